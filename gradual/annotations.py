@@ -1,0 +1,199 @@
+"""Type annotations (syntax) to checker types, resolving dimension and dtype names in scope.
+
+Where a dimension name is not yet in scope, the scope decides what it means: in a signature
+it is a new universally quantified symbol, in a body annotation or cast a new existential
+(bound at runtime there). Problems are reported through a callback, never raised, so one
+bad annotation does not hide the others.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from .shapes import Dimension, Poly, Symbol
+from .syntax import ast
+from .syntax.source import Span
+from .types import (
+    DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, TensorType, TupleType, Type,
+    TypeVar, Variadic,
+)
+
+Report = Callable[[str, Span, dict], None]
+
+
+@dataclass
+class DimScope:
+    """Dimension names visible at a point, and what a new name becomes there.
+
+    `mode` is "quantify" (a signature: new names are universally quantified), "bind" (a body
+    annotation or cast: new names are existentials bound at runtime) or "closed" (a hint:
+    new names are errors). New symbols are collected in `introduced`.
+    """
+
+    parent: Optional["DimScope"] = None
+    names: dict = field(default_factory=dict)
+    sequences: dict = field(default_factory=dict)
+    mode: str = "closed"
+    introduced: list = field(default_factory=list)
+
+    def lookup(self, name: str) -> Optional[Symbol]:
+        """The symbol a name refers to here, searching enclosing scopes."""
+        scope: Optional[DimScope] = self
+        while scope is not None:
+            found = scope.names.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def lookup_sequence(self, name: str) -> Optional[Symbol]:
+        """The variadic symbol `*name` refers to here."""
+        scope: Optional[DimScope] = self
+        while scope is not None:
+            found = scope.sequences.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def visible_names(self) -> list[str]:
+        """Every dimension name in scope (for did-you-mean)."""
+        out: list[str] = []
+        scope: Optional[DimScope] = self
+        while scope is not None:
+            out.extend(scope.names)
+            scope = scope.parent
+        return out
+
+    def introduce(self, name: str) -> Symbol:
+        """A new symbol for `name`, visible from now on in this scope."""
+        sym = Symbol(name)
+        self.names[name] = sym
+        self.introduced.append(sym)
+        return sym
+
+    def introduce_sequence(self, name: str) -> Symbol:
+        """A new variadic symbol `*name`."""
+        sym = Symbol(name)
+        self.sequences[name] = sym
+        self.introduced.append(sym)
+        return sym
+
+
+@dataclass
+class TypeScope:
+    """Dtype variables and type holes (`?T`) visible at a point."""
+
+    dtype_vars: dict = field(default_factory=dict)
+    holes: dict = field(default_factory=dict)
+
+
+def suggest(name: str, candidates: list[str]) -> Optional[str]:
+    """The closest candidate to a misspelled name, if any is close."""
+    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+class Converter:
+    """Converts TypeExprs to Types under a dim scope and a type scope."""
+
+    def __init__(self, dims: DimScope, types: TypeScope, report: Report, allow_patterns: bool = False) -> None:
+        self.dims = dims
+        self.types = types
+        self.report = report
+        self.allow_patterns = allow_patterns
+
+    def convert(self, t: ast.TypeExpr) -> Type:
+        """The checker type an annotation denotes."""
+        if isinstance(t, ast.TensorTypeExpr):
+            dims = None if t.dims is None else tuple(self.dim_item(d) for d in t.dims)
+            return TensorType(dims, self.dtype(t.dtype, t.span))
+        if isinstance(t, ast.TupleTypeExpr):
+            return TupleType(tuple(self.convert(f) for f in t.fields))
+        if isinstance(t, ast.FnTypeExpr):
+            return FuncType(tuple(self.convert(p) for p in t.params), self.convert(t.ret))
+        if isinstance(t, ast.DynTypeExpr):
+            return DYN
+        if isinstance(t, ast.HoleTypeExpr):
+            hole = self.types.holes.get(t.name)
+            if hole is None:
+                hole = self.types.holes[t.name] = TypeVar(t.name)
+            return hole
+        raise TypeError(f"not a type expression: {t!r}")
+
+    def dtype(self, name: str, span: Span) -> DType:
+        """A dtype name, a declared dtype variable, or `?`."""
+        if name == DYN_DTYPE or name in DTYPES:
+            return name
+        var = self.types.dtype_vars.get(name)
+        if var is not None:
+            return var
+        candidates = list(DTYPES) + list(self.types.dtype_vars)
+        self.report("unknown-dtype", span, {"name": name, "suggestion": suggest(name, candidates)})
+        return DYN_DTYPE
+
+    def dim_item(self, d: ast.DimExpr) -> object:
+        """A Dimension, or a signature/cast marker (`*b`, `e|1`)."""
+        if isinstance(d, ast.DimVariadic):
+            if not self.allow_patterns and self.dims.mode != "quantify":
+                self.report("bad-signature", d.span, {"what": "variadic"})
+                return Dimension.dynamic()
+            sym = self.dims.lookup_sequence(d.name) or self.dims.introduce_sequence(d.name)
+            return Variadic(sym)
+        if isinstance(d, ast.DimBroadcast):
+            if not self.allow_patterns:
+                self.report("bad-signature", d.span, {"what": "broadcast"})
+                return Dimension.dynamic()
+            return Broadcast(self.dim(d.target))
+        return self.dim(d)
+
+    def dim(self, d: ast.DimExpr) -> Dimension:
+        """The Dimension a dimension expression denotes."""
+        if isinstance(d, ast.DimInt):
+            return Dimension.static(d.value)
+        if isinstance(d, ast.DimUnknown):
+            return Dimension.dynamic()
+        if isinstance(d, ast.DimInterval):
+            return self._interval(d)
+        if isinstance(d, ast.DimName):
+            return Dimension.of_expr(Poly.atom(self.symbol(d)))
+        if isinstance(d, ast.DimBinary):
+            return self._binary(d)
+        self.report("bad-signature", d.span, {"what": "dim"})
+        return Dimension.dynamic()
+
+    def symbol(self, d: ast.DimName) -> Symbol:
+        """The symbol a dimension name refers to, introducing it if the scope allows."""
+        found = self.dims.lookup(d.name)
+        if found is not None:
+            return found
+        if self.dims.mode in ("quantify", "bind"):
+            return self.dims.introduce(d.name)
+        self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, self.dims.visible_names())})
+        return self.dims.introduce(d.name)
+
+    def _interval(self, d: ast.DimInterval) -> Dimension:
+        lo = 0 if d.lo is None else d.lo
+        if d.hi is not None and d.hi < lo:
+            self.report("bad-signature", d.span, {"what": "empty-interval", "lo": lo, "hi": d.hi})
+            return Dimension.dynamic()
+        return Dimension.interval(lo, d.hi)
+
+    def _binary(self, d: ast.DimBinary) -> Dimension:
+        left, right = self.dim(d.left), self.dim(d.right)
+        try:
+            if d.op == "+":
+                return left + right
+            if d.op == "-":
+                return left - right
+            if d.op == "*":
+                return left * right
+            if not right.is_static or right.get_length() == 0:
+                self.report("bad-signature", d.span, {"what": "floordiv"})
+                return Dimension.dynamic()
+            return left // right
+        except ValueError:
+            self.report("bad-signature", d.span, {"what": "negative", "text": d.span.text})
+            return Dimension.dynamic()

@@ -1,0 +1,182 @@
+"""The library entry points: parse, check, elaborate. No printing, no exits.
+
+`check` accepts program text or a parsed module and returns a `CheckResult` holding the typed
+program, its diagnostics and its check sites as Python objects. Bad input never raises: a
+syntax error is a diagnostic like any other. Phases recurse over the syntax tree, so they run
+on a worker thread with a large stack; a 20,000-deep program checks like a shallow one.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, TypeVar, Union
+
+from . import messages
+from .diagnostics import Diagnostic, Severity
+from .infer import CheckRecord, FunctionResult, check_module
+from .names import Resolution, resolve
+from .ops.registry import Registry, default_registry
+from .syntax import ast
+from .syntax.parser import ParseError, parse_source
+from .syntax.source import Source, Span
+from .types import FuncType, Type
+
+R = TypeVar("R")
+_STACK_BYTES = 512 * 1024 * 1024
+_RECURSION_LIMIT = 1_000_000
+_DEEP_THREAD = "gradual-deep"
+
+
+def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """Run `fn` on a thread with a large stack (inline if already on one)."""
+    if threading.current_thread().name == _DEEP_THREAD:
+        return fn(*args, **kwargs)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised on the caller's thread
+            box["error"] = exc
+
+    if sys.getrecursionlimit() < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    previous = threading.stack_size()
+    threading.stack_size(_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=target, name=_DEEP_THREAD)
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+@dataclass
+class CheckResult:
+    """A checked program: its AST, types, diagnostics and the runtime checks it needs."""
+
+    module: Optional[ast.Module]
+    source: Optional[Source]
+    diagnostics: list = field(default_factory=list)
+    functions: dict = field(default_factory=dict)
+    types: dict = field(default_factory=dict)
+    resolution: Optional[Resolution] = None
+    registry: Optional[Registry] = None
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """The error diagnostics."""
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The warning diagnostics."""
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    @property
+    def ok(self) -> bool:
+        """True when there are no errors (warnings allowed)."""
+        return not self.errors
+
+    @property
+    def check_count(self) -> int:
+        """Inserted check sites in the whole program."""
+        return sum(f.check_count for f in self.functions.values())
+
+    def function_type(self, name: str) -> Optional[FuncType]:
+        """The type of `def @name`, as inferred."""
+        fn = self.functions.get(name)
+        return None if fn is None else fn.type
+
+    def checks(self, name: str) -> list[CheckRecord]:
+        """The check sites elaboration inserts in `def @name`."""
+        fn = self.functions.get(name)
+        return [] if fn is None else [c for c in fn.checks if c.verifies]
+
+    def type_of(self, node: object) -> Optional[Type]:
+        """The inferred type of an expression or binding node."""
+        return self.types.get(id(node))
+
+    def binding_type(self, function: str, variable: str) -> Optional[Type]:
+        """The type of `%variable`'s last binding inside `def @function` (tests and tools)."""
+        if self.module is None:
+            return None
+        d = self.module.find(function)
+        if d is None:
+            return None
+        found: Optional[Type] = None
+        stack: list = [d.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Let) and node.var.name == variable:
+                found = self.types.get(id(node), found)
+            if isinstance(node, ast.Node):
+                for name in getattr(node, "__dataclass_fields__", {}):
+                    if name != "span":
+                        stack.append(getattr(node, name))
+            elif isinstance(node, tuple):
+                stack.extend(reversed(node))
+        return found
+
+
+class SyntaxProblem(Exception):
+    """Raised by `parse` on a syntax error; carries the diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def parse_diagnostic(exc: ParseError) -> Diagnostic:
+    """A syntax error as a diagnostic."""
+    return messages.parse_error(exc.span, exc.found, exc.expected, exc.detail)
+
+
+def parse(text: str, path: str = "<input>") -> ast.Module:
+    """Parse program text; raises SyntaxProblem (with a diagnostic) on a syntax error."""
+    source = Source(text, path)
+    try:
+        return run_deep(parse_source, source)
+    except ParseError as exc:
+        raise SyntaxProblem(parse_diagnostic(exc)) from None
+
+
+def _check(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
+    if isinstance(program, str):
+        source = Source(program, path)
+        try:
+            module = parse_source(source)
+        except ParseError as exc:
+            return CheckResult(None, source, [parse_diagnostic(exc)], registry=registry)
+    else:
+        module = program
+        source = module.span.source if module.span is not None else None
+    resolution = resolve(module, registry, registry.names())
+    checker = check_module(resolution, registry)
+    diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
+    return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry)
+
+
+def check(program: Union[str, ast.Module], path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
+    """Type-check a program (text or module). Never raises for a bad program."""
+    return run_deep(_check, program, path, registry or default_registry())
+
+
+def elaborate(result: CheckResult) -> ast.Module:
+    """The program with its runtime checks inserted as casts (see elaborate.py)."""
+    from .elaborate import elaborate_module
+
+    module, _ = run_deep(elaborate_module, result)
+    return module
+
+
+def elaborate_text(result: CheckResult) -> str:
+    """The elaborated program as text, with each binding's type in a `/* ty=... */` comment."""
+    from .elaborate import elaborated_text
+
+    return run_deep(elaborated_text, result)

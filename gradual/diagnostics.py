@@ -1,0 +1,113 @@
+"""Diagnostics are data: a stable code, a severity, a message, a primary span with a label,
+secondary labelled spans, notes and a help line. Building one (messages.py) is separate from
+drawing it (render.py: terminal and JSON)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .syntax.source import Span
+
+
+class Severity(str, enum.Enum):
+    """How bad: errors fail `gradual check`, warnings do not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """A stable, documented diagnostic code."""
+
+    name: str
+    severity: Severity
+    summary: str
+
+
+CODES: dict[str, Code] = {}
+
+
+def _code(name: str, summary: str, severity: Severity = Severity.ERROR) -> str:
+    CODES[name] = Code(name, severity, summary)
+    return name
+
+
+# syntax and input
+PARSE_ERROR = _code("parse-error", "the text is not a program in the language")
+INPUT_ERROR = _code("input-error", "the file cannot be read as UTF-8 text, or is too large")
+# names
+UNKNOWN_VARIABLE = _code("unknown-variable", "a `%name` that no parameter or binding introduces")
+UNKNOWN_GLOBAL = _code("unknown-global", "an `@name` that no definition introduces")
+UNKNOWN_OPERATOR = _code("unknown-operator", "an operator name that the library does not declare")
+UNKNOWN_DTYPE = _code("unknown-dtype", "a dtype name that is neither a dtype nor a declared dtype variable")
+UNKNOWN_DIM = _code("unknown-dim", "a dimension name that is not in scope where it must be")
+DUPLICATE_DEFINITION = _code("duplicate-definition", "two definitions with the same name")
+DUPLICATE_PARAMETER = _code("duplicate-parameter", "two parameters with the same name")
+BAD_SIGNATURE = _code("bad-signature", "a type annotation that cannot be used where it stands")
+# calls and attributes
+WRONG_ARITY = _code("wrong-arity", "a call with the wrong number of arguments")
+UNKNOWN_ATTRIBUTE = _code("unknown-attribute", "an attribute the operator does not take")
+BAD_ATTRIBUTE = _code("bad-attribute", "an attribute value of the wrong kind or out of range")
+MISSING_ATTRIBUTE = _code("missing-attribute", "a required attribute is absent")
+NOT_CALLABLE = _code("not-callable", "a call of something that is not a function")
+# types and shapes
+SHAPE_MISMATCH = _code("shape-mismatch", "two dimensions that can never be equal")
+RANK_MISMATCH = _code("rank-mismatch", "tensors whose ranks can never agree")
+DTYPE_MISMATCH = _code("dtype-mismatch", "element types that can never agree")
+TYPE_MISMATCH = _code("type-mismatch", "a tensor, tuple or function where another kind is required")
+BROADCAST_MISMATCH = _code("broadcast-mismatch", "dimensions that NumPy broadcasting can never combine")
+TUPLE_INDEX = _code("tuple-index", "a projection past the end of a tuple")
+BAD_CAST = _code("bad-cast", "a cast to a type the value can never have")
+OP_CONSTRAINT = _code("op-constraint", "an operator's own constraint on its inputs or attributes fails")
+BAD_HINT = _code("bad-hint", "a `can_unify` hint on something that is not an unannotated variable")
+# runtime (gradual run)
+CHECK_FAILED = _code("check-failed", "an inserted runtime check found a value outside its type")
+RUNTIME_ERROR = _code("runtime-error", "an operator failed while running")
+INTERNAL_ERROR = _code("internal-error", "a shape rule and its kernel disagree (a bug in gradual)")
+# warnings
+UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severity.WARNING)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A secondary span with a short explanation (`k` was bound to 3 here)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """One problem, located and explained."""
+
+    code: str
+    message: str
+    span: Span
+    label: str = ""
+    labels: tuple = ()
+    notes: tuple = ()
+    help: Optional[str] = None
+    severity: Severity = field(default=Severity.ERROR)
+
+    @property
+    def is_error(self) -> bool:
+        """Whether this diagnostic fails the check."""
+        return self.severity is Severity.ERROR
+
+    @property
+    def line(self) -> int:
+        """1-based line of the primary span."""
+        return self.span.start_position[0]
+
+    @property
+    def column(self) -> int:
+        """1-based column of the primary span."""
+        return self.span.start_position[1]
+
+    def sort_key(self) -> tuple:
+        """Order in which a file's diagnostics are shown: by position, then code."""
+        return (self.span.source.path, self.span.start, self.code)

@@ -1,0 +1,748 @@
+"""Inference: a type for every expression, a static error for every provable mismatch, and a
+recorded runtime check wherever consistency could not be proven.
+
+Definitions are checked callees first (by strongly connected component). Each call becomes a
+`CallSite` (site.py) that runs the operator's rule or the callee's signature symbolically.
+Recursion is solved to a fixpoint: a recursive function without a return annotation starts
+from "no information", `can_unify` hints seed unannotated parameters, and between iterations
+anything that changed is widened to `?` (SPEC 3.5). Unannotated parameters of a definition
+are inferred from their uses and generalized at the end (unsolved dims become the
+definition's own symbols), so inferred signatures stay sound for every caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from . import messages
+from .diagnostics import Diagnostic
+from .join import join, widen
+from .names import Binder, FunctionInfo, Resolution
+from .ops.registry import Operator, Registry
+from .ops.signature import apply_operator, apply_signature
+from .shapes import Dimension, Grade, Poly, Symbol
+from .site import ArgInfo, Callee, CallSite, SiteOutcome
+from .syntax import ast
+from .syntax.source import Span
+from .types import (
+    BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
+    FuncType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, map_dims, map_dtypes, scalar,
+)
+from .unify import HintVar, SiteVar, Solver
+
+MAX_ITERATIONS = 12
+_NICE_NAMES = "nmkpqrstuvwxyzabcdefghij"
+
+
+@dataclass
+class CheckRecord:
+    """A runtime check elaboration inserts: a cast of `node` to `type`."""
+
+    node: ast.Node
+    type: Type
+    blame: Span
+    reason: str
+    verifies: bool
+
+
+@dataclass
+class FunctionResult:
+    """What checking one definition produced."""
+
+    name: str
+    node: ast.Def
+    type: FuncType
+    checks: list = field(default_factory=list)
+
+    @property
+    def check_count(self) -> int:
+        """Inserted check sites that verify something (binding-only casts are free)."""
+        return sum(1 for c in self.checks if c.verifies)
+
+
+@dataclass
+class Frame:
+    """What one inference pass over a function body records."""
+
+    types: dict = field(default_factory=dict)
+    checks: list = field(default_factory=list)
+    diagnostics: list = field(default_factory=list)
+
+    def absorb(self, other: "Frame") -> None:
+        """Keep a nested pass's records (its final iteration)."""
+        self.types.update(other.types)
+        self.checks.extend(other.checks)
+        self.diagnostics.extend(other.diagnostics)
+
+
+class Env:
+    """Types of local variables; a child level shadows its parent (branches, closures)."""
+
+    __slots__ = ("types", "parent")
+
+    def __init__(self, parent: Optional["Env"] = None) -> None:
+        self.types: dict[int, Type] = {}
+        self.parent = parent
+
+    def lookup(self, binder: Binder) -> Optional[Type]:
+        key = id(binder)
+        env: Optional[Env] = self
+        while env is not None:
+            found = env.types.get(key)
+            if found is not None:
+                return found
+            env = env.parent
+        return None
+
+    def set(self, binder: Binder, t: Type) -> None:
+        self.types[id(binder)] = t
+
+    def child(self) -> "Env":
+        return Env(self)
+
+
+@dataclass
+class _Pass:
+    """State of one inference pass over one function (or closure)."""
+
+    solver: Solver
+    frame: Frame
+    kind: str
+    info: FunctionInfo
+
+
+class Checker:
+    """Checks a resolved module (see the module docstring)."""
+
+    def __init__(self, resolution: Resolution, registry: Registry) -> None:
+        self.res = resolution
+        self.registry = registry
+        self.globals: dict[str, FuncType] = {}
+        self.assumed: dict[str, FuncType] = {}
+        self.results: dict[str, FunctionResult] = {}
+        self.diagnostics: list[Diagnostic] = list(resolution.diagnostics)
+        self.types: dict[int, Type] = {}
+        self.widened: set = set()
+        self.current: Optional[_Pass] = None
+        self.param_vars: dict = {}
+
+    # module -------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Check every definition, callees first."""
+        for component in self.res.order:
+            self.component([self.res.defs[name] for name in component])
+
+    def component(self, defs: list[ast.Def]) -> None:
+        """Check one strongly connected group of definitions to a fixpoint."""
+        names = {d.name for d in defs}
+        recursive = len(defs) > 1 or any(d.name in self.res.calls.get(d.name, ()) for d in defs)
+        returns: dict[str, Type] = {}
+        for d in defs:
+            info = self.res.function(d)
+            returns[d.name] = info.ret if info.ret is not None else (BOTTOM if recursive else DYN)
+        passes: dict[str, _Pass] = {}
+        for _ in range(MAX_ITERATIONS):
+            solver = Solver()
+            params = {d.name: self.parameters(self.res.function(d), solver) for d in defs}
+            for d in defs:
+                info = self.res.function(d)
+                self.assumed[d.name] = FuncType(tuple(params[d.name]), returns[d.name], info.dim_params, info.dtype_params)
+            observed = {}
+            for d in defs:
+                passes[d.name] = self.current = _Pass(solver, Frame(), "def", self.res.function(d))
+                observed[d.name] = self.function_body(d, params[d.name], solver)
+            changed = self.absorb_widening(solver)
+            if recursive:
+                for d in defs:
+                    if self.res.function(d).ret is None:
+                        new = widen(returns[d.name], self.final_type(observed[d.name], solver))
+                        if new != returns[d.name]:
+                            returns[d.name], changed = new, True
+            if not changed:
+                break
+        for d in defs:
+            self.finish_definition(d, passes[d.name], params[d.name], observed[d.name])
+            self.assumed.pop(d.name, None)
+        del names
+
+    def absorb_widening(self, solver: Solver) -> bool:
+        """Record hints that conflicted, so the next iteration starts from `?` there."""
+        fresh = {h.origin for h in solver.widen} - self.widened
+        self.widened |= fresh
+        return bool(fresh)
+
+    # functions ------------------------------------------------------------------------------
+    def parameters(self, info: FunctionInfo, solver: Solver) -> list[Type]:
+        """The parameter types a pass starts from: annotations, hints, or variables to infer."""
+        out = []
+        for binder, annotated in zip(info.params, info.param_types):
+            if annotated is not None:
+                out.append(annotated)
+                continue
+            hint = info.hints.get(id(binder))
+            if hint is not None:
+                out.append(self.hinted_type(binder, hint[1]))
+            else:
+                out.append(self._param_var(("type", id(binder)), lambda: TypeVar(binder.name)))
+        return out
+
+    def _param_var(self, key: tuple, make: Callable[[], Any]) -> Any:
+        """Inference variables of a parameter are made once and kept across fixpoint
+        iterations (only the solver is fresh), so assumptions carry over between them."""
+        found = self.param_vars.get(key)
+        if found is None:
+            found = self.param_vars[key] = make()
+        return found
+
+    def hinted_type(self, binder: Binder, dims: tuple) -> TensorType:
+        """A parameter seeded by `can_unify`: static guesses that widen to `?` on conflict."""
+        items = []
+        for axis, d in enumerate(dims):
+            key = (id(binder), axis)
+            if d.is_static and key not in self.widened:
+                hint = self._param_var(("hint",) + key, lambda: HintVar(f"{binder.name}{axis}", d.get_length(), key))
+                items.append(Dimension.of_expr(Poly.atom(hint)))
+            elif d.is_static:
+                items.append(Dimension.dynamic())
+            else:
+                items.append(d)
+        dtype = self._param_var(("dtype", id(binder)), lambda: DTypeVar("T", meta=True))
+        return TensorType(tuple(items), dtype)
+
+    def function_body(self, d: ast.Def, params: list[Type], solver: Solver) -> Type:
+        """Infer a definition's body; returns its result type (before generalization)."""
+        info = self.res.function(d)
+        env = Env()
+        for binder, t in zip(info.params, params):
+            env.set(binder, t)
+        self.warn_unused_hints(info)
+        result = self.body(d.body, env)
+        if info.ret is not None:
+            return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
+                             Callee("flow", f"the body of `@{d.name}`", (), "", None), insert=True,
+                             blame=d.ret.span if d.ret is not None else d.span)
+        return result
+
+    def return_dims(self, info: FunctionInfo) -> tuple:
+        """Symbols that appear only in a return annotation: bound by the result, not the inputs."""
+        from .types import type_symbols
+
+        in_params: set = set()
+        for t in info.param_types:
+            if t is not None:
+                in_params |= type_symbols(t)
+        return tuple(s for s in info.dim_params if s not in in_params)
+
+    def warn_unused_hints(self, info: FunctionInfo) -> None:
+        for binder, _, stmt in info.hints.values():
+            if binder not in info.params or info.param_types[info.params.index(binder)] is not None:
+                why = "it already has a type" if binder in info.params else "only parameters are inferred from hints"
+                self.report(messages.hint_unused(stmt.span, binder.name, why))
+
+    def finish_definition(self, d: ast.Def, state: _Pass, params: list[Type], result: Type) -> None:
+        """Generalize, resolve every recorded type, and publish the definition's type."""
+        info = self.res.function(d)
+        solver = state.solver
+        finalize = _Finalizer(solver, info)
+        param_types = [finalize.generalize(t) for t in params]
+        ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
+        fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
+                           info.dtype_params + finalize.new_dtypes())
+        self.globals[d.name] = fn_type
+        frame = state.frame
+        for key, t in frame.types.items():
+            self.types[key] = finalize.type(t)
+        checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies) for c in frame.checks]
+        self.results[d.name] = FunctionResult(d.name, d, fn_type, checks)
+        self.diagnostics.extend(frame.diagnostics)
+
+    def final_type(self, t: Type, solver: Solver) -> Type:
+        """A type with variables resolved as far as they are known (for fixpoint comparison)."""
+        t = _deep_resolve(t, solver)
+        return map_dims(t, lambda d: solver.resolve(d, final=True))
+
+    # bodies and statements --------------------------------------------------------------------
+    def report(self, diag: Diagnostic) -> None:
+        assert self.current is not None
+        self.current.frame.diagnostics.append(diag)
+
+    def body(self, body: ast.Body, env: Env) -> Type:
+        """Infer a body's statements and result; existentials bound inside do not escape."""
+        for stmt in body.stmts:
+            if isinstance(stmt, ast.Let):
+                self.let(stmt, env)
+        result = self.expr(body.result, env)
+        introduced = set(self.res.body_scopes.get(id(body), ()))
+        return erase_symbols(result, introduced) if introduced else result
+
+    def let(self, stmt: ast.Let, env: Env) -> None:
+        binder = self.res.binders[id(stmt)]
+        if isinstance(stmt.value, ast.Fn) and id(stmt) in self.res.recursive:
+            t = self.recursive_closure(stmt.value, binder, env)
+            self.record(stmt.value, t)
+        else:
+            t = self.expr(stmt.value, env)
+        if stmt.type is not None:
+            target = self.res.annotations[id(stmt.type)]
+            t = self.flow(t, target, stmt.value, env, self.res.introduced.get(id(stmt), ()),
+                          Callee("flow", f"the value of `%{binder.name}`", (), "", None), insert=False,
+                          blame=stmt.type.span)
+        env.set(binder, t)
+        self.record(stmt, t)
+
+    def record(self, node: object, t: Type) -> Type:
+        assert self.current is not None
+        self.current.frame.types[id(node)] = t
+        return t
+
+    # expressions ----------------------------------------------------------------------------
+    def expr(self, e: ast.Expr, env: Env) -> Type:
+        """The type of an expression (recorded for the elaborator)."""
+        return self.record(e, self._expr(e, env))
+
+    def _expr(self, e: ast.Expr, env: Env) -> Type:
+        assert self.current is not None
+        solver = self.current.solver
+        if isinstance(e, ast.Var):
+            binder = self.res.uses.get(id(e))
+            if binder is None:
+                return ERROR
+            t = env.lookup(binder)
+            return ERROR if t is None else solver.resolve_type(t)
+        if isinstance(e, ast.Literal):
+            return literal_type(e)
+        if isinstance(e, ast.Call):
+            return self.call(e, env)
+        if isinstance(e, ast.TupleExpr):
+            return TupleType(tuple(self.expr(f, env) for f in e.fields))
+        if isinstance(e, ast.Proj):
+            return self.projection(e, env)
+        if isinstance(e, ast.If):
+            return self.conditional(e, env)
+        if isinstance(e, ast.Fn):
+            return self.closure(e, env)
+        if isinstance(e, ast.Cast):
+            return self.cast(e, env)
+        if isinstance(e, ast.GlobalVar):
+            return self.global_type(e.name) or ERROR
+        if isinstance(e, ast.OpRef):
+            if e.name in self.registry:
+                self.report(messages.operator_as_value(e.span, e.name))
+            return ERROR
+        raise TypeError(f"unknown expression {e!r}")
+
+    def global_type(self, name: str) -> Optional[FuncType]:
+        """A definition's type: its current assumption inside its own component."""
+        return self.assumed.get(name) or self.globals.get(name)
+
+    def projection(self, e: ast.Proj, env: Env) -> Type:
+        t = self.current.solver.resolve_type(self.expr(e.tuple, env))  # type: ignore[union-attr]
+        if isinstance(t, TupleType):
+            if 0 <= e.index < len(t.fields):
+                return t.fields[e.index]
+            self.report(messages.tuple_index(e.span, e.index, t))
+            return ERROR
+        if isinstance(t, BottomType):
+            return BOTTOM
+        if isinstance(t, DynType):
+            return ERROR if t.from_error else DYN
+        if isinstance(t, TypeVar):
+            return DYN
+        self.report(messages.not_a_tuple(e.span, e.index, t))
+        return ERROR
+
+    def conditional(self, e: ast.If, env: Env) -> Type:
+        cond = self.expr(e.cond, env)
+        self.flow(cond, scalar("bool"), e.cond, env, (), Callee("flow", "the condition of this `if`", (), "", None),
+                  insert=True, blame=e.cond.span)
+        then_t = self.body(e.then, env.child())
+        else_t = self.body(e.otherwise, env.child())
+        solver = self.current.solver  # type: ignore[union-attr]
+        return join(self.final_type(then_t, solver), self.final_type(else_t, solver))
+
+    def cast(self, e: ast.Cast, env: Env) -> Type:
+        t = self.expr(e.expr, env)
+        target = self.res.annotations[id(e.type)]
+        return self.flow(t, target, e.expr, env, self.res.introduced.get(id(e), ()),
+                         Callee("flow", "the value cast here", (), "", None), insert=False, blame=e.span)
+
+    # calls ----------------------------------------------------------------------------------
+    def call(self, e: ast.Call, env: Env) -> Type:
+        arg_types = [self.expr(a, env) for a in e.args]
+        callee = e.callee
+        if isinstance(callee, ast.OpRef):
+            self.record(callee, DYN)
+            op = self.registry.get(callee.name)
+            if op is None:
+                return ERROR
+            return self.call_operator(e, op, arg_types, env)
+        if e.attrs:
+            self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
+        if isinstance(callee, ast.GlobalVar):
+            fn = self.global_type(callee.name)
+            if fn is None:
+                return ERROR
+            self.record(callee, fn)
+            info = self.res.function(self.res.defs[callee.name])
+            desc = Callee("global", callee.name, tuple(b.name for b in info.params), format_type(fn), self.res.defs[callee.name].name_span)
+            return self.call_function(e, fn, desc, arg_types, env)
+        fn_type = self.current.solver.resolve_type(self.expr(callee, env))  # type: ignore[union-attr]
+        name = callee.name if isinstance(callee, ast.Var) else "this function"
+        return self.call_value(e, fn_type, name, arg_types, env)
+
+    def call_value(self, e: ast.Call, fn_type: Type, name: str, arg_types: list, env: Env) -> Type:
+        if isinstance(fn_type, FuncType):
+            desc = Callee("closure", name, (), format_type(fn_type), None)
+            return self.call_function(e, fn_type, desc, arg_types, env)
+        if isinstance(fn_type, BottomType):
+            return BOTTOM
+        if isinstance(fn_type, DynType):
+            return ERROR if fn_type.from_error else DYN
+        if isinstance(fn_type, TypeVar):
+            ret = TypeVar("ret")
+            self.current.solver.bind_type(fn_type, FuncType(tuple(arg_types), ret))  # type: ignore[union-attr]
+            return ret
+        self.report(messages.not_callable(e.callee.span, fn_type))
+        return ERROR
+
+    def call_operator(self, e: ast.Call, op: Operator, arg_types: list, env: Env) -> Type:
+        if len(arg_types) != op.arity:
+            self.report(messages.wrong_arity(e.span, op.name, op.arity, len(arg_types), op.signature_text))
+            return ERROR
+        attrs = check_attributes(op, e, self.report)
+        if attrs is None:
+            return ERROR
+        desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
+        site = self.site(desc, e.args, arg_types, attrs, e.span, env)
+        return self.commit(site.run(lambda ctx: apply_operator(ctx, op)), env)
+
+    def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env) -> Type:
+        if len(arg_types) != len(fn.params):
+            self.report(messages.wrong_arity(e.span, desc.display, len(fn.params), len(arg_types), desc.signature))
+            return ERROR
+        resolved = _deep_resolve(fn, self.current.solver)  # type: ignore[union-attr]
+        assert isinstance(resolved, FuncType)
+        site = self.site(desc, e.args, arg_types, {}, e.span, env)
+        return self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env)
+
+    def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
+        """A CallSite for a call's arguments (variables keep their binder for deduplication)."""
+        state = self.current
+        assert state is not None
+        infos = [ArgInfo(t, n, n.span, self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None)
+                 for n, t in zip(nodes, types)]
+        return CallSite(state.solver, callee, infos, attrs, span, self.report, self.new_param_dim, self.new_param_dtype)
+
+    def new_param_dim(self, owner: TypeVar, axis: int) -> Optional[DimVar]:
+        """A dimension for an unannotated parameter: inferred in definitions, `?` in closures."""
+        if self.current is not None and self.current.kind == "closure":
+            return None
+        return self._param_var(("dim", owner.uid, axis), lambda: DimVar(f"d{axis}"))
+
+    def new_param_dtype(self, owner: TypeVar) -> DTypeVar:
+        return self._param_var(("dtype", owner.uid), lambda: DTypeVar("T", meta=True))
+
+    def commit(self, outcome: SiteOutcome, env: Env) -> Type:
+        """Record a site's casts and apply its refinements to the variables it checked."""
+        state = self.current
+        assert state is not None
+        for cast in outcome.casts:
+            state.frame.checks.append(CheckRecord(cast.node, cast.type, cast.node.span, cast.reason, cast.verifies))
+        for binder, refined in outcome.refinements:
+            env.set(binder, refined)
+        return outcome.result
+
+    def flow(self, actual: Type, target: Type, node: ast.Node, env: Env, introduced: tuple, callee: Callee,
+             insert: bool, blame: Span) -> Type:
+        """A value flowing into an annotated position (cast, let annotation, return, condition).
+
+        Inserted flows (returns, conditions) record casts; written ones (user casts and
+        annotations) stay in the program as they are and only report what can never hold."""
+        sig = FuncType((target,), target, introduced)
+        site = self.site(callee, (node,), [actual], {}, blame, env)
+        outcome = site.run(lambda ctx: apply_signature(ctx, sig))
+        if insert:
+            for cast in outcome.casts:
+                self.current.frame.checks.append(  # type: ignore[union-attr]
+                    CheckRecord(cast.node, cast.type, blame, cast.reason, cast.verifies))
+        if outcome.failed:
+            return ERROR if not isinstance(target, TensorType) else target
+        return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
+
+    # closures ---------------------------------------------------------------------------------
+    def closure(self, fn: ast.Fn, env: Env) -> Type:
+        info = self.res.function(fn)
+        outer = self.current
+        assert outer is not None
+        state = self.current = _Pass(outer.solver, Frame(), "closure", info)
+        try:
+            params = self.parameters(info, outer.solver)
+            result = self.closure_body(fn, info, params, env)
+            return self.closure_type(info, params, result)
+        finally:
+            outer.frame.absorb(state.frame)
+            self.current = outer
+
+    def closure_body(self, fn: ast.Fn, info: FunctionInfo, params: list, env: Env, self_binder: Optional[Binder] = None,
+                     self_type: Optional[Type] = None) -> Type:
+        inner = env.child()
+        if self_binder is not None and self_type is not None:
+            inner.set(self_binder, self_type)
+        for binder, t in zip(info.params, params):
+            inner.set(binder, t)
+        self.warn_unused_hints(info)
+        result = self.body(fn.body, inner)
+        if info.ret is not None:
+            self.flow(result, info.ret, fn.body.result, inner, self.return_dims(info),
+                      Callee("flow", "the body of this closure", (), "", None), insert=True, blame=fn.ret.span)
+            return info.ret
+        return result
+
+    def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
+        solver = self.current.solver  # type: ignore[union-attr]
+        ps = tuple(self.final_type(p, solver) for p in params)
+        return FuncType(ps, self.final_type(result, solver), info.dim_params, ())
+
+    def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
+        """A `let %f = fn ...` that calls `%f`: solved to a fixpoint like a recursive definition."""
+        info = self.res.function(fn)
+        outer = self.current
+        assert outer is not None
+        ret: Type = info.ret if info.ret is not None else BOTTOM
+        final: Optional[_Pass] = None
+        result_type: Type = DYN
+        for _ in range(MAX_ITERATIONS):
+            state = self.current = _Pass(outer.solver, Frame(), "closure", info)
+            params = self.parameters(info, outer.solver)
+            self_type = FuncType(tuple(params), ret, info.dim_params, ())
+            observed = self.closure_body(fn, info, params, env, binder, self_type)
+            result_type = self.closure_type(info, params, observed)
+            final = state
+            changed = self.absorb_widening(outer.solver)
+            if info.ret is None:
+                new = widen(ret, self.final_type(observed, outer.solver))
+                if new != ret:
+                    ret, changed = new, True
+            self.current = outer
+            if not changed:
+                break
+        assert final is not None
+        outer.frame.absorb(final.frame)
+        return result_type
+
+
+def meet(target: Type, actual: Type) -> Type:
+    """What is known after a value of type `actual` passes a cast to `target`."""
+    if isinstance(target, TensorType) and isinstance(actual, TensorType):
+        dims = target.dims
+        if target.dims is None:
+            dims = actual.dims
+        elif actual.dims is not None and len(actual.dims) == len(target.dims):
+            dims = tuple(_meet_dim(t, a) for t, a in zip(target.dims, actual.dims))
+        dtype = actual.dtype if target.dtype == DYN_DTYPE else target.dtype
+        value = actual.value if dims == actual.dims else None
+        return TensorType(dims, dtype, value)
+    if isinstance(target, TupleType) and isinstance(actual, TupleType) and len(target.fields) == len(actual.fields):
+        return TupleType(tuple(meet(t, a) for t, a in zip(target.fields, actual.fields)))
+    if isinstance(target, DynType):
+        return actual
+    return target
+
+
+def _meet_dim(t: object, a: object) -> object:
+    if not isinstance(t, Dimension) or not isinstance(a, Dimension):
+        return t
+    if t.is_exact:
+        return t
+    if a.is_exact:
+        return a
+    merged = Dimension.merge(t, a)
+    return t if merged is None else merged
+
+
+def literal_type(lit: ast.Literal) -> TensorType:
+    """A literal's scalar type; integer literals carry their value (shape arithmetic)."""
+    if lit.dtype in INT_DTYPES and isinstance(lit.value, int) and lit.value >= 0:
+        return scalar(lit.dtype, (Dimension.static(lit.value),))
+    return scalar(lit.dtype)
+
+
+def _callee_text(callee: ast.Expr) -> str:
+    if isinstance(callee, ast.GlobalVar):
+        return f"@{callee.name}"
+    if isinstance(callee, ast.Var):
+        return f"%{callee.name}"
+    return "this function"
+
+
+def _deep_resolve(t: Type, solver: Solver) -> Type:
+    """Replace bound type variables everywhere inside a type."""
+    t = solver.resolve_type(t)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_deep_resolve(f, solver) for f in t.fields))
+    if isinstance(t, FuncType):
+        return FuncType(tuple(_deep_resolve(p, solver) for p in t.params), _deep_resolve(t.ret, solver),
+                        t.dim_params, t.dtype_params)
+    if isinstance(t, TensorType):
+        dtype = solver.resolve_dtype(t.dtype)
+        return t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
+    return t
+
+
+class _Finalizer:
+    """Resolves recorded types at the end of a definition and generalizes its free variables."""
+
+    def __init__(self, solver: Solver, info: FunctionInfo) -> None:
+        self.solver = solver
+        self.taken = {s.name for s in info.dim_params}
+        self.dtype_taken = {v.name for v in info.dtype_params}
+        self.dims: dict[DimVar, Symbol] = {}
+        self.dtypes: dict[DTypeVar, DTypeVar] = {}
+        self.generalizing = False
+
+    def generalize(self, t: Type) -> Type:
+        """A parameter type with free inference variables turned into the definition's own."""
+        self.generalizing = True
+        try:
+            return self.type(t)
+        finally:
+            self.generalizing = False
+
+    def new_dims(self) -> tuple:
+        return tuple(self.dims.values())
+
+    def new_dtypes(self) -> tuple:
+        return tuple(self.dtypes.values())
+
+    def type(self, t: Type) -> Type:
+        """A recorded type, fully resolved."""
+        t = _deep_resolve(t, self.solver)
+        if isinstance(t, TypeVar):
+            return DYN
+        t = map_dims(t, self.dim)
+        return map_dtypes(t, self.dtype)
+
+    def dim(self, d: Dimension) -> Dimension:
+        d = self.solver.resolve(d, final=True)
+        free = [s for s in d.symbols() if isinstance(s, DimVar)]
+        if not free:
+            return d
+        mapping = {}
+        for v in free:
+            sym = self.dims.get(v)
+            if sym is None and self.generalizing:
+                sym = self.dims[v] = Symbol(self._fresh_name())
+            if sym is None:
+                return Dimension.dynamic()
+            mapping[v] = Poly.atom(sym)
+        return Dimension.of_expr(d.expr.substitute(lambda s: mapping.get(s)))
+
+    def dtype(self, dt: DType) -> DType:
+        dt = self.solver.resolve_dtype(dt)
+        if isinstance(dt, DTypeVar) and dt.meta:
+            found = self.dtypes.get(dt)
+            if found is None and self.generalizing:
+                found = self.dtypes[dt] = DTypeVar(self._fresh_dtype_name())
+            return found if found is not None else DYN_DTYPE
+        return dt
+
+    def _fresh_name(self) -> str:
+        for name in _NICE_NAMES:
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+        name = f"n{len(self.taken)}"
+        self.taken.add(name)
+        return name
+
+    def _fresh_dtype_name(self) -> str:
+        for name in ("T", "U", "V", "W"):
+            if name not in self.dtype_taken:
+                self.dtype_taken.add(name)
+                return name
+        name = f"T{len(self.dtype_taken)}"
+        self.dtype_taken.add(name)
+        return name
+
+
+# attributes ---------------------------------------------------------------------------------
+def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic], None]) -> Optional[dict]:
+    """Validate a call's attributes against the declaration; returns name -> value with
+    defaults filled in, or None after reporting a problem."""
+    from .annotations import suggest
+    from .types import DTYPES
+
+    values: dict[str, Any] = {}
+    ok = True
+    for attr in call.attrs:
+        spec = op.attrs.get(attr.name)
+        if spec is None:
+            report(messages.unknown_attribute(attr.span, op.name, attr.name, list(op.attrs), suggest(attr.name, list(op.attrs))))
+            ok = False
+            continue
+        value = _attr_python(attr.value)
+        problem = _attr_problem(spec, value)
+        if problem is not None:
+            if spec.kind == "dtype" and isinstance(value, str) and value not in DTYPES:
+                report(messages.unknown_dtype(attr.span, value, suggest(value, list(DTYPES))))
+            else:
+                report(messages.bad_attribute(attr.span, op.name, attr.name, spec.describe(), _describe_value(value)))
+            ok = False
+            continue
+        if spec.is_list and value is not None and not isinstance(value, tuple):
+            value = (value,)
+        values[attr.name] = value
+    for name, spec in op.attrs.items():
+        if name not in values:
+            if spec.has_default:
+                values[name] = spec.default
+            elif ok:
+                report(messages.missing_attribute(call.span, op.name, name, spec.describe()))
+                ok = False
+    return values if ok else None
+
+
+def _attr_python(value: Any) -> Any:
+    if isinstance(value, ast.Ident):
+        return value.name
+    if isinstance(value, ast.AttrSeq):
+        return tuple(_attr_python(v) for v in value.items)
+    return value
+
+
+def _describe_value(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_describe_value(v) for v in value) + "]"
+    return str(value)
+
+
+def _attr_problem(spec: Any, value: Any) -> Optional[str]:
+    from .types import DTYPES
+
+    if value is None:
+        return None if spec.optional else "none"
+    items = value if isinstance(value, tuple) else (value,)
+    if isinstance(value, tuple) and not spec.is_list and spec.kind != "any":
+        return "list"
+    for item in items:
+        if spec.kind == "int" and not (isinstance(item, int) and not isinstance(item, bool)):
+            return "int"
+        if spec.kind == "float" and not (isinstance(item, (int, float)) and not isinstance(item, bool)):
+            return "float"
+        if spec.kind == "bool" and not isinstance(item, bool):
+            return "bool"
+        if spec.kind == "str" and not isinstance(item, str):
+            return "str"
+        if spec.kind == "dtype" and not (isinstance(item, str) and (item in DTYPES or item == "")):
+            return "dtype"
+    return None
+
+
+def check_module(resolution: Resolution, registry: Registry) -> Checker:
+    """Run inference over a resolved module."""
+    checker = Checker(resolution, registry)
+    checker.run()
+    return checker

@@ -1,0 +1,75 @@
+"""Joins of types (SPEC 3.4): total, they only lose precision.
+
+Equal dims stay, two static dims give their interval hull, anything else gives `?`; tensors
+of different rank join to dynamic rank; different dtypes to `?`. `widen` is the join used
+between fixpoint iterations: a dim that changed at all becomes `?`, so loops terminate.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from .shapes import Dimension, join as join_dims
+from .types import (
+    DYN, DYN_DTYPE, BottomType, DynType, FuncType, TensorType, TupleType, Type, TypeVar,
+)
+
+
+def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension]) -> Type:
+    if a == b:
+        return a
+    if isinstance(a, BottomType):
+        return b
+    if isinstance(b, BottomType):
+        return a
+    if isinstance(a, DynType) and a.from_error:
+        return b
+    if isinstance(b, DynType) and b.from_error:
+        return a
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return _join_tensors(a, b, dim_join)
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.fields) == len(b.fields):
+        return TupleType(tuple(_join(x, y, dim_join) for x, y in zip(a.fields, b.fields)))
+    if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
+        return a if a == b else DYN
+    return DYN
+
+
+def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, Dimension], Dimension]) -> TensorType:
+    dtype = a.dtype if a.dtype == b.dtype else DYN_DTYPE
+    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
+        return TensorType(None, dtype)
+    dims = tuple(_join_item(x, y, dim_join) for x, y in zip(a.dims, b.dims))
+    value = a.value if a.value == b.value else None
+    return TensorType(dims, dtype, value)
+
+
+def _join_item(x: object, y: object, dim_join: Callable[[Dimension, Dimension], Dimension]) -> object:
+    if isinstance(x, Dimension) and isinstance(y, Dimension):
+        return dim_join(x, y)
+    return x if x == y else Dimension.dynamic()
+
+
+def join(a: Type, b: Type) -> Type:
+    """The join of two types: what both branches of an `if` share."""
+    return _join(a, b, join_dims)
+
+
+def _widen_dim(a: Dimension, b: Dimension) -> Dimension:
+    return a if a == b else Dimension.dynamic()
+
+
+def widen(previous: Type, current: Type) -> Type:
+    """The join used between iterations: anything that changed becomes `?`."""
+    return _join(previous, current, _widen_dim)
+
+
+def join_all(types: list[Type]) -> Optional[Type]:
+    """The join of several types (None for none)."""
+    result: Optional[Type] = None
+    for t in types:
+        result = t if result is None else join(result, t)
+    return result
+
+
+__all__ = ["join", "widen", "join_all", "TypeVar"]

@@ -1,0 +1,458 @@
+"""Every diagnostic's words. Inference and the shape rules pass facts; this module phrases them.
+
+Style (rustc/Elm): lowercase, no final period, code in backticks; the message names the
+operator and the argument position; the primary label sits on the smallest span; secondary
+labels say where the other side came from; `help` alone suggests a fix.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+from . import diagnostics as codes
+from .diagnostics import Diagnostic, Label, Severity
+from .shapes import Dimension
+from .syntax.source import Span
+from .types import Type, format_dims, format_dtype, format_type
+
+if TYPE_CHECKING:
+    from .site import CallSite, Origin, SDim, SDType
+
+
+def ordinal(n: int) -> str:
+    """1 -> 1st, 2 -> 2nd, 11 -> 11th."""
+    if 10 <= n % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _code(text: object) -> str:
+    return f"`{text}`"
+
+
+# describing call sites ------------------------------------------------------------------------
+def argument_phrase(site: "CallSite", index: int) -> str:
+    """`the 2nd argument to `nn.dense``, naming a user function's parameter when known."""
+    callee = site.callee
+    name = ""
+    if index < len(callee.param_names) and callee.kind != "op":
+        name = f" (`%{callee.param_names[index]}`)"
+    return f"the {ordinal(index + 1)} argument{name} to {_code(callee.display)}"
+
+
+def _path_phrase(path: tuple) -> str:
+    return "".join(f"field {i} of " for i in reversed(path))
+
+
+def origin_phrase(site: "CallSite", origin: Optional["Origin"], short: bool = False) -> str:
+    """`dim 1 of the 2nd argument to `nn.dense`` (short: without `to ...`)."""
+    if origin is None:
+        return "a dimension computed by the rule"
+    if short and site.callee.kind != "flow":
+        where = _path_phrase(origin.path) + f"the {ordinal(origin.arg + 1)} argument"
+    else:
+        where = _path_phrase(origin.path) + argument_phrase(site, origin.arg)
+    if origin.axis is None:
+        return f"the dtype of {where}"
+    return f"dim {origin.axis} of {where}"
+
+
+def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
+    if origin is None:
+        return site.span
+    info = site.arg_infos[origin.arg]
+    node = info.node
+    for i in origin.path:
+        fields = getattr(node, "fields", None)
+        if fields is None or i >= len(fields):
+            break
+        node = fields[i]
+    return node.span if node is not None and getattr(node, "span", None) is not None else info.span
+
+
+def _arg_type(site: "CallSite", origin: Optional["Origin"]) -> str:
+    if origin is None:
+        return ""
+    t: Any = site.solver.resolve_type(site.arg_infos[origin.arg].type)
+    for i in origin.path:
+        fields = getattr(t, "fields", None)
+        if fields is None or i >= len(fields):
+            return ""
+        t = fields[i]
+    return format_type(_resolved(site, t))
+
+
+def _resolved(site: "CallSite", t: Type) -> Type:
+    from .types import map_dims
+
+    return map_dims(site.solver.resolve_type(t), lambda d: site.solver.resolve(d, final=True))
+
+
+def _signature_note(site: "CallSite") -> tuple:
+    if not site.callee.signature:
+        return ()
+    if site.callee.kind == "op":
+        return (f"the signature is {site.callee.signature}",)
+    return (f"{_code(site.callee.display)} has type {site.callee.signature}",)
+
+
+def cast_reason(site: "CallSite", index: int) -> str:
+    """Why a cast was inserted: what assumed it."""
+    return f"{argument_phrase(site, index)} at {site.arg_infos[index].span.describe()}"
+
+
+# shapes at call sites ------------------------------------------------------------------------
+def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
+    """Two dimensions that a call needs equal can never be."""
+    first, second = (a, b) if _order(a) <= _order(b) else (b, a)
+    first_dim, second_dim = (a_dim, b_dim) if first is a else (b_dim, a_dim)
+    name = f"`{symbol}`" if symbol else "the dimension"
+    op = _code(site.callee.display)
+    if second.origin is not None and first.origin is not None:
+        named = f" ({name})" if symbol else ""
+        message = (f"{op} needs {origin_phrase(site, first.origin, short=True)} and {origin_phrase(site, second.origin, short=True)} "
+                   f"to be equal{named}, but they are {first_dim} and {second_dim}")
+    else:
+        known = second if second.origin is not None else first
+        other_dim = first_dim if known is second else second_dim
+        shown = second_dim if known is second else first_dim
+        message = f"{origin_phrase(site, known.origin)} is {shown}, but {op} needs {other_dim} there"
+    labels = []
+    if first.origin is not None and second.origin is not None:
+        bound = f"{name} was bound to {first_dim} here" if symbol else f"this is {first_dim}"
+        labels.append(Label(_origin_span(site, first.origin), f"{bound} (type {_arg_type(site, first.origin)})"))
+    primary = second if second.origin is not None else first
+    primary_dim = second_dim if primary is second else first_dim
+    here = f"{name} is {primary_dim} here" if symbol else f"this is {primary_dim}"
+    return Diagnostic(
+        codes.SHAPE_MISMATCH, message, _origin_span(site, primary.origin),
+        label=f"{here} (type {_arg_type(site, primary.origin)})" if primary.origin else "",
+        labels=tuple(labels), notes=_signature_note(site), help=_mismatch_help(first_dim, second_dim, symbol),
+    )
+
+
+def _order(d: "SDim") -> tuple:
+    if d.origin is None:
+        return (10**9,)
+    return (d.origin.arg, d.origin.path, d.origin.axis or 0)
+
+
+def _mismatch_help(a: Dimension, b: Dimension, symbol: Optional[str]) -> str:
+    rigid = [d for d in (a, b) if d.is_symbolic]
+    if rigid:
+        name, other = (a, b) if a.is_symbolic else (b, a)
+        return (f"`{name}` is not known to be {other}: if they are always equal, use one shared name for both; "
+                f"to check it at runtime instead, write `?` for that dim")
+    return "make the two agree, or write `?` for a dimension that is only known at runtime"
+
+
+def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
+    """Two dims that NumPy broadcasting can never combine."""
+    message = (f"{_code(site.callee.display)} cannot broadcast {origin_phrase(site, a.origin)} ({a_dim}) "
+               f"with {origin_phrase(site, b.origin)} ({b_dim})")
+    labels = []
+    if a.origin is not None:
+        labels.append(Label(_origin_span(site, a.origin), f"shape {_arg_type(site, a.origin)}"))
+    primary = b if b.origin is not None else a
+    return Diagnostic(
+        codes.BROADCAST_MISMATCH, message, _origin_span(site, primary.origin),
+        label=f"shape {_arg_type(site, primary.origin)}" if primary.origin else "",
+        labels=tuple(l for l in labels if l.span != _origin_span(site, primary.origin)),
+        notes=("broadcasting needs each pair of trailing dims to be equal, or one of them 1",),
+        help="reshape or expand one side so the dims match, or make one of them 1",
+    )
+
+
+def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], shown: Dimension) -> Diagnostic:
+    """A dimension outside the interval a signature requires."""
+    bound = f"{lo}..{'' if hi is None else hi}"
+    return Diagnostic(
+        codes.SHAPE_MISMATCH,
+        f"{origin_phrase(site, d.origin)} is {shown}, outside the {bound} that {_code(site.callee.display)} accepts",
+        _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}",
+        notes=_signature_note(site), help=f"pass a value whose dimension can lie in {bound}",
+    )
+
+
+def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any) -> Diagnostic:
+    """Two dtypes that must agree and never can."""
+    first, second, fd, sd = (a, b, da, db)
+    if first.origin is not None and second.origin is not None and (second.origin.arg, second.origin.path) < (first.origin.arg, first.origin.path):
+        first, second, fd, sd = b, a, db, da
+    if first.origin is not None and second.origin is not None:
+        message = (f"{_code(site.callee.display)} needs {_where(site, first.origin, True)} and {_where(site, second.origin, True)} "
+                   f"to have the same dtype, but they are {format_dtype(fd)} and {format_dtype(sd)}")
+        labels = (Label(_origin_span(site, first.origin), f"dtype {format_dtype(fd)} here"),)
+        primary = second.origin
+    else:
+        known = second if second.origin is not None else first
+        kd, od = (sd, fd) if known is second else (fd, sd)
+        message = f"{_where(site, known.origin)} has dtype {format_dtype(kd)}, but {_code(site.callee.display)} needs {format_dtype(od)}"
+        labels = ()
+        primary = known.origin
+    return Diagnostic(
+        codes.DTYPE_MISMATCH, message, _origin_span(site, primary),
+        label=f"type {_arg_type(site, primary)}" if primary else "", labels=labels,
+        notes=_signature_note(site), help="insert `cast(x, dtype=...)` to convert one side",
+    )
+
+
+def _where(site: "CallSite", origin: Optional["Origin"], short: bool = False) -> str:
+    if origin is None:
+        return "a value"
+    if short and site.callee.kind != "flow":
+        return _path_phrase(origin.path) + f"the {ordinal(origin.arg + 1)} argument"
+    return _path_phrase(origin.path) + argument_phrase(site, origin.arg)
+
+
+# rule failures -------------------------------------------------------------------------------
+_RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
+    # code: (diagnostic code, message template, help)
+    "rank": (codes.RANK_MISMATCH, "{arg} has rank {actual}, but {op} needs rank {expected}",
+             "reshape the argument to rank {expected}"),
+    "rank-too-small": (codes.RANK_MISMATCH, "{arg} has rank {rank}, but {op} needs at least {needed} dims",
+                       "add dims with `expand_dims` or `reshape`"),
+    "variadic-rank": (codes.RANK_MISMATCH, "{arg} has {actual} leading dims for `*{name}`, but an earlier argument had {expected}",
+                      "give every argument the same number of batch dims"),
+    "same-rank": (codes.RANK_MISMATCH, "{arg} has rank {actual}, but {op} needs every input to have rank {expected}",
+                  "reshape the inputs to the same rank"),
+    "not-a-tensor": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a tensor", "pass a tensor here"),
+    "not-a-tuple": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a tuple of {expected}", "pass a tuple here"),
+    "tuple-length": (codes.TYPE_MISMATCH, "{arg} is a tuple of {actual}, but {op} needs {expected}", "pass a tuple of {expected}"),
+    "not-a-function": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a function", "pass a function here"),
+    "axis-out-of-range": (codes.OP_CONSTRAINT, "{op} got {name}={axis}, but the input has rank {rank}",
+                          "{name} must lie in [-{rank}, {rank})"),
+    "negative-dim": (codes.OP_CONSTRAINT, "{op} would produce a negative dimension ({detail})",
+                     "check the attributes against the input size"),
+    "bad-divisor": (codes.OP_CONSTRAINT, "{op} would divide a dimension by {divisor}", "use a positive stride or size"),
+}
+
+
+def register_rule_message(code: str, diagnostic_code: str, template: str, help_text: str) -> None:
+    """Let an operator family add the wording of its own rule failures."""
+    _RULE_MESSAGES[code] = (diagnostic_code, template, help_text)
+
+
+def _fact_text(site: "CallSite", key: str, value: Any) -> str:
+    from .ops.context import ArgView
+
+    if isinstance(value, ArgView):
+        return _path_phrase(value.path) + argument_phrase(site, value.index)
+    if isinstance(value, Dimension):
+        return str(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, Dimension)) or hasattr(v, "dim") for v in value):
+        return format_dims(tuple(getattr(v, "dim", v) for v in value))
+    if hasattr(value, "dim"):
+        return str(site.solver.resolve(value.dim, final=True))
+    if isinstance(value, Type):
+        return format_type(value)
+    return str(value)
+
+
+def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
+    """An operator's own constraint failed (axis out of range, reshape size, ...)."""
+    facts = dict(facts)
+    arg = facts.get("arg")
+    if "actual_kind" not in facts and arg is not None:
+        facts["actual_kind"] = _kind_of(site, arg)
+    texts = {k: _fact_text(site, k, v) for k, v in facts.items()}
+    texts["op"] = _code(site.callee.display)
+    diag_code, template, help_text = _RULE_MESSAGES.get(
+        code, (codes.OP_CONSTRAINT, "{op} rejects its inputs: " + code, "check the operator's documentation"))
+    message = _safe_format(template, texts)
+    span = site.span
+    label = ""
+    if arg is not None and hasattr(arg, "index"):
+        from .site import Origin
+
+        origin = Origin(arg.index, arg.path)
+        span = _origin_span(site, origin)
+        label = f"type {_arg_type(site, origin)}"
+    return Diagnostic(diag_code, message, span, label=label, notes=_signature_note(site), help=_safe_format(help_text, texts))
+
+
+def _kind_of(site: "CallSite", arg: Any) -> str:
+    from .site import Origin
+
+    text = _arg_type(site, Origin(arg.index, arg.path))
+    if text.startswith("("):
+        return f"a tuple {text}"
+    if text.startswith("fn"):
+        return f"a function {text}"
+    return f"a tensor {text}" if text else "a value"
+
+
+def _safe_format(template: str, texts: dict) -> str:
+    class _Missing(dict):
+        def __missing__(self, key: str) -> str:
+            return "{" + key + "}"
+
+    return template.format_map(_Missing(texts))
+
+
+# names ----------------------------------------------------------------------------------------
+def _did_you_mean(suggestion: Optional[str], sigil: str = "") -> Optional[str]:
+    return f"did you mean `{sigil}{suggestion}`?" if suggestion else None
+
+
+def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
+    """A `%name` nothing binds."""
+    return Diagnostic(codes.UNKNOWN_VARIABLE, f"unknown variable `%{name}`", span, label="not bound here",
+                      help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter")
+
+
+def unknown_global(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
+    """An `@name` nothing defines."""
+    return Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown function `@{name}`", span, label="no definition with this name",
+                      help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`")
+
+
+def unknown_operator(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
+    """An operator the library does not declare."""
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not in the operator library",
+                      help=_did_you_mean(suggestion) or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are")
+
+
+def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
+    """A dtype that is not a dtype."""
+    return Diagnostic(codes.UNKNOWN_DTYPE, f"unknown dtype `{name}`", span, label="not a dtype",
+                      help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`")
+
+
+def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
+    """A dimension name where no new name may be introduced."""
+    return Diagnostic(codes.UNKNOWN_DIM, f"unknown dimension name `{name}`", span, label="not in scope here",
+                      help=_did_you_mean(suggestion) or "hints may only use names already in scope, numbers and `?`")
+
+
+def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
+    """An annotation form that is not allowed where it stands."""
+    texts = {
+        "variadic": "a variadic dimension `*name` may only appear in a signature",
+        "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
+        "floordiv": "`//` needs a positive constant on its right",
+        "negative": f"the dimension `{facts.get('text', '')}` is negative",
+        "empty-interval": f"the interval {facts.get('lo')}..{facts.get('hi')} is empty",
+        "dim": "this is not a dimension",
+    }
+    return Diagnostic(codes.BAD_SIGNATURE, texts.get(what, "this annotation cannot be used here"), span,
+                      help="see the language tour in README.md for the forms a dimension can take")
+
+
+def duplicate_definition(span: Span, name: str, first: Span) -> Diagnostic:
+    """Two `def @name`."""
+    return Diagnostic(codes.DUPLICATE_DEFINITION, f"`@{name}` is defined twice", span, label="second definition",
+                      labels=(Label(first, "first defined here"),), help="rename one of them")
+
+
+def duplicate_parameter(span: Span, name: str, first: Span) -> Diagnostic:
+    """Two parameters with one name."""
+    return Diagnostic(codes.DUPLICATE_PARAMETER, f"parameter `%{name}` is declared twice", span,
+                      label="second declaration", labels=(Label(first, "first declared here"),), help="rename one of them")
+
+
+def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnostic:
+    """A syntax error."""
+    if detail:
+        return Diagnostic(codes.PARSE_ERROR, detail, span, label="here")
+    expect = ""
+    if expected:
+        shown = list(expected)[:8]
+        expect = "expected " + (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0])
+    return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here",
+                      help=expect or None)
+
+
+def input_error(span: Span, detail: str) -> Diagnostic:
+    """A file that is not readable text."""
+    return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")
+
+
+# calls --------------------------------------------------------------------------------------
+def wrong_arity(span: Span, callee: str, expected: int, actual: int, signature: str) -> Diagnostic:
+    """A call with the wrong number of arguments."""
+    plural = "s" if expected != 1 else ""
+    notes = (f"`{callee}` has type {signature}",) if signature else ()
+    return Diagnostic(codes.WRONG_ARITY, f"`{callee}` takes {expected} argument{plural}, but {actual} were given",
+                      span, label=f"{actual} argument{'s' if actual != 1 else ''}", notes=notes,
+                      help=f"pass exactly {expected} argument{plural}")
+
+
+def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: Optional[str]) -> Diagnostic:
+    """An attribute the operator does not take."""
+    have = ", ".join(f"`{k}`" for k in known) or "none"
+    return Diagnostic(codes.UNKNOWN_ATTRIBUTE, f"`{op}` has no attribute `{name}`", span, label="unknown attribute",
+                      notes=(f"`{op}` takes: {have}",), help=_did_you_mean(suggestion) or "remove it")
+
+
+def bad_attribute(span: Span, op: str, name: str, expected: str, value: str) -> Diagnostic:
+    """An attribute value of the wrong kind."""
+    return Diagnostic(codes.BAD_ATTRIBUTE, f"attribute `{name}` of `{op}` must be {expected}, not {value}", span,
+                      label=f"expected {expected}", help=f"write `{name}=` followed by {expected}")
+
+
+def missing_attribute(span: Span, op: str, name: str, expected: str) -> Diagnostic:
+    """A required attribute is absent."""
+    return Diagnostic(codes.MISSING_ATTRIBUTE, f"`{op}` needs the attribute `{name}`", span,
+                      label=f"`{name}` is missing", help=f"add `{name}=` followed by {expected}")
+
+
+def not_callable(span: Span, t: Type) -> Diagnostic:
+    """A call of a non-function."""
+    return Diagnostic(codes.NOT_CALLABLE, f"this is not a function: it has type {format_type(t)}", span,
+                      label="called here", help="only functions, `@globals` and operators can be called")
+
+
+def operator_as_value(span: Span, name: str) -> Diagnostic:
+    """An operator used without being called."""
+    return Diagnostic(codes.TYPE_MISMATCH, f"operator `{name}` must be called", span, label="used as a value",
+                      help=f"write `{name}(...)`, or wrap it in `fn (...) {{ {name}(...) }}`")
+
+
+# expressions --------------------------------------------------------------------------------
+def tuple_index(span: Span, index: int, t: Type) -> Diagnostic:
+    """A projection past the end of a tuple."""
+    return Diagnostic(codes.TUPLE_INDEX, f"field {index} does not exist: the tuple has type {format_type(t)}", span,
+                      label=f"field {index}", help="tuple fields count from 0")
+
+
+def not_a_tuple(span: Span, index: int, t: Type) -> Diagnostic:
+    """A projection of a non-tuple."""
+    return Diagnostic(codes.TYPE_MISMATCH, f"cannot take field {index} of a value of type {format_type(t)}", span,
+                      label="not a tuple", help="only tuples have fields")
+
+
+def bad_condition(span: Span, t: Type) -> Diagnostic:
+    """An `if` condition that is not a boolean scalar."""
+    return Diagnostic(codes.TYPE_MISMATCH, f"the condition of this `if` has type {format_type(t)}, but it must be `bool`",
+                      span, label="condition", help="compare with `less`, `equal`, ... to get a `bool`")
+
+
+def flow_mismatch(span: Span, context: str, actual: Type, expected: Type, detail: str, labels: tuple = ()) -> Diagnostic:
+    """A value whose type can never be the one its position requires (casts, returns, lets)."""
+    code = codes.BAD_CAST if context.startswith("cast") else codes.TYPE_MISMATCH
+    if "dim" in detail:
+        code = codes.SHAPE_MISMATCH if not context.startswith("cast") else code
+    if "rank" in detail and not context.startswith("cast"):
+        code = codes.RANK_MISMATCH
+    if "dtype" in detail and not context.startswith("cast"):
+        code = codes.DTYPE_MISMATCH
+    return Diagnostic(
+        code, f"{context} has type {format_type(actual)}, which can never be {format_type(expected)}: {detail}",
+        span, label=f"type {format_type(actual)}", labels=labels,
+        help="change the annotation, or use `?` where the value is only known at runtime",
+    )
+
+
+def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
+    """A hint that has nothing to seed."""
+    return Diagnostic(codes.UNUSED_HINT, f"the hint for `%{name}` is not used: {why}", span, label="this hint",
+                      help="hints seed inference for unannotated parameters; remove it", severity=Severity.WARNING)
+
+
+def bad_hint(span: Span, name: str) -> Diagnostic:
+    """A hint naming a variable that does not exist."""
+    return Diagnostic(codes.BAD_HINT, f"`can_unify` names `%{name}`, which is not a variable in scope", span,
+                      label="unknown", help="hints must name a parameter of the enclosing function")

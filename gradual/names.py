@@ -1,0 +1,302 @@
+"""Name resolution: which binder each `%x` means, which definition each `@f`, which symbol each
+dimension name; type annotations converted to types; definitions ordered callees-first.
+
+Scoping of dimension names (SPEC 2): names in a definition's signature are universally
+quantified over it (likewise a closure's parameter types, over the closure); a name first seen
+in a body annotation or a cast is existential, bound at runtime there and in scope for the rest
+of that body. `let %f = fn ...` may call `%f` inside the closure (recursion, as in Relay).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Container, Optional, Union
+
+from . import messages
+from .annotations import Converter, DimScope, TypeScope, suggest
+from .diagnostics import Diagnostic
+from .shapes import Dimension, Symbol
+from .syntax import ast
+from .syntax.source import Span
+from .types import DTypeVar, Type
+
+
+@dataclass(eq=False)
+class Binder:
+    """A place that introduces a local variable: a parameter or a let."""
+
+    name: str
+    span: Span
+    kind: str
+    node: object
+
+    def __repr__(self) -> str:
+        return f"%{self.name}"
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    """What names resolution knows about a definition or closure."""
+
+    node: Union[ast.Def, ast.Fn]
+    params: list
+    param_types: list
+    ret: Optional[Type]
+    dim_params: tuple
+    dtype_params: tuple
+    hints: dict = field(default_factory=dict)
+    name: str = ""
+
+
+@dataclass
+class Resolution:
+    """The result of name resolution, keyed by AST node identity."""
+
+    module: ast.Module
+    defs: dict = field(default_factory=dict)
+    uses: dict = field(default_factory=dict)
+    binders: dict = field(default_factory=dict)
+    annotations: dict = field(default_factory=dict)
+    introduced: dict = field(default_factory=dict)
+    functions: dict = field(default_factory=dict)
+    body_scopes: dict = field(default_factory=dict)
+    recursive: set = field(default_factory=set)
+    calls: dict = field(default_factory=dict)
+    order: list = field(default_factory=list)
+    diagnostics: list = field(default_factory=list)
+
+    def binder_of(self, node: object) -> Optional[Binder]:
+        """The binder a Var use refers to (or that a Param/Let introduces)."""
+        return self.uses.get(id(node)) or self.binders.get(id(node))
+
+    def function(self, node: object) -> FunctionInfo:
+        """The FunctionInfo of a Def or Fn."""
+        return self.functions[id(node)]
+
+
+class _Vars:
+    """A chain of variable scopes; each body mutates its own level as bindings appear."""
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: Optional["_Vars"] = None) -> None:
+        self.names: dict[str, Binder] = {}
+        self.parent = parent
+
+    def lookup(self, name: str) -> Optional[Binder]:
+        scope: Optional[_Vars] = self
+        while scope is not None:
+            found = scope.names.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def visible(self) -> list[str]:
+        out: list[str] = []
+        scope: Optional[_Vars] = self
+        while scope is not None:
+            out.extend(scope.names)
+            scope = scope.parent
+        return out
+
+
+class _Resolver:
+    def __init__(self, module: ast.Module, operators: Container[str], operator_names: list[str]) -> None:
+        self.res = Resolution(module)
+        self.operators = operators
+        self.operator_names = operator_names
+        self.current_def: Optional[str] = None
+
+    # reporting ----------------------------------------------------------------------------
+    def report(self, diag: Diagnostic) -> None:
+        self.res.diagnostics.append(diag)
+
+    def report_annotation(self, code: str, span: Span, facts: dict) -> None:
+        if code == "unknown-dtype":
+            self.report(messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
+        elif code == "unknown-dim":
+            self.report(messages.unknown_dim(span, facts["name"], facts.get("suggestion")))
+        else:
+            self.report(messages.bad_signature(span, facts.get("what", ""), facts))
+
+    # module -------------------------------------------------------------------------------
+    def module(self) -> Resolution:
+        module = self.res.module
+        for d in module.defs:
+            first = self.res.defs.get(d.name)
+            if first is not None:
+                self.report(messages.duplicate_definition(d.name_span, d.name, first.name_span))
+                continue
+            self.res.defs[d.name] = d
+        for d in module.defs:
+            if self.res.defs.get(d.name) is d:
+                self.current_def = d.name
+                self.res.calls[d.name] = set()
+                self.function(d, None, None, TypeScope())
+        self.res.order = _callee_first_components(list(self.res.defs), self.res.calls)
+        return self.res
+
+    # functions ------------------------------------------------------------------------------
+    def function(self, node: Union[ast.Def, ast.Fn], outer: Optional[_Vars], outer_dims: Optional[DimScope],
+                 outer_types: TypeScope) -> FunctionInfo:
+        dims = DimScope(parent=outer_dims, mode="quantify")
+        dtype_params = tuple(DTypeVar(n) for n in getattr(node, "dtype_params", ()))
+        types = TypeScope(dict(outer_types.dtype_vars), {})
+        types.dtype_vars.update({v.name: v for v in dtype_params})
+        conv = Converter(dims, types, self.report_annotation)
+        scope = _Vars(outer)
+        params, param_types = [], []
+        for p in node.params:
+            binder = Binder(p.var.name, p.var.span, "param" if isinstance(node, ast.Def) else "fn-param", p)
+            previous = scope.names.get(p.var.name)
+            if previous is not None:
+                self.report(messages.duplicate_parameter(p.var.span, p.var.name, previous.span))
+            scope.names[p.var.name] = binder
+            self.res.binders[id(p)] = binder
+            params.append(binder)
+            ptype = conv.convert(p.type) if p.type is not None else None
+            if p.type is not None:
+                self.res.annotations[id(p.type)] = ptype
+            param_types.append(ptype)
+        ret = conv.convert(node.ret) if node.ret is not None else None
+        if node.ret is not None:
+            self.res.annotations[id(node.ret)] = ret
+        info = FunctionInfo(node, params, param_types, ret, tuple(dims.introduced), dtype_params,
+                            name=getattr(node, "name", ""))
+        self.res.functions[id(node)] = info
+        self.body(node.body, scope, DimScope(parent=dims, mode="bind"), types, info)
+        return info
+
+    def body(self, body: ast.Body, outer: _Vars, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        scope = _Vars(outer)
+        local_dims = DimScope(parent=dims, mode="bind")
+        for stmt in body.stmts:
+            if isinstance(stmt, ast.Let):
+                self.let(stmt, scope, local_dims, types, info)
+            else:
+                self.hint(stmt, scope, local_dims, info)
+        self.expr(body.result, scope, local_dims, types, info)
+        self.res.body_scopes[id(body)] = tuple(local_dims.introduced)
+
+    def let(self, stmt: ast.Let, scope: _Vars, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        binder = Binder(stmt.var.name, stmt.var.span, "let", stmt)
+        self.res.binders[id(stmt)] = binder
+        if isinstance(stmt.value, ast.Fn):
+            inner = _Vars(scope)
+            inner.names[stmt.var.name] = binder
+            uses_before = len(self.res.uses)
+            self.expr(stmt.value, inner, dims, types, info)
+            if any(b is binder for b in list(self.res.uses.values())[uses_before:]):
+                self.res.recursive.add(id(stmt))
+        else:
+            self.expr(stmt.value, scope, dims, types, info)
+        if stmt.type is not None:
+            self.annotation(stmt.type, stmt, dims, types)
+        scope.names[stmt.var.name] = binder
+
+    def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
+        before = len(dims.introduced)
+        converted = Converter(dims, types, self.report_annotation, allow_patterns=True).convert(t)
+        self.res.annotations[id(t)] = converted
+        self.res.introduced[id(node)] = tuple(dims.introduced[before:])
+        return converted
+
+    def hint(self, stmt: ast.Hint, scope: _Vars, dims: DimScope, info: FunctionInfo) -> None:
+        binder = scope.lookup(stmt.var.name)
+        if binder is None:
+            self.report(messages.bad_hint(stmt.var.span, stmt.var.name))
+            return
+        self.res.uses[id(stmt.var)] = binder
+        closed = DimScope(parent=dims, mode="closed")
+        conv = Converter(closed, TypeScope(), self.report_annotation)
+        info.hints[id(binder)] = (binder, tuple(conv.dim(d) for d in stmt.dims), stmt)
+
+    # expressions ----------------------------------------------------------------------------
+    def expr(self, e: ast.Expr, scope: _Vars, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        if isinstance(e, ast.Var):
+            binder = scope.lookup(e.name)
+            if binder is None:
+                self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, scope.visible())))
+            else:
+                self.res.uses[id(e)] = binder
+        elif isinstance(e, ast.GlobalVar):
+            if e.name not in self.res.defs:
+                self.report(messages.unknown_global(e.span, e.name, suggest(e.name, list(self.res.defs))))
+            elif self.current_def is not None:
+                self.res.calls[self.current_def].add(e.name)
+        elif isinstance(e, ast.OpRef):
+            if e.name not in self.operators:
+                self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, self.operator_names)))
+        elif isinstance(e, ast.TupleExpr):
+            for f in e.fields:
+                self.expr(f, scope, dims, types, info)
+        elif isinstance(e, ast.Proj):
+            self.expr(e.tuple, scope, dims, types, info)
+        elif isinstance(e, ast.Call):
+            self.expr(e.callee, scope, dims, types, info)
+            for a in e.args:
+                self.expr(a, scope, dims, types, info)
+        elif isinstance(e, ast.If):
+            self.expr(e.cond, scope, dims, types, info)
+            self.body(e.then, scope, dims, types, info)
+            self.body(e.otherwise, scope, dims, types, info)
+        elif isinstance(e, ast.Fn):
+            self.function(e, scope, dims, types)
+        elif isinstance(e, ast.Cast):
+            self.expr(e.expr, scope, dims, types, info)
+            self.annotation(e.type, e, dims, types)
+
+
+def _callee_first_components(names: list[str], calls: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of the call graph, callees before callers (Tarjan,
+    iterative so long call chains cannot overflow the stack)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in names:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(calls.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(calls.get(child, ())))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    item = stack.pop()
+                    on_stack.discard(item)
+                    component.append(item)
+                    if item == node:
+                        break
+                out.append(component)
+    return out
+
+
+def resolve(module: ast.Module, operators: Container[str], operator_names: Optional[list[str]] = None) -> Resolution:
+    """Resolve every name in a module against itself and an operator table."""
+    return _Resolver(module, operators, operator_names or []).module()

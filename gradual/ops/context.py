@@ -1,0 +1,177 @@
+"""The interface a shape rule is written against, so one rule runs in two domains.
+
+A shape rule is a Python function `rule(ctx) -> Result`. The checker calls it with a
+symbolic context, where dimensions are symbolic values (static, symbolic, bounded or
+unknown); the runtime calls it with a concrete context, where dimensions are plain ints and
+the result is the size to allocate. A rule therefore:
+
+* reads arguments through `ctx.args` (TensorArg / TupleArg views) and attributes through
+  `ctx.attr(name)`;
+* combines dimensions with `+ - * //` (both domains support them) and never compares them
+  with `==`: it asks the context (`ctx.equal`, `ctx.broadcast`, `ctx.static`, `ctx.is_one`);
+* reports a violated constraint with `ctx.fail(code, **facts)` (which does not return);
+* returns `ctx.tensor(dims, dtype=None, value=None)` or `ctx.tuple([...])`; `dims=None` is
+  dynamic rank, `dtype=None` takes the dtype the operator's signature gives, `value` lists
+  the elements of a small integer tensor when they are known (shape values).
+
+`ctx.unknown()` and `ctx.bounded(lo, hi)` stand for data-dependent sizes; at runtime they mean
+"whatever the kernel produced, within these bounds".
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Optional, Sequence
+
+
+class RuleFailure(Exception):
+    """Raised by `ctx.fail`: the rule found its inputs or attributes invalid."""
+
+    def __init__(self, code: str, facts: dict) -> None:
+        super().__init__(code)
+        self.code = code
+        self.facts = facts
+
+
+class ArgView:
+    """One argument of the call as a rule sees it."""
+
+    __slots__ = ("index", "path")
+
+    def __init__(self, index: int, path: tuple = ()) -> None:
+        self.index = index
+        self.path = path
+
+    @property
+    def is_tuple(self) -> bool:
+        """Whether this argument is a tuple."""
+        return False
+
+
+class TensorArg(ArgView):
+    """A tensor argument: its rank (None when unknown), dims, dtype and known elements."""
+
+    __slots__ = ("rank", "dims", "dtype", "value")
+
+    def __init__(self, index: int, path: tuple, dims: Optional[list], dtype: Any, value: Optional[list]) -> None:
+        super().__init__(index, path)
+        self.dims = dims
+        self.rank = None if dims is None else len(dims)
+        self.dtype = dtype
+        self.value = value
+
+    def dim(self, axis: int) -> Any:
+        """The dimension at `axis` (negative counts from the end); rank must be known."""
+        assert self.dims is not None, "dim() of an argument of unknown rank"
+        return self.dims[axis]
+
+
+class TupleArg(ArgView):
+    """A tuple argument: its fields (None when its length is unknown)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, index: int, path: tuple, fields: Optional[list]) -> None:
+        super().__init__(index, path)
+        self.fields = fields
+
+    @property
+    def is_tuple(self) -> bool:
+        return True
+
+
+class ShapeContext(ABC):
+    """What a rule may ask of the domain it runs in (see the module docstring)."""
+
+    op_name: str
+    args: Sequence[ArgView]
+
+    # attributes ---------------------------------------------------------------------------
+    @abstractmethod
+    def attr(self, name: str) -> Any:
+        """The attribute's value (the declared default when the call omits it)."""
+
+    # knowledge ----------------------------------------------------------------------------
+    @abstractmethod
+    def static(self, d: Any) -> Optional[int]:
+        """The value of a dimension if it is statically known, else None."""
+
+    def is_one(self, d: Any) -> Optional[bool]:
+        """True/False when it is known whether the dimension is 1, else None."""
+        value = self.static(d)
+        if value is not None:
+            return value == 1
+        return self.maybe_one(d)
+
+    @abstractmethod
+    def maybe_one(self, d: Any) -> Optional[bool]:
+        """For a dimension with no static value: False if it can never be 1, else None."""
+
+    @abstractmethod
+    def const(self, value: int) -> Any:
+        """A static dimension in this domain."""
+
+    @abstractmethod
+    def symbolic(self, dim: Any) -> Any:
+        """A dimension written over symbols of enclosing scopes (a Dimension) in this domain."""
+
+    @abstractmethod
+    def unknown(self) -> Any:
+        """A data-dependent size with no bounds (`?`)."""
+
+    @abstractmethod
+    def bounded(self, lo: Any, hi: Any) -> Any:
+        """A data-dependent size known to lie in `lo..hi` (hi None: unbounded)."""
+
+    # constraints --------------------------------------------------------------------------
+    @abstractmethod
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None) -> Any:
+        """Require a == b; returns the agreed dimension. `symbol` names the signature symbol."""
+
+    @abstractmethod
+    def broadcast(self, a: Any, b: Any) -> Any:
+        """NumPy broadcasting of two dims: 1 stretches, otherwise they must be equal."""
+
+    @abstractmethod
+    def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
+        """Require lo <= d <= hi (hi None: no upper bound)."""
+
+    @abstractmethod
+    def require_rank(self, arg: TensorArg, rank: int) -> None:
+        """Require the argument to have this rank (gives dims to an argument of unknown rank)."""
+
+    @abstractmethod
+    def same_dtype(self, a: Any, b: Any) -> Any:
+        """Require two dtypes to agree; returns the agreed dtype."""
+
+    @abstractmethod
+    def tuple_fields(self, arg: ArgView) -> Optional[list]:
+        """The fields of a tuple argument as tensors; None when the tuple's length is unknown."""
+
+    def fail(self, code: str, **facts: Any) -> "Any":
+        """Report that the inputs violate the operator's constraint `code`; does not return."""
+        raise RuleFailure(code, facts)
+
+    # results ------------------------------------------------------------------------------
+    @abstractmethod
+    def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> Any:
+        """A tensor result."""
+
+    @abstractmethod
+    def tuple(self, fields: Sequence[Any]) -> Any:
+        """A tuple result."""
+
+
+def normalize_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") -> int:
+    """An axis in `[-rank, rank)` as a non-negative index; fails with axis-out-of-range."""
+    if not -rank <= axis < rank:
+        ctx.fail("axis-out-of-range", axis=axis, rank=rank, name=name)
+    return axis + rank if axis < 0 else axis
+
+
+def product(ctx: ShapeContext, dims: Sequence[Any]) -> Any:
+    """The product of dimensions (1 for none)."""
+    total: Any = ctx.const(1)
+    for d in dims:
+        total = total * d
+    return total

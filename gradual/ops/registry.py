@@ -1,0 +1,231 @@
+"""The operator registry: declarations from stdlib/, Python shape rules, NumPy kernels.
+
+Each operator is declared once in `stdlib/*.rly` in the language itself. A declaration whose
+signature says everything (`nn.dense`) needs nothing else; one that names a rule
+(`add ... = broadcast`) gets its dims from a Python rule written against `ShapeContext`,
+while its signature still gives arity and dtypes. Kernels are attached by the runtime.
+Frontends add operators at runtime with `register_op`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional
+
+from ..annotations import Converter, DimScope, TypeScope
+from ..syntax import ast
+from ..syntax.parser import ParseError, parse_stdlib_source
+from ..syntax.source import Source, Span
+from ..types import DTypeVar, FuncType, Type
+
+Rule = Callable[[Any], Any]
+Kernel = Callable[..., Any]
+
+RULES: dict[str, Rule] = {}
+KERNELS: dict[str, Kernel] = {}
+
+
+def shape_rule(name: str) -> Callable[[Rule], Rule]:
+    """Decorator: register a Python shape rule under the name declarations use (`= name`)."""
+
+    def register(fn: Rule) -> Rule:
+        RULES[name] = fn
+        return fn
+
+    return register
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    """An attribute an operator takes: its kind, whether it is a list, and its default."""
+
+    name: str
+    kind: str
+    is_list: bool = False
+    optional: bool = False
+    has_default: bool = False
+    default: Any = None
+
+    def describe(self) -> str:
+        """`int`, `[int]`, `int?` ... as written in the declaration."""
+        text = f"[{self.kind}]" if self.is_list else self.kind
+        return text + ("?" if self.optional else "")
+
+
+@dataclass
+class Operator:
+    """One operator: its signature, attributes, shape rule and kernel."""
+
+    name: str
+    param_names: tuple
+    signature: FuncType
+    attrs: dict
+    rule: Optional[Rule] = None
+    rule_name: Optional[str] = None
+    kernel: Optional[Kernel] = None
+    doc: str = ""
+    span: Optional[Span] = None
+    signature_text: str = field(default="", repr=False)
+
+    @property
+    def arity(self) -> int:
+        """Number of tensor arguments."""
+        return len(self.signature.params)
+
+
+class StdlibError(Exception):
+    """A declaration in stdlib/ is malformed (a bug in the library, not in user programs)."""
+
+
+def stdlib_dir() -> Path:
+    """Where the operator declarations live: inside the installed package, or the repo root."""
+    packaged = Path(__file__).resolve().parent.parent / "stdlib"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "stdlib"
+
+
+def operator_from_decl(decl: ast.OpDecl) -> Operator:
+    """Convert a parsed declaration into an Operator (rules are linked by name)."""
+    problems: list[str] = []
+
+    def report(code: str, span: Span, facts: dict) -> None:
+        problems.append(f"{span.describe()}: {code} {facts}")
+
+    dims = DimScope(mode="quantify")
+    types = TypeScope(dtype_vars={n: DTypeVar(n) for n in decl.dtype_params})
+    conv = Converter(dims, types, report)
+    params = tuple(conv.convert(p.type) if p.type is not None else _missing(p) for p in decl.params)
+    ret = conv.convert(decl.ret)
+    if problems:
+        raise StdlibError("; ".join(problems))
+    sig = FuncType(params, ret, tuple(dims.introduced), tuple(types.dtype_vars.values()))
+    attrs = {a.name: _attr_spec(a) for a in decl.attrs}
+    rule = None
+    if decl.rule is not None:
+        rule = RULES.get(decl.rule)
+        if rule is None:
+            raise StdlibError(f"{decl.span.describe()}: `{decl.name}` names the unknown rule `{decl.rule}`")
+    return Operator(
+        decl.name, tuple(p.var.name for p in decl.params), sig, attrs, rule, decl.rule,
+        doc=decl.doc, span=decl.span, signature_text=_signature_text(decl),
+    )
+
+
+def _signature_text(decl: ast.OpDecl) -> str:
+    """`nn.dense[T](%data: Tensor[(*b, k), T], ...) -> Tensor[(*b, u), T]` (attributes left out)."""
+    from ..syntax.printer import format_type
+
+    tparams = f"[{', '.join(decl.dtype_params)}]" if decl.dtype_params else ""
+    params = ", ".join(f"%{p.var.name}: {format_type(p.type)}" for p in decl.params)
+    text = f"{decl.name}{tparams}({params}) -> {format_type(decl.ret)}"
+    if decl.rule:
+        text += f" (dims computed by the `{decl.rule}` rule)"
+    return text
+
+
+def _missing(p: ast.Param) -> Type:
+    raise StdlibError(f"{p.span.describe()}: operator parameter `%{p.var.name}` needs a type")
+
+
+def _attr_spec(a: ast.AttrParam) -> AttrSpec:
+    default = a.default
+    if isinstance(default, ast.Ident):
+        default = default.name
+    elif isinstance(default, ast.AttrSeq):
+        default = tuple(i.name if isinstance(i, ast.Ident) else i for i in default.items)
+    return AttrSpec(a.name, a.kind, a.is_list, a.optional, a.has_default, default)
+
+
+class Registry:
+    """Operators by name."""
+
+    def __init__(self) -> None:
+        self.ops: dict[str, Operator] = {}
+
+    def get(self, name: str) -> Optional[Operator]:
+        """The operator called `name`, if declared."""
+        return self.ops.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.ops
+
+    def names(self) -> list[str]:
+        """Every operator name, sorted."""
+        return sorted(self.ops)
+
+    def add(self, op: Operator) -> None:
+        """Add or replace an operator."""
+        op.kernel = op.kernel or KERNELS.get(op.name)
+        self.ops[op.name] = op
+
+    def load_file(self, path: Path) -> None:
+        """Load every declaration in one stdlib file."""
+        source = Source(path.read_text(encoding="utf-8"), str(path))
+        try:
+            module = parse_stdlib_source(source)
+        except ParseError as exc:
+            raise StdlibError(f"{exc.span.describe()}: {exc}") from None
+        for decl in module.defs:
+            self.add(operator_from_decl(decl))
+
+    def load_text(self, text: str, path: str = "<ops>") -> list[Operator]:
+        """Load declarations from text (what `register_op` uses)."""
+        source = Source(text, path)
+        try:
+            module = parse_stdlib_source(source)
+        except ParseError as exc:
+            raise StdlibError(f"{exc.span.describe()}: {exc}") from None
+        ops = [operator_from_decl(d) for d in module.defs]
+        for op in ops:
+            self.add(op)
+        return ops
+
+
+_DEFAULT: Optional[Registry] = None
+
+
+def default_registry() -> Registry:
+    """The registry with every stdlib operator (loaded on first use)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        from . import rules  # noqa: F401  (registers the Python shape rules)
+
+        registry = Registry()
+        for path in sorted(stdlib_dir().glob("*.rly")):
+            registry.load_file(path)
+        _DEFAULT = registry
+    return _DEFAULT
+
+
+def register_op(
+    declaration: str,
+    rule: Optional[Rule] = None,
+    kernel: Optional[Kernel] = None,
+    registry: Optional[Registry] = None,
+) -> Operator:
+    """Add an operator at runtime from a declaration in the language.
+
+    `declaration` is one stdlib-style line, e.g.
+    `def my.swap[T](%x: Tensor[(n, m), T]) -> Tensor[(m, n), T];`. A Python `rule` (written
+    against ShapeContext) may replace the signature's dims; `kernel` runs it on NumPy arrays.
+    """
+    registry = registry or default_registry()
+    if rule is not None:
+        name = f"__user_rule_{len(RULES)}"
+        RULES[name] = rule
+        if "=" not in declaration.split("->")[-1]:
+            declaration = declaration.rstrip().rstrip(";") + f" = {name};"
+    (op,) = registry.load_text(declaration, "<register_op>")
+    if kernel is not None:
+        op.kernel = kernel
+    return op
+
+
+def attach_kernels(kernels: Iterable[tuple[str, Kernel]]) -> None:
+    """Record NumPy kernels by operator name (and attach them to loaded operators)."""
+    for name, fn in kernels:
+        KERNELS[name] = fn
+        if _DEFAULT is not None and name in _DEFAULT.ops:
+            _DEFAULT.ops[name].kernel = fn

@@ -1,0 +1,241 @@
+"""Signatures as shape rules: matching arguments against `fn [T](Tensor[(n, k), T], ...)`.
+
+Written once against `ShapeContext`, so a signature is checked symbolically by the checker and
+evaluated on concrete sizes by the runtime. The first occurrence of a symbol binds it, later
+occurrences must equal it; `*b` binds a run of dims; expressions such as `n + 1` are evaluated
+once their symbols are bound (or solved, when one unknown appears linearly).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..shapes import Dimension, Poly, Symbol
+from ..types import DYN_DTYPE, DTypeVar, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic
+from .context import ArgView, ShapeContext, TensorArg
+
+
+class SignatureMatcher:
+    """Binds a signature's symbols and dtype variables from the arguments of one call."""
+
+    def __init__(self, ctx: ShapeContext, sig: FuncType) -> None:
+        self.ctx = ctx
+        self.sig = sig
+        self.dims: dict[Symbol, Any] = {}
+        self.seqs: dict[Symbol, list] = {}
+        self.dtypes: dict[DTypeVar, Any] = {}
+        self.pending: list[tuple[Dimension, Any]] = []
+        self.quantified = set(sig.dim_params)
+        self.quantified_dtypes = set(sig.dtype_params)
+
+    # matching -----------------------------------------------------------------------------
+    def match_params(self) -> None:
+        """Match every argument against its parameter type."""
+        for param, arg in zip(self.sig.params, self.ctx.args):
+            self.match(param, arg)
+        self._solve_pending()
+
+    def match(self, param: Type, arg: ArgView) -> None:
+        """Match one argument (or tuple field) against a parameter type."""
+        if isinstance(param, TensorType):
+            self.match_tensor(param, self.ctx.expect_tensor(arg))  # type: ignore[attr-defined]
+        elif isinstance(param, TupleType):
+            tup = self.ctx.expect_tuple(arg, len(param.fields))  # type: ignore[attr-defined]
+            if tup.fields is not None:
+                for field_type, field_arg in zip(param.fields, tup.fields):
+                    self.match(field_type, field_arg)
+        elif isinstance(param, (FuncType, TypeVar)):
+            self.ctx.match_other(param, arg)  # type: ignore[attr-defined]
+        elif not isinstance(param, DynType):
+            raise TypeError(f"cannot match against {param!r}")
+
+    def match_tensor(self, param: TensorType, arg: TensorArg) -> None:
+        """Match dtype and dims of a tensor argument."""
+        self.match_dtype(param.dtype, arg.dtype)
+        if param.dims is None:
+            return
+        variadic = [i for i, d in enumerate(param.dims) if isinstance(d, Variadic)]
+        if not variadic:
+            self.ctx.require_rank(arg, len(param.dims))
+            if arg.dims is not None:
+                for p, d in zip(param.dims, arg.dims):
+                    self.match_dim(p, d)
+            return
+        self._match_variadic(param.dims, variadic[0], arg)
+
+    def _match_variadic(self, pattern: tuple, at: int, arg: TensorArg) -> None:
+        prefix, suffix = pattern[:at], pattern[at + 1:]
+        fixed = len(prefix) + len(suffix)
+        if arg.dims is None:
+            return
+        if arg.rank is not None and arg.rank < fixed:
+            self.ctx.fail("rank-too-small", arg=arg, needed=fixed, rank=arg.rank)
+        for p, d in zip(prefix, arg.dims[: len(prefix)]):
+            self.match_dim(p, d)
+        for p, d in zip(suffix, arg.dims[len(arg.dims) - len(suffix):]):
+            self.match_dim(p, d)
+        run = arg.dims[len(prefix): len(arg.dims) - len(suffix)]
+        sym = pattern[at].symbol
+        bound = self.seqs.get(sym)
+        if bound is None:
+            self.seqs[sym] = list(run)
+        elif len(bound) != len(run):
+            self.ctx.fail("variadic-rank", arg=arg, name=sym.name, expected=len(bound), actual=len(run))
+        else:
+            self.seqs[sym] = [self.ctx.equal(b, r, symbol=f"*{sym.name}") for b, r in zip(bound, run)]
+
+    def match_dtype(self, pattern: Any, actual: Any) -> None:
+        """Bind or check a dtype."""
+        if isinstance(pattern, DTypeVar) and pattern in self.quantified_dtypes:
+            if pattern in self.dtypes:
+                self.dtypes[pattern] = self.ctx.same_dtype(self.dtypes[pattern], actual)
+            else:
+                self.dtypes[pattern] = actual
+        elif pattern != DYN_DTYPE:
+            self.ctx.same_dtype(pattern, actual)
+
+    def match_dim(self, pattern: Dimension, d: Any) -> None:
+        """Bind or check one dimension against a signature dimension."""
+        ctx = self.ctx
+        if pattern.is_static:
+            ctx.equal(ctx.const(pattern.get_length()), d)
+        elif pattern.is_unknown:
+            return
+        elif pattern.is_interval:
+            ctx.within(d, pattern.min_length, pattern.max_length)
+        else:
+            self._match_expr(pattern, d)
+
+    def _match_expr(self, pattern: Dimension, d: Any) -> None:
+        expr = pattern.expr
+        if not expr.symbols() & self.quantified:
+            self.ctx.equal(self.ctx.symbolic(pattern), d)
+            return
+        if len(expr.terms) == 1 and expr.terms[0][1] == 1 and len(expr.terms[0][0]) == 1:
+            sym = expr.terms[0][0][0]
+            if isinstance(sym, Symbol):
+                if sym in self.dims:
+                    self.dims[sym] = self.ctx.equal(self.dims[sym], d, symbol=sym.name)
+                else:
+                    self.dims[sym] = d
+                return
+        if expr.symbols() <= self.dims.keys():
+            self.ctx.equal(self.evaluate(expr), d)
+        else:
+            self.pending.append((pattern, d))
+
+    def _solve_pending(self) -> None:
+        progress = True
+        while self.pending and progress:
+            progress = False
+            for item in list(self.pending):
+                pattern, d = item
+                unbound = [s for s in pattern.expr.symbols() if s not in self.dims]
+                if not unbound:
+                    self.pending.remove(item)
+                    self.ctx.equal(self.evaluate(pattern.expr), d)
+                    progress = True
+                elif len(unbound) == 1 and self._solve_linear(pattern.expr, unbound[0], d):
+                    self.pending.remove(item)
+                    progress = True
+
+    def _solve_linear(self, expr: Poly, sym: Symbol, d: Any) -> bool:
+        part = expr.linear_part(sym)
+        if part is None or part[0] != 1 or not part[1].symbols() <= self.dims.keys():
+            return False
+        self.dims[sym] = d - self.evaluate(part[1])
+        return True
+
+    # instantiation ------------------------------------------------------------------------
+    def evaluate(self, expr: Poly) -> Any:
+        """A signature expression's value in the context's domain (unbound symbols: unknown)."""
+        env = {}
+        for s in expr.symbols():
+            if s in self.dims:
+                env[s] = self.dims[s]
+            elif s in self.quantified:
+                env[s] = self.ctx.unknown()
+            else:
+                env[s] = self.ctx.symbolic(Dimension.of_expr(Poly.atom(s)))
+        return _evaluate(expr, env, self.ctx)
+
+    def dim_value(self, pattern: Dimension) -> Any:
+        """The value of a result dimension."""
+        if pattern.is_static:
+            return self.ctx.const(pattern.get_length())
+        if pattern.is_unknown:
+            return self.ctx.unknown()
+        if pattern.is_interval:
+            return self.ctx.bounded(pattern.min_length, pattern.max_length)
+        return self.evaluate(pattern.expr)
+
+    def dtype_value(self, pattern: Any) -> Any:
+        """The value of a result dtype."""
+        if isinstance(pattern, DTypeVar) and pattern in self.quantified_dtypes:
+            return self.dtypes.get(pattern, DYN_DTYPE)
+        return pattern
+
+    def instantiate(self, t: Type) -> Any:
+        """The result of the call in the context's domain."""
+        if isinstance(t, TensorType):
+            return self.ctx.tensor(self._result_dims(t.dims), self.dtype_value(t.dtype))
+        if isinstance(t, TupleType):
+            return self.ctx.tuple([self.instantiate(f) for f in t.fields])
+        return self.ctx.other_result(t, self)  # type: ignore[attr-defined]
+
+    def _result_dims(self, dims: Optional[tuple]) -> Optional[list]:
+        if dims is None:
+            return None
+        out: list = []
+        for d in dims:
+            if isinstance(d, Variadic):
+                run = self.seqs.get(d.symbol)
+                if run is None:
+                    return None
+                out.extend(run)
+            else:
+                out.append(self.dim_value(d))
+        return out
+
+
+def _evaluate(expr: Poly, env: dict, ctx: ShapeContext) -> Any:
+    total: Any = ctx.const(0)
+    for mono, coeff in expr.terms:
+        term: Any = ctx.const(abs(coeff))
+        for atom in mono:
+            if isinstance(atom, Symbol):
+                term = term * env[atom]
+            else:
+                term = term * (_evaluate(atom.num, env, ctx) // atom.den)
+        total = total - term if coeff < 0 else total + term
+    return total
+
+
+def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
+    """Check a call against a signature and return its result (the signature is the rule)."""
+    matcher = SignatureMatcher(ctx, sig)
+    matcher.match_params()
+    return matcher.instantiate(sig.ret)
+
+
+def apply_operator(ctx: ShapeContext, op: Any) -> Any:
+    """Check a call of an operator: its signature gives arity, dtypes and any dims it states;
+    its rule, when it has one, gives the result's dims (and dtype, if the rule sets one)."""
+    if op.rule is None:
+        return apply_signature(ctx, op.signature)
+    matcher = SignatureMatcher(ctx, op.signature)
+    matcher.match_params()
+    result = op.rule(ctx)
+    _fill_dtypes(result, op.signature.ret, matcher)
+    return result
+
+
+def _fill_dtypes(result: Any, declared: Type, matcher: SignatureMatcher) -> None:
+    """Give a rule's result the dtype its declaration states, where the rule left it open."""
+    if hasattr(result, "fields"):
+        if isinstance(declared, TupleType):
+            for field_result, field_type in zip(result.fields, declared.fields):
+                _fill_dtypes(field_result, field_type, matcher)
+        return
+    if getattr(result, "dtype", "") is None:
+        result.dtype = matcher.dtype_value(declared.dtype) if isinstance(declared, TensorType) else DYN_DTYPE

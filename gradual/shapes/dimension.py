@@ -1,0 +1,450 @@
+"""One dimension of a shape: static, symbolic, bounded or unknown.
+
+A `Dimension` is an immutable value of one of three kinds:
+
+* static: a known natural number (`3`);
+* symbolic: an exact but unknown value given by a polynomial (`n`, `2 * n + 1`);
+* interval: any value in an inclusive range (`1..8`, `2..`, `..8`); the full range `0..` is `?`.
+
+The interval semantics follow OpenVINO's `ov::Dimension` exactly (merge is intersection,
+`Dimension(-1)` is dynamic, `0 * ?` is `0`). Symbolic dimensions extend it: a symbol is a
+value fixed for the whole program but not known statically, so `n` merges with `?` (giving
+`n`) and with `1..8` (giving `n`), but not with `3` or `m`.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Mapping, Union
+
+from .poly import INF, Ext, Poly, Symbol
+
+DimLike = Union["Dimension", int, str, Symbol, Poly, None]
+
+
+class Grade(enum.Enum):
+    """How sure consistency is: proven, decidable only at runtime, or impossible."""
+
+    EQUAL = "equal"  # provably consistent: no check needed
+    CHECK = "check"  # possibly consistent: a runtime check decides
+    NEVER = "never"  # never consistent: a static error
+
+    def __and__(self, other: "Grade") -> "Grade":
+        order = (Grade.EQUAL, Grade.CHECK, Grade.NEVER)
+        return max(self, other, key=order.index)
+
+
+class Dimension:
+    """A dimension value; see the module docstring for its three kinds."""
+
+    __slots__ = ("_lo", "_hi", "_expr")
+
+    def __init__(self, *args: object) -> None:
+        if not args:
+            self._set_interval(0, None)
+        elif len(args) == 1:
+            self._init_one(args[0])
+        elif len(args) == 2:
+            lo, hi = args
+            self._set_interval(_bound_arg(lo, 0), _bound_arg(hi, None))
+        else:
+            raise TypeError("Dimension() takes a value, or a min and a max")
+
+    def _init_one(self, value: object) -> None:
+        if isinstance(value, Dimension):
+            self._lo, self._hi, self._expr = value._lo, value._hi, value._expr
+        elif isinstance(value, bool) or value is None:
+            raise TypeError(f"not a dimension: {value!r}")
+        elif isinstance(value, int):
+            if value == -1:
+                self._set_interval(0, None)
+            elif value < 0:
+                raise ValueError(f"a dimension cannot be negative: {value}")
+            else:
+                self._lo = self._hi = value
+                self._expr = None
+        elif isinstance(value, str):
+            parsed = parse_dimension(value)
+            self._lo, self._hi, self._expr = parsed._lo, parsed._hi, parsed._expr
+        elif isinstance(value, (Symbol, Poly)):
+            parsed = Dimension.of_expr(Poly.lift(value))
+            self._lo, self._hi, self._expr = parsed._lo, parsed._hi, parsed._expr
+        else:
+            raise TypeError(f"not a dimension: {value!r}")
+
+    def _set_interval(self, lo: int, hi: int | None) -> None:
+        if lo < 0 or (hi is not None and hi < lo):
+            raise ValueError(f"empty or negative dimension interval {lo}..{hi}")
+        self._lo, self._hi, self._expr = lo, hi, None
+
+    # constructors -------------------------------------------------------------------------
+    @staticmethod
+    def dynamic() -> "Dimension":
+        """The unknown dimension `?`, any natural number."""
+        return _DYNAMIC
+
+    @staticmethod
+    def static(value: int) -> "Dimension":
+        """A static dimension (shared instance for small values)."""
+        if 0 <= value < len(_SMALL):
+            return _SMALL[value]
+        return Dimension(value)
+
+    @staticmethod
+    def interval(lo: int, hi: int | None) -> "Dimension":
+        """The interval `lo..hi` (hi None means unbounded); a one-point interval is static."""
+        lo = max(lo, 0)
+        if hi is not None and hi == lo:
+            return Dimension.static(lo)
+        if lo == 0 and hi is None:
+            return _DYNAMIC
+        dim = object.__new__(Dimension)
+        dim._set_interval(lo, hi)
+        return dim
+
+    @staticmethod
+    def of_expr(expr: Poly) -> "Dimension":
+        """The exact dimension with this value; constant polynomials give static dimensions."""
+        if expr.is_const():
+            value = expr.const_value()
+            if value < 0:
+                raise ValueError(f"a dimension cannot be negative: {value}")
+            return Dimension.static(value)
+        dim = object.__new__(Dimension)
+        lo, hi = expr.bounds()
+        dim._lo = max(0, lo) if lo != -INF else 0
+        dim._hi = None if hi == INF else max(int(hi), dim._lo)
+        dim._expr = expr
+        return dim
+
+    @staticmethod
+    def symbol(name: str | Symbol) -> "Dimension":
+        """A symbolic dimension; a string names a process-wide symbol (see `Symbol.named`)."""
+        sym = Symbol.named(name) if isinstance(name, str) else name
+        return Dimension.of_expr(Poly.atom(sym))
+
+    # kind -------------------------------------------------------------------------------
+    @property
+    def is_static(self) -> bool:
+        """True for a known number."""
+        return self._expr is None and self._lo == self._hi
+
+    @property
+    def is_dynamic(self) -> bool:
+        """True unless static (symbolic and interval dimensions are dynamic)."""
+        return not self.is_static
+
+    @property
+    def is_symbolic(self) -> bool:
+        """True for an exact but statically unknown value such as `n + 1`."""
+        return self._expr is not None
+
+    @property
+    def is_exact(self) -> bool:
+        """True for static and symbolic dimensions: one value, known or named."""
+        return self._expr is not None or self._lo == self._hi
+
+    @property
+    def is_interval(self) -> bool:
+        """True for a range of possible values, including `?`."""
+        return not self.is_exact
+
+    @property
+    def is_unknown(self) -> bool:
+        """True for `?`: an interval with no bounds."""
+        return self._expr is None and self._lo == 0 and self._hi is None
+
+    @property
+    def expr(self) -> Poly:
+        """The exact value as a polynomial (static dimensions give constants)."""
+        if self._expr is not None:
+            return self._expr
+        if self._lo != self._hi:
+            raise ValueError(f"dimension {self} has no exact value")
+        return Poly.const(self._lo)
+
+    @property
+    def min_length(self) -> int:
+        """The smallest possible value."""
+        return self._lo
+
+    @property
+    def max_length(self) -> int | None:
+        """The largest possible value, or None when unbounded."""
+        return self._hi
+
+    def get_length(self) -> int:
+        """The value of a static dimension (ValueError otherwise), as OpenVINO."""
+        if not self.is_static:
+            raise ValueError(f"cannot get the length of dynamic dimension {self}")
+        return self._lo
+
+    def get_min_length(self) -> int:
+        """The lower bound, as OpenVINO's Python API."""
+        return self._lo
+
+    def get_max_length(self) -> int:
+        """The upper bound, -1 when unbounded, as OpenVINO's Python API."""
+        return -1 if self._hi is None else self._hi
+
+    def bounds(self) -> tuple[int, float | int]:
+        """(min, max) with max = inf when unbounded."""
+        return self._lo, INF if self._hi is None else self._hi
+
+    def contains_value(self, value: int) -> bool:
+        """Whether a concrete size lies inside this dimension's bounds."""
+        return self._lo <= value and (self._hi is None or value <= self._hi)
+
+    def evaluate(self, env: Mapping[Symbol, int]) -> int:
+        """The concrete value of an exact dimension under a symbol assignment."""
+        return self.expr.evaluate(env)
+
+    def symbols(self) -> set[Symbol]:
+        """The symbols an exact dimension mentions."""
+        return self._expr.symbols() if self._expr is not None else set()
+
+    # relations (OpenVINO semantics, extended to symbols) ----------------------------------
+    def compatible(self, other: DimLike) -> bool:
+        """Whether the two can be merged."""
+        return Dimension.merge(self, as_dimension(other)) is not None
+
+    def relaxes(self, other: DimLike) -> bool:
+        """Whether every value `other` allows, this allows too."""
+        other = as_dimension(other)
+        if self.is_exact:
+            return other.is_exact and self.expr == other.expr
+        return _interval_contains(self.bounds(), other.bounds())
+
+    def refines(self, other: DimLike) -> bool:
+        """Whether every value this allows, `other` allows too (dual of relaxes)."""
+        return as_dimension(other).relaxes(self)
+
+    def same_scheme(self, other: DimLike) -> bool:
+        """Equal, or both non-exact (any two intervals share the dynamic scheme)."""
+        other = as_dimension(other)
+        return self == other or (self.is_interval and other.is_interval)
+
+    @staticmethod
+    def merge(a: DimLike, b: DimLike) -> "Dimension | None":
+        """The most permissive dimension refining both, or None when they conflict."""
+        a, b = as_dimension(a), as_dimension(b)
+        if a.is_exact and b.is_exact:
+            return a if a.expr == b.expr else None
+        if a.is_exact or b.is_exact:
+            exact, other = (a, b) if a.is_exact else (b, a)
+            return exact if _intervals_overlap(exact.bounds(), other.bounds()) else None
+        lo = max(a._lo, b._lo)
+        hi = _min_hi(a._hi, b._hi)
+        if hi is not None and hi < lo:
+            return None
+        return Dimension.interval(lo, hi)
+
+    @staticmethod
+    def broadcast_merge(a: DimLike, b: DimLike) -> "Dimension | None":
+        """NumPy broadcasting of two dims: a static 1 yields the other; otherwise merge."""
+        a, b = as_dimension(a), as_dimension(b)
+        if a.is_static and a._lo == 1:
+            return b
+        if b.is_static and b._lo == 1:
+            return a
+        return Dimension.merge(a, b)
+
+    def __and__(self, other: DimLike) -> "Dimension":
+        """Intersection of the bounds (OpenVINO `operator&`); exact dims keep their value."""
+        merged = Dimension.merge(self, as_dimension(other))
+        if merged is None:
+            raise ValueError(f"dimensions {self} and {other} do not intersect")
+        return merged
+
+    # arithmetic ---------------------------------------------------------------------------
+    def __add__(self, other: DimLike) -> "Dimension":
+        other = as_dimension(other)
+        if self.is_exact and other.is_exact:
+            return Dimension.of_expr(self.expr + other.expr)
+        lo = self._lo + other._lo
+        return Dimension.interval(lo, None if self._hi is None or other._hi is None else self._hi + other._hi)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: DimLike) -> "Dimension":
+        other = as_dimension(other)
+        if self.is_exact and other.is_exact:
+            diff = self.expr - other.expr
+            if diff.is_const() and diff.const_value() < 0:
+                raise ValueError(f"dimension {self} - {other} is negative")
+            return Dimension.of_expr(diff)
+        lo = 0 if other._hi is None else max(0, self._lo - other._hi)
+        hi = None if self._hi is None else max(0, self._hi - other._lo)
+        return Dimension.interval(lo, hi)
+
+    def __rsub__(self, other: DimLike) -> "Dimension":
+        return as_dimension(other) - self
+
+    def __mul__(self, other: DimLike) -> "Dimension":
+        other = as_dimension(other)
+        if (self.is_static and self._lo == 0) or (other.is_static and other._lo == 0):
+            return Dimension.static(0)
+        if self.is_exact and other.is_exact:
+            return Dimension.of_expr(self.expr * other.expr)
+        lo = self._lo * other._lo
+        if self._hi is None or other._hi is None:
+            return Dimension.interval(lo, None)
+        return Dimension.interval(lo, self._hi * other._hi)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: DimLike) -> "Dimension":
+        other = as_dimension(other)
+        if other.is_static:
+            den = other._lo
+            if den == 0:
+                raise ZeroDivisionError("dimension divided by 0")
+            if self.is_exact:
+                return Dimension.of_expr(self.expr.floordiv(den))
+            return Dimension.interval(self._lo // den, None if self._hi is None else self._hi // den)
+        if self.is_exact and other.is_exact:
+            quotient = self.expr.exact_div(other.expr)
+            if quotient is not None:
+                return Dimension.of_expr(quotient)
+        lo = 0 if other._hi is None else self._lo // max(other._hi, 1)
+        hi = None if self._hi is None else self._hi // max(other._lo, 1)
+        return Dimension.interval(lo, hi)
+
+    def exact_div(self, other: DimLike) -> "Dimension | None":
+        """`self / other` when it is provably exact (divisible), else None."""
+        other = as_dimension(other)
+        if not (self.is_exact and other.is_exact):
+            return None
+        if other.is_static:
+            den = other._lo
+            if den == 0:
+                return None
+            if self.is_static:
+                return Dimension.static(self._lo // den) if self._lo % den == 0 else None
+        quotient = self.expr.exact_div(other.expr)
+        return None if quotient is None else Dimension.of_expr(quotient)
+
+    # identity and printing ----------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, int) and not isinstance(other, bool):
+            return self._expr is None and self._lo == self._hi == other
+        if not isinstance(other, Dimension):
+            return NotImplemented
+        return self._lo == other._lo and self._hi == other._hi and self._expr == other._expr
+
+    def __hash__(self) -> int:
+        if self._expr is None and self._lo == self._hi:
+            return hash(self._lo)
+        return hash((self._lo, self._hi, self._expr))
+
+    def __int__(self) -> int:
+        return self.get_length()
+
+    def __index__(self) -> int:
+        return self.get_length()
+
+    def __str__(self) -> str:
+        if self._expr is not None:
+            return str(self._expr)
+        if self._lo == self._hi:
+            return str(self._lo)
+        if self._hi is None:
+            return "?" if self._lo == 0 else f"{self._lo}.."
+        return f"{self._lo}..{self._hi}"
+
+    def __repr__(self) -> str:
+        return f"Dimension({self})"
+
+
+def _bound_arg(value: object, default: int | None) -> int | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"an interval bound must be an int, not {value!r}")
+    if value == -1:
+        return default
+    if value < 0:
+        raise ValueError(f"an interval bound cannot be negative: {value}")
+    return value
+
+
+def _min_hi(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+def _intervals_overlap(a: tuple[Ext, Ext], b: tuple[Ext, Ext]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def _interval_contains(outer: tuple[Ext, Ext], inner: tuple[Ext, Ext]) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+_DYNAMIC = object.__new__(Dimension)
+_DYNAMIC._lo, _DYNAMIC._hi, _DYNAMIC._expr = 0, None, None
+_SMALL = []
+for _v in range(1025):
+    _d = object.__new__(Dimension)
+    _d._lo = _d._hi = _v
+    _d._expr = None
+    _SMALL.append(_d)
+
+
+def as_dimension(value: DimLike) -> Dimension:
+    """Coerce ints, strings, symbols and None (`?`) to a Dimension."""
+    if isinstance(value, Dimension):
+        return value
+    if value is None:
+        return _DYNAMIC
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(_SMALL):
+        return _SMALL[value]
+    return Dimension(value)
+
+
+def parse_dimension(text: str) -> Dimension:
+    """Parse `3`, `-1`, `?`, `1..8`, `2..`, `..8` or a symbol name."""
+    text = text.strip()
+    if text in ("?", "-1"):
+        return _DYNAMIC
+    if ".." in text:
+        lo_text, hi_text = text.split("..", 1)
+        lo = int(lo_text) if lo_text.strip() else 0
+        hi = int(hi_text) if hi_text.strip() else None
+        if lo < 0 or (hi is not None and hi < lo):
+            raise ValueError(f"bad dimension interval {text!r}")
+        return Dimension.interval(lo, hi)
+    if text.lstrip("-").isdigit():
+        return Dimension(int(text))
+    if text.isidentifier():
+        return Dimension.symbol(text)
+    raise ValueError(f"cannot read {text!r} as a dimension")
+
+
+def consistency(actual: Dimension, expected: Dimension) -> Grade:
+    """Grade a value with dimension `actual` flowing into a position that requires `expected`.
+
+    EQUAL when every value `actual` allows is one `expected` allows; CHECK when some are;
+    NEVER when none are. Exact dimensions are rigid: two different expressions never match,
+    because the program must be right for every value of its symbols.
+    """
+    if actual is expected:
+        return Grade.EQUAL
+    if actual.is_exact and expected.is_exact:
+        return Grade.EQUAL if actual.expr == expected.expr else Grade.NEVER
+    if not _intervals_overlap(actual.bounds(), expected.bounds()):
+        return Grade.NEVER
+    if expected.is_interval and _interval_contains(expected.bounds(), actual.bounds()):
+        return Grade.EQUAL
+    return Grade.CHECK
+
+
+def join(a: Dimension, b: Dimension) -> Dimension:
+    """The join of two dimensions (SPEC 3.4): equal dims stay, two static dims give their
+    interval hull (`3` and `5` give `3..5`), anything else gives `?`. Never fails."""
+    if a == b:
+        return a
+    if a.is_static and b.is_static:
+        return Dimension.interval(min(a._lo, b._lo), max(a._lo, b._lo))
+    return _DYNAMIC

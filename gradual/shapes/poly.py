@@ -1,0 +1,386 @@
+"""Polynomials with integer coefficients over symbolic atoms.
+
+This is the exact part of the dimension algebra: `n + n` and `2 * n` are the same polynomial,
+`(h - 1) // 2 + 1` is kept as a floor-division atom in canonical form. Atoms are `Symbol`s
+(unknown naturals, distinguished by identity) and `FloorDiv`s (a polynomial divided by a
+positive constant, rounded down). Nothing here knows about the language.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Callable, Iterable, Mapping, Union
+
+INF = math.inf
+
+#: An extended integer: an int, or +/- infinity as a float.
+Ext = Union[int, float]
+
+
+class Symbol:
+    """A named unknown natural number, with optional bounds.
+
+    Two symbols are the same only if they are the same object: `n` in one function and `n`
+    in another are different symbols that print alike. `Symbol.named` interns by name, for
+    library users who build dimensions by hand.
+    """
+
+    __slots__ = ("name", "uid", "lo", "hi")
+    _uids = itertools.count(1)
+    _by_name: dict[str, "Symbol"] = {}
+
+    def __init__(self, name: str, lo: int = 0, hi: int | None = None) -> None:
+        self.name = name
+        self.uid = next(Symbol._uids)
+        self.lo = lo
+        self.hi = hi
+
+    @classmethod
+    def named(cls, name: str) -> "Symbol":
+        """The process-wide symbol with this name (created on first use)."""
+        found = cls._by_name.get(name)
+        if found is None:
+            found = cls._by_name[name] = Symbol(name)
+        return found
+
+    def sort_key(self) -> tuple:
+        """Order used for canonical forms: by name, then by creation."""
+        return (0, self.name, self.uid)
+
+    def bounds(self) -> tuple[Ext, Ext]:
+        """The interval of values this symbol may take."""
+        return (self.lo, INF if self.hi is None else self.hi)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class FloorDiv:
+    """`num // den` for a non-constant polynomial `num` and a constant `den >= 2`."""
+
+    __slots__ = ("num", "den", "_hash")
+
+    def __init__(self, num: "Poly", den: int) -> None:
+        self.num = num
+        self.den = den
+        self._hash = hash(("//", num, den))
+
+    def sort_key(self) -> tuple:
+        """Order used for canonical forms: after all symbols."""
+        return (1, str(self.num), self.den)
+
+    def bounds(self) -> tuple[Ext, Ext]:
+        """The interval of values this quotient may take."""
+        lo, hi = self.num.bounds()
+        return (_ext_floordiv(lo, self.den), _ext_floordiv(hi, self.den))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FloorDiv) and self.den == other.den and self.num == other.num
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        inner = str(self.num)
+        if len(self.num.terms) > 1:
+            inner = f"({inner})"
+        return f"{inner} // {self.den}"
+
+
+Atom = Union[Symbol, FloorDiv]
+Monomial = tuple  # a sorted tuple of atoms; repetition means a power; () is the constant
+
+
+def _mono_key(mono: Monomial) -> tuple:
+    return (-len(mono), tuple(a.sort_key() for a in mono))
+
+
+class Poly:
+    """An immutable polynomial: a mapping from monomials to non-zero integer coefficients."""
+
+    __slots__ = ("terms", "_hash")
+
+    def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
+        items = [(m, c) for m, c in (terms or {}).items() if c != 0]
+        items.sort(key=lambda mc: _mono_key(mc[0]))
+        self.terms: tuple[tuple[Monomial, int], ...] = tuple(items)
+        self._hash = hash(self.terms)
+
+    # construction -------------------------------------------------------------------------
+    @staticmethod
+    def const(value: int) -> "Poly":
+        """The constant polynomial `value`."""
+        return Poly({(): value})
+
+    @staticmethod
+    def atom(atom: Atom) -> "Poly":
+        """The polynomial made of one atom."""
+        return Poly({(atom,): 1})
+
+    @staticmethod
+    def lift(value: "Poly | int | Symbol") -> "Poly":
+        """Turn an int or a symbol into a polynomial; polynomials pass through."""
+        if isinstance(value, Poly):
+            return value
+        if isinstance(value, int):
+            return Poly.const(value)
+        return Poly.atom(value)
+
+    # inspection ---------------------------------------------------------------------------
+    def is_const(self) -> bool:
+        """True when the polynomial has no atoms."""
+        return not self.terms or (len(self.terms) == 1 and self.terms[0][0] == ())
+
+    def const_value(self) -> int:
+        """The value of a constant polynomial."""
+        if not self.terms:
+            return 0
+        assert self.is_const(), "const_value of a non-constant polynomial"
+        return self.terms[0][1]
+
+    def constant_term(self) -> int:
+        """The coefficient of the empty monomial."""
+        for mono, coeff in self.terms:
+            if mono == ():
+                return coeff
+        return 0
+
+    def atoms(self) -> set[Atom]:
+        """The atoms that occur at top level."""
+        return {a for mono, _ in self.terms for a in mono}
+
+    def symbols(self) -> set[Symbol]:
+        """Every symbol that occurs, including inside floor divisions."""
+        found: set[Symbol] = set()
+        for atom in self.atoms():
+            if isinstance(atom, Symbol):
+                found.add(atom)
+            else:
+                found |= atom.num.symbols()
+        return found
+
+    def linear_part(self, sym: Symbol) -> tuple[int, "Poly"] | None:
+        """Write self as `c * sym + rest` with `sym` absent from rest; None if not linear in sym."""
+        coeff = 0
+        rest: dict[Monomial, int] = {}
+        for mono, c in self.terms:
+            if mono == (sym,):
+                coeff = c
+            elif any(_mentions(a, sym) for a in mono):
+                return None
+            else:
+                rest[mono] = c
+        if coeff == 0:
+            return None
+        return coeff, Poly(rest)
+
+    # arithmetic ---------------------------------------------------------------------------
+    def __add__(self, other: "Poly | int") -> "Poly":
+        other = Poly.lift(other)
+        acc = dict(self.terms)
+        for mono, c in other.terms:
+            acc[mono] = acc.get(mono, 0) + c
+        return Poly(acc)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Poly":
+        return Poly({m: -c for m, c in self.terms})
+
+    def __sub__(self, other: "Poly | int") -> "Poly":
+        return self + (-Poly.lift(other))
+
+    def __rsub__(self, other: "Poly | int") -> "Poly":
+        return Poly.lift(other) - self
+
+    def __mul__(self, other: "Poly | int") -> "Poly":
+        other = Poly.lift(other)
+        acc: dict[Monomial, int] = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in other.terms:
+                mono = tuple(sorted(m1 + m2, key=lambda a: a.sort_key()))
+                acc[mono] = acc.get(mono, 0) + c1 * c2
+        return Poly(acc)
+
+    __rmul__ = __mul__
+
+    def floordiv(self, den: int) -> "Poly":
+        """`self // den` for a positive constant, in canonical form."""
+        if den <= 0:
+            raise ZeroDivisionError("floor division of a dimension by a non-positive constant")
+        if den == 1:
+            return self
+        quotient: dict[Monomial, int] = {}
+        remainder: dict[Monomial, int] = {}
+        for mono, c in self.terms:
+            q, r = divmod(c, den)
+            if mono == () and r > 0:
+                # keep the constant remainder in (-den, 0]: `(h - 1) // 2 + 1` stays as written
+                q, r = q + 1, r - den
+            quotient[mono] = q
+            remainder[mono] = r
+        rem = Poly(remainder)
+        result = Poly(quotient)
+        if rem.is_const():
+            return result + rem.const_value() // den
+        return result + Poly.atom(FloorDiv(rem, den))
+
+    def exact_div(self, divisor: "Poly") -> "Poly | None":
+        """The polynomial q with q * divisor == self, when a simple one exists; else None."""
+        if divisor == self and self.terms:
+            return Poly.const(1)
+        if len(divisor.terms) != 1:
+            return None
+        dmono, dcoeff = divisor.terms[0]
+        result: dict[Monomial, int] = {}
+        for mono, c in self.terms:
+            rest = _remove_factors(mono, dmono)
+            if rest is None or c % dcoeff:
+                return None
+            result[rest] = c // dcoeff
+        return Poly(result)
+
+    # evaluation ---------------------------------------------------------------------------
+    def substitute(self, mapping: Callable[[Symbol], "Poly | None"]) -> "Poly":
+        """Replace symbols by polynomials; `mapping` returns None to keep a symbol."""
+        acc = Poly()
+        changed = False
+        for mono, c in self.terms:
+            term = Poly.const(c)
+            for atom in mono:
+                replaced = _substitute_atom(atom, mapping)
+                if replaced is not None:
+                    changed = True
+                    term = term * replaced
+                else:
+                    term = term * Poly.atom(atom)
+            acc = acc + term
+        return acc if changed else self
+
+    def evaluate(self, env: Mapping[Symbol, int]) -> int:
+        """The integer value under an assignment of every symbol (KeyError if one is missing)."""
+        total = 0
+        for mono, c in self.terms:
+            value = c
+            for atom in mono:
+                value *= _eval_atom(atom, env)
+            total += value
+        return total
+
+    def bounds(self) -> tuple[Ext, Ext]:
+        """Interval evaluation using each atom's bounds (values may be negative)."""
+        lo: Ext = 0
+        hi: Ext = 0
+        for mono, c in self.terms:
+            mlo: Ext = 1
+            mhi: Ext = 1
+            for atom in mono:
+                alo, ahi = atom.bounds()
+                mlo, mhi = _ext_mul_interval(mlo, mhi, alo, ahi)
+            tlo, thi = (_ext_mul(c, mlo), _ext_mul(c, mhi)) if c > 0 else (_ext_mul(c, mhi), _ext_mul(c, mlo))
+            lo, hi = lo + tlo, hi + thi
+        return lo, hi
+
+    # identity -----------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, int):
+            return self.is_const() and self.const_value() == other
+        return isinstance(other, Poly) and self._hash == other._hash and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return format_poly(self)
+
+    def __repr__(self) -> str:
+        return f"Poly({self})"
+
+
+def _mentions(atom: Atom, sym: Symbol) -> bool:
+    if isinstance(atom, Symbol):
+        return atom is sym
+    return sym in atom.num.symbols()
+
+
+def _remove_factors(mono: Monomial, factors: Monomial) -> Monomial | None:
+    rest = list(mono)
+    for f in factors:
+        if f not in rest:
+            return None
+        rest.remove(f)
+    return tuple(rest)
+
+
+def _substitute_atom(atom: Atom, mapping: Callable[[Symbol], Poly | None]) -> Poly | None:
+    if isinstance(atom, Symbol):
+        return mapping(atom)
+    num = atom.num.substitute(mapping)
+    if num is atom.num:
+        return None
+    return num.floordiv(atom.den)
+
+
+def _eval_atom(atom: Atom, env: Mapping[Symbol, int]) -> int:
+    if isinstance(atom, Symbol):
+        return env[atom]
+    return atom.num.evaluate(env) // atom.den
+
+
+# extended-integer helpers (interval arithmetic with infinities) ---------------------------
+def _ext_mul(a: Ext, b: Ext) -> Ext:
+    if a == 0 or b == 0:
+        return 0
+    return a * b
+
+
+def _ext_mul_interval(alo: Ext, ahi: Ext, blo: Ext, bhi: Ext) -> tuple[Ext, Ext]:
+    products = [_ext_mul(alo, blo), _ext_mul(alo, bhi), _ext_mul(ahi, blo), _ext_mul(ahi, bhi)]
+    return min(products), max(products)
+
+
+def _ext_floordiv(a: Ext, den: int) -> Ext:
+    if a in (INF, -INF):
+        return a
+    return int(a) // den
+
+
+# printing ---------------------------------------------------------------------------------
+def _format_mono(mono: Monomial) -> str:
+    parts = []
+    for atom in mono:
+        text = repr(atom)
+        if isinstance(atom, FloorDiv) and len(mono) > 1:
+            text = f"({text})"
+        parts.append(text)
+    return " * ".join(parts)
+
+
+def format_poly(poly: Poly) -> str:
+    """Print as in the source language: `2 * n + 1`, `n * m - 3`, `(h + 1) // 2`."""
+    if not poly.terms:
+        return "0"
+    out: list[str] = []
+    for i, (mono, c) in enumerate(poly.terms):
+        sign = "-" if c < 0 else "+"
+        mag = abs(c)
+        if mono == ():
+            body = str(mag)
+        elif mag == 1:
+            body = _format_mono(mono)
+        else:
+            body = f"{mag} * {_format_mono(mono)}"
+        if i == 0:
+            out.append(f"-{body}" if c < 0 else body)
+        else:
+            out.append(f" {sign} {body}")
+    return "".join(out)
+
+
+def sum_polys(polys: Iterable[Poly]) -> Poly:
+    """The sum of several polynomials."""
+    acc = Poly()
+    for p in polys:
+        acc = acc + p
+    return acc

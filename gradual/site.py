@@ -1,0 +1,738 @@
+"""One call, checked: the symbolic side of a shape rule (SPEC 3.1, 3.2, 3.8, 3.10).
+
+The call's arguments are *opened*: every exact dimension is used as it is, every imprecise one
+(`?`, an interval, an unknown rank or dtype) becomes a site variable standing for the value it
+will have at runtime. The operator's signature or rule then runs on these symbolic values;
+`equal` and `broadcast` unify them (graded: proven, runtime check, or static error).
+
+Finalizing the site gives the result type and, per argument, a *cast pattern*: the type the
+argument was assumed to have. A site variable solved to a dimension becomes a check of that
+dimension, one that stays unsolved is bound by its first occurrence and checked at the others,
+a broadcast against a known dimension becomes `d|1`. Arguments with nothing to verify get no
+cast, so a fully static program gets no checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from . import messages
+from .diagnostics import Diagnostic
+from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
+from .shapes import Dimension, Grade, Poly, Symbol
+from .syntax import ast
+from .syntax.source import Span
+from .types import (
+    BOTTOM, DYN, DYN_DTYPE, ERROR, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType, FuncType,
+    TensorType, TupleType, Type, TypeVar,
+)
+from .unify import HintVar, SiteVar, Solver
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a dimension or dtype came from: argument, tuple path, axis (None for dtype)."""
+
+    arg: int
+    path: tuple = ()
+    axis: Optional[int] = None
+
+
+class SDim:
+    """A dimension in the checker's domain: a Dimension and, if it is an argument's, where from."""
+
+    __slots__ = ("dim", "origin", "symbol")
+
+    def __init__(self, dim: Dimension, origin: Optional[Origin] = None, symbol: Optional[str] = None) -> None:
+        self.dim = dim
+        self.origin = origin
+        self.symbol = symbol
+
+    def _combine(self, other: Any, op: Callable[[Dimension, Dimension], Dimension]) -> "SDim":
+        right = other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
+        try:
+            return SDim(op(self.dim, right))
+        except ValueError as exc:
+            raise RuleFailure("negative-dim", {"detail": str(exc)}) from None
+
+    def __add__(self, other: Any) -> "SDim":
+        return self._combine(other, lambda a, b: a + b)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> "SDim":
+        if isinstance(other, int) and other < 0:
+            return self + (-other)
+        return self._combine(other, lambda a, b: a - b)
+
+    def __rsub__(self, other: Any) -> "SDim":
+        left = SDim(Dimension.static(other)) if isinstance(other, int) else other
+        return left - self
+
+    def __mul__(self, other: Any) -> "SDim":
+        return self._combine(other, lambda a, b: a * b)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: Any) -> "SDim":
+        if isinstance(other, int) and other <= 0:
+            raise RuleFailure("bad-divisor", {"divisor": other})
+        if isinstance(other, SDim) and other.dim.is_static and other.dim.get_length() == 0:
+            raise RuleFailure("bad-divisor", {"divisor": 0})
+        return self._combine(other, lambda a, b: a // b)
+
+    def __repr__(self) -> str:
+        return f"SDim({self.dim})"
+
+
+class SDType:
+    """A dtype in the checker's domain, with the argument it came from."""
+
+    __slots__ = ("dtype", "origin")
+
+    def __init__(self, dtype: DType, origin: Optional[Origin] = None) -> None:
+        self.dtype = dtype
+        self.origin = origin
+
+
+def raw_dtype(d: Any) -> DType:
+    """The dtype inside an SDType (or a plain dtype)."""
+    return d.dtype if isinstance(d, SDType) else d
+
+
+@dataclass
+class Slot:
+    """One imprecise dimension of one argument: checked or bound at runtime."""
+
+    origin: Origin
+    var: SiteVar
+    known: Dimension
+    broadcast_to: Optional[SDim] = None
+
+
+@dataclass
+class ArgInfo:
+    """One argument expression of the call."""
+
+    type: Type
+    node: Optional[ast.Node]
+    span: Span
+    binder: Optional[object] = None
+    opens_typevar: bool = False
+
+
+@dataclass
+class Callee:
+    """What is being called, for messages: `nn.dense`, `@f` or `%g`."""
+
+    kind: str
+    name: str
+    param_names: tuple = ()
+    signature: str = ""
+    decl_span: Optional[Span] = None
+
+    @property
+    def display(self) -> str:
+        """The name as written at the call."""
+        return {"op": self.name, "global": f"@{self.name}", "closure": f"%{self.name}"}.get(self.kind, self.name)
+
+
+@dataclass
+class CastPattern:
+    """What one argument was assumed to have, to be verified at runtime."""
+
+    arg: int
+    node: Optional[ast.Node]
+    type: Type
+    verifies: bool
+    binds: bool
+    reason: str = ""
+
+
+@dataclass
+class SiteOutcome:
+    """The result of checking one call."""
+
+    result: Type
+    casts: list = field(default_factory=list)
+    refinements: list = field(default_factory=list)
+    failed: bool = False
+
+
+@dataclass
+class ProtoTensor:
+    """A rule's tensor result before resolution."""
+
+    dims: Optional[list]
+    dtype: Any
+    value: Optional[list] = None
+
+
+@dataclass
+class ProtoTuple:
+    """A rule's tuple result before resolution."""
+
+    fields: list
+
+
+class _Opened:
+    """An argument opened as a tensor/tuple view, with its type-variable bookkeeping."""
+
+    def __init__(self, view: ArgView, typevar: Optional[TypeVar] = None, dynamic: bool = False) -> None:
+        self.view = view
+        self.typevar = typevar
+        self.dynamic = dynamic
+
+
+class CallSite(ShapeContext):
+    """The symbolic ShapeContext of one call (see the module docstring)."""
+
+    def __init__(
+        self,
+        solver: Solver,
+        callee: Callee,
+        args: Sequence[ArgInfo],
+        attrs: dict,
+        span: Span,
+        report: Callable[[Diagnostic], None],
+        new_def_var: Callable[[TypeVar, int], Optional[DimVar]],
+        new_def_dtype: Callable[[TypeVar], DTypeVar],
+    ) -> None:
+        self.solver = solver
+        self.callee = callee
+        self.op_name = callee.display
+        self.arg_infos = list(args)
+        self.attrs = attrs
+        self.span = span
+        self.report_diag = report
+        self.new_def_var = new_def_var
+        self.new_def_dtype = new_def_dtype
+        self.slots: dict[tuple, Slot] = {}
+        self.rank_checks: dict[tuple, int] = {}
+        self.dtype_slots: dict[tuple, DTypeVar] = {}
+        self.kind_checks: dict[tuple, str] = {}
+        self.opened: dict[tuple, _Opened] = {}
+        self.memo: dict[tuple, SiteVar] = {}
+        self.binder_first: dict[int, int] = {}
+        self.errors = 0
+        self.bottom = False
+        self.args = [self._open(info.type, i, (), info) for i, info in enumerate(self.arg_infos)]
+
+    # opening arguments --------------------------------------------------------------------
+    def _open(self, t: Type, index: int, path: tuple, info: ArgInfo) -> ArgView:
+        t = self.solver.resolve_type(t)
+        key = (index, path)
+        if isinstance(t, TupleType):
+            fields = [self._open(f, index, path + (i,), info) for i, f in enumerate(t.fields)]
+            view: ArgView = TupleArg(index, path, fields)
+            self.opened[key] = _Opened(view)
+            return view
+        if isinstance(t, TensorType):
+            view = self._open_tensor(t, index, path, info)
+            self.opened[key] = _Opened(view)
+            return view
+        if isinstance(t, BottomType):
+            self.bottom = True
+        dynamic = isinstance(t, (DynType, BottomType))
+        view = TensorArg(index, path, None, self._open_dtype(DYN_DTYPE, index, path), None)
+        self.opened[key] = _Opened(view, t if isinstance(t, TypeVar) else None, dynamic)
+        if isinstance(t, FuncType):
+            self.opened[key].view = _FuncArg(index, path, t)
+            return self.opened[key].view
+        return view
+
+    def _open_tensor(self, t: TensorType, index: int, path: tuple, info: ArgInfo) -> TensorArg:
+        dims = None if t.dims is None else [self._open_dim(d, index, path, axis, info) for axis, d in enumerate(t.dims)]
+        value = None
+        if t.value is not None:
+            value = [SDim(self.solver.resolve(v)) for v in t.value]
+        return TensorArg(index, path, dims, self._open_dtype(t.dtype, index, path), value)
+
+    def _open_dim(self, d: Any, index: int, path: tuple, axis: int, info: ArgInfo) -> SDim:
+        origin = Origin(index, path, axis)
+        if not isinstance(d, Dimension):
+            return SDim(Dimension.dynamic(), origin)
+        d = self.solver.resolve(d)
+        if d.is_exact:
+            return SDim(d, origin)
+        memo_key = (id(info.binder), path, axis) if info.binder is not None else None
+        var = self.memo.get(memo_key) if memo_key is not None else None
+        if var is None:
+            var = SiteVar(f"d{index}_{axis}", d.min_length, d.max_length)
+            if memo_key is not None:
+                self.memo[memo_key] = var
+            self.slots[(index, path, axis)] = Slot(origin, var, d)
+        return SDim(Dimension.of_expr(Poly.atom(var)), origin)
+
+    def _open_dtype(self, dtype: DType, index: int, path: tuple) -> SDType:
+        dtype = self.solver.resolve_dtype(dtype)
+        if dtype == DYN_DTYPE:
+            var = DTypeVar("?", meta=True)
+            self.dtype_slots[(index, path)] = var
+            return SDType(var, Origin(index, path))
+        return SDType(dtype, Origin(index, path))
+
+    def expect_tensor(self, arg: ArgView) -> TensorArg:
+        """The argument as a tensor; a tuple or function here is a type mismatch."""
+        if isinstance(arg, TensorArg):
+            opened = self.opened.get((arg.index, arg.path))
+            if opened is not None and opened.typevar is not None and opened.view is arg:
+                self._bind_typevar_tensor(opened, arg)
+            elif opened is not None and opened.dynamic:
+                self.kind_checks[(arg.index, arg.path)] = "tensor"
+            return arg
+        self.fail("not-a-tensor", arg=arg)
+        raise AssertionError("unreachable")
+
+    def expect_tuple(self, arg: ArgView, length: int) -> TupleArg:
+        """The argument as a tuple of `length` fields."""
+        if isinstance(arg, TupleArg):
+            if arg.fields is not None and len(arg.fields) != length:
+                self.fail("tuple-length", arg=arg, expected=length, actual=len(arg.fields))
+            return arg
+        opened = self.opened.get((arg.index, arg.path))
+        info = self.arg_infos[arg.index]
+        if opened is not None and (opened.dynamic or opened.typevar is not None):
+            fields_t = tuple(TypeVar() if opened.typevar is not None else DYN for _ in range(length))
+            if opened.typevar is not None:
+                self.solver.bind_type(opened.typevar, TupleType(fields_t))
+            else:
+                self.kind_checks[(arg.index, arg.path)] = f"tuple{length}"
+            fields = [self._open(f, arg.index, arg.path + (i,), info) for i, f in enumerate(fields_t)]
+            view = TupleArg(arg.index, arg.path, fields)
+            self._replace_view(arg, view)
+            return view
+        self.fail("not-a-tuple", arg=arg, expected=length)
+        raise AssertionError("unreachable")
+
+    def _replace_view(self, old: ArgView, new: ArgView) -> None:
+        self.opened[(old.index, old.path)] = _Opened(new)
+        if not old.path:
+            self.args[old.index] = new
+
+    def _bind_typevar_tensor(self, opened: _Opened, arg: TensorArg) -> None:
+        assert opened.typevar is not None
+        if self.solver.resolve_type(opened.typevar) is not opened.typevar:
+            return
+        dtype = self.new_def_dtype(opened.typevar)
+        arg.dtype = SDType(dtype, arg.dtype.origin)
+        self.dtype_slots.pop((arg.index, arg.path), None)
+        self.solver.bind_type(opened.typevar, TensorType(None, dtype))
+        opened.dynamic = False
+
+    def tuple_fields(self, arg: ArgView) -> Optional[list]:
+        """The fields of a tuple argument as tensors; None when its length is unknown."""
+        if isinstance(arg, TupleArg):
+            return None if arg.fields is None else [self.expect_tensor(f) for f in arg.fields]
+        opened = self.opened.get((arg.index, arg.path))
+        if opened is not None and (opened.dynamic or opened.typevar is not None):
+            return None
+        self.fail("not-a-tuple", arg=arg, expected="tensors")
+        raise AssertionError("unreachable")
+
+    def match_other(self, param: Type, arg: ArgView) -> None:
+        """Function-typed parameters: the argument must be a function (or `?`)."""
+        if isinstance(arg, _FuncArg) or self.opened.get((arg.index, arg.path), _Opened(arg)).dynamic:
+            return
+        opened = self.opened.get((arg.index, arg.path))
+        if opened is not None and opened.typevar is not None:
+            self.solver.bind_type(opened.typevar, param)
+            return
+        self.fail("not-a-function", arg=arg)
+
+    def other_result(self, t: Type, matcher: Any) -> Any:
+        """Non-tensor results of a signature (function types, `?`)."""
+        return t
+
+    # attributes and knowledge ---------------------------------------------------------------
+    def attr(self, name: str) -> Any:
+        return self.attrs.get(name)
+
+    def static(self, d: Any) -> Optional[int]:
+        dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
+        if dim.is_static:
+            return dim.get_length()
+        if dim.max_length is not None and dim.min_length == dim.max_length:
+            return dim.min_length
+        return None
+
+    def maybe_one(self, d: Any) -> Optional[bool]:
+        dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
+        return False if not dim.contains_value(1) else None
+
+    def const(self, value: int) -> SDim:
+        return SDim(Dimension.static(value))
+
+    def symbolic(self, dim: Any) -> SDim:
+        return SDim(dim)
+
+    def unknown(self) -> SDim:
+        return SDim(Dimension.dynamic())
+
+    def bounded(self, lo: Any, hi: Any) -> SDim:
+        lo_v = _bound_value(self, lo, upper=False) or 0
+        hi_v = _bound_value(self, hi, upper=True)
+        if hi_v is not None and hi_v < lo_v:
+            hi_v = lo_v
+        return SDim(Dimension.interval(lo_v, hi_v))
+
+    # constraints --------------------------------------------------------------------------
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None) -> SDim:
+        a, b = _sdim(a), _sdim(b)
+        grade = self.solver.unify(a.dim, b.dim)
+        if grade is Grade.NEVER:
+            self._error(messages.dim_mismatch(self, a, b, symbol, self._shown(a), self._shown(b)))
+            return SDim(Dimension.dynamic(), a.origin)
+        keep = a if a.origin is not None or b.origin is None else b
+        return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
+
+    def broadcast(self, a: Any, b: Any) -> SDim:
+        a, b = _sdim(a), _sdim(b)
+        if self.is_one(a):
+            return b
+        if self.is_one(b):
+            return a
+        va, vb = self.solver.free_var(a.dim), self.solver.free_var(b.dim)
+        if va is not None and vb is not None:
+            if va is vb:
+                return a
+            return SDim(Dimension.interval(0, _max_hi(self.solver, va, vb)))
+        if va is not None or vb is not None:
+            free, other = (a, b) if va is not None else (b, a)
+            return self._broadcast_free(free, other)
+        grade = self.solver.unify(a.dim, b.dim)
+        if grade is Grade.NEVER:
+            self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
+            return SDim(Dimension.dynamic())
+        return SDim(self.solver.resolve(a.dim), a.origin or b.origin)
+
+    def _broadcast_free(self, free: SDim, other: SDim) -> SDim:
+        resolved = self.solver.resolve(other.dim)
+        var = self.solver.free_var(free.dim)
+        assert var is not None
+        if not resolved.is_exact:
+            return SDim(Dimension.dynamic())
+        if not var.lo <= 1 <= (var.hi if var.hi is not None else 1):
+            grade = self.solver.unify(free.dim, other.dim)
+            if grade is Grade.NEVER:
+                self._error(messages.broadcast_mismatch(self, free, other, self._shown(free), self._shown(other)))
+            return other
+        slot = self._slot_of(var)
+        if slot is not None:
+            slot.broadcast_to = other
+        return SDim(resolved, other.origin)
+
+    def _slot_of(self, var: DimVar) -> Optional[Slot]:
+        for slot in self.slots.values():
+            if self.solver.find(slot.var) is self.solver.find(var):
+                return slot
+        return None
+
+    def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
+        d = _sdim(d)
+        var = self.solver.free_var(d.dim)
+        if var is not None:
+            if self.solver.narrow(var, lo, hi) is Grade.NEVER:
+                self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
+            return
+        dim = self.solver.resolve(d.dim)
+        if dim.max_length is not None and dim.max_length < lo or hi is not None and dim.min_length > hi:
+            self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
+
+    def require_rank(self, arg: TensorArg, rank: int) -> None:
+        if arg.dims is not None:
+            if len(arg.dims) != rank:
+                self.fail("rank", arg=arg, expected=rank, actual=len(arg.dims))
+            return
+        opened = self.opened.get((arg.index, arg.path))
+        info = self.arg_infos[arg.index]
+        if opened is not None and opened.typevar is not None:
+            made = [self.new_def_var(opened.typevar, i) for i in range(rank)]
+            dtype = raw_dtype(arg.dtype)
+            if all(v is not None for v in made):
+                dims = tuple(Dimension.of_expr(Poly.atom(v)) for v in made)
+                self.solver.bind_type(opened.typevar, TensorType(dims, dtype))
+                arg.dims = [SDim(d, Origin(arg.index, arg.path, i)) for i, d in enumerate(dims)]
+            else:
+                self.solver.bind_type(opened.typevar, TensorType((Dimension.dynamic(),) * rank, dtype))
+                arg.dims = [self._open_dim(Dimension.dynamic(), arg.index, arg.path, i, info) for i in range(rank)]
+        else:
+            self.rank_checks[(arg.index, arg.path)] = rank
+            arg.dims = [self._open_dim(Dimension.dynamic(), arg.index, arg.path, i, info) for i in range(rank)]
+        arg.rank = rank
+
+    def same_dtype(self, a: Any, b: Any) -> SDType:
+        da, db = raw_dtype(a), raw_dtype(b)
+        grade, result = self.solver.unify_dtype(da, db)
+        if grade is Grade.NEVER:
+            self._error(messages.dtype_mismatch(self, _sdtype(a), _sdtype(b), da, db))
+            return SDType(DYN_DTYPE)
+        origin = a.origin if isinstance(a, SDType) and a.origin is not None else getattr(b, "origin", None)
+        return SDType(result, origin)
+
+    # results ------------------------------------------------------------------------------
+    def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:
+        return ProtoTensor(None if dims is None else [_sdim(d) for d in dims], dtype,
+                           None if value is None else [_sdim(v) for v in value])
+
+    def tuple(self, fields: Sequence[Any]) -> ProtoTuple:
+        return ProtoTuple(list(fields))
+
+    # running a rule -------------------------------------------------------------------------
+    def run(self, rule: Callable[["CallSite"], Any]) -> SiteOutcome:
+        """Run a rule or signature on this site and finalize (errors become diagnostics)."""
+        if self.bottom:
+            return SiteOutcome(BOTTOM)
+        try:
+            proto = rule(self)
+        except RuleFailure as failure:
+            self._error(messages.rule_failure(self, failure.code, failure.facts))
+            return SiteOutcome(ERROR, failed=True)
+        return self.finalize(proto)
+
+    def _error(self, diag: Diagnostic) -> None:
+        self.errors += 1
+        self.report_diag(diag)
+
+    def _shown(self, d: SDim) -> Dimension:
+        return self.solver.resolve(d.dim, final=True)
+
+    def finalize(self, proto: Any) -> SiteOutcome:
+        """The result type and the casts each argument needs (see the module docstring)."""
+        result = self.resolve_result(proto)
+        casts, refinements = _CastBuilder(self).build()
+        return SiteOutcome(result, casts, refinements, failed=self.errors > 0)
+
+    def resolve_result(self, proto: Any) -> Type:
+        """A rule's result as a Type, with site variables replaced by what is known of them."""
+        if isinstance(proto, ProtoTensor):
+            dims = None if proto.dims is None else tuple(self._final_dim(d) for d in proto.dims)
+            dtype = self.solver.resolve_dtype(raw_dtype(proto.dtype)) if proto.dtype is not None else DYN_DTYPE
+            if isinstance(dtype, DTypeVar) and dtype.meta and dtype.name == "?":
+                dtype = DYN_DTYPE
+            value = None if proto.value is None else tuple(self._final_dim(v) for v in proto.value)
+            return TensorType(dims, dtype, value)
+        if isinstance(proto, ProtoTuple):
+            return TupleType(tuple(self.resolve_result(f) for f in proto.fields))
+        if isinstance(proto, Type):
+            return proto
+        raise TypeError(f"a shape rule returned {proto!r}")
+
+    def _final_dim(self, d: SDim) -> Dimension:
+        dim = self.solver.resolve(d.dim)
+        if any(isinstance(s, SiteVar) for s in dim.symbols()):
+            return self.solver.resolve(dim, final=True)
+        return dim
+
+
+class _FuncArg(ArgView):
+    """A function-typed argument."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, index: int, path: tuple, t: FuncType) -> None:
+        super().__init__(index, path)
+        self.type = t
+
+
+class _CastBuilder:
+    """Turns a site's slots into per-argument cast patterns (see the module docstring)."""
+
+    def __init__(self, site: CallSite) -> None:
+        self.site = site
+        self.solver = site.solver
+        self.binders: dict[SiteVar, Symbol] = {}
+        self.occurrences: dict[SiteVar, int] = {}
+        self.bound: set[SiteVar] = set()
+
+    def build(self) -> tuple[list, list]:
+        self._count_occurrences()
+        casts: list = []
+        refinements: list = []
+        seen_binders: set[int] = set()
+        for index, info in enumerate(self.site.arg_infos):
+            if info.binder is not None:
+                if id(info.binder) in seen_binders:
+                    continue
+                seen_binders.add(id(info.binder))
+            pattern, verifies, refined = self._pattern(index, (), info.type)
+            binds = bool(self.bound) and _mentions_binders(pattern, self.binders)
+            if verifies or binds:
+                reason = messages.cast_reason(self.site, index)
+                casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
+            if verifies and info.binder is not None and refined is not None:
+                refinements.append((info.binder, refined))
+        return casts, refinements
+
+    def _count_occurrences(self) -> None:
+        for slot in self.site.slots.values():
+            rep = self.solver.find(slot.var)
+            if isinstance(rep, SiteVar) and self.solver.is_free(rep):
+                self.occurrences[rep] = self.occurrences.get(rep, 0) + 1
+            for target in self._referenced_vars(slot):
+                self.occurrences[target] = self.occurrences.get(target, 0) + 2
+
+    def _referenced_vars(self, slot: Slot) -> list:
+        found: list = []
+        rep = self.solver.find(slot.var)
+        exprs = []
+        if rep in self.solver.solution:
+            exprs.append(self.solver.resolve(self.solver.solution[rep]))
+        if slot.broadcast_to is not None:
+            exprs.append(self.solver.resolve(slot.broadcast_to.dim))
+        for e in exprs:
+            for s in e.symbols():
+                if isinstance(s, SiteVar) and self.solver.is_free(s):
+                    found.append(self.solver.find(s))
+        return found
+
+    def _pattern(self, index: int, path: tuple, t: Type) -> tuple[Type, bool, Optional[Type]]:
+        t = self.solver.resolve_type(t)
+        kind = self.site.kind_checks.get((index, path))
+        opened = self.site.opened.get((index, path))
+        view = opened.view if opened is not None else None
+        if isinstance(view, TupleArg) and view.fields is not None:
+            parts = [self._pattern(index, path + (i,), _field_type(t, i)) for i in range(len(view.fields))]
+            verifies = kind is not None or any(p[1] for p in parts)
+            refined = TupleType(tuple(p[2] or p[0] for p in parts)) if isinstance(t, TupleType) else None
+            return TupleType(tuple(p[0] for p in parts)), verifies, refined
+        if isinstance(view, TensorArg):
+            return self._tensor_pattern(index, path, t, view, kind is not None)
+        return (t if isinstance(t, Type) else DYN), False, None
+
+    def _tensor_pattern(self, index: int, path: tuple, t: Type, view: TensorArg, kind_check: bool) -> tuple:
+        verifies = kind_check or (index, path) in self.site.rank_checks
+        dims: Optional[tuple] = None
+        refined_dims: Optional[tuple] = None
+        if view.dims is not None:
+            out, ref = [], []
+            for axis, d in enumerate(view.dims):
+                item, checks, refined = self._dim_pattern(index, path, axis, d)
+                verifies |= checks
+                out.append(item)
+                ref.append(refined)
+            dims, refined_dims = tuple(out), tuple(ref)
+        dtype = raw_dtype(view.dtype)
+        dvar = self.site.dtype_slots.get((index, path))
+        if dvar is not None:
+            solved = self.solver.resolve_dtype(dvar)
+            if isinstance(solved, str) and solved != DYN_DTYPE:
+                dtype, verifies = solved, True
+            else:
+                dtype = DYN_DTYPE
+        dtype = self.solver.resolve_dtype(dtype)
+        pattern = TensorType(dims, dtype)
+        refined = TensorType(refined_dims, dtype) if isinstance(t, TensorType) else None
+        if refined is not None and isinstance(t, TensorType) and t.value is not None:
+            refined = TensorType(refined.dims, refined.dtype, t.value)
+        return pattern, verifies, refined
+
+    def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
+        """(pattern item, whether it verifies something, refined dim for the value's type)."""
+        slot = self.site.slots.get((index, path, axis))
+        if slot is None:
+            exact = self.solver.resolve(d.dim, final=True)
+            return exact, False, exact
+        rep = self.solver.find(slot.var)
+        known = slot.known
+        if rep in self.solver.solution:
+            return self._solved_pattern(rep, known)
+        if slot.broadcast_to is not None:
+            target = self._express(self.solver.resolve(slot.broadcast_to.dim))
+            if target is None:
+                return known, False, known
+            return Broadcast(target), True, known
+        bounds = Dimension.interval(*self.solver.bounds(rep))
+        if self.occurrences.get(rep, 0) > 1:
+            binder = self._binder(rep)
+            first = rep not in self.bound
+            self.bound.add(rep)
+            narrowed = not known.refines(bounds) if first else False
+            return Dimension.of_expr(Poly.atom(binder)), (not first) or narrowed, known
+        if not known.refines(bounds):
+            return bounds, True, bounds
+        return known, False, known
+
+    def _solved_pattern(self, rep: SiteVar, known: Dimension) -> tuple:
+        solution = self.solver.resolve(self.solver.solution[rep])
+        hints = {s for s in solution.symbols() if isinstance(s, HintVar)}
+        if hints:
+            self.solver.widen |= hints
+            return known, False, known
+        expressed = self._express(solution)
+        if expressed is None:
+            return known, False, known
+        if expressed.is_exact and not expressed.symbols() & set(self.binders.values()):
+            return expressed, True, expressed
+        return expressed, True, known
+
+    def _express(self, dim: Dimension) -> Optional[Dimension]:
+        """A dimension with free site variables replaced by their runtime binders."""
+        free = [s for s in dim.symbols() if isinstance(s, SiteVar)]
+        if not free:
+            return dim
+        mapping = {}
+        for s in free:
+            rep = self.solver.find(s)
+            if rep not in self.bound:
+                return None
+            mapping[s] = Poly.atom(self.binders[rep])
+        return Dimension.of_expr(dim.expr.substitute(lambda s: mapping.get(s)))
+
+    def _binder(self, rep: SiteVar) -> Symbol:
+        found = self.binders.get(rep)
+        if found is None:
+            found = self.binders[rep] = Symbol("d", rep.lo, rep.hi)
+        return found
+
+
+def _field_type(t: Type, i: int) -> Type:
+    if isinstance(t, TupleType) and i < len(t.fields):
+        return t.fields[i]
+    return DYN
+
+
+def _mentions_binders(t: Type, binders: dict) -> bool:
+    syms = set(binders.values())
+    if isinstance(t, TensorType) and t.dims is not None:
+        return any(isinstance(d, Dimension) and d.symbols() & syms for d in t.dims)
+    if isinstance(t, TupleType):
+        return any(_mentions_binders(f, binders) for f in t.fields)
+    return False
+
+
+def _sdim(d: Any) -> SDim:
+    if isinstance(d, SDim):
+        return d
+    if isinstance(d, int):
+        return SDim(Dimension.static(d))
+    if isinstance(d, Dimension):
+        return SDim(d)
+    raise TypeError(f"not a dimension: {d!r}")
+
+
+def _sdtype(d: Any) -> SDType:
+    return d if isinstance(d, SDType) else SDType(d)
+
+
+def _as_dim(d: Any) -> Dimension:
+    return d if isinstance(d, Dimension) else Dimension.static(d)
+
+
+def _bound_value(site: CallSite, value: Any, upper: bool) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    dim = site.solver.resolve(_sdim(value).dim, final=True)
+    if dim.is_static:
+        return dim.get_length()
+    return dim.max_length if upper else dim.min_length
+
+
+def _max_hi(solver: Solver, a: DimVar, b: DimVar) -> Optional[int]:
+    ahi, bhi = solver.bounds(a)[1], solver.bounds(b)[1]
+    if ahi is None or bhi is None:
+        return None
+    return max(ahi, bhi)

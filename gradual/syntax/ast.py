@@ -1,0 +1,348 @@
+"""The abstract syntax tree. Every node carries the span of source it came from.
+
+Nodes compare by identity (so later phases can key side tables on them); `same_tree`
+compares two trees structurally, ignoring spans, which is what the printer round trip means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Optional, Union
+
+from .source import NOWHERE, Span
+
+
+@dataclass(eq=False, slots=True)
+class Node:
+    """Base of all syntax nodes."""
+
+    span: Span = field(default=NOWHERE, kw_only=True, repr=False)
+
+
+# dimensions ---------------------------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class DimInt(Node):
+    """A static dimension `3`."""
+
+    value: int
+
+
+@dataclass(eq=False, slots=True)
+class DimUnknown(Node):
+    """The unknown dimension `?`."""
+
+
+@dataclass(eq=False, slots=True)
+class DimName(Node):
+    """A symbolic dimension `n`."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class DimBinary(Node):
+    """Dimension arithmetic: `op` is one of `+ - * //`."""
+
+    op: str
+    left: "DimExpr"
+    right: "DimExpr"
+
+
+@dataclass(eq=False, slots=True)
+class DimInterval(Node):
+    """A bounded unknown `lo..hi`; either bound may be absent."""
+
+    lo: Optional[int]
+    hi: Optional[int]
+
+
+@dataclass(eq=False, slots=True)
+class DimBroadcast(Node):
+    """`e|1` in a cast: the dimension must be 1 or `e` (a check that broadcasting holds)."""
+
+    target: "DimExpr"
+
+
+@dataclass(eq=False, slots=True)
+class DimVariadic(Node):
+    """`*b` in a signature: any number of dimensions, named so they can be repeated."""
+
+    name: str
+
+
+DimExpr = Union[DimInt, DimUnknown, DimName, DimBinary, DimInterval, DimBroadcast, DimVariadic]
+
+
+# types --------------------------------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class TensorTypeExpr(Node):
+    """`Tensor[(d1, ..., dk), dtype]`; dims None is `Tensor[*, dtype]`; () with a bare dtype
+    is a scalar. `dtype` is a dtype name, a dtype variable, or `?`."""
+
+    dims: Optional[tuple]
+    dtype: str
+
+
+@dataclass(eq=False, slots=True)
+class TupleTypeExpr(Node):
+    """`(T1, T2)`."""
+
+    fields: tuple
+
+
+@dataclass(eq=False, slots=True)
+class FnTypeExpr(Node):
+    """`fn (T1, T2) -> T3`."""
+
+    params: tuple
+    ret: "TypeExpr"
+
+
+@dataclass(eq=False, slots=True)
+class DynTypeExpr(Node):
+    """The dynamic type `?`."""
+
+
+@dataclass(eq=False, slots=True)
+class HoleTypeExpr(Node):
+    """`?T`: a named type to infer, shared by every parameter that names it."""
+
+    name: str
+
+
+TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr]
+
+
+# attributes ---------------------------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class Ident(Node):
+    """A bare name as an attribute value (a dtype such as `int32`, or `NCHW`)."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class AttrSeq(Node):
+    """A list `[...]` (square) or tuple `(...)` of attribute values."""
+
+    items: tuple
+    square: bool = True
+
+
+AttrValue = Union[int, float, str, bool, None, Ident, AttrSeq]
+
+
+@dataclass(eq=False, slots=True)
+class Attr(Node):
+    """`name=value` in a call."""
+
+    name: str
+    value: AttrValue
+
+
+# expressions --------------------------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class Var(Node):
+    """A local variable `%x` (a use, or the name in a binder)."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class GlobalVar(Node):
+    """A global function `@f`."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class OpRef(Node):
+    """An operator name such as `nn.dense`, as the callee of a call."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class Literal(Node):
+    """A scalar constant: `1`, `1i64`, `1.5f`, `True`; `text` keeps the spelling."""
+
+    value: Union[int, float, bool]
+    dtype: str
+    text: str = field(default="", compare=False)
+
+
+@dataclass(eq=False, slots=True)
+class TupleExpr(Node):
+    """`(a, b)`, `(a,)` or `()`."""
+
+    fields: tuple
+
+
+@dataclass(eq=False, slots=True)
+class Proj(Node):
+    """`t.0`: a field of a tuple."""
+
+    tuple: "Expr"
+    index: int
+
+
+@dataclass(eq=False, slots=True)
+class Call(Node):
+    """`callee(args, name=value)`."""
+
+    callee: "Expr"
+    args: tuple
+    attrs: tuple = ()
+
+
+@dataclass(eq=False, slots=True)
+class If(Node):
+    """`if (cond) { then } else { otherwise }`."""
+
+    cond: "Expr"
+    then: "Body"
+    otherwise: "Body"
+
+
+@dataclass(eq=False, slots=True)
+class Param(Node):
+    """`%x: T`, `%x` or `%x: ?T` (type None means: infer it)."""
+
+    var: Var
+    type: Optional[TypeExpr] = None
+
+
+@dataclass(eq=False, slots=True)
+class Fn(Node):
+    """A closure `fn (params) -> ret { body }`."""
+
+    params: tuple
+    ret: Optional[TypeExpr]
+    body: "Body"
+
+
+@dataclass(eq=False, slots=True)
+class CheckNote:
+    """What an inserted cast checks and whom it blames (elaborated programs only)."""
+
+    blame: Span
+    reason: str
+    verifies: bool = True
+
+
+@dataclass(eq=False, slots=True)
+class Cast(Node):
+    """`e as T`: checks at runtime what is not statically known, binds new dimension names.
+
+    `check` is set on casts that elaboration inserted: it names the source location blamed
+    when the check fails."""
+
+    expr: "Expr"
+    type: TypeExpr
+    check: Optional[CheckNote] = field(default=None, compare=False)
+
+
+Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast]
+
+
+# statements and definitions -----------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class Let(Node):
+    """`let %v: T = e;` or the graph form `%v = e;` (graph=True, no annotation)."""
+
+    var: Var
+    type: Optional[TypeExpr]
+    value: Expr
+    graph: bool = False
+
+
+@dataclass(eq=False, slots=True)
+class Hint(Node):
+    """`can_unify(%v, shape=(...));`: a guess for an unannotated variable's shape."""
+
+    var: Var
+    dims: tuple
+
+
+@dataclass(eq=False, slots=True)
+class Body(Node):
+    """Bindings and hints, then the result expression."""
+
+    stmts: tuple
+    result: Expr
+
+
+@dataclass(eq=False, slots=True)
+class Def(Node):
+    """`def @name[T](params) -> ret { body }`."""
+
+    name: str
+    dtype_params: tuple
+    params: tuple
+    ret: Optional[TypeExpr]
+    body: Body
+    name_span: Span = field(default=NOWHERE, kw_only=True, repr=False)
+
+
+@dataclass(eq=False, slots=True)
+class AttrParam(Node):
+    """An operator attribute in a declaration: `axis: int? = None`.
+
+    `kind` is int, float, bool, str, dtype or any; `is_list` for `[int]`; `optional` when
+    None is allowed; `default` is the value used when the call omits it (required if absent).
+    """
+
+    name: str
+    kind: str
+    is_list: bool = False
+    optional: bool = False
+    has_default: bool = False
+    default: "AttrValue" = None
+
+
+@dataclass(eq=False, slots=True)
+class OpDecl(Node):
+    """`def nn.dense[T](%x: T1, units: int? = None) -> T2 = rule;` in stdlib/."""
+
+    name: str
+    dtype_params: tuple
+    params: tuple
+    attrs: tuple
+    ret: TypeExpr
+    rule: Optional[str] = None
+    doc: str = field(default="", compare=False)
+
+
+@dataclass(eq=False, slots=True)
+class Module(Node):
+    """A whole program: its definitions in source order."""
+
+    defs: tuple
+
+    def find(self, name: str) -> Optional[Def]:
+        """The definition called `name`, if any."""
+        for d in self.defs:
+            if d.name == name:
+                return d
+        return None
+
+
+def same_tree(a: object, b: object) -> bool:
+    """Structural equality of two trees, ignoring spans and other non-compared fields."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, Node) or isinstance(y, Node):
+            if type(x) is not type(y):
+                return False
+            for f in fields(x):  # type: ignore[arg-type]
+                if f.compare and f.name != "span":
+                    stack.append((getattr(x, f.name), getattr(y, f.name)))
+        elif isinstance(x, tuple) and isinstance(y, tuple):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif type(x) is not type(y) or x != y:
+            if not (isinstance(x, float) and isinstance(y, float) and x != x and y != y):
+                return False
+    return True

@@ -1,0 +1,89 @@
+"""Source files and spans: where every node and diagnostic points."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+
+class Source:
+    """The text of one input (a file, a string, or a frontend's model) and its line table."""
+
+    __slots__ = ("path", "text", "_line_starts")
+
+    def __init__(self, text: str, path: str = "<input>") -> None:
+        self.text = text
+        self.path = path
+        self._line_starts: list[int] | None = None
+
+    def line_starts(self) -> list[int]:
+        """Offsets at which each line begins."""
+        if self._line_starts is None:
+            starts = [0]
+            find = self.text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of an offset."""
+        starts = self.line_starts()
+        line = bisect.bisect_right(starts, offset) - 1
+        return line + 1, offset - starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line, without its newline."""
+        starts = self.line_starts()
+        if not 1 <= line <= len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    def __repr__(self) -> str:
+        return f"Source({self.path!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open range of offsets in a source."""
+
+    source: Source = field(compare=False, repr=False)
+    start: int
+    end: int
+
+    @property
+    def start_position(self) -> tuple[int, int]:
+        """1-based (line, column) of the first character."""
+        return self.source.position(self.start)
+
+    @property
+    def end_position(self) -> tuple[int, int]:
+        """1-based (line, column) just past the last character."""
+        return self.source.position(self.end)
+
+    @property
+    def text(self) -> str:
+        """The spanned source text."""
+        return self.source.text[self.start : self.end]
+
+    def to(self, other: "Span") -> "Span":
+        """The span from the start of this one to the end of `other`."""
+        return Span(self.source, self.start, max(self.end, other.end))
+
+    def describe(self) -> str:
+        """`path:line:column`, for messages and blame."""
+        line, col = self.start_position
+        return f"{self.source.path}:{line}:{col}"
+
+
+_NOWHERE_SOURCE = Source("", "<generated>")
+NOWHERE = Span(_NOWHERE_SOURCE, 0, 0)
+
+
+def generated_span(label: str) -> Span:
+    """A span for nodes that have no text (built through the API); its path is the label."""
+    return Span(Source("", label), 0, 0)

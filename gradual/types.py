@@ -1,0 +1,319 @@
+"""The checker's types: tensors with gradual shapes, tuples, functions, and `?`.
+
+Types are immutable and hashable. A tensor's dims are `Dimension`s from the shape algebra
+(static, symbolic, interval or `?`), or None for dynamic rank. Signatures may also hold
+`Variadic` (`*b`: any number of dims); casts inserted by elaboration may hold `Broadcast`
+(`e|1`). A small-integer tensor may carry its `value` (shape values, SPEC 3.7).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, Union
+
+from .shapes import Dimension, Poly, Symbol
+
+DTYPES = (
+    "float16", "bfloat16", "float32", "float64",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool",
+)
+FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
+INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+DYN_DTYPE = "?"
+
+
+class DTypeVar:
+    """A dtype variable: declared (`def @f[T]`, rigid in its body) or a unification variable."""
+
+    __slots__ = ("name", "uid", "meta")
+    _uids = itertools.count(1)
+
+    def __init__(self, name: str, meta: bool = False) -> None:
+        self.name = name
+        self.uid = next(DTypeVar._uids)
+        self.meta = meta
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+DType = Union[str, DTypeVar]
+
+
+class DimVar(Symbol):
+    """A dimension unification variable (a symbol the solver may bind)."""
+
+    __slots__ = ("origin",)
+
+    def __init__(self, name: str, lo: int = 0, hi: int | None = None, origin: object = None) -> None:
+        super().__init__(name, lo, hi)
+        self.origin = origin
+
+    def sort_key(self) -> tuple:
+        return (0, self.name, self.uid)
+
+
+@dataclass(frozen=True, slots=True)
+class Variadic:
+    """`*b` in a signature's shape: a run of dims, named so a signature can repeat it."""
+
+    symbol: Symbol
+
+    def __str__(self) -> str:
+        return f"*{self.symbol.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """`e|1` in a cast: the dim must be 1 or `target` (what broadcasting against it needs)."""
+
+    target: Dimension
+
+    def __str__(self) -> str:
+        return f"{_format_dim_in_shape(self.target)}|1"
+
+
+DimItem = Union[Dimension, Variadic, Broadcast]
+
+
+class Type:
+    """Base class of checker types."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return format_type(self)
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """`Tensor[dims, dtype]`; dims None is dynamic rank; `value` holds known element values."""
+
+    dims: Optional[tuple]
+    dtype: DType
+    value: Optional[tuple] = None
+
+    @property
+    def rank(self) -> Optional[int]:
+        """The static rank, or None."""
+        if self.dims is None or any(isinstance(d, Variadic) for d in self.dims):
+            return None
+        return len(self.dims)
+
+    def without_value(self) -> "TensorType":
+        """The same type, forgetting the element values."""
+        return self if self.value is None else TensorType(self.dims, self.dtype)
+
+    __str__ = Type.__str__
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType(Type):
+    """`(T1, T2)`."""
+
+    fields: tuple
+
+    __str__ = Type.__str__
+
+
+@dataclass(frozen=True, slots=True)
+class FuncType(Type):
+    """`fn (T1) -> T2`, universally quantified over `dim_params` and `dtype_params`."""
+
+    params: tuple
+    ret: Type
+    dim_params: tuple = ()
+    dtype_params: tuple = ()
+
+    __str__ = Type.__str__
+
+
+@dataclass(frozen=True, slots=True)
+class DynType(Type):
+    """The dynamic type `?`; `from_error` marks a `?` that stands in after an error."""
+
+    from_error: bool = field(default=False, compare=False)
+
+    __str__ = Type.__str__
+
+
+@dataclass(frozen=True, slots=True)
+class BottomType(Type):
+    """No information yet (a recursive call's result before the fixpoint knows it)."""
+
+    __str__ = Type.__str__
+
+
+class TypeVar(Type):
+    """A type to infer (an unannotated parameter); bound by the solver."""
+
+    __slots__ = ("name", "uid")
+    _uids = itertools.count(1)
+
+    def __init__(self, name: str = "?") -> None:
+        self.name = name
+        self.uid = next(TypeVar._uids)
+
+    def __repr__(self) -> str:
+        return f"?{self.name}"
+
+
+DYN = DynType()
+ERROR = DynType(from_error=True)
+BOTTOM = BottomType()
+
+
+def scalar(dtype: DType, value: Optional[tuple] = None) -> TensorType:
+    """The rank-0 tensor type of a dtype."""
+    return TensorType((), dtype, value)
+
+
+def tensor(dims: Optional[Iterable[object]], dtype: DType, value: Optional[tuple] = None) -> TensorType:
+    """A tensor type from dimension-likes (ints, strings, Dimensions; None means dynamic rank)."""
+    if dims is None:
+        return TensorType(None, dtype, value)
+    items = tuple(d if isinstance(d, (Dimension, Variadic, Broadcast)) else _as_dim(d) for d in dims)
+    return TensorType(items, dtype, value)
+
+
+def _as_dim(value: object) -> Dimension:
+    from .shapes import as_dimension
+
+    return as_dimension(value)  # type: ignore[arg-type]
+
+
+# printing ----------------------------------------------------------------------------------
+def _format_dim_in_shape(dim: DimItem) -> str:
+    return str(dim)
+
+
+def format_dims(dims: Optional[tuple]) -> str:
+    """`(2, n + 1, ?)`, `(3,)`, `()` or `*`."""
+    if dims is None:
+        return "*"
+    if len(dims) == 1:
+        return f"({_format_dim_in_shape(dims[0])},)"
+    return "(" + ", ".join(_format_dim_in_shape(d) for d in dims) + ")"
+
+
+def format_dtype(dtype: DType) -> str:
+    """A dtype name, a dtype variable's name, or `?`."""
+    return dtype.name if isinstance(dtype, DTypeVar) else dtype
+
+
+def format_type(t: Type) -> str:
+    """A type as it would be written in source (SPEC 5)."""
+    if isinstance(t, TensorType):
+        dtype = format_dtype(t.dtype)
+        if t.dims == () and dtype != DYN_DTYPE:
+            return dtype
+        return f"Tensor[{format_dims(t.dims)}, {dtype}]"
+    if isinstance(t, TupleType):
+        if len(t.fields) == 1:
+            return f"({format_type(t.fields[0])},)"
+        return "(" + ", ".join(format_type(f) for f in t.fields) + ")"
+    if isinstance(t, FuncType):
+        return "fn (" + ", ".join(format_type(p) for p in t.params) + f") -> {format_type(t.ret)}"
+    if isinstance(t, (DynType, TypeVar, BottomType)):
+        return "?"
+    raise TypeError(f"not a type: {t!r}")
+
+
+def format_value(value: tuple) -> str:
+    """Known element values of a small tensor: `[n, 4]`."""
+    return "[" + ", ".join(str(v) for v in value) + "]"
+
+
+# structure ---------------------------------------------------------------------------------
+def map_dims(t: Type, fn: Callable[[Dimension], Dimension]) -> Type:
+    """Apply `fn` to every Dimension inside a type (signature markers are kept)."""
+    if isinstance(t, TensorType):
+        dims = None if t.dims is None else tuple(_map_item(d, fn) for d in t.dims)
+        value = None if t.value is None else tuple(fn(v) for v in t.value)
+        if dims == t.dims and value == t.value:
+            return t
+        return TensorType(dims, t.dtype, value)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(map_dims(f, fn) for f in t.fields))
+    if isinstance(t, FuncType):
+        return FuncType(tuple(map_dims(p, fn) for p in t.params), map_dims(t.ret, fn), t.dim_params, t.dtype_params)
+    return t
+
+
+def _map_item(item: DimItem, fn: Callable[[Dimension], Dimension]) -> DimItem:
+    if isinstance(item, Dimension):
+        return fn(item)
+    if isinstance(item, Broadcast):
+        return Broadcast(fn(item.target))
+    return item
+
+
+def map_dtypes(t: Type, fn: Callable[[DType], DType]) -> Type:
+    """Apply `fn` to every dtype inside a type."""
+    if isinstance(t, TensorType):
+        dtype = fn(t.dtype)
+        return t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
+    if isinstance(t, TupleType):
+        return TupleType(tuple(map_dtypes(f, fn) for f in t.fields))
+    if isinstance(t, FuncType):
+        return FuncType(tuple(map_dtypes(p, fn) for p in t.params), map_dtypes(t.ret, fn), t.dim_params, t.dtype_params)
+    return t
+
+
+def type_symbols(t: Type) -> set[Symbol]:
+    """Every dimension symbol a type mentions (including variadic names)."""
+    found: set[Symbol] = set()
+
+    def visit(d: Dimension) -> Dimension:
+        found.update(d.symbols())
+        return d
+
+    map_dims(t, visit)
+    for item in _all_items(t):
+        if isinstance(item, Variadic):
+            found.add(item.symbol)
+    return found
+
+
+def _all_items(t: Type) -> Iterable[DimItem]:
+    if isinstance(t, TensorType) and t.dims is not None:
+        yield from t.dims
+    elif isinstance(t, TupleType):
+        for f in t.fields:
+            yield from _all_items(f)
+    elif isinstance(t, FuncType):
+        for p in t.params:
+            yield from _all_items(p)
+        yield from _all_items(t.ret)
+
+
+def erase_symbols(t: Type, symbols: set[Symbol]) -> Type:
+    """Forget symbols leaving scope: a dim that mentions one becomes its bounds (or `?`)."""
+    if not symbols:
+        return t
+
+    def erase(d: Dimension) -> Dimension:
+        if d.is_symbolic and d.symbols() & symbols:
+            return Dimension.interval(d.min_length, d.max_length)
+        return d
+
+    return map_dims(t, erase)
+
+
+def is_static_type(t: Type) -> bool:
+    """No `?`, interval, dynamic rank or unknown dtype anywhere (symbols are allowed)."""
+    if isinstance(t, TensorType):
+        if t.dims is None or isinstance(t.dtype, str) and t.dtype == DYN_DTYPE:
+            return False
+        return all(isinstance(d, Dimension) and d.is_exact for d in t.dims)
+    if isinstance(t, TupleType):
+        return all(is_static_type(f) for f in t.fields)
+    if isinstance(t, FuncType):
+        return all(is_static_type(p) for p in t.params) and is_static_type(t.ret)
+    return False
+
+
+def poly_dim(expr: Poly) -> Dimension:
+    """A Dimension from a polynomial."""
+    return Dimension.of_expr(expr)

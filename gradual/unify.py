@@ -1,0 +1,263 @@
+"""Unification: union-find over dimension, dtype and type variables, with graded results.
+
+Three kinds of dimension variables live here:
+
+* `DimVar` with `site=True`: the unknown runtime value of an imprecise (`?` or interval)
+  argument dimension at one call. Solving it means "check this at runtime"; if it stays
+  unsolved, its first occurrence binds it at runtime.
+* `DimVar` with `site=False`: an exact but not yet known dimension of an unannotated
+  parameter. Solving it is ordinary inference; unsolved ones are generalized.
+* `HintVar`: a `can_unify` guess. It behaves as its guessed value and is never bound; a
+  conflict asks for the hint to be widened instead of reporting an error.
+
+`unify` returns a Grade (EQUAL, CHECK, NEVER) rather than raising; callers turn NEVER into
+a diagnostic. `find` compresses paths, so a chain of unifications stays near-linear.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .shapes import Dimension, Grade, Poly, Symbol
+from .types import DYN_DTYPE, DimVar, DType, DTypeVar, Type, TypeVar
+
+
+class SiteVar(DimVar):
+    """The runtime value of one imprecise argument dimension at one call."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, name: str, lo: int, hi: Optional[int], slot: object = None) -> None:
+        super().__init__(name, lo, hi)
+        self.slot = slot
+
+
+class HintVar(DimVar):
+    """A dimension guessed by `can_unify`: acts as `guess`, widened on conflict."""
+
+    __slots__ = ("guess",)
+
+    def __init__(self, name: str, guess: int, origin: object = None) -> None:
+        super().__init__(name, guess, guess, origin)
+        self.guess = guess
+
+
+def _dim_of(sym: Symbol) -> Dimension:
+    return Dimension.of_expr(Poly.atom(sym))
+
+
+def evaluate_in_dims(expr: Poly, env: dict) -> Dimension:
+    """Evaluate a polynomial with Dimension values (interval arithmetic where inexact)."""
+    if all(env[s].is_exact for s in expr.symbols()):
+        return Dimension.of_expr(expr.substitute(lambda s: env[s].expr))
+    total = Dimension.static(0)
+    for mono, coeff in expr.terms:
+        term = Dimension.static(abs(coeff))
+        for atom in mono:
+            if isinstance(atom, Symbol):
+                term = term * env[atom]
+            else:
+                term = term * (evaluate_in_dims(atom.num, env) // atom.den)
+        total = total - term if coeff < 0 else total + term
+    return total
+
+
+class Solver:
+    """The substitution being built while checking one function body."""
+
+    def __init__(self) -> None:
+        self.parent: dict[DimVar, DimVar] = {}
+        self.solution: dict[DimVar, Dimension] = {}
+        self.dtype_parent: dict[DTypeVar, DType] = {}
+        self.types: dict[TypeVar, Type] = {}
+        self.widen: set[HintVar] = set()
+
+    # dimensions ---------------------------------------------------------------------------
+    def find(self, v: DimVar) -> DimVar:
+        """The representative of v's class (with path compression)."""
+        root = v
+        parent = self.parent
+        while root in parent:
+            root = parent[root]
+        while v is not root:
+            nxt = parent[v]
+            parent[v] = root
+            v = nxt
+        return root
+
+    def bounds(self, v: DimVar) -> tuple[int, Optional[int]]:
+        """The current bounds of a variable's class."""
+        rep = self.find(v)
+        return rep.lo, rep.hi
+
+    def is_free(self, v: DimVar) -> bool:
+        """Whether a variable is unsolved (and bindable)."""
+        if isinstance(v, HintVar):
+            return False
+        return self.find(v) not in self.solution
+
+    def resolve(self, d: Dimension, final: bool = False) -> Dimension:
+        """Substitute solved variables; with `final`, unsolved site variables become their
+        bounds and hints their guesses."""
+        if not d.is_symbolic:
+            return d
+        syms = d.symbols()
+        if not any(isinstance(s, DimVar) for s in syms):
+            return d
+        env = {s: self._value_of(s, final) for s in syms}
+        try:
+            return evaluate_in_dims(d.expr, env)
+        except ValueError:
+            return Dimension.dynamic()
+
+    def _value_of(self, s: Symbol, final: bool) -> Dimension:
+        if not isinstance(s, DimVar):
+            return _dim_of(s)
+        if isinstance(s, HintVar):
+            return Dimension.static(s.guess) if final else _dim_of(s)
+        rep = self.find(s)
+        sol = self.solution.get(rep)
+        if sol is not None:
+            return self.resolve(sol, final)
+        if final and isinstance(rep, SiteVar):
+            lo, hi = self.bounds(rep)
+            return Dimension.interval(lo, hi)
+        return _dim_of(rep)
+
+    def unify(self, a: Dimension, b: Dimension) -> Grade:
+        """Make two dimensions equal where possible. EQUAL: proven (variables may have been
+        bound); CHECK: only a runtime check can tell; NEVER: they can never be equal."""
+        a, b = self.resolve(a), self.resolve(b)
+        if a == b:
+            return Grade.EQUAL
+        if not (a.is_exact and b.is_exact):
+            return _interval_grade(a, b)
+        diff = a.expr - b.expr
+        grade = self._solve(diff)
+        if grade is Grade.NEVER:
+            hints = {s for s in diff.symbols() if isinstance(s, HintVar)}
+            if hints:
+                self.widen |= hints
+                return Grade.EQUAL
+        return grade
+
+    def _solve(self, diff: Poly) -> Grade:
+        if diff.is_const():
+            return Grade.EQUAL if diff.const_value() == 0 else Grade.NEVER
+        candidates = sorted(
+            (s for s in diff.symbols() if isinstance(s, DimVar) and self.is_free(s)),
+            key=lambda s: (not isinstance(s, SiteVar), s.uid),
+        )
+        for v in candidates:
+            part = diff.linear_part(v)
+            if part is None:
+                continue
+            coeff, rest = part
+            solution = (-rest).exact_div(Poly.const(coeff)) if coeff not in (1, -1) else (-rest if coeff == 1 else rest)
+            if solution is not None:
+                return self.bind(v, solution)
+        return Grade.CHECK if candidates else Grade.NEVER
+
+    def bind(self, v: DimVar, value: Poly) -> Grade:
+        """Solve v := value, checking bounds; a variable value unions the two classes."""
+        rep = self.find(v)
+        lo, hi = self.bounds(rep)
+        if value.is_const() and value.const_value() < 0:
+            return Grade.NEVER
+        if len(value.terms) == 1 and value.terms[0][1] == 1 and len(value.terms[0][0]) == 1:
+            other = value.terms[0][0][0]
+            if isinstance(other, DimVar) and not isinstance(other, HintVar) and self.is_free(other):
+                return self._union(rep, self.find(other))
+        dim = Dimension.of_expr(value)
+        if dim.max_length is not None and dim.max_length < lo:
+            return Grade.NEVER
+        if hi is not None and dim.min_length > hi:
+            return Grade.NEVER
+        self.solution[rep] = dim
+        return Grade.EQUAL
+
+    def _union(self, a: DimVar, b: DimVar) -> Grade:
+        if a is b:
+            return Grade.EQUAL
+        alo, ahi = self.bounds(a)
+        blo, bhi = self.bounds(b)
+        lo = max(alo, blo)
+        hi = bhi if ahi is None else (ahi if bhi is None else min(ahi, bhi))
+        if hi is not None and hi < lo:
+            return Grade.NEVER
+        # keep non-site variables as representatives: they are the more durable facts
+        if isinstance(b, SiteVar) and not isinstance(a, SiteVar):
+            a, b = b, a
+        self.parent[a] = b
+        b.lo, b.hi = lo, hi
+        return Grade.EQUAL
+
+    def narrow(self, v: DimVar, lo: int, hi: Optional[int]) -> Grade:
+        """Intersect a free variable's bounds with lo..hi."""
+        rep = self.find(v)
+        clo, chi = self.bounds(rep)
+        nlo = max(clo, lo)
+        nhi = hi if chi is None else (chi if hi is None else min(chi, hi))
+        if nhi is not None and nhi < nlo:
+            return Grade.NEVER
+        rep.lo, rep.hi = nlo, nhi
+        return Grade.EQUAL
+
+    def free_var(self, d: Dimension) -> Optional[DimVar]:
+        """If d is exactly one free variable, that variable."""
+        d = self.resolve(d)
+        if not d.is_symbolic:
+            return None
+        terms = d.expr.terms
+        if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1:
+            atom = terms[0][0][0]
+            if isinstance(atom, DimVar) and self.is_free(atom):
+                return self.find(atom)
+        return None
+
+    # dtypes -------------------------------------------------------------------------------
+    def resolve_dtype(self, t: DType) -> DType:
+        """Follow dtype variable bindings."""
+        seen = 0
+        while isinstance(t, DTypeVar) and t.meta and t in self.dtype_parent:
+            t = self.dtype_parent[t]
+            seen += 1
+            if seen > 10_000:
+                break
+        return t
+
+    def unify_dtype(self, a: DType, b: DType) -> tuple[Grade, DType]:
+        """Make two dtypes equal; meta variables bind, `?` gives CHECK, else EQUAL/NEVER."""
+        a, b = self.resolve_dtype(a), self.resolve_dtype(b)
+        if a == b:
+            return Grade.EQUAL, a
+        if isinstance(a, DTypeVar) and a.meta:
+            self.dtype_parent[a] = b
+            return Grade.EQUAL, b
+        if isinstance(b, DTypeVar) and b.meta:
+            self.dtype_parent[b] = a
+            return Grade.EQUAL, a
+        if a == DYN_DTYPE:
+            return Grade.CHECK, b
+        if b == DYN_DTYPE:
+            return Grade.CHECK, a
+        return Grade.NEVER, a
+
+    # types --------------------------------------------------------------------------------
+    def resolve_type(self, t: Type) -> Type:
+        """Follow type variable bindings (one level at a time, iteratively)."""
+        while isinstance(t, TypeVar) and t in self.types:
+            t = self.types[t]
+        return t
+
+    def bind_type(self, v: TypeVar, t: Type) -> None:
+        """Bind an unannotated parameter's type."""
+        self.types[v] = t
+
+
+def _interval_grade(a: Dimension, b: Dimension) -> Grade:
+    alo, ahi = a.bounds()
+    blo, bhi = b.bounds()
+    if alo > bhi or blo > ahi:
+        return Grade.NEVER
+    return Grade.CHECK
