@@ -77,13 +77,26 @@ class Frame:
 
 
 class Env:
-    """Types of local variables; a child level shadows its parent (branches, closures)."""
+    """Types of local variables, and the facts runtime checks have established about them
+    (so one fact of one value is checked once); a child level shadows its parent."""
 
-    __slots__ = ("types", "parent")
+    __slots__ = ("types", "facts", "parent")
 
     def __init__(self, parent: Optional["Env"] = None) -> None:
         self.types: dict[int, Type] = {}
+        self.facts: dict[int, frozenset] = {}
         self.parent = parent
+
+    def facts_of(self, binder: Binder) -> frozenset:
+        found: frozenset = frozenset()
+        env: Optional[Env] = self
+        while env is not None:
+            found |= env.facts.get(id(binder), frozenset())
+            env = env.parent
+        return found
+
+    def add_fact(self, binder: Binder, fact: tuple) -> None:
+        self.facts[id(binder)] = self.facts.get(id(binder), frozenset()) | {fact}
 
     def lookup(self, binder: Binder) -> Optional[Type]:
         key = id(binder)
@@ -220,8 +233,8 @@ class Checker:
         result = self.body(d.body, env)
         if info.ret is not None:
             return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
-                             Callee("flow", f"the body of `@{d.name}`", (), "", None), insert=True,
-                             blame=d.ret.span if d.ret is not None else d.span)
+                             Callee("flow", f"the body of `@{d.name}`", decl_span=d.ret.span, expected=info.ret),
+                             insert=True, blame=d.ret.span if d.ret is not None else d.span)
         return result
 
     def return_dims(self, info: FunctionInfo) -> tuple:
@@ -286,8 +299,8 @@ class Checker:
         if stmt.type is not None:
             target = self.res.annotations[id(stmt.type)]
             t = self.flow(t, target, stmt.value, env, self.res.introduced.get(id(stmt), ()),
-                          Callee("flow", f"the value of `%{binder.name}`", (), "", None), insert=False,
-                          blame=stmt.type.span)
+                          Callee("flow", f"the value of `%{binder.name}`", decl_span=stmt.type.span, expected=target),
+                          insert=False, blame=stmt.type.span)
         env.set(binder, t)
         self.record(stmt, t)
 
@@ -354,8 +367,8 @@ class Checker:
 
     def conditional(self, e: ast.If, env: Env) -> Type:
         cond = self.expr(e.cond, env)
-        self.flow(cond, scalar("bool"), e.cond, env, (), Callee("flow", "the condition of this `if`", (), "", None),
-                  insert=True, blame=e.cond.span)
+        self.flow(cond, scalar("bool"), e.cond, env, (),
+                  Callee("flow", "the condition of this `if`", expected=scalar("bool")), insert=True, blame=e.cond.span)
         then_t = self.body(e.then, env.child())
         else_t = self.body(e.otherwise, env.child())
         solver = self.current.solver  # type: ignore[union-attr]
@@ -365,7 +378,8 @@ class Checker:
         t = self.expr(e.expr, env)
         target = self.res.annotations[id(e.type)]
         return self.flow(t, target, e.expr, env, self.res.introduced.get(id(e), ()),
-                         Callee("flow", "the value cast here", (), "", None), insert=False, blame=e.span)
+                         Callee("flow", "the value cast here", decl_span=e.type.span, expected=target, cast=True),
+                         insert=False, blame=e.span)
 
     # calls ----------------------------------------------------------------------------------
     def call(self, e: ast.Call, env: Env) -> Type:
@@ -430,8 +444,11 @@ class Checker:
         """A CallSite for a call's arguments (variables keep their binder for deduplication)."""
         state = self.current
         assert state is not None
-        infos = [ArgInfo(t, n, n.span, self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None)
-                 for n, t in zip(nodes, types)]
+        infos = []
+        for n, t in zip(nodes, types):
+            binder = self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None
+            facts = env.facts_of(binder) if binder is not None else frozenset()
+            infos.append(ArgInfo(t, n, n.span, binder, facts))
         return CallSite(state.solver, callee, infos, attrs, span, self.report, self.new_param_dim, self.new_param_dtype)
 
     def new_param_dim(self, owner: TypeVar, axis: int) -> Optional[DimVar]:
@@ -451,6 +468,8 @@ class Checker:
             state.frame.checks.append(CheckRecord(cast.node, cast.type, cast.node.span, cast.reason, cast.verifies))
         for binder, refined in outcome.refinements:
             env.set(binder, refined)
+        for binder, fact in outcome.facts:
+            env.add_fact(binder, fact)
         return outcome.result
 
     def flow(self, actual: Type, target: Type, node: ast.Node, env: Env, introduced: tuple, callee: Callee,
@@ -495,7 +514,8 @@ class Checker:
         result = self.body(fn.body, inner)
         if info.ret is not None:
             self.flow(result, info.ret, fn.body.result, inner, self.return_dims(info),
-                      Callee("flow", "the body of this closure", (), "", None), insert=True, blame=fn.ret.span)
+                      Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
+                      insert=True, blame=fn.ret.span)
             return info.ret
         return result
 

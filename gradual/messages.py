@@ -36,6 +36,8 @@ def _code(text: object) -> str:
 def argument_phrase(site: "CallSite", index: int) -> str:
     """`the 2nd argument to `nn.dense``, naming a user function's parameter when known."""
     callee = site.callee
+    if callee.kind == "flow":
+        return callee.name
     name = ""
     if index < len(callee.param_names) and callee.kind != "op":
         name = f" (`%{callee.param_names[index]}`)"
@@ -103,9 +105,43 @@ def cast_reason(site: "CallSite", index: int) -> str:
     return f"{argument_phrase(site, index)} at {site.arg_infos[index].span.describe()}"
 
 
+# flows: casts, annotations, returns, conditions ---------------------------------------------
+def _flow(site: "CallSite", code: str, detail: str) -> Diagnostic:
+    """A value whose type can never be the one its annotated position requires."""
+    callee = site.callee
+    actual = _arg_type(site, _origin0())
+    expected = format_type(callee.expected) if callee.expected is not None else "?"
+    labels = ()
+    if callee.decl_span is not None:
+        labels = (Label(callee.decl_span, f"{expected} required here"),)
+    return Diagnostic(
+        codes.BAD_CAST if callee.cast else code,
+        f"{callee.name} has type {actual}, which can never be {expected}: {detail}",
+        _origin_span(site, _origin0()), label=f"type {actual}", labels=labels,
+        help="change the annotation to match, or use `?` where the value is only known at runtime",
+    )
+
+
+def _origin0() -> "Origin":
+    from .site import Origin
+
+    return Origin(0)
+
+
+def _flow_where(origin: Optional["Origin"]) -> str:
+    if origin is None:
+        return "a dim"
+    where = "".join(f"field {i}'s " for i in origin.path)
+    return f"{where}dim {origin.axis}" if origin.axis is not None else f"{where}dtype"
+
+
 # shapes at call sites ------------------------------------------------------------------------
 def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
     """Two dimensions that a call needs equal can never be."""
+    if site.callee.kind == "flow":
+        known, other = (a, b) if a.origin is not None else (b, a)
+        shown, needed = (a_dim, b_dim) if known is a else (b_dim, a_dim)
+        return _flow(site, codes.SHAPE_MISMATCH, f"{_flow_where(known.origin)} is {shown}, not {needed}")
     first, second = (a, b) if _order(a) <= _order(b) else (b, a)
     first_dim, second_dim = (a_dim, b_dim) if first is a else (b_dim, a_dim)
     name = f"`{symbol}`" if symbol else "the dimension"
@@ -150,8 +186,8 @@ def _mismatch_help(a: Dimension, b: Dimension, symbol: Optional[str]) -> str:
 
 def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
     """Two dims that NumPy broadcasting can never combine."""
-    message = (f"{_code(site.callee.display)} cannot broadcast {origin_phrase(site, a.origin)} ({a_dim}) "
-               f"with {origin_phrase(site, b.origin)} ({b_dim})")
+    message = (f"{_code(site.callee.display)} cannot broadcast {origin_phrase(site, a.origin, short=True)} ({a_dim}) "
+               f"with {origin_phrase(site, b.origin, short=True)} ({b_dim})")
     labels = []
     if a.origin is not None:
         labels.append(Label(_origin_span(site, a.origin), f"shape {_arg_type(site, a.origin)}"))
@@ -168,6 +204,8 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
 def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], shown: Dimension) -> Diagnostic:
     """A dimension outside the interval a signature requires."""
     bound = f"{lo}..{'' if hi is None else hi}"
+    if site.callee.kind == "flow":
+        return _flow(site, codes.SHAPE_MISMATCH, f"{_flow_where(d.origin)} is {shown}, outside {bound}")
     return Diagnostic(
         codes.SHAPE_MISMATCH,
         f"{origin_phrase(site, d.origin)} is {shown}, outside the {bound} that {_code(site.callee.display)} accepts",
@@ -178,6 +216,9 @@ def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], sho
 
 def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any) -> Diagnostic:
     """Two dtypes that must agree and never can."""
+    if site.callee.kind == "flow":
+        shown, needed = (da, db) if a.origin is not None else (db, da)
+        return _flow(site, codes.DTYPE_MISMATCH, f"its dtype is {format_dtype(shown)}, not {format_dtype(needed)}")
     first, second, fd, sd = (a, b, da, db)
     if first.origin is not None and second.origin is not None and (second.origin.arg, second.origin.path) < (first.origin.arg, first.origin.path):
         first, second, fd, sd = b, a, db, da
@@ -262,6 +303,8 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     diag_code, template, help_text = _RULE_MESSAGES.get(
         code, (codes.OP_CONSTRAINT, "{op} rejects its inputs: " + code, "check the operator's documentation"))
     message = _safe_format(template, texts)
+    if site.callee.kind == "flow":
+        return _flow(site, diag_code, _flow_rule_detail(code, facts, texts))
     span = site.span
     label = ""
     if arg is not None and hasattr(arg, "index"):
@@ -271,6 +314,16 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
         span = _origin_span(site, origin)
         label = f"type {_arg_type(site, origin)}"
     return Diagnostic(diag_code, message, span, label=label, notes=_signature_note(site), help=_safe_format(help_text, texts))
+
+
+def _flow_rule_detail(code: str, facts: dict, texts: dict) -> str:
+    if code == "rank":
+        return f"its rank is {facts.get('actual')}, not {facts.get('expected')}"
+    if code == "tuple-length":
+        return f"it has {facts.get('actual')} fields, not {facts.get('expected')}"
+    if code in ("not-a-tensor", "not-a-tuple", "not-a-function"):
+        return f"it is {texts.get('actual_kind', 'something else')}"
+    return code
 
 
 def _kind_of(site: "CallSite", arg: Any) -> str:

@@ -119,7 +119,7 @@ class ArgInfo:
     node: Optional[ast.Node]
     span: Span
     binder: Optional[object] = None
-    opens_typevar: bool = False
+    facts: frozenset = frozenset()
 
 
 @dataclass
@@ -131,6 +131,8 @@ class Callee:
     param_names: tuple = ()
     signature: str = ""
     decl_span: Optional[Span] = None
+    expected: Optional[Type] = None
+    cast: bool = False
 
     @property
     def display(self) -> str:
@@ -157,6 +159,7 @@ class SiteOutcome:
     result: Type
     casts: list = field(default_factory=list)
     refinements: list = field(default_factory=list)
+    facts: list = field(default_factory=list)
     failed: bool = False
 
 
@@ -493,6 +496,8 @@ class CallSite(ShapeContext):
 
     def _error(self, diag: Diagnostic) -> None:
         self.errors += 1
+        if self.callee.kind == "flow" and self.errors > 1:
+            return  # a value that cannot flow somewhere is one mistake, reported once
         self.report_diag(diag)
 
     def _shown(self, d: SDim) -> Dimension:
@@ -501,8 +506,9 @@ class CallSite(ShapeContext):
     def finalize(self, proto: Any) -> SiteOutcome:
         """The result type and the casts each argument needs (see the module docstring)."""
         result = self.resolve_result(proto)
-        casts, refinements = _CastBuilder(self).build()
-        return SiteOutcome(result, casts, refinements, failed=self.errors > 0)
+        builder = _CastBuilder(self)
+        casts, refinements = builder.build()
+        return SiteOutcome(result, casts, refinements, builder.facts, failed=self.errors > 0)
 
     def resolve_result(self, proto: Any) -> Type:
         """A rule's result as a Type, with site variables replaced by what is known of them."""
@@ -545,6 +551,7 @@ class _CastBuilder:
         self.binders: dict[SiteVar, Symbol] = {}
         self.occurrences: dict[SiteVar, int] = {}
         self.bound: set[SiteVar] = set()
+        self.facts: list = []
 
     def build(self) -> tuple[list, list]:
         self._count_occurrences()
@@ -642,6 +649,12 @@ class _CastBuilder:
             target = self._express(self.solver.resolve(slot.broadcast_to.dim))
             if target is None:
                 return known, False, known
+            info = self.site.arg_infos[index]
+            fact = ("broadcast", path, axis, target)
+            if fact in info.facts:
+                return known, False, known
+            if info.binder is not None and not target.symbols() & set(self.binders.values()):
+                self.facts.append((info.binder, fact))
             return Broadcast(target), True, known
         bounds = Dimension.interval(*self.solver.bounds(rep))
         if self.occurrences.get(rep, 0) > 1:

@@ -50,18 +50,17 @@ class SignatureMatcher:
             raise TypeError(f"cannot match against {param!r}")
 
     def match_tensor(self, param: TensorType, arg: TensorArg) -> None:
-        """Match dtype and dims of a tensor argument."""
+        """Match dims, then dtype, of a tensor argument."""
+        if param.dims is not None:
+            variadic = [i for i, d in enumerate(param.dims) if isinstance(d, Variadic)]
+            if variadic:
+                self._match_variadic(param.dims, variadic[0], arg)
+            else:
+                self.ctx.require_rank(arg, len(param.dims))
+                if arg.dims is not None:
+                    for p, d in zip(param.dims, arg.dims):
+                        self.match_dim(p, d)
         self.match_dtype(param.dtype, arg.dtype)
-        if param.dims is None:
-            return
-        variadic = [i for i, d in enumerate(param.dims) if isinstance(d, Variadic)]
-        if not variadic:
-            self.ctx.require_rank(arg, len(param.dims))
-            if arg.dims is not None:
-                for p, d in zip(param.dims, arg.dims):
-                    self.match_dim(p, d)
-            return
-        self._match_variadic(param.dims, variadic[0], arg)
 
     def _match_variadic(self, pattern: tuple, at: int, arg: TensorArg) -> None:
         prefix, suffix = pattern[:at], pattern[at + 1:]

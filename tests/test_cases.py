@@ -1,0 +1,102 @@
+"""Runs every case in tests/cases (see casefile.py for the format)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import gradual
+from casefile import Case, all_cases
+
+CASES = all_cases()
+
+_DIAG = re.compile(r"^(error|warning)\s+(\d+):(\d+)\s+([a-z0-9-]+):\s*(.*)$")
+_AT = re.compile(r"^(help|label)\s+(\d+):(\d+):\s*(.*)$")
+
+
+def _check(case: Case) -> gradual.CheckResult:
+    return gradual.check(case.program, f"{case.path.name}:{case.name}")
+
+
+def _function(result: gradual.CheckResult, name: str):
+    fn = result.functions.get(name)
+    assert fn is not None, f"no function @{name}; have {sorted(result.functions)}"
+    return fn
+
+
+def _expect_diagnostics(case: Case, result: gradual.CheckResult) -> None:
+    expected = []
+    for number, line in case.expect:
+        m = _DIAG.match(line)
+        if m:
+            expected.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5), number))
+    actual = [d for d in result.diagnostics if d.severity.value in ("error", "warning")]
+    problems = []
+    unmatched = list(actual)
+    for sev, line, col, code, fragment, number in expected:
+        hit = next((d for d in unmatched if d.severity.value == sev and d.line == line and d.column == col
+                    and d.code == code and fragment in d.message), None)
+        if hit is None:
+            problems.append(f"line {number}: expected {sev} {line}:{col} {code}: {fragment!r}")
+        else:
+            unmatched.remove(hit)
+    for d in unmatched:
+        problems.append(f"unexpected {d.severity.value} {d.line}:{d.column} {d.code}: {d.message}")
+    assert not problems, "\n".join(problems)
+
+
+def _diagnostic_at(result: gradual.CheckResult, line: int, col: int):
+    found = [d for d in result.diagnostics if d.line == line and d.column == col]
+    assert found, f"no diagnostic at {line}:{col}"
+    return found[0]
+
+
+def _expect_line(case: Case, result: gradual.CheckResult, number: int, line: str) -> None:
+    if _DIAG.match(line):
+        return
+    at = _AT.match(line)
+    if at:
+        where, fragment = (int(at.group(2)), int(at.group(3))), at.group(4)
+        if at.group(1) == "help":
+            diag = _diagnostic_at(result, *where)
+            assert fragment in (diag.help or ""), f"line {number}: help {diag.help!r} lacks {fragment!r}"
+        else:
+            texts = [l.message for d in result.diagnostics for l in d.labels if l.span.start_position == where]
+            assert any(fragment in t for t in texts), f"line {number}: labels at {where}: {texts} lack {fragment!r}"
+        return
+    key, _, value = line.partition(":")
+    value = value.strip()
+    words = key.split()
+    if words[0] == "type":
+        got = str(_function(result, words[1].lstrip("@")).type)
+        assert got == value, f"line {number}: type of {words[1]} is {got}, expected {value}"
+    elif words[0] == "checks":
+        fn = _function(result, words[1].lstrip("@"))
+        assert fn.check_count == int(value), (
+            f"line {number}: {words[1]} has {fn.check_count} checks, expected {value}\n" + gradual.elaborate_text(result))
+    elif words[0] == "binding":
+        got = result.binding_type(words[1].lstrip("@"), words[2].lstrip("%"))
+        assert got is not None, f"line {number}: no binding {words[2]} in {words[1]}"
+        assert str(got) == value, f"line {number}: {words[2]} has type {got}, expected {value}"
+    elif words[0] == "elaborated" and len(words) == 1:
+        text = gradual.elaborate_text(result)
+        assert value in text, f"line {number}: elaborated program lacks {value!r}:\n{text}"
+    elif words[0] == "elaborated" and words[1:] == ["not"]:
+        text = gradual.elaborate_text(result)
+        assert value not in text, f"line {number}: elaborated program contains {value!r}:\n{text}"
+    else:
+        raise AssertionError(f"line {number}: unknown expectation {line!r}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case(case: Case) -> None:
+    result = _check(case)
+    _expect_diagnostics(case, result)
+    for number, line in case.expect:
+        _expect_line(case, result, number, line)
+    if case.runs:
+        from runcases import run_case_section  # the runtime's half of the format
+
+        for spec in case.runs:
+            run_case_section(case, result, spec)
