@@ -169,7 +169,7 @@ def check(program: Union[str, ast.Module], path: str = "<input>", registry: Opti
 
 def elaborate(result: CheckResult) -> ast.Module:
     """The program with its runtime checks inserted as casts (see elaborate.py)."""
-    from .elaborate import elaborate_module
+    from .elaboration import elaborate_module
 
     module, _ = run_deep(elaborate_module, result)
     return module
@@ -177,6 +177,6 @@ def elaborate(result: CheckResult) -> ast.Module:
 
 def elaborate_text(result: CheckResult) -> str:
     """The elaborated program as text, with each binding's type in a `/* ty=... */` comment."""
-    from .elaborate import elaborated_text
+    from .elaboration import elaborated_text
 
     return run_deep(elaborated_text, result)

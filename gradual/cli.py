@@ -94,6 +94,7 @@ def _diagnostics_of(loaded: LoadedFile, result: Optional[CheckResult]) -> list:
 
 
 def command_check(args: argparse.Namespace) -> int:
+    """`gradual check`: diagnostics on stderr; function types and a summary on stdout."""
     files = check_files(args.files)
     all_diags = [d for loaded, result in files for d in _diagnostics_of(loaded, result)]
     errors = sum(1 for d in all_diags if d.is_error)
@@ -104,19 +105,21 @@ def command_check(args: argparse.Namespace) -> int:
                "summary": {"errors": errors, "warnings": warnings, "checks": checks}}
         print(json.dumps(doc, indent=2))
     else:
-        console = _console(args.color)
-        render_all(all_diags, console)
+        render_all(all_diags, _console(args.color))
         for loaded, result in files:
             if result is not None and not args.quiet:
                 for name, fn in result.functions.items():
-                    console.print(f"{loaded.path}: @{name}: {fn.type}  ({fn.check_count} check{'s' if fn.check_count != 1 else ''})",
-                                  highlight=False, markup=False)
-        summary = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}, {checks} runtime check{'s' if checks != 1 else ''}"
-        console.print(summary, highlight=False, markup=False)
+                    print(f"{loaded.path}: @{name}: {fn.type}  ({_plural(fn.check_count, 'check')})")
+        print(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}, {_plural(checks, 'runtime check')}")
     return EXIT_ERRORS if errors else EXIT_OK
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def command_elaborate(args: argparse.Namespace) -> int:
+    """`gradual elaborate`: the program with types and inserted checks, on stdout."""
     ((loaded, result),) = check_files([args.file])
     diags = _diagnostics_of(loaded, result)
     if any(d.is_error for d in diags) or result is None:
@@ -128,6 +131,7 @@ def command_elaborate(args: argparse.Namespace) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
+    """`gradual run`: check, elaborate, run on NumPy (gradual/runtime)."""
     from .runtime.cli import run_command
 
     return run_command(args)

@@ -571,7 +571,9 @@ def meet(target: Type, actual: Type) -> Type:
 
 
 def _meet_dim(t: object, a: object) -> object:
-    if not isinstance(t, Dimension) or not isinstance(a, Dimension):
+    if not isinstance(t, Dimension):
+        return a if isinstance(a, Dimension) else Dimension.dynamic()
+    if not isinstance(a, Dimension):
         return t
     if t.is_exact:
         return t

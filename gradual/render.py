@@ -43,7 +43,7 @@ def _label_rows(span: Span) -> tuple[int, int, int]:
 def render_text(diag: Diagnostic, console: Console) -> None:
     """Print one diagnostic, rustc style: header, location, source lines with labels, notes."""
     style = _STYLE[diag.severity]
-    header = f"[{style}]{diag.severity.value}[{escape(diag.code)}][/]: [bold]{escape(diag.message)}[/]"
+    header = f"[{style}]{diag.severity.value}{escape('[' + diag.code + ']')}[/]: [bold]{escape(diag.message)}[/]"
     console.print(header, highlight=False)
     line, col = diag.span.start_position
     labels: list[tuple[Span, str, bool]] = [(diag.span, diag.label, True)]

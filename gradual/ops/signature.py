@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..shapes import Dimension, Poly, Symbol
-from ..types import DYN_DTYPE, DTypeVar, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic
+from ..types import DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic
 from .context import ArgView, ShapeContext, TensorArg
 
 
@@ -96,7 +96,9 @@ class SignatureMatcher:
     def match_dim(self, pattern: Dimension, d: Any) -> None:
         """Bind or check one dimension against a signature dimension."""
         ctx = self.ctx
-        if pattern.is_static:
+        if isinstance(pattern, Broadcast):
+            ctx.broadcast(d, self.dim_value(pattern.target))
+        elif pattern.is_static:
             ctx.equal(ctx.const(pattern.get_length()), d)
         elif pattern.is_unknown:
             return
@@ -159,7 +161,9 @@ class SignatureMatcher:
         return _evaluate(expr, env, self.ctx)
 
     def dim_value(self, pattern: Dimension) -> Any:
-        """The value of a result dimension."""
+        """The value of a result dimension (`t|1` is only known to be one of two values)."""
+        if isinstance(pattern, Broadcast):
+            return self.ctx.unknown()
         if pattern.is_static:
             return self.ctx.const(pattern.get_length())
         if pattern.is_unknown:

@@ -1,0 +1,79 @@
+"""The library façade: check, parse, elaborate as Python objects."""
+
+from __future__ import annotations
+
+import pytest
+
+import gradual
+from gradual.syntax import ast
+
+
+def test_check_returns_types_checks_and_diagnostics() -> None:
+    result = gradual.check("def @main(%x: Tensor[(?, ?), float32]) { nn.relu(%x) }")
+    assert result.ok
+    assert str(result.function_type("main")) == "fn (Tensor[(?, ?), float32]) -> Tensor[(?, ?), float32]"
+    assert result.checks("main") == []
+
+
+def test_check_accepts_a_parsed_module() -> None:
+    module = gradual.parse("def @f(%a: Tensor[(2,), float32]) { add(%a, %a) }")
+    assert isinstance(module, ast.Module)
+    result = gradual.check(module)
+    assert result.ok and str(result.function_type("f")).endswith("-> Tensor[(2,), float32]")
+
+
+def test_parse_raises_a_syntax_problem_with_a_diagnostic() -> None:
+    with pytest.raises(gradual.SyntaxProblem) as info:
+        gradual.parse("def @f( {")
+    assert info.value.diagnostic.code == "parse-error"
+    assert info.value.diagnostic.line == 1
+
+
+def test_check_never_raises_on_syntax_errors() -> None:
+    result = gradual.check("def @f( {", "x.rly")
+    assert not result.ok
+    assert [d.code for d in result.diagnostics] == ["parse-error"]
+    assert result.functions == {}
+
+
+def test_check_sites_name_what_they_blame() -> None:
+    src = "def @f(%a: Tensor[(10, 10), float32]) -> Tensor[(10, 10), float32] { %a }\n" \
+          "def @main(%x: Tensor[(?, ?), float32]) { @f(%x) }\n"
+    result = gradual.check(src, "m.rly")
+    (check,) = result.checks("main")
+    assert str(check.type) == "Tensor[(10, 10), float32]"
+    assert check.blame.start_position == (2, 45)
+    assert "the 1st argument (`%a`) to `@f`" in check.reason
+
+
+def test_diagnostics_are_data() -> None:
+    result = gradual.check("def @f(%x: Tensor[(3,), float32], %y: Tensor[(4,), float32]) { add(%x, %y) }")
+    (diag,) = result.errors
+    assert diag.code == "broadcast-mismatch"
+    assert diag.severity is gradual.Severity.ERROR
+    assert diag.span.text == "%y"
+    assert diag.labels and diag.labels[0].span.text == "%x"
+    assert diag.help
+
+
+def test_elaborate_returns_a_module_with_inserted_casts() -> None:
+    result = gradual.check("def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) { add(%x, %y) }")
+    module = gradual.elaborate(result)
+    call = module.defs[0].body.result
+    assert all(isinstance(a, ast.Cast) and a.check is not None for a in call.args)
+
+
+def test_binding_types_are_available() -> None:
+    result = gradual.check("def @main(%x: Tensor[(n, 4), float32]) { %s = shape_of(%x); %s }")
+    assert str(result.binding_type("main", "s")) == "Tensor[(2,), int64]"
+
+
+def test_register_op_adds_an_operator() -> None:
+    from gradual.ops.registry import Registry, default_registry
+
+    registry = Registry()
+    registry.ops.update(default_registry().ops)
+    gradual.register_op("def my.swap[T](%x: Tensor[(n, m), T]) -> Tensor[(m, n), T];", registry=registry)
+    result = gradual.check("def @main(%x: Tensor[(2, 3), float32]) { my.swap(%x) }", registry=registry)
+    assert result.ok
+    assert str(result.function_type("main")) == "fn (Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]"

@@ -1,0 +1,138 @@
+"""The command line: exit codes, streams, JSON shape (SPEC 5), and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradual.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_clean_program_exits_0(capsys) -> None:
+    code, out, err = run_cli(capsys, "check", "--color=never", str(EXAMPLES / "mlp.rly"))
+    assert code == 0
+    assert err == ""
+    assert "0 errors, 0 warnings, 0 runtime checks" in out
+
+
+def test_shape_error_exits_1_with_diagnostic_on_stderr(capsys) -> None:
+    code, out, err = run_cli(capsys, "check", "--color=never", str(EXAMPLES / "shape_error.rly"))
+    assert code == 1
+    assert "error[shape-mismatch]" in err
+    assert "shape_error.rly:7:16" in err
+    assert "^^^" in err
+    assert "1 error" in out
+
+
+def test_missing_file_exits_2(capsys) -> None:
+    code, _, err = run_cli(capsys, "check", str(ROOT / "no" / "such.rly"))
+    assert code == 2
+    assert "no such file" in err
+
+
+def test_directory_exits_2(capsys) -> None:
+    code, _, err = run_cli(capsys, "check", str(EXAMPLES))
+    assert code == 2
+    assert "directory" in err
+
+
+def test_no_command_is_usage_error(capsys) -> None:
+    assert main([]) == 2
+
+
+def test_bad_option_is_usage_error(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--format", "xml", "x.rly"])
+    assert exit_info.value.code == 2
+
+
+def test_non_utf8_file_is_a_diagnostic(tmp_path, capsys) -> None:
+    path = tmp_path / "bad.rly"
+    path.write_bytes(b"def @f() { \xff\xfe }")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1
+    assert "error[input-error]" in err
+    assert "not UTF-8" in err
+
+
+def test_binary_file_is_a_diagnostic(tmp_path, capsys) -> None:
+    path = tmp_path / "model.bin"
+    path.write_bytes(bytes(range(256)) * 4)
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1
+    assert "error[" in err
+    assert "Traceback" not in err
+
+
+def test_json_document_shape(capsys) -> None:
+    code, out, _ = run_cli(capsys, "check", "--format", "json", str(EXAMPLES / "broadcast_add.rly"), str(EXAMPLES / "shape_error.rly"))
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["summary"] == {"errors": 1, "warnings": 0, "checks": 2}
+    first, second = doc["files"]
+    assert first["functions"]["main"] == {
+        "type": "fn (Tensor[(2, ?), float32], Tensor[(?, 5), float32]) -> Tensor[(2, 5), float32]", "checks": 2}
+    (diag,) = second["diagnostics"]
+    assert diag["severity"] == "error" and diag["code"] == "shape-mismatch"
+    assert (diag["line"], diag["column"], diag["end_line"], diag["end_column"]) == (7, 16, 7, 19)
+    assert diag["notes"] and diag["help"]
+    assert diag["labels"][0]["line"] == 7 and "`k` was bound to 128" in diag["labels"][0]["message"]
+
+
+def test_json_for_a_parse_error(tmp_path, capsys) -> None:
+    path = tmp_path / "p.rly"
+    path.write_text("def @f(%x) {\n  add(%x, \n}\n")
+    code, out, _ = run_cli(capsys, "check", "--format=json", str(path))
+    assert code == 1
+    (diag,) = json.loads(out)["files"][0]["diagnostics"]
+    assert diag["code"] == "parse-error"
+    assert (diag["line"], diag["column"]) == (3, 1)
+
+
+def test_elaborate_prints_a_program_that_checks_again(tmp_path, capsys) -> None:
+    code, out, _ = run_cli(capsys, "elaborate", str(EXAMPLES / "call_check.rly"))
+    assert code == 0
+    assert "@square(%x as Tensor[(10, 10), float32])" in out
+    again = tmp_path / "again.rly"
+    again.write_text(out)
+    code, out2, err2 = run_cli(capsys, "check", "--color=never", str(again))
+    assert code == 0, err2
+
+
+def test_elaborate_with_errors_exits_1(capsys) -> None:
+    code, out, err = run_cli(capsys, "elaborate", "--color=never", str(EXAMPLES / "shape_error.rly"))
+    assert code == 1
+    assert out == ""
+    assert "shape-mismatch" in err
+
+
+def test_every_example_elaborates_to_a_program_that_checks(tmp_path, capsys) -> None:
+    for example in sorted(EXAMPLES.glob("*.rly")):
+        if example.name == "shape_error.rly":
+            continue
+        code, out, err = run_cli(capsys, "elaborate", "--color=never", str(example))
+        assert code == 0, f"{example.name}: {err}"
+        again = tmp_path / example.name
+        again.write_text(out)
+        code, _, err = run_cli(capsys, "check", "--color=never", str(again))
+        assert code == 0, f"{example.name} elaborated does not check:\n{out}\n{err}"
+
+
+def test_console_script_runs() -> None:
+    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(EXAMPLES / "loop.rly")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Tensor[(?, 1), T]" in proc.stdout
