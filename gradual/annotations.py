@@ -137,7 +137,7 @@ class Converter:
     def dim_item(self, d: ast.DimExpr) -> object:
         """A Dimension, or a signature/cast marker (`*b`, `e|1`)."""
         if isinstance(d, ast.DimVariadic):
-            if not self.allow_patterns and self.dims.mode != "quantify":
+            if self.dims.mode != "quantify":
                 self.report("bad-signature", d.span, {"what": "variadic"})
                 return Dimension.dynamic()
             sym = self.dims.lookup_sequence(d.name) or self.dims.introduce_sequence(d.name)

@@ -220,6 +220,7 @@ class CallSite(ShapeContext):
         self.binder_first: dict[int, int] = {}
         self.errors = 0
         self.bottom = False
+        self.after_error = False
         self.args = [self._open(info.type, i, (), info) for i, info in enumerate(self.arg_infos)]
 
     # opening arguments --------------------------------------------------------------------
@@ -237,6 +238,8 @@ class CallSite(ShapeContext):
             return view
         if isinstance(t, BottomType):
             self.bottom = True
+        if isinstance(t, DynType) and t.from_error:
+            self.after_error = True
         dynamic = isinstance(t, (DynType, BottomType))
         view = TensorArg(index, path, None, self._open_dtype(DYN_DTYPE, index, path), None)
         self.opened[key] = _Opened(view, t if isinstance(t, TypeVar) else None, dynamic)
@@ -498,17 +501,30 @@ class CallSite(ShapeContext):
         self.errors += 1
         if self.callee.kind == "flow" and self.errors > 1:
             return  # a value that cannot flow somewhere is one mistake, reported once
+        if self.after_error and self._mentions_error_arg(diag):
+            return  # the mistake that produced that argument was reported already
         self.report_diag(diag)
+
+    def _mentions_error_arg(self, diag: Diagnostic) -> bool:
+        spans = [diag.span] + [label.span for label in diag.labels]
+        for info in self.arg_infos:
+            t = self.solver.resolve_type(info.type)
+            if isinstance(t, DynType) and t.from_error and any(s == info.span for s in spans):
+                return True
+        return not any(s == info.span for s in spans for info in self.arg_infos)
 
     def _shown(self, d: SDim) -> Dimension:
         return self.solver.resolve(d.dim, final=True)
 
     def finalize(self, proto: Any) -> SiteOutcome:
         """The result type and the casts each argument needs (see the module docstring)."""
+        if self.errors or self.after_error:
+            # one mistake is reported once: what depends on a failed call is `?` from error
+            return SiteOutcome(ERROR if self.callee.kind != "flow" else self.resolve_result(proto), failed=bool(self.errors))
         result = self.resolve_result(proto)
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
-        return SiteOutcome(result, casts, refinements, builder.facts, failed=self.errors > 0)
+        return SiteOutcome(result, casts, refinements, builder.facts, failed=False)
 
     def resolve_result(self, proto: Any) -> Type:
         """A rule's result as a Type, with site variables replaced by what is known of them."""
