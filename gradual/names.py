@@ -107,6 +107,7 @@ class _Resolver:
         self.operators = operators
         self.operator_names = operator_names
         self.current_def: Optional[str] = None
+        self.watched: dict[int, bool] = {}  # closures bound by `let`: do they call themselves?
 
     # reporting ----------------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -185,9 +186,9 @@ class _Resolver:
         if isinstance(stmt.value, ast.Fn):
             inner = _Vars(scope)
             inner.names[stmt.var.name] = binder
-            uses_before = len(self.res.uses)
+            self.watched[id(binder)] = False
             self.expr(stmt.value, inner, dims, types, info)
-            if any(b is binder for b in list(self.res.uses.values())[uses_before:]):
+            if self.watched.pop(id(binder)):
                 self.res.recursive.add(id(stmt))
         else:
             self.expr(stmt.value, scope, dims, types, info)
@@ -220,6 +221,8 @@ class _Resolver:
                 self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, scope.visible())))
             else:
                 self.res.uses[id(e)] = binder
+                if id(binder) in self.watched:
+                    self.watched[id(binder)] = True
         elif isinstance(e, ast.GlobalVar):
             if e.name not in self.res.defs:
                 self.report(messages.unknown_global(e.span, e.name, suggest(e.name, list(self.res.defs))))
