@@ -71,7 +71,10 @@ def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
         if fields is None or i >= len(fields):
             break
         node = fields[i]
-    return node.span if node is not None and getattr(node, "span", None) is not None else info.span
+    span = node.span if node is not None and getattr(node, "span", None) is not None else info.span
+    if not span.source.text and site.span.source.text:
+        return site.span  # a node built without a location: point at the call's location
+    return span
 
 
 def _arg_type(site: "CallSite", origin: Optional["Origin"]) -> str:

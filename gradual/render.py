@@ -51,6 +51,9 @@ def render_text(diag: Diagnostic, console: Console) -> None:
     rows = [(_label_rows(span), message, primary) for span, message, primary in labels]
     gutter = len(str(max(r[0][0] for r in rows)))
     pad = " " * gutter
+    if not diag.span.source.text:
+        _render_tail(diag, console, pad_width=1, at=escape(diag.span.source.path))
+        return
     console.print(f"[blue]{pad}-->[/] {escape(diag.span.source.path)}:{line}:{col}", highlight=False)
     console.print(f"[blue]{pad} |[/]", highlight=False)
     previous: Optional[int] = None
@@ -66,8 +69,18 @@ def render_text(diag: Diagnostic, console: Console) -> None:
             underline = " " * (start - 1) + mark * width
             console.print(f"[blue]{pad} |[/] [{color}]{underline} {escape(message)}[/]", highlight=False)
         previous = number
+    _render_tail(diag, console, gutter)
+
+
+def _render_tail(diag: Diagnostic, console: Console, pad_width: int, at: str = "") -> None:
+    """Labels from other sources, notes and help (and the location, when there is no text)."""
+    pad = " " * pad_width
+    if at:
+        console.print(f"[blue]{pad}-->[/] {at}", highlight=False)
+        if diag.label:
+            console.print(f"[blue]{pad} =[/] {escape(diag.label)}", highlight=False)
     for label in diag.labels:
-        if label.span.source is not diag.span.source:
+        if label.span.source is not diag.span.source or at:
             console.print(f"[blue]{pad} =[/] [bold]note[/]: {escape(label.message)} at {escape(label.span.describe())}", highlight=False)
     for note in diag.notes:
         console.print(f"[blue]{pad} =[/] [bold]note[/]: {escape(note)}", highlight=False)

@@ -281,7 +281,7 @@ class Def(Node):
     params: tuple
     ret: Optional[TypeExpr]
     body: Body
-    name_span: Span = field(default=NOWHERE, kw_only=True, repr=False)
+    name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
 
 
 @dataclass(eq=False, slots=True)
