@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from typing import Mapping, Union
 
-from .poly import INF, Ext, Poly, Symbol
+from .poly import INF, Ext, Poly, Symbol, int_text
 
 DimLike = Union["Dimension", int, str, Symbol, Poly, None]
 
@@ -110,8 +110,10 @@ class Dimension:
             if value < 0:
                 raise ValueError(f"a dimension cannot be negative: {value}")
             return Dimension.static(value)
-        dim = object.__new__(Dimension)
         lo, hi = expr.bounds()
+        if hi < 0:
+            raise ValueError(f"a dimension cannot be negative: {expr} < 0 for every value of its symbols")
+        dim = object.__new__(Dimension)
         dim._lo = max(0, lo) if lo != -INF else 0
         dim._hi = None if hi == INF else max(int(hi), dim._lo)
         dim._expr = expr
@@ -241,11 +243,26 @@ class Dimension:
 
     @staticmethod
     def broadcast_merge(a: DimLike, b: DimLike) -> "Dimension | None":
-        """NumPy broadcasting of two dims: a static 1 yields the other; otherwise merge."""
+        """NumPy broadcasting of two dims, or None when they cannot broadcast.
+
+        As OpenVINO's `Dimension::broadcast_merge`: a static 1 yields the other side; a side
+        that may be 1 (an interval containing 1) yields the other side; when both may be 1
+        the result is their hull (`?` with `1..3` is `?`: either side may be the 1);
+        otherwise the two merge. An exact symbol is not known to be 1, so `n` with `?` is
+        `n` (the `?` must be 1 or `n`), and `n` with `3` conflicts, as in `merge`.
+        """
         a, b = as_dimension(a), as_dimension(b)
         if a.is_static and a._lo == 1:
             return b
         if b.is_static and b._lo == 1:
+            return a
+        a_has_1 = a.is_interval and a.contains_value(1)
+        b_has_1 = b.is_interval and b.contains_value(1)
+        if a_has_1 and b_has_1:
+            return Dimension.interval(min(a._lo, b._lo), _max_hi(a._hi, b._hi))
+        if a_has_1:
+            return b
+        if b_has_1:
             return a
         return Dimension.merge(a, b)
 
@@ -258,6 +275,7 @@ class Dimension:
 
     # arithmetic ---------------------------------------------------------------------------
     def __add__(self, other: DimLike) -> "Dimension":
+        """Sum; intervals add bound by bound (`2..3 + 4..5` is `6..8`), as OpenVINO."""
         other = as_dimension(other)
         if self.is_exact and other.is_exact:
             return Dimension.of_expr(self.expr + other.expr)
@@ -267,6 +285,9 @@ class Dimension:
     __radd__ = __add__
 
     def __sub__(self, other: DimLike) -> "Dimension":
+        """Difference. Intervals clip at 0 as OpenVINO (`2..3 - 5` is `0`); an exact
+        difference that is provably negative (`5 - 7`, `0 - n - 1`) raises ValueError
+        instead of clipping, so the checker can report it."""
         other = as_dimension(other)
         if self.is_exact and other.is_exact:
             diff = self.expr - other.expr
@@ -281,6 +302,7 @@ class Dimension:
         return as_dimension(other) - self
 
     def __mul__(self, other: DimLike) -> "Dimension":
+        """Product; `0 * ?` is `0`, intervals multiply bound by bound, as OpenVINO."""
         other = as_dimension(other)
         if (self.is_static and self._lo == 0) or (other.is_static and other._lo == 0):
             return Dimension.static(0)
@@ -294,6 +316,8 @@ class Dimension:
     __rmul__ = __mul__
 
     def __floordiv__(self, other: DimLike) -> "Dimension":
+        """Python floor division (`5..9 // 2` is `2..4`; OpenVINO's `/` differs: it rounds
+        the lower bound up, for exact division). Exact dims stay exact (`n // 2`)."""
         other = as_dimension(other)
         if other.is_static:
             den = other._lo
@@ -347,10 +371,10 @@ class Dimension:
         if self._expr is not None:
             return str(self._expr)
         if self._lo == self._hi:
-            return str(self._lo)
+            return int_text(self._lo)
         if self._hi is None:
-            return "?" if self._lo == 0 else f"{self._lo}.."
-        return f"{self._lo}..{self._hi}"
+            return "?" if self._lo == 0 else f"{int_text(self._lo)}.."
+        return f"{int_text(self._lo)}..{int_text(self._hi)}"
 
     def __repr__(self) -> str:
         return f"Dimension({self})"
@@ -372,6 +396,10 @@ def _min_hi(a: int | None, b: int | None) -> int | None:
     if b is None:
         return a
     return min(a, b)
+
+
+def _max_hi(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else max(a, b)
 
 
 def _intervals_overlap(a: tuple[Ext, Ext], b: tuple[Ext, Ext]) -> bool:

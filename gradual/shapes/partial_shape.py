@@ -20,17 +20,21 @@ class PartialShape:
 
     __slots__ = ("_dims",)
 
-    def __init__(self, dims: Iterable[DimLike] | str | None = ()) -> None:
+    def __init__(self, dims: "Iterable[DimLike] | str | PartialShape | None" = ()) -> None:
         if isinstance(dims, str):
             dims = _parse_shape_text(dims)
+        elif isinstance(dims, PartialShape):
+            dims = dims._dims
         self._dims: list[Dimension] | None = None if dims is None else [as_dimension(d) for d in dims]
 
     @staticmethod
     def dynamic(rank: int | Dimension | None = None) -> "PartialShape":
-        """Dynamic rank (no argument), or the given rank with every dimension `?`."""
-        if rank is None or (isinstance(rank, Dimension) and not rank.is_static):
+        """Dynamic rank (no argument, None, -1 or a dynamic Dimension), or the given rank
+        with every dimension `?`."""
+        rank = None if rank is None else as_dimension(rank)
+        if rank is None or not rank.is_static:
             return PartialShape(None)
-        return PartialShape([Dimension.dynamic()] * int(rank))
+        return PartialShape([Dimension.dynamic()] * rank.get_length())
 
     # inspection ---------------------------------------------------------------------------
     @property

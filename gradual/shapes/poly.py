@@ -67,8 +67,9 @@ class FloorDiv:
         self._hash = hash(("//", num, den))
 
     def sort_key(self) -> tuple:
-        """Order used for canonical forms: after all symbols."""
-        return (1, str(self.num), self.den)
+        """Order used for canonical forms: after all symbols, then by structure (two
+        quotients that print alike but divide different symbols still order the same way)."""
+        return (1, self.num.sort_key(), self.den)
 
     def bounds(self) -> tuple[Ext, Ext]:
         """The interval of values this quotient may take."""
@@ -83,9 +84,9 @@ class FloorDiv:
 
     def __repr__(self) -> str:
         inner = str(self.num)
-        if len(self.num.terms) > 1:
+        if len(self.num.terms) > 1 or (self.num.terms and self.num.terms[0][1] < 0):
             inner = f"({inner})"
-        return f"{inner} // {self.den}"
+        return f"{inner} // {int_text(self.den)}"
 
 
 Atom = Union[Symbol, FloorDiv]
@@ -96,16 +97,36 @@ def _mono_key(mono: Monomial) -> tuple:
     return (-len(mono), tuple(a.sort_key() for a in mono))
 
 
+def _sorted_mono(mono: Monomial) -> Monomial:
+    """The monomial with its atoms in canonical order."""
+    if len(mono) < 2:
+        return tuple(mono)
+    return tuple(sorted(mono, key=lambda a: a.sort_key()))
+
+
 class Poly:
-    """An immutable polynomial: a mapping from monomials to non-zero integer coefficients."""
+    """An immutable polynomial: a mapping from monomials to non-zero integer coefficients.
+
+    The representation is canonical: monomials are sorted tuples of atoms, terms are sorted
+    (higher degree first, then by atom), zero coefficients are dropped. So two polynomials
+    are equal exactly when they are the same polynomial (`n + n == 2 * n`).
+    """
 
     __slots__ = ("terms", "_hash")
 
     def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
-        items = [(m, c) for m, c in (terms or {}).items() if c != 0]
+        acc: dict[Monomial, int] = {}
+        for mono, c in (terms or {}).items():
+            key = _sorted_mono(mono)
+            acc[key] = acc.get(key, 0) + c
+        items = [(m, c) for m, c in acc.items() if c != 0]
         items.sort(key=lambda mc: _mono_key(mc[0]))
         self.terms: tuple[tuple[Monomial, int], ...] = tuple(items)
         self._hash = hash(self.terms)
+
+    def sort_key(self) -> tuple:
+        """A structural key, used to order floor-division atoms canonically."""
+        return tuple((tuple(a.sort_key() for a in mono), c) for mono, c in self.terms)
 
     # construction -------------------------------------------------------------------------
     @staticmethod
@@ -199,14 +220,21 @@ class Poly:
         acc: dict[Monomial, int] = {}
         for m1, c1 in self.terms:
             for m2, c2 in other.terms:
-                mono = tuple(sorted(m1 + m2, key=lambda a: a.sort_key()))
+                mono = _sorted_mono(m1 + m2)
                 acc[mono] = acc.get(mono, 0) + c1 * c2
         return Poly(acc)
 
     __rmul__ = __mul__
 
     def floordiv(self, den: int) -> "Poly":
-        """`self // den` for a positive constant, in canonical form."""
+        """`self // den` for a positive constant, in canonical form.
+
+        The quotient of every coefficient is taken out; what stays under the `//` has
+        coefficients in `[0, den)` and a constant in `(-den, 0]`, so `(h + 1) // 2` is
+        `(h - 1) // 2 + 1` (and prints so). A common factor of the remainder and `den` is
+        cancelled (`(2 * h) // 4` is `h // 2`) and nested quotients are flattened
+        (`h // 2 // 2` is `h // 4`), so equal quotients have one form.
+        """
         if den <= 0:
             raise ZeroDivisionError("floor division of a dimension by a non-positive constant")
         if den == 1:
@@ -220,11 +248,7 @@ class Poly:
                 q, r = q + 1, r - den
             quotient[mono] = q
             remainder[mono] = r
-        rem = Poly(remainder)
-        result = Poly(quotient)
-        if rem.is_const():
-            return result + rem.const_value() // den
-        return result + Poly.atom(FloorDiv(rem, den))
+        return Poly(quotient) + _floor_of_remainder(Poly(remainder), den)
 
     def exact_div(self, divisor: "Poly") -> "Poly | None":
         """The polynomial q with q * divisor == self, when a simple one exists; else None."""
@@ -313,6 +337,32 @@ def _remove_factors(mono: Monomial, factors: Monomial) -> Monomial | None:
     return tuple(rest)
 
 
+def _floor_of_remainder(rem: Poly, den: int) -> Poly:
+    """`rem // den` for a remainder in the form `floordiv` leaves (see there)."""
+    if rem.is_const():
+        return Poly.const(rem.const_value() // den)
+    const = rem.constant_term()
+    common = math.gcd(den, *(c for mono, c in rem.terms if mono != ()))
+    if common > 1:
+        # floor((g*a + c) / (g*d)) == floor((a + floor(c/g)) / d) for integer a
+        reduced = Poly({m: c // common for m, c in rem.terms if m != ()}) + const // common
+        return reduced.floordiv(den // common)
+    nested = _lone_quotient(rem)
+    if nested is not None:
+        # floor((floor(q/a) + r) / d) == floor((q + a*r) / (a*d)) for integer r
+        rest = rem - Poly.atom(nested)
+        return (nested.num + rest * nested.den).floordiv(nested.den * den)
+    return Poly.atom(FloorDiv(rem, den))
+
+
+def _lone_quotient(poly: Poly) -> "FloorDiv | None":
+    """A floor-division atom that occurs in `poly` as a term of its own with coefficient 1."""
+    for mono, c in poly.terms:
+        if c == 1 and len(mono) == 1 and isinstance(mono[0], FloorDiv):
+            return mono[0]
+    return None
+
+
 def _substitute_atom(atom: Atom, mapping: Callable[[Symbol], Poly | None]) -> Poly | None:
     if isinstance(atom, Symbol):
         return mapping(atom)
@@ -347,34 +397,60 @@ def _ext_floordiv(a: Ext, den: int) -> Ext:
 
 
 # printing ---------------------------------------------------------------------------------
-def _format_mono(mono: Monomial) -> str:
-    parts = []
+_CHUNK_DIGITS = 1000
+
+
+def int_text(value: int) -> str:
+    """Decimal text of any int, also beyond the interpreter's int-to-str digit limit
+    (products of huge dimensions must still print in a diagnostic)."""
+    try:
+        return str(value)
+    except ValueError:
+        sign, value = ("-", -value) if value < 0 else ("", value)
+        chunks: list[int] = []
+        base = 10**_CHUNK_DIGITS
+        while value:
+            value, low = divmod(value, base)
+            chunks.append(low)
+        head, rest = chunks[-1], reversed(chunks[:-1])
+        return sign + str(head) + "".join(f"{c:0{_CHUNK_DIGITS}d}" for c in rest)
+
+
+def _format_mono(mono: Monomial, coeff: int) -> str:
+    """`mono` times the positive `coeff`; a quotient that is one of several factors gets
+    parentheses (`3 * (h // 2)`, not `3 * h // 2`, which reads `(3 * h) // 2`)."""
+    if coeff == 1 and len(mono) == 1:
+        return repr(mono[0])
+    parts = [] if coeff == 1 else [int_text(coeff)]
     for atom in mono:
         text = repr(atom)
-        if isinstance(atom, FloorDiv) and len(mono) > 1:
-            text = f"({text})"
-        parts.append(text)
+        parts.append(f"({text})" if isinstance(atom, FloorDiv) else text)
     return " * ".join(parts)
 
 
 def format_poly(poly: Poly) -> str:
-    """Print as in the source language: `2 * n + 1`, `n * m - 3`, `(h + 1) // 2`."""
+    """Print as in the source language: `2 * n + 1`, `n * m - 3`, `(h - 1) // 2 + 1`.
+
+    The output is valid dimension syntax, which has no unary minus: a polynomial whose
+    leading term is negative starts with its first positive term (`3 - n`), or with `0`
+    when it has none (`0 - n`).
+    """
     if not poly.terms:
         return "0"
+    terms = list(poly.terms)
+    if terms[0][1] < 0:
+        first_positive = next((i for i, (_, c) in enumerate(terms) if c > 0), None)
+        if first_positive is None:
+            terms.insert(0, ((), 0))
+        else:
+            terms.insert(0, terms.pop(first_positive))
     out: list[str] = []
-    for i, (mono, c) in enumerate(poly.terms):
-        sign = "-" if c < 0 else "+"
-        mag = abs(c)
-        if mono == ():
-            body = str(mag)
-        elif mag == 1:
-            body = _format_mono(mono)
-        else:
-            body = f"{mag} * {_format_mono(mono)}"
+    for i, (mono, c) in enumerate(terms):
+        body = int_text(abs(c)) if mono == () else _format_mono(mono, abs(c))
         if i == 0:
-            out.append(f"-{body}" if c < 0 else body)
+            out.append(body)
         else:
-            out.append(f" {sign} {body}")
+            out.append(f" {'-' if c < 0 else '+'} {body}")
     return "".join(out)
 
 

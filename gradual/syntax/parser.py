@@ -7,6 +7,7 @@ a span and an expected-token list, which the diagnostics layer renders.
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 from importlib import resources
@@ -17,6 +18,9 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast
 from .source import Source, Span
+
+#: Longest integer literal read (Python's own int/str conversion limit).
+MAX_DIGITS = 4300
 
 _NUMBER_SUFFIX = re.compile(r"(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64)$")
 _SUFFIX_DTYPES = {
@@ -41,6 +45,34 @@ def _first_span(item: object, source: Source) -> Span:
     if isinstance(item, Token):
         return Span(source, item.start_pos, item.end_pos)
     return item.span  # type: ignore[attr-defined]
+
+
+class _Located:
+    """A scalar attribute value (int, float, str, bool, None) with the span it was read from.
+
+    Scalar values are not nodes, so they travel with their span until the enclosing
+    attribute, list or parameter takes them apart."""
+
+    __slots__ = ("value", "span")
+
+    def __init__(self, value: object, span: Span) -> None:
+        self.value = value
+        self.span = span
+
+
+def _value(item: object) -> object:
+    """An attribute value without its location."""
+    return item.value if isinstance(item, _Located) else item
+
+
+def show_token(text: str, limit: int = 40) -> str:
+    """A token as shown in a message: in backticks, shortened when long, unprintable
+    characters spelled as code points."""
+    if len(text) == 1 and not text.isprintable():
+        return f"character U+{ord(text):04X}"
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"`{text}`"
 
 
 class _Builder(Transformer):
@@ -94,16 +126,18 @@ class _Builder(Transformer):
         return ("op_params", tuple(children))
 
     def attr_param(self, children):
-        name, (kind, is_list, optional) = str(children[0]), children[1]
+        name, (kind, is_list, optional, type_span) = str(children[0]), children[1]
         has_default = len(children) > 2
-        default = children[2] if has_default else None
-        return ast.AttrParam(name, kind, is_list, optional, has_default, default, span=self._span(children[:1]))
+        default = _value(children[2]) if has_default else None
+        last = children[2].span if has_default else type_span
+        return ast.AttrParam(name, kind, is_list, optional, has_default, default,
+                             span=self._tok_span(children[0]).to(last))
 
     def attr_scalar_type(self, children):
-        return (str(children[0]), False, len(children) > 1)
+        return (str(children[0]), False, len(children) > 1, self._span(children))
 
     def attr_list_type(self, children):
-        return (str(children[1]), True, children[-1].type == "QMARK")
+        return (str(children[1]), True, children[-1].type == "QMARK", self._span(children))
 
     def rule_ref(self, children):
         return ("rule", str(children[0]))
@@ -161,14 +195,16 @@ class _Builder(Transformer):
         local = children[2]
         var = ast.Var(str(local)[1:], span=self._tok_span(local))
         dims = children[3]
-        return ast.Hint(var, dims.dims if dims.dims is not None else (), span=self._span(children))
+        if dims.dims is None:
+            raise ParseError(dims.span, "`*`", (), "a `can_unify` hint gives a shape of known rank, such as `(1, ?)`")
+        return ast.Hint(var, dims.dims, span=self._span(children))
 
     # expressions ----------------------------------------------------------------------------
     def cast(self, children):
         return ast.Cast(children[0], children[2], span=self._span(children))
 
     def proj(self, children):
-        return ast.Proj(children[0], int(children[1]), span=self._span(children))
+        return ast.Proj(children[0], self._int(children[1]), span=self._span(children))
 
     def call(self, children):
         callee = children[0]
@@ -176,20 +212,29 @@ class _Builder(Transformer):
         attrs: list = []
         for c in children[2:-1]:
             for item in c:
-                (attrs if isinstance(item, ast.Attr) else args).append(item)
+                if isinstance(item, ast.Attr):
+                    self._check_new_attr(item, attrs)
+                    attrs.append(item)
+                elif attrs:
+                    raise ParseError(item.span, "a positional argument", (),
+                                     "a positional argument cannot follow an attribute (`name=value`); "
+                                     "put the attributes last")
+                else:
+                    args.append(item)
         return ast.Call(callee, tuple(args), tuple(attrs), span=self._span(children))
+
+    @staticmethod
+    def _check_new_attr(attr: ast.Attr, seen: list) -> None:
+        """Reject an attribute given twice in one call."""
+        if any(a.name == attr.name for a in seen):
+            raise ParseError(attr.span, f"`{attr.name}`", (), f"the attribute `{attr.name}` is given twice")
 
     def args(self, children):
         return list(children)
 
     def attr(self, children):
-        return ast.Attr(str(children[0]), children[1], span=_first_span(children[0], self.source).to(self._value_span(children)))
-
-    def _value_span(self, children):
         value = children[1]
-        if isinstance(value, ast.Node):
-            return value.span
-        return _first_span(children[0], self.source)
+        return ast.Attr(str(children[0]), _value(value), span=self._tok_span(children[0]).to(value.span))
 
     def local(self, children):
         return ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
@@ -209,7 +254,14 @@ class _Builder(Transformer):
         try:
             return parse_number(str(tok))
         except ValueError as exc:
-            raise ParseError(self._tok_span(tok), f"`{tok}`", (), str(exc)) from None
+            raise ParseError(self._tok_span(tok), show_token(str(tok)), (), str(exc)) from None
+
+    def _int(self, tok: Token) -> int:
+        """The value of an INT token (dimensions, projections)."""
+        try:
+            return parse_int(str(tok))
+        except ValueError as exc:
+            raise ParseError(self._tok_span(tok), show_token(str(tok)), (), str(exc)) from None
 
     def boolean(self, children):
         tok = children[0]
@@ -243,26 +295,26 @@ class _Builder(Transformer):
 
     # attribute values -----------------------------------------------------------------------
     def attr_number(self, children):
-        return self._number(children[0])[0]
+        return _Located(self._number(children[0])[0], self._tok_span(children[0]))
 
     def attr_bool(self, children):
-        return str(children[0]) == "True"
+        return _Located(str(children[0]) == "True", self._tok_span(children[0]))
 
     def attr_none(self, children):
-        return None
+        return _Located(None, self._tok_span(children[0]))
 
     def attr_string(self, children):
-        return decode_string(str(children[0]))
+        return _Located(decode_string(str(children[0])), self._tok_span(children[0]))
 
     def attr_ident(self, children):
         return ast.Ident(str(children[0]), span=self._tok_span(children[0]))
 
     def attr_list(self, children):
-        items = tuple(c for c in children if not (isinstance(c, Token) and c.type in ("LSQB", "RSQB")))
+        items = tuple(_value(c) for c in children if not isinstance(c, Token))
         return ast.AttrSeq(items, True, span=self._span(children))
 
     def attr_tuple(self, children):
-        items = tuple(c for c in children if not (isinstance(c, Token) and c.type in ("LPAR", "RPAR")))
+        items = tuple(_value(c) for c in children if not isinstance(c, Token))
         return ast.AttrSeq(items, False, span=self._span(children))
 
     # types ----------------------------------------------------------------------------------
@@ -306,13 +358,13 @@ class _Builder(Transformer):
         return ast.DimUnknown(span=self._span(children))
 
     def dim_interval(self, children):
-        return ast.DimInterval(int(children[0]), int(children[2]), span=self._span(children))
+        return ast.DimInterval(self._int(children[0]), self._int(children[2]), span=self._span(children))
 
     def dim_lower(self, children):
-        return ast.DimInterval(int(children[0]), None, span=self._span(children))
+        return ast.DimInterval(self._int(children[0]), None, span=self._span(children))
 
     def dim_upper(self, children):
-        return ast.DimInterval(None, int(children[1]), span=self._span(children))
+        return ast.DimInterval(None, self._int(children[1]), span=self._span(children))
 
     def dim_variadic(self, children):
         return ast.DimVariadic(str(children[1]), span=self._span(children))
@@ -331,7 +383,7 @@ class _Builder(Transformer):
         return ast.DimBinary(str(children[1]), children[0], children[2], span=self._span(children))
 
     def dim_int(self, children):
-        return ast.DimInt(int(children[0]), span=self._tok_span(children[0]))
+        return ast.DimInt(self._int(children[0]), span=self._tok_span(children[0]))
 
     def dim_name(self, children):
         return ast.DimName(str(children[0]), span=self._tok_span(children[0]))
@@ -354,8 +406,18 @@ def _doc_comment(text: str, pos: int) -> str:
     return " ".join(reversed(doc))
 
 
+def parse_int(text: str) -> int:
+    """The value of a run of decimal digits (ValueError beyond MAX_DIGITS digits)."""
+    digits = len(text.lstrip("-+"))
+    if digits > MAX_DIGITS:
+        raise ValueError(f"this integer has {digits} digits; gradual reads integers of at most {MAX_DIGITS} digits")
+    return int(text)
+
+
 def parse_number(text: str) -> tuple[int | float, str]:
-    """The value and dtype of a numeric literal (`1` int32, `2.0` float32, `1i64`, `1.5f`)."""
+    """The value and dtype of a numeric literal (`1` int32, `2.0` float32, `1i64`, `1.5f`).
+
+    ValueError for an integer with a fraction or exponent, or one too long to read."""
     match = _NUMBER_SUFFIX.search(text)
     suffix = match.group(1) if match else ""
     body = text[: len(text) - len(suffix)]
@@ -366,10 +428,13 @@ def parse_number(text: str) -> tuple[int | float, str]:
     else:
         dtype = "int32"
     if dtype.startswith("float"):
-        return float(body), dtype
+        value = float(body)
+        if value in (math.inf, -math.inf):
+            raise ValueError(f"the number `{show_token(text)[1:-1]}` is too large for a floating-point literal")
+        return value, dtype
     if "." in body or "e" in body or "E" in body:
         raise ValueError(f"the integer literal `{text}` has a fractional part or an exponent")
-    return int(body), dtype
+    return parse_int(body), dtype
 
 
 def decode_string(text: str) -> str:
@@ -460,16 +525,35 @@ def _to_parse_error(exc: UnexpectedInput, source: Source) -> ParseError:
         else:
             start = tok.start_pos if tok.start_pos is not None else len(text)
             span = Span(source, start, max(start + 1, tok.end_pos or start + 1))
-            found = f"`{tok}`"
-        expected = sorted({describe_token_type(t) for t in exc.expected if not t.startswith("__ANON") or t == "__ANON_0"})
-        return ParseError(span, found, expected)
+            found = show_token(str(tok))
+        return ParseError(span, found, _expected_names(_acceptable(exc, exc.expected)))
     if isinstance(exc, UnexpectedCharacters):
         pos = exc.pos_in_stream
         if text.startswith("/*", pos):
             return ParseError(Span(source, pos, pos + 2), "`/*`", (), "unterminated block comment")
         char = text[pos] if pos < len(text) else ""
-        expected = sorted({describe_token_type(t) for t in (exc.allowed or ())})
-        return ParseError(Span(source, pos, pos + 1), f"`{char}`", expected)
+        return ParseError(Span(source, pos, pos + 1), show_token(char), _expected_names(_acceptable(exc, exc.allowed)))
     if isinstance(exc, UnexpectedEOF):
-        return ParseError(Span(source, len(text), len(text)), "end of input", sorted(describe_token_type(t) for t in exc.expected))
+        return ParseError(Span(source, len(text), len(text)), "end of input", _expected_names(exc.expected))
     return ParseError(Span(source, 0, 0), "input", ())
+
+
+def _acceptable(exc: UnexpectedInput, fallback) -> set:
+    """The terminals the parser could take where it failed.
+
+    Asks lark's interactive parser (no callbacks run), which is exact; the parse table's
+    own list (`fallback`) can both miss keywords and include lookaheads of merged states."""
+    parser = getattr(exc, "interactive_parser", None)
+    if parser is not None:
+        try:
+            accepted = parser.accepts()
+        except Exception:  # noqa: BLE001 - a failing probe only costs the better list
+            accepted = None
+        if accepted:
+            return set(accepted)
+    return set(fallback or ())
+
+
+def _expected_names(terminals) -> list[str]:
+    """Readable, sorted, de-duplicated names of terminals (anonymous `->` kept)."""
+    return sorted({describe_token_type(t) for t in terminals if not t.startswith("__ANON") or t == "__ANON_0"})

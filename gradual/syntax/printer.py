@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from ..shapes.poly import int_text
 from . import ast
 
 Annotator = Callable[[object], Optional[str]]
@@ -18,14 +19,14 @@ _DIM_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
 def format_dim(dim: ast.DimExpr) -> str:
     """A dimension as written in source."""
     if isinstance(dim, ast.DimInt):
-        return str(dim.value)
+        return int_text(dim.value)
     if isinstance(dim, ast.DimUnknown):
         return "?"
     if isinstance(dim, ast.DimName):
         return dim.name
     if isinstance(dim, ast.DimInterval):
-        lo = "" if dim.lo is None else str(dim.lo)
-        hi = "" if dim.hi is None else str(dim.hi)
+        lo = "" if dim.lo is None else int_text(dim.lo)
+        hi = "" if dim.hi is None else int_text(dim.hi)
         return f"{lo}..{hi}"
     if isinstance(dim, ast.DimBroadcast):
         return f"{format_dim(dim.target)}|1"
@@ -194,9 +195,10 @@ class _Printer:
         raise TypeError(f"not an expression: {e!r}")
 
     def operand(self, e: ast.Expr, depth: int) -> str:
-        """An expression in callee or projection position: casts need parentheses."""
+        """An expression in callee or projection position: casts need parentheses, and so
+        do literals (`(1).0`, since `1.0` would read as a float)."""
         text = self.expr(e, depth)
-        return f"({text})" if isinstance(e, ast.Cast) else text
+        return f"({text})" if isinstance(e, (ast.Cast, ast.Literal)) else text
 
     def cast_operand(self, e: ast.Expr, depth: int) -> str:
         return self.expr(e, depth)
