@@ -1,0 +1,422 @@
+"""Laws of the shape algebra, checked with hypothesis.
+
+Dimensions range over static values, intervals (bounded or not), `?` and exact symbolic
+polynomials; shapes over static and dynamic rank. The interval laws are checked against a
+set semantics: an interval stands for the set of its values (cut off above every finite
+bound in play), a static dim for one value, a symbol for one value fixed for the whole
+program but unknown (rigid).
+"""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from gradual import Dimension, PartialShape, ShapeError
+from gradual.shapes import Grade, Poly, Symbol, consistency, join
+from gradual.syntax import ast
+from gradual.syntax.parser import parse
+
+SETTINGS = settings(max_examples=200, deadline=None)
+CHEAP = settings(max_examples=500, deadline=None)
+
+N, M, K = Symbol("n"), Symbol("m"), Symbol("k")
+PN, PM = Poly.atom(N), Poly.atom(M)
+BOUND = 20  # finite bounds stay below this; sets are cut off at CUTOFF
+CUTOFF = 3 * BOUND
+
+statics = st.integers(0, BOUND).map(Dimension)
+
+
+@st.composite
+def intervals(draw) -> Dimension:
+    """`lo..hi` (possibly unbounded above, possibly `?`)."""
+    lo = draw(st.integers(0, BOUND))
+    hi = draw(st.one_of(st.none(), st.integers(lo + 1, BOUND + 1)))
+    return Dimension(lo, -1 if hi is None else hi)
+
+
+SYMBOLIC_POLYS = [PN, PM, PN + 1, 2 * PN, PN * PM, (PN - 1).floordiv(2) + 1, PN + PM, PN.floordiv(3)]
+symbolics = st.sampled_from(SYMBOLIC_POLYS).map(Dimension.of_expr)
+
+interval_dims = st.one_of(statics, intervals(), st.just(Dimension.dynamic()))
+any_dims = st.one_of(interval_dims, symbolics)
+
+
+def values(d: Dimension) -> set[int]:
+    """The set a non-symbolic dimension stands for, cut off at CUTOFF."""
+    lo, hi = d.get_min_length(), d.get_max_length()
+    return set(range(lo, (CUTOFF if hi == -1 else hi) + 1))
+
+
+def shapes(dims=any_dims):
+    """Shapes of static rank 0..3 or of dynamic rank."""
+    static_rank = st.lists(dims, max_size=3).map(PartialShape)
+    return st.one_of(static_rank, st.just(PartialShape.dynamic()))
+
+
+def same_rank_shapes(dims, count: int):
+    """`count` shapes of one common static rank."""
+    return st.integers(0, 3).flatmap(lambda r: st.tuples(*[st.lists(dims, min_size=r, max_size=r).map(PartialShape)] * count))
+
+
+# consistency --------------------------------------------------------------------------------------
+def set_grade(actual: Dimension, expected: Dimension) -> Grade:
+    """The grade the set semantics gives (symbols rigid: only the same polynomial is EQUAL)."""
+    if actual.is_exact and expected.is_exact:
+        return Grade.EQUAL if actual.expr == expected.expr else Grade.NEVER
+    a, e = values(actual), values(expected)
+    if not a & e:
+        return Grade.NEVER
+    if a <= e and not expected.is_exact:
+        return Grade.EQUAL
+    return Grade.CHECK
+
+
+@CHEAP
+@given(interval_dims, interval_dims)
+def test_consistency_agrees_with_set_semantics(actual, expected) -> None:
+    grade = consistency(actual, expected)
+    assert grade is set_grade(actual, expected)
+    a, e = values(actual), values(expected)
+    assert (grade is Grade.EQUAL) == (a <= e)
+    assert (grade is Grade.NEVER) == (not a & e)
+
+
+@SETTINGS
+@given(any_dims, any_dims)
+def test_consistency_with_symbols_is_rigid(actual, expected) -> None:
+    assert consistency(actual, expected) is set_grade(actual, expected)
+
+
+@SETTINGS
+@given(any_dims)
+def test_consistency_is_reflexive(d) -> None:
+    assert consistency(d, d) is Grade.EQUAL
+    assert consistency(d, Dimension(d)) is Grade.EQUAL
+    assert d.compatible(d)
+
+
+@SETTINGS
+@given(any_dims, any_dims)
+def test_consistency_is_symmetric(a, b) -> None:
+    assert (consistency(a, b) is Grade.NEVER) == (consistency(b, a) is Grade.NEVER)
+    assert a.compatible(b) == b.compatible(a)
+    assert a.compatible(b) == (consistency(a, b) is not Grade.NEVER)
+
+
+# merge ----------------------------------------------------------------------------------------------
+@SETTINGS
+@given(any_dims, any_dims)
+def test_merge_is_commutative(a, b) -> None:
+    assert Dimension.merge(a, b) == Dimension.merge(b, a)
+
+
+@SETTINGS
+@given(interval_dims, interval_dims)
+def test_merge_is_intersection(a, b) -> None:
+    merged = Dimension.merge(a, b)
+    common = values(a) & values(b)
+    if not common:
+        assert merged is None
+    else:
+        assert merged is not None and values(merged) == common
+
+
+@SETTINGS
+@given(interval_dims, interval_dims, interval_dims)
+def test_merge_is_the_most_permissive_refinement(a, b, c) -> None:
+    merged = Dimension.merge(a, b)
+    if merged is None:
+        assert not (c.refines(a) and c.refines(b))
+        return
+    assert merged.refines(a) and merged.refines(b)
+    if c.refines(a) and c.refines(b):
+        assert c.refines(merged)
+
+
+@SETTINGS
+@given(any_dims, any_dims)
+def test_merge_with_symbols_keeps_the_exact_side(a, b) -> None:
+    merged = Dimension.merge(a, b)
+    if a.is_exact and b.is_exact:
+        assert merged == (a if a.expr == b.expr else None)
+    elif a.is_exact or b.is_exact:
+        exact = a if a.is_exact else b
+        assert merged is None or merged == exact
+
+
+@SETTINGS
+@given(any_dims, any_dims)
+def test_broadcast_merge_is_commutative(a, b) -> None:
+    assert Dimension.broadcast_merge(a, b) == Dimension.broadcast_merge(b, a)
+
+
+@SETTINGS
+@given(interval_dims, interval_dims)
+def test_broadcast_merge_covers_numpy_broadcasting(a, b) -> None:
+    """Every pair of values that NumPy can broadcast gives a size the result allows."""
+    result = Dimension.broadcast_merge(a, b)
+    outcomes = {y if x == 1 else x for x in values(a) for y in values(b) if x == y or 1 in (x, y)}
+    outcomes = {v for v in outcomes if v <= CUTOFF - BOUND}
+    if result is None:
+        assert not any(x == y for x in values(a) for y in values(b) if x != 1 and y != 1)
+    else:
+        assert outcomes <= values(result)
+
+
+@SETTINGS
+@given(any_dims)
+def test_broadcast_with_one_is_identity(d) -> None:
+    assert Dimension.broadcast_merge(d, 1) == d and Dimension.broadcast_merge(1, d) == d
+
+
+# relaxes / refines / join -------------------------------------------------------------------------
+@SETTINGS
+@given(any_dims, any_dims)
+def test_relaxes_and_refines_are_duals(a, b) -> None:
+    assert a.relaxes(b) == b.refines(a)
+
+
+@SETTINGS
+@given(interval_dims, interval_dims)
+def test_refines_is_set_inclusion(a, b) -> None:
+    assert a.refines(b) == (values(a) <= values(b))
+
+
+@SETTINGS
+@given(statics, any_dims)
+def test_a_static_dim_is_refined_by_itself_only(s, d) -> None:
+    assert d.refines(s) == (d == s)
+    assert s.refines(s) and s.relaxes(s)
+
+
+@SETTINGS
+@given(any_dims, any_dims)
+def test_join_is_commutative_and_an_upper_bound(a, b) -> None:
+    j = join(a, b)
+    assert j == join(b, a)
+    assert a.refines(j) and b.refines(j)
+    assert consistency(a, j) is Grade.EQUAL and consistency(b, j) is Grade.EQUAL
+
+
+@SETTINGS
+@given(any_dims, any_dims)
+def test_join_follows_spec(a, b) -> None:
+    j = join(a, b)
+    if a == b:
+        assert j == a
+    elif a.is_static and b.is_static:
+        lo, hi = sorted((a.get_length(), b.get_length()))
+        assert j == Dimension(lo, hi)
+    else:
+        assert j == Dimension.dynamic()
+
+
+# interval arithmetic ------------------------------------------------------------------------------
+@SETTINGS
+@given(interval_dims, interval_dims)
+def test_interval_arithmetic_is_sound_and_tight(a, b) -> None:
+    va = {x for x in values(a) if x <= BOUND + 1}
+    vb = {y for y in values(b) if y <= BOUND + 1}
+    total, product = a + b, a * b
+    sums = {x + y for x in va for y in vb}
+    products = {x * y for x in va for y in vb}
+    assert all(total.contains_value(v) for v in sums)
+    assert all(product.contains_value(v) for v in products)
+    assert total.get_min_length() == min(sums) and product.get_min_length() == min(products)
+    if a.get_max_length() != -1 and b.get_max_length() != -1:
+        assert total.get_max_length() == max(sums) and product.get_max_length() == max(products)
+    else:
+        assert total.get_max_length() == -1
+
+
+@SETTINGS
+@given(interval_dims, interval_dims)
+def test_interval_subtraction_clips_like_openvino(a, b) -> None:
+    if a.is_static and b.is_static and a.get_length() < b.get_length():
+        return  # exact and negative: raises (tested by example)
+    diff = a - b
+    lo = max(0, a.get_min_length() - b.get_max_length()) if b.get_max_length() != -1 else 0
+    hi = -1 if a.get_max_length() == -1 else max(0, a.get_max_length() - b.get_min_length())
+    assert (diff.get_min_length(), diff.get_max_length()) == (lo, hi)
+
+
+@SETTINGS
+@given(interval_dims, st.integers(1, 7))
+def test_interval_floor_division_is_sound_and_tight(a, den) -> None:
+    q = a // den
+    quotients = {x // den for x in values(a) if x <= BOUND + 1}
+    assert all(q.contains_value(v) for v in quotients)
+    assert q.get_min_length() == min(quotients)
+
+
+# shapes -------------------------------------------------------------------------------------------
+@SETTINGS
+@given(shapes(), shapes())
+def test_shape_merge_is_commutative(a, b) -> None:
+    assert a.compatible(b) == b.compatible(a)
+    try:
+        ab = a.merge(b)
+    except ShapeError:
+        assert not a.compatible(b)
+        try:
+            b.merge(a)
+        except ShapeError:
+            return
+        raise AssertionError("merge failed one way only")
+    assert a.compatible(b)
+    assert ab == b.merge(a)
+
+
+@SETTINGS
+@given(same_rank_shapes(interval_dims, 3))
+def test_shape_merge_is_the_most_permissive_refinement(abc) -> None:
+    a, b, c = abc
+    dst = PartialShape(a)
+    ok = PartialShape.merge_into(dst, b)
+    assert ok == a.compatible(b)
+    if not ok:
+        return
+    assert dst.refines(a) and dst.refines(b)
+    if c.refines(a) and c.refines(b):
+        assert c.refines(dst)
+
+
+@SETTINGS
+@given(shapes(), shapes())
+def test_shape_merge_refines_both_dynamic_rank(a, b) -> None:
+    assume(a.rank.is_dynamic or b.rank.is_dynamic)
+    merged = a.merge(b)
+    assert merged.refines(a) and merged.refines(b)
+
+
+@SETTINGS
+@given(shapes(), shapes())
+def test_shape_relaxes_and_refines_are_duals(a, b) -> None:
+    assert a.relaxes(b) == b.refines(a)
+    assert a.relaxes(a) and a.refines(a) and a.same_scheme(a)
+
+
+@SETTINGS
+@given(shapes(), shapes())
+def test_shape_broadcast_merge_is_commutative(a, b) -> None:
+    left, right = PartialShape(a), PartialShape(b)
+    ok_left = PartialShape.broadcast_merge_into(left, b)
+    ok_right = PartialShape.broadcast_merge_into(right, a)
+    assert ok_left == ok_right
+    assert left == right
+
+
+@SETTINGS
+@given(shapes())
+def test_to_shape_iff_static(s) -> None:
+    if s.is_static:
+        assert s.to_shape() == tuple(d.get_length() for d in s)
+    else:
+        try:
+            s.to_shape()
+        except ShapeError:
+            return
+        raise AssertionError("to_shape of a dynamic shape must raise")
+
+
+# polynomials ----------------------------------------------------------------------------------------
+SYMS = (N, M, K)
+
+
+@st.composite
+def poly_exprs(draw, depth: int = 3):
+    """A random arithmetic expression as (Poly, Python function of an assignment)."""
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        if draw(st.booleans()):
+            c = draw(st.integers(-5, 9))
+            return Poly.const(c), (lambda env, c=c: c)
+        s = draw(st.sampled_from(SYMS))
+        return Poly.atom(s), (lambda env, s=s: env[s])
+    op = draw(st.sampled_from(["+", "-", "*", "//"]))
+    lp, lf = draw(poly_exprs(depth - 1))
+    if op == "//":
+        den = draw(st.integers(1, 6))
+        return lp.floordiv(den), (lambda env: lf(env) // den)
+    rp, rf = draw(poly_exprs(depth - 1))
+    if op == "+":
+        return lp + rp, (lambda env: lf(env) + rf(env))
+    if op == "-":
+        return lp - rp, (lambda env: lf(env) - rf(env))
+    return lp * rp, (lambda env: lf(env) * rf(env))
+
+
+assignments = st.fixed_dictionaries({s: st.integers(-50, 50) for s in SYMS})
+
+
+@SETTINGS
+@given(poly_exprs(), st.lists(assignments, min_size=1, max_size=5))
+def test_poly_arithmetic_agrees_with_integers(expr, envs) -> None:
+    poly, fn = expr
+    for env in envs:
+        assert poly.evaluate(env) == fn(env)
+
+
+@SETTINGS
+@given(poly_exprs(), st.integers(1, 12), assignments)
+def test_floordiv_agrees_with_python_for_all_integers(expr, den, env) -> None:
+    poly, _ = expr
+    assert poly.floordiv(den).evaluate(env) == poly.evaluate(env) // den
+
+
+@SETTINGS
+@given(poly_exprs(), st.integers(1, 6), st.integers(1, 6))
+def test_nested_floordiv_is_canonical(expr, a, b) -> None:
+    poly, _ = expr
+    assert poly.floordiv(a).floordiv(b) == poly.floordiv(a * b)
+
+
+@SETTINGS
+@given(poly_exprs(), poly_exprs())
+def test_poly_ring_laws_hold_syntactically(p, q) -> None:
+    (p, _), (q, _) = p, q
+    assert p + q == q + p and p * q == q * p
+    assert (p + q) - q == p
+    assert p * (q + 1) == p * q + p
+    assert hash(p + q) == hash(q + p)
+
+
+@SETTINGS
+@given(poly_exprs(), st.integers(1, 6), st.integers(-20, 20))
+def test_floordiv_by_a_constant_shift(expr, den, shift) -> None:
+    poly, _ = expr
+    assert (poly + den * shift).floordiv(den) == poly.floordiv(den) + shift
+
+
+def eval_dim_ast(d: ast.DimExpr, env: dict[str, int]) -> int:
+    """Evaluate a parsed dimension expression with Python integers."""
+    if isinstance(d, ast.DimInt):
+        return d.value
+    if isinstance(d, ast.DimName):
+        return env[d.name]
+    assert isinstance(d, ast.DimBinary), d
+    left, right = eval_dim_ast(d.left, env), eval_dim_ast(d.right, env)
+    return {"+": left + right, "-": left - right, "*": left * right}.get(d.op) if d.op != "//" else left // right
+
+
+@SETTINGS
+@given(poly_exprs(), assignments)
+def test_printed_polynomials_parse_back_to_the_same_value(expr, env) -> None:
+    poly, _ = expr
+    module = parse(f"def @f(%x: Tensor[({poly},), float32]) {{ %x }}")
+    (dim,) = module.defs[0].params[0].type.dims
+    names = {s.name: v for s, v in env.items()}
+    assert eval_dim_ast(dim, names) == poly.evaluate(env)
+
+
+@SETTINGS
+@given(st.sampled_from(SYMBOLIC_POLYS), interval_dims)
+def test_symbolic_dimension_arithmetic_stays_exact(p, other) -> None:
+    d = Dimension.of_expr(p)
+    assert (d + d).expr == 2 * p
+    assert (d * 3).expr == 3 * p
+    if other.is_static:
+        assert (d + other).expr == p + other.get_length()
+    else:
+        assert (d + other).is_interval
