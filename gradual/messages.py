@@ -512,3 +512,306 @@ def bad_hint(span: Span, name: str) -> Diagnostic:
     """A hint naming a variable that does not exist."""
     return Diagnostic(codes.BAD_HINT, f"`can_unify` names `%{name}`, which is not a variable in scope", span,
                       label="unknown", help="hints must name a parameter of the enclosing function")
+
+
+# runtime ------------------------------------------------------------------------------------
+# The words of `gradual run` (gradual/runtime/): failed runtime checks, operator calls that
+# cannot run, and problems with a run's inputs. Appended by the runtime; nothing above uses it.
+
+_RUNTIME_DETAILS: dict[str, str] = {
+    "kind": "it is {actual}, not {expected}",
+    "tuple-length": "it has {actual} fields, not {expected}",
+    "rank": "its rank is {actual}, not {expected}",
+    "rank-at-least": "its rank is {actual}, but the type needs at least {expected} dims",
+    "sequence": "its dims from {axis} on are {actual}, but `*{name}` is {expected} here",
+    "dim": "dim {axis} is {actual}, not {expected}",
+    "interval": "dim {axis} is {actual}, outside {expected}",
+    "broadcast": "dim {axis} is {actual}, not 1 or {expected}",
+    "broadcast-interval": "dim {axis} is {actual}, neither 1 nor within {expected}",
+    "unsolvable": "dim {axis} is {actual}, which is not `{expr}` for any size",
+    "broadcast-unsolvable": "dim {axis} is {actual}, which is neither 1 nor `{expr}` for any size",
+    "symbol-bounds": "dim {axis} would make `{name}` {actual}, outside its bounds {expected}",
+    "dtype": "its dtype is {actual}, not {expected}",
+    "dtype-var": "its dtype is {actual}, but `{name}` is {expected} here",
+}
+
+_RUNTIME_LABELS: dict[str, str] = {
+    "inserted": "checked here: the checker assumed this",
+    "cast": "this cast does not hold",
+    "let": "this value does not have the annotated type",
+    "parameter": "the input does not have this type",
+    "return": "the result does not have this type",
+    "argument": "this call passes an argument of the wrong type",
+    "result": "this function's result does not have the type it was given",
+}
+
+_RUNTIME_HELP: dict[str, str] = {
+    "inserted": "the types allowed a value like this statically (a `?` or an interval); "
+                "pass a value of the expected type, or tighten the annotations so the checker catches it",
+    "cast": "the cast claims a type the value does not have; cast to `?` dims where the size varies",
+    "let": "annotate with `?` where the size varies, or fix the value",
+    "parameter": "pass an input of the declared type",
+    "return": "the function returned something other than its declared return type",
+    "argument": "call the function with arguments of the type it was given",
+    "result": "the function does not return the type it was given; change the type or the function",
+}
+
+_RUNTIME_RULES: dict[str, tuple[str, str]] = {
+    # rule code at runtime: (message template, help)
+    "runtime-dims-differ": ("{op} needs {a} and {b} to be equal{named}",
+                            "the inputs' dims were not known statically; pass inputs whose dims agree"),
+    "runtime-broadcast": ("{op} cannot broadcast {a} with {b}",
+                          "broadcasting needs each pair of trailing dims to be equal, or one of them 1"),
+    "runtime-outside": ("{op} needs {d} to lie in {lo}..{hi}", "pass an input within the bounds"),
+    "runtime-dtypes-differ": ("{op} needs {a} and {b} to have the same dtype",
+                              "insert `cast(x, dtype=...)` to convert one side"),
+}
+
+
+def runtime_check_detail(what: str, facts: dict, path: tuple, axis: Optional[int]) -> str:
+    """Which part of a value differed from its type (`dim 1 is 9, not 10`)."""
+    texts = {k: _runtime_fact(v) for k, v in facts.items()}
+    texts["axis"] = str(axis)
+    detail = _safe_format(_RUNTIME_DETAILS.get(what, what), texts)
+    if facts.get("expr") and what in ("dim", "broadcast"):
+        detail += f" (`{facts['expr']}`)"
+    if path:
+        detail = "in " + "".join(f"field {i} of " for i in reversed(path[1:])) + f"field {path[0]}, " + detail
+    return detail
+
+
+def _runtime_fact(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+def runtime_check_failed(span: Span, kind: str, reason: str, expected: str, actual: str, detail: str,
+                         labels: tuple = ()) -> Diagnostic:
+    """A runtime check found a value outside its type: expected vs found, and which part differs."""
+    notes = []
+    if reason:
+        notes.append(f"the checker inserted this check for {reason}" if kind == "inserted" else reason)
+    return Diagnostic(
+        codes.CHECK_FAILED, f"expected {expected}, found {actual}: {detail}", span,
+        label=_RUNTIME_LABELS.get(kind, "checked here"), labels=tuple(labels), notes=tuple(notes),
+        help=_RUNTIME_HELP.get(kind),
+    )
+
+
+def _runtime_arg(view: Any) -> str:
+    return _path_phrase(view.path) + f"the {ordinal(view.index + 1)} argument"
+
+
+def _runtime_rule_fact(value: Any) -> str:
+    from .ops.context import ArgView
+
+    origin = getattr(value, "origin", None)
+    if isinstance(value, ArgView):
+        return _runtime_arg(value)
+    if origin is not None and isinstance(value, int):
+        index, path, axis = origin
+        return f"dim {axis} of {_path_phrase(path)}the {ordinal(index + 1)} argument ({int(value)})"
+    if origin is not None and isinstance(value, str):
+        index, path, _ = origin
+        return f"the dtype of {_path_phrase(path)}the {ordinal(index + 1)} argument ({value})"
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"a dimension computed from the inputs ({int(value)})"
+    return "" if value is None else str(value)
+
+
+def runtime_rule_failure(span: Span, op: str, code: str, facts: dict, inputs: str, signature: str) -> Diagnostic:
+    """An operator's shape rule, run on the concrete inputs before its kernel, rejected them."""
+    texts = {k: _runtime_rule_fact(v) for k, v in facts.items()}
+    texts["op"] = _code(op)
+    texts["named"] = f" (`{facts['symbol']}`)" if facts.get("symbol") else ""
+    if "hi" in facts and facts["hi"] is None:
+        texts["hi"] = ""
+    if code in _RUNTIME_RULES:
+        template, help_text = _RUNTIME_RULES[code]
+    else:
+        _, template, help_text = _RULE_MESSAGES.get(code, ("", "{op} rejects its inputs: " + code, "check the inputs"))
+    notes = [f"the shape rule of {_code(op)} ran on the inputs before its kernel"]
+    if signature:
+        notes.append(f"the signature is {signature}")
+    return Diagnostic(codes.CHECK_FAILED, _safe_format(template, texts), span, label=f"called with {inputs}",
+                      notes=tuple(notes), help=_safe_format(help_text, texts))
+
+
+def runtime_operator_error(span: Span, op: str, detail: str, inputs: str) -> Diagnostic:
+    """An operator call that could not run on NumPy."""
+    return Diagnostic(codes.RUNTIME_ERROR, f"{_code(op)} failed at runtime: {detail}", span,
+                      label=f"called with {inputs}" if inputs else "this call",
+                      help="check the inputs' values (indices in range, divisors non-zero, ...)")
+
+
+def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Diagnostic:
+    """A kernel whose output is not what its shape rule computed: a bug in gradual."""
+    return Diagnostic(codes.INTERNAL_ERROR, f"{_code(op)}: {detail}", span,
+                      label=f"called with {inputs}" if inputs else "this call",
+                      notes=("the kernel and the shape rule of this operator disagree; this is a bug in gradual",),
+                      help="please report it with this program and its inputs")
+
+
+def runtime_bad_call(span: Span, detail: str) -> Diagnostic:
+    """Something that cannot run at all (only in programs that were not checked)."""
+    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here",
+                      help="run `gradual check` on the program: it reports this statically")
+
+
+def runtime_disagreement(where: str, rule: str, produced: str) -> str:
+    """What the rule computed versus what the kernel produced."""
+    return f"{where}the kernel produced {produced}, but the shape rule computed {rule}"
+
+
+def runtime_value_disagreement(where: str, computed: list, produced: list) -> str:
+    """Shape values the rule computed versus the kernel's elements."""
+    return f"{where}the kernel produced the values {produced}, but the shape rule computed {computed}"
+
+
+def runtime_no_kernel_detail(op: str) -> str:
+    """An operator with a shape rule but no NumPy kernel."""
+    return f"there is no NumPy kernel for {_code(op)} (pass `kernel=` to `gradual.register_op`)"
+
+
+def runtime_kernel_exception(exc: BaseException) -> str:
+    """A NumPy error raised inside a kernel."""
+    return str(exc) or type(exc).__name__
+
+
+def runtime_kernel_crash(exc: BaseException) -> str:
+    """A kernel that crashed (a bug in gradual)."""
+    return f"the kernel crashed ({type(exc).__name__}: {exc})"
+
+
+def runtime_not_callable(value: Any) -> str:
+    """A call of a non-function value."""
+    return f"this is not a function: it is {type(value).__name__}"
+
+
+def runtime_arity(expected: int, actual: int) -> str:
+    """A call with the wrong number of arguments."""
+    return f"the function takes {expected} argument{'s' if expected != 1 else ''}, but {actual} were given"
+
+
+def runtime_bad_projection(index: int, value: Any) -> str:
+    """A projection of something that has no such field."""
+    return f"field {index} does not exist in this value"
+
+
+def runtime_bad_condition(value: Any) -> str:
+    """An `if` condition that is not one boolean."""
+    return "the condition of this `if` is not a single boolean"
+
+
+def runtime_operator_value(name: str) -> str:
+    """An operator used as a value."""
+    return f"operator `{name}` must be called"
+
+
+def runtime_unknown_operator(name: str) -> str:
+    """An operator that is not registered."""
+    return f"unknown operator `{name}`"
+
+
+def runtime_unsupported_dtype(name: str) -> str:
+    """A dtype NumPy cannot hold."""
+    return f"the NumPy runtime cannot hold {name} values"
+
+
+def runtime_cast_label() -> str:
+    """Secondary label on a user cast's type."""
+    return "the type the cast checks"
+
+
+def runtime_annotation_label() -> str:
+    """Secondary label on an annotated let's type."""
+    return "annotated here"
+
+
+def runtime_parameter_label() -> str:
+    """Secondary label on a parameter's type."""
+    return "the parameter's type"
+
+
+def runtime_wrapped_label() -> str:
+    """Secondary label on the place that gave a function its type."""
+    return "the function got its type here"
+
+
+def runtime_let_reason(name: str) -> str:
+    """Why an annotated let is checked."""
+    return f"the annotation of `%{name}` is checked at runtime (and binds its new dims)"
+
+
+def runtime_parameter_reason(function: str, param: str, index: int) -> str:
+    """Why a parameter is checked."""
+    owner = f"`@{function}`" if function else "this closure"
+    return f"the {ordinal(index + 1)} parameter (`%{param}`) of {owner} has this type"
+
+
+def runtime_return_reason(function: str) -> str:
+    """Why a result is checked."""
+    owner = f"`@{function}`" if function else "this closure"
+    return f"the declared return type of {owner}"
+
+
+def runtime_wrapped_argument_reason(index: int, where: str) -> str:
+    """Why an argument of a checked function is checked."""
+    return f"the {ordinal(index + 1)} argument of a function whose type was fixed at {where}"
+
+
+def runtime_wrapped_result_reason(reason: str) -> str:
+    """Why the result of a checked function is checked."""
+    base = "the function's result must have the return type it was given here"
+    return f"{base} ({reason})" if reason else base
+
+
+def runtime_input_names(entry: str, missing: list, unknown: list) -> str:
+    """Inputs that do not name the entry's parameters."""
+    parts = []
+    if missing:
+        parts.append("no input for " + ", ".join(f"`%{m}`" for m in missing))
+    if unknown:
+        parts.append(f"`@{entry}` has no parameter " + ", ".join(f"`%{u}`" for u in unknown))
+    return "; ".join(parts)
+
+
+def runtime_no_entry(entry: str, available: list) -> str:
+    """An entry point that is not defined."""
+    have = ", ".join(f"`@{a}`" for a in available) or "none"
+    return f"there is no definition `@{entry}` to run (defined: {have})"
+
+
+def runtime_bad_input_spec(text: str, expected: str) -> str:
+    """A malformed `--arg` / `--shape` value."""
+    return f"cannot read `{text}`: expected {expected}"
+
+
+def runtime_unreadable_array(path: str, problem: str) -> str:
+    """A `.npy` file that cannot be loaded."""
+    return f"{path}: cannot load a NumPy array ({problem})"
+
+
+def runtime_needs_shape(name: str, declared: str) -> str:
+    """A parameter that is not fully static and has no input."""
+    return f"no input for `%{name}` (type {declared}): give one with --arg {name}=FILE.npy or --shape {name}=2x3"
+
+
+def runtime_scalar_for_tensor(name: str, declared: str) -> str:
+    """A scalar `--arg` for a parameter that is not a scalar."""
+    return f"`%{name}` has type {declared}: a value such as 3 fits only a scalar parameter; use --shape or a .npy file"
+
+
+def runtime_unknown_input(name: str, available: list) -> str:
+    """An input for a parameter the entry point does not have."""
+    have = ", ".join(f"`%{a}`" for a in available) or "none"
+    return f"there is no parameter `%{name}` (parameters: {have})"
+
+
+def runtime_exhausted(exc: BaseException) -> str:
+    """A run that ran out of stack or memory."""
+    what = "stack (recursion too deep)" if isinstance(exc, RecursionError) else "memory"
+    return f"the program ran out of {what}"

@@ -1,0 +1,154 @@
+"""Inputs for a run: from `.npy` files, literal values, or random data of a given shape.
+
+Used by `gradual run` (`--arg NAME=FILE.npy|VALUE`, `--shape NAME=2x3[:dtype]`) and by the
+tests' case files. A parameter whose type is fully static may be left out: it gets random data.
+Random data has the declared dtype (float32 where the dtype is not known): standard normal
+floats, integers in [0, 10), random booleans.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import messages
+from ..types import Type, TensorType, TupleType, format_type
+from .errors import InputError
+from .values import NUMPY_DTYPES
+
+_SHAPE = re.compile(r"^\s*(\(\)|scalar|\d+(?:\s*x\s*\d+)*)?\s*(?::\s*([a-z0-9]+))?\s*$")
+DEFAULT_FLOAT = "float32"
+
+
+def parse_shape(text: str) -> tuple[tuple, Optional[str]]:
+    """`2x3` -> ((2, 3), None); `2x3:int32` -> ((2, 3), "int32"); `()` or `` -> a scalar."""
+    m = _SHAPE.match(text)
+    if m is None:
+        raise InputError(messages.runtime_bad_input_spec(text, "a shape such as 2x3, 2x3:int32 or ()"))
+    dims = m.group(1)
+    shape = () if not dims or dims in ("()", "scalar") else tuple(int(d) for d in dims.replace(" ", "").split("x"))
+    return shape, m.group(2)
+
+
+def declared_dtype(t: Optional[Type]) -> str:
+    """The dtype random data and literals get for a parameter (float32 when not concrete)."""
+    if isinstance(t, TensorType) and isinstance(t.dtype, str) and t.dtype in NUMPY_DTYPES:
+        return t.dtype
+    if isinstance(t, TensorType) and t.dtype == "bfloat16":
+        raise InputError(messages.runtime_unsupported_dtype("bfloat16"))
+    return DEFAULT_FLOAT
+
+
+def random_array(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """Random data of a shape and dtype."""
+    if dtype not in NUMPY_DTYPES:
+        raise InputError(messages.runtime_unsupported_dtype(dtype))
+    kind = np.dtype(dtype).kind
+    if kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    if kind == "b":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    return rng.integers(0, 10, size=shape).astype(dtype)
+
+
+def static_shape(t: Optional[Type]) -> Optional[tuple]:
+    """The shape of a fully static tensor type, else None."""
+    if not isinstance(t, TensorType) or t.dims is None:
+        return None
+    if not all(getattr(d, "is_static", False) for d in t.dims):
+        return None
+    return tuple(d.get_length() for d in t.dims)
+
+
+def random_for_type(t: Optional[Type], rng: np.random.Generator) -> Optional[Any]:
+    """Random data for a fully static type (tensors, tuples of them), else None."""
+    if isinstance(t, TupleType):
+        fields = [random_for_type(f, rng) for f in t.fields]
+        return None if any(f is None for f in fields) else tuple(fields)
+    shape = static_shape(t)
+    if shape is None or not isinstance(t, TensorType) or not isinstance(t.dtype, str) or t.dtype not in NUMPY_DTYPES:
+        return None
+    return random_array(shape, t.dtype, rng)
+
+
+def shaped_input(text: str, t: Optional[Type], rng: np.random.Generator) -> np.ndarray:
+    """`--shape NAME=2x3[:dtype]`: random data of that shape and the declared (or given) dtype."""
+    shape, dtype = parse_shape(text)
+    return random_array(shape, dtype or declared_dtype(t), rng)
+
+
+def literal_input(text: str, t: Optional[Type]) -> np.ndarray:
+    """`--arg NAME=3`, `NAME=2.5`, `NAME=True`, `NAME=[1, 2, 3]`: a value of the declared dtype."""
+    word = text.strip()
+    if word in ("True", "False", "true", "false"):
+        value: Any = word.lower() == "true"
+    else:
+        try:
+            value = json.loads(word)
+        except ValueError:
+            raise InputError(messages.runtime_bad_input_spec(text, "a number, True/False, a list [1, 2] or a .npy file")) from None
+    dtype = declared_dtype(t) if _has_concrete_dtype(t) else _literal_dtype(value)
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(messages.runtime_bad_input_spec(text, f"values that fit {dtype}")) from None
+
+
+def _has_concrete_dtype(t: Optional[Type]) -> bool:
+    return isinstance(t, TensorType) and isinstance(t.dtype, str) and t.dtype in NUMPY_DTYPES
+
+
+def _literal_dtype(value: Any) -> str:
+    flat = np.asarray(value)
+    if flat.dtype.kind == "b":
+        return "bool"
+    if flat.dtype.kind in "iu":
+        return "int32"
+    return DEFAULT_FLOAT
+
+
+def file_input(path: str) -> np.ndarray:
+    """`--arg NAME=FILE.npy`."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise InputError(messages.runtime_unreadable_array(path, str(exc) or type(exc).__name__)) from None
+
+
+def split_assignment(text: str) -> tuple[str, str]:
+    """`NAME=VALUE` -> (NAME, VALUE); a leading `%` on the name is allowed."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise InputError(messages.runtime_bad_input_spec(text, "NAME=VALUE"))
+    return name.strip().lstrip("%"), value
+
+
+def build_inputs(params: list, args: list, shapes: list, seed: int = 0) -> dict:
+    """Inputs by parameter name from `--arg` and `--shape` assignments; fully static
+    parameters left out get random data; anything else left out is an InputError."""
+    rng = np.random.default_rng(seed)
+    declared = dict(params)
+    inputs: dict = {}
+    for text in shapes:
+        name, value = split_assignment(text)
+        _known(name, declared)
+        inputs[name] = shaped_input(value, declared[name], rng)
+    for text in args:
+        name, value = split_assignment(text)
+        _known(name, declared)
+        inputs[name] = file_input(value) if value.strip().endswith(".npy") else literal_input(value, declared[name])
+    for name, t in params:
+        if name not in inputs:
+            value = random_for_type(t, rng)
+            if value is None:
+                raise InputError(messages.runtime_needs_shape(name, format_type(t) if t is not None else "?"))
+            inputs[name] = value
+    return inputs
+
+
+def _known(name: str, declared: dict) -> None:
+    if name not in declared:
+        raise InputError(messages.runtime_unknown_input(name, list(declared)))

@@ -1,0 +1,294 @@
+"""The interpreter of elaborated programs (SPEC 5 `gradual run`).
+
+It runs a module re-resolved with `names.resolve`, so an elaborated module and elaborated text
+printed and parsed again run alike. Every cast runs (`match.py`); every operator call runs its
+shape rule before its kernel (`operators.py`). Definitions bind their signature's symbols and
+dtype variables at entry by matching the arguments against the parameter annotations, and check
+their result against the return annotation.
+
+Calls in tail position (the result of a body, of an `if` branch in tail position) are
+trampolined: a loop written as tail recursion runs in constant Python stack, however many
+iterations it makes. Other calls recurse, on the large-stack worker thread of `run_deep`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .. import messages
+from ..api import run_deep
+from ..infer import check_attributes
+from ..names import Binder, FunctionInfo, Resolution, resolve
+from ..ops.registry import Registry, default_registry
+from ..syntax import ast
+from ..syntax.source import Span
+from ..types import DynType, FuncType, Type
+from .errors import Blame, CallFailure, InputError, label_at
+from .match import match_value, unbind
+from .operators import run_operator
+from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, Wrapped
+
+
+class TailCall:
+    """A call left for the trampoline in `Interpreter.apply` to make."""
+
+    __slots__ = ("fn", "args", "span")
+
+    def __init__(self, fn: Any, args: tuple, span: Span) -> None:
+        self.fn = fn
+        self.args = args
+        self.span = span
+
+
+PendingCheck = Callable[[Any], Any]
+
+
+class Interpreter:
+    """Runs the definitions of one (elaborated) module."""
+
+    def __init__(self, module: ast.Module, registry: Optional[Registry] = None) -> None:
+        from . import kernels  # noqa: F401  (registers the NumPy kernels)
+
+        self.registry = registry or default_registry()
+        self.res: Resolution = resolve(module, self.registry, self.registry.names())
+        errors = [d for d in self.res.diagnostics if d.is_error]
+        if errors:
+            from .errors import ProgramRejected
+
+            raise ProgramRejected(errors)
+        self.attrs: dict[int, dict] = {}
+        self.blames: dict[int, Blame] = {}
+        self._eval = {
+            ast.Var: self.eval_var, ast.GlobalVar: self.eval_global, ast.Literal: self.eval_literal,
+            ast.TupleExpr: self.eval_tuple, ast.Proj: self.eval_proj, ast.Call: self.eval_call,
+            ast.If: self.eval_if, ast.Fn: self.eval_fn, ast.Cast: self.eval_cast, ast.OpRef: self.eval_opref,
+        }
+
+    # entry ---------------------------------------------------------------------------------
+    def parameters(self, entry: str) -> list[tuple[str, Optional[Type]]]:
+        """The entry point's parameters: names and declared types."""
+        info = self.res.function(self._definition(entry))
+        return [(b.name, t) for b, t in zip(info.params, info.param_types)]
+
+    def run(self, entry: str, inputs: dict) -> Any:
+        """Call `@entry` with inputs by parameter name; returns its result value."""
+        d = self._definition(entry)
+        info = self.res.function(d)
+        missing = [b.name for b in info.params if b.name not in inputs]
+        unknown = sorted(set(inputs) - {b.name for b in info.params})
+        if missing or unknown:
+            raise InputError(messages.runtime_input_names(entry, missing, unknown))
+        args = tuple(inputs[b.name] for b in info.params)
+        return run_deep(self.apply, GlobalFunction(d), args, None)
+
+    def _definition(self, entry: str) -> ast.Def:
+        d = self.res.defs.get(entry)
+        if d is None:
+            raise InputError(messages.runtime_no_entry(entry, sorted(self.res.defs)))
+        return d
+
+    # calls ---------------------------------------------------------------------------------
+    def apply(self, fn: Any, args: tuple, span: Optional[Span]) -> Any:
+        """Call a function value; tail calls inside it are made here, in a loop."""
+        pending: list[PendingCheck] = []
+        outcome = self.enter(fn, args, span, pending)
+        while isinstance(outcome, TailCall):
+            outcome = self.enter(outcome.fn, outcome.args, outcome.span, pending)
+        value = outcome
+        while pending:
+            value = pending.pop()(value)
+        return value
+
+    def enter(self, fn: Any, args: tuple, span: Optional[Span], pending: list) -> Any:
+        """Start one call: bind the parameters, queue the result check, run the body in tail
+        position (which may hand back a TailCall)."""
+        if isinstance(fn, GlobalFunction):
+            return self.enter_function(fn.node, None, args, span, pending)
+        if isinstance(fn, Closure):
+            return self.enter_function(fn.node, fn.frame, args, span, pending)
+        if isinstance(fn, Wrapped):
+            return self.enter_wrapped(fn, args, span, pending)
+        raise CallFailure(span or _nowhere(), messages.runtime_not_callable(fn))
+
+    def enter_function(self, node: Any, parent: Optional[Frame], args: tuple, span: Optional[Span], pending: list) -> Any:
+        info = self.res.function(node)
+        if len(args) != len(info.params):
+            raise CallFailure(span or node.span, messages.runtime_arity(len(info.params), len(args)))
+        frame = Frame(parent)
+        for index, (binder, ptype, arg) in enumerate(zip(info.params, info.param_types, args)):
+            if ptype is not None and not isinstance(ptype, DynType):
+                arg = match_value(arg, ptype, frame, self.parameter_blame(info, index, span))
+            frame.values[binder] = arg
+        if info.ret is not None and not isinstance(info.ret, DynType):
+            ret, blame = info.ret, self.return_blame(info)
+            pending.append(lambda value: match_value(value, ret, frame, blame))
+        return self.body(node.body, frame, tail=True)
+
+    def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list) -> Any:
+        ftype: FuncType = fn.type
+        if len(args) != len(ftype.params):
+            raise CallFailure(span or fn.blame.span, messages.runtime_arity(len(ftype.params), len(args)))
+        frame = Frame(fn.frame) if ftype.dim_params else fn.frame
+        checked = tuple(match_value(a, p, frame, self.argument_blame(fn, i, span)) for i, (a, p) in enumerate(zip(args, ftype.params)))
+        blame = self.result_blame(fn)
+        pending.append(lambda value: match_value(value, ftype.ret, frame, blame))
+        return TailCall(fn.inner, checked, span or fn.blame.span)
+
+    # bodies and expressions -----------------------------------------------------------------
+    def body(self, body: ast.Body, frame: Frame, tail: bool = False) -> Any:
+        """Run a body's bindings, then its result (in tail position if the body is)."""
+        for stmt in body.stmts:
+            if isinstance(stmt, ast.Let):
+                self.let(stmt, frame)
+        if tail:
+            return self.tail(body.result, frame)
+        return self.eval(body.result, frame)
+
+    def let(self, stmt: ast.Let, frame: Frame) -> None:
+        binder = self.res.binders[id(stmt)]
+        value = self.eval(stmt.value, frame)
+        if stmt.type is not None:
+            unbind(frame, self.res.introduced.get(id(stmt), ()))
+            value = match_value(value, self.res.annotations[id(stmt.type)], frame, self.let_blame(stmt, binder))
+        frame.values[binder] = value
+
+    def tail(self, e: ast.Expr, frame: Frame) -> Any:
+        """An expression in tail position: a call of a function becomes a TailCall."""
+        if isinstance(e, ast.Call) and not isinstance(e.callee, ast.OpRef):
+            fn = self.eval(e.callee, frame)
+            return TailCall(fn, tuple(self.eval(a, frame) for a in e.args), e.span)
+        if isinstance(e, ast.If):
+            branch = e.then if self.condition(e.cond, frame) else e.otherwise
+            return self.body(branch, frame, tail=True)
+        return self.eval(e, frame)
+
+    def eval(self, e: ast.Expr, frame: Frame) -> Any:
+        """The value of an expression."""
+        return self._eval[type(e)](e, frame)
+
+    def eval_var(self, e: ast.Var, frame: Frame) -> Any:
+        return frame.value(self.res.uses[id(e)])
+
+    def eval_global(self, e: ast.GlobalVar, frame: Frame) -> Any:
+        return GlobalFunction(self.res.defs[e.name])
+
+    def eval_literal(self, e: ast.Literal, frame: Frame) -> Any:
+        return np.asarray(e.value, dtype=numpy_dtype(e.dtype, e.span))
+
+    def eval_tuple(self, e: ast.TupleExpr, frame: Frame) -> Any:
+        return tuple(self.eval(f, frame) for f in e.fields)
+
+    def eval_proj(self, e: ast.Proj, frame: Frame) -> Any:
+        value = self.eval(e.tuple, frame)
+        if not isinstance(value, tuple) or not 0 <= e.index < len(value):
+            raise CallFailure(e.span, messages.runtime_bad_projection(e.index, value))
+        return value[e.index]
+
+    def eval_if(self, e: ast.If, frame: Frame) -> Any:
+        branch = e.then if self.condition(e.cond, frame) else e.otherwise
+        return self.body(branch, frame)
+
+    def condition(self, cond: ast.Expr, frame: Frame) -> bool:
+        value = self.eval(cond, frame)
+        if not isinstance(value, np.ndarray) or value.size != 1:
+            raise CallFailure(cond.span, messages.runtime_bad_condition(value))
+        return bool(value.reshape(-1)[0])
+
+    def eval_fn(self, e: ast.Fn, frame: Frame) -> Any:
+        return Closure(e, frame)
+
+    def eval_opref(self, e: ast.OpRef, frame: Frame) -> Any:
+        raise CallFailure(e.span, messages.runtime_operator_value(e.name))
+
+    def eval_cast(self, e: ast.Cast, frame: Frame) -> Any:
+        value = self.eval(e.expr, frame)
+        unbind(frame, self.res.introduced.get(id(e), ()))
+        return match_value(value, self.res.annotations[id(e.type)], frame, self.cast_blame(e))
+
+    def eval_call(self, e: ast.Call, frame: Frame) -> Any:
+        if isinstance(e.callee, ast.OpRef):
+            return self.call_operator(e, frame)
+        fn = self.eval(e.callee, frame)
+        return self.apply(fn, tuple(self.eval(a, frame) for a in e.args), e.span)
+
+    def call_operator(self, e: ast.Call, frame: Frame) -> Any:
+        op = self.registry.get(e.callee.name)  # type: ignore[union-attr]
+        if op is None:
+            raise CallFailure(e.callee.span, messages.runtime_unknown_operator(e.callee.name))  # type: ignore[union-attr]
+        args = [self.eval(a, frame) for a in e.args]
+        if len(args) != op.arity:
+            raise CallFailure(e.span, messages.runtime_arity(op.arity, len(args)))
+        return run_operator(op, args, self.call_attrs(e, op), e.span, frame)
+
+    def call_attrs(self, e: ast.Call, op: Any) -> dict:
+        """A call's attributes with the declared defaults filled in (validated once per call)."""
+        found = self.attrs.get(id(e))
+        if found is None:
+            problems: list = []
+            found = check_attributes(op, e, problems.append)
+            if found is None:
+                raise CallFailure(problems[0].span if problems else e.span, problems[0].message if problems else "")
+            self.attrs[id(e)] = found
+        return found
+
+    # blame ---------------------------------------------------------------------------------
+    def cast_blame(self, e: ast.Cast) -> Blame:
+        """Inserted casts blame what the checker recorded; user casts blame themselves."""
+        found = self.blames.get(id(e))
+        if found is None:
+            if e.check is not None:
+                found = Blame(e.check.blame, "inserted", e.check.reason)
+            else:
+                found = Blame(e.span, "cast", labels=(label_at(e.type.span, messages.runtime_cast_label()),))
+            self.blames[id(e)] = found
+        return found
+
+    def let_blame(self, stmt: ast.Let, binder: Binder) -> Blame:
+        found = self.blames.get(id(stmt))
+        if found is None:
+            found = self.blames[id(stmt)] = Blame(
+                stmt.value.span, "let", messages.runtime_let_reason(binder.name),
+                (label_at(stmt.type.span, messages.runtime_annotation_label()),) if stmt.type is not None else ())
+        return found
+
+    def parameter_blame(self, info: FunctionInfo, index: int, call: Optional[Span]) -> Blame:
+        param = info.node.params[index]
+        where = _real_span(param.type.span if param.type is not None else None) or param.span
+        reason = messages.runtime_parameter_reason(info.name, param.var.name, index)
+        if call is None:
+            return Blame(where, "parameter", reason)
+        return Blame(call, "argument", reason, (label_at(where, messages.runtime_parameter_label()),) if _real_span(where) else ())
+
+    def return_blame(self, info: FunctionInfo) -> Blame:
+        node = info.node
+        where = _real_span(node.ret.span if node.ret is not None else None) or node.body.result.span
+        return Blame(where, "return", messages.runtime_return_reason(info.name))
+
+    def argument_blame(self, fn: Wrapped, index: int, call: Optional[Span]) -> Blame:
+        origin = fn.blame.span
+        return Blame(call or origin, "argument", messages.runtime_wrapped_argument_reason(index, origin.describe()),
+                     (label_at(origin, messages.runtime_wrapped_label()),))
+
+    def result_blame(self, fn: Wrapped) -> Blame:
+        return Blame(fn.blame.span, "result", messages.runtime_wrapped_result_reason(fn.blame.reason))
+
+
+def numpy_dtype(name: str, span: Optional[Span] = None) -> np.dtype:
+    """The NumPy dtype of a language dtype (bfloat16 has none: a runtime error)."""
+    if name not in NUMPY_DTYPES:
+        raise CallFailure(span or _nowhere(), messages.runtime_unsupported_dtype(name))
+    return np.dtype(name)
+
+
+def _real_span(span: Optional[Span]) -> Optional[Span]:
+    if span is None or span.source.path == "<generated>":
+        return None
+    return span
+
+
+def _nowhere() -> Span:
+    from ..syntax.source import NOWHERE
+
+    return NOWHERE

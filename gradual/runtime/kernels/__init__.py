@@ -1,0 +1,40 @@
+"""NumPy kernels, one module per operator family, registered by operator name.
+
+Adding a kernel is one function:
+
+    @kernel("nn.leaky_relu")
+    def leaky_relu(data, *, alpha):
+        return np.where(data > 0, data, alpha * data)
+
+Tensor arguments come positionally (a tuple argument as a Python tuple of arrays); attributes
+come by keyword, with the declared defaults filled in; a kernel names only the attributes it
+uses (or takes `**attrs`). It returns an array (or a tuple of arrays) with exactly the shape and
+dtype the operator's shape rule computes: the runtime verifies that after every call. Kernels
+follow Relay's semantics, written independently of the shape rules so the two check each other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ...ops.registry import KERNELS, attach_kernels
+
+Kernel = Callable[..., Any]
+
+
+def kernel(*names: str) -> Callable[[Kernel], Kernel]:
+    """Decorator: register a NumPy kernel for one or more operator names."""
+
+    def register(fn: Kernel) -> Kernel:
+        attach_kernels((name, fn) for name in names)
+        return fn
+
+    return register
+
+
+def registered() -> dict[str, Kernel]:
+    """Every kernel registered so far, by operator name."""
+    return dict(KERNELS)
+
+
+from . import elementwise, shape, data, nn, reduce  # noqa: E402,F401  (registers the kernels)

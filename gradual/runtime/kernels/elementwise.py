@@ -1,0 +1,116 @@
+"""Elementwise kernels: unary maps, broadcasting binary operators, `where`, `clip`, `cast`.
+
+Results keep the input's element type (the signatures say `T -> T`): NumPy would widen
+`sqrt(int32)` to float64, Relay keeps int32.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from . import kernel
+
+
+def same_dtype(like: np.ndarray, out: Any) -> np.ndarray:
+    """`out` as an array of `like`'s dtype."""
+    return np.asarray(out).astype(like.dtype, copy=False)
+
+
+def _unary(name: str, fn: Callable[[np.ndarray], Any]) -> None:
+    @kernel(name)
+    def run(data: np.ndarray) -> np.ndarray:
+        return same_dtype(data, fn(data))
+
+    run.__name__ = name.replace(".", "_")
+    run.__doc__ = f"`{name}(x)` elementwise."
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+_unary("nn.relu", lambda x: np.maximum(x, np.zeros((), x.dtype)))
+_unary("negative", np.negative)
+_unary("abs", np.abs)
+_unary("exp", np.exp)
+_unary("log", np.log)
+_unary("sqrt", np.sqrt)
+_unary("rsqrt", lambda x: 1 / np.sqrt(x))
+_unary("tanh", np.tanh)
+_unary("sigmoid", lambda x: 1 / (1 + np.exp(-x)))
+_unary("erf", lambda x: _erf(x).astype(np.float64))
+_unary("floor", np.floor)
+_unary("ceil", np.ceil)
+_unary("round", np.round)
+_unary("sign", np.sign)
+_unary("logical_not", np.logical_not)
+_unary("copy", np.copy)
+_unary("zeros_like", np.zeros_like)
+_unary("ones_like", np.ones_like)
+
+
+@kernel("nn.leaky_relu")
+def leaky_relu(data: np.ndarray, *, alpha: float) -> np.ndarray:
+    """`x if x > 0 else alpha * x`."""
+    return same_dtype(data, np.where(data > 0, data, alpha * data))
+
+
+@kernel("clip")
+def clip(data: np.ndarray, *, a_min: float, a_max: float) -> np.ndarray:
+    """Values clamped into [a_min, a_max]."""
+    return same_dtype(data, np.clip(data, a_min, a_max))
+
+
+@kernel("cast")
+def cast(data: np.ndarray, *, dtype: str) -> np.ndarray:
+    """The same values in another element type."""
+    return data.astype(dtype)
+
+
+def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], keep: bool = True) -> None:
+    @kernel(name)
+    def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        out = np.asarray(fn(lhs, rhs))
+        return same_dtype(lhs, out) if keep else out
+
+    run.__name__ = name
+    run.__doc__ = f"`{name}(a, b)` with NumPy broadcasting."
+
+
+def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Relay `divide`: true division for floats, truncation toward zero for integers."""
+    if lhs.dtype.kind in "iub":
+        quotient = np.floor_divide(np.abs(lhs), np.abs(rhs))
+        return np.where(np.sign(lhs) * np.sign(rhs) < 0, -quotient, quotient)
+    return np.divide(lhs, rhs)
+
+
+def mod(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Relay `mod`: the remainder of truncated division (the sign of the dividend)."""
+    return np.fmod(lhs, rhs)
+
+
+_binary("add", np.add)
+_binary("subtract", np.subtract)
+_binary("multiply", np.multiply)
+_binary("divide", divide)
+_binary("floor_divide", np.floor_divide)
+_binary("mod", mod)
+_binary("power", np.power)
+_binary("maximum", np.maximum)
+_binary("minimum", np.minimum)
+_binary("equal", np.equal, keep=False)
+_binary("not_equal", np.not_equal, keep=False)
+_binary("less", np.less, keep=False)
+_binary("less_equal", np.less_equal, keep=False)
+_binary("greater", np.greater, keep=False)
+_binary("greater_equal", np.greater_equal, keep=False)
+_binary("logical_and", np.logical_and, keep=False)
+_binary("logical_or", np.logical_or, keep=False)
+
+
+@kernel("where")
+def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`x` where `condition`, else `y`, all three broadcast together."""
+    return same_dtype(x, np.where(condition, x, y))

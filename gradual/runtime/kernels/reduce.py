@@ -1,0 +1,58 @@
+"""Reductions with Relay's `axis` (a list, or all axes when absent), `keepdims` and `exclude`
+(reduce over every axis *not* listed). Results keep the input's element type; argmax and
+argmin give int32 indices into the reduced axes, flattened in row-major order."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from . import kernel
+
+
+def reduced_axes(rank: int, axis: Optional[Sequence[int]], exclude: bool) -> tuple:
+    """The axes a reduction reduces over."""
+    chosen = set(range(rank)) if axis is None else {a + rank if a < 0 else a for a in axis}
+    if exclude:
+        chosen = set(range(rank)) - chosen
+    return tuple(sorted(chosen))
+
+
+def _reduction(name: str, fn: Callable[..., np.ndarray]) -> None:
+    @kernel(name)
+    def run(data: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool) -> np.ndarray:
+        axes = reduced_axes(data.ndim, axis, exclude)
+        out = fn(data, axis=axes, keepdims=bool(keepdims))
+        return np.asarray(out).astype(data.dtype, copy=False)
+
+    run.__name__ = name
+    run.__doc__ = f"`{name}` over the chosen axes."
+
+
+_reduction("sum", lambda x, **kw: np.sum(x, dtype=x.dtype, **kw))
+_reduction("prod", lambda x, **kw: np.prod(x, dtype=x.dtype, **kw))
+_reduction("mean", np.mean)
+_reduction("max", np.max)
+_reduction("min", np.min)
+
+
+def _arg_reduction(name: str, fn: Callable[..., np.ndarray]) -> None:
+    @kernel(name)
+    def run(data: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool) -> np.ndarray:
+        axes = reduced_axes(data.ndim, axis, exclude)
+        kept = [i for i in range(data.ndim) if i not in axes]
+        moved = np.transpose(data, kept + list(axes))
+        inner = int(np.prod([data.shape[a] for a in axes], dtype=np.int64))
+        flat = moved.reshape([data.shape[i] for i in kept] + [inner])
+        out = fn(flat, axis=-1)
+        if keepdims:
+            out = out.reshape([1 if i in axes else d for i, d in enumerate(data.shape)])
+        return np.asarray(out).astype(np.int32)
+
+    run.__name__ = name
+    run.__doc__ = f"`{name}`: the position of the extreme element over the chosen axes."
+
+
+_arg_reduction("argmax", np.argmax)
+_arg_reduction("argmin", np.argmin)

@@ -1,0 +1,131 @@
+"""Kernels that rearrange shapes: reshape (Relay codes), concatenate, stack, transpose, ..."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import kernel
+
+
+def relay_newshape(shape: Sequence[int], newshape: Sequence[int]) -> list:
+    """The shape `reshape(x, newshape)` gives in Relay: n > 0 is n, 0 copies the input dim,
+    -1 is inferred, -2 copies the remaining dims, -3 merges two dims, -4 splits one dim into
+    the next two codes (one of which may be -1)."""
+    out: list = []
+    src, infer_at, i = 0, None, 0
+    codes = [int(c) for c in newshape]
+    while i < len(codes):
+        code = codes[i]
+        if code > 0:
+            out.append(code)
+            src += 1
+        elif code == 0:
+            out.append(shape[src])
+            src += 1
+        elif code == -1:
+            if infer_at is not None:
+                raise ValueError("newshape has two -1 codes")
+            infer_at = len(out)
+            out.append(-1)
+            src += 1
+        elif code == -2:
+            out.extend(shape[src:])
+            src = len(shape)
+        elif code == -3:
+            out.append(shape[src] * shape[src + 1])
+            src += 2
+        elif code == -4:
+            out.extend(_split(shape[src], codes[i + 1], codes[i + 2]))
+            src += 1
+            i += 2
+        else:
+            raise ValueError(f"unknown reshape code {code}")
+        i += 1
+    if infer_at is not None:
+        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
+        if known == 0:
+            raise ValueError("cannot infer a -1 dim next to a 0-sized one")
+        out[infer_at] = int(np.prod(shape, dtype=np.int64)) // known
+    return out
+
+
+def _split(whole: int, first: int, second: int) -> list:
+    if first == -1:
+        first = whole // second
+    elif second == -1:
+        second = whole // first
+    if first * second != whole:
+        raise ValueError(f"-4 cannot split {whole} into {first} x {second}")
+    return [first, second]
+
+
+@kernel("reshape")
+def reshape(data: np.ndarray, *, newshape: Sequence[int]) -> np.ndarray:
+    """Relay `reshape` with its special codes."""
+    return data.reshape(relay_newshape(data.shape, newshape))
+
+
+@kernel("dyn.reshape")
+def dyn_reshape(data: np.ndarray, newshape: np.ndarray) -> np.ndarray:
+    """`reshape` whose new shape is a 1-D integer tensor."""
+    return data.reshape(relay_newshape(data.shape, [int(v) for v in np.asarray(newshape).reshape(-1)]))
+
+
+@kernel("reshape_like")
+def reshape_like(data: np.ndarray, shape_like: np.ndarray) -> np.ndarray:
+    """`data`'s elements in `shape_like`'s shape."""
+    return data.reshape(shape_like.shape)
+
+
+@kernel("concatenate")
+def concatenate(data: tuple, *, axis: int) -> np.ndarray:
+    """Join a tuple of tensors along `axis`."""
+    return np.concatenate(list(data), axis=axis)
+
+
+@kernel("stack")
+def stack(data: tuple, *, axis: int) -> np.ndarray:
+    """Stack a tuple of equal-shaped tensors along a new axis."""
+    return np.stack(list(data), axis=axis)
+
+
+@kernel("transpose")
+def transpose(data: np.ndarray, *, axes: Optional[Sequence[int]]) -> np.ndarray:
+    """Permute the dims (reverse them when `axes` is absent or empty)."""
+    return np.transpose(data, tuple(axes) if axes else None).copy()
+
+
+@kernel("expand_dims")
+def expand_dims(data: np.ndarray, *, axis: int, num_newaxis: int) -> np.ndarray:
+    """Insert `num_newaxis` dims of size 1 at `axis` (counted in the result's rank)."""
+    rank = data.ndim + 1
+    at = axis + rank if axis < 0 else axis
+    shape = list(data.shape)
+    shape[at:at] = [1] * num_newaxis
+    return data.reshape(shape)
+
+
+@kernel("squeeze")
+def squeeze(data: np.ndarray, *, axis: Optional[Sequence[int]]) -> np.ndarray:
+    """Drop size-1 dims: the listed ones, or all of them."""
+    if axis is None:
+        return np.squeeze(data)
+    rank = data.ndim
+    drop = {a + rank if a < 0 else a for a in axis}
+    if any(data.shape[a] != 1 for a in drop):
+        raise ValueError("squeeze of a dim that is not 1")
+    return data.reshape([d for i, d in enumerate(data.shape) if i not in drop])
+
+
+@kernel("broadcast_to")
+def broadcast_to(data: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
+    """`data` broadcast to a static shape."""
+    return np.broadcast_to(data, tuple(shape)).copy()
+
+
+@kernel("dyn.broadcast_to")
+def dyn_broadcast_to(data: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """`data` broadcast to a shape given as a tensor."""
+    return np.broadcast_to(data, tuple(int(v) for v in np.asarray(shape).reshape(-1))).copy()

@@ -1,0 +1,213 @@
+"""Casts at runtime: does a value have a type, under the symbols bound in its frame?
+
+Exactly what the checker assumed, no more: static dims are equal, `?` is anything, an interval
+bounds the size, `e|1` is 1 or `e`, a symbolic expression is evaluated once its symbols are
+bound; a bare unbound symbol (or one unbound symbol appearing linearly, as in `2 * n + 1`) is
+bound by the value (within the symbol's own bounds, if it has any) and rigid afterwards. Ranks
+and dtypes must agree (a dtype variable binds like a symbol), tuples are matched field by field,
+and a function is wrapped so its arguments and result are checked when it is called.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..shapes import Dimension, Symbol
+from ..types import (
+    DYN_DTYPE, Broadcast, DTypeVar, FuncType, TensorType, TupleType, Type, Variadic, format_type, map_dims,
+)
+from .errors import Blame, CheckFailure, Mismatch
+from .values import Frame, Wrapped, describe_value, dtype_name, is_function, value_kind
+
+
+def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Blame) -> Any:
+    """Check `value` against `t`, binding new symbols in `frame`; returns the value (functions
+    come back wrapped). Raises CheckFailure blamed on `blame`."""
+    if t is None:
+        return value
+    return _Match(value, t, frame, blame).run()
+
+
+def unbind(frame: Frame, symbols: tuple) -> None:
+    """Forget symbols a cast introduces, so the cast binds them afresh."""
+    for sym in symbols:
+        frame.dims.pop(sym, None)
+
+
+class _Match:
+    """One check of one value against one type."""
+
+    def __init__(self, value: Any, t: Type, frame: Frame, blame: Blame) -> None:
+        self.value = value
+        self.type = t
+        self.frame = frame
+        self.blame = blame
+        self.pending: list = []
+
+    def run(self) -> Any:
+        out = self.check(self.value, self.type, ())
+        self.solve_pending()
+        return out
+
+    # structure -------------------------------------------------------------------------------
+    def check(self, value: Any, t: Type, path: tuple) -> Any:
+        if isinstance(t, TensorType):
+            self.tensor(value, t, path)
+            return value
+        if isinstance(t, TupleType):
+            return self.tuple(value, t, path)
+        if isinstance(t, FuncType):
+            if not is_function(value):
+                self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a function"}, path))
+            return Wrapped(value, t, self.frame, self.blame)
+        return value
+
+    def tuple(self, value: Any, t: TupleType, path: tuple) -> Any:
+        if not isinstance(value, tuple):
+            self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": f"a tuple of {len(t.fields)}"}, path))
+        if len(value) != len(t.fields):
+            self.fail(Mismatch("tuple-length", {"actual": len(value), "expected": len(t.fields)}, path))
+        out = tuple(self.check(v, f, path + (i,)) for i, (v, f) in enumerate(zip(value, t.fields)))
+        return value if all(a is b for a, b in zip(out, value)) else out
+
+    def tensor(self, value: Any, t: TensorType, path: tuple) -> None:
+        if not isinstance(value, np.ndarray):
+            self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a tensor"}, path))
+        if t.dims is not None:
+            self.shape(value.shape, t.dims, path)
+        self.dtype(dtype_name(value), t.dtype, path)
+
+    def shape(self, shape: tuple, dims: tuple, path: tuple) -> None:
+        variadic = [i for i, d in enumerate(dims) if isinstance(d, Variadic)]
+        if not variadic:
+            if len(shape) != len(dims):
+                self.fail(Mismatch("rank", {"actual": len(shape), "expected": len(dims)}, path))
+            for axis, (size, item) in enumerate(zip(shape, dims)):
+                self.dim(size, item, path, axis)
+            return
+        at = variadic[0]
+        prefix, suffix = dims[:at], dims[at + 1:]
+        if len(shape) < len(prefix) + len(suffix):
+            self.fail(Mismatch("rank-at-least", {"actual": len(shape), "expected": len(prefix) + len(suffix)}, path))
+        for axis, item in enumerate(prefix):
+            self.dim(shape[axis], item, path, axis)
+        start = len(shape) - len(suffix)
+        for offset, item in enumerate(suffix):
+            self.dim(shape[start + offset], item, path, start + offset)
+        self.sequence(dims[at].symbol, tuple(shape[len(prefix):start]), path, len(prefix))
+
+    def sequence(self, sym: Symbol, run: tuple, path: tuple, axis: int) -> None:
+        bound = self.frame.dim(sym)
+        if bound is None:
+            self.frame.dims[sym] = run
+        elif tuple(bound) != run:
+            self.fail(Mismatch("sequence", {"name": sym.name, "actual": run, "expected": tuple(bound)}, path, axis))
+
+    # dimensions ------------------------------------------------------------------------------
+    def dim(self, size: int, item: Any, path: tuple, axis: int) -> None:
+        if isinstance(item, Broadcast):
+            self.broadcast(size, item.target, path, axis)
+        elif item.is_static:
+            if size != item.get_length():
+                self.fail(Mismatch("dim", {"actual": size, "expected": item.get_length()}, path, axis))
+        elif item.is_interval:
+            if not item.contains_value(size):
+                self.fail(Mismatch("interval", {"actual": size, "expected": str(item)}, path, axis))
+        else:
+            self.expression(size, item, path, axis)
+
+    def broadcast(self, size: int, target: Dimension, path: tuple, axis: int) -> None:
+        if size == 1:
+            return
+        if target.is_interval:
+            if not target.contains_value(size):
+                self.fail(Mismatch("broadcast-interval", {"actual": size, "expected": str(target)}, path, axis))
+            return
+        self.expression(size, target, path, axis, broadcast=True)
+
+    def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
+        expr = dim.expr
+        unbound = [s for s in expr.symbols() if self.frame.dim(s) is None]
+        if not unbound:
+            expected = expr.evaluate(self.frame.env())
+            if size != expected:
+                what = "broadcast" if broadcast else "dim"
+                self.fail(Mismatch(what, {"actual": size, "expected": expected, "expr": _symbolic_text(dim)}, path, axis))
+            return
+        if len(unbound) == 1 and self.solve(size, dim, unbound[0], path, axis, broadcast):
+            return
+        self.pending.append((size, dim, path, axis, broadcast))
+
+    def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
+        """Bind the one unbound symbol of a linear expression from a size; False if nonlinear."""
+        part = dim.expr.linear_part(sym)
+        if part is None:
+            return False
+        coeff, rest = part
+        remainder = size - rest.evaluate(self.frame.env())
+        if remainder % coeff != 0 or remainder // coeff < 0:
+            what = "broadcast-unsolvable" if broadcast else "unsolvable"
+            self.fail(Mismatch(what, {"actual": size, "expr": str(dim)}, path, axis))
+        value = remainder // coeff
+        if value < sym.lo or sym.hi is not None and value > sym.hi:
+            bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
+            self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
+        self.frame.dims[sym] = value
+        return True
+
+    def solve_pending(self) -> None:
+        """Expressions with several unbound symbols, retried once others are bound; what stays
+        undetermined is not checked (nothing the checker assumed can be verified there)."""
+        progress = True
+        while self.pending and progress:
+            progress = False
+            for item in list(self.pending):
+                size, dim, path, axis, broadcast = item
+                unbound = [s for s in dim.expr.symbols() if self.frame.dim(s) is None]
+                if len(unbound) > 1:
+                    continue
+                self.pending.remove(item)
+                progress = True
+                if not unbound:
+                    self.expression(size, dim, path, axis, broadcast)
+                else:
+                    self.solve(size, dim, unbound[0], path, axis, broadcast)
+
+    # dtypes ----------------------------------------------------------------------------------
+    def dtype(self, actual: str, expected: Any, path: tuple) -> None:
+        if isinstance(expected, DTypeVar):
+            bound = self.frame.dtype(expected)
+            if bound is None:
+                self.frame.dtypes[expected] = actual
+            elif bound != actual:
+                self.fail(Mismatch("dtype-var", {"actual": actual, "expected": bound, "name": expected.name}, path))
+        elif expected != DYN_DTYPE and expected != actual:
+            self.fail(Mismatch("dtype", {"actual": actual, "expected": expected}, path))
+
+    # failure ---------------------------------------------------------------------------------
+    def fail(self, mismatch: Mismatch) -> None:
+        shape = self.value.shape if isinstance(self.value, np.ndarray) else None
+        dtype = dtype_name(self.value) if isinstance(self.value, np.ndarray) else None
+        raise CheckFailure(self.blame, expected_text(self.type, self.frame), describe_value(self.value), mismatch,
+                           shape, dtype)
+
+
+def _symbolic_text(dim: Dimension) -> str:
+    return "" if dim.is_static else str(dim)
+
+
+def expected_text(t: Type, frame: Frame) -> str:
+    """A type with every bound symbol replaced by its value: what the check expected."""
+    env = frame.env()
+
+    def concrete(d: Dimension) -> Dimension:
+        if d.is_symbolic:
+            try:
+                return Dimension.static(d.evaluate(env))
+            except (KeyError, ValueError):
+                return d
+        return d
+
+    return format_type(map_dims(t, concrete))

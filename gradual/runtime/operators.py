@@ -1,0 +1,159 @@
+"""One operator call at runtime: shape rule first, then the kernel, then agreement (SPEC 3.10).
+
+Before a kernel runs, the operator's rule (or signature) runs on the concrete inputs through
+`ConcreteContext`: a violated constraint stops the program with `check-failed` at the call
+(this is how two unknown dims that do not broadcast are caught). The kernel's output must then
+have exactly the shape, dtype and shape values the rule computed, or the run stops with
+`internal-error`: the kernel and the rule disagree, which is a bug in gradual.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from .. import messages
+from ..diagnostics import INTERNAL_ERROR, RUNTIME_ERROR
+from ..ops.context import RuleFailure
+from ..ops.registry import KERNELS, Operator
+from ..ops.signature import apply_operator
+from ..syntax.source import Span
+from ..types import DYN_DTYPE, Type
+from .context import ConcreteContext, RTensor, RTuple, Unknown
+from .errors import KernelFailure, OperatorCheckFailure
+from .values import Frame, describe_value, dtype_name
+
+
+def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, frame: Optional[Frame] = None) -> Any:
+    """Run one call of `op`: rule, kernel, agreement check (see the module docstring)."""
+    expected = expected_result(op, args, attrs, span, frame)
+    kernel = op.kernel or KERNELS.get(op.name)
+    if kernel is None:
+        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_no_kernel_detail(op.name), _inputs(args))
+    output = call_kernel(kernel, op.name, args, attrs, span)
+    problem = disagreement(expected, output)
+    if problem is not None:
+        raise KernelFailure(INTERNAL_ERROR, span, op.name, problem, _inputs(args))
+    return output
+
+
+def expected_result(op: Operator, args: Sequence[Any], attrs: dict, span: Span, frame: Optional[Frame] = None) -> Any:
+    """The rule's result on the concrete inputs (RTensor / RTuple / Type); a violated
+    constraint raises OperatorCheckFailure blamed at the call."""
+    ctx = ConcreteContext(op.name, args, attrs, frame)
+    try:
+        return apply_operator(ctx, op)
+    except RuleFailure as failure:
+        raise OperatorCheckFailure(span, op.name, failure.code, failure.facts, _inputs(args), op.signature_text) from None
+
+
+def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attrs: dict, span: Span) -> Any:
+    """Call a kernel with the tensor arguments positionally and the attributes it names by
+    keyword; NumPy failures become `runtime-error` diagnostics."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            output = kernel(*args, **kernel_attrs(kernel, attrs))
+    except (ArithmeticError, ValueError, TypeError, IndexError, MemoryError) as exc:
+        raise KernelFailure(RUNTIME_ERROR, span, name, messages.runtime_kernel_exception(exc), _inputs(args)) from None
+    except Exception as exc:  # a kernel that crashes otherwise is a bug in gradual, still no traceback
+        raise KernelFailure(INTERNAL_ERROR, span, name, messages.runtime_kernel_crash(exc), _inputs(args)) from None
+    return as_value(output)
+
+
+def as_value(output: Any) -> Any:
+    """A kernel's output as a runtime value (NumPy scalars become 0-d arrays)."""
+    if isinstance(output, tuple):
+        return tuple(as_value(o) for o in output)
+    if isinstance(output, list):
+        return tuple(as_value(o) for o in output)
+    return np.asarray(output)
+
+
+_ACCEPTED: dict = {}
+
+
+def kernel_attrs(kernel: Callable[..., Any], attrs: dict) -> dict:
+    """The attributes a kernel accepts: those it names, or all of them if it takes **kwargs."""
+    accepted = _ACCEPTED.get(kernel)
+    if accepted is None:
+        accepted = _ACCEPTED[kernel] = _accepted_names(kernel)
+    if accepted is all:
+        return dict(attrs)
+    return {k: v for k, v in attrs.items() if k in accepted}
+
+
+def _accepted_names(kernel: Callable[..., Any]) -> Any:
+    try:
+        params = inspect.signature(kernel).parameters.values()
+    except (TypeError, ValueError):
+        return all
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return all
+    return frozenset(p.name for p in params if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+
+
+# agreement -------------------------------------------------------------------------------------
+def disagreement(expected: Any, output: Any, where: str = "") -> Optional[str]:
+    """Why a kernel's output differs from the rule's result, or None when they agree."""
+    if isinstance(expected, RTuple):
+        if not isinstance(output, tuple) or len(output) != len(expected.fields):
+            return messages.runtime_disagreement(where, "a tuple of %d" % len(expected.fields), describe_value(output))
+        for i, (e, o) in enumerate(zip(expected.fields, output)):
+            problem = disagreement(e, o, f"{where}field {i} of ")
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(expected, RTensor):
+        return _tensor_disagreement(expected, output, where)
+    if isinstance(expected, Type):
+        return None
+    return messages.runtime_disagreement(where, repr(expected), describe_value(output))
+
+
+def _tensor_disagreement(expected: RTensor, output: Any, where: str) -> Optional[str]:
+    if not isinstance(output, np.ndarray):
+        return messages.runtime_disagreement(where, "a tensor", describe_value(output))
+    rule = format_rule_tensor(expected)
+    if expected.dims is not None:
+        if len(expected.dims) != output.ndim:
+            return messages.runtime_disagreement(where, rule, describe_value(output))
+        for d, size in zip(expected.dims, output.shape):
+            if isinstance(d, Unknown) and not d.contains(size) or not isinstance(d, Unknown) and int(d) != size:
+                return messages.runtime_disagreement(where, rule, describe_value(output))
+    dtype = expected.dtype
+    if isinstance(dtype, str) and dtype not in (DYN_DTYPE, "") and dtype != dtype_name(output):
+        return messages.runtime_disagreement(where, rule, describe_value(output))
+    return _value_disagreement(expected, output, where)
+
+
+def _value_disagreement(expected: RTensor, output: np.ndarray, where: str) -> Optional[str]:
+    """Shape values the rule computed must be the kernel's elements (integer outputs only)."""
+    if expected.value is None or output.dtype.kind not in "iu" or output.size != len(expected.value):
+        return None
+    if any(isinstance(v, Unknown) for v in expected.value):
+        return None
+    computed = [int(v) for v in expected.value]
+    produced = [int(v) for v in output.reshape(-1)]
+    if computed != produced:
+        return messages.runtime_value_disagreement(where, computed, produced)
+    return None
+
+
+def format_rule_tensor(t: RTensor) -> str:
+    """A rule's concrete result as a type: `Tensor[(2, 0..12), int64]`."""
+    dtype = t.dtype if isinstance(t.dtype, str) and t.dtype else "?"
+    if t.dims is None:
+        return f"Tensor[*, {dtype}]"
+    shown = [repr(d) if isinstance(d, Unknown) else str(int(d)) for d in t.dims]
+    if not shown and dtype != "?":
+        return dtype
+    inner = ", ".join(shown) + ("," if len(shown) == 1 else "")
+    return f"Tensor[({inner}), {dtype}]"
+
+
+def _inputs(args: Sequence[Any]) -> str:
+    return ", ".join(describe_value(a) for a in args)

@@ -1,0 +1,179 @@
+"""Runtime values and frames.
+
+A tensor is a NumPy array (0-d for scalars), a tuple is a Python tuple, a function is one of
+`GlobalFunction`, `Closure` or `Wrapped` (a function checked against a function type each time
+it is called). A `Frame` holds one activation's variables and the concrete values of the
+dimension symbols and dtype variables bound in it; closures keep their defining frame as parent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Optional
+
+import numpy as np
+
+from ..shapes import Symbol
+from ..syntax import ast
+from ..types import FuncType
+
+#: dtypes the NumPy runtime can hold (bfloat16 has no NumPy equivalent).
+NUMPY_DTYPES = frozenset({
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64", "bool",
+})
+
+
+class Frame:
+    """One activation: variables by binder, dimension symbols, dtype variables; parent for closures."""
+
+    __slots__ = ("values", "dims", "dtypes", "parent")
+
+    def __init__(self, parent: Optional["Frame"] = None) -> None:
+        self.values: dict = {}
+        self.dims: dict = {}
+        self.dtypes: dict = {}
+        self.parent = parent
+
+    def value(self, binder: object) -> Any:
+        """The value bound to a binder here or in an enclosing frame (KeyError if none)."""
+        frame: Optional[Frame] = self
+        while frame is not None:
+            if binder in frame.values:
+                return frame.values[binder]
+            frame = frame.parent
+        raise KeyError(binder)
+
+    def dim(self, sym: Symbol) -> Any:
+        """The int (or, for `*b`, the tuple of ints) bound to a symbol; None when unbound."""
+        frame: Optional[Frame] = self
+        while frame is not None:
+            found = frame.dims.get(sym)
+            if found is not None:
+                return found
+            frame = frame.parent
+        return None
+
+    def dtype(self, var: object) -> Optional[str]:
+        """The dtype bound to a dtype variable; None when unbound."""
+        frame: Optional[Frame] = self
+        while frame is not None:
+            found = frame.dtypes.get(var)
+            if found is not None:
+                return found
+            frame = frame.parent
+        return None
+
+    def env(self) -> "DimEnv":
+        """The bound symbols as a mapping (what `Poly.evaluate` takes)."""
+        return DimEnv(self)
+
+
+class DimEnv(Mapping):
+    """A read-only view of a frame's bound dimension symbols."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame: Frame) -> None:
+        self.frame = frame
+
+    def __getitem__(self, sym: Symbol) -> int:
+        found = self.frame.dim(sym)
+        if found is None or isinstance(found, tuple):
+            raise KeyError(sym)
+        return found
+
+    def __iter__(self) -> Iterator:
+        seen: set = set()
+        frame: Optional[Frame] = self.frame
+        while frame is not None:
+            for sym in frame.dims:
+                if sym not in seen:
+                    seen.add(sym)
+                    yield sym
+            frame = frame.parent
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+@dataclass(eq=False)
+class GlobalFunction:
+    """`@name` as a value."""
+
+    node: ast.Def
+
+    def __repr__(self) -> str:
+        return f"@{self.node.name}"
+
+
+@dataclass(eq=False)
+class Closure:
+    """A `fn (...) { ... }` value with the frame it was created in."""
+
+    node: ast.Fn
+    frame: Frame
+
+    def __repr__(self) -> str:
+        return "<closure>"
+
+
+@dataclass(eq=False)
+class Wrapped:
+    """A function passed through a function type: its arguments and result are checked at
+    every call, blaming the caller for a bad argument and the function for a bad result."""
+
+    inner: Any
+    type: FuncType
+    frame: Frame
+    blame: Any
+
+    def __repr__(self) -> str:
+        return f"<{self.inner!r} checked as {self.type}>"
+
+
+FUNCTION_VALUES = (GlobalFunction, Closure, Wrapped)
+
+
+def is_function(value: Any) -> bool:
+    """Whether a runtime value can be called."""
+    return isinstance(value, FUNCTION_VALUES)
+
+
+def dtype_name(array: np.ndarray) -> str:
+    """The language's name for an array's element type."""
+    return array.dtype.name
+
+
+def describe_value(value: Any) -> str:
+    """A value's runtime type as the language writes types: `Tensor[(2, 3), float32]`."""
+    if isinstance(value, np.ndarray):
+        shape = value.shape
+        dims = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+        if not shape:
+            return dtype_name(value)
+        return f"Tensor[{dims}, {dtype_name(value)}]"
+    if isinstance(value, tuple):
+        inner = ", ".join(describe_value(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if is_function(value):
+        return "a function"
+    return type(value).__name__
+
+
+def value_kind(value: Any) -> str:
+    """`a tensor`, `a tuple of 2` or `a function`."""
+    if isinstance(value, np.ndarray):
+        return "a tensor"
+    if isinstance(value, tuple):
+        return f"a tuple of {len(value)}"
+    if is_function(value):
+        return "a function"
+    return "something else"
+
+
+def flatten_outputs(value: Any) -> list:
+    """A result as a flat list of outputs (tuples are flattened, as a graph executor does)."""
+    if isinstance(value, tuple):
+        return [leaf for field in value for leaf in flatten_outputs(field)]
+    return [value]
