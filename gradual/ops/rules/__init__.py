@@ -2,7 +2,19 @@
 
 Every rule is written against `gradual.ops.context.ShapeContext`, so the same function runs in
 the checker (symbolic dims) and in the runtime (concrete sizes). Importing this package
-registers them all.
+registers them all, with the wording of the failures they report.
+
+| module | operators |
+| --- | --- |
+| elementwise | broadcasting binary operators (with shape-value arithmetic), where, cast, copy |
+| reduce | sum mean max min prod argmax argmin |
+| shape | reshape (Relay codes), reshape_like, dyn.reshape, transpose, expand_dims, squeeze, reverse, broadcast_to |
+| combine | concatenate, stack, split, tile, repeat |
+| index | take, strided_slice, one_hot |
+| data | shape_of, ndarray_size, arange, argwhere, unique, topk, zeros/ones/full and their dyn. forms |
+| nn | nn.dense, nn.matmul, nn.batch_matmul, nn.bias_add, softmax axes, batch_flatten, norms, nn.pad |
+| conv | nn.conv2d, nn.conv2d_transpose, pooling |
+| image | image.resize2d |
 """
 
-from . import elementwise, shape, data, nn, reduce  # noqa: F401
+from . import combine, conv, data, elementwise, image, index, nn, reduce, shape  # noqa: F401

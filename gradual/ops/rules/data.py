@@ -1,4 +1,10 @@
-"""Shape values and data-dependent shapes: shape_of, take, arange, argwhere, creation ops."""
+"""Shape values, creation and data-dependent shapes (SPEC 3.6, 3.7).
+
+shape_of and ndarray_size produce *shape values*: small integer tensors whose elements are
+known dims. Creation operators read their shape from an attribute (zeros, ones, full) or from
+a shape value (dyn.zeros, dyn.ones, dyn.full). Data-dependent operators (argwhere, unique,
+arange of unknown values) give sizes that are only bounded: `ctx.bounded(lo, hi)`.
+"""
 
 from __future__ import annotations
 
@@ -6,127 +12,153 @@ from typing import Any, Optional
 
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
+from .common import keeps_values, require_choice, require_positive, require_scalar
+
+SMALL_VALUE_LIMIT = 64  # arange results up to this length carry their values
 
 
+# shape values -----------------------------------------------------------------------------------
 @shape_rule("shape_of")
 def shape_of(ctx: ShapeContext) -> Any:
     """`shape_of(x)`: a vector of x's dims, whose value is known to be those dims."""
     (data,) = ctx.args
+    dtype = ctx.attr("dtype")
     if data.dims is None:
-        return ctx.tensor([ctx.unknown()], ctx.attr("dtype"))
-    return ctx.tensor([ctx.const(data.rank)], ctx.attr("dtype"), value=list(data.dims))
+        return ctx.tensor([ctx.unknown()], dtype)
+    return ctx.tensor([ctx.const(data.rank)], dtype, value=list(data.dims))
 
 
 @shape_rule("ndarray_size")
 def ndarray_size(ctx: ShapeContext) -> Any:
-    """`ndarray_size(x)`: a scalar holding x's element count."""
+    """`ndarray_size(x)`: a scalar holding x's element count (known when x's dims are)."""
     (data,) = ctx.args
     value = None if data.dims is None else [product(ctx, data.dims)]
     return ctx.tensor([], ctx.attr("dtype"), value=value)
 
 
-@shape_rule("take")
-def take(ctx: ShapeContext) -> Any:
-    """`take(x, indices, axis)`: indices' shape replaces dim `axis` (x flattened if no axis)."""
-    data, indices = ctx.args
-    axis = ctx.attr("axis")
-    if axis is None:
-        dims = indices.dims
-        return ctx.tensor(dims, value=_taken_values(ctx, data, indices))
-    if data.dims is None or indices.dims is None:
-        return ctx.tensor(None)
-    axis = normalize_axis(ctx, axis, data.rank)
-    dims = list(data.dims[:axis]) + list(indices.dims) + list(data.dims[axis + 1:])
-    value = _taken_values(ctx, data, indices) if data.rank == 1 else None
-    return ctx.tensor(dims, value=value)
-
-
-def _taken_values(ctx: ShapeContext, data: TensorArg, indices: TensorArg) -> Optional[list]:
-    if data.value is None or indices.value is None:
-        return None
-    picked = []
-    for i in indices.value:
-        index = ctx.static(i)
-        if index is None or not -len(data.value) <= index < len(data.value):
-            return None
-        picked.append(data.value[index])
-    return picked
-
-
+# arange -----------------------------------------------------------------------------------------
 @shape_rule("arange")
 def arange(ctx: ShapeContext) -> Any:
-    """`arange(start, stop, step)`: length ceil((stop - start) / step) when the values are
-    known (exactly `stop` for `arange(0, n, 1)`), else data-dependent `?`."""
+    """`arange(start, stop, step)`: ceil((stop - start) / step) elements when the values are
+    known (`arange(0, n, 1)` has n), else a data-dependent `?`."""
     start, stop, step = ctx.args
-    dtype = ctx.attr("dtype") or None
-    if dtype is None:
-        dtype = ctx.same_dtype(ctx.same_dtype(start.dtype, stop.dtype), step.dtype)
-    values = [a.value[0] if a.value else None for a in (start, stop, step)]
-    lo, hi, st = values
+    for arg in (start, stop, step):
+        require_scalar(ctx, arg)
+    dtype = ctx.attr("dtype") or ctx.same_dtype(ctx.same_dtype(start.dtype, stop.dtype), step.dtype)
+    lo, hi, st = (a.value[0] if a.value else None for a in (start, stop, step))
+    length = _arange_length(ctx, lo, hi, st)
+    return ctx.tensor([length], dtype, value=_arange_values(ctx, lo, st, length, dtype))
+
+
+def _arange_length(ctx: ShapeContext, lo: Any, hi: Any, st: Any) -> Any:
     if lo is None or hi is None or st is None:
-        return ctx.tensor([ctx.unknown()], dtype)
-    st_v, lo_v = ctx.static(st), ctx.static(lo)
-    if st_v == 1 and lo_v == 0:
-        return ctx.tensor([hi], dtype)
-    hi_v = ctx.static(hi)
-    if st_v is None or lo_v is None or hi_v is None or st_v == 0:
-        return ctx.tensor([ctx.unknown()], dtype)
-    length = max(0, -(-(hi_v - lo_v) // st_v))
-    return ctx.tensor([ctx.const(length)], dtype)
+        return ctx.unknown()
+    step = ctx.static(st)
+    if step is None or step <= 0:
+        return ctx.unknown()
+    first, last = ctx.static(lo), ctx.static(hi)
+    if first is not None and last is not None:
+        return ctx.const(len(range(first, last, step)))
+    span = hi - lo
+    return span if step == 1 else (span + (step - 1)) // step
 
 
+def _arange_values(ctx: ShapeContext, lo: Any, st: Any, length: Any, dtype: Any) -> Optional[list]:
+    count = ctx.static(length)
+    if count is None or count > SMALL_VALUE_LIMIT or lo is None or st is None or not keeps_values(dtype):
+        return None
+    return [lo + st * i for i in range(count)]
+
+
+# data-dependent -----------------------------------------------------------------------------------
 @shape_rule("argwhere")
 def argwhere(ctx: ShapeContext) -> Any:
-    """`argwhere(x)`: one row per non-zero element, so between 0 and numel rows."""
+    """`argwhere(x)`: one row of `rank` indices per non-zero element: between 0 and numel rows."""
     (data,) = ctx.args
     if data.dims is None:
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
     return ctx.tensor([ctx.bounded(0, product(ctx, data.dims)), ctx.const(data.rank)])
 
 
+@shape_rule("unique")
+def unique(ctx: ShapeContext) -> Any:
+    """`unique(x)` of a vector of n: (unique values, first indices, inverse indices,
+    num_unique[, counts]); the unique count lies in 0..n (not padded to n as Relay does)."""
+    (data,) = ctx.args
+    ctx.require_rank(data, 1)
+    n = data.dim(0)
+    found = ctx.bounded(0, n)
+    fields = [
+        ctx.tensor([found], data.dtype),
+        ctx.tensor([found], "int32"),
+        ctx.tensor([n], "int32"),
+        ctx.tensor([ctx.const(1)], "int32"),
+    ]
+    if ctx.attr("return_counts"):
+        fields.append(ctx.tensor([found], "int32"))
+    return ctx.tuple(fields)
+
+
+@shape_rule("topk")
+def topk(ctx: ShapeContext) -> Any:
+    """`topk(x, k, axis, ret_type, dtype)`: dim `axis` becomes k (all of it when k < 1); the
+    dim must hold at least k elements. ret_type "both" gives (values, indices)."""
+    (data,) = ctx.args
+    ret_type = require_choice(ctx, "ret_type", ctx.attr("ret_type"), ("both", "values", "indices"))
+    k = ctx.attr("k")
+    dims = None
+    if data.dims is not None:
+        if data.rank < 1:
+            ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
+        axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+        dims = list(data.dims)
+        if k >= 1:
+            ctx.within(dims[axis], k, None)
+            dims[axis] = ctx.const(k)
+    values = ctx.tensor(dims, data.dtype)
+    indices = ctx.tensor(dims, ctx.attr("dtype"))
+    return {"both": ctx.tuple([values, indices]), "values": values, "indices": indices}[ret_type]
+
+
+# creation ---------------------------------------------------------------------------------------
+def _attribute_shape(ctx: ShapeContext) -> list:
+    return [ctx.const(require_positive(ctx, "shape", s, allow_zero=True)) for s in ctx.attr("shape")]
+
+
 @shape_rule("static_shape")
 def static_shape(ctx: ShapeContext) -> Any:
-    """`zeros(shape=[...])` and friends: the shape attribute is the shape."""
-    return ctx.tensor([ctx.const(s) for s in ctx.attr("shape")], ctx.attr("dtype"))
+    """`zeros(shape=[...], dtype)` and `ones`: the shape attribute is the shape."""
+    return ctx.tensor(_attribute_shape(ctx), ctx.attr("dtype"))
 
 
 @shape_rule("full")
 def full(ctx: ShapeContext) -> Any:
-    """`full(fill_value, shape=[...])`: the fill value must be a scalar."""
+    """`full(fill_value, shape=[...], dtype)`: the fill value is a scalar; dtype defaults to its."""
     (fill,) = ctx.args
-    if fill.dims is not None:
-        ctx.require_rank(fill, 0)
-    return ctx.tensor([ctx.const(s) for s in ctx.attr("shape")], ctx.attr("dtype") or fill.dtype)
+    require_scalar(ctx, fill)
+    return ctx.tensor(_attribute_shape(ctx), ctx.attr("dtype") or fill.dtype)
 
 
-def _shape_from_value(ctx: ShapeContext, shape: TensorArg) -> Optional[list]:
-    if shape.dims is not None:
-        ctx.require_rank(shape, 1)
+def shape_from_value(ctx: ShapeContext, shape: TensorArg) -> Optional[list]:
+    """The dims a 1-D shape tensor describes: its known values, or as many unknown dims as its
+    static length, or None (unknown rank)."""
+    ctx.require_rank(shape, 1)
     if shape.value is not None:
         return list(shape.value)
-    if shape.dims is not None and ctx.static(shape.dim(0)) is not None:
-        return [ctx.unknown() for _ in range(ctx.static(shape.dim(0)))]
-    return None
+    length = ctx.static(shape.dim(0))
+    return None if length is None else [ctx.unknown() for _ in range(length)]
 
 
 @shape_rule("dyn_static_shape")
 def dyn_static_shape(ctx: ShapeContext) -> Any:
-    """`dyn.zeros(shape)` and friends: the shape is a tensor value."""
+    """`dyn.zeros(shape)` and `dyn.ones(shape)`: the shape is a tensor value."""
     (shape,) = ctx.args
-    return ctx.tensor(_shape_from_value(ctx, shape), ctx.attr("dtype"))
+    return ctx.tensor(shape_from_value(ctx, shape), ctx.attr("dtype"))
 
 
 @shape_rule("dyn_full")
 def dyn_full(ctx: ShapeContext) -> Any:
-    """`dyn.full(fill_value, shape)`."""
+    """`dyn.full(fill_value, shape, dtype)`."""
     fill, shape = ctx.args
-    if fill.dims is not None:
-        ctx.require_rank(fill, 0)
-    return ctx.tensor(_shape_from_value(ctx, shape), ctx.attr("dtype") or fill.dtype)
-
-
-@shape_rule("cast")
-def cast(ctx: ShapeContext) -> Any:
-    """`cast(x, dtype)`: same shape, the new dtype, shape values kept."""
-    (data,) = ctx.args
-    return ctx.tensor(data.dims, ctx.attr("dtype"), value=data.value)
+    require_scalar(ctx, fill)
+    return ctx.tensor(shape_from_value(ctx, shape), ctx.attr("dtype") or fill.dtype)

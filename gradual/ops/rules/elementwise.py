@@ -1,64 +1,100 @@
-"""Broadcasting: binary and ternary elementwise operators (NumPy rules)."""
+"""Elementwise operators: NumPy broadcasting, `where`, `cast`, and arithmetic on shape values."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
+from .common import keeps_values
+
+
+def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """Broadcast two dims. Two imprecise dims that can never be 1 (`2..3`, `2..5`) must be
+    equal, so they are unified (and checked) instead of widened to `?`."""
+    neither_one = ctx.is_one(a) is False and ctx.is_one(b) is False
+    if neither_one and ctx.static(a) is None and ctx.static(b) is None:
+        return ctx.equal(a, b)
+    return ctx.broadcast(a, b)
 
 
 def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optional[list]:
     """NumPy broadcasting of several shapes, right-aligned; None if any rank is unknown."""
     if any(s is None for s in shapes):
         return None
-    rank = max((len(s) for s in shapes), default=0)
+    rank = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
     out: list = []
     for i in range(1, rank + 1):
-        dims = [s[-i] for s in shapes if i <= len(s)]  # type: ignore[index]
+        dims = [s[-i] for s in shapes if i <= len(s)]  # type: ignore[arg-type, index]
         result = dims[0]
         for d in dims[1:]:
-            result = ctx.broadcast(result, d)
+            result = broadcast_pair(ctx, result, d)
         out.append(result)
     return out[::-1]
 
 
-def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: Any) -> Optional[list]:
-    """Elementwise arithmetic on known shape values (SPEC 3.7), with scalar broadcasting."""
-    values = [a.value for a in args]
-    if any(v is None for v in values):
+ValueFn = Callable[[ShapeContext, Any, Any], Any]
+
+
+def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: ValueFn) -> Optional[list]:
+    """Elementwise arithmetic on known shape values (SPEC 3.7): scalars and vectors only,
+    a one-element side stretching. An undefined result (negative, division by 0) is unknown."""
+    if any(a.value is None or a.rank is None or a.rank > 1 for a in args):
         return None
-    length = max(len(v) for v in values)  # type: ignore[arg-type]
-    if any(len(v) not in (1, length) for v in values):  # type: ignore[arg-type]
+    values = [list(a.value) for a in args]  # type: ignore[arg-type]
+    length = max(len(v) for v in values)
+    if any(len(v) not in (1, length) for v in values):
         return None
     try:
-        return [fn(*(v[i] if len(v) > 1 else v[0] for v in values)) for i in range(length)]  # type: ignore[index]
-    except Exception:  # an undefined value (a negative difference, a division by 0) is just unknown
+        return [fn(ctx, *(v[i] if len(v) > 1 else v[0] for v in values)) for i in range(length)]
+    except Exception:  # noqa: BLE001 - an undefined element is simply not known
         return None
 
 
-@shape_rule("broadcast")
-def broadcast(ctx: ShapeContext) -> Any:
-    """`add`, `less`, ...: the broadcast shape of the two inputs."""
-    lhs, rhs = ctx.args
-    return ctx.tensor(broadcast_dims(ctx, [lhs.dims, rhs.dims]))
+def _static_only(op: Callable[[int, int], int]) -> ValueFn:
+    """A value function defined only on statically known elements."""
+
+    def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
+        x, y = ctx.static(a), ctx.static(b)
+        if x is None or y is None:
+            raise ValueError("not static")
+        result = op(x, y)
+        if result < 0:
+            raise ValueError("negative")
+        return ctx.const(result)
+
+    return fn
 
 
-def _arith_rule(name: str, fn: Any) -> None:
-    @shape_rule(name)
+VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
+    "broadcast_add": lambda ctx, a, b: a + b,
+    "broadcast_subtract": lambda ctx, a, b: a - b,
+    "broadcast_multiply": lambda ctx, a, b: a * b,
+    "broadcast_floor_divide": lambda ctx, a, b: a // b,
+    # values are non-negative integers, where truncating division is floor division
+    "broadcast_divide": lambda ctx, a, b: a // b,
+    "broadcast_maximum": _static_only(max),
+    "broadcast_minimum": _static_only(min),
+    "broadcast_mod": _static_only(lambda x, y: x % y),
+    "broadcast_power": _static_only(lambda x, y: x**y),
+    "broadcast": None,
+}
+
+
+def _register_broadcast(name: str, fn: Optional[ValueFn]) -> None:
     def rule(ctx: ShapeContext) -> Any:
         lhs, rhs = ctx.args
         dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
-        return ctx.tensor(dims, value=broadcast_values(ctx, [lhs, rhs], fn))
+        value = broadcast_values(ctx, [lhs, rhs], fn) if fn is not None else None
+        return ctx.tensor(dims, value=value)
 
-    rule.__name__ = name.replace("-", "_")
-    rule.__doc__ = f"`{name}`: broadcasting, keeping known shape values."
+    rule.__name__ = name
+    rule.__doc__ = f"`{name}`: NumPy broadcasting" + (", keeping known shape values." if fn else ".")
+    shape_rule(name)(rule)
 
 
-_arith_rule("broadcast_add", lambda a, b: a + b)
-_arith_rule("broadcast_subtract", lambda a, b: a - b)
-_arith_rule("broadcast_multiply", lambda a, b: a * b)
-_arith_rule("broadcast_floor_divide", lambda a, b: a // b)
+for _name, _fn in VALUE_FUNCTIONS.items():
+    _register_broadcast(_name, _fn)
 
 
 @shape_rule("where")
@@ -66,3 +102,20 @@ def where(ctx: ShapeContext) -> Any:
     """`where(cond, x, y)`: the broadcast of all three shapes."""
     cond, x, y = ctx.args
     return ctx.tensor(broadcast_dims(ctx, [cond.dims, x.dims, y.dims]))
+
+
+@shape_rule("cast")
+def cast(ctx: ShapeContext) -> Any:
+    """`cast(x, dtype)`: same shape, the new dtype; shape values survive integer casts."""
+    (data,) = ctx.args
+    dtype = ctx.attr("dtype")
+    value = data.value if keeps_values(dtype) else None
+    return ctx.tensor(data.dims, dtype, value=value)
+
+
+@shape_rule("identity")
+def identity(ctx: ShapeContext) -> Any:
+    """`copy(x)`: the same shape and the same known values."""
+    (data,) = ctx.args
+    return ctx.tensor(data.dims, value=data.value)
+

@@ -1,33 +1,76 @@
-"""Reductions: sum, mean, max, min, prod, argmax, argmin with axis / keepdims / exclude."""
+"""Reductions: sum, mean, max, min, prod, argmax, argmin with axis / keepdims / exclude.
+
+Relay's rule (`GetReduceAxes`): an absent or empty `axis` reduces every axis, whatever
+`exclude` says; otherwise `exclude` reduces every axis *not* listed. Negative axes count from
+the end; an axis listed twice is reduced once.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
-from ..context import ShapeContext, normalize_axis
+from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
+
+
+def reduced_axes(ctx: ShapeContext, rank: int) -> set:
+    """The axes a reduction removes (or keeps as 1), for an input of known rank."""
+    axes = ctx.attr("axis")
+    if not axes:
+        return set(range(rank))
+    chosen = {normalize_axis(ctx, a, rank) for a in axes}
+    if ctx.attr("exclude"):
+        return set(range(rank)) - chosen
+    return chosen
+
+
+def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
+    """The result dims of a reduction; None when they depend on an unknown rank."""
+    keepdims = bool(ctx.attr("keepdims"))
+    if data.dims is None:
+        return [] if not ctx.attr("axis") and not keepdims else None
+    chosen = reduced_axes(ctx, data.rank)
+    dims = []
+    for i, d in enumerate(data.dims):
+        if i not in chosen:
+            dims.append(d)
+        elif keepdims:
+            dims.append(ctx.const(1))
+    return dims
 
 
 @shape_rule("reduce")
 def reduce(ctx: ShapeContext) -> Any:
-    """Reduce over `axis` (all axes when absent); `exclude` reduces over the others."""
+    """`sum(x, axis, keepdims, exclude)` and the other reductions: the remaining dims."""
     (data,) = ctx.args
-    keepdims = bool(ctx.attr("keepdims"))
-    axes = ctx.attr("axis")
-    if data.dims is None:
-        return ctx.tensor(None)
-    rank = data.rank
-    if axes is None:
-        chosen = set(range(rank))
-    else:
-        chosen = {normalize_axis(ctx, a, rank) for a in axes}
-    if ctx.attr("exclude"):
-        chosen = set(range(rank)) - chosen
-    dims = []
-    for i, d in enumerate(data.dims):
-        if i in chosen:
-            if keepdims:
-                dims.append(ctx.const(1))
-        else:
-            dims.append(d)
-    return ctx.tensor(dims)
+    return ctx.tensor(reduce_dims(ctx, data))
+
+
+def _reduced_value(ctx: ShapeContext, data: TensorArg, combine: Any) -> Optional[list]:
+    """The value of reducing a known shape vector completely (`prod(shape_of(x))` is numel)."""
+    if data.value is None or data.rank is None or data.rank > 1:
+        return None
+    if data.rank == 1 and reduced_axes(ctx, 1) != {0}:
+        return None
+    return [combine(ctx, list(data.value))]
+
+
+@shape_rule("reduce_prod")
+def reduce_prod(ctx: ShapeContext) -> Any:
+    """`prod(x, ...)`: a reduction; the product of a known shape vector is known."""
+    (data,) = ctx.args
+    return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, product))
+
+
+def _total(ctx: ShapeContext, values: list) -> Any:
+    total: Any = ctx.const(0)
+    for v in values:
+        total = total + v
+    return total
+
+
+@shape_rule("reduce_sum")
+def reduce_sum(ctx: ShapeContext) -> Any:
+    """`sum(x, ...)`: a reduction; the sum of a known shape vector is known."""
+    (data,) = ctx.args
+    return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, _total))

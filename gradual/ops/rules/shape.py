@@ -1,263 +1,399 @@
-"""Rules for operators that rearrange shapes: reshape, concatenate, transpose, ..."""
+"""Operators that rearrange a tensor's dims: reshape (Relay codes), reshape_like, dyn.reshape,
+transpose, expand_dims, squeeze, broadcast_to, dyn.broadcast_to, reverse.
+
+None of them moves an element out of row-major order except transpose and reverse, so the
+known values of a shape vector (SPEC 3.7) pass through reshape, expand_dims and squeeze.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ... import diagnostics as codes
+from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
+from .common import distinct_axes, require_positive, show_ints
+
+register_rule_message(
+    "reshape-count", codes.SHAPE_MISMATCH,
+    "{op} cannot reshape a tensor of shape {shape} to {newshape}: {have} elements do not fill {want}",
+    "the new shape must hold exactly as many elements as the input; write -1 for the one dim to infer",
+)
+register_rule_message(
+    "reshape-indivisible", codes.SHAPE_MISMATCH,
+    "{op} cannot reshape a tensor of shape {shape} to {newshape}: {have} elements do not divide into parts of {want}",
+    "the known dims of the new shape must divide the input's element count",
+)
+register_rule_message(
+    "reshape-two-inferred", codes.BAD_ATTRIBUTE,
+    "{op} got newshape={newshape}, which asks to infer more than one dim (-1)",
+    "write -1 for at most one dim",
+)
+register_rule_message(
+    "reshape-infer-zero", codes.BAD_ATTRIBUTE,
+    "{op} got newshape={newshape}, whose other dims hold no elements, so the -1 dim cannot be inferred",
+    "give the dim explicitly instead of -1",
+)
+register_rule_message(
+    "reshape-code", codes.BAD_ATTRIBUTE,
+    "{op} got newshape={newshape}: {code} is not a dim size or a Relay code (0, -1, -2, -3, -4 followed by two dims)",
+    "use a positive size, 0 (copy), -1 (infer), -2 (copy the rest), -3 (merge two) or -4 (split one)",
+)
+register_rule_message(
+    "reshape-source", codes.RANK_MISMATCH,
+    "{op} got newshape={newshape}, which reads more dims than the input of rank {rank} has",
+    "codes 0, -3 and -4 each consume input dims; the input has only {rank}",
+)
+register_rule_message(
+    "transpose-axes", codes.BAD_ATTRIBUTE,
+    "{op} got axes={axes}, which is not a permutation of the {rank} axes of the input",
+    "list every axis from 0 to {rank} - 1 exactly once",
+)
+register_rule_message(
+    "broadcast-rank", codes.RANK_MISMATCH,
+    "{arg} has rank {rank}, which cannot broadcast to the {target} dims of the target shape",
+    "the target shape needs at least as many dims as the input",
+)
+register_rule_message(
+    "broadcast-shrink", codes.BROADCAST_MISMATCH,
+    "{op} cannot broadcast dim {axis} of {arg} ({dim}) to the target's {target}",
+    "each input dim must be 1 or equal to the target dim (broadcasting never shrinks)",
+)
+register_rule_message(
+    "squeeze-not-one", codes.SHAPE_MISMATCH,
+    "{op} cannot squeeze axis {axis} of {arg}: its size is {dim}, not 1",
+    "squeeze only axes of size 1, or drop `axis` to squeeze every size-1 axis",
+)
+
+
+# reshape ------------------------------------------------------------------------------------
+def _code(ctx: ShapeContext, c: Any) -> Optional[int]:
+    """A newshape entry as an int when it is one (attributes, static shape values)."""
+    return c if isinstance(c, int) else ctx.static(c)
+
+
+def _shown(ctx: ShapeContext, newshape: Sequence[Any]) -> Any:
+    """The newshape as a message fact: `[5, -1]` for an attribute, the dims for a value."""
+    return show_ints(newshape) if all(isinstance(c, int) for c in newshape) else list(newshape)
+
+
+class _Reshape:
+    """Relay's InferNewShape: walk the codes, remember which input and output dims are copies,
+    and infer the -1 dim from the dims that are not (so copies cancel symbolically)."""
+
+    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> None:
+        self.ctx, self.data, self.newshape = ctx, data, list(newshape)
+        self.dims: list = []
+        self.copied_in: set = set()
+        self.copied_out: set = set()
+        self.src = 0
+        self.infer_at: Optional[int] = None
+        self.allowzero = bool(ctx.attr("allowzero"))
+
+    def run(self) -> list:
+        """The result dims (failing on bad codes or a provably wrong element count)."""
+        i = 0
+        while i < len(self.newshape):
+            i = self._step(i)
+        self._finish()
+        return self.dims
+
+    def _input(self) -> Any:
+        if self.src >= self.data.rank:  # type: ignore[operator]
+            self.ctx.fail("reshape-source", newshape=_shown(self.ctx, self.newshape), rank=self.data.rank)
+        self.src += 1
+        return self.data.dim(self.src - 1)
+
+    def _copy(self) -> None:
+        self.copied_in.add(self.src)
+        self.copied_out.add(len(self.dims))
+        self.dims.append(self._input())
+
+    def _step(self, i: int) -> int:
+        entry = self.newshape[i]
+        code = _code(self.ctx, entry)
+        if code is None:  # a symbolic size from a shape value
+            self.dims.append(entry)
+            self.src += 1
+        elif code > 0:
+            self.dims.append(self.ctx.const(code))
+            self.src += 1
+        elif code == 0 and self.allowzero:
+            self.dims.append(self.ctx.const(0))
+            self.src += 1
+        elif code == 0:
+            self._copy()
+        elif code == -1:
+            self._infer_here()
+        elif code == -2:
+            while self.src < self.data.rank:  # type: ignore[operator]
+                self._copy()
+        elif code == -3:
+            self._merge()
+        elif code == -4:
+            return self._split(i)
+        else:
+            self._bad_code(code)
+        return i + 1
+
+    def _bad_code(self, code: Any) -> None:
+        self.ctx.fail("reshape-code", newshape=_shown(self.ctx, self.newshape), code=code)
+
+    def _infer_here(self) -> None:
+        if self.infer_at is not None:
+            self.ctx.fail("reshape-two-inferred", newshape=_shown(self.ctx, self.newshape))
+        self.infer_at = len(self.dims)
+        self.dims.append(self.ctx.const(1))
+        self.src += 1
+
+    def _merge(self) -> None:
+        self.copied_in.update({self.src, self.src + 1})
+        self.copied_out.add(len(self.dims))
+        first = self._input()
+        self.dims.append(first * self._input())
+
+    def _split(self, i: int) -> int:
+        if i + 2 >= len(self.newshape):
+            self._bad_code(-4)
+        left, right = self.newshape[i + 1], self.newshape[i + 2]
+        lcode, rcode = _code(self.ctx, left), _code(self.ctx, right)
+        if lcode is not None and rcode is not None and (min(lcode, rcode) < -1 or lcode == rcode == -1 or 0 in (lcode, rcode)):
+            self._bad_code(-4)
+        self.copied_in.add(self.src)
+        whole = self._input()
+        a = whole // self._size(right) if lcode == -1 else self._size(left)
+        b = whole // self._size(left) if rcode == -1 else self._size(right)
+        self._require_count(whole, a * b)
+        self.copied_out.update({len(self.dims), len(self.dims) + 1})
+        self.dims.extend([a, b])
+        return i + 3
+
+    def _size(self, entry: Any) -> Any:
+        return self.ctx.const(entry) if isinstance(entry, int) else entry
+
+    def _finish(self) -> None:
+        ctx = self.ctx
+        have = product(ctx, [d for i, d in enumerate(self.data.dims) if i not in self.copied_in])  # type: ignore[arg-type]
+        rest = product(ctx, [d for i, d in enumerate(self.dims) if i not in self.copied_out and i != self.infer_at])
+        if self.infer_at is None:
+            self._require_count(have, rest)
+            return
+        if ctx.static(rest) == 0:
+            ctx.fail("reshape-infer-zero", newshape=_shown(ctx, self.newshape))
+        h, r = ctx.static(have), ctx.static(rest)
+        if h is not None and r is not None and h % r != 0:
+            self._fail_count("reshape-indivisible", have, rest)
+        inferred = have // rest
+        ctx.equal(inferred * rest, have)
+        self.dims[self.infer_at] = inferred
+
+    def _require_count(self, have: Any, want: Any) -> None:
+        h, w = self.ctx.static(have), self.ctx.static(want)
+        if h is not None and w is not None and h != w:
+            self._fail_count("reshape-count", have, want)
+        self.ctx.equal(want, have)
+
+    def _fail_count(self, code: str, have: Any, want: Any) -> None:
+        self.ctx.fail(code, shape=list(self.data.dims), newshape=_shown(self.ctx, self.newshape),  # type: ignore[arg-type]
+                      have=have, want=want)
 
 
 def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> Optional[list]:
-    """Relay's reshape codes: n > 0 keeps n, 0 copies, -1 infers, -2 copies the rest,
-    -3 merges two dims, -4 splits one dim into the next two codes."""
+    """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim, -1 is
+    inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes."""
     if data.dims is None:
-        return None if any(_code(ctx, c) in (0, -2, -3, -4) for c in newshape) else _reshape_unknown_input(ctx, newshape)
-    dims, src, infer_at = [], 0, None
-    codes = list(newshape)
-    i = 0
-    while i < len(codes):
-        code = _code(ctx, codes[i])
-        if code == 0:
-            dims.append(data.dim(src)); src += 1
-        elif code == -1:
-            if infer_at is not None:
-                ctx.fail("reshape-two-inferred", newshape=_show(ctx, codes))
-            infer_at = len(dims); dims.append(None); src += 1
-        elif code == -2:
-            dims.extend(data.dims[src:]); src = len(data.dims)
-        elif code == -3:
-            dims.append(data.dim(src) * data.dim(src + 1)); src += 2
-        elif code == -4:
-            first, second = _code(ctx, codes[i + 1]), _code(ctx, codes[i + 2])
-            whole = data.dim(src)
-            a = whole // ctx.const(second) if first == -1 else ctx.const(first) if first is not None else codes[i + 1]
-            b = whole // ctx.const(first) if second == -1 else ctx.const(second) if second is not None else codes[i + 2]
-            ctx.equal(a * b, whole)
-            dims.extend([a, b]); src += 1; i += 2
-        elif code is not None and code < -4:
-            ctx.fail("reshape-code", code=code)
-        else:
-            dims.append(ctx.const(code) if code is not None else codes[i]); src += 1
-        i += 1
-    total = product(ctx, data.dims)
-    if infer_at is not None:
-        known = product(ctx, [d for d in dims if d is not None])
-        if ctx.static(known) == 0:
-            ctx.fail("reshape-infer-zero", newshape=_show(ctx, codes))
-        inferred = total // known
-        ctx.equal(inferred * known, total)
-        dims[infer_at] = inferred
-    else:
-        _check_count(ctx, total, product(ctx, dims), data, dims)
-    return dims
+        return _reshape_unknown_rank(ctx, newshape)
+    return _Reshape(ctx, data, newshape).run()
 
 
-def _check_count(ctx: ShapeContext, total: Any, out: Any, data: TensorArg, dims: list) -> None:
-    ctx.equal(out, total)
-
-
-def _reshape_unknown_input(ctx: ShapeContext, newshape: Sequence[Any]) -> list:
-    return [ctx.unknown() if _code(ctx, c) == -1 else (ctx.const(_code(ctx, c)) if _code(ctx, c) is not None else c)
-            for c in newshape]
-
-
-def _code(ctx: ShapeContext, c: Any) -> Optional[int]:
-    if isinstance(c, int):
-        return c
-    return ctx.static(c)
-
-
-def _show(ctx: ShapeContext, codes: Sequence[Any]) -> str:
-    return "[" + ", ".join(str(c if isinstance(c, int) else (ctx.static(c) if ctx.static(c) is not None else "?")) for c in codes) + "]"
+def _reshape_unknown_rank(ctx: ShapeContext, newshape: Sequence[Any]) -> Optional[list]:
+    """Without the input's dims only positive sizes and one -1 can be read."""
+    codes_ = [_code(ctx, c) for c in newshape]
+    if any(c is not None and c not in (-1,) and c <= 0 for c in codes_):
+        return None
+    if codes_.count(-1) > 1:
+        ctx.fail("reshape-two-inferred", newshape=_shown(ctx, newshape))
+    return [ctx.unknown() if c == -1 else (ctx.const(c) if c is not None else e) for c, e in zip(codes_, newshape)]
 
 
 @shape_rule("reshape")
 def reshape(ctx: ShapeContext) -> Any:
-    """`reshape(x, newshape=[...])` with Relay's special codes."""
+    """`reshape(x, newshape=[...])` with Relay's codes; known element values are kept."""
     (data,) = ctx.args
-    return ctx.tensor(reshape_dims(ctx, data, list(ctx.attr("newshape"))))
+    return ctx.tensor(reshape_dims(ctx, data, list(ctx.attr("newshape"))), value=data.value)
 
 
 @shape_rule("dyn_reshape")
 def dyn_reshape(ctx: ShapeContext) -> Any:
-    """`dyn.reshape(x, shape)`: the new shape is a tensor; known values give known dims."""
+    """`dyn.reshape(x, shape)`: the new shape is a 1-D tensor; its known values are read like
+    `newshape` (0 copies, as in ONNX); its length alone gives the rank."""
     data, shape = ctx.args
-    if shape.dims is not None:
-        ctx.require_rank(shape, 1)
+    ctx.require_rank(shape, 1)
     if shape.value is not None:
-        return ctx.tensor(reshape_dims(ctx, data, shape.value))
-    if shape.dims is not None and ctx.static(shape.dim(0)) is not None:
-        return ctx.tensor([ctx.unknown() for _ in range(ctx.static(shape.dim(0)))])
-    return ctx.tensor(None)
+        return ctx.tensor(reshape_dims(ctx, data, list(shape.value)), value=data.value)
+    length = ctx.static(shape.dim(0))
+    if length is not None:
+        return ctx.tensor([ctx.unknown() for _ in range(length)], value=data.value)
+    return ctx.tensor(None, value=data.value)
+
+
+def _slice_bounds(begin: int, end: Optional[int], rank: int) -> tuple:
+    """Relay's reshape_like begin/end (negative from the end, None for the end)."""
+    start = begin + rank if begin < 0 else begin
+    stop = rank if end is None else (end + rank if end < 0 else end)
+    return max(0, min(start, rank)), max(0, min(stop, rank))
 
 
 @shape_rule("reshape_like")
 def reshape_like(ctx: ShapeContext) -> Any:
-    """`reshape_like(x, y)`: x's elements in y's shape."""
+    """`reshape_like(x, y, lhs_begin, lhs_end, rhs_begin, rhs_end)`: x's dims
+    [lhs_begin, lhs_end) are replaced by y's dims [rhs_begin, rhs_end); counts must agree."""
     data, like = ctx.args
-    if data.dims is not None and like.dims is not None:
-        ctx.equal(product(ctx, like.dims), product(ctx, data.dims))
-    return ctx.tensor(like.dims)
+    if data.dims is None or like.dims is None:
+        return ctx.tensor(None, value=data.value)
+    lb, le = _slice_bounds(ctx.attr("lhs_begin"), ctx.attr("lhs_end"), data.rank)
+    rb, re_ = _slice_bounds(ctx.attr("rhs_begin"), ctx.attr("rhs_end"), like.rank)
+    replaced, taken = list(data.dims[lb:le]), list(like.dims[rb:re_])
+    have, want = product(ctx, replaced), product(ctx, taken)
+    h, w = ctx.static(have), ctx.static(want)
+    if h is not None and w is not None and h != w:
+        ctx.fail("reshape-count", shape=list(data.dims), newshape=list(like.dims), have=have, want=want)
+    ctx.equal(want, have)
+    return ctx.tensor(list(data.dims[:lb]) + taken + list(data.dims[le:]), value=data.value)
 
 
-@shape_rule("concatenate")
-def concatenate(ctx: ShapeContext) -> Any:
-    """`concatenate((a, b, ...), axis)`: equal dims except along `axis`, which add up."""
-    (tup,) = ctx.args
-    fields = ctx.tuple_fields(tup)
-    if fields is None:
-        return ctx.tensor(None)
-    if not fields:
-        ctx.fail("concatenate-empty")
-    dtype = fields[0].dtype
-    for f in fields[1:]:
-        dtype = ctx.same_dtype(dtype, f.dtype)
-    ranked = [f for f in fields if f.dims is not None]
-    if not ranked:
-        return ctx.tensor(None, dtype)
-    rank = ranked[0].rank
-    for f in fields:
-        if f.dims is None:
-            ctx.require_rank(f, rank)
-        elif f.rank != rank:
-            ctx.fail("same-rank", arg=f, expected=rank, actual=f.rank)
-    axis = normalize_axis(ctx, ctx.attr("axis"), rank)
-    dims = []
-    for j in range(rank):
-        if j == axis:
-            total = fields[0].dim(j)
-            for f in fields[1:]:
-                total = total + f.dim(j)
-            dims.append(total)
-        else:
-            d = fields[0].dim(j)
-            for f in fields[1:]:
-                d = ctx.equal(d, f.dim(j))
-            dims.append(d)
-    value = None
-    if rank == 1 and all(f.value is not None for f in fields):
-        value = [v for f in fields for v in f.value]
-    return ctx.tensor(dims, dtype, value)
-
-
-@shape_rule("stack")
-def stack(ctx: ShapeContext) -> Any:
-    """`stack((a, b, ...), axis)`: equal shapes, a new axis of length N."""
-    (tup,) = ctx.args
-    fields = ctx.tuple_fields(tup)
-    if fields is None:
-        return ctx.tensor(None)
-    if not fields:
-        ctx.fail("concatenate-empty")
-    dtype = fields[0].dtype
-    for f in fields[1:]:
-        dtype = ctx.same_dtype(dtype, f.dtype)
-    ranked = [f for f in fields if f.dims is not None]
-    if not ranked:
-        return ctx.tensor(None, dtype)
-    rank = ranked[0].rank
-    for f in fields:
-        if f.dims is None:
-            ctx.require_rank(f, rank)
-        elif f.rank != rank:
-            ctx.fail("same-rank", arg=f, expected=rank, actual=f.rank)
-    axis = normalize_axis(ctx, ctx.attr("axis"), rank + 1)
-    dims = []
-    for j in range(rank):
-        d = fields[0].dim(j)
-        for f in fields[1:]:
-            d = ctx.equal(d, f.dim(j))
-        dims.append(d)
-    dims.insert(axis, ctx.const(len(fields)))
-    value = None
-    if rank == 0 and all(f.value is not None for f in fields):
-        value = [f.value[0] for f in fields]
-    return ctx.tensor(dims, dtype, value)
-
-
+# permutations and unit dims --------------------------------------------------------------------
 @shape_rule("transpose")
 def transpose(ctx: ShapeContext) -> Any:
     """`transpose(x, axes)`: a permutation of the dims (reversed when axes is absent)."""
     (data,) = ctx.args
     axes = ctx.attr("axes")
     if data.dims is None:
-        return ctx.tensor(None if axes is None else [ctx.unknown() for _ in axes])
+        return ctx.tensor(None if not axes else [ctx.unknown() for _ in axes])
     rank = data.rank
-    if axes is None or len(axes) == 0:
-        return ctx.tensor(list(reversed(data.dims)))
+    value = data.value if rank <= 1 else None
+    if not axes:
+        return ctx.tensor(list(reversed(data.dims)), value=value)
     if len(axes) != rank:
-        ctx.fail("transpose-axes", axes=list(axes), rank=rank)
+        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank)
     perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
     if sorted(perm) != list(range(rank)):
-        ctx.fail("transpose-axes", axes=list(axes), rank=rank)
-    return ctx.tensor([data.dim(p) for p in perm])
+        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank)
+    return ctx.tensor([data.dim(p) for p in perm], value=value)
 
 
 @shape_rule("expand_dims")
 def expand_dims(ctx: ShapeContext) -> Any:
-    """`expand_dims(x, axis, num_newaxis)`: insert dims of size 1."""
+    """`expand_dims(x, axis, num_newaxis)`: insert `num_newaxis` dims of size 1 at `axis`
+    (in [-rank - 1, rank]); known values are kept."""
     (data,) = ctx.args
-    count = ctx.attr("num_newaxis")
-    if count < 0:
-        ctx.fail("negative-attribute", name="num_newaxis", value=count)
+    count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
     if data.dims is None:
-        return ctx.tensor(None)
+        return ctx.tensor(None, value=data.value)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank + 1)
-    dims = list(data.dims)
-    for _ in range(count):
-        dims.insert(axis, ctx.const(1))
-    value = data.value if data.rank == 0 and count == 1 else None
-    return ctx.tensor(dims, value=value)
+    dims = list(data.dims[:axis]) + [ctx.const(1) for _ in range(count)] + list(data.dims[axis:])
+    return ctx.tensor(dims, value=data.value)
 
 
 @shape_rule("squeeze")
 def squeeze(ctx: ShapeContext) -> Any:
-    """`squeeze(x, axis)`: drop the given size-1 dims (all statically-1 dims if no axis)."""
+    """`squeeze(x, axis)`: drop the listed size-1 dims (checked), or with no axis every dim
+    known to be 1; if some dim may or may not be 1, the result's rank is unknown."""
     (data,) = ctx.args
     axes = ctx.attr("axis")
     if data.dims is None:
-        return ctx.tensor(None)
+        return ctx.tensor(None, value=data.value)
     if axes is None:
-        kept = []
-        for d in data.dims:
-            one = ctx.is_one(d)
-            if one is None:
-                return ctx.tensor(None)
-            if not one:
-                kept.append(d)
-        return ctx.tensor(kept)
-    drop = {normalize_axis(ctx, a, data.rank) for a in axes}
-    for a in drop:
+        return ctx.tensor(_squeeze_all(ctx, data), value=data.value)
+    drop = set(distinct_axes(ctx, axes, data.rank))
+    for a in sorted(drop):
+        if ctx.is_one(data.dim(a)) is False and ctx.static(data.dim(a)) is not None:
+            ctx.fail("squeeze-not-one", arg=data, axis=a, dim=data.dim(a))
         ctx.equal(data.dim(a), ctx.const(1))
-    value = data.value if data.rank == 1 and drop == {0} else None
-    return ctx.tensor([d for i, d in enumerate(data.dims) if i not in drop], value=value)
+    return ctx.tensor([d for i, d in enumerate(data.dims) if i not in drop], value=data.value)
 
 
-@shape_rule("broadcast_to")
-def broadcast_to(ctx: ShapeContext) -> Any:
-    """`broadcast_to(x, shape=[...])`: x must broadcast to the target shape."""
+def _squeeze_all(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
+    kept = []
+    for d in data.dims:  # type: ignore[union-attr]
+        one = ctx.is_one(d)
+        if one is None:
+            return None
+        if not one:
+            kept.append(d)
+    return kept
+
+
+@shape_rule("reverse")
+def reverse(ctx: ShapeContext) -> Any:
+    """`reverse(x, axis)`: the same shape; a known vector's values reversed."""
     (data,) = ctx.args
-    target = [ctx.const(s) for s in ctx.attr("shape")]
-    return ctx.tensor(_broadcast_into(ctx, data, target))
+    if data.dims is None:
+        return ctx.tensor(None)
+    normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    value = list(reversed(data.value)) if data.value is not None and data.rank == 1 else None
+    return ctx.tensor(data.dims, value=value)
 
 
-def _broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
+# broadcast_to ---------------------------------------------------------------------------------
+def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
+    """NumPy `broadcast_to`: each input dim (right-aligned) must be 1 or the target dim."""
     if data.dims is None:
         return target
     if data.rank > len(target):
         ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=len(target))
-    for d, t in zip(reversed(data.dims), reversed(target)):
-        ctx.broadcast(d, t)
-    return target
+    offset = len(target) - data.rank
+    out = list(target)
+    for axis, d in enumerate(data.dims):
+        t = target[offset + axis]
+        if ctx.is_one(t):
+            if ctx.is_one(d) is False and ctx.static(d) is not None:
+                ctx.fail("broadcast-shrink", arg=data, axis=axis, dim=d, target=t)
+            ctx.equal(d, t)
+        else:
+            out[offset + axis] = ctx.broadcast(d, t)
+    return out
+
+
+@shape_rule("broadcast_to")
+def broadcast_to(ctx: ShapeContext) -> Any:
+    """`broadcast_to(x, shape=[...])`: x must broadcast to the static target shape."""
+    (data,) = ctx.args
+    target = [ctx.const(require_positive(ctx, "shape", s, allow_zero=True)) for s in ctx.attr("shape")]
+    return ctx.tensor(broadcast_into(ctx, data, target), value=_broadcast_value(ctx, data, target))
+
+
+def _broadcast_value(ctx: ShapeContext, data: TensorArg, target: list) -> Optional[list]:
+    """A known scalar (or one-element vector) broadcast to a static vector keeps its value."""
+    if data.value is None or len(data.value) != 1 or len(target) != 1:
+        return None
+    length = ctx.static(target[0])
+    return None if length is None else [data.value[0]] * length
 
 
 @shape_rule("dyn_broadcast_to")
 def dyn_broadcast_to(ctx: ShapeContext) -> Any:
-    """`dyn.broadcast_to(x, shape)`: the target shape is a tensor value."""
+    """`dyn.broadcast_to(x, shape)`: the target shape is a 1-D tensor value."""
     data, shape = ctx.args
+    ctx.require_rank(shape, 1)
     if shape.value is not None:
-        return ctx.tensor(_broadcast_into(ctx, data, list(shape.value)))
-    if shape.dims is not None and len(shape.dims) == 1 and ctx.static(shape.dim(0)) is not None:
-        return ctx.tensor([ctx.unknown() for _ in range(ctx.static(shape.dim(0)))])
-    return ctx.tensor(None)
+        target = list(shape.value)
+        return ctx.tensor(broadcast_into(ctx, data, target), value=_broadcast_value(ctx, data, target))
+    length = ctx.static(shape.dim(0))
+    if length is None:
+        return ctx.tensor(None)
+    return ctx.tensor(_broadcast_unknown_target(ctx, data, length))
+
+
+def _broadcast_unknown_target(ctx: ShapeContext, data: TensorArg, length: int) -> list:
+    """Broadcasting to `length` unknown dims: an input dim that is never 1 is the result's."""
+    out = [ctx.unknown() for _ in range(length)]
+    if data.dims is None:
+        return out
+    if data.rank > length:
+        ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=length)
+    for axis, d in enumerate(data.dims):
+        if ctx.is_one(d) is False:
+            out[length - data.rank + axis] = d
+    return out

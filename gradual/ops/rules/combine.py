@@ -1,0 +1,226 @@
+"""Operators that join or replicate tensors: concatenate, stack, split, tile, repeat."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis
+from ..registry import shape_rule
+from .common import require_positive, show_ints
+
+register_rule_message(
+    "concatenate-empty", codes.OP_CONSTRAINT,
+    "{op} needs at least one tensor, but got an empty tuple",
+    "pass a tuple of one or more tensors",
+)
+register_rule_message(
+    "split-uneven", codes.SHAPE_MISMATCH,
+    "dim {axis} of {arg} is {dim}, which {op} cannot split into {sections} equal sections",
+    "choose a number of sections that divides {dim}, or pass split indices instead",
+)
+register_rule_message(
+    "split-indices", codes.BAD_ATTRIBUTE,
+    "{op} got indices_or_sections={indices}, but split indices must be positive and increasing",
+    "list the split points in increasing order, e.g. [2, 5]",
+)
+register_rule_message(
+    "split-beyond", codes.SHAPE_MISMATCH,
+    "dim {axis} of {arg} is {dim}, too short for {op} to split it at {index}",
+    "split indices must lie inside the dim",
+)
+
+
+# concatenate and stack ------------------------------------------------------------------------
+def _same_rank_fields(ctx: ShapeContext, fields: list) -> Optional[int]:
+    """The common rank of a tuple's tensors (unknown ranks get a check); None if all unknown."""
+    if not fields:
+        ctx.fail("concatenate-empty")
+    ranked = [f for f in fields if f.dims is not None]
+    if not ranked:
+        return None
+    rank = ranked[0].rank
+    for f in fields:
+        if f.dims is None:
+            ctx.require_rank(f, rank)
+        elif f.rank != rank:
+            ctx.fail("same-rank", arg=f, expected=rank, actual=f.rank)
+    return rank
+
+
+def _common_dtype(ctx: ShapeContext, fields: list) -> Any:
+    dtype = fields[0].dtype
+    for f in fields[1:]:
+        dtype = ctx.same_dtype(dtype, f.dtype)
+    return dtype
+
+
+def _agreed(ctx: ShapeContext, fields: list, axis: int) -> Any:
+    """The dim every field has at `axis` (they must be equal)."""
+    d = fields[0].dim(axis)
+    for f in fields[1:]:
+        d = ctx.equal(d, f.dim(axis))
+    return d
+
+
+def _joined_values(fields: list) -> Optional[list]:
+    if any(f.value is None for f in fields):
+        return None
+    return [v for f in fields for v in f.value]
+
+
+@shape_rule("concatenate")
+def concatenate(ctx: ShapeContext) -> Any:
+    """`concatenate((a, b, ...), axis)`: equal dims except along `axis`, which add up; known
+    vectors are joined (Shape -> Concat)."""
+    (tup,) = ctx.args
+    fields = ctx.tuple_fields(tup)
+    if fields is None:
+        return ctx.tensor(None)
+    if not fields:
+        ctx.fail("concatenate-empty")
+    dtype = _common_dtype(ctx, fields)
+    rank = _same_rank_fields(ctx, fields)
+    if rank is None:
+        return ctx.tensor(None, dtype)
+    if rank == 0:
+        ctx.fail("rank-too-small", arg=fields[0], needed=1, rank=0)
+    axis = normalize_axis(ctx, ctx.attr("axis"), rank)
+    dims = []
+    for j in range(rank):
+        if j == axis:
+            total = fields[0].dim(j)
+            for f in fields[1:]:
+                total = total + f.dim(j)
+            dims.append(total)
+        else:
+            dims.append(_agreed(ctx, fields, j))
+    value = _joined_values(fields) if axis == 0 else None
+    return ctx.tensor(dims, dtype, value)
+
+
+@shape_rule("stack")
+def stack(ctx: ShapeContext) -> Any:
+    """`stack((a, b, ...), axis)`: equal shapes joined along a new axis of length N; known
+    scalars stack into a known vector."""
+    (tup,) = ctx.args
+    fields = ctx.tuple_fields(tup)
+    if fields is None:
+        return ctx.tensor(None)
+    if not fields:
+        ctx.fail("concatenate-empty")
+    dtype = _common_dtype(ctx, fields)
+    rank = _same_rank_fields(ctx, fields)
+    if rank is None:
+        return ctx.tensor(None, dtype)
+    axis = normalize_axis(ctx, ctx.attr("axis"), rank + 1)
+    dims = [_agreed(ctx, fields, j) for j in range(rank)]
+    dims.insert(axis, ctx.const(len(fields)))
+    value = _joined_values(fields) if axis == 0 else None
+    return ctx.tensor(dims, dtype, value)
+
+
+# split ------------------------------------------------------------------------------------------
+@shape_rule("split")
+def split(ctx: ShapeContext) -> Any:
+    """`split(x, indices_or_sections, axis)`: an int gives that many equal parts (the dim must
+    divide), a list of increasing indices gives len + 1 parts; the result is a tuple."""
+    (data,) = ctx.args
+    spec = ctx.attr("indices_or_sections")
+    parts = _split_parts(ctx, spec)
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    whole = data.dim(axis)
+    if isinstance(spec, int):
+        sizes = _equal_sections(ctx, data, axis, whole, spec)
+    else:
+        sizes = _sections_at(ctx, data, axis, whole, list(spec))
+    values = _split_values(ctx, data, sizes)
+    fields = []
+    for i, size in enumerate(sizes):
+        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1:])
+        fields.append(ctx.tensor(dims, data.dtype, None if values is None else values[i]))
+    return ctx.tuple(fields)
+
+
+def _split_parts(ctx: ShapeContext, spec: Any) -> int:
+    if isinstance(spec, bool) or not isinstance(spec, (int, tuple, list)):
+        ctx.fail("attribute-range", name="indices_or_sections", value=spec, needed="an int or a list of ints")
+    if isinstance(spec, int):
+        return require_positive(ctx, "indices_or_sections", spec)
+    if any(isinstance(i, bool) or not isinstance(i, int) for i in spec):
+        ctx.fail("attribute-range", name="indices_or_sections", value=show_ints(spec), needed="an int or a list of ints")
+    if (spec and spec[0] <= 0) or any(b <= a for a, b in zip(spec, spec[1:])):
+        ctx.fail("split-indices", indices=show_ints(spec))
+    return len(spec) + 1
+
+
+def _equal_sections(ctx: ShapeContext, data: TensorArg, axis: int, whole: Any, sections: int) -> list:
+    size = ctx.static(whole)
+    if size is not None and size % sections != 0:
+        ctx.fail("split-uneven", arg=data, axis=axis, dim=whole, sections=sections)
+    part = whole // sections
+    if sections > 1:
+        ctx.equal(part * sections, whole)
+    return [part] * sections
+
+
+def _sections_at(ctx: ShapeContext, data: TensorArg, axis: int, whole: Any, indices: list) -> list:
+    if not indices:
+        return [whole]
+    size = ctx.static(whole)
+    if size is not None and indices[-1] > size:
+        ctx.fail("split-beyond", arg=data, axis=axis, index=indices[-1], dim=whole)
+    ctx.within(whole, indices[-1], None)
+    bounds = [0] + indices
+    sizes = [ctx.const(b - a) for a, b in zip(bounds, bounds[1:])]
+    return sizes + [whole - indices[-1]]
+
+
+def _split_values(ctx: ShapeContext, data: TensorArg, sizes: list) -> Optional[list]:
+    """Splitting a known vector splits its values."""
+    if data.value is None or data.rank != 1:
+        return None
+    lengths = [ctx.static(s) for s in sizes]
+    if any(n is None for n in lengths):
+        return None
+    out, start = [], 0
+    for n in lengths:
+        out.append(list(data.value[start:start + n]))  # type: ignore[operator]
+        start += n  # type: ignore[operator]
+    return out
+
+
+# tile and repeat --------------------------------------------------------------------------------
+@shape_rule("tile")
+def tile(ctx: ShapeContext) -> Any:
+    """`tile(x, reps)`: x and reps are aligned on the right (padded with 1s) and multiplied."""
+    (data,) = ctx.args
+    reps = [require_positive(ctx, "reps", r, allow_zero=True) for r in ctx.attr("reps")]
+    if data.dims is None:
+        return ctx.tensor(None)
+    rank = max(data.rank, len(reps))
+    dims = [ctx.const(1)] * (rank - data.rank) + list(data.dims)
+    reps = [1] * (rank - len(reps)) + reps
+    value = None
+    if data.value is not None and rank == 1:
+        value = list(data.value) * reps[0]
+    return ctx.tensor([d * r for d, r in zip(dims, reps)], value=value)
+
+
+@shape_rule("repeat")
+def repeat(ctx: ShapeContext) -> Any:
+    """`repeat(x, repeats, axis)`: dim `axis` is multiplied by `repeats` (each element repeated)."""
+    (data,) = ctx.args
+    times = require_positive(ctx, "repeats", ctx.attr("repeats"))
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    dims = list(data.dims)
+    dims[axis] = dims[axis] * times
+    value = None
+    if data.value is not None and data.rank == 1:
+        value = [v for v in data.value for _ in range(times)]
+    return ctx.tensor(dims, value=value)

@@ -1,0 +1,113 @@
+"""Helpers every operator family shares: attribute validation, axes, dtypes, shape values.
+
+Nothing here compares dimensions with `==`: attributes are plain Python ints and are checked
+as such; dimensions are only combined with `+ - * //` or handed to the context.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis
+
+INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+ALL_DTYPES = INTEGER_DTYPES | {"float16", "bfloat16", "float32", "float64", "bool"}
+
+register_rule_message(
+    "attribute-length", codes.BAD_ATTRIBUTE,
+    "{op} needs {expected} values for `{name}`, but got {actual}",
+    "give `{name}` {expected} values",
+)
+register_rule_message(
+    "attribute-range", codes.BAD_ATTRIBUTE,
+    "{op} got {name}={value}, but `{name}` must be {needed}",
+    "choose a value of `{name}` that is {needed}",
+)
+register_rule_message(
+    "attribute-choice", codes.BAD_ATTRIBUTE,
+    "{op} does not support {name}=\"{value}\"",
+    "use one of: {supported}",
+)
+register_rule_message(
+    "duplicate-axes", codes.BAD_ATTRIBUTE,
+    "{op} got {name}={axes}, which names an axis twice",
+    "name each axis at most once",
+)
+register_rule_message(
+    "not-a-scalar", codes.RANK_MISMATCH,
+    "{arg} has rank {rank}, but {op} needs a scalar there",
+    "pass a scalar (a tensor of rank 0), e.g. a literal such as `0f`",
+)
+
+
+def show_ints(values: Sequence[Any]) -> str:
+    """An attribute list as written in a program: `[5, -1]`, `[[0, 0], [1, 1]]` (a fact for
+    messages)."""
+    return "[" + ", ".join(show_ints(v) if isinstance(v, (list, tuple)) else str(v) for v in values) + "]"
+
+
+def dtype_name(dtype: Any) -> Optional[str]:
+    """The name of a dtype in either domain (`"int64"`), or None when it is not known."""
+    inner = getattr(dtype, "dtype", dtype)
+    name = inner if isinstance(inner, str) else getattr(inner, "name", None)
+    return name if name in ALL_DTYPES else None
+
+
+def is_integer_dtype(dtype: Any) -> Optional[bool]:
+    """True/False when the dtype is known to be (not) an integer type, else None."""
+    name = dtype_name(dtype)
+    return None if name is None else name in INTEGER_DTYPES
+
+
+def require_positive(ctx: ShapeContext, name: str, value: int, allow_zero: bool = False) -> int:
+    """Fail with attribute-range unless the attribute is > 0 (or >= 0)."""
+    if value < 0 or (value == 0 and not allow_zero):
+        ctx.fail("attribute-range", name=name, value=value, needed="at least 0" if allow_zero else "at least 1")
+    return value
+
+
+def require_length(ctx: ShapeContext, name: str, values: Sequence[Any], allowed: Sequence[int]) -> None:
+    """Fail with attribute-length unless the list attribute has one of the allowed lengths."""
+    if len(values) not in allowed:
+        expected = " or ".join(str(n) for n in allowed)
+        ctx.fail("attribute-length", name=name, expected=expected, actual=len(values))
+
+
+def require_choice(ctx: ShapeContext, name: str, value: str, supported: Sequence[str]) -> str:
+    """Fail with attribute-choice unless a string attribute is one of the supported values."""
+    if value not in supported:
+        ctx.fail("attribute-choice", name=name, value=value, supported=", ".join(f'"{s}"' for s in supported))
+    return value
+
+
+def distinct_axes(ctx: ShapeContext, axes: Sequence[int], rank: int, name: str = "axis") -> list:
+    """Normalize a list of axes against `rank`; fails on one out of range or named twice."""
+    chosen = [normalize_axis(ctx, a, rank, name) for a in axes]
+    if len(set(chosen)) != len(chosen):
+        ctx.fail("duplicate-axes", name=name, axes=show_ints(axes))
+    return chosen
+
+
+def require_scalar(ctx: ShapeContext, arg: TensorArg) -> None:
+    """The argument must be a scalar (rank 0); an argument of unknown rank gets a check."""
+    if arg.dims is None:
+        ctx.require_rank(arg, 0)
+    elif arg.rank != 0:
+        ctx.fail("not-a-scalar", arg=arg, rank=arg.rank)
+
+
+def keeps_values(dtype: Any) -> bool:
+    """Whether shape values survive a cast to `dtype` (only integer types keep them exactly)."""
+    return is_integer_dtype(dtype) is True
+
+
+def is_huge(value: int) -> bool:
+    """Frontends write "to the end" as INT_MAX / INT64_MAX; treat anything that large so."""
+    return value >= 2**31 - 1
+
+
+def is_huge_negative(value: int) -> bool:
+    """"Before the start" for negative strides, written as INT_MIN / INT64_MIN."""
+    return value <= -(2**31)

@@ -1,0 +1,220 @@
+"""Indexing operators: take (Gather), strided_slice (Slice) and one_hot.
+
+take and strided_slice keep the known values of a shape vector (Shape -> Gather / Slice).
+strided_slice is exact on static dims (NumPy's slice semantics, so an empty slice has length
+0). On other dims it is optimistic like the rest of the checker: it assumes the dim is long
+enough for the slice (a runtime check when the dim is `?` or an interval) and computes the
+length symbolically, so `x[:, 1:]` of `(b, s)` is `(b, s - 1)` and `x[:, -1:]` is `(b, 1)`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis
+from ..registry import shape_rule
+from .common import (
+    distinct_axes, is_huge, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
+)
+
+register_rule_message(
+    "slice-length", codes.BAD_ATTRIBUTE,
+    "{op} got {name}={values}, but the input has only {rank} dims",
+    "give at most one `{name}` entry per dim",
+)
+register_rule_message(
+    "slice-axes-length", codes.BAD_ATTRIBUTE,
+    "{op} got axes={axes}, but `{name}` has {actual} entries instead of one per axis",
+    "give `begin`, `end` and `strides` one entry for each of the axes",
+)
+register_rule_message(
+    "take-batch-dims", codes.BAD_ATTRIBUTE,
+    "{op} got batch_dims={batch_dims}, which must lie between 0 and both the axis ({axis}) and the indices' rank ({rank})",
+    "use fewer batch dims",
+)
+
+
+# take -------------------------------------------------------------------------------------------
+@shape_rule("take")
+def take(ctx: ShapeContext) -> Any:
+    """`take(x, indices, axis, batch_dims, mode)`: with no axis, indices pick from the flattened
+    x and the result has the indices' shape; otherwise the indices' dims (after the batch dims)
+    replace dim `axis`. Known values are picked from a known vector."""
+    data, indices = ctx.args
+    mode = require_choice(ctx, "mode", ctx.attr("mode"), ("clip", "wrap", "fast"))
+    axis = ctx.attr("axis")
+    if axis is None:
+        return ctx.tensor(indices.dims, value=_taken_values(ctx, data, indices, mode))
+    if data.dims is None or indices.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, axis, data.rank)
+    batch = _batch_dims(ctx, axis, indices.rank)
+    for i in range(batch):
+        ctx.equal(data.dim(i), indices.dim(i))
+    dims = list(data.dims[:axis]) + list(indices.dims[batch:]) + list(data.dims[axis + 1:])
+    value = _taken_values(ctx, data, indices, mode) if data.rank == 1 else None
+    return ctx.tensor(dims, value=value)
+
+
+def _batch_dims(ctx: ShapeContext, axis: int, rank: int) -> int:
+    batch = ctx.attr("batch_dims")
+    if batch < 0:
+        batch += rank
+    if not 0 <= batch <= min(axis, rank):
+        ctx.fail("take-batch-dims", batch_dims=ctx.attr("batch_dims"), axis=axis, rank=rank)
+    return batch
+
+
+def _taken_values(ctx: ShapeContext, data: TensorArg, indices: TensorArg, mode: str) -> Optional[list]:
+    if data.value is None or indices.value is None or not data.value:
+        return None
+    picked = []
+    for i in indices.value:
+        index = ctx.static(i)
+        if index is None:
+            return None
+        index = _resolve_index(index, len(data.value), mode)
+        if index is None:
+            return None
+        picked.append(data.value[index])
+    return picked
+
+
+def _resolve_index(index: int, length: int, mode: str) -> Optional[int]:
+    """Where an index points under take's mode (None: undefined)."""
+    if mode == "wrap":
+        return index % length
+    if mode == "clip":
+        return min(max(index, 0), length - 1)
+    return index if 0 <= index < length else None
+
+
+# strided_slice --------------------------------------------------------------------------------
+class _End:
+    """A slice endpoint: `offset` from the start (absolute) or from the end (relative)."""
+
+    __slots__ = ("relative", "offset")
+
+    def __init__(self, relative: bool, offset: int) -> None:
+        self.relative = relative
+        self.offset = offset
+
+
+def _begin_end(begin: Optional[int], end: Optional[int], step: int) -> tuple:
+    """Python's slice endpoints as _End values (None: the default for this direction)."""
+    if step > 0:
+        first = _End(False, 0) if begin is None or is_huge_negative(begin) else _endpoint(begin)
+        last = _End(True, 0) if end is None or is_huge(end) else _endpoint(end)
+    else:
+        first = _End(True, -1) if begin is None or is_huge(begin) else _endpoint(begin)
+        last = _End(False, -1) if end is None or is_huge_negative(end) else _endpoint(end)
+    return first, last
+
+
+def _endpoint(value: int) -> _End:
+    return _End(True, value) if value < 0 else _End(False, value)
+
+
+def _offset(d: Any, k: int) -> Any:
+    return d + k if k >= 0 else d - (-k)
+
+
+def slice_length(ctx: ShapeContext, d: Any, begin: Optional[int], end: Optional[int], step: int) -> Any:
+    """The length of `x[begin:end:step]` along a dim of size d (None: omitted)."""
+    size = ctx.static(d)
+    if size is not None:
+        return ctx.const(len(range(*slice(begin, end, step).indices(size))))
+    first, last = _begin_end(begin, end, step)
+    upper, lower = (last, first) if step > 0 else (first, last)
+    stride = abs(step)
+    needs = [_need(e, step) for e in (first, last)]
+    if upper.relative == lower.relative:
+        span = upper.offset - lower.offset
+        if span <= 0:
+            return ctx.const(0)
+        _require_length(ctx, d, max(needs))
+        return ctx.const(-(-span // stride))
+    if not upper.relative:
+        return ctx.unknown()  # the slice shrinks as the dim grows: nothing useful to say
+    k = upper.offset - lower.offset
+    _require_length(ctx, d, max(needs + [-k]))
+    return _offset(d, k + stride - 1) // stride if stride > 1 else _offset(d, k)
+
+
+def _need(end: _End, step: int) -> int:
+    """How long the dim must be for this endpoint not to be clamped."""
+    if end.relative:
+        return -end.offset - (0 if step > 0 else 1)
+    return end.offset + (0 if step > 0 else 1)
+
+
+def _require_length(ctx: ShapeContext, d: Any, need: int) -> None:
+    if need > 0:
+        ctx.within(d, need, None)
+
+
+def _slice_plan(ctx: ShapeContext, rank: int) -> list:
+    """(axis, begin, end, step) for every sliced axis, from begin/end/strides/axes/slice_mode."""
+    begin, end = list(ctx.attr("begin")), list(ctx.attr("end"))
+    strides = list(ctx.attr("strides") or [1])
+    size_mode = require_choice(ctx, "slice_mode", ctx.attr("slice_mode"), ("end", "size")) == "size"
+    axes = ctx.attr("axes")
+    if axes is None:
+        for name, values in (("begin", begin), ("end", end), ("strides", strides)):
+            if len(values) > rank:
+                ctx.fail("slice-length", name=name, values=show_ints(values), rank=rank)
+        chosen = list(range(max(len(begin), len(end), len(strides) if not size_mode else 0)))
+    else:
+        chosen = distinct_axes(ctx, axes, rank, "axes")
+        for name, values in (("begin", begin), ("end", end), ("strides", strides)):
+            if len(values) != len(chosen) and not (name == "strides" and len(values) == 1):
+                ctx.fail("slice-axes-length", axes=show_ints(axes), name=name, actual=len(values))
+    plan = []
+    for i, axis in enumerate(chosen):
+        b = begin[i] if i < len(begin) else None
+        e = end[i] if i < len(end) else None
+        step = 1 if size_mode else (strides[i] if i < len(strides) else strides[-1] if axes is not None else 1)
+        if step == 0:
+            ctx.fail("attribute-range", name="strides", value=show_ints(strides), needed="non-zero")
+        if size_mode and e is not None:
+            e = None if e < 0 else (b or 0) + e
+        plan.append((axis, b, e, step))
+    return plan
+
+
+@shape_rule("strided_slice")
+def strided_slice(ctx: ShapeContext) -> Any:
+    """`strided_slice(x, begin, end, strides, axes, slice_mode)` with Relay's conventions:
+    without `axes` the lists apply to the leading dims; `slice_mode="size"` reads `end` as
+    sizes (-1: to the end); INT_MAX-like values mean "to the end"."""
+    (data,) = ctx.args
+    if data.dims is None:
+        _slice_plan(ctx, 1 << 30)
+        return ctx.tensor(None)
+    dims = list(data.dims)
+    value = list(data.value) if data.value is not None and data.rank == 1 else None
+    for axis, b, e, step in _slice_plan(ctx, data.rank):
+        dims[axis] = slice_length(ctx, data.dim(axis), b, e, step)
+        if value is not None:
+            value = value[slice(b, e, step)]
+    return ctx.tensor(dims, value=value)
+
+
+# one_hot ----------------------------------------------------------------------------------------
+@shape_rule("one_hot")
+def one_hot(ctx: ShapeContext) -> Any:
+    """`one_hot(indices, on_value, off_value, depth, axis, dtype)`: a new dim of size `depth`
+    at `axis` (-1: last); on/off values are scalars."""
+    indices, on_value, off_value = ctx.args
+    require_scalar(ctx, on_value)
+    require_scalar(ctx, off_value)
+    depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
+    dtype = ctx.attr("dtype")
+    if indices.dims is None:
+        return ctx.tensor(None, dtype)
+    axis = normalize_axis(ctx, ctx.attr("axis"), indices.rank + 1)
+    dims = list(indices.dims)
+    dims.insert(axis, ctx.const(depth))
+    return ctx.tensor(dims, dtype)
