@@ -7,16 +7,20 @@ OpenVINO-compatible shape algebra.
 from .api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
 from .diagnostics import Diagnostic, Label, Severity
 from .ops.registry import register_op
+from .runtime import CheckFailure, ProgramRejected, RunFailure, run
 from .shapes import Dimension, PartialShape, ShapeError
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CheckFailure",
     "CheckResult",
     "Diagnostic",
     "Dimension",
     "Label",
     "PartialShape",
+    "ProgramRejected",
+    "RunFailure",
     "Severity",
     "ShapeError",
     "SyntaxProblem",
@@ -25,4 +29,5 @@ __all__ = [
     "elaborate_text",
     "parse",
     "register_op",
+    "run",
 ]

@@ -87,7 +87,7 @@ def literal_input(text: str, t: Optional[Type]) -> np.ndarray:
         value: Any = word.lower() == "true"
     else:
         try:
-            value = json.loads(word)
+            value = json.loads(re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), word))
         except ValueError:
             raise InputError(messages.runtime_bad_input_spec(text, "a number, True/False, a list [1, 2] or a .npy file")) from None
     dtype = declared_dtype(t) if _has_concrete_dtype(t) else _literal_dtype(value)
