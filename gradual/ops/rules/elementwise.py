@@ -51,19 +51,39 @@ def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: ValueFn) 
         return None
 
 
-def _static_only(op: Callable[[int, int], int]) -> ValueFn:
-    """A value function defined only on statically known elements."""
+def _static_only(op: Callable[[int, int], Optional[int]]) -> ValueFn:
+    """A value function defined only on statically known elements (None: undefined)."""
 
     def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
         x, y = ctx.static(a), ctx.static(b)
-        if x is None or y is None:
-            raise ValueError("not static")
-        result = op(x, y)
-        if result < 0:
-            raise ValueError("negative")
+        result = None if x is None or y is None else op(x, y)
+        if result is None:
+            raise ValueError("not known")
         return ctx.const(result)
 
     return fn
+
+
+def _truncated_quotient(x: int, y: int) -> Optional[int]:
+    """Relay's integer `divide`: the quotient rounded toward zero."""
+    if y == 0:
+        return None
+    q = abs(x) // abs(y)
+    return -q if (x < 0) != (y < 0) else q
+
+
+def _truncated_remainder(x: int, y: int) -> Optional[int]:
+    """Relay's integer `mod`: the remainder with the dividend's sign."""
+    q = _truncated_quotient(x, y)
+    return None if q is None else x - q * y
+
+
+def _divide(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """Integer division of values: truncating on known elements; shape values that are not
+    known are non-negative, where truncation is floor division."""
+    if ctx.static(a) is not None and ctx.static(b) is not None:
+        return _static_only(_truncated_quotient)(ctx, a, b)
+    return a // b
 
 
 VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
@@ -71,12 +91,11 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
     "broadcast_subtract": lambda ctx, a, b: a - b,
     "broadcast_multiply": lambda ctx, a, b: a * b,
     "broadcast_floor_divide": lambda ctx, a, b: a // b,
-    # values are non-negative integers, where truncating division is floor division
-    "broadcast_divide": lambda ctx, a, b: a // b,
+    "broadcast_divide": _divide,
     "broadcast_maximum": _static_only(max),
     "broadcast_minimum": _static_only(min),
-    "broadcast_mod": _static_only(lambda x, y: x % y),
-    "broadcast_power": _static_only(lambda x, y: x**y),
+    "broadcast_mod": _static_only(_truncated_remainder),
+    "broadcast_power": _static_only(lambda x, y: x**y if y >= 0 else None),
     "broadcast": None,
 }
 
