@@ -8,7 +8,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
-from .common import require_positive, show_ints
+from .common import new_axis, require_positive, show_ints
 
 register_rule_message(
     "concatenate-empty", codes.OP_CONSTRAINT,
@@ -114,7 +114,7 @@ def stack(ctx: ShapeContext) -> Any:
     rank = _same_rank_fields(ctx, fields)
     if rank is None:
         return ctx.tensor(None, dtype)
-    axis = normalize_axis(ctx, ctx.attr("axis"), rank + 1)
+    axis = new_axis(ctx, ctx.attr("axis"), rank)
     dims = [_agreed(ctx, fields, j) for j in range(rank)]
     dims.insert(axis, ctx.const(len(fields)))
     value = _joined_values(fields) if axis == 0 else None

@@ -36,6 +36,11 @@ register_rule_message(
     "name each axis at most once",
 )
 register_rule_message(
+    "new-axis-out-of-range", codes.OP_CONSTRAINT,
+    "{op} got {name}={axis}, but a new axis of a rank-{rank} input must lie in [-{count}, {rank}]",
+    "choose {name} between -{count} and {rank}",
+)
+register_rule_message(
     "not-a-scalar", codes.RANK_MISMATCH,
     "{arg} has rank {rank}, but {op} needs a scalar there",
     "pass a scalar (a tensor of rank 0), e.g. a literal such as `0f`",
@@ -88,6 +93,13 @@ def distinct_axes(ctx: ShapeContext, axes: Sequence[int], rank: int, name: str =
     if len(set(chosen)) != len(chosen):
         ctx.fail("duplicate-axes", name=name, axes=show_ints(axes))
     return chosen
+
+
+def new_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") -> int:
+    """Where a new axis goes in a rank-`rank` input: `axis` in [-rank - 1, rank], as an index."""
+    if not -rank - 1 <= axis <= rank:
+        ctx.fail("new-axis-out-of-range", name=name, axis=axis, rank=rank, count=rank + 1)
+    return axis + rank + 1 if axis < 0 else axis
 
 
 def require_scalar(ctx: ShapeContext, arg: TensorArg) -> None:

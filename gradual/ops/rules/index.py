@@ -16,7 +16,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, is_huge, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
+    distinct_axes, is_huge, new_axis, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
 )
 
 register_rule_message(
@@ -214,7 +214,7 @@ def one_hot(ctx: ShapeContext) -> Any:
     dtype = ctx.attr("dtype")
     if indices.dims is None:
         return ctx.tensor(None, dtype)
-    axis = normalize_axis(ctx, ctx.attr("axis"), indices.rank + 1)
+    axis = new_axis(ctx, ctx.attr("axis"), indices.rank)
     dims = list(indices.dims)
     dims.insert(axis, ctx.const(depth))
     return ctx.tensor(dims, dtype)

@@ -13,7 +13,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, require_positive, show_ints
+from .common import distinct_axes, new_axis, require_positive, show_ints
 
 register_rule_message(
     "reshape-count", codes.SHAPE_MISMATCH,
@@ -37,7 +37,7 @@ register_rule_message(
 )
 register_rule_message(
     "reshape-code", codes.BAD_ATTRIBUTE,
-    "{op} got newshape={newshape}: {code} is not a dim size or a Relay code (0, -1, -2, -3, -4 followed by two dims)",
+    "{op} got newshape={newshape}: {entry} is not a dim size or a Relay code (0, -1, -2, -3, -4 followed by two dims)",
     "use a positive size, 0 (copy), -1 (infer), -2 (copy the rest), -3 (merge two) or -4 (split one)",
 )
 register_rule_message(
@@ -48,7 +48,7 @@ register_rule_message(
 register_rule_message(
     "transpose-axes", codes.BAD_ATTRIBUTE,
     "{op} got axes={axes}, which is not a permutation of the {rank} axes of the input",
-    "list every axis from 0 to {rank} - 1 exactly once",
+    "list each axis of the input (0 to {last}) exactly once",
 )
 register_rule_message(
     "broadcast-rank", codes.RANK_MISMATCH,
@@ -56,13 +56,13 @@ register_rule_message(
     "the target shape needs at least as many dims as the input",
 )
 register_rule_message(
-    "broadcast-shrink", codes.BROADCAST_MISMATCH,
-    "{op} cannot broadcast dim {axis} of {arg} ({dim}) to the target's {target}",
+    "broadcast-target", codes.BROADCAST_MISMATCH,
+    "dim {axis} of {arg} is {dim}, which {op} cannot broadcast to the target's {target}",
     "each input dim must be 1 or equal to the target dim (broadcasting never shrinks)",
 )
 register_rule_message(
     "squeeze-not-one", codes.SHAPE_MISMATCH,
-    "{op} cannot squeeze axis {axis} of {arg}: its size is {dim}, not 1",
+    "dim {axis} of {arg} is {dim}, but {op} only removes dims of size 1",
     "squeeze only axes of size 1, or drop `axis` to squeeze every size-1 axis",
 )
 
@@ -138,7 +138,7 @@ class _Reshape:
         return i + 1
 
     def _bad_code(self, code: Any) -> None:
-        self.ctx.fail("reshape-code", newshape=_shown(self.ctx, self.newshape), code=code)
+        self.ctx.fail("reshape-code", newshape=_shown(self.ctx, self.newshape), entry=code)
 
     def _infer_here(self) -> None:
         if self.infer_at is not None:
@@ -276,10 +276,10 @@ def transpose(ctx: ShapeContext) -> Any:
     if not axes:
         return ctx.tensor(list(reversed(data.dims)), value=value)
     if len(axes) != rank:
-        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank)
+        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
     perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
     if sorted(perm) != list(range(rank)):
-        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank)
+        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
     return ctx.tensor([data.dim(p) for p in perm], value=value)
 
 
@@ -291,7 +291,7 @@ def expand_dims(ctx: ShapeContext) -> Any:
     count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
     if data.dims is None:
         return ctx.tensor(None, value=data.value)
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank + 1)
+    axis = new_axis(ctx, ctx.attr("axis"), data.rank)
     dims = list(data.dims[:axis]) + [ctx.const(1) for _ in range(count)] + list(data.dims[axis:])
     return ctx.tensor(dims, value=data.value)
 
@@ -347,9 +347,10 @@ def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
     out = list(target)
     for axis, d in enumerate(data.dims):
         t = target[offset + axis]
+        size, wanted = ctx.static(d), ctx.static(t)
+        if size is not None and wanted is not None and size not in (1, wanted):
+            ctx.fail("broadcast-target", arg=data, axis=axis, dim=d, target=t)
         if ctx.is_one(t):
-            if ctx.is_one(d) is False and ctx.static(d) is not None:
-                ctx.fail("broadcast-shrink", arg=data, axis=axis, dim=d, target=t)
             ctx.equal(d, t)
         else:
             out[offset + axis] = ctx.broadcast(d, t)
