@@ -37,4 +37,4 @@ def registered() -> dict[str, Kernel]:
     return dict(KERNELS)
 
 
-from . import elementwise, shape, data, nn, reduce  # noqa: E402,F401  (registers the kernels)
+from . import elementwise, shape, data, nn, reduce, image  # noqa: E402,F401  (registers the kernels)

@@ -1,5 +1,5 @@
-"""Creation, shape values and data-dependent kernels: arange, argwhere, zeros, full, take,
-shape_of, ndarray_size."""
+"""Creation, shape values, indexing and data-dependent kernels: arange, zeros, full, shape_of,
+ndarray_size, take, strided_slice, one_hot, argwhere, unique, topk."""
 
 from __future__ import annotations
 
@@ -99,8 +99,88 @@ def _batched_take(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: 
     """`take` with leading batch dims shared by data and indices (Relay's `batch_dims`)."""
     batch_dims = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
     batch = data.shape[:batch_dims]
-    flat_data = data.reshape((-1,) + data.shape[batch_dims:]) if batch else data[None]
-    flat_indices = indices.reshape((-1,) + indices.shape[batch_dims:]) if batch else indices[None]
-    parts = [np.take(d, i, axis=axis - batch_dims, mode=mode) for d, i in zip(flat_data, flat_indices)]
-    stacked = np.stack(parts) if parts else np.zeros((0,), data.dtype)
-    return stacked.reshape(batch + stacked.shape[1:])
+    count = int(np.prod(batch, dtype=np.int64))
+    flat_data = data.reshape((count,) + data.shape[batch_dims:])
+    flat_indices = indices.reshape((count,) + indices.shape[batch_dims:])
+    rest = data.shape[batch_dims:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
+    out = np.zeros((count,) + rest, dtype=data.dtype)
+    for b in range(count):
+        out[b] = np.take(flat_data[b], flat_indices[b], axis=axis - batch_dims, mode=mode)
+    return out.reshape(batch + rest)
+
+
+# data-dependent results ------------------------------------------------------------------------
+@kernel("unique")
+def unique(data: np.ndarray, *, is_sorted: bool, return_counts: bool) -> tuple:
+    """(unique values, index of each one's first occurrence, inverse indices, [num_unique]
+    [, counts]): sorted values, or in order of first occurrence; not padded."""
+    values, first, inverse, counts = np.unique(data, return_index=True, return_inverse=True, return_counts=True)
+    if not is_sorted:
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        values, first, counts, inverse = values[order], first[order], counts[order], rank[inverse.reshape(-1)]
+    out = [values, first.astype(np.int32), inverse.reshape(-1).astype(np.int32), np.array([len(values)], np.int32)]
+    if return_counts:
+        out.append(counts.astype(np.int32))
+    return tuple(out)
+
+
+@kernel("topk")
+def topk(data: np.ndarray, *, k: int, axis: int, ret_type: str, is_ascend: bool, dtype: str) -> object:
+    """The k largest (`is_ascend`: smallest) entries along `axis` (all of them when k < 1), as
+    (values, indices), or only one of them."""
+    order = np.argsort(data, axis=axis, kind="stable")
+    if not is_ascend:
+        order = np.flip(order, axis=axis)
+    if k >= 1:
+        order = np.take(order, np.arange(k), axis=axis)
+    values = np.take_along_axis(data, order, axis=axis)
+    indices = order.astype(dtype)
+    return {"both": (values, indices), "values": values, "indices": indices}[ret_type]
+
+
+# indexing -------------------------------------------------------------------------------------
+def _slice_plan(rank: int, begin: Sequence[int], end: Sequence[int], strides: Optional[Sequence[int]],
+                axes: Optional[Sequence[int]], slice_mode: str) -> list:
+    """(axis, slice) per sliced axis, in Relay's conventions (see `strided_slice`)."""
+    strides = list(strides or [1])
+    size_mode = slice_mode == "size"
+    if axes is None:
+        chosen = list(range(max(len(begin), len(end), 0 if size_mode else len(strides))))
+    else:
+        chosen = [a + rank if a < 0 else a for a in axes]
+    plan = []
+    for i, axis in enumerate(chosen):
+        b = begin[i] if i < len(begin) else None
+        e = end[i] if i < len(end) else None
+        if size_mode:
+            step = 1
+            e = None if e is None or e < 0 else (b or 0) + e
+        elif i < len(strides):
+            step = strides[i]
+        else:
+            step = strides[-1] if axes is not None else 1
+        plan.append((axis, slice(b, e, step)))
+    return plan
+
+
+@kernel("strided_slice")
+def strided_slice(data: np.ndarray, *, begin: Sequence[int], end: Sequence[int], strides: Optional[Sequence[int]],
+                  axes: Optional[Sequence[int]], slice_mode: str) -> np.ndarray:
+    """Python slicing per axis: `begin`/`end`/`strides` for the listed `axes` (or the leading
+    dims); `slice_mode="size"` reads `end` as sizes (-1: to the end)."""
+    index = [slice(None)] * data.ndim
+    for axis, piece in _slice_plan(data.ndim, begin, end, strides, axes, slice_mode):
+        index[axis] = piece
+    return data[tuple(index)].copy()
+
+
+@kernel("one_hot")
+def one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, *, depth: int, axis: int,
+            dtype: str) -> np.ndarray:
+    """A new dim of size `depth` at `axis`: `on_value` where it equals the index, else `off_value`."""
+    hot = indices[..., None] == np.arange(depth)
+    out = np.where(hot, on_value, off_value).astype(dtype)
+    position = axis + indices.ndim + 1 if axis < 0 else axis
+    return np.moveaxis(out, -1, position)

@@ -114,3 +114,9 @@ _binary("logical_or", np.logical_or, keep=False)
 def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`x` where `condition`, else `y`, all three broadcast together."""
     return same_dtype(x, np.where(condition, x, y))
+
+
+@kernel("full_like")
+def full_like(data: np.ndarray, fill_value: np.ndarray) -> np.ndarray:
+    """A tensor shaped like `data` (and of its dtype) filled with a scalar."""
+    return np.full_like(data, fill_value)

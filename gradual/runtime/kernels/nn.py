@@ -13,27 +13,39 @@ from . import kernel
 from .elementwise import same_dtype
 
 
+def in_dtype(out: np.ndarray, like: np.ndarray, out_dtype: str = "") -> np.ndarray:
+    """A result in `out_dtype` when given (accumulating in it, as Relay), else in `like`'s."""
+    return np.asarray(out).astype(out_dtype or like.dtype, copy=False)
+
+
+def accumulate(x: np.ndarray, out_dtype: str) -> np.ndarray:
+    """An operand widened to `out_dtype` before a product, so int8 x int8 -> int32 is exact."""
+    return x.astype(out_dtype) if out_dtype else x
+
+
 # dense and matmul --------------------------------------------------------------------------
 @kernel("nn.dense")
-def dense(data: np.ndarray, weight: np.ndarray) -> np.ndarray:
+def dense(data: np.ndarray, weight: np.ndarray, *, out_dtype: str = "") -> np.ndarray:
     """`(..., k) x (units, k) -> (..., units)`: `x W^T`."""
-    return same_dtype(data, np.matmul(data, weight.T))
+    return in_dtype(np.matmul(accumulate(data, out_dtype), accumulate(weight, out_dtype).T), data, out_dtype)
 
 
 @kernel("nn.matmul")
-def matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool) -> np.ndarray:
+def matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool,
+           out_dtype: str = "") -> np.ndarray:
     """`(..., n, k) x (k, m) -> (..., n, m)`; the flags transpose the last two dims first."""
     a = np.swapaxes(tensor_a, -1, -2) if transpose_a else tensor_a
     b = tensor_b.T if transpose_b else tensor_b
-    return same_dtype(tensor_a, np.matmul(a, b))
+    return in_dtype(np.matmul(accumulate(a, out_dtype), accumulate(b, out_dtype)), tensor_a, out_dtype)
 
 
 @kernel("nn.batch_matmul")
-def batch_matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool) -> np.ndarray:
+def batch_matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool,
+                 out_dtype: str = "") -> np.ndarray:
     """`(b, n, k) x (b, m, k) -> (b, n, m)` by default (`transpose_b=True`); batch 1 broadcasts."""
     a = np.swapaxes(tensor_a, -1, -2) if transpose_a else tensor_a
     b = np.swapaxes(tensor_b, -1, -2) if transpose_b else tensor_b
-    return same_dtype(tensor_a, np.matmul(a, b))
+    return in_dtype(np.matmul(accumulate(a, out_dtype), accumulate(b, out_dtype)), tensor_a, out_dtype)
 
 
 @kernel("nn.bias_add")
@@ -90,25 +102,26 @@ def padding4(values: Sequence[int]) -> tuple:
     raise ValueError(f"padding takes 1, 2 or 4 values, got {len(values)}")
 
 
+def relayout(x: np.ndarray, layout: str, target: str) -> np.ndarray:
+    """A 4-D tensor in `layout` (a permutation of the letters of `target`) rearranged to `target`."""
+    if len(layout) != len(target) or sorted(layout) != sorted(target):
+        raise ValueError(f"unsupported layout {layout}")
+    return x if layout == target else np.ascontiguousarray(x.transpose([layout.index(c) for c in target]))
+
+
 def to_nchw(data: np.ndarray, layout: str) -> np.ndarray:
-    """Data in NCHW from NCHW or NHWC."""
-    if layout == "NCHW":
-        return data
-    if layout == "NHWC":
-        return data.transpose(0, 3, 1, 2)
-    raise ValueError(f"unsupported layout {layout}")
+    """Data in NCHW from any data layout."""
+    return relayout(data, layout, "NCHW")
 
 
 def from_nchw(data: np.ndarray, layout: str) -> np.ndarray:
-    """Data from NCHW back to `layout`."""
-    return data if layout == "NCHW" else np.ascontiguousarray(data.transpose(0, 2, 3, 1))
+    """Data from NCHW to `layout`."""
+    return relayout(data, "NCHW", layout)
 
 
 def kernel_to(weight: np.ndarray, layout: str, target: str) -> np.ndarray:
     """A weight in `layout` (a permutation of the letters of `target`) rearranged to `target`."""
-    if sorted(layout) != sorted(target):
-        raise ValueError(f"unsupported kernel layout {layout}")
-    return weight.transpose([layout.index(c) for c in target])
+    return relayout(weight, layout, target)
 
 
 def _strided(x: np.ndarray, i: int, j: int, dh: int, dw: int, oh: int, ow: int, sh: int, sw: int) -> np.ndarray:
@@ -119,9 +132,11 @@ def _strided(x: np.ndarray, i: int, j: int, dh: int, dw: int, oh: int, ow: int, 
 # convolution --------------------------------------------------------------------------------
 @kernel("nn.conv2d")
 def conv2d(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
-           dilation: Sequence[int], groups: int, data_layout: str, kernel_layout: str) -> np.ndarray:
+           dilation: Sequence[int], groups: int, data_layout: str, kernel_layout: str, out_layout: str = "",
+           out_dtype: str = "") -> np.ndarray:
     """2-D convolution (cross-correlation, as Relay) with groups."""
-    x = to_nchw(data, data_layout)
+    x = accumulate(to_nchw(data, data_layout), out_dtype)
+    weight = accumulate(weight, out_dtype)
     w = kernel_to(weight, kernel_layout, "OIHW")
     top, left, bottom, right = padding4(padding)
     x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
@@ -131,7 +146,7 @@ def conv2d(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padd
     if groups <= 0 or c % groups or o % groups:
         raise ValueError(f"channels ({c} in, {o} out) are not divisible by groups={groups}")
     oh, ow = (h - (kh - 1) * dh - 1) // sh + 1, (wd - (kw - 1) * dw - 1) // sw + 1
-    out = np.zeros((n, o, max(oh, 0), max(ow, 0)), dtype=np.result_type(data, weight))
+    out = np.zeros((n, o, max(oh, 0), max(ow, 0)), dtype=np.result_type(x, weight))
     cg, og = c // groups, o // groups
     for g in range(groups):
         xg, wg = x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
@@ -139,16 +154,16 @@ def conv2d(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padd
             for j in range(kw):
                 patch = _strided(xg, i, j, dh, dw, oh, ow, sh, sw)
                 out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, wg[:, :, i, j])
-    return from_nchw(out, data_layout)
+    return in_dtype(from_nchw(out, out_layout or data_layout), data, out_dtype)
 
 
 @kernel("nn.conv2d_transpose")
 def conv2d_transpose(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
                      output_padding: Sequence[int], dilation: Sequence[int], groups: int, data_layout: str,
-                     kernel_layout: str) -> np.ndarray:
+                     kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
     """The transpose (gradient) of conv2d: each input element scatters a scaled kernel."""
-    x = to_nchw(data, data_layout)
-    w = kernel_to(weight, kernel_layout, "IOHW")
+    x = accumulate(to_nchw(data, data_layout), out_dtype)
+    w = accumulate(kernel_to(weight, kernel_layout, "IOHW"), out_dtype)
     top, left, bottom, right = padding4(padding)
     (sh, sw), (dh, dw), (ph, pw) = pair(strides), pair(dilation), pair(output_padding)
     n, c, h, wd = x.shape
@@ -156,7 +171,7 @@ def conv2d_transpose(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[
     if groups <= 0 or c % groups:
         raise ValueError(f"{c} input channels are not divisible by groups={groups}")
     full_h, full_w = (h - 1) * sh + (kh - 1) * dh + 1 + ph, (wd - 1) * sw + (kw - 1) * dw + 1 + pw
-    full = np.zeros((n, og * groups, full_h, full_w), dtype=np.result_type(data, weight))
+    full = np.zeros((n, og * groups, full_h, full_w), dtype=np.result_type(x, w))
     cg = c // groups
     for g in range(groups):
         xg, wg = x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg]
@@ -167,7 +182,7 @@ def conv2d_transpose(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[
     out_h, out_w = full_h - top - bottom, full_w - left - right
     if out_h < 0 or out_w < 0:
         raise ValueError("the padding is larger than the output")
-    return from_nchw(full[:, :, top:top + out_h, left:left + out_w], data_layout)
+    return in_dtype(from_nchw(full[:, :, top:top + out_h, left:left + out_w], out_layout or data_layout), data, out_dtype)
 
 
 # pooling ------------------------------------------------------------------------------------
@@ -184,7 +199,8 @@ def _pool_geometry(size: int, k: int, pad: int, stride: int, dilation: int, ceil
 
 
 def _pool(data: np.ndarray, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-          padding: Sequence[int], layout: str, ceil_mode: bool, kind: str, count_include_pad: bool = False) -> np.ndarray:
+          padding: Sequence[int], layout: str, out_layout: str, ceil_mode: bool, kind: str,
+          count_include_pad: bool = False) -> np.ndarray:
     x = to_nchw(data, layout)
     (kh, kw), (sh, sw), (dh, dw) = pair(pool_size), pair(strides), pair(dilation)
     top, left, bottom, right = padding4(padding)
@@ -197,7 +213,7 @@ def _pool(data: np.ndarray, pool_size: Sequence[int], strides: Sequence[int], di
         out = _max_windows(x, pads, kh, kw, dh, dw, oh, ow, sh, sw)
     else:
         out = _avg_windows(x, pads, (top, left, bottom, right), kh, kw, dh, dw, oh, ow, sh, sw, count_include_pad)
-    return from_nchw(same_dtype(data, out), layout)
+    return from_nchw(same_dtype(data, out), out_layout or layout)
 
 
 def _lowest(dtype: np.dtype) -> object:
@@ -239,42 +255,112 @@ def _avg_windows(x: np.ndarray, pads: tuple, explicit: tuple, kh: int, kw: int, 
 
 @kernel("nn.max_pool2d")
 def max_pool2d(data: np.ndarray, *, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-               padding: Sequence[int], layout: str, ceil_mode: bool) -> np.ndarray:
+               padding: Sequence[int], layout: str, ceil_mode: bool, out_layout: str = "") -> np.ndarray:
     """The maximum of each window (padding never wins)."""
-    return _pool(data, pool_size, strides, dilation, padding, layout, ceil_mode, "max")
+    return _pool(data, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "max")
 
 
 @kernel("nn.avg_pool2d")
 def avg_pool2d(data: np.ndarray, *, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-               padding: Sequence[int], layout: str, ceil_mode: bool, count_include_pad: bool) -> np.ndarray:
+               padding: Sequence[int], layout: str, ceil_mode: bool, count_include_pad: bool,
+               out_layout: str = "") -> np.ndarray:
     """The mean of each window; padding counts only with `count_include_pad`."""
-    return _pool(data, pool_size, strides, dilation, padding, layout, ceil_mode, "avg", count_include_pad)
+    return _pool(data, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "avg", count_include_pad)
 
 
 @kernel("nn.global_avg_pool2d")
-def global_avg_pool2d(data: np.ndarray, *, layout: str) -> np.ndarray:
+def global_avg_pool2d(data: np.ndarray, *, layout: str, out_layout: str = "") -> np.ndarray:
     """The mean over the spatial dims, kept as 1 x 1."""
     x = to_nchw(data, layout)
-    return from_nchw(same_dtype(data, np.mean(x, axis=(2, 3), keepdims=True)), layout)
+    return from_nchw(same_dtype(data, np.mean(x, axis=(2, 3), keepdims=True)), out_layout or layout)
 
 
 @kernel("nn.global_max_pool2d")
-def global_max_pool2d(data: np.ndarray, *, layout: str) -> np.ndarray:
+def global_max_pool2d(data: np.ndarray, *, layout: str, out_layout: str = "") -> np.ndarray:
     """The maximum over the spatial dims, kept as 1 x 1."""
     x = to_nchw(data, layout)
-    return from_nchw(np.max(x, axis=(2, 3), keepdims=True), layout)
+    return from_nchw(np.max(x, axis=(2, 3), keepdims=True), out_layout or layout)
+
+
+def _bins(size: int, count: int) -> list:
+    """Adaptive pooling bins: bin i covers [floor(i * size / count), ceil((i + 1) * size / count))."""
+    return [((i * size) // count, -((-(i + 1) * size) // count)) for i in range(count)]
+
+
+def _adaptive(data: np.ndarray, output_size: Optional[Sequence[int]], layout: str, out_layout: str, reduce: object) -> np.ndarray:
+    x = to_nchw(data, layout)
+    h, w = x.shape[2:]
+    oh, ow = pair(output_size) if output_size else (h, w)
+    out = np.zeros(x.shape[:2] + (oh, ow), dtype=np.float64)
+    for i, (h0, h1) in enumerate(_bins(h, oh)):
+        for j, (w0, w1) in enumerate(_bins(w, ow)):
+            out[:, :, i, j] = reduce(x[:, :, h0:h1, w0:w1], axis=(2, 3))  # type: ignore[operator]
+    return from_nchw(same_dtype(data, out), out_layout or layout)
 
 
 @kernel("nn.adaptive_avg_pool2d")
-def adaptive_avg_pool2d(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str) -> np.ndarray:
-    """Means over `output_size` bins: bin i covers [floor(i*H/oh), ceil((i+1)*H/oh))."""
-    x = to_nchw(data, layout)
-    h, w = x.shape[2:]
-    oh, ow = pair(output_size) if output_size is not None else (h, w)
-    out = np.zeros(x.shape[:2] + (oh, ow), dtype=np.float64)
-    for i in range(oh):
-        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
-        for j in range(ow):
-            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
-            out[:, :, i, j] = np.mean(x[:, :, h0:h1, w0:w1], axis=(2, 3))
-    return from_nchw(same_dtype(data, out), layout)
+def adaptive_avg_pool2d(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str,
+                        out_layout: str = "") -> np.ndarray:
+    """Means over `output_size` bins per spatial dim."""
+    return _adaptive(data, output_size, layout, out_layout, np.mean)
+
+
+@kernel("nn.adaptive_max_pool2d")
+def adaptive_max_pool2d(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str,
+                        out_layout: str = "") -> np.ndarray:
+    """Maxima over `output_size` bins per spatial dim."""
+    return _adaptive(data, output_size, layout, out_layout, np.max)
+
+
+# normalization, dropout, padding -----------------------------------------------------------
+def _along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
+    shape = [1] * rank
+    shape[axis] = -1
+    return vector.reshape(shape)
+
+
+@kernel("nn.batch_norm")
+def batch_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, moving_mean: np.ndarray,
+               moving_var: np.ndarray, *, axis: int, epsilon: float, center: bool, scale: bool) -> tuple:
+    """Inference-mode batch norm along `axis`: (normalized data, moving mean, moving variance)."""
+    rank = data.ndim
+    out = (data - _along(moving_mean, axis, rank)) / np.sqrt(_along(moving_var, axis, rank) + epsilon)
+    if scale:
+        out = out * _along(gamma, axis, rank)
+    if center:
+        out = out + _along(beta, axis, rank)
+    return same_dtype(data, out), moving_mean.copy(), moving_var.copy()
+
+
+@kernel("nn.layer_norm")
+def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, axis: int, epsilon: float,
+               center: bool, scale: bool) -> np.ndarray:
+    """Normalize over `axis`, then scale by gamma and shift by beta along it."""
+    mean = np.mean(data, axis=axis, keepdims=True)
+    var = np.var(data, axis=axis, keepdims=True)
+    out = (data - mean) / np.sqrt(var + epsilon)
+    if scale:
+        out = out * _along(gamma, axis, data.ndim)
+    if center:
+        out = out + _along(beta, axis, data.ndim)
+    return same_dtype(data, out)
+
+
+@kernel("nn.dropout")
+def dropout(data: np.ndarray) -> tuple:
+    """Inference-mode dropout: the data unchanged, and a mask of ones."""
+    return data.copy(), np.ones_like(data)
+
+
+@kernel("nn.pad")
+def pad(data: np.ndarray, pad_value: np.ndarray, *, pad_width: Sequence[Sequence[int]], pad_mode: str) -> np.ndarray:
+    """Pad each dim by [before, after] (negative widths crop) with a constant, the edge values,
+    or a reflection."""
+    crop = tuple(slice(max(0, -b), d - max(0, -a)) for d, (b, a) in zip(data.shape, pad_width))
+    widths = [(max(0, b), max(0, a)) for b, a in pad_width]
+    cropped = data[crop]
+    if pad_mode == "constant":
+        return np.pad(cropped, widths, constant_values=np.asarray(pad_value).astype(data.dtype))
+    if pad_mode in ("edge", "reflect"):
+        return np.pad(cropped, widths, mode=pad_mode)
+    raise ValueError(f"unknown pad_mode {pad_mode!r}")

@@ -1,6 +1,7 @@
-"""Reductions with Relay's `axis` (a list, or all axes when absent), `keepdims` and `exclude`
-(reduce over every axis *not* listed). Results keep the input's element type; argmax and
-argmin give int32 indices into the reduced axes, flattened in row-major order."""
+"""Reductions with Relay's `axis` (a list; absent or empty: every axis, whatever `exclude`
+says), `keepdims` and `exclude` (reduce over every axis *not* listed). Results keep the input's
+element type; argmax and argmin give int32 indices into the reduced axes, flattened in
+row-major order (the last extreme element with `select_last_index`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from . import kernel
 
 def reduced_axes(rank: int, axis: Optional[Sequence[int]], exclude: bool) -> tuple:
     """The axes a reduction reduces over."""
-    chosen = set(range(rank)) if axis is None else {a + rank if a < 0 else a for a in axis}
+    if not axis:
+        return tuple(range(rank))
+    chosen = {a + rank if a < 0 else a for a in axis}
     if exclude:
         chosen = set(range(rank)) - chosen
     return tuple(sorted(chosen))
@@ -39,13 +42,17 @@ _reduction("min", np.min)
 
 def _arg_reduction(name: str, fn: Callable[..., np.ndarray]) -> None:
     @kernel(name)
-    def run(data: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool) -> np.ndarray:
+    def run(data: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool,
+            select_last_index: bool = False) -> np.ndarray:
         axes = reduced_axes(data.ndim, axis, exclude)
         kept = [i for i in range(data.ndim) if i not in axes]
         moved = np.transpose(data, kept + list(axes))
         inner = int(np.prod([data.shape[a] for a in axes], dtype=np.int64))
         flat = moved.reshape([data.shape[i] for i in kept] + [inner])
-        out = fn(flat, axis=-1)
+        if select_last_index:
+            out = inner - 1 - fn(flat[..., ::-1], axis=-1)
+        else:
+            out = fn(flat, axis=-1)
         if keepdims:
             out = out.reshape([1 if i in axes else d for i, d in enumerate(data.shape)])
         return np.asarray(out).astype(np.int32)

@@ -9,16 +9,16 @@ import numpy as np
 from . import kernel
 
 
-def relay_newshape(shape: Sequence[int], newshape: Sequence[int]) -> list:
-    """The shape `reshape(x, newshape)` gives in Relay: n > 0 is n, 0 copies the input dim,
-    -1 is inferred, -2 copies the remaining dims, -3 merges two dims, -4 splits one dim into
-    the next two codes (one of which may be -1)."""
+def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: bool = False) -> list:
+    """The shape `reshape(x, newshape)` gives in Relay: n > 0 is n, 0 copies the input dim
+    (is a real 0 with `allowzero`), -1 is inferred, -2 copies the remaining dims, -3 merges two
+    dims, -4 splits one dim into the next two codes (one of which may be -1)."""
     out: list = []
     src, infer_at, i = 0, None, 0
     codes = [int(c) for c in newshape]
     while i < len(codes):
         code = codes[i]
-        if code > 0:
+        if code > 0 or code == 0 and allowzero:
             out.append(code)
             src += 1
         elif code == 0:
@@ -62,21 +62,31 @@ def _split(whole: int, first: int, second: int) -> list:
 
 
 @kernel("reshape")
-def reshape(data: np.ndarray, *, newshape: Sequence[int]) -> np.ndarray:
+def reshape(data: np.ndarray, *, newshape: Sequence[int], allowzero: bool = False) -> np.ndarray:
     """Relay `reshape` with its special codes."""
-    return data.reshape(relay_newshape(data.shape, newshape))
+    return data.reshape(relay_newshape(data.shape, newshape, allowzero))
 
 
 @kernel("dyn.reshape")
-def dyn_reshape(data: np.ndarray, newshape: np.ndarray) -> np.ndarray:
+def dyn_reshape(data: np.ndarray, newshape: np.ndarray, *, allowzero: bool = False) -> np.ndarray:
     """`reshape` whose new shape is a 1-D integer tensor."""
-    return data.reshape(relay_newshape(data.shape, [int(v) for v in np.asarray(newshape).reshape(-1)]))
+    return data.reshape(relay_newshape(data.shape, [int(v) for v in np.asarray(newshape).reshape(-1)], allowzero))
+
+
+def _range_of(begin: int, end: Optional[int], rank: int) -> tuple:
+    """Relay's [begin, end) of dims: negative from the end, None for the end, clamped."""
+    start = begin + rank if begin < 0 else begin
+    stop = rank if end is None else (end + rank if end < 0 else end)
+    return max(0, min(start, rank)), max(0, min(stop, rank))
 
 
 @kernel("reshape_like")
-def reshape_like(data: np.ndarray, shape_like: np.ndarray) -> np.ndarray:
-    """`data`'s elements in `shape_like`'s shape."""
-    return data.reshape(shape_like.shape)
+def reshape_like(data: np.ndarray, shape_like: np.ndarray, *, lhs_begin: int = 0, lhs_end: Optional[int] = None,
+                 rhs_begin: int = 0, rhs_end: Optional[int] = None) -> np.ndarray:
+    """`data`'s dims [lhs_begin, lhs_end) replaced by `shape_like`'s dims [rhs_begin, rhs_end)."""
+    lb, le = _range_of(lhs_begin, lhs_end, data.ndim)
+    rb, re_ = _range_of(rhs_begin, rhs_end, shape_like.ndim)
+    return data.reshape(data.shape[:lb] + shape_like.shape[rb:re_] + data.shape[le:])
 
 
 @kernel("concatenate")
@@ -129,3 +139,29 @@ def broadcast_to(data: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
 def dyn_broadcast_to(data: np.ndarray, shape: np.ndarray) -> np.ndarray:
     """`data` broadcast to a shape given as a tensor."""
     return np.broadcast_to(data, tuple(int(v) for v in np.asarray(shape).reshape(-1))).copy()
+
+
+@kernel("reverse")
+def reverse(data: np.ndarray, *, axis: int) -> np.ndarray:
+    """The elements in reverse order along `axis`."""
+    return np.flip(data, axis=axis).copy()
+
+
+@kernel("tile")
+def tile(data: np.ndarray, *, reps: Sequence[int]) -> np.ndarray:
+    """The whole tensor repeated `reps` times per dim (aligned on the right)."""
+    return np.tile(data, tuple(reps))
+
+
+@kernel("repeat")
+def repeat(data: np.ndarray, *, repeats: int, axis: int) -> np.ndarray:
+    """Each element repeated `repeats` times along `axis`."""
+    return np.repeat(data, repeats, axis=axis)
+
+
+@kernel("split")
+def split(data: np.ndarray, *, indices_or_sections: object, axis: int) -> tuple:
+    """Equal sections (an int) or the parts between increasing indices (a list)."""
+    if isinstance(indices_or_sections, int):
+        return tuple(np.split(data, indices_or_sections, axis=axis))
+    return tuple(np.split(data, list(indices_or_sections), axis=axis))

@@ -1,0 +1,105 @@
+"""Image kernels: `image.resize2d` with Relay's methods (nearest_neighbor, linear, cubic) and
+coordinate transformation modes, as separable 1-D resampling along H and then W."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import kernel
+from .nn import from_nchw, pair, to_nchw
+
+
+def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) -> np.ndarray:
+    """Where each output index samples the input, per coordinate_transformation_mode."""
+    x = np.arange(out, dtype=np.float64)
+    scale = size / out
+    if mode == "half_pixel":
+        return (x + 0.5) * scale - 0.5
+    if mode == "pytorch_half_pixel":
+        return (x + 0.5) * scale - 0.5 if out > 1 else np.zeros(out)
+    if mode == "align_corners":
+        return x * (size - 1) / (out - 1) if out > 1 else np.zeros(out)
+    if mode == "asymmetric":
+        return x * scale
+    if mode == "tf_half_pixel_for_nn":
+        return (x + 0.5) * scale
+    if mode == "tf_crop_and_resize":
+        start, end = roi
+        if out > 1:
+            return start * (size - 1) + x * (end - start) * (size - 1) / (out - 1)
+        return np.full(out, 0.5 * (start + end) * (size - 1))
+    raise ValueError(f"unknown coordinate_transformation_mode {mode!r}")
+
+
+def _nearest_index(coords: np.ndarray, rounding: str, mode: str) -> np.ndarray:
+    if not rounding:
+        rounding = "floor" if mode in ("align_corners", "asymmetric", "tf_half_pixel_for_nn") else "round"
+    rounders = {
+        "round": lambda c: np.floor(c + 0.5), "round_prefer_ceil": lambda c: np.floor(c + 0.5),
+        "round_prefer_floor": lambda c: np.ceil(c - 0.5), "floor": np.floor, "ceil": np.ceil,
+    }
+    if rounding not in rounders:
+        raise ValueError(f"unknown rounding_method {rounding!r}")
+    return rounders[rounding](coords).astype(np.int64)
+
+
+def _cubic_weights(t: np.ndarray, alpha: float) -> np.ndarray:
+    """Keys' cubic convolution weights of the four taps around a fractional offset t."""
+    def w(d: np.ndarray) -> np.ndarray:
+        d = np.abs(d)
+        near = ((alpha + 2) * d - (alpha + 3)) * d * d + 1
+        far = ((alpha * d - 5 * alpha) * d + 8 * alpha) * d - 4 * alpha
+        return np.where(d <= 1, near, np.where(d < 2, far, 0.0))
+
+    return np.stack([w(t + 1), w(t), w(1 - t), w(2 - t)], axis=-1)
+
+
+def resample_matrix(out: int, size: int, method: str, mode: str, rounding: str, alpha: float, exclude: int,
+                    roi: tuple) -> tuple:
+    """(out x size) weights of a 1-D resize, and which outputs fall outside the input (for
+    tf_crop_and_resize's extrapolation value)."""
+    coords = source_coordinates(out, size, mode, roi)
+    matrix = np.zeros((out, size))
+    rows = np.arange(out)
+    outside = (coords < 0) | (coords > size - 1) if mode == "tf_crop_and_resize" else np.zeros(out, bool)
+    if method == "nearest_neighbor":
+        matrix[rows, np.clip(_nearest_index(coords, rounding, mode), 0, size - 1)] = 1.0
+    elif method == "linear":
+        low = np.floor(coords)
+        frac = coords - low
+        for offset, weight in ((0, 1 - frac), (1, frac)):
+            np.add.at(matrix, (rows, np.clip(low.astype(np.int64) + offset, 0, size - 1)), weight)
+    elif method == "cubic":
+        low = np.floor(coords)
+        weights = _cubic_weights(coords - low, alpha)
+        for tap in range(4):
+            index = low.astype(np.int64) - 1 + tap
+            weight = weights[:, tap] * (((index >= 0) & (index < size)) if exclude else 1)
+            np.add.at(matrix, (rows, np.clip(index, 0, size - 1)), weight)
+        if exclude:
+            matrix /= np.maximum(matrix.sum(axis=1, keepdims=True), 1e-12)
+    else:
+        raise ValueError(f"unknown resize method {method!r}")
+    return matrix, outside
+
+
+@kernel("image.resize2d")
+def resize2d(data: np.ndarray, *, size: Sequence[int], roi: Optional[Sequence[float]], layout: str, method: str,
+             coordinate_transformation_mode: str, rounding_method: str, cubic_alpha: float, cubic_exclude: int,
+             extrapolation_value: float, out_dtype: str = "") -> np.ndarray:
+    """Resize the spatial dims to `size`."""
+    x = to_nchw(data, layout).astype(np.float64)
+    oh, ow = pair(size)
+    box = tuple(roi) if roi else (0.0, 0.0, 1.0, 1.0)
+    rows, out_rows = resample_matrix(oh, x.shape[2], method, coordinate_transformation_mode, rounding_method,
+                                     cubic_alpha, cubic_exclude, (box[0], box[2]))
+    cols, out_cols = resample_matrix(ow, x.shape[3], method, coordinate_transformation_mode, rounding_method,
+                                     cubic_alpha, cubic_exclude, (box[1], box[3]))
+    out = np.einsum("ih,nchw,jw->ncij", rows, x, cols)
+    outside = out_rows[:, None] | out_cols[None, :]
+    out = np.where(outside, extrapolation_value, out)
+    if data.dtype.kind in "iu" and not out_dtype:
+        out = np.round(out)
+    return from_nchw(out.astype(out_dtype or data.dtype), layout)
