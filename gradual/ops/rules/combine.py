@@ -8,7 +8,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
-from .common import new_axis, require_positive, show_ints
+from .common import new_axis, require_entries, require_positive, show_ints
 
 register_rule_message(
     "concatenate-empty", codes.OP_CONSTRAINT,
@@ -198,7 +198,7 @@ def _split_values(ctx: ShapeContext, data: TensorArg, sizes: list) -> Optional[l
 def tile(ctx: ShapeContext) -> Any:
     """`tile(x, reps)`: x and reps are aligned on the right (padded with 1s) and multiplied."""
     (data,) = ctx.args
-    reps = [require_positive(ctx, "reps", r, allow_zero=True) for r in ctx.attr("reps")]
+    reps = require_entries(ctx, "reps", ctx.attr("reps"), allow_zero=True)
     if data.dims is None:
         return ctx.tensor(None)
     rank = max(data.rank, len(reps))

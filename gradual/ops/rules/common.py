@@ -26,6 +26,11 @@ register_rule_message(
     "choose a value of `{name}` that is {needed}",
 )
 register_rule_message(
+    "attribute-entries", codes.BAD_ATTRIBUTE,
+    "{op} got {name}={value}, but every entry of `{name}` must be {needed}",
+    "make every entry of `{name}` {needed}",
+)
+register_rule_message(
     "attribute-choice", codes.BAD_ATTRIBUTE,
     "{op} does not support {name}=\"{value}\"",
     "use one of: {supported}",
@@ -71,6 +76,13 @@ def require_positive(ctx: ShapeContext, name: str, value: int, allow_zero: bool 
     if value < 0 or (value == 0 and not allow_zero):
         ctx.fail("attribute-range", name=name, value=value, needed="at least 0" if allow_zero else "at least 1")
     return value
+
+
+def require_entries(ctx: ShapeContext, name: str, values: Sequence[int], allow_zero: bool = False) -> list:
+    """Fail with attribute-entries unless every entry of a list attribute is > 0 (or >= 0)."""
+    if any(v < 0 or (v == 0 and not allow_zero) for v in values):
+        ctx.fail("attribute-entries", name=name, value=show_ints(values), needed="at least 0" if allow_zero else "at least 1")
+    return list(values)
 
 
 def require_length(ctx: ShapeContext, name: str, values: Sequence[Any], allowed: Sequence[int]) -> None:

@@ -13,7 +13,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
-from .common import require_length, require_positive
+from .common import require_entries, require_length, require_positive
 
 register_rule_message(
     "layout", codes.BAD_ATTRIBUTE,
@@ -57,8 +57,7 @@ def pair(ctx: ShapeContext, name: str, minimum: int = 1) -> tuple:
     """A 2-D attribute given as 1 or 2 values, each at least `minimum`."""
     values = list(ctx.attr(name))
     require_length(ctx, name, values, (1, 2))
-    for v in values:
-        require_positive(ctx, name, v, allow_zero=minimum == 0)
+    require_entries(ctx, name, values, allow_zero=minimum == 0)
     return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
 
 
@@ -66,8 +65,7 @@ def padding(ctx: ShapeContext, name: str = "padding") -> tuple:
     """(top, left, bottom, right) from Relay's 1, 2 or 4 padding values."""
     values = list(ctx.attr(name))
     require_length(ctx, name, values, (1, 2, 4))
-    for v in values:
-        require_positive(ctx, name, v, allow_zero=True)
+    require_entries(ctx, name, values, allow_zero=True)
     if len(values) == 1:
         return (values[0],) * 4
     if len(values) == 2:
@@ -217,8 +215,7 @@ def adaptive_pool2d(ctx: ShapeContext) -> Any:
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
     size: Sequence[int] = list(ctx.attr("output_size") or [])
     require_length(ctx, "output_size", size, (0, 1, 2))
-    for v in size:
-        require_positive(ctx, "output_size", v)
+    require_entries(ctx, "output_size", size)
     if size:
         oh, ow = (size[0], size[0]) if len(size) == 1 else size
         out["H"], out["W"] = ctx.const(oh), ctx.const(ow)

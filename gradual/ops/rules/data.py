@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import keeps_values, require_choice, require_positive, require_scalar
+from .common import keeps_values, require_choice, require_entries, require_scalar
 
 SMALL_VALUE_LIMIT = 64  # arange results up to this length carry their values
 
@@ -122,7 +122,7 @@ def topk(ctx: ShapeContext) -> Any:
 
 # creation ---------------------------------------------------------------------------------------
 def _attribute_shape(ctx: ShapeContext) -> list:
-    return [ctx.const(require_positive(ctx, "shape", s, allow_zero=True)) for s in ctx.attr("shape")]
+    return [ctx.const(s) for s in require_entries(ctx, "shape", ctx.attr("shape"), allow_zero=True)]
 
 
 @shape_rule("static_shape")

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..context import ShapeContext
 from ..registry import shape_rule
-from .common import require_choice, require_length, require_positive
+from .common import require_choice, require_entries, require_length
 from .conv import assemble, check_layout, layout_dims
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -24,8 +24,7 @@ def resize2d(ctx: ShapeContext) -> Any:
     require_choice(ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), COORDINATE_MODES)
     size = list(ctx.attr("size"))
     require_length(ctx, "size", size, (1, 2))
-    for v in size:
-        require_positive(ctx, "size", v)
+    require_entries(ctx, "size", size)
     height, width = (size[0], size[0]) if len(size) == 1 else size
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
     out["H"], out["W"] = ctx.const(height), ctx.const(width)

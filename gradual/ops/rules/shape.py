@@ -13,7 +13,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, new_axis, require_positive, show_ints
+from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
 
 register_rule_message(
     "reshape-count", codes.SHAPE_MISMATCH,
@@ -361,7 +361,7 @@ def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
 def broadcast_to(ctx: ShapeContext) -> Any:
     """`broadcast_to(x, shape=[...])`: x must broadcast to the static target shape."""
     (data,) = ctx.args
-    target = [ctx.const(require_positive(ctx, "shape", s, allow_zero=True)) for s in ctx.attr("shape")]
+    target = [ctx.const(s) for s in require_entries(ctx, "shape", ctx.attr("shape"), allow_zero=True)]
     return ctx.tensor(broadcast_into(ctx, data, target), value=_broadcast_value(ctx, data, target))
 
 
