@@ -139,6 +139,7 @@ class Checker:
         self.widened: set = set()
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
+        self.exact_calls: dict = {}
 
     # module -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -427,9 +428,15 @@ class Checker:
         attrs = check_attributes(op, e, self.report)
         if attrs is None:
             return ERROR
+        key = _exact_call_key(op, attrs, arg_types)
+        if key is not None and key in self.exact_calls:
+            return self.exact_calls[key]
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
         site = self.site(desc, e.args, arg_types, attrs, e.span, env)
-        return self.commit(site.run(lambda ctx: apply_operator(ctx, op)), env)
+        outcome = site.run(lambda ctx: apply_operator(ctx, op))
+        if key is not None and not outcome.failed and not outcome.casts:
+            self.exact_calls[key] = outcome.result
+        return self.commit(outcome, env)
 
     def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env) -> Type:
         if len(arg_types) != len(fn.params):
@@ -550,6 +557,38 @@ class Checker:
         assert final is not None
         outer.frame.absorb(final.frame)
         return result_type
+
+
+def _exact_call_key(op: Operator, attrs: dict, arg_types: list) -> Optional[tuple]:
+    """A cache key for a call whose arguments are fully exact (static or symbolic dims, known
+    dtypes, no inference variables): such a call needs no cast, so its result depends only on
+    the operator, the attributes and the argument types."""
+    for t in arg_types:
+        if not _is_closed(t):
+            return None
+    try:
+        return (op.name, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())), tuple(arg_types))
+    except TypeError:
+        return None
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _is_closed(t: Type) -> bool:
+    if isinstance(t, TensorType):
+        if t.dims is None or not isinstance(t.dtype, str) or t.dtype == DYN_DTYPE:
+            return False
+        for d in t.dims:
+            if not isinstance(d, Dimension) or not d.is_exact:
+                return False
+            if d.is_symbolic and any(isinstance(s, DimVar) for s in d.symbols()):
+                return False
+        return True
+    if isinstance(t, TupleType):
+        return all(_is_closed(f) for f in t.fields)
+    return False
 
 
 def meet(target: Type, actual: Type) -> Type:

@@ -71,6 +71,7 @@ class Solver:
         self.dtype_parent: dict[DTypeVar, DType] = {}
         self.types: dict[TypeVar, Type] = {}
         self.widen: set[HintVar] = set()
+        self._has_vars: dict[Poly, bool] = {}
 
     # dimensions ---------------------------------------------------------------------------
     def find(self, v: DimVar) -> DimVar:
@@ -99,16 +100,20 @@ class Solver:
     def resolve(self, d: Dimension, final: bool = False) -> Dimension:
         """Substitute solved variables; with `final`, unsolved site variables become their
         bounds and hints their guesses."""
-        if not d.is_symbolic:
+        if not d.is_symbolic or not self.mentions_vars(d.expr):
             return d
-        syms = d.symbols()
-        if not any(isinstance(s, DimVar) for s in syms):
-            return d
-        env = {s: self._value_of(s, final) for s in syms}
+        env = {s: self._value_of(s, final) for s in d.symbols()}
         try:
             return evaluate_in_dims(d.expr, env)
         except ValueError:
             return Dimension.dynamic()
+
+    def mentions_vars(self, expr: Poly) -> bool:
+        """Whether a polynomial mentions an inference variable (memoized: asked very often)."""
+        found = self._has_vars.get(expr)
+        if found is None:
+            found = self._has_vars[expr] = any(isinstance(s, DimVar) for s in expr.symbols())
+        return found
 
     def _value_of(self, s: Symbol, final: bool) -> Dimension:
         if not isinstance(s, DimVar):
