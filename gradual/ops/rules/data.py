@@ -10,11 +10,19 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ... import diagnostics as codes
+from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import keeps_values, require_choice, require_entries, require_scalar
 
-SMALL_VALUE_LIMIT = 64  # arange results up to this length carry their values
+SMALL_VALUE_LIMIT = 64
+
+register_rule_message(
+    "topk-too-few", codes.SHAPE_MISMATCH,
+    "{op} takes the top {k} along dim {axis} of {arg}, which holds only {dim}",
+    "choose k of at most {dim}, or k=0 to sort the whole axis",
+)  # arange results up to this length carry their values
 
 
 # shape values -----------------------------------------------------------------------------------
@@ -87,7 +95,8 @@ def unique(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     ctx.require_rank(data, 1)
     n = data.dim(0)
-    found = ctx.bounded(0, n)
+    size = ctx.static(n)
+    found = ctx.bounded(1 if size is not None and size >= 1 else 0, n)
     fields = [
         ctx.tensor([found], data.dtype),
         ctx.tensor([found], "int32"),
@@ -113,6 +122,9 @@ def topk(ctx: ShapeContext) -> Any:
         axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
         dims = list(data.dims)
         if k >= 1:
+            size = ctx.static(dims[axis])
+            if size is not None and size < k:
+                ctx.fail("topk-too-few", arg=data, axis=axis, dim=dims[axis], k=k)
             ctx.within(dims[axis], k, None)
             dims[axis] = ctx.const(k)
     values = ctx.tensor(dims, data.dtype)
