@@ -25,6 +25,8 @@ def format_dim(dim: ast.DimExpr) -> str:
     if isinstance(dim, ast.DimName):
         return dim.name
     if isinstance(dim, ast.DimInterval):
+        if dim.lo is None and dim.hi is None:
+            return "0.."  # `..` alone is not syntax (trees built through the API can hold it)
         lo = "" if dim.lo is None else int_text(dim.lo)
         hi = "" if dim.hi is None else int_text(dim.hi)
         return f"{lo}..{hi}"
