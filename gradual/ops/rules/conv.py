@@ -13,7 +13,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
-from .common import require_entries, require_length, require_positive
+from .common import require_entries, require_length, require_positive, show_ints
 
 register_rule_message(
     "layout", codes.BAD_ATTRIBUTE,
@@ -24,6 +24,11 @@ register_rule_message(
     "window-too-large", codes.SHAPE_MISMATCH,
     "{op}'s window spans {window}, but dim {axis} of {arg} is {dim} (with {pad} padding)",
     "pad the input, or use a smaller kernel, pool size or dilation",
+)
+register_rule_message(
+    "conv-kernel-size", codes.SHAPE_MISMATCH,
+    "{op} got kernel_size={kernel_size}, but the kernel of {arg} is {height} x {width}",
+    "drop `kernel_size` or make it match the weight",
 )
 register_rule_message(
     "conv-groups", codes.SHAPE_MISMATCH,
@@ -97,16 +102,21 @@ def _spatial_axes(layout: str) -> tuple:
 
 
 # convolution ------------------------------------------------------------------------------------
-def _check_conv_attrs(ctx: ShapeContext, kernel: dict) -> None:
+def _check_conv_attrs(ctx: ShapeContext, weight: TensorArg, kernel: dict) -> None:
+    """`channels` and `kernel_size`, when given, must describe the weight."""
     channels = ctx.attr("channels")
     if channels is not None:
         ctx.equal(kernel["O"], ctx.const(channels), symbol="channels")
     size = ctx.attr("kernel_size")
-    if size is not None:
-        require_length(ctx, "kernel_size", list(size), (1, 2))
-        kh, kw = (size[0], size[0]) if len(size) == 1 else size
-        ctx.equal(kernel["H"], ctx.const(kh), symbol="kernel_size")
-        ctx.equal(kernel["W"], ctx.const(kw), symbol="kernel_size")
+    if size is None:
+        return
+    require_length(ctx, "kernel_size", list(size), (1, 2))
+    wanted = (size[0], size[0]) if len(size) == 1 else tuple(size)
+    have = (ctx.static(kernel["H"]), ctx.static(kernel["W"]))
+    if any(h is not None and h != k for h, k in zip(have, wanted)):
+        ctx.fail("conv-kernel-size", arg=weight, kernel_size=show_ints(list(size)), height=kernel["H"], width=kernel["W"])
+    ctx.equal(kernel["H"], ctx.const(wanted[0]), symbol="kernel_size")
+    ctx.equal(kernel["W"], ctx.const(wanted[1]), symbol="kernel_size")
 
 
 def _out_dtype(ctx: ShapeContext) -> Any:
@@ -128,7 +138,7 @@ def conv2d(ctx: ShapeContext) -> Any:
     out_channels = ctx.static(k["O"])
     if out_channels is not None and out_channels % groups != 0:
         ctx.fail("conv-groups", groups=groups, channels=out_channels)
-    _check_conv_attrs(ctx, k)
+    _check_conv_attrs(ctx, weight, k)
     sh, sw = pair(ctx, "strides")
     dh, dw = pair(ctx, "dilation")
     top, left, bottom, right = padding(ctx)

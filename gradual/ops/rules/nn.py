@@ -110,16 +110,19 @@ def batch_flatten(ctx: ShapeContext) -> Any:
 
 
 def _channel_params(ctx: ShapeContext, first: int) -> Any:
-    """The per-channel vectors (arguments `first`...) against dim `axis` of the data."""
+    """The per-channel vectors (arguments `first`...) must each be as long as dim `axis` of
+    the data (or, for data of unknown rank, as each other); returns that length."""
     data = ctx.args[0]
     params = ctx.args[first:]
     for p in params:
         ctx.require_rank(p, 1)
     if data.dims is None:
-        return params[0].dim(0)
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
-    channels = data.dim(axis)
-    for p in params:
+        channels = params[0].dim(0)
+        rest = params[1:]
+    else:
+        channels = data.dim(normalize_axis(ctx, ctx.attr("axis"), data.rank))
+        rest = params
+    for p in rest:
         channels = ctx.equal(channels, p.dim(0), symbol="channels")
     return channels
 
