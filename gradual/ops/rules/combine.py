@@ -64,10 +64,21 @@ def _agreed(ctx: ShapeContext, fields: list, axis: int) -> Any:
     return d
 
 
-def _joined_values(fields: list) -> Optional[list]:
-    if any(f.value is None for f in fields):
+def _joined_values(ctx: ShapeContext, fields: list) -> Optional[list]:
+    """The elements of joined shape vectors/scalars: a field whose values are not known but
+    whose length is static contributes that many unknown elements, so `[b] ++ [?]` keeps b."""
+    if all(f.value is None for f in fields):
         return None
-    return [v for f in fields for v in f.value]
+    joined: list = []
+    for f in fields:
+        if f.value is not None:
+            joined.extend(f.value)
+            continue
+        length = 1 if f.rank == 0 else ctx.static(f.dim(0)) if f.rank == 1 else None
+        if length is None:
+            return None
+        joined.extend(ctx.unknown() for _ in range(length))
+    return joined
 
 
 @shape_rule("concatenate")
@@ -96,7 +107,7 @@ def concatenate(ctx: ShapeContext) -> Any:
             dims.append(total)
         else:
             dims.append(_agreed(ctx, fields, j))
-    value = _joined_values(fields) if axis == 0 else None
+    value = _joined_values(ctx, fields) if axis == 0 and rank <= 1 else None
     return ctx.tensor(dims, dtype, value)
 
 
@@ -117,7 +128,7 @@ def stack(ctx: ShapeContext) -> Any:
     axis = new_axis(ctx, ctx.attr("axis"), rank)
     dims = [_agreed(ctx, fields, j) for j in range(rank)]
     dims.insert(axis, ctx.const(len(fields)))
-    value = _joined_values(fields) if axis == 0 else None
+    value = _joined_values(ctx, fields) if axis == 0 and rank <= 1 else None
     return ctx.tensor(dims, dtype, value)
 
 
