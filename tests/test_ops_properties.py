@@ -353,6 +353,20 @@ def test_strided_slice_with_axes_matches_numpy(shape: tuple, data: Any) -> None:
     assert got == expected
 
 
+@SETTINGS
+@given(shapes, st.data())
+def test_strided_slice_in_size_mode_matches_numpy(shape: tuple, data: Any) -> None:
+    begin = [data.draw(st.integers(-d, d - 1)) for d in shape]
+    sizes = [data.draw(st.integers(-1, d)) for d in shape]
+    index = []
+    for b, n, d in zip(begin, sizes, shape):
+        start = b + d if b < 0 else b
+        index.append(slice(start, None if n < 0 else start + n))
+    expected = np.zeros(shape)[tuple(index)].shape
+    got = run_rule("strided_slice", [shape], begin=tuple(begin), end=tuple(sizes), slice_mode="size")
+    assert got == expected
+
+
 # convolution and pooling ------------------------------------------------------------------------
 def windows(size: int, kernel: int, pad: int, stride: int, dilation: int) -> int:
     """How many placements of a dilated kernel fit a padded length (counted, not computed)."""

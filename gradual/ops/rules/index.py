@@ -179,9 +179,17 @@ def _slice_plan(ctx: ShapeContext, rank: int) -> list:
         if step == 0:
             ctx.fail("attribute-range", name="strides", value=show_ints(strides), needed="non-zero")
         if size_mode and e is not None:
-            e = None if e < 0 else (b or 0) + e
+            e = _size_to_end(b or 0, e)
         plan.append((axis, b, e, step))
     return plan
+
+
+def _size_to_end(begin: int, size: int) -> Optional[int]:
+    """slice_mode="size": the end of `size` elements from `begin` (None: to the end, for a
+    size of -1 or a negative begin whose size reaches the end)."""
+    if size < 0 or (begin < 0 and begin + size >= 0):
+        return None
+    return begin + size
 
 
 @shape_rule("strided_slice")
