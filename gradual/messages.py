@@ -543,6 +543,7 @@ _RUNTIME_LABELS: dict[str, str] = {
     "return": "the result does not have this type",
     "argument": "this call passes an argument of the wrong type",
     "result": "this function's result does not have the type it was given",
+    "contract": "this function was given a type whose arguments it does not accept",
 }
 
 _RUNTIME_HELP: dict[str, str] = {
@@ -554,6 +555,7 @@ _RUNTIME_HELP: dict[str, str] = {
     "return": "the function returned something other than its declared return type",
     "argument": "call the function with arguments of the type it was given",
     "result": "the function does not return the type it was given; change the type or the function",
+    "contract": "pass a function whose parameters accept what its type promises, or change the type",
 }
 
 _RUNTIME_RULES: dict[str, tuple[str, str]] = {
@@ -603,28 +605,32 @@ def _runtime_arg(view: Any) -> str:
     return _path_phrase(view.path) + f"the {ordinal(view.index + 1)} argument"
 
 
-def _runtime_rule_fact(value: Any) -> str:
+def _runtime_rule_fact(value: Any, where: bool) -> str:
+    """A fact of a rule failure at runtime; `where` names the argument and axis a dim came from."""
     from .ops.context import ArgView
 
     origin = getattr(value, "origin", None)
     if isinstance(value, ArgView):
         return _runtime_arg(value)
-    if origin is not None and isinstance(value, int):
+    if where and origin is not None and isinstance(value, int):
         index, path, axis = origin
         return f"dim {axis} of {_path_phrase(path)}the {ordinal(index + 1)} argument ({int(value)})"
-    if origin is not None and isinstance(value, str):
+    if where and origin is not None and isinstance(value, str):
         index, path, _ = origin
         return f"the dtype of {_path_phrase(path)}the {ordinal(index + 1)} argument ({value})"
+    if where and isinstance(value, int) and not isinstance(value, bool):
+        return f"a dimension computed from the inputs ({int(value)})"
     if isinstance(value, (list, tuple)):
         return "(" + ", ".join(str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, int) and not isinstance(value, bool):
-        return f"a dimension computed from the inputs ({int(value)})"
+        return str(int(value))
     return "" if value is None else str(value)
 
 
 def runtime_rule_failure(span: Span, op: str, code: str, facts: dict, inputs: str, signature: str) -> Diagnostic:
     """An operator's shape rule, run on the concrete inputs before its kernel, rejected them."""
-    texts = {k: _runtime_rule_fact(v) for k, v in facts.items()}
+    own = code in _RUNTIME_RULES
+    texts = {k: _runtime_rule_fact(v, own and k in ("a", "b", "d")) for k, v in facts.items()}
     texts["op"] = _code(op)
     texts["named"] = f" (`{facts['symbol']}`)" if facts.get("symbol") else ""
     if "hi" in facts and facts["hi"] is None:
@@ -815,3 +821,14 @@ def runtime_exhausted(exc: BaseException) -> str:
     """A run that ran out of stack or memory."""
     what = "stack (recursion too deep)" if isinstance(exc, RecursionError) else "memory"
     return f"the program ran out of {what}"
+
+
+def runtime_called_label() -> str:
+    """Secondary label on the call of a function that broke its contract."""
+    return "called here"
+
+
+def runtime_contract_reason(index: int, param: str, reason: str) -> str:
+    """Why a function's own parameter check blames the place that gave it its type."""
+    base = f"its {ordinal(index + 1)} parameter (`%{param}`) rejects an argument of the type it was given"
+    return f"{base} ({reason})" if reason else base

@@ -32,14 +32,16 @@ from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, Wrapped
 
 
 class TailCall:
-    """A call left for the trampoline in `Interpreter.apply` to make."""
+    """A call left for the trampoline in `Interpreter.apply` to make; `contract` is the wrapper
+    (if any) whose function type promised that the callee accepts these arguments."""
 
-    __slots__ = ("fn", "args", "span")
+    __slots__ = ("fn", "args", "span", "contract")
 
-    def __init__(self, fn: Any, args: tuple, span: Span) -> None:
+    def __init__(self, fn: Any, args: tuple, span: Optional[Span], contract: Optional[Wrapped] = None) -> None:
         self.fn = fn
         self.args = args
         self.span = span
+        self.contract = contract
 
 
 PendingCheck = Callable[[Any], Any]
@@ -95,35 +97,36 @@ class Interpreter:
         pending: list[PendingCheck] = []
         outcome = self.enter(fn, args, span, pending)
         while isinstance(outcome, TailCall):
-            outcome = self.enter(outcome.fn, outcome.args, outcome.span, pending)
+            outcome = self.enter(outcome.fn, outcome.args, outcome.span, pending, outcome.contract)
         value = outcome
         while pending:
             value = pending.pop()(value)
         return value
 
-    def enter(self, fn: Any, args: tuple, span: Optional[Span], pending: list) -> Any:
+    def enter(self, fn: Any, args: tuple, span: Optional[Span], pending: list, contract: Optional[Wrapped] = None) -> Any:
         """Start one call: bind the parameters, queue the result check, run the body in tail
         position (which may hand back a TailCall)."""
         if isinstance(fn, GlobalFunction):
-            return self.enter_function(fn.node, None, args, span, pending)
+            return self.enter_function(fn.node, None, args, span, pending, contract)
         if isinstance(fn, Closure):
-            return self.enter_function(fn.node, fn.frame, args, span, pending)
+            return self.enter_function(fn.node, fn.frame, args, span, pending, contract)
         if isinstance(fn, Wrapped):
             return self.enter_wrapped(fn, args, span, pending)
         raise CallFailure(span or _nowhere(), messages.runtime_not_callable(fn))
 
-    def enter_function(self, node: Any, parent: Optional[Frame], args: tuple, span: Optional[Span], pending: list) -> Any:
+    def enter_function(self, node: Any, parent: Optional[Frame], args: tuple, span: Optional[Span], pending: list,
+                       contract: Optional[Wrapped] = None) -> Any:
         info = self.res.function(node)
         if len(args) != len(info.params):
             raise CallFailure(span or node.span, messages.runtime_arity(len(info.params), len(args)))
         frame = Frame(parent)
         for index, (binder, ptype, arg) in enumerate(zip(info.params, info.param_types, args)):
             if ptype is not None and not isinstance(ptype, DynType):
-                arg = match_value(arg, ptype, frame, self.parameter_blame(info, index, span))
+                arg = match_value(arg, ptype, frame, self._deferred_parameter_blame(info, index, span, contract))
             frame.values[binder] = arg
         if info.ret is not None and not isinstance(info.ret, DynType):
-            ret, blame = info.ret, self.return_blame(info)
-            pending.append(lambda value: match_value(value, ret, frame, blame))
+            ret = info.ret
+            pending.append(lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)))
         return self.body(node.body, frame, tail=True)
 
     def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list) -> Any:
@@ -134,7 +137,7 @@ class Interpreter:
         checked = tuple(match_value(a, p, frame, self.argument_blame(fn, i, span)) for i, (a, p) in enumerate(zip(args, ftype.params)))
         blame = self.result_blame(fn)
         pending.append(lambda value: match_value(value, ftype.ret, frame, blame))
-        return TailCall(fn.inner, checked, span or fn.blame.span)
+        return TailCall(fn.inner, checked, span or fn.blame.span, fn)
 
     # bodies and expressions -----------------------------------------------------------------
     def body(self, body: ast.Body, frame: Frame, tail: bool = False) -> Any:
@@ -270,6 +273,19 @@ class Interpreter:
         origin = fn.blame.span
         return Blame(call or origin, "argument", messages.runtime_wrapped_argument_reason(index, origin.describe()),
                      (label_at(origin, messages.runtime_wrapped_label()),))
+
+    def _deferred_parameter_blame(self, info: FunctionInfo, index: int, call: Optional[Span],
+                                  contract: Optional[Wrapped]) -> Callable[[], Blame]:
+        if contract is None:
+            return lambda: self.parameter_blame(info, index, call)
+        return lambda: self.contract_blame(contract, info, index, call)
+
+    def contract_blame(self, fn: Wrapped, info: FunctionInfo, index: int, call: Optional[Span]) -> Blame:
+        """A function that got a type it does not honour: it rejects an argument its type
+        accepts. The place that gave it the type is blamed, not the caller."""
+        param = info.node.params[index]
+        labels = (label_at(call, messages.runtime_called_label()),) if call is not None else ()
+        return Blame(fn.blame.span, "contract", messages.runtime_contract_reason(index, param.var.name, fn.blame.reason), labels)
 
     def result_blame(self, fn: Wrapped) -> Blame:
         return Blame(fn.blame.span, "result", messages.runtime_wrapped_result_reason(fn.blame.reason))

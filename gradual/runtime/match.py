@@ -22,9 +22,10 @@ from .errors import Blame, CheckFailure, Mismatch
 from .values import Frame, Wrapped, describe_value, dtype_name, is_function, value_kind
 
 
-def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Blame) -> Any:
+def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
     """Check `value` against `t`, binding new symbols in `frame`; returns the value (functions
-    come back wrapped). Raises CheckFailure blamed on `blame`."""
+    come back wrapped). Raises CheckFailure blamed on `blame` (a Blame, or a function making
+    one, so the common case of a passing check never builds it)."""
     if t is None:
         return value
     return _Match(value, t, frame, blame).run()
@@ -39,7 +40,7 @@ def unbind(frame: Frame, symbols: tuple) -> None:
 class _Match:
     """One check of one value against one type."""
 
-    def __init__(self, value: Any, t: Type, frame: Frame, blame: Blame) -> None:
+    def __init__(self, value: Any, t: Type, frame: Frame, blame: Any) -> None:
         self.value = value
         self.type = t
         self.frame = frame
@@ -61,7 +62,7 @@ class _Match:
         if isinstance(t, FuncType):
             if not is_function(value):
                 self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a function"}, path))
-            return Wrapped(value, t, self.frame, self.blame)
+            return Wrapped(value, t, self.frame, self.resolved_blame())
         return value
 
     def tuple(self, value: Any, t: TupleType, path: tuple) -> Any:
@@ -187,11 +188,15 @@ class _Match:
             self.fail(Mismatch("dtype", {"actual": actual, "expected": expected}, path))
 
     # failure ---------------------------------------------------------------------------------
+    def resolved_blame(self) -> Blame:
+        """The blame, built now if it was deferred."""
+        return self.blame if isinstance(self.blame, Blame) else self.blame()
+
     def fail(self, mismatch: Mismatch) -> None:
         shape = self.value.shape if isinstance(self.value, np.ndarray) else None
         dtype = dtype_name(self.value) if isinstance(self.value, np.ndarray) else None
-        raise CheckFailure(self.blame, expected_text(self.type, self.frame), describe_value(self.value), mismatch,
-                           shape, dtype)
+        raise CheckFailure(self.resolved_blame(), expected_text(self.type, self.frame), describe_value(self.value),
+                           mismatch, shape, dtype)
 
 
 def _symbolic_text(dim: Dimension) -> str:

@@ -10,7 +10,6 @@ have exactly the shape, dtype and shape values the rule computed, or the run sto
 from __future__ import annotations
 
 import inspect
-import warnings
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -54,8 +53,7 @@ def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attr
     """Call a kernel with the tensor arguments positionally and the attributes it names by
     keyword; NumPy failures become `runtime-error` diagnostics."""
     try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
             output = kernel(*args, **kernel_attrs(kernel, attrs))
     except (ArithmeticError, ValueError, TypeError, IndexError, MemoryError) as exc:
         raise KernelFailure(RUNTIME_ERROR, span, name, messages.runtime_kernel_exception(exc), _inputs(args)) from None
@@ -117,17 +115,21 @@ def disagreement(expected: Any, output: Any, where: str = "") -> Optional[str]:
 def _tensor_disagreement(expected: RTensor, output: Any, where: str) -> Optional[str]:
     if not isinstance(output, np.ndarray):
         return messages.runtime_disagreement(where, "a tensor", describe_value(output))
-    rule = format_rule_tensor(expected)
-    if expected.dims is not None:
-        if len(expected.dims) != output.ndim:
-            return messages.runtime_disagreement(where, rule, describe_value(output))
-        for d, size in zip(expected.dims, output.shape):
-            if isinstance(d, Unknown) and not d.contains(size) or not isinstance(d, Unknown) and int(d) != size:
-                return messages.runtime_disagreement(where, rule, describe_value(output))
-    dtype = expected.dtype
-    if isinstance(dtype, str) and dtype not in (DYN_DTYPE, "") and dtype != dtype_name(output):
-        return messages.runtime_disagreement(where, rule, describe_value(output))
+    if not _same_shape(expected.dims, output.shape) or not _same_dtype(expected.dtype, output):
+        return messages.runtime_disagreement(where, format_rule_tensor(expected), describe_value(output))
     return _value_disagreement(expected, output, where)
+
+
+def _same_shape(dims: Optional[list], shape: tuple) -> bool:
+    if dims is None:
+        return True
+    if len(dims) != len(shape):
+        return False
+    return all(d.contains(size) if isinstance(d, Unknown) else int(d) == size for d, size in zip(dims, shape))
+
+
+def _same_dtype(dtype: Any, output: np.ndarray) -> bool:
+    return not isinstance(dtype, str) or dtype in (DYN_DTYPE, "") or dtype == dtype_name(output)
 
 
 def _value_disagreement(expected: RTensor, output: np.ndarray, where: str) -> Optional[str]:

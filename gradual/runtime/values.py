@@ -140,9 +140,16 @@ def is_function(value: Any) -> bool:
     return isinstance(value, FUNCTION_VALUES)
 
 
+_DTYPE_NAMES: dict = {}
+
+
 def dtype_name(array: np.ndarray) -> str:
     """The language's name for an array's element type."""
-    return array.dtype.name
+    dtype = array.dtype
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 def describe_value(value: Any) -> str:

@@ -356,6 +356,8 @@ def dropout(data: np.ndarray) -> tuple:
 def pad(data: np.ndarray, pad_value: np.ndarray, *, pad_width: Sequence[Sequence[int]], pad_mode: str) -> np.ndarray:
     """Pad each dim by [before, after] (negative widths crop) with a constant, the edge values,
     or a reflection."""
+    if data.ndim == 0:
+        return data.copy()
     crop = tuple(slice(max(0, -b), d - max(0, -a)) for d, (b, a) in zip(data.shape, pad_width))
     widths = [(max(0, b), max(0, a)) for b, a in pad_width]
     cropped = data[crop]
