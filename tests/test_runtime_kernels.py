@@ -239,8 +239,8 @@ def _strided_slice(draw: Draw) -> tuple:
         return [array(draw, shape, dtype)], {"begin": begin, "end": end, "strides": strides, "axes": axes, "slice_mode": "end"}
     mode = draw(st.sampled_from(("end", "size")))
     if mode == "size":
-        begin = [abs(b) % (d + 1) for b, d in zip(begin, shape)]
-        end = [draw(st.integers(-1, d - b)) for b, d in zip(begin, shape)]
+        begin = [draw(st.integers(-d, d)) for d in shape[:count]]
+        end = [draw(st.integers(-1, d - b if b >= 0 else -b)) for b, d in zip(begin, shape)]
     return [array(draw, shape, dtype)], {"begin": begin, "end": end, "strides": strides, "axes": None, "slice_mode": mode}
 
 

@@ -19,18 +19,18 @@ from ..types import Type, TensorType, TupleType, format_type
 from .errors import InputError
 from .values import NUMPY_DTYPES
 
-_SHAPE = re.compile(r"^\s*(\(\)|scalar|\d+(?:\s*x\s*\d+)*)?\s*(?::\s*([a-z0-9]+))?\s*$")
+_SHAPE = re.compile(r"^\s*(\(\s*\)|scalar|\d+(?:\s*x\s*\d+)*|\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\))?\s*(?::\s*([a-z0-9]+))?\s*$")
 DEFAULT_FLOAT = "float32"
 
 
 def parse_shape(text: str) -> tuple[tuple, Optional[str]]:
-    """`2x3` -> ((2, 3), None); `2x3:int32` -> ((2, 3), "int32"); `()` or `` -> a scalar."""
+    """`2x3` or `(2, 3)` -> ((2, 3), None); `2x3:int32` -> ((2, 3), "int32"); `5` or `(5,)` ->
+    one dim; `()`, `scalar` or nothing -> a scalar."""
     m = _SHAPE.match(text)
     if m is None:
-        raise InputError(messages.runtime_bad_input_spec(text, "a shape such as 2x3, 2x3:int32 or ()"))
-    dims = m.group(1)
-    shape = () if not dims or dims in ("()", "scalar") else tuple(int(d) for d in dims.replace(" ", "").split("x"))
-    return shape, m.group(2)
+        raise InputError(messages.runtime_bad_input_spec(text, "a shape such as 2x3, (2, 3), 2x3:int32 or ()"))
+    words = re.findall(r"\d+", m.group(1) or "")
+    return tuple(int(w) for w in words), m.group(2)
 
 
 def declared_dtype(t: Optional[Type]) -> str:

@@ -156,13 +156,21 @@ def _slice_plan(rank: int, begin: Sequence[int], end: Sequence[int], strides: Op
         e = end[i] if i < len(end) else None
         if size_mode:
             step = 1
-            e = None if e is None or e < 0 else (b or 0) + e
+            e = _size_end(b or 0, e)
         elif i < len(strides):
             step = strides[i]
         else:
             step = strides[-1] if axes is not None else 1
         plan.append((axis, slice(b, e, step)))
     return plan
+
+
+def _size_end(begin: int, size: Optional[int]) -> Optional[int]:
+    """The end of `size` elements from `begin` (None: to the end, for a size of -1 or when a
+    negative begin's size reaches the end)."""
+    if size is None or size < 0 or begin < 0 and begin + size >= 0:
+        return None
+    return begin + size
 
 
 @kernel("strided_slice")

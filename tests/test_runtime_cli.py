@@ -1,0 +1,130 @@
+"""`gradual run` (SPEC 5): outputs, exit codes (0 ok, 1 type error, 2 usage, 3 a runtime check
+failed, 4 internal error), the blame printed like a diagnostic, and the JSON documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gradual.cli import main
+from gradual.ops.registry import default_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["run", "--color=never", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def program(tmp_path: Path):
+    def write(text: str, name: str = "m.rly") -> str:
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+ADD = "def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) {\n  add(%x, %y)\n}\n"
+
+
+def test_a_run_prints_each_outputs_type(capsys, program) -> None:
+    code, out, err = run_cli(capsys, program(ADD), "--shape", "x=2x1", "--shape", "y=2x5")
+    assert (code, out, err) == (0, "Tensor[(2, 5), float32]\n", "")
+
+
+def test_json_outputs(capsys, program) -> None:
+    src = program("def @main(%x: Tensor[(?, 3), float32]) { (%x, shape_of(%x)) }")
+    code, out, _ = run_cli(capsys, src, "--shape", "x=4x3", "--format", "json")
+    assert code == 0
+    assert json.loads(out) == {"outputs": [{"shape": [4, 3], "dtype": "float32"}, {"shape": [2], "dtype": "int64"}]}
+
+
+def test_a_failed_check_prints_the_blame_and_exits_3(capsys) -> None:
+    code, out, err = run_cli(capsys, str(EXAMPLES / "call_check.rly"), "--shape", "x=10x9")
+    assert code == 3 and out == ""
+    assert "error[check-failed]: expected Tensor[(10, 10), float32], found Tensor[(10, 9), float32]: dim 1 is 9, not 10" in err
+    assert "call_check.rly:8:11" in err
+    assert "  @square(%x)" in err and "^^ checked here" in err
+    assert "the 1st argument (`%a`) to `@square`" in err
+
+
+def test_a_failed_check_as_json(capsys) -> None:
+    code, out, _ = run_cli(capsys, str(EXAMPLES / "call_check.rly"), "--shape", "x=10x9", "--format=json")
+    error = json.loads(out)["error"]
+    assert code == 3
+    assert (error["code"], error["line"], error["column"]) == ("check-failed", 8, 11)
+    assert error["message"].startswith("expected Tensor[(10, 10), float32]")
+
+
+def test_a_shape_rule_failing_at_runtime_exits_3(capsys, program) -> None:
+    src = program("def @main(%x: Tensor[(?,), float32], %y: Tensor[(?,), float32]) { add(%x, %y) }")
+    code, _, err = run_cli(capsys, src, "--shape", "x=3", "--shape", "y=(4,)")
+    assert code == 3 and "`add` cannot broadcast dim 0 of the 1st argument (3)" in err
+    code, _, err = run_cli(capsys, src, "--arg", "x=[1,2,3]", "--arg", "y=[1.5,2,3]")
+    assert code == 0
+
+
+def test_type_errors_exit_1(capsys) -> None:
+    code, out, err = run_cli(capsys, str(EXAMPLES / "shape_error.rly"))
+    assert code == 1 and "error[shape-mismatch]" in err and out == ""
+    code, out, _ = run_cli(capsys, str(EXAMPLES / "shape_error.rly"), "--format", "json")
+    assert code == 1 and json.loads(out)["error"]["code"] == "shape-mismatch"
+
+
+def test_an_internal_error_exits_4(capsys, program, monkeypatch) -> None:
+    monkeypatch.setattr(default_registry().get("nn.relu"), "kernel", lambda data: data[:-1])
+    code, _, err = run_cli(capsys, program("def @main(%x: Tensor[(4,), float32]) { nn.relu(%x) }"))
+    assert code == 4
+    assert "error[internal-error]: `nn.relu`: the kernel produced Tensor[(3,), float32]" in err
+
+
+def test_inputs_from_npy_files_and_scalars(capsys, program, tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    src = program("def @main(%x: Tensor[(?, 3), float32], %n: int32) { (sum(%x), add(%n, 1)) }")
+    code, out, _ = run_cli(capsys, src, "--arg", f"x={tmp_path / 'x.npy'}", "--arg", "n=41")
+    assert (code, out) == (0, "float32\nint32\n")
+
+
+def test_fully_static_parameters_get_random_inputs(capsys) -> None:
+    code, out, _ = run_cli(capsys, str(EXAMPLES / "loop.rly"))
+    assert (code, out) == (0, "Tensor[(1024, 1), float32]\n")
+
+
+def test_another_entry_point(capsys, program) -> None:
+    src = program("def @f(%x: Tensor[(n,), float32]) { concatenate((%x, %x)) }\ndef @main() { 0 }\n")
+    code, out, _ = run_cli(capsys, src, "--entry", "f", "--shape", "x=(3,)")
+    assert (code, out) == (0, "Tensor[(6,), float32]\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--entry", "nope"], "no definition `@nope`"),
+    ([], "no input for `%x`"),
+    (["--shape", "z=2x2"], "no parameter `%z`"),
+    (["--shape", "x=two"], "cannot read `two`"),
+    (["--arg", "x"], "cannot read `x`"),
+    (["--arg", "x=missing.npy"], "missing.npy: cannot load"),
+])
+def test_usage_errors_exit_2(capsys, program, argv: list, message: str) -> None:
+    code, out, err = run_cli(capsys, program(ADD), *argv)
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_a_missing_program_file_exits_2(capsys) -> None:
+    code, _, err = run_cli(capsys, str(ROOT / "no" / "such.rly"))
+    assert code == 2 and "no such file" in err
+
+
+def test_a_wrong_input_is_a_failed_check_on_its_parameter(capsys, program) -> None:
+    src = program("def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x)\n}\n")
+    code, _, err = run_cli(capsys, src, "--shape", "x=3x2")
+    assert code == 3
+    assert "m.rly:1:15" in err and "the input does not have this type" in err
