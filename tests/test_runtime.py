@@ -424,3 +424,16 @@ def test_global_pool_honours_out_layout() -> None:
 def test_cast_to_a_narrower_integer_type_does_not_keep_values_it_cannot_hold() -> None:
     (out,) = gradual.run('def @main(%x: Tensor[(n, 300), float32]) { cast(shape_of(%x), dtype="int8") }', {"x": ones(2, 300)})
     assert out.tolist() == [2, 44]
+
+
+def test_a_function_passed_around_a_loop_is_not_wrapped_again_and_again() -> None:
+    src = """
+def @loop(%i: int32, %f: fn (Tensor[(3,), float32]) -> Tensor[(3,), float32], %x: Tensor[(3,), float32]) -> Tensor[(3,), float32] {
+  if (less(%i, 3000)) { @loop(add(%i, 1), %f, %f(%x)) } else { %x }
+}
+def @main(%x: Tensor[(3,), float32]) {
+  @loop(0, fn (%a: Tensor[(3,), float32]) { add(%a, 1f) }, %x)
+}
+"""
+    (out,) = gradual.run(src, {"x": np.zeros(3, F32)})
+    assert float(out[0]) == 3000

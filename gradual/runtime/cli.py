@@ -39,6 +39,8 @@ def run_command(args: argparse.Namespace) -> int:
     console = _console(args.color)
     if not result.ok:
         return _report_errors(args, result.diagnostics, console)
+    if args.format != "json":
+        render_all(result.warnings, console)
     try:
         interpreter, inputs = _prepare(result, args)
     except (InputError, ProgramRejected) as exc:

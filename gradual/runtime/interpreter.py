@@ -63,9 +63,9 @@ class Interpreter:
         self.attrs: dict[int, dict] = {}
         self.blames: dict[int, Blame] = {}
         self._eval = {
-            ast.Var: self.eval_var, ast.GlobalVar: self.eval_global, ast.Literal: self.eval_literal,
-            ast.TupleExpr: self.eval_tuple, ast.Proj: self.eval_proj, ast.Call: self.eval_call,
-            ast.If: self.eval_if, ast.Fn: self.eval_fn, ast.Cast: self.eval_cast, ast.OpRef: self.eval_opref,
+            ast.Var: self._eval_var, ast.GlobalVar: self._eval_global, ast.Literal: self._eval_literal,
+            ast.TupleExpr: self._eval_tuple, ast.Proj: self._eval_proj, ast.Call: self._eval_call,
+            ast.If: self._eval_if, ast.Fn: self._eval_fn, ast.Cast: self._eval_cast, ast.OpRef: self._eval_opref,
         }
 
     # entry ---------------------------------------------------------------------------------
@@ -116,6 +116,9 @@ class Interpreter:
 
     def enter_function(self, node: Any, parent: Optional[Frame], args: tuple, span: Optional[Span], pending: list,
                        contract: Optional[Wrapped] = None) -> Any:
+        """Enter a definition or closure: a fresh frame (a closure's has its defining frame as
+        parent), parameters matched against their annotations (binding the signature's
+        symbols), the return annotation queued as a pending check."""
         info = self.res.function(node)
         if len(args) != len(info.params):
             raise CallFailure(span or node.span, messages.runtime_arity(len(info.params), len(args)))
@@ -130,13 +133,16 @@ class Interpreter:
         return self.body(node.body, frame, tail=True)
 
     def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list) -> Any:
+        """Call a function through the type it was given: the arguments are checked (the
+        caller's responsibility), the result is queued (the function's), then the wrapped
+        function is entered with this wrapper as its contract."""
         ftype: FuncType = fn.type
         if len(args) != len(ftype.params):
             raise CallFailure(span or fn.blame.span, messages.runtime_arity(len(ftype.params), len(args)))
         frame = Frame(fn.frame) if ftype.dim_params else fn.frame
-        checked = tuple(match_value(a, p, frame, self.argument_blame(fn, i, span)) for i, (a, p) in enumerate(zip(args, ftype.params)))
-        blame = self.result_blame(fn)
-        pending.append(lambda value: match_value(value, ftype.ret, frame, blame))
+        checked = tuple(match_value(a, p, frame, self._deferred_argument_blame(fn, i, span))
+                        for i, (a, p) in enumerate(zip(args, ftype.params)))
+        pending.append(lambda value: match_value(value, ftype.ret, frame, lambda: self.result_blame(fn)))
         return TailCall(fn.inner, checked, span or fn.blame.span, fn)
 
     # bodies and expressions -----------------------------------------------------------------
@@ -150,6 +156,7 @@ class Interpreter:
         return self.eval(body.result, frame)
 
     def let(self, stmt: ast.Let, frame: Frame) -> None:
+        """Bind a let; an annotated let is checked like a cast and binds its new dims."""
         binder = self.res.binders[id(stmt)]
         value = self.eval(stmt.value, frame)
         if stmt.type is not None:
@@ -171,52 +178,54 @@ class Interpreter:
         """The value of an expression."""
         return self._eval[type(e)](e, frame)
 
-    def eval_var(self, e: ast.Var, frame: Frame) -> Any:
+    def _eval_var(self, e: ast.Var, frame: Frame) -> Any:
         return frame.value(self.res.uses[id(e)])
 
-    def eval_global(self, e: ast.GlobalVar, frame: Frame) -> Any:
+    def _eval_global(self, e: ast.GlobalVar, frame: Frame) -> Any:
         return GlobalFunction(self.res.defs[e.name])
 
-    def eval_literal(self, e: ast.Literal, frame: Frame) -> Any:
+    def _eval_literal(self, e: ast.Literal, frame: Frame) -> Any:
         return np.asarray(e.value, dtype=numpy_dtype(e.dtype, e.span))
 
-    def eval_tuple(self, e: ast.TupleExpr, frame: Frame) -> Any:
+    def _eval_tuple(self, e: ast.TupleExpr, frame: Frame) -> Any:
         return tuple(self.eval(f, frame) for f in e.fields)
 
-    def eval_proj(self, e: ast.Proj, frame: Frame) -> Any:
+    def _eval_proj(self, e: ast.Proj, frame: Frame) -> Any:
         value = self.eval(e.tuple, frame)
         if not isinstance(value, tuple) or not 0 <= e.index < len(value):
             raise CallFailure(e.span, messages.runtime_bad_projection(e.index, value))
         return value[e.index]
 
-    def eval_if(self, e: ast.If, frame: Frame) -> Any:
+    def _eval_if(self, e: ast.If, frame: Frame) -> Any:
         branch = e.then if self.condition(e.cond, frame) else e.otherwise
         return self.body(branch, frame)
 
     def condition(self, cond: ast.Expr, frame: Frame) -> bool:
+        """The truth of an `if` condition (a one-element tensor)."""
         value = self.eval(cond, frame)
         if not isinstance(value, np.ndarray) or value.size != 1:
             raise CallFailure(cond.span, messages.runtime_bad_condition(value))
         return bool(value.reshape(-1)[0])
 
-    def eval_fn(self, e: ast.Fn, frame: Frame) -> Any:
+    def _eval_fn(self, e: ast.Fn, frame: Frame) -> Any:
         return Closure(e, frame)
 
-    def eval_opref(self, e: ast.OpRef, frame: Frame) -> Any:
+    def _eval_opref(self, e: ast.OpRef, frame: Frame) -> Any:
         raise CallFailure(e.span, messages.runtime_operator_value(e.name))
 
-    def eval_cast(self, e: ast.Cast, frame: Frame) -> Any:
+    def _eval_cast(self, e: ast.Cast, frame: Frame) -> Any:
         value = self.eval(e.expr, frame)
         unbind(frame, self.res.introduced.get(id(e), ()))
         return match_value(value, self.res.annotations[id(e.type)], frame, self.cast_blame(e))
 
-    def eval_call(self, e: ast.Call, frame: Frame) -> Any:
+    def _eval_call(self, e: ast.Call, frame: Frame) -> Any:
         if isinstance(e.callee, ast.OpRef):
             return self.call_operator(e, frame)
         fn = self.eval(e.callee, frame)
         return self.apply(fn, tuple(self.eval(a, frame) for a in e.args), e.span)
 
     def call_operator(self, e: ast.Call, frame: Frame) -> Any:
+        """An operator call: arguments, then rule, kernel and agreement (operators.py)."""
         op = self.registry.get(e.callee.name)  # type: ignore[union-attr]
         if op is None:
             raise CallFailure(e.callee.span, messages.runtime_unknown_operator(e.callee.name))  # type: ignore[union-attr]
@@ -249,6 +258,7 @@ class Interpreter:
         return found
 
     def let_blame(self, stmt: ast.Let, binder: Binder) -> Blame:
+        """An annotated let blames its value, pointing at the annotation."""
         found = self.blames.get(id(stmt))
         if found is None:
             found = self.blames[id(stmt)] = Blame(
@@ -257,6 +267,8 @@ class Interpreter:
         return found
 
     def parameter_blame(self, info: FunctionInfo, index: int, call: Optional[Span]) -> Blame:
+        """An input that does not fit its parameter: the parameter's type for the entry point's
+        inputs, the call otherwise."""
         param = info.node.params[index]
         where = _real_span(param.type.span if param.type is not None else None) or param.span
         reason = messages.runtime_parameter_reason(info.name, param.var.name, index)
@@ -265,14 +277,19 @@ class Interpreter:
         return Blame(call, "argument", reason, (label_at(where, messages.runtime_parameter_label()),) if _real_span(where) else ())
 
     def return_blame(self, info: FunctionInfo) -> Blame:
+        """A result that does not fit the return annotation blames the annotation."""
         node = info.node
         where = _real_span(node.ret.span if node.ret is not None else None) or node.body.result.span
         return Blame(where, "return", messages.runtime_return_reason(info.name))
 
     def argument_blame(self, fn: Wrapped, index: int, call: Optional[Span]) -> Blame:
+        """A bad argument to a function called through its type blames the call."""
         origin = fn.blame.span
         return Blame(call or origin, "argument", messages.runtime_wrapped_argument_reason(index, origin.describe()),
                      (label_at(origin, messages.runtime_wrapped_label()),))
+
+    def _deferred_argument_blame(self, fn: Wrapped, index: int, call: Optional[Span]) -> Callable[[], Blame]:
+        return lambda: self.argument_blame(fn, index, call)
 
     def _deferred_parameter_blame(self, info: FunctionInfo, index: int, call: Optional[Span],
                                   contract: Optional[Wrapped]) -> Callable[[], Blame]:
@@ -288,6 +305,7 @@ class Interpreter:
         return Blame(fn.blame.span, "contract", messages.runtime_contract_reason(index, param.var.name, fn.blame.reason), labels)
 
     def result_blame(self, fn: Wrapped) -> Blame:
+        """A bad result of a function called through its type blames where it got the type."""
         return Blame(fn.blame.span, "result", messages.runtime_wrapped_result_reason(fn.blame.reason))
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..shapes import Dimension, Symbol
 from ..types import (
     DYN_DTYPE, Broadcast, DTypeVar, FuncType, TensorType, TupleType, Type, Variadic, format_type, map_dims,
+    map_dtypes, type_symbols,
 )
 from .errors import Blame, CheckFailure, Mismatch
 from .values import Frame, Wrapped, describe_value, dtype_name, is_function, value_kind
@@ -62,6 +63,8 @@ class _Match:
         if isinstance(t, FuncType):
             if not is_function(value):
                 self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a function"}, path))
+            if isinstance(value, Wrapped) and value.type == t and is_closed(t):
+                return value  # already checked against this very type: do not stack wrappers
             return Wrapped(value, t, self.frame, self.resolved_blame())
         return value
 
@@ -197,6 +200,19 @@ class _Match:
         dtype = dtype_name(self.value) if isinstance(self.value, np.ndarray) else None
         raise CheckFailure(self.resolved_blame(), expected_text(self.type, self.frame), describe_value(self.value),
                            mismatch, shape, dtype)
+
+
+def is_closed(t: Type) -> bool:
+    """A type with no symbols and no dtype variables: it means the same in every frame."""
+    variables: list = []
+
+    def note(dtype: Any) -> Any:
+        if isinstance(dtype, DTypeVar):
+            variables.append(dtype)
+        return dtype
+
+    map_dtypes(t, note)
+    return not type_symbols(t) and not variables
 
 
 def _symbolic_text(dim: Dimension) -> str:
