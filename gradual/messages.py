@@ -832,3 +832,13 @@ def runtime_contract_reason(index: int, param: str, reason: str) -> str:
     """Why a function's own parameter check blames the place that gave it its type."""
     base = f"its {ordinal(index + 1)} parameter (`%{param}`) rejects an argument of the type it was given"
     return f"{base} ({reason})" if reason else base
+
+
+def runtime_rule_crash(exc: BaseException) -> str:
+    """A shape rule that crashed on concrete sizes (a bug in gradual)."""
+    return f"the shape rule crashed on these inputs ({type(exc).__name__}: {exc})"
+
+
+def runtime_internal_crash(exc: BaseException) -> str:
+    """The runtime itself failed (a bug in gradual)."""
+    return f"the runtime failed ({type(exc).__name__}: {exc}); please report it with the program and its inputs"

@@ -128,3 +128,17 @@ def test_a_wrong_input_is_a_failed_check_on_its_parameter(capsys, program) -> No
     code, _, err = run_cli(capsys, src, "--shape", "x=3x2")
     assert code == 3
     assert "m.rly:1:15" in err and "the input does not have this type" in err
+
+
+def test_the_module_entry_point_reports_failures_without_tracebacks() -> None:
+    import subprocess
+    import sys
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "gradual.cli", "run", "--color=never", *argv],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+    failed = run("examples/call_check.rly", "--shape", "x=10x9")
+    assert failed.returncode == 3 and "error[check-failed]" in failed.stderr
+    usage = run("examples/call_check.rly", "--shape", "x=100000x100000x1000")
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr

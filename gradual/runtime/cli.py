@@ -32,19 +32,24 @@ def run_command(args: argparse.Namespace) -> int:
     """The `gradual run` command (see the module docstring); returns the exit code."""
     from ..cli import UsageError, _console, read_program
 
-    loaded = read_program(args.file)
-    if loaded.text is None:
-        return _report_errors(args, [loaded.problem], _console(args.color))
-    result = check(loaded.text, args.file)
     console = _console(args.color)
-    if not result.ok:
-        return _report_errors(args, result.diagnostics, console)
-    if args.format != "json":
-        render_all(result.warnings, console)
     try:
+        loaded = read_program(args.file)
+        if loaded.text is None:
+            return _report_errors(args, [loaded.problem], console)
+        result = check(loaded.text, args.file)
+        if not result.ok:
+            return _report_errors(args, result.diagnostics, console)
+        if args.format != "json":
+            render_all(result.warnings, console)
         interpreter, inputs = _prepare(result, args)
-    except (InputError, ProgramRejected) as exc:
-        raise UsageError(str(exc)) from None
+    except (UsageError, InputError, ProgramRejected) as exc:
+        print(f"gradual: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return _execute(args, interpreter, inputs, console)
+
+
+def _execute(args: argparse.Namespace, interpreter: Interpreter, inputs: dict, console: Any) -> int:
     try:
         value = interpreter.run(args.entry, inputs)
     except RunFailure as failure:
@@ -52,6 +57,9 @@ def run_command(args: argparse.Namespace) -> int:
     except (RecursionError, MemoryError) as exc:
         print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
         return EXIT_CHECK_FAILED
+    except Exception as exc:  # a bug in gradual: reported, never a traceback
+        print(f"gradual: internal error: {messages.runtime_internal_crash(exc)}", file=sys.stderr)
+        return EXIT_INTERNAL
     _print_outputs(args, flatten_outputs(value))
     return EXIT_OK
 

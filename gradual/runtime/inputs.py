@@ -47,11 +47,14 @@ def random_array(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarr
     if dtype not in NUMPY_DTYPES:
         raise InputError(messages.runtime_unsupported_dtype(dtype))
     kind = np.dtype(dtype).kind
-    if kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    if kind == "b":
-        return rng.integers(0, 2, size=shape).astype(bool)
-    return rng.integers(0, 10, size=shape).astype(dtype)
+    try:
+        if kind == "f":
+            return np.asarray(rng.standard_normal(shape).astype(dtype))
+        if kind == "b":
+            return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
+        return np.asarray(rng.integers(0, 10, size=shape).astype(dtype))
+    except (MemoryError, ValueError) as exc:
+        raise InputError(messages.runtime_bad_input_spec("x".join(map(str, shape)), f"a shape that fits in memory ({exc})")) from None
 
 
 def static_shape(t: Optional[Type]) -> Optional[tuple]:

@@ -47,6 +47,10 @@ def expected_result(op: Operator, args: Sequence[Any], attrs: dict, span: Span, 
         return apply_operator(ctx, op)
     except RuleFailure as failure:
         raise OperatorCheckFailure(span, op.name, failure.code, failure.facts, _inputs(args), op.signature_text) from None
+    except ZeroDivisionError:  # sizes divided by a size that is 0 on these inputs
+        raise OperatorCheckFailure(span, op.name, "bad-divisor", {"divisor": 0}, _inputs(args), op.signature_text) from None
+    except Exception as exc:  # a rule that crashes on concrete sizes is a bug in gradual
+        raise KernelFailure(INTERNAL_ERROR, span, op.name, messages.runtime_rule_crash(exc), _inputs(args)) from None
 
 
 def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attrs: dict, span: Span) -> Any:
