@@ -2,7 +2,14 @@
 
 There is no intermediate parse tree and no recursion (lark's LALR driver is iterative), so
 deeply nested programs parse in constant stack. Syntax errors become `ParseError`s carrying
-a span and an expected-token list, which the diagnostics layer renders.
+a span and an expected-token list (the terminals lark's interactive parser accepts at the
+failure), which the diagnostics layer renders.
+
+Beyond the grammar, the parser rejects what the AST could not represent faithfully: a
+positional argument after an attribute, an attribute given twice, a `can_unify` hint of
+dynamic rank, an integer literal of more than `MAX_DIGITS` digits, a float literal that
+overflows, an integer literal with a fraction or exponent, and a broadcast dim `e|f` where
+neither side is 1.
 """
 
 from __future__ import annotations
