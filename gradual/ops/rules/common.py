@@ -122,8 +122,30 @@ def require_scalar(ctx: ShapeContext, arg: TensorArg) -> None:
         ctx.fail("not-a-scalar", arg=arg, rank=arg.rank)
 
 
+INTEGER_RANGES = {
+    "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
+    "int64": (-2**63, 2**63 - 1), "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1), "uint64": (0, 2**64 - 1),
+}
+
+
+def cast_values(ctx: ShapeContext, values: Optional[Sequence[Any]], dtype: Any) -> Optional[list]:
+    """The shape values that survive a cast to `dtype`: integer types keep the elements they
+    can hold; a symbolic element survives only types of at least 32 bits (a size beyond 2^31
+    is assumed not to occur); float and bool casts drop values."""
+    limits = INTEGER_RANGES.get(dtype_name(dtype) or "")
+    if values is None or limits is None:
+        return None
+    lo, hi = limits
+    for v in values:
+        known = ctx.static(v)
+        if known is None and hi < 2**31 - 1 or known is not None and not lo <= known <= hi:
+            return None
+    return list(values)
+
+
 def keeps_values(dtype: Any) -> bool:
-    """Whether shape values survive a cast to `dtype` (only integer types keep them exactly)."""
+    """Whether a tensor of `dtype` may carry shape values (the integer types)."""
     return is_integer_dtype(dtype) is True
 
 

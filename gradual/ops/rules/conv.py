@@ -207,12 +207,13 @@ def pool2d(ctx: ShapeContext) -> Any:
 
 @shape_rule("global_pool2d")
 def global_pool2d(ctx: ShapeContext) -> Any:
-    """`nn.global_avg_pool2d(x, layout)`: spatial dims become 1."""
+    """`nn.global_avg_pool2d(x, layout, out_layout)`: spatial dims become 1."""
     (data,) = ctx.args
     layout = check_layout(ctx, ctx.attr("layout"), "NCHW", "layout")
+    out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
     out["H"] = out["W"] = ctx.const(1)
-    return ctx.tensor(assemble(layout, out))
+    return ctx.tensor(assemble(out_layout, out))
 
 
 @shape_rule("adaptive_pool2d")

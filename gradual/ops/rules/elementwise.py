@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
-from .common import keeps_values
+from .common import cast_values
 
 
 def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
@@ -125,11 +125,11 @@ def where(ctx: ShapeContext) -> Any:
 
 @shape_rule("cast")
 def cast(ctx: ShapeContext) -> Any:
-    """`cast(x, dtype)`: same shape, the new dtype; shape values survive integer casts."""
+    """`cast(x, dtype)`: same shape, the new dtype; shape values survive integer casts that
+    can hold them."""
     (data,) = ctx.args
     dtype = ctx.attr("dtype")
-    value = data.value if keeps_values(dtype) else None
-    return ctx.tensor(data.dims, dtype, value=value)
+    return ctx.tensor(data.dims, dtype, value=cast_values(ctx, data.value, dtype))
 
 
 @shape_rule("identity")
