@@ -758,9 +758,12 @@ def runtime_parameter_reason(function: str, param: str, index: int) -> str:
     return f"the {ordinal(index + 1)} parameter (`%{param}`) of {owner} has this type"
 
 
-def runtime_return_reason(function: str) -> str:
-    """Why a result is checked."""
+def runtime_return_reason(function: str, inferred: bool = False) -> str:
+    """Why a result is checked (an inferred return type failing means inference assumed
+    something it did not check)."""
     owner = f"`@{function}`" if function else "this closure"
+    if inferred:
+        return f"the return type the checker inferred for {owner} (no annotation was written): it assumed something about this result that no check verified"
     return f"the declared return type of {owner}"
 
 

@@ -279,8 +279,9 @@ class Interpreter:
     def return_blame(self, info: FunctionInfo) -> Blame:
         """A result that does not fit the return annotation blames the annotation."""
         node = info.node
-        where = _real_span(node.ret.span if node.ret is not None else None) or node.body.result.span
-        return Blame(where, "return", messages.runtime_return_reason(info.name))
+        written = _real_span(node.ret.span if node.ret is not None else None)
+        reason = messages.runtime_return_reason(info.name, inferred=written is None)
+        return Blame(written or node.body.result.span, "return", reason)
 
     def argument_blame(self, fn: Wrapped, index: int, call: Optional[Span]) -> Blame:
         """A bad argument to a function called through its type blames the call."""

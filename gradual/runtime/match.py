@@ -226,9 +226,10 @@ def expected_text(t: Type, frame: Frame) -> str:
     def concrete(d: Dimension) -> Dimension:
         if d.is_symbolic:
             try:
-                return Dimension.static(d.evaluate(env))
-            except (KeyError, ValueError):
+                value = d.evaluate(env)
+            except KeyError:
                 return d
+            return Dimension.static(value) if value >= 0 else d
         return d
 
     return format_type(map_dims(t, concrete))
