@@ -412,15 +412,13 @@ def test_a_kernel_failing_on_its_values_is_a_runtime_error() -> None:
     assert info.value.code == "runtime-error" and "out of bounds" in info.value.diagnostic().message
 
 
-# rules and kernels that disagree (found by the runtime's agreement check) ---------------------------
-@pytest.mark.xfail(strict=True, reason="the global_pool2d rule ignores out_layout; Relay (and the kernel) honour it")
+# rules and kernels that disagreed (found by the runtime's agreement check, fixed in the rules) -------
 def test_global_pool_honours_out_layout() -> None:
     (out,) = gradual.run('def @main(%x: Tensor[(1, 3, 4, 5), float32]) { nn.global_avg_pool2d(%x, out_layout="NHWC") }',
                          {"x": ones(1, 3, 4, 5)})
     assert out.shape == (1, 1, 1, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="the cast rule keeps shape values through narrowing integer casts (300 as int8 is 44)")
 def test_cast_to_a_narrower_integer_type_does_not_keep_values_it_cannot_hold() -> None:
     (out,) = gradual.run('def @main(%x: Tensor[(n, 300), float32]) { cast(shape_of(%x), dtype="int8") }', {"x": ones(2, 300)})
     assert out.tolist() == [2, 44]
