@@ -113,7 +113,11 @@ class Converter:
         if isinstance(t, ast.TupleTypeExpr):
             return TupleType(tuple(self.convert(f) for f in t.fields))
         if isinstance(t, ast.FnTypeExpr):
-            return FuncType(tuple(self.convert(p) for p in t.params), self.convert(t.ret))
+            outer, self.allow_patterns = self.allow_patterns, False  # `e|1` checks a value, not a type
+            try:
+                return FuncType(tuple(self.convert(p) for p in t.params), self.convert(t.ret))
+            finally:
+                self.allow_patterns = outer
         if isinstance(t, ast.DynTypeExpr):
             return DYN
         if isinstance(t, ast.HoleTypeExpr):
@@ -146,7 +150,8 @@ class Converter:
             if not self.allow_patterns:
                 self.report("bad-signature", d.span, {"what": "broadcast"})
                 return Dimension.dynamic()
-            return Broadcast(self.dim(d.target))
+            target = self.dim(d.target)
+            return Broadcast(target) if target.is_exact else target
         return self.dim(d)
 
     def dim(self, d: ast.DimExpr) -> Dimension:

@@ -29,6 +29,29 @@ _RECURSION_LIMIT = 1_000_000
 _DEEP_THREAD = "gradual-deep"
 
 
+_deep_lock = threading.Lock()
+_deep_active = 0
+_saved_limit = 0
+
+
+def _enter_deep() -> None:
+    """Raise the recursion limit while any deep worker runs (restored by the last one)."""
+    global _deep_active, _saved_limit
+    with _deep_lock:
+        if _deep_active == 0:
+            _saved_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_saved_limit, _RECURSION_LIMIT))
+        _deep_active += 1
+
+
+def _leave_deep() -> None:
+    global _deep_active
+    with _deep_lock:
+        _deep_active -= 1
+        if _deep_active == 0:
+            sys.setrecursionlimit(_saved_limit)
+
+
 def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """Run `fn` on a thread with a large stack (inline if already on one)."""
     if threading.current_thread().name == _DEEP_THREAD:
@@ -41,16 +64,18 @@ def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
         except BaseException as exc:  # re-raised on the caller's thread
             box["error"] = exc
 
-    if sys.getrecursionlimit() < _RECURSION_LIMIT:
-        sys.setrecursionlimit(_RECURSION_LIMIT)
-    previous = threading.stack_size()
-    threading.stack_size(_STACK_BYTES)
+    _enter_deep()
     try:
-        worker = threading.Thread(target=target, name=_DEEP_THREAD)
-        worker.start()
+        previous = threading.stack_size()
+        threading.stack_size(_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, name=_DEEP_THREAD)
+            worker.start()
+        finally:
+            threading.stack_size(previous)
+        worker.join()
     finally:
-        threading.stack_size(previous)
-    worker.join()
+        _leave_deep()
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -167,10 +192,16 @@ def check(program: Union[str, ast.Module], path: str = "<input>", registry: Opti
     return run_deep(_check, program, path, registry or default_registry())
 
 
+def _require_module(result: CheckResult) -> None:
+    if result.module is None or result.resolution is None:
+        raise ValueError("cannot elaborate a program that did not parse; see result.diagnostics")
+
+
 def elaborate(result: CheckResult) -> ast.Module:
-    """The program with its runtime checks inserted as casts (see elaborate.py)."""
+    """The program with its runtime checks inserted as casts (see elaboration.py)."""
     from .elaboration import elaborate_module
 
+    _require_module(result)
     module, _ = run_deep(elaborate_module, result)
     return module
 
@@ -179,4 +210,5 @@ def elaborate_text(result: CheckResult) -> str:
     """The elaborated program as text, with each binding's type in a `/* ty=... */` comment."""
     from .elaboration import elaborated_text
 
+    _require_module(result)
     return run_deep(elaborated_text, result)

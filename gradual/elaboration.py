@@ -119,7 +119,8 @@ class Elaborator:
         defs = []
         for d in res.module.defs:  # type: ignore[attr-defined]
             fn = res.functions.get(d.name)  # type: ignore[attr-defined]
-            defs.append(self.definition(d, fn) if fn is not None else d)
+            known = fn is not None and fn.node is d and id(d) in res.resolution.functions  # type: ignore[attr-defined]
+            defs.append(self.definition(d, fn) if known else d)
         return ast.Module(tuple(defs), span=res.module.span)  # type: ignore[attr-defined]
 
     def definition(self, d: ast.Def, fn: "object") -> ast.Def:

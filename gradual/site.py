@@ -319,13 +319,27 @@ class CallSite(ShapeContext):
 
     def _bind_typevar_tensor(self, opened: _Opened, arg: TensorArg) -> None:
         assert opened.typevar is not None
-        if self.solver.resolve_type(opened.typevar) is not opened.typevar:
+        if self.solver.resolve_type(opened.typevar) is opened.typevar:
+            dtype = self.new_def_dtype(opened.typevar)
+            self.solver.bind_type(opened.typevar, TensorType(None, dtype))
+        self._sync_typevar_views(opened.typevar)
+
+    def _sync_typevar_views(self, typevar: TypeVar) -> None:
+        """Every argument that is this inferred parameter sees what is now known of it."""
+        bound = self.solver.resolve_type(typevar)
+        if not isinstance(bound, TensorType):
             return
-        dtype = self.new_def_dtype(opened.typevar)
-        arg.dtype = SDType(dtype, arg.dtype.origin)
-        self.dtype_slots.pop((arg.index, arg.path), None)
-        self.solver.bind_type(opened.typevar, TensorType(None, dtype))
-        opened.dynamic = False
+        for (index, path), opened in self.opened.items():
+            view = opened.view
+            if opened.typevar is not typevar or not isinstance(view, TensorArg):
+                continue
+            opened.dynamic = False
+            view.dtype = SDType(bound.dtype, Origin(index, path))
+            self.dtype_slots.pop((index, path), None)
+            if view.dims is None and bound.dims is not None:
+                view.dims = [self._open_dim(d, index, path, axis, self.arg_infos[index])
+                             for axis, d in enumerate(bound.dims)]
+                view.rank = len(view.dims)
 
     def tuple_fields(self, arg: ArgView) -> Optional[list]:
         """The fields of a tuple argument as tensors; None when its length is unknown."""
@@ -399,7 +413,8 @@ class CallSite(ShapeContext):
             return b
         if self.is_one(b):
             return a
-        va, vb = self.solver.free_var(a.dim), self.solver.free_var(b.dim)
+        # only unknown runtime values broadcast lazily; an inferred parameter's dim is exact
+        va, vb = self._site_var(a), self._site_var(b)
         if va is not None and vb is not None:
             if va is vb:
                 return a
@@ -412,6 +427,10 @@ class CallSite(ShapeContext):
             self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic())
         return SDim(self.solver.resolve(a.dim), a.origin or b.origin)
+
+    def _site_var(self, d: SDim) -> Optional[SiteVar]:
+        var = self.solver.free_var(d.dim)
+        return var if isinstance(var, SiteVar) else None
 
     def _broadcast_free(self, free: SDim, other: SDim) -> SDim:
         resolved = self.solver.resolve(other.dim)
@@ -458,11 +477,11 @@ class CallSite(ShapeContext):
             dtype = raw_dtype(arg.dtype)
             if all(v is not None for v in made):
                 dims = tuple(Dimension.of_expr(Poly.atom(v)) for v in made)
-                self.solver.bind_type(opened.typevar, TensorType(dims, dtype))
-                arg.dims = [SDim(d, Origin(arg.index, arg.path, i)) for i, d in enumerate(dims)]
             else:
-                self.solver.bind_type(opened.typevar, TensorType((Dimension.dynamic(),) * rank, dtype))
-                arg.dims = [self._open_dim(Dimension.dynamic(), arg.index, arg.path, i, info) for i in range(rank)]
+                dims = (Dimension.dynamic(),) * rank
+            self.solver.bind_type(opened.typevar, TensorType(dims, dtype))
+            self._sync_typevar_views(opened.typevar)
+            return
         else:
             self.rank_checks[(arg.index, arg.path)] = rank
             arg.dims = [self._open_dim(Dimension.dynamic(), arg.index, arg.path, i, info) for i in range(rank)]

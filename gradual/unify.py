@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .shapes import Dimension, Grade, Poly, Symbol
-from .types import DYN_DTYPE, DimVar, DType, DTypeVar, Type, TypeVar
+from .types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, TupleType, Type, TypeVar
 
 
 class SiteVar(DimVar):
@@ -236,6 +236,8 @@ class Solver:
         a, b = self.resolve_dtype(a), self.resolve_dtype(b)
         if a == b:
             return Grade.EQUAL, a
+        if isinstance(b, DTypeVar) and b.meta and b.name == "?" and isinstance(a, DTypeVar) and a.meta:
+            a, b = b, a  # bind a call's unknown dtype to the inferred one, not the other way
         if isinstance(a, DTypeVar) and a.meta:
             self.dtype_parent[a] = b
             return Grade.EQUAL, b
@@ -256,8 +258,27 @@ class Solver:
         return t
 
     def bind_type(self, v: TypeVar, t: Type) -> None:
-        """Bind an unannotated parameter's type."""
-        self.types[v] = t
+        """Bind an unannotated parameter's type; a type that contains the variable itself
+        (`%x(%x)`) has no finite form, so the variable becomes `?` (occurs check)."""
+        self.types[v] = DYN if self.occurs(v, t) else t
+
+    def occurs(self, v: TypeVar, t: Type) -> bool:
+        """Whether type variable v occurs in t (following bindings)."""
+        stack = [t]
+        seen: set[int] = set()
+        while stack:
+            item = self.resolve_type(stack.pop())
+            if item is v:
+                return True
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, TupleType):
+                stack.extend(item.fields)
+            elif isinstance(item, FuncType):
+                stack.extend(item.params)
+                stack.append(item.ret)
+        return False
 
 
 def _interval_grade(a: Dimension, b: Dimension) -> Grade:

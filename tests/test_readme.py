@@ -49,3 +49,19 @@ def test_readme_has_command_examples() -> None:
 def test_readme_output_is_real(command: str, expected: str) -> None:
     _, actual = _run(command)
     assert actual.strip() == expected.strip()
+
+
+def update_readme() -> None:
+    """Rewrite every `$ gradual ...` block with the command's real output (review the diff!)."""
+    text = README.read_text(encoding="utf-8")
+
+    def replace(match: re.Match) -> str:
+        command = match.group(1)
+        _, output = _run(command[2:])
+        return f"```\n{command}\n{output.rstrip()}\n```"
+
+    README.write_text(re.sub(r"```\n(\$ gradual [^\n]*)\n(.*?)```", replace, text, flags=re.S), encoding="utf-8")
+
+
+if __name__ == "__main__":  # python tests/test_readme.py
+    update_readme()
