@@ -10,7 +10,7 @@ from ..api import CheckResult, check, elaborate
 from ..ops.registry import Registry
 from ..syntax import ast
 from ..types import TensorType, Type
-from .errors import InputError, ProgramRejected
+from .errors import ProgramRejected
 from .interpreter import Interpreter
 from .values import NUMPY_DTYPES, flatten_outputs
 

@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
+from ..ops.context import ArgView, ShapeContext, TensorArg, TupleArg
 from ..shapes import Dimension
 from ..types import DYN_DTYPE, FuncType, Type
 from .values import Frame, dtype_name

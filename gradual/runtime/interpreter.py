@@ -83,7 +83,10 @@ class Interpreter:
         if missing or unknown:
             raise InputError(messages.runtime_input_names(entry, missing, unknown))
         args = tuple(inputs[b.name] for b in info.params)
-        return run_deep(self.apply, GlobalFunction(d), args, None)
+        try:
+            return run_deep(self.apply, GlobalFunction(d), args, None)
+        except RecursionError:
+            raise CallFailure(d.name_span, messages.runtime_exhausted(RecursionError())) from None
 
     def _definition(self, entry: str) -> ast.Def:
         d = self.res.defs.get(entry)
@@ -168,7 +171,7 @@ class Interpreter:
         """An expression in tail position: a call of a function becomes a TailCall."""
         if isinstance(e, ast.Call) and not isinstance(e.callee, ast.OpRef):
             fn = self.eval(e.callee, frame)
-            return TailCall(fn, tuple(self.eval(a, frame) for a in e.args), e.span)
+            return TailCall(fn, self.eval_all(e.args, frame), e.span)
         if isinstance(e, ast.If):
             branch = e.then if self.condition(e.cond, frame) else e.otherwise
             return self.body(branch, frame, tail=True)
@@ -177,6 +180,14 @@ class Interpreter:
     def eval(self, e: ast.Expr, frame: Frame) -> Any:
         """The value of an expression."""
         return self._eval[type(e)](e, frame)
+
+    def eval_all(self, exprs: tuple, frame: Frame) -> tuple:
+        """The values of several expressions, left to right (a loop, not a comprehension: one
+        Python frame less per level of recursion in the program)."""
+        values = []
+        for e in exprs:
+            values.append(self._eval[type(e)](e, frame))
+        return tuple(values)
 
     def _eval_var(self, e: ast.Var, frame: Frame) -> Any:
         return frame.value(self.res.uses[id(e)])
@@ -188,7 +199,7 @@ class Interpreter:
         return np.asarray(e.value, dtype=numpy_dtype(e.dtype, e.span))
 
     def _eval_tuple(self, e: ast.TupleExpr, frame: Frame) -> Any:
-        return tuple(self.eval(f, frame) for f in e.fields)
+        return self.eval_all(e.fields, frame)
 
     def _eval_proj(self, e: ast.Proj, frame: Frame) -> Any:
         value = self.eval(e.tuple, frame)
@@ -222,14 +233,14 @@ class Interpreter:
         if isinstance(e.callee, ast.OpRef):
             return self.call_operator(e, frame)
         fn = self.eval(e.callee, frame)
-        return self.apply(fn, tuple(self.eval(a, frame) for a in e.args), e.span)
+        return self.apply(fn, self.eval_all(e.args, frame), e.span)
 
     def call_operator(self, e: ast.Call, frame: Frame) -> Any:
         """An operator call: arguments, then rule, kernel and agreement (operators.py)."""
         op = self.registry.get(e.callee.name)  # type: ignore[union-attr]
         if op is None:
             raise CallFailure(e.callee.span, messages.runtime_unknown_operator(e.callee.name))  # type: ignore[union-attr]
-        args = [self.eval(a, frame) for a in e.args]
+        args = self.eval_all(e.args, frame)
         if len(args) != op.arity:
             raise CallFailure(e.span, messages.runtime_arity(op.arity, len(args)))
         return run_operator(op, args, self.call_attrs(e, op), e.span, frame)
