@@ -547,8 +547,8 @@ _RUNTIME_LABELS: dict[str, str] = {
 }
 
 _RUNTIME_HELP: dict[str, str] = {
-    "inserted": "the types allowed a value like this statically (a `?` or an interval); "
-                "pass a value of the expected type, or tighten the annotations so the checker catches it",
+    "inserted": "the value's static type allowed this (a `?` or an interval): pass a value of the expected type, "
+                "or tighten the annotations so the checker catches it statically",
     "cast": "the cast claims a type the value does not have; cast to `?` dims where the size varies",
     "let": "annotate with `?` where the size varies, or fix the value",
     "parameter": "pass an input of the declared type",
@@ -592,6 +592,7 @@ def runtime_check_failed(span: Span, kind: str, reason: str, expected: str, actu
                          labels: tuple = ()) -> Diagnostic:
     """A runtime check found a value outside its type: expected vs found, and which part differs."""
     notes = []
+    reason = reason.removesuffix(f" at {span.describe()}")  # the location is shown already
     if reason:
         notes.append(f"the checker inserted this check for {reason}" if kind == "inserted" else reason)
     return Diagnostic(
