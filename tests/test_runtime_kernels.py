@@ -507,7 +507,7 @@ def _conv2d(draw: Draw) -> tuple:
     c, o = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 3))
     kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     attrs = _window_attrs(draw, (h, w), (kh, kw))
-    attrs.update(groups=groups, data_layout=layout, kernel_layout=kernel_layout)
+    attrs.update(groups=groups, data_layout=layout, kernel_layout=kernel_layout, out_layout=draw(st.sampled_from(("", "NCHW", "NHWC"))))
     if not _fits((h, w), (kh, kw), attrs):
         attrs["padding"] = [4]
     data = array(draw, _in_layout((n, c, h, w), layout, "NCHW"))
@@ -525,7 +525,7 @@ def _conv2d_transpose(draw: Draw) -> tuple:
     strides = draw(st.sampled_from(([1], [2], [2, 1])))
     attrs = {"strides": strides, "dilation": draw(st.sampled_from(([1], [2]))), "padding": draw(st.sampled_from(([0], [1, 0])) ),
              "output_padding": [0] if max(strides) == 1 else draw(st.sampled_from(([0], [1, 0]))),
-             "groups": groups, "data_layout": layout, "kernel_layout": "IOHW"}
+             "groups": groups, "data_layout": layout, "kernel_layout": "IOHW", "out_layout": draw(st.sampled_from(("", "NHWC")))}
     pads = attrs["padding"] * 4 if len(attrs["padding"]) == 1 else attrs["padding"] * 2
     dil = attrs["dilation"][0]
     if min((h - 1) * strides[0] + (kh - 1) * dil + 1 - pads[0] - pads[2],
@@ -555,7 +555,7 @@ def _pool2d(draw: Draw) -> tuple:
 @generator("nn.global_avg_pool2d", "nn.global_max_pool2d")
 def _global_pool(draw: Draw) -> tuple:
     layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout}
+    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout, "out_layout": draw(st.sampled_from(("", "NCHW", "NHWC")))}
 
 
 @generator("nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d")
