@@ -62,7 +62,7 @@ def dim_expr(d: object, names: _Names) -> ast.DimExpr:
     if d.is_interval:
         if d.is_unknown:
             return ast.DimUnknown()
-        return ast.DimInterval(d.min_length or None, d.max_length)
+        return ast.DimInterval(d.min_length, d.max_length)
     return _poly_expr(d.expr, names)
 
 

@@ -624,8 +624,8 @@ def _meet_dim(t: object, a: object) -> object:
 
 def literal_type(lit: ast.Literal) -> TensorType:
     """A literal's scalar type; integer literals carry their value (shape arithmetic)."""
-    if lit.dtype in INT_DTYPES and isinstance(lit.value, int) and lit.value >= 0:
-        return scalar(lit.dtype, (Dimension.static(lit.value),))
+    if lit.dtype in INT_DTYPES and isinstance(lit.value, int):
+        return scalar(lit.dtype, (Dimension.static(lit.value) if lit.value >= 0 else lit.value,))
     return scalar(lit.dtype)
 
 

@@ -252,7 +252,7 @@ class CallSite(ShapeContext):
         dims = None if t.dims is None else [self._open_dim(d, index, path, axis, info) for axis, d in enumerate(t.dims)]
         value = None
         if t.value is not None:
-            value = [SDim(self.solver.resolve(v)) for v in t.value]
+            value = [v if isinstance(v, int) else SDim(self.solver.resolve(v)) for v in t.value]
         return TensorArg(index, path, dims, self._open_dtype(t.dtype, index, path), value)
 
     def _open_dim(self, d: Any, index: int, path: tuple, axis: int, info: ArgInfo) -> SDim:
@@ -370,6 +370,8 @@ class CallSite(ShapeContext):
         return self.attrs.get(name)
 
     def static(self, d: Any) -> Optional[int]:
+        if isinstance(d, int):
+            return d  # a (possibly negative) element of a shape value
         dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
         if dim.is_static:
             return dim.get_length()
@@ -378,6 +380,8 @@ class CallSite(ShapeContext):
         return None
 
     def maybe_one(self, d: Any) -> Optional[bool]:
+        if isinstance(d, int):
+            return d == 1
         dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
         return False if not dim.contains_value(1) else None
 
@@ -499,7 +503,7 @@ class CallSite(ShapeContext):
     # results ------------------------------------------------------------------------------
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:
         return ProtoTensor(None if dims is None else [_sdim(d) for d in dims], dtype,
-                           None if value is None else [_sdim(v) for v in value])
+                           None if value is None else [_value_item(v) for v in value])
 
     def tuple(self, fields: Sequence[Any]) -> ProtoTuple:
         return ProtoTuple(list(fields))
@@ -552,7 +556,8 @@ class CallSite(ShapeContext):
             dtype = self.solver.resolve_dtype(raw_dtype(proto.dtype)) if proto.dtype is not None else DYN_DTYPE
             if isinstance(dtype, DTypeVar) and dtype.meta and dtype.name == "?":
                 dtype = DYN_DTYPE
-            value = None if proto.value is None else tuple(self._final_dim(v) for v in proto.value)
+            value = None if proto.value is None else tuple(
+                v if isinstance(v, int) else self._final_dim(v) for v in proto.value)
             return TensorType(dims, dtype, value)
         if isinstance(proto, ProtoTuple):
             return TupleType(tuple(self.resolve_result(f) for f in proto.fields))
@@ -758,6 +763,13 @@ def _sdim(d: Any) -> SDim:
     if isinstance(d, Dimension):
         return SDim(d)
     raise TypeError(f"not a dimension: {d!r}")
+
+
+def _value_item(v: Any) -> Any:
+    """An element of a shape value: negative integers stay ints (reshape codes such as -1)."""
+    if isinstance(v, int) and v < 0:
+        return v
+    return _sdim(v)
 
 
 def _sdtype(d: Any) -> SDType:

@@ -88,7 +88,8 @@ class Type:
 
 @dataclass(frozen=True, slots=True)
 class TensorType(Type):
-    """`Tensor[dims, dtype]`; dims None is dynamic rank; `value` holds known element values."""
+    """`Tensor[dims, dtype]`; dims None is dynamic rank; `value` holds known element values
+    (Dimensions, or ints for negative elements such as a reshape's -1)."""
 
     dims: Optional[tuple]
     dtype: DType
@@ -230,7 +231,7 @@ def map_dims(t: Type, fn: Callable[[Dimension], Dimension]) -> Type:
     """Apply `fn` to every Dimension inside a type (signature markers are kept)."""
     if isinstance(t, TensorType):
         dims = None if t.dims is None else tuple(_map_item(d, fn) for d in t.dims)
-        value = None if t.value is None else tuple(fn(v) for v in t.value)
+        value = None if t.value is None else tuple(fn(v) if isinstance(v, Dimension) else v for v in t.value)
         if dims == t.dims and value == t.value:
             return t
         return TensorType(dims, t.dtype, value)

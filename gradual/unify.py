@@ -161,6 +161,9 @@ class Solver:
             solution = (-rest).exact_div(Poly.const(coeff)) if coeff not in (1, -1) else (-rest if coeff == 1 else rest)
             if solution is not None:
                 return self.bind(v, solution)
+        reduced = _without_common_factor(diff)
+        if reduced is not None:
+            return self._solve(reduced)
         return Grade.CHECK if candidates else Grade.NEVER
 
     def bind(self, v: DimVar, value: Poly) -> Grade:
@@ -279,6 +282,29 @@ class Solver:
                 stack.extend(item.params)
                 stack.append(item.ret)
         return False
+
+
+def _without_common_factor(p: Poly) -> Optional[Poly]:
+    """p divided by the monomial all its terms share (b*d - b*s gives d - s), or None.
+
+    Solving the quotient assumes the factor is not 0: an empty batch could satisfy the
+    original equation with other values, and the check derived from the quotient then rejects
+    it. The check is never weaker than the equation, so this stays sound."""
+    if len(p.terms) < 2 or any(mono == () for mono, _ in p.terms):
+        return None
+    common = list(p.terms[0][0])
+    for mono, _ in p.terms[1:]:
+        rest = list(mono)
+        kept = []
+        for atom in common:
+            if atom in rest:
+                rest.remove(atom)
+                kept.append(atom)
+        common = kept
+    if not common:
+        return None
+    factor = Poly({tuple(common): 1})
+    return p.exact_div(factor)
 
 
 def _interval_grade(a: Dimension, b: Dimension) -> Grade:

@@ -181,7 +181,8 @@ class SignatureMatcher:
     def instantiate(self, t: Type) -> Any:
         """The result of the call in the context's domain."""
         if isinstance(t, TensorType):
-            return self.ctx.tensor(self._result_dims(t.dims), self.dtype_value(t.dtype))
+            value = None if t.value is None else [v if isinstance(v, int) else self.dim_value(v) for v in t.value]
+            return self.ctx.tensor(self._result_dims(t.dims), self.dtype_value(t.dtype), value)
         if isinstance(t, TupleType):
             return self.ctx.tuple([self.instantiate(f) for f in t.fields])
         return self.ctx.other_result(t, self)  # type: ignore[attr-defined]
