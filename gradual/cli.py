@@ -1,7 +1,8 @@
 """The command line: `gradual check`, `gradual elaborate`, `gradual run` (SPEC 5).
 
 Exit codes: 0 ok (warnings allowed), 1 type or parse errors, 2 usage or I/O errors,
-3 a runtime check failed. A traceback is never the answer to bad input.
+3 a runtime check failed (or an operator failed at runtime), 4 an internal error (a shape rule
+and its kernel disagree: a bug in gradual). A traceback is never the answer to bad input.
 """
 
 from __future__ import annotations

@@ -128,6 +128,8 @@ class Elaborator:
         self.names = _Names(_source_dim_names(d))
         for sym in info.dim_params:
             self.names.claim(sym)
+        for sym in _written_symbols(self.result.resolution, d):
+            self.names.claim(sym)
         self.casts = {}
         for check in fn.checks:  # type: ignore[attr-defined]
             self.casts.setdefault(id(check.node), []).append(check)
@@ -190,6 +192,27 @@ def _format_with(t: Type, names: _Names) -> str:
     from .syntax.printer import format_type as format_type_expr
 
     return format_type_expr(type_expr(t, names))
+
+
+def _written_symbols(resolution: "object", d: ast.Def) -> list:
+    """Symbols the source itself names inside a definition: existentials bound by its
+    annotations and casts, and its closures' own symbols. Inserted casts refer to them by
+    these names, so they must keep them."""
+    found: list = []
+    stack: list = [d.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Let, ast.Cast)):
+            found.extend(resolution.introduced.get(id(node), ()))  # type: ignore[attr-defined]
+        if isinstance(node, ast.Fn):
+            found.extend(resolution.functions[id(node)].dim_params)  # type: ignore[attr-defined]
+        if isinstance(node, ast.Node):
+            for name in getattr(node, "__dataclass_fields__", {}):
+                if name != "span":
+                    stack.append(getattr(node, name))
+        elif isinstance(node, tuple):
+            stack.extend(node)
+    return found
 
 
 def _source_dim_names(d: ast.Def) -> set[str]:

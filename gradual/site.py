@@ -212,6 +212,7 @@ class CallSite(ShapeContext):
         self.new_def_var = new_def_var
         self.new_def_dtype = new_def_dtype
         self.slots: dict[tuple, Slot] = {}
+        self.bound_checks: dict[tuple, tuple] = {}
         self.rank_checks: dict[tuple, int] = {}
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
@@ -459,15 +460,47 @@ class CallSite(ShapeContext):
         return None
 
     def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
-        d = _sdim(d)
+        self._within(_sdim(d), lo, hi, assumed=False)
+
+    def assume_within(self, d: Any, lo: int, hi: Optional[int]) -> None:
+        self._within(_sdim(d), lo, hi, assumed=True)
+
+    def _within(self, d: SDim, lo: int, hi: Optional[int], assumed: bool) -> None:
         var = self.solver.free_var(d.dim)
         if var is not None:
             if self.solver.narrow(var, lo, hi) is Grade.NEVER:
                 self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
             return
         dim = self.solver.resolve(d.dim)
-        if dim.max_length is not None and dim.max_length < lo or hi is not None and dim.min_length > hi:
+        dlo, dhi = dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+        if dhi < lo or hi is not None and dlo > hi:
             self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
+        elif assumed and dim.is_symbolic and (dlo < lo or hi is not None and dhi > hi):
+            self._check_bound(d, lo, hi)
+
+    def _check_bound(self, d: SDim, lo: int, hi: Optional[int]) -> None:
+        """A rigid dim that is not provably inside lo..hi: checked at runtime where it came from
+        (`strided_slice(x, begin=[1], end=[5])` on (b, s) needs s >= 5). Without an origin the
+        runtime's shape rule, evaluated before the kernel, is what stops a bad size."""
+        origin = d.origin
+        if origin is None or origin.axis is None:
+            return
+        key = (origin.arg, origin.path, origin.axis)
+        old_lo, old_hi = self.bound_checks.get(key, (0, None))
+        new_hi = hi if old_hi is None else (old_hi if hi is None else min(old_hi, hi))
+        self.bound_checks[key] = (max(old_lo, lo), new_hi)
+
+    def at_least(self, d: Any, lo: int) -> Optional[bool]:
+        """True if d >= lo for sure, False if d < lo for sure, None if it depends."""
+        if isinstance(d, int):
+            return d >= lo
+        dim = self.solver.resolve(_sdim(d).dim)
+        dlo, dhi = dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+        if dlo >= lo:
+            return True
+        if dhi < lo:
+            return False
+        return None
 
     def require_rank(self, arg: TensorArg, rank: int) -> None:
         if arg.dims is not None:
@@ -680,6 +713,9 @@ class _CastBuilder:
         slot = self.site.slots.get((index, path, axis))
         if slot is None:
             exact = self.solver.resolve(d.dim, final=True)
+            bound = self.site.bound_checks.get((index, path, axis))
+            if bound is not None:
+                return Dimension.interval(*bound), True, exact
             return exact, False, exact
         rep = self.solver.find(slot.var)
         known = slot.known

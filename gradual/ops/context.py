@@ -103,6 +103,11 @@ class ShapeContext(ABC):
             return value == 1
         return self.maybe_one(d)
 
+    def at_least(self, d: Any, lo: int) -> Optional[bool]:
+        """True if d >= lo for sure, False if d < lo for sure, None if that depends."""
+        value = self.static(d)
+        return None if value is None else value >= lo
+
     @abstractmethod
     def maybe_one(self, d: Any) -> Optional[bool]:
         """For a dimension with no static value: False if it can never be 1, else None."""
@@ -134,7 +139,15 @@ class ShapeContext(ABC):
 
     @abstractmethod
     def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
-        """Require lo <= d <= hi (hi None: no upper bound)."""
+        """Require lo <= d <= hi (hi None: no upper bound). The rule enforces this itself in
+        both domains, so where it is not provable the runtime's evaluation of the rule stops
+        a bad input at the call (no check is inserted for it)."""
+
+    def assume_within(self, d: Any, lo: int, hi: Optional[int]) -> None:
+        """Like `within`, for an assumption the rule's symbolic result relies on but its
+        concrete evaluation would not notice (a slice of a short dim is clamped): where it is
+        not provable, the checker inserts a runtime check of it."""
+        self.within(d, lo, hi)
 
     @abstractmethod
     def require_rank(self, arg: TensorArg, rank: int) -> None:

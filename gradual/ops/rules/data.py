@@ -68,6 +68,11 @@ def _arange_length(ctx: ShapeContext, lo: Any, hi: Any, st: Any) -> Any:
     if first is not None and last is not None:
         return ctx.const(len(range(first, last, step)))
     span = hi - lo
+    nonnegative = ctx.at_least(span, 0)
+    if nonnegative is None:
+        return ctx.unknown()  # stop may lie before start: the length is max(0, ...), not a polynomial
+    if not nonnegative:
+        return ctx.const(0)
     return span if step == 1 else (span + (step - 1)) // step
 
 

@@ -151,8 +151,10 @@ def _need(end: _End, step: int) -> int:
 
 
 def _require_length(ctx: ShapeContext, d: Any, need: int) -> None:
+    # the symbolic length above relies on the dim being long enough (a short one would be
+    # clamped, which no polynomial says), so this is an assumption to check, not a constraint
     if need > 0:
-        ctx.within(d, need, None)
+        ctx.assume_within(d, need, None)
 
 
 def _slice_plan(ctx: ShapeContext, rank: int) -> list:
