@@ -50,7 +50,9 @@ def evaluate_in_dims(expr: Poly, env: dict) -> Dimension:
     """Evaluate a polynomial with Dimension values (interval arithmetic where inexact)."""
     if all(env[s].is_exact for s in expr.symbols()):
         return Dimension.of_expr(expr.substitute(lambda s: env[s].expr))
-    total = Dimension.static(0)
+    # Positive and negative terms are summed apart and subtracted once: interval subtraction
+    # clips at 0, so subtracting term by term would clip a partial sum (`0 - d + 6` is not 6).
+    positive = negative = Dimension.static(0)
     for mono, coeff in expr.terms:
         term = Dimension.static(abs(coeff))
         for atom in mono:
@@ -58,8 +60,11 @@ def evaluate_in_dims(expr: Poly, env: dict) -> Dimension:
                 term = term * env[atom]
             else:
                 term = term * (evaluate_in_dims(atom.num, env) // atom.den)
-        total = total - term if coeff < 0 else total + term
-    return total
+        if coeff < 0:
+            negative = negative + term
+        else:
+            positive = positive + term
+    return positive - negative
 
 
 class Solver:
