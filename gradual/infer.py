@@ -25,8 +25,9 @@ from .shapes import Dimension, Grade, Poly, Symbol
 from .site import ArgInfo, Callee, CallSite, SiteOutcome
 from .syntax import ast
 from .syntax.source import Span
+from .annotations import suggest
 from .types import (
-    BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
+    DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
     FuncType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, map_dims, map_dtypes, scalar,
 )
 from .unify import HintVar, SiteVar, Solver
@@ -661,6 +662,7 @@ class _Finalizer:
         self.dims: dict[DimVar, Symbol] = {}
         self.dtypes: dict[DTypeVar, DTypeVar] = {}
         self.generalizing = False
+        self.done: dict = {}  # recorded types repeat a lot: finalize each distinct one once
 
     def generalize(self, t: Type) -> Type:
         """A parameter type with free inference variables turned into the definition's own."""
@@ -678,6 +680,17 @@ class _Finalizer:
 
     def type(self, t: Type) -> Type:
         """A recorded type, fully resolved."""
+        if self.generalizing or isinstance(t, TypeVar):
+            return self._finalize(t)
+        try:
+            found = self.done.get(t)
+        except TypeError:  # an unhashable value inside: finalize it without memo
+            return self._finalize(t)
+        if found is None:
+            found = self.done[t] = self._finalize(t)
+        return found
+
+    def _finalize(self, t: Type) -> Type:
         t = _deep_resolve(t, self.solver)
         if isinstance(t, TypeVar):
             return DYN
@@ -731,9 +744,6 @@ class _Finalizer:
 def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic], None]) -> Optional[dict]:
     """Validate a call's attributes against the declaration; returns name -> value with
     defaults filled in, or None after reporting a problem."""
-    from .annotations import suggest
-    from .types import DTYPES
-
     values: dict[str, Any] = {}
     ok = True
     for attr in call.attrs:
@@ -781,8 +791,6 @@ def _describe_value(value: Any) -> str:
 
 
 def _attr_problem(spec: Any, value: Any) -> Optional[str]:
-    from .types import DTYPES
-
     if value is None:
         return None if spec.optional else "none"
     items = value if isinstance(value, tuple) else (value,)

@@ -94,6 +94,13 @@ class TensorType(Type):
     dims: Optional[tuple]
     dtype: DType
     value: Optional[tuple] = None
+    _hash: int = field(default=0, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.dims, self.dtype, self.value)))
+
+    def __hash__(self) -> int:  # types are hashed often (memo keys): hash once
+        return self._hash
 
     @property
     def rank(self) -> Optional[int]:

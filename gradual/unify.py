@@ -46,6 +46,15 @@ def _dim_of(sym: Symbol) -> Dimension:
     return Dimension.of_expr(Poly.atom(sym))
 
 
+def _single_var(expr: Poly) -> Optional[DimVar]:
+    terms = expr.terms
+    if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1:
+        atom = terms[0][0][0]
+        if isinstance(atom, DimVar):
+            return atom
+    return None
+
+
 def evaluate_in_dims(expr: Poly, env: dict) -> Dimension:
     """Evaluate a polynomial with Dimension values (interval arithmetic where inexact)."""
     if all(env[s].is_exact for s in expr.symbols()):
@@ -107,11 +116,28 @@ class Solver:
         bounds and hints their guesses."""
         if not d.is_symbolic or not self.mentions_vars(d.expr):
             return d
+        single = _single_var(d.expr)
+        if single is not None:
+            return self._resolve_var(d, single, final)
         env = {s: self._value_of(s, final) for s in d.symbols()}
         try:
             return evaluate_in_dims(d.expr, env)
         except ValueError:
             return Dimension.dynamic()
+
+    def _resolve_var(self, d: Dimension, v: DimVar, final: bool) -> Dimension:
+        """`resolve` of a dimension that is exactly one variable (the common case)."""
+        if isinstance(v, HintVar):
+            return Dimension.static(v.guess) if final else d
+        rep = self.find(v)
+        sol = self.solution.get(rep)
+        if sol is not None:
+            return self.resolve(sol, final)
+        if final and isinstance(rep, SiteVar):
+            return Dimension.interval(rep.lo, rep.hi)
+        if rep is v and d.min_length == v.lo and d.max_length == v.hi:
+            return d
+        return _dim_of(rep)
 
     def mentions_vars(self, expr: Poly) -> bool:
         """Whether a polynomial mentions an inference variable (memoized: asked very often)."""

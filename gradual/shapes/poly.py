@@ -9,6 +9,7 @@ positive constant, rounded down). Nothing here knows about the language.
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 import math
 from typing import Callable, Iterable, Mapping, Union
 
@@ -26,7 +27,7 @@ class Symbol:
     library users who build dimensions by hand.
     """
 
-    __slots__ = ("name", "uid", "lo", "hi")
+    __slots__ = ("name", "uid", "lo", "hi", "_poly")
     _uids = itertools.count(1)
     _by_name: dict[str, "Symbol"] = {}
 
@@ -35,6 +36,7 @@ class Symbol:
         self.uid = next(Symbol._uids)
         self.lo = lo
         self.hi = hi
+        self._poly: "Poly | None" = None
 
     @classmethod
     def named(cls, name: str) -> "Symbol":
@@ -59,12 +61,13 @@ class Symbol:
 class FloorDiv:
     """`num // den` for a non-constant polynomial `num` and a constant `den >= 2`."""
 
-    __slots__ = ("num", "den", "_hash")
+    __slots__ = ("num", "den", "_hash", "_poly")
 
     def __init__(self, num: "Poly", den: int) -> None:
         self.num = num
         self.den = den
         self._hash = hash(("//", num, den))
+        self._poly: "Poly | None" = None
 
     def sort_key(self) -> tuple:
         """Order used for canonical forms: after all symbols, then by structure (two
@@ -93,15 +96,24 @@ Atom = Union[Symbol, FloorDiv]
 Monomial = tuple  # a sorted tuple of atoms; repetition means a power; () is the constant
 
 
+@lru_cache(maxsize=1 << 16)
 def _mono_key(mono: Monomial) -> tuple:
     return (-len(mono), tuple(a.sort_key() for a in mono))
 
 
+@lru_cache(maxsize=1 << 16)
 def _sorted_mono(mono: Monomial) -> Monomial:
     """The monomial with its atoms in canonical order."""
     if len(mono) < 2:
         return tuple(mono)
     return tuple(sorted(mono, key=lambda a: a.sort_key()))
+
+
+def _term_key(term: tuple) -> tuple:
+    return _mono_key(term[0])
+
+
+_CONSTS: dict = {}
 
 
 class Poly:
@@ -112,17 +124,24 @@ class Poly:
     are equal exactly when they are the same polynomial (`n + n == 2 * n`).
     """
 
-    __slots__ = ("terms", "_hash")
+    __slots__ = ("terms", "_hash", "_symbols")
 
     def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
-        acc: dict[Monomial, int] = {}
-        for mono, c in (terms or {}).items():
-            key = _sorted_mono(mono)
-            acc[key] = acc.get(key, 0) + c
-        items = [(m, c) for m, c in acc.items() if c != 0]
-        items.sort(key=lambda mc: _mono_key(mc[0]))
+        if not terms:
+            items: list = []
+        elif len(terms) == 1:
+            ((mono, c),) = terms.items()
+            items = [(_sorted_mono(mono), c)] if c else []
+        else:
+            acc: dict[Monomial, int] = {}
+            for mono, c in terms.items():
+                key = _sorted_mono(mono)
+                acc[key] = acc.get(key, 0) + c
+            items = [(m, c) for m, c in acc.items() if c != 0]
+            items.sort(key=_term_key)
         self.terms: tuple[tuple[Monomial, int], ...] = tuple(items)
         self._hash = hash(self.terms)
+        self._symbols: "frozenset[Symbol] | None" = None
 
     def sort_key(self) -> tuple:
         """A structural key, used to order floor-division atoms canonically."""
@@ -131,13 +150,21 @@ class Poly:
     # construction -------------------------------------------------------------------------
     @staticmethod
     def const(value: int) -> "Poly":
-        """The constant polynomial `value`."""
+        """The constant polynomial `value` (shared for small values)."""
+        if -64 <= value < 1024:
+            found = _CONSTS.get(value)
+            if found is None:
+                found = _CONSTS[value] = Poly({(): value})
+            return found
         return Poly({(): value})
 
     @staticmethod
     def atom(atom: Atom) -> "Poly":
-        """The polynomial made of one atom."""
-        return Poly({(atom,): 1})
+        """The polynomial made of one atom (made once per atom)."""
+        found = atom._poly
+        if found is None:
+            found = atom._poly = Poly({(atom,): 1})
+        return found
 
     @staticmethod
     def lift(value: "Poly | int | Symbol") -> "Poly":
@@ -171,15 +198,17 @@ class Poly:
         """The atoms that occur at top level."""
         return {a for mono, _ in self.terms for a in mono}
 
-    def symbols(self) -> set[Symbol]:
-        """Every symbol that occurs, including inside floor divisions."""
-        found: set[Symbol] = set()
-        for atom in self.atoms():
-            if isinstance(atom, Symbol):
-                found.add(atom)
-            else:
-                found |= atom.num.symbols()
-        return found
+    def symbols(self) -> "frozenset[Symbol]":
+        """Every symbol that occurs, including inside floor divisions (computed once)."""
+        if self._symbols is None:
+            found: set[Symbol] = set()
+            for atom in self.atoms():
+                if isinstance(atom, Symbol):
+                    found.add(atom)
+                else:
+                    found |= atom.num.symbols()
+            self._symbols = frozenset(found)
+        return self._symbols
 
     def linear_part(self, sym: Symbol) -> tuple[int, "Poly"] | None:
         """Write self as `c * sym + rest` with `sym` absent from rest; None if not linear in sym."""
@@ -294,6 +323,12 @@ class Poly:
 
     def bounds(self) -> tuple[Ext, Ext]:
         """Interval evaluation using each atom's bounds (values may be negative)."""
+        if len(self.terms) == 1:
+            mono, c = self.terms[0]
+            if mono == ():
+                return c, c
+            if c == 1 and len(mono) == 1:
+                return mono[0].bounds()
         lo: Ext = 0
         hi: Ext = 0
         for mono, c in self.terms:
