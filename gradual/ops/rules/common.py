@@ -52,6 +52,20 @@ register_rule_message(
 )
 
 
+register_rule_message(
+    "empty-dim", codes.SHAPE_MISMATCH,
+    "dim {axis} of {arg} is empty, but {op} needs at least one element there ({why})",
+    "give {op} an input whose dim {axis} is at least 1",
+)
+
+
+def require_nonempty(ctx: ShapeContext, data: TensorArg, axis: int, why: str) -> None:
+    """Dim `axis` of `data` must hold an element: a static error where it is known to be 0;
+    otherwise the rule's evaluation before the kernel decides (no check is inserted)."""
+    if ctx.at_least(data.dim(axis), 1) is False:
+        ctx.fail("empty-dim", arg=data, axis=axis, why=why)
+
+
 def show_ints(values: Sequence[Any]) -> str:
     """An attribute list as written in a program: `[5, -1]`, `[[0, 0], [1, 1]]` (a fact for
     messages)."""

@@ -13,7 +13,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
-from .common import require_entries, require_length, require_positive, show_ints
+from .common import require_entries, require_length, require_nonempty, require_positive, show_ints
 
 register_rule_message(
     "layout", codes.BAD_ATTRIBUTE,
@@ -205,6 +205,13 @@ def pool2d(ctx: ShapeContext) -> Any:
     return ctx.tensor(assemble(out_layout, out))
 
 
+def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, why: str) -> None:
+    """The spatial dims of a known-rank image are not empty."""
+    if data.dims is not None:
+        for axis in _spatial_axes(layout):
+            require_nonempty(ctx, data, axis, why)
+
+
 @shape_rule("global_pool2d")
 def global_pool2d(ctx: ShapeContext) -> Any:
     """`nn.global_avg_pool2d(x, layout, out_layout)`: spatial dims become 1."""
@@ -212,6 +219,8 @@ def global_pool2d(ctx: ShapeContext) -> Any:
     layout = check_layout(ctx, ctx.attr("layout"), "NCHW", "layout")
     out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
+    if "max" in ctx.op_name:
+        _require_image(ctx, data, layout, "the maximum of no elements does not exist")
     out["H"] = out["W"] = ctx.const(1)
     return ctx.tensor(assemble(out_layout, out))
 
@@ -228,6 +237,8 @@ def adaptive_pool2d(ctx: ShapeContext) -> Any:
     require_length(ctx, "output_size", size, (0, 1, 2))
     require_entries(ctx, "output_size", size)
     if size:
+        if "max" in ctx.op_name:
+            _require_image(ctx, data, layout, "the maximum of an empty bin does not exist")
         oh, ow = (size[0], size[0]) if len(size) == 1 else size
         out["H"], out["W"] = ctx.const(oh), ctx.const(ow)
     return ctx.tensor(assemble(out_layout, out))

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..context import ShapeContext
 from ..registry import shape_rule
-from .common import require_choice, require_entries, require_length
+from .common import require_choice, require_entries, require_length, require_nonempty
 from .conv import assemble, check_layout, layout_dims
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
@@ -27,5 +27,8 @@ def resize2d(ctx: ShapeContext) -> Any:
     require_entries(ctx, "size", size)
     height, width = (size[0], size[0]) if len(size) == 1 else size
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
+    if data.dims is not None:
+        for axis in (layout.index("H"), layout.index("W")):
+            require_nonempty(ctx, data, axis, "a resized image samples its input")
     out["H"], out["W"] = ctx.const(height), ctx.const(width)
     return ctx.tensor(assemble(layout, out), ctx.attr("out_dtype") or None)

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis
+from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
     distinct_axes, is_huge, new_axis, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
@@ -28,6 +28,11 @@ register_rule_message(
     "slice-axes-length", codes.BAD_ATTRIBUTE,
     "{op} got axes={axes}, but `{name}` has {actual} entries instead of one per axis",
     "give `begin`, `end` and `strides` one entry for each of the axes",
+)
+register_rule_message(
+    "take-empty", codes.SHAPE_MISMATCH,
+    "dim {axis} of {arg} is empty, so {op} has nothing to pick its indices from",
+    "an index needs an element to pick: `take` from an empty axis only with no indices",
 )
 register_rule_message(
     "take-batch-dims", codes.BAD_ATTRIBUTE,
@@ -46,16 +51,30 @@ def take(ctx: ShapeContext) -> Any:
     mode = require_choice(ctx, "mode", ctx.attr("mode"), ("clip", "wrap", "fast"))
     axis = ctx.attr("axis")
     if axis is None:
+        if data.dims is not None:
+            _require_source(ctx, data, None, indices, 0)
         return ctx.tensor(indices.dims, value=_taken_values(ctx, data, indices, mode))
     if data.dims is None or indices.dims is None:
         return ctx.tensor(None)
     axis = normalize_axis(ctx, axis, data.rank)
     batch = _batch_dims(ctx, axis, indices.rank)
+    _require_source(ctx, data, axis, indices, batch)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i))
     dims = list(data.dims[:axis]) + list(indices.dims[batch:]) + list(data.dims[axis + 1:])
     value = _taken_values(ctx, data, indices, mode) if data.rank == 1 else None
     return ctx.tensor(dims, value=value)
+
+
+def _require_source(ctx: ShapeContext, data: TensorArg, axis: Optional[int], indices: TensorArg, batch: int) -> None:
+    """Indices pick from something: a non-empty set of indices needs a non-empty axis (no
+    mode maps an index into an empty one). Decided where both sizes are known: statically
+    for static sizes, else by the rule's evaluation before the kernel runs."""
+    if indices.dims is None:
+        return
+    length = product(ctx, data.dims) if axis is None else data.dim(axis)
+    if ctx.at_least(product(ctx, indices.dims[batch:]), 1) and ctx.at_least(length, 1) is False:
+        ctx.fail("take-empty", arg=data, axis="every" if axis is None else axis)
 
 
 def _batch_dims(ctx: ShapeContext, axis: int, rank: int) -> int:

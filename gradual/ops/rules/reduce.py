@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
+from .common import require_nonempty
 
 
 def reduced_axes(ctx: ShapeContext, rank: int) -> set:
@@ -39,10 +40,25 @@ def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     return dims
 
 
+#: reductions with no identity: reducing an empty axis has no result
+NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
+
+
+def _require_elements(ctx: ShapeContext, data: TensorArg) -> None:
+    """Every reduced axis holds at least one element (for reductions without an identity)."""
+    if data.dims is None:
+        return
+    for axis in sorted(reduced_axes(ctx, data.rank)):
+        require_nonempty(ctx, data, axis, f"{ctx.op_name} of no elements has no value")
+
+
 @shape_rule("reduce")
 def reduce(ctx: ShapeContext) -> Any:
-    """`sum(x, axis, keepdims, exclude)` and the other reductions: the remaining dims."""
+    """`sum(x, axis, keepdims, exclude)` and the other reductions: the remaining dims; `max`,
+    `min`, `argmax` and `argmin` need every reduced axis to be non-empty."""
     (data,) = ctx.args
+    if ctx.op_name in NO_IDENTITY:
+        _require_elements(ctx, data)
     return ctx.tensor(reduce_dims(ctx, data))
 
 

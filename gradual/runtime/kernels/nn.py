@@ -66,7 +66,9 @@ def batch_flatten(data: np.ndarray) -> np.ndarray:
 # softmax ----------------------------------------------------------------------------------
 @kernel("nn.softmax")
 def softmax(data: np.ndarray, *, axis: int) -> np.ndarray:
-    """`exp(x) / sum(exp(x))` along `axis`."""
+    """`exp(x) / sum(exp(x))` along `axis` (an empty tensor stays empty)."""
+    if data.size == 0:
+        return data.copy()
     shifted = data - np.max(data, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return same_dtype(data, e / np.sum(e, axis=axis, keepdims=True))
@@ -74,7 +76,9 @@ def softmax(data: np.ndarray, *, axis: int) -> np.ndarray:
 
 @kernel("nn.log_softmax")
 def log_softmax(data: np.ndarray, *, axis: int) -> np.ndarray:
-    """`x - log(sum(exp(x)))` along `axis`."""
+    """`x - log(sum(exp(x)))` along `axis` (an empty tensor stays empty)."""
+    if data.size == 0:
+        return data.copy()
     shifted = data - np.max(data, axis=axis, keepdims=True)
     return same_dtype(data, shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
 

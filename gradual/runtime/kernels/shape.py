@@ -12,8 +12,13 @@ from . import kernel
 def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: bool = False) -> list:
     """The shape `reshape(x, newshape)` gives in Relay: n > 0 is n, 0 copies the input dim
     (is a real 0 with `allowzero`), -1 is inferred, -2 copies the remaining dims, -3 merges two
-    dims, -4 splits one dim into the next two codes (one of which may be -1)."""
+    dims, -4 splits one dim into the next two codes (one of which may be -1).
+
+    As in the shape rule (`ops/rules/shape.py`), the -1 dim is inferred from the dims that are
+    not copies: `[0, -1]` of a (0, 3) tensor is (0, 3), not an error."""
     out: list = []
+    copied_in: set = set()
+    copied_out: set = set()
     src, infer_at, i = 0, None, 0
     codes = [int(c) for c in newshape]
     while i < len(codes):
@@ -21,22 +26,27 @@ def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: boo
         if code > 0 or code == 0 and allowzero:
             out.append(code)
             src += 1
-        elif code == 0:
-            out.append(shape[src])
-            src += 1
+        elif code == 0 or code == -2:
+            stop = src + 1 if code == 0 else len(shape)
+            for at in range(src, stop):
+                copied_in.add(at)
+                copied_out.add(len(out))
+                out.append(shape[at])
+            src = stop
         elif code == -1:
             if infer_at is not None:
                 raise ValueError("newshape has two -1 codes")
             infer_at = len(out)
             out.append(-1)
             src += 1
-        elif code == -2:
-            out.extend(shape[src:])
-            src = len(shape)
         elif code == -3:
+            copied_in.update({src, src + 1})
+            copied_out.add(len(out))
             out.append(shape[src] * shape[src + 1])
             src += 2
         elif code == -4:
+            copied_in.add(src)
+            copied_out.update({len(out), len(out) + 1})
             out.extend(_split(shape[src], codes[i + 1], codes[i + 2]))
             src += 1
             i += 2
@@ -44,10 +54,11 @@ def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: boo
             raise ValueError(f"unknown reshape code {code}")
         i += 1
     if infer_at is not None:
-        known = int(np.prod([d for d in out if d != -1], dtype=np.int64))
+        have = int(np.prod([d for k, d in enumerate(shape) if k not in copied_in], dtype=np.int64))
+        known = int(np.prod([d for k, d in enumerate(out) if k not in copied_out and k != infer_at], dtype=np.int64))
         if known == 0:
             raise ValueError("cannot infer a -1 dim next to a 0-sized one")
-        out[infer_at] = int(np.prod(shape, dtype=np.int64)) // known
+        out[infer_at] = have // known
     return out
 
 
