@@ -8,10 +8,12 @@ on a worker thread with a large stack; a 20,000-deep program checks like a shall
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 
 from . import messages
 from .diagnostics import Diagnostic, Severity
@@ -171,7 +173,26 @@ def parse(text: str, path: str = "<input>") -> ast.Module:
         raise SyntaxProblem(parse_diagnostic(exc)) from None
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while checking: the checker makes many short-lived
+    objects while a large tree stays alive, and repeated full collections cost about a fifth
+    of the time on large programs. Collection resumes (and catches up) afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _check(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
+    with _gc_paused():
+        return _check_now(program, path, registry)
+
+
+def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
     if isinstance(program, str):
         source = Source(program, path)
         try:

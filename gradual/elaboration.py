@@ -25,6 +25,7 @@ class _Names:
     def __init__(self, reserved: set[str]) -> None:
         self.taken = set(reserved)
         self.names: dict[int, str] = {}
+        self.next_suffix: dict[str, int] = {}
 
     def of(self, sym: Symbol) -> str:
         found = self.names.get(sym.uid)
@@ -33,9 +34,10 @@ class _Names:
         name = sym.name
         if name in self.taken and not self._is_reserved_for(sym):
             base = name
-            i = 1
+            i = self.next_suffix.get(base, 1)
             while f"{base}{i}" in self.taken:
                 i += 1
+            self.next_suffix[base] = i + 1
             name = f"{base}{i}"
         self.taken.add(name)
         self.names[sym.uid] = name
@@ -106,11 +108,15 @@ def type_expr(t: Type, names: _Names) -> ast.TypeExpr:
 
 
 class Elaborator:
-    """Rebuilds a checked module with casts inserted (see the module docstring)."""
+    """Rebuilds a checked module with casts inserted (see the module docstring).
+
+    Copy on write: a node is rebuilt only if something under it changed, so a definition
+    with no checks keeps its own tree. Binding types are formatted only when printed."""
 
     def __init__(self, result: "object") -> None:
         self.result = result
-        self.types_by_new: dict[int, str] = {}
+        self.kept: dict[int, tuple] = {}
+        self.formatted: dict[tuple, str] = {}
         self.names = _Names(set())
         self.casts: dict[int, list] = {}
 
@@ -125,10 +131,9 @@ class Elaborator:
 
     def definition(self, d: ast.Def, fn: "object") -> ast.Def:
         info = self.result.resolution.function(d)  # type: ignore[attr-defined]
-        self.names = _Names(_source_dim_names(d))
-        for sym in info.dim_params:
-            self.names.claim(sym)
-        for sym in _written_symbols(self.result.resolution, d):
+        written = list(info.dim_params) + list(info.written)
+        self.names = _Names({s.name for s in written})
+        for sym in written:
             self.names.claim(sym)
         self.casts = {}
         for check in fn.checks:  # type: ignore[attr-defined]
@@ -144,23 +149,29 @@ class Elaborator:
 
     def body(self, b: ast.Body) -> ast.Body:
         stmts = []
+        changed = False
         for s in b.stmts:
             if isinstance(s, ast.Let):
-                new = replace(s, value=self.expr(s.value))
+                value = self.expr(s.value)
+                new = s if value is s.value else replace(s, value=value)
                 self._keep_type(s, new)
+                changed |= new is not s
                 stmts.append(new)
             else:
                 stmts.append(s)
-        return replace(b, stmts=tuple(stmts), result=self.expr(b.result))
+        result = self.expr(b.result)
+        self._keep_type(b.result, result)
+        if not changed and result is b.result:
+            return b
+        return replace(b, stmts=tuple(stmts), result=result)
 
     def _keep_type(self, old: object, new: object) -> None:
         t = self.result.types.get(id(old))  # type: ignore[attr-defined]
         if t is not None and (isinstance(old, ast.Let) or isinstance(t, TensorType)):
-            self.types_by_new[id(new)] = "ty=" + _format_with(t, self.names)
+            self.kept[id(new)] = (t, self.names)
 
     def expr(self, e: ast.Expr) -> ast.Expr:
         new = self._rebuild(e)
-        self._keep_type(e, new)
         for check in self.casts.get(id(e), ()):
             note = ast.CheckNote(check.blame, check.reason, check.verifies)
             new = ast.Cast(new, type_expr(check.type, self.names), note, span=e.span)
@@ -168,67 +179,49 @@ class Elaborator:
 
     def _rebuild(self, e: ast.Expr) -> ast.Expr:
         if isinstance(e, ast.Call):
-            return replace(e, callee=self.expr(e.callee), args=tuple(self.expr(a) for a in e.args))
+            callee = self.expr(e.callee)
+            args = tuple(self.expr(a) for a in e.args)
+            if callee is e.callee and all(a is b for a, b in zip(args, e.args)):
+                return e
+            return replace(e, callee=callee, args=args)
         if isinstance(e, ast.TupleExpr):
-            return replace(e, fields=tuple(self.expr(f) for f in e.fields))
+            fields = tuple(self.expr(f) for f in e.fields)
+            return e if all(a is b for a, b in zip(fields, e.fields)) else replace(e, fields=fields)
         if isinstance(e, ast.Proj):
-            return replace(e, tuple=self.expr(e.tuple))
+            inner = self.expr(e.tuple)
+            return e if inner is e.tuple else replace(e, tuple=inner)
         if isinstance(e, ast.If):
-            return replace(e, cond=self.expr(e.cond), then=self.body(e.then), otherwise=self.body(e.otherwise))
+            cond, then, otherwise = self.expr(e.cond), self.body(e.then), self.body(e.otherwise)
+            if cond is e.cond and then is e.then and otherwise is e.otherwise:
+                return e
+            return replace(e, cond=cond, then=then, otherwise=otherwise)
         if isinstance(e, ast.Fn):
-            return replace(e, body=self.body(e.body))
+            body = self.body(e.body)
+            return e if body is e.body else replace(e, body=body)
         if isinstance(e, ast.Cast):
-            return replace(e, expr=self.expr(e.expr))
+            inner = self.expr(e.expr)
+            return e if inner is e.expr else replace(e, expr=inner)
         return e
 
     def annotate(self, node: object) -> Optional[str]:
-        """The `ty=` comment for a binding or a body's result."""
+        """The `ty=` comment for a binding or a body's result (formatted once per type)."""
         if isinstance(node, ast.Var):
             return None
-        return self.types_by_new.get(id(node))
+        kept = self.kept.get(id(node))
+        if kept is None:
+            return None
+        t, names = kept
+        key = (id(names), t)
+        text = self.formatted.get(key)
+        if text is None:
+            text = self.formatted[key] = "ty=" + _format_with(t, names)
+        return text
 
 
 def _format_with(t: Type, names: _Names) -> str:
     from .syntax.printer import format_type as format_type_expr
 
     return format_type_expr(type_expr(t, names))
-
-
-def _written_symbols(resolution: "object", d: ast.Def) -> list:
-    """Symbols the source itself names inside a definition: existentials bound by its
-    annotations and casts, and its closures' own symbols. Inserted casts refer to them by
-    these names, so they must keep them."""
-    found: list = []
-    stack: list = [d.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Let, ast.Cast)):
-            found.extend(resolution.introduced.get(id(node), ()))  # type: ignore[attr-defined]
-        if isinstance(node, ast.Fn):
-            found.extend(resolution.functions[id(node)].dim_params)  # type: ignore[attr-defined]
-        if isinstance(node, ast.Node):
-            for name in getattr(node, "__dataclass_fields__", {}):
-                if name != "span":
-                    stack.append(getattr(node, name))
-        elif isinstance(node, tuple):
-            stack.extend(node)
-    return found
-
-
-def _source_dim_names(d: ast.Def) -> set[str]:
-    names: set[str] = set()
-    stack: list = [d]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.DimName):
-            names.add(node.name)
-        elif isinstance(node, ast.Node):
-            for field_name in getattr(node, "__dataclass_fields__", {}):
-                if field_name != "span":
-                    stack.append(getattr(node, field_name))
-        elif isinstance(node, tuple):
-            stack.extend(node)
-    return names
 
 
 def elaborate_module(result: "object") -> tuple[ast.Module, Elaborator]:

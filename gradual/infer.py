@@ -313,8 +313,12 @@ class Checker:
 
     # expressions ----------------------------------------------------------------------------
     def expr(self, e: ast.Expr, env: Env) -> Type:
-        """The type of an expression (recorded for the elaborator)."""
-        return self.record(e, self._expr(e, env))
+        """The type of an expression (compound ones are recorded for the elaborator and the
+        API; a variable's or literal's type is its binding's, or obvious)."""
+        t = self._expr(e, env)
+        if not isinstance(e, _UNRECORDED):
+            self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
+        return t
 
     def _expr(self, e: ast.Expr, env: Env) -> Type:
         assert self.current is not None
@@ -558,6 +562,9 @@ class Checker:
         assert final is not None
         outer.frame.absorb(final.frame)
         return result_type
+
+
+_UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
 
 
 def _exact_call_key(op: Operator, attrs: dict, arg_types: list) -> Optional[tuple]:

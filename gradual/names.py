@@ -46,6 +46,7 @@ class FunctionInfo:
     dtype_params: tuple
     hints: dict = field(default_factory=dict)
     name: str = ""
+    written: list = field(default_factory=list)  # (definitions) every symbol written inside
 
 
 @dataclass
@@ -107,6 +108,7 @@ class _Resolver:
         self.operators = operators
         self.operator_names = operator_names
         self.current_def: Optional[str] = None
+        self.def_info: Optional[FunctionInfo] = None
         self.watched: dict[int, bool] = {}  # closures bound by `let`: do they call themselves?
 
     # reporting ----------------------------------------------------------------------------
@@ -166,6 +168,10 @@ class _Resolver:
         info = FunctionInfo(node, params, param_types, ret, tuple(dims.introduced), dtype_params,
                             name=getattr(node, "name", ""))
         self.res.functions[id(node)] = info
+        if isinstance(node, ast.Def):
+            self.def_info = info
+        elif self.def_info is not None:
+            self.def_info.written.extend(dims.introduced)
         self.body(node.body, scope, DimScope(parent=dims, mode="bind"), types, info)
         return info
 
@@ -201,6 +207,8 @@ class _Resolver:
         converted = Converter(dims, types, self.report_annotation, allow_patterns=True).convert(t)
         self.res.annotations[id(t)] = converted
         self.res.introduced[id(node)] = tuple(dims.introduced[before:])
+        if self.def_info is not None:
+            self.def_info.written.extend(dims.introduced[before:])
         return converted
 
     def hint(self, stmt: ast.Hint, scope: _Vars, dims: DimScope, info: FunctionInfo) -> None:

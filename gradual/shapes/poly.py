@@ -296,20 +296,28 @@ class Poly:
 
     # evaluation ---------------------------------------------------------------------------
     def substitute(self, mapping: Callable[[Symbol], "Poly | None"]) -> "Poly":
-        """Replace symbols by polynomials; `mapping` returns None to keep a symbol."""
-        acc = Poly()
-        changed = False
-        for mono, c in self.terms:
-            term = Poly.const(c)
+        """Replace symbols by polynomials; `mapping` returns None (or the symbol itself) to
+        keep a symbol. Returns self when nothing changes."""
+        replacements: dict = {}
+        for mono, _ in self.terms:
             for atom in mono:
-                replaced = _substitute_atom(atom, mapping)
-                if replaced is not None:
-                    changed = True
-                    term = term * replaced
-                else:
-                    term = term * Poly.atom(atom)
-            acc = acc + term
-        return acc if changed else self
+                if atom not in replacements:
+                    replaced = _substitute_atom(atom, mapping)
+                    if replaced is not None and replaced == Poly.atom(atom):
+                        replaced = None
+                    replacements[atom] = replaced
+        if all(r is None for r in replacements.values()):
+            return self
+        acc: dict[Monomial, int] = {}
+        for mono, c in self.terms:
+            kept = [a for a in mono if replacements[a] is None]
+            term = Poly({tuple(kept): c})
+            for atom in mono:
+                if replacements[atom] is not None:
+                    term = term * replacements[atom]
+            for m, k in term.terms:
+                acc[m] = acc.get(m, 0) + k
+        return Poly(acc)
 
     def evaluate(self, env: Mapping[Symbol, int]) -> int:
         """The integer value under an assignment of every symbol (KeyError if one is missing)."""
