@@ -1,0 +1,687 @@
+"""Shape rules of the ONNX operators declared in stdlib/onnx.rly (the ONNX frontend's gaps).
+
+Like every rule they run in both domains: symbolic in the checker, on concrete sizes in the
+runtime. Operators that take ONNX's tensor inputs where Relay takes attributes (Slice's
+starts, Pad's pads, TopK's k, ...) read those tensors' known values (shape values, SPEC 3.7):
+a value known in the checker gives exact dims, an unknown one gives `?` dims of the right rank,
+and the runtime always knows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..registry import shape_rule
+from .common import (
+    cast_values, distinct_axes, keeps_values, require_choice, require_entries, require_length, require_positive,
+)
+from .conv import window_output
+from .data import shape_from_value
+from .elementwise import broadcast_dims
+from .index import slice_length
+from .shape import broadcast_into
+
+VALUE_LIMIT = 64
+
+register_rule_message(
+    "einsum-equation", codes.BAD_ATTRIBUTE,
+    "{op} cannot read equation=\"{equation}\": {problem}",
+    "write one comma-separated term per operand, e.g. \"ij,jk->ik\"",
+)
+register_rule_message(
+    "not-divisible", codes.SHAPE_MISMATCH,
+    "dim {axis} of {arg} is {dim}, which {op} needs to be a multiple of {factor}",
+    "make dim {axis} a multiple of {factor}",
+)
+register_rule_message(
+    "slice-steps", codes.OP_CONSTRAINT,
+    "{op} got a step of 0 for axis {axis}",
+    "use a non-zero step",
+)
+
+
+# helpers ------------------------------------------------------------------------------------------
+def known_ints(ctx: ShapeContext, arg: TensorArg) -> Optional[list]:
+    """The elements of a small integer tensor as Python ints, when all are known."""
+    if arg.value is None:
+        return None
+    out = []
+    for v in arg.value:
+        known = ctx.static(v)
+        if known is None:
+            return None
+        out.append(int(known))
+    return out
+
+
+def vector_length(ctx: ShapeContext, arg: TensorArg) -> Optional[int]:
+    """The static length of a vector argument (a scalar counts as one element)."""
+    if arg.value is not None:
+        return len(arg.value)
+    if arg.dims is None or arg.rank > 1:
+        return None
+    return 1 if arg.rank == 0 else ctx.static(arg.dim(0))
+
+
+def _attr_list(ctx: ShapeContext, name: str, count: int, default: int, minimum: int) -> list:
+    values = ctx.attr(name)
+    if values is None:
+        return [default] * count
+    values = list(values)
+    require_length(ctx, name, values, (count,))
+    require_entries(ctx, name, values, allow_zero=minimum == 0)
+    return values
+
+
+# constants and dtypes -----------------------------------------------------------------------------
+@shape_rule("onnx_constant")
+def constant(ctx: ShapeContext) -> Any:
+    """`onnx.constant(values, shape, dtype)`: the shape is the attribute; small integer vectors
+    (and scalars) carry their elements as shape values."""
+    shape = require_entries(ctx, "shape", list(ctx.attr("shape")), allow_zero=True)
+    values = ctx.attr("values")
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    count = 1
+    for s in shape:
+        count *= s
+    if len(values) != count:
+        ctx.fail("attribute-length", name="values", expected=count, actual=len(values))
+    dtype = ctx.attr("dtype")
+    value = None
+    if len(shape) <= 1 and count <= VALUE_LIMIT and keeps_values(dtype):
+        value = [int(v) for v in values]
+    return ctx.tensor([ctx.const(s) for s in shape], dtype, value=value)
+
+
+@shape_rule("onnx_cast_like")
+def cast_like(ctx: ShapeContext) -> Any:
+    """`onnx.cast_like(x, like)`: x's shape in like's dtype."""
+    data, like = ctx.args
+    return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
+
+
+@shape_rule("onnx_eye_like")
+def eye_like(ctx: ShapeContext) -> Any:
+    """`onnx.eye_like(x, k, dtype)`: a matrix shaped like x."""
+    (data,) = ctx.args
+    ctx.require_rank(data, 2)
+    return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
+
+
+# linear algebra ------------------------------------------------------------------------------------
+@shape_rule("onnx_matmul")
+def matmul(ctx: ShapeContext) -> Any:
+    """`onnx.matmul(a, b)` as NumPy: a 1-D a is (1, k) and a 1-D b is (k, 1), the added dim
+    dropped from the result; batch dims broadcast."""
+    a, b = ctx.args
+    if a.dims is None or b.dims is None:
+        return ctx.tensor(None)
+    for arg in (a, b):
+        if arg.rank < 1:
+            ctx.fail("rank-too-small", arg=arg, needed=1, rank=arg.rank)
+    k_a = a.dim(-1)
+    k_b = b.dim(0) if b.rank == 1 else b.dim(-2)
+    ctx.equal(k_a, k_b, symbol="k")
+    batch = broadcast_dims(ctx, [list(a.dims[:-2]), list(b.dims[:-2])])
+    rows = [a.dim(-2)] if a.rank > 1 else []
+    cols = [b.dim(-1)] if b.rank > 1 else []
+    return ctx.tensor(batch + rows + cols)  # type: ignore[operator]
+
+
+def _einsum_terms(ctx: ShapeContext, equation: str, count: int) -> tuple:
+    text = equation.replace(" ", "")
+    lhs, arrow, rhs = text.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != count:
+        ctx.fail("einsum-equation", equation=equation, problem=f"it has {len(terms)} terms for {count} operands")
+    for term in terms + ([rhs] if arrow else []):
+        letters = term.replace("...", "")
+        if not all(c.isalpha() for c in letters) or "." in letters:
+            ctx.fail("einsum-equation", equation=equation, problem=f"`{term}` is not made of letters and `...`")
+    if not arrow:
+        seen = [c for t in terms for c in t.replace("...", "")]
+        rhs = ("..." if any("..." in t for t in terms) else "") + "".join(sorted(c for c in set(seen) if seen.count(c) == 1))
+    return terms, rhs
+
+
+@shape_rule("onnx_einsum")
+def einsum(ctx: ShapeContext) -> Any:
+    """`onnx.einsum((a, b, ...), equation)`: each letter names one size (equal wherever it
+    appears); `...` dims broadcast; the output lists its letters (implicitly: the letters seen
+    once, in alphabetical order, after the `...` dims)."""
+    (tup,) = ctx.args
+    fields = ctx.tuple_fields(tup)
+    if fields is None:
+        return ctx.tensor(None)
+    dtype = fields[0].dtype
+    for f in fields[1:]:
+        dtype = ctx.same_dtype(dtype, f.dtype)
+    terms, rhs = _einsum_terms(ctx, ctx.attr("equation"), len(fields))
+    if any(f.dims is None for f in fields):
+        return ctx.tensor(None, dtype)
+    sizes: dict = {}
+    ellipses = []
+    for term, f in zip(terms, fields):
+        ellipses.append(_einsum_operand(ctx, term, f, sizes))
+    batch = broadcast_dims(ctx, ellipses) or []
+    dims = []
+    for c in rhs.replace("...", "\0"):
+        if c == "\0":
+            dims.extend(batch)
+        elif c not in sizes:
+            ctx.fail("einsum-equation", equation=ctx.attr("equation"), problem=f"the output letter `{c}` names no input dim")
+        else:
+            dims.append(sizes[c])
+    return ctx.tensor(dims, dtype)
+
+
+def _einsum_operand(ctx: ShapeContext, term: str, arg: TensorArg, sizes: dict) -> list:
+    """Bind one operand's letters to its dims; returns the dims `...` stands for."""
+    head, dots, tail = term.partition("...")
+    named = len(head) + len(tail)
+    if arg.rank < named or (not dots and arg.rank != named):
+        ctx.fail("rank", arg=arg, expected=named, actual=arg.rank)
+    pairs = list(zip(head, arg.dims[:len(head)])) + list(zip(tail, arg.dims[arg.rank - len(tail):]))
+    for letter, d in pairs:
+        sizes[letter] = ctx.equal(sizes[letter], d, symbol=letter) if letter in sizes else d
+    return list(arg.dims[len(head):arg.rank - len(tail)]) if dots else []
+
+
+# shapes ----------------------------------------------------------------------------------------------
+@shape_rule("onnx_flatten")
+def flatten(ctx: ShapeContext) -> Any:
+    """`onnx.flatten(x, axis)`: the dims before axis multiply into the first, the rest into the
+    second (axis 0 gives (1, numel))."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor([ctx.unknown(), ctx.unknown()], value=data.value)
+    axis = ctx.attr("axis")
+    if not -data.rank <= axis <= data.rank:
+        ctx.fail("axis-out-of-range", axis=axis, rank=data.rank, name="axis")
+    axis = axis + data.rank if axis < 0 else axis
+    return ctx.tensor([product(ctx, data.dims[:axis]), product(ctx, data.dims[axis:])], value=data.value)
+
+
+@shape_rule("onnx_unsqueeze")
+def unsqueeze(ctx: ShapeContext) -> Any:
+    """`onnx.unsqueeze(x, axes)`: dims of 1 at the output positions `axes`."""
+    (data,) = ctx.args
+    axes = list(ctx.attr("axes"))
+    if data.dims is None:
+        return ctx.tensor(None, value=data.value)
+    rank = data.rank + len(axes)
+    chosen = set(distinct_axes(ctx, axes, rank, "axes"))
+    rest = iter(data.dims)
+    dims = [ctx.const(1) if i in chosen else next(rest) for i in range(rank)]
+    return ctx.tensor(dims, value=data.value)
+
+
+@shape_rule("onnx_expand")
+def expand(ctx: ShapeContext) -> Any:
+    """`onnx.expand(x, shape)`: x and the shape broadcast both ways (the shape may hold 1s
+    where x is larger, and fewer dims)."""
+    data, shape = ctx.args
+    target = shape_from_value(ctx, shape)
+    if target is None or data.dims is None:
+        return ctx.tensor(None)
+    return ctx.tensor(broadcast_dims(ctx, [list(data.dims), list(target)]), value=_expanded_value(ctx, data, target))
+
+
+def _expanded_value(ctx: ShapeContext, data: TensorArg, target: list) -> Optional[list]:
+    if data.value is None or len(data.value) != 1 or len(target) != 1:
+        return None
+    length = ctx.static(target[0])
+    return None if length is None or length > VALUE_LIMIT else [data.value[0]] * length
+
+
+def _slice_axes(ctx: ShapeContext, rank: int, axes: TensorArg, count: Optional[int]) -> Optional[list]:
+    """The sliced axes: the vector's values, or the leading `count` axes when it is empty."""
+    length = vector_length(ctx, axes)
+    if length == 0:
+        return None if count is None else list(range(count))
+    values = known_ints(ctx, axes)
+    return None if values is None else distinct_axes(ctx, values, rank, "axes")
+
+
+@shape_rule("onnx_slice")
+def onnx_slice(ctx: ShapeContext) -> Any:
+    """`onnx.slice(x, starts, ends, axes, steps)`: ONNX Slice-10+ (ends clamp; INT_MAX means
+    the end); an axis whose bounds are not known gets a `?` length."""
+    data, starts, ends, axes, steps = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    begin, end = known_ints(ctx, starts), known_ints(ctx, ends)
+    chosen = _slice_axes(ctx, data.rank, axes, vector_length(ctx, starts))
+    dims = list(data.dims)
+    if chosen is None:
+        return ctx.tensor([ctx.unknown() for _ in dims])
+    stride = [1] * len(chosen) if vector_length(ctx, steps) == 0 else known_ints(ctx, steps)
+    value = list(data.value) if data.value is not None and data.rank == 1 else None
+    for i, axis in enumerate(chosen):
+        if begin is None or end is None or stride is None or i >= min(len(begin), len(end), len(stride)):
+            dims[axis] = ctx.unknown()
+            value = None
+            continue
+        if stride[i] == 0:
+            ctx.fail("slice-steps", axis=axis)
+        dims[axis] = slice_length(ctx, data.dim(axis), begin[i], end[i], stride[i])
+        if value is not None:
+            value = value[slice(begin[i], end[i], stride[i])]
+    return ctx.tensor(dims, value=value)
+
+
+@shape_rule("onnx_tile")
+def tile(ctx: ShapeContext) -> Any:
+    """`onnx.tile(x, repeats)`: dim i is multiplied by repeats[i] (one entry per dim)."""
+    data, repeats = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    reps = known_ints(ctx, repeats)
+    if reps is None:
+        return ctx.tensor([ctx.unknown() for _ in data.dims])
+    require_length(ctx, "repeats", reps, (data.rank,))
+    require_entries(ctx, "repeats", reps, allow_zero=True)
+    value = list(data.value) * reps[0] if data.value is not None and data.rank == 1 else None
+    return ctx.tensor([d * r for d, r in zip(data.dims, reps)], value=value)
+
+
+@shape_rule("onnx_pad")
+def pad(ctx: ShapeContext) -> Any:
+    """`onnx.pad(x, pads, value, axes, mode)`: dim i grows by pads[i] + pads[i + n]."""
+    data, pads, _value, axes = ctx.args
+    require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "edge", "reflect", "wrap"))
+    if data.dims is None:
+        return ctx.tensor(None)
+    chosen = list(range(data.rank)) if vector_length(ctx, axes) == 0 else known_ints(ctx, axes)
+    widths = known_ints(ctx, pads)
+    dims = list(data.dims)
+    if chosen is None:
+        return ctx.tensor([ctx.unknown() for _ in dims])
+    chosen = distinct_axes(ctx, chosen, data.rank, "axes")
+    if widths is None:
+        for axis in chosen:
+            dims[axis] = ctx.unknown()
+        return ctx.tensor(dims)
+    require_length(ctx, "pads", widths, (2 * len(chosen),))
+    for i, axis in enumerate(chosen):
+        grow = widths[i] + widths[i + len(chosen)]
+        dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
+    return ctx.tensor(dims)
+
+
+@shape_rule("onnx_split")
+def split(ctx: ShapeContext) -> Any:
+    """`onnx.split(x, num_outputs, axis)`: parts of ceil(d / n); the last takes what is left."""
+    (data,) = ctx.args
+    parts = require_positive(ctx, "num_outputs", ctx.attr("num_outputs"))
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    whole = data.dim(axis)
+    chunk = (whole + (parts - 1)) // parts
+    last = whole - chunk * (parts - 1) if parts > 1 else whole
+    size = ctx.static(last)
+    if size is not None and size < 0:
+        ctx.fail("negative-dim", detail=f"the last of {parts} parts of {ctx.static(whole)}")
+    fields = []
+    for i in range(parts):
+        dims = list(data.dims)
+        dims[axis] = last if i == parts - 1 else chunk
+        fields.append(ctx.tensor(dims, data.dtype))
+    return ctx.tuple(fields)
+
+
+@shape_rule("onnx_split_sizes")
+def split_sizes(ctx: ShapeContext) -> Any:
+    """`onnx.split_sizes(x, split, num_outputs, axis)`: part i has split[i] elements along axis
+    (`?` while the sizes are not known); the sizes must add up to the dim."""
+    data, sizes_arg = ctx.args
+    parts = require_positive(ctx, "num_outputs", ctx.attr("num_outputs"))
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    sizes = known_ints(ctx, sizes_arg)
+    if sizes is not None:
+        require_length(ctx, "split", sizes, (parts,))
+        require_entries(ctx, "split", sizes, allow_zero=True)
+        ctx.equal(ctx.const(sum(sizes)), data.dim(axis))
+    fields = []
+    for i in range(parts):
+        dims = list(data.dims)
+        dims[axis] = ctx.unknown() if sizes is None else ctx.const(sizes[i])
+        fields.append(ctx.tensor(dims, data.dtype))
+    return ctx.tuple(fields)
+
+
+def _divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
+    """dim `axis` // factor, requiring an exact division."""
+    d = data.dim(axis)
+    size = ctx.static(d)
+    if size is not None and size % factor:
+        ctx.fail("not-divisible", arg=data, axis=axis, dim=d, factor=factor)
+    part = d // factor
+    ctx.equal(part * factor, d)
+    return part
+
+
+@shape_rule("onnx_depth_to_space")
+def depth_to_space(ctx: ShapeContext) -> Any:
+    """`onnx.depth_to_space(x, blocksize)`: (n, c, h, w) -> (n, c / b^2, h * b, w * b)."""
+    (data,) = ctx.args
+    block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
+    require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
+    ctx.require_rank(data, 4)
+    n, _, h, w = data.dims
+    return ctx.tensor([n, _divided(ctx, data, 1, block * block), h * block, w * block])
+
+
+@shape_rule("onnx_space_to_depth")
+def space_to_depth(ctx: ShapeContext) -> Any:
+    """`onnx.space_to_depth(x, blocksize)`: (n, c, h, w) -> (n, c * b^2, h / b, w / b)."""
+    (data,) = ctx.args
+    block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
+    require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
+    ctx.require_rank(data, 4)
+    n, c, _, _ = data.dims
+    return ctx.tensor([n, c * (block * block), _divided(ctx, data, 2, block), _divided(ctx, data, 3, block)])
+
+
+@shape_rule("onnx_same_shape")
+def same_shape(ctx: ShapeContext) -> Any:
+    """The first argument's shape (Trilu, CumSum)."""
+    return ctx.tensor(ctx.args[0].dims)
+
+
+@shape_rule("onnx_reduce")
+def reduce(ctx: ShapeContext) -> Any:
+    """`onnx.reduce(x, axes, kind, keepdims, noop_with_empty_axes)`: the listed axes are removed
+    (kept as 1s); while the axes are not known, the rank is (keepdims) or nothing is."""
+    data, axes_arg = ctx.args
+    require_choice(ctx, "kind", ctx.attr("kind"), REDUCTIONS)
+    keep = bool(ctx.attr("keepdims"))
+    length = vector_length(ctx, axes_arg)
+    if data.dims is None:
+        return ctx.tensor(None)
+    if length == 0:
+        if ctx.attr("noop_with_empty_axes"):
+            return ctx.tensor(data.dims)
+        chosen = set(range(data.rank))
+    else:
+        axes = known_ints(ctx, axes_arg)
+        if axes is None:
+            return ctx.tensor([ctx.unknown() for _ in data.dims] if keep else None)
+        chosen = set(distinct_axes(ctx, axes, data.rank, "axes"))
+    dims = [ctx.const(1) if i in chosen else d for i, d in enumerate(data.dims) if keep or i not in chosen]
+    return ctx.tensor(dims)
+
+
+REDUCTIONS = ("sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "log_sum_exp")
+
+
+# indexing -----------------------------------------------------------------------------------------
+@shape_rule("onnx_gather_elements")
+def gather_elements(ctx: ShapeContext) -> Any:
+    """`onnx.gather_elements(x, indices, axis)`: the result is shaped like indices (same rank
+    as x)."""
+    data, indices = ctx.args
+    if data.dims is not None:
+        ctx.require_rank(indices, data.rank)
+        normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    return ctx.tensor(indices.dims)
+
+
+@shape_rule("onnx_gather_nd")
+def gather_nd(ctx: ShapeContext) -> Any:
+    """`onnx.gather_nd(x, indices, batch_dims)`: indices (*b, *q, m) pick slices of x after
+    its first batch_dims + m dims: (*b, *q, *rest)."""
+    data, indices = ctx.args
+    batch = ctx.attr("batch_dims")
+    if data.dims is None or indices.dims is None or indices.rank < 1:
+        return ctx.tensor(None)
+    m = ctx.static(indices.dim(-1))
+    if m is None:
+        return ctx.tensor(None)
+    if batch + m > data.rank:
+        ctx.fail("rank-too-small", arg=data, needed=batch + m, rank=data.rank)
+    for i in range(batch):
+        ctx.equal(data.dim(i), indices.dim(i))
+    return ctx.tensor(list(indices.dims[:-1]) + list(data.dims[batch + m:]))
+
+
+@shape_rule("onnx_scatter")
+def scatter(ctx: ShapeContext) -> Any:
+    """ScatterElements / ScatterND: the result is shaped like the data."""
+    require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "add", "mul", "max", "min"))
+    return ctx.tensor(ctx.args[0].dims)
+
+
+@shape_rule("onnx_topk")
+def topk(ctx: ShapeContext) -> Any:
+    """`onnx.topk(x, k, axis)`: dim `axis` becomes k (it must hold at least k)."""
+    data, k_arg = ctx.args
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    dims = list(data.dims)
+    k = known_ints(ctx, k_arg)
+    if k is None or len(k) != 1:
+        dims[axis] = ctx.unknown()
+    else:
+        ctx.within(dims[axis], k[0], None)
+        dims[axis] = ctx.const(k[0])
+    return ctx.tuple([ctx.tensor(dims), ctx.tensor(list(dims), "int64")])
+
+
+@shape_rule("onnx_one_hot")
+def one_hot(ctx: ShapeContext) -> Any:
+    """`onnx.one_hot(indices, depth, values, axis)`: a new dim of size depth at axis."""
+    indices, depth_arg, values = ctx.args
+    if indices.dims is None:
+        return ctx.tensor(None, values.dtype)
+    depth = known_ints(ctx, depth_arg)
+    size = ctx.unknown() if depth is None or len(depth) != 1 else ctx.const(depth[0])
+    rank = indices.rank + 1
+    axis = ctx.attr("axis")
+    if not -rank <= axis < rank:
+        ctx.fail("axis-out-of-range", axis=axis, rank=rank, name="axis")
+    dims = list(indices.dims)
+    dims.insert(axis + rank if axis < 0 else axis, size)
+    return ctx.tensor(dims, values.dtype)
+
+
+# convolution and pooling --------------------------------------------------------------------------
+def _spatial_attrs(ctx: ShapeContext, k: int) -> tuple:
+    """(pads as [(begin, end)], strides, dilations, auto_pad) for k spatial dims."""
+    auto_pad = require_choice(ctx, "auto_pad", ctx.attr("auto_pad"), ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"))
+    pads = _attr_list(ctx, "pads", 2 * k, 0, 0)
+    strides = _attr_list(ctx, "strides", k, 1, 1)
+    dilations = _attr_list(ctx, "dilations", k, 1, 1)
+    if auto_pad != "NOTSET":
+        pads = [0] * (2 * k)
+    return [(pads[i], pads[i + k]) for i in range(k)], strides, dilations, auto_pad
+
+
+def window(ctx: ShapeContext, data: TensorArg, axis: int, kernel: Any, pad: tuple, stride: int, dilation: int,
+           auto_pad: str, ceil: bool = False) -> Any:
+    """The output length of one sliding-window dim under ONNX's rules."""
+    size = data.dim(axis)
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return (size + (stride - 1)) // stride
+    if not ceil:
+        return window_output(ctx, data, axis, size, kernel, pad[0] + pad[1], stride, dilation)
+    span = (kernel - 1) * dilation + 1
+    padded = size + (pad[0] + pad[1])
+    counted = (padded - span + (stride - 1)) // stride + 1
+    exact = ctx.static(counted)
+    if exact is not None and ctx.static(size) is not None:
+        starts_in_input = (exact - 1) * stride < ctx.static(size) + pad[0]
+        return ctx.const(exact if starts_in_input else exact - 1)
+    known_span = ctx.static(span)
+    if known_span is not None and pad[1] + stride <= known_span:
+        return counted  # the last window always starts inside the input or its begin padding
+    return ctx.unknown()
+
+
+def _conv_rank(ctx: ShapeContext, data: TensorArg, weight: TensorArg) -> Optional[int]:
+    rank = data.rank if data.dims is not None else weight.rank
+    if rank is None:
+        return None
+    if rank < 3:
+        ctx.fail("rank-too-small", arg=data if data.dims is not None else weight, needed=3, rank=rank)
+    ctx.require_rank(data, rank)
+    ctx.require_rank(weight, rank)
+    return rank
+
+
+@shape_rule("onnx_conv")
+def conv(ctx: ShapeContext) -> Any:
+    """`onnx.conv(x, w)`: x (n, c, *s), w (m, c / group, *k) -> (n, m, *windows)."""
+    data, weight = ctx.args
+    rank = _conv_rank(ctx, data, weight)
+    if rank is None:
+        return ctx.tensor(None)
+    group = require_positive(ctx, "group", ctx.attr("group"))
+    ctx.equal(data.dim(1), weight.dim(1) * group, symbol="in_channels")
+    pads, strides, dilations, auto_pad = _spatial_attrs(ctx, rank - 2)
+    spatial = [window(ctx, data, 2 + i, weight.dim(2 + i), pads[i], strides[i], dilations[i], auto_pad)
+               for i in range(rank - 2)]
+    return ctx.tensor([data.dim(0), weight.dim(0)] + spatial)
+
+
+@shape_rule("onnx_conv_transpose")
+def conv_transpose(ctx: ShapeContext) -> Any:
+    """`onnx.conv_transpose(x, w)`: w (c, m / group, *k); each spatial dim becomes
+    stride * (in - 1) + output_padding + span - pads (or output_shape, or in * stride for SAME)."""
+    data, weight = ctx.args
+    rank = _conv_rank(ctx, data, weight)
+    if rank is None:
+        return ctx.tensor(None)
+    k = rank - 2
+    group = require_positive(ctx, "group", ctx.attr("group"))
+    ctx.equal(data.dim(1), weight.dim(0), symbol="in_channels")
+    pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)
+    extra = _attr_list(ctx, "output_padding", k, 0, 0)
+    shape = ctx.attr("output_shape")
+    spatial = []
+    for i in range(k):
+        if shape is not None:
+            spatial.append(ctx.const(list(shape)[-k + i]))
+        elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            spatial.append(data.dim(2 + i) * strides[i])
+        else:
+            span = (weight.dim(2 + i) - 1) * dilations[i] + 1
+            grown = (data.dim(2 + i) - 1) * strides[i] + span + extra[i]
+            cut = pads[i][0] + pads[i][1]
+            spatial.append(grown - cut if cut else grown)
+    return ctx.tensor([data.dim(0), weight.dim(1) * group] + spatial)
+
+
+@shape_rule("onnx_pool")
+def pool(ctx: ShapeContext) -> Any:
+    """`onnx.max_pool` / `avg_pool` / `lp_pool(x, kernel_shape, ...)`: (n, c, *windows)."""
+    (data,) = ctx.args
+    kernel = require_entries(ctx, "kernel_shape", list(ctx.attr("kernel_shape")))
+    k = len(kernel)
+    ctx.require_rank(data, k + 2)
+    pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)
+    ceil = bool(ctx.attr("ceil_mode"))
+    spatial = [window(ctx, data, 2 + i, ctx.const(kernel[i]), pads[i], strides[i], dilations[i], auto_pad, ceil)
+               for i in range(k)]
+    return ctx.tensor([data.dim(0), data.dim(1)] + spatial)
+
+
+@shape_rule("onnx_pool_indices")
+def pool_indices(ctx: ShapeContext) -> Any:
+    """`onnx.max_pool_indices(x, ...)`: the pooled values and their int64 positions."""
+    values = pool(ctx)
+    return ctx.tuple([values, ctx.tensor(list(values.dims) if values.dims is not None else None, "int64")])
+
+
+@shape_rule("onnx_global_pool")
+def global_pool(ctx: ShapeContext) -> Any:
+    """Global pooling: (n, c, *s) -> (n, c, 1, ...)."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    return ctx.tensor(list(data.dims[:2]) + [ctx.const(1)] * (data.rank - 2))
+
+
+# normalization --------------------------------------------------------------------------------------
+def _normalized_axis(ctx: ShapeContext, data: TensorArg) -> int:
+    return normalize_axis(ctx, ctx.attr("axis"), data.rank)
+
+
+@shape_rule("onnx_layer_norm")
+def layer_norm(ctx: ShapeContext) -> Any:
+    """`onnx.layer_norm(x, scale, bias, axis)`: scale and bias broadcast to x's dims from axis
+    on; (y, mean, inverse std dev), the statistics with 1s for the normalized dims."""
+    data, scale, bias = ctx.args
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None), ctx.tensor(None), ctx.tensor(None)])
+    axis = _normalized_axis(ctx, data)
+    normalized = list(data.dims[axis:])
+    broadcast_into(ctx, scale, normalized)
+    broadcast_into(ctx, bias, normalized)
+    stats = list(data.dims[:axis]) + [ctx.const(1)] * (data.rank - axis)
+    return ctx.tuple([ctx.tensor(data.dims), ctx.tensor(stats), ctx.tensor(list(stats))])
+
+
+@shape_rule("onnx_batch_norm_train")
+def batch_norm_train(ctx: ShapeContext) -> Any:
+    """`onnx.batch_norm_train(x, scale, bias, mean, var)`: the four vectors are as long as the
+    channels (dim 1); (y, running mean, running variance)."""
+    data = ctx.args[0]
+    channels = None if data.dims is None else _channels(ctx, data)
+    for p in ctx.args[1:]:
+        ctx.require_rank(p, 1)
+        channels = p.dim(0) if channels is None else ctx.equal(channels, p.dim(0), symbol="channels")
+    return ctx.tuple([ctx.tensor(data.dims), ctx.tensor([channels]), ctx.tensor([channels])])
+
+
+@shape_rule("onnx_rms_norm")
+def rms_norm(ctx: ShapeContext) -> Any:
+    """`onnx.rms_norm(x, scale, axis)`: scale broadcasts to x's dims from axis on."""
+    data, scale = ctx.args
+    if data.dims is not None:
+        broadcast_into(ctx, scale, list(data.dims[_normalized_axis(ctx, data):]))
+    return ctx.tensor(data.dims)
+
+
+def _channels(ctx: ShapeContext, data: TensorArg) -> Any:
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    return data.dim(1)
+
+
+@shape_rule("onnx_channel_norm")
+def channel_norm(ctx: ShapeContext) -> Any:
+    """`onnx.instance_norm(x, scale, bias)`: scale and bias are as long as the channels."""
+    data, scale, bias = ctx.args
+    for p in (scale, bias):
+        ctx.require_rank(p, 1)
+    if data.dims is not None:
+        channels = _channels(ctx, data)
+        for p in (scale, bias):
+            ctx.equal(channels, p.dim(0), symbol="channels")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("onnx_group_norm")
+def group_norm(ctx: ShapeContext) -> Any:
+    """`onnx.group_norm(x, scale, bias, num_groups)`: the channels divide into num_groups;
+    scale and bias have one entry per channel."""
+    data, scale, bias = ctx.args
+    groups = require_positive(ctx, "num_groups", ctx.attr("num_groups"))
+    for p in (scale, bias):
+        ctx.require_rank(p, 1)
+    if data.dims is not None:
+        _channels(ctx, data)
+        _divided(ctx, data, 1, groups)
+        for p in (scale, bias):
+            ctx.equal(data.dim(1), p.dim(0), symbol="channels")
+    return ctx.tensor(data.dims)

@@ -1,0 +1,727 @@
+"""NumPy kernels of the ONNX operators in stdlib/onnx.rly, following the ONNX operator
+specification (written from it, independently of the shape rules, so the two check each other).
+
+Convolutions and pools work over any number of spatial dims; `auto_pad` SAME splits the total
+padding with the extra element at the end (SAME_UPPER) or the beginning (SAME_LOWER).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from . import kernel
+from .elementwise import same_dtype
+
+
+def _ints(t: np.ndarray) -> list:
+    return [int(v) for v in np.asarray(t).reshape(-1)]
+
+
+# constants and dtypes -----------------------------------------------------------------------------
+@kernel("onnx.constant")
+def constant(*, values: Any, shape: Sequence[int], dtype: str) -> np.ndarray:
+    """The attribute's values, reshaped."""
+    items = list(values) if isinstance(values, (list, tuple)) else [values]
+    return np.asarray(items, dtype=dtype).reshape(tuple(shape))
+
+
+@kernel("onnx.cast_like")
+def cast_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """data in like's element type."""
+    return data.astype(like.dtype)
+
+
+@kernel("onnx.eye_like")
+def eye_like(data: np.ndarray, *, k: int, dtype: str) -> np.ndarray:
+    """Ones on the k-th diagonal."""
+    return np.eye(data.shape[0], data.shape[1], k=k, dtype=dtype or data.dtype)
+
+
+# linear algebra -------------------------------------------------------------------------------------
+@kernel("onnx.matmul")
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """NumPy matmul (integer products wrap in the operands' type)."""
+    return same_dtype(a, np.matmul(a, b))
+
+
+@kernel("onnx.einsum")
+def einsum(operands: tuple, *, equation: str) -> np.ndarray:
+    """NumPy einsum in the operands' type."""
+    return same_dtype(operands[0], np.einsum(equation.replace(" ", ""), *operands))
+
+
+# shapes ---------------------------------------------------------------------------------------------
+@kernel("onnx.flatten")
+def flatten(data: np.ndarray, *, axis: int) -> np.ndarray:
+    """To 2-D at axis."""
+    axis = axis + data.ndim if axis < 0 else axis
+    rows = int(np.prod(data.shape[:axis], dtype=np.int64))
+    return data.reshape(rows, int(np.prod(data.shape[axis:], dtype=np.int64)))
+
+
+@kernel("onnx.unsqueeze")
+def unsqueeze(data: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
+    """Dims of 1 at output positions."""
+    rank = data.ndim + len(axes)
+    return np.expand_dims(data, tuple(sorted(a + rank if a < 0 else a for a in axes)))
+
+
+@kernel("onnx.expand")
+def expand(data: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    """Bidirectional broadcast: data times ones of the shape."""
+    target = np.broadcast_shapes(data.shape, tuple(_ints(shape)))
+    return np.broadcast_to(data, target).copy()
+
+
+def _slices(rank: int, starts: list, ends: list, axes: list, steps: list) -> tuple:
+    index = [slice(None)] * rank
+    axes = axes or list(range(len(starts)))
+    steps = steps or [1] * len(axes)
+    for b, e, a, s in zip(starts, ends, axes, steps):
+        index[a + rank if a < 0 else a] = slice(b, e, s)
+    return tuple(index)
+
+
+@kernel("onnx.slice")
+def onnx_slice(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, axes: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Python slicing per listed axis (ONNX clamps the same way)."""
+    if 0 in _ints(steps):
+        raise ValueError("a slice step of 0")
+    return data[_slices(data.ndim, _ints(starts), _ints(ends), _ints(axes), _ints(steps))].copy()
+
+
+@kernel("onnx.tile")
+def tile(data: np.ndarray, repeats: np.ndarray) -> np.ndarray:
+    """np.tile with one repeat per dim."""
+    return np.tile(data, tuple(_ints(repeats)))
+
+
+@kernel("onnx.pad")
+def pad(data: np.ndarray, pads: np.ndarray, value: np.ndarray, axes: np.ndarray, *, mode: str) -> np.ndarray:
+    """ONNX Pad: negative pads crop first, then np.pad with the mode."""
+    chosen = [a + data.ndim if a < 0 else a for a in _ints(axes)] or list(range(data.ndim))
+    widths = _ints(pads)
+    pairs = [(0, 0)] * data.ndim
+    for i, a in enumerate(chosen):
+        pairs[a] = (widths[i], widths[i + len(chosen)])
+    crop = tuple(slice(max(0, -b), d - max(0, -e)) for d, (b, e) in zip(data.shape, pairs))
+    cropped = data[crop]
+    grow = [(max(0, b), max(0, e)) for b, e in pairs]
+    if mode == "constant":
+        fill = np.asarray(value).reshape(-1)
+        return np.pad(cropped, grow, constant_values=fill[0] if fill.size else 0).astype(data.dtype)
+    return np.pad(cropped, grow, mode={"edge": "edge", "reflect": "reflect", "wrap": "wrap"}[mode])
+
+
+@kernel("onnx.split")
+def split(data: np.ndarray, *, num_outputs: int, axis: int) -> tuple:
+    """Parts of ceil(d / n) along axis, the last one smaller."""
+    axis = axis + data.ndim if axis < 0 else axis
+    whole = data.shape[axis]
+    chunk = -(-whole // num_outputs)
+    bounds = [min(i * chunk, whole) for i in range(num_outputs)] + [whole]
+    return tuple(np.take(data, np.arange(bounds[i], bounds[i + 1]), axis=axis) for i in range(num_outputs))
+
+
+@kernel("onnx.split_sizes")
+def split_sizes(data: np.ndarray, split: np.ndarray, *, num_outputs: int, axis: int) -> tuple:
+    """Parts of the given sizes along axis."""
+    bounds = np.cumsum([0] + _ints(split))
+    return tuple(np.take(data, np.arange(bounds[i], bounds[i + 1]), axis=axis) for i in range(num_outputs))
+
+
+@kernel("onnx.reduce")
+def reduce(data: np.ndarray, axes: np.ndarray, *, kind: str, keepdims: bool, noop_with_empty_axes: bool) -> np.ndarray:
+    """ONNX reductions; an empty set gives the identity (0, 1, the lowest or highest value)."""
+    chosen = _ints(axes)
+    if not chosen and noop_with_empty_axes:
+        return data.copy()
+    picked = tuple(sorted(a + data.ndim if a < 0 else a for a in chosen)) if chosen else tuple(range(data.ndim))
+    x = data.astype(np.float64) if data.dtype.kind == "f" else data
+    kw = {"axis": picked, "keepdims": bool(keepdims)}
+    if kind in ("max", "min"):
+        fn = np.max if kind == "max" else np.min
+        initial = _lowest(data.dtype) if kind == "max" else _highest(data.dtype)
+        return np.asarray(fn(data, initial=initial, **kw)).astype(data.dtype)
+    out = _REDUCTIONS[kind](x, kw)
+    return np.asarray(out).astype(data.dtype)
+
+
+_REDUCTIONS = {
+    "sum": lambda x, kw: np.sum(x, **kw),
+    "mean": lambda x, kw: np.mean(x, **kw),
+    "prod": lambda x, kw: np.prod(x, **kw),
+    "l1": lambda x, kw: np.sum(np.abs(x), **kw),
+    "l2": lambda x, kw: np.sqrt(np.sum(x * x, **kw)),
+    "sum_square": lambda x, kw: np.sum(x * x, **kw),
+    "log_sum": lambda x, kw: np.log(np.sum(x, **kw)),
+    "log_sum_exp": lambda x, kw: np.log(np.sum(np.exp(x), **kw)),
+}
+
+
+def _highest(dtype: np.dtype) -> Any:
+    if dtype.kind == "f":
+        return np.inf
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).max
+
+
+@kernel("onnx.depth_to_space")
+def depth_to_space(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray:
+    """Rearrange channel blocks into spatial blocks."""
+    n, c, h, w = data.shape
+    b = blocksize
+    if mode == "DCR":
+        t = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        t = data.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return t.reshape(n, c // (b * b), h * b, w * b)
+
+
+@kernel("onnx.space_to_depth")
+def space_to_depth(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray:
+    """Rearrange spatial blocks into channels."""
+    n, c, h, w = data.shape
+    b = blocksize
+    t = data.reshape(n, c, h // b, b, w // b, b)
+    t = t.transpose(0, 3, 5, 1, 2, 4) if mode == "DCR" else t.transpose(0, 1, 3, 5, 2, 4)
+    return t.reshape(n, c * b * b, h // b, w // b)
+
+
+@kernel("onnx.trilu")
+def trilu(data: np.ndarray, k: np.ndarray, *, upper: bool) -> np.ndarray:
+    """The upper or lower triangle of the last two dims."""
+    shift = _ints(k)[0] if np.asarray(k).size else 0
+    return np.triu(data, shift) if upper else np.tril(data, shift)
+
+
+# indexing -------------------------------------------------------------------------------------------
+def _wrapped(indices: np.ndarray, size: int) -> np.ndarray:
+    return np.where(indices < 0, indices + size, indices)
+
+
+@kernel("onnx.gather_elements")
+def gather_elements(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+    """np.take_along_axis with negative indices counted from the end."""
+    axis = axis + data.ndim if axis < 0 else axis
+    return np.take_along_axis(data, _wrapped(indices, data.shape[axis]).astype(np.int64), axis=axis)
+
+
+@kernel("onnx.gather_nd")
+def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int) -> np.ndarray:
+    """Slices of data at the index tuples in the last dim of indices."""
+    batch = data.shape[:batch_dims]
+    count = int(np.prod(batch, dtype=np.int64))
+    flat_data = data.reshape((count,) + data.shape[batch_dims:])
+    flat_idx = indices.reshape((count,) + indices.shape[batch_dims:])
+    m = indices.shape[-1]
+    rest = data.shape[batch_dims + m:]
+    out = []
+    for b in range(count):
+        tuples = flat_idx[b].reshape(-1, m)
+        picked = [flat_data[b][tuple(_wrapped(t, np.array(data.shape[batch_dims:batch_dims + m])))] for t in tuples]
+        out.append(np.asarray(picked, dtype=data.dtype).reshape(flat_idx[b].shape[:-1] + rest))
+    return np.asarray(out, dtype=data.dtype).reshape(indices.shape[:-1] + rest)
+
+
+_REDUCE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+@kernel("onnx.scatter_elements")
+def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int, reduction: str) -> np.ndarray:
+    """data with updates written along axis at indices."""
+    axis = axis + data.ndim if axis < 0 else axis
+    out = data.copy()
+    idx = _wrapped(indices, data.shape[axis])
+    for pos in np.ndindex(*indices.shape):
+        target = list(pos)
+        target[axis] = int(idx[pos])
+        target = tuple(target)
+        out[target] = updates[pos] if reduction == "none" else _REDUCE[reduction](out[target], updates[pos])
+    return out
+
+
+@kernel("onnx.scatter_nd")
+def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, reduction: str) -> np.ndarray:
+    """data with update slices written at the index tuples."""
+    out = data.copy()
+    m = indices.shape[-1]
+    for pos in np.ndindex(*indices.shape[:-1]):
+        target = tuple(int(v) for v in _wrapped(indices[pos], np.array(data.shape[:m])))
+        out[target] = updates[pos] if reduction == "none" else _REDUCE[reduction](out[target], updates[pos])
+    return out
+
+
+def _cumulative(data: np.ndarray, axis_arg: np.ndarray, exclusive: bool, reverse: bool, fn: Any, unit: int) -> np.ndarray:
+    axis = _ints(axis_arg)[0]
+    axis = axis + data.ndim if axis < 0 else axis
+    x = np.flip(data, axis) if reverse else data
+    out = fn(x, axis=axis, dtype=data.dtype)
+    if exclusive:
+        out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), unit), np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+@kernel("onnx.cumsum")
+def cumsum(data: np.ndarray, axis: np.ndarray, *, exclusive: bool, reverse: bool) -> np.ndarray:
+    """Running sums along axis."""
+    return _cumulative(data, axis, exclusive, reverse, np.cumsum, 0)
+
+
+@kernel("onnx.cumprod")
+def cumprod(data: np.ndarray, axis: np.ndarray, *, exclusive: bool, reverse: bool) -> np.ndarray:
+    """Running products along axis."""
+    return _cumulative(data, axis, exclusive, reverse, np.cumprod, 1)
+
+
+@kernel("onnx.topk")
+def topk(data: np.ndarray, k: np.ndarray, *, axis: int, largest: bool) -> tuple:
+    """The k largest (smallest) along axis, sorted; ties keep the lower index first."""
+    count = _ints(k)[0]
+    keys = -data if largest and data.dtype.kind != "u" else data
+    if largest and data.dtype.kind == "u":
+        keys = np.iinfo(data.dtype).max - data
+    order = np.argsort(keys, axis=axis, kind="stable")
+    order = np.take(order, np.arange(count), axis=axis)
+    return np.take_along_axis(data, order, axis=axis), order.astype(np.int64)
+
+
+@kernel("onnx.one_hot")
+def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis: int) -> np.ndarray:
+    """values[1] where the new dim equals the index, values[0] elsewhere."""
+    size = int(np.asarray(depth).reshape(-1)[0])
+    idx = np.asarray(indices).astype(np.int64)
+    idx = np.where(idx < 0, idx + size, idx)
+    hot = idx[..., None] == np.arange(size)
+    off, on = np.asarray(values).reshape(-1)[:2]
+    out = np.where(hot, on, off).astype(values.dtype)
+    rank = indices.ndim + 1
+    return np.moveaxis(out, -1, axis + rank if axis < 0 else axis)
+
+
+# convolution and pooling ------------------------------------------------------------------------------
+def _geometry(shape: Sequence[int], kernel: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
+              strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool = False) -> tuple:
+    """(begin pads, output sizes, strides, dilations) of a sliding window over `shape`."""
+    k = len(shape)
+    strides = list(strides or [1] * k)
+    dilations = list(dilations or [1] * k)
+    spans = [(kernel[i] - 1) * dilations[i] + 1 for i in range(k)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out = [-(-shape[i] // strides[i]) for i in range(k)]
+        total = [max(0, (out[i] - 1) * strides[i] + spans[i] - shape[i]) for i in range(k)]
+        begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        return begin, out, strides, dilations
+    explicit = list(pads or [0] * (2 * k)) if auto_pad == "NOTSET" else [0] * (2 * k)
+    begin, out = explicit[:k], []
+    for i in range(k):
+        padded = shape[i] + explicit[i] + explicit[i + k]
+        if ceil_mode:
+            n = -(-(padded - spans[i]) // strides[i]) + 1
+            if (n - 1) * strides[i] >= shape[i] + explicit[i]:
+                n -= 1
+        else:
+            n = (padded - spans[i]) // strides[i] + 1
+        out.append(n)
+    return begin, out, strides, dilations
+
+
+def _window_view(x: np.ndarray, begin: list, out: list, strides: list, dilations: list, offset: tuple, fill: Any) -> tuple:
+    """The elements at one kernel offset for every output position: (values, inside mask)."""
+    k = len(out)
+    index = []
+    inside = np.ones(out, dtype=bool)
+    for i in range(k):
+        pos = np.arange(out[i]) * strides[i] + offset[i] * dilations[i] - begin[i]
+        ok = (pos >= 0) & (pos < x.shape[2 + i])
+        shape = [1] * k
+        shape[i] = out[i]
+        inside = inside & ok.reshape(shape)
+        index.append(np.clip(pos, 0, max(x.shape[2 + i] - 1, 0)).reshape(shape))
+    values = x[(slice(None), slice(None)) + tuple(index)]
+    return np.where(inside, values, fill), inside
+
+
+@kernel("onnx.conv")
+def conv(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[Sequence[int]],
+         strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], group: int) -> np.ndarray:
+    """N-d cross-correlation with groups; padding is zeros."""
+    kernel_shape = weight.shape[2:]
+    begin, out, strides_, dilations_ = _geometry(data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations)
+    n, c = data.shape[:2]
+    m = weight.shape[0]
+    cg, mg = c // group, m // group
+    acc = np.zeros((n, m) + tuple(out), dtype=np.float64 if data.dtype.kind == "f" else data.dtype)
+    for offset in itertools.product(*(range(s) for s in kernel_shape)):
+        values, _ = _window_view(data, begin, out, strides_, dilations_, offset, 0)
+        for g in range(group):
+            w = weight[(slice(g * mg, (g + 1) * mg), slice(None)) + offset]
+            acc[:, g * mg:(g + 1) * mg] += np.einsum("nc...,mc->nm...", values[:, g * cg:(g + 1) * cg], w)
+    return acc.astype(data.dtype)
+
+
+@kernel("onnx.conv_transpose")
+def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[Sequence[int]],
+                   strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]],
+                   output_padding: Optional[Sequence[int]], output_shape: Optional[Sequence[int]], group: int) -> np.ndarray:
+    """Each input element scatters a scaled kernel; the full result is cut by the pads."""
+    k = data.ndim - 2
+    strides_ = list(strides or [1] * k)
+    dil = list(dilations or [1] * k)
+    extra = list(output_padding or [0] * k)
+    kernel_shape = weight.shape[2:]
+    spans = [(kernel_shape[i] - 1) * dil[i] + 1 for i in range(k)]
+    full = [strides_[i] * (data.shape[2 + i] - 1) + spans[i] + extra[i] for i in range(k)]
+    begin, out = _transpose_crop(data.shape[2:], full, auto_pad, pads, output_shape, strides_)
+    n, c = data.shape[:2]
+    mg = weight.shape[1]
+    cg = c // group
+    acc = np.zeros((n, mg * group) + tuple(max(f, b + o) for f, b, o in zip(full, begin, out)), dtype=np.float64)
+    for offset in itertools.product(*(range(s) for s in kernel_shape)):
+        target = tuple(slice(offset[i] * dil[i], offset[i] * dil[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
+        for g in range(group):
+            w = weight[(slice(g * cg, (g + 1) * cg), slice(None)) + offset]
+            acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum("nc...,cm->nm...", data[:, g * cg:(g + 1) * cg], w)
+    window = tuple(slice(b, b + o) for b, o in zip(begin, out))
+    return acc[(slice(None), slice(None)) + window].astype(data.dtype)
+
+
+def _transpose_crop(shape: Sequence[int], full: list, auto_pad: str, pads: Optional[Sequence[int]],
+                    output_shape: Optional[Sequence[int]], strides: list) -> tuple:
+    """(begin offsets, output sizes) of a transposed convolution's result inside the full one."""
+    k = len(full)
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out = list(output_shape)[-k:] if output_shape else [shape[i] * strides[i] for i in range(k)]
+        total = [full[i] - out[i] for i in range(k)]
+        begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        return begin, out
+    explicit = list(pads or [0] * (2 * k))
+    begin = explicit[:k]
+    if output_shape:
+        return begin, list(output_shape)[-k:]
+    return begin, [full[i] - explicit[i] - explicit[i + k] for i in range(k)]
+
+
+def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
+          strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool, kind: str,
+          count_include_pad: bool = False, p: int = 2) -> np.ndarray:
+    begin, out, strides_, dilations_ = _geometry(data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode)
+    k = len(out)
+    explicit = list(pads or [0] * (2 * k)) if auto_pad == "NOTSET" else None
+    x = data.astype(np.float64) if kind != "max" else data
+    total = None
+    count = np.zeros(out)
+    for offset in itertools.product(*(range(s) for s in kernel_shape)):
+        fill = _lowest(data.dtype) if kind == "max" else 0
+        values, inside = _window_view(x, begin, out, strides_, dilations_, offset, fill)
+        if kind == "max":
+            total = values if total is None else np.maximum(total, values)
+            continue
+        term = np.abs(values) ** p if kind == "lp" else values
+        total = term if total is None else total + term
+        count += _counted(inside, data.shape[2:], begin, out, strides_, dilations_, offset, explicit, count_include_pad, auto_pad)
+    if kind == "max":
+        return total.astype(data.dtype)
+    if kind == "lp":
+        return (total ** (1.0 / p)).astype(data.dtype)
+    return np.where(count > 0, total / np.maximum(count, 1), 0).astype(data.dtype)
+
+
+def _counted(inside: np.ndarray, shape: Sequence[int], begin: list, out: list, strides: list, dilations: list,
+             offset: tuple, explicit: Optional[list], count_include_pad: bool, auto_pad: str) -> np.ndarray:
+    """Which window positions count toward an average: inside the input, or (count_include_pad)
+    inside the input plus its padding (explicit pads, or SAME's computed ones)."""
+    if not count_include_pad:
+        return inside.astype(np.float64)
+    k = len(out)
+    ok = np.ones(out, dtype=bool)
+    for i in range(k):
+        pos = np.arange(out[i]) * strides[i] + offset[i] * dilations[i] - begin[i]
+        end_pad = explicit[i + k] if explicit is not None else _same_end(shape[i], out[i], strides[i], dilations[i], begin[i])
+        valid = (pos >= -begin[i]) & (pos < shape[i] + end_pad)
+        reshape = [1] * k
+        reshape[i] = out[i]
+        ok = ok & valid.reshape(reshape)
+    return ok.astype(np.float64)
+
+
+def _same_end(size: int, out: int, stride: int, dilation: int, begin: int) -> int:
+    return max(0, (out - 1) * stride + 1 - size - begin)
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    if dtype.kind == "f":
+        return -np.inf
+    if dtype.kind == "b":
+        return False
+    return np.iinfo(dtype).min
+
+
+@kernel("onnx.max_pool")
+def max_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
+             strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool) -> np.ndarray:
+    """The maximum of each window (padding never wins)."""
+    return _pool(data, kernel_shape, auto_pad, pads, strides, dilations, ceil_mode, "max")
+
+
+@kernel("onnx.avg_pool")
+def avg_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
+             strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool,
+             count_include_pad: bool) -> np.ndarray:
+    """The mean of each window (padding counted with count_include_pad)."""
+    return _pool(data, kernel_shape, auto_pad, pads, strides, dilations, ceil_mode, "avg", count_include_pad)
+
+
+@kernel("onnx.lp_pool")
+def lp_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
+            strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool, p: int) -> np.ndarray:
+    """The p-norm of each window."""
+    return _pool(data, kernel_shape, auto_pad, pads, strides, dilations, ceil_mode, "lp", p=p)
+
+
+@kernel("onnx.max_pool_indices")
+def max_pool_indices(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
+                     strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool,
+                     storage_order: int) -> tuple:
+    """(maximum of each window, its position in the flattened input; the first maximum wins)."""
+    begin, out, strides_, dilations_ = _geometry(data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode)
+    spatial = data.shape[2:]
+    best, where = None, None
+    for offset in itertools.product(*(range(s) for s in kernel_shape)):
+        values, inside = _window_view(data, begin, out, strides_, dilations_, offset, _lowest(data.dtype))
+        flat = _flat_positions(spatial, begin, out, strides_, dilations_, offset, storage_order)
+        if best is None:
+            best, where = values, np.broadcast_to(flat, values.shape).copy()
+            continue
+        better = values > best
+        best = np.where(better, values, best)
+        where = np.where(better, flat, where)
+    n, c = data.shape[:2]
+    base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * int(np.prod(spatial, dtype=np.int64))
+    return best.astype(data.dtype), (where + base.reshape((n, c) + (1,) * len(out))).astype(np.int64)
+
+
+def _flat_positions(spatial: Sequence[int], begin: list, out: list, strides: list, dilations: list, offset: tuple,
+                    storage_order: int) -> np.ndarray:
+    """The flattened spatial position each output reads at one kernel offset."""
+    k = len(out)
+    total = np.zeros(out, dtype=np.int64)
+    order = range(k) if not storage_order else reversed(range(k))
+    scale = 1
+    for i in reversed(list(order)):
+        pos = np.clip(np.arange(out[i]) * strides[i] + offset[i] * dilations[i] - begin[i], 0, spatial[i] - 1)
+        shape = [1] * k
+        shape[i] = out[i]
+        total = total + pos.reshape(shape) * scale
+        scale *= spatial[i]
+    return total
+
+
+@kernel("onnx.global_lp_pool")
+def global_lp_pool(data: np.ndarray, *, p: int) -> np.ndarray:
+    """The p-norm over every spatial dim."""
+    axes = tuple(range(2, data.ndim))
+    return same_dtype(data, np.sum(np.abs(data.astype(np.float64)) ** p, axis=axes, keepdims=True) ** (1.0 / p))
+
+
+# normalization ---------------------------------------------------------------------------------------
+def _normalize(x: np.ndarray, axes: tuple, epsilon: float) -> tuple:
+    mean = np.mean(x, axis=axes, keepdims=True)
+    inv_std = 1.0 / np.sqrt(np.mean((x - mean) ** 2, axis=axes, keepdims=True) + epsilon)
+    return (x - mean) * inv_std, mean, inv_std
+
+
+@kernel("onnx.layer_norm")
+def layer_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, axis: int, epsilon: float) -> tuple:
+    """Normalize over dims [axis, rank); (y, mean, inverse std dev)."""
+    axis = axis + data.ndim if axis < 0 else axis
+    y, mean, inv_std = _normalize(data.astype(np.float64), tuple(range(axis, data.ndim)), epsilon)
+    out = y * scale + bias
+    return same_dtype(data, out), same_dtype(data, mean), same_dtype(data, inv_std)
+
+
+@kernel("onnx.batch_norm_train")
+def batch_norm_train(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, mean: np.ndarray, var: np.ndarray, *,
+                     epsilon: float, momentum: float) -> tuple:
+    """Normalize with the batch's mean and (population) variance over every dim but 1."""
+    axes = tuple(i for i in range(data.ndim) if i != 1)
+    x = data.astype(np.float64)
+    batch_mean, batch_var = x.mean(axis=axes), x.var(axis=axes)
+    y = (x - _per_channel(batch_mean, data.ndim)) / np.sqrt(_per_channel(batch_var, data.ndim) + epsilon)
+    y = y * _per_channel(scale, data.ndim) + _per_channel(bias, data.ndim)
+    running_mean = mean * momentum + batch_mean * (1 - momentum)
+    running_var = var * momentum + batch_var * (1 - momentum)
+    return same_dtype(data, y), same_dtype(data, running_mean), same_dtype(data, running_var)
+
+
+@kernel("onnx.rms_norm")
+def rms_norm(data: np.ndarray, scale: np.ndarray, *, axis: int, epsilon: float) -> np.ndarray:
+    """x / sqrt(mean(x^2) + epsilon) * scale over dims [axis, rank)."""
+    axis = axis + data.ndim if axis < 0 else axis
+    x = data.astype(np.float64)
+    rms = np.sqrt(np.mean(x * x, axis=tuple(range(axis, data.ndim)), keepdims=True) + epsilon)
+    return same_dtype(data, x / rms * scale)
+
+
+def _per_channel(v: np.ndarray, rank: int) -> np.ndarray:
+    return v.reshape((1, -1) + (1,) * (rank - 2))
+
+
+@kernel("onnx.instance_norm")
+def instance_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsilon: float) -> np.ndarray:
+    """Per sample and channel over the spatial dims."""
+    y, _, _ = _normalize(data.astype(np.float64), tuple(range(2, data.ndim)), epsilon)
+    return same_dtype(data, y * _per_channel(scale, data.ndim) + _per_channel(bias, data.ndim))
+
+
+@kernel("onnx.group_norm")
+def group_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int, epsilon: float) -> np.ndarray:
+    """Per sample and channel group over the group's channels and the spatial dims."""
+    n, c = data.shape[:2]
+    grouped = data.astype(np.float64).reshape((n, num_groups, -1))
+    y, _, _ = _normalize(grouped, (2,), epsilon)
+    y = y.reshape(data.shape)
+    return same_dtype(data, y * _per_channel(scale, data.ndim) + _per_channel(bias, data.ndim))
+
+
+@kernel("onnx.lrn")
+def lrn(data: np.ndarray, *, size: int, alpha: float, beta: float, bias: float) -> np.ndarray:
+    """x / (bias + alpha / size * sum of squares over the neighbouring channels) ^ beta."""
+    x = data.astype(np.float64)
+    squares = x * x
+    c = x.shape[1]
+    before, after = (size - 1) // 2, -(-(size - 1) // 2)
+    total = np.zeros_like(x)
+    for ch in range(c):
+        total[:, ch] = np.sum(squares[:, max(0, ch - before):min(c, ch + after + 1)], axis=1)
+    return same_dtype(data, x / (bias + alpha / size * total) ** beta)
+
+
+@kernel("onnx.mean_variance_norm")
+def mean_variance_norm(data: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
+    """(x - mean) / sqrt(variance) over axes (epsilon 1e-9)."""
+    x = data.astype(np.float64)
+    chosen = tuple(a + data.ndim if a < 0 else a for a in axes)
+    mean = np.mean(x, axis=chosen, keepdims=True)
+    std = np.sqrt(np.mean((x - mean) ** 2, axis=chosen, keepdims=True))
+    return same_dtype(data, (x - mean) / (std + 1e-9))
+
+
+@kernel("onnx.lp_norm")
+def lp_norm(data: np.ndarray, *, axis: int, p: int) -> np.ndarray:
+    """x divided by its p-norm along axis (0 where the norm is 0)."""
+    x = data.astype(np.float64)
+    norm = np.sum(np.abs(x) ** p, axis=axis, keepdims=True) ** (1.0 / p)
+    return same_dtype(data, np.where(norm == 0, 0, x / np.where(norm == 0, 1, norm)))
+
+
+@kernel("onnx.hardmax")
+def hardmax(data: np.ndarray, *, axis: int) -> np.ndarray:
+    """1 at the first maximum along axis."""
+    first = np.expand_dims(np.argmax(data, axis=axis), axis)
+    out = np.zeros_like(data)
+    np.put_along_axis(out, first, 1, axis=axis)
+    return out
+
+
+# elementwise ---------------------------------------------------------------------------------------------
+def _float_unary(name: str, fn: Any) -> None:
+    @kernel(name)
+    def run(data: np.ndarray, **attrs: Any) -> np.ndarray:
+        x = data.astype(np.float64) if data.dtype.kind == "f" else data
+        return same_dtype(data, fn(x, **attrs))
+
+    run.__name__ = name.replace(".", "_")
+    run.__doc__ = f"`{name}(x)` elementwise."
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0, x)
+
+
+def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+
+
+_float_unary("onnx.reciprocal", lambda x: 1 / x)
+_float_unary("onnx.sin", np.sin)
+_float_unary("onnx.cos", np.cos)
+_float_unary("onnx.tan", np.tan)
+_float_unary("onnx.asin", np.arcsin)
+_float_unary("onnx.acos", np.arccos)
+_float_unary("onnx.atan", np.arctan)
+_float_unary("onnx.sinh", np.sinh)
+_float_unary("onnx.cosh", np.cosh)
+_float_unary("onnx.asinh", np.arcsinh)
+_float_unary("onnx.acosh", np.arccosh)
+_float_unary("onnx.atanh", np.arctanh)
+_float_unary("onnx.softplus", _softplus)
+_float_unary("onnx.softsign", lambda x: x / (1 + np.abs(x)))
+_float_unary("onnx.mish", lambda x: x * np.tanh(_softplus(x)))
+_float_unary("onnx.hard_swish", lambda x: x * np.clip(x / 6 + 0.5, 0, 1))
+_float_unary("onnx.bitwise_not", np.invert)
+_float_unary("onnx.elu", lambda x, alpha: np.where(x < 0, alpha * (np.exp(x) - 1), x))
+_float_unary("onnx.celu", lambda x, alpha: np.maximum(0, x) + np.minimum(0, alpha * (np.exp(x / alpha) - 1)))
+_float_unary("onnx.selu", lambda x, alpha, gamma: np.where(x <= 0, gamma * (alpha * np.exp(x) - alpha), gamma * x))
+_float_unary("onnx.thresholded_relu", lambda x, alpha: np.where(x > alpha, x, 0))
+_float_unary("onnx.hard_sigmoid", lambda x, alpha, beta: np.clip(alpha * x + beta, 0, 1))
+_float_unary("onnx.shrink", lambda x, bias, lambd: np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0)))
+_float_unary("onnx.gelu", _gelu)
+_float_unary("onnx.swish", lambda x, alpha: x / (1 + np.exp(-alpha * x)))
+
+
+@kernel("onnx.isnan")
+def isnan(data: np.ndarray) -> np.ndarray:
+    """NaN mask."""
+    return np.isnan(data)
+
+
+@kernel("onnx.isinf")
+def isinf(data: np.ndarray, *, detect_negative: bool, detect_positive: bool) -> np.ndarray:
+    """Infinity mask (either sign as asked)."""
+    return (np.isposinf(data) & bool(detect_positive)) | (np.isneginf(data) & bool(detect_negative))
+
+
+@kernel("onnx.bitshift")
+def bitshift(lhs: np.ndarray, rhs: np.ndarray, *, direction: str) -> np.ndarray:
+    """Shift left or right by rhs bits."""
+    fn = np.left_shift if direction == "LEFT" else np.right_shift
+    return same_dtype(lhs, fn(lhs, rhs.astype(lhs.dtype)))
+
+
+@kernel("onnx.bitwise_and")
+def bitwise_and(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Bitwise and."""
+    return same_dtype(lhs, np.bitwise_and(lhs, rhs))
+
+
+@kernel("onnx.bitwise_or")
+def bitwise_or(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Bitwise or."""
+    return same_dtype(lhs, np.bitwise_or(lhs, rhs))
+
+
+@kernel("onnx.bitwise_xor")
+def bitwise_xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Bitwise xor."""
+    return same_dtype(lhs, np.bitwise_xor(lhs, rhs))
+
+
+@kernel("onnx.mod")
+def mod(lhs: np.ndarray, rhs: np.ndarray, *, fmod: bool) -> np.ndarray:
+    """C fmod (fmod=1), or the remainder with the divisor's sign (fmod=0)."""
+    return same_dtype(lhs, np.fmod(lhs, rhs) if fmod else np.mod(lhs, rhs))
+
+
+@kernel("onnx.prelu")
+def prelu(data: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    """x if x >= 0 else slope * x."""
+    return same_dtype(data, np.where(data < 0, data * slope, data))
