@@ -846,3 +846,99 @@ def runtime_rule_crash(exc: BaseException) -> str:
 def runtime_internal_crash(exc: BaseException) -> str:
     """The runtime itself failed (a bug in gradual)."""
     return f"the runtime failed ({type(exc).__name__}: {exc}); please report it with the program and its inputs"
+
+
+# onnx frontend ------------------------------------------------------------------------------
+# The words of the ONNX frontend (gradual/frontends/onnx): models it cannot read, and the parts
+# of a model it cannot import. Appended by the frontend; nothing above uses it.
+def onnx_not_installed() -> str:
+    """The `onnx` package is missing (the frontend is an optional extra)."""
+    return "reading ONNX models needs the `onnx` package: pip install 'gradual[onnx]'"
+
+
+def onnx_unreadable(span: Span, detail: str) -> Diagnostic:
+    """A file that is not an ONNX model."""
+    return Diagnostic(codes.INPUT_ERROR, f"cannot read the file as an ONNX model: {detail}", span,
+                      label="this file", help="pass an ONNX model (a ModelProto in protobuf form, usually `.onnx`)")
+
+
+def onnx_unsupported_operator(span: Span, op_type: str, domain: str, opset: int) -> Diagnostic:
+    """An ONNX operator the frontend does not import."""
+    where = f"domain `{domain}`" if domain else f"opset {opset}"
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"the ONNX operator `{op_type}` ({where}) is not supported", span,
+                      label="this node", help="the supported operators are listed in gradual/frontends/onnx/__init__.py")
+
+
+def onnx_unsupported_attribute(span: Span, op_type: str, name: str, value: str, supported: str) -> Diagnostic:
+    """An attribute value (or an output) the frontend does not import."""
+    return Diagnostic(codes.BAD_ATTRIBUTE, f"`{op_type}` with {name}={value} is not supported", span,
+                      label="this node", help=f"gradual imports `{op_type}` with {supported}")
+
+
+def onnx_unsupported_dtype(span: Span, tensor: str, dtype: str) -> Diagnostic:
+    """A tensor whose element type gradual cannot run."""
+    return Diagnostic(codes.UNKNOWN_DTYPE, f"tensor `{tensor}` has element type {dtype}, which gradual does not support",
+                      span, label="here", help="gradual runs float16, float32, float64, int8 to int64, uint8 to uint64 and bool")
+
+
+def onnx_unsupported_value(span: Span, tensor: str, kind: str) -> Diagnostic:
+    """A graph value that is not a tensor (a sequence, a map, an optional)."""
+    return Diagnostic(codes.TYPE_MISMATCH, f"`{tensor}` is {kind}, but gradual imports only tensors", span,
+                      label="here", help="only graphs whose inputs, outputs and values are tensors can be checked")
+
+
+def onnx_needs_constant(span: Span, op_type: str, index: int, tensor: str, role: str) -> Diagnostic:
+    """An input the frontend needs as a constant (it becomes an attribute)."""
+    return Diagnostic(codes.OP_CONSTRAINT,
+                      f"`{op_type}` needs its {ordinal(index + 1)} input `{tensor}` ({role}) to be a constant",
+                      span, label="this node", help="make it an initializer or the output of a Constant node")
+
+
+def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
+    """A node input that nothing produces."""
+    return Diagnostic(codes.UNKNOWN_VARIABLE,
+                      f"`{tensor}` is used here, but no graph input, initializer or earlier node produces it",
+                      span, label="this node", help="the graph's nodes must be in topological order")
+
+
+def onnx_node_text(name: str, index: int, op_type: str, inputs: list, outputs: list) -> str:
+    """A node as diagnostics show it: `node Conv_3 (Conv): X, W -> Y`."""
+    who = name if name else f"#{index}"
+    return f"node {who} ({op_type}): {', '.join(inputs) or '()'} -> {', '.join(outputs) or '()'}"
+
+
+def onnx_input_text(name: str, described: str) -> str:
+    """A graph input as diagnostics show it."""
+    return f"graph input {name}: {described}"
+
+
+def onnx_constant_text(name: str, described: str) -> str:
+    """An initializer (or a frozen input) as diagnostics show it."""
+    return f"initializer {name}: {described}"
+
+
+def onnx_output_text(names: list) -> str:
+    """The graph's outputs as diagnostics show them (declared types are checked there)."""
+    return f"graph outputs: {', '.join(names)}"
+
+
+def onnx_unknown_input(name: str, available: list) -> str:
+    """`gradual run model.onnx --arg NAME=...` for a name that is not a graph input."""
+    have = ", ".join(f"`{a}`" for a in available) or "none"
+    return f"the model has no input `{name}` (inputs: {have})"
+
+
+def onnx_unreadable_tensor(path: str, problem: str) -> str:
+    """A `.pb` input that is not a TensorProto."""
+    return f"cannot read {path} as an ONNX TensorProto: {problem}"
+
+
+def onnx_import_header(path: str, opset: int, nodes: int) -> str:
+    """The first comment line of `gradual import`."""
+    return f"imported from {path} (ONNX opset {opset}, {nodes} node{'s' if nodes != 1 else ''}) by gradual"
+
+
+def onnx_constants_header(params: list) -> str:
+    """Which parameters of an imported program hold the model's initializers."""
+    shown = ", ".join(f"%{p}" for p in params[:8]) + (f" and {len(params) - 8} more" if len(params) > 8 else "")
+    return f"initializers passed as parameters: {shown}"

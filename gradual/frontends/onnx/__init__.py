@@ -1,0 +1,108 @@
+"""The ONNX frontend: import an ONNX model as a gradual program, check it, run it.
+
+    from gradual.frontends import onnx as gonnx
+
+    model = gonnx.import_model("resnet50.onnx", gonnx.ImportOptions(batch="N"))
+    result = model.check()                     # a gradual.CheckResult
+    str(result.function_type("main"))          # 'fn (Tensor[(N, 3, 224, 224), float32]) -> ...'
+    outputs = model.run({"data_0": x})         # NumPy arrays, in graph-output order
+    print(model.text())                        # the program in gradual's language
+
+Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX leaves room:
+
+* **One definition.** The graph becomes `def @main`: graph inputs are its parameters (in
+  order), each node binds its outputs with `let` under the ONNX tensor names (sanitized:
+  `gpu_0/conv1` is `%gpu_0_conv1`), the graph outputs are its result (a tuple for several).
+  The declared output types annotate the result, so a model whose outputs contradict its
+  declaration is an error (not with `batch`, which changes the inputs on purpose).
+* **Dims.** A `dim_param` is a symbolic dim of that name (rigid in `@main`: two different
+  names are two possibly different sizes, so adding `(n, 4)` to `(m, 4)` is an error); a
+  missing dim is `?`; a missing shape is dynamic rank. The same name in several inputs is one
+  size, as ONNX says.
+* **Constants.** Initializers and Constant outputs are NumPy arrays at import. Where the
+  frontend needs a value as an attribute (Reshape's target, Slice's starts, Pad's pads, Tile's
+  repeats, axes of Squeeze/Unsqueeze/reductions) it reads the array. Where a constant is used
+  as a tensor, a small one (up to 64 integers or 8 finite floats) is written into the program
+  as `onnx.constant(values=[...], shape=[...], dtype=...)` or a literal, so its value is known
+  to the checker (integer vectors are shape values, SPEC 3.7); a larger one becomes a
+  parameter of `@main` with its exact static type, whose value `ImportedModel.feeds` / `run`
+  pass along (`ImportedModel.constants`). An initializer listed among the graph inputs
+  (IR < 4) is a constant. `ImportOptions.freeze` turns graph inputs into constants.
+* **Shape tensors** that are not constants (a `Shape` -> `Gather` -> `Concat` chain, a graph
+  input) stay tensors: `dyn.reshape`, `onnx.expand`, `onnx.slice`, ... read their values where
+  the checker knows them and give `?` dims (of a known rank) where it does not.
+* **Lowering.** Each ONNX operator maps onto stdlib operators with the same semantics where
+  one exists (Gemm: `transpose` + `nn.dense`/`nn.matmul` + scaled bias; Flatten at axis 1:
+  `nn.batch_flatten`; NonZero: `transpose(argwhere)`; Gather: `take(mode="wrap")`; 2-D Conv and
+  pools with explicit pads: `nn.conv2d`, `nn.max_pool2d`, ...), else onto the operators of
+  `stdlib/onnx.rly` (NumPy matmul, bidirectional Expand, N-d convolution and pooling with
+  auto_pad and ONNX's ceil_mode, LayerNormalization over several axes, ...). To choose between
+  equivalent lowerings and to type literals, the frontend reads dtypes and ranks from the
+  model and from ONNX's shape inference; the types themselves come from gradual.
+* **Opsets.** Attributes that became inputs are read from either (Squeeze/Unsqueeze/Reduce*
+  axes, Split's split, Slice, Pad, Clip, TopK's k, Reshape's shape); Softmax, LogSoftmax and
+  Hardmax before opset 13 flatten at `axis`.
+* **Inference only.** BatchNormalization and Dropout in training mode, MaxPool's Indices,
+  control flow (If, Loop, Scan), sequences, strings, quantization and element types NumPy
+  cannot hold (bfloat16, float8, int4) are reported as unsupported, at the node.
+* **Diagnostics** point at the node: `node Conv_3 (Conv): X, W -> Y` is the "source line",
+  arguments point at the nodes (or graph inputs, initializers) that produced them.
+* **`batch`** (`--batch N`) names the first dim of every graph input, making the batch
+  symbolic; `batch_reshapes` lets Reshape targets that hard-code the original batch size copy
+  the batch instead (see `ImportOptions`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Union
+
+from .convert import supported_operators
+from .importer import ImportedModel, Importer, ImportOptions, InputSpec
+
+__all__ = ["ImportOptions", "ImportedModel", "InputSpec", "LoadError", "import_model", "load_model",
+           "supported_operators"]
+
+
+class LoadError(Exception):
+    """The file is not an ONNX model; `diagnostic` says why."""
+
+    def __init__(self, diagnostic: Any) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> Any:
+    """An onnx.ModelProto from a path, serialized bytes or a ModelProto; raises LoadError."""
+    import onnx
+
+    from ... import builder as gb
+    from ... import messages
+
+    if isinstance(source, onnx.ModelProto):
+        return source
+    where = path or (source if isinstance(source, str) else "<model>")
+    try:
+        if isinstance(source, bytes):
+            model = onnx.load_model_from_string(source)
+        else:
+            model = onnx.load(source, load_external_data=True)
+    except Exception as exc:  # noqa: BLE001 - protobuf and I/O errors alike
+        raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, _reason(exc))) from None
+    if not model.HasField("graph"):
+        raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, "it has no graph"))
+    return model
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def import_model(source: Union[str, bytes, Any], options: Optional[ImportOptions] = None,
+                 path: Optional[str] = None) -> ImportedModel:
+    """Import an ONNX model (a path, bytes or a ModelProto). Never raises for a bad graph: an
+    unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
+    model = load_model(source, path)
+    where = path or (source if isinstance(source, str) else (model.graph.name or "<model>") + ".onnx")
+    return Importer(model, where, options).run()

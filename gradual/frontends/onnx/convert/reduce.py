@@ -1,0 +1,70 @@
+"""ONNX reductions. ReduceSum/Mean/Prod with known axes map onto Relay's reductions, L1, L2,
+SumSquare, LogSum and LogSumExp onto compositions of them; ReduceMax/ReduceMin (whose empty
+reductions ONNX defines) and reductions over axes known only at runtime use `onnx.reduce`.
+ArgMax/ArgMin are Relay's (int32) cast to int64. Axes are an attribute before opset 13
+(ReduceSum) or 18 (the others), an input after."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..node import Node
+from . import converts
+
+SIMPLE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceProd": "prod"}
+ONNX_OPS = {
+    "ReduceSum": "sum", "ReduceMean": "mean", "ReduceProd": "prod", "ReduceMax": "max", "ReduceMin": "min",
+    "ReduceL1": "l1", "ReduceL2": "l2", "ReduceSumSquare": "sum_square", "ReduceLogSum": "log_sum",
+    "ReduceLogSumExp": "log_sum_exp",
+}
+
+
+def _attr_axes(node: Node) -> tuple:
+    """(known axes or None for every axis, whether they are known at import)."""
+    first_input_opset = 13 if node.op_type == "ReduceSum" else 18
+    if node.opset < first_input_opset:
+        axes = node.attr("axes")
+        return (None if axes is None else [int(a) for a in axes]), True
+    if not node.has(1):
+        return None, True
+    values = node.ints(1)
+    return values, values is not None
+
+
+@converts(*ONNX_OPS)
+def reduce(node: Node) -> Any:
+    """A reduction with keepdims (default 1) and noop_with_empty_axes."""
+    axes, known = _attr_axes(node)
+    keepdims = bool(node.attr("keepdims", 1))
+    noop = bool(node.attr("noop_with_empty_axes", 0))
+    if known and not axes and noop:
+        return node.call("copy", node.x(0))
+    if known and node.op_type not in ("ReduceMax", "ReduceMin"):
+        return _relay_reduce(node, axes or None, keepdims)
+    axes_expr = node.x(1) if not known else node.int64s(axes or [])
+    return node.call("onnx.reduce", node.x(0), axes_expr, kind=ONNX_OPS[node.op_type], keepdims=keepdims,
+                     noop_with_empty_axes=noop)
+
+
+def _relay_reduce(node: Node, axes: Optional[list], keepdims: bool) -> Any:
+    attrs = {"axis": axes, "keepdims": keepdims}
+    x = node.x(0)
+    if node.op_type in SIMPLE:
+        return node.call(SIMPLE[node.op_type], x, **attrs)
+    if node.op_type == "ReduceL1":
+        return node.call("sum", node.call("abs", x), **attrs)
+    if node.op_type == "ReduceLogSum":
+        return node.call("log", node.call("sum", x, **attrs))
+    if node.op_type == "ReduceLogSumExp":
+        return node.call("log", node.call("sum", node.call("exp", x), **attrs))
+    squares = node.call("sum", node.call("multiply", x, x), **attrs)
+    return node.call("sqrt", squares) if node.op_type == "ReduceL2" else squares
+
+
+@converts("ArgMax", "ArgMin")
+def arg_reduce(node: Node) -> Any:
+    """ArgMax / ArgMin along axis as int64."""
+    op = "argmax" if node.op_type == "ArgMax" else "argmin"
+    call = node.call(op, node.x(0), axis=[int(node.attr("axis", 0))], keepdims=bool(node.attr("keepdims", 1)),
+                     select_last_index=bool(node.attr("select_last_index", 0)))
+    return node.call("cast", call, dtype="int64")

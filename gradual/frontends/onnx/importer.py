@@ -1,0 +1,370 @@
+"""Importing an ONNX ModelProto into a gradual module (the decisions are in the package docstring).
+
+`Importer` walks the graph once, in node order: graph inputs become parameters of `@main`,
+every node becomes `let` bindings of its outputs (named after the ONNX tensors), and the graph
+outputs its result. Constants are kept as NumPy arrays until something uses them; then a small
+one is written into the program and a large one becomes a parameter whose value rides along in
+`ImportedModel.constants`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+import numpy as np
+
+from ... import builder as gb
+from ... import messages
+from ...api import CheckResult, check
+from ...syntax import ast
+from .fold import fold, foldable
+from .node import KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype
+from .types import TensorInfo, info_of_array, info_of_type, onnx_dtype_name
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+@dataclass
+class ImportOptions:
+    """How to import a model.
+
+    * `batch`: a dimension name given to the first dim of every graph input (initializers
+      excluded), making the batch symbolic; the declared output types are then not checked.
+    * `batch_reshapes`: with `batch`, a constant Reshape target whose first entry is the
+      inputs' original batch size copies the batch instead (0): models exported with a fixed
+      batch of 1 (`Reshape(x, [1, 9216])`) become batch-polymorphic. The result is checked.
+    * `declared_outputs`: annotate `@main`'s result with the graph outputs' declared types.
+    * `freeze`: graph inputs to treat as constants, by name (their values are known when
+      checking, as for initializers).
+    """
+
+    batch: Optional[str] = None
+    batch_reshapes: bool = False
+    declared_outputs: bool = True
+    freeze: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass
+class InputSpec:
+    """A graph input: its ONNX name, its `@main` parameter and what the model declares."""
+
+    name: str
+    param: str
+    info: TensorInfo
+
+
+@dataclass
+class ImportedModel:
+    """An imported model: the module (None when the import failed), the import's diagnostics,
+    the graph's inputs and outputs, and the values of the constants that became parameters."""
+
+    path: str
+    module: Optional[ast.Module]
+    diagnostics: list
+    inputs: list
+    outputs: list
+    constants: dict
+    opset: int = 0
+    node_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the whole graph was imported."""
+        return self.module is not None and not any(d.is_error for d in self.diagnostics)
+
+    def check(self) -> CheckResult:
+        """Type-check the imported module (a failed import gives its diagnostics instead)."""
+        if self.module is None:
+            return CheckResult(None, None, list(self.diagnostics))
+        return check(self.module, self.path)
+
+    def feeds(self, inputs: Mapping[str, Any]) -> dict:
+        """`@main`'s arguments: the given inputs (by ONNX name or parameter name) and every
+        constant parameter. Unknown names raise KeyError."""
+        params = {spec.name: spec.param for spec in self.inputs}
+        known = set(params.values())
+        out = dict(self.constants)
+        for name, value in inputs.items():
+            if name in params:
+                out[params[name]] = value
+            elif name in known:
+                out[name] = value
+            else:
+                raise KeyError(messages.onnx_unknown_input(name, list(params)))
+        return out
+
+    def run(self, inputs: Mapping[str, Any], checked: Optional[CheckResult] = None) -> list:
+        """Check (unless `checked` is given), elaborate and run on NumPy; the graph outputs."""
+        from ...runtime import run
+
+        return run(checked if checked is not None else self.check(), self.feeds(inputs))
+
+    def text(self) -> str:
+        """The module in gradual's language."""
+        from ...syntax.printer import format_module
+
+        if self.module is None:
+            return ""
+        return format_module(self.module)
+
+
+class Namer:
+    """Unique `%names` from ONNX tensor names (`gpu_0/conv1` -> `gpu_0_conv1`)."""
+
+    def __init__(self) -> None:
+        self.taken: set = set()
+
+    def name(self, onnx_name: str) -> str:
+        """A fresh variable name close to an ONNX tensor name."""
+        base = re.sub(r"[^A-Za-z0-9_]", "_", onnx_name) or "v"
+        name, k = base, 1
+        while name in self.taken:
+            name = f"{base}_{k}"
+            k += 1
+        self.taken.add(name)
+        return name
+
+
+class Importer:
+    """One import of one model (see the module docstring)."""
+
+    def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.path = path
+        self.options = options or ImportOptions()
+        self.opset = _default_opset(model)
+        self.fn = gb.Function("main")
+        self.namer = Namer()
+        self.exprs: dict = {}
+        self.values: dict = {}
+        self.infos: dict = {}
+        self.poisoned: set = set()
+        self.diagnostics: list = []
+        self.inputs: list = []
+        self.constants: dict = {}
+        self.batch_size: Optional[int] = None
+
+    # the walk -----------------------------------------------------------------------------------
+    def run(self) -> ImportedModel:
+        """Import the whole graph."""
+        self._collect_infos()
+        self._collect_constants()
+        self._declare_inputs()
+        for index, proto in enumerate(self.graph.node):
+            self._import_node(index, proto)
+        result = self._result()
+        module = None
+        if result is not None and not self.diagnostics:
+            self.fn.ret = self._declared_outputs()
+            module = gb.module(self.fn.returns(result))
+        outputs = [o.name for o in self.graph.output]
+        return ImportedModel(self.path, module, self.diagnostics, self.inputs, outputs, self.constants, self.opset,
+                             len(self.graph.node))
+
+    def _collect_infos(self) -> None:
+        """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
+        (used only to choose between equivalent lowerings and to type literals)."""
+        graph = _inferred_graph(self.model)
+        for vi in list(graph.value_info) + list(graph.output) + list(graph.input):
+            info = info_of_type(vi.type)
+            if info is not None:
+                self.infos[vi.name] = info
+
+    def _collect_constants(self) -> None:
+        from onnx import numpy_helper
+
+        for init in self.graph.initializer:
+            self.values[init.name] = _to_array(numpy_helper, init)
+            self.infos[init.name] = info_of_array(init.data_type, tuple(init.dims))
+        for name, value in self.options.freeze.items():
+            array = np.asarray(value)
+            self.values[name] = array
+            old = self.infos.get(name, TensorInfo())
+            self.infos[name] = TensorInfo(numpy_dtype(array) or None, tuple(array.shape), old.elem_type)
+
+    def _declare_inputs(self) -> None:
+        for vi in self.graph.input:
+            if vi.name in self.values:
+                continue  # an initializer listed as an input (IR < 4), or a frozen input
+            info = info_of_type(vi.type)
+            loc = gb.Loc(self.path, messages.onnx_input_text(vi.name, info.describe() if info else "?"))
+            if info is None:
+                self._report(loc, lambda span, n=vi.name: messages.onnx_unsupported_value(span, n, "not a tensor"))
+                self.poisoned.add(vi.name)
+                continue
+            if info.dtype is None:
+                shown = onnx_dtype_name(info.elem_type)
+                self._report(loc, lambda span, n=vi.name: messages.onnx_unsupported_dtype(span, n, shown))
+                self.poisoned.add(vi.name)
+                continue
+            info = self._with_batch(info)
+            self.infos[vi.name] = info
+            param = self.namer.name(vi.name)
+            self.exprs[vi.name] = self.fn.param(param, info.type_expr(), loc=loc)
+            self.inputs.append(_input_spec(vi.name, param, info))
+
+    def _with_batch(self, info: TensorInfo) -> TensorInfo:
+        """The input's type with the `batch` option applied to its first dim."""
+        if self.options.batch is None or not info.dims:
+            return info
+        if self.batch_size is None and isinstance(info.dims[0], int):
+            self.batch_size = info.dims[0]
+        return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
+
+    def _import_node(self, index: int, proto: Any) -> None:
+        node = Node(self, proto, index)
+        if any(name in self.poisoned for name in proto.input):
+            self.poisoned.update(proto.output)  # already reported where the input failed
+            return
+        if proto.domain in DEFAULT_DOMAINS and self._fold(proto):
+            return
+        from .convert import CONVERTERS
+
+        convert = CONVERTERS.get(proto.op_type) if proto.domain in DEFAULT_DOMAINS else None
+        try:
+            if convert is None:
+                raise Unsupported(lambda span: messages.onnx_unsupported_operator(
+                    span, proto.op_type, proto.domain, self.opset))
+            result = convert(node)
+            self._bind_outputs(node, result)
+        except Unsupported as problem:
+            self._report(node.loc, problem.make)
+            self.poisoned.update(proto.output)
+
+    def _fold(self, proto: Any) -> bool:
+        """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
+        known = [self.values.get(name) for name in proto.input if name]
+        if not foldable(proto.op_type, known):
+            return False
+        results = fold(proto, [self.values.get(name) if name else None for name in proto.input], self.model.opset_import)
+        if results is None:
+            return False
+        for name, array in zip([n for n in proto.output if n], results):
+            self.record_constant(name, array)
+        return True
+
+    def _bind_outputs(self, node: Node, result: Any) -> None:
+        if result is KNOWN:
+            return
+        if isinstance(result, Tuple):
+            self._bind_tuple(node, result)
+            return
+        results = result if isinstance(result, list) else [result]
+        for j, name in enumerate(node.outputs):
+            if not name:
+                continue
+            if j >= len(results) or results[j] is None:
+                node.fail_attribute(f"output {j}", name, "only its first output" if j else "its outputs")
+            self._bind(name, results[j], node.loc)
+
+    def _bind_tuple(self, node: Node, result: Tuple) -> None:
+        wanted = [j for j, name in enumerate(node.outputs) if name and j < result.count]
+        if not wanted:
+            return
+        holder = self.fn.let(self.namer.name(node.outputs[wanted[0]] + "_all"), result.expr, loc=node.loc)
+        for j in wanted:
+            self._bind(node.outputs[j], gb.proj(holder, j, loc=node.loc), node.loc)
+
+    def _bind(self, name: str, expr: Any, loc: gb.Loc) -> None:
+        """Bind an ONNX tensor: a variable is reused as it is (Identity), anything else is let."""
+        if isinstance(expr, gb.Var):
+            self.exprs[name] = expr
+            return
+        self.exprs[name] = self.fn.let(self.namer.name(name), expr, loc=loc)
+
+    # tensors -----------------------------------------------------------------------------------
+    def info(self, name: str) -> TensorInfo:
+        """What the model (or ONNX's inference) says about a tensor."""
+        return self.infos.get(name, TensorInfo())
+
+    def expr_of(self, name: str, loc: gb.Loc) -> Any:
+        """The variable holding a tensor; constants are materialized on first use."""
+        if name in self.exprs:
+            return self.exprs[name]
+        if name in self.values:
+            return self._materialize(name, self.values[name])
+        raise Unsupported(lambda span: messages.onnx_undefined_tensor(span, name))
+
+    def record_constant(self, name: str, array: np.ndarray) -> None:
+        """An import-time constant (a Constant node's output)."""
+        self.values[name] = array
+        dtype = numpy_dtype(array)
+        self.infos[name] = TensorInfo(dtype or None, tuple(array.shape), self.info(name).elem_type)
+
+    def _materialize(self, name: str, array: np.ndarray) -> Any:
+        dtype = numpy_dtype(array)
+        desc = TensorInfo(dtype or None, tuple(array.shape), self.info(name).elem_type).describe()
+        loc = gb.Loc(self.path, messages.onnx_constant_text(name, desc))
+        if not dtype:
+            shown = array.dtype.name
+            raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, name, shown))
+        if inlinable(array):
+            var = self.fn.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+        else:
+            param = self.namer.name(name)
+            var = self.fn.param(param, gb.Tensor(list(array.shape), dtype), loc=loc)
+            self.constants[param] = array
+        self.exprs[name] = var
+        return var
+
+    def _report(self, loc: gb.Loc, make: Any) -> None:
+        self.diagnostics.append(make(loc.span))
+
+    # the result ----------------------------------------------------------------------------------
+    def _result(self) -> Any:
+        outputs = list(self.graph.output)
+        if any(o.name in self.poisoned for o in outputs):
+            return None
+        loc = gb.Loc(self.path, messages.onnx_output_text([o.name for o in outputs]))
+        try:
+            exprs = [self.expr_of(o.name, loc) for o in outputs]
+        except Unsupported as problem:
+            self._report(loc, problem.make)
+            return None
+        if len(exprs) == 1:
+            return exprs[0]
+        return gb.tuple_(*exprs, loc=loc)
+
+    def _declared_outputs(self) -> Optional[ast.TypeExpr]:
+        if not self.options.declared_outputs or self.options.batch is not None:
+            return None
+        types = []
+        for o in self.graph.output:
+            info = info_of_type(o.type)
+            if info is None or info.dtype is None:
+                return None
+            types.append(info.type_expr())
+        if not types:
+            return None
+        return types[0] if len(types) == 1 else gb.TupleOf(*types)
+
+
+def _input_spec(name: str, param: str, info: TensorInfo) -> InputSpec:
+    return InputSpec(name, param, info)
+
+
+def _default_opset(model: Any) -> int:
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS:
+            return int(entry.version)
+    return 1
+
+
+def _inferred_graph(model: Any) -> Any:
+    """The graph with ONNX's inferred value_info (the model itself if inference fails)."""
+    try:
+        from onnx import shape_inference
+
+        return shape_inference.infer_shapes(model, check_type=False, strict_mode=False).graph
+    except Exception:  # noqa: BLE001 - inference is only a hint for choosing lowerings
+        return model.graph
+
+
+def _to_array(numpy_helper: Any, tensor: Any) -> np.ndarray:
+    try:
+        return np.asarray(numpy_helper.to_array(tensor))
+    except Exception:  # noqa: BLE001 - an unreadable initializer is reported where it is used
+        return np.zeros(tuple(tensor.dims), dtype=np.dtype([("unsupported", "V1")]))

@@ -1,0 +1,199 @@
+"""One ONNX node as a converter sees it: its inputs as expressions, its attributes, what the
+model knows about its tensors, and the builder calls located at the node.
+
+A converter is a function `convert(node: Node) -> result`, where the result is one expression
+(the node's first output), a list with one expression (or None) per output, a `Tuple` (a
+tuple-valued expression whose fields are the outputs), or `KNOWN` when the converter recorded
+its outputs as import-time constants (Constant). It raises `Unsupported` for what it cannot
+import; the importer turns that into a diagnostic at the node.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import numpy as np
+
+from ... import builder as gb
+from ... import messages
+from ...diagnostics import Diagnostic
+from ...syntax.source import Span
+from .types import TensorInfo, gradual_dtype, onnx_dtype_name
+
+if TYPE_CHECKING:
+    from .importer import Importer
+
+#: Constants with at most this many elements (integers and booleans) or FLOAT_INLINE (floats)
+#: are written into the program as `onnx.constant(values=[...])`; larger ones become parameters.
+INT_INLINE = 64
+FLOAT_INLINE = 8
+INT64_MAX = 2**63 - 1
+
+
+class Unsupported(Exception):
+    """A node (or tensor) the frontend cannot import; `make(span)` is its diagnostic."""
+
+    def __init__(self, make: Callable[[Span], Diagnostic]) -> None:
+        super().__init__("unsupported")
+        self.make = make
+
+
+@dataclass(frozen=True)
+class Tuple:
+    """A converter result: a tuple-valued expression whose fields are the node's outputs."""
+
+    expr: Any
+    count: int
+
+
+KNOWN = object()  # a converter result: the outputs were recorded as import-time constants
+
+
+class Node:
+    """The converter's view of one node (see the module docstring)."""
+
+    def __init__(self, importer: "Importer", proto: Any, index: int) -> None:
+        self.importer = importer
+        self.proto = proto
+        self.index = index
+        self.op_type: str = proto.op_type
+        self.opset: int = importer.opset
+        self.inputs = list(proto.input)
+        self.outputs = list(proto.output)
+        self.attributes = {a.name: a for a in proto.attribute}
+        text = messages.onnx_node_text(proto.name, index, proto.op_type, self.inputs, self.outputs)
+        self.loc = gb.Loc(importer.path, text)
+
+    # inputs -----------------------------------------------------------------------------------
+    def has(self, i: int) -> bool:
+        """Whether input i is given (ONNX writes an absent optional input as "")."""
+        return i < len(self.inputs) and self.inputs[i] != ""
+
+    def x(self, i: int) -> Any:
+        """Input i as an expression (its variable)."""
+        if not self.has(i):
+            self.fail_attribute(f"input {i}", "absent", "this input given")
+        return self.importer.expr_of(self.inputs[i], self.loc)
+
+    def args(self) -> list:
+        """Every given input as an expression."""
+        return [self.x(i) for i in range(len(self.inputs)) if self.has(i)]
+
+    def value(self, i: int) -> Optional[np.ndarray]:
+        """Input i's value when it is known at import time (an initializer or a Constant)."""
+        return self.importer.values.get(self.inputs[i]) if self.has(i) else None
+
+    def ints(self, i: int) -> Optional[list]:
+        """Input i's known elements as ints."""
+        v = self.value(i)
+        return None if v is None else [int(e) for e in np.asarray(v).reshape(-1)]
+
+    def required_ints(self, i: int, role: str) -> list:
+        """Input i's known elements; Unsupported when it is not a constant."""
+        values = self.ints(i)
+        if values is None:
+            name, op = self.inputs[i], self.op_type
+            raise Unsupported(lambda span: messages.onnx_needs_constant(span, op, i, name, role))
+        return values
+
+    def info(self, i: int) -> TensorInfo:
+        """What the model says about input i."""
+        return self.importer.info(self.inputs[i]) if self.has(i) else TensorInfo()
+
+    def dtype(self, i: int) -> Optional[str]:
+        """Input i's gradual dtype, when known."""
+        return self.info(i).dtype
+
+    def rank(self, i: int) -> Optional[int]:
+        """Input i's rank, when known."""
+        return self.info(i).rank
+
+    def wants(self, j: int) -> bool:
+        """Whether output j is used (named)."""
+        return j < len(self.outputs) and self.outputs[j] != ""
+
+    # attributes --------------------------------------------------------------------------------
+    def attr(self, name: str, default: Any = None) -> Any:
+        """An attribute's value (strings decoded, tensors as arrays), or the default."""
+        a = self.attributes.get(name)
+        if a is None:
+            return default
+        from onnx import helper, numpy_helper
+
+        value = helper.get_attribute_value(a)
+        if isinstance(value, bytes):
+            return value.decode("utf-8", errors="replace")
+        if isinstance(value, list) and value and isinstance(value[0], bytes):
+            return [v.decode("utf-8", errors="replace") for v in value]
+        if hasattr(value, "data_type") and hasattr(value, "dims"):
+            return numpy_helper.to_array(value)
+        return value
+
+    def fail_attribute(self, name: str, value: Any, supported: str) -> None:
+        """Raise Unsupported for an attribute value (or input, or output) not imported."""
+        op = self.op_type
+        raise Unsupported(lambda span: messages.onnx_unsupported_attribute(span, op, name, str(value), supported))
+
+    # building ------------------------------------------------------------------------------------
+    def call(self, op: str, *args: Any, **attrs: Any) -> Any:
+        """An operator call located at this node."""
+        return gb.call(op, *args, loc=self.loc, **attrs)
+
+    def scalar(self, value: float, like: int) -> Any:
+        """A scalar of input `like`'s dtype (a literal, or a cast when the dtype is not known)."""
+        dtype = self.dtype(like)
+        if dtype is not None and math.isfinite(float(value)):
+            return literal(value, dtype, self.loc)
+        return self.call("onnx.cast_like", literal(float(value), "float32", self.loc), self.x(like))
+
+    def constant(self, array: np.ndarray, dtype: Optional[str] = None) -> Any:
+        """A constant written into the program (small arrays only)."""
+        return inline_constant(np.asarray(array), dtype or numpy_dtype(np.asarray(array)), self.loc)
+
+    def int64s(self, values: list) -> Any:
+        """An int64 vector constant."""
+        return self.constant(np.asarray(values, dtype=np.int64), "int64")
+
+    def onnx_dtype(self, elem_type: int, tensor: str) -> str:
+        """The gradual dtype of an ONNX element type used by this node (Unsupported if none)."""
+        dtype = gradual_dtype(elem_type)
+        if dtype is None:
+            shown = onnx_dtype_name(elem_type)
+            raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, tensor, shown))
+        return dtype
+
+
+def numpy_dtype(array: np.ndarray) -> str:
+    """The gradual dtype of a NumPy array ("" when gradual has none)."""
+    name = array.dtype.name
+    return name if name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                            "uint32", "uint64", "bool") else ""
+
+
+def literal(value: Any, dtype: str, loc: Optional[gb.Loc] = None) -> Any:
+    """A scalar literal of a dtype."""
+    if dtype == "bool":
+        return gb.const(bool(value), "bool", loc=loc)
+    if dtype.startswith(("int", "uint")):
+        return gb.const(int(value), dtype, loc=loc)
+    return gb.const(float(value), dtype, loc=loc)
+
+
+def inlinable(array: np.ndarray) -> bool:
+    """Whether a constant is small (and finite) enough to be written into the program."""
+    dtype = numpy_dtype(array)
+    if not dtype:
+        return False
+    if array.dtype.kind == "f":
+        return array.size <= FLOAT_INLINE and bool(np.all(np.isfinite(array)))
+    return array.size <= INT_INLINE
+
+
+def inline_constant(array: np.ndarray, dtype: str, loc: Optional[gb.Loc]) -> Any:
+    """A literal (rank 0) or `onnx.constant(values=[...], shape=[...], dtype=...)`."""
+    if array.ndim == 0 and (array.dtype.kind != "f" or math.isfinite(float(array))):
+        return literal(array.item(), dtype, loc)
+    items = [bool(v) if dtype == "bool" else int(v) if array.dtype.kind in "iu" else float(v) for v in array.reshape(-1)]
+    return gb.call("onnx.constant", loc=loc, values=items, shape=list(array.shape), dtype=dtype)
