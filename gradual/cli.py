@@ -17,6 +17,7 @@ from rich.console import Console
 
 from . import messages
 from .api import CheckResult, check, elaborate_text
+from .frontends import onnx_cli  # ONNX models (gradual/frontends/onnx_cli.py)
 from .render import diagnostic_json, render_all
 from .syntax.source import Source, Span
 
@@ -69,10 +70,14 @@ def _console(color: str) -> Console:
     return Console(stderr=True, highlight=False, force_terminal=force, no_color=color == "never", width=200 if force is False else None, soft_wrap=True)
 
 
-def check_files(paths: Sequence[str]) -> list[tuple[LoadedFile, Optional[CheckResult]]]:
-    """Read and check each file (I/O problems raise UsageError)."""
+def check_files(paths: Sequence[str], options: Any = None) -> list[tuple[LoadedFile, Optional[CheckResult]]]:
+    """Read and check each file (I/O problems raise UsageError); ONNX models are imported
+    (`options`: the command's arguments, for the model options)."""
     out = []
     for path in paths:
+        if onnx_cli.is_model(path):  # ONNX frontend
+            out.append(onnx_cli.check_file(path, options))
+            continue
         loaded = read_program(path)
         result = check(loaded.text, path) if loaded.text is not None else None
         out.append((loaded, result))
@@ -96,7 +101,7 @@ def _diagnostics_of(loaded: LoadedFile, result: Optional[CheckResult]) -> list:
 
 def command_check(args: argparse.Namespace) -> int:
     """`gradual check`: diagnostics on stderr; function types and a summary on stdout."""
-    files = check_files(args.files)
+    files = check_files(args.files, args)
     all_diags = [d for loaded, result in files for d in _diagnostics_of(loaded, result)]
     errors = sum(1 for d in all_diags if d.is_error)
     warnings = sum(1 for d in all_diags if d.severity.value == "warning")
@@ -121,7 +126,7 @@ def _plural(count: int, noun: str) -> str:
 
 def command_elaborate(args: argparse.Namespace) -> int:
     """`gradual elaborate`: the program with types and inserted checks, on stdout."""
-    ((loaded, result),) = check_files([args.file])
+    ((loaded, result),) = check_files([args.file], args)
     diags = _diagnostics_of(loaded, result)
     if any(d.is_error for d in diags) or result is None:
         render_all(diags, _console(args.color))
@@ -135,6 +140,8 @@ def command_run(args: argparse.Namespace) -> int:
     """`gradual run`: check, elaborate, run on NumPy (gradual/runtime)."""
     from .runtime.cli import run_command
 
+    if onnx_cli.is_model(args.file):  # ONNX frontend
+        return onnx_cli.command_run(args)
     return run_command(args)
 
 
@@ -164,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--format", choices=("text", "json"), default="text")
     p_run.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p_run.set_defaults(handler=command_run)
+    onnx_cli.add_arguments(sub, p_check, p_elab, p_run)  # model options and `gradual import` (ONNX frontend)
     return parser
 
 
