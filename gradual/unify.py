@@ -16,6 +16,7 @@ a diagnostic. `find` compresses paths, so a chain of unifications stays near-lin
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from .shapes import Dimension, Grade, Poly, Symbol
@@ -56,24 +57,26 @@ def _single_var(expr: Poly) -> Optional[DimVar]:
 
 
 def evaluate_in_dims(expr: Poly, env: dict) -> Dimension:
-    """Evaluate a polynomial with Dimension values (interval arithmetic where inexact)."""
+    """Evaluate a polynomial with Dimension values. Where one is inexact the result is the
+    interval the polynomial ranges over, clipped at 0 only at the end: its parts may be
+    negative (`(d - 1) // 2 + 2` is 1 for d = 0), so they are bounded as integers."""
     if all(env[s].is_exact for s in expr.symbols()):
         return Dimension.of_expr(expr.substitute(lambda s: env[s].expr))
-    # Positive and negative terms are summed apart and subtracted once: interval subtraction
-    # clips at 0, so subtracting term by term would clip a partial sum (`0 - d + 6` is not 6).
-    positive = negative = Dimension.static(0)
-    for mono, coeff in expr.terms:
-        term = Dimension.static(abs(coeff))
-        for atom in mono:
-            if isinstance(atom, Symbol):
-                term = term * env[atom]
-            else:
-                term = term * (evaluate_in_dims(atom.num, env) // atom.den)
-        if coeff < 0:
-            negative = negative + term
-        else:
-            positive = positive + term
-    return positive - negative
+    ranges: dict = {}
+    lo, hi = expr.substitute(lambda s: _range_atom(env[s], s, ranges)).bounds()
+    if hi < 0:
+        raise ValueError(f"dimension {expr} is negative for every value of its symbols")
+    return Dimension.interval(max(0, int(lo)) if lo != -math.inf else 0, None if hi == math.inf else int(hi))
+
+
+def _range_atom(d: Dimension, s: Symbol, ranges: dict) -> Poly:
+    """An exact dimension's polynomial, or a symbol standing for an inexact one's range."""
+    if d.is_exact:
+        return d.expr
+    found = ranges.get(s)
+    if found is None:
+        found = ranges[s] = Poly.atom(Symbol(f"{s.name}~", d.min_length, d.max_length))
+    return found
 
 
 class Solver:

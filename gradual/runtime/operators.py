@@ -10,6 +10,7 @@ have exactly the shape, dtype and shape values the rule computed, or the run sto
 from __future__ import annotations
 
 import inspect
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -57,7 +58,8 @@ def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attr
     """Call a kernel with the tensor arguments positionally and the attributes it names by
     keyword; NumPy failures become `runtime-error` diagnostics."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "mean of empty slice" is no failure
             output = kernel(*args, **kernel_attrs(kernel, attrs))
     except (ArithmeticError, ValueError, TypeError, IndexError, MemoryError) as exc:
         raise KernelFailure(RUNTIME_ERROR, span, name, messages.runtime_kernel_exception(exc), _inputs(args)) from None
