@@ -207,16 +207,36 @@ def flatten(ctx: ShapeContext) -> Any:
 
 @shape_rule("onnx_unsqueeze")
 def unsqueeze(ctx: ShapeContext) -> Any:
-    """`onnx.unsqueeze(x, axes)`: dims of 1 at the output positions `axes`."""
-    (data,) = ctx.args
-    axes = list(ctx.attr("axes"))
-    if data.dims is None:
+    """`onnx.unsqueeze(x, axes)`: dims of 1 at the output positions `axes` (all dims `?` while
+    the axes are not known but their count is)."""
+    data, axes_arg = ctx.args
+    count = vector_length(ctx, axes_arg)
+    if data.dims is None or count is None:
         return ctx.tensor(None, value=data.value)
-    rank = data.rank + len(axes)
+    rank = data.rank + count
+    axes = known_ints(ctx, axes_arg)
+    if axes is None:
+        return ctx.tensor([ctx.unknown() for _ in range(rank)])
     chosen = set(distinct_axes(ctx, axes, rank, "axes"))
     rest = iter(data.dims)
     dims = [ctx.const(1) if i in chosen else next(rest) for i in range(rank)]
     return ctx.tensor(dims, value=data.value)
+
+
+@shape_rule("onnx_squeeze")
+def squeeze(ctx: ShapeContext) -> Any:
+    """`onnx.squeeze(x, axes)`: the listed dims, which must be 1, are removed."""
+    data, axes_arg = ctx.args
+    count = vector_length(ctx, axes_arg)
+    if data.dims is None or count is None:
+        return ctx.tensor(None, value=data.value)
+    axes = known_ints(ctx, axes_arg)
+    if axes is None:
+        return ctx.tensor([ctx.unknown() for _ in range(data.rank - count)])
+    chosen = set(distinct_axes(ctx, axes, data.rank, "axes"))
+    for a in sorted(chosen):
+        ctx.equal(data.dim(a), ctx.const(1))
+    return ctx.tensor([d for i, d in enumerate(data.dims) if i not in chosen], value=data.value)
 
 
 @shape_rule("onnx_expand")

@@ -64,10 +64,17 @@ def flatten(data: np.ndarray, *, axis: int) -> np.ndarray:
 
 
 @kernel("onnx.unsqueeze")
-def unsqueeze(data: np.ndarray, *, axes: Sequence[int]) -> np.ndarray:
+def unsqueeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """Dims of 1 at output positions."""
-    rank = data.ndim + len(axes)
-    return np.expand_dims(data, tuple(sorted(a + rank if a < 0 else a for a in axes)))
+    chosen = _ints(axes)
+    rank = data.ndim + len(chosen)
+    return np.expand_dims(data, tuple(sorted(a + rank if a < 0 else a for a in chosen)))
+
+
+@kernel("onnx.squeeze")
+def squeeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Remove the listed dims of size 1."""
+    return np.squeeze(data, axis=tuple(a + data.ndim if a < 0 else a for a in _ints(axes)))
 
 
 @kernel("onnx.expand")

@@ -58,33 +58,40 @@ def transpose(node: Node) -> Any:
     return node.call("transpose", node.x(0), axes=[int(p) for p in perm])
 
 
-def _axes(node: Node, attr_until: int, role: str = "axes") -> Optional[list]:
-    """An axes list: the attribute before opset `attr_until`, the (constant) input 1 after."""
+def _axes(node: Node, attr_until: int) -> tuple:
+    """(axes, known): the attribute before opset `attr_until`, input 1 after (None: absent;
+    not known when the input is not a constant)."""
     if node.opset < attr_until:
         axes = node.attr("axes")
-        return None if axes is None else [int(a) for a in axes]
+        return (None if axes is None else [int(a) for a in axes]), True
     if not node.has(1):
-        return None
-    return node.required_ints(1, role)
+        return None, True
+    values = node.ints(1)
+    return values, values is not None
 
 
 @converts("Squeeze")
 def squeeze(node: Node) -> Any:
-    """Squeeze the listed dims (every size-1 dim without axes)."""
-    axes = _axes(node, 13)
+    """Squeeze the listed dims (every size-1 dim without axes); `onnx.squeeze` when the axes
+    are known only at runtime."""
+    axes, known = _axes(node, 13)
+    if not known:
+        return node.call("onnx.squeeze", node.x(0), node.x(1))
     return node.call("squeeze", node.x(0), axis=axes if axes else None)
 
 
 @converts("Unsqueeze")
 def unsqueeze(node: Node) -> Any:
     """Unsqueeze: `expand_dims` per axis when the output positions are known, `onnx.unsqueeze`
-    when negative axes meet an unknown rank."""
-    axes = _axes(node, 13)
+    when negative axes meet an unknown rank or the axes are known only at runtime."""
+    axes, known = _axes(node, 13)
+    if not known:
+        return node.call("onnx.unsqueeze", node.x(0), node.x(1))
     if not axes:
         node.fail_attribute("axes", "absent", "axes given")
     rank = node.rank(0)
     if any(a < 0 for a in axes) and rank is None:
-        return node.call("onnx.unsqueeze", node.x(0), axes=axes)
+        return node.call("onnx.unsqueeze", node.x(0), node.int64s(axes))
     out_rank = (rank or 0) + len(axes)
     out = node.x(0)
     for a in sorted(a + out_rank if a < 0 else a for a in axes):
