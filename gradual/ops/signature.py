@@ -144,12 +144,13 @@ class SignatureMatcher:
         part = expr.linear_part(sym)
         if part is None or part[0] != 1 or not part[1].symbols() <= self.dims.keys():
             return False
-        self.dims[sym] = d - self.evaluate(part[1])
+        self.dims[sym] = self.evaluate(-part[1], base=d)  # d - rest, added before subtracted
         return True
 
     # instantiation ------------------------------------------------------------------------
-    def evaluate(self, expr: Poly) -> Any:
-        """A signature expression's value in the context's domain (unbound symbols: unknown)."""
+    def evaluate(self, expr: Poly, base: Any = None) -> Any:
+        """A signature expression's value in the context's domain (unbound symbols: unknown),
+        plus `base` when given."""
         env = {}
         for s in expr.symbols():
             if s in self.dims:
@@ -158,7 +159,7 @@ class SignatureMatcher:
                 env[s] = self.ctx.unknown()
             else:
                 env[s] = self.ctx.symbolic(Dimension.of_expr(Poly.atom(s)))
-        return _evaluate(expr, env, self.ctx)
+        return _evaluate(expr, env, self.ctx, base)
 
     def dim_value(self, pattern: Dimension) -> Any:
         """The value of a result dimension (`t|1` is only known to be one of two values)."""
@@ -202,8 +203,12 @@ class SignatureMatcher:
         return out
 
 
-def _evaluate(expr: Poly, env: dict, ctx: ShapeContext) -> Any:
-    total: Any = ctx.const(0)
+def _evaluate(expr: Poly, env: dict, ctx: ShapeContext, base: Any = None) -> Any:
+    """`base + expr` (base 0 when None). Every positive term is added before any negative one
+    is subtracted: a dim cannot be negative, so no partial sum may be where the whole is not
+    (`n - 1` solved from d is `d + 1`, not `0 - 1 + d`)."""
+    total: Any = ctx.const(0) if base is None else base
+    negative = []
     for mono, coeff in expr.terms:
         term: Any = ctx.const(abs(coeff))
         for atom in mono:
@@ -211,7 +216,12 @@ def _evaluate(expr: Poly, env: dict, ctx: ShapeContext) -> Any:
                 term = term * env[atom]
             else:
                 term = term * (_evaluate(atom.num, env, ctx) // atom.den)
-        total = total - term if coeff < 0 else total + term
+        if coeff < 0:
+            negative.append(term)
+        else:
+            total = total + term
+    for term in negative:
+        total = total - term
     return total
 
 
