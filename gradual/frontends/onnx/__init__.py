@@ -57,8 +57,15 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Union
 
-from .convert import supported_operators
-from .importer import ImportedModel, Importer, ImportOptions, InputSpec
+from ... import messages
+
+try:
+    import onnx as _onnx  # noqa: F401  (the optional extra)
+except ImportError as _missing:
+    raise ImportError(messages.onnx_not_installed()) from _missing
+
+from .convert import supported_operators  # noqa: E402
+from .importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
 
 __all__ = ["ImportOptions", "ImportedModel", "InputSpec", "LoadError", "import_model", "load_model",
            "supported_operators"]
@@ -77,7 +84,6 @@ def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> An
     import onnx
 
     from ... import builder as gb
-    from ... import messages
 
     if isinstance(source, onnx.ModelProto):
         return source

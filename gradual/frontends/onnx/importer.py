@@ -20,6 +20,7 @@ from ... import messages
 from ...api import CheckResult, check
 from ...syntax import ast
 from .fold import fold, foldable
+from .listing import Listing
 from .node import KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype
 from .types import TensorInfo, info_of_array, info_of_type, onnx_dtype_name
 
@@ -145,6 +146,7 @@ class Importer:
         self.diagnostics: list = []
         self.inputs: list = []
         self.constants: dict = {}
+        self.value_locs: dict = {}
         self.batch_size: Optional[int] = None
 
     # the walk -----------------------------------------------------------------------------------
@@ -152,6 +154,9 @@ class Importer:
         """Import the whole graph."""
         self._collect_infos()
         self._collect_constants()
+        self._apply_batch()
+        self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe())
+        self.fn.loc = self.listing.outputs()
         self._declare_inputs()
         for index, proto in enumerate(self.graph.node):
             self._import_node(index, proto)
@@ -185,12 +190,19 @@ class Importer:
             old = self.infos.get(name, TensorInfo())
             self.infos[name] = TensorInfo(numpy_dtype(array) or None, tuple(array.shape), old.elem_type)
 
+    def _apply_batch(self) -> None:
+        """The `batch` option: the first dim of every graph input (initializers excluded)."""
+        for vi in self.graph.input:
+            info = info_of_type(vi.type)
+            if vi.name not in self.values and info is not None:
+                self.infos[vi.name] = self._with_batch(info)
+
     def _declare_inputs(self) -> None:
         for vi in self.graph.input:
             if vi.name in self.values:
                 continue  # an initializer listed as an input (IR < 4), or a frozen input
-            info = info_of_type(vi.type)
-            loc = gb.Loc(self.path, messages.onnx_input_text(vi.name, info.describe() if info else "?"))
+            info = info_of_type(vi.type) and self.info(vi.name)
+            loc = self.listing.value(vi.name)
             if info is None:
                 self._report(loc, lambda span, n=vi.name: messages.onnx_unsupported_value(span, n, "not a tensor"))
                 self.poisoned.add(vi.name)
@@ -200,8 +212,6 @@ class Importer:
                 self._report(loc, lambda span, n=vi.name: messages.onnx_unsupported_dtype(span, n, shown))
                 self.poisoned.add(vi.name)
                 continue
-            info = self._with_batch(info)
-            self.infos[vi.name] = info
             param = self.namer.name(vi.name)
             self.exprs[vi.name] = self.fn.param(param, info.type_expr(), loc=loc)
             self.inputs.append(_input_spec(vi.name, param, info))
@@ -219,7 +229,7 @@ class Importer:
         if any(name in self.poisoned for name in proto.input):
             self.poisoned.update(proto.output)  # already reported where the input failed
             return
-        if proto.domain in DEFAULT_DOMAINS and self._fold(proto):
+        if proto.domain in DEFAULT_DOMAINS and self._fold(index, proto):
             return
         from .convert import CONVERTERS
 
@@ -234,7 +244,7 @@ class Importer:
             self._report(node.loc, problem.make)
             self.poisoned.update(proto.output)
 
-    def _fold(self, proto: Any) -> bool:
+    def _fold(self, index: int, proto: Any) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
         known = [self.values.get(name) for name in proto.input if name]
         if not foldable(proto.op_type, known):
@@ -243,7 +253,7 @@ class Importer:
         if results is None:
             return False
         for name, array in zip([n for n in proto.output if n], results):
-            self.record_constant(name, array)
+            self.record_constant(name, array, self.listing.node(index))
         return True
 
     def _bind_outputs(self, node: Node, result: Any) -> None:
@@ -288,16 +298,16 @@ class Importer:
             return self._materialize(name, self.values[name])
         raise Unsupported(lambda span: messages.onnx_undefined_tensor(span, name))
 
-    def record_constant(self, name: str, array: np.ndarray) -> None:
-        """An import-time constant (a Constant node's output)."""
+    def record_constant(self, name: str, array: np.ndarray, loc: gb.Loc) -> None:
+        """An import-time constant (a Constant node's output, a folded value) made at `loc`."""
         self.values[name] = array
+        self.value_locs[name] = loc
         dtype = numpy_dtype(array)
         self.infos[name] = TensorInfo(dtype or None, tuple(array.shape), self.info(name).elem_type)
 
     def _materialize(self, name: str, array: np.ndarray) -> Any:
         dtype = numpy_dtype(array)
-        desc = TensorInfo(dtype or None, tuple(array.shape), self.info(name).elem_type).describe()
-        loc = gb.Loc(self.path, messages.onnx_constant_text(name, desc))
+        loc = self.value_locs.get(name) or self.listing.value(name)
         if not dtype:
             shown = array.dtype.name
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, name, shown))
@@ -318,7 +328,7 @@ class Importer:
         outputs = list(self.graph.output)
         if any(o.name in self.poisoned for o in outputs):
             return None
-        loc = gb.Loc(self.path, messages.onnx_output_text([o.name for o in outputs]))
+        loc = self.listing.outputs()
         try:
             exprs = [self.expr_of(o.name, loc) for o in outputs]
         except Unsupported as problem:

@@ -63,8 +63,7 @@ class Node:
         self.inputs = list(proto.input)
         self.outputs = list(proto.output)
         self.attributes = {a.name: a for a in proto.attribute}
-        text = messages.onnx_node_text(proto.name, index, proto.op_type, self.inputs, self.outputs)
-        self.loc = gb.Loc(importer.path, text)
+        self.loc = importer.listing.node(index)
 
     # inputs -----------------------------------------------------------------------------------
     def has(self, i: int) -> bool:
@@ -72,10 +71,11 @@ class Node:
         return i < len(self.inputs) and self.inputs[i] != ""
 
     def x(self, i: int) -> Any:
-        """Input i as an expression (its variable)."""
+        """Input i as an expression: its variable, located at the tensor's name in this node."""
         if not self.has(i):
             self.fail_attribute(f"input {i}", "absent", "this input given")
-        return self.importer.expr_of(self.inputs[i], self.loc)
+        var = self.importer.expr_of(self.inputs[i], self.loc)
+        return gb.Var(var.name, self.importer.listing.argument(self.index, i, self.inputs))
 
     def args(self) -> list:
         """Every given input as an expression."""

@@ -27,7 +27,7 @@ def constant(node: Node) -> Any:
     if array is None:
         given = ", ".join(node.attributes) or "none"
         node.fail_attribute("attributes", given, "value, value_float(s) or value_int(s)")
-    node.importer.record_constant(node.outputs[0], array)
+    node.importer.record_constant(node.outputs[0], array, node.loc)
     return KNOWN
 
 
@@ -35,6 +35,6 @@ def constant(node: Node) -> Any:
 def identity(node: Node) -> Any:
     """Identity: the output is the input's variable (a known value stays known)."""
     if node.value(0) is not None:
-        node.importer.record_constant(node.outputs[0], node.value(0))
+        node.importer.record_constant(node.outputs[0], node.value(0), node.loc)
         return KNOWN
     return node.x(0)

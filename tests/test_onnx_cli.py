@@ -1,0 +1,143 @@
+"""`gradual check | elaborate | run | import` on ONNX models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import gradual  # noqa: E402
+from gradual.cli import main  # noqa: E402
+
+F = TensorProto.FLOAT
+
+
+def run_cli(capsys: object, *argv: str) -> tuple:
+    code = main(list(argv))
+    captured = capsys.readouterr()  # type: ignore[attr-defined]
+    return code, captured.out, captured.err
+
+
+def save(tmp_path: Path, nodes: list, inputs: list, outputs: list, initializers: tuple = ()) -> str:
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
+    path = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return str(path)
+
+
+@pytest.fixture
+def mlp(tmp_path: Path) -> str:
+    """x (batch, 4) -> Gemm (4 -> 3) -> Relu -> y; the weight is a parameter, the (small) bias is
+    written into the program."""
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["h"], name="fc", transB=1),
+             helper.make_node("Relu", ["h"], ["y"], name="act")]
+    return save(tmp_path, nodes, [("x", F, ["batch", 4])], [("y", F, ["batch", 3])],
+                initializers=[("w", np.ones((3, 4), np.float32)), ("b", np.zeros(3, np.float32))])
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> str:
+    """A MatMul whose inner dims disagree."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")]
+    return save(tmp_path, nodes, [("x", F, ["n", 4])], [("y", F, None)],
+                initializers=[("w", np.ones((5, 3), np.float32))])
+
+
+def test_check_prints_the_type_of_main(capsys: object, mlp: str) -> None:
+    code, out, err = run_cli(capsys, "check", "--color=never", mlp)
+    assert code == 0 and err == ""
+    assert "@main: fn (Tensor[(batch, 4), float32], Tensor[(3, 4), float32]) -> Tensor[(batch, 3), float32]  (0 checks)" in out
+
+
+def test_check_reports_a_shape_error_at_the_node(capsys: object, broken: str) -> None:
+    code, out, err = run_cli(capsys, "check", "--color=never", broken)
+    assert code == 1
+    assert "error[shape-mismatch]" in err
+    assert "node proj (MatMul): x, w -> y" in err
+    assert "model.onnx:1:" in err
+    assert "1 error" in out
+
+
+def test_check_json(capsys: object, broken: str) -> None:
+    code, out, _ = run_cli(capsys, "check", "--format", "json", broken)
+    doc = json.loads(out)
+    (diag,) = doc["files"][0]["diagnostics"]
+    assert code == 1 and diag["code"] == "shape-mismatch" and diag["line"] == 1
+
+
+def test_check_with_a_symbolic_batch(capsys: object, tmp_path: Path) -> None:
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["y"], name="flat")]
+    path = save(tmp_path, nodes, [("x", F, [1, 3, 4])], [("y", F, [1, 12])],
+                initializers=[("shape", np.array([1, 12], np.int64))])
+    code, _, err = run_cli(capsys, "check", "--color=never", "--batch", "N", path)
+    assert code == 1 and "node flat (Reshape)" in err
+    code, out, _ = run_cli(capsys, "check", "--batch", "N", "--batch-reshapes", path)
+    assert code == 0 and "-> Tensor[(N, 12), float32]" in out
+
+
+def test_import_prints_a_program_that_checks_alike(capsys: object, mlp: str) -> None:
+    code, out, err = run_cli(capsys, "import", mlp)
+    assert code == 0 and err == ""
+    assert out.startswith("// imported from ")
+    assert "nn.dense(%x, %w)" in out
+    result = gradual.check(out, "mlp.rly")
+    assert result.ok and str(result.function_type("main")).endswith("-> Tensor[(batch, 3), float32]")
+
+
+def test_import_of_an_unsupported_model_exits_1(capsys: object, tmp_path: Path) -> None:
+    path = save(tmp_path, [helper.make_node("Det", ["x"], ["y"], name="det")], [("x", F, [2, 2])], [("y", F, None)])
+    code, out, err = run_cli(capsys, "import", "--color=never", path)
+    assert code == 1 and out == ""
+    assert "error[unknown-operator]" in err and "`Det`" in err
+
+
+def test_elaborate(capsys: object, mlp: str) -> None:
+    code, out, _ = run_cli(capsys, "elaborate", mlp)
+    assert code == 0 and "def @main(" in out and "/* ty=" in out
+
+
+def test_run_with_npy_and_pb_inputs(capsys: object, mlp: str, tmp_path: Path) -> None:
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.save(tmp_path / "x.npy", x)
+    (tmp_path / "x.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+    for given in ("x.npy", "x.pb"):
+        code, out, err = run_cli(capsys, "run", mlp, "--arg", f"x={tmp_path / given}")
+        assert (code, err) == (0, "")
+        assert out == "y: Tensor[(2, 3), float32]\n"
+
+
+def test_run_json_names_the_outputs(capsys: object, mlp: str) -> None:
+    code, out, _ = run_cli(capsys, "run", mlp, "--shape", "x=5x4", "--format", "json")
+    assert code == 0
+    assert json.loads(out) == {"outputs": [{"name": "y", "shape": [5, 3], "dtype": "float32"}]}
+
+
+def test_run_blames_the_graph_input_for_a_bad_input(capsys: object, mlp: str) -> None:
+    code, _, err = run_cli(capsys, "run", "--color=never", mlp, "--shape", "x=2x5")
+    assert code == 3
+    assert "error[check-failed]" in err and "graph input x: float32[batch, 4]" in err
+
+
+def test_run_usage_errors(capsys: object, mlp: str) -> None:
+    code, _, err = run_cli(capsys, "run", mlp, "--arg", "nope=1")
+    assert code == 2 and "nope" in err
+    code, _, err = run_cli(capsys, "run", mlp)
+    assert code == 2 and "no input for `%x`" in err
+
+
+def test_missing_and_unreadable_models(capsys: object, tmp_path: Path) -> None:
+    code, _, err = run_cli(capsys, "check", str(tmp_path / "none.onnx"))
+    assert code == 2 and "no such file" in err
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07 certainly not a model")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(bad))
+    assert code == 1 and "error[input-error]" in err and "cannot read the file as an ONNX model" in err

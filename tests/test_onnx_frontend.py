@@ -1,0 +1,284 @@
+"""The ONNX frontend on small hand-built models: dims, constants, shape values, opset
+differences, diagnostics at the node, the batch options, the printed program."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import gradual  # noqa: E402
+from gradual.frontends import onnx as gonnx  # noqa: E402
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def model(nodes: list, inputs: list, outputs: list, initializers: tuple = (), opset: int = 17) -> object:
+    """A ModelProto from nodes and (name, elem_type, shape) inputs/outputs."""
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def main_type(m: object, **options: object) -> str:
+    imported = gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False, **options), path="m.onnx")
+    assert imported.ok, [d.message for d in imported.diagnostics]
+    result = imported.check()
+    assert result.ok, [d.message for d in result.diagnostics]
+    return str(result.function_type("main"))
+
+
+def errors(m: object, **options: object) -> list:
+    imported = gonnx.import_model(m, gonnx.ImportOptions(**options), path="m.onnx")
+    return imported.check().errors
+
+
+# dims ------------------------------------------------------------------------------------------
+def test_dim_params_are_symbols_and_missing_dims_unknown() -> None:
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, ["batch", None, 3])], [("y", F, None)])
+    assert main_type(m) == "fn (Tensor[(batch, ?, 3), float32]) -> Tensor[(batch, ?, 3), float32]"
+
+
+def test_concat_of_n_and_n_is_2n_where_onnx_says_unk() -> None:
+    m = model([helper.make_node("Concat", ["a", "b"], ["y"], axis=0)],
+              [("a", F, ["N", 4]), ("b", F, ["N", 4])], [("y", F, None)])
+    assert main_type(m).endswith("-> Tensor[(2 * N, 4), float32]")
+
+
+def test_a_shape_chain_gives_reshape_a_known_target() -> None:
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape: the target is [N, 12]."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0, np.int64))),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Constant", [], ["ax"], value=numpy_helper.from_array(np.array([0], np.int64))),
+        helper.make_node("Unsqueeze", ["n", "ax"], ["n1"]),
+        helper.make_node("Constant", [], ["rest"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+        helper.make_node("Concat", ["n1", "rest"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    m = model(nodes, [("x", F, ["N", 3, 4])], [("y", F, None)])
+    assert main_type(m).endswith("-> Tensor[(N, 12), float32]")
+
+
+# constants ---------------------------------------------------------------------------------------
+def test_large_initializers_become_parameters_whose_values_run_along() -> None:
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"])], [("x", F, ["n", 4])], [("y", F, ["n", 3])],
+              initializers=[("w", w)])
+    imported = gonnx.import_model(m, path="m.onnx")
+    assert list(imported.constants) == ["w"]
+    assert str(imported.check().function_type("main")) == (
+        "fn (Tensor[(n, 4), float32], Tensor[(4, 3), float32]) -> Tensor[(n, 3), float32]")
+    x = np.ones((2, 4), np.float32)
+    (y,) = imported.run({"x": x})
+    np.testing.assert_allclose(y, x @ w)
+
+
+def test_small_integer_constants_are_written_into_the_program() -> None:
+    m = model([helper.make_node("Reshape", ["x", "shape"], ["y"])], [("x", F, [2, 6])], [("y", F, None)],
+              initializers=[("shape", np.array([3, -1], np.int64))])
+    imported = gonnx.import_model(m, path="m.onnx")
+    assert imported.constants == {}
+    assert "reshape(%x, newshape=[3, -1]" in imported.text()
+
+
+def test_a_constant_used_as_a_tensor_keeps_its_value() -> None:
+    nodes = [helper.make_node("Constant", [], ["t"], value=numpy_helper.from_array(np.array([2, 6], np.int64))),
+             helper.make_node("Expand", ["x", "t"], ["y"])]
+    m = model(nodes, [("x", F, [1, 6])], [("y", F, None)])
+    assert main_type(m).endswith("-> Tensor[(2, 6), float32]")
+    assert "onnx.constant(values=[2, 6], shape=[2], dtype=\"int64\")" in gonnx.import_model(m).text()
+
+
+def test_constant_arithmetic_is_folded_at_import() -> None:
+    """Neg(Constant) -> ConstantOfShape -> Concat -> Reshape, as LayerNormalization's function."""
+    nodes = [
+        helper.make_node("Constant", [], ["a"], value=numpy_helper.from_array(np.array([-2], np.int64))),
+        helper.make_node("Neg", ["a"], ["k"]),
+        helper.make_node("ConstantOfShape", ["k"], ["ones"], value=numpy_helper.from_array(np.array([1], np.int64))),
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Concat", ["s", "ones"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    m = model(nodes, [("x", F, ["b", 6])], [("y", F, None)])
+    assert main_type(m).endswith("-> Tensor[(b, 6, 1, 1), float32]")
+    assert 'onnx.constant(values=[1, 1], shape=[2], dtype="int64")' in gonnx.import_model(m).text()
+
+
+# opset differences ------------------------------------------------------------------------------------
+def _run(m: object, **inputs: np.ndarray) -> list:
+    return gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False), path="m.onnx").run(inputs)
+
+
+X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 10
+
+
+@pytest.mark.parametrize("opset, node, extra", [
+    (11, helper.make_node("Squeeze", ["x"], ["y"], axes=[0]), {}),
+    (13, helper.make_node("Squeeze", ["x", "axes"], ["y"]), {"axes": np.array([0], np.int64)}),
+])
+def test_squeeze_axes_as_attribute_or_input(opset: int, node: object, extra: dict) -> None:
+    inits = [(k, v) for k, v in extra.items()]
+    m = model([node], [("x", F, [1, 3])], [("y", F, None)], initializers=inits, opset=opset)
+    assert main_type(m).endswith("-> Tensor[(3,), float32]")
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_softmax_before_opset_13_flattens_at_axis(opset: int) -> None:
+    m = model([helper.make_node("Softmax", ["x"], ["y"], axis=1)], [("x", F, [2, 3, 4])], [("y", F, None)], opset=opset)
+    (y,) = _run(m, x=X)
+    axes = (1, 2) if opset < 13 else (1,)
+    e = np.exp(X - X.max(axis=axes, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=axes, keepdims=True), rtol=1e-5)
+
+
+@pytest.mark.parametrize("opset, node, inits", [
+    (6, helper.make_node("Clip", ["x"], ["y"], min=-2.0, max=3.0), []),
+    (11, helper.make_node("Clip", ["x", "lo", "hi"], ["y"]), [("lo", np.float32(-2)), ("hi", np.float32(3))]),
+])
+def test_clip_bounds_as_attributes_or_inputs(opset: int, node: object, inits: list) -> None:
+    m = model([node], [("x", F, [2, 3, 4])], [("y", F, None)], initializers=inits, opset=opset)
+    (y,) = _run(m, x=X)
+    np.testing.assert_array_equal(y, np.clip(X, -2, 3))
+
+
+@pytest.mark.parametrize("opset, node, inits", [
+    (2, helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 0, 2, 0], value=1.5), []),
+    (11, helper.make_node("Pad", ["x", "pads", "v"], ["y"]),
+     [("pads", np.array([0, 1, 0, 0, 2, 0], np.int64)), ("v", np.float32(1.5))]),
+])
+def test_pad_as_attributes_or_inputs(opset: int, node: object, inits: list) -> None:
+    m = model([node], [("x", F, [2, 3, 4])], [("y", F, None)], initializers=inits, opset=opset)
+    assert main_type(m).endswith("-> Tensor[(2, 6, 4), float32]")
+    (y,) = _run(m, x=X)
+    np.testing.assert_array_equal(y, np.pad(X, [(0, 0), (1, 2), (0, 0)], constant_values=1.5))
+
+
+@pytest.mark.parametrize("opset, node, inits", [
+    (11, helper.make_node("Split", ["x"], ["a", "b"], axis=2, split=[1, 3]), []),
+    (13, helper.make_node("Split", ["x", "s"], ["a", "b"], axis=2), [("s", np.array([1, 3], np.int64))]),
+])
+def test_split_sizes_as_attribute_or_input(opset: int, node: object, inits: list) -> None:
+    m = model([node], [("x", F, [2, 3, 4])], [("a", F, None), ("b", F, None)], initializers=inits, opset=opset)
+    assert main_type(m).endswith("-> (Tensor[(2, 3, 1), float32], Tensor[(2, 3, 3), float32])")
+
+
+def test_slice_with_attributes_before_opset_10() -> None:
+    m = model([helper.make_node("Slice", ["x"], ["y"], starts=[1], ends=[100], axes=[2])],
+              [("x", F, ["n", 3, 4])], [("y", F, None)], opset=9)
+    assert main_type(m).endswith("-> Tensor[(n, 3, 3), float32]")
+
+
+def test_slice_inputs_known_only_at_runtime_keep_the_rank() -> None:
+    m = model([helper.make_node("Slice", ["x", "b", "e"], ["y"])],
+              [("x", F, [5, 4]), ("b", I64, [2]), ("e", I64, [2])], [("y", F, None)])
+    assert main_type(m).endswith("-> Tensor[(?, ?), float32]")
+    (y,) = _run(m, x=np.ones((5, 4), np.float32), b=np.array([1, 0]), e=np.array([3, 4]))
+    assert y.shape == (2, 4)
+
+
+# diagnostics ------------------------------------------------------------------------------------------
+def test_a_shape_error_underlines_the_tensors_in_the_node_that_uses_them() -> None:
+    nodes = [helper.make_node("Relu", ["x"], ["h"], name="act"), helper.make_node("MatMul", ["h", "w"], ["y"], name="proj")]
+    m = model(nodes, [("x", F, ["n", 4]), ("w", F, [5, 3])], [("y", F, None)])
+    (err,) = errors(m)
+    assert err.code == "shape-mismatch"
+    assert err.span.source.path == "m.onnx"
+    line, column = err.span.start_position
+    assert line == 2  # the listing's line 2 is node #1
+    assert err.span.source.line_text(line) == "node proj (MatMul): h, w -> y"
+    assert err.span.text == "w"
+    assert [label.span.text for label in err.labels] == ["h"]
+
+
+def test_the_listing_has_the_graph_inputs_initializers_and_outputs() -> None:
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], [("x", F, ["n", 4])], [("y", F, None)],
+              initializers=[("w", np.ones((4, 3), np.float32))])
+    imported = gonnx.import_model(m, path="m.onnx")
+    source = imported.module.span.source
+    assert source.text.splitlines() == [
+        "node mm (MatMul): x, w -> y", "graph input x: float32[n, 4]", "initializer w: float32[4, 3]", "graph outputs: y"]
+
+
+def test_declared_output_types_are_checked() -> None:
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2, 3])], [("y", F, [3, 2])])
+    (err,) = errors(m)
+    assert err.code == "shape-mismatch"
+
+
+def test_an_unsupported_operator_is_reported_once_at_its_node() -> None:
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Det", ["a"], ["b"], name="det"),
+             helper.make_node("Relu", ["b"], ["y"])]
+    imported = gonnx.import_model(model(nodes, [("x", F, [2, 2])], [("y", F, None)]), path="m.onnx")
+    assert not imported.ok and imported.module is None
+    (diag,) = imported.diagnostics
+    assert diag.code == "unknown-operator" and "`Det`" in diag.message
+    assert diag.span.text == "node det (Det): a -> b" and diag.line == 2
+
+
+def test_an_unsupported_dtype_is_reported() -> None:
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", TensorProto.BFLOAT16, [2])], [("y", TensorProto.BFLOAT16, None)])
+    (diag,) = gonnx.import_model(m).diagnostics
+    assert diag.code == "unknown-dtype" and "BFLOAT16" in diag.message
+
+
+def test_a_file_that_is_not_a_model_is_a_load_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x00\x01 not a model")
+    with pytest.raises(gonnx.LoadError) as info:
+        gonnx.import_model(str(bad))
+    assert info.value.diagnostic.code == "input-error"
+
+
+# the batch options and the light models -------------------------------------------------------------------
+def _fixed_batch_model() -> object:
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Reshape", ["r", "shape"], ["y"], name="flat")]
+    return model(nodes, [("x", F, [1, 3, 4])], [("y", F, [1, 12])], initializers=[("shape", np.array([1, 12], np.int64))])
+
+
+def test_a_hard_coded_batch_is_found_when_the_batch_is_symbolic() -> None:
+    (err,) = errors(_fixed_batch_model(), batch="N")
+    assert err.span.source.line_text(err.line) == "node flat (Reshape): r, shape -> y"
+    assert "N" in err.message
+
+
+def test_batch_reshapes_make_such_a_model_batch_polymorphic() -> None:
+    assert main_type(_fixed_batch_model(), batch="N", batch_reshapes=True) == (
+        "fn (Tensor[(N, 3, 4), float32]) -> Tensor[(N, 12), float32]")
+
+
+def _light_models() -> list:
+    folder = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    return sorted(folder.glob("*.onnx"))
+
+
+@pytest.mark.parametrize("path", _light_models(), ids=lambda p: p.stem)
+def test_light_models_with_a_symbolic_batch(path: Path) -> None:
+    imported = gonnx.import_model(str(path), gonnx.ImportOptions(batch="N", batch_reshapes=True))
+    result = imported.check()
+    assert result.ok, [d.message for d in result.errors]
+    ret = str(result.function_type("main").ret)
+    assert ret.startswith("Tensor[(N, 1000") and ret.endswith("float32]")
+
+
+# the printed program ------------------------------------------------------------------------------------
+def test_the_imported_program_prints_parses_and_checks_alike() -> None:
+    w = np.ones((4, 3), np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], transB=0, alpha=0.5),
+             helper.make_node("Shape", ["g"], ["s"]),
+             helper.make_node("Reshape", ["g", "s"], ["y"])]
+    m = model(nodes, [("x", F, ["n", 4])], [("y", F, None)], initializers=[("w", w), ("b", np.zeros(3, np.float32))])
+    imported = gonnx.import_model(m, path="m.onnx")
+    built = imported.check()
+    reparsed = gradual.check(imported.text(), "m.rly")
+    assert reparsed.ok, [d.message for d in reparsed.diagnostics]
+    assert str(reparsed.function_type("main")) == str(built.function_type("main"))
