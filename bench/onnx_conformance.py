@@ -208,7 +208,10 @@ class Outcome:
     imported: bool = False
     clean: bool = False
     shapes_equal: bool = False
+    consistent: bool = False
     matched: bool = False
+    core: bool = False
+    peers: dict = field(default_factory=dict)
     traceback: Optional[str] = None
     problem: str = ""
     inferred: list = field(default_factory=list)
@@ -228,6 +231,17 @@ def shape_equal(t: Any, shape: tuple) -> bool:
     return all(d.is_static and d.get_length() == s for d, s in zip(t.dims, shape))
 
 
+def shape_consistent(t: Any, shape: tuple) -> bool:
+    """Whether an inferred type admits this shape (`?`, intervals and symbols admit sizes)."""
+    if not isinstance(t, TensorType):
+        return False
+    if t.dims is None:
+        return True
+    if len(t.dims) != len(shape):
+        return False
+    return all(not d.is_static or d.get_length() == s for d, s in zip(t.dims, shape))
+
+
 def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str:
     """"" when the output matches, else why not."""
     got, want = np.asarray(got), np.asarray(want)
@@ -242,14 +256,52 @@ def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
     return "" if ok else "values differ"
 
 
-def run_case(case: Case, freeze: bool) -> Outcome:
-    """Import, check, compare types, run and compare outputs."""
-    outcome = Outcome(case.name)
+#: the operators issue 7 lists (the "core")
+CORE = frozenset("""Add Sub Mul Div Pow MatMul Gemm Relu Sigmoid Tanh Softmax LogSoftmax Concat Reshape Transpose
+Squeeze Unsqueeze Flatten Gather Slice ReduceSum ReduceMean ReduceMax Conv MaxPool AveragePool GlobalAveragePool
+BatchNormalization Cast Shape Expand Where Equal Less Greater Sqrt Exp Log Neg Abs Identity Range NonZero Pad Split
+Tile Clip LayerNormalization Erf Constant ConstantOfShape""".split())
+
+
+def run_case(case: Case, freeze: bool, peers: bool = False) -> Outcome:
+    """Import, check, compare types, run and compare outputs (and run the peers on it)."""
+    outcome = Outcome(case.name, core=op_types(case.model.graph) <= CORE)
     try:
         _run_case(case, freeze, outcome)
     except Exception:  # noqa: BLE001 - recorded: the count must be zero
         outcome.traceback = traceback.format_exc()
+    if peers:
+        outcome.peers = {name: run_peer(name, case) for name in PEERS}
     return outcome
+
+
+PEERS = ("reference", "onnxruntime")
+
+
+def run_peer(name: str, case: Case) -> bool:
+    """Whether ONNX's ReferenceEvaluator (or onnxruntime) reproduces the test's outputs."""
+    graph = case.model.graph
+    inits = {i.name for i in graph.initializer}
+    free = [vi.name for vi in graph.input if vi.name not in inits]
+    try:
+        if name == "reference":
+            from onnx.reference import ReferenceEvaluator
+
+            session: Any = ReferenceEvaluator(case.model)
+            run = lambda feeds: session.run(None, feeds)  # noqa: E731
+        else:
+            import onnxruntime
+
+            onnxruntime.set_default_logger_severity(3)
+            ort = onnxruntime.InferenceSession(case.model.SerializeToString(), providers=["CPUExecutionProvider"])
+            run = lambda feeds: ort.run(None, feeds)  # noqa: E731
+        for inputs, outputs in case.data_sets:
+            got = run(dict(zip(free, inputs)))
+            if len(got) != len(outputs) or any(values_match(g, e, case.rtol, case.atol) for g, e in zip(got, outputs)):
+                return False
+        return True
+    except Exception:  # noqa: BLE001 - a peer that fails a test simply does not pass it
+        return False
 
 
 def _run_case(case: Case, freeze: bool, outcome: Outcome) -> None:
@@ -271,6 +323,8 @@ def _run_case(case: Case, freeze: bool, outcome: Outcome) -> None:
     outcome.actual = [list(np.asarray(e).shape) for e in expected]
     outcome.shapes_equal = len(inferred) == len(expected) and all(
         shape_equal(t, np.asarray(e).shape) for t, e in zip(inferred, expected))
+    outcome.consistent = len(inferred) == len(expected) and all(
+        shape_consistent(t, np.asarray(e).shape) for t, e in zip(inferred, expected))
     outcome.matched = all(_run_set(case, model, result, frozen, inputs, outputs, outcome) for inputs, outputs in case.data_sets)
 
 
@@ -476,7 +530,7 @@ def main(argv: Optional[list] = None) -> int:
     np.seterr(all="ignore")
     if not args.light_only:
         cases = load_cases(args.cache, args.only)
-        report["node"] = node_tests(cases, not args.no_freeze, args.verbose)
+        report["node"] = node_tests(cases, not args.no_freeze, args.verbose, args.peers)
         if args.symbolic or args.all:
             report["symbolic"] = symbolic_tests(cases, not args.no_freeze, args.verbose)
     if args.light or args.all or args.light_only:
@@ -497,11 +551,12 @@ def _parse(argv: Optional[list]) -> argparse.Namespace:
     p.add_argument("--light-only", action="store_true", help="only the light models")
     p.add_argument("--all", action="store_true", help="node tests, symbolic comparison and light models")
     p.add_argument("--no-freeze", action="store_true", help="keep shape-determining inputs as inputs")
+    p.add_argument("--peers", action="store_true", help="also run onnx's ReferenceEvaluator and onnxruntime on the in-scope tests")
     p.add_argument("--verbose", "-v", action="store_true", help="list every in-scope failure")
     return p.parse_args(argv)
 
 
-def node_tests(cases: list, freeze: bool, verbose: bool) -> dict:
+def node_tests(cases: list, freeze: bool, verbose: bool, peers: bool = False) -> dict:
     """The conformance table."""
     scope: dict = {}
     outcomes = []
@@ -511,16 +566,22 @@ def node_tests(cases: list, freeze: bool, verbose: bool) -> dict:
         if reason is not None:
             scope[reason] = scope.get(reason, 0) + 1
             continue
-        outcomes.append(run_case(case, freeze))
+        outcomes.append(run_case(case, freeze, peers))
     elapsed = time.perf_counter() - start
     n = len(outcomes)
     counts = {
         "total": len(cases), "in_scope": n,
         "imported": sum(o.imported for o in outcomes), "checked_clean": sum(o.clean for o in outcomes),
-        "shapes_equal": sum(o.shapes_equal for o in outcomes), "outputs_match": sum(o.matched for o in outcomes),
+        "shapes_equal": sum(o.shapes_equal for o in outcomes), "consistent": sum(o.consistent for o in outcomes),
+        "outputs_match": sum(o.matched for o in outcomes),
+        "core_in_scope": sum(o.core for o in outcomes), "core_match": sum(o.core and o.matched for o in outcomes),
         "tracebacks": sum(o.traceback is not None for o in outcomes), "frozen_inputs": freeze,
         "seconds": round(elapsed, 1),
     }
+    if peers:
+        for name in PEERS:
+            counts[f"{name}_match"] = sum(o.peers.get(name, False) for o in outcomes)
+            counts[f"{name}_core_match"] = sum(o.core and o.peers.get(name, False) for o in outcomes)
     _print_counts(counts)
     _print_scope(scope)
     failures = [o for o in outcomes if not o.matched or not o.shapes_equal or o.traceback]
@@ -540,9 +601,19 @@ def _print_counts(c: dict) -> None:
     for key, label in (("total", "total"), ("in_scope", "in scope (all operators and dtypes supported)"),
                        ("imported", "imported"), ("checked_clean", "checked clean"),
                        ("shapes_equal", "inferred output shapes equal the real ones"),
-                       ("outputs_match", "outputs match (dtype, shape, values)"), ("tracebacks", "tracebacks")):
+                       ("consistent", "inferred output types consistent with the real shapes"),
+                       ("outputs_match", "outputs match (dtype, shape, values)"),
+                       ("reference_match", "(peer) onnx.reference.ReferenceEvaluator matches"),
+                       ("onnxruntime_match", "(peer) onnxruntime matches"), ("tracebacks", "tracebacks")):
+        if key not in c:
+            continue
         pct = "" if key == "total" else f"{100 * c[key] / n:.1f}%"
         print(f"| {label} | {c[key]} | {pct} |")
+    core = f"{c['core_match']} of {c['core_in_scope']} match"
+    for name in PEERS:
+        if f"{name}_core_match" in c:
+            core += f"; {name} {c[f'{name}_core_match']}"
+    print(f"\ntests using only the {len(CORE)} operators listed in issue 7: {core}")
     print(f"\n({c['seconds']} s; shape-determining inputs {'frozen' if c['frozen_inputs'] else 'kept as inputs'})")
 
 

@@ -3,9 +3,8 @@ is evaluated by ONNX's reference evaluator, and its outputs become constants too
 
 This is what makes `Neg(Constant)` -> `ConstantOfShape` -> `Concat` -> `Reshape` chains (the
 expanded functions of LayerNormalization, RotaryEmbedding, ...) give Reshape a known target. Only
-operators of integer and shape arithmetic are folded, only small values (at most 64
-elements: integers are written into the program, floats beyond 8 elements become constant
-parameters), and a node the reference evaluator rejects is left to the checker,
+operators of integer and shape arithmetic are folded, only into values small enough to be
+written into the program (`inlinable`: 64 integers, 8 finite floats), and a node the reference evaluator rejects is left to the checker,
 which then reports it.
 """
 
@@ -15,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .node import INT_INLINE, numpy_dtype
+from .node import INT_INLINE, inlinable
 
 FOLDABLE = frozenset({
     "Neg", "Abs", "Add", "Sub", "Mul", "Div", "Mod", "Min", "Max", "Sum", "Cast", "CastLike", "Concat",
@@ -74,4 +73,4 @@ def fold(proto: Any, inputs: list, opset_import: Any) -> Optional[list]:
     except Exception:  # noqa: BLE001 - not foldable: the checker sees the node instead
         return None
     arrays = [np.asarray(r) for r in results]
-    return arrays if all(numpy_dtype(a) and a.size <= INT_INLINE for a in arrays) else None
+    return arrays if all(inlinable(a) for a in arrays) else None

@@ -248,8 +248,19 @@ def _array_dtype(node: Node, array: np.ndarray) -> str:
 
 @converts("Range")
 def range_(node: Node) -> Any:
-    """Range(start, limit, delta): `arange` (its length is known when the values are)."""
-    return node.call("arange", node.x(0), node.x(1), node.x(2))
+    """Range(start, limit, delta): `arange` (its length is known when the values are). When
+    all three are constants the frontend knows the length, max(ceil((limit - start) / delta),
+    0), even of float ranges whose values the checker does not track: it says so with a cast,
+    which the runtime verifies."""
+    call = node.call("arange", node.x(0), node.x(1), node.x(2))
+    values = [node.value(i) for i in range(3)]
+    if any(v is None for v in values) or node.dtype(0) is None:
+        return call
+    start, limit, delta = (float(np.asarray(v).reshape(-1)[0]) for v in values)
+    if delta == 0:
+        return call
+    length = max(int(np.ceil((limit - start) / delta)), 0)
+    return gb.cast(call, gb.Tensor([length], node.dtype(0)), loc=node.loc)
 
 
 @converts("NonZero")
