@@ -438,6 +438,70 @@ def reduce(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+RESIZE_MODES = ("nearest", "linear", "cubic")
+RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
+                      "tf_crop_and_resize")
+NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+@shape_rule("onnx_resize")
+def resize(ctx: ShapeContext) -> Any:
+    """`onnx.resize(x, roi, scales, sizes, static_scales, axes, ...)`: the resized dims are
+    `sizes` (stretched, or scaled by one factor with keep_aspect_ratio_policy), or
+    floor(d * scale); `?` where they are not known (scales known only at runtime)."""
+    data, _roi, _scales, sizes_arg = ctx.args
+    require_choice(ctx, "mode", ctx.attr("mode"), RESIZE_MODES)
+    require_choice(ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES)
+    require_choice(ctx, "nearest_mode", ctx.attr("nearest_mode"), NEAREST_MODES)
+    policy = require_choice(ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"),
+                            ("stretch", "not_larger", "not_smaller"))
+    if data.dims is None:
+        return ctx.tensor(None)
+    axes = distinct_axes(ctx, list(ctx.attr("axes") or range(data.rank)), data.rank, "axes")
+    dims = list(data.dims)
+    if vector_length(ctx, sizes_arg):
+        sizes = known_ints(ctx, sizes_arg)
+        for i, axis in enumerate(axes):
+            dims[axis] = ctx.unknown()
+        if sizes is not None:
+            require_length(ctx, "sizes", sizes, (len(axes),))
+            _sized(ctx, dims, data, axes, sizes, policy)
+        return ctx.tensor(dims)
+    scales = ctx.attr("static_scales")
+    for i, axis in enumerate(axes):
+        dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))
+    if scales is not None:
+        require_length(ctx, "static_scales", list(scales), (len(axes),))
+    return ctx.tensor(dims)
+
+
+def _sized(ctx: ShapeContext, dims: list, data: TensorArg, axes: list, sizes: list, policy: str) -> None:
+    """Resized dims from sizes: as given (stretch), or one scale for all (needs static dims)."""
+    if policy == "stretch":
+        for axis, size in zip(axes, sizes):
+            dims[axis] = ctx.const(size)
+        return
+    have = [ctx.static(data.dim(a)) for a in axes]
+    if any(h is None or h == 0 for h in have):
+        return
+    ratios = [s / h for s, h in zip(sizes, have)]
+    scale = min(ratios) if policy == "not_larger" else max(ratios)
+    for axis, h in zip(axes, have):
+        dims[axis] = ctx.const(int(scale * h + 0.5))
+
+
+def _scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
+    """floor(d * scale), symbolically where the scale is an integer or its inverse is."""
+    size = ctx.static(d)
+    if size is not None:
+        return ctx.const(int(scale * size))
+    if scale > 0 and float(scale).is_integer():
+        return d * int(scale)
+    if scale > 0 and (1 / scale).is_integer():
+        return d // int(1 / scale)
+    return ctx.unknown()
+
+
 REDUCTIONS = ("sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "log_sum_exp")
 
 

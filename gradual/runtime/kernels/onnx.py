@@ -732,3 +732,129 @@ def mod(lhs: np.ndarray, rhs: np.ndarray, *, fmod: bool) -> np.ndarray:
 def prelu(data: np.ndarray, slope: np.ndarray) -> np.ndarray:
     """x if x >= 0 else slope * x."""
     return same_dtype(data, np.where(data < 0, data * slope, data))
+
+
+# resize -----------------------------------------------------------------------------------------------------
+@kernel("onnx.resize")
+def resize(data: np.ndarray, roi: np.ndarray, scales: np.ndarray, sizes: np.ndarray, *, static_scales: Any,
+           axes: Any, mode: str, coordinate_transformation_mode: str, nearest_mode: str, cubic_coeff_a: float,
+           exclude_outside: bool, extrapolation_value: float, keep_aspect_ratio_policy: str, antialias: bool) -> np.ndarray:
+    """ONNX Resize, one axis at a time (resampling is separable)."""
+    chosen = [a + data.ndim if a < 0 else a for a in (axes or range(data.ndim))]
+    factors, out_sizes = _resize_targets(data.shape, chosen, scales, sizes, static_scales, keep_aspect_ratio_policy)
+    boxes = _roi_boxes(np.asarray(roi, dtype=np.float64).reshape(-1), len(chosen))
+    x = data.astype(np.float64)
+    for i, axis in enumerate(chosen):
+        if np.isclose(factors[i], 1.0) and out_sizes[i] == x.shape[axis] and boxes[i] == (0.0, 1.0):
+            continue
+        x = _resample(x, axis, factors[i], out_sizes[i], boxes[i], mode, coordinate_transformation_mode, nearest_mode,
+                      cubic_coeff_a, bool(exclude_outside), extrapolation_value, bool(antialias))
+    if data.dtype.kind in "iu":
+        info = np.iinfo(data.dtype)
+        return np.clip(np.rint(x), info.min, info.max).astype(data.dtype)
+    return x.astype(data.dtype)
+
+
+def _resize_targets(shape: tuple, axes: list, scales: np.ndarray, sizes: np.ndarray, static_scales: Any,
+                    policy: str) -> tuple:
+    """(scale factor, output size) of each resized axis."""
+    wanted = _ints(sizes)
+    if wanted:
+        factors = [w / shape[a] for w, a in zip(wanted, axes)]
+        if policy == "stretch":
+            return factors, wanted
+        scale = min(factors) if policy == "not_larger" else max(factors)
+        return [scale] * len(axes), [int(scale * shape[a] + 0.5) for a in axes]
+    given = [float(v) for v in (static_scales or np.asarray(scales, dtype=np.float32).reshape(-1))]
+    return given, [int(s * shape[a]) for s, a in zip(given, axes)]
+
+
+def _roi_boxes(roi: np.ndarray, count: int) -> list:
+    if roi.size != 2 * count:
+        return [(0.0, 1.0)] * count
+    return [(float(roi[i]), float(roi[i + count])) for i in range(count)]
+
+
+def _source_positions(out: int, size: int, scale: float, box: tuple, mode: str) -> tuple:
+    """Where each output index samples the input, and (tf_crop_and_resize) which fall outside."""
+    y = np.arange(out, dtype=np.float64)
+    width = scale * size
+    if mode == "align_corners":
+        return (np.zeros(out) if width == 1 else y * (size - 1) / (width - 1)), None
+    if mode == "asymmetric":
+        return y / scale, None
+    if mode == "tf_crop_and_resize":
+        start, end = box
+        x = np.full(out, (end - start) * (size - 1) / 2) if width == 1 else y * (end - start) * (size - 1) / (width - 1)
+        x = x + start * (size - 1)
+        return x, (x < 0) | (x > size - 1)
+    if mode == "pytorch_half_pixel":
+        return (np.full(out, -0.5) if width == 1 else (y + 0.5) / scale - 0.5), None
+    if mode == "half_pixel_symmetric":
+        offset = size / 2 * (1 - out / width)
+        return offset + (y + 0.5) / scale - 0.5, None
+    return (y + 0.5) / scale - 0.5, None
+
+
+def _resize_coefficients(ratio: float, scale: float, mode: str, nearest_mode: str, a: float, antialias: bool) -> np.ndarray:
+    """The interpolation weights of the neighbours around a fractional position."""
+    if mode == "nearest":
+        if float(ratio).is_integer():
+            return np.array([0.0, 1.0])
+        pick_right = {"round_prefer_floor": ratio > 0.5, "round_prefer_ceil": ratio >= 0.5, "floor": False,
+                      "ceil": True}[nearest_mode]
+        return np.array([0.0, 1.0]) if pick_right else np.array([1.0, 0.0])
+    if mode == "linear":
+        if not antialias or scale >= 1:
+            return np.array([1 - ratio, ratio])
+        start = int(np.floor(-1 / scale) + 1)
+        args = (np.arange(start, start + 2 - 2 * start) - ratio) * scale
+        weights = np.clip(1 - np.abs(args), 0, 1)
+        return weights / weights.sum()
+    if not antialias or scale >= 1:
+        return np.array([_cubic(ratio + 1, a), _cubic(ratio, a), _cubic(1 - ratio, a), _cubic(2 - ratio, a)])
+    first = int(np.floor(-2 / scale) + 1)
+    weights = np.array([_cubic(scale * (i - ratio), a) for i in range(first, 2 - first)])
+    return weights / weights.sum()
+
+
+def _cubic(x: float, a: float) -> float:
+    x = abs(x)
+    if x <= 1:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    if x < 2:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return 0.0
+
+
+def _resample(x: np.ndarray, axis: int, scale: float, out: int, box: tuple, mode: str, coordinates: str,
+              nearest_mode: str, a: float, exclude_outside: bool, extrapolation: float, antialias: bool) -> np.ndarray:
+    """Resize one axis: each output is a weighted sum of the nearest input elements."""
+    size = x.shape[axis]
+    shape = list(x.shape)
+    shape[axis] = out
+    if out == 0:
+        return np.zeros(shape)
+    positions, outside = _source_positions(out, size, scale, box, coordinates)
+    floors = np.floor(positions)
+    ratios = np.where(positions == floors, 1.0, positions - floors)
+    weights = np.stack([_resize_coefficients(float(r), scale, mode, nearest_mode, a, antialias) for r in ratios])
+    n = weights.shape[1]
+    pad = int(np.ceil(n / 2))
+    padded = positions + pad
+    base = np.floor(padded)
+    frac = padded - base
+    if n % 2 == 0:
+        offset = np.where(frac == 0, -(n // 2), -(n // 2) + 1)
+    else:
+        offset = np.where(frac <= 0.5, -((n - 1) // 2), -((n - 1) // 2) + 1)
+    index = (base + offset).astype(np.int64)[:, None] + np.arange(n)[None, :] - pad
+    if exclude_outside:
+        weights = np.where((index < 0) | (index >= size), 0.0, weights)
+        total = weights.sum(axis=1, keepdims=True)
+        weights = weights / np.where(total == 0, 1.0, total)
+    gathered = np.take(x, np.clip(index, 0, size - 1), axis=axis)
+    result = (gathered * weights.reshape((1,) * axis + weights.shape + (1,) * (x.ndim - axis - 1))).sum(axis=axis + 1)
+    if outside is not None and outside.any():
+        result = np.where(outside.reshape((1,) * axis + (out,) + (1,) * (x.ndim - axis - 1)), extrapolation, result)
+    return result

@@ -302,6 +302,57 @@ def _relay_pad(node: Node, pads: list, value: Any, mode: str) -> Any:
     return node.call("nn.pad", node.x(0), value, pad_width=widths, pad_mode=mode)
 
 
+@converts("Resize")
+def resize(node: Node) -> Any:
+    """Resize (opset 10 and later: X, roi, scales, sizes); scales known at import are also given
+    as `static_scales`, so the checker computes the resized dims."""
+    if node.opset < 11:
+        return _resize_call(node, None, node.x(1), None, {"mode": node.attr("mode", "nearest"),
+                                                          "coordinate_transformation_mode": "asymmetric",
+                                                          "nearest_mode": "floor"})
+    attrs = {name: node.attr(name, default) for name, default in RESIZE_ATTRS.items() if node.attr(name) is not None}
+    for flag in ("exclude_outside", "antialias"):
+        if flag in attrs:
+            attrs[flag] = bool(attrs[flag])
+    roi = node.x(1) if node.has(1) else None
+    scales = node.x(2) if node.has(2) else None
+    sizes = node.x(3) if node.has(3) else None
+    return _resize_call(node, roi, scales, sizes, attrs)
+
+
+RESIZE_ATTRS = {"axes": None, "mode": "nearest", "coordinate_transformation_mode": "half_pixel",
+                "nearest_mode": "round_prefer_floor", "cubic_coeff_a": -0.75, "exclude_outside": 0,
+                "extrapolation_value": 0.0, "keep_aspect_ratio_policy": "stretch", "antialias": 0}
+
+
+def _resize_call(node: Node, roi: Any, scales: Any, sizes: Any, attrs: dict) -> Any:
+    empty_floats = node.constant(np.zeros((0,), np.float32), "float32")
+    scale_index = 2 if node.opset >= 11 else 1
+    known = node.value(scale_index) if scales is not None else None
+    if known is not None and np.asarray(known).size:
+        attrs["static_scales"] = [float(v) for v in np.asarray(known).reshape(-1)]
+    if "axes" in attrs:
+        attrs["axes"] = [int(a) for a in attrs["axes"]]
+    if "cubic_coeff_a" in attrs or "extrapolation_value" in attrs:
+        for name in ("cubic_coeff_a", "extrapolation_value"):
+            if name in attrs:
+                attrs[name] = float(attrs[name])
+    return node.call("onnx.resize", node.x(0), roi if roi is not None else empty_floats,
+                     scales if scales is not None else empty_floats, sizes if sizes is not None else node.int64s([]),
+                     **attrs)
+
+
+@converts("Upsample")
+def upsample(node: Node) -> Any:
+    """Upsample (deprecated): Resize with asymmetric coordinates (nearest: floor)."""
+    attrs = {"mode": node.attr("mode", "nearest"), "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
+    if node.opset < 9:
+        scales = [float(v) for v in node.attr("scales", [])]
+        empty = node.constant(np.zeros((0,), np.float32), "float32")
+        return node.call("onnx.resize", node.x(0), empty, empty, node.int64s([]), static_scales=scales, **attrs)
+    return _resize_call(node, None, node.x(1), None, attrs)
+
+
 @converts("DepthToSpace", "SpaceToDepth")
 def depth_to_space(node: Node) -> Any:
     """DepthToSpace (DCR or CRD) and SpaceToDepth."""
