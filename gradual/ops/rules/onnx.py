@@ -727,6 +727,36 @@ def batch_norm_train(ctx: ShapeContext) -> Any:
     return ctx.tuple([ctx.tensor(data.dims), ctx.tensor([channels]), ctx.tensor([channels])])
 
 
+def _loss_dims(ctx: ShapeContext) -> Any:
+    """The loss of (input (n, c, *d), target (n, *d), weight (c,) or empty): (n, *d) for
+    reduction none, a scalar for mean and sum."""
+    data, target, weight = ctx.args[:3]
+    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "mean", "sum"))
+    ctx.require_rank(weight, 1)
+    if data.dims is None:
+        return None if reduction == "none" else []
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    ctx.require_rank(target, data.rank - 1)
+    dims = [ctx.equal(data.dim(0), target.dim(0))]
+    dims += [ctx.equal(a, b) for a, b in zip(data.dims[2:], target.dims[1:])]
+    if ctx.static(weight.dim(0)) != 0:
+        ctx.equal(weight.dim(0), data.dim(1), symbol="classes")
+    return dims if reduction == "none" else []
+
+
+@shape_rule("onnx_nll_loss")
+def nll_loss(ctx: ShapeContext) -> Any:
+    """`onnx.nll_loss(input, target, weight, reduction)` (see _loss_dims)."""
+    return ctx.tensor(_loss_dims(ctx))
+
+
+@shape_rule("onnx_softmax_cross_entropy")
+def softmax_cross_entropy(ctx: ShapeContext) -> Any:
+    """`onnx.softmax_cross_entropy(scores, labels, weight, reduction)`: (loss, log_prob)."""
+    return ctx.tuple([ctx.tensor(_loss_dims(ctx)), ctx.tensor(ctx.args[0].dims)])
+
+
 @shape_rule("onnx_rms_norm")
 def rms_norm(ctx: ShapeContext) -> Any:
     """`onnx.rms_norm(x, scale, axis)`: scale broadcasts to x's dims from axis on."""

@@ -627,6 +627,37 @@ def lp_norm(data: np.ndarray, *, axis: int, p: int) -> np.ndarray:
     return same_dtype(data, np.where(norm == 0, 0, x / np.where(norm == 0, 1, norm)))
 
 
+def _nll(log_prob: np.ndarray, target: np.ndarray, weight: np.ndarray, reduction: str, ignore_index: Any) -> np.ndarray:
+    """-log_prob at the target class, weighted; mean divides by the total weight."""
+    labels = target.astype(np.int64)
+    picked = np.take_along_axis(log_prob, np.clip(labels, 0, log_prob.shape[1] - 1)[:, None], axis=1)[:, 0]
+    weights = np.take(weight, labels, mode="clip").astype(np.float64) if weight.size else np.ones(labels.shape)
+    if ignore_index is not None:
+        weights = np.where(labels == ignore_index, 0.0, weights)
+    loss = -picked * weights
+    if reduction == "sum":
+        return np.asarray(loss.sum())
+    if reduction == "mean":
+        return np.asarray(loss.sum() / weights.sum())
+    return loss
+
+
+@kernel("onnx.nll_loss")
+def nll_loss(data: np.ndarray, target: np.ndarray, weight: np.ndarray, *, reduction: str, ignore_index: Any) -> np.ndarray:
+    """NegativeLogLikelihoodLoss."""
+    return same_dtype(data, _nll(data.astype(np.float64), target, weight, reduction, ignore_index))
+
+
+@kernel("onnx.softmax_cross_entropy")
+def softmax_cross_entropy(scores: np.ndarray, labels: np.ndarray, weight: np.ndarray, *, reduction: str,
+                          ignore_index: Any) -> tuple:
+    """SoftmaxCrossEntropyLoss: (loss, log_softmax of the scores along dim 1)."""
+    x = scores.astype(np.float64)
+    shifted = x - x.max(axis=1, keepdims=True)
+    log_prob = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return same_dtype(scores, _nll(log_prob, labels, weight, reduction, ignore_index)), same_dtype(scores, log_prob)
+
+
 @kernel("onnx.hardmax")
 def hardmax(data: np.ndarray, *, axis: int) -> np.ndarray:
     """1 at the first maximum along axis."""

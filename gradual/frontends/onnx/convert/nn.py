@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from .... import builder as gb
 from ..node import Node, Tuple
 from . import converts
@@ -238,6 +240,28 @@ def mean_variance_norm(node: Node) -> Any:
 def lp_norm(node: Node) -> Any:
     """LpNormalization along axis."""
     return node.call("onnx.lp_norm", node.x(0), axis=int(node.attr("axis", -1)), p=int(node.attr("p", 2)))
+
+
+# losses ---------------------------------------------------------------------------------------------
+@converts("NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
+def loss(node: Node) -> Any:
+    """NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (with its optional log_prob); an
+    absent weight is an empty vector."""
+    weight = node.x(2) if node.has(2) else _empty_like(node, 0)
+    attrs: dict = {"reduction": node.attr("reduction", "mean")}
+    if node.attr("ignore_index") is not None:
+        attrs["ignore_index"] = int(node.attr("ignore_index"))
+    if node.op_type == "NegativeLogLikelihoodLoss":
+        return node.call("onnx.nll_loss", node.x(0), node.x(1), weight, **attrs)
+    return Tuple(node.call("onnx.softmax_cross_entropy", node.x(0), node.x(1), weight, **attrs), 2)
+
+
+def _empty_like(node: Node, like: int) -> Any:
+    """An empty vector of input `like`'s dtype."""
+    dtype = node.dtype(like)
+    if dtype is not None:
+        return node.constant(np.zeros((0,), dtype), dtype)
+    return node.call("onnx.cast_like", node.constant(np.zeros((0,), np.float32), "float32"), node.x(like))
 
 
 # softmax ---------------------------------------------------------------------------------------
