@@ -7,8 +7,18 @@ OpenVINO-compatible shape algebra.
 from .api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
 from .diagnostics import Diagnostic, Label, Severity
 from .ops.registry import register_op
-from .runtime import CheckFailure, ProgramRejected, RunFailure, run
 from .shapes import Dimension, PartialShape, ShapeError
+
+_RUNTIME_NAMES = ("CheckFailure", "ProgramRejected", "RunFailure", "run")
+
+
+def __getattr__(name: str) -> object:
+    """The runtime (and NumPy) load on first use, so checking never pays for them."""
+    if name in _RUNTIME_NAMES:
+        from . import runtime
+
+        return getattr(runtime, name)
+    raise AttributeError(f"module 'gradual' has no attribute {name!r}")
 
 __version__ = "0.1.0"
 

@@ -24,6 +24,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast
+from .lexer import FastLexer, Tok
 from .source import Source, Span
 
 #: Longest integer literal read (Python's own int/str conversion limit).
@@ -49,7 +50,7 @@ class ParseError(Exception):
 
 
 def _first_span(item: object, source: Source) -> Span:
-    if isinstance(item, Token):
+    if isinstance(item, _TOKENS):
         return Span(source, item.start_pos, item.end_pos)
     return item.span  # type: ignore[attr-defined]
 
@@ -82,6 +83,9 @@ def show_token(text: str, limit: int = 40) -> str:
     return f"`{text}`"
 
 
+_TOKENS = (Token, Tok)
+
+
 class _Builder(Transformer):
     """Lark callbacks: each grammar alternative becomes one AST node with its span."""
 
@@ -95,7 +99,7 @@ class _Builder(Transformer):
 
     @staticmethod
     def _nodes(children: Sequence[object]) -> list:
-        return [c for c in children if not isinstance(c, Token)]
+        return [c for c in children if not isinstance(c, _TOKENS)]
 
     def _tok_span(self, tok: Token) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
@@ -124,7 +128,7 @@ class _Builder(Transformer):
                     (attrs if isinstance(item, ast.AttrParam) else params).append(item)
             elif isinstance(c, tuple) and c and c[0] == "rule":
                 rule = c[1]
-            elif isinstance(c, ast.Node) and not isinstance(c, Token):
+            elif isinstance(c, ast.Node) and not isinstance(c, _TOKENS):
                 ret = c
         return ast.OpDecl(str(name_tok), dtype_params, tuple(params), tuple(attrs), ret, rule,
                           doc=_doc_comment(self.source.text, children[0].start_pos), span=self._span(children))
@@ -168,7 +172,7 @@ class _Builder(Transformer):
         )
 
     def dtype_params(self, children):
-        return ("dtype_params", tuple(str(t) for t in children if isinstance(t, Token) and t.type == "NAME"))
+        return ("dtype_params", tuple(str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"))
 
     def params(self, children):
         return ("params", tuple(children))
@@ -317,11 +321,11 @@ class _Builder(Transformer):
         return ast.Ident(str(children[0]), span=self._tok_span(children[0]))
 
     def attr_list(self, children):
-        items = tuple(_value(c) for c in children if not isinstance(c, Token))
+        items = tuple(_value(c) for c in children if not isinstance(c, _TOKENS))
         return ast.AttrSeq(items, True, span=self._span(children))
 
     def attr_tuple(self, children):
-        items = tuple(_value(c) for c in children if not isinstance(c, Token))
+        items = tuple(_value(c) for c in children if not isinstance(c, _TOKENS))
         return ast.AttrSeq(items, False, span=self._span(children))
 
     # types ----------------------------------------------------------------------------------
@@ -455,15 +459,35 @@ def _grammar_text() -> str:
     return resources.files("gradual.syntax").joinpath("grammar.lark").read_text(encoding="utf-8")
 
 
+def _table_cache() -> "str | bool":
+    """Where lark keeps the LALR tables it builds (0.25 s a start otherwise): a per-user
+    cache directory, or no cache when none is writable."""
+    import os
+    import tempfile
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for directory in (os.path.join(base, "gradual"), os.path.join(tempfile.gettempdir(), f"gradual-{os.getuid()}")):
+        try:
+            os.makedirs(directory, exist_ok=True)
+            probe = os.path.join(directory, ".write-test")
+            with open(probe, "w"):
+                pass
+            os.remove(probe)
+            return os.path.join(directory, "grammar.lark.cache")
+        except OSError:
+            continue
+    return False
+
+
 class _Parser:
     """One lark parser (built once) with its transformer."""
 
     def __init__(self) -> None:
         self.builder = _Builder()
         self.lark = Lark(
-            _grammar_text(), parser="lalr", lexer="contextual", transformer=self.builder,
+            _grammar_text(), parser="lalr", lexer=FastLexer, transformer=self.builder,
             start=["start", "stdlib"],
-            maybe_placeholders=False, cache=False,
+            maybe_placeholders=False, cache=_table_cache(),
         )
 
     def parse(self, source: Source, start: str = "start"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 
 
 class Source:
@@ -47,13 +46,25 @@ class Source:
         return f"Source({self.path!r})"
 
 
-@dataclass(frozen=True, slots=True)
 class Span:
-    """A half-open range of offsets in a source."""
+    """A half-open range of offsets in a source. Immutable; equal when the offsets are
+    (the source is not compared)."""
 
-    source: Source = field(compare=False, repr=False)
-    start: int
-    end: int
+    __slots__ = ("source", "start", "end")
+
+    def __init__(self, source: Source, start: int, end: int) -> None:
+        self.source = source
+        self.start = start
+        self.end = end
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Span) and self.start == other.start and self.end == other.end
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end))
+
+    def __repr__(self) -> str:
+        return f"Span(start={self.start}, end={self.end})"
 
     @property
     def start_position(self) -> tuple[int, int]:
@@ -72,7 +83,7 @@ class Span:
 
     def to(self, other: "Span") -> "Span":
         """The span from the start of this one to the end of `other`."""
-        return Span(self.source, self.start, max(self.end, other.end))
+        return Span(self.source, self.start, self.end if self.end > other.end else other.end)
 
     def describe(self) -> str:
         """`path:line:column`, for messages and blame."""

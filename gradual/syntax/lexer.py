@@ -1,0 +1,167 @@
+"""A fast lexer for the grammar, plugged into lark's LALR parser.
+
+One master regular expression reads each lexeme; the few choices that depend on where the
+parser is (a keyword or a name, `//` as floor division or a comment, `?T` as a type hole or
+`?` then a name, `-1` as a literal or a minus sign, `1.5` or `1`, `.`, `5`) are made by asking
+the parser which terminals its current state accepts, as lark's contextual lexer does, but
+without running one regular expression per state. Tokens carry offsets (`start_pos`,
+`end_pos`): spans are built from them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from lark.exceptions import UnexpectedCharacters
+from lark.lexer import Lexer, LexerState
+
+_LEXEME = re.compile(
+    r"""
+    (?P<ws>[ \t\r\n\f]+)
+  | (?P<block>/\*)
+  | (?P<slashes>//)
+  | (?P<header>\#\[[^\]\n]*\])
+  | (?P<local>%[A-Za-z0-9_]+)
+  | (?P<global>@[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<hole>\?[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<number>-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64)?)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
+  | (?P<string>"(?:\\.|[^"\\\n])*")
+  | (?P<dotdot>\.\.)
+  | (?P<arrow>->)
+  | (?P<punct>[()\[\]{};:,=.?*|+-])
+    """,
+    re.VERBOSE,
+)
+_DIGITS = re.compile(r"[0-9]+")
+_FLOORDIV_NEXT = re.compile(r"[ \t]*[0-9(A-Za-z_]")
+_BLOCK_END = "*/"
+_LINE_END = re.compile(r"[^\n]*")
+_BOOLS = ("True", "False")
+
+
+class FastLexer(Lexer):
+    """The lexer lark's LALR parser calls (interface 2: it sees the parser state)."""
+
+    __future_interface__ = 2
+
+    def __init__(self, lexer_conf: Any) -> None:
+        self.literals: dict[str, str] = {}
+        for terminal in lexer_conf.terminals:
+            pattern = terminal.pattern
+            if pattern.type == "str":
+                self.literals[pattern.value] = terminal.name
+
+    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Tok]:
+        text = lexer_state.text.text if hasattr(lexer_state.text, "text") else lexer_state.text
+        states = parser_state.parse_conf.parse_table.states
+        pos, end = 0, len(text)
+        match = _LEXEME.match
+        while pos < end:
+            m = match(text, pos)
+            if m is None:
+                raise self._unexpected(text, pos, states[parser_state.position])
+            kind = m.lastgroup
+            if kind == "ws" or kind == "header":
+                pos = m.end()
+                continue
+            accepts = states[parser_state.position]
+            token, pos = self._token(kind, m, text, accepts)
+            if token is not None:
+                lexer_state.last_token = token
+                yield token
+
+    # one lexeme ---------------------------------------------------------------------------
+    def _token(self, kind: str, m: re.Match, text: str, accepts: Any) -> tuple:
+        start = m.start()
+        value = m.group()
+        if kind == "name":
+            return self._word(value, start, accepts), m.end()
+        if kind == "local":
+            return _make("LOCAL", value, start), m.end()
+        if kind == "punct":
+            return _make(self.literals.get(value, value), value, start), m.end()
+        if kind == "number":
+            return self._number(value, start, text, accepts)
+        if kind == "global":
+            return _make("GLOBAL", value, start), m.end()
+        if kind == "slashes":
+            return self._slashes(start, text, accepts)
+        if kind == "block":
+            close = text.find(_BLOCK_END, start + 2)
+            if close < 0:
+                raise UnexpectedCharacters(text, start, *_line_col(text, start), allowed=None)
+            return None, close + 2
+        if kind == "hole":
+            if "HOLE" in accepts:
+                return _make("HOLE", value, start), m.end()
+            return _make(self.literals.get("?", "QMARK"), "?", start), start + 1
+        if kind == "string":
+            return _make("STRING", value, start), m.end()
+        if kind == "dotdot":
+            return _make("DOTDOT", value, start), m.end()
+        return _make(self.literals.get(value, value), value, start), m.end()  # arrow
+
+    def _word(self, value: str, start: int, accepts: Any) -> Tok:
+        literal = self.literals.get(value)
+        if literal is not None and literal in accepts:
+            return _make(literal, value, start)
+        if value in _BOOLS and "BOOL" in accepts:
+            return _make("BOOL", value, start)
+        if "NAME" not in accepts and literal is not None:
+            return _make(literal, value, start)
+        return _make("NAME", value, start)
+
+    def _number(self, value: str, start: int, text: str, accepts: Any) -> tuple:
+        if "NUMBER" in accepts:
+            return _make("NUMBER", value, start), start + len(value)
+        if value[0] == "-" and "MINUS" in accepts:
+            return _make("MINUS", "-", start), start + 1
+        digits = _DIGITS.match(text, start + (1 if value[0] == "-" else 0))
+        if digits is not None and "INT" in accepts:
+            return _make("INT", digits.group(), digits.start()), digits.end()
+        return _make("NUMBER", value, start), start + len(value)
+
+    def _slashes(self, start: int, text: str, accepts: Any) -> tuple:
+        if "FLOORDIV" in accepts and _FLOORDIV_NEXT.match(text, start + 2):
+            return _make("FLOORDIV", "//", start), start + 2
+        return None, _LINE_END.match(text, start).end()
+
+    def _unexpected(self, text: str, pos: int, accepts: Any) -> UnexpectedCharacters:
+        line, column = _line_col(text, pos)
+        return UnexpectedCharacters(text, pos, line, column, allowed=set(accepts))
+
+
+class Tok:
+    """A token: what lark's parser needs of one (its type) and what spans need (offsets).
+
+    Lighter than `lark.Token` (a str subclass with a dict of eight attributes), which made
+    up a quarter of parsing time. The line and column attributes exist for lark's error path."""
+
+    __slots__ = ("type", "value", "start_pos", "end_pos")
+    line = column = end_line = end_column = None
+
+    def __init__(self, kind: str, value: str, start: int) -> None:
+        self.type = kind
+        self.value = value
+        self.start_pos = start
+        self.end_pos = start + len(value)
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Tok({self.type}, {self.value!r})"
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+def _make(kind: str, value: str, start: int) -> Tok:
+    return Tok(kind, value, start)
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
