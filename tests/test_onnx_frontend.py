@@ -282,3 +282,9 @@ def test_the_imported_program_prints_parses_and_checks_alike() -> None:
     reparsed = gradual.check(imported.text(), "m.rly")
     assert reparsed.ok, [d.message for d in reparsed.diagnostics]
     assert str(reparsed.function_type("main")) == str(built.function_type("main"))
+
+
+def test_the_package_docstring_lists_every_supported_operator() -> None:
+    doc = " ".join(gonnx.__doc__.split())
+    listed = doc.split("Supported operators (`supported_operators()`): ")[1]
+    assert listed.split(", ") == gonnx.supported_operators()

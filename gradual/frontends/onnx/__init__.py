@@ -42,14 +42,40 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
 * **Opsets.** Attributes that became inputs are read from either (Squeeze/Unsqueeze/Reduce*
   axes, Split's split, Slice, Pad, Clip, TopK's k, Reshape's shape); Softmax, LogSoftmax and
   Hardmax before opset 13 flatten at `axis`.
-* **Inference only.** BatchNormalization and Dropout in training mode, MaxPool's Indices,
-  control flow (If, Loop, Scan), sequences, strings, quantization and element types NumPy
-  cannot hold (bfloat16, float8, int4) are reported as unsupported, at the node.
-* **Diagnostics** point at the node: `node Conv_3 (Conv): X, W -> Y` is the "source line",
-  arguments point at the nodes (or graph inputs, initializers) that produced them.
+* **Inference only.** Dropout is the identity (training mode only with ratio 0); BatchNormalization
+  in training mode normalizes with the batch's statistics. Control flow (If, Loop, Scan),
+  sequences, optionals, strings, quantization, recurrent layers, Attention (its expanded
+  function form is supported) and element types NumPy cannot hold (bfloat16, float8, int4) are
+  reported as unsupported, at the node.
+* **Folding.** A node of shape arithmetic (Neg, Add, Concat, Unsqueeze, ConstantOfShape, ...)
+  whose inputs are all small constants is evaluated at import by ONNX's reference evaluator,
+  when the result is small enough to be written into the program.
+* **Diagnostics** point into a listing of the model (`model.onnx:17:24` is line 17 of it): one
+  line per node (`node Conv_3 (Conv): X, W -> Y`, line k is node #k-1), then one per graph
+  input, initializer and the graph outputs. A call is its node's line, an argument is its
+  tensor's name on that line, so an error underlines the tensors it is about.
 * **`batch`** (`--batch N`) names the first dim of every graph input, making the batch
   symbolic; `batch_reshapes` lets Reshape targets that hard-code the original batch size copy
   the batch instead (see `ImportOptions`).
+
+Supported operators (`supported_operators()`):
+
+    Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, Atanh, AveragePool,
+    BatchNormalization, BitShift, BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, Cast, CastLike,
+    Ceil, Celu, Clip, Concat, Constant, ConstantOfShape, Conv, ConvTranspose, Cos, Cosh,
+    CumProd, CumSum, DepthToSpace, Div, Dropout, Einsum, Elu, Equal, Erf, Exp, Expand, EyeLike,
+    Flatten, Floor, Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool,
+    GlobalLpPool, GlobalMaxPool, Greater, GreaterOrEqual, GroupNormalization, HardSigmoid,
+    HardSwish, Hardmax, Identity, InstanceNormalization, IsInf, IsNaN, LRN, LayerNormalization,
+    LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, LpNormalization, LpPool, MatMul, Max,
+    MaxPool, Mean, MeanVarianceNormalization, Min, Mish, Mod, Mul, Neg,
+    NegativeLogLikelihoodLoss, NonZero, Not, OneHot, Or, PRelu, Pad, Pow, RMSNormalization,
+    Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean,
+    ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Scatter,
+    ScatterElements, ScatterND, Selu, Shape, Shrink, Sigmoid, Sign, Sin, Sinh, Size, Slice,
+    Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, SpaceToDepth, Split, Sqrt, Squeeze,
+    Sub, Sum, Swish, Tan, Tanh, ThresholdedRelu, Tile, TopK, Transpose, Trilu, Unsqueeze,
+    Upsample, Where, Xor
 """
 
 from __future__ import annotations

@@ -201,20 +201,16 @@ class Importer:
         for vi in self.graph.input:
             if vi.name in self.values:
                 continue  # an initializer listed as an input (IR < 4), or a frozen input
-            info = info_of_type(vi.type) and self.info(vi.name)
             loc = self.listing.value(vi.name)
-            if info is None:
-                self._report(loc, lambda span, n=vi.name: messages.onnx_unsupported_value(span, n, "not a tensor"))
+            problem = _input_problem(vi, self.info(vi.name))
+            if problem is not None:
+                self._report(loc, problem)
                 self.poisoned.add(vi.name)
                 continue
-            if info.dtype is None:
-                shown = onnx_dtype_name(info.elem_type)
-                self._report(loc, lambda span, n=vi.name: messages.onnx_unsupported_dtype(span, n, shown))
-                self.poisoned.add(vi.name)
-                continue
+            info = self.info(vi.name)
             param = self.namer.name(vi.name)
             self.exprs[vi.name] = self.fn.param(param, info.type_expr(), loc=loc)
-            self.inputs.append(_input_spec(vi.name, param, info))
+            self.inputs.append(InputSpec(vi.name, param, info))
 
     def _with_batch(self, info: TensorInfo) -> TensorInfo:
         """The input's type with the `batch` option applied to its first dim."""
@@ -352,8 +348,15 @@ class Importer:
         return types[0] if len(types) == 1 else gb.TupleOf(*types)
 
 
-def _input_spec(name: str, param: str, info: TensorInfo) -> InputSpec:
-    return InputSpec(name, param, info)
+def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:
+    """Why a graph input cannot be a parameter (a diagnostic maker), or None."""
+    name = vi.name
+    if info_of_type(vi.type) is None:
+        return lambda span: messages.onnx_unsupported_value(span, name, "not a tensor")
+    if info.dtype is None:
+        shown = onnx_dtype_name(info.elem_type)
+        return lambda span: messages.onnx_unsupported_dtype(span, name, shown)
+    return None
 
 
 def _default_opset(model: Any) -> int:

@@ -461,7 +461,7 @@ def resize(ctx: ShapeContext) -> Any:
     dims = list(data.dims)
     if vector_length(ctx, sizes_arg):
         sizes = known_ints(ctx, sizes_arg)
-        for i, axis in enumerate(axes):
+        for axis in axes:
             dims[axis] = ctx.unknown()
         if sizes is not None:
             require_length(ctx, "sizes", sizes, (len(axes),))
