@@ -211,6 +211,7 @@ class Outcome:
     consistent: bool = False
     matched: bool = False
     core: bool = False
+    internal: bool = False
     peers: dict = field(default_factory=dict)
     traceback: Optional[str] = None
     problem: str = ""
@@ -337,6 +338,7 @@ def _run_set(case: Case, model: Any, result: Any, frozen: dict, inputs: list, ou
         got = model.run(feeds, result)
     except (CheckFailure, RunFailure, ProgramRejected) as failure:
         outcome.problem = "run: " + str(failure).splitlines()[0]
+        outcome.internal = getattr(failure, "code", "") == "internal-error"
         return False
     if len(got) != len(outputs):
         outcome.problem = f"run: {len(got)} outputs for {len(outputs)}"
@@ -575,7 +577,8 @@ def node_tests(cases: list, freeze: bool, verbose: bool, peers: bool = False) ->
         "shapes_equal": sum(o.shapes_equal for o in outcomes), "consistent": sum(o.consistent for o in outcomes),
         "outputs_match": sum(o.matched for o in outcomes),
         "core_in_scope": sum(o.core for o in outcomes), "core_match": sum(o.core and o.matched for o in outcomes),
-        "tracebacks": sum(o.traceback is not None for o in outcomes), "frozen_inputs": freeze,
+        "tracebacks": sum(o.traceback is not None for o in outcomes),
+        "internal_errors": sum(o.internal for o in outcomes), "frozen_inputs": freeze,
         "seconds": round(elapsed, 1),
     }
     if peers:
@@ -604,7 +607,8 @@ def _print_counts(c: dict) -> None:
                        ("consistent", "inferred output types consistent with the real shapes"),
                        ("outputs_match", "outputs match (dtype, shape, values)"),
                        ("reference_match", "(peer) onnx.reference.ReferenceEvaluator matches"),
-                       ("onnxruntime_match", "(peer) onnxruntime matches"), ("tracebacks", "tracebacks")):
+                       ("onnxruntime_match", "(peer) onnxruntime matches"), ("tracebacks", "tracebacks"),
+                       ("internal_errors", "internal errors (a rule and its kernel disagree)")):
         if key not in c:
             continue
         pct = "" if key == "total" else f"{100 * c[key] / n:.1f}%"
