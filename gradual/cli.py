@@ -22,7 +22,7 @@ from .render import diagnostic_json, render_all
 from .syntax.source import Source, Span
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED = 0, 1, 2, 3
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 class UsageError(Exception):
@@ -195,6 +195,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
+        print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

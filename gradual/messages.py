@@ -848,6 +848,11 @@ def runtime_internal_crash(exc: BaseException) -> str:
     return f"the runtime failed ({type(exc).__name__}: {exc}); please report it with the program and its inputs"
 
 
+def internal_crash(exc: BaseException) -> str:
+    """gradual itself failed outside a run (a bug in gradual)."""
+    return f"gradual failed ({type(exc).__name__}: {exc}); please report it with the program"
+
+
 # onnx frontend ------------------------------------------------------------------------------
 # The words of the ONNX frontend (gradual/frontends/onnx): models it cannot read, and the parts
 # of a model it cannot import. Appended by the frontend; nothing above uses it.

@@ -54,7 +54,8 @@ class Interpreter:
         from . import kernels  # noqa: F401  (registers the NumPy kernels)
 
         self.registry = registry or default_registry()
-        self.res: Resolution = resolve(module, self.registry, self.registry.names())
+        # resolution recurses over the syntax tree: on the large-stack thread, like checking
+        self.res: Resolution = run_deep(resolve, module, self.registry, self.registry.names())
         errors = [d for d in self.res.diagnostics if d.is_error]
         if errors:
             from .errors import ProgramRejected

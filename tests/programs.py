@@ -1,0 +1,1328 @@
+"""Random well-formed programs for the property tests (issue 5), built from shapes the
+generator tracks.
+
+A program is generated against *concrete* inputs: every value the generator creates has a
+concrete shape on those inputs (the "intended" inputs), and every operator is applied only
+where its rule accepts those shapes. Parameters are made on demand: when `add` needs a partner
+for `%v3`, a new parameter with a shape that broadcasts is created. So the intended inputs
+always run, and any failure on them is a bug in gradual or in this generator.
+
+Each dimension (`Dim`) also carries its *form*: what the checker should infer for it in the
+definition it lives in (a static size, a symbol of the signature, `2 * n`, `(h - 1) // 2 + 1`,
+or `?` where the generator does not predict the checker), and, inside helper definitions and
+closures, the same dimension in the caller (`outer`), so a call site can pass arguments whose
+types fit. Annotations are `Slot`s rendered by a `Variant`:
+
+* `SYMBOLIC`: the program as generated (fresh dims of parameters are symbols or static sizes);
+* `STATIC`: every annotation is the concrete shape (a fully static program);
+* `Relaxed`: some dims of some annotations made less precise (`?`, a wider interval, an
+  interval around a static size) or a whole shape made `Tensor[*, dtype]`.
+
+`programs()` is the hypothesis strategy; `generate(seed)` makes one program from a seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+from hypothesis import strategies as st
+
+from gradual.shapes import Dimension, Symbol
+
+FLOAT = "float32"
+DYNAMIC = Dimension.dynamic()
+
+
+# randomness ---------------------------------------------------------------------------------------
+class Draw:
+    """Choices, from hypothesis (`st.data().draw`) or from a seeded `random.Random`."""
+
+    def __init__(self, draw: Optional[Callable[[Any], Any]] = None, seed: int = 0) -> None:
+        self._draw = draw
+        self._rng = random.Random(seed)
+
+    def int(self, lo: int, hi: int) -> int:
+        """An integer in [lo, hi]."""
+        if self._draw is not None:
+            return self._draw(st.integers(lo, hi))
+        return self._rng.randint(lo, hi)
+
+    def choice(self, items: Sequence[Any]) -> Any:
+        """One of `items` (earlier ones shrink better)."""
+        return items[self.int(0, len(items) - 1)]
+
+    def chance(self, percent: int) -> bool:
+        """True with about this probability (in percent)."""
+        return self.int(0, 99) < percent
+
+
+# dimensions -------------------------------------------------------------------------------------------
+class Dim:
+    """One dimension: its concrete size on the intended inputs, its form in the definition it
+    lives in, and the same dimension in the caller (`outer`; a constant is its own outer)."""
+
+    __slots__ = ("value", "form", "outer")
+
+    def __init__(self, value: int, form: Dimension, outer: Optional["Dim"]) -> None:
+        self.value = value
+        self.form = form
+        self.outer = outer
+
+    @staticmethod
+    def const(value: int) -> "Dim":
+        """A constant: the same static size in every definition."""
+        d = Dim(value, Dimension(value), None)
+        d.outer = d
+        return d
+
+    @property
+    def is_const(self) -> bool:
+        return self.outer is self
+
+    def __repr__(self) -> str:
+        return f"Dim({self.value}, {self.form})"
+
+
+def lift(fn: Callable[..., Any], *dims: Dim) -> Dim:
+    """Apply an arithmetic function to sizes and forms alike (forms that are not exact give `?`)."""
+    if all(d.is_const for d in dims):
+        return Dim.const(fn(*(d.value for d in dims)))
+    value = fn(*(d.value for d in dims))
+    exact = all(d.form.is_exact for d in dims)
+    form = fn(*(d.form for d in dims)) if exact else DYNAMIC
+    if not form.is_exact:
+        form = DYNAMIC
+    outers = [d.outer for d in dims]
+    outer = lift(fn, *outers) if all(o is not None for o in outers) else None
+    return Dim(value, form, outer)
+
+
+def dim_add(a: Dim, b: Dim) -> Dim:
+    return lift(lambda x, y: x + y, a, b)
+
+
+def dim_mul(a: Dim, b: Dim) -> Dim:
+    return lift(lambda x, y: x * y, a, b)
+
+
+def dim_scale(a: Dim, k: int) -> Dim:
+    return lift(lambda x: x * k, a)
+
+
+def dim_product(dims: Sequence[Dim]) -> Dim:
+    out = Dim.const(1)
+    for d in dims:
+        out = dim_mul(out, d)
+    return out
+
+
+def window(size: Dim, kernel: int, pad: int, stride: int, dilation: int) -> Dim:
+    """A sliding window's output length, as the conv/pool rules compute it."""
+    span = (kernel - 1) * dilation + 1
+    return lift(lambda x: (x + pad - span) // stride + 1, size)
+
+
+def join_dim(a: Dim, b: Dim) -> Dim:
+    """The join of two branches' dims, as SPEC 3.4 (the value is the taken branch's, `a`)."""
+    if a.form.is_exact and b.form.is_exact and a.form == b.form:
+        form = a.form
+    elif a.form.is_static and b.form.is_static:
+        lo, hi = sorted((a.form.get_length(), b.form.get_length()))
+        form = Dimension(lo, hi)
+    else:
+        form = DYNAMIC
+    outer = join_dim(a.outer, b.outer) if a.outer is not None and b.outer is not None and not a.is_const else None
+    if a.is_const and b.is_const and a.value == b.value:
+        return a
+    return Dim(a.value, form, outer)
+
+
+# values and annotations ----------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Val:
+    """A value in scope: how to write it, its dims (None for a tuple) and dtype, its fields."""
+
+    text: str
+    dims: Optional[tuple] = None
+    dtype: str = FLOAT
+    fields: Optional[tuple] = None
+    shape_value: Optional[tuple] = None  # the Dims an int64 shape vector holds
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(d.value for d in self.dims)
+
+
+@dataclass(eq=False)
+class Slot:
+    """An annotation the variants render: a tensor type over Dims (`dims=None` is `*`)."""
+
+    uid: int
+    kind: str  # param, helper-param, let, cast
+    dims: Optional[tuple]
+    dtype: str
+    existentials: frozenset = frozenset()
+
+
+class Variant:
+    """How annotations are written (see the module docstring). The base is SYMBOLIC."""
+
+    name = "symbolic"
+
+    def render(self, slot: Slot, program: "Program") -> str:
+        if slot.dims is None:
+            return f"Tensor[*, {slot.dtype}]"
+        dims = [self.dim_text(slot, i, d, program) for i, d in enumerate(slot.dims)]
+        return tensor_text(dims, slot.dtype)
+
+    def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        return base_dim_text(slot, d, program)
+
+
+def base_dim_text(slot: Slot, d: Dim, program: "Program") -> str:
+    """A dim as the generated program writes it: its form, or `?`; a parameter never names an
+    existential (it would become a symbol of the signature)."""
+    if not d.form.is_exact:
+        return "?"
+    if slot.kind in ("param", "helper-param") and d.form.symbols() & program.existentials:
+        return "?"
+    return str(d.form)
+
+
+def tensor_text(dims: Sequence[str], dtype: str) -> str:
+    inner = ", ".join(dims) + ("," if len(dims) == 1 else "")
+    return f"Tensor[({inner}), {dtype}]"
+
+
+class Static(Variant):
+    """Every annotation is the concrete shape."""
+
+    name = "static"
+
+    def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        return str(d.value)
+
+
+SYMBOLIC = Variant()
+STATIC = Static()
+
+
+class Relaxed(Variant):
+    """A base variant with some annotations made less precise: `dims[(slot, index)]` replaces
+    one dim's text, `dynamic_rank` holds slots written `Tensor[*, dtype]`."""
+
+    name = "relaxed"
+
+    def __init__(self, base: Variant, dims: dict, dynamic_rank: frozenset) -> None:
+        self.base = base
+        self.dims = dims
+        self.dynamic_rank = dynamic_rank
+
+    def render(self, slot: Slot, program: "Program") -> str:
+        if slot.uid in self.dynamic_rank:
+            return f"Tensor[*, {slot.dtype}]"
+        return Variant.render(self, slot, program)
+
+    def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        found = self.dims.get((slot.uid, index))
+        return found if found is not None else self.base.dim_text(slot, index, d, program)
+
+    def describe(self) -> str:
+        return f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}"
+
+
+# the generated program ---------------------------------------------------------------------------
+@dataclass(eq=False)
+class Param:
+    """A parameter: its name, dims, dtype, annotation slot and the intended input."""
+
+    name: str
+    val: Val
+    slot: Optional[Slot]
+    data: Any = None  # the intended input (main only)
+
+
+class Block:
+    """A body being built: statements (lists of text pieces and Slots) and a result."""
+
+    def __init__(self) -> None:
+        self.stmts: list = []
+        self.result: Any = None
+
+
+@dataclass(eq=False)
+class Definition:
+    """A generated `def`: name, parameters, body."""
+
+    name: str
+    params: list
+    body: Block
+    dtype_params: tuple = ()
+
+
+@dataclass(eq=False)
+class Program:
+    """A generated program: definitions (helpers first, `@main` last), the intended inputs."""
+
+    defs: list = field(default_factory=list)
+    slots: list = field(default_factory=list)
+    existentials: set = field(default_factory=set)
+    symbols: set = field(default_factory=set)  # names of main's signature symbols
+    ops: list = field(default_factory=list)  # operators used, in order
+    data_dependent: bool = False  # some shape depends on data or a branch join
+    features: set = field(default_factory=set)
+    helpers: list = field(default_factory=list)  # helper builders, in creation order
+    bindings: dict = field(default_factory=dict)  # (definition, variable) -> Val
+    allow_data_dependent: bool = True
+
+    @property
+    def main(self) -> Definition:
+        return self.defs[-1]
+
+    def __repr__(self) -> str:
+        return "Program:\n" + self.text()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """How hypothesis shows a failing example: the program's text."""
+        printer.text(repr(self))
+
+    def text(self, variant: Variant = SYMBOLIC) -> str:
+        """The program's source under a variant."""
+        return "\n".join(render_def(d, variant, self) for d in self.defs)
+
+    def intended_inputs(self) -> dict:
+        """The inputs the program was generated for (copies)."""
+        return {p.name: np.array(p.data, copy=True) for p in self.main.params}
+
+
+def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, indent: str) -> str:
+    out = []
+    for piece in pieces:
+        if isinstance(piece, Slot):
+            out.append(variant.render(piece, program))
+        elif isinstance(piece, Block):
+            out.append(render_block(piece, variant, program, indent + "  "))
+        elif isinstance(piece, Inline):
+            h = piece.builder
+            out.append(f"fn ({render_params(h.params, variant, program)}) "
+                       + render_block(h.block, variant, program, indent + "  "))
+        else:
+            out.append(piece)
+    return "".join(out)
+
+
+def render_block(block: Block, variant: Variant, program: Program, indent: str) -> str:
+    lines = [indent + render_pieces(s, variant, program, indent) for s in block.stmts]
+    lines.append(indent + render_pieces(block.result, variant, program, indent))
+    return "{\n" + "\n".join(lines) + "\n" + indent[:-2] + "}"
+
+
+def render_params(params: Sequence[Param], variant: Variant, program: Program) -> str:
+    parts = []
+    for p in params:
+        parts.append(f"%{p.name}" if p.slot is None else f"%{p.name}: {variant.render(p.slot, program)}")
+    return ", ".join(parts)
+
+
+def render_def(d: Definition, variant: Variant, program: Program) -> str:
+    tps = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
+    return f"def @{d.name}{tps}({render_params(d.params, variant, program)}) " + render_block(d.body, variant, program, "  ") + "\n"
+
+
+# the builder ----------------------------------------------------------------------------------------
+SYMBOL_LETTERS = "nkmhwbcstu"
+UNARY = ["nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "floor", "ceil", "round", "sign", "sqrt",
+         "erf", "copy", "zeros_like", "ones_like", "nn.leaky_relu", "clip", "full_like", "rsqrt", "log"]
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "mod"]
+COMPARE = ["less", "greater", "equal", "not_equal", "less_equal", "greater_equal"]
+REDUCE = ["sum", "mean", "max", "min", "prod"]
+
+
+class Builder:
+    """Builds one definition (or closure) of a program; `parent` is the caller's builder."""
+
+    def __init__(self, program: Program, draw: Draw, parent: Optional["Builder"] = None, name: str = "main",
+                 rng: Optional[np.random.Generator] = None) -> None:
+        self.program = program
+        self.draw = draw
+        self.parent = parent
+        self.name = name
+        self.params: list = []
+        self.block = Block()
+        self.scopes: list = [[]]
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.counter = 0
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.dtype = FLOAT  # the dtype of float values here (a dtype variable in some helpers)
+        self.def_name = name  # the definition whose body this is (a closure's is its parent's)
+
+    # names -------------------------------------------------------------------------------------
+    def fresh_name(self, prefix: str) -> str:
+        root = self.root()
+        root.counter += 1
+        return f"{prefix}{root.counter}"
+
+    def root(self) -> "Builder":
+        b = self
+        while b.parent is not None:
+            b = b.parent
+        return b
+
+    def symbol(self) -> Dimension:
+        letter = self.draw.choice(SYMBOL_LETTERS)
+        name = self.fresh_name(letter)
+        if self.parent is None:
+            self.program.symbols.add(name)
+        return Dimension.symbol(name)
+
+    # dims ------------------------------------------------------------------------------------------
+    def fresh(self, value: int, symbolic: Optional[bool] = None) -> Dim:
+        """A new dimension of a new parameter: a symbol or its static size."""
+        if symbolic is None:
+            symbolic = self.draw.chance(45)
+        outer = self.parent.fresh(value, symbolic) if self.parent is not None else None
+        return Dim(value, self.symbol() if symbolic else Dimension(value), outer)
+
+    def fresh_from(self, outer: Dim) -> Dim:
+        """A helper parameter's dim for an argument dim of the caller (static only where the
+        caller's is static, so the call can never be a static mismatch)."""
+        if outer.is_const or (outer.form.is_static and self.draw.chance(50)):
+            return Dim(outer.value, Dimension(outer.value), outer) if not outer.is_const else outer
+        return Dim(outer.value, self.symbol(), outer)
+
+    def size(self, lo: int = 1, hi: int = 4) -> int:
+        return self.draw.int(lo, hi)
+
+    # scope -------------------------------------------------------------------------------------------
+    def values(self, pred: Callable[[Val], bool] = lambda v: True) -> list:
+        return [v for scope in self.scopes for v in scope if v.dims is not None and pred(v)]
+
+    def add_value(self, val: Val) -> Val:
+        self.scopes[-1].append(val)
+        return val
+
+    # parameters ------------------------------------------------------------------------------------
+    def new_param(self, dims: Sequence[Dim], dtype: Optional[str] = None, data: Any = None, prefix: str = "p") -> Val:
+        """A new parameter of this definition with these dims and its intended input."""
+        dtype = dtype or self.dtype
+        name = self.fresh_name(prefix)
+        val = Val(f"%{name}", tuple(dims), dtype)
+        slot = self.slot("param" if self.parent is None else "helper-param", val.dims, dtype)
+        if data is None:
+            data = random_data(val.shape, FLOAT if dtype == self.dtype else dtype, self.rng)
+        self.params.append(Param(name, val, slot, data))
+        return self.add_value(val)
+
+    def slot(self, kind: str, dims: Optional[tuple], dtype: str, existentials: frozenset = frozenset()) -> Slot:
+        s = Slot(len(self.program.slots), kind, dims, dtype, existentials)
+        self.program.slots.append(s)
+        return s
+
+    def fresh_param(self, rank: Optional[int] = None, lo: int = 1, hi: int = 4) -> Val:
+        r = self.draw.int(1, 3) if rank is None else rank
+        return self.new_param([self.fresh(self.size(lo, hi)) for _ in range(r)])
+
+    def pick(self, pred: Callable[[Val], bool] = lambda v: True, make: Optional[Callable[[], Val]] = None) -> Val:
+        """A float value in scope satisfying pred, else a new parameter from `make`."""
+        found = self.values(lambda v: v.dtype == self.dtype and pred(v))
+        if found and (make is None or self.draw.chance(85)):
+            return self.draw.choice(found[::-1])
+        return (make or self.fresh_param)()
+
+    # statements --------------------------------------------------------------------------------------
+    def bind(self, expr: Sequence[Any], dims: Optional[tuple], dtype: Optional[str] = None,
+             fields: Optional[tuple] = None, shape_value: Optional[tuple] = None, plain: bool = False) -> Val:
+        """`let %v = expr;` (or `%v = expr;`, or, unless `plain`, an annotated let); the new
+        value. A value that a later operator relates to another one (flattened and shaped
+        back) is bound `plain`: an existential would hide the relation."""
+        dtype = dtype or self.dtype
+        name = self.fresh_name("v")
+        style = self.draw.int(0, 9)
+        if fields is None and dims is not None and style == 0 and not plain:
+            dims = self.annotated_let(name, expr, dims, dtype)
+        elif style <= 3:
+            self.block.stmts.append([f"%{name} = ", *expr, ";"])
+        else:
+            self.block.stmts.append([f"let %{name} = ", *expr, ";"])
+        val = self.add_value(Val(f"%{name}", dims, dtype, fields, shape_value))
+        self.program.bindings[(self.def_name, name)] = val
+        return val
+
+    def annotated_let(self, name: str, expr: Sequence[Any], dims: tuple, dtype: str) -> tuple:
+        """`let %v: T = expr;` with T the value's forms, some dims `?` or new existential names."""
+        new_dims = []
+        existentials = set()
+        for d in dims:
+            kind = self.draw.int(0, 5)
+            if kind == 0 or not d.form.is_exact and kind <= 3:
+                sym = self.symbol_existential()
+                existentials.add(sym)
+                new_dims.append(Dim(d.value, Dimension.symbol(sym), self._outer_existential(d)))
+            else:
+                new_dims.append(d)
+        slot = self.slot("let", tuple(new_dims), dtype, frozenset(existentials))
+        self.program.features.add("annotated-let")
+        self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
+        return tuple(new_dims)
+
+    def symbol_existential(self) -> str:
+        name = self.fresh_name("e")
+        self.program.existentials.add(Symbol.named(name))
+        self.program.features.add("existential")
+        return name
+
+    def _outer_existential(self, d: Dim) -> Optional[Dim]:
+        return None if d.is_const else d.outer
+
+    def call(self, op: str, args: Sequence[str], **attrs: Any) -> list:
+        """The pieces of `op(args, attrs)`."""
+        self.program.ops.append(op)
+        parts = list(args) + [f"{k}={attr_text(v)}" for k, v in attrs.items()]
+        return [f"{op}({', '.join(parts)})"]
+
+
+def attr_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(attr_text(x) for x in v) + "]"
+    return repr(v)
+
+
+def random_data(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """Random input data of a shape and dtype (floats standard normal, ints in [0, 4))."""
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype.startswith("int") or dtype.startswith("uint"):
+        return rng.integers(0, 4, size=shape).astype(dtype)
+    return rng.standard_normal(size=shape).astype(dtype)
+
+
+# operators ------------------------------------------------------------------------------------------
+# Each takes the builder, applies one operator (or a small idiom) to values in scope or new
+# parameters, binds the result and returns it; None when it does not apply.
+def has_rank(lo: int, hi: int = 9) -> Callable[[Val], bool]:
+    return lambda v: lo <= v.rank <= hi
+
+
+def op_unary(b: Builder) -> Val:
+    x = b.pick()
+    op = b.draw.choice(UNARY)
+    attrs: dict = {}
+    args = [x.text]
+    if op == "nn.leaky_relu":
+        attrs["alpha"] = 0.1
+    elif op == "clip":
+        attrs = {"a_min": -1.0, "a_max": 1.0}
+    elif op == "full_like":
+        args.append("1f")
+    return b.bind(b.call(op, args, **attrs), x.dims)
+
+
+def op_softmax(b: Builder) -> Val:
+    x = b.pick(has_rank(1), lambda: b.fresh_param(b.draw.int(1, 3)))
+    axis = b.draw.int(-x.rank, x.rank - 1)
+    op = b.draw.choice(["nn.softmax", "nn.log_softmax"])
+    return b.bind(b.call(op, [x.text], axis=axis), x.dims)
+
+
+def partner_dims(b: Builder, x: Val) -> tuple:
+    """Dims of a new parameter that broadcasts with x: each aligned dim copied or 1, maybe
+    fewer dims (aligned right) or more (new leading dims)."""
+    dims = [d if b.draw.chance(70) else Dim.const(1) for d in x.dims]
+    if dims and b.draw.chance(20):
+        dims = dims[b.draw.int(1, len(dims)):]
+    elif b.draw.chance(10):
+        dims = [b.fresh(b.size())] + dims
+    return tuple(dims)
+
+
+def broadcast_result(xs: tuple, ys: tuple) -> tuple:
+    """NumPy broadcasting of two dim tuples the generator made compatible."""
+    n = max(len(xs), len(ys))
+    xs = (Dim.const(1),) * (n - len(xs)) + tuple(xs)
+    ys = (Dim.const(1),) * (n - len(ys)) + tuple(ys)
+    return tuple(y if _is_one(x) else x for x, y in zip(xs, ys))
+
+
+def _is_one(d: Dim) -> bool:
+    return d.value == 1 and d.form.is_static
+
+
+def compatible(xs: tuple, ys: tuple) -> bool:
+    """Whether two values' dims broadcast in every world: exact equal forms, or a static 1."""
+    for x, y in zip(reversed(xs), reversed(ys)):
+        if _is_one(x) or _is_one(y):
+            continue
+        if not (x.form.is_exact and y.form.is_exact and x.form == y.form and x.value == y.value):
+            return False
+        if not _same_outer(x, y):
+            return False
+    return True
+
+
+def _same_outer(x: Dim, y: Dim) -> bool:
+    while x is not None and y is not None and not (x.is_const and y.is_const):
+        if not (x.form.is_exact and y.form.is_exact and x.form == y.form):
+            return False
+        x, y = x.outer, y.outer
+    return (x is None) == (y is None)
+
+
+def partner(b: Builder, x: Val, dims: Optional[tuple] = None) -> Val:
+    """A value that broadcasts with x (with `dims`, when given: the shape x already
+    broadcasts to): one in scope, or a new parameter."""
+    target = Val(x.text, x.dims if dims is None else dims, x.dtype)
+    found = b.values(lambda v: v is not x and v.dtype == x.dtype and compatible(target.dims, v.dims))
+    if found and b.draw.chance(40):
+        return b.draw.choice(found)
+    if b.draw.chance(10):
+        return x
+    return b.new_param(partner_dims(b, target), x.dtype)
+
+
+def op_binary(b: Builder) -> Val:
+    x = b.pick()
+    y = partner(b, x)
+    if b.draw.chance(50):
+        x, y = y, x
+    op = b.draw.choice(BINARY)
+    return b.bind(b.call(op, [x.text, y.text]), broadcast_result(x.dims, y.dims))
+
+
+def op_where(b: Builder) -> Val:
+    x = b.pick()
+    y = partner(b, x)
+    z = partner(b, x, broadcast_result(x.dims, y.dims))
+    cond = b.call(b.draw.choice(COMPARE), [x.text, y.text])
+    dims = broadcast_result(broadcast_result(x.dims, y.dims), broadcast_result(x.dims, z.dims))
+    if b.draw.chance(50):
+        return b.bind(b.call("where", ["".join(cond), y.text, z.text]), broadcast_result(broadcast_result(x.dims, y.dims), z.dims))
+    c = b.bind(cond, broadcast_result(x.dims, y.dims), "bool", plain=True)
+    return b.bind(b.call("where", [c.text, x.text, z.text]), dims)
+
+
+def op_dense(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    k = x.dims[-1]
+    u = b.fresh(b.size())
+    w = b.new_param([u, k])
+    attrs = {"units": u.value} if u.form.is_static and b.draw.chance(30) else {}
+    return b.bind(b.call("nn.dense", [x.text, w.text], **attrs), x.dims[:-1] + (u,))
+
+
+def op_matmul(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    k, m = x.dims[-1], b.fresh(b.size())
+    if b.draw.chance(30):
+        w = b.new_param([m, k])
+        call = b.call("nn.matmul", [x.text, w.text], transpose_b=True)
+    else:
+        w = b.new_param([k, m])
+        call = b.call("nn.matmul", [x.text, w.text])
+    return b.bind(call, x.dims[:-2] + x.dims[-2:-1] + (m,))
+
+
+def op_batch_matmul(b: Builder) -> Val:
+    x = b.pick(has_rank(3, 3), lambda: b.fresh_param(3))
+    batch, n, k = x.dims
+    m = b.fresh(b.size())
+    y = b.new_param([batch if b.draw.chance(80) else Dim.const(1), m, k])
+    return b.bind(b.call("nn.batch_matmul", [x.text, y.text]), (batch, n, m))
+
+
+def op_bias_add(b: Builder) -> Val:
+    x = b.pick(has_rank(2, 4), lambda: b.fresh_param(b.draw.int(2, 4)))
+    axis = b.draw.choice([1, -1, 1])
+    bias = b.new_param([x.dims[axis]])
+    return b.bind(b.call("nn.bias_add", [x.text, bias.text], axis=axis), x.dims)
+
+
+def op_reshape(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 4))
+    total = dim_product(x.dims)
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        return b.bind(b.call("reshape", [x.text], newshape=[-1]), (total,))
+    if kind == 1 and x.rank >= 2:
+        rest = dim_product(x.dims[1:])
+        return b.bind(b.call("reshape", [x.text], newshape=[0, -1]), (x.dims[0], rest))
+    if kind == 2:
+        return b.bind(b.call("reshape", [x.text], newshape=[1, -1, 1]), (Dim.const(1), total, Dim.const(1)))
+    divisors = [d for d in range(2, 7) if total.value % d == 0 and _divides(total, d)]
+    if not divisors:
+        return b.bind(b.call("reshape", [x.text], newshape=[-1, 1]), (total, Dim.const(1)))
+    d = b.draw.choice(divisors)
+    rest = Dim(total.value // d, _exact_div(total, d), None)
+    rest.outer = _div_outer(total.outer, d)
+    if b.draw.chance(50):
+        return b.bind(b.call("reshape", [x.text], newshape=[d, -1]), (Dim.const(d), rest))
+    return b.bind(b.call("reshape", [x.text], newshape=[-1, d]), (rest, Dim.const(d)))
+
+
+def _divides(total: Dim, d: int) -> bool:
+    """Whether the checker can know that d divides the total (a rigid symbol is not divisible)."""
+    while total is not None and not total.is_const:
+        if total.form.is_exact and total.form.exact_div(Dimension(d)) is None:
+            return False
+        total = total.outer
+    return True
+
+
+def _exact_div(total: Dim, d: int) -> Dimension:
+    if not total.form.is_exact:
+        return DYNAMIC
+    q = total.form.exact_div(Dimension(d))
+    return q if q is not None else DYNAMIC
+
+
+def _div_outer(outer: Optional[Dim], d: int) -> Optional[Dim]:
+    if outer is None:
+        return None
+    if outer.is_const:
+        return Dim.const(outer.value // d)
+    out = Dim(outer.value // d, _exact_div(outer, d), None)
+    out.outer = _div_outer(outer.outer, d)
+    return out
+
+
+def op_transpose(b: Builder) -> Val:
+    x = b.pick(has_rank(2, 4))
+    if b.draw.chance(25):
+        return b.bind(b.call("transpose", [x.text]), tuple(reversed(x.dims)))
+    perm = list(range(x.rank))
+    for i in range(len(perm) - 1, 0, -1):
+        j = b.draw.int(0, i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return b.bind(b.call("transpose", [x.text], axes=perm), tuple(x.dims[p] for p in perm))
+
+
+def op_expand_dims(b: Builder) -> Val:
+    x = b.pick(has_rank(0, 3))
+    axis = b.draw.int(-x.rank - 1, x.rank)
+    count = b.draw.choice([1, 1, 2])
+    at = axis if axis >= 0 else x.rank + 1 + axis
+    dims = x.dims[:at] + (Dim.const(1),) * count + x.dims[at:]
+    attrs = {"axis": axis} if count == 1 else {"axis": axis, "num_newaxis": count}
+    return b.bind(b.call("expand_dims", [x.text], **attrs), dims)
+
+
+def op_squeeze(b: Builder) -> Optional[Val]:
+    x = b.pick(lambda v: any(_is_one(d) for d in v.dims))
+    ones = [i for i, d in enumerate(x.dims) if _is_one(d)]
+    if not ones:
+        return None
+    axis = b.draw.choice(ones)
+    return b.bind(b.call("squeeze", [x.text], axis=[axis]), x.dims[:axis] + x.dims[axis + 1:])
+
+
+def op_reverse(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 4))
+    return b.bind(b.call("reverse", [x.text], axis=b.draw.int(-x.rank, x.rank - 1)), x.dims)
+
+
+def op_concatenate(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 4))
+    axis = b.draw.int(0, x.rank - 1)
+    if b.draw.chance(20):
+        y = x
+    else:
+        dims = list(x.dims)
+        dims[axis] = b.fresh(b.size())
+        y = b.new_param(dims)
+    dims = list(x.dims)
+    dims[axis] = dim_add(x.dims[axis], y.dims[axis])
+    written = axis if b.draw.chance(70) else axis - x.rank
+    return b.bind(b.call("concatenate", [f"({x.text}, {y.text})"], axis=written), tuple(dims))
+
+
+def op_stack(b: Builder) -> Val:
+    x = b.pick(has_rank(0, 3))
+    y = x if b.draw.chance(30) else b.new_param(list(x.dims))
+    axis = b.draw.int(0, x.rank)
+    dims = x.dims[:axis] + (Dim.const(2),) + x.dims[axis:]
+    return b.bind(b.call("stack", [f"({x.text}, {y.text})"], axis=axis), dims)
+
+
+def op_split(b: Builder) -> Optional[Val]:
+    splittable = lambda d: d.value % 2 == 0 and d.value > 0 and not (d.form.is_symbolic)  # noqa: E731
+    x = b.pick(lambda v: any(splittable(d) for d in v.dims))
+    axes = [i for i, d in enumerate(x.dims) if splittable(d)]
+    if not axes:
+        return None
+    axis = b.draw.choice(axes)
+    d = x.dims[axis]
+    half = Dim(d.value // 2, _exact_div(d, 2) if d.form.is_static else DYNAMIC, None)
+    half.outer = None
+    part = x.dims[:axis] + (half,) + x.dims[axis + 1:]
+    parts = b.bind(b.call("split", [x.text], indices_or_sections=2, axis=axis), None,
+                   fields=(Val("", part), Val("", part)))
+    b.program.features.add("tuple")
+    return b.bind([f"{parts.text}.{b.draw.int(0, 1)}"], part)
+
+
+def op_tile(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    reps = [b.draw.int(1, 2) for _ in range(x.rank)]
+    dims = tuple(d if r == 1 else dim_scale(d, r) for d, r in zip(x.dims, reps))
+    return b.bind(b.call("tile", [x.text], reps=reps), dims)
+
+
+def op_repeat(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    r = b.draw.int(1, 3)
+    dims = list(x.dims)
+    dims[axis] = dim_scale(dims[axis], r)
+    return b.bind(b.call("repeat", [x.text], repeats=r, axis=axis), tuple(dims))
+
+
+def op_take(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    if b.draw.chance(40):
+        index = f"{b.draw.int(0, x.dims[axis].value - 1)}"
+        return b.bind(b.call("take", [x.text, index], axis=axis), x.dims[:axis] + x.dims[axis + 1:])
+    j = b.fresh(b.size())
+    idx = b.new_param([j], "int32", prefix="i")
+    dims = x.dims[:axis] + (j,) + x.dims[axis + 1:]
+    return b.bind(b.call("take", [x.text, idx.text], axis=axis), dims)
+
+
+def op_strided_slice(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    d = x.dims[axis]
+    begin = b.draw.int(0, d.value - 1) if d.value > 0 else 0
+    end = b.draw.int(begin + 1, d.value) if d.value > begin else d.value
+    length = max(0, end - begin)
+    form = Dimension(length) if d.form.is_static else DYNAMIC
+    dims = list(x.dims)
+    dims[axis] = Dim(length, form, None)
+    return b.bind(b.call("strided_slice", [x.text], begin=[begin], end=[end], axes=[axis]), tuple(dims))
+
+
+def image(b: Builder, lo: int = 1) -> Val:
+    """A value of rank 4 (NCHW) with spatial dims of at least `lo`."""
+    return b.pick(lambda v: v.rank == 4 and v.dims[2].value >= lo and v.dims[3].value >= lo,
+                  lambda: b.new_param([b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3)),
+                                       b.fresh(b.size(lo, lo + 3)), b.fresh(b.size(lo, lo + 3))]))
+
+
+def op_conv2d(b: Builder) -> Val:
+    x = image(b)
+    n, c, h, w = x.dims
+    kh = b.draw.int(1, min(3, h.value + 2))
+    kw = b.draw.int(1, min(3, w.value + 2))
+    pad = b.draw.int(0, 1) if kh <= h.value and kw <= w.value else 1
+    stride = b.draw.int(1, 2)
+    out_c = b.fresh(b.size(1, 3))
+    weight = b.new_param([out_c, c, Dim.const(kh), Dim.const(kw)])
+    attrs: dict = {"strides": [stride, stride], "padding": [pad, pad]}
+    if b.draw.chance(30):
+        attrs["kernel_size"] = [kh, kw]
+    oh, ow = window(h, kh, 2 * pad, stride, 1), window(w, kw, 2 * pad, stride, 1)
+    return b.bind(b.call("nn.conv2d", [x.text, weight.text], **attrs), (n, out_c, oh, ow))
+
+
+def op_conv2d_transpose(b: Builder) -> Val:
+    x = image(b)
+    n, c, h, w = x.dims
+    k, stride = b.draw.int(1, 3), b.draw.int(1, 2)
+    out_c = b.fresh(b.size(1, 3))
+    weight = b.new_param([c, out_c, Dim.const(k), Dim.const(k)])
+    grow = lambda d: lift(lambda s: (s - 1) * stride + k, d)  # noqa: E731
+    return b.bind(b.call("nn.conv2d_transpose", [x.text, weight.text], strides=[stride, stride]),
+                  (n, out_c, grow(h), grow(w)))
+
+
+def op_pool(b: Builder) -> Val:
+    x = image(b, 2)
+    n, c, h, w = x.dims
+    size = b.draw.int(1, min(h.value, w.value, 3))
+    stride = b.draw.int(1, 2)
+    op = b.draw.choice(["nn.max_pool2d", "nn.avg_pool2d"])
+    dims = (n, c, window(h, size, 0, stride, 1), window(w, size, 0, stride, 1))
+    return b.bind(b.call(op, [x.text], pool_size=[size, size], strides=[stride, stride]), dims)
+
+
+def op_global_pool(b: Builder) -> Val:
+    x = image(b)
+    op = b.draw.choice(["nn.global_avg_pool2d", "nn.global_max_pool2d"])
+    return b.bind(b.call(op, [x.text]), x.dims[:2] + (Dim.const(1), Dim.const(1)))
+
+
+def op_adaptive_pool(b: Builder) -> Val:
+    x = image(b)
+    oh, ow = b.draw.int(1, 3), b.draw.int(1, 3)
+    op = b.draw.choice(["nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d"])
+    return b.bind(b.call(op, [x.text], output_size=[oh, ow]), x.dims[:2] + (Dim.const(oh), Dim.const(ow)))
+
+
+def op_resize(b: Builder) -> Val:
+    x = image(b)
+    oh, ow = b.draw.int(1, 4), b.draw.int(1, 4)
+    method = b.draw.choice(["nearest_neighbor", "linear"])
+    return b.bind(b.call("image.resize2d", [x.text], size=[oh, ow], method=method),
+                  x.dims[:2] + (Dim.const(oh), Dim.const(ow)))
+
+
+def op_batch_flatten(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 4))
+    return b.bind(b.call("nn.batch_flatten", [x.text]), (x.dims[0], dim_product(x.dims[1:])))
+
+
+def op_pad(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    widths = [[b.draw.int(0, 1), b.draw.int(0, 1)] for _ in range(x.rank)]
+    dims = tuple(d if lo + hi == 0 else lift(lambda s, e=lo + hi: s + e, d) for d, (lo, hi) in zip(x.dims, widths))
+    return b.bind(b.call("nn.pad", [x.text, "0f"], pad_width=widths), dims)
+
+
+def op_layer_norm(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    d = x.dims[-1]
+    gamma, beta = b.new_param([d]), b.new_param([d])
+    return b.bind(b.call("nn.layer_norm", [x.text, gamma.text, beta.text]), x.dims)
+
+
+def op_batch_norm(b: Builder) -> Val:
+    x = b.pick(has_rank(2, 4), lambda: b.fresh_param(b.draw.int(2, 4)))
+    c = x.dims[1]
+    stats = [b.new_param([c]) for _ in range(4)]
+    call = b.call("nn.batch_norm", [x.text] + [s.text for s in stats])
+    b.program.features.add("tuple")
+    return b.bind([call[0], ".0"], x.dims)
+
+
+def op_dropout(b: Builder) -> Val:
+    x = b.pick()
+    out = b.bind(b.call("nn.dropout", [x.text]), None, fields=(Val("", x.dims), Val("", x.dims)))
+    b.program.features.add("tuple")
+    return b.bind([f"{out.text}.0"], x.dims)
+
+
+def op_reduce(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 4))
+    op = b.draw.choice(REDUCE + ["argmax", "argmin"])
+    keep = b.draw.chance(30)
+    if b.draw.chance(20):
+        dims = tuple(Dim.const(1) for _ in x.dims) if keep else ()
+        return b.bind(b.call(op, [x.text], keepdims=keep), dims, "int32" if op.startswith("arg") else None)
+    axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, 2))})
+    dims = tuple(Dim.const(1) if i in axes else d for i, d in enumerate(x.dims) if keep or i not in axes)
+    written = [a if b.draw.chance(70) else a - x.rank for a in axes]
+    return b.bind(b.call(op, [x.text], axis=written, keepdims=keep), dims, "int32" if op.startswith("arg") else None)
+
+
+def op_shape_values(b: Builder) -> Val:
+    """shape_of -> take -> concatenate -> dyn.reshape (SPEC 3.7): (d0, -1) from x's own shape."""
+    x = b.pick(has_rank(2, 4))
+    shape = b.bind(b.call("shape_of", [x.text]), (Dim.const(x.rank),), "int64", shape_value=x.dims)
+    first = b.bind(b.call("take", [shape.text, "0i64"], axis=0), (), "int64")
+    target = b.bind(b.call("concatenate", [f"(expand_dims({first.text}, axis=0), expand_dims(-1i64, axis=0))"]),
+                    (Dim.const(2),), "int64")
+    b.program.ops.append("expand_dims")
+    return b.bind(b.call("dyn.reshape", [x.text, target.text]), (x.dims[0], dim_product(x.dims[1:])))
+
+
+def op_reshape_back(b: Builder) -> Val:
+    """Flatten x, then dyn.reshape it back to shape_of(x)."""
+    x = b.pick(has_rank(1, 3))
+    flat = b.bind(b.call("reshape", [x.text], newshape=[-1]), (dim_product(x.dims),), plain=True)
+    return b.bind(b.call("dyn.reshape", [flat.text, "".join(b.call("shape_of", [x.text]))]), x.dims)
+
+
+def op_arange(b: Builder) -> Val:
+    """arange up to a dim read from a shape value: its length is that dim."""
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    stop = "".join(b.call("take", ["".join(b.call("shape_of", [x.text])), f"{axis}i64"], axis=0))
+    return b.bind(b.call("arange", ["0i64", stop, "1i64"], dtype="float32"), (x.dims[axis],))
+
+
+def op_argwhere(b: Builder) -> Val:
+    """argwhere of a tensor of ones: numel rows (data-dependent for the checker)."""
+    x = b.pick(has_rank(1, 2))
+    b.program.data_dependent = True
+    rows = Dim(dim_product(x.dims).value, DYNAMIC, None)
+    found = b.bind(b.call("argwhere", ["".join(b.call("ones_like", [x.text]))]), (rows, Dim.const(x.rank)), "int64")
+    return b.bind(b.call("cast", [found.text], dtype="float32"), found.dims)
+
+
+def op_topk(b: Builder) -> Val:
+    x = b.pick(has_rank(1, 3))
+    k = b.draw.int(1, x.dims[-1].value) if x.dims[-1].value > 0 else 0
+    dims = x.dims[:-1] + (Dim.const(k),)
+    return b.bind(b.call("topk", [x.text], k=k, ret_type="values"), dims)
+
+
+def op_one_hot(b: Builder) -> Val:
+    j = b.fresh(b.size())
+    idx = b.new_param([j], "int32", prefix="i")
+    depth = b.draw.int(1, 4)
+    return b.bind(b.call("one_hot", [idx.text, "1f", "0f"], depth=depth), (j, Dim.const(depth)))
+
+
+def op_create(b: Builder) -> Val:
+    shape = [b.draw.int(1, 3) for _ in range(b.draw.int(0, 3))]
+    op = b.draw.choice(["zeros", "ones", "full"])
+    args = ["2f"] if op == "full" else []
+    return b.bind(b.call(op, args, shape=shape), tuple(Dim.const(s) for s in shape))
+
+
+def op_broadcast_to(b: Builder) -> Optional[Val]:
+    x = b.pick(lambda v: v.rank <= 3 and all(d.form.is_static for d in v.dims))
+    if not all(d.form.is_static for d in x.dims):
+        return None
+    target = [b.draw.int(1, 3)] + [d.value if d.value != 1 else b.draw.int(1, 3) for d in x.dims]
+    return b.bind(b.call("broadcast_to", [x.text], shape=target), tuple(Dim.const(t) for t in target))
+
+
+def op_cast_roundtrip(b: Builder) -> Val:
+    x = b.pick()
+    inner = "".join(b.call("cast", [x.text], dtype="int32"))
+    return b.bind(b.call("cast", [inner], dtype="float32"), x.dims)
+
+
+def op_user_cast(b: Builder) -> Val:
+    """`%x as T` with T the value's forms, some dims `?`: a cast that always holds. Its type
+    keeps what the checker knew of x (a cast to `?` forgets nothing)."""
+    x = b.pick()
+    dims = tuple(d if d.form.is_exact and b.draw.chance(60) else Dim(d.value, DYNAMIC, d.outer) for d in x.dims)
+    slot = b.slot("cast", dims, x.dtype)
+    b.program.features.add("cast")
+    return b.bind([x.text, " as ", slot], x.dims)
+
+
+def op_logical(b: Builder) -> Val:
+    """Boolean algebra on comparisons, then `where`."""
+    x = b.pick()
+    y = partner(b, x)
+    z = partner(b, x, broadcast_result(x.dims, y.dims))
+    left = "".join(b.call(b.draw.choice(COMPARE), [x.text, y.text]))
+    right = "".join(b.call(b.draw.choice(COMPARE), [x.text, z.text]))
+    dims_l, dims_r = broadcast_result(x.dims, y.dims), broadcast_result(x.dims, z.dims)
+    op = b.draw.choice(["logical_and", "logical_or", "logical_not"])
+    if op == "logical_not":
+        cond = b.bind(b.call(op, [left]), dims_l, "bool", plain=True)
+        return b.bind(b.call("where", [cond.text, x.text, y.text]), dims_l)
+    cond = b.bind(b.call(op, [left, right]), broadcast_result(dims_l, dims_r), "bool", plain=True)
+    return b.bind(b.call("where", [cond.text, x.text, z.text]), broadcast_result(cond.dims, dims_r))
+
+
+def op_dyn_creation(b: Builder) -> Val:
+    """dyn.zeros / dyn.ones / dyn.full / dyn.broadcast_to of a shape read with shape_of."""
+    x = b.pick(has_rank(0, 3))
+    shape = "".join(b.call("shape_of", [x.text]))
+    op = b.draw.choice(["dyn.zeros", "dyn.ones", "dyn.full", "dyn.broadcast_to"])
+    if op == "dyn.full":
+        return b.bind(b.call(op, ["3f", shape], dtype="float32"), x.dims, FLOAT)
+    if op == "dyn.broadcast_to":
+        y = b.new_param([Dim.const(1) if b.draw.chance(50) else d for d in x.dims[b.draw.int(0, x.rank):]])
+        return b.bind(b.call(op, [y.text, shape]), x.dims)
+    return b.bind(b.call(op, [shape], dtype="float32"), x.dims, FLOAT)
+
+
+def op_reshape_like(b: Builder) -> Val:
+    """Flatten x, then reshape_like it back to x."""
+    x = b.pick(has_rank(1, 3))
+    flat = b.bind(b.call("reshape", [x.text], newshape=[-1]), (dim_product(x.dims),), plain=True)
+    return b.bind(b.call("reshape_like", [flat.text, x.text]), x.dims)
+
+
+def op_sizes(b: Builder) -> Val:
+    """ndarray_size of a value and unique of a vector of ones (data-dependent length, 1 here)."""
+    x = b.pick(has_rank(1, 2))
+    b.program.data_dependent = True
+    size = "".join(b.call("ndarray_size", [x.text]))
+    flat = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
+    parts = b.bind(b.call("unique", [flat]), None, fields=())
+    b.program.features.add("tuple")
+    count = Dim(1, DYNAMIC, None)
+    first = b.bind([f"{parts.text}.0"], (count,))
+    return b.bind(b.call("add", [first.text, f"cast({size}, dtype=\"float32\")"]), (count,))
+
+
+def op_tuple(b: Builder) -> Val:
+    """`let %t = (%a, %b);` then a projection."""
+    a, c = b.pick(), b.pick()
+    t = b.bind([f"({a.text}, {c.text})"], None, fields=(a, c))
+    b.program.features.add("tuple")
+    i = b.draw.int(0, 1)
+    return b.bind([f"{t.text}.{i}"], (a, c)[i].dims)
+
+
+# language features ------------------------------------------------------------------------------------
+class Inline:
+    """A closure as a piece of a statement: `fn (params) { body }`, rendered from its builder."""
+
+    def __init__(self, builder: Builder) -> None:
+        self.builder = builder
+
+
+def outer_of(d: Dim) -> Dim:
+    """A helper's dim as its caller sees it (`?` where the generator does not know)."""
+    return d.outer if d.outer is not None else Dim(d.value, DYNAMIC, None)
+
+
+def run_ops(b: Builder, steps: int, first: Optional[Val] = None) -> Val:
+    """Apply `steps` random operators; the last value made (or `first`)."""
+    last = first
+    for _ in range(steps):
+        made = apply_random(b)
+        if made is not None and made.dims is not None:
+            last = made
+    if last is None:
+        last = b.pick()
+    return last
+
+
+def apply_random(b: Builder) -> Optional[Val]:
+    table = [(fn, w) for fn, w, needs in OPERATORS if _allowed(b, needs)]
+    total = sum(w for _, w in table)
+    at = b.draw.int(0, total - 1)
+    for fn, w in table:
+        if at < w:
+            return fn(b)
+        at -= w
+    return None
+
+
+def _allowed(b: Builder, needs: str) -> bool:
+    if needs == "float32" and b.dtype != FLOAT:
+        return False
+    if needs == "data" and (not b.program.allow_data_dependent or b.dtype != FLOAT):
+        return False
+    if needs == "nest" and b.depth >= 2:
+        return False
+    return True
+
+
+def feature_if(b: Builder) -> Val:
+    """`let %v = if (%c) { ... } else { ... };` over a bool parameter choosing the branch the
+    intended inputs take; the branches differ unless the program must stay precise."""
+    taken = b.draw.chance(50)
+    cond = b.new_param([], "bool", data=np.array(taken), prefix="c")
+    then_block, then_val = branch(b, lambda: run_ops(b, b.draw.int(1, 2)))
+    if b.program.allow_data_dependent and b.draw.chance(60):
+        else_block, else_val = branch(b, lambda: run_ops(b, b.draw.int(1, 2)))
+    else:
+        twin = b.new_param(list(then_val.dims))
+        else_block, else_val = branch(b, lambda: b.bind(b.call("nn.relu", [twin.text]), twin.dims))
+    first, second = (then_val, else_val) if taken else (else_val, then_val)
+    if first.rank == second.rank:
+        dims = tuple(join_dim(x, y) for x, y in zip(first.dims, second.dims))
+    else:
+        b.program.data_dependent = True
+        dims = tuple(Dim(d.value, DYNAMIC, None) for d in first.dims)
+    if any(not d.form.is_exact for d in dims) or first.dtype != second.dtype:
+        b.program.data_dependent = True
+    b.program.features.add("if")
+    return b.bind(["if (", cond.text, ") ", then_block, " else ", else_block], dims, first.dtype)
+
+
+def branch(b: Builder, make: Callable[[], Val]) -> tuple:
+    """Build a branch body: its block and its result value (branch-local values go out of scope)."""
+    saved = b.block
+    b.block = Block()
+    b.scopes.append([])
+    val = make()
+    block = b.block
+    block.result = [val.text]
+    b.block = saved
+    b.scopes.pop()
+    return block, val
+
+
+def feature_call(b: Builder, inline: bool = False) -> Val:
+    """A call of a helper definition (or of a closure bound by a let), made for a value in
+    scope: the helper's first parameter takes it; its other parameters become new parameters
+    here (or values in scope) passed at the call."""
+    x = b.pick()
+    h = Builder(b.program, b.draw, b, b.fresh_name("f" if inline else "h"), b.rng)
+    h.dtype = b.dtype
+    h.def_name = b.def_name if inline else h.name
+    if not inline and b.draw.chance(30):
+        h.dtype = "T"
+    first = h.new_param([h.fresh_from(d) for d in x.dims])
+    if b.draw.chance(15) and not inline:
+        h.params[0].slot = None  # unannotated: inferred and generalized
+        b.program.features.add("unannotated-param")
+    result = run_ops(h, b.draw.int(1, 3), first)
+    h.block.result = [result.text]
+    args = [x.text] + [call_argument(b, h, p) for p in h.params[1:]]
+    dims = tuple(outer_of(d) for d in result.dims)
+    dtype = b.dtype if result.dtype == h.dtype else result.dtype
+    if inline:
+        fn = b.fresh_name("f")
+        b.block.stmts.append([f"let %{fn} = ", Inline(h), ";"])
+        b.program.features.add("closure")
+        return b.bind([f"%{fn}({', '.join(args)})"], dims, dtype)
+    b.program.helpers.append(h)
+    b.program.features.add("helper")
+    return b.bind([f"@{h.name}({', '.join(args)})"], dims, dtype)
+
+
+def call_argument(b: Builder, h: Builder, p: Param) -> str:
+    """What the caller passes for a helper's extra parameter: a new parameter of its own."""
+    dtype = b.dtype if p.val.dtype == h.dtype else p.val.dtype
+    return b.new_param([outer_of(d) for d in p.val.dims], dtype, data=p.data).text
+
+
+OPERATORS: list = [
+    (op_unary, 4, ""), (op_softmax, 1, ""), (op_binary, 5, ""), (op_where, 1, ""), (op_dense, 2, ""),
+    (op_matmul, 1, ""), (op_batch_matmul, 1, ""), (op_bias_add, 1, ""), (op_reshape, 2, ""),
+    (op_transpose, 2, ""), (op_expand_dims, 1, ""), (op_squeeze, 1, ""), (op_reverse, 1, ""),
+    (op_concatenate, 2, ""), (op_stack, 1, ""), (op_split, 1, ""), (op_tile, 1, ""), (op_repeat, 1, ""),
+    (op_take, 1, ""), (op_strided_slice, 1, ""), (op_conv2d, 2, ""), (op_conv2d_transpose, 1, ""),
+    (op_pool, 1, ""), (op_global_pool, 1, ""), (op_adaptive_pool, 1, ""), (op_resize, 1, ""),
+    (op_batch_flatten, 1, ""), (op_pad, 1, ""), (op_layer_norm, 1, ""), (op_batch_norm, 1, ""),
+    (op_dropout, 1, ""), (op_reduce, 2, ""), (op_shape_values, 1, "float32"), (op_reshape_back, 1, ""),
+    (op_arange, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
+    (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
+    (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
+    (op_user_cast, 1, ""), (op_tuple, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (lambda b: feature_call(b, inline=True), 1, "nest"),
+]
+
+
+# programs -------------------------------------------------------------------------------------------
+def build_program(draw: Draw, steps: Optional[int] = None, precise: bool = False, seed: int = 0) -> Program:
+    """One random program. `precise`: no data-dependent shapes and no branches that differ
+    (so a program with static parameters has only static types)."""
+    program = Program(allow_data_dependent=not precise)
+    main = Builder(program, draw, rng=np.random.default_rng(seed))
+    count = draw.int(1, 6) if steps is None else steps
+    last = run_ops(main, count)
+    others = main.values(lambda v: v is not last)
+    if others and draw.chance(30):
+        main.block.result = [f"({last.text}, {draw.choice(others).text})"]
+    else:
+        main.block.result = [last.text]
+    if not main.params:
+        main.fresh_param()
+    for h in program.helpers:
+        program.defs.append(Definition(h.name, h.params, h.block, ("T",) if h.dtype == "T" else ()))
+    program.defs.append(Definition("main", main.params, main.block))
+    return program
+
+
+def generate(seed: int, precise: bool = False, steps: Optional[int] = None) -> Program:
+    """A program from a seed (without hypothesis)."""
+    return build_program(Draw(seed=seed), steps, precise, seed)
+
+
+@st.composite
+def programs(draw: Any, precise: bool = False, max_steps: int = 6) -> Program:
+    """The hypothesis strategy: random well-formed programs."""
+    d = Draw(draw)
+    return build_program(d, d.int(1, max_steps), precise, d.int(0, 2**16))
+
+
+# inputs ---------------------------------------------------------------------------------------------
+def consistent_inputs(program: Program, variant: Variant, rng: np.random.Generator, wild: int = 30) -> dict:
+    """Random inputs that fit main's parameter types as `variant` writes them: symbols get
+    random sizes (the same for every use), `?` and intervals random sizes within their bounds,
+    dynamic ranks the intended shape (or, `wild` percent of the time, another rank). Data is
+    random too, except that conditions keep their intended value half of the time."""
+    for _ in range(20):
+        env = {Symbol.named(name): int(rng.integers(0, 6)) for name in program.symbols}
+        shapes = [param_shape(p, program, variant, env, rng, wild) for p in program.main.params]
+        if all(s is not None for s in shapes):
+            break
+    else:
+        shapes = [p.val.shape for p in program.main.params]
+    inputs = {}
+    for p, shape in zip(program.main.params, shapes):
+        if p.val.dtype == "bool" and shape == () and rng.integers(0, 2):
+            inputs[p.name] = np.array(p.data, copy=True)
+        else:
+            inputs[p.name] = random_data(shape, p.val.dtype, rng)
+    return inputs
+
+
+def param_shape(p: Param, program: Program, variant: Variant, env: dict, rng: np.random.Generator,
+                wild: int) -> Optional[tuple]:
+    """One parameter's random shape (None when a symbolic dim came out negative)."""
+    slot = p.slot
+    if slot is None:
+        return p.val.shape
+    if isinstance(variant, Relaxed) and slot.uid in variant.dynamic_rank:
+        if rng.integers(0, 100) < wild:
+            return tuple(int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 4))))
+        return p.val.shape
+    shape = []
+    for i, d in enumerate(slot.dims):
+        size = dim_size(variant.dim_text(slot, i, d, program), d, env, rng)
+        if size is None:
+            return None
+        shape.append(size)
+    return tuple(shape)
+
+
+def dim_size(text: str, d: Dim, env: dict, rng: np.random.Generator) -> Optional[int]:
+    """A random size fitting a written dim."""
+    if text == "?":
+        return int(rng.integers(0, 6)) if rng.integers(0, 4) else d.value
+    if ".." in text:
+        lo_text, hi_text = text.split("..")
+        lo = int(lo_text) if lo_text else 0
+        hi = int(hi_text) if hi_text else lo + 5
+        return int(rng.integers(lo, hi + 1))
+    if text.isdigit():
+        return int(text)
+    value = d.form.evaluate(env)
+    return value if value >= 0 else None
+
+
+def relax(program: Program, draw: Draw, base: Variant = SYMBOLIC, percent: int = 40) -> Relaxed:
+    """A less precise variant of `base`: about `percent` of the annotations lose precision in
+    one or more dims (to `?`, to an interval around a static size, to a wider interval), or
+    become `Tensor[*, dtype]`."""
+    dims: dict = {}
+    dynamic: set = set()
+    for slot in program.slots:
+        if slot.dims is None or not draw.chance(percent):
+            continue
+        if draw.chance(15) and not slot.existentials:
+            dynamic.add(slot.uid)
+            continue
+        for i, d in enumerate(slot.dims):
+            if draw.chance(50) and not binds_existential(slot, d):
+                dims[(slot.uid, i)] = looser(base.dim_text(slot, i, d, program), draw)
+    return Relaxed(base, dims, frozenset(dynamic))
+
+
+def binds_existential(slot: Slot, d: Dim) -> bool:
+    """Whether this dim of an annotation introduces an existential name. Such a dim is a
+    binder, not a precision annotation: relaxing it would remove the name (and the checker
+    then knows the value's own dim where the existential hid it; see tests/test_gradual_guarantee.py)."""
+    return d.form.is_symbolic and bool({s.name for s in d.form.symbols()} & slot.existentials)
+
+
+def looser(text: str, draw: Draw) -> str:
+    """A dim less precise than `text`: `?`, or an interval containing it."""
+    if text == "?" or draw.chance(40):
+        return "?"
+    if ".." in text:
+        lo_text, hi_text = text.split("..")
+        lo = max(0, (int(lo_text) if lo_text else 0) - draw.int(0, 2))
+        hi = "" if not hi_text or draw.chance(30) else str(int(hi_text) + draw.int(0, 2))
+        return f"{lo}..{hi}"
+    if text.isdigit():
+        v = int(text)
+        lo = "" if draw.chance(20) else str(max(0, v - draw.int(0, 2)))
+        hi = "" if draw.chance(30) else str(v + draw.int(0, 2))
+        return f"{lo}..{hi}" if lo or hi else "?"
+    return "?"

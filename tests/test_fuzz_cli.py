@@ -1,0 +1,318 @@
+"""Fuzzing the front door (issue 5): random bytes and mutated examples through `gradual check`,
+`gradual elaborate` and `gradual run`, in-process (`gradual.cli.main`) and in a few real
+subprocesses. The answer is always a diagnostic and an exit code (check: 0 or 1, 2 for
+unreadable input; run: 0 to 3), never a traceback, an internal error (exit 4) or a hang.
+Pathological inputs (20,000 nested parentheses, 20,000 lets, a 5,000-dim shape, a 10^30 dim,
+non-UTF-8 bytes) each finish within seconds through `check` and `run`.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gradual
+from gradual import cli
+from gradual.runtime import Interpreter
+from gradual.types import TensorType
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.rly"))
+SECONDS = 20.0  # generous per call: each takes well under a second to a few seconds on a laptop
+TMP = Path(tempfile.mkdtemp(prefix="gradual-fuzz-"))
+
+
+class Call:
+    """One in-process `gradual` command: exit code, stdout, stderr, seconds."""
+
+    def __init__(self, code: int, out: str, err: str, seconds: float) -> None:
+        self.code, self.out, self.err, self.seconds = code, out, err, seconds
+
+    def __repr__(self) -> str:
+        return f"exit {self.code} after {self.seconds:.1f}s\n--- stdout\n{self.out[-2000:]}\n--- stderr\n{self.err[-2000:]}"
+
+
+def gradual_cli(*args: str, timeout: float = SECONDS) -> Call:
+    """Run `gradual ARGS` in-process on a thread (a hang fails the test instead of blocking it);
+    an exception escaping `main` is a failure: it would be a traceback for the user."""
+    box: dict = {}
+    out, err = io.StringIO(), io.StringIO()
+
+    def target() -> None:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                box["code"] = cli.main(list(args))
+            except SystemExit as exc:  # argparse
+                box["code"] = exc.code
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                box["error"] = exc
+
+    start = time.perf_counter()
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    seconds = time.perf_counter() - start
+    assert not worker.is_alive(), f"gradual {' '.join(args)} did not finish within {timeout}s"
+    assert "error" not in box, f"gradual {' '.join(args)} raised {box['error']!r}"
+    return Call(box["code"], out.getvalue(), err.getvalue(), seconds)
+
+
+def write(name: str, data: bytes | str) -> str:
+    path = TMP / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return str(path)
+
+
+def clean(call: Call, codes: set) -> None:
+    """The exit code is one of `codes`, and nothing looks like a traceback or an internal error."""
+    assert call.code in codes, call
+    assert "Traceback" not in call.err and "internal error" not in call.err, call
+    if call.code == 1:
+        assert "error" in call.err or '"severity": "error"' in call.out, call
+
+
+# inputs for `gradual run` ----------------------------------------------------------------------------
+def run_arguments(text: str, rng: random.Random) -> list:
+    """`--shape` options giving each parameter of @main a shape that fits its type (random
+    sizes where it is not static), or none when the program does not check."""
+    result = gradual.check(text)
+    if not result.ok or "main" not in result.functions:
+        return []
+    try:
+        params = Interpreter(gradual.elaborate(result), result.registry).parameters("main")
+    except Exception:  # noqa: BLE001 - a program the runtime rejects: `run` will say so
+        return []
+    args = []
+    for name, t in params:
+        if isinstance(t, TensorType) and t.dims is not None:
+            dims = [d.get_length() if getattr(d, "is_static", False) else rng.randint(1, 4) for d in t.dims]
+            args.append(f"--shape={name}=" + ("x".join(map(str, dims)) if dims else "()"))
+        elif isinstance(t, TensorType):
+            args.append(f"--shape={name}=2x3")
+    return args
+
+
+def check_and_run(path: str, text: str, seed: int) -> None:
+    clean(gradual_cli("check", path), {0, 1})
+    clean(gradual_cli("elaborate", path), {0, 1})
+    clean(gradual_cli("run", path, *run_arguments(text, random.Random(seed))), {0, 1, 2, 3})
+
+
+# random bytes ---------------------------------------------------------------------------------------------
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300))
+def test_random_bytes_get_a_diagnostic_from_check_and_run(data: bytes) -> None:
+    path = write("random.rly", data)
+    clean(gradual_cli("check", path), {0, 1})
+    clean(gradual_cli("check", "--format", "json", path), {0, 1})
+    clean(gradual_cli("run", path), {0, 1, 2, 3})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["def", "@main", "(", ")", "%x", ":", "Tensor", "[", "]", "{", "}", ",", "float32",
+                                 "?", "n", "1..8", "*", "=", "let", "%y", ";", "add", "as", "if", "else", "fn", "->",
+                                 "2", "0", "10000000000000000000000000", "-1", "//", "+", ".", "0i64", "True"]),
+                max_size=40))
+def test_random_token_strings_get_a_diagnostic(tokens: list) -> None:
+    text = " ".join(tokens)
+    path = write("tokens.rly", text)
+    check_and_run(path, text, len(tokens))
+
+
+# mutations of the examples ----------------------------------------------------------------------------
+TOKEN = re.compile(r"\s+|[A-Za-z_%@][A-Za-z0-9_.]*|\d+|\.\.|->|//|.")
+DIMS = re.compile(r"Tensor\[\(([^()\]]*)\)")
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    """One random edit: delete, duplicate or swap tokens, change a number, edit a shape."""
+    kind = rng.choice(["delete", "duplicate", "swap", "digit", "dim", "dim", "rank"])
+    tokens = [t for t in TOKEN.findall(text)]
+    words = [i for i, t in enumerate(tokens) if not t.isspace()]
+    if kind == "delete":
+        del tokens[rng.choice(words)]
+    elif kind == "duplicate":
+        i = rng.choice(words)
+        tokens.insert(i, tokens[i])
+    elif kind == "swap":
+        i, j = rng.choice(words), rng.choice(words)
+        tokens[i], tokens[j] = tokens[j], tokens[i]
+    elif kind == "digit":
+        numbers = [i for i, t in enumerate(tokens) if t.isdigit()]
+        if numbers:
+            tokens[rng.choice(numbers)] = str(rng.choice([0, 1, 2, 3, 7, 64, 10**6, 10**30]))
+    else:
+        return edit_shape(text, rng, kind)
+    return "".join(tokens)
+
+
+def edit_shape(text: str, rng: random.Random, kind: str) -> str:
+    """Change one dim of one written shape (to `?`, a number, a symbol, an interval, an
+    expression), or drop / add a dim."""
+    shapes = list(DIMS.finditer(text))
+    if not shapes:
+        return text
+    m = rng.choice(shapes)
+    dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
+    if kind == "rank" or not dims:
+        if dims and rng.random() < 0.5:
+            del dims[rng.randrange(len(dims))]
+        else:
+            dims.insert(rng.randrange(len(dims) + 1), rng.choice(["1", "?", "k", "3"]))
+    else:
+        dims[rng.randrange(len(dims))] = rng.choice(["?", "0", "1", "5", "n", "m", "q", "1..4", "3..", "..2",
+                                                      "n + 1", "2 * n", "(n - 1) // 2", "10000000000000000000"])
+    inner = ", ".join(dims) + ("," if len(dims) == 1 else "")
+    return text[:m.start(1)] + inner + text[m.end(1):]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_mutated_examples_get_a_diagnostic(example: Path) -> None:
+    rng = random.Random(example.stem)
+    original = example.read_text(encoding="utf-8")
+    for i in range(12):
+        text = original
+        for _ in range(rng.randint(1, 3)):
+            text = mutate(text, rng)
+        path = write(f"{example.stem}-{i}.rly", text)
+        check_and_run(path, text, i)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_mutated_examples_get_a_diagnostic_deep(example: Path) -> None:
+    rng = random.Random("deep" + example.stem)
+    original = example.read_text(encoding="utf-8")
+    for i in range(300):
+        text = original
+        for _ in range(rng.randint(1, 4)):
+            text = mutate(text, rng)
+        path = write(f"deep-{example.stem}-{i}.rly", text)
+        check_and_run(path, text, i)
+
+
+# pathological inputs ---------------------------------------------------------------------------------------
+FAST = 10.0  # seconds each pathological input may take, end to end
+
+
+def test_twenty_thousand_nested_parentheses() -> None:
+    depth = 20_000
+    path = write("parens.rly", "def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * depth + "%x" + ")" * depth + "\n}\n")
+    checked = gradual_cli("check", path)
+    clean(checked, {0})
+    ran = gradual_cli("run", path)
+    clean(ran, {0})
+    assert ran.out.strip() == "Tensor[(2,), float32]" and max(checked.seconds, ran.seconds) < FAST
+
+
+def test_twenty_thousand_lets() -> None:
+    count = 20_000
+    lines = ["  let %v0 = %x;"] + [f"  let %v{i} = nn.relu(%v{i - 1});" for i in range(1, count)]
+    path = write("lets.rly", "def @main(%x: Tensor[(2, n), float32]) {\n" + "\n".join(lines) + f"\n  %v{count - 1}\n}}\n")
+    checked = gradual_cli("check", path)
+    clean(checked, {0})
+    ran = gradual_cli("run", path, "--shape", "x=2x3")
+    clean(ran, {0})
+    assert ran.out.strip() == "Tensor[(2, 3), float32]" and max(checked.seconds, ran.seconds) < FAST
+
+
+def test_ten_thousand_nested_calls_run() -> None:
+    depth = 10_000
+    path = write("calls.rly", "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "nn.relu(" * depth + "%x" + ")" * depth + "\n}\n")
+    ran = gradual_cli("run", path, "--shape", "x=2x2")
+    clean(ran, {0})
+    assert ran.out.strip() == "Tensor[(2, 2), float32]" and ran.seconds < FAST
+
+
+def test_five_thousand_dims() -> None:
+    """Checks; at runtime a rank NumPy cannot hold is a usage error, not a traceback."""
+    path = write("rank.rly", "def @main(%x: Tensor[(" + ", ".join(["1"] * 5_000) + "), float32]) {\n  nn.relu(%x)\n}\n")
+    checked = gradual_cli("check", path)
+    clean(checked, {0})
+    ran = gradual_cli("run", path)
+    clean(ran, {2, 3})
+    assert "gradual: error" in ran.err or "error" in ran.err
+    assert max(checked.seconds, ran.seconds) < FAST
+
+
+def test_a_dim_of_ten_to_the_thirty() -> None:
+    big = 10**30
+    path = write("big.rly", f"def @main(%x: Tensor[({big}, 3), float32]) {{\n  nn.relu(%x)\n}}\n")
+    checked = gradual_cli("check", path)
+    clean(checked, {0})
+    assert f"Tensor[({big}, 3), float32]" in checked.out
+    ran = gradual_cli("run", path)
+    clean(ran, {2})
+    shaped = gradual_cli("run", write("big2.rly", "def @main(%x: Tensor[(?, 3), float32]) { nn.relu(%x) }"),
+                         "--shape", f"x={big}x3")
+    clean(shaped, {2})
+    assert max(checked.seconds, ran.seconds, shaped.seconds) < FAST
+
+
+def test_huge_dims_computed_at_runtime_are_a_clean_error() -> None:
+    """A program that asks for a 10^30 tensor itself (not an input) stops with a diagnostic."""
+    path = write("bigmake.rly", "def @main(%x: Tensor[(2,), float32]) {\n"
+                                "  let %z = zeros(shape=[1000000000000000000000000000000, 3]);\n  (%x, %z)\n}\n")
+    clean(gradual_cli("check", path), {0, 1})
+    ran = gradual_cli("run", path)
+    clean(ran, {1, 2, 3})
+
+
+def test_non_utf8_bytes() -> None:
+    path = write("latin1.rly", "def @main(%x: Tensor[(2,), float32]) { %x } // caf\xe9".encode("latin-1"))
+    for command in ("check", "elaborate", "run"):
+        call = gradual_cli(command, path)
+        clean(call, {1})
+        assert "not UTF-8" in call.err
+
+
+# real processes ------------------------------------------------------------------------------------------------
+def subprocess_gradual(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gradual.cli", *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("name, data, command, codes", [
+    ("garbage.rly", b"\x00\xff\xfe def @main( %x: Tensor[(", "check", {1}),
+    ("deep.rly", ("def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * 20_000 + "%x" + ")" * 20_000 + "\n}\n").encode(), "run", {0}),
+    ("rank.rly", ("def @main(%x: Tensor[(" + ", ".join(["1"] * 5_000) + "), float32]) { %x }").encode(), "run", {2, 3}),
+    ("big.rly", b"def @main(%x: Tensor[(1000000000000000000000000000000, 3), float32]) { nn.relu(%x) }", "run", {2}),
+    ("shapes.rly", b"def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) { add(%x, %y) }", "run", {2}),
+])
+def test_real_processes_exit_cleanly(name: str, data: bytes, command: str, codes: set) -> None:
+    path = write(name, data)
+    done = subprocess_gradual(command, path)
+    assert done.returncode in codes, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+
+
+def test_a_crash_inside_gradual_is_one_line_and_exit_4(monkeypatch) -> None:
+    """Defense in depth: whatever escapes a command is reported without a traceback."""
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "check_files", broken)
+    call = gradual_cli("check", write("ok.rly", "def @main(%x: float32) { %x }"))
+    assert call.code == 4 and "Traceback" not in call.err
+    assert call.err.strip() == "gradual: internal error: gradual failed (RuntimeError: boom); please report it with the program"
+
+
+def test_the_library_runs_deeply_nested_programs() -> None:
+    """`gradual.run` resolves the elaborated program on the large-stack thread too (it hit
+    Python's recursion limit at 10,000 nested calls)."""
+    import numpy as np
+
+    depth = 10_000
+    src = "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "negative(" * depth + "%x" + ")" * depth + "\n}\n"
+    (out,) = gradual.run(src, {"x": np.ones((2, 3), np.float32)})
+    assert out.shape == (2, 3) and float(out[0, 0]) == 1.0

@@ -1,0 +1,195 @@
+"""Soundness (SPEC 3.9), blame and minimal checks (SPEC 3.8) as properties of random programs
+(issue 5). Programs come from tests/programs.py; runs are instrumented by tests/tracing.py,
+which compares every value the elaborated program computes with the type the checker
+inferred for its expression.
+
+* Well-typed programs run on the inputs they were generated for, every value inside its
+  inferred type, and no check fails (every assumption the checker made holds on them).
+* On random inputs that fit the parameter types, a run either succeeds (values inside their
+  types) or stops at a check: an inserted one, an operator's rule at a call, or a written cast
+  or annotated let. Never a kernel failure, an internal error, an inferred return type that
+  does not hold, or an exception.
+* A check is inserted only on a boundary that involves imprecision: a value whose type has no
+  `?`, interval, unknown rank or dtype gets none, except a bounds check of a rigid symbol
+  (`strided_slice` of `(b, s)` with `end=[5]` needs `s >= 5`).
+
+`-m deep` runs the same properties on more and larger programs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gradual
+from gradual.shapes import Dimension
+from gradual.types import Broadcast, DTypeVar, DynType, FuncType, TensorType, TupleType
+from programs import STATIC, SYMBOLIC, Draw, Program, consistent_inputs, programs, random_data, relax
+from tracing import run_outcome
+
+
+def examples(count: int) -> settings:
+    return settings(max_examples=count, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def checked(program: Program, variant: object = SYMBOLIC) -> gradual.CheckResult:
+    """The program under a variant, checked; the generator only makes well-typed programs."""
+    text = program.text(variant)  # type: ignore[arg-type]
+    result = gradual.check(text)
+    assert result.ok, f"a generated program was rejected:\n{text}\n" + "\n".join(
+        f"{d.line}:{d.column} {d.message}" for d in result.errors)
+    return result
+
+
+def same_shapes_new_data(program: Program, seed: int) -> dict:
+    """The intended shapes with fresh random data (conditions keep their intended value)."""
+    rng = np.random.default_rng(seed)
+    inputs = program.intended_inputs()
+    for p in program.main.params:
+        if p.val.dtype != "bool":
+            inputs[p.name] = random_data(p.val.shape, p.val.dtype, rng)
+    return inputs
+
+
+# intended inputs ----------------------------------------------------------------------------------
+def intended_runs_cleanly(program: Program, seed: int) -> None:
+    for variant in (SYMBOLIC, STATIC, relax(program, Draw(seed=seed))):
+        result = checked(program, variant)
+        for inputs in (program.intended_inputs(), same_shapes_new_data(program, seed)):
+            outcome = run_outcome(result, inputs)
+            assert outcome.ok, f"{variant.name}: {outcome.describe()}\n{program.text(variant)}"
+
+
+@examples(120)
+@given(programs(), st.integers(0, 2**16))
+def test_well_typed_programs_run_on_the_inputs_they_were_made_for(program: Program, seed: int) -> None:
+    intended_runs_cleanly(program, seed)
+
+
+@pytest.mark.deep
+@examples(2000)
+@given(programs(max_steps=10), st.integers(0, 2**16))
+def test_well_typed_programs_run_on_the_inputs_they_were_made_for_deep(program: Program, seed: int) -> None:
+    intended_runs_cleanly(program, seed)
+
+
+# random inputs ---------------------------------------------------------------------------------------
+def random_runs_stop_only_at_checks(program: Program, seed: int, runs: int = 3) -> None:
+    rng = np.random.default_rng(seed)
+    for variant in (SYMBOLIC, relax(program, Draw(seed=seed))):
+        result = checked(program, variant)
+        for _ in range(runs):
+            inputs = consistent_inputs(program, variant, rng)
+            outcome = run_outcome(result, inputs)
+            assert outcome.ok or outcome.allowed_stop, (
+                f"{variant.name}: {outcome.describe()}\ninputs {({k: v.shape for k, v in inputs.items()})}\n"
+                + program.text(variant))
+
+
+@examples(150)
+@given(programs(), st.integers(0, 2**16))
+def test_runs_on_random_inputs_stop_only_at_checks(program: Program, seed: int) -> None:
+    random_runs_stop_only_at_checks(program, seed)
+
+
+@pytest.mark.deep
+@examples(2000)
+@given(programs(max_steps=10), st.integers(0, 2**16))
+def test_runs_on_random_inputs_stop_only_at_checks_deep(program: Program, seed: int) -> None:
+    random_runs_stop_only_at_checks(program, seed, runs=6)
+
+
+# where checks go -----------------------------------------------------------------------------------
+def imprecise(t: object) -> bool:
+    """Whether a type has `?`, an interval, an unknown rank or dtype anywhere."""
+    if t is None or isinstance(t, DynType):
+        return True
+    if isinstance(t, TupleType):
+        return any(imprecise(f) for f in t.fields)
+    if isinstance(t, FuncType):
+        return any(imprecise(p) for p in t.params) or imprecise(t.ret)
+    if isinstance(t, TensorType):
+        if t.dims is None or t.dtype == "?" or isinstance(t.dtype, DTypeVar) and t.dtype.meta:
+            return True
+        return any(not isinstance(d, Dimension) or not d.is_exact for d in t.dims)
+    return True
+
+
+def bounds_only(value: TensorType, check: object) -> bool:
+    """Whether a check of a precise value only bounds rigid symbols: every dim it changes is
+    an interval at a symbolic dim of the value."""
+    if not isinstance(check, TensorType) or check.dims is None or len(check.dims) != len(value.dims):
+        return False
+    for have, want in zip(value.dims, check.dims):
+        if isinstance(want, Dimension) and want.is_exact and str(want) == str(have):
+            continue
+        if isinstance(want, Broadcast) or not isinstance(want, Dimension) or want.is_exact or not have.is_symbolic:
+            return False
+    return True
+
+
+def checks_sit_at_imprecision(program: Program, seed: int) -> None:
+    for variant in (SYMBOLIC, STATIC, relax(program, Draw(seed=seed))):
+        result = checked(program, variant)
+        for name in result.functions:
+            for record in result.checks(name):
+                t = result.type_of(record.node)
+                if imprecise(t):
+                    continue
+                assert isinstance(t, TensorType) and bounds_only(t, record.type), (
+                    f"{variant.name}: @{name} checks {record.node.span.describe()} of precise type {t} "
+                    f"as {record.type} ({record.reason})\n{program.text(variant)}")
+
+
+@examples(150)
+@given(programs(), st.integers(0, 2**16))
+def test_checks_sit_only_where_a_type_is_imprecise(program: Program, seed: int) -> None:
+    checks_sit_at_imprecision(program, seed)
+
+
+@pytest.mark.deep
+@examples(3000)
+@given(programs(max_steps=10), st.integers(0, 2**16))
+def test_checks_sit_only_where_a_type_is_imprecise_deep(program: Program, seed: int) -> None:
+    checks_sit_at_imprecision(program, seed)
+
+
+def failures_blame_the_source(program: Program, seed: int) -> None:
+    """A failed check on random inputs names a place in the program and the value's shape."""
+    rng = np.random.default_rng(seed)
+    variant = relax(program, Draw(seed=seed))
+    text = program.text(variant)
+    result = checked(program, variant)
+    for _ in range(3):
+        outcome = run_outcome(result, consistent_inputs(program, variant, rng), traced=False)
+        if outcome.ok:
+            continue
+        assert outcome.allowed_stop, outcome.describe()
+        diag = outcome.failure.diagnostic()  # type: ignore[union-attr]
+        span = diag.span
+        assert span.source.path == "<input>" and 0 <= span.start <= span.end <= len(text), diag.message
+        assert diag.code == "check-failed" and diag.message
+
+
+@examples(100)
+@given(programs(), st.integers(0, 2**16))
+def test_failed_checks_blame_a_place_in_the_program(program: Program, seed: int) -> None:
+    failures_blame_the_source(program, seed)
+
+
+# the generator ------------------------------------------------------------------------------------
+def test_the_generator_covers_the_operators_and_the_language() -> None:
+    """Over a few hundred seeds the generator uses most operators and every feature."""
+    from programs import generate
+
+    ops: set = set()
+    features: set = set()
+    for seed in range(300):
+        p = generate(seed)
+        ops.update(p.ops)
+        features.update(p.features)
+    assert len(ops) >= 60, sorted(ops)
+    assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param"} <= features

@@ -1,0 +1,285 @@
+"""Instrumented runs for the soundness properties: every value an elaborated program computes
+is compared with the type the checker inferred for the expression that computed it.
+
+`RecordingElaborator` elaborates like `gradual.elaborate` and remembers, for each node of the
+elaborated module, the node of the checked program it came from and the names elaboration gave
+the definition's symbols. `TracingInterpreter` runs the elaborated module like the reference
+interpreter and, after every expression, checks the value against the checker's type of the
+original expression: static dims equal, intervals contain the size, a symbolic dim evaluates
+to the size under the symbols the run has bound (a symbol the run never binds is bound by its
+first sighting here, and must agree afterwards). A mismatch raises `Unsound`.
+
+`run_outcome` classifies a run: outputs, an allowed stop (`CheckFailure` of an inserted check,
+an operator's rule at a call, a written cast or annotated let), or a problem (anything else).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+import gradual
+from gradual.elaboration import Elaborator
+from gradual.runtime import CheckFailure, Interpreter, RunFailure
+from gradual.runtime.values import dtype_name, flatten_outputs
+from gradual.shapes import Dimension
+from gradual.types import DTypeVar, TensorType, TupleType, Variadic
+
+#: the blame kinds of a CheckFailure a sound run may stop with
+ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let"})
+
+
+class Unsound(AssertionError):
+    """A value outside the type the checker inferred for its expression."""
+
+
+class RecordingElaborator(Elaborator):
+    """An Elaborator that remembers where each elaborated node came from."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__(result)
+        self.origin: dict = {}
+        self.keep: list = []
+
+    def _keep_type(self, old: object, new: object) -> None:
+        super()._keep_type(old, new)
+        self.origin[id(new)] = (old, self.names)
+        self.keep.append(new)
+
+
+def elaborate_recorded(result: gradual.CheckResult) -> tuple:
+    """The elaborated module and the elaborator that made it."""
+    from gradual.api import run_deep
+
+    elaborator = RecordingElaborator(result)
+    module = run_deep(elaborator.module)
+    return module, elaborator
+
+
+class TracingInterpreter(Interpreter):
+    """The reference interpreter, checking each expression's value against its inferred type."""
+
+    def __init__(self, result: gradual.CheckResult) -> None:
+        module, self.elaborator = elaborate_recorded(result)
+        super().__init__(module, result.registry)
+        self.result = result
+        self.first_sightings: dict = {}
+        self.checked = 0
+        for kind, fn in list(self._eval.items()):
+            self._eval[kind] = self._traced(fn)
+
+    def _traced(self, fn: Any) -> Any:
+        def traced(e: Any, frame: Any) -> Any:
+            value = fn(e, frame)
+            self.verify(e, value, frame)
+            return value
+        return traced
+
+    def let(self, stmt: Any, frame: Any) -> None:
+        super().let(stmt, frame)
+        self.verify(stmt, frame.values[self.res.binders[id(stmt)]], frame)
+
+    def verify(self, node: Any, value: Any, frame: Any) -> None:
+        """Check a value against the checker's type of the node it came from."""
+        found = self.elaborator.origin.get(id(node))
+        if found is None:
+            return
+        old, names = found
+        t = self.result.types.get(id(old))
+        if t is None:
+            return
+        self.checked += 1
+        problem = self.mismatch(value, t, frame, names)
+        if problem is not None:
+            span = getattr(old, "span", None)
+            where = span.describe() if span is not None else "?"
+            text = span.text if span is not None and hasattr(span, "text") else ""
+            raise Unsound(f"{where}: {text!r} has inferred type {t} but computed {_describe(value)}: {problem}")
+
+    # matching -----------------------------------------------------------------------------------
+    def mismatch(self, value: Any, t: Any, frame: Any, names: Any) -> Optional[str]:
+        if isinstance(t, TupleType):
+            if not isinstance(value, tuple) or len(value) != len(t.fields):
+                return "not a tuple of the right length"
+            for v, f in zip(value, t.fields):
+                problem = self.mismatch(v, f, frame, names)
+                if problem is not None:
+                    return problem
+            return None
+        if not isinstance(t, TensorType):
+            return None
+        if not isinstance(value, np.ndarray):
+            return "not a tensor"
+        if isinstance(t.dtype, str) and t.dtype != "?" and t.dtype != dtype_name(value):
+            return f"dtype {dtype_name(value)} is not {t.dtype}"
+        if isinstance(t.dtype, DTypeVar):
+            pass
+        if t.dims is None or any(isinstance(d, Variadic) for d in t.dims):
+            return None
+        if len(t.dims) != value.ndim:
+            return f"rank {value.ndim} is not {len(t.dims)}"
+        for axis, (d, size) in enumerate(zip(t.dims, value.shape)):
+            problem = self.dim_mismatch(d, size, frame, names)
+            if problem is not None:
+                return f"dim {axis}: {problem}"
+        return None
+
+    def dim_mismatch(self, d: Any, size: int, frame: Any, names: Any) -> Optional[str]:
+        if not isinstance(d, Dimension):
+            return None
+        if d.is_static:
+            return None if d.get_length() == size else f"{size} is not {d}"
+        if d.is_interval:
+            return None if d.contains_value(size) else f"{size} is not in {d}"
+        env: dict = {}
+        unbound = []
+        for sym in d.symbols():
+            bound = self.lookup(sym, frame, names)
+            if bound is None:
+                unbound.append(sym)
+            else:
+                env[sym] = bound
+        if not unbound:
+            expected = d.evaluate(env)
+            return None if expected == size else f"{size} is not {d} = {expected}"
+        if len(unbound) == 1 and d.expr == Dimension.symbol(unbound[0]).expr:
+            self.first_sightings[(id(frame), unbound[0].uid)] = (frame, size)
+        return None
+
+    def lookup(self, sym: Any, frame: Any, names: Any) -> Optional[int]:
+        """A checker symbol's value: the runtime's symbol of the same (elaborated) name in the
+        frame chain, else what this tracer saw first."""
+        name = names.names.get(sym.uid) if names is not None else None
+        f = frame
+        while f is not None:
+            if name is not None:
+                for rsym, value in f.dims.items():
+                    if rsym.name == name and isinstance(value, int):
+                        return value
+            seen = self.first_sightings.get((id(f), sym.uid))
+            if seen is not None and seen[0] is f:
+                return seen[1]
+            f = f.parent
+        return None
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a {dtype_name(value)} tensor of shape {value.shape}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_describe(v) for v in value) + ")"
+    return type(value).__name__
+
+
+# outcomes -------------------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    """How a run ended: outputs, or the failure that stopped it."""
+
+    outputs: Optional[list] = None
+    failure: Optional[BaseException] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def allowed_stop(self) -> bool:
+        """A check (inserted, written, or an operator's rule at a call) stopped the run."""
+        return isinstance(self.failure, CheckFailure) and self.failure.blame.kind in ALLOWED_BLAME
+
+    def describe(self) -> str:
+        if self.failure is None:
+            return "ok " + ", ".join(_describe(o) for o in self.outputs or [])
+        f = self.failure
+        if isinstance(f, RunFailure):
+            d = f.diagnostic()
+            kind = getattr(getattr(f, "blame", None), "kind", "")
+            return f"{type(f).__name__}[{d.code}/{kind}] at {d.line}:{d.column}: {d.message}"
+        return f"{type(f).__name__}: {f}"
+
+
+def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", traced: bool = True) -> Outcome:
+    """Run the elaborated program (traced) on inputs; never raises for a failed run, except
+    that `Unsound` (and any bug in the tracer itself) propagates."""
+    interpreter = TracingInterpreter(result) if traced else Interpreter(gradual.elaborate(result), result.registry)
+    try:
+        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))))
+    except Unsound:
+        raise
+    except Exception as exc:  # classified by the caller
+        return Outcome(failure=exc)
+
+
+def same_outputs(a: list, b: list) -> bool:
+    """Outputs equal element by element (NaN equal to NaN), same shapes and dtypes."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        if not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+            return False
+    return True
+
+
+# precision --------------------------------------------------------------------------------------------
+def precision_problem(loose: Any, tight: Any, general: frozenset = frozenset()) -> Optional[str]:
+    """Why `loose` (inferred for a less precise program) is more precise than `tight` (None
+    when it is not): a rank where `tight` has none, a different exact dim (exact dims are
+    compared by how they print: two checks make distinct symbols), or a dim that `tight`
+    strictly relaxes (`Dimension.relaxes`: `3` where `tight` has `?` or `1..8`). An interval
+    where `tight` has a symbol is incomparable, not more precise: it bounds a value that the
+    symbol names, and such bounds come from facts both programs check. A dim made only of
+    the symbols a function type of `loose` quantifies over (`general`) is more general than
+    any dim: an unannotated parameter generalized to `n` where it was `3`."""
+    from gradual.types import DynType, FuncType
+
+    if isinstance(loose, DynType) or loose is None:
+        return None
+    if isinstance(loose, TupleType):
+        if not isinstance(tight, TupleType) or len(tight.fields) != len(loose.fields):
+            return f"{loose} is a tuple but the precise type is {tight}"
+        return _first(precision_problem(a, b, general) for a, b in zip(loose.fields, tight.fields))
+    if isinstance(loose, FuncType):
+        if not isinstance(tight, FuncType) or len(tight.params) != len(loose.params):
+            return f"{loose} is a function but the precise type is {tight}"
+        pairs = list(zip(loose.params, tight.params)) + [(loose.ret, tight.ret)]
+        inner = general | {s.name for s in loose.dim_params}
+        return _first(precision_problem(a, b, inner) for a, b in pairs)
+    if isinstance(loose, TensorType):
+        if not isinstance(tight, TensorType):
+            return f"{loose} is a tensor but the precise type is {tight}"
+        return _tensor_precision(loose, tight, general)
+    return None
+
+
+def _first(problems: Any) -> Optional[str]:
+    return next((p for p in problems if p is not None), None)
+
+
+def _tensor_precision(loose: TensorType, tight: TensorType, general: frozenset) -> Optional[str]:
+    if isinstance(loose.dtype, str) and loose.dtype != "?" and isinstance(tight.dtype, str) and loose.dtype != tight.dtype:
+        return f"dtype {loose.dtype} is not {tight.dtype}"
+    if isinstance(loose.dtype, str) and loose.dtype != "?" and isinstance(tight.dtype, DTypeVar):
+        return f"dtype {loose.dtype} is more precise than {tight.dtype}"
+    if loose.dims is None:
+        return None
+    if tight.dims is None:
+        return f"{loose} has a rank where the precise type {tight} has none"
+    if len(loose.dims) != len(tight.dims):
+        return f"{loose} and {tight} differ in rank"
+    for axis, (a, b) in enumerate(zip(loose.dims, tight.dims)):
+        if not (isinstance(a, Dimension) and isinstance(b, Dimension)):
+            continue
+        if a.is_symbolic and {s.name for s in a.symbols()} <= general:
+            continue
+        if a.is_exact and b.is_exact:
+            if str(a) != str(b):
+                return f"dim {axis} of {loose} differs from {b} in {tight}"
+        elif b.relaxes(a) and not a.relaxes(b):
+            return f"dim {axis} of {loose} is more precise than {b} in {tight}"
+    return None
