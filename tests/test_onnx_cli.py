@@ -141,3 +141,17 @@ def test_missing_and_unreadable_models(capsys: object, tmp_path: Path) -> None:
     bad.write_bytes(b"\x08\x07 certainly not a model")
     code, _, err = run_cli(capsys, "check", "--color=never", str(bad))
     assert code == 1 and "error[input-error]" in err and "cannot read the file as an ONNX model" in err
+
+
+EXAMPLES = Path(__file__).parent / "data" / "onnx" / "examples"
+
+
+def test_the_readme_example_models(capsys: object) -> None:
+    code, out, _ = run_cli(capsys, "check", str(EXAMPLES / "mlp.onnx"))
+    assert code == 0 and "-> Tensor[(batch, 4), float32]  (0 checks)" in out
+    code, _, err = run_cli(capsys, "check", "--color=never", str(EXAMPLES / "mlp_transposed.onnx"))
+    assert code == 1 and "node fc2 (Gemm): a, fc2.weight, fc2.bias -> logits" in err
+    code, out, _ = run_cli(capsys, "check", "--batch", "N", str(EXAMPLES / "cnn_batch1.onnx"))
+    assert code == 0 and "-> Tensor[(1, 256 * N), float32]" in out
+    code, out, _ = run_cli(capsys, "check", "--batch", "N", "--batch-reshapes", str(EXAMPLES / "cnn_batch1.onnx"))
+    assert code == 0 and "-> Tensor[(N, 256), float32]" in out
