@@ -53,9 +53,11 @@ def _frontend() -> Any:
     from ..cli import UsageError
 
     try:
-        from . import onnx as frontend
+        import onnx  # noqa: F401  (the optional extra)
     except ImportError:
         raise UsageError(messages.onnx_not_installed()) from None
+    from . import onnx as frontend
+
     return frontend
 
 
