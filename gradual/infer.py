@@ -22,7 +22,7 @@ from .names import Binder, FunctionInfo, Resolution
 from .ops.registry import Operator, Registry
 from .ops.signature import apply_operator, apply_signature
 from .shapes import Dimension, Grade, Poly, Symbol
-from .site import ArgInfo, Callee, CallSite, SiteOutcome
+from .site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from .syntax import ast
 from .syntax.source import Span
 from .annotations import suggest
@@ -140,7 +140,7 @@ class Checker:
         self.widened: set = set()
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
-        self.exact_calls: dict = {}
+        self.known_calls: dict = {}
 
     # module -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -433,14 +433,17 @@ class Checker:
         attrs = check_attributes(op, e, self.report)
         if attrs is None:
             return ERROR
-        key = _exact_call_key(op, attrs, arg_types)
-        if key is not None and key in self.exact_calls:
-            return self.exact_calls[key]
+        binders = [self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None for n in e.args]
+        key = _call_key(op, attrs, arg_types, binders, env)
+        if key is not None:
+            cached = self.known_calls.get(key)
+            if cached is not None:
+                return self.commit(_reuse(cached, op, e.args, binders), env)
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
         site = self.site(desc, e.args, arg_types, attrs, e.span, env)
         outcome = site.run(lambda ctx: apply_operator(ctx, op))
-        if key is not None and not outcome.failed and not outcome.casts:
-            self.exact_calls[key] = outcome.result
+        if key is not None and not outcome.failed:
+            self.known_calls[key] = outcome
         return self.commit(outcome, env)
 
     def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env) -> Type:
@@ -478,9 +481,9 @@ class Checker:
         assert state is not None
         for cast in outcome.casts:
             state.frame.checks.append(CheckRecord(cast.node, cast.type, cast.node.span, cast.reason, cast.verifies))
-        for binder, refined in outcome.refinements:
+        for _, binder, refined in outcome.refinements:
             env.set(binder, refined)
-        for binder, fact in outcome.facts:
+        for _, binder, fact in outcome.facts:
             env.add_fact(binder, fact)
         return outcome.result
 
@@ -567,17 +570,52 @@ class Checker:
 _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
 
 
-def _exact_call_key(op: Operator, attrs: dict, arg_types: list) -> Optional[tuple]:
-    """A cache key for a call whose arguments are fully exact (static or symbolic dims, known
-    dtypes, no inference variables): such a call needs no cast, so its result depends only on
-    the operator, the attributes and the argument types."""
+def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:
+    """A key under which a call's whole outcome can be reused, or None.
+
+    With no inference variables among the arguments, what a call concludes (its result, the
+    cast each argument needs, what those casts teach about the variables) depends only on the
+    operator, its attributes, the argument types, which arguments are the same variable, and
+    the facts already checked about them. Layers repeat, so most calls of a model are reused.
+    """
     for t in arg_types:
         if not _is_closed(t):
             return None
+    first = {}
+    sharing = tuple(first.setdefault(id(b), i) if b is not None else -1 for i, b in enumerate(binders))
+    facts = tuple(env.facts_of(b) if b is not None else frozenset() for b in binders)
     try:
-        return (op.name, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())), tuple(arg_types))
+        key = (op.name, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())), tuple(arg_types), sharing, facts)
+        hash(key)
     except TypeError:
         return None
+    return key
+
+
+def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> SiteOutcome:
+    """A cached outcome for this call's own argument nodes and variables, with fresh names for
+    the symbols its casts bind (two calls must never share a runtime binding)."""
+    fresh = {old: Symbol(old.name, old.lo, old.hi) for old in cached.binders}
+    casts = []
+    for cast in cached.casts:
+        node = nodes[cast.arg]
+        pattern = _rename_symbols(cast.type, fresh) if fresh else cast.type
+        reason = messages.operator_cast_reason(op.name, cast.arg, node.span)
+        casts.append(CastPattern(cast.arg, node, pattern, cast.verifies, cast.binds, reason))
+    refinements = [(i, binders[i], t) for i, _, t in cached.refinements]
+    facts = [(i, binders[i], fact) for i, _, fact in cached.facts]
+    return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()))
+
+
+def _rename_symbols(t: Type, mapping: dict) -> Type:
+    polys = {old: Poly.atom(new) for old, new in mapping.items()}
+
+    def rename(d: Dimension) -> Dimension:
+        if d.is_symbolic and d.symbols() & mapping.keys():
+            return Dimension.of_expr(d.expr.substitute(lambda s: polys.get(s)))
+        return d
+
+    return map_dims(t, rename)
 
 
 def _freeze(value: Any) -> Any:
@@ -585,14 +623,21 @@ def _freeze(value: Any) -> Any:
 
 
 def _is_closed(t: Type) -> bool:
+    """No inference variable anywhere (`?`, intervals, rigid symbols and dtypes are fine)."""
     if isinstance(t, TensorType):
-        if t.dims is None or not isinstance(t.dtype, str) or t.dtype == DYN_DTYPE:
+        dtype = t.dtype
+        if isinstance(dtype, DTypeVar) and dtype.meta:
             return False
-        for d in t.dims:
-            if not isinstance(d, Dimension) or not d.is_exact:
-                return False
-            if d.is_symbolic and any(isinstance(s, DimVar) for s in d.symbols()):
-                return False
+        if t.dims is not None:
+            for d in t.dims:
+                if not isinstance(d, Dimension):
+                    return False
+                if d.is_symbolic and any(isinstance(s, DimVar) for s in d.symbols()):
+                    return False
+        if t.value is not None:
+            for v in t.value:
+                if isinstance(v, Dimension) and v.is_symbolic and any(isinstance(s, DimVar) for s in v.symbols()):
+                    return False
         return True
     if isinstance(t, TupleType):
         return all(_is_closed(f) for f in t.fields)

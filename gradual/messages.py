@@ -108,6 +108,11 @@ def cast_reason(site: "CallSite", index: int) -> str:
     return f"{argument_phrase(site, index)} at {site.arg_infos[index].span.describe()}"
 
 
+def operator_cast_reason(op_name: str, index: int, span: Span) -> str:
+    """`cast_reason` for a call of an operator, without a site (a call whose check is reused)."""
+    return f"the {ordinal(index + 1)} argument to {_code(op_name)} at {span.describe()}"
+
+
 # flows: casts, annotations, returns, conditions ---------------------------------------------
 def _flow(site: "CallSite", code: str, detail: str) -> Diagnostic:
     """A value whose type can never be the one its annotated position requires."""
@@ -906,10 +911,15 @@ def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
                       span, label="this node", help="the graph's nodes must be in topological order")
 
 
-def onnx_node_text(name: str, index: int, op_type: str, inputs: list, outputs: list) -> str:
-    """A node as diagnostics show it: `node Conv_3 (Conv): X, W -> Y`."""
+def onnx_node_header(name: str, index: int, op_type: str, where: str = "") -> str:
+    """A node's name as diagnostics show it: `node Conv_3 (Conv)`, `node #4 (Add) in then_branch of If_1`."""
     who = name if name else f"#{index}"
-    return f"node {who} ({op_type}): {', '.join(inputs) or '()'} -> {', '.join(outputs) or '()'}"
+    return f"node {who} ({op_type})" + (f" in {where}" if where else "")
+
+
+def onnx_node_text(header: str, inputs: list, outputs: list) -> str:
+    """A node as diagnostics show it: `node Conv_3 (Conv): X, W -> Y`."""
+    return f"{header}: {', '.join(inputs) or '()'} -> {', '.join(outputs) or '()'}"
 
 
 def onnx_input_text(name: str, described: str) -> str:

@@ -158,9 +158,10 @@ class SiteOutcome:
 
     result: Type
     casts: list = field(default_factory=list)
-    refinements: list = field(default_factory=list)
-    facts: list = field(default_factory=list)
+    refinements: list = field(default_factory=list)  # (argument index, binder, refined type)
+    facts: list = field(default_factory=list)  # (argument index, binder, fact)
     failed: bool = False
+    binders: list = field(default_factory=list)  # symbols the casts bind at runtime
 
 
 @dataclass
@@ -580,7 +581,7 @@ class CallSite(ShapeContext):
         result = self.resolve_result(proto)
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
-        return SiteOutcome(result, casts, refinements, builder.facts, failed=False)
+        return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()))
 
     def resolve_result(self, proto: Any) -> Type:
         """A rule's result as a Type, with site variables replaced by what is known of them."""
@@ -642,7 +643,7 @@ class _CastBuilder:
                 reason = messages.cast_reason(self.site, index)
                 casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
             if verifies and info.binder is not None and refined is not None:
-                refinements.append((info.binder, refined))
+                refinements.append((index, info.binder, refined))
         return casts, refinements
 
     def _count_occurrences(self) -> None:
@@ -730,7 +731,7 @@ class _CastBuilder:
             if fact in info.facts:
                 return known, False, known
             if info.binder is not None and not target.symbols() & set(self.binders.values()):
-                self.facts.append((info.binder, fact))
+                self.facts.append((index, info.binder, fact))
             return Broadcast(target), True, known
         bounds = Dimension.interval(*self.solver.bounds(rep))
         if self.occurrences.get(rep, 0) > 1:
