@@ -146,13 +146,13 @@ def _read_tensors(folder: Path, kind: str) -> list:
 
 # scope ---------------------------------------------------------------------------------------------------
 def op_types(graph: Any) -> set:
-    """Every op_type in a graph and its subgraphs (subgraph ops are marked `<subgraph>`)."""
+    """Every op_type in a graph and its subgraphs."""
     found = set()
     for node in graph.node:
         found.add(node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}")
         for a in node.attribute:
-            if a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS):
-                found.add("<subgraph>")
+            for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                found |= op_types(sub)
     return found
 
 
@@ -181,8 +181,18 @@ def shape_determining(graph: Any) -> set:
                 marked.add(node.input[i])
     for node in reversed(graph.node):
         if node.op_type not in ("Shape", "Size") and any(o in marked for o in node.output):
-            marked.update(name for name in node.input if name)
+            marked.update(consumed(node))
     return marked
+
+
+def consumed(node: Any) -> set:
+    """The tensors a node reads: its inputs and what its subgraphs take from outside them."""
+    names = {name for name in node.input if name}
+    for a in node.attribute:
+        for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+            made = {o for n in sub.node for o in n.output} | {i.name for i in sub.initializer}
+            names |= {name for n in sub.node for name in consumed(n)} - made
+    return names
 
 
 def freezable(case: Case) -> dict:

@@ -288,3 +288,30 @@ def test_the_package_docstring_lists_every_supported_operator() -> None:
     doc = " ".join(gonnx.__doc__.split())
     listed = doc.split("Supported operators (`supported_operators()`): ")[1]
     assert listed.split(", ") == gonnx.supported_operators()
+
+
+# control flow ------------------------------------------------------------------------------------------
+def _branch(name: str, nodes: list, output: str) -> object:
+    return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(output, F, None)])
+
+
+def test_if_branches_become_an_if_whose_types_join() -> None:
+    then = _branch("then", [helper.make_node("Relu", ["x"], ["t"])], "t")
+    other = _branch("else", [helper.make_node("Concat", ["x", "x"], ["e"], axis=1)], "e")
+    node = helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then, else_branch=other)
+    m = model([node], [("c", TensorProto.BOOL, []), ("x", F, [2, 3])], [("y", F, None)])
+    assert main_type(m) == "fn (bool, Tensor[(2, 3), float32]) -> Tensor[(2, 3..6), float32]"
+    imported = gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False))
+    x = np.ones((2, 3), np.float32)
+    assert imported.run({"c": np.array(False), "x": x})[0].shape == (2, 6)
+    assert gradual.check(imported.text()).ok
+
+
+def test_an_unsupported_node_in_a_branch_is_reported_once_at_its_line() -> None:
+    then = _branch("then", [helper.make_node("Det", ["x"], ["t"], name="det")], "t")
+    other = _branch("else", [helper.make_node("Relu", ["x"], ["e"])], "e")
+    node = helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then, else_branch=other)
+    imported = gonnx.import_model(model([node], [("c", TensorProto.BOOL, []), ("x", F, [2, 2])], [("y", F, None)]))
+    (diag,) = imported.diagnostics
+    assert diag.code == "unknown-operator"
+    assert diag.span.text == "node det (Det) in then_branch of choose (If): x -> t"

@@ -43,8 +43,8 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   axes, Split's split, Slice, Pad, Clip, TopK's k, Reshape's shape); Softmax, LogSoftmax and
   Hardmax before opset 13 flatten at `axis`.
 * **Inference only.** Dropout is the identity (training mode only with ratio 0); BatchNormalization
-  in training mode normalizes with the batch's statistics. Control flow (If, Loop, Scan),
-  sequences, optionals, strings, quantization, recurrent layers, Attention (its expanded
+  in training mode normalizes with the batch's statistics. If is gradual's `if` (the
+  branches' types join). Loops (Loop, Scan), sequences, optionals, strings, quantization, recurrent layers, Attention (its expanded
   function form is supported) and element types NumPy cannot hold (bfloat16, float8, int4) are
   reported as unsupported, at the node.
 * **Folding.** A node of shape arithmetic (Neg, Add, Concat, Unsqueeze, ConstantOfShape, ...)
@@ -66,9 +66,9 @@ Supported operators (`supported_operators()`):
     CumProd, CumSum, DepthToSpace, Div, Dropout, Einsum, Elu, Equal, Erf, Exp, Expand, EyeLike,
     Flatten, Floor, Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool,
     GlobalLpPool, GlobalMaxPool, Greater, GreaterOrEqual, GroupNormalization, HardSigmoid,
-    HardSwish, Hardmax, Identity, InstanceNormalization, IsInf, IsNaN, LRN, LayerNormalization,
-    LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, LpNormalization, LpPool, MatMul, Max,
-    MaxPool, Mean, MeanVarianceNormalization, Min, Mish, Mod, Mul, Neg,
+    HardSwish, Hardmax, Identity, If, InstanceNormalization, IsInf, IsNaN, LRN,
+    LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, LpNormalization, LpPool,
+    MatMul, Max, MaxPool, Mean, MeanVarianceNormalization, Min, Mish, Mod, Mul, Neg,
     NegativeLogLikelihoodLoss, NonZero, Not, OneHot, Or, PRelu, Pad, Pow, RMSNormalization,
     Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean,
     ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Scatter,

@@ -20,7 +20,7 @@ FOLDABLE = frozenset({
     "Neg", "Abs", "Add", "Sub", "Mul", "Div", "Mod", "Min", "Max", "Sum", "Cast", "CastLike", "Concat",
     "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Gather", "Slice", "Equal", "Less", "Greater", "LessOrEqual",
     "GreaterOrEqual", "Where", "Not", "And", "Or", "Xor", "ConstantOfShape", "Range", "ReduceProd", "ReduceSum",
-    "ReduceMin", "ReduceMax", "Shape", "Size", "Floor", "Ceil", "Sign", "Expand", "Tile", "Transpose",
+    "ReduceMin", "ReduceMax", "Shape", "Size", "Floor", "Ceil", "Sign", "Expand", "Tile", "Transpose", "Split",
 })
 
 

@@ -138,6 +138,7 @@ class Importer:
         self.options = options or ImportOptions()
         self.opset = _default_opset(model)
         self.fn = gb.Function("main")
+        self.body: gb.Block = self.fn  # where lets go: @main's body, or an If branch being imported
         self.namer = Namer()
         self.exprs: dict = {}
         self.values: dict = {}
@@ -172,11 +173,11 @@ class Importer:
     def _collect_infos(self) -> None:
         """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
         (used only to choose between equivalent lowerings and to type literals)."""
-        graph = _inferred_graph(self.model)
-        for vi in list(graph.value_info) + list(graph.output) + list(graph.input):
-            info = info_of_type(vi.type)
-            if info is not None:
-                self.infos[vi.name] = info
+        for graph in _graphs(_inferred_graph(self.model)):
+            for vi in list(graph.value_info) + list(graph.output) + list(graph.input):
+                info = info_of_type(vi.type)
+                if info is not None:
+                    self.infos[vi.name] = info
 
     def _collect_constants(self) -> None:
         from onnx import numpy_helper
@@ -220,12 +221,12 @@ class Importer:
             self.batch_size = info.dims[0]
         return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
 
-    def _import_node(self, index: int, proto: Any) -> None:
-        node = Node(self, proto, index)
+    def _import_node(self, index: int, proto: Any, key: tuple = ()) -> None:
+        node = Node(self, proto, index, key)
         if any(name in self.poisoned for name in proto.input):
             self.poisoned.update(proto.output)  # already reported where the input failed
             return
-        if proto.domain in DEFAULT_DOMAINS and self._fold(index, proto):
+        if proto.domain in DEFAULT_DOMAINS and self._fold(node):
             return
         from .convert import CONVERTERS
 
@@ -240,8 +241,9 @@ class Importer:
             self._report(node.loc, problem.make)
             self.poisoned.update(proto.output)
 
-    def _fold(self, index: int, proto: Any) -> bool:
+    def _fold(self, node: Node) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
+        proto = node.proto
         known = [self.values.get(name) for name in proto.input if name]
         if not foldable(proto.op_type, known):
             return False
@@ -249,7 +251,7 @@ class Importer:
         if results is None:
             return False
         for name, array in zip([n for n in proto.output if n], results):
-            self.record_constant(name, array, self.listing.node(index))
+            self.record_constant(name, array, node.loc)
         return True
 
     def _bind_outputs(self, node: Node, result: Any) -> None:
@@ -270,7 +272,7 @@ class Importer:
         wanted = [j for j, name in enumerate(node.outputs) if name and j < result.count]
         if not wanted:
             return
-        holder = self.fn.let(self.namer.name(node.outputs[wanted[0]] + "_all"), result.expr, loc=node.loc)
+        holder = self.body.let(self.namer.name(node.outputs[wanted[0]] + "_all"), result.expr, loc=node.loc)
         for j in wanted:
             self._bind(node.outputs[j], gb.proj(holder, j, loc=node.loc), node.loc)
 
@@ -279,7 +281,7 @@ class Importer:
         if isinstance(expr, gb.Var):
             self.exprs[name] = expr
             return
-        self.exprs[name] = self.fn.let(self.namer.name(name), expr, loc=loc)
+        self.exprs[name] = self.body.let(self.namer.name(name), expr, loc=loc)
 
     # tensors -----------------------------------------------------------------------------------
     def info(self, name: str) -> TensorInfo:
@@ -308,7 +310,7 @@ class Importer:
             shown = array.dtype.name
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, name, shown))
         if inlinable(array):
-            var = self.fn.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+            var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
         else:
             param = self.namer.name(name)
             var = self.fn.param(param, gb.Tensor(list(array.shape), dtype), loc=loc)
@@ -317,7 +319,43 @@ class Importer:
         return var
 
     def _report(self, loc: gb.Loc, make: Any) -> None:
-        self.diagnostics.append(make(loc.span))
+        diagnostic = make(loc.span)
+        if diagnostic is not None:  # None: already reported where it went wrong
+            self.diagnostics.append(diagnostic)
+
+    def import_inline(self, graph: Any, key: tuple) -> list:
+        """A subgraph's nodes imported where its node is (the taken branch of an If whose
+        condition is a constant); its outputs' variables."""
+        from onnx import numpy_helper
+
+        for init in graph.initializer:
+            self.values[init.name] = _to_array(numpy_helper, init)
+        for index, proto in enumerate(graph.node):
+            self._import_node(index, proto, key)
+        names = [o.name for o in graph.output]
+        if any(name in self.poisoned for name in names):
+            raise Unsupported(lambda span: None)
+        return [self.expr_of(name, self.listing.outputs()) for name in names]
+
+    def import_block(self, graph: Any, key: tuple) -> Any:
+        """A subgraph (an If branch) as a block of lets ending in its outputs (a tuple for
+        several); it sees every tensor in scope where its node is."""
+        from onnx import numpy_helper
+
+        saved = self.body, dict(self.exprs)
+        self.body = gb.Block()
+        try:
+            for init in graph.initializer:
+                self.values[init.name] = _to_array(numpy_helper, init)
+            for index, proto in enumerate(graph.node):
+                self._import_node(index, proto, key)
+            names = [o.name for o in graph.output]
+            if any(name in self.poisoned for name in names):
+                raise Unsupported(lambda span: None)
+            outputs = [self.expr_of(name, self.listing.outputs()) for name in names]
+            return self.body.body(outputs[0] if len(outputs) == 1 else gb.tuple_(*outputs))
+        finally:
+            self.body, self.exprs = saved
 
     # the result ----------------------------------------------------------------------------------
     def _result(self) -> Any:
@@ -357,6 +395,16 @@ def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:
         shown = onnx_dtype_name(info.elem_type)
         return lambda span: messages.onnx_unsupported_dtype(span, name, shown)
     return None
+
+
+def _graphs(graph: Any) -> list:
+    """A graph and its subgraphs, recursively."""
+    found = [graph]
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.HasField("g"):
+                found.extend(_graphs(attr.g))
+    return found
 
 
 def _default_opset(model: Any) -> int:

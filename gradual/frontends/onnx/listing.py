@@ -6,6 +6,7 @@ one per graph input, initializer and the graph outputs:
     graph input data_0: float32[N, 3, 224, 224]
     initializer OC2_DUMMY_1: int64[2]
     graph outputs: prob_1
+    node then_out (Constant) in then_branch of If_0 (If): () -> then_out    <- subgraphs last
 
 Every location of the imported program is a span of this text: a call is its node's line, an
 argument is its tensor's name on that line, a parameter is its graph input's (or
@@ -32,18 +33,16 @@ class ListingLoc(gb.Loc):
 
 
 class Listing:
-    """The listing of one graph and the locations in it."""
+    """The listing of one graph (and its subgraphs: their nodes follow the outputs' line) and the
+    locations in it. A node is named by its graph's path and its index in that graph; the path
+    of the main graph is (), of a branch `((3, "then_branch"),)`."""
 
     def __init__(self, path: str, graph: Any, describe: Any) -> None:
         """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`)."""
         lines: list = []
-        self._nodes: list = []
-        self._args: list = []
+        self._nodes: dict = {}
         self._values: dict = {}
-        for index, node in enumerate(graph.node):
-            text = messages.onnx_node_text(node.name, index, node.op_type, list(node.input), list(node.output))
-            self._nodes.append((sum(len(line) + 1 for line in lines), text))
-            lines.append(text)
+        self._add_nodes(lines, graph, (), "")
         for vi in graph.input:
             self._values[vi.name] = self._add(lines, messages.onnx_input_text(vi.name, describe(vi.name)))
         inputs = {vi.name for vi in graph.input}
@@ -51,7 +50,25 @@ class Listing:
             if init.name not in inputs:
                 self._values[init.name] = self._add(lines, messages.onnx_constant_text(init.name, describe(init.name)))
         self._outputs = self._add(lines, messages.onnx_output_text([o.name for o in graph.output]))
+        self._add_subgraphs(lines, graph, ())
         self.source = Source("\n".join(lines) + "\n", path)
+
+    def _add_nodes(self, lines: list, graph: Any, key: tuple, where: str) -> None:
+        for index, node in enumerate(graph.node):
+            header = messages.onnx_node_header(node.name, index, node.op_type, where)
+            start = sum(len(line) + 1 for line in lines)
+            text = messages.onnx_node_text(header, list(node.input), list(node.output))
+            self._nodes[(key, index)] = (start, text, len(header) + 2)
+            lines.append(text)
+
+    def _add_subgraphs(self, lines: list, graph: Any, key: tuple) -> None:
+        for index, node in enumerate(graph.node):
+            for attr in node.attribute:
+                if attr.HasField("g"):
+                    sub_key = key + ((index, attr.name),)
+                    owner = messages.onnx_node_header(node.name, index, node.op_type)[len("node "):]
+                    self._add_nodes(lines, attr.g, sub_key, f"{attr.name} of {owner}")
+                    self._add_subgraphs(lines, attr.g, sub_key)
 
     @staticmethod
     def _add(lines: list, text: str) -> tuple:
@@ -62,15 +79,14 @@ class Listing:
     def _loc(self, start: int, end: int) -> ListingLoc:
         return ListingLoc(Span(self.source, start, end))
 
-    def node(self, index: int) -> ListingLoc:
+    def node(self, key: tuple, index: int) -> ListingLoc:
         """A node's line."""
-        start, text = self._nodes[index]
+        start, text, _ = self._nodes[(key, index)]
         return self._loc(start, start + len(text))
 
-    def argument(self, index: int, position: int, names: list) -> ListingLoc:
-        """Input `position` of node `index`: its name on the node's line."""
-        start, text = self._nodes[index]
-        cursor = text.index("): ") + 3
+    def argument(self, key: tuple, index: int, position: int, names: list) -> ListingLoc:
+        """Input `position` of a node: its name on the node's line."""
+        start, text, cursor = self._nodes[(key, index)]
         for i, name in enumerate(names):
             found = text.find(name, cursor) if name else -1
             if found < 0:
@@ -78,7 +94,7 @@ class Listing:
             if i == position:
                 return self._loc(start + found, start + found + len(name))
             cursor = found + len(name)
-        return self.node(index)
+        return self.node(key, index)
 
     def value(self, name: str) -> ListingLoc:
         """A graph input's or initializer's line (the outputs' line for anything else)."""

@@ -54,16 +54,17 @@ KNOWN = object()  # a converter result: the outputs were recorded as import-time
 class Node:
     """The converter's view of one node (see the module docstring)."""
 
-    def __init__(self, importer: "Importer", proto: Any, index: int) -> None:
+    def __init__(self, importer: "Importer", proto: Any, index: int, key: tuple = ()) -> None:
         self.importer = importer
         self.proto = proto
         self.index = index
+        self.key = key
         self.op_type: str = proto.op_type
         self.opset: int = importer.opset
         self.inputs = list(proto.input)
         self.outputs = list(proto.output)
         self.attributes = {a.name: a for a in proto.attribute}
-        self.loc = importer.listing.node(index)
+        self.loc = importer.listing.node(key, index)
 
     # inputs -----------------------------------------------------------------------------------
     def has(self, i: int) -> bool:
@@ -75,7 +76,7 @@ class Node:
         if not self.has(i):
             self.fail_attribute(f"input {i}", "absent", "this input given")
         var = self.importer.expr_of(self.inputs[i], self.loc)
-        return gb.Var(var.name, self.importer.listing.argument(self.index, i, self.inputs))
+        return gb.Var(var.name, self.importer.listing.argument(self.key, self.index, i, self.inputs))
 
     def args(self) -> list:
         """Every given input as an expression."""

@@ -248,11 +248,12 @@ def _array_dtype(node: Node, array: np.ndarray) -> str:
 
 @converts("Range")
 def range_(node: Node) -> Any:
-    """Range(start, limit, delta): `arange` (its length is known when the values are). When
+    """Range(start, limit, delta): `arange` of the three as scalars (its length is known when
+    the values are). When
     all three are constants the frontend knows the length, max(ceil((limit - start) / delta),
     0), even of float ranges whose values the checker does not track: it says so with a cast,
     which the runtime verifies."""
-    call = node.call("arange", node.x(0), node.x(1), node.x(2))
+    call = node.call("arange", *(_scalar(node, i) for i in range(3)))
     values = [node.value(i) for i in range(3)]
     if any(v is None for v in values) or node.dtype(0) is None:
         return call
@@ -261,6 +262,14 @@ def range_(node: Node) -> Any:
         return call
     length = max(int(np.ceil((limit - start) / delta)), 0)
     return gb.cast(call, gb.Tensor([length], node.dtype(0)), loc=node.loc)
+
+
+def _scalar(node: Node, i: int) -> Any:
+    """Input i as a scalar: runtimes accept a one-element tensor where ONNX says scalar, so a
+    tensor not known to be rank 0 is reshaped to one (checked: it must hold one element)."""
+    if node.rank(i) == 0:
+        return node.x(i)
+    return node.call("reshape", node.x(i), newshape=[])
 
 
 @converts("NonZero")
