@@ -163,6 +163,9 @@ def conv2d_transpose(ctx: ShapeContext) -> Any:
     k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OIHW", "kernel_layout")
     groups = require_positive(ctx, "groups", ctx.attr("groups"))
     ctx.equal(x["C"], k["I"], symbol="in_channels")
+    if data.dims is not None:  # (size - 1) * stride + ... would grow an empty image
+        for axis in _spatial_axes(layout):
+            require_nonempty(ctx, data, axis, "a transposed convolution spreads its input's elements")
     sh, sw = pair(ctx, "strides")
     dh, dw = pair(ctx, "dilation")
     oph, opw = pair(ctx, "output_padding", minimum=0)
