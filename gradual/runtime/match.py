@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..shapes import Dimension, Symbol
+from ..shapes import Dimension, Poly, Symbol
 from ..types import (
     DYN_DTYPE, Broadcast, DTypeVar, FuncType, TensorType, TupleType, Type, Variadic, format_type, map_dims,
     map_dtypes, type_symbols,
@@ -145,8 +145,9 @@ class _Match:
         self.pending.append((size, dim, path, axis, broadcast))
 
     def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
-        """Bind the one unbound symbol of a linear expression from a size; False if nonlinear."""
-        part = dim.expr.linear_part(sym)
+        """Bind the one unbound symbol of a linear expression from a size; False if nonlinear.
+        Bound symbols are substituted first, so `n * u` with `n` bound is linear in `u`."""
+        part = self.with_bound(dim.expr).linear_part(sym)
         if part is None:
             return False
         coeff, rest = part
@@ -160,6 +161,14 @@ class _Match:
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
         self.frame.dims[sym] = value
         return True
+
+    def with_bound(self, expr: Poly) -> Poly:
+        """The expression with the values of its bound symbols substituted."""
+        def value(sym: Symbol) -> Optional[Poly]:
+            bound = self.frame.dim(sym)
+            return Poly.const(bound) if isinstance(bound, int) else None
+
+        return expr.substitute(value)
 
     def solve_pending(self) -> None:
         """Expressions with several unbound symbols, retried once others are bound; what stays
