@@ -221,22 +221,28 @@ class Relaxed(Variant):
 
     name = "relaxed"
 
-    def __init__(self, base: Variant, dims: dict, dynamic_rank: frozenset) -> None:
+    def __init__(self, base: Variant, dims: dict, dynamic_rank: frozenset, dynamic_dtype: frozenset = frozenset()) -> None:
         self.base = base
         self.dims = dims
         self.dynamic_rank = dynamic_rank
+        self.dynamic_dtype = dynamic_dtype
 
     def render(self, slot: Slot, program: "Program") -> str:
+        dtype = "?" if slot.uid in self.dynamic_dtype else slot.dtype
         if slot.uid in self.dynamic_rank:
-            return f"Tensor[*, {slot.dtype}]"
-        return Variant.render(self, slot, program)
+            return f"Tensor[*, {dtype}]"
+        if slot.dims is None:
+            return f"Tensor[*, {dtype}]"
+        dims = [self.dim_text(slot, i, d, program) for i, d in enumerate(slot.dims)]
+        return tensor_text(dims, dtype)
 
     def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
         found = self.dims.get((slot.uid, index))
         return found if found is not None else self.base.dim_text(slot, index, d, program)
 
     def describe(self) -> str:
-        return f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}"
+        return (f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}, "
+                f"unknown dtype {sorted(self.dynamic_dtype)}")
 
 
 # the generated program ---------------------------------------------------------------------------
@@ -1289,19 +1295,22 @@ def dim_size(text: str, d: Dim, env: dict, rng: np.random.Generator) -> Optional
 def relax(program: Program, draw: Draw, base: Variant = SYMBOLIC, percent: int = 40) -> Relaxed:
     """A less precise variant of `base`: about `percent` of the annotations lose precision in
     one or more dims (to `?`, to an interval around a static size, to a wider interval), or
-    become `Tensor[*, dtype]`."""
+    become `Tensor[*, dtype]`; some lose their dtype (`?`)."""
     dims: dict = {}
     dynamic: set = set()
+    dtypes: set = set()
     for slot in program.slots:
         if slot.dims is None or not draw.chance(percent):
             continue
+        if draw.chance(10) and slot.dtype != "T":
+            dtypes.add(slot.uid)
         if draw.chance(15) and not slot.existentials:
             dynamic.add(slot.uid)
             continue
         for i, d in enumerate(slot.dims):
             if draw.chance(50) and not binds_existential(slot, d):
                 dims[(slot.uid, i)] = looser(base.dim_text(slot, i, d, program), draw)
-    return Relaxed(base, dims, frozenset(dynamic))
+    return Relaxed(base, dims, frozenset(dynamic), frozenset(dtypes))
 
 
 def binds_existential(slot: Slot, d: Dim) -> bool:

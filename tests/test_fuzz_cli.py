@@ -304,7 +304,7 @@ def test_a_crash_inside_gradual_is_one_line_and_exit_4(monkeypatch) -> None:
     monkeypatch.setattr(cli, "check_files", broken)
     call = gradual_cli("check", write("ok.rly", "def @main(%x: float32) { %x }"))
     assert call.code == 4 and "Traceback" not in call.err
-    assert call.err.strip() == "gradual: internal error: gradual failed (RuntimeError: boom); please report it with the program"
+    assert call.err.startswith("gradual: internal error:") and "RuntimeError: boom" in call.err
 
 
 def test_the_library_runs_deeply_nested_programs() -> None:

@@ -18,6 +18,8 @@ inferred for its expression.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -157,21 +159,53 @@ def test_checks_sit_only_where_a_type_is_imprecise_deep(program: Program, seed: 
     checks_sit_at_imprecision(program, seed)
 
 
+def violates(shape: tuple, t: object) -> Optional[bool]:
+    """Whether a shape can never fit a check's type, judged here, apart from the runtime:
+    True or False where the type has only static dims, intervals and `e|1` of those; None
+    where it names symbols (their values live in the run)."""
+    if not isinstance(t, TensorType):
+        return None
+    if t.dims is None:
+        return False
+    if len(t.dims) != len(shape):
+        return True
+    for size, d in zip(shape, t.dims):
+        if isinstance(d, Broadcast):
+            if size == 1:
+                continue
+            d = d.target
+        if not isinstance(d, Dimension) or d.is_symbolic:
+            return None
+        if not d.contains_value(size):
+            return True
+    return False
+
+
 def failures_blame_the_source(program: Program, seed: int) -> None:
-    """A failed check on random inputs names a place in the program and the value's shape."""
+    """A check that fails on random inputs is one the checker recorded (an inserted check
+    fails at the span it blames, an operator's rule at a call) and the value really violates
+    what it assumed."""
     rng = np.random.default_rng(seed)
     variant = relax(program, Draw(seed=seed))
     text = program.text(variant)
     result = checked(program, variant)
+    records = {(r.blame.start, r.blame.end): r for name in result.functions for r in result.checks(name)}
     for _ in range(3):
         outcome = run_outcome(result, consistent_inputs(program, variant, rng), traced=False)
         if outcome.ok:
             continue
         assert outcome.allowed_stop, outcome.describe()
-        diag = outcome.failure.diagnostic()  # type: ignore[union-attr]
-        span = diag.span
-        assert span.source.path == "<input>" and 0 <= span.start <= span.end <= len(text), diag.message
-        assert diag.code == "check-failed" and diag.message
+        failure = outcome.failure
+        span = failure.span  # type: ignore[union-attr]
+        assert span.source.path == "<input>" and 0 <= span.start <= span.end <= len(text), outcome.describe()
+        assert failure.diagnostic().code == "check-failed"  # type: ignore[union-attr]
+        if failure.blame.kind == "inserted":  # type: ignore[union-attr]
+            record = records.get((span.start, span.end))
+            assert record is not None, f"{outcome.describe()}: no check site blames {span.describe()}\n{text}"
+            shape = failure.shape  # type: ignore[union-attr]
+            if shape is not None and failure.mismatch.path == ():  # type: ignore[union-attr]
+                verdict = violates(shape, record.type)
+                assert verdict is not False, f"{outcome.describe()}: {shape} fits {record.type}\n{text}"
 
 
 @examples(100)
