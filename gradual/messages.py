@@ -279,6 +279,16 @@ _RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
 }
 
 
+def rule_crashed(site: "CallSite", exc: BaseException) -> Diagnostic:
+    """A shape rule raised something it should not have: a bug in gradual, not in the program."""
+    return Diagnostic(
+        codes.INTERNAL_ERROR,
+        f"the shape rule of {_code(site.callee.display)} failed on these arguments ({type(exc).__name__}: {exc})",
+        site.span, label="while checking this call",
+        help="this is a bug in gradual's operator library; please report it with this program",
+    )
+
+
 def register_rule_message(code: str, diagnostic_code: str, template: str, help_text: str) -> None:
     """Let an operator family add the wording of its own rule failures."""
     _RULE_MESSAGES[code] = (diagnostic_code, template, help_text)

@@ -50,8 +50,8 @@ class SDim:
         self.symbol = symbol
 
     def _combine(self, other: Any, op: Callable[[Dimension, Dimension], Dimension]) -> "SDim":
-        right = other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
         try:
+            right = other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
             return SDim(op(self.dim, right))
         except ValueError as exc:
             raise RuleFailure("negative-dim", {"detail": str(exc)}) from None
@@ -404,9 +404,11 @@ class CallSite(ShapeContext):
         return SDim(Dimension.interval(lo_v, hi_v))
 
     # constraints --------------------------------------------------------------------------
-    def equal(self, a: Any, b: Any, symbol: Optional[str] = None) -> SDim:
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> SDim:
         a, b = _sdim(a), _sdim(b)
         grade = self.solver.unify(a.dim, b.dim)
+        if grade is Grade.NEVER and otherwise is not None:
+            raise RuleFailure(otherwise[0], dict(otherwise[1]))
         if grade is Grade.NEVER:
             self._error(messages.dim_mismatch(self, a, b, symbol, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic(), a.origin)
@@ -551,6 +553,10 @@ class CallSite(ShapeContext):
             proto = rule(self)
         except RuleFailure as failure:
             self._error(messages.rule_failure(self, failure.code, failure.facts))
+            return SiteOutcome(ERROR, failed=True)
+        except (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+            # a shape rule with a bug: one diagnostic at this call, and checking goes on
+            self._error(messages.rule_crashed(self, exc))
             return SiteOutcome(ERROR, failed=True)
         return self.finalize(proto)
 
@@ -796,6 +802,8 @@ def _sdim(d: Any) -> SDim:
     if isinstance(d, SDim):
         return d
     if isinstance(d, int):
+        if d < 0:
+            raise RuleFailure("negative-dim", {"detail": f"a size of {d}"})
         return SDim(Dimension.static(d))
     if isinstance(d, Dimension):
         return SDim(d)

@@ -74,8 +74,10 @@ class IntContext(ShapeContext):
     def bounded(self, lo: Any, hi: Any) -> Unknown:
         return Unknown(lo, hi)
 
-    def equal(self, a: Any, b: Any, symbol: Optional[str] = None) -> Any:
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> Any:
         if not isinstance(a, Unknown) and not isinstance(b, Unknown) and a != b:
+            if otherwise is not None:
+                self.fail(otherwise[0], **otherwise[1])
             self.fail("differ", a=a, b=b)
         return b if isinstance(a, Unknown) else a
 

@@ -130,8 +130,10 @@ class ShapeContext(ABC):
 
     # constraints --------------------------------------------------------------------------
     @abstractmethod
-    def equal(self, a: Any, b: Any, symbol: Optional[str] = None) -> Any:
-        """Require a == b; returns the agreed dimension. `symbol` names the signature symbol."""
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> Any:
+        """Require a == b; returns the agreed dimension. `symbol` names the signature symbol;
+        `otherwise = (code, facts)` makes a failure the rule's own (`fail(code, **facts)`), for
+        rules whose constraint reads better in their words than as two dims."""
 
     @abstractmethod
     def broadcast(self, a: Any, b: Any) -> Any:

@@ -157,12 +157,14 @@ class ConcreteContext(ShapeContext):
         return Unknown(low or 0, high)
 
     # constraints ----------------------------------------------------------------------------
-    def equal(self, a: Any, b: Any, symbol: Optional[str] = None) -> Any:
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> Any:
         if isinstance(a, Unknown):
             return b
         if isinstance(b, Unknown):
             return a
         if int(a) != int(b):
+            if otherwise is not None:
+                self.fail(otherwise[0], **otherwise[1])
             self.fail("runtime-dims-differ", a=a, b=b, symbol=symbol)
         return a if isinstance(a, Size) or not isinstance(b, Size) else b
 

@@ -45,6 +45,12 @@ def ndarray_size(ctx: ShapeContext) -> Any:
 
 
 # arange -----------------------------------------------------------------------------------------
+register_rule_message(
+    "arange-zero-step", codes.OP_CONSTRAINT, "{op} got a step of 0, which never reaches the stop",
+    "use a non-zero step",
+)
+
+
 @shape_rule("arange")
 def arange(ctx: ShapeContext) -> Any:
     """`arange(start, stop, step)`: ceil((stop - start) / step) elements when the values are
@@ -62,11 +68,13 @@ def _arange_length(ctx: ShapeContext, lo: Any, hi: Any, st: Any) -> Any:
     if lo is None or hi is None or st is None:
         return ctx.unknown()
     step = ctx.static(st)
-    if step is None or step <= 0:
-        return ctx.unknown()
+    if step == 0:
+        ctx.fail("arange-zero-step")
     first, last = ctx.static(lo), ctx.static(hi)
-    if first is not None and last is not None:
+    if step is not None and first is not None and last is not None:
         return ctx.const(len(range(first, last, step)))
+    if step is None or step < 0:
+        return ctx.unknown()
     span = hi - lo
     nonnegative = ctx.at_least(span, 0)
     if nonnegative is None:
@@ -80,7 +88,17 @@ def _arange_values(ctx: ShapeContext, lo: Any, st: Any, length: Any, dtype: Any)
     count = ctx.static(length)
     if count is None or count > SMALL_VALUE_LIMIT or lo is None or st is None or not keeps_values(dtype):
         return None
+    first, step = ctx.static(lo), ctx.static(st)
+    if first is not None and step is not None:  # plain integers: they may be negative
+        return [_value(ctx, first + step * i) for i in range(count)]
+    if step is None or step < 0:
+        return None
     return [lo + st * i for i in range(count)]
+
+
+def _value(ctx: ShapeContext, v: int) -> Any:
+    """An element of a shape value: a dimension, or a plain int when negative."""
+    return ctx.const(v) if v >= 0 else v
 
 
 # data-dependent -----------------------------------------------------------------------------------

@@ -189,14 +189,14 @@ class _Reshape:
         self.dims[self.infer_at] = inferred
 
     def _require_count(self, have: Any, want: Any) -> None:
-        h, w = self.ctx.static(have), self.ctx.static(want)
-        if h is not None and w is not None and h != w:
-            self._fail_count("reshape-count", have, want)
-        self.ctx.equal(want, have)
+        self.ctx.equal(want, have, otherwise=("reshape-count", self._count_facts(have, want)))
 
     def _fail_count(self, code: str, have: Any, want: Any) -> None:
-        self.ctx.fail(code, shape=list(self.data.dims), newshape=_shown(self.ctx, self.newshape),  # type: ignore[arg-type]
-                      have=have, want=want)
+        self.ctx.fail(code, **self._count_facts(have, want))
+
+    def _count_facts(self, have: Any, want: Any) -> dict:
+        return {"shape": list(self.data.dims), "newshape": _shown(self.ctx, self.newshape),  # type: ignore[arg-type]
+                "have": have, "want": want}
 
 
 def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> Optional[list]:
