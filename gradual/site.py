@@ -432,9 +432,21 @@ class CallSite(ShapeContext):
             return self._broadcast_free(free, other)
         grade = self.solver.unify(a.dim, b.dim)
         if grade is Grade.NEVER:
+            maybe_one = self._maybe_one_of(a, b)
+            if maybe_one is not None:  # a computed `0..1` broadcasts with 2 when it is 1
+                return maybe_one
             self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic())
         return SDim(self.solver.resolve(a.dim), a.origin or b.origin)
+
+    def _maybe_one_of(self, a: SDim, b: SDim) -> Optional[SDim]:
+        """The broadcast of two dims that differ where one is a computed imprecise dim that may
+        be 1: the other (the runtime's rule rejects the values that do not broadcast)."""
+        ra, rb = self.solver.resolve(a.dim), self.solver.resolve(b.dim)
+        for one, other, resolved in ((ra, b, rb), (rb, a, ra)):
+            if not one.is_exact and one.contains_value(1):
+                return SDim(resolved, other.origin) if resolved.is_exact else SDim(Dimension.dynamic())
+        return None
 
     def _site_var(self, d: SDim) -> Optional[SiteVar]:
         var = self.solver.free_var(d.dim)
