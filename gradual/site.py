@@ -437,7 +437,18 @@ class CallSite(ShapeContext):
                 return maybe_one
             self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic())
-        return SDim(self.solver.resolve(a.dim), a.origin or b.origin)
+        return self._broadcast_result(a, b)
+
+    def _broadcast_result(self, a: SDim, b: SDim) -> SDim:
+        """Two dims that may broadcast: an exact one wins over a computed imprecise one (which is
+        1 or equal to it), two imprecise ones give their hull (the result is one of them)."""
+        ra, rb = self.solver.resolve(a.dim), self.solver.resolve(b.dim)
+        if ra.is_exact or not rb.is_exact and ra == rb:
+            return SDim(ra, a.origin or b.origin)
+        if rb.is_exact:
+            return SDim(rb, b.origin or a.origin)
+        hi = None if ra.max_length is None or rb.max_length is None else max(ra.max_length, rb.max_length)
+        return SDim(Dimension.interval(min(ra.min_length, rb.min_length), hi))
 
     def _maybe_one_of(self, a: SDim, b: SDim) -> Optional[SDim]:
         """The broadcast of two dims that differ where one is a computed imprecise dim that may
