@@ -1279,6 +1279,8 @@ def param_shape(p: Param, program: Program, variant: Variant, env: dict, rng: np
 
 def dim_size(text: str, d: Dim, env: dict, rng: np.random.Generator) -> Optional[int]:
     """A random size fitting a written dim."""
+    if text.isidentifier() and Symbol.named(text) in env and text != str(d.form):
+        return env[Symbol.named(text)]  # a perturbed dim naming another symbol
     if text == "?":
         return int(rng.integers(0, 6)) if rng.integers(0, 4) else d.value
     if ".." in text:
@@ -1311,6 +1313,25 @@ def relax(program: Program, draw: Draw, base: Variant = SYMBOLIC, percent: int =
             if draw.chance(50) and not binds_existential(slot, d):
                 dims[(slot.uid, i)] = looser(base.dim_text(slot, i, d, program), draw)
     return Relaxed(base, dims, frozenset(dynamic), frozenset(dtypes))
+
+
+class Perturbed(Relaxed):
+    """A variant with one parameter dim changed to another size or symbol (see `perturb`)."""
+
+    name = "perturbed"
+
+
+def perturb(program: Program, draw: Draw, base: Variant = SYMBOLIC) -> Variant:
+    """One dim of one parameter of @main changed to another size (0, 1, 2, 3 or 5) or to
+    another symbol of the program: mostly an ill-typed program, sometimes one that checks."""
+    slots = [s for s in program.slots if s.kind == "param" and s.dims]
+    if not slots:
+        return base
+    slot = draw.choice(slots)
+    i = draw.int(0, len(slot.dims) - 1)
+    old = base.dim_text(slot, i, slot.dims[i], program)
+    choices = [str(v) for v in (0, 1, 2, 3, 5) if str(v) != old] + sorted(s for s in program.symbols if s != old)
+    return Perturbed(base, {(slot.uid, i): draw.choice(choices)}, frozenset())
 
 
 def binds_existential(slot: Slot, d: Dim) -> bool:

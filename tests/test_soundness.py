@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import gradual
 from gradual.shapes import Dimension
 from gradual.types import Broadcast, DTypeVar, DynType, FuncType, TensorType, TupleType
-from programs import STATIC, SYMBOLIC, Draw, Program, consistent_inputs, programs, random_data, relax
+from programs import STATIC, SYMBOLIC, Draw, Program, consistent_inputs, perturb, programs, random_data, relax
 from tracing import run_outcome
 
 
@@ -212,6 +212,40 @@ def failures_blame_the_source(program: Program, seed: int) -> None:
 @given(programs(), st.integers(0, 2**16))
 def test_failed_checks_blame_a_place_in_the_program(program: Program, seed: int) -> None:
     failures_blame_the_source(program, seed)
+
+
+# perturbed programs ---------------------------------------------------------------------------------
+def rejected_or_sound(program: Program, seed: int) -> None:
+    """A program with one parameter dim changed is rejected with located diagnostics, or it
+    checks and runs soundly on inputs that fit its new types; a fully static one that checks
+    without checks runs without failing (its checker accepted exactly what runs)."""
+    rng = np.random.default_rng(seed)
+    for base in (SYMBOLIC, STATIC):
+        variant = perturb(program, Draw(seed=seed), base)
+        text = program.text(variant)
+        result = gradual.check(text)
+        for d in result.diagnostics:
+            assert d.code and 0 <= d.span.start <= d.span.end <= len(text), (d.message, text)
+        if not result.ok:
+            continue
+        static = base is STATIC and all(t.isdigit() for t in getattr(variant, "dims", {}).values())
+        quiet = static and result.check_count == 0 and not program.data_dependent
+        for _ in range(2):
+            outcome = run_outcome(result, consistent_inputs(program, variant, rng))
+            assert outcome.ok or (outcome.allowed_stop and not quiet), f"{variant.name}: {outcome.describe()}\n{text}"
+
+
+@examples(200)
+@given(programs(), st.integers(0, 2**16))
+def test_perturbed_programs_are_rejected_or_run_soundly(program: Program, seed: int) -> None:
+    rejected_or_sound(program, seed)
+
+
+@pytest.mark.deep
+@examples(3000)
+@given(programs(max_steps=10), st.integers(0, 2**16))
+def test_perturbed_programs_are_rejected_or_run_soundly_deep(program: Program, seed: int) -> None:
+    rejected_or_sound(program, seed)
 
 
 # the generator ------------------------------------------------------------------------------------
