@@ -12,6 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from .scopes import Chain
 from .shapes import Dimension, Poly, Symbol
 from .syntax import ast
 from .syntax.source import Span
@@ -24,7 +25,7 @@ Report = Callable[[str, Span, dict], None]
 
 
 @dataclass
-class DimScope:
+class DimScope(Chain):
     """Dimension names visible at a point, and what a new name becomes there.
 
     `mode` is "quantify" (a signature: new names are universally quantified), "bind" (a body
@@ -40,32 +41,15 @@ class DimScope:
 
     def lookup(self, name: str) -> Optional[Symbol]:
         """The symbol a name refers to here, searching enclosing scopes."""
-        scope: Optional[DimScope] = self
-        while scope is not None:
-            found = scope.names.get(name)
-            if found is not None:
-                return found
-            scope = scope.parent
-        return None
+        return self.find("names", name)
 
     def lookup_sequence(self, name: str) -> Optional[Symbol]:
         """The variadic symbol `*name` refers to here."""
-        scope: Optional[DimScope] = self
-        while scope is not None:
-            found = scope.sequences.get(name)
-            if found is not None:
-                return found
-            scope = scope.parent
-        return None
+        return self.find("sequences", name)
 
     def visible_names(self) -> list[str]:
         """Every dimension name in scope (for did-you-mean)."""
-        out: list[str] = []
-        scope: Optional[DimScope] = self
-        while scope is not None:
-            out.extend(scope.names)
-            scope = scope.parent
-        return out
+        return self.keys_of("names")
 
     def introduce(self, name: str) -> Symbol:
         """A new symbol for `name`, visible from now on in this scope."""

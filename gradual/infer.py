@@ -21,6 +21,7 @@ from .join import join, widen
 from .names import Binder, FunctionInfo, Resolution
 from .ops.registry import Operator, Registry
 from .ops.signature import apply_operator, apply_signature
+from .scopes import Chain
 from .shapes import Dimension, Grade, Poly, Symbol
 from .site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from .syntax import ast
@@ -77,7 +78,7 @@ class Frame:
         self.diagnostics.extend(other.diagnostics)
 
 
-class Env:
+class Env(Chain):
     """Types of local variables, and the facts runtime checks have established about them
     (so one fact of one value is checked once); a child level shadows its parent."""
 
@@ -89,25 +90,17 @@ class Env:
         self.parent = parent
 
     def facts_of(self, binder: Binder) -> frozenset:
+        """Every fact checked about a variable here or in an enclosing level."""
         found: frozenset = frozenset()
-        env: Optional[Env] = self
-        while env is not None:
-            found |= env.facts.get(id(binder), frozenset())
-            env = env.parent
+        for level in self.levels():
+            found |= level.facts.get(id(binder), frozenset())  # type: ignore[attr-defined]
         return found
 
     def add_fact(self, binder: Binder, fact: tuple) -> None:
         self.facts[id(binder)] = self.facts.get(id(binder), frozenset()) | {fact}
 
     def lookup(self, binder: Binder) -> Optional[Type]:
-        key = id(binder)
-        env: Optional[Env] = self
-        while env is not None:
-            found = env.types.get(key)
-            if found is not None:
-                return found
-            env = env.parent
-        return None
+        return self.find("types", id(binder))
 
     def set(self, binder: Binder, t: Type) -> None:
         self.types[id(binder)] = t
@@ -774,22 +767,21 @@ class _Finalizer:
         return dt
 
     def _fresh_name(self) -> str:
-        for name in _NICE_NAMES:
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
-        name = f"n{len(self.taken)}"
-        self.taken.add(name)
-        return name
+        return _fresh(_NICE_NAMES, "n", self.taken)
 
     def _fresh_dtype_name(self) -> str:
-        for name in ("T", "U", "V", "W"):
-            if name not in self.dtype_taken:
-                self.dtype_taken.add(name)
-                return name
-        name = f"T{len(self.dtype_taken)}"
-        self.dtype_taken.add(name)
-        return name
+        return _fresh("TUVW", "T", self.dtype_taken)
+
+
+def _fresh(preferred: str, prefix: str, taken: set) -> str:
+    """The first preferred one-letter name not taken, else prefix + a number; marks it taken."""
+    name = next((c for c in preferred if c not in taken), None)
+    if name is None:
+        name = f"{prefix}{len(taken)}"
+        while name in taken:
+            name += "_"
+    taken.add(name)
+    return name
 
 
 # attributes ---------------------------------------------------------------------------------

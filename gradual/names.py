@@ -15,6 +15,7 @@ from typing import Container, Optional, Union
 from . import messages
 from .annotations import Converter, DimScope, TypeScope, suggest
 from .diagnostics import Diagnostic
+from .scopes import Chain
 from .shapes import Dimension, Symbol
 from .syntax import ast
 from .syntax.source import Span
@@ -75,7 +76,7 @@ class Resolution:
         return self.functions[id(node)]
 
 
-class _Vars:
+class _Vars(Chain):
     """A chain of variable scopes; each body mutates its own level as bindings appear."""
 
     __slots__ = ("names", "parent")
@@ -85,21 +86,10 @@ class _Vars:
         self.parent = parent
 
     def lookup(self, name: str) -> Optional[Binder]:
-        scope: Optional[_Vars] = self
-        while scope is not None:
-            found = scope.names.get(name)
-            if found is not None:
-                return found
-            scope = scope.parent
-        return None
+        return self.find("names", name)
 
     def visible(self) -> list[str]:
-        out: list[str] = []
-        scope: Optional[_Vars] = self
-        while scope is not None:
-            out.extend(scope.names)
-            scope = scope.parent
-        return out
+        return self.keys_of("names")
 
 
 class _Resolver:

@@ -198,11 +198,9 @@ def _format_dim_in_shape(dim: DimItem) -> str:
 
 def format_dims(dims: Optional[tuple]) -> str:
     """`(2, n + 1, ?)`, `(3,)`, `()` or `*`."""
-    if dims is None:
-        return "*"
-    if len(dims) == 1:
-        return f"({_format_dim_in_shape(dims[0])},)"
-    return "(" + ", ".join(_format_dim_in_shape(d) for d in dims) + ")"
+    from .syntax.printer import format_dim_list
+
+    return format_dim_list(None if dims is None else [_format_dim_in_shape(d) for d in dims])
 
 
 def format_dtype(dtype: DType) -> str:

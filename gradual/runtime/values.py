@@ -13,6 +13,7 @@ from typing import Any, Iterator, Mapping, Optional
 
 import numpy as np
 
+from ..scopes import Chain
 from ..shapes import Symbol
 from ..syntax import ast
 from ..types import FuncType
@@ -24,7 +25,7 @@ NUMPY_DTYPES = frozenset({
 })
 
 
-class Frame:
+class Frame(Chain):
     """One activation: variables by binder, dimension symbols, dtype variables; parent for closures."""
 
     __slots__ = ("values", "dims", "dtypes", "parent")
@@ -37,32 +38,18 @@ class Frame:
 
     def value(self, binder: object) -> Any:
         """The value bound to a binder here or in an enclosing frame (KeyError if none)."""
-        frame: Optional[Frame] = self
-        while frame is not None:
-            if binder in frame.values:
-                return frame.values[binder]
-            frame = frame.parent
+        for frame in self.levels():
+            if binder in frame.values:  # type: ignore[attr-defined]
+                return frame.values[binder]  # type: ignore[attr-defined]
         raise KeyError(binder)
 
     def dim(self, sym: Symbol) -> Any:
         """The int (or, for `*b`, the tuple of ints) bound to a symbol; None when unbound."""
-        frame: Optional[Frame] = self
-        while frame is not None:
-            found = frame.dims.get(sym)
-            if found is not None:
-                return found
-            frame = frame.parent
-        return None
+        return self.find("dims", sym)
 
     def dtype(self, var: object) -> Optional[str]:
         """The dtype bound to a dtype variable; None when unbound."""
-        frame: Optional[Frame] = self
-        while frame is not None:
-            found = frame.dtypes.get(var)
-            if found is not None:
-                return found
-            frame = frame.parent
-        return None
+        return self.find("dtypes", var)
 
     def env(self) -> "DimEnv":
         """The bound symbols as a mapping (what `Poly.evaluate` takes)."""

@@ -50,13 +50,18 @@ def _format_binary(dim: ast.DimBinary) -> str:
     return f"{left} {dim.op} {right}"
 
 
+def format_dim_list(texts: Optional[list]) -> str:
+    """Printed dims as a shape: `(1, ?, n)`, `(3,)` for rank 1, `()`, or `*` for None."""
+    if texts is None:
+        return "*"
+    if len(texts) == 1:
+        return f"({texts[0]},)"
+    return "(" + ", ".join(texts) + ")"
+
+
 def format_shape_expr(dims: Optional[tuple]) -> str:
     """`(1, ?, n)`, `(3,)`, `()` or `*`."""
-    if dims is None:
-        return "*"
-    if len(dims) == 1:
-        return f"({format_dim(dims[0])},)"
-    return "(" + ", ".join(format_dim(d) for d in dims) + ")"
+    return format_dim_list(None if dims is None else [format_dim(d) for d in dims])
 
 
 def format_type(t: ast.TypeExpr) -> str:
