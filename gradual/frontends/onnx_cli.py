@@ -191,20 +191,12 @@ def _tensor_file(path: str) -> Any:
 
 def _execute(args: argparse.Namespace, imported: Any, interpreter: Any, inputs: dict, console: Any) -> int:
     """Run and print each graph output by name (failures as `gradual run` reports them)."""
-    from ..runtime.cli import EXIT_CHECK_FAILED, EXIT_INTERNAL, EXIT_OK, _report_failure, output_json
-    from ..runtime.errors import RunFailure
-    from ..runtime.values import describe_value, flatten_outputs
+    from ..runtime.cli import EXIT_OK, output_json, run_reporting
+    from ..runtime.values import describe_value
 
-    try:
-        outputs = flatten_outputs(interpreter.run(args.entry, inputs))
-    except RunFailure as failure:
-        return _report_failure(args, failure, console)
-    except (RecursionError, MemoryError) as exc:
-        print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
-        return EXIT_CHECK_FAILED
-    except Exception as exc:  # a bug in gradual: reported, never a traceback
-        print(f"gradual: internal error: {messages.runtime_internal_crash(exc)}", file=sys.stderr)
-        return EXIT_INTERNAL
+    outputs, code = run_reporting(args, interpreter, inputs, console)
+    if outputs is None:
+        return code
     names = list(imported.outputs)
     if args.format == "json":
         print(json.dumps({"outputs": [{"name": n, **output_json(o)} for n, o in zip(names, outputs)]}, indent=2))

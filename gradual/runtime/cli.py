@@ -50,18 +50,25 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _execute(args: argparse.Namespace, interpreter: Interpreter, inputs: dict, console: Any) -> int:
+    outputs, code = run_reporting(args, interpreter, inputs, console)
+    if outputs is not None:
+        _print_outputs(args, outputs)
+    return code
+
+
+def run_reporting(args: argparse.Namespace, interpreter: Interpreter, inputs: dict, console: Any) -> tuple:
+    """Run the entry: (its flattened outputs, EXIT_OK), or (None, the exit code) after
+    printing why it stopped (a failed check, exhausted resources, or a bug in gradual)."""
     try:
-        value = interpreter.run(args.entry, inputs)
+        return flatten_outputs(interpreter.run(args.entry, inputs)), EXIT_OK
     except RunFailure as failure:
-        return _report_failure(args, failure, console)
+        return None, _report_failure(args, failure, console)
     except (RecursionError, MemoryError) as exc:
         print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
-        return EXIT_CHECK_FAILED
+        return None, EXIT_CHECK_FAILED
     except Exception as exc:  # a bug in gradual: reported, never a traceback
         print(f"gradual: internal error: {messages.runtime_internal_crash(exc)}", file=sys.stderr)
-        return EXIT_INTERNAL
-    _print_outputs(args, flatten_outputs(value))
-    return EXIT_OK
+        return None, EXIT_INTERNAL
 
 
 def _prepare(result: CheckResult, args: argparse.Namespace) -> tuple[Interpreter, dict]:

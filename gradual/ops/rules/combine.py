@@ -81,18 +81,24 @@ def _joined_values(ctx: ShapeContext, fields: list) -> Optional[list]:
     return joined
 
 
+def _joined_fields(ctx: ShapeContext) -> tuple:
+    """The tensors of a concatenate/stack tuple: (fields, their common dtype, their common
+    rank or None when unknown)."""
+    (tup,) = ctx.args
+    fields = ctx.tuple_fields(tup)
+    if fields is None:
+        return None, None, None
+    if not fields:
+        ctx.fail("concatenate-empty")
+    dtype = _common_dtype(ctx, fields)
+    return fields, dtype, _same_rank_fields(ctx, fields)
+
+
 @shape_rule("concatenate")
 def concatenate(ctx: ShapeContext) -> Any:
     """`concatenate((a, b, ...), axis)`: equal dims except along `axis`, which add up; known
     vectors are joined (Shape -> Concat)."""
-    (tup,) = ctx.args
-    fields = ctx.tuple_fields(tup)
-    if fields is None:
-        return ctx.tensor(None)
-    if not fields:
-        ctx.fail("concatenate-empty")
-    dtype = _common_dtype(ctx, fields)
-    rank = _same_rank_fields(ctx, fields)
+    fields, dtype, rank = _joined_fields(ctx)
     if rank is None:
         return ctx.tensor(None, dtype)
     if rank == 0:
@@ -115,14 +121,7 @@ def concatenate(ctx: ShapeContext) -> Any:
 def stack(ctx: ShapeContext) -> Any:
     """`stack((a, b, ...), axis)`: equal shapes joined along a new axis of length N; known
     scalars stack into a known vector."""
-    (tup,) = ctx.args
-    fields = ctx.tuple_fields(tup)
-    if fields is None:
-        return ctx.tensor(None)
-    if not fields:
-        ctx.fail("concatenate-empty")
-    dtype = _common_dtype(ctx, fields)
-    rank = _same_rank_fields(ctx, fields)
+    fields, dtype, rank = _joined_fields(ctx)
     if rank is None:
         return ctx.tensor(None, dtype)
     axis = new_axis(ctx, ctx.attr("axis"), rank)
