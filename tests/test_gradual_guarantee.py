@@ -82,7 +82,7 @@ def static_guarantee(program: Program, seed: int, relaxations: int = 2) -> None:
             assert not problems, "\n".join(problems) + f"\n{program.text(base)}\n--- relaxed\n{program.text(variant)}"
 
 
-@examples(150)
+@examples(250)
 @given(programs(), st.integers(0, 2**16))
 def test_less_precise_annotations_never_reject_or_sharpen(program: Program, seed: int) -> None:
     static_guarantee(program, seed)
@@ -113,7 +113,7 @@ def dynamic_guarantee(program: Program, seed: int, runs: int = 2) -> None:
                 f"{program.text(loose_variant)}")
 
 
-@examples(150)
+@examples(250)
 @given(programs(), st.integers(0, 2**16))
 def test_less_precise_programs_compute_the_same_outputs(program: Program, seed: int) -> None:
     dynamic_guarantee(program, seed)
@@ -156,7 +156,7 @@ def conservative_extension(program: Program) -> None:
         assert t.dims is not None and shape == val.shape, f"@{fn} %{var}: {t}, but its value has shape {val.shape}\n{text}"
 
 
-@examples(200)
+@examples(400)
 @given(programs(precise=True))
 def test_static_programs_get_no_checks_and_static_types(program: Program) -> None:
     conservative_extension(program)

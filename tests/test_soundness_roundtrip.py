@@ -84,7 +84,7 @@ def round_trip(program: Program, seed: int) -> None:
             assert same_outcome(direct, rechecked), f"{direct.describe()}\nvs re-checked: {rechecked.describe()}\n{text}"
 
 
-@examples(150)
+@examples(250)
 @given(programs(), st.integers(0, 2**16))
 def test_elaborated_programs_parse_check_and_run_alike(program: Program, seed: int) -> None:
     round_trip(program, seed)

@@ -139,12 +139,28 @@ class SignatureMatcher:
                 elif len(unbound) == 1 and self._solve_linear(pattern.expr, unbound[0], d):
                     self.pending.remove(item)
                     progress = True
+        self._equate_unsolved()
+
+    def _equate_unsolved(self) -> None:
+        """What stays unsolved (`n * m`, neither bound elsewhere) is one value wherever the same
+        expression occurs: its first occurrence stands for it, later ones must equal it."""
+        first: dict = {}
+        for pattern, d in self.pending:
+            key = pattern.expr
+            first[key] = self.ctx.equal(first[key], d) if key in first else d
 
     def _solve_linear(self, expr: Poly, sym: Symbol, d: Any) -> bool:
+        """Solve `c * sym + rest = d` for sym (c > 0): d - rest, which c must divide."""
         part = expr.linear_part(sym)
-        if part is None or part[0] != 1 or not part[1].symbols() <= self.dims.keys():
+        if part is None or part[0] <= 0 or not part[1].symbols() <= self.dims.keys():
             return False
-        self.dims[sym] = self.evaluate(-part[1], base=d)  # d - rest, added before subtracted
+        coeff, rest = part
+        value = self.evaluate(-rest, base=d)  # d - rest, added before subtracted
+        if coeff != 1:
+            quotient = value // coeff
+            self.ctx.equal(quotient * coeff, value, symbol=sym.name)
+            value = quotient
+        self.dims[sym] = value
         return True
 
     # instantiation ------------------------------------------------------------------------

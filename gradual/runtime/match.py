@@ -171,8 +171,9 @@ class _Match:
         return expr.substitute(value)
 
     def solve_pending(self) -> None:
-        """Expressions with several unbound symbols, retried once others are bound; what stays
-        undetermined is not checked (nothing the checker assumed can be verified there)."""
+        """Expressions with several unbound symbols, retried once others are bound. What stays
+        undetermined (`n * m`) is bound as a whole: later occurrences of the same expression,
+        in this cast or another one in the frame, must have the same size."""
         progress = True
         while self.pending and progress:
             progress = False
@@ -187,6 +188,20 @@ class _Match:
                     self.expression(size, dim, path, axis, broadcast)
                 else:
                     self.solve(size, dim, unbound[0], path, axis, broadcast)
+        for size, dim, path, axis, broadcast in self.pending:
+            self.whole(size, dim, path, axis, broadcast)
+
+    def whole(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool) -> None:
+        """Bind or check an unsolvable expression as a whole (a symbol standing for it)."""
+        if broadcast and size == 1:
+            return
+        sym = expression_symbol(dim.expr)
+        bound = self.frame.dim(sym)
+        if bound is None:
+            self.frame.dims[sym] = size
+        elif bound != size:
+            what = "broadcast" if broadcast else "dim"
+            self.fail(Mismatch(what, {"actual": size, "expected": bound, "expr": str(dim)}, path, axis))
 
     # dtypes ----------------------------------------------------------------------------------
     def dtype(self, actual: str, expected: Any, path: tuple) -> None:
@@ -209,6 +224,17 @@ class _Match:
         dtype = dtype_name(self.value) if isinstance(self.value, np.ndarray) else None
         raise CheckFailure(self.resolved_blame(), expected_text(self.type, self.frame), describe_value(self.value),
                            mismatch, shape, dtype)
+
+
+_EXPRESSION_SYMBOLS: dict = {}
+
+
+def expression_symbol(expr: Poly) -> Symbol:
+    """The symbol that stands for an expression no cast could solve (`n * m`)."""
+    found = _EXPRESSION_SYMBOLS.get(expr)
+    if found is None:
+        found = _EXPRESSION_SYMBOLS[expr] = Symbol(f"({expr})")
+    return found
 
 
 def is_closed(t: Type) -> bool:
