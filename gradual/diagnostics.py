@@ -52,6 +52,7 @@ BAD_SIGNATURE = _code("bad-signature", "a type annotation that cannot be used wh
 WRONG_ARITY = _code("wrong-arity", "a call with the wrong number of arguments")
 UNKNOWN_ATTRIBUTE = _code("unknown-attribute", "an attribute the operator does not take")
 BAD_ATTRIBUTE = _code("bad-attribute", "an attribute value of the wrong kind or out of range")
+BAD_LITERAL = _code("bad-literal", "a number literal that its dtype cannot hold")
 MISSING_ATTRIBUTE = _code("missing-attribute", "a required attribute is absent")
 NOT_CALLABLE = _code("not-callable", "a call of something that is not a function")
 # types and shapes

@@ -323,6 +323,9 @@ class Checker:
             t = env.lookup(binder)
             return ERROR if t is None else solver.resolve_type(t)
         if isinstance(e, ast.Literal):
+            problem = literal_problem(e)
+            if problem is not None:
+                self.report(problem)
             return literal_type(e)
         if isinstance(e, ast.Call):
             return self.call(e, env)
@@ -666,6 +669,18 @@ def _meet_dim(t: object, a: object) -> object:
         return a
     merged = Dimension.merge(t, a)
     return t if merged is None else merged
+
+
+_INT_RANGES = {**{f"int{b}": (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)},
+               **{f"uint{b}": (0, 2 ** b - 1) for b in (8, 16, 32, 64)}}
+
+
+def literal_problem(lit: ast.Literal) -> Optional[Diagnostic]:
+    """An integer literal its dtype cannot hold (the parser reads integers of any size)."""
+    bounds = _INT_RANGES.get(lit.dtype)
+    if bounds is None or not isinstance(lit.value, int) or bounds[0] <= lit.value <= bounds[1]:
+        return None
+    return messages.literal_out_of_range(lit.span, lit.text or str(lit.value), lit.dtype, *bounds)
 
 
 def literal_type(lit: ast.Literal) -> TensorType:

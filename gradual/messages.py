@@ -441,6 +441,13 @@ def input_error(span: Span, detail: str) -> Diagnostic:
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")
 
 
+def literal_out_of_range(span: Span, text: str, dtype: str, lo: int, hi: int) -> Diagnostic:
+    """An integer literal its dtype cannot hold (`3000000000` is an int32)."""
+    return Diagnostic(codes.BAD_LITERAL, f"the literal `{text}` does not fit {dtype}, which holds {lo} to {hi}", span,
+                      label=f"out of the range of {dtype}",
+                      help="write a value in range, or give the literal a wider dtype with a suffix such as `i64`")
+
+
 # calls --------------------------------------------------------------------------------------
 def wrong_arity(span: Span, callee: str, expected: int, actual: int, signature: str) -> Diagnostic:
     """A call with the wrong number of arguments."""

@@ -197,7 +197,13 @@ class Interpreter:
         return GlobalFunction(self.res.defs[e.name])
 
     def _eval_literal(self, e: ast.Literal, frame: Frame) -> Any:
-        return np.asarray(e.value, dtype=numpy_dtype(e.dtype, e.span))
+        dtype = numpy_dtype(e.dtype, e.span)
+        try:
+            return np.asarray(e.value, dtype=dtype)
+        except OverflowError:  # only in a module that was not checked (the checker rejects it)
+            info = np.iinfo(dtype)
+            raise CallFailure(e.span, messages.literal_out_of_range(
+                e.span, e.text or str(e.value), e.dtype, int(info.min), int(info.max)).message) from None
 
     def _eval_tuple(self, e: ast.TupleExpr, frame: Frame) -> Any:
         return self.eval_all(e.fields, frame)
