@@ -23,7 +23,6 @@ types fit. Annotations are `Slot`s rendered by a `Variant`:
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
@@ -81,6 +80,7 @@ class Dim:
 
     @property
     def is_const(self) -> bool:
+        """Whether this is a constant."""
         return self.outer is self
 
     def __repr__(self) -> str:
@@ -102,18 +102,22 @@ def lift(fn: Callable[..., Any], *dims: Dim) -> Dim:
 
 
 def dim_add(a: Dim, b: Dim) -> Dim:
+    """a + b."""
     return lift(lambda x, y: x + y, a, b)
 
 
 def dim_mul(a: Dim, b: Dim) -> Dim:
+    """a * b."""
     return lift(lambda x, y: x * y, a, b)
 
 
 def dim_scale(a: Dim, k: int) -> Dim:
+    """a * k for a constant k."""
     return lift(lambda x: x * k, a)
 
 
 def dim_product(dims: Sequence[Dim]) -> Dim:
+    """The product of dims (1 for none)."""
     out = Dim.const(1)
     for d in dims:
         out = dim_mul(out, d)
@@ -154,10 +158,12 @@ class Val:
 
     @property
     def rank(self) -> int:
+        """The rank."""
         return len(self.dims)
 
     @property
     def shape(self) -> tuple:
+        """The concrete shape on the intended inputs."""
         return tuple(d.value for d in self.dims)
 
 
@@ -178,12 +184,14 @@ class Variant:
     name = "symbolic"
 
     def render(self, slot: Slot, program: "Program") -> str:
+        """The annotation as source text."""
         if slot.dims is None:
             return f"Tensor[*, {slot.dtype}]"
         dims = [self.dim_text(slot, i, d, program) for i, d in enumerate(slot.dims)]
         return tensor_text(dims, slot.dtype)
 
     def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        """One dim of an annotation as source text."""
         return base_dim_text(slot, d, program)
 
 
@@ -198,6 +206,7 @@ def base_dim_text(slot: Slot, d: Dim, program: "Program") -> str:
 
 
 def tensor_text(dims: Sequence[str], dtype: str) -> str:
+    """`Tensor[(d1, d2), dtype]` from dim texts."""
     inner = ", ".join(dims) + ("," if len(dims) == 1 else "")
     return f"Tensor[({inner}), {dtype}]"
 
@@ -208,6 +217,7 @@ class Static(Variant):
     name = "static"
 
     def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        """One dim of an annotation as source text."""
         return str(d.value)
 
 
@@ -228,6 +238,7 @@ class Relaxed(Variant):
         self.dynamic_dtype = dynamic_dtype
 
     def render(self, slot: Slot, program: "Program") -> str:
+        """The annotation as source text."""
         dtype = "?" if slot.uid in self.dynamic_dtype else slot.dtype
         if slot.uid in self.dynamic_rank:
             return f"Tensor[*, {dtype}]"
@@ -237,10 +248,12 @@ class Relaxed(Variant):
         return tensor_text(dims, dtype)
 
     def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        """One dim of an annotation as source text."""
         found = self.dims.get((slot.uid, index))
         return found if found is not None else self.base.dim_text(slot, index, d, program)
 
     def describe(self) -> str:
+        """What was relaxed."""
         return (f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}, "
                 f"unknown dtype {sorted(self.dynamic_dtype)}")
 
@@ -291,6 +304,7 @@ class Program:
 
     @property
     def main(self) -> Definition:
+        """The entry point, @main."""
         return self.defs[-1]
 
     def __repr__(self) -> str:
@@ -310,6 +324,7 @@ class Program:
 
 
 def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, indent: str) -> str:
+    """A statement from its pieces (text, Slots, Blocks, closures)."""
     out = []
     for piece in pieces:
         if isinstance(piece, Slot):
@@ -326,12 +341,14 @@ def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, ind
 
 
 def render_block(block: Block, variant: Variant, program: Program, indent: str) -> str:
+    """A body: its statements and its result, in braces."""
     lines = [indent + render_pieces(s, variant, program, indent) for s in block.stmts]
     lines.append(indent + render_pieces(block.result, variant, program, indent))
     return "{\n" + "\n".join(lines) + "\n" + indent[:-2] + "}"
 
 
 def render_params(params: Sequence[Param], variant: Variant, program: Program) -> str:
+    """A parameter list with its annotations."""
     parts = []
     for p in params:
         parts.append(f"%{p.name}" if p.slot is None else f"%{p.name}: {variant.render(p.slot, program)}")
@@ -339,8 +356,10 @@ def render_params(params: Sequence[Param], variant: Variant, program: Program) -
 
 
 def render_def(d: Definition, variant: Variant, program: Program) -> str:
+    """A whole definition."""
     tps = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
-    return f"def @{d.name}{tps}({render_params(d.params, variant, program)}) " + render_block(d.body, variant, program, "  ") + "\n"
+    head = f"def @{d.name}{tps}({render_params(d.params, variant, program)}) "
+    return head + render_block(d.body, variant, program, "  ") + "\n"
 
 
 # the builder ----------------------------------------------------------------------------------------
@@ -372,17 +391,20 @@ class Builder:
 
     # names -------------------------------------------------------------------------------------
     def fresh_name(self, prefix: str) -> str:
+        """A name unique in the program (`p3`, `v7`)."""
         root = self.root()
         root.counter += 1
         return f"{prefix}{root.counter}"
 
     def root(self) -> "Builder":
+        """The builder of @main."""
         b = self
         while b.parent is not None:
             b = b.parent
         return b
 
     def symbol(self) -> Dimension:
+        """A new symbol (of @main, a helper or a closure)."""
         letter = self.draw.choice(SYMBOL_LETTERS)
         name = self.fresh_name(letter)
         if self.parent is None:
@@ -405,13 +427,16 @@ class Builder:
         return Dim(outer.value, self.symbol(), outer)
 
     def size(self, lo: int = 1, hi: int = 4) -> int:
+        """A random concrete size."""
         return self.draw.int(lo, hi)
 
     # scope -------------------------------------------------------------------------------------------
     def values(self, pred: Callable[[Val], bool] = lambda v: True) -> list:
+        """The tensor values in scope satisfying pred."""
         return [v for scope in self.scopes for v in scope if v.dims is not None and pred(v)]
 
     def add_value(self, val: Val) -> Val:
+        """Put a value in the innermost scope."""
         self.scopes[-1].append(val)
         return val
 
@@ -428,11 +453,13 @@ class Builder:
         return self.add_value(val)
 
     def slot(self, kind: str, dims: Optional[tuple], dtype: str, existentials: frozenset = frozenset()) -> Slot:
+        """A new annotation slot of the program."""
         s = Slot(len(self.program.slots), kind, dims, dtype, existentials)
         self.program.slots.append(s)
         return s
 
     def fresh_param(self, rank: Optional[int] = None, lo: int = 1, hi: int = 4) -> Val:
+        """A new parameter of fresh dims."""
         r = self.draw.int(1, 3) if rank is None else rank
         return self.new_param([self.fresh(self.size(lo, hi)) for _ in range(r)])
 
@@ -480,6 +507,7 @@ class Builder:
         return tuple(new_dims)
 
     def symbol_existential(self) -> str:
+        """A new existential name (bound by an annotated let)."""
         name = self.fresh_name("e")
         self.program.existentials.add(Symbol.named(name))
         self.program.features.add("existential")
@@ -496,6 +524,7 @@ class Builder:
 
 
 def attr_text(v: Any) -> str:
+    """An attribute value as source text."""
     if isinstance(v, bool):
         return "True" if v else "False"
     if isinstance(v, str):
@@ -518,10 +547,12 @@ def random_data(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarra
 # Each takes the builder, applies one operator (or a small idiom) to values in scope or new
 # parameters, binds the result and returns it; None when it does not apply.
 def has_rank(lo: int, hi: int = 9) -> Callable[[Val], bool]:
+    """A value filter: rank within [lo, hi]."""
     return lambda v: lo <= v.rank <= hi
 
 
 def op_unary(b: Builder) -> Val:
+    """A shape-preserving unary operator (some with attributes or a fill value)."""
     x = b.pick()
     op = b.draw.choice(UNARY)
     attrs: dict = {}
@@ -536,6 +567,7 @@ def op_unary(b: Builder) -> Val:
 
 
 def op_softmax(b: Builder) -> Val:
+    """softmax / log_softmax along a random axis."""
     x = b.pick(has_rank(1), lambda: b.fresh_param(b.draw.int(1, 3)))
     axis = b.draw.int(-x.rank, x.rank - 1)
     op = b.draw.choice(["nn.softmax", "nn.log_softmax"])
@@ -598,6 +630,7 @@ def partner(b: Builder, x: Val, dims: Optional[tuple] = None) -> Val:
 
 
 def op_binary(b: Builder) -> Val:
+    """A broadcasting binary operator with a compatible partner."""
     x = b.pick()
     y = partner(b, x)
     if b.draw.chance(50):
@@ -607,18 +640,21 @@ def op_binary(b: Builder) -> Val:
 
 
 def op_where(b: Builder) -> Val:
+    """where(compare(x, y), ...) over three broadcast-compatible values."""
     x = b.pick()
     y = partner(b, x)
     z = partner(b, x, broadcast_result(x.dims, y.dims))
     cond = b.call(b.draw.choice(COMPARE), [x.text, y.text])
-    dims = broadcast_result(broadcast_result(x.dims, y.dims), broadcast_result(x.dims, z.dims))
+    xy = broadcast_result(x.dims, y.dims)
+    dims = broadcast_result(xy, broadcast_result(x.dims, z.dims))
     if b.draw.chance(50):
-        return b.bind(b.call("where", ["".join(cond), y.text, z.text]), broadcast_result(broadcast_result(x.dims, y.dims), z.dims))
+        return b.bind(b.call("where", ["".join(cond), y.text, z.text]), broadcast_result(xy, z.dims))
     c = b.bind(cond, broadcast_result(x.dims, y.dims), "bool", plain=True)
     return b.bind(b.call("where", [c.text, x.text, z.text]), dims)
 
 
 def op_dense(b: Builder) -> Val:
+    """nn.dense with a new weight (u, k)."""
     x = b.pick(has_rank(1, 3))
     k = x.dims[-1]
     u = b.fresh(b.size())
@@ -628,6 +664,7 @@ def op_dense(b: Builder) -> Val:
 
 
 def op_matmul(b: Builder) -> Val:
+    """nn.matmul with a new (k, m) weight (or (m, k) with transpose_b)."""
     x = b.pick(has_rank(1, 3))
     k, m = x.dims[-1], b.fresh(b.size())
     if b.draw.chance(30):
@@ -640,6 +677,7 @@ def op_matmul(b: Builder) -> Val:
 
 
 def op_batch_matmul(b: Builder) -> Val:
+    """nn.batch_matmul (b, n, k) x (b or 1, m, k)."""
     x = b.pick(has_rank(3, 3), lambda: b.fresh_param(3))
     batch, n, k = x.dims
     m = b.fresh(b.size())
@@ -648,6 +686,7 @@ def op_batch_matmul(b: Builder) -> Val:
 
 
 def op_bias_add(b: Builder) -> Val:
+    """nn.bias_add along axis 1 or -1."""
     x = b.pick(has_rank(2, 4), lambda: b.fresh_param(b.draw.int(2, 4)))
     axis = b.draw.choice([1, -1, 1])
     bias = b.new_param([x.dims[axis]])
@@ -655,6 +694,7 @@ def op_bias_add(b: Builder) -> Val:
 
 
 def op_reshape(b: Builder) -> Val:
+    """reshape with codes -1 and 0, or a static factor of the element count."""
     x = b.pick(has_rank(1, 4))
     total = dim_product(x.dims)
     kind = b.draw.int(0, 3)
@@ -703,6 +743,7 @@ def _div_outer(outer: Optional[Dim], d: int) -> Optional[Dim]:
 
 
 def op_transpose(b: Builder) -> Val:
+    """transpose by a random permutation (or reversed)."""
     x = b.pick(has_rank(2, 4))
     if b.draw.chance(25):
         return b.bind(b.call("transpose", [x.text]), tuple(reversed(x.dims)))
@@ -714,6 +755,7 @@ def op_transpose(b: Builder) -> Val:
 
 
 def op_expand_dims(b: Builder) -> Val:
+    """expand_dims of one or two new axes."""
     x = b.pick(has_rank(0, 3))
     axis = b.draw.int(-x.rank - 1, x.rank)
     count = b.draw.choice([1, 1, 2])
@@ -724,6 +766,7 @@ def op_expand_dims(b: Builder) -> Val:
 
 
 def op_squeeze(b: Builder) -> Optional[Val]:
+    """squeeze an axis statically known to be 1."""
     x = b.pick(lambda v: any(_is_one(d) for d in v.dims))
     ones = [i for i, d in enumerate(x.dims) if _is_one(d)]
     if not ones:
@@ -733,11 +776,13 @@ def op_squeeze(b: Builder) -> Optional[Val]:
 
 
 def op_reverse(b: Builder) -> Val:
+    """reverse along an axis."""
     x = b.pick(has_rank(1, 4))
     return b.bind(b.call("reverse", [x.text], axis=b.draw.int(-x.rank, x.rank - 1)), x.dims)
 
 
 def op_concatenate(b: Builder) -> Val:
+    """concatenate with a parameter equal but along the axis (or with itself)."""
     x = b.pick(has_rank(1, 4))
     axis = b.draw.int(0, x.rank - 1)
     if b.draw.chance(20):
@@ -753,6 +798,7 @@ def op_concatenate(b: Builder) -> Val:
 
 
 def op_stack(b: Builder) -> Val:
+    """stack with an equally shaped parameter (or itself)."""
     x = b.pick(has_rank(0, 3))
     y = x if b.draw.chance(30) else b.new_param(list(x.dims))
     axis = b.draw.int(0, x.rank)
@@ -761,6 +807,7 @@ def op_stack(b: Builder) -> Val:
 
 
 def op_split(b: Builder) -> Optional[Val]:
+    """split an even, non-symbolic axis in two, then project."""
     splittable = lambda d: d.value % 2 == 0 and d.value > 0 and not (d.form.is_symbolic)  # noqa: E731
     x = b.pick(lambda v: any(splittable(d) for d in v.dims))
     axes = [i for i, d in enumerate(x.dims) if splittable(d)]
@@ -778,6 +825,7 @@ def op_split(b: Builder) -> Optional[Val]:
 
 
 def op_tile(b: Builder) -> Val:
+    """tile by 1 or 2 along each axis."""
     x = b.pick(has_rank(1, 3))
     reps = [b.draw.int(1, 2) for _ in range(x.rank)]
     dims = tuple(d if r == 1 else dim_scale(d, r) for d, r in zip(x.dims, reps))
@@ -785,6 +833,7 @@ def op_tile(b: Builder) -> Val:
 
 
 def op_repeat(b: Builder) -> Val:
+    """repeat along an axis."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
     r = b.draw.int(1, 3)
@@ -794,6 +843,7 @@ def op_repeat(b: Builder) -> Val:
 
 
 def op_take(b: Builder) -> Val:
+    """take by a literal index (drops the axis) or by an index vector parameter."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
     if b.draw.chance(40):
@@ -806,6 +856,7 @@ def op_take(b: Builder) -> Val:
 
 
 def op_strided_slice(b: Builder) -> Val:
+    """strided_slice of one axis within its size."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
     d = x.dims[axis]
@@ -826,6 +877,7 @@ def image(b: Builder, lo: int = 1) -> Val:
 
 
 def op_conv2d(b: Builder) -> Val:
+    """nn.conv2d with a new weight; strides, padding and kernel_size vary."""
     x = image(b)
     n, c, h, w = x.dims
     kh = b.draw.int(1, min(3, h.value + 2))
@@ -842,6 +894,7 @@ def op_conv2d(b: Builder) -> Val:
 
 
 def op_conv2d_transpose(b: Builder) -> Val:
+    """nn.conv2d_transpose with a new weight."""
     x = image(b)
     n, c, h, w = x.dims
     k, stride = b.draw.int(1, 3), b.draw.int(1, 2)
@@ -853,6 +906,7 @@ def op_conv2d_transpose(b: Builder) -> Val:
 
 
 def op_pool(b: Builder) -> Val:
+    """max / avg pooling with a window that fits."""
     x = image(b, 2)
     n, c, h, w = x.dims
     size = b.draw.int(1, min(h.value, w.value, 3))
@@ -863,12 +917,14 @@ def op_pool(b: Builder) -> Val:
 
 
 def op_global_pool(b: Builder) -> Val:
+    """global average / max pooling."""
     x = image(b)
     op = b.draw.choice(["nn.global_avg_pool2d", "nn.global_max_pool2d"])
     return b.bind(b.call(op, [x.text]), x.dims[:2] + (Dim.const(1), Dim.const(1)))
 
 
 def op_adaptive_pool(b: Builder) -> Val:
+    """adaptive average / max pooling to a static size."""
     x = image(b)
     oh, ow = b.draw.int(1, 3), b.draw.int(1, 3)
     op = b.draw.choice(["nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d"])
@@ -876,6 +932,7 @@ def op_adaptive_pool(b: Builder) -> Val:
 
 
 def op_resize(b: Builder) -> Val:
+    """image.resize2d to a static size."""
     x = image(b)
     oh, ow = b.draw.int(1, 4), b.draw.int(1, 4)
     method = b.draw.choice(["nearest_neighbor", "linear"])
@@ -884,11 +941,13 @@ def op_resize(b: Builder) -> Val:
 
 
 def op_batch_flatten(b: Builder) -> Val:
+    """nn.batch_flatten."""
     x = b.pick(has_rank(1, 4))
     return b.bind(b.call("nn.batch_flatten", [x.text]), (x.dims[0], dim_product(x.dims[1:])))
 
 
 def op_pad(b: Builder) -> Val:
+    """nn.pad by 0 or 1 on each side."""
     x = b.pick(has_rank(1, 3))
     widths = [[b.draw.int(0, 1), b.draw.int(0, 1)] for _ in range(x.rank)]
     dims = tuple(d if lo + hi == 0 else lift(lambda s, e=lo + hi: s + e, d) for d, (lo, hi) in zip(x.dims, widths))
@@ -896,6 +955,7 @@ def op_pad(b: Builder) -> Val:
 
 
 def op_layer_norm(b: Builder) -> Val:
+    """nn.layer_norm over the last axis."""
     x = b.pick(has_rank(1, 3))
     d = x.dims[-1]
     gamma, beta = b.new_param([d]), b.new_param([d])
@@ -903,6 +963,7 @@ def op_layer_norm(b: Builder) -> Val:
 
 
 def op_batch_norm(b: Builder) -> Val:
+    """nn.batch_norm with new statistics; its first output."""
     x = b.pick(has_rank(2, 4), lambda: b.fresh_param(b.draw.int(2, 4)))
     c = x.dims[1]
     stats = [b.new_param([c]) for _ in range(4)]
@@ -912,6 +973,7 @@ def op_batch_norm(b: Builder) -> Val:
 
 
 def op_dropout(b: Builder) -> Val:
+    """nn.dropout, bound as a tuple, then projected."""
     x = b.pick()
     out = b.bind(b.call("nn.dropout", [x.text]), None, fields=(Val("", x.dims), Val("", x.dims)))
     b.program.features.add("tuple")
@@ -919,6 +981,7 @@ def op_dropout(b: Builder) -> Val:
 
 
 def op_reduce(b: Builder) -> Val:
+    """A reduction (sum, mean, max, min, prod, argmax, argmin)."""
     x = b.pick(has_rank(1, 4))
     op = b.draw.choice(REDUCE + ["argmax", "argmin"])
     keep = b.draw.chance(30)
@@ -967,6 +1030,7 @@ def op_argwhere(b: Builder) -> Val:
 
 
 def op_topk(b: Builder) -> Val:
+    """topk values along the last axis."""
     x = b.pick(has_rank(1, 3))
     k = b.draw.int(1, x.dims[-1].value) if x.dims[-1].value > 0 else 0
     dims = x.dims[:-1] + (Dim.const(k),)
@@ -974,6 +1038,7 @@ def op_topk(b: Builder) -> Val:
 
 
 def op_one_hot(b: Builder) -> Val:
+    """one_hot of an index vector parameter."""
     j = b.fresh(b.size())
     idx = b.new_param([j], "int32", prefix="i")
     depth = b.draw.int(1, 4)
@@ -981,6 +1046,7 @@ def op_one_hot(b: Builder) -> Val:
 
 
 def op_create(b: Builder) -> Val:
+    """zeros / ones / full of a static shape."""
     shape = [b.draw.int(1, 3) for _ in range(b.draw.int(0, 3))]
     op = b.draw.choice(["zeros", "ones", "full"])
     args = ["2f"] if op == "full" else []
@@ -988,6 +1054,7 @@ def op_create(b: Builder) -> Val:
 
 
 def op_broadcast_to(b: Builder) -> Optional[Val]:
+    """broadcast_to a static shape (static inputs only)."""
     x = b.pick(lambda v: v.rank <= 3 and all(d.form.is_static for d in v.dims))
     if not all(d.form.is_static for d in x.dims):
         return None
@@ -996,6 +1063,7 @@ def op_broadcast_to(b: Builder) -> Optional[Val]:
 
 
 def op_cast_roundtrip(b: Builder) -> Val:
+    """cast to int32 and back to float32."""
     x = b.pick()
     inner = "".join(b.call("cast", [x.text], dtype="int32"))
     return b.bind(b.call("cast", [inner], dtype="float32"), x.dims)
@@ -1095,6 +1163,7 @@ def run_ops(b: Builder, steps: int, first: Optional[Val] = None) -> Val:
 
 
 def apply_random(b: Builder) -> Optional[Val]:
+    """One random operator or language feature allowed here."""
     table = [(fn, w) for fn, w, needs in OPERATORS if _allowed(b, needs)]
     total = sum(w for _, w in table)
     at = b.draw.int(0, total - 1)

@@ -292,9 +292,12 @@ def subprocess_gradual(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gradual.cli", *args], capture_output=True, text=True, timeout=60)
 
 
+DEEP = "def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * 20_000 + "%x" + ")" * 20_000 + "\n}\n"
+
+
 @pytest.mark.parametrize("name, data, command, codes", [
     ("garbage.rly", b"\x00\xff\xfe def @main( %x: Tensor[(", "check", {1}),
-    ("deep.rly", ("def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * 20_000 + "%x" + ")" * 20_000 + "\n}\n").encode(), "run", {0}),
+    ("deep.rly", DEEP.encode(), "run", {0}),
     ("rank.rly", ("def @main(%x: Tensor[(" + ", ".join(["1"] * 5_000) + "), float32]) { %x }").encode(), "run", {2, 3}),
     ("big.rly", b"def @main(%x: Tensor[(1000000000000000000000000000000, 3), float32]) { nn.relu(%x) }", "run", {2}),
     ("shapes.rly", b"def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) { add(%x, %y) }", "run", {2}),

@@ -78,6 +78,7 @@ class TracingInterpreter(Interpreter):
         return traced
 
     def let(self, stmt: Any, frame: Any) -> None:
+        """Bind a let as the interpreter does, then check the bound value."""
         super().let(stmt, frame)
         self.verify(stmt, frame.values[self.res.binders[id(stmt)]], frame)
 
@@ -100,6 +101,7 @@ class TracingInterpreter(Interpreter):
 
     # matching -----------------------------------------------------------------------------------
     def mismatch(self, value: Any, t: Any, frame: Any, names: Any) -> Optional[str]:
+        """Why a value does not have type t (None when it does)."""
         if isinstance(t, TupleType):
             if not isinstance(value, tuple) or len(value) != len(t.fields):
                 return "not a tuple of the right length"
@@ -127,6 +129,7 @@ class TracingInterpreter(Interpreter):
         return None
 
     def dim_mismatch(self, d: Any, size: int, frame: Any, names: Any) -> Optional[str]:
+        """Why a size is not dim d (None when it is, or when d names symbols not yet bound)."""
         if not isinstance(d, Dimension):
             return None
         if d.is_static:
@@ -183,6 +186,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
+        """Whether the run gave outputs."""
         return self.failure is None
 
     @property
@@ -196,6 +200,7 @@ class Outcome:
         return kind in ALLOWED_BLAME or kind == "argument" and self.failure.mismatch.what == "unsolvable"
 
     def describe(self) -> str:
+        """The outcome in one line."""
         if self.failure is None:
             return "ok " + ", ".join(_describe(o) for o in self.outputs or [])
         f = self.failure
