@@ -242,6 +242,13 @@ class Checker:
                 in_params |= type_symbols(t)
         return tuple(s for s in info.dim_params if s not in in_params)
 
+    def introduced_symbols(self) -> set:
+        """Every existential a body annotation or cast of the module introduces (once)."""
+        found = getattr(self, "_introduced", None)
+        if found is None:
+            found = self._introduced = {s for syms in self.res.introduced.values() for s in syms}
+        return found
+
     def warn_unused_hints(self, info: FunctionInfo) -> None:
         for binder, _, stmt in info.hints.values():
             if binder not in info.params or info.param_types[info.params.index(binder)] is not None:
@@ -253,7 +260,10 @@ class Checker:
         info = self.res.function(d)
         solver = state.solver
         finalize = _Finalizer(solver, info)
-        param_types = [finalize.generalize(t) for t in params]
+        # an unannotated parameter unified with an existential of the body must not take it
+        # with it: callers cannot know it (it is bound inside, from the parameter itself)
+        existentials = self.introduced_symbols()
+        param_types = [erase_symbols(finalize.generalize(t), existentials) for t in params]
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                            info.dtype_params + finalize.new_dtypes())
