@@ -669,11 +669,11 @@ def runtime_rule_failure(span: Span, op: str, code: str, facts: dict, inputs: st
                       notes=tuple(notes), help=_safe_format(help_text, texts))
 
 
-def runtime_operator_error(span: Span, op: str, detail: str, inputs: str) -> Diagnostic:
+def runtime_operator_error(span: Span, op: str, detail: str, inputs: str, help: str = "") -> Diagnostic:
     """An operator call that could not run on NumPy."""
     return Diagnostic(codes.RUNTIME_ERROR, f"{_code(op)} failed at runtime: {detail}", span,
                       label=f"called with {inputs}" if inputs else "this call",
-                      help="check the inputs' values (indices in range, divisors non-zero, ...)")
+                      help=help or "check the inputs' values (indices in range, divisors non-zero, ...)")
 
 
 def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Diagnostic:
@@ -708,6 +708,16 @@ def runtime_no_kernel_detail(op: str) -> str:
 def runtime_kernel_exception(exc: BaseException) -> str:
     """A NumPy error raised inside a kernel."""
     return str(exc) or type(exc).__name__
+
+
+def runtime_too_large(needed: int, limit: int) -> str:
+    """An operator whose result would exceed the runtime's memory budget."""
+    return f"its result would take {needed:,} bytes, more than the runtime's limit of {limit:,} bytes"
+
+
+def runtime_too_large_help(variable: str) -> str:
+    """How to raise the runtime's memory budget."""
+    return f"set the environment variable {variable} to a larger number of bytes to allow it"
 
 
 def runtime_kernel_crash(exc: BaseException) -> str:

@@ -445,3 +445,34 @@ def test_an_inserted_check_mentioning_a_let_bound_existential_blames_the_argumen
 """
     diag = failure(src, {"x": ones(3, 4), "y": ones(2, 4)}).diagnostic()
     assert diag.span.text == "%y"
+
+
+# the memory budget -----------------------------------------------------------------------------
+LOOP = """
+def @loop(%i: int32, %x) {
+  can_unify(%x, shape=(1, 1));
+  if (less(%i, 1000000)) { @loop(add(%i, 1), concatenate((%x, %x), axis=0)) } else { %x }
+}
+def @main(%seed: Tensor[(1, 1), float32]) { @loop(0, %seed) }
+"""
+
+
+def test_a_result_beyond_the_memory_budget_stops_the_run_before_it_is_allocated(monkeypatch) -> None:
+    """A loop that doubles a tensor a million times stops at the call whose result would pass
+    the budget (found by fuzzing: it exhausted the machine's memory)."""
+    monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "4096")
+    with pytest.raises(KernelFailure) as info:
+        gradual.run(LOOP, {"seed": ones(1, 1)})
+    diagnostic = info.value.diagnostic()
+    assert diagnostic.code == "runtime-error"
+    assert "8,192 bytes, more than the runtime's limit of 4,096 bytes" in diagnostic.message
+    assert LOOP[diagnostic.span.start:diagnostic.span.end] == "concatenate((%x, %x), axis=0)"
+    assert "GRADUAL_MAX_TENSOR_BYTES" in diagnostic.help
+
+
+def test_the_memory_budget_defaults_to_a_gibibyte(monkeypatch) -> None:
+    from gradual.runtime.operators import tensor_byte_limit
+    monkeypatch.delenv("GRADUAL_MAX_TENSOR_BYTES", raising=False)
+    assert tensor_byte_limit() == 1 << 30
+    monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "not a number")
+    assert tensor_byte_limit() == 1 << 30

@@ -103,18 +103,19 @@ class OperatorCheckFailure(CheckFailure):
 class KernelFailure(RunFailure):
     """An operator call that could not run, or whose kernel disagrees with its shape rule."""
 
-    def __init__(self, code: str, span: Span, op: str, detail: str, inputs: str = "") -> None:
+    def __init__(self, code: str, span: Span, op: str, detail: str, inputs: str = "", help: str = "") -> None:
         super().__init__()
         self.code = code
         self.span = span
         self.op = op
         self.detail = detail
         self.inputs = inputs
+        self.help = help
 
     def diagnostic(self) -> Diagnostic:
         if self.code == INTERNAL_ERROR:
             return messages.runtime_rule_disagrees(self.span, self.op, self.detail, self.inputs)
-        return messages.runtime_operator_error(self.span, self.op, self.detail, self.inputs)
+        return messages.runtime_operator_error(self.span, self.op, self.detail, self.inputs, self.help)
 
 
 class CallFailure(RunFailure):

@@ -10,6 +10,7 @@ have exactly the shape, dtype and shape values the rule computed, or the run sto
 from __future__ import annotations
 
 import inspect
+import os
 import warnings
 from typing import Any, Callable, Optional, Sequence
 
@@ -33,6 +34,10 @@ def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, fra
     kernel = op.kernel or KERNELS.get(op.name)
     if kernel is None:
         raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_no_kernel_detail(op.name), _inputs(args))
+    needed = result_bytes(expected)
+    if needed > tensor_byte_limit():
+        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_too_large(needed, tensor_byte_limit()),
+                            _inputs(args), help=messages.runtime_too_large_help(LIMIT_VARIABLE))
     output = call_kernel(kernel, op.name, args, attrs, span)
     problem = disagreement(expected, output)
     if problem is not None:
@@ -52,6 +57,40 @@ def expected_result(op: Operator, args: Sequence[Any], attrs: dict, span: Span, 
         raise OperatorCheckFailure(span, op.name, "bad-divisor", {"divisor": 0}, _inputs(args), op.signature_text) from None
     except Exception as exc:  # a rule that crashes on concrete sizes is a bug in gradual
         raise KernelFailure(INTERNAL_ERROR, span, op.name, messages.runtime_rule_crash(exc), _inputs(args)) from None
+
+
+LIMIT_VARIABLE = "GRADUAL_MAX_TENSOR_BYTES"
+DEFAULT_LIMIT = 1 << 30
+
+
+def tensor_byte_limit() -> int:
+    """The largest tensor an operator may produce, in bytes: 1 GiB unless the environment
+    variable GRADUAL_MAX_TENSOR_BYTES says otherwise (a program that doubles a tensor a
+    million times stops with a diagnostic instead of exhausting the machine's memory)."""
+    text = os.environ.get(LIMIT_VARIABLE, "")
+    return int(text) if text.isdigit() else DEFAULT_LIMIT
+
+
+def result_bytes(expected: Any) -> int:
+    """The bytes a rule's result will occupy, as far as its sizes are known (data-dependent
+    sizes count as 0: the kernel decides them)."""
+    if isinstance(expected, RTuple):
+        return sum(result_bytes(f) for f in expected.fields)
+    if not isinstance(expected, RTensor) or expected.dims is None:
+        return 0
+    count = 1
+    for d in expected.dims:
+        if not isinstance(d, int):
+            return 0
+        count *= d
+    return count * _itemsize(expected.dtype)
+
+
+def _itemsize(dtype: Any) -> int:
+    try:
+        return np.dtype(dtype).itemsize if isinstance(dtype, str) else 1
+    except (TypeError, ValueError):
+        return 1
 
 
 def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attrs: dict, span: Span) -> Any:
