@@ -448,7 +448,7 @@ def test_an_inserted_check_mentioning_a_let_bound_existential_blames_the_argumen
 
 
 # the memory budget -----------------------------------------------------------------------------
-LOOP = """
+DOUBLING_LOOP = """
 def @loop(%i: int32, %x) {
   can_unify(%x, shape=(1, 1));
   if (less(%i, 1000000)) { @loop(add(%i, 1), concatenate((%x, %x), axis=0)) } else { %x }
@@ -462,11 +462,11 @@ def test_a_result_beyond_the_memory_budget_stops_the_run_before_it_is_allocated(
     the budget (found by fuzzing: it exhausted the machine's memory)."""
     monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "4096")
     with pytest.raises(KernelFailure) as info:
-        gradual.run(LOOP, {"seed": ones(1, 1)})
+        gradual.run(DOUBLING_LOOP, {"seed": ones(1, 1)})
     diagnostic = info.value.diagnostic()
     assert diagnostic.code == "runtime-error"
     assert "8,192 bytes, more than the runtime's limit of 4,096 bytes" in diagnostic.message
-    assert LOOP[diagnostic.span.start:diagnostic.span.end] == "concatenate((%x, %x), axis=0)"
+    assert DOUBLING_LOOP[diagnostic.span.start:diagnostic.span.end] == "concatenate((%x, %x), axis=0)"
     assert "GRADUAL_MAX_TENSOR_BYTES" in diagnostic.help
 
 
