@@ -340,19 +340,10 @@ class Importer:
     def import_block(self, graph: Any, key: tuple) -> Any:
         """A subgraph (an If branch) as a block of lets ending in its outputs (a tuple for
         several); it sees every tensor in scope where its node is."""
-        from onnx import numpy_helper
-
         saved = self.body, dict(self.exprs)
         self.body = gb.Block()
         try:
-            for init in graph.initializer:
-                self.values[init.name] = _to_array(numpy_helper, init)
-            for index, proto in enumerate(graph.node):
-                self._import_node(index, proto, key)
-            names = [o.name for o in graph.output]
-            if any(name in self.poisoned for name in names):
-                raise Unsupported(lambda span: None)
-            outputs = [self.expr_of(name, self.listing.outputs()) for name in names]
+            outputs = self.import_inline(graph, key)
             return self.body.body(outputs[0] if len(outputs) == 1 else gb.tuple_(*outputs))
         finally:
             self.body, self.exprs = saved

@@ -91,6 +91,17 @@ class Node:
         v = self.value(i)
         return None if v is None else [int(e) for e in np.asarray(v).reshape(-1)]
 
+    def axes(self, input_from: int) -> tuple:
+        """(axes, known): the `axes` attribute before opset `input_from`, input 1 from it on
+        (None: absent; not known when the input is not a constant)."""
+        if self.opset < input_from:
+            axes = self.attr("axes")
+            return (None if axes is None else [int(a) for a in axes]), True
+        if not self.has(1):
+            return None, True
+        values = self.ints(1)
+        return values, values is not None
+
     def required_ints(self, i: int, role: str) -> list:
         """Input i's known elements; Unsupported when it is not a constant."""
         values = self.ints(i)

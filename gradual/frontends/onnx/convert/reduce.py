@@ -19,22 +19,10 @@ ONNX_OPS = {
 }
 
 
-def _attr_axes(node: Node) -> tuple:
-    """(known axes or None for every axis, whether they are known at import)."""
-    first_input_opset = 13 if node.op_type == "ReduceSum" else 18
-    if node.opset < first_input_opset:
-        axes = node.attr("axes")
-        return (None if axes is None else [int(a) for a in axes]), True
-    if not node.has(1):
-        return None, True
-    values = node.ints(1)
-    return values, values is not None
-
-
 @converts(*ONNX_OPS)
 def reduce(node: Node) -> Any:
     """A reduction with keepdims (default 1) and noop_with_empty_axes."""
-    axes, known = _attr_axes(node)
+    axes, known = node.axes(13 if node.op_type == "ReduceSum" else 18)
     keepdims = bool(node.attr("keepdims", 1))
     noop = bool(node.attr("noop_with_empty_axes", 0))
     if known and not axes and noop:

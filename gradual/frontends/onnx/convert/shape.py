@@ -58,23 +58,11 @@ def transpose(node: Node) -> Any:
     return node.call("transpose", node.x(0), axes=[int(p) for p in perm])
 
 
-def _axes(node: Node, attr_until: int) -> tuple:
-    """(axes, known): the attribute before opset `attr_until`, input 1 after (None: absent;
-    not known when the input is not a constant)."""
-    if node.opset < attr_until:
-        axes = node.attr("axes")
-        return (None if axes is None else [int(a) for a in axes]), True
-    if not node.has(1):
-        return None, True
-    values = node.ints(1)
-    return values, values is not None
-
-
 @converts("Squeeze")
 def squeeze(node: Node) -> Any:
     """Squeeze the listed dims (every size-1 dim without axes); `onnx.squeeze` when the axes
     are known only at runtime."""
-    axes, known = _axes(node, 13)
+    axes, known = node.axes(13)
     if not known:
         return node.call("onnx.squeeze", node.x(0), node.x(1))
     return node.call("squeeze", node.x(0), axis=axes if axes else None)
@@ -84,7 +72,7 @@ def squeeze(node: Node) -> Any:
 def unsqueeze(node: Node) -> Any:
     """Unsqueeze: `expand_dims` per axis when the output positions are known, `onnx.unsqueeze`
     when negative axes meet an unknown rank or the axes are known only at runtime."""
-    axes, known = _axes(node, 13)
+    axes, known = node.axes(13)
     if not known:
         return node.call("onnx.unsqueeze", node.x(0), node.x(1))
     if not axes:
