@@ -153,12 +153,14 @@ class TracingInterpreter(Interpreter):
 
     def lookup(self, sym: Any, frame: Any, names: Any) -> Optional[int]:
         """A checker symbol's value: the runtime's symbol of the same (elaborated) name in the
-        frame chain, else what this tracer saw first."""
+        frame chain, else what this tracer saw first. Two existentials of one frame may share a
+        name (one bound in an `if` branch, one by a cast after it: the first is out of scope by
+        then), so the latest binding of the name wins."""
         name = names.names.get(sym.uid) if names is not None else None
         f = frame
         while f is not None:
             if name is not None:
-                for rsym, value in f.dims.items():
+                for rsym, value in reversed(list(f.dims.items())):
                     if rsym.name == name and isinstance(value, int):
                         return value
             seen = self.first_sightings.get((id(f), sym.uid))
