@@ -609,8 +609,16 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
         reason = messages.operator_cast_reason(op.name, cast.arg, node.span)
         casts.append(CastPattern(cast.arg, node, pattern, cast.verifies, cast.binds, reason))
     refinements = [(i, binders[i], t) for i, _, t in cached.refinements]
-    facts = [(i, binders[i], fact) for i, _, fact in cached.facts]
+    facts = [(i, binders[i], _refer_to(fact, cached.facts, binders)) for i, _, fact in cached.facts]
     return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()))
+
+
+def _refer_to(fact: tuple, cached_facts: list, binders: list) -> tuple:
+    """A cached equality fact naming this call's variable where the cached call had its own."""
+    if fact[0] != "equal":
+        return fact
+    partner = next((i for i, b, _ in cached_facts if id(b) == fact[3]), None)
+    return fact if partner is None else fact[:3] + (id(binders[partner]),) + fact[4:]
 
 
 def _rename_symbols(t: Type, mapping: dict) -> Type:

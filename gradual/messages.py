@@ -596,6 +596,8 @@ def runtime_check_detail(what: str, facts: dict, path: tuple, axis: Optional[int
     """Which part of a value differed from its type (`dim 1 is 9, not 10`)."""
     texts = {k: _runtime_fact(v) for k, v in facts.items()}
     texts["axis"] = str(axis)
+    if what == "broadcast" and facts.get("expected") == 1:
+        what = "dim"  # `n|1` with n = 1: not "1 or 1"
     detail = _safe_format(_RUNTIME_DETAILS.get(what, what), texts)
     if facts.get("expr") and what in ("dim", "broadcast"):
         detail += f" (`{facts['expr']}`)"

@@ -25,7 +25,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     BOTTOM, DYN, DYN_DTYPE, ERROR, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType, FuncType,
-    TensorType, TupleType, Type, TypeVar,
+    TensorType, TupleType, Type, TypeVar, type_symbols,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -381,6 +381,12 @@ class CallSite(ShapeContext):
             return dim.min_length
         return None
 
+    def exact(self, d: Any) -> bool:
+        if isinstance(d, int):
+            return True
+        d = _sdim(d)
+        return self._site_var(d) is None and self.solver.resolve(d.dim).is_exact
+
     def maybe_one(self, d: Any) -> Optional[bool]:
         if isinstance(d, int):
             return d == 1
@@ -654,6 +660,7 @@ class _CastBuilder:
         self.binders: dict[SiteVar, Symbol] = {}
         self.occurrences: dict[SiteVar, int] = {}
         self.bound: set[SiteVar] = set()
+        self.uses: dict[SiteVar, list] = {}  # (argument index, path, axis, variable) of a shared dim
         self.facts: list = []
 
     def build(self) -> tuple[list, list]:
@@ -661,19 +668,35 @@ class _CastBuilder:
         casts: list = []
         refinements: list = []
         seen_binders: set[int] = set()
+        patterns = []
         for index, info in enumerate(self.site.arg_infos):
             if info.binder is not None:
                 if id(info.binder) in seen_binders:
                     continue
                 seen_binders.add(id(info.binder))
             pattern, verifies, refined = self._pattern(index, (), info.type)
-            binds = bool(self.bound) and _mentions_binders(pattern, self.binders)
+            patterns.append((index, info, pattern, verifies))
+            if verifies and info.binder is not None and refined is not None:
+                refinements.append((index, info.binder, refined))
+        binding = self._binding_arguments(patterns)
+        for index, info, pattern, verifies in patterns:
+            binds = index in binding
             if verifies or binds:
                 reason = messages.cast_reason(self.site, index)
                 casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
-            if verifies and info.binder is not None and refined is not None:
-                refinements.append((index, info.binder, refined))
         return casts, refinements
+
+    def _binding_arguments(self, patterns: list) -> set:
+        """The arguments whose casts bind a symbol that a verifying pattern mentions (a cast
+        that verifies nothing is kept only for that)."""
+        if not self.bound:
+            return set()
+        mentioned: set = set()
+        for _, _, pattern, verifies in patterns:
+            if verifies:
+                mentioned |= type_symbols(pattern)
+        return {self.uses[var][0][0] if var in self.uses else -1
+                for var, sym in self.binders.items() if sym in mentioned}
 
     def _count_occurrences(self) -> None:
         for slot in self.site.slots.values():
@@ -764,14 +787,40 @@ class _CastBuilder:
             return Broadcast(target), True, known
         bounds = Dimension.interval(*self.solver.bounds(rep))
         if self.occurrences.get(rep, 0) > 1:
-            binder = self._binder(rep)
-            first = rep not in self.bound
-            self.bound.add(rep)
-            narrowed = not known.refines(bounds) if first else False
-            return Dimension.of_expr(Poly.atom(binder)), (not first) or narrowed, known
+            return self._shared_pattern(rep, index, path, axis, known, bounds)
         if not known.refines(bounds):
             return bounds, True, bounds
         return known, False, known
+
+    def _shared_pattern(self, rep: SiteVar, index: int, path: tuple, axis: int, known: Dimension,
+                        bounds: Dimension) -> tuple:
+        """A dim that several argument dims share: the first occurrence binds it (checking its
+        bounds where they are narrower than the value's type), each later one must equal it,
+        unless its variable is already known equal to an earlier occurrence's (a fact from an
+        earlier check: the same equality is never checked twice)."""
+        binder = Dimension.of_expr(Poly.atom(self._binder(rep)))
+        uses = self.uses.setdefault(rep, [])
+        var = self.site.arg_infos[index].binder
+        if not uses:
+            uses.append((index, path, axis, var))
+            self.bound.add(rep)
+            narrowed = not known.refines(bounds)
+            return binder, narrowed, bounds if narrowed else known
+        known_facts = self.site.arg_infos[index].facts
+
+        def known_equal(other: Any, p: tuple, a: int) -> bool:
+            same_place = other is var and (p, a) == (path, axis)
+            return same_place or ("equal", path, axis, id(other), p, a) in known_facts
+
+        if var is not None and any(other is not None and known_equal(other, p, a) for _, p, a, other in uses):
+            uses.append((index, path, axis, var))
+            return binder, False, known
+        first_index, first_path, first_axis, first_var = uses[0]
+        if var is not None and first_var is not None:
+            self.facts.append((index, var, ("equal", path, axis, id(first_var), first_path, first_axis)))
+            self.facts.append((first_index, first_var, ("equal", first_path, first_axis, id(var), path, axis)))
+        uses.append((index, path, axis, var))
+        return binder, True, bounds
 
     def _solved_pattern(self, rep: SiteVar, known: Dimension) -> tuple:
         solution = self.solver.resolve(self.solver.solution[rep])

@@ -251,7 +251,8 @@ def _map_item(item: DimItem, fn: Callable[[Dimension], Dimension]) -> DimItem:
     if isinstance(item, Dimension):
         return fn(item)
     if isinstance(item, Broadcast):
-        return Broadcast(fn(item.target))
+        target = fn(item.target)
+        return target if target.is_static and target.get_length() == 1 else Broadcast(target)  # 1|1 is 1
     return item
 
 

@@ -108,6 +108,11 @@ class ShapeContext(ABC):
         value = self.static(d)
         return None if value is None else value >= lo
 
+    def exact(self, d: Any) -> bool:
+        """Whether d stands for one value (a size or a symbolic expression), not `?` or an
+        interval. Concrete sizes always are."""
+        return self.static(d) is not None
+
     @abstractmethod
     def maybe_one(self, d: Any) -> Optional[bool]:
         """For a dimension with no static value: False if it can never be 1, else None."""

@@ -19,13 +19,20 @@ def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
 
 
 def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optional[list]:
-    """NumPy broadcasting of several shapes, right-aligned; None if any rank is unknown."""
+    """NumPy broadcasting of several shapes, right-aligned; None if any rank is unknown.
+
+    Per axis, the exact dims are broadcast first, so that every imprecise one is then
+    broadcast against the exact result (and checked to be it or 1): folding two `?` together
+    first would give a computed `?` that an exact `n` then absorbs unchecked, and the result
+    would be `n` where the runtime computes the `?` (n = 1)."""
     if any(s is None for s in shapes):
         return None
     rank = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
     out: list = []
     for i in range(1, rank + 1):
         dims = [s[-i] for s in shapes if i <= len(s)]  # type: ignore[arg-type, index]
+        if len(dims) > 2:
+            dims.sort(key=lambda d: not ctx.exact(d))
         result = dims[0]
         for d in dims[1:]:
             result = broadcast_pair(ctx, result, d)
