@@ -54,22 +54,27 @@ class FastLexer(Lexer):
                 self.literals[pattern.value] = terminal.name
 
     def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Tok]:
+        """The tokens of a text for lark's own driver."""
         text = lexer_state.text.text if hasattr(lexer_state.text, "text") else lexer_state.text
-        states = parser_state.parse_conf.parse_table.states
+        for token in self.tokens(text, parser_state.parse_conf.parse_table.states, parser_state.state_stack):
+            lexer_state.last_token = token
+            yield token
+
+    def tokens(self, text: str, rows: Any, stack: list) -> Iterator[Tok]:
+        """The tokens of a text, each read for what the parser accepts next: `rows[stack[-1]]`
+        holds the terminals of the state on top of the parser's (live) state stack."""
         pos, end = 0, len(text)
         match = _LEXEME.match
         while pos < end:
             m = match(text, pos)
             if m is None:
-                raise self._unexpected(text, pos, states[parser_state.position])
+                raise self._unexpected(text, pos, rows[stack[-1]])
             kind = m.lastgroup
             if kind == "ws" or kind == "header":
                 pos = m.end()
                 continue
-            accepts = states[parser_state.position]
-            token, pos = self._token(kind, m, text, accepts)
+            token, pos = self._token(kind, m, text, rows[stack[-1]])
             if token is not None:
-                lexer_state.last_token = token
                 yield token
 
     # one lexeme ---------------------------------------------------------------------------
@@ -79,13 +84,13 @@ class FastLexer(Lexer):
         if kind == "name":
             return self._word(value, start, accepts), m.end()
         if kind == "local":
-            return _make("LOCAL", value, start), m.end()
+            return Tok("LOCAL", value, start), m.end()
         if kind == "punct":
-            return _make(self.literals.get(value, value), value, start), m.end()
+            return Tok(self.literals.get(value, value), value, start), m.end()
         if kind == "number":
             return self._number(value, start, text, accepts)
         if kind == "global":
-            return _make("GLOBAL", value, start), m.end()
+            return Tok("GLOBAL", value, start), m.end()
         if kind == "slashes":
             return self._slashes(start, text, accepts)
         if kind == "block":
@@ -95,37 +100,37 @@ class FastLexer(Lexer):
             return None, close + 2
         if kind == "hole":
             if "HOLE" in accepts:
-                return _make("HOLE", value, start), m.end()
-            return _make(self.literals.get("?", "QMARK"), "?", start), start + 1
+                return Tok("HOLE", value, start), m.end()
+            return Tok(self.literals.get("?", "QMARK"), "?", start), start + 1
         if kind == "string":
-            return _make("STRING", value, start), m.end()
+            return Tok("STRING", value, start), m.end()
         if kind == "dotdot":
-            return _make("DOTDOT", value, start), m.end()
-        return _make(self.literals.get(value, value), value, start), m.end()  # arrow
+            return Tok("DOTDOT", value, start), m.end()
+        return Tok(self.literals.get(value, value), value, start), m.end()  # arrow
 
     def _word(self, value: str, start: int, accepts: Any) -> Tok:
         literal = self.literals.get(value)
         if literal is not None and literal in accepts:
-            return _make(literal, value, start)
+            return Tok(literal, value, start)
         if value in _BOOLS and "BOOL" in accepts:
-            return _make("BOOL", value, start)
+            return Tok("BOOL", value, start)
         if "NAME" not in accepts and literal is not None:
-            return _make(literal, value, start)
-        return _make("NAME", value, start)
+            return Tok(literal, value, start)
+        return Tok("NAME", value, start)
 
     def _number(self, value: str, start: int, text: str, accepts: Any) -> tuple:
         if "NUMBER" in accepts:
-            return _make("NUMBER", value, start), start + len(value)
+            return Tok("NUMBER", value, start), start + len(value)
         if value[0] == "-" and "MINUS" in accepts:
-            return _make("MINUS", "-", start), start + 1
+            return Tok("MINUS", "-", start), start + 1
         digits = _DIGITS.match(text, start + (1 if value[0] == "-" else 0))
         if digits is not None and "INT" in accepts:
-            return _make("INT", digits.group(), digits.start()), digits.end()
-        return _make("NUMBER", value, start), start + len(value)
+            return Tok("INT", digits.group(), digits.start()), digits.end()
+        return Tok("NUMBER", value, start), start + len(value)
 
     def _slashes(self, start: int, text: str, accepts: Any) -> tuple:
         if "FLOORDIV" in accepts and _FLOORDIV_NEXT.match(text, start + 2):
-            return _make("FLOORDIV", "//", start), start + 2
+            return Tok("FLOORDIV", "//", start), start + 2
         return None, _LINE_END.match(text, start).end()
 
     def _unexpected(self, text: str, pos: int, accepts: Any) -> UnexpectedCharacters:
@@ -156,10 +161,6 @@ class Tok:
 
     def __len__(self) -> int:
         return len(self.value)
-
-
-def _make(kind: str, value: str, start: int) -> Tok:
-    return Tok(kind, value, start)
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:

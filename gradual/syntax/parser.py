@@ -24,6 +24,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast
+from .driver import Tables, drive
 from .lexer import FastLexer, Tok
 from .source import Source, Span
 
@@ -489,9 +490,21 @@ class _Parser:
             start=["start", "stdlib"],
             maybe_placeholders=False, cache=_table_cache(),
         )
+        self.tables = Tables(self.lark)
+        self.lexer = FastLexer(self.lark.lexer_conf)
 
     def parse(self, source: Source, start: str = "start"):
         self.builder.source = source
+        text = source.text
+        try:
+            return drive(self.tables, lambda rows, stack: self.lexer.tokens(text, rows, stack), start)
+        except ParseError:
+            raise
+        except Exception:  # any other failure: lark's driver reports it exactly (see driver.py)
+            pass
+        return self._parse_with_lark(source, start)
+
+    def _parse_with_lark(self, source: Source, start: str):
         try:
             return self.lark.parse(source.text, start=start)
         except ParseError:
