@@ -774,6 +774,9 @@ class _CastBuilder:
         known = slot.known
         if rep in self.solver.solution:
             return self._solved_pattern(rep, known)
+        if not isinstance(rep, SiteVar):  # equal to an inference variable (an unannotated parameter's dim)
+            same = Dimension.of_expr(Poly.atom(rep))
+            return same, True, same
         if slot.broadcast_to is not None:
             target = self._express(self.solver.resolve(slot.broadcast_to.dim))
             if target is None:

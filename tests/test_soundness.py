@@ -155,14 +155,40 @@ def enclosing_bodies(module: ast.Module) -> dict:
 
 def checked_once(result: gradual.CheckResult, name: str) -> None:
     """SPEC 3.8: one check per value and fact: no variable is checked twice against the same
-    type in the same body (a fact established by a check sticks to the variable)."""
+    type in the same body (a fact established by a check sticks to the variable). A check
+    that binds a runtime symbol `d` (one per call, shared by the arguments that must be
+    equal there) states an equality with the other arguments that mention that same symbol,
+    so those partners are part of the fact."""
     bodies = enclosing_bodies(result.module)
+    records = result.checks(name)
     seen: dict = {}
-    for record in result.checks(name):
+    for record in records:
         if isinstance(record.node, ast.Var):
-            key = (id(result.resolution.uses.get(id(record.node))), str(record.type), bodies.get(id(record.node)))
+            key = (binder_of(result, record.node), str(record.type), bodies.get(id(record.node)),
+                   partners(result, record, records))
             assert key not in seen, f"@{name} checks %{record.node.name} twice as {record.type}"
             seen[key] = record
+
+
+def binder_of(result: gradual.CheckResult, node: object) -> Optional[int]:
+    found = result.resolution.uses.get(id(node)) if isinstance(node, ast.Var) else None
+    return id(found) if found is not None else None
+
+
+def partners(result: gradual.CheckResult, record: object, records: list) -> frozenset:
+    """The other checks sharing one of this check's runtime symbols, by variable and type."""
+    own = runtime_symbols(record.type)
+    if not own:
+        return frozenset()
+    return frozenset((binder_of(result, r.node), id(r.node) if binder_of(result, r.node) is None else 0, str(r.type))
+                     for r in records if r is not record and runtime_symbols(r.type) & own)
+
+
+def runtime_symbols(t: object) -> set:
+    """The symbols a call's checks bind at runtime (named `d`, one per call) in a check type."""
+    from gradual.types import type_symbols
+
+    return {s for s in type_symbols(t) if s.name == "d"} if isinstance(t, (TensorType, TupleType)) else set()
 
 
 def checks_sit_at_imprecision(program: Program, seed: int) -> None:
