@@ -91,16 +91,28 @@ class Env(Chain):
 
     def facts_of(self, binder: Binder) -> frozenset:
         """Every fact checked about a variable here or in an enclosing level."""
-        found: frozenset = frozenset()
-        for level in self.levels():
-            found |= level.facts.get(id(binder), frozenset())  # type: ignore[attr-defined]
+        found: frozenset = _NO_FACTS
+        level: Optional[Env] = self
+        key = id(binder)
+        while level is not None:
+            facts = level.facts.get(key)
+            if facts:
+                found = found | facts
+            level = level.parent
         return found
 
     def add_fact(self, binder: Binder, fact: tuple) -> None:
         self.facts[id(binder)] = self.facts.get(id(binder), frozenset()) | {fact}
 
     def lookup(self, binder: Binder) -> Optional[Type]:
-        return self.find("types", id(binder))
+        key = id(binder)
+        level: Optional[Env] = self
+        while level is not None:
+            found = level.types.get(key)
+            if found is not None:
+                return found
+            level = level.parent
+        return None
 
     def set(self, binder: Binder, t: Type) -> None:
         self.types[id(binder)] = t
@@ -573,6 +585,7 @@ class Checker:
         return result_type
 
 
+_NO_FACTS: frozenset = frozenset()
 _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
 
 
@@ -646,16 +659,29 @@ def _is_closed(t: Type) -> bool:
             for d in t.dims:
                 if not isinstance(d, Dimension):
                     return False
-                if d.is_symbolic and any(isinstance(s, DimVar) for s in d.symbols()):
+                if d.is_symbolic and _mentions_variable(d.expr):
                     return False
         if t.value is not None:
             for v in t.value:
-                if isinstance(v, Dimension) and v.is_symbolic and any(isinstance(s, DimVar) for s in v.symbols()):
+                if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v.expr):
                     return False
         return True
     if isinstance(t, TupleType):
         return all(_is_closed(f) for f in t.fields)
     return False
+
+
+_VARIABLE_POLYS: dict = {}
+
+
+def _mentions_variable(expr: Poly) -> bool:
+    """Whether a polynomial mentions an inference variable (memoized: polynomials are shared)."""
+    found = _VARIABLE_POLYS.get(expr)
+    if found is None:
+        if len(_VARIABLE_POLYS) > 100_000:
+            _VARIABLE_POLYS.clear()
+        found = _VARIABLE_POLYS[expr] = any(isinstance(s, DimVar) for s in expr.symbols())
+    return found
 
 
 def meet(target: Type, actual: Type) -> Type:

@@ -26,10 +26,12 @@ class Chain:
 
     def find(self, table: str, key: Any) -> Optional[Any]:
         """The innermost non-None entry for `key` in the table called `table`, or None."""
-        for level in self.levels():
+        level: Optional[Chain] = self
+        while level is not None:  # a plain loop: this is the checker's most frequent lookup
             found = getattr(level, table).get(key)
             if found is not None:
                 return found
+            level = level.parent
         return None
 
     def keys_of(self, table: str) -> list:
