@@ -13,7 +13,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from rich.console import Console
 
 from . import messages
 from .api import CheckResult, check, elaborate_text
@@ -65,7 +64,9 @@ def read_program(path: str) -> LoadedFile:
         return LoadedFile(path, None, messages.input_error(span, f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"))
 
 
-def _console(color: str) -> Console:
+def _console(color: str) -> Any:
+    from rich.console import Console  # only when there is something to draw
+
     force = {"always": True, "never": False}.get(color)
     return Console(stderr=True, highlight=False, force_terminal=force, no_color=color == "never", width=200 if force is False else None, soft_wrap=True)
 
@@ -111,7 +112,8 @@ def command_check(args: argparse.Namespace) -> int:
                "summary": {"errors": errors, "warnings": warnings, "checks": checks}}
         print(json.dumps(doc, indent=2))
     else:
-        render_all(all_diags, _console(args.color))
+        if all_diags:
+            render_all(all_diags, _console(args.color))
         for loaded, result in files:
             if result is not None and not args.quiet:
                 for name, fn in result.functions.items():

@@ -5,13 +5,22 @@ Both take diagnostics as data; neither knows how they were produced.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from .diagnostics import Diagnostic, Label, Severity
 from .syntax.source import Span
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def escape(text: str) -> str:
+    """Text shown literally by rich (rich is imported only when something is drawn: a
+    clean check never pays for it)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
 _TAB = "    "
