@@ -16,21 +16,24 @@ from typing import Any, Iterator
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, LexerState
 
-_LEXEME = re.compile(
+_LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then the lexeme
     r"""
-    (?P<ws>[ \t\r\n\f]+)
-  | (?P<block>/\*)
-  | (?P<slashes>//)
-  | (?P<header>\#\[[^\]\n]*\])
-  | (?P<local>%[A-Za-z0-9_]+)
-  | (?P<global>@[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<hole>\?[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<number>-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64)?)
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
-  | (?P<string>"(?:\\.|[^"\\\n])*")
-  | (?P<dotdot>\.\.)
-  | (?P<arrow>->)
-  | (?P<punct>[()\[\]{};:,=.?*|+-])
+    [ \t\r\n\f]*
+    (?:
+      (?P<block>/\*)
+    | (?P<slashes>//)
+    | (?P<header>\#\[[^\]\n]*\])
+    | (?P<local>%[A-Za-z0-9_]+)
+    | (?P<global>@[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<hole>\?[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<number>-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64)?)
+    | (?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
+    | (?P<string>"(?:\\.|[^"\\\n])*")
+    | (?P<dotdot>\.\.)
+    | (?P<arrow>->)
+    | (?P<punct>[()\[\]{};:,=.?*|+-])
+    | (?P<end>\Z)
+    )
     """,
     re.VERBOSE,
 )
@@ -63,24 +66,34 @@ class FastLexer(Lexer):
     def tokens(self, text: str, rows: Any, stack: list) -> Iterator[Tok]:
         """The tokens of a text, each read for what the parser accepts next: `rows[stack[-1]]`
         holds the terminals of the state on top of the parser's (live) state stack."""
-        pos, end = 0, len(text)
+        pos = 0
         match = _LEXEME.match
-        while pos < end:
+        literals = self.literals
+        while True:
             m = match(text, pos)
             if m is None:
-                raise self._unexpected(text, pos, rows[stack[-1]])
+                raise self._unexpected(text, _skip_space(text, pos), rows[stack[-1]])
             kind = m.lastgroup
-            if kind == "ws" or kind == "header":
+            if kind == "local":  # the commonest lexemes never depend on the parser's state
+                yield Tok("LOCAL", m.group(kind), m.start(kind))
                 pos = m.end()
-                continue
-            token, pos = self._token(kind, m, text, rows[stack[-1]])
-            if token is not None:
-                yield token
+            elif kind == "punct":
+                value = m.group(kind)
+                yield Tok(literals.get(value, value), value, m.start(kind))
+                pos = m.end()
+            elif kind == "end":
+                return
+            elif kind == "header":
+                pos = m.end()
+            else:
+                token, pos = self._token(kind, m, text, rows[stack[-1]])
+                if token is not None:
+                    yield token
 
     # one lexeme ---------------------------------------------------------------------------
     def _token(self, kind: str, m: re.Match, text: str, accepts: Any) -> tuple:
-        start = m.start()
-        value = m.group()
+        start = m.start(kind)
+        value = m.group(kind)
         if kind == "name":
             return self._word(value, start, accepts), m.end()
         if kind == "local":
@@ -161,6 +174,12 @@ class Tok:
 
     def __len__(self) -> int:
         return len(self.value)
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n\f":
+        pos += 1
+    return pos
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
