@@ -600,11 +600,19 @@ def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: En
     for t in arg_types:
         if not _is_closed(t):
             return None
-    first = {}
-    sharing = tuple(first.setdefault(id(b), i) if b is not None else -1 for i, b in enumerate(binders))
-    facts = tuple(env.facts_of(b) if b is not None else frozenset() for b in binders)
+    first: dict = {}
+    sharing, facts = [], []
+    for i, b in enumerate(binders):
+        if b is None:
+            sharing.append(-1)
+            facts.append(_NO_FACTS)
+        else:
+            sharing.append(first.setdefault(id(b), i))
+            facts.append(env.facts_of(b))
+    # attributes in the order check_attributes gives them (a different order only misses the memo)
+    attr_key = tuple([(k, _freeze(v)) for k, v in attrs.items()])
+    key = (op.name, attr_key, tuple(arg_types), tuple(sharing), tuple(facts))
     try:
-        key = (op.name, tuple(sorted((k, _freeze(v)) for k, v in attrs.items())), tuple(arg_types), sharing, facts)
         hash(key)
     except TypeError:
         return None
@@ -614,6 +622,8 @@ def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: En
 def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> SiteOutcome:
     """A cached outcome for this call's own argument nodes and variables, with fresh names for
     the symbols its casts bind (two calls must never share a runtime binding)."""
+    if not (cached.casts or cached.refinements or cached.facts):
+        return cached  # nothing in it belongs to the call it came from
     fresh = {old: Symbol(old.name, old.lo, old.hi) for old in cached.binders}
     casts = []
     for cast in cached.casts:
@@ -650,25 +660,34 @@ def _freeze(value: Any) -> Any:
 
 
 def _is_closed(t: Type) -> bool:
-    """No inference variable anywhere (`?`, intervals, rigid symbols and dtypes are fine)."""
+    """No inference variable anywhere (`?`, intervals, rigid symbols and dtypes are fine);
+    remembered by each tensor type, which are shared and asked about at every call."""
     if isinstance(t, TensorType):
-        dtype = t.dtype
-        if isinstance(dtype, DTypeVar) and dtype.meta:
-            return False
-        if t.dims is not None:
-            for d in t.dims:
-                if not isinstance(d, Dimension):
-                    return False
-                if d.is_symbolic and _mentions_variable(d.expr):
-                    return False
-        if t.value is not None:
-            for v in t.value:
-                if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v.expr):
-                    return False
-        return True
+        closed = t._closed
+        if closed is None:
+            closed = _tensor_is_closed(t)
+            object.__setattr__(t, "_closed", closed)
+        return closed
     if isinstance(t, TupleType):
         return all(_is_closed(f) for f in t.fields)
     return False
+
+
+def _tensor_is_closed(t: TensorType) -> bool:
+    dtype = t.dtype
+    if isinstance(dtype, DTypeVar) and dtype.meta:
+        return False
+    if t.dims is not None:
+        for d in t.dims:
+            if not isinstance(d, Dimension):
+                return False
+            if d.is_symbolic and _mentions_variable(d.expr):
+                return False
+    if t.value is not None:
+        for v in t.value:
+            if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v.expr):
+                return False
+    return True
 
 
 _VARIABLE_POLYS: dict = {}

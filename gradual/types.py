@@ -95,6 +95,7 @@ class TensorType(Type):
     dtype: DType
     value: Optional[tuple] = None
     _hash: int = field(default=0, init=False, compare=False, repr=False)
+    _closed: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see infer._is_closed
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.dims, self.dtype, self.value)))
