@@ -67,3 +67,13 @@ def update_readme() -> None:
 
 if __name__ == "__main__":  # python tests/test_readme.py
     update_readme()
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """.ci/run runs, as its last line, exactly the test command README.md gives newcomers."""
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"<!-- ci: test command -->\n```sh\n([^\n]+)\n```", text)
+    assert found is not None, "README.md has no test command block after <!-- ci: test command -->"
+    ci_lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    assert ci_lines[-1] == found.group(1)
