@@ -19,6 +19,15 @@ def same_dtype(like: np.ndarray, out: Any) -> np.ndarray:
     return np.asarray(out).astype(like.dtype, copy=False)
 
 
+def lowest(dtype: np.dtype) -> Any:
+    """The smallest value of a dtype (the padding a max pooling never picks)."""
+    if dtype.kind == "f":
+        return -np.inf
+    if dtype.kind == "b":
+        return False
+    return np.iinfo(dtype).min
+
+
 def _unary(name: str, fn: Callable[[np.ndarray], Any]) -> None:
     @kernel(name)
     def run(data: np.ndarray) -> np.ndarray:

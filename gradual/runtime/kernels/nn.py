@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .elementwise import same_dtype
+from .elementwise import lowest, same_dtype
 
 
 def in_dtype(out: np.ndarray, like: np.ndarray, out_dtype: str = "") -> np.ndarray:
@@ -220,16 +220,8 @@ def _pool(data: np.ndarray, pool_size: Sequence[int], strides: Sequence[int], di
     return from_nchw(same_dtype(data, out), out_layout or layout)
 
 
-def _lowest(dtype: np.dtype) -> object:
-    if dtype.kind == "f":
-        return -np.inf
-    if dtype.kind == "b":
-        return False
-    return np.iinfo(dtype).min
-
-
 def _max_windows(x: np.ndarray, pads: tuple, kh: int, kw: int, dh: int, dw: int, oh: int, ow: int, sh: int, sw: int) -> np.ndarray:
-    padded = np.pad(x, pads, constant_values=_lowest(x.dtype))
+    padded = np.pad(x, pads, constant_values=lowest(x.dtype))
     out = None
     for i in range(kh):
         for j in range(kw):

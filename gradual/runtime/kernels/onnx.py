@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .elementwise import same_dtype
+from .elementwise import lowest, same_dtype
 
 
 def _ints(t: np.ndarray) -> list:
@@ -152,7 +152,7 @@ def reduce(data: np.ndarray, axes: np.ndarray, *, kind: str, keepdims: bool, noo
     kw = {"axis": picked, "keepdims": bool(keepdims)}
     if kind in ("max", "min"):
         fn = np.max if kind == "max" else np.min
-        initial = _lowest(data.dtype) if kind == "max" else _highest(data.dtype)
+        initial = lowest(data.dtype) if kind == "max" else _highest(data.dtype)
         return np.asarray(fn(data, initial=initial, **kw)).astype(data.dtype)
     out = _REDUCTIONS[kind](x, kw)
     return np.asarray(out).astype(data.dtype)
@@ -424,7 +424,7 @@ def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Op
     total = None
     count = np.zeros(out)
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
-        fill = _lowest(data.dtype) if kind == "max" else 0
+        fill = lowest(data.dtype) if kind == "max" else 0
         values, inside = _window_view(x, begin, out, strides_, dilations_, offset, fill)
         if kind == "max":
             total = values if total is None else np.maximum(total, values)
@@ -461,14 +461,6 @@ def _same_end(size: int, out: int, stride: int, dilation: int, begin: int) -> in
     return max(0, (out - 1) * stride + 1 - size - begin)
 
 
-def _lowest(dtype: np.dtype) -> Any:
-    if dtype.kind == "f":
-        return -np.inf
-    if dtype.kind == "b":
-        return False
-    return np.iinfo(dtype).min
-
-
 @kernel("onnx.max_pool")
 def max_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
              strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool) -> np.ndarray:
@@ -500,7 +492,7 @@ def max_pool_indices(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad:
     spatial = data.shape[2:]
     best, where = None, None
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
-        values, inside = _window_view(data, begin, out, strides_, dilations_, offset, _lowest(data.dtype))
+        values, inside = _window_view(data, begin, out, strides_, dilations_, offset, lowest(data.dtype))
         flat = _flat_positions(spatial, begin, out, strides_, dilations_, offset, storage_order)
         if best is None:
             best, where = values, np.broadcast_to(flat, values.shape).copy()
