@@ -187,29 +187,27 @@ def edit_shape(text: str, rng: random.Random, kind: str) -> str:
     return text[:m.start(1)] + inner + text[m.end(1):]
 
 
+def run_mutations(example: Path, prefix: str, count: int, most_edits: int) -> None:
+    """`count` mutants of an example (1 to `most_edits` edits each) through check and run."""
+    rng = random.Random(prefix.rstrip("-") + example.stem)  # the seeds the examples always had
+    original = example.read_text(encoding="utf-8")
+    for i in range(count):
+        text = original
+        for _ in range(rng.randint(1, most_edits)):
+            text = mutate(text, rng)
+        path = write(f"{prefix}{example.stem}-{i}.rly", text)
+        check_and_run(path, text, i)
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_mutated_examples_get_a_diagnostic(example: Path) -> None:
-    rng = random.Random(example.stem)
-    original = example.read_text(encoding="utf-8")
-    for i in range(12):
-        text = original
-        for _ in range(rng.randint(1, 3)):
-            text = mutate(text, rng)
-        path = write(f"{example.stem}-{i}.rly", text)
-        check_and_run(path, text, i)
+    run_mutations(example, "", 12, 3)
 
 
 @pytest.mark.deep
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_mutated_examples_get_a_diagnostic_deep(example: Path) -> None:
-    rng = random.Random("deep" + example.stem)
-    original = example.read_text(encoding="utf-8")
-    for i in range(300):
-        text = original
-        for _ in range(rng.randint(1, 4)):
-            text = mutate(text, rng)
-        path = write(f"deep-{example.stem}-{i}.rly", text)
-        check_and_run(path, text, i)
+    run_mutations(example, "deep-", 300, 4)
 
 
 # pathological inputs ---------------------------------------------------------------------------------------
