@@ -105,14 +105,7 @@ class Env(Chain):
         self.facts[id(binder)] = self.facts.get(id(binder), frozenset()) | {fact}
 
     def lookup(self, binder: Binder) -> Optional[Type]:
-        key = id(binder)
-        level: Optional[Env] = self
-        while level is not None:
-            found = level.types.get(key)
-            if found is not None:
-                return found
-            level = level.parent
-        return None
+        return self.find("types", id(binder))
 
     def set(self, binder: Binder, t: Type) -> None:
         self.types[id(binder)] = t
@@ -146,6 +139,8 @@ class Checker:
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
         self.known_calls: dict = {}
+        #: every existential a body annotation or cast of the module introduces
+        self.existentials: set = {s for syms in resolution.introduced.values() for s in syms}
 
     # module -------------------------------------------------------------------------------
     def run(self) -> None:
@@ -254,13 +249,6 @@ class Checker:
                 in_params |= type_symbols(t)
         return tuple(s for s in info.dim_params if s not in in_params)
 
-    def introduced_symbols(self) -> set:
-        """Every existential a body annotation or cast of the module introduces (once)."""
-        found = getattr(self, "_introduced", None)
-        if found is None:
-            found = self._introduced = {s for syms in self.res.introduced.values() for s in syms}
-        return found
-
     def warn_unused_hints(self, info: FunctionInfo) -> None:
         for binder, _, stmt in info.hints.values():
             if binder not in info.params or info.param_types[info.params.index(binder)] is not None:
@@ -274,8 +262,7 @@ class Checker:
         finalize = _Finalizer(solver, info)
         # an unannotated parameter unified with an existential of the body must not take it
         # with it: callers cannot know it (it is bound inside, from the parameter itself)
-        existentials = self.introduced_symbols()
-        param_types = [erase_symbols(finalize.generalize(t), existentials) for t in params]
+        param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                            info.dtype_params + finalize.new_dtypes())
@@ -681,26 +668,17 @@ def _tensor_is_closed(t: TensorType) -> bool:
         for d in t.dims:
             if not isinstance(d, Dimension):
                 return False
-            if d.is_symbolic and _mentions_variable(d.expr):
+            if d.is_symbolic and _mentions_variable(d):
                 return False
     if t.value is not None:
         for v in t.value:
-            if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v.expr):
+            if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v):
                 return False
     return True
 
 
-_VARIABLE_POLYS: dict = {}
-
-
-def _mentions_variable(expr: Poly) -> bool:
-    """Whether a polynomial mentions an inference variable (memoized: polynomials are shared)."""
-    found = _VARIABLE_POLYS.get(expr)
-    if found is None:
-        if len(_VARIABLE_POLYS) > 100_000:
-            _VARIABLE_POLYS.clear()
-        found = _VARIABLE_POLYS[expr] = any(isinstance(s, DimVar) for s in expr.symbols())
-    return found
+def _mentions_variable(d: Dimension) -> bool:
+    return any(isinstance(s, DimVar) for s in d.symbols())
 
 
 def meet(target: Type, actual: Type) -> Type:

@@ -864,15 +864,6 @@ def _field_type(t: Type, i: int) -> Type:
     return DYN
 
 
-def _mentions_binders(t: Type, binders: dict) -> bool:
-    syms = set(binders.values())
-    if isinstance(t, TensorType) and t.dims is not None:
-        return any(isinstance(d, Dimension) and d.symbols() & syms for d in t.dims)
-    if isinstance(t, TupleType):
-        return any(_mentions_binders(f, binders) for f in t.fields)
-    return False
-
-
 def _sdim(d: Any) -> SDim:
     if isinstance(d, SDim):
         return d
