@@ -659,8 +659,8 @@ class _CastBuilder:
         self.solver = site.solver
         self.binders: dict[SiteVar, Symbol] = {}
         self.occurrences: dict[SiteVar, int] = {}
-        self.bound: set[SiteVar] = set()
-        self.uses: dict[SiteVar, list] = {}  # (argument index, path, axis, variable) of a shared dim
+        # each shared dim's occurrences (argument index, path, axis, variable); the first binds it
+        self.uses: dict[SiteVar, list] = {}
         self.facts: list = []
 
     def build(self) -> tuple[list, list]:
@@ -689,14 +689,13 @@ class _CastBuilder:
     def _binding_arguments(self, patterns: list) -> set:
         """The arguments whose casts bind a symbol that a verifying pattern mentions (a cast
         that verifies nothing is kept only for that)."""
-        if not self.bound:
+        if not self.uses:
             return set()
         mentioned: set = set()
         for _, _, pattern, verifies in patterns:
             if verifies:
                 mentioned |= type_symbols(pattern)
-        return {self.uses[var][0][0] if var in self.uses else -1
-                for var, sym in self.binders.items() if sym in mentioned}
+        return {self.uses[var][0][0] for var, sym in self.binders.items() if sym in mentioned}
 
     def _count_occurrences(self) -> None:
         for slot in self.site.slots.values():
@@ -806,7 +805,6 @@ class _CastBuilder:
         var = self.site.arg_infos[index].binder
         if not uses:
             uses.append((index, path, axis, var))
-            self.bound.add(rep)
             narrowed = not known.refines(bounds)
             return binder, narrowed, bounds if narrowed else known
         known_facts = self.site.arg_infos[index].facts
@@ -846,7 +844,7 @@ class _CastBuilder:
         mapping = {}
         for s in free:
             rep = self.solver.find(s)
-            if rep not in self.bound:
+            if rep not in self.uses:
                 return None
             mapping[s] = Poly.atom(self.binders[rep])
         return Dimension.of_expr(dim.expr.substitute(lambda s: mapping.get(s)))
