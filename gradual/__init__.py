@@ -7,7 +7,7 @@ OpenVINO-compatible shape algebra.
 from .api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
 from .diagnostics import Diagnostic, Label, Severity
 from .ops.registry import register_op
-from .shapes import Dimension, PartialShape, ShapeError
+from .shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
 
 _RUNTIME_NAMES = ("CheckFailure", "ProgramRejected", "RunFailure", "run")
 
@@ -27,12 +27,15 @@ __all__ = [
     "CheckResult",
     "Diagnostic",
     "Dimension",
+    "Interval",
     "Label",
     "PartialShape",
     "ProgramRejected",
     "RunFailure",
     "Severity",
+    "Shape",
     "ShapeError",
+    "Symbol",
     "SyntaxProblem",
     "check",
     "elaborate",

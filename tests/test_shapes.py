@@ -8,10 +8,12 @@ intersection, broadcast_merge lets a side that may be 1 yield the other.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from gradual import Dimension, PartialShape, ShapeError
-from gradual.shapes import Grade, Poly, Symbol, consistency, join
+from gradual import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
+from gradual.shapes import Grade, Poly, consistency, join, symbols
 from gradual.shapes.poly import FloorDiv, int_text
 
 D = Dimension
@@ -46,6 +48,9 @@ def test_minus_one_is_dynamic() -> None:
     assert D(-1).is_dynamic and not D(-1).is_static
     assert D(-1).get_min_length() == 0 and D(-1).get_max_length() == -1
     assert str(D(-1)) == "?"
+    assert Q == -1 and D(-1) == -1 and D(1, 5) != -1 and D(3) != -1
+    assert {Q: "unknown"}[-1] == "unknown", "equal values hash alike"
+    assert PartialShape([1, -1]) == [1, -1]
 
 
 def test_interval_dimension() -> None:
@@ -73,6 +78,90 @@ def test_bad_dimensions_are_rejected() -> None:
 def test_get_length_of_dynamic_raises() -> None:
     with pytest.raises(ValueError):
         D(1, 8).get_length()
+    with pytest.raises(ValueError):
+        len(D(1, 8))
+    assert len(D(7)) == 7 and bool(D(0)) and bool(Q)
+
+
+INT64_MAX = 2**63 - 1
+
+
+def test_interval_bounds_saturate_at_int64() -> None:
+    assert D(2, INT64_MAX) == iv(2, None) and D(0, INT64_MAX) == Q and D(2, 10**30) == iv(2, None)
+    assert D.interval(10**30, None).get_min_length() == INT64_MAX
+    assert D(2, INT64_MAX - 1) * 2 == iv(4, None), "it was 4..18446744073709551612"
+    assert D(2, INT64_MAX // 2) * 2 == iv(4, INT64_MAX - 1)
+    assert D(5, INT64_MAX - 3) + D(1, 10) == iv(6, None)
+    assert D(10**30) == 10**30 and D(10**30).is_static, "static sizes stay exact"
+    assert D(10**30) + iv(0, 3) == iv(INT64_MAX, None) and D(10**30) - Q == Q
+    assert iv(0, 3) * D(10**30) == Q
+    assert PartialShape([1, Q]).get_max_shape() == (1, INT64_MAX)
+
+
+def test_symbolic_bounds_saturate() -> None:
+    n = D.of_expr(Poly.atom(Symbol("n", 2, 2**62)))
+    big = n * n
+    assert big.is_symbolic and big.get_min_length() == 4 and big.get_max_length() == -1
+
+
+def test_exact_division() -> None:
+    assert D(12) / 4 == 3 and D(5, 9) / 2 == iv(3, 4) and iv(2, None) / 2 == iv(1, None)
+    n = sym("n")
+    assert (n * 4) / 2 == n * 2 and n / 2 == Q and Q / 3 == Q and n / 1 is n
+    for bad in ((D(23), 3), (D(5, 5), 2), (D(7, 7), 4), (iv(5, 5), 0)):
+        with pytest.raises(ValueError):
+            bad[0] / bad[1]
+
+
+def test_interval_class() -> None:
+    assert Interval().size() == INT64_MAX and Interval(2).size() == 1 and Interval(1, 5).size() == 5
+    assert Interval(3, 2).empty() and Interval(3, 2).size() == 0 and Interval(3, 2) == Interval(9, 0)
+    assert Interval(7, 10) - Interval(1, 5) == Interval(2, 9)
+    assert Interval(0, INT64_MAX - 10) * Interval(0, INT64_MAX) == Interval()
+    assert not Interval().has_upper_bound() and repr(Interval(2)) == "Interval(2, 2)" and repr(Interval()) == "Interval(0, ...)"
+    assert D(2, 5).get_interval() == Interval(2, 5) and Q.get_interval() == Interval()
+    with pytest.raises(TypeError):
+        Interval(1, 2, 3)
+
+
+# Dimension: OpenVINO symbols -------------------------------------------------------------------
+def test_labels_ride_along_and_take_no_part_in_equality() -> None:
+    a = Symbol()
+    d = D(2, 4).with_symbol(a)
+    assert d.get_symbol() is a and d.has_symbol() and d == D(2, 4) and hash(d) == hash(D(2, 4))
+    assert str(d) == "2..4" and not D(2, 4).has_symbol() and D(2, 4).get_symbol() is None
+    assert d.with_symbol(None).get_symbol() is None
+    assert Q.with_symbol(a) is not Q and not Q.has_symbol(), "the shared `?` is never labelled"
+    assert (d + 0).get_symbol() is a and (d * 1).get_symbol() is a and (d + 1).get_symbol() is None
+    assert (d & D(3, 9)).get_symbol() is None
+
+
+def test_a_symbolic_dimension_is_labelled_by_its_symbol() -> None:
+    n = Symbol("n")
+    assert D.symbol(n).get_symbol() is n and not D.of_expr(2 * Poly.atom(n)).has_symbol()
+
+
+def test_set_symbol_refuses_to_mutate() -> None:
+    with pytest.raises(TypeError, match="with_symbol"):
+        D().set_symbol(Symbol())
+
+
+def test_merge_declares_symbols_equal() -> None:
+    a, b, c = Symbol(), Symbol(), Symbol()
+    assert not symbols.are_equal(a, b) and not symbols.are_equal(a, None)
+    merged = D.merge(D(2, 4).with_symbol(a), D(3, 8).with_symbol(b))
+    assert merged == D(3, 4) and merged.get_symbol() is a and symbols.are_equal(a, b)
+    assert D.merge(D(2).with_symbol(c), D(5).with_symbol(a)) is None and not symbols.are_equal(a, c)
+    assert D.merge(Q, D(3).with_symbol(c)).get_symbol() is c
+
+
+def test_broadcast_keeps_the_label_of_the_side_it_returns() -> None:
+    a, b = Symbol(), Symbol()
+    assert D.broadcast_merge(Q.with_symbol(a), D(2, 4).with_symbol(b)).get_symbol() is b
+    assert D.broadcast_merge(Q.with_symbol(a), Q.with_symbol(b)).get_symbol() is None
+    assert D.broadcast_merge(Q.with_symbol(a), Q.with_symbol(a)).get_symbol() is a
+    assert D.broadcast_merge(D(1).with_symbol(a), D(1).with_symbol(b)).get_symbol() is b
+    assert D.broadcast_merge(D(1).with_symbol(a), D(1)).get_symbol() is a
 
 
 def test_dimension_from_text() -> None:
@@ -262,7 +351,7 @@ def test_partial_shape_dynamic_dims() -> None:
     s = PartialShape([1, Dimension.dynamic(), 3])
     assert s.is_dynamic and s.rank == 3
     assert str(s) == "(1, ?, 3)"
-    assert s.get_min_shape() == (1, 0, 3) and s.get_max_shape() == (1, -1, 3)
+    assert s.get_min_shape() == (1, 0, 3) and s.get_max_shape() == (1, 2**63 - 1, 3)  # OpenVINO: int64 max
     with pytest.raises(ShapeError):
         s.to_shape()
 
@@ -292,6 +381,28 @@ def test_partial_shape_from_text() -> None:
     assert PartialShape("[1, ?, 1..8]") == [1, Q, iv(1, 8)]
     assert PartialShape("(2, 3)") == [2, 3]
     assert PartialShape("[...]").rank.is_dynamic and PartialShape("*").rank.is_dynamic
+    assert PartialShape("(3,)") == [3] and PartialShape("[]") == [] and PartialShape("( )") == []
+
+
+@pytest.mark.parametrize("text", ["[?,,3]", "[,]", "[1,2,]", "(,)"])
+def test_partial_shape_text_with_a_missing_dimension_is_rejected(text) -> None:
+    with pytest.raises(ValueError):
+        PartialShape(text)  # OpenVINO raises too; it silently dropped the empty field
+
+
+def test_partial_shape_from_interval_pairs() -> None:
+    assert PartialShape([(1, 10), [2, -1], 4]) == [iv(1, 10), iv(2, None), 4]
+    for bad in ([(1, 2, 3)], [("?", "?")], [range(3)]):
+        with pytest.raises(TypeError):
+            PartialShape(bad)
+
+
+def test_partial_shape_prints_both_ways() -> None:
+    s = PartialShape([1, Q, iv(0, 8), iv(2, None)])
+    assert str(s) == "(1, ?, 0..8, 2..)" and s.to_string() == "[1,?,..8,2..]"
+    assert repr(s) == "<PartialShape: [1,?,..8,2..]>" and PartialShape(s.to_string()) == s
+    assert PartialShape.dynamic().to_string() == "[...]"
+    assert repr(D(0, 10)) == "<Dimension: ..10>" and str(D(0, 10)) == "0..10"
 
 
 def test_partial_shape_compatible() -> None:
@@ -400,6 +511,52 @@ def test_partial_shape_indexing_and_setting() -> None:
     s = shape(1, 2)
     s[0] = 7
     assert s == [7, 2] and s[-1] == 2
+    assert shape(1, 2, 3)[::2] == PartialShape([1, 3]) and isinstance(shape(1, 2)[:1], PartialShape)
+    with pytest.raises(IndexError):
+        shape(1, 2)[-3]
+
+
+def test_append_and_emplace_back() -> None:
+    s = shape(2, Q)
+    s.append(5)
+    s.emplace_back(3, 5)
+    assert s == [2, Q, 5, iv(3, 5)] and s.get_dimension(-1) == iv(3, 5)
+    with pytest.raises(ShapeError):
+        PartialShape.dynamic().append(1)
+
+
+def test_copies_do_not_share_dimensions() -> None:
+    s = shape(1, 2)
+    for c in (copy.copy(s), copy.deepcopy(s)):
+        c[0] = 9
+    assert s == [1, 2]
+
+
+def test_static_shape() -> None:
+    s = Shape([1, 2, 3])
+    assert s == [1, 2, 3] and s == (1, 2, 3) and s != [1, 2] and s == PartialShape([1, 2, 3])
+    assert isinstance(s[1:], Shape) and s[::-1] == [3, 2, 1] and s[0] == 1
+    assert repr(s) == "<Shape: [1,2,3]>" and str(s) == "(1, 2, 3)" and hash(s) == hash((1, 2, 3))
+    assert PartialShape([1, 2, 3]).to_shape() == s and isinstance(PartialShape([4]).get_shape(), Shape)
+    assert Shape([D(4)]) == [4]
+    for bad, error in ((-1, ValueError), (Q, ValueError), ("3", TypeError)):
+        with pytest.raises(error):
+            Shape([bad])
+
+
+def test_pdpd_broadcast() -> None:
+    a = [2, 3, 4, 5]
+    assert shape(*a).broadcast_merge([3, 4], "pdpd", 1) == a
+    assert shape(*a).broadcast_merge([5], "pdpd") == a  # axis -1: trailing, as C++'s default
+    assert shape(Q, 3).broadcast_merge([3], "pdpd") == [Q, 3]
+    with pytest.raises(ShapeError):
+        shape(2, 3, 4, 1).broadcast_merge([2, 3, 4, 5], "pdpd")  # src may not be the larger
+    with pytest.raises(ShapeError):
+        shape(*a).broadcast_merge([3, 1], "pdpd", -2)
+    with pytest.raises(ShapeError):
+        shape(*a).broadcast_merge([4, 5], "pdpd", 3)  # runs past the end
+    with pytest.raises(ValueError):
+        shape(*a).broadcast_merge([5], "explicit")
 
 
 # The symbolic extension -------------------------------------------------------------------------

@@ -1,21 +1,29 @@
 """The shape algebra: dimensions and shapes, independent of the language.
 
-`Dimension` and `PartialShape` follow OpenVINO's API and semantics (intervals, `?`, merge,
-broadcast merge, relaxes/refines); dimensions are extended with exact symbolic polynomials
-(`n`, `2 * n + 1`, `(h - 1) // 2 + 1`). `consistency` grades a flow of one dimension into
-another as EQUAL, CHECK or NEVER; `join` is the total join used for branches.
+`Dimension`, `PartialShape`, `Shape`, `Interval` and `Symbol` follow OpenVINO's API and
+semantics (intervals saturating at int64, `?`, merge, broadcast merge with NumPy or PDPD rules,
+relaxes/refines, symbols labelling dimensions, `symbols.are_equal` / `symbols.set_equal`);
+dimensions are extended with exact symbolic polynomials (`n`, `2 * n + 1`, `(h - 1) // 2 + 1`).
+`consistency` grades a flow of one dimension into another as EQUAL, CHECK or NEVER; `join` is
+the total join used for branches.
 """
 
+from . import symbols
 from .dimension import Dimension, Grade, as_dimension, consistency, join, parse_dimension
+from .interval import INT64_MAX, Interval
 from .partial_shape import PartialShape, ShapeError, as_partial_shape, format_shape
 from .poly import FloorDiv, Poly, Symbol
+from .shape import Shape
 
 __all__ = [
     "Dimension",
     "FloorDiv",
     "Grade",
+    "INT64_MAX",
+    "Interval",
     "PartialShape",
     "Poly",
+    "Shape",
     "ShapeError",
     "Symbol",
     "as_dimension",
@@ -24,4 +32,5 @@ __all__ = [
     "format_shape",
     "join",
     "parse_dimension",
+    "symbols",
 ]

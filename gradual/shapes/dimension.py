@@ -7,9 +7,15 @@ A `Dimension` is an immutable value of one of three kinds:
 * interval: any value in an inclusive range (`1..8`, `2..`, `..8`); the full range `0..` is `?`.
 
 The interval semantics follow OpenVINO's `ov::Dimension` exactly (merge is intersection,
-`Dimension(-1)` is dynamic, `0 * ?` is `0`). Symbolic dimensions extend it: a symbol is a
-value fixed for the whole program but not known statically, so `n` merges with `?` (giving
-`n`) and with `1..8` (giving `n`), but not with `3` or `m`.
+`Dimension(-1)` is dynamic, `0 * ?` is `0`, bounds saturate at int64: see `interval.py`).
+Symbolic dimensions extend it: a symbol is a value fixed for the whole program but not known
+statically, so `n` merges with `?` (giving `n`) and with `1..8` (giving `n`), but not with `3`
+or `m`.
+
+A dimension may also carry an OpenVINO symbol as a label (`with_symbol`): a note that its size
+equals that of every dimension with an equal symbol. Labels ride along merges and broadcasts
+as in OpenVINO (`symbols.py`) and take no part in equality, hashing or printing; a symbolic
+dimension `n` is labelled by `n` itself.
 """
 
 from __future__ import annotations
@@ -17,6 +23,17 @@ from __future__ import annotations
 import enum
 from typing import Mapping, Union
 
+from . import symbols as _symbols
+from .interval import (
+    INT64_MAX,
+    Interval,
+    clip_add,
+    clip_minus,
+    clip_times,
+    saturate_lower,
+    saturate_upper,
+    upper_bound,
+)
 from .poly import INF, Ext, Poly, Symbol, int_text
 
 DimLike = Union["Dimension", int, str, Symbol, Poly, None]
@@ -37,9 +54,10 @@ class Grade(enum.Enum):
 class Dimension:
     """A dimension value; see the module docstring for its three kinds."""
 
-    __slots__ = ("_lo", "_hi", "_expr")
+    __slots__ = ("_lo", "_hi", "_expr", "_symbol")
 
     def __init__(self, *args: object) -> None:
+        self._symbol: Symbol | None = None
         if not args:
             self._set_interval(0, None)
         elif len(args) == 1:
@@ -52,7 +70,7 @@ class Dimension:
 
     def _init_one(self, value: object) -> None:
         if isinstance(value, Dimension):
-            self._lo, self._hi, self._expr = value._lo, value._hi, value._expr
+            self._lo, self._hi, self._expr, self._symbol = value._lo, value._hi, value._expr, value._symbol
         elif isinstance(value, bool) or value is None:
             raise TypeError(f"not a dimension: {value!r}")
         elif isinstance(value, int):
@@ -75,6 +93,8 @@ class Dimension:
     def _set_interval(self, lo: int, hi: int | None) -> None:
         if lo < 0 or (hi is not None and hi < lo):
             raise ValueError(f"empty or negative dimension interval {lo}..{hi}")
+        if lo != hi:
+            lo, hi = saturate_lower(lo), saturate_upper(hi)
         self._lo, self._hi, self._expr = lo, hi, None
 
     # constructors -------------------------------------------------------------------------
@@ -92,15 +112,17 @@ class Dimension:
 
     @staticmethod
     def interval(lo: int, hi: int | None) -> "Dimension":
-        """The interval `lo..hi` (hi None means unbounded); a one-point interval is static."""
+        """The interval `lo..hi` (hi None means unbounded); a one-point interval is static.
+        Bounds past int64 saturate: an upper bound of `INT64_MAX` or more is no bound."""
         lo = max(lo, 0)
-        if hi is not None and hi == lo:
-            return Dimension.static(lo)
+        if hi is not None:
+            if hi == lo:
+                return Dimension.static(lo)
+            if hi >= INT64_MAX:
+                hi = None
         if lo == 0 and hi is None:
             return _DYNAMIC
-        dim = object.__new__(Dimension)
-        dim._set_interval(lo, hi)
-        return dim
+        return _make(min(lo, INT64_MAX), hi, None)
 
     @staticmethod
     def of_expr(expr: Poly) -> "Dimension":
@@ -113,11 +135,8 @@ class Dimension:
         lo, hi = expr.bounds()
         if hi < 0:
             raise ValueError(f"a dimension cannot be negative: {expr} < 0 for every value of its symbols")
-        dim = object.__new__(Dimension)
-        dim._lo = max(0, lo) if lo != -INF else 0
-        dim._hi = None if hi == INF else max(int(hi), dim._lo)
-        dim._expr = expr
-        return dim
+        low = saturate_lower(max(0, lo) if lo != -INF else 0)
+        return _make(low, None if hi == INF else saturate_upper(max(int(hi), low)), expr)
 
     @staticmethod
     def symbol(name: str | Symbol) -> "Dimension":
@@ -205,10 +224,35 @@ class Dimension:
         """The symbols an exact dimension mentions."""
         return self._expr.symbols() if self._expr is not None else set()
 
+    def get_interval(self) -> Interval:
+        """The bounds as an OpenVINO `Interval` (no upper bound is `Interval.s_max`)."""
+        return Interval(min(self._lo, INT64_MAX), upper_bound(self._hi))
+
+    # OpenVINO symbols (labels) -------------------------------------------------------------
+    def get_symbol(self) -> Symbol | None:
+        """The symbol labelling this dimension: its label, or the symbol a symbolic dimension
+        `n` is; None when there is none."""
+        if self._symbol is not None:
+            return self._symbol
+        return _lone_symbol(self._expr) if self._expr is not None else None
+
+    def has_symbol(self) -> bool:
+        """Whether a symbol labels this dimension."""
+        return self.get_symbol() is not None
+
+    def with_symbol(self, symbol: Symbol | None) -> "Dimension":
+        """The same dimension labelled by `symbol` (None removes the label)."""
+        return _make(self._lo, self._hi, self._expr, symbol)
+
+    def set_symbol(self, symbol: Symbol | None) -> None:
+        """Not available: dimensions are immutable values (SPEC 4), so labelling one in place
+        would relabel every shape that shares it. Use `d = d.with_symbol(symbol)`."""
+        raise TypeError("dimensions are immutable: use `d = d.with_symbol(symbol)` instead of `d.set_symbol(symbol)`")
+
     # relations (OpenVINO semantics, extended to symbols) ----------------------------------
     def compatible(self, other: DimLike) -> bool:
         """Whether the two can be merged."""
-        return Dimension.merge(self, as_dimension(other)) is not None
+        return _merge_values(self, as_dimension(other)) is not None
 
     def relaxes(self, other: DimLike) -> bool:
         """Whether every value `other` allows, this allows too."""
@@ -228,59 +272,63 @@ class Dimension:
 
     @staticmethod
     def merge(a: DimLike, b: DimLike) -> "Dimension | None":
-        """The most permissive dimension refining both, or None when they conflict."""
+        """The most permissive dimension refining both, or None when they conflict.
+
+        Labels merge as in OpenVINO: the two symbols are declared equal, and the result keeps
+        the left one (the right one if only it is there)."""
         a, b = as_dimension(a), as_dimension(b)
-        if a.is_exact and b.is_exact:
-            return a if a.expr == b.expr else None
-        if a.is_exact or b.is_exact:
-            exact, other = (a, b) if a.is_exact else (b, a)
-            return exact if _intervals_overlap(exact.bounds(), other.bounds()) else None
-        lo = max(a._lo, b._lo)
-        hi = _min_hi(a._hi, b._hi)
-        if hi is not None and hi < lo:
-            return None
-        return Dimension.interval(lo, hi)
+        merged = _merge_values(a, b)
+        if merged is None or (a._symbol is None and b._symbol is None):
+            return merged  # unlabelled: a symbolic side, if any, is the result and its label
+        left, right = a.get_symbol(), b.get_symbol()
+        _symbols.set_equal(left, right)
+        return _labelled(merged, _symbols.merge_symbols(left, right))
 
     @staticmethod
     def broadcast_merge(a: DimLike, b: DimLike) -> "Dimension | None":
         """NumPy broadcasting of two dims, or None when they cannot broadcast.
 
-        As OpenVINO's `Dimension::broadcast_merge`: a static 1 yields the other side; a side
-        that may be 1 (an interval containing 1) yields the other side; when both may be 1
-        the result is their hull (`?` with `1..3` is `?`: either side may be the 1);
-        otherwise the two merge. An exact symbol is not known to be 1, so `n` with `?` is
-        `n` (the `?` must be 1 or `n`), and `n` with `3` conflicts, as in `merge`.
+        As OpenVINO's `Dimension::broadcast_merge`: a side that may be 1 (a static 1, or an
+        interval containing 1) yields the other side; when both may be 1 the result is their
+        hull (`?` with `1..3` is `?`: either side may be the 1; the hull keeps a label only
+        where OpenVINO does); otherwise the two merge. An exact symbol is not known to be 1,
+        so `n` with `?` is `n` (the `?` must be 1 or `n`), and `n` with `3` conflicts, as in
+        `merge`.
         """
         a, b = as_dimension(a), as_dimension(b)
-        if a.is_static and a._lo == 1:
+        a_one, b_one = _may_be_one(a), _may_be_one(b)
+        if a_one and b_one:
+            hull = Dimension.interval(min(a._lo, b._lo), _max_hi(a._hi, b._hi))
+            if a._symbol is None and b._symbol is None:
+                return hull
+            return _labelled(hull, _symbols.merge_symbols(a._symbol, b._symbol, hull.is_static))
+        if a_one:
             return b
-        if b.is_static and b._lo == 1:
-            return a
-        a_has_1 = a.is_interval and a.contains_value(1)
-        b_has_1 = b.is_interval and b.contains_value(1)
-        if a_has_1 and b_has_1:
-            return Dimension.interval(min(a._lo, b._lo), _max_hi(a._hi, b._hi))
-        if a_has_1:
-            return b
-        if b_has_1:
+        if b_one:
             return a
         return Dimension.merge(a, b)
 
     def __and__(self, other: DimLike) -> "Dimension":
-        """Intersection of the bounds (OpenVINO `operator&`); exact dims keep their value."""
-        merged = Dimension.merge(self, as_dimension(other))
+        """Intersection of the bounds (OpenVINO `operator&`, unlabelled); exact dims keep
+        their value."""
+        merged = _merge_values(self, as_dimension(other))
         if merged is None:
             raise ValueError(f"dimensions {self} and {other} do not intersect")
-        return merged
+        return merged if merged._symbol is None else merged.with_symbol(None)
 
     # arithmetic ---------------------------------------------------------------------------
     def __add__(self, other: DimLike) -> "Dimension":
-        """Sum; intervals add bound by bound (`2..3 + 4..5` is `6..8`), as OpenVINO."""
+        """Sum; intervals add bound by bound (`2..3 + 4..5` is `6..8`) and saturate at int64,
+        as OpenVINO. Adding 0 keeps the dimension (and its label)."""
         other = as_dimension(other)
+        if _is_size(other, 0):
+            return self
+        if _is_size(self, 0):
+            return other
         if self.is_exact and other.is_exact:
             return Dimension.of_expr(self.expr + other.expr)
-        lo = self._lo + other._lo
-        return Dimension.interval(lo, None if self._hi is None or other._hi is None else self._hi + other._hi)
+        (alo, ahi), (blo, bhi) = self._bounds64(), other._bounds64()
+        return Dimension.interval(clip_add(alo, blo), saturate_upper(clip_add(ahi, bhi)))
 
     __radd__ = __add__
 
@@ -289,31 +337,39 @@ class Dimension:
         difference that is provably negative (`5 - 7`, `0 - n - 1`) raises ValueError
         instead of clipping, so the checker can report it."""
         other = as_dimension(other)
+        if _is_size(other, 0):
+            return self
         if self.is_exact and other.is_exact:
             diff = self.expr - other.expr
             if diff.is_const() and diff.const_value() < 0:
                 raise ValueError(f"dimension {self} - {other} is negative")
             return Dimension.of_expr(diff)
-        lo = 0 if other._hi is None else max(0, self._lo - other._hi)
-        hi = None if self._hi is None else max(0, self._hi - other._lo)
-        return Dimension.interval(lo, hi)
+        (alo, ahi), (blo, bhi) = self._bounds64(), other._bounds64()
+        return Dimension.interval(clip_minus(alo, bhi), saturate_upper(clip_minus(ahi, blo)))
 
     def __rsub__(self, other: DimLike) -> "Dimension":
         return as_dimension(other) - self
 
     def __mul__(self, other: DimLike) -> "Dimension":
-        """Product; `0 * ?` is `0`, intervals multiply bound by bound, as OpenVINO."""
+        """Product; `0 * ?` is `0`, intervals multiply bound by bound and saturate at int64,
+        as OpenVINO. Multiplying by 1 keeps the dimension (and its label)."""
         other = as_dimension(other)
-        if (self.is_static and self._lo == 0) or (other.is_static and other._lo == 0):
+        if _is_size(other, 1):
+            return self
+        if _is_size(self, 1):
+            return other
+        if _is_size(self, 0) or _is_size(other, 0):
             return Dimension.static(0)
         if self.is_exact and other.is_exact:
             return Dimension.of_expr(self.expr * other.expr)
-        lo = self._lo * other._lo
-        if self._hi is None or other._hi is None:
-            return Dimension.interval(lo, None)
-        return Dimension.interval(lo, self._hi * other._hi)
+        (alo, ahi), (blo, bhi) = self._bounds64(), other._bounds64()
+        return Dimension.interval(clip_times(alo, blo), saturate_upper(clip_times(ahi, bhi)))
 
     __rmul__ = __mul__
+
+    def _bounds64(self) -> tuple[int, int]:
+        """(min, max) in OpenVINO's convention: no upper bound is `INT64_MAX`."""
+        return self._lo, upper_bound(self._hi)
 
     def __floordiv__(self, other: DimLike) -> "Dimension":
         """Python floor division (`5..9 // 2` is `2..4`; OpenVINO's `/` differs: it rounds
@@ -334,6 +390,25 @@ class Dimension:
         hi = None if self._hi is None else self._hi // max(other._lo, 1)
         return Dimension.interval(lo, hi)
 
+    def __truediv__(self, other: DimLike) -> "Dimension":
+        """Exact division by a static divisor, as OpenVINO's `operator/`: the quotients of
+        the sizes the divisor divides (`5..9 / 2` is `3..4`, `n * 4 / 2` is `n * 2`). Where
+        no size is divisible OpenVINO gives an empty dimension; there is none here, so that
+        raises ValueError (`23 / 3`)."""
+        other = as_dimension(other)
+        if not other.is_static or other._lo == 0:
+            raise ValueError(f"a dimension can only be divided by a positive static size, not {other}")
+        den = other._lo
+        if den == 1:
+            return self
+        exact = self.exact_div(other)
+        if exact is not None:
+            return exact
+        lo, hi = -(-self._lo // den), None if self._hi is None else self._hi // den
+        if self.is_static or (hi is not None and hi < lo):
+            raise ValueError(f"no size of {self} is divisible by {den}")
+        return Dimension.interval(lo, hi)
+
     def exact_div(self, other: DimLike) -> "Dimension | None":
         """`self / other` when it is provably exact (divisible), else None."""
         other = as_dimension(other)
@@ -350,7 +425,11 @@ class Dimension:
 
     # identity and printing ----------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
+        """Value equality (labels take no part); an int compares with a static dimension,
+        and -1 with `?` as in OpenVINO."""
         if isinstance(other, int) and not isinstance(other, bool):
+            if other == -1:
+                return self._expr is None and self._lo == 0 and self._hi is None
             return self._expr is None and self._lo == self._hi == other
         if not isinstance(other, Dimension):
             return NotImplemented
@@ -359,6 +438,8 @@ class Dimension:
     def __hash__(self) -> int:
         if self._expr is None and self._lo == self._hi:
             return hash(self._lo)
+        if self._expr is None and self._lo == 0 and self._hi is None:
+            return hash(-1)
         return hash((self._lo, self._hi, self._expr))
 
     def __int__(self) -> int:
@@ -367,7 +448,16 @@ class Dimension:
     def __index__(self) -> int:
         return self.get_length()
 
+    def __len__(self) -> int:
+        """The size of a static dimension, as OpenVINO's `len(dim)` (ValueError otherwise)."""
+        return self.get_length()
+
+    def __bool__(self) -> bool:
+        """Always true: a dimension is a value, not a container (even `Dimension(0)`)."""
+        return True
+
     def __str__(self) -> str:
+        """The dimension as gradual's type syntax writes it: `3`, `?`, `0..8`, `2..`, `n + 1`."""
         if self._expr is not None:
             return str(self._expr)
         if self._lo == self._hi:
@@ -376,8 +466,14 @@ class Dimension:
             return "?" if self._lo == 0 else f"{int_text(self._lo)}.."
         return f"{int_text(self._lo)}..{int_text(self._hi)}"
 
+    def to_string(self) -> str:
+        """The dimension as OpenVINO prints it: like `str`, but `..8` for `0..8`."""
+        if self._expr is None and self._lo == 0 and self._hi is not None and self._hi != 0:
+            return f"..{int_text(self._hi)}"
+        return str(self)
+
     def __repr__(self) -> str:
-        return f"Dimension({self})"
+        return f"<Dimension: {self.to_string()}>"
 
 
 def _bound_arg(value: object, default: int | None) -> int | None:
@@ -388,6 +484,52 @@ def _bound_arg(value: object, default: int | None) -> int | None:
     if value < 0:
         raise ValueError(f"an interval bound cannot be negative: {value}")
     return value
+
+
+def _make(lo: int, hi: int | None, expr: Poly | None, symbol: Symbol | None = None) -> Dimension:
+    """A dimension from its fields, unchecked."""
+    dim = object.__new__(Dimension)
+    dim._lo, dim._hi, dim._expr, dim._symbol = lo, hi, expr, symbol
+    return dim
+
+
+def _is_size(d: Dimension, size: int) -> bool:
+    """Whether `d` is the static size `size` (the fast `d == size`)."""
+    return d._lo == size and d._hi == size and d._expr is None
+
+
+def _merge_values(a: Dimension, b: Dimension) -> Dimension | None:
+    """The merge of two values (see `Dimension.merge`), labels aside."""
+    if a.is_exact and b.is_exact:
+        return a if a.expr == b.expr else None
+    if a.is_exact or b.is_exact:
+        exact, other = (a, b) if a.is_exact else (b, a)
+        return exact if _intervals_overlap(exact.bounds(), other.bounds()) else None
+    lo = max(a._lo, b._lo)
+    hi = _min_hi(a._hi, b._hi)
+    if hi is not None and hi < lo:
+        return None
+    return Dimension.interval(lo, hi)
+
+
+def _labelled(dim: Dimension, symbol: Symbol | None) -> Dimension:
+    """`dim` labelled by `symbol`, reusing `dim` when it already is."""
+    return dim if dim.get_symbol() is symbol else dim.with_symbol(symbol)
+
+
+def _may_be_one(d: Dimension) -> bool:
+    """A static 1, or an interval containing 1 (an exact symbol is not known to be 1)."""
+    return d._expr is None and d._lo <= 1 and (d._hi is None or d._hi >= 1)
+
+
+def _lone_symbol(expr: Poly) -> Symbol | None:
+    """The symbol `expr` is, if it is just one symbol."""
+    if len(expr.terms) != 1:
+        return None
+    mono, coeff = expr.terms[0]
+    if coeff == 1 and len(mono) == 1 and isinstance(mono[0], Symbol):
+        return mono[0]
+    return None
 
 
 def _min_hi(a: int | None, b: int | None) -> int | None:
@@ -410,25 +552,30 @@ def _interval_contains(outer: tuple[Ext, Ext], inner: tuple[Ext, Ext]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-_DYNAMIC = object.__new__(Dimension)
-_DYNAMIC._lo, _DYNAMIC._hi, _DYNAMIC._expr = 0, None, None
-_SMALL = []
-for _v in range(1025):
-    _d = object.__new__(Dimension)
-    _d._lo = _d._hi = _v
-    _d._expr = None
-    _SMALL.append(_d)
+_DYNAMIC = _make(0, None, None)
+_SMALL = [_make(v, v, None) for v in range(1025)]
 
 
-def as_dimension(value: DimLike) -> Dimension:
-    """Coerce ints, strings, symbols and None (`?`) to a Dimension."""
+def as_dimension(value: "DimLike | tuple[int, int] | list[int]") -> Dimension:
+    """Coerce ints, strings, symbols, None (`?`) and `(min, max)` pairs (as OpenVINO's
+    Python API reads them; -1 for no bound) to a Dimension."""
     if isinstance(value, Dimension):
         return value
     if value is None:
         return _DYNAMIC
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(_SMALL):
         return _SMALL[value]
+    if isinstance(value, (tuple, list)):
+        return _interval_pair(value)
     return Dimension(value)
+
+
+def _interval_pair(pair: "tuple | list") -> Dimension:
+    if len(pair) != 2:
+        raise TypeError(f"an interval dimension is a pair (min, max), but {len(pair)} elements were given")
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in pair):
+        raise TypeError(f"the bounds of an interval dimension are ints, not {pair!r}")
+    return Dimension(*pair)
 
 
 def parse_dimension(text: str) -> Dimension:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from .dimension import DimLike, Dimension, as_dimension
+from .interval import upper_bound
+from .shape import Shape
 
 
 class ShapeError(ValueError):
@@ -14,8 +16,10 @@ class ShapeError(ValueError):
 class PartialShape:
     """A shape whose rank is static (a list of dimensions) or dynamic (`*`).
 
-    Mutable like its OpenVINO counterpart: `merge_into`, `broadcast_merge_into` and
-    `merge_rank` update the shape in place; `merge` and `broadcast_merge` return new shapes.
+    Mutable like its OpenVINO counterpart: `merge_into`, `broadcast_merge_into`,
+    `merge_rank`, item assignment, `append` and `emplace_back` update the shape in place;
+    `merge` and `broadcast_merge` return new shapes. `str()` writes the shape in gradual's
+    type syntax (`(1, ?, 3)`), `to_string()` as OpenVINO does (`[1,?,3]`).
     """
 
     __slots__ = ("_dims",)
@@ -57,23 +61,28 @@ class PartialShape:
         """The dimensions, or None for dynamic rank."""
         return None if self._dims is None else tuple(self._dims)
 
-    def to_shape(self) -> tuple[int, ...]:
+    def get_dimension(self, index: int) -> Dimension:
+        """The dimension at `index` (negative counts from the end), as OpenVINO."""
+        return self[index]
+
+    def to_shape(self) -> Shape:
         """The concrete shape; ShapeError if any dimension or the rank is dynamic."""
         if not self.is_static:
             raise ShapeError(f"to_shape was called on the dynamic shape {self}")
-        return tuple(d.get_length() for d in self._dims)  # type: ignore[union-attr]
+        return Shape(d.get_length() for d in self._dims)  # type: ignore[union-attr]
 
-    def get_shape(self) -> tuple[int, ...]:
+    def get_shape(self) -> Shape:
         """Alias of to_shape, as OpenVINO."""
         return self.to_shape()
 
-    def get_min_shape(self) -> tuple[int, ...]:
+    def get_min_shape(self) -> Shape:
         """Lower bound of every dimension (empty for dynamic rank)."""
-        return () if self._dims is None else tuple(d.get_min_length() for d in self._dims)
+        return Shape() if self._dims is None else Shape(d.min_length for d in self._dims)
 
-    def get_max_shape(self) -> tuple[int, ...]:
-        """Upper bound of every dimension, -1 when unbounded (empty for dynamic rank)."""
-        return () if self._dims is None else tuple(d.get_max_length() for d in self._dims)
+    def get_max_shape(self) -> Shape:
+        """Upper bound of every dimension, the int64 maximum when unbounded as in OpenVINO
+        (empty for dynamic rank)."""
+        return Shape() if self._dims is None else Shape(upper_bound(d.max_length) for d in self._dims)
 
     def all_non_negative(self) -> bool:
         """Always true: dimensions cannot be negative here."""
@@ -151,17 +160,23 @@ class PartialShape:
 
     @staticmethod
     def broadcast_merge_into(
-        dst: "PartialShape", src: "PartialShape | Iterable[DimLike]", autob: str = "numpy"
+        dst: "PartialShape", src: "PartialShape | Iterable[DimLike]", autob: str = "numpy", axis: int = -1
     ) -> bool:
-        """NumPy-broadcast `src` into `dst` in place (autob "none" leaves dst as is)."""
-        if autob.lower() == "none":
+        """Broadcast `src` into `dst` in place, as OpenVINO's `broadcast_merge_into` with
+        `AutoBroadcastSpec(autob, axis)`: "numpy" aligns the trailing dims; "pdpd" (PaddlePaddle)
+        lays `src` over `dst` from dim `axis` (-1: trailing) and `src` must not be the larger;
+        "none" leaves `dst` as is. False (dst unspecified) when they conflict."""
+        kind = autob.lower()
+        if kind == "none":
             return True
-        if autob.lower() != "numpy":
+        if kind not in ("numpy", "pdpd"):
             raise ValueError(f"unsupported broadcast kind {autob!r}")
         src = as_partial_shape(src)
         if dst._dims is None or src._dims is None:
             dst._dims = None
             return True
+        if kind == "pdpd":
+            return _pdpd_broadcast_into(dst._dims, src._dims, axis)
         rank = max(len(dst._dims), len(src._dims))
         padded_dst = [Dimension.static(1)] * (rank - len(dst._dims)) + dst._dims
         padded_src = [Dimension.static(1)] * (rank - len(src._dims)) + src._dims
@@ -174,10 +189,13 @@ class PartialShape:
         dst._dims = merged_dims
         return success
 
-    def broadcast_merge(self, other: "PartialShape | Iterable[DimLike]") -> "PartialShape":
-        """The NumPy broadcast of two shapes; ShapeError when they conflict."""
+    def broadcast_merge(
+        self, other: "PartialShape | Iterable[DimLike]", autob: str = "numpy", axis: int = -1
+    ) -> "PartialShape":
+        """The broadcast of two shapes (see `broadcast_merge_into`); ShapeError when they
+        conflict."""
         result = PartialShape(self._dims)
-        if not PartialShape.broadcast_merge_into(result, other):
+        if not PartialShape.broadcast_merge_into(result, other, autob, axis):
             raise ShapeError(f"shapes {self} and {as_partial_shape(other)} do not broadcast")
         return result
 
@@ -193,11 +211,28 @@ class PartialShape:
     def __iter__(self) -> Iterator[Dimension]:
         return iter(self._static_dims())
 
-    def __getitem__(self, index: int) -> Dimension:
+    def __getitem__(self, index: "int | slice") -> "Dimension | PartialShape":
+        """The dimension at `index`, or the shape of a slice (`shape[::2]`)."""
+        if isinstance(index, slice):
+            return PartialShape(self._static_dims()[index])
         return self._static_dims()[index]
 
     def __setitem__(self, index: int, value: DimLike) -> None:
         self._static_dims()[index] = as_dimension(value)
+
+    def append(self, dim: DimLike) -> None:
+        """Add a dimension at the end (the shape must have static rank)."""
+        self._static_dims().append(as_dimension(dim))
+
+    def emplace_back(self, *args: object) -> None:
+        """Add `Dimension(*args)` at the end, as OpenVINO's `emplace_back(3, 5)`."""
+        self.append(Dimension(*args))
+
+    def __copy__(self) -> "PartialShape":
+        return PartialShape(self)
+
+    def __deepcopy__(self, memo: dict) -> "PartialShape":
+        return PartialShape(self)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, tuple)):
@@ -212,8 +247,14 @@ class PartialShape:
     def __str__(self) -> str:
         return format_shape(self.dims)
 
+    def to_string(self) -> str:
+        """The shape as OpenVINO prints it: `[1,?,..8]`, `[...]` for dynamic rank."""
+        if self._dims is None:
+            return "[...]"
+        return "[" + ",".join(d.to_string() for d in self._dims) + "]"
+
     def __repr__(self) -> str:
-        return f"PartialShape({self})"
+        return f"<PartialShape: {self.to_string()}>"
 
 
 def format_shape(dims: tuple[Dimension, ...] | None) -> str:
@@ -232,11 +273,38 @@ def as_partial_shape(value: "PartialShape | Iterable[DimLike] | None") -> Partia
     return PartialShape(value)
 
 
+def _pdpd_broadcast_into(dst: list[Dimension], src: list[Dimension], axis: int) -> bool:
+    """PaddlePaddle broadcasting of `src` into `dst` from dim `axis`, in place."""
+    if len(src) > len(dst) or axis < -1:
+        return False
+    start = len(dst) - len(src) if axis == -1 else axis
+    if start + len(src) > len(dst):
+        return False
+    success = True
+    for i, s in enumerate(src):
+        d = dst[start + i]
+        if d.is_static and s.is_static and s.get_length() > d.get_length():
+            return False
+        merged = Dimension.broadcast_merge(d, s)
+        success &= merged is not None
+        if merged is not None:
+            dst[start + i] = merged
+    return success
+
+
 def _parse_shape_text(text: str) -> list[Dimension] | None:
+    """`[1,?,3]` and `[...]` (OpenVINO's text), `(1, ?, 3)`, `(3,)` and `*` (gradual's)."""
     text = text.strip()
-    if text in ("*", "...", "[...]"):
+    tuple_form = text[:1] == "(" and text[-1:] == ")"
+    if tuple_form or (text[:1] == "[" and text[-1:] == "]"):
+        text = text[1:-1].strip()
+    if text in ("*", "..."):
         return None
-    if text[:1] in "([" and text[-1:] in ")]":
-        text = text[1:-1]
-    parts = [p for p in (s.strip() for s in text.split(",")) if p]
+    if not text:
+        return []
+    parts = [p.strip() for p in text.split(",")]
+    if tuple_form and len(parts) > 1 and not parts[-1]:
+        parts.pop()  # `(3,)`, a shape of rank 1
+    if not all(parts):
+        raise ValueError(f"cannot read {text!r} as a shape: a dimension is missing between commas")
     return [Dimension(p) for p in parts]

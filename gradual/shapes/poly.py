@@ -24,19 +24,22 @@ class Symbol:
 
     Two symbols are the same only if they are the same object: `n` in one function and `n`
     in another are different symbols that print alike. `Symbol.named` interns by name, for
-    library users who build dimensions by hand.
+    library users who build dimensions by hand; `Symbol()` makes an anonymous one (OpenVINO's
+    `ov.Symbol()`). Equalities declared between symbols OpenVINO-style (`symbols.set_equal`)
+    live in `_parent` and never change what a polynomial is.
     """
 
-    __slots__ = ("name", "uid", "lo", "hi", "_poly")
+    __slots__ = ("name", "uid", "lo", "hi", "_poly", "_parent")
     _uids = itertools.count(1)
     _by_name: dict[str, "Symbol"] = {}
 
-    def __init__(self, name: str, lo: int = 0, hi: int | None = None) -> None:
-        self.name = name
+    def __init__(self, name: str | None = None, lo: int = 0, hi: int | None = None) -> None:
         self.uid = next(Symbol._uids)
+        self.name = f"s{self.uid}" if name is None else name
         self.lo = lo
         self.hi = hi
         self._poly: "Poly | None" = None
+        self._parent: "Symbol | None" = None
 
     @classmethod
     def named(cls, name: str) -> "Symbol":
