@@ -12,13 +12,14 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from gradual import Dimension, PartialShape, ShapeError
-from gradual.shapes import Grade, Poly, Symbol, consistency, join
+from gradual import Dimension, PartialShape, Shape, ShapeError
+from gradual.shapes import Grade, Poly, Symbol, consistency, join, symbols
 from gradual.syntax import ast
 from gradual.syntax.parser import parse
 
 SETTINGS = settings(max_examples=200, deadline=None)
 CHEAP = settings(max_examples=500, deadline=None)
+LIGHT = settings(max_examples=100, deadline=None)  # the OpenVINO-parity laws: many, each narrow
 
 N, M, K = Symbol("n"), Symbol("m"), Symbol("k")
 PN, PM = Poly.atom(N), Poly.atom(M)
@@ -423,3 +424,172 @@ def test_symbolic_dimension_arithmetic_stays_exact(p, other) -> None:
         assert (d + other).expr == p + other.get_length()
     else:
         assert (d + other).is_interval
+
+
+# int64 saturation ---------------------------------------------------------------------------------
+INT64_MAX = 2**63 - 1
+#: sizes around 0, around int64's maximum and far past it
+wide_sizes = st.one_of(st.integers(0, 40), st.integers(INT64_MAX - 40, INT64_MAX + 40), st.integers(0, 2**70))
+
+
+@st.composite
+def wide_dims(draw) -> Dimension:
+    """Static sizes and intervals whose bounds may lie near or past int64's maximum."""
+    lo = draw(wide_sizes)
+    if draw(st.booleans()):
+        return Dimension(lo)
+    hi = draw(st.one_of(st.none(), st.integers(lo, lo + 2**70)))
+    return Dimension.interval(lo, hi)
+
+
+def _saturated(d: Dimension) -> bool:
+    return d.is_static or (d.get_min_length() <= INT64_MAX and (d.max_length is None or d.max_length < INT64_MAX))
+
+
+@LIGHT
+@given(wide_dims(), wide_dims())
+def test_interval_bounds_never_pass_int64_and_stay_sound(a, b) -> None:
+    """Every non-static result saturates, and still holds each combination of the operands'
+    finite bounds that int64 can hold (saturating only ever widens)."""
+    corners = [(x, y) for x in {a.min_length, a.max_length} for y in {b.min_length, b.max_length}
+               if x is not None and y is not None]
+    for op, combine in ((lambda p, q: p + q, lambda x, y: x + y), (lambda p, q: p * q, lambda x, y: x * y)):
+        result = op(a, b)
+        assert _saturated(result)
+        assert all(result.contains_value(combine(x, y)) for x, y in corners if combine(x, y) < INT64_MAX)
+    if not (a.is_static and b.is_static):
+        difference = a - b
+        assert _saturated(difference)
+        assert all(difference.contains_value(max(0, x - y)) for x, y in corners if x < INT64_MAX)
+    for combined in (Dimension.merge(a, b), Dimension.broadcast_merge(a, b), join(a, b)):
+        assert combined is None or _saturated(combined)
+
+
+#: lower bounds of OpenVINO's non-empty intervals (a lower bound of `s_max` is its empty one)
+in_range = st.one_of(st.integers(0, 40), st.integers(INT64_MAX - 40, INT64_MAX - 1))
+
+
+@st.composite
+def int64_intervals(draw) -> Dimension:
+    lo = draw(in_range)
+    return Dimension(lo, draw(st.one_of(st.just(-1), st.integers(lo, INT64_MAX))))
+
+
+@LIGHT
+@given(int64_intervals(), int64_intervals())
+def test_dimension_arithmetic_agrees_with_openvino_intervals(a, b) -> None:
+    """Dimension's interval arithmetic is `Interval`'s (OpenVINO's `ov::Interval`), bound for
+    bound, saturation included."""
+    assume(not (a.is_static and b.is_static))
+    assert (a + b).get_interval() == a.get_interval() + b.get_interval()
+    assert (a - b).get_interval() == a.get_interval() - b.get_interval()
+    assert (a * b).get_interval() == a.get_interval() * b.get_interval()
+    merged = Dimension.merge(a, b)
+    meet = a.get_interval() & b.get_interval()
+    assert (merged is None) == meet.empty() and (merged is None or merged.get_interval() == meet)
+
+
+# OpenVINO symbols -----------------------------------------------------------------------------------
+labels = st.sampled_from(["a", "b", None, "shared"])
+
+
+def label(d: Dimension, name, table: dict) -> Dimension:
+    """`d` labelled by the symbol called `name` in `table` (made on first use)."""
+    return d if name is None else d.with_symbol(table.setdefault(name, Symbol(name)))
+
+
+@LIGHT
+@given(any_dims, any_dims, labels, labels)
+def test_labels_never_change_values(a, b, la, lb) -> None:
+    table: dict = {}
+    la_, lb_ = label(a, la, table), label(b, lb, table)
+    assert la_ == a and hash(la_) == hash(a) and str(la_) == str(a)
+    assert Dimension.merge(la_, lb_) == Dimension.merge(a, b)
+    assert Dimension.broadcast_merge(la_, lb_) == Dimension.broadcast_merge(a, b)
+
+
+@LIGHT
+@given(any_dims, any_dims, labels, labels)
+def test_merge_makes_the_symbols_equal_and_keeps_one(a, b, la, lb) -> None:
+    table: dict = {}
+    a, b = label(a, la, table), label(b, lb, table)
+    sa, sb = a.get_symbol(), b.get_symbol()
+    merged = Dimension.merge(a, b)
+    if merged is None:
+        return
+    assert merged.get_symbol() in {s for s in (sa, sb) if s is not None} | ({None} if sa is sb is None else set())
+    if sa is not None and sb is not None:
+        assert symbols.are_equal(sa, sb)
+        assert symbols.are_equal(merged.get_symbol(), sa) and symbols.are_equal(merged.get_symbol(), sb)
+
+
+@LIGHT
+@given(any_dims, any_dims, labels, labels)
+def test_merge_commutes_up_to_equal_symbols(a, b, la, lb) -> None:
+    table: dict = {}
+    a, b = label(a, la, table), label(b, lb, table)
+    ab, ba = Dimension.merge(a, b), Dimension.merge(b, a)
+    assert ab == ba
+    if ab is not None and ab.has_symbol():
+        assert symbols.are_equal(ab.get_symbol(), ba.get_symbol())
+
+
+@LIGHT
+@given(any_dims, any_dims, labels, labels)
+def test_broadcast_keeps_an_input_symbol_or_none(a, b, la, lb) -> None:
+    table: dict = {}
+    a, b = label(a, la, table), label(b, lb, table)
+    result = Dimension.broadcast_merge(a, b)
+    if result is None:
+        return
+    assert result.get_symbol() in (a.get_symbol(), b.get_symbol(), None)
+    if a.get_symbol() is not None and a.get_symbol() is b.get_symbol():
+        assert result.get_symbol() is a.get_symbol(), "one symbol on both sides survives"
+
+
+@LIGHT
+@given(any_dims, labels)
+def test_broadcast_with_an_unlabelled_one_keeps_value_and_label(d, name) -> None:
+    d = label(d, name, {})
+    for result in (Dimension.broadcast_merge(d, 1), Dimension.broadcast_merge(1, d)):
+        assert result == d and result.get_symbol() is d.get_symbol()
+
+
+@LIGHT
+@given(same_rank_shapes(any_dims, 2), st.lists(labels, min_size=3, max_size=3), st.lists(labels, min_size=3, max_size=3))
+def test_shape_merge_links_the_symbols_of_each_dim(ab, la, lb) -> None:
+    table: dict = {}
+    a = PartialShape([label(d, n, table) for d, n in zip(ab[0], la)])
+    b = PartialShape([label(d, n, table) for d, n in zip(ab[1], lb)])
+    dst = PartialShape(a)
+    if not PartialShape.merge_into(dst, b):
+        return
+    for x, y, m in zip(a, b, dst):
+        for s in (x.get_symbol(), y.get_symbol()):
+            assert s is None or symbols.are_equal(m.get_symbol(), s)
+
+
+# PDPD broadcasting, text forms, static shapes ----------------------------------------------------------
+@LIGHT
+@given(shapes(interval_dims), shapes(interval_dims))
+def test_pdpd_with_trailing_axis_agrees_with_numpy(dst, src) -> None:
+    """PaddlePaddle broadcasting of a no-larger shape at the trailing dims, where it succeeds,
+    is NumPy broadcasting."""
+    pdpd = PartialShape(dst)
+    if PartialShape.broadcast_merge_into(pdpd, src, "pdpd"):
+        assert pdpd == dst.broadcast_merge(src)
+
+
+@LIGHT
+@given(shapes(interval_dims))
+def test_openvino_text_round_trips(s) -> None:
+    assert PartialShape(s.to_string()) == s
+    assert all(Dimension(d.to_string()) == d for d in (s if s.rank.is_static else []))
+
+
+@LIGHT
+@given(st.lists(st.integers(0, 2**70), max_size=4))
+def test_static_shapes_are_tuples_that_compare_with_lists(sizes) -> None:
+    s = Shape(sizes)
+    assert s == sizes and s == tuple(sizes) and PartialShape(s).to_shape() == s and hash(s) == hash(tuple(sizes))
+    assert PartialShape(sizes).get_min_shape() == sizes == PartialShape(sizes).get_max_shape()
