@@ -73,6 +73,8 @@ def test_bad_dimensions_are_rejected() -> None:
         D(True)
     with pytest.raises(TypeError):
         D(1, 2, 3)
+    with pytest.raises(ValueError):
+        D.interval(5, 3)
 
 
 def test_get_length_of_dynamic_raises() -> None:

@@ -116,8 +116,10 @@ class Dimension:
         Bounds past int64 saturate: an upper bound of `INT64_MAX` or more is no bound."""
         lo = max(lo, 0)
         if hi is not None:
-            if hi == lo:
-                return Dimension.static(lo)
+            if hi <= lo:
+                if hi == lo:
+                    return Dimension.static(lo)
+                raise ValueError(f"empty dimension interval {lo}..{hi}")
             if hi >= INT64_MAX:
                 hi = None
         if lo == 0 and hi is None:
