@@ -48,21 +48,21 @@ def full(fill_value: np.ndarray, *, shape: Sequence[int], dtype: str) -> np.ndar
 
 
 @kernel("dyn.zeros")
-def dyn_zeros(shape: np.ndarray, *, dtype: str) -> np.ndarray:
+def dyn_zeros(target: np.ndarray, *, dtype: str) -> np.ndarray:
     """Zeros of a shape given as a tensor."""
-    return np.zeros(_shape_of_tensor(shape), dtype=dtype)
+    return np.zeros(_shape_of_tensor(target), dtype=dtype)
 
 
 @kernel("dyn.ones")
-def dyn_ones(shape: np.ndarray, *, dtype: str) -> np.ndarray:
+def dyn_ones(target: np.ndarray, *, dtype: str) -> np.ndarray:
     """Ones of a shape given as a tensor."""
-    return np.ones(_shape_of_tensor(shape), dtype=dtype)
+    return np.ones(_shape_of_tensor(target), dtype=dtype)
 
 
 @kernel("dyn.full")
-def dyn_full(fill_value: np.ndarray, shape: np.ndarray, *, dtype: str) -> np.ndarray:
+def dyn_full(fill_value: np.ndarray, target: np.ndarray, *, dtype: str) -> np.ndarray:
     """A scalar repeated to a shape given as a tensor."""
-    return np.full(_shape_of_tensor(shape), fill_value, dtype=dtype or fill_value.dtype)
+    return np.full(_shape_of_tensor(target), fill_value, dtype=dtype or fill_value.dtype)
 
 
 @kernel("shape_of")
