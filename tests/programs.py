@@ -365,8 +365,13 @@ def render_def(d: Definition, variant: Variant, program: Program) -> str:
 # the builder ----------------------------------------------------------------------------------------
 SYMBOL_LETTERS = "nkmhwbcstu"
 UNARY = ["nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "floor", "ceil", "round", "sign", "sqrt",
-         "erf", "copy", "zeros_like", "ones_like", "nn.leaky_relu", "clip", "full_like", "rsqrt", "log"]
-BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "mod"]
+         "erf", "copy", "zeros_like", "ones_like", "nn.leaky_relu", "clip", "full_like", "rsqrt", "log",
+         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10",
+         "trunc", "fast_exp", "fast_tanh", "fast_erf"]
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "mod",
+          "floor_mod", "trunc_divide", "trunc_mod"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
+PREDICATES = ["isnan", "isinf", "isfinite"]
 COMPARE = ["less", "greater", "equal", "not_equal", "less_equal", "greater_equal"]
 REDUCE = ["sum", "mean", "max", "min", "prod"]
 
@@ -1068,6 +1073,25 @@ def op_cast_roundtrip(b: Builder) -> Val:
     return b.bind(b.call("cast", [inner], dtype="float32"), x.dims)
 
 
+def op_bitwise(b: Builder) -> Val:
+    """Bit operations on int32 casts of two broadcasting values, cast back."""
+    x = b.pick()
+    y = partner(b, x)
+    lhs = "".join(b.call("cast", [x.text], dtype="int32"))
+    rhs = "".join(b.call("cast", [y.text], dtype="int32"))
+    op = b.draw.choice(BITWISE + ["bitwise_not"])
+    bits = "".join(b.call(op, [lhs] if op == "bitwise_not" else [lhs, rhs]))
+    dims = x.dims if op == "bitwise_not" else broadcast_result(x.dims, y.dims)
+    return b.bind(b.call("cast", [bits], dtype=x.dtype), dims)
+
+
+def op_special_values(b: Builder) -> Val:
+    """`where(isfinite(x), x, zeros_like(x))` and the other predicates on special values."""
+    x = b.pick()
+    test = "".join(b.call(b.draw.choice(PREDICATES), [x.text]))
+    return b.bind(b.call("where", [test, x.text, "".join(b.call("zeros_like", [x.text]))]), x.dims)
+
+
 def op_user_cast(b: Builder) -> Val:
     """`%x as T` with T the value's forms, some dims `?`: a cast that always holds. Its type
     keeps what the checker knew of x (a cast to `?` forgets nothing)."""
@@ -1086,7 +1110,7 @@ def op_logical(b: Builder) -> Val:
     left = "".join(b.call(b.draw.choice(COMPARE), [x.text, y.text]))
     right = "".join(b.call(b.draw.choice(COMPARE), [x.text, z.text]))
     dims_l, dims_r = broadcast_result(x.dims, y.dims), broadcast_result(x.dims, z.dims)
-    op = b.draw.choice(["logical_and", "logical_or", "logical_not"])
+    op = b.draw.choice(["logical_and", "logical_or", "logical_xor", "logical_not"])
     if op == "logical_not":
         cond = b.bind(b.call(op, [left]), dims_l, "bool", plain=True)
         return b.bind(b.call("where", [cond.text, x.text, y.text]), dims_l)
@@ -1266,7 +1290,7 @@ OPERATORS: list = [
     (op_arange, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
-    (op_user_cast, 1, ""), (op_tuple, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, ""), (op_special_values, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

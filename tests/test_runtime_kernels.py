@@ -44,6 +44,9 @@ nn.global_avg_pool2d nn.global_max_pool2d nn.layer_norm nn.leaky_relu nn.log_sof
 nn.matmul nn.max_pool2d nn.pad nn.relu nn.softmax not_equal one_hot ones ones_like power prod
 repeat reshape reshape_like reverse round rsqrt shape_of sigmoid sign split sqrt squeeze stack
 strided_slice subtract sum take tanh tile topk transpose unique where zeros zeros_like
+sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
+isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
+left_shift right_shift logical_xor
 """.split())
 
 
@@ -83,14 +86,25 @@ def positive(draw: Draw, shape: tuple, dtype: str = "float32") -> np.ndarray:
 
 # elementwise ------------------------------------------------------------------------------------
 @generator("nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign",
-           "copy", "zeros_like", "ones_like")
+           "copy", "zeros_like", "ones_like", "sin", "cos", "tan", "atan", "sinh", "cosh", "asinh", "trunc",
+           "fast_exp", "fast_tanh", "fast_erf", "isnan", "isinf", "isfinite")
 def _unary(draw: Draw) -> tuple:
     return [array(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))], {}
 
 
-@generator("log", "sqrt", "rsqrt")
+@generator("log", "sqrt", "rsqrt", "log2", "log10", "acosh")
 def _unary_positive(draw: Draw) -> tuple:
     return [positive(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))], {}
+
+
+@generator("asin", "acos", "atanh")
+def _unary_within_one(draw: Draw) -> tuple:
+    return [np.asarray(np.tanh(array(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))) * 0.9)], {}
+
+
+@generator("bitwise_not")
+def _unary_integer(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes()), draw(st.sampled_from(INTS)))], {}
 
 
 @generator("nn.leaky_relu")
@@ -128,7 +142,7 @@ def _binary(draw: Draw) -> tuple:
     return [array(draw, lhs, dtype), array(draw, rhs, dtype)], {}
 
 
-@generator("divide", "floor_divide", "mod", "power")
+@generator("divide", "floor_divide", "mod", "power", "floor_mod", "trunc_divide", "trunc_mod")
 def _binary_nonzero(draw: Draw) -> tuple:
     lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
     dtype = draw(st.sampled_from(FLOATS + INTS))
@@ -136,7 +150,14 @@ def _binary_nonzero(draw: Draw) -> tuple:
     return [array(draw, lhs, dtype), right], {}
 
 
-@generator("logical_and", "logical_or")
+@generator("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+def _binary_integer(draw: Draw) -> tuple:
+    lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
+    dtype = draw(st.sampled_from(INTS))
+    return [array(draw, lhs, dtype), np.asarray(np.abs(array(draw, rhs, dtype)) % 4).astype(dtype)], {}
+
+
+@generator("logical_and", "logical_or", "logical_xor")
 def _logical(draw: Draw) -> tuple:
     lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
     return [array(draw, lhs, "bool"), array(draw, rhs, "bool")], {}
