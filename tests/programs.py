@@ -687,7 +687,7 @@ def op_batch_matmul(b: Builder) -> Val:
     batch, n, k = x.dims
     m = b.fresh(b.size())
     y = b.new_param([batch if b.draw.chance(80) else Dim.const(1), m, k])
-    return b.bind(b.call("nn.batch_matmul", [x.text, y.text]), (batch, n, m))
+    return b.bind(b.call("nn.batch_matmul", [x.text, y.text], transpose_b=True), (batch, n, m))
 
 
 def op_bias_add(b: Builder) -> Val:
