@@ -998,6 +998,20 @@ def op_reduce(b: Builder) -> Val:
     return b.bind(b.call(op, [x.text], axis=written, keepdims=keep), dims, "int32" if op.startswith("arg") else None)
 
 
+def op_variance(b: Builder) -> Val:
+    """variance around the mean taken with keepdims, or a test with all / any of a comparison."""
+    x = b.pick(has_rank(1, 4))
+    axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, 2))})
+    keep = b.draw.chance(30)
+    dims = tuple(Dim.const(1) if i in axes else d for i, d in enumerate(x.dims) if keep or i not in axes)
+    if b.draw.chance(50):
+        test = "".join(b.call("less", [x.text, "".join(b.call("zeros_like", [x.text]))]))
+        op = b.draw.choice(["all", "any"])
+        return b.bind(b.call(op, [test], axis=axes, keepdims=keep), dims, "bool")
+    mean = "".join(b.call("mean", [x.text], axis=axes, keepdims=True))
+    return b.bind(b.call("variance", [x.text, mean], axis=axes, keepdims=keep), dims)
+
+
 def op_shape_values(b: Builder) -> Val:
     """shape_of -> take -> concatenate -> dyn.reshape (SPEC 3.7): (d0, -1) from x's own shape."""
     x = b.pick(has_rank(2, 4))
@@ -1290,7 +1304,8 @@ OPERATORS: list = [
     (op_arange, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
-    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, ""), (op_special_values, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, ""), (op_special_values, 1, ""),
+    (op_variance, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

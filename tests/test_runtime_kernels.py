@@ -46,7 +46,7 @@ repeat reshape reshape_like reverse round rsqrt shape_of sigmoid sign split sqrt
 strided_slice subtract sum take tanh tile topk transpose unique where zeros zeros_like
 sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
 isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
-left_shift right_shift logical_xor
+left_shift right_shift logical_xor all any variance
 """.split())
 
 
@@ -272,6 +272,23 @@ def _reduce(draw: Draw) -> tuple:
     axis = draw(st.none() | st.lists(st.integers(-len(shape), len(shape) - 1), max_size=len(shape), unique_by=lambda a: a % max(len(shape), 1))) if shape else None
     attrs = {"axis": axis, "keepdims": draw(st.booleans()), "exclude": draw(st.booleans())}
     return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS)))], attrs
+
+
+@generator("all", "any")
+def _reduce_bool(draw: Draw) -> tuple:
+    args, attrs = _reduce(draw)
+    return [np.asarray(args[0] > 0)], attrs
+
+
+@generator("variance")
+def _variance(draw: Draw) -> tuple:
+    (data,), attrs = _reduce(draw)
+    data = data.astype(draw(st.sampled_from(FLOATS)))
+    mean = np.mean(data, axis=None if not attrs["axis"] else tuple(attrs["axis"]), keepdims=True)
+    if attrs["exclude"] and attrs["axis"]:
+        mean = np.zeros((), data.dtype)
+    attrs["unbiased"] = draw(st.booleans())
+    return [data, np.asarray(mean, data.dtype)], attrs
 
 
 # shape ------------------------------------------------------------------------------------------
