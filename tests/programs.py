@@ -936,11 +936,22 @@ def op_adaptive_pool(b: Builder) -> Val:
 
 
 def op_resize(b: Builder) -> Val:
-    """image.resize2d to a static size."""
+    """image.resize2d to a static size, or resize1d / resize3d of the image as NCW / NCDHW
+    (the width, or height and width, taken as the spatial dims)."""
     x = image(b)
     oh, ow = b.draw.int(1, 4), b.draw.int(1, 4)
     method = b.draw.choice(["nearest_neighbor", "linear"])
-    return b.bind(b.call("image.resize2d", [x.text], size=[oh, ow], method=method),
+    op = b.draw.choice(["image.resize2d", "image.resize2d", "image.resize1d", "image.resize3d"])
+    if op == "image.resize1d":
+        n, c, h, w = x.dims
+        flat = "".join(b.call("reshape", [x.text], newshape=[0, -3, 0]))
+        return b.bind(b.call(op, [flat], size=[ow], method=method), (n, dim_mul(c, h), Dim.const(ow)))
+    if op == "image.resize3d":
+        od = b.draw.int(1, 3)
+        deep = "".join(b.call("expand_dims", [x.text], axis=2))
+        return b.bind(b.call(op, [deep], size=[od, oh, ow], method=method),
+                      x.dims[:2] + (Dim.const(od), Dim.const(oh), Dim.const(ow)))
+    return b.bind(b.call(op, [x.text], size=[oh, ow], method=method),
                   x.dims[:2] + (Dim.const(oh), Dim.const(ow)))
 
 

@@ -46,7 +46,7 @@ repeat reshape reshape_like reverse round rsqrt shape_of sigmoid sign split sqrt
 strided_slice subtract sum take tanh tile topk transpose unique where zeros zeros_like
 sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
 isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
-left_shift right_shift logical_xor all any variance
+left_shift right_shift logical_xor all any variance image.resize1d image.resize3d
 """.split())
 
 
@@ -604,13 +604,29 @@ def _adaptive_pool(draw: Draw) -> tuple:
                                                                "out_layout": draw(st.sampled_from(("", "NHWC")))}
 
 
+def _resize(draw: Draw, spatial: str) -> tuple:
+    layout = draw(st.sampled_from(("NC" + spatial, "N" + spatial + "C")))
+    mode = draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")))
+    rank = 2 + len(spatial)
+    return [array(draw, draw(shapes(rank_lo=rank, rank_hi=rank)), draw(st.sampled_from(FLOATS + ("int8",))))], {
+        "size": draw(st.lists(st.integers(1, 6), min_size=1, max_size=len(spatial)).filter(lambda v: len(v) in (1, len(spatial)))),
+        "layout": layout, "coordinate_transformation_mode": mode,
+        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic")))}
+
+
+@generator("image.resize1d")
+def _resize1d(draw: Draw) -> tuple:
+    return _resize(draw, "W")
+
+
 @generator("image.resize2d")
 def _resize2d(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    mode = draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")))
-    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {
-        "size": draw(st.lists(st.integers(1, 6), min_size=1, max_size=2)), "layout": layout,
-        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic"))), "coordinate_transformation_mode": mode}
+    return _resize(draw, "HW")
+
+
+@generator("image.resize3d")
+def _resize3d(draw: Draw) -> tuple:
+    return _resize(draw, "DHW")
 
 
 # the properties ---------------------------------------------------------------------------------
