@@ -860,6 +860,17 @@ def op_take(b: Builder) -> Val:
     return b.bind(b.call("take", [x.text, idx.text], axis=axis), dims)
 
 
+def op_gather(b: Builder) -> Val:
+    """gather at zero indices shaped like x, or gather_nd of zero addresses of dim 0 (one per
+    element of x: the result is (numel, x's other dims))."""
+    x = b.pick(has_rank(1, 3))
+    zeros = "".join(b.call("cast", ["".join(b.call("zeros_like", [x.text]))], dtype="int32"))
+    if b.draw.chance(50):
+        return b.bind(b.call("gather", [x.text, zeros], axis=b.draw.int(-x.rank, x.rank - 1)), x.dims)
+    addresses = "".join(b.call("reshape", [zeros], newshape=[1, -1]))
+    return b.bind(b.call("gather_nd", [x.text, addresses]), (dim_product(x.dims),) + x.dims[1:])
+
+
 def op_strided_slice(b: Builder) -> Val:
     """strided_slice of one axis within its size."""
     x = b.pick(has_rank(1, 3))
@@ -1099,7 +1110,7 @@ def op_cast_roundtrip(b: Builder) -> Val:
 
 
 def op_bitwise(b: Builder) -> Val:
-    """Bit operations on int32 casts of two broadcasting values, cast back."""
+    """Bit operations on int32 casts of two broadcasting float32 values, cast back."""
     x = b.pick()
     y = partner(b, x)
     lhs = "".join(b.call("cast", [x.text], dtype="int32"))
@@ -1107,7 +1118,7 @@ def op_bitwise(b: Builder) -> Val:
     op = b.draw.choice(BITWISE + ["bitwise_not"])
     bits = "".join(b.call(op, [lhs] if op == "bitwise_not" else [lhs, rhs]))
     dims = x.dims if op == "bitwise_not" else broadcast_result(x.dims, y.dims)
-    return b.bind(b.call("cast", [bits], dtype=x.dtype), dims)
+    return b.bind(b.call("cast", [bits], dtype=FLOAT), dims)
 
 
 def op_special_values(b: Builder) -> Val:
@@ -1315,8 +1326,8 @@ OPERATORS: list = [
     (op_arange, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
-    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, ""), (op_special_values, 1, ""),
-    (op_variance, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
+    (op_variance, 1, ""), (op_gather, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -46,7 +46,7 @@ repeat reshape reshape_like reverse round rsqrt shape_of sigmoid sign split sqrt
 strided_slice subtract sum take tanh tile topk transpose unique where zeros zeros_like
 sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
 isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
-left_shift right_shift logical_xor all any variance image.resize1d image.resize3d
+left_shift right_shift logical_xor all any variance image.resize1d image.resize3d gather gather_nd
 """.split())
 
 
@@ -627,6 +627,30 @@ def _resize2d(draw: Draw) -> tuple:
 @generator("image.resize3d")
 def _resize3d(draw: Draw) -> tuple:
     return _resize(draw, "DHW")
+
+
+@generator("gather")
+def _gather(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    index_shape = tuple(draw(st.integers(1, 4)) if i == axis % len(shape) else draw(st.integers(1, d))
+                        for i, d in enumerate(shape))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    indices = rng.integers(0, shape[axis], size=index_shape).astype(draw(st.sampled_from(INTS)))
+    return [array(draw, shape, any_dtype(draw)), indices], {"axis": axis}
+
+
+@generator("gather_nd")
+def _gather_nd(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    batch = draw(st.integers(0, len(shape) - 1))
+    depth = draw(st.integers(1, len(shape) - batch))
+    ys = draw(shapes(rank_hi=2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    rows = [rng.integers(0, shape[batch + i], size=tuple(shape[:batch]) + ys) for i in range(depth)]
+    indices = np.stack(rows).astype(draw(st.sampled_from(INTS))) if rows else np.zeros((0,), "int32")
+    attrs = {"batch_dims": batch, "index_rank": draw(st.sampled_from((None, depth)))}
+    return [array(draw, shape, any_dtype(draw)), indices], attrs
 
 
 # the properties ---------------------------------------------------------------------------------

@@ -80,6 +80,28 @@ def ndarray_size(data: np.ndarray, *, dtype: str) -> np.ndarray:
 _TAKE_MODES = {"clip": "clip", "wrap": "wrap", "fast": "raise"}
 
 
+@kernel("gather")
+def gather(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+    """`out[i, j, k] = data[i, indices[i, j, k], k]` (axis 1): the indices' positions along
+    `axis`, their own positions along the other dims (which must lie within data's)."""
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[axis] = indices.astype(np.int64)
+    return data[tuple(grid)]
+
+
+@kernel("gather_nd")
+def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int, index_rank: Optional[int]) -> np.ndarray:
+    """indices[:, y...] address dims [batch_dims, batch_dims + m) of data, per batch."""
+    depth = indices.shape[0]
+    rest = data.shape[batch_dims + depth:]
+    batches = indices.shape[1:1 + batch_dims]
+    out = np.empty(indices.shape[1:] + rest, dtype=data.dtype)
+    for batch in np.ndindex(*batches):
+        address = tuple(indices[(slice(None),) + batch].astype(np.int64))
+        out[batch] = data[batch][address]
+    return out
+
+
 @kernel("take")
 def take(data: np.ndarray, indices: np.ndarray, *, axis: Optional[int], batch_dims: int, mode: str) -> np.ndarray:
     """Relay `take`: elements along `axis` (of the flattened data when absent). `clip` clamps
