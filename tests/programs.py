@@ -365,8 +365,13 @@ def render_def(d: Definition, variant: Variant, program: Program) -> str:
 # the builder ----------------------------------------------------------------------------------------
 SYMBOL_LETTERS = "nkmhwbcstu"
 UNARY = ["nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "floor", "ceil", "round", "sign", "sqrt",
-         "erf", "copy", "zeros_like", "ones_like", "nn.leaky_relu", "clip", "full_like", "rsqrt", "log"]
-BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "mod"]
+         "erf", "copy", "zeros_like", "ones_like", "nn.leaky_relu", "clip", "full_like", "rsqrt", "log",
+         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10",
+         "trunc", "fast_exp", "fast_tanh", "fast_erf"]
+BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "mod",
+          "floor_mod", "trunc_divide", "trunc_mod"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
+PREDICATES = ["isnan", "isinf", "isfinite"]
 COMPARE = ["less", "greater", "equal", "not_equal", "less_equal", "greater_equal"]
 REDUCE = ["sum", "mean", "max", "min", "prod"]
 
@@ -682,7 +687,7 @@ def op_batch_matmul(b: Builder) -> Val:
     batch, n, k = x.dims
     m = b.fresh(b.size())
     y = b.new_param([batch if b.draw.chance(80) else Dim.const(1), m, k])
-    return b.bind(b.call("nn.batch_matmul", [x.text, y.text]), (batch, n, m))
+    return b.bind(b.call("nn.batch_matmul", [x.text, y.text], transpose_b=True), (batch, n, m))
 
 
 def op_bias_add(b: Builder) -> Val:
@@ -855,6 +860,17 @@ def op_take(b: Builder) -> Val:
     return b.bind(b.call("take", [x.text, idx.text], axis=axis), dims)
 
 
+def op_gather(b: Builder) -> Val:
+    """gather at zero indices shaped like x, or gather_nd of zero addresses of dim 0 (one per
+    element of x: the result is (numel, x's other dims))."""
+    x = b.pick(has_rank(1, 3))
+    zeros = "".join(b.call("cast", ["".join(b.call("zeros_like", [x.text]))], dtype="int32"))
+    if b.draw.chance(50):
+        return b.bind(b.call("gather", [x.text, zeros], axis=b.draw.int(-x.rank, x.rank - 1)), x.dims)
+    addresses = "".join(b.call("reshape", [zeros], newshape=[1, -1]))
+    return b.bind(b.call("gather_nd", [x.text, addresses]), (dim_product(x.dims),) + x.dims[1:])
+
+
 def op_strided_slice(b: Builder) -> Val:
     """strided_slice of one axis within its size."""
     x = b.pick(has_rank(1, 3))
@@ -931,11 +947,22 @@ def op_adaptive_pool(b: Builder) -> Val:
 
 
 def op_resize(b: Builder) -> Val:
-    """image.resize2d to a static size."""
+    """image.resize2d to a static size, or resize1d / resize3d of the image as NCW / NCDHW
+    (the width, or height and width, taken as the spatial dims)."""
     x = image(b)
     oh, ow = b.draw.int(1, 4), b.draw.int(1, 4)
     method = b.draw.choice(["nearest_neighbor", "linear"])
-    return b.bind(b.call("image.resize2d", [x.text], size=[oh, ow], method=method),
+    op = b.draw.choice(["image.resize2d", "image.resize2d", "image.resize1d", "image.resize3d"])
+    if op == "image.resize1d":
+        n, c, h, w = x.dims
+        flat = "".join(b.call("reshape", [x.text], newshape=[0, -3, 0]))
+        return b.bind(b.call(op, [flat], size=[ow], method=method), (n, dim_mul(c, h), Dim.const(ow)))
+    if op == "image.resize3d":
+        od = b.draw.int(1, 3)
+        deep = "".join(b.call("expand_dims", [x.text], axis=2))
+        return b.bind(b.call(op, [deep], size=[od, oh, ow], method=method),
+                      x.dims[:2] + (Dim.const(od), Dim.const(oh), Dim.const(ow)))
+    return b.bind(b.call(op, [x.text], size=[oh, ow], method=method),
                   x.dims[:2] + (Dim.const(oh), Dim.const(ow)))
 
 
@@ -991,6 +1018,20 @@ def op_reduce(b: Builder) -> Val:
     dims = tuple(Dim.const(1) if i in axes else d for i, d in enumerate(x.dims) if keep or i not in axes)
     written = [a if b.draw.chance(70) else a - x.rank for a in axes]
     return b.bind(b.call(op, [x.text], axis=written, keepdims=keep), dims, "int32" if op.startswith("arg") else None)
+
+
+def op_variance(b: Builder) -> Val:
+    """variance around the mean taken with keepdims, or a test with all / any of a comparison."""
+    x = b.pick(has_rank(1, 4))
+    axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, 2))})
+    keep = b.draw.chance(30)
+    dims = tuple(Dim.const(1) if i in axes else d for i, d in enumerate(x.dims) if keep or i not in axes)
+    if b.draw.chance(50):
+        test = "".join(b.call("less", [x.text, "".join(b.call("zeros_like", [x.text]))]))
+        op = b.draw.choice(["all", "any"])
+        return b.bind(b.call(op, [test], axis=axes, keepdims=keep), dims, "bool")
+    mean = "".join(b.call("mean", [x.text], axis=axes, keepdims=True))
+    return b.bind(b.call("variance", [x.text, mean], axis=axes, keepdims=keep), dims)
 
 
 def op_shape_values(b: Builder) -> Val:
@@ -1068,6 +1109,25 @@ def op_cast_roundtrip(b: Builder) -> Val:
     return b.bind(b.call("cast", [inner], dtype="float32"), x.dims)
 
 
+def op_bitwise(b: Builder) -> Val:
+    """Bit operations on int32 casts of two broadcasting float32 values, cast back."""
+    x = b.pick()
+    y = partner(b, x)
+    lhs = "".join(b.call("cast", [x.text], dtype="int32"))
+    rhs = "".join(b.call("cast", [y.text], dtype="int32"))
+    op = b.draw.choice(BITWISE + ["bitwise_not"])
+    bits = "".join(b.call(op, [lhs] if op == "bitwise_not" else [lhs, rhs]))
+    dims = x.dims if op == "bitwise_not" else broadcast_result(x.dims, y.dims)
+    return b.bind(b.call("cast", [bits], dtype=FLOAT), dims)
+
+
+def op_special_values(b: Builder) -> Val:
+    """`where(isfinite(x), x, zeros_like(x))` and the other predicates on special values."""
+    x = b.pick()
+    test = "".join(b.call(b.draw.choice(PREDICATES), [x.text]))
+    return b.bind(b.call("where", [test, x.text, "".join(b.call("zeros_like", [x.text]))]), x.dims)
+
+
 def op_user_cast(b: Builder) -> Val:
     """`%x as T` with T the value's forms, some dims `?`: a cast that always holds. Its type
     keeps what the checker knew of x (a cast to `?` forgets nothing)."""
@@ -1086,7 +1146,7 @@ def op_logical(b: Builder) -> Val:
     left = "".join(b.call(b.draw.choice(COMPARE), [x.text, y.text]))
     right = "".join(b.call(b.draw.choice(COMPARE), [x.text, z.text]))
     dims_l, dims_r = broadcast_result(x.dims, y.dims), broadcast_result(x.dims, z.dims)
-    op = b.draw.choice(["logical_and", "logical_or", "logical_not"])
+    op = b.draw.choice(["logical_and", "logical_or", "logical_xor", "logical_not"])
     if op == "logical_not":
         cond = b.bind(b.call(op, [left]), dims_l, "bool", plain=True)
         return b.bind(b.call("where", [cond.text, x.text, y.text]), dims_l)
@@ -1266,7 +1326,8 @@ OPERATORS: list = [
     (op_arange, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
-    (op_user_cast, 1, ""), (op_tuple, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
+    (op_variance, 1, ""), (op_gather, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -44,6 +44,9 @@ nn.global_avg_pool2d nn.global_max_pool2d nn.layer_norm nn.leaky_relu nn.log_sof
 nn.matmul nn.max_pool2d nn.pad nn.relu nn.softmax not_equal one_hot ones ones_like power prod
 repeat reshape reshape_like reverse round rsqrt shape_of sigmoid sign split sqrt squeeze stack
 strided_slice subtract sum take tanh tile topk transpose unique where zeros zeros_like
+sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
+isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
+left_shift right_shift logical_xor all any variance image.resize1d image.resize3d gather gather_nd
 """.split())
 
 
@@ -83,14 +86,25 @@ def positive(draw: Draw, shape: tuple, dtype: str = "float32") -> np.ndarray:
 
 # elementwise ------------------------------------------------------------------------------------
 @generator("nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign",
-           "copy", "zeros_like", "ones_like")
+           "copy", "zeros_like", "ones_like", "sin", "cos", "tan", "atan", "sinh", "cosh", "asinh", "trunc",
+           "fast_exp", "fast_tanh", "fast_erf", "isnan", "isinf", "isfinite")
 def _unary(draw: Draw) -> tuple:
     return [array(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))], {}
 
 
-@generator("log", "sqrt", "rsqrt")
+@generator("log", "sqrt", "rsqrt", "log2", "log10", "acosh")
 def _unary_positive(draw: Draw) -> tuple:
     return [positive(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))], {}
+
+
+@generator("asin", "acos", "atanh")
+def _unary_within_one(draw: Draw) -> tuple:
+    return [np.asarray(np.tanh(array(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))) * 0.9)], {}
+
+
+@generator("bitwise_not")
+def _unary_integer(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes()), draw(st.sampled_from(INTS)))], {}
 
 
 @generator("nn.leaky_relu")
@@ -128,7 +142,7 @@ def _binary(draw: Draw) -> tuple:
     return [array(draw, lhs, dtype), array(draw, rhs, dtype)], {}
 
 
-@generator("divide", "floor_divide", "mod", "power")
+@generator("divide", "floor_divide", "mod", "power", "floor_mod", "trunc_divide", "trunc_mod")
 def _binary_nonzero(draw: Draw) -> tuple:
     lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
     dtype = draw(st.sampled_from(FLOATS + INTS))
@@ -136,7 +150,14 @@ def _binary_nonzero(draw: Draw) -> tuple:
     return [array(draw, lhs, dtype), right], {}
 
 
-@generator("logical_and", "logical_or")
+@generator("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+def _binary_integer(draw: Draw) -> tuple:
+    lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
+    dtype = draw(st.sampled_from(INTS))
+    return [array(draw, lhs, dtype), np.asarray(np.abs(array(draw, rhs, dtype)) % 4).astype(dtype)], {}
+
+
+@generator("logical_and", "logical_or", "logical_xor")
 def _logical(draw: Draw) -> tuple:
     lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
     return [array(draw, lhs, "bool"), array(draw, rhs, "bool")], {}
@@ -251,6 +272,23 @@ def _reduce(draw: Draw) -> tuple:
     axis = draw(st.none() | st.lists(st.integers(-len(shape), len(shape) - 1), max_size=len(shape), unique_by=lambda a: a % max(len(shape), 1))) if shape else None
     attrs = {"axis": axis, "keepdims": draw(st.booleans()), "exclude": draw(st.booleans())}
     return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS)))], attrs
+
+
+@generator("all", "any")
+def _reduce_bool(draw: Draw) -> tuple:
+    args, attrs = _reduce(draw)
+    return [np.asarray(args[0] > 0)], attrs
+
+
+@generator("variance")
+def _variance(draw: Draw) -> tuple:
+    (data,), attrs = _reduce(draw)
+    data = data.astype(draw(st.sampled_from(FLOATS)))
+    mean = np.mean(data, axis=None if not attrs["axis"] else tuple(attrs["axis"]), keepdims=True)
+    if attrs["exclude"] and attrs["axis"]:
+        mean = np.zeros((), data.dtype)
+    attrs["unbiased"] = draw(st.booleans())
+    return [data, np.asarray(mean, data.dtype)], attrs
 
 
 # shape ------------------------------------------------------------------------------------------
@@ -566,13 +604,53 @@ def _adaptive_pool(draw: Draw) -> tuple:
                                                                "out_layout": draw(st.sampled_from(("", "NHWC")))}
 
 
+def _resize(draw: Draw, spatial: str) -> tuple:
+    layout = draw(st.sampled_from(("NC" + spatial, "N" + spatial + "C")))
+    mode = draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")))
+    rank = 2 + len(spatial)
+    return [array(draw, draw(shapes(rank_lo=rank, rank_hi=rank)), draw(st.sampled_from(FLOATS + ("int8",))))], {
+        "size": draw(st.lists(st.integers(1, 6), min_size=1, max_size=len(spatial)).filter(lambda v: len(v) in (1, len(spatial)))),
+        "layout": layout, "coordinate_transformation_mode": mode,
+        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic")))}
+
+
+@generator("image.resize1d")
+def _resize1d(draw: Draw) -> tuple:
+    return _resize(draw, "W")
+
+
 @generator("image.resize2d")
 def _resize2d(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    mode = draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")))
-    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {
-        "size": draw(st.lists(st.integers(1, 6), min_size=1, max_size=2)), "layout": layout,
-        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic"))), "coordinate_transformation_mode": mode}
+    return _resize(draw, "HW")
+
+
+@generator("image.resize3d")
+def _resize3d(draw: Draw) -> tuple:
+    return _resize(draw, "DHW")
+
+
+@generator("gather")
+def _gather(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    index_shape = tuple(draw(st.integers(1, 4)) if i == axis % len(shape) else draw(st.integers(1, d))
+                        for i, d in enumerate(shape))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    indices = rng.integers(0, shape[axis], size=index_shape).astype(draw(st.sampled_from(INTS)))
+    return [array(draw, shape, any_dtype(draw)), indices], {"axis": axis}
+
+
+@generator("gather_nd")
+def _gather_nd(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    batch = draw(st.integers(0, len(shape) - 1))
+    depth = draw(st.integers(1, len(shape) - batch))
+    ys = draw(shapes(rank_hi=2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    rows = [rng.integers(0, shape[batch + i], size=tuple(shape[:batch]) + ys) for i in range(depth)]
+    indices = np.stack(rows).astype(draw(st.sampled_from(INTS))) if rows else np.zeros((0,), "int32")
+    attrs = {"batch_dims": batch, "index_rank": draw(st.sampled_from((None, depth)))}
+    return [array(draw, shape, any_dtype(draw)), indices], attrs
 
 
 # the properties ---------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     re.VERBOSE,
 )
 _DIGITS = re.compile(r"[0-9]+")
+_INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
 _FLOORDIV_NEXT = re.compile(r"[ \t]*[0-9(A-Za-z_]")
 _BLOCK_END = "*/"
 _LINE_END = re.compile(r"[^\n]*")
@@ -137,8 +138,9 @@ class FastLexer(Lexer):
         if value[0] == "-" and "MINUS" in accepts:
             return Tok("MINUS", "-", start), start + 1
         digits = _DIGITS.match(text, start + (1 if value[0] == "-" else 0))
-        if digits is not None and "INT" in accepts:
-            return Tok("INT", digits.group(), digits.start()), digits.end()
+        if digits is not None and "INT" in accepts:  # a dim; Relay prints int64 dims as `1i64`
+            suffix = _INT_SUFFIX.match(text, digits.end())
+            return Tok("INT", digits.group(), digits.start()), suffix.end() if suffix else digits.end()
         return Tok("NUMBER", value, start), start + len(value)
 
     def _slashes(self, start: int, text: str, accepts: Any) -> tuple:

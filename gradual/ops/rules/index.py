@@ -1,4 +1,4 @@
-"""Indexing operators: take (Gather), strided_slice (Slice) and one_hot.
+"""Indexing operators: take (Gather), gather, gather_nd, strided_slice (Slice) and one_hot.
 
 take and strided_slice keep the known values of a shape vector (Shape -> Gather / Slice).
 strided_slice is exact on static dims (NumPy's slice semantics, so an empty slice has length
@@ -108,6 +108,58 @@ def _resolve_index(index: int, length: int, mode: str) -> Optional[int]:
     if mode == "clip":
         return min(max(index, 0), length - 1)
     return index if 0 <= index < length else None
+
+
+# gather, gather_nd ------------------------------------------------------------------------------
+register_rule_message(
+    "gather-nd-indices", codes.RANK_MISMATCH,
+    "{arg} has rank {rank}, but {op} needs indices of rank at least {needed} (a dim of addresses, then the batch dims)",
+    "give the indices a leading dim listing, for each result element, its position in the data",
+)
+register_rule_message(
+    "gather-nd-depth", codes.OP_CONSTRAINT,
+    "{op} addresses {depth} dims after {batch} batch dims, but {arg} has only {rank}",
+    "give the indices' first dim at most as many entries as the data has dims after the batch dims",
+)
+
+
+@shape_rule("gather")
+def gather(ctx: ShapeContext) -> Any:
+    """`gather(x, axis, indices)`: the indices' shape; both have the same rank, and axis names
+    a dim of x."""
+    data, indices = ctx.args
+    if data.dims is None and indices.dims is None:
+        return ctx.tensor(None)
+    rank = data.rank if data.dims is not None else indices.rank
+    for arg in (data, indices):
+        ctx.require_rank(arg, rank)
+    normalize_axis(ctx, ctx.attr("axis"), rank)
+    return ctx.tensor(indices.dims)
+
+
+@shape_rule("gather_nd")
+def gather_nd(ctx: ShapeContext) -> Any:
+    """`gather_nd(x, indices, batch_dims, index_rank)`: indices (m, y...) pick from dims
+    [batch_dims, batch_dims + m) of x; the result is (y..., x's remaining dims). m is the
+    indices' first dim (it must be static) or `index_rank`."""
+    data, indices = ctx.args
+    batch = require_positive(ctx, "batch_dims", ctx.attr("batch_dims"), allow_zero=True)
+    if indices.dims is None:
+        return ctx.tensor(None)
+    if indices.rank < 1 + batch:
+        ctx.fail("gather-nd-indices", arg=indices, rank=indices.rank, needed=1 + batch)
+    depth = ctx.attr("index_rank")
+    if depth is None:
+        depth = ctx.static(indices.dim(0))
+    else:
+        ctx.equal(indices.dim(0), ctx.const(require_positive(ctx, "index_rank", depth)))
+    if depth is None or data.dims is None:
+        return ctx.tensor(None)
+    if batch + depth > data.rank:
+        ctx.fail("gather-nd-depth", arg=data, depth=depth, batch=batch, rank=data.rank)
+    for i in range(batch):
+        ctx.equal(data.dim(i), indices.dim(i + 1))
+    return ctx.tensor(list(indices.dims[1:]) + list(data.dims[batch + depth:]))
 
 
 # strided_slice --------------------------------------------------------------------------------

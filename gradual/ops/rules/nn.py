@@ -63,8 +63,8 @@ def matmul(ctx: ShapeContext) -> Any:
 
 @shape_rule("batch_matmul")
 def batch_matmul(ctx: ShapeContext) -> Any:
-    """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, m, k) -> (b, n, m) by
-    default (transpose_b=True); a batch of 1 broadcasts."""
+    """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, k, m) -> (b, n, m)
+    (transpose_b=True: y is (b, m, k)); a batch of 1 broadcasts."""
     x, y = ctx.args
     ctx.require_rank(x, 3)
     ctx.require_rank(y, 3)

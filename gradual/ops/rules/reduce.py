@@ -12,6 +12,7 @@ from typing import Any, Optional
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import require_nonempty
+from .elementwise import broadcast_dims
 
 
 def reduced_axes(ctx: ShapeContext, rank: int) -> set:
@@ -90,3 +91,13 @@ def reduce_sum(ctx: ShapeContext) -> Any:
     """`sum(x, ...)`: a reduction; the sum of a known shape vector is known."""
     (data,) = ctx.args
     return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, _total))
+
+
+@shape_rule("variance")
+def variance(ctx: ShapeContext) -> Any:
+    """`variance(x, mean, axis, keepdims, exclude, unbiased)`: a reduction of x; the mean
+    broadcasts against x (a mean taken with keepdims has 1 on the reduced axes)."""
+    data, mean = ctx.args
+    if data.dims is not None and mean.dims is not None:
+        broadcast_dims(ctx, [data.dims, mean.dims])
+    return ctx.tensor(reduce_dims(ctx, data))

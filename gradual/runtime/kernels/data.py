@@ -48,21 +48,21 @@ def full(fill_value: np.ndarray, *, shape: Sequence[int], dtype: str) -> np.ndar
 
 
 @kernel("dyn.zeros")
-def dyn_zeros(shape: np.ndarray, *, dtype: str) -> np.ndarray:
+def dyn_zeros(target: np.ndarray, *, dtype: str) -> np.ndarray:
     """Zeros of a shape given as a tensor."""
-    return np.zeros(_shape_of_tensor(shape), dtype=dtype)
+    return np.zeros(_shape_of_tensor(target), dtype=dtype)
 
 
 @kernel("dyn.ones")
-def dyn_ones(shape: np.ndarray, *, dtype: str) -> np.ndarray:
+def dyn_ones(target: np.ndarray, *, dtype: str) -> np.ndarray:
     """Ones of a shape given as a tensor."""
-    return np.ones(_shape_of_tensor(shape), dtype=dtype)
+    return np.ones(_shape_of_tensor(target), dtype=dtype)
 
 
 @kernel("dyn.full")
-def dyn_full(fill_value: np.ndarray, shape: np.ndarray, *, dtype: str) -> np.ndarray:
+def dyn_full(fill_value: np.ndarray, target: np.ndarray, *, dtype: str) -> np.ndarray:
     """A scalar repeated to a shape given as a tensor."""
-    return np.full(_shape_of_tensor(shape), fill_value, dtype=dtype or fill_value.dtype)
+    return np.full(_shape_of_tensor(target), fill_value, dtype=dtype or fill_value.dtype)
 
 
 @kernel("shape_of")
@@ -78,6 +78,28 @@ def ndarray_size(data: np.ndarray, *, dtype: str) -> np.ndarray:
 
 
 _TAKE_MODES = {"clip": "clip", "wrap": "wrap", "fast": "raise"}
+
+
+@kernel("gather")
+def gather(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+    """`out[i, j, k] = data[i, indices[i, j, k], k]` (axis 1): the indices' positions along
+    `axis`, their own positions along the other dims (which must lie within data's)."""
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[axis] = indices.astype(np.int64)
+    return data[tuple(grid)]
+
+
+@kernel("gather_nd")
+def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int, index_rank: Optional[int]) -> np.ndarray:
+    """indices[:, y...] address dims [batch_dims, batch_dims + m) of data, per batch."""
+    depth = indices.shape[0]
+    rest = data.shape[batch_dims + depth:]
+    batches = indices.shape[1:1 + batch_dims]
+    out = np.empty(indices.shape[1:] + rest, dtype=data.dtype)
+    for batch in np.ndindex(*batches):
+        address = tuple(indices[(slice(None),) + batch].astype(np.int64))
+        out[batch] = data[batch][address]
+    return out
 
 
 @kernel("take")

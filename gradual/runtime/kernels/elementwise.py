@@ -56,6 +56,26 @@ _unary("sign", np.sign)
 _unary("logical_not", np.logical_not)
 _unary("copy", np.copy)
 _unary("zeros_like", np.zeros_like)
+for _name, _fn in (("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin), ("acos", np.arccos),
+                   ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("asinh", np.arcsinh),
+                   ("acosh", np.arccosh), ("atanh", np.arctanh), ("log2", np.log2), ("log10", np.log10),
+                   ("trunc", np.trunc), ("fast_exp", np.exp), ("fast_tanh", np.tanh), ("bitwise_not", np.invert)):
+    _unary(_name, _fn)
+_unary("fast_erf", lambda x: np.asarray(_erf(x), dtype=np.float64))
+
+
+def _predicate(name: str, fn: Callable[[np.ndarray], Any]) -> None:
+    @kernel(name)
+    def run(data: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(data), dtype=bool)
+
+    run.__name__ = name
+    run.__doc__ = f"`{name}(x)` elementwise, a bool tensor."
+
+
+_predicate("isnan", np.isnan)
+_predicate("isinf", np.isinf)
+_predicate("isfinite", np.isfinite)
 _unary("ones_like", np.ones_like)
 
 
@@ -117,6 +137,15 @@ _binary("greater", np.greater, keep=False)
 _binary("greater_equal", np.greater_equal, keep=False)
 _binary("logical_and", np.logical_and, keep=False)
 _binary("logical_or", np.logical_or, keep=False)
+_binary("logical_xor", np.logical_xor, keep=False)
+_binary("floor_mod", np.mod)
+_binary("trunc_divide", divide)
+_binary("trunc_mod", mod)
+_binary("bitwise_and", np.bitwise_and)
+_binary("bitwise_or", np.bitwise_or)
+_binary("bitwise_xor", np.bitwise_xor)
+_binary("left_shift", np.left_shift)
+_binary("right_shift", np.right_shift)
 
 
 @kernel("where")

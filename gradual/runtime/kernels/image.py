@@ -1,5 +1,5 @@
-"""Image kernels: `image.resize2d` with Relay's methods (nearest_neighbor, linear, cubic) and
-coordinate transformation modes, as separable 1-D resampling along H and then W."""
+"""Image kernels: `image.resize1d/2d/3d` with Relay's methods (nearest_neighbor, linear, cubic)
+and coordinate transformation modes, as separable 1-D resampling along each spatial axis."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .nn import from_nchw, pair, to_nchw
+from .nn import relayout
 
 
 def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) -> np.ndarray:
@@ -85,21 +85,39 @@ def resample_matrix(out: int, size: int, method: str, mode: str, rounding: str, 
     return matrix, outside
 
 
-@kernel("image.resize2d")
-def resize2d(data: np.ndarray, *, size: Sequence[int], roi: Optional[Sequence[float]], layout: str, method: str,
-             coordinate_transformation_mode: str, rounding_method: str, cubic_alpha: float, cubic_exclude: int,
-             extrapolation_value: float, out_dtype: str = "") -> np.ndarray:
-    """Resize the spatial dims to `size`."""
-    x = to_nchw(data, layout).astype(np.float64)
-    oh, ow = pair(size)
-    box = tuple(roi) if roi else (0.0, 0.0, 1.0, 1.0)
-    rows, out_rows = resample_matrix(oh, x.shape[2], method, coordinate_transformation_mode, rounding_method,
-                                     cubic_alpha, cubic_exclude, (box[0], box[2]))
-    cols, out_cols = resample_matrix(ow, x.shape[3], method, coordinate_transformation_mode, rounding_method,
-                                     cubic_alpha, cubic_exclude, (box[1], box[3]))
-    out = np.einsum("ih,nchw,jw->ncij", rows, x, cols)
-    outside = out_rows[:, None] | out_cols[None, :]
-    out = np.where(outside, extrapolation_value, out)
+def resize(data: np.ndarray, spatial: str, size: Sequence[int], roi: Optional[Sequence[float]], layout: str,
+           method: str, mode: str, rounding: str, alpha: float, exclude: int, extrapolation_value: float,
+           out_dtype: str) -> np.ndarray:
+    """Resize the spatial dims (`spatial`, e.g. "HW") to `size`, one axis after the other."""
+    if not all(isinstance(v, int) for v in size):
+        raise ValueError(f"size {list(size)} names a shape variable that has no value at runtime")
+    count = len(spatial)
+    x = relayout(data, layout, "NC" + spatial).astype(np.float64)
+    sizes = list(size) * count if len(size) == 1 else list(size)
+    box = tuple(roi) if roi else (0.0,) * count + (1.0,) * count
+    outside = np.zeros([1] * count, bool)
+    for i in range(count):
+        matrix, out_i = resample_matrix(sizes[i], x.shape[2 + i], method, mode, rounding, alpha, exclude,
+                                        (box[i], box[count + i]))
+        x = np.moveaxis(np.tensordot(x, matrix, axes=([2 + i], [1])), -1, 2 + i)
+        outside = outside | out_i.reshape([-1 if j == i else 1 for j in range(count)])
+    out = np.where(outside, extrapolation_value, x)
     if data.dtype.kind in "iu" and not out_dtype:
         out = np.round(out)
-    return from_nchw(out.astype(out_dtype or data.dtype), layout)
+    return relayout(out.astype(out_dtype or data.dtype), "NC" + spatial, layout)
+
+
+def _register_resize(name: str, spatial: str) -> None:
+    @kernel(f"image.{name}")
+    def run(data: np.ndarray, *, size: Sequence[int], roi: Optional[Sequence[float]], layout: str, method: str,
+            coordinate_transformation_mode: str, rounding_method: str, cubic_alpha: float, cubic_exclude: int,
+            extrapolation_value: float, out_dtype: str = "") -> np.ndarray:
+        return resize(data, spatial, size, roi, layout, method, coordinate_transformation_mode, rounding_method,
+                      cubic_alpha, cubic_exclude, extrapolation_value, out_dtype)
+
+    run.__name__ = name
+    run.__doc__ = f"`image.{name}`: resize {', '.join(spatial)} to `size`."
+
+
+for _name, _spatial in (("resize1d", "W"), ("resize2d", "HW"), ("resize3d", "DHW")):
+    _register_resize(_name, _spatial)

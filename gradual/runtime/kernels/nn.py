@@ -1,5 +1,5 @@
 """Neural-network kernels in Relay's conventions: dense is `x W^T`, matmul with transpose flags,
-batch_matmul with `transpose_b=True` by default, conv2d NCHW/NHWC with OIHW-style kernel layouts,
+batch_matmul (`transpose_b` False unless given, as in Relay's text format), conv2d NCHW/NHWC with OIHW-style kernel layouts,
 padding of 1, 2 or 4 values (top, left, bottom, right), strides, dilation and groups, pooling
 with `ceil_mode` and `count_include_pad`."""
 

@@ -38,6 +38,18 @@ _reduction("prod", lambda x, **kw: np.prod(x, dtype=x.dtype, **kw))
 _reduction("mean", np.mean)
 _reduction("max", np.max)
 _reduction("min", np.min)
+_reduction("all", np.all)
+_reduction("any", np.any)
+
+
+@kernel("variance")
+def variance(data: np.ndarray, mean: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool,
+             unbiased: bool) -> np.ndarray:
+    """The mean squared deviation of `data` from `mean` over the chosen axes."""
+    axes = reduced_axes(data.ndim, axis, exclude)
+    count = int(np.prod([data.shape[a] for a in axes], dtype=np.int64))
+    total = np.sum(np.square(data - mean), axis=axes, keepdims=bool(keepdims))
+    return np.asarray(total / max(count - (1 if unbiased else 0), 1)).astype(data.dtype, copy=False)
 
 
 def _arg_reduction(name: str, fn: Callable[..., np.ndarray]) -> None:

@@ -79,9 +79,9 @@ def reshape(data: np.ndarray, *, newshape: Sequence[int], allowzero: bool = Fals
 
 
 @kernel("dyn.reshape")
-def dyn_reshape(data: np.ndarray, newshape: np.ndarray, *, allowzero: bool = False) -> np.ndarray:
+def dyn_reshape(data: np.ndarray, target: np.ndarray, *, allowzero: bool = False) -> np.ndarray:
     """`reshape` whose new shape is a 1-D integer tensor."""
-    return data.reshape(relay_newshape(data.shape, [int(v) for v in np.asarray(newshape).reshape(-1)], allowzero))
+    return data.reshape(relay_newshape(data.shape, [int(v) for v in np.asarray(target).reshape(-1)], allowzero))
 
 
 def _range_of(begin: int, end: Optional[int], rank: int) -> tuple:
@@ -147,9 +147,9 @@ def broadcast_to(data: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
 
 
 @kernel("dyn.broadcast_to")
-def dyn_broadcast_to(data: np.ndarray, shape: np.ndarray) -> np.ndarray:
+def dyn_broadcast_to(data: np.ndarray, target: np.ndarray) -> np.ndarray:
     """`data` broadcast to a shape given as a tensor."""
-    return np.broadcast_to(data, tuple(int(v) for v in np.asarray(shape).reshape(-1))).copy()
+    return np.broadcast_to(data, tuple(int(v) for v in np.asarray(target).reshape(-1))).copy()
 
 
 @kernel("reverse")

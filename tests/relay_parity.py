@@ -1,0 +1,195 @@
+"""gradual against TVM Relay on the programs Relay's own tests type-check.
+
+The corpus (tests/data/relay/corpus.jsonl, made by bench/relay_harvest.py) holds each program
+as Relay prints it and Relay's verdict: the type of every global function, or an error. This
+module checks each program with gradual and compares, function by function and dim by dim:
+
+  equal          gradual infers the types Relay infers
+  more-precise   every dim is equal or Relay's is `?` where gradual knows more
+  both-reject    both report an error
+  unreadable     gradual cannot read the program (syntax, or an operator it does not declare)
+  rejected       gradual reports an error where Relay accepts
+  accepted       gradual accepts where Relay reports an error
+  disagree       the types conflict (different static dims, dtypes or ranks)
+  less-precise   gradual infers `?` (or a range, or a symbol) where Relay knows the dim
+
+tests/data/relay/outcomes.json records each program's outcome; `python tests/relay_parity.py`
+prints the table, `--update` rewrites the record, `--show OUTCOME` lists programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+import gradual  # noqa: E402
+from gradual import diagnostics as codes  # noqa: E402
+from gradual.types import DynType, FuncType, TensorType, TupleType, Type  # noqa: E402
+
+DATA = HERE / "data" / "relay"
+CORPUS = DATA / "corpus.jsonl"
+OUTCOMES = DATA / "outcomes.json"
+
+ORDER = ("equal", "more-precise", "both-reject", "unreadable", "rejected", "accepted",
+         "disagree", "less-precise")
+AGREE = ("equal", "more-precise", "both-reject")
+LABELS = {
+    "equal": "equal",
+    "more-precise": "gradual more precise",
+    "both-reject": "both reject",
+    "unreadable": "gradual cannot read",
+    "rejected": "gradual rejects, Relay accepts",
+    "accepted": "gradual accepts, Relay rejects",
+    "disagree": "types disagree",
+    "less-precise": "gradual less precise",
+}
+UNREADABLE_CODES = frozenset({codes.PARSE_ERROR, codes.UNKNOWN_OPERATOR,
+                              codes.UNKNOWN_ATTRIBUTE})
+_RANK = {"equal": 0, "more-precise": 1, "less-precise": 2, "disagree": 3}
+
+
+def load_corpus(path: Path = CORPUS) -> list[dict]:
+    """Every corpus entry, in file order."""
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def load_outcomes(path: Path = OUTCOMES) -> dict[str, str]:
+    """The recorded outcome of each program, by id."""
+    return json.loads(path.read_text(encoding="utf-8"))["outcomes"]
+
+
+def relay_type(text: str) -> Optional[Type]:
+    """Relay's printed type read with gradual's own annotation syntax (None if unreadable)."""
+    result = gradual.check(f"def @relay_type(%t: {text}) {{ %t }}")
+    if result.errors:
+        return None
+    return result.function_type("relay_type").params[0]
+
+
+def compare_dims(relay_dim, gradual_dim) -> str:
+    """One dim: equal, more-precise, less-precise or disagree."""
+    r, g = str(relay_dim), str(gradual_dim)
+    if r == g:
+        return "equal"
+    if r == "?":
+        return "more-precise"
+    if g == "?":
+        return "less-precise"
+    if relay_dim.is_static and gradual_dim.is_static:
+        return "disagree"
+    if relay_dim.is_static and not gradual_dim.is_symbolic:  # an interval
+        value = relay_dim.get_length()
+        inside = gradual_dim.get_min_length() <= value and (
+            gradual_dim.get_max_length() < 0 or value <= gradual_dim.get_max_length())
+        return "less-precise" if inside else "disagree"
+    if relay_dim.is_static:  # gradual keeps a symbol where Relay found the value
+        return "less-precise"
+    return "disagree"
+
+
+def _worst(grades) -> str:
+    return max(grades, key=_RANK.__getitem__, default="equal")
+
+
+def compare_types(relay: Type, mine: Type) -> str:
+    """Two types, structurally; the worst grade of their parts."""
+    if isinstance(mine, DynType):
+        return "equal" if isinstance(relay, DynType) else "less-precise"
+    if isinstance(relay, TensorType) and isinstance(mine, TensorType):
+        return _compare_tensors(relay, mine)
+    if isinstance(relay, TupleType) and isinstance(mine, TupleType):
+        if len(relay.fields) != len(mine.fields):
+            return "disagree"
+        return _worst(compare_types(r, m) for r, m in zip(relay.fields, mine.fields))
+    if isinstance(relay, FuncType) and isinstance(mine, FuncType):
+        if len(relay.params) != len(mine.params):
+            return "disagree"
+        pairs = list(zip(relay.params, mine.params)) + [(relay.ret, mine.ret)]
+        return _worst(compare_types(r, m) for r, m in pairs)
+    if type(relay) is type(mine) and str(relay) == str(mine):
+        return "equal"
+    return "disagree"
+
+
+def _compare_tensors(relay: TensorType, mine: TensorType) -> str:
+    grades = []
+    if str(relay.dtype) != str(mine.dtype):
+        grades.append("less-precise" if str(mine.dtype) == "?" else "disagree")
+    if mine.dims is None:
+        grades.append("equal" if relay.dims is None else "less-precise")
+    elif relay.dims is None:
+        grades.append("more-precise")
+    elif len(relay.dims) != len(mine.dims):
+        grades.append("disagree")
+    else:
+        grades.extend(compare_dims(r, m) for r, m in zip(relay.dims, mine.dims))
+    return _worst(grades)
+
+
+def classify(entry: dict) -> str:
+    """The outcome of one corpus program."""
+    result = gradual.check(entry["text"], entry["id"])
+    error_codes = {d.code for d in result.errors}
+    if error_codes & UNREADABLE_CODES:
+        return "unreadable"
+    if "error" in entry:
+        return "both-reject" if error_codes else "accepted"
+    if error_codes:
+        return "rejected"
+    grades = []
+    for name, text in entry["types"].items():
+        relay = relay_type(text)
+        mine = result.function_type(name)
+        if relay is None or mine is None:
+            return "unreadable"
+        grades.append(compare_types(relay, mine))
+    return _worst(grades)
+
+
+def classify_all(entries: list[dict]) -> dict[str, str]:
+    """Every program's outcome, by id."""
+    return {entry["id"]: classify(entry) for entry in entries}
+
+
+def table(outcomes: dict[str, str]) -> str:
+    """The parity table (markdown), with the share that agrees or is more precise."""
+    counts = collections.Counter(outcomes.values())
+    total = len(outcomes)
+    rows = ["| outcome | programs | % |", "| --- | ---: | ---: |"]
+    for outcome in ORDER:
+        rows.append(f"| {LABELS[outcome]} | {counts[outcome]} | {100 * counts[outcome] / total:.1f} |")
+    agree = sum(counts[o] for o in AGREE)
+    rows.append(f"| **agree or better** | **{agree}** | **{100 * agree / total:.1f}** |")
+    rows.append(f"| total | {total} | |")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    """Print the table; --update rewrites the recorded outcomes; --show lists programs."""
+    parser = argparse.ArgumentParser(description="gradual against Relay on Relay's own tests")
+    parser.add_argument("--update", action="store_true", help="rewrite tests/data/relay/outcomes.json")
+    parser.add_argument("--show", help="list the programs with this outcome")
+    args = parser.parse_args(argv)
+    entries = load_corpus()
+    outcomes = gradual.api.run_deep(classify_all, entries)
+    print(table(outcomes))
+    if args.show:
+        for entry in entries:
+            if outcomes[entry["id"]] == args.show:
+                print(f"{entry['id']} {entry['origin']}")
+    if args.update:
+        OUTCOMES.write_text(json.dumps({"outcomes": outcomes}, indent=0, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
