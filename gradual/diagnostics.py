@@ -93,6 +93,8 @@ class Diagnostic:
     notes: tuple = ()
     help: Optional[str] = None
     severity: Severity = field(default=Severity.ERROR)
+    #: facts a tool can act on (a suggested name, the dims in conflict), never shown as text
+    data: dict = field(default_factory=dict)
 
     @property
     def is_error(self) -> bool:
@@ -111,4 +113,4 @@ class Diagnostic:
 
     def sort_key(self) -> tuple:
         """Order in which a file's diagnostics are shown: by position, then code."""
-        return (self.span.source.path, self.span.start, self.code)
+        return (self.span.source.path, self.span.offset, self.code)

@@ -70,12 +70,25 @@ class Frame:
     types: dict = field(default_factory=dict)
     checks: list = field(default_factory=list)
     diagnostics: list = field(default_factory=list)
+    instantiations: dict = field(default_factory=dict)
 
     def absorb(self, other: "Frame") -> None:
         """Keep a nested pass's records (its final iteration)."""
         self.types.update(other.types)
         self.checks.extend(other.checks)
         self.diagnostics.extend(other.diagnostics)
+        self.instantiations.update(other.instantiations)
+
+
+@dataclass
+class DefinitionRecord:
+    """Everything checking one definition produced, kept apart so a tool can reuse it when
+    neither the definition nor its callees' signatures change (the language server)."""
+
+    result: FunctionResult
+    types: dict
+    diagnostics: list
+    instantiations: dict
 
 
 class Env(Chain):
@@ -127,8 +140,13 @@ class _Pass:
 class Checker:
     """Checks a resolved module (see the module docstring)."""
 
-    def __init__(self, resolution: Resolution, registry: Registry) -> None:
+    def __init__(self, resolution: Resolution, registry: Registry, record_uses: bool = False) -> None:
         self.res = resolution
+        #: also record the type of each variable use (tools ask "what is `%x` here?")
+        self.record_uses = record_uses
+        self.records: dict[str, DefinitionRecord] = {}
+        #: per call: what its signature's symbols were bound to (`k := 784`), for tools
+        self.instantiations: dict[int, tuple] = {}
         self.registry = registry
         self.globals: dict[str, FuncType] = {}
         self.assumed: dict[str, FuncType] = {}
@@ -268,11 +286,20 @@ class Checker:
                            info.dtype_params + finalize.new_dtypes())
         self.globals[d.name] = fn_type
         frame = state.frame
-        for key, t in frame.types.items():
-            self.types[key] = finalize.type(t)
+        types = {key: finalize.type(t) for key, t in frame.types.items()}
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies) for c in frame.checks]
-        self.results[d.name] = FunctionResult(d.name, d, fn_type, checks)
-        self.diagnostics.extend(frame.diagnostics)
+        instantiations = {key: _finalize_instantiation(found, finalize) for key, found in frame.instantiations.items()}
+        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics, instantiations))
+
+    def install(self, record: DefinitionRecord) -> None:
+        """Publish one checked definition (just checked, or reused by a tool)."""
+        name = record.result.name
+        self.records[name] = record
+        self.globals[name] = record.result.type
+        self.results[name] = record.result
+        self.types.update(record.types)
+        self.instantiations.update(record.instantiations)
+        self.diagnostics.extend(record.diagnostics)
 
     def final_type(self, t: Type, solver: Solver) -> Type:
         """A type with variables resolved as far as they are known (for fixpoint comparison)."""
@@ -318,7 +345,7 @@ class Checker:
         """The type of an expression (compound ones are recorded for the elaborator and the
         API; a variable's or literal's type is its binding's, or obvious)."""
         t = self._expr(e, env)
-        if not isinstance(e, _UNRECORDED):
+        if not isinstance(e, _UNRECORDED) or self.record_uses and isinstance(e, ast.Var):
             self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
         return t
 
@@ -443,13 +470,13 @@ class Checker:
         if key is not None:
             cached = self.known_calls.get(key)
             if cached is not None:
-                return self.commit(_reuse(cached, op, e.args, binders), env)
+                return self.commit(_reuse(cached, op, e.args, binders), env, e)
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
         site = self.site(desc, e.args, arg_types, attrs, e.span, env)
         outcome = site.run(lambda ctx: apply_operator(ctx, op))
         if key is not None and not outcome.failed:
             self.known_calls[key] = outcome
-        return self.commit(outcome, env)
+        return self.commit(outcome, env, e)
 
     def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env) -> Type:
         if len(arg_types) != len(fn.params):
@@ -458,7 +485,7 @@ class Checker:
         resolved = _deep_resolve(fn, self.current.solver)  # type: ignore[union-attr]
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
-        return self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env)
+        return self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
 
     def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
         """A CallSite for a call's arguments (variables keep their binder for deduplication)."""
@@ -480,10 +507,12 @@ class Checker:
     def new_param_dtype(self, owner: TypeVar) -> DTypeVar:
         return self._param_var(("dtype", owner.uid), lambda: DTypeVar("T", meta=True))
 
-    def commit(self, outcome: SiteOutcome, env: Env) -> Type:
+    def commit(self, outcome: SiteOutcome, env: Env, call: Optional[ast.Call] = None) -> Type:
         """Record a site's casts and apply its refinements to the variables it checked."""
         state = self.current
         assert state is not None
+        if call is not None and outcome.instantiation:
+            state.frame.instantiations[id(call)] = outcome.instantiation
         for cast in outcome.casts:
             state.frame.checks.append(CheckRecord(cast.node, cast.type, cast.node.span, cast.reason, cast.verifies))
         for _, binder, refined in outcome.refinements:
@@ -620,7 +649,21 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
         casts.append(CastPattern(cast.arg, node, pattern, cast.verifies, cast.binds, reason))
     refinements = [(i, binders[i], t) for i, _, t in cached.refinements]
     facts = [(i, binders[i], _refer_to(fact, cached.facts, binders)) for i, _, fact in cached.facts]
-    return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()))
+    return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()), cached.instantiation)
+
+
+def _finalize_instantiation(found: tuple, finalize: "_Finalizer") -> tuple:
+    """A call's instantiation with its inference variables resolved (`?` where unsolved)."""
+    out = []
+    for name, value in found:
+        if isinstance(value, Dimension):
+            value = finalize.dim(value)
+        elif isinstance(value, tuple):
+            value = tuple(finalize.dim(v) for v in value)
+        else:
+            value = finalize.dtype(value)
+        out.append((name, value))
+    return tuple(out)
 
 
 def _refer_to(fact: tuple, cached_facts: list, binders: list) -> tuple:

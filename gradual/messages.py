@@ -174,6 +174,8 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
         codes.SHAPE_MISMATCH, message, _origin_span(site, primary.origin),
         label=f"{here} (type {_arg_type(site, primary.origin)})" if primary.origin else "",
         labels=tuple(labels), notes=_signature_note(site), help=_mismatch_help(first_dim, second_dim, symbol),
+        data={"dims": tuple((_origin_span(site, d.origin), d.origin.path, d.origin.axis)
+                            for d in (first, second) if d.origin is not None and d.origin.axis is not None)},
     )
 
 
@@ -368,28 +370,37 @@ def _did_you_mean(suggestion: Optional[str], sigil: str = "") -> Optional[str]:
     return f"did you mean `{sigil}{suggestion}`?" if suggestion else None
 
 
+def _rename(name: str, suggestion: Optional[str]) -> dict:
+    """The data of a did-you-mean: a tool may replace `name` (inside the span) by the suggestion."""
+    return {"name": name, "suggestion": suggestion} if suggestion else {}
+
+
 def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """A `%name` nothing binds."""
     return Diagnostic(codes.UNKNOWN_VARIABLE, f"unknown variable `%{name}`", span, label="not bound here",
-                      help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter")
+                      help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
+                      data=_rename(name, suggestion))
 
 
 def unknown_global(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """An `@name` nothing defines."""
     return Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown function `@{name}`", span, label="no definition with this name",
-                      help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`")
+                      help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
+                      data=_rename(name, suggestion))
 
 
 def unknown_operator(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """An operator the library does not declare."""
     return Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not in the operator library",
-                      help=_did_you_mean(suggestion) or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are")
+                      help=_did_you_mean(suggestion) or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are",
+                      data=_rename(name, suggestion))
 
 
 def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """A dtype that is not a dtype."""
     return Diagnostic(codes.UNKNOWN_DTYPE, f"unknown dtype `{name}`", span, label="not a dtype",
-                      help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`")
+                      help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
+                      data=_rename(name, suggestion))
 
 
 def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
@@ -462,7 +473,8 @@ def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: O
     """An attribute the operator does not take."""
     have = ", ".join(f"`{k}`" for k in known) or "none"
     return Diagnostic(codes.UNKNOWN_ATTRIBUTE, f"`{op}` has no attribute `{name}`", span, label="unknown attribute",
-                      notes=(f"`{op}` takes: {have}",), help=_did_you_mean(suggestion) or "remove it")
+                      notes=(f"`{op}` takes: {have}",), help=_did_you_mean(suggestion) or "remove it",
+                      data=_rename(name, suggestion))
 
 
 def bad_attribute(span: Span, op: str, name: str, expected: str, value: str) -> Diagnostic:
@@ -527,7 +539,8 @@ def flow_mismatch(span: Span, context: str, actual: Type, expected: Type, detail
 def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
     """A hint that has nothing to seed."""
     return Diagnostic(codes.UNUSED_HINT, f"the hint for `%{name}` is not used: {why}", span, label="this hint",
-                      help="hints seed inference for unannotated parameters; remove it", severity=Severity.WARNING)
+                      help="hints seed inference for unannotated parameters; remove it", severity=Severity.WARNING,
+                      data={"unused": True})
 
 
 def bad_hint(span: Span, name: str) -> Diagnostic:

@@ -75,6 +75,24 @@ class Resolution:
         """The FunctionInfo of a Def or Fn."""
         return self.functions[id(node)]
 
+    _TABLES = ("uses", "binders", "annotations", "introduced", "functions", "body_scopes", "calls")
+
+    def absorb(self, part: "Resolution") -> None:
+        """Add what `resolve_definition` found for one definition (order is not recomputed)."""
+        for table in self._TABLES:
+            getattr(self, table).update(getattr(part, table))
+        self.recursive |= part.recursive
+        self.diagnostics.extend(part.diagnostics)
+
+    def forget(self, part: "Resolution") -> None:
+        """Remove what `absorb` added for a definition that changed (its diagnostics are the
+        caller's to drop: they are kept per definition)."""
+        for table in self._TABLES:
+            mine = getattr(self, table)
+            for key in getattr(part, table):
+                mine.pop(key, None)
+        self.recursive -= part.recursive
+
 
 class _Vars(Chain):
     """A chain of variable scopes; each body mutates its own level as bindings appear."""
@@ -115,20 +133,17 @@ class _Resolver:
 
     # module -------------------------------------------------------------------------------
     def module(self) -> Resolution:
-        module = self.res.module
-        for d in module.defs:
-            first = self.res.defs.get(d.name)
-            if first is not None:
-                self.report(messages.duplicate_definition(d.name_span, d.name, first.name_span))
-                continue
-            self.res.defs[d.name] = d
-        for d in module.defs:
+        self.res.defs, self.res.diagnostics = declare(self.res.module)
+        for d in self.res.module.defs:
             if self.res.defs.get(d.name) is d:
-                self.current_def = d.name
-                self.res.calls[d.name] = set()
-                self.function(d, None, None, TypeScope())
-        self.res.order = _callee_first_components(list(self.res.defs), self.res.calls)
+                self.definition(d)
+        self.res.order = callee_first(self.res)
         return self.res
+
+    def definition(self, d: ast.Def) -> None:
+        self.current_def = d.name
+        self.res.calls[d.name] = set()
+        self.function(d, None, None, TypeScope())
 
     # functions ------------------------------------------------------------------------------
     def function(self, node: Union[ast.Def, ast.Fn], outer: Optional[_Vars], outer_dims: Optional[DimScope],
@@ -301,3 +316,32 @@ def _callee_first_components(names: list[str], calls: dict[str, set[str]]) -> li
 def resolve(module: ast.Module, operators: Container[str], operator_names: Optional[list[str]] = None) -> Resolution:
     """Resolve every name in a module against itself and an operator table."""
     return _Resolver(module, operators, operator_names or []).module()
+
+
+def declare(module: ast.Module) -> tuple[dict, list]:
+    """The definitions by name (the first of each name) and a diagnostic for each repeat."""
+    defs: dict = {}
+    diagnostics: list = []
+    for d in module.defs:
+        first = defs.get(d.name)
+        if first is not None:
+            diagnostics.append(messages.duplicate_definition(d.name_span, d.name, first.name_span))
+        else:
+            defs[d.name] = d
+    return defs, diagnostics
+
+
+def resolve_definition(module: ast.Module, d: ast.Def, defs: dict, operators: Container[str],
+                       operator_names: Optional[list[str]] = None) -> Resolution:
+    """One definition resolved on its own, against the module's definitions (`declare`):
+    its part of a Resolution, which `Resolution.absorb` adds to the whole. A definition's
+    part depends only on its own text and the names of the definitions."""
+    resolver = _Resolver(module, operators, operator_names or [])
+    resolver.res.defs = defs
+    resolver.definition(d)
+    return resolver.res
+
+
+def callee_first(res: Resolution) -> list[list[str]]:
+    """The definitions' strongly connected components, callees first."""
+    return _callee_first_components(list(res.defs), res.calls)

@@ -162,6 +162,7 @@ class SiteOutcome:
     facts: list = field(default_factory=list)  # (argument index, binder, fact)
     failed: bool = False
     binders: list = field(default_factory=list)  # symbols the casts bind at runtime
+    instantiation: tuple = ()  # (symbol name, what it was bound to) for tools: `k := 784`
 
 
 @dataclass
@@ -220,6 +221,7 @@ class CallSite(ShapeContext):
         self.opened: dict[tuple, _Opened] = {}
         self.memo: dict[tuple, SiteVar] = {}
         self.binder_first: dict[int, int] = {}
+        self.bindings: tuple = ()
         self.errors = 0
         self.bottom = False
         self.after_error = False
@@ -565,6 +567,10 @@ class CallSite(ShapeContext):
         origin = a.origin if isinstance(a, SDType) and a.origin is not None else getattr(b, "origin", None)
         return SDType(result, origin)
 
+    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
+        if self.callee.kind != "flow":
+            self.bindings = (dims, seqs, dtypes)
+
     # results ------------------------------------------------------------------------------
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:
         return ProtoTensor(None if dims is None else [_sdim(d) for d in dims], dtype,
@@ -616,7 +622,18 @@ class CallSite(ShapeContext):
         result = self.resolve_result(proto)
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
-        return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()))
+        return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()),
+                           self._instantiation())
+
+    def _instantiation(self) -> tuple:
+        """What the signature's symbols and dtype variables stand for at this call."""
+        if not self.bindings:
+            return ()
+        dims, seqs, dtypes = self.bindings
+        out: list = [(sym.name, self._final_dim(_sdim(d))) for sym, d in dims.items()]
+        out += [(f"*{sym.name}", tuple(self._final_dim(_sdim(d)) for d in run)) for sym, run in seqs.items()]
+        out += [(var.name, self.solver.resolve_dtype(raw_dtype(d))) for var, d in dtypes.items()]
+        return tuple(out)
 
     def resolve_result(self, proto: Any) -> Type:
         """A rule's result as a Type, with site variables replaced by what is known of them."""

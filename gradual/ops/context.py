@@ -177,6 +177,10 @@ class ShapeContext(ABC):
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> Any:
         """A tensor result."""
 
+    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
+        """What a signature's symbols and dtype variables were bound to at this call
+        (`k := 784`); the checker keeps it for tools, the runtime ignores it."""
+
     @abstractmethod
     def tuple(self, fields: Sequence[Any]) -> Any:
         """A tuple result."""

@@ -245,6 +245,7 @@ def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
     """Check a call against a signature and return its result (the signature is the rule)."""
     matcher = SignatureMatcher(ctx, sig)
     matcher.match_params()
+    ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
     return matcher.instantiate(sig.ret)
 
 
@@ -255,6 +256,7 @@ def apply_operator(ctx: ShapeContext, op: Any) -> Any:
         return apply_signature(ctx, op.signature)
     matcher = SignatureMatcher(ctx, op.signature)
     matcher.match_params()
+    ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
     result = op.rule(ctx)
     _fill_dtypes(result, op.signature.ret, matcher)
     return result

@@ -6,14 +6,21 @@ import bisect
 
 
 class Source:
-    """The text of one input (a file, a string, or a frontend's model) and its line table."""
+    """The text of one input (a file, a string, or a frontend's model) and its line table.
 
-    __slots__ = ("path", "text", "_line_starts")
+    A source may also be one piece of a larger document (the language server parses each
+    definition on its own): `base` is the offset of its first character in the document and
+    `line_base` the number of lines before it, so positions and spans read as the document's.
+    A piece that moves (an edit above it) only changes these two numbers."""
 
-    def __init__(self, text: str, path: str = "<input>") -> None:
+    __slots__ = ("path", "text", "_line_starts", "base", "line_base")
+
+    def __init__(self, text: str, path: str = "<input>", base: int = 0, line_base: int = 0) -> None:
         self.text = text
         self.path = path
         self._line_starts: list[int] | None = None
+        self.base = base
+        self.line_base = line_base
 
     def line_starts(self) -> list[int]:
         """Offsets at which each line begins."""
@@ -31,10 +38,11 @@ class Source:
         """1-based (line, column) of an offset."""
         starts = self.line_starts()
         line = bisect.bisect_right(starts, offset) - 1
-        return line + 1, offset - starts[line] + 1
+        return line + 1 + self.line_base, offset - starts[line] + 1
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""
+        line -= self.line_base
         starts = self.line_starts()
         if not 1 <= line <= len(starts):
             return ""
@@ -47,8 +55,8 @@ class Source:
 
 
 class Span:
-    """A half-open range of offsets in a source. Immutable; equal when the offsets are
-    (the source is not compared)."""
+    """A half-open range of offsets in a source. Immutable; equal when the offsets in the
+    document are (the source is not compared, only where it starts in the document)."""
 
     __slots__ = ("source", "start", "end")
 
@@ -58,13 +66,19 @@ class Span:
         self.end = end
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Span) and self.start == other.start and self.end == other.end
+        return (isinstance(other, Span) and self.start == other.start and self.end == other.end
+                and self.source.base == other.source.base)
 
     def __hash__(self) -> int:
         return hash((self.start, self.end))
 
     def __repr__(self) -> str:
         return f"Span(start={self.start}, end={self.end})"
+
+    @property
+    def offset(self) -> int:
+        """Where the span starts in the whole document (its source may be a piece of one)."""
+        return self.source.base + self.start
 
     @property
     def start_position(self) -> tuple[int, int]:
