@@ -94,6 +94,8 @@ class CheckResult:
     types: dict = field(default_factory=dict)
     resolution: Optional[Resolution] = None
     registry: Optional[Registry] = None
+    #: per call node (by id): what its signature's symbols were bound to, `(("k", 784), ...)`
+    instantiations: dict = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -210,7 +212,8 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     resolution = resolve(module, registry, registry.names())
     checker = check_module(resolution, registry)
     diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
-    return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry)
+    return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry,
+                       checker.instantiations)
 
 
 def check(program: Union[str, ast.Module], path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:

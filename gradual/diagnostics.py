@@ -68,7 +68,7 @@ BAD_HINT = _code("bad-hint", "a `can_unify` hint on something that is not an una
 # runtime (gradual run)
 CHECK_FAILED = _code("check-failed", "an inserted runtime check found a value outside its type")
 RUNTIME_ERROR = _code("runtime-error", "an operator failed while running")
-INTERNAL_ERROR = _code("internal-error", "a shape rule and its kernel disagree (a bug in gradual)")
+INTERNAL_ERROR = _code("internal-error", "a bug in gradual: a shape rule and its kernel disagree, or a check crashed")
 # warnings
 UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severity.WARNING)
 

@@ -291,14 +291,16 @@ class Checker:
         instantiations = {key: _finalize_instantiation(found, finalize) for key, found in frame.instantiations.items()}
         self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics, instantiations))
 
-    def install(self, record: DefinitionRecord) -> None:
-        """Publish one checked definition (just checked, or reused by a tool)."""
+    def install(self, record: DefinitionRecord, tables: bool = True) -> None:
+        """Publish one checked definition (just checked, or reused by a tool, which may keep
+        its types and instantiations in `self.types` from before: tables=False)."""
         name = record.result.name
         self.records[name] = record
         self.globals[name] = record.result.type
         self.results[name] = record.result
-        self.types.update(record.types)
-        self.instantiations.update(record.instantiations)
+        if tables:
+            self.types.update(record.types)
+            self.instantiations.update(record.instantiations)
         self.diagnostics.extend(record.diagnostics)
 
     def final_type(self, t: Type, solver: Solver) -> Type:

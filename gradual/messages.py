@@ -895,6 +895,13 @@ def runtime_internal_crash(exc: BaseException) -> str:
     return f"the runtime failed ({type(exc).__name__}: {exc}); please report it with the program and its inputs"
 
 
+def internal_check_error(span: Span, name: str, exc: BaseException) -> Diagnostic:
+    """Checking a definition crashed (a bug in gradual); the rest of the program is checked."""
+    return Diagnostic(codes.INTERNAL_ERROR, f"gradual failed while checking `@{name}`: {type(exc).__name__}: {exc}",
+                      span, label="the check of this definition crashed",
+                      help="this is a bug in gradual; the other definitions are still checked")
+
+
 def internal_crash(exc: BaseException) -> str:
     """gradual itself failed outside a run (a bug in gradual)."""
     return f"gradual failed ({type(exc).__name__}: {exc}); please report it with the program"
