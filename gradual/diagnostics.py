@@ -114,3 +114,18 @@ class Diagnostic:
     def sort_key(self) -> tuple:
         """Order in which a file's diagnostics are shown: by position, then code."""
         return (self.span.source.path, self.span.offset, self.code)
+
+
+def docs_url(code: str) -> str:
+    """Where a code is documented: its section of docs/diagnostics.md. `GRADUAL_DOCS_URL`
+    sets the document's address (a repository's web page, for CI reports); by default it is
+    the copy installed with the package (or the repository's own, in a source checkout)."""
+    import os
+    from pathlib import Path
+
+    base = os.environ.get("GRADUAL_DOCS_URL")
+    if not base:
+        here = Path(__file__).resolve().parent
+        installed = here / "docs" / "diagnostics.md"
+        base = (installed if installed.is_file() else here.parent / "docs" / "diagnostics.md").as_uri()
+    return f"{base}#{code}"

@@ -1,8 +1,128 @@
-"""Frontends: importers that turn models of other formats into gradual programs.
+"""Frontends: importers that turn models of other formats into gradual programs, registered
+by file kind.
 
 Each builds its program through `gradual.builder` (never by formatting text), so diagnostics
-point at the model (a node's name, operator and tensors) rather than at generated text.
+point at the model (a node's name, operator and tensors) rather than at generated text. A
+frontend registers itself with `register_frontend(Frontend(...))`: the file suffixes it
+reads, a `load(path, options)` that returns a `LoadedModel`, and the options it takes (the
+command line offers them on `check`, `elaborate`, `run` and `import`). The command line, the
+language server and the library find it by a path's suffix (`frontend_for`); none of them
+names a frontend. A frontend outside this package registers through the `gradual.frontends`
+entry point group (the entry point names a module that registers on import).
 
-* `onnx` — ONNX models (the optional extra `gradual[onnx]`); `onnx_cli` is its command-line
-  glue, importable without the `onnx` package.
+* `onnx` — ONNX models (the optional extra `gradual[onnx]`); `onnx_frontend` registers it
+  without importing the `onnx` package.
 """
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+#: modules of this package that register a frontend when imported
+BUILTIN = ("gradual.frontends.onnx_frontend",)
+ENTRY_POINT_GROUP = "gradual.frontends"
+
+
+class FrontendUnavailable(Exception):
+    """The frontend cannot run here (its package is not installed); the message says how to
+    install it."""
+
+
+@dataclass(frozen=True)
+class FrontendOption:
+    """An option a frontend takes: `--name` on the command line (`flag`: no value), and
+    `options[dest]` in `load`."""
+
+    name: str
+    help: str
+    metavar: Optional[str] = None
+    flag: bool = False
+
+    @property
+    def dest(self) -> str:
+        """The key under which `load` finds it."""
+        return self.name.replace("-", "_")
+
+
+@dataclass
+class LoadedModel:
+    """What a frontend made of a model: the module (None when the import failed), the
+    import's diagnostics, and what running it needs: the graph inputs' names and their
+    parameters, the outputs' names, the values of constants passed as parameters, and a
+    reader for tensor files in the model's own format."""
+
+    path: str
+    module: Any
+    diagnostics: list
+    header: tuple = ()
+    inputs: dict = field(default_factory=dict)
+    outputs: tuple = ()
+    constants: dict = field(default_factory=dict)
+    read_tensor: Optional[Callable[[str], Any]] = None
+    tensor_suffixes: tuple = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the whole model was imported."""
+        return self.module is not None and not any(d.is_error for d in self.diagnostics)
+
+    def text(self) -> str:
+        """The model as a program in gradual's language, with its header comments."""
+        from ..syntax.printer import format_module
+
+        lines = "".join(f"// {line}\n" for line in self.header)
+        return lines + (format_module(self.module) if self.module is not None else "")
+
+
+@dataclass(frozen=True)
+class Frontend:
+    """A model format: its name, file suffixes, loader and options."""
+
+    name: str
+    suffixes: tuple
+    load: Callable[[str, dict], LoadedModel]
+    options: tuple = ()
+
+
+_FRONTENDS: dict[str, Frontend] = {}
+_loaded = False
+
+
+def register_frontend(frontend: Frontend) -> None:
+    """Make a frontend available for its suffixes (a later registration replaces one of
+    the same name)."""
+    _FRONTENDS[frontend.name] = frontend
+
+
+def frontends() -> list[Frontend]:
+    """Every registered frontend (built-in ones and those of installed packages)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BUILTIN:
+            importlib.import_module(module)
+        for entry in _entry_points():
+            try:
+                importlib.import_module(entry.value.split(":")[0])
+            except Exception:  # noqa: BLE001 - a broken plugin must not break gradual
+                continue
+    return list(_FRONTENDS.values())
+
+
+def _entry_points() -> list:
+    from importlib.metadata import entry_points
+
+    return list(entry_points(group=ENTRY_POINT_GROUP))
+
+
+def frontend_for(path: str) -> Optional[Frontend]:
+    """The frontend that reads this file, by suffix (None: a program in the language)."""
+    lower = path.lower()
+    if lower.endswith(".rly") or lower == "-":
+        return None
+    for frontend in frontends():
+        if lower.endswith(tuple(frontend.suffixes)):
+            return frontend
+    return None

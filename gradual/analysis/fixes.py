@@ -1,0 +1,201 @@
+"""Edits that fix or refine a program, as data: each `Fix` is a title and text edits in
+document offsets.
+
+From diagnostics' structured data (`Diagnostic.data`): the did-you-mean of an unknown name,
+dtype, operator or attribute; removing an unused hint; relaxing a static dim that conflicts
+to `?`, so that a runtime check is inserted instead of the error. From the program itself,
+at a position: annotating a parameter or `let` with its inferred type, and turning an
+inserted runtime check into the explicit cast `gradual elaborate` would write.
+
+`formatted` is the document printed by the printer, offered only when that keeps every
+comment and the program's meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..diagnostics import Diagnostic, UNKNOWN_ATTRIBUTE
+from ..syntax import ast
+from ..syntax.source import Span
+from ..types import DynType, FuncType, Type, TypeVar, format_type, map_dtypes
+from .document import Analysis
+from .queries import binder_of, binder_type, definition_at, elaborated_casts, end_of, path_at, start_of, walk
+
+
+@dataclass
+class Edit:
+    """Replace document offsets [start, end) by `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Fix:
+    """One code action: a title, its edits, the diagnostic it fixes (if any), and whether it
+    is a fix ("quickfix") or a rewrite that keeps the meaning ("refactor")."""
+
+    title: str
+    edits: list
+    diagnostic: Optional[Diagnostic] = None
+    kind: str = "quickfix"
+    preferred: bool = False
+
+
+def fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
+    """Every fix for the diagnostics overlapping [start, end] and every rewrite at it."""
+    out: list = []
+    for diag in analysis.diagnostics:
+        if start_of(diag.span) <= end and start <= end_of(diag.span):
+            out += diagnostic_fixes(analysis, diag)
+    out += annotation_fixes(analysis, start, end)
+    out += cast_fixes(analysis, start, end)
+    return out
+
+
+# from diagnostics ----------------------------------------------------------------------------
+def diagnostic_fixes(analysis: Analysis, diag: Diagnostic) -> list[Fix]:
+    """The fixes a diagnostic's data offers."""
+    data = diag.data or {}
+    out = []
+    if data.get("suggestion"):
+        edit = _rename_edit(diag, data["name"], data["suggestion"])
+        if edit is not None:
+            out.append(Fix(f"replace `{data['name']}` with `{data['suggestion']}`", [edit], diag, preferred=True))
+    if data.get("unused"):
+        out.append(Fix("remove the unused hint", [_remove_statement(analysis.text, diag.span)], diag, preferred=True))
+    for span, path, axis in data.get("dims", ()):
+        fix = _relax_fix(analysis, diag, span, path, axis)
+        if fix is not None:
+            out.append(fix)
+    return out
+
+
+def _rename_edit(diag: Diagnostic, name: str, suggestion: str) -> Optional[Edit]:
+    """Replace the misspelt name inside the diagnostic's span (an attribute's name is at
+    the start of `name=value`; a dtype is the last name of its type)."""
+    text = diag.span.text
+    matches = [m.start() for m in re.finditer(rf"(?<![A-Za-z0-9_.]){re.escape(name)}(?![A-Za-z0-9_])", text)]
+    if not matches:
+        return None
+    at = matches[0] if diag.code == UNKNOWN_ATTRIBUTE else matches[-1]
+    start = start_of(diag.span) + at
+    return Edit(start, start + len(name), suggestion)
+
+
+def _remove_statement(text: str, span: Span) -> Edit:
+    """Delete a statement, and its line when nothing else is on it."""
+    start, end = start_of(span), end_of(span)
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        return Edit(line_start, min(line_end + 1, len(text)), "")
+    return Edit(start, end, "")
+
+
+def _relax_fix(analysis: Analysis, diag: Diagnostic, span: Span, path: tuple, axis: int) -> Optional[Fix]:
+    """`10` -> `?` in the annotation that gave an argument its conflicting static dim."""
+    node = _node_with_span(analysis, span)
+    annotation, owner = None, ""
+    if isinstance(node, ast.Cast):
+        annotation, owner = node.type, "this cast"
+    elif isinstance(node, ast.Var):
+        binder = binder_of(analysis, node)
+        holder = binder.node if binder is not None else None
+        if isinstance(holder, (ast.Param, ast.Let)) and holder.type is not None:
+            annotation, owner = holder.type, f"`%{holder.var.name}`"
+    for index in path:
+        annotation = annotation.fields[index] if isinstance(annotation, ast.TupleTypeExpr) and index < len(annotation.fields) else None
+    if not isinstance(annotation, ast.TensorTypeExpr) or annotation.dims is None or axis >= len(annotation.dims):
+        return None
+    dim = annotation.dims[axis]
+    if not isinstance(dim, ast.DimInt):
+        return None
+    title = f"relax dim {axis} of {owner} from `{dim.value}` to `?` (checked at runtime instead)"
+    return Fix(title, [Edit(start_of(dim.span), end_of(dim.span), "?")], diag)
+
+
+def _node_with_span(analysis: Analysis, span: Span) -> Optional[ast.Node]:
+    path = path_at(analysis, start_of(span))
+    return next((n for n in reversed(path) if n.span == span), None)
+
+
+# rewrites at a position ----------------------------------------------------------------------
+def annotation_fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
+    """Annotate an unannotated parameter or `let` under the cursor with its inferred type."""
+    out = []
+    path = path_at(analysis, start)
+    d = path[0] if path else None
+    for node in path:
+        if isinstance(node, (ast.Param, ast.Let)) and node.type is None and start_of(node.var.span) <= end:
+            binder = binder_of(analysis, node.var)
+            t = binder_type(analysis, binder) if binder is not None else None
+            if t is None or isinstance(t, (DynType, TypeVar)):
+                continue
+            edits = [Edit(end_of(node.var.span), end_of(node.var.span), f": {format_type(t)}")]
+            if isinstance(d, ast.Def) and node in d.params:
+                edits += _declare_dtype_vars(analysis.text, d, t)
+            out.append(Fix(f"annotate `%{node.var.name}` with its inferred type", edits, kind="refactor"))
+    return out
+
+
+def _declare_dtype_vars(text: str, d: ast.Def, t: Type) -> list:
+    """The `[T]` a signature needs for the dtype variables an inferred type mentions."""
+    used: list = []
+
+    def note(dtype: object) -> object:
+        name = getattr(dtype, "name", None)
+        if name is not None and name not in d.dtype_params and name not in used:
+            used.append(name)
+        return dtype
+
+    map_dtypes(t, note)
+    if not used:
+        return []
+    after = end_of(d.name_span)
+    if d.dtype_params:
+        close = text.find("]", after)
+        return [Edit(close, close, ", " + ", ".join(used))] if close != -1 else []
+    return [Edit(after, after, "[" + ", ".join(used) + "]")]
+
+
+def cast_fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
+    """Write an inserted runtime check as the explicit cast `gradual elaborate` shows."""
+    d = definition_at(analysis, start)
+    if d is None:
+        return []
+    out = []
+    for (cast_start, cast_end), type_text in sorted(elaborated_casts(analysis, d).items()):
+        if cast_start <= end and start <= cast_end:
+            edit = Edit(cast_end, cast_end, f" as {type_text}")
+            out.append(Fix(f"make the runtime check explicit: `as {type_text}`", [edit], kind="refactor"))
+    return out
+
+
+# formatting ----------------------------------------------------------------------------------
+_COMMENT = re.compile(r"/\*|//(?![ \t]*[0-9(])")
+_HEADER = re.compile(r"\s*(#\[[^\]\n]*\])")
+
+
+def formatted(analysis: Analysis) -> Optional[str]:
+    """The document as the printer writes it, or None when that would lose a comment or
+    change the program (or the document does not parse)."""
+    from ..api import SyntaxProblem, parse
+    from ..syntax.ast import same_tree
+    from ..syntax.printer import format_module
+
+    module = analysis.result.module
+    if module is None or any(d.code == "parse-error" for d in analysis.diagnostics) or _COMMENT.search(analysis.text):
+        return None
+    header = _HEADER.match(analysis.text)
+    text = (header.group(1) + "\n" if header else "") + format_module(module)
+    try:
+        again = parse(text, analysis.path)
+    except SyntaxProblem:
+        return None
+    return text if same_tree(module, again) else None

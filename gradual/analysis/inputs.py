@@ -1,0 +1,104 @@
+"""Loading an input: a program file read as text, or a model imported by the frontend
+registered for its file kind; then checking it. Every front end (command line, language
+server, library) loads through here.
+
+Problems that make an input unusable at all (a missing file, a frontend whose package is not
+installed) raise `Unavailable`; a file that is there but cannot be read as what it claims to
+be (not UTF-8, too large, not a model) loads with a diagnostic saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .. import messages
+from ..api import CheckResult, check
+from ..frontends import FrontendUnavailable, LoadedModel, frontend_for
+from ..syntax.source import Source, Span
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+class Unavailable(Exception):
+    """The input cannot be loaded at all (missing, a directory, unreadable, or its frontend
+    is not installed): a usage problem, not a diagnostic."""
+
+
+@dataclass
+class Input:
+    """A loaded input: program text, or a frontend's model; `problem` is the diagnostic of
+    an input that could not be read as text."""
+
+    path: str
+    text: Optional[str] = None
+    model: Optional[LoadedModel] = None
+    problem: Optional[object] = None
+
+
+@dataclass
+class Checked:
+    """An input and what checking it gave (`result` is None when there was nothing to check)."""
+
+    input: Input
+    result: Optional[CheckResult]
+    diagnostics: list = field(default_factory=list)
+
+
+def read_text(path: str) -> Input:
+    """Read a program file (`-`: standard input) as UTF-8."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise Unavailable(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise Unavailable(f"{path}: is a directory, not a program file") from None
+    except OSError as exc:
+        raise Unavailable(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        span = Span(Source("", path), 0, 0)
+        return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
+    try:
+        return Input(path, data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8", errors="replace")
+        source = Source(good, path)
+        detail = f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        return Input(path, problem=messages.input_error(Span(source, len(good), len(good)), detail))
+
+
+def load(path: str, options: Optional[dict] = None) -> Input:
+    """Load a program file, or a model through the frontend registered for its kind
+    (`options`: the frontend's, by `FrontendOption.dest`)."""
+    frontend = frontend_for(path)
+    if frontend is None:
+        return read_text(path)
+    if not os.path.exists(path):
+        raise Unavailable(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise Unavailable(f"{path}: is a directory, not a model file")
+    try:
+        return Input(path, model=frontend.load(path, dict(options or {})))
+    except FrontendUnavailable as exc:
+        raise Unavailable(str(exc)) from None
+
+
+def check_input(loaded: Input) -> Checked:
+    """Check a loaded input: its diagnostics (load problems included) and, when there was
+    something to check, the CheckResult."""
+    if loaded.problem is not None:
+        return Checked(loaded, None, [loaded.problem])
+    model = loaded.model
+    if model is not None:
+        if not model.ok:
+            return Checked(loaded, CheckResult(None, None, list(model.diagnostics)), list(model.diagnostics))
+        result = check(model.module, loaded.path)
+        return Checked(loaded, result, list(result.diagnostics))
+    result = check(loaded.text or "", loaded.path)
+    return Checked(loaded, result, list(result.diagnostics))

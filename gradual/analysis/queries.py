@@ -1,0 +1,498 @@
+"""Questions about an analyzed document, answered as data: what is at this offset, its type,
+where it is defined and used, the definitions of the document, where the runtime checks go.
+
+Offsets are the document's (code points from its start); answers carry `Span`s, which know
+their position in the document (or in a stdlib file, for operators). Nothing here formats
+for a particular editor: the language server converts.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field, fields
+from typing import Iterator, Optional
+
+from ..names import Binder
+from ..ops.registry import Operator
+from ..shapes import Dimension
+from ..syntax import ast
+from ..syntax.source import Span
+from ..types import FuncType, Type, format_dims, format_dtype, format_type
+from .document import Analysis
+
+
+# walking the tree ----------------------------------------------------------------------------
+def children(node: object) -> Iterator[ast.Node]:
+    """The syntax nodes directly inside a node, in source order."""
+    for f in fields(node):  # type: ignore[arg-type]
+        if f.name == "span":
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, ast.Node):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, ast.Node):
+                    yield item
+
+
+def walk(node: ast.Node) -> Iterator[ast.Node]:
+    """Every node under `node` (itself first), depth first in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def start_of(span: Span) -> int:
+    """Where a span starts in the document."""
+    return span.source.base + span.start
+
+
+def end_of(span: Span) -> int:
+    """Where a span ends in the document."""
+    return span.source.base + span.end
+
+
+def definition_at(analysis: Analysis, offset: int) -> Optional[ast.Def]:
+    """The definition whose text holds `offset` (the prelude holds none)."""
+    pieces = analysis.pieces
+    starts = [p.source.base for p in pieces]
+    i = bisect.bisect_right(starts, offset) - 1
+    if i < 0:
+        return None
+    for d in pieces[i].defs:
+        if start_of(d.span) <= offset <= end_of(d.span):
+            return d
+    return None
+
+
+def path_at(analysis: Analysis, offset: int) -> list:
+    """The nodes that hold `offset`, outermost (the definition) first."""
+    d = definition_at(analysis, offset)
+    if d is None:
+        return []
+    path = [d]
+    node: ast.Node = d
+    while True:
+        inner = next((c for c in children(node) if _holds(c, offset)), None)
+        if inner is None:
+            return path
+        path.append(inner)
+        node = inner
+
+
+def _holds(node: ast.Node, offset: int) -> bool:
+    return node.span.source.text != "" and start_of(node.span) <= offset <= end_of(node.span)
+
+
+def definitions(analysis: Analysis) -> list:
+    """The document's definitions in source order."""
+    return list(analysis.result.module.defs) if analysis.result.module is not None else []
+
+
+# types of things ----------------------------------------------------------------------------
+def binder_of(analysis: Analysis, var: ast.Var) -> Optional[Binder]:
+    """The parameter or `let` a `%x` (a use, or the name in a binder) refers to."""
+    res = analysis.result.resolution
+    if res is None:
+        return None
+    found = res.uses.get(id(var))
+    if found is not None:
+        return found
+    for holder in _binder_holders(analysis, var):
+        binder = res.binders.get(id(holder))
+        if binder is not None:
+            return binder
+    return None
+
+
+def _binder_holders(analysis: Analysis, var: ast.Var) -> list:
+    path = path_at(analysis, start_of(var.span))
+    return [n for n in path if isinstance(n, (ast.Param, ast.Let)) and n.var is var]
+
+
+def binder_type(analysis: Analysis, binder: Binder) -> Optional[Type]:
+    """The type a parameter or `let` binds (parameters: as inferred for their function)."""
+    result = analysis.result
+    node = binder.node
+    if isinstance(node, ast.Let):
+        return result.types.get(id(node))
+    d = definition_at(analysis, start_of(binder.span))
+    if d is None:
+        return None
+    for owner, fn_type in _functions(analysis, d):
+        if node in owner.params and isinstance(fn_type, FuncType):
+            index = owner.params.index(node)
+            return fn_type.params[index] if index < len(fn_type.params) else None
+    return None
+
+
+def _functions(analysis: Analysis, d: ast.Def) -> Iterator[tuple]:
+    """(the definition or a closure in it, its type)."""
+    result = analysis.result
+    fn = result.functions.get(d.name)
+    yield d, fn.type if fn is not None and fn.node is d else None
+    for node in walk(d.body):
+        if isinstance(node, ast.Fn):
+            yield node, result.types.get(id(node))
+
+
+def type_at(analysis: Analysis, node: ast.Node) -> Optional[Type]:
+    """The inferred type of an expression, variable or binder."""
+    result = analysis.result
+    if isinstance(node, ast.Var):
+        found = result.types.get(id(node))
+        if found is not None:
+            return found
+        binder = binder_of(analysis, node)
+        return binder_type(analysis, binder) if binder is not None else None
+    if isinstance(node, ast.Def):
+        fn = result.functions.get(node.name)
+        return fn.type if fn is not None else None
+    return result.types.get(id(node))
+
+
+def format_instantiation(inst: tuple) -> str:
+    """`T := float32, *b := (?), k := 784, u := 128`."""
+    parts = []
+    for name, value in inst:
+        if isinstance(value, tuple):
+            parts.append(f"{name} := {format_dims(value)}")
+        elif isinstance(value, Dimension):
+            parts.append(f"{name} := {value}")
+        else:
+            parts.append(f"{name} := {format_dtype(value)}")
+    return ", ".join(parts)
+
+
+# runtime checks -------------------------------------------------------------------------------
+@dataclass
+class CheckSite:
+    """A runtime check the elaborated program performs: the checked expression's span, the
+    type it is checked against, and why the check is there."""
+
+    span: Span
+    type: Type
+    reason: str
+    function: str
+
+
+def check_sites(analysis: Analysis, d: Optional[ast.Def] = None) -> list[CheckSite]:
+    """The verifying check sites of one definition (or of all)."""
+    out = []
+    for name, fn in analysis.result.functions.items():
+        if d is not None and fn.node is not d:
+            continue
+        for check in fn.checks:
+            if check.verifies and check.node.span.source.text:
+                out.append(CheckSite(check.node.span, check.type, check.reason, name))
+    return out
+
+
+def elaborated_casts(analysis: Analysis, d: ast.Def) -> dict:
+    """The inserted casts of one definition as `gradual elaborate` writes them:
+    (start, end) of the checked expression -> the cast's type as text."""
+    from ..elaboration import Elaborator
+    from ..syntax.printer import format_type as format_type_expr
+
+    fn = analysis.result.functions.get(d.name)
+    if fn is None or fn.node is not d:
+        return {}
+    elaborated = Elaborator(analysis.result).definition(d, fn)
+    out: dict = {}
+    for node in walk(elaborated):
+        if isinstance(node, ast.Cast) and node.check is not None and node.check.verifies:
+            out.setdefault((start_of(node.span), end_of(node.span)), format_type_expr(node.type))
+    return out
+
+
+# hover ----------------------------------------------------------------------------------
+@dataclass
+class Hover:
+    """What to show for the thing under the cursor: its span and lines of markdown."""
+
+    span: Span
+    lines: list = field(default_factory=list)
+
+
+def hover(analysis: Analysis, offset: int) -> Optional[Hover]:
+    """The inferred type of the variable, parameter or expression at `offset`; for a callee,
+    the signature and its instantiation at this call; for a dim symbol, where it is bound;
+    plus the runtime check the expression gets, if any."""
+    path = path_at(analysis, offset)
+    if not path:
+        return None
+    node = path[-1]
+    d = path[0]
+    if node is d:
+        return _hover_definition(analysis, d) if start_of(d.name_span) <= offset <= end_of(d.name_span) else None
+    if isinstance(node, ast.DimName):
+        return _hover_dim(analysis, d, node)
+    if isinstance(node, (ast.OpRef, ast.GlobalVar)) and len(path) > 1 and isinstance(path[-2], ast.Call) and path[-2].callee is node:
+        return _hover_callee(analysis, path[-2], node)
+    expr = next((n for n in reversed(path) if isinstance(n, _EXPRESSIONS)), None)
+    if expr is None:
+        return None
+    return _hover_expression(analysis, expr, path)
+
+
+_EXPRESSIONS = (ast.Var, ast.GlobalVar, ast.Literal, ast.TupleExpr, ast.Proj, ast.Call, ast.If, ast.Fn, ast.Cast)
+
+
+def _code_block(text: str) -> list:
+    return ["```gradual", text, "```"]
+
+
+def _hover_definition(analysis: Analysis, d: ast.Def) -> Hover:
+    fn = analysis.result.functions.get(d.name)
+    lines = _code_block(f"def @{d.name}: {format_type(fn.type) if fn is not None else '?'}")
+    if fn is not None:
+        count = fn.check_count
+        lines.append(f"{count} runtime check{'' if count == 1 else 's'} inserted")
+    return Hover(d.name_span, lines)
+
+
+def _hover_expression(analysis: Analysis, node: ast.Node, path: list) -> Hover:
+    t = type_at(analysis, node)
+    if isinstance(node, ast.Var):
+        lines = _code_block(f"%{node.name}: {format_type(t) if t is not None else '?'}")
+        binder = binder_of(analysis, node)
+        if binder is not None:
+            lines.append(_binder_role(binder, path[0]))
+    else:
+        lines = _code_block(format_type(t) if t is not None else "?")
+    for site in check_sites(analysis, path[0]):
+        if site.span == node.span:
+            lines.append(f"**runtime check**: checked against `{format_type(site.type)}` ({site.reason})")
+    return Hover(node.span, lines)
+
+
+def _binder_role(binder: Binder, d: ast.Def) -> str:
+    if binder.kind == "param":
+        return f"parameter of `@{d.name}`"
+    if binder.kind == "fn-param":
+        return "parameter of a closure"
+    return "bound by `let`"
+
+
+def _hover_callee(analysis: Analysis, call: ast.Call, callee: ast.Node) -> Hover:
+    result = analysis.result
+    lines: list = []
+    if isinstance(callee, ast.OpRef):
+        op = result.registry.get(callee.name) if result.registry is not None else None
+        if op is None:
+            return Hover(callee.span, [f"unknown operator `{callee.name}`"])
+        lines += _code_block(op.signature_text)
+        if op.doc:
+            lines.append(op.doc)
+    else:
+        fn = result.functions.get(callee.name)
+        lines += _code_block(f"@{callee.name}: {format_type(fn.type) if fn is not None else '?'}")
+    inst = result.instantiations.get(id(call))
+    if inst:
+        lines.append(f"at this call: `{format_instantiation(inst)}`")
+    t = result.types.get(id(call))
+    if t is not None:
+        lines.append(f"result: `{format_type(t)}`")
+    return Hover(callee.span, lines)
+
+
+def _hover_dim(analysis: Analysis, d: ast.Def, dim: ast.DimName) -> Hover:
+    binding, in_signature = dim_binding(d, dim)
+    line, col = binding.span.start_position
+    if in_signature:
+        scope = f"in the signature of `@{d.name}`: the same size throughout, instantiated afresh at each call"
+    else:
+        scope = "by a body annotation: bound at runtime there, rigid after"
+    where = "here" if binding is dim else f"at line {line}, column {col}"
+    return Hover(dim.span, _code_block(f"dimension {dim.name}") + [f"bound {where}, {scope}"])
+
+
+# dimension symbols ---------------------------------------------------------------------------
+def _signature_nodes(d: ast.Def) -> list:
+    nodes = [p.type for p in d.params if p.type is not None]
+    return nodes + ([d.ret] if d.ret is not None else [])
+
+
+def dim_names(d: ast.Def) -> list:
+    """The dimension names written in a definition, signature first, then the body in order."""
+    out = [n for t in _signature_nodes(d) for n in walk(t) if isinstance(n, ast.DimName)]
+    return out + [n for n in walk(d.body) if isinstance(n, ast.DimName)]
+
+
+def dim_binding(d: ast.Def, dim: ast.DimName) -> tuple:
+    """(the occurrence that binds a dim name, whether it is in the signature): its first
+    occurrence, signature first (a name first seen in the body is bound where it is seen)."""
+    signature = {id(n) for t in _signature_nodes(d) for n in walk(t)}
+    first = next(n for n in dim_names(d) if n.name == dim.name)
+    return first, id(first) in signature
+
+
+# navigation ----------------------------------------------------------------------------------
+def definition(analysis: Analysis, offset: int) -> list[Span]:
+    """Where the thing at `offset` is defined: a variable's binder, a function's name, a dim
+    symbol's binding occurrence, an operator's declaration in stdlib/."""
+    target = _target(analysis, offset)
+    if target is None:
+        return []
+    kind, key, d = target
+    if kind == "var":
+        return [key.span]
+    if kind == "global":
+        found = analysis.result.resolution.defs.get(key) if analysis.result.resolution else None
+        return [found.name_span] if found is not None else []
+    if kind == "dim":
+        return [dim_binding(d, key)[0].span]
+    op = _operator(analysis, key)
+    return [op.span] if op is not None and op.span is not None and op.span.source.text else []
+
+
+def references(analysis: Analysis, offset: int, include_declaration: bool = True) -> list[Span]:
+    """Every occurrence of the thing at `offset` in the document (and its declaration)."""
+    target = _target(analysis, offset)
+    if target is None:
+        return []
+    kind, key, d = target
+    res = analysis.result.resolution
+    spans: list = []
+    if kind == "var":
+        spans = [n.span for n in walk(d) if isinstance(n, ast.Var) and res is not None and res.uses.get(id(n)) is key]
+        if include_declaration:
+            spans.insert(0, key.span)
+    elif kind == "global":
+        spans = [n.span for dd in definitions(analysis) for n in walk(dd) if isinstance(n, ast.GlobalVar) and n.name == key]
+        found = res.defs.get(key) if res is not None else None
+        if include_declaration and found is not None:
+            spans.insert(0, found.name_span)
+    elif kind == "dim":
+        spans = [n.span for n in dim_names(d) if n.name == key.name]
+        if not include_declaration:
+            binding = dim_binding(d, key)[0]
+            spans = [s for s in spans if s is not binding.span]
+    else:
+        spans = [n.span for dd in definitions(analysis) for n in walk(dd) if isinstance(n, ast.OpRef) and n.name == key]
+        op = _operator(analysis, key)
+        if include_declaration and op is not None and op.span is not None and op.span.source.text:
+            spans.insert(0, op.span)
+    return spans
+
+
+def _target(analysis: Analysis, offset: int) -> Optional[tuple]:
+    """(kind, key, definition) of the named thing at `offset`."""
+    path = path_at(analysis, offset)
+    if not path:
+        return None
+    node, d = path[-1], path[0]
+    if node is d:
+        return ("global", d.name, d) if start_of(d.name_span) <= offset <= end_of(d.name_span) else None
+    if isinstance(node, ast.Var):
+        binder = binder_of(analysis, node)
+        return ("var", binder, d) if binder is not None else None
+    if isinstance(node, ast.GlobalVar):
+        return "global", node.name, d
+    if isinstance(node, ast.DimName):
+        return "dim", node, d
+    if isinstance(node, ast.OpRef):
+        return "op", node.name, d
+    return None
+
+
+def _operator(analysis: Analysis, name: str) -> Optional[Operator]:
+    registry = analysis.result.registry
+    return registry.get(name) if registry is not None else None
+
+
+# symbols and inlay hints ----------------------------------------------------------------------
+@dataclass
+class Symbol:
+    """A definition (or one of its parameters and bindings) with its type."""
+
+    name: str
+    kind: str
+    detail: str
+    span: Span
+    name_span: Span
+    children: list = field(default_factory=list)
+
+
+def symbols(analysis: Analysis) -> list[Symbol]:
+    """Each definition with its type; its parameters and `let`s inside it."""
+    out = []
+    res = analysis.result.resolution
+    for d in definitions(analysis):
+        t = type_at(analysis, d)
+        top = Symbol(f"@{d.name}", "function", format_type(t) if t is not None else "", d.span, d.name_span)
+        if res is not None and res.defs.get(d.name) is d:
+            for p in d.params:
+                binder = res.binders.get(id(p))
+                pt = binder_type(analysis, binder) if binder is not None else None
+                top.children.append(Symbol(f"%{p.var.name}", "parameter", _shown(pt), p.span, p.var.span))
+            for stmt in d.body.stmts:
+                if isinstance(stmt, ast.Let):
+                    lt = analysis.result.types.get(id(stmt))
+                    top.children.append(Symbol(f"%{stmt.var.name}", "variable", _shown(lt), stmt.span, stmt.var.span))
+        out.append(top)
+    return out
+
+
+def _shown(t: Optional[Type]) -> str:
+    return format_type(t) if t is not None else ""
+
+
+@dataclass
+class InlayHint:
+    """A label to show at an offset: `kind` is "binding", "parameter" or "check"."""
+
+    offset: int
+    label: str
+    kind: str
+    tooltip: str = ""
+
+
+HINT_KINDS = ("binding", "parameter", "check")
+
+
+def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KINDS) -> list[InlayHint]:
+    """Inferred types after unannotated `let`/`%0 =` bindings and parameters, and a marker
+    after each expression that gets a runtime check, for the definitions in [start, end]."""
+    out: list = []
+    res = analysis.result.resolution
+    if res is None:
+        return out
+    for d in definitions(analysis):
+        if end_of(d.span) < start or start_of(d.span) > end or res.defs.get(d.name) is not d:
+            continue
+        if "parameter" in kinds:
+            out += _parameter_hints(analysis, d)
+        if "binding" in kinds:
+            out += _binding_hints(analysis, d)
+        if "check" in kinds:
+            out += [InlayHint(end_of(s.span), f"as {format_type(s.type)}", "check", f"runtime check: {s.reason}")
+                    for s in check_sites(analysis, d)]
+    return sorted((h for h in out if start <= h.offset <= end), key=lambda h: h.offset)
+
+
+def _parameter_hints(analysis: Analysis, d: ast.Def) -> list:
+    res = analysis.result.resolution
+    out = []
+    owners = [d] + [n for n in walk(d.body) if isinstance(n, ast.Fn)]
+    for owner in owners:
+        for p in owner.params:
+            if p.type is None:
+                binder = res.binders.get(id(p))
+                t = binder_type(analysis, binder) if binder is not None else None
+                if t is not None:
+                    out.append(InlayHint(end_of(p.var.span), f": {format_type(t)}", "parameter"))
+    return out
+
+
+def _binding_hints(analysis: Analysis, d: ast.Def) -> list:
+    out = []
+    for node in walk(d.body):
+        if isinstance(node, ast.Let) and node.type is None:
+            t = analysis.result.types.get(id(node))
+            if t is not None:
+                out.append(InlayHint(end_of(node.var.span), f": {format_type(t)}", "binding"))
+    return out

@@ -1,0 +1,147 @@
+"""`gradual run FILE [--entry main] [--arg NAME=FILE.npy|VALUE] [--shape NAME=2x3] [--format json]`.
+
+Loads the program or model (gradual.analysis), checks it (type errors: diagnostics, exit 1),
+elaborates it, builds the inputs (bad or missing inputs: exit 2), runs it on NumPy and prints
+each output's type, e.g. `Tensor[(2, 5), float32]` (or `{"outputs": [{"shape": [2, 5],
+"dtype": "float32"}]}`); a model's outputs are printed by name. A model's inputs may be
+named as in the model, may come from tensor files of its format (ONNX `.pb`), and the
+constants its import turned into parameters are passed along. A failed runtime check or an
+operator that cannot run prints its diagnostic and exits 3; an internal error (an operator's
+kernel disagreeing with its shape rule: a bug in gradual) exits 4.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Optional
+
+from .. import messages
+from ..analysis.inputs import check_input
+from ..api import elaborate
+from ..diagnostics import INTERNAL_ERROR
+from ..frontends import LoadedModel
+from ..render import diagnostic_json, render_all, render_text
+from . import EXIT_CHECK_FAILED, EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, console, load_input
+
+
+def command_run(args: argparse.Namespace) -> int:
+    """The `gradual run` command (see the module docstring); returns the exit code."""
+    from ..runtime.errors import InputError, ProgramRejected
+    from ..runtime.interpreter import Interpreter
+
+    out = console(args.color)
+    try:
+        loaded = load_input(args.file, args)
+        checked = check_input(loaded)
+        if any(d.is_error for d in checked.diagnostics) or checked.result is None:
+            return _report_errors(args, checked.diagnostics, out)
+        if args.format != "json":
+            render_all([d for d in checked.diagnostics if not d.is_error], out)
+        result = checked.result
+        interpreter = Interpreter(elaborate(result), result.registry)
+        inputs = _inputs(loaded.model, interpreter.parameters(args.entry), args)
+    except (UsageError, InputError, ProgramRejected) as exc:
+        print(f"gradual: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    outputs, code = run_reporting(args, interpreter, inputs, out)
+    if outputs is not None:
+        _print_outputs(args, outputs, loaded.model.outputs if loaded.model is not None else None)
+    return code
+
+
+def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace) -> dict:
+    """Inputs by parameter name from `--arg` and `--shape` (for a model: by input or
+    parameter name, from its tensor files too, plus its constants)."""
+    from ..runtime.inputs import build_inputs
+
+    if model is None:
+        return build_inputs(params, args.arg, args.shape, args.seed)
+    graph = [(name, t) for name, t in params if name not in model.constants]
+    given, files = [], {}
+    for text in args.arg:
+        name, value = _assignment(text, model.inputs)
+        if model.read_tensor is not None and value.strip().endswith(model.tensor_suffixes):
+            files[name] = model.read_tensor(value.strip())
+        else:
+            given.append(f"{name}={value}")
+    shapes = ["=".join(_assignment(text, model.inputs)) for text in args.shape]
+    rest = [(name, t) for name, t in graph if name not in files]
+    inputs = build_inputs(rest, given, shapes, args.seed)
+    inputs.update(files)
+    inputs.update(model.constants)
+    return inputs
+
+
+def _assignment(text: str, renamed: dict) -> tuple:
+    from ..runtime.inputs import split_assignment
+
+    name, value = split_assignment(text)
+    return renamed.get(name, name), value
+
+
+def run_reporting(args: argparse.Namespace, interpreter: Any, inputs: dict, out: Any) -> tuple:
+    """Run the entry: (its flattened outputs, EXIT_OK), or (None, the exit code) after
+    printing why it stopped (a failed check, exhausted resources, or a bug in gradual)."""
+    from ..runtime.errors import RunFailure
+    from ..runtime.values import flatten_outputs
+
+    try:
+        return flatten_outputs(interpreter.run(args.entry, inputs)), EXIT_OK
+    except RunFailure as failure:
+        return None, _report_failure(args, failure, out)
+    except (RecursionError, MemoryError) as exc:
+        print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
+        return None, EXIT_CHECK_FAILED
+    except Exception as exc:  # a bug in gradual: reported, never a traceback
+        print(f"gradual: internal error: {messages.runtime_internal_crash(exc)}", file=sys.stderr)
+        return None, EXIT_INTERNAL
+
+
+def _report_errors(args: argparse.Namespace, diagnostics: list, out: Any) -> int:
+    errors = [d for d in diagnostics if d.is_error]
+    if args.format == "json":
+        print(json.dumps({"error": _error_json(errors[0]), "diagnostics": [diagnostic_json(d) for d in diagnostics]},
+                         indent=2))
+    else:
+        render_all(diagnostics, out)
+    return EXIT_ERRORS
+
+
+def _report_failure(args: argparse.Namespace, failure: Any, out: Any) -> int:
+    diag = failure.diagnostic()
+    if args.format == "json":
+        print(json.dumps({"error": _error_json(diag)}, indent=2))
+    else:
+        render_text(diag, out)
+    return EXIT_INTERNAL if failure.code == INTERNAL_ERROR else EXIT_CHECK_FAILED
+
+
+def _error_json(diag: Any) -> dict:
+    return {"path": diag.span.source.path, **diagnostic_json(diag)}
+
+
+def output_json(value: Any) -> dict:
+    """One output as JSON: its shape and dtype (or its kind)."""
+    import numpy as np
+
+    from ..runtime.values import is_function
+
+    if isinstance(value, np.ndarray):
+        return {"shape": list(value.shape), "dtype": value.dtype.name}
+    return {"kind": "function" if is_function(value) else type(value).__name__}
+
+
+def _print_outputs(args: argparse.Namespace, outputs: list, names: Optional[tuple]) -> None:
+    from ..runtime.values import describe_value
+
+    if args.format == "json":
+        shown = [output_json(o) for o in outputs]
+        if names is not None:
+            shown = [{"name": n, **o} for n, o in zip(names, shown)]
+        print(json.dumps({"outputs": shown}, indent=2))
+        return
+    for i, output in enumerate(outputs):
+        prefix = f"{names[i]}: " if names is not None and i < len(names) else ""
+        sys.stdout.write(prefix + describe_value(output) + "\n")

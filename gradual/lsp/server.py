@@ -1,0 +1,396 @@
+"""`gradual lsp`: the language server (LSP 3.17 over stdio, on pygls).
+
+Handlers are thin: each converts positions, asks the analysis layer (`gradual.analysis`) and
+converts the answer (`convert.py`). What is particular to serving lives here:
+
+* **Never stale.** Each change schedules a re-check after a short debounce. One analysis runs
+  at a time, on a worker thread; a newer version supersedes it (it stops between two
+  definitions) and diagnostics are only published for the newest version, with its number.
+  Requests about a document wait for the analysis of its newest version, so an answer never
+  mixes two versions; `$/cancelRequest` cancels such a wait.
+* **Never dead.** A crash while checking one definition is an `internal-error` diagnostic at
+  that definition (the analysis layer); anything else that escapes an analysis becomes an
+  `internal-error` diagnostic of the document and a log message. Half-typed text is a
+  syntax error like any other.
+* **Push or pull.** Diagnostics are pushed (`textDocument/publishDiagnostics`) on open, change
+  and save; a client that advertises pull diagnostics gets `textDocument/diagnostic` instead
+  (both would show every diagnostic twice). `initializationOptions.diagnostics` = "push",
+  "pull" or "both" overrides that.
+
+Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
+at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
+`inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
+`debounceMs` (default 15).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.uris import to_fs_path
+
+from .. import __version__, messages
+from ..analysis import fixes, queries
+from ..analysis.document import Analysis, Cancelled, Document
+from ..api import CheckResult
+from ..diagnostics import Diagnostic, INTERNAL_ERROR
+from ..syntax.source import Source, Span
+from . import convert
+
+log = logging.getLogger("gradual.lsp")
+
+_HINT_SETTINGS = {"bindingTypes": "binding", "parameterTypes": "parameter", "runtimeChecks": "check"}
+
+
+@dataclass
+class Settings:
+    """What the client configured (see the module docstring)."""
+
+    hints: dict = field(default_factory=lambda: {kind: True for kind in _HINT_SETTINGS.values()})
+    diagnostics: str = "auto"
+    debounce: float = 0.015
+
+    def update(self, raw: Any) -> None:
+        """Take the settings a client sent (unknown keys are ignored)."""
+        if not isinstance(raw, dict):
+            return
+        raw = raw.get("gradual", raw) if isinstance(raw.get("gradual"), dict) else raw
+        hints = raw.get("inlayHints")
+        if isinstance(hints, dict):
+            for key, kind in _HINT_SETTINGS.items():
+                if isinstance(hints.get(key), bool):
+                    self.hints[kind] = hints[key]
+        if raw.get("diagnostics") in ("auto", "push", "pull", "both"):
+            self.diagnostics = raw["diagnostics"]
+        if isinstance(raw.get("debounceMs"), (int, float)) and raw["debounceMs"] >= 0:
+            self.debounce = raw["debounceMs"] / 1000
+
+    def hint_kinds(self) -> tuple:
+        return tuple(kind for kind, on in self.hints.items() if on)
+
+
+class OpenDocument:
+    """A document the client has open: its newest text and version, the incremental
+    analysis behind it, and the newest finished analysis."""
+
+    def __init__(self, uri: str, path: str) -> None:
+        self.uri = uri
+        self.path = path
+        self.document = Document(path)
+        self.text = ""
+        self.version: Optional[int] = None
+        self.analysis: Optional[Analysis] = None
+        self.waiters: list[asyncio.Future] = []
+        self.timer: Optional[asyncio.TimerHandle] = None
+        self.running = False
+
+    @property
+    def current(self) -> Optional[Analysis]:
+        """The analysis of the newest version, if it is done."""
+        if self.analysis is not None and self.analysis.version == self.version:
+            return self.analysis
+        return None
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, choosing UTF-8 positions whenever the client offers them (pygls
+    takes the client's first preference; UTF-8 spares converting every column)."""
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
+        general = params.capabilities.general
+        offered = general.position_encodings if general is not None else None
+        if offered and lsp.PositionEncodingKind.Utf8 in offered:
+            general.position_encodings = [lsp.PositionEncodingKind.Utf8] + [
+                e for e in offered if e != lsp.PositionEncodingKind.Utf8]
+        return (yield from super().lsp_initialize(params))
+
+
+class GradualServer(LanguageServer):
+    """The language server (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__("gradual", __version__, protocol_cls=_Protocol)
+        self.settings = Settings()
+        self.documents: dict[str, OpenDocument] = {}
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-analysis")
+        self.push = True
+        self.pull = False
+
+    # capabilities ---------------------------------------------------------------------------
+    def client_supports(self, path: str) -> bool:
+        """Whether the client advertised a capability (a dotted path of attribute names)."""
+        found: Any = self.client_capabilities
+        for name in path.split("."):
+            found = getattr(found, name, None)
+            if found is None:
+                return False
+        return bool(found)
+
+    # scheduling -----------------------------------------------------------------------------
+    def changed(self, state: OpenDocument, text: str, version: Optional[int]) -> None:
+        """A new version: re-check it after the debounce (superseding any check under way)."""
+        state.text, state.version = text, version
+        if state.timer is not None:
+            state.timer.cancel()
+        state.timer = asyncio.get_running_loop().call_later(self.settings.debounce, self.start, state)
+
+    def start(self, state: OpenDocument) -> None:
+        """Start checking the newest version, unless a check is running (it will restart)."""
+        state.timer = None
+        if state.running or state.uri not in self.documents or state.current is not None:
+            return
+        state.running = True
+        version, text = state.version, state.text
+        loop = asyncio.get_running_loop()
+
+        def superseded() -> bool:
+            return state.version != version or state.uri not in self.documents
+
+        future = loop.run_in_executor(self.worker, _analyze, state.document, text, version, superseded)
+        future.add_done_callback(lambda done: self.finished(state, done))
+
+    def finished(self, state: OpenDocument, done: asyncio.Future) -> None:
+        """A check ended: publish it if it is still the newest, then go on with newer text."""
+        state.running = False
+        analysis: Optional[Analysis] = None if done.cancelled() else done.result()
+        if analysis is not None and analysis.version == state.version and state.uri in self.documents:
+            state.analysis = analysis
+            self.report_crashes(analysis)
+            self.publish(state)
+            for waiter in state.waiters:
+                if not waiter.done():
+                    waiter.set_result(analysis)
+            state.waiters.clear()
+        if state.current is None and state.timer is None and state.uri in self.documents:
+            self.start(state)
+
+    async def analysis(self, uri: str) -> Optional[Analysis]:
+        """The analysis of a document's newest version (waits for it)."""
+        state = self.documents.get(uri)
+        if state is None:
+            return None
+        if state.current is not None:
+            return state.current
+        waiter = asyncio.get_running_loop().create_future()
+        state.waiters.append(waiter)
+        return await waiter
+
+    def report_crashes(self, analysis: Analysis) -> None:
+        for diag in analysis.internal_errors:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{analysis.path}: {diag.message}"))
+
+    # diagnostics ------------------------------------------------------------------------------
+    def publish(self, state: OpenDocument) -> None:
+        analysis = state.analysis
+        if not self.push or analysis is None:
+            if self.pull and self.client_supports("workspace.diagnostics.refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+            return
+        items = convert.diagnostics(analysis, state.uri, self.positions(analysis))
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
+
+    def positions(self, analysis: Analysis) -> convert.Positions:
+        return convert.Positions(analysis.source, self.workspace.position_codec)
+
+
+def _analyze(document: Document, text: str, version: Optional[int], superseded: Any) -> Optional[Analysis]:
+    """One analysis on the worker thread: None when superseded; a crash outside the checking
+    of a definition becomes an internal-error diagnostic of the whole document."""
+    try:
+        return document.analyze(text, version, superseded)
+    except Cancelled:
+        return None
+    except Exception as exc:  # a bug in gradual: the server goes on serving
+        log.exception("analysis of %s failed", document.path)
+        document.__init__(document.path, document.registry)  # start afresh next time
+        source = Source(text, document.path)
+        diag = Diagnostic(INTERNAL_ERROR, f"gradual failed while checking this file: {messages.internal_crash(exc)}",
+                          Span(source, 0, 0), help="this is a bug in gradual")
+        result = CheckResult(None, source, [diag])
+        return Analysis(document.path, text, version, result, [], source, [diag])
+
+
+server = GradualServer()
+
+
+# lifecycle --------------------------------------------------------------------------------------
+@server.feature(lsp.INITIALIZE)
+def initialize(ls: GradualServer, params: lsp.InitializeParams) -> None:
+    ls.settings.update(params.initialization_options)
+    pull_capable = ls.client_supports("text_document.diagnostic")
+    mode = ls.settings.diagnostics
+    ls.pull = mode in ("pull", "both") or mode == "auto" and pull_capable
+    ls.push = mode in ("push", "both") or mode == "auto" and not pull_capable
+    if ls.pull:
+        ls.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
+            identifier="gradual", inter_file_dependencies=False, workspace_diagnostics=False))(pull_diagnostics)
+    ls.worker.submit(_warm_up)
+
+
+def _warm_up() -> None:
+    """Load the operator library before the first document arrives."""
+    from ..ops.registry import default_registry
+
+    default_registry()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
+    ls.settings.update(params.settings)
+    if ls.client_supports("workspace.inlay_hint.refresh_support"):
+        ls.workspace_inlay_hint_refresh(None)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    state = ls.documents.get(uri) or OpenDocument(uri, to_fs_path(uri) or uri)
+    ls.documents[uri] = state
+    ls.changed(state, params.text_document.text, params.text_document.version)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    state = ls.documents.get(params.text_document.uri)
+    if state is not None:
+        doc = ls.workspace.get_text_document(params.text_document.uri)
+        ls.changed(state, doc.source, params.text_document.version)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: GradualServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    state = ls.documents.get(params.text_document.uri)
+    if state is not None and state.current is not None:
+        ls.publish(state)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: GradualServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    state = ls.documents.pop(params.text_document.uri, None)
+    if state is None:
+        return
+    for waiter in state.waiters:
+        if not waiter.done():
+            waiter.set_result(None)
+    if ls.push:
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, []))
+
+
+# requests -----------------------------------------------------------------------------------------
+async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    result_id = f"{id(analysis)}:{analysis.version}"
+    if params.previous_result_id == result_id:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    items = convert.diagnostics(analysis, params.text_document.uri, ls.positions(analysis))
+    return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+async def hover(ls: GradualServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return None
+    positions = ls.positions(analysis)
+    found = queries.hover(analysis, positions.offset(params.position))
+    return convert.hover(found, positions) if found is not None else None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+async def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return []
+    positions = ls.positions(analysis)
+    start, end = positions.offset(params.range.start), positions.offset(params.range.end)
+    found = queries.inlay_hints(analysis, start, end, ls.settings.hint_kinds())
+    return [convert.inlay_hint(h, positions) for h in found]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: GradualServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return []
+    positions = ls.positions(analysis)
+    spans = queries.definition(analysis, positions.offset(params.position))
+    return _locations(spans, params.text_document.uri, analysis, positions)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+async def references(ls: GradualServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return []
+    positions = ls.positions(analysis)
+    spans = queries.references(analysis, positions.offset(params.position), params.context.include_declaration)
+    return _locations(spans, params.text_document.uri, analysis, positions)
+
+
+def _locations(spans: list, uri: str, analysis: Analysis, positions: convert.Positions) -> list[lsp.Location]:
+    found = (convert.location(span, uri, analysis.path, positions) for span in spans)
+    return [where for where in found if where is not None]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return []
+    positions = ls.positions(analysis)
+    return [convert.symbol(s, positions) for s in queries.symbols(analysis)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]))
+async def code_actions(ls: GradualServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return []
+    positions = ls.positions(analysis)
+    start, end = positions.offset(params.range.start), positions.offset(params.range.end)
+    wanted = params.context.only
+    versioned = ls.client_supports("workspace.workspace_edit.document_changes")
+    out = []
+    for fix in fixes.fixes(analysis, start, end):
+        action = convert.code_action(fix, params.text_document.uri, analysis.path, analysis.version, positions, versioned)
+        if not wanted or any(action.kind is not None and action.kind.startswith(w) for w in wanted):
+            out.append(action)
+    return out
+
+
+@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) -> Optional[list[lsp.TextEdit]]:
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return None
+    text = fixes.formatted(analysis)
+    if text is None:
+        ls.window_log_message(lsp.LogMessageParams(
+            lsp.MessageType.Info, "gradual: not formatted (the printer would drop a comment, or the file does not parse)"))
+        return None
+    if text == analysis.text:
+        return []
+    positions = ls.positions(analysis)
+    return [lsp.TextEdit(positions.range(0, len(analysis.text)), text)]
+
+
+def serve() -> int:
+    """Run the server on stdin/stdout until the client exits."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="gradual lsp: %(levelname)s %(message)s")
+    threading.stack_size(0)
+    server.start_io()
+    return 0
