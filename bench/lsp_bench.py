@@ -13,6 +13,17 @@ calling the previous one, of the shapes a model's layers have.
 
 from __future__ import annotations
 
+import argparse
+import os
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
 
 def layer(i: int) -> list[str]:
     """One definition of about ten lines (calls the previous one)."""
@@ -42,3 +53,119 @@ def generate(lines: int) -> str:
     out += ["def @main(%x: Tensor[(?, 64), float32], %w: Tensor[(64, 64), float32]) {",
             f"  @layer{i - 1}(%x, %w, %x)", "}"]
     return "\n".join(out) + "\n"
+
+
+SERVER = [sys.executable, "-m", "gradual.cli", "lsp"]
+
+
+class Client:
+    """A pygls client that records when each version's diagnostics arrive."""
+
+    def __init__(self) -> None:
+        self.lsp = LanguageClient("gradual-bench", "1")
+        self.arrived: dict = {}
+        self.event = asyncio.Event()
+
+        @self.lsp.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: lsp.PublishDiagnosticsParams) -> None:
+            self.arrived[params.version] = (time.perf_counter(), len(params.diagnostics))
+            self.event.set()
+
+        @self.lsp.feature(lsp.WINDOW_LOG_MESSAGE)
+        def logged(params: lsp.LogMessageParams) -> None:
+            pass
+
+    async def diagnostics(self, version: int, timeout: float = 600) -> tuple:
+        deadline = time.perf_counter() + timeout
+        while version not in self.arrived:
+            self.event.clear()
+            await asyncio.wait_for(self.event.wait(), max(0.0, deadline - time.perf_counter()))
+        return self.arrived[version]
+
+
+def percentile(values: list, p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used: unlike wall time, not inflated when other
+    work shares the machine."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_memory_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def measure(lines: int, edits: int, hovers: int) -> dict:
+    text = generate(lines)
+    uri = Path(f"/tmp/gradual-bench-{lines}.rly").as_uri()
+    client = Client()
+    start = time.perf_counter()
+    await client.lsp.start_io(*SERVER)
+    await client.lsp.initialize_async(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=["utf-16"])),
+        initialization_options={"diagnostics": "push"}))
+    client.lsp.initialized(lsp.InitializedParams())
+    client.lsp.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="gradual", version=1, text=text)))
+    first_time, _ = await client.diagnostics(1)
+    first = first_time - start
+    pid = client.lsp._server.pid
+    first_cpu = cpu_seconds(pid)
+    # an edit inside one definition in the middle: break a call, then fix it, and again
+    layer = text.count("def @layer") // 2
+    line = text.split("\n").index("  %1 = nn.relu(%0);", text[: text.index(f"def @layer{layer}(")].count("\n"))
+    broken, fixed = "  %1 = nn.relu(%0, %0);", "  %1 = nn.relu(%0);"
+    latencies = []
+    cpu_before = cpu_seconds(pid)
+    for i in range(edits):
+        new, old = (broken, fixed) if i % 2 == 0 else (fixed, broken)
+        version = i + 2
+        sent = time.perf_counter()
+        client.lsp.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(old))), text=new)]))
+        arrived, count = await client.diagnostics(version)
+        assert count == (1 if i % 2 == 0 else 0), (version, count)
+        latencies.append(arrived - sent)
+    edit_cpu = (cpu_seconds(pid) - cpu_before) / edits
+    hover_times = []
+    spots = [lsp.Position(line, 7), lsp.Position(line + 1, 8), lsp.Position(line - 1, 7), lsp.Position(line + 2, 20)]
+    for i in range(hovers):
+        sent = time.perf_counter()
+        await client.lsp.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), spots[i % len(spots)]))
+        hover_times.append(time.perf_counter() - sent)
+    memory = peak_memory_mb(client.lsp._server.pid)
+    await client.lsp.shutdown_async(None)
+    client.lsp.exit(None)
+    await client.lsp.stop()
+    ms = 1000
+    return {"lines": len(text.splitlines()), "first_diagnostics_s": round(first, 2), "first_cpu_s": round(first_cpu, 2),
+            "edit_cpu_ms": round(edit_cpu * ms, 1),
+            "edit_p50_ms": round(statistics.median(latencies) * ms, 1), "edit_p95_ms": round(percentile(latencies, 95) * ms, 1),
+            "hover_p50_ms": round(statistics.median(hover_times) * ms, 1), "hover_p95_ms": round(percentile(hover_times, 95) * ms, 1),
+            "peak_memory_mb": round(memory)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, nargs="+", default=[100, 1000, 10000])
+    parser.add_argument("--edits", type=int, default=40)
+    parser.add_argument("--hovers", type=int, default=100)
+    args = parser.parse_args()
+    print("| lines | first diagnostics (server CPU) | edit p50 | edit p95 | server CPU per edit | hover p50 | hover p95 | peak memory |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for lines in args.lines:
+        r = asyncio.run(measure(lines, args.edits, args.hovers))
+        print(f"| {r['lines']:,} | {r['first_diagnostics_s']} s ({r['first_cpu_s']} s) | {r['edit_p50_ms']} ms | "
+              f"{r['edit_p95_ms']} ms | {r['edit_cpu_ms']} ms | "
+              f"{r['hover_p50_ms']} ms | {r['hover_p95_ms']} ms | {r['peak_memory_mb']} MB |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -161,7 +161,7 @@ class Document:
         for start, end in piece_bounds(text):
             chunk = text[start:end]
             reusable = available.get(chunk)
-            piece = reusable.pop() if reusable else self._parse_piece(chunk, start, line)
+            piece = reusable.pop(0) if reusable else self._parse_piece(chunk, start, line)
             piece.source.base, piece.source.line_base = start, line
             kept.setdefault(chunk, []).append(piece)
             pieces.append(piece)

@@ -20,7 +20,7 @@ converts the answer (`convert.py`). What is particular to serving lives here:
 Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
 at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 `inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
-`debounceMs` (default 15).
+`debounceMs` (default 10).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Settings:
 
     hints: dict = field(default_factory=lambda: {kind: True for kind in _HINT_SETTINGS.values()})
     diagnostics: str = "auto"
-    debounce: float = 0.015
+    debounce: float = 0.010
 
     def update(self, raw: Any) -> None:
         """Take the settings a client sent (unknown keys are ignored)."""

@@ -1,0 +1,109 @@
+"""The analysis layer: an edited document (gradual.analysis.Document) checks exactly as
+`gradual.check` does, re-checking only what an edit touched; and its queries (hover,
+navigation, hints) and fixes answer by offset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gradual
+from gradual.analysis import Document, queries
+from gradual.analysis.document import piece_bounds
+from gradual.render import diagnostic_json
+from casefile import all_cases
+
+CASES = all_cases()
+LAYER = """def @layer{i}(%x: Tensor[(b, 64), float32], %w: Tensor[(64, 64), float32]) -> Tensor[(b, 64), float32] {{
+  %0 = nn.dense(%x, %w);
+  {call}
+}}
+
+"""
+
+
+def chain(n: int, broken: int = -1) -> str:
+    """n definitions, each calling the previous one; `broken` has a wrong call."""
+    out = []
+    for i in range(n):
+        call = f"@layer{i - 1}(%0, %w)" if i else "nn.relu(%0)"
+        if i == broken:
+            call = "nn.relu(%0, %0)"
+        out.append(LAYER.format(i=i, call=call))
+    return "".join(out)
+
+
+def same_as_check(analysis, text: str, functions: bool = True) -> None:
+    """The document's diagnostics and function types are gradual.check's."""
+    expected = gradual.check(text, analysis.path)
+    show = lambda ds: sorted(json.dumps(diagnostic_json(d), sort_keys=True) for d in ds)  # noqa: E731
+    assert show(analysis.diagnostics) == show(expected.diagnostics)
+    if not functions:
+        return
+    assert {k: str(f.type) for k, f in analysis.result.functions.items()} == \
+        {k: str(f.type) for k, f in expected.functions.items()}
+    assert {k: f.check_count for k, f in analysis.result.functions.items()} == \
+        {k: f.check_count for k, f in expected.functions.items()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_every_case_checks_as_gradual_check_does(case) -> None:
+    document = Document("case.rly")
+    same_as_check(document.analyze(case.program), case.program)
+    # and again after everything moved down two lines (every piece reused, none re-checked)
+    moved = "\n\n" + case.program
+    analysis = document.analyze(moved)
+    same_as_check(analysis, moved)
+    assert analysis.rechecked == () or not analysis.result.functions
+
+
+def test_only_the_edited_definition_is_checked_again() -> None:
+    document = Document("chain.rly")
+    first = document.analyze(chain(30))
+    assert len(first.rechecked) == 30
+    edited = document.analyze(chain(30, broken=12))
+    assert edited.rechecked == ("layer12",)
+    assert [d.code for d in edited.diagnostics] == ["wrong-arity"]
+    same_as_check(edited, chain(30, broken=12))
+    fixed = document.analyze(chain(30))
+    assert fixed.rechecked == ("layer12",) and fixed.diagnostics == []
+
+
+def test_a_changed_signature_rechecks_the_callers() -> None:
+    document = Document("chain.rly")
+    text = chain(5)
+    document.analyze(text)
+    changed = text.replace("def @layer2(%x: Tensor[(b, 64), float32]", "def @layer2(%x: Tensor[(b, 32), float32]")
+    analysis = document.analyze(changed)
+    assert analysis.rechecked == ("layer2", "layer3")  # layer3 calls layer2; layer4 sees layer3 unchanged
+    same_as_check(analysis, changed)
+
+
+def test_pieces_start_at_definitions_outside_comments() -> None:
+    text = '#[version = "0.0.5"]\n/* a comment\ndef @not_a_piece() { 1 }\n*/\ndef @a() { 1 }\ndef @b() { 2 }\n'
+    starts = [text[s:e].split("\n")[0] for s, e in piece_bounds(text)]
+    assert starts == ['#[version = "0.0.5"]', "def @a() { 1 }", "def @b() { 2 }"]
+
+
+def test_a_syntax_error_is_the_whole_texts_first_one() -> None:
+    """A piece that breaks only at its end (a missing `}`) reports where the whole text does."""
+    text = chain(3).replace("  nn.relu(%0)\n}", "  nn.relu(%0)\n", 1)
+    analysis = Document("broken.rly").analyze(text)
+    same_as_check(analysis, text, functions=False)
+    assert [d.code for d in analysis.diagnostics] == ["parse-error"]
+    assert analysis.result.functions  # the other pieces are still checked, for hover and hints
+
+
+def test_queries_answer_by_offset() -> None:
+    text = (gradual.__file__ and open(__file__.replace("tests/test_analysis.py", "examples/call_check.rly")).read())
+    analysis = Document("call_check.rly").analyze(text)
+    at = text.index("@square(%x)") + len("@square(") + 1
+    found = queries.hover(analysis, at)
+    assert found is not None and "%x: Tensor[(?, ?), float32]" in "\n".join(found.lines)
+    (binder,) = queries.definition(analysis, at)
+    assert binder.text == "%x" and binder.start_position[0] == 7
+    (check,) = queries.check_sites(analysis)
+    assert check.span.text == "%x" and str(check.type) == "Tensor[(10, 10), float32]"
+    assert [h.label for h in queries.inlay_hints(analysis, 0, len(text))] == ["as Tensor[(10, 10), float32]"]
+    assert [s.name for s in queries.symbols(analysis)] == ["@square", "@main"]
