@@ -203,8 +203,10 @@ async def test_relax_a_conflicting_dim_and_remove_an_unused_hint(client: Languag
 async def test_annotate_and_make_a_check_explicit(client: LanguageClient) -> None:
     uri, _ = await opened(client, "fix-annotate.rly", SHAPE_ERROR)
     (annotate,) = [a for a in await actions_at(client, uri, SHAPE_ERROR, "%0 =", []) if a.title.startswith("annotate")]
-    assert "let %0: Tensor[(?, 128), float32] =" in applied(SHAPE_ERROR, annotate).replace("%0: Tensor", "let %0: Tensor") or \
-        "%0: Tensor[(?, 128), float32] = nn.relu" in applied(SHAPE_ERROR, annotate)
+    annotated = applied(SHAPE_ERROR, annotate)
+    assert "  let %0: Tensor[(?, 128), float32] = nn.relu(" in annotated
+    replace_all(client, uri, annotated, 2)
+    assert [d.code for d in (await client.published.wait(uri, 2)).diagnostics] == ["shape-mismatch"]  # nothing new
     source = "def @f(%x, %y) {\n  nn.dense(%x, %y)\n}\n"
     uri2, _ = await opened(client, "fix-annotate-param.rly", source)
     (param,) = [a for a in await actions_at(client, uri2, source, "%x,", []) if a.title.startswith("annotate")]

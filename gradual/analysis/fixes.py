@@ -138,6 +138,8 @@ def annotation_fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
             if t is None or isinstance(t, (DynType, TypeVar)):
                 continue
             edits = [Edit(end_of(node.var.span), end_of(node.var.span), f": {format_type(t)}")]
+            if isinstance(node, ast.Let) and node.graph:  # `%0 = e;` takes no annotation: `let %0: T = e;`
+                edits.insert(0, Edit(start_of(node.var.span), start_of(node.var.span), "let "))
             if isinstance(d, ast.Def) and node in d.params:
                 edits += _declare_dtype_vars(analysis.text, d, t)
             out.append(Fix(f"annotate `%{node.var.name}` with its inferred type", edits, kind="refactor"))

@@ -288,6 +288,23 @@ def did_close(ls: GradualServer, params: lsp.DidCloseTextDocumentParams) -> None
 
 
 # requests -----------------------------------------------------------------------------------------
+def about_document(method: str, options: Any = None, empty: Any = None) -> Any:
+    """Register a request about a document: the handler gets the analysis of its newest
+    version (waiting for it) and its positions; a document that is not open gets `empty()`."""
+
+    def register(handler: Any) -> Any:
+        async def answer(ls: GradualServer, params: Any) -> Any:
+            analysis = await ls.analysis(params.text_document.uri)
+            if analysis is None:
+                return empty() if empty is not None else None
+            return handler(ls, params, analysis, ls.positions(analysis))
+
+        server.feature(method, options)(answer)
+        return handler
+
+    return register
+
+
 async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:
@@ -299,43 +316,30 @@ async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticPara
     return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
-@server.feature(lsp.TEXT_DOCUMENT_HOVER)
-async def hover(ls: GradualServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return None
-    positions = ls.positions(analysis)
+@about_document(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: GradualServer, params: lsp.HoverParams, analysis: Analysis, positions: convert.Positions) -> Optional[lsp.Hover]:
     found = queries.hover(analysis, positions.offset(params.position))
     return convert.hover(found, positions) if found is not None else None
 
 
-@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
-async def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return []
-    positions = ls.positions(analysis)
+@about_document(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False), list)
+def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams, analysis: Analysis,
+                positions: convert.Positions) -> list[lsp.InlayHint]:
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     found = queries.inlay_hints(analysis, start, end, ls.settings.hint_kinds())
     return [convert.inlay_hint(h, positions) for h in found]
 
 
-@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-async def definition(ls: GradualServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return []
-    positions = ls.positions(analysis)
+@about_document(lsp.TEXT_DOCUMENT_DEFINITION, empty=list)
+def definition(ls: GradualServer, params: lsp.DefinitionParams, analysis: Analysis,
+               positions: convert.Positions) -> list[lsp.Location]:
     spans = queries.definition(analysis, positions.offset(params.position))
     return _locations(spans, params.text_document.uri, analysis, positions)
 
 
-@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-async def references(ls: GradualServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return []
-    positions = ls.positions(analysis)
+@about_document(lsp.TEXT_DOCUMENT_REFERENCES, empty=list)
+def references(ls: GradualServer, params: lsp.ReferenceParams, analysis: Analysis,
+               positions: convert.Positions) -> list[lsp.Location]:
     spans = queries.references(analysis, positions.offset(params.position), params.context.include_declaration)
     return _locations(spans, params.text_document.uri, analysis, positions)
 
@@ -345,22 +349,16 @@ def _locations(spans: list, uri: str, analysis: Analysis, positions: convert.Pos
     return [where for where in found if where is not None]
 
 
-@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-async def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return []
-    positions = ls.positions(analysis)
+@about_document(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
+def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams, analysis: Analysis,
+                     positions: convert.Positions) -> list[lsp.DocumentSymbol]:
     return [convert.symbol(s, positions) for s in queries.symbols(analysis)]
 
 
-@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
-    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]))
-async def code_actions(ls: GradualServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return []
-    positions = ls.positions(analysis)
+@about_document(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]), list)
+def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
+                 positions: convert.Positions) -> list[lsp.CodeAction]:
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     wanted = params.context.only
     versioned = ls.client_supports("workspace.workspace_edit.document_changes")
@@ -372,11 +370,9 @@ async def code_actions(ls: GradualServer, params: lsp.CodeActionParams) -> list[
     return out
 
 
-@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
-async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) -> Optional[list[lsp.TextEdit]]:
-    analysis = await ls.analysis(params.text_document.uri)
-    if analysis is None:
-        return None
+@about_document(lsp.TEXT_DOCUMENT_FORMATTING)
+def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams, analysis: Analysis,
+               positions: convert.Positions) -> Optional[list[lsp.TextEdit]]:
     text = fixes.formatted(analysis)
     if text is None:
         ls.window_log_message(lsp.LogMessageParams(
@@ -384,7 +380,6 @@ async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) ->
         return None
     if text == analysis.text:
         return []
-    positions = ls.positions(analysis)
     return [lsp.TextEdit(positions.range(0, len(analysis.text)), text)]
 
 
