@@ -239,17 +239,21 @@ class Document:
         whole.module = module
         whole.defs = defs
         present = {id(d) for d in defs.values()}
+        changed = False
         for key in [k for k in self.kept if k not in present]:
             gone = self.kept.pop(key)
             whole.forget(gone.resolution)
             self._drop_record(gone)
+            changed = True
         for d in defs.values():
             if id(d) not in self.kept:
                 part = resolve_definition(module, d, defs, self.registry, self.registry.names())
                 self.kept[id(d)] = _Kept(part, names)
                 whole.absorb(part)
+                changed = True
         whole.diagnostics = []
-        whole.order = callee_first(whole)
+        if changed or not whole.order:  # the call graph changes only with a definition
+            whole.order = callee_first(whole)
         return whole
 
     def _reuse(self, checker: Checker, group: list, component: list) -> bool:
@@ -259,7 +263,7 @@ class Document:
             kept = self.kept[id(d)]
             if kept.record is None or kept.component != tuple(component):
                 return False
-            if not _same_callees(kept.callees, self._callees(checker, d.name, component)):
+            if not _same_callees(kept.callees, checker):
                 return False
             records.append(kept.record)
         for record in records:
@@ -307,15 +311,19 @@ class Document:
         return tuple(found)
 
 
-def _same_callees(before: tuple, now: tuple) -> bool:
-    """Whether callers see the same callees: the very same types (a reused record), or types
-    that print alike (a callee checked again whose signature did not change)."""
-    if len(before) != len(now):
-        return False
-    for (name, fn, params), (name2, fn2, params2) in zip(before, now):
-        if name != name2 or params != params2:
+def _same_callees(before: tuple, checker: Checker) -> bool:
+    """Whether a kept definition sees the callees it was checked against (it calls the same
+    ones: its text did not change): the very same types (their records were reused), or types
+    that print alike with the same parameter names (a callee checked again whose signature
+    did not change)."""
+    res = checker.res
+    for name, fn, params in before:
+        now = checker.globals.get(name)
+        if now is fn:
+            continue
+        if signature_key(now) != signature_key(fn) or name not in res.defs:
             return False
-        if fn is not fn2 and signature_key(fn) != signature_key(fn2):
+        if tuple(b.name for b in res.function(res.defs[name]).params) != params:
             return False
     return True
 
