@@ -76,6 +76,7 @@ class Client:
             pass
 
     async def diagnostics(self, version: int, timeout: float = 600) -> tuple:
+        """(arrival time, count) of a version's diagnostics (waits for them)."""
         deadline = time.perf_counter() + timeout
         while version not in self.arrived:
             self.event.clear()
@@ -84,6 +85,7 @@ class Client:
 
 
 def percentile(values: list, p: float) -> float:
+    """The p-th percentile (nearest rank)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
@@ -96,6 +98,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def peak_memory_mb(pid: int) -> float:
+    """A process's peak resident memory (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
@@ -103,6 +106,7 @@ def peak_memory_mb(pid: int) -> float:
 
 
 async def measure(lines: int, edits: int, hovers: int) -> dict:
+    """One program size: start a server, open, edit, hover; the numbers."""
     text = generate(lines)
     uri = Path(f"/tmp/gradual-bench-{lines}.rly").as_uri()
     client = Client()
@@ -153,6 +157,7 @@ async def measure(lines: int, edits: int, hovers: int) -> dict:
 
 
 def main() -> None:
+    """Print the table for the sizes asked for."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lines", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--edits", type=int, default=40)

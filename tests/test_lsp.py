@@ -17,7 +17,9 @@ from pytest_lsp import LanguageClient, client_capabilities
 from lspclient import (EXAMPLES, Published, config, doc, edit, eventually, open_document, position_of, program,
                        replace_all, uri_of)
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# replies that break the protocol for the declared client fail the test
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 SHAPE_ERROR = (EXAMPLES / "shape_error.rly").read_text()
 CALL_CHECK = (EXAMPLES / "call_check.rly").read_text()

@@ -19,7 +19,9 @@ from pytest_lsp import LanguageClient, client_capabilities
 from gradual.cli import main as gradual_main
 from lspclient import EXAMPLES, Published, config, doc, edit, open_document, uri_of
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# replies that break the protocol for the declared client fail the test
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.rly"))
 SEQUENCES = 2

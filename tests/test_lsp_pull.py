@@ -13,7 +13,9 @@ from pytest_lsp import LanguageClient, client_capabilities
 
 from lspclient import EXAMPLES, ROOT, config, doc, eventually, open_document, position_of, replace_all, uri_of
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# replies that break the protocol for the declared client fail the test
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 
 SHAPE_ERROR = (EXAMPLES / "shape_error.rly").read_text()
 FAULTY = [sys.executable, str(ROOT / "tests" / "lsp" / "faulty_server.py")]

@@ -76,6 +76,7 @@ class Settings:
             self.debounce = raw["debounceMs"] / 1000
 
     def hint_kinds(self) -> tuple:
+        """The inlay hint kinds switched on."""
         return tuple(kind for kind, on in self.hints.items() if on)
 
 
@@ -187,11 +188,13 @@ class GradualServer(LanguageServer):
         return await waiter
 
     def report_crashes(self, analysis: Analysis) -> None:
+        """A log message for each definition whose check crashed."""
         for diag in analysis.internal_errors:
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"{analysis.path}: {diag.message}"))
 
     # diagnostics ------------------------------------------------------------------------------
     def publish(self, state: OpenDocument) -> None:
+        """Push a document's newest diagnostics (or ask a pulling client to pull again)."""
         analysis = state.analysis
         if not self.push or analysis is None:
             if self.pull and self.client_supports("workspace.diagnostics.refresh_support"):
@@ -201,6 +204,7 @@ class GradualServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
 
     def positions(self, analysis: Analysis) -> convert.Positions:
+        """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding."""
         return convert.Positions(analysis.source, self.workspace.position_codec)
 
 
@@ -227,6 +231,7 @@ server = GradualServer()
 # lifecycle --------------------------------------------------------------------------------------
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: GradualServer, params: lsp.InitializeParams) -> None:
+    """Take the settings; choose push or pull diagnostics; load the operator library."""
     ls.settings.update(params.initialization_options)
     pull_capable = ls.client_supports("text_document.diagnostic")
     mode = ls.settings.diagnostics
@@ -247,6 +252,7 @@ def _warm_up() -> None:
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
+    """New settings; inlay hints are asked for again."""
     ls.settings.update(params.settings)
     if ls.client_supports("workspace.inlay_hint.refresh_support"):
         ls.workspace_inlay_hint_refresh(None)
@@ -254,6 +260,7 @@ def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurati
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    """Start following a document."""
     uri = params.text_document.uri
     state = ls.documents.get(uri) or OpenDocument(uri, to_fs_path(uri) or uri)
     ls.documents[uri] = state
@@ -262,6 +269,7 @@ def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    """A new version (pygls has applied the changes to its copy of the text)."""
     state = ls.documents.get(params.text_document.uri)
     if state is not None:
         doc = ls.workspace.get_text_document(params.text_document.uri)
@@ -270,6 +278,7 @@ def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> No
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: GradualServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    """Diagnostics are pushed again on save."""
     state = ls.documents.get(params.text_document.uri)
     if state is not None and state.current is not None:
         ls.publish(state)
@@ -277,6 +286,7 @@ def did_save(ls: GradualServer, params: lsp.DidSaveTextDocumentParams) -> None:
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: GradualServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    """Stop following a document; its diagnostics are cleared."""
     state = ls.documents.pop(params.text_document.uri, None)
     if state is None:
         return
@@ -306,6 +316,7 @@ def about_document(method: str, options: Any = None, empty: Any = None) -> Any:
 
 
 async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+    """`textDocument/diagnostic`: the newest version's diagnostics (unchanged: say so)."""
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
@@ -318,6 +329,7 @@ async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticPara
 
 @about_document(lsp.TEXT_DOCUMENT_HOVER)
 def hover(ls: GradualServer, params: lsp.HoverParams, analysis: Analysis, positions: convert.Positions) -> Optional[lsp.Hover]:
+    """Types, instantiations, dims and checks under the cursor."""
     found = queries.hover(analysis, positions.offset(params.position))
     return convert.hover(found, positions) if found is not None else None
 
@@ -325,6 +337,7 @@ def hover(ls: GradualServer, params: lsp.HoverParams, analysis: Analysis, positi
 @about_document(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False), list)
 def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams, analysis: Analysis,
                 positions: convert.Positions) -> list[lsp.InlayHint]:
+    """Binding and parameter types, runtime-check markers (the kinds switched on)."""
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     found = queries.inlay_hints(analysis, start, end, ls.settings.hint_kinds())
     return [convert.inlay_hint(h, positions) for h in found]
@@ -333,6 +346,7 @@ def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams, analysis: Analys
 @about_document(lsp.TEXT_DOCUMENT_DEFINITION, empty=list)
 def definition(ls: GradualServer, params: lsp.DefinitionParams, analysis: Analysis,
                positions: convert.Positions) -> list[lsp.Location]:
+    """Where the variable, function, dim or operator under the cursor is defined."""
     spans = queries.definition(analysis, positions.offset(params.position))
     return _locations(spans, params.text_document.uri, analysis, positions)
 
@@ -340,6 +354,7 @@ def definition(ls: GradualServer, params: lsp.DefinitionParams, analysis: Analys
 @about_document(lsp.TEXT_DOCUMENT_REFERENCES, empty=list)
 def references(ls: GradualServer, params: lsp.ReferenceParams, analysis: Analysis,
                positions: convert.Positions) -> list[lsp.Location]:
+    """Every occurrence of the variable, function, dim or operator under the cursor."""
     spans = queries.references(analysis, positions.offset(params.position), params.context.include_declaration)
     return _locations(spans, params.text_document.uri, analysis, positions)
 
@@ -352,6 +367,7 @@ def _locations(spans: list, uri: str, analysis: Analysis, positions: convert.Pos
 @about_document(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
 def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams, analysis: Analysis,
                      positions: convert.Positions) -> list[lsp.DocumentSymbol]:
+    """Each definition with its type, its parameters and lets."""
     return [convert.symbol(s, positions) for s in queries.symbols(analysis)]
 
 
@@ -359,6 +375,7 @@ def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams, analys
     code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]), list)
 def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
                  positions: convert.Positions) -> list[lsp.CodeAction]:
+    """Quick fixes for the diagnostics in the range and rewrites at it."""
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     wanted = params.context.only
     versioned = ls.client_supports("workspace.workspace_edit.document_changes")
@@ -373,6 +390,7 @@ def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Anal
 @about_document(lsp.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams, analysis: Analysis,
                positions: convert.Positions) -> Optional[list[lsp.TextEdit]]:
+    """The printer's text, when it keeps every comment and the meaning."""
     text = fixes.formatted(analysis)
     if text is None:
         ls.window_log_message(lsp.LogMessageParams(
