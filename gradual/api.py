@@ -194,6 +194,10 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: public: the analysis layer pauses collection around its own parsing and checking
+gc_paused = _gc_paused
+
+
 def _check(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
     with _gc_paused():
         return _check_now(program, path, registry)

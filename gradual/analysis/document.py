@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .. import messages
-from ..api import CheckResult, parse_diagnostic, run_deep, _gc_paused
+from ..api import CheckResult, parse_diagnostic, run_deep, gc_paused
 from ..diagnostics import Diagnostic
 from ..infer import Checker, DefinitionRecord
 from ..names import Resolution, callee_first, declare, resolve_definition
@@ -126,6 +126,10 @@ class Document:
     def __init__(self, path: str, registry: Optional[Registry] = None) -> None:
         self.path = path
         self.registry = registry or default_registry()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything kept: the next analysis starts afresh."""
         self.pieces: dict[str, list[Piece]] = {}
         self.kept: dict[int, _Kept] = {}
         self.resolution: Optional[Resolution] = None
@@ -140,7 +144,7 @@ class Document:
         return run_deep(self._analyze, text, version, cancelled)
 
     def _analyze(self, text: str, version: Optional[int], cancelled: Callable[[], bool]) -> Analysis:
-        with _gc_paused():
+        with gc_paused():
             source = Source(text, self.path)
             pieces, syntax = self._parse(text, source)
             module = ast.Module(tuple(d for p in pieces for d in p.defs), span=Span(source, 0, len(text)))

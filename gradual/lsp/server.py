@@ -217,7 +217,7 @@ def _analyze(document: Document, text: str, version: Optional[int], superseded: 
         return None
     except Exception as exc:  # a bug in gradual: the server goes on serving
         log.exception("analysis of %s failed", document.path)
-        document.__init__(document.path, document.registry)  # start afresh next time
+        document.reset()  # start afresh next time
         source = Source(text, document.path)
         diag = Diagnostic(INTERNAL_ERROR, f"gradual failed while checking this file: {messages.internal_crash(exc)}",
                           Span(source, 0, 0), help="this is a bug in gradual")
