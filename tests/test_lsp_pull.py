@@ -77,3 +77,12 @@ async def test_a_crash_inside_a_check_is_a_diagnostic_and_a_log_message(client: 
     await eventually(lambda: any("ZeroDivisionError" in m.message for m in client.log_messages))
     found = await client.text_document_hover_async(lsp.HoverParams(doc(uri), position_of(text, "%y)", 1)))
     assert "Tensor[(3, 3), float32]" in found.contents.value
+
+
+async def test_the_operator_library_is_not_checked_as_a_program(client: LanguageClient) -> None:
+    """Going to an operator's definition opens stdlib/*.rly: declarations, not a program."""
+    from gradual.ops.registry import stdlib_dir
+
+    path = stdlib_dir() / "nn.rly"
+    open_document(client, path.as_uri(), path.read_text())
+    assert not (await pull(client, path.as_uri())).items

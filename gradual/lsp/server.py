@@ -262,9 +262,23 @@ def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurati
 def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
     """Start following a document."""
     uri = params.text_document.uri
-    state = ls.documents.get(uri) or OpenDocument(uri, to_fs_path(uri) or uri)
+    path = to_fs_path(uri) or uri
+    if _declares_operators(path):
+        return  # stdlib/*.rly (opened by going to an operator's definition) declares, it is no program
+    state = ls.documents.get(uri) or OpenDocument(uri, path)
     ls.documents[uri] = state
     ls.changed(state, params.text_document.text, params.text_document.version)
+
+
+def _declares_operators(path: str) -> bool:
+    from pathlib import Path
+
+    from ..ops.registry import stdlib_dir
+
+    try:
+        return Path(path).resolve().parent == stdlib_dir().resolve()
+    except OSError:
+        return False
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
