@@ -64,11 +64,10 @@ def location(span: Span, uri: str, path: str, positions: Positions) -> Optional[
 
 
 def diagnostic(diag: Diagnostic, uri: str, path: str, positions: Positions) -> lsp.Diagnostic:
-    """One diagnostic: range, severity, code with a link to its documentation, the primary
-    label, notes and help in the message, secondary labels as related information."""
-    lines = [diag.message]
-    if diag.label:
-        lines[0] += f" ({diag.label})"
+    """One diagnostic: range, severity, code with a link to its documentation; the message,
+    then the primary label, notes and help, on lines of their own; the secondary labels as
+    related information."""
+    lines = [diag.message] + ([diag.label] if diag.label else [])
     lines += [f"note: {note}" for note in diag.notes]
     if diag.help:
         lines.append(f"help: {diag.help}")
