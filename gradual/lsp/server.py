@@ -263,21 +263,28 @@ def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
     """Start following a document."""
     uri = params.text_document.uri
     path = to_fs_path(uri) or uri
-    if _declares_operators(path):
+    if _declares_operators(path, params.text_document.text):
         return  # stdlib/*.rly (opened by going to an operator's definition) declares, it is no program
     state = ls.documents.get(uri) or OpenDocument(uri, path)
     ls.documents[uri] = state
     ls.changed(state, params.text_document.text, params.text_document.version)
 
 
-def _declares_operators(path: str) -> bool:
+def _declares_operators(path: str, text: str) -> bool:
+    """Whether a document is the operator library: a file of the shipped stdlib/, or a copy of
+    one (a checkout's stdlib/ beside an installed package holds the same declarations)."""
     from pathlib import Path
 
     from ..ops.registry import stdlib_dir
 
     try:
-        return Path(path).resolve().parent == stdlib_dir().resolve()
-    except OSError:
+        shipped = stdlib_dir().resolve()
+        opened = Path(path).resolve()
+        if opened.parent == shipped:
+            return True
+        twin = shipped / opened.name
+        return opened.suffix == ".rly" and twin.is_file() and twin.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
         return False
 
 
