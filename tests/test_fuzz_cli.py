@@ -31,7 +31,7 @@ from gradual.runtime import Interpreter
 from gradual.types import TensorType
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.rly"))
-SECONDS = 20.0  # generous per call: each takes well under a second to a few seconds on a laptop
+SECONDS = 120.0  # a hang detector per call (each takes well under a second to a few seconds on a laptop)
 TMP = Path(tempfile.mkdtemp(prefix="gradual-fuzz-"))
 
 
