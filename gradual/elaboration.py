@@ -234,3 +234,9 @@ def elaborated_text(result: "object") -> str:
     """The elaborated program as text, with every binding's type in a comment."""
     module, elaborator = elaborate_module(result)
     return format_module(module, elaborator.annotate)
+
+
+def type_syntax(t: Type) -> ast.TypeExpr:
+    """A checker type as syntax, each symbol under its own name (for a frontend that writes an
+    inferred type back into a program)."""
+    return type_expr(t, _Names(set()))

@@ -934,10 +934,28 @@ def onnx_unsupported_attribute(span: Span, op_type: str, name: str, value: str, 
                       label="this node", help=f"gradual imports `{op_type}` with {supported}")
 
 
+def onnx_attribute_kind(span: Span, op_type: str, name: str, expected: str, found: str) -> Diagnostic:
+    """An attribute whose kind is not the one the operator's schema gives."""
+    return Diagnostic(codes.BAD_ATTRIBUTE, f"`{op_type}` needs attribute `{name}` of type {expected}, but it is of type {found}",
+                      span, label="this node", help=f"write `{name}` as an {expected} attribute, as ONNX's definition of `{op_type}` says")
+
+
+def onnx_attribute_missing(span: Span, op_type: str, name: str) -> Diagnostic:
+    """A required attribute that the node does not have."""
+    return Diagnostic(codes.MISSING_ATTRIBUTE, f"`{op_type}` needs attribute `{name}`, but the node has none",
+                      span, label="this node", help=f"give the node its `{name}` attribute")
+
+
 def onnx_unsupported_dtype(span: Span, tensor: str, dtype: str) -> Diagnostic:
     """A tensor whose element type gradual cannot run."""
     return Diagnostic(codes.UNKNOWN_DTYPE, f"tensor `{tensor}` has element type {dtype}, which gradual does not support",
                       span, label="here", help="gradual runs float16, float32, float64, int8 to int64, uint8 to uint64 and bool")
+
+
+def onnx_bad_initializer(span: Span, tensor: str, problem: str) -> Diagnostic:
+    """An initializer whose data does not fit its declared dims or element type."""
+    return Diagnostic(codes.BAD_INITIALIZER, f"initializer `{tensor}` cannot be read: {problem}", span,
+                      label="this initializer", help="re-export the model, or repair the initializer's dims or data")
 
 
 def onnx_unsupported_value(span: Span, tensor: str, kind: str) -> Diagnostic:
@@ -1006,3 +1024,10 @@ def onnx_constants_header(params: list) -> str:
     """Which parameters of an imported program hold the model's initializers."""
     shown = ", ".join(f"%{p}" for p in params[:8]) + (f" and {len(params) - 8} more" if len(params) > 8 else "")
     return f"initializers passed as parameters: {shown}"
+
+
+def onnx_renamed_dims_header(renamed: dict) -> str:
+    """Which dim_params are spelled otherwise in the imported program."""
+    pairs = [f"`{text}` is {name}" for text, name in list(renamed.items())[:8]]
+    more = f" and {len(renamed) - 8} more" if len(renamed) > 8 else ""
+    return "dim_params renamed: " + ", ".join(pairs) + more

@@ -315,3 +315,80 @@ def test_an_unsupported_node_in_a_branch_is_reported_once_at_its_line() -> None:
     (diag,) = imported.diagnostics
     assert diag.code == "unknown-operator"
     assert diag.span.text == "node det (Det) in then_branch of choose (If): x -> t"
+
+
+# malformed models (issue 11): diagnostics, never tracebacks -------------------------------------------
+def _raw_initializer(name: str, dims: list, raw: bytes) -> object:
+    t = TensorProto()
+    t.name, t.data_type = name, F
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+def _with_initializer(init: object) -> object:
+    graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", F, [4])], [helper.make_tensor_value_info("y", F, None)],
+                              initializer=[init])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_an_initializer_with_huge_dims_is_a_diagnostic_at_its_line() -> None:
+    imported = gonnx.import_model(_with_initializer(_raw_initializer("w", [2**40, 2**40], b"")), path="m.onnx")
+    (diag,) = imported.diagnostics
+    assert diag.code == "bad-initializer"
+    assert "too many to hold in memory" in diag.message
+    assert diag.span.text.startswith("initializer w:")
+
+
+def test_an_initializer_with_too_little_data_says_so() -> None:
+    imported = gonnx.import_model(_with_initializer(_raw_initializer("w", [4], b"\0" * 8)), path="m.onnx")
+    (diag,) = imported.diagnostics
+    assert diag.message == "initializer `w` cannot be read: it holds 8 bytes of data, but its dims (4,) need 16"
+
+
+def test_a_string_attribute_where_an_int_is_due_is_a_located_diagnostic() -> None:
+    node = helper.make_node("Concat", ["a", "b"], ["y"], name="cat", axis="1")
+    imported = gonnx.import_model(model([node], [("a", F, [2]), ("b", F, [2])], [("y", F, None)]), path="m.onnx")
+    (diag,) = imported.diagnostics
+    assert (diag.code, diag.message) == ("bad-attribute", "`Concat` needs attribute `axis` of type INT, but it is of type STRING")
+    assert diag.span.text == "node cat (Concat): a, b -> y"
+
+
+def test_a_missing_required_attribute_is_a_located_diagnostic() -> None:
+    node = helper.make_node("Cast", ["a"], ["y"], name="cast")
+    (diag,) = gonnx.import_model(model([node], [("a", F, [2])], [("y", F, None)])).diagnostics
+    assert diag.code == "missing-attribute" and "`to`" in diag.message
+
+
+@pytest.mark.parametrize("first, second", [("a b", "a-b"), ("批次", "序列"), ("a b", "a_b"), ("a_b", "a b")])
+def test_different_dim_params_are_different_symbols(first: str, second: str) -> None:
+    m = model([helper.make_node("Concat", ["a", "b"], ["y"], axis=0)], [("a", F, [first]), ("b", F, [second])],
+              [("y", F, None)])
+    fn = gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False)).check().function_type("main")
+    one, two = (str(p.dims[0]) for p in fn.params)
+    assert one != two and one.isidentifier() and two.isidentifier() and one.isascii() and two.isascii()
+    assert str(fn.ret.dims[0]) in (f"{one} + {two}", f"{two} + {one}")
+
+
+def test_a_dim_param_that_is_a_name_keeps_it_and_the_same_text_is_one_symbol() -> None:
+    m = model([helper.make_node("Add", ["a", "b"], ["y"])], [("a", F, ["batch size", "n"]), ("b", F, ["batch size", "n"])],
+              [("y", F, None)])
+    assert main_type(m) == ("fn (Tensor[(batch_size, n), float32], Tensor[(batch_size, n), float32]) -> "
+                            "Tensor[(batch_size, n), float32]")
+    assert gonnx.import_model(m).renamed_dims == {"batch size": "batch_size"}
+
+
+def test_gradual_import_says_which_dim_params_were_renamed(tmp_path: Path) -> None:
+    from gradual.cli import main as cli_main
+
+    m = model([helper.make_node("Relu", ["a"], ["y"])], [("a", F, ["batch size"])], [("y", F, None)])
+    path = tmp_path / "m.onnx"
+    onnx.save(m, str(path))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli_main(["import", str(path)]) == 0
+    assert "// dim_params renamed: `batch size` is batch_size" in out.getvalue()

@@ -48,6 +48,8 @@ def _header(imported: Any) -> tuple:
     lines = [messages.onnx_import_header(imported.path, imported.opset, imported.node_count)]
     if imported.constants:
         lines.append(messages.onnx_constants_header(sorted(imported.constants)))
+    if imported.renamed_dims:
+        lines.append(messages.onnx_renamed_dims_header(imported.renamed_dims))
     return tuple(lines)
 
 

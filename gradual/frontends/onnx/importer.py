@@ -21,8 +21,10 @@ from ...api import CheckResult, check
 from ...syntax import ast
 from .fold import fold, foldable
 from .listing import Listing
-from .node import KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype
-from .types import TensorInfo, info_of_array, info_of_type, onnx_dtype_name
+from .node import KNOWN, Node, Tuple, Unsupported, attribute_problem, inlinable, inline_constant, numpy_dtype
+from . import constants as initializers
+from . import outputs as declared_outputs
+from .types import DimNames, TensorInfo, dim_params, info_of_array, info_of_type, onnx_dtype_name
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -69,6 +71,8 @@ class ImportedModel:
     constants: dict
     opset: int = 0
     node_count: int = 0
+    declared: Optional[list] = None  # the outputs' declarations, when they are not all complete
+    renamed_dims: dict = field(default_factory=dict)  # dim_params spelled otherwise: {text: name}
 
     @property
     def ok(self) -> bool:
@@ -79,7 +83,14 @@ class ImportedModel:
         """Type-check the imported module (a failed import gives its diagnostics instead)."""
         if self.module is None:
             return CheckResult(None, None, list(self.diagnostics))
-        return check(self.module, self.path)
+        result = check(self.module, self.path)
+        if not self.declared or not result.ok or not declared_outputs.says_something(self.declared):
+            return result
+        main = result.function_type("main")
+        ret = declared_outputs.refined(self.declared, main.ret) if main is not None else None
+        if ret is None:
+            return result
+        return check(declared_outputs.with_result_type(self.module, ret), self.path)
 
     def feeds(self, inputs: Mapping[str, Any]) -> dict:
         """`@main`'s arguments: the given inputs (by ONNX name or parameter name) and every
@@ -148,7 +159,11 @@ class Importer:
         self.inputs: list = []
         self.constants: dict = {}
         self.value_locs: dict = {}
+        self.broken: dict = {}  # initializers that cannot be read: name -> why
         self.batch_size: Optional[int] = None
+        self.input_dims = _input_dim_params(self.graph)
+        graph_values = list(self.graph.input) + list(self.graph.output) + list(self.graph.value_info)
+        self.dim_names = DimNames(dim_params(graph_values), [self.options.batch] if self.options.batch else [])
 
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedModel:
@@ -158,49 +173,65 @@ class Importer:
         self._apply_batch()
         self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe())
         self.fn.loc = self.listing.outputs()
+        self._report_broken()
         self._declare_inputs()
         for index, proto in enumerate(self.graph.node):
             self._import_node(index, proto)
         result = self._result()
-        module = None
+        module, declared = None, None
         if result is not None and not self.diagnostics:
-            self.fn.ret = self._declared_outputs()
+            declared = self._declared_outputs()
+            self.fn.ret = declared_outputs.annotation(declared) if declared is not None else None
             module = gb.module(self.fn.returns(result))
         outputs = [o.name for o in self.graph.output]
         return ImportedModel(self.path, module, self.diagnostics, self.inputs, outputs, self.constants, self.opset,
-                             len(self.graph.node))
+                             len(self.graph.node), declared if self.fn.ret is None else None,
+                             self.dim_names.renamed())
 
     def _collect_infos(self) -> None:
         """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
         (used only to choose between equivalent lowerings and to type literals)."""
         for graph in _graphs(_inferred_graph(self.model)):
             for vi in list(graph.value_info) + list(graph.output) + list(graph.input):
-                info = info_of_type(vi.type)
+                info = info_of_type(vi.type, self.dim_names, self.input_dims)
                 if info is not None:
                     self.infos[vi.name] = info
 
     def _collect_constants(self) -> None:
-        from onnx import numpy_helper
-
         for init in self.graph.initializer:
-            self.values[init.name] = _to_array(numpy_helper, init)
             self.infos[init.name] = info_of_array(init.data_type, tuple(init.dims))
+            self._read_initializer(init)
         for name, value in self.options.freeze.items():
             array = np.asarray(value)
             self.values[name] = array
             old = self.infos.get(name, TensorInfo())
             self.infos[name] = TensorInfo(numpy_dtype(array) or None, tuple(array.shape), old.elem_type)
 
+    def _read_initializer(self, init: Any) -> Optional[str]:
+        """Record an initializer's value; a broken one is poisoned (its uses are skipped) and
+        its problem returned."""
+        value = initializers.read(init)
+        if isinstance(value, str):
+            self.broken[init.name] = value
+            self.poisoned.add(init.name)
+            return value
+        self.values[init.name] = value
+        return None
+
+    def _report_broken(self) -> None:
+        for name, problem in self.broken.items():
+            self._report(self.listing.value(name), lambda span, n=name, p=problem: messages.onnx_bad_initializer(span, n, p))
+
     def _apply_batch(self) -> None:
         """The `batch` option: the first dim of every graph input (initializers excluded)."""
         for vi in self.graph.input:
-            info = info_of_type(vi.type)
+            info = info_of_type(vi.type, self.dim_names, self.input_dims)
             if vi.name not in self.values and info is not None:
                 self.infos[vi.name] = self._with_batch(info)
 
     def _declare_inputs(self) -> None:
         for vi in self.graph.input:
-            if vi.name in self.values:
+            if vi.name in self.values or vi.name in self.broken:
                 continue  # an initializer listed as an input (IR < 4), or a frozen input
             loc = self.listing.value(vi.name)
             problem = _input_problem(vi, self.info(vi.name))
@@ -225,6 +256,11 @@ class Importer:
         node = Node(self, proto, index, key)
         if any(name in self.poisoned for name in proto.input):
             self.poisoned.update(proto.output)  # already reported where the input failed
+            return
+        problem = attribute_problem(proto, self.opset) if proto.domain in DEFAULT_DOMAINS else None
+        if problem is not None:
+            self._report(node.loc, problem)
+            self.poisoned.update(proto.output)
             return
         if proto.domain in DEFAULT_DOMAINS and self._fold(node):
             return
@@ -326,10 +362,10 @@ class Importer:
     def import_inline(self, graph: Any, key: tuple) -> list:
         """A subgraph's nodes imported where its node is (the taken branch of an If whose
         condition is a constant); its outputs' variables."""
-        from onnx import numpy_helper
-
         for init in graph.initializer:
-            self.values[init.name] = _to_array(numpy_helper, init)
+            problem = self._read_initializer(init)
+            if problem is not None:
+                raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
         for index, proto in enumerate(graph.node):
             self._import_node(index, proto, key)
         names = [o.name for o in graph.output]
@@ -363,18 +399,14 @@ class Importer:
             return exprs[0]
         return gb.tuple_(*exprs, loc=loc)
 
-    def _declared_outputs(self) -> Optional[ast.TypeExpr]:
+    def _declared_outputs(self) -> Optional[list]:
+        """What each graph output's declaration says (see outputs.py); None when they are not
+        checked (`batch` changes the inputs on purpose)."""
         if not self.options.declared_outputs or self.options.batch is not None:
             return None
-        types = []
-        for o in self.graph.output:
-            info = info_of_type(o.type)
-            if info is None or info.dtype is None:
-                return None
-            types.append(info.type_expr())
-        if not types:
-            return None
-        return types[0] if len(types) == 1 else gb.TupleOf(*types)
+        dims = {self.dim_names.name(text) for text in self.input_dims}
+        return [declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
+                for o in self.graph.output]
 
 
 def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:
@@ -386,6 +418,12 @@ def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:
         shown = onnx_dtype_name(info.elem_type)
         return lambda span: messages.onnx_unsupported_dtype(span, name, shown)
     return None
+
+
+def _input_dim_params(graph: Any) -> set:
+    """The dim_params of the graph inputs that are not initializers."""
+    initializers = {init.name for init in graph.initializer}
+    return set(dim_params(vi for vi in graph.input if vi.name not in initializers))
 
 
 def _graphs(graph: Any) -> list:
@@ -413,10 +451,3 @@ def _inferred_graph(model: Any) -> Any:
         return shape_inference.infer_shapes(model, check_type=False, strict_mode=False).graph
     except Exception:  # noqa: BLE001 - inference is only a hint for choosing lowerings
         return model.graph
-
-
-def _to_array(numpy_helper: Any, tensor: Any) -> np.ndarray:
-    try:
-        return np.asarray(numpy_helper.to_array(tensor))
-    except Exception:  # noqa: BLE001 - an unreadable initializer is reported where it is used
-        return np.zeros(tuple(tensor.dims), dtype=np.dtype([("unsupported", "V1")]))

@@ -10,6 +10,7 @@ import; the importer turns that into a diagnostic at the node.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -175,6 +176,49 @@ class Node:
             shown = onnx_dtype_name(elem_type)
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, tensor, shown))
         return dtype
+
+
+def attribute_problem(proto: Any, opset: int) -> Optional[Callable[[Span], Diagnostic]]:
+    """A diagnostic maker for the first attribute of a node whose kind is not the one ONNX's
+    schema gives (`axis="zero"` where an INT is due), or for a missing required attribute."""
+    schema = _schema(proto.op_type, opset)
+    if schema is None:
+        return None
+    op = proto.op_type
+    for a in proto.attribute:
+        spec = schema.get(a.name)
+        if spec is None or a.type == 0:
+            continue  # attributes the schema does not list are the converter's business
+        wanted = int(spec[0])
+        if a.type != wanted:
+            expected, found = _attribute_kind(wanted), _attribute_kind(a.type)
+            return lambda span, n=a.name: messages.onnx_attribute_kind(span, op, n, expected, found)
+    given = {a.name for a in proto.attribute}
+    for name, (_, required) in schema.items():
+        if required and name not in given:
+            return lambda span, n=name: messages.onnx_attribute_missing(span, op, n)
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _schema(op_type: str, opset: int) -> Optional[dict]:
+    """{attribute: (AttrType, required)} of an operator of the default domain at an opset."""
+    import onnx
+
+    try:
+        schema = onnx.defs.get_schema(op_type, opset, "")
+    except Exception:  # noqa: BLE001 - an operator this onnx does not know
+        return None
+    return {name: (a.type, bool(a.required)) for name, a in schema.attributes.items()}
+
+
+def _attribute_kind(number: int) -> str:
+    from onnx import AttributeProto
+
+    try:
+        return AttributeProto.AttributeType.Name(number)
+    except ValueError:
+        return str(number)
 
 
 def numpy_dtype(array: np.ndarray) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 from ...syntax import ast
 from ... import builder as gb
@@ -41,12 +41,124 @@ def gradual_dtype(elem_type: int) -> Optional[str]:
     return DTYPES.get(elem_type)
 
 
-def dim_name(text: str) -> str:
-    """A dim_param as a dimension name of the language (`batch size` -> `batch_size`)."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", text.strip()) or "_"
-    if not name[0].isalpha() and name[0] != "_":
+class DimNames:
+    """The dimension names of one model: each distinct `dim_param` gets its own name of the
+    language, as close to the ONNX text as the language allows.
+
+    A text that is already a name keeps it (`batch`); others are spelled with `_` for spaces
+    and punctuation and `uXXXX` for other characters (`batch size` -> `batch_size`, `批次` ->
+    `u6279u6b21`); where two texts would get the same name, the later one gets a suffix
+    (`a b` -> `a_b`, `a-b` -> `a_b_2`), so two different dim_params are never one symbol. A
+    text that is arithmetic over the model's other dims (`2*seq - 1`, `((seq - 1)//2) + 1`, as
+    PyTorch's dynamo exporter writes output dims) is that expression (see `dim`).
+    """
+
+    def __init__(self, texts: Iterable[str] = (), reserved: Iterable[str] = ()) -> None:
+        self.taken: set = set(RESERVED) | set(reserved)
+        self.names: dict = {}
+        texts = list(dict.fromkeys(t for t in texts if t))
+        for text in texts:  # names that need no spelling change come first: they keep it
+            if _NAME.match(text) and text not in self.taken:
+                self.names[text] = text
+                self.taken.add(text)
+        for text in texts:
+            self.name(text)
+
+    def name(self, text: str) -> str:
+        """The language name of a dim_param (the same text always gets the same name)."""
+        found = self.names.get(text)
+        if found is not None:
+            return found
+        base = _spelled(text)
+        name, k = base, 2
+        while name in self.taken:
+            name = f"{base}_{k}"
+            k += 1
+        self.names[text] = name
+        self.taken.add(name)
+        return name
+
+    def renamed(self) -> dict:
+        """The dim_params whose name differs from their text: {text: name}."""
+        return {t: n for t, n in self.names.items() if t != n}
+
+    def dim(self, text: str, known: Optional[set] = None) -> object:
+        """A dim_param as a dimension: its name, or a `DimExpr` when the text is arithmetic
+        (`+ - * //`, integers, parentheses) over names in `known` (the model's input dims)."""
+        if known:
+            expr = _parse_dim_expr(text, lambda n: self.names.get(n) if n in known else None)
+            if expr is not None:
+                return expr
+        return self.name(text)
+
+
+@dataclass(frozen=True, eq=False)
+class DimExpr:
+    """A dim_param that is arithmetic over other dims: `dim` for the builder, `text` as the
+    model writes it."""
+
+    dim: gb.Dim
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+MAX_DIM_TEXT = 200
+
+
+def _spelled(text: str) -> str:
+    chars = []
+    for c in text.strip():
+        if c.isascii() and (c.isalnum() or c == "_"):
+            chars.append(c)
+        elif c.isascii() or c.isspace():
+            chars.append("_")
+        else:
+            chars.append(f"u{ord(c):04x}")
+    name = "".join(chars) or "_"
+    if not (name[0].isalpha() or name[0] == "_"):
         name = "d_" + name
     return name + "_" if name in RESERVED else name
+
+
+def _parse_dim_expr(text: str, lookup: Callable[[str], Optional[str]]) -> Optional[DimExpr]:
+    """`2*seq - 1` as a DimExpr when every name in it is known, else None (a plain name)."""
+    import ast as pyast
+
+    if len(text) > MAX_DIM_TEXT or not any(op in text for op in "+-*/"):
+        return None
+    try:
+        built = _dim_of(pyast.parse(text.strip(), mode="eval").body, lookup)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return None if built is None or isinstance(built, int) else DimExpr(built, text.strip())
+
+
+_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "FloorDiv": "//"}
+
+
+def _dim_of(node: object, lookup: Callable[[str], Optional[str]]) -> object:
+    """A builder Dim (or an int) of a Python expression over known names and integers; None
+    for anything else."""
+    import ast as pyast
+
+    if isinstance(node, pyast.Constant) and type(node.value) is int and node.value >= 0:
+        return node.value
+    if isinstance(node, pyast.Name):
+        name = lookup(node.id)
+        return None if name is None else gb.Dim(name)
+    op = _OPS.get(type(node.op).__name__) if isinstance(node, pyast.BinOp) else None
+    if op is None:
+        return None
+    left, right = _dim_of(node.left, lookup), _dim_of(node.right, lookup)  # type: ignore[attr-defined]
+    if left is None or right is None or isinstance(left, int) and isinstance(right, int):
+        return None  # constant arithmetic is not what exporters write
+    if op == "//" and not (isinstance(right, int) and right > 0):
+        return None
+    if isinstance(left, int):
+        left = gb.Dim(ast.DimInt(left))
+    return {"+": left.__add__, "-": left.__sub__, "*": left.__mul__, "//": left.__floordiv__}[op](right)
 
 
 @dataclass(frozen=True)
@@ -65,7 +177,9 @@ class TensorInfo:
 
     def type_expr(self) -> ast.TensorTypeExpr:
         """The type as the builder writes it (`?` for unknown dims, names for dim_params)."""
-        return gb.Tensor(None if self.dims is None else list(self.dims), self.dtype or "?")
+        if self.dims is None:
+            return gb.Tensor(None, self.dtype or "?")
+        return gb.Tensor([d.dim if isinstance(d, DimExpr) else d for d in self.dims], self.dtype or "?")
 
     def describe(self) -> str:
         """`float32[N, 3, 224, 224]` (ONNX's own notation, for locations)."""
@@ -75,23 +189,34 @@ class TensorInfo:
         return f"{dtype}[{', '.join('?' if d is None else str(d) for d in self.dims)}]"
 
 
-def info_of_type(type_proto: object) -> Optional[TensorInfo]:
-    """A TypeProto's tensor information, or None for a non-tensor type (sequence, map, ...)."""
+def info_of_type(type_proto: object, names: Optional[DimNames] = None, known: Optional[set] = None) -> Optional[TensorInfo]:
+    """A TypeProto's tensor information, or None for a non-tensor type (sequence, map, ...).
+    Its dim_params are named by `names` (expressions over the `known` names are expressions)."""
     if not type_proto.HasField("tensor_type"):  # type: ignore[attr-defined]
         return None
     tt = type_proto.tensor_type  # type: ignore[attr-defined]
     dims = None
     if tt.HasField("shape"):
-        dims = tuple(_dim(d) for d in tt.shape.dim)
+        names = names if names is not None else DimNames()
+        dims = tuple(_dim(d, names, known) for d in tt.shape.dim)
     return TensorInfo(gradual_dtype(tt.elem_type), dims, tt.elem_type)
 
 
-def _dim(d: object) -> object:
+def _dim(d: object, names: DimNames, known: Optional[set]) -> object:
     if d.HasField("dim_value") and d.dim_value >= 0:  # type: ignore[attr-defined]
         return int(d.dim_value)  # type: ignore[attr-defined]
     if d.HasField("dim_param") and d.dim_param:  # type: ignore[attr-defined]
-        return dim_name(d.dim_param)  # type: ignore[attr-defined]
+        return names.dim(d.dim_param, known)  # type: ignore[attr-defined]
     return None
+
+
+def dim_params(values: Iterable) -> list:
+    """Every dim_param the ValueInfoProtos write, in order."""
+    found = []
+    for vi in values:
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+            found.extend(d.dim_param for d in vi.type.tensor_type.shape.dim if d.HasField("dim_param"))
+    return found
 
 
 def info_of_array(elem_type: int, shape: tuple) -> TensorInfo:
