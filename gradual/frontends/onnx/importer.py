@@ -181,7 +181,8 @@ class Importer:
         module, declared = None, None
         if result is not None and not self.diagnostics:
             declared = self._declared_outputs()
-            self.fn.ret = declared_outputs.annotation(declared) if declared is not None else None
+            ret = declared_outputs.annotation(declared) if declared is not None else None
+            self.fn.ret = declared_outputs.located(ret, self.fn.loc.span) if ret is not None else None
             module = gb.module(self.fn.returns(result))
         outputs = [o.name for o in self.graph.output]
         return ImportedModel(self.path, module, self.diagnostics, self.inputs, outputs, self.constants, self.opset,

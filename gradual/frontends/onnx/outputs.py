@@ -13,6 +13,7 @@ declaration's gaps.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Optional
 
 from ... import builder as gb
@@ -91,9 +92,15 @@ def _merge(info: Optional[TensorInfo], inferred: Type) -> tuple:
     return ast.TensorTypeExpr(tuple(dims), dtype), differs
 
 
-def with_result_type(module: ast.Module, ret: Any) -> ast.Module:
-    """The module with `@main`'s result annotated."""
-    from dataclasses import replace
-
-    defs = tuple(replace(d, ret=ret) if d.name == "main" else d for d in module.defs)
+def with_result_type(module: ast.Module, ret: ast.TypeExpr) -> ast.Module:
+    """The module with `@main`'s result annotated (located at the graph outputs' line, where
+    `@main` itself is)."""
+    defs = tuple(replace(d, ret=located(ret, d.span)) if d.name == "main" else d for d in module.defs)
     return replace(module, defs=defs)
+
+
+def located(t: ast.TypeExpr, span: Any) -> ast.TypeExpr:
+    """A type annotation (and its fields) at a span."""
+    if isinstance(t, ast.TupleTypeExpr):
+        return replace(t, fields=tuple(located(f, span) for f in t.fields), span=span)
+    return replace(t, span=span)
