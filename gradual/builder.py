@@ -254,6 +254,13 @@ class Function(Block):
         self.ret = ret
         self.loc = loc
         self.params: list = []
+        self.claimed: set = set()
+
+    def claim_dims(self, names: Iterable[str]) -> None:
+        """Mark dim names of the signature as an exporter's claim rather than a promise (SPEC 6):
+        where the body constrains one (`height` must be 32), checking warns and inserts a
+        runtime check instead of reporting an error."""
+        self.claimed.update(names)
 
     def param(self, name: str, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None) -> Var:
         """Add a parameter (no type: inferred)."""
@@ -265,7 +272,7 @@ class Function(Block):
         """Finish the definition with its result expression."""
         span = _span(self.loc)
         return ast.Def(self.name, self.dtype_params, tuple(self.params), self.ret, self.body(result),
-                       span=span, name_span=span)
+                       span=span, name_span=span, claimed_dims=frozenset(self.claimed))
 
 
 def closure(params: Sequence[tuple], result: Union[Expr, ast.Body], ret: Optional[ast.TypeExpr] = None,

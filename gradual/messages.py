@@ -17,6 +17,7 @@ from .types import Type, format_dims, format_dtype, format_type
 
 if TYPE_CHECKING:
     from .site import CallSite, Origin, SDim, SDType
+    from .shapes.constraint import Constraint
 
 
 def ordinal(n: int) -> str:
@@ -177,6 +178,46 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
         data={"dims": tuple((_origin_span(site, d.origin), d.origin.path, d.origin.axis)
                             for d in (first, second) if d.origin is not None and d.origin.axis is not None)},
     )
+
+
+def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim: Dimension, other_dim: Dimension,
+                   constraint: "Constraint") -> Diagnostic:
+    """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC
+    6): the constraint the model places on it, at the argument that is checked at runtime."""
+    claimed = sorted({s.name for d in (checked_dim, other_dim) if d.is_symbolic for s in d.symbols() if s.claimed})
+    names = ", ".join(f"`{n}`" for n in claimed)
+    holds = constraint_text(constraint, checked_dim, other_dim)
+    who = "the body" if site.callee.kind == "flow" else _code(site.callee.display)
+    needs = f"{checked_dim} = {other_dim}"
+    message = f"{who} needs {needs}" + ("" if holds == needs else f", which holds only when {holds}")
+    dims = "dim" if len(claimed) == 1 else "dims"
+    note = (f"{names} {'is a' if len(claimed) == 1 else 'are'} dynamic {dims} of the exported model: the exporter's "
+            f"claim, not a promise that every size works")
+    typed = f" (type {_arg_type(site, checked.origin)})" if checked.origin is not None else ""
+    labels = ()
+    if other.origin is not None and other.origin != checked.origin:
+        labels = (Label(_origin_span(site, other.origin), f"this is {other_dim} (type {_arg_type(site, other.origin)})"),)
+    return Diagnostic(
+        codes.DIM_CONSTRAINT, message, _origin_span(site, checked.origin),
+        label=f"checked at runtime: this is {checked_dim}{typed}", labels=labels, notes=(note,) + _signature_note(site),
+        help=f"export the model for inputs where {holds} (a fixed size, or a dynamic dim with this constraint); "
+             f"--strict-dims makes this an error", severity=Severity.WARNING)
+
+
+def constraint_text(constraint: "Constraint", a_dim: Dimension, b_dim: Dimension) -> str:
+    """`height = 32`, `38 <= height <= 45`, `height is a multiple of 4`, `height % 4 is 0 or 1`."""
+    name = constraint.symbol.name if constraint.symbol is not None else ""
+    if constraint.kind == "value":
+        return f"{name} = {constraint.values[0]}"
+    if constraint.kind == "range":
+        return f"{constraint.values[0]} <= {name} <= {constraint.values[1]}"
+    if constraint.kind == "residues":
+        modulus, residues = constraint.values[0], constraint.values[1:]
+        if residues == (0,):
+            return f"{name} is a multiple of {modulus}"
+        shown = ", ".join(str(r) for r in residues[:-1]) + (" or " if len(residues) > 1 else "") + str(residues[-1])
+        return f"{name} % {modulus} is {shown}"
+    return f"{a_dim} = {b_dim}"
 
 
 def _order(d: "SDim") -> tuple:

@@ -170,6 +170,9 @@ class _Resolver:
         ret = conv.convert(node.ret) if node.ret is not None else None
         if node.ret is not None:
             self.res.annotations[id(node.ret)] = ret
+        if isinstance(node, ast.Def) and node.claimed_dims:
+            for sym in dims.introduced:
+                sym.claimed = sym.name in node.claimed_dims
         info = FunctionInfo(node, params, param_types, ret, tuple(dims.introduced), dtype_params,
                             name=getattr(node, "name", ""))
         self.res.functions[id(node)] = info

@@ -21,6 +21,7 @@ from . import messages
 from .diagnostics import Diagnostic
 from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from .shapes import Dimension, Grade, Poly, Symbol
+from .shapes.constraint import solve as solve_constraint
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
@@ -215,6 +216,7 @@ class CallSite(ShapeContext):
         self.new_def_dtype = new_def_dtype
         self.slots: dict[tuple, Slot] = {}
         self.bound_checks: dict[tuple, tuple] = {}
+        self.claim_checks: dict[tuple, Dimension] = {}  # argument dims checked to equal a dim (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
@@ -415,6 +417,10 @@ class CallSite(ShapeContext):
     def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> SDim:
         a, b = _sdim(a), _sdim(b)
         grade = self.solver.unify(a.dim, b.dim)
+        if grade is Grade.NEVER:
+            claimed = self._claimed_constraint(a, b, symbol)
+            if claimed is not None:
+                return claimed
         if grade is Grade.NEVER and otherwise is not None:
             raise RuleFailure(otherwise[0], dict(otherwise[1]))
         if grade is Grade.NEVER:
@@ -443,9 +449,33 @@ class CallSite(ShapeContext):
             maybe_one = self._maybe_one_of(a, b)
             if maybe_one is not None:  # a computed `0..1` broadcasts with 2 when it is 1
                 return maybe_one
+            claimed = self._claimed_constraint(a, b, None)
+            if claimed is not None:
+                return claimed
             self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic())
         return self._broadcast_result(a, b)
+
+    def _claimed_constraint(self, a: SDim, b: SDim, symbol: Optional[str]) -> Optional[SDim]:
+        """Two exact dims that differ, where one mentions a claimed symbol (an exporter's dynamic
+        dim, SPEC 6): unless no value of it can make them equal, a warning that states the
+        constraint, and a runtime check of the argument dim that mentions it (the later one when
+        both do); the call goes on with the other dim. None: an ordinary mismatch."""
+        ra, rb = self._shown(a), self._shown(b)
+        if not (_mentions_claimed(ra) or _mentions_claimed(rb)):
+            return None
+        constraint = solve_constraint(ra, rb)
+        if constraint.kind == "impossible":
+            return None
+        if b.origin is not None and _mentions_claimed(rb):
+            checked, checked_dim, kept, kept_dim = b, rb, a, ra
+        else:
+            checked, checked_dim, kept, kept_dim = a, ra, b, rb
+        if checked.origin is not None and checked.origin.axis is not None:
+            origin = checked.origin
+            self.claim_checks[(origin.arg, origin.path, origin.axis)] = kept_dim
+        self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint))
+        return SDim(kept_dim, kept.origin, symbol or kept.symbol)
 
     def _broadcast_result(self, a: SDim, b: SDim) -> SDim:
         """Two dims that may broadcast: an exact one wins over a computed imprecise one (which is
@@ -780,6 +810,9 @@ class _CastBuilder:
     def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""
         slot = self.site.slots.get((index, path, axis))
+        claimed = self.site.claim_checks.get((index, path, axis))
+        if claimed is not None:
+            return claimed, True, claimed
         if slot is None:
             exact = self.solver.resolve(d.dim, final=True)
             bound = self.site.bound_checks.get((index, path, axis))
@@ -871,6 +904,10 @@ class _CastBuilder:
         if found is None:
             found = self.binders[rep] = Symbol("d", rep.lo, rep.hi)
         return found
+
+
+def _mentions_claimed(d: Dimension) -> bool:
+    return d.is_symbolic and any(s.claimed for s in d.symbols())
 
 
 def _field_type(t: Type, i: int) -> Type:

@@ -122,3 +122,111 @@ def test_other_dim_params_stay_names(text: str) -> None:
     assert result.ok, [d.message for d in result.diagnostics]
     (param,) = result.function_type("main").params
     assert str(param.dims[0]).isidentifier()
+
+
+# 2. exporter dims are the exporter's claim --------------------------------------------------------
+def _cnn(height: object = "height", width: object = "width") -> object:
+    """Conv 3x3 -> MaxPool 2 -> Flatten -> Gemm with 512 inputs: only some sizes work."""
+    w = np.random.default_rng(0).standard_normal((8, 3, 3, 3)).astype(np.float32)
+    fc = np.random.default_rng(1).standard_normal((10, 512)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+             helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2], name="pool"),
+             helper.make_node("Flatten", ["p"], ["f"], name="flatten"),
+             helper.make_node("Gemm", ["f", "fc"], ["y"], transB=1, name="fc")]
+    return model(nodes, [("x", F, ["batch", 3, height, width])], [("y", F, ["batch", 10])],
+                 initializers=[("w", w), ("fc", fc)])
+
+
+def _unet_skip() -> object:
+    """MaxPool 2 twice, Resize x2, Concat with the once-pooled skip: 2 * (h // 4) = h // 2."""
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    nodes = [helper.make_node("MaxPool", ["x"], ["p1"], kernel_shape=[2, 2], strides=[2, 2], name="down1"),
+             helper.make_node("MaxPool", ["p1"], ["p2"], kernel_shape=[2, 2], strides=[2, 2], name="down2"),
+             helper.make_node("Constant", [], ["s"], value=scales),
+             helper.make_node("Resize", ["p2", "", "s"], ["up"], mode="nearest", name="up"),
+             helper.make_node("Concat", ["up", "p1"], ["y"], axis=1, name="skip")]
+    return model(nodes, [("x", F, ["batch", 4, "height", "width"])], [("y", F, None)])
+
+
+def test_a_gemm_that_needs_one_size_is_a_warning_with_the_constraint_and_a_check() -> None:
+    result = checked(_cnn(width=6))
+    assert result.ok and not result.errors
+    (warning,) = result.warnings
+    assert warning.code == "dim-constraint"
+    assert warning.message == "`nn.dense` needs 16 * (height // 2) - 16 = 512, which holds only when 66 <= height <= 67"
+    assert warning.span.text == "f"  # the flattened features, in the Gemm's line
+    assert "`height` is a dynamic dim of the exported model" in warning.notes[0]
+    assert "--strict-dims" in warning.help
+    assert result.check_count == 1
+    assert str(result.function_type("main").ret) == "Tensor[(batch, 10), float32]"
+
+
+def test_the_model_runs_on_sizes_that_satisfy_the_constraint_and_the_check_blames_others() -> None:
+    import gradual
+
+    imported = gonnx.import_model(_cnn(width=6), path="m.onnx")
+    (y,) = imported.run({"x": np.ones((2, 3, 67, 6), np.float32)})
+    assert y.shape == (2, 10)
+    with pytest.raises(gradual.CheckFailure) as failure:
+        imported.run({"x": np.ones((2, 3, 32, 6), np.float32)})
+    assert failure.value.diagnostic().span.text == "f"
+
+
+def test_a_constraint_over_two_dims_is_stated_as_the_equation() -> None:
+    result = checked(_cnn())
+    (warning,) = result.warnings
+    assert warning.message == ("`nn.dense` needs 8 * (height // 2) * (width // 2) - 8 * (height // 2) - 8 * (width // 2) + 8"
+                               " = 512")
+    assert "`height`, `width` are dynamic dims" in warning.notes[0]
+
+
+def test_a_unet_skip_connection_needs_the_height_modulo_4() -> None:
+    result = checked(_unet_skip())
+    assert result.ok
+    messages = [w.message for w in result.warnings]
+    assert messages == ["`concatenate` needs height // 2 = 2 * (height // 4), which holds only when height % 4 is 0 or 1",
+                        "`concatenate` needs width // 2 = 2 * (width // 4), which holds only when width % 4 is 0 or 1"]
+    assert result.check_count == 1  # one cast of the skip tensor checks both dims
+    imported = gonnx.import_model(_unet_skip(), path="m.onnx")
+    (y,) = imported.run({"x": np.ones((1, 4, 16, 20), np.float32)})
+    assert y.shape == (1, 8, 8, 10)
+
+
+def test_strict_dims_keeps_the_error() -> None:
+    result = checked(_unet_skip(), strict_dims=True)
+    assert {e.code for e in result.errors} == {"shape-mismatch"}
+    assert not result.warnings
+
+
+def test_a_gemm_that_no_size_fits_stays_an_error() -> None:
+    """8 * 3 * ((height - 2) // 2) is never 512."""
+    assert [e.code for e in checked(_cnn(width=8)).errors] == ["shape-mismatch"]
+
+
+def test_a_constraint_no_size_can_meet_stays_an_error() -> None:
+    """Concat(x, x) declared as (2 * seq - 1): no seq makes 2 * seq = 2 * seq - 1."""
+    result = checked(model([helper.make_node("Concat", ["x", "x"], ["y"], axis=0)], [("x", F, ["seq"])],
+                           [("y", F, ["2*seq - 1"])]))
+    assert [e.code for e in result.errors] == ["shape-mismatch"]
+
+
+def test_a_written_signature_stays_strict() -> None:
+    """The same constraint in a program: the signature's `h` is the user's promise."""
+    import gradual
+
+    text = """
+def @main(%x: Tensor[(h,), float32], %w: Tensor[(4,), float32]) -> Tensor[(4,), float32] {
+  add(%x, %w)
+}
+"""
+    result = gradual.check(text)
+    assert [e.code for e in result.errors] == ["broadcast-mismatch"]
+
+
+def test_the_command_line_has_strict_dims(tmp_path: object) -> None:
+    from gradual.cli import main as cli_main
+
+    path = tmp_path / "unet.onnx"  # type: ignore[operator]
+    onnx.save(_unet_skip(), str(path))
+    assert cli_main(["check", str(path)]) == 0
+    assert cli_main(["check", "--strict-dims", str(path)]) == 1

@@ -15,6 +15,8 @@ OPTIONS = (
     FrontendOption("batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME"),
     FrontendOption("batch-reshapes", "with --batch: Reshape targets that hard-code the batch size copy it instead",
                    flag=True),
+    FrontendOption("strict-dims", "a node that constrains a dynamic dim of the model (height = 32) is an error, "
+                   "not a warning with a runtime check", flag=True),
 )
 
 
@@ -32,7 +34,8 @@ def load(path: str, options: dict) -> LoadedModel:
     """Import a model file: its program and what running it needs (an unreadable file is a
     model whose only diagnostic says why)."""
     frontend = _frontend()
-    settings = frontend.ImportOptions(batch=options.get("batch"), batch_reshapes=bool(options.get("batch_reshapes")))
+    settings = frontend.ImportOptions(batch=options.get("batch"), batch_reshapes=bool(options.get("batch_reshapes")),
+                                      strict_dims=bool(options.get("strict_dims")))
     try:
         imported = frontend.import_model(path, settings)
     except frontend.LoadError as failure:

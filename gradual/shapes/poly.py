@@ -27,9 +27,13 @@ class Symbol:
     library users who build dimensions by hand; `Symbol()` makes an anonymous one (OpenVINO's
     `ov.Symbol()`). Equalities declared between symbols OpenVINO-style (`symbols.set_equal`)
     live in `_parent` and never change what a polynomial is.
+
+    A `claimed` symbol is a size someone said is free (an exporter's dynamic dim) without
+    promising that every value works: where a program constrains it, the checker reports the
+    constraint and checks it at runtime instead of rejecting the program (SPEC 6).
     """
 
-    __slots__ = ("name", "uid", "lo", "hi", "_poly", "_parent")
+    __slots__ = ("name", "uid", "lo", "hi", "_poly", "_parent", "claimed")
     _uids = itertools.count(1)
     _by_name: dict[str, "Symbol"] = {}
 
@@ -40,6 +44,7 @@ class Symbol:
         self.hi = hi
         self._poly: "Poly | None" = None
         self._parent: "Symbol | None" = None
+        self.claimed = False
 
     @classmethod
     def named(cls, name: str) -> "Symbol":

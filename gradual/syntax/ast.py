@@ -282,6 +282,9 @@ class Def(Node):
     ret: Optional[TypeExpr]
     body: Body
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
+    # dim names of the signature that a frontend marked as an exporter's claim (SPEC 6); text
+    # never sets it: a written signature is the user's promise
+    claimed_dims: frozenset = field(default=frozenset(), kw_only=True, repr=False, compare=False)
 
 
 @dataclass(eq=False, slots=True)

@@ -41,12 +41,16 @@ class ImportOptions:
     * `declared_outputs`: annotate `@main`'s result with the graph outputs' declared types.
     * `freeze`: graph inputs to treat as constants, by name (their values are known when
       checking, as for initializers).
+    * `strict_dims`: the inputs' dim_params are promises: a node that constrains one (it only
+      works when `height = 32`) is an error. By default they are the exporter's claim (SPEC 6):
+      such a node gets a `dim-constraint` warning and a runtime check.
     """
 
     batch: Optional[str] = None
     batch_reshapes: bool = False
     declared_outputs: bool = True
     freeze: Mapping[str, np.ndarray] = field(default_factory=dict)
+    strict_dims: bool = False
 
 
 @dataclass
@@ -180,6 +184,8 @@ class Importer:
         result = self._result()
         module, declared = None, None
         if result is not None and not self.diagnostics:
+            if not self.options.strict_dims:
+                self.fn.claim_dims(self.dim_names.name(text) for text in self.input_dims)
             declared = self._declared_outputs()
             ret = declared_outputs.annotation(declared) if declared is not None else None
             self.fn.ret = declared_outputs.located(ret, self.fn.loc.span) if ret is not None else None

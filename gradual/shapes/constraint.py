@@ -1,0 +1,87 @@
+"""What an equation between two dimensions requires of their one symbol.
+
+A model exported with a dynamic `height` may still work only for some heights: a classifier's
+flattened features must be 512 (`32 * ((height - 6) // 8) = 512`), a U-Net's skip connection
+must match its upsampled path (`2 * (height // 4) = height // 2`). `solve` turns such an
+equation over one symbol into the constraint a person would state: `height = 32`,
+`38 <= height <= 45`, `height % 4 is 0 or 1` (a multiple of 4, when 0 is the only residue), or,
+for equations over several symbols, the equation itself. Equations no value satisfies are
+`impossible`.
+
+The symbol is a size (>= 0). Floor division makes the difference of the two sides periodic
+(or periodic plus a linear trend) with the period the lcm of the divisors, which is what the
+search below relies on; it evaluates at most `SEARCH` values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from .dimension import Dimension
+from .poly import FloorDiv, Poly, Symbol
+
+SEARCH = 4096
+MAX_PERIOD = 256
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """`kind` is "value" (values = (v,)), "range" ((lo, hi)), "residues" ((modulus, r...)),
+    "equation" (no simpler form) or "impossible"."""
+
+    kind: str
+    symbol: Optional[Symbol] = None
+    values: tuple = ()
+
+
+def solve(lhs: Dimension, rhs: Dimension) -> Constraint:
+    """The constraint `lhs = rhs` places on its symbol (see the module docstring)."""
+    difference = lhs.expr - rhs.expr
+    symbols = difference.symbols()
+    if len(symbols) != 1:
+        return Constraint("impossible") if not symbols and difference.evaluate({}) != 0 else Constraint("equation")
+    (symbol,) = symbols
+    period = _period(difference)
+    if period is None:
+        return Constraint("equation", symbol)
+
+    def f(value: int) -> int:
+        return difference.evaluate({symbol: value})
+
+    steps = {f(s + period) - f(s) for s in range(period, 3 * period)}
+    if steps == {0}:  # periodic: the residues modulo the period that satisfy it
+        residues = tuple(r for r in range(period) if f(period + r) == 0)
+        return Constraint("residues", symbol, (period,) + residues) if residues else Constraint("impossible", symbol)
+    if len(steps) == 1:  # a linear trend: f(r + j * period) = f(r) + j * step, solved per residue
+        (step,) = steps
+        zeros = sorted(r + (-f(r) // step) * period for r in range(period) if f(r) % step == 0 and -f(r) // step >= 0)
+        return _run(symbol, zeros, proven=True)
+    return _run(symbol, [s for s in range(SEARCH) if f(s) == 0], proven=False)
+
+
+def _run(symbol: Symbol, zeros: list, proven: bool) -> Constraint:
+    """The constraint of a sorted list of solutions (all of them when `proven`)."""
+    if not zeros:
+        return Constraint("impossible", symbol) if proven else Constraint("equation", symbol)
+    if zeros[-1] - zeros[0] != len(zeros) - 1 or not proven and zeros[-1] == SEARCH - 1:
+        return Constraint("equation", symbol)
+    if len(zeros) == 1:
+        return Constraint("value", symbol, (zeros[0],))
+    return Constraint("range", symbol, (zeros[0], zeros[-1]))
+
+
+def _period(p: Poly) -> Optional[int]:
+    """The lcm of the divisors of every floor division in p (1 without any); None past MAX_PERIOD."""
+    period = 1
+    for mono, _ in p.terms:
+        for atom in mono:
+            if isinstance(atom, FloorDiv):
+                inner = _period(atom.num)
+                if inner is None:
+                    return None
+                period = math.lcm(period, atom.den, inner)
+                if period > MAX_PERIOD:
+                    return None
+    return period
