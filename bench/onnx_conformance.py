@@ -53,7 +53,7 @@ from onnx import numpy_helper, shape_inference  # noqa: E402
 from gradual.frontends import onnx as gonnx  # noqa: E402
 from gradual.frontends.onnx.types import gradual_dtype  # noqa: E402
 from gradual.runtime import CheckFailure, ProgramRejected, RunFailure  # noqa: E402
-from gradual.types import TensorType, TupleType  # noqa: E402
+from gradual.types import FLOAT_DTYPES, TensorType, TupleType  # noqa: E402
 
 CACHE = ROOT / "bench" / "out" / "onnx_node_tests"
 REPORT = ROOT / "bench" / "out" / "onnx_conformance.json"
@@ -67,6 +67,8 @@ SHAPE_INPUTS = {
     "Trilu": (1,), "CumSum": (1,), "CumProd": (1,), "Resize": (1, 2, 3), "Upsample": (1,),
 }
 FREEZE_LIMIT = 64
+#: float types narrower than float16, whose results differ from the reference's by rounding
+NARROW = frozenset(t for t in FLOAT_DTYPES if t not in ("float16", "float32", "float64"))
 
 
 # the test cases -------------------------------------------------------------------------------------
@@ -204,7 +206,8 @@ def freezable(case: Case) -> dict:
     out = {}
     for vi, array in zip(free, case.data_sets[0][0]):
         a = np.asarray(array)
-        if vi.name in positions and a.dtype.kind in "iuf" and a.ndim <= 1 and a.size <= FREEZE_LIMIT:
+        numeric = a.dtype.kind in "iuf" or a.dtype.name in FLOAT_DTYPES
+        if vi.name in positions and numeric and a.ndim <= 1 and a.size <= FREEZE_LIMIT:
             out[vi.name] = a
     return out
 
@@ -260,7 +263,9 @@ def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
         return f"dtype {got.dtype} != {want.dtype}"
     if got.shape != want.shape:
         return f"shape {got.shape} != {want.shape}"
-    if want.dtype.kind in "fc":
+    if want.dtype.name in NARROW:  # one unit in the last place of bfloat16 is 2^-8 of the value
+        rtol = max(rtol, 2**-7)
+    if want.dtype.kind in "fc" or want.dtype.name in FLOAT_DTYPES:  # ml_dtypes' float types are kind "V"
         ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
     else:
         ok = np.array_equal(got, want)
@@ -571,12 +576,14 @@ def _parse(argv: Optional[list]) -> argparse.Namespace:
 def node_tests(cases: list, freeze: bool, verbose: bool, peers: bool = False) -> dict:
     """The conformance table."""
     scope: dict = {}
+    scope_cases: dict = {}
     outcomes = []
     start = time.perf_counter()
     for case in cases:
         reason = out_of_scope(case)
         if reason is not None:
             scope[reason] = scope.get(reason, 0) + 1
+            scope_cases.setdefault(reason, []).append(case.name)
             continue
         outcomes.append(run_case(case, freeze, peers))
     elapsed = time.perf_counter() - start
@@ -602,7 +609,7 @@ def node_tests(cases: list, freeze: bool, verbose: bool, peers: bool = False) ->
         for o in failures:
             detail = (o.traceback or "").strip().splitlines()[-1:] or [o.problem or f"inferred {o.inferred} real {o.actual}"]
             print(f"  {o.name}: {detail[0]}")
-    return {"counts": counts, "out_of_scope": scope,
+    return {"counts": counts, "out_of_scope": scope, "out_of_scope_cases": scope_cases,
             "failures": [{"name": o.name, "problem": o.problem, "inferred": o.inferred, "actual": o.actual,
                           "traceback": o.traceback} for o in failures]}
 

@@ -757,8 +757,8 @@ def _meet_dim(t: object, a: object) -> object:
     return t if merged is None else merged
 
 
-_INT_RANGES = {**{f"int{b}": (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)},
-               **{f"uint{b}": (0, 2 ** b - 1) for b in (8, 16, 32, 64)}}
+_INT_RANGES = {**{f"int{b}": (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (2, 4, 8, 16, 32, 64)},
+               **{f"uint{b}": (0, 2 ** b - 1) for b in (2, 4, 8, 16, 32, 64)}}
 
 
 def literal_problem(lit: ast.Literal) -> Optional[Diagnostic]:

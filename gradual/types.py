@@ -14,12 +14,16 @@ from typing import Callable, Iterable, Optional, Union
 
 from .shapes import Dimension, Poly, Symbol
 
+#: narrow element types of quantized models (ONNX's, named as ml_dtypes and TVM name them)
+NARROW_FLOAT_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+                       "float4_e2m1fn")
+NARROW_INT_DTYPES = ("int4", "uint4", "int2", "uint2")
 DTYPES = (
     "float16", "bfloat16", "float32", "float64",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool",
-)
-FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64"})
-INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+) + NARROW_FLOAT_DTYPES + NARROW_INT_DTYPES
+FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64", *NARROW_FLOAT_DTYPES})
+INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", *NARROW_INT_DTYPES})
 DYN_DTYPE = "?"
 
 

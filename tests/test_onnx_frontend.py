@@ -226,9 +226,22 @@ def test_an_unsupported_operator_is_reported_once_at_its_node() -> None:
 
 
 def test_an_unsupported_dtype_is_reported() -> None:
-    m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", TensorProto.BFLOAT16, [2])], [("y", TensorProto.BFLOAT16, None)])
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", TensorProto.COMPLEX64, [2])], [("y", TensorProto.COMPLEX64, None)])
     (diag,) = gonnx.import_model(m).diagnostics
-    assert diag.code == "unknown-dtype" and "BFLOAT16" in diag.message
+    assert diag.code == "unknown-dtype" and "COMPLEX64" in diag.message
+
+
+@pytest.mark.parametrize("elem_type, dtype", [(TensorProto.BFLOAT16, "bfloat16"), (TensorProto.FLOAT8E4M3FN, "float8_e4m3fn"),
+                                              (TensorProto.INT4, "int4"), (TensorProto.FLOAT4E2M1, "float4_e2m1fn")])
+def test_every_numeric_onnx_dtype_is_checked_and_runs(elem_type: int, dtype: str) -> None:
+    m = model([helper.make_node("Reshape", ["x", "s"], ["y"])], [("x", elem_type, ["n", 4])], [("y", elem_type, None)],
+              initializers=[("s", np.array([-1], np.int64))])
+    assert main_type(m) == f"fn (Tensor[(n, 4), {dtype}]) -> Tensor[(4 * n,), {dtype}]"
+    import ml_dtypes
+
+    x = np.arange(8).reshape(2, 4).astype(getattr(ml_dtypes, dtype))
+    (y,) = gonnx.import_model(m).run({"x": x})
+    assert y.dtype == x.dtype and y.shape == (8,)
 
 
 def test_a_file_that_is_not_a_model_is_a_load_error(tmp_path: Path) -> None:

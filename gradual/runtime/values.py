@@ -16,13 +16,21 @@ import numpy as np
 from ..scopes import Chain
 from ..shapes import Symbol
 from ..syntax import ast
-from ..types import FuncType
+from ..types import NARROW_FLOAT_DTYPES, NARROW_INT_DTYPES, FuncType
 
-#: dtypes the NumPy runtime can hold (bfloat16 has no NumPy equivalent).
+try:  # registers its types with NumPy by name (np.dtype("bfloat16"))
+    import ml_dtypes  # noqa: F401
+
+    NARROW_DTYPES: tuple = ("bfloat16",) + NARROW_FLOAT_DTYPES + NARROW_INT_DTYPES
+except ImportError:  # pragma: no cover - onnx brings it
+    NARROW_DTYPES = ()
+
+#: dtypes the NumPy runtime can hold: NumPy's own, and where the ml_dtypes package is installed (it
+#: comes with onnx) bfloat16, float8, float4 and the 4- and 2-bit integers too.
 NUMPY_DTYPES = frozenset({
     "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "uint16", "uint32", "uint64", "bool",
-})
+} | (set(NARROW_DTYPES) if NARROW_DTYPES else set()))
 
 
 class Frame(Chain):

@@ -21,6 +21,7 @@ from ... import builder as gb
 from ... import messages
 from ...diagnostics import Diagnostic
 from ...syntax.source import Span
+from ...types import DTYPES
 from .types import TensorInfo, gradual_dtype, onnx_dtype_name
 
 if TYPE_CHECKING:
@@ -222,10 +223,9 @@ def _attribute_kind(number: int) -> str:
 
 
 def numpy_dtype(array: np.ndarray) -> str:
-    """The gradual dtype of a NumPy array ("" when gradual has none)."""
+    """The gradual dtype of a NumPy (or ml_dtypes) array ("" when gradual has none)."""
     name = array.dtype.name
-    return name if name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                            "uint32", "uint64", "bool") else ""
+    return name if name in DTYPES else ""
 
 
 def literal(value: Any, dtype: str, loc: Optional[gb.Loc] = None) -> Any:
@@ -240,8 +240,8 @@ def literal(value: Any, dtype: str, loc: Optional[gb.Loc] = None) -> Any:
 def inlinable(array: np.ndarray) -> bool:
     """Whether a constant is small (and finite) enough to be written into the program."""
     dtype = numpy_dtype(array)
-    if not dtype:
-        return False
+    if not dtype or array.dtype.kind not in "fiub":
+        return False  # the narrow types (bfloat16, float8, int4) ride along as parameters
     if array.dtype.kind == "f":
         return array.size <= FLOAT_INLINE and bool(np.all(np.isfinite(array)))
     return array.size <= INT_INLINE

@@ -1,8 +1,9 @@
 """ONNX element types and tensor types as gradual sees them.
 
-ONNX names dtypes by number (`TensorProto.FLOAT` is 1); gradual by name. Types the NumPy runtime
-cannot hold (bfloat16, float8, int4, strings, complex numbers) are reported as unsupported where
-a model uses them, never silently converted.
+ONNX names dtypes by number (`TensorProto.FLOAT` is 1); gradual by name. Every numeric type
+has a gradual dtype (bfloat16, the float8 and float4 types and the 4- and 2-bit integers under
+their ml_dtypes names: `float8_e4m3fn`, `int4`, ...); strings and complex numbers are reported as
+unsupported where a model uses them, never silently converted.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from ... import builder as gb
 #: ONNX element type number -> gradual dtype
 DTYPES = {
     1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 9: "bool",
-    10: "float16", 11: "float64", 12: "uint32", 13: "uint64",
+    10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8_e4m3fn",
+    18: "float8_e4m3fnuz", 19: "float8_e5m2", 20: "float8_e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4_e2m1fn",
+    24: "float8_e8m0fnu", 25: "uint2", 26: "int2",
 }
 #: ONNX element type number -> its ONNX name, for messages
 ONNX_NAMES = {
@@ -28,7 +31,7 @@ ONNX_NAMES = {
 }
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED = frozenset({"let", "if", "else", "fn", "def", "as", "Tensor", "can_unify", "None", "True", "False"} |
-                     set(DTYPES.values()) | {"bfloat16"})
+                     set(DTYPES.values()))
 
 
 def onnx_dtype_name(elem_type: int) -> str:

@@ -10,10 +10,11 @@ from typing import Any, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
+from ...types import DTYPES, INT_DTYPES
 from ..context import ShapeContext, TensorArg, normalize_axis
 
-INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
-ALL_DTYPES = INTEGER_DTYPES | {"float16", "bfloat16", "float32", "float64", "bool"}
+INTEGER_DTYPES = INT_DTYPES
+ALL_DTYPES = frozenset(DTYPES)
 
 register_rule_message(
     "attribute-length", codes.BAD_ATTRIBUTE,

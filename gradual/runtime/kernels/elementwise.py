@@ -25,7 +25,24 @@ def lowest(dtype: np.dtype) -> Any:
         return -np.inf
     if dtype.kind == "b":
         return False
+    if dtype.kind == "V":  # ml_dtypes' narrow types
+        import ml_dtypes
+
+        return ml_dtypes.iinfo(dtype).min if "int" in dtype.name else -np.inf
     return np.iinfo(dtype).min
+
+
+def highest(dtype: np.dtype) -> Any:
+    """The largest value of a dtype (the identity of a min reduction)."""
+    if dtype.kind == "f":
+        return np.inf
+    if dtype.kind == "b":
+        return True
+    if dtype.kind == "V":  # ml_dtypes' narrow types
+        import ml_dtypes
+
+        return ml_dtypes.iinfo(dtype).max if "int" in dtype.name else np.inf
+    return np.iinfo(dtype).max
 
 
 def _unary(name: str, fn: Callable[[np.ndarray], Any]) -> None:

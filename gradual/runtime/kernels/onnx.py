@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .elementwise import lowest, same_dtype
+from .elementwise import highest, lowest, same_dtype
 
 
 def _ints(t: np.ndarray) -> list:
@@ -29,10 +29,51 @@ def constant(*, values: Any, shape: Sequence[int], dtype: str) -> np.ndarray:
     return np.asarray(items, dtype=dtype).reshape(tuple(shape))
 
 
+@kernel("onnx.cast")
+def cast(data: np.ndarray, *, dtype: str, saturate: bool, round_mode: str) -> np.ndarray:
+    """Cast as ONNX defines it for the float8 types (saturating by default) and float8_e8m0fnu
+    (rounding its exponent); every other type converts as NumPy (ml_dtypes) does."""
+    return convert(data, np.dtype(dtype), saturate, round_mode)
+
+
 @kernel("onnx.cast_like")
-def cast_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+def cast_like(data: np.ndarray, like: np.ndarray, *, saturate: bool, round_mode: str) -> np.ndarray:
     """data in like's element type."""
-    return data.astype(like.dtype)
+    return convert(data, like.dtype, saturate, round_mode)
+
+
+SATURATING = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
+
+
+def convert(data: np.ndarray, dtype: np.dtype, saturate: bool, round_mode: str) -> np.ndarray:
+    """ONNX's Cast of an array to a NumPy dtype."""
+    if dtype.name == "float8_e8m0fnu":
+        return _to_e8m0(data, saturate, round_mode)
+    if dtype.name in SATURATING and saturate and data.dtype.kind not in "iub":
+        import ml_dtypes
+
+        largest = float(ml_dtypes.finfo(dtype).max)
+        data = np.clip(data.astype(np.float32), -largest, largest)
+    return np.asarray(data).astype(dtype)
+
+
+def _to_e8m0(data: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
+    """float8_e8m0fnu holds only an exponent (2^(e - 127)): the float32 exponent field, rounded
+    up by the mantissa (`up`: any, `nearest`: above half, or half of a normal number)."""
+    bits = np.asarray(data, np.float32).view(np.uint32)
+    exponent = ((bits >> 23) & 0xFF).astype(np.uint16)
+    mantissa = bits & 0x7FFFFF
+    if round_mode == "up":
+        bump = mantissa != 0
+    elif round_mode == "nearest":
+        bump = (mantissa > 0x400000) | ((mantissa == 0x400000) & (exponent > 0))
+    else:
+        bump = np.zeros(exponent.shape, bool)
+    special = exponent == 0xFF
+    if saturate:
+        bump &= exponent != 0xFE
+    exponent = np.where(special, 0xFF, exponent + bump).astype(np.uint8)
+    return exponent.view(np.dtype("float8_e8m0fnu"))
 
 
 @kernel("onnx.eye_like")
@@ -50,8 +91,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @kernel("onnx.einsum")
 def einsum(operands: tuple, *, equation: str) -> np.ndarray:
-    """NumPy einsum in the operands' type."""
-    return same_dtype(operands[0], np.einsum(equation.replace(" ", ""), *operands))
+    """NumPy einsum in the operands' type (bfloat16 computed in float32)."""
+    wide = [o.astype(np.float32) if o.dtype.kind == "V" else o for o in operands]
+    return same_dtype(operands[0], np.einsum(equation.replace(" ", ""), *wide))
 
 
 # shapes ---------------------------------------------------------------------------------------------
@@ -152,7 +194,7 @@ def reduce(data: np.ndarray, axes: np.ndarray, *, kind: str, keepdims: bool, noo
     kw = {"axis": picked, "keepdims": bool(keepdims)}
     if kind in ("max", "min"):
         fn = np.max if kind == "max" else np.min
-        initial = lowest(data.dtype) if kind == "max" else _highest(data.dtype)
+        initial = lowest(data.dtype) if kind == "max" else highest(data.dtype)
         return np.asarray(fn(data, initial=initial, **kw)).astype(data.dtype)
     out = _REDUCTIONS[kind](x, kw)
     return np.asarray(out).astype(data.dtype)
@@ -168,14 +210,6 @@ _REDUCTIONS = {
     "log_sum": lambda x, kw: np.log(np.sum(x, **kw)),
     "log_sum_exp": lambda x, kw: np.log(np.sum(np.exp(x), **kw)),
 }
-
-
-def _highest(dtype: np.dtype) -> Any:
-    if dtype.kind == "f":
-        return np.inf
-    if dtype.kind == "b":
-        return True
-    return np.iinfo(dtype).max
 
 
 @kernel("onnx.depth_to_space")

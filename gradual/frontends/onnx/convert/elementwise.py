@@ -143,11 +143,19 @@ def clip(node: Node) -> Any:
 
 @converts("Cast")
 def cast(node: Node) -> Any:
-    """Cast to the `to` element type."""
+    """Cast to the `to` element type: Relay's `cast`, or `onnx.cast` for ONNX's own conversions
+    to the narrow float types."""
     to = node.attr("to")
     if isinstance(to, str):
         node.fail_attribute("to", to, "a numeric `to` (opset 6 and later)")
-    return node.call("cast", node.x(0), dtype=node.onnx_dtype(int(to), node.outputs[0]))
+    dtype = node.onnx_dtype(int(to), node.outputs[0])
+    if dtype.startswith(("float8", "float4")):
+        return node.call("onnx.cast", node.x(0), dtype=dtype, **_cast_attrs(node))
+    return node.call("cast", node.x(0), dtype=dtype)
+
+
+def _cast_attrs(node: Node) -> dict:
+    return {"saturate": bool(node.attr("saturate", 1)), "round_mode": node.attr("round_mode", "up")}
 
 
 @converts("CastLike")
@@ -155,4 +163,4 @@ def cast_like(node: Node) -> Any:
     """CastLike(x, like)."""
     if node.dtype(1) is None and node.info(1).elem_type:
         node.onnx_dtype(node.info(1).elem_type, node.inputs[1])
-    return node.call("onnx.cast_like", node.x(0), node.x(1))
+    return node.call("onnx.cast_like", node.x(0), node.x(1), **_cast_attrs(node))
