@@ -58,6 +58,8 @@ class SDim:
             raise RuleFailure("negative-dim", {"detail": str(exc)}) from None
 
     def __add__(self, other: Any) -> "SDim":
+        if isinstance(other, int) and other < 0:  # `h + -1`, as exporters write `h - 1`
+            return self - (-other)
         return self._combine(other, lambda a, b: a + b)
 
     __radd__ = __add__

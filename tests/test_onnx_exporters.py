@@ -230,3 +230,53 @@ def test_the_command_line_has_strict_dims(tmp_path: object) -> None:
     onnx.save(_unet_skip(), str(path))
     assert cli_main(["check", str(path)]) == 0
     assert cli_main(["check", "--strict-dims", str(path)]) == 1
+
+
+# 4. shape values in the subgraphs exporters write ---------------------------------------------------
+def _const(name: str, value: object) -> object:
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(value, np.int64)))
+
+
+def test_a_shape_value_minus_one_stays_exact() -> None:
+    """Shape -> Gather -> Squeeze -> Add(-1) -> Div(2) -> Add(1), as dynamo writes a strided conv's
+    output size, used as a Reshape target: (h - 1) // 2 + 1."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), _const("i2", [2]), helper.make_node("Gather", ["s", "i2"], ["h1"]),
+             _const("ax", [0]), helper.make_node("Squeeze", ["h1", "ax"], ["h"]), _const("m1", -1),
+             helper.make_node("Add", ["h", "m1"], ["hm1"]), _const("two", 2), helper.make_node("Div", ["hm1", "two"], ["q"]),
+             _const("one", 1), helper.make_node("Add", ["q", "one"], ["o"]), helper.make_node("Unsqueeze", ["o", "ax"], ["o1"]),
+             _const("pre", [0, 3]), _const("post", [-1]), helper.make_node("Concat", ["pre", "o1", "post"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"])]
+    m = model(nodes, [("x", F, ["n", 3, "h", 4])], [("y", F, None)])
+    assert signature(m).endswith("-> Tensor[(n, 3, (h - 1) // 2 + 1, ?), float32]")
+
+
+def test_a_position_buffer_sliced_to_the_sequence_length_is_exact() -> None:
+    """positions[:, :seq] of a (1, 64) buffer is (1, seq): seq > 64 stops the call at runtime."""
+    import gradual
+
+    nodes = [helper.make_node("Shape", ["ids"], ["s"]), _const("i1", 1), helper.make_node("Gather", ["s", "i1"], ["seq"]),
+             _const("ax", [0]), helper.make_node("Unsqueeze", ["seq", "ax"], ["end"]), _const("zero", [0]), _const("one", [1]),
+             helper.make_node("Slice", ["positions", "zero", "end", "one", "one"], ["y"])]
+    m = model(nodes, [("ids", I64, ["batch", "seq"])], [("y", I64, None)],
+              initializers=[("positions", np.arange(64, dtype=np.int64).reshape(1, 64))])
+    result = checked(m)
+    assert str(result.function_type("main").ret) == "Tensor[(1, seq), int64]" and result.check_count == 0
+    imported = gonnx.import_model(m, path="m.onnx")
+    assert imported.run({"ids": np.zeros((2, 5), np.int64)})[0].tolist() == [[0, 1, 2, 3, 4]]
+    with pytest.raises(gradual.RunFailure):
+        imported.run({"ids": np.zeros((2, 65), np.int64)})
+
+
+def test_an_expand_to_a_shape_with_minus_ones_replaced_is_exact() -> None:
+    """TorchScript's expand(n, -1, -1): Where(Equal(shape, -1 * ones), ones, shape) -> Expand."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), _const("i0", [0]), helper.make_node("Gather", ["s", "i0"], ["n"]),
+             _const("minus", [-1, -1]), helper.make_node("Concat", ["n", "minus"], ["target"], axis=0),
+             _const("len", [3]), helper.make_node("ConstantOfShape", ["len"], ["ones"],
+                                                 value=numpy_helper.from_array(np.array([1], np.int64))),
+             _const("m1", -1), helper.make_node("Mul", ["ones", "m1"], ["neg"]),
+             helper.make_node("Equal", ["target", "neg"], ["is_neg"]),
+             helper.make_node("Where", ["is_neg", "ones", "target"], ["shape"]),
+             helper.make_node("Expand", ["token", "shape"], ["y"])]
+    m = model(nodes, [("x", F, ["batch", 16, 32])], [("y", F, None)],
+              initializers=[("token", np.zeros((1, 1, 32), np.float32))])
+    assert signature(m).endswith("-> Tensor[(batch, 1, 32), float32]")

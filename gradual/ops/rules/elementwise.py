@@ -43,6 +43,11 @@ def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optio
 ValueFn = Callable[[ShapeContext, Any, Any], Any]
 
 
+def broadcast_values3(ctx: ShapeContext, args: Sequence[TensorArg], fn: Callable[..., Any]) -> Optional[list]:
+    """`broadcast_values` of any number of arguments."""
+    return broadcast_values(ctx, args, fn)  # type: ignore[arg-type]
+
+
 def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: ValueFn) -> Optional[list]:
     """Elementwise arithmetic on known shape values (SPEC 3.7): scalars and vectors only,
     a one-element side stretching. An undefined result (negative, division by 0) is unknown."""
@@ -93,10 +98,41 @@ def _divide(ctx: ShapeContext, a: Any, b: Any) -> Any:
     return a // b
 
 
+def _compare(same: bool) -> ValueFn:
+    """`equal` (same) or `not_equal` of shape values as 1 / 0: known elements compare; a size
+    (never negative) differs from a negative constant, as in `where(shape == -1, 1, shape)`."""
+
+    def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
+        x, y = ctx.static(a), ctx.static(b)
+        if x is not None and y is not None:
+            return ctx.const(int((x == y) == same))
+        if (x is not None and x < 0) or (y is not None and y < 0):
+            return ctx.const(int(not same))
+        raise ValueError("not known")
+
+    return fn
+
+
+def _arithmetic(op: Callable[[Any, Any], Any]) -> ValueFn:
+    """+, - or * of shape values: known elements give an int (a negative one stays an int, like
+    the -1 of a reshape target), others a symbolic dim."""
+
+    def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
+        x, y = ctx.static(a), ctx.static(b)
+        if x is not None and y is not None:
+            result = op(x, y)
+            return ctx.const(result) if result >= 0 else result
+        return op(a, b)
+
+    return fn
+
+
 VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
-    "broadcast_add": lambda ctx, a, b: a + b,
-    "broadcast_subtract": lambda ctx, a, b: a - b,
-    "broadcast_multiply": lambda ctx, a, b: a * b,
+    "broadcast_equal": _compare(True),
+    "broadcast_not_equal": _compare(False),
+    "broadcast_add": _arithmetic(lambda a, b: a + b),
+    "broadcast_subtract": _arithmetic(lambda a, b: a - b),
+    "broadcast_multiply": _arithmetic(lambda a, b: a * b),
     "broadcast_floor_divide": lambda ctx, a, b: a // b,
     "broadcast_divide": _divide,
     "broadcast_maximum": _static_only(max),
@@ -125,9 +161,18 @@ for _name, _fn in VALUE_FUNCTIONS.items():
 
 @shape_rule("where")
 def where(ctx: ShapeContext) -> Any:
-    """`where(cond, x, y)`: the broadcast of all three shapes."""
+    """`where(cond, x, y)`: the broadcast of all three shapes; shape values are chosen where the
+    condition's elements are known."""
     cond, x, y = ctx.args
-    return ctx.tensor(broadcast_dims(ctx, [cond.dims, x.dims, y.dims]))
+    dims = broadcast_dims(ctx, [cond.dims, x.dims, y.dims])
+    return ctx.tensor(dims, value=broadcast_values3(ctx, [cond, x, y], _choose))
+
+
+def _choose(ctx: ShapeContext, c: Any, a: Any, b: Any) -> Any:
+    known = ctx.static(c)
+    if known is None:
+        raise ValueError("not known")
+    return a if known else b
 
 
 @shape_rule("cast")

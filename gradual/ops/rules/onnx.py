@@ -282,7 +282,7 @@ def onnx_slice(ctx: ShapeContext) -> Any:
     value = list(data.value) if data.value is not None and data.rank == 1 else None
     for i, axis in enumerate(chosen):
         if begin is None or end is None or stride is None or i >= min(len(begin), len(end), len(stride)):
-            dims[axis] = ctx.unknown()
+            dims[axis] = _symbolic_slice(ctx, data.dim(axis), starts, ends, stride, i)
             value = None
             continue
         if stride[i] == 0:
@@ -291,6 +291,21 @@ def onnx_slice(ctx: ShapeContext) -> Any:
         if value is not None:
             value = value[slice(begin[i], end[i], stride[i])]
     return ctx.tensor(dims, value=value)
+
+
+def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorArg, stride: Optional[list], i: int) -> Any:
+    """`x[b:e]` along a dim of static size d where e is a shape value (`seq`) and b a constant:
+    e - b, provided b <= e <= d, which the rule requires (at runtime, a longer `seq` stops the
+    call instead of being clamped). Position buffers are sliced so: `positions[:, :seq]`."""
+    size = ctx.static(d)
+    if (size is None or stride is None or i >= len(stride) or stride[i] != 1 or starts.value is None
+            or ends.value is None or i >= min(len(starts.value), len(ends.value))):
+        return ctx.unknown()
+    begin, end = ctx.static(starts.value[i]), ends.value[i]
+    if begin is None or not 0 <= begin <= size or isinstance(end, int) or not ctx.exact(end):
+        return ctx.unknown()
+    ctx.within(end, begin, size)
+    return end - begin
 
 
 @shape_rule("onnx_tile")
