@@ -19,4 +19,4 @@ registers them all, with the wording of the failures they report.
 """
 
 from . import combine, conv, data, elementwise, image, index, nn, reduce, shape  # noqa: F401
-from . import onnx  # noqa: F401  (the ONNX frontend's operators, stdlib/onnx.rly)
+from . import onnx, onnx_models  # noqa: F401  (the ONNX frontend's operators, stdlib/onnx*.rly)

@@ -38,4 +38,4 @@ def registered() -> dict[str, Kernel]:
 
 
 from . import elementwise, shape, data, nn, reduce, image  # noqa: E402,F401  (registers the kernels)
-from . import onnx  # noqa: E402,F401  (the ONNX frontend's operators, stdlib/onnx.rly)
+from . import onnx, onnx_models  # noqa: E402,F401  (the ONNX frontend's operators, stdlib/onnx*.rly)

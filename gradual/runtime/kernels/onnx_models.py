@@ -1,0 +1,151 @@
+"""NumPy kernels of the operators in stdlib/onnx_models.rly (recurrent layers, attention,
+quantization, signal processing), written from the ONNX operator specification. An optional
+input the node left out arrives as an empty vector."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import kernel
+
+
+def given(a: np.ndarray) -> bool:
+    """Whether an optional input was given."""
+    return not (a.ndim == 1 and a.shape[0] == 0)
+
+
+# recurrent layers -------------------------------------------------------------------------------------
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+#: ONNX's recurrent activations: name -> (function of x, alpha, beta; default alpha, default beta)
+ACTIVATIONS: dict = {
+    "relu": (lambda x, a, b: np.maximum(x, 0), None, None),
+    "tanh": (lambda x, a, b: np.tanh(x), None, None),
+    "sigmoid": (lambda x, a, b: _sigmoid(x), None, None),
+    "affine": (lambda x, a, b: a * x + b, 1.0, 0.0),
+    "leakyrelu": (lambda x, a, b: np.where(x >= 0, x, a * x), 0.01, None),
+    "thresholdedrelu": (lambda x, a, b: np.where(x >= a, x, 0), 1.0, None),
+    "scaledtanh": (lambda x, a, b: a * np.tanh(b * x), 1.0, 1.0),
+    "hardsigmoid": (lambda x, a, b: np.clip(a * x + b, 0, 1), 0.2, 0.5),
+    "elu": (lambda x, a, b: np.where(x >= 0, x, a * (np.exp(x) - 1)), 1.0, None),
+    "softsign": (lambda x, a, b: x / (1 + np.abs(x)), None, None),
+    "softplus": (lambda x, a, b: np.log1p(np.exp(x)), None, None),
+}
+DEFAULT_ACTIVATIONS = {"rnn": ["Tanh"], "gru": ["Sigmoid", "Tanh"], "lstm": ["Sigmoid", "Tanh", "Tanh"]}
+GATES = {"rnn": 1, "gru": 3, "lstm": 4}
+
+
+def _activations(kind: str, directions: int, names: Optional[list], alpha: Optional[list],
+                 beta: Optional[list]) -> list:
+    """Per direction, the list of activation functions (alpha and beta consumed in order)."""
+    per = len(DEFAULT_ACTIVATIONS[kind])
+    names = list(names) if names else DEFAULT_ACTIVATIONS[kind] * directions
+    if len(names) == per:
+        names = names * directions
+    alphas, betas = list(alpha or []), list(beta or [])
+    out = []
+    for i, name in enumerate(names):
+        fn, a_default, b_default = ACTIVATIONS[name.lower()]
+        a = alphas[i] if i < len(alphas) else a_default
+        b = betas[i] if i < len(betas) else b_default
+        out.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
+    return [out[d * per:(d + 1) * per] for d in range(directions)]
+
+
+@kernel("onnx.rnn")
+def rnn(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray, sequence_lens: np.ndarray, initial_h: np.ndarray,
+        initial_c: np.ndarray, p: np.ndarray, *, kind: str, hidden_size: Optional[int], direction: str, layout: int,
+        activations: Optional[list], activation_alpha: Optional[list], activation_beta: Optional[list],
+        clip: Optional[float], input_forget: bool, linear_before_reset: bool) -> tuple:
+    """RNN, GRU or LSTM over every step, each direction on its own (see stdlib/onnx_models.rly)."""
+    dtype = x.dtype
+    xs = (x if layout == 0 else x.transpose(1, 0, 2)).astype(np.float64)
+    seq, batch, _ = xs.shape
+    directions = 2 if direction == "bidirectional" else 1
+    hidden = r.shape[2]
+    gates = GATES[kind]
+    lens = sequence_lens.astype(np.int64) if given(sequence_lens) else np.full((batch,), seq, np.int64)
+    bias = b.astype(np.float64) if given(b) else np.zeros((directions, 2 * gates * hidden))
+    h0 = _state(initial_h, layout, directions, batch, hidden)
+    c0 = _state(initial_c, layout, directions, batch, hidden)
+    peep = p.astype(np.float64) if given(p) else np.zeros((directions, 3 * hidden))
+    fns = _activations(kind, directions, activations, activation_alpha, activation_beta)
+    y = np.zeros((seq, directions, batch, hidden))
+    y_h, y_c = np.zeros((directions, batch, hidden)), np.zeros((directions, batch, hidden))
+    for d in range(directions):
+        reverse = direction == "reverse" or d == 1
+        step = _Cell(kind, w[d].astype(np.float64), r[d].astype(np.float64), bias[d], peep[d], fns[d], clip,
+                     input_forget, linear_before_reset)
+        h, c = h0[d], c0[d]
+        for t in range(seq):
+            active = t < lens  # batch entries still inside their sequence
+            index = np.where(active, (lens - 1 - t) if reverse else t, 0)
+            xt = xs[index, np.arange(batch)]
+            new_h, new_c = step(xt, h, c)
+            h = np.where(active[:, None], new_h, h)
+            c = np.where(active[:, None], new_c, c)
+            y[index, d] = np.where(active[:, None], new_h, y[index, d])
+        y_h[d], y_c[d] = h, c
+    if layout == 1:
+        y, y_h, y_c = y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2), y_c.transpose(1, 0, 2)
+    return y.astype(dtype), y_h.astype(dtype), y_c.astype(dtype)
+
+
+def _state(a: np.ndarray, layout: int, directions: int, batch: int, hidden: int) -> np.ndarray:
+    if not given(a):
+        return np.zeros((directions, batch, hidden))
+    return (a if layout == 0 else a.transpose(1, 0, 2)).astype(np.float64)
+
+
+class _Cell:
+    """One direction's step function: (x_t, h, c) -> (h', c')."""
+
+    def __init__(self, kind: str, w: np.ndarray, r: np.ndarray, bias: np.ndarray, peep: np.ndarray, fns: list,
+                 clip: Optional[float], input_forget: bool, linear_before_reset: bool) -> None:
+        self.kind, self.w, self.r, self.fns = kind, w, r, fns
+        half = bias.shape[0] // 2
+        self.wb, self.rb = bias[:half], bias[half:]
+        self.peep, self.clip = peep, clip
+        self.input_forget, self.linear_before_reset = input_forget, linear_before_reset
+
+    def _clipped(self, v: np.ndarray) -> np.ndarray:
+        return v if self.clip is None else np.clip(v, -self.clip, self.clip)
+
+    def __call__(self, xt: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple:
+        step: Callable[..., tuple] = getattr(self, self.kind)
+        return step(xt, h, c)
+
+    def rnn(self, xt: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple:
+        (f,) = self.fns
+        return f(self._clipped(xt @ self.w.T + h @ self.r.T + self.wb + self.rb)), c
+
+    def gru(self, xt: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple:
+        f, g = self.fns
+        n = h.shape[1]
+        xw = xt @ self.w.T + self.wb
+        wz, wr, wh = xw[:, :n], xw[:, n:2 * n], xw[:, 2 * n:]
+        rz, rr, rh = self.r[:n], self.r[n:2 * n], self.r[2 * n:]
+        bz, br, bh = self.rb[:n], self.rb[n:2 * n], self.rb[2 * n:]
+        z = f(self._clipped(wz + h @ rz.T + bz))
+        reset = f(self._clipped(wr + h @ rr.T + br))
+        if self.linear_before_reset:
+            candidate = g(self._clipped(wh + reset * (h @ rh.T + bh)))
+        else:
+            candidate = g(self._clipped(wh + (reset * h) @ rh.T + bh))
+        return (1 - z) * candidate + z * h, c
+
+    def lstm(self, xt: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple:
+        f, g, out_fn = self.fns
+        n = h.shape[1]
+        gates = xt @ self.w.T + h @ self.r.T + self.wb + self.rb
+        gi, go, gf, gc = gates[:, :n], gates[:, n:2 * n], gates[:, 2 * n:3 * n], gates[:, 3 * n:]
+        pi, po, pf = self.peep[:n], self.peep[n:2 * n], self.peep[2 * n:]
+        i = f(self._clipped(gi + pi * c))
+        forget = (1 - i) if self.input_forget else f(self._clipped(gf + pf * c))
+        cell = forget * c + i * g(self._clipped(gc))
+        o = f(self._clipped(go + po * cell))
+        return o * out_fn(cell), cell
