@@ -263,8 +263,8 @@ def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
         return f"dtype {got.dtype} != {want.dtype}"
     if got.shape != want.shape:
         return f"shape {got.shape} != {want.shape}"
-    if want.dtype.name in NARROW:  # one unit in the last place of bfloat16 is 2^-8 of the value
-        rtol = max(rtol, 2**-7)
+    if want.dtype.name in NARROW:  # two units in the last place of bfloat16 (rounding order differs)
+        rtol = max(rtol, 2**-6)
     if want.dtype.kind in "fc" or want.dtype.name in FLOAT_DTYPES:  # ml_dtypes' float types are kind "V"
         ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
     else:

@@ -6,9 +6,17 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ... import diagnostics as codes
+from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
 from .common import require_choice
+
+register_rule_message(
+    "heads-attribute", codes.MISSING_ATTRIBUTE,
+    "{op} with 3-D inputs needs the `{name}` attribute",
+    "give `{name}`: the hidden size is split into that many heads",
+)
 
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 
@@ -53,3 +61,51 @@ def rnn(ctx: ShapeContext) -> Any:
         require_dims(ctx, p, [dirs, hidden * 3], ["directions", "3 * hidden"])
     y = [seq, dirs, batch, hidden] if layout == 0 else [batch, seq, dirs, hidden]
     return ctx.tuple([ctx.tensor(y), ctx.tensor(state), ctx.tensor(list(state))])
+
+
+# attention ----------------------------------------------------------------------------------------------
+@shape_rule("onnx_attention")
+def attention(ctx: ShapeContext) -> Any:
+    """`onnx.attention`: q, k and v agree on batch, heads and head sizes; (y, present_key,
+    present_value, qk_matmul_output)."""
+    q, k, v, mask, past_key, past_value, _ = ctx.args
+    if q.dims is None or k.dims is None or v.dims is None:
+        return ctx.tuple([ctx.tensor(None) for _ in range(4)])
+    three_d = q.rank == 3
+    if three_d:
+        batch, q_seq, q_heads, head = _split_heads(ctx, q, "q_num_heads")
+        _, kv_seq, kv_heads, k_head = _split_heads(ctx, k, "kv_num_heads")
+        _, v_seq, v_heads, v_head = _split_heads(ctx, v, "kv_num_heads")
+    else:
+        for arg in (q, k, v):
+            ctx.require_rank(arg, 4)
+        batch, q_heads, q_seq, head = q.dims  # type: ignore[misc]
+        _, kv_heads, kv_seq, k_head = k.dims  # type: ignore[misc]
+        _, v_heads, v_seq, v_head = v.dims  # type: ignore[misc]
+    batch = ctx.equal(batch, k.dim(0), symbol="batch")
+    batch = ctx.equal(batch, v.dim(0), symbol="batch")
+    ctx.equal(head, k_head, symbol="head_size")
+    kv_seq = ctx.equal(kv_seq, v_seq, symbol="kv_sequence_length")
+    kv_heads = ctx.equal(kv_heads, v_heads, symbol="kv_num_heads")
+    total = kv_seq
+    if given(ctx, past_key):
+        require_dims(ctx, past_key, [batch, kv_heads, past_key.dim(2) if past_key.rank == 4 else ctx.unknown(), head])
+        if given(ctx, past_value):
+            require_dims(ctx, past_value, [batch, kv_heads, past_key.dim(2), v_head])
+        total = past_key.dim(2) + kv_seq
+    y = [batch, q_seq, q_heads * v_head] if three_d else [batch, q_heads, q_seq, v_head]
+    return ctx.tuple([ctx.tensor(y), ctx.tensor([batch, kv_heads, total, head]),
+                      ctx.tensor([batch, kv_heads, total, v_head]), ctx.tensor([batch, q_heads, q_seq, total])])
+
+
+def _split_heads(ctx: ShapeContext, arg: TensorArg, heads_attr: str) -> tuple:
+    """(batch, seq, heads, head size) of a 3-D (batch, seq, heads * head size) input."""
+    ctx.require_rank(arg, 3)
+    heads = ctx.attr(heads_attr)
+    if heads is None:
+        ctx.fail("heads-attribute", name=heads_attr)
+    batch, seq, hidden = arg.dims  # type: ignore[misc]
+    size = ctx.static(hidden)
+    if size is not None and size % heads:
+        ctx.fail("not-divisible", arg=arg, axis=2, dim=size, factor=heads)
+    return batch, seq, ctx.const(heads), hidden // heads

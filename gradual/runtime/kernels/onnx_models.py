@@ -149,3 +149,91 @@ class _Cell:
         cell = forget * c + i * g(self._clipped(gc))
         o = f(self._clipped(go + po * cell))
         return o * out_fn(cell), cell
+
+
+# attention -----------------------------------------------------------------------------------------------
+@kernel("onnx.attention")
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray, past_key: np.ndarray,
+              past_value: np.ndarray, nonpad_kv_seqlen: np.ndarray, *, is_causal: bool, q_num_heads: Optional[int],
+              kv_num_heads: Optional[int], qk_matmul_output_mode: int, scale: Optional[float], softcap: float,
+              softmax_precision: str, left_window_size: int, right_window_size: int) -> tuple:
+    """Scaled dot-product attention as ONNX's Attention defines it (see stdlib/onnx_models.rly):
+    causal masks aligned bottom-right by the cache offset, sliding windows, soft capping, grouped
+    key/value heads, and fully masked rows giving zeros."""
+    dtype, three_d = q.dtype, q.ndim == 3
+    if three_d:
+        q, k, v = (_heads(a, n) for a, n in ((q, q_num_heads), (k, kv_num_heads), (v, kv_num_heads)))
+    if given(past_key):
+        k = np.concatenate([past_key, k], axis=2)
+        v = np.concatenate([past_value, v], axis=2)
+    present_key, present_value = k, v
+    batch, q_heads, q_seq, head = q.shape
+    total = k.shape[2]
+    group = q_heads // k.shape[1]
+    kq, vq = np.repeat(k, group, axis=1).astype(np.float64), np.repeat(v, group, axis=1).astype(np.float64)
+    factor = (1.0 / np.sqrt(head)) if scale is None else scale
+    qk = (q.astype(np.float64) * np.sqrt(factor)) @ (kq * np.sqrt(factor)).swapaxes(-1, -2)
+    raw = qk
+    if softcap:
+        qk = softcap * np.tanh(qk / softcap)
+    capped = qk
+    allowed, bias = _attention_mask(attn_mask, nonpad_kv_seqlen, past_key, batch, q_seq, total, is_causal,
+                                    left_window_size, right_window_size)
+    scores = qk + bias + np.where(allowed, 0.0, -np.inf)
+    probs = _masked_softmax(scores, softmax_precision, dtype)
+    y = probs @ vq
+    if three_d:
+        y = y.transpose(0, 2, 1, 3).reshape(batch, q_seq, -1)
+    qk_out = {0: raw, 1: capped, 2: scores, 3: probs}[qk_matmul_output_mode]
+    return y.astype(dtype), present_key.astype(dtype), present_value.astype(dtype), qk_out.astype(dtype)
+
+
+def _heads(a: np.ndarray, heads: Optional[int]) -> np.ndarray:
+    """(batch, seq, heads * size) -> (batch, heads, seq, size)."""
+    batch, seq, hidden = a.shape
+    count = int(heads or 1)
+    return a.reshape(batch, seq, count, hidden // count).transpose(0, 2, 1, 3)
+
+
+def _attention_mask(attn_mask: np.ndarray, nonpad: np.ndarray, past_key: np.ndarray, batch: int, q_seq: int, total: int,
+                    is_causal: bool, left: int, right: int) -> tuple:
+    """(allowed, additive bias), both broadcastable to (batch, heads, q_seq, total)."""
+    allowed = np.ones((batch, 1, q_seq, total), bool)
+    bias: Any = 0.0
+    if given(attn_mask):
+        mask = attn_mask
+        if mask.shape[-1] < total:
+            fill = False if mask.dtype == np.bool_ else -np.inf
+            pad = [(0, 0)] * (mask.ndim - 1) + [(0, total - mask.shape[-1])]
+            mask = np.pad(mask, pad, constant_values=fill)
+        if mask.dtype == np.bool_:
+            allowed = allowed & mask
+        else:
+            bias = mask.astype(np.float64)
+    keys = np.arange(total)[None, None, None, :]
+    queries = np.arange(q_seq)[None, None, :, None]
+    if given(nonpad):
+        lengths = nonpad.astype(np.int64).reshape(batch, 1, 1, 1)
+        allowed = allowed & (keys < lengths)
+        offset: Any = lengths - q_seq
+    else:
+        offset = past_key.shape[2] if given(past_key) else 0
+    position = queries + offset
+    if is_causal:
+        allowed = allowed & (keys <= position)
+    if left >= 0:
+        allowed = allowed & (keys >= position - left)
+    if right >= 0:
+        allowed = allowed & (keys <= position + right)
+    return allowed, bias
+
+
+def _masked_softmax(scores: np.ndarray, precision: str, dtype: np.dtype) -> np.ndarray:
+    """Softmax over the keys (in `precision` when given); a row with no allowed key is zeros."""
+    work = scores.astype(np.dtype(precision)) if precision else scores
+    empty = np.all(np.isneginf(work), axis=-1, keepdims=True)
+    top = np.where(empty, 0, np.max(work, axis=-1, keepdims=True))
+    e = np.where(empty, 0, np.exp(work - top))
+    total = np.sum(e, axis=-1, keepdims=True)
+    probs = np.where(empty, 0, e / np.where(total == 0, 1, total))
+    return probs.astype(np.float64)

@@ -39,3 +39,23 @@ def recurrent(node: Node) -> Any:
             attrs[name] = [float(v) for v in node.attr(name)]
     call = node.call("onnx.rnn", node.x(0), node.x(1), node.x(2), *inputs, **attrs)
     return Tuple(call, 3 if kind == "lstm" else 2)
+
+
+# attention --------------------------------------------------------------------------------------------
+@converts("Attention")
+def attention(node: Node) -> Any:
+    """Attention (opset 23 and later) with every attribute; its four outputs."""
+    attrs: dict = {"is_causal": bool(node.attr("is_causal", 0)),
+                   "qk_matmul_output_mode": int(node.attr("qk_matmul_output_mode", 0)),
+                   "softcap": float(node.attr("softcap", 0.0)),
+                   "left_window_size": int(node.attr("left_window_size", -1)),
+                   "right_window_size": int(node.attr("right_window_size", -1))}
+    for name in ("q_num_heads", "kv_num_heads"):
+        if node.attr(name) is not None:
+            attrs[name] = int(node.attr(name))
+    if node.attr("scale") is not None:
+        attrs["scale"] = float(node.attr("scale"))
+    if node.attr("softmax_precision") is not None:
+        attrs["softmax_precision"] = node.onnx_dtype(int(node.attr("softmax_precision")), node.outputs[0])
+    call = node.call("onnx.attention", node.x(0), node.x(1), node.x(2), *optional_inputs(node, range(3, 7)), **attrs)
+    return Tuple(call, 4)
