@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg
+from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
 from .common import require_choice
 
@@ -109,3 +109,26 @@ def _split_heads(ctx: ShapeContext, arg: TensorArg, heads_attr: str) -> tuple:
     if size is not None and size % heads:
         ctx.fail("not-divisible", arg=arg, axis=2, dim=size, factor=heads)
     return batch, seq, ctx.const(heads), hidden // heads
+
+
+# quantization ------------------------------------------------------------------------------------------
+@shape_rule("onnx_quantize")
+def quantize(ctx: ShapeContext) -> Any:
+    """`onnx.quantize` / `onnx.dequantize`: x's dims in `dtype`; a vector scale runs along `axis`,
+    a blocked one has x's rank with ceil(dim / block_size) at `axis`."""
+    x, scale, zero_point = ctx.args
+    if x.dims is not None and scale.dims is not None and scale.rank == 1 and x.rank > 0 and ctx.attr("block_size") == 0:
+        axis = normalize_axis(ctx, ctx.attr("axis"), x.rank)
+        one = ctx.static(scale.dim(0)) == 1
+        if not one:
+            ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
+    if given(ctx, zero_point) and scale.dims is not None and zero_point.dims is not None and zero_point.rank == scale.rank:
+        require_dims(ctx, zero_point, list(scale.dims))  # (a one-element zero point of a scalar scale is fine)
+    return ctx.tensor(x.dims, ctx.attr("dtype"))
+
+
+@shape_rule("onnx_dynamic_quantize")
+def dynamic_quantize(ctx: ShapeContext) -> Any:
+    """`onnx.dynamic_quantize(x)`: (y shaped like x, scalar scale, scalar zero point)."""
+    (x,) = ctx.args
+    return ctx.tuple([ctx.tensor(x.dims), ctx.tensor([]), ctx.tensor([])])

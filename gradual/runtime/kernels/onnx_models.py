@@ -237,3 +237,66 @@ def _masked_softmax(scores: np.ndarray, precision: str, dtype: np.dtype) -> np.n
     total = np.sum(e, axis=-1, keepdims=True)
     probs = np.where(empty, 0, e / np.where(total == 0, 1, total))
     return probs.astype(np.float64)
+
+
+# quantization ------------------------------------------------------------------------------------------
+def _granular(a: np.ndarray, x: np.ndarray, axis: int, block_size: int) -> np.ndarray:
+    """A scale or zero point broadcast to x: a scalar, a vector along axis, blocks along axis,
+    or a tensor of x's rank that broadcasts."""
+    if a.ndim == 0 or a.size == 1 and a.ndim <= 1:
+        return a.reshape(())
+    axis = axis % x.ndim
+    if a.ndim == 1:
+        shape = [1] * x.ndim
+        shape[axis] = a.shape[0]
+        return a.reshape(shape)
+    if block_size:
+        return np.repeat(a, block_size, axis=axis).take(np.arange(x.shape[axis]), axis=axis)
+    return a
+
+
+NARROW_RANGES = {"int4": (-8, 7), "uint4": (0, 15), "int2": (-2, 1), "uint2": (0, 3)}
+
+
+def _range(dtype: np.dtype) -> tuple:
+    if dtype.name in NARROW_RANGES:
+        return NARROW_RANGES[dtype.name]
+    info = np.iinfo(dtype)
+    return info.min, info.max
+
+
+@kernel("onnx.quantize")
+def quantize(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, dtype: str, axis: int, block_size: int,
+             saturate: bool, precision: str) -> np.ndarray:
+    """saturate(round(x / scale) + zero_point) in dtype (see stdlib/onnx_models.rly)."""
+    from .onnx import convert
+
+    out = np.dtype(dtype)
+    work = np.dtype(precision) if precision else scale.dtype
+    ratio = x.astype(work) / _granular(scale, x, axis, block_size).astype(work)
+    zp = _granular(zero_point, x, axis, block_size) if given(zero_point) else np.zeros((), out)
+    if out.name.startswith(("float8", "float4")):
+        return convert(ratio.astype(np.float32) + zp.astype(np.float32), out, saturate, "nearest")
+    lo, hi = _range(out)
+    return np.clip(np.rint(ratio.astype(np.float64)) + zp.astype(np.float64), lo, hi).astype(out)
+
+
+@kernel("onnx.dequantize")
+def dequantize(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, dtype: str, axis: int,
+               block_size: int) -> np.ndarray:
+    """(x - zero_point) * scale, multiplied in dtype."""
+    out = np.dtype(dtype)
+    zp = _granular(zero_point, x, axis, block_size).astype(np.float64) if given(zero_point) else 0.0
+    difference = x.astype(np.float64) - zp
+    return (difference.astype(out) * _granular(scale, x, axis, block_size).astype(out)).astype(out)
+
+
+@kernel("onnx.dynamic_quantize")
+def dynamic_quantize(x: np.ndarray) -> tuple:
+    """uint8 quantization over [min(x, 0), max(x, 0)]."""
+    low, high = min(float(np.min(x)), 0.0) if x.size else 0.0, max(float(np.max(x)), 0.0) if x.size else 0.0
+    scale = np.float32((high - low) / 255.0)
+    divisor = scale if scale != 0 else np.float32(1.0)
+    zero_point = np.clip(np.rint(np.float32(0.0) - np.float32(low) / divisor), 0, 255)
+    y = np.clip(np.rint(x.astype(np.float32) / divisor) + zero_point, 0, 255)
+    return y.astype(np.uint8), np.asarray(scale, np.float32), np.asarray(zero_point, np.uint8)

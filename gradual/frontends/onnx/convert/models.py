@@ -4,7 +4,7 @@ vector (the operators in stdlib/onnx_models.rly expect one)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..node import Node, Tuple
 from . import converts
@@ -59,3 +59,112 @@ def attention(node: Node) -> Any:
         attrs["softmax_precision"] = node.onnx_dtype(int(node.attr("softmax_precision")), node.outputs[0])
     call = node.call("onnx.attention", node.x(0), node.x(1), node.x(2), *optional_inputs(node, range(3, 7)), **attrs)
     return Tuple(call, 4)
+
+
+# quantization ------------------------------------------------------------------------------------------
+def _block_attrs(node: Node) -> dict:
+    return {"axis": int(node.attr("axis", 1)), "block_size": int(node.attr("block_size", 0))}
+
+
+def _typed(node: Node, elem_type: Any, tensor: str, fallback: Optional[str]) -> str:
+    """The dtype an ONNX output_dtype attribute names, else the fallback (Unsupported if none)."""
+    if elem_type:
+        return node.onnx_dtype(int(elem_type), tensor)
+    if fallback is None:
+        node.fail_attribute("output_dtype", "absent", "an output type known from the attribute or an input")
+    return fallback  # type: ignore[return-value]
+
+
+def quantized(node: Node, x: Any, scale: Any, zero_point: Any, dtype: str, **attrs: Any) -> Any:
+    """`onnx.quantize` of expressions."""
+    return node.call("onnx.quantize", x, scale, zero_point, dtype=dtype, **attrs)
+
+
+@converts("QuantizeLinear")
+def quantize_linear(node: Node) -> Any:
+    """QuantizeLinear: the output type from output_dtype, the zero point's type, or uint8."""
+    fallback = node.dtype(2) if node.has(2) else "uint8"
+    dtype = _typed(node, node.attr("output_dtype", 0), node.outputs[0], fallback)
+    attrs = dict(_block_attrs(node), saturate=bool(node.attr("saturate", 1)))
+    if node.attr("precision"):
+        attrs["precision"] = node.onnx_dtype(int(node.attr("precision")), node.outputs[0])
+    zero_point = node.x(2) if node.has(2) else node.int64s([])
+    return quantized(node, node.x(0), node.x(1), zero_point, dtype, **attrs)
+
+
+@converts("DequantizeLinear")
+def dequantize_linear(node: Node) -> Any:
+    """DequantizeLinear: the output type from output_dtype or the scale's type."""
+    dtype = _typed(node, node.attr("output_dtype", 0), node.outputs[0], node.dtype(1))
+    zero_point = node.x(2) if node.has(2) else node.int64s([])
+    return node.call("onnx.dequantize", node.x(0), node.x(1), zero_point, dtype=dtype, **_block_attrs(node))
+
+
+@converts("DynamicQuantizeLinear")
+def dynamic_quantize_linear(node: Node) -> Any:
+    """DynamicQuantizeLinear: (y, scale, zero point)."""
+    return Tuple(node.call("onnx.dynamic_quantize", node.x(0)), 3)
+
+
+def _dequantized(node: Node, i: int, per_row: bool) -> Any:
+    """Input i (with its scale and zero point at i + 1, i + 2) dequantized to float32; a vector
+    scale runs along the rows of a matrix (per_row) or its columns."""
+    axis = 0 if per_row and node.rank(i) == 2 else -1
+    return node.call("onnx.dequantize", node.x(i), node.x(i + 1), node.x(i + 2), dtype="float32", axis=axis)
+
+
+@converts("QLinearMatMul")
+def qlinear_matmul(node: Node) -> Any:
+    """QLinearMatMul: the float product of the dequantized inputs, quantized."""
+    product = node.call("onnx.matmul", _dequantized(node, 0, True), _dequantized(node, 3, False))
+    return quantized(node, product, node.x(6), node.x(7), _typed(node, 0, node.outputs[0], node.dtype(7)), axis=-1)
+
+
+@converts("MatMulInteger")
+def matmul_integer(node: Node) -> Any:
+    """MatMulInteger: (a - a_zero_point) @ (b - b_zero_point) in int32."""
+    return node.call("onnx.matmul", _shifted(node, 0, 2, per_row=True), _shifted(node, 1, 3, per_row=False))
+
+
+def _shifted(node: Node, i: int, zero: int, per_row: bool) -> Any:
+    """Input i as int32 less its zero point (a vector one per row of a matrix, or per column)."""
+    value = node.call("cast", node.x(i), dtype="int32")
+    if not node.has(zero):
+        return value
+    point = node.call("cast", node.x(zero), dtype="int32")
+    if per_row and node.rank(zero) == 1 and node.rank(i) == 2:
+        point = node.call("expand_dims", point, axis=1)
+    return node.call("subtract", value, point)
+
+
+@converts("ConvInteger")
+def conv_integer(node: Node) -> Any:
+    """ConvInteger: the convolution of (x - x_zero_point) and (w - w_zero_point) in int32."""
+    from .nn import _window_attrs
+
+    x = _shifted(node, 0, 2, per_row=False)
+    w = node.call("cast", node.x(1), dtype="int32")
+    if node.has(3):
+        point = node.call("cast", node.x(3), dtype="int32")
+        if node.rank(3) == 1 and node.rank(1) is not None:
+            for axis in range(1, node.rank(1)):  # type: ignore[arg-type]
+                point = node.call("expand_dims", point, axis=axis)
+        w = node.call("subtract", w, point)
+    attrs = _window_attrs(node, 0)
+    return node.call("onnx.conv", x, w, group=int(node.attr("group", 1)), **attrs)
+
+
+@converts("QLinearConv")
+def qlinear_conv(node: Node) -> Any:
+    """QLinearConv: the float convolution of the dequantized inputs (a vector weight scale per
+    output channel), plus the bias (int32, in units of x_scale * w_scale), quantized."""
+    from .nn import _window_attrs
+
+    x = node.call("onnx.dequantize", node.x(0), node.x(1), node.x(2), dtype="float32", axis=1)
+    w = node.call("onnx.dequantize", node.x(3), node.x(4), node.x(5), dtype="float32", axis=0)
+    out = node.call("onnx.conv", x, w, group=int(node.attr("group", 1)), **_window_attrs(node, 0))
+    if node.has(8):
+        scale = node.call("multiply", node.x(1), node.x(4))
+        bias = node.call("multiply", node.call("cast", node.x(8), dtype="float32"), scale)
+        out = node.call("nn.bias_add", out, bias, axis=1)
+    return quantized(node, out, node.x(6), node.x(7), _typed(node, 0, node.outputs[0], node.dtype(7)), axis=1)
