@@ -132,3 +132,104 @@ def dynamic_quantize(ctx: ShapeContext) -> Any:
     """`onnx.dynamic_quantize(x)`: (y shaped like x, scalar scale, scalar zero point)."""
     (x,) = ctx.args
     return ctx.tuple([ctx.tensor(x.dims), ctx.tensor([]), ctx.tensor([])])
+
+
+# more of ONNX's operators ---------------------------------------------------------------------------------
+BITS = {"bool": 8, "int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "float16": 16, "bfloat16": 16, "int32": 32,
+        "uint32": 32, "float32": 32, "int64": 64, "uint64": 64, "float64": 64, "float8_e4m3fn": 8,
+        "float8_e4m3fnuz": 8, "float8_e5m2": 8, "float8_e5m2fnuz": 8, "float8_e8m0fnu": 8, "int4": 4, "uint4": 4,
+        "float4_e2m1fn": 4, "int2": 2, "uint2": 2}
+
+register_rule_message(
+    "bitcast-width", codes.DTYPE_MISMATCH,
+    "{op} cannot reinterpret {source} ({source_bits} bits) as {target} ({target_bits} bits)",
+    "BitCast needs a target type of the same width",
+)
+
+
+@shape_rule("onnx_bitcast")
+def bitcast(ctx: ShapeContext) -> Any:
+    """`onnx.bitcast(x, dtype)`: x's dims; the two types must be equally wide."""
+    (data,) = ctx.args
+    source, target = getattr(data.dtype, "dtype", data.dtype), ctx.attr("dtype")
+    if isinstance(source, str) and source in BITS and BITS[source] != BITS.get(target, BITS[source]):
+        ctx.fail("bitcast-width", source=source, target=target, source_bits=BITS[source], target_bits=BITS[target])
+    return ctx.tensor(data.dims, target)
+
+
+@shape_rule("onnx_compress")
+def compress(ctx: ShapeContext) -> Any:
+    """`onnx.compress(x, condition, axis)`: as many slices as the condition has true elements
+    (known only at runtime: at most the dim, or every element without an axis)."""
+    data, condition = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = ctx.attr("axis")
+    if axis is None:
+        total: Any = ctx.const(1)
+        for d in data.dims:
+            total = total * d
+        return ctx.tensor([ctx.bounded(0, total)])
+    axis = normalize_axis(ctx, axis, data.rank)
+    dims = list(data.dims)
+    dims[axis] = ctx.bounded(0, dims[axis])
+    return ctx.tensor(dims)
+
+
+@shape_rule("onnx_window")
+def window(ctx: ShapeContext) -> Any:
+    """`onnx.window(size)`: a vector of `size` elements."""
+    (size,) = ctx.args
+    length = size.value[0] if size.value is not None and len(size.value) == 1 else ctx.unknown()
+    return ctx.tensor([length], ctx.attr("dtype"))
+
+
+@shape_rule("onnx_center_crop_pad")
+def center_crop_pad(ctx: ShapeContext) -> Any:
+    """`onnx.center_crop_pad(x, shape, axes)`: the dims at axes become the shape's values."""
+    data, shape = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axes = ctx.attr("axes")
+    axes = list(range(data.rank)) if axes is None else [normalize_axis(ctx, a, data.rank) for a in axes]
+    dims = list(data.dims)
+    for i, axis in enumerate(axes):
+        known = shape.value is not None and i < len(shape.value) and not isinstance(shape.value[i], int)
+        dims[axis] = shape.value[i] if known else ctx.unknown()  # type: ignore[index]
+    return ctx.tensor(dims)
+
+
+@shape_rule("onnx_tensor_scatter")
+def tensor_scatter(ctx: ShapeContext) -> Any:
+    """`onnx.tensor_scatter(past, update, write_indices)`: past's dims; update differs from
+    past only along axis, where it is no longer."""
+    past, update, _ = ctx.args
+    if past.dims is not None and update.dims is not None:
+        ctx.require_rank(update, past.rank)
+        axis = normalize_axis(ctx, ctx.attr("axis"), past.rank)
+        for i, (a, b) in enumerate(zip(past.dims, update.dims)):
+            if i != axis:
+                ctx.equal(a, b)
+    return ctx.tensor(past.dims)
+
+
+@shape_rule("onnx_unique")
+def unique(ctx: ShapeContext) -> Any:
+    """`onnx.unique(x, axis)`: k unique elements (or slices), 1 <= k <= n, known at runtime."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None), ctx.tensor([ctx.unknown()]), ctx.tensor([ctx.unknown()]),
+                          ctx.tensor([ctx.unknown()])])
+    axis = ctx.attr("axis")
+    if axis is None:
+        total: Any = ctx.const(1)
+        for d in data.dims:
+            total = total * d
+        values, n = [ctx.bounded(0, total)], total
+    else:
+        axis = normalize_axis(ctx, axis, data.rank)
+        n = data.dim(axis)
+        values = list(data.dims)
+        values[axis] = ctx.bounded(0, n)
+    k = ctx.bounded(0, n)
+    return ctx.tuple([ctx.tensor(values), ctx.tensor([k]), ctx.tensor([n]), ctx.tensor([k])])

@@ -300,3 +300,139 @@ def dynamic_quantize(x: np.ndarray) -> tuple:
     zero_point = np.clip(np.rint(np.float32(0.0) - np.float32(low) / divisor), 0, 255)
     y = np.clip(np.rint(x.astype(np.float32) / divisor) + zero_point, 0, 255)
     return y.astype(np.uint8), np.asarray(scale, np.float32), np.asarray(zero_point, np.uint8)
+
+
+# more of ONNX's operators -------------------------------------------------------------------------------
+@kernel("onnx.bitcast")
+def bitcast(data: np.ndarray, *, dtype: str) -> np.ndarray:
+    """The same bytes (little endian) as another type."""
+    return np.array(data, copy=True).view(np.dtype(dtype))
+
+
+@kernel("onnx.swiglu")
+def swiglu(a: np.ndarray, b: np.ndarray, *, alpha: float) -> np.ndarray:
+    """a * sigmoid(alpha * a) * b."""
+    wide = a.astype(np.float64)
+    return (wide * _sigmoid(alpha * wide) * b.astype(np.float64)).astype(a.dtype)
+
+
+@kernel("onnx.det")
+def det(data: np.ndarray) -> np.ndarray:
+    """Determinants of the trailing square matrices."""
+    return np.asarray(np.linalg.det(data.astype(np.float64))).astype(data.dtype)
+
+
+@kernel("onnx.compress")
+def compress(data: np.ndarray, condition: np.ndarray, *, axis: Optional[int]) -> np.ndarray:
+    """numpy.compress."""
+    return np.compress(condition.astype(bool).reshape(-1), data, axis=axis)
+
+
+@kernel("onnx.reverse_sequence")
+def reverse_sequence(data: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: int, time_axis: int) -> np.ndarray:
+    """Each batch entry's first lens[i] steps reversed."""
+    out = data.copy()
+    for i, length in enumerate(sequence_lens.reshape(-1).astype(np.int64)):
+        index: list = [slice(None)] * data.ndim
+        index[batch_axis] = i
+        index[time_axis] = slice(0, int(length))
+        reversed_index = list(index)
+        reversed_index[time_axis] = slice(int(length) - 1, None, -1) if length > 0 else slice(0, 0)
+        out[tuple(index)] = data[tuple(reversed_index)]
+    return out
+
+
+#: window -> coefficients of cos(0), cos(2 pi n / N), cos(4 pi n / N)
+WINDOWS = {"hann": (0.5, -0.5, 0.0), "hamming": (25 / 46, -21 / 46, 0.0), "blackman": (0.42, -0.5, 0.08)}
+
+
+@kernel("onnx.window")
+def window(size: np.ndarray, *, kind: str, periodic: bool, dtype: str) -> np.ndarray:
+    """The window's values at n = 0 .. size - 1."""
+    count = int(np.asarray(size).reshape(-1)[0])
+    span = count if periodic else count - 1
+    a0, a1, a2 = WINDOWS[kind]
+    n = np.arange(count, dtype=np.float64)
+    angle = 2 * np.pi * n / span if span > 0 else np.zeros_like(n)
+    return (a0 + a1 * np.cos(angle) + a2 * np.cos(2 * angle)).astype(np.dtype(dtype))
+
+
+@kernel("onnx.center_crop_pad")
+def center_crop_pad(data: np.ndarray, shape: np.ndarray, *, axes: Optional[list]) -> np.ndarray:
+    """Crop (centered, start rounded down) or zero-pad (odd pixel on the right) each axis."""
+    axes = list(range(data.ndim)) if axes is None else [a % data.ndim for a in axes]
+    out = data
+    for axis, target in zip(axes, (int(v) for v in shape.reshape(-1))):
+        size = out.shape[axis]
+        if size > target:
+            start = (size - target) // 2
+            out = np.take(out, np.arange(start, start + target), axis=axis)
+        elif size < target:
+            widths = [(0, 0)] * out.ndim
+            widths[axis] = ((target - size) // 2, target - size - (target - size) // 2)
+            out = np.pad(out, widths)
+    return out
+
+
+@kernel("onnx.tensor_scatter")
+def tensor_scatter(past_cache: np.ndarray, update: np.ndarray, write_indices: np.ndarray, *, axis: int,
+                   mode: str) -> np.ndarray:
+    """past_cache with update written along axis from each batch entry's write index."""
+    out = past_cache.copy()
+    axis = axis % past_cache.ndim
+    capacity, steps = past_cache.shape[axis], update.shape[axis]
+    starts = write_indices.reshape(-1).astype(np.int64) if given(write_indices) else np.zeros(past_cache.shape[0], np.int64)
+    for b in range(past_cache.shape[0]):
+        for t in range(steps):
+            target = int(starts[b]) + t
+            if mode == "circular":
+                target %= capacity
+            source: list = [slice(None)] * past_cache.ndim
+            dest: list = [slice(None)] * past_cache.ndim
+            source[0] = dest[0] = b
+            source[axis], dest[axis] = t, target
+            out[tuple(dest)] = update[tuple(source)]
+    return out
+
+
+@kernel("onnx.unique")
+def unique(data: np.ndarray, *, axis: Optional[int], sorted: bool) -> tuple:
+    """numpy.unique with first indices, inverse indices and counts; unsorted: first-occurrence order."""
+    flat = data.reshape(-1) if axis is None else data
+    values, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True,
+                                               axis=axis)
+    inverse = inverse.reshape(-1)
+    if not sorted:
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        values = np.take(values, order, axis=0 if axis is None else axis)
+        first, counts, inverse = first[order], counts[order], rank[inverse]
+    as64 = [np.asarray(a, np.int64) for a in (first, inverse, counts)]
+    return (values, *as64)
+
+
+@kernel("onnx.rotary_embedding")
+def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray, position_ids: np.ndarray, *,
+                     interleaved: bool, rotary_embedding_dim: int, num_heads: int) -> np.ndarray:
+    """RoPE as ONNX defines it, computed on (batch, seq, heads, head)."""
+    shape = x.shape
+    work = x.transpose(0, 2, 1, 3) if x.ndim == 4 else x.reshape(shape[0], shape[1], num_heads, -1)
+    work = work.astype(np.float64)
+    dim = rotary_embedding_dim or work.shape[3]
+    rotate, keep = work[..., :dim], work[..., dim:]
+    if given(position_ids):
+        cos_cache, sin_cache = cos_cache[position_ids], sin_cache[position_ids]
+    cos, sin = cos_cache[:, :, None, :].astype(np.float64), sin_cache[:, :, None, :].astype(np.float64)
+    if interleaved:
+        x1, x2 = rotate[..., 0::2], rotate[..., 1::2]
+    else:
+        x1, x2 = np.split(rotate, 2, axis=-1)
+    real, imaginary = cos * x1 - sin * x2, sin * x1 + cos * x2
+    if interleaved:
+        rotated = np.stack([real, imaginary], axis=-1).reshape(rotate.shape)
+    else:
+        rotated = np.concatenate([real, imaginary], axis=-1)
+    out = np.concatenate([rotated, keep], axis=-1)
+    out = out.transpose(0, 2, 1, 3) if x.ndim == 4 else out.reshape(shape)
+    return out.astype(x.dtype)

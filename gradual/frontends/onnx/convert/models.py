@@ -168,3 +168,76 @@ def qlinear_conv(node: Node) -> Any:
         bias = node.call("multiply", node.call("cast", node.x(8), dtype="float32"), scale)
         out = node.call("nn.bias_add", out, bias, axis=1)
     return quantized(node, out, node.x(6), node.x(7), _typed(node, 0, node.outputs[0], node.dtype(7)), axis=1)
+
+
+# more of ONNX's operators --------------------------------------------------------------------------------
+@converts("BitCast")
+def bit_cast(node: Node) -> Any:
+    """BitCast to `to`."""
+    return node.call("onnx.bitcast", node.x(0), dtype=node.onnx_dtype(int(node.attr("to")), node.outputs[0]))
+
+
+@converts("SwiGLU")
+def swiglu(node: Node) -> Any:
+    """SwiGLU(a, b)."""
+    return node.call("onnx.swiglu", node.x(0), node.x(1), alpha=float(node.attr("alpha", 1.0)))
+
+
+@converts("Det")
+def det(node: Node) -> Any:
+    """Det."""
+    return node.call("onnx.det", node.x(0))
+
+
+@converts("Compress")
+def compress(node: Node) -> Any:
+    """Compress along axis (flattened without one)."""
+    axis = node.attr("axis")
+    return node.call("onnx.compress", node.x(0), node.x(1), **({} if axis is None else {"axis": int(axis)}))
+
+
+@converts("ReverseSequence")
+def reverse_sequence(node: Node) -> Any:
+    """ReverseSequence."""
+    return node.call("onnx.reverse_sequence", node.x(0), node.x(1), batch_axis=int(node.attr("batch_axis", 1)),
+                     time_axis=int(node.attr("time_axis", 0)))
+
+
+@converts("HannWindow", "HammingWindow", "BlackmanWindow")
+def window(node: Node) -> Any:
+    """The three windows of ONNX's signal operators."""
+    kind = node.op_type[:-len("Window")].lower()
+    dtype = node.onnx_dtype(int(node.attr("output_datatype", 1)), node.outputs[0])
+    return node.call("onnx.window", node.x(0), kind=kind, periodic=bool(node.attr("periodic", 1)), dtype=dtype)
+
+
+@converts("CenterCropPad")
+def center_crop_pad(node: Node) -> Any:
+    """CenterCropPad to a shape vector."""
+    axes = node.attr("axes")
+    extra = {} if axes is None else {"axes": [int(a) for a in axes]}
+    return node.call("onnx.center_crop_pad", node.x(0), node.x(1), **extra)
+
+
+@converts("TensorScatter")
+def tensor_scatter(node: Node) -> Any:
+    """TensorScatter (a KV cache update)."""
+    return node.call("onnx.tensor_scatter", node.x(0), node.x(1), *optional_inputs(node, range(2, 3)),
+                     axis=int(node.attr("axis", -2)), mode=node.attr("mode", "linear"))
+
+
+@converts("Unique")
+def unique(node: Node) -> Any:
+    """Unique: (values, indices, inverse indices, counts)."""
+    axis = node.attr("axis")
+    extra = {} if axis is None else {"axis": int(axis)}
+    return Tuple(node.call("onnx.unique", node.x(0), sorted=bool(node.attr("sorted", 1)), **extra), 4)
+
+
+@converts("RotaryEmbedding")
+def rotary_embedding(node: Node) -> Any:
+    """RotaryEmbedding with optional position_ids."""
+    return node.call("onnx.rotary_embedding", node.x(0), node.x(1), node.x(2), *optional_inputs(node, range(3, 4)),
+                     interleaved=bool(node.attr("interleaved", 0)),
+                     rotary_embedding_dim=int(node.attr("rotary_embedding_dim", 0)),
+                     num_heads=int(node.attr("num_heads", 0)))
