@@ -11,6 +11,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
 from .common import require_choice
+from .onnx import vector_length
 
 register_rule_message(
     "heads-attribute", codes.MISSING_ATTRIBUTE,
@@ -233,3 +234,111 @@ def unique(ctx: ShapeContext) -> Any:
         values[axis] = ctx.bounded(0, n)
     k = ctx.bounded(0, n)
     return ctx.tuple([ctx.tensor(values), ctx.tensor([k]), ctx.tensor([n]), ctx.tensor([k])])
+
+
+# sampling and signals -------------------------------------------------------------------------------------
+def _value_dims(ctx: ShapeContext, arg: TensorArg, count: int) -> list:
+    """The elements of a shape vector as dims (`?` where not known)."""
+    if arg.value is not None and len(arg.value) == count:
+        return [v if not isinstance(v, int) else ctx.unknown() for v in arg.value]
+    return [ctx.unknown() for _ in range(count)]
+
+
+@shape_rule("onnx_grid_sample")
+def grid_sample(ctx: ShapeContext) -> Any:
+    """`onnx.grid_sample(x, grid)`: (n, c, *grid's middle dims); grid's last dim is x's spatial rank."""
+    x, grid = ctx.args
+    require_choice(ctx, "mode", ctx.attr("mode"), ("linear", "nearest", "cubic"))
+    require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), ("zeros", "border", "reflection"))
+    if x.dims is None or grid.dims is None:
+        return ctx.tensor(None)
+    ctx.require_rank(grid, x.rank)
+    batch = ctx.equal(x.dim(0), grid.dim(0), symbol="n")
+    ctx.equal(grid.dim(-1), ctx.const(x.rank - 2), symbol="spatial rank")
+    return ctx.tensor([batch, x.dim(1)] + list(grid.dims[1:-1]))
+
+
+@shape_rule("onnx_affine_grid")
+def affine_grid(ctx: ShapeContext) -> Any:
+    """`onnx.affine_grid(theta, size)`: (n, *spatial, r) with theta (n, r, r + 1)."""
+    theta, size = ctx.args
+    count = vector_length(ctx, size)
+    if count is None or count < 3:
+        return ctx.tensor(None)
+    dims, r = _value_dims(ctx, size, count), count - 2
+    ctx.require_rank(theta, 3)
+    ctx.equal(theta.dim(1), ctx.const(r), symbol="r")
+    ctx.equal(theta.dim(2), ctx.const(r + 1), symbol="r + 1")
+    return ctx.tensor([theta.dim(0)] + dims[2:] + [ctx.const(r)])
+
+
+@shape_rule("onnx_dft")
+def dft(ctx: ShapeContext) -> Any:
+    """`onnx.dft(x, dft_length)`: x's dims with the axis dim the transform's length (or its
+    unique half) and the last dim 2 (1 for an inverse one-sided transform)."""
+    data, length = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    inverse, onesided = ctx.attr("inverse"), ctx.attr("onesided")
+    dims = list(data.dims)
+    if given(ctx, length):
+        n = length.value[0] if length.value is not None and len(length.value) == 1 else ctx.unknown()
+    elif inverse and onesided:
+        n = (dims[axis] - 1) * 2
+    else:
+        n = dims[axis]
+    dims[axis] = n // 2 + 1 if onesided and not inverse else n
+    dims[-1] = ctx.const(1 if inverse and onesided else 2)
+    return ctx.tensor(dims)
+
+
+@shape_rule("onnx_stft")
+def stft(ctx: ShapeContext) -> Any:
+    """`onnx.stft(signal, frame_step, window, frame_length)`: (batch, frames, bins, 2)."""
+    signal, step, window_arg, length = ctx.args
+    ctx.require_rank(signal, 3)
+    if given(ctx, length) and length.value is not None:
+        frame = length.value[0]
+    elif given(ctx, window_arg) and window_arg.dims is not None:
+        frame = window_arg.dim(0)
+    else:
+        frame = signal.dim(1)
+    stride = step.value[0] if step.value is not None else None
+    frames = (signal.dim(1) - frame) // stride + 1 if stride is not None and ctx.static(stride) else ctx.unknown()
+    bins = frame // 2 + 1 if ctx.attr("onesided") else frame
+    return ctx.tensor([signal.dim(0), frames, bins, ctx.const(2)])
+
+
+@shape_rule("onnx_max_unpool")
+def max_unpool(ctx: ShapeContext) -> Any:
+    """`onnx.max_unpool(x, indices, output_shape)`: (n, c, (d - 1) * stride + kernel - pads)."""
+    x, _, output_shape = ctx.args
+    if x.dims is None:
+        return ctx.tensor(None)
+    if given(ctx, output_shape):
+        return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
+    kernel = list(ctx.attr("kernel_shape"))
+    k = len(kernel)
+    strides = list(ctx.attr("strides") or [1] * k)
+    pads = list(ctx.attr("pads") or [0] * (2 * k))
+    spatial = [(d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))]
+    return ctx.tensor(list(x.dims[:2]) + spatial)
+
+
+@shape_rule("onnx_col2im")
+def col2im(ctx: ShapeContext) -> Any:
+    """`onnx.col2im(x, image_shape, block_shape)`: (n, c, *image_shape), c * prod(block) = x's dim 1."""
+    data, image, block = ctx.args
+    ctx.require_rank(data, 3)
+    count = len(image.value) if image.value is not None else None
+    if count is None:
+        return ctx.tensor(None)
+    sizes = [ctx.static(v) for v in block.value] if block.value is not None else None
+    channels = ctx.unknown()
+    if sizes is not None and None not in sizes:
+        product = 1
+        for s in sizes:
+            product *= s  # type: ignore[operator]
+        channels = data.dim(1) // product
+    return ctx.tensor([data.dim(0), channels] + _value_dims(ctx, image, count))

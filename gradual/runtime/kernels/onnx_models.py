@@ -436,3 +436,205 @@ def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray
     out = np.concatenate([rotated, keep], axis=-1)
     out = out.transpose(0, 2, 1, 3) if x.ndim == 4 else out.reshape(shape)
     return out.astype(x.dtype)
+
+
+# sampling and signals ----------------------------------------------------------------------------------
+def _reflect(x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Coordinates reflected by the near border until they lie within [low, high]."""
+    span = high - low
+    if span <= 0:
+        return np.full_like(x, low)
+    below, above = x < low, x > high
+    distance = np.where(below, low - x, x - high)
+    folds = np.floor(distance / span)
+    rest = distance - folds * span
+    even = folds % 2 == 0
+    inside_from_below = np.where(even, low + rest, high - rest)
+    inside_from_above = np.where(even, high - rest, low + rest)
+    return np.where(below, inside_from_below, np.where(above, inside_from_above, x))
+
+
+def _cubic_weights(t: np.ndarray) -> list:
+    """Keys' cubic convolution weights (a = -0.75) of the taps at -1, 0, 1, 2 from floor(x)."""
+    a = -0.75
+
+    def near(d: np.ndarray) -> np.ndarray:
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d: np.ndarray) -> np.ndarray:
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+@kernel("onnx.grid_sample")
+def grid_sample(x: np.ndarray, grid: np.ndarray, *, mode: str, padding_mode: str, align_corners: bool) -> np.ndarray:
+    """Sample x at the grid's normalized coordinates (see stdlib/onnx_models.rly)."""
+    n, c, *sizes = x.shape
+    r = len(sizes)
+    coords, lows, highs = [], [], []
+    for i, size in enumerate(sizes):
+        g = grid[..., r - 1 - i].astype(np.float32)
+        position = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+        low, high = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        if mode == "nearest":
+            position = np.rint(position)
+        if padding_mode == "border":
+            position = np.where((position < low) | (position > high), np.clip(position, 0, size - 1), position)
+        elif padding_mode == "reflection":
+            position = _reflect(position, low, high)
+        coords.append(position.astype(np.float64))
+        lows.append(low)
+        highs.append(high)
+    taps = []
+    for position in coords:
+        if mode == "nearest":
+            taps.append([(position.astype(np.int64), np.ones_like(position))])
+            continue
+        base = np.floor(position)
+        t = position - base
+        if mode == "linear":
+            taps.append([(base.astype(np.int64), 1 - t), (base.astype(np.int64) + 1, t)])
+        else:
+            taps.append([(base.astype(np.int64) + k - 1, w) for k, w in enumerate(_cubic_weights(t))])
+    out = np.zeros((n, c) + grid.shape[1:-1])
+    batch = np.arange(n).reshape((n,) + (1,) * (grid.ndim - 2))
+    data = x.astype(np.float64)
+    for combination in _product(taps):
+        weight = np.ones(grid.shape[:-1])
+        index, valid = [], np.ones(grid.shape[:-1], bool)
+        for i, (position, w) in enumerate(combination):
+            weight = weight * w
+            fixed, ok = _pixel_index(position, sizes[i], lows[i], highs[i], padding_mode)
+            index.append(fixed)
+            valid &= ok
+        values = _gather(data, batch, index)
+        out += np.moveaxis(np.where(valid[..., None], values, 0.0) * weight[..., None], -1, 1)
+    return out.astype(x.dtype)
+
+
+def _gather(data: np.ndarray, batch: np.ndarray, index: list) -> np.ndarray:
+    """data[b, :, i0, i1, ...] for arrays of indices: (n, *out, c)."""
+    moved = np.moveaxis(data, 1, -1)
+    return moved[(batch, *index)]
+
+
+def _product(taps: list) -> list:
+    import itertools
+
+    return list(itertools.product(*taps))
+
+
+def _pixel_index(i: np.ndarray, size: int, low: float, high: float, padding_mode: str) -> tuple:
+    """(index into the dim, whether the pixel exists): zeros outside for `zeros`, the border
+    pixel for `border`, the reflected one for `reflection`."""
+    if padding_mode == "zeros":
+        ok = (i >= 0) & (i < size)
+        return np.clip(i, 0, size - 1), ok
+    if padding_mode == "border":
+        return np.clip(i, 0, size - 1), np.ones(i.shape, bool)
+    reflected = np.trunc(_reflect(i.astype(np.float64), low, high)).astype(np.int64)
+    return np.clip(reflected, 0, size - 1), np.ones(i.shape, bool)
+
+
+@kernel("onnx.affine_grid")
+def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: bool) -> np.ndarray:
+    """theta applied to the normalized coordinates (x, y[, z], 1) of every output position."""
+    spatial = [int(v) for v in size.reshape(-1)[2:]]
+    axes = []
+    for count in spatial:
+        steps = np.arange(count, dtype=np.float64)
+        if align_corners:
+            axes.append(-1 + 2 * steps / (count - 1) if count > 1 else np.zeros(count))
+        else:
+            axes.append(-1 + (2 * steps + 1) / count)
+    mesh = np.meshgrid(*axes, indexing="ij")  # (D, H, W) order
+    base = np.stack([m for m in reversed(mesh)] + [np.ones_like(mesh[0])], axis=-1)  # x, y[, z], 1
+    grid = np.einsum("...k,njk->n...j", base, theta.astype(np.float64))
+    return grid.astype(theta.dtype)
+
+
+def _complex(data: np.ndarray) -> np.ndarray:
+    """The signal of a (..., 1) real or (..., 2) complex tensor."""
+    if data.shape[-1] == 2:
+        return data[..., 0].astype(np.float64) + 1j * data[..., 1].astype(np.float64)
+    return data[..., 0].astype(np.float64)
+
+
+def _pairs(spectrum: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return np.stack([spectrum.real, spectrum.imag], axis=-1).astype(dtype)
+
+
+@kernel("onnx.dft")
+def dft(data: np.ndarray, dft_length: np.ndarray, *, axis: int, inverse: bool, onesided: bool) -> np.ndarray:
+    """The discrete Fourier transform along axis (see stdlib/onnx_models.rly)."""
+    axis = axis % data.ndim
+    signal = _complex(data)
+    n = int(dft_length.reshape(-1)[0]) if given(dft_length) else None
+    if inverse and onesided:
+        return np.fft.irfft(signal, n=n, axis=axis)[..., None].astype(data.dtype)
+    if onesided:
+        return _pairs(np.fft.rfft(signal.real, n=n, axis=axis), data.dtype)
+    return _pairs((np.fft.ifft if inverse else np.fft.fft)(signal, n=n, axis=axis), data.dtype)
+
+
+@kernel("onnx.stft")
+def stft(signal: np.ndarray, frame_step: np.ndarray, window: np.ndarray, frame_length: np.ndarray, *,
+         onesided: bool) -> np.ndarray:
+    """Frames of the signal, windowed and transformed."""
+    values = _complex(signal)
+    step = int(frame_step.reshape(-1)[0])
+    if given(frame_length):
+        length = int(frame_length.reshape(-1)[0])
+    else:
+        length = window.shape[0] if given(window) else values.shape[1]
+    weights = window.astype(np.float64) if given(window) else np.ones(length)
+    frames = (values.shape[1] - length) // step + 1
+    pieces = np.stack([values[:, f * step:f * step + length] * weights for f in range(frames)], axis=1)
+    spectrum = np.fft.rfft(pieces.real, axis=-1) if onesided else np.fft.fft(pieces, axis=-1)
+    return _pairs(spectrum, signal.dtype)
+
+
+@kernel("onnx.max_unpool")
+def max_unpool(x: np.ndarray, indices: np.ndarray, output_shape: np.ndarray, *, kernel_shape: list,
+               strides: Optional[list], pads: Optional[list]) -> np.ndarray:
+    """Zeros with x written at the flat positions indices name (positions in the unpooled shape
+    the kernel gives; a larger output_shape keeps their coordinates)."""
+    k = len(kernel_shape)
+    strides = strides or [1] * k
+    pads = pads or [0] * (2 * k)
+    shape = list(x.shape[:2]) + [(d - 1) * s + kk - pads[i] - pads[i + k]
+                                 for i, (d, s, kk) in enumerate(zip(x.shape[2:], strides, kernel_shape))]
+    flat = indices.reshape(-1).astype(np.int64)
+    if given(output_shape):
+        target = [int(v) for v in output_shape.reshape(-1)]
+        flat = np.ravel_multi_index(np.unravel_index(flat, shape), target)
+        shape = target
+    out = np.zeros(int(np.prod(shape)), x.dtype)
+    out[flat] = x.reshape(-1)
+    return out.reshape(shape)
+
+
+@kernel("onnx.col2im")
+def col2im(data: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *, strides: Optional[list],
+           pads: Optional[list], dilations: Optional[list]) -> np.ndarray:
+    """Column blocks summed back into the (padded, then cropped) image."""
+    import itertools
+
+    image = [int(v) for v in image_shape.reshape(-1)]
+    block = [int(v) for v in block_shape.reshape(-1)]
+    k = len(image)
+    strides, dilations = strides or [1] * k, dilations or [1] * k
+    pads = pads or [0] * (2 * k)
+    n, columns, _ = data.shape
+    channels = columns // int(np.prod(block))
+    padded = [image[i] + pads[i] + pads[i + k] for i in range(k)]
+    counts = [(padded[i] - (dilations[i] * (block[i] - 1) + 1)) // strides[i] + 1 for i in range(k)]
+    out = np.zeros((n, channels, *padded), np.float64)
+    values = data.reshape(n, channels, *block, -1).astype(np.float64)
+    for l, start in enumerate(itertools.product(*(range(c) for c in counts))):
+        for offset in itertools.product(*(range(b) for b in block)):
+            at = tuple(start[i] * strides[i] + offset[i] * dilations[i] for i in range(k))
+            out[(slice(None), slice(None), *at)] += values[(slice(None), slice(None), *offset, l)]
+    crop = tuple(slice(pads[i], pads[i] + image[i]) for i in range(k))
+    return out[(slice(None), slice(None), *crop)].astype(data.dtype)

@@ -241,3 +241,56 @@ def rotary_embedding(node: Node) -> Any:
                      interleaved=bool(node.attr("interleaved", 0)),
                      rotary_embedding_dim=int(node.attr("rotary_embedding_dim", 0)),
                      num_heads=int(node.attr("num_heads", 0)))
+
+
+# sampling and signals --------------------------------------------------------------------------------
+GRID_MODES = {"bilinear": "linear", "bicubic": "cubic"}
+
+
+@converts("GridSample")
+def grid_sample(node: Node) -> Any:
+    """GridSample (opset 16's bilinear/bicubic are linear/cubic)."""
+    mode = node.attr("mode", "linear" if node.opset >= 20 else "bilinear")
+    return node.call("onnx.grid_sample", node.x(0), node.x(1), mode=GRID_MODES.get(mode, mode),
+                     padding_mode=node.attr("padding_mode", "zeros"), align_corners=bool(node.attr("align_corners", 0)))
+
+
+@converts("AffineGrid")
+def affine_grid(node: Node) -> Any:
+    """AffineGrid."""
+    return node.call("onnx.affine_grid", node.x(0), node.x(1), align_corners=bool(node.attr("align_corners", 0)))
+
+
+@converts("DFT")
+def dft(node: Node) -> Any:
+    """DFT: the axis is an attribute before opset 20 (default 1) and a constant input after (default -2)."""
+    if node.opset < 20:
+        axis = int(node.attr("axis", 1))
+    else:
+        axis = node.required_ints(2, "axis")[0] if node.has(2) else -2
+    return node.call("onnx.dft", node.x(0), *optional_inputs(node, range(1, 2)), axis=axis,
+                     inverse=bool(node.attr("inverse", 0)), onesided=bool(node.attr("onesided", 0)))
+
+
+@converts("STFT")
+def stft(node: Node) -> Any:
+    """STFT."""
+    return node.call("onnx.stft", node.x(0), node.x(1), *optional_inputs(node, range(2, 4)),
+                     onesided=bool(node.attr("onesided", 1)))
+
+
+@converts("MaxUnpool")
+def max_unpool(node: Node) -> Any:
+    """MaxUnpool."""
+    attrs: dict = {"kernel_shape": [int(v) for v in node.attr("kernel_shape", [])]}
+    for name in ("strides", "pads"):
+        if node.attr(name):
+            attrs[name] = [int(v) for v in node.attr(name)]
+    return node.call("onnx.max_unpool", node.x(0), node.x(1), *optional_inputs(node, range(2, 3)), **attrs)
+
+
+@converts("Col2Im")
+def col2im(node: Node) -> Any:
+    """Col2Im."""
+    attrs = {name: [int(v) for v in node.attr(name)] for name in ("strides", "pads", "dilations") if node.attr(name)}
+    return node.call("onnx.col2im", node.x(0), node.x(1), node.x(2), **attrs)
