@@ -66,7 +66,7 @@ SHAPE_INPUTS = {
     "ReduceL1": (1,), "ReduceL2": (1,), "ReduceSumSquare": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,),
     "Trilu": (1,), "CumSum": (1,), "CumProd": (1,), "Resize": (1, 2, 3), "Upsample": (1,),
     "HannWindow": (0,), "HammingWindow": (0,), "BlackmanWindow": (0,), "CenterCropPad": (1,), "DFT": (1, 2),
-    "STFT": (1, 3), "Col2Im": (1, 2),
+    "STFT": (1, 3), "Col2Im": (1, 2), "AffineGrid": (1,), "MaxUnpool": (2,),
 }
 FREEZE_LIMIT = 64
 #: float types narrower than float16, whose results differ from the reference's by rounding
