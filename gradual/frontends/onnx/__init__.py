@@ -15,10 +15,19 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   `gpu_0/conv1` is `%gpu_0_conv1`), the graph outputs are its result (a tuple for several).
   The declared output types annotate the result, so a model whose outputs contradict its
   declaration is an error (not with `batch`, which changes the inputs on purpose).
-* **Dims.** A `dim_param` is a symbolic dim of that name (rigid in `@main`: two different
-  names are two possibly different sizes, so adding `(n, 4)` to `(m, 4)` is an error); a
-  missing dim is `?`; a missing shape is dynamic rank. The same name in several inputs is one
-  size, as ONNX says.
+* **Dims.** A `dim_param` is a symbolic dim of that name (two different names are two
+  possibly different sizes); a missing dim is `?`; a missing shape is dynamic rank. The same
+  name in several inputs is one size, as ONNX says. Each distinct dim_param gets its own name
+  of the language (`batch size` -> `batch_size`, `a-b` -> `a_b_2` beside `a b`, non-ASCII as
+  `uXXXX`); one that is arithmetic over the inputs' dims (`2*seq - 1`, as the dynamo exporter
+  writes output dims) is that expression.
+* **Exporter dims are claims** (SPEC 6): the inputs' dim_params are marked as the exporter's
+  claim (`builder.Function.claim_dims`), so a node that constrains one (`height = 32`, or a
+  multiple of 4) gets a `dim-constraint` warning and a runtime check instead of an error;
+  `ImportOptions.strict_dims` (`--strict-dims`) makes them promises again.
+* **Outputs.** A fully declared graph output annotates `@main`'s result; one declared without
+  a shape, with `?` dims or with dims named by the exporter alone (`Reluy_dim_2`) shows the
+  inferred type, its declared parts still checked (see outputs.py).
 * **Constants.** Initializers and Constant outputs are NumPy arrays at import. Where the
   frontend needs a value as an attribute (Reshape's target, Slice's starts, Pad's pads, Tile's
   repeats, axes of Squeeze/Unsqueeze/reductions) it reads the array. Where a constant is used
@@ -44,9 +53,13 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   Hardmax before opset 13 flatten at `axis`.
 * **Inference only.** Dropout is the identity (training mode only with ratio 0); BatchNormalization
   in training mode normalizes with the batch's statistics. If is gradual's `if` (the
-  branches' types join). Loops (Loop, Scan), sequences, optionals, strings, quantization, recurrent layers, Attention (its expanded
-  function form is supported) and element types NumPy cannot hold (bfloat16, float8, int4) are
-  reported as unsupported, at the node.
+  branches' types join). Loops (Loop, Scan), sequences, optionals and strings are reported as
+  unsupported, at the node. Every numeric element type is supported (bfloat16, float8, float4,
+  int4, int2 under their ml_dtypes names); an optional input a node leaves out is passed to the
+  operators of stdlib/onnx_models.rly as an empty vector.
+* **Malformed models** are diagnostics: an initializer whose data does not fit its dims
+  (`bad-initializer`), an attribute of the wrong kind or a missing required one (checked
+  against ONNX's schema of the operator).
 * **Folding.** A node of shape arithmetic (Neg, Add, Concat, Unsqueeze, ConstantOfShape, ...)
   whose inputs are all small constants is evaluated at import by ONNX's reference evaluator,
   when the result is small enough to be written into the program.
@@ -60,22 +73,26 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
 
 Supported operators (`supported_operators()`):
 
-    Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, Atanh, AveragePool,
-    BatchNormalization, BitShift, BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, Cast, CastLike,
-    Ceil, Celu, Clip, Concat, Constant, ConstantOfShape, Conv, ConvTranspose, Cos, Cosh,
-    CumProd, CumSum, DepthToSpace, Div, Dropout, Einsum, Elu, Equal, Erf, Exp, Expand, EyeLike,
-    Flatten, Floor, Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool,
-    GlobalLpPool, GlobalMaxPool, Greater, GreaterOrEqual, GroupNormalization, HardSigmoid,
-    HardSwish, Hardmax, Identity, If, InstanceNormalization, IsInf, IsNaN, LRN,
-    LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, LpNormalization, LpPool,
-    MatMul, Max, MaxPool, Mean, MeanVarianceNormalization, Min, Mish, Mod, Mul, Neg,
-    NegativeLogLikelihoodLoss, NonZero, Not, OneHot, Or, PRelu, Pad, Pow, RMSNormalization,
-    Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean,
-    ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Scatter,
-    ScatterElements, ScatterND, Selu, Shape, Shrink, Sigmoid, Sign, Sin, Sinh, Size, Slice,
-    Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, SpaceToDepth, Split, Sqrt, Squeeze,
-    Sub, Sum, Swish, Tan, Tanh, ThresholdedRelu, Tile, TopK, Transpose, Trilu, Unsqueeze,
-    Upsample, Where, Xor
+    Abs, Acos, Acosh, Add, AffineGrid, And, ArgMax, ArgMin, Asin, Asinh, Atan, Atanh, Attention,
+    AveragePool, BatchNormalization, BitCast, BitShift, BitwiseAnd, BitwiseNot, BitwiseOr,
+    BitwiseXor, BlackmanWindow, Cast, CastLike, Ceil, Celu, CenterCropPad, Clip, Col2Im,
+    Compress, Concat, Constant, ConstantOfShape, Conv, ConvInteger, ConvTranspose, Cos, Cosh,
+    CumProd, CumSum, DFT, DepthToSpace, DequantizeLinear, Det, Div, Dropout,
+    DynamicQuantizeLinear, Einsum, Elu, Equal, Erf, Exp, Expand, EyeLike, Flatten, Floor, GRU,
+    Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool, GlobalLpPool,
+    GlobalMaxPool, Greater, GreaterOrEqual, GridSample, GroupNormalization, HammingWindow,
+    HannWindow, HardSigmoid, HardSwish, Hardmax, Identity, If, InstanceNormalization, IsInf,
+    IsNaN, LRN, LSTM, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax,
+    LpNormalization, LpPool, MatMul, MatMulInteger, Max, MaxPool, MaxUnpool, Mean,
+    MeanVarianceNormalization, Min, Mish, Mod, Mul, Neg, NegativeLogLikelihoodLoss, NonZero,
+    Not, OneHot, Or, PRelu, Pad, Pow, QLinearConv, QLinearMatMul, QuantizeLinear,
+    RMSNormalization, RNN, Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
+    ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape,
+    Resize, ReverseSequence, RotaryEmbedding, Round, STFT, Scatter, ScatterElements, ScatterND,
+    Selu, Shape, Shrink, Sigmoid, Sign, Sin, Sinh, Size, Slice, Softmax,
+    SoftmaxCrossEntropyLoss, Softplus, Softsign, SpaceToDepth, Split, Sqrt, Squeeze, Sub, Sum,
+    SwiGLU, Swish, Tan, Tanh, TensorScatter, ThresholdedRelu, Tile, TopK, Transpose, Trilu,
+    Unique, Unsqueeze, Upsample, Where, Xor
 """
 
 from __future__ import annotations

@@ -267,9 +267,10 @@ def affine_grid(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     dims, r = _value_dims(ctx, size, count), count - 2
     ctx.require_rank(theta, 3)
+    batch = ctx.equal(theta.dim(0), dims[0], symbol="n") if ctx.exact(dims[0]) else theta.dim(0)
     ctx.equal(theta.dim(1), ctx.const(r), symbol="r")
     ctx.equal(theta.dim(2), ctx.const(r + 1), symbol="r + 1")
-    return ctx.tensor([theta.dim(0)] + dims[2:] + [ctx.const(r)])
+    return ctx.tensor([batch] + dims[2:] + [ctx.const(r)])
 
 
 @shape_rule("onnx_dft")
