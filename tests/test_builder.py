@@ -91,3 +91,20 @@ def test_hints_and_closures() -> None:
     result = gradual.check(gb.module(loop.returns(gb.call_value(f, s))))
     assert result.ok, result.diagnostics
     assert str(result.function_type("main")) == "fn (Tensor[(1, 1), float32]) -> Tensor[(?, 1), float32]"
+
+
+def test_claimed_dims_make_a_constraint_a_warning_with_a_check() -> None:
+    """SPEC 6: a frontend marks an exporter's dynamic dims; the same program without the claim errs."""
+    def build(claim: bool) -> object:
+        main = gb.Function("main")
+        x = main.param("x", gb.Tensor(("n", "h"), "float32"))
+        w = main.param("w", gb.Tensor((4, 32), "float32"))
+        if claim:
+            main.claim_dims(["h"])
+        return gb.module(main.returns(gb.call("nn.dense", x, w)))
+
+    claimed = gradual.check(build(True))
+    assert claimed.ok and [d.code for d in claimed.warnings] == ["dim-constraint"]
+    assert claimed.warnings[0].message == "`nn.dense` needs h = 32"
+    assert [str(c.type) for c in claimed.checks("main")] == ["Tensor[(n, 32), float32]"]
+    assert [d.code for d in gradual.check(build(False)).errors] == ["shape-mismatch"]

@@ -694,3 +694,23 @@ def test_join_follows_spec_3_4() -> None:
     assert join(iv(1, 2), iv(2, 3)) == Q, "two intervals join to ? (design.md)"
     assert join(D(3), iv(1, 2)) == Q
     assert join(Q, D(3)) == Q
+
+
+@pytest.mark.parametrize("lhs, rhs, expected", [
+    ("h", "32", ("value", (32,))),
+    ("2 * (h // 4)", "h // 2", ("residues", (4, 0, 1))),
+    ("h", "4 * (h // 4)", ("residues", (4, 0))),
+    ("16 * (h // 2) - 16", "512", ("range", (66, 67))),
+    ("32 * ((h - 6) // 8) * ((h - 6) // 8)", "512", ("range", (38, 45))),
+    ("h * h", "49", ("value", (7,))),
+    ("h", "h + 1", ("impossible", ())),
+    ("24 * (h // 2) - 24", "512", ("impossible", ())),
+    ("h", "w", ("equation", ())),
+])
+def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, expected: tuple) -> None:
+    """What `dim-constraint` warnings state (SPEC 6): one value, a range, residues, or the equation."""
+    from gradual.shapes.constraint import solve
+
+    names = {"h": Dimension.of_expr(Poly.atom(Symbol("h"))), "w": Dimension.of_expr(Poly.atom(Symbol("w")))}
+    found = solve(*(D(eval(side, {}, names)) if side.isdigit() else eval(side, {}, names) for side in (lhs, rhs)))
+    assert (found.kind, found.values) == expected
