@@ -12,18 +12,14 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from gradual.frontends import onnx as gonnx  # noqa: E402
+from test_onnx_frontend import model as frontend_model  # noqa: E402
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
 
-def model(nodes: list, inputs: list, outputs: list, initializers: tuple = (), opset: int = 18) -> object:
-    """A ModelProto from nodes and (name, elem_type, shape) inputs/outputs."""
-    graph = helper.make_graph(
-        nodes, "g",
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+def model(nodes: list, inputs: list, outputs: list, initializers: tuple = ()) -> object:
+    """A ModelProto (opset 18) from nodes and (name, elem_type, shape) inputs/outputs."""
+    return frontend_model(nodes, inputs, outputs, initializers, opset=18)
 
 
 def checked(m: object, **options: object) -> object:
