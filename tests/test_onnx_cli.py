@@ -94,10 +94,10 @@ def test_import_prints_a_program_that_checks_alike(capsys: object, mlp: str) -> 
 
 
 def test_import_of_an_unsupported_model_exits_1(capsys: object, tmp_path: Path) -> None:
-    path = save(tmp_path, [helper.make_node("Det", ["x"], ["y"], name="det")], [("x", F, [2, 2])], [("y", F, None)])
+    path = save(tmp_path, [helper.make_node("Bernoulli", ["x"], ["y"], name="coin")], [("x", F, [2, 2])], [("y", F, None)])
     code, out, err = run_cli(capsys, "import", "--color=never", path)
     assert code == 1 and out == ""
-    assert "error[unknown-operator]" in err and "`Det`" in err
+    assert "error[unknown-operator]" in err and "`Bernoulli`" in err
 
 
 def test_elaborate(capsys: object, mlp: str) -> None:

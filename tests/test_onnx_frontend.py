@@ -216,13 +216,13 @@ def test_declared_output_types_are_checked() -> None:
 
 
 def test_an_unsupported_operator_is_reported_once_at_its_node() -> None:
-    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Det", ["a"], ["b"], name="det"),
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Bernoulli", ["a"], ["b"], name="coin"),
              helper.make_node("Relu", ["b"], ["y"])]
     imported = gonnx.import_model(model(nodes, [("x", F, [2, 2])], [("y", F, None)]), path="m.onnx")
     assert not imported.ok and imported.module is None
     (diag,) = imported.diagnostics
-    assert diag.code == "unknown-operator" and "`Det`" in diag.message
-    assert diag.span.text == "node det (Det): a -> b" and diag.line == 2
+    assert diag.code == "unknown-operator" and "`Bernoulli`" in diag.message
+    assert diag.span.text == "node coin (Bernoulli): a -> b" and diag.line == 2
 
 
 def test_an_unsupported_dtype_is_reported() -> None:
@@ -321,13 +321,13 @@ def test_if_branches_become_an_if_whose_types_join() -> None:
 
 
 def test_an_unsupported_node_in_a_branch_is_reported_once_at_its_line() -> None:
-    then = _branch("then", [helper.make_node("Det", ["x"], ["t"], name="det")], "t")
+    then = _branch("then", [helper.make_node("Bernoulli", ["x"], ["t"], name="coin")], "t")
     other = _branch("else", [helper.make_node("Relu", ["x"], ["e"])], "e")
     node = helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then, else_branch=other)
     imported = gonnx.import_model(model([node], [("c", TensorProto.BOOL, []), ("x", F, [2, 2])], [("y", F, None)]))
     (diag,) = imported.diagnostics
     assert diag.code == "unknown-operator"
-    assert diag.span.text == "node det (Det) in then_branch of choose (If): x -> t"
+    assert diag.span.text == "node coin (Bernoulli) in then_branch of choose (If): x -> t"
 
 
 # malformed models (issue 11): diagnostics, never tracebacks -------------------------------------------
