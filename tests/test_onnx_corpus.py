@@ -6,6 +6,7 @@ constraint the model places on its dynamic dims must fail the inserted check, no
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -27,6 +28,14 @@ BUDGET_BYTES = 20_000_000
 
 def _import(name: str) -> object:
     return gonnx.import_model(str(CORPUS / name))
+
+
+@functools.lru_cache(maxsize=None)
+def _checked(name: str) -> tuple:
+    """(imported model, check result), once per model for the tests below."""
+    imported = _import(name)
+    assert imported.ok, [d.message for d in imported.diagnostics]
+    return imported, imported.check()
 
 
 def _summary(result: object) -> dict:
@@ -59,17 +68,14 @@ def test_the_corpus_is_there_and_small() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_an_exported_model_checks_as_expected(name: str) -> None:
-    imported = _import(name)
-    assert imported.ok, [d.message for d in imported.diagnostics]
-    result = imported.check()
+    _, result = _checked(name)
     assert _summary(result) == EXPECTED[name]
     assert result.ok
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_an_exported_model_runs_and_agrees_with_onnxruntime(name: str) -> None:
-    imported = _import(name)
-    result = imported.check()
+    imported, result = _checked(name)
     session = ort.InferenceSession(str(CORPUS / name), providers=["CPUExecutionProvider"])
     for run in range(len(MANIFEST[name]["inputs"][0]["runs"])):
         inputs = _inputs(name, run)
@@ -86,10 +92,10 @@ BROKEN = [(n, spec) for n in NAMES for spec in MANIFEST[n].get("breaks", [])]
 
 @pytest.mark.parametrize("name, shapes", BROKEN)
 def test_a_size_the_model_cannot_take_fails_the_inserted_check(name: str, shapes: dict) -> None:
-    imported = _import(name)
+    imported, result = _checked(name)
     rng = np.random.default_rng(0)
     dtypes = {spec["name"]: spec["dtype"] for spec in MANIFEST[name]["inputs"]}
     inputs = {k: (rng.integers(0, 2, v) if dtypes[k] == "int64" else rng.standard_normal(v)).astype(dtypes[k])
               for k, v in shapes.items()}
     with pytest.raises(gradual.CheckFailure):
-        imported.run(inputs)
+        imported.run(inputs, checked=result)
