@@ -12,7 +12,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .scopes import Chain
+from .scopes import UndoLog
 from .shapes import Dimension, Poly, Symbol
 from .syntax import ast
 from .syntax.source import Span
@@ -24,46 +24,58 @@ from .types import (
 Report = Callable[[str, Span, dict], None]
 
 
-@dataclass
-class DimScope(Chain):
+class DimScope:
     """Dimension names visible at a point, and what a new name becomes there.
 
     `mode` is "quantify" (a signature: new names are universally quantified), "bind" (a body
     annotation or cast: new names are existentials bound at runtime) or "closed" (a hint:
-    new names are errors). New symbols are collected in `introduced`.
+    new names are errors). New symbols are collected in `introduced`. A scope nested in
+    `parent` shares its tables (one dict lookup at any depth) until `close()` forgets what the
+    nested scope introduced.
     """
 
-    parent: Optional["DimScope"] = None
-    names: dict = field(default_factory=dict)
-    sequences: dict = field(default_factory=dict)
-    mode: str = "closed"
-    introduced: list = field(default_factory=list)
+    __slots__ = ("mode", "introduced", "names", "sequences", "log", "_mark")
+
+    def __init__(self, parent: Optional["DimScope"] = None, mode: str = "closed") -> None:
+        self.mode = mode
+        self.introduced: list = []
+        if parent is None:
+            self.names: dict = {}
+            self.sequences: dict = {}
+            self.log = UndoLog()
+        else:
+            self.names, self.sequences, self.log = parent.names, parent.sequences, parent.log
+        self._mark = self.log.mark()
 
     def lookup(self, name: str) -> Optional[Symbol]:
         """The symbol a name refers to here, searching enclosing scopes."""
-        return self.find("names", name)
+        return self.names.get(name)
 
     def lookup_sequence(self, name: str) -> Optional[Symbol]:
         """The variadic symbol `*name` refers to here."""
-        return self.find("sequences", name)
+        return self.sequences.get(name)
 
     def visible_names(self) -> list[str]:
         """Every dimension name in scope (for did-you-mean)."""
-        return self.keys_of("names")
+        return list(self.names)
 
     def introduce(self, name: str) -> Symbol:
         """A new symbol for `name`, visible from now on in this scope."""
         sym = Symbol(name)
-        self.names[name] = sym
+        self.log.set(self.names, name, sym)
         self.introduced.append(sym)
         return sym
 
     def introduce_sequence(self, name: str) -> Symbol:
         """A new variadic symbol `*name`."""
         sym = Symbol(name)
-        self.sequences[name] = sym
+        self.log.set(self.sequences, name, sym)
         self.introduced.append(sym)
         return sym
+
+    def close(self) -> None:
+        """The scope ends: the names introduced in it (and in scopes nested in it) are forgotten."""
+        self.log.undo(self._mark)
 
 
 @dataclass

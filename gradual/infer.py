@@ -21,7 +21,7 @@ from .join import join, widen
 from .names import Binder, FunctionInfo, Resolution
 from .ops.registry import Operator, Registry
 from .ops.signature import apply_operator, apply_signature
-from .scopes import Chain
+from .scopes import UndoLog
 from .shapes import Dimension, Grade, Poly, Symbol
 from .site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from .syntax import ast
@@ -29,7 +29,8 @@ from .syntax.source import Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, map_dims, map_dtypes, scalar,
+    FuncType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, is_ground, map_dims, map_dtypes,
+    scalar,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -91,40 +92,39 @@ class DefinitionRecord:
     instantiations: dict
 
 
-class Env(Chain):
+class Env:
     """Types of local variables, and the facts runtime checks have established about them
-    (so one fact of one value is checked once); a child level shadows its parent."""
+    (so one fact of one value is checked once). A nested level (a branch, a closure body)
+    starts at `mark()` and ends at `undo(mark)`, forgetting what it bound or refined; one dict
+    per table serves every depth (scopes.UndoLog)."""
 
-    __slots__ = ("types", "facts", "parent")
+    __slots__ = ("types", "facts", "log")
 
-    def __init__(self, parent: Optional["Env"] = None) -> None:
+    def __init__(self) -> None:
         self.types: dict[int, Type] = {}
-        self.facts: dict[int, frozenset] = {}
-        self.parent = parent
+        self.facts: dict[int, frozenset] = {}  # every fact checked about a variable, in this level or outside
+        self.log = UndoLog()
 
     def facts_of(self, binder: Binder) -> frozenset:
         """Every fact checked about a variable here or in an enclosing level."""
-        found: frozenset = _NO_FACTS
-        level: Optional[Env] = self
-        key = id(binder)
-        while level is not None:
-            facts = level.facts.get(key)
-            if facts:
-                found = found | facts
-            level = level.parent
-        return found
+        return self.facts.get(id(binder), _NO_FACTS)
 
     def add_fact(self, binder: Binder, fact: tuple) -> None:
-        self.facts[id(binder)] = self.facts.get(id(binder), frozenset()) | {fact}
+        self.log.set(self.facts, id(binder), self.facts.get(id(binder), _NO_FACTS) | {fact})
 
     def lookup(self, binder: Binder) -> Optional[Type]:
-        return self.find("types", id(binder))
+        return self.types.get(id(binder))
 
     def set(self, binder: Binder, t: Type) -> None:
-        self.types[id(binder)] = t
+        self.log.set(self.types, id(binder), t)
 
-    def child(self) -> "Env":
-        return Env(self)
+    def mark(self) -> int:
+        """The start of a nested level."""
+        return self.log.mark()
+
+    def undo(self, mark: int) -> None:
+        """The end of the nested level started at `mark`."""
+        self.log.undo(mark)
 
 
 @dataclass
@@ -304,9 +304,10 @@ class Checker:
         self.diagnostics.extend(record.diagnostics)
 
     def final_type(self, t: Type, solver: Solver) -> Type:
-        """A type with variables resolved as far as they are known (for fixpoint comparison)."""
-        t = _deep_resolve(t, solver)
-        return map_dims(t, lambda d: solver.resolve(d, final=True))
+        """A type with variables resolved as far as they are known (for fixpoint comparison).
+        Parts without inference variables are kept as they are, unvisited: a closure nested n
+        deep returns a type n deep, built from its inner closure's type."""
+        return _final_type(t, solver)
 
     # bodies and statements --------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -321,6 +322,14 @@ class Checker:
         result = self.expr(body.result, env)
         introduced = set(self.res.body_scopes.get(id(body), ()))
         return erase_symbols(result, introduced) if introduced else result
+
+    def nested_body(self, body: ast.Body, env: Env) -> Type:
+        """A body in a level of its own (a branch): what it binds or refines stays inside."""
+        mark = env.mark()
+        try:
+            return self.body(body, env)
+        finally:
+            env.undo(mark)
 
     def let(self, stmt: ast.Let, env: Env) -> None:
         binder = self.res.binders[id(stmt)]
@@ -409,8 +418,8 @@ class Checker:
         cond = self.expr(e.cond, env)
         self.flow(cond, scalar("bool"), e.cond, env, (),
                   Callee("flow", "the condition of this `if`", expected=scalar("bool")), insert=True, blame=e.cond.span)
-        then_t = self.body(e.then, env.child())
-        else_t = self.body(e.otherwise, env.child())
+        then_t = self.nested_body(e.then, env)
+        else_t = self.nested_body(e.otherwise, env)
         solver = self.current.solver  # type: ignore[union-attr]
         return join(self.final_type(then_t, solver), self.final_type(else_t, solver))
 
@@ -556,19 +565,22 @@ class Checker:
 
     def closure_body(self, fn: ast.Fn, info: FunctionInfo, params: list, env: Env, self_binder: Optional[Binder] = None,
                      self_type: Optional[Type] = None) -> Type:
-        inner = env.child()
-        if self_binder is not None and self_type is not None:
-            inner.set(self_binder, self_type)
-        for binder, t in zip(info.params, params):
-            inner.set(binder, t)
-        self.warn_unused_hints(info)
-        result = self.body(fn.body, inner)
-        if info.ret is not None:
-            self.flow(result, info.ret, fn.body.result, inner, self.return_dims(info),
-                      Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
-                      insert=True, blame=fn.ret.span)
-            return info.ret
-        return result
+        mark = env.mark()
+        try:
+            if self_binder is not None and self_type is not None:
+                env.set(self_binder, self_type)
+            for binder, t in zip(info.params, params):
+                env.set(binder, t)
+            self.warn_unused_hints(info)
+            result = self.body(fn.body, env)
+            if info.ret is not None:
+                self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),
+                          Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
+                          insert=True, blame=fn.ret.span)
+                return info.ret
+            return result
+        finally:
+            env.undo(mark)
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
         solver = self.current.solver  # type: ignore[union-attr]
@@ -692,38 +704,14 @@ def _freeze(value: Any) -> Any:
 
 
 def _is_closed(t: Type) -> bool:
-    """No inference variable anywhere (`?`, intervals, rigid symbols and dtypes are fine);
-    remembered by each tensor type, which are shared and asked about at every call."""
+    """No inference variable in a tensor or a tuple of tensors (`?` dims, intervals, rigid
+    symbols and dtypes are fine); remembered by each type, which are shared and asked about at
+    every call."""
     if isinstance(t, TensorType):
-        closed = t._closed
-        if closed is None:
-            closed = _tensor_is_closed(t)
-            object.__setattr__(t, "_closed", closed)
-        return closed
+        return is_ground(t)
     if isinstance(t, TupleType):
         return all(_is_closed(f) for f in t.fields)
     return False
-
-
-def _tensor_is_closed(t: TensorType) -> bool:
-    dtype = t.dtype
-    if isinstance(dtype, DTypeVar) and dtype.meta:
-        return False
-    if t.dims is not None:
-        for d in t.dims:
-            if not isinstance(d, Dimension):
-                return False
-            if d.is_symbolic and _mentions_variable(d):
-                return False
-    if t.value is not None:
-        for v in t.value:
-            if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v):
-                return False
-    return True
-
-
-def _mentions_variable(d: Dimension) -> bool:
-    return any(isinstance(s, DimVar) for s in d.symbols())
 
 
 def meet(target: Type, actual: Type) -> Type:
@@ -798,6 +786,28 @@ def _deep_resolve(t: Type, solver: Solver) -> Type:
     return t
 
 
+def _final_type(t: Type, solver: Solver) -> Type:
+    t = solver.resolve_type(t)
+    if is_ground(t):
+        return t
+    if isinstance(t, TupleType):
+        fields = tuple(_final_type(f, solver) for f in t.fields)
+        return t if _same_items(fields, t.fields) else TupleType(fields)
+    if isinstance(t, FuncType):
+        params = tuple(_final_type(p, solver) for p in t.params)
+        ret = _final_type(t.ret, solver)
+        return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
+    if isinstance(t, TensorType):
+        dtype = solver.resolve_dtype(t.dtype)
+        t = t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
+        return map_dims(t, lambda d: solver.resolve(d, final=True))
+    return t
+
+
+def _same_items(new: tuple, old: tuple) -> bool:
+    return all(a is b for a, b in zip(new, old))
+
+
 class _Finalizer:
     """Resolves recorded types at the end of a definition and generalizes its free variables."""
 
@@ -837,11 +847,25 @@ class _Finalizer:
         return found
 
     def _finalize(self, t: Type) -> Type:
-        t = _deep_resolve(t, self.solver)
+        t = self.solver.resolve_type(t)
         if isinstance(t, TypeVar):
             return DYN
+        if isinstance(t, TupleType):
+            fields = tuple(self._part(f) for f in t.fields)
+            return t if _same_items(fields, t.fields) else TupleType(fields)
+        if isinstance(t, FuncType):
+            params = tuple(self._part(p) for p in t.params)
+            ret = self._part(t.ret)
+            return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
+        t = _deep_resolve(t, self.solver)
         t = map_dims(t, self.dim)
         return map_dtypes(t, self.dtype)
+
+    def _part(self, t: Type) -> Type:
+        """A field, parameter or result inside a type: finalized once per distinct type (a
+        type n deep is made of n parts); a type variable still unknown stays one."""
+        t = self.solver.resolve_type(t)
+        return t if isinstance(t, TypeVar) else self.type(t)
 
     def dim(self, d: Dimension) -> Dimension:
         d = self.solver.resolve(d, final=True)

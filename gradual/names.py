@@ -15,7 +15,7 @@ from typing import Container, Optional, Union
 from . import messages
 from .annotations import Converter, DimScope, TypeScope, suggest
 from .diagnostics import Diagnostic
-from .scopes import Chain
+from .scopes import UndoLog
 from .shapes import Dimension, Symbol
 from .syntax import ast
 from .syntax.source import Span
@@ -94,22 +94,6 @@ class Resolution:
         self.recursive -= part.recursive
 
 
-class _Vars(Chain):
-    """A chain of variable scopes; each body mutates its own level as bindings appear."""
-
-    __slots__ = ("names", "parent")
-
-    def __init__(self, parent: Optional["_Vars"] = None) -> None:
-        self.names: dict[str, Binder] = {}
-        self.parent = parent
-
-    def lookup(self, name: str) -> Optional[Binder]:
-        return self.find("names", name)
-
-    def visible(self) -> list[str]:
-        return self.keys_of("names")
-
-
 class _Resolver:
     def __init__(self, module: ast.Module, operators: Container[str], operator_names: list[str]) -> None:
         self.res = Resolution(module)
@@ -118,6 +102,8 @@ class _Resolver:
         self.current_def: Optional[str] = None
         self.def_info: Optional[FunctionInfo] = None
         self.watched: dict[int, bool] = {}  # closures bound by `let`: do they call themselves?
+        self.vars: dict[str, Binder] = {}  # the variables in scope where the walk is
+        self.log = UndoLog()  # how to forget a nested level's variables when it ends
 
     # reporting ----------------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -143,24 +129,33 @@ class _Resolver:
     def definition(self, d: ast.Def) -> None:
         self.current_def = d.name
         self.res.calls[d.name] = set()
-        self.function(d, None, None, TypeScope())
+        self.function(d, None, TypeScope())
 
     # functions ------------------------------------------------------------------------------
-    def function(self, node: Union[ast.Def, ast.Fn], outer: Optional[_Vars], outer_dims: Optional[DimScope],
-                 outer_types: TypeScope) -> FunctionInfo:
+    def function(self, node: Union[ast.Def, ast.Fn], outer_dims: Optional[DimScope], outer_types: TypeScope) -> FunctionInfo:
+        """A definition or closure: its parameters and their types, then its body."""
+        mark = self.log.mark()
         dims = DimScope(parent=outer_dims, mode="quantify")
+        try:
+            return self._function(node, dims, outer_types)
+        finally:
+            dims.close()
+            self.log.undo(mark)
+
+    def _function(self, node: Union[ast.Def, ast.Fn], dims: DimScope, outer_types: TypeScope) -> FunctionInfo:
         dtype_params = tuple(DTypeVar(n) for n in getattr(node, "dtype_params", ()))
         types = TypeScope(dict(outer_types.dtype_vars), {})
         types.dtype_vars.update({v.name: v for v in dtype_params})
         conv = Converter(dims, types, self.report_annotation)
-        scope = _Vars(outer)
         params, param_types = [], []
+        seen: dict[str, Binder] = {}
         for p in node.params:
             binder = Binder(p.var.name, p.var.span, "param" if isinstance(node, ast.Def) else "fn-param", p)
-            previous = scope.names.get(p.var.name)
+            previous = seen.get(p.var.name)
             if previous is not None:
                 self.report(messages.duplicate_parameter(p.var.span, p.var.name, previous.span))
-            scope.names[p.var.name] = binder
+            seen[p.var.name] = binder
+            self.log.set(self.vars, p.var.name, binder)
             self.res.binders[id(p)] = binder
             params.append(binder)
             ptype = conv.convert(p.type) if p.type is not None else None
@@ -180,35 +175,41 @@ class _Resolver:
             self.def_info = info
         elif self.def_info is not None:
             self.def_info.written.extend(dims.introduced)
-        self.body(node.body, scope, DimScope(parent=dims, mode="bind"), types, info)
+        self.body(node.body, DimScope(parent=dims, mode="bind"), types, info)
         return info
 
-    def body(self, body: ast.Body, outer: _Vars, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
-        scope = _Vars(outer)
+    def body(self, body: ast.Body, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        """A body in a level of its own: its lets and existentials end with it."""
+        mark = self.log.mark()
         local_dims = DimScope(parent=dims, mode="bind")
-        for stmt in body.stmts:
-            if isinstance(stmt, ast.Let):
-                self.let(stmt, scope, local_dims, types, info)
-            else:
-                self.hint(stmt, scope, local_dims, info)
-        self.expr(body.result, scope, local_dims, types, info)
-        self.res.body_scopes[id(body)] = tuple(local_dims.introduced)
+        try:
+            for stmt in body.stmts:
+                if isinstance(stmt, ast.Let):
+                    self.let(stmt, local_dims, types, info)
+                else:
+                    self.hint(stmt, local_dims, info)
+            self.expr(body.result, local_dims, types, info)
+            self.res.body_scopes[id(body)] = tuple(local_dims.introduced)
+        finally:
+            local_dims.close()
+            self.log.undo(mark)
 
-    def let(self, stmt: ast.Let, scope: _Vars, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+    def let(self, stmt: ast.Let, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
         binder = Binder(stmt.var.name, stmt.var.span, "let", stmt)
         self.res.binders[id(stmt)] = binder
         if isinstance(stmt.value, ast.Fn):
-            inner = _Vars(scope)
-            inner.names[stmt.var.name] = binder
+            mark = self.log.mark()
+            self.log.set(self.vars, stmt.var.name, binder)  # the closure may call itself
             self.watched[id(binder)] = False
-            self.expr(stmt.value, inner, dims, types, info)
+            self.expr(stmt.value, dims, types, info)
             if self.watched.pop(id(binder)):
                 self.res.recursive.add(id(stmt))
+            self.log.undo(mark)
         else:
-            self.expr(stmt.value, scope, dims, types, info)
+            self.expr(stmt.value, dims, types, info)
         if stmt.type is not None:
             self.annotation(stmt.type, stmt, dims, types)
-        scope.names[stmt.var.name] = binder
+        self.log.set(self.vars, stmt.var.name, binder)
 
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
         before = len(dims.introduced)
@@ -219,8 +220,8 @@ class _Resolver:
             self.def_info.written.extend(dims.introduced[before:])
         return converted
 
-    def hint(self, stmt: ast.Hint, scope: _Vars, dims: DimScope, info: FunctionInfo) -> None:
-        binder = scope.lookup(stmt.var.name)
+    def hint(self, stmt: ast.Hint, dims: DimScope, info: FunctionInfo) -> None:
+        binder = self.vars.get(stmt.var.name)
         if binder is None:
             self.report(messages.bad_hint(stmt.var.span, stmt.var.name))
             return
@@ -228,13 +229,14 @@ class _Resolver:
         closed = DimScope(parent=dims, mode="closed")
         conv = Converter(closed, TypeScope(), self.report_annotation)
         info.hints[id(binder)] = (binder, tuple(conv.dim(d) for d in stmt.dims), stmt)
+        closed.close()
 
     # expressions ----------------------------------------------------------------------------
-    def expr(self, e: ast.Expr, scope: _Vars, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+    def expr(self, e: ast.Expr, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
         if isinstance(e, ast.Var):
-            binder = scope.lookup(e.name)
+            binder = self.vars.get(e.name)
             if binder is None:
-                self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, scope.visible())))
+                self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, list(self.vars))))
             else:
                 self.res.uses[id(e)] = binder
                 if id(binder) in self.watched:
@@ -249,21 +251,21 @@ class _Resolver:
                 self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, self.operator_names)))
         elif isinstance(e, ast.TupleExpr):
             for f in e.fields:
-                self.expr(f, scope, dims, types, info)
+                self.expr(f, dims, types, info)
         elif isinstance(e, ast.Proj):
-            self.expr(e.tuple, scope, dims, types, info)
+            self.expr(e.tuple, dims, types, info)
         elif isinstance(e, ast.Call):
-            self.expr(e.callee, scope, dims, types, info)
+            self.expr(e.callee, dims, types, info)
             for a in e.args:
-                self.expr(a, scope, dims, types, info)
+                self.expr(a, dims, types, info)
         elif isinstance(e, ast.If):
-            self.expr(e.cond, scope, dims, types, info)
-            self.body(e.then, scope, dims, types, info)
-            self.body(e.otherwise, scope, dims, types, info)
+            self.expr(e.cond, dims, types, info)
+            self.body(e.then, dims, types, info)
+            self.body(e.otherwise, dims, types, info)
         elif isinstance(e, ast.Fn):
-            self.function(e, scope, dims, types)
+            self.function(e, dims, types)
         elif isinstance(e, ast.Cast):
-            self.expr(e.expr, scope, dims, types, info)
+            self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)
 
 

@@ -1,14 +1,51 @@
-"""Nested scopes: levels of tables searched innermost first.
+"""Nested scopes.
 
 Variables, dimension names, inferred types and runtime values all live in scopes that nest
-(a body inside a function, a branch inside a body, a closure inside its definer). Each level
-keeps its own dicts; a lookup walks up through `parent`. Shadowing is free: an inner level's
-entry is found first, and leaving the level forgets it.
+(a body inside a function, a branch inside a body, a closure inside its definer).
+
+The checker's phases walk scopes strictly in and out, so they keep one plain dict per table for
+the whole nest and an `UndoLog` of what each level changed: a lookup is one dict access at any
+depth (a chain of levels would make a program of depth d cost d per lookup, quadratic in all),
+and leaving a level undoes its changes. Shadowing is free: an inner level's entry replaces the
+outer one until the level ends.
+
+The runtime keeps a `Chain` of frames instead: a closure outlives the level that made it and
+keeps its defining frame as parent.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterator, Optional
+
+_ABSENT = object()
+
+
+class UndoLog:
+    """Changes to plain dicts made since some mark, undone on request (newest first)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: list = []
+
+    def set(self, table: dict, key: Any, value: Any) -> None:
+        """`table[key] = value`, remembering what it replaces."""
+        self.entries.append((table, key, table.get(key, _ABSENT)))
+        table[key] = value
+
+    def mark(self) -> int:
+        """A point to come back to: the start of a nested level."""
+        return len(self.entries)
+
+    def undo(self, mark: int) -> None:
+        """Undo every change made since `mark` (the nested level ends)."""
+        entries = self.entries
+        while len(entries) > mark:
+            table, key, old = entries.pop()
+            if old is _ABSENT:
+                del table[key]
+            else:
+                table[key] = old
 
 
 class Chain:
@@ -27,13 +64,9 @@ class Chain:
     def find(self, table: str, key: Any) -> Optional[Any]:
         """The innermost non-None entry for `key` in the table called `table`, or None."""
         level: Optional[Chain] = self
-        while level is not None:  # a plain loop: this is the checker's most frequent lookup
+        while level is not None:
             found = getattr(level, table).get(key)
             if found is not None:
                 return found
             level = level.parent
         return None
-
-    def keys_of(self, table: str) -> list:
-        """Every key of the table at every level (innermost first)."""
-        return [key for level in self.levels() for key in getattr(level, table)]

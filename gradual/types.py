@@ -99,7 +99,7 @@ class TensorType(Type):
     dtype: DType
     value: Optional[tuple] = None
     _hash: int = field(default=0, init=False, compare=False, repr=False)
-    _closed: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see infer._is_closed
+    _closed: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.dims, self.dtype, self.value)))
@@ -126,6 +126,11 @@ class TupleType(Type):
     """`(T1, T2)`."""
 
     fields: tuple
+    _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
+    _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
+
+    def __hash__(self) -> int:  # hashed once: a type nested n deep would cost n per hash
+        return _cached_hash(self, lambda: self.fields)
 
     __str__ = Type.__str__
 
@@ -138,8 +143,21 @@ class FuncType(Type):
     ret: Type
     dim_params: tuple = ()
     dtype_params: tuple = ()
+    _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
+    _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, lambda: (self.params, self.ret, self.dim_params, self.dtype_params))
 
     __str__ = Type.__str__
+
+
+def _cached_hash(t: Type, parts: Callable[[], tuple]) -> int:
+    found = t._hash  # type: ignore[attr-defined]
+    if found is None:
+        found = hash(parts())
+        object.__setattr__(t, "_hash", found)
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +329,48 @@ def erase_symbols(t: Type, symbols: set[Symbol]) -> Type:
         return d
 
     return map_dims(t, erase)
+
+
+def is_ground(t: Type) -> bool:
+    """No inference variable anywhere: no type variable, no dimension variable (in dims or
+    values), no dtype variable of inference; signature markers (`*b`, `e|1`) count as
+    variables. Remembered by each tensor, tuple and function type, so asking about a type
+    built from ground parts costs one step per new part."""
+    if isinstance(t, TensorType):
+        ground = t._closed
+        if ground is None:
+            ground = _tensor_is_ground(t)
+            object.__setattr__(t, "_closed", ground)
+        return ground
+    if isinstance(t, (TupleType, FuncType)):
+        ground = t._ground
+        if ground is None:
+            parts = t.fields if isinstance(t, TupleType) else t.params + (t.ret,)
+            ground = all(is_ground(p) for p in parts)
+            object.__setattr__(t, "_ground", ground)
+        return ground
+    return isinstance(t, (DynType, BottomType))
+
+
+def _tensor_is_ground(t: TensorType) -> bool:
+    dtype = t.dtype
+    if isinstance(dtype, DTypeVar) and dtype.meta:
+        return False
+    if t.dims is not None:
+        for d in t.dims:
+            if not isinstance(d, Dimension):
+                return False
+            if d.is_symbolic and _mentions_variable(d):
+                return False
+    if t.value is not None:
+        for v in t.value:
+            if isinstance(v, Dimension) and v.is_symbolic and _mentions_variable(v):
+                return False
+    return True
+
+
+def _mentions_variable(d: Dimension) -> bool:
+    return any(isinstance(s, DimVar) for s in d.symbols())
 
 
 def is_static_type(t: Type) -> bool:

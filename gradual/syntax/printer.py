@@ -123,22 +123,36 @@ def format_literal(lit: ast.Literal) -> str:
     return f"{int(lit.value)}{suffix}"
 
 
+#: Indentation grows with nesting up to this depth and stays there: text 10,000 levels deep
+#: would otherwise be mostly spaces (its size quadratic in the depth).
+MAX_INDENT = 32
+
+
 class _Printer:
-    """Pretty-prints a module with two-space indentation."""
+    """Pretty-prints a module with two-space indentation, writing pieces into one list (text
+    is joined once at the end, so a deeply nested program prints in linear time)."""
 
     def __init__(self, annotate: Optional[Annotator]) -> None:
         self.annotate = annotate
-        self.lines: list[str] = []
+        self.out: list[str] = []
 
-    def module(self, module: ast.Module) -> str:
-        chunks = [self.definition(d) for d in module.defs]
-        return "\n\n".join(chunks) + ("\n" if chunks else "")
+    def text(self) -> str:
+        return "".join(self.out)
 
-    def definition(self, d: ast.Def) -> str:
+    def module(self, module: ast.Module) -> None:
+        for i, d in enumerate(module.defs):
+            if i:
+                self.out.append("\n\n")
+            self.definition(d)
+        if module.defs:
+            self.out.append("\n")
+
+    def definition(self, d: ast.Def) -> None:
         tparams = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
         ret = f" -> {format_type(d.ret)}" if d.ret is not None else ""
-        head = f"def @{d.name}{tparams}({self.params(d.params)}){ret} {{"
-        return head + "\n" + self.body(d.body, 1) + "\n}"
+        self.out.append(f"def @{d.name}{tparams}({self.params(d.params)}){ret} {{\n")
+        self.body(d.body, 1)
+        self.out.append("\n}")
 
     def params(self, params: tuple) -> str:
         return ", ".join(self.param(p) for p in params)
@@ -147,13 +161,16 @@ class _Printer:
     def param(p: ast.Param) -> str:
         return f"%{p.var.name}" if p.type is None else f"%{p.var.name}: {format_type(p.type)}"
 
-    def body(self, body: ast.Body, depth: int) -> str:
-        pad = "  " * depth
-        lines = [pad + self.stmt(s, depth) for s in body.stmts]
-        result = self.expr(body.result, depth)
-        note = self._note(body.result)
-        lines.append(pad + result + note)
-        return "\n".join(lines)
+    def body(self, body: ast.Body, depth: int) -> None:
+        pad = _pad(depth)
+        out = self.out
+        for s in body.stmts:
+            out.append(pad)
+            self.stmt(s, depth)
+            out.append("\n")
+        out.append(pad)
+        self.expr(body.result, depth)
+        out.append(self._note(body.result))
 
     def _note(self, node: object) -> str:
         if self.annotate is None:
@@ -161,66 +178,103 @@ class _Printer:
         text = self.annotate(node)
         return f" /* {text} */" if text else ""
 
-    def stmt(self, s: object, depth: int) -> str:
+    def stmt(self, s: object, depth: int) -> None:
+        out = self.out
         if isinstance(s, ast.Let):
-            value = self.expr(s.value, depth)
-            note = self._note(s)
             if s.graph and s.type is None:
-                return f"%{s.var.name} = {value}{note};"
-            annot = f": {format_type(s.type)}" if s.type is not None else ""
-            return f"let %{s.var.name}{annot} = {value}{note};"
-        if isinstance(s, ast.Hint):
-            return f"can_unify(%{s.var.name}, shape={format_shape_expr(s.dims)});"
-        raise TypeError(f"not a statement: {s!r}")
+                out.append(f"%{s.var.name} = ")
+            else:
+                annot = f": {format_type(s.type)}" if s.type is not None else ""
+                out.append(f"let %{s.var.name}{annot} = ")
+            self.expr(s.value, depth)
+            out.append(self._note(s) + ";")
+        elif isinstance(s, ast.Hint):
+            out.append(f"can_unify(%{s.var.name}, shape={format_shape_expr(s.dims)});")
+        else:
+            raise TypeError(f"not a statement: {s!r}")
 
-    def expr(self, e: ast.Expr, depth: int) -> str:
+    def expr(self, e: ast.Expr, depth: int) -> None:
+        out = self.out
         if isinstance(e, ast.Var):
-            return f"%{e.name}"
-        if isinstance(e, ast.GlobalVar):
-            return f"@{e.name}"
-        if isinstance(e, ast.OpRef):
-            return e.name
-        if isinstance(e, ast.Literal):
-            return format_literal(e)
-        if isinstance(e, ast.TupleExpr):
-            inner = ", ".join(self.expr(f, depth) for f in e.fields)
-            return f"({inner},)" if len(e.fields) == 1 else f"({inner})"
-        if isinstance(e, ast.Proj):
-            return f"{self.operand(e.tuple, depth)}.{e.index}"
-        if isinstance(e, ast.Call):
-            return self.call(e, depth)
-        if isinstance(e, ast.If):
-            pad = "  " * depth
-            return (f"if ({self.expr(e.cond, depth)}) {{\n{self.body(e.then, depth + 1)}\n{pad}}} "
-                    f"else {{\n{self.body(e.otherwise, depth + 1)}\n{pad}}}")
-        if isinstance(e, ast.Fn):
-            pad = "  " * depth
+            out.append(f"%{e.name}")
+        elif isinstance(e, ast.GlobalVar):
+            out.append(f"@{e.name}")
+        elif isinstance(e, ast.OpRef):
+            out.append(e.name)
+        elif isinstance(e, ast.Literal):
+            out.append(format_literal(e))
+        elif isinstance(e, ast.TupleExpr):
+            out.append("(")
+            self.items(e.fields, depth)
+            out.append(",)" if len(e.fields) == 1 else ")")
+        elif isinstance(e, ast.Proj):
+            self.operand(e.tuple, depth)
+            out.append(f".{e.index}")
+        elif isinstance(e, ast.Call):
+            self.call(e, depth)
+        elif isinstance(e, ast.If):
+            out.append("if (")
+            self.expr(e.cond, depth)
+            out.append(") {\n")
+            self.block_end(e.then, depth, " else {\n")
+            self.block_end(e.otherwise, depth, "")
+        elif isinstance(e, ast.Fn):
             ret = f" -> {format_type(e.ret)}" if e.ret is not None else ""
-            return f"fn ({self.params(e.params)}){ret} {{\n{self.body(e.body, depth + 1)}\n{pad}}}"
-        if isinstance(e, ast.Cast):
-            return f"{self.cast_operand(e.expr, depth)} as {format_type(e.type)}"
-        raise TypeError(f"not an expression: {e!r}")
+            out.append(f"fn ({self.params(e.params)}){ret} {{\n")
+            self.block_end(e.body, depth, "")
+        elif isinstance(e, ast.Cast):
+            self.cast_operand(e.expr, depth)
+            out.append(f" as {format_type(e.type)}")
+        else:
+            raise TypeError(f"not an expression: {e!r}")
 
-    def operand(self, e: ast.Expr, depth: int) -> str:
+    def block_end(self, body: ast.Body, depth: int, after: str) -> None:
+        """A block's body one level deeper, then its closing brace and `after`."""
+        self.body(body, depth + 1)
+        self.out.append(f"\n{_pad(depth)}}}{after}")
+
+    def items(self, exprs: tuple, depth: int) -> None:
+        for i, e in enumerate(exprs):
+            if i:
+                self.out.append(", ")
+            self.expr(e, depth)
+
+    def operand(self, e: ast.Expr, depth: int) -> None:
         """An expression in callee or projection position: casts need parentheses, and so
         do literals (`(1).0`, since `1.0` would read as a float)."""
-        text = self.expr(e, depth)
-        return f"({text})" if isinstance(e, (ast.Cast, ast.Literal)) else text
+        wrap = isinstance(e, (ast.Cast, ast.Literal))
+        if wrap:
+            self.out.append("(")
+        self.expr(e, depth)
+        if wrap:
+            self.out.append(")")
 
-    def cast_operand(self, e: ast.Expr, depth: int) -> str:
-        return self.expr(e, depth)
+    def cast_operand(self, e: ast.Expr, depth: int) -> None:
+        self.expr(e, depth)
 
-    def call(self, e: ast.Call, depth: int) -> str:
-        parts = [self.expr(a, depth) for a in e.args]
-        parts += [f"{a.name}={format_attr_value(a.value)}" for a in e.attrs]
-        return f"{self.operand(e.callee, depth)}({', '.join(parts)})"
+    def call(self, e: ast.Call, depth: int) -> None:
+        self.operand(e.callee, depth)
+        self.out.append("(")
+        self.items(e.args, depth)
+        attrs = [f"{a.name}={format_attr_value(a.value)}" for a in e.attrs]
+        if attrs:
+            self.out.append((", " if e.args else "") + ", ".join(attrs))
+        self.out.append(")")
+
+
+def _pad(depth: int) -> str:
+    return "  " * min(depth, MAX_INDENT)
 
 
 def format_module(module: ast.Module, annotate: Optional[Annotator] = None) -> str:
     """The program as text; `annotate(node)` may add a comment after a binding's value."""
-    return _Printer(annotate).module(module)
+    printer = _Printer(annotate)
+    printer.module(module)
+    return printer.text()
 
 
 def format_expr(e: ast.Expr) -> str:
     """One expression as text (for messages)."""
-    return _Printer(None).expr(e, 0)
+    printer = _Printer(None)
+    printer.expr(e, 0)
+    return printer.text()
