@@ -554,13 +554,14 @@ class Checker:
         info = self.res.function(fn)
         outer = self.current
         assert outer is not None
-        state = self.current = _Pass(outer.solver, Frame(), "closure", info)
+        # one pass over the body: it records straight into the definer's frame (absorbing a
+        # frame per closure would copy every nested closure's records once per level)
+        self.current = _Pass(outer.solver, outer.frame, "closure", info)
         try:
             params = self.parameters(info, outer.solver)
             result = self.closure_body(fn, info, params, env)
             return self.closure_type(info, params, result)
         finally:
-            outer.frame.absorb(state.frame)
             self.current = outer
 
     def closure_body(self, fn: ast.Fn, info: FunctionInfo, params: list, env: Env, self_binder: Optional[Binder] = None,

@@ -233,20 +233,36 @@ def format_dtype(dtype: DType) -> str:
 
 def format_type(t: Type) -> str:
     """A type as it would be written in source (SPEC 5)."""
+    out: list[str] = []
+    _write_type(t, out)
+    return "".join(out)
+
+
+def _write_type(t: Type, out: list) -> None:
+    """Append a type's text to `out` in pieces (joined once: a type n deep prints in linear time)."""
     if isinstance(t, TensorType):
         dtype = format_dtype(t.dtype)
-        if t.dims == () and dtype != DYN_DTYPE:
-            return dtype
-        return f"Tensor[{format_dims(t.dims)}, {dtype}]"
-    if isinstance(t, TupleType):
-        if len(t.fields) == 1:
-            return f"({format_type(t.fields[0])},)"
-        return "(" + ", ".join(format_type(f) for f in t.fields) + ")"
-    if isinstance(t, FuncType):
-        return "fn (" + ", ".join(format_type(p) for p in t.params) + f") -> {format_type(t.ret)}"
-    if isinstance(t, (DynType, TypeVar, BottomType)):
-        return "?"
-    raise TypeError(f"not a type: {t!r}")
+        out.append(dtype if t.dims == () and dtype != DYN_DTYPE else f"Tensor[{format_dims(t.dims)}, {dtype}]")
+    elif isinstance(t, TupleType):
+        out.append("(")
+        _write_types(t.fields, out)
+        out.append(",)" if len(t.fields) == 1 else ")")
+    elif isinstance(t, FuncType):
+        out.append("fn (")
+        _write_types(t.params, out)
+        out.append(") -> ")
+        _write_type(t.ret, out)
+    elif isinstance(t, (DynType, TypeVar, BottomType)):
+        out.append("?")
+    else:
+        raise TypeError(f"not a type: {t!r}")
+
+
+def _write_types(types: tuple, out: list) -> None:
+    for i, t in enumerate(types):
+        if i:
+            out.append(", ")
+        _write_type(t, out)
 
 
 def format_value(value: tuple) -> str:

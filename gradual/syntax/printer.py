@@ -66,21 +66,37 @@ def format_shape_expr(dims: Optional[tuple]) -> str:
 
 def format_type(t: ast.TypeExpr) -> str:
     """A type as written in source."""
+    out: list[str] = []
+    _write_type(t, out)
+    return "".join(out)
+
+
+def _write_type(t: ast.TypeExpr, out: list) -> None:
+    """Append a type's text to `out` in pieces (joined once: a type n deep prints in linear time)."""
     if isinstance(t, ast.TensorTypeExpr):
-        if t.dims == () and t.dtype != "?":
-            return t.dtype
-        return f"Tensor[{format_shape_expr(t.dims)}, {t.dtype}]"
-    if isinstance(t, ast.TupleTypeExpr):
-        if len(t.fields) == 1:
-            return f"({format_type(t.fields[0])},)"
-        return "(" + ", ".join(format_type(f) for f in t.fields) + ")"
-    if isinstance(t, ast.FnTypeExpr):
-        return "fn (" + ", ".join(format_type(p) for p in t.params) + f") -> {format_type(t.ret)}"
-    if isinstance(t, ast.DynTypeExpr):
-        return "?"
-    if isinstance(t, ast.HoleTypeExpr):
-        return f"?{t.name}"
-    raise TypeError(f"not a type: {t!r}")
+        out.append(t.dtype if t.dims == () and t.dtype != "?" else f"Tensor[{format_shape_expr(t.dims)}, {t.dtype}]")
+    elif isinstance(t, ast.TupleTypeExpr):
+        out.append("(")
+        _write_types(t.fields, out)
+        out.append(",)" if len(t.fields) == 1 else ")")
+    elif isinstance(t, ast.FnTypeExpr):
+        out.append("fn (")
+        _write_types(t.params, out)
+        out.append(") -> ")
+        _write_type(t.ret, out)
+    elif isinstance(t, ast.DynTypeExpr):
+        out.append("?")
+    elif isinstance(t, ast.HoleTypeExpr):
+        out.append(f"?{t.name}")
+    else:
+        raise TypeError(f"not a type: {t!r}")
+
+
+def _write_types(types: tuple, out: list) -> None:
+    for i, t in enumerate(types):
+        if i:
+            out.append(", ")
+        _write_type(t, out)
 
 
 def format_attr_value(value: ast.AttrValue) -> str:

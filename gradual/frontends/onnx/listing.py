@@ -39,7 +39,7 @@ class Listing:
 
     def __init__(self, path: str, graph: Any, describe: Any) -> None:
         """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`)."""
-        lines: list = []
+        lines = _Lines()
         self._nodes: dict = {}
         self._values: dict = {}
         self._add_nodes(lines, graph, (), "")
@@ -51,17 +51,16 @@ class Listing:
                 self._values[init.name] = self._add(lines, messages.onnx_constant_text(init.name, describe(init.name)))
         self._outputs = self._add(lines, messages.onnx_output_text([o.name for o in graph.output]))
         self._add_subgraphs(lines, graph, ())
-        self.source = Source("\n".join(lines) + "\n", path)
+        self.source = Source("\n".join(lines.texts) + "\n", path)
 
-    def _add_nodes(self, lines: list, graph: Any, key: tuple, where: str) -> None:
+    def _add_nodes(self, lines: "_Lines", graph: Any, key: tuple, where: str) -> None:
         for index, node in enumerate(graph.node):
             header = messages.onnx_node_header(node.name, index, node.op_type, where)
-            start = sum(len(line) + 1 for line in lines)
             text = messages.onnx_node_text(header, list(node.input), list(node.output))
-            self._nodes[(key, index)] = (start, text, len(header) + 2)
-            lines.append(text)
+            self._nodes[(key, index)] = (lines.end, text, len(header) + 2)
+            lines.add(text)
 
-    def _add_subgraphs(self, lines: list, graph: Any, key: tuple) -> None:
+    def _add_subgraphs(self, lines: "_Lines", graph: Any, key: tuple) -> None:
         for index, node in enumerate(graph.node):
             for attr in node.attribute:
                 if attr.HasField("g"):
@@ -71,9 +70,9 @@ class Listing:
                     self._add_subgraphs(lines, attr.g, sub_key)
 
     @staticmethod
-    def _add(lines: list, text: str) -> tuple:
-        start = sum(len(line) + 1 for line in lines)
-        lines.append(text)
+    def _add(lines: "_Lines", text: str) -> tuple:
+        start = lines.end
+        lines.add(text)
         return start, start + len(text)
 
     def _loc(self, start: int, end: int) -> ListingLoc:
@@ -103,3 +102,18 @@ class Listing:
     def outputs(self) -> ListingLoc:
         """The graph outputs' line."""
         return self._loc(*self._outputs)
+
+
+class _Lines:
+    """The listing's lines so far and the offset where the next one starts (kept as they are
+    added: summing the lengths for every node made the listing quadratic in the node count)."""
+
+    __slots__ = ("texts", "end")
+
+    def __init__(self) -> None:
+        self.texts: list = []
+        self.end = 0
+
+    def add(self, text: str) -> None:
+        self.texts.append(text)
+        self.end += len(text) + 1
