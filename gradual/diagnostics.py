@@ -74,6 +74,8 @@ INTERNAL_ERROR = _code("internal-error", "a bug in gradual: a shape rule and its
 UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severity.WARNING)
 DIM_CONSTRAINT = _code("dim-constraint", "an exporter's dynamic dim that the model constrains (checked at runtime)",
                        Severity.WARNING)
+# notes
+DIM_UNTRACKED = _code("dim-untracked", "a computed dimension too large to track symbolically: it is `?`", Severity.NOTE)
 
 
 @dataclass(frozen=True, slots=True)

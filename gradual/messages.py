@@ -584,6 +584,18 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
                       data={"unused": True})
 
 
+def dim_untracked(span: Span, op: str) -> Diagnostic:
+    """Dimension arithmetic past the polynomial bounds (shapes/poly.py): the result is `?`."""
+    from .shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
+
+    return Diagnostic(codes.DIM_UNTRACKED,
+                      f"`{op}` computes a dimension too large to track, so it is `?` from here on",
+                      span, label="computed here",
+                      notes=(f"dimensions are tracked as polynomials of degree up to {MAX_DEGREE}, with up to "
+                             f"{MAX_SIZE} symbols written and {MAX_BITS}-bit coefficients",),
+                      help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)
+
+
 def bad_hint(span: Span, name: str) -> Diagnostic:
     """A hint naming a variable that does not exist."""
     return Diagnostic(codes.BAD_HINT, f"`can_unify` names `%{name}`, which is not a variable in scope", span,

@@ -43,19 +43,23 @@ class Origin:
 class SDim:
     """A dimension in the checker's domain: a Dimension and, if it is an argument's, where from."""
 
-    __slots__ = ("dim", "origin", "symbol")
+    __slots__ = ("dim", "origin", "symbol", "untracked")
 
     def __init__(self, dim: Dimension, origin: Optional[Origin] = None, symbol: Optional[str] = None) -> None:
         self.dim = dim
         self.origin = origin
         self.symbol = symbol
+        self.untracked = False  # computed from exact dims, but too large to track: `?`
 
     def _combine(self, other: Any, op: Callable[[Dimension, Dimension], Dimension]) -> "SDim":
         try:
             right = other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
-            return SDim(op(self.dim, right))
+            result = SDim(op(self.dim, right))
         except ValueError as exc:
             raise RuleFailure("negative-dim", {"detail": str(exc)}) from None
+        lost = self.dim.is_exact and isinstance(right, Dimension) and right.is_exact and not result.dim.is_exact
+        result.untracked = lost or self.untracked or (isinstance(other, SDim) and other.untracked)
+        return result
 
     def __add__(self, other: Any) -> "SDim":
         if isinstance(other, int) and other < 0:  # `h + -1`, as exporters write `h - 1`
@@ -652,6 +656,8 @@ class CallSite(ShapeContext):
             # one mistake is reported once: what depends on a failed call is `?` from error
             return SiteOutcome(ERROR if self.callee.kind != "flow" else self.resolve_result(proto), failed=bool(self.errors))
         result = self.resolve_result(proto)
+        if _untracked(proto):
+            self.report_diag(messages.dim_untracked(self.span, self.op_name))
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
         return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()),
@@ -910,6 +916,16 @@ class _CastBuilder:
 
 def _mentions_claimed(d: Dimension) -> bool:
     return d.is_symbolic and any(s.claimed for s in d.symbols())
+
+
+def _untracked(proto: Any) -> bool:
+    """Whether a rule's result holds a dim computed past the polynomial bounds."""
+    if isinstance(proto, ProtoTuple):
+        return any(_untracked(f) for f in proto.fields)
+    if isinstance(proto, ProtoTensor):
+        items = list(proto.dims or ()) + list(proto.value or ())
+        return any(isinstance(d, SDim) and d.untracked for d in items)
+    return False
 
 
 def _field_type(t: Type, i: int) -> Type:

@@ -20,6 +20,7 @@ import math
 from typing import Optional
 
 from .shapes import Dimension, Grade, Poly, Symbol
+from .shapes.poly import MAX_SIZE
 from .types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, TupleType, Type, TypeVar
 
 
@@ -61,12 +62,28 @@ def evaluate_in_dims(expr: Poly, env: dict) -> Dimension:
     interval the polynomial ranges over, clipped at 0 only at the end: its parts may be
     negative (`(d - 1) // 2 + 2` is 1 for d = 0), so they are bounded as integers."""
     if all(env[s].is_exact for s in expr.symbols()):
-        return Dimension.of_expr(expr.substitute(lambda s: env[s].expr))
+        if _substituted_terms(expr, env) > 4 * MAX_SIZE:
+            return Dimension.dynamic()
+        value = expr.substitute(lambda s: env[s].expr)
+        return Dimension.of_expr(value) if value.within_limits() else Dimension.dynamic()
     ranges: dict = {}
     lo, hi = expr.substitute(lambda s: _range_atom(env[s], s, ranges)).bounds()
     if hi < 0:
         raise ValueError(f"dimension {expr} is negative for every value of its symbols")
     return Dimension.interval(max(0, int(lo)) if lo != -math.inf else 0, None if hi == math.inf else int(hi))
+
+
+def _substituted_terms(expr: Poly, env: dict) -> int:
+    """At most how many terms `expr` has once `env`'s exact dims replace its symbols (a
+    solved variable may stand for a long polynomial: multiplied out, its powers could be too
+    large to build; past the polynomial bounds the dim is `?`, as in Dimension arithmetic)."""
+    total = 0
+    for mono, _ in expr.terms:
+        count = 1
+        for atom in mono:
+            count *= len(env[atom].expr.terms) if isinstance(atom, Symbol) else _substituted_terms(atom.num, env) + 1
+        total += count
+    return total
 
 
 def _range_atom(d: Dimension, s: Symbol, ranges: dict) -> Poly:

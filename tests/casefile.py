@@ -19,12 +19,13 @@ Expectation lines (section `--- expect`):
     binding @f %v: <type>           the type of the (last) `let`/graph binding of %v in @f
     error <line>:<col> <code>: <fragment>    a diagnostic: position relative to the first
     warning <line>:<col> <code>: <fragment>  program line, code, and a fragment of the message
+    note <line>:<col> <code>: <fragment>     (errors, warnings and notes alike)
     help <line>:<col>: <fragment>   the help line of the diagnostic at that position
     label <line>:<col>: <fragment>  a secondary label (its own position) contains the fragment
     elaborated: <fragment>          the elaborated program text contains the fragment
     elaborated not: <fragment>      ... and does not contain this one
 
-Diagnostics are exhaustive: every error and warning the checker reports must be listed.
+Diagnostics are exhaustive: every error, warning and note the checker reports must be listed.
 `--- run` sections (one or more) run the elaborated program; their header names the entry
 and inputs (`NAME=2x3` random of the declared dtype, `NAME=2x3:int32`, `NAME=7` a scalar,
 `NAME=[1,2,3]` a literal vector) and their body says `ok <shape> <dtype>` (one line per

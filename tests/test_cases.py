@@ -11,7 +11,7 @@ from casefile import Case, all_cases
 
 CASES = all_cases()
 
-_DIAG = re.compile(r"^(error|warning)\s+(\d+):(\d+)\s+([a-z0-9-]+):\s*(.*)$")
+_DIAG = re.compile(r"^(error|warning|note)\s+(\d+):(\d+)\s+([a-z0-9-]+):\s*(.*)$")
 _AT = re.compile(r"^(help|label)\s+(\d+):(\d+):\s*(.*)$")
 
 
@@ -31,7 +31,7 @@ def _expect_diagnostics(case: Case, result: gradual.CheckResult) -> None:
         m = _DIAG.match(line)
         if m:
             expected.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5), number))
-    actual = [d for d in result.diagnostics if d.severity.value in ("error", "warning")]
+    actual = list(result.diagnostics)
     problems = []
     unmatched = list(actual)
     for sev, line, col, code, fragment, number in expected:

@@ -714,3 +714,50 @@ def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, exp
     names = {"h": Dimension.of_expr(Poly.atom(Symbol("h"))), "w": Dimension.of_expr(Poly.atom(Symbol("w")))}
     found = solve(*(D(eval(side, {}, names)) if side.isdigit() else eval(side, {}, names) for side in (lhs, rhs)))
     assert (found.kind, found.values) == expected
+
+
+# bounded polynomials (issue 12) -----------------------------------------------------------------
+def test_a_product_past_the_degree_bound_is_unknown() -> None:
+    from gradual.shapes.poly import MAX_DEGREE
+
+    n = sym("n")
+    power = n
+    for _ in range(MAX_DEGREE - 1):
+        power = power * n
+    assert power.is_symbolic and power.expr.degree() == MAX_DEGREE
+    assert (power * n).is_unknown
+    assert (power + n).is_symbolic  # a sum adds no degree
+
+
+def test_repeated_squaring_stops_at_the_bound() -> None:
+    d = sym("n") + 1
+    for _ in range(40):  # without the bound: degree 2^40
+        d = d * d
+    assert d.is_unknown
+
+
+def test_a_sum_past_the_size_bound_is_unknown() -> None:
+    from gradual.shapes.poly import MAX_SIZE
+
+    total = sym("s0")
+    for i in range(1, MAX_SIZE):
+        total = total + sym(f"s{i}")
+    assert total.is_unknown
+
+
+def test_static_arithmetic_past_the_bit_bound_is_unknown() -> None:
+    from gradual.shapes.poly import MAX_BITS
+
+    d = D(3)
+    for _ in range(40):  # 3^(2^40) would take 2^40 * 1.6 bits
+        d = d * d
+    assert d.is_unknown
+    big = D(2 ** (MAX_BITS - 2))
+    assert (big + big).is_static and (big * big).is_unknown
+
+
+def test_interval_bounds_past_the_bit_bound_widen() -> None:
+    d = iv(2, 3)
+    for _ in range(40):
+        d = d * d
+    assert d.max_length is None and d.min_length >= 0

@@ -328,7 +328,7 @@ class Dimension:
         if _is_size(self, 0):
             return other
         if self.is_exact and other.is_exact:
-            return Dimension.of_expr(self.expr + other.expr)
+            return _tracked(self.expr + other.expr)
         (alo, ahi), (blo, bhi) = self._bounds64(), other._bounds64()
         return Dimension.interval(clip_add(alo, blo), saturate_upper(clip_add(ahi, bhi)))
 
@@ -345,7 +345,7 @@ class Dimension:
             diff = self.expr - other.expr
             if diff.is_const() and diff.const_value() < 0:
                 raise ValueError(f"dimension {self} - {other} is negative")
-            return Dimension.of_expr(diff)
+            return _tracked(diff)
         (alo, ahi), (blo, bhi) = self._bounds64(), other._bounds64()
         return Dimension.interval(clip_minus(alo, bhi), saturate_upper(clip_minus(ahi, blo)))
 
@@ -363,7 +363,8 @@ class Dimension:
         if _is_size(self, 0) or _is_size(other, 0):
             return Dimension.static(0)
         if self.is_exact and other.is_exact:
-            return Dimension.of_expr(self.expr * other.expr)
+            a, b = self.expr, other.expr
+            return _tracked(a * b) if a.product_within_limits(b) else _DYNAMIC
         (alo, ahi), (blo, bhi) = self._bounds64(), other._bounds64()
         return Dimension.interval(clip_times(alo, blo), saturate_upper(clip_times(ahi, bhi)))
 
@@ -382,12 +383,12 @@ class Dimension:
             if den == 0:
                 raise ZeroDivisionError("dimension divided by 0")
             if self.is_exact:
-                return Dimension.of_expr(self.expr.floordiv(den))
+                return _tracked(self.expr.floordiv(den))
             return Dimension.interval(self._lo // den, None if self._hi is None else self._hi // den)
         if self.is_exact and other.is_exact:
             quotient = self.expr.exact_div(other.expr)
             if quotient is not None:
-                return Dimension.of_expr(quotient)
+                return _tracked(quotient)
         lo = 0 if other._hi is None else self._lo // max(other._hi, 1)
         hi = None if self._hi is None else self._hi // max(other._lo, 1)
         return Dimension.interval(lo, hi)
@@ -476,6 +477,14 @@ class Dimension:
 
     def __repr__(self) -> str:
         return f"<Dimension: {self.to_string()}>"
+
+
+def _tracked(expr: Poly) -> Dimension:
+    """The exact result of dimension arithmetic, or `?` when its polynomial is past the
+    bounds of poly.py (MAX_DEGREE, MAX_SIZE, MAX_BITS): a dim nobody could read, which would
+    make every later operation on it cost as much as it is large. `?` stays sound: whatever
+    relied on the value is checked at runtime instead."""
+    return Dimension.of_expr(expr) if expr.within_limits() else _DYNAMIC
 
 
 def _bound_arg(value: object, default: int | None) -> int | None:

@@ -18,6 +18,15 @@ INF = math.inf
 #: An extended integer: an int, or +/- infinity as a float.
 Ext = Union[int, float]
 
+#: How large a polynomial arithmetic may build (`Dimension` arithmetic turns anything larger
+#: into `?`; see docs/design.md): the degree of a monomial (a floor division counts as one
+#: factor), the atoms written in all (counting inside floor divisions), and the bits of a
+#: coefficient. Without a bound, squaring a shape value ten times writes a polynomial of
+#: degree 1024, and each operation costs as much as the polynomial is large.
+MAX_DEGREE = 16
+MAX_SIZE = 256
+MAX_BITS = 4096
+
 
 class Symbol:
     """A named unknown natural number, with optional bounds.
@@ -132,7 +141,7 @@ class Poly:
     are equal exactly when they are the same polynomial (`n + n == 2 * n`).
     """
 
-    __slots__ = ("terms", "_hash", "_symbols")
+    __slots__ = ("terms", "_hash", "_symbols", "_size")
 
     def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
         if not terms:
@@ -150,6 +159,7 @@ class Poly:
         self.terms: tuple[tuple[Monomial, int], ...] = tuple(items)
         self._hash = hash(self.terms)
         self._symbols: "frozenset[Symbol] | None" = None
+        self._size: "int | None" = None
 
     def sort_key(self) -> tuple:
         """A structural key, used to order floor-division atoms canonically."""
@@ -217,6 +227,33 @@ class Poly:
                     found |= atom.num.symbols()
             self._symbols = frozenset(found)
         return self._symbols
+
+    def degree(self) -> int:
+        """The largest number of factors in one monomial (terms are sorted by degree)."""
+        return len(self.terms[0][0]) if self.terms else 0
+
+    def size(self) -> int:
+        """Atoms written in all, counting those inside floor divisions (computed once)."""
+        if self._size is None:
+            self._size = sum(1 + sum(1 if isinstance(a, Symbol) else 1 + a.num.size() for a in mono)
+                             for mono, _ in self.terms)
+        return self._size
+
+    def coefficient_bits(self) -> int:
+        """The bits of the largest coefficient."""
+        return max((abs(c).bit_length() for _, c in self.terms), default=0)
+
+    def within_limits(self) -> bool:
+        """Whether the polynomial is small enough to be tracked (MAX_DEGREE, MAX_SIZE, MAX_BITS)."""
+        return self.degree() <= MAX_DEGREE and self.size() <= MAX_SIZE and self.coefficient_bits() <= MAX_BITS
+
+    def product_within_limits(self, other: "Poly") -> bool:
+        """Whether `self * other` may be small enough to track: a bound computed before
+        multiplying (generous by 4x: like terms may cancel), so a product of two large
+        polynomials is never built only to be thrown away."""
+        return (self.degree() + other.degree() <= MAX_DEGREE
+                and len(self.terms) * other.size() + len(other.terms) * self.size() <= 4 * MAX_SIZE
+                and self.coefficient_bits() + other.coefficient_bits() <= MAX_BITS + 1)
 
     def linear_part(self, sym: Symbol) -> tuple[int, "Poly"] | None:
         """Write self as `c * sym + rest` with `sym` absent from rest; None if not linear in sym."""

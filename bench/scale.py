@@ -1,0 +1,434 @@
+"""The scale table: for every axis of input size, the time at n and at 8n, and their ratio.
+
+    python bench/scale.py                  # every axis (a few minutes)
+    python bench/scale.py --axes ifs calls  # some axes
+    python bench/scale.py --list            # the axes and what each program looks like
+
+Linear growth makes the ratio about 8 (a little less where a fixed cost is part of the time);
+quadratic growth makes it 64. Every ratio must stay at or under 9.5.
+
+Each axis is a generator of programs of size n. Two times are measured for n and 8n:
+
+* process: the command (`gradual check FILE`, or `elaborate` / `run` for those axes) as a
+  user runs it, start-up included;
+* library: the same work in an already running process (`gradual.check` on the text, then
+  `gradual.elaborate` or `gradual.run` for those axes; ONNX: import the model, then check).
+
+Times are CPU seconds (user + system) of the process doing the work: this machine is shared,
+and wall time there follows the load of others. The two sizes are measured interleaved
+(n, 8n, n, 8n, ...) and the best of `--repeat` runs of each is kept, so a burst of load
+disturbs both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench  # noqa: E402  (the chain and DAG generators)
+
+LINEAR_LIMIT = 9.5
+T = "Tensor[(2, 3), float32]"
+
+
+# program generators, one per axis ---------------------------------------------------------------
+def chain(n: int) -> str:
+    """`%v{i} = op(%v{i-1}, ...)`: n operators in a chain (bench.py's model-like chain)."""
+    return bench.chain_program(n, "symbolic")
+
+
+def dag(n: int) -> str:
+    """A DAG n wide: every operator combines two values picked among all earlier ones."""
+    import random
+
+    rng = random.Random(0)
+    lines = ["def @main(%x: Tensor[(n, 64), float32], %w: Tensor[(64, 64), float32]) {", "  %v0 = nn.relu(%x);"]
+    ops = ["add(%{a}, %{b})", "multiply(%{a}, %{b})", "nn.relu(%{a})", "nn.dense(%{a}, %w)", "subtract(%{a}, %x)"]
+    for i in range(1, n):
+        op = rng.choice(ops).replace("{a}", f"v{rng.randrange(i)}").replace("{b}", f"v{rng.randrange(i)}")
+        lines.append(f"  %v{i} = {op};")
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
+def closures(n: int) -> str:
+    """`fn (%a0) { fn (%a1) { ... add(%a{n-1}, %x) } }`: closures n deep, each returning the next."""
+    opens = "".join(f"fn (%a{i}: {T}) {{\n" for i in range(n))
+    return f"def @main(%x: {T}) {{\n{opens}add(%a{n - 1}, %x)\n" + "}\n" * n + "}\n"
+
+
+def closure_calls(n: int) -> str:
+    """`let %f0 = fn (%a0) { let %f1 = fn (%a1) { ... }; %f1(%a0) }; %f0(%x)`: n deep."""
+    out = [f"def @main(%x: {T}) {{\n"]
+    out += [f"let %f{i} = fn (%a{i}: {T}) {{\n" for i in range(n)]
+    out.append(f"add(%a{n - 1}, %x)\n")
+    out += ["};\n" + (f"%f{i}(%a{i - 1})\n" if i else "%f0(%x)\n") for i in reversed(range(n))]
+    return "".join(out) + "}\n"
+
+
+def ifs(n: int) -> str:
+    """`if (%c) { if (%c) { ... } else { %x } } else { %x }`: n deep."""
+    return (f"def @main(%x: {T}, %c: bool) {{\n" + "if (%c) {\n" * n + "nn.relu(%x)\n"
+            + "} else { %x }\n" * n + "}\n")
+
+
+def lets(n: int) -> str:
+    """`let %v{i}: Tensor[(2, n), float32] = nn.relu(%v{i-1});`: n annotated lets, each in the
+    scope of the one before (Relay's lets nest)."""
+    lines = ["  let %v0 = %x;"] + [f"  let %v{i}: Tensor[(2, n), float32] = nn.relu(%v{i - 1});" for i in range(1, n)]
+    return "def @main(%x: Tensor[(2, n), float32]) {\n" + "\n".join(lines) + f"\n  %v{n - 1}\n}}\n"
+
+
+def calls(n: int) -> str:
+    """`nn.relu(nn.relu(...(%x)))`: calls n deep."""
+    return "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "nn.relu(" * n + "%x" + ")" * n + "\n}\n"
+
+
+def parens(n: int) -> str:
+    """`((((%x))))`: parentheses n deep."""
+    return "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "(" * n + "%x" + ")" * n + "\n}\n"
+
+
+def definitions(n: int) -> str:
+    """`def @f{i}(%x) { add(@f{i-1}(%x), %x) }`: n unannotated definitions, each calling the last."""
+    out = ["def @f0(%x) { nn.relu(%x) }"]
+    out += [f"def @f{i}(%x) {{ add(@f{i - 1}(%x), %x) }}" for i in range(1, n)]
+    out.append(f"def @main(%x: Tensor[(n, 3), float32]) {{ @f{n - 1}(%x) }}")
+    return "\n".join(out) + "\n"
+
+
+def tuple_size(n: int) -> str:
+    """`let %t = (%x, nn.relu(%x), ...); %t.{n-1}`: one tuple of n fields."""
+    fields = ", ".join("%x" if i % 2 else "nn.relu(%x)" for i in range(n))
+    return f"def @main(%x: {T}) {{\n  let %t = ({fields});\n  %t.{n - 1}\n}}\n"
+
+
+def nested_tuples(n: int) -> str:
+    """`((((%x, %x), %x), %x), ...)`: a tuple of tuples n deep (its type is n deep too)."""
+    e = "%x"
+    for _ in range(n):
+        e = f"({e}, %x)"
+    return f"def @main(%x: {T}) {{\n  let %t = {e};\n  %t\n}}\n"
+
+
+def projections(n: int) -> str:
+    """`%t.0.0.0...`: n projections out of a tuple n deep."""
+    e = "%x"
+    for _ in range(n):
+        e = f"({e},)"
+    return f"def @main(%x: {T}) {{\n  let %t = {e};\n  %t" + ".0" * n + "\n}\n"
+
+
+def tuple_types(n: int) -> str:
+    """`%x: ((((Tensor[...],),),),)`: a parameter type n deep."""
+    t = T
+    for _ in range(n):
+        t = f"({t},)"
+    return f"def @main(%x: {t}) {{\n  %x\n}}\n"
+
+
+def fn_types(n: int) -> str:
+    """`%f: fn (T) -> fn (T) -> ...`: a function type n deep."""
+    t = T
+    for _ in range(n):
+        t = f"fn ({T}) -> {t}"
+    return f"def @main(%f: {t}) {{\n  %f\n}}\n"
+
+
+def degree(n: int) -> str:
+    """`%s{i} = multiply(%s{i-1}, %s0)` from `%s0 = shape_of(%x)[0]`: a shape value of degree n
+    (past the polynomial bound it is `?`)."""
+    lines = ["def @main(%x: Tensor[(n, 3), float32]) {", "  %s0 = take(shape_of(%x), 0i64, axis=0);"]
+    lines += [f"  %s{i} = multiply(%s{i - 1}, %s0);" for i in range(1, n)]
+    return "\n".join(lines + [f"  %s{n - 1}", "}"]) + "\n"
+
+
+def squaring(n: int) -> str:
+    """`%s{i} = multiply(%s{i-1}, %s{i-1})` from `shape_of(%x)[0] + 1`: degree 2^n without the
+    polynomial bound."""
+    lines = ["def @main(%x: Tensor[(n, 3), float32]) {", "  %s0 = add(take(shape_of(%x), 0i64, axis=0), 1i64);"]
+    lines += [f"  %s{i} = multiply(%s{i - 1}, %s{i - 1});" for i in range(1, n)]
+    return "\n".join(lines + [f"  %s{n - 1}", "}"]) + "\n"
+
+
+def sums(n: int) -> str:
+    """`concatenate((%c{i-1}, %x{i}))` over n inputs of n different symbolic lengths: a dim
+    that sums n symbols (past the polynomial bound it is `?`)."""
+    params = ", ".join(f"%x{i}: Tensor[(s{i}, 3), float32]" for i in range(n))
+    lines = [f"def @main({params}) {{", "  %c0 = nn.relu(%x0);"]
+    lines += [f"  %c{i} = concatenate((%c{i - 1}, %x{i}));" for i in range(1, n)]
+    return "\n".join(lines + [f"  %c{n - 1}", "}"]) + "\n"
+
+
+def symbols(n: int) -> str:
+    """`def @f(%x0: Tensor[(s0, 3)], ..., %x{n-1}: Tensor[(s{n-1}, 3)])` called once: n symbols
+    in one signature."""
+    params = ", ".join(f"%x{i}: Tensor[(s{i}, 3), float32]" for i in range(n))
+    args = ", ".join("%x" for _ in range(n))
+    return f"def @f({params}) {{ %x0 }}\ndef @main(%x: Tensor[(n, 3), float32]) {{ @f({args}) }}\n"
+
+
+def hints(n: int) -> str:
+    """`can_unify(%x{i}, shape=(1, 3));` for n unannotated parameters."""
+    params = ", ".join(f"%x{i}" for i in range(n))
+    body = "\n".join(f"  can_unify(%x{i}, shape=(1, 3));" for i in range(n))
+    uses = "\n".join(f"  %y{i} = add(%x{i}, %x0);" for i in range(n))
+    return f"def @f({params}) {{\n{body}\n{uses}\n  %y{n - 1}\n}}\n"
+
+
+def component(n: int) -> str:
+    """n definitions calling each other in a cycle (one recursive component, solved to a fixpoint)."""
+    out = [f"def @f{i}(%i: int32, %x) {{\n  if (less(%i, 10)) {{ @f{(i + 1) % n}(add(%i, 1), %x) }} else {{ nn.relu(%x) }}\n}}"
+           for i in range(n)]
+    out.append("def @main(%x: Tensor[(n, 3), float32]) { @f0(0, %x) }")
+    return "\n".join(out) + "\n"
+
+
+def one_line(n: int) -> str:
+    """The chain of n operators written on one line."""
+    return chain(n).replace("\n", " ") + "\n"
+
+
+def unknown_chain(n: int) -> str:
+    """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
+    return bench.chain_program(n, "unknown")
+
+
+def run_chain(n: int) -> str:
+    """A chain of n elementwise operators on a (4, 4) tensor, run on NumPy."""
+    ops = ["add(%{p}, %x)", "multiply(%{p}, %x)", "nn.relu(%{p})", "subtract(%{p}, %x)"]
+    lines = ["def @main(%x: Tensor[(4, ?), float32]) {", "  %v0 = nn.relu(%x);"]
+    lines += [f"  %v{i} = " + ops[i % 4].replace("{p}", f"v{i - 1}") + ";" for i in range(1, n)]
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
+def onnx_chain(n: int) -> bytes:
+    """An ONNX model: a chain of n nodes (Add, Mul, Relu, MatMul) over `(n, 64)`."""
+    return onnx_chain_model(n).SerializeToString()
+
+
+def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
+    """The chain as an ONNX ModelProto (the peer comparison uses the same model)."""
+    from onnx import TensorProto, helper
+
+    nodes, prev = [], "x"
+    kinds = ["Add", "Mul", "Relu", "MatMul"]
+    for i in range(ops):
+        kind = kinds[i % 4]
+        inputs = {"Add": [prev, "x"], "Mul": [prev, "x"], "Relu": [prev], "MatMul": [prev, "w"]}[kind]
+        nodes.append(helper.make_node(kind, inputs, [f"v{i}"], name=f"n{i}"))
+        prev = f"v{i}"
+    graph = helper.make_graph(
+        nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)],
+        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [64, 64], [0.0] * 4096)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@dataclass
+class Axis:
+    """One axis of input size: how a program of size n is made, and what is run on it."""
+
+    name: str
+    what: str
+    make: Callable[[int], object]
+    n: int
+    command: str = "check"
+    suffix: str = ".rly"
+
+
+AXES = [
+    Axis("chain", "ops in a chain", chain, 2500),
+    Axis("dag", "DAG width (each op reads any earlier value)", dag, 2500),
+    Axis("closures", "nesting depth of closures", closures, 1250),
+    Axis("closure-calls", "nesting depth of closures that call the next", closure_calls, 1250),
+    Axis("ifs", "nesting depth of `if`s", ifs, 1250),
+    Axis("lets", "annotated lets, each in the scope of the last", lets, 2500),
+    Axis("calls", "nesting depth of calls", calls, 1250),
+    Axis("parens", "nesting depth of parentheses", parens, 2500),
+    Axis("definitions", "number of definitions", definitions, 600),
+    Axis("tuple", "size of a tuple", tuple_size, 2500),
+    Axis("nested-tuples", "nesting depth of tuples", nested_tuples, 1250),
+    Axis("projections", "nesting depth of projections `%t.0.0`", projections, 1250),
+    Axis("tuple-types", "nesting depth of a tuple type", tuple_types, 1250),
+    Axis("fn-types", "nesting depth of a function type", fn_types, 1250),
+    Axis("degree", "polynomial degree of a shape value", degree, 500),
+    Axis("squaring", "repeated squaring of a shape value", squaring, 60),
+    Axis("sums", "symbols summed in one dim (concatenate)", sums, 250),
+    Axis("symbols", "symbols in one signature", symbols, 600),
+    Axis("hints", "`can_unify` hints", hints, 600),
+    Axis("component", "definitions in one recursive component", component, 150),
+    Axis("line", "length of one source line", one_line, 2500),
+    Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
+    Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
+    Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
+]
+
+
+# measuring ------------------------------------------------------------------------------------
+def write_program(axis: Axis, n: int, workdir: Path) -> Path:
+    """The axis's program of size n, written to a file."""
+    path = workdir / f"{axis.name}-{n}{axis.suffix}"
+    data = axis.make(n)
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))  # type: ignore[union-attr]
+    return path
+
+
+def _command(axis: Axis, path: Path) -> list:
+    extra = {"check": ["--quiet"], "elaborate": [], "run": ["--shape", "x=4x4"]}[axis.command]
+    return [sys.executable, "-m", "gradual.cli", axis.command, *extra, str(path)]
+
+
+def process_seconds(axis: Axis, path: Path) -> float:
+    """CPU seconds of one `gradual COMMAND FILE` process (its output is discarded)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(_command(axis, path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0 or "Traceback" in done.stderr:
+        raise RuntimeError(f"{axis.name}: {' '.join(_command(axis, path))} exited {done.returncode}\n{done.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def library_work(axis: Axis, path: Path) -> Callable[[], None]:
+    """The axis's work in this process, ready to time (the program is read beforehand)."""
+    import gradual
+
+    if axis.suffix == ".onnx":
+        from gradual.frontends import onnx as gonnx
+
+        def check_model() -> None:
+            result = gonnx.import_model(str(path)).check()
+            assert result.ok, result.diagnostics[:1]
+        return check_model
+    text = path.read_text(encoding="utf-8")
+
+    def work() -> None:
+        result = gradual.check(text, str(path))
+        assert result.ok, [d.message for d in result.diagnostics[:1]]
+        if axis.command == "elaborate":
+            gradual.elaborate_text(result)
+        elif axis.command == "run":
+            import numpy as np
+
+            gradual.run(result, {"x": np.ones((4, 4), np.float32)})
+    return work
+
+
+def library_seconds(axis_name: str, paths: list, repeat: int) -> list:
+    """Runs in a child process: best CPU seconds of the library work on each path, interleaved."""
+    from gradual.ops.registry import default_registry
+
+    default_registry()
+    axis = next(a for a in AXES if a.name == axis_name)
+    works = [library_work(axis, Path(p)) for p in paths]
+    works[0]()  # warm up: imports and caches a frontend pays once
+    best = [float("inf")] * len(works)
+    for _ in range(repeat):
+        for i, work in enumerate(works):
+            t0 = time.process_time()
+            work()
+            best[i] = min(best[i], time.process_time() - t0)
+    return best
+
+
+def _library_child(axis: Axis, paths: list, repeat: int) -> list:
+    code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import scale; "
+            f"print(json.dumps(scale.library_seconds({axis.name!r}, {[str(p) for p in paths]!r}, {repeat})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{axis.name}: library measurement failed\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@dataclass
+class Row:
+    """One axis measured at n and 8n."""
+
+    axis: Axis
+    n: int
+    process: tuple
+    library: tuple
+
+    @property
+    def process_ratio(self) -> float:
+        return self.process[1] / self.process[0]
+
+    @property
+    def library_ratio(self) -> float:
+        return self.library[1] / self.library[0]
+
+    @property
+    def linear(self) -> bool:
+        return max(self.process_ratio, self.library_ratio) <= LINEAR_LIMIT
+
+
+def measure(axis: Axis, repeat: int, workdir: Path, factor: int = 8) -> Row:
+    """An axis at n and factor * n, each measured `repeat` times interleaved; the best kept."""
+    sizes = (axis.n, axis.n * factor)
+    paths = [write_program(axis, size, workdir) for size in sizes]
+    best = [float("inf")] * 2
+    for _ in range(repeat):
+        for i, path in enumerate(paths):
+            best[i] = min(best[i], process_seconds(axis, path))
+    library = _library_child(axis, paths, repeat)
+    return Row(axis, axis.n, tuple(best), tuple(library))
+
+
+HEADER = f"| {'axis of input size':<52} | {'n':>6} | {'8n':>6} | {'process s (n / 8n)':>19} | {'ratio':>5} | {'library s (n / 8n)':>19} | {'ratio':>5} |"
+
+
+def format_row(row: Row) -> str:
+    what = f"{row.axis.what} ({row.axis.name})"
+    proc = f"{row.process[0]:.2f} / {row.process[1]:.2f}"
+    lib = f"{row.library[0]:.3f} / {row.library[1]:.3f}"
+    return (f"| {what:<52} | {row.n:>6} | {row.n * 8:>6} | {proc:>19} | {row.process_ratio:>5.1f} | "
+            f"{lib:>19} | {row.library_ratio:>5.1f} |")
+
+
+def run_table(names: Optional[list], repeat: int) -> list:
+    """Measure the axes and print the table as they finish; returns the rows."""
+    axes = [a for a in AXES if names is None or a.name in names]
+    print(HEADER)
+    print("|" + "|".join("-" * (len(cell)) for cell in HEADER.split("|")[1:-1]) + "|", flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for axis in axes:
+            row = measure(axis, repeat, Path(tmp))
+            rows.append(row)
+            print(format_row(row), flush=True)
+    worst = max(rows, key=lambda r: max(r.process_ratio, r.library_ratio))
+    print(f"\nworst ratio: {max(worst.process_ratio, worst.library_ratio):.1f} ({worst.axis.name}); "
+          f"limit {LINEAR_LIMIT}: {'all linear' if all(r.linear for r in rows) else 'NOT LINEAR'}")
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--axes", nargs="+", choices=[a.name for a in AXES], help="measure only these axes")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each size; the best is kept")
+    parser.add_argument("--list", action="store_true", help="print the axes and a small program of each")
+    args = parser.parse_args()
+    if args.list:
+        for axis in AXES:
+            print(f"== {axis.name}: {axis.what} (n = {axis.n})")
+            sample = axis.make(3)
+            print(sample if isinstance(sample, str) else f"<{len(sample)} bytes of ONNX>")  # type: ignore[arg-type]
+        return 0
+    rows = run_table(args.axes, args.repeat)
+    return 0 if all(r.linear for r in rows) else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())
