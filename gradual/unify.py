@@ -276,14 +276,16 @@ class Solver:
 
     # dtypes -------------------------------------------------------------------------------
     def resolve_dtype(self, t: DType) -> DType:
-        """Follow dtype variable bindings."""
-        seen = 0
-        while isinstance(t, DTypeVar) and t.meta and t in self.dtype_parent:
-            t = self.dtype_parent[t]
-            seen += 1
-            if seen > 10_000:
-                break
-        return t
+        """Follow dtype variable bindings, compressing the path: n definitions whose
+        parameters pass their dtype along in a chain would otherwise cost n per lookup."""
+        parent = self.dtype_parent
+        root, steps = t, len(parent)
+        while isinstance(root, DTypeVar) and root.meta and root in parent and steps >= 0:
+            root = parent[root]
+            steps -= 1  # a cycle cannot be built (both sides are resolved before binding): a guard
+        while t is not root and isinstance(t, DTypeVar) and t in parent:
+            parent[t], t = root, parent[t]
+        return root
 
     def unify_dtype(self, a: DType, b: DType) -> tuple[Grade, DType]:
         """Make two dtypes equal; meta variables bind, `?` gives CHECK, else EQUAL/NEVER."""

@@ -243,6 +243,42 @@ def test_ten_thousand_nested_calls_run() -> None:
     assert ran.out.strip() == "Tensor[(2, 2), float32]" and ran.seconds < FAST
 
 
+T23 = "Tensor[(2, 3), float32]"
+
+
+def _nested(depth: int, open_: str, middle: str, close: str) -> str:
+    return open_ * depth + middle + close * depth
+
+
+NESTED = {  # issue 11: each construct 10,000 deep gets a result, never a traceback
+    "closures": lambda d: f"def @main(%x: {T23}) {{\n" + "".join(f"fn (%a{i}: {T23}) {{\n" for i in range(d))
+                          + f"add(%a{d - 1}, %x)\n" + "}\n" * d + "}\n",
+    "closure calls": lambda d: f"def @main(%x: {T23}) {{\n" + "".join(f"let %f{i} = fn (%a{i}: {T23}) {{\n" for i in range(d))
+                               + f"add(%a{d - 1}, %x)\n"
+                               + "".join("};\n" + (f"%f{i}(%a{i - 1})\n" if i else "%f0(%x)\n") for i in reversed(range(d)))
+                               + "}\n",
+    "ifs": lambda d: f"def @main(%x: {T23}, %c: bool) {{\n" + _nested(d, "if (%c) {\n", "nn.relu(%x)\n", "} else { %x }\n") + "}\n",
+    "tuples": lambda d: f"def @main(%x: {T23}) {{\n  " + _nested(d, "(", "%x", ", %x)") + "\n}\n",
+    "projections": lambda d: f"def @main(%x: {T23}) {{\n  let %t = " + _nested(d, "(", "%x", ",)") + ";\n  %t" + ".0" * d + "\n}\n",
+    "tuple types": lambda d: f"def @main(%x: {_nested(d, '(', T23, ',)')}) {{\n  %x\n}}\n",
+    "function types": lambda d: "def @main(%f: " + "".join(f"fn ({T23}) -> " for _ in range(d)) + T23 + ") {\n  %f\n}\n",
+    "casts": lambda d: f"def @main(%x: {T23}) {{\n  " + "(" * d + "%x" + f" as {T23})" * d + "\n}\n",
+}
+
+
+@pytest.mark.parametrize("construct", NESTED)
+def test_ten_thousand_deep(construct: str) -> None:
+    """Checking, elaborating and running each nested construct 10,000 deep (types included:
+    the printed type of `@main` is as deep) gives a result."""
+    path = write(f"deep-{construct.replace(' ', '-')}.rly", NESTED[construct](10_000))
+    checked = gradual_cli("check", path, timeout=120)
+    clean(checked, {0})
+    assert "@main: fn (" in checked.out
+    clean(gradual_cli("elaborate", path, timeout=120), {0})
+    if construct in ("closure calls", "ifs", "projections"):  # the runtime recurses over these too
+        clean(gradual_cli("run", path, "--shape", "x=2x3", *(("--arg", "c=1") if construct == "ifs" else ()), timeout=120), {0})
+
+
 def test_five_thousand_dims() -> None:
     """Checks; at runtime a rank NumPy cannot hold is a usage error, not a traceback."""
     path = write("rank.rly", "def @main(%x: Tensor[(" + ", ".join(["1"] * 5_000) + "), float32]) {\n  nn.relu(%x)\n}\n")

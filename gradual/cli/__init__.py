@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence
 
 from .. import messages
 from ..analysis.inputs import Checked, Unavailable, check_input, load
-from ..api import elaborate_text
+from ..api import elaborate_text, run_deep
 from ..frontends import frontends
 from ..render import diagnostic_json, render_all
 
@@ -210,7 +210,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return args.handler(args)
+        if args.command == "lsp":  # a server: it stays on the main thread (its event loop)
+            return args.handler(args)
+        # types and programs nest as deep as their source: printing recurses over them too
+        return run_deep(args.handler, args)
     except UsageError as exc:
         print(f"gradual: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

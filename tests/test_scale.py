@@ -1,0 +1,86 @@
+"""Linear growth on every axis of input size (issue 12), as counts rather than times.
+
+bench/scale.py times each axis at n and 8n. Here the same programs are checked (and
+elaborated, for that axis) at a small n and at 8n while counting every function call made,
+Python and built-in alike: a count is exact and repeatable where a time is not, and a linear
+checker makes about 8x the calls for 8x the input. A step that costs the depth per nested
+level (a scope chain walked, a type copied at every level) makes it 60x.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import gradual
+from gradual.api import run_deep
+
+_SPEC = importlib.util.spec_from_file_location("scale", Path(__file__).parent.parent / "bench" / "scale.py")
+scale = sys.modules["scale"] = importlib.util.module_from_spec(_SPEC)  # type: ignore[arg-type]
+_SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
+
+LIMIT = 8.5  # calls at 8n over calls at n
+SMALL = {"component": 40, "hints": 50, "definitions": 50, "sums": 100, "squaring": 20}
+AXES = [a for a in scale.AXES if a.suffix == ".rly" and a.command != "run"]
+
+
+def calls_made(work: Callable[[], None]) -> int:
+    """Function calls (Python and built-in) that `work` makes on this thread."""
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event == "call" or event == "c_call":
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def _work(text: str, command: str) -> Callable[[], None]:
+    def check() -> None:
+        result = gradual.check(text)
+        assert result.ok, [d.message for d in result.errors[:1]]
+        if command == "elaborate":
+            gradual.elaborate_text(result)
+    return check
+
+
+@pytest.mark.parametrize("axis", AXES, ids=lambda a: a.name)
+def test_calls_grow_linearly(axis) -> None:
+    n = SMALL.get(axis.name, 100)
+    gradual.check(axis.make(2))  # the operator library and caches are loaded once, outside the count
+
+    def both() -> tuple:  # on the large-stack thread, where checking runs inline
+        return calls_made(_work(axis.make(n), axis.command)), calls_made(_work(axis.make(8 * n), axis.command))
+
+    small, large = run_deep(both)
+    assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
+def test_a_deep_program_is_checked_in_one_pass() -> None:
+    """Every expression of 500 nested closures is inferred once (no level re-checks the ones
+    inside it)."""
+    from gradual.infer import Checker
+
+    seen: dict = {}
+    original = Checker.expr
+
+    def counting(self, e, env):  # noqa: ANN001, ANN202 - a spy with the method's signature
+        seen[id(e)] = seen.get(id(e), 0) + 1
+        return original(self, e, env)
+
+    Checker.expr = counting  # type: ignore[method-assign]
+    try:
+        assert gradual.check(scale.closure_calls(500)).ok
+    finally:
+        Checker.expr = original  # type: ignore[method-assign]
+    assert len(seen) > 2000 and set(seen.values()) == {1}
