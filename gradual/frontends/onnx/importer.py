@@ -126,6 +126,9 @@ class ImportedModel:
         return format_module(self.module)
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
 class Namer:
     """Unique `%names` from ONNX tensor names (`gpu_0/conv1` -> `gpu_0_conv1`)."""
 
@@ -134,7 +137,7 @@ class Namer:
 
     def name(self, onnx_name: str) -> str:
         """A fresh variable name close to an ONNX tensor name."""
-        base = re.sub(r"[^A-Za-z0-9_]", "_", onnx_name) or "v"
+        base = _UNSAFE.sub("_", onnx_name) or "v"
         name, k = base, 1
         while name in self.taken:
             name = f"{base}_{k}"
@@ -211,7 +214,7 @@ class Importer:
         for name, value in self.options.freeze.items():
             array = np.asarray(value)
             self.values[name] = array
-            old = self.infos.get(name, TensorInfo())
+            old = self.info(name)
             self.infos[name] = TensorInfo(numpy_dtype(array) or None, tuple(array.shape), old.elem_type)
 
     def _read_initializer(self, init: Any) -> Optional[str]:
@@ -261,19 +264,18 @@ class Importer:
 
     def _import_node(self, index: int, proto: Any, key: tuple = ()) -> None:
         node = Node(self, proto, index, key)
-        if any(name in self.poisoned for name in proto.input):
+        if self.poisoned and not self.poisoned.isdisjoint(node.inputs):
             self.poisoned.update(proto.output)  # already reported where the input failed
             return
-        problem = attribute_problem(proto, self.opset) if proto.domain in DEFAULT_DOMAINS else None
+        default_domain = proto.domain in DEFAULT_DOMAINS
+        problem = attribute_problem(proto, self.opset) if default_domain else None
         if problem is not None:
             self._report(node.loc, problem)
             self.poisoned.update(proto.output)
             return
-        if proto.domain in DEFAULT_DOMAINS and self._fold(node):
+        if default_domain and self._fold(node):
             return
-        from .convert import CONVERTERS
-
-        convert = CONVERTERS.get(proto.op_type) if proto.domain in DEFAULT_DOMAINS else None
+        convert = _converters().get(proto.op_type) if default_domain else None
         try:
             if convert is None:
                 raise Unsupported(lambda span: messages.onnx_unsupported_operator(
@@ -287,7 +289,10 @@ class Importer:
     def _fold(self, node: Node) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
         proto = node.proto
-        known = [self.values.get(name) for name in proto.input if name]
+        values = self.values
+        if any(name and name not in values for name in node.inputs):
+            return False  # an input that is not constant: the common case, decided before fold.py
+        known = [values.get(name) for name in proto.input if name]
         if not foldable(proto.op_type, known):
             return False
         results = fold(proto, [self.values.get(name) if name else None for name in proto.input], self.model.opset_import)
@@ -329,7 +334,7 @@ class Importer:
     # tensors -----------------------------------------------------------------------------------
     def info(self, name: str) -> TensorInfo:
         """What the model (or ONNX's inference) says about a tensor."""
-        return self.infos.get(name, TensorInfo())
+        return self.infos.get(name, _NO_INFO)
 
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
@@ -414,6 +419,20 @@ class Importer:
         dims = {self.dim_names.name(text) for text in self.input_dims}
         return [declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
                 for o in self.graph.output]
+
+
+_NO_INFO = TensorInfo()
+_CONVERTERS: Optional[dict] = None
+
+
+def _converters() -> dict:
+    """The converters by ONNX operator type (imported once, on first use)."""
+    global _CONVERTERS
+    if _CONVERTERS is None:
+        from .convert import CONVERTERS
+
+        _CONVERTERS = CONVERTERS
+    return _CONVERTERS
 
 
 def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:
