@@ -235,7 +235,7 @@ def elaborate(result: CheckResult) -> ast.Module:
     from .elaboration import elaborate_module
 
     _require_module(result)
-    module, _ = run_deep(elaborate_module, result)
+    module, _ = run_deep(_gc_paused_call, elaborate_module, result)
     return module
 
 
@@ -244,4 +244,11 @@ def elaborate_text(result: CheckResult) -> str:
     from .elaboration import elaborated_text
 
     _require_module(result)
-    return run_deep(elaborated_text, result)
+    return run_deep(_gc_paused_call, elaborated_text, result)
+
+
+def _gc_paused_call(fn: Callable[..., R], *args: Any) -> R:
+    """`fn(*args)` with the cyclic collector paused, as for parsing and checking: elaboration
+    rebuilds and prints a tree as large as the program while it stays alive."""
+    with _gc_paused():
+        return fn(*args)

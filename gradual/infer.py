@@ -268,9 +268,13 @@ class Checker:
         return tuple(s for s in info.dim_params if s not in in_params)
 
     def warn_unused_hints(self, info: FunctionInfo) -> None:
+        if not info.hints:
+            return
+        position = {id(b): i for i, b in enumerate(info.params)}  # `list.index` per hint was quadratic
         for binder, _, stmt in info.hints.values():
-            if binder not in info.params or info.param_types[info.params.index(binder)] is not None:
-                why = "it already has a type" if binder in info.params else "only parameters are inferred from hints"
+            i = position.get(id(binder))
+            if i is None or info.param_types[i] is not None:
+                why = "it already has a type" if i is not None else "only parameters are inferred from hints"
                 self.report(messages.hint_unused(stmt.span, binder.name, why))
 
     def finish_definition(self, d: ast.Def, state: _Pass, params: list[Type], result: Type) -> None:

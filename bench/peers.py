@@ -1,0 +1,128 @@
+"""gradual against ONNX's C++ shape inference on the same chain, as whole processes, in one run.
+
+    python bench/peers.py                      # 10k and 100k nodes, best of 3
+    python bench/peers.py --nodes 10000 --repeat 5
+
+Three comparisons, each timed in CPU seconds of the process (this machine is shared; wall time
+follows the others' load), the processes interleaved and the best of `--repeat` kept:
+
+* ONNX: `gradual check model.onnx` against a process that loads the same model with `onnx.load`
+  and runs `onnx.shape_inference.infer_shapes` on it;
+* text: `gradual check prog.rly`, the same chain written in gradual's language, against the
+  same ONNX process;
+* library: operators checked per second when the chain is built in memory (bench.py's library
+  path: `gradual.builder`, then `gradual.check`), at the largest size.
+
+The chain cycles Add, Mul, Relu, MatMul over `x: (n, 64)` and a (64, 64) weight (scale.py's
+ONNX axis); the text program is the same chain (`add`, `multiply`, `nn.relu`, `nn.matmul`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import scale  # noqa: E402
+
+ONNX_PROCESS = ("import sys, onnx; onnx.shape_inference.infer_shapes(onnx.load(sys.argv[1]))")
+
+
+def text_chain(n: int) -> str:
+    """The ONNX chain of scale.onnx_chain_model, written in gradual's language."""
+    ops = ["add(%{p}, %x)", "multiply(%{p}, %x)", "nn.relu(%{p})", "nn.matmul(%{p}, %w)"]
+    lines = ["def @main(%x: Tensor[(n, 64), float32], %w: Tensor[(64, 64), float32]) {"]
+    prev = "x"
+    for i in range(n):
+        lines.append(f"  %v{i} = " + ops[i % 4].replace("{p}", prev) + ";")
+        prev = f"v{i}"
+    return "\n".join(lines + [f"  %{prev}", "}"]) + "\n"
+
+
+def cpu_seconds(command: list) -> float:
+    """CPU seconds (user + system) of one process; it must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}\n{done.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def best_of(repeat: int, commands: dict) -> dict:
+    """Each command's best CPU seconds over `repeat` interleaved rounds."""
+    best = {name: float("inf") for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            best[name] = min(best[name], cpu_seconds(command))
+    return best
+
+
+def library_check_seconds(ops: int) -> float:
+    """Runs in a child process: CPU seconds of `gradual.check` on bench.py's chain of `ops`
+    operators built in memory (the operator library loaded beforehand, as a frontend does)."""
+    import time
+
+    import bench
+    import gradual
+    from gradual.ops.registry import default_registry
+
+    default_registry()
+    module = bench.build_module(bench.program("chain", ops, "symbolic"))
+    t0 = time.process_time()
+    result = gradual.check(module)
+    seconds = time.process_time() - t0
+    assert result.ok
+    return seconds
+
+
+def library_ops_per_second(ops: int, repeat: int) -> float:
+    """Operators checked per second on bench.py's library path, best of `repeat` processes."""
+    code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import peers; "
+            f"print(json.dumps(peers.library_check_seconds({ops})))")
+    best = float("inf")
+    for _ in range(repeat):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        best = min(best, json.loads(done.stdout.strip().splitlines()[-1]))
+    return ops / best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--text-nodes", type=int, default=20_000)
+    parser.add_argument("--library-ops", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    scale.compile_bytecode()
+    gradual = [sys.executable, "-m", "gradual.cli", "check", "--quiet"]
+    peer = [sys.executable, "-c", ONNX_PROCESS]
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.nodes + [args.text_nodes]:
+            model = Path(tmp) / f"chain{n}.onnx"
+            model.write_bytes(scale.onnx_chain(n))
+            commands = {"onnx": peer + [str(model)]}
+            if n in args.nodes:
+                commands["gradual check model.onnx"] = gradual + [str(model)]
+            if n == args.text_nodes:
+                program = Path(tmp) / f"chain{n}.rly"
+                program.write_text(text_chain(n))
+                commands["gradual check prog.rly"] = gradual + [str(program)]
+            best = best_of(args.repeat, commands)
+            for name, seconds in best.items():
+                if name != "onnx":
+                    print(f"{n:>7} nodes: {name:<26} {seconds:6.2f} s   onnx infer_shapes process {best['onnx']:6.2f} s"
+                          f"   ratio {seconds / best['onnx']:5.2f}", flush=True)
+    rate = library_ops_per_second(args.library_ops, args.repeat)
+    print(f"library path: {rate:,.0f} ops/s at {args.library_ops:,} ops (check only, chain built in memory)")
+
+
+if __name__ == "__main__":
+    main()
