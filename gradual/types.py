@@ -259,10 +259,9 @@ def _write_type(t: Type, out: list) -> None:
 
 
 def _write_types(types: tuple, out: list) -> None:
-    for i, t in enumerate(types):
-        if i:
-            out.append(", ")
-        _write_type(t, out)
+    from .syntax.printer import write_separated
+
+    write_separated(types, out, _write_type)
 
 
 def format_value(value: tuple) -> str:

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ..shapes.poly import int_text
 from . import ast
@@ -93,10 +93,15 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
 
 
 def _write_types(types: tuple, out: list) -> None:
-    for i, t in enumerate(types):
+    write_separated(types, out, _write_type)
+
+
+def write_separated(items: Sequence, out: list, write: Callable[[Any, list], None]) -> None:
+    """Append each item's text (`write(item, out)`) to `out`, separated by commas."""
+    for i, item in enumerate(items):
         if i:
             out.append(", ")
-        _write_type(t, out)
+        write(item, out)
 
 
 def format_attr_value(value: ast.AttrValue) -> str:
