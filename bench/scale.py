@@ -16,8 +16,8 @@ Each axis is a generator of programs of size n. Two times are measured for n and
 
 Times are CPU seconds (user + system) of the process doing the work: this machine is shared,
 and wall time there follows the load of others. The two sizes are measured interleaved
-(n, 8n, n, 8n, ...) and the best of `--repeat` runs of each is kept, so a burst of load
-disturbs both alike.
+(n, 8n, n, 8n, ...) and the best of `--repeat` runs of each is kept (of 2 * repeat + 1 runs
+in the library, which are cheaper), so a burst of load disturbs both alike.
 """
 
 from __future__ import annotations
@@ -388,7 +388,7 @@ def measure(axis: Axis, repeat: int, workdir: Path, factor: int = 8) -> Row:
     for _ in range(repeat):
         for i, path in enumerate(paths):
             best[i] = min(best[i], process_seconds(axis, path))
-    library = _library_child(axis, paths, repeat)
+    library = _library_child(axis, paths, 2 * repeat + 1)  # cheaper than processes: more rounds
     return Row(axis, axis.n, tuple(best), tuple(library))
 
 
