@@ -147,7 +147,9 @@ class NodeConverter:
                 raise self.unsupported(f"the number {value} where the computation is {dtype}")
             return gb.const(int(value), dtype, loc=self.loc)
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            return self.call("aten.full", gb.tuple_(loc=self.loc), fill_value=value, dtype=dtype)
+            # the language has no literal for infinities and NaN: -inf is -1 / 0, NaN 0 / 0
+            top = 0.0 if value != value else (1.0 if value > 0 else -1.0)
+            return self.call("aten.div", gb.const(top, dtype, loc=self.loc), gb.const(0.0, dtype, loc=self.loc))
         return gb.const(float(value), dtype, loc=self.loc)
 
     def attribute(self, value: Any) -> Any:

@@ -36,6 +36,18 @@ class Opaque:
     value: Any = None
 
 
+def _floats(value: Any) -> Any:
+    """Floats as serialized: JSON has no infinities or NaN, so torch writes them as strings."""
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return Opaque("float", value)
+    return value
+
+
 def _sym(item: Any, kind: str) -> Any:
     """A SymInt/SymFloat/SymBool argument: a Ref to its name, or its constant."""
     if not isinstance(item, dict):
@@ -63,6 +75,8 @@ def decode(arg: Any) -> Any:
     if not isinstance(arg, dict) or len(arg) != 1:
         return Opaque("malformed", arg)
     ((key, value),) = arg.items()
+    if key in ("as_float", "as_floats"):
+        return _floats(value)
     if key in _PLAIN:
         return value
     if key == "as_none":

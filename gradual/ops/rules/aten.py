@@ -62,7 +62,7 @@ class _View:
 def adapted(rule: str, args: Optional[Sequence[int]] = None, **attrs: Any) -> Callable[[ShapeContext], Any]:
     """A shared rule applied to an ATen operator: `args` picks the arguments it sees (by
     position), each keyword gives one attribute it reads, as an ATen attribute's name
-    (`axis="dim"`), a constant (`exclude=False`) or a function of the context."""
+    (`axis="dim"`), a function of the context, or another constant (`exclude=False`)."""
     readers = {name: _reader(source) for name, source in attrs.items()}
 
     def run(ctx: ShapeContext) -> Any:
@@ -97,8 +97,8 @@ _register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=
 _register("aten_cat", adapted("concatenate", [0], axis="dim"))
 _register("aten_stack", adapted("stack", [0], axis="dim"))
 _register("aten_repeat", adapted("tile", [0], reps="repeats"))
-_register("aten_adaptive_pool", adapted("adaptive_pool2d", [0], output_size="output_size", layout="NCHW",
-                                        out_layout=""))
+_register("aten_adaptive_pool", adapted("adaptive_pool2d", [0], output_size="output_size", layout=lambda c: "NCHW",
+                                        out_layout=lambda c: ""))
 
 
 @shape_rule("aten_reduce")
@@ -280,7 +280,7 @@ def _parts(ctx: ShapeContext, data: TensorArg, axis: int, part_sizes: list) -> A
     fields = []
     for size in part_sizes:
         dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1:])
-        fields.append(ctx.tensor(dims))
+        fields.append(ctx.tensor(dims, data.dtype))
     return ctx.tuple(fields)
 
 
@@ -291,7 +291,7 @@ def split_with_sizes(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     wanted = list(ctx.attr("split_sizes"))
     if data.dims is None:
-        return ctx.tuple([ctx.tensor(None) for _ in wanted])
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     total = sum(wanted)
     facts = {"arg": data, "axis": axis, "sizes": show_ints(wanted), "total": total, "dim": data.dim(axis)}
@@ -306,7 +306,7 @@ def chunk(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = ctx.attr("count")
     if data.dims is None:
-        return ctx.tuple([ctx.tensor(None) for _ in range(count)])
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     whole = data.dim(axis)
     chunks = ctx.attr("chunks")
@@ -322,12 +322,12 @@ def unbind(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = ctx.attr("count")
     if data.dims is None:
-        return ctx.tuple([ctx.tensor(None) for _ in range(count)])
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     facts = {"arg": data, "axis": axis, "count": count, "dim": data.dim(axis)}
     ctx.equal(data.dim(axis), ctx.const(count), otherwise=("unbind-count", facts))
     dims = list(data.dims[:axis]) + list(data.dims[axis + 1:])
-    return ctx.tuple([ctx.tensor(dims) for _ in range(count)])
+    return ctx.tuple([ctx.tensor(dims, data.dtype) for _ in range(count)])
 
 
 @shape_rule("aten_slice")
@@ -423,6 +423,11 @@ def constant_pad(ctx: ShapeContext) -> Any:
 def linear(ctx: ShapeContext) -> Any:
     """`aten.linear(x, w, b)`: (*, k) x (u, k) -> (*, u); b, when present, broadcasts to (u,)."""
     data, weight, bias_arg = ctx.args
+    ctx.require_rank(weight, 2)
+    if data.dims is not None:
+        if data.rank < 1:
+            ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
+        ctx.equal(data.dim(-1), weight.dim(1), symbol="k")
     out = RULES["dense"](_View(ctx, [data, weight], {"units": lambda c: None, "out_dtype": lambda c: ""}))
     bias = present(ctx, bias_arg)
     if bias is not None and weight.dims is not None:
