@@ -448,6 +448,10 @@ def creation(c: NodeConverter) -> Any:
             raise c.unsupported("a fill value that is not a number")
         attrs["fill_value"] = float(fill)
     size = [] if packet(c.node.op) == "aten.scalar_tensor" else c.raw("size")
+    fill_value = attrs.get("fill_value", 0.0)
+    if fill_value != fill_value or abs(fill_value) == float("inf"):  # not an attribute the text can hold
+        zeros = c.call("aten.zeros", c.operand(size, "int64"), dtype=dtype)
+        return c.call("aten.add", zeros, c.number(fill_value, dtype))
     return c.call(op, c.operand(size, "int64"), **attrs)
 
 

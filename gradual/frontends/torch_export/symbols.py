@@ -116,15 +116,28 @@ class _Reader:
     def _add(values: list) -> Any:
         total: Any = values[0]
         for v in values[1:]:
-            total = total + v if not isinstance(total, int) or isinstance(v, int) else v + total
+            if isinstance(v, int) and v < 0 and not isinstance(total, int):
+                total = total - (-v)
+            elif isinstance(total, int) and total < 0 and not isinstance(v, int):
+                total = v - (-total)
+            else:
+                total = total + v
         return total
 
     @staticmethod
     def _mul(values: list) -> Any:
-        total: Any = values[0]
-        for v in values[1:]:
-            total = total * v if not isinstance(total, int) or isinstance(v, int) else v * total
-        return total
+        constant = 1
+        rest: Any = None
+        for v in values:
+            if isinstance(v, int):
+                constant *= v
+            else:
+                rest = v if rest is None else rest * v
+        if rest is None:
+            return constant
+        if constant < 0:
+            raise _NotADim()
+        return rest if constant == 1 else constant * rest
 
     @staticmethod
     def _floordiv(left: Any, right: Any) -> Any:
