@@ -28,9 +28,23 @@ sys.path.insert(0, HERE)
 from models import Attention, Nonzero, SmallCNN  # noqa: E402
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+
+
+def relative_traces(program):
+    """Stack traces name the models' file relative to the repository (as a checkout anywhere
+    finds it), not by this machine's absolute path."""
+    for node in program["graph_module"]["graph"]["nodes"]:
+        meta = node.get("metadata") or {}
+        if "stack_trace" in meta:
+            meta["stack_trace"] = meta["stack_trace"].replace(ROOT + os.sep, "")
+
+
 def save(name, ep, inputs):
     path = os.path.join(HERE, name + ".pt2")
-    torch.export.save(ep, path)
+    torch.export.save(ep, path + ".tmp")
+    edit_archive(path + ".tmp", path, relative_traces)
+    os.remove(path + ".tmp")
     outputs = ep.module()(*inputs)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     np.savez(os.path.join(HERE, name + ".inputs.npz"), **{n: t.numpy() for n, t in zip(arg_names(ep), inputs)})
@@ -56,6 +70,7 @@ def edit_archive(source, target, edit):
 
 
 def rewire_linear_weight(program):
+    """The graph edit: linear's weight becomes conv2's bias, a (16,) vector."""
     for node in program["graph_module"]["graph"]["nodes"]:
         if node["target"] == "torch.ops.aten.linear.default":
             for named in node["inputs"]:
