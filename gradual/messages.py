@@ -1174,6 +1174,11 @@ def torch_unknown_input(name: str, available: list) -> str:
     return f"the program has no input `{name}` (inputs: {have})"
 
 
+def torch_missing_state(path: str, target: str) -> str:
+    """A parameter, buffer or constant whose value the archive does not hold."""
+    return f"{path}: the archive holds no value for `{target}`"
+
+
 def torch_needs_torch() -> str:
     """The in-memory API without torch."""
     return "importing an ExportedProgram in memory needs torch; archives (.pt2) are read without it"

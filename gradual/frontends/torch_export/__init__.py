@@ -48,9 +48,9 @@ from typing import Any, Optional, Union
 from ... import builder as gb
 from ... import messages
 from .archive import Archive, ArchiveError, program_from_json, read_archive
-from .importer import ImportedProgram, Importer
+from .importer import ImportedProgram, Importer, ImportOptions
 
-__all__ = ["ImportedProgram", "LoadError", "import_archive", "import_program", "load_archive", "supported_operators"]
+__all__ = ["ImportedProgram", "ImportOptions", "LoadError", "import_archive", "import_program", "load_archive", "supported_operators"]
 
 
 class LoadError(Exception):
@@ -76,24 +76,25 @@ def load_archive(source: Union[str, bytes], path: Optional[str] = None, model: O
         raise _failure(where, error) from None
 
 
-def import_archive(source: Union[str, bytes], path: Optional[str] = None, model: Optional[str] = None) -> ImportedProgram:
+def import_archive(source: Union[str, bytes], path: Optional[str] = None, model: Optional[str] = None,
+                   options: Optional[ImportOptions] = None) -> ImportedProgram:
     """Import a `.pt2` archive (a path or its bytes) without torch. An unsupported node is a
     diagnostic in the result; an unreadable file raises LoadError."""
     archive = load_archive(source, path, model)
     where = path or (source if isinstance(source, str) else "<archive>.pt2")
-    return Importer(archive, where).run()
+    return Importer(archive, where, options).run()
 
 
-def import_json(program: dict, path: str = "<program>.pt2") -> ImportedProgram:
+def import_json(program: dict, path: str = "<program>.pt2", options: Optional[ImportOptions] = None) -> ImportedProgram:
     """Import a serialized ExportedProgram already parsed from JSON (no weights)."""
     try:
         archive = program_from_json(program)
     except ArchiveError as error:
         raise _failure(path, error) from None
-    return Importer(archive, path).run()
+    return Importer(archive, path, options).run()
 
 
-def import_program(exported: Any, path: str = "<ExportedProgram>") -> ImportedProgram:
+def import_program(exported: Any, path: str = "<ExportedProgram>", options: Optional[ImportOptions] = None) -> ImportedProgram:
     """Import an `ExportedProgram` in memory (needs torch: it is saved to an archive in memory
     with torch's own serializer, then read as any archive)."""
     try:
@@ -102,7 +103,7 @@ def import_program(exported: Any, path: str = "<ExportedProgram>") -> ImportedPr
         raise ImportError(messages.torch_needs_torch()) from None
     buffer = io.BytesIO()
     torch.export.save(exported, buffer)
-    return import_archive(buffer.getvalue(), path)
+    return import_archive(buffer.getvalue(), path, options=options)
 
 
 def supported_operators() -> list:

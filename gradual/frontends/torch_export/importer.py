@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any, Iterator, Optional
 
 from ... import builder as gb
 from ... import messages
@@ -30,6 +31,16 @@ TUPLE_RESULTS = frozenset({"aten.native_layer_norm", "aten._native_batch_norm_le
                            "aten.max_pool2d_with_indices", "aten.max_dim", "aten.min_dim", "aten.split",
                            "aten.split_with_sizes", "aten.unbind"})
 STATE_KINDS = ("parameter", "buffer", "tensor_constant")
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to import a program. `strict_dims`: torch's symbolic sizes are promises, so a node
+    that constrains one (a `view` that needs an even `s27`) is an error. By default they are
+    the exporter's claim (SPEC 6): such a node gets a `dim-constraint` warning and a runtime
+    check. Range constraints bound the symbols either way."""
+
+    strict_dims: bool = False
 
 
 @dataclass
@@ -74,28 +85,24 @@ class ImportedProgram:
             return CheckResult(None, None, list(self.diagnostics))
         result = check(self.module, self.path)
         for diag in result.diagnostics:
-            note = self.node_notes.get(id(diag.span.source))
-            if note is not None:
-                diag.notes = (note,) + tuple(diag.notes)
+            diag.notes = self.notes(diag) + tuple(diag.notes)
         result.diagnostics[:0] = [d for d in self.diagnostics if not d.is_error]
         return result
 
-    def state_values(self) -> dict:
-        """The state's values as NumPy arrays, by parameter (read from the archive)."""
-        if self.archive is None:
-            return {}
-        out = {}
-        for param, fqn in self.state.items():
-            try:
-                out[param] = self.archive.payload(fqn)
-            except KeyError:
-                raise ArchiveError("unreadable", f"the archive holds no value for `{fqn}`") from None
-        return out
+    def state_values(self) -> "StateValues":
+        """The state's values as NumPy arrays, by parameter, each read from the archive when
+        first asked for (InputError when the archive cannot give it)."""
+        return StateValues(self)
+
+    def notes(self, diagnostic: Any) -> tuple:
+        """The notes a diagnostic of the check gets: the ATen node behind a Python line."""
+        note = self.node_notes.get(id(diagnostic.span.source))
+        return () if note is None else (note,)
 
     def feeds(self, inputs: Mapping[str, Any]) -> dict:
         """`@main`'s arguments: the user's inputs (by graph name) and the state's values."""
         user = {i.name: i.param for i in self.inputs if i.kind == "user_input"}
-        out = self.state_values()
+        out = dict(self.state_values())
         for name, value in inputs.items():
             if name not in user and name not in user.values():
                 raise KeyError(messages.torch_unknown_input(name, list(user)))
@@ -113,6 +120,39 @@ class ImportedProgram:
         from ...syntax.printer import format_module
 
         return "" if self.module is None else format_module(self.module)
+
+
+class StateValues(Mapping):
+    """An imported program's parameters, buffers and constants by `@main` parameter, each read
+    from the archive when first asked for (checking never reads the weights)."""
+
+    def __init__(self, program: ImportedProgram) -> None:
+        self.program = program
+        self.targets = program.state
+        self.read: dict = {}
+
+    def __getitem__(self, param: str) -> Any:
+        if param not in self.read:
+            self.read[param] = self._payload(self.targets[param])
+        return self.read[param]
+
+    def _payload(self, target: str) -> Any:
+        from ...runtime.errors import InputError
+
+        try:
+            if self.program.archive is None:
+                raise KeyError(target)
+            return self.program.archive.payload(target)
+        except KeyError:
+            raise InputError(messages.torch_missing_state(self.program.path, target)) from None
+        except ArchiveError as error:
+            raise InputError(f"{self.program.path}: {error.detail}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.targets)
+
+    def __len__(self) -> int:
+        return len(self.targets)
 
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
@@ -137,8 +177,9 @@ class Namer:
 class Importer:
     """One import of one program (see the module docstring)."""
 
-    def __init__(self, archive: Archive, path: str) -> None:
+    def __init__(self, archive: Archive, path: str, options: Optional[ImportOptions] = None) -> None:
         self.archive = archive
+        self.options = options or ImportOptions()
         self.program = Program(archive.program)
         self.path = path
         self.registry = default_registry()
@@ -239,10 +280,23 @@ class Importer:
         return found
 
     def _declare_symbols(self) -> None:
-        """Torch's range constraints bound the symbols of `@main`'s signature. (Where soft
-        symbols exist, this is also where torch's symbols are marked as the exporter's claim.)"""
+        """Torch's range constraints bound the symbols of `@main`'s signature, and (unless
+        `strict_dims`) its symbols are the exporter's claim (SPEC 6)."""
         for name, (lo, hi) in self._bounds().items():
             self.fn.bound_dim(name, lo, hi)
+        if not self.options.strict_dims:
+            self.fn.claim_dims(self._input_symbols())
+
+    def _input_symbols(self) -> set:
+        """The symbols in the graph inputs' recorded sizes (torch's backed sizes)."""
+        found: set = set()
+        for spec in self.program.inputs:
+            meta = self.program.tensor_meta(spec.name) if spec.kind != "constant_input" else None
+            for size in (meta or {}).get("sizes") or []:
+                expr = size.get("as_expr") if isinstance(size, dict) else None
+                if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
+                    found |= symbols_in(expr["expr_str"])
+        return found
 
     # nodes ---------------------------------------------------------------------------------------
     def node_loc(self, node: GraphNode) -> gb.Loc:
