@@ -779,3 +779,16 @@ def test_the_constraint_stays_within_the_symbols_bounds(lhs: str, rhs: str, boun
     names = {"h": Dimension.of_expr(Poly.atom(h))}
     found = solve(*(D(eval(side, {}, names)) if side.isdigit() else eval(side, {}, names) for side in (lhs, rhs)))
     assert (found.kind, found.values) == expected
+
+
+def test_a_factor_that_cannot_be_zero_is_divided_out() -> None:
+    """A reshape with a dynamic batch `b` >= 2 constrains the sequence alone; a batch that may
+    be 0 leaves the equation as it is."""
+    from gradual.shapes.constraint import solve
+
+    for lo, kind in ((2, "residues"), (0, "equation")):
+        b, s = Symbol("b", lo), Symbol("s", 2)
+        bd, sd = (Dimension.of_expr(Poly.atom(x)) for x in (b, s))
+        found = solve(16 * bd * (sd // 2), 8 * sd * bd)
+        assert found.kind == kind
+        assert kind != "residues" or (found.symbol, found.values) == (s, (2, 0))

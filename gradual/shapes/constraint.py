@@ -43,7 +43,7 @@ def solve(lhs: Dimension, rhs: Dimension) -> Constraint:
 
 
 def _solve(lhs: Dimension, rhs: Dimension) -> Constraint:
-    difference = lhs.expr - rhs.expr
+    difference = _without_positive_factors(lhs.expr - rhs.expr)
     symbols = difference.symbols()
     if len(symbols) != 1:
         return Constraint("impossible") if not symbols and difference.evaluate({}) != 0 else Constraint("equation")
@@ -64,6 +64,19 @@ def _solve(lhs: Dimension, rhs: Dimension) -> Constraint:
         zeros = sorted(r + (-f(r) // step) * period for r in range(period) if f(r) % step == 0 and -f(r) // step >= 0)
         return _run(symbol, zeros, proven=True)
     return _run(symbol, [s for s in range(SEARCH) if f(s) == 0], proven=False)
+
+
+def _without_positive_factors(difference: Poly) -> Poly:
+    """The difference with the symbols that divide every term and cannot be 0 divided out: a
+    view's `16 * b * (s // 2) = 8 * b * s` with a batch `b` >= 1 constrains `s` alone."""
+    for symbol in sorted(difference.symbols(), key=Symbol.sort_key):
+        if symbol.lo < 1:
+            continue
+        quotient = difference.exact_div(Poly.atom(symbol))
+        while quotient is not None and quotient.terms:
+            difference = quotient
+            quotient = difference.exact_div(Poly.atom(symbol))
+    return difference
 
 
 def _within_bounds(found: Constraint) -> Constraint:
