@@ -201,7 +201,7 @@ def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim
         codes.DIM_CONSTRAINT, message, _origin_span(site, checked.origin),
         label=f"checked at runtime: this is {checked_dim}{typed}", labels=labels, notes=(note,) + _signature_note(site),
         help=f"export the model for inputs where {holds} (a fixed size, or a dynamic dim with this constraint); "
-             f"--strict-dims makes this an error", severity=Severity.WARNING)
+             f"--strict-dims makes this an error", severity=Severity.WARNING, data={"symbols": tuple(claimed)})
 
 
 def constraint_text(constraint: "Constraint", a_dim: Dimension, b_dim: Dimension) -> str:
@@ -1166,6 +1166,18 @@ def torch_import_header(path: str, schema: str, torch_version: str, nodes: int) 
 def torch_ranges_header(ranges: list) -> str:
     """The range constraints that bound @main's symbols (the text of a signature cannot)."""
     return f"range constraints: {', '.join(ranges)}"
+
+
+def torch_guards_header(guards: list) -> str:
+    """The guards torch.export recorded, over gradual's symbols (torch checks them on each call)."""
+    shown = "; ".join(guards[:3]) + (f"; and {len(guards) - 3} more" if len(guards) > 3 else "")
+    return f"torch.export's guards ({len(guards)}, checked by torch on each call): {shown}"
+
+
+def torch_guards_note(guards: list) -> str:
+    """What torch.export recorded about the dims a `dim-constraint` warning names."""
+    more = f" (and {len(guards) - 1} more on these dims)" if len(guards) > 1 else ""
+    return f"torch.export recorded the guard `{guards[0]}`{more}: torch checks it when the exported module is called"
 
 
 def torch_unknown_input(name: str, available: list) -> str:

@@ -52,6 +52,7 @@ def checked(name: str):
     ("attention", "Tensor[(2, s27, 16), float32]) -> Tensor[(2, s27, 16), float32]", 0),
     ("attention_core", "Tensor[(2, s27, 16), float32]) -> Tensor[(2, s27, 16), float32]", 0),
     ("nonzero", "fn (Tensor[(4, 5), float32]) -> (Tensor[(u0,), float32], int64, int64)", 0),
+    ("constrained", "Tensor[(s77, s27, 8), float32]) -> Tensor[(s77, s27 // 2, 8), float32]", 0),
 ])
 def test_archives_check_with_torchs_symbols(name, main_type, checks):
     program, result = checked(name)
@@ -85,7 +86,7 @@ def test_core_aten_ir_and_default_ir_agree():
 
 
 # running ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero"])
+@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))
@@ -200,6 +201,8 @@ def test_another_schema_version_is_reported(tmp_path):
         gt.import_archive(str(path))
     assert failure.value.diagnostic.code == "archive-version"
     assert "7.3" in failure.value.diagnostic.message
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "diagnostics.md"), encoding="utf-8").read()
+    assert f"[archive-version]: {failure.value.diagnostic.message}" in doc
 
 
 def test_the_old_layout_is_reported(tmp_path):
@@ -231,6 +234,107 @@ def test_a_zip_whose_program_is_not_json(tmp_path):
 
 def test_a_missing_archive_is_a_usage_error(capsys):
     assert main(["check", "no-such-model.pt2"]) == 2
+
+
+# torch's sizes are the exporter's claim (SPEC 6) -------------------------------------------------------
+def test_a_size_the_model_constrains_is_a_warning_at_the_python_line():
+    """`x.view(b, s // 2, 2 * d)` works only for an even `s`; torch.export (Dim.AUTO) kept `s`
+    symbolic and recorded the guard. gradual states the constraint at the line, with the fix."""
+    program, result = checked("constrained")
+    assert result.ok
+    (diag,) = result.diagnostics
+    assert diag.code == "dim-constraint" and diag.severity.value == "warning"
+    assert diag.message.endswith("which holds only when s27 is a multiple of 2")
+    assert diag.line == model_line("pairs = x.view(b, s // 2, 2 * d)")
+    assert "export the model for inputs where s27 is a multiple of 2" in diag.help
+    assert any(n.startswith("from the ATen node `view = aten.view.default(x") for n in diag.notes)
+    assert any("torch.export recorded the guard `(8*s27*s77) == (16*s77*(s27 // 2))`" in n for n in diag.notes)
+
+
+def test_the_constrained_model_runs_on_sizes_that_hold_and_stops_on_others(capsys):
+    assert main(["run", archive("constrained"), "--shape", "x=3x10x8"]) == 0
+    assert "linear: Tensor[(3, 5, 8), float32]" in capsys.readouterr().out
+    assert main(["run", "--color", "never", archive("constrained"), "--shape", "x=3x9x8"]) == 3
+    err = capsys.readouterr().err
+    assert "error[check-failed]" in err and "216 elements do not fill 192" in err
+    assert "from the ATen node `view = aten.view.default" in err
+
+
+def test_strict_dims_makes_the_constraint_an_error(capsys):
+    program = gt.import_archive(archive("constrained"), options=gt.ImportOptions(strict_dims=True))
+    (diag,) = program.check().diagnostics
+    assert diag.code == "shape-mismatch" and diag.is_error
+    assert main(["check", "--strict-dims", "--format", "json", archive("constrained")]) == 1
+    (diag,) = json.loads(capsys.readouterr().out)["files"][0]["diagnostics"]
+    assert diag["code"] == "shape-mismatch" and diag["line"] == model_line("pairs = x.view(b, s // 2, 2 * d)")
+
+
+def test_the_import_header_lists_torchs_guards_in_gradual_symbols(capsys):
+    assert main(["import", archive("constrained")]) == 0
+    header = [line for line in capsys.readouterr().out.splitlines() if line.startswith("//")]
+    assert header[1] == "// range constraints: s27 in 2.., s77 in 2.."
+    assert header[2].startswith("// torch.export's guards (16, checked by torch on each call): "
+                                "(8*s27*s77) == (16*s77*(s27 // 2)); (s27 // 2) != s27;")
+
+
+def test_a_range_that_pins_a_symbol_makes_it_that_size():
+    """A range constraint `s27` in 6..6 (torch specialized the size, as it does with deferred
+    runtime assertions) is the size 6: nothing is left to claim or warn about."""
+    def pin(program: dict) -> None:
+        program["range_constraints"]["s27"] = {"min_val": 6, "max_val": 6}
+
+    program = gt.import_archive(_rewrite(open(archive("constrained"), "rb").read(), pin), path="pinned.pt2")
+    result = program.check()
+    assert result.ok and result.diagnostics == []
+    assert str(result.function_type("main")).endswith("Tensor[(s77, 6, 8), float32]) -> Tensor[(s77, 3, 8), float32]")
+
+
+def test_nodes_that_only_feed_torchs_assertions_are_not_imported():
+    """A deferred runtime assertion (`prefer_deferred_runtime_asserts_over_guards`) brings
+    symbolic-int nodes such as `torch.sym_not` that only the assertion reads."""
+    def assert_odd_half(program: dict) -> None:
+        nodes = program["graph_module"]["graph"]["nodes"]
+        floordiv = next(n for n in nodes if n["target"] == "_operator.floordiv")
+        seq = floordiv["inputs"][0]["arg"]
+        sym = lambda name: {"as_sym_bool": {"as_name": name}}  # noqa: E731
+        added = [
+            {"target": "_operator.eq", "inputs": [{"name": "a", "arg": {"as_sym_int": {"as_name": "floordiv"}}},
+                                                  {"name": "b", "arg": seq}], "outputs": [sym("eq_9")], "metadata": {}},
+            {"target": "torch.sym_not", "inputs": [{"name": "a", "arg": sym("eq_9")}], "outputs": [sym("not_9")],
+             "metadata": {}},
+            {"target": "torch.ops.aten._assert_scalar.default",
+             "inputs": [{"name": "self", "arg": sym("not_9")},
+                        {"name": "assert_msg", "arg": {"as_string": "Runtime assertion failed for expression "
+                                                                     "Ne((s27//2), s27) on node 'not_9'"}}],
+             "outputs": [], "metadata": {}},
+        ]
+        at = nodes.index(floordiv) + 1
+        nodes[at:at] = added
+
+    program = gt.import_archive(_rewrite(open(archive("constrained"), "rb").read(), assert_odd_half), path="deferred.pt2")
+    assert program.ok, [d.message for d in program.diagnostics]
+    assert "sym_not" not in program.text()
+    assert "Ne((s27//2), s27)" in program.guards
+
+
+def test_sarif_for_an_archive(capsys):
+    assert main(["check", "--format", "sarif", archive("constrained")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    (result,) = run["results"]
+    assert result["ruleId"] == "dim-constraint" and result["level"] == "warning"
+    where = result["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"].endswith("tests/data/torch/models.py")
+    assert where["region"]["startLine"] == model_line("pairs = x.view(b, s // 2, 2 * d)")
+
+
+def test_the_registry_reads_pt2_and_the_cli_names_no_frontend():
+    from pathlib import Path
+
+    from gradual.frontends import frontend_for
+
+    assert frontend_for("model.PT2").name == "torch.export"
+    cli = Path(__file__).resolve().parents[1] / "gradual" / "cli"
+    assert not any("torch" in path.read_text(encoding="utf-8") for path in cli.glob("*.py"))
 
 
 # command line ---------------------------------------------------------------------------------------

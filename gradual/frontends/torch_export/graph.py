@@ -10,7 +10,7 @@ and anything gradual does not model an `Opaque` that a converter may reject.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,15 @@ class GraphNode:
         """An argument by its schema name (the default when the node omits it)."""
         return self.args.get(name, default)
 
+    def used_names(self) -> set:
+        """The names of the values the node reads."""
+        used = set()
+        for value in self.args.values():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, Ref):
+                    used.add(item.name)
+        return used
+
     def output_names(self) -> list:
         """The names of the values the node defines (flattened; None for an unused output)."""
         names: list = []
@@ -198,6 +207,7 @@ class Program:
         self.inputs = [_input_spec(s) for s in signature.get("input_specs") or []]
         self.outputs = [_output_spec(s) for s in signature.get("output_specs") or []]
         self.range_constraints: dict = program.get("range_constraints") or {}
+        self.guards: list = [g for g in program.get("guards_code") or [] if isinstance(g, str)]
         self.verifiers: list = list(program.get("verifiers") or [])
         self.opset: dict = program.get("opset_version") or {}
 
@@ -205,6 +215,23 @@ class Program:
         """The recorded metadata of a tensor (dtype, sizes, ...), if any."""
         meta = self.tensor_values.get(name)
         return meta if isinstance(meta, dict) else None
+
+    def only_asserting(self, is_assertion: Callable[["GraphNode"], bool]) -> set:
+        """Indices of the nodes that exist only for torch.export's assertions: the assertion
+        nodes themselves and every node whose results only they use (the `sym_max` /
+        `sym_not` behind a deferred runtime assertion)."""
+        returned = {v.name for _, v in self.outputs if isinstance(v, Ref)}
+        consumers: dict = {}
+        for node in self.nodes:
+            for name in node.used_names():
+                consumers.setdefault(name, []).append(node.index)
+        found: set = set()
+        for node in reversed(self.nodes):
+            names = [n for n in node.output_names() if n]
+            users = [i for n in names for i in consumers.get(n, [])]
+            if is_assertion(node) or (users and not returned.intersection(names) and set(users) <= found):
+                found.add(node.index)
+        return found
 
     def user_outputs(self) -> list:
         """The values the program returns to its caller (user outputs, in order)."""

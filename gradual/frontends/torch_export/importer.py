@@ -18,13 +18,15 @@ from typing import Any, Iterator, Optional
 from ... import builder as gb
 from ... import messages
 from ...api import CheckResult, check
+from ...diagnostics import DIM_CONSTRAINT
 from ...ops.registry import default_registry
 from ...syntax import ast
 from .archive import Archive, ArchiveError, dtype_of, scalar_type_name
-from .convert import SKIP, NodeConverter, Unsupported, convert, packet
+from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet
 from .graph import GraphNode, InputSpec, Opaque, Program, Ref
 from .locations import Listing, PythonLines, model_frame, parse_trace
-from .symbols import bounds, dim_of_size, symbols_in
+from .guards import asserted, mentioning, rewritten
+from .symbols import bounds, dim_of_size, fixed_values, symbols_in
 
 #: ATen operators whose result is a tuple (one field per output of the node)
 TUPLE_RESULTS = frozenset({"aten.native_layer_norm", "aten._native_batch_norm_legit_no_training",
@@ -68,6 +70,7 @@ class ImportedProgram:
     node_notes: dict = field(default_factory=dict)
     header: list = field(default_factory=list)
     node_count: int = 0
+    guards: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -95,9 +98,14 @@ class ImportedProgram:
         return StateValues(self)
 
     def notes(self, diagnostic: Any) -> tuple:
-        """The notes a diagnostic of the check gets: the ATen node behind a Python line."""
-        note = self.node_notes.get(id(diagnostic.span.source))
-        return () if note is None else (note,)
+        """The notes a diagnostic of the check gets: the ATen node behind a Python line and,
+        for a constraint on torch's symbols, the guard torch.export recorded about them."""
+        node = self.node_notes.get(id(diagnostic.span.source))
+        notes = () if node is None else (node,)
+        if diagnostic.code == DIM_CONSTRAINT:
+            guards = mentioning(self.guards, (diagnostic.data or {}).get("symbols", ()))
+            notes += (messages.torch_guards_note(guards),) if guards else ()
+        return notes
 
     def feeds(self, inputs: Mapping[str, Any]) -> dict:
         """`@main`'s arguments: the user's inputs (by graph name) and the state's values."""
@@ -193,7 +201,12 @@ class Importer:
         self.inputs: list = []
         self.node_notes: dict = {}
         self.lines = PythonLines()
+        self.fixed = fixed_values(self._bounds())
         self.listing = self._listing()
+        self.asserting = self.program.only_asserting(lambda node: packet(node.op) in SKIPPED)
+        self.user_inputs = {spec.name for spec in self.program.inputs if spec.kind == "user_input"}
+        self.guards = rewritten(self.program.guards, self._size_text) + asserted(
+            node.arg("assert_msg") for node in self.program.nodes if packet(node.op) == "aten._assert_scalar")
 
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedProgram:
@@ -211,7 +224,7 @@ class Importer:
             module = gb.module(self.fn.returns(result))
         outputs = [v.name if isinstance(v, Ref) else str(v) for v in self.program.user_outputs()]
         return ImportedProgram(self.path, module, self.diagnostics, self.inputs, outputs, self.archive,
-                               self.node_notes, self._header(), len(self.program.nodes))
+                               self.node_notes, self._header(), len(self.program.nodes), self.guards)
 
     def _listing(self) -> Listing:
         nodes = [messages.torch_node_text(node.output_names(), node.op, _shown_args(node)) for node in self.program.nodes]
@@ -224,7 +237,7 @@ class Importer:
         meta = self.program.tensor_meta(name)
         if meta is None:
             return "?"
-        dims = [dim_of_size(s) for s in meta.get("sizes") or []]
+        dims = [self.dim(s) for s in meta.get("sizes") or []]
         shown = ", ".join("?" if d is None else str(d if isinstance(d, int) else _dim_text(d)) for d in dims)
         return f"{scalar_type_name(meta.get('dtype', 0))}[{shown}]"
 
@@ -234,7 +247,16 @@ class Importer:
         ranges = [f"{name} in {lo}..{'' if hi is None else hi}" for name, (lo, hi) in sorted(self._bounds().items())]
         if ranges:
             lines.append(messages.torch_ranges_header(ranges))
+        if self.guards:
+            lines.append(messages.torch_guards_header(self.guards))
         return lines
+
+    def _size_text(self, name: str, axis: int) -> Optional[str]:
+        """A user input's recorded size as gradual writes it (None: not known)."""
+        dims = self.recorded_dims(name) if name in self.user_inputs else None
+        if dims is None or axis >= len(dims) or dims[axis] is None:
+            return None
+        return str(dims[axis]) if isinstance(dims[axis], int) else _dim_text(dims[axis])
 
     # inputs ---------------------------------------------------------------------------------------
     def _declare_input(self, index: int, spec: InputSpec) -> None:
@@ -268,7 +290,11 @@ class Importer:
             shown = scalar_type_name(meta.get("dtype", 0))
             self._report(loc, lambda span: messages.torch_unsupported_dtype(span, name, shown))
             return None
-        return gb.Tensor([dim_of_size(s) for s in meta.get("sizes") or []], dtype)
+        return gb.Tensor([self.dim(s) for s in meta.get("sizes") or []], dtype)
+
+    def dim(self, size: Any) -> Any:
+        """A recorded size as a dimension item for the builder (a pinned symbol is its value)."""
+        return dim_of_size(size, self.fixed)
 
     def _bounds(self) -> dict:
         """Range constraints that bound a symbol: {name: (lo, hi)}."""
@@ -283,9 +309,10 @@ class Importer:
         """Torch's range constraints bound the symbols of `@main`'s signature, and (unless
         `strict_dims`) its symbols are the exporter's claim (SPEC 6)."""
         for name, (lo, hi) in self._bounds().items():
-            self.fn.bound_dim(name, lo, hi)
+            if name not in self.fixed:
+                self.fn.bound_dim(name, lo, hi)
         if not self.options.strict_dims:
-            self.fn.claim_dims(self._input_symbols())
+            self.fn.claim_dims(self._input_symbols() - set(self.fixed))
 
     def _input_symbols(self) -> set:
         """The symbols in the graph inputs' recorded sizes (torch's backed sizes)."""
@@ -310,7 +337,10 @@ class Importer:
 
     def _import_node(self, node: GraphNode) -> None:
         names = [n for n in node.output_names() if n]
-        if any(self._uses(node, name) for name in self.poisoned):
+        if node.index in self.asserting:
+            self.skipped.update(names)
+            return
+        if self.poisoned.intersection(node.used_names()):
             self.poisoned.update(names)
             return
         c = NodeConverter(self, node, self.node_loc(node))
@@ -323,15 +353,6 @@ class Importer:
         except Unsupported as problem:
             self._report(c.loc, problem.make)
             self.poisoned.update(names)
-
-    @staticmethod
-    def _uses(node: GraphNode, name: str) -> bool:
-        for value in node.args.values():
-            if isinstance(value, Ref) and value.name == name:
-                return True
-            if isinstance(value, list) and any(isinstance(v, Ref) and v.name == name for v in value):
-                return True
-        return False
 
     def _bind(self, node: GraphNode, c: NodeConverter, expr: Any) -> None:
         names = node.output_names()
@@ -368,7 +389,7 @@ class Importer:
     def recorded_dims(self, name: str) -> Optional[list]:
         """A tensor's sizes as the graph records them (ints, Dims, None for unreadable)."""
         meta = self.program.tensor_meta(name)
-        return None if meta is None else [dim_of_size(s) for s in meta.get("sizes") or []]
+        return None if meta is None else [self.dim(s) for s in meta.get("sizes") or []]
 
     def _report(self, loc: gb.Loc, make: Any) -> None:
         diagnostic = make(loc.span)
@@ -409,7 +430,7 @@ class Importer:
                 dtype = None if meta is None else dtype_of(meta.get("dtype", 0))
                 if dtype is None:
                     return None
-                types.append(gb.Tensor([dim_of_size(s) for s in meta.get("sizes") or []], dtype))
+                types.append(gb.Tensor([self.dim(s) for s in meta.get("sizes") or []], dtype))
         return types[0] if len(types) == 1 else gb.TupleOf(*types)
 
 

@@ -15,31 +15,34 @@ from __future__ import annotations
 
 import ast as pyast
 import re
-from typing import Any, Optional
+from types import MappingProxyType
+from typing import Any, Mapping, Optional
 
 from ... import builder as gb
 
 #: torch's "infinity" bounds (int_oo) as serialized, and anything this large, mean "no bound"
 UNBOUNDED = 2**62
 MAX_EXPR_CHARS = 10_000
+EMPTY: Mapping[str, int] = MappingProxyType({})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def dim_of_size(size: Any) -> Any:
+def dim_of_size(size: Any, fixed: Mapping[str, int] = EMPTY) -> Any:
     """A serialized SymInt (`{"as_int": 3}` / `{"as_expr": {...}}`) as a dimension item for the
-    builder: an int, a Dim, or None (`?`)."""
+    builder: an int, a Dim, or None (`?`); a symbol in `fixed` is that value."""
     if not isinstance(size, dict):
         return None
     if isinstance(size.get("as_int"), int):
         return int(size["as_int"])
     expr = size.get("as_expr")
     if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
-        return parse_expr(expr["expr_str"])
+        return parse_expr(expr["expr_str"], fixed)
     return None
 
 
-def parse_expr(text: str) -> Any:
-    """A symbolic size as an int, a Dim, or None when it is not a polynomial gradual writes."""
+def parse_expr(text: str, fixed: Mapping[str, int] = EMPTY) -> Any:
+    """A symbolic size as an int, a Dim, or None when it is not a polynomial gradual writes
+    (a symbol in `fixed` is that value)."""
     if len(text) > MAX_EXPR_CHARS:
         return None
     try:
@@ -47,7 +50,7 @@ def parse_expr(text: str) -> Any:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return _Reader().read(tree.body)
+        return _Reader(fixed).read(tree.body)
     except (_NotADim, RecursionError):
         return None
 
@@ -65,11 +68,14 @@ class _NotADim(Exception):
 class _Reader:
     """Python syntax of a SymPy expression -> builder dims (ints where constant)."""
 
+    def __init__(self, fixed: Mapping[str, int]) -> None:
+        self.fixed = fixed
+
     def read(self, node: pyast.AST) -> Any:
         if isinstance(node, pyast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
             return node.value
         if isinstance(node, pyast.Name) and _NAME.match(node.id):
-            return symbol_dim(node.id)
+            return self.fixed.get(node.id, symbol_dim(node.id))
         if isinstance(node, pyast.UnaryOp) and isinstance(node.op, pyast.USub):
             return self._mul([-1, self.read(node.operand)])
         if isinstance(node, pyast.BinOp):
@@ -96,7 +102,7 @@ class _Reader:
         if name == "Symbol" and args and isinstance(args[0], pyast.Constant) and isinstance(args[0].value, str):
             if not _NAME.match(args[0].value):
                 raise _NotADim()
-            return symbol_dim(args[0].value)
+            return self.fixed.get(args[0].value, symbol_dim(args[0].value))
         if name == "Integer" and len(args) == 1:
             value = self.read(args[0])
             if isinstance(value, int):
@@ -166,6 +172,12 @@ def symbol_dim(name: str) -> gb.Dim:
 def is_unbacked(name: str) -> bool:
     """Whether a symbol is data-dependent (torch names those `u<N>`)."""
     return name.startswith("u")
+
+
+def fixed_values(ranges: Mapping[str, tuple]) -> dict:
+    """The symbols a range constraint pins to one value (`s53` in 32..32: torch specialized the
+    size while exporting with deferred runtime assertions): {name: value}."""
+    return {name: lo for name, (lo, hi) in ranges.items() if lo == hi}
 
 
 def bounds(constraint: Any) -> Optional[tuple]:

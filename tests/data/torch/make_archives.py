@@ -9,6 +9,8 @@ Writes, next to this file:
 * nonzero.pt2        Nonzero: unbacked sizes (nonzero's rows, .item())
 * edited.pt2         cnn.pt2 with its graph edited after export: the linear layer's weight is
                      rewired to conv2's bias, a (16,) vector, so the graph no longer type-checks
+* constrained.pt2    PairTokens, batch and sequence Dim.AUTO: the view works only for an even
+                     sequence, which torch records as a guard (guards_code), not a range
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -25,7 +27,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, Nonzero, SmallCNN  # noqa: E402
+from models import Attention, Nonzero, PairTokens, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -95,6 +97,10 @@ def main():
     x = torch.tensor([[1.0, -2.0, 3.0, 0.0, 5.0], [-1.0, 2.0, 0.0, 4.0, -5.0], [0.5, 0.0, -0.5, 1.5, 2.5],
                       [0.0, 0.0, 0.0, 0.0, 1.0]])
     save("nonzero", export(Nonzero(), (x,)), (x,))
+
+    x = torch.randn(2, 6, 8)
+    ep = export(PairTokens().eval(), (x,), dynamic_shapes={"x": {0: Dim.AUTO, 1: Dim.AUTO}})
+    save("constrained", ep, (x,))
 
 
 if __name__ == "__main__":

@@ -54,3 +54,17 @@ class Nonzero(torch.nn.Module):
         idx = torch.nonzero(x > 0)
         picked = x.flatten().index_select(0, idx[:, 0] * x.shape[1] + idx[:, 1])
         return picked * 2, idx.shape[0], (x > 0).sum().item()
+
+
+class PairTokens(torch.nn.Module):
+    """Merges neighbouring tokens and projects them: the view needs an even sequence length,
+    which torch.export records only as a guard (exported with Dim.AUTO)."""
+
+    def __init__(self, dim: int = 8) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(2 * dim, dim)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        pairs = x.view(b, s // 2, 2 * d)
+        return self.proj(pairs)
