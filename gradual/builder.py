@@ -35,6 +35,15 @@ class Loc:
         self.span = Span(source, 0, len(text))
 
 
+class SpanLoc(Loc):
+    """A location that is a span of a frontend's own text (a model's listing, a Python line)."""
+
+    __slots__ = ()
+
+    def __init__(self, span: Span) -> None:  # noqa: D107 - a Loc made from a span
+        self.span = span
+
+
 def _span(loc: Optional[Loc]) -> Span:
     return loc.span if loc is not None else NOWHERE
 

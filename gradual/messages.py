@@ -181,9 +181,11 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
 
 
 def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim: Dimension, other_dim: Dimension,
-                   constraint: "Constraint") -> Diagnostic:
+                   constraint: "Constraint", inserted: bool = True) -> Diagnostic:
     """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC
-    6): the constraint the model places on it, at the argument that is checked at runtime."""
+    6): the constraint the model places on it, at the argument that is checked at runtime
+    (`inserted`: by an inserted check; else a dim the call computes, which its shape rule
+    checks when it runs)."""
     claimed = sorted({s.name for d in (checked_dim, other_dim) if d.is_symbolic for s in d.symbols() if s.claimed})
     names = ", ".join(f"`{n}`" for n in claimed)
     holds = constraint_text(constraint, checked_dim, other_dim)
@@ -199,7 +201,8 @@ def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim
         labels = (Label(_origin_span(site, other.origin), f"this is {other_dim} (type {_arg_type(site, other.origin)})"),)
     return Diagnostic(
         codes.DIM_CONSTRAINT, message, _origin_span(site, checked.origin),
-        label=f"checked at runtime: this is {checked_dim}{typed}", labels=labels, notes=(note,) + _signature_note(site),
+        label=f"{'checked at runtime' if inserted else 'checked by its shape rule when it runs'}: this is {checked_dim}{typed}",
+        labels=labels, notes=(note,) + _signature_note(site),
         help=f"export the model for inputs where {holds} (a fixed size, or a dynamic dim with this constraint); "
              f"--strict-dims makes this an error", severity=Severity.WARNING, data={"symbols": tuple(claimed)})
 
@@ -1057,8 +1060,8 @@ def onnx_output_text(names: list) -> str:
     return f"graph outputs: {', '.join(names)}"
 
 
-def onnx_unknown_input(name: str, available: list) -> str:
-    """`gradual run model.onnx --arg NAME=...` for a name that is not a graph input."""
+def model_unknown_input(name: str, available: list) -> str:
+    """An input given by a name that is not one of an imported model's inputs."""
     have = ", ".join(f"`{a}`" for a in available) or "none"
     return f"the model has no input `{name}` (inputs: {have})"
 
@@ -1178,12 +1181,6 @@ def torch_guards_note(guards: list) -> str:
     """What torch.export recorded about the dims a `dim-constraint` warning names."""
     more = f" (and {len(guards) - 1} more on these dims)" if len(guards) > 1 else ""
     return f"torch.export recorded the guard `{guards[0]}`{more}: torch checks it when the exported module is called"
-
-
-def torch_unknown_input(name: str, available: list) -> str:
-    """`gradual run model.pt2 --arg NAME=...` for a name that is not a user input."""
-    have = ", ".join(f"`{a}`" for a in available) or "none"
-    return f"the program has no input `{name}` (inputs: {have})"
 
 
 def torch_missing_state(path: str, target: str) -> str:

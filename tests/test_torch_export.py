@@ -246,6 +246,7 @@ def test_a_size_the_model_constrains_is_a_warning_at_the_python_line():
     assert diag.code == "dim-constraint" and diag.severity.value == "warning"
     assert diag.message.endswith("which holds only when s27 is a multiple of 2")
     assert diag.line == model_line("pairs = x.view(b, s // 2, 2 * d)")
+    assert diag.label.startswith("checked by its shape rule when it runs: this is 16 * s77 * (s27 // 2)")
     assert "export the model for inputs where s27 is a multiple of 2" in diag.help
     assert any(n.startswith("from the ATen node `view = aten.view.default(x") for n in diag.notes)
     assert any("torch.export recorded the guard `(8*s27*s77) == (16*s77*(s27 // 2))`" in n for n in diag.notes)

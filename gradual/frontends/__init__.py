@@ -30,6 +30,14 @@ BUILTIN = ("gradual.frontends.onnx_frontend", "gradual.frontends.torch_frontend"
 ENTRY_POINT_GROUP = "gradual.frontends"
 
 
+class LoadError(Exception):
+    """A file a frontend cannot read as a model of its kind; `diagnostic` says why."""
+
+    def __init__(self, diagnostic: Any) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
 class FrontendUnavailable(Exception):
     """The frontend cannot run here (its package is not installed); the message says how to
     install it."""

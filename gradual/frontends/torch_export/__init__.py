@@ -21,12 +21,18 @@ Decisions, where torch.export leaves room:
   types (what torch.export claims the program returns is checked).
 * **Symbols.** torch's symbolic sizes are dims of the same names (`s27`, `2 * s27`); range
   constraints bound them (`s27` in 2..512: the checker relies on it, running checks it on
-  entry; `gradual import` lists them in its header). Unbacked sizes (`u0`: nonzero's row count,
+  entry; `gradual import` lists them in its header), and a range that pins one (`[8, 8]`)
+  makes it that size. The inputs' symbols are the exporter's claim (SPEC 6): a node that
+  constrains one (a `view` that needs an even `s27`) is a `dim-constraint` warning with a
+  runtime check; `ImportOptions(strict_dims=True)` (`--strict-dims`) makes it an error.
+  torch's own guards (`guards_code`, `_assert_scalar` messages) are shown beside it, over the
+  same symbols (`ImportedProgram.guards`), never evaluated. Unbacked sizes (`u0`: nonzero's row count,
   `.item()`) are what the operators' rules give: `nonzero` of a (4, 5) tensor has 0..20 rows.
 * **Symbolic ints** (`sym_size`, `2 * s0`, `.item()`) are int64 scalars whose values are
   dims (SPEC 3.7), so `view(x, [2, sym_size_int_1, 16])` has the dims it names. The
-  assertions torch.export inserts (`_assert_scalar`, `_assert_tensor_metadata`) are not
-  imported: gradual inserts the checks its own inference needs (compare them in README).
+  assertions torch.export inserts (`_assert_scalar`, `_assert_tensor_metadata`), and the nodes
+  only they read, are not imported: gradual inserts the checks its own inference needs
+  (compare them in README, `bench/torch_guards.py`).
 * **Operators** are stdlib/aten.rly's, one per ATen operator (overloads share one; conv1d/2d/3d
   are `aten.convolution`); both torch.export's default IR (`conv2d`, `linear`) and the core ATen
   IR after `run_decompositions()` (`convolution`, `addmm`, `view`) are read. An unsupported
@@ -47,18 +53,11 @@ from typing import Any, Optional, Union
 
 from ... import builder as gb
 from ... import messages
+from .. import LoadError
 from .archive import Archive, ArchiveError, program_from_json, read_archive
 from .importer import ImportedProgram, Importer, ImportOptions
 
 __all__ = ["ImportedProgram", "ImportOptions", "LoadError", "import_archive", "import_program", "load_archive", "supported_operators"]
-
-
-class LoadError(Exception):
-    """The file is not an archive gradual reads; `diagnostic` says why."""
-
-    def __init__(self, diagnostic: Any) -> None:
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
 
 
 def _failure(where: str, error: ArchiveError) -> LoadError:

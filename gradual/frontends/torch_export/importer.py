@@ -113,7 +113,7 @@ class ImportedProgram:
         out = dict(self.state_values())
         for name, value in inputs.items():
             if name not in user and name not in user.values():
-                raise KeyError(messages.torch_unknown_input(name, list(user)))
+                raise KeyError(messages.model_unknown_input(name, list(user)))
             out[user.get(name, name)] = value
         return out
 

@@ -96,13 +96,13 @@ class PythonLines:
             self._files[path] = _read_lines(path)
         return self._files[path]
 
-    def loc(self, frame: Frame) -> "PythonLoc":
+    def loc(self, frame: Frame) -> gb.SpanLoc:
         """A location spanning the code on the frame's line (its indentation left out)."""
         text, _ = self.text(frame)
         source = Source(text, frame.path, line_base=frame.line - 1)
         start = len(text) - len(text.lstrip())
         end = len(text.rstrip())
-        return PythonLoc(Span(source, start, max(start, end)))
+        return gb.SpanLoc(Span(source, start, max(start, end)))
 
 
 def _read_lines(path: str) -> Optional[list]:
@@ -113,15 +113,6 @@ def _read_lines(path: str) -> Optional[list]:
             return handle.read().splitlines()
     except OSError:
         return None
-
-
-class PythonLoc(gb.Loc):
-    """A builder location that is a span of a Python line (or of the graph's listing)."""
-
-    __slots__ = ()
-
-    def __init__(self, span: Span) -> None:  # noqa: D107 - a Loc made from a span
-        self.span = span
 
 
 class Listing:
@@ -140,17 +131,17 @@ class Listing:
         self._inputs = starts[len(node_lines):len(node_lines) + len(input_lines)]
         self._outputs = starts[-1]
 
-    def _loc(self, bounds: tuple) -> PythonLoc:
-        return PythonLoc(Span(self.source, *bounds))
+    def _loc(self, bounds: tuple) -> gb.SpanLoc:
+        return gb.SpanLoc(Span(self.source, *bounds))
 
-    def node(self, index: int) -> PythonLoc:
+    def node(self, index: int) -> gb.SpanLoc:
         """The line of node `index`."""
         return self._loc(self._nodes[index])
 
-    def input(self, index: int) -> PythonLoc:
+    def input(self, index: int) -> gb.SpanLoc:
         """The line of graph input `index`."""
         return self._loc(self._inputs[index])
 
-    def outputs(self) -> PythonLoc:
+    def outputs(self) -> gb.SpanLoc:
         """The outputs' line."""
         return self._loc(self._outputs)

@@ -159,10 +159,9 @@ class _Reader:
 
 # ------------------------------------------------------------------------------------------------
 # SYMBOLS ARE CREATED HERE, and only here. torch.export's `s0` is the exporter's claim that a dim
-# is dynamic (SPEC 6), not a promise the user wrote. Marking these names as claims (soft
-# symbols: a constraint the model puts on one is a `dim-constraint` warning plus a runtime
-# check, an error under --strict-dims) is done where `@main` is built, from the names this
-# module hands out (see importer.Importer._declare_symbols).
+# is dynamic (SPEC 6), not a promise the user wrote: importer.Importer._declare_symbols marks
+# the inputs' symbols as claims (a constraint the model puts on one is a `dim-constraint`
+# warning plus a runtime check, an error under --strict-dims).
 # ------------------------------------------------------------------------------------------------
 def symbol_dim(name: str) -> gb.Dim:
     """The dimension for torch's symbol `name` (`s27`, `u0`)."""
