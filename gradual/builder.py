@@ -35,6 +35,15 @@ class Loc:
         self.span = Span(source, 0, len(text))
 
 
+class SpanLoc(Loc):
+    """A location that is a span of a frontend's own text (a model's listing, a Python line)."""
+
+    __slots__ = ()
+
+    def __init__(self, span: Span) -> None:  # noqa: D107 - a Loc made from a span
+        self.span = span
+
+
 def _span(loc: Optional[Loc]) -> Span:
     return loc.span if loc is not None else NOWHERE
 
@@ -255,12 +264,18 @@ class Function(Block):
         self.loc = loc
         self.params: list = []
         self.claimed: set = set()
+        self.bounds: dict = {}
 
     def claim_dims(self, names: Iterable[str]) -> None:
         """Mark dim names of the signature as an exporter's claim rather than a promise (SPEC 6):
         where the body constrains one (`height` must be 32), checking warns and inserts a
         runtime check instead of reporting an error."""
         self.claimed.update(names)
+
+    def bound_dim(self, name: str, lo: int, hi: Optional[int]) -> None:
+        """Declare that the signature's dim `name` lies in `lo..hi` (hi None: no upper bound), as
+        an exporter's range constraint: checking relies on it, running checks it on entry."""
+        self.bounds[name] = (lo, hi)
 
     def param(self, name: str, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None) -> Var:
         """Add a parameter (no type: inferred)."""
@@ -272,7 +287,8 @@ class Function(Block):
         """Finish the definition with its result expression."""
         span = _span(self.loc)
         return ast.Def(self.name, self.dtype_params, tuple(self.params), self.ret, self.body(result),
-                       span=span, name_span=span, claimed_dims=frozenset(self.claimed))
+                       span=span, name_span=span, claimed_dims=frozenset(self.claimed),
+                       dim_bounds=dict(self.bounds))
 
 
 def closure(params: Sequence[tuple], result: Union[Expr, ast.Body], ret: Optional[ast.TypeExpr] = None,

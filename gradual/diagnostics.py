@@ -40,6 +40,7 @@ def _code(name: str, summary: str, severity: Severity = Severity.ERROR) -> str:
 PARSE_ERROR = _code("parse-error", "the text is not a program in the language")
 INPUT_ERROR = _code("input-error", "the file cannot be read as UTF-8 text, or is too large")
 BAD_INITIALIZER = _code("bad-initializer", "an ONNX initializer whose data does not fit its declared dims or type")
+ARCHIVE_VERSION = _code("archive-version", "a model archive in a format version gradual does not read")
 # names
 UNKNOWN_VARIABLE = _code("unknown-variable", "a `%name` that no parameter or binding introduces")
 UNKNOWN_GLOBAL = _code("unknown-global", "an `@name` that no definition introduces")

@@ -10,7 +10,7 @@ of that body. `let %f = fn ...` may call `%f` inside the closure (recursion, as 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Container, Optional, Union
+from typing import Any, Container, Optional, Union
 
 from . import messages
 from .annotations import Converter, DimScope, TypeScope, suggest
@@ -168,6 +168,8 @@ class _Resolver:
         if isinstance(node, ast.Def) and node.claimed_dims:
             for sym in dims.introduced:
                 sym.claimed = sym.name in node.claimed_dims
+        if isinstance(node, ast.Def) and node.dim_bounds:
+            _bound_symbols(dims.introduced, node.dim_bounds)
         info = FunctionInfo(node, params, param_types, ret, tuple(dims.introduced), dtype_params,
                             name=getattr(node, "name", ""))
         self.res.functions[id(node)] = info
@@ -350,3 +352,10 @@ def resolve_definition(module: ast.Module, d: ast.Def, defs: dict, operators: Co
 def callee_first(res: Resolution) -> list[list[str]]:
     """The definitions' strongly connected components, callees first."""
     return _callee_first_components(list(res.defs), res.calls)
+
+
+def _bound_symbols(symbols: Any, bounds: dict) -> None:
+    """Give a definition's signature symbols the bounds its frontend declared (range constraints)."""
+    for sym in symbols:
+        if sym.name in bounds:
+            sym.lo, sym.hi = bounds[sym.name]

@@ -477,10 +477,11 @@ class CallSite(ShapeContext):
             checked, checked_dim, kept, kept_dim = b, rb, a, ra
         else:
             checked, checked_dim, kept, kept_dim = a, ra, b, rb
-        if checked.origin is not None and checked.origin.axis is not None:
+        inserted = checked.origin is not None and checked.origin.axis is not None
+        if inserted:
             origin = checked.origin
             self.claim_checks[(origin.arg, origin.path, origin.axis)] = kept_dim
-        self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint))
+        self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, inserted))
         return SDim(kept_dim, kept.origin, symbol or kept.symbol)
 
     def _broadcast_result(self, a: SDim, b: SDim) -> SDim:

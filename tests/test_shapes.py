@@ -761,3 +761,34 @@ def test_interval_bounds_past_the_bit_bound_widen() -> None:
     for _ in range(40):
         d = d * d
     assert d.max_length is None and d.min_length >= 0
+
+
+@pytest.mark.parametrize("lhs, rhs, bounds, expected", [
+    ("24 * h", "32 * h", (2, 128), ("impossible", ())),  # h = 0 is outside 2..128 (an edited view)
+    ("h", "32", (2, 16), ("impossible", ())),
+    ("h", "32", (2, 64), ("value", (32,))),
+    ("16 * (h // 2) - 16", "512", (67, None), ("value", (67,))),
+    ("h", "4 * (h // 4)", (5, 7), ("impossible", ())),
+    ("h", "4 * (h // 4)", (5, 9), ("residues", (4, 0))),
+])
+def test_the_constraint_stays_within_the_symbols_bounds(lhs: str, rhs: str, bounds: tuple, expected: tuple) -> None:
+    """A bounded symbol (torch.export's range constraints) allows only values in its bounds."""
+    from gradual.shapes.constraint import solve
+
+    h = Symbol("h", *bounds)
+    names = {"h": Dimension.of_expr(Poly.atom(h))}
+    found = solve(*(D(eval(side, {}, names)) if side.isdigit() else eval(side, {}, names) for side in (lhs, rhs)))
+    assert (found.kind, found.values) == expected
+
+
+def test_a_factor_that_cannot_be_zero_is_divided_out() -> None:
+    """A reshape with a dynamic batch `b` >= 2 constrains the sequence alone; a batch that may
+    be 0 leaves the equation as it is."""
+    from gradual.shapes.constraint import solve
+
+    for lo, kind in ((2, "residues"), (0, "equation")):
+        b, s = Symbol("b", lo), Symbol("s", 2)
+        bd, sd = (Dimension.of_expr(Poly.atom(x)) for x in (b, s))
+        found = solve(16 * bd * (sd // 2), 8 * sd * bd)
+        assert found.kind == kind
+        assert kind != "residues" or (found.symbol, found.values) == (s, (2, 0))

@@ -99,6 +99,9 @@ def check_input(loaded: Input) -> Checked:
         if not model.ok:
             return Checked(loaded, CheckResult(None, None, list(model.diagnostics)), list(model.diagnostics))
         result = check(model.module, loaded.path)
+        if model.notes is not None:
+            for diagnostic in result.diagnostics:
+                diagnostic.notes = tuple(model.notes(diagnostic)) + tuple(diagnostic.notes)
         return Checked(loaded, result, list(result.diagnostics))
     result = check(loaded.text or "", loaded.path)
     return Checked(loaded, result, list(result.diagnostics))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from typing import Any, Optional, Sequence
 
 from .. import messages
@@ -183,17 +184,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_frontend_options(p: argparse.ArgumentParser) -> None:
-    """Each registered frontend's options, in a group named after it."""
-    for frontend in frontends():
-        if not frontend.options:
-            continue
-        group = p.add_argument_group(f"{frontend.name} models ({', '.join(frontend.suffixes)})")
-        for option in frontend.options:
-            if option.flag:
-                group.add_argument(f"--{option.name}", dest=option.dest, action="store_true", help=option.help)
-            else:
-                group.add_argument(f"--{option.name}", dest=option.dest, metavar=option.metavar, default=None,
-                                   help=option.help)
+    """Each registered frontend's options, in a group named after it; an option several
+    frontends take (`--strict-dims`), once, in a group of its own."""
+    registered = frontends()
+    counts = Counter(option.name for frontend in registered for option in frontend.options)
+    shared = {option.name: option for frontend in registered for option in frontend.options if counts[option.name] > 1}
+    groups = [(f"{f.name} models ({', '.join(f.suffixes)})", [o for o in f.options if o.name not in shared])
+              for f in registered]
+    groups.append(("models of every format", list(shared.values())))
+    for title, options in groups:
+        if options:
+            group = p.add_argument_group(title)
+            for option in options:
+                _add_option(group, option)
+
+
+def _add_option(group: Any, option: Any) -> None:
+    if option.flag:
+        group.add_argument(f"--{option.name}", dest=option.dest, action="store_true", help=option.help)
+    else:
+        group.add_argument(f"--{option.name}", dest=option.dest, metavar=option.metavar, default=None,
+                           help=option.help)
 
 
 def _version() -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .. import messages
 from ..analysis.inputs import check_input
@@ -45,7 +45,8 @@ def command_run(args: argparse.Namespace) -> int:
     except (UsageError, InputError, ProgramRejected) as exc:
         print(f"gradual: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    outputs, code = run_reporting(args, interpreter, inputs, out)
+    notes = loaded.model.notes if loaded.model is not None else None
+    outputs, code = run_reporting(args, interpreter, inputs, out, notes)
     if outputs is not None:
         _print_outputs(args, outputs, loaded.model.outputs if loaded.model is not None else None)
     return code
@@ -81,16 +82,18 @@ def _assignment(text: str, renamed: dict) -> tuple:
     return renamed.get(name, name), value
 
 
-def run_reporting(args: argparse.Namespace, interpreter: Any, inputs: dict, out: Any) -> tuple:
+def run_reporting(args: argparse.Namespace, interpreter: Any, inputs: dict, out: Any,
+                  notes: Optional[Callable] = None) -> tuple:
     """Run the entry: (its flattened outputs, EXIT_OK), or (None, the exit code) after
-    printing why it stopped (a failed check, exhausted resources, or a bug in gradual)."""
+    printing why it stopped (a failed check, exhausted resources, or a bug in gradual);
+    `notes`: a model's notes for the failure's diagnostic."""
     from ..runtime.errors import RunFailure
     from ..runtime.values import flatten_outputs
 
     try:
         return flatten_outputs(interpreter.run(args.entry, inputs)), EXIT_OK
     except RunFailure as failure:
-        return None, _report_failure(args, failure, out)
+        return None, _report_failure(args, failure, out, notes)
     except (RecursionError, MemoryError) as exc:
         print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
         return None, EXIT_CHECK_FAILED
@@ -109,8 +112,10 @@ def _report_errors(args: argparse.Namespace, diagnostics: list, out: Any) -> int
     return EXIT_ERRORS
 
 
-def _report_failure(args: argparse.Namespace, failure: Any, out: Any) -> int:
+def _report_failure(args: argparse.Namespace, failure: Any, out: Any, notes: Optional[Callable]) -> int:
     diag = failure.diagnostic()
+    if notes is not None:
+        diag.notes = tuple(notes(diag)) + tuple(diag.notes)
     if args.format == "json":
         print(json.dumps({"error": _error_json(diag)}, indent=2))
     else:

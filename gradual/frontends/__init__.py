@@ -12,6 +12,11 @@ entry point group (the entry point names a module that registers on import).
 
 * `onnx` — ONNX models (the optional extra `gradual[onnx]`); `onnx_frontend` registers it
   without importing the `onnx` package.
+* `torch.export` — archives written by `torch.export.save` (`.pt2`), read without torch;
+  `torch_frontend` registers it.
+
+Frontends that take the same option share one `FrontendOption` (`STRICT_DIMS`): the command
+line offers it once.
 """
 
 from __future__ import annotations
@@ -21,8 +26,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 #: modules of this package that register a frontend when imported
-BUILTIN = ("gradual.frontends.onnx_frontend",)
+BUILTIN = ("gradual.frontends.onnx_frontend", "gradual.frontends.torch_frontend")
 ENTRY_POINT_GROUP = "gradual.frontends"
+
+
+class LoadError(Exception):
+    """A file a frontend cannot read as a model of its kind; `diagnostic` says why."""
+
+    def __init__(self, diagnostic: Any) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
 
 
 class FrontendUnavailable(Exception):
@@ -46,12 +59,19 @@ class FrontendOption:
         return self.name.replace("-", "_")
 
 
+#: exporter dims as promises (SPEC 6): a node that constrains one is an error, not a warning
+STRICT_DIMS = FrontendOption("strict-dims", "a node that constrains a dynamic dim of the model (height = 32) is an "
+                             "error, not a warning with a runtime check", flag=True)
+
+
 @dataclass
 class LoadedModel:
     """What a frontend made of a model: the module (None when the import failed), the
     import's diagnostics, and what running it needs: the graph inputs' names and their
-    parameters, the outputs' names, the values of constants passed as parameters, and a
-    reader for tensor files in the model's own format."""
+    parameters, the outputs' names, the values of constants passed as parameters (any
+    mapping: a frontend may read them only when asked), and a reader for tensor files in the
+    model's own format. `notes` gives the extra notes a frontend adds to a diagnostic of the
+    check (the torch.export frontend: the ATen node behind a Python line)."""
 
     path: str
     module: Any
@@ -62,6 +82,7 @@ class LoadedModel:
     constants: dict = field(default_factory=dict)
     read_tensor: Optional[Callable[[str], Any]] = None
     tensor_suffixes: tuple = ()
+    notes: Optional[Callable[[Any], tuple]] = None
 
     @property
     def ok(self) -> bool:

@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import messages
-from . import Frontend, FrontendOption, FrontendUnavailable, LoadedModel, register_frontend
+from . import STRICT_DIMS, Frontend, FrontendOption, FrontendUnavailable, LoadedModel, register_frontend
 
 OPTIONS = (
     FrontendOption("batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME"),
     FrontendOption("batch-reshapes", "with --batch: Reshape targets that hard-code the batch size copy it instead",
                    flag=True),
-    FrontendOption("strict-dims", "a node that constrains a dynamic dim of the model (height = 32) is an error, "
-                   "not a warning with a runtime check", flag=True),
+    STRICT_DIMS,
 )
 
 

@@ -37,8 +37,13 @@ class Constraint:
 
 
 def solve(lhs: Dimension, rhs: Dimension) -> Constraint:
-    """The constraint `lhs = rhs` places on its symbol (see the module docstring)."""
-    difference = lhs.expr - rhs.expr
+    """The constraint `lhs = rhs` places on its symbol (see the module docstring), within the
+    symbol's own bounds (`s` in 2..128 cannot be 0)."""
+    return _within_bounds(_solve(lhs, rhs))
+
+
+def _solve(lhs: Dimension, rhs: Dimension) -> Constraint:
+    difference = _without_positive_factors(lhs.expr - rhs.expr)
     symbols = difference.symbols()
     if len(symbols) != 1:
         return Constraint("impossible") if not symbols and difference.evaluate({}) != 0 else Constraint("equation")
@@ -59,6 +64,43 @@ def solve(lhs: Dimension, rhs: Dimension) -> Constraint:
         zeros = sorted(r + (-f(r) // step) * period for r in range(period) if f(r) % step == 0 and -f(r) // step >= 0)
         return _run(symbol, zeros, proven=True)
     return _run(symbol, [s for s in range(SEARCH) if f(s) == 0], proven=False)
+
+
+def _without_positive_factors(difference: Poly) -> Poly:
+    """The difference with the symbols that divide every term and cannot be 0 divided out: a
+    view's `16 * b * (s // 2) = 8 * b * s` with a batch `b` >= 1 constrains `s` alone."""
+    for symbol in sorted(difference.symbols(), key=Symbol.sort_key):
+        if symbol.lo < 1:
+            continue
+        quotient = difference.exact_div(Poly.atom(symbol))
+        while quotient is not None and quotient.terms:
+            difference = quotient
+            quotient = difference.exact_div(Poly.atom(symbol))
+    return difference
+
+
+def _within_bounds(found: Constraint) -> Constraint:
+    """A constraint narrowed to its symbol's bounds (impossible when no allowed value is left)."""
+    symbol = found.symbol
+    if symbol is None or symbol.lo <= 0 and symbol.hi is None:
+        return found
+    lo, hi = symbol.lo, symbol.hi
+
+    def allowed(value: int) -> bool:
+        return lo <= value and (hi is None or value <= hi)
+
+    if found.kind == "value":
+        return found if allowed(found.values[0]) else Constraint("impossible", symbol)
+    if found.kind == "range":
+        low, high = max(found.values[0], lo), found.values[1] if hi is None else min(found.values[1], hi)
+        if low > high:
+            return Constraint("impossible", symbol)
+        return Constraint("value", symbol, (low,)) if low == high else Constraint("range", symbol, (low, high))
+    if found.kind == "residues" and hi is not None and hi - lo < found.values[0]:
+        modulus, residues = found.values[0], set(found.values[1:])
+        if not any(v % modulus in residues for v in range(lo, hi + 1)):
+            return Constraint("impossible", symbol)
+    return found
 
 
 def _run(symbol: Symbol, zeros: list, proven: bool) -> Constraint:

@@ -285,6 +285,9 @@ class Def(Node):
     # dim names of the signature that a frontend marked as an exporter's claim (SPEC 6); text
     # never sets it: a written signature is the user's promise
     claimed_dims: frozenset = field(default=frozenset(), kw_only=True, repr=False, compare=False)
+    # bounds a frontend gives dim names of the signature ({name: (lo, hi)}, hi None: none), as
+    # torch.export's range constraints; text never sets them (the runtime checks them on entry)
+    dim_bounds: dict = field(default_factory=dict, kw_only=True, repr=False, compare=False)
 
 
 @dataclass(eq=False, slots=True)

@@ -101,6 +101,7 @@ import os
 from typing import Any, Optional, Union
 
 from ... import messages
+from .. import LoadError
 
 try:
     import onnx as _onnx  # noqa: F401  (the optional extra)
@@ -112,14 +113,6 @@ from .importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa:
 
 __all__ = ["ImportOptions", "ImportedModel", "InputSpec", "LoadError", "import_model", "load_model",
            "supported_operators"]
-
-
-class LoadError(Exception):
-    """The file is not an ONNX model; `diagnostic` says why."""
-
-    def __init__(self, diagnostic: Any) -> None:
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
 
 
 def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> Any:

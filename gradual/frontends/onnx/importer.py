@@ -108,7 +108,7 @@ class ImportedModel:
             elif name in known:
                 out[name] = value
             else:
-                raise KeyError(messages.onnx_unknown_input(name, list(params)))
+                raise KeyError(messages.model_unknown_input(name, list(params)))
         return out
 
     def run(self, inputs: Mapping[str, Any], checked: Optional[CheckResult] = None) -> list:

@@ -23,15 +23,6 @@ from ... import messages
 from ...syntax.source import Source, Span
 
 
-class ListingLoc(gb.Loc):
-    """A builder location that is a span of the model's listing."""
-
-    __slots__ = ()
-
-    def __init__(self, span: Span) -> None:  # noqa: D107 - a Loc made from a span
-        self.span = span
-
-
 class Listing:
     """The listing of one graph (and its subgraphs: their nodes follow the outputs' line) and the
     locations in it. A node is named by its graph's path and its index in that graph; the path
@@ -75,15 +66,15 @@ class Listing:
         lines.add(text)
         return start, start + len(text)
 
-    def _loc(self, start: int, end: int) -> ListingLoc:
-        return ListingLoc(Span(self.source, start, end))
+    def _loc(self, start: int, end: int) -> gb.SpanLoc:
+        return gb.SpanLoc(Span(self.source, start, end))
 
-    def node(self, key: tuple, index: int) -> ListingLoc:
+    def node(self, key: tuple, index: int) -> gb.SpanLoc:
         """A node's line."""
         start, text, _ = self._nodes[(key, index)]
         return self._loc(start, start + len(text))
 
-    def argument(self, key: tuple, index: int, position: int, names: list) -> ListingLoc:
+    def argument(self, key: tuple, index: int, position: int, names: list) -> gb.SpanLoc:
         """Input `position` of a node: its name on the node's line."""
         start, text, cursor = self._nodes[(key, index)]
         for i, name in enumerate(names):
@@ -95,11 +86,11 @@ class Listing:
             cursor = found + len(name)
         return self.node(key, index)
 
-    def value(self, name: str) -> ListingLoc:
+    def value(self, name: str) -> gb.SpanLoc:
         """A graph input's or initializer's line (the outputs' line for anything else)."""
         return self._loc(*self._values.get(name, self._outputs))
 
-    def outputs(self) -> ListingLoc:
+    def outputs(self) -> gb.SpanLoc:
         """The graph outputs' line."""
         return self._loc(*self._outputs)
 

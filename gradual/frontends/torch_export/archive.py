@@ -1,0 +1,233 @@
+"""Reading a `.pt2` archive (what `torch.export.save` writes) with the standard library only.
+
+The archive is a zip. Everything checking needs is JSON:
+
+    <name>/archive_format                          "pt2"
+    <name>/models/model.json                       the serialized ExportedProgram (graph, tensor
+                                                   metadata, symbolic sizes, range constraints,
+                                                   stack traces, signature, schema version)
+    <name>/data/weights/model_weights_config.json  parameters and buffers: dtype, sizes, strides
+    <name>/data/weights/weight_0 ...               their raw bytes (read for `run` only)
+    <name>/data/constants/model_constants_config.json   tensor constants, likewise
+
+Supported: schema major version 8 (torch 2.13 writes 8.20). Another major version, or the older
+layout with `serialized_exported_program.json` at the top (torch 2.5 and earlier), is reported
+with `archive-version`; a file that is not such a zip with `input-error`.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import numpy as np
+
+SUPPORTED_MAJOR = 8
+WRITTEN_BY_TORCH = "2.13"
+#: At most this many bytes of JSON are read from one member (a bigger "graph" is not a graph).
+MAX_JSON_BYTES = 1 << 30
+
+#: torch.export's ScalarType numbers -> gradual dtypes (None: gradual cannot hold it)
+DTYPES = {1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16", 7: "float32", 8: "float64",
+          12: "bool", 28: "uint16", 34: "uint32", 35: "uint64"}
+SCALAR_TYPE_NAMES = {0: "unknown", 9: "complex32", 10: "complex64", 11: "complex128", 13: "bfloat16",
+                     29: "float8_e4m3fn", 30: "float8_e5m2", 31: "float8_e4m3fnuz", 32: "float8_e5m2fnuz",
+                     33: "float8_e8m0fnu"}
+
+
+def dtype_of(scalar_type: int) -> Optional[str]:
+    """The gradual dtype of a torch ScalarType number, or None when gradual cannot run it."""
+    return DTYPES.get(scalar_type)
+
+
+def scalar_type_name(scalar_type: int) -> str:
+    """A torch ScalarType as torch names it (`bfloat16`), for messages."""
+    return DTYPES.get(scalar_type) or SCALAR_TYPE_NAMES.get(scalar_type, f"ScalarType {scalar_type}")
+
+
+class ArchiveError(Exception):
+    """The file cannot be read as a supported archive: `kind` is "unreadable" or "version"."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass
+class Archive:
+    """One exported program read from an archive: its JSON, and where its payloads are."""
+
+    program: dict
+    model: str
+    models: list
+    weights: dict = field(default_factory=dict)
+    constants: dict = field(default_factory=dict)
+    zip_bytes: Optional[bytes] = None
+    zip_path: Optional[str] = None
+    prefix: str = ""
+
+    @property
+    def schema_version(self) -> str:
+        """`8.20`."""
+        v = self.program.get("schema_version") or {}
+        return f"{v.get('major', '?')}.{v.get('minor', '?')}"
+
+    @property
+    def torch_version(self) -> str:
+        """The torch version that wrote the program (as recorded)."""
+        return str(self.program.get("torch_version", "?"))
+
+    def payload(self, fqn: str) -> np.ndarray:
+        """A parameter's, buffer's or constant's value by its qualified name (`conv.weight`);
+        KeyError when the archive has none, ArchiveError when it cannot be read."""
+        where, meta = self._payload_meta(fqn)
+        if meta.get("use_pickle"):
+            raise ArchiveError("unreadable", f"`{fqn}` is pickled (a tensor subclass or custom object)")
+        tensor = meta.get("tensor_meta") or {}
+        dtype = dtype_of(tensor.get("dtype", 0))
+        if dtype is None:
+            raise ArchiveError("unreadable", f"`{fqn}` has element type {scalar_type_name(tensor.get('dtype', 0))}")
+        raw = self._read(f"{self.prefix}data/{where}/{meta.get('path_name', '')}")
+        return _strided_array(raw, dtype, tensor, fqn)
+
+    def _payload_meta(self, fqn: str) -> tuple:
+        if fqn in self.weights:
+            return "weights", self.weights[fqn]
+        if fqn in self.constants:
+            return "constants", self.constants[fqn]
+        raise KeyError(fqn)
+
+    def _read(self, member: str) -> bytes:
+        try:
+            with _open_zip(self.zip_bytes, self.zip_path) as zf:
+                return zf.read(member)
+        except (KeyError, OSError, zipfile.BadZipFile) as exc:
+            raise ArchiveError("unreadable", f"cannot read {member}: {exc}") from None
+
+
+def _strided_array(raw: bytes, dtype: str, meta: dict, fqn: str) -> np.ndarray:
+    """A payload's bytes viewed with its sizes, strides and storage offset, copied."""
+    sizes = [_int_size(s) for s in meta.get("sizes", [])]
+    strides = [_int_size(s) for s in meta.get("strides", [])]
+    offset = _int_size(meta.get("storage_offset", {"as_int": 0}))
+    if None in sizes or None in strides or offset is None or len(strides) != len(sizes):
+        raise ArchiveError("unreadable", f"`{fqn}` has symbolic sizes")
+    np_dtype = np.dtype(dtype).newbyteorder("<")
+    flat = np.frombuffer(raw, dtype=np_dtype)
+    need = offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0)
+    if 0 in sizes:
+        return np.zeros(sizes, dtype=dtype)
+    if need > flat.size or min(strides, default=0) < 0:
+        raise ArchiveError("unreadable", f"`{fqn}` has {flat.size} elements of data, fewer than its shape needs")
+    view = np.lib.stride_tricks.as_strided(flat[offset:], shape=sizes, strides=[s * np_dtype.itemsize for s in strides])
+    return np.array(view, dtype=dtype)
+
+
+def _int_size(value: Any) -> Optional[int]:
+    if isinstance(value, dict) and isinstance(value.get("as_int"), int):
+        return int(value["as_int"])
+    return None
+
+
+def _open_zip(data: Optional[bytes], path: Optional[str]) -> zipfile.ZipFile:
+    import io
+
+    return zipfile.ZipFile(io.BytesIO(data) if data is not None else path)  # type: ignore[arg-type]
+
+
+def read_archive(source: Union[str, bytes], model: Optional[str] = None) -> Archive:
+    """Read an archive from a path or bytes; raises ArchiveError (never another exception for a
+    bad file). `model` picks one of several programs saved together (default: `model`)."""
+    data = source if isinstance(source, bytes) else None
+    path = source if isinstance(source, str) else None
+    try:
+        with _open_zip(data, path) as zf:
+            names = zf.namelist()
+            prefix = _prefix(names)
+            _check_layout(zf, names, prefix)
+            models = sorted(n[len(prefix) + len("models/"):-len(".json")] for n in names
+                            if n.startswith(prefix + "models/") and n.endswith(".json") and n.count("/") == prefix.count("/") + 1)
+            chosen = _choose(models, model)
+            program = _json(zf, f"{prefix}models/{chosen}.json")
+            weights = _config(zf, names, f"{prefix}data/weights/{chosen}_weights_config.json")
+            constants = _config(zf, names, f"{prefix}data/constants/{chosen}_constants_config.json")
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, RuntimeError, EOFError, ValueError) as exc:
+        raise ArchiveError("unreadable", _reason(exc)) from None
+    _check_program(program)
+    return Archive(program, chosen, models, weights, constants, data, path, prefix)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _prefix(names: list) -> str:
+    """The archive's top folder (`model/`), from its `archive_format` or `models/` member."""
+    for name in names:
+        for marker in ("archive_format", "models/"):
+            at = name.find(marker)
+            if at >= 0 and (at == 0 or name[at - 1] == "/") and name.count("/", 0, at) <= 1:
+                return name[:at]
+    for name in names:
+        if name.endswith("serialized_exported_program.json"):
+            raise ArchiveError("version", "it has the archive layout of torch 2.5 and earlier "
+                                          "(serialized_exported_program.json)")
+    raise ArchiveError("unreadable", "it is a zip file, but not a torch.export archive (no archive_format or models/)")
+
+
+def _check_layout(zf: zipfile.ZipFile, names: list, prefix: str) -> None:
+    member = prefix + "archive_format"
+    if member in names:
+        fmt = zf.read(member)[:64].decode("utf-8", errors="replace").strip()
+        if fmt != "pt2":
+            raise ArchiveError("version", f"its archive_format is {fmt!r}, not 'pt2'")
+
+
+def _choose(models: list, wanted: Optional[str]) -> str:
+    if not models:
+        raise ArchiveError("unreadable", "the archive holds no exported program (no models/*.json); "
+                                         "an AOTInductor package is not an exported program")
+    if wanted is not None:
+        if wanted not in models:
+            raise ArchiveError("unreadable", f"the archive has no program `{wanted}` (it has {', '.join(models)})")
+        return wanted
+    return "model" if "model" in models else models[0]
+
+
+def _json(zf: zipfile.ZipFile, member: str) -> Any:
+    info = zf.getinfo(member)
+    if info.file_size > MAX_JSON_BYTES:
+        raise ArchiveError("unreadable", f"{member} is {info.file_size} bytes, larger than any program gradual reads")
+    try:
+        return json.loads(zf.read(member).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ArchiveError("unreadable", f"{member} is not JSON ({_reason(exc)})") from None
+
+
+def _config(zf: zipfile.ZipFile, names: list, member: str) -> dict:
+    if member not in names:
+        return {}
+    config = _json(zf, member)
+    entries = config.get("config") if isinstance(config, dict) else None
+    return entries if isinstance(entries, dict) else {}
+
+
+def _check_program(program: Any) -> None:
+    if not isinstance(program, dict) or not isinstance(program.get("graph_module"), dict):
+        raise ArchiveError("unreadable", "its program JSON has no graph_module")
+    version = program.get("schema_version")
+    major = version.get("major") if isinstance(version, dict) else None
+    if major != SUPPORTED_MAJOR:
+        shown = f"{major}.{version.get('minor', '?')}" if isinstance(version, dict) else "missing"
+        raise ArchiveError("version", f"its schema version is {shown}, and gradual reads schema "
+                                      f"{SUPPORTED_MAJOR}.x (torch {WRITTEN_BY_TORCH} writes 8.20)")
+
+
+def program_from_json(program: dict) -> Archive:
+    """An Archive around a serialized program already in memory (no payloads)."""
+    _check_program(program)
+    return Archive(program, "model", ["model"])

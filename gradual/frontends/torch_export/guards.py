@@ -1,0 +1,44 @@
+"""torch.export's guards, written over gradual's symbols, to set beside what gradual derives.
+
+An archive keeps the guards torch.export assumed while tracing (`guards_code`): Python
+expressions over the example inputs' sizes, `(32*L['x'].size()[1]) == (64*(L['x'].size()[1] //
+2))`, which torch checks when the exported module is called. They are text from the file: they
+are never evaluated, only rewritten so that `L['x'].size()[1]` reads as the symbol (or size) the
+graph records for that dim: `(32*s27) == (64*(s27 // 2))`. A program exported with
+`prefer_deferred_runtime_asserts_over_guards=True` keeps them in the graph instead, as
+`_assert_scalar` nodes whose message names the expression (`Eq(s27, 2*((s27//2)))`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable
+
+MAX_GUARD_CHARS = 2_000
+_SIZE = re.compile(r"L\['([^'\]]{1,200})'\]\.size\(\)\[(\d{1,4})\]")
+_SYMBOL = re.compile(r"\b[su]\d+\b")
+_ASSERTED = re.compile(r"for expression (.{1,2000}?) on node '")
+
+
+def rewritten(guards: Iterable[str], size_text: Callable[[str, int], str | None]) -> list:
+    """The guards with each `L['x'].size()[i]` replaced by `size_text(x, i)` (kept where that
+    is None); guards too long to show are left out."""
+
+    def replace(match: re.Match) -> str:
+        text = size_text(match.group(1), int(match.group(2)))
+        return match.group(0) if text is None else text
+
+    return [_SIZE.sub(replace, g) for g in guards if isinstance(g, str) and len(g) <= MAX_GUARD_CHARS]
+
+
+def mentioning(guards: Iterable[str], names: Iterable[str]) -> list:
+    """The guards that mention one of the symbol names."""
+    wanted = set(names)
+    return [g for g in guards if wanted.intersection(_SYMBOL.findall(g))]
+
+
+def asserted(messages: Iterable[str]) -> list:
+    """The expressions of torch.export's deferred runtime assertions, from their messages
+    (`Runtime assertion failed for expression Eq(s27, 2*((s27//2))) on node 'eq'`)."""
+    found = (_ASSERTED.search(m) for m in messages if isinstance(m, str))
+    return [m.group(1) for m in found if m is not None]

@@ -1,0 +1,607 @@
+"""Shape rules of the ATen operators (stdlib/aten.rly), for the torch.export frontend.
+
+Where ATen's semantics are those of an operator the library already has, the rule *is* that
+operator's rule, read through `adapted`: it sees ATen's attribute names under the names the
+shared rule reads (`dim` as `axis`), and only the arguments it expects. What is ATen's own lives
+here: sizes given as tuples of int64 scalars (SymInt lists, whose known values are the dims),
+optional tensors written `()`, torch's squeeze, flatten, chunk and split, convolution with its
+bias, and attention.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..registry import RULES, shape_rule
+from .common import require_scalar, show_ints
+from .elementwise import broadcast_dims
+from .index import slice_length
+from .shape import broadcast_into, reshape_dims
+
+register_rule_message(
+    "split-sizes", codes.SHAPE_MISMATCH,
+    "{op} splits dim {axis} of {arg} into parts of {sizes}, which add up to {total}, but the dim is {dim}",
+    "make the split sizes add up to the dim",
+)
+register_rule_message(
+    "normalized-shape", codes.SHAPE_MISMATCH,
+    "{op} normalizes over the last dims {wanted}, but {arg} has rank {rank}",
+    "normalized_shape must list the input's last dims",
+)
+register_rule_message(
+    "unbind-count", codes.SHAPE_MISMATCH,
+    "{op} unbinds dim {axis} of {arg} into {count} tensors, but the dim is {dim}",
+    "unbind a dim whose size is the number of outputs",
+)
+register_rule_message(
+    "pad-length", codes.BAD_ATTRIBUTE,
+    "{op} got pad={pad}: it needs an even number of entries, at most two per dim of {arg} (rank {rank})",
+    "give [before, after] pairs for the last dims, the last dim first",
+)
+
+
+class _View:
+    """A context seen through other argument and attribute names (see `adapted`)."""
+
+    def __init__(self, ctx: ShapeContext, args: Sequence[Any], attrs: dict) -> None:
+        self._ctx = ctx
+        self.args = list(args)
+        self._attrs = attrs
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def attr(self, name: str) -> Any:
+        """The renamed attribute, else the operator's own."""
+        return self._attrs[name](self._ctx) if name in self._attrs else self._ctx.attr(name)
+
+
+def adapted(rule: str, args: Optional[Sequence[int]] = None, **attrs: Any) -> Callable[[ShapeContext], Any]:
+    """A shared rule applied to an ATen operator: `args` picks the arguments it sees (by
+    position), each keyword gives one attribute it reads, as an ATen attribute's name
+    (`axis="dim"`), a function of the context, or another constant (`exclude=False`)."""
+    readers = {name: _reader(source) for name, source in attrs.items()}
+
+    def run(ctx: ShapeContext) -> Any:
+        picked = ctx.args if args is None else [ctx.args[i] for i in args]
+        return RULES[rule](_View(ctx, picked, readers))
+
+    run.__doc__ = f"ATen's form of the `{rule}` rule."
+    return run
+
+
+def _reader(source: Any) -> Callable[[ShapeContext], Any]:
+    if isinstance(source, str):
+        return lambda ctx: ctx.attr(source)
+    if callable(source):
+        return source
+    return lambda ctx: source
+
+
+def _register(name: str, rule: Callable[[ShapeContext], Any]) -> None:
+    RULES[name] = rule
+
+
+def _as_list(value: Any) -> Any:
+    return [value] if isinstance(value, int) else value
+
+
+# shared rules under ATen's names ------------------------------------------------------------------
+_register("aten_softmax", adapted("along_axis", [0], axis="dim"))
+_reduce = adapted("reduce", [0], axis=lambda c: _as_list(c.attr("dim")), keepdims="keepdim", exclude=False)
+_register("aten_permute", adapted("transpose", [0], axes="dims"))
+_register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=1))
+_register("aten_cat", adapted("concatenate", [0], axis="dim"))
+_register("aten_stack", adapted("stack", [0], axis="dim"))
+_register("aten_repeat", adapted("tile", [0], reps="repeats"))
+_register("aten_adaptive_pool", adapted("adaptive_pool2d", [0], output_size="output_size", layout=lambda c: "NCHW",
+                                        out_layout=lambda c: ""))
+
+
+@shape_rule("aten_reduce")
+def reduce(ctx: ShapeContext) -> Any:
+    """`aten.sum(x, dim, keepdim, dtype)` and the other reductions: Relay's rule (dim None or []
+    reduces every dim); the dtype given, else x's."""
+    out = _reduce(ctx)
+    return ctx.tensor(out.dims, ctx.attr("dtype") or ctx.args[0].dtype)
+
+
+# optional tensors and SymInt lists -----------------------------------------------------------------
+def present(ctx: ShapeContext, arg: Any) -> Optional[TensorArg]:
+    """An optional tensor argument: the tensor, or None where it is `()` (absent)."""
+    if arg.is_tuple:
+        fields = ctx.tuple_fields(arg)
+        return None if fields is not None and not fields else fields[0] if fields else None
+    return arg
+
+
+def sizes(ctx: ShapeContext, arg: Any) -> Optional[list]:
+    """A SymInt list (a tuple of int64 scalars) as dims and ints: each known value, `?` where it
+    is not; None when the tuple's length is unknown."""
+    fields = ctx.tuple_fields(arg) if arg.is_tuple else None
+    if fields is None:
+        return None
+    out = []
+    for f in fields:
+        if f.dims is not None and f.rank != 0:
+            require_scalar(ctx, f)
+        value = f.value[0] if f.value else None
+        out.append(_size(ctx, value))
+    return out
+
+
+def _size(ctx: ShapeContext, value: Any) -> Any:
+    if value is None:
+        return ctx.unknown()
+    if isinstance(value, int):
+        return value
+    known = ctx.static(value)
+    return known if known is not None and known < 0 else value
+
+
+def _dims(ctx: ShapeContext, entries: list) -> list:
+    return [ctx.const(e) if isinstance(e, int) else e for e in entries]
+
+
+@shape_rule("aten_view")
+def view(ctx: ShapeContext) -> Any:
+    """`aten.view(x, size)` / `reshape`: torch's sizes (-1 inferred, 0 a real 0) as a tuple."""
+    data, size = ctx.args
+    entries = sizes(ctx, size)
+    if entries is None:
+        return ctx.tensor(None)
+    codes_ = [e if isinstance(e, int) else ctx.static(e) for e in entries]
+    if data.dims is None or any(c is None for c in codes_) and -1 in codes_:
+        return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
+    return ctx.tensor(reshape_dims(ctx, data, entries), value=data.value)
+
+
+@shape_rule("aten_expand")
+def expand(ctx: ShapeContext) -> Any:
+    """`aten.expand(x, size)`: -1 keeps x's dim; new dims are prepended; 1s stretch."""
+    data, size = ctx.args
+    entries = sizes(ctx, size)
+    if entries is None:
+        return ctx.tensor(None)
+    if data.dims is None:
+        return ctx.tensor([ctx.unknown() if e == -1 else d for e, d in zip(entries, _dims(ctx, entries))])
+    offset = len(entries) - data.rank
+    if offset < 0:
+        ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=len(entries))
+    target = [data.dim(i - offset) if e == -1 and i >= offset else d for i, (e, d) in enumerate(zip(entries, _dims(ctx, entries)))]
+    return ctx.tensor(broadcast_into(ctx, data, target))
+
+
+@shape_rule("aten_sized")
+def sized(ctx: ShapeContext) -> Any:
+    """`aten.zeros(size)`, `ones`, `empty`, `full(size, fill_value)`: the dims a size tuple gives."""
+    entries = sizes(ctx, ctx.args[0])
+    dtype = ctx.attr("dtype") or None
+    return ctx.tensor(None if entries is None else _dims(ctx, entries), dtype)
+
+
+@shape_rule("aten_like")
+def like(ctx: ShapeContext) -> Any:
+    """`aten.zeros_like(x, dtype)` and friends, `_to_copy(x, dtype)`: x's dims, the dtype given
+    (or x's)."""
+    data = ctx.args[0]
+    return ctx.tensor(data.dims, ctx.attr("dtype") or None)
+
+
+@shape_rule("aten_sym_size")
+def sym_size(ctx: ShapeContext) -> Any:
+    """`aten.sym_size(x, dim)`: an int64 scalar whose value is that dim."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor([], "int64")
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    return ctx.tensor([], "int64", value=[data.dim(axis)])
+
+
+@shape_rule("aten_sym_numel")
+def sym_numel(ctx: ShapeContext) -> Any:
+    """`aten.sym_numel(x)`: an int64 scalar whose value is the element count."""
+    (data,) = ctx.args
+    return ctx.tensor([], "int64", value=None if data.dims is None else [product(ctx, data.dims)])
+
+
+@shape_rule("aten_item")
+def item(ctx: ShapeContext) -> Any:
+    """`aten.item(x)`: x holds one element; a scalar of its dtype (the value is the data's)."""
+    (data,) = ctx.args
+    if data.dims is not None:
+        for d in data.dims:
+            ctx.equal(d, ctx.const(1))
+    return ctx.tensor([], value=data.value if data.value is not None and data.dims == [] else None)
+
+
+# shapes ---------------------------------------------------------------------------------------------
+@shape_rule("aten_transpose")
+def transpose(ctx: ShapeContext) -> Any:
+    """`aten.transpose(x, dim0, dim1)`: two dims swapped."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    rank = max(data.rank, 1)
+    a = normalize_axis(ctx, ctx.attr("dim0"), rank, "dim0")
+    b = normalize_axis(ctx, ctx.attr("dim1"), rank, "dim1")
+    dims = list(data.dims)
+    if dims:
+        dims[a], dims[b] = dims[b], dims[a]
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_t")
+def t(ctx: ShapeContext) -> Any:
+    """`aten.t(x)`: a matrix transposed (vectors and scalars unchanged)."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank > 2:
+        ctx.require_rank(data, 2)
+    return ctx.tensor(list(reversed(data.dims)))
+
+
+@shape_rule("aten_squeeze")
+def squeeze(ctx: ShapeContext) -> Any:
+    """`aten.squeeze(x, dim)`: the listed dims (all, without `dim`) that are 1 are removed;
+    listed dims that are not 1 stay (torch's squeeze is a no-op on them)."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    listed = ctx.attr("dim")
+    axes = set(range(data.rank)) if listed is None else {normalize_axis(ctx, a, max(data.rank, 1), "dim") for a in _as_list(listed)}
+    keep = [d for i, d in enumerate(data.dims) if not (i in axes and ctx.is_one(d) is True)]
+    if any(i in axes and ctx.is_one(d) is None for i, d in enumerate(data.dims)):
+        return ctx.tensor(None)
+    return ctx.tensor(keep, value=data.value)
+
+
+@shape_rule("aten_flatten")
+def flatten(ctx: ShapeContext) -> Any:
+    """`aten.flatten(x, start_dim, end_dim)`: dims start..end (inclusive) multiplied into one."""
+    (data,) = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank == 0:
+        return ctx.tensor([ctx.const(1)], value=data.value)
+    start = normalize_axis(ctx, ctx.attr("start_dim"), data.rank, "start_dim")
+    end = normalize_axis(ctx, ctx.attr("end_dim"), data.rank, "end_dim")
+    if end < start:
+        ctx.fail("attribute-range", name="end_dim", value=ctx.attr("end_dim"), needed=f"at least start_dim ({start})")
+    dims = list(data.dims[:start]) + [product(ctx, data.dims[start:end + 1])] + list(data.dims[end + 1:])
+    return ctx.tensor(dims, value=data.value if data.rank == 1 else None)
+
+
+def _parts(ctx: ShapeContext, data: TensorArg, axis: int, part_sizes: list) -> Any:
+    fields = []
+    for size in part_sizes:
+        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1:])
+        fields.append(ctx.tensor(dims, data.dtype))
+    return ctx.tuple(fields)
+
+
+@shape_rule("aten_split_with_sizes")
+def split_with_sizes(ctx: ShapeContext) -> Any:
+    """`aten.split_with_sizes(x, split_sizes, dim)`: parts of the given sizes, which add up to
+    the dim."""
+    (data,) = ctx.args
+    wanted = list(ctx.attr("split_sizes"))
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    total = sum(wanted)
+    facts = {"arg": data, "axis": axis, "sizes": show_ints(wanted), "total": total, "dim": data.dim(axis)}
+    ctx.equal(data.dim(axis), ctx.const(total), otherwise=("split-sizes", facts))
+    return _parts(ctx, data, axis, [ctx.const(s) for s in wanted])
+
+
+@shape_rule("aten_chunk")
+def chunk(ctx: ShapeContext) -> Any:
+    """`aten.split(x, split_size, dim)` (chunk: `chunks`): parts of split_size (chunk:
+    ceil(dim / chunks)), the last one smaller; `count` is how many the graph uses."""
+    (data,) = ctx.args
+    count = ctx.attr("count")
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    whole = data.dim(axis)
+    chunks = ctx.attr("chunks")
+    size = (whole + (chunks - 1)) // chunks if chunks else ctx.const(ctx.attr("split_size"))
+    ctx.within(whole, 1, None)
+    last = whole - size * (count - 1) if count > 1 else whole
+    return _parts(ctx, data, axis, [size] * (count - 1) + [last])
+
+
+@shape_rule("aten_unbind")
+def unbind(ctx: ShapeContext) -> Any:
+    """`aten.unbind(x, dim)`: one tensor per index of the dim, which is removed."""
+    (data,) = ctx.args
+    count = ctx.attr("count")
+    if data.dims is None:
+        return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    facts = {"arg": data, "axis": axis, "count": count, "dim": data.dim(axis)}
+    ctx.equal(data.dim(axis), ctx.const(count), otherwise=("unbind-count", facts))
+    dims = list(data.dims[:axis]) + list(data.dims[axis + 1:])
+    return ctx.tuple([ctx.tensor(dims, data.dtype) for _ in range(count)])
+
+
+@shape_rule("aten_slice")
+def slice_(ctx: ShapeContext) -> Any:
+    """`aten.slice(x, dim, start, end, step)`: start and end are scalars or `()` (None), clamped
+    as Python slices; a start or end whose value is not known gives `?`."""
+    data, start_arg, end_arg = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    step = ctx.attr("step")
+    if step < 1:
+        ctx.fail("attribute-range", name="step", value=step, needed="at least 1")
+    start, start_known = _optional_int(ctx, start_arg)
+    end, end_known = _optional_int(ctx, end_arg)
+    dims = list(data.dims)
+    if not (start_known and end_known):
+        dims[axis] = ctx.unknown()
+        return ctx.tensor(dims)
+    if end is not None and end >= 2**62:
+        end = None
+    dims[axis] = slice_length(ctx, data.dim(axis), start, end, step)
+    return ctx.tensor(dims)
+
+
+def _optional_int(ctx: ShapeContext, arg: Any) -> tuple:
+    """(value, known) of an optional int scalar argument (`()` is None, known)."""
+    if present(ctx, arg) is None:
+        return None, True
+    value = arg.value[0] if arg.value else None
+    known = value if isinstance(value, int) else (ctx.static(value) if value is not None else None)
+    return known, known is not None
+
+
+@shape_rule("aten_select")
+def select(ctx: ShapeContext) -> Any:
+    """`aten.select(x, dim, index)`: the dim is removed; a known index must lie inside it."""
+    data, index = ctx.args
+    require_scalar(ctx, index)
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    value, known = _optional_int(ctx, index)
+    if known and value is not None:
+        ctx.within(data.dim(axis), value + 1 if value >= 0 else -value, None)
+    return ctx.tensor(list(data.dims[:axis]) + list(data.dims[axis + 1:]))
+
+
+@shape_rule("aten_index_select")
+def index_select(ctx: ShapeContext) -> Any:
+    """`aten.index_select(x, dim, index)`: the dim becomes the index vector's length."""
+    data, index = ctx.args
+    ctx.require_rank(index, 1)
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    dims = list(data.dims)
+    if dims:
+        dims[axis] = index.dim(0)
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_embedding")
+def embedding(ctx: ShapeContext) -> Any:
+    """`aten.embedding(weight, indices)`: (n, d) rows picked by indices: indices' dims + (d,)."""
+    weight, indices = ctx.args
+    ctx.require_rank(weight, 2)
+    if indices.dims is None:
+        return ctx.tensor(None)
+    return ctx.tensor(list(indices.dims) + [weight.dim(1)])
+
+
+@shape_rule("aten_constant_pad")
+def constant_pad(ctx: ShapeContext) -> Any:
+    """`aten.constant_pad_nd(x, pad, value)`: [before, after] pairs from the last dim back
+    (negative entries crop)."""
+    (data,) = ctx.args
+    pad = list(ctx.attr("pad"))
+    if data.dims is None:
+        return ctx.tensor(None)
+    if len(pad) % 2 or len(pad) // 2 > data.rank:
+        ctx.fail("pad-length", arg=data, pad=show_ints(pad), rank=data.rank)
+    dims = list(data.dims)
+    for i in range(len(pad) // 2):
+        axis = data.rank - 1 - i
+        grow = pad[2 * i] + pad[2 * i + 1]
+        dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
+    return ctx.tensor(dims)
+
+
+# linear algebra and convolution ------------------------------------------------------------------
+@shape_rule("aten_linear")
+def linear(ctx: ShapeContext) -> Any:
+    """`aten.linear(x, w, b)`: (*, k) x (u, k) -> (*, u); b, when present, broadcasts to (u,)."""
+    data, weight, bias_arg = ctx.args
+    ctx.require_rank(weight, 2)
+    if data.dims is not None:
+        if data.rank < 1:
+            ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
+        ctx.equal(data.dim(-1), weight.dim(1), symbol="k")
+    out = RULES["dense"](_View(ctx, [data, weight], {"units": lambda c: None, "out_dtype": lambda c: ""}))
+    bias = present(ctx, bias_arg)
+    if bias is not None and weight.dims is not None:
+        broadcast_into(ctx, bias, [weight.dim(0)])
+    return out
+
+
+@shape_rule("aten_addmm")
+def addmm(ctx: ShapeContext) -> Any:
+    """`aten.addmm(b, m1, m2)`: (n, k) x (k, m) -> (n, m); b broadcasts to (n, m)."""
+    bias, a, b = ctx.args
+    ctx.require_rank(a, 2)
+    ctx.require_rank(b, 2)
+    ctx.equal(a.dim(1), b.dim(0), symbol="k")
+    out = [a.dim(0), b.dim(1)]
+    broadcast_into(ctx, bias, out)
+    return ctx.tensor(out)
+
+
+def _conv_attrs(ctx: ShapeContext, k: int) -> dict:
+    """ATen's convolution attributes under the names of ONNX's rule, for k spatial dims."""
+    def each(name: str) -> list:
+        values = list(ctx.attr(name))
+        return values * k if len(values) == 1 else values
+
+    return {"auto_pad": lambda c: "NOTSET", "pads": lambda c: each("padding") * 2, "strides": lambda c: each("stride"),
+            "dilations": lambda c: each("dilation"), "group": lambda c: ctx.attr("groups"),
+            "output_padding": lambda c: each("output_padding"), "output_shape": lambda c: None}
+
+
+@shape_rule("aten_convolution")
+def convolution(ctx: ShapeContext) -> Any:
+    """`aten.convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)`
+    over any number of spatial dims (ONNX's rule); b, when present, has one entry per output
+    channel."""
+    data, weight, bias_arg = ctx.args
+    rank = data.rank if data.dims is not None else weight.rank
+    k = max((rank or 3) - 2, 1)
+    rule = RULES["onnx_conv_transpose" if ctx.attr("transposed") else "onnx_conv"]
+    out = rule(_View(ctx, [data, weight], _conv_attrs(ctx, k)))
+    bias = present(ctx, bias_arg)
+    if bias is not None and out.dims is not None:
+        ctx.require_rank(bias, 1)
+        ctx.equal(bias.dim(0), out.dims[1], symbol="out_channels")
+    return out
+
+
+def _pool_attrs(ctx: ShapeContext, k: int) -> dict:
+    def each(name: str, default: Optional[list] = None) -> list:
+        values = list(ctx.attr(name) or default or [])
+        return values * k if len(values) == 1 else values
+
+    return {"kernel_shape": lambda c: each("kernel_size"), "auto_pad": lambda c: "NOTSET",
+            "pads": lambda c: each("padding") * 2, "strides": lambda c: each("stride", list(ctx.attr("kernel_size"))),
+            "dilations": lambda c: each("dilation", [1])}
+
+
+@shape_rule("aten_pool")
+def pool(ctx: ShapeContext) -> Any:
+    """`aten.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)` and
+    `avg_pool2d`: ONNX's pooling rule (the same ceil_mode); stride [] means kernel_size."""
+    k = len(list(ctx.attr("kernel_size")))
+    return RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
+
+
+@shape_rule("aten_pool_indices")
+def pool_indices(ctx: ShapeContext) -> Any:
+    """`aten.max_pool2d_with_indices`: the pooled values and their int64 positions."""
+    values = pool(ctx)
+    return ctx.tuple([values, ctx.tensor(list(values.dims) if values.dims is not None else None, "int64")])
+
+
+# normalization and attention ---------------------------------------------------------------------
+def _normalized(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
+    """The last dims layer_norm normalizes over; they must be normalized_shape."""
+    wanted = list(ctx.attr("normalized_shape"))
+    if data.dims is None:
+        return None
+    if len(wanted) > data.rank:
+        ctx.fail("normalized-shape", arg=data, wanted=show_ints(wanted), rank=data.rank)
+    tail = list(data.dims[data.rank - len(wanted):])
+    for d, w in zip(tail, wanted):
+        ctx.equal(d, ctx.const(w), symbol="normalized_shape")
+    return tail
+
+
+def _affine(ctx: ShapeContext, args: Sequence[Any], shape: Optional[list]) -> None:
+    for arg in args:
+        tensor = present(ctx, arg)
+        if tensor is not None and shape is not None:
+            ctx.require_rank(tensor, len(shape))
+            for d, w in zip(tensor.dims, shape):
+                ctx.equal(d, w, symbol="normalized_shape")
+
+
+@shape_rule("aten_layer_norm")
+def layer_norm(ctx: ShapeContext) -> Any:
+    """`aten.layer_norm(x, weight, bias, normalized_shape, eps)`: x's last dims are
+    normalized_shape; weight and bias (or `()`) have that shape."""
+    data, weight, bias = ctx.args
+    _affine(ctx, [weight, bias], _normalized(ctx, data))
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_native_layer_norm")
+def native_layer_norm(ctx: ShapeContext) -> Any:
+    """`aten.native_layer_norm`: (y, mean, rstd), the statistics with 1s for normalized dims."""
+    data = ctx.args[0]
+    y = layer_norm(ctx)
+    if data.dims is None:
+        return ctx.tuple([y, ctx.tensor(None), ctx.tensor(None)])
+    k = len(list(ctx.attr("normalized_shape")))
+    stats = list(data.dims[:data.rank - k]) + [ctx.const(1)] * k
+    return ctx.tuple([y, ctx.tensor(stats), ctx.tensor(list(stats))])
+
+
+@shape_rule("aten_batch_norm")
+def batch_norm(ctx: ShapeContext) -> Any:
+    """`aten.batch_norm(x, weight, bias, running_mean, running_var, ...)`: every vector given
+    (not `()`) is as long as x's channels (dim 1)."""
+    data = ctx.args[0]
+    channels = data.dim(1) if data.dims is not None and data.rank >= 2 else None
+    for arg in ctx.args[1:5]:
+        vector = present(ctx, arg)
+        if vector is not None:
+            ctx.require_rank(vector, 1)
+            channels = vector.dim(0) if channels is None else ctx.equal(channels, vector.dim(0), symbol="channels")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_batch_norm_stats")
+def batch_norm_stats(ctx: ShapeContext) -> Any:
+    """`aten._native_batch_norm_legit_no_training`: (y, empty mean, empty invstd) as torch."""
+    y = batch_norm(ctx)
+    return ctx.tuple([y, ctx.tensor([ctx.const(0)]), ctx.tensor([ctx.const(0)])])
+
+
+@shape_rule("aten_attention")
+def attention(ctx: ShapeContext) -> Any:
+    """`aten.scaled_dot_product_attention(q, k, v, mask)`: q (*b, L, E), k (*b, S, E),
+    v (*b, S, Ev) -> (*b, L, Ev); the mask (or `()`) broadcasts to (*b, L, S)."""
+    q, k, v, mask_arg = ctx.args
+    for arg in (q, k, v):
+        if arg.dims is not None and arg.rank < 2:
+            ctx.fail("rank-too-small", arg=arg, needed=2, rank=arg.rank)
+    if q.dims is None or k.dims is None or v.dims is None:
+        return ctx.tensor(None)
+    ctx.equal(q.dim(-1), k.dim(-1), symbol="E")
+    ctx.equal(k.dim(-2), v.dim(-2), symbol="S")
+    batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
+    mask = present(ctx, mask_arg)
+    if mask is not None and batch is not None:
+        broadcast_into(ctx, mask, list(batch) + [q.dim(-2), k.dim(-2)])
+    return ctx.tensor(None if batch is None else list(batch) + [q.dim(-2), v.dim(-1)])
+
+
+# reductions with indices -------------------------------------------------------------------------
+@shape_rule("aten_max_dim")
+def max_dim(ctx: ShapeContext) -> Any:
+    """`aten.max.dim(x, dim, keepdim)` (and min): (values, int64 indices)."""
+    (data,) = ctx.args
+    values = _reduce(ctx)
+    if data.dims is not None:
+        axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        if data.rank:
+            ctx.within(data.dim(axis), 1, None)
+    return ctx.tuple([values, ctx.tensor(values.dims, "int64")])
+
+
+@shape_rule("aten_argmax")
+def argmax(ctx: ShapeContext) -> Any:
+    """`aten.argmax(x, dim, keepdim)`: int64 indices (dim None: over the flattened tensor)."""
+    (data,) = ctx.args
+    if ctx.attr("dim") is None:
+        return ctx.tensor([ctx.const(1)] * data.rank if ctx.attr("keepdim") and data.dims is not None else [], "int64")
+    values = _reduce(ctx)
+    return ctx.tensor(values.dims, "int64")

@@ -1,0 +1,534 @@
+"""NumPy kernels of the ATen operators (stdlib/aten.rly).
+
+Where ATen means what an existing operator means, its kernel is that operator's (`ALIASES`);
+where only the argument names differ, a small adapter calls it (convolution and pooling go
+through the ONNX kernels, which handle any number of spatial dims). Results keep torch's dtypes
+as the shape rules give them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ...ops.registry import KERNELS
+from . import kernel
+from .elementwise import same_dtype
+
+#: ATen operator -> the existing operator whose kernel it uses as it is
+ALIASES = {
+    "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.log": "log",
+    "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.tanh": "tanh", "aten.sigmoid": "sigmoid", "aten.erf": "erf",
+    "aten.floor": "floor", "aten.ceil": "ceil", "aten.round": "round", "aten.sign": "sign",
+    "aten.logical_not": "logical_not", "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
+    "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish", "aten.hardswish": "onnx.hard_swish",
+    "aten.isnan": "onnx.isnan", "aten.bitwise_not": "onnx.bitwise_not",
+    "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply", "aten.floor_divide": "floor_divide",
+    "aten.remainder": "mod", "aten.pow": "power", "aten.maximum": "maximum", "aten.minimum": "minimum",
+    "aten.eq": "equal", "aten.ne": "not_equal", "aten.lt": "less", "aten.le": "less_equal", "aten.gt": "greater",
+    "aten.ge": "greater_equal", "aten.where": "where", "aten.matmul": "onnx.matmul", "aten.einsum": "onnx.einsum",
+    "aten.nonzero": "argwhere", "aten.arange": "arange", "aten.bitwise_and": "onnx.bitwise_and",
+    "aten.bitwise_or": "onnx.bitwise_or", "aten.bitwise_xor": "onnx.bitwise_xor",
+}
+
+
+def _alias_kernels() -> None:
+    from . import onnx  # noqa: F401  (the ONNX kernels some aliases name)
+
+    for name, target in ALIASES.items():
+        kernel(name)(KERNELS[target])
+
+
+_alias_kernels()
+
+
+def _unary(name: str, fn: Any) -> None:
+    @kernel(name)
+    def run(data: np.ndarray, **attrs: Any) -> np.ndarray:
+        return same_dtype(data, fn(data.astype(np.float64) if data.dtype.kind == "f" else data, **attrs))
+
+    run.__name__ = name.replace(".", "_")
+    run.__doc__ = f"`{name}` elementwise."
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _gelu(x: np.ndarray, *, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def _clamp(x: np.ndarray, *, min: Optional[float], max: Optional[float]) -> np.ndarray:  # noqa: A002 - ATen's names
+    if min is not None:
+        x = np.maximum(x, min)
+    if max is not None:
+        x = np.minimum(x, max)
+    return x
+
+
+_unary("aten.silu", lambda x: x / (1 + np.exp(-x)))
+_unary("aten.hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1))
+_unary("aten.gelu", _gelu)
+_unary("aten.leaky_relu", lambda x, *, negative_slope: np.where(x > 0, x, negative_slope * x))
+_unary("aten.hardtanh", lambda x, *, min_val, max_val: np.clip(x, min_val, max_val))
+_unary("aten.elu", lambda x, *, alpha, scale, input_scale: scale * np.where(x > 0, x, alpha * (np.exp(x * input_scale) - 1)))
+_unary("aten.softplus", lambda x, *, beta, threshold: np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta))
+_unary("aten.clamp", _clamp)
+_unary("aten.tril", lambda x, *, diagonal: np.tril(x, diagonal))
+_unary("aten.triu", lambda x, *, diagonal: np.triu(x, diagonal))
+
+
+@kernel("aten.dropout")
+def dropout(data: np.ndarray, *, p: float, train: bool) -> np.ndarray:
+    """Dropout in inference: the identity."""
+    return data.copy()
+
+
+@kernel("aten.cumsum")
+def cumsum(data: np.ndarray, *, dim: int, dtype: str = "") -> np.ndarray:
+    """Running sums along dim."""
+    return same_dtype(data, np.cumsum(data, axis=dim))
+
+
+def _like(fill: Any) -> Any:
+    def run(data: np.ndarray, *, dtype: str = "", fill_value: Optional[float] = None) -> np.ndarray:
+        target = np.dtype(dtype) if dtype else data.dtype
+        if fill == "copy":
+            return data.astype(target)
+        return np.full(data.shape, fill_value if fill == "value" else fill, target)
+
+    run.__doc__ = "`_to_copy` converts; the `_like` forms fill (dtype \"\" keeps the input's)."
+    return run
+
+
+for _name, _fill in (("aten._to_copy", "copy"), ("aten.zeros_like", 0), ("aten.ones_like", 1), ("aten.full_like", "value")):
+    kernel(_name)(_like(_fill))
+
+
+@kernel("aten.div")
+def div(a: np.ndarray, b: np.ndarray, *, rounding_mode: Optional[str] = None) -> np.ndarray:
+    """True division, or rounded toward -inf (`floor`) or 0 (`trunc`)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rounding_mode == "floor":
+            out = np.floor_divide(a, b) if a.dtype.kind in "iu" else np.floor(a / b)
+        elif rounding_mode == "trunc":
+            out = np.trunc(a / b)
+        else:
+            out = a / b
+    return same_dtype(a, out)
+
+
+@kernel("aten.fmod")
+def fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C's fmod (the dividend's sign)."""
+    return same_dtype(a, np.fmod(a, b))
+
+
+for _name, _fn in (("aten.logical_and", np.logical_and), ("aten.logical_or", np.logical_or),
+                   ("aten.logical_xor", np.logical_xor)):
+    kernel(_name)(lambda a, b, _f=_fn: np.asarray(_f(a, b), dtype=bool))
+
+
+# linear algebra ------------------------------------------------------------------------------------
+@kernel("aten.mm", "aten.bmm")
+def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Matrix products (batched for bmm)."""
+    return same_dtype(a, np.matmul(a, b))
+
+
+@kernel("aten.addmm")
+def addmm(bias: np.ndarray, a: np.ndarray, b: np.ndarray, *, beta: float, alpha: float) -> np.ndarray:
+    """beta * bias + alpha * a @ b."""
+    return same_dtype(a, beta * bias + alpha * np.matmul(a, b))
+
+
+@kernel("aten.linear")
+def linear(data: np.ndarray, weight: np.ndarray, bias: Any) -> np.ndarray:
+    """x W^T (+ b)."""
+    out = np.matmul(data, weight.T)
+    return same_dtype(data, out + bias if isinstance(bias, np.ndarray) else out)
+
+
+@kernel("aten.t")
+def t(data: np.ndarray) -> np.ndarray:
+    """A matrix transposed."""
+    return data.T.copy()
+
+
+@kernel("aten.scaled_dot_product_attention")
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: Any, *, dropout_p: float, is_causal: bool,
+              scale: Optional[float], enable_gqa: bool) -> np.ndarray:
+    """softmax(q k^T * scale + mask) v; a bool mask says where to attend."""
+    factor = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    scores = np.matmul(q.astype(np.float64), np.swapaxes(k, -1, -2).astype(np.float64)) * factor
+    length, source = q.shape[-2], k.shape[-2]
+    if is_causal:
+        scores = np.where(np.tril(np.ones((length, source), bool)), scores, -np.inf)
+    if isinstance(mask, np.ndarray):
+        scores = np.where(mask, scores, -np.inf) if mask.dtype == bool else scores + mask
+    scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = scores / scores.sum(axis=-1, keepdims=True)
+    return same_dtype(q, np.matmul(weights, v.astype(np.float64)))
+
+
+# convolution and pooling ----------------------------------------------------------------------------
+def _each(values: Sequence[int], k: int) -> list:
+    values = list(values)
+    return values * k if len(values) == 1 else values
+
+
+@kernel("aten.convolution")
+def convolution(data: np.ndarray, weight: np.ndarray, bias: Any, *, stride: Sequence[int], padding: Sequence[int],
+                dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int) -> np.ndarray:
+    """N-d convolution (ONNX's kernels), plus the bias per output channel."""
+    k = data.ndim - 2
+    attrs = {"auto_pad": "NOTSET", "pads": _each(padding, k) * 2, "strides": _each(stride, k),
+             "dilations": _each(dilation, k), "group": groups}
+    if transposed:
+        out = KERNELS["onnx.conv_transpose"](data, weight, output_padding=_each(output_padding, k), output_shape=None,
+                                             **attrs)
+    else:
+        out = KERNELS["onnx.conv"](data, weight, **attrs)
+    if isinstance(bias, np.ndarray):
+        out = out + bias.reshape((-1,) + (1,) * k)
+    return same_dtype(data, out)
+
+
+def _pool_attrs(kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+                ceil_mode: bool) -> dict:
+    k = len(kernel_size)
+    return {"kernel_shape": list(kernel_size), "auto_pad": "NOTSET", "pads": _each(padding, k) * 2,
+            "strides": _each(stride or kernel_size, k), "dilations": _each(dilation, k), "ceil_mode": ceil_mode}
+
+
+@kernel("aten.max_pool2d")
+def max_pool2d(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+               dilation: Sequence[int], ceil_mode: bool) -> np.ndarray:
+    """Max pooling (ONNX's kernel: the same windows and ceil_mode)."""
+    return KERNELS["onnx.max_pool"](data, **_pool_attrs(kernel_size, stride, padding, dilation, ceil_mode))
+
+
+@kernel("aten.max_pool2d_with_indices")
+def max_pool2d_with_indices(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence[int],
+                            padding: Sequence[int], dilation: Sequence[int], ceil_mode: bool) -> tuple:
+    """Max pooling and, as torch, each maximum's position in its own (h, w) plane."""
+    values, flat = KERNELS["onnx.max_pool_indices"](data, storage_order=0,
+                                                    **_pool_attrs(kernel_size, stride, padding, dilation, ceil_mode))
+    plane = int(np.prod(data.shape[2:])) or 1
+    return values, (flat % plane).astype(np.int64)
+
+
+@kernel("aten.avg_pool2d")
+def avg_pool2d(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+               ceil_mode: bool, count_include_pad: bool, divisor_override: Optional[int]) -> np.ndarray:
+    """Average pooling (ONNX's kernel)."""
+    out = KERNELS["onnx.avg_pool"](data, count_include_pad=count_include_pad,
+                                   **_pool_attrs(kernel_size, stride, padding, [1], ceil_mode))
+    if divisor_override:
+        out = out * (int(np.prod(kernel_size)) / divisor_override)
+    return same_dtype(data, out)
+
+
+@kernel("aten.adaptive_avg_pool2d")
+def adaptive_avg_pool2d(data: np.ndarray, *, output_size: Sequence[int]) -> np.ndarray:
+    """Adaptive average pooling over (h, w)."""
+    return KERNELS["nn.adaptive_avg_pool2d"](data, output_size=list(output_size), layout="NCHW", out_layout="")
+
+
+# normalization -------------------------------------------------------------------------------------
+def _normalize(data: np.ndarray, axes: tuple, eps: float) -> tuple:
+    x = data.astype(np.float64)
+    mean = x.mean(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+    return (x - mean) * rstd, mean, rstd
+
+
+def _affine(x: np.ndarray, weight: Any, bias: Any) -> np.ndarray:
+    if isinstance(weight, np.ndarray):
+        x = x * weight
+    if isinstance(bias, np.ndarray):
+        x = x + bias
+    return x
+
+
+@kernel("aten.layer_norm")
+def layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Sequence[int], eps: float,
+               cudnn_enable: bool = True) -> np.ndarray:
+    """Normalize over the last dims, then scale and shift."""
+    axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
+    y, _, _ = _normalize(data, axes, eps)
+    return same_dtype(data, _affine(y, weight, bias))
+
+
+@kernel("aten.native_layer_norm")
+def native_layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Sequence[int], eps: float) -> tuple:
+    """(y, mean, rstd)."""
+    axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
+    y, mean, rstd = _normalize(data, axes, eps)
+    return same_dtype(data, _affine(y, weight, bias)), same_dtype(data, mean), same_dtype(data, rstd)
+
+
+def _per_channel(vector: Any, ndim: int) -> Any:
+    return vector.reshape((1, -1) + (1,) * (ndim - 2)) if isinstance(vector, np.ndarray) else vector
+
+
+@kernel("aten.batch_norm")
+def batch_norm(data: np.ndarray, weight: Any, bias: Any, mean: Any, var: Any, *, training: bool, momentum: float,
+               eps: float, cudnn_enabled: bool = True) -> np.ndarray:
+    """Inference batch norm with the running statistics."""
+    x = (data.astype(np.float64) - _per_channel(mean, data.ndim)) / np.sqrt(_per_channel(var, data.ndim) + eps)
+    return same_dtype(data, _affine(x, _per_channel(weight, data.ndim), _per_channel(bias, data.ndim)))
+
+
+@kernel("aten._native_batch_norm_legit_no_training")
+def batch_norm_stats(data: np.ndarray, weight: Any, bias: Any, mean: Any, var: Any, *, momentum: float,
+                     eps: float) -> tuple:
+    """(y, empty, empty) as torch returns in inference."""
+    y = batch_norm(data, weight, bias, mean, var, training=False, momentum=momentum, eps=eps)
+    empty = np.zeros((0,), data.dtype)
+    return y, empty, empty.copy()
+
+
+@kernel("aten.softmax")
+def softmax(data: np.ndarray, *, dim: int, half_to_float: bool = False) -> np.ndarray:
+    """Softmax along dim."""
+    return KERNELS["nn.softmax"](data, axis=dim)
+
+
+@kernel("aten.log_softmax")
+def log_softmax(data: np.ndarray, *, dim: int, half_to_float: bool = False) -> np.ndarray:
+    """Log-softmax along dim."""
+    return KERNELS["nn.log_softmax"](data, axis=dim)
+
+
+# reductions ----------------------------------------------------------------------------------------
+def _axes(data: np.ndarray, dim: Any) -> Optional[tuple]:
+    if dim is None or (not isinstance(dim, int) and not list(dim)):
+        return None
+    return tuple(d % max(data.ndim, 1) for d in ([dim] if isinstance(dim, int) else dim))
+
+
+def _reduction(name: str, fn: Any) -> None:
+    @kernel(name)
+    def run(data: np.ndarray, *, dim: Any = None, keepdim: bool = False, dtype: str = "", **attrs: Any) -> np.ndarray:
+        out = np.asarray(fn(data, _axes(data, dim), keepdim, **attrs))
+        return out.astype(dtype if dtype else data.dtype)
+
+    run.__name__ = name.replace(".", "_")
+    run.__doc__ = f"`{name}` over dim (every dim when None or [])."
+
+
+_reduction("aten.sum", lambda x, a, k: np.sum(x, axis=a, keepdims=k))
+_reduction("aten.mean", lambda x, a, k: np.mean(x.astype(np.float64), axis=a, keepdims=k))
+_reduction("aten.amax", lambda x, a, k: np.max(x, axis=a, keepdims=k))
+_reduction("aten.amin", lambda x, a, k: np.min(x, axis=a, keepdims=k))
+_reduction("aten.prod", lambda x, a, k: np.prod(x, axis=a, keepdims=k))
+_reduction("aten.var", lambda x, a, k, correction: np.var(x.astype(np.float64), axis=a, keepdims=k, ddof=correction))
+_reduction("aten.std", lambda x, a, k, correction: np.std(x.astype(np.float64), axis=a, keepdims=k, ddof=correction))
+
+
+def _extreme(pick: Any, values: Any) -> Any:
+    def run(data: np.ndarray, *, dim: int, keepdim: bool) -> tuple:
+        index = pick(data, axis=dim, keepdims=keepdim)
+        return values(data, axis=dim, keepdims=keepdim).astype(data.dtype), index.astype(np.int64)
+
+    return run
+
+
+kernel("aten.max_dim")(_extreme(np.argmax, np.max))
+kernel("aten.min_dim")(_extreme(np.argmin, np.min))
+
+
+def _arg(pick: Any) -> Any:
+    def run(data: np.ndarray, *, dim: Optional[int], keepdim: bool) -> np.ndarray:
+        if dim is None:
+            out = np.asarray(pick(data))
+            return out.reshape((1,) * data.ndim if keepdim else ()).astype(np.int64)
+        return pick(data, axis=dim, keepdims=keepdim).astype(np.int64)
+
+    return run
+
+
+kernel("aten.argmax")(_arg(np.argmax))
+kernel("aten.argmin")(_arg(np.argmin))
+
+
+# shapes ---------------------------------------------------------------------------------------------
+def _ints(size: tuple) -> list:
+    return [int(np.asarray(s).reshape(-1)[0]) for s in size]
+
+
+@kernel("aten.view")
+def view(data: np.ndarray, size: tuple) -> np.ndarray:
+    """Reshape to a SymInt list (-1 inferred)."""
+    return data.reshape(_ints(size)).copy()
+
+
+@kernel("aten.expand")
+def expand(data: np.ndarray, size: tuple) -> np.ndarray:
+    """Broadcast to a SymInt list (-1 keeps the dim)."""
+    sizes = _ints(size)
+    offset = len(sizes) - data.ndim
+    target = [data.shape[i - offset] if s == -1 and i >= offset else s for i, s in enumerate(sizes)]
+    return np.broadcast_to(data, target).copy()
+
+
+@kernel("aten.permute")
+def permute(data: np.ndarray, *, dims: Sequence[int]) -> np.ndarray:
+    """Dims reordered."""
+    return np.transpose(data, list(dims)).copy()
+
+
+@kernel("aten.transpose")
+def transpose(data: np.ndarray, *, dim0: int, dim1: int) -> np.ndarray:
+    """Two dims swapped."""
+    return np.swapaxes(data, dim0, dim1).copy() if data.ndim else data.copy()
+
+
+@kernel("aten.unsqueeze")
+def unsqueeze(data: np.ndarray, *, dim: int) -> np.ndarray:
+    """A dim of 1 inserted."""
+    return np.expand_dims(data, dim if dim >= 0 else dim + data.ndim + 1)
+
+
+@kernel("aten.squeeze")
+def squeeze(data: np.ndarray, *, dim: Any = None) -> np.ndarray:
+    """The listed (or all) dims of size 1 removed."""
+    listed = range(data.ndim) if dim is None else [d % max(data.ndim, 1) for d in ([dim] if isinstance(dim, int) else dim)]
+    axes = tuple(a for a in listed if data.ndim and data.shape[a] == 1)
+    return np.squeeze(data, axis=axes) if axes else data.copy()
+
+
+@kernel("aten.flatten")
+def flatten(data: np.ndarray, *, start_dim: int, end_dim: int) -> np.ndarray:
+    """Dims start..end multiplied into one."""
+    if data.ndim == 0:
+        return data.reshape(1)
+    start, end = start_dim % data.ndim, end_dim % data.ndim
+    return data.reshape(data.shape[:start] + (-1,) + data.shape[end + 1:])
+
+
+@kernel("aten.cat")
+def cat(tensors: tuple, *, dim: int) -> np.ndarray:
+    """Tensors joined along dim."""
+    return np.concatenate(tensors, axis=dim)
+
+
+@kernel("aten.stack")
+def stack(tensors: tuple, *, dim: int) -> np.ndarray:
+    """Tensors joined along a new dim."""
+    return np.stack(tensors, axis=dim)
+
+
+@kernel("aten.split_with_sizes")
+def split_with_sizes(data: np.ndarray, *, split_sizes: Sequence[int], dim: int) -> tuple:
+    """Parts of the given sizes."""
+    return tuple(np.split(data, np.cumsum(split_sizes)[:-1], axis=dim))
+
+
+@kernel("aten.split")
+def split(data: np.ndarray, *, split_size: int, chunks: int, dim: int, count: int) -> tuple:
+    """`count` parts of split_size (chunk: ceil(dim / chunks)), the last one smaller."""
+    whole = data.shape[dim]
+    size = -(-whole // chunks) if chunks else split_size
+    return tuple(np.split(data, [size * (i + 1) for i in range(count - 1)], axis=dim))
+
+
+@kernel("aten.unbind")
+def unbind(data: np.ndarray, *, dim: int, count: int) -> tuple:
+    """One tensor per index of dim."""
+    return tuple(np.take(data, i, axis=dim) for i in range(count))
+
+
+def _optional(arg: Any) -> Optional[int]:
+    return None if isinstance(arg, tuple) else int(np.asarray(arg).reshape(-1)[0])
+
+
+@kernel("aten.slice")
+def slice_(data: np.ndarray, start: Any, end: Any, *, dim: int, step: int) -> np.ndarray:
+    """x[start:end:step] along dim."""
+    index = [slice(None)] * data.ndim
+    index[dim] = slice(_optional(start), _optional(end), step)
+    return data[tuple(index)].copy()
+
+
+@kernel("aten.select")
+def select(data: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
+    """The dim at one index, removed."""
+    return np.take(data, int(np.asarray(index).reshape(-1)[0]), axis=dim)
+
+
+@kernel("aten.index_select")
+def index_select(data: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
+    """Entries along dim at the indices."""
+    return np.take(data, index.astype(np.int64), axis=dim)
+
+
+@kernel("aten.embedding")
+def embedding(weight: np.ndarray, indices: np.ndarray, **_: Any) -> np.ndarray:
+    """Rows of weight at the indices."""
+    return weight[indices.astype(np.int64)]
+
+
+@kernel("aten.constant_pad_nd")
+def constant_pad_nd(data: np.ndarray, *, pad: Sequence[int], value: float) -> np.ndarray:
+    """[before, after] pairs from the last dim back (negative entries crop)."""
+    out = data
+    for i in range(len(pad) // 2):
+        axis = data.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        widths = [(0, 0)] * data.ndim
+        widths[axis] = (max(before, 0), max(after, 0))
+        out = np.pad(out, widths, constant_values=value)
+        stop = out.shape[axis] - max(-after, 0)
+        index = [slice(None)] * data.ndim
+        index[axis] = slice(max(-before, 0), stop)
+        out = out[tuple(index)]
+    return same_dtype(data, out)
+
+
+@kernel("aten.repeat")
+def repeat(data: np.ndarray, *, repeats: Sequence[int]) -> np.ndarray:
+    """np.tile."""
+    return np.tile(data, list(repeats))
+
+
+# creation and sizes --------------------------------------------------------------------------------
+@kernel("aten.zeros", "aten.empty")
+def zeros(size: tuple, *, dtype: str) -> np.ndarray:
+    """Zeros (empty memory is zeroed here)."""
+    return np.zeros(_ints(size), dtype=dtype)
+
+
+@kernel("aten.ones")
+def ones(size: tuple, *, dtype: str) -> np.ndarray:
+    """Ones."""
+    return np.ones(_ints(size), dtype=dtype)
+
+
+@kernel("aten.full")
+def full(size: tuple, *, fill_value: float, dtype: str) -> np.ndarray:
+    """A constant."""
+    return np.full(_ints(size), fill_value, dtype=dtype)
+
+
+@kernel("aten.sym_size")
+def sym_size(data: np.ndarray, *, dim: int) -> np.ndarray:
+    """A dim's size as an int64 scalar."""
+    return np.asarray(data.shape[dim], dtype=np.int64)
+
+
+@kernel("aten.sym_numel")
+def sym_numel(data: np.ndarray) -> np.ndarray:
+    """The element count as an int64 scalar."""
+    return np.asarray(data.size, dtype=np.int64)
+
+
+@kernel("aten.item")
+def item(data: np.ndarray) -> np.ndarray:
+    """The one element, as a scalar."""
+    return np.asarray(data.reshape(-1)[0], dtype=data.dtype)

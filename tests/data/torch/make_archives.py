@@ -1,0 +1,107 @@
+"""Regenerate the .pt2 archives the torch.export frontend's tests read (needs torch 2.13):
+
+    python tests/data/torch/make_archives.py
+
+Writes, next to this file:
+* cnn.pt2            SmallCNN, dynamic batch (1..64)
+* attention.pt2      Attention, dynamic sequence (2..128), torch.export's default IR
+* attention_core.pt2 the same after run_decompositions() (core ATen: addmm, view, bmm, ...)
+* nonzero.pt2        Nonzero: unbacked sizes (nonzero's rows, .item())
+* edited.pt2         cnn.pt2 with its graph edited after export: the linear layer's weight is
+                     rewired to conv2's bias, a (16,) vector, so the graph no longer type-checks
+* constrained.pt2    PairTokens, batch and sequence Dim.AUTO: the view works only for an even
+                     sequence, which torch records as a guard (guards_code), not a range
+* *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
+"""
+
+import io
+import json
+import os
+import sys
+import zipfile
+
+import numpy as np
+import torch
+from torch.export import Dim, export
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from models import Attention, Nonzero, PairTokens, SmallCNN  # noqa: E402
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+
+
+def relative_traces(program):
+    """Stack traces name the models' file relative to the repository (as a checkout anywhere
+    finds it), not by this machine's absolute path."""
+    for node in program["graph_module"]["graph"]["nodes"]:
+        meta = node.get("metadata") or {}
+        if "stack_trace" in meta:
+            meta["stack_trace"] = meta["stack_trace"].replace(ROOT + os.sep, "")
+
+
+def save(name, ep, inputs):
+    path = os.path.join(HERE, name + ".pt2")
+    torch.export.save(ep, path + ".tmp")
+    edit_archive(path + ".tmp", path, relative_traces)
+    os.remove(path + ".tmp")
+    outputs = ep.module()(*inputs)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    np.savez(os.path.join(HERE, name + ".inputs.npz"), **{n: t.numpy() for n, t in zip(arg_names(ep), inputs)})
+    np.savez(os.path.join(HERE, name + ".outputs.npz"),
+             *[o.detach().numpy() if isinstance(o, torch.Tensor) else np.asarray(o) for o in outputs])
+    return path
+
+
+def arg_names(ep):
+    return [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+
+
+def edit_archive(source, target, edit):
+    """Copy an archive, rewriting its program JSON with `edit` (a graph edited after export)."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if "/models/" in info.filename and info.filename.endswith(".json"):
+                program = json.loads(data)
+                edit(program)
+                data = json.dumps(program).encode("utf-8")
+            zout.writestr(info, data)
+
+
+def rewire_linear_weight(program):
+    """The graph edit: linear's weight becomes conv2's bias, a (16,) vector."""
+    for node in program["graph_module"]["graph"]["nodes"]:
+        if node["target"] == "torch.ops.aten.linear.default":
+            for named in node["inputs"]:
+                if named["name"] == "weight":
+                    named["arg"] = {"as_tensor": {"name": "p_conv2_bias"}}
+
+
+def main():
+    torch.manual_seed(0)
+    cnn = SmallCNN().eval()
+    x = torch.randn(2, 3, 16, 16)
+    ep = export(cnn, (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=64)}})
+    cnn_path = save("cnn", ep, (x,))
+    edit_archive(cnn_path, os.path.join(HERE, "edited.pt2"), rewire_linear_weight)
+
+    attention = Attention().eval()
+    x = torch.randn(2, 8, 16)
+    ep = export(attention, (x,), dynamic_shapes={"x": {1: Dim("seq", min=2, max=128)}})
+    save("attention", ep, (x,))
+    save("attention_core", ep.run_decompositions(), (x,))
+
+    x = torch.tensor([[1.0, -2.0, 3.0, 0.0, 5.0], [-1.0, 2.0, 0.0, 4.0, -5.0], [0.5, 0.0, -0.5, 1.5, 2.5],
+                      [0.0, 0.0, 0.0, 0.0, 1.0]])
+    save("nonzero", export(Nonzero(), (x,)), (x,))
+
+    x = torch.randn(2, 6, 8)
+    ep = export(PairTokens().eval(), (x,), dynamic_shapes={"x": {0: Dim.AUTO, 1: Dim.AUTO}})
+    save("constrained", ep, (x,))
+
+
+if __name__ == "__main__":
+    main()

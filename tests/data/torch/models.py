@@ -1,0 +1,70 @@
+"""The small PyTorch models behind the committed .pt2 archives (see make_archives.py).
+
+Their stack traces point here: tests find a node's expected Python line by its code."""
+
+import torch
+import torch.nn.functional as F
+
+
+class SmallCNN(torch.nn.Module):
+    """conv -> batch norm -> relu -> max pool -> conv -> adaptive pool -> flatten -> linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = torch.nn.BatchNorm2d(8)
+        self.conv2 = torch.nn.Conv2d(8, 16, 3, stride=2)
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        y = F.max_pool2d(torch.relu(self.bn1(self.conv1(x))), 2)
+        y = torch.relu(self.conv2(y))
+        y = F.adaptive_avg_pool2d(y, 1).flatten(1)
+        return self.fc(y)
+
+
+class Attention(torch.nn.Module):
+    """A pre-norm self-attention block over a dynamic sequence, with a causal mask."""
+
+    def __init__(self, dim: int = 16, heads: int = 2) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm = torch.nn.LayerNorm(dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.proj = torch.nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
+        q = q.view(b, s, self.heads, d // self.heads).transpose(1, 2)
+        k = k.view(b, s, self.heads, d // self.heads).transpose(1, 2)
+        v = v.view(b, s, self.heads, d // self.heads).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5
+        mask = torch.ones(s, s, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+        out = torch.softmax(scores, dim=-1) @ v
+        out = out.transpose(1, 2).reshape(b, s, d)
+        return x + self.proj(out)
+
+
+class Nonzero(torch.nn.Module):
+    """Data-dependent sizes: the positive entries' coordinates, and how many there are."""
+
+    def forward(self, x):
+        idx = torch.nonzero(x > 0)
+        picked = x.flatten().index_select(0, idx[:, 0] * x.shape[1] + idx[:, 1])
+        return picked * 2, idx.shape[0], (x > 0).sum().item()
+
+
+class PairTokens(torch.nn.Module):
+    """Merges neighbouring tokens and projects them: the view needs an even sequence length,
+    which torch.export records only as a guard (exported with Dim.AUTO)."""
+
+    def __init__(self, dim: int = 8) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(2 * dim, dim)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        pairs = x.view(b, s // 2, 2 * d)
+        return self.proj(pairs)

@@ -1,0 +1,414 @@
+"""The torch.export frontend: archives read without torch, types, checks, Python-line
+diagnostics, runs that match torch's outputs, unsupported versions and nodes.
+
+The archives in tests/data/torch were written by torch 2.13 (make_archives.py regenerates them);
+reading them needs no torch. Only the in-memory API needs torch (skipped without it)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from gradual.cli import main
+from gradual.frontends import torch_export as gt
+from gradual.frontends.torch_export.symbols import bounds, parse_expr
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "torch")
+MODELS = os.path.join(DATA, "models.py")
+
+
+def archive(name: str) -> str:
+    return os.path.join(DATA, name + ".pt2")
+
+
+def model_line(code: str) -> int:
+    """The line of models.py holding `code` (where the node's stack trace points)."""
+    with open(MODELS, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip() == code:
+                return number
+    raise AssertionError(code)
+
+
+def test_traces_name_the_models_file_relative_to_the_repository():
+    program = _program("cnn")
+    traces = [n["metadata"].get("stack_trace", "") for n in program["graph_module"]["graph"]["nodes"]]
+    assert any('File "tests/data/torch/models.py"' in t for t in traces)
+
+
+def checked(name: str):
+    program = gt.import_archive(archive(name))
+    return program, program.check()
+
+
+# types --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, main_type, checks", [
+    ("cnn", "Tensor[(s77, 3, 16, 16), float32]) -> Tensor[(s77, 10), float32]", 0),
+    ("attention", "Tensor[(2, s27, 16), float32]) -> Tensor[(2, s27, 16), float32]", 0),
+    ("attention_core", "Tensor[(2, s27, 16), float32]) -> Tensor[(2, s27, 16), float32]", 0),
+    ("nonzero", "fn (Tensor[(4, 5), float32]) -> (Tensor[(u0,), float32], int64, int64)", 0),
+    ("constrained", "Tensor[(s77, s27, 8), float32]) -> Tensor[(s77, s27 // 2, 8), float32]", 0),
+])
+def test_archives_check_with_torchs_symbols(name, main_type, checks):
+    program, result = checked(name)
+    assert result.ok, [d.message for d in result.diagnostics]
+    assert str(result.function_type("main")).endswith(main_type)
+    assert result.check_count == checks
+
+
+def test_range_constraints_bound_the_symbols():
+    program, result = checked("attention")
+    assert "s27 in 2..128" in " ".join(program.header)
+    x = np.zeros((2, 200, 16), np.float32)
+    with pytest.raises(Exception, match="outside its bounds 2..128"):
+        program.run({"x": x}, result)
+
+
+def test_unbacked_rows_of_nonzero_keep_their_bounds():
+    program = gt.import_archive(archive("nonzero"))
+    text = program.text()
+    assert "aten.nonzero(%gt)" in text
+    from gradual.api import check
+
+    result = check(text.replace(" -> (Tensor[(u0,), float32], int64, int64)", ""), "nonzero.rly")
+    assert "0..20" in str(result.function_type("main"))
+
+
+def test_core_aten_ir_and_default_ir_agree():
+    _, default = checked("attention")
+    _, core = checked("attention_core")
+    assert str(default.function_type("main")) == str(core.function_type("main"))
+
+
+# running ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained"])
+def test_run_matches_torchs_outputs(name):
+    program, result = checked(name)
+    inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))
+    expected = np.load(os.path.join(DATA, name + ".outputs.npz"))
+    outputs = program.run(inputs, result)
+    outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    assert len(outputs) == len(expected.files)
+    for i, out in enumerate(outputs):
+        want = expected[f"arr_{i}"]
+        assert np.shape(out) == want.shape
+        np.testing.assert_allclose(np.asarray(out, dtype=np.float64), want.astype(np.float64), rtol=1e-4, atol=1e-5)
+
+
+def test_run_with_another_sequence_length():
+    program, result = checked("attention")
+    out = program.run({"x": np.random.default_rng(0).standard_normal((2, 5, 16)).astype(np.float32)}, result)
+    assert np.shape(out[0] if isinstance(out, list) else out) == (2, 5, 16)
+
+
+# diagnostics at the Python line -------------------------------------------------------------------
+def test_edited_graph_error_is_at_the_models_python_line():
+    _, result = checked("edited")
+    (diag,) = [d for d in result.diagnostics if d.is_error]
+    assert diag.code == "rank-mismatch"
+    assert "`aten.linear`" in diag.message
+    assert os.path.basename(diag.span.source.path) == "models.py"
+    assert diag.line == model_line("return self.fc(y)")
+    assert diag.span.text == "return self.fc(y)"
+    assert any("ATen node `linear = aten.linear.default(flatten, weight=p_conv2_bias" in n for n in diag.notes)
+
+
+def test_edited_graph_on_the_command_line(capsys):
+    assert main(["check", "--format", "json", archive("edited")]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    (diag,) = doc["files"][0]["diagnostics"]
+    assert diag["code"] == "rank-mismatch" and diag["line"] == model_line("return self.fc(y)")
+    assert main(["check", "--color", "never", archive("edited")]) == 1
+    err = capsys.readouterr().err
+    assert "models.py:%d:9" % model_line("return self.fc(y)") in err
+    assert "return self.fc(y)" in err and "edited.pt2:" in err
+
+
+def test_the_line_shown_is_the_traces_when_the_file_is_gone(tmp_path):
+    data = open(archive("edited"), "rb").read()
+    moved = _rewrite(data, lambda p: _replace_paths(p, "tests/data/torch/models.py", str(tmp_path / "gone.py")))
+    (diag,) = [d for d in gt.import_archive(moved, path="moved.pt2").check().diagnostics if d.is_error]
+    assert diag.span.source.path.endswith("gone.py")
+    assert diag.span.text == "return self.fc(y)"
+
+
+def _replace_paths(program: dict, old: str, new: str) -> None:
+    for node in program["graph_module"]["graph"]["nodes"]:
+        meta = node.get("metadata", {})
+        if "stack_trace" in meta:
+            meta["stack_trace"] = meta["stack_trace"].replace(old, new)
+
+
+def _rewrite(data: bytes, edit) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if "/models/" in info.filename and info.filename.endswith(".json"):
+                program = json.loads(body)
+                edit(program)
+                body = json.dumps(program).encode()
+            zout.writestr(info, body)
+    return out.getvalue()
+
+
+def _program(name: str) -> dict:
+    with zipfile.ZipFile(archive(name)) as zf:
+        member = next(n for n in zf.namelist() if "/models/" in n and n.endswith(".json"))
+        return json.loads(zf.read(member))
+
+
+def test_an_unsupported_node_is_reported_at_its_line_and_the_rest_is_checked():
+    def rename(program: dict) -> None:
+        for node in program["graph_module"]["graph"]["nodes"]:
+            if node["target"] == "torch.ops.aten.relu.default":
+                node["target"] = "torch.ops.aten.frobnicate.default"
+
+    program = gt.import_archive(_rewrite(open(archive("cnn"), "rb").read(), rename), path="cnn.pt2")
+    codes = [(d.code, d.line) for d in program.diagnostics]
+    assert codes and all(code == "unknown-operator" for code, _ in codes)
+    assert "aten.frobnicate.default" in program.diagnostics[0].message
+    assert not program.ok
+
+
+def test_a_shape_error_in_an_edited_view_names_the_counts():
+    def shrink(program: dict) -> None:
+        for node in program["graph_module"]["graph"]["nodes"]:
+            if node["name"] == "reshape":
+                for named in node["inputs"]:
+                    if named["name"] == "shape":
+                        named["arg"]["as_sym_ints"][-1] = {"as_int": 12}
+
+    program = gt.import_archive(_rewrite(open(archive("attention"), "rb").read(), shrink), path="attention.pt2")
+    (diag,) = [d for d in program.check().diagnostics if d.is_error]
+    assert diag.code == "shape-mismatch" and "aten.view" in diag.message
+    assert diag.line == model_line("out = out.transpose(1, 2).reshape(b, s, d)")
+
+
+# archives gradual does not read -----------------------------------------------------------------------
+def test_another_schema_version_is_reported(tmp_path):
+    def bump(program: dict) -> None:
+        program["schema_version"] = {"major": 7, "minor": 3}
+
+    path = tmp_path / "old.pt2"
+    path.write_bytes(_rewrite(open(archive("cnn"), "rb").read(), bump))
+    with pytest.raises(gt.LoadError) as failure:
+        gt.import_archive(str(path))
+    assert failure.value.diagnostic.code == "archive-version"
+    assert "7.3" in failure.value.diagnostic.message
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "diagnostics.md"), encoding="utf-8").read()
+    assert f"[archive-version]: {failure.value.diagnostic.message}" in doc
+
+
+def test_the_old_layout_is_reported(tmp_path):
+    path = tmp_path / "old.pt2"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("old/serialized_exported_program.json", "{}")
+    with pytest.raises(gt.LoadError) as failure:
+        gt.import_archive(str(path))
+    assert failure.value.diagnostic.code == "archive-version"
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip", b"PK\x03\x04garbage"])
+def test_a_file_that_is_not_an_archive_is_a_diagnostic(tmp_path, capsys, content):
+    path = tmp_path / "bad.pt2"
+    path.write_bytes(content)
+    assert main(["check", str(path)]) == 1
+    assert "input-error" in capsys.readouterr().err
+
+
+def test_a_zip_whose_program_is_not_json(tmp_path):
+    path = tmp_path / "bad.pt2"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("m/archive_format", "pt2")
+        zf.writestr("m/models/model.json", "{not json")
+    with pytest.raises(gt.LoadError) as failure:
+        gt.import_archive(str(path))
+    assert "not JSON" in failure.value.diagnostic.message
+
+
+def test_a_missing_archive_is_a_usage_error(capsys):
+    assert main(["check", "no-such-model.pt2"]) == 2
+
+
+# torch's sizes are the exporter's claim (SPEC 6) -------------------------------------------------------
+def test_a_size_the_model_constrains_is_a_warning_at_the_python_line():
+    """`x.view(b, s // 2, 2 * d)` works only for an even `s`; torch.export (Dim.AUTO) kept `s`
+    symbolic and recorded the guard. gradual states the constraint at the line, with the fix."""
+    program, result = checked("constrained")
+    assert result.ok
+    (diag,) = result.diagnostics
+    assert diag.code == "dim-constraint" and diag.severity.value == "warning"
+    assert diag.message.endswith("which holds only when s27 is a multiple of 2")
+    assert diag.line == model_line("pairs = x.view(b, s // 2, 2 * d)")
+    assert diag.label.startswith("checked by its shape rule when it runs: this is 16 * s77 * (s27 // 2)")
+    assert "export the model for inputs where s27 is a multiple of 2" in diag.help
+    assert any(n.startswith("from the ATen node `view = aten.view.default(x") for n in diag.notes)
+    assert any("torch.export recorded the guard `(8*s27*s77) == (16*s77*(s27 // 2))`" in n for n in diag.notes)
+
+
+def test_the_constrained_model_runs_on_sizes_that_hold_and_stops_on_others(capsys):
+    assert main(["run", archive("constrained"), "--shape", "x=3x10x8"]) == 0
+    assert "linear: Tensor[(3, 5, 8), float32]" in capsys.readouterr().out
+    assert main(["run", "--color", "never", archive("constrained"), "--shape", "x=3x9x8"]) == 3
+    err = capsys.readouterr().err
+    assert "error[check-failed]" in err and "216 elements do not fill 192" in err
+    assert "from the ATen node `view = aten.view.default" in err
+
+
+def test_strict_dims_makes_the_constraint_an_error(capsys):
+    program = gt.import_archive(archive("constrained"), options=gt.ImportOptions(strict_dims=True))
+    (diag,) = program.check().diagnostics
+    assert diag.code == "shape-mismatch" and diag.is_error
+    assert main(["check", "--strict-dims", "--format", "json", archive("constrained")]) == 1
+    (diag,) = json.loads(capsys.readouterr().out)["files"][0]["diagnostics"]
+    assert diag["code"] == "shape-mismatch" and diag["line"] == model_line("pairs = x.view(b, s // 2, 2 * d)")
+
+
+def test_the_import_header_lists_torchs_guards_in_gradual_symbols(capsys):
+    assert main(["import", archive("constrained")]) == 0
+    header = [line for line in capsys.readouterr().out.splitlines() if line.startswith("//")]
+    assert header[1] == "// range constraints: s27 in 2.., s77 in 2.."
+    assert header[2].startswith("// torch.export's guards (16, checked by torch on each call): "
+                                "(8*s27*s77) == (16*s77*(s27 // 2)); (s27 // 2) != s27;")
+
+
+def test_a_range_that_pins_a_symbol_makes_it_that_size():
+    """A range constraint `s27` in 6..6 (torch specialized the size, as it does with deferred
+    runtime assertions) is the size 6: nothing is left to claim or warn about."""
+    def pin(program: dict) -> None:
+        program["range_constraints"]["s27"] = {"min_val": 6, "max_val": 6}
+
+    program = gt.import_archive(_rewrite(open(archive("constrained"), "rb").read(), pin), path="pinned.pt2")
+    result = program.check()
+    assert result.ok and result.diagnostics == []
+    assert str(result.function_type("main")).endswith("Tensor[(s77, 6, 8), float32]) -> Tensor[(s77, 3, 8), float32]")
+
+
+def test_nodes_that_only_feed_torchs_assertions_are_not_imported():
+    """A deferred runtime assertion (`prefer_deferred_runtime_asserts_over_guards`) brings
+    symbolic-int nodes such as `torch.sym_not` that only the assertion reads."""
+    def assert_odd_half(program: dict) -> None:
+        nodes = program["graph_module"]["graph"]["nodes"]
+        floordiv = next(n for n in nodes if n["target"] == "_operator.floordiv")
+        seq = floordiv["inputs"][0]["arg"]
+        sym = lambda name: {"as_sym_bool": {"as_name": name}}  # noqa: E731
+        added = [
+            {"target": "_operator.eq", "inputs": [{"name": "a", "arg": {"as_sym_int": {"as_name": "floordiv"}}},
+                                                  {"name": "b", "arg": seq}], "outputs": [sym("eq_9")], "metadata": {}},
+            {"target": "torch.sym_not", "inputs": [{"name": "a", "arg": sym("eq_9")}], "outputs": [sym("not_9")],
+             "metadata": {}},
+            {"target": "torch.ops.aten._assert_scalar.default",
+             "inputs": [{"name": "self", "arg": sym("not_9")},
+                        {"name": "assert_msg", "arg": {"as_string": "Runtime assertion failed for expression "
+                                                                     "Ne((s27//2), s27) on node 'not_9'"}}],
+             "outputs": [], "metadata": {}},
+        ]
+        at = nodes.index(floordiv) + 1
+        nodes[at:at] = added
+
+    program = gt.import_archive(_rewrite(open(archive("constrained"), "rb").read(), assert_odd_half), path="deferred.pt2")
+    assert program.ok, [d.message for d in program.diagnostics]
+    assert "sym_not" not in program.text()
+    assert "Ne((s27//2), s27)" in program.guards
+
+
+def test_sarif_for_an_archive(capsys):
+    assert main(["check", "--format", "sarif", archive("constrained")]) == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    (result,) = run["results"]
+    assert result["ruleId"] == "dim-constraint" and result["level"] == "warning"
+    where = result["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"].endswith("tests/data/torch/models.py")
+    assert where["region"]["startLine"] == model_line("pairs = x.view(b, s // 2, 2 * d)")
+
+
+def test_the_registry_reads_pt2_and_the_cli_names_no_frontend():
+    from pathlib import Path
+
+    from gradual.frontends import frontend_for
+
+    assert frontend_for("model.PT2").name == "torch.export"
+    cli = Path(__file__).resolve().parents[1] / "gradual" / "cli"
+    assert not any("torch" in path.read_text(encoding="utf-8") for path in cli.glob("*.py"))
+
+
+# command line ---------------------------------------------------------------------------------------
+def test_import_prints_a_program_that_checks_again(capsys, tmp_path):
+    assert main(["import", archive("attention")]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("// imported from") and "aten.view(%getitem, (2i64, %sym_size_int_1, 2i64, 8i64))" in text
+    path = tmp_path / "attention.rly"
+    path.write_text(text)
+    assert main(["check", "-q", str(path)]) == 0
+
+
+def test_run_on_the_command_line(capsys):
+    assert main(["run", "--format", "json", archive("cnn"), "--shape", "x=3x3x16x16"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["outputs"] == [{"name": "linear", "shape": [3, 10], "dtype": "float32"}]
+    assert main(["run", archive("attention"), "--shape", "x=2x500x16"]) == 3
+
+
+def test_elaborate_output_parses_and_runs(capsys, tmp_path):
+    assert main(["elaborate", archive("attention_core")]) == 0
+    path = tmp_path / "core.rly"
+    path.write_text(capsys.readouterr().out)
+    assert main(["run", str(path), "--shape", "x=2x3x16"]) == 0
+
+
+# symbolic sizes ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, shown", [
+    ("Symbol('s27', positive=True, integer=True)", "s27"),
+    ("Mul(Integer(2), Symbol('s0', positive=True, integer=True))", "2 * s0"),
+    ("Add(Symbol('s0', integer=True), Integer(-1))", "s0 - 1"),
+    ("Add(Integer(-3), Mul(Integer(4), Symbol('s0')))", "4 * s0 - 3"),
+    ("FloorDiv(Symbol('s1'), Integer(2))", "s1 // 2"),
+    ("2*s0 + 1", "2 * s0 + 1"),
+])
+def test_sympy_sizes_become_dims(text, shown):
+    from gradual.syntax.printer import format_dim
+
+    assert format_dim(parse_expr(text).expr).replace("(", "").replace(")", "") == shown
+
+
+@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Integer(2))", "Mul(Integer(-1), Symbol('s0'))", "__import__('os')", "s0 ** s1", "(" * 500, "x" * 20000])
+def test_other_sizes_are_unknown(text):
+    assert parse_expr(text) is None
+
+
+def test_bounds_of_range_constraints():
+    assert bounds({"min_val": 2, "max_val": 512}) == (2, 512)
+    assert bounds({"min_val": 0, "max_val": 9223372036854775806}) is None
+    assert bounds({"min_val": -9223372036854775808, "max_val": 20}) == (0, 20)
+
+
+def test_supported_operators_cover_the_models():
+    ops = set(gt.supported_operators())
+    for op in ("aten.conv2d", "aten.linear", "aten.view", "aten.nonzero", "aten.scaled_dot_product_attention",
+               "aten.addmm", "aten._softmax", "aten.native_layer_norm"):
+        assert op in ops
+
+
+# the in-memory API (needs torch) -------------------------------------------------------------------------
+def test_an_exported_program_in_memory():
+    torch = pytest.importorskip("torch")
+    import sys
+
+    sys.path.insert(0, DATA)
+    from models import Attention  # noqa: E402
+
+    ep = torch.export.export(Attention().eval(), (torch.randn(2, 8, 16),),
+                             dynamic_shapes={"x": {1: torch.export.Dim("seq", min=2, max=64)}})
+    program = gt.import_program(ep)
+    result = program.check()
+    assert result.ok and result.check_count == 0
+    x = torch.randn(2, 6, 16)
+    out = program.run({"x": x.numpy()}, result)
+    want = ep.module()(x).detach().numpy()
+    np.testing.assert_allclose(out[0] if isinstance(out, list) else out, want, rtol=1e-4, atol=1e-5)
