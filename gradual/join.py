@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from .shapes import Dimension, join as join_dims
 from .types import (
-    DYN, DYN_DTYPE, BottomType, DynType, FuncType, TensorType, TupleType, Type, TypeVar,
+    DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar,
 )
 
 
@@ -32,6 +32,9 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
         return TupleType(tuple(_join(x, y, dim_join) for x, y in zip(a.fields, b.fields)))
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
         return a if a == b else DYN
+    if isinstance(a, RefType) and isinstance(b, RefType):
+        # sound for monotonic references: a cell keeps its own type, every write is checked
+        return RefType(_join(a.content, b.content, dim_join))
     return DYN
 
 

@@ -1196,6 +1196,31 @@ def op_tuple(b: Builder) -> Val:
     return b.bind([f"{t.text}.{i}"], (a, c)[i].dims)
 
 
+def op_reference(b: Builder) -> Val:
+    """A reference cell holding x, updated in place (directly, or by a closure, as Relay's
+    gradients do) with values of x's shape, then read: `let %r[: ref(T)] = ref(%x); ...`.
+    The annotation (a slot, so variants relax it) may leave dims `?`: writes through it are
+    then checked against the cell, and hold."""
+    x = b.pick()
+    name = b.fresh_name("r")
+    if b.draw.chance(40):
+        dims = tuple(d if d.form.is_exact and b.draw.chance(60) else Dim(d.value, DYNAMIC, d.outer) for d in x.dims)
+        slot = b.slot("cast", dims, x.dtype)
+        b.block.stmts.append([f"let %{name}: ref(", slot, f") = ref({x.text});"])
+    else:
+        b.block.stmts.append([f"let %{name} = ref({x.text});"])
+    update = "".join(b.call(b.draw.choice(["negative", "nn.relu", "copy"]), [f"ref_read(%{name})"]))
+    if b.draw.chance(50):
+        step = b.fresh_name("f")
+        b.block.stmts.append([f"let %{step} = fn () {{ ref_write(%{name}, add({update}, {x.text})) }};"])
+        b.block.stmts.append([f"let %{b.fresh_name('u')} = %{step}();"])
+        b.program.features.add("closure")
+    else:
+        b.block.stmts.append([f"let %{b.fresh_name('u')} = ref_write(%{name}, {update});"])
+    b.program.features.add("reference")
+    return b.bind([f"ref_read(%{name})"], x.dims, x.dtype)
+
+
 # language features ------------------------------------------------------------------------------------
 class Inline:
     """A closure as a piece of a statement: `fn (params) { body }`, rendered from its builder."""
@@ -1327,7 +1352,7 @@ OPERATORS: list = [
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
-    (op_variance, 1, ""), (op_gather, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

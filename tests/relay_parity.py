@@ -32,7 +32,7 @@ if str(HERE.parent) not in sys.path:
 
 import gradual  # noqa: E402
 from gradual import diagnostics as codes  # noqa: E402
-from gradual.types import DynType, FuncType, TensorType, TupleType, Type  # noqa: E402
+from gradual.types import DynType, FuncType, RefType, TensorType, TupleType, Type  # noqa: E402
 
 DATA = HERE / "data" / "relay"
 CORPUS = DATA / "corpus.jsonl"
@@ -115,6 +115,8 @@ def compare_types(relay: Type, mine: Type) -> str:
             return "disagree"
         pairs = list(zip(relay.params, mine.params)) + [(relay.ret, mine.ret)]
         return _worst(compare_types(r, m) for r, m in pairs)
+    if isinstance(relay, RefType) and isinstance(mine, RefType):
+        return compare_types(relay.content, mine.content)
     if type(relay) is type(mine) and str(relay) == str(mine):
         return "equal"
     return "disagree"

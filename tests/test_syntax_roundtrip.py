@@ -63,6 +63,7 @@ types = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda fs: ast.TupleTypeExpr(tuple(fs))),
         st.builds(lambda ps, r: ast.FnTypeExpr(tuple(ps), r), st.lists(inner, max_size=3), inner),
+        inner.map(ast.RefTypeExpr),
     ),
     max_leaves=5,
 )
@@ -142,6 +143,8 @@ def extend(exprs):
         st.builds(ast.If, exprs, bodies(exprs), bodies(exprs)),
         st.builds(ast.Fn, params(), st.one_of(st.none(), types), bodies(exprs)),
         st.builds(ast.Cast, exprs, types),
+        st.builds(lambda stmts, res: ast.Block(ast.Body(tuple(stmts), res)),
+                  st.lists(statements(exprs), min_size=1, max_size=2), exprs),
     )
 
 

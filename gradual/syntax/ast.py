@@ -110,7 +110,14 @@ class HoleTypeExpr(Node):
     name: str
 
 
-TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr]
+@dataclass(eq=False, slots=True)
+class RefTypeExpr(Node):
+    """`ref(T)`: a reference to a mutable cell holding a T (Relay's RefType)."""
+
+    content: "TypeExpr"
+
+
+TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr, RefTypeExpr]
 
 
 # attributes ---------------------------------------------------------------------------------
@@ -242,7 +249,19 @@ class Cast(Node):
     check: Optional[CheckNote] = field(default=None, compare=False)
 
 
-Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast]
+@dataclass(eq=False, slots=True)
+class Block(Node):
+    """`(let %v = e; ...; result)`: bindings local to an expression (Relay prints a `let`
+    inside an argument or a graph binding this way)."""
+
+    body: "Body"
+
+
+Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast, Block]
+
+#: Relay's reference expressions, written as calls: `ref(e)` makes a cell holding e,
+#: `ref_read(r)` reads it, `ref_write(r, e)` stores e in it and gives `()`.
+REF_FORMS = {"ref": 1, "ref_read": 1, "ref_write": 2}
 
 
 # statements and definitions -----------------------------------------------------------------

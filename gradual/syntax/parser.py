@@ -291,6 +291,10 @@ class _Builder(Transformer):
     def tuple(self, children):
         return ast.TupleExpr(tuple(self._nodes(children)), span=self._span(children))
 
+    def block_expr(self, children):
+        body = ast.Body(tuple(children[1:-2]), children[-2], span=self._span(children[1:-1]))
+        return ast.Block(body, span=self._span(children))
+
     def if_(self, children):
         nodes = self._nodes(children)
         return ast.If(nodes[0], nodes[1], nodes[2], span=self._span(children))
@@ -352,6 +356,13 @@ class _Builder(Transformer):
     def fn_type(self, children):
         nodes = self._nodes(children)
         return ast.FnTypeExpr(tuple(nodes[:-1]), nodes[-1], span=self._span(children))
+
+    def ref_type(self, children):
+        name = children[0]
+        if str(name) != "ref":
+            raise ParseError(self._tok_span(name), show_token(str(name)), ("`ref`",),
+                             f"`{name}(...)` is not a type; a reference type is written `ref(T)`")
+        return ast.RefTypeExpr(children[2], span=self._span(children))
 
     def dyn_type(self, children):
         return ast.DynTypeExpr(span=self._span(children))

@@ -88,6 +88,10 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         out.append("?")
     elif isinstance(t, ast.HoleTypeExpr):
         out.append(f"?{t.name}")
+    elif isinstance(t, ast.RefTypeExpr):
+        out.append("ref(")
+        _write_type(t.content, out)
+        out.append(")")
     else:
         raise TypeError(f"not a type: {t!r}")
 
@@ -246,6 +250,10 @@ class _Printer:
         elif isinstance(e, ast.Cast):
             self.cast_operand(e.expr, depth)
             out.append(f" as {format_type(e.type)}")
+        elif isinstance(e, ast.Block):
+            out.append("(\n")
+            self.body(e.body, depth + 1)
+            out.append(f"\n{_pad(depth)})")
         else:
             raise TypeError(f"not an expression: {e!r}")
 
