@@ -1221,6 +1221,102 @@ def op_reference(b: Builder) -> Val:
     return b.bind([f"ref_read(%{name})"], x.dims, x.dtype)
 
 
+def op_like(b: Builder) -> Val:
+    """broadcast_to_like of a new parameter that broadcasts to x, collapse_sum_like of x to one,
+    slice_like of x to static dims it holds, or cast_like of x's int32 cast back to x."""
+    x = b.pick()
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        source = b.new_param(_broadcasting_to(b, x.dims), x.dtype)
+        return b.bind(b.call("broadcast_to_like", [source.text, x.text]), x.dims)
+    if kind == 1:
+        like = b.new_param(_broadcasting_to(b, x.dims), x.dtype)
+        return b.bind(b.call("collapse_sum_like", [x.text, like.text]), like.dims)
+    if kind == 2 and x.rank >= 1:
+        axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, x.rank))})
+        like_dims = [Dim.const(b.draw.int(1, d.value)) if i in axes and d.value >= 1 else d for i, d in enumerate(x.dims)]
+        like = b.new_param(like_dims, "int32", prefix="s")
+        dims = tuple(like_dims[i] if i in axes else d for i, d in enumerate(x.dims))
+        return b.bind(b.call("slice_like", [x.text, like.text], axes=axes), dims)
+    inner = "".join(b.call("cast", [x.text], dtype="int32"))
+    return b.bind(b.call("cast_like", [inner, x.text]), x.dims)
+
+
+def _broadcasting_to(b: Builder, dims: tuple) -> list:
+    """Dims that broadcast to `dims`: each aligned dim kept or 1, maybe fewer of them."""
+    kept = [d if b.draw.chance(60) else Dim.const(1) for d in dims]
+    return kept[b.draw.int(0, len(kept)):] if kept and b.draw.chance(25) else kept
+
+
+def op_sort(b: Builder) -> Val:
+    """sort, argsort (cast back to the float dtype) or dyn.topk with a literal k."""
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(-x.rank, x.rank - 1)
+    kind = b.draw.int(0, 2)
+    if kind == 0:
+        return b.bind(b.call("sort", [x.text], axis=axis, is_ascend=b.draw.chance(50)), x.dims)
+    if kind == 1:
+        order = "".join(b.call("argsort", [x.text], axis=axis, dtype="int32"))
+        return b.bind(b.call("cast_like", [order, x.text]), x.dims)
+    size = x.dims[axis].value
+    if size < 1:
+        return b.bind(b.call("sort", [x.text], axis=axis), x.dims)
+    k = b.draw.int(1, size)
+    dims = list(x.dims)
+    dims[axis] = Dim.const(k)
+    return b.bind(b.call("dyn.topk", [x.text, f"{k}i64"], axis=axis, ret_type="values"), tuple(dims))
+
+
+def op_reverse_reshape(b: Builder) -> Val:
+    """contrib_reverse_reshape keeping the last dim and merging the rest (codes read from the right)."""
+    x = b.pick(has_rank(2, 4))
+    return b.bind(b.call("contrib_reverse_reshape", [x.text], newshape=[-1, 0]),
+                  (dim_product(x.dims[:-1]), x.dims[-1]))
+
+
+SPATIAL_LETTERS = {1: "W", 3: "DHW"}
+
+
+def volume(b: Builder, k: int, lo: int = 1) -> Val:
+    """A value of rank 2 + k (NCW or NCDHW) with spatial dims of at least `lo`."""
+    return b.pick(lambda v: v.rank == 2 + k and all(d.value >= lo for d in v.dims[2:]),
+                  lambda: b.new_param([b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3))]
+                                      + [b.fresh(b.size(lo, lo + 2)) for _ in range(k)]))
+
+
+def op_conv_nd(b: Builder) -> Val:
+    """nn.conv1d / nn.conv3d (or their transposes) with a new weight."""
+    k = b.draw.choice([1, 3])
+    x = volume(b, k)
+    n, c, sizes = x.dims[0], x.dims[1], x.dims[2:]
+    out_c = b.fresh(b.size(1, 3))
+    stride = b.draw.int(1, 2)
+    kernel = [b.draw.int(1, 2) for _ in range(k)]
+    if b.draw.chance(40):
+        weight = b.new_param([c, out_c] + [Dim.const(kk) for kk in kernel])
+        grown = tuple(lift(lambda s, kk=kk: (s - 1) * stride + kk, d) for d, kk in zip(sizes, kernel))
+        return b.bind(b.call(f"nn.conv{k}d_transpose", [x.text, weight.text], strides=[stride]), (n, out_c) + grown)
+    weight = b.new_param([out_c, c] + [Dim.const(kk) for kk in kernel])
+    pad = 1 if any(kk > d.value for kk, d in zip(kernel, sizes)) else b.draw.int(0, 1)
+    out = tuple(window(d, kk, 2 * pad, stride, 1) for d, kk in zip(sizes, kernel))
+    return b.bind(b.call(f"nn.conv{k}d", [x.text, weight.text], strides=[stride], padding=[pad]), (n, out_c) + out)
+
+
+def op_pool_nd(b: Builder) -> Val:
+    """1-D / 3-D max, average or adaptive pooling."""
+    k = b.draw.choice([1, 3])
+    x = volume(b, k, 2)
+    kind = b.draw.choice(["max", "avg", "adaptive_avg", "adaptive_max"])
+    if kind.startswith("adaptive"):
+        size = [b.draw.int(1, 3) for _ in range(k)]
+        return b.bind(b.call(f"nn.{kind}_pool{k}d", [x.text], output_size=size),
+                      x.dims[:2] + tuple(Dim.const(v) for v in size))
+    size = b.draw.int(1, min(d.value for d in x.dims[2:]))
+    stride = b.draw.int(1, 2)
+    dims = x.dims[:2] + tuple(window(d, size, 0, stride, 1) for d in x.dims[2:])
+    return b.bind(b.call(f"nn.{kind}_pool{k}d", [x.text], pool_size=[size], strides=[stride]), dims)
+
+
 # language features ------------------------------------------------------------------------------------
 class Inline:
     """A closure as a piece of a statement: `fn (params) { body }`, rendered from its builder."""
@@ -1352,7 +1448,8 @@ OPERATORS: list = [
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
-    (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (op_like, 1, ""),
+    (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -20,6 +20,7 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 from gradual.ops.registry import KERNELS, default_registry
 from gradual.runtime import kernels  # noqa: F401  (registers the kernels)
 from gradual.runtime.errors import RunFailure
+from gradual.runtime.kernels.conv import unlayout
 from gradual.runtime.operators import run_operator
 from gradual.syntax.source import generated_span
 
@@ -47,6 +48,9 @@ strided_slice subtract sum take tanh tile topk transpose unique where zeros zero
 sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
 isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
 left_shift right_shift logical_xor all any variance image.resize1d image.resize3d gather gather_nd
+cast_like collapse_sum_like broadcast_to_like slice_like contrib_reverse_reshape sort argsort dyn.topk
+nn.conv1d nn.conv3d nn.conv1d_transpose nn.conv3d_transpose nn.max_pool1d nn.max_pool3d nn.avg_pool1d
+nn.avg_pool3d nn.adaptive_avg_pool1d nn.adaptive_max_pool1d nn.adaptive_avg_pool3d nn.adaptive_max_pool3d
 """.split())
 
 
@@ -227,6 +231,20 @@ def _topk(draw: Draw) -> tuple:
                                   "is_ascend": draw(st.booleans()), "dtype": draw(st.sampled_from(INTS))}
 
 
+@generator("dyn.topk")
+def _dyn_topk(draw: Draw) -> tuple:
+    (data,), attrs = _topk(draw)
+    k = np.array(attrs.pop("k"), draw(st.sampled_from(INTS))).reshape(draw(st.sampled_from(((), (1,)))))
+    return [data, k], attrs
+
+
+@generator("sort", "argsort")
+def _sort(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    return [array(draw, shape, any_dtype(draw))], {"axis": draw(st.integers(-len(shape), len(shape) - 1)),
+                                                   "is_ascend": draw(st.booleans()), "dtype": draw(st.sampled_from(INTS))}
+
+
 @generator("take")
 def _take(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
@@ -325,6 +343,15 @@ def _reshape(draw: Draw) -> tuple:
     return [array(draw, shape, dtype)], {"newshape": newshape, "allowzero": False}
 
 
+@generator("contrib_reverse_reshape")
+def _reverse_reshape(draw: Draw) -> tuple:
+    (data,), attrs = _reshape(draw)
+    codes = [c for c in attrs["newshape"] if c >= -1] if -4 in attrs["newshape"] or -3 in attrs["newshape"] else attrs["newshape"]
+    if codes != attrs["newshape"]:
+        codes = [-1]
+    return [data], {"newshape": codes[::-1]}
+
+
 @generator("dyn.reshape")
 def _dyn_reshape(draw: Draw) -> tuple:
     (data,), attrs = _reshape(draw)
@@ -382,6 +409,35 @@ def _broadcast_to(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
     source, target = _broadcast_target(draw)
     return [array(draw, source, dtype)], {"shape": list(target)}
+
+
+@generator("broadcast_to_like")
+def _broadcast_to_like(draw: Draw) -> tuple:
+    dtype = any_dtype(draw)
+    source, target = _broadcast_target(draw)
+    return [array(draw, source, dtype), array(draw, target, dtype)], {}
+
+
+@generator("collapse_sum_like")
+def _collapse_sum_like(draw: Draw) -> tuple:
+    dtype = any_dtype(draw)
+    source, target = _broadcast_target(draw)
+    return [array(draw, target, dtype), array(draw, source, dtype)], {}
+
+
+@generator("slice_like")
+def _slice_like(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    like = tuple(draw(st.integers(1, d)) for d in shape[:draw(st.integers(1, len(shape)))])
+    axes = draw(st.none() | st.lists(st.integers(-len(like), len(like) - 1).map(lambda a: a % len(like)),
+                                     min_size=1, max_size=len(like), unique=True))
+    return [array(draw, shape, any_dtype(draw)), array(draw, like, draw(st.sampled_from(INTS)))], {"axes": axes}
+
+
+@generator("cast_like")
+def _cast_like(draw: Draw) -> tuple:
+    like = np.zeros(draw(shapes(rank_hi=2)), draw(st.sampled_from(("float32", "int32", "int64", "float16", "bool", "int8"))))
+    return [array(draw, draw(shapes()), draw(st.sampled_from(INTS + FLOATS))), like], {}
 
 
 @generator("dyn.broadcast_to")
@@ -516,92 +572,117 @@ def _pad(draw: Draw) -> tuple:
     return [array(draw, shape), np.array(0.5, "float32")], {"pad_width": widths, "pad_mode": mode}
 
 
-LAYOUTS = (("NCHW", "OIHW"), ("NHWC", "HWIO"), ("NHWC", "OIHW"), ("NCHW", "OHWI"))
+SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+DATA_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC", "NCHW2c"), 3: ("NCDHW", "NDHWC")}
+KERNEL_LAYOUTS = {1: ("OIW", "WIO"), 2: ("OIHW", "HWIO", "OHWI", "OIHW2o"), 3: ("OIDHW", "DHWIO")}
 
 
-def _in_layout(shape: tuple, layout: str, canonical: str) -> tuple:
-    by_letter = dict(zip(canonical, shape))
-    return tuple(by_letter[c] for c in layout)
+def _laid_out(draw: Draw, shape: tuple, canonical: str, layout: str) -> np.ndarray:
+    """A random array of a canonical shape (`NCHW` order) stored in `layout` (maybe packed)."""
+    return unlayout(array(draw, shape), canonical, layout)
 
 
-def _window_attrs(draw: Draw, size: tuple, kernel: tuple) -> dict:
-    strides = draw(st.sampled_from(([1], [2], [1, 2], [2, 1])))
-    dilation = draw(st.sampled_from(([1], [1, 1], [2], [1, 2])))
-    padding = draw(st.sampled_from(([0], [1], [0, 1], [1, 0, 0, 2], [2, 1, 0, 1])))
-    return {"strides": strides, "dilation": dilation, "padding": padding}
+def _packed(layout: str) -> int:
+    """The factor a layout packs a dim by (1 when it packs none)."""
+    digits = "".join(c for c in layout if c.isdigit())
+    return int(digits) if digits else 1
+
+
+def _window_attrs(draw: Draw, k: int) -> dict:
+    def values(lo: int, hi: int, counts: tuple) -> list:
+        return draw(st.lists(st.integers(lo, hi), min_size=1, max_size=max(counts)).filter(lambda v: len(v) in counts))
+
+    return {"strides": values(1, 2, (1, k)), "dilation": values(1, 2, (1, k)), "padding": values(0, 2, (1, k, 2 * k))}
+
+
+def _pads(padding: list, k: int) -> list:
+    if len(padding) == 1:
+        return [padding[0] * 2] * k
+    if len(padding) == k and k != 1:
+        return [2 * p for p in padding]
+    return [b + a for b, a in zip(padding[:k], padding[k:])]
 
 
 def _fits(size: tuple, kernel: tuple, attrs: dict) -> bool:
-    pad = attrs["padding"] * 4 if len(attrs["padding"]) == 1 else attrs["padding"] * 2 if len(attrs["padding"]) == 2 else attrs["padding"]
-    dil = attrs["dilation"] * 2 if len(attrs["dilation"]) == 1 else attrs["dilation"]
-    return all(s + p0 + p1 >= (k - 1) * d + 1 for s, k, d, p0, p1 in zip(size, kernel, dil, pad[:2], pad[2:]))
+    k = len(size)
+    dil = attrs["dilation"] * k if len(attrs["dilation"]) == 1 else attrs["dilation"]
+    return all(s + p >= (kk - 1) * d + 1 for s, kk, d, p in zip(size, kernel, dil, _pads(attrs["padding"], k)))
 
 
-@generator("nn.conv2d")
-def _conv2d(draw: Draw) -> tuple:
-    layout, kernel_layout = draw(st.sampled_from(LAYOUTS))
+def _conv(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout, kernel_layout = draw(st.sampled_from(DATA_LAYOUTS[k])), draw(st.sampled_from(KERNEL_LAYOUTS[k]))
+    out_layout = draw(st.sampled_from(("",) + DATA_LAYOUTS[k]))
     groups = draw(st.sampled_from((1, 2)))
-    n, h, w = draw(st.integers(1, 2)), draw(st.integers(3, 7)), draw(st.integers(3, 7))
-    c, o = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 3))
-    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    attrs = _window_attrs(draw, (h, w), (kh, kw))
-    attrs.update(groups=groups, data_layout=layout, kernel_layout=kernel_layout, out_layout=draw(st.sampled_from(("", "NCHW", "NHWC"))))
-    if not _fits((h, w), (kh, kw), attrs):
+    n, sizes = draw(st.integers(1, 2)), tuple(draw(st.integers(3, 6)) for _ in spatial)
+    c = groups * _packed(layout) * draw(st.integers(1, 2))
+    o = groups * _packed(kernel_layout) * _packed(out_layout or layout) * draw(st.integers(1, 2))
+    kernel = tuple(draw(st.integers(1, 3)) for _ in spatial)
+    attrs = _window_attrs(draw, k)
+    attrs.update(groups=groups, data_layout=layout, kernel_layout=kernel_layout, out_layout=out_layout)
+    if not _fits(sizes, kernel, attrs):
         attrs["padding"] = [4]
-    data = array(draw, _in_layout((n, c, h, w), layout, "NCHW"))
-    weight = array(draw, _in_layout((o, c // groups, kh, kw), kernel_layout, "OIHW"))
+    data = _laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)
+    weight = _laid_out(draw, (o, c // groups) + kernel, "OI" + spatial, kernel_layout)
     return [data, weight], attrs
 
 
-@generator("nn.conv2d_transpose")
-def _conv2d_transpose(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+def _conv_transpose(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout = draw(st.sampled_from(DATA_LAYOUTS[k][:2]))
     groups = draw(st.sampled_from((1, 2)))
-    n, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    n, sizes = draw(st.integers(1, 2)), tuple(draw(st.integers(1, 4)) for _ in spatial)
     c, og = groups * draw(st.integers(1, 2)), draw(st.integers(1, 3))
-    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    strides = draw(st.sampled_from(([1], [2], [2, 1])))
-    attrs = {"strides": strides, "dilation": draw(st.sampled_from(([1], [2]))), "padding": draw(st.sampled_from(([0], [1, 0])) ),
-             "output_padding": [0] if max(strides) == 1 else draw(st.sampled_from(([0], [1, 0]))),
-             "groups": groups, "data_layout": layout, "kernel_layout": "IOHW", "out_layout": draw(st.sampled_from(("", "NHWC")))}
-    pads = attrs["padding"] * 4 if len(attrs["padding"]) == 1 else attrs["padding"] * 2
-    dil = attrs["dilation"][0]
-    if min((h - 1) * strides[0] + (kh - 1) * dil + 1 - pads[0] - pads[2],
-           (w - 1) * strides[-1] + (kw - 1) * dil + 1 - pads[1] - pads[3]) < 1:
+    kernel = tuple(draw(st.integers(1, 3)) for _ in spatial)
+    stride = draw(st.integers(1, 2))
+    attrs = {"strides": [stride], "dilation": [draw(st.integers(1, 2))], "padding": [draw(st.integers(0, 1))],
+             "output_padding": [draw(st.integers(0, stride - 1))], "groups": groups, "data_layout": layout,
+             "kernel_layout": "IO" + spatial, "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2]))}
+    grown = [(s - 1) * stride + (kk - 1) * attrs["dilation"][0] + 1 + attrs["output_padding"][0] for s, kk in zip(sizes, kernel)]
+    if min(grown) - 2 * attrs["padding"][0] < 1:
         attrs["padding"] = [0]
-    data = array(draw, _in_layout((n, c, h, w), layout, "NCHW"))
-    return [data, array(draw, (c, og, kh, kw))], attrs
+    data = _laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)
+    return [data, array(draw, (c, og) + kernel)], attrs
 
 
-@generator("nn.max_pool2d", "nn.avg_pool2d")
-def _pool2d(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(2, 7)), draw(st.integers(2, 7))
-    pool = draw(st.sampled_from(([1], [2], [3], [2, 3])))
-    attrs = _window_attrs(draw, (h, w), tuple(pool * 2 if len(pool) == 1 else pool))
-    kernel = tuple(pool * 2 if len(pool) == 1 else pool)
-    attrs["padding"] = [min(p, k - 1) for p, k in zip(attrs["padding"], kernel * 2)][:len(attrs["padding"])]
-    if not _fits((h, w), kernel, attrs):
+def _pool(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout = draw(st.sampled_from(DATA_LAYOUTS[k]))
+    n, c = draw(st.integers(1, 2)), _packed(layout) * draw(st.integers(1, 3))
+    sizes = tuple(draw(st.integers(2, 6)) for _ in spatial)
+    pool = draw(st.lists(st.integers(1, 3), min_size=1, max_size=k).filter(lambda v: len(v) in (1, k)))
+    kernel = tuple(pool * k if len(pool) == 1 else pool)
+    attrs = _window_attrs(draw, k)
+    attrs["padding"] = [min(p, kernel[i % k] - 1) for i, p in enumerate(attrs["padding"])]
+    if not _fits(sizes, kernel, attrs):
         attrs["dilation"], attrs["padding"] = [1], [0]
-    if not _fits((h, w), kernel, attrs):
+    if not _fits(sizes, kernel, attrs):
         pool = [1]
     attrs.update(pool_size=pool, layout=layout, ceil_mode=draw(st.booleans()), count_include_pad=draw(st.booleans()),
-                 out_layout=draw(st.sampled_from(("", "NCHW", "NHWC"))))
-    return [array(draw, _in_layout((n, c, h, w), layout, "NCHW"))], attrs
+                 out_layout=draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2])))
+    return [_laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)], attrs
+
+
+def _adaptive(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout = draw(st.sampled_from(DATA_LAYOUTS[k][:2]))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + tuple(draw(st.integers(1, 5)) for _ in spatial)
+    size = draw(st.none() | st.lists(st.integers(1, 4), min_size=1, max_size=k).filter(lambda v: len(v) in (1, k)))
+    return [_laid_out(draw, shape, "NC" + spatial, layout)], {
+        "layout": layout, "output_size": size, "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2]))}
+
+
+for _k in SPATIAL:
+    generator(f"nn.conv{_k}d")(lambda draw, k=_k: _conv(draw, k))
+    generator(f"nn.conv{_k}d_transpose")(lambda draw, k=_k: _conv_transpose(draw, k))
+    generator(f"nn.max_pool{_k}d", f"nn.avg_pool{_k}d")(lambda draw, k=_k: _pool(draw, k))
+    generator(f"nn.adaptive_avg_pool{_k}d", f"nn.adaptive_max_pool{_k}d")(lambda draw, k=_k: _adaptive(draw, k))
 
 
 @generator("nn.global_avg_pool2d", "nn.global_max_pool2d")
 def _global_pool(draw: Draw) -> tuple:
     layout = draw(st.sampled_from(("NCHW", "NHWC")))
     return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout, "out_layout": draw(st.sampled_from(("", "NCHW", "NHWC")))}
-
-
-@generator("nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d")
-def _adaptive_pool(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    size = draw(st.none() | st.lists(st.integers(1, 4), min_size=1, max_size=2))
-    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout, "output_size": size,
-                                                               "out_layout": draw(st.sampled_from(("", "NHWC")))}
 
 
 def _resize(draw: Draw, spatial: str) -> tuple:

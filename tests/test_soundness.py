@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 import gradual
 from gradual.shapes import Dimension
 from gradual.syntax import ast
-from gradual.types import Broadcast, DTypeVar, DynType, FuncType, TensorType, TupleType
+from gradual.types import Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType
 from programs import STATIC, SYMBOLIC, Draw, Program, consistent_inputs, perturb, programs, random_data, relax
 from tracing import run_outcome
 
@@ -117,6 +117,8 @@ def imprecise(t: object) -> bool:
         return any(imprecise(f) for f in t.fields)
     if isinstance(t, FuncType):
         return any(imprecise(p) for p in t.params) or imprecise(t.ret)
+    if isinstance(t, RefType):
+        return imprecise(t.content)
     if isinstance(t, TensorType):
         if t.dims is None or t.dtype == "?" or isinstance(t.dtype, DTypeVar) and t.dtype.meta:
             return True
@@ -197,6 +199,9 @@ def checks_sit_at_imprecision(program: Program, seed: int) -> None:
         for name in result.functions:
             checked_once(result, name)
             for record in result.checks(name):
+                if not record.inserted:  # a write through a reference whose contents are imprecise
+                    assert imprecise(record.type), f"{record.reason}: a write checked against {record.type}"
+                    continue
                 t = result.type_of(record.node)
                 if imprecise(t):
                     continue

@@ -184,6 +184,13 @@ def cast(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims, dtype, value=cast_values(ctx, data.value, dtype))
 
 
+@shape_rule("cast_like")
+def cast_like(ctx: ShapeContext) -> Any:
+    """`cast_like(x, like)`: x cast to like's dtype, as `cast` (like's shape does not matter)."""
+    data, like = ctx.args
+    return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
+
+
 @shape_rule("identity")
 def identity(ctx: ShapeContext) -> Any:
     """`copy(x)`: the same shape and the same known values."""

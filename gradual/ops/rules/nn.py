@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, normalize_axis, product
 from ..registry import shape_rule
-from .common import require_choice, require_scalar, show_ints
+from .common import dtype_name, require_choice, require_scalar, show_ints
 from .elementwise import broadcast_pair
 
 register_rule_message(
@@ -25,12 +25,22 @@ def _out_dtype(ctx: ShapeContext) -> Any:
     return ctx.attr("out_dtype") or None
 
 
+def product_operands(ctx: ShapeContext) -> None:
+    """The two operands of a product have one dtype unless `out_dtype` is given (quantized
+    arithmetic: uint8 data by int8 weights accumulated in int32, as Relay allows). An operand
+    of unknown dtype is taken to have the other's, as Relay infers an unannotated weight."""
+    a, b = ctx.args[0].dtype, ctx.args[1].dtype
+    if not ctx.attr("out_dtype") or dtype_name(a) is None or dtype_name(b) is None:
+        ctx.same_dtype(a, b)
+
+
 # dense and matmul -------------------------------------------------------------------------------
 @shape_rule("dense")
 def dense(ctx: ShapeContext) -> Any:
     """`nn.dense(x, w, units, out_dtype)`: (*b, k) x (u, k) -> (*b, u) (the signature checks k);
     `units`, when given, must be u."""
     data, weight = ctx.args
+    product_operands(ctx)
     units = ctx.attr("units")
     if units is not None and weight.dims is not None:
         ctx.equal(weight.dim(0), ctx.const(units), symbol="units")
@@ -44,6 +54,7 @@ def matmul(ctx: ShapeContext) -> Any:
     """`nn.matmul(a, b, units, transpose_a, transpose_b)`: (..., n, k) x (k, m) -> (..., n, m);
     b is 2-D; transpose_a reads a as (..., k, n), transpose_b reads b as (m, k)."""
     a, b = ctx.args
+    product_operands(ctx)
     ctx.require_rank(b, 2)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
     k_b, m = (b.dim(1), b.dim(0)) if tb else (b.dim(0), b.dim(1))
@@ -66,6 +77,7 @@ def batch_matmul(ctx: ShapeContext) -> Any:
     """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, k, m) -> (b, n, m)
     (transpose_b=True: y is (b, m, k)); a batch of 1 broadcasts."""
     x, y = ctx.args
+    product_operands(ctx)
     ctx.require_rank(x, 3)
     ctx.require_rank(y, 3)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")

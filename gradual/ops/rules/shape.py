@@ -1,5 +1,6 @@
-"""Operators that rearrange a tensor's dims: reshape (Relay codes), reshape_like, dyn.reshape,
-transpose, expand_dims, squeeze, broadcast_to, dyn.broadcast_to, reverse.
+"""Operators that rearrange a tensor's dims: reshape (Relay codes, also read from the right),
+reshape_like, dyn.reshape, transpose, expand_dims, squeeze, broadcast_to, dyn.broadcast_to,
+broadcast_to_like, collapse_sum_like, slice_like, reverse.
 
 None of them moves an element out of row-major order except transpose and reverse, so the
 known values of a shape vector (SPEC 3.7) pass through reshape, expand_dims and squeeze.
@@ -59,6 +60,16 @@ register_rule_message(
     "broadcast-target", codes.BROADCAST_MISMATCH,
     "dim {axis} of {arg} is {dim}, which {op} cannot broadcast to the target's {target}",
     "each input dim must be 1 or equal to the target dim (broadcasting never shrinks)",
+)
+register_rule_message(
+    "slice-like-axis", codes.BAD_ATTRIBUTE,
+    "{op} slices axis {axis}, but {arg} has rank {rank}",
+    "list only axes that both inputs have",
+)
+register_rule_message(
+    "slice-like-longer", codes.SHAPE_MISMATCH,
+    "{op} cuts dim {axis} of {arg} ({dim}) to {target}, which is longer",
+    "the shape to slice like must not be longer than the data along the sliced axes",
 )
 register_rule_message(
     "squeeze-not-one", codes.SHAPE_MISMATCH,
@@ -222,6 +233,20 @@ def reshape(ctx: ShapeContext) -> Any:
     """`reshape(x, newshape=[...])` with Relay's codes; known element values are kept."""
     (data,) = ctx.args
     return ctx.tensor(reshape_dims(ctx, data, list(ctx.attr("newshape"))), value=data.value)
+
+
+@shape_rule("reverse_reshape")
+def reverse_reshape(ctx: ShapeContext) -> Any:
+    """`contrib_reverse_reshape(x, newshape)`: Relay's reshape codes read from the right (both
+    the input's dims and the codes reversed, the result reversed back)."""
+    (data,) = ctx.args
+    codes_ = list(ctx.attr("newshape"))[::-1]
+    if data.dims is None:
+        dims = _reshape_unknown_rank(ctx, codes_)
+    else:
+        flipped = TensorArg(data.index, data.path, list(data.dims)[::-1], data.dtype, None)
+        dims = _Reshape(ctx, flipped, codes_).run()
+    return ctx.tensor(None if dims is None else dims[::-1], value=data.value)
 
 
 @shape_rule("dyn_reshape")
@@ -398,3 +423,58 @@ def _broadcast_unknown_target(ctx: ShapeContext, data: TensorArg, length: int) -
         if ctx.is_one(d) is False:
             out[length - data.rank + axis] = d
     return out
+
+
+@shape_rule("broadcast_to_like")
+def broadcast_to_like(ctx: ShapeContext) -> Any:
+    """`broadcast_to_like(x, like)`: x must broadcast to like's shape, which the result has."""
+    data, like = ctx.args
+    if like.dims is None:
+        return ctx.tensor(None)
+    return ctx.tensor(broadcast_into(ctx, data, list(like.dims)))
+
+
+@shape_rule("collapse_sum_like")
+def collapse_sum_like(ctx: ShapeContext) -> Any:
+    """`collapse_sum_like(x, like)`: x summed down to like's shape, which must broadcast to x's
+    (the gradient of a broadcast)."""
+    data, like = ctx.args
+    if data.dims is not None:
+        broadcast_into(ctx, like, list(data.dims))
+    return ctx.tensor(like.dims)
+
+
+@shape_rule("slice_like")
+def slice_like(ctx: ShapeContext) -> Any:
+    """`slice_like(x, like, axes)`: along each axis (every axis both have, when none are
+    given), x's dim becomes like's, which must not be longer."""
+    data, like = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axes = ctx.attr("axes")
+    if not axes:
+        if like.dims is None:
+            return ctx.tensor([ctx.unknown() for _ in data.dims])
+        axes = range(min(data.rank, like.rank))
+    out = list(data.dims)
+    for given in axes:
+        axis = normalize_axis(ctx, given, data.rank, "axes")
+        if like.dims is None:
+            out[axis] = ctx.unknown()
+            continue
+        if axis >= like.rank:
+            ctx.fail("slice-like-axis", arg=like, axis=given, rank=like.rank)
+        out[axis] = _slice_like_dim(ctx, data, axis, like.dim(axis))
+    return ctx.tensor(out)
+
+
+def _slice_like_dim(ctx: ShapeContext, data: TensorArg, axis: int, target: Any) -> Any:
+    """The dim `target`, which dim `axis` of data must reach."""
+    wanted = ctx.static(target)
+    if wanted is None:
+        return target
+    have = ctx.static(data.dim(axis))
+    if have is not None and have < wanted:
+        ctx.fail("slice-like-longer", arg=data, axis=axis, dim=have, target=wanted)
+    ctx.assume_within(data.dim(axis), wanted, None)
+    return target

@@ -114,6 +114,12 @@ def cast(data: np.ndarray, *, dtype: str) -> np.ndarray:
     return data.astype(dtype)
 
 
+@kernel("cast_like")
+def cast_like(data: np.ndarray, dtype_like: np.ndarray) -> np.ndarray:
+    """The same values in the element type of `dtype_like`."""
+    return data.astype(dtype_like.dtype)
+
+
 def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], keep: bool = True) -> None:
     @kernel(name)
     def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:

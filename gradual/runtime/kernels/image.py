@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .nn import relayout
+from .conv import relayout
 
 
 def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) -> np.ndarray:

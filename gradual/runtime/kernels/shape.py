@@ -146,6 +146,38 @@ def broadcast_to(data: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
     return np.broadcast_to(data, tuple(shape)).copy()
 
 
+@kernel("broadcast_to_like")
+def broadcast_to_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`data` broadcast to the shape of `like`."""
+    return np.broadcast_to(data, like.shape).copy()
+
+
+@kernel("collapse_sum_like")
+def collapse_sum_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`data` summed over the axes that broadcasting `like` to it added or stretched."""
+    lead = data.ndim - like.ndim
+    stretched = tuple(lead + i for i, n in enumerate(like.shape) if n == 1 and data.shape[lead + i] != 1)
+    total = data.sum(axis=tuple(range(lead)) + stretched, keepdims=True, dtype=data.dtype)
+    return total.reshape(like.shape)
+
+
+@kernel("slice_like")
+def slice_like(data: np.ndarray, like: np.ndarray, *, axes: Optional[Sequence[int]]) -> np.ndarray:
+    """The first `like.shape[a]` elements of `data` along each axis a (every shared axis by default)."""
+    chosen = [a % data.ndim for a in axes] if axes else range(min(data.ndim, like.ndim))
+    index = [slice(None)] * data.ndim
+    for a in chosen:
+        index[a] = slice(0, like.shape[a])
+    return data[tuple(index)]
+
+
+@kernel("contrib_reverse_reshape")
+def reverse_reshape(data: np.ndarray, *, newshape: Sequence[int]) -> np.ndarray:
+    """Relay `reshape` codes read from the right."""
+    flipped = relay_newshape(data.shape[::-1], list(newshape)[::-1])
+    return data.reshape(tuple(flipped[::-1]))
+
+
 @kernel("dyn.broadcast_to")
 def dyn_broadcast_to(data: np.ndarray, target: np.ndarray) -> np.ndarray:
     """`data` broadcast to a shape given as a tensor."""
