@@ -203,6 +203,16 @@ class _Builder(Transformer):
         typ = children[2] if len(children) == 5 else None
         return ast.Let(var, typ, children[-2], span=self._span(children))
 
+    def let_chain(self, children):
+        """`let %v = let %a = e; ...; result;`: Relay's printing of a let whose value is a let
+        (the inner bindings are local to the value)."""
+        var = ast.Var(str(children[1])[1:], span=self._tok_span(children[1]))
+        rest = list(children[2:-1])
+        typ = rest.pop(0) if not isinstance(rest[0], (ast.Let, ast.Hint)) else None
+        inner = self._span(rest)
+        value = ast.Block(ast.Body(tuple(rest[:-1]), rest[-1], span=inner), span=inner)
+        return ast.Let(var, typ, value, span=self._span(children))
+
     def hint(self, children):
         local = children[2]
         var = ast.Var(str(local)[1:], span=self._tok_span(local))
