@@ -221,11 +221,13 @@ class Param(Node):
 
 @dataclass(eq=False, slots=True)
 class Fn(Node):
-    """A closure `fn (params) -> ret { body }`."""
+    """A closure `fn (params) -> ret { body }`; `attrs` are the function attributes Relay
+    prints after the parameters (`Primitive=1`), kept for printing and otherwise ignored."""
 
     params: tuple
     ret: Optional[TypeExpr]
     body: "Body"
+    attrs: tuple = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -300,6 +302,7 @@ class Def(Node):
     params: tuple
     ret: Optional[TypeExpr]
     body: Body
+    attrs: tuple = ()  # function attributes Relay prints after the parameters, as in Fn
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
     # dim names of the signature that a frontend marked as an exporter's claim (SPEC 6); text
     # never sets it: a written signature is the user's promise

@@ -158,17 +158,18 @@ class _Builder(Transformer):
         name_tok = children[1]
         dtype_params: tuple = ()
         params: tuple = ()
+        attrs: tuple = ()
         ret = None
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
                 dtype_params = c[1]
             elif isinstance(c, tuple) and c and c[0] == "params":
-                params = c[1]
+                params, attrs = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "ret":
                 ret = c[1]
         body = children[-1]
         return ast.Def(
-            str(name_tok)[1:], dtype_params, params, ret, body,
+            str(name_tok)[1:], dtype_params, params, ret, body, attrs,
             span=self._span(children), name_span=self._tok_span(name_tok),
         )
 
@@ -176,7 +177,21 @@ class _Builder(Transformer):
         return ("dtype_params", tuple(str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"))
 
     def params(self, children):
-        return ("params", tuple(children))
+        params: list = []
+        attrs: list = []
+        for item in children:
+            if isinstance(item, ast.Attr):
+                self._check_new_attr(item, attrs)
+                attrs.append(item)
+            elif attrs:
+                raise ParseError(item.span, "a parameter", (),
+                                 "a parameter cannot follow a function attribute (`name=value`); put the attributes last")
+            else:
+                params.append(item)
+        return ("params", tuple(params), tuple(attrs))
+
+    def fn_attr(self, children):
+        return self.attr(children)
 
     def param(self, children):
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
@@ -311,13 +326,14 @@ class _Builder(Transformer):
 
     def fn(self, children):
         params: tuple = ()
+        attrs: tuple = ()
         ret = None
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "params":
-                params = c[1]
+                params, attrs = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "ret":
                 ret = c[1]
-        return ast.Fn(params, ret, children[-1], span=self._span(children))
+        return ast.Fn(params, ret, children[-1], attrs, span=self._span(children))
 
     # attribute values -----------------------------------------------------------------------
     def attr_number(self, children):
