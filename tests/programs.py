@@ -1274,6 +1274,57 @@ def op_reverse_reshape(b: Builder) -> Val:
                   (dim_product(x.dims[:-1]), x.dims[-1]))
 
 
+QNN_UNARY = ["qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs",
+             "qnn.hardswish"]
+QNN_BINARY = ["qnn.add", "qnn.subtract", "qnn.mul"]
+
+
+def op_qnn(b: Builder) -> Val:
+    """x quantized to int8, through one quantized operator, dequantized and cast back to x's
+    dtype: requantize, a unary function, binary arithmetic, concatenate, dense or conv2d."""
+    x = b.pick()
+    q = "".join(b.call("qnn.quantize", [x.text, "0.5f", "1"], out_dtype="int8"))
+    params = ["0.5f", "1"]
+    kind = b.draw.int(0, 7)
+    dims = x.dims
+    if kind == 0:
+        inner = b.call("qnn.requantize", [q] + params + ["0.25f", "0"], out_dtype="int8")
+    elif kind == 1:
+        inner = b.call(b.draw.choice(QNN_UNARY), [q] + params * 2)
+        inner = b.call(b.draw.choice(QNN_UNARY), ["".join(inner)] + params * 2)
+    elif kind == 2:
+        inner = b.call(b.draw.choice(QNN_BINARY), [q, q] + params * 3)
+    elif kind == 3 and x.rank >= 1:
+        axis = b.draw.int(0, x.rank - 1)
+        inner = b.call("qnn.concatenate", [f"({q}, {q})", "(0.5f, 0.5f)", "(1, 1)"] + params, axis=axis)
+        dims = tuple(dim_scale(d, 2) if i == axis else d for i, d in enumerate(x.dims))
+    elif kind == 4 and 1 <= x.rank <= 3:
+        u = b.fresh(b.size())
+        w = b.new_param([u, x.dims[-1]], "int8")
+        inner = b.call("qnn.dense", [q, w.text, "1", "0", "0.5f", "0.5f"], out_dtype="int32")
+        inner = b.call("qnn.requantize", ["".join(inner), "0.25f", "0", "0.5f", "1"], out_dtype="int8")
+        dims = x.dims[:-1] + (u,)
+    elif kind >= 5 and x.rank == 4 and min(d.value for d in x.dims[2:]) >= 1:
+        n, c, h, w = x.dims
+        out_c = b.fresh(b.size(1, 3))
+        op, wdims, dims = "qnn.conv2d", [out_c, c, Dim.const(1), Dim.const(1)], (n, out_c, h, w)
+        if kind == 6:
+            op, wdims = "qnn.conv2d_transpose", [c, out_c, Dim.const(1), Dim.const(1)]
+        weight = b.new_param(wdims, "int8")
+        inner = b.call(op, [q, weight.text, "1", "0", "0.5f", "0.5f"], out_dtype="int32")
+        inner = b.call("qnn.requantize", ["".join(inner), "0.25f", "0", "0.5f", "1"], out_dtype="int8")
+    elif kind >= 5 and x.rank == 3:
+        m = b.fresh(b.size())
+        y = b.new_param([x.dims[0], m, x.dims[2]], "int8")
+        inner = b.call("qnn.batch_matmul", [q, y.text, "1", "0", "0.5f", "0.5f"], out_dtype="int32", transpose_b=True)
+        inner = b.call("qnn.requantize", ["".join(inner), "0.25f", "0", "0.5f", "1"], out_dtype="int8")
+        dims = (x.dims[0], x.dims[1], m)
+    else:
+        inner = b.call("qnn.requantize", [q] + params * 2, out_dtype="int8")
+    real = "".join(b.call("qnn.dequantize", ["".join(inner)] + params))
+    return b.bind(b.call("cast_like", [real, x.text]), dims, x.dtype)
+
+
 SPATIAL_LETTERS = {1: "W", 3: "DHW"}
 
 
@@ -1449,7 +1500,8 @@ OPERATORS: list = [
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
     (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (op_like, 1, ""),
-    (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (op_qnn, 2, ""),
+    (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

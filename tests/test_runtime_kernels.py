@@ -51,6 +51,9 @@ left_shift right_shift logical_xor all any variance image.resize1d image.resize3
 cast_like collapse_sum_like broadcast_to_like slice_like contrib_reverse_reshape sort argsort dyn.topk
 nn.conv1d nn.conv3d nn.conv1d_transpose nn.conv3d_transpose nn.max_pool1d nn.max_pool3d nn.avg_pool1d
 nn.avg_pool3d nn.adaptive_avg_pool1d nn.adaptive_max_pool1d nn.adaptive_avg_pool3d nn.adaptive_max_pool3d
+qnn.quantize qnn.dequantize qnn.requantize qnn.conv2d qnn.conv2d_transpose qnn.dense qnn.batch_matmul qnn.add
+qnn.subtract qnn.mul qnn.sqrt qnn.rsqrt qnn.exp qnn.erf qnn.sigmoid qnn.tanh qnn.log qnn.abs qnn.hardswish
+qnn.concatenate
 """.split())
 
 
@@ -732,6 +735,103 @@ def _gather_nd(draw: Draw) -> tuple:
     indices = np.stack(rows).astype(draw(st.sampled_from(INTS))) if rows else np.zeros((0,), "int32")
     attrs = {"batch_dims": batch, "index_rank": draw(st.sampled_from((None, depth)))}
     return [array(draw, shape, any_dtype(draw)), indices], attrs
+
+
+# quantized operators ----------------------------------------------------------------------------
+QUANTIZED = ("int8", "uint8")
+
+
+def _scale(draw: Draw, length: int = 1) -> np.ndarray:
+    values = np.asarray([draw(st.floats(0.05, 4)) for _ in range(length)], "float32")
+    return values.reshape(()) if length == 1 and draw(st.booleans()) else values
+
+
+def _zero_point(draw: Draw) -> np.ndarray:
+    return np.asarray(draw(st.integers(-3, 3)), "int32")
+
+
+def _quantized(draw: Draw, shape: tuple, dtype: str = "") -> np.ndarray:
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    dtype = dtype or draw(st.sampled_from(QUANTIZED))
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -20), min(info.max, 20) + 1, size=shape).astype(dtype)
+
+
+def _per_channel(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    return shape, axis, shape[axis] if draw(st.booleans()) else 1
+
+
+@generator("qnn.quantize")
+def _qnn_quantize(draw: Draw) -> tuple:
+    shape, axis, channels = _per_channel(draw)
+    return [array(draw, shape), _scale(draw, channels), _zero_point(draw)], {
+        "axis": axis, "out_dtype": draw(st.sampled_from(QUANTIZED + ("int32",)))}
+
+
+@generator("qnn.dequantize")
+def _qnn_dequantize(draw: Draw) -> tuple:
+    shape, axis, channels = _per_channel(draw)
+    data = _quantized(draw, shape, draw(st.sampled_from(QUANTIZED + ("int32",))))
+    return [data, _scale(draw, channels), _zero_point(draw)], {"axis": axis, "out_dtype": "float32"}
+
+
+@generator("qnn.requantize")
+def _qnn_requantize(draw: Draw) -> tuple:
+    shape, axis, channels = _per_channel(draw)
+    data = _quantized(draw, shape, draw(st.sampled_from(QUANTIZED + ("int32",))))
+    return [data, _scale(draw, channels), _zero_point(draw), _scale(draw, channels), _zero_point(draw)], {
+        "axis": axis, "out_dtype": draw(st.sampled_from(QUANTIZED))}
+
+
+def _with_quantization(draw: Draw, args: list, attrs: dict) -> tuple:
+    """Float-op inputs turned into quantized ones, with zero points and scales after them."""
+    data, weight = (_quantized(draw, a.shape) for a in args)
+    return [data, weight, _zero_point(draw), _zero_point(draw), _scale(draw), _scale(draw)], dict(attrs, out_dtype="int32")
+
+
+@generator("qnn.conv2d")
+def _qnn_conv2d(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_conv(draw, 2))
+
+
+@generator("qnn.conv2d_transpose")
+def _qnn_conv2d_transpose(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_conv_transpose(draw, 2))
+
+
+@generator("qnn.dense")
+def _qnn_dense(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_dense(draw))
+
+
+@generator("qnn.batch_matmul")
+def _qnn_batch_matmul(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_batch_matmul(draw))
+
+
+@generator("qnn.add", "qnn.subtract", "qnn.mul")
+def _qnn_binary(draw: Draw) -> tuple:
+    lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
+    dtype = draw(st.sampled_from(QUANTIZED))
+    params = [p for _ in range(3) for p in (_scale(draw), _zero_point(draw))]
+    return [_quantized(draw, lhs, dtype), _quantized(draw, rhs, dtype)] + params, {}
+
+
+@generator("qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs", "qnn.hardswish")
+def _qnn_unary(draw: Draw) -> tuple:
+    return [_quantized(draw, draw(shapes())), _scale(draw), _zero_point(draw), _scale(draw), _zero_point(draw)], {}
+
+
+@generator("qnn.concatenate")
+def _qnn_concatenate(draw: Draw) -> tuple:
+    (fields,), attrs = _concatenate(draw)
+    dtype = draw(st.sampled_from(QUANTIZED))
+    data = tuple(_quantized(draw, f.shape, dtype) for f in fields)
+    scales = tuple(_scale(draw) for _ in fields)
+    points = tuple(_zero_point(draw) for _ in fields)
+    return [data, scales, points, _scale(draw), _zero_point(draw)], attrs
 
 
 # the properties ---------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def _joined_values(ctx: ShapeContext, fields: list) -> Optional[list]:
 def _joined_fields(ctx: ShapeContext) -> tuple:
     """The tensors of a concatenate/stack tuple: (fields, their common dtype, their common
     rank or None when unknown)."""
-    (tup,) = ctx.args
+    tup = ctx.args[0]  # qnn.concatenate adds scales and zero points after the tuple
     fields = ctx.tuple_fields(tup)
     if fields is None:
         return None, None, None

@@ -182,7 +182,7 @@ def conv(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d(data, weight, strides, padding, dilation, groups, channels, kernel_size,
     data_layout, kernel_layout, out_layout, out_dtype)`: weight is (O, I, *kernel) with
     C = I * groups; the output has O channels and windowed spatial dims."""
-    data, weight = ctx.args
+    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
@@ -207,7 +207,7 @@ def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d_transpose(...)`: weight is (I, O, *kernel) in the default IO.. layout
     with I = C; the output has O * groups channels and spatial dims
     (size - 1) * stride - pads + dilation * (kernel - 1) + output_padding + 1."""
-    data, weight = ctx.args
+    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")

@@ -145,7 +145,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
 
 def _register_broadcast(name: str, fn: Optional[ValueFn]) -> None:
     def rule(ctx: ShapeContext) -> Any:
-        lhs, rhs = ctx.args
+        lhs, rhs = ctx.args[:2]  # qnn.add and friends add scales and zero points after them
         dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
         value = broadcast_values(ctx, [lhs, rhs], fn) if fn is not None else None
         return ctx.tensor(dims, value=value)

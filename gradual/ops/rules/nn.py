@@ -39,7 +39,7 @@ def product_operands(ctx: ShapeContext) -> None:
 def dense(ctx: ShapeContext) -> Any:
     """`nn.dense(x, w, units, out_dtype)`: (*b, k) x (u, k) -> (*b, u) (the signature checks k);
     `units`, when given, must be u."""
-    data, weight = ctx.args
+    data, weight = ctx.args[:2]  # qnn.dense adds zero points and scales after them
     product_operands(ctx)
     units = ctx.attr("units")
     if units is not None and weight.dims is not None:
@@ -76,7 +76,7 @@ def matmul(ctx: ShapeContext) -> Any:
 def batch_matmul(ctx: ShapeContext) -> Any:
     """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, k, m) -> (b, n, m)
     (transpose_b=True: y is (b, m, k)); a batch of 1 broadcasts."""
-    x, y = ctx.args
+    x, y = ctx.args[:2]
     product_operands(ctx)
     ctx.require_rank(x, 3)
     ctx.require_rank(y, 3)
