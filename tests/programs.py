@@ -1290,8 +1290,9 @@ def op_qnn(b: Builder) -> Val:
     if kind == 0:
         inner = b.call("qnn.requantize", [q] + params + ["0.25f", "0"], out_dtype="int8")
     elif kind == 1:
-        inner = b.call(b.draw.choice(QNN_UNARY), [q] + params * 2)
-        inner = b.call(b.draw.choice(QNN_UNARY), ["".join(inner)] + params * 2)
+        inner = [q]
+        for _ in range(3):
+            inner = b.call(b.draw.choice(QNN_UNARY), ["".join(inner)] + params * 2)
     elif kind == 2:
         inner = b.call(b.draw.choice(QNN_BINARY), [q, q] + params * 3)
     elif kind == 3 and x.rank >= 1:
@@ -1323,6 +1324,122 @@ def op_qnn(b: Builder) -> Val:
         inner = b.call("qnn.requantize", [q] + params * 2, out_dtype="int8")
     real = "".join(b.call("qnn.dequantize", ["".join(inner)] + params))
     return b.bind(b.call("cast_like", [real, x.text]), dims, x.dtype)
+
+
+def op_upsampling(b: Builder) -> Val:
+    """nn.upsampling / nn.upsampling3d by whole scales (exact dims), or dyn.nn.upsampling by
+    scalar tensors (unknown dims)."""
+    if b.draw.chance(30):
+        x = volume(b, 3)
+        scales = [b.draw.int(1, 2) for _ in range(3)]
+        dims = x.dims[:2] + tuple(dim_scale(d, k) for d, k in zip(x.dims[2:], scales))
+        if b.program.allow_data_dependent and b.draw.chance(30):
+            b.program.data_dependent = True
+            unknown = x.dims[:2] + tuple(Dim(d.value, DYNAMIC, None) for d in dims[2:])
+            return b.bind(b.call("dyn.nn.upsampling3d", [x.text] + [f"{float(k)}f" for k in scales]), unknown)
+        return b.bind(b.call("nn.upsampling3d", [x.text], scale_d=float(scales[0]), scale_h=float(scales[1]),
+                             scale_w=float(scales[2])), dims)
+    x = image(b)
+    sh, sw = b.draw.int(1, 3), b.draw.int(1, 2)
+    dims = x.dims[:2] + (dim_scale(x.dims[2], sh), dim_scale(x.dims[3], sw))
+    if b.program.allow_data_dependent and b.draw.chance(30):
+        b.program.data_dependent = True
+        unknown = x.dims[:2] + tuple(Dim(d.value, DYNAMIC, None) for d in dims[2:])
+        return b.bind(b.call("dyn.nn.upsampling", [x.text, f"{float(sh)}f", f"{float(sw)}f"],
+                             method="bilinear"), unknown)
+    method = b.draw.choice(["nearest_neighbor", "bilinear", "bicubic"])
+    return b.bind(b.call("nn.upsampling", [x.text], scale_h=float(sh), scale_w=float(sw), method=method), dims)
+
+
+def op_blocks(b: Builder) -> Val:
+    """layout_transform to NHWC and back, depth_to_space or space_to_depth (Relay's floor)."""
+    x = image(b)
+    n, c, h, w = x.dims
+    kind = b.draw.int(0, 2)
+    if kind == 0:
+        inner = "".join(b.call("layout_transform", [x.text], src_layout="NCHW", dst_layout="NHWC"))
+        return b.bind(b.call("layout_transform", [inner], src_layout="NHWC", dst_layout="NCHW"), x.dims)
+    k = b.draw.int(1, 2)
+    if kind == 1:
+        dims = (n, lift(lambda v: v // (k * k), c), dim_scale(h, k), dim_scale(w, k))
+        return b.bind(b.call("nn.depth_to_space", [x.text], block_size=k, mode=b.draw.choice(["DCR", "CRD"])), dims)
+    dims = (n, dim_scale(c, k * k), lift(lambda v: v // k, h), lift(lambda v: v // k, w))
+    return b.bind(b.call("nn.space_to_depth", [x.text], block_size=k), dims)
+
+
+def op_matrix(b: Builder) -> Val:
+    """matrix_set_diag of a matrix (or batch of them) with static sizes, or nll_loss against
+    argmax's classes."""
+    x = b.pick(lambda v: v.rank >= 2 and v.dims[-1].form.is_static and v.dims[-2].form.is_static,
+               lambda: b.new_param([b.fresh(b.size())] + [Dim.const(b.size()) for _ in range(2)]))
+    if b.draw.chance(50) and x.rank == 2:
+        weights = b.new_param([x.dims[1]])
+        classes = "".join(b.call("argmax", [x.text], axis=[1]))
+        return b.bind(b.call("nn.nll_loss", [x.text, classes, weights.text], reduction="none"), (x.dims[0],))
+    m, n = x.dims[-2].value, x.dims[-1].value
+    diagonal = b.new_param(list(x.dims[:-2]) + [Dim.const(min(m, n))])
+    return b.bind(b.call("matrix_set_diag", [x.text, diagonal.text]), x.dims)
+
+
+def op_sparse(b: Builder) -> Val:
+    """The sparse operators on the coordinates of every element (argwhere of ones): sparse_to_dense
+    back to the dense shape, sparse_reshape to a vector, sparse_fill_empty_rows, unravel_index."""
+    x = b.pick(has_rank(1, 2))
+    b.program.data_dependent = True
+    coords = "".join(b.call("argwhere", ["".join(b.call("ones_like", [x.text]))]))
+    shape = "".join(b.call("shape_of", [x.text]))
+    total = dim_product(x.dims)
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        flat = "".join(b.call("reshape", [x.text], newshape=[-1]))
+        if all(d.form.is_static for d in x.dims) and b.draw.chance(50):
+            dense = "".join(b.call("sparse_to_dense", [coords, flat, "0f"], output_shape=[d.value for d in x.dims]))
+        else:
+            dense = "".join(b.call("dyn.sparse_to_dense", [coords, flat, "0f", shape]))
+        return b.bind(b.call("cast_like", [dense, x.text]), x.dims)
+    if kind == 1:
+        vector = "".join(b.call("shape_of", ["".join(b.call("reshape", [x.text], newshape=[-1]))]))
+        parts = b.bind(b.call("sparse_reshape", [coords, shape, vector]), None, fields=())
+        return b.bind(b.call("cast", [f"{parts.text}.1"], dtype=b.dtype), (Dim.const(1),))
+    if kind == 2 and x.rank == 2:
+        values = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
+        parts = b.bind(b.call("sparse_fill_empty_rows", [coords, values, shape, "ones(shape=[1])"]), None, fields=())
+        b.program.ops.append("ones")
+        return b.bind(b.call("cast", [f"{parts.text}.1"], dtype=b.dtype), (Dim(total.value, DYNAMIC, None),))
+    index = "".join(b.call("reshape", [coords], newshape=[-1]))
+    out = "".join(b.call("unravel_index", [index, shape]))
+    return b.bind(b.call("cast", [out], dtype=b.dtype), (Dim.const(x.rank), Dim(total.value * x.rank, DYNAMIC, None)))
+
+
+def op_dyn_window(b: Builder) -> Val:
+    """dyn.strided_slice over the whole of x, or dyn.nn.pad by zeros: tensors the checker cannot
+    read, so every dim is unknown until the run."""
+    x = b.pick(has_rank(1, 3))
+    b.program.data_dependent = True
+    unknown = tuple(Dim(d.value, DYNAMIC, None) for d in x.dims)
+    if b.draw.chance(50):
+        begin = "".join(b.call("zeros", [], shape=[x.rank], dtype="int64"))
+        step = "".join(b.call("ones", [], shape=[x.rank], dtype="int64"))
+        end = "".join(b.call("shape_of", [x.text]))
+        return b.bind(b.call("dyn.strided_slice", [x.text, begin, end, step]), unknown)
+    widths = "".join(b.call("zeros", [], shape=[x.rank, 2], dtype="int64"))
+    return b.bind(b.call("dyn.nn.pad", [x.text, widths, "0f"]), unknown)
+
+
+def op_conv_gradients(b: Builder) -> Val:
+    """nn.conv2d_backward_weight of a 1 x 1 convolution, or nn.deformable_conv2d with 1 x 1
+    taps moved by new offsets."""
+    x = image(b)
+    n, c, h, w = x.dims
+    out_c = b.fresh(b.size(1, 3))
+    if b.draw.chance(50):
+        grad = b.new_param([n, out_c, h, w])
+        return b.bind(b.call("nn.conv2d_backward_weight", [grad.text, x.text], kernel_size=[1, 1]),
+                      (out_c, c, Dim.const(1), Dim.const(1)))
+    offset = b.new_param([n, Dim.const(2), h, w])
+    weight = b.new_param([out_c, c, Dim.const(1), Dim.const(1)])
+    return b.bind(b.call("nn.deformable_conv2d", [x.text, offset.text, weight.text], kernel_size=[1, 1]),
+                  (n, out_c, h, w))
 
 
 SPATIAL_LETTERS = {1: "W", 3: "DHW"}
@@ -1501,7 +1618,8 @@ OPERATORS: list = [
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
     (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (op_like, 1, ""),
     (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (op_qnn, 2, ""),
-    (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
+    (op_conv_gradients, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -53,7 +53,10 @@ nn.conv1d nn.conv3d nn.conv1d_transpose nn.conv3d_transpose nn.max_pool1d nn.max
 nn.avg_pool3d nn.adaptive_avg_pool1d nn.adaptive_max_pool1d nn.adaptive_avg_pool3d nn.adaptive_max_pool3d
 qnn.quantize qnn.dequantize qnn.requantize qnn.conv2d qnn.conv2d_transpose qnn.dense qnn.batch_matmul qnn.add
 qnn.subtract qnn.mul qnn.sqrt qnn.rsqrt qnn.exp qnn.erf qnn.sigmoid qnn.tanh qnn.log qnn.abs qnn.hardswish
-qnn.concatenate
+qnn.concatenate nn.upsampling nn.upsampling3d dyn.nn.upsampling dyn.nn.upsampling3d layout_transform
+nn.depth_to_space nn.space_to_depth matrix_set_diag sparse_to_dense dyn.sparse_to_dense sparse_reshape
+sparse_fill_empty_rows unravel_index dyn.strided_slice dyn.nn.pad nn.nll_loss nn.conv2d_backward_weight
+nn.deformable_conv2d
 """.split())
 
 
@@ -735,6 +738,159 @@ def _gather_nd(draw: Draw) -> tuple:
     indices = np.stack(rows).astype(draw(st.sampled_from(INTS))) if rows else np.zeros((0,), "int32")
     attrs = {"batch_dims": batch, "index_rank": draw(st.sampled_from((None, depth)))}
     return [array(draw, shape, any_dtype(draw)), indices], attrs
+
+
+# layouts, blocks, sparse tensors, losses, gradients --------------------------------------------------
+def _upsampling(draw: Draw, spatial: str, dynamic: bool) -> tuple:
+    layout = draw(st.sampled_from(("NC" + spatial, "N" + spatial + "C")))
+    shape = tuple(draw(st.integers(1, 4)) for _ in range(2 + len(spatial)))
+    scales = [draw(st.sampled_from((0.5, 1.0, 1.5, 2.0, 3.0))) for _ in spatial]
+    attrs = {"layout": layout, "method": draw(st.sampled_from(("nearest_neighbor", "bilinear")))}
+    if spatial == "HW":
+        attrs["align_corners"] = draw(st.booleans())
+    else:
+        attrs["coordinate_transformation_mode"] = draw(st.sampled_from(("half_pixel", "asymmetric")))
+    if dynamic:
+        return [array(draw, shape)] + [np.array(v, "float32") for v in scales], attrs
+    return [array(draw, shape)], dict(attrs, **{f"scale_{c.lower()}": v for c, v in zip(spatial, scales)})
+
+
+for _name, _spatial in (("nn.upsampling", "HW"), ("nn.upsampling3d", "DHW"), ("dyn.nn.upsampling", "HW"),
+                        ("dyn.nn.upsampling3d", "DHW")):
+    GENERATORS[_name] = lambda draw, spatial=_spatial, dynamic=_name.startswith("dyn."): _upsampling(draw, spatial, dynamic)
+
+
+@generator("layout_transform")
+def _layout_transform(draw: Draw) -> tuple:
+    src, dst = draw(st.sampled_from((("NCHW", "NHWC"), ("NCHW", "NCHW2c"), ("NCHW2c", "NHWC"), ("NHWC", "NCHW"))))
+    canonical = (draw(st.integers(1, 2)), 2 * draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    return [_laid_out(draw, canonical, "NCHW", src)], {"src_layout": src, "dst_layout": dst}
+
+
+@generator("nn.depth_to_space", "nn.space_to_depth")
+def _blocks(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    shape = tuple(draw(st.integers(1, 9)) for _ in range(4))
+    return [_laid_out(draw, shape, "NCHW", layout)], {"block_size": draw(st.integers(1, 3)), "layout": layout,
+                                                     "mode": draw(st.sampled_from(("DCR", "CRD")))}
+
+
+@generator("matrix_set_diag")
+def _matrix_set_diag(draw: Draw) -> tuple:
+    batch, m, n = draw(shapes(rank_hi=2)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    k = draw(st.integers(-m + 1, n - 1))
+    length = min(m + min(k, 0), n - max(k, 0))
+    return [array(draw, batch + (m, n)), array(draw, batch + (length,))], {"k1": k, "k2": k}
+
+
+@generator("sparse_to_dense", "dyn.sparse_to_dense")
+def _sparse_to_dense(draw: Draw) -> tuple:
+    shape = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3))))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    count = draw(st.integers(0, int(np.prod(shape))))
+    flat = rng.choice(int(np.prod(shape)), size=count, replace=False)
+    indices = np.stack(np.unravel_index(flat, shape), axis=1).astype("int64")
+    if len(shape) == 1 and draw(st.booleans()):
+        indices = indices.reshape(-1)
+    values, default = array(draw, (count,), "float32"), np.array(draw(st.floats(-2, 2)), "float32")
+    return [indices, values, default], {"output_shape": list(shape)}
+
+
+def _dyn_sparse_to_dense(draw: Draw) -> tuple:
+    args, attrs = _sparse_to_dense(draw)
+    return args + [np.array(attrs["output_shape"], "int64")], {}
+
+
+GENERATORS["dyn.sparse_to_dense"] = _dyn_sparse_to_dense
+
+
+@generator("sparse_reshape")
+def _sparse_reshape(draw: Draw) -> tuple:
+    (data,), attrs = _reshape(draw)
+    if any(c < -1 or c == 0 for c in attrs["newshape"]):
+        attrs["newshape"] = [-1]
+    shape = data.shape
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    count = draw(st.integers(0, int(np.prod(shape))))
+    flat = rng.choice(int(np.prod(shape)), size=count, replace=False)
+    indices = np.stack(np.unravel_index(flat, shape), axis=1).astype("int64").reshape(count, len(shape))
+    return [indices, np.array(shape, "int64"), np.array(attrs["newshape"], "int64")], {}
+
+
+@generator("sparse_fill_empty_rows")
+def _sparse_fill_empty_rows(draw: Draw) -> tuple:
+    rows, cols = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    count = draw(st.integers(0, rows * cols))
+    flat = np.sort(rng.choice(rows * cols, size=count, replace=False))
+    indices = np.stack(np.unravel_index(flat, (rows, cols)), axis=1).astype("int64").reshape(count, 2)
+    return [indices, array(draw, (count,), "int64"), np.array([rows, cols], "int64"), np.array([7], "int64")], {}
+
+
+@generator("unravel_index")
+def _unravel_index(draw: Draw) -> tuple:
+    dims = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3))))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    index_shape = draw(shapes(rank_hi=2))
+    dtype = draw(st.sampled_from(INTS))
+    return [rng.integers(0, int(np.prod(dims)), size=index_shape).astype(dtype), np.array(dims, dtype)], {}
+
+
+@generator("dyn.strided_slice")
+def _dyn_strided_slice(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    count = draw(st.integers(1, len(shape)))
+    begin = [draw(st.integers(-d, d)) for d in shape[:count]]
+    end = [draw(st.integers(-d, d)) for d in shape[:count]]
+    strides = [draw(st.sampled_from((1, 2, -1))) for _ in range(count)]
+    as_tensor = lambda v: np.array(v, draw(st.sampled_from(INTS)))  # noqa: E731
+    return [array(draw, shape), as_tensor(begin), as_tensor(end), as_tensor(strides)], {}
+
+
+@generator("dyn.nn.pad")
+def _dyn_pad(draw: Draw) -> tuple:
+    (data, value), attrs = _pad(draw)
+    return [data, np.array(attrs["pad_width"], "int64").reshape(data.ndim, 2), value], {"pad_mode": attrs["pad_mode"]}
+
+
+@generator("nn.nll_loss")
+def _nll_loss(draw: Draw) -> tuple:
+    n, c, rest = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(shapes(rank_hi=2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    targets = rng.integers(0, c, size=(n,) + rest).astype("int32")
+    return [array(draw, (n, c) + rest), targets, positive(draw, (c,))], {
+        "reduction": draw(st.sampled_from(("mean", "sum", "none"))), "ignore_index": draw(st.sampled_from((-100, 0)))}
+
+
+def _conv_geometry(draw: Draw) -> tuple:
+    """(n, c, h, w, groups, kernel, attrs, output size) of a valid 2-D convolution."""
+    groups = draw(st.sampled_from((1, 2)))
+    n, c, h, w = draw(st.integers(1, 2)), groups * draw(st.integers(1, 2)), draw(st.integers(2, 6)), draw(st.integers(2, 6))
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    attrs = {"strides": [draw(st.integers(1, 2))], "dilation": [draw(st.integers(1, 2))], "padding": [draw(st.integers(0, 1))],
+             "groups": groups, "kernel_size": list(kernel)}
+    if not _fits((h, w), kernel, attrs):
+        attrs["padding"] = [4]
+    s, d, p = attrs["strides"][0], attrs["dilation"][0], attrs["padding"][0]
+    out = tuple((size + 2 * p - (k - 1) * d - 1) // s + 1 for size, k in zip((h, w), kernel))
+    return n, c, h, w, groups, kernel, attrs, out
+
+
+@generator("nn.conv2d_backward_weight")
+def _conv2d_backward_weight(draw: Draw) -> tuple:
+    n, c, h, w, groups, kernel, attrs, out = _conv_geometry(draw)
+    o = groups * draw(st.integers(1, 2))
+    attrs.update(data_layout="NCHW", kernel_layout="NCHW", out_layout="OIHW")
+    return [array(draw, (n, o) + out), array(draw, (n, c, h, w))], attrs
+
+
+@generator("nn.deformable_conv2d")
+def _deformable_conv2d(draw: Draw) -> tuple:
+    n, c, h, w, groups, kernel, attrs, out = _conv_geometry(draw)
+    o, deformable = groups * draw(st.integers(1, 2)), draw(st.sampled_from([g for g in (1, 2) if c % g == 0]))
+    offsets = (np.tanh(array(draw, (n, 2 * kernel[0] * kernel[1] * deformable) + out)) * 1.5).astype("float32")
+    attrs.update(deformable_groups=deformable, data_layout="NCHW", kernel_layout="OIHW")
+    return [array(draw, (n, c, h, w)), offsets, array(draw, (o, c // groups) + kernel)], attrs
 
 
 # quantized operators ----------------------------------------------------------------------------

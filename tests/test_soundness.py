@@ -315,7 +315,7 @@ def test_perturbed_programs_are_rejected_or_run_soundly_deep(program: Program, s
 
 # the generator ------------------------------------------------------------------------------------
 def test_the_generator_covers_the_operators_and_the_language() -> None:
-    """Over 1,500 seeds the generator uses every operator of stdlib/ (the ONNX and ATen ones aside: they
+    """Over 3,000 seeds the generator uses every operator of stdlib/ (the ONNX and ATen ones aside: they
     have their own conformance tests) and every language feature."""
     from pathlib import Path
 
@@ -323,7 +323,7 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
 
     ops: set = set()
     features: set = set()
-    for seed in range(1500):
+    for seed in range(3000):
         p = generate(seed)
         ops.update(p.ops)
         features.update(p.features)

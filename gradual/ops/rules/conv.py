@@ -235,6 +235,63 @@ def _transposed(size: Any, kernel: Any, stride: int, dilation: int, extra: int, 
     return grown - pad if pad else grown
 
 
+def _kernel_size(ctx: ShapeContext, spatial: str) -> list:
+    """The `kernel_size` attribute, which an operator without a weight needs."""
+    size = ctx.attr("kernel_size")
+    if size is None:
+        ctx.fail("attribute-length", name="kernel_size", expected=len(spatial), actual=0)
+    return per_dim(ctx, "kernel_size", len(spatial))
+
+
+@shape_rule("conv2d_backward_weight")
+def conv2d_backward_weight(ctx: ShapeContext) -> Any:
+    """`nn.conv2d_backward_weight(grad, data, strides, padding, dilation, groups, channels,
+    kernel_size, ...)`: the gradient of a conv2d's weight, (O, C / groups, kh, kw) for the
+    output gradient's O channels; the gradient has the convolution's output shape."""
+    grad, data = ctx.args
+    spatial = "HW"
+    g = layout_dims(ctx, grad, ctx.attr("data_layout"), "NC" + spatial, "data_layout")
+    x = layout_dims(ctx, data, ctx.attr("kernel_layout"), "NC" + spatial, "kernel_layout")
+    ctx.equal(g["N"], x["N"], symbol="batch")
+    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    _check_channels(ctx, g["C"])
+    kernel = _kernel_size(ctx, spatial)
+    strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
+    pads = padding(ctx, 2)
+    for i, s in enumerate(spatial):
+        out = window_output(ctx, data, _axis_of(ctx.attr("kernel_layout"), s), x[s], ctx.const(kernel[i]),
+                            sum(pads[i]), strides[i], dilation[i])
+        ctx.equal(g[s], out, symbol=f"output {s}")
+    weight = {"O": g["C"], "I": x["C"] // groups, "H": ctx.const(kernel[0]), "W": ctx.const(kernel[1])}
+    return ctx.tensor(assemble(ctx, ctx.attr("out_layout") or "OIHW", "OI" + spatial, weight), _out_dtype(ctx))
+
+
+@shape_rule("deformable_conv2d")
+def deformable_conv2d(ctx: ShapeContext) -> Any:
+    """`nn.deformable_conv2d(data, offset, weight, ..., deformable_groups, groups)`: conv2d whose
+    kernel taps move by learned offsets: offset is (N, 2 * kh * kw * deformable_groups, oh, ow)."""
+    data, offset, weight = ctx.args
+    spatial = "HW"
+    layout, out_layout = _layouts(ctx, spatial)
+    x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
+    k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
+    o = layout_dims(ctx, offset, layout, "NC" + spatial, "data_layout")
+    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    deformable = require_positive(ctx, "deformable_groups", ctx.attr("deformable_groups"))
+    ctx.equal(x["C"], k["I"] * groups, symbol="in_channels")
+    _check_channels(ctx, k["O"])
+    _check_kernel_size(ctx, weight, k, spatial)
+    strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
+    pads = padding(ctx, 2)
+    out = {"N": x["N"], "C": k["O"]}
+    for i, s in enumerate(spatial):
+        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k[s], sum(pads[i]), strides[i], dilation[i])
+        ctx.equal(o[s], out[s], symbol=f"offset {s}")
+    ctx.equal(o["N"], x["N"], symbol="batch")
+    ctx.equal(o["C"], k["H"] * k["W"] * (2 * deformable), symbol="offsets")
+    return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out), _out_dtype(ctx))
+
+
 # pooling ----------------------------------------------------------------------------------------
 def pool(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.max_pool{1,2,3}d` / `nn.avg_pool{1,2,3}d(pool_size, strides, dilation, padding,

@@ -16,7 +16,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, is_huge, new_axis, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
+    distinct_axes, is_huge, known_ints, new_axis, is_huge_negative, require_choice, require_positive, require_scalar,
+    show_ints,
 )
 
 register_rule_message(
@@ -228,10 +229,14 @@ def _require_length(ctx: ShapeContext, d: Any, need: int) -> None:
         ctx.assume_within(d, need, None)
 
 
-def _slice_plan(ctx: ShapeContext, rank: int) -> list:
-    """(axis, begin, end, step) for every sliced axis, from begin/end/strides/axes/slice_mode."""
-    begin, end = list(ctx.attr("begin")), list(ctx.attr("end"))
-    strides = list(ctx.attr("strides") or [1])
+def _slice_plan(ctx: ShapeContext, rank: int, given: Optional[tuple] = None) -> list:
+    """(axis, begin, end, step) for every sliced axis, from begin/end/strides/axes/slice_mode
+    (or, `given`, from the begin, end and strides of a dyn.strided_slice)."""
+    if given is None:
+        begin, end = list(ctx.attr("begin")), list(ctx.attr("end"))
+        strides = list(ctx.attr("strides") or [1])
+    else:
+        begin, end, strides = given
     size_mode = require_choice(ctx, "slice_mode", ctx.attr("slice_mode"), ("end", "size")) == "size"
     axes = ctx.attr("axes")
     if axes is None:
@@ -281,6 +286,27 @@ def strided_slice(ctx: ShapeContext) -> Any:
         if value is not None:
             value = value[slice(b, e, step)]
     return ctx.tensor(dims, value=value)
+
+
+@shape_rule("dyn_strided_slice")
+def dyn_strided_slice(ctx: ShapeContext) -> Any:
+    """`dyn.strided_slice(x, begin, end, strides)`: strided_slice whose lists are 1-D tensors;
+    while their values are unknown each sliced dim is only known to be at most its input's."""
+    data, begin, end, strides = ctx.args
+    for vector in (begin, end, strides):
+        ctx.require_rank(vector, 1)
+    if data.dims is None:
+        return ctx.tensor(None)
+    known = [known_ints(ctx, v) for v in (begin, end, strides)]
+    dims = list(data.dims)
+    if all(k is not None for k in known):
+        for axis, b, e, step in _slice_plan(ctx, data.rank, tuple(known)):
+            dims[axis] = slice_length(ctx, data.dim(axis), b, e, step)
+        return ctx.tensor(dims)
+    count = ctx.static(begin.dim(0))
+    for axis in range(data.rank if count is None else min(count, data.rank)):
+        dims[axis] = ctx.bounded(0, data.dim(axis))
+    return ctx.tensor(dims)
 
 
 # one_hot ----------------------------------------------------------------------------------------

@@ -182,3 +182,36 @@ def pad(ctx: ShapeContext) -> Any:
         grow = before + after
         dims.append(d + grow if grow >= 0 else d - (-grow))
     return ctx.tensor(dims)
+
+
+@shape_rule("dyn_pad")
+def dyn_pad(ctx: ShapeContext) -> Any:
+    """`dyn.nn.pad(x, pad_width, pad_value)`: pad_width is a (rank, 2) tensor whose values are
+    not known, so every dim is unknown; the pad value is a scalar."""
+    data, widths, value = ctx.args
+    require_scalar(ctx, value)
+    ctx.require_rank(widths, 2)
+    ctx.equal(widths.dim(1), ctx.const(2), symbol="before and after")
+    if data.dims is None:
+        return ctx.tensor(None)
+    ctx.equal(widths.dim(0), ctx.const(data.rank), symbol="rank")
+    return ctx.tensor([ctx.unknown() for _ in data.dims])
+
+
+@shape_rule("nll_loss")
+def nll_loss(ctx: ShapeContext) -> Any:
+    """`nn.nll_loss(predictions (n, c, *d), targets (n, *d), weights (c,), reduction)`: the
+    per-element losses (n, *d) with reduction="none", else a scalar."""
+    predictions, targets, weights = ctx.args
+    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("mean", "sum", "none"))
+    ctx.require_rank(weights, 1)
+    if predictions.dims is None:
+        return ctx.tensor(None if reduction == "none" else [])
+    if predictions.rank < 2:
+        ctx.fail("rank-too-small", arg=predictions, needed=2, rank=predictions.rank)
+    ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
+    ctx.require_rank(targets, predictions.rank - 1)
+    dims = [predictions.dim(0)] + list(predictions.dims[2:])
+    for axis, (d, t) in enumerate(zip(dims, targets.dims)):
+        dims[axis] = ctx.equal(d, t, symbol="entries")
+    return ctx.tensor(dims if reduction == "none" else [])

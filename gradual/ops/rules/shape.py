@@ -15,6 +15,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
+from .conv import assemble, check_layout, layout_dims
 
 register_rule_message(
     "reshape-count", codes.SHAPE_MISMATCH,
@@ -478,3 +479,60 @@ def _slice_like_dim(ctx: ShapeContext, data: TensorArg, axis: int, target: Any) 
         ctx.fail("slice-like-longer", arg=data, axis=axis, dim=have, target=wanted)
     ctx.assume_within(data.dim(axis), wanted, None)
     return target
+
+
+# layouts and blocks -----------------------------------------------------------------------------
+@shape_rule("layout_transform")
+def layout_transform(ctx: ShapeContext) -> Any:
+    """`layout_transform(x, src_layout, dst_layout)`: the same dims rearranged (and packed or
+    unpacked: `NCHW` to `NCHW4c` splits C by 4)."""
+    (data,) = ctx.args
+    src, dst = ctx.attr("src_layout"), ctx.attr("dst_layout")
+    letters = "".join(c for c in src if c.isupper())
+    check_layout(ctx, src, letters, "src_layout")
+    by_letter = layout_dims(ctx, data, src, letters, "src_layout")
+    return ctx.tensor(assemble(ctx, dst, letters, by_letter, "dst_layout"))
+
+
+def _blocks(ctx: ShapeContext) -> tuple:
+    """(data by layout letter, the block size) of depth_to_space / space_to_depth."""
+    (data,) = ctx.args
+    block = require_positive(ctx, "block_size", ctx.attr("block_size"))
+    return layout_dims(ctx, data, ctx.attr("layout"), "NCHW", "layout"), block
+
+
+@shape_rule("depth_to_space")
+def depth_to_space(ctx: ShapeContext) -> Any:
+    """`nn.depth_to_space(x, block_size, layout, mode)`: C // b^2 channels, H * b, W * b (as
+    Relay, channels past a multiple of b^2 are dropped)."""
+    x, block = _blocks(ctx)
+    out = dict(x, C=x["C"] // (block * block), H=x["H"] * block, W=x["W"] * block)
+    return ctx.tensor([out[c] for c in ctx.attr("layout")])
+
+
+@shape_rule("space_to_depth")
+def space_to_depth(ctx: ShapeContext) -> Any:
+    """`nn.space_to_depth(x, block_size, layout)`: C * b^2 channels, H // b, W // b (as Relay,
+    rows and columns past a multiple of b are dropped)."""
+    x, block = _blocks(ctx)
+    out = dict(x, C=x["C"] * (block * block), H=x["H"] // block, W=x["W"] // block)
+    return ctx.tensor([out[c] for c in ctx.attr("layout")])
+
+
+@shape_rule("matrix_set_diag")
+def matrix_set_diag(ctx: ShapeContext) -> Any:
+    """`matrix_set_diag(x, diagonal, k1, k2)`: x's shape; the diagonal has x's batch dims (and,
+    for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim)."""
+    data, diagonal = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    k1, k2 = ctx.attr("k1"), ctx.attr("k2")
+    band = 0 if k1 == k2 else 1
+    ctx.require_rank(diagonal, data.rank - 1 + band)
+    for axis in range(data.rank - 2):
+        ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
+    if band:
+        ctx.equal(diagonal.dim(-2), ctx.const(k2 - k1 + 1), symbol="diagonals")
+    return ctx.tensor(data.dims)

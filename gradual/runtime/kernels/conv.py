@@ -142,6 +142,76 @@ def convolve_transposed(data: np.ndarray, weight: np.ndarray, spatial: str, stri
     return in_dtype(unlayout(result[tuple(crop)], "NC" + spatial, out_layout or data_layout), data, out_dtype)
 
 
+@kernel("nn.conv2d_backward_weight")
+def conv2d_backward_weight(grad: np.ndarray, data: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
+                           dilation: Sequence[int], groups: int, kernel_size: Sequence[int], data_layout: str,
+                           kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
+    """The gradient of conv2d's weight: each tap correlates the input with the output gradient."""
+    g = accumulate(relayout(grad, data_layout, "NCHW"), out_dtype)
+    x = accumulate(relayout(data, kernel_layout, "NCHW"), out_dtype)
+    x = np.pad(x, [(0, 0), (0, 0)] + pads(padding, 2))
+    s, d, ks = per_dim(strides, 2), per_dim(dilation, 2), per_dim(kernel_size, 2)
+    o, c = g.shape[1], x.shape[1]
+    if groups <= 0 or c % groups or o % groups:
+        raise ValueError(f"channels ({c} in, {o} out) are not divisible by groups={groups}")
+    cg, og = c // groups, o // groups
+    weight = np.zeros((o, cg) + tuple(ks), dtype=np.result_type(g, x))
+    for offsets in itertools.product(*(range(kk) for kk in ks)):
+        patch = _window(x, offsets, d, g.shape[2:], s)
+        for gi in range(groups):
+            weight[(slice(gi * og, (gi + 1) * og), slice(None)) + offsets] = np.einsum(
+                "nohw,nchw->oc", g[:, gi * og:(gi + 1) * og], patch[:, gi * cg:(gi + 1) * cg])
+    return in_dtype(unlayout(weight, "OIHW", out_layout or "OIHW"), grad, out_dtype)
+
+
+def _bilinear(x: np.ndarray, py: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """x (N, C, H, W) sampled at fractional (py, px) of shape (N, OH, OW), zero outside."""
+    h, w = x.shape[2:]
+    y0, x0 = np.floor(py), np.floor(px)
+    batch = np.arange(x.shape[0])[:, None, None]
+    out = np.zeros(x.shape[:2] + py.shape[1:])
+    for dy, dx in ((0, 0), (0, 1), (1, 0), (1, 1)):
+        yy, xx = y0 + dy, x0 + dx
+        weight = (1 - np.abs(py - yy)) * (1 - np.abs(px - xx))
+        valid = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+        values = x[batch, :, np.clip(yy, 0, h - 1).astype(np.int64), np.clip(xx, 0, w - 1).astype(np.int64)]
+        out += (np.where(valid, weight, 0.0)[..., None] * values).transpose(0, 3, 1, 2)
+    return out
+
+
+@kernel("nn.deformable_conv2d")
+def deformable_conv2d(data: np.ndarray, offset: np.ndarray, weight: np.ndarray, *, strides: Sequence[int],
+                      padding: Sequence[int], dilation: Sequence[int], deformable_groups: int, groups: int,
+                      data_layout: str, kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
+    """conv2d whose tap (i, j) reads each output position's input at a learned fractional offset
+    (bilinear, zero outside), per deformable group of channels."""
+    x = relayout(data, data_layout, "NCHW").astype(np.float64)
+    off = relayout(offset, data_layout, "NCHW").astype(np.float64)
+    w = relayout(weight, kernel_layout, "OIHW").astype(np.float64)
+    (top, bottom), (left, right) = pads(padding, 2)
+    (sh, sw), (dh, dw) = per_dim(strides, 2), per_dim(dilation, 2)
+    n, c = x.shape[:2]
+    o, cg, kh, kw = w.shape
+    oh, ow = off.shape[2:]
+    if groups <= 0 or c % groups or o % groups or c % deformable_groups:
+        raise ValueError("channels are not divisible by the groups")
+    base_y = (np.arange(oh) * sh - top)[:, None]
+    base_x = (np.arange(ow) * sw - left)[None, :]
+    per_group = c // deformable_groups
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for i, j in itertools.product(range(kh), range(kw)):
+        sampled = np.zeros((n, c, oh, ow))
+        for g in range(deformable_groups):
+            at = 2 * (g * kh * kw + i * kw + j)
+            py, px = base_y + i * dh + off[:, at], base_x + j * dw + off[:, at + 1]
+            sampled[:, g * per_group:(g + 1) * per_group] = _bilinear(x[:, g * per_group:(g + 1) * per_group], py, px)
+        for gi in range(groups):
+            out[:, gi * og:(gi + 1) * og] += np.einsum(
+                "nchw,oc->nohw", sampled[:, gi * cg:(gi + 1) * cg], w[gi * og:(gi + 1) * og, :, i, j])
+    return in_dtype(unlayout(out, "NCHW", out_layout or data_layout), data, out_dtype)
+
+
 # pooling ----------------------------------------------------------------------------------------
 def _pool_geometry(size: int, k: int, pad: int, stride: int, dilation: int, ceil_mode: bool) -> tuple:
     """(output size, extra padding at the end so every window fits)."""

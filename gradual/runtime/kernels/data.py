@@ -228,6 +228,15 @@ def strided_slice(data: np.ndarray, *, begin: Sequence[int], end: Sequence[int],
     return data[tuple(index)].copy()
 
 
+@kernel("dyn.strided_slice")
+def dyn_strided_slice(data: np.ndarray, begin_values: np.ndarray, end_values: np.ndarray, stride_values: np.ndarray, *,
+                      slice_mode: str) -> np.ndarray:
+    """strided_slice whose begin, end and strides are 1-D tensors."""
+    as_list = lambda v: [int(x) for x in np.asarray(v).reshape(-1)]  # noqa: E731
+    return strided_slice(data, begin=as_list(begin_values), end=as_list(end_values), strides=as_list(stride_values),
+                         axes=None, slice_mode=slice_mode)
+
+
 @kernel("one_hot")
 def one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, *, depth: int, axis: int,
             dtype: str) -> np.ndarray:

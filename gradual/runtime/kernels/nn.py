@@ -136,3 +136,25 @@ def pad(data: np.ndarray, pad_value: np.ndarray, *, pad_width: Sequence[Sequence
     if pad_mode in ("edge", "reflect"):
         return np.pad(cropped, widths, mode=pad_mode)
     raise ValueError(f"unknown pad_mode {pad_mode!r}")
+
+
+@kernel("dyn.nn.pad")
+def dyn_pad(data: np.ndarray, widths: np.ndarray, pad_value: np.ndarray, *, pad_mode: str) -> np.ndarray:
+    """nn.pad whose widths are a (rank, 2) tensor."""
+    return pad(data, pad_value, pad_width=[[int(b), int(a)] for b, a in widths.reshape(-1, 2)], pad_mode=pad_mode)
+
+
+@kernel("nn.nll_loss")
+def nll_loss(predictions: np.ndarray, targets: np.ndarray, weights: np.ndarray, *, reduction: str,
+             ignore_index: int) -> np.ndarray:
+    """-weight[t] * predictions[n, t, ...] per element (0 where t is ignore_index), reduced."""
+    keep = targets != ignore_index
+    safe = np.where(keep, targets, 0).astype(np.int64)
+    picked = np.take_along_axis(predictions, np.expand_dims(safe, 1), axis=1).squeeze(1)
+    w = np.where(keep, weights[safe], 0)
+    losses = -w * picked
+    if reduction == "none":
+        return losses.astype(predictions.dtype)
+    if reduction == "sum":
+        return np.asarray(losses.sum(), predictions.dtype)
+    return np.asarray(losses.sum() / max(w.sum(), 1e-12), predictions.dtype)

@@ -7,6 +7,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
+from .conv import relayout, unlayout
 
 
 def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: bool = False) -> list:
@@ -208,3 +209,49 @@ def split(data: np.ndarray, *, indices_or_sections: object, axis: int) -> tuple:
     if isinstance(indices_or_sections, int):
         return tuple(np.split(data, indices_or_sections, axis=axis))
     return tuple(np.split(data, list(indices_or_sections), axis=axis))
+
+
+# layouts and blocks -----------------------------------------------------------------------------
+@kernel("layout_transform")
+def layout_transform(data: np.ndarray, *, src_layout: str, dst_layout: str) -> np.ndarray:
+    """The same elements in another (possibly packed) layout."""
+    letters = "".join(c for c in src_layout if c.isupper())
+    return unlayout(relayout(data, src_layout, letters), letters, dst_layout)
+
+
+@kernel("nn.depth_to_space")
+def depth_to_space(data: np.ndarray, *, block_size: int, layout: str, mode: str) -> np.ndarray:
+    """Move channel blocks into b x b spatial blocks (DCR: depth-column-row, CRD: column-row-depth)."""
+    x = relayout(data, layout, "NCHW")
+    n, c, h, w = x.shape
+    b = block_size
+    x = x[:, :(c // (b * b)) * b * b]
+    if mode == "DCR":
+        y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        y = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return unlayout(y.reshape(n, c // (b * b), h * b, w * b), "NCHW", layout)
+
+
+@kernel("nn.space_to_depth")
+def space_to_depth(data: np.ndarray, *, block_size: int, layout: str) -> np.ndarray:
+    """Move b x b spatial blocks into channels."""
+    x = relayout(data, layout, "NCHW")
+    n, c, h, w = x.shape
+    b = block_size
+    x = x[:, :, :(h // b) * b, :(w // b) * b]
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return unlayout(y.reshape(n, c * b * b, h // b, w // b), "NCHW", layout)
+
+
+@kernel("matrix_set_diag")
+def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int) -> np.ndarray:
+    """The input with its k-th diagonal (k1 = k2) replaced, batched over the leading dims."""
+    if k1 != k2:
+        raise ValueError("a band of diagonals (k1 < k2) is not supported")
+    out = data.copy()
+    m, n = data.shape[-2:]
+    rows = np.arange(max(0, -k1), min(m, n - k1))
+    length = len(rows)
+    out[..., rows, rows + k1] = diagonal[..., :length]
+    return out
