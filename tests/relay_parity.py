@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import sys
 from pathlib import Path
@@ -67,8 +68,10 @@ def load_outcomes(path: Path = OUTCOMES) -> dict[str, str]:
     return json.loads(path.read_text(encoding="utf-8"))["outcomes"]
 
 
+@functools.lru_cache(maxsize=None)
 def relay_type(text: str) -> Optional[Type]:
-    """Relay's printed type read with gradual's own annotation syntax (None if unreadable)."""
+    """Relay's printed type read with gradual's own annotation syntax (None if unreadable);
+    remembered, since most types repeat."""
     result = gradual.check(f"def @relay_type(%t: {text}) {{ %t }}")
     if result.errors:
         return None
