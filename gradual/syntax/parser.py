@@ -177,17 +177,7 @@ class _Builder(Transformer):
         return ("dtype_params", tuple(str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"))
 
     def params(self, children):
-        params: list = []
-        attrs: list = []
-        for item in children:
-            if isinstance(item, ast.Attr):
-                self._check_new_attr(item, attrs)
-                attrs.append(item)
-            elif attrs:
-                raise ParseError(item.span, "a parameter", (),
-                                 "a parameter cannot follow a function attribute (`name=value`); put the attributes last")
-            else:
-                params.append(item)
+        params, attrs = self._attributes_last(children, "a parameter", "a function attribute")
         return ("params", tuple(params), tuple(attrs))
 
     def fn_attr(self, children):
@@ -244,21 +234,25 @@ class _Builder(Transformer):
         return ast.Proj(children[0], self._int(children[1]), span=self._span(children))
 
     def call(self, children):
-        callee = children[0]
-        args: list = []
+        items = [item for c in children[2:-1] for item in c]
+        args, attrs = self._attributes_last(items, "a positional argument", "an attribute")
+        return ast.Call(children[0], tuple(args), tuple(attrs), span=self._span(children))
+
+    def _attributes_last(self, items: Sequence[object], what: str, attribute: str) -> tuple:
+        """Split items into (positional ones, `name=value` attributes): attributes come last
+        and each once."""
+        positional: list = []
         attrs: list = []
-        for c in children[2:-1]:
-            for item in c:
-                if isinstance(item, ast.Attr):
-                    self._check_new_attr(item, attrs)
-                    attrs.append(item)
-                elif attrs:
-                    raise ParseError(item.span, "a positional argument", (),
-                                     "a positional argument cannot follow an attribute (`name=value`); "
-                                     "put the attributes last")
-                else:
-                    args.append(item)
-        return ast.Call(callee, tuple(args), tuple(attrs), span=self._span(children))
+        for item in items:
+            if isinstance(item, ast.Attr):
+                self._check_new_attr(item, attrs)
+                attrs.append(item)
+            elif attrs:
+                raise ParseError(item.span, what, (), f"{what} cannot follow {attribute} (`name=value`); "
+                                 "put the attributes last")
+            else:
+                positional.append(item)
+        return positional, attrs
 
     @staticmethod
     def _check_new_attr(attr: ast.Attr, seen: list) -> None:
