@@ -56,7 +56,7 @@ qnn.subtract qnn.mul qnn.sqrt qnn.rsqrt qnn.exp qnn.erf qnn.sigmoid qnn.tanh qnn
 qnn.concatenate nn.upsampling nn.upsampling3d dyn.nn.upsampling dyn.nn.upsampling3d layout_transform
 nn.depth_to_space nn.space_to_depth matrix_set_diag sparse_to_dense dyn.sparse_to_dense sparse_reshape
 sparse_fill_empty_rows unravel_index dyn.strided_slice dyn.nn.pad nn.nll_loss nn.conv2d_backward_weight
-nn.deformable_conv2d
+nn.deformable_conv2d dyn.squeeze dyn.tile dyn.one_hot
 """.split())
 
 
@@ -271,6 +271,12 @@ def _one_hot(draw: Draw) -> tuple:
         "depth": depth, "axis": draw(st.integers(-len(shape) - 1, len(shape))), "dtype": draw(st.sampled_from(FLOATS + INTS))}
 
 
+@generator("dyn.one_hot")
+def _dyn_one_hot(draw: Draw) -> tuple:
+    args, attrs = _one_hot(draw)
+    return args + [np.array(attrs.pop("depth"), draw(st.sampled_from(INTS)))], attrs
+
+
 @generator("strided_slice")
 def _strided_slice(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
@@ -396,6 +402,13 @@ def _squeeze(draw: Draw) -> tuple:
     return [array(draw, shape, dtype)], {"axis": axis}
 
 
+@generator("dyn.squeeze")
+def _dyn_squeeze(draw: Draw) -> tuple:
+    (data,), attrs = _squeeze(draw)
+    axes = attrs["axis"] if attrs["axis"] is not None else [i for i, d in enumerate(data.shape) if d == 1]
+    return [data, np.array(axes, draw(st.sampled_from(INTS))).reshape(-1)], {}
+
+
 @generator("reverse")
 def _reverse(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
@@ -490,6 +503,12 @@ def _split(draw: Draw) -> tuple:
 @generator("tile")
 def _tile(draw: Draw) -> tuple:
     return [array(draw, draw(shapes()))], {"reps": draw(st.lists(st.integers(0, 3), max_size=4))}
+
+
+@generator("dyn.tile")
+def _dyn_tile(draw: Draw) -> tuple:
+    (data,), attrs = _tile(draw)
+    return [data, np.array(attrs["reps"], draw(st.sampled_from(INTS))).reshape(-1)], {}
 
 
 @generator("repeat")

@@ -315,13 +315,29 @@ def one_hot(ctx: ShapeContext) -> Any:
     """`one_hot(indices, on_value, off_value, depth, axis, dtype)`: a new dim of size `depth`
     at `axis` (-1: last); on/off values are scalars."""
     indices, on_value, off_value = ctx.args
+    depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
+    return _one_hot(ctx, indices, on_value, off_value, ctx.const(depth))
+
+
+@shape_rule("dyn_one_hot")
+def dyn_one_hot(ctx: ShapeContext) -> Any:
+    """`dyn.one_hot(indices, on_value, off_value, depth)`: one_hot whose depth is a scalar
+    tensor (its value, when known, is the new dim)."""
+    indices, on_value, off_value, depth = ctx.args
+    require_scalar(ctx, depth)
+    known = None if depth.value is None else ctx.static(depth.value[0])
+    if known is not None and known < 0:
+        ctx.fail("attribute-range", name="depth", value=known, needed="at least 0")
+    return _one_hot(ctx, indices, on_value, off_value, ctx.unknown() if known is None else ctx.const(known))
+
+
+def _one_hot(ctx: ShapeContext, indices: TensorArg, on_value: TensorArg, off_value: TensorArg, depth: Any) -> Any:
     require_scalar(ctx, on_value)
     require_scalar(ctx, off_value)
-    depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
     dtype = ctx.attr("dtype")
     if indices.dims is None:
         return ctx.tensor(None, dtype)
     axis = new_axis(ctx, ctx.attr("axis"), indices.rank)
     dims = list(indices.dims)
-    dims.insert(axis, ctx.const(depth))
+    dims.insert(axis, depth)
     return ctx.tensor(dims, dtype)

@@ -14,7 +14,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
+from .common import distinct_axes, known_ints, new_axis, require_entries, require_positive, show_ints
 from .conv import assemble, check_layout, layout_dims
 
 register_rule_message(
@@ -327,7 +327,27 @@ def squeeze(ctx: ShapeContext) -> Any:
     """`squeeze(x, axis)`: drop the listed size-1 dims (checked), or with no axis every dim
     known to be 1; if some dim may or may not be 1, the result's rank is unknown."""
     (data,) = ctx.args
-    axes = ctx.attr("axis")
+    return _squeeze(ctx, data, ctx.attr("axis"))
+
+
+@shape_rule("dyn_squeeze")
+def dyn_squeeze(ctx: ShapeContext) -> Any:
+    """`dyn.squeeze(x, axis)`: squeeze whose axes are a 1-D tensor: as `squeeze` when its values
+    are known, else the rank drops by its length and the kept dims are unknown."""
+    data, axes = ctx.args
+    ctx.require_rank(axes, 1)
+    known = known_ints(ctx, axes)
+    if known is not None:
+        return _squeeze(ctx, data, known)
+    count = ctx.static(axes.dim(0))
+    if data.dims is None or count is None:
+        return ctx.tensor(None)
+    if count > data.rank:
+        ctx.fail("rank-too-small", arg=data, needed=count, rank=data.rank)
+    return ctx.tensor([ctx.unknown() for _ in range(data.rank - count)])
+
+
+def _squeeze(ctx: ShapeContext, data: TensorArg, axes: Optional[Sequence[int]]) -> Any:
     if data.dims is None:
         return ctx.tensor(None, value=data.value)
     if axes is None:

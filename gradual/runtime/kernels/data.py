@@ -237,6 +237,13 @@ def dyn_strided_slice(data: np.ndarray, begin_values: np.ndarray, end_values: np
                          axes=None, slice_mode=slice_mode)
 
 
+@kernel("dyn.one_hot")
+def dyn_one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, count: np.ndarray, *, axis: int,
+                dtype: str) -> np.ndarray:
+    """one_hot whose depth is a scalar tensor."""
+    return one_hot(indices, on_value, off_value, depth=int(np.asarray(count).reshape(-1)[0]), axis=axis, dtype=dtype)
+
+
 @kernel("one_hot")
 def one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, *, depth: int, axis: int,
             dtype: str) -> np.ndarray:

@@ -255,3 +255,19 @@ def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int)
     length = len(rows)
     out[..., rows, rows + k1] = diagonal[..., :length]
     return out
+
+
+def _ints(v: np.ndarray) -> list:
+    return [int(x) for x in np.asarray(v).reshape(-1)]
+
+
+@kernel("dyn.squeeze")
+def dyn_squeeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """squeeze whose axes are a 1-D tensor."""
+    return np.squeeze(data, axis=tuple(_ints(axes)))
+
+
+@kernel("dyn.tile")
+def dyn_tile(data: np.ndarray, repeats: np.ndarray) -> np.ndarray:
+    """tile whose repeats are a 1-D tensor."""
+    return np.tile(data, _ints(repeats))
