@@ -56,7 +56,8 @@ qnn.subtract qnn.mul qnn.sqrt qnn.rsqrt qnn.exp qnn.erf qnn.sigmoid qnn.tanh qnn
 qnn.concatenate nn.upsampling nn.upsampling3d dyn.nn.upsampling dyn.nn.upsampling3d layout_transform
 nn.depth_to_space nn.space_to_depth matrix_set_diag sparse_to_dense dyn.sparse_to_dense sparse_reshape
 sparse_fill_empty_rows unravel_index dyn.strided_slice dyn.nn.pad nn.nll_loss nn.conv2d_backward_weight
-nn.deformable_conv2d dyn.squeeze dyn.tile dyn.one_hot
+nn.deformable_conv2d dyn.squeeze dyn.tile dyn.one_hot reinterpret fixed_point_multiply annotation.checkpoint
+annotation.stop_fusion
 """.split())
 
 
@@ -178,6 +179,27 @@ def _where(draw: Draw) -> tuple:
     c, x, y = draw(mutually_broadcastable_shapes(num_shapes=3, max_dims=4, max_side=4)).input_shapes
     cond_dtype = draw(st.sampled_from(("bool", "int32", "float32")))
     return [array(draw, c, cond_dtype), array(draw, x), array(draw, y)], {}
+
+
+@generator("reinterpret")
+def _reinterpret(draw: Draw) -> tuple:
+    source, target = draw(st.sampled_from((("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "uint64"),
+                                            ("float16", "int16"), ("int8", "uint8"), ("float32", "float32"))))
+    return [array(draw, draw(shapes()), source)], {"dtype": target}
+
+
+@generator("fixed_point_multiply")
+def _fixed_point_multiply(draw: Draw) -> tuple:
+    data = np.asarray(array(draw, draw(shapes()), "int32") * draw(st.integers(1, 1000))).astype("int32")
+    return [data], {"multiplier": draw(st.integers(1, 2**31 - 1)), "shift": draw(st.integers(-31, 8))}
+
+
+@generator("annotation.checkpoint", "annotation.stop_fusion")
+def _annotation(draw: Draw) -> tuple:
+    value = array(draw, draw(shapes()), any_dtype(draw))
+    if draw(st.booleans()):
+        value = (value, (array(draw, draw(shapes())),))
+    return [value], {}
 
 
 # creation and data ------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ class SignatureMatcher:
     def match(self, param: Type, arg: ArgView) -> None:
         """Match one argument (or tuple field) against a parameter type."""
         if isinstance(param, TensorType):
-            self.match_tensor(param, self.ctx.expect_tensor(arg))  # type: ignore[attr-defined]
+            self.match_tensor(param, self.ctx.expect_tensor(arg))
         elif isinstance(param, TupleType):
             tup = self.ctx.expect_tuple(arg, len(param.fields))  # type: ignore[attr-defined]
             if tup.fields is not None:
