@@ -57,7 +57,7 @@ qnn.concatenate nn.upsampling nn.upsampling3d dyn.nn.upsampling dyn.nn.upsamplin
 nn.depth_to_space nn.space_to_depth matrix_set_diag sparse_to_dense dyn.sparse_to_dense sparse_reshape
 sparse_fill_empty_rows unravel_index dyn.strided_slice dyn.nn.pad nn.nll_loss nn.conv2d_backward_weight
 nn.deformable_conv2d dyn.squeeze dyn.tile dyn.one_hot reinterpret fixed_point_multiply annotation.checkpoint
-annotation.stop_fusion
+annotation.stop_fusion nn.prelu nn.lrn nn.l2_normalize sequence_mask nn.cross_entropy nn.cross_entropy_with_logits
 """.split())
 
 
@@ -574,6 +574,43 @@ def _bias_add(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     return [array(draw, shape), array(draw, (shape[axis],))], {"axis": axis}
+
+
+@generator("nn.prelu")
+def _prelu(draw: Draw) -> tuple:
+    (data, alpha), attrs = _bias_add(draw)
+    return [data, alpha], attrs
+
+
+@generator("nn.lrn")
+def _lrn(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    return [array(draw, shape)], {"size": draw(st.integers(1, 6)), "axis": draw(st.integers(-len(shape), len(shape) - 1)),
+                                  "bias": draw(st.floats(0.5, 2)), "alpha": draw(st.floats(0, 1)), "beta": draw(st.floats(0, 1))}
+
+
+@generator("nn.l2_normalize")
+def _l2_normalize(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    axes = draw(st.none() | st.lists(st.integers(0, len(shape) - 1), unique=True))
+    return [array(draw, shape)], {"eps": draw(st.sampled_from((1e-3, 1e-12))), "axis": axes}
+
+
+@generator("sequence_mask")
+def _sequence_mask(draw: Draw) -> tuple:
+    time, batch = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    axis = draw(st.sampled_from((0, 1)))
+    leading = (time, batch) if axis == 0 else (batch, time)
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    lengths = rng.integers(0, time + 2, size=(batch,)).astype(draw(st.sampled_from(INTS)))
+    return [array(draw, leading + draw(shapes(rank_hi=2))), lengths], {"mask_value": draw(st.floats(-2, 2)), "axis": axis}
+
+
+@generator("nn.cross_entropy", "nn.cross_entropy_with_logits")
+def _cross_entropy(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=2, rank_hi=2))
+    dtype = draw(st.sampled_from(FLOATS))
+    return [positive(draw, shape, dtype), positive(draw, shape, dtype)], {}
 
 
 @generator("nn.softmax", "nn.log_softmax")

@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, normalize_axis, product
 from ..registry import shape_rule
-from .common import dtype_name, require_choice, require_scalar, show_ints
+from .common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
 from .elementwise import broadcast_pair
 
 register_rule_message(
@@ -215,3 +215,40 @@ def nll_loss(ctx: ShapeContext) -> Any:
     for axis, (d, t) in enumerate(zip(dims, targets.dims)):
         dims[axis] = ctx.equal(d, t, symbol="entries")
     return ctx.tensor(dims if reduction == "none" else [])
+
+
+@shape_rule("sequence_mask")
+def sequence_mask(ctx: ShapeContext) -> Any:
+    """`sequence_mask(x, valid_length, mask_value, axis)`: x's shape; axis (0 or 1) is the time
+    axis, the other of the two leading ones the batch, as long as valid_length."""
+    data, lengths = ctx.args
+    ctx.require_rank(lengths, 1)
+    axis = ctx.attr("axis")
+    if axis not in (0, 1):
+        ctx.fail("attribute-range", name="axis", value=axis, needed="0 or 1")
+    if data.dims is not None:
+        if data.rank < 2:
+            ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+        ctx.equal(data.dim(1 - axis), lengths.dim(0), symbol="batch")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("cross_entropy")
+def cross_entropy(ctx: ShapeContext) -> Any:
+    """`nn.cross_entropy(predictions, targets)` and `_with_logits`: two (batch, classes) tensors
+    of one shape; a scalar."""
+    predictions, targets = ctx.args
+    ctx.require_rank(predictions, 2)
+    ctx.require_rank(targets, 2)
+    for axis in (0, 1):
+        ctx.equal(predictions.dim(axis), targets.dim(axis))
+    return ctx.tensor([])
+
+
+@shape_rule("l2_normalize")
+def l2_normalize(ctx: ShapeContext) -> Any:
+    """`nn.l2_normalize(x, eps, axis)`: x's shape; the axes name distinct dims of x."""
+    (data,) = ctx.args
+    if data.dims is not None and ctx.attr("axis") is not None:
+        distinct_axes(ctx, ctx.attr("axis"), data.rank)
+    return ctx.tensor(data.dims)

@@ -4,7 +4,7 @@ dropout and padding. Convolution and pooling are in conv.py."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -158,3 +158,53 @@ def nll_loss(predictions: np.ndarray, targets: np.ndarray, weights: np.ndarray, 
     if reduction == "sum":
         return np.asarray(losses.sum(), predictions.dtype)
     return np.asarray(losses.sum() / max(w.sum(), 1e-12), predictions.dtype)
+
+
+@kernel("nn.prelu")
+def prelu(data: np.ndarray, alpha: np.ndarray, *, axis: int) -> np.ndarray:
+    """x where x > 0, alpha * x elsewhere (alpha along `axis`)."""
+    shape = [1] * data.ndim
+    shape[axis] = -1
+    return same_dtype(data, np.where(data > 0, data, alpha.reshape(shape) * data))
+
+
+@kernel("nn.lrn")
+def lrn(data: np.ndarray, *, size: int, axis: int, bias: float, alpha: float, beta: float) -> np.ndarray:
+    """x / (bias + alpha / size * sum of squares over `size` neighbours along axis) ^ beta."""
+    x = np.moveaxis(data.astype(np.float64), axis, 0)
+    squares = np.pad(x * x, [(size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 1))
+    window = sum(squares[i:i + x.shape[0]] for i in range(size))
+    out = x / (bias + alpha / size * window) ** beta
+    return same_dtype(data, np.moveaxis(out, 0, axis))
+
+
+@kernel("nn.l2_normalize")
+def l2_normalize(data: np.ndarray, *, eps: float, axis: Optional[Sequence[int]]) -> np.ndarray:
+    """x / sqrt(max(sum of squares over axis, eps))."""
+    axes = tuple(axis) if axis else None
+    norm = np.sqrt(np.maximum(np.sum(data.astype(np.float64) ** 2, axis=axes, keepdims=True), eps))
+    return same_dtype(data, data / norm)
+
+
+@kernel("sequence_mask")
+def sequence_mask(data: np.ndarray, valid_length: np.ndarray, *, mask_value: float, axis: int) -> np.ndarray:
+    """Positions past each sequence's valid length along the time axis become mask_value."""
+    steps = np.arange(data.shape[axis])
+    batch = valid_length.reshape(-1).astype(np.int64)
+    keep = steps[:, None] < batch[None, :] if axis == 0 else batch[:, None] > steps[None, :]
+    keep = keep.reshape(keep.shape + (1,) * (data.ndim - 2))
+    return np.where(keep, data, np.asarray(mask_value, data.dtype))
+
+
+@kernel("nn.cross_entropy")
+def cross_entropy(predictions: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """-sum(targets * log(predictions)) / batch."""
+    with np.errstate(all="ignore"):
+        total = -np.sum(targets * np.log(predictions.astype(np.float64)))
+    return np.asarray(total / predictions.shape[0], predictions.dtype)
+
+
+@kernel("nn.cross_entropy_with_logits")
+def cross_entropy_with_logits(predictions: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """-sum(targets * predictions) / batch."""
+    return np.asarray(-np.sum(targets * predictions.astype(np.float64)) / predictions.shape[0], predictions.dtype)
