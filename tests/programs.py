@@ -1426,6 +1426,75 @@ def op_dyn_window(b: Builder) -> Val:
     return b.bind(b.call("dyn.nn.pad", [x.text, widths, "0f"]), unknown)
 
 
+def op_dyn_attrs(b: Builder) -> Val:
+    """dyn.tile, dyn.squeeze and dyn.one_hot with their tensor operand a shape value (of a
+    constant, or of x): known values give the static operator's dims; x's own symbolic dims as
+    tile repeats give unknown ones (data-dependent)."""
+    x = b.pick(lambda v: 1 <= v.rank <= 3 and v.dtype == b.dtype)
+    kind = b.draw.int(0, 2)
+    if kind == 0 and b.program.allow_data_dependent and b.draw.chance(50):
+        b.program.data_dependent = True
+        reps = "".join(b.call("shape_of", [x.text]))
+        dims = tuple(Dim(d.value * d.value, DYNAMIC, None) for d in x.dims)
+        return b.bind(b.call("dyn.tile", [x.text, reps]), dims)
+    if kind == 0:
+        reps = "".join(b.call("shape_of", ["".join(b.call("zeros", [], shape=[1] * x.rank))]))
+        return b.bind(b.call("dyn.tile", [x.text, reps]), x.dims)
+    if kind == 1:
+        wide = "".join(b.call("expand_dims", [x.text], axis=0))
+        axes = "".join(b.call("shape_of", ["".join(b.call("zeros", [], shape=[0]))]))
+        return b.bind(b.call("dyn.squeeze", [wide, axes]), x.dims)
+    j = b.fresh(b.size())
+    idx = b.new_param([j], "int32", prefix="i")
+    axis = b.draw.int(0, x.rank - 1)
+    depth = "".join(b.call("take", ["".join(b.call("shape_of", [x.text])), f"{axis}i64"], axis=0))
+    return b.bind(b.call("dyn.one_hot", [idx.text, "1f", "0f", depth], dtype=FLOAT), (j, x.dims[axis]), FLOAT)
+
+
+def op_bits(b: Builder) -> Val:
+    """reinterpret to int32 and back, or fixed_point_multiply of an int32 cast (cast back)."""
+    x = b.pick(lambda v: v.dtype == FLOAT)
+    if b.draw.chance(50):
+        bits = "".join(b.call("reinterpret", [x.text], dtype="int32"))
+        return b.bind(b.call("reinterpret", [bits], dtype=FLOAT), x.dims, FLOAT)
+    whole = "".join(b.call("cast", [x.text], dtype="int32"))
+    scaled = "".join(b.call("fixed_point_multiply", [whole], multiplier=1073741824, shift=b.draw.int(-2, 2)))
+    return b.bind(b.call("cast", [scaled], dtype=FLOAT), x.dims, FLOAT)
+
+
+def op_annotation(b: Builder) -> Val:
+    """annotation.checkpoint / stop_fusion of x, or of a pair, projected."""
+    x = b.pick()
+    op = b.draw.choice(["annotation.checkpoint", "annotation.stop_fusion"])
+    if b.draw.chance(50):
+        y = b.pick()
+        pair = "".join(b.call(op, [f"({y.text}, {x.text})"]))
+        return b.bind([f"{pair}.1"], x.dims, x.dtype)
+    return b.bind(b.call(op, [x.text]), x.dims, x.dtype)
+
+
+def op_relay_nn(b: Builder) -> Val:
+    """nn.prelu (alpha along axis 1), nn.lrn, nn.l2_normalize, sequence_mask (valid lengths
+    along the batch dim), or nn.cross_entropy(_with_logits) of two (batch, classes) values."""
+    x = b.pick(lambda v: 2 <= v.rank <= 4 and v.dtype == b.dtype, lambda: b.fresh_param(b.draw.int(2, 4)))
+    kind = b.draw.int(0, 4)
+    if kind == 0:
+        alpha = b.new_param([x.dims[1]], x.dtype)
+        return b.bind(b.call("nn.prelu", [x.text, alpha.text]), x.dims)
+    if kind == 1:
+        return b.bind(b.call("nn.lrn", [x.text], size=b.draw.int(1, 3), axis=1), x.dims)
+    if kind == 2:
+        return b.bind(b.call("nn.l2_normalize", [x.text], eps=0.001, axis=[x.rank - 1]), x.dims)
+    if kind == 3:
+        axis = b.draw.int(0, 1)
+        lengths = b.new_param([x.dims[1 - axis]], "int32", prefix="i")
+        return b.bind(b.call("sequence_mask", [x.text, lengths.text], axis=axis), x.dims)
+    flat = b.bind(b.call("reshape", [x.text], newshape=[0, -1]), (x.dims[0], dim_product(x.dims[1:])), plain=True)
+    targets = b.new_param(flat.dims, x.dtype)
+    op = b.draw.choice(["nn.cross_entropy", "nn.cross_entropy_with_logits"])
+    return b.bind(b.call(op, [flat.text, targets.text]), ())
+
+
 def op_conv_gradients(b: Builder) -> Val:
     """nn.conv2d_backward_weight of a 1 x 1 convolution, or nn.deformable_conv2d with 1 x 1
     taps moved by new offsets."""
@@ -1619,7 +1688,8 @@ OPERATORS: list = [
     (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (op_like, 1, ""),
     (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (op_qnn, 2, ""),
     (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
-    (op_conv_gradients, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
+    (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -325,10 +325,20 @@ def dyn_one_hot(ctx: ShapeContext) -> Any:
     tensor (its value, when known, is the new dim)."""
     indices, on_value, off_value, depth = ctx.args
     require_scalar(ctx, depth)
-    known = None if depth.value is None else ctx.static(depth.value[0])
-    if known is not None and known < 0:
+    return _one_hot(ctx, indices, on_value, off_value, _depth_dim(ctx, depth))
+
+
+def _depth_dim(ctx: ShapeContext, depth: TensorArg) -> Any:
+    """The new dim of dyn.one_hot: the depth tensor's value (a size or a symbolic dim), else `?`."""
+    if not depth.value:
+        return ctx.unknown()
+    value = depth.value[0]
+    known = ctx.static(value)
+    if known is None:
+        return value
+    if known < 0:
         ctx.fail("attribute-range", name="depth", value=known, needed="at least 0")
-    return _one_hot(ctx, indices, on_value, off_value, ctx.unknown() if known is None else ctx.const(known))
+    return ctx.const(known)
 
 
 def _one_hot(ctx: ShapeContext, indices: TensorArg, on_value: TensorArg, off_value: TensorArg, depth: Any) -> Any:
