@@ -194,7 +194,8 @@ def cast(ctx: ShapeContext) -> Any:
 
 @shape_rule("cast_like")
 def cast_like(ctx: ShapeContext) -> Any:
-    """`cast_like(x, like)`: x cast to like's dtype, as `cast` (like's shape does not matter)."""
+    """`cast_like(x, like)` and `onnx.cast_like`: x cast to like's dtype, as `cast` (like's
+    shape does not matter)."""
     data, like = ctx.args
     return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
 

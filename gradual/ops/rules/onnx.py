@@ -16,7 +16,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    cast_values, distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
+    distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
     require_positive,
 )
 from .conv import window_output
@@ -82,13 +82,6 @@ def constant(ctx: ShapeContext) -> Any:
     if len(shape) <= 1 and count <= VALUE_LIMIT and keeps_values(dtype):
         value = [int(v) for v in values]
     return ctx.tensor([ctx.const(s) for s in shape], dtype, value=value)
-
-
-@shape_rule("onnx_cast_like")
-def cast_like(ctx: ShapeContext) -> Any:
-    """`onnx.cast_like(x, like)`: x's shape in like's dtype."""
-    data, like = ctx.args
-    return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
 
 
 @shape_rule("onnx_eye_like")
