@@ -856,9 +856,12 @@ def _blocks(draw: Draw) -> tuple:
 @generator("matrix_set_diag")
 def _matrix_set_diag(draw: Draw) -> tuple:
     batch, m, n = draw(shapes(rank_hi=2)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    k = draw(st.integers(-m + 1, n - 1))
-    length = min(m + min(k, 0), n - max(k, 0))
-    return [array(draw, batch + (m, n)), array(draw, batch + (length,))], {"k1": k, "k2": k}
+    k1 = draw(st.integers(-m + 1, n - 1))
+    k2 = draw(st.integers(k1, n - 1)) if draw(st.booleans()) else k1
+    longest = min(m + min(k2, 0), n - max(k1, 0))
+    band = (k2 - k1 + 1,) if k1 != k2 else ()
+    return [array(draw, batch + (m, n)), array(draw, batch + band + (longest,))], {
+        "k1": k1, "k2": k2, "super_diag_right_align": draw(st.booleans()), "sub_diag_right_align": draw(st.booleans())}
 
 
 @generator("sparse_to_dense", "dyn.sparse_to_dense")

@@ -542,17 +542,24 @@ def space_to_depth(ctx: ShapeContext) -> Any:
 @shape_rule("matrix_set_diag")
 def matrix_set_diag(ctx: ShapeContext) -> Any:
     """`matrix_set_diag(x, diagonal, k1, k2)`: x's shape; the diagonal has x's batch dims (and,
-    for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim)."""
+    for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim), and its last
+    dim is the longest diagonal of the band in an (m, n) matrix: min(m + min(k2, 0), n - max(k1, 0))."""
     data, diagonal = ctx.args
     if data.dims is None:
         return ctx.tensor(None)
     if data.rank < 2:
         ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
     k1, k2 = ctx.attr("k1"), ctx.attr("k2")
+    if k1 > k2:
+        ctx.fail("attribute-range", name="k2", value=k2, needed=f"at least k1 ({k1})")
     band = 0 if k1 == k2 else 1
     ctx.require_rank(diagonal, data.rank - 1 + band)
     for axis in range(data.rank - 2):
         ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
     if band:
         ctx.equal(diagonal.dim(-2), ctx.const(k2 - k1 + 1), symbol="diagonals")
+    rows, columns = (ctx.static(data.dim(axis)) for axis in (-2, -1))
+    if rows is not None and columns is not None:  # else the rule checks it when the program runs
+        longest = max(0, min(rows + min(k2, 0), columns - max(k1, 0)))
+        ctx.equal(diagonal.dim(-1), ctx.const(longest), symbol="length")
     return ctx.tensor(data.dims)

@@ -245,15 +245,20 @@ def space_to_depth(data: np.ndarray, *, block_size: int, layout: str) -> np.ndar
 
 
 @kernel("matrix_set_diag")
-def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int) -> np.ndarray:
-    """The input with its k-th diagonal (k1 = k2) replaced, batched over the leading dims."""
-    if k1 != k2:
-        raise ValueError("a band of diagonals (k1 < k2) is not supported")
+def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int, super_diag_right_align: bool,
+                    sub_diag_right_align: bool) -> np.ndarray:
+    """The input with its diagonals k1..k2 replaced, batched over the leading dims. Each diagonal
+    is a row of `diagonal` (the k2-th first; just the vector when k1 = k2), as long as the
+    longest of the band; a shorter one fills its start, or its end where aligned right."""
     out = data.copy()
     m, n = data.shape[-2:]
-    rows = np.arange(max(0, -k1), min(m, n - k1))
-    length = len(rows)
-    out[..., rows, rows + k1] = diagonal[..., :length]
+    rows_of_band = diagonal if k1 != k2 else diagonal[..., None, :]
+    width = diagonal.shape[-1]
+    for k in range(k1, k2 + 1):
+        rows = np.arange(max(0, -k), min(m, n - k))
+        right = super_diag_right_align if k > 0 else sub_diag_right_align
+        start = width - len(rows) if right else 0
+        out[..., rows, rows + k] = rows_of_band[..., k2 - k, start:start + len(rows)]
     return out
 
 
