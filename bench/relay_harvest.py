@@ -13,7 +13,13 @@ for its imports) and the tests of apache/tvm at tag v0.16.0:
 Each corpus line is one distinct program (`/* ty=... */` comments aside), with the first test
 that checked it: {"id", "origin", "text", "types": {global: type}} or {..., "error": message}.
 Programs Relay prints with metadata (tensor constants: `meta[relay.Constant][0]`) have no text
-form and are left out; the script says how many.
+form and are left out, as are printouts that call a global they do not define (a module Relay
+printed in part); the script says how many. A test function contributes at most
+`PER_TEST` programs (its first ones): a few parametrized tests (`test_binomials` alone has
+2,859 distinct programs) would otherwise be most of the corpus.
+
+`--from-raw FILE...` rebuilds the corpus from the records of earlier runs (`--raw`) without
+running any test, in the order given: the corpus is made from several partial harvests.
 """
 
 import argparse
@@ -52,6 +58,9 @@ TEST_FILES = [
     "test_pass_*.py",
 ]
 MAX_TEXT = 20_000
+PER_TEST = 60
+GLOBAL_CALL = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
+GLOBAL_DEF = re.compile(r"^def @([A-Za-z_][A-Za-z0-9_]*)", re.M)
 TYPE_COMMENT = re.compile(r" ?/\* ty=.*? \*/")
 PER_FILE_SECONDS = 900
 
@@ -85,20 +94,38 @@ def program_key(text):
     return TYPE_COMMENT.sub("", text)
 
 
-def corpus_entries(records):
-    """Distinct usable programs, first occurrence kept, with counts of what was left out."""
-    seen, entries = set(), []
-    left_out = {"duplicate": 0, "metadata": 0, "too long": 0, "unprintable type": 0}
+def test_function(origin):
+    """The test a record came from, without its parameters (`test_x.py::test_f`)."""
+    return origin.split("[", 1)[0]
+
+
+def incomplete(text):
+    """Whether a printout calls a global it does not define."""
+    return bool(set(GLOBAL_CALL.findall(text)) - set(GLOBAL_DEF.findall(text)))
+
+
+def corpus_entries(records, per_test=PER_TEST):
+    """Distinct usable programs, first occurrence kept, at most `per_test` per test function,
+    with counts of what was left out."""
+    seen, entries, taken = set(), [], {}
+    left_out = {"duplicate": 0, "metadata": 0, "too long": 0, "unprintable type": 0, "incomplete": 0,
+                "over the per-test cap": 0}
     for record in records:
         text = record["text"]
         key = program_key(text)
+        test = test_function(record["test"])
         reason = ("duplicate" if key in seen else "metadata" if "meta[" in text
                   else "too long" if len(text) > MAX_TEXT
-                  else "unprintable type" if "types_error" in record else None)
+                  else "unprintable type" if "types_error" in record
+                  else "incomplete" if incomplete(text)
+                  else "over the per-test cap" if taken.get(test, 0) >= per_test else None)
         if reason:
             left_out[reason] += 1
+            if reason == "over the per-test cap":
+                seen.add(key)
             continue
         seen.add(key)
+        taken[test] = taken.get(test, 0) + 1
         entry = {"id": f"r{len(entries):04d}", "origin": record["test"], "text": text}
         entry.update({"error": record["error"]} if "error" in record else {"types": record["types"]})
         entries.append(entry)
@@ -108,12 +135,18 @@ def corpus_entries(records):
 def main(argv=None):
     """Harvest, deduplicate and write the corpus."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tvm", required=True, help="a TVM source tree (tests/python/relay)")
-    parser.add_argument("--python", required=True, help="a Python with TVM (Relay) and pytest")
+    parser.add_argument("--tvm", help="a TVM source tree (tests/python/relay)")
+    parser.add_argument("--python", help="a Python with TVM (Relay) and pytest")
+    parser.add_argument("--from-raw", nargs="+", help="build the corpus from these record files instead")
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     parser.add_argument("--only", nargs="*", help="run only these test files (names)")
     parser.add_argument("--raw", help="keep every record here (default: a scratch file)")
     args = parser.parse_args(argv)
+    if args.from_raw:
+        records = [json.loads(line) for path in args.from_raw for line in Path(path).read_text().splitlines()]
+        return write_corpus(records, Path(args.out))
+    if not (args.tvm and args.python):
+        parser.error("--tvm and --python are needed to run the tests (or give --from-raw)")
     tvm_root = Path(args.tvm).resolve()
     with tempfile.TemporaryDirectory() as scratch:
         raw = Path(args.raw or Path(scratch) / "records.jsonl")
@@ -124,12 +157,17 @@ def main(argv=None):
             print(f"running {path.relative_to(tvm_root)}", flush=True)
             run_one(args.python, tvm_root, path, raw)
         records = [json.loads(line) for line in raw.read_text().splitlines()] if raw.exists() else []
+    return write_corpus(records, Path(args.out))
+
+
+def write_corpus(records, out_path):
+    """Deduplicate the records into the corpus file; report what was left out."""
     entries, left_out = corpus_entries(records)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as out:
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_path, "w", encoding="utf-8") as out:
         for entry in entries:
             out.write(json.dumps(entry, sort_keys=True) + "\n")
-    print(f"{len(records)} records -> {len(entries)} programs in {args.out}; left out: {left_out}")
+    print(f"{len(records)} records -> {len(entries)} programs in {out_path}; left out: {left_out}")
     return 0
 
 

@@ -17,8 +17,8 @@ from .shapes import Dimension, Poly, Symbol
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
-    DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, TensorType, TupleType, Type,
-    TypeVar, Variadic,
+    DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, RefType, TensorType, TupleType,
+    Type, TypeVar, Variadic,
 )
 
 Report = Callable[[str, Span, dict], None]
@@ -116,6 +116,8 @@ class Converter:
                 self.allow_patterns = outer
         if isinstance(t, ast.DynTypeExpr):
             return DYN
+        if isinstance(t, ast.RefTypeExpr):
+            return RefType(self.convert(t.content))
         if isinstance(t, ast.HoleTypeExpr):
             hole = self.types.holes.get(t.name)
             if hole is None:

@@ -15,7 +15,7 @@ from .shapes import Dimension, FloorDiv, Poly, Symbol
 from .syntax import ast
 from .syntax.printer import format_module
 from .types import (
-    Broadcast, DTypeVar, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic, format_type,
+    Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, format_type,
 )
 
 
@@ -104,6 +104,8 @@ def type_expr(t: Type, names: _Names) -> ast.TypeExpr:
         return ast.TupleTypeExpr(tuple(type_expr(f, names) for f in t.fields))
     if isinstance(t, FuncType):
         return ast.FnTypeExpr(tuple(type_expr(p, names) for p in t.params), type_expr(t.ret, names))
+    if isinstance(t, RefType):
+        return ast.RefTypeExpr(type_expr(t.content, names))
     return ast.DynTypeExpr()
 
 
@@ -137,7 +139,8 @@ class Elaborator:
             self.names.claim(sym)
         self.casts = {}
         for check in fn.checks:  # type: ignore[attr-defined]
-            self.casts.setdefault(id(check.node), []).append(check)
+            if check.inserted:
+                self.casts.setdefault(id(check.node), []).append(check)
         fn_type: FuncType = fn.type  # type: ignore[attr-defined]
         params = []
         for p, t in zip(d.params, fn_type.params):
@@ -201,6 +204,9 @@ class Elaborator:
         if isinstance(e, ast.Cast):
             inner = self.expr(e.expr)
             return e if inner is e.expr else replace(e, expr=inner)
+        if isinstance(e, ast.Block):
+            body = self.body(e.body)
+            return e if body is e.body else replace(e, body=body)
         return e
 
     def annotate(self, node: object) -> Optional[str]:

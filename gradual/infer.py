@@ -21,6 +21,7 @@ from .join import join, widen
 from .names import Binder, FunctionInfo, Resolution
 from .ops.registry import Operator, Registry
 from .ops.signature import apply_operator, apply_signature
+from .references import check_reference
 from .scopes import UndoLog
 from .shapes import Dimension, Grade, Poly, Symbol
 from .site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
@@ -29,7 +30,8 @@ from .syntax.source import Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, is_ground, map_dims, map_dtypes,
+    FuncType, RefType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, is_ground, map_dims,
+    map_dtypes,
     scalar,
 )
 from .unify import HintVar, SiteVar, Solver
@@ -47,6 +49,7 @@ class CheckRecord:
     blame: Span
     reason: str
     verifies: bool
+    inserted: bool = True  # False: a check the runtime makes by itself (a write through a reference)
 
 
 @dataclass
@@ -291,7 +294,8 @@ class Checker:
         self.globals[d.name] = fn_type
         frame = state.frame
         types = {key: finalize.type(t) for key, t in frame.types.items()}
-        checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies) for c in frame.checks]
+        checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
+                  for c in frame.checks]
         instantiations = {key: _finalize_instantiation(found, finalize) for key, found in frame.instantiations.items()}
         self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics, instantiations))
 
@@ -355,6 +359,12 @@ class Checker:
         self.current.frame.types[id(node)] = t
         return t
 
+    def record_check(self, node: ast.Node, t: Type, blame: Span, reason: str, verifies: bool,
+                     inserted: bool = True) -> None:
+        """A check site: a cast elaboration inserts (or, not `inserted`, one the runtime makes)."""
+        assert self.current is not None
+        self.current.frame.checks.append(CheckRecord(node, t, blame, reason, verifies, inserted))
+
     # expressions ----------------------------------------------------------------------------
     def expr(self, e: ast.Expr, env: Env) -> Type:
         """The type of an expression (compound ones are recorded for the elaborator and the
@@ -390,10 +400,12 @@ class Checker:
             return self.closure(e, env)
         if isinstance(e, ast.Cast):
             return self.cast(e, env)
+        if isinstance(e, ast.Block):
+            return self.nested_body(e.body, env)
         if isinstance(e, ast.GlobalVar):
             return self.global_type(e.name) or ERROR
         if isinstance(e, ast.OpRef):
-            if e.name in self.registry:
+            if e.name in self.registry or e.name in ast.REF_FORMS:
                 self.report(messages.operator_as_value(e.span, e.name))
             return ERROR
         raise TypeError(f"unknown expression {e!r}")
@@ -440,6 +452,8 @@ class Checker:
         callee = e.callee
         if isinstance(callee, ast.OpRef):
             self.record(callee, DYN)
+            if callee.name in ast.REF_FORMS:
+                return check_reference(self, e, arg_types, env)
             op = self.registry.get(callee.name)
             if op is None:
                 return ERROR
@@ -732,6 +746,8 @@ def meet(target: Type, actual: Type) -> Type:
         return TensorType(dims, dtype, value)
     if isinstance(target, TupleType) and isinstance(actual, TupleType) and len(target.fields) == len(actual.fields):
         return TupleType(tuple(meet(t, a) for t, a in zip(target.fields, actual.fields)))
+    if isinstance(target, RefType) and isinstance(actual, RefType):
+        return RefType(meet(target.content, actual.content))
     if isinstance(target, DynType):
         return actual
     return target
@@ -788,6 +804,8 @@ def _deep_resolve(t: Type, solver: Solver) -> Type:
     if isinstance(t, TensorType):
         dtype = solver.resolve_dtype(t.dtype)
         return t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
+    if isinstance(t, RefType):
+        return RefType(_deep_resolve(t.content, solver))
     return t
 
 
@@ -806,6 +824,9 @@ def _final_type(t: Type, solver: Solver) -> Type:
         dtype = solver.resolve_dtype(t.dtype)
         t = t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
         return map_dims(t, lambda d: solver.resolve(d, final=True))
+    if isinstance(t, RefType):
+        content = _final_type(t.content, solver)
+        return t if content is t.content else RefType(content)
     return t
 
 
@@ -862,6 +883,9 @@ class _Finalizer:
             params = tuple(self._part(p) for p in t.params)
             ret = self._part(t.ret)
             return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
+        if isinstance(t, RefType):
+            content = self._part(t.content)
+            return t if content is t.content else RefType(content)
         t = _deep_resolve(t, self.solver)
         t = map_dims(t, self.dim)
         return map_dtypes(t, self.dtype)

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from .shapes import Dimension, join as join_dims
 from .types import (
-    DYN, DYN_DTYPE, BottomType, DynType, FuncType, TensorType, TupleType, Type, TypeVar,
+    DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar,
 )
 
 
@@ -31,7 +31,13 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.fields) == len(b.fields):
         return TupleType(tuple(_join(x, y, dim_join) for x, y in zip(a.fields, b.fields)))
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
-        return a if a == b else DYN
+        if a == b:
+            return a
+        plain = _without_values(a)
+        return plain if plain == _without_values(b) else DYN
+    if isinstance(a, RefType) and isinstance(b, RefType):
+        # sound for monotonic references: a cell keeps its own type, every write is checked
+        return RefType(_join(a.content, b.content, dim_join))
     return DYN
 
 
@@ -48,6 +54,18 @@ def _join_item(x: object, y: object, dim_join: Callable[[Dimension, Dimension], 
     if isinstance(x, Dimension) and isinstance(y, Dimension):
         return dim_join(x, y)
     return x if x == y else Dimension.dynamic()
+
+
+def _without_values(t: Type) -> Type:
+    """A type with the known element values of its tensors forgotten (the shape stays)."""
+    if isinstance(t, TensorType):
+        return t.without_value()
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_without_values(f) for f in t.fields))
+    if isinstance(t, FuncType):
+        return FuncType(tuple(_without_values(p) for p in t.params), _without_values(t.ret), t.dim_params,
+                        t.dtype_params)
+    return t
 
 
 def join(a: Type, b: Type) -> Type:

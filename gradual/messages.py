@@ -13,7 +13,7 @@ from . import diagnostics as codes
 from .diagnostics import Diagnostic, Label, Severity
 from .shapes import Dimension
 from .syntax.source import Span
-from .types import Type, format_dims, format_dtype, format_type
+from .types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type
 
 if TYPE_CHECKING:
     from .site import CallSite, Origin, SDim, SDType
@@ -46,7 +46,11 @@ def argument_phrase(site: "CallSite", index: int) -> str:
 
 
 def _path_phrase(path: tuple) -> str:
-    return "".join(f"field {i} of " for i in reversed(path))
+    return "".join(_path_step(i) for i in reversed(path))
+
+
+def _path_step(step: object) -> str:
+    return "the contents of " if step == REF_CONTENT else f"field {step} of "
 
 
 def origin_phrase(site: "CallSite", origin: Optional["Origin"], short: bool = False) -> str:
@@ -69,7 +73,7 @@ def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
     node = info.node
     for i in origin.path:
         fields = getattr(node, "fields", None)
-        if fields is None or i >= len(fields):
+        if fields is None or not isinstance(i, int) or i >= len(fields):
             break
         node = fields[i]
     span = node.span if node is not None and getattr(node, "span", None) is not None else info.span
@@ -83,8 +87,11 @@ def _arg_type(site: "CallSite", origin: Optional["Origin"]) -> str:
         return ""
     t: Any = site.solver.resolve_type(site.arg_infos[origin.arg].type)
     for i in origin.path:
+        if i == REF_CONTENT and isinstance(t, RefType):
+            t = t.content
+            continue
         fields = getattr(t, "fields", None)
-        if fields is None or i >= len(fields):
+        if fields is None or not isinstance(i, int) or i >= len(fields):
             return ""
         t = fields[i]
     return format_type(_resolved(site, t))
@@ -140,7 +147,7 @@ def _origin0() -> "Origin":
 def _flow_where(origin: Optional["Origin"]) -> str:
     if origin is None:
         return "a dim"
-    where = "".join(f"field {i}'s " for i in origin.path)
+    where = "".join("the contents' " if i == REF_CONTENT else f"field {i}'s " for i in origin.path)
     return f"{where}dim {origin.axis}" if origin.axis is not None else f"{where}dtype"
 
 
@@ -317,6 +324,8 @@ _RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
     "not-a-tuple": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a tuple of {expected}", "pass a tuple here"),
     "tuple-length": (codes.TYPE_MISMATCH, "{arg} is a tuple of {actual}, but {op} needs {expected}", "pass a tuple of {expected}"),
     "not-a-function": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a function", "pass a function here"),
+    "not-a-reference": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a reference",
+                        "pass a reference (made by `ref(...)`) here"),
     "axis-out-of-range": (codes.OP_CONSTRAINT, "{op} got {name}={axis}, but the input has rank {rank}",
                           "{name} must lie in [-{rank}, {rank})"),
     "negative-dim": (codes.OP_CONSTRAINT, "{op} would produce a negative dimension ({detail})",
@@ -385,7 +394,7 @@ def _flow_rule_detail(code: str, facts: dict, texts: dict) -> str:
         return f"its rank is {facts.get('actual')}, not {facts.get('expected')}"
     if code == "tuple-length":
         return f"it has {facts.get('actual')} fields, not {facts.get('expected')}"
-    if code in ("not-a-tensor", "not-a-tuple", "not-a-function"):
+    if code in ("not-a-tensor", "not-a-tuple", "not-a-function", "not-a-reference"):
         return f"it is {texts.get('actual_kind', 'something else')}"
     return code
 
@@ -398,6 +407,8 @@ def _kind_of(site: "CallSite", arg: Any) -> str:
         return f"a tuple {text}"
     if text.startswith("fn"):
         return f"a function {text}"
+    if text.startswith("ref("):
+        return f"a reference {text}"
     return f"a tensor {text}" if text else "a value"
 
 
@@ -539,6 +550,18 @@ def not_callable(span: Span, t: Type) -> Diagnostic:
                       label="called here", help="only functions, `@globals` and operators can be called")
 
 
+def not_a_reference(span: Span, form: str, t: Type) -> Diagnostic:
+    """`ref_read` / `ref_write` of a value that is not a reference."""
+    return Diagnostic(codes.TYPE_MISMATCH, f"`{form}` needs a reference, but this has type {format_type(t)}", span,
+                      label="not a reference", help="make a reference with `ref(...)`")
+
+
+def reference_reason(form: str, span: Span) -> str:
+    """Why a cast at a reference form was inserted."""
+    what = {"ref": "the new reference cell", "ref_read": "the reference read", "ref_write": "the reference written"}
+    return f"{what.get(form, form)} at {span.describe()}"
+
+
 def operator_as_value(span: Span, name: str) -> Diagnostic:
     """An operator used without being called."""
     return Diagnostic(codes.TYPE_MISMATCH, f"operator `{name}` must be called", span, label="used as a value",
@@ -624,6 +647,7 @@ _RUNTIME_DETAILS: dict[str, str] = {
     "symbol-bounds": "dim {axis} would make `{name}` {actual}, outside its bounds {expected}",
     "dtype": "its dtype is {actual}, not {expected}",
     "dtype-var": "its dtype is {actual}, but `{name}` is {expected} here",
+    "cell-type": "its cell must keep the type {actual}, which can never be {expected}",
 }
 
 _RUNTIME_LABELS: dict[str, str] = {
@@ -635,6 +659,7 @@ _RUNTIME_LABELS: dict[str, str] = {
     "argument": "this call passes an argument of the wrong type",
     "result": "this function's result does not have the type it was given",
     "contract": "this function was given a type whose arguments it does not accept",
+    "write": "this value does not fit the reference's cell",
 }
 
 _RUNTIME_HELP: dict[str, str] = {
@@ -647,6 +672,8 @@ _RUNTIME_HELP: dict[str, str] = {
     "argument": "call the function with arguments of the type it was given",
     "result": "the function does not return the type it was given; change the type or the function",
     "contract": "pass a function whose parameters accept what its type promises, or change the type",
+    "write": "a reference's cell keeps the type it was made (or checked) with: write values of that type, "
+             "or make the cell with `?` dims where the size varies",
 }
 
 _RUNTIME_RULES: dict[str, tuple[str, str]] = {
@@ -671,7 +698,7 @@ def runtime_check_detail(what: str, facts: dict, path: tuple, axis: Optional[int
     if facts.get("expr") and what in ("dim", "broadcast"):
         detail += f" (`{facts['expr']}`)"
     if path:
-        detail = "in " + "".join(f"field {i} of " for i in reversed(path[1:])) + f"field {path[0]}, " + detail
+        detail = "in " + _path_phrase(path).removesuffix(" of ") + ", " + detail
     return detail
 
 
@@ -804,6 +831,16 @@ def runtime_not_callable(value: Any) -> str:
 def runtime_arity(expected: int, actual: int) -> str:
     """A call with the wrong number of arguments."""
     return f"the function takes {expected} argument{'s' if expected != 1 else ''}, but {actual} were given"
+
+
+def runtime_not_a_reference(form: str) -> str:
+    """`ref_read` or `ref_write` of something that is not a reference."""
+    return f"`{form}` needs a reference, but this is not one"
+
+
+def runtime_write_reason() -> str:
+    """Why a write through a reference is checked."""
+    return "a write through a reference is checked against the type its cell keeps"
 
 
 def runtime_bad_projection(index: int, value: Any) -> str:

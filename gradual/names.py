@@ -249,7 +249,7 @@ class _Resolver:
             elif self.current_def is not None:
                 self.res.calls[self.current_def].add(e.name)
         elif isinstance(e, ast.OpRef):
-            if e.name not in self.operators:
+            if e.name not in self.operators and e.name not in ast.REF_FORMS:
                 self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, self.operator_names)))
         elif isinstance(e, ast.TupleExpr):
             for f in e.fields:
@@ -266,6 +266,8 @@ class _Resolver:
             self.body(e.otherwise, dims, types, info)
         elif isinstance(e, ast.Fn):
             self.function(e, dims, types)
+        elif isinstance(e, ast.Block):
+            self.body(e.body, dims, types, info)
         elif isinstance(e, ast.Cast):
             self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)

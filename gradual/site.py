@@ -25,8 +25,8 @@ from .shapes.constraint import solve as solve_constraint
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
-    BOTTOM, DYN, DYN_DTYPE, ERROR, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType, FuncType,
-    TensorType, TupleType, Type, TypeVar, type_symbols,
+    BOTTOM, DYN, DYN_DTYPE, ERROR, REF_CONTENT, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType,
+    FuncType, RefType, TensorType, TupleType, Type, TypeVar, type_symbols,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -188,6 +188,13 @@ class ProtoTuple:
     fields: list
 
 
+@dataclass
+class ProtoRef:
+    """A signature's reference result before resolution."""
+
+    content: Any
+
+
 class _Opened:
     """An argument opened as a tensor/tuple view, with its type-variable bookkeeping."""
 
@@ -246,6 +253,10 @@ class CallSite(ShapeContext):
             return view
         if isinstance(t, TensorType):
             view = self._open_tensor(t, index, path, info)
+            self.opened[key] = _Opened(view)
+            return view
+        if isinstance(t, RefType):
+            view = _RefArg(index, path, self._open(t.content, index, path + (REF_CONTENT,), info))
             self.opened[key] = _Opened(view)
             return view
         if isinstance(t, BottomType):
@@ -323,6 +334,23 @@ class CallSite(ShapeContext):
             return view
         self.fail("not-a-tuple", arg=arg, expected=length)
         raise AssertionError("unreachable")
+
+    def expect_ref(self, arg: ArgView) -> ArgView:
+        """The contents of a reference argument (a `?` argument is checked to be one)."""
+        if isinstance(arg, _RefArg):
+            return arg.content
+        opened = self.opened.get((arg.index, arg.path))
+        if opened is None or not (opened.dynamic or opened.typevar is not None):
+            self.fail("not-a-reference", arg=arg)
+        if opened.typevar is not None:
+            content: Type = TypeVar()
+            self.solver.bind_type(opened.typevar, RefType(content))
+        else:
+            content = DYN
+            self.kind_checks[(arg.index, arg.path)] = "ref"
+        view = _RefArg(arg.index, arg.path, self._open(content, arg.index, arg.path + (REF_CONTENT,), self.arg_infos[arg.index]))
+        self._replace_view(arg, view)
+        return view.content
 
     def _replace_view(self, old: ArgView, new: ArgView) -> None:
         self.opened[(old.index, old.path)] = _Opened(new)
@@ -616,6 +644,10 @@ class CallSite(ShapeContext):
     def tuple(self, fields: Sequence[Any]) -> ProtoTuple:
         return ProtoTuple(list(fields))
 
+    def reference(self, content: Any) -> ProtoRef:
+        """A reference result (of a function whose signature returns one)."""
+        return ProtoRef(content)
+
     # running a rule -------------------------------------------------------------------------
     def run(self, rule: Callable[["CallSite"], Any]) -> SiteOutcome:
         """Run a rule or signature on this site and finalize (errors become diagnostics)."""
@@ -686,6 +718,8 @@ class CallSite(ShapeContext):
             return TensorType(dims, dtype, value)
         if isinstance(proto, ProtoTuple):
             return TupleType(tuple(self.resolve_result(f) for f in proto.fields))
+        if isinstance(proto, ProtoRef):
+            return RefType(self.resolve_result(proto.content))
         if isinstance(proto, Type):
             return proto
         raise TypeError(f"a shape rule returned {proto!r}")
@@ -705,6 +739,16 @@ class _FuncArg(ArgView):
     def __init__(self, index: int, path: tuple, t: FuncType) -> None:
         super().__init__(index, path)
         self.type = t
+
+
+class _RefArg(ArgView):
+    """A reference argument: the view of its contents."""
+
+    __slots__ = ("content",)
+
+    def __init__(self, index: int, path: tuple, content: ArgView) -> None:
+        super().__init__(index, path)
+        self.content = content
 
 
 class _CastBuilder:
@@ -780,6 +824,8 @@ class _CastBuilder:
         kind = self.site.kind_checks.get((index, path))
         opened = self.site.opened.get((index, path))
         view = opened.view if opened is not None else None
+        if opened is not None and opened.dynamic and kind is None and (index, path) not in self.site.rank_checks:
+            return DYN, False, None  # a `?` the call never looked inside
         if isinstance(view, TupleArg) and view.fields is not None:
             parts = [self._pattern(index, path + (i,), _field_type(t, i)) for i in range(len(view.fields))]
             verifies = kind is not None or any(p[1] for p in parts)
@@ -787,6 +833,10 @@ class _CastBuilder:
             return TupleType(tuple(p[0] for p in parts)), verifies, refined
         if isinstance(view, TensorArg):
             return self._tensor_pattern(index, path, t, view, kind is not None)
+        if isinstance(view, _RefArg):
+            content = t.content if isinstance(t, RefType) else DYN
+            inner, verifies, refined = self._pattern(index, path + (REF_CONTENT,), content)
+            return RefType(inner), verifies or kind is not None, RefType(refined or inner) if isinstance(t, RefType) else None
         return (t if isinstance(t, Type) else DYN), False, None
 
     def _tensor_pattern(self, index: int, path: tuple, t: Type, view: TensorArg, kind_check: bool) -> tuple:

@@ -161,6 +161,23 @@ def _cached_hash(t: Type, parts: Callable[[], tuple]) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class RefType(Type):
+    """`ref(T)`: a reference to a mutable cell that holds a T (Relay's RefType).
+
+    Invariant in T, and consistent with `ref(U)` when T is consistent with U. At runtime a
+    cell carries the type it must keep (monotonic references: see runtime/values.py)."""
+
+    content: Type
+    _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
+    _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, lambda: (self.content,))
+
+    __str__ = Type.__str__
+
+
+@dataclass(frozen=True, slots=True)
 class DynType(Type):
     """The dynamic type `?`; `from_error` marks a `?` that stands in after an error."""
 
@@ -189,6 +206,9 @@ class TypeVar(Type):
     def __repr__(self) -> str:
         return f"?{self.name}"
 
+
+#: the path element that stands for the contents of a reference (beside tuple field indices)
+REF_CONTENT = "ref"
 
 DYN = DynType()
 ERROR = DynType(from_error=True)
@@ -252,6 +272,10 @@ def _write_type(t: Type, out: list) -> None:
         _write_types(t.params, out)
         out.append(") -> ")
         _write_type(t.ret, out)
+    elif isinstance(t, RefType):
+        out.append("ref(")
+        _write_type(t.content, out)
+        out.append(")")
     elif isinstance(t, (DynType, TypeVar, BottomType)):
         out.append("?")
     else:
@@ -282,6 +306,9 @@ def map_dims(t: Type, fn: Callable[[Dimension], Dimension]) -> Type:
         return TupleType(tuple(map_dims(f, fn) for f in t.fields))
     if isinstance(t, FuncType):
         return FuncType(tuple(map_dims(p, fn) for p in t.params), map_dims(t.ret, fn), t.dim_params, t.dtype_params)
+    if isinstance(t, RefType):
+        content = map_dims(t.content, fn)
+        return t if content is t.content else RefType(content)
     return t
 
 
@@ -303,6 +330,9 @@ def map_dtypes(t: Type, fn: Callable[[DType], DType]) -> Type:
         return TupleType(tuple(map_dtypes(f, fn) for f in t.fields))
     if isinstance(t, FuncType):
         return FuncType(tuple(map_dtypes(p, fn) for p in t.params), map_dtypes(t.ret, fn), t.dim_params, t.dtype_params)
+    if isinstance(t, RefType):
+        content = map_dtypes(t.content, fn)
+        return t if content is t.content else RefType(content)
     return t
 
 
@@ -331,6 +361,8 @@ def _all_items(t: Type) -> Iterable[DimItem]:
         for p in t.params:
             yield from _all_items(p)
         yield from _all_items(t.ret)
+    elif isinstance(t, RefType):
+        yield from _all_items(t.content)
 
 
 def erase_symbols(t: Type, symbols: set[Symbol]) -> Type:
@@ -349,7 +381,7 @@ def erase_symbols(t: Type, symbols: set[Symbol]) -> Type:
 def is_ground(t: Type) -> bool:
     """No inference variable anywhere: no type variable, no dimension variable (in dims or
     values), no dtype variable of inference; signature markers (`*b`, `e|1`) count as
-    variables. Remembered by each tensor, tuple and function type, so asking about a type
+    variables. Remembered by each tensor, tuple, function and reference type, so asking about a type
     built from ground parts costs one step per new part."""
     if isinstance(t, TensorType):
         ground = t._closed
@@ -357,10 +389,10 @@ def is_ground(t: Type) -> bool:
             ground = _tensor_is_ground(t)
             object.__setattr__(t, "_closed", ground)
         return ground
-    if isinstance(t, (TupleType, FuncType)):
+    if isinstance(t, (TupleType, FuncType, RefType)):
         ground = t._ground
         if ground is None:
-            parts = t.fields if isinstance(t, TupleType) else t.params + (t.ret,)
+            parts = t.fields if isinstance(t, TupleType) else (t.content,) if isinstance(t, RefType) else t.params + (t.ret,)
             ground = all(is_ground(p) for p in parts)
             object.__setattr__(t, "_ground", ground)
         return ground
@@ -398,6 +430,8 @@ def is_static_type(t: Type) -> bool:
         return all(is_static_type(f) for f in t.fields)
     if isinstance(t, FuncType):
         return all(is_static_type(p) for p in t.params) and is_static_type(t.ret)
+    if isinstance(t, RefType):
+        return is_static_type(t.content)
     return False
 
 

@@ -21,7 +21,7 @@ from typing import Optional
 
 from .shapes import Dimension, Grade, Poly, Symbol
 from .shapes.poly import MAX_SIZE
-from .types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, TupleType, Type, TypeVar
+from .types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
 
 
 class SiteVar(DimVar):
@@ -334,6 +334,8 @@ class Solver:
             elif isinstance(item, FuncType):
                 stack.extend(item.params)
                 stack.append(item.ret)
+            elif isinstance(item, RefType):
+                stack.append(item.content)
         return False
 
 

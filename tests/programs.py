@@ -1196,6 +1196,364 @@ def op_tuple(b: Builder) -> Val:
     return b.bind([f"{t.text}.{i}"], (a, c)[i].dims)
 
 
+def op_reference(b: Builder) -> Val:
+    """A reference cell holding x, updated in place (directly, or by a closure, as Relay's
+    gradients do) with values of x's shape, then read: `let %r[: ref(T)] = ref(%x); ...`.
+    The annotation (a slot, so variants relax it) may leave dims `?`: writes through it are
+    then checked against the cell, and hold."""
+    x = b.pick()
+    name = b.fresh_name("r")
+    if b.draw.chance(40):
+        dims = tuple(d if d.form.is_exact and b.draw.chance(60) else Dim(d.value, DYNAMIC, d.outer) for d in x.dims)
+        slot = b.slot("cast", dims, x.dtype)
+        b.block.stmts.append([f"let %{name}: ref(", slot, f") = ref({x.text});"])
+    else:
+        b.block.stmts.append([f"let %{name} = ref({x.text});"])
+    update = "".join(b.call(b.draw.choice(["negative", "nn.relu", "copy"]), [f"ref_read(%{name})"]))
+    if b.draw.chance(50):
+        step = b.fresh_name("f")
+        b.block.stmts.append([f"let %{step} = fn () {{ ref_write(%{name}, add({update}, {x.text})) }};"])
+        b.block.stmts.append([f"let %{b.fresh_name('u')} = %{step}();"])
+        b.program.features.add("closure")
+    else:
+        b.block.stmts.append([f"let %{b.fresh_name('u')} = ref_write(%{name}, {update});"])
+    b.program.features.add("reference")
+    return b.bind([f"ref_read(%{name})"], x.dims, x.dtype)
+
+
+def op_like(b: Builder) -> Val:
+    """broadcast_to_like of a new parameter that broadcasts to x, collapse_sum_like of x to one,
+    slice_like of x to static dims it holds, or cast_like of x's int32 cast back to x."""
+    x = b.pick()
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        source = b.new_param(_broadcasting_to(b, x.dims), x.dtype)
+        return b.bind(b.call("broadcast_to_like", [source.text, x.text]), x.dims)
+    if kind == 1:
+        like = b.new_param(_broadcasting_to(b, x.dims), x.dtype)
+        return b.bind(b.call("collapse_sum_like", [x.text, like.text]), like.dims)
+    if kind == 2 and x.rank >= 1:
+        axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, x.rank))})
+        like_dims = [Dim.const(b.draw.int(1, d.value)) if i in axes and d.value >= 1 else d for i, d in enumerate(x.dims)]
+        like = b.new_param(like_dims, "int32", prefix="s")
+        dims = tuple(like_dims[i] if i in axes else d for i, d in enumerate(x.dims))
+        return b.bind(b.call("slice_like", [x.text, like.text], axes=axes), dims)
+    inner = "".join(b.call("cast", [x.text], dtype="int32"))
+    return b.bind(b.call("cast_like", [inner, x.text]), x.dims)
+
+
+def _broadcasting_to(b: Builder, dims: tuple) -> list:
+    """Dims that broadcast to `dims`: each aligned dim kept or 1, maybe fewer of them."""
+    kept = [d if b.draw.chance(60) else Dim.const(1) for d in dims]
+    return kept[b.draw.int(0, len(kept)):] if kept and b.draw.chance(25) else kept
+
+
+def op_sort(b: Builder) -> Val:
+    """sort, argsort (cast back to the float dtype) or dyn.topk with a literal k."""
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(-x.rank, x.rank - 1)
+    kind = b.draw.int(0, 2)
+    if kind == 0:
+        return b.bind(b.call("sort", [x.text], axis=axis, is_ascend=b.draw.chance(50)), x.dims)
+    if kind == 1:
+        order = "".join(b.call("argsort", [x.text], axis=axis, dtype="int32"))
+        return b.bind(b.call("cast_like", [order, x.text]), x.dims)
+    size = x.dims[axis].value
+    if size < 1:
+        return b.bind(b.call("sort", [x.text], axis=axis), x.dims)
+    k = b.draw.int(1, size)
+    dims = list(x.dims)
+    dims[axis] = Dim.const(k)
+    return b.bind(b.call("dyn.topk", [x.text, f"{k}i64"], axis=axis, ret_type="values"), tuple(dims))
+
+
+def op_reverse_reshape(b: Builder) -> Val:
+    """contrib_reverse_reshape keeping the last dim and merging the rest (codes read from the right)."""
+    x = b.pick(has_rank(2, 4))
+    return b.bind(b.call("contrib_reverse_reshape", [x.text], newshape=[-1, 0]),
+                  (dim_product(x.dims[:-1]), x.dims[-1]))
+
+
+QNN_UNARY = ["qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs",
+             "qnn.hardswish"]
+QNN_BINARY = ["qnn.add", "qnn.subtract", "qnn.mul"]
+
+
+def op_qnn(b: Builder) -> Val:
+    """x quantized to int8, through one quantized operator, dequantized and cast back to x's
+    dtype: requantize, a unary function, binary arithmetic, concatenate, dense or conv2d."""
+    x = b.pick()
+    q = "".join(b.call("qnn.quantize", [x.text, "0.5f", "1"], out_dtype="int8"))
+    params = ["0.5f", "1"]
+    kind = b.draw.int(0, 7)
+    dims = x.dims
+    if kind == 0:
+        inner = b.call("qnn.requantize", [q] + params + ["0.25f", "0"], out_dtype="int8")
+    elif kind == 1:
+        inner = [q]
+        for _ in range(3):
+            inner = b.call(b.draw.choice(QNN_UNARY), ["".join(inner)] + params * 2)
+    elif kind == 2:
+        inner = b.call(b.draw.choice(QNN_BINARY), [q, q] + params * 3)
+    elif kind == 3 and x.rank >= 1:
+        axis = b.draw.int(0, x.rank - 1)
+        inner = b.call("qnn.concatenate", [f"({q}, {q})", "(0.5f, 0.5f)", "(1, 1)"] + params, axis=axis)
+        dims = tuple(dim_scale(d, 2) if i == axis else d for i, d in enumerate(x.dims))
+    elif kind == 4 and 1 <= x.rank <= 3:
+        u = b.fresh(b.size())
+        w = b.new_param([u, x.dims[-1]], "int8")
+        inner = b.call("qnn.dense", [q, w.text, "1", "0", "0.5f", "0.5f"], out_dtype="int32")
+        inner = b.call("qnn.requantize", ["".join(inner), "0.25f", "0", "0.5f", "1"], out_dtype="int8")
+        dims = x.dims[:-1] + (u,)
+    elif kind >= 5 and x.rank == 4 and min(d.value for d in x.dims[2:]) >= 1:
+        n, c, h, w = x.dims
+        out_c = b.fresh(b.size(1, 3))
+        op, wdims, dims = "qnn.conv2d", [out_c, c, Dim.const(1), Dim.const(1)], (n, out_c, h, w)
+        if kind == 6:
+            op, wdims = "qnn.conv2d_transpose", [c, out_c, Dim.const(1), Dim.const(1)]
+        weight = b.new_param(wdims, "int8")
+        inner = b.call(op, [q, weight.text, "1", "0", "0.5f", "0.5f"], out_dtype="int32")
+        inner = b.call("qnn.requantize", ["".join(inner), "0.25f", "0", "0.5f", "1"], out_dtype="int8")
+    elif kind >= 5 and x.rank == 3:
+        m = b.fresh(b.size())
+        y = b.new_param([x.dims[0], m, x.dims[2]], "int8")
+        inner = b.call("qnn.batch_matmul", [q, y.text, "1", "0", "0.5f", "0.5f"], out_dtype="int32", transpose_b=True)
+        inner = b.call("qnn.requantize", ["".join(inner), "0.25f", "0", "0.5f", "1"], out_dtype="int8")
+        dims = (x.dims[0], x.dims[1], m)
+    else:
+        inner = b.call("qnn.requantize", [q] + params * 2, out_dtype="int8")
+    real = "".join(b.call("qnn.dequantize", ["".join(inner)] + params))
+    return b.bind(b.call("cast_like", [real, x.text]), dims, x.dtype)
+
+
+def op_upsampling(b: Builder) -> Val:
+    """nn.upsampling / nn.upsampling3d by whole scales (exact dims), or dyn.nn.upsampling by
+    scalar tensors (unknown dims)."""
+    if b.draw.chance(30):
+        x = volume(b, 3)
+        scales = [b.draw.int(1, 2) for _ in range(3)]
+        dims = x.dims[:2] + tuple(dim_scale(d, k) for d, k in zip(x.dims[2:], scales))
+        if b.program.allow_data_dependent and b.draw.chance(30):
+            b.program.data_dependent = True
+            unknown = x.dims[:2] + tuple(Dim(d.value, DYNAMIC, None) for d in dims[2:])
+            return b.bind(b.call("dyn.nn.upsampling3d", [x.text] + [f"{float(k)}f" for k in scales]), unknown)
+        return b.bind(b.call("nn.upsampling3d", [x.text], scale_d=float(scales[0]), scale_h=float(scales[1]),
+                             scale_w=float(scales[2])), dims)
+    x = image(b)
+    sh, sw = b.draw.int(1, 3), b.draw.int(1, 2)
+    dims = x.dims[:2] + (dim_scale(x.dims[2], sh), dim_scale(x.dims[3], sw))
+    if b.program.allow_data_dependent and b.draw.chance(30):
+        b.program.data_dependent = True
+        unknown = x.dims[:2] + tuple(Dim(d.value, DYNAMIC, None) for d in dims[2:])
+        return b.bind(b.call("dyn.nn.upsampling", [x.text, f"{float(sh)}f", f"{float(sw)}f"],
+                             method="bilinear"), unknown)
+    method = b.draw.choice(["nearest_neighbor", "bilinear", "bicubic"])
+    return b.bind(b.call("nn.upsampling", [x.text], scale_h=float(sh), scale_w=float(sw), method=method), dims)
+
+
+def op_blocks(b: Builder) -> Val:
+    """layout_transform to NHWC and back, depth_to_space or space_to_depth (Relay's floor)."""
+    x = image(b)
+    n, c, h, w = x.dims
+    kind = b.draw.int(0, 2)
+    if kind == 0:
+        inner = "".join(b.call("layout_transform", [x.text], src_layout="NCHW", dst_layout="NHWC"))
+        return b.bind(b.call("layout_transform", [inner], src_layout="NHWC", dst_layout="NCHW"), x.dims)
+    k = b.draw.int(1, 2)
+    if kind == 1:
+        dims = (n, lift(lambda v: v // (k * k), c), dim_scale(h, k), dim_scale(w, k))
+        return b.bind(b.call("nn.depth_to_space", [x.text], block_size=k, mode=b.draw.choice(["DCR", "CRD"])), dims)
+    dims = (n, dim_scale(c, k * k), lift(lambda v: v // k, h), lift(lambda v: v // k, w))
+    return b.bind(b.call("nn.space_to_depth", [x.text], block_size=k), dims)
+
+
+def op_matrix(b: Builder) -> Val:
+    """matrix_set_diag of a matrix (or batch of them) with static sizes, or nll_loss against
+    argmax's classes."""
+    x = b.pick(lambda v: v.rank >= 2 and v.dims[-1].form.is_static and v.dims[-2].form.is_static,
+               lambda: b.new_param([b.fresh(b.size())] + [Dim.const(b.size()) for _ in range(2)]))
+    if b.draw.chance(50) and x.rank == 2:
+        weights = b.new_param([x.dims[1]])
+        classes = "".join(b.call("argmax", [x.text], axis=[1]))
+        return b.bind(b.call("nn.nll_loss", [x.text, classes, weights.text], reduction="none"), (x.dims[0],))
+    m, n = x.dims[-2].value, x.dims[-1].value
+    diagonal = b.new_param(list(x.dims[:-2]) + [Dim.const(min(m, n))])
+    return b.bind(b.call("matrix_set_diag", [x.text, diagonal.text]), x.dims)
+
+
+def op_sparse(b: Builder) -> Val:
+    """The sparse operators on the coordinates of every element (argwhere of ones): sparse_to_dense
+    back to the dense shape, sparse_reshape to a vector, sparse_fill_empty_rows, unravel_index."""
+    x = b.pick(has_rank(1, 2))
+    b.program.data_dependent = True
+    coords = "".join(b.call("argwhere", ["".join(b.call("ones_like", [x.text]))]))
+    shape = "".join(b.call("shape_of", [x.text]))
+    total = dim_product(x.dims)
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        flat = "".join(b.call("reshape", [x.text], newshape=[-1]))
+        if all(d.form.is_static for d in x.dims) and b.draw.chance(50):
+            dense = "".join(b.call("sparse_to_dense", [coords, flat, "0f"], output_shape=[d.value for d in x.dims]))
+        else:
+            dense = "".join(b.call("dyn.sparse_to_dense", [coords, flat, "0f", shape]))
+        return b.bind(b.call("cast_like", [dense, x.text]), x.dims)
+    if kind == 1:
+        vector = "".join(b.call("shape_of", ["".join(b.call("reshape", [x.text], newshape=[-1]))]))
+        parts = b.bind(b.call("sparse_reshape", [coords, shape, vector]), None, fields=())
+        return b.bind(b.call("cast", [f"{parts.text}.1"], dtype=b.dtype), (Dim.const(1),))
+    if kind == 2 and x.rank == 2:
+        values = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
+        parts = b.bind(b.call("sparse_fill_empty_rows", [coords, values, shape, "ones(shape=[1])"]), None, fields=())
+        b.program.ops.append("ones")
+        return b.bind(b.call("cast", [f"{parts.text}.1"], dtype=b.dtype), (Dim(total.value, DYNAMIC, None),))
+    index = "".join(b.call("reshape", [coords], newshape=[-1]))
+    out = "".join(b.call("unravel_index", [index, shape]))
+    return b.bind(b.call("cast", [out], dtype=b.dtype), (Dim.const(x.rank), Dim(total.value * x.rank, DYNAMIC, None)))
+
+
+def op_dyn_window(b: Builder) -> Val:
+    """dyn.strided_slice over the whole of x, or dyn.nn.pad by zeros: tensors the checker cannot
+    read, so every dim is unknown until the run."""
+    x = b.pick(has_rank(1, 3))
+    b.program.data_dependent = True
+    unknown = tuple(Dim(d.value, DYNAMIC, None) for d in x.dims)
+    if b.draw.chance(50):
+        begin = "".join(b.call("zeros", [], shape=[x.rank], dtype="int64"))
+        step = "".join(b.call("ones", [], shape=[x.rank], dtype="int64"))
+        end = "".join(b.call("shape_of", [x.text]))
+        return b.bind(b.call("dyn.strided_slice", [x.text, begin, end, step]), unknown)
+    widths = "".join(b.call("zeros", [], shape=[x.rank, 2], dtype="int64"))
+    return b.bind(b.call("dyn.nn.pad", [x.text, widths, "0f"]), unknown)
+
+
+def op_dyn_attrs(b: Builder) -> Val:
+    """dyn.tile, dyn.squeeze and dyn.one_hot with their tensor operand a shape value (of a
+    constant, or of x): known values give the static operator's dims; x's own symbolic dims as
+    tile repeats give unknown ones (data-dependent)."""
+    x = b.pick(lambda v: 1 <= v.rank <= 3 and v.dtype == b.dtype)
+    kind = b.draw.int(0, 2)
+    if kind == 0 and b.program.allow_data_dependent and b.draw.chance(50):
+        b.program.data_dependent = True
+        reps = "".join(b.call("shape_of", [x.text]))
+        dims = tuple(Dim(d.value * d.value, DYNAMIC, None) for d in x.dims)
+        return b.bind(b.call("dyn.tile", [x.text, reps]), dims)
+    if kind == 0:
+        reps = "".join(b.call("shape_of", ["".join(b.call("zeros", [], shape=[1] * x.rank))]))
+        return b.bind(b.call("dyn.tile", [x.text, reps]), x.dims)
+    if kind == 1:
+        wide = "".join(b.call("expand_dims", [x.text], axis=0))
+        axes = "".join(b.call("shape_of", ["".join(b.call("zeros", [], shape=[0]))]))
+        return b.bind(b.call("dyn.squeeze", [wide, axes]), x.dims)
+    j = b.fresh(b.size())
+    idx = b.new_param([j], "int32", prefix="i")
+    axis = b.draw.int(0, x.rank - 1)
+    depth = "".join(b.call("take", ["".join(b.call("shape_of", [x.text])), f"{axis}i64"], axis=0))
+    return b.bind(b.call("dyn.one_hot", [idx.text, "1f", "0f", depth], dtype=FLOAT), (j, x.dims[axis]), FLOAT)
+
+
+def op_bits(b: Builder) -> Val:
+    """reinterpret to int32 and back, or fixed_point_multiply of an int32 cast (cast back)."""
+    x = b.pick(lambda v: v.dtype == FLOAT)
+    if b.draw.chance(50):
+        bits = "".join(b.call("reinterpret", [x.text], dtype="int32"))
+        return b.bind(b.call("reinterpret", [bits], dtype=FLOAT), x.dims, FLOAT)
+    whole = "".join(b.call("cast", [x.text], dtype="int32"))
+    scaled = "".join(b.call("fixed_point_multiply", [whole], multiplier=1073741824, shift=b.draw.int(-2, 2)))
+    return b.bind(b.call("cast", [scaled], dtype=FLOAT), x.dims, FLOAT)
+
+
+def op_annotation(b: Builder) -> Val:
+    """annotation.checkpoint / stop_fusion of x, or of a pair, projected."""
+    x = b.pick()
+    op = b.draw.choice(["annotation.checkpoint", "annotation.stop_fusion"])
+    if b.draw.chance(50):
+        y = b.pick()
+        pair = "".join(b.call(op, [f"({y.text}, {x.text})"]))
+        return b.bind([f"{pair}.1"], x.dims, x.dtype)
+    return b.bind(b.call(op, [x.text]), x.dims, x.dtype)
+
+
+def op_relay_nn(b: Builder) -> Val:
+    """nn.prelu (alpha along axis 1), nn.lrn, nn.l2_normalize, sequence_mask (valid lengths
+    along the batch dim), or nn.cross_entropy(_with_logits) of two (batch, classes) values."""
+    x = b.pick(lambda v: 2 <= v.rank <= 4 and v.dtype == b.dtype, lambda: b.fresh_param(b.draw.int(2, 4)))
+    kind = b.draw.int(0, 4)
+    if kind == 0:
+        alpha = b.new_param([x.dims[1]], x.dtype)
+        return b.bind(b.call("nn.prelu", [x.text, alpha.text]), x.dims)
+    if kind == 1:
+        return b.bind(b.call("nn.lrn", [x.text], size=b.draw.int(1, 3), axis=1), x.dims)
+    if kind == 2:
+        return b.bind(b.call("nn.l2_normalize", [x.text], eps=0.001, axis=[x.rank - 1]), x.dims)
+    if kind == 3:
+        axis = b.draw.int(0, 1)
+        lengths = b.new_param([x.dims[1 - axis]], "int32", prefix="i")
+        return b.bind(b.call("sequence_mask", [x.text, lengths.text], axis=axis), x.dims)
+    flat = b.bind(b.call("reshape", [x.text], newshape=[0, -1]), (x.dims[0], dim_product(x.dims[1:])), plain=True)
+    targets = b.new_param(flat.dims, x.dtype)
+    op = b.draw.choice(["nn.cross_entropy", "nn.cross_entropy_with_logits"])
+    return b.bind(b.call(op, [flat.text, targets.text]), ())
+
+
+def op_conv_gradients(b: Builder) -> Val:
+    """nn.conv2d_backward_weight of a 1 x 1 convolution, or nn.deformable_conv2d with 1 x 1
+    taps moved by new offsets."""
+    x = image(b)
+    n, c, h, w = x.dims
+    out_c = b.fresh(b.size(1, 3))
+    if b.draw.chance(50):
+        grad = b.new_param([n, out_c, h, w])
+        return b.bind(b.call("nn.conv2d_backward_weight", [grad.text, x.text], kernel_size=[1, 1]),
+                      (out_c, c, Dim.const(1), Dim.const(1)))
+    offset = b.new_param([n, Dim.const(2), h, w])
+    weight = b.new_param([out_c, c, Dim.const(1), Dim.const(1)])
+    return b.bind(b.call("nn.deformable_conv2d", [x.text, offset.text, weight.text], kernel_size=[1, 1]),
+                  (n, out_c, h, w))
+
+
+SPATIAL_LETTERS = {1: "W", 3: "DHW"}
+
+
+def volume(b: Builder, k: int, lo: int = 1) -> Val:
+    """A value of rank 2 + k (NCW or NCDHW) with spatial dims of at least `lo`."""
+    return b.pick(lambda v: v.rank == 2 + k and all(d.value >= lo for d in v.dims[2:]),
+                  lambda: b.new_param([b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3))]
+                                      + [b.fresh(b.size(lo, lo + 2)) for _ in range(k)]))
+
+
+def op_conv_nd(b: Builder) -> Val:
+    """nn.conv1d / nn.conv3d (or their transposes) with a new weight."""
+    k = b.draw.choice([1, 3])
+    x = volume(b, k)
+    n, c, sizes = x.dims[0], x.dims[1], x.dims[2:]
+    out_c = b.fresh(b.size(1, 3))
+    stride = b.draw.int(1, 2)
+    kernel = [b.draw.int(1, 2) for _ in range(k)]
+    if b.draw.chance(40):
+        weight = b.new_param([c, out_c] + [Dim.const(kk) for kk in kernel])
+        grown = tuple(lift(lambda s, kk=kk: (s - 1) * stride + kk, d) for d, kk in zip(sizes, kernel))
+        return b.bind(b.call(f"nn.conv{k}d_transpose", [x.text, weight.text], strides=[stride]), (n, out_c) + grown)
+    weight = b.new_param([out_c, c] + [Dim.const(kk) for kk in kernel])
+    pad = 1 if any(kk > d.value for kk, d in zip(kernel, sizes)) else b.draw.int(0, 1)
+    out = tuple(window(d, kk, 2 * pad, stride, 1) for d, kk in zip(sizes, kernel))
+    return b.bind(b.call(f"nn.conv{k}d", [x.text, weight.text], strides=[stride], padding=[pad]), (n, out_c) + out)
+
+
+def op_pool_nd(b: Builder) -> Val:
+    """1-D / 3-D max, average or adaptive pooling."""
+    k = b.draw.choice([1, 3])
+    x = volume(b, k, 2)
+    kind = b.draw.choice(["max", "avg", "adaptive_avg", "adaptive_max"])
+    if kind.startswith("adaptive"):
+        size = [b.draw.int(1, 3) for _ in range(k)]
+        return b.bind(b.call(f"nn.{kind}_pool{k}d", [x.text], output_size=size),
+                      x.dims[:2] + tuple(Dim.const(v) for v in size))
+    size = b.draw.int(1, min(d.value for d in x.dims[2:]))
+    stride = b.draw.int(1, 2)
+    dims = x.dims[:2] + tuple(window(d, size, 0, stride, 1) for d in x.dims[2:])
+    return b.bind(b.call(f"nn.{kind}_pool{k}d", [x.text], pool_size=[size], strides=[stride]), dims)
+
+
 # language features ------------------------------------------------------------------------------------
 class Inline:
     """A closure as a piece of a statement: `fn (params) { body }`, rendered from its builder."""
@@ -1327,7 +1685,11 @@ OPERATORS: list = [
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
-    (op_variance, 1, ""), (op_gather, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (op_like, 1, ""),
+    (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (op_qnn, 2, ""),
+    (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
+    (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
+    (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import sys
 from pathlib import Path
@@ -32,7 +33,7 @@ if str(HERE.parent) not in sys.path:
 
 import gradual  # noqa: E402
 from gradual import diagnostics as codes  # noqa: E402
-from gradual.types import DynType, FuncType, TensorType, TupleType, Type  # noqa: E402
+from gradual.types import DynType, FuncType, RefType, TensorType, TupleType, Type  # noqa: E402
 
 DATA = HERE / "data" / "relay"
 CORPUS = DATA / "corpus.jsonl"
@@ -67,8 +68,10 @@ def load_outcomes(path: Path = OUTCOMES) -> dict[str, str]:
     return json.loads(path.read_text(encoding="utf-8"))["outcomes"]
 
 
+@functools.lru_cache(maxsize=None)
 def relay_type(text: str) -> Optional[Type]:
-    """Relay's printed type read with gradual's own annotation syntax (None if unreadable)."""
+    """Relay's printed type read with gradual's own annotation syntax (None if unreadable);
+    remembered, since most types repeat."""
     result = gradual.check(f"def @relay_type(%t: {text}) {{ %t }}")
     if result.errors:
         return None
@@ -115,6 +118,8 @@ def compare_types(relay: Type, mine: Type) -> str:
             return "disagree"
         pairs = list(zip(relay.params, mine.params)) + [(relay.ret, mine.ret)]
         return _worst(compare_types(r, m) for r, m in pairs)
+    if isinstance(relay, RefType) and isinstance(mine, RefType):
+        return compare_types(relay.content, mine.content)
     if type(relay) is type(mine) and str(relay) == str(mine):
         return "equal"
     return "disagree"

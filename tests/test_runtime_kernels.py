@@ -20,6 +20,7 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 from gradual.ops.registry import KERNELS, default_registry
 from gradual.runtime import kernels  # noqa: F401  (registers the kernels)
 from gradual.runtime.errors import RunFailure
+from gradual.runtime.kernels.conv import unlayout
 from gradual.runtime.operators import run_operator
 from gradual.syntax.source import generated_span
 
@@ -47,6 +48,16 @@ strided_slice subtract sum take tanh tile topk transpose unique where zeros zero
 sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 trunc fast_exp fast_tanh fast_erf
 isnan isinf isfinite bitwise_not floor_mod trunc_divide trunc_mod bitwise_and bitwise_or bitwise_xor
 left_shift right_shift logical_xor all any variance image.resize1d image.resize3d gather gather_nd
+cast_like collapse_sum_like broadcast_to_like slice_like contrib_reverse_reshape sort argsort dyn.topk
+nn.conv1d nn.conv3d nn.conv1d_transpose nn.conv3d_transpose nn.max_pool1d nn.max_pool3d nn.avg_pool1d
+nn.avg_pool3d nn.adaptive_avg_pool1d nn.adaptive_max_pool1d nn.adaptive_avg_pool3d nn.adaptive_max_pool3d
+qnn.quantize qnn.dequantize qnn.requantize qnn.conv2d qnn.conv2d_transpose qnn.dense qnn.batch_matmul qnn.add
+qnn.subtract qnn.mul qnn.sqrt qnn.rsqrt qnn.exp qnn.erf qnn.sigmoid qnn.tanh qnn.log qnn.abs qnn.hardswish
+qnn.concatenate nn.upsampling nn.upsampling3d dyn.nn.upsampling dyn.nn.upsampling3d layout_transform
+nn.depth_to_space nn.space_to_depth matrix_set_diag sparse_to_dense dyn.sparse_to_dense sparse_reshape
+sparse_fill_empty_rows unravel_index dyn.strided_slice dyn.nn.pad nn.nll_loss nn.conv2d_backward_weight
+nn.deformable_conv2d dyn.squeeze dyn.tile dyn.one_hot reinterpret fixed_point_multiply annotation.checkpoint
+annotation.stop_fusion nn.prelu nn.lrn nn.l2_normalize sequence_mask nn.cross_entropy nn.cross_entropy_with_logits
 """.split())
 
 
@@ -170,6 +181,27 @@ def _where(draw: Draw) -> tuple:
     return [array(draw, c, cond_dtype), array(draw, x), array(draw, y)], {}
 
 
+@generator("reinterpret")
+def _reinterpret(draw: Draw) -> tuple:
+    source, target = draw(st.sampled_from((("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "uint64"),
+                                            ("float16", "int16"), ("int8", "uint8"), ("float32", "float32"))))
+    return [array(draw, draw(shapes()), source)], {"dtype": target}
+
+
+@generator("fixed_point_multiply")
+def _fixed_point_multiply(draw: Draw) -> tuple:
+    data = np.asarray(array(draw, draw(shapes()), "int32") * draw(st.integers(1, 1000))).astype("int32")
+    return [data], {"multiplier": draw(st.integers(1, 2**31 - 1)), "shift": draw(st.integers(-31, 8))}
+
+
+@generator("annotation.checkpoint", "annotation.stop_fusion")
+def _annotation(draw: Draw) -> tuple:
+    value = array(draw, draw(shapes()), any_dtype(draw))
+    if draw(st.booleans()):
+        value = (value, (array(draw, draw(shapes())),))
+    return [value], {}
+
+
 # creation and data ------------------------------------------------------------------------------
 @generator("zeros", "ones")
 def _static_creation(draw: Draw) -> tuple:
@@ -227,6 +259,20 @@ def _topk(draw: Draw) -> tuple:
                                   "is_ascend": draw(st.booleans()), "dtype": draw(st.sampled_from(INTS))}
 
 
+@generator("dyn.topk")
+def _dyn_topk(draw: Draw) -> tuple:
+    (data,), attrs = _topk(draw)
+    k = np.array(attrs.pop("k"), draw(st.sampled_from(INTS))).reshape(draw(st.sampled_from(((), (1,)))))
+    return [data, k], attrs
+
+
+@generator("sort", "argsort")
+def _sort(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    return [array(draw, shape, any_dtype(draw))], {"axis": draw(st.integers(-len(shape), len(shape) - 1)),
+                                                   "is_ascend": draw(st.booleans()), "dtype": draw(st.sampled_from(INTS))}
+
+
 @generator("take")
 def _take(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
@@ -245,6 +291,12 @@ def _one_hot(draw: Draw) -> tuple:
     indices = np.asarray(np.abs(array(draw, shape, "int32")) % (depth + 1))
     return [indices, np.array(1.0, "float32"), np.array(0.0, "float32")], {
         "depth": depth, "axis": draw(st.integers(-len(shape) - 1, len(shape))), "dtype": draw(st.sampled_from(FLOATS + INTS))}
+
+
+@generator("dyn.one_hot")
+def _dyn_one_hot(draw: Draw) -> tuple:
+    args, attrs = _one_hot(draw)
+    return args + [np.array(attrs.pop("depth"), draw(st.sampled_from(INTS)))], attrs
 
 
 @generator("strided_slice")
@@ -325,6 +377,15 @@ def _reshape(draw: Draw) -> tuple:
     return [array(draw, shape, dtype)], {"newshape": newshape, "allowzero": False}
 
 
+@generator("contrib_reverse_reshape")
+def _reverse_reshape(draw: Draw) -> tuple:
+    (data,), attrs = _reshape(draw)
+    codes = [c for c in attrs["newshape"] if c >= -1] if -4 in attrs["newshape"] or -3 in attrs["newshape"] else attrs["newshape"]
+    if codes != attrs["newshape"]:
+        codes = [-1]
+    return [data], {"newshape": codes[::-1]}
+
+
 @generator("dyn.reshape")
 def _dyn_reshape(draw: Draw) -> tuple:
     (data,), attrs = _reshape(draw)
@@ -363,6 +424,13 @@ def _squeeze(draw: Draw) -> tuple:
     return [array(draw, shape, dtype)], {"axis": axis}
 
 
+@generator("dyn.squeeze")
+def _dyn_squeeze(draw: Draw) -> tuple:
+    (data,), attrs = _squeeze(draw)
+    axes = attrs["axis"] if attrs["axis"] is not None else [i for i, d in enumerate(data.shape) if d == 1]
+    return [data, np.array(axes, draw(st.sampled_from(INTS))).reshape(-1)], {}
+
+
 @generator("reverse")
 def _reverse(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
@@ -382,6 +450,35 @@ def _broadcast_to(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
     source, target = _broadcast_target(draw)
     return [array(draw, source, dtype)], {"shape": list(target)}
+
+
+@generator("broadcast_to_like")
+def _broadcast_to_like(draw: Draw) -> tuple:
+    dtype = any_dtype(draw)
+    source, target = _broadcast_target(draw)
+    return [array(draw, source, dtype), array(draw, target, dtype)], {}
+
+
+@generator("collapse_sum_like")
+def _collapse_sum_like(draw: Draw) -> tuple:
+    dtype = any_dtype(draw)
+    source, target = _broadcast_target(draw)
+    return [array(draw, target, dtype), array(draw, source, dtype)], {}
+
+
+@generator("slice_like")
+def _slice_like(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    like = tuple(draw(st.integers(1, d)) for d in shape[:draw(st.integers(1, len(shape)))])
+    axes = draw(st.none() | st.lists(st.integers(-len(like), len(like) - 1).map(lambda a: a % len(like)),
+                                     min_size=1, max_size=len(like), unique=True))
+    return [array(draw, shape, any_dtype(draw)), array(draw, like, draw(st.sampled_from(INTS)))], {"axes": axes}
+
+
+@generator("cast_like")
+def _cast_like(draw: Draw) -> tuple:
+    like = np.zeros(draw(shapes(rank_hi=2)), draw(st.sampled_from(("float32", "int32", "int64", "float16", "bool", "int8"))))
+    return [array(draw, draw(shapes()), draw(st.sampled_from(INTS + FLOATS))), like], {}
 
 
 @generator("dyn.broadcast_to")
@@ -430,6 +527,12 @@ def _tile(draw: Draw) -> tuple:
     return [array(draw, draw(shapes()))], {"reps": draw(st.lists(st.integers(0, 3), max_size=4))}
 
 
+@generator("dyn.tile")
+def _dyn_tile(draw: Draw) -> tuple:
+    (data,), attrs = _tile(draw)
+    return [data, np.array(attrs["reps"], draw(st.sampled_from(INTS))).reshape(-1)], {}
+
+
 @generator("repeat")
 def _repeat(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
@@ -471,6 +574,43 @@ def _bias_add(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     return [array(draw, shape), array(draw, (shape[axis],))], {"axis": axis}
+
+
+@generator("nn.prelu")
+def _prelu(draw: Draw) -> tuple:
+    (data, alpha), attrs = _bias_add(draw)
+    return [data, alpha], attrs
+
+
+@generator("nn.lrn")
+def _lrn(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    return [array(draw, shape)], {"size": draw(st.integers(1, 6)), "axis": draw(st.integers(-len(shape), len(shape) - 1)),
+                                  "bias": draw(st.floats(0.5, 2)), "alpha": draw(st.floats(0, 1)), "beta": draw(st.floats(0, 1))}
+
+
+@generator("nn.l2_normalize")
+def _l2_normalize(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    axes = draw(st.none() | st.lists(st.integers(0, len(shape) - 1), unique=True))
+    return [array(draw, shape)], {"eps": draw(st.sampled_from((1e-3, 1e-12))), "axis": axes}
+
+
+@generator("sequence_mask")
+def _sequence_mask(draw: Draw) -> tuple:
+    time, batch = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    axis = draw(st.sampled_from((0, 1)))
+    leading = (time, batch) if axis == 0 else (batch, time)
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    lengths = rng.integers(0, time + 2, size=(batch,)).astype(draw(st.sampled_from(INTS)))
+    return [array(draw, leading + draw(shapes(rank_hi=2))), lengths], {"mask_value": draw(st.floats(-2, 2)), "axis": axis}
+
+
+@generator("nn.cross_entropy", "nn.cross_entropy_with_logits")
+def _cross_entropy(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=2, rank_hi=2))
+    dtype = draw(st.sampled_from(FLOATS))
+    return [positive(draw, shape, dtype), positive(draw, shape, dtype)], {}
 
 
 @generator("nn.softmax", "nn.log_softmax")
@@ -516,92 +656,117 @@ def _pad(draw: Draw) -> tuple:
     return [array(draw, shape), np.array(0.5, "float32")], {"pad_width": widths, "pad_mode": mode}
 
 
-LAYOUTS = (("NCHW", "OIHW"), ("NHWC", "HWIO"), ("NHWC", "OIHW"), ("NCHW", "OHWI"))
+SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+DATA_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC", "NCHW2c"), 3: ("NCDHW", "NDHWC")}
+KERNEL_LAYOUTS = {1: ("OIW", "WIO"), 2: ("OIHW", "HWIO", "OHWI", "OIHW2o"), 3: ("OIDHW", "DHWIO")}
 
 
-def _in_layout(shape: tuple, layout: str, canonical: str) -> tuple:
-    by_letter = dict(zip(canonical, shape))
-    return tuple(by_letter[c] for c in layout)
+def _laid_out(draw: Draw, shape: tuple, canonical: str, layout: str) -> np.ndarray:
+    """A random array of a canonical shape (`NCHW` order) stored in `layout` (maybe packed)."""
+    return unlayout(array(draw, shape), canonical, layout)
 
 
-def _window_attrs(draw: Draw, size: tuple, kernel: tuple) -> dict:
-    strides = draw(st.sampled_from(([1], [2], [1, 2], [2, 1])))
-    dilation = draw(st.sampled_from(([1], [1, 1], [2], [1, 2])))
-    padding = draw(st.sampled_from(([0], [1], [0, 1], [1, 0, 0, 2], [2, 1, 0, 1])))
-    return {"strides": strides, "dilation": dilation, "padding": padding}
+def _packed(layout: str) -> int:
+    """The factor a layout packs a dim by (1 when it packs none)."""
+    digits = "".join(c for c in layout if c.isdigit())
+    return int(digits) if digits else 1
+
+
+def _window_attrs(draw: Draw, k: int) -> dict:
+    def values(lo: int, hi: int, counts: tuple) -> list:
+        return draw(st.lists(st.integers(lo, hi), min_size=1, max_size=max(counts)).filter(lambda v: len(v) in counts))
+
+    return {"strides": values(1, 2, (1, k)), "dilation": values(1, 2, (1, k)), "padding": values(0, 2, (1, k, 2 * k))}
+
+
+def _pads(padding: list, k: int) -> list:
+    if len(padding) == 1:
+        return [padding[0] * 2] * k
+    if len(padding) == k and k != 1:
+        return [2 * p for p in padding]
+    return [b + a for b, a in zip(padding[:k], padding[k:])]
 
 
 def _fits(size: tuple, kernel: tuple, attrs: dict) -> bool:
-    pad = attrs["padding"] * 4 if len(attrs["padding"]) == 1 else attrs["padding"] * 2 if len(attrs["padding"]) == 2 else attrs["padding"]
-    dil = attrs["dilation"] * 2 if len(attrs["dilation"]) == 1 else attrs["dilation"]
-    return all(s + p0 + p1 >= (k - 1) * d + 1 for s, k, d, p0, p1 in zip(size, kernel, dil, pad[:2], pad[2:]))
+    k = len(size)
+    dil = attrs["dilation"] * k if len(attrs["dilation"]) == 1 else attrs["dilation"]
+    return all(s + p >= (kk - 1) * d + 1 for s, kk, d, p in zip(size, kernel, dil, _pads(attrs["padding"], k)))
 
 
-@generator("nn.conv2d")
-def _conv2d(draw: Draw) -> tuple:
-    layout, kernel_layout = draw(st.sampled_from(LAYOUTS))
+def _conv(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout, kernel_layout = draw(st.sampled_from(DATA_LAYOUTS[k])), draw(st.sampled_from(KERNEL_LAYOUTS[k]))
+    out_layout = draw(st.sampled_from(("",) + DATA_LAYOUTS[k]))
     groups = draw(st.sampled_from((1, 2)))
-    n, h, w = draw(st.integers(1, 2)), draw(st.integers(3, 7)), draw(st.integers(3, 7))
-    c, o = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 3))
-    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    attrs = _window_attrs(draw, (h, w), (kh, kw))
-    attrs.update(groups=groups, data_layout=layout, kernel_layout=kernel_layout, out_layout=draw(st.sampled_from(("", "NCHW", "NHWC"))))
-    if not _fits((h, w), (kh, kw), attrs):
+    n, sizes = draw(st.integers(1, 2)), tuple(draw(st.integers(3, 6)) for _ in spatial)
+    c = groups * _packed(layout) * draw(st.integers(1, 2))
+    o = groups * _packed(kernel_layout) * _packed(out_layout or layout) * draw(st.integers(1, 2))
+    kernel = tuple(draw(st.integers(1, 3)) for _ in spatial)
+    attrs = _window_attrs(draw, k)
+    attrs.update(groups=groups, data_layout=layout, kernel_layout=kernel_layout, out_layout=out_layout)
+    if not _fits(sizes, kernel, attrs):
         attrs["padding"] = [4]
-    data = array(draw, _in_layout((n, c, h, w), layout, "NCHW"))
-    weight = array(draw, _in_layout((o, c // groups, kh, kw), kernel_layout, "OIHW"))
+    data = _laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)
+    weight = _laid_out(draw, (o, c // groups) + kernel, "OI" + spatial, kernel_layout)
     return [data, weight], attrs
 
 
-@generator("nn.conv2d_transpose")
-def _conv2d_transpose(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+def _conv_transpose(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout = draw(st.sampled_from(DATA_LAYOUTS[k][:2]))
     groups = draw(st.sampled_from((1, 2)))
-    n, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    n, sizes = draw(st.integers(1, 2)), tuple(draw(st.integers(1, 4)) for _ in spatial)
     c, og = groups * draw(st.integers(1, 2)), draw(st.integers(1, 3))
-    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    strides = draw(st.sampled_from(([1], [2], [2, 1])))
-    attrs = {"strides": strides, "dilation": draw(st.sampled_from(([1], [2]))), "padding": draw(st.sampled_from(([0], [1, 0])) ),
-             "output_padding": [0] if max(strides) == 1 else draw(st.sampled_from(([0], [1, 0]))),
-             "groups": groups, "data_layout": layout, "kernel_layout": "IOHW", "out_layout": draw(st.sampled_from(("", "NHWC")))}
-    pads = attrs["padding"] * 4 if len(attrs["padding"]) == 1 else attrs["padding"] * 2
-    dil = attrs["dilation"][0]
-    if min((h - 1) * strides[0] + (kh - 1) * dil + 1 - pads[0] - pads[2],
-           (w - 1) * strides[-1] + (kw - 1) * dil + 1 - pads[1] - pads[3]) < 1:
+    kernel = tuple(draw(st.integers(1, 3)) for _ in spatial)
+    stride = draw(st.integers(1, 2))
+    attrs = {"strides": [stride], "dilation": [draw(st.integers(1, 2))], "padding": [draw(st.integers(0, 1))],
+             "output_padding": [draw(st.integers(0, stride - 1))], "groups": groups, "data_layout": layout,
+             "kernel_layout": "IO" + spatial, "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2]))}
+    grown = [(s - 1) * stride + (kk - 1) * attrs["dilation"][0] + 1 + attrs["output_padding"][0] for s, kk in zip(sizes, kernel)]
+    if min(grown) - 2 * attrs["padding"][0] < 1:
         attrs["padding"] = [0]
-    data = array(draw, _in_layout((n, c, h, w), layout, "NCHW"))
-    return [data, array(draw, (c, og, kh, kw))], attrs
+    data = _laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)
+    return [data, array(draw, (c, og) + kernel)], attrs
 
 
-@generator("nn.max_pool2d", "nn.avg_pool2d")
-def _pool2d(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(2, 7)), draw(st.integers(2, 7))
-    pool = draw(st.sampled_from(([1], [2], [3], [2, 3])))
-    attrs = _window_attrs(draw, (h, w), tuple(pool * 2 if len(pool) == 1 else pool))
-    kernel = tuple(pool * 2 if len(pool) == 1 else pool)
-    attrs["padding"] = [min(p, k - 1) for p, k in zip(attrs["padding"], kernel * 2)][:len(attrs["padding"])]
-    if not _fits((h, w), kernel, attrs):
+def _pool(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout = draw(st.sampled_from(DATA_LAYOUTS[k]))
+    n, c = draw(st.integers(1, 2)), _packed(layout) * draw(st.integers(1, 3))
+    sizes = tuple(draw(st.integers(2, 6)) for _ in spatial)
+    pool = draw(st.lists(st.integers(1, 3), min_size=1, max_size=k).filter(lambda v: len(v) in (1, k)))
+    kernel = tuple(pool * k if len(pool) == 1 else pool)
+    attrs = _window_attrs(draw, k)
+    attrs["padding"] = [min(p, kernel[i % k] - 1) for i, p in enumerate(attrs["padding"])]
+    if not _fits(sizes, kernel, attrs):
         attrs["dilation"], attrs["padding"] = [1], [0]
-    if not _fits((h, w), kernel, attrs):
+    if not _fits(sizes, kernel, attrs):
         pool = [1]
     attrs.update(pool_size=pool, layout=layout, ceil_mode=draw(st.booleans()), count_include_pad=draw(st.booleans()),
-                 out_layout=draw(st.sampled_from(("", "NCHW", "NHWC"))))
-    return [array(draw, _in_layout((n, c, h, w), layout, "NCHW"))], attrs
+                 out_layout=draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2])))
+    return [_laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)], attrs
+
+
+def _adaptive(draw: Draw, k: int) -> tuple:
+    spatial = SPATIAL[k]
+    layout = draw(st.sampled_from(DATA_LAYOUTS[k][:2]))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + tuple(draw(st.integers(1, 5)) for _ in spatial)
+    size = draw(st.none() | st.lists(st.integers(1, 4), min_size=1, max_size=k).filter(lambda v: len(v) in (1, k)))
+    return [_laid_out(draw, shape, "NC" + spatial, layout)], {
+        "layout": layout, "output_size": size, "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2]))}
+
+
+for _k in SPATIAL:
+    generator(f"nn.conv{_k}d")(lambda draw, k=_k: _conv(draw, k))
+    generator(f"nn.conv{_k}d_transpose")(lambda draw, k=_k: _conv_transpose(draw, k))
+    generator(f"nn.max_pool{_k}d", f"nn.avg_pool{_k}d")(lambda draw, k=_k: _pool(draw, k))
+    generator(f"nn.adaptive_avg_pool{_k}d", f"nn.adaptive_max_pool{_k}d")(lambda draw, k=_k: _adaptive(draw, k))
 
 
 @generator("nn.global_avg_pool2d", "nn.global_max_pool2d")
 def _global_pool(draw: Draw) -> tuple:
     layout = draw(st.sampled_from(("NCHW", "NHWC")))
     return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout, "out_layout": draw(st.sampled_from(("", "NCHW", "NHWC")))}
-
-
-@generator("nn.adaptive_avg_pool2d", "nn.adaptive_max_pool2d")
-def _adaptive_pool(draw: Draw) -> tuple:
-    layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    size = draw(st.none() | st.lists(st.integers(1, 4), min_size=1, max_size=2))
-    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout, "output_size": size,
-                                                               "out_layout": draw(st.sampled_from(("", "NHWC")))}
 
 
 def _resize(draw: Draw, spatial: str) -> tuple:
@@ -651,6 +816,259 @@ def _gather_nd(draw: Draw) -> tuple:
     indices = np.stack(rows).astype(draw(st.sampled_from(INTS))) if rows else np.zeros((0,), "int32")
     attrs = {"batch_dims": batch, "index_rank": draw(st.sampled_from((None, depth)))}
     return [array(draw, shape, any_dtype(draw)), indices], attrs
+
+
+# layouts, blocks, sparse tensors, losses, gradients --------------------------------------------------
+def _upsampling(draw: Draw, spatial: str, dynamic: bool) -> tuple:
+    layout = draw(st.sampled_from(("NC" + spatial, "N" + spatial + "C")))
+    shape = tuple(draw(st.integers(1, 4)) for _ in range(2 + len(spatial)))
+    scales = [draw(st.sampled_from((0.5, 1.0, 1.5, 2.0, 3.0))) for _ in spatial]
+    attrs = {"layout": layout, "method": draw(st.sampled_from(("nearest_neighbor", "bilinear")))}
+    if spatial == "HW":
+        attrs["align_corners"] = draw(st.booleans())
+    else:
+        attrs["coordinate_transformation_mode"] = draw(st.sampled_from(("half_pixel", "asymmetric")))
+    if dynamic:
+        return [array(draw, shape)] + [np.array(v, "float32") for v in scales], attrs
+    return [array(draw, shape)], dict(attrs, **{f"scale_{c.lower()}": v for c, v in zip(spatial, scales)})
+
+
+for _name, _spatial in (("nn.upsampling", "HW"), ("nn.upsampling3d", "DHW"), ("dyn.nn.upsampling", "HW"),
+                        ("dyn.nn.upsampling3d", "DHW")):
+    GENERATORS[_name] = lambda draw, spatial=_spatial, dynamic=_name.startswith("dyn."): _upsampling(draw, spatial, dynamic)
+
+
+@generator("layout_transform")
+def _layout_transform(draw: Draw) -> tuple:
+    src, dst = draw(st.sampled_from((("NCHW", "NHWC"), ("NCHW", "NCHW2c"), ("NCHW2c", "NHWC"), ("NHWC", "NCHW"))))
+    canonical = (draw(st.integers(1, 2)), 2 * draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    return [_laid_out(draw, canonical, "NCHW", src)], {"src_layout": src, "dst_layout": dst}
+
+
+@generator("nn.depth_to_space", "nn.space_to_depth")
+def _blocks(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    shape = tuple(draw(st.integers(1, 9)) for _ in range(4))
+    return [_laid_out(draw, shape, "NCHW", layout)], {"block_size": draw(st.integers(1, 3)), "layout": layout,
+                                                     "mode": draw(st.sampled_from(("DCR", "CRD")))}
+
+
+@generator("matrix_set_diag")
+def _matrix_set_diag(draw: Draw) -> tuple:
+    batch, m, n = draw(shapes(rank_hi=2)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    k1 = draw(st.integers(-m + 1, n - 1))
+    k2 = draw(st.integers(k1, n - 1)) if draw(st.booleans()) else k1
+    longest = min(m + min(k2, 0), n - max(k1, 0))
+    band = (k2 - k1 + 1,) if k1 != k2 else ()
+    return [array(draw, batch + (m, n)), array(draw, batch + band + (longest,))], {
+        "k1": k1, "k2": k2, "super_diag_right_align": draw(st.booleans()), "sub_diag_right_align": draw(st.booleans())}
+
+
+@generator("sparse_to_dense", "dyn.sparse_to_dense")
+def _sparse_to_dense(draw: Draw) -> tuple:
+    shape = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3))))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    count = draw(st.integers(0, int(np.prod(shape))))
+    flat = rng.choice(int(np.prod(shape)), size=count, replace=False)
+    indices = np.stack(np.unravel_index(flat, shape), axis=1).astype("int64")
+    if len(shape) == 1 and draw(st.booleans()):
+        indices = indices.reshape(-1)
+    values, default = array(draw, (count,), "float32"), np.array(draw(st.floats(-2, 2)), "float32")
+    return [indices, values, default], {"output_shape": list(shape)}
+
+
+def _dyn_sparse_to_dense(draw: Draw) -> tuple:
+    args, attrs = _sparse_to_dense(draw)
+    return args + [np.array(attrs["output_shape"], "int64")], {}
+
+
+GENERATORS["dyn.sparse_to_dense"] = _dyn_sparse_to_dense
+
+
+@generator("sparse_reshape")
+def _sparse_reshape(draw: Draw) -> tuple:
+    (data,), attrs = _reshape(draw)
+    if any(c < -1 or c == 0 for c in attrs["newshape"]):
+        attrs["newshape"] = [-1]
+    shape = data.shape
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    count = draw(st.integers(0, int(np.prod(shape))))
+    flat = rng.choice(int(np.prod(shape)), size=count, replace=False)
+    indices = np.stack(np.unravel_index(flat, shape), axis=1).astype("int64").reshape(count, len(shape))
+    return [indices, np.array(shape, "int64"), np.array(attrs["newshape"], "int64")], {}
+
+
+@generator("sparse_fill_empty_rows")
+def _sparse_fill_empty_rows(draw: Draw) -> tuple:
+    rows, cols = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    count = draw(st.integers(0, rows * cols))
+    flat = np.sort(rng.choice(rows * cols, size=count, replace=False))
+    indices = np.stack(np.unravel_index(flat, (rows, cols)), axis=1).astype("int64").reshape(count, 2)
+    return [indices, array(draw, (count,), "int64"), np.array([rows, cols], "int64"), np.array([7], "int64")], {}
+
+
+@generator("unravel_index")
+def _unravel_index(draw: Draw) -> tuple:
+    dims = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3))))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    index_shape = draw(shapes(rank_hi=2))
+    dtype = draw(st.sampled_from(INTS))
+    return [rng.integers(0, int(np.prod(dims)), size=index_shape).astype(dtype), np.array(dims, dtype)], {}
+
+
+@generator("dyn.strided_slice")
+def _dyn_strided_slice(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    count = draw(st.integers(1, len(shape)))
+    begin = [draw(st.integers(-d, d)) for d in shape[:count]]
+    end = [draw(st.integers(-d, d)) for d in shape[:count]]
+    strides = [draw(st.sampled_from((1, 2, -1))) for _ in range(count)]
+    as_tensor = lambda v: np.array(v, draw(st.sampled_from(INTS)))  # noqa: E731
+    return [array(draw, shape), as_tensor(begin), as_tensor(end), as_tensor(strides)], {}
+
+
+@generator("dyn.nn.pad")
+def _dyn_pad(draw: Draw) -> tuple:
+    (data, value), attrs = _pad(draw)
+    return [data, np.array(attrs["pad_width"], "int64").reshape(data.ndim, 2), value], {"pad_mode": attrs["pad_mode"]}
+
+
+@generator("nn.nll_loss")
+def _nll_loss(draw: Draw) -> tuple:
+    n, c, rest = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(shapes(rank_hi=2))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    targets = rng.integers(0, c, size=(n,) + rest).astype("int32")
+    return [array(draw, (n, c) + rest), targets, positive(draw, (c,))], {
+        "reduction": draw(st.sampled_from(("mean", "sum", "none"))), "ignore_index": draw(st.sampled_from((-100, 0)))}
+
+
+def _conv_geometry(draw: Draw) -> tuple:
+    """(n, c, h, w, groups, kernel, attrs, output size) of a valid 2-D convolution."""
+    groups = draw(st.sampled_from((1, 2)))
+    n, c, h, w = draw(st.integers(1, 2)), groups * draw(st.integers(1, 2)), draw(st.integers(2, 6)), draw(st.integers(2, 6))
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    attrs = {"strides": [draw(st.integers(1, 2))], "dilation": [draw(st.integers(1, 2))], "padding": [draw(st.integers(0, 1))],
+             "groups": groups, "kernel_size": list(kernel)}
+    if not _fits((h, w), kernel, attrs):
+        attrs["padding"] = [4]
+    s, d, p = attrs["strides"][0], attrs["dilation"][0], attrs["padding"][0]
+    out = tuple((size + 2 * p - (k - 1) * d - 1) // s + 1 for size, k in zip((h, w), kernel))
+    return n, c, h, w, groups, kernel, attrs, out
+
+
+@generator("nn.conv2d_backward_weight")
+def _conv2d_backward_weight(draw: Draw) -> tuple:
+    n, c, h, w, groups, kernel, attrs, out = _conv_geometry(draw)
+    o = groups * draw(st.integers(1, 2))
+    attrs.update(data_layout="NCHW", kernel_layout="NCHW", out_layout="OIHW")
+    return [array(draw, (n, o) + out), array(draw, (n, c, h, w))], attrs
+
+
+@generator("nn.deformable_conv2d")
+def _deformable_conv2d(draw: Draw) -> tuple:
+    n, c, h, w, groups, kernel, attrs, out = _conv_geometry(draw)
+    o, deformable = groups * draw(st.integers(1, 2)), draw(st.sampled_from([g for g in (1, 2) if c % g == 0]))
+    offsets = (np.tanh(array(draw, (n, 2 * kernel[0] * kernel[1] * deformable) + out)) * 1.5).astype("float32")
+    attrs.update(deformable_groups=deformable, data_layout="NCHW", kernel_layout="OIHW")
+    return [array(draw, (n, c, h, w)), offsets, array(draw, (o, c // groups) + kernel)], attrs
+
+
+# quantized operators ----------------------------------------------------------------------------
+QUANTIZED = ("int8", "uint8")
+
+
+def _scale(draw: Draw, length: int = 1) -> np.ndarray:
+    values = np.asarray([draw(st.floats(0.05, 4)) for _ in range(length)], "float32")
+    return values.reshape(()) if length == 1 and draw(st.booleans()) else values
+
+
+def _zero_point(draw: Draw) -> np.ndarray:
+    return np.asarray(draw(st.integers(-3, 3)), "int32")
+
+
+def _quantized(draw: Draw, shape: tuple, dtype: str = "") -> np.ndarray:
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    dtype = dtype or draw(st.sampled_from(QUANTIZED))
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -20), min(info.max, 20) + 1, size=shape).astype(dtype)
+
+
+def _per_channel(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    return shape, axis, shape[axis] if draw(st.booleans()) else 1
+
+
+@generator("qnn.quantize")
+def _qnn_quantize(draw: Draw) -> tuple:
+    shape, axis, channels = _per_channel(draw)
+    return [array(draw, shape), _scale(draw, channels), _zero_point(draw)], {
+        "axis": axis, "out_dtype": draw(st.sampled_from(QUANTIZED + ("int32",)))}
+
+
+@generator("qnn.dequantize")
+def _qnn_dequantize(draw: Draw) -> tuple:
+    shape, axis, channels = _per_channel(draw)
+    data = _quantized(draw, shape, draw(st.sampled_from(QUANTIZED + ("int32",))))
+    return [data, _scale(draw, channels), _zero_point(draw)], {"axis": axis, "out_dtype": "float32"}
+
+
+@generator("qnn.requantize")
+def _qnn_requantize(draw: Draw) -> tuple:
+    shape, axis, channels = _per_channel(draw)
+    data = _quantized(draw, shape, draw(st.sampled_from(QUANTIZED + ("int32",))))
+    return [data, _scale(draw, channels), _zero_point(draw), _scale(draw, channels), _zero_point(draw)], {
+        "axis": axis, "out_dtype": draw(st.sampled_from(QUANTIZED))}
+
+
+def _with_quantization(draw: Draw, args: list, attrs: dict) -> tuple:
+    """Float-op inputs turned into quantized ones, with zero points and scales after them."""
+    data, weight = (_quantized(draw, a.shape) for a in args)
+    return [data, weight, _zero_point(draw), _zero_point(draw), _scale(draw), _scale(draw)], dict(attrs, out_dtype="int32")
+
+
+@generator("qnn.conv2d")
+def _qnn_conv2d(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_conv(draw, 2))
+
+
+@generator("qnn.conv2d_transpose")
+def _qnn_conv2d_transpose(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_conv_transpose(draw, 2))
+
+
+@generator("qnn.dense")
+def _qnn_dense(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_dense(draw))
+
+
+@generator("qnn.batch_matmul")
+def _qnn_batch_matmul(draw: Draw) -> tuple:
+    return _with_quantization(draw, *_batch_matmul(draw))
+
+
+@generator("qnn.add", "qnn.subtract", "qnn.mul")
+def _qnn_binary(draw: Draw) -> tuple:
+    lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
+    dtype = draw(st.sampled_from(QUANTIZED))
+    params = [p for _ in range(3) for p in (_scale(draw), _zero_point(draw))]
+    return [_quantized(draw, lhs, dtype), _quantized(draw, rhs, dtype)] + params, {}
+
+
+@generator("qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs", "qnn.hardswish")
+def _qnn_unary(draw: Draw) -> tuple:
+    return [_quantized(draw, draw(shapes())), _scale(draw), _zero_point(draw), _scale(draw), _zero_point(draw)], {}
+
+
+@generator("qnn.concatenate")
+def _qnn_concatenate(draw: Draw) -> tuple:
+    (fields,), attrs = _concatenate(draw)
+    dtype = draw(st.sampled_from(QUANTIZED))
+    data = tuple(_quantized(draw, f.shape, dtype) for f in fields)
+    scales = tuple(_scale(draw) for _ in fields)
+    points = tuple(_zero_point(draw) for _ in fields)
+    return [data, scales, points, _scale(draw), _zero_point(draw)], attrs
 
 
 # the properties ---------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ types = st.recursive(
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda fs: ast.TupleTypeExpr(tuple(fs))),
         st.builds(lambda ps, r: ast.FnTypeExpr(tuple(ps), r), st.lists(inner, max_size=3), inner),
+        inner.map(ast.RefTypeExpr),
     ),
     max_leaves=5,
 )
@@ -140,16 +141,18 @@ def extend(exprs):
         st.builds(ast.Proj, exprs, st.integers(0, 5)),
         st.builds(lambda c, a, at: ast.Call(c, tuple(a), at), exprs, st.lists(exprs, max_size=3), attrs()),
         st.builds(ast.If, exprs, bodies(exprs), bodies(exprs)),
-        st.builds(ast.Fn, params(), st.one_of(st.none(), types), bodies(exprs)),
+        st.builds(ast.Fn, params(), st.one_of(st.none(), types), bodies(exprs), attrs()),
         st.builds(ast.Cast, exprs, types),
+        st.builds(lambda stmts, res: ast.Block(ast.Body(tuple(stmts), res)),
+                  st.lists(statements(exprs), min_size=1, max_size=2), exprs),
     )
 
 
 expressions = st.recursive(leaves, extend, max_leaves=12)
 
 definitions = st.builds(
-    lambda name, tps, ps, ret, body: ast.Def(name, tuple(tps), ps, ret, body),
-    names, st.lists(names, max_size=2), params(), st.one_of(st.none(), types), bodies(expressions),
+    lambda name, tps, ps, ret, body, fn_attrs: ast.Def(name, tuple(tps), ps, ret, body, fn_attrs),
+    names, st.lists(names, max_size=2), params(), st.one_of(st.none(), types), bodies(expressions), attrs(),
 )
 modules = st.lists(definitions, max_size=3).map(lambda ds: ast.Module(tuple(ds)))
 

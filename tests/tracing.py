@@ -23,12 +23,12 @@ import numpy as np
 import gradual
 from gradual.elaboration import Elaborator
 from gradual.runtime import CheckFailure, Interpreter, RunFailure
-from gradual.runtime.values import dtype_name, flatten_outputs
+from gradual.runtime.values import RefCell, dtype_name, flatten_outputs
 from gradual.shapes import Dimension
-from gradual.types import DTypeVar, TensorType, TupleType, Variadic
+from gradual.types import DTypeVar, RefType, TensorType, TupleType, Variadic
 
 #: the blame kinds of a CheckFailure a sound run may stop with
-ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let"})
+ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write"})
 
 
 class Unsound(AssertionError):
@@ -110,6 +110,10 @@ class TracingInterpreter(Interpreter):
                 if problem is not None:
                     return problem
             return None
+        if isinstance(t, RefType):  # what the cell holds now has the contents' type
+            if not isinstance(value, RefCell):
+                return "not a reference"
+            return self.mismatch(value.value, t.content, frame, names)
         if not isinstance(t, TensorType):
             return None
         if not isinstance(value, np.ndarray):

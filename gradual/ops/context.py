@@ -161,6 +161,11 @@ class ShapeContext(ABC):
         """Require the argument to have this rank (gives dims to an argument of unknown rank)."""
 
     @abstractmethod
+    def expect_tensor(self, arg: ArgView) -> TensorArg:
+        """The argument as a tensor: a tuple or a function fails the rule (a `?` argument gets
+        a check that it is a tensor)."""
+
+    @abstractmethod
     def same_dtype(self, a: Any, b: Any) -> Any:
         """Require two dtypes to agree; returns the agreed dtype."""
 

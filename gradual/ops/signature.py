@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..shapes import Dimension, Poly, Symbol
-from ..types import DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic
+from ..types import (
+    DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
+)
 from .context import ArgView, ShapeContext, TensorArg
 
 
@@ -38,12 +40,14 @@ class SignatureMatcher:
     def match(self, param: Type, arg: ArgView) -> None:
         """Match one argument (or tuple field) against a parameter type."""
         if isinstance(param, TensorType):
-            self.match_tensor(param, self.ctx.expect_tensor(arg))  # type: ignore[attr-defined]
+            self.match_tensor(param, self.ctx.expect_tensor(arg))
         elif isinstance(param, TupleType):
             tup = self.ctx.expect_tuple(arg, len(param.fields))  # type: ignore[attr-defined]
             if tup.fields is not None:
                 for field_type, field_arg in zip(param.fields, tup.fields):
                     self.match(field_type, field_arg)
+        elif isinstance(param, RefType):  # only user functions take references
+            self.match(param.content, self.ctx.expect_ref(arg))  # type: ignore[attr-defined]
         elif isinstance(param, (FuncType, TypeVar)):
             self.ctx.match_other(param, arg)  # type: ignore[attr-defined]
         elif not isinstance(param, DynType):
@@ -202,6 +206,8 @@ class SignatureMatcher:
             return self.ctx.tensor(self._result_dims(t.dims), self.dtype_value(t.dtype), value)
         if isinstance(t, TupleType):
             return self.ctx.tuple([self.instantiate(f) for f in t.fields])
+        if isinstance(t, RefType):
+            return self.ctx.reference(self.instantiate(t.content))  # type: ignore[attr-defined]
         return self.ctx.other_result(t, self)  # type: ignore[attr-defined]
 
     def _result_dims(self, dims: Optional[tuple]) -> Optional[list]:

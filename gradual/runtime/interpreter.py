@@ -28,7 +28,7 @@ from ..types import DynType, FuncType, Type
 from .errors import Blame, CallFailure, InputError, label_at
 from .match import match_value, unbind
 from .operators import run_operator
-from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, Wrapped
+from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, RefCell, Wrapped
 
 
 class TailCall:
@@ -67,6 +67,7 @@ class Interpreter:
             ast.Var: self._eval_var, ast.GlobalVar: self._eval_global, ast.Literal: self._eval_literal,
             ast.TupleExpr: self._eval_tuple, ast.Proj: self._eval_proj, ast.Call: self._eval_call,
             ast.If: self._eval_if, ast.Fn: self._eval_fn, ast.Cast: self._eval_cast, ast.OpRef: self._eval_opref,
+            ast.Block: self._eval_block,
         }
 
     # entry ---------------------------------------------------------------------------------
@@ -225,6 +226,9 @@ class Interpreter:
             raise CallFailure(cond.span, messages.runtime_bad_condition(value))
         return bool(value.reshape(-1)[0])
 
+    def _eval_block(self, e: ast.Block, frame: Frame) -> Any:
+        return self.body(e.body, frame)
+
     def _eval_fn(self, e: ast.Fn, frame: Frame) -> Any:
         return Closure(e, frame)
 
@@ -244,6 +248,8 @@ class Interpreter:
 
     def call_operator(self, e: ast.Call, frame: Frame) -> Any:
         """An operator call: arguments, then rule, kernel and agreement (operators.py)."""
+        if e.callee.name in ast.REF_FORMS:  # type: ignore[union-attr]
+            return self.reference(e, frame)
         op = self.registry.get(e.callee.name)  # type: ignore[union-attr]
         if op is None:
             raise CallFailure(e.callee.span, messages.runtime_unknown_operator(e.callee.name))  # type: ignore[union-attr]
@@ -263,7 +269,29 @@ class Interpreter:
             self.attrs[id(e)] = found
         return found
 
+    def reference(self, e: ast.Call, frame: Frame) -> Any:
+        """`ref(v)` makes a cell (its type comes from the cast elaboration puts around it),
+        `ref_read(r)` reads one, `ref_write(r, v)` checks v against the cell's type, stores it
+        and gives `()`."""
+        form = e.callee.name  # type: ignore[union-attr]
+        args = self.eval_all(e.args, frame)
+        if len(args) != ast.REF_FORMS[form]:
+            raise CallFailure(e.span, messages.runtime_arity(ast.REF_FORMS[form], len(args)))
+        if form == "ref":
+            return RefCell(args[0])
+        cell = args[0]
+        if not isinstance(cell, RefCell):
+            raise CallFailure(e.args[0].span, messages.runtime_not_a_reference(form))
+        if form == "ref_read":
+            return cell.value
+        cell.value = match_value(args[1], cell.type, Frame(), lambda: self.write_blame(e))
+        return ()
+
     # blame ---------------------------------------------------------------------------------
+    def write_blame(self, e: ast.Call) -> Blame:
+        """A value written through a reference that its cell's type rejects blames the write."""
+        return Blame(e.span, "write", messages.runtime_write_reason())
+
     def cast_blame(self, e: ast.Cast) -> Blame:
         """Inserted casts blame what the checker recorded; user casts blame themselves."""
         found = self.blames.get(id(e))

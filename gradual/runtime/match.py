@@ -5,7 +5,9 @@ bounds the size, `e|1` is 1 or `e`, a symbolic expression is evaluated once its 
 bound; a bare unbound symbol (or one unbound symbol appearing linearly, as in `2 * n + 1`) is
 bound by the value (within the symbol's own bounds, if it has any) and rigid afterwards. Ranks
 and dtypes must agree (a dtype variable binds like a symbol), tuples are matched field by field,
-and a function is wrapped so its arguments and result are checked when it is called.
+a function is wrapped so its arguments and result are checked when it is called, and a
+reference's cell is checked and made to keep the more precise type from then on (monotonic
+references: cells.py).
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import numpy as np
 
 from ..shapes import Dimension, Poly, Symbol
 from ..types import (
-    DYN_DTYPE, Broadcast, DTypeVar, FuncType, TensorType, TupleType, Type, Variadic, format_type, map_dims,
-    map_dtypes, type_symbols,
+    DYN_DTYPE, REF_CONTENT, Broadcast, DTypeVar, FuncType, RefType, TensorType, TupleType, Type, Variadic,
+    format_type, map_dims, map_dtypes, type_symbols,
 )
+from .cells import closed_type, meet
 from .errors import Blame, CheckFailure, Mismatch
-from .values import Frame, Wrapped, describe_value, dtype_name, is_function, value_kind
+from .values import Frame, RefCell, Wrapped, describe_value, dtype_name, is_function, value_kind
 
 
 def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
@@ -47,10 +50,12 @@ class _Match:
         self.frame = frame
         self.blame = blame
         self.pending: list = []
+        self.cells: list = []
 
     def run(self) -> Any:
         out = self.check(self.value, self.type, ())
         self.solve_pending()
+        self.strengthen_cells()
         return out
 
     # structure -------------------------------------------------------------------------------
@@ -60,6 +65,8 @@ class _Match:
             return value
         if isinstance(t, TupleType):
             return self.tuple(value, t, path)
+        if isinstance(t, RefType):
+            return self.reference(value, t, path)
         if isinstance(t, FuncType):
             if not is_function(value):
                 self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a function"}, path))
@@ -75,6 +82,24 @@ class _Match:
             self.fail(Mismatch("tuple-length", {"actual": len(value), "expected": len(t.fields)}, path))
         out = tuple(self.check(v, f, path + (i,)) for i, (v, f) in enumerate(zip(value, t.fields)))
         return value if all(a is b for a, b in zip(out, value)) else out
+
+    def reference(self, value: Any, t: RefType, path: tuple) -> Any:
+        """A reference: the value in its cell is checked now; the cell's type is strengthened
+        once every symbol of the whole check is bound (`strengthen_cells`)."""
+        if not isinstance(value, RefCell):
+            self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a reference"}, path))
+        content = self.check(value.value, t.content, path + (REF_CONTENT,))
+        self.cells.append((value, t.content, content, path))
+        return value
+
+    def strengthen_cells(self) -> None:
+        """Make each checked cell keep the meet of its type and the checked one (monotonic)."""
+        for cell, content_type, content, path in self.cells:
+            wanted = closed_type(content_type, self.frame)
+            stronger = meet(cell.type, wanted)
+            if stronger is None:
+                self.fail(Mismatch("cell-type", {"actual": format_type(cell.type), "expected": format_type(wanted)}, path))
+            cell.type, cell.value = stronger, content
 
     def tensor(self, value: Any, t: TensorType, path: tuple) -> None:
         if not isinstance(value, np.ndarray):

@@ -2,8 +2,9 @@
 
 A tensor is a NumPy array (0-d for scalars), a tuple is a Python tuple, a function is one of
 `GlobalFunction`, `Closure` or `Wrapped` (a function checked against a function type each time
-it is called). A `Frame` holds one activation's variables and the concrete values of the
-dimension symbols and dtype variables bound in it; closures keep their defining frame as parent.
+it is called), a reference is a `RefCell`. A `Frame` holds one activation's variables and the
+concrete values of the dimension symbols and dtype variables bound in it; closures keep their
+defining frame as parent.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from ..scopes import Chain
 from ..shapes import Symbol
 from ..syntax import ast
-from ..types import NARROW_FLOAT_DTYPES, NARROW_INT_DTYPES, FuncType
+from ..types import DYN, NARROW_FLOAT_DTYPES, NARROW_INT_DTYPES, FuncType, Type
 
 try:  # registers its types with NumPy by name (np.dtype("bfloat16"))
     import ml_dtypes  # noqa: F401
@@ -127,6 +128,22 @@ class Wrapped:
         return f"<{self.inner!r} checked as {self.type}>"
 
 
+@dataclass(eq=False)
+class RefCell:
+    """A reference's mutable cell: its value and the type it must keep.
+
+    Monotonic references (see gradual/references.py): `type` is closed (no symbols: sizes
+    are written in) and only ever becomes more precise, when a cast to a more precise
+    reference type checks the value in the cell; every write is checked against it. So a
+    value read from a cell always has every type any reference to the cell was checked at."""
+
+    value: Any
+    type: Type = DYN
+
+    def __repr__(self) -> str:
+        return f"<ref {self.type}>"
+
+
 FUNCTION_VALUES = (GlobalFunction, Closure, Wrapped)
 
 
@@ -160,6 +177,8 @@ def describe_value(value: Any) -> str:
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if is_function(value):
         return "a function"
+    if isinstance(value, RefCell):
+        return f"a reference to {describe_value(value.value)}"
     return type(value).__name__
 
 
@@ -171,6 +190,8 @@ def value_kind(value: Any) -> str:
         return f"a tuple of {len(value)}"
     if is_function(value):
         return "a function"
+    if isinstance(value, RefCell):
+        return "a reference"
     return "something else"
 
 

@@ -110,7 +110,14 @@ class HoleTypeExpr(Node):
     name: str
 
 
-TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr]
+@dataclass(eq=False, slots=True)
+class RefTypeExpr(Node):
+    """`ref(T)`: a reference to a mutable cell holding a T (Relay's RefType)."""
+
+    content: "TypeExpr"
+
+
+TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr, RefTypeExpr]
 
 
 # attributes ---------------------------------------------------------------------------------
@@ -214,11 +221,13 @@ class Param(Node):
 
 @dataclass(eq=False, slots=True)
 class Fn(Node):
-    """A closure `fn (params) -> ret { body }`."""
+    """A closure `fn (params) -> ret { body }`; `attrs` are the function attributes Relay
+    prints after the parameters (`Primitive=1`), kept for printing and otherwise ignored."""
 
     params: tuple
     ret: Optional[TypeExpr]
     body: "Body"
+    attrs: tuple = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -242,7 +251,19 @@ class Cast(Node):
     check: Optional[CheckNote] = field(default=None, compare=False)
 
 
-Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast]
+@dataclass(eq=False, slots=True)
+class Block(Node):
+    """`(let %v = e; ...; result)`: bindings local to an expression (Relay prints a `let`
+    inside an argument or a graph binding this way)."""
+
+    body: "Body"
+
+
+Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast, Block]
+
+#: Relay's reference expressions, written as calls: `ref(e)` makes a cell holding e,
+#: `ref_read(r)` reads it, `ref_write(r, e)` stores e in it and gives `()`.
+REF_FORMS = {"ref": 1, "ref_read": 1, "ref_write": 2}
 
 
 # statements and definitions -----------------------------------------------------------------
@@ -281,6 +302,7 @@ class Def(Node):
     params: tuple
     ret: Optional[TypeExpr]
     body: Body
+    attrs: tuple = ()  # function attributes Relay prints after the parameters, as in Fn
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
     # dim names of the signature that a frontend marked as an exporter's claim (SPEC 6); text
     # never sets it: a written signature is the user's promise

@@ -158,17 +158,18 @@ class _Builder(Transformer):
         name_tok = children[1]
         dtype_params: tuple = ()
         params: tuple = ()
+        attrs: tuple = ()
         ret = None
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
                 dtype_params = c[1]
             elif isinstance(c, tuple) and c and c[0] == "params":
-                params = c[1]
+                params, attrs = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "ret":
                 ret = c[1]
         body = children[-1]
         return ast.Def(
-            str(name_tok)[1:], dtype_params, params, ret, body,
+            str(name_tok)[1:], dtype_params, params, ret, body, attrs,
             span=self._span(children), name_span=self._tok_span(name_tok),
         )
 
@@ -176,7 +177,11 @@ class _Builder(Transformer):
         return ("dtype_params", tuple(str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"))
 
     def params(self, children):
-        return ("params", tuple(children))
+        params, attrs = self._attributes_last(children, "a parameter", "a function attribute")
+        return ("params", tuple(params), tuple(attrs))
+
+    def fn_attr(self, children):
+        return self.attr(children)
 
     def param(self, children):
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
@@ -203,6 +208,16 @@ class _Builder(Transformer):
         typ = children[2] if len(children) == 5 else None
         return ast.Let(var, typ, children[-2], span=self._span(children))
 
+    def let_chain(self, children):
+        """`let %v = let %a = e; ...; result;`: Relay's printing of a let whose value is a let
+        (the inner bindings are local to the value)."""
+        var = ast.Var(str(children[1])[1:], span=self._tok_span(children[1]))
+        rest = list(children[2:-1])
+        typ = rest.pop(0) if not isinstance(rest[0], (ast.Let, ast.Hint)) else None
+        inner = self._span(rest)
+        value = ast.Block(ast.Body(tuple(rest[:-1]), rest[-1], span=inner), span=inner)
+        return ast.Let(var, typ, value, span=self._span(children))
+
     def hint(self, children):
         local = children[2]
         var = ast.Var(str(local)[1:], span=self._tok_span(local))
@@ -219,21 +234,25 @@ class _Builder(Transformer):
         return ast.Proj(children[0], self._int(children[1]), span=self._span(children))
 
     def call(self, children):
-        callee = children[0]
-        args: list = []
+        items = [item for c in children[2:-1] for item in c]
+        args, attrs = self._attributes_last(items, "a positional argument", "an attribute")
+        return ast.Call(children[0], tuple(args), tuple(attrs), span=self._span(children))
+
+    def _attributes_last(self, items: Sequence[object], what: str, attribute: str) -> tuple:
+        """Split items into (positional ones, `name=value` attributes): attributes come last
+        and each once."""
+        positional: list = []
         attrs: list = []
-        for c in children[2:-1]:
-            for item in c:
-                if isinstance(item, ast.Attr):
-                    self._check_new_attr(item, attrs)
-                    attrs.append(item)
-                elif attrs:
-                    raise ParseError(item.span, "a positional argument", (),
-                                     "a positional argument cannot follow an attribute (`name=value`); "
-                                     "put the attributes last")
-                else:
-                    args.append(item)
-        return ast.Call(callee, tuple(args), tuple(attrs), span=self._span(children))
+        for item in items:
+            if isinstance(item, ast.Attr):
+                self._check_new_attr(item, attrs)
+                attrs.append(item)
+            elif attrs:
+                raise ParseError(item.span, what, (), f"{what} cannot follow {attribute} (`name=value`); "
+                                 "put the attributes last")
+            else:
+                positional.append(item)
+        return positional, attrs
 
     @staticmethod
     def _check_new_attr(attr: ast.Attr, seen: list) -> None:
@@ -291,19 +310,24 @@ class _Builder(Transformer):
     def tuple(self, children):
         return ast.TupleExpr(tuple(self._nodes(children)), span=self._span(children))
 
+    def block_expr(self, children):
+        body = ast.Body(tuple(children[1:-2]), children[-2], span=self._span(children[1:-1]))
+        return ast.Block(body, span=self._span(children))
+
     def if_(self, children):
         nodes = self._nodes(children)
         return ast.If(nodes[0], nodes[1], nodes[2], span=self._span(children))
 
     def fn(self, children):
         params: tuple = ()
+        attrs: tuple = ()
         ret = None
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "params":
-                params = c[1]
+                params, attrs = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "ret":
                 ret = c[1]
-        return ast.Fn(params, ret, children[-1], span=self._span(children))
+        return ast.Fn(params, ret, children[-1], attrs, span=self._span(children))
 
     # attribute values -----------------------------------------------------------------------
     def attr_number(self, children):
@@ -352,6 +376,13 @@ class _Builder(Transformer):
     def fn_type(self, children):
         nodes = self._nodes(children)
         return ast.FnTypeExpr(tuple(nodes[:-1]), nodes[-1], span=self._span(children))
+
+    def ref_type(self, children):
+        name = children[0]
+        if str(name) != "ref":
+            raise ParseError(self._tok_span(name), show_token(str(name)), ("`ref`",),
+                             f"`{name}(...)` is not a type; a reference type is written `ref(T)`")
+        return ast.RefTypeExpr(children[2], span=self._span(children))
 
     def dyn_type(self, children):
         return ast.DynTypeExpr(span=self._span(children))

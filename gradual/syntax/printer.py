@@ -88,6 +88,10 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         out.append("?")
     elif isinstance(t, ast.HoleTypeExpr):
         out.append(f"?{t.name}")
+    elif isinstance(t, ast.RefTypeExpr):
+        out.append("ref(")
+        _write_type(t.content, out)
+        out.append(")")
     else:
         raise TypeError(f"not a type: {t!r}")
 
@@ -171,12 +175,12 @@ class _Printer:
     def definition(self, d: ast.Def) -> None:
         tparams = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
         ret = f" -> {format_type(d.ret)}" if d.ret is not None else ""
-        self.out.append(f"def @{d.name}{tparams}({self.params(d.params)}){ret} {{\n")
+        self.out.append(f"def @{d.name}{tparams}({self.params(d.params, d.attrs)}){ret} {{\n")
         self.body(d.body, 1)
         self.out.append("\n}")
 
-    def params(self, params: tuple) -> str:
-        return ", ".join(self.param(p) for p in params)
+    def params(self, params: tuple, attrs: tuple = ()) -> str:
+        return ", ".join([self.param(p) for p in params] + [f"{a.name}={format_attr_value(a.value)}" for a in attrs])
 
     @staticmethod
     def param(p: ast.Param) -> str:
@@ -241,11 +245,15 @@ class _Printer:
             self.block_end(e.otherwise, depth, "")
         elif isinstance(e, ast.Fn):
             ret = f" -> {format_type(e.ret)}" if e.ret is not None else ""
-            out.append(f"fn ({self.params(e.params)}){ret} {{\n")
+            out.append(f"fn ({self.params(e.params, e.attrs)}){ret} {{\n")
             self.block_end(e.body, depth, "")
         elif isinstance(e, ast.Cast):
             self.cast_operand(e.expr, depth)
             out.append(f" as {format_type(e.type)}")
+        elif isinstance(e, ast.Block):
+            out.append("(\n")
+            self.body(e.body, depth + 1)
+            out.append(f"\n{_pad(depth)})")
         else:
             raise TypeError(f"not an expression: {e!r}")
 

@@ -13,12 +13,14 @@ registers them all, with the wording of the failures they report.
 | index | take, strided_slice, one_hot |
 | data | shape_of, ndarray_size, arange, argwhere, unique, topk, zeros/ones/full and their dyn. forms |
 | nn | nn.dense, nn.matmul, nn.batch_matmul, nn.bias_add, softmax axes, batch_flatten, norms, nn.pad |
-| conv | nn.conv2d, nn.conv2d_transpose, pooling |
+| conv | convolution (1-D, 2-D, 3-D, transposed) and pooling, in any layout, packed ones too |
+| qnn | the quantized operators (`qnn.*`), with the float operators' shapes |
+| sparse | sparse_to_dense, sparse_reshape, sparse_fill_empty_rows, unravel_index |
 | image | image.resize2d |
 | aten | the torch.export frontend's operators (stdlib/aten.rly), mostly the rules above under ATen's names |
 | onnx | the ONNX frontend's operators (stdlib/onnx.rly): matmul, expand, N-d conv and pools, slice/pad/tile with tensor inputs, ... |
 """
 
-from . import combine, conv, data, elementwise, image, index, nn, reduce, shape  # noqa: F401
+from . import combine, conv, data, elementwise, image, index, nn, qnn, reduce, shape, sparse  # noqa: F401
 from . import onnx, onnx_models  # noqa: F401  (the ONNX frontend's operators, stdlib/onnx*.rly)
 from . import aten  # noqa: F401,E402  (the torch.export frontend's operators, stdlib/aten.rly)

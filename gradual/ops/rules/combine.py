@@ -8,7 +8,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
-from .common import new_axis, require_entries, require_positive, show_ints
+from .common import known_ints, new_axis, require_entries, require_positive, show_ints
 
 register_rule_message(
     "concatenate-empty", codes.OP_CONSTRAINT,
@@ -84,7 +84,7 @@ def _joined_values(ctx: ShapeContext, fields: list) -> Optional[list]:
 def _joined_fields(ctx: ShapeContext) -> tuple:
     """The tensors of a concatenate/stack tuple: (fields, their common dtype, their common
     rank or None when unknown)."""
-    (tup,) = ctx.args
+    tup = ctx.args[0]  # qnn.concatenate adds scales and zero points after the tuple
     fields = ctx.tuple_fields(tup)
     if fields is None:
         return None, None, None
@@ -208,7 +208,25 @@ def _split_values(ctx: ShapeContext, data: TensorArg, sizes: list) -> Optional[l
 def tile(ctx: ShapeContext) -> Any:
     """`tile(x, reps)`: x and reps are aligned on the right (padded with 1s) and multiplied."""
     (data,) = ctx.args
-    reps = require_entries(ctx, "reps", ctx.attr("reps"), allow_zero=True)
+    return _tile(ctx, data, require_entries(ctx, "reps", ctx.attr("reps"), allow_zero=True))
+
+
+@shape_rule("dyn_tile")
+def dyn_tile(ctx: ShapeContext) -> Any:
+    """`dyn.tile(x, reps)`: tile whose repeats are a 1-D tensor: as `tile` when its values are
+    known, else max(rank, len(reps)) unknown dims."""
+    data, reps = ctx.args
+    ctx.require_rank(reps, 1)
+    known = known_ints(ctx, reps)
+    if known is not None:
+        return _tile(ctx, data, require_entries(ctx, "reps", known, allow_zero=True))
+    count = ctx.static(reps.dim(0))
+    if data.dims is None or count is None:
+        return ctx.tensor(None)
+    return ctx.tensor([ctx.unknown() for _ in range(max(data.rank, count))])
+
+
+def _tile(ctx: ShapeContext, data: TensorArg, reps: list) -> Any:
     if data.dims is None:
         return ctx.tensor(None)
     rank = max(data.rank, len(reps))

@@ -129,6 +129,19 @@ def new_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") -> int
     return axis + rank + 1 if axis < 0 else axis
 
 
+def known_ints(ctx: ShapeContext, arg: TensorArg) -> Optional[list]:
+    """The elements of a small integer tensor as Python ints, when all are known."""
+    if arg.value is None:
+        return None
+    out = []
+    for v in arg.value:
+        known = ctx.static(v)
+        if known is None:
+            return None
+        out.append(int(known))
+    return out
+
+
 def require_scalar(ctx: ShapeContext, arg: TensorArg) -> None:
     """The argument must be a scalar (rank 0); an argument of unknown rank gets a check."""
     if arg.dims is None:

@@ -1,8 +1,11 @@
-"""Convolution and pooling: output sizes computed from attributes over the dimension domain.
+"""Convolution and pooling over 1, 2 or 3 spatial dims: output sizes computed from attributes
+over the dimension domain.
 
-Layouts are read letter by letter, so any order of `NCHW` (data) and `OIHW` (kernel) works:
-`data_layout="NHWC", kernel_layout="HWIO"` as well as the defaults. Padding takes Relay's 1, 2
-or 4 values (all; top/bottom and left/right; top, left, bottom, right).
+Layouts are read letter by letter (`gradual/ops/layouts.py`), so any order of `NCHW` (data) and
+`OIHW` (kernel) works, `NCW` and `NCDHW` for 1-D and 3-D, and packed layouts such as `NCHW4c`
+(whose inner `4c` part multiplies into C). Padding takes Relay's 1, k or 2k values for k
+spatial dims (all; each dim's both sides; the k befores then the k afters: top, left, bottom,
+right in 2-D).
 """
 
 from __future__ import annotations
@@ -12,13 +15,20 @@ from typing import Any, Sequence
 from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg
+from ..layouts import factors, parse_layout
 from ..registry import shape_rule
 from .common import require_entries, require_length, require_nonempty, require_positive, show_ints
+from .nn import product_operands
 
 register_rule_message(
     "layout", codes.BAD_ATTRIBUTE,
     "{op} does not support {name}=\"{layout}\"",
-    "use a layout made of the letters {letters} (e.g. {example})",
+    "use a layout made of the letters {letters} (e.g. {example}), optionally packed (e.g. {example}4c)",
+)
+register_rule_message(
+    "layout-split", codes.SHAPE_MISMATCH,
+    "{op} packs {letter} by {factor} in {name}=\"{layout}\", but {letter} is {dim}",
+    "choose a factor that divides {letter}, or an unpacked layout",
 )
 register_rule_message(
     "window-too-large", codes.SHAPE_MISMATCH,
@@ -27,7 +37,7 @@ register_rule_message(
 )
 register_rule_message(
     "conv-kernel-size", codes.SHAPE_MISMATCH,
-    "{op} got kernel_size={kernel_size}, but the kernel of {arg} is {height} x {width}",
+    "{op} got kernel_size={kernel_size}, but the kernel of {arg} is {kernel}",
     "drop `kernel_size` or make it match the weight",
 )
 register_rule_message(
@@ -36,46 +46,78 @@ register_rule_message(
     "choose `groups` dividing both the input and the output channels",
 )
 
+#: the spatial letters for 1, 2 and 3 spatial dims, in the order attributes list them
+SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+
 
 # layouts ----------------------------------------------------------------------------------------
-def layout_dims(ctx: ShapeContext, arg: TensorArg, layout: str, letters: str, name: str) -> dict:
-    """The dims of a rank-4 argument by letter (`{"N": ..., "C": ...}`)."""
-    check_layout(ctx, layout, letters, name)
-    ctx.require_rank(arg, 4)
-    return {letter: arg.dim(i) for i, letter in enumerate(layout)}
-
-
-def assemble(layout: str, by_letter: dict) -> list:
-    """The dims in the order a layout gives."""
-    return [by_letter[letter] for letter in layout]
-
-
-def check_layout(ctx: ShapeContext, layout: str, letters: str, name: str) -> str:
-    """A layout string that is a permutation of `letters` (else a bad-attribute failure)."""
-    if len(layout) != 4 or sorted(layout) != sorted(letters):
+def check_layout(ctx: ShapeContext, layout: str, letters: str, name: str) -> list:
+    """The axes of a layout made of `letters` (possibly packed), else a bad-attribute failure."""
+    axes = parse_layout(layout, letters)
+    if axes is None:
         ctx.fail("layout", name=name, layout=layout, letters=", ".join(letters), example=letters)
-    return layout
+    return axes  # type: ignore[return-value]
+
+
+def layout_dims(ctx: ShapeContext, arg: TensorArg, layout: str, letters: str, name: str) -> dict:
+    """The dims of an argument by letter (`{"N": ..., "C": ...}`), a packed dim's two parts
+    multiplied (its inner part must be the layout's factor)."""
+    axes = check_layout(ctx, layout, letters, name)
+    ctx.require_rank(arg, len(axes))
+    by_letter = {a.letter: arg.dim(i) for i, a in enumerate(axes) if a.factor is None}
+    for i, a in enumerate(axes):
+        if a.factor is not None:
+            ctx.equal(arg.dim(i), ctx.const(a.factor), symbol=f"{a.factor}{a.letter}")
+            by_letter[a.primal] = by_letter[a.primal] * a.factor
+    return by_letter
+
+
+def assemble(ctx: ShapeContext, layout: str, letters: str, by_letter: dict, name: str = "out_layout") -> list:
+    """The dims in the order a layout gives, packed dims split by their factor (which must
+    divide them)."""
+    axes = check_layout(ctx, layout, letters, name)
+    split = factors(axes)
+    out = []
+    for a in axes:
+        if a.factor is not None:
+            out.append(ctx.const(a.factor))
+        elif a.letter in split:
+            out.append(_split(ctx, by_letter[a.letter], split[a.letter], a.letter, layout, name))
+        else:
+            out.append(by_letter[a.letter])
+    return out
+
+
+def _split(ctx: ShapeContext, whole: Any, factor: int, letter: str, layout: str, name: str) -> Any:
+    """The outer part of a dim a layout packs by `factor`, which must divide it."""
+    size = ctx.static(whole)
+    if size is not None and size % factor:
+        ctx.fail("layout-split", name=name, layout=layout, letter=letter, dim=size, factor=factor)
+    outer = whole // factor
+    ctx.equal(outer * factor, whole, symbol=f"{letter} (split by {factor})")
+    return outer
 
 
 # attributes -------------------------------------------------------------------------------------
-def pair(ctx: ShapeContext, name: str, minimum: int = 1) -> tuple:
-    """A 2-D attribute given as 1 or 2 values, each at least `minimum`."""
+def per_dim(ctx: ShapeContext, name: str, k: int, minimum: int = 1, extra: Sequence[int] = ()) -> list:
+    """A k-dim attribute given as 1 or k values (or, where Relay prints more, as many as
+    `extra` allows: the first k count), each at least `minimum`."""
     values = list(ctx.attr(name))
-    require_length(ctx, name, values, (1, 2))
+    require_length(ctx, name, values, sorted({1, k, *extra}))
     require_entries(ctx, name, values, allow_zero=minimum == 0)
-    return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
+    return values * k if len(values) == 1 else values[:k]
 
 
-def padding(ctx: ShapeContext, name: str = "padding") -> tuple:
-    """(top, left, bottom, right) from Relay's 1, 2 or 4 padding values."""
+def padding(ctx: ShapeContext, k: int, name: str = "padding") -> list:
+    """(before, after) per spatial dim from Relay's 1, k or 2k padding values."""
     values = list(ctx.attr(name))
-    require_length(ctx, name, values, (1, 2, 4))
+    require_length(ctx, name, values, sorted({1, k, 2 * k}))
     require_entries(ctx, name, values, allow_zero=True)
     if len(values) == 1:
-        return (values[0],) * 4
-    if len(values) == 2:
-        return values[0], values[1], values[0], values[1]
-    return tuple(values)
+        return [(values[0], values[0])] * k
+    if len(values) == 2 * k:
+        return list(zip(values[:k], values[k:]))
+    return [(v, v) for v in values]
 
 
 # windows ----------------------------------------------------------------------------------------
@@ -97,89 +139,95 @@ def window_output(ctx: ShapeContext, data: TensorArg, axis: int, size: Any, kern
     return (padded - span) // stride + 1
 
 
-def _spatial_axes(layout: str) -> tuple:
-    return layout.index("H"), layout.index("W")
+def _axis_of(layout: str, letter: str) -> int:
+    """The position of a whole dim in a layout (its outer part, if packed)."""
+    axes = parse_layout(layout, "".join(c for c in layout if c.isupper())) or []
+    return next(i for i, a in enumerate(axes) if a.letter == letter)
 
 
 # convolution ------------------------------------------------------------------------------------
-def _check_conv_attrs(ctx: ShapeContext, weight: TensorArg, kernel: dict) -> None:
-    """`channels` and `kernel_size`, when given, must describe the weight."""
+def _check_channels(ctx: ShapeContext, out_channels: Any) -> None:
     channels = ctx.attr("channels")
     if channels is not None:
-        ctx.equal(kernel["O"], ctx.const(channels), symbol="channels")
+        ctx.equal(out_channels, ctx.const(channels), symbol="channels")
+
+
+def _check_kernel_size(ctx: ShapeContext, weight: TensorArg, kernel: dict, spatial: str) -> None:
+    """`kernel_size`, when given, must describe the weight's spatial dims."""
     size = ctx.attr("kernel_size")
     if size is None:
         return
-    require_length(ctx, "kernel_size", list(size), (1, 2))
-    wanted = (size[0], size[0]) if len(size) == 1 else tuple(size)
-    have = (ctx.static(kernel["H"]), ctx.static(kernel["W"]))
-    if any(h is not None and h != k for h, k in zip(have, wanted)):
-        ctx.fail("conv-kernel-size", arg=weight, kernel_size=show_ints(list(size)), height=kernel["H"], width=kernel["W"])
-    ctx.equal(kernel["H"], ctx.const(wanted[0]), symbol="kernel_size")
-    ctx.equal(kernel["W"], ctx.const(wanted[1]), symbol="kernel_size")
+    require_length(ctx, "kernel_size", list(size), sorted({1, len(spatial)}))
+    wanted = list(size) * len(spatial) if len(size) == 1 else list(size)
+    have = [ctx.static(kernel[s]) for s in spatial]
+    if any(h is not None and h != w for h, w in zip(have, wanted)):
+        ctx.fail("conv-kernel-size", arg=weight, kernel_size=show_ints(list(size)), kernel=[kernel[s] for s in spatial])
+    for s, w in zip(spatial, wanted):
+        ctx.equal(kernel[s], ctx.const(w), symbol="kernel_size")
 
 
 def _out_dtype(ctx: ShapeContext) -> Any:
     return ctx.attr("out_dtype") or None
 
 
-@shape_rule("conv2d")
-def conv2d(ctx: ShapeContext) -> Any:
-    """`nn.conv2d(data, weight, strides, padding, dilation, groups, channels, kernel_size,
-    data_layout, kernel_layout, out_layout, out_dtype)`: weight is (O, I, kh, kw) with
+def _layouts(ctx: ShapeContext, spatial: str) -> tuple:
+    data_layout = ctx.attr("data_layout")
+    check_layout(ctx, data_layout, "NC" + spatial, "data_layout")
+    out_layout = ctx.attr("out_layout") or data_layout
+    check_layout(ctx, out_layout, "NC" + spatial, "out_layout")
+    return data_layout, out_layout
+
+
+def conv(ctx: ShapeContext, spatial: str) -> Any:
+    """`nn.conv{1,2,3}d(data, weight, strides, padding, dilation, groups, channels, kernel_size,
+    data_layout, kernel_layout, out_layout, out_dtype)`: weight is (O, I, *kernel) with
     C = I * groups; the output has O channels and windowed spatial dims."""
-    data, weight = ctx.args
-    layout = check_layout(ctx, ctx.attr("data_layout"), "NCHW", "data_layout")
-    out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
-    x = layout_dims(ctx, data, layout, "NCHW", "data_layout")
-    k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OIHW", "kernel_layout")
+    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
+    product_operands(ctx)
+    layout, out_layout = _layouts(ctx, spatial)
+    x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
+    k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
     groups = require_positive(ctx, "groups", ctx.attr("groups"))
     ctx.equal(x["C"], k["I"] * groups, symbol="in_channels")
     out_channels = ctx.static(k["O"])
     if out_channels is not None and out_channels % groups != 0:
         ctx.fail("conv-groups", groups=groups, channels=out_channels)
-    _check_conv_attrs(ctx, weight, k)
-    sh, sw = pair(ctx, "strides")
-    dh, dw = pair(ctx, "dilation")
-    top, left, bottom, right = padding(ctx)
-    hax, wax = _spatial_axes(layout)
-    out = {
-        "N": x["N"], "C": k["O"],
-        "H": window_output(ctx, data, hax, x["H"], k["H"], top + bottom, sh, dh),
-        "W": window_output(ctx, data, wax, x["W"], k["W"], left + right, sw, dw),
-    }
-    return ctx.tensor(assemble(out_layout, out), _out_dtype(ctx))
+    _check_channels(ctx, k["O"])
+    _check_kernel_size(ctx, weight, k, spatial)
+    strides = per_dim(ctx, "strides", len(spatial))
+    dilation = per_dim(ctx, "dilation", len(spatial))
+    pads = padding(ctx, len(spatial))
+    out = {"N": x["N"], "C": k["O"]}
+    for i, s in enumerate(spatial):
+        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k[s], sum(pads[i]), strides[i], dilation[i])
+    return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out), _out_dtype(ctx))
 
 
-@shape_rule("conv2d_transpose")
-def conv2d_transpose(ctx: ShapeContext) -> Any:
-    """`nn.conv2d_transpose(...)`: weight is (I, O, kh, kw) in the default IOHW layout with
-    I = C; the output has O * groups channels and spatial dims
-    (h - 1) * stride - pads + dilation * (k - 1) + output_padding + 1."""
-    data, weight = ctx.args
-    layout = check_layout(ctx, ctx.attr("data_layout"), "NCHW", "data_layout")
-    out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
-    x = layout_dims(ctx, data, layout, "NCHW", "data_layout")
-    k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OIHW", "kernel_layout")
+def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
+    """`nn.conv{1,2,3}d_transpose(...)`: weight is (I, O, *kernel) in the default IO.. layout
+    with I = C; the output has O * groups channels and spatial dims
+    (size - 1) * stride - pads + dilation * (kernel - 1) + output_padding + 1."""
+    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
+    product_operands(ctx)
+    layout, out_layout = _layouts(ctx, spatial)
+    x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
+    k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
     groups = require_positive(ctx, "groups", ctx.attr("groups"))
     ctx.equal(x["C"], k["I"], symbol="in_channels")
     if data.dims is not None:  # (size - 1) * stride + ... would grow an empty image
-        for axis in _spatial_axes(layout):
-            require_nonempty(ctx, data, axis, "a transposed convolution spreads its input's elements")
-    sh, sw = pair(ctx, "strides")
-    dh, dw = pair(ctx, "dilation")
-    oph, opw = pair(ctx, "output_padding", minimum=0)
-    top, left, bottom, right = padding(ctx)
-    channels = ctx.attr("channels")
+        for s in spatial:
+            require_nonempty(ctx, data, _axis_of(layout, s), "a transposed convolution spreads its input's elements")
+    strides = per_dim(ctx, "strides", len(spatial))
+    dilation = per_dim(ctx, "dilation", len(spatial))
+    extra = per_dim(ctx, "output_padding", len(spatial), minimum=0, extra=(2 * len(spatial),))
+    pads = padding(ctx, len(spatial))
     out_channels = k["O"] * groups
-    if channels is not None:
-        ctx.equal(out_channels, ctx.const(channels), symbol="channels")
-    out = {
-        "N": x["N"], "C": out_channels,
-        "H": _transposed(x["H"], k["H"], sh, dh, oph, top + bottom),
-        "W": _transposed(x["W"], k["W"], sw, dw, opw, left + right),
-    }
-    return ctx.tensor(assemble(out_layout, out), _out_dtype(ctx))
+    _check_channels(ctx, out_channels)
+    _check_kernel_size(ctx, weight, k, spatial)
+    out = {"N": x["N"], "C": out_channels}
+    for i, s in enumerate(spatial):
+        out[s] = _transposed(x[s], k[s], strides[i], dilation[i], extra[i], sum(pads[i]))
+    return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out), _out_dtype(ctx))
 
 
 def _transposed(size: Any, kernel: Any, stride: int, dilation: int, extra: int, pad: int) -> Any:
@@ -187,61 +235,133 @@ def _transposed(size: Any, kernel: Any, stride: int, dilation: int, extra: int, 
     return grown - pad if pad else grown
 
 
+def _kernel_size(ctx: ShapeContext, spatial: str) -> list:
+    """The `kernel_size` attribute, which an operator without a weight needs."""
+    size = ctx.attr("kernel_size")
+    if size is None:
+        ctx.fail("attribute-length", name="kernel_size", expected=len(spatial), actual=0)
+    return per_dim(ctx, "kernel_size", len(spatial))
+
+
+@shape_rule("conv2d_backward_weight")
+def conv2d_backward_weight(ctx: ShapeContext) -> Any:
+    """`nn.conv2d_backward_weight(grad, data, strides, padding, dilation, groups, channels,
+    kernel_size, ...)`: the gradient of a conv2d's weight, (O, C / groups, kh, kw) for the
+    output gradient's O channels; the gradient has the convolution's output shape."""
+    grad, data = ctx.args
+    spatial = "HW"
+    g = layout_dims(ctx, grad, ctx.attr("data_layout"), "NC" + spatial, "data_layout")
+    x = layout_dims(ctx, data, ctx.attr("kernel_layout"), "NC" + spatial, "kernel_layout")
+    ctx.equal(g["N"], x["N"], symbol="batch")
+    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    _check_channels(ctx, g["C"])
+    kernel = _kernel_size(ctx, spatial)
+    strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
+    pads = padding(ctx, 2)
+    for i, s in enumerate(spatial):
+        out = window_output(ctx, data, _axis_of(ctx.attr("kernel_layout"), s), x[s], ctx.const(kernel[i]),
+                            sum(pads[i]), strides[i], dilation[i])
+        ctx.equal(g[s], out, symbol=f"output {s}")
+    weight = {"O": g["C"], "I": x["C"] // groups, "H": ctx.const(kernel[0]), "W": ctx.const(kernel[1])}
+    return ctx.tensor(assemble(ctx, ctx.attr("out_layout") or "OIHW", "OI" + spatial, weight), _out_dtype(ctx))
+
+
+@shape_rule("deformable_conv2d")
+def deformable_conv2d(ctx: ShapeContext) -> Any:
+    """`nn.deformable_conv2d(data, offset, weight, ..., deformable_groups, groups)`: conv2d whose
+    kernel taps move by learned offsets: offset is (N, 2 * kh * kw * deformable_groups, oh, ow)."""
+    data, offset, weight = ctx.args
+    spatial = "HW"
+    layout, out_layout = _layouts(ctx, spatial)
+    x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
+    k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
+    o = layout_dims(ctx, offset, layout, "NC" + spatial, "data_layout")
+    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    deformable = require_positive(ctx, "deformable_groups", ctx.attr("deformable_groups"))
+    ctx.equal(x["C"], k["I"] * groups, symbol="in_channels")
+    _check_channels(ctx, k["O"])
+    _check_kernel_size(ctx, weight, k, spatial)
+    strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
+    pads = padding(ctx, 2)
+    out = {"N": x["N"], "C": k["O"]}
+    for i, s in enumerate(spatial):
+        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k[s], sum(pads[i]), strides[i], dilation[i])
+        ctx.equal(o[s], out[s], symbol=f"offset {s}")
+    ctx.equal(o["N"], x["N"], symbol="batch")
+    ctx.equal(o["C"], k["H"] * k["W"] * (2 * deformable), symbol="offsets")
+    return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out), _out_dtype(ctx))
+
+
 # pooling ----------------------------------------------------------------------------------------
-@shape_rule("pool2d")
-def pool2d(ctx: ShapeContext) -> Any:
-    """`nn.max_pool2d` / `nn.avg_pool2d(pool_size, strides, dilation, padding, layout,
-    ceil_mode)`: windowed spatial dims; ceil_mode rounds the window count up."""
+def pool(ctx: ShapeContext, spatial: str) -> Any:
+    """`nn.max_pool{1,2,3}d` / `nn.avg_pool{1,2,3}d(pool_size, strides, dilation, padding,
+    layout, ceil_mode)`: windowed spatial dims; ceil_mode rounds the window count up."""
     (data,) = ctx.args
-    layout = check_layout(ctx, ctx.attr("layout"), "NCHW", "layout")
-    out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
-    x = layout_dims(ctx, data, layout, "NCHW", "layout")
-    kh, kw = pair(ctx, "pool_size")
-    sh, sw = pair(ctx, "strides")
-    dh, dw = pair(ctx, "dilation")
-    top, left, bottom, right = padding(ctx)
+    layout = ctx.attr("layout")
+    out_layout = ctx.attr("out_layout") or layout
+    x = layout_dims(ctx, data, layout, "NC" + spatial, "layout")
+    sizes = per_dim(ctx, "pool_size", len(spatial))
+    strides = per_dim(ctx, "strides", len(spatial))
+    dilation = per_dim(ctx, "dilation", len(spatial))
+    pads = padding(ctx, len(spatial))
     ceil = bool(ctx.attr("ceil_mode"))
-    hax, wax = _spatial_axes(layout)
     out = dict(x)
-    out["H"] = window_output(ctx, data, hax, x["H"], ctx.const(kh), top + bottom, sh, dh, ceil)
-    out["W"] = window_output(ctx, data, wax, x["W"], ctx.const(kw), left + right, sw, dw, ceil)
-    return ctx.tensor(assemble(out_layout, out))
+    for i, s in enumerate(spatial):
+        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], ctx.const(sizes[i]), sum(pads[i]), strides[i],
+                               dilation[i], ceil)
+    return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out))
 
 
-def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, why: str) -> None:
+def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, spatial: str, why: str) -> None:
     """The spatial dims of a known-rank image are not empty."""
     if data.dims is not None:
-        for axis in _spatial_axes(layout):
-            require_nonempty(ctx, data, axis, why)
+        for s in spatial:
+            require_nonempty(ctx, data, _axis_of(layout, s), why)
 
 
 @shape_rule("global_pool2d")
 def global_pool2d(ctx: ShapeContext) -> Any:
     """`nn.global_avg_pool2d(x, layout, out_layout)`: spatial dims become 1."""
     (data,) = ctx.args
-    layout = check_layout(ctx, ctx.attr("layout"), "NCHW", "layout")
-    out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
+    layout = ctx.attr("layout")
+    out_layout = ctx.attr("out_layout") or layout
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
     if "max" in ctx.op_name:
-        _require_image(ctx, data, layout, "the maximum of no elements does not exist")
+        _require_image(ctx, data, layout, "HW", "the maximum of no elements does not exist")
     out["H"] = out["W"] = ctx.const(1)
-    return ctx.tensor(assemble(out_layout, out))
+    return ctx.tensor(assemble(ctx, out_layout, "NCHW", out))
 
 
-@shape_rule("adaptive_pool2d")
-def adaptive_pool2d(ctx: ShapeContext) -> Any:
-    """`nn.adaptive_avg_pool2d(x, output_size, layout)`: spatial dims become output_size
-    (one value for both; none keeps them)."""
+def adaptive_pool(ctx: ShapeContext, spatial: str) -> Any:
+    """`nn.adaptive_avg_pool{1,2,3}d(x, output_size, layout)`: spatial dims become
+    output_size (one value for all; none keeps them)."""
     (data,) = ctx.args
-    layout = check_layout(ctx, ctx.attr("layout"), "NCHW", "layout")
-    out_layout = check_layout(ctx, ctx.attr("out_layout") or layout, "NCHW", "out_layout")
-    out = layout_dims(ctx, data, layout, "NCHW", "layout")
+    layout = ctx.attr("layout")
+    out_layout = ctx.attr("out_layout") or layout
+    out = layout_dims(ctx, data, layout, "NC" + spatial, "layout")
     size: Sequence[int] = list(ctx.attr("output_size") or [])
-    require_length(ctx, "output_size", size, (0, 1, 2))
+    require_length(ctx, "output_size", size, sorted({0, 1, len(spatial)}))
     require_entries(ctx, "output_size", size)
     if size:
         if "max" in ctx.op_name:
-            _require_image(ctx, data, layout, "the maximum of an empty bin does not exist")
-        oh, ow = (size[0], size[0]) if len(size) == 1 else size
-        out["H"], out["W"] = ctx.const(oh), ctx.const(ow)
-    return ctx.tensor(assemble(out_layout, out))
+            _require_image(ctx, data, layout, spatial, "the maximum of an empty bin does not exist")
+        sizes = list(size) * len(spatial) if len(size) == 1 else list(size)
+        for s, v in zip(spatial, sizes):
+            out[s] = ctx.const(v)
+    return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out))
+
+
+def _register(name: str, family: Any, spatial: str) -> None:
+    def rule(ctx: ShapeContext) -> Any:
+        return family(ctx, spatial)
+
+    rule.__name__ = name
+    rule.__doc__ = family.__doc__
+    shape_rule(name)(rule)
+
+
+for _k, _spatial in SPATIAL.items():
+    _register(f"conv{_k}d", conv, _spatial)
+    _register(f"conv{_k}d_transpose", conv_transpose, _spatial)
+    _register(f"pool{_k}d", pool, _spatial)
+    _register(f"adaptive_pool{_k}d", adaptive_pool, _spatial)

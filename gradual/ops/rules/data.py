@@ -136,15 +136,32 @@ def topk(ctx: ShapeContext) -> Any:
     """`topk(x, k, axis, ret_type, dtype)`: dim `axis` becomes k (all of it when k < 1); the
     dim must hold at least k elements. ret_type "both" gives (values, indices)."""
     (data,) = ctx.args
+    return _topk(ctx, data, ctx.attr("k"))
+
+
+@shape_rule("dyn_topk")
+def dyn_topk(ctx: ShapeContext) -> Any:
+    """`dyn.topk(x, k)`: topk whose k is a one-element tensor; without its value dim `axis`
+    is `?`."""
+    data, k = ctx.args
+    if k.rank != 0:
+        ctx.require_rank(k, 1)
+        ctx.equal(k.dim(0), ctx.const(1))
+    known = None if k.value is None else ctx.static(k.value[0])
+    return _topk(ctx, data, known)
+
+
+def _topk(ctx: ShapeContext, data: TensorArg, k: Optional[int]) -> Any:
     ret_type = require_choice(ctx, "ret_type", ctx.attr("ret_type"), ("both", "values", "indices"))
-    k = ctx.attr("k")
     dims = None
     if data.dims is not None:
         if data.rank < 1:
             ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
         axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
         dims = list(data.dims)
-        if k >= 1:
+        if k is None:
+            dims[axis] = ctx.unknown()
+        elif k >= 1:
             size = ctx.static(dims[axis])
             if size is not None and size < k:
                 ctx.fail("topk-too-few", arg=data, axis=axis, dim=dims[axis], k=k)
@@ -153,6 +170,15 @@ def topk(ctx: ShapeContext) -> Any:
     values = ctx.tensor(dims, data.dtype)
     indices = ctx.tensor(dims, ctx.attr("dtype"))
     return {"both": ctx.tuple([values, indices]), "values": values, "indices": indices}[ret_type]
+
+
+@shape_rule("argsort")
+def argsort(ctx: ShapeContext) -> Any:
+    """`argsort(x, axis, is_ascend, dtype)`: indices shaped like x, in dtype."""
+    (data,) = ctx.args
+    if data.dims is not None:
+        normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    return ctx.tensor(data.dims, ctx.attr("dtype"))
 
 
 # creation ---------------------------------------------------------------------------------------

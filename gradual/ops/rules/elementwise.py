@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from ..context import ShapeContext, TensorArg
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ArgView, ShapeContext, TensorArg, TupleArg
 from ..registry import shape_rule
-from .common import cast_values
+from .common import cast_values, dtype_name
 
 
 def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
@@ -39,6 +41,12 @@ def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optio
         out.append(result)
     return out[::-1]
 
+
+register_rule_message(
+    "reinterpret-width", codes.DTYPE_MISMATCH,
+    "{op} reads the bits of {arg} ({source}) as {target}, which has another width",
+    "reinterpret between dtypes of one width (float32 and int32), or use `cast`",
+)
 
 ValueFn = Callable[[ShapeContext, Any, Any], Any]
 
@@ -145,7 +153,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
 
 def _register_broadcast(name: str, fn: Optional[ValueFn]) -> None:
     def rule(ctx: ShapeContext) -> Any:
-        lhs, rhs = ctx.args
+        lhs, rhs = ctx.args[:2]  # qnn.add and friends add scales and zero points after them
         dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
         value = broadcast_values(ctx, [lhs, rhs], fn) if fn is not None else None
         return ctx.tensor(dims, value=value)
@@ -184,9 +192,52 @@ def cast(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims, dtype, value=cast_values(ctx, data.value, dtype))
 
 
+@shape_rule("cast_like")
+def cast_like(ctx: ShapeContext) -> Any:
+    """`cast_like(x, like)` and `onnx.cast_like`: x cast to like's dtype, as `cast` (like's
+    shape does not matter)."""
+    data, like = ctx.args
+    return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
+
+
+@shape_rule("reinterpret")
+def reinterpret(ctx: ShapeContext) -> Any:
+    """`reinterpret(x, dtype)`: the same bits read as another dtype of the same width."""
+    (data,) = ctx.args
+    dtype = ctx.attr("dtype")
+    widths = [_bits(dtype_name(d)) for d in (data.dtype, dtype)]
+    if None not in widths and widths[0] != widths[1]:
+        ctx.fail("reinterpret-width", arg=data, source=dtype_name(data.dtype), target=dtype)
+    return ctx.tensor(data.dims, dtype)
+
+
+def _bits(name: Optional[str]) -> Optional[int]:
+    if name is None:
+        return None
+    if name == "bool":
+        return 8
+    digits = "".join(c for c in name if c.isdigit())
+    return int(digits) if digits else None
+
+
 @shape_rule("identity")
 def identity(ctx: ShapeContext) -> Any:
     """`copy(x)`: the same shape and the same known values."""
     (data,) = ctx.args
     return ctx.tensor(data.dims, value=data.value)
+
+
+@shape_rule("same_type")
+def same_type(ctx: ShapeContext) -> Any:
+    """`annotation.checkpoint(x)` and `annotation.stop_fusion(x)`: x itself, a tensor or a
+    tuple (of tuples) of tensors."""
+    (data,) = ctx.args
+    return _same_type(ctx, data)
+
+
+def _same_type(ctx: ShapeContext, arg: ArgView) -> Any:
+    if isinstance(arg, TupleArg):
+        return ctx.tuple([_same_type(ctx, f) for f in arg.fields or ()])
+    tensor = ctx.expect_tensor(arg)
+    return ctx.tensor(tensor.dims, tensor.dtype, tensor.value)
 

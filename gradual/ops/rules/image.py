@@ -1,4 +1,4 @@
-"""Image operators: image.resize1d, image.resize2d, image.resize3d."""
+"""Image operators: image.resize1d, image.resize2d, image.resize3d, nn.upsampling and\nnn.upsampling3d (static and dyn. scales)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from ..context import ShapeContext
 from ..registry import shape_rule
-from .common import require_choice, require_entries, require_length, require_nonempty
+from .common import require_choice, require_entries, require_length, require_nonempty, require_scalar
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
 COORDINATE_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
@@ -60,3 +60,48 @@ def _register_resize(name: str, spatial: str) -> None:
 
 for _name, _spatial in SPATIAL.items():
     _register_resize(_name, _spatial)
+
+
+# upsampling -------------------------------------------------------------------------------------
+def scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
+    """Relay's upsampled size: d * scale rounded half to even (exact for an integer scale)."""
+    if float(scale).is_integer() and scale >= 0:
+        return d * int(scale)
+    size = ctx.static(d)
+    return ctx.const(round(size * scale)) if size is not None else ctx.unknown()
+
+
+def _upsampling(ctx: ShapeContext, spatial: str, scales: Any) -> Any:
+    """`nn.upsampling{,3d}(x, scale_*, layout, method)`: the spatial dims scaled (`scales` per
+    spatial letter; None where a dyn. scale is a tensor, whose size is then unknown)."""
+    data = ctx.args[0]
+    letters = "NC" + spatial
+    layout = ctx.attr("layout")
+    if len(layout) != len(letters) or sorted(layout) != sorted(letters):
+        ctx.fail("layout", name="layout", layout=layout, letters=", ".join(letters), example=letters)
+    ctx.require_rank(data, len(letters))
+    out = {letter: data.dim(i) for i, letter in enumerate(layout)}
+    for letter, scale in zip(spatial, scales):
+        out[letter] = ctx.unknown() if scale is None else scaled(ctx, out[letter], scale)
+    return ctx.tensor([out[letter] for letter in layout])
+
+
+@shape_rule("upsampling")
+def upsampling(ctx: ShapeContext) -> Any:
+    """`nn.upsampling(x, scale_h, scale_w, layout, method, align_corners)`."""
+    return _upsampling(ctx, "HW", (ctx.attr("scale_h"), ctx.attr("scale_w")))
+
+
+@shape_rule("upsampling3d")
+def upsampling3d(ctx: ShapeContext) -> Any:
+    """`nn.upsampling3d(x, scale_d, scale_h, scale_w, layout, method, ...)`."""
+    return _upsampling(ctx, "DHW", (ctx.attr("scale_d"), ctx.attr("scale_h"), ctx.attr("scale_w")))
+
+
+@shape_rule("dyn_upsampling")
+def dyn_upsampling(ctx: ShapeContext) -> Any:
+    """`dyn.nn.upsampling{,3d}(x, scale tensors...)`: scalar scales whose values are not known."""
+    for scale in ctx.args[1:]:
+        require_scalar(ctx, scale)
+    spatial = "DHW"[3 - (len(ctx.args) - 1):]
+    return _upsampling(ctx, spatial, (None,) * len(spatial))

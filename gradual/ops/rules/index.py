@@ -16,7 +16,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, is_huge, new_axis, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
+    distinct_axes, is_huge, known_ints, new_axis, is_huge_negative, require_choice, require_positive, require_scalar,
+    show_ints,
 )
 
 register_rule_message(
@@ -228,10 +229,14 @@ def _require_length(ctx: ShapeContext, d: Any, need: int) -> None:
         ctx.assume_within(d, need, None)
 
 
-def _slice_plan(ctx: ShapeContext, rank: int) -> list:
-    """(axis, begin, end, step) for every sliced axis, from begin/end/strides/axes/slice_mode."""
-    begin, end = list(ctx.attr("begin")), list(ctx.attr("end"))
-    strides = list(ctx.attr("strides") or [1])
+def _slice_plan(ctx: ShapeContext, rank: int, given: Optional[tuple] = None) -> list:
+    """(axis, begin, end, step) for every sliced axis, from begin/end/strides/axes/slice_mode
+    (or, `given`, from the begin, end and strides of a dyn.strided_slice)."""
+    if given is None:
+        begin, end = list(ctx.attr("begin")), list(ctx.attr("end"))
+        strides = list(ctx.attr("strides") or [1])
+    else:
+        begin, end, strides = given
     size_mode = require_choice(ctx, "slice_mode", ctx.attr("slice_mode"), ("end", "size")) == "size"
     axes = ctx.attr("axes")
     if axes is None:
@@ -283,19 +288,66 @@ def strided_slice(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims, value=value)
 
 
+@shape_rule("dyn_strided_slice")
+def dyn_strided_slice(ctx: ShapeContext) -> Any:
+    """`dyn.strided_slice(x, begin, end, strides)`: strided_slice whose lists are 1-D tensors;
+    while their values are unknown each sliced dim is only known to be at most its input's."""
+    data, begin, end, strides = ctx.args
+    for vector in (begin, end, strides):
+        ctx.require_rank(vector, 1)
+    if data.dims is None:
+        return ctx.tensor(None)
+    known = [known_ints(ctx, v) for v in (begin, end, strides)]
+    dims = list(data.dims)
+    if all(k is not None for k in known):
+        for axis, b, e, step in _slice_plan(ctx, data.rank, tuple(known)):
+            dims[axis] = slice_length(ctx, data.dim(axis), b, e, step)
+        return ctx.tensor(dims)
+    count = ctx.static(begin.dim(0))
+    for axis in range(data.rank if count is None else min(count, data.rank)):
+        dims[axis] = ctx.bounded(0, data.dim(axis))
+    return ctx.tensor(dims)
+
+
 # one_hot ----------------------------------------------------------------------------------------
 @shape_rule("one_hot")
 def one_hot(ctx: ShapeContext) -> Any:
     """`one_hot(indices, on_value, off_value, depth, axis, dtype)`: a new dim of size `depth`
     at `axis` (-1: last); on/off values are scalars."""
     indices, on_value, off_value = ctx.args
+    depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
+    return _one_hot(ctx, indices, on_value, off_value, ctx.const(depth))
+
+
+@shape_rule("dyn_one_hot")
+def dyn_one_hot(ctx: ShapeContext) -> Any:
+    """`dyn.one_hot(indices, on_value, off_value, depth)`: one_hot whose depth is a scalar
+    tensor (its value, when known, is the new dim)."""
+    indices, on_value, off_value, depth = ctx.args
+    require_scalar(ctx, depth)
+    return _one_hot(ctx, indices, on_value, off_value, _depth_dim(ctx, depth))
+
+
+def _depth_dim(ctx: ShapeContext, depth: TensorArg) -> Any:
+    """The new dim of dyn.one_hot: the depth tensor's value (a size or a symbolic dim), else `?`."""
+    if not depth.value:
+        return ctx.unknown()
+    value = depth.value[0]
+    known = ctx.static(value)
+    if known is None:
+        return value
+    if known < 0:
+        ctx.fail("attribute-range", name="depth", value=known, needed="at least 0")
+    return ctx.const(known)
+
+
+def _one_hot(ctx: ShapeContext, indices: TensorArg, on_value: TensorArg, off_value: TensorArg, depth: Any) -> Any:
     require_scalar(ctx, on_value)
     require_scalar(ctx, off_value)
-    depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
     dtype = ctx.attr("dtype")
     if indices.dims is None:
         return ctx.tensor(None, dtype)
     axis = new_axis(ctx, ctx.attr("axis"), indices.rank)
     dims = list(indices.dims)
-    dims.insert(axis, ctx.const(depth))
+    dims.insert(axis, depth)
     return ctx.tensor(dims, dtype)

@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, normalize_axis, product
 from ..registry import shape_rule
-from .common import require_choice, require_scalar, show_ints
+from .common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
 from .elementwise import broadcast_pair
 
 register_rule_message(
@@ -25,12 +25,22 @@ def _out_dtype(ctx: ShapeContext) -> Any:
     return ctx.attr("out_dtype") or None
 
 
+def product_operands(ctx: ShapeContext) -> None:
+    """The two operands of a product have one dtype unless `out_dtype` is given (quantized
+    arithmetic: uint8 data by int8 weights accumulated in int32, as Relay allows). An operand
+    of unknown dtype is taken to have the other's, as Relay infers an unannotated weight."""
+    a, b = ctx.args[0].dtype, ctx.args[1].dtype
+    if not ctx.attr("out_dtype") or dtype_name(a) is None or dtype_name(b) is None:
+        ctx.same_dtype(a, b)
+
+
 # dense and matmul -------------------------------------------------------------------------------
 @shape_rule("dense")
 def dense(ctx: ShapeContext) -> Any:
     """`nn.dense(x, w, units, out_dtype)`: (*b, k) x (u, k) -> (*b, u) (the signature checks k);
     `units`, when given, must be u."""
-    data, weight = ctx.args
+    data, weight = ctx.args[:2]  # qnn.dense adds zero points and scales after them
+    product_operands(ctx)
     units = ctx.attr("units")
     if units is not None and weight.dims is not None:
         ctx.equal(weight.dim(0), ctx.const(units), symbol="units")
@@ -44,6 +54,7 @@ def matmul(ctx: ShapeContext) -> Any:
     """`nn.matmul(a, b, units, transpose_a, transpose_b)`: (..., n, k) x (k, m) -> (..., n, m);
     b is 2-D; transpose_a reads a as (..., k, n), transpose_b reads b as (m, k)."""
     a, b = ctx.args
+    product_operands(ctx)
     ctx.require_rank(b, 2)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
     k_b, m = (b.dim(1), b.dim(0)) if tb else (b.dim(0), b.dim(1))
@@ -65,7 +76,8 @@ def matmul(ctx: ShapeContext) -> Any:
 def batch_matmul(ctx: ShapeContext) -> Any:
     """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, k, m) -> (b, n, m)
     (transpose_b=True: y is (b, m, k)); a batch of 1 broadcasts."""
-    x, y = ctx.args
+    x, y = ctx.args[:2]
+    product_operands(ctx)
     ctx.require_rank(x, 3)
     ctx.require_rank(y, 3)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
@@ -170,3 +182,73 @@ def pad(ctx: ShapeContext) -> Any:
         grow = before + after
         dims.append(d + grow if grow >= 0 else d - (-grow))
     return ctx.tensor(dims)
+
+
+@shape_rule("dyn_pad")
+def dyn_pad(ctx: ShapeContext) -> Any:
+    """`dyn.nn.pad(x, pad_width, pad_value)`: pad_width is a (rank, 2) tensor whose values are
+    not known, so every dim is unknown; the pad value is a scalar."""
+    data, widths, value = ctx.args
+    require_scalar(ctx, value)
+    ctx.require_rank(widths, 2)
+    ctx.equal(widths.dim(1), ctx.const(2), symbol="before and after")
+    if data.dims is None:
+        return ctx.tensor(None)
+    ctx.equal(widths.dim(0), ctx.const(data.rank), symbol="rank")
+    return ctx.tensor([ctx.unknown() for _ in data.dims])
+
+
+@shape_rule("nll_loss")
+def nll_loss(ctx: ShapeContext) -> Any:
+    """`nn.nll_loss(predictions (n, c, *d), targets (n, *d), weights (c,), reduction)`: the
+    per-element losses (n, *d) with reduction="none", else a scalar."""
+    predictions, targets, weights = ctx.args
+    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("mean", "sum", "none"))
+    ctx.require_rank(weights, 1)
+    if predictions.dims is None:
+        return ctx.tensor(None if reduction == "none" else [])
+    if predictions.rank < 2:
+        ctx.fail("rank-too-small", arg=predictions, needed=2, rank=predictions.rank)
+    ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
+    ctx.require_rank(targets, predictions.rank - 1)
+    dims = [predictions.dim(0)] + list(predictions.dims[2:])
+    for axis, (d, t) in enumerate(zip(dims, targets.dims)):
+        dims[axis] = ctx.equal(d, t, symbol="entries")
+    return ctx.tensor(dims if reduction == "none" else [])
+
+
+@shape_rule("sequence_mask")
+def sequence_mask(ctx: ShapeContext) -> Any:
+    """`sequence_mask(x, valid_length, mask_value, axis)`: x's shape; axis (0 or 1) is the time
+    axis, the other of the two leading ones the batch, as long as valid_length."""
+    data, lengths = ctx.args
+    ctx.require_rank(lengths, 1)
+    axis = ctx.attr("axis")
+    if axis not in (0, 1):
+        ctx.fail("attribute-range", name="axis", value=axis, needed="0 or 1")
+    if data.dims is not None:
+        if data.rank < 2:
+            ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+        ctx.equal(data.dim(1 - axis), lengths.dim(0), symbol="batch")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("cross_entropy")
+def cross_entropy(ctx: ShapeContext) -> Any:
+    """`nn.cross_entropy(predictions, targets)` and `_with_logits`: two (batch, classes) tensors
+    of one shape; a scalar."""
+    predictions, targets = ctx.args
+    ctx.require_rank(predictions, 2)
+    ctx.require_rank(targets, 2)
+    for axis in (0, 1):
+        ctx.equal(predictions.dim(axis), targets.dim(axis))
+    return ctx.tensor([])
+
+
+@shape_rule("l2_normalize")
+def l2_normalize(ctx: ShapeContext) -> Any:
+    """`nn.l2_normalize(x, eps, axis)`: x's shape; the axes name distinct dims of x."""
+    (data,) = ctx.args
+    if data.dims is not None and ctx.attr("axis") is not None:
+        distinct_axes(ctx, ctx.attr("axis"), data.rank)
+    return ctx.tensor(data.dims)

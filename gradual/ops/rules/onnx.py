@@ -16,7 +16,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    cast_values, distinct_axes, keeps_values, require_choice, require_entries, require_length, require_positive,
+    distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
+    require_positive,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -44,19 +45,6 @@ register_rule_message(
 
 
 # helpers ------------------------------------------------------------------------------------------
-def known_ints(ctx: ShapeContext, arg: TensorArg) -> Optional[list]:
-    """The elements of a small integer tensor as Python ints, when all are known."""
-    if arg.value is None:
-        return None
-    out = []
-    for v in arg.value:
-        known = ctx.static(v)
-        if known is None:
-            return None
-        out.append(int(known))
-    return out
-
-
 def vector_length(ctx: ShapeContext, arg: TensorArg) -> Optional[int]:
     """The static length of a vector argument (a scalar counts as one element)."""
     if arg.value is not None:
@@ -94,13 +82,6 @@ def constant(ctx: ShapeContext) -> Any:
     if len(shape) <= 1 and count <= VALUE_LIMIT and keeps_values(dtype):
         value = [int(v) for v in values]
     return ctx.tensor([ctx.const(s) for s in shape], dtype, value=value)
-
-
-@shape_rule("onnx_cast_like")
-def cast_like(ctx: ShapeContext) -> Any:
-    """`onnx.cast_like(x, like)`: x's shape in like's dtype."""
-    data, like = ctx.args
-    return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
 
 
 @shape_rule("onnx_eye_like")

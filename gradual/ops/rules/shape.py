@@ -1,5 +1,6 @@
-"""Operators that rearrange a tensor's dims: reshape (Relay codes), reshape_like, dyn.reshape,
-transpose, expand_dims, squeeze, broadcast_to, dyn.broadcast_to, reverse.
+"""Operators that rearrange a tensor's dims: reshape (Relay codes, also read from the right),
+reshape_like, dyn.reshape, transpose, expand_dims, squeeze, broadcast_to, dyn.broadcast_to,
+broadcast_to_like, collapse_sum_like, slice_like, reverse.
 
 None of them moves an element out of row-major order except transpose and reverse, so the
 known values of a shape vector (SPEC 3.7) pass through reshape, expand_dims and squeeze.
@@ -13,7 +14,8 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
+from .common import distinct_axes, known_ints, new_axis, require_entries, require_positive, show_ints
+from .conv import assemble, check_layout, layout_dims
 
 register_rule_message(
     "reshape-count", codes.SHAPE_MISMATCH,
@@ -59,6 +61,16 @@ register_rule_message(
     "broadcast-target", codes.BROADCAST_MISMATCH,
     "dim {axis} of {arg} is {dim}, which {op} cannot broadcast to the target's {target}",
     "each input dim must be 1 or equal to the target dim (broadcasting never shrinks)",
+)
+register_rule_message(
+    "slice-like-axis", codes.BAD_ATTRIBUTE,
+    "{op} slices axis {axis}, but {arg} has rank {rank}",
+    "list only axes that both inputs have",
+)
+register_rule_message(
+    "slice-like-longer", codes.SHAPE_MISMATCH,
+    "{op} cuts dim {axis} of {arg} ({dim}) to {target}, which is longer",
+    "the shape to slice like must not be longer than the data along the sliced axes",
 )
 register_rule_message(
     "squeeze-not-one", codes.SHAPE_MISMATCH,
@@ -224,6 +236,20 @@ def reshape(ctx: ShapeContext) -> Any:
     return ctx.tensor(reshape_dims(ctx, data, list(ctx.attr("newshape"))), value=data.value)
 
 
+@shape_rule("reverse_reshape")
+def reverse_reshape(ctx: ShapeContext) -> Any:
+    """`contrib_reverse_reshape(x, newshape)`: Relay's reshape codes read from the right (both
+    the input's dims and the codes reversed, the result reversed back)."""
+    (data,) = ctx.args
+    codes_ = list(ctx.attr("newshape"))[::-1]
+    if data.dims is None:
+        dims = _reshape_unknown_rank(ctx, codes_)
+    else:
+        flipped = TensorArg(data.index, data.path, list(data.dims)[::-1], data.dtype, None)
+        dims = _Reshape(ctx, flipped, codes_).run()
+    return ctx.tensor(None if dims is None else dims[::-1], value=data.value)
+
+
 @shape_rule("dyn_reshape")
 def dyn_reshape(ctx: ShapeContext) -> Any:
     """`dyn.reshape(x, shape)`: the new shape is a 1-D tensor; its known values are read like
@@ -301,7 +327,27 @@ def squeeze(ctx: ShapeContext) -> Any:
     """`squeeze(x, axis)`: drop the listed size-1 dims (checked), or with no axis every dim
     known to be 1; if some dim may or may not be 1, the result's rank is unknown."""
     (data,) = ctx.args
-    axes = ctx.attr("axis")
+    return _squeeze(ctx, data, ctx.attr("axis"))
+
+
+@shape_rule("dyn_squeeze")
+def dyn_squeeze(ctx: ShapeContext) -> Any:
+    """`dyn.squeeze(x, axis)`: squeeze whose axes are a 1-D tensor: as `squeeze` when its values
+    are known, else the rank drops by its length and the kept dims are unknown."""
+    data, axes = ctx.args
+    ctx.require_rank(axes, 1)
+    known = known_ints(ctx, axes)
+    if known is not None:
+        return _squeeze(ctx, data, known)
+    count = ctx.static(axes.dim(0))
+    if data.dims is None or count is None:
+        return ctx.tensor(None)
+    if count > data.rank:
+        ctx.fail("rank-too-small", arg=data, needed=count, rank=data.rank)
+    return ctx.tensor([ctx.unknown() for _ in range(data.rank - count)])
+
+
+def _squeeze(ctx: ShapeContext, data: TensorArg, axes: Optional[Sequence[int]]) -> Any:
     if data.dims is None:
         return ctx.tensor(None, value=data.value)
     if axes is None:
@@ -398,3 +444,122 @@ def _broadcast_unknown_target(ctx: ShapeContext, data: TensorArg, length: int) -
         if ctx.is_one(d) is False:
             out[length - data.rank + axis] = d
     return out
+
+
+@shape_rule("broadcast_to_like")
+def broadcast_to_like(ctx: ShapeContext) -> Any:
+    """`broadcast_to_like(x, like)`: x must broadcast to like's shape, which the result has."""
+    data, like = ctx.args
+    if like.dims is None:
+        return ctx.tensor(None)
+    return ctx.tensor(broadcast_into(ctx, data, list(like.dims)))
+
+
+@shape_rule("collapse_sum_like")
+def collapse_sum_like(ctx: ShapeContext) -> Any:
+    """`collapse_sum_like(x, like)`: x summed down to like's shape, which must broadcast to x's
+    (the gradient of a broadcast)."""
+    data, like = ctx.args
+    if data.dims is not None:
+        broadcast_into(ctx, like, list(data.dims))
+    return ctx.tensor(like.dims)
+
+
+@shape_rule("slice_like")
+def slice_like(ctx: ShapeContext) -> Any:
+    """`slice_like(x, like, axes)`: along each axis (every axis both have, when none are
+    given), x's dim becomes like's, which must not be longer."""
+    data, like = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axes = ctx.attr("axes")
+    if not axes:
+        if like.dims is None:
+            return ctx.tensor([ctx.unknown() for _ in data.dims])
+        axes = range(min(data.rank, like.rank))
+    out = list(data.dims)
+    for given in axes:
+        axis = normalize_axis(ctx, given, data.rank, "axes")
+        if like.dims is None:
+            out[axis] = ctx.unknown()
+            continue
+        if axis >= like.rank:
+            ctx.fail("slice-like-axis", arg=like, axis=given, rank=like.rank)
+        out[axis] = _slice_like_dim(ctx, data, axis, like.dim(axis))
+    return ctx.tensor(out)
+
+
+def _slice_like_dim(ctx: ShapeContext, data: TensorArg, axis: int, target: Any) -> Any:
+    """The dim `target`, which dim `axis` of data must reach."""
+    wanted = ctx.static(target)
+    if wanted is None:
+        return target
+    have = ctx.static(data.dim(axis))
+    if have is not None and have < wanted:
+        ctx.fail("slice-like-longer", arg=data, axis=axis, dim=have, target=wanted)
+    ctx.assume_within(data.dim(axis), wanted, None)
+    return target
+
+
+# layouts and blocks -----------------------------------------------------------------------------
+@shape_rule("layout_transform")
+def layout_transform(ctx: ShapeContext) -> Any:
+    """`layout_transform(x, src_layout, dst_layout)`: the same dims rearranged (and packed or
+    unpacked: `NCHW` to `NCHW4c` splits C by 4)."""
+    (data,) = ctx.args
+    src, dst = ctx.attr("src_layout"), ctx.attr("dst_layout")
+    letters = "".join(c for c in src if c.isupper())
+    check_layout(ctx, src, letters, "src_layout")
+    by_letter = layout_dims(ctx, data, src, letters, "src_layout")
+    return ctx.tensor(assemble(ctx, dst, letters, by_letter, "dst_layout"))
+
+
+def _blocks(ctx: ShapeContext) -> tuple:
+    """(data by layout letter, the block size) of depth_to_space / space_to_depth."""
+    (data,) = ctx.args
+    block = require_positive(ctx, "block_size", ctx.attr("block_size"))
+    return layout_dims(ctx, data, ctx.attr("layout"), "NCHW", "layout"), block
+
+
+@shape_rule("depth_to_space")
+def depth_to_space(ctx: ShapeContext) -> Any:
+    """`nn.depth_to_space(x, block_size, layout, mode)`: C // b^2 channels, H * b, W * b (as
+    Relay, channels past a multiple of b^2 are dropped)."""
+    x, block = _blocks(ctx)
+    out = dict(x, C=x["C"] // (block * block), H=x["H"] * block, W=x["W"] * block)
+    return ctx.tensor([out[c] for c in ctx.attr("layout")])
+
+
+@shape_rule("space_to_depth")
+def space_to_depth(ctx: ShapeContext) -> Any:
+    """`nn.space_to_depth(x, block_size, layout)`: C * b^2 channels, H // b, W // b (as Relay,
+    rows and columns past a multiple of b are dropped)."""
+    x, block = _blocks(ctx)
+    out = dict(x, C=x["C"] * (block * block), H=x["H"] // block, W=x["W"] // block)
+    return ctx.tensor([out[c] for c in ctx.attr("layout")])
+
+
+@shape_rule("matrix_set_diag")
+def matrix_set_diag(ctx: ShapeContext) -> Any:
+    """`matrix_set_diag(x, diagonal, k1, k2)`: x's shape; the diagonal has x's batch dims (and,
+    for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim), and its last
+    dim is the longest diagonal of the band in an (m, n) matrix: min(m + min(k2, 0), n - max(k1, 0))."""
+    data, diagonal = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    k1, k2 = ctx.attr("k1"), ctx.attr("k2")
+    if k1 > k2:
+        ctx.fail("attribute-range", name="k2", value=k2, needed=f"at least k1 ({k1})")
+    band = 0 if k1 == k2 else 1
+    ctx.require_rank(diagonal, data.rank - 1 + band)
+    for axis in range(data.rank - 2):
+        ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
+    if band:
+        ctx.equal(diagonal.dim(-2), ctx.const(k2 - k1 + 1), symbol="diagonals")
+    rows, columns = (ctx.static(data.dim(axis)) for axis in (-2, -1))
+    if rows is not None and columns is not None:  # else the rule checks it when the program runs
+        longest = max(0, min(rows + min(k2, 0), columns - max(k1, 0)))
+        ctx.equal(diagonal.dim(-1), ctx.const(longest), symbol="length")
+    return ctx.tensor(data.dims)

@@ -37,6 +37,6 @@ def registered() -> dict[str, Kernel]:
     return dict(KERNELS)
 
 
-from . import elementwise, shape, data, nn, reduce, image  # noqa: E402,F401  (registers the kernels)
+from . import elementwise, shape, data, nn, conv, reduce, image, qnn, sparse  # noqa: E402,F401  (registers the kernels)
 from . import onnx, onnx_models  # noqa: E402,F401  (the ONNX frontend's operators, stdlib/onnx*.rly)
 from . import aten  # noqa: E402,F401  (the torch.export frontend's operators, stdlib/aten.rly)

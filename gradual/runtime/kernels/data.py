@@ -1,5 +1,5 @@
 """Creation, shape values, indexing and data-dependent kernels: arange, zeros, full, shape_of,
-ndarray_size, take, strided_slice, one_hot, argwhere, unique, topk."""
+ndarray_size, take, strided_slice, one_hot, argwhere, unique, topk, sort and argsort."""
 
 from __future__ import annotations
 
@@ -152,14 +152,36 @@ def unique(data: np.ndarray, *, is_sorted: bool, return_counts: bool) -> tuple:
 def topk(data: np.ndarray, *, k: int, axis: int, ret_type: str, is_ascend: bool, dtype: str) -> object:
     """The k largest (`is_ascend`: smallest) entries along `axis` (all of them when k < 1), as
     (values, indices), or only one of them."""
-    order = np.argsort(data, axis=axis, kind="stable")
-    if not is_ascend:
-        order = np.flip(order, axis=axis)
+    order = _sorting(data, axis, is_ascend)
     if k >= 1:
         order = np.take(order, np.arange(k), axis=axis)
     values = np.take_along_axis(data, order, axis=axis)
     indices = order.astype(dtype)
     return {"both": (values, indices), "values": values, "indices": indices}[ret_type]
+
+
+@kernel("dyn.topk")
+def dyn_topk(data: np.ndarray, count: np.ndarray, *, axis: int, ret_type: str, is_ascend: bool, dtype: str) -> object:
+    """`topk` whose k is a one-element tensor."""
+    return topk(data, k=int(np.asarray(count).reshape(-1)[0]), axis=axis, ret_type=ret_type, is_ascend=is_ascend,
+                dtype=dtype)
+
+
+@kernel("sort")
+def sort(data: np.ndarray, *, axis: int, is_ascend: bool) -> np.ndarray:
+    """The data sorted along `axis`."""
+    return np.take_along_axis(data, _sorting(data, axis, is_ascend), axis=axis)
+
+
+@kernel("argsort")
+def argsort(data: np.ndarray, *, axis: int, is_ascend: bool, dtype: str) -> np.ndarray:
+    """The indices that sort the data along `axis`."""
+    return _sorting(data, axis, is_ascend).astype(dtype)
+
+
+def _sorting(data: np.ndarray, axis: int, is_ascend: bool) -> np.ndarray:
+    order = np.argsort(data, axis=axis, kind="stable")
+    return order if is_ascend else np.flip(order, axis=axis)
 
 
 # indexing -------------------------------------------------------------------------------------
@@ -204,6 +226,22 @@ def strided_slice(data: np.ndarray, *, begin: Sequence[int], end: Sequence[int],
     for axis, piece in _slice_plan(data.ndim, begin, end, strides, axes, slice_mode):
         index[axis] = piece
     return data[tuple(index)].copy()
+
+
+@kernel("dyn.strided_slice")
+def dyn_strided_slice(data: np.ndarray, begin_values: np.ndarray, end_values: np.ndarray, stride_values: np.ndarray, *,
+                      slice_mode: str) -> np.ndarray:
+    """strided_slice whose begin, end and strides are 1-D tensors."""
+    as_list = lambda v: [int(x) for x in np.asarray(v).reshape(-1)]  # noqa: E731
+    return strided_slice(data, begin=as_list(begin_values), end=as_list(end_values), strides=as_list(stride_values),
+                         axes=None, slice_mode=slice_mode)
+
+
+@kernel("dyn.one_hot")
+def dyn_one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, count: np.ndarray, *, axis: int,
+                dtype: str) -> np.ndarray:
+    """one_hot whose depth is a scalar tensor."""
+    return one_hot(indices, on_value, off_value, depth=int(np.asarray(count).reshape(-1)[0]), axis=axis, dtype=dtype)
 
 
 @kernel("one_hot")

@@ -114,6 +114,12 @@ def cast(data: np.ndarray, *, dtype: str) -> np.ndarray:
     return data.astype(dtype)
 
 
+@kernel("cast_like")
+def cast_like(data: np.ndarray, dtype_like: np.ndarray) -> np.ndarray:
+    """The same values in the element type of `dtype_like`."""
+    return data.astype(dtype_like.dtype)
+
+
 def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], keep: bool = True) -> None:
     @kernel(name)
     def run(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -175,3 +181,24 @@ def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def full_like(data: np.ndarray, fill_value: np.ndarray) -> np.ndarray:
     """A tensor shaped like `data` (and of its dtype) filled with a scalar."""
     return np.full_like(data, fill_value)
+
+
+@kernel("reinterpret")
+def reinterpret(data: np.ndarray, *, dtype: str) -> np.ndarray:
+    """The same bits read as another dtype of the same width."""
+    return np.asarray(data).view(dtype)
+
+
+@kernel("fixed_point_multiply")
+def fixed_point_multiply(data: np.ndarray, *, multiplier: int, shift: int) -> np.ndarray:
+    """round(x * multiplier / 2^31 * 2^shift), in int32."""
+    total = data.astype(np.int64) * multiplier
+    right = 31 - shift
+    out = (total + (1 << (right - 1))) >> right if right > 0 else total << -right
+    return np.clip(out, -2**31, 2**31 - 1).astype(np.int32)
+
+
+@kernel("annotation.checkpoint", "annotation.stop_fusion")
+def annotation(data: np.ndarray) -> np.ndarray:
+    """The value itself."""
+    return data

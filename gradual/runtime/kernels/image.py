@@ -8,13 +8,13 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .nn import relayout
+from .conv import relayout
 
 
 def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) -> np.ndarray:
     """Where each output index samples the input, per coordinate_transformation_mode."""
     x = np.arange(out, dtype=np.float64)
-    scale = size / out
+    scale = size / out if out else 0.0
     if mode == "half_pixel":
         return (x + 0.5) * scale - 0.5
     if mode == "pytorch_half_pixel":
@@ -121,3 +121,47 @@ def _register_resize(name: str, spatial: str) -> None:
 
 for _name, _spatial in (("resize1d", "W"), ("resize2d", "HW"), ("resize3d", "DHW")):
     _register_resize(_name, _spatial)
+
+
+# upsampling -------------------------------------------------------------------------------------
+UPSAMPLING_METHODS = {"nearest_neighbor": "nearest_neighbor", "bilinear": "linear", "trilinear": "linear",
+                      "bicubic": "cubic", "linear": "linear", "cubic": "cubic"}
+
+
+def upsample(data: np.ndarray, spatial: str, scales: Sequence[float], layout: str, method: str, mode: str) -> np.ndarray:
+    """Resize the spatial dims to round(size * scale) (half to even, as Relay)."""
+    x = relayout(data, layout, "NC" + spatial)
+    sizes = [round(size * float(scale)) for size, scale in zip(x.shape[2:], scales)]
+    if method not in UPSAMPLING_METHODS:
+        raise ValueError(f"unknown upsampling method {method!r}")
+    return resize(data, spatial, sizes, None, layout, UPSAMPLING_METHODS[method], mode, "", -0.5, 0, 0.0, "")
+
+
+@kernel("nn.upsampling")
+def upsampling(data: np.ndarray, *, scale_h: float, scale_w: float, layout: str, method: str,
+               align_corners: bool) -> np.ndarray:
+    """Scale H and W (align_corners: corner pixels aligned, else asymmetric)."""
+    return upsample(data, "HW", (scale_h, scale_w), layout, method, "align_corners" if align_corners else "asymmetric")
+
+
+@kernel("nn.upsampling3d")
+def upsampling3d(data: np.ndarray, *, scale_d: float, scale_h: float, scale_w: float, layout: str, method: str,
+                 coordinate_transformation_mode: str) -> np.ndarray:
+    """Scale D, H and W."""
+    return upsample(data, "DHW", (scale_d, scale_h, scale_w), layout, method, coordinate_transformation_mode)
+
+
+@kernel("dyn.nn.upsampling")
+def dyn_upsampling(data: np.ndarray, scale_h_value: np.ndarray, scale_w_value: np.ndarray, *, layout: str,
+                   method: str, align_corners: bool) -> np.ndarray:
+    """upsampling by scalar tensors."""
+    return upsample(data, "HW", (float(scale_h_value), float(scale_w_value)), layout, method,
+                    "align_corners" if align_corners else "asymmetric")
+
+
+@kernel("dyn.nn.upsampling3d")
+def dyn_upsampling3d(data: np.ndarray, scale_d_value: np.ndarray, scale_h_value: np.ndarray, scale_w_value: np.ndarray,
+                     *, layout: str, method: str, coordinate_transformation_mode: str) -> np.ndarray:
+    """upsampling3d by scalar tensors."""
+    scales = (float(scale_d_value), float(scale_h_value), float(scale_w_value))
+    return upsample(data, "DHW", scales, layout, method, coordinate_transformation_mode)

@@ -1,7 +1,6 @@
 """Neural-network kernels in Relay's conventions: dense is `x W^T`, matmul with transpose flags,
-batch_matmul (`transpose_b` False unless given, as in Relay's text format), conv2d NCHW/NHWC with OIHW-style kernel layouts,
-padding of 1, 2 or 4 values (top, left, bottom, right), strides, dilation and groups, pooling
-with `ceil_mode` and `count_include_pad`."""
+batch_matmul (`transpose_b` False unless given, as in Relay's text format), the normalizations,
+dropout and padding. Convolution and pooling are in conv.py."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
-from .elementwise import lowest, same_dtype
+from .elementwise import same_dtype
 
 
 def in_dtype(out: np.ndarray, like: np.ndarray, out_dtype: str = "") -> np.ndarray:
@@ -83,231 +82,6 @@ def log_softmax(data: np.ndarray, *, axis: int) -> np.ndarray:
     return same_dtype(data, shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
 
 
-# layouts and attributes ---------------------------------------------------------------------
-def pair(values: Sequence[int]) -> tuple:
-    """(h, w) from 1 or 2 values."""
-    values = tuple(values)
-    if len(values) == 1:
-        return values[0], values[0]
-    if len(values) == 2:
-        return values
-    raise ValueError(f"expected 1 or 2 values, got {len(values)}")
-
-
-def padding4(values: Sequence[int]) -> tuple:
-    """(top, left, bottom, right) from 1, 2 or 4 values, as Relay."""
-    values = tuple(values)
-    if len(values) == 1:
-        return values * 4
-    if len(values) == 2:
-        return values + values
-    if len(values) == 4:
-        return values
-    raise ValueError(f"padding takes 1, 2 or 4 values, got {len(values)}")
-
-
-def relayout(x: np.ndarray, layout: str, target: str) -> np.ndarray:
-    """A 4-D tensor in `layout` (a permutation of the letters of `target`) rearranged to `target`."""
-    if len(layout) != len(target) or sorted(layout) != sorted(target):
-        raise ValueError(f"unsupported layout {layout}")
-    return x if layout == target else np.ascontiguousarray(x.transpose([layout.index(c) for c in target]))
-
-
-def to_nchw(data: np.ndarray, layout: str) -> np.ndarray:
-    """Data in NCHW from any data layout."""
-    return relayout(data, layout, "NCHW")
-
-
-def from_nchw(data: np.ndarray, layout: str) -> np.ndarray:
-    """Data from NCHW to `layout`."""
-    return relayout(data, "NCHW", layout)
-
-
-def kernel_to(weight: np.ndarray, layout: str, target: str) -> np.ndarray:
-    """A weight in `layout` (a permutation of the letters of `target`) rearranged to `target`."""
-    return relayout(weight, layout, target)
-
-
-def _strided(x: np.ndarray, i: int, j: int, dh: int, dw: int, oh: int, ow: int, sh: int, sw: int) -> np.ndarray:
-    """The (oh, ow) grid of elements at offset (i * dh, j * dw) with strides (sh, sw)."""
-    return x[:, :, i * dh: i * dh + (oh - 1) * sh + 1: sh, j * dw: j * dw + (ow - 1) * sw + 1: sw]
-
-
-# convolution --------------------------------------------------------------------------------
-@kernel("nn.conv2d")
-def conv2d(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
-           dilation: Sequence[int], groups: int, data_layout: str, kernel_layout: str, out_layout: str = "",
-           out_dtype: str = "") -> np.ndarray:
-    """2-D convolution (cross-correlation, as Relay) with groups."""
-    x = accumulate(to_nchw(data, data_layout), out_dtype)
-    weight = accumulate(weight, out_dtype)
-    w = kernel_to(weight, kernel_layout, "OIHW")
-    top, left, bottom, right = padding4(padding)
-    x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
-    (sh, sw), (dh, dw) = pair(strides), pair(dilation)
-    n, c, h, wd = x.shape
-    o, _, kh, kw = w.shape
-    if groups <= 0 or c % groups or o % groups:
-        raise ValueError(f"channels ({c} in, {o} out) are not divisible by groups={groups}")
-    oh, ow = (h - (kh - 1) * dh - 1) // sh + 1, (wd - (kw - 1) * dw - 1) // sw + 1
-    out = np.zeros((n, o, max(oh, 0), max(ow, 0)), dtype=np.result_type(x, weight))
-    cg, og = c // groups, o // groups
-    for g in range(groups):
-        xg, wg = x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
-        for i in range(kh):
-            for j in range(kw):
-                patch = _strided(xg, i, j, dh, dw, oh, ow, sh, sw)
-                out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, wg[:, :, i, j])
-    return in_dtype(from_nchw(out, out_layout or data_layout), data, out_dtype)
-
-
-@kernel("nn.conv2d_transpose")
-def conv2d_transpose(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
-                     output_padding: Sequence[int], dilation: Sequence[int], groups: int, data_layout: str,
-                     kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
-    """The transpose (gradient) of conv2d: each input element scatters a scaled kernel."""
-    x = accumulate(to_nchw(data, data_layout), out_dtype)
-    w = accumulate(kernel_to(weight, kernel_layout, "IOHW"), out_dtype)
-    top, left, bottom, right = padding4(padding)
-    (sh, sw), (dh, dw), (ph, pw) = pair(strides), pair(dilation), pair(output_padding)
-    n, c, h, wd = x.shape
-    _, og, kh, kw = w.shape
-    if groups <= 0 or c % groups:
-        raise ValueError(f"{c} input channels are not divisible by groups={groups}")
-    full_h, full_w = (h - 1) * sh + (kh - 1) * dh + 1 + ph, (wd - 1) * sw + (kw - 1) * dw + 1 + pw
-    full = np.zeros((n, og * groups, full_h, full_w), dtype=np.result_type(x, w))
-    cg = c // groups
-    for g in range(groups):
-        xg, wg = x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg]
-        for i in range(kh):
-            for j in range(kw):
-                target = _strided(full[:, g * og:(g + 1) * og], i, j, dh, dw, h, wd, sh, sw)
-                target += np.einsum("nchw,co->nohw", xg, wg[:, :, i, j])
-    out_h, out_w = full_h - top - bottom, full_w - left - right
-    if out_h < 0 or out_w < 0:
-        raise ValueError("the padding is larger than the output")
-    return in_dtype(from_nchw(full[:, :, top:top + out_h, left:left + out_w], out_layout or data_layout), data, out_dtype)
-
-
-# pooling ------------------------------------------------------------------------------------
-def _pool_geometry(size: int, k: int, pad: int, stride: int, dilation: int, ceil_mode: bool) -> tuple:
-    """(output size, extra padding at the end so every window fits)."""
-    span = (k - 1) * dilation + 1
-    padded = size + pad
-    if ceil_mode:
-        out = (padded - span + stride - 1) // stride + 1
-    else:
-        out = (padded - span) // stride + 1
-    extra = max(0, (out - 1) * stride + span - padded)
-    return out, extra
-
-
-def _pool(data: np.ndarray, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-          padding: Sequence[int], layout: str, out_layout: str, ceil_mode: bool, kind: str,
-          count_include_pad: bool = False) -> np.ndarray:
-    x = to_nchw(data, layout)
-    (kh, kw), (sh, sw), (dh, dw) = pair(pool_size), pair(strides), pair(dilation)
-    top, left, bottom, right = padding4(padding)
-    oh, extra_h = _pool_geometry(x.shape[2], kh, top + bottom, sh, dh, bool(ceil_mode))
-    ow, extra_w = _pool_geometry(x.shape[3], kw, left + right, sw, dw, bool(ceil_mode))
-    if oh <= 0 or ow <= 0:
-        raise ValueError("the pooling window is larger than the padded input")
-    pads = ((0, 0), (0, 0), (top, bottom + extra_h), (left, right + extra_w))
-    if kind == "max":
-        out = _max_windows(x, pads, kh, kw, dh, dw, oh, ow, sh, sw)
-    else:
-        out = _avg_windows(x, pads, (top, left, bottom, right), kh, kw, dh, dw, oh, ow, sh, sw, count_include_pad)
-    return from_nchw(same_dtype(data, out), out_layout or layout)
-
-
-def _max_windows(x: np.ndarray, pads: tuple, kh: int, kw: int, dh: int, dw: int, oh: int, ow: int, sh: int, sw: int) -> np.ndarray:
-    padded = np.pad(x, pads, constant_values=lowest(x.dtype))
-    out = None
-    for i in range(kh):
-        for j in range(kw):
-            window = _strided(padded, i, j, dh, dw, oh, ow, sh, sw)
-            out = window.copy() if out is None else np.maximum(out, window)
-    return out
-
-
-def _avg_windows(x: np.ndarray, pads: tuple, explicit: tuple, kh: int, kw: int, dh: int, dw: int, oh: int, ow: int,
-                 sh: int, sw: int, count_include_pad: bool) -> np.ndarray:
-    padded = np.pad(x.astype(np.float64), pads)
-    counted = np.ones((1, 1) + x.shape[2:])
-    if count_include_pad:
-        top, left, bottom, right = explicit
-        counted = np.pad(counted, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=1)
-        counted = np.pad(counted, ((0, 0), (0, 0), (0, pads[2][1] - bottom), (0, pads[3][1] - right)))
-    else:
-        counted = np.pad(counted, pads)
-    total = np.zeros(x.shape[:2] + (oh, ow))
-    count = np.zeros((1, 1, oh, ow))
-    for i in range(kh):
-        for j in range(kw):
-            total += _strided(padded, i, j, dh, dw, oh, ow, sh, sw)
-            count += _strided(counted, i, j, dh, dw, oh, ow, sh, sw)
-    return np.where(count > 0, total / np.maximum(count, 1), 0.0)
-
-
-@kernel("nn.max_pool2d")
-def max_pool2d(data: np.ndarray, *, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-               padding: Sequence[int], layout: str, ceil_mode: bool, out_layout: str = "") -> np.ndarray:
-    """The maximum of each window (padding never wins)."""
-    return _pool(data, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "max")
-
-
-@kernel("nn.avg_pool2d")
-def avg_pool2d(data: np.ndarray, *, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-               padding: Sequence[int], layout: str, ceil_mode: bool, count_include_pad: bool,
-               out_layout: str = "") -> np.ndarray:
-    """The mean of each window; padding counts only with `count_include_pad`."""
-    return _pool(data, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "avg", count_include_pad)
-
-
-@kernel("nn.global_avg_pool2d")
-def global_avg_pool2d(data: np.ndarray, *, layout: str, out_layout: str = "") -> np.ndarray:
-    """The mean over the spatial dims, kept as 1 x 1."""
-    x = to_nchw(data, layout)
-    return from_nchw(same_dtype(data, np.mean(x, axis=(2, 3), keepdims=True)), out_layout or layout)
-
-
-@kernel("nn.global_max_pool2d")
-def global_max_pool2d(data: np.ndarray, *, layout: str, out_layout: str = "") -> np.ndarray:
-    """The maximum over the spatial dims, kept as 1 x 1."""
-    x = to_nchw(data, layout)
-    return from_nchw(np.max(x, axis=(2, 3), keepdims=True), out_layout or layout)
-
-
-def _bins(size: int, count: int) -> list:
-    """Adaptive pooling bins: bin i covers [floor(i * size / count), ceil((i + 1) * size / count))."""
-    return [((i * size) // count, -((-(i + 1) * size) // count)) for i in range(count)]
-
-
-def _adaptive(data: np.ndarray, output_size: Optional[Sequence[int]], layout: str, out_layout: str, reduce: object) -> np.ndarray:
-    x = to_nchw(data, layout)
-    h, w = x.shape[2:]
-    oh, ow = pair(output_size) if output_size else (h, w)
-    out = np.zeros(x.shape[:2] + (oh, ow), dtype=np.float64)
-    for i, (h0, h1) in enumerate(_bins(h, oh)):
-        for j, (w0, w1) in enumerate(_bins(w, ow)):
-            out[:, :, i, j] = reduce(x[:, :, h0:h1, w0:w1], axis=(2, 3))  # type: ignore[operator]
-    return from_nchw(same_dtype(data, out), out_layout or layout)
-
-
-@kernel("nn.adaptive_avg_pool2d")
-def adaptive_avg_pool2d(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str,
-                        out_layout: str = "") -> np.ndarray:
-    """Means over `output_size` bins per spatial dim."""
-    return _adaptive(data, output_size, layout, out_layout, np.mean)
-
-
-@kernel("nn.adaptive_max_pool2d")
-def adaptive_max_pool2d(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str,
-                        out_layout: str = "") -> np.ndarray:
-    """Maxima over `output_size` bins per spatial dim."""
-    return _adaptive(data, output_size, layout, out_layout, np.max)
-
-
 # normalization, dropout, padding -----------------------------------------------------------
 def _along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
     shape = [1] * rank
@@ -362,3 +136,75 @@ def pad(data: np.ndarray, pad_value: np.ndarray, *, pad_width: Sequence[Sequence
     if pad_mode in ("edge", "reflect"):
         return np.pad(cropped, widths, mode=pad_mode)
     raise ValueError(f"unknown pad_mode {pad_mode!r}")
+
+
+@kernel("dyn.nn.pad")
+def dyn_pad(data: np.ndarray, widths: np.ndarray, pad_value: np.ndarray, *, pad_mode: str) -> np.ndarray:
+    """nn.pad whose widths are a (rank, 2) tensor."""
+    return pad(data, pad_value, pad_width=[[int(b), int(a)] for b, a in widths.reshape(-1, 2)], pad_mode=pad_mode)
+
+
+@kernel("nn.nll_loss")
+def nll_loss(predictions: np.ndarray, targets: np.ndarray, weights: np.ndarray, *, reduction: str,
+             ignore_index: int) -> np.ndarray:
+    """-weight[t] * predictions[n, t, ...] per element (0 where t is ignore_index), reduced."""
+    keep = targets != ignore_index
+    safe = np.where(keep, targets, 0).astype(np.int64)
+    picked = np.take_along_axis(predictions, np.expand_dims(safe, 1), axis=1).squeeze(1)
+    w = np.where(keep, weights[safe], 0)
+    losses = -w * picked
+    if reduction == "none":
+        return losses.astype(predictions.dtype)
+    if reduction == "sum":
+        return np.asarray(losses.sum(), predictions.dtype)
+    return np.asarray(losses.sum() / max(w.sum(), 1e-12), predictions.dtype)
+
+
+@kernel("nn.prelu")
+def prelu(data: np.ndarray, alpha: np.ndarray, *, axis: int) -> np.ndarray:
+    """x where x > 0, alpha * x elsewhere (alpha along `axis`)."""
+    shape = [1] * data.ndim
+    shape[axis] = -1
+    return same_dtype(data, np.where(data > 0, data, alpha.reshape(shape) * data))
+
+
+@kernel("nn.lrn")
+def lrn(data: np.ndarray, *, size: int, axis: int, bias: float, alpha: float, beta: float) -> np.ndarray:
+    """x / (bias + alpha / size * sum of squares over `size` neighbours along axis) ^ beta."""
+    x = np.moveaxis(data.astype(np.float64), axis, 0)
+    squares = np.pad(x * x, [(size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 1))
+    window = sum(squares[i:i + x.shape[0]] for i in range(size))
+    out = x / (bias + alpha / size * window) ** beta
+    return same_dtype(data, np.moveaxis(out, 0, axis))
+
+
+@kernel("nn.l2_normalize")
+def l2_normalize(data: np.ndarray, *, eps: float, axis: Optional[Sequence[int]]) -> np.ndarray:
+    """x / sqrt(max(sum of squares over axis, eps))."""
+    axes = tuple(axis) if axis else None
+    norm = np.sqrt(np.maximum(np.sum(data.astype(np.float64) ** 2, axis=axes, keepdims=True), eps))
+    return same_dtype(data, data / norm)
+
+
+@kernel("sequence_mask")
+def sequence_mask(data: np.ndarray, valid_length: np.ndarray, *, mask_value: float, axis: int) -> np.ndarray:
+    """Positions past each sequence's valid length along the time axis become mask_value."""
+    steps = np.arange(data.shape[axis])
+    batch = valid_length.reshape(-1).astype(np.int64)
+    keep = steps[:, None] < batch[None, :] if axis == 0 else batch[:, None] > steps[None, :]
+    keep = keep.reshape(keep.shape + (1,) * (data.ndim - 2))
+    return np.where(keep, data, np.asarray(mask_value, data.dtype))
+
+
+@kernel("nn.cross_entropy")
+def cross_entropy(predictions: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """-sum(targets * log(predictions)) / batch."""
+    with np.errstate(all="ignore"):
+        total = -np.sum(targets * np.log(predictions.astype(np.float64)))
+    return np.asarray(total / predictions.shape[0], predictions.dtype)
+
+
+@kernel("nn.cross_entropy_with_logits")
+def cross_entropy_with_logits(predictions: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """-sum(targets * predictions) / batch."""
+    return np.asarray(-np.sum(targets * predictions.astype(np.float64)) / predictions.shape[0], predictions.dtype)

@@ -7,6 +7,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import kernel
+from .conv import relayout, unlayout
 
 
 def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: bool = False) -> list:
@@ -146,6 +147,38 @@ def broadcast_to(data: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
     return np.broadcast_to(data, tuple(shape)).copy()
 
 
+@kernel("broadcast_to_like")
+def broadcast_to_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`data` broadcast to the shape of `like`."""
+    return np.broadcast_to(data, like.shape).copy()
+
+
+@kernel("collapse_sum_like")
+def collapse_sum_like(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`data` summed over the axes that broadcasting `like` to it added or stretched."""
+    lead = data.ndim - like.ndim
+    stretched = tuple(lead + i for i, n in enumerate(like.shape) if n == 1 and data.shape[lead + i] != 1)
+    total = data.sum(axis=tuple(range(lead)) + stretched, keepdims=True, dtype=data.dtype)
+    return total.reshape(like.shape)
+
+
+@kernel("slice_like")
+def slice_like(data: np.ndarray, like: np.ndarray, *, axes: Optional[Sequence[int]]) -> np.ndarray:
+    """The first `like.shape[a]` elements of `data` along each axis a (every shared axis by default)."""
+    chosen = [a % data.ndim for a in axes] if axes else range(min(data.ndim, like.ndim))
+    index = [slice(None)] * data.ndim
+    for a in chosen:
+        index[a] = slice(0, like.shape[a])
+    return data[tuple(index)]
+
+
+@kernel("contrib_reverse_reshape")
+def reverse_reshape(data: np.ndarray, *, newshape: Sequence[int]) -> np.ndarray:
+    """Relay `reshape` codes read from the right."""
+    flipped = relay_newshape(data.shape[::-1], list(newshape)[::-1])
+    return data.reshape(tuple(flipped[::-1]))
+
+
 @kernel("dyn.broadcast_to")
 def dyn_broadcast_to(data: np.ndarray, target: np.ndarray) -> np.ndarray:
     """`data` broadcast to a shape given as a tensor."""
@@ -176,3 +209,70 @@ def split(data: np.ndarray, *, indices_or_sections: object, axis: int) -> tuple:
     if isinstance(indices_or_sections, int):
         return tuple(np.split(data, indices_or_sections, axis=axis))
     return tuple(np.split(data, list(indices_or_sections), axis=axis))
+
+
+# layouts and blocks -----------------------------------------------------------------------------
+@kernel("layout_transform")
+def layout_transform(data: np.ndarray, *, src_layout: str, dst_layout: str) -> np.ndarray:
+    """The same elements in another (possibly packed) layout."""
+    letters = "".join(c for c in src_layout if c.isupper())
+    return unlayout(relayout(data, src_layout, letters), letters, dst_layout)
+
+
+@kernel("nn.depth_to_space")
+def depth_to_space(data: np.ndarray, *, block_size: int, layout: str, mode: str) -> np.ndarray:
+    """Move channel blocks into b x b spatial blocks (DCR: depth-column-row, CRD: column-row-depth)."""
+    x = relayout(data, layout, "NCHW")
+    n, c, h, w = x.shape
+    b = block_size
+    x = x[:, :(c // (b * b)) * b * b]
+    if mode == "DCR":
+        y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        y = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return unlayout(y.reshape(n, c // (b * b), h * b, w * b), "NCHW", layout)
+
+
+@kernel("nn.space_to_depth")
+def space_to_depth(data: np.ndarray, *, block_size: int, layout: str) -> np.ndarray:
+    """Move b x b spatial blocks into channels."""
+    x = relayout(data, layout, "NCHW")
+    n, c, h, w = x.shape
+    b = block_size
+    x = x[:, :, :(h // b) * b, :(w // b) * b]
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return unlayout(y.reshape(n, c * b * b, h // b, w // b), "NCHW", layout)
+
+
+@kernel("matrix_set_diag")
+def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int, super_diag_right_align: bool,
+                    sub_diag_right_align: bool) -> np.ndarray:
+    """The input with its diagonals k1..k2 replaced, batched over the leading dims. Each diagonal
+    is a row of `diagonal` (the k2-th first; just the vector when k1 = k2), as long as the
+    longest of the band; a shorter one fills its start, or its end where aligned right."""
+    out = data.copy()
+    m, n = data.shape[-2:]
+    rows_of_band = diagonal if k1 != k2 else diagonal[..., None, :]
+    width = diagonal.shape[-1]
+    for k in range(k1, k2 + 1):
+        rows = np.arange(max(0, -k), min(m, n - k))
+        right = super_diag_right_align if k > 0 else sub_diag_right_align
+        start = width - len(rows) if right else 0
+        out[..., rows, rows + k] = rows_of_band[..., k2 - k, start:start + len(rows)]
+    return out
+
+
+def _ints(v: np.ndarray) -> list:
+    return [int(x) for x in np.asarray(v).reshape(-1)]
+
+
+@kernel("dyn.squeeze")
+def dyn_squeeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """squeeze whose axes are a 1-D tensor."""
+    return np.squeeze(data, axis=tuple(_ints(axes)))
+
+
+@kernel("dyn.tile")
+def dyn_tile(data: np.ndarray, repeats: np.ndarray) -> np.ndarray:
+    """tile whose repeats are a 1-D tensor."""
+    return np.tile(data, _ints(repeats))

@@ -1,0 +1,95 @@
+"""Relay's quantized operators: the float operators' shapes, read from the leading operands,
+with the quantization parameters after them checked to be scalars or per-channel vectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis
+from ..registry import shape_rule
+from .combine import concatenate
+from .conv import conv, conv_transpose
+from .elementwise import broadcast_dims, broadcast_pair
+from .nn import batch_matmul, dense
+
+register_rule_message(
+    "quantization-parameter", codes.RANK_MISMATCH,
+    "{arg} has rank {rank}, but {op} takes a scale or zero point as a scalar or a vector (one per channel)",
+    "pass a scalar, or a vector as long as the quantized axis",
+)
+
+
+def _parameters(ctx: ShapeContext, first: int, data: Any = None, axis: Any = None) -> None:
+    """Every argument from `first` on is a scalar or a vector; a vector is as long as dim
+    `axis` of `data` (or 1), when those are given."""
+    for param in ctx.args[first:]:
+        if not isinstance(param, TensorArg) or param.rank is None or param.rank == 0:
+            continue
+        if param.rank > 1:
+            ctx.fail("quantization-parameter", arg=param, rank=param.rank)
+        if data is not None and data.dims is not None and data.rank > 0:
+            broadcast_pair(ctx, param.dim(0), data.dim(normalize_axis(ctx, axis, data.rank)))
+
+
+@shape_rule("qnn_quantize")
+def quantize(ctx: ShapeContext) -> Any:
+    """`qnn.quantize` / `qnn.dequantize` / `qnn.requantize`: the data's shape in out_dtype;
+    per-channel parameters are as long as dim `axis`."""
+    data = ctx.args[0]
+    _parameters(ctx, 1, data, ctx.attr("axis"))
+    return ctx.tensor(data.dims, ctx.attr("out_dtype"))
+
+
+@shape_rule("qnn_conv2d")
+def qnn_conv2d(ctx: ShapeContext) -> Any:
+    """`qnn.conv2d(data, weight, zero points, scales, ...)`: `nn.conv2d`'s shape."""
+    _parameters(ctx, 2)
+    return conv(ctx, "HW")
+
+
+@shape_rule("qnn_conv2d_transpose")
+def qnn_conv2d_transpose(ctx: ShapeContext) -> Any:
+    """`qnn.conv2d_transpose(...)`: `nn.conv2d_transpose`'s shape."""
+    _parameters(ctx, 2)
+    return conv_transpose(ctx, "HW")
+
+
+@shape_rule("qnn_dense")
+def qnn_dense(ctx: ShapeContext) -> Any:
+    """`qnn.dense(data, weight, zero points, scales, units, out_dtype)`: `nn.dense`'s shape."""
+    _parameters(ctx, 2)
+    return dense(ctx)
+
+
+@shape_rule("qnn_batch_matmul")
+def qnn_batch_matmul(ctx: ShapeContext) -> Any:
+    """`qnn.batch_matmul(x, y, zero points, scales, ...)`: `nn.batch_matmul`'s shape."""
+    _parameters(ctx, 2)
+    return batch_matmul(ctx)
+
+
+@shape_rule("qnn_binary")
+def qnn_binary(ctx: ShapeContext) -> Any:
+    """`qnn.add` / `qnn.subtract` / `qnn.mul(lhs, rhs, scales and zero points)`: broadcasting."""
+    lhs, rhs = ctx.args[:2]
+    _parameters(ctx, 2)
+    return ctx.tensor(broadcast_dims(ctx, [lhs.dims, rhs.dims]))
+
+
+@shape_rule("qnn_unary")
+def qnn_unary(ctx: ShapeContext) -> Any:
+    """`qnn.sqrt` and the other unary functions: the input's shape."""
+    _parameters(ctx, 1)
+    return ctx.tensor(ctx.args[0].dims)
+
+
+@shape_rule("qnn_concatenate")
+def qnn_concatenate(ctx: ShapeContext) -> Any:
+    """`qnn.concatenate((a, b, ...), scales, zero points, ...)`: `concatenate`'s shape (its
+    elements are requantized, so no known values survive)."""
+    _parameters(ctx, 3)
+    result = concatenate(ctx)
+    result.value = None
+    return result

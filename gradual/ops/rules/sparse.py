@@ -1,0 +1,89 @@
+"""Sparse tensors as Relay writes them (indices, values, a dense shape) and index arithmetic:
+sparse_to_dense (static and dyn.), sparse_reshape, sparse_fill_empty_rows, unravel_index.
+
+The number of entries a sparse tensor gains (rows sparse_fill_empty_rows fills) depends on the
+data: it is bounded by what is known (at least the entries there were, at most one more per row).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import ShapeContext, TensorArg
+from ..registry import shape_rule
+from .common import known_ints, require_entries, require_scalar
+from .data import shape_from_value
+from .shape import reshape_dims
+
+
+def _indices(ctx: ShapeContext, indices: TensorArg) -> None:
+    """Sparse indices: a scalar, a vector (1-D positions) or an (entries, rank) matrix."""
+    if indices.rank is not None and indices.rank > 2:
+        ctx.fail("rank", arg=indices, expected="at most 2", actual=indices.rank)
+
+
+@shape_rule("sparse_to_dense")
+def sparse_to_dense(ctx: ShapeContext) -> Any:
+    """`sparse_to_dense(indices, values, default_value, output_shape=[...])`: the dense tensor
+    of the attribute's shape, in the values' dtype; the default value is a scalar."""
+    indices, values, default = ctx.args
+    _indices(ctx, indices)
+    require_scalar(ctx, default)
+    shape = require_entries(ctx, "output_shape", list(ctx.attr("output_shape")), allow_zero=True)
+    return ctx.tensor([ctx.const(s) for s in shape], values.dtype)
+
+
+@shape_rule("dyn_sparse_to_dense")
+def dyn_sparse_to_dense(ctx: ShapeContext) -> Any:
+    """`dyn.sparse_to_dense(indices, values, default_value, output_shape)`: the shape is a
+    1-D tensor value."""
+    indices, values, default, shape = ctx.args
+    _indices(ctx, indices)
+    require_scalar(ctx, default)
+    return ctx.tensor(shape_from_value(ctx, shape), values.dtype)
+
+
+@shape_rule("sparse_reshape")
+def sparse_reshape(ctx: ShapeContext) -> Any:
+    """`sparse_reshape(indices (n, r), prev_shape (r,), new_shape (m,))`: (new indices (n, m),
+    the new shape (m,) with its -1 inferred); known shape values reshape like `reshape`."""
+    indices, prev_shape, new_shape = ctx.args
+    ctx.require_rank(indices, 2)
+    ctx.require_rank(prev_shape, 1)
+    ctx.require_rank(new_shape, 1)
+    ctx.equal(indices.dim(1), prev_shape.dim(0), symbol="rank")
+    value = None
+    prev, new = known_ints(ctx, prev_shape), new_shape.value
+    if prev is not None and new is not None:
+        dense = TensorArg(prev_shape.index, prev_shape.path, [ctx.const(v) for v in prev], prev_shape.dtype, None)
+        value = reshape_dims(ctx, dense, list(new))
+    return ctx.tuple([ctx.tensor([indices.dim(0), new_shape.dim(0)], indices.dtype),
+                      ctx.tensor([new_shape.dim(0)], new_shape.dtype, value=value)])
+
+
+@shape_rule("sparse_fill_empty_rows")
+def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
+    """`sparse_fill_empty_rows(indices (n, r), values (n,), dense_shape (r,), default_value)`:
+    (indices, values) with an entry added to every empty row (n to n + rows of them), and
+    one indicator per row (in dense_shape's dtype, as Relay)."""
+    indices, values, dense_shape, default = ctx.args
+    ctx.require_rank(indices, 2)
+    ctx.require_rank(values, 1)
+    ctx.require_rank(dense_shape, 1)
+    entries = ctx.equal(indices.dim(0), values.dim(0), symbol="entries")
+    ctx.equal(indices.dim(1), dense_shape.dim(0), symbol="rank")
+    rows = dense_shape.value[0] if dense_shape.value else ctx.unknown()
+    grown = ctx.bounded(entries, entries + rows)
+    return ctx.tuple([ctx.tensor([grown, indices.dim(1)], indices.dtype), ctx.tensor([grown], values.dtype),
+                      ctx.tensor([rows], dense_shape.dtype)])
+
+
+@shape_rule("unravel_index")
+def unravel_index(ctx: ShapeContext) -> Any:
+    """`unravel_index(indices, shape)`: one row of coordinates per dim of `shape` (a vector):
+    (len(shape),) + indices' shape, in the indices' dtype."""
+    indices, shape = ctx.args
+    ctx.require_rank(shape, 1)
+    if indices.dims is None:
+        return ctx.tensor(None, indices.dtype)
+    return ctx.tensor([shape.dim(0)] + list(indices.dims), indices.dtype)
