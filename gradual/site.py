@@ -385,11 +385,8 @@ class CallSite(ShapeContext):
         if isinstance(d, int):
             return d  # a (possibly negative) element of a shape value
         dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
-        if dim.is_static:
-            return dim.get_length()
-        if dim.max_length is not None and dim.min_length == dim.max_length:
-            return dim.min_length
-        return None
+        lo, hi = _signed_bounds(dim)
+        return int(lo) if lo == hi else None
 
     def exact(self, d: Any) -> bool:
         if isinstance(d, int):
@@ -400,8 +397,8 @@ class CallSite(ShapeContext):
     def maybe_one(self, d: Any) -> Optional[bool]:
         if isinstance(d, int):
             return d == 1
-        dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
-        return False if not dim.contains_value(1) else None
+        lo, hi = _signed_bounds(self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d)))
+        return False if not lo <= 1 <= hi else None
 
     def const(self, value: int) -> SDim:
         return SDim(Dimension.static(value))
@@ -543,7 +540,7 @@ class CallSite(ShapeContext):
                 self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
             return
         dim = self.solver.resolve(d.dim)
-        dlo, dhi = dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+        dlo, dhi = _signed_bounds(dim)
         if dhi < lo or hi is not None and dlo > hi:
             self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
         elif assumed and dim.is_symbolic and (dlo < lo or hi is not None and dhi > hi):
@@ -565,8 +562,7 @@ class CallSite(ShapeContext):
         """True if d >= lo for sure, False if d < lo for sure, None if it depends."""
         if isinstance(d, int):
             return d >= lo
-        dim = self.solver.resolve(_sdim(d).dim)
-        dlo, dhi = dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+        dlo, dhi = _signed_bounds(self.solver.resolve(_sdim(d).dim))
         if dlo >= lo:
             return True
         if dhi < lo:
@@ -952,6 +948,13 @@ def _value_item(v: Any) -> Any:
     if isinstance(v, int) and v < 0:
         return v
     return _sdim(v)
+
+
+def _signed_bounds(dim: Dimension) -> tuple:
+    """The values a dimension's expression may take. A symbolic one is not clamped at 0 as
+    the Dimension's own bounds are: `0 - n`, an element of a shape value, may be negative, and
+    as a dim it holds only where it is not (so it is not the static 0)."""
+    return dim.expr.bounds() if dim.is_symbolic else dim.bounds()
 
 
 def _sdtype(d: Any) -> SDType:

@@ -14,7 +14,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import keeps_values, require_choice, require_entries, require_scalar
+from .common import keeps_values, require_choice, require_entries, require_scalar, value_element
 
 SMALL_VALUE_LIMIT = 64
 
@@ -90,15 +90,10 @@ def _arange_values(ctx: ShapeContext, lo: Any, st: Any, length: Any, dtype: Any)
         return None
     first, step = ctx.static(lo), ctx.static(st)
     if first is not None and step is not None:  # plain integers: they may be negative
-        return [_value(ctx, first + step * i) for i in range(count)]
+        return [value_element(ctx, first + step * i) for i in range(count)]
     if step is None or step < 0:
         return None
     return [lo + st * i for i in range(count)]
-
-
-def _value(ctx: ShapeContext, v: int) -> Any:
-    """An element of a shape value: a dimension, or a plain int when negative."""
-    return ctx.const(v) if v >= 0 else v
 
 
 # data-dependent -----------------------------------------------------------------------------------

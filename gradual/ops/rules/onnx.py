@@ -17,6 +17,7 @@ from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, require_choice, require_entries, require_length, require_positive,
+    value_element,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -92,7 +93,7 @@ def constant(ctx: ShapeContext) -> Any:
     dtype = ctx.attr("dtype")
     value = None
     if len(shape) <= 1 and count <= VALUE_LIMIT and keeps_values(dtype):
-        value = [int(v) for v in values]
+        value = cast_values(ctx, [value_element(ctx, int(v)) for v in values], dtype)
     return ctx.tensor([ctx.const(s) for s in shape], dtype, value=value)
 
 

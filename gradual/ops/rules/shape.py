@@ -201,7 +201,14 @@ class _Reshape:
 
 def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> Optional[list]:
     """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim, -1 is
-    inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes."""
+    inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes.
+    A shape-value entry that may be negative (`n - 1`) may be any of these codes at runtime:
+    its dims are unknown, and its rank too where it may be below -1."""
+    unsure = [e for e in newshape if _code(ctx, e) is None and not ctx.at_least(e, 0)]
+    if unsure:
+        if not all(ctx.at_least(e, -1) for e in unsure):
+            return None
+        return [ctx.unknown() for _ in newshape]
     if data.dims is None:
         return _reshape_unknown_rank(ctx, newshape)
     return _Reshape(ctx, data, newshape).run()
