@@ -22,6 +22,7 @@ from .diagnostics import Diagnostic
 from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from .shapes import Dimension, Grade, Poly, Symbol
 from .shapes.constraint import solve as solve_constraint
+from .shapes.poly import FloorDiv
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
@@ -619,6 +620,7 @@ class CallSite(ShapeContext):
             return SiteOutcome(BOTTOM)
         try:
             proto = rule(self)
+            self._assume_natural(proto)
         except RuleFailure as failure:
             self._error(messages.rule_failure(self, failure.code, failure.facts))
             return SiteOutcome(ERROR, failed=True)
@@ -627,6 +629,46 @@ class CallSite(ShapeContext):
             self._error(messages.rule_crashed(self, exc))
             return SiteOutcome(ERROR, failed=True)
         return self.finalize(proto)
+
+    def _assume_natural(self, proto: Any) -> None:
+        """Every result dim is a size: one that is not provably >= 0 (`n - 2` of a pad by -1,
+        `(h - 5) // 2 + 1` of a pool with a large window) assumes its argument dim is large
+        enough, which the runtime checks where the argument came in, as a slice's length does.
+        A result over several symbols (`n - m`) has no such bound: the runtime's evaluation of
+        the rule before the kernel stops a negative size there."""
+        if isinstance(proto, ProtoTuple):
+            for field in proto.fields:
+                self._assume_natural(field)
+            return
+        if not isinstance(proto, ProtoTensor) or proto.dims is None:
+            return
+        for d in proto.dims:
+            dim = self.solver.resolve(d.dim)
+            if dim.is_symbolic and dim.expr.bounds()[0] < 0:
+                self._require_natural(dim.expr)
+
+    def _require_natural(self, expr: Poly) -> None:
+        symbols = expr.symbols()
+        if len(symbols) != 1 or not _nondecreasing(expr):
+            return
+        (sym,) = symbols
+        source = self._argument_dim(sym)
+        need = _least_natural_point(expr, sym)
+        if source is not None and need is not None:
+            self._within(source, need, None, assumed=True)
+
+    def _argument_dim(self, sym: Any) -> Optional[SDim]:
+        """An argument dim that is exactly this symbol (where a bound on it can be checked)."""
+        target = Poly.atom(sym)
+        for opened in self.opened.values():
+            view = opened.view
+            if isinstance(view, TensorArg) and view.dims is not None:
+                for d in view.dims:
+                    if isinstance(d, SDim) and d.origin is not None:
+                        dim = self.solver.resolve(d.dim)
+                        if dim.is_symbolic and dim.expr == target:
+                            return d
+        return None
 
     def _error(self, diag: Diagnostic) -> None:
         self.errors += 1
@@ -955,6 +997,35 @@ def _signed_bounds(dim: Dimension) -> tuple:
     the Dimension's own bounds are: `0 - n`, an element of a shape value, may be negative, and
     as a dim it holds only where it is not (so it is not the static 0)."""
     return dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+
+
+def _nondecreasing(expr: Poly) -> bool:
+    """Whether a polynomial over natural numbers never decreases as its symbols grow: every
+    term has a positive coefficient, and every quotient a nondecreasing numerator."""
+    for mono, c in expr.terms:
+        if mono and c < 0:
+            return False
+        if any(isinstance(a, FloorDiv) and not _nondecreasing(a.num) for a in mono):
+            return False
+    return True
+
+
+def _least_natural_point(expr: Poly, sym: Any) -> Optional[int]:
+    """The least value of `sym` (within its bounds) where a nondecreasing `expr` is >= 0."""
+    lo, hi = sym.bounds()
+    at = lambda v: expr.evaluate({sym: v})  # noqa: E731
+    if at(lo) >= 0:
+        return lo
+    step = 1
+    while at(lo + step) < 0:
+        step *= 2
+        if lo + step > (hi if hi != float("inf") else 2**62):
+            return None
+    low, high = lo + step // 2, lo + step  # at(low) < 0 <= at(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if at(mid) < 0 else (low, mid)
+    return high
 
 
 def _sdtype(d: Any) -> SDType:
