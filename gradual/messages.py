@@ -755,10 +755,11 @@ def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Dia
                       help="please report it with this program and its inputs")
 
 
-def runtime_bad_call(span: Span, detail: str) -> Diagnostic:
-    """Something that cannot run at all (only in programs that were not checked)."""
+def runtime_bad_call(span: Span, detail: str, help: str = "") -> Diagnostic:
+    """Something that cannot run at all: only in programs that were not checked, unless
+    `help` says otherwise (a run past its bounds)."""
     return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here",
-                      help="run `gradual check` on the program: it reports this statically")
+                      help=help or "run `gradual check` on the program: it reports this statically")
 
 
 def runtime_disagreement(where: str, rule: str, produced: str) -> str:
@@ -829,6 +830,11 @@ def runtime_unknown_operator(name: str) -> str:
 def runtime_unsupported_dtype(name: str) -> str:
     """A dtype NumPy cannot hold."""
     return f"the NumPy runtime cannot hold {name} values"
+
+
+def runtime_unsupported_dtype_help() -> str:
+    """What to do about a dtype the checker accepts but the NumPy runtime cannot run."""
+    return "the checker accepts this dtype, but `gradual run` cannot: run the program with float32 instead"
 
 
 def runtime_cast_label() -> str:
@@ -903,6 +909,11 @@ def runtime_bad_input_spec(text: str, expected: str) -> str:
     return f"cannot read `{text}`: expected {expected}"
 
 
+def runtime_bad_input_dtype(name: str, dtype: str) -> str:
+    """An input array whose element type the language does not have (strings, complex)."""
+    return f"input `{name}` has elements of type {dtype}, which is not a dtype of the language (float16/32/64, int8..int64, uint8..uint64, bool)"
+
+
 def runtime_unreadable_array(path: str, problem: str) -> str:
     """A `.npy` file that cannot be loaded."""
     return f"{path}: cannot load a NumPy array ({problem})"
@@ -928,6 +939,21 @@ def runtime_exhausted(exc: BaseException) -> str:
     """A run that ran out of stack or memory."""
     what = "stack (recursion too deep)" if isinstance(exc, RecursionError) else "memory"
     return f"the program ran out of {what}"
+
+
+def runtime_exhausted_help() -> str:
+    """What to do about a recursion too deep for the stack (not something checking finds)."""
+    return "the recursion is too deep for the stack: write the loop as a call in tail position (the last thing a body does), which runs in constant stack"
+
+
+def runtime_step_limit(limit: int) -> str:
+    """A run that made more calls than its bound allows."""
+    return f"the run made more than {limit:,} calls (of functions and operators) without finishing"
+
+
+def runtime_step_limit_help(variable: str) -> str:
+    """How to let a long run go on."""
+    return f"a loop that never ends stops here; if the program really needs more steps, raise the bound with the environment variable {variable}"
 
 
 def runtime_called_label() -> str:
