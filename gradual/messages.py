@@ -638,8 +638,9 @@ _RUNTIME_LABELS: dict[str, str] = {
 }
 
 _RUNTIME_HELP: dict[str, str] = {
-    "inserted": "the value's static type allowed this (a `?` or an interval): pass a value of the expected type, "
-                "or tighten the annotations so the checker catches it statically",
+    "inserted": "the value's static type allowed this (a `?`, an interval, or a symbol the call needs to be "
+                "large enough): pass a value of the expected type, or tighten the annotations so the checker "
+                "catches it statically",
     "cast": "the cast claims a type the value does not have; cast to `?` dims where the size varies",
     "let": "annotate with `?` where the size varies, or fix the value",
     "parameter": "pass an input of the declared type",

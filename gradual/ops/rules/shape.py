@@ -13,7 +13,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
+from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints, value_subtract
 
 register_rule_message(
     "reshape-count", codes.SHAPE_MISMATCH,
@@ -90,6 +90,7 @@ class _Reshape:
         self.src = 0
         self.infer_at: Optional[int] = None
         self.allowzero = bool(ctx.attr("allowzero"))
+        self.value_entries: list = []  # (output position, input position, entry) of symbolic sizes
 
     def run(self) -> list:
         """The result dims (failing on bad codes or a provably wrong element count)."""
@@ -97,7 +98,25 @@ class _Reshape:
         while i < len(self.newshape):
             i = self._step(i)
         self._finish()
+        self._unsure_copies()
         return self.dims
+
+    def _unsure_copies(self) -> None:
+        """A symbolic entry that is 0 at runtime is the code 0: it copies the input's dim
+        there (unless allowzero). Where that dim is not known to equal the entry, the dim is
+        not known, nor is the inferred one. A rank-1 input or result needs no such care: the
+        runtime's count check then only passes where the copied dim is the entry's 0."""
+        if self.allowzero or self.data.rank <= 1 or len(self.dims) <= 1:  # type: ignore[operator]
+            return
+        ctx = self.ctx
+        for at, src, entry in self.value_entries:
+            if src >= self.data.rank or ctx.at_least(entry, 1):  # type: ignore[operator]
+                continue
+            if _same(ctx, entry, self.data.dim(src)):
+                continue
+            self.dims[at] = ctx.unknown()
+            if self.infer_at is not None:
+                self.dims[self.infer_at] = ctx.unknown()
 
     def _input(self) -> Any:
         if self.src >= self.data.rank:  # type: ignore[operator]
@@ -114,6 +133,7 @@ class _Reshape:
         entry = self.newshape[i]
         code = _code(self.ctx, entry)
         if code is None:  # a symbolic size from a shape value
+            self.value_entries.append((len(self.dims), self.src, entry))
             self.dims.append(entry)
             self.src += 1
         elif code > 0:
@@ -197,6 +217,14 @@ class _Reshape:
     def _count_facts(self, have: Any, want: Any) -> dict:
         return {"shape": list(self.data.dims), "newshape": _shown(self.ctx, self.newshape),  # type: ignore[arg-type]
                 "have": have, "want": want}
+
+
+def _same(ctx: ShapeContext, a: Any, b: Any) -> bool:
+    """Whether two dims are known to be equal (as far as the call's constraints tell)."""
+    try:
+        return ctx.exact(a) and ctx.exact(b) and ctx.static(value_subtract(ctx, a, b)) == 0
+    except Exception:  # noqa: BLE001 - a difference that is not a dimension: not known equal
+        return False
 
 
 def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> Optional[list]:
