@@ -9,6 +9,7 @@ bad annotation does not hide the others.
 from __future__ import annotations
 
 import difflib
+import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -22,6 +23,9 @@ from .types import (
 )
 
 Report = Callable[[str, Span, dict], None]
+
+#: dimension arithmetic that polynomials and dims share (`//` differs: a positive constant only)
+_RING = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
 class DimScope:
@@ -190,12 +194,8 @@ class Converter:
         left, right = self._exact(d.left), self._exact(d.right)
         if left is None or right is None:
             return None
-        if d.op == "+":
-            return left + right
-        if d.op == "-":
-            return left - right
-        if d.op == "*":
-            return left * right
+        if d.op in _RING:
+            return _RING[d.op](left, right)
         if not right.is_const() or right.const_value() <= 0:
             return None
         return left.floordiv(right.const_value())
@@ -223,12 +223,8 @@ class Converter:
             return Dimension.dynamic()
         left, right = self.dim(d.left), self.dim(d.right)
         try:
-            if d.op == "+":
-                return left + right
-            if d.op == "-":
-                return left - right
-            if d.op == "*":
-                return left * right
+            if d.op in _RING:
+                return _RING[d.op](left, right)
             if not right.is_static or right.get_length() == 0:
                 self.report("bad-signature", d.span, {"what": "floordiv"})
                 return Dimension.dynamic()
