@@ -75,6 +75,8 @@ class SDim:
         return self._combine(other, lambda a, b: a - b)
 
     def __rsub__(self, other: Any) -> "SDim":
+        if isinstance(other, int) and other < 0:
+            raise RuleFailure("negative-dim", {"detail": f"a size of {other}"})
         left = SDim(Dimension.static(other)) if isinstance(other, int) else other
         return left - self
 

@@ -1231,11 +1231,15 @@ def op_signed_values(b: Builder) -> Val:
     b.program.ops.append("subtract")
     expr, vals = _signed_step(b, expr, vals, b.draw.choice(SIGNED_STEPS))
     b.program.features.add("signed-value")
-    if b.draw.chance(30):
+    if b.draw.chance(30):  # a range to the value, or from it (empty where it is past the end)
         axis = b.draw.int(0, x.rank - 1)
-        stop = "".join(b.call("take", [expr, f"{axis}i64"], axis=0))
-        length = max(0, int(vals[axis]))
-        return b.bind(b.call("arange", ["0i64", stop, "1i64"], dtype="float32"), (Dim(length, DYNAMIC, None),))
+        v = "".join(b.call("take", [expr, f"{axis}i64"], axis=0))
+        if b.draw.chance(50):
+            start, stop, length = "0i64", v, max(0, int(vals[axis]))
+        else:
+            end = b.draw.int(-2, 5)
+            start, stop, length = v, f"{end}i64", max(0, end - int(vals[axis]))
+        return b.bind(b.call("arange", [start, stop, "1i64"], dtype="float32"), (Dim(length, DYNAMIC, None),))
     shift = max(0, -int(vals.min()))
     if shift:
         expr, vals = "".join(b.call("add", [expr, f"{shift}i64"])), vals + shift

@@ -12,9 +12,9 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import RuleFailure, ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import keeps_values, require_choice, require_entries, require_scalar, value_element
+from .common import keeps_values, require_choice, require_entries, require_scalar, value_element, value_subtract
 
 SMALL_VALUE_LIMIT = 64
 
@@ -75,7 +75,10 @@ def _arange_length(ctx: ShapeContext, lo: Any, hi: Any, st: Any) -> Any:
         return ctx.const(len(range(first, last, step)))
     if step is None or step < 0:
         return ctx.unknown()
-    span = hi - lo
+    try:
+        span = value_subtract(ctx, hi, lo)  # shape values of either sign
+    except (ValueError, RuleFailure):
+        return ctx.unknown()
     nonnegative = ctx.at_least(span, 0)
     if nonnegative is None:
         return ctx.unknown()  # stop may lie before start: the length is max(0, ...), not a polynomial

@@ -36,6 +36,11 @@ register_rule_message(
     "give the dim explicitly instead of -1",
 )
 register_rule_message(
+    "dyn-reshape-code", codes.OP_CONSTRAINT,
+    "{op} got the shape {newshape}: {entry} is not a dim size, 0 (copy) or -1 (infer)",
+    "a shape tensor gives each dim of the result: its length is the rank, so -2, -3 and -4 are not allowed",
+)
+register_rule_message(
     "reshape-code", codes.BAD_ATTRIBUTE,
     "{op} got newshape={newshape}: {entry} is not a dim size or a Relay code (0, -1, -2, -3, -4 followed by two dims)",
     "use a positive size, 0 (copy), -1 (infer), -2 (copy the rest), -3 (merge two) or -4 (split one)",
@@ -82,8 +87,9 @@ class _Reshape:
     """Relay's InferNewShape: walk the codes, remember which input and output dims are copies,
     and infer the -1 dim from the dims that are not (so copies cancel symbolically)."""
 
-    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> None:
+    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False) -> None:
         self.ctx, self.data, self.newshape = ctx, data, list(newshape)
+        self.dynamic = dynamic
         self.dims: list = []
         self.copied_in: set = set()
         self.copied_out: set = set()
@@ -146,6 +152,8 @@ class _Reshape:
             self._copy()
         elif code == -1:
             self._infer_here()
+        elif self.dynamic:
+            self.ctx.fail("dyn-reshape-code", newshape=_shown(self.ctx, self.newshape), entry=code)
         elif code == -2:
             while self.src < self.data.rank:  # type: ignore[operator]
                 self._copy()
@@ -227,19 +235,17 @@ def _same(ctx: ShapeContext, a: Any, b: Any) -> bool:
         return False
 
 
-def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> Optional[list]:
+def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False) -> Optional[list]:
     """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim, -1 is
     inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes.
-    A shape-value entry that may be negative (`n - 1`) may be any of these codes at runtime:
-    its dims are unknown, and its rank too where it may be below -1."""
-    unsure = [e for e in newshape if _code(ctx, e) is None and not ctx.at_least(e, 0)]
-    if unsure:
-        if not all(ctx.at_least(e, -1) for e in unsure):
-            return None
-        return [ctx.unknown() for _ in newshape]
+    A `dynamic` shape (a tensor: its length is the rank) takes sizes, 0 and -1 only. A
+    shape-value entry that may be negative (`n - 1`) may be a code at runtime: the dims are
+    unknown."""
+    if any(_code(ctx, e) is None and not ctx.at_least(e, 0) for e in newshape):
+        return [ctx.unknown() for _ in newshape] if dynamic else None
     if data.dims is None:
         return _reshape_unknown_rank(ctx, newshape)
-    return _Reshape(ctx, data, newshape).run()
+    return _Reshape(ctx, data, newshape, dynamic).run()
 
 
 def _reshape_unknown_rank(ctx: ShapeContext, newshape: Sequence[Any]) -> Optional[list]:
@@ -262,11 +268,12 @@ def reshape(ctx: ShapeContext) -> Any:
 @shape_rule("dyn_reshape")
 def dyn_reshape(ctx: ShapeContext) -> Any:
     """`dyn.reshape(x, shape)`: the new shape is a 1-D tensor; its known values are read like
-    `newshape` (0 copies, as in ONNX); its length alone gives the rank."""
+    `newshape` (0 copies, -1 infers, as in ONNX); its length alone gives the rank, so the codes
+    that change the rank (-2, -3, -4) are errors here."""
     data, shape = ctx.args
     ctx.require_rank(shape, 1)
     if shape.value is not None:
-        return ctx.tensor(reshape_dims(ctx, data, list(shape.value)), value=data.value)
+        return ctx.tensor(reshape_dims(ctx, data, list(shape.value), dynamic=True), value=data.value)
     length = ctx.static(shape.dim(0))
     if length is not None:
         return ctx.tensor([ctx.unknown() for _ in range(length)], value=data.value)
