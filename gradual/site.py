@@ -866,7 +866,7 @@ class _CastBuilder:
             exact = self.solver.resolve(d.dim, final=True)
             bound = self.site.bound_checks.get((index, path, axis))
             if bound is not None:
-                return Dimension.interval(*bound), True, exact
+                return self._bound_pattern(index, path, axis, bound, exact)
             return exact, False, exact
         rep = self.solver.find(slot.var)
         known = slot.known
@@ -892,6 +892,18 @@ class _CastBuilder:
         if not known.refines(bounds):
             return bounds, True, bounds
         return known, False, known
+
+    def _bound_pattern(self, index: int, path: tuple, axis: int, bound: tuple, exact: Dimension) -> tuple:
+        """A rigid dim checked against bounds (a slice's or window's length): once per value,
+        as a fact that an earlier check of bounds at least as tight makes unnecessary."""
+        info = self.site.arg_infos[index]
+        lo, hi = bound
+        for fact in info.facts:
+            if fact[:3] == ("bound", path, axis) and fact[3] >= lo and (hi is None or fact[4] is not None and fact[4] <= hi):
+                return exact, False, exact
+        if info.binder is not None:
+            self.facts.append((index, info.binder, ("bound", path, axis, lo, hi)))
+        return Dimension.interval(lo, hi), True, exact
 
     def _shared_pattern(self, rep: SiteVar, index: int, path: tuple, axis: int, known: Dimension,
                         bounds: Dimension) -> tuple:

@@ -519,6 +519,21 @@ class Builder:
         self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
         return tuple(new_dims)
 
+    def bind_opaque(self, expr: Sequence[Any], values: Sequence[int], dtype: Optional[str] = None) -> Val:
+        """`let %v: Tensor[(e1, e2), T] = expr;` with a new existential for every dim: for a
+        value whose type the generator does not predict (the checker may know it exactly, so
+        no later operator may rely on its dims being `?`), named from here on."""
+        dtype = dtype or self.dtype
+        name = self.fresh_name("v")
+        names = [self.symbol_existential() for _ in values]
+        dims = tuple(Dim(v, Dimension.symbol(n), None) for v, n in zip(values, names))
+        slot = self.slot("let", dims, dtype, frozenset(names))
+        self.program.features.add("annotated-let")
+        self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
+        val = self.add_value(Val(f"%{name}", dims, dtype))
+        self.program.bindings[(self.def_name, name)] = val
+        return val
+
     def symbol_existential(self) -> str:
         """A new existential name (bound by an annotated let)."""
         name = self.fresh_name("e")
@@ -1121,7 +1136,7 @@ def op_topk(b: Builder) -> Val:
     """topk values along the last axis."""
     x = b.pick(has_rank(1, 3))
     k = b.draw.int(1, x.dims[-1].value) if x.dims[-1].value > 0 else 0
-    dims = x.dims[:-1] + (Dim.const(k),)
+    dims = x.dims[:-1] + (Dim.const(k) if k else x.dims[-1],)  # k < 1 selects every element
     return b.bind(b.call("topk", [x.text], k=k, ret_type="values"), dims)
 
 
@@ -1221,8 +1236,9 @@ SIGNED_STEPS = ("power", "mod", "floor_divide", "divide", "multiply", "none")
 def op_signed_values(b: Builder) -> Val:
     """Shape values that go negative on the way (`k - shape_of(x)`), through power, mod,
     floor_divide, divide or a negative factor, then into dyn.zeros / dyn.ones / dyn.full
-    (shifted to sizes on the intended inputs) or into arange's stop (an empty range where it
-    is negative). The generator does not predict the types: tracing checks them."""
+    (shifted to sizes on the intended inputs) or into arange (an empty range where it is past
+    the end). The generator does not predict the types (tracing checks them): the result is
+    bound with new existential names."""
     x = b.pick(has_rank(1, 3))
     k = b.draw.int(0, 5)
     shape = "".join(b.call("shape_of", [x.text]))
@@ -1231,6 +1247,7 @@ def op_signed_values(b: Builder) -> Val:
     b.program.ops.append("subtract")
     expr, vals = _signed_step(b, expr, vals, b.draw.choice(SIGNED_STEPS))
     b.program.features.add("signed-value")
+    b.program.data_dependent = True  # the checker may know these sizes only at runtime
     if b.draw.chance(30):  # a range to the value, or from it (empty where it is past the end)
         axis = b.draw.int(0, x.rank - 1)
         v = "".join(b.call("take", [expr, f"{axis}i64"], axis=0))
@@ -1239,14 +1256,13 @@ def op_signed_values(b: Builder) -> Val:
         else:
             end = b.draw.int(-2, 5)
             start, stop, length = v, f"{end}i64", max(0, end - int(vals[axis]))
-        return b.bind(b.call("arange", [start, stop, "1i64"], dtype="float32"), (Dim(length, DYNAMIC, None),))
+        return b.bind_opaque(b.call("arange", [start, stop, "1i64"], dtype="float32"), [length])
     shift = max(0, -int(vals.min()))
     if shift:
         expr, vals = "".join(b.call("add", [expr, f"{shift}i64"])), vals + shift
-    dims = tuple(Dim(int(v), DYNAMIC, None) for v in vals)
     op = b.draw.choice(["dyn.zeros", "dyn.ones", "dyn.full"])
     args = ["3f", expr] if op == "dyn.full" else [expr]
-    return b.bind(b.call(op, args, dtype="float32"), dims, FLOAT)
+    return b.bind_opaque(b.call(op, args, dtype="float32"), [int(v) for v in vals], FLOAT)
 
 
 def _signed_step(b: Builder, expr: str, vals: np.ndarray, step: str) -> tuple:
