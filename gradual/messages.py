@@ -757,10 +757,12 @@ def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Dia
 
 
 def runtime_bad_call(span: Span, detail: str, help: str = "") -> Diagnostic:
-    """Something that cannot run at all: only in programs that were not checked, unless
-    `help` says otherwise (a run past its bounds)."""
-    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here",
-                      help=help or "run `gradual check` on the program: it reports this statically")
+    """Something that cannot run at all: a `?` value used as a function or tuple, or any
+    such use in a program that was not checked, unless `help` says otherwise (a run past its
+    bounds)."""
+    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here", help=help or (
+        "a value typed `?` is used here as what it is not (checking cannot rule that out): give it a "
+        "function or tuple type; in a program that was not checked, `gradual check` reports this statically"))
 
 
 def runtime_disagreement(where: str, rule: str, produced: str) -> str:

@@ -535,3 +535,12 @@ def test_a_loop_that_never_ends_stops_at_the_step_bound(monkeypatch: pytest.Monk
     diag = info.value.diagnostic()
     assert "more than 500 calls" in diag.message and "GRADUAL_MAX_STEPS" in diag.help
     assert "gradual check" not in diag.help
+
+
+def test_a_dynamic_value_used_as_a_function_does_not_blame_checking() -> None:
+    from gradual.runtime.errors import CallFailure
+
+    with pytest.raises(CallFailure) as info:
+        gradual.run("def @h(%f: ?) { %f(1f) }\ndef @main(%x: float32) { @h(%x) }", {"x": 1.0})
+    diag = info.value.diagnostic()
+    assert "typed `?`" in diag.help and not diag.help.startswith("run `gradual check`")
