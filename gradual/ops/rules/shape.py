@@ -108,15 +108,16 @@ class _Reshape:
         return self.dims
 
     def _unsure_copies(self) -> None:
-        """A symbolic entry that is 0 at runtime is the code 0: it copies the input's dim
-        there (unless allowzero). Where that dim is not known to equal the entry, the dim is
-        not known, nor is the inferred one. A rank-1 input or result needs no such care: the
+        """An entry of unknown value (`?`, `0..8`) that is 0 at runtime is the code 0: it
+        copies the input's dim there (unless allowzero). Where that dim is not known to equal
+        the entry, the dim is not known, nor is the inferred one. An exact entry (`n`) is read
+        as a size, as SPEC 3.7 and exported models need (see docs/design.md for the 0 case). A rank-1 input or result needs no such care: the
         runtime's count check then only passes where the copied dim is the entry's 0."""
         if self.allowzero or self.data.rank <= 1 or len(self.dims) <= 1:  # type: ignore[operator]
             return
         ctx = self.ctx
         for at, src, entry in self.value_entries:
-            if src >= self.data.rank or ctx.at_least(entry, 1):  # type: ignore[operator]
+            if src >= self.data.rank or ctx.at_least(entry, 1) or ctx.exact(entry):  # type: ignore[operator]
                 continue
             if _same(ctx, entry, self.data.dim(src)):
                 continue
