@@ -835,11 +835,6 @@ def runtime_unsupported_dtype(name: str) -> str:
     return f"the NumPy runtime cannot hold {name} values"
 
 
-def runtime_unsupported_dtype_help() -> str:
-    """What to do about a dtype the checker accepts but the NumPy runtime cannot run."""
-    return "the checker accepts this dtype, but `gradual run` cannot: run the program with float32 instead"
-
-
 def runtime_cast_label() -> str:
     """Secondary label on a user cast's type."""
     return "the type the cast checks"

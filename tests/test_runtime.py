@@ -499,13 +499,6 @@ def test_a_number_is_converted_exactly_or_not_at_all(value: object) -> None:
     assert out.dtype == np.int32 and int(out) == 3
 
 
-def test_a_cast_to_bfloat16_stops_with_a_clear_error_at_the_call() -> None:
-    with pytest.raises(KernelFailure) as info:
-        gradual.run('def @main(%x: Tensor[(2,), float32]) { cast(%x, dtype="bfloat16") }', {"x": ones(2)})
-    diag = info.value.diagnostic()
-    assert "cannot hold bfloat16" in diag.message and "float32" in diag.help
-
-
 COUNTDOWN = """
 def @main(%i: int32) -> int32 {
   if (less(%i, 1)) { %i } else { @main(subtract(%i, 1)) }

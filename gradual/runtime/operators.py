@@ -22,10 +22,10 @@ from ..ops.context import RuleFailure
 from ..ops.registry import KERNELS, Operator
 from ..ops.signature import apply_operator
 from ..syntax.source import Span
-from ..types import DTYPES as LANGUAGE_DTYPES, DYN_DTYPE, Type
+from ..types import DYN_DTYPE, Type
 from .context import ConcreteContext, RTensor, RTuple, Unknown
 from .errors import KernelFailure, OperatorCheckFailure
-from .values import NUMPY_DTYPES, Frame, describe_value, dtype_name
+from .values import Frame, describe_value, dtype_name
 
 
 def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, frame: Optional[Frame] = None) -> Any:
@@ -34,10 +34,6 @@ def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, fra
     kernel = op.kernel or KERNELS.get(op.name)
     if kernel is None:
         raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_no_kernel_detail(op.name), _inputs(args))
-    unheld = unheld_dtype(expected)
-    if unheld is not None:
-        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_unsupported_dtype(unheld), _inputs(args),
-                            help=messages.runtime_unsupported_dtype_help())
     needed = result_bytes(expected)
     if needed > tensor_byte_limit():
         raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_too_large(needed, tensor_byte_limit()),
@@ -88,15 +84,6 @@ def result_bytes(expected: Any) -> int:
             return 0
         count *= d
     return count * _itemsize(expected.dtype)
-
-
-def unheld_dtype(expected: Any) -> Optional[str]:
-    """A dtype of the language that the rule's result has but NumPy cannot hold (bfloat16)."""
-    if isinstance(expected, RTuple):
-        return next((d for d in map(unheld_dtype, expected.fields) if d is not None), None)
-    dtype = expected.dtype if isinstance(expected, RTensor) else None
-    name = dtype if isinstance(dtype, str) else None
-    return name if name in LANGUAGE_DTYPES and name not in NUMPY_DTYPES else None
 
 
 def _itemsize(dtype: Any) -> int:
