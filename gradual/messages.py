@@ -1026,6 +1026,20 @@ def onnx_attribute_missing(span: Span, op_type: str, name: str) -> Diagnostic:
                       span, label="this node", help=f"give the node its `{name}` attribute")
 
 
+def onnx_node_arity(span: Span, op_type: str, role: str, count: int, least: int, most: int) -> Diagnostic:
+    """A node with more or fewer inputs or outputs than its operator's schema allows."""
+    allowed = str(least) if least == most else f"{least} to {most}" if most < 2**31 - 1 else f"at least {least}"
+    noun = role[:-1] if allowed == "1" else role
+    return Diagnostic(codes.WRONG_ARITY, f"`{op_type}` takes {allowed} {noun}, but the node lists {count}",
+                      span, label="this node", help=f"give the node the {role} ONNX's definition of `{op_type}` says")
+
+
+def onnx_bad_tensor_attribute(span: Span, op_type: str, name: str, problem: str) -> Diagnostic:
+    """A TENSOR attribute whose data does not fit its declared dims or element type."""
+    return Diagnostic(codes.BAD_ATTRIBUTE, f"attribute `{name}` of `{op_type}` cannot be read: {problem}",
+                      span, label="this node", help="re-export the model, or repair the tensor's dims or data")
+
+
 def onnx_unsupported_dtype(span: Span, tensor: str, dtype: str) -> Diagnostic:
     """A tensor whose element type gradual cannot run."""
     return Diagnostic(codes.UNKNOWN_DTYPE, f"tensor `{tensor}` has element type {dtype}, which gradual does not support",
