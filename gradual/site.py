@@ -634,10 +634,11 @@ class CallSite(ShapeContext):
 
     def _assume_natural(self, proto: Any) -> None:
         """Every result dim is a size: one that is not provably >= 0 (`n - 2` of a pad by -1,
-        `(h - 5) // 2 + 1` of a pool with a large window) assumes its argument dim is large
-        enough, which the runtime checks where the argument came in, as a slice's length does.
-        A result over several symbols (`n - m`) has no such bound: the runtime's evaluation of
-        the rule before the kernel stops a negative size there."""
+        `(h - 5) // 2 + 1` of a pool with a large window, `m * n - 5` of a split of a flattened
+        (n, m)) assumes its argument dim is large enough, which the runtime checks where the
+        argument came in, as a slice's length does. A result over symbols of several argument
+        dims (`n - m`) has no such bound: the runtime's evaluation of the rule before the
+        kernel stops a negative size there."""
         if isinstance(proto, ProtoTuple):
             for field in proto.fields:
                 self._assume_natural(field)
@@ -650,27 +651,40 @@ class CallSite(ShapeContext):
                 self._require_natural(dim.expr)
 
     def _require_natural(self, expr: Poly) -> None:
+        """Check the argument dim that `expr` grows with is large enough to make it >= 0: a
+        nondecreasing function of one symbol that an argument dim is, or `k * e + c` of an
+        argument dim `e` (`k > 0`)."""
         symbols = expr.symbols()
-        if len(symbols) != 1 or not _nondecreasing(expr):
-            return
-        (sym,) = symbols
-        source = self._argument_dim(sym)
-        need = _least_natural_point(expr, sym)
-        if source is not None and need is not None:
-            self._within(source, need, None, assumed=True)
+        dims = self._argument_dims()
+        if len(symbols) == 1 and _nondecreasing(expr):
+            (sym,) = symbols
+            target = Poly.atom(sym)
+            source = next((d for d, e in dims if e == target), None)
+            need = _least_natural_point(expr, sym)
+            if source is not None and need is not None:
+                self._within(source, need, None, assumed=True)
+                return
+        for source, whole in dims:
+            scaled = _linear_in(expr, whole)
+            if scaled is not None:
+                k, c = scaled
+                need = -(c // k)  # k * e + c >= 0
+                if need > 0:  # else the argument's dim, a size, makes it one
+                    self._within(source, need, None, assumed=True)
+                return
 
-    def _argument_dim(self, sym: Any) -> Optional[SDim]:
-        """An argument dim that is exactly this symbol (where a bound on it can be checked)."""
-        target = Poly.atom(sym)
+    def _argument_dims(self) -> list:
+        """(dim, its polynomial) of each symbolic argument dim (where a bound can be checked)."""
+        found = []
         for opened in self.opened.values():
             view = opened.view
             if isinstance(view, TensorArg) and view.dims is not None:
                 for d in view.dims:
                     if isinstance(d, SDim) and d.origin is not None:
                         dim = self.solver.resolve(d.dim)
-                        if dim.is_symbolic and dim.expr == target:
-                            return d
-        return None
+                        if dim.is_symbolic and not dim.expr.is_const():
+                            found.append((d, dim.expr))
+        return found
 
     def _error(self, diag: Diagnostic) -> None:
         self.errors += 1
@@ -1022,6 +1036,17 @@ def _nondecreasing(expr: Poly) -> bool:
         if any(isinstance(a, FloorDiv) and not _nondecreasing(a.num) for a in mono):
             return False
     return True
+
+
+def _linear_in(expr: Poly, whole: Poly) -> Optional[tuple]:
+    """(k, c) with `expr == k * whole + c` for a positive integer k, or None."""
+    mono, coefficient = next((m, c) for m, c in whole.terms if m)
+    mine = next((c for m, c in expr.terms if m == mono), 0)
+    if mine <= 0 or mine % coefficient or mine // coefficient <= 0:
+        return None
+    k = mine // coefficient
+    rest = expr - whole * k
+    return (k, rest.const_value()) if rest.is_const() else None
 
 
 def _least_natural_point(expr: Poly, sym: Any) -> Optional[int]:
