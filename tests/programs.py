@@ -835,7 +835,11 @@ def op_stack(b: Builder) -> Val:
 
 
 def op_split(b: Builder) -> Optional[Val]:
-    """split an even, non-symbolic axis in two, then project."""
+    """split an even, non-symbolic axis in two, then project; or split any axis at indices
+    (its last part `n - k`, over a symbol or a product of them, is a size only where the dim
+    reaches k)."""
+    if b.draw.chance(40):
+        return _split_at(b)
     splittable = lambda d: d.value % 2 == 0 and d.value > 0 and not (d.form.is_symbolic)  # noqa: E731
     x = b.pick(lambda v: any(splittable(d) for d in v.dims))
     axes = [i for i, d in enumerate(x.dims) if splittable(d)]
@@ -850,6 +854,25 @@ def op_split(b: Builder) -> Optional[Val]:
                    fields=(Val("", part), Val("", part)))
     b.program.features.add("tuple")
     return b.bind([f"{parts.text}.{b.draw.int(0, 1)}"], part)
+
+
+def _split_at(b: Builder) -> Optional[Val]:
+    x = b.pick(lambda v: 1 <= v.rank <= 3 and any(d.value for d in v.dims))
+    axes = [i for i, d in enumerate(x.dims) if d.value]
+    if not axes:
+        return None
+    axis = b.draw.choice(axes)
+    d = x.dims[axis]
+    last = b.draw.int(1, d.value)
+    indices = [b.draw.int(1, last - 1), last] if last > 1 and b.draw.chance(50) else [last]
+    b.program.features.add("split-at")
+    sizes = [Dim.const(j - i) for i, j in zip([0] + indices, indices)] + [lift(lambda s: s - last, d)]
+    parts = [x.dims[:axis] + (size,) + x.dims[axis + 1:] for size in sizes]
+    held = b.bind(b.call("split", [x.text], indices_or_sections=indices, axis=axis), None,
+                  fields=tuple(Val("", part) for part in parts))
+    b.program.features.add("tuple")
+    pick = b.draw.int(0, len(parts) - 1)
+    return b.bind([f"{held.text}.{pick}"], parts[pick])
 
 
 def op_tile(b: Builder) -> Val:

@@ -7,7 +7,9 @@ the definition's symbols. `TracingInterpreter` runs the elaborated module like t
 interpreter and, after every expression, checks the value against the checker's type of the
 original expression: static dims equal, intervals contain the size, a symbolic dim evaluates
 to the size under the symbols the run has bound (a symbol the run never binds is bound by its
-first sighting here, and must agree afterwards). A mismatch raises `Unsound`.
+first sighting here, and must agree afterwards). A mismatch raises `Unsound`, and so does an
+operator's rule that stops a run at a call the checker typed with a dim that is negative there
+(`n - 2` of a crop at n = 1: a size the checker assumed and did not check).
 
 `run_outcome` classifies a run: outputs, an allowed stop (`CheckFailure` of an inserted check,
 an operator's rule at a call, a written cast or annotated let), or a problem (anything else).
@@ -23,6 +25,7 @@ import numpy as np
 import gradual
 from gradual.elaboration import Elaborator
 from gradual.runtime import CheckFailure, Interpreter, RunFailure
+from gradual.runtime.errors import OperatorCheckFailure
 from gradual.runtime.values import dtype_name, flatten_outputs
 from gradual.shapes import Dimension
 from gradual.types import DTypeVar, TensorType, TupleType, Variadic
@@ -72,10 +75,26 @@ class TracingInterpreter(Interpreter):
 
     def _traced(self, fn: Any) -> Any:
         def traced(e: Any, frame: Any) -> Any:
-            value = fn(e, frame)
+            try:
+                value = fn(e, frame)
+            except OperatorCheckFailure:
+                self.verify_sizes(e, frame)
+                raise
             self.verify(e, value, frame)
             return value
         return traced
+
+    def verify_sizes(self, node: Any, frame: Any) -> None:
+        """An operator's rule stopped the run at a call: the checker's type of the call must
+        not hold a negative dim there (`n - 2` of a crop at n = 1 is a size the checker
+        assumed without a check, not a mismatch the rule was there to catch)."""
+        found = self.elaborator.origin.get(id(node))
+        t = self.result.types.get(id(found[0])) if found is not None else None
+        for d in _dims_of(t):
+            env = {sym: self.lookup(sym, frame, found[1]) for sym in d.symbols()} if d.is_symbolic else {}
+            if None not in env.values() and d.is_symbolic and d.evaluate(env) < 0:
+                raise Unsound(f"{found[0].span.describe()}: the checker typed this call with the dim {d}, "
+                              f"which is {d.evaluate(env)} on this run, and inserted no check of it")
 
     def let(self, stmt: Any, frame: Any) -> None:
         """Bind a let as the interpreter does, then check the bound value."""
@@ -168,6 +187,15 @@ class TracingInterpreter(Interpreter):
                 return seen[1]
             f = f.parent
         return None
+
+
+def _dims_of(t: Any) -> list:
+    """Every dimension of a tensor type or of the tensors in a tuple type."""
+    if isinstance(t, TupleType):
+        return [d for f in t.fields for d in _dims_of(f)]
+    if isinstance(t, TensorType) and t.dims is not None:
+        return [d for d in t.dims if isinstance(d, Dimension)]
+    return []
 
 
 def _describe(value: Any) -> str:
