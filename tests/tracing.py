@@ -28,6 +28,7 @@ from gradual.runtime import CheckFailure, Interpreter, RunFailure
 from gradual.runtime.errors import OperatorCheckFailure
 from gradual.runtime.values import dtype_name, flatten_outputs
 from gradual.shapes import Dimension
+from gradual.syntax import ast
 from gradual.types import DTypeVar, TensorType, TupleType, Variadic
 
 #: the blame kinds of a CheckFailure a sound run may stop with
@@ -85,16 +86,35 @@ class TracingInterpreter(Interpreter):
         return traced
 
     def verify_sizes(self, node: Any, frame: Any) -> None:
-        """An operator's rule stopped the run at a call: the checker's type of the call must
-        not hold a negative dim there (`n - 2` of a crop at n = 1 is a size the checker
-        assumed without a check, not a mismatch the rule was there to catch)."""
+        """An operator's rule stopped the run at a call: the checker's type of the call must not
+        hold a negative dim there that the arguments' shapes decide (`n - 2` of a crop at n = 1
+        is a size the checker assumed, which a check where the argument comes in must hold). A
+        dim that an argument's shape value decides (`dyn.zeros` of `n - m`) is the rule's to
+        check at the call."""
         found = self.elaborator.origin.get(id(node))
-        t = self.result.types.get(id(found[0])) if found is not None else None
-        for d in _dims_of(t):
-            env = {sym: self.lookup(sym, frame, found[1]) for sym in d.symbols()} if d.is_symbolic else {}
-            if None not in env.values() and d.is_symbolic and d.evaluate(env) < 0:
-                raise Unsound(f"{found[0].span.describe()}: the checker typed this call with the dim {d}, "
+        if found is None or not isinstance(found[0], ast.Call):
+            return
+        old, names = found
+        valued = set()
+        for arg in old.args:
+            t = self.argument_type(arg)
+            if isinstance(t, TensorType) and t.value is not None:
+                valued |= {s.uid for v in t.value if isinstance(v, Dimension) for s in v.symbols()}
+        for d in _dims_of(self.result.types.get(id(old))):
+            if not d.is_symbolic or {sym.uid for sym in d.symbols()} & valued:
+                continue
+            env = {sym: self.lookup(sym, frame, names) for sym in d.symbols()}
+            if None not in env.values() and d.evaluate(env) < 0:
+                raise Unsound(f"{old.span.describe()}: the checker typed this call with the dim {d}, "
                               f"which is {d.evaluate(env)} on this run, and inserted no check of it")
+
+    def argument_type(self, arg: Any) -> Any:
+        """The checker's type of an argument expression (a let's for a variable it binds; a
+        parameter carries no shape value, so None for it)."""
+        binder = self.result.resolution.uses.get(id(arg)) if isinstance(arg, ast.Var) else None
+        if binder is not None:
+            return self.result.types.get(id(binder.node))
+        return self.result.types.get(id(arg))
 
     def let(self, stmt: Any, frame: Any) -> None:
         """Bind a let as the interpreter does, then check the bound value."""
