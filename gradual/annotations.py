@@ -9,6 +9,7 @@ bad annotation does not hide the others.
 from __future__ import annotations
 
 import difflib
+import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -22,6 +23,9 @@ from .types import (
 )
 
 Report = Callable[[str, Span, dict], None]
+
+#: dimension arithmetic that polynomials and dims share (`//` differs: a positive constant only)
+_RING = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 
 
 class DimScope:
@@ -155,6 +159,9 @@ class Converter:
     def dim(self, d: ast.DimExpr) -> Dimension:
         """The Dimension a dimension expression denotes."""
         if isinstance(d, ast.DimInt):
+            if d.value < 0:
+                self.report("bad-signature", d.span, {"what": "negative", "text": d.span.text})
+                return Dimension.dynamic()
             return Dimension.static(d.value)
         if isinstance(d, ast.DimUnknown):
             return Dimension.dynamic()
@@ -177,6 +184,24 @@ class Converter:
         self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, self.dims.visible_names())})
         return self.dims.introduce(d.name)
 
+    def _exact(self, d: ast.DimExpr) -> Optional[Poly]:
+        """The polynomial an arithmetic of integers (negative ones too) and names denotes;
+        None where a part is not exact (`?`, an interval) or a divisor is not positive."""
+        if isinstance(d, ast.DimInt):
+            return Poly.const(d.value)
+        if isinstance(d, ast.DimName):
+            return Poly.atom(self.symbol(d))
+        if not isinstance(d, ast.DimBinary):
+            return None
+        left, right = self._exact(d.left), self._exact(d.right)
+        if left is None or right is None:
+            return None
+        if d.op in _RING:
+            return _RING[d.op](left, right)
+        if not right.is_const() or right.const_value() <= 0:
+            return None
+        return left.floordiv(right.const_value())
+
     def _interval(self, d: ast.DimInterval) -> Dimension:
         lo = 0 if d.lo is None else d.lo
         if d.hi is not None and d.hi < lo:
@@ -185,14 +210,23 @@ class Converter:
         return Dimension.interval(lo, d.hi)
 
     def _binary(self, d: ast.DimBinary) -> Dimension:
+        exact = self._exact(d)
+        if exact is not None:  # computed as a polynomial, so `n + -2` is `n - 2`
+            try:
+                return Dimension.of_expr(exact)
+            except ValueError:
+                self.report("bad-signature", d.span, {"what": "negative", "text": d.span.text})
+                return Dimension.dynamic()
+        if isinstance(d.right, ast.DimInt) and d.right.value < 0 and d.op in "+-":  # `? + -2`
+            flipped = ast.DimInt(-d.right.value, span=d.right.span)
+            return self._binary(ast.DimBinary("-" if d.op == "+" else "+", d.left, flipped, span=d.span))
+        if d.op == "//" and isinstance(d.right, ast.DimInt) and d.right.value <= 0:
+            self.report("bad-signature", d.span, {"what": "floordiv"})
+            return Dimension.dynamic()
         left, right = self.dim(d.left), self.dim(d.right)
         try:
-            if d.op == "+":
-                return left + right
-            if d.op == "-":
-                return left - right
-            if d.op == "*":
-                return left * right
+            if d.op in _RING:
+                return _RING[d.op](left, right)
             if not right.is_static or right.get_length() == 0:
                 self.report("bad-signature", d.span, {"what": "floordiv"})
                 return Dimension.dynamic()

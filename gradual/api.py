@@ -220,8 +220,27 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
                        checker.instantiations)
 
 
-def check(program: Union[str, ast.Module], path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
-    """Type-check a program (text or module). Never raises for a bad program."""
+def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diagnostic]]:
+    """Program bytes as UTF-8 text, or an input-error diagnostic where they are not."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8", errors="replace")
+        span = Span(Source(good, path), len(good), len(good))
+        return None, messages.input_error(span, f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}")
+
+
+def check(program: Union[str, bytes, ast.Module], path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
+    """Type-check a program (text, UTF-8 bytes or a module). Never raises for a bad program;
+    anything else is a `TypeError`."""
+    if isinstance(program, (bytes, bytearray)):
+        text, problem = decode_program(bytes(program), path)
+        if problem is not None:
+            return CheckResult(None, problem.span.source, [problem], registry=registry or default_registry())
+        program = text  # type: ignore[assignment]
+    if not isinstance(program, (str, ast.Module)):
+        raise TypeError(f"gradual.check takes program text (str or UTF-8 bytes) or a parsed Module, "
+                        f"not {type(program).__name__}")
     return run_deep(_check, program, path, registry or default_registry())
 
 

@@ -663,8 +663,9 @@ _RUNTIME_LABELS: dict[str, str] = {
 }
 
 _RUNTIME_HELP: dict[str, str] = {
-    "inserted": "the value's static type allowed this (a `?` or an interval): pass a value of the expected type, "
-                "or tighten the annotations so the checker catches it statically",
+    "inserted": "the value's static type allowed this (a `?`, an interval, or a symbol the call needs to be "
+                "large enough): pass a value of the expected type, or tighten the annotations so the checker "
+                "catches it statically",
     "cast": "the cast claims a type the value does not have; cast to `?` dims where the size varies",
     "let": "annotate with `?` where the size varies, or fix the value",
     "parameter": "pass an input of the declared type",
@@ -782,10 +783,13 @@ def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Dia
                       help="please report it with this program and its inputs")
 
 
-def runtime_bad_call(span: Span, detail: str) -> Diagnostic:
-    """Something that cannot run at all (only in programs that were not checked)."""
-    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here",
-                      help="run `gradual check` on the program: it reports this statically")
+def runtime_bad_call(span: Span, detail: str, help: str = "") -> Diagnostic:
+    """Something that cannot run at all: a `?` value used as a function or tuple, or any
+    such use in a program that was not checked, unless `help` says otherwise (a run past its
+    bounds)."""
+    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here", help=help or (
+        "a value typed `?` is used here as what it is not (checking cannot rule that out): give it a "
+        "function or tuple type; in a program that was not checked, `gradual check` reports this statically"))
 
 
 def runtime_disagreement(where: str, rule: str, produced: str) -> str:
@@ -940,6 +944,11 @@ def runtime_bad_input_spec(text: str, expected: str) -> str:
     return f"cannot read `{text}`: expected {expected}"
 
 
+def runtime_bad_input_dtype(name: str, dtype: str) -> str:
+    """An input array whose element type the language does not have (strings, complex)."""
+    return f"input `{name}` has elements of type {dtype}, which is not a dtype of the language (float16/32/64, int8..int64, uint8..uint64, bool)"
+
+
 def runtime_unreadable_array(path: str, problem: str) -> str:
     """A `.npy` file that cannot be loaded."""
     return f"{path}: cannot load a NumPy array ({problem})"
@@ -965,6 +974,21 @@ def runtime_exhausted(exc: BaseException) -> str:
     """A run that ran out of stack or memory."""
     what = "stack (recursion too deep)" if isinstance(exc, RecursionError) else "memory"
     return f"the program ran out of {what}"
+
+
+def runtime_exhausted_help() -> str:
+    """What to do about a recursion too deep for the stack (not something checking finds)."""
+    return "the recursion is too deep for the stack: write the loop as a call in tail position (the last thing a body does), which runs in constant stack"
+
+
+def runtime_step_limit(limit: int) -> str:
+    """A run that made more calls than its bound allows."""
+    return f"the run made more than {limit:,} calls (of functions and operators) without finishing"
+
+
+def runtime_step_limit_help(variable: str) -> str:
+    """How to let a long run go on."""
+    return f"a loop that never ends stops here; if the program really needs more steps, raise the bound with the environment variable {variable}"
 
 
 def runtime_called_label() -> str:
@@ -1037,6 +1061,20 @@ def onnx_attribute_missing(span: Span, op_type: str, name: str) -> Diagnostic:
     """A required attribute that the node does not have."""
     return Diagnostic(codes.MISSING_ATTRIBUTE, f"`{op_type}` needs attribute `{name}`, but the node has none",
                       span, label="this node", help=f"give the node its `{name}` attribute")
+
+
+def onnx_node_arity(span: Span, op_type: str, role: str, count: int, least: int, most: int) -> Diagnostic:
+    """A node with more or fewer inputs or outputs than its operator's schema allows."""
+    allowed = str(least) if least == most else f"{least} to {most}" if most < 2**31 - 1 else f"at least {least}"
+    noun = role[:-1] if allowed == "1" else role
+    return Diagnostic(codes.WRONG_ARITY, f"`{op_type}` takes {allowed} {noun}, but the node lists {count}",
+                      span, label="this node", help=f"give the node the {role} ONNX's definition of `{op_type}` says")
+
+
+def onnx_bad_tensor_attribute(span: Span, op_type: str, name: str, problem: str) -> Diagnostic:
+    """A TENSOR attribute whose data does not fit its declared dims or element type."""
+    return Diagnostic(codes.BAD_ATTRIBUTE, f"attribute `{name}` of `{op_type}` cannot be read: {problem}",
+                      span, label="this node", help="re-export the model, or repair the tensor's dims or data")
 
 
 def onnx_unsupported_dtype(span: Span, tensor: str, dtype: str) -> Diagnostic:

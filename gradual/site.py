@@ -22,6 +22,7 @@ from .diagnostics import Diagnostic
 from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from .shapes import Dimension, Grade, Poly, Symbol
 from .shapes.constraint import solve as solve_constraint
+from .shapes.poly import FloorDiv
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
@@ -74,6 +75,8 @@ class SDim:
         return self._combine(other, lambda a, b: a - b)
 
     def __rsub__(self, other: Any) -> "SDim":
+        if isinstance(other, int) and other < 0:
+            raise RuleFailure("negative-dim", {"detail": f"a size of {other}"})
         left = SDim(Dimension.static(other)) if isinstance(other, int) else other
         return left - self
 
@@ -413,11 +416,8 @@ class CallSite(ShapeContext):
         if isinstance(d, int):
             return d  # a (possibly negative) element of a shape value
         dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
-        if dim.is_static:
-            return dim.get_length()
-        if dim.max_length is not None and dim.min_length == dim.max_length:
-            return dim.min_length
-        return None
+        lo, hi = _signed_bounds(dim)
+        return int(lo) if lo == hi else None
 
     def exact(self, d: Any) -> bool:
         if isinstance(d, int):
@@ -428,8 +428,8 @@ class CallSite(ShapeContext):
     def maybe_one(self, d: Any) -> Optional[bool]:
         if isinstance(d, int):
             return d == 1
-        dim = self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d))
-        return False if not dim.contains_value(1) else None
+        lo, hi = _signed_bounds(self.solver.resolve(d.dim if isinstance(d, SDim) else _as_dim(d)))
+        return False if not lo <= 1 <= hi else None
 
     def const(self, value: int) -> SDim:
         return SDim(Dimension.static(value))
@@ -571,7 +571,7 @@ class CallSite(ShapeContext):
                 self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
             return
         dim = self.solver.resolve(d.dim)
-        dlo, dhi = dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+        dlo, dhi = _signed_bounds(dim)
         if dhi < lo or hi is not None and dlo > hi:
             self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
         elif assumed and dim.is_symbolic and (dlo < lo or hi is not None and dhi > hi):
@@ -593,8 +593,7 @@ class CallSite(ShapeContext):
         """True if d >= lo for sure, False if d < lo for sure, None if it depends."""
         if isinstance(d, int):
             return d >= lo
-        dim = self.solver.resolve(_sdim(d).dim)
-        dlo, dhi = dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+        dlo, dhi = _signed_bounds(self.solver.resolve(_sdim(d).dim))
         if dlo >= lo:
             return True
         if dhi < lo:
@@ -655,6 +654,7 @@ class CallSite(ShapeContext):
             return SiteOutcome(BOTTOM)
         try:
             proto = rule(self)
+            self._assume_natural(proto)
         except RuleFailure as failure:
             self._error(messages.rule_failure(self, failure.code, failure.facts))
             return SiteOutcome(ERROR, failed=True)
@@ -663,6 +663,60 @@ class CallSite(ShapeContext):
             self._error(messages.rule_crashed(self, exc))
             return SiteOutcome(ERROR, failed=True)
         return self.finalize(proto)
+
+    def _assume_natural(self, proto: Any) -> None:
+        """Every result dim is a size: one that is not provably >= 0 (`n - 2` of a pad by -1,
+        `(h - 5) // 2 + 1` of a pool with a large window, `m * n - 5` of a split of a flattened
+        (n, m)) assumes its argument dim is large enough, which the runtime checks where the
+        argument came in, as a slice's length does. A result over symbols of several argument
+        dims (`n - m`) has no such bound: the runtime's evaluation of the rule before the
+        kernel stops a negative size there."""
+        if isinstance(proto, ProtoTuple):
+            for field in proto.fields:
+                self._assume_natural(field)
+            return
+        if not isinstance(proto, ProtoTensor) or proto.dims is None:
+            return
+        for d in proto.dims:
+            dim = self.solver.resolve(d.dim)
+            if dim.is_symbolic and dim.expr.bounds()[0] < 0:
+                self._require_natural(dim.expr)
+
+    def _require_natural(self, expr: Poly) -> None:
+        """Check the argument dim that `expr` grows with is large enough to make it >= 0: a
+        nondecreasing function of one symbol that an argument dim is, or `k * e + c` of an
+        argument dim `e` (`k > 0`)."""
+        symbols = expr.symbols()
+        dims = self._argument_dims()
+        if len(symbols) == 1 and _nondecreasing(expr):
+            (sym,) = symbols
+            target = Poly.atom(sym)
+            source = next((d for d, e in dims if e == target), None)
+            need = _least_natural_point(expr, sym)
+            if source is not None and need is not None:
+                self._within(source, need, None, assumed=True)
+                return
+        for source, whole in dims:
+            scaled = _linear_in(expr, whole)
+            if scaled is not None:
+                k, c = scaled
+                need = -(c // k)  # k * e + c >= 0
+                if need > 0:  # else the argument's dim, a size, makes it one
+                    self._within(source, need, None, assumed=True)
+                return
+
+    def _argument_dims(self) -> list:
+        """(dim, its polynomial) of each symbolic argument dim (where a bound can be checked)."""
+        found = []
+        for opened in self.opened.values():
+            view = opened.view
+            if isinstance(view, TensorArg) and view.dims is not None:
+                for d in view.dims:
+                    if isinstance(d, SDim) and d.origin is not None:
+                        dim = self.solver.resolve(d.dim)
+                        if dim.is_symbolic and not dim.expr.is_const():
+                            found.append((d, dim.expr))
+        return found
 
     def _error(self, diag: Diagnostic) -> None:
         self.errors += 1
@@ -876,7 +930,7 @@ class _CastBuilder:
             exact = self.solver.resolve(d.dim, final=True)
             bound = self.site.bound_checks.get((index, path, axis))
             if bound is not None:
-                return Dimension.interval(*bound), True, exact
+                return self._bound_pattern(index, path, axis, bound, exact)
             return exact, False, exact
         rep = self.solver.find(slot.var)
         known = slot.known
@@ -902,6 +956,18 @@ class _CastBuilder:
         if not known.refines(bounds):
             return bounds, True, bounds
         return known, False, known
+
+    def _bound_pattern(self, index: int, path: tuple, axis: int, bound: tuple, exact: Dimension) -> tuple:
+        """A rigid dim checked against bounds (a slice's or window's length): once per value,
+        as a fact that an earlier check of bounds at least as tight makes unnecessary."""
+        info = self.site.arg_infos[index]
+        lo, hi = bound
+        for fact in info.facts:
+            if fact[:3] == ("bound", path, axis) and fact[3] >= lo and (hi is None or fact[4] is not None and fact[4] <= hi):
+                return exact, False, exact
+        if info.binder is not None:
+            self.facts.append((index, info.binder, ("bound", path, axis, lo, hi)))
+        return Dimension.interval(lo, hi), True, exact
 
     def _shared_pattern(self, rep: SiteVar, index: int, path: tuple, axis: int, known: Dimension,
                         bounds: Dimension) -> tuple:
@@ -1002,6 +1068,53 @@ def _value_item(v: Any) -> Any:
     if isinstance(v, int) and v < 0:
         return v
     return _sdim(v)
+
+
+def _signed_bounds(dim: Dimension) -> tuple:
+    """The values a dimension's expression may take. A symbolic one is not clamped at 0 as
+    the Dimension's own bounds are: `0 - n`, an element of a shape value, may be negative, and
+    as a dim it holds only where it is not (so it is not the static 0)."""
+    return dim.expr.bounds() if dim.is_symbolic else dim.bounds()
+
+
+def _nondecreasing(expr: Poly) -> bool:
+    """Whether a polynomial over natural numbers never decreases as its symbols grow: every
+    term has a positive coefficient, and every quotient a nondecreasing numerator."""
+    for mono, c in expr.terms:
+        if mono and c < 0:
+            return False
+        if any(isinstance(a, FloorDiv) and not _nondecreasing(a.num) for a in mono):
+            return False
+    return True
+
+
+def _linear_in(expr: Poly, whole: Poly) -> Optional[tuple]:
+    """(k, c) with `expr == k * whole + c` for a positive integer k, or None."""
+    mono, coefficient = next((m, c) for m, c in whole.terms if m)
+    mine = next((c for m, c in expr.terms if m == mono), 0)
+    if mine <= 0 or mine % coefficient or mine // coefficient <= 0:
+        return None
+    k = mine // coefficient
+    rest = expr - whole * k
+    return (k, rest.const_value()) if rest.is_const() else None
+
+
+def _least_natural_point(expr: Poly, sym: Any) -> Optional[int]:
+    """The least value of `sym` (within its bounds) where a nondecreasing `expr` is >= 0."""
+    lo, hi = sym.bounds()
+    at = lambda v: expr.evaluate({sym: v})  # noqa: E731
+    if at(lo) >= 0:
+        return lo
+    step = 1
+    while at(lo + step) < 0:
+        step *= 2
+        if lo + step > (hi if hi != float("inf") else 2**62):
+            return None
+    low, high = lo + step // 2, lo + step  # at(low) < 0 <= at(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if at(mid) < 0 else (low, mid)
+    return high
 
 
 def _sdtype(d: Any) -> SDType:

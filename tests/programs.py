@@ -374,6 +374,7 @@ BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shif
 PREDICATES = ["isnan", "isinf", "isfinite"]
 COMPARE = ["less", "greater", "equal", "not_equal", "less_equal", "greater_equal"]
 REDUCE = ["sum", "mean", "max", "min", "prod"]
+NO_IDENTITY = ("max", "min", "argmax", "argmin")
 
 
 class Builder:
@@ -464,9 +465,16 @@ class Builder:
         return s
 
     def fresh_param(self, rank: Optional[int] = None, lo: int = 1, hi: int = 4) -> Val:
-        """A new parameter of fresh dims."""
+        """A new parameter of fresh dims (now and then an empty one, where `lo` allows)."""
         r = self.draw.int(1, 3) if rank is None else rank
-        return self.new_param([self.fresh(self.size(lo, hi)) for _ in range(r)])
+        return self.new_param([self.fresh(self.size_or_empty(lo, hi)) for _ in range(r)])
+
+    def size_or_empty(self, lo: int = 1, hi: int = 4) -> int:
+        """A random size; 0 now and then (zero-size dims: empty tensors), where lo is 1."""
+        if lo == 1 and self.draw.chance(6):
+            self.program.features.add("zero-dim")
+            return 0
+        return self.size(lo, hi)
 
     def pick(self, pred: Callable[[Val], bool] = lambda v: True, make: Optional[Callable[[], Val]] = None) -> Val:
         """A float value in scope satisfying pred, else a new parameter from `make`."""
@@ -510,6 +518,21 @@ class Builder:
         self.program.features.add("annotated-let")
         self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
         return tuple(new_dims)
+
+    def bind_opaque(self, expr: Sequence[Any], values: Sequence[int], dtype: Optional[str] = None) -> Val:
+        """`let %v: Tensor[(e1, e2), T] = expr;` with a new existential for every dim: for a
+        value whose type the generator does not predict (the checker may know it exactly, so
+        no later operator may rely on its dims being `?`), named from here on."""
+        dtype = dtype or self.dtype
+        name = self.fresh_name("v")
+        names = [self.symbol_existential() for _ in values]
+        dims = tuple(Dim(v, Dimension.symbol(n), None) for v, n in zip(values, names))
+        slot = self.slot("let", dims, dtype, frozenset(names))
+        self.program.features.add("annotated-let")
+        self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
+        val = self.add_value(Val(f"%{name}", dims, dtype))
+        self.program.bindings[(self.def_name, name)] = val
+        return val
 
     def symbol_existential(self) -> str:
         """A new existential name (bound by an annotated let)."""
@@ -812,7 +835,11 @@ def op_stack(b: Builder) -> Val:
 
 
 def op_split(b: Builder) -> Optional[Val]:
-    """split an even, non-symbolic axis in two, then project."""
+    """split an even, non-symbolic axis in two, then project; or split any axis at indices
+    (its last part `n - k`, over a symbol or a product of them, is a size only where the dim
+    reaches k)."""
+    if b.draw.chance(40):
+        return _split_at(b)
     splittable = lambda d: d.value % 2 == 0 and d.value > 0 and not (d.form.is_symbolic)  # noqa: E731
     x = b.pick(lambda v: any(splittable(d) for d in v.dims))
     axes = [i for i, d in enumerate(x.dims) if splittable(d)]
@@ -827,6 +854,25 @@ def op_split(b: Builder) -> Optional[Val]:
                    fields=(Val("", part), Val("", part)))
     b.program.features.add("tuple")
     return b.bind([f"{parts.text}.{b.draw.int(0, 1)}"], part)
+
+
+def _split_at(b: Builder) -> Optional[Val]:
+    x = b.pick(lambda v: 1 <= v.rank <= 3 and any(d.value for d in v.dims))
+    axes = [i for i, d in enumerate(x.dims) if d.value]
+    if not axes:
+        return None
+    axis = b.draw.choice(axes)
+    d = x.dims[axis]
+    last = b.draw.int(1, d.value)
+    indices = [b.draw.int(1, last - 1), last] if last > 1 and b.draw.chance(50) else [last]
+    b.program.features.add("split-at")
+    sizes = [Dim.const(j - i) for i, j in zip([0] + indices, indices)] + [lift(lambda s: s - last, d)]
+    parts = [x.dims[:axis] + (size,) + x.dims[axis + 1:] for size in sizes]
+    held = b.bind(b.call("split", [x.text], indices_or_sections=indices, axis=axis), None,
+                  fields=tuple(Val("", part) for part in parts))
+    b.program.features.add("tuple")
+    pick = b.draw.int(0, len(parts) - 1)
+    return b.bind([f"{held.text}.{pick}"], parts[pick])
 
 
 def op_tile(b: Builder) -> Val:
@@ -851,6 +897,9 @@ def op_take(b: Builder) -> Val:
     """take by a literal index (drops the axis) or by an index vector parameter."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
+    if x.dims[axis].value == 0:  # nothing to pick from: no indices
+        idx = b.new_param([Dim.const(0)], "int32", prefix="i")
+        return b.bind(b.call("take", [x.text, idx.text], axis=axis), x.dims[:axis] + (Dim.const(0),) + x.dims[axis + 1:])
     if b.draw.chance(40):
         index = f"{b.draw.int(0, x.dims[axis].value - 1)}"
         return b.bind(b.call("take", [x.text, index], axis=axis), x.dims[:axis] + x.dims[axis + 1:])
@@ -872,16 +921,31 @@ def op_gather(b: Builder) -> Val:
 
 
 def op_strided_slice(b: Builder) -> Val:
-    """strided_slice of one axis within its size."""
+    """strided_slice of one axis within its size: from the start, from the end (a negative
+    begin) or backwards (a negative stride)."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
     d = x.dims[axis]
+    kind = b.draw.int(0, 5)
+    if kind == 0 and d.value > 0:  # the last j elements
+        j = b.draw.int(1, d.value)
+        b.program.features.add("negative-attribute")
+        return _sliced(b, x, axis, Dim.const(j), begin=[-j], end=[2**31 - 1])
+    if kind == 1:  # backwards, every element or every other one
+        step = b.draw.choice([-1, -2])
+        b.program.features.add("negative-attribute")
+        length = d if step == -1 else Dim(len(range(d.value - 1, -1, step)), DYNAMIC, None)
+        return _sliced(b, x, axis, length, begin=[-1], end=[-(2**31)], strides=[step])
     begin = b.draw.int(0, d.value - 1) if d.value > 0 else 0
     end = b.draw.int(begin + 1, d.value) if d.value > begin else d.value
-    length = max(0, end - begin)
+    # the checker assumes (and checks) that the dim reaches `end`
+    return _sliced(b, x, axis, Dim.const(max(0, end - begin)), begin=[begin], end=[end])
+
+
+def _sliced(b: Builder, x: Val, axis: int, length: Dim, **attrs: Any) -> Val:
     dims = list(x.dims)
-    dims[axis] = Dim.const(length)  # the checker assumes (and checks) that the dim reaches `end`
-    return b.bind(b.call("strided_slice", [x.text], begin=[begin], end=[end], axes=[axis]), tuple(dims))
+    dims[axis] = length
+    return b.bind(b.call("strided_slice", [x.text], axes=[axis], **attrs), tuple(dims))
 
 
 def image(b: Builder, lo: int = 1) -> Val:
@@ -895,9 +959,9 @@ def op_conv2d(b: Builder) -> Val:
     """nn.conv2d with a new weight; strides, padding and kernel_size vary."""
     x = image(b)
     n, c, h, w = x.dims
-    kh = b.draw.int(1, min(3, h.value + 2))
-    kw = b.draw.int(1, min(3, w.value + 2))
-    pad = b.draw.int(0, 1) if kh <= h.value and kw <= w.value else 1
+    pad = b.draw.int(0, 3) if b.draw.chance(25) else b.draw.int(0, 1)  # padding may exceed the input
+    kh = b.draw.int(1, min(3, h.value + 2 * pad))
+    kw = b.draw.int(1, min(3, w.value + 2 * pad))
     stride = b.draw.int(1, 2)
     out_c = b.fresh(b.size(1, 3))
     weight = b.new_param([out_c, c, Dim.const(kh), Dim.const(kw)])
@@ -915,9 +979,13 @@ def op_conv2d_transpose(b: Builder) -> Val:
     k, stride = b.draw.int(1, 3), b.draw.int(1, 2)
     out_c = b.fresh(b.size(1, 3))
     weight = b.new_param([c, out_c, Dim.const(k), Dim.const(k)])
-    grow = lambda d: lift(lambda s: (s - 1) * stride + k, d)  # noqa: E731
-    return b.bind(b.call("nn.conv2d_transpose", [x.text, weight.text], strides=[stride, stride]),
-                  (n, out_c, grow(h), grow(w)))
+    room = min((h.value - 1) * stride + k, (w.value - 1) * stride + k) // 2
+    pad = b.draw.int(0, room) if b.draw.chance(40) else 0  # shrinks the output: `h - 2` of padding 2
+    if pad:
+        b.program.features.add("negative-attribute")
+    grow = lambda d: lift(lambda s: (s - 1) * stride + k - 2 * pad, d)  # noqa: E731
+    attrs = {"strides": [stride, stride], "padding": [pad, pad]} if pad else {"strides": [stride, stride]}
+    return b.bind(b.call("nn.conv2d_transpose", [x.text, weight.text], **attrs), (n, out_c, grow(h), grow(w)))
 
 
 def op_pool(b: Builder) -> Val:
@@ -973,11 +1041,23 @@ def op_batch_flatten(b: Builder) -> Val:
 
 
 def op_pad(b: Builder) -> Val:
-    """nn.pad by 0 or 1 on each side."""
+    """nn.pad by -2..2 on each side: negative widths crop (as much as the dim holds, so a
+    symbolic result such as `n - 2` is a size only where the checker checks it)."""
     x = b.pick(has_rank(1, 3))
-    widths = [[b.draw.int(0, 1), b.draw.int(0, 1)] for _ in range(x.rank)]
-    dims = tuple(d if lo + hi == 0 else lift(lambda s, e=lo + hi: s + e, d) for d, (lo, hi) in zip(x.dims, widths))
+    widths = [_pad_pair(b, d.value) for d in x.dims]
+    dims = tuple(d if lo + hi == 0 else lift(lambda s, e=lo + hi: s + e if e > 0 else s - (-e), d)
+                 for d, (lo, hi) in zip(x.dims, widths))
     return b.bind(b.call("nn.pad", [x.text, "0f"], pad_width=widths), dims)
+
+
+def _pad_pair(b: Builder, size: int) -> list:
+    """[before, after] widths whose crops fit in a dim of this size."""
+    before, after = b.draw.int(-2, 2), b.draw.int(-2, 2)
+    while max(0, -before) + max(0, -after) > size:
+        before, after = before + 1, max(after, 0)
+    if before < 0 or after < 0:
+        b.program.features.add("negative-attribute")
+    return [before, after]
 
 
 def op_layer_norm(b: Builder) -> Val:
@@ -1012,9 +1092,13 @@ def op_reduce(b: Builder) -> Val:
     op = b.draw.choice(REDUCE + ["argmax", "argmin"])
     keep = b.draw.chance(30)
     if b.draw.chance(20):
+        if op in NO_IDENTITY and any(d.value == 0 for d in x.dims):
+            op = "sum"  # max of nothing is undefined
         dims = tuple(Dim.const(1) for _ in x.dims) if keep else ()
         return b.bind(b.call(op, [x.text], keepdims=keep), dims, "int32" if op.startswith("arg") else None)
     axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, 2))})
+    if op in NO_IDENTITY and any(x.dims[a].value == 0 for a in axes):
+        op = "sum"
     dims = tuple(Dim.const(1) if i in axes else d for i, d in enumerate(x.dims) if keep or i not in axes)
     written = [a if b.draw.chance(70) else a - x.rank for a in axes]
     return b.bind(b.call(op, [x.text], axis=written, keepdims=keep), dims, "int32" if op.startswith("arg") else None)
@@ -1045,9 +1129,11 @@ def op_shape_values(b: Builder) -> Val:
     return b.bind(b.call("dyn.reshape", [x.text, target.text]), (x.dims[0], dim_product(x.dims[1:])))
 
 
-def op_reshape_back(b: Builder) -> Val:
+def op_reshape_back(b: Builder) -> Optional[Val]:
     """Flatten x, then dyn.reshape it back to shape_of(x)."""
-    x = b.pick(has_rank(1, 3))
+    x = b.pick(lambda v: 1 <= v.rank <= 3 and all(d.value for d in v.dims))
+    if not all(d.value for d in x.dims):
+        return None  # a 0 entry of dyn.reshape copies the input's dim (Relay's code 0), which a flat input lacks
     flat = b.bind(b.call("reshape", [x.text], newshape=[-1]), (dim_product(x.dims),), plain=True)
     return b.bind(b.call("dyn.reshape", [flat.text, "".join(b.call("shape_of", [x.text]))]), x.dims)
 
@@ -1073,7 +1159,7 @@ def op_topk(b: Builder) -> Val:
     """topk values along the last axis."""
     x = b.pick(has_rank(1, 3))
     k = b.draw.int(1, x.dims[-1].value) if x.dims[-1].value > 0 else 0
-    dims = x.dims[:-1] + (Dim.const(k),)
+    dims = x.dims[:-1] + (Dim.const(k) if k else x.dims[-1],)  # k < 1 selects every element
     return b.bind(b.call("topk", [x.text], k=k, ret_type="values"), dims)
 
 
@@ -1167,6 +1253,58 @@ def op_dyn_creation(b: Builder) -> Val:
     return b.bind(b.call(op, [shape], dtype="float32"), x.dims, FLOAT)
 
 
+SIGNED_STEPS = ("power", "mod", "floor_divide", "divide", "multiply", "none")
+
+
+def op_signed_values(b: Builder) -> Val:
+    """Shape values that go negative on the way (`k - shape_of(x)`), through power, mod,
+    floor_divide, divide or a negative factor, then into dyn.zeros / dyn.ones / dyn.full
+    (shifted to sizes on the intended inputs) or into arange (an empty range where it is past
+    the end). The generator does not predict the types (tracing checks them): the result is
+    bound with new existential names."""
+    x = b.pick(has_rank(1, 3))
+    k = b.draw.int(0, 5)
+    shape = "".join(b.call("shape_of", [x.text]))
+    sizes = np.array(x.shape, dtype=np.int64)
+    expr, vals = (f"subtract({k}i64, {shape})", k - sizes) if b.draw.chance(50) else (f"subtract({shape}, {k}i64)", sizes - k)
+    b.program.ops.append("subtract")
+    expr, vals = _signed_step(b, expr, vals, b.draw.choice(SIGNED_STEPS))
+    b.program.features.add("signed-value")
+    b.program.data_dependent = True  # the checker may know these sizes only at runtime
+    if b.draw.chance(30):  # a range to the value, or from it (empty where it is past the end)
+        axis = b.draw.int(0, x.rank - 1)
+        v = "".join(b.call("take", [expr, f"{axis}i64"], axis=0))
+        if b.draw.chance(50):
+            start, stop, length = "0i64", v, max(0, int(vals[axis]))
+        else:
+            end = b.draw.int(-2, 5)
+            start, stop, length = v, f"{end}i64", max(0, end - int(vals[axis]))
+        return b.bind_opaque(b.call("arange", [start, stop, "1i64"], dtype="float32"), [length])
+    shift = max(0, -int(vals.min()))
+    if shift:
+        expr, vals = "".join(b.call("add", [expr, f"{shift}i64"])), vals + shift
+    op = b.draw.choice(["dyn.zeros", "dyn.ones", "dyn.full"])
+    args = ["3f", expr] if op == "dyn.full" else [expr]
+    return b.bind_opaque(b.call(op, args, dtype="float32"), [int(v) for v in vals], FLOAT)
+
+
+def _signed_step(b: Builder, expr: str, vals: np.ndarray, step: str) -> tuple:
+    """One arithmetic step on a shape value, as the kernels compute it on the intended inputs
+    (NumPy's floor_divide; Relay's truncating divide and mod)."""
+    if step == "none":
+        return expr, vals
+    m = b.draw.int(1, 3)
+    if step == "power":
+        return "".join(b.call("power", [expr, "2i64"])), vals ** 2
+    if step == "mod":
+        return "".join(b.call("mod", [expr, f"{m}i64"])), np.fmod(vals, m)
+    if step == "floor_divide":
+        return "".join(b.call("floor_divide", [expr, f"{m}i64"])), vals // m
+    if step == "divide":
+        return "".join(b.call("divide", [expr, f"{m}i64"])), np.sign(vals) * (np.abs(vals) // m)
+    return "".join(b.call("multiply", [expr, f"-{m}i64"])), vals * -m
+
+
 def op_reshape_like(b: Builder) -> Val:
     """Flatten x, then reshape_like it back to x."""
     x = b.pick(has_rank(1, 3))
@@ -1182,7 +1320,7 @@ def op_sizes(b: Builder) -> Val:
     flat = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
     parts = b.bind(b.call("unique", [flat]), None, fields=())
     b.program.features.add("tuple")
-    count = Dim(1, DYNAMIC, None)
+    count = Dim(1 if dim_product(x.dims).value else 0, DYNAMIC, None)
     first = b.bind([f"{parts.text}.0"], (count,))
     return b.bind(b.call("add", [first.text, f"cast({size}, dtype=\"float32\")"]), (count,))
 
@@ -1690,6 +1828,7 @@ OPERATORS: list = [
     (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
     (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
     (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
+    (op_signed_values, 1, "float32"),
     (lambda b: feature_call(b, inline=True), 1, "nest"),
 ]
 

@@ -77,3 +77,16 @@ def test_register_op_adds_an_operator() -> None:
     result = gradual.check("def @main(%x: Tensor[(2, 3), float32]) { my.swap(%x) }", registry=registry)
     assert result.ok
     assert str(result.function_type("main")) == "fn (Tensor[(2, 3), float32]) -> Tensor[(3, 2), float32]"
+
+
+@pytest.mark.parametrize("program", [None, 123, 4.5, ["def @main() { 1 }"]])
+def test_check_of_something_that_is_not_a_program_is_a_type_error(program: object) -> None:
+    with pytest.raises(TypeError, match="program text"):
+        gradual.check(program)  # type: ignore[arg-type]
+
+
+def test_check_decodes_bytes_and_reports_bytes_that_are_not_utf8() -> None:
+    assert str(gradual.check(b"def @main() { 1i64 }").function_type("main")) == "fn () -> int64"
+    result = gradual.check(b"def @main() {\xff}")
+    assert [d.code for d in result.diagnostics] == ["input-error"]
+    assert "not UTF-8" in result.diagnostics[0].message

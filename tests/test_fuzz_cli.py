@@ -2,6 +2,7 @@
 `gradual elaborate` and `gradual run`, in-process (`gradual.cli.main`) and in a few real
 subprocesses. The answer is always a diagnostic and an exit code (check: 0 or 1, 2 for
 unreadable input; run: 0 to 3), never a traceback, an internal error (exit 4) or a hang.
+Mutated models (ONNX protobuf fields, .pt2 JSON values of another kind) through check and run.
 Pathological inputs (20,000 nested parentheses, 20,000 lets, a 5,000-dim shape, a 10^30 dim,
 non-UTF-8 bytes) each finish within seconds through `check` and `run`.
 """
@@ -208,6 +209,132 @@ def test_mutated_examples_get_a_diagnostic(example: Path) -> None:
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_mutated_examples_get_a_diagnostic_deep(example: Path) -> None:
     run_mutations(example, "deep-", 300, 4)
+
+
+# mutations of models ----------------------------------------------------------------------------------
+# A model file is input like any other (issue 11): an edited or damaged ONNX model or torch.export
+# archive gets a diagnostic from check and run, never an exception from a converter or a reader.
+DATA = Path(__file__).parent / "data"
+ONNX_MODELS = sorted(p for p in (DATA / "onnx").glob("test_*/model.onnx") if p.stat().st_size < 100_000)
+ARCHIVES = sorted((DATA / "torch").glob("*.pt2"))
+ODD_INTS = [-(2**62), -2, -1, 0, 1, 7, 2**31, 2**62]
+ODD_JSON = [None, -1, 0, 2**70, 3.5, True, "", "x", [], [1, 2], {}, {"a": 1}]
+
+
+def _proto_fields(msg: object) -> list:
+    """(message, field) of every scalar or repeated scalar field set in a protobuf message tree."""
+    found = []
+    for fd, value in msg.ListFields():  # type: ignore[attr-defined]
+        if fd.type != fd.TYPE_MESSAGE:
+            found.append((msg, fd))
+        elif fd.is_repeated:
+            for item in value:
+                found.extend(_proto_fields(item))
+        else:
+            found.extend(_proto_fields(value))
+    return found
+
+
+def _odd_scalar(fd: object, old: object, rng: random.Random) -> object:
+    """A value of a field's kind that an exporter would not write."""
+    if fd.type == fd.TYPE_STRING:  # type: ignore[attr-defined]
+        return rng.choice(["", "x", "a b", "批", f"{old}_"])
+    if fd.type == fd.TYPE_BYTES:  # type: ignore[attr-defined]
+        return old[: len(old) // 2] if old and rng.random() < 0.5 else rng.choice([b"", b"\xff", b"\0" * 3])  # type: ignore[index]
+    if fd.type in (fd.TYPE_FLOAT, fd.TYPE_DOUBLE):  # type: ignore[attr-defined]
+        return rng.choice([float("nan"), -1e30, 0.0, -1.0])
+    value = rng.choice(ODD_INTS)
+    if fd.type == fd.TYPE_ENUM:  # type: ignore[attr-defined]
+        return abs(value) % 32
+    return abs(value) if fd.type in (fd.TYPE_UINT64, fd.TYPE_UINT32) else value  # type: ignore[attr-defined]
+
+
+def mutate_onnx(model: object, rng: random.Random) -> None:
+    """One edit of a ModelProto: a field set to an odd value of its kind, or an element dropped."""
+    msg, fd = rng.choice(_proto_fields(model))
+    value = getattr(msg, fd.name)
+    try:
+        if not fd.is_repeated:
+            setattr(msg, fd.name, _odd_scalar(fd, value, rng))
+        elif value and rng.random() < 0.4:
+            del value[rng.randrange(len(value))]
+        elif value:
+            i = rng.randrange(len(value))
+            value[i] = _odd_scalar(fd, value[i], rng)
+    except (ValueError, TypeError):  # a value protobuf itself refuses (an int32 out of range)
+        pass
+
+
+def _json_paths(value: object, path: tuple = ()) -> list:
+    found = [path] if path else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, item in items:
+        found.extend(_json_paths(item, path + (key,)))
+    return found
+
+
+def mutate_json(document: object, rng: random.Random) -> None:
+    """One edit of a JSON document: a value (anywhere) replaced by one of another kind, or an
+    integer moved to a neighbour, its negation or 0."""
+    path = rng.choice(_json_paths(document))
+    holder = document
+    for key in path[:-1]:
+        holder = holder[key]  # type: ignore[index]
+    old = holder[path[-1]]  # type: ignore[index]
+    if isinstance(old, int) and not isinstance(old, bool) and rng.random() < 0.5:
+        holder[path[-1]] = rng.choice([old + 1, old - 1, -old, old * 1000, 0])  # type: ignore[index]
+    else:
+        holder[path[-1]] = rng.choice(ODD_JSON)  # type: ignore[index]
+
+
+def mutated_archive(archive: Path, rng: random.Random, edits: int) -> bytes:
+    """The archive with `edits` edits of its JSON members (the program, the weights' configs)."""
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(archive) as zf:
+        members = {info.filename: zf.read(info.filename) for info in zf.infolist()}
+    documents = [name for name in members if name.endswith(".json")]
+    for _ in range(edits):
+        name = rng.choice(documents)
+        document = json.loads(members[name])
+        mutate_json(document, rng)
+        members[name] = json.dumps(document).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return out.getvalue()
+
+
+def run_model_mutations(seed: int, count: int) -> None:
+    """`count` mutants of ONNX models and of each torch.export archive through check and run."""
+    import onnx
+
+    rng = random.Random(seed)
+    for i in range(count):
+        model = onnx.load(str(rng.choice(ONNX_MODELS)))
+        for _ in range(rng.randint(1, 3)):
+            mutate_onnx(model, rng)
+        path = write(f"mutant-{seed}-{i}.onnx", model.SerializeToString())
+        clean(gradual_cli("check", path), {0, 1})
+        clean(gradual_cli("run", path), {0, 1, 2, 3})
+    for archive in ARCHIVES:
+        for i in range(max(1, count // 8)):
+            path = write(f"mutant-{seed}-{archive.stem}-{i}.pt2", mutated_archive(archive, rng, rng.randint(1, 3)))
+            clean(gradual_cli("check", path), {0, 1})
+            clean(gradual_cli("run", path), {0, 1, 2, 3})
+
+
+def test_mutated_models_get_a_diagnostic() -> None:
+    run_model_mutations(0, 24)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_mutated_models_get_a_diagnostic_deep(seed: int) -> None:
+    run_model_mutations(seed, 80)
 
 
 # pathological inputs ---------------------------------------------------------------------------------------

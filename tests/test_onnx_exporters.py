@@ -153,7 +153,7 @@ def test_a_gemm_that_needs_one_size_is_a_warning_with_the_constraint_and_a_check
     assert warning.span.text == "f"  # the flattened features, in the Gemm's line
     assert "`height` is a dynamic dim of the exported model" in warning.notes[0]
     assert "--strict-dims" in warning.help
-    assert result.check_count == 1
+    assert result.check_count == 3  # and the conv and pool windows over the symbolic height (issue 11, class 3)
     assert str(result.function_type("main").ret) == "Tensor[(batch, 10), float32]"
 
 
@@ -233,7 +233,7 @@ def _const(name: str, value: object) -> object:
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(value, np.int64)))
 
 
-def test_a_shape_value_minus_one_stays_exact() -> None:
+def test_a_shape_value_minus_one_divided_by_truncation_is_not_floor_division() -> None:
     """Shape -> Gather -> Squeeze -> Add(-1) -> Div(2) -> Add(1), as dynamo writes a strided conv's
     output size, used as a Reshape target: (h - 1) // 2 + 1."""
     nodes = [helper.make_node("Shape", ["x"], ["s"]), _const("i2", [2]), helper.make_node("Gather", ["s", "i2"], ["h1"]),
@@ -243,7 +243,9 @@ def test_a_shape_value_minus_one_stays_exact() -> None:
              _const("pre", [0, 3]), _const("post", [-1]), helper.make_node("Concat", ["pre", "o1", "post"], ["shape"], axis=0),
              helper.make_node("Reshape", ["x", "shape"], ["y"])]
     m = model(nodes, [("x", F, ["n", 3, "h", 4])], [("y", F, None)])
-    assert signature(m).endswith("-> Tensor[(n, 3, (h - 1) // 2 + 1, ?), float32]")
+    # ONNX's integer Div truncates: at h = 0 it gives 1 where (h - 1) // 2 + 1 is 0, so the value
+    # is not known exactly (issue 11, class 4); the rank still is
+    assert signature(m).endswith("-> Tensor[(n, 3, ?, ?), float32]")
 
 
 def test_a_position_buffer_sliced_to_the_sequence_length_is_exact() -> None:

@@ -374,6 +374,42 @@ def test_a_missing_required_attribute_is_a_located_diagnostic() -> None:
     assert diag.code == "missing-attribute" and "`to`" in diag.message
 
 
+def test_an_attribute_of_no_kind_is_a_located_diagnostic() -> None:
+    node = helper.make_node("Cast", ["a"], ["y"], name="cast", to=1)
+    node.attribute[0].type = 0  # UNDEFINED: the attribute holds no value
+    (diag,) = gonnx.import_model(model([node], [("a", F, [2])], [("y", F, None)])).diagnostics
+    assert (diag.code, diag.message) == ("bad-attribute", "`Cast` needs attribute `to` of type INT, but it is of type UNDEFINED")
+
+
+@pytest.mark.parametrize("inputs, outputs, message", [
+    ([], [], "`Constant` takes 1 output, but the node lists 0"),
+    (["a", "a", "a"], ["y"], "`Relu` takes 1 input, but the node lists 3"),
+])
+def test_a_node_with_inputs_or_outputs_its_schema_does_not_allow_is_a_diagnostic(inputs: list, outputs: list,
+                                                                                message: str) -> None:
+    op = "Constant" if not inputs else "Relu"
+    extra = {"value": numpy_helper.from_array(np.zeros(2, np.float32))} if op == "Constant" else {}
+    node = helper.make_node(op, inputs, outputs, name="n", **extra)
+    diag = gonnx.import_model(model([node], [("a", F, [2])], [("y", F, None)])).diagnostics[0]
+    assert (diag.code, diag.message) == ("wrong-arity", message)
+    assert diag.span.text.startswith("node n")
+
+
+def test_an_operator_at_an_opset_before_it_exists_is_not_converted() -> None:
+    """Opset 0 has no schemas: its attributes were not checked at all (an INTS hidden_size
+    reached the GRU converter's int())."""
+    node = helper.make_node("Relu", ["a"], ["y"], name="r")
+    (diag,) = gonnx.import_model(model([node], [("a", F, [2])], [("y", F, None)], opset=0)).diagnostics
+    assert (diag.code, diag.message) == ("unknown-operator", "the ONNX operator `Relu` (opset 0) is not supported")
+
+
+def test_a_tensor_attribute_with_too_little_data_is_a_diagnostic() -> None:
+    node = helper.make_node("Constant", [], ["y"], name="c", value=_raw_initializer("v", [4], b"\0" * 7))
+    (diag,) = gonnx.import_model(model([node], [], [("y", F, None)])).diagnostics
+    assert diag.code == "bad-attribute"
+    assert diag.message == "attribute `value` of `Constant` cannot be read: it holds 7 bytes of data, but its dims (4,) need 16"
+
+
 @pytest.mark.parametrize("first, second", [("a b", "a-b"), ("批次", "序列"), ("a b", "a_b"), ("a_b", "a b")])
 def test_different_dim_params_are_different_symbols(first: str, second: str) -> None:
     m = model([helper.make_node("Concat", ["a", "b"], ["y"], axis=0)], [("a", F, [first]), ("b", F, [second])],

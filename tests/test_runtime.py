@@ -476,3 +476,64 @@ def test_the_memory_budget_defaults_to_a_gibibyte(monkeypatch) -> None:
     assert tensor_byte_limit() == 1 << 30
     monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "not a number")
     assert tensor_byte_limit() == 1 << 30
+
+
+# inputs and bounds (issue 11, classes 7 and 8) ------------------------------------------------
+@pytest.mark.parametrize("value", ["abc", object(), [[1, 2], [3]]])
+def test_an_input_that_is_no_tensor_is_an_input_error(value: object) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        gradual.run("def @main(%x: Tensor[(2,), float32]) { %x }", {"x": value})
+
+
+@pytest.mark.parametrize("value", [np.array(["a", "b"]), np.array([1j, 2j]), np.array([None, 1], dtype=object)])
+def test_an_array_outside_the_languages_dtypes_is_an_input_error(value: np.ndarray) -> None:
+    with pytest.raises(InputError, match="not a dtype of the language"):
+        gradual.run("def @main(%x: Tensor[*, ?]) { %x }", {"x": value})
+
+
+@pytest.mark.parametrize("value", [3.99, 2**40])
+def test_a_number_is_converted_exactly_or_not_at_all(value: object) -> None:
+    with pytest.raises(InputError, match="values that fit int32"):
+        gradual.run("def @main(%n: int32) { %n }", {"n": value})
+    (out,) = gradual.run("def @main(%n: int32) { %n }", {"n": 3.0})
+    assert out.dtype == np.int32 and int(out) == 3
+
+
+COUNTDOWN = """
+def @main(%i: int32) -> int32 {
+  if (less(%i, 1)) { %i } else { @main(subtract(%i, 1)) }
+}
+"""
+
+
+def test_a_tail_call_loop_runs_in_constant_memory() -> None:
+    import tracemalloc
+
+    gradual.run(COUNTDOWN, {"i": 10})  # warm caches outside the measurement
+    tracemalloc.start()
+    try:
+        gradual.run(COUNTDOWN, {"i": 20_000})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, f"a 20,000-iteration loop peaked at {peak:,} bytes"
+
+
+def test_a_loop_that_never_ends_stops_at_the_step_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradual.runtime.errors import CallFailure
+
+    monkeypatch.setenv("GRADUAL_MAX_STEPS", "500")
+    with pytest.raises(CallFailure) as info:
+        gradual.run("def @main(%x: float32) -> float32 { @main(%x) }", {"x": 1.0})
+    diag = info.value.diagnostic()
+    assert "more than 500 calls" in diag.message and "GRADUAL_MAX_STEPS" in diag.help
+    assert "gradual check" not in diag.help
+
+
+def test_a_dynamic_value_used_as_a_function_does_not_blame_checking() -> None:
+    from gradual.runtime.errors import CallFailure
+
+    with pytest.raises(CallFailure) as info:
+        gradual.run("def @h(%f: ?) { %f(1f) }\ndef @main(%x: float32) { @h(%x) }", {"x": 1.0})
+    diag = info.value.diagnostic()
+    assert "typed `?`" in diag.help and not diag.help.startswith("run `gradual check`")

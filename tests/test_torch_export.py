@@ -232,6 +232,71 @@ def test_a_zip_whose_program_is_not_json(tmp_path):
     assert "not JSON" in failure.value.diagnostic.message
 
 
+def _edit_member(data: bytes, suffix: str, edit) -> bytes:
+    """The archive with the JSON member ending in `suffix` edited."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if info.filename.endswith(suffix):
+                document = json.loads(body)
+                edit(document)
+                body = json.dumps(document).encode()
+            zout.writestr(info, body)
+    return out.getvalue()
+
+
+def _set_weight(field: str, value):
+    def edit(config: dict) -> None:
+        entry = config["config"]["conv1.weight"]
+        if field == "entry":
+            config["config"]["conv1.weight"] = value
+        elif field in entry:
+            entry[field] = value
+        else:
+            entry["tensor_meta"][field] = value
+    return edit
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("entry", 3, "no readable description"),
+    ("dtype", [7], "no readable element type"),
+    ("sizes", 8, "symbolic or malformed sizes"),
+    ("strides", [{"as_int": -27}, {"as_int": 9}, {"as_int": 3}, {"as_int": 1}], "negative size, stride or offset"),
+    ("strides", [{"as_int": 0}] * 4, None),  # one element repeated: a valid (broadcast) payload
+    ("sizes", [{"as_int": 2**40}, {"as_int": 3}, {"as_int": 3}, {"as_int": 3}], None),
+    ("path_name", ["weight_0"], "names no readable payload"),
+])
+def test_a_damaged_weights_config_stops_the_run_with_a_diagnostic(tmp_path, capsys, field, value, says):
+    """Weights are read for `run` only: a config entry of the wrong JSON kind crashed it (exit 4)."""
+    path = tmp_path / "damaged.pt2"
+    path.write_bytes(_edit_member(open(archive("cnn"), "rb").read(), "model_weights_config.json", _set_weight(field, value)))
+    code = main(["run", str(path), "--shape", "x=1x3x8x8"])
+    err = capsys.readouterr().err
+    assert code in (0, 1, 2, 3) and "internal error" not in err, err
+    if says is not None:
+        assert code == 2 and says in err, err
+
+
+@pytest.mark.parametrize("edit", [
+    lambda p: p["graph_module"]["graph"]["nodes"][0].update(outputs=[{"as_tensor": "name"}]),
+    lambda p: p["graph_module"]["graph"]["nodes"][0].update(outputs=7),
+    lambda p: p["graph_module"]["graph"]["nodes"][0]["inputs"][0].update(arg={"as_int": "x"}),
+    lambda p: p["graph_module"]["graph"].update(tensor_values={k: {**v, "sizes": 3}
+                                                                for k, v in p["graph_module"]["graph"]["tensor_values"].items()}),
+    lambda p: p["graph_module"]["signature"].update(input_specs=[True]),
+    lambda p: p.update(range_constraints=[1, 2], verifiers=5),
+])
+def test_a_damaged_program_is_a_diagnostic(tmp_path, capsys, edit):
+    """JSON values of the wrong kind in the program crashed the import (exit 4)."""
+    path = tmp_path / "damaged.pt2"
+    path.write_bytes(_rewrite(open(archive("cnn"), "rb").read(), edit))
+    for command in ("check", "run"):
+        code = main([command, str(path)])
+        err = capsys.readouterr().err
+        assert code in (0, 1, 2, 3) and "internal error" not in err, err
+
+
 def test_a_missing_archive_is_a_usage_error(capsys):
     assert main(["check", "no-such-model.pt2"]) == 2
 

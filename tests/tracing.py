@@ -7,7 +7,9 @@ the definition's symbols. `TracingInterpreter` runs the elaborated module like t
 interpreter and, after every expression, checks the value against the checker's type of the
 original expression: static dims equal, intervals contain the size, a symbolic dim evaluates
 to the size under the symbols the run has bound (a symbol the run never binds is bound by its
-first sighting here, and must agree afterwards). A mismatch raises `Unsound`.
+first sighting here, and must agree afterwards). A mismatch raises `Unsound`, and so does an
+operator's rule that stops a run at a call the checker typed with a dim that is negative there
+(`n - 2` of a crop at n = 1: a size the checker assumed and did not check).
 
 `run_outcome` classifies a run: outputs, an allowed stop (`CheckFailure` of an inserted check,
 an operator's rule at a call, a written cast or annotated let), or a problem (anything else).
@@ -23,8 +25,10 @@ import numpy as np
 import gradual
 from gradual.elaboration import Elaborator
 from gradual.runtime import CheckFailure, Interpreter, RunFailure
+from gradual.runtime.errors import OperatorCheckFailure
 from gradual.runtime.values import RefCell, dtype_name, flatten_outputs
 from gradual.shapes import Dimension
+from gradual.syntax import ast
 from gradual.types import DTypeVar, RefType, TensorType, TupleType, Variadic
 
 #: the blame kinds of a CheckFailure a sound run may stop with
@@ -72,10 +76,45 @@ class TracingInterpreter(Interpreter):
 
     def _traced(self, fn: Any) -> Any:
         def traced(e: Any, frame: Any) -> Any:
-            value = fn(e, frame)
+            try:
+                value = fn(e, frame)
+            except OperatorCheckFailure:
+                self.verify_sizes(e, frame)
+                raise
             self.verify(e, value, frame)
             return value
         return traced
+
+    def verify_sizes(self, node: Any, frame: Any) -> None:
+        """An operator's rule stopped the run at a call: the checker's type of the call must not
+        hold a negative dim there that the arguments' shapes decide (`n - 2` of a crop at n = 1
+        is a size the checker assumed, which a check where the argument comes in must hold). A
+        dim that an argument's shape value decides (`dyn.zeros` of `n - m`) is the rule's to
+        check at the call."""
+        found = self.elaborator.origin.get(id(node))
+        if found is None or not isinstance(found[0], ast.Call):
+            return
+        old, names = found
+        valued = set()
+        for arg in old.args:
+            t = self.argument_type(arg)
+            if isinstance(t, TensorType) and t.value is not None:
+                valued |= {s.uid for v in t.value if isinstance(v, Dimension) for s in v.symbols()}
+        for d in _dims_of(self.result.types.get(id(old))):
+            if not d.is_symbolic or {sym.uid for sym in d.symbols()} & valued:
+                continue
+            env = {sym: self.lookup(sym, frame, names) for sym in d.symbols()}
+            if None not in env.values() and d.evaluate(env) < 0:
+                raise Unsound(f"{old.span.describe()}: the checker typed this call with the dim {d}, "
+                              f"which is {d.evaluate(env)} on this run, and inserted no check of it")
+
+    def argument_type(self, arg: Any) -> Any:
+        """The checker's type of an argument expression (a let's for a variable it binds; a
+        parameter carries no shape value, so None for it)."""
+        binder = self.result.resolution.uses.get(id(arg)) if isinstance(arg, ast.Var) else None
+        if binder is not None:
+            return self.result.types.get(id(binder.node))
+        return self.result.types.get(id(arg))
 
     def let(self, stmt: Any, frame: Any) -> None:
         """Bind a let as the interpreter does, then check the bound value."""
@@ -172,6 +211,15 @@ class TracingInterpreter(Interpreter):
                 return seen[1]
             f = f.parent
         return None
+
+
+def _dims_of(t: Any) -> list:
+    """Every dimension of a tensor type or of the tensors in a tuple type."""
+    if isinstance(t, TupleType):
+        return [d for f in t.fields for d in _dims_of(f)]
+    if isinstance(t, TensorType) and t.dims is not None:
+        return [d for d in t.dims if isinstance(d, Dimension)]
+    return []
 
 
 def _describe(value: Any) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import messages
-from ..api import CheckResult, check
+from ..api import CheckResult, check, decode_program
 from ..frontends import FrontendUnavailable, LoadedModel, frontend_for
 from ..syntax.source import Source, Span
 
@@ -64,13 +64,8 @@ def read_text(path: str) -> Input:
     if len(data) > MAX_FILE_BYTES:
         span = Span(Source("", path), 0, 0)
         return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
-    try:
-        return Input(path, data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        good = data[: exc.start].decode("utf-8", errors="replace")
-        source = Source(good, path)
-        detail = f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
-        return Input(path, problem=messages.input_error(Span(source, len(good), len(good)), detail))
+    text, problem = decode_program(data, path)
+    return Input(path, text, problem=problem)
 
 
 def load(path: str, options: Optional[dict] = None) -> Input:

@@ -9,10 +9,10 @@ import numpy as np
 from ..api import CheckResult, check, elaborate
 from ..ops.registry import Registry
 from ..syntax import ast
-from ..types import TensorType, Type
 from .errors import ProgramRejected
 from .interpreter import Interpreter
-from .values import NUMPY_DTYPES, flatten_outputs
+from .inputs import language_value, python_input
+from .values import flatten_outputs
 
 Program = Union[str, CheckResult, ast.Module]
 
@@ -53,19 +53,13 @@ def run_elaborated(module: ast.Module, inputs: Mapping[str, Any], entry: str = "
 
 
 def convert_inputs(params: list, inputs: dict) -> dict:
-    """Arrays stay as they are; Python numbers and lists become arrays of the declared dtype."""
+    """Arrays stay as they are (if the language has their dtype); Python numbers and lists
+    become arrays of the declared dtype, exactly (anything else is an InputError)."""
     declared = dict(params)
     out = {}
     for name, value in inputs.items():
         if isinstance(value, (np.ndarray, tuple)) or callable(value):
-            out[name] = value
+            out[name] = language_value(name, value)
         else:
-            out[name] = np.asarray(value, dtype=declared_dtype(declared.get(name)))
+            out[name] = python_input(f"{name}={value!r}", value, declared.get(name))
     return out
-
-
-def declared_dtype(t: Optional[Type]) -> Optional[str]:
-    """The concrete dtype a parameter declares, if any (None: let NumPy choose)."""
-    if isinstance(t, TensorType) and isinstance(t.dtype, str) and t.dtype in NUMPY_DTYPES:
-        return t.dtype
-    return None

@@ -120,15 +120,17 @@ class KernelFailure(RunFailure):
 
 class CallFailure(RunFailure):
     """A call of something that is not a function, or with the wrong number of arguments
-    (only possible in programs that were not checked)."""
+    (only possible in programs that were not checked), or a run past its bounds (stack,
+    steps), which `help` says what to do about."""
 
-    def __init__(self, span: Span, detail: str) -> None:
+    def __init__(self, span: Span, detail: str, help: str = "") -> None:
         super().__init__()
         self.span = span
         self.detail = detail
+        self.help = help
 
     def diagnostic(self) -> Diagnostic:
-        return messages.runtime_bad_call(self.span, self.detail)
+        return messages.runtime_bad_call(self.span, self.detail, self.help)
 
 
 class ProgramRejected(Exception):

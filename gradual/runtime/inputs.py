@@ -93,11 +93,32 @@ def literal_input(text: str, t: Optional[Type]) -> np.ndarray:
             value = json.loads(re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), word))
         except ValueError:
             raise InputError(messages.runtime_bad_input_spec(text, "a number, True/False, a list [1, 2] or a .npy file")) from None
+    return python_input(text, value, t)
+
+
+def python_input(shown: str, value: Any, t: Optional[Type]) -> np.ndarray:
+    """A Python number, bool or (nested) list as an array of the parameter's dtype (its own
+    where the type has none). The conversion must be exact: `3.99` is no int32, `2` no bool,
+    and a string is no tensor (an InputError naming `shown`)."""
     dtype = declared_dtype(t) if _has_concrete_dtype(t) else _literal_dtype(value)
     try:
-        return np.asarray(value, dtype=dtype)
+        array = np.asarray(value, dtype=dtype)
+        exact = np.dtype(dtype).kind == "f" or array.tolist() == np.asarray(value).tolist()
     except (TypeError, ValueError, OverflowError):
-        raise InputError(messages.runtime_bad_input_spec(text, f"values that fit {dtype}")) from None
+        exact = False
+    if not exact:
+        raise InputError(messages.runtime_bad_input_spec(shown, f"values that fit {dtype}"))
+    return array
+
+
+def language_value(name: str, value: Any) -> Any:
+    """An input array (or a tuple of them) whose element type the language has: a string,
+    complex or object array is an InputError, not a tensor of an unknown dtype."""
+    if isinstance(value, tuple):
+        return tuple(language_value(name, v) for v in value)
+    if isinstance(value, np.ndarray) and value.dtype.name not in NUMPY_DTYPES:
+        raise InputError(messages.runtime_bad_input_dtype(name, str(value.dtype)))
+    return value
 
 
 def _has_concrete_dtype(t: Optional[Type]) -> bool:
@@ -105,7 +126,10 @@ def _has_concrete_dtype(t: Optional[Type]) -> bool:
 
 
 def _literal_dtype(value: Any) -> str:
-    flat = np.asarray(value)
+    try:
+        flat = np.asarray(value)
+    except ValueError:  # a ragged list: no dtype fits it
+        return DEFAULT_FLOAT
     if flat.dtype.kind == "b":
         return "bool"
     if flat.dtype.kind in "iu":
@@ -142,7 +166,10 @@ def build_inputs(params: list, args: list, shapes: list, seed: int = 0) -> dict:
     for text in args:
         name, value = split_assignment(text)
         _known(name, declared)
-        inputs[name] = file_input(value) if value.strip().endswith(".npy") else literal_input(value, declared[name])
+        if value.strip().endswith(".npy"):
+            inputs[name] = language_value(name, file_input(value))
+        else:
+            inputs[name] = literal_input(value, declared[name])
     for name, t in params:
         if name not in inputs:
             value = random_for_type(t, rng)

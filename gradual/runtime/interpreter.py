@@ -8,11 +8,16 @@ their result against the return annotation.
 
 Calls in tail position (the result of a body, of an `if` branch in tail position) are
 trampolined: a loop written as tail recursion runs in constant Python stack, however many
-iterations it makes. Other calls recurse, on the large-stack worker thread of `run_deep`.
+iterations it makes, and in constant memory: the result check a tail call leaves behind is
+kept once when the one before it is the same check (same return type, same bindings).
+Other calls recurse, on the large-stack worker thread of `run_deep`. A run makes at most
+GRADUAL_MAX_STEPS calls (functions and operators; a million unless the environment says
+otherwise), so a loop that never ends stops with a diagnostic.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -44,7 +49,24 @@ class TailCall:
         self.contract = contract
 
 
-PendingCheck = Callable[[Any], Any]
+PendingCheck = tuple  # (what it checks, as a hashable key; the check: value -> value)
+
+STEP_VARIABLE = "GRADUAL_MAX_STEPS"
+DEFAULT_STEPS = 1_000_000
+
+
+def step_limit() -> int:
+    """How many calls (of functions and operators) a run may make: a million unless the
+    environment variable GRADUAL_MAX_STEPS says otherwise (about ten seconds of a runaway loop)."""
+    text = os.environ.get(STEP_VARIABLE, "").strip()
+    return int(text) if text.isdigit() else DEFAULT_STEPS
+
+
+def push_check(pending: list, key: tuple, check: Callable[[Any], Any]) -> None:
+    """Queue a result check, unless the last one queued is the same check: a tail-recursive
+    loop then runs in constant memory (the innermost result meets both alike)."""
+    if not pending or pending[-1][0] != key:
+        pending.append((key, check))
 
 
 class Interpreter:
@@ -63,6 +85,7 @@ class Interpreter:
             raise ProgramRejected(errors)
         self.attrs: dict[int, dict] = {}
         self.blames: dict[int, Blame] = {}
+        self.steps_left = step_limit()
         self._eval = {
             ast.Var: self._eval_var, ast.GlobalVar: self._eval_global, ast.Literal: self._eval_literal,
             ast.TupleExpr: self._eval_tuple, ast.Proj: self._eval_proj, ast.Call: self._eval_call,
@@ -88,7 +111,8 @@ class Interpreter:
         try:
             return run_deep(self.apply, GlobalFunction(d), args, None)
         except RecursionError:
-            raise CallFailure(d.name_span, messages.runtime_exhausted(RecursionError())) from None
+            raise CallFailure(d.name_span, messages.runtime_exhausted(RecursionError()),
+                              help=messages.runtime_exhausted_help()) from None
 
     def _definition(self, entry: str) -> ast.Def:
         d = self.res.defs.get(entry)
@@ -105,12 +129,21 @@ class Interpreter:
             outcome = self.enter(outcome.fn, outcome.args, outcome.span, pending, outcome.contract)
         value = outcome
         while pending:
-            value = pending.pop()(value)
+            value = pending.pop()[1](value)
         return value
+
+    def step(self, span: Optional[Span]) -> None:
+        """Count one call against the run's bound (GRADUAL_MAX_STEPS)."""
+        self.steps_left -= 1
+        if self.steps_left < 0:
+            limit = step_limit()
+            raise CallFailure(span or _nowhere(), messages.runtime_step_limit(limit),
+                              help=messages.runtime_step_limit_help(STEP_VARIABLE))
 
     def enter(self, fn: Any, args: tuple, span: Optional[Span], pending: list, contract: Optional[Wrapped] = None) -> Any:
         """Start one call: bind the parameters, queue the result check, run the body in tail
         position (which may hand back a TailCall)."""
+        self.step(span)
         if isinstance(fn, GlobalFunction):
             return self.enter_function(fn.node, None, args, span, pending, contract)
         if isinstance(fn, Closure):
@@ -134,7 +167,7 @@ class Interpreter:
             frame.values[binder] = arg
         if info.ret is not None and not isinstance(info.ret, DynType):
             ret = info.ret
-            pending.append(lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)))
+            push_check(pending, _check_key(ret, frame), lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)))
         return self.body(node.body, frame, tail=True)
 
     def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list) -> Any:
@@ -147,7 +180,7 @@ class Interpreter:
         frame = Frame(fn.frame) if ftype.dim_params else fn.frame
         checked = tuple(match_value(a, p, frame, self._deferred_argument_blame(fn, i, span))
                         for i, (a, p) in enumerate(zip(args, ftype.params)))
-        pending.append(lambda value: match_value(value, ftype.ret, frame, lambda: self.result_blame(fn)))
+        push_check(pending, _check_key(ftype, frame, fn), lambda value: match_value(value, ftype.ret, frame, lambda: self.result_blame(fn)))
         return TailCall(fn.inner, checked, span or fn.blame.span, fn)
 
     # bodies and expressions -----------------------------------------------------------------
@@ -254,6 +287,7 @@ class Interpreter:
         if op is None:
             raise CallFailure(e.callee.span, messages.runtime_unknown_operator(e.callee.name))  # type: ignore[union-attr]
         args = self.eval_all(e.args, frame)
+        self.step(e.span)
         if len(args) != op.arity:
             raise CallFailure(e.span, messages.runtime_arity(op.arity, len(args)))
         return run_operator(op, args, self.call_attrs(e, op), e.span, frame)
@@ -361,6 +395,12 @@ def numpy_dtype(name: str, span: Optional[Span] = None) -> np.dtype:
     if name not in NUMPY_DTYPES:
         raise CallFailure(span or _nowhere(), messages.runtime_unsupported_dtype(name))
     return np.dtype(name)
+
+
+def _check_key(t: Any, frame: Frame, wrapper: Any = None) -> tuple:
+    """What a result check depends on: the type (and the wrapper whose blame it carries), the
+    dims and dtypes the frame bound on entry, and the enclosing frame they may come from."""
+    return (id(t), id(wrapper), id(frame.parent), tuple(frame.dims.items()), tuple(frame.dtypes.items()))
 
 
 def _real_span(span: Optional[Span]) -> Optional[Span]:

@@ -39,7 +39,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
 )
 _DIGITS = re.compile(r"[0-9]+")
 _INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
-_FLOORDIV_NEXT = re.compile(r"[ \t]*[0-9(A-Za-z_]")
+_FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
 _BLOCK_END = "*/"
 _LINE_END = re.compile(r"[^\n]*")
 _BOOLS = ("True", "False")
@@ -135,9 +135,9 @@ class FastLexer(Lexer):
     def _number(self, value: str, start: int, text: str, accepts: Any) -> tuple:
         if "NUMBER" in accepts:
             return Tok("NUMBER", value, start), start + len(value)
-        if value[0] == "-" and "MINUS" in accepts:
-            return Tok("MINUS", "-", start), start + 1
-        digits = _DIGITS.match(text, start + (1 if value[0] == "-" else 0))
+        if value[0] == "-":  # a sign is never dropped: where it does not fit, the parser says so
+            return Tok(self.literals.get("-", "MINUS"), "-", start), start + 1
+        digits = _DIGITS.match(text, start)
         if digits is not None and "INT" in accepts:  # a dim; Relay prints int64 dims as `1i64`
             suffix = _INT_SUFFIX.match(text, digits.end())
             return Tok("INT", digits.group(), digits.start()), suffix.end() if suffix else digits.end()

@@ -428,6 +428,9 @@ class _Builder(Transformer):
     def dim_int(self, children):
         return ast.DimInt(self._int(children[0]), span=self._tok_span(children[0]))
 
+    def dim_negative(self, children):
+        return ast.DimInt(-self._int(children[1]), span=self._span(children))
+
     def dim_name(self, children):
         return ast.DimName(str(children[0]), span=self._tok_span(children[0]))
 

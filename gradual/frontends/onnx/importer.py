@@ -21,7 +21,7 @@ from ...api import CheckResult, check
 from ...syntax import ast
 from .fold import fold, foldable
 from .listing import Listing
-from .node import KNOWN, Node, Tuple, Unsupported, attribute_problem, inlinable, inline_constant, numpy_dtype
+from .node import KNOWN, Node, Tuple, Unsupported, schema_problem, inlinable, inline_constant, numpy_dtype
 from . import constants as initializers
 from . import outputs as declared_outputs
 from .types import DimNames, TensorInfo, dim_params, info_of_array, info_of_type, onnx_dtype_name
@@ -268,7 +268,7 @@ class Importer:
             self.poisoned.update(proto.output)  # already reported where the input failed
             return
         default_domain = proto.domain in DEFAULT_DOMAINS
-        problem = attribute_problem(proto, self.opset) if default_domain else None
+        problem = schema_problem(proto, self.opset) if default_domain else None
         if problem is not None:
             self._report(node.loc, problem)
             self.poisoned.update(proto.output)

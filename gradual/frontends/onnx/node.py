@@ -134,7 +134,7 @@ class Node:
         a = self.attributes.get(name)
         if a is None:
             return default
-        from onnx import helper, numpy_helper
+        from onnx import helper
 
         value = helper.get_attribute_value(a)
         if isinstance(value, bytes):
@@ -142,8 +142,18 @@ class Node:
         if isinstance(value, list) and value and isinstance(value[0], bytes):
             return [v.decode("utf-8", errors="replace") for v in value]
         if hasattr(value, "data_type") and hasattr(value, "dims"):
-            return numpy_helper.to_array(value)
+            return self._tensor_attr(name, value)
         return value
+
+    def _tensor_attr(self, name: str, tensor: Any) -> np.ndarray:
+        """A TENSOR attribute's value, read as an initializer is (Unsupported where it cannot be)."""
+        from .constants import read
+
+        array = read(tensor)
+        if isinstance(array, str):
+            op = self.op_type
+            raise Unsupported(lambda span: messages.onnx_bad_tensor_attribute(span, op, name, array))
+        return array
 
     def fail_attribute(self, name: str, value: Any, supported: str) -> None:
         """Raise Unsupported for an attribute value (or input, or output) not imported."""
@@ -179,38 +189,64 @@ class Node:
         return dtype
 
 
-def attribute_problem(proto: Any, opset: int) -> Optional[Callable[[Span], Diagnostic]]:
-    """A diagnostic maker for the first attribute of a node whose kind is not the one ONNX's
-    schema gives (`axis="zero"` where an INT is due), or for a missing required attribute."""
+def schema_problem(proto: Any, opset: int) -> Optional[Callable[[Span], Diagnostic]]:
+    """A diagnostic maker for the first way a node departs from ONNX's schema of its operator:
+    more or fewer inputs or outputs than the schema allows (a Cast with no output), an attribute
+    of another kind than the schema gives (`axis="zero"` where an INT is due, or no kind at
+    all), or a missing required attribute. Converters may then rely on what the schema says."""
     schema = _schema(proto.op_type, opset)
-    if schema is None:
-        return None
     op = proto.op_type
+    if schema is None:  # an operator that does not exist at this opset (0, or before its first version)
+        known = _known_operator(op)
+        return (lambda span: messages.onnx_unsupported_operator(span, op, "", opset)) if known else None
+    for role, count, (least, most) in (("inputs", len(proto.input), schema.inputs),
+                                       ("outputs", len(proto.output), schema.outputs)):
+        if not least <= count <= most:
+            return lambda span, r=role, c=count, lo=least, hi=most: messages.onnx_node_arity(span, op, r, c, lo, hi)
     for a in proto.attribute:
-        spec = schema.get(a.name)
-        if spec is None or a.type == 0:
+        spec = schema.attributes.get(a.name)
+        if spec is None:
             continue  # attributes the schema does not list are the converter's business
         wanted = int(spec[0])
         if a.type != wanted:
             expected, found = _attribute_kind(wanted), _attribute_kind(a.type)
             return lambda span, n=a.name: messages.onnx_attribute_kind(span, op, n, expected, found)
     given = {a.name for a in proto.attribute}
-    for name, (_, required) in schema.items():
+    for name, (_, required) in schema.attributes.items():
         if required and name not in given:
             return lambda span, n=name: messages.onnx_attribute_missing(span, op, n)
     return None
 
 
+@dataclass(frozen=True)
+class _Schema:
+    """What gradual reads of an operator's ONNX schema: {attribute: (AttrType, required)} and
+    the least and most inputs and outputs a node may list."""
+
+    attributes: dict
+    inputs: tuple
+    outputs: tuple
+
+
 @functools.lru_cache(maxsize=None)
-def _schema(op_type: str, opset: int) -> Optional[dict]:
-    """{attribute: (AttrType, required)} of an operator of the default domain at an opset."""
+def _schema(op_type: str, opset: int) -> Optional[_Schema]:
+    """The schema of an operator of the default domain at an opset (None: onnx does not know it)."""
     import onnx
 
     try:
         schema = onnx.defs.get_schema(op_type, opset, "")
     except Exception:  # noqa: BLE001 - an operator this onnx does not know
         return None
-    return {name: (a.type, bool(a.required)) for name, a in schema.attributes.items()}
+    attributes = {name: (a.type, bool(a.required)) for name, a in schema.attributes.items()}
+    return _Schema(attributes, (schema.min_input, schema.max_input), (schema.min_output, schema.max_output))
+
+
+@functools.lru_cache(maxsize=None)
+def _known_operator(op_type: str) -> bool:
+    """Whether ONNX defines the operator in the default domain at some opset."""
+    import onnx
+
+    return bool(onnx.defs.has(op_type))
 
 
 def _attribute_kind(number: int) -> str:

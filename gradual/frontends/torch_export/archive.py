@@ -18,6 +18,7 @@ with `archive-version`; a file that is not such a zip with `input-error`.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
@@ -37,13 +38,16 @@ SCALAR_TYPE_NAMES = {0: "unknown", 9: "complex32", 10: "complex64", 11: "complex
                      33: "float8_e8m0fnu"}
 
 
-def dtype_of(scalar_type: int) -> Optional[str]:
-    """The gradual dtype of a torch ScalarType number, or None when gradual cannot run it."""
-    return DTYPES.get(scalar_type)
+def dtype_of(scalar_type: Any) -> Optional[str]:
+    """The gradual dtype of a torch ScalarType number, or None when gradual cannot run it (or
+    a malformed archive gives something other than a number)."""
+    return DTYPES.get(scalar_type) if type(scalar_type) is int else None
 
 
-def scalar_type_name(scalar_type: int) -> str:
+def scalar_type_name(scalar_type: Any) -> str:
     """A torch ScalarType as torch names it (`bfloat16`), for messages."""
+    if type(scalar_type) is not int:
+        return f"ScalarType {scalar_type!r}"
     return DTYPES.get(scalar_type) or SCALAR_TYPE_NAMES.get(scalar_type, f"ScalarType {scalar_type}")
 
 
@@ -84,14 +88,9 @@ class Archive:
         """A parameter's, buffer's or constant's value by its qualified name (`conv.weight`);
         KeyError when the archive has none, ArchiveError when it cannot be read."""
         where, meta = self._payload_meta(fqn)
-        if meta.get("use_pickle"):
-            raise ArchiveError("unreadable", f"`{fqn}` is pickled (a tensor subclass or custom object)")
-        tensor = meta.get("tensor_meta") or {}
-        dtype = dtype_of(tensor.get("dtype", 0))
-        if dtype is None:
-            raise ArchiveError("unreadable", f"`{fqn}` has element type {scalar_type_name(tensor.get('dtype', 0))}")
-        raw = self._read(f"{self.prefix}data/{where}/{meta.get('path_name', '')}")
-        return _strided_array(raw, dtype, tensor, fqn)
+        layout = _layout(meta, fqn)
+        raw = self._read(f"{self.prefix}data/{where}/{layout.path}")
+        return _strided_array(raw, layout, fqn)
 
     def _payload_meta(self, fqn: str) -> tuple:
         if fqn in self.weights:
@@ -108,26 +107,73 @@ class Archive:
             raise ArchiveError("unreadable", f"cannot read {member}: {exc}") from None
 
 
-def _strided_array(raw: bytes, dtype: str, meta: dict, fqn: str) -> np.ndarray:
-    """A payload's bytes viewed with its sizes, strides and storage offset, copied."""
-    sizes = [_int_size(s) for s in meta.get("sizes", [])]
-    strides = [_int_size(s) for s in meta.get("strides", [])]
-    offset = _int_size(meta.get("storage_offset", {"as_int": 0}))
-    if None in sizes or None in strides or offset is None or len(strides) != len(sizes):
-        raise ArchiveError("unreadable", f"`{fqn}` has symbolic sizes")
-    np_dtype = np.dtype(dtype).newbyteorder("<")
-    flat = np.frombuffer(raw, dtype=np_dtype)
-    need = offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides) if n > 0)
+@dataclass(frozen=True)
+class _Layout:
+    """How a payload's bytes make its tensor: member name, dtype, sizes, strides, offset."""
+
+    path: str
+    dtype: str
+    sizes: list
+    strides: list
+    offset: int
+
+
+def _layout(meta: Any, fqn: str) -> _Layout:
+    """A payload's description from the weights or constants config, checked: the file is input
+    like any other, so any part missing or of the wrong kind is an ArchiveError."""
+    if not isinstance(meta, dict):
+        raise ArchiveError("unreadable", f"`{fqn}` has no readable description in the archive")
+    if meta.get("use_pickle"):
+        raise ArchiveError("unreadable", f"`{fqn}` is pickled (a tensor subclass or custom object)")
+    tensor = meta.get("tensor_meta") or {}
+    code = tensor.get("dtype", 0) if isinstance(tensor, dict) else None
+    if not isinstance(code, int):
+        raise ArchiveError("unreadable", f"`{fqn}` has no readable element type")
+    dtype = dtype_of(code)
+    if dtype is None:
+        raise ArchiveError("unreadable", f"`{fqn}` has element type {scalar_type_name(code)}")
+    sizes, strides = _int_list(tensor.get("sizes", [])), _int_list(tensor.get("strides", []))
+    offset = _int_size(tensor.get("storage_offset", {"as_int": 0}))
+    if sizes is None or strides is None or offset is None or len(strides) != len(sizes):
+        raise ArchiveError("unreadable", f"`{fqn}` has symbolic or malformed sizes")
+    if min(sizes + strides + [offset]) < 0:
+        raise ArchiveError("unreadable", f"`{fqn}` has a negative size, stride or offset")
+    path = meta.get("path_name", "")
+    if not isinstance(path, str):
+        raise ArchiveError("unreadable", f"`{fqn}` names no readable payload")
+    return _Layout(path, dtype, sizes, strides, offset)
+
+
+def _strided_array(raw: bytes, layout: _Layout, fqn: str) -> np.ndarray:
+    """A payload's bytes viewed with its sizes, strides and storage offset, copied (no larger
+    than the data or the runtime's tensor limit: a stride of 0 repeats an element)."""
+    from ...runtime.operators import tensor_byte_limit
+
+    np_dtype = np.dtype(layout.dtype).newbyteorder("<")
+    sizes, strides = layout.sizes, layout.strides
+    if math.prod(sizes) * np_dtype.itemsize > max(len(raw), tensor_byte_limit()):
+        raise ArchiveError("unreadable", f"`{fqn}` has sizes {sizes}, more elements than gradual holds")
     if 0 in sizes:
-        return np.zeros(sizes, dtype=dtype)
-    if need > flat.size or min(strides, default=0) < 0:
+        return np.zeros(sizes, dtype=layout.dtype)
+    flat = np.frombuffer(raw[: len(raw) - len(raw) % np_dtype.itemsize], dtype=np_dtype)
+    need = layout.offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+    if need > flat.size:
         raise ArchiveError("unreadable", f"`{fqn}` has {flat.size} elements of data, fewer than its shape needs")
-    view = np.lib.stride_tricks.as_strided(flat[offset:], shape=sizes, strides=[s * np_dtype.itemsize for s in strides])
-    return np.array(view, dtype=dtype)
+    view = np.lib.stride_tricks.as_strided(flat[layout.offset:], shape=sizes,
+                                           strides=[s * np_dtype.itemsize for s in strides])
+    return np.array(view, dtype=layout.dtype)
+
+
+def _int_list(values: Any) -> Optional[list]:
+    """A list of `{"as_int": n}` sizes as ints (None: not such a list)."""
+    if not isinstance(values, list):
+        return None
+    ints = [_int_size(v) for v in values]
+    return None if None in ints else ints  # type: ignore[return-value]
 
 
 def _int_size(value: Any) -> Optional[int]:
-    if isinstance(value, dict) and isinstance(value.get("as_int"), int):
+    if isinstance(value, dict) and type(value.get("as_int")) is int:
         return int(value["as_int"])
     return None
 

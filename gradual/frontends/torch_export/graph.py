@@ -52,49 +52,83 @@ def _sym(item: Any, kind: str) -> Any:
     """A SymInt/SymFloat/SymBool argument: a Ref to its name, or its constant."""
     if not isinstance(item, dict):
         return Opaque(kind, item)
-    if "as_name" in item:
-        return Ref(str(item["as_name"]), kind)
-    for key in ("as_int", "as_float", "as_bool"):
-        if key in item:
+    if isinstance(item.get("as_name"), str):
+        return Ref(item["as_name"], kind)
+    for key, test in (("as_int", _is_int), ("as_float", _is_number), ("as_bool", lambda v: isinstance(v, bool))):
+        if key in item and test(item[key]):
             return item[key]
     return Opaque(kind, item)
 
 
 def _optional_tensor(item: Any) -> Any:
     if isinstance(item, dict) and "as_tensor" in item:
-        return Ref(str(item["as_tensor"].get("name", "")))
+        return _tensor_ref(item["as_tensor"])
     return None
 
 
-_PLAIN = ("as_int", "as_float", "as_bool", "as_string", "as_ints", "as_floats", "as_bools", "as_strings",
-          "as_int_lists", "as_float_lists")
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return _is_int(v) or isinstance(v, float)
+
+
+def _list_of(test: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and all(test(e) for e in v)
+
+
+#: the plain argument kinds, and what their JSON value must be
+_PLAIN: dict = {
+    "as_int": _is_int, "as_bool": lambda v: isinstance(v, bool), "as_string": lambda v: isinstance(v, str),
+    "as_ints": _list_of(_is_int), "as_bools": _list_of(lambda v: isinstance(v, bool)),
+    "as_strings": _list_of(lambda v: isinstance(v, str)), "as_int_lists": _list_of(_list_of(_is_int)),
+    "as_float_lists": _list_of(_list_of(_is_number)),
+}
+
+
+def _dict(value: Any) -> dict:
+    """A JSON object, or {} where the (malformed) archive has something else."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    """A JSON array, or [] where the (malformed) archive has something else."""
+    return value if isinstance(value, list) else []
+
+
+def _tensor_ref(value: Any) -> Any:
+    name = value.get("name") if isinstance(value, dict) else None
+    return Ref(name) if isinstance(name, str) else Opaque("malformed", value)
 
 
 def decode(arg: Any) -> Any:
-    """One serialized Argument as a Python value (see the module docstring)."""
+    """One serialized Argument as a Python value (see the module docstring); a value of the
+    wrong JSON kind for its key (an archive edited or damaged) is an Opaque "malformed"."""
     if not isinstance(arg, dict) or len(arg) != 1:
         return Opaque("malformed", arg)
     ((key, value),) = arg.items()
     if key in ("as_float", "as_floats"):
-        return _floats(value)
+        floats = _floats(value)
+        return floats if _is_number(floats) or _list_of(_is_number)(floats) else Opaque("malformed", arg)
     if key in _PLAIN:
-        return value
+        return value if _PLAIN[key](value) else Opaque("malformed", arg)
     if key == "as_none":
         return None
     if key == "as_tensor":
-        return Ref(str(value.get("name", "")))
+        return _tensor_ref(value)
     if key == "as_tensors":
-        return [Ref(str(v.get("name", ""))) for v in value]
+        return [_tensor_ref(v) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
     if key in ("as_sym_int", "as_sym_float", "as_sym_bool"):
         return _sym(value, key[len("as_"):])
     if key in ("as_sym_ints", "as_sym_floats", "as_sym_bools"):
-        return [_sym(v, key[len("as_"):-1]) for v in value]
+        return [_sym(v, key[len("as_"):-1]) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
     if key == "as_scalar_type":
-        return ScalarType(int(value))
+        return ScalarType(value) if _is_int(value) else Opaque("malformed", arg)
     if key == "as_optional_tensor":
         return _optional_tensor(value)
     if key == "as_optional_tensors":
-        return [_optional_tensor(v) for v in value]
+        return [_optional_tensor(v) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
     return Opaque(key[len("as_"):] if key.startswith("as_") else key, value)
 
 
@@ -142,13 +176,13 @@ class GraphNode:
 
 
 def _node(index: int, raw: Any) -> GraphNode:
-    raw = raw if isinstance(raw, dict) else {}
+    raw = _dict(raw)
     args = {}
-    for i, named in enumerate(raw.get("inputs") or []):
+    for i, named in enumerate(_list(raw.get("inputs"))):
         if isinstance(named, dict):
             args[str(named.get("name", f"arg{i}"))] = decode(named.get("arg"))
-    outputs = [decode(o) for o in raw.get("outputs") or []]
-    meta = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    outputs = [decode(o) for o in _list(raw.get("outputs"))]
+    meta = _dict(raw.get("metadata"))
     target = str(raw.get("target", "?"))
     name = raw.get("name") or (outputs[0].name if outputs and isinstance(outputs[0], Ref) else f"node{index}")
     return GraphNode(index, target, str(name), args, outputs, str(meta.get("stack_trace") or ""), meta)
@@ -195,26 +229,31 @@ class Program:
     """The serialized program's graph, metadata and signature."""
 
     def __init__(self, program: dict) -> None:
-        gm = program.get("graph_module") or {}
-        graph = gm.get("graph") if isinstance(gm.get("graph"), dict) else {}
-        self.nodes = [_node(i, raw) for i, raw in enumerate(graph.get("nodes") or [])]
-        self.tensor_values: dict = graph.get("tensor_values") or {}
-        self.sym_int_values: dict = graph.get("sym_int_values") or {}
-        self.sym_float_values: dict = graph.get("sym_float_values") or {}
-        self.sym_bool_values: dict = graph.get("sym_bool_values") or {}
-        self.graph_outputs = [decode(o) for o in graph.get("outputs") or []]
-        signature = gm.get("signature") if isinstance(gm.get("signature"), dict) else {}
-        self.inputs = [_input_spec(s) for s in signature.get("input_specs") or []]
-        self.outputs = [_output_spec(s) for s in signature.get("output_specs") or []]
-        self.range_constraints: dict = program.get("range_constraints") or {}
-        self.guards: list = [g for g in program.get("guards_code") or [] if isinstance(g, str)]
-        self.verifiers: list = list(program.get("verifiers") or [])
-        self.opset: dict = program.get("opset_version") or {}
+        gm = _dict(program.get("graph_module"))
+        graph = _dict(gm.get("graph"))
+        self.nodes = [_node(i, raw) for i, raw in enumerate(_list(graph.get("nodes")))]
+        self.tensor_values: dict = _dict(graph.get("tensor_values"))
+        self.sym_int_values: dict = _dict(graph.get("sym_int_values"))
+        self.sym_float_values: dict = _dict(graph.get("sym_float_values"))
+        self.sym_bool_values: dict = _dict(graph.get("sym_bool_values"))
+        self.graph_outputs = [decode(o) for o in _list(graph.get("outputs"))]
+        signature = _dict(gm.get("signature"))
+        self.inputs = [_input_spec(s) for s in _list(signature.get("input_specs"))]
+        self.outputs = [_output_spec(s) for s in _list(signature.get("output_specs"))]
+        self.range_constraints: dict = _dict(program.get("range_constraints"))
+        self.guards: list = [g for g in _list(program.get("guards_code")) if isinstance(g, str)]
+        self.verifiers: list = _list(program.get("verifiers"))
+        self.opset: dict = _dict(program.get("opset_version"))
 
     def tensor_meta(self, name: str) -> Optional[dict]:
-        """The recorded metadata of a tensor (dtype, sizes, ...), if any."""
+        """The recorded metadata of a tensor (dtype, sizes, ...), if any: where the archive
+        records sizes that are not a list, or a dtype that is not a number, as having none."""
         meta = self.tensor_values.get(name)
-        return meta if isinstance(meta, dict) else None
+        if not isinstance(meta, dict):
+            return None
+        if isinstance(meta.get("sizes", []), list) and _is_int(meta.get("dtype", 0)):
+            return meta
+        return {k: v for k, v in meta.items() if k not in ("sizes", "dtype")}
 
     def only_asserting(self, is_assertion: Callable[["GraphNode"], bool]) -> set:
         """Indices of the nodes that exist only for torch.export's assertions: the assertion

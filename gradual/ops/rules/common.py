@@ -160,14 +160,17 @@ INTEGER_RANGES = {
 def cast_values(ctx: ShapeContext, values: Optional[Sequence[Any]], dtype: Any) -> Optional[list]:
     """The shape values that survive a cast to `dtype`: integer types keep the elements they
     can hold; a symbolic element survives only types of at least 32 bits (a size beyond 2^31
-    is assumed not to occur); float and bool casts drop values."""
+    is assumed not to occur), and unsigned ones only where it is known to be >= 0 (`0 - n`
+    wraps); float and bool casts drop values."""
     limits = INTEGER_RANGES.get(dtype_name(dtype) or "")
     if values is None or limits is None:
         return None
     lo, hi = limits
     for v in values:
         known = ctx.static(v)
-        if known is None and hi < 2**31 - 1 or known is not None and not lo <= known <= hi:
+        if known is None and (hi < 2**31 - 1 or lo == 0 and not ctx.at_least(v, 0)):
+            return None
+        if known is not None and not lo <= known <= hi:
             return None
     return list(values)
 
@@ -185,3 +188,99 @@ def is_huge(value: int) -> bool:
 def is_huge_negative(value: int) -> bool:
     """"Before the start" for negative strides, written as INT_MIN / INT64_MIN."""
     return value <= -(2**31)
+
+
+# shape values -----------------------------------------------------------------------------------
+# The elements of a shape value are integers of either sign: `subtract(0, shape_of(x))` holds
+# `0 - n`. A plain int stands for a negative constant, an exact dimension for a polynomial
+# (its own bounds may be negative), and an interval (`?`, `1..8`) for some value >= 0 inside
+# it. Arithmetic on them follows the runtime kernel and is kept only where it is exact:
+# interval arithmetic clips at 0 and assumes natural numbers, so an interval meets only
+# elements known to be >= 0, and never in a subtraction. `ValueError` means "not known".
+
+
+def value_element(ctx: ShapeContext, v: int) -> Any:
+    """A known element of a shape value: a dimension, or a plain int when negative."""
+    return ctx.const(v) if v >= 0 else v
+
+
+def _exact_or_natural(ctx: ShapeContext, a: Any, b: Any) -> bool:
+    """Both are exact (polynomials combine exactly), or both are known to be >= 0."""
+    return ctx.exact(a) and ctx.exact(b) or bool(ctx.at_least(a, 0) and ctx.at_least(b, 0))
+
+
+def _negated(ctx: ShapeContext, a: Any) -> Any:
+    """`-a` of an exact element (a polynomial that may be negative)."""
+    if not ctx.exact(a):
+        raise ValueError("the negation of an interval is not a size")
+    return ctx.const(0) - a
+
+
+def value_add(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """`a + b` of two shape-value elements."""
+    x, y = ctx.static(a), ctx.static(b)
+    if x is not None and y is not None:
+        return value_element(ctx, x + y)
+    if y is not None and y < 0:
+        return value_subtract(ctx, a, ctx.const(-y))
+    if x is not None and x < 0:
+        return value_subtract(ctx, b, ctx.const(-x))
+    if not _exact_or_natural(ctx, a, b):
+        raise ValueError("a sum of an interval and a value that may be negative")
+    return a + b
+
+
+def value_subtract(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """`a - b` of two shape-value elements (exact ones only: interval subtraction clips)."""
+    x, y = ctx.static(a), ctx.static(b)
+    if x is not None and y is not None:
+        return value_element(ctx, x - y)
+    if y is not None and y < 0:
+        return value_add(ctx, a, ctx.const(-y))
+    if x is not None and x < 0:
+        return _negated(ctx, value_add(ctx, b, ctx.const(-x)))
+    if not (ctx.exact(a) and ctx.exact(b)):
+        raise ValueError("a difference with an interval")
+    return a - b
+
+
+def value_multiply(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """`a * b` of two shape-value elements."""
+    x, y = ctx.static(a), ctx.static(b)
+    if x is not None and y is not None:
+        return value_element(ctx, x * y)
+    if y is not None and y < 0:
+        return _negated(ctx, value_multiply(ctx, a, ctx.const(-y)))
+    if x is not None and x < 0:
+        return _negated(ctx, value_multiply(ctx, ctx.const(-x), b))
+    if not _exact_or_natural(ctx, a, b):
+        raise ValueError("a product of an interval and a value that may be negative")
+    return a * b
+
+
+def value_floor_divide(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """`a // b` rounded toward -inf (NumPy's `floor_divide`), for a positive divisor; a
+    symbolic divisor only where it divides exactly and both are >= 0 (its 0 is undefined)."""
+    x, y = ctx.static(a), ctx.static(b)
+    if x is not None and y is not None:
+        if y == 0:
+            raise ValueError("division by 0")
+        return value_element(ctx, x // y)
+    if y is not None and y > 0 and (ctx.exact(a) or ctx.at_least(a, 0)):
+        return a // b
+    if y is None and ctx.at_least(b, 1) and ctx.at_least(a, 0):
+        return a // b
+    raise ValueError("a quotient that is not known")
+
+
+def value_truncate_divide(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """`a / b` rounded toward 0 (Relay's integer `divide`): floor division where a >= 0."""
+    x, y = ctx.static(a), ctx.static(b)
+    if x is not None and y is not None:
+        if y == 0:
+            raise ValueError("division by 0")
+        q = abs(x) // abs(y)
+        return value_element(ctx, -q if (x < 0) != (y < 0) else q)
+    if not ctx.at_least(a, 0):
+        raise ValueError("truncation of a value that may be negative")
+    return value_floor_divide(ctx, a, b)

@@ -124,19 +124,27 @@ def padding(ctx: ShapeContext, k: int, name: str = "padding") -> list:
 def window_output(ctx: ShapeContext, data: TensorArg, axis: int, size: Any, kernel: Any, pad: int,
                   stride: int, dilation: int, ceil: bool = False) -> Any:
     """Sliding-window output length: (size + pad - span) // stride + 1, span the dilated kernel.
-    The window must fit: a static misfit fails, an imprecise dim gets a runtime check."""
+    The window must fit: a static misfit fails; where the length is not provably a size
+    (`h - 2` of a 3x3 window without padding), the fit is checked at runtime, even of a
+    rigid dim, as a slice's length is; otherwise the rule's evaluation before the kernel
+    decides (an imprecise dim still gets its check)."""
     span = (kernel - 1) * dilation + 1
     need = ctx.static(span)
     if need is not None:
         have = ctx.static(size)
         if have is not None and have + pad < need:
             ctx.fail("window-too-large", arg=data, axis=axis, dim=size, pad=pad, window=need)
-        if need - pad > 0:
-            ctx.within(size, need - pad, None)
     padded = size + pad
     if ceil:
-        return (padded - span + (stride - 1)) // stride + 1
-    return (padded - span) // stride + 1
+        length = (padded - span + (stride - 1)) // stride + 1
+    else:
+        length = (padded - span) // stride + 1
+    if need is not None:
+        if need - pad > 0 and ctx.at_least(length, 0) is not True:
+            ctx.assume_within(size, need - pad, None)
+        elif need - pad > 0:
+            ctx.within(size, need - pad, None)
+    return length
 
 
 def _axis_of(layout: str, letter: str) -> int:

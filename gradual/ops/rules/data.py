@@ -12,9 +12,9 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import RuleFailure, ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import keeps_values, require_choice, require_entries, require_scalar
+from .common import keeps_values, require_choice, require_entries, require_scalar, value_element, value_subtract
 
 SMALL_VALUE_LIMIT = 64
 
@@ -75,7 +75,10 @@ def _arange_length(ctx: ShapeContext, lo: Any, hi: Any, st: Any) -> Any:
         return ctx.const(len(range(first, last, step)))
     if step is None or step < 0:
         return ctx.unknown()
-    span = hi - lo
+    try:
+        span = value_subtract(ctx, hi, lo)  # shape values of either sign
+    except (ValueError, RuleFailure):
+        return ctx.unknown()
     nonnegative = ctx.at_least(span, 0)
     if nonnegative is None:
         return ctx.unknown()  # stop may lie before start: the length is max(0, ...), not a polynomial
@@ -90,15 +93,10 @@ def _arange_values(ctx: ShapeContext, lo: Any, st: Any, length: Any, dtype: Any)
         return None
     first, step = ctx.static(lo), ctx.static(st)
     if first is not None and step is not None:  # plain integers: they may be negative
-        return [_value(ctx, first + step * i) for i in range(count)]
+        return [value_element(ctx, first + step * i) for i in range(count)]
     if step is None or step < 0:
         return None
     return [lo + st * i for i in range(count)]
-
-
-def _value(ctx: ShapeContext, v: int) -> Any:
-    """An element of a shape value: a dimension, or a plain int when negative."""
-    return ctx.const(v) if v >= 0 else v
 
 
 # data-dependent -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ArgView, ShapeContext, TensorArg, TupleArg
 from ..registry import shape_rule
-from .common import cast_values, dtype_name
+from .common import cast_values, dtype_name, value_add, value_element, value_floor_divide, value_multiply, value_subtract, value_truncate_divide
 
 
 def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
@@ -79,58 +79,39 @@ def _static_only(op: Callable[[int, int], Optional[int]]) -> ValueFn:
         result = None if x is None or y is None else op(x, y)
         if result is None:
             raise ValueError("not known")
-        return ctx.const(result)
+        return value_element(ctx, result)
 
     return fn
 
 
-def _truncated_quotient(x: int, y: int) -> Optional[int]:
-    """Relay's integer `divide`: the quotient rounded toward zero."""
+def _truncated_remainder(x: int, y: int) -> Optional[int]:
+    """Relay's integer `mod` (NumPy's `fmod`): the remainder with the dividend's sign."""
     if y == 0:
         return None
-    q = abs(x) // abs(y)
-    return -q if (x < 0) != (y < 0) else q
+    r = abs(x) % abs(y)
+    return -r if x < 0 else r
 
 
-def _truncated_remainder(x: int, y: int) -> Optional[int]:
-    """Relay's integer `mod`: the remainder with the dividend's sign."""
-    q = _truncated_quotient(x, y)
-    return None if q is None else x - q * y
-
-
-def _divide(ctx: ShapeContext, a: Any, b: Any) -> Any:
-    """Integer division of values: truncating on known elements; shape values that are not
-    known are non-negative, where truncation is floor division."""
-    if ctx.static(a) is not None and ctx.static(b) is not None:
-        return _static_only(_truncated_quotient)(ctx, a, b)
-    return a // b
+def _integer_power(x: int, y: int) -> Optional[int]:
+    """`x ** y` for a non-negative exponent, where it fits 64 bits (None otherwise: a huge
+    exponent is not computed at all)."""
+    if y < 0 or abs(x) > 1 and y >= 64:
+        return None
+    result = x**y
+    return result if -(2**63) <= result < 2**63 else None
 
 
 def _compare(same: bool) -> ValueFn:
     """`equal` (same) or `not_equal` of shape values as 1 / 0: known elements compare; a size
-    (never negative) differs from a negative constant, as in `where(shape == -1, 1, shape)`."""
+    (known to be >= 0) differs from a negative constant, as in `where(shape == -1, 1, shape)`."""
 
     def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
         x, y = ctx.static(a), ctx.static(b)
         if x is not None and y is not None:
             return ctx.const(int((x == y) == same))
-        if (x is not None and x < 0) or (y is not None and y < 0):
+        if (x is not None and x < 0 and ctx.at_least(b, 0)) or (y is not None and y < 0 and ctx.at_least(a, 0)):
             return ctx.const(int(not same))
         raise ValueError("not known")
-
-    return fn
-
-
-def _arithmetic(op: Callable[[Any, Any], Any]) -> ValueFn:
-    """+, - or * of shape values: known elements give an int (a negative one stays an int, like
-    the -1 of a reshape target), others a symbolic dim."""
-
-    def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
-        x, y = ctx.static(a), ctx.static(b)
-        if x is not None and y is not None:
-            result = op(x, y)
-            return ctx.const(result) if result >= 0 else result
-        return op(a, b)
 
     return fn
 
@@ -138,15 +119,15 @@ def _arithmetic(op: Callable[[Any, Any], Any]) -> ValueFn:
 VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
     "broadcast_equal": _compare(True),
     "broadcast_not_equal": _compare(False),
-    "broadcast_add": _arithmetic(lambda a, b: a + b),
-    "broadcast_subtract": _arithmetic(lambda a, b: a - b),
-    "broadcast_multiply": _arithmetic(lambda a, b: a * b),
-    "broadcast_floor_divide": lambda ctx, a, b: a // b,
-    "broadcast_divide": _divide,
+    "broadcast_add": value_add,
+    "broadcast_subtract": value_subtract,
+    "broadcast_multiply": value_multiply,
+    "broadcast_floor_divide": value_floor_divide,
+    "broadcast_divide": value_truncate_divide,
     "broadcast_maximum": _static_only(max),
     "broadcast_minimum": _static_only(min),
     "broadcast_mod": _static_only(_truncated_remainder),
-    "broadcast_power": _static_only(lambda x, y: x**y if y >= 0 else None),
+    "broadcast_power": _static_only(_integer_power),
     "broadcast": None,
 }
 
@@ -156,7 +137,7 @@ def _register_broadcast(name: str, fn: Optional[ValueFn]) -> None:
         lhs, rhs = ctx.args[:2]  # qnn.add and friends add scales and zero points after them
         dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
         value = broadcast_values(ctx, [lhs, rhs], fn) if fn is not None else None
-        return ctx.tensor(dims, value=value)
+        return ctx.tensor(dims, value=cast_values(ctx, value, lhs.dtype))  # what the kernel's dtype holds
 
     rule.__name__ = name
     rule.__doc__ = f"`{name}`: NumPy broadcasting" + (", keeping known shape values." if fn else ".")

@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, normalize_axis, product
+from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
 from .elementwise import broadcast_pair
@@ -177,10 +177,10 @@ def pad(ctx: ShapeContext) -> Any:
     pairs = _pad_pairs(ctx, data.rank)
     if data.dims is None:
         ctx.require_rank(data, len(pairs))
+    extends = ctx.attr("pad_mode") != "constant"
     dims = []
-    for d, (before, after) in zip(data.dims, pairs):
-        grow = before + after
-        dims.append(d + grow if grow >= 0 else d - (-grow))
+    for axis, (d, (before, after)) in enumerate(zip(data.dims, pairs)):
+        dims.append(_padded(ctx, data, axis, d, before, after, extends))
     return ctx.tensor(dims)
 
 
@@ -252,3 +252,22 @@ def l2_normalize(ctx: ShapeContext) -> Any:
     if data.dims is not None and ctx.attr("axis") is not None:
         distinct_axes(ctx, ctx.attr("axis"), data.rank)
     return ctx.tensor(data.dims)
+
+
+def _padded(ctx: ShapeContext, data: TensorArg, axis: int, d: Any, before: int, after: int, extends: bool) -> Any:
+    """One dim padded by [before, after]: the crops (negative widths) must fit in the dim,
+    checked at runtime where the result is not provably a size (as a window's fit is), and
+    edge or reflect padding needs an element left to extend."""
+    crop = max(0, -before) + max(0, -after)
+    grow = before + after
+    result = d + grow if grow >= 0 else d - (-grow)
+    if crop and ctx.at_least(result, 0) is not True:
+        ctx.assume_within(d, crop, None)
+    elif crop:
+        ctx.within(d, crop, None)
+    if extends and max(before, after) > 0:
+        left = d - crop if crop else d
+        if ctx.at_least(left, 1) is False:
+            ctx.fail("empty-dim", arg=data, axis=axis, why=f"pad_mode \"{ctx.attr('pad_mode')}\" extends the values there")
+        ctx.within(left, 1, None)
+    return result

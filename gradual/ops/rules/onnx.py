@@ -16,8 +16,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
-    require_positive,
+    cast_values, distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
+    require_positive, value_element,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -80,7 +80,7 @@ def constant(ctx: ShapeContext) -> Any:
     dtype = ctx.attr("dtype")
     value = None
     if len(shape) <= 1 and count <= VALUE_LIMIT and keeps_values(dtype):
-        value = [int(v) for v in values]
+        value = cast_values(ctx, [value_element(ctx, int(v)) for v in values], dtype)
     return ctx.tensor([ctx.const(s) for s in shape], dtype, value=value)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
-from .common import require_nonempty
+from .common import cast_values, require_nonempty, value_add, value_multiply
 from .elementwise import broadcast_dims
 
 
@@ -63,34 +63,33 @@ def reduce(ctx: ShapeContext) -> Any:
     return ctx.tensor(reduce_dims(ctx, data))
 
 
-def _reduced_value(ctx: ShapeContext, data: TensorArg, combine: Any) -> Optional[list]:
+def _reduced_value(ctx: ShapeContext, data: TensorArg, combine: Any, identity: int) -> Optional[list]:
     """The value of reducing a known shape vector completely (`prod(shape_of(x))` is numel)."""
     if data.value is None or data.rank is None or data.rank > 1:
         return None
     if data.rank == 1 and reduced_axes(ctx, 1) != {0}:
         return None
-    return [combine(ctx, list(data.value))]
+    total = ctx.const(identity)
+    try:
+        for v in data.value:
+            total = combine(ctx, total, v)
+    except Exception:  # noqa: BLE001 - an undefined element is simply not known
+        return None
+    return cast_values(ctx, [total], data.dtype)
 
 
 @shape_rule("reduce_prod")
 def reduce_prod(ctx: ShapeContext) -> Any:
     """`prod(x, ...)`: a reduction; the product of a known shape vector is known."""
     (data,) = ctx.args
-    return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, product))
-
-
-def _total(ctx: ShapeContext, values: list) -> Any:
-    total: Any = ctx.const(0)
-    for v in values:
-        total = total + v
-    return total
+    return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, value_multiply, 1))
 
 
 @shape_rule("reduce_sum")
 def reduce_sum(ctx: ShapeContext) -> Any:
     """`sum(x, ...)`: a reduction; the sum of a known shape vector is known."""
     (data,) = ctx.args
-    return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, _total))
+    return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, value_add, 0))
 
 
 @shape_rule("variance")

@@ -14,7 +14,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, known_ints, new_axis, require_entries, require_positive, show_ints
+from .common import distinct_axes, known_ints, new_axis, require_entries, require_positive, show_ints, value_subtract
 from .conv import assemble, check_layout, layout_dims
 
 register_rule_message(
@@ -36,6 +36,11 @@ register_rule_message(
     "reshape-infer-zero", codes.BAD_ATTRIBUTE,
     "{op} got newshape={newshape}, whose other dims hold no elements, so the -1 dim cannot be inferred",
     "give the dim explicitly instead of -1",
+)
+register_rule_message(
+    "dyn-reshape-code", codes.OP_CONSTRAINT,
+    "{op} got the shape {newshape}: {entry} is not a dim size, 0 (copy) or -1 (infer)",
+    "a shape tensor gives each dim of the result: its length is the rank, so -2, -3 and -4 are not allowed",
 )
 register_rule_message(
     "reshape-code", codes.BAD_ATTRIBUTE,
@@ -94,14 +99,16 @@ class _Reshape:
     """Relay's InferNewShape: walk the codes, remember which input and output dims are copies,
     and infer the -1 dim from the dims that are not (so copies cancel symbolically)."""
 
-    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> None:
+    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False) -> None:
         self.ctx, self.data, self.newshape = ctx, data, list(newshape)
+        self.dynamic = dynamic
         self.dims: list = []
         self.copied_in: set = set()
         self.copied_out: set = set()
         self.src = 0
         self.infer_at: Optional[int] = None
         self.allowzero = bool(ctx.attr("allowzero"))
+        self.value_entries: list = []  # (output position, input position, entry) of symbolic sizes
 
     def run(self) -> list:
         """The result dims (failing on bad codes or a provably wrong element count)."""
@@ -109,7 +116,26 @@ class _Reshape:
         while i < len(self.newshape):
             i = self._step(i)
         self._finish()
+        self._unsure_copies()
         return self.dims
+
+    def _unsure_copies(self) -> None:
+        """An entry of unknown value (`?`, `0..8`) that is 0 at runtime is the code 0: it
+        copies the input's dim there (unless allowzero). Where that dim is not known to equal
+        the entry, the dim is not known, nor is the inferred one. An exact entry (`n`) is read
+        as a size, as SPEC 3.7 and exported models need (see docs/design.md for the 0 case). A rank-1 input or result needs no such care: the
+        runtime's count check then only passes where the copied dim is the entry's 0."""
+        if self.allowzero or self.data.rank <= 1 or len(self.dims) <= 1:  # type: ignore[operator]
+            return
+        ctx = self.ctx
+        for at, src, entry in self.value_entries:
+            if src >= self.data.rank or ctx.at_least(entry, 1) or ctx.exact(entry):  # type: ignore[operator]
+                continue
+            if _same(ctx, entry, self.data.dim(src)):
+                continue
+            self.dims[at] = ctx.unknown()
+            if self.infer_at is not None:
+                self.dims[self.infer_at] = ctx.unknown()
 
     def _input(self) -> Any:
         if self.src >= self.data.rank:  # type: ignore[operator]
@@ -126,6 +152,7 @@ class _Reshape:
         entry = self.newshape[i]
         code = _code(self.ctx, entry)
         if code is None:  # a symbolic size from a shape value
+            self.value_entries.append((len(self.dims), self.src, entry))
             self.dims.append(entry)
             self.src += 1
         elif code > 0:
@@ -138,6 +165,8 @@ class _Reshape:
             self._copy()
         elif code == -1:
             self._infer_here()
+        elif self.dynamic:
+            self.ctx.fail("dyn-reshape-code", newshape=_shown(self.ctx, self.newshape), entry=code)
         elif code == -2:
             while self.src < self.data.rank:  # type: ignore[operator]
                 self._copy()
@@ -211,12 +240,25 @@ class _Reshape:
                 "have": have, "want": want}
 
 
-def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) -> Optional[list]:
+def _same(ctx: ShapeContext, a: Any, b: Any) -> bool:
+    """Whether two dims are known to be equal (as far as the call's constraints tell)."""
+    try:
+        return ctx.exact(a) and ctx.exact(b) and ctx.static(value_subtract(ctx, a, b)) == 0
+    except Exception:  # noqa: BLE001 - a difference that is not a dimension: not known equal
+        return False
+
+
+def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False) -> Optional[list]:
     """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim, -1 is
-    inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes."""
+    inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes.
+    A `dynamic` shape (a tensor: its length is the rank) takes sizes, 0 and -1 only. A
+    shape-value entry that may be negative (`n - 1`) may be a code at runtime: the dims are
+    unknown."""
+    if any(_code(ctx, e) is None and not ctx.at_least(e, 0) for e in newshape):
+        return [ctx.unknown() for _ in newshape] if dynamic else None
     if data.dims is None:
         return _reshape_unknown_rank(ctx, newshape)
-    return _Reshape(ctx, data, newshape).run()
+    return _Reshape(ctx, data, newshape, dynamic).run()
 
 
 def _reshape_unknown_rank(ctx: ShapeContext, newshape: Sequence[Any]) -> Optional[list]:
@@ -253,11 +295,12 @@ def reverse_reshape(ctx: ShapeContext) -> Any:
 @shape_rule("dyn_reshape")
 def dyn_reshape(ctx: ShapeContext) -> Any:
     """`dyn.reshape(x, shape)`: the new shape is a 1-D tensor; its known values are read like
-    `newshape` (0 copies, as in ONNX); its length alone gives the rank."""
+    `newshape` (0 copies, -1 infers, as in ONNX); its length alone gives the rank, so the codes
+    that change the rank (-2, -3, -4) are errors here."""
     data, shape = ctx.args
     ctx.require_rank(shape, 1)
     if shape.value is not None:
-        return ctx.tensor(reshape_dims(ctx, data, list(shape.value)), value=data.value)
+        return ctx.tensor(reshape_dims(ctx, data, list(shape.value), dynamic=True), value=data.value)
     length = ctx.static(shape.dim(0))
     if length is not None:
         return ctx.tensor([ctx.unknown() for _ in range(length)], value=data.value)

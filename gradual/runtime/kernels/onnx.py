@@ -823,6 +823,8 @@ def _resize_targets(shape: tuple, axes: list, scales: np.ndarray, sizes: np.ndar
         scale = min(factors) if policy == "not_larger" else max(factors)
         return [scale] * len(axes), [int(scale * shape[a] + 0.5) for a in axes]
     given = [float(v) for v in (static_scales or np.asarray(scales, dtype=np.float32).reshape(-1))]
+    if any(not s > 0 for s in given):  # a data-dependent value: no shape rule sees it
+        raise ValueError(f"every scale must be positive, but the scales are {given}")
     return given, [int(s * shape[a]) for s, a in zip(given, axes)]
 
 
