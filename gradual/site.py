@@ -903,9 +903,11 @@ class _CastBuilder:
         mapping = {}
         for s in free:
             rep = self.solver.find(s)
-            if rep not in self.uses:
+            if rep not in self.uses and self.occurrences.get(rep, 0) <= 1:
                 return None
-            mapping[s] = Poly.atom(self.binders[rep])
+            # a variable a later argument binds is named now: the runtime checks the expression
+            # once that argument's cast has bound it (match.py: deferred expressions)
+            mapping[s] = Poly.atom(self._binder(rep))
         return Dimension.of_expr(dim.expr.substitute(lambda s: mapping.get(s)))
 
     def _binder(self, rep: SiteVar) -> Symbol:

@@ -29,7 +29,24 @@ def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
     one, so the common case of a passing check never builds it)."""
     if t is None:
         return value
-    return _Match(value, t, frame, blame).run()
+    out = _Match(value, t, frame, blame).run()
+    if frame.deferred:
+        check_deferred(frame)
+    return out
+
+
+def check_deferred(frame: Frame) -> None:
+    """Make the deferred checks of the frame whose symbols are all bound now: a cast of
+    `(n // 2,)` that ran before the cast binding `n` is verified once `n` is known, blamed on
+    its own cast (argument and parameter order never decides what is checked)."""
+    waiting = []
+    for item in frame.deferred:
+        value, t, blame, size, dim, path, axis, broadcast = item
+        if any(frame.dim(s) is None for s in dim.expr.symbols()):
+            waiting.append(item)
+            continue
+        _Match(value, t, frame, blame).expression(size, dim, path, axis, broadcast)
+    frame.deferred = waiting
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
@@ -182,12 +199,12 @@ class _Match:
                 unbound = [s for s in dim.expr.symbols() if self.frame.dim(s) is None]
                 if len(unbound) > 1:
                     continue
+                if unbound and not self.solve(size, dim, unbound[0], path, axis, broadcast):
+                    continue  # not linear in its one unknown (`n // 2`): bound as a whole below
                 self.pending.remove(item)
                 progress = True
                 if not unbound:
                     self.expression(size, dim, path, axis, broadcast)
-                else:
-                    self.solve(size, dim, unbound[0], path, axis, broadcast)
         for size, dim, path, axis, broadcast in self.pending:
             self.whole(size, dim, path, axis, broadcast)
 
@@ -199,6 +216,7 @@ class _Match:
         bound = self.frame.dim(sym)
         if bound is None:
             self.frame.dims[sym] = size
+            self.frame.deferred.append((self.value, self.type, self.blame, size, dim, path, axis, broadcast))
         elif bound != size:
             what = "broadcast" if broadcast else "dim"
             self.fail(Mismatch(what, {"actual": size, "expected": bound, "expr": str(dim)}, path, axis))
