@@ -29,7 +29,8 @@ from .syntax.source import Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, is_ground, map_dims, map_dtypes,
+    FuncType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims,
+    map_dtypes,
     scalar,
 )
 from .unify import HintVar, SiteVar, Solver
@@ -723,8 +724,8 @@ def meet(target: Type, actual: Type) -> Type:
     """What is known after a value of type `actual` passes a cast to `target`."""
     if isinstance(target, TensorType) and isinstance(actual, TensorType):
         dims = target.dims
-        if target.dims is None:
-            dims = actual.dims
+        if target.dims is None or any(isinstance(d, Variadic) for d in target.dims):
+            dims = actual.dims  # a run of dims (`*r`, a rank check) says nothing of them
         elif actual.dims is not None and len(actual.dims) == len(target.dims):
             dims = tuple(_meet_dim(t, a) for t, a in zip(target.dims, actual.dims))
         dtype = actual.dtype if target.dtype == DYN_DTYPE else target.dtype

@@ -456,7 +456,7 @@ def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
 def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
     """An annotation form that is not allowed where it stands."""
     texts = {
-        "variadic": "a variadic dimension `*name` may only appear in a signature",
+        "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
         "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
         "floordiv": "`//` needs a positive constant on its right",
         "negative": f"the dimension `{facts.get('text', '')}` is negative",

@@ -26,7 +26,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     BOTTOM, DYN, DYN_DTYPE, ERROR, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType, FuncType,
-    TensorType, TupleType, Type, TypeVar, type_symbols,
+    TensorType, TupleType, Type, TypeVar, Variadic, type_symbols,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -224,6 +224,7 @@ class CallSite(ShapeContext):
         self.bound_checks: dict[tuple, tuple] = {}
         self.claim_checks: dict[tuple, Dimension] = {}  # argument dims checked to equal a dim (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
+        self.rank_min_checks: dict[tuple, int] = {}
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
         self.opened: dict[tuple, _Opened] = {}
@@ -595,6 +596,14 @@ class CallSite(ShapeContext):
             arg.dims = [self._open_dim(Dimension.dynamic(), arg.index, arg.path, i, info) for i in range(rank)]
         arg.rank = rank
 
+    def require_rank_at_least(self, arg: TensorArg, rank: int) -> None:
+        if arg.dims is not None or rank <= 0:
+            super().require_rank_at_least(arg, rank)
+            return
+        key = (arg.index, arg.path)
+        if self.rank_min_checks.get(key, 0) < rank:
+            self.rank_min_checks[key] = rank
+
     def same_dtype(self, a: Any, b: Any) -> SDType:
         da, db = raw_dtype(a), raw_dtype(b)
         grade, result = self.solver.unify_dtype(da, db)
@@ -793,7 +802,10 @@ class _CastBuilder:
         verifies = kind_check or (index, path) in self.site.rank_checks
         dims: Optional[tuple] = None
         refined_dims: Optional[tuple] = None
-        if view.dims is not None:
+        if view.dims is None:
+            dims = self._least_rank_pattern(index, path)
+            verifies |= dims is not None
+        else:
             out, ref = [], []
             for axis, d in enumerate(view.dims):
                 item, checks, refined = self._dim_pattern(index, path, axis, d)
@@ -815,6 +827,17 @@ class _CastBuilder:
         if refined is not None and isinstance(t, TensorType) and t.value is not None:
             refined = TensorType(refined.dims, refined.dtype, t.value)
         return pattern, verifies, refined
+
+    def _least_rank_pattern(self, index: int, path: tuple) -> Optional[tuple]:
+        """`(*r, ?, ?)` for an argument of unknown rank that must have at least two dims (an
+        axis attribute names its dim 1), unless a check of this value established that."""
+        least = self.site.rank_min_checks.get((index, path), 0)
+        info = self.site.arg_infos[index]
+        if not least or any(f[0] == "rank-at-least" and f[1] == path and f[2] >= least for f in info.facts):
+            return None
+        if info.binder is not None:
+            self.facts.append((index, info.binder, ("rank-at-least", path, least)))
+        return (Variadic(Symbol("r")),) + (Dimension.dynamic(),) * least
 
     def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""

@@ -160,6 +160,12 @@ class ShapeContext(ABC):
     def require_rank(self, arg: TensorArg, rank: int) -> None:
         """Require the argument to have this rank (gives dims to an argument of unknown rank)."""
 
+    def require_rank_at_least(self, arg: TensorArg, rank: int) -> None:
+        """Require the argument to have at least this rank (an axis attribute names a dim of it);
+        an argument of unknown rank gets a check."""
+        if arg.rank is not None and arg.rank < rank:
+            self.fail("rank-too-small", arg=arg, needed=rank, rank=arg.rank)
+
     @abstractmethod
     def same_dtype(self, a: Any, b: Any) -> Any:
         """Require two dtypes to agree; returns the agreed dtype."""
@@ -191,6 +197,16 @@ def normalize_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") 
     if not -rank <= axis < rank:
         ctx.fail("axis-out-of-range", axis=axis, rank=rank, name=name)
     return axis + rank if axis < 0 else axis
+
+
+def axis_rank(axis: int) -> int:
+    """The least rank in which `axis` names a dim (2 for axis 1, 1 for axis -1)."""
+    return axis + 1 if axis >= 0 else -axis
+
+
+def new_axis_rank(axis: int) -> int:
+    """The least rank of an input that a new axis `axis` can be inserted into."""
+    return axis if axis >= 0 else -axis - 1
 
 
 def product(ctx: ShapeContext, dims: Sequence[Any]) -> Any:

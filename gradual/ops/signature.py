@@ -66,6 +66,7 @@ class SignatureMatcher:
         prefix, suffix = pattern[:at], pattern[at + 1:]
         fixed = len(prefix) + len(suffix)
         if arg.dims is None:
+            self.ctx.require_rank_at_least(arg, fixed)
             return
         if arg.rank is not None and arg.rank < fixed:
             self.ctx.fail("rank-too-small", arg=arg, needed=fixed, rank=arg.rank)

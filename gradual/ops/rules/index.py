@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
     distinct_axes, is_huge, new_axis, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
@@ -54,6 +54,8 @@ def take(ctx: ShapeContext) -> Any:
         if data.dims is not None:
             _require_source(ctx, data, None, indices, 0)
         return ctx.tensor(indices.dims, value=_taken_values(ctx, data, indices, mode))
+    if data.dims is None:
+        ctx.require_rank_at_least(data, max(axis_rank(axis), ctx.attr("batch_dims") + 1))
     if data.dims is None or indices.dims is None:
         return ctx.tensor(None)
     axis = normalize_axis(ctx, axis, data.rank)
@@ -272,7 +274,8 @@ def strided_slice(ctx: ShapeContext) -> Any:
     sizes (-1: to the end); INT_MAX-like values mean "to the end"."""
     (data,) = ctx.args
     if data.dims is None:
-        _slice_plan(ctx, 1 << 30)
+        plan = _slice_plan(ctx, 1 << 30)
+        ctx.require_rank_at_least(data, max((axis_rank(axis) for axis, *_ in plan), default=0))
         return ctx.tensor(None)
     dims = list(data.dims)
     value = list(data.value) if data.value is not None and data.rank == 1 else None
@@ -294,6 +297,7 @@ def one_hot(ctx: ShapeContext) -> Any:
     depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
     dtype = ctx.attr("dtype")
     if indices.dims is None:
+        ctx.require_rank_at_least(indices, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, dtype)
     axis = new_axis(ctx, ctx.attr("axis"), indices.rank)
     dims = list(indices.dims)

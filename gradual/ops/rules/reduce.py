@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import require_nonempty
 from .elementwise import broadcast_dims
@@ -30,7 +30,9 @@ def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     """The result dims of a reduction; None when they depend on an unknown rank."""
     keepdims = bool(ctx.attr("keepdims"))
     if data.dims is None:
-        return [] if not ctx.attr("axis") and not keepdims else None
+        axes = ctx.attr("axis")
+        ctx.require_rank_at_least(data, max((axis_rank(a) for a in axes or ()), default=0))
+        return [] if not axes and not keepdims else None
     chosen = reduced_axes(ctx, data.rank)
     dims = []
     for i, d in enumerate(data.dims):

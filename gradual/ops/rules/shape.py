@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
 
@@ -203,8 +203,26 @@ def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any]) ->
     """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim, -1 is
     inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes."""
     if data.dims is None:
+        ctx.require_rank_at_least(data, _dims_read(ctx, newshape))
         return _reshape_unknown_rank(ctx, newshape)
     return _Reshape(ctx, data, newshape).run()
+
+
+def _dims_read(ctx: ShapeContext, newshape: Sequence[Any]) -> int:
+    """How many leading input dims the codes read (0 copies one, -3 merges two, -4 splits one;
+    every other entry but -2 steps over one): the least rank the input needs."""
+    allowzero = bool(ctx.attr("allowzero"))
+    src = least = i = 0
+    while i < len(newshape):
+        code = _code(ctx, newshape[i])
+        if code == -2:
+            break
+        step = 2 if code == -3 else 1
+        if code in (-3, -4) or code == 0 and not allowzero:
+            least = src + step
+        src += step
+        i += 3 if code == -4 else 1
+    return least
 
 
 def _reshape_unknown_rank(ctx: ShapeContext, newshape: Sequence[Any]) -> Optional[list]:
@@ -270,7 +288,9 @@ def transpose(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     axes = ctx.attr("axes")
     if data.dims is None:
-        return ctx.tensor(None if not axes else [ctx.unknown() for _ in axes])
+        if not axes:
+            return ctx.tensor(None)
+        ctx.require_rank(data, len(axes))  # the permutation gives the rank
     rank = data.rank
     value = data.value if rank <= 1 else None
     if not axes:
@@ -290,6 +310,7 @@ def expand_dims(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
     if data.dims is None:
+        ctx.require_rank_at_least(data, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, value=data.value)
     axis = new_axis(ctx, ctx.attr("axis"), data.rank)
     dims = list(data.dims[:axis]) + [ctx.const(1) for _ in range(count)] + list(data.dims[axis:])
@@ -303,6 +324,7 @@ def squeeze(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     axes = ctx.attr("axis")
     if data.dims is None:
+        ctx.require_rank_at_least(data, max((axis_rank(a) for a in axes or ()), default=0))
         return ctx.tensor(None, value=data.value)
     if axes is None:
         return ctx.tensor(_squeeze_all(ctx, data), value=data.value)
@@ -330,6 +352,7 @@ def reverse(ctx: ShapeContext) -> Any:
     """`reverse(x, axis)`: the same shape; a known vector's values reversed."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
     normalize_axis(ctx, ctx.attr("axis"), data.rank)
     value = list(reversed(data.value)) if data.value is not None and data.rank == 1 else None
