@@ -348,7 +348,7 @@ def _fact_text(site: "CallSite", key: str, value: Any) -> str:
     if isinstance(value, Dimension):
         return str(value)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (int, Dimension)) or hasattr(v, "dim") for v in value):
-        return format_dims(tuple(getattr(v, "dim", v) for v in value))
+        return format_dims(tuple(site.solver.resolve(v.dim, final=True) if hasattr(v, "dim") else v for v in value))
     if hasattr(value, "dim"):
         return str(site.solver.resolve(value.dim, final=True))
     if isinstance(value, Type):

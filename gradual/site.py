@@ -398,6 +398,12 @@ class CallSite(ShapeContext):
         d = _sdim(d)
         return self._site_var(d) is None and self.solver.resolve(d.dim).is_exact
 
+    def bounds(self, d: Any) -> tuple:
+        if isinstance(d, int):
+            return d, d
+        dim = self.solver.resolve(_sdim(d).dim, final=True)
+        return dim.min_length, dim.max_length
+
     def maybe_one(self, d: Any) -> Optional[bool]:
         if isinstance(d, int):
             return d == 1

@@ -108,6 +108,11 @@ class ShapeContext(ABC):
         value = self.static(d)
         return None if value is None else value >= lo
 
+    def bounds(self, d: Any) -> tuple:
+        """The least and greatest value d can have (None: no upper bound)."""
+        value = self.static(d)
+        return (0, None) if value is None else (value, value)
+
     def exact(self, d: Any) -> bool:
         """Whether d stands for one value (a size or a symbolic expression), not `?` or an
         interval. Concrete sizes always are."""

@@ -177,7 +177,11 @@ class _Reshape:
         have = product(ctx, [d for i, d in enumerate(self.data.dims) if i not in self.copied_in])  # type: ignore[arg-type]
         rest = product(ctx, [d for i, d in enumerate(self.dims) if i not in self.copied_out and i != self.infer_at])
         if self.infer_at is None:
-            self._require_count(have, rest)
+            h, r = ctx.static(have), ctx.static(rest)
+            if h is not None and r is not None and h != r:
+                self._require_empty_copy(have, rest)
+            else:
+                self._require_count(have, rest)
             return
         if ctx.static(rest) == 0:
             ctx.fail("reshape-infer-zero", newshape=_shown(ctx, self.newshape))
@@ -187,6 +191,15 @@ class _Reshape:
         inferred = have // rest
         ctx.equal(inferred * rest, have)
         self.dims[self.infer_at] = inferred
+
+    def _require_empty_copy(self, have: Any, want: Any) -> None:
+        """Counts of the dims that are not copies that differ still agree when a copied dim is
+        0 (`(0, 14)` and `(0, 7)` both hold no element): the copies must be empty."""
+        ctx = self.ctx
+        copied = product(ctx, [d for i, d in enumerate(self.data.dims) if i in self.copied_in])  # type: ignore[arg-type]
+        if not self.copied_in or ctx.at_least(copied, 1):
+            self._fail_count("reshape-count", have, want)
+        ctx.equal(copied, ctx.const(0), otherwise=("reshape-count", self._count_facts(have, want)))
 
     def _require_count(self, have: Any, want: Any) -> None:
         self.ctx.equal(want, have, otherwise=("reshape-count", self._count_facts(have, want)))
