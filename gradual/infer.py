@@ -136,6 +136,7 @@ class _Pass:
     frame: Frame
     kind: str
     info: FunctionInfo
+    owner: str = ""  # the definition whose body this is
 
 
 class Checker:
@@ -160,12 +161,25 @@ class Checker:
         self.known_calls: dict = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set = {s for syms in resolution.introduced.values() for s in syms}
+        #: the definition each hinted parameter dim belongs to (a widening key -> name)
+        self.hint_owner: dict = {}
+        self.stale = False
 
     # module -------------------------------------------------------------------------------
     def run(self) -> None:
-        """Check every definition, callees first."""
-        for component in self.res.order:
-            self.component([self.res.defs[name] for name in component])
+        """Check every definition, callees first. A call that widened a hint of a definition
+        checked earlier (its argument is not the guess) makes the whole module be checked
+        again with that hint widened: hints never fail, at the definition or at its calls."""
+        self.warn_unused_hints()
+        before = list(self.diagnostics)
+        while True:
+            self.stale = False
+            for component in self.res.order:
+                self.component([self.res.defs[name] for name in component])
+            if not self.stale:
+                return
+            self.globals, self.results, self.types, self.known_calls = {}, {}, {}, {}
+            self.diagnostics = list(before)
 
     def component(self, defs: list[ast.Def]) -> None:
         """Check one strongly connected group of definitions to a fixpoint."""
@@ -178,15 +192,15 @@ class Checker:
         passes: dict[str, _Pass] = {}
         for _ in range(MAX_ITERATIONS):
             solver = Solver()
-            params = {d.name: self.parameters(self.res.function(d), solver) for d in defs}
+            params = {d.name: self.parameters(self.res.function(d), solver, d.name) for d in defs}
             for d in defs:
                 info = self.res.function(d)
                 self.assumed[d.name] = FuncType(tuple(params[d.name]), returns[d.name], info.dim_params, info.dtype_params)
             observed = {}
             for d in defs:
-                passes[d.name] = self.current = _Pass(solver, Frame(), "def", self.res.function(d))
+                passes[d.name] = self.current = _Pass(solver, Frame(), "def", self.res.function(d), d.name)
                 observed[d.name] = self.function_body(d, params[d.name], solver)
-            changed = self.absorb_widening(solver)
+            changed = self.absorb_widening(solver, names)
             if recursive:
                 for d in defs:
                     if self.res.function(d).ret is None:
@@ -198,25 +212,30 @@ class Checker:
         for d in defs:
             self.finish_definition(d, passes[d.name], params[d.name], observed[d.name])
             self.assumed.pop(d.name, None)
-        del names
 
-    def absorb_widening(self, solver: Solver) -> bool:
-        """Record hints that conflicted, so the next iteration starts from `?` there."""
+    def absorb_widening(self, solver: Solver, names: set) -> bool:
+        """Record hints that conflicted, so the next iteration starts from `?` there; whether
+        one of this component's did (another's makes the module stale: checked again)."""
         fresh = {h.origin for h in solver.widen} - self.widened
         self.widened |= fresh
-        return bool(fresh)
+        foreign = {key for key in fresh if self.hint_owner.get(key) not in names}
+        self.stale |= bool(foreign)
+        return bool(fresh - foreign)
 
     # functions ------------------------------------------------------------------------------
-    def parameters(self, info: FunctionInfo, solver: Solver) -> list[Type]:
-        """The parameter types a pass starts from: annotations, hints, or variables to infer."""
+    def parameters(self, info: FunctionInfo, solver: Solver, owner: str) -> list[Type]:
+        """The parameter types a pass starts from: annotations, hints, or variables to infer
+        (a `?T` parameter is one too: its hint gives `T` its first guess)."""
         out = []
         for binder, annotated in zip(info.params, info.param_types):
-            if annotated is not None:
-                out.append(annotated)
-                continue
             hint = info.hints.get(id(binder))
-            if hint is not None:
-                out.append(self.hinted_type(binder, hint[1]))
+            if hint is not None and (annotated is None or isinstance(annotated, TypeVar)):
+                hinted = self.hinted_type(binder, hint[1], owner)
+                if annotated is not None:
+                    solver.bind_type(annotated, hinted)  # other `?T` parameters share it (rebound each pass)
+                out.append(hinted)
+            elif annotated is not None:
+                out.append(annotated)
             else:
                 out.append(self._param_var(("type", id(binder)), lambda: TypeVar(binder.name)))
         return out
@@ -229,11 +248,12 @@ class Checker:
             found = self.param_vars[key] = make()
         return found
 
-    def hinted_type(self, binder: Binder, dims: tuple) -> TensorType:
+    def hinted_type(self, binder: Binder, dims: tuple, owner: str) -> TensorType:
         """A parameter seeded by `can_unify`: static guesses that widen to `?` on conflict."""
         items = []
         for axis, d in enumerate(dims):
             key = (id(binder), axis)
+            self.hint_owner[key] = owner
             if d.is_static and key not in self.widened:
                 hint = self._param_var(("hint",) + key, lambda: HintVar(f"{binder.name}{axis}", d.get_length(), key))
                 items.append(Dimension.of_expr(Poly.atom(hint)))
@@ -250,7 +270,6 @@ class Checker:
         env = Env()
         for binder, t in zip(info.params, params):
             env.set(binder, t)
-        self.warn_unused_hints(info)
         result = self.body(d.body, env)
         if info.ret is not None:
             return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
@@ -268,15 +287,23 @@ class Checker:
                 in_params |= type_symbols(t)
         return tuple(s for s in info.dim_params if s not in in_params)
 
-    def warn_unused_hints(self, info: FunctionInfo) -> None:
-        if not info.hints:
-            return
-        position = {id(b): i for i, b in enumerate(info.params)}  # `list.index` per hint was quadratic
-        for binder, _, stmt in info.hints.values():
-            i = position.get(id(binder))
-            if i is None or info.param_types[i] is not None:
-                why = "it already has a type" if i is not None else "only parameters are inferred from hints"
-                self.report(messages.hint_unused(stmt.span, binder.name, why))
+    def warn_unused_hints(self) -> None:
+        """Hints that seed nothing (a variable that is not a parameter, or one with a type),
+        reported once each, before any pass (passes repeat)."""
+        for info in self.res.functions.values():
+            if not info.hints:
+                continue
+            position = {id(b): i for i, b in enumerate(info.params)}  # `list.index` per hint was quadratic
+            for binder, _, stmt in info.hints.values():
+                i = position.get(id(binder))
+                if i is None:
+                    why = "only parameters are inferred from hints"
+                else:
+                    annotated = info.param_types[i]
+                    if annotated is None or isinstance(annotated, TypeVar):
+                        continue
+                    why = "it already has a type"
+                self.diagnostics.append(messages.hint_unused(stmt.span, binder.name, why))
 
     def finish_definition(self, d: ast.Def, state: _Pass, params: list[Type], result: Type) -> None:
         """Generalize, resolve every recorded type, and publish the definition's type."""
@@ -289,7 +316,7 @@ class Checker:
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                            info.dtype_params + finalize.new_dtypes())
-        self.globals[d.name] = fn_type
+        self.globals[d.name] = self.call_type(fn_type, finalize, params) if info.hints else fn_type
         frame = state.frame
         types = {key: finalize.type(t) for key, t in frame.types.items()}
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies) for c in frame.checks]
@@ -308,11 +335,22 @@ class Checker:
             self.instantiations.update(record.instantiations)
         self.diagnostics.extend(record.diagnostics)
 
-    def final_type(self, t: Type, solver: Solver) -> Type:
+    def call_type(self, fn_type: FuncType, finalize: "_Finalizer", params: list[Type]) -> FuncType:
+        """The type calls are checked against: a hinted parameter dim stays its guess (printed
+        as the guessed size), so a call passing another size widens the hint instead of
+        failing against it."""
+        finalize.keep_hints = True
+        try:
+            kept = tuple(erase_symbols(finalize.generalize(t), self.existentials) for t in params)
+        finally:
+            finalize.keep_hints = False
+        return FuncType(kept, fn_type.ret, fn_type.dim_params, fn_type.dtype_params)
+
+    def final_type(self, t: Type, solver: Solver, keep_hints: bool = False) -> Type:
         """A type with variables resolved as far as they are known (for fixpoint comparison).
         Parts without inference variables are kept as they are, unvisited: a closure nested n
         deep returns a type n deep, built from its inner closure's type."""
-        return _final_type(t, solver)
+        return _final_type(t, solver, keep_hints)
 
     # bodies and statements --------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -561,9 +599,9 @@ class Checker:
         assert outer is not None
         # one pass over the body: it records straight into the definer's frame (absorbing a
         # frame per closure would copy every nested closure's records once per level)
-        self.current = _Pass(outer.solver, outer.frame, "closure", info)
+        self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner)
         try:
-            params = self.parameters(info, outer.solver)
+            params = self.parameters(info, outer.solver, outer.owner)
             result = self.closure_body(fn, info, params, env)
             return self.closure_type(info, params, result)
         finally:
@@ -577,7 +615,6 @@ class Checker:
                 env.set(self_binder, self_type)
             for binder, t in zip(info.params, params):
                 env.set(binder, t)
-            self.warn_unused_hints(info)
             result = self.body(fn.body, env)
             if info.ret is not None:
                 self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),
@@ -590,7 +627,7 @@ class Checker:
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
         solver = self.current.solver  # type: ignore[union-attr]
-        ps = tuple(self.final_type(p, solver) for p in params)
+        ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
         return FuncType(ps, self.final_type(result, solver), info.dim_params, ())
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
@@ -602,13 +639,13 @@ class Checker:
         final: Optional[_Pass] = None
         result_type: Type = DYN
         for _ in range(MAX_ITERATIONS):
-            state = self.current = _Pass(outer.solver, Frame(), "closure", info)
-            params = self.parameters(info, outer.solver)
+            state = self.current = _Pass(outer.solver, Frame(), "closure", info, outer.owner)
+            params = self.parameters(info, outer.solver, outer.owner)
             self_type = FuncType(tuple(params), ret, info.dim_params, ())
             observed = self.closure_body(fn, info, params, env, binder, self_type)
             result_type = self.closure_type(info, params, observed)
             final = state
-            changed = self.absorb_widening(outer.solver)
+            changed = self.absorb_widening(outer.solver, {outer.owner})
             if info.ret is None:
                 new = widen(ret, self.final_type(observed, outer.solver))
                 if new != ret:
@@ -792,21 +829,21 @@ def _deep_resolve(t: Type, solver: Solver) -> Type:
     return t
 
 
-def _final_type(t: Type, solver: Solver) -> Type:
+def _final_type(t: Type, solver: Solver, keep_hints: bool = False) -> Type:
     t = solver.resolve_type(t)
     if is_ground(t):
         return t
     if isinstance(t, TupleType):
-        fields = tuple(_final_type(f, solver) for f in t.fields)
+        fields = tuple(_final_type(f, solver, keep_hints) for f in t.fields)
         return t if _same_items(fields, t.fields) else TupleType(fields)
     if isinstance(t, FuncType):
-        params = tuple(_final_type(p, solver) for p in t.params)
-        ret = _final_type(t.ret, solver)
+        params = tuple(_final_type(p, solver, keep_hints) for p in t.params)
+        ret = _final_type(t.ret, solver, keep_hints)
         return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
     if isinstance(t, TensorType):
         dtype = solver.resolve_dtype(t.dtype)
         t = t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
-        return map_dims(t, lambda d: solver.resolve(d, final=True))
+        return map_dims(t, lambda d: solver.resolve(d, final=True, keep_hints=keep_hints))
     return t
 
 
@@ -824,6 +861,7 @@ class _Finalizer:
         self.dims: dict[DimVar, Symbol] = {}
         self.dtypes: dict[DTypeVar, DTypeVar] = {}
         self.generalizing = False
+        self.keep_hints = False
         self.done: dict = {}  # recorded types repeat a lot: finalize each distinct one once
 
     def generalize(self, t: Type) -> Type:
@@ -874,8 +912,8 @@ class _Finalizer:
         return t if isinstance(t, TypeVar) else self.type(t)
 
     def dim(self, d: Dimension) -> Dimension:
-        d = self.solver.resolve(d, final=True)
-        free = [s for s in d.symbols() if isinstance(s, DimVar)]
+        d = self.solver.resolve(d, final=True, keep_hints=self.keep_hints)
+        free = [s for s in d.symbols() if isinstance(s, DimVar) and not isinstance(s, HintVar)]
         if not free:
             return d
         mapping = {}
