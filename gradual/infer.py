@@ -41,13 +41,16 @@ _NICE_NAMES = "nmkpqrstuvwxyzabcdefghij"
 
 @dataclass
 class CheckRecord:
-    """A runtime check elaboration inserts: a cast of `node` to `type`."""
+    """A check site that can fail at runtime: a cast of `node` to `type` that elaboration
+    inserts, or (`inserted` False) a written one, an annotated let or a cast, over an
+    imprecise value (SPEC 5.1: every such site counts)."""
 
     node: ast.Node
     type: Type
     blame: Span
     reason: str
     verifies: bool
+    inserted: bool = True
 
 
 @dataclass
@@ -61,7 +64,8 @@ class FunctionResult:
 
     @property
     def check_count(self) -> int:
-        """Inserted check sites that verify something (binding-only casts are free)."""
+        """Check sites that verify something (binding-only casts are free): inserted casts and
+        contracts, and written casts and let annotations over imprecise values (SPEC 5.1)."""
         return sum(1 for c in self.checks if c.verifies)
 
 
@@ -91,6 +95,8 @@ class DefinitionRecord:
     types: dict
     diagnostics: list
     instantiations: dict
+    #: the type calls are checked against, where it differs from the result's (hints kept)
+    call_type: Optional[FuncType] = None
 
 
 class Env:
@@ -170,7 +176,6 @@ class Checker:
         """Check every definition, callees first. A call that widened a hint of a definition
         checked earlier (its argument is not the guess) makes the whole module be checked
         again with that hint widened: hints never fail, at the definition or at its calls."""
-        self.warn_unused_hints()
         before = list(self.diagnostics)
         while True:
             self.stale = False
@@ -178,7 +183,9 @@ class Checker:
                 self.component([self.res.defs[name] for name in component])
             if not self.stale:
                 return
-            self.globals, self.results, self.types, self.known_calls = {}, {}, {}, {}
+            self.globals, self.results, self.records, self.known_calls = {}, {}, {}, {}
+            self.types.clear()
+            self.instantiations.clear()
             self.diagnostics = list(before)
 
     def component(self, defs: list[ast.Def]) -> None:
@@ -270,6 +277,7 @@ class Checker:
         env = Env()
         for binder, t in zip(info.params, params):
             env.set(binder, t)
+        self.warn_unused_hints(info)
         result = self.body(d.body, env)
         if info.ret is not None:
             return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
@@ -287,23 +295,22 @@ class Checker:
                 in_params |= type_symbols(t)
         return tuple(s for s in info.dim_params if s not in in_params)
 
-    def warn_unused_hints(self) -> None:
-        """Hints that seed nothing (a variable that is not a parameter, or one with a type),
-        reported once each, before any pass (passes repeat)."""
-        for info in self.res.functions.values():
-            if not info.hints:
-                continue
-            position = {id(b): i for i, b in enumerate(info.params)}  # `list.index` per hint was quadratic
-            for binder, _, stmt in info.hints.values():
-                i = position.get(id(binder))
-                if i is None:
-                    why = "only parameters are inferred from hints"
-                else:
-                    annotated = info.param_types[i]
-                    if annotated is None or isinstance(annotated, TypeVar):
-                        continue
-                    why = "it already has a type"
-                self.diagnostics.append(messages.hint_unused(stmt.span, binder.name, why))
+    def warn_unused_hints(self, info: FunctionInfo) -> None:
+        """Hints that seed nothing (a variable that is not a parameter, or one with a type; a
+        `?T` parameter is one to infer), reported in the pass's frame: once, from the last pass."""
+        if not info.hints:
+            return
+        position = {id(b): i for i, b in enumerate(info.params)}  # `list.index` per hint was quadratic
+        for binder, _, stmt in info.hints.values():
+            i = position.get(id(binder))
+            if i is None:
+                why = "only parameters are inferred from hints"
+            else:
+                annotated = info.param_types[i]
+                if annotated is None or isinstance(annotated, TypeVar):
+                    continue
+                why = "it already has a type"
+            self.report(messages.hint_unused(stmt.span, binder.name, why))
 
     def finish_definition(self, d: ast.Def, state: _Pass, params: list[Type], result: Type) -> None:
         """Generalize, resolve every recorded type, and publish the definition's type."""
@@ -316,19 +323,21 @@ class Checker:
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                            info.dtype_params + finalize.new_dtypes())
-        self.globals[d.name] = self.call_type(fn_type, finalize, params) if info.hints else fn_type
         frame = state.frame
         types = {key: finalize.type(t) for key, t in frame.types.items()}
-        checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies) for c in frame.checks]
+        checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
+                  for c in frame.checks]
         instantiations = {key: _finalize_instantiation(found, finalize) for key, found in frame.instantiations.items()}
-        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics, instantiations))
+        call = self.call_type(fn_type, finalize, params) if info.hints else None
+        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics,
+                                      instantiations, call))
 
     def install(self, record: DefinitionRecord, tables: bool = True) -> None:
         """Publish one checked definition (just checked, or reused by a tool, which may keep
         its types and instantiations in `self.types` from before: tables=False)."""
         name = record.result.name
         self.records[name] = record
-        self.globals[name] = record.result.type
+        self.globals[name] = record.call_type or record.result.type
         self.results[name] = record.result
         if tables:
             self.types.update(record.types)
@@ -584,10 +593,12 @@ class Checker:
         sig = FuncType((target,), target, introduced)
         site = self.site(callee, (node,), [actual], {}, blame, env)
         outcome = site.run(lambda ctx: apply_signature(ctx, sig))
+        checks = self.current.frame.checks  # type: ignore[union-attr]
         if insert:
             for cast in outcome.casts:
-                self.current.frame.checks.append(  # type: ignore[union-attr]
-                    CheckRecord(cast.node, cast.type, blame, cast.reason, cast.verifies))
+                checks.append(CheckRecord(cast.node, cast.type, blame, cast.reason, cast.verifies))
+        elif any(cast.verifies for cast in outcome.casts):  # the written annotation is the check
+            checks.append(CheckRecord(node, target, blame, callee.name, True, inserted=False))
         if outcome.failed:
             return ERROR if not isinstance(target, TensorType) else target
         return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
@@ -615,6 +626,7 @@ class Checker:
                 env.set(self_binder, self_type)
             for binder, t in zip(info.params, params):
                 env.set(binder, t)
+            self.warn_unused_hints(info)
             result = self.body(fn.body, env)
             if info.ret is not None:
                 self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from . import messages
+from . import contracts, messages
 from .diagnostics import Diagnostic
 from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from .shapes import Dimension, Grade, Poly, Symbol
@@ -26,7 +26,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     BOTTOM, DYN, DYN_DTYPE, ERROR, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType, FuncType,
-    TensorType, TupleType, Type, TypeVar, Variadic, type_symbols,
+    TensorType, TupleType, Type, TypeVar, Variadic, map_dims, map_dtypes, type_symbols,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -225,6 +225,7 @@ class CallSite(ShapeContext):
         self.claim_checks: dict[tuple, Dimension] = {}  # argument dims checked to equal a dim (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
         self.rank_min_checks: dict[tuple, int] = {}
+        self.contracts: dict[tuple, FuncType] = {}
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
         self.opened: dict[tuple, _Opened] = {}
@@ -364,15 +365,62 @@ class CallSite(ShapeContext):
         self.fail("not-a-tuple", arg=arg, expected="tensors")
         raise AssertionError("unreachable")
 
-    def match_other(self, param: Type, arg: ArgView) -> None:
-        """Function-typed parameters: the argument must be a function (or `?`)."""
-        if isinstance(arg, _FuncArg) or self.opened.get((arg.index, arg.path), _Opened(arg)).dynamic:
+    def match_other(self, param: Type, arg: ArgView, matcher: Any = None) -> None:
+        """Function-typed parameters: the argument must be a function (or `?`) that fits the
+        parameter's type, instantiated with what the call's other arguments bound; where only
+        a runtime check can tell, the argument gets a contract (contracts.py)."""
+        if isinstance(param, FuncType) and matcher is not None:
+            param = self._instantiated(param, matcher)
+        if isinstance(arg, _FuncArg):
+            if isinstance(param, FuncType):
+                self._contract(param, arg)
             return
         opened = self.opened.get((arg.index, arg.path))
+        if opened is not None and opened.dynamic:
+            return
         if opened is not None and opened.typevar is not None:
             self.solver.bind_type(opened.typevar, param)
             return
         self.fail("not-a-function", arg=arg)
+
+    def _instantiated(self, param: FuncType, matcher: Any) -> FuncType:
+        """A signature's function type in this call: its symbols are what the matcher bound
+        them to; one no argument bound becomes a fresh variable the function's type may solve
+        (`m` of `fn (...) -> Tensor[(m,)]` is whatever the function returns)."""
+        quantified = matcher.quantified
+
+        def value(sym: Any) -> Optional[Poly]:
+            if sym not in quantified:
+                return None
+            bound = matcher.dims.get(sym)
+            if bound is None:  # a value the function decides, like an argument's `?`
+                bound = matcher.dims[sym] = SDim(Dimension.of_expr(Poly.atom(SiteVar(sym.name, sym.lo, sym.hi))))
+            dim = self.solver.resolve(_sdim(bound).dim)
+            return dim.expr if dim.is_exact else Poly.atom(SiteVar(sym.name, dim.min_length, dim.max_length))
+
+        def dim(d: Dimension) -> Dimension:
+            if d.is_symbolic and d.symbols() & quantified:
+                return Dimension.of_expr(d.expr.substitute(value))
+            return d
+
+        def dtype(t: Any) -> Any:
+            if t not in matcher.quantified_dtypes:
+                return t
+            if t not in matcher.dtypes:
+                matcher.dtypes[t] = SDType(DTypeVar(t.name, meta=True))
+            return raw_dtype(matcher.dtypes[t])
+
+        found = map_dtypes(map_dims(param, dim), dtype)
+        assert isinstance(found, FuncType)
+        return FuncType(found.params, found.ret)
+
+    def _contract(self, expected: FuncType, arg: "_FuncArg") -> None:
+        grade, where = contracts.function_grade(self.solver, arg.type, expected)
+        if grade is Grade.NEVER:
+            shown = map_dims(expected, lambda d: self.solver.resolve(d, final=True))
+            self.fail("function-mismatch", arg=arg, expected=shown, actual=arg.type, where=where)
+        if grade is Grade.CHECK:
+            self.contracts[(arg.index, arg.path)] = expected
 
     def other_result(self, t: Type, matcher: Any) -> Any:
         """Non-tensor results of a signature (function types, `?`)."""
@@ -775,6 +823,13 @@ class _CastBuilder:
                 self.occurrences[rep] = self.occurrences.get(rep, 0) + 1
             for target in self._referenced_vars(slot):
                 self.occurrences[target] = self.occurrences.get(target, 0) + 2
+        if self.site.contracts:  # a contract names the argument dims it shares
+            args = {self.solver.find(slot.var) for slot in self.site.slots.values()}
+            for contract in self.site.contracts.values():
+                for sym in type_symbols(contract):
+                    rep = self.solver.find(sym) if isinstance(sym, SiteVar) else None
+                    if rep in args and self.solver.is_free(rep):
+                        self.occurrences[rep] = self.occurrences.get(rep, 0) + 2
 
     def _referenced_vars(self, slot: Slot) -> list:
         found: list = []
@@ -802,7 +857,30 @@ class _CastBuilder:
             return TupleType(tuple(p[0] for p in parts)), verifies, refined
         if isinstance(view, TensorArg):
             return self._tensor_pattern(index, path, t, view, kind is not None)
+        contract = self.site.contracts.get((index, path))
+        if contract is not None:
+            return self._contract_pattern(contract), True, None
         return (t if isinstance(t, Type) else DYN), False, None
+
+    def _contract_pattern(self, contract: FuncType) -> FuncType:
+        """The function type a contract checks, as the caller's frame can state it: a dim of
+        another argument is its runtime binder, a dim nothing binds is `?`."""
+        def dim(d: Dimension) -> Dimension:
+            d = self.solver.resolve(d)
+            if not any(isinstance(s, DimVar) for s in d.symbols()):
+                return d
+            expressed = self._express(d)
+            if expressed is None or any(isinstance(s, DimVar) for s in expressed.symbols()):
+                return Dimension.dynamic()
+            return expressed
+
+        def dtype(t: Any) -> Any:
+            t = self.solver.resolve_dtype(t)
+            return DYN_DTYPE if isinstance(t, DTypeVar) and t.meta else t
+
+        found = map_dtypes(map_dims(contract, dim), dtype)
+        assert isinstance(found, FuncType)
+        return found
 
     def _tensor_pattern(self, index: int, path: tuple, t: Type, view: TensorArg, kind_check: bool) -> tuple:
         verifies = kind_check or (index, path) in self.site.rank_checks

@@ -25,6 +25,7 @@ class SignatureMatcher:
         self.seqs: dict[Symbol, list] = {}
         self.dtypes: dict[DTypeVar, Any] = {}
         self.pending: list[tuple[Dimension, Any]] = []
+        self.functions: list[tuple[Type, ArgView]] = []
         self.quantified = set(sig.dim_params)
         self.quantified_dtypes = set(sig.dtype_params)
 
@@ -34,6 +35,9 @@ class SignatureMatcher:
         for param, arg in zip(self.sig.params, self.ctx.args):
             self.match(param, arg)
         self._solve_pending()
+        # function types last: the symbols they share with tensor parameters are bound by now
+        for param, arg in self.functions:
+            self.ctx.match_other(param, arg, self)  # type: ignore[attr-defined]
 
     def match(self, param: Type, arg: ArgView) -> None:
         """Match one argument (or tuple field) against a parameter type."""
@@ -45,7 +49,7 @@ class SignatureMatcher:
                 for field_type, field_arg in zip(param.fields, tup.fields):
                     self.match(field_type, field_arg)
         elif isinstance(param, (FuncType, TypeVar)):
-            self.ctx.match_other(param, arg)  # type: ignore[attr-defined]
+            self.functions.append((param, arg))
         elif not isinstance(param, DynType):
             raise TypeError(f"cannot match against {param!r}")
 
