@@ -490,8 +490,10 @@ class Builder:
 
     # scope -------------------------------------------------------------------------------------------
     def values(self, pred: Callable[[Val], bool] = lambda v: True) -> list:
-        """The tensor values in scope satisfying pred."""
-        return [v for scope in self.scopes for v in scope if v.dims is not None and pred(v)]
+        """The tensor values in scope satisfying pred (an empty one only where made: a
+        reduction of nothing has no value)."""
+        return [v for scope in self.scopes for v in scope
+                if v.dims is not None and all(d.value for d in v.dims) and pred(v)]
 
     def add_value(self, val: Val) -> Val:
         """Put a value in the innermost scope."""
@@ -807,7 +809,6 @@ def op_empty_reshape(b: Builder) -> Val:
                lambda: b.new_param([b.fresh(b.size()), Dim.const(b.size())]))
     c = y.dims[1].value
     empty = b.new_param([Dim.const(0), Dim.const(b.draw.choice([k for k in (1, 2, 3, 4, 6) if k != c]))])
-    b.scopes[-1].remove(empty)  # no other operator sees it (a maximum of nothing has no value)
     flat = "".join(b.call("reshape", [empty.text], newshape=[0, c]))
     return b.bind(b.call("concatenate", [f"({flat}, {y.text})"], axis=0), (dim_add(Dim.const(0), y.dims[0]), y.dims[1]))
 

@@ -177,10 +177,14 @@ class _Reshape:
         have = product(ctx, [d for i, d in enumerate(self.data.dims) if i not in self.copied_in])  # type: ignore[arg-type]
         rest = product(ctx, [d for i, d in enumerate(self.dims) if i not in self.copied_out and i != self.infer_at])
         if self.infer_at is None:
+            copied = self._copied()
+            if ctx.static(copied) == 0:
+                return  # the copies are empty, so both sides are, whatever the other dims
             if self._differ(have, rest):
                 self._require_empty_copy(have, rest)
-            else:
+            elif ctx.exact(copied) or ctx.at_least(copied, 1):
                 self._require_count(have, rest)
+            # else: an unknown copy may be empty, and then any counts do: the rule decides at runtime
             return
         if ctx.static(rest) == 0:
             ctx.fail("reshape-infer-zero", newshape=_shown(ctx, self.newshape))
@@ -200,11 +204,14 @@ class _Reshape:
         """Counts of the dims that are not copies that differ still agree when a copied dim is
         0 (`(0, 14)` and `(0, 7)` both hold no element): the copies must be empty."""
         ctx = self.ctx
-        copied = product(ctx, [d for i, d in enumerate(self.data.dims) if i in self.copied_in])  # type: ignore[arg-type]
+        copied = self._copied()
         if not self.copied_in or ctx.at_least(copied, 1):
             self._fail_count("reshape-count", have, want)
-        if ctx.static(copied) != 0:
-            ctx.equal(copied, ctx.const(0), otherwise=("reshape-count", self._count_facts(have, want)))
+        ctx.equal(copied, ctx.const(0), otherwise=("reshape-count", self._count_facts(have, want)))
+
+    def _copied(self) -> Any:
+        """The element count of the input dims that are copied (the same on both sides)."""
+        return product(self.ctx, [d for i, d in enumerate(self.data.dims) if i in self.copied_in])  # type: ignore[arg-type]
 
     def _require_count(self, have: Any, want: Any) -> None:
         self.ctx.equal(want, have, otherwise=("reshape-count", self._count_facts(have, want)))
