@@ -385,23 +385,22 @@ class CallSite(ShapeContext):
 
     def _instantiated(self, param: FuncType, matcher: Any) -> FuncType:
         """A signature's function type in this call: its symbols are what the matcher bound
-        them to; one no argument bound becomes a fresh variable the function's type may solve
-        (`m` of `fn (...) -> Tensor[(m,)]` is whatever the function returns)."""
+        them to. One that no other argument binds is `?`: the callee binds it at runtime from
+        the first value it sees there (an argument it passes, a result), so the call cannot
+        choose it."""
         quantified = matcher.quantified
-
-        def value(sym: Any) -> Optional[Poly]:
-            if sym not in quantified:
-                return None
-            bound = matcher.dims.get(sym)
-            if bound is None:  # a value the function decides, like an argument's `?`
-                bound = matcher.dims[sym] = SDim(Dimension.of_expr(Poly.atom(SiteVar(sym.name, sym.lo, sym.hi))))
-            dim = self.solver.resolve(_sdim(bound).dim)
-            return dim.expr if dim.is_exact else Poly.atom(SiteVar(sym.name, dim.min_length, dim.max_length))
+        bound = {}
+        for sym, value in matcher.dims.items():
+            dim = self.solver.resolve(_sdim(value).dim)
+            if dim.is_exact:
+                bound[sym] = dim.expr
 
         def dim(d: Dimension) -> Dimension:
-            if d.is_symbolic and d.symbols() & quantified:
-                return Dimension.of_expr(d.expr.substitute(value))
-            return d
+            if not d.is_symbolic or not d.symbols() & quantified:
+                return d
+            if (d.symbols() & quantified) - bound.keys():
+                return Dimension.dynamic()
+            return Dimension.of_expr(d.expr.substitute(lambda s: bound.get(s)))
 
         def dtype(t: Any) -> Any:
             if t not in matcher.quantified_dtypes:

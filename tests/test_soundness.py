@@ -177,7 +177,7 @@ def checked_once(result: gradual.CheckResult, name: str) -> None:
     equal there) states an equality with the other arguments that mention that same symbol,
     so those partners are part of the fact."""
     bodies = enclosing_bodies(result.module)
-    records = result.checks(name)
+    records = [r for r in result.checks(name) if r.inserted]  # a written check is the author's
     seen: dict = {}
     for record in records:
         if isinstance(record.node, ast.Var):

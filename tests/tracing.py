@@ -29,7 +29,8 @@ from gradual.elaboration import Elaborator
 from gradual.runtime import CheckFailure, Interpreter, RunFailure
 from gradual.runtime.values import dtype_name, flatten_outputs
 from gradual.shapes import Dimension
-from gradual.types import DTypeVar, TensorType, TupleType, Variadic
+from gradual.syntax import ast
+from gradual.types import DTypeVar, FuncType, TensorType, TupleType, Variadic
 
 #: the blame kinds of a CheckFailure a sound run may stop with
 ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let"})
@@ -273,14 +274,38 @@ def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", 
     """Run the elaborated program (traced) on inputs; never raises for a failed run, except
     that `Unsound` (and any bug in the tracer itself) propagates."""
     interpreter = TracingInterpreter(result) if traced else Interpreter(gradual.elaborate(result), result.registry)
-    sites = frozenset((span.start, span.end) for fn in result.functions.values() for c in fn.checks
-                      for span in (c.blame, c.node.span))
     try:
-        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))), check_sites=sites)
+        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))), check_sites=check_sites(result))
     except Unsound:
         raise
     except Exception as exc:  # classified by the caller
-        return Outcome(failure=exc, check_sites=sites)
+        return Outcome(failure=exc, check_sites=check_sites(result))
+
+
+def check_sites(result: gradual.CheckResult) -> frozenset:
+    """(start, end) of every span a check site blames: each check's blame and node, and the
+    call a function was given a contract at (the callee's parameter wraps it too, binding
+    the symbols only the function type names when it is first called, and blames that call)."""
+    calls = {id(a): node for node in _nodes(result.module) if isinstance(node, ast.Call) for a in node.args}
+    spans = set()
+    for fn in result.functions.values():
+        for c in fn.checks:
+            spans.update({c.blame, c.node.span})
+            if isinstance(c.type, FuncType) and id(c.node) in calls:
+                spans.add(calls[id(c.node)].span)
+    return frozenset((s.start, s.end) for s in spans)
+
+
+def _nodes(root: Any) -> list:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Node):
+            found.append(node)
+            stack.extend(getattr(node, f) for f in getattr(node, "__dataclass_fields__", {}) if f != "span")
+        elif isinstance(node, tuple):
+            stack.extend(node)
+    return found
 
 
 def same_outputs(a: list, b: list) -> bool:
