@@ -186,6 +186,17 @@ def hints(n: int) -> str:
     return f"def @f({params}) {{\n{body}\n{uses}\n  %y{n - 1}\n}}\n"
 
 
+def hint_chain(n: int) -> str:
+    """n hinted definitions called in a chain, each with a seed that is not its guess once the
+    one before it is widened (a widened hint makes the module be checked again)."""
+    out = [f"def @f{i}(%x) {{\n  can_unify(%x, shape=(1,));\n  %x\n}}" for i in range(n)]
+    call = "ones(shape=[3])"
+    for i in range(n):
+        call = f"@f{i}({call})"
+    out.append(f"def @main() {{ {call} }}")
+    return "\n".join(out) + "\n"
+
+
 def component(n: int) -> str:
     """n definitions calling each other in a cycle (one recursive component, solved to a fixpoint)."""
     out = [f"def @f{i}(%i: int32, %x) {{\n  if (less(%i, 10)) {{ @f{(i + 1) % n}(add(%i, 1), %x) }} else {{ nn.relu(%x) }}\n}}"
@@ -267,6 +278,7 @@ AXES = [
     Axis("sums", "symbols summed in one dim (concatenate)", sums, 600),
     Axis("symbols", "symbols in one signature", symbols, 600),
     Axis("hints", "`can_unify` hints", hints, 600),
+    Axis("hint-chain", "hinted definitions, each widened by the one before", hint_chain, 600),
     Axis("component", "definitions in one recursive component", component, 150),
     Axis("line", "length of one source line", one_line, 2500),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),

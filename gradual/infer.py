@@ -36,6 +36,8 @@ from .types import (
 from .unify import HintVar, SiteVar, Solver
 
 MAX_ITERATIONS = 12
+#: whole-module rounds a widened hint may cause before every hint is widened (`Checker.run`)
+HINT_ROUNDS = 3
 _NICE_NAMES = "nmkpqrstuvwxyzabcdefghij"
 
 
@@ -177,16 +179,29 @@ class Checker:
         checked earlier (its argument is not the guess) makes the whole module be checked
         again with that hint widened: hints never fail, at the definition or at its calls."""
         before = list(self.diagnostics)
+        rounds = 0
         while True:
             self.stale = False
             for component in self.res.order:
                 self.component([self.res.defs[name] for name in component])
             if not self.stale:
                 return
+            rounds += 1
+            self.widened |= self.next_widening(rounds)
             self.globals, self.results, self.records, self.known_calls = {}, {}, {}, {}
             self.types.clear()
             self.instantiations.clear()
             self.diagnostics = list(before)
+
+    def next_widening(self, rounds: int) -> frozenset:
+        """The hints the next whole-module round starts widened, after `rounds` rounds that
+        went stale: those calls widened, and after HINT_ROUNDS rounds every hint of the module
+        (a round is a whole check, and a chain of hinted loops, each seeded by the one before
+        it once that one is widened, would take a round per loop)."""
+        if rounds < HINT_ROUNDS:
+            return frozenset(self.widened)
+        return frozenset((id(binder), axis) for info in self.res.functions.values()
+                         for binder, dims, _ in info.hints.values() for axis in range(len(dims)))
 
     def component(self, defs: list[ast.Def]) -> None:
         """Check one strongly connected group of definitions to a fixpoint."""

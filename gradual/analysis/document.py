@@ -213,10 +213,12 @@ class Document:
         names = tuple(defs)
         resolution = self._resolve(module, defs, names)
         widened, kept_widening = self.widened, bool(self.widened)
+        rounds = 0
         while True:
             checker, internal, rechecked = self._check_components(resolution, defs, widened, cancelled)
             if checker.stale:  # a call widened a hint of a definition checked before it
-                widened = frozenset(checker.widened)
+                rounds += 1
+                widened = checker.next_widening(rounds)
             elif kept_widening and rechecked:  # one kept from before may be needed no more
                 widened, kept_widening = frozenset(), False
             else:
