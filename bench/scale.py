@@ -223,6 +223,14 @@ def run_chain(n: int) -> str:
     return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
 
 
+def deferred_lets(n: int) -> str:
+    """n lets annotated `(a * b, 4)` over the (4, 4) input, run: each cast binds `a * b` as a
+    whole and leaves a check that waits for `a` and `b` (never bound here)."""
+    lines = ["def @main(%x: Tensor[(4, 4), float32]) {"]
+    lines += [f"  let %v{i}: Tensor[(a{i} * b{i}, 4), float32] = %x;" for i in range(n)]
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
 def onnx_chain(n: int) -> bytes:
     """An ONNX model: a chain of n nodes (Add, Mul, Relu, MatMul) over `(n, 64)`."""
     return onnx_chain_model(n).SerializeToString()
@@ -284,6 +292,7 @@ AXES = [
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
+    Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
 ]
 
 

@@ -29,24 +29,32 @@ def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
     one, so the common case of a passing check never builds it)."""
     if t is None:
         return value
-    out = _Match(value, t, frame, blame).run()
-    if frame.deferred:
-        check_deferred(frame)
+    match = _Match(value, t, frame, blame)
+    out = match.run()
+    if frame.deferred and match.bound:
+        check_deferred(frame, match.bound)
     return out
 
 
-def check_deferred(frame: Frame) -> None:
-    """Make the deferred checks of the frame whose symbols are all bound now: a cast of
+def check_deferred(frame: Frame, bound: list) -> None:
+    """Make the deferred checks of the frame that waited for a symbol just bound: a cast of
     `(n // 2,)` that ran before the cast binding `n` is verified once `n` is known, blamed on
-    its own cast (argument and parameter order never decides what is checked)."""
-    waiting = []
-    for item in frame.deferred:
-        value, t, blame, size, dim, path, axis, broadcast = item
-        if any(frame.dim(s) is None for s in dim.expr.symbols()):
-            waiting.append(item)
-            continue
+    its own cast (argument and parameter order never decides what is checked). A check that
+    still waits for another symbol waits for that one (each is looked at once per symbol)."""
+    for sym in bound:
+        for item in frame.deferred.pop(sym, ()):
+            defer(frame, item)
+
+
+def defer(frame: Frame, item: tuple) -> None:
+    """Check a deferred item now if every symbol of its expression is bound, else file it
+    under one that is not."""
+    value, t, blame, size, dim, path, axis, broadcast = item
+    waiting = next((s for s in dim.expr.symbols() if frame.dim(s) is None), None)
+    if waiting is not None:
+        frame.deferred.setdefault(waiting, []).append(item)
+    else:
         _Match(value, t, frame, blame).expression(size, dim, path, axis, broadcast)
-    frame.deferred = waiting
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
@@ -64,6 +72,7 @@ class _Match:
         self.frame = frame
         self.blame = blame
         self.pending: list = []
+        self.bound: list = []  # the symbols this check bound (deferred checks may wait for them)
 
     def run(self) -> Any:
         out = self.check(self.value, self.type, ())
@@ -122,7 +131,7 @@ class _Match:
     def sequence(self, sym: Symbol, run: tuple, path: tuple, axis: int) -> None:
         bound = self.frame.dim(sym)
         if bound is None:
-            self.frame.dims[sym] = run
+            self.bind(sym, run)
         elif tuple(bound) != run:
             self.fail(Mismatch("sequence", {"name": sym.name, "actual": run, "expected": tuple(bound)}, path, axis))
 
@@ -176,8 +185,12 @@ class _Match:
         if value < sym.lo or sym.hi is not None and value > sym.hi:
             bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
-        self.frame.dims[sym] = value
+        self.bind(sym, value)
         return True
+
+    def bind(self, sym: Symbol, value: Any) -> None:
+        self.frame.dims[sym] = value
+        self.bound.append(sym)
 
     def with_bound(self, expr: Poly) -> Poly:
         """The expression with the values of its bound symbols substituted."""
@@ -215,8 +228,8 @@ class _Match:
         sym = expression_symbol(dim.expr)
         bound = self.frame.dim(sym)
         if bound is None:
-            self.frame.dims[sym] = size
-            self.frame.deferred.append((self.value, self.type, self.blame, size, dim, path, axis, broadcast))
+            self.bind(sym, size)
+            defer(self.frame, (self.value, self.type, self.blame, size, dim, path, axis, broadcast))
         elif bound != size:
             what = "broadcast" if broadcast else "dim"
             self.fail(Mismatch(what, {"actual": size, "expected": bound, "expr": str(dim)}, path, axis))

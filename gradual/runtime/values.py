@@ -45,7 +45,7 @@ class Frame(Chain):
         self.dims: dict = {}
         self.dtypes: dict = {}
         self.parent = parent
-        self.deferred: list = []
+        self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
 
     def value(self, binder: object) -> Any:
         """The value bound to a binder here or in an enclosing frame (KeyError if none)."""
