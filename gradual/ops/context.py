@@ -209,6 +209,11 @@ def axis_rank(axis: int) -> int:
     return axis + 1 if axis >= 0 else -axis
 
 
+def axes_rank(axes: Optional[Sequence[int]]) -> int:
+    """The least rank in which every one of `axes` names a dim (0 for none)."""
+    return max((axis_rank(a) for a in axes or ()), default=0)
+
+
 def new_axis_rank(axis: int) -> int:
     """The least rank of an input that a new axis `axis` can be inserted into."""
     return axis if axis >= 0 else -axis - 1

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
     distinct_axes, is_huge, new_axis, is_huge_negative, require_choice, require_positive, require_scalar, show_ints,
@@ -303,7 +303,7 @@ def strided_slice(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     if data.dims is None:
         plan = _slice_plan(ctx, 1 << 30)
-        ctx.require_rank_at_least(data, max((axis_rank(axis) for axis, *_ in plan), default=0))
+        ctx.require_rank_at_least(data, axes_rank([axis for axis, *_ in plan]))
         return ctx.tensor(None)
     dims = list(data.dims)
     value = list(data.value) if data.value is not None and data.rank == 1 else None

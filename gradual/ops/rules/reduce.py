@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import require_nonempty
 from .elementwise import broadcast_dims
@@ -31,7 +31,7 @@ def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     keepdims = bool(ctx.attr("keepdims"))
     if data.dims is None:
         axes = ctx.attr("axis")
-        ctx.require_rank_at_least(data, max((axis_rank(a) for a in axes or ()), default=0))
+        ctx.require_rank_at_least(data, axes_rank(axes))
         return [] if not axes and not keepdims else None
     chosen = reduced_axes(ctx, data.rank)
     dims = []

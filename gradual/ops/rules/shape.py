@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, new_axis, require_entries, require_positive, show_ints
 
@@ -349,7 +349,7 @@ def squeeze(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     axes = ctx.attr("axis")
     if data.dims is None:
-        ctx.require_rank_at_least(data, max((axis_rank(a) for a in axes or ()), default=0))
+        ctx.require_rank_at_least(data, axes_rank(axes))
         return ctx.tensor(None, value=data.value)
     if axes is None:
         return ctx.tensor(_squeeze_all(ctx, data), value=data.value)
