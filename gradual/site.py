@@ -377,6 +377,8 @@ class CallSite(ShapeContext):
             return
         opened = self.opened.get((arg.index, arg.path))
         if opened is not None and opened.dynamic:
+            if isinstance(param, FuncType):  # a `?` is cast to the function type: a contract
+                self.contracts[(arg.index, arg.path)] = param
             return
         if opened is not None and opened.typevar is not None:
             self.solver.bind_type(opened.typevar, param)
@@ -854,11 +856,11 @@ class _CastBuilder:
             verifies = kind is not None or any(p[1] for p in parts)
             refined = TupleType(tuple(p[2] or p[0] for p in parts)) if isinstance(t, TupleType) else None
             return TupleType(tuple(p[0] for p in parts)), verifies, refined
+        contract = self.site.contracts.get((index, path))
+        if contract is not None:  # a function, or a `?` passed for one
+            return self._contract_pattern(contract), True, None
         if isinstance(view, TensorArg):
             return self._tensor_pattern(index, path, t, view, kind is not None)
-        contract = self.site.contracts.get((index, path))
-        if contract is not None:
-            return self._contract_pattern(contract), True, None
         return (t if isinstance(t, Type) else DYN), False, None
 
     def _contract_pattern(self, contract: FuncType) -> FuncType:

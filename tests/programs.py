@@ -1462,7 +1462,7 @@ def function_value(b: Builder, x: Val) -> str:
     x's first dim is 1, the closure may instead sum it away (keepdims) under a return type
     with `?` there: it keeps the shape on these inputs only, so it needs a contract."""
     if x.rank and x.dims[0].value == 1 and b.draw.chance(40):
-        return summing_closure(b, x)
+        return hidden(b, summing_closure(b, x))
     op = b.draw.choice(["nn.relu", "negative", "abs", "tanh", "copy"])
     b.program.ops.append(op)
     dims = []
@@ -1478,12 +1478,24 @@ def function_value(b: Builder, x: Val) -> str:
         g = new_helper(b, "g")
         y = g.new_param(dims, x.dtype)
         g.block.result = [f"{op}({y.text})"]
-        return f"@{g.name}"
+        return hidden(b, f"@{g.name}")
     slot = b.slot("closure-param", tuple(dims), x.dtype)
     name, param = b.fresh_name("g"), b.fresh_name("y")
     b.block.stmts.append([f"let %{name} = fn (%{param}: ", slot, f") {{ {op}(%{param}) }};"])
     b.program.features.add("closure")
-    return f"%{name}"
+    return hidden(b, f"%{name}")
+
+
+def hidden(b: Builder, function: str) -> str:
+    """Sometimes the function passed through `fn (%f: ?) -> ? { %f }`: a value of type `?`
+    where the helper needs a function type, cast to it at the call (a contract). Not in a
+    precise program: the `?` is written, no variant makes it static."""
+    if not b.program.allow_data_dependent or not b.draw.chance(20):
+        return function
+    name, f = b.fresh_name("hide"), b.fresh_name("f")
+    b.block.stmts.append([f"let %{name} = fn (%{f}: ?) -> ? {{ %{f} }};"])
+    b.program.features.add("hidden-function")
+    return f"%{name}({function})"
 
 
 def summing_closure(b: Builder, x: Val) -> str:

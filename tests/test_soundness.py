@@ -359,4 +359,4 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
                 for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("def ")}
     assert declared - ops == set(), f"operators the generator never uses (add them to tests/programs.py): {sorted(declared - ops)}"
     assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
-            "function-argument", "expression-dims", "hinted-loop"} <= features
+            "function-argument", "hidden-function", "expression-dims", "hinted-loop"} <= features
