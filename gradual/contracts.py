@@ -43,11 +43,13 @@ class _Never(Exception):
         self.mismatch = mismatch
 
 
-def function_grade(solver: Any, actual: FuncType, expected: FuncType) -> tuple[Grade, Optional[Mismatch]]:
+def function_grade(solver: Any, actual: FuncType, expected: FuncType,
+                   chosen: frozenset = frozenset()) -> tuple[Grade, Optional[Mismatch]]:
     """How a function of type `actual` fits a position of type `expected` (see the module
-    docstring): EQUAL, CHECK (a contract), or NEVER with where they disagree."""
+    docstring): EQUAL, CHECK (a contract), or NEVER with where they disagree. `chosen`: the
+    position's symbols its callee chooses (each equal to itself, possibly to anything else)."""
     try:
-        return _Grader(solver).function(actual, expected), None
+        return _Grader(solver, chosen).function(actual, expected), None
     except _Never as never:
         return Grade.NEVER, never.mismatch
 
@@ -56,8 +58,9 @@ class _Grader:
     """Compares types as a call would: the function's own symbols (`fn [k](Tensor[(k,)])`)
     are bound by their first occurrence, parameters first, and stand for that afterwards."""
 
-    def __init__(self, solver: Any) -> None:
+    def __init__(self, solver: Any, chosen: frozenset = frozenset()) -> None:
         self.solver = solver
+        self.chosen = chosen
         self.own: set = set()
         self.own_dtypes: set = set()
         self.bound: dict = {}
@@ -118,6 +121,8 @@ class _Grader:
         if have is None or want is None:
             return Grade.CHECK  # an expression of the function's symbols no argument binds
         want, have = self.solver.resolve(want), self.solver.resolve(have)
+        if self.chosen and (have.symbols() | want.symbols()) & self.chosen:
+            return Grade.EQUAL if have == want else Grade.CHECK  # the callee's choice: never pinned
         if not want.is_exact and have.min_length >= want.min_length and (
                 want.max_length is None or have.max_length is not None and have.max_length <= want.max_length):
             return Grade.EQUAL  # every size the value may have fits

@@ -226,6 +226,9 @@ class CallSite(ShapeContext):
         self.rank_checks: dict[tuple, int] = {}
         self.rank_min_checks: dict[tuple, int] = {}
         self.contracts: dict[tuple, FuncType] = {}
+        #: the symbols of function-typed parameters that only the callee binds, made fresh
+        self.chosen_for: dict[Symbol, Symbol] = {}
+        self.chosen: set = set()
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
         self.opened: dict[tuple, _Opened] = {}
@@ -387,22 +390,35 @@ class CallSite(ShapeContext):
 
     def _instantiated(self, param: FuncType, matcher: Any) -> FuncType:
         """A signature's function type in this call: its symbols are what the matcher bound
-        them to. One that no other argument binds is `?`: the callee binds it at runtime from
-        the first value it sees there (an argument it passes, a result), so the call cannot
-        choose it."""
+        them to. One that no other argument binds is the callee's to choose: it binds it at
+        runtime from the first value it sees there (an argument it passes, a result), so the
+        call cannot choose it. It becomes a fresh symbol of this call (`chosen`): equal to
+        itself, possibly equal to anything else (never solved), and the contract's cast binds
+        it afresh each time the call runs."""
         quantified = matcher.quantified
-        bound = {}
+        bound, inexact = {}, set()
         for sym, value in matcher.dims.items():
             dim = self.solver.resolve(_sdim(value).dim)
             if dim.is_exact:
                 bound[sym] = dim.expr
+            else:
+                inexact.add(sym)
+
+        def value(sym: Symbol) -> Optional[Poly]:
+            if sym not in quantified or sym in bound:
+                return bound.get(sym)
+            found = self.chosen_for.get(sym)
+            if found is None:
+                found = self.chosen_for[sym] = Symbol(sym.name, sym.lo, sym.hi)
+                self.chosen.add(found)
+            return Poly.atom(found)
 
         def dim(d: Dimension) -> Dimension:
             if not d.is_symbolic or not d.symbols() & quantified:
                 return d
-            if (d.symbols() & quantified) - bound.keys():
+            if d.symbols() & inexact:  # bound to an interval or `?` by another argument
                 return Dimension.dynamic()
-            return Dimension.of_expr(d.expr.substitute(lambda s: bound.get(s)))
+            return Dimension.of_expr(d.expr.substitute(value))
 
         def dtype(t: Any) -> Any:
             if t not in matcher.quantified_dtypes:
@@ -416,7 +432,7 @@ class CallSite(ShapeContext):
         return FuncType(found.params, found.ret)
 
     def _contract(self, expected: FuncType, arg: "_FuncArg") -> None:
-        grade, where = contracts.function_grade(self.solver, arg.type, expected)
+        grade, where = contracts.function_grade(self.solver, arg.type, expected, self.chosen)
         if grade is Grade.NEVER:
             shown = map_dims(expected, lambda d: self.solver.resolve(d, final=True))
             self.fail("function-mismatch", arg=arg, expected=shown, actual=arg.type, where=where)
