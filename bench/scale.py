@@ -186,6 +186,17 @@ def hints(n: int) -> str:
     return f"def @f({params}) {{\n{body}\n{uses}\n  %y{n - 1}\n}}\n"
 
 
+def hint_chain(n: int) -> str:
+    """n hinted definitions called in a chain, each with a seed that is not its guess once the
+    one before it is widened (a widened hint makes the module be checked again)."""
+    out = [f"def @f{i}(%x) {{\n  can_unify(%x, shape=(1,));\n  %x\n}}" for i in range(n)]
+    call = "ones(shape=[3])"
+    for i in range(n):
+        call = f"@f{i}({call})"
+    out.append(f"def @main() {{ {call} }}")
+    return "\n".join(out) + "\n"
+
+
 def component(n: int) -> str:
     """n definitions calling each other in a cycle (one recursive component, solved to a fixpoint)."""
     out = [f"def @f{i}(%i: int32, %x) {{\n  if (less(%i, 10)) {{ @f{(i + 1) % n}(add(%i, 1), %x) }} else {{ nn.relu(%x) }}\n}}"
@@ -209,6 +220,14 @@ def run_chain(n: int) -> str:
     ops = ["add(%{p}, %x)", "multiply(%{p}, %x)", "nn.relu(%{p})", "subtract(%{p}, %x)"]
     lines = ["def @main(%x: Tensor[(4, ?), float32]) {", "  %v0 = nn.relu(%x);"]
     lines += [f"  %v{i} = " + ops[i % 4].replace("{p}", f"v{i - 1}") + ";" for i in range(1, n)]
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
+def deferred_lets(n: int) -> str:
+    """n lets annotated `(a * b, 4)` over the (4, 4) input, run: each cast binds `a * b` as a
+    whole and leaves a check that waits for `a` and `b` (never bound here)."""
+    lines = ["def @main(%x: Tensor[(4, 4), float32]) {"]
+    lines += [f"  let %v{i}: Tensor[(a{i} * b{i}, 4), float32] = %x;" for i in range(n)]
     return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
 
 
@@ -267,11 +286,13 @@ AXES = [
     Axis("sums", "symbols summed in one dim (concatenate)", sums, 600),
     Axis("symbols", "symbols in one signature", symbols, 600),
     Axis("hints", "`can_unify` hints", hints, 600),
+    Axis("hint-chain", "hinted definitions, each widened by the one before", hint_chain, 600),
     Axis("component", "definitions in one recursive component", component, 150),
     Axis("line", "length of one source line", one_line, 2500),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
+    Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
 ]
 
 

@@ -143,7 +143,9 @@ class Converter:
     def dim_item(self, d: ast.DimExpr) -> object:
         """A Dimension, or a signature/cast marker (`*b`, `e|1`)."""
         if isinstance(d, ast.DimVariadic):
-            if self.dims.mode != "quantify":
+            # a signature's run of dims; in a cast, the run a rank check lets through (`*r, ?`:
+            # at least one dim), a new existential like any new name there
+            if self.dims.mode != "quantify" and not self.allow_patterns:
                 self.report("bad-signature", d.span, {"what": "variadic"})
                 return Dimension.dynamic()
             sym = self.dims.lookup_sequence(d.name) or self.dims.introduce_sequence(d.name)

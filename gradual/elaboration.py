@@ -139,7 +139,7 @@ class Elaborator:
             self.names.claim(sym)
         self.casts = {}
         for check in fn.checks:  # type: ignore[attr-defined]
-            if check.inserted:
+            if check.inserted:  # a written annotation or cast is in the program already
                 self.casts.setdefault(id(check.node), []).append(check)
         fn_type: FuncType = fn.type  # type: ignore[attr-defined]
         params = []

@@ -30,19 +30,23 @@ from .syntax.source import Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, RefType, TensorType, TupleType, Type, TypeVar, erase_symbols, format_type, is_ground, map_dims,
+    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims,
     map_dtypes,
     scalar,
 )
 from .unify import HintVar, SiteVar, Solver
 
 MAX_ITERATIONS = 12
+#: whole-module rounds a widened hint may cause before every hint is widened (`Checker.run`)
+HINT_ROUNDS = 3
 _NICE_NAMES = "nmkpqrstuvwxyzabcdefghij"
 
 
 @dataclass
 class CheckRecord:
-    """A runtime check elaboration inserts: a cast of `node` to `type`."""
+    """A check site that can fail at runtime: a cast of `node` to `type` that elaboration
+    inserts, or (`inserted` False) a written one, an annotated let or a cast, over an
+    imprecise value (SPEC 5.1: every such site counts)."""
 
     node: ast.Node
     type: Type
@@ -63,7 +67,8 @@ class FunctionResult:
 
     @property
     def check_count(self) -> int:
-        """Inserted check sites that verify something (binding-only casts are free)."""
+        """Check sites that verify something (binding-only casts are free): inserted casts and
+        contracts, and written casts and let annotations over imprecise values (SPEC 5.1)."""
         return sum(1 for c in self.checks if c.verifies)
 
 
@@ -93,6 +98,8 @@ class DefinitionRecord:
     types: dict
     diagnostics: list
     instantiations: dict
+    #: the type calls are checked against, where it differs from the result's (hints kept)
+    call_type: Optional[FuncType] = None
 
 
 class Env:
@@ -138,6 +145,7 @@ class _Pass:
     frame: Frame
     kind: str
     info: FunctionInfo
+    owner: str = ""  # the definition whose body this is
 
 
 class Checker:
@@ -162,12 +170,39 @@ class Checker:
         self.known_calls: dict = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set = {s for syms in resolution.introduced.values() for s in syms}
+        #: the definition each hinted parameter dim belongs to (a widening key -> name)
+        self.hint_owner: dict = {}
+        self.stale = False
 
     # module -------------------------------------------------------------------------------
     def run(self) -> None:
-        """Check every definition, callees first."""
-        for component in self.res.order:
-            self.component([self.res.defs[name] for name in component])
+        """Check every definition, callees first. A call that widened a hint of a definition
+        checked earlier (its argument is not the guess) makes the whole module be checked
+        again with that hint widened: hints never fail, at the definition or at its calls."""
+        before = list(self.diagnostics)
+        rounds = 0
+        while True:
+            self.stale = False
+            for component in self.res.order:
+                self.component([self.res.defs[name] for name in component])
+            if not self.stale:
+                return
+            rounds += 1
+            self.widened |= self.next_widening(rounds)
+            self.globals, self.results, self.records, self.known_calls = {}, {}, {}, {}
+            self.types.clear()
+            self.instantiations.clear()
+            self.diagnostics = list(before)
+
+    def next_widening(self, rounds: int) -> frozenset:
+        """The hints the next whole-module round starts widened, after `rounds` rounds that
+        went stale: those calls widened, and after HINT_ROUNDS rounds every hint of the module
+        (a round is a whole check, and a chain of hinted loops, each seeded by the one before
+        it once that one is widened, would take a round per loop)."""
+        if rounds < HINT_ROUNDS:
+            return frozenset(self.widened)
+        return frozenset((id(binder), axis) for info in self.res.functions.values()
+                         for binder, dims, _ in info.hints.values() for axis in range(len(dims)))
 
     def component(self, defs: list[ast.Def]) -> None:
         """Check one strongly connected group of definitions to a fixpoint."""
@@ -180,15 +215,15 @@ class Checker:
         passes: dict[str, _Pass] = {}
         for _ in range(MAX_ITERATIONS):
             solver = Solver()
-            params = {d.name: self.parameters(self.res.function(d), solver) for d in defs}
+            params = {d.name: self.parameters(self.res.function(d), solver, d.name) for d in defs}
             for d in defs:
                 info = self.res.function(d)
                 self.assumed[d.name] = FuncType(tuple(params[d.name]), returns[d.name], info.dim_params, info.dtype_params)
             observed = {}
             for d in defs:
-                passes[d.name] = self.current = _Pass(solver, Frame(), "def", self.res.function(d))
+                passes[d.name] = self.current = _Pass(solver, Frame(), "def", self.res.function(d), d.name)
                 observed[d.name] = self.function_body(d, params[d.name], solver)
-            changed = self.absorb_widening(solver)
+            changed = self.absorb_widening(solver, names)
             if recursive:
                 for d in defs:
                     if self.res.function(d).ret is None:
@@ -200,25 +235,30 @@ class Checker:
         for d in defs:
             self.finish_definition(d, passes[d.name], params[d.name], observed[d.name])
             self.assumed.pop(d.name, None)
-        del names
 
-    def absorb_widening(self, solver: Solver) -> bool:
-        """Record hints that conflicted, so the next iteration starts from `?` there."""
+    def absorb_widening(self, solver: Solver, names: set) -> bool:
+        """Record hints that conflicted, so the next iteration starts from `?` there; whether
+        one of this component's did (another's makes the module stale: checked again)."""
         fresh = {h.origin for h in solver.widen} - self.widened
         self.widened |= fresh
-        return bool(fresh)
+        foreign = {key for key in fresh if self.hint_owner.get(key) not in names}
+        self.stale |= bool(foreign)
+        return bool(fresh - foreign)
 
     # functions ------------------------------------------------------------------------------
-    def parameters(self, info: FunctionInfo, solver: Solver) -> list[Type]:
-        """The parameter types a pass starts from: annotations, hints, or variables to infer."""
+    def parameters(self, info: FunctionInfo, solver: Solver, owner: str) -> list[Type]:
+        """The parameter types a pass starts from: annotations, hints, or variables to infer
+        (a `?T` parameter is one too: its hint gives `T` its first guess)."""
         out = []
         for binder, annotated in zip(info.params, info.param_types):
-            if annotated is not None:
-                out.append(annotated)
-                continue
             hint = info.hints.get(id(binder))
-            if hint is not None:
-                out.append(self.hinted_type(binder, hint[1]))
+            if hint is not None and (annotated is None or isinstance(annotated, TypeVar)):
+                hinted = self.hinted_type(binder, hint[1], owner)
+                if annotated is not None:
+                    solver.bind_type(annotated, hinted)  # other `?T` parameters share it (rebound each pass)
+                out.append(hinted)
+            elif annotated is not None:
+                out.append(annotated)
             else:
                 out.append(self._param_var(("type", id(binder)), lambda: TypeVar(binder.name)))
         return out
@@ -231,11 +271,12 @@ class Checker:
             found = self.param_vars[key] = make()
         return found
 
-    def hinted_type(self, binder: Binder, dims: tuple) -> TensorType:
+    def hinted_type(self, binder: Binder, dims: tuple, owner: str) -> TensorType:
         """A parameter seeded by `can_unify`: static guesses that widen to `?` on conflict."""
         items = []
         for axis, d in enumerate(dims):
             key = (id(binder), axis)
+            self.hint_owner[key] = owner
             if d.is_static and key not in self.widened:
                 hint = self._param_var(("hint",) + key, lambda: HintVar(f"{binder.name}{axis}", d.get_length(), key))
                 items.append(Dimension.of_expr(Poly.atom(hint)))
@@ -271,14 +312,21 @@ class Checker:
         return tuple(s for s in info.dim_params if s not in in_params)
 
     def warn_unused_hints(self, info: FunctionInfo) -> None:
+        """Hints that seed nothing (a variable that is not a parameter, or one with a type; a
+        `?T` parameter is one to infer), reported in the pass's frame: once, from the last pass."""
         if not info.hints:
             return
         position = {id(b): i for i, b in enumerate(info.params)}  # `list.index` per hint was quadratic
         for binder, _, stmt in info.hints.values():
             i = position.get(id(binder))
-            if i is None or info.param_types[i] is not None:
-                why = "it already has a type" if i is not None else "only parameters are inferred from hints"
-                self.report(messages.hint_unused(stmt.span, binder.name, why))
+            if i is None:
+                why = "only parameters are inferred from hints"
+            else:
+                annotated = info.param_types[i]
+                if annotated is None or isinstance(annotated, TypeVar):
+                    continue
+                why = "it already has a type"
+            self.report(messages.hint_unused(stmt.span, binder.name, why))
 
     def finish_definition(self, d: ast.Def, state: _Pass, params: list[Type], result: Type) -> None:
         """Generalize, resolve every recorded type, and publish the definition's type."""
@@ -291,31 +339,43 @@ class Checker:
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                            info.dtype_params + finalize.new_dtypes())
-        self.globals[d.name] = fn_type
         frame = state.frame
         types = {key: finalize.type(t) for key, t in frame.types.items()}
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
                   for c in frame.checks]
         instantiations = {key: _finalize_instantiation(found, finalize) for key, found in frame.instantiations.items()}
-        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics, instantiations))
+        call = self.call_type(fn_type, finalize, params) if info.hints else None
+        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics,
+                                      instantiations, call))
 
     def install(self, record: DefinitionRecord, tables: bool = True) -> None:
         """Publish one checked definition (just checked, or reused by a tool, which may keep
         its types and instantiations in `self.types` from before: tables=False)."""
         name = record.result.name
         self.records[name] = record
-        self.globals[name] = record.result.type
+        self.globals[name] = record.call_type or record.result.type
         self.results[name] = record.result
         if tables:
             self.types.update(record.types)
             self.instantiations.update(record.instantiations)
         self.diagnostics.extend(record.diagnostics)
 
-    def final_type(self, t: Type, solver: Solver) -> Type:
+    def call_type(self, fn_type: FuncType, finalize: "_Finalizer", params: list[Type]) -> FuncType:
+        """The type calls are checked against: a hinted parameter dim stays its guess (printed
+        as the guessed size), so a call passing another size widens the hint instead of
+        failing against it."""
+        finalize.keep_hints = True
+        try:
+            kept = tuple(erase_symbols(finalize.generalize(t), self.existentials) for t in params)
+        finally:
+            finalize.keep_hints = False
+        return FuncType(kept, fn_type.ret, fn_type.dim_params, fn_type.dtype_params)
+
+    def final_type(self, t: Type, solver: Solver, keep_hints: bool = False) -> Type:
         """A type with variables resolved as far as they are known (for fixpoint comparison).
         Parts without inference variables are kept as they are, unvisited: a closure nested n
         deep returns a type n deep, built from its inner closure's type."""
-        return _final_type(t, solver)
+        return _final_type(t, solver, keep_hints)
 
     # bodies and statements --------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -559,10 +619,12 @@ class Checker:
         sig = FuncType((target,), target, introduced)
         site = self.site(callee, (node,), [actual], {}, blame, env)
         outcome = site.run(lambda ctx: apply_signature(ctx, sig))
+        checks = self.current.frame.checks  # type: ignore[union-attr]
         if insert:
             for cast in outcome.casts:
-                self.current.frame.checks.append(  # type: ignore[union-attr]
-                    CheckRecord(cast.node, cast.type, blame, cast.reason, cast.verifies))
+                checks.append(CheckRecord(cast.node, cast.type, blame, cast.reason, cast.verifies))
+        elif any(cast.verifies for cast in outcome.casts):  # the written annotation is the check
+            checks.append(CheckRecord(node, target, blame, callee.name, True, inserted=False))
         if outcome.failed:
             return ERROR if not isinstance(target, TensorType) else target
         return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
@@ -574,9 +636,9 @@ class Checker:
         assert outer is not None
         # one pass over the body: it records straight into the definer's frame (absorbing a
         # frame per closure would copy every nested closure's records once per level)
-        self.current = _Pass(outer.solver, outer.frame, "closure", info)
+        self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner)
         try:
-            params = self.parameters(info, outer.solver)
+            params = self.parameters(info, outer.solver, outer.owner)
             result = self.closure_body(fn, info, params, env)
             return self.closure_type(info, params, result)
         finally:
@@ -603,7 +665,7 @@ class Checker:
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
         solver = self.current.solver  # type: ignore[union-attr]
-        ps = tuple(self.final_type(p, solver) for p in params)
+        ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
         return FuncType(ps, self.final_type(result, solver), info.dim_params, ())
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
@@ -615,13 +677,13 @@ class Checker:
         final: Optional[_Pass] = None
         result_type: Type = DYN
         for _ in range(MAX_ITERATIONS):
-            state = self.current = _Pass(outer.solver, Frame(), "closure", info)
-            params = self.parameters(info, outer.solver)
+            state = self.current = _Pass(outer.solver, Frame(), "closure", info, outer.owner)
+            params = self.parameters(info, outer.solver, outer.owner)
             self_type = FuncType(tuple(params), ret, info.dim_params, ())
             observed = self.closure_body(fn, info, params, env, binder, self_type)
             result_type = self.closure_type(info, params, observed)
             final = state
-            changed = self.absorb_widening(outer.solver)
+            changed = self.absorb_widening(outer.solver, {outer.owner})
             if info.ret is None:
                 new = widen(ret, self.final_type(observed, outer.solver))
                 if new != ret:
@@ -737,8 +799,8 @@ def meet(target: Type, actual: Type) -> Type:
     """What is known after a value of type `actual` passes a cast to `target`."""
     if isinstance(target, TensorType) and isinstance(actual, TensorType):
         dims = target.dims
-        if target.dims is None:
-            dims = actual.dims
+        if target.dims is None or any(isinstance(d, Variadic) for d in target.dims):
+            dims = actual.dims  # a run of dims (`*r`, a rank check) says nothing of them
         elif actual.dims is not None and len(actual.dims) == len(target.dims):
             dims = tuple(_meet_dim(t, a) for t, a in zip(target.dims, actual.dims))
         dtype = actual.dtype if target.dtype == DYN_DTYPE else target.dtype
@@ -809,23 +871,23 @@ def _deep_resolve(t: Type, solver: Solver) -> Type:
     return t
 
 
-def _final_type(t: Type, solver: Solver) -> Type:
+def _final_type(t: Type, solver: Solver, keep_hints: bool = False) -> Type:
     t = solver.resolve_type(t)
     if is_ground(t):
         return t
     if isinstance(t, TupleType):
-        fields = tuple(_final_type(f, solver) for f in t.fields)
+        fields = tuple(_final_type(f, solver, keep_hints) for f in t.fields)
         return t if _same_items(fields, t.fields) else TupleType(fields)
     if isinstance(t, FuncType):
-        params = tuple(_final_type(p, solver) for p in t.params)
-        ret = _final_type(t.ret, solver)
+        params = tuple(_final_type(p, solver, keep_hints) for p in t.params)
+        ret = _final_type(t.ret, solver, keep_hints)
         return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
     if isinstance(t, TensorType):
         dtype = solver.resolve_dtype(t.dtype)
         t = t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
-        return map_dims(t, lambda d: solver.resolve(d, final=True))
+        return map_dims(t, lambda d: solver.resolve(d, final=True, keep_hints=keep_hints))
     if isinstance(t, RefType):
-        content = _final_type(t.content, solver)
+        content = _final_type(t.content, solver, keep_hints)
         return t if content is t.content else RefType(content)
     return t
 
@@ -844,6 +906,7 @@ class _Finalizer:
         self.dims: dict[DimVar, Symbol] = {}
         self.dtypes: dict[DTypeVar, DTypeVar] = {}
         self.generalizing = False
+        self.keep_hints = False
         self.done: dict = {}  # recorded types repeat a lot: finalize each distinct one once
 
     def generalize(self, t: Type) -> Type:
@@ -897,8 +960,8 @@ class _Finalizer:
         return t if isinstance(t, TypeVar) else self.type(t)
 
     def dim(self, d: Dimension) -> Dimension:
-        d = self.solver.resolve(d, final=True)
-        free = [s for s in d.symbols() if isinstance(s, DimVar)]
+        d = self.solver.resolve(d, final=True, keep_hints=self.keep_hints)
+        free = [s for s in d.symbols() if isinstance(s, DimVar) and not isinstance(s, HintVar)]
         if not free:
             return d
         mapping = {}

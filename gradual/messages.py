@@ -326,6 +326,8 @@ _RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
     "not-a-function": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a function", "pass a function here"),
     "not-a-reference": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a reference",
                         "pass a reference (made by `ref(...)`) here"),
+    "function-mismatch": (codes.TYPE_MISMATCH, "{arg} is a function of type {actual}, but {op} needs {expected}: {detail}",
+                          "pass a function of that type, or write `?` in the function type where it is only known at runtime"),
     "axis-out-of-range": (codes.OP_CONSTRAINT, "{op} got {name}={axis}, but the input has rank {rank}",
                           "{name} must lie in [-{rank}, {rank})"),
     "negative-dim": (codes.OP_CONSTRAINT, "{op} would produce a negative dimension ({detail})",
@@ -357,7 +359,7 @@ def _fact_text(site: "CallSite", key: str, value: Any) -> str:
     if isinstance(value, Dimension):
         return str(value)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (int, Dimension)) or hasattr(v, "dim") for v in value):
-        return format_dims(tuple(getattr(v, "dim", v) for v in value))
+        return format_dims(tuple(site.solver.resolve(v.dim, final=True) if hasattr(v, "dim") else v for v in value))
     if hasattr(value, "dim"):
         return str(site.solver.resolve(value.dim, final=True))
     if isinstance(value, Type):
@@ -368,6 +370,8 @@ def _fact_text(site: "CallSite", key: str, value: Any) -> str:
 def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     """An operator's own constraint failed (axis out of range, reshape size, ...)."""
     facts = dict(facts)
+    if code == "function-mismatch":
+        facts["detail"] = function_mismatch_detail(facts.pop("where"))
     arg = facts.get("arg")
     if "actual_kind" not in facts and arg is not None:
         facts["actual_kind"] = _kind_of(site, arg)
@@ -396,7 +400,32 @@ def _flow_rule_detail(code: str, facts: dict, texts: dict) -> str:
         return f"it has {facts.get('actual')} fields, not {facts.get('expected')}"
     if code in ("not-a-tensor", "not-a-tuple", "not-a-function", "not-a-reference"):
         return f"it is {texts.get('actual_kind', 'something else')}"
+    if code == "function-mismatch":
+        return texts["detail"]
     return code
+
+
+def function_mismatch_detail(where: Any) -> str:
+    """Where a function's type and the one required can never agree (a contracts.Mismatch):
+    `its result's dim 0 is 1, not 3`, `its 2nd parameter has dtype int32, not float32`."""
+    if where.what == "arity":
+        return f"it takes {where.have} argument{'' if where.have == 1 else 's'}, not {where.want}"
+    part = "its result" if where.side == "result" else f"its {ordinal(where.index + 1)} parameter"
+    part += "".join(f"'s field {i}" for i in where.path)
+    # a result is the function's (`have`) against the required (`want`); a parameter is the
+    # function's (`want`: what it takes) against what it would be passed (`have`)
+    mine, other = (where.have, where.want) if where.side == "result" else (where.want, where.have)
+    mine, other = _shown(mine), _shown(other)
+    tail = "" if where.side == "result" else " it would be passed"
+    fact = {"dim": f"'s dim {where.axis} is", "rank": " has rank", "dtype": " has dtype",
+            "length": " is a tuple of"}.get(where.what, " is")
+    return f"{part}{fact} {mine}, not the {other}{tail}" if tail else f"{part}{fact} {mine}, not {other}"
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Type):
+        return format_type(value)
+    return format_dtype(value) if not isinstance(value, (int, Dimension)) else str(value)
 
 
 def _kind_of(site: "CallSite", arg: Any) -> str:
@@ -467,7 +496,7 @@ def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
 def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
     """An annotation form that is not allowed where it stands."""
     texts = {
-        "variadic": "a variadic dimension `*name` may only appear in a signature",
+        "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
         "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
         "floordiv": "`//` needs a positive constant on its right",
         "negative": f"the dimension `{facts.get('text', '')}` is negative",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-from . import messages
+from . import contracts, messages
 from .diagnostics import Diagnostic
 from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from .shapes import Dimension, Grade, Poly, Symbol
@@ -27,7 +27,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     BOTTOM, DYN, DYN_DTYPE, ERROR, REF_CONTENT, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType,
-    FuncType, RefType, TensorType, TupleType, Type, TypeVar, type_symbols,
+    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, map_dims, map_dtypes, type_symbols,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -234,6 +234,11 @@ class CallSite(ShapeContext):
         self.bound_checks: dict[tuple, tuple] = {}
         self.claim_checks: dict[tuple, Dimension] = {}  # argument dims checked to equal a dim (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
+        self.rank_min_checks: dict[tuple, int] = {}
+        self.contracts: dict[tuple, FuncType] = {}
+        #: the symbols of function-typed parameters that only the callee binds, made fresh
+        self.chosen_for: dict[Symbol, Symbol] = {}
+        self.chosen: set = set()
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
         self.opened: dict[tuple, _Opened] = {}
@@ -394,15 +399,76 @@ class CallSite(ShapeContext):
         self.fail("not-a-tuple", arg=arg, expected="tensors")
         raise AssertionError("unreachable")
 
-    def match_other(self, param: Type, arg: ArgView) -> None:
-        """Function-typed parameters: the argument must be a function (or `?`)."""
-        if isinstance(arg, _FuncArg) or self.opened.get((arg.index, arg.path), _Opened(arg)).dynamic:
+    def match_other(self, param: Type, arg: ArgView, matcher: Any = None) -> None:
+        """Function-typed parameters: the argument must be a function (or `?`) that fits the
+        parameter's type, instantiated with what the call's other arguments bound; where only
+        a runtime check can tell, the argument gets a contract (contracts.py)."""
+        if isinstance(param, FuncType) and matcher is not None:
+            param = self._instantiated(param, matcher)
+        if isinstance(arg, _FuncArg):
+            if isinstance(param, FuncType):
+                self._contract(param, arg)
             return
         opened = self.opened.get((arg.index, arg.path))
+        if opened is not None and opened.dynamic:
+            if isinstance(param, FuncType):  # a `?` is cast to the function type: a contract
+                self.contracts[(arg.index, arg.path)] = param
+            return
         if opened is not None and opened.typevar is not None:
             self.solver.bind_type(opened.typevar, param)
             return
         self.fail("not-a-function", arg=arg)
+
+    def _instantiated(self, param: FuncType, matcher: Any) -> FuncType:
+        """A signature's function type in this call: its symbols are what the matcher bound
+        them to. One that no other argument binds is the callee's to choose: it binds it at
+        runtime from the first value it sees there (an argument it passes, a result), so the
+        call cannot choose it. It becomes a fresh symbol of this call (`chosen`): equal to
+        itself, possibly equal to anything else (never solved), and the contract's cast binds
+        it afresh each time the call runs."""
+        quantified = matcher.quantified
+        bound, inexact = {}, set()
+        for sym, value in matcher.dims.items():
+            dim = self.solver.resolve(_sdim(value).dim)
+            if dim.is_exact:
+                bound[sym] = dim.expr
+            else:
+                inexact.add(sym)
+
+        def value(sym: Symbol) -> Optional[Poly]:
+            if sym not in quantified or sym in bound:
+                return bound.get(sym)
+            found = self.chosen_for.get(sym)
+            if found is None:
+                found = self.chosen_for[sym] = Symbol(sym.name, sym.lo, sym.hi)
+                self.chosen.add(found)
+            return Poly.atom(found)
+
+        def dim(d: Dimension) -> Dimension:
+            if not d.is_symbolic or not d.symbols() & quantified:
+                return d
+            if d.symbols() & inexact:  # bound to an interval or `?` by another argument
+                return Dimension.dynamic()
+            return Dimension.of_expr(d.expr.substitute(value))
+
+        def dtype(t: Any) -> Any:
+            if t not in matcher.quantified_dtypes:
+                return t
+            if t not in matcher.dtypes:
+                matcher.dtypes[t] = SDType(DTypeVar(t.name, meta=True))
+            return raw_dtype(matcher.dtypes[t])
+
+        found = map_dtypes(map_dims(param, dim), dtype)
+        assert isinstance(found, FuncType)
+        return FuncType(found.params, found.ret)
+
+    def _contract(self, expected: FuncType, arg: "_FuncArg") -> None:
+        grade, where = contracts.function_grade(self.solver, arg.type, expected, self.chosen)
+        if grade is Grade.NEVER:
+            shown = map_dims(expected, lambda d: self.solver.resolve(d, final=True))
+            self.fail("function-mismatch", arg=arg, expected=shown, actual=arg.type, where=where)
+        if grade is Grade.CHECK:
+            self.contracts[(arg.index, arg.path)] = expected
 
     def other_result(self, t: Type, matcher: Any) -> Any:
         """Non-tensor results of a signature (function types, `?`)."""
@@ -424,6 +490,12 @@ class CallSite(ShapeContext):
             return True
         d = _sdim(d)
         return self._site_var(d) is None and self.solver.resolve(d.dim).is_exact
+
+    def bounds(self, d: Any) -> tuple:
+        if isinstance(d, int):
+            return d, d
+        dim = self.solver.resolve(_sdim(d).dim, final=True)
+        return dim.min_length, dim.max_length
 
     def maybe_one(self, d: Any) -> Optional[bool]:
         if isinstance(d, int):
@@ -621,6 +693,14 @@ class CallSite(ShapeContext):
             self.rank_checks[(arg.index, arg.path)] = rank
             arg.dims = [self._open_dim(Dimension.dynamic(), arg.index, arg.path, i, info) for i in range(rank)]
         arg.rank = rank
+
+    def require_rank_at_least(self, arg: TensorArg, rank: int) -> None:
+        if arg.dims is not None or rank <= 0:
+            super().require_rank_at_least(arg, rank)
+            return
+        key = (arg.index, arg.path)
+        if self.rank_min_checks.get(key, 0) < rank:
+            self.rank_min_checks[key] = rank
 
     def same_dtype(self, a: Any, b: Any) -> SDType:
         da, db = raw_dtype(a), raw_dtype(b)
@@ -858,6 +938,13 @@ class _CastBuilder:
                 self.occurrences[rep] = self.occurrences.get(rep, 0) + 1
             for target in self._referenced_vars(slot):
                 self.occurrences[target] = self.occurrences.get(target, 0) + 2
+        if self.site.contracts:  # a contract names the argument dims it shares
+            args = {self.solver.find(slot.var) for slot in self.site.slots.values()}
+            for contract in self.site.contracts.values():
+                for sym in type_symbols(contract):
+                    rep = self.solver.find(sym) if isinstance(sym, SiteVar) else None
+                    if rep in args and self.solver.is_free(rep):
+                        self.occurrences[rep] = self.occurrences.get(rep, 0) + 2
 
     def _referenced_vars(self, slot: Slot) -> list:
         found: list = []
@@ -885,6 +972,9 @@ class _CastBuilder:
             verifies = kind is not None or any(p[1] for p in parts)
             refined = TupleType(tuple(p[2] or p[0] for p in parts)) if isinstance(t, TupleType) else None
             return TupleType(tuple(p[0] for p in parts)), verifies, refined
+        contract = self.site.contracts.get((index, path))
+        if contract is not None:  # a function, or a `?` passed for one
+            return self._contract_pattern(contract), True, None
         if isinstance(view, TensorArg):
             return self._tensor_pattern(index, path, t, view, kind is not None)
         if isinstance(view, _RefArg):
@@ -893,11 +983,34 @@ class _CastBuilder:
             return RefType(inner), verifies or kind is not None, RefType(refined or inner) if isinstance(t, RefType) else None
         return (t if isinstance(t, Type) else DYN), False, None
 
+    def _contract_pattern(self, contract: FuncType) -> FuncType:
+        """The function type a contract checks, as the caller's frame can state it: a dim of
+        another argument is its runtime binder, a dim nothing binds is `?`."""
+        def dim(d: Dimension) -> Dimension:
+            d = self.solver.resolve(d)
+            if not any(isinstance(s, DimVar) for s in d.symbols()):
+                return d
+            expressed = self._express(d)
+            if expressed is None or any(isinstance(s, DimVar) for s in expressed.symbols()):
+                return Dimension.dynamic()
+            return expressed
+
+        def dtype(t: Any) -> Any:
+            t = self.solver.resolve_dtype(t)
+            return DYN_DTYPE if isinstance(t, DTypeVar) and t.meta else t
+
+        found = map_dtypes(map_dims(contract, dim), dtype)
+        assert isinstance(found, FuncType)
+        return found
+
     def _tensor_pattern(self, index: int, path: tuple, t: Type, view: TensorArg, kind_check: bool) -> tuple:
         verifies = kind_check or (index, path) in self.site.rank_checks
         dims: Optional[tuple] = None
         refined_dims: Optional[tuple] = None
-        if view.dims is not None:
+        if view.dims is None:
+            dims = self._least_rank_pattern(index, path)
+            verifies |= dims is not None
+        else:
             out, ref = [], []
             for axis, d in enumerate(view.dims):
                 item, checks, refined = self._dim_pattern(index, path, axis, d)
@@ -919,6 +1032,17 @@ class _CastBuilder:
         if refined is not None and isinstance(t, TensorType) and t.value is not None:
             refined = TensorType(refined.dims, refined.dtype, t.value)
         return pattern, verifies, refined
+
+    def _least_rank_pattern(self, index: int, path: tuple) -> Optional[tuple]:
+        """`(*r, ?, ?)` for an argument of unknown rank that must have at least two dims (an
+        axis attribute names its dim 1), unless a check of this value established that."""
+        least = self.site.rank_min_checks.get((index, path), 0)
+        info = self.site.arg_infos[index]
+        if not least or any(f[0] == "rank-at-least" and f[1] == path and f[2] >= least for f in info.facts):
+            return None
+        if info.binder is not None:
+            self.facts.append((index, info.binder, ("rank-at-least", path, least)))
+        return (Variadic(Symbol("r")),) + (Dimension.dynamic(),) * least
 
     def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""
@@ -1019,9 +1143,11 @@ class _CastBuilder:
         mapping = {}
         for s in free:
             rep = self.solver.find(s)
-            if rep not in self.uses:
+            if rep not in self.uses and self.occurrences.get(rep, 0) <= 1:
                 return None
-            mapping[s] = Poly.atom(self.binders[rep])
+            # a variable a later argument binds is named now: the runtime checks the expression
+            # once that argument's cast has bound it (match.py: deferred expressions)
+            mapping[s] = Poly.atom(self._binder(rep))
         return Dimension.of_expr(dim.expr.substitute(lambda s: mapping.get(s)))
 
     def _binder(self, rep: SiteVar) -> Symbol:

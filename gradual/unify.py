@@ -7,8 +7,9 @@ Three kinds of dimension variables live here:
   unsolved, its first occurrence binds it at runtime.
 * `DimVar` with `site=False`: an exact but not yet known dimension of an unannotated
   parameter. Solving it is ordinary inference; unsolved ones are generalized.
-* `HintVar`: a `can_unify` guess. It behaves as its guessed value and is never bound; a
-  conflict asks for the hint to be widened instead of reporting an error.
+* `HintVar`: a `can_unify` guess. It behaves as its guessed value and is never bound: it
+  equals that very number (or the same guess), and anything else asks for the hint to be
+  widened instead of reporting an error (or binding a variable to a guess).
 
 `unify` returns a Grade (EQUAL, CHECK, NEVER) rather than raising; callers turn NEVER into
 a diagnostic. `find` compresses paths, so a chain of unifications stays near-linear.
@@ -131,24 +132,25 @@ class Solver:
             return False
         return self.find(v) not in self.solution
 
-    def resolve(self, d: Dimension, final: bool = False) -> Dimension:
+    def resolve(self, d: Dimension, final: bool = False, keep_hints: bool = False) -> Dimension:
         """Substitute solved variables; with `final`, unsolved site variables become their
-        bounds and hints their guesses."""
+        bounds and hints their guesses (unless `keep_hints`: a signature that callers match)."""
         if not d.is_symbolic or not self.mentions_vars(d.expr):
             return d
+        final_hints = final and not keep_hints
         single = _single_var(d.expr)
         if single is not None:
+            if isinstance(single, HintVar):
+                return Dimension.static(single.guess) if final_hints else d
             return self._resolve_var(d, single, final)
-        env = {s: self._value_of(s, final) for s in d.symbols()}
+        env = {s: self._value_of(s, final, final_hints) for s in d.symbols()}
         try:
             return evaluate_in_dims(d.expr, env)
         except ValueError:
             return Dimension.dynamic()
 
     def _resolve_var(self, d: Dimension, v: DimVar, final: bool) -> Dimension:
-        """`resolve` of a dimension that is exactly one variable (the common case)."""
-        if isinstance(v, HintVar):
-            return Dimension.static(v.guess) if final else d
+        """`resolve` of a dimension that is exactly one variable (the common case, not a hint)."""
         rep = self.find(v)
         sol = self.solution.get(rep)
         if sol is not None:
@@ -166,11 +168,11 @@ class Solver:
             found = self._has_vars[expr] = any(isinstance(s, DimVar) for s in expr.symbols())
         return found
 
-    def _value_of(self, s: Symbol, final: bool) -> Dimension:
+    def _value_of(self, s: Symbol, final: bool, final_hints: bool) -> Dimension:
         if not isinstance(s, DimVar):
             return _dim_of(s)
         if isinstance(s, HintVar):
-            return Dimension.static(s.guess) if final else _dim_of(s)
+            return Dimension.static(s.guess) if final_hints else _dim_of(s)
         rep = self.find(s)
         sol = self.solution.get(rep)
         if sol is not None:
@@ -189,13 +191,19 @@ class Solver:
         if not (a.is_exact and b.is_exact):
             return _interval_grade(a, b)
         diff = a.expr - b.expr
-        grade = self._solve(diff)
-        if grade is Grade.NEVER:
-            hints = {s for s in diff.symbols() if isinstance(s, HintVar)}
-            if hints:
-                self.widen |= hints
-                return Grade.EQUAL
-        return grade
+        hints = [s for s in diff.symbols() if isinstance(s, HintVar)]
+        if hints:
+            return self._meet_guess(diff, hints)
+        return self._solve(diff)
+
+    def _meet_guess(self, diff: Poly, hints: list) -> Grade:
+        """A hinted dim meets another: equal when the other is the very number guessed (or the
+        same guess), else the hint is widened (the next pass starts from `?` there). Hints
+        never fail, and no variable is ever solved to a guess (it would outlive the hint)."""
+        at_guess = diff.substitute(lambda s: Poly.const(s.guess) if isinstance(s, HintVar) else None)
+        if not (at_guess.is_const() and at_guess.const_value() == 0):
+            self.widen |= set(hints)
+        return Grade.EQUAL
 
     def _solve(self, diff: Poly) -> Grade:
         if diff.is_const():

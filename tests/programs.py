@@ -178,13 +178,41 @@ class Slot:
     existentials: frozenset = frozenset()
 
 
+@dataclass(eq=False)
+class FnSlot:
+    """A function type annotation `fn (P) -> R` over tensor slots (each relaxed on its own)."""
+
+    params: tuple
+    ret: Slot
+
+
+@dataclass(eq=False)
+class HoleSlot:
+    """A parameter to infer: written `%x`, or `%x: ?T` where the variant says so."""
+
+
+@dataclass(eq=False)
+class Hint:
+    """A `can_unify` hint statement: written unless the variant leaves hints out."""
+
+    text: str
+
+
 class Variant:
-    """How annotations are written (see the module docstring). The base is SYMBOLIC."""
+    """How annotations are written (see the module docstring). The base is SYMBOLIC.
+    `hints`: write `can_unify` hints; `holes`: write parameters to infer as `%x: ?T`."""
 
     name = "symbolic"
+    hints = True
+    holes = False
 
-    def render(self, slot: Slot, program: "Program") -> str:
-        """The annotation as source text."""
+    def render(self, slot: Any, program: "Program") -> Optional[str]:
+        """The annotation as source text (None: none is written)."""
+        if isinstance(slot, FnSlot):
+            params = ", ".join(self.render(p, program) or "?" for p in slot.params)
+            return f"fn ({params}) -> {self.render(slot.ret, program)}"
+        if isinstance(slot, HoleSlot):
+            return "?T" if self.holes else None
         if slot.dims is None:
             return f"Tensor[*, {slot.dtype}]"
         dims = [self.dim_text(slot, i, d, program) for i, d in enumerate(slot.dims)]
@@ -200,7 +228,7 @@ def base_dim_text(slot: Slot, d: Dim, program: "Program") -> str:
     existential (it would become a symbol of the signature)."""
     if not d.form.is_exact:
         return "?"
-    if slot.kind in ("param", "helper-param") and d.form.symbols() & program.existentials:
+    if slot.kind in ("param", "helper-param", "fn-type") and d.form.symbols() & program.existentials:
         return "?"
     return str(d.form)
 
@@ -225,6 +253,25 @@ SYMBOLIC = Variant()
 STATIC = Static()
 
 
+class Spelled(Variant):
+    """A base variant with hints left out, or parameters to infer written `%x: ?T`: the same
+    program, which must check (and run) alike (issue 11, class 6)."""
+
+    def __init__(self, base: Variant, hints: bool = True, holes: bool = False) -> None:
+        self.base, self.hints, self.holes = base, hints, holes
+        self.name = f"{base.name}{'' if hints else ' without hints'}{' with ?T' if holes else ''}"
+
+    def render(self, slot: Any, program: "Program") -> Optional[str]:
+        """The annotation as the base writes it (holes as this variant says)."""
+        if isinstance(slot, (FnSlot, HoleSlot)):
+            return super().render(slot, program)
+        return self.base.render(slot, program)
+
+    def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
+        """One dim as the base writes it."""
+        return self.base.dim_text(slot, index, d, program)
+
+
 class Relaxed(Variant):
     """A base variant with some annotations made less precise: `dims[(slot, index)]` replaces
     one dim's text, `dynamic_rank` holds slots written `Tensor[*, dtype]`."""
@@ -237,8 +284,10 @@ class Relaxed(Variant):
         self.dynamic_rank = dynamic_rank
         self.dynamic_dtype = dynamic_dtype
 
-    def render(self, slot: Slot, program: "Program") -> str:
+    def render(self, slot: Any, program: "Program") -> Optional[str]:
         """The annotation as source text."""
+        if isinstance(slot, (FnSlot, HoleSlot)):
+            return super().render(slot, program)
         dtype = "?" if slot.uid in self.dynamic_dtype else slot.dtype
         if slot.uid in self.dynamic_rank:
             return f"Tensor[*, {dtype}]"
@@ -301,6 +350,7 @@ class Program:
     helpers: list = field(default_factory=list)  # helper builders, in creation order
     bindings: dict = field(default_factory=dict)  # (definition, variable) -> Val
     allow_data_dependent: bool = True
+    focus: frozenset = frozenset()  # features made ten times as likely (FOCUS names them)
 
     @property
     def main(self) -> Definition:
@@ -329,6 +379,8 @@ def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, ind
     for piece in pieces:
         if isinstance(piece, Slot):
             out.append(variant.render(piece, program))
+        elif isinstance(piece, Hint):
+            out.append(piece.text if variant.hints else "")
         elif isinstance(piece, Block):
             out.append(render_block(piece, variant, program, indent + "  "))
         elif isinstance(piece, Inline):
@@ -351,7 +403,8 @@ def render_params(params: Sequence[Param], variant: Variant, program: Program) -
     """A parameter list with its annotations."""
     parts = []
     for p in params:
-        parts.append(f"%{p.name}" if p.slot is None else f"%{p.name}: {variant.render(p.slot, program)}")
+        written = None if p.slot is None else variant.render(p.slot, program)
+        parts.append(f"%{p.name}" if written is None else f"%{p.name}: {written}")
     return ", ".join(parts)
 
 
@@ -438,8 +491,10 @@ class Builder:
 
     # scope -------------------------------------------------------------------------------------------
     def values(self, pred: Callable[[Val], bool] = lambda v: True) -> list:
-        """The tensor values in scope satisfying pred."""
-        return [v for scope in self.scopes for v in scope if v.dims is not None and pred(v)]
+        """The tensor values in scope satisfying pred (an empty one only where made: a
+        reduction of nothing has no value)."""
+        return [v for scope in self.scopes for v in scope
+                if v.dims is not None and all(d.value for d in v.dims) and pred(v)]
 
     def add_value(self, val: Val) -> Val:
         """Put a value in the innermost scope."""
@@ -770,6 +825,17 @@ def _div_outer(outer: Optional[Dim], d: int) -> Optional[Dim]:
     return out
 
 
+def op_empty_reshape(b: Builder) -> Val:
+    """An empty tensor (0, k) reshaped to [0, c] (both hold no element, whatever c and k),
+    joined to a value of c columns, so nothing empty flows on (issue 11, class 6)."""
+    y = b.pick(lambda v: v.rank == 2 and v.dims[1].form.is_static,
+               lambda: b.new_param([b.fresh(b.size()), Dim.const(b.size())]))
+    c = y.dims[1].value
+    empty = b.new_param([Dim.const(0), Dim.const(b.draw.choice([k for k in (1, 2, 3, 4, 6) if k != c]))])
+    flat = "".join(b.call("reshape", [empty.text], newshape=[0, c]))
+    return b.bind(b.call("concatenate", [f"({flat}, {y.text})"], axis=0), (dim_add(Dim.const(0), y.dims[0]), y.dims[1]))
+
+
 def op_transpose(b: Builder) -> Val:
     """transpose by a random permutation (or reversed)."""
     x = b.pick(has_rank(2, 4))
@@ -938,8 +1004,10 @@ def op_strided_slice(b: Builder) -> Val:
         return _sliced(b, x, axis, length, begin=[-1], end=[-(2**31)], strides=[step])
     begin = b.draw.int(0, d.value - 1) if d.value > 0 else 0
     end = b.draw.int(begin + 1, d.value) if d.value > begin else d.value
-    # the checker assumes (and checks) that the dim reaches `end`
-    return _sliced(b, x, axis, Dim.const(max(0, end - begin)), begin=[begin], end=[end])
+    if d.form.is_static and b.draw.chance(40):
+        end = d.value + b.draw.int(1, 3)  # past the end: NumPy clamps (`?` in a relaxed variant too)
+    # on a symbol the checker assumes (and checks) that the dim reaches `end`
+    return _sliced(b, x, axis, Dim.const(max(0, min(end, d.value) - begin)), begin=[begin], end=[end])
 
 
 def _sliced(b: Builder, x: Val, axis: int, length: Dim, **attrs: Any) -> Val:
@@ -1719,7 +1787,7 @@ def run_ops(b: Builder, steps: int, first: Optional[Val] = None) -> Val:
 
 def apply_random(b: Builder) -> Optional[Val]:
     """One random operator or language feature allowed here."""
-    table = [(fn, w) for fn, w, needs in OPERATORS if _allowed(b, needs)]
+    table = [(fn, w * (10 if fn in b.program.focus else 1)) for fn, w, needs in OPERATORS if _allowed(b, needs)]
     total = sum(w for _, w in table)
     at = b.draw.int(0, total - 1)
     for fn, w in table:
@@ -1730,12 +1798,14 @@ def apply_random(b: Builder) -> Optional[Val]:
 
 
 def _allowed(b: Builder, needs: str) -> bool:
-    if needs == "float32" and b.dtype != FLOAT:
-        return False
-    if needs == "data" and (not b.program.allow_data_dependent or b.dtype != FLOAT):
-        return False
-    if needs == "nest" and b.depth >= 2:
-        return False
+    """Whether an operator table entry applies here (`needs`: space-separated conditions)."""
+    for need in needs.split():
+        if need == "float32" and b.dtype != FLOAT:
+            return False
+        if need == "data" and (not b.program.allow_data_dependent or b.dtype != FLOAT):
+            return False
+        if need == "nest" and b.depth >= 2:
+            return False
     return True
 
 
@@ -1810,6 +1880,154 @@ def call_argument(b: Builder, h: Builder, p: Param) -> str:
     return b.new_param([outer_of(d) for d in p.val.dims], dtype, data=p.data).text
 
 
+def new_helper(b: Builder, prefix: str = "h") -> Builder:
+    """The builder of a new helper definition called from `b`, registered with the program."""
+    h = Builder(b.program, b.draw, b, b.fresh_name(prefix), b.rng)
+    h.dtype = b.dtype
+    b.program.helpers.append(h)
+    b.program.features.add("helper")
+    return h
+
+
+def feature_expression_dims(b: Builder) -> Val:
+    """A helper whose parameter dims are expressions of symbols other parameters bind
+    (`n // 2`, `2 * n`, `n - m`), in any parameter order, called with new parameters of the
+    caller written alike (`?` in relaxed variants): issue 11, class 1."""
+    h = new_helper(b)
+    kind = b.draw.choice(["half", "double", "difference"])
+    if kind == "half":  # pooling by 2 halves n; `n // 2` is checked against it
+        n = h.fresh(b.size(2, 6))
+        roles = {"a": (lift(lambda x: x // 2, n),), "b": (Dim.const(1), Dim.const(1), n, Dim.const(1))}
+        body = ["%z{} = nn.max_pool2d(%{b}, pool_size=[2, 1], strides=[2, 1]);", "add(reshape(%z{}, newshape=[-1]), %{a})"]
+        b.program.ops.append("nn.max_pool2d")
+    elif kind == "double":
+        n = h.fresh(b.size())
+        roles = {"a": (dim_scale(n, 2),), "b": (n,)}
+        body = ["add(%{a}, concatenate((%{b}, %{b})))"]
+    else:
+        m = h.fresh(b.size(1, 3))
+        n = h.fresh(m.value + b.size(0, 3))
+        roles = {"a": (lift(lambda x, y: x - y, n, m),), "b": (n,), "c": (m,)}
+        body = ["add(concatenate((%{a}, %{c})), %{b})"]
+    order = list(roles)
+    for i in range(len(order) - 1, 0, -1):
+        j = b.draw.int(0, i)
+        order[i], order[j] = order[j], order[i]
+    names = {role: h.new_param(list(roles[role])).text[1:] for role in order}
+    tag = h.fresh_name("")
+    lines = [line.replace("{}", tag).format(**names) for line in body]
+    h.block.stmts.extend([line] for line in lines[:-1])
+    h.block.result = [lines[-1]]
+    b.program.ops.extend(["add", "concatenate", "reshape"])
+    b.program.features.add("expression-dims")
+    unknown = b.draw.chance(40)  # `?` where the caller knows no relation: checked at the call
+    args = [b.new_param([Dim(d.value, DYNAMIC, None) for d in p.val.dims], data=p.data).text if unknown
+            else call_argument(b, h, p) for p in h.params]
+    result = roles["a"] if kind != "difference" else roles["b"]
+    return b.bind([f"@{h.name}({', '.join(args)})"], tuple(outer_of(d) for d in result))
+
+
+def feature_function_argument(b: Builder) -> Val:
+    """A closure (or a helper) passed to a helper that calls it, `@h(%f: fn (T) -> T, %x: T)`:
+    the closure's parameter is written with the caller's forms, its own symbols (it is
+    polymorphic) or `?`; relaxed variants make either function type imprecise, which needs a
+    contract (issue 11, class 2)."""
+    x = b.pick()
+    h = new_helper(b)
+    dims = tuple(h.fresh_from(d) for d in x.dims)
+    fn_type = FnSlot((h.slot("fn-type", dims, h.dtype),), h.slot("fn-type", dims, h.dtype))
+    f_name = h.fresh_name("f")
+    function = Param(f_name, Val(f"%{f_name}", None, h.dtype), fn_type)
+    value = h.new_param(list(dims))
+    if b.draw.chance(50):
+        h.params.insert(0, function)
+    else:
+        h.params.append(function)
+    called = h.bind([f"%{f_name}({value.text})"], dims, plain=True)
+    last = run_ops(h, b.draw.int(0, 1), called)
+    h.block.result = [last.text]
+    passed = function_value(b, x)
+    args = [passed if p is function else x.text if p.val is value else call_argument(b, h, p) for p in h.params]
+    b.program.features.add("function-argument")
+    return b.bind([f"@{h.name}({', '.join(args)})"], tuple(outer_of(d) for d in last.dims), last.dtype)
+
+
+def function_value(b: Builder, x: Val) -> str:
+    """A shape-preserving function of x's type as the caller writes it: a closure bound by a
+    let (its parameter's dims x's forms, its own symbols or `?`), or a helper definition. Where
+    x's first dim is 1, the closure may instead sum it away (keepdims) under a return type
+    with `?` there: it keeps the shape on these inputs only, so it needs a contract."""
+    if x.rank and x.dims[0].value == 1 and b.draw.chance(40):
+        return hidden(b, summing_closure(b, x))
+    op = b.draw.choice(["nn.relu", "negative", "abs", "tanh", "copy"])
+    b.program.ops.append(op)
+    dims = []
+    for d in x.dims:
+        choice = b.draw.int(0, 4)
+        if choice <= 1 or not d.form.is_exact and choice <= 2:
+            dims.append(Dim(d.value, DYNAMIC, None))
+        elif choice == 2:
+            dims.append(Dim(d.value, Dimension.symbol(b.fresh_name("k")), None))
+        else:
+            dims.append(d)
+    if b.draw.chance(25):
+        g = new_helper(b, "g")
+        y = g.new_param(dims, x.dtype)
+        g.block.result = [f"{op}({y.text})"]
+        return hidden(b, f"@{g.name}")
+    slot = b.slot("closure-param", tuple(dims), x.dtype)
+    name, param = b.fresh_name("g"), b.fresh_name("y")
+    b.block.stmts.append([f"let %{name} = fn (%{param}: ", slot, f") {{ {op}(%{param}) }};"])
+    b.program.features.add("closure")
+    return hidden(b, f"%{name}")
+
+
+def hidden(b: Builder, function: str) -> str:
+    """Sometimes the function passed through `fn (%f: ?) -> ? { %f }`: a value of type `?`
+    where the helper needs a function type, cast to it at the call (a contract). Not in a
+    precise program: the `?` is written, no variant makes it static."""
+    if not b.program.allow_data_dependent or not b.draw.chance(20):
+        return function
+    name, f = b.fresh_name("hide"), b.fresh_name("f")
+    b.block.stmts.append([f"let %{name} = fn (%{f}: ?) -> ? {{ %{f} }};"])
+    b.program.features.add("hidden-function")
+    return f"%{name}({function})"
+
+
+def summing_closure(b: Builder, x: Val) -> str:
+    """`fn (%y: Tensor[(?, ...)]) -> Tensor[(?, ...)] { sum(%y, axis=[0], keepdims=True) }`."""
+    dims = (Dim(1, DYNAMIC, None),) + tuple(x.dims[1:])
+    param, ret = b.slot("closure-param", dims, x.dtype), b.slot("closure-param", dims, x.dtype)
+    name, y = b.fresh_name("g"), b.fresh_name("y")
+    b.program.ops.append("sum")
+    b.block.stmts.append([f"let %{name} = fn (%{y}: ", param, ") -> ", ret, f" {{ sum(%{y}, axis=[0], keepdims=True) }};"])
+    b.program.features.add("closure")
+    return f"%{name}"
+
+
+def feature_hinted_loop(b: Builder) -> Val:
+    """A recursive helper over an unannotated (or `?T`) loop variable seeded by a
+    `can_unify` hint whose guess may differ from the value passed: hints never fail, and the
+    guess is no constraint on the caller (issue 11, class 6)."""
+    x = b.pick(has_rank(1, 3))
+    h = new_helper(b, "loop")
+    steps = b.draw.int(0, 2)
+    grow = x.rank and b.draw.chance(50)
+    axis = b.draw.int(0, x.rank - 1)
+    i, v = h.fresh_name("i"), h.fresh_name("x")
+    h.params = [Param(i, Val(f"%{i}", (), "int32"), Slot(-1, "counter", (), "int32")),
+                Param(v, Val(f"%{v}", x.dims, x.dtype), HoleSlot())]
+    guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
+    step = f"concatenate((%{v}, %{v}), axis={axis})" if grow else f"nn.relu(%{v})"
+    b.program.ops.extend(["concatenate" if grow else "nn.relu", "less", "add"])
+    h.block.stmts.append([Hint(f"can_unify(%{v}, shape=({guess}{',' if x.rank == 1 else ''}));")])
+    h.block.result = [f"if (less(%{i}, {steps})) {{ @{h.name}(add(%{i}, 1), {step}) }} else {{ %{v} }}"]
+    b.program.features.add("hinted-loop")
+    b.program.data_dependent = True
+    sizes = [d.value * (2 ** steps if grow and k == axis else 1) for k, d in enumerate(x.dims)]
+    return b.bind([f"@{h.name}(0, {x.text})"], tuple(Dim(s, DYNAMIC, None) for s in sizes))
+
+
 OPERATORS: list = [
     (op_unary, 4, ""), (op_softmax, 1, ""), (op_binary, 5, ""), (op_where, 1, ""), (op_dense, 2, ""),
     (op_matmul, 1, ""), (op_batch_matmul, 1, ""), (op_bias_add, 1, ""), (op_reshape, 2, ""),
@@ -1829,15 +2047,27 @@ OPERATORS: list = [
     (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
     (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),
-    (lambda b: feature_call(b, inline=True), 1, "nest"),
+    (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
+    (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
+    (feature_hinted_loop, 1, "data"),
 ]
 
 
 # programs -------------------------------------------------------------------------------------------
-def build_program(draw: Draw, steps: Optional[int] = None, precise: bool = False, seed: int = 0) -> Program:
+#: features a property can ask for more often (`programs(focus=...)`)
+FOCUS = {
+    "hints": frozenset({feature_hinted_loop}),
+    "functions": frozenset({feature_function_argument}),
+    "expressions": frozenset({feature_expression_dims}),
+    "edges": frozenset({op_strided_slice, op_empty_reshape}),  # slices past the end, empty tensors
+}
+
+
+def build_program(draw: Draw, steps: Optional[int] = None, precise: bool = False, seed: int = 0,
+                  focus: str = "") -> Program:
     """One random program. `precise`: no data-dependent shapes and no branches that differ
-    (so a program with static parameters has only static types)."""
-    program = Program(allow_data_dependent=not precise)
+    (so a program with static parameters has only static types). `focus`: a FOCUS key."""
+    program = Program(allow_data_dependent=not precise, focus=FOCUS.get(focus, frozenset()))
     main = Builder(program, draw, rng=np.random.default_rng(seed))
     count = draw.int(1, 6) if steps is None else steps
     last = run_ops(main, count)
@@ -1860,10 +2090,10 @@ def generate(seed: int, precise: bool = False, steps: Optional[int] = None) -> P
 
 
 @st.composite
-def programs(draw: Any, precise: bool = False, max_steps: int = 6) -> Program:
-    """The hypothesis strategy: random well-formed programs."""
+def programs(draw: Any, precise: bool = False, max_steps: int = 6, focus: str = "") -> Program:
+    """The hypothesis strategy: random well-formed programs (`focus`: a FOCUS key)."""
     d = Draw(draw)
-    return build_program(d, d.int(1, max_steps), precise, d.int(0, 2**16))
+    return build_program(d, d.int(1, max_steps), precise, d.int(0, 2**16), focus)
 
 
 # inputs ---------------------------------------------------------------------------------------------
@@ -1955,6 +2185,9 @@ def perturb(program: Program, draw: Draw, base: Variant = SYMBOLIC) -> Variant:
     """One dim of one parameter of @main changed to another size (0, 1, 2, 3 or 5) or to
     another symbol of the program: mostly an ill-typed program, sometimes one that checks."""
     slots = [s for s in program.slots if s.kind == "param" and s.dims]
+    functions = [s for s in program.slots if s.kind == "fn-type" and s.dims]
+    if functions and draw.chance(50):
+        slots = functions  # a function type that no longer fits the functions passed
     if not slots:
         return base
     slot = draw.choice(slots)

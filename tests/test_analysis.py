@@ -80,6 +80,23 @@ def test_a_changed_signature_rechecks_the_callers() -> None:
     same_as_check(analysis, changed)
 
 
+HINTED = """def @loop(%i: int32, %x) {
+  can_unify(%x, shape=(1, 1));
+  if (less(%i, 3)) { @loop(add(%i, 1), nn.relu(%x)) } else { %x }
+}
+def @main(%s: Tensor[(SEED), float32]) { @loop(0, %s) }
+"""
+
+
+def test_a_call_that_widens_a_hint_is_checked_as_gradual_check_does() -> None:
+    """A caller passing another size than a hint guessed widens it (the definition is checked
+    again); an edit back to the guessed size makes it a guess again (issue 11, class 6)."""
+    document = Document("loop.rly")
+    for seed in ("2, 1", "1, 1", "1, 1", "3, 3", "3, 3"):
+        text = HINTED.replace("SEED", seed)
+        same_as_check(document.analyze(text), text)
+
+
 def test_pieces_start_at_definitions_outside_comments() -> None:
     text = '#[version = "0.0.5"]\n/* a comment\ndef @not_a_piece() { 1 }\n*/\ndef @a() { 1 }\ndef @b() { 2 }\n'
     starts = [text[s:e].split("\n")[0] for s, e in piece_bounds(text)]

@@ -92,6 +92,23 @@ def test_json_document_shape(capsys) -> None:
     assert diag["labels"][0]["line"] == 7 and "`k` was bound to 128" in diag["labels"][0]["message"]
 
 
+def test_checks_count_annotated_lets_casts_and_contracts(tmp_path, capsys) -> None:
+    """SPEC 5.1: `checks` counts every check site that can fail at runtime, in text and JSON:
+    an annotated let over an imprecise value, a written cast, a function contract."""
+    path = tmp_path / "sites.rly"
+    path.write_text("def @apply(%f: fn (Tensor[(3,), float32]) -> Tensor[(3,), float32], %x: Tensor[(3,), float32]) {\n"
+                    "  %f(%x)\n}\n"
+                    "def @main(%x: Tensor[(?,), float32], %z: Tensor[(3,), float32]) {\n"
+                    "  let %a: Tensor[(3,), float32] = %x;\n"
+                    "  let %g = fn (%y: Tensor[(?,), float32]) -> Tensor[(?,), float32] { %y };\n"
+                    "  (%a, %x as Tensor[(3,), float32], @apply(%g, %z))\n}\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "check", "--format", "json", str(path))
+    doc = json.loads(out)
+    assert code == 0 and doc["files"][0]["functions"]["main"]["checks"] == 3 and doc["summary"]["checks"] == 3
+    code, out, _ = run_cli(capsys, "check", "--color=never", str(path))
+    assert "@main: " in out and "(3 checks)" in out and "3 runtime checks" in out
+
+
 def test_json_for_a_parse_error(tmp_path, capsys) -> None:
     path = tmp_path / "p.rly"
     path.write_text("def @f(%x) {\n  add(%x, \n}\n")

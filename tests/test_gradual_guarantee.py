@@ -9,6 +9,9 @@
 * Conservative extension: a program whose parameters are all static (and whose shapes do not
   depend on data) gets no runtime check, and every type the checker infers is the static
   shape the value has: what a static checker would say.
+* Hints never fail (SPEC 3.5): a program checks with its `can_unify` hints as it does
+  without them, whatever the values its hinted loops are called with, and runs alike; a
+  parameter to infer written `%x: ?T` is inferred (and its hint used) as `%x` is.
 
 A dim that introduces an existential name (`let %v: Tensor[(b, 4), ...]`, `b` new) is a
 binder, not a precision annotation, and is never relaxed: relaxing it to `?` lets the checker
@@ -28,7 +31,7 @@ from hypothesis import strategies as st
 import gradual
 from gradual.shapes import Dimension
 from gradual.types import TensorType, TupleType
-from programs import STATIC, SYMBOLIC, Draw, Program, Variant, consistent_inputs, programs, relax
+from programs import STATIC, SYMBOLIC, Draw, Program, Spelled, Variant, consistent_inputs, programs, relax
 from tracing import precision_problem, run_outcome, same_outputs
 
 
@@ -126,6 +129,14 @@ def test_less_precise_programs_compute_the_same_outputs_deep(program: Program, s
     dynamic_guarantee(program, seed, runs=5)
 
 
+@examples(100)
+@given(programs(focus="edges"), st.integers(0, 2**16))
+def test_less_precise_programs_compute_the_same_outputs_at_the_edges(program: Program, seed: int) -> None:
+    """The same, on programs rich in slices that reach past a dim's end and in empty tensors
+    reshaped: a `?` there must not reject what the static program runs (issue 11, class 6)."""
+    dynamic_guarantee(program, seed)
+
+
 # conservative extension --------------------------------------------------------------------------------
 def static_dims(t: object) -> bool:
     """Every dim of every tensor in the type is a known size, every rank is known."""
@@ -167,6 +178,36 @@ def test_static_programs_get_no_checks_and_static_types(program: Program) -> Non
 @given(programs(precise=True, max_steps=10))
 def test_static_programs_get_no_checks_and_static_types_deep(program: Program) -> None:
     conservative_extension(program)
+
+
+# hints and parameters to infer (issue 11, class 6) ------------------------------------------------------
+def hints_are_guesses(program: Program) -> None:
+    for base in (SYMBOLIC, STATIC):
+        hinted = checked(program, base)
+        bare = checked(program, Spelled(base, hints=False))
+        holes = checked(program, Spelled(base, holes=True))
+        assert not holes.warnings, [d.message for d in holes.warnings]
+        for d in program.defs:
+            assert str(holes.function_type(d.name)) == str(hinted.function_type(d.name)), (
+                f"@{d.name}: %x: ?T gives {holes.function_type(d.name)}, %x gives {hinted.function_type(d.name)}\n"
+                + program.text(Spelled(base, holes=True)))
+        with_hints = run_outcome(hinted, program.intended_inputs())
+        without = run_outcome(bare, program.intended_inputs(), traced=False)
+        assert with_hints.ok and without.ok and same_outputs(with_hints.outputs, without.outputs), (
+            f"{with_hints.describe()} with hints, {without.describe()} without\n{program.text(base)}")
+
+
+@examples(150)
+@given(programs(focus="hints"))
+def test_hints_never_fail_and_holes_are_inferred_alike(program: Program) -> None:
+    hints_are_guesses(program)
+
+
+@pytest.mark.deep
+@examples(1500)
+@given(programs(max_steps=10, focus="hints"))
+def test_hints_never_fail_and_holes_are_inferred_alike_deep(program: Program) -> None:
+    hints_are_guesses(program)
 
 
 # known gap ----------------------------------------------------------------------------------------------

@@ -295,10 +295,11 @@ def @main(%x: Tensor[(3,), float32]) {
   let %grow = fn (%a: Tensor[(3,), float32]) { concatenate((%a, %a)) };
   let %four = fn (%a: Tensor[(4,), float32]) { %a };
   let %keep = fn (%a: Tensor[(3,), float32]) { nn.relu(%a) };
-  let %hidden: ? = %WHICH;
+  let %hidden = @hide(%WHICH);
   %g = %hidden as fn (Tensor[(3,), float32]) -> Tensor[(3,), float32];
   %g(%x)
 }
+def @hide(%f: ?) -> ? { %f }
 """
 
 

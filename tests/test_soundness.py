@@ -108,6 +108,23 @@ def test_runs_on_random_inputs_stop_only_at_checks_deep(program: Program, seed: 
     random_runs_stop_only_at_checks(program, seed, runs=6)
 
 
+@examples(100)
+@given(st.sampled_from(["expressions", "functions"]).flatmap(lambda focus: programs(focus=focus)),
+       st.integers(0, 2**16))
+def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments(program: Program, seed: int) -> None:
+    """The same, on programs rich in helpers whose parameter dims are expressions of later
+    parameters' symbols and in functions passed to helpers (issue 11, classes 1 and 2)."""
+    random_runs_stop_only_at_checks(program, seed)
+
+
+@pytest.mark.deep
+@examples(1000)
+@given(st.sampled_from(["expressions", "functions"]).flatmap(lambda focus: programs(max_steps=10, focus=focus)),
+       st.integers(0, 2**16))
+def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments_deep(program: Program, seed: int) -> None:
+    random_runs_stop_only_at_checks(program, seed, runs=6)
+
+
 # where checks go -----------------------------------------------------------------------------------
 def imprecise(t: object) -> bool:
     """Whether a type has `?`, an interval, an unknown rank or dtype anywhere."""
@@ -162,7 +179,7 @@ def checked_once(result: gradual.CheckResult, name: str) -> None:
     equal there) states an equality with the other arguments that mention that same symbol,
     so those partners are part of the fact."""
     bodies = enclosing_bodies(result.module)
-    records = result.checks(name)
+    records = [r for r in result.checks(name) if r.inserted]  # a written check is the author's
     seen: dict = {}
     for record in records:
         if isinstance(record.node, ast.Var):
@@ -248,12 +265,15 @@ def violates(shape: tuple, t: object) -> Optional[bool]:
 def failures_blame_the_source(program: Program, seed: int) -> None:
     """A check that fails on random inputs is one the checker recorded (an inserted check
     fails at the span it blames, an operator's rule at a call) and the value really violates
-    what it assumed."""
+    what it assumed; a written cast or annotated let that fails is one `checks` counts (SPEC
+    5.1: every check site that can fail at runtime)."""
     rng = np.random.default_rng(seed)
     variant = relax(program, Draw(seed=seed))
     text = program.text(variant)
     result = checked(program, variant)
     records = {(r.blame.start, r.blame.end): r for name in result.functions for r in result.checks(name)}
+    counted = {(span.start, span.end) for name in result.functions for r in result.checks(name)
+               for span in (r.blame, r.node.span)}
     for _ in range(3):
         outcome = run_outcome(result, consistent_inputs(program, variant, rng), traced=False)
         if outcome.ok:
@@ -263,6 +283,8 @@ def failures_blame_the_source(program: Program, seed: int) -> None:
         span = failure.span  # type: ignore[union-attr]
         assert span.source.path == "<input>" and 0 <= span.start <= span.end <= len(text), outcome.describe()
         assert failure.diagnostic().code == "check-failed"  # type: ignore[union-attr]
+        if failure.blame.kind in ("cast", "let"):  # type: ignore[union-attr]
+            assert (span.start, span.end) in counted, f"{outcome.describe()}: a check site `checks` does not count\n{text}"
         if failure.blame.kind == "inserted":  # type: ignore[union-attr]
             record = records.get((span.start, span.end))
             assert record is not None, f"{outcome.describe()}: no check site blames {span.describe()}\n{text}"
@@ -313,6 +335,15 @@ def test_perturbed_programs_are_rejected_or_run_soundly_deep(program: Program, s
     rejected_or_sound(program, seed)
 
 
+@examples(100)
+@given(programs(focus="functions"), st.integers(0, 2**16))
+def test_perturbed_function_types_are_rejected_or_run_soundly(program: Program, seed: int) -> None:
+    """The same, on programs rich in functions passed to helpers: a dim of a function type
+    changed makes a function that can never fit (a static error) or one that needs a contract
+    (issue 11, class 2)."""
+    rejected_or_sound(program, seed)
+
+
 # the generator ------------------------------------------------------------------------------------
 def test_the_generator_covers_the_operators_and_the_language() -> None:
     """Over 3,000 seeds the generator uses every operator of stdlib/ (the ONNX and ATen ones aside: they
@@ -333,4 +364,5 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
                 for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("def ")}
     assert declared - ops == set(), f"operators the generator never uses (add them to tests/programs.py): {sorted(declared - ops)}"
     assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
-            "reference", "negative-attribute", "signed-value", "zero-dim", "split-at"} <= features
+            "reference", "negative-attribute", "signed-value", "zero-dim", "split-at",
+            "function-argument", "hidden-function", "expression-dims", "hinted-loop"} <= features

@@ -167,6 +167,16 @@ def test_printed_modules_parse_back_to_the_same_tree(module) -> None:
     assert format_module(reparsed) == text
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(modules)
+def test_a_byte_order_mark_changes_nothing(module) -> None:
+    """A file saved with a UTF-8 byte order mark checks as the same text without it: the
+    same diagnostics at the same lines and columns (issue 11, class 6)."""
+    text = format_module(module)
+    plain, marked = gradual.check(text), gradual.check("\ufeff" + text)
+    assert [(d.code, d.line, d.column) for d in marked.diagnostics] == [(d.code, d.line, d.column) for d in plain.diagnostics]
+
+
 @SETTINGS
 @given(types)
 def test_printed_types_parse_back(t) -> None:

@@ -9,10 +9,14 @@ original expression: static dims equal, intervals contain the size, a symbolic d
 to the size under the symbols the run has bound (a symbol the run never binds is bound by its
 first sighting here, and must agree afterwards). A mismatch raises `Unsound`, and so does an
 operator's rule that stops a run at a call the checker typed with a dim that is negative there
-(`n - 2` of a crop at n = 1: a size the checker assumed and did not check).
+(`n - 2` of a crop at n = 1: a size the checker assumed and did not check). Each
+definition's parameters are checked the same way on entry, against its inferred type (every
+symbol of the signature is bound by then, so `n // 2` before `n` is compared too).
 
 `run_outcome` classifies a run: outputs, an allowed stop (`CheckFailure` of an inserted check,
-an operator's rule at a call, a written cast or annotated let), or a problem (anything else).
+an operator's rule at a call, a written cast or annotated let, a function contract a check
+site states), or a problem (anything else). A rank that reaches an operator's rule unchecked
+(a dynamic rank into `transpose` with axes) is a problem: every rank a rule needs is checked.
 """
 
 from __future__ import annotations
@@ -29,10 +33,20 @@ from gradual.runtime.errors import OperatorCheckFailure
 from gradual.runtime.values import RefCell, dtype_name, flatten_outputs
 from gradual.shapes import Dimension
 from gradual.syntax import ast
-from gradual.types import DTypeVar, RefType, TensorType, TupleType, Variadic
+from gradual.types import DTypeVar, FuncType, RefType, TensorType, TupleType, Variadic
 
 #: the blame kinds of a CheckFailure a sound run may stop with
 ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write"})
+
+#: the blame kinds of a function contract: allowed where a check site of the checker states it
+CONTRACT_BLAME = frozenset({"result", "contract"})
+
+#: rule failures that mean the checker let an unknown rank reach the rule: each rank or least
+#: rank a rule needs is checked (issue 11, class 5); relations between two unknown ranks (the
+#: fields of a concatenate), a rank's upper bound (broadcast_to) and the dims a `dyn.reshape`
+#: shape value copies (a 0 in it is a copy code) are left to the rule
+RANK_CODES = frozenset({"rank", "rank-too-small", "transpose-axes", "slice-length", "not-a-scalar",
+                        "new-axis-out-of-range", "axis-out-of-range", "pad-width"})
 
 
 class Unsound(AssertionError):
@@ -46,6 +60,13 @@ class RecordingElaborator(Elaborator):
         super().__init__(result)
         self.origin: dict = {}
         self.keep: list = []
+        self.def_names: dict = {}  # definition name -> the names its symbols print as
+
+    def definition(self, d: Any, fn: Any) -> Any:
+        """Elaborate a definition, remembering the names of its symbols."""
+        out = super().definition(d, fn)
+        self.def_names[d.name] = self.names
+        return out
 
     def _keep_type(self, old: object, new: object) -> None:
         super()._keep_type(old, new)
@@ -115,6 +136,32 @@ class TracingInterpreter(Interpreter):
         if binder is not None:
             return self.result.types.get(id(binder.node))
         return self.result.types.get(id(arg))
+
+    def body(self, body: Any, frame: Any, tail: bool = False) -> Any:
+        """Run a body as the interpreter does; a definition's body first checks the
+        definition's parameters (bound in `frame` by now) against its inferred type."""
+        d = self.res.defs.get(getattr(self.def_of_body.get(id(body)), "name", None))
+        if d is not None:
+            self.verify_parameters(d, frame)
+        return super().body(body, frame, tail)
+
+    @property
+    def def_of_body(self) -> dict:
+        found = getattr(self, "_def_of_body", None)
+        if found is None:
+            found = self._def_of_body = {id(d.body): d for d in self.res.defs.values()}
+        return found
+
+    def verify_parameters(self, d: Any, frame: Any) -> None:
+        fn = self.result.functions.get(d.name)
+        names = self.elaborator.def_names.get(d.name)
+        if fn is None or names is None:
+            return
+        info = self.res.function(d)
+        for binder, t in zip(info.params, fn.type.params):
+            problem = self.mismatch(frame.values.get(binder), t, frame, names)
+            if problem is not None:
+                raise Unsound(f"@{d.name} entered with %{binder.name} outside its type {t}: {problem}")
 
     def let(self, stmt: Any, frame: Any) -> None:
         """Bind a let as the interpreter does, then check the bound value."""
@@ -237,6 +284,7 @@ class Outcome:
 
     outputs: Optional[list] = None
     failure: Optional[BaseException] = None
+    check_sites: frozenset = frozenset()  # (start, end) of the spans of every check site
 
     @property
     def ok(self) -> bool:
@@ -247,11 +295,19 @@ class Outcome:
     def allowed_stop(self) -> bool:
         """A check (inserted, written, or an operator's rule at a call) stopped the run; or a
         called function's parameter type did, blaming the call, on a divisibility fact that no
-        cast states (`2 * n` of an odd size): the checker cannot insert that check."""
+        cast states (`2 * n` of an odd size, or `n // 2` of one argument against another's
+        dim): the checker cannot insert that check."""
         if not isinstance(self.failure, CheckFailure):
             return False
         kind = self.failure.blame.kind
-        return kind in ALLOWED_BLAME or kind == "argument" and self.failure.mismatch.what == "unsolvable"
+        if kind == "operator" and self.failure.mismatch.what in RANK_CODES:
+            return False
+        if kind in CONTRACT_BLAME:
+            span = self.failure.blame.span
+            return (span.start, span.end) in self.check_sites
+        mismatch = self.failure.mismatch
+        divisibility = mismatch.what == "unsolvable" or "//" in str(mismatch.facts.get("expr", ""))
+        return kind in ALLOWED_BLAME or kind == "argument" and divisibility
 
     def describe(self) -> str:
         """The outcome in one line."""
@@ -270,11 +326,37 @@ def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", 
     that `Unsound` (and any bug in the tracer itself) propagates."""
     interpreter = TracingInterpreter(result) if traced else Interpreter(gradual.elaborate(result), result.registry)
     try:
-        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))))
+        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))), check_sites=check_sites(result))
     except Unsound:
         raise
     except Exception as exc:  # classified by the caller
-        return Outcome(failure=exc)
+        return Outcome(failure=exc, check_sites=check_sites(result))
+
+
+def check_sites(result: gradual.CheckResult) -> frozenset:
+    """(start, end) of every span a check site blames: each check's blame and node, and the
+    call a function was given a contract at (the callee's parameter wraps it too, binding
+    the symbols only the function type names when it is first called, and blames that call)."""
+    calls = {id(a): node for node in _nodes(result.module) if isinstance(node, ast.Call) for a in node.args}
+    spans = set()
+    for fn in result.functions.values():
+        for c in fn.checks:
+            spans.update({c.blame, c.node.span})
+            if isinstance(c.type, FuncType) and id(c.node) in calls:
+                spans.add(calls[id(c.node)].span)
+    return frozenset((s.start, s.end) for s in spans)
+
+
+def _nodes(root: Any) -> list:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Node):
+            found.append(node)
+            stack.extend(getattr(node, f) for f in getattr(node, "__dataclass_fields__", {}) if f != "span")
+        elif isinstance(node, tuple):
+            stack.extend(node)
+    return found
 
 
 def same_outputs(a: list, b: list) -> bool:

@@ -137,6 +137,8 @@ class Document:
         # the types and instantiations of every kept record, by node: updated per definition
         self.types: dict = {}
         self.instantiations: dict = {}
+        # the hints the kept records were checked with widened (a caller passed another size)
+        self.widened: frozenset = frozenset()
 
     def analyze(self, text: str, version: Optional[int] = None,
                 cancelled: Callable[[], bool] = lambda: False) -> Analysis:
@@ -210,17 +212,20 @@ class Document:
         defs, duplicates = declare(module)
         names = tuple(defs)
         resolution = self._resolve(module, defs, names)
-        checker = Checker(resolution, self.registry, record_uses=True)
-        checker.types, checker.instantiations = self.types, self.instantiations
-        internal: list = []
-        rechecked: list = []
-        for component in resolution.order:
-            if cancelled():
-                raise Cancelled()
-            group = [defs[name] for name in component]
-            if not self._reuse(checker, group, component):
-                rechecked.extend(component)
-                self._check_component(checker, group, component, internal)
+        widened, kept_widening = self.widened, bool(self.widened)
+        rounds = 0
+        while True:
+            checker, internal, rechecked = self._check_components(resolution, defs, widened, cancelled)
+            if checker.stale:  # a call widened a hint of a definition checked before it
+                rounds += 1
+                widened = checker.next_widening(rounds)
+            elif kept_widening and rechecked:  # one kept from before may be needed no more
+                widened, kept_widening = frozenset(), False
+            else:
+                break
+            for kept in self.kept.values():
+                self._drop_record(kept)
+        self.widened = widened
         diagnostics = list(duplicates)
         for d in defs.values():
             diagnostics.extend(self.kept[id(d)].resolution.diagnostics)
@@ -230,6 +235,23 @@ class Document:
         result = CheckResult(module, None, diagnostics, checker.results, checker.types, resolution,
                              self.registry, checker.instantiations)
         return result, internal, tuple(rechecked)
+
+    def _check_components(self, resolution: Resolution, defs: dict, widened: frozenset,
+                          cancelled: Callable[[], bool]) -> tuple:
+        """Check (or reuse) every component, callees first, with these hints widened."""
+        checker = Checker(resolution, self.registry, record_uses=True)
+        checker.types, checker.instantiations = self.types, self.instantiations
+        checker.widened |= widened
+        internal: list = []
+        rechecked: list = []
+        for component in resolution.order:
+            if cancelled():
+                raise Cancelled()
+            group = [defs[name] for name in component]
+            if not self._reuse(checker, group, component):
+                rechecked.extend(component)
+                self._check_component(checker, group, component, internal)
+        return checker, internal, rechecked
 
     def _resolve(self, module: ast.Module, defs: dict, names: tuple) -> Resolution:
         """The module's resolution: each definition's part reused unless it changed."""

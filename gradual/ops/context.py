@@ -108,6 +108,11 @@ class ShapeContext(ABC):
         value = self.static(d)
         return None if value is None else value >= lo
 
+    def bounds(self, d: Any) -> tuple:
+        """The least and greatest value d can have (None: no upper bound)."""
+        value = self.static(d)
+        return (0, None) if value is None else (value, value)
+
     def exact(self, d: Any) -> bool:
         """Whether d stands for one value (a size or a symbolic expression), not `?` or an
         interval. Concrete sizes always are."""
@@ -160,6 +165,12 @@ class ShapeContext(ABC):
     def require_rank(self, arg: TensorArg, rank: int) -> None:
         """Require the argument to have this rank (gives dims to an argument of unknown rank)."""
 
+    def require_rank_at_least(self, arg: TensorArg, rank: int) -> None:
+        """Require the argument to have at least this rank (an axis attribute names a dim of it);
+        an argument of unknown rank gets a check."""
+        if arg.rank is not None and arg.rank < rank:
+            self.fail("rank-too-small", arg=arg, needed=rank, rank=arg.rank)
+
     @abstractmethod
     def expect_tensor(self, arg: ArgView) -> TensorArg:
         """The argument as a tensor: a tuple or a function fails the rule (a `?` argument gets
@@ -196,6 +207,21 @@ def normalize_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") 
     if not -rank <= axis < rank:
         ctx.fail("axis-out-of-range", axis=axis, rank=rank, name=name)
     return axis + rank if axis < 0 else axis
+
+
+def axis_rank(axis: int) -> int:
+    """The least rank in which `axis` names a dim (2 for axis 1, 1 for axis -1)."""
+    return axis + 1 if axis >= 0 else -axis
+
+
+def axes_rank(axes: Optional[Sequence[int]]) -> int:
+    """The least rank in which every one of `axes` names a dim (0 for none)."""
+    return max((axis_rank(a) for a in axes or ()), default=0)
+
+
+def new_axis_rank(axis: int) -> int:
+    """The least rank of an input that a new axis `axis` can be inserted into."""
+    return axis if axis >= 0 else -axis - 1
 
 
 def product(ctx: ShapeContext, dims: Sequence[Any]) -> Any:

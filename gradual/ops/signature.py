@@ -27,6 +27,7 @@ class SignatureMatcher:
         self.seqs: dict[Symbol, list] = {}
         self.dtypes: dict[DTypeVar, Any] = {}
         self.pending: list[tuple[Dimension, Any]] = []
+        self.functions: list[tuple[Type, ArgView]] = []
         self.quantified = set(sig.dim_params)
         self.quantified_dtypes = set(sig.dtype_params)
 
@@ -36,6 +37,9 @@ class SignatureMatcher:
         for param, arg in zip(self.sig.params, self.ctx.args):
             self.match(param, arg)
         self._solve_pending()
+        # function types last: the symbols they share with tensor parameters are bound by now
+        for param, arg in self.functions:
+            self.ctx.match_other(param, arg, self)  # type: ignore[attr-defined]
 
     def match(self, param: Type, arg: ArgView) -> None:
         """Match one argument (or tuple field) against a parameter type."""
@@ -49,7 +53,7 @@ class SignatureMatcher:
         elif isinstance(param, RefType):  # only user functions take references
             self.match(param.content, self.ctx.expect_ref(arg))  # type: ignore[attr-defined]
         elif isinstance(param, (FuncType, TypeVar)):
-            self.ctx.match_other(param, arg)  # type: ignore[attr-defined]
+            self.functions.append((param, arg))
         elif not isinstance(param, DynType):
             raise TypeError(f"cannot match against {param!r}")
 
@@ -70,6 +74,7 @@ class SignatureMatcher:
         prefix, suffix = pattern[:at], pattern[at + 1:]
         fixed = len(prefix) + len(suffix)
         if arg.dims is None:
+            self.ctx.require_rank_at_least(arg, fixed)
             return
         if arg.rank is not None and arg.rank < fixed:
             self.ctx.fail("rank-too-small", arg=arg, needed=fixed, rank=arg.rank)

@@ -214,7 +214,7 @@ class ConcreteContext(ShapeContext):
             self.fail("tuple-length", arg=arg, expected=length, actual=len(arg.fields))
         return arg
 
-    def match_other(self, param: Type, arg: ArgView) -> None:
+    def match_other(self, param: Type, arg: ArgView, matcher: Any = None) -> None:
         """Function-typed parameters: the argument must be a function."""
         if isinstance(param, FuncType) and not isinstance(arg, FuncArg):
             self.fail("not-a-function", arg=arg, actual_kind=_kind(arg))

@@ -32,7 +32,32 @@ def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
     one, so the common case of a passing check never builds it)."""
     if t is None:
         return value
-    return _Match(value, t, frame, blame).run()
+    match = _Match(value, t, frame, blame)
+    out = match.run()
+    if frame.deferred and match.bound:
+        check_deferred(frame, match.bound)
+    return out
+
+
+def check_deferred(frame: Frame, bound: list) -> None:
+    """Make the deferred checks of the frame that waited for a symbol just bound: a cast of
+    `(n // 2,)` that ran before the cast binding `n` is verified once `n` is known, blamed on
+    its own cast (argument and parameter order never decides what is checked). A check that
+    still waits for another symbol waits for that one (each is looked at once per symbol)."""
+    for sym in bound:
+        for item in frame.deferred.pop(sym, ()):
+            defer(frame, item)
+
+
+def defer(frame: Frame, item: tuple) -> None:
+    """Check a deferred item now if every symbol of its expression is bound, else file it
+    under one that is not."""
+    value, t, blame, size, dim, path, axis, broadcast = item
+    waiting = next((s for s in dim.expr.symbols() if frame.dim(s) is None), None)
+    if waiting is not None:
+        frame.deferred.setdefault(waiting, []).append(item)
+    else:
+        _Match(value, t, frame, blame).expression(size, dim, path, axis, broadcast)
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
@@ -51,6 +76,7 @@ class _Match:
         self.blame = blame
         self.pending: list = []
         self.cells: list = []
+        self.bound: list = []  # the symbols this check bound (deferred checks may wait for them)
 
     def run(self) -> Any:
         out = self.check(self.value, self.type, ())
@@ -130,7 +156,7 @@ class _Match:
     def sequence(self, sym: Symbol, run: tuple, path: tuple, axis: int) -> None:
         bound = self.frame.dim(sym)
         if bound is None:
-            self.frame.dims[sym] = run
+            self.bind(sym, run)
         elif tuple(bound) != run:
             self.fail(Mismatch("sequence", {"name": sym.name, "actual": run, "expected": tuple(bound)}, path, axis))
 
@@ -184,8 +210,12 @@ class _Match:
         if value < sym.lo or sym.hi is not None and value > sym.hi:
             bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
-        self.frame.dims[sym] = value
+        self.bind(sym, value)
         return True
+
+    def bind(self, sym: Symbol, value: Any) -> None:
+        self.frame.dims[sym] = value
+        self.bound.append(sym)
 
     def with_bound(self, expr: Poly) -> Poly:
         """The expression with the values of its bound symbols substituted."""
@@ -207,12 +237,12 @@ class _Match:
                 unbound = [s for s in dim.expr.symbols() if self.frame.dim(s) is None]
                 if len(unbound) > 1:
                     continue
+                if unbound and not self.solve(size, dim, unbound[0], path, axis, broadcast):
+                    continue  # not linear in its one unknown (`n // 2`): bound as a whole below
                 self.pending.remove(item)
                 progress = True
                 if not unbound:
                     self.expression(size, dim, path, axis, broadcast)
-                else:
-                    self.solve(size, dim, unbound[0], path, axis, broadcast)
         for size, dim, path, axis, broadcast in self.pending:
             self.whole(size, dim, path, axis, broadcast)
 
@@ -223,7 +253,8 @@ class _Match:
         sym = expression_symbol(dim.expr)
         bound = self.frame.dim(sym)
         if bound is None:
-            self.frame.dims[sym] = size
+            self.bind(sym, size)
+            defer(self.frame, (self.value, self.type, self.blame, size, dim, path, axis, broadcast))
         elif bound != size:
             what = "broadcast" if broadcast else "dim"
             self.fail(Mismatch(what, {"actual": size, "expected": bound, "expr": str(dim)}, path, axis))

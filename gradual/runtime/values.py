@@ -35,15 +35,18 @@ NUMPY_DTYPES = frozenset({
 
 
 class Frame(Chain):
-    """One activation: variables by binder, dimension symbols, dtype variables; parent for closures."""
+    """One activation: variables by binder, dimension symbols, dtype variables; parent for
+    closures. `deferred` holds the checks of expressions a cast could not evaluate yet (`n // 2`
+    before any cast bound `n`), made as soon as a later cast binds their symbols."""
 
-    __slots__ = ("values", "dims", "dtypes", "parent")
+    __slots__ = ("values", "dims", "dtypes", "parent", "deferred")
 
     def __init__(self, parent: Optional["Frame"] = None) -> None:
         self.values: dict = {}
         self.dims: dict = {}
         self.dtypes: dict = {}
         self.parent = parent
+        self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
 
     def value(self, binder: object) -> Any:
         """The value bound to a binder here or in an enclosing frame (KeyError if none)."""

@@ -16,6 +16,8 @@ from typing import Any, Iterator
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, LexerState
 
+from .source import BOM
+
 _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then the lexeme
     r"""
     [ \t\r\n\f]*
@@ -67,7 +69,7 @@ class FastLexer(Lexer):
     def tokens(self, text: str, rows: Any, stack: list) -> Iterator[Tok]:
         """The tokens of a text, each read for what the parser accepts next: `rows[stack[-1]]`
         holds the terminals of the state on top of the parser's (live) state stack."""
-        pos = 0
+        pos = 1 if text.startswith(BOM) else 0
         match = _LEXEME.match
         literals = self.literals
         while True:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import bisect
 
+#: a UTF-8 byte order mark: an encoding marker, not text. The lexer skips it at the start of a
+#: document, and positions on its first line count from what follows it (as editors show it).
+BOM = "\ufeff"
+
 
 class Source:
     """The text of one input (a file, a string, or a frontend's model) and its line table.
@@ -38,7 +42,14 @@ class Source:
         """1-based (line, column) of an offset."""
         starts = self.line_starts()
         line = bisect.bisect_right(starts, offset) - 1
-        return line + 1 + self.line_base, offset - starts[line] + 1
+        column = offset - starts[line] + 1
+        if line == 0 and offset > 0 and self._marked():
+            column -= 1
+        return line + 1 + self.line_base, column
+
+    def _marked(self) -> bool:
+        """Whether the text starts its document with a byte order mark."""
+        return self.base == 0 and self.text.startswith(BOM)
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""
@@ -46,7 +57,7 @@ class Source:
         starts = self.line_starts()
         if not 1 <= line <= len(starts):
             return ""
-        start = starts[line - 1]
+        start = starts[line - 1] + (1 if line == 1 and self._marked() else 0)
         end = starts[line] - 1 if line < len(starts) else len(self.text)
         return self.text[start:end].rstrip("\r")
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
 from .common import require_scalar, show_ints
 from .elementwise import broadcast_dims
@@ -79,6 +79,11 @@ def _reader(source: Any) -> Callable[[ShapeContext], Any]:
     if callable(source):
         return source
     return lambda ctx: source
+
+
+def dim_rank(dim: int) -> int:
+    """The least rank in which torch's `dim` names a dim: torch lets 0 and -1 name a scalar's."""
+    return 0 if dim in (0, -1) else axis_rank(dim)
 
 
 def _register(name: str, rule: Callable[[ShapeContext], Any]) -> None:
@@ -196,6 +201,7 @@ def sym_size(ctx: ShapeContext) -> Any:
     """`aten.sym_size(x, dim)`: an int64 scalar whose value is that dim."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor([], "int64")
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     return ctx.tensor([], "int64", value=[data.dim(axis)])
@@ -224,6 +230,7 @@ def transpose(ctx: ShapeContext) -> Any:
     """`aten.transpose(x, dim0, dim1)`: two dims swapped."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, max(dim_rank(ctx.attr("dim0")), dim_rank(ctx.attr("dim1"))))
         return ctx.tensor(None)
     rank = max(data.rank, 1)
     a = normalize_axis(ctx, ctx.attr("dim0"), rank, "dim0")
@@ -250,9 +257,10 @@ def squeeze(ctx: ShapeContext) -> Any:
     """`aten.squeeze(x, dim)`: the listed dims (all, without `dim`) that are 1 are removed;
     listed dims that are not 1 stay (torch's squeeze is a no-op on them)."""
     (data,) = ctx.args
-    if data.dims is None:
-        return ctx.tensor(None)
     listed = ctx.attr("dim")
+    if data.dims is None:
+        ctx.require_rank_at_least(data, max((dim_rank(a) for a in _as_list(listed or [])), default=0))
+        return ctx.tensor(None)
     axes = set(range(data.rank)) if listed is None else {normalize_axis(ctx, a, max(data.rank, 1), "dim") for a in _as_list(listed)}
     keep = [d for i, d in enumerate(data.dims) if not (i in axes and ctx.is_one(d) is True)]
     if any(i in axes and ctx.is_one(d) is None for i, d in enumerate(data.dims)):
@@ -265,13 +273,15 @@ def flatten(ctx: ShapeContext) -> Any:
     """`aten.flatten(x, start_dim, end_dim)`: dims start..end (inclusive) multiplied into one."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, max(dim_rank(ctx.attr("start_dim")), dim_rank(ctx.attr("end_dim"))))
         return ctx.tensor(None)
-    if data.rank == 0:
-        return ctx.tensor([ctx.const(1)], value=data.value)
-    start = normalize_axis(ctx, ctx.attr("start_dim"), data.rank, "start_dim")
-    end = normalize_axis(ctx, ctx.attr("end_dim"), data.rank, "end_dim")
+    rank = max(data.rank, 1)  # a scalar flattens to (1,), its dims named as a vector's (torch)
+    start = normalize_axis(ctx, ctx.attr("start_dim"), rank, "start_dim")
+    end = normalize_axis(ctx, ctx.attr("end_dim"), rank, "end_dim")
     if end < start:
         ctx.fail("attribute-range", name="end_dim", value=ctx.attr("end_dim"), needed=f"at least start_dim ({start})")
+    if data.rank == 0:
+        return ctx.tensor([ctx.const(1)], value=data.value)
     dims = list(data.dims[:start]) + [product(ctx, data.dims[start:end + 1])] + list(data.dims[end + 1:])
     return ctx.tensor(dims, value=data.value if data.rank == 1 else None)
 
@@ -291,6 +301,7 @@ def split_with_sizes(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     wanted = list(ctx.attr("split_sizes"))
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     total = sum(wanted)
@@ -306,6 +317,7 @@ def chunk(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = ctx.attr("count")
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     whole = data.dim(axis)
@@ -322,6 +334,7 @@ def unbind(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = ctx.attr("count")
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     facts = {"arg": data, "axis": axis, "count": count, "dim": data.dim(axis)}
@@ -336,6 +349,7 @@ def slice_(ctx: ShapeContext) -> Any:
     as Python slices; a start or end whose value is not known gives `?`."""
     data, start_arg, end_arg = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
     step = ctx.attr("step")
@@ -368,6 +382,7 @@ def select(ctx: ShapeContext) -> Any:
     data, index = ctx.args
     require_scalar(ctx, index)
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     value, known = _optional_int(ctx, index)
@@ -382,6 +397,7 @@ def index_select(ctx: ShapeContext) -> Any:
     data, index = ctx.args
     ctx.require_rank(index, 1)
     if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
     dims = list(data.dims)
@@ -407,6 +423,7 @@ def constant_pad(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     pad = list(ctx.attr("pad"))
     if data.dims is None:
+        ctx.require_rank_at_least(data, len(pad) // 2)  # a pair per dim from the last
         return ctx.tensor(None)
     if len(pad) % 2 or len(pad) // 2 > data.rank:
         ctx.fail("pad-length", arg=data, pad=show_ints(pad), rank=data.rank)
@@ -424,6 +441,7 @@ def linear(ctx: ShapeContext) -> Any:
     """`aten.linear(x, w, b)`: (*, k) x (u, k) -> (*, u); b, when present, broadcasts to (u,)."""
     data, weight, bias_arg = ctx.args
     ctx.require_rank(weight, 2)
+    ctx.require_rank_at_least(data, 1)
     if data.dims is not None:
         if data.rank < 1:
             ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
@@ -505,6 +523,7 @@ def _normalized(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     """The last dims layer_norm normalizes over; they must be normalized_shape."""
     wanted = list(ctx.attr("normalized_shape"))
     if data.dims is None:
+        ctx.require_rank_at_least(data, len(wanted))
         return None
     if len(wanted) > data.rank:
         ctx.fail("normalized-shape", arg=data, wanted=show_ints(wanted), rank=data.rank)
@@ -571,8 +590,7 @@ def attention(ctx: ShapeContext) -> Any:
     v (*b, S, Ev) -> (*b, L, Ev); the mask (or `()`) broadcasts to (*b, L, S)."""
     q, k, v, mask_arg = ctx.args
     for arg in (q, k, v):
-        if arg.dims is not None and arg.rank < 2:
-            ctx.fail("rank-too-small", arg=arg, needed=2, rank=arg.rank)
+        ctx.require_rank_at_least(arg, 2)
     if q.dims is None or k.dims is None or v.dims is None:
         return ctx.tensor(None)
     ctx.equal(q.dim(-1), k.dim(-1), symbol="E")
@@ -590,7 +608,9 @@ def max_dim(ctx: ShapeContext) -> Any:
     """`aten.max.dim(x, dim, keepdim)` (and min): (values, int64 indices)."""
     (data,) = ctx.args
     values = _reduce(ctx)
-    if data.dims is not None:
+    if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
+    else:
         axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
         if data.rank:
             ctx.within(data.dim(axis), 1, None)

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis
+from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
 from ..registry import shape_rule
 from .common import known_ints, new_axis, require_entries, require_positive, show_ints
 
@@ -47,6 +47,12 @@ def _same_rank_fields(ctx: ShapeContext, fields: list) -> Optional[int]:
         elif f.rank != rank:
             ctx.fail("same-rank", arg=f, expected=rank, actual=f.rank)
     return rank
+
+
+def _require_ranks(ctx: ShapeContext, fields: Optional[list], rank: int) -> None:
+    """Tensors of unknown rank (in a tuple of known length) that an axis needs `rank` dims of."""
+    for f in fields or ():
+        ctx.require_rank_at_least(f, rank)
 
 
 def _common_dtype(ctx: ShapeContext, fields: list) -> Any:
@@ -100,6 +106,7 @@ def concatenate(ctx: ShapeContext) -> Any:
     vectors are joined (Shape -> Concat)."""
     fields, dtype, rank = _joined_fields(ctx)
     if rank is None:
+        _require_ranks(ctx, fields, max(1, axis_rank(ctx.attr("axis"))))
         return ctx.tensor(None, dtype)
     if rank == 0:
         ctx.fail("rank-too-small", arg=fields[0], needed=1, rank=0)
@@ -123,6 +130,7 @@ def stack(ctx: ShapeContext) -> Any:
     scalars stack into a known vector."""
     fields, dtype, rank = _joined_fields(ctx)
     if rank is None:
+        _require_ranks(ctx, fields, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, dtype)
     axis = new_axis(ctx, ctx.attr("axis"), rank)
     dims = [_agreed(ctx, fields, j) for j in range(rank)]
@@ -140,6 +148,7 @@ def split(ctx: ShapeContext) -> Any:
     spec = ctx.attr("indices_or_sections")
     parts = _split_parts(ctx, spec)
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     whole = data.dim(axis)
@@ -244,6 +253,7 @@ def repeat(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     times = require_positive(ctx, "repeats", ctx.attr("repeats"))
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     dims = list(data.dims)

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import RuleFailure, ShapeContext, TensorArg, normalize_axis, product
+from ..context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import keeps_values, require_choice, require_entries, require_scalar, value_element, value_subtract
 
@@ -152,7 +152,9 @@ def dyn_topk(ctx: ShapeContext) -> Any:
 def _topk(ctx: ShapeContext, data: TensorArg, k: Optional[int]) -> Any:
     ret_type = require_choice(ctx, "ret_type", ctx.attr("ret_type"), ("both", "values", "indices"))
     dims = None
-    if data.dims is not None:
+    if data.dims is None:
+        ctx.require_rank_at_least(data, max(1, axis_rank(ctx.attr("axis"))))
+    else:
         if data.rank < 1:
             ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
         axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
     distinct_axes, is_huge, known_ints, new_axis, is_huge_negative, require_choice, require_positive, require_scalar,
@@ -55,6 +55,8 @@ def take(ctx: ShapeContext) -> Any:
         if data.dims is not None:
             _require_source(ctx, data, None, indices, 0)
         return ctx.tensor(indices.dims, value=_taken_values(ctx, data, indices, mode))
+    if data.dims is None:
+        ctx.require_rank_at_least(data, max(axis_rank(axis), ctx.attr("batch_dims") + 1))
     if data.dims is None or indices.dims is None:
         return ctx.tensor(None)
     axis = normalize_axis(ctx, axis, data.rank)
@@ -197,22 +199,50 @@ def slice_length(ctx: ShapeContext, d: Any, begin: Optional[int], end: Optional[
     """The length of `x[begin:end:step]` along a dim of size d (None: omitted)."""
     size = ctx.static(d)
     if size is not None:
-        return ctx.const(len(range(*slice(begin, end, step).indices(size))))
+        return ctx.const(_length(size, begin, end, step))
     first, last = _begin_end(begin, end, step)
     upper, lower = (last, first) if step > 0 else (first, last)
     stride = abs(step)
     needs = [_need(e, step) for e in (first, last)]
+    if not upper.relative and lower.relative:
+        return ctx.unknown()  # the slice shrinks as the dim grows: nothing useful to say
+    if not ctx.exact(d):
+        return _clamped_length(ctx, d, begin, end, step, upper.relative == lower.relative)
     if upper.relative == lower.relative:
         span = upper.offset - lower.offset
         if span <= 0:
             return ctx.const(0)
         _require_length(ctx, d, max(needs))
         return ctx.const(-(-span // stride))
-    if not upper.relative:
-        return ctx.unknown()  # the slice shrinks as the dim grows: nothing useful to say
     k = upper.offset - lower.offset
     _require_length(ctx, d, max(needs + [-k]))
     return _offset(d, k + stride - 1) // stride if stride > 1 else _offset(d, k)
+
+
+def _length(size: int, begin: Optional[int], end: Optional[int], step: int) -> int:
+    return len(range(*slice(begin, end, step).indices(size)))
+
+
+def _clamped_length(ctx: ShapeContext, d: Any, begin: Optional[int], end: Optional[int], step: int,
+                    bounded: bool) -> Any:
+    """The length of a slice of a `?` or interval dim: NumPy clamps the slice to the dim, so it
+    lies between the lengths at the dim's least and greatest size (the length never shrinks as
+    the dim grows, where both ends count from the same side or the upper one from the end).
+    Nothing is assumed of the dim, so nothing is checked: a short dim gives a short slice, as
+    the same program with a static dim would."""
+    lo, hi = ctx.bounds(d)
+    least = _length(lo, begin, end, step)
+    if hi is not None:
+        most: Optional[int] = _length(hi, begin, end, step)
+    elif bounded:
+        most = _length(_LONG_ENOUGH, begin, end, step)
+    else:
+        most = None
+    return ctx.const(least) if least == most else ctx.bounded(least, most)
+
+
+# a size past every endpoint a slice can name (beyond it, a slice's length no longer grows)
+_LONG_ENOUGH = 2**62
 
 
 def _need(end: _End, step: int) -> int:
@@ -277,7 +307,8 @@ def strided_slice(ctx: ShapeContext) -> Any:
     sizes (-1: to the end); INT_MAX-like values mean "to the end"."""
     (data,) = ctx.args
     if data.dims is None:
-        _slice_plan(ctx, 1 << 30)
+        plan = _slice_plan(ctx, 1 << 30)
+        ctx.require_rank_at_least(data, axes_rank([axis for axis, *_ in plan]))
         return ctx.tensor(None)
     dims = list(data.dims)
     value = list(data.value) if data.value is not None and data.rank == 1 else None
@@ -346,6 +377,7 @@ def _one_hot(ctx: ShapeContext, indices: TensorArg, on_value: TensorArg, off_val
     require_scalar(ctx, off_value)
     dtype = ctx.attr("dtype")
     if indices.dims is None:
+        ctx.require_rank_at_least(indices, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, dtype)
     axis = new_axis(ctx, ctx.attr("axis"), indices.rank)
     dims = list(indices.dims)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
 from .elementwise import broadcast_pair
@@ -61,9 +61,10 @@ def matmul(ctx: ShapeContext) -> Any:
     units = ctx.attr("units")
     if units is not None:
         m = ctx.equal(m, ctx.const(units), symbol="units")
-    if a.dims is None:
-        return ctx.tensor(None, _out_dtype(ctx))
     needed = 2 if ta else 1
+    if a.dims is None:
+        ctx.require_rank_at_least(a, needed)
+        return ctx.tensor(None, _out_dtype(ctx))
     if a.rank < needed:
         ctx.fail("rank-too-small", arg=a, needed=needed, rank=a.rank)
     k_a = a.dim(-2) if ta else a.dim(-1)
@@ -95,6 +96,7 @@ def bias_add(ctx: ShapeContext) -> Any:
     data, bias = ctx.args
     ctx.require_rank(bias, 1)
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     ctx.equal(data.dim(axis), bias.dim(0), symbol="channels")
@@ -105,7 +107,9 @@ def bias_add(ctx: ShapeContext) -> Any:
 def along_axis(ctx: ShapeContext) -> Any:
     """`nn.softmax(x, axis)` and `nn.log_softmax`: the same shape; axis must name a dim."""
     (data,) = ctx.args
-    if data.dims is not None:
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
+    else:
         normalize_axis(ctx, ctx.attr("axis"), data.rank)
     return ctx.tensor(data.dims)
 
@@ -115,6 +119,7 @@ def batch_flatten(ctx: ShapeContext) -> Any:
     """`nn.batch_flatten(x)`: (n, ...) -> (n, product of the rest)."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, 1)
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
     if data.rank < 1:
         ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
@@ -129,6 +134,7 @@ def _channel_params(ctx: ShapeContext, first: int) -> Any:
     for p in params:
         ctx.require_rank(p, 1)
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         channels = params[0].dim(0)
         rest = params[1:]
     else:

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
@@ -99,6 +99,8 @@ def matmul(ctx: ShapeContext) -> Any:
     dropped from the result; batch dims broadcast."""
     a, b = ctx.args
     if a.dims is None or b.dims is None:
+        for arg in (a, b):
+            ctx.require_rank_at_least(arg, 1)
         return ctx.tensor(None)
     for arg in (a, b):
         if arg.rank < 1:
@@ -141,6 +143,12 @@ def einsum(ctx: ShapeContext) -> Any:
     for f in fields[1:]:
         dtype = ctx.same_dtype(dtype, f.dtype)
     terms, rhs = _einsum_terms(ctx, ctx.attr("equation"), len(fields))
+    for term, f in zip(terms, fields):
+        named = len(term.replace("...", ""))
+        if f.dims is None and "..." in term:
+            ctx.require_rank_at_least(f, named)
+        elif f.dims is None:
+            ctx.require_rank(f, named)  # its term gives its rank
     if any(f.dims is None for f in fields):
         return ctx.tensor(None, dtype)
     sizes: dict = {}
@@ -178,6 +186,7 @@ def flatten(ctx: ShapeContext) -> Any:
     second (axis 0 gives (1, numel))."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, abs(ctx.attr("axis")))
         return ctx.tensor([ctx.unknown(), ctx.unknown()], value=data.value)
     axis = ctx.attr("axis")
     if not -data.rank <= axis <= data.rank:
@@ -193,6 +202,10 @@ def unsqueeze(ctx: ShapeContext) -> Any:
     data, axes_arg = ctx.args
     count = vector_length(ctx, axes_arg)
     if data.dims is None or count is None:
+        axes = known_ints(ctx, axes_arg)
+        if data.dims is None and count is not None and axes is not None:
+            # every axis names a dim of the result, of rank + count dims
+            ctx.require_rank_at_least(data, max((new_axis_rank(a) - count + 1 for a in axes), default=0))
         return ctx.tensor(None, value=data.value)
     rank = data.rank + count
     axes = known_ints(ctx, axes_arg)
@@ -210,6 +223,8 @@ def squeeze(ctx: ShapeContext) -> Any:
     data, axes_arg = ctx.args
     count = vector_length(ctx, axes_arg)
     if data.dims is None or count is None:
+        if data.dims is None:
+            ctx.require_rank_at_least(data, axes_rank(known_ints(ctx, axes_arg)))
         return ctx.tensor(None, value=data.value)
     axes = known_ints(ctx, axes_arg)
     if axes is None:
@@ -253,6 +268,9 @@ def onnx_slice(ctx: ShapeContext) -> Any:
     the end); an axis whose bounds are not known gets a `?` length."""
     data, starts, ends, axes, steps = ctx.args
     if data.dims is None:
+        given_axes = known_ints(ctx, axes)
+        ctx.require_rank_at_least(data, (vector_length(ctx, starts) or 0) if vector_length(ctx, axes) == 0
+                                  else axes_rank(given_axes))
         return ctx.tensor(None)
     begin, end = known_ints(ctx, starts), known_ints(ctx, ends)
     chosen = _slice_axes(ctx, data.rank, axes, vector_length(ctx, starts))
@@ -293,9 +311,11 @@ def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorAr
 def tile(ctx: ShapeContext) -> Any:
     """`onnx.tile(x, repeats)`: dim i is multiplied by repeats[i] (one entry per dim)."""
     data, repeats = ctx.args
+    reps = known_ints(ctx, repeats)
+    if data.dims is None and reps is not None:
+        ctx.require_rank(data, len(reps))  # one entry per dim
     if data.dims is None:
         return ctx.tensor(None)
-    reps = known_ints(ctx, repeats)
     if reps is None:
         return ctx.tensor([ctx.unknown() for _ in data.dims])
     require_length(ctx, "repeats", reps, (data.rank,))
@@ -309,6 +329,8 @@ def pad(ctx: ShapeContext) -> Any:
     """`onnx.pad(x, pads, value, axes, mode)`: dim i grows by pads[i] + pads[i + n]."""
     data, pads, _value, axes = ctx.args
     require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "edge", "reflect", "wrap"))
+    if data.dims is None:
+        _pad_rank(ctx, data, known_ints(ctx, pads), axes)
     if data.dims is None:
         return ctx.tensor(None)
     chosen = list(range(data.rank)) if vector_length(ctx, axes) == 0 else known_ints(ctx, axes)
@@ -328,12 +350,22 @@ def pad(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+def _pad_rank(ctx: ShapeContext, data: TensorArg, widths: Optional[list], axes: TensorArg) -> None:
+    """The rank pads give an input of unknown rank: two entries per dim without axes, at
+    least every listed axis with them."""
+    if vector_length(ctx, axes) != 0:
+        ctx.require_rank_at_least(data, axes_rank(known_ints(ctx, axes)))
+    elif widths is not None and len(widths) % 2 == 0:
+        ctx.require_rank(data, len(widths) // 2)
+
+
 @shape_rule("onnx_split")
 def split(ctx: ShapeContext) -> Any:
     """`onnx.split(x, num_outputs, axis)`: parts of ceil(d / n); the last takes what is left."""
     (data,) = ctx.args
     parts = require_positive(ctx, "num_outputs", ctx.attr("num_outputs"))
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     whole = data.dim(axis)
@@ -357,6 +389,7 @@ def split_sizes(ctx: ShapeContext) -> Any:
     data, sizes_arg = ctx.args
     parts = require_positive(ctx, "num_outputs", ctx.attr("num_outputs"))
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     sizes = known_ints(ctx, sizes_arg)
@@ -420,6 +453,7 @@ def reduce(ctx: ShapeContext) -> Any:
     keep = bool(ctx.attr("keepdims"))
     length = vector_length(ctx, axes_arg)
     if data.dims is None:
+        ctx.require_rank_at_least(data, axes_rank(known_ints(ctx, axes_arg)))
         return ctx.tensor(None)
     if length == 0:
         if ctx.attr("noop_with_empty_axes"):
@@ -452,6 +486,8 @@ def resize(ctx: ShapeContext) -> Any:
     policy = require_choice(ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"),
                             ("stretch", "not_larger", "not_smaller"))
     if data.dims is None:
+        _resize_rank(ctx, data, sizes_arg)
+    if data.dims is None:
         return ctx.tensor(None)
     axes = distinct_axes(ctx, list(ctx.attr("axes") or range(data.rank)), data.rank, "axes")
     dims = list(data.dims)
@@ -469,6 +505,18 @@ def resize(ctx: ShapeContext) -> Any:
     if scales is not None:
         require_length(ctx, "static_scales", list(scales), (len(axes),))
     return ctx.tensor(dims)
+
+
+def _resize_rank(ctx: ShapeContext, data: TensorArg, sizes_arg: TensorArg) -> None:
+    """The rank an input of unknown rank needs: at least its axes; without axes, one size or
+    static scale per dim."""
+    if ctx.attr("axes"):
+        ctx.require_rank_at_least(data, axes_rank(list(ctx.attr("axes"))))
+        return
+    sizes = known_ints(ctx, sizes_arg) if vector_length(ctx, sizes_arg) else None
+    entries = sizes if sizes is not None else ctx.attr("static_scales")
+    if entries is not None:
+        ctx.require_rank(data, len(list(entries)))
 
 
 def _sized(ctx: ShapeContext, dims: list, data: TensorArg, axes: list, sizes: list, policy: str) -> None:
@@ -507,9 +555,13 @@ def gather_elements(ctx: ShapeContext) -> Any:
     """`onnx.gather_elements(x, indices, axis)`: the result is shaped like indices (same rank
     as x)."""
     data, indices = ctx.args
+    if data.dims is None and indices.dims is not None:
+        ctx.require_rank(data, indices.rank)
     if data.dims is not None:
         ctx.require_rank(indices, data.rank)
         normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    elif indices.dims is None:
+        ctx.require_rank_at_least(indices, axis_rank(ctx.attr("axis")))
     return ctx.tensor(indices.dims)
 
 
@@ -519,6 +571,10 @@ def gather_nd(ctx: ShapeContext) -> Any:
     its first batch_dims + m dims: (*b, *q, *rest)."""
     data, indices = ctx.args
     batch = ctx.attr("batch_dims")
+    if indices.dims is None:
+        ctx.require_rank_at_least(indices, batch + 1)
+    elif data.dims is None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
+        ctx.require_rank_at_least(data, batch + ctx.static(indices.dim(-1)))  # type: ignore[operator]
     if data.dims is None or indices.dims is None or indices.rank < 1:
         return ctx.tensor(None)
     m = ctx.static(indices.dim(-1))
@@ -543,6 +599,7 @@ def topk(ctx: ShapeContext) -> Any:
     """`onnx.topk(x, k, axis)`: dim `axis` becomes k (it must hold at least k)."""
     data, k_arg = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     dims = list(data.dims)
@@ -560,6 +617,7 @@ def one_hot(ctx: ShapeContext) -> Any:
     """`onnx.one_hot(indices, depth, values, axis)`: a new dim of size depth at axis."""
     indices, depth_arg, values = ctx.args
     if indices.dims is None:
+        ctx.require_rank_at_least(indices, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, values.dtype)
     depth = known_ints(ctx, depth_arg)
     size = ctx.unknown() if depth is None or len(depth) != 1 else ctx.const(depth[0])
@@ -685,6 +743,7 @@ def global_pool(ctx: ShapeContext) -> Any:
     """Global pooling: (n, c, *s) -> (n, c, 1, ...)."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, 2)
         return ctx.tensor(None)
     if data.rank < 2:
         ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
@@ -702,6 +761,7 @@ def layer_norm(ctx: ShapeContext) -> Any:
     on; (y, mean, inverse std dev), the statistics with 1s for the normalized dims."""
     data, scale, bias = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None), ctx.tensor(None)])
     axis = _normalized_axis(ctx, data)
     normalized = list(data.dims[axis:])
@@ -716,6 +776,7 @@ def batch_norm_train(ctx: ShapeContext) -> Any:
     """`onnx.batch_norm_train(x, scale, bias, mean, var)`: the four vectors are as long as the
     channels (dim 1); (y, running mean, running variance)."""
     data = ctx.args[0]
+    ctx.require_rank_at_least(data, 2)
     channels = None if data.dims is None else _channels(ctx, data)
     for p in ctx.args[1:]:
         ctx.require_rank(p, 1)
@@ -729,6 +790,12 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     data, target, weight = ctx.args[:3]
     reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "mean", "sum"))
     ctx.require_rank(weight, 1)
+    if data.dims is None:
+        if target.dims is not None:
+            ctx.require_rank(data, target.rank + 1)  # (n, c, *d) for a target (n, *d)
+        else:
+            ctx.require_rank_at_least(data, 2)
+            ctx.require_rank_at_least(target, 1)
     if data.dims is None:
         return None if reduction == "none" else []
     if data.rank < 2:
@@ -757,7 +824,9 @@ def softmax_cross_entropy(ctx: ShapeContext) -> Any:
 def rms_norm(ctx: ShapeContext) -> Any:
     """`onnx.rms_norm(x, scale, axis)`: scale broadcasts to x's dims from axis on."""
     data, scale = ctx.args
-    if data.dims is not None:
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
+    else:
         broadcast_into(ctx, scale, list(data.dims[_normalized_axis(ctx, data):]))
     return ctx.tensor(data.dims)
 
@@ -774,6 +843,7 @@ def channel_norm(ctx: ShapeContext) -> Any:
     data, scale, bias = ctx.args
     for p in (scale, bias):
         ctx.require_rank(p, 1)
+    ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
         channels = _channels(ctx, data)
         for p in (scale, bias):
@@ -789,6 +859,7 @@ def group_norm(ctx: ShapeContext) -> Any:
     groups = require_positive(ctx, "num_groups", ctx.attr("num_groups"))
     for p in (scale, bias):
         ctx.require_rank(p, 1)
+    ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
         _channels(ctx, data)
         _divided(ctx, data, 1, groups)

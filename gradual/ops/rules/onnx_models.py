@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from ..registry import shape_rule
 from .common import require_choice
 from .onnx import vector_length
@@ -70,6 +70,10 @@ def attention(ctx: ShapeContext) -> Any:
     """`onnx.attention`: q, k and v agree on batch, heads and head sizes; (y, present_key,
     present_value, qk_matmul_output)."""
     q, k, v, mask, past_key, past_value, _ = ctx.args
+    known = next((arg.rank for arg in (q, k, v) if arg.dims is not None), None)
+    for arg in (q, k, v):
+        if arg.dims is None and known is not None:
+            ctx.require_rank(arg, known)  # q, k and v are all 3-D or all 4-D
     if q.dims is None or k.dims is None or v.dims is None:
         return ctx.tuple([ctx.tensor(None) for _ in range(4)])
     three_d = q.rank == 3
@@ -158,12 +162,19 @@ def bitcast(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims, target)
 
 
+def _axis_rank(ctx: ShapeContext, data: TensorArg) -> None:
+    """An input of unknown rank has the dim an optional `axis` names."""
+    if ctx.attr("axis") is not None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
+
+
 @shape_rule("onnx_compress")
 def compress(ctx: ShapeContext) -> Any:
     """`onnx.compress(x, condition, axis)`: as many slices as the condition has true elements
     (known only at runtime: at most the dim, or every element without an axis)."""
     data, condition = ctx.args
     if data.dims is None:
+        _axis_rank(ctx, data)
         return ctx.tensor(None)
     axis = ctx.attr("axis")
     if axis is None:
@@ -189,6 +200,10 @@ def window(ctx: ShapeContext) -> Any:
 def center_crop_pad(ctx: ShapeContext) -> Any:
     """`onnx.center_crop_pad(x, shape, axes)`: the dims at axes become the shape's values."""
     data, shape = ctx.args
+    if data.dims is None and ctx.attr("axes") is not None:
+        ctx.require_rank_at_least(data, axes_rank(list(ctx.attr("axes"))))
+    elif data.dims is None and shape.value is not None:
+        ctx.require_rank(data, len(shape.value))  # one size per dim
     if data.dims is None:
         return ctx.tensor(None)
     axes = ctx.attr("axes")
@@ -205,6 +220,10 @@ def tensor_scatter(ctx: ShapeContext) -> Any:
     """`onnx.tensor_scatter(past, update, write_indices)`: past's dims; update differs from
     past only along axis, where it is no longer."""
     past, update, _ = ctx.args
+    if past.dims is None and update.dims is not None:
+        ctx.require_rank(past, update.rank)
+    elif past.dims is None:
+        ctx.require_rank_at_least(past, axis_rank(ctx.attr("axis")))
     if past.dims is not None and update.dims is not None:
         ctx.require_rank(update, past.rank)
         axis = normalize_axis(ctx, ctx.attr("axis"), past.rank)
@@ -219,6 +238,7 @@ def unique(ctx: ShapeContext) -> Any:
     """`onnx.unique(x, axis)`: k unique elements (or slices), 1 <= k <= n, known at runtime."""
     (data,) = ctx.args
     if data.dims is None:
+        _axis_rank(ctx, data)
         return ctx.tuple([ctx.tensor(None), ctx.tensor([ctx.unknown()]), ctx.tensor([ctx.unknown()]),
                           ctx.tensor([ctx.unknown()])])
     axis = ctx.attr("axis")
@@ -250,6 +270,10 @@ def grid_sample(ctx: ShapeContext) -> Any:
     x, grid = ctx.args
     require_choice(ctx, "mode", ctx.attr("mode"), ("linear", "nearest", "cubic"))
     require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), ("zeros", "border", "reflection"))
+    if x.dims is None and grid.dims is not None:
+        ctx.require_rank(x, grid.rank)  # the grid has x's rank
+    elif grid.dims is None and x.dims is not None:
+        ctx.require_rank(grid, x.rank)
     if x.dims is None or grid.dims is None:
         return ctx.tensor(None)
     ctx.require_rank(grid, x.rank)
@@ -279,6 +303,7 @@ def dft(ctx: ShapeContext) -> Any:
     unique half) and the last dim 2 (1 for an inverse one-sided transform)."""
     data, length = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, max(axis_rank(ctx.attr("axis")), 1))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     inverse, onesided = ctx.attr("inverse"), ctx.attr("onesided")
@@ -315,6 +340,8 @@ def stft(ctx: ShapeContext) -> Any:
 def max_unpool(ctx: ShapeContext) -> Any:
     """`onnx.max_unpool(x, indices, output_shape)`: (n, c, (d - 1) * stride + kernel - pads)."""
     x, _, output_shape = ctx.args
+    if x.dims is None and not given(ctx, output_shape):
+        ctx.require_rank(x, len(list(ctx.attr("kernel_shape"))) + 2)  # (n, c, *spatial)
     if x.dims is None:
         return ctx.tensor(None)
     if given(ctx, output_shape):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..context import ShapeContext, TensorArg, normalize_axis
+from ..context import ShapeContext, TensorArg, axes_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import cast_values, require_nonempty, value_add, value_multiply
 from .elementwise import broadcast_dims
@@ -30,7 +30,9 @@ def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     """The result dims of a reduction; None when they depend on an unknown rank."""
     keepdims = bool(ctx.attr("keepdims"))
     if data.dims is None:
-        return [] if not ctx.attr("axis") and not keepdims else None
+        axes = ctx.attr("axis")
+        ctx.require_rank_at_least(data, axes_rank(axes))
+        return [] if not axes and not keepdims else None
     chosen = reduced_axes(ctx, data.rank)
     dims = []
     for i, d in enumerate(data.dims):

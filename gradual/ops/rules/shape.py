@@ -12,7 +12,7 @@ from typing import Any, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, known_ints, new_axis, require_entries, require_positive, show_ints, value_subtract
 from .conv import assemble, check_layout, layout_dims
@@ -218,7 +218,14 @@ class _Reshape:
         have = product(ctx, [d for i, d in enumerate(self.data.dims) if i not in self.copied_in])  # type: ignore[arg-type]
         rest = product(ctx, [d for i, d in enumerate(self.dims) if i not in self.copied_out and i != self.infer_at])
         if self.infer_at is None:
-            self._require_count(have, rest)
+            copied = self._copied()
+            if ctx.static(copied) == 0:
+                return  # the copies are empty, so both sides are, whatever the other dims
+            if self._differ(have, rest):
+                self._require_empty_copy(have, rest)
+            elif ctx.exact(copied) or ctx.at_least(copied, 1):
+                self._require_count(have, rest)
+            # else: an unknown copy may be empty, and then any counts do: the rule decides at runtime
             return
         if ctx.static(rest) == 0:
             ctx.fail("reshape-infer-zero", newshape=_shown(ctx, self.newshape))
@@ -228,6 +235,24 @@ class _Reshape:
         inferred = have // rest
         ctx.equal(inferred * rest, have)
         self.dims[self.infer_at] = inferred
+
+    def _differ(self, have: Any, want: Any) -> bool:
+        """Whether two counts can never be equal (their ranges do not meet)."""
+        (hlo, hhi), (wlo, whi) = self.ctx.bounds(have), self.ctx.bounds(want)
+        return hhi is not None and hhi < wlo or whi is not None and whi < hlo
+
+    def _require_empty_copy(self, have: Any, want: Any) -> None:
+        """Counts of the dims that are not copies that differ still agree when a copied dim is
+        0 (`(0, 14)` and `(0, 7)` both hold no element): the copies must be empty."""
+        ctx = self.ctx
+        copied = self._copied()
+        if not self.copied_in or ctx.at_least(copied, 1):
+            self._fail_count("reshape-count", have, want)
+        ctx.equal(copied, ctx.const(0), otherwise=("reshape-count", self._count_facts(have, want)))
+
+    def _copied(self) -> Any:
+        """The element count of the input dims that are copied (the same on both sides)."""
+        return product(self.ctx, [d for i, d in enumerate(self.data.dims) if i in self.copied_in])  # type: ignore[arg-type]
 
     def _require_count(self, have: Any, want: Any) -> None:
         self.ctx.equal(want, have, otherwise=("reshape-count", self._count_facts(have, want)))
@@ -257,8 +282,26 @@ def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dy
     if any(_code(ctx, e) is None and not ctx.at_least(e, 0) for e in newshape):
         return [ctx.unknown() for _ in newshape] if dynamic else None
     if data.dims is None:
+        ctx.require_rank_at_least(data, _dims_read(ctx, newshape))
         return _reshape_unknown_rank(ctx, newshape)
     return _Reshape(ctx, data, newshape, dynamic).run()
+
+
+def _dims_read(ctx: ShapeContext, newshape: Sequence[Any]) -> int:
+    """How many leading input dims the codes read (0 copies one, -3 merges two, -4 splits one;
+    every other entry but -2 steps over one): the least rank the input needs."""
+    allowzero = bool(ctx.attr("allowzero"))
+    src = least = i = 0
+    while i < len(newshape):
+        code = _code(ctx, newshape[i])
+        if code == -2:
+            break
+        step = 2 if code == -3 else 1
+        if code in (-3, -4) or code == 0 and not allowzero:
+            least = src + step
+        src += step
+        i += 3 if code == -4 else 1
+    return least
 
 
 def _reshape_unknown_rank(ctx: ShapeContext, newshape: Sequence[Any]) -> Optional[list]:
@@ -339,7 +382,9 @@ def transpose(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     axes = ctx.attr("axes")
     if data.dims is None:
-        return ctx.tensor(None if not axes else [ctx.unknown() for _ in axes])
+        if not axes:
+            return ctx.tensor(None)
+        ctx.require_rank(data, len(axes))  # the permutation gives the rank
     rank = data.rank
     value = data.value if rank <= 1 else None
     if not axes:
@@ -359,6 +404,7 @@ def expand_dims(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
     if data.dims is None:
+        ctx.require_rank_at_least(data, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, value=data.value)
     axis = new_axis(ctx, ctx.attr("axis"), data.rank)
     dims = list(data.dims[:axis]) + [ctx.const(1) for _ in range(count)] + list(data.dims[axis:])
@@ -392,6 +438,7 @@ def dyn_squeeze(ctx: ShapeContext) -> Any:
 
 def _squeeze(ctx: ShapeContext, data: TensorArg, axes: Optional[Sequence[int]]) -> Any:
     if data.dims is None:
+        ctx.require_rank_at_least(data, axes_rank(axes))
         return ctx.tensor(None, value=data.value)
     if axes is None:
         return ctx.tensor(_squeeze_all(ctx, data), value=data.value)
@@ -419,6 +466,7 @@ def reverse(ctx: ShapeContext) -> Any:
     """`reverse(x, axis)`: the same shape; a known vector's values reversed."""
     (data,) = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
     normalize_axis(ctx, ctx.attr("axis"), data.rank)
     value = list(reversed(data.value)) if data.value is not None and data.rank == 1 else None

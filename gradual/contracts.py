@@ -1,0 +1,173 @@
+"""Function contracts: a function value flowing into a position with a function type.
+
+`fn (A) -> R` flows into `fn (A') -> R'` when the values the position will pass (A') fit what
+the function takes (A), and what the function gives (R) fits what the position promises (R'):
+parameters are compared contravariantly, results covariantly. Each comparison is graded like
+any flow (SPEC 3.1): equal, or only a runtime check can tell (the function gets a contract: a
+cast to the position's function type, which checks every call's arguments and result), or
+never (a static error). A dim unifies (`fn (Tensor[(k, 4)])` of a closure polymorphic in `k`
+takes the position's `n`), so a contract is needed only where imprecision meets precision.
+
+The comparison runs on the call's solver: a `?` argument dim that the position's type shares
+with a parameter the function fixes (`n` bound by `%x: Tensor[(?, 4)]`, the function takes
+`(3, 4)`) is solved, and the argument itself is checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .shapes import Dimension, Grade, Symbol
+from .types import DYN_DTYPE, BottomType, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Where two function types can never agree: `side` is "param" (with its index), "result"
+    or "arity"; `path` the tuple fields inside; `what` the fact ("dim", "rank", "dtype",
+    "kind", "length"); `axis`; the function's own (`have`) and the position's (`want`)."""
+
+    side: str
+    index: int = 0
+    path: tuple = ()
+    what: str = ""
+    axis: Optional[int] = None
+    have: Any = None
+    want: Any = None
+
+
+class _Never(Exception):
+    def __init__(self, mismatch: Mismatch) -> None:
+        super().__init__(mismatch.what)
+        self.mismatch = mismatch
+
+
+def function_grade(solver: Any, actual: FuncType, expected: FuncType,
+                   chosen: frozenset = frozenset()) -> tuple[Grade, Optional[Mismatch]]:
+    """How a function of type `actual` fits a position of type `expected` (see the module
+    docstring): EQUAL, CHECK (a contract), or NEVER with where they disagree. `chosen`: the
+    position's symbols its callee chooses (each equal to itself, possibly to anything else)."""
+    try:
+        return _Grader(solver, chosen).function(actual, expected), None
+    except _Never as never:
+        return Grade.NEVER, never.mismatch
+
+
+class _Grader:
+    """Compares types as a call would: the function's own symbols (`fn [k](Tensor[(k,)])`)
+    are bound by their first occurrence, parameters first, and stand for that afterwards."""
+
+    def __init__(self, solver: Any, chosen: frozenset = frozenset()) -> None:
+        self.solver = solver
+        self.chosen = chosen
+        self.own: set = set()
+        self.own_dtypes: set = set()
+        self.bound: dict = {}
+        self.bound_dtypes: dict = {}
+
+    def function(self, actual: FuncType, expected: FuncType, side: str = "", index: int = 0) -> Grade:
+        self.own |= set(actual.dim_params)
+        self.own_dtypes |= set(actual.dtype_params)
+        if len(actual.params) != len(expected.params):
+            raise _Never(Mismatch(side or "arity", index, (), "arity", None, len(actual.params), len(expected.params)))
+        grade = Grade.EQUAL
+        for i, (mine, theirs) in enumerate(zip(actual.params, expected.params)):
+            grade = _worst(grade, self.flow(theirs, mine, side or "param", index if side else i, ()))
+        return _worst(grade, self.flow(actual.ret, expected.ret, side or "result", index, ()))
+
+    def flow(self, value: Type, target: Type, side: str, index: int, path: tuple) -> Grade:
+        """A value of type `value` where `target` is required."""
+        value, target = self.solver.resolve_type(value), self.solver.resolve_type(target)
+        if isinstance(target, (DynType, TypeVar)) or isinstance(value, BottomType):
+            return Grade.EQUAL
+        if isinstance(value, (DynType, TypeVar)):
+            return Grade.CHECK
+        if isinstance(value, TensorType) and isinstance(target, TensorType):
+            return self.tensor(value, target, side, index, path)
+        if isinstance(value, TupleType) and isinstance(target, TupleType):
+            if len(value.fields) != len(target.fields):
+                raise _Never(Mismatch(side, index, path, "length", None, len(value.fields), len(target.fields)))
+            grade = Grade.EQUAL
+            for i, (v, t) in enumerate(zip(value.fields, target.fields)):
+                grade = _worst(grade, self.flow(v, t, side, index, path + (i,)))
+            return grade
+        if isinstance(value, FuncType) and isinstance(target, FuncType):
+            return self.function(value, target, side, index)
+        raise _Never(Mismatch(side, index, path, "kind", None, value, target))
+
+    def tensor(self, value: TensorType, target: TensorType, side: str, index: int, path: tuple) -> Grade:
+        grade = self.dtype(value.dtype, target.dtype, side, index, path)
+        if target.dims is None:
+            return grade
+        if value.dims is None:
+            return Grade.CHECK
+        if any(isinstance(d, Variadic) for d in value.dims + target.dims):
+            return Grade.CHECK  # a run of dims: the runtime compares them
+        if len(value.dims) != len(target.dims):
+            raise _Never(Mismatch(side, index, path, "rank", None, len(value.dims), len(target.dims)))
+        for axis, (have, want) in enumerate(zip(value.dims, target.dims)):
+            grade = _worst(grade, self.dim(have, want, Mismatch(side, index, path, "dim", axis, have, want)))
+        return grade
+
+    def dim(self, have: Any, want: Any, where: Mismatch) -> Grade:
+        if not isinstance(want, Dimension) or not isinstance(have, Dimension):
+            return Grade.CHECK  # `e|1` patterns: only a runtime value tells
+        have, want = self.own_dim(have), self.own_dim(want)
+        for mine, other in ((have, want), (want, have)):
+            if isinstance(mine, Symbol):  # the function's own symbol, first seen: bound here
+                self.bound[mine] = self.solver.resolve(other) if isinstance(other, Dimension) else Dimension.dynamic()
+                return Grade.EQUAL
+        if have is None or want is None:
+            return Grade.CHECK  # an expression of the function's symbols no argument binds
+        want, have = self.solver.resolve(want), self.solver.resolve(have)
+        if self.chosen and (have.symbols() | want.symbols()) & self.chosen:
+            return Grade.EQUAL if have == want else Grade.CHECK  # the callee's choice: never pinned
+        if not want.is_exact and have.min_length >= want.min_length and (
+                want.max_length is None or have.max_length is not None and have.max_length <= want.max_length):
+            return Grade.EQUAL  # every size the value may have fits
+        grade = self.solver.unify(have, want)
+        if grade is Grade.NEVER:
+            shown = self.solver.resolve(have, final=True), self.solver.resolve(want, final=True)
+            raise _Never(Mismatch(where.side, where.index, where.path, "dim", where.axis, *shown))
+        return grade
+
+    def own_dim(self, d: Dimension) -> Any:
+        """A dim with the function's own symbols replaced by what they are bound to: an
+        unbound one alone is returned as the Symbol (to bind), in an expression as None."""
+        own = d.symbols() & self.own if d.is_symbolic else set()
+        if not own:
+            return d
+        unbound = own - self.bound.keys()
+        if unbound:
+            single = d.expr.terms[0][0][0] if len(d.expr.terms) == 1 and d.expr.terms[0][1] == 1 and len(d.expr.terms[0][0]) == 1 else None
+            return single if single in unbound else None
+        bound = self.bound
+        exprs = {s: bound[s].expr for s in own if bound[s].is_exact}
+        if len(exprs) != len(own):
+            return None
+        return Dimension.of_expr(d.expr.substitute(lambda s: exprs.get(s)))
+
+    def dtype(self, value: Any, target: Any, side: str, index: int, path: tuple) -> Grade:
+        value, target = self.own_dtype(value), self.own_dtype(target)
+        target, value = self.solver.resolve_dtype(target), self.solver.resolve_dtype(value)
+        if target == DYN_DTYPE:
+            return Grade.EQUAL
+        for mine, other in ((value, target), (target, value)):
+            if mine in self.own_dtypes and mine not in self.bound_dtypes:
+                self.bound_dtypes[mine] = other
+                return Grade.EQUAL
+        grade, _ = self.solver.unify_dtype(value, target)
+        if grade is Grade.NEVER:
+            raise _Never(Mismatch(side, index, path, "dtype", None, value, target))
+        return grade
+
+    def own_dtype(self, t: Any) -> Any:
+        return self.bound_dtypes.get(t, t)
+
+
+_ORDER = {Grade.EQUAL: 0, Grade.CHECK: 1, Grade.NEVER: 2}
+
+
+def _worst(a: Grade, b: Grade) -> Grade:
+    return a if _ORDER[a] >= _ORDER[b] else b
