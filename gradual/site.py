@@ -965,8 +965,10 @@ class _CastBuilder:
         kind = self.site.kind_checks.get((index, path))
         opened = self.site.opened.get((index, path))
         view = opened.view if opened is not None else None
-        if opened is not None and opened.dynamic and kind is None and (index, path) not in self.site.rank_checks:
-            return DYN, False, None  # a `?` the call never looked inside
+        key = (index, path)
+        if opened is not None and opened.dynamic and kind is None and key not in self.site.rank_checks \
+                and key not in self.site.contracts:
+            return DYN, False, None  # a `?` the call never looked inside (nor passed for a function)
         if isinstance(view, TupleArg) and view.fields is not None:
             parts = [self._pattern(index, path + (i,), _field_type(t, i)) for i in range(len(view.fields))]
             verifies = kind is not None or any(p[1] for p in parts)
