@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .shapes import Dimension, Grade, Symbol
-from .types import DYN_DTYPE, BottomType, DynType, FuncType, TensorType, TupleType, Type, TypeVar, Variadic
+from .types import (
+    DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,9 @@ class _Grader:
             return grade
         if isinstance(value, FuncType) and isinstance(target, FuncType):
             return self.function(value, target, side, index)
+        if isinstance(value, RefType) and isinstance(target, RefType):  # invariant: both ways
+            there = self.flow(value.content, target.content, side, index, path)
+            return _worst(there, self.flow(target.content, value.content, side, index, path))
         raise _Never(Mismatch(side, index, path, "kind", None, value, target))
 
     def tensor(self, value: TensorType, target: TensorType, side: str, index: int, path: tuple) -> Grade:

@@ -1599,7 +1599,9 @@ def op_sparse(b: Builder) -> Val:
     if kind == 0:
         flat = "".join(b.call("reshape", [x.text], newshape=[-1]))
         if all(d.form.is_static for d in x.dims) and b.draw.chance(50):
-            dense = "".join(b.call("sparse_to_dense", [coords, flat, "0f"], output_shape=[d.value for d in x.dims]))
+            static = [d.value for d in x.dims]  # indices within the static shape, whatever x's size at runtime
+            grid = "".join(b.call("argwhere", ["".join(b.call("ones", [], shape=static))]))
+            dense = "".join(b.call("sparse_to_dense", [grid, flat, "0f"], output_shape=static))
         else:
             dense = "".join(b.call("dyn.sparse_to_dense", [coords, flat, "0f", shape]))
         return b.bind(b.call("cast_like", [dense, x.text]), x.dims)

@@ -7,7 +7,7 @@ data: it is bounded by what is known (at least the entries there were, at most o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..context import ShapeContext, TensorArg
 from ..registry import shape_rule
@@ -16,10 +16,22 @@ from .data import shape_from_value
 from .shape import reshape_dims
 
 
-def _indices(ctx: ShapeContext, indices: TensorArg) -> None:
-    """Sparse indices: a scalar, a vector (1-D positions) or an (entries, rank) matrix."""
-    if indices.rank is not None and indices.rank > 2:
+def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Optional[list]) -> None:
+    """sparse_to_dense's operands agree: the indices are a scalar, a vector (positions in a
+    1-D tensor) or an (entries, rank) matrix with a column per dim of the dense tensor, and
+    values that are not one scalar have an entry per index."""
+    if indices.dims is None:
+        return
+    if indices.rank > 2:
         ctx.fail("rank", arg=indices, expected="at most 2", actual=indices.rank)
+    if dense is not None and indices.rank == 2:
+        ctx.equal(indices.dim(1), ctx.const(len(dense)), symbol="rank")
+    elif dense is not None and len(dense) != 1:
+        ctx.fail("rank", arg=indices, expected=2, actual=indices.rank)
+    if values.dims is not None and values.rank > 1:
+        ctx.fail("rank", arg=values, expected="at most 1", actual=values.rank)
+    if values.dims is not None and values.rank == 1 and indices.rank >= 1:
+        ctx.equal(values.dim(0), indices.dim(0), symbol="entries")
 
 
 @shape_rule("sparse_to_dense")
@@ -27,9 +39,9 @@ def sparse_to_dense(ctx: ShapeContext) -> Any:
     """`sparse_to_dense(indices, values, default_value, output_shape=[...])`: the dense tensor
     of the attribute's shape, in the values' dtype; the default value is a scalar."""
     indices, values, default = ctx.args
-    _indices(ctx, indices)
-    require_scalar(ctx, default)
     shape = require_entries(ctx, "output_shape", list(ctx.attr("output_shape")), allow_zero=True)
+    _entries(ctx, indices, values, shape)
+    require_scalar(ctx, default)
     return ctx.tensor([ctx.const(s) for s in shape], values.dtype)
 
 
@@ -38,9 +50,10 @@ def dyn_sparse_to_dense(ctx: ShapeContext) -> Any:
     """`dyn.sparse_to_dense(indices, values, default_value, output_shape)`: the shape is a
     1-D tensor value."""
     indices, values, default, shape = ctx.args
-    _indices(ctx, indices)
+    dims = shape_from_value(ctx, shape)
+    _entries(ctx, indices, values, dims)
     require_scalar(ctx, default)
-    return ctx.tensor(shape_from_value(ctx, shape), values.dtype)
+    return ctx.tensor(dims, values.dtype)
 
 
 @shape_rule("sparse_reshape")
