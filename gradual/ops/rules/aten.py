@@ -94,8 +94,17 @@ def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, int) else value
 
 
+def scalar_dims(ctx: ShapeContext, data: TensorArg, dims: Any) -> bool:
+    """Whether data is 0-d, its dims (an int, a list, or None) then checked as torch wraps
+    them: a scalar's dims are those of a 1-element vector, 0 and -1 (and it reduces to itself)."""
+    if data.dims is None or data.rank:
+        return False
+    for d in _as_list(dims) or []:
+        normalize_axis(ctx, d, 1, "dim")
+    return True
+
+
 # shared rules under ATen's names ------------------------------------------------------------------
-_register("aten_softmax", adapted("along_axis", [0], axis="dim"))
 _reduce = adapted("reduce", [0], axis=lambda c: _as_list(c.attr("dim")), keepdims="keepdim", exclude=False)
 _register("aten_permute", adapted("transpose", [0], axes="dims"))
 _register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=1))
@@ -106,12 +115,23 @@ _register("aten_adaptive_pool", adapted("adaptive_pool2d", [0], output_size="out
                                         out_layout=lambda c: ""))
 
 
+@shape_rule("aten_along_dim")
+def along_dim(ctx: ShapeContext) -> Any:
+    """`aten.softmax(x, dim)`, `log_softmax`, `cumsum(x, dim, dtype)`: x's shape, where dim names
+    one of x's dims (0 or -1 of a scalar); the dtype given, else x's."""
+    (data,) = ctx.args
+    if data.dims is not None:
+        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
+
+
 @shape_rule("aten_reduce")
 def reduce(ctx: ShapeContext) -> Any:
     """`aten.sum(x, dim, keepdim, dtype)` and the other reductions: Relay's rule (dim None or []
-    reduces every dim); the dtype given, else x's."""
-    out = _reduce(ctx)
-    return ctx.tensor(out.dims, ctx.attr("dtype") or ctx.args[0].dtype)
+    reduces every dim; a scalar reduces to itself); the dtype given, else x's."""
+    data = ctx.args[0]
+    dims = [] if scalar_dims(ctx, data, ctx.attr("dim")) else _reduce(ctx).dims
+    return ctx.tensor(dims, ctx.attr("dtype") or data.dtype)
 
 
 # optional tensors and SymInt lists -----------------------------------------------------------------
@@ -607,13 +627,13 @@ def attention(ctx: ShapeContext) -> Any:
 def max_dim(ctx: ShapeContext) -> Any:
     """`aten.max.dim(x, dim, keepdim)` (and min): (values, int64 indices)."""
     (data,) = ctx.args
+    if scalar_dims(ctx, data, ctx.attr("dim")):
+        return ctx.tuple([ctx.tensor([]), ctx.tensor([], "int64")])
     values = _reduce(ctx)
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
-        if data.rank:
-            ctx.within(data.dim(axis), 1, None)
+        ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), 1, None)
     return ctx.tuple([values, ctx.tensor(values.dims, "int64")])
 
 
@@ -623,5 +643,7 @@ def argmax(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     if ctx.attr("dim") is None:
         return ctx.tensor([ctx.const(1)] * data.rank if ctx.attr("keepdim") and data.dims is not None else [], "int64")
+    if scalar_dims(ctx, data, ctx.attr("dim")):
+        return ctx.tensor([], "int64")
     values = _reduce(ctx)
     return ctx.tensor(values.dims, "int64")

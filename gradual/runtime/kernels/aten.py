@@ -8,6 +8,7 @@ as the shape rules give them.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional, Sequence
 
@@ -42,6 +43,20 @@ def _alias_kernels() -> None:
 
 
 _alias_kernels()
+
+
+def scalar_as_vector(run: Any) -> Any:
+    """A kernel over dims, made to take a 0-d tensor as torch does: as a 1-element vector whose
+    dim 0 (or -1) is the scalar itself; the results are 0-d again."""
+
+    @functools.wraps(run)
+    def wrapped(data: np.ndarray, *args: Any, **attrs: Any) -> Any:
+        if data.ndim:
+            return run(data, *args, **attrs)
+        out = run(data.reshape(1), *args, **attrs)
+        return tuple(o.reshape(()) for o in out) if isinstance(out, tuple) else np.asarray(out).reshape(())
+
+    return wrapped
 
 
 def _unary(name: str, fn: Any) -> None:
@@ -89,9 +104,10 @@ def dropout(data: np.ndarray, *, p: float, train: bool) -> np.ndarray:
 
 
 @kernel("aten.cumsum")
+@scalar_as_vector
 def cumsum(data: np.ndarray, *, dim: int, dtype: str = "") -> np.ndarray:
-    """Running sums along dim."""
-    return same_dtype(data, np.cumsum(data, axis=dim))
+    """Running sums along dim, in dtype ("": the input's)."""
+    return np.cumsum(data, axis=dim, dtype=np.dtype(dtype) if dtype else data.dtype)
 
 
 def _like(fill: Any) -> Any:
@@ -294,12 +310,14 @@ def batch_norm_stats(data: np.ndarray, weight: Any, bias: Any, mean: Any, var: A
 
 
 @kernel("aten.softmax")
+@scalar_as_vector
 def softmax(data: np.ndarray, *, dim: int, half_to_float: bool = False) -> np.ndarray:
     """Softmax along dim."""
     return KERNELS["nn.softmax"](data, axis=dim)
 
 
 @kernel("aten.log_softmax")
+@scalar_as_vector
 def log_softmax(data: np.ndarray, *, dim: int, half_to_float: bool = False) -> np.ndarray:
     """Log-softmax along dim."""
     return KERNELS["nn.log_softmax"](data, axis=dim)
@@ -314,6 +332,7 @@ def _axes(data: np.ndarray, dim: Any) -> Optional[tuple]:
 
 def _reduction(name: str, fn: Any) -> None:
     @kernel(name)
+    @scalar_as_vector
     def run(data: np.ndarray, *, dim: Any = None, keepdim: bool = False, dtype: str = "", **attrs: Any) -> np.ndarray:
         out = np.asarray(fn(data, _axes(data, dim), keepdim, **attrs))
         return out.astype(dtype if dtype else data.dtype)
@@ -339,8 +358,8 @@ def _extreme(pick: Any, values: Any) -> Any:
     return run
 
 
-kernel("aten.max_dim")(_extreme(np.argmax, np.max))
-kernel("aten.min_dim")(_extreme(np.argmin, np.min))
+kernel("aten.max_dim")(scalar_as_vector(_extreme(np.argmax, np.max)))
+kernel("aten.min_dim")(scalar_as_vector(_extreme(np.argmin, np.min)))
 
 
 def _arg(pick: Any) -> Any:
@@ -353,8 +372,8 @@ def _arg(pick: Any) -> Any:
     return run
 
 
-kernel("aten.argmax")(_arg(np.argmax))
-kernel("aten.argmin")(_arg(np.argmin))
+kernel("aten.argmax")(scalar_as_vector(_arg(np.argmax)))
+kernel("aten.argmin")(scalar_as_vector(_arg(np.argmin)))
 
 
 # shapes ---------------------------------------------------------------------------------------------
