@@ -19,6 +19,7 @@ from ..registry import RULES, shape_rule
 from .common import require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
+from .reduce import require_elements
 from .shape import broadcast_into, reshape_dims
 
 register_rule_message(
@@ -105,7 +106,20 @@ def scalar_dims(ctx: ShapeContext, data: TensorArg, dims: Any) -> bool:
 
 
 # shared rules under ATen's names ------------------------------------------------------------------
-_reduce = adapted("reduce", [0], axis=lambda c: _as_list(c.attr("dim")), keepdims="keepdim", exclude=False)
+_REDUCE_ATTRS = {"axis": _reader(lambda c: _as_list(c.attr("dim"))), "keepdims": _reader("keepdim"), "exclude": _reader(False)}
+#: reductions torch refuses over a dim without elements (max.dim and min.dim check their one dim)
+NO_IDENTITY = frozenset({"aten.amax", "aten.amin", "aten.argmax", "aten.argmin"})
+
+
+def _reduce(ctx: ShapeContext) -> Any:
+    """Relay's `reduce` rule under ATen's names (dim as axis); a reduction without identity
+    needs an element in every dim it reduces."""
+    view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
+    if ctx.op_name in NO_IDENTITY:
+        require_elements(view, ctx.args[0])
+    return RULES["reduce"](view)
+
+
 _register("aten_permute", adapted("transpose", [0], axes="dims"))
 _register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=1))
 _register("aten_cat", adapted("concatenate", [0], axis="dim"))
@@ -641,7 +655,8 @@ def max_dim(ctx: ShapeContext) -> Any:
 def argmax(ctx: ShapeContext) -> Any:
     """`aten.argmax(x, dim, keepdim)`: int64 indices (dim None: over the flattened tensor)."""
     (data,) = ctx.args
-    if ctx.attr("dim") is None:
+    if ctx.attr("dim") is None:  # over every element, of which there must be one
+        require_elements(_View(ctx, ctx.args, _REDUCE_ATTRS), data)
         return ctx.tensor([ctx.const(1)] * data.rank if ctx.attr("keepdim") and data.dims is not None else [], "int64")
     if scalar_dims(ctx, data, ctx.attr("dim")):
         return ctx.tensor([], "int64")
