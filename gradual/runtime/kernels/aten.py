@@ -428,7 +428,8 @@ def flatten(data: np.ndarray, *, start_dim: int, end_dim: int) -> np.ndarray:
     if data.ndim == 0:
         return data.reshape(1)
     start, end = start_dim % data.ndim, end_dim % data.ndim
-    return data.reshape(data.shape[:start] + (-1,) + data.shape[end + 1:])
+    merged = int(np.prod(data.shape[start:end + 1], dtype=np.int64))  # not -1: a 0 among the others leaves it open
+    return data.reshape(data.shape[:start] + (merged,) + data.shape[end + 1:])
 
 
 @kernel("aten.cat")
