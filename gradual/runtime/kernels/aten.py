@@ -23,7 +23,7 @@ ALIASES = {
     "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.log": "log",
     "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.tanh": "tanh", "aten.sigmoid": "sigmoid", "aten.erf": "erf",
     "aten.floor": "floor", "aten.ceil": "ceil", "aten.round": "round", "aten.sign": "sign",
-    "aten.logical_not": "logical_not", "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
+    "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
     "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish", "aten.hardswish": "onnx.hard_swish",
     "aten.isnan": "onnx.isnan", "aten.bitwise_not": "onnx.bitwise_not",
     "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply", "aten.floor_divide": "floor_divide",
@@ -142,6 +142,12 @@ def div(a: np.ndarray, b: np.ndarray, *, rounding_mode: Optional[str] = None) ->
 def fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """C's fmod (the dividend's sign)."""
     return same_dtype(a, np.fmod(a, b))
+
+
+@kernel("aten.logical_not")
+def logical_not(data: np.ndarray) -> np.ndarray:
+    """Whether each element is zero (torch's logical operators give bool for any input)."""
+    return np.logical_not(data)
 
 
 for _name, _fn in (("aten.logical_and", np.logical_and), ("aten.logical_or", np.logical_or),
