@@ -630,11 +630,25 @@ def attention(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     ctx.equal(q.dim(-1), k.dim(-1), symbol="E")
     ctx.equal(k.dim(-2), v.dim(-2), symbol="S")
-    batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
+    if ctx.attr("enable_gqa") and min(q.rank, k.rank, v.rank) >= 3:
+        batch = _grouped_heads(ctx, q, k, v)
+    else:
+        batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
     mask = present(ctx, mask_arg)
     if mask is not None and batch is not None:
         broadcast_into(ctx, mask, list(batch) + [q.dim(-2), k.dim(-2)])
     return ctx.tensor(None if batch is None else list(batch) + [q.dim(-2), v.dim(-1)])
+
+
+def _grouped_heads(ctx: ShapeContext, q: TensorArg, k: TensorArg, v: TensorArg) -> Optional[list]:
+    """Grouped-query attention (enable_gqa): dim -3 holds the heads; key and value have the same
+    number, which divides the query's (each key head serves a group of query heads)."""
+    heads, kv_heads = q.dim(-3), ctx.equal(k.dim(-3), v.dim(-3), symbol="kv_heads")
+    have, divisor = ctx.static(heads), ctx.static(kv_heads)
+    if have is not None and divisor is not None and (divisor == 0 or have % divisor):
+        ctx.fail("not-divisible", arg=q, axis=q.rank - 3, dim=heads, factor=divisor)
+    batch = broadcast_dims(ctx, [list(q.dims[:-3]), list(k.dims[:-3]), list(v.dims[:-3])])
+    return None if batch is None else batch + [heads]
 
 
 # reductions with indices -------------------------------------------------------------------------

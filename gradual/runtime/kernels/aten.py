@@ -184,7 +184,11 @@ def t(data: np.ndarray) -> np.ndarray:
 @kernel("aten.scaled_dot_product_attention")
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: Any, *, dropout_p: float, is_causal: bool,
               scale: Optional[float], enable_gqa: bool) -> np.ndarray:
-    """softmax(q k^T * scale + mask) v; a bool mask says where to attend."""
+    """softmax(q k^T * scale + mask) v; a bool mask says where to attend; with enable_gqa each
+    key and value head serves a group of query heads (dim -3)."""
+    if enable_gqa and min(q.ndim, k.ndim, v.ndim) >= 3:
+        group = q.shape[-3] // k.shape[-3]
+        k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
     factor = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
     scores = np.matmul(q.astype(np.float64), np.swapaxes(k, -1, -2).astype(np.float64)) * factor
     length, source = q.shape[-2], k.shape[-2]
