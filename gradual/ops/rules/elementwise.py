@@ -127,6 +127,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
     "broadcast_maximum": _static_only(max),
     "broadcast_minimum": _static_only(min),
     "broadcast_mod": _static_only(_truncated_remainder),
+    "broadcast_floor_mod": _static_only(lambda x, y: x % y if y else None),
     "broadcast_power": _static_only(_integer_power),
     "broadcast": None,
 }

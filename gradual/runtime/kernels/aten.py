@@ -27,7 +27,7 @@ ALIASES = {
     "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish", "aten.hardswish": "onnx.hard_swish",
     "aten.isnan": "onnx.isnan", "aten.bitwise_not": "onnx.bitwise_not",
     "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply", "aten.floor_divide": "floor_divide",
-    "aten.remainder": "mod", "aten.pow": "power", "aten.maximum": "maximum", "aten.minimum": "minimum",
+    "aten.remainder": "floor_mod", "aten.pow": "power", "aten.maximum": "maximum", "aten.minimum": "minimum",
     "aten.eq": "equal", "aten.ne": "not_equal", "aten.lt": "less", "aten.le": "less_equal", "aten.gt": "greater",
     "aten.ge": "greater_equal", "aten.where": "where", "aten.matmul": "onnx.matmul", "aten.einsum": "onnx.einsum",
     "aten.nonzero": "argwhere", "aten.arange": "arange", "aten.bitwise_and": "onnx.bitwise_and",
