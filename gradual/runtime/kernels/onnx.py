@@ -303,8 +303,9 @@ def _cumulative(data: np.ndarray, axis_arg: np.ndarray, exclusive: bool, reverse
     axis = axis + data.ndim if axis < 0 else axis
     x = np.flip(data, axis) if reverse else data
     out = fn(x, axis=axis, dtype=data.dtype)
-    if exclusive:
-        out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), unit), np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    if exclusive and out.shape[axis]:  # each position sees the ones before it: shift by one, `unit` first
+        first = np.full_like(np.take(out, [0], axis=axis), unit)
+        out = np.concatenate([first, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
     return np.flip(out, axis) if reverse else out
 
 
