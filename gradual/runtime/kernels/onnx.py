@@ -248,9 +248,11 @@ def _wrapped(indices: np.ndarray, size: int) -> np.ndarray:
 
 @kernel("onnx.gather_elements")
 def gather_elements(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
-    """np.take_along_axis with negative indices counted from the end."""
+    """np.take_along_axis with negative indices counted from the end; the other dims of indices
+    may be shorter than data's (they pick the leading part)."""
     axis = axis + data.ndim if axis < 0 else axis
-    return np.take_along_axis(data, _wrapped(indices, data.shape[axis]).astype(np.int64), axis=axis)
+    leading = tuple(slice(None) if i == axis else slice(0, n) for i, n in enumerate(indices.shape))
+    return np.take_along_axis(data[leading], _wrapped(indices, data.shape[axis]).astype(np.int64), axis=axis)
 
 
 @kernel("onnx.gather_nd")
