@@ -152,6 +152,8 @@ def tile(data: np.ndarray, repeats: np.ndarray) -> np.ndarray:
 @kernel("onnx.pad")
 def pad(data: np.ndarray, pads: np.ndarray, value: np.ndarray, axes: np.ndarray, *, mode: str) -> np.ndarray:
     """ONNX Pad: negative pads crop first, then np.pad with the mode."""
+    if data.ndim == 0:  # no dims, no pads (np.pad cannot take a scalar)
+        return data.copy()
     chosen = [a + data.ndim if a < 0 else a for a in _ints(axes)] or list(range(data.ndim))
     widths = _ints(pads)
     pairs = [(0, 0)] * data.ndim
