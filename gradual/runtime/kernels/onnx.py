@@ -427,13 +427,17 @@ def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads:
     n, c = data.shape[:2]
     mg = weight.shape[1]
     cg = c // group
-    acc = np.zeros((n, mg * group) + tuple(max(f, b + o) for f, b, o in zip(full, begin, out)), dtype=np.float64)
+    # the output window may start before the full result (SAME with an output larger than it):
+    # the full result is placed `shift` elements in, zeros around it
+    shift = [max(0, -b) for b in begin]
+    acc = np.zeros((n, mg * group) + tuple(s + max(f, b + o) for s, f, b, o in zip(shift, full, begin, out)), dtype=np.float64)
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
-        target = tuple(slice(offset[i] * dil[i], offset[i] * dil[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
+        first = [shift[i] + offset[i] * dil[i] for i in range(k)]
+        target = tuple(slice(first[i], first[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
         for g in range(group):
             w = weight[(slice(g * cg, (g + 1) * cg), slice(None)) + offset]
             acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum("nc...,cm->nm...", data[:, g * cg:(g + 1) * cg], w)
-    window = tuple(slice(b, b + o) for b, o in zip(begin, out))
+    window = tuple(slice(s + b, s + b + o) for s, b, o in zip(shift, begin, out))
     return acc[(slice(None), slice(None)) + window].astype(data.dtype)
 
 
