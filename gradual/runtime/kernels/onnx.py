@@ -443,18 +443,17 @@ def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads:
 
 def _transpose_crop(shape: Sequence[int], full: list, auto_pad: str, pads: Optional[Sequence[int]],
                     output_shape: Optional[Sequence[int]], strides: list) -> tuple:
-    """(begin offsets, output sizes) of a transposed convolution's result inside the full one."""
+    """(begin offsets, output sizes) of a transposed convolution's result inside the full one:
+    with SAME or an output_shape, the difference is split (the larger half at the end, except
+    for SAME_UPPER) and the pads are not read; else the pads cut it."""
     k = len(full)
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER") or output_shape:
         out = list(output_shape)[-k:] if output_shape else [shape[i] * strides[i] for i in range(k)]
         total = [full[i] - out[i] for i in range(k)]
         begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
         return begin, out
     explicit = list(pads or [0] * (2 * k))
-    begin = explicit[:k]
-    if output_shape:
-        return begin, list(output_shape)[-k:]
-    return begin, [full[i] - explicit[i] - explicit[i + k] for i in range(k)]
+    return explicit[:k], [full[i] - explicit[i] - explicit[i + k] for i in range(k)]
 
 
 def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
