@@ -113,7 +113,13 @@ NO_IDENTITY = frozenset({"aten.amax", "aten.amin", "aten.argmax", "aten.argmin"}
 
 def _reduce(ctx: ShapeContext) -> Any:
     """Relay's `reduce` rule under ATen's names (dim as axis); a reduction without identity
-    needs an element in every dim it reduces."""
+    needs an element in every dim it reduces. Of unknown rank, the input needs the rank its dims
+    name as torch counts (0 and -1 name a scalar's: one less than Relay's rule asks)."""
+    data = ctx.args[0]
+    if data.dims is None:
+        dims = _as_list(ctx.attr("dim")) or []
+        ctx.require_rank_at_least(data, max((dim_rank(d) for d in dims), default=0))
+        return ctx.tensor([] if not dims and not ctx.attr("keepdim") else None)
     view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
     if ctx.op_name in NO_IDENTITY:
         require_elements(view, ctx.args[0])
@@ -134,7 +140,9 @@ def along_dim(ctx: ShapeContext) -> Any:
     """`aten.softmax(x, dim)`, `log_softmax`, `cumsum(x, dim, dtype)`: x's shape, where dim names
     one of x's dims (0 or -1 of a scalar); the dtype given, else x's."""
     (data,) = ctx.args
-    if data.dims is not None:
+    if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
+    else:
         normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
 
