@@ -19,6 +19,7 @@ from ..registry import RULES, shape_rule
 from .common import require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
+from .reduce import require_elements
 from .shape import broadcast_into, reshape_dims
 
 register_rule_message(
@@ -94,9 +95,37 @@ def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, int) else value
 
 
+def scalar_dims(ctx: ShapeContext, data: TensorArg, dims: Any) -> bool:
+    """Whether data is 0-d, its dims (an int, a list, or None) then checked as torch wraps
+    them: a scalar's dims are those of a 1-element vector, 0 and -1 (and it reduces to itself)."""
+    if data.dims is None or data.rank:
+        return False
+    for d in _as_list(dims) or []:
+        normalize_axis(ctx, d, 1, "dim")
+    return True
+
+
 # shared rules under ATen's names ------------------------------------------------------------------
-_register("aten_softmax", adapted("along_axis", [0], axis="dim"))
-_reduce = adapted("reduce", [0], axis=lambda c: _as_list(c.attr("dim")), keepdims="keepdim", exclude=False)
+_REDUCE_ATTRS = {"axis": _reader(lambda c: _as_list(c.attr("dim"))), "keepdims": _reader("keepdim"), "exclude": _reader(False)}
+#: reductions torch refuses over a dim without elements (max.dim and min.dim check their one dim)
+NO_IDENTITY = frozenset({"aten.amax", "aten.amin", "aten.argmax", "aten.argmin"})
+
+
+def _reduce(ctx: ShapeContext) -> Any:
+    """Relay's `reduce` rule under ATen's names (dim as axis); a reduction without identity
+    needs an element in every dim it reduces. Of unknown rank, the input needs the rank its dims
+    name as torch counts (0 and -1 name a scalar's: one less than Relay's rule asks)."""
+    data = ctx.args[0]
+    if data.dims is None:
+        dims = _as_list(ctx.attr("dim")) or []
+        ctx.require_rank_at_least(data, max((dim_rank(d) for d in dims), default=0))
+        return ctx.tensor([] if not dims and not ctx.attr("keepdim") else None)
+    view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
+    if ctx.op_name in NO_IDENTITY:
+        require_elements(view, ctx.args[0])
+    return RULES["reduce"](view)
+
+
 _register("aten_permute", adapted("transpose", [0], axes="dims"))
 _register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=1))
 _register("aten_cat", adapted("concatenate", [0], axis="dim"))
@@ -106,12 +135,25 @@ _register("aten_adaptive_pool", adapted("adaptive_pool2d", [0], output_size="out
                                         out_layout=lambda c: ""))
 
 
+@shape_rule("aten_along_dim")
+def along_dim(ctx: ShapeContext) -> Any:
+    """`aten.softmax(x, dim)`, `log_softmax`, `cumsum(x, dim, dtype)`: x's shape, where dim names
+    one of x's dims (0 or -1 of a scalar); the dtype given, else x's."""
+    (data,) = ctx.args
+    if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
+    else:
+        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
+
+
 @shape_rule("aten_reduce")
 def reduce(ctx: ShapeContext) -> Any:
     """`aten.sum(x, dim, keepdim, dtype)` and the other reductions: Relay's rule (dim None or []
-    reduces every dim); the dtype given, else x's."""
-    out = _reduce(ctx)
-    return ctx.tensor(out.dims, ctx.attr("dtype") or ctx.args[0].dtype)
+    reduces every dim; a scalar reduces to itself); the dtype given, else x's."""
+    data = ctx.args[0]
+    dims = [] if scalar_dims(ctx, data, ctx.attr("dim")) else _reduce(ctx).dims
+    return ctx.tensor(dims, ctx.attr("dtype") or data.dtype)
 
 
 # optional tensors and SymInt lists -----------------------------------------------------------------
@@ -161,7 +203,8 @@ def view(ctx: ShapeContext) -> Any:
     codes_ = [e if isinstance(e, int) else ctx.static(e) for e in entries]
     if data.dims is None or any(c is None for c in codes_) and -1 in codes_:
         return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
-    return ctx.tensor(reshape_dims(ctx, data, entries), value=data.value)
+    torch_sizes = _View(ctx, ctx.args, {"allowzero": lambda c: True})  # a 0 is a size, not Relay's "copy"
+    return ctx.tensor(reshape_dims(torch_sizes, data, entries), value=data.value)
 
 
 @shape_rule("aten_expand")
@@ -595,11 +638,25 @@ def attention(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     ctx.equal(q.dim(-1), k.dim(-1), symbol="E")
     ctx.equal(k.dim(-2), v.dim(-2), symbol="S")
-    batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
+    if ctx.attr("enable_gqa") and min(q.rank, k.rank, v.rank) >= 3:
+        batch = _grouped_heads(ctx, q, k, v)
+    else:
+        batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
     mask = present(ctx, mask_arg)
     if mask is not None and batch is not None:
         broadcast_into(ctx, mask, list(batch) + [q.dim(-2), k.dim(-2)])
     return ctx.tensor(None if batch is None else list(batch) + [q.dim(-2), v.dim(-1)])
+
+
+def _grouped_heads(ctx: ShapeContext, q: TensorArg, k: TensorArg, v: TensorArg) -> Optional[list]:
+    """Grouped-query attention (enable_gqa): dim -3 holds the heads; key and value have the same
+    number, which divides the query's (each key head serves a group of query heads)."""
+    heads, kv_heads = q.dim(-3), ctx.equal(k.dim(-3), v.dim(-3), symbol="kv_heads")
+    have, divisor = ctx.static(heads), ctx.static(kv_heads)
+    if have is not None and divisor is not None and (divisor == 0 or have % divisor):
+        ctx.fail("not-divisible", arg=q, axis=q.rank - 3, dim=heads, factor=divisor)
+    batch = broadcast_dims(ctx, [list(q.dims[:-3]), list(k.dims[:-3]), list(v.dims[:-3])])
+    return None if batch is None else batch + [heads]
 
 
 # reductions with indices -------------------------------------------------------------------------
@@ -607,13 +664,13 @@ def attention(ctx: ShapeContext) -> Any:
 def max_dim(ctx: ShapeContext) -> Any:
     """`aten.max.dim(x, dim, keepdim)` (and min): (values, int64 indices)."""
     (data,) = ctx.args
+    if scalar_dims(ctx, data, ctx.attr("dim")):
+        return ctx.tuple([ctx.tensor([]), ctx.tensor([], "int64")])
     values = _reduce(ctx)
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
-        if data.rank:
-            ctx.within(data.dim(axis), 1, None)
+        ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), 1, None)
     return ctx.tuple([values, ctx.tensor(values.dims, "int64")])
 
 
@@ -621,7 +678,10 @@ def max_dim(ctx: ShapeContext) -> Any:
 def argmax(ctx: ShapeContext) -> Any:
     """`aten.argmax(x, dim, keepdim)`: int64 indices (dim None: over the flattened tensor)."""
     (data,) = ctx.args
-    if ctx.attr("dim") is None:
+    if ctx.attr("dim") is None:  # over every element, of which there must be one
+        require_elements(_View(ctx, ctx.args, _REDUCE_ATTRS), data)
         return ctx.tensor([ctx.const(1)] * data.rank if ctx.attr("keepdim") and data.dims is not None else [], "int64")
+    if scalar_dims(ctx, data, ctx.attr("dim")):
+        return ctx.tensor([], "int64")
     values = _reduce(ctx)
     return ctx.tensor(values.dims, "int64")

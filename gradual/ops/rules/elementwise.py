@@ -92,6 +92,11 @@ def _truncated_remainder(x: int, y: int) -> Optional[int]:
     return -r if x < 0 else r
 
 
+def _floored_remainder(x: int, y: int) -> Optional[int]:
+    """Python's (and torch's `remainder`) integer modulo: the remainder with the divisor's sign."""
+    return x % y if y else None
+
+
 def _integer_power(x: int, y: int) -> Optional[int]:
     """`x ** y` for a non-negative exponent, where it fits 64 bits (None otherwise: a huge
     exponent is not computed at all)."""
@@ -127,6 +132,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
     "broadcast_maximum": _static_only(max),
     "broadcast_minimum": _static_only(min),
     "broadcast_mod": _static_only(_truncated_remainder),
+    "broadcast_floor_mod": _static_only(_floored_remainder),
     "broadcast_power": _static_only(_integer_power),
     "broadcast": None,
 }

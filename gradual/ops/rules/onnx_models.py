@@ -122,11 +122,11 @@ def quantize(ctx: ShapeContext) -> Any:
     """`onnx.quantize` / `onnx.dequantize`: x's dims in `dtype`; a vector scale runs along `axis`,
     a blocked one has x's rank with ceil(dim / block_size) at `axis`."""
     x, scale, zero_point = ctx.args
-    if x.dims is not None and scale.dims is not None and scale.rank == 1 and x.rank > 0 and ctx.attr("block_size") == 0:
+    per_tensor = scale.dims is not None and scale.rank == 1 and ctx.static(scale.dim(0)) == 1
+    if x.dims is not None and scale.dims is not None and scale.rank == 1 and x.rank > 0 and ctx.attr("block_size") == 0 \
+            and not per_tensor:  # a one-element scale is per tensor: axis (default 1) is not read
         axis = normalize_axis(ctx, ctx.attr("axis"), x.rank)
-        one = ctx.static(scale.dim(0)) == 1
-        if not one:
-            ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
+        ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
     if given(ctx, zero_point) and scale.dims is not None and zero_point.dims is not None and zero_point.rank == scale.rank:
         require_dims(ctx, zero_point, list(scale.dims))  # (a one-element zero point of a scalar scale is fine)
     return ctx.tensor(x.dims, ctx.attr("dtype"))

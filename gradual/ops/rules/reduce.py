@@ -47,7 +47,7 @@ def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
 NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
 
 
-def _require_elements(ctx: ShapeContext, data: TensorArg) -> None:
+def require_elements(ctx: ShapeContext, data: TensorArg) -> None:
     """Every reduced axis holds at least one element (for reductions without an identity)."""
     if data.dims is None:
         return
@@ -61,7 +61,7 @@ def reduce(ctx: ShapeContext) -> Any:
     `min`, `argmax` and `argmin` need every reduced axis to be non-empty."""
     (data,) = ctx.args
     if ctx.op_name in NO_IDENTITY:
-        _require_elements(ctx, data)
+        require_elements(ctx, data)
     return ctx.tensor(reduce_dims(ctx, data))
 
 

@@ -8,6 +8,7 @@ as the shape rules give them.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Optional, Sequence
 
@@ -22,11 +23,11 @@ ALIASES = {
     "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.log": "log",
     "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.tanh": "tanh", "aten.sigmoid": "sigmoid", "aten.erf": "erf",
     "aten.floor": "floor", "aten.ceil": "ceil", "aten.round": "round", "aten.sign": "sign",
-    "aten.logical_not": "logical_not", "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
+    "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
     "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish", "aten.hardswish": "onnx.hard_swish",
     "aten.isnan": "onnx.isnan", "aten.bitwise_not": "onnx.bitwise_not",
     "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply", "aten.floor_divide": "floor_divide",
-    "aten.remainder": "mod", "aten.pow": "power", "aten.maximum": "maximum", "aten.minimum": "minimum",
+    "aten.remainder": "floor_mod", "aten.pow": "power", "aten.maximum": "maximum", "aten.minimum": "minimum",
     "aten.eq": "equal", "aten.ne": "not_equal", "aten.lt": "less", "aten.le": "less_equal", "aten.gt": "greater",
     "aten.ge": "greater_equal", "aten.where": "where", "aten.matmul": "onnx.matmul", "aten.einsum": "onnx.einsum",
     "aten.nonzero": "argwhere", "aten.arange": "arange", "aten.bitwise_and": "onnx.bitwise_and",
@@ -42,6 +43,20 @@ def _alias_kernels() -> None:
 
 
 _alias_kernels()
+
+
+def scalar_as_vector(run: Any) -> Any:
+    """A kernel over dims, made to take a 0-d tensor as torch does: as a 1-element vector whose
+    dim 0 (or -1) is the scalar itself; the results are 0-d again."""
+
+    @functools.wraps(run)
+    def wrapped(data: np.ndarray, *args: Any, **attrs: Any) -> Any:
+        if data.ndim:
+            return run(data, *args, **attrs)
+        out = run(data.reshape(1), *args, **attrs)
+        return tuple(o.reshape(()) for o in out) if isinstance(out, tuple) else np.asarray(out).reshape(())
+
+    return wrapped
 
 
 def _unary(name: str, fn: Any) -> None:
@@ -89,9 +104,10 @@ def dropout(data: np.ndarray, *, p: float, train: bool) -> np.ndarray:
 
 
 @kernel("aten.cumsum")
+@scalar_as_vector
 def cumsum(data: np.ndarray, *, dim: int, dtype: str = "") -> np.ndarray:
-    """Running sums along dim."""
-    return same_dtype(data, np.cumsum(data, axis=dim))
+    """Running sums along dim, in dtype ("": the input's)."""
+    return np.cumsum(data, axis=dim, dtype=np.dtype(dtype) if dtype else data.dtype)
 
 
 def _like(fill: Any) -> Any:
@@ -128,6 +144,12 @@ def fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same_dtype(a, np.fmod(a, b))
 
 
+@kernel("aten.logical_not")
+def logical_not(data: np.ndarray) -> np.ndarray:
+    """Whether each element is zero (torch's logical operators give bool for any input)."""
+    return np.logical_not(data)
+
+
 for _name, _fn in (("aten.logical_and", np.logical_and), ("aten.logical_or", np.logical_or),
                    ("aten.logical_xor", np.logical_xor)):
     kernel(_name)(lambda a, b, _f=_fn: np.asarray(_f(a, b), dtype=bool))
@@ -162,7 +184,11 @@ def t(data: np.ndarray) -> np.ndarray:
 @kernel("aten.scaled_dot_product_attention")
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: Any, *, dropout_p: float, is_causal: bool,
               scale: Optional[float], enable_gqa: bool) -> np.ndarray:
-    """softmax(q k^T * scale + mask) v; a bool mask says where to attend."""
+    """softmax(q k^T * scale + mask) v; a bool mask says where to attend; with enable_gqa each
+    key and value head serves a group of query heads (dim -3)."""
+    if enable_gqa and min(q.ndim, k.ndim, v.ndim) >= 3:
+        group = q.shape[-3] // k.shape[-3]
+        k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)
     factor = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
     scores = np.matmul(q.astype(np.float64), np.swapaxes(k, -1, -2).astype(np.float64)) * factor
     length, source = q.shape[-2], k.shape[-2]
@@ -294,12 +320,14 @@ def batch_norm_stats(data: np.ndarray, weight: Any, bias: Any, mean: Any, var: A
 
 
 @kernel("aten.softmax")
+@scalar_as_vector
 def softmax(data: np.ndarray, *, dim: int, half_to_float: bool = False) -> np.ndarray:
     """Softmax along dim."""
     return KERNELS["nn.softmax"](data, axis=dim)
 
 
 @kernel("aten.log_softmax")
+@scalar_as_vector
 def log_softmax(data: np.ndarray, *, dim: int, half_to_float: bool = False) -> np.ndarray:
     """Log-softmax along dim."""
     return KERNELS["nn.log_softmax"](data, axis=dim)
@@ -314,6 +342,7 @@ def _axes(data: np.ndarray, dim: Any) -> Optional[tuple]:
 
 def _reduction(name: str, fn: Any) -> None:
     @kernel(name)
+    @scalar_as_vector
     def run(data: np.ndarray, *, dim: Any = None, keepdim: bool = False, dtype: str = "", **attrs: Any) -> np.ndarray:
         out = np.asarray(fn(data, _axes(data, dim), keepdim, **attrs))
         return out.astype(dtype if dtype else data.dtype)
@@ -339,8 +368,8 @@ def _extreme(pick: Any, values: Any) -> Any:
     return run
 
 
-kernel("aten.max_dim")(_extreme(np.argmax, np.max))
-kernel("aten.min_dim")(_extreme(np.argmin, np.min))
+kernel("aten.max_dim")(scalar_as_vector(_extreme(np.argmax, np.max)))
+kernel("aten.min_dim")(scalar_as_vector(_extreme(np.argmin, np.min)))
 
 
 def _arg(pick: Any) -> Any:
@@ -353,8 +382,8 @@ def _arg(pick: Any) -> Any:
     return run
 
 
-kernel("aten.argmax")(_arg(np.argmax))
-kernel("aten.argmin")(_arg(np.argmin))
+kernel("aten.argmax")(scalar_as_vector(_arg(np.argmax)))
+kernel("aten.argmin")(scalar_as_vector(_arg(np.argmin)))
 
 
 # shapes ---------------------------------------------------------------------------------------------
@@ -409,7 +438,8 @@ def flatten(data: np.ndarray, *, start_dim: int, end_dim: int) -> np.ndarray:
     if data.ndim == 0:
         return data.reshape(1)
     start, end = start_dim % data.ndim, end_dim % data.ndim
-    return data.reshape(data.shape[:start] + (-1,) + data.shape[end + 1:])
+    merged = int(np.prod(data.shape[start:end + 1], dtype=np.int64))  # not -1: a 0 among the others leaves it open
+    return data.reshape(data.shape[:start] + (merged,) + data.shape[end + 1:])
 
 
 @kernel("aten.cat")

@@ -152,6 +152,8 @@ def tile(data: np.ndarray, repeats: np.ndarray) -> np.ndarray:
 @kernel("onnx.pad")
 def pad(data: np.ndarray, pads: np.ndarray, value: np.ndarray, axes: np.ndarray, *, mode: str) -> np.ndarray:
     """ONNX Pad: negative pads crop first, then np.pad with the mode."""
+    if data.ndim == 0:  # no dims, no pads (np.pad cannot take a scalar)
+        return data.copy()
     chosen = [a + data.ndim if a < 0 else a for a in _ints(axes)] or list(range(data.ndim))
     widths = _ints(pads)
     pairs = [(0, 0)] * data.ndim
@@ -248,9 +250,11 @@ def _wrapped(indices: np.ndarray, size: int) -> np.ndarray:
 
 @kernel("onnx.gather_elements")
 def gather_elements(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
-    """np.take_along_axis with negative indices counted from the end."""
+    """np.take_along_axis with negative indices counted from the end; the other dims of indices
+    may be shorter than data's (they pick the leading part)."""
     axis = axis + data.ndim if axis < 0 else axis
-    return np.take_along_axis(data, _wrapped(indices, data.shape[axis]).astype(np.int64), axis=axis)
+    leading = tuple(slice(None) if i == axis else slice(0, n) for i, n in enumerate(indices.shape))
+    return np.take_along_axis(data[leading], _wrapped(indices, data.shape[axis]).astype(np.int64), axis=axis)
 
 
 @kernel("onnx.gather_nd")
@@ -303,8 +307,9 @@ def _cumulative(data: np.ndarray, axis_arg: np.ndarray, exclusive: bool, reverse
     axis = axis + data.ndim if axis < 0 else axis
     x = np.flip(data, axis) if reverse else data
     out = fn(x, axis=axis, dtype=data.dtype)
-    if exclusive:
-        out = np.concatenate([np.full_like(np.take(out, [0], axis=axis), unit), np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    if exclusive and out.shape[axis]:  # each position sees the ones before it: shift by one, `unit` first
+        first = np.full_like(np.take(out, [0], axis=axis), unit)
+        out = np.concatenate([first, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
     return np.flip(out, axis) if reverse else out
 
 
@@ -422,30 +427,33 @@ def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads:
     n, c = data.shape[:2]
     mg = weight.shape[1]
     cg = c // group
-    acc = np.zeros((n, mg * group) + tuple(max(f, b + o) for f, b, o in zip(full, begin, out)), dtype=np.float64)
+    # the output window may start before the full result (SAME with an output larger than it):
+    # the full result is placed `shift` elements in, zeros around it
+    shift = [max(0, -b) for b in begin]
+    acc = np.zeros((n, mg * group) + tuple(s + max(f, b + o) for s, f, b, o in zip(shift, full, begin, out)), dtype=np.float64)
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
-        target = tuple(slice(offset[i] * dil[i], offset[i] * dil[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
+        first = [shift[i] + offset[i] * dil[i] for i in range(k)]
+        target = tuple(slice(first[i], first[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
         for g in range(group):
             w = weight[(slice(g * cg, (g + 1) * cg), slice(None)) + offset]
             acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum("nc...,cm->nm...", data[:, g * cg:(g + 1) * cg], w)
-    window = tuple(slice(b, b + o) for b, o in zip(begin, out))
+    window = tuple(slice(s + b, s + b + o) for s, b, o in zip(shift, begin, out))
     return acc[(slice(None), slice(None)) + window].astype(data.dtype)
 
 
 def _transpose_crop(shape: Sequence[int], full: list, auto_pad: str, pads: Optional[Sequence[int]],
                     output_shape: Optional[Sequence[int]], strides: list) -> tuple:
-    """(begin offsets, output sizes) of a transposed convolution's result inside the full one."""
+    """(begin offsets, output sizes) of a transposed convolution's result inside the full one:
+    with SAME or an output_shape, the difference is split (the larger half at the end, except
+    for SAME_UPPER) and the pads are not read; else the pads cut it."""
     k = len(full)
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER") or output_shape:
         out = list(output_shape)[-k:] if output_shape else [shape[i] * strides[i] for i in range(k)]
         total = [full[i] - out[i] for i in range(k)]
         begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
         return begin, out
     explicit = list(pads or [0] * (2 * k))
-    begin = explicit[:k]
-    if output_shape:
-        return begin, list(output_shape)[-k:]
-    return begin, [full[i] - explicit[i] - explicit[i + k] for i in range(k)]
+    return explicit[:k], [full[i] - explicit[i] - explicit[i + k] for i in range(k)]
 
 
 def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],

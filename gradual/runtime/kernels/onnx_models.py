@@ -243,15 +243,15 @@ def _masked_softmax(scores: np.ndarray, precision: str, dtype: np.dtype) -> np.n
 def _granular(a: np.ndarray, x: np.ndarray, axis: int, block_size: int) -> np.ndarray:
     """A scale or zero point broadcast to x: a scalar, a vector along axis, blocks along axis,
     or a tensor of x's rank that broadcasts."""
-    if a.ndim == 0 or a.size == 1 and a.ndim <= 1:
+    if a.ndim == 0 or a.size == 1 and a.ndim <= 1 and not block_size:
         return a.reshape(())
     axis = axis % x.ndim
+    if block_size:  # x's rank, dim `axis` in blocks (even when that rank is 1)
+        return np.repeat(a, block_size, axis=axis).take(np.arange(x.shape[axis]), axis=axis)
     if a.ndim == 1:
         shape = [1] * x.ndim
         shape[axis] = a.shape[0]
         return a.reshape(shape)
-    if block_size:
-        return np.repeat(a, block_size, axis=axis).take(np.arange(x.shape[axis]), axis=axis)
     return a
 
 

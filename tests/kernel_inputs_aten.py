@@ -1,0 +1,618 @@
+"""Input generators of the torch.export frontend's ATen operators (stdlib/aten.rly), drawn within
+what PyTorch accepts: SymInt lists as tuples of int64 scalars, an absent optional tensor as
+`()`, negative dims, zero-size dims, attributes at their bounds.
+
+An ATen operator without attributes that means what a Relay or ONNX operator means is drawn by
+that operator's generator (`ALIASES`); every other one has its own, drawing its own attributes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+from kernel_inputs import (
+    FLOATS, GENERATORS, INTS, Draw, array, axis_in, conv_sizes, generator, part_sizes, positive, scalar, shapes,
+    some_axes,
+)
+
+#: ATen operator -> the operator whose generator draws its inputs (neither takes attributes,
+#: or both take the same ones)
+ALIASES = {
+    "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.tanh": "tanh",
+    "aten.sigmoid": "sigmoid", "aten.erf": "erf", "aten.floor": "floor", "aten.ceil": "ceil", "aten.round": "round",
+    "aten.sign": "sign", "aten.log": "log", "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.sin": "onnx.sin",
+    "aten.cos": "onnx.cos", "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish",
+    "aten.hardswish": "onnx.hard_swish", "aten.silu": "onnx.sin", "aten.hardsigmoid": "onnx.sin",
+    "aten.clone": "copy", "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply",
+    "aten.pow": "power",
+    "aten.maximum": "maximum", "aten.minimum": "minimum", "aten.eq": "equal", "aten.ne": "not_equal",
+    "aten.lt": "less", "aten.le": "less_equal", "aten.gt": "greater", "aten.ge": "greater_equal",
+    "aten.bitwise_and": "bitwise_and", "aten.bitwise_or": "bitwise_or", "aten.bitwise_xor": "bitwise_xor",
+    "aten.matmul": "onnx.matmul", "aten.einsum": "onnx.einsum", "aten.arange": "arange", "aten.nonzero": "argwhere",
+}
+
+
+#: ATen operator -> (the operator whose generator it uses, {that operator's attribute: ATen's})
+RENAMED = {"aten.cat": ("concatenate", {"axis": "dim"}), "aten.stack": ("stack", {"axis": "dim"})}
+
+
+def _alias(target: str, renames: Any = None) -> Any:
+    def draw_inputs(draw: Draw) -> tuple:
+        args, attrs = GENERATORS[target](draw)
+        return args, {(renames or {}).get(name, name): value for name, value in attrs.items()}
+
+    draw_inputs.__doc__ = f"The inputs of `{target}`" + (f", attributes renamed {renames}." if renames else ".")
+    return draw_inputs
+
+
+for _name, _target in ALIASES.items():
+    generator(_name)(_alias(_target))
+for _name, (_target, _renames) in RENAMED.items():
+    generator(_name)(_alias(_target, _renames))
+
+
+def _float(draw: Draw) -> str:
+    return draw(st.sampled_from(FLOATS))
+
+
+def _numeric(draw: Draw) -> str:
+    return draw(st.sampled_from(FLOATS + INTS))
+
+
+def sym_ints(values: Any) -> tuple:
+    """A SymInt list: a tuple of int64 scalars."""
+    return tuple(scalar(v) for v in values)
+
+
+NONE = ()  # an optional tensor that is None
+
+
+def _optional(draw: Draw, make: Any) -> Any:
+    return make() if draw(st.booleans()) else NONE
+
+
+def _floats(draw: Draw, lo: int = 0) -> np.ndarray:
+    return array(draw, draw(shapes(lo=lo)), _float(draw))
+
+
+# elementwise, one input --------------------------------------------------------------------------
+@generator("aten.gelu")
+def _gelu(draw: Draw) -> tuple:
+    return [_floats(draw)], {"approximate": draw(st.sampled_from(("none", "tanh")))}
+
+
+@generator("aten.leaky_relu")
+def _leaky_relu(draw: Draw) -> tuple:
+    return [_floats(draw)], {"negative_slope": draw(st.floats(-1, 1))}
+
+
+@generator("aten.hardtanh")
+def _hardtanh(draw: Draw) -> tuple:
+    low = draw(st.floats(-3, 1))
+    return [_floats(draw)], {"min_val": low, "max_val": low + draw(st.floats(0, 3))}
+
+
+@generator("aten.elu")
+def _elu(draw: Draw) -> tuple:
+    return [_floats(draw)], {"alpha": draw(st.floats(0, 2)), "scale": draw(st.floats(0, 2)), "input_scale": draw(st.floats(0, 2))}
+
+
+@generator("aten.softplus")
+def _softplus(draw: Draw) -> tuple:
+    return [_floats(draw)], {"beta": draw(st.floats(0.5, 2)), "threshold": draw(st.floats(0, 20))}
+
+
+@generator("aten.clamp")
+def _clamp(draw: Draw) -> tuple:
+    data = array(draw, draw(shapes(lo=0)), _numeric(draw))
+    low = draw(st.none() | st.floats(-3, 3))
+    return [data], {"min": low, "max": draw(st.none() | st.floats(-3, 3))}
+
+
+@generator("aten.logical_not")
+def _logical_not(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=0)), draw(st.sampled_from(FLOATS + INTS + ("bool",))))], {}
+
+
+@generator("aten.isnan")
+def _isnan(draw: Draw) -> tuple:
+    data = _floats(draw)
+    data.reshape(-1)[:1] = np.nan
+    return [data], {}
+
+
+@generator("aten.bitwise_not")
+def _bitwise_not(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=0)), draw(st.sampled_from(INTS + ("bool", "uint8", "int8"))))], {}
+
+
+@generator("aten.dropout")
+def _dropout(draw: Draw) -> tuple:
+    return [_floats(draw)], {"p": draw(st.floats(0, 1)), "train": False}
+
+
+@generator("aten.tril", "aten.triu")
+def _triangle(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(rank_lo=2, lo=0)), _numeric(draw))], {"diagonal": draw(st.integers(-6, 6))}
+
+
+@generator("aten.cumsum")
+def _cumsum(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)),
+                                                  "dtype": draw(st.sampled_from(("",) + FLOATS + INTS))}
+
+
+DTYPES = ("",) + FLOATS + INTS + ("bool", "float16", "int8", "uint8")
+
+
+@generator("aten._to_copy", "aten.zeros_like", "aten.ones_like")
+def _like(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=0)), _numeric(draw))], {"dtype": draw(st.sampled_from(DTYPES))}
+
+
+@generator("aten.full_like")
+def _full_like(draw: Draw) -> tuple:
+    args, attrs = _like(draw)
+    return args, {**attrs, "fill_value": float(draw(st.integers(-3, 3)))}
+
+
+# elementwise, broadcasting -----------------------------------------------------------------------
+def _broadcast(draw: Draw, count: int, dtypes: tuple) -> list:
+    found = draw(mutually_broadcastable_shapes(num_shapes=count, max_dims=4, min_side=0, max_side=3)).input_shapes
+    return [array(draw, shape, draw(st.sampled_from(dtypes))) for shape in found]
+
+
+@generator("aten.floor_divide", "aten.remainder", "aten.fmod")
+def _dividing(draw: Draw) -> tuple:
+    """Dividends and divisors of either sign (where the rounding differs), no divisor 0."""
+    dtype = _numeric(draw)
+    lhs, rhs = _broadcast(draw, 2, (dtype,))
+    return [lhs, np.where(rhs == 0, -1, rhs).astype(dtype)], {}
+
+
+@generator("aten.div")
+def _div(draw: Draw) -> tuple:
+    args, _ = _dividing(draw)
+    return args, {"rounding_mode": draw(st.sampled_from((None, "floor", "trunc")))}
+
+
+@generator("aten.logical_and", "aten.logical_or", "aten.logical_xor")
+def _logical(draw: Draw) -> tuple:
+    return _broadcast(draw, 2, FLOATS + INTS + ("bool",)), {}
+
+
+@generator("aten.where")
+def _where(draw: Draw) -> tuple:
+    dtype = _numeric(draw)
+    condition, x, y = _broadcast(draw, 3, (dtype,))
+    return [np.asarray(condition > 0), x, y], {}
+
+
+# linear algebra ----------------------------------------------------------------------------------
+@generator("aten.mm")
+def _mm(draw: Draw) -> tuple:
+    n, k, m = (draw(st.integers(0, 4)) for _ in range(3))
+    dtype = _numeric(draw)
+    return [array(draw, (n, k), dtype), array(draw, (k, m), dtype)], {}
+
+
+@generator("aten.bmm")
+def _bmm(draw: Draw) -> tuple:
+    b, n, k, m = (draw(st.integers(0, 3)) for _ in range(4))
+    dtype = _numeric(draw)
+    return [array(draw, (b, n, k), dtype), array(draw, (b, k, m), dtype)], {}
+
+
+@generator("aten.addmm")
+def _addmm(draw: Draw) -> tuple:
+    n, k, m = (draw(st.integers(0, 4)) for _ in range(3))
+    dtype = _float(draw)
+    bias = tuple(d if draw(st.booleans()) else 1 for d in (n, m))[2 - draw(st.integers(0, 2)):]
+    return [array(draw, bias, dtype), array(draw, (n, k), dtype), array(draw, (k, m), dtype)], {
+        "beta": draw(st.floats(-2, 2)), "alpha": draw(st.floats(-2, 2))}
+
+
+@generator("aten.linear")
+def _linear(draw: Draw) -> tuple:
+    batch, k, u = draw(shapes(rank_hi=3, lo=0)), draw(st.integers(0, 4)), draw(st.integers(0, 4))
+    dtype = _float(draw)
+    bias = _optional(draw, lambda: array(draw, draw(st.sampled_from(((u,), (1,), ()))), dtype))
+    return [array(draw, batch + (k,), dtype), array(draw, (u, k), dtype), bias], {}
+
+
+@generator("aten.t")
+def _t(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(rank_hi=2, lo=0)), _numeric(draw))], {}
+
+
+@generator("aten.scaled_dot_product_attention")
+def _attention(draw: Draw) -> tuple:
+    gqa = draw(st.booleans())
+    batch = draw(shapes(rank_hi=2, lo=1, hi=3))
+    group = draw(st.integers(1, 3)) if gqa and batch else 1  # grouped query heads: dim -3 of q is a multiple of k's
+    kv_batch = batch
+    q_batch = batch[:-1] + (batch[-1] * group,) if batch else batch
+    length, source, e, ev = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    dtype = _float(draw)
+    q = array(draw, q_batch + (length, e), dtype)
+    k, v = array(draw, kv_batch + (source, e), dtype), array(draw, kv_batch + (source, ev), dtype)
+    mask_shape = tuple(d if draw(st.booleans()) else 1 for d in q_batch + (length, source))
+    mask_shape = mask_shape[draw(st.integers(0, len(mask_shape))):]
+    is_causal = draw(st.booleans())
+    mask = NONE if is_causal else _optional(draw, lambda: array(draw, mask_shape, draw(st.sampled_from(("bool", dtype)))))
+    return [q, k, v, mask], {"dropout_p": 0.0, "is_causal": is_causal, "scale": draw(st.none() | st.floats(0.1, 2)),
+                             "enable_gqa": gqa}
+
+
+# convolution and pooling -------------------------------------------------------------------------
+def _each(draw: Draw, k: int, lo: int, hi: int) -> list:
+    """A per-dim list, or one value for every dim."""
+    if draw(st.booleans()):
+        return [draw(st.integers(lo, hi))]
+    return [draw(st.integers(lo, hi)) for _ in range(k)]
+
+
+def _spread(values: list, k: int) -> list:
+    return values * k if len(values) == 1 else values
+
+
+@generator("aten.convolution")
+def _convolution(draw: Draw) -> tuple:
+    k, groups, n, c, o, kernel = conv_sizes(draw)
+    stride, padding, dilation = _each(draw, k, 1, 3), _each(draw, k, 0, 2), _each(draw, k, 1, 2)
+    transposed = draw(st.booleans())
+    spans = [(kk - 1) * d + 1 for kk, d in zip(kernel, _spread(dilation, k))]
+    if transposed:
+        extra = [draw(st.integers(0, max(s, d) - 1)) for s, d in zip(_spread(stride, k), _spread(dilation, k))]
+        sizes = [max(draw(st.integers(1, 4)), -(-(2 * p - sp - e + 1) // s) + 1 if s else 1)
+                 for p, sp, e, s in zip(_spread(padding, k), spans, extra, _spread(stride, k))]
+        weight = (c, o // groups) + tuple(kernel)
+    else:
+        extra = [0]
+        sizes = [max(draw(st.integers(1, 5)), sp - 2 * p) for sp, p in zip(spans, _spread(padding, k))]
+        weight = (o, c // groups) + tuple(kernel)
+    dtype = _float(draw)
+    bias = _optional(draw, lambda: array(draw, (o,), dtype))
+    return [array(draw, (n, c, *sizes), dtype), array(draw, weight, dtype), bias], {
+        "stride": stride, "padding": padding, "dilation": dilation, "transposed": transposed, "output_padding": extra,
+        "groups": groups}
+
+
+def _pool_input(draw: Draw, dilated: bool) -> tuple:
+    """(shape, attrs) of torch's pooling: padding at most half the kernel, windows that fit. The
+    frontend reads max_pool1d/2d/3d as one operator, so kernel_size has one entry per spatial
+    dim (as torch.export records an int kernel_size); the others may have one for all."""
+    k = draw(st.integers(1, 3))
+    kernel = [draw(st.integers(1, 3)) for _ in range(k)]
+    padding = [draw(st.integers(0, kk // 2)) for kk in kernel]
+    if len(set(padding)) == 1 and draw(st.booleans()):
+        padding = padding[:1]
+    dilation = _each(draw, k, 1, 2) if dilated else [1]
+    stride = [] if draw(st.booleans()) else _each(draw, k, 1, 3)
+    spans = [(kk - 1) * d + 1 for kk, d in zip(kernel, _spread(dilation, k))]
+    sizes = [max(draw(st.integers(1, 5)), sp - 2 * p) for sp, p in zip(spans, _spread(padding, k))]
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3)), *sizes)
+    attrs = {"kernel_size": kernel, "stride": stride, "padding": padding, "ceil_mode": draw(st.booleans())}
+    if dilated:
+        attrs["dilation"] = dilation
+    return shape, attrs
+
+
+@generator("aten.max_pool2d", "aten.max_pool2d_with_indices")
+def _max_pool(draw: Draw) -> tuple:
+    shape, attrs = _pool_input(draw, dilated=True)
+    return [array(draw, shape, _numeric(draw))], attrs
+
+
+@generator("aten.avg_pool2d")
+def _avg_pool(draw: Draw) -> tuple:
+    shape, attrs = _pool_input(draw, dilated=False)
+    return [array(draw, shape, _float(draw))], {**attrs, "count_include_pad": draw(st.booleans()),
+                                                "divisor_override": draw(st.none() | st.integers(1, 4))}
+
+
+@generator("aten.adaptive_avg_pool2d")
+def _adaptive_avg_pool(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=4, rank_hi=4, lo=1))
+    return [array(draw, shape, _float(draw))], {"output_size": [draw(st.integers(1, 4)) for _ in range(2)]}
+
+
+# normalization -----------------------------------------------------------------------------------
+def _layer_norm_inputs(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0))
+    count = draw(st.integers(1, len(shape)))
+    normalized = list(shape[len(shape) - count:])
+    dtype = _float(draw)
+    weight = _optional(draw, lambda: array(draw, tuple(normalized), dtype))
+    bias = _optional(draw, lambda: array(draw, tuple(normalized), dtype))
+    return [array(draw, shape, dtype), weight, bias], {"normalized_shape": normalized, "eps": draw(st.sampled_from((1e-5, 0.1)))}
+
+
+@generator("aten.layer_norm")
+def _layer_norm(draw: Draw) -> tuple:
+    return _layer_norm_inputs(draw)
+
+
+@generator("aten.native_layer_norm")
+def _native_layer_norm(draw: Draw) -> tuple:
+    return _layer_norm_inputs(draw)
+
+
+def _batch_norm_inputs(draw: Draw, optional_stats: bool) -> list:
+    shape = draw(shapes(rank_lo=2, lo=1))
+    dtype = _float(draw)
+    c = shape[1]
+    weight = _optional(draw, lambda: array(draw, (c,), dtype))
+    bias = _optional(draw, lambda: array(draw, (c,), dtype))
+    if optional_stats:
+        mean = _optional(draw, lambda: array(draw, (c,), dtype))
+        var = _optional(draw, lambda: positive(draw, (c,), dtype))
+    else:
+        mean, var = array(draw, (c,), dtype), positive(draw, (c,), dtype)
+    return [array(draw, shape, dtype), weight, bias, mean, var]
+
+
+@generator("aten.batch_norm")
+def _batch_norm(draw: Draw) -> tuple:
+    return _batch_norm_inputs(draw, optional_stats=False), {"training": False, "momentum": draw(st.floats(0, 1)),
+                                                            "eps": 1e-5}
+
+
+@generator("aten._native_batch_norm_legit_no_training")
+def _batch_norm_stats(draw: Draw) -> tuple:
+    return _batch_norm_inputs(draw, optional_stats=False), {"momentum": draw(st.floats(0, 1)), "eps": 1e-5}
+
+
+@generator("aten.softmax", "aten.log_softmax")
+def _softmax(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _float(draw))], {"dim": axis_in(draw, max(len(shape), 1)), "half_to_float": False}
+
+
+# reductions --------------------------------------------------------------------------------------
+def _dims(draw: Draw, shape: tuple) -> Any:
+    """A reduction's dim: None, [] (every dim), or some dims."""
+    return draw(st.sampled_from((None, [], "some"))) if shape else draw(st.sampled_from((None, [])))
+
+
+def _reduced(draw: Draw, nonempty: bool = False, dtypes: tuple = FLOATS + INTS) -> tuple:
+    shape = draw(shapes(lo=1 if nonempty else 0))
+    dim = _dims(draw, shape)
+    if dim == "some":
+        dim = some_axes(draw, len(shape), min_size=1)
+    return array(draw, shape, draw(st.sampled_from(dtypes))), dim
+
+
+@generator("aten.sum", "aten.prod")
+def _sum(draw: Draw) -> tuple:
+    data, dim = _reduced(draw)
+    return [data], {"dim": dim, "keepdim": draw(st.booleans()), "dtype": draw(st.sampled_from(("",) + FLOATS + INTS))}
+
+
+@generator("aten.mean")
+def _mean(draw: Draw) -> tuple:
+    data, dim = _reduced(draw, dtypes=FLOATS)
+    return [data], {"dim": dim, "keepdim": draw(st.booleans()), "dtype": draw(st.sampled_from(("",) + FLOATS))}
+
+
+@generator("aten.amax", "aten.amin")
+def _amax(draw: Draw) -> tuple:
+    data, dim = _reduced(draw, nonempty=True)
+    return [data], {"dim": dim, "keepdim": draw(st.booleans())}
+
+
+@generator("aten.var", "aten.std")
+def _var(draw: Draw) -> tuple:
+    data, dim = _reduced(draw, dtypes=FLOATS)
+    return [data], {"dim": dim, "keepdim": draw(st.booleans()), "correction": float(draw(st.integers(0, 2)))}
+
+
+@generator("aten.max_dim", "aten.min_dim")
+def _max_dim(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    dim = axis_in(draw, max(len(shape), 1))
+    if shape and shape[dim] == 0:
+        shape = shape[:dim % len(shape)] + (1,) + shape[dim % len(shape) + 1:]
+    return [array(draw, shape, _numeric(draw))], {"dim": dim, "keepdim": draw(st.booleans())}
+
+
+@generator("aten.argmax", "aten.argmin")
+def _argmax(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=1))
+    dim = draw(st.none() | st.integers(-max(len(shape), 1), max(len(shape), 1) - 1))
+    return [array(draw, shape, _numeric(draw))], {"dim": dim, "keepdim": draw(st.booleans())}
+
+
+# shapes ------------------------------------------------------------------------------------------
+def _factor(draw: Draw, total: int, parts: int) -> list:
+    """`parts` sizes whose product is total (a 0 total: one of them 0)."""
+    if total == 0:
+        sizes = [draw(st.integers(0, 3)) for _ in range(parts)]
+        sizes[draw(st.integers(0, parts - 1))] = 0
+        return sizes
+    sizes = []
+    for _ in range(parts - 1):
+        d = draw(st.sampled_from([d for d in range(1, total + 1) if total % d == 0]))
+        sizes.append(d)
+        total //= d
+    return sizes + [total]
+
+
+@generator("aten.view")
+def _view(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    total = int(np.prod(shape))
+    size = _factor(draw, total, draw(st.integers(1, 4))) if draw(st.booleans()) or total else []
+    if total and draw(st.booleans()):
+        size[draw(st.integers(0, len(size) - 1))] = -1
+    if not size and total != 1:
+        size = [total]
+    return [array(draw, shape, _numeric(draw)), sym_ints(size)], {}
+
+
+@generator("aten.expand")
+def _expand(draw: Draw) -> tuple:
+    target = draw(shapes(lo=0))
+    kept = target[len(target) - draw(st.integers(0, len(target))):]
+    source = tuple(d if draw(st.booleans()) else 1 for d in kept)
+    offset = len(target) - len(source)
+    size = [-1 if i >= offset and draw(st.booleans()) else d for i, d in enumerate(target)]
+    return [array(draw, source, _numeric(draw)), sym_ints(size)], {}
+
+
+@generator("aten.permute")
+def _permute(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    dims = [d - len(shape) if draw(st.booleans()) else d for d in draw(st.permutations(range(len(shape))))]
+    return [array(draw, shape, _numeric(draw))], {"dims": dims}
+
+
+@generator("aten.transpose")
+def _transpose(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    rank = max(len(shape), 1)
+    return [array(draw, shape, _numeric(draw))], {"dim0": axis_in(draw, rank), "dim1": axis_in(draw, rank)}
+
+
+@generator("aten.unsqueeze")
+def _unsqueeze(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _numeric(draw))], {"dim": draw(st.integers(-len(shape) - 1, len(shape)))}
+
+
+@generator("aten.squeeze")
+def _squeeze(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0, hi=2))
+    dim: Any = None
+    if draw(st.booleans()):
+        dim = some_axes(draw, max(len(shape), 1)) if shape else draw(st.sampled_from(([], [0], [-1])))
+        if dim and draw(st.booleans()):
+            dim = dim[0]
+    return [array(draw, shape, _numeric(draw))], {"dim": dim}
+
+
+@generator("aten.flatten")
+def _flatten(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    rank = max(len(shape), 1)
+    start = draw(st.integers(0, rank - 1))
+    end = draw(st.integers(start, rank - 1))
+    negative = lambda a: a - rank if draw(st.booleans()) else a  # noqa: E731
+    return [array(draw, shape, _numeric(draw))], {"start_dim": negative(start), "end_dim": negative(end)}
+
+
+@generator("aten.split_with_sizes")
+def _split_with_sizes(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0, hi=6))
+    dim = axis_in(draw, len(shape))
+    return [array(draw, shape, _numeric(draw))], {"split_sizes": part_sizes(draw, shape[dim]), "dim": dim}
+
+
+@generator("aten.split")
+def _split(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1, hi=7))
+    dim = axis_in(draw, len(shape))
+    whole = shape[dim]
+    if draw(st.booleans()):  # chunk: parts of ceil(dim / chunks), as many as that takes
+        chunks = draw(st.integers(1, whole + 1))
+        size = -(-whole // chunks)
+        attrs = {"split_size": 0, "chunks": chunks, "count": -(-whole // size)}
+    else:
+        size = draw(st.integers(1, whole + 1))
+        attrs = {"split_size": size, "chunks": 0, "count": -(-whole // size)}
+    return [array(draw, shape, _numeric(draw))], {**attrs, "dim": dim}
+
+
+@generator("aten.unbind")
+def _unbind(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0))
+    dim = axis_in(draw, len(shape))
+    return [array(draw, shape, _numeric(draw))], {"dim": dim, "count": shape[dim]}
+
+
+@generator("aten.slice")
+def _slice(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0, hi=6))
+    bounds = []
+    for _ in range(2):
+        kind = draw(st.sampled_from(("none", "value", "value", "max")))
+        bounds.append(NONE if kind == "none" else scalar(2**63 - 1 if kind == "max" else draw(st.integers(-8, 8))))
+    return [array(draw, shape, _numeric(draw))] + bounds, {"dim": axis_in(draw, len(shape)), "step": draw(st.integers(1, 3))}
+
+
+@generator("aten.select")
+def _select(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    dim = axis_in(draw, len(shape))
+    index = scalar(draw(st.integers(-shape[dim], shape[dim] - 1)))
+    return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
+
+
+@generator("aten.index_select")
+def _index_select(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    dim = axis_in(draw, len(shape))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    index = rng.integers(0, shape[dim], size=draw(st.integers(0, 4))).astype(draw(st.sampled_from(INTS)))
+    return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
+
+
+@generator("aten.embedding")
+def _embedding(draw: Draw) -> tuple:
+    rows, width = draw(st.integers(1, 5)), draw(st.integers(0, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    indices = rng.integers(0, rows, size=draw(shapes(rank_hi=3, lo=0))).astype(draw(st.sampled_from(INTS)))
+    return [array(draw, (rows, width), _float(draw)), indices], {"padding_idx": draw(st.integers(-1, rows - 1))}
+
+
+@generator("aten.constant_pad_nd")
+def _constant_pad_nd(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    pad = []
+    for d in reversed(shape[len(shape) - draw(st.integers(0, len(shape))):]):
+        low = draw(st.integers(-(d // 2), 2))
+        pad += [low, draw(st.integers(-(d + min(low, 0)) if d else 0, 2))]
+    return [array(draw, shape, _numeric(draw))], {"pad": pad, "value": float(draw(st.integers(-2, 2)))}
+
+
+@generator("aten.repeat")
+def _repeat(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_hi=3, lo=0))
+    repeats = [draw(st.integers(0, 3)) for _ in range(len(shape) + draw(st.integers(0, 2)))]
+    return [array(draw, shape, _numeric(draw))], {"repeats": repeats}
+
+
+# creation and sizes ------------------------------------------------------------------------------
+CREATED = FLOATS + INTS + ("bool", "float16", "uint8")
+
+
+@generator("aten.zeros", "aten.ones", "aten.empty")
+def _sized(draw: Draw) -> tuple:
+    return [sym_ints(draw(shapes(lo=0)))], {"dtype": draw(st.sampled_from(CREATED))}
+
+
+@generator("aten.full")
+def _full(draw: Draw) -> tuple:
+    return [sym_ints(draw(shapes(lo=0)))], {"fill_value": float(draw(st.integers(-3, 3))),
+                                             "dtype": draw(st.sampled_from(CREATED))}
+
+
+@generator("aten.sym_size")
+def _sym_size(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0))
+    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, len(shape))}
+
+
+@generator("aten.sym_numel")
+def _sym_numel(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=0)), _numeric(draw))], {}
+
+
+@generator("aten.item")
+def _item(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=1, hi=1)), draw(st.sampled_from(FLOATS + INTS + ("bool",))))], {}
