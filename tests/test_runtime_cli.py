@@ -98,6 +98,16 @@ def test_fully_static_parameters_get_random_inputs(capsys) -> None:
     assert (code, out) == (0, "Tensor[(1024, 1), float32]\n")
 
 
+@pytest.mark.parametrize("declared, shape", [("(1000,), int64", []), ("(?,), float32", ["--shape", "x=3000"])])
+def test_random_inputs_larger_than_the_tensor_limit_are_a_usage_error(capsys, program, monkeypatch, declared: str,
+                                                                      shape: list) -> None:
+    """A model declaring an input of 2^31 int64s made `run` allocate and fill 16 GiB (found by
+    mutating ONNX models): random inputs obey the same limit as an operator's result."""
+    monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "4000")
+    code, _, err = run_cli(capsys, *shape, program(f"def @main(%x: Tensor[{declared}]) {{ %x }}"))
+    assert code == 2 and "at most 4,000 bytes (GRADUAL_MAX_TENSOR_BYTES raises the limit)" in err, err
+
+
 def test_another_entry_point(capsys, program) -> None:
     src = program("def @f(%x: Tensor[(n,), float32]) { concatenate((%x, %x)) }\ndef @main() { 0 }\n")
     code, out, _ = run_cli(capsys, src, "--entry", "f", "--shape", "x=(3,)")

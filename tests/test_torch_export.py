@@ -297,6 +297,25 @@ def test_a_damaged_program_is_a_diagnostic(tmp_path, capsys, edit):
         assert code in (0, 1, 2, 3) and "internal error" not in err, err
 
 
+@pytest.mark.parametrize("name, target, value", [("attention", "softmax", {"as_none": ""}),
+                                                 ("attention", "softmax", {"as_string": "x"}),
+                                                 ("nonzero", "select.int", {"as_none": ""})])
+def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_path, capsys, name, target, value):
+    """int(dim) of an archive whose dim is None or a string crashed the converter (exit 4)."""
+    def edit(program: dict) -> None:
+        for node in program["graph_module"]["graph"]["nodes"]:
+            if target in node["target"]:
+                for named in node["inputs"]:
+                    if named["name"] == "dim":
+                        named["arg"] = value
+
+    path = tmp_path / "damaged.pt2"
+    path.write_bytes(_rewrite(open(archive(name), "rb").read(), edit))
+    assert main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "where gradual needs a constant int" in err and "internal error" not in err, err
+
+
 def test_a_missing_archive_is_a_usage_error(capsys):
     assert main(["check", "no-such-model.pt2"]) == 2
 

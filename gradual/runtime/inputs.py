@@ -9,6 +9,7 @@ floats, integers in [0, 10), random booleans.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Optional
 
@@ -17,6 +18,7 @@ import numpy as np
 from .. import messages
 from ..types import Type, TensorType, TupleType, format_type
 from .errors import InputError
+from .operators import LIMIT_VARIABLE, tensor_byte_limit
 from .values import NUMPY_DTYPES
 
 _SHAPE = re.compile(r"^\s*(\(\s*\)|scalar|\d+(?:\s*x\s*\d+)*|\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\))?\s*(?::\s*([a-z0-9]+))?\s*$")
@@ -47,6 +49,10 @@ def random_array(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarr
     if dtype not in NUMPY_DTYPES:
         raise InputError(messages.runtime_unsupported_dtype(dtype))
     kind = np.dtype(dtype).kind
+    limit = tensor_byte_limit()
+    if math.prod(shape) * np.dtype(dtype).itemsize > limit:  # NumPy would try (and swap for minutes)
+        raise InputError(messages.runtime_bad_input_spec(
+            "x".join(map(str, shape)), f"a shape of at most {limit:,} bytes ({LIMIT_VARIABLE} raises the limit)"))
     try:
         if kind == "f":
             return np.asarray(rng.standard_normal(shape).astype(dtype))

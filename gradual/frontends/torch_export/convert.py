@@ -108,6 +108,16 @@ class NodeConverter:
         self.used.add(name)
         return self.node.args.get(name, default)
 
+    def constant(self, kind: type, name: str, default: Any = None) -> Any:
+        """An argument that must be a constant of a kind (int, float or bool): Unsupported when
+        the graph gives something else (a symbolic value, or a damaged archive's string)."""
+        value = self.raw(name, default)
+        ok = isinstance(value, bool) if kind is bool else \
+            isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
+        if not ok:
+            raise self.unsupported(f"`{name}` is {value!r} where gradual needs a constant {kind.__name__}")
+        return kind(value)
+
     def dtype_of(self, value: Any) -> Optional[str]:
         """The gradual dtype of an operand as the graph records it."""
         if isinstance(value, Ref):
@@ -289,7 +299,7 @@ def masked_fill(c: NodeConverter) -> Any:
 def convolution(c: NodeConverter) -> Any:
     """Every convolution as aten.convolution (padding "valid" is 0; "same" needs odd kernels)."""
     op = packet(c.node.op)
-    transposed = bool(c.raw("transposed", op.startswith("aten.conv_transpose")))
+    transposed = c.constant(bool, "transposed", op.startswith("aten.conv_transpose"))
     padding = c.raw("padding", [0])
     if isinstance(padding, str):
         padding = _same_padding(c) if padding == "same" else [0]
@@ -297,7 +307,7 @@ def convolution(c: NodeConverter) -> Any:
         c.raw(name)
     attrs = {"stride": c.attribute(c.raw("stride", [1])), "padding": c.attribute(padding),
              "dilation": c.attribute(c.raw("dilation", [1])), "transposed": transposed,
-             "output_padding": c.attribute(c.raw("output_padding", [0])), "groups": int(c.raw("groups", 1))}
+             "output_padding": c.attribute(c.raw("output_padding", [0])), "groups": c.constant(int, "groups", 1)}
     return c.call("aten.convolution", c.operand(c.raw("input")), c.operand(c.raw("weight")),
                   c.operand(c.raw("bias")), **attrs)
 
@@ -335,7 +345,7 @@ def softmax(c: NodeConverter) -> Any:
     x = c.operand(c.raw("self"))
     if isinstance(dtype, ScalarType):
         x = c.call("aten._to_copy", x, dtype=c.attribute(dtype))
-    return c.call(op, x, dim=int(c.raw("dim")), half_to_float=bool(c.raw("half_to_float", False)))
+    return c.call(op, x, dim=c.constant(int, "dim"), half_to_float=c.constant(bool, "half_to_float", False))
 
 
 @special("aten.to", "aten._to_copy", "aten.type_as")
@@ -352,7 +362,7 @@ def reduction(c: NodeConverter) -> Any:
     """Reductions: dim as a list; sum and prod take torch's result dtype."""
     op = packet(c.node.op)
     dim = c.raw("dim")
-    attrs: dict = {"keepdim": bool(c.raw("keepdim", False))}
+    attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
     if dim is not None:
         attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
     if op in ("aten.var", "aten.std"):
@@ -382,12 +392,12 @@ def split(c: NodeConverter) -> Any:
     node's outputs."""
     op = packet(c.node.op)
     count = len(c.node.output_names())
-    dim = int(c.raw("dim", 0))
+    dim = c.constant(int, "dim", 0)
     x = c.operand(c.raw("self"))
     if op == "aten.unbind":
         return c.call("aten.unbind", x, dim=dim, count=count)
     if op == "aten.chunk":
-        return c.call("aten.split", x, chunks=int(c.raw("chunks")), dim=dim, count=count)
+        return c.call("aten.split", x, chunks=c.constant(int, "chunks"), dim=dim, count=count)
     size = c.raw("split_size")
     if isinstance(size, list):
         return c.call("aten.split_with_sizes", x, split_sizes=c.attribute(size), dim=dim)
@@ -414,13 +424,13 @@ def squeeze(c: NodeConverter) -> Any:
 def slice_(c: NodeConverter) -> Any:
     """x[start:end:step] along dim (start and end may be symbolic ints or None)."""
     return c.call("aten.slice", c.operand(c.raw("self")), c.operand(c.raw("start"), "int64"),
-                  c.operand(c.raw("end"), "int64"), dim=int(c.raw("dim", 0)), step=int(c.raw("step", 1)))
+                  c.operand(c.raw("end"), "int64"), dim=c.constant(int, "dim", 0), step=c.constant(int, "step", 1))
 
 
 @special("aten.select")
 def select(c: NodeConverter) -> Any:
     """x[..., index, ...] along dim."""
-    return c.call("aten.select", c.operand(c.raw("self")), c.operand(c.raw("index"), "int64"), dim=int(c.raw("dim")))
+    return c.call("aten.select", c.operand(c.raw("self")), c.operand(c.raw("index"), "int64"), dim=c.constant(int, "dim"))
 
 
 @special("aten.arange")
@@ -462,7 +472,7 @@ def like(c: NodeConverter) -> Any:
     c.raw("dtype")
     attrs: dict = {"dtype": c.out_dtype() or ""}
     if op == "aten.full_like":
-        attrs["fill_value"] = float(c.raw("fill_value"))
+        attrs["fill_value"] = c.constant(float, "fill_value")
     return c.call(op, c.operand(c.raw("self")), **attrs)
 
 
@@ -471,7 +481,7 @@ def dropout(c: NodeConverter) -> Any:
     """Dropout is imported for inference only."""
     if c.raw("train") and c.raw("p") not in (0, 0.0):
         raise c.unsupported("dropout in training mode (train=True)")
-    return c.call("aten.dropout", c.operand(c.raw("input")), p=float(c.raw("p", 0.5)), train=False)
+    return c.call("aten.dropout", c.operand(c.raw("input")), p=c.constant(float, "p", 0.5), train=False)
 
 
 @special("aten.batch_norm", "aten._native_batch_norm_legit_no_training")

@@ -489,6 +489,8 @@ def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
             ctx.fail("broadcast-target", arg=data, axis=axis, dim=d, target=t)
         if ctx.is_one(t):
             ctx.equal(d, t)
+        elif not ctx.exact(t):  # an element of a shape value that is not known: data decides it
+            out[offset + axis] = d if ctx.is_one(d) is False else t
         else:
             out[offset + axis] = ctx.broadcast(d, t)
     return out
