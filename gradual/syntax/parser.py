@@ -25,6 +25,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from .. import usercache
 from . import ast
+from .comments import Comment, comments_of
 from .driver import Tables, drive
 from .lexer import FastLexer, Tok
 from .source import Source, Span
@@ -544,6 +545,17 @@ def _parser() -> _Parser:
 def parse_source(source: Source) -> ast.Module:
     """Parse a whole program; raises ParseError on the first syntax error."""
     return _parser().parse(source)
+
+
+def parse_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
+    """Parse a whole program, and the comments (and `#[version]` header) it holds, in order."""
+    lexer = _parser().lexer
+    lexer.trivia = []
+    try:
+        module = parse_source(source)
+        return module, comments_of(source.text, lexer.trivia)
+    finally:
+        lexer.trivia = None
 
 
 def parse_stdlib_source(source: Source) -> ast.Module:
