@@ -137,3 +137,16 @@ def test_the_server_imports_with_a_damaged_or_no_cache(tmp_path) -> None:
     (tmp_path / "attrs-code.marshal").write_bytes(usercache.key(MAGIC_NUMBER) + b"not marshal data")
     assert _run(code, {"GRADUAL_CACHE_DIR": str(tmp_path)}).returncode == 0
     assert _run(code, {"GRADUAL_CACHE_DIR": ""}).returncode == 0
+
+
+def test_a_document_loads_the_stdlib_when_first_analyzed(monkeypatch) -> None:
+    """The server makes documents on its event loop and analyzes them on its worker: loading
+    the stdlib when a document is made loaded it on both threads at once."""
+    from gradual.analysis import document
+
+    loads = []
+    monkeypatch.setattr(document, "default_registry", lambda: loads.append(1) or registry.default_registry())
+    doc = document.Document("made.rly")
+    assert loads == []
+    doc.analyze("def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }")
+    assert loads == [1]
