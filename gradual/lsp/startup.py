@@ -2,15 +2,15 @@
 `attrs` classes each compile generated methods (`__init__`, `__repr__`, `__eq__`, ...) from
 source, every time the process starts.
 
-`fast_imports()` wraps the imports of pygls and lsprotocol: the compiles `attrs` makes are
+`fast_imports()` wraps the imports of pygls and lsprotocol. The compiles `attrs` makes are
 looked up in a cache of code objects (`marshal`) kept in the user cache (`gradual.usercache`),
 keyed by each script's text, file name and mode, in a file keyed by Python's bytecode version
-(whatever the attrs version, the same script compiles to the same code); the cyclic collector is paused meanwhile (imports make
-many objects and free few) and what the imports made is frozen out of later collections. A
-cache that cannot be read or written only makes the start slower. A few scripts (`__hash__`
-of frozen classes) hold the process's string-hash seed and never repeat: they are compiled
-every time, and the cache is rewritten only when many scripts were new (another attrs or
-lsprotocol, or the first start).
+(whatever the attrs version, the same script compiles to the same code). The cyclic collector
+is paused meanwhile (imports make many objects and free few), and what the imports made is
+frozen out of later collections. A cache that cannot be read or written only makes the start
+slower. A few scripts (`__hash__` of frozen classes) hold the process's string-hash seed and
+never repeat: they are compiled every time, and the cache is rewritten only when many scripts
+were new (the first start, or another attrs or lsprotocol).
 """
 
 from __future__ import annotations
