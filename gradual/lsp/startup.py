@@ -41,7 +41,8 @@ class CompileCache:
     def __call__(self, source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or not isinstance(source, str) or not isinstance(filename, str):
             return builtins.compile(source, filename, mode, *args, **kwargs)
-        name = hashlib.blake2b(f"{mode}\0{filename}\0{source}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        script = f"{mode}\0{filename}\0{source}".encode("utf-8", "surrogatepass")
+        name = hashlib.blake2b(script, digest_size=16).digest()
         data = self.entries.get(name)
         if data is not None:
             try:
