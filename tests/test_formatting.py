@@ -8,7 +8,9 @@ refused, must keep the tree and every comment in order, and must be a fixed poin
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 
 from gradual.syntax.ast import same_tree
 from gradual.syntax.formatting import format_text
-from gradual.syntax.parser import parse_with_comments
+from gradual.syntax.parser import ParseError, parse_with_comments
 from gradual.syntax.printer import format_module
 from gradual.syntax.source import Source
 from programs import programs
@@ -114,3 +116,26 @@ def test_a_program_without_comments_formats_as_the_printer_prints_it() -> None:
     text = "def @main(%x: Tensor[(2,), float32]) {   nn.relu(  %x) }"
     module, comments = parse_with_comments(Source(text))
     assert comments == [] and format_text(text) == format_module(module)
+
+
+def relay_printouts_with_comments() -> list:
+    """Every eighth program of the Relay corpus that holds a comment (`/* ty=... */`)."""
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "relay" / "corpus.jsonl").open()]
+    return [row["text"] for row in rows if "/*" in row["text"]][::8]
+
+
+def test_relay_printouts_format_with_their_type_comments() -> None:
+    """Relay prints a `/* ty=... */` after every binding: formatting keeps each, in place."""
+    formatted = 0
+    for text in relay_printouts_with_comments():
+        try:
+            module, comments = parse_with_comments(Source(text))
+        except ParseError:
+            continue  # the corpus holds a few programs gradual does not read
+        result = format_text(text)
+        assert result is not None, text
+        again, kept = parse_with_comments(Source(result))
+        assert same_tree(module, again) and [c.text for c in kept] == [c.text for c in comments]
+        assert format_text(result) == result, result
+        formatted += 1
+    assert formatted > 150
