@@ -1,7 +1,8 @@
-"""Benchmark of `gradual lsp` through a real LSP client over stdio (pytest-lsp's client).
+"""Benchmark of `gradual lsp` through a real LSP client over stdio (pygls' client).
 
     python bench/lsp_bench.py                     # 100, 1,000 and 10,000-line programs
     python bench/lsp_bench.py --lines 1000 --edits 50
+    python bench/lsp_bench.py --starts 9 --lines  # only the start-up numbers
 
 Measures, per program size: initialize-to-first-diagnostics (server start, `initialize`, open,
 until the diagnostics of version 1 arrive), edit-to-diagnostics latency (p50, p95) for an edit
@@ -9,15 +10,23 @@ inside one definition (alternately breaking and fixing a call, so every edit cha
 diagnostics), hover latency (p50, p95) on variables and calls of the edited definition, and
 the server's peak memory (VmHWM). Programs are generated: a chain of definitions, each
 calling the previous one, of the shapes a model's layers have.
+
+Start-up is measured `--starts` times on the 100-line program (median and best, wall time and
+the server's CPU time): *warm*, as a user's second and later starts are (the modules compiled
+to bytecode, as pip does at install, and the user cache filled), and *cold* (no bytecode, an
+empty user cache: a first start from a source checkout). Each server gets its own bytecode
+directory and user cache under a temporary directory, so the numbers do not depend on what
+ran before (and nothing is written beside the sources).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import asyncio
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -105,22 +114,68 @@ def peak_memory_mb(pid: int) -> float:
     return float("nan")
 
 
-async def measure(lines: int, edits: int, hovers: int) -> dict:
-    """One program size: start a server, open, edit, hover; the numbers."""
-    text = generate(lines)
-    uri = Path(f"/tmp/gradual-bench-{lines}.rly").as_uri()
+def server_env(scratch: Path, warm: bool) -> dict:
+    """The server's environment: its own user cache, and bytecode kept (warm) or not (cold)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["GRADUAL_CACHE_DIR"] = str(scratch / ("cache" if warm else f"cold-{time.monotonic_ns()}"))
+    if warm:
+        env["PYTHONPYCACHEPREFIX"] = str(scratch / "bytecode")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+async def start(text: str, uri: str, env: dict) -> tuple:
+    """Start a server and open `text`: (client, seconds until the first diagnostics, the
+    server's CPU seconds by then)."""
     client = Client()
-    start = time.perf_counter()
-    await client.lsp.start_io(*SERVER)
+    began = time.perf_counter()
+    await client.lsp.start_io(*SERVER, env=env)
     await client.lsp.initialize_async(lsp.InitializeParams(
         capabilities=lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=["utf-16"])),
         initialization_options={"diagnostics": "push"}))
     client.lsp.initialized(lsp.InitializedParams())
     client.lsp.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="gradual", version=1, text=text)))
-    first_time, _ = await client.diagnostics(1)
-    first = first_time - start
+    arrived, _ = await client.diagnostics(1)
+    return client, arrived - began, cpu_seconds(client.lsp._server.pid)
+
+
+async def stop(client: Client) -> None:
+    """Shut a server down."""
+    await client.lsp.shutdown_async(None)
+    client.lsp.exit(None)
+    await client.lsp.stop()
+
+
+async def fill_caches(scratch: Path) -> None:
+    """One untimed start: compiles the bytecode and fills the user cache of warm starts."""
+    text = generate(100)
+    await stop((await start(text, Path("/tmp/gradual-bench-start.rly").as_uri(), server_env(scratch, True)))[0])
+
+
+async def measure_starts(scratch: Path, starts: int, warm: bool) -> dict:
+    """First diagnostics of the 100-line program over several starts (one untimed start
+    before the warm ones fills the bytecode and the user cache)."""
+    text = generate(100)
+    uri = Path("/tmp/gradual-bench-start.rly").as_uri()
+    if warm:
+        await fill_caches(scratch)
+    walls, cpus = [], []
+    for _ in range(starts):
+        client, wall, cpu = await start(text, uri, server_env(scratch, warm))
+        await stop(client)
+        walls.append(wall)
+        cpus.append(cpu)
+    return {"wall_median": statistics.median(walls), "wall_best": min(walls),
+            "cpu_median": statistics.median(cpus), "cpu_best": min(cpus)}
+
+
+async def measure(scratch: Path, lines: int, edits: int, hovers: int) -> dict:
+    """One program size: start a server (warm), open, edit, hover; the numbers."""
+    text = generate(lines)
+    uri = Path(f"/tmp/gradual-bench-{lines}.rly").as_uri()
+    client, first, first_cpu = await start(text, uri, server_env(scratch, True))
     pid = client.lsp._server.pid
-    first_cpu = cpu_seconds(pid)
     # an edit inside one definition in the middle: break a call, then fix it, and again
     layer = text.count("def @layer") // 2
     line = text.split("\n").index("  %1 = nn.relu(%0);", text[: text.index(f"def @layer{layer}(")].count("\n"))
@@ -144,10 +199,8 @@ async def measure(lines: int, edits: int, hovers: int) -> dict:
         sent = time.perf_counter()
         await client.lsp.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), spots[i % len(spots)]))
         hover_times.append(time.perf_counter() - sent)
-    memory = peak_memory_mb(client.lsp._server.pid)
-    await client.lsp.shutdown_async(None)
-    client.lsp.exit(None)
-    await client.lsp.stop()
+    memory = peak_memory_mb(pid)
+    await stop(client)
     ms = 1000
     return {"lines": len(text.splitlines()), "first_diagnostics_s": round(first, 2), "first_cpu_s": round(first_cpu, 2),
             "edit_cpu_ms": round(edit_cpu * ms, 1),
@@ -157,19 +210,30 @@ async def measure(lines: int, edits: int, hovers: int) -> dict:
 
 
 def main() -> None:
-    """Print the table for the sizes asked for."""
+    """Print the start-up numbers, then the table for the sizes asked for."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lines", type=int, nargs="+", default=[100, 1000, 10000])
+    parser.add_argument("--lines", type=int, nargs="*", default=[100, 1000, 10000])
     parser.add_argument("--edits", type=int, default=40)
     parser.add_argument("--hovers", type=int, default=100)
+    parser.add_argument("--starts", type=int, default=5, help="starts measured for first diagnostics (0: none)")
     args = parser.parse_args()
-    print("| lines | first diagnostics (server CPU) | edit p50 | edit p95 | server CPU per edit | hover p50 | hover p95 | peak memory |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for lines in args.lines:
-        r = asyncio.run(measure(lines, args.edits, args.hovers))
-        print(f"| {r['lines']:,} | {r['first_diagnostics_s']} s ({r['first_cpu_s']} s) | {r['edit_p50_ms']} ms | "
-              f"{r['edit_p95_ms']} ms | {r['edit_cpu_ms']} ms | "
-              f"{r['hover_p50_ms']} ms | {r['hover_p95_ms']} ms | {r['peak_memory_mb']} MB |", flush=True)
+    with tempfile.TemporaryDirectory(prefix="gradual-lsp-bench-") as scratch:
+        if args.starts:
+            print(f"first diagnostics of a 100-line program, {args.starts} starts: wall median (best), server CPU median (best)")
+            for warm in (True, False):
+                r = asyncio.run(measure_starts(Path(scratch), args.starts, warm))
+                print(f"  {'warm' if warm else 'cold'}: {r['wall_median']:.2f} s ({r['wall_best']:.2f} s), "
+                      f"CPU {r['cpu_median']:.2f} s ({r['cpu_best']:.2f} s)", flush=True)
+        if not args.lines:
+            return
+        asyncio.run(fill_caches(Path(scratch)))
+        print("| lines | first diagnostics (server CPU) | edit p50 | edit p95 | server CPU per edit | hover p50 | hover p95 | peak memory |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for lines in args.lines:
+            r = asyncio.run(measure(Path(scratch), lines, args.edits, args.hovers))
+            print(f"| {r['lines']:,} | {r['first_diagnostics_s']} s ({r['first_cpu_s']} s) | {r['edit_p50_ms']} ms | "
+                  f"{r['edit_p95_ms']} ms | {r['edit_cpu_ms']} ms | "
+                  f"{r['hover_p50_ms']} ms | {r['hover_p95_ms']} ms | {r['peak_memory_mb']} MB |", flush=True)
 
 
 if __name__ == "__main__":

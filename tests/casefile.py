@@ -30,6 +30,10 @@ Diagnostics are exhaustive: every error, warning and note the checker reports mu
 and inputs (`NAME=2x3` random of the declared dtype, `NAME=2x3:int32`, `NAME=7` a scalar,
 `NAME=[1,2,3]` a literal vector) and their body says `ok <shape> <dtype>` (one line per
 output), `equals numpy: <expression over the inputs>`, or `fails <line>:<col> <code>`.
+
+A `--- formatted` section holds, verbatim, the text formatting the program gives (comments
+kept: `gradual.syntax.formatting`), or the single word `refused` when formatting must leave
+the program alone.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 CASES_DIR = Path(__file__).parent / "cases"
 
@@ -61,6 +66,7 @@ class Case:
     program: str
     expect: list = field(default_factory=list)
     runs: list = field(default_factory=list)
+    formatted: Optional[str] = None
 
     @property
     def id(self) -> str:
@@ -68,7 +74,7 @@ class Case:
 
 
 _HEADER = re.compile(r"^###\s+(.*)$")
-_SECTION = re.compile(r"^---\s+(expect|run)\b(.*)$")
+_SECTION = re.compile(r"^---\s+(expect|run|formatted)\b(.*)$")
 
 
 def parse_case_file(path: Path) -> list[Case]:
@@ -77,14 +83,14 @@ def parse_case_file(path: Path) -> list[Case]:
     current: Case | None = None
     section = "program"
     program_lines: list[str] = []
+    formatted_lines: list[str] = []
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         header = _HEADER.match(raw)
         if header:
             if current is not None:
-                current.program = "\n".join(program_lines).rstrip() + "\n"
-                cases.append(current)
+                cases.append(_finish(current, program_lines, formatted_lines))
             current = Case(header.group(1).strip(), path, number, "")
-            program_lines = []
+            program_lines, formatted_lines = [], []
             section = "program"
             continue
         if current is None:
@@ -98,13 +104,21 @@ def parse_case_file(path: Path) -> list[Case]:
             continue
         if section == "program":
             program_lines.append(raw)
+        elif section == "formatted":
+            formatted_lines.append(raw)
         elif raw.strip() and not raw.strip().startswith("#"):
             target = current.expect if section == "expect" else current.runs[-1].expect
             target.append((number, raw.strip()))
     if current is not None:
-        current.program = "\n".join(program_lines).rstrip() + "\n"
-        cases.append(current)
+        cases.append(_finish(current, program_lines, formatted_lines))
     return cases
+
+
+def _finish(case: Case, program_lines: list, formatted_lines: list) -> Case:
+    case.program = "\n".join(program_lines).rstrip() + "\n"
+    if formatted_lines:
+        case.formatted = "\n".join(formatted_lines).rstrip() + "\n"
+    return case
 
 
 def all_cases(directory: Path = CASES_DIR) -> list[Case]:

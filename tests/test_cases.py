@@ -8,6 +8,7 @@ import pytest
 
 import gradual
 from casefile import Case, all_cases
+from gradual.syntax.formatting import format_text
 
 CASES = all_cases()
 
@@ -89,12 +90,24 @@ def _expect_line(case: Case, result: gradual.CheckResult, number: int, line: str
         raise AssertionError(f"line {number}: unknown expectation {line!r}")
 
 
+def _expect_formatted(case: Case) -> None:
+    """The program formats to the expected text (a fixed point), or is refused."""
+    got = format_text(case.program)
+    if case.formatted.strip() == "refused":
+        assert got is None, f"formatting was not refused:\n{got}"
+        return
+    assert got == case.formatted, f"formatted as:\n{got}"
+    assert format_text(got) == got, "formatting the formatted text changes it"
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_case(case: Case) -> None:
     result = _check(case)
     _expect_diagnostics(case, result)
     for number, line in case.expect:
         _expect_line(case, result, number, line)
+    if case.formatted is not None:
+        _expect_formatted(case)
     if case.runs:
         from runcases import run_case_section  # the runtime's half of the format
 

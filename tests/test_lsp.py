@@ -221,14 +221,39 @@ async def test_annotate_and_make_a_check_explicit(client: LanguageClient) -> Non
     assert (await client.published.wait(uri3, 2)).diagnostics == ()
 
 
-async def test_formatting_only_when_it_keeps_comments_and_meaning(client: LanguageClient) -> None:
+FORMATTING = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
+
+
+async def formatted(client: LanguageClient, name: str, text: str) -> object:
+    """Open a document and ask for it formatted: the new text, [] (already formatted) or None."""
+    uri, _ = await opened(client, name, text)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(doc(uri), FORMATTING))
+    if not edits:
+        return None if edits is None else []
+    (whole,) = edits
+    end = lsp.Position(text.count("\n"), len(text) - (text.rfind("\n") + 1))
+    assert whole.range == lsp.Range(lsp.Position(0, 0), end)  # the whole document
+    return whole.new_text
+
+
+async def test_formatting_rewrites_the_layout(client: LanguageClient) -> None:
     messy = "def @main(%x: Tensor[(2, 3), float32])   {\n      nn.relu( %x )\n}\n"
-    uri, _ = await opened(client, "format.rly", messy)
-    options = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
-    (whole,) = await client.text_document_formatting_async(lsp.DocumentFormattingParams(doc(uri), options))
-    assert whole.new_text == "def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x)\n}\n"
-    uri2, _ = await opened(client, "format-comments.rly", SHAPE_ERROR)
-    assert await client.text_document_formatting_async(lsp.DocumentFormattingParams(doc(uri2), options)) is None
+    assert await formatted(client, "format.rly", messy) == "def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x)\n}\n"
+    assert await formatted(client, "format-twice.rly", "def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x)\n}\n") == []
+
+
+async def test_formatting_keeps_the_comments(client: LanguageClient) -> None:
+    messy = ("#[version = \"0.0.5\"]\n// a model\n\ndef @main(%x: Tensor[(?, 784), float32], // the input\n"
+             "    %w: Tensor[(10, 784), float32]) {\n    /* the layer */ %0 = nn.dense(%x,   %w);   // dense\n"
+             "  // the result\n  nn.relu(%0)\n} // end\n")
+    assert await formatted(client, "format-comments.rly", messy) == (
+        "#[version = \"0.0.5\"]\n// a model\n\ndef @main(%x: Tensor[(?, 784), float32], // the input\n"
+        "  %w: Tensor[(10, 784), float32]) {\n  /* the layer */ %0 = nn.dense(%x, %w); // dense\n"
+        "  // the result\n  nn.relu(%0)\n} // end\n")
+
+
+async def test_formatting_leaves_a_file_that_does_not_parse(client: LanguageClient) -> None:
+    assert await formatted(client, "format-broken.rly", "def @main(%x) { // half typed\n  nn.relu(%x\n}\n") is None
 
 
 async def test_a_non_ascii_line_is_underlined_in_utf16_units(client: LanguageClient) -> None:

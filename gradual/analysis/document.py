@@ -125,8 +125,17 @@ class Document:
 
     def __init__(self, path: str, registry: Optional[Registry] = None) -> None:
         self.path = path
-        self.registry = registry or default_registry()
+        self._registry = registry
         self.reset()
+
+    @property
+    def registry(self) -> Registry:
+        """The operators the program is checked against (the stdlib's unless given), loaded
+        by the first analysis: the server makes documents on its event loop and analyzes them
+        on its worker thread, where loading the stdlib belongs."""
+        if self._registry is None:
+            self._registry = default_registry()
+        return self._registry
 
     def reset(self) -> None:
         """Forget everything kept: the next analysis starts afresh."""

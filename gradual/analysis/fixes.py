@@ -7,8 +7,8 @@ to `?`, so that a runtime check is inserted instead of the error. From the progr
 at a position: annotating a parameter or `let` with its inferred type, and turning an
 inserted runtime check into the explicit cast `gradual elaborate` would write.
 
-`formatted` is the document printed by the printer, offered only when that keeps every
-comment and the program's meaning.
+`formatted` is the document printed by the printer with its comments put back, offered only
+when that provably keeps every comment and the program's meaning.
 """
 
 from __future__ import annotations
@@ -180,24 +180,13 @@ def cast_fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
 
 
 # formatting ----------------------------------------------------------------------------------
-_COMMENT = re.compile(r"/\*|//(?![ \t]*[0-9(])")
-_HEADER = re.compile(r"\s*(#\[[^\]\n]*\])")
-
-
 def formatted(analysis: Analysis) -> Optional[str]:
-    """The document as the printer writes it, or None when that would lose a comment or
-    change the program (or the document does not parse)."""
-    from ..api import SyntaxProblem, parse
-    from ..syntax.ast import same_tree
-    from ..syntax.printer import format_module
+    """The document formatted with its comments kept, or None when formatting would not
+    keep the program and every comment (or the document does not parse). Parses: run it where
+    the document's analyses run (the parser is not shared between threads)."""
+    from ..api import run_deep
+    from ..syntax.formatting import format_text
 
-    module = analysis.result.module
-    if module is None or any(d.code == "parse-error" for d in analysis.diagnostics) or _COMMENT.search(analysis.text):
+    if any(d.code == "parse-error" for d in analysis.diagnostics):
         return None
-    header = _HEADER.match(analysis.text)
-    text = (header.group(1) + "\n" if header else "") + format_module(module)
-    try:
-        again = parse(text, analysis.path)
-    except SyntaxProblem:
-        return None
-    return text if same_tree(module, again) else None
+    return run_deep(format_text, analysis.text, analysis.path)

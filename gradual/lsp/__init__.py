@@ -2,12 +2,15 @@
 
 A front end over `gradual.analysis`, like the command line: `server.py` holds the handlers
 and the scheduling (debounce, superseding, cancellation), `convert.py` the pure conversions
-to LSP's types. pygls and lsprotocol are imported only when the server starts.
+to LSP's types, `startup.py` what makes the start quick. pygls and lsprotocol are imported
+only when the server starts.
 """
 
 
 def serve() -> int:
     """Run the language server on stdin/stdout."""
-    from .server import serve as run
+    from .startup import fast_imports
 
+    with fast_imports():
+        from .server import serve as run
     return run()

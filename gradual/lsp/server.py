@@ -408,18 +408,21 @@ def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Anal
     return out
 
 
-@about_document(lsp.TEXT_DOCUMENT_FORMATTING)
-def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams, analysis: Analysis,
-               positions: convert.Positions) -> Optional[list[lsp.TextEdit]]:
-    """The printer's text, when it keeps every comment and the meaning."""
-    text = fixes.formatted(analysis)
+@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) -> Optional[list[lsp.TextEdit]]:
+    """The printer's text with the comments put back, when it provably keeps every comment
+    and the meaning (formatted on the worker: it parses, as analyses do)."""
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return None
+    text = await asyncio.get_running_loop().run_in_executor(ls.worker, fixes.formatted, analysis)
     if text is None:
         ls.window_log_message(lsp.LogMessageParams(
-            lsp.MessageType.Info, "gradual: not formatted (the printer would drop a comment, or the file does not parse)"))
+            lsp.MessageType.Info, "gradual: not formatted (the file does not parse, or formatting would not keep it as it is)"))
         return None
     if text == analysis.text:
         return []
-    return [lsp.TextEdit(positions.range(0, len(analysis.text)), text)]
+    return [lsp.TextEdit(ls.positions(analysis).range(0, len(analysis.text)), text)]
 
 
 def serve() -> int:

@@ -9,6 +9,8 @@ Frontends add operators at runtime with `register_op`.
 
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
@@ -162,21 +164,13 @@ class Registry:
 
     def load_file(self, path: Path) -> None:
         """Load every declaration in one stdlib file."""
-        source = Source(path.read_text(encoding="utf-8"), str(path))
-        try:
-            module = parse_stdlib_source(source)
-        except ParseError as exc:
-            raise StdlibError(f"{exc.span.describe()}: {exc}") from None
+        module = _parse_stdlib(Source(path.read_text(encoding="utf-8"), str(path)))
         for decl in module.defs:
             self.add(operator_from_decl(decl))
 
     def load_text(self, text: str, path: str = "<ops>") -> list[Operator]:
         """Load declarations from text (what `register_op` uses)."""
-        source = Source(text, path)
-        try:
-            module = parse_stdlib_source(source)
-        except ParseError as exc:
-            raise StdlibError(f"{exc.span.describe()}: {exc}") from None
+        module = _parse_stdlib(Source(text, path))
         ops = [operator_from_decl(d) for d in module.defs]
         for op in ops:
             self.add(op)
@@ -184,19 +178,57 @@ class Registry:
 
 
 _DEFAULT: Optional[Registry] = None
+_DEFAULT_LOCK = threading.Lock()
+_STDLIB_CACHE = "stdlib.pickle"
 
 
 def default_registry() -> Registry:
-    """The registry with every stdlib operator (loaded on first use)."""
+    """The registry with every stdlib operator (loaded on first use, by one thread)."""
     global _DEFAULT
-    if _DEFAULT is None:
-        from . import rules  # noqa: F401  (registers the Python shape rules)
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            from . import rules  # noqa: F401  (registers the Python shape rules)
 
-        registry = Registry()
-        for path in sorted(stdlib_dir().glob("*.rly")):
-            registry.load_file(path)
-        _DEFAULT = registry
+            registry = Registry()
+            for module in _stdlib_modules(sorted(stdlib_dir().glob("*.rly"))):
+                for decl in module.defs:
+                    registry.add(operator_from_decl(decl))
+            _DEFAULT = registry
     return _DEFAULT
+
+
+def _stdlib_modules(paths: list) -> list:
+    """The stdlib files parsed, from the user cache when none of them (nor the parser)
+    changed since they were last parsed: unpickling the declarations takes a tenth of
+    parsing them, which every start of the language server and the command line pays."""
+    import pickle
+
+    from .. import usercache
+    from ..syntax import parser
+
+    texts = [path.read_text(encoding="utf-8") for path in paths]
+    try:  # what the parsed form depends on: the files, and the parser's and AST's code
+        syntax = sorted(Path(parser.__file__).parent.glob("*.py"))
+        key = usercache.files_key(syntax, *(str(p) for p in paths), *texts, parser._grammar_text(), sys.version)
+    except OSError:
+        key = b""
+    cached = usercache.load(_STDLIB_CACHE, key) if key else None
+    if cached is not None:
+        try:
+            return pickle.loads(cached)
+        except Exception:  # a damaged entry: parse again (and rewrite it)
+            pass
+    modules = [_parse_stdlib(Source(text, str(path))) for path, text in zip(paths, texts)]
+    if key:
+        usercache.store(_STDLIB_CACHE, key, pickle.dumps(modules, protocol=pickle.HIGHEST_PROTOCOL))
+    return modules
+
+
+def _parse_stdlib(source: Source) -> ast.Module:
+    try:
+        return parse_stdlib_source(source)
+    except ParseError as exc:
+        raise StdlibError(f"{exc.span.describe()}: {exc}") from None
 
 
 def register_op(

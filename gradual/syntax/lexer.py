@@ -5,7 +5,8 @@ parser is (a keyword or a name, `//` as floor division or a comment, `?T` as a t
 `?` then a name, `-1` as a literal or a minus sign, `1.5` or `1`, `.`, `5`) are made by asking
 the parser which terminals its current state accepts, as lark's contextual lexer does, but
 without running one regular expression per state. Tokens carry offsets (`start_pos`,
-`end_pos`): spans are built from them.
+`end_pos`): spans are built from them. Comments and the `#[version]` header are skipped;
+when `trivia` is a list, the (start, end) of each is appended to it (the formatter keeps them).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class FastLexer(Lexer):
     __future_interface__ = 2
 
     def __init__(self, lexer_conf: Any) -> None:
+        self.trivia: list | None = None
         self.literals: dict[str, str] = {}
         for terminal in lexer_conf.terminals:
             pattern = terminal.pattern
@@ -88,6 +90,8 @@ class FastLexer(Lexer):
                 return
             elif kind == "header":
                 pos = m.end()
+                if self.trivia is not None:
+                    self.trivia.append((m.start(kind), pos))
             else:
                 token, pos = self._token(kind, m, text, rows[stack[-1]])
                 if token is not None:
@@ -113,7 +117,7 @@ class FastLexer(Lexer):
             close = text.find(_BLOCK_END, start + 2)
             if close < 0:
                 raise UnexpectedCharacters(text, start, *_line_col(text, start), allowed=None)
-            return None, close + 2
+            return self._skipped(start, close + 2)
         if kind == "hole":
             if "HOLE" in accepts:
                 return Tok("HOLE", value, start), m.end()
@@ -148,7 +152,13 @@ class FastLexer(Lexer):
     def _slashes(self, start: int, text: str, accepts: Any) -> tuple:
         if "FLOORDIV" in accepts and _FLOORDIV_NEXT.match(text, start + 2):
             return Tok("FLOORDIV", "//", start), start + 2
-        return None, _LINE_END.match(text, start).end()
+        return self._skipped(start, _LINE_END.match(text, start).end())
+
+    def _skipped(self, start: int, end: int) -> tuple:
+        """A comment: no token; noted when trivia are being kept."""
+        if self.trivia is not None:
+            self.trivia.append((start, end))
+        return None, end
 
     def _unexpected(self, text: str, pos: int, accepts: Any) -> UnexpectedCharacters:
         line, column = _line_col(text, pos)

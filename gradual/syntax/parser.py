@@ -23,7 +23,9 @@ from typing import Sequence
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from .. import usercache
 from . import ast
+from .comments import Comment, comments_of
 from .driver import Tables, drive
 from .lexer import FastLexer, Tok
 from .source import Source, Span
@@ -494,35 +496,16 @@ def _grammar_text() -> str:
     return resources.files("gradual.syntax").joinpath("grammar.lark").read_text(encoding="utf-8")
 
 
-def _table_cache() -> "str | bool":
-    """Where lark keeps the LALR tables it builds (0.25 s a start otherwise): a per-user
-    cache directory, or no cache when none is writable."""
-    import os
-    import tempfile
-
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for directory in (os.path.join(base, "gradual"), os.path.join(tempfile.gettempdir(), f"gradual-{os.getuid()}")):
-        try:
-            os.makedirs(directory, exist_ok=True)
-            probe = os.path.join(directory, ".write-test")
-            with open(probe, "w"):
-                pass
-            os.remove(probe)
-            return os.path.join(directory, "grammar.lark.cache")
-        except OSError:
-            continue
-    return False
-
-
 class _Parser:
     """One lark parser (built once) with its transformer."""
 
     def __init__(self) -> None:
         self.builder = _Builder()
+        # lark keeps the LALR tables it builds in the user cache (0.25 s a start otherwise)
         self.lark = Lark(
             _grammar_text(), parser="lalr", lexer=FastLexer, transformer=self.builder,
             start=["start", "stdlib"],
-            maybe_placeholders=False, cache=_table_cache(),
+            maybe_placeholders=False, cache=usercache.path("grammar.lark.cache") or False,
         )
         self.tables = Tables(self.lark)
         self.lexer = FastLexer(self.lark.lexer_conf)
@@ -562,6 +545,17 @@ def _parser() -> _Parser:
 def parse_source(source: Source) -> ast.Module:
     """Parse a whole program; raises ParseError on the first syntax error."""
     return _parser().parse(source)
+
+
+def parse_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
+    """Parse a whole program, and the comments (and `#[version]` header) it holds, in order."""
+    lexer = _parser().lexer
+    lexer.trivia = []
+    try:
+        module = parse_source(source)
+        return module, comments_of(source.text, lexer.trivia)
+    finally:
+        lexer.trivia = None
 
 
 def parse_stdlib_source(source: Source) -> ast.Module:

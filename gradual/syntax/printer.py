@@ -1,7 +1,21 @@
 """AST to text. The output parses back to the same tree (`same_tree`).
 
 `format_module` optionally takes `annotate`, a function giving a comment for a binding
-(the elaborator uses it to print every binding's type, Relay style: `/* ty=... */`).
+(the elaborator uses it to print every binding's type, Relay style: `/* ty=... */`), and
+`comments`, the comments of the text the module was parsed from (`parse_with_comments`),
+which it puts back in order, each before the first construct that followed it in the text
+(a definition, statement, parameter, argument, attribute or expression; or a block's `}`):
+
+* a comment that had its line to itself gets a line of its own, indented as what follows it,
+  keeping one empty line before or after it where the text had one;
+* a comment that followed code on its line (`%0 = f(%x); // why`) goes at the end of the line
+  printed last, if that is where a new line would start, else where the printer stands;
+* a block comment that led into code on its line (`/* a */ %x`) stays in front of it;
+* a line comment met in the middle of a line ends it: what follows continues on the next.
+
+A comment inside a type or a dimension (there is no construct to attach it to there) moves
+past the type. `gradual.syntax.formatting` checks the outcome: the text must parse to the same
+tree with the same comments.
 """
 
 from __future__ import annotations
@@ -10,6 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..shapes.poly import int_text
 from . import ast
+from .comments import Comment
 
 Annotator = Callable[[object], Optional[str]]
 
@@ -157,9 +172,12 @@ class _Printer:
     """Pretty-prints a module with two-space indentation, writing pieces into one list (text
     is joined once at the end, so a deeply nested program prints in linear time)."""
 
-    def __init__(self, annotate: Optional[Annotator]) -> None:
+    def __init__(self, annotate: Optional[Annotator], comments: Sequence[Comment] = ()) -> None:
         self.annotate = annotate
         self.out: list[str] = []
+        self.comments = list(comments)
+        self.next_comment = 0
+        self.comment_line = -1  # the piece that ends a line a comment began or ended
 
     def text(self) -> str:
         return "".join(self.out)
@@ -168,32 +186,48 @@ class _Printer:
         for i, d in enumerate(module.defs):
             if i:
                 self.out.append("\n\n")
+            self.line_start(d.span.start, 0)
             self.definition(d)
         if module.defs:
             self.out.append("\n")
+        self.rest()
 
     def definition(self, d: ast.Def) -> None:
         tparams = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
+        self.out.append(f"def @{d.name}{tparams}(")
+        self.params(d.params, 0, d.attrs)
         ret = f" -> {format_type(d.ret)}" if d.ret is not None else ""
-        self.out.append(f"def @{d.name}{tparams}({self.params(d.params, d.attrs)}){ret} {{\n")
-        self.body(d.body, 1)
-        self.out.append("\n}")
+        self.out.append(f"){ret} {{\n")
+        self.block_end(d.body, 0, "")
 
-    def params(self, params: tuple, attrs: tuple = ()) -> str:
-        return ", ".join([self.param(p) for p in params] + [f"{a.name}={format_attr_value(a.value)}" for a in attrs])
+    def params(self, params: tuple, depth: int, attrs: tuple = ()) -> None:
+        """Parameters, then the function attributes Relay prints after them."""
+        for i, p in enumerate(params):
+            if i:
+                self.out.append(", ")
+            self.inline(p.span.start, depth)
+            self.out.append(self.param(p))
+        self.attrs(attrs, depth, bool(params))
+
+    def attrs(self, attrs: tuple, depth: int, after: bool) -> None:
+        """`name=value` attributes (after other items when `after`)."""
+        for i, a in enumerate(attrs):
+            if i or after:
+                self.out.append(", ")
+            self.inline(a.span.start, depth)
+            self.out.append(f"{a.name}={format_attr_value(a.value)}")
 
     @staticmethod
     def param(p: ast.Param) -> str:
         return f"%{p.var.name}" if p.type is None else f"%{p.var.name}: {format_type(p.type)}"
 
     def body(self, body: ast.Body, depth: int) -> None:
-        pad = _pad(depth)
         out = self.out
         for s in body.stmts:
-            out.append(pad)
+            self.line_start(s.span.start, depth)
             self.stmt(s, depth)
             out.append("\n")
-        out.append(pad)
+        self.line_start(body.result.span.start, depth)
         self.expr(body.result, depth)
         out.append(self._note(body.result))
 
@@ -220,6 +254,8 @@ class _Printer:
 
     def expr(self, e: ast.Expr, depth: int) -> None:
         out = self.out
+        if self.comments:
+            self.inline(e.span.start, depth)
         if isinstance(e, ast.Var):
             out.append(f"%{e.name}")
         elif isinstance(e, ast.GlobalVar):
@@ -244,8 +280,10 @@ class _Printer:
             self.block_end(e.then, depth, " else {\n")
             self.block_end(e.otherwise, depth, "")
         elif isinstance(e, ast.Fn):
+            out.append("fn (")
+            self.params(e.params, depth, e.attrs)
             ret = f" -> {format_type(e.ret)}" if e.ret is not None else ""
-            out.append(f"fn ({self.params(e.params, e.attrs)}){ret} {{\n")
+            out.append(f"){ret} {{\n")
             self.block_end(e.body, depth, "")
         elif isinstance(e, ast.Cast):
             self.cast_operand(e.expr, depth)
@@ -253,14 +291,18 @@ class _Printer:
         elif isinstance(e, ast.Block):
             out.append("(\n")
             self.body(e.body, depth + 1)
-            out.append(f"\n{_pad(depth)})")
+            out.append("\n")
+            self.line_start(e.span.end - 1, depth, depth + 1)  # comments before `)` are inside
+            out.append(")")
         else:
             raise TypeError(f"not an expression: {e!r}")
 
     def block_end(self, body: ast.Body, depth: int, after: str) -> None:
         """A block's body one level deeper, then its closing brace and `after`."""
         self.body(body, depth + 1)
-        self.out.append(f"\n{_pad(depth)}}}{after}")
+        self.out.append("\n")
+        self.line_start(body.span.end - 1, depth, depth + 1)  # comments before `}` are inside
+        self.out.append(f"}}{after}")
 
     def items(self, exprs: tuple, depth: int) -> None:
         for i, e in enumerate(exprs):
@@ -285,19 +327,115 @@ class _Printer:
         self.operand(e.callee, depth)
         self.out.append("(")
         self.items(e.args, depth)
-        attrs = [f"{a.name}={format_attr_value(a.value)}" for a in e.attrs]
-        if attrs:
-            self.out.append((", " if e.args else "") + ", ".join(attrs))
+        self.attrs(e.attrs, depth, bool(e.args))
         self.out.append(")")
+
+    # comments -----------------------------------------------------------------------------
+    def line_start(self, offset: int, depth: int, comment_depth: Optional[int] = None) -> None:
+        """Begin a line for the construct at `offset` (the printer stands at a line start):
+        the comments before it first (indented by `comment_depth`, else as the construct),
+        then the indentation."""
+        if self.comments:
+            self.put_comments(offset, depth if comment_depth is None else comment_depth)
+            if not self.at_line_start():
+                return  # a comment that leads into the construct holds the line
+        self.out.append(_pad(depth))
+
+    def inline(self, offset: int, depth: int) -> None:
+        """The comments before the construct at `offset`, printed where the line stands; a
+        line that one of them ends continues one level deeper."""
+        if self.comments:
+            self.put_comments(offset, depth + 1)
+            if self.at_line_start():
+                self.out.append(_pad(depth + 1))
+
+    def rest(self) -> None:
+        """The comments after the last definition; the text ends with a line break."""
+        if self.comments:
+            self.put_comments(1 << 62, 0)
+            if not self.at_line_start():
+                self._end_line("\n")
+
+    def put_comments(self, offset: int, depth: int) -> None:
+        """Print every comment not yet printed that starts before `offset`; `depth` is the
+        indentation of a line begun for one."""
+        comments = self.comments
+        while self.next_comment < len(comments) and comments[self.next_comment].start < offset:
+            self._comment(comments[self.next_comment], depth)
+            self.next_comment += 1
+
+    def _comment(self, c: Comment, depth: int) -> None:
+        if not self.at_line_start():
+            self._comment_in_line(c, depth)
+        elif c.after_code and self._line_above_ends_in_code():
+            self._comment_after_line_above(c)
+            if not c.is_line:
+                return  # the line still ends in code (and a comment that followed it)
+        elif c.before_code and not c.is_line:
+            self.out.append(_pad(depth) + c.text + " ")  # leads into what follows
+        else:
+            self._comment_line(c, depth)
+        if self.at_line_start():
+            self.comment_line = len(self.out) - 1
+
+    def _comment_in_line(self, c: Comment, depth: int) -> None:
+        """A comment where the printer stands in a line: one that had its line to itself
+        gets one again; a line comment ends the line."""
+        if c.own_line:
+            self._end_line("\n" + _pad(depth) + c.text + "\n")
+            return
+        last = self.out[-1]
+        space = "" if last[-1:] in ("", " ", "(", "[") else " "
+        self.out.append(space + c.text + ("\n" if c.is_line else " "))
+
+    def _comment_after_line_above(self, c: Comment) -> None:
+        """A comment at the end of the line above (the printer stands at a line start)."""
+        last = self.out[-1]
+        code = last.rstrip("\n")
+        self.out[-1] = code + " " + c.text + "\n" * (len(last) - len(code))
+
+    def _comment_line(self, c: Comment, depth: int) -> None:
+        """A comment on a line of its own, with the empty lines around it it had."""
+        if c.blank_before and self._line_above_has_text():
+            self.out.append("\n")
+        self.out.append(_pad(depth) + c.text + "\n")
+        if c.blank_after:
+            self.out.append("\n")
+
+    def at_line_start(self) -> bool:
+        """Whether the printer stands at the start of a line."""
+        return not self.out or self.out[-1].endswith("\n")
+
+    def _line_above_ends_in_code(self) -> bool:
+        """Whether the line above ends in code, that a trailing comment may follow (not in a
+        line comment, and not a line of comments: a comment after one of those would make
+        it lead into code the next time)."""
+        out = self.out
+        if not out or len(out) - 1 == self.comment_line:
+            return False
+        if out[-1].rstrip("\n"):
+            return True
+        return len(out) > 1 and not out[-2].endswith("\n")
+
+    def _line_above_has_text(self) -> bool:
+        """Whether the line above is neither empty nor the top of the text or of a block."""
+        tail = "".join(self.out[-2:])
+        return bool(tail) and not tail.endswith(("\n\n", "{\n", "(\n"))
+
+    def _end_line(self, then: str) -> None:
+        """End the current line (without trailing spaces), then print `then`."""
+        self.out[-1] = self.out[-1].rstrip(" ")
+        self.out.append(then)
 
 
 def _pad(depth: int) -> str:
     return "  " * min(depth, MAX_INDENT)
 
 
-def format_module(module: ast.Module, annotate: Optional[Annotator] = None) -> str:
-    """The program as text; `annotate(node)` may add a comment after a binding's value."""
-    printer = _Printer(annotate)
+def format_module(module: ast.Module, annotate: Optional[Annotator] = None, comments: Sequence[Comment] = ()) -> str:
+    """The program as text; `annotate(node)` may add a comment after a binding's value;
+    `comments` (from the text the module was parsed from) are put back (module docstring)."""
+    printer = _Printer(annotate, comments)
     printer.module(module)
     return printer.text()
 
