@@ -152,6 +152,8 @@ Expr = Union[ast.Node, Var, int, float, bool]
 
 
 def _expr(e: Expr) -> ast.Node:
+    if e.__class__ is Var:
+        return ast.Var(e.name, span=e.loc.span if e.loc is not None else NOWHERE)
     if isinstance(e, Var):
         return e.node()
     if isinstance(e, bool):
@@ -183,8 +185,8 @@ def const(value: Union[int, float, bool], dtype: Optional[str] = None, loc: Opti
 def call(op: str, *args: Expr, loc: Optional[Loc] = None, **attrs: object) -> ast.Call:
     """A call of an operator by name, with attributes as keyword arguments."""
     span = _span(loc)
-    attr_nodes = tuple(ast.Attr(k, _attr_value(v), span=span) for k, v in attrs.items())
-    return ast.Call(ast.OpRef(op, span=span), tuple(_expr(a) for a in args), attr_nodes, span=span)
+    attr_nodes = tuple([ast.Attr(k, _attr_value(v), span=span) for k, v in attrs.items()]) if attrs else ()
+    return ast.Call(ast.OpRef(op, span=span), tuple([_expr(a) for a in args]), attr_nodes, span=span)
 
 
 def call_global(name: str, *args: Expr, loc: Optional[Loc] = None) -> ast.Call:
