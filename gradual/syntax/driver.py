@@ -13,9 +13,10 @@ parser); errors are rare, and a second parse costs less than keeping both paths 
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Iterator
 
-from lark.parse_tree_builder import ExpandSingleChild
+from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 
@@ -35,21 +36,34 @@ class Tables:
             row: dict = {}
             for symbol, (action, arg) in actions.items():
                 if action is Shift:
-                    row[symbol] = arg
+                    row[_plain(symbol)] = arg
                 else:
-                    row[symbol] = _reduction(arg, callbacks[arg])
+                    row[_plain(symbol)] = _reduction(arg, callbacks[arg])
             self.rows[state] = row
         self.start_states = dict(table.start_states)
         self.end_states = dict(table.end_states)
 
 
+def _plain(name: str) -> str:
+    """A symbol name as an exact `str`: lark names nonterminals with its Token (a str
+    subclass whose Python `__eq__` each dict lookup would call)."""
+    return sys.intern(str.__str__(name))
+
+
 def _reduction(rule: Any, callback: Any) -> tuple:
-    """(size, callback, nonterminal); callback None for a `?rule` of one symbol, whose value
-    is its child's (lark's ExpandSingleChild would return it unchanged)."""
+    """(size, callback, nonterminal, kept): callback None for a `?rule` of one symbol, whose
+    value is its child's (lark's ExpandSingleChild would return it unchanged); `kept` the
+    children lark's filter would pass (None: all, or the filter is lark's own to run)."""
     size = len(rule.expansion)
+    origin = _plain(rule.origin.name)
     if size == 1 and isinstance(callback, ExpandSingleChild):
-        return (1, None, rule.origin.name)
-    return (size, callback, rule.origin.name)
+        return (1, None, origin, None)
+    included = getattr(callback, "to_include", None)
+    if isinstance(callback, ChildFilterLALR_NoPlaceholders) and not any(expand for _, expand in included):
+        # lark's filter only drops tokens (punctuation): the driver does that, calling the builder directly
+        kept = tuple(i for i, _ in included)
+        return (size, callback.node_builder, origin, None if kept == tuple(range(size)) else kept)
+    return (size, callback, origin, None)
 
 
 TokenSource = Callable[[dict, list], Iterator[Any]]
@@ -57,7 +71,8 @@ TokenSource = Callable[[dict, list], Iterator[Any]]
 
 def drive(tables: Tables, tokens: TokenSource, start: str) -> Any:
     """Parse the tokens `tokens(rows, stack)` yields (it reads the state stack to know what
-    the parser accepts); the start rule's value. Raises SyntaxRejected on a syntax error."""
+    the parser accepts); the start rule's value. Raises SyntaxRejected on a syntax error.
+    Reductions are inlined here (`_reduce` does the same at the end of input)."""
     rows = tables.rows
     stack = [tables.start_states[start]]
     values: list = []
@@ -71,7 +86,20 @@ def drive(tables: Tables, tokens: TokenSource, start: str) -> Any:
                 break
             if action is None:
                 raise SyntaxRejected()
-            _reduce(rows, stack, values, action)
+            size, callback, origin, kept = action
+            if callback is None:  # a unit rule: the value stays, the state moves
+                stack[-1] = rows[stack[-2]][origin]
+                continue
+            if size:
+                children = values[-size:]
+                del stack[-size:]
+                del values[-size:]
+                if kept is not None:
+                    children = [children[i] for i in kept]
+            else:
+                children = []
+            values.append(callback(children))
+            stack.append(rows[stack[-1]][origin])
     end = tables.end_states[start]
     while True:
         action = rows[stack[-1]].get("$END")
@@ -83,7 +111,7 @@ def drive(tables: Tables, tokens: TokenSource, start: str) -> Any:
 
 
 def _reduce(rows: dict, stack: list, values: list, action: tuple) -> None:
-    size, callback, origin = action
+    size, callback, origin, kept = action
     if callback is None:  # a unit rule: the value stays, the state moves
         stack[-1] = rows[stack[-2]][origin]
         return
@@ -91,6 +119,8 @@ def _reduce(rows: dict, stack: list, values: list, action: tuple) -> None:
         children = values[-size:]
         del stack[-size:]
         del values[-size:]
+        if kept is not None:
+            children = [children[i] for i in kept]
     else:
         children = []
     values.append(callback(children))
