@@ -150,8 +150,11 @@ class Namer:
 class Importer:
     """One import of one model (see the module docstring)."""
 
-    def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None) -> None:
+    def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None,
+                 serialized: Optional[bytes] = None) -> None:
+        """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are)."""
         self.model = model
+        self.serialized = serialized
         self.graph = model.graph
         self.path = path
         self.options = options or ImportOptions()
@@ -206,7 +209,7 @@ class Importer:
         mostly share a few types: each distinct TypeProto (by its bytes) is read once."""
         read: dict = {}
         infos = self.infos
-        for graph in _inferred_graphs(_inferred_graph(self.model), graphs):
+        for graph in _inferred_graphs(_inferred_graph(self.model, self.serialized), graphs):
             for vi in itertools.chain(graph.value_info, graph.output, graph.input):
                 type_proto = vi.type
                 key = type_proto.SerializeToString()
@@ -502,11 +505,13 @@ def _default_opset(model: Any) -> int:
     return 1
 
 
-def _inferred_graph(model: Any) -> Any:
-    """The graph with ONNX's inferred value_info (the model itself if inference fails)."""
+def _inferred_graph(model: Any, serialized: Optional[bytes] = None) -> Any:
+    """The graph with ONNX's inferred value_info (the model itself if inference fails); ONNX
+    reads the model's bytes when they are given (else it serializes the model first)."""
     try:
         from onnx import shape_inference
 
-        return shape_inference.infer_shapes(model, check_type=False, strict_mode=False).graph
+        given = serialized if serialized is not None else model
+        return shape_inference.infer_shapes(given, check_type=False, strict_mode=False).graph
     except Exception:  # noqa: BLE001 - inference is only a hint for choosing lowerings
         return model.graph
