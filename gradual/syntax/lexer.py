@@ -39,6 +39,30 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     """,
     re.VERBOSE,
 )
+# The commonest statement, read in one match where a statement may start: `%v = op(%a, %b);`
+# or `let %v = ...;`, the call's arguments variables, then attributes whose values are
+# integers, lists of integers, strings or names (a block comment may stand before the `;`,
+# where Relay prints types). Names that are keywords are left to the grammar.
+_WS = r"[ \t\r\n\f]*"
+_LOCAL = r"%[A-Za-z0-9_]+"
+_NAME = (r"(?!(?:def|let|if|else|fn|as|Tensor|can_unify|None|True|False)(?![A-Za-z0-9_]))"
+         r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_INT = r"-?[0-9]+(?![0-9A-Za-z_.])"
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
+_VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"(?:\\.|[^"\\\n])*"|{_WORD})"""
+_ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
+STATEMENT = re.compile(
+    rf"""{_WS}(?P<let>let)?{_WS}(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}){_WS}\({_WS}
+    (?P<args>{_LOCAL}(?:{_WS},{_WS}{_LOCAL})*)?
+    (?:(?(args){_WS},{_WS})(?P<attrs>{_ATTR}(?:{_WS},{_WS}{_ATTR})*))?
+    (?:(?(args),|(?(attrs),|(?!))))?{_WS}(?P<close>\))
+    (?:{_WS}/\*(?:[^*]|\*(?!/))*\*/)*{_WS};""",
+    re.VERBOSE,
+)
+#: pieces of a STATEMENT match, for the parser that builds its nodes
+LOCALS = re.compile(_LOCAL)
+ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=]+){_WS}={_WS}(?P<value>{_VALUE})")
+INTS = re.compile(r"-?[0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
 _INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
 _FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
@@ -51,6 +75,9 @@ class FastLexer(Lexer):
     """The lexer lark's LALR parser calls (interface 2: it sees the parser state)."""
 
     __future_interface__ = 2
+    #: read the commonest statement as one STATEMENT token (off: token by token, as a test
+    #: compares; both give the same tree)
+    read_statements = True
 
     def __init__(self, lexer_conf: Any) -> None:
         self.literals: dict[str, str] = {}
@@ -68,20 +95,31 @@ class FastLexer(Lexer):
 
     def tokens(self, text: str, rows: Any, stack: list) -> Iterator[Tok]:
         """The tokens of a text, each read for what the parser accepts next: `rows[stack[-1]]`
-        holds the terminals of the state on top of the parser's (live) state stack."""
+        holds the terminals of the state on top of the parser's (live) state stack. Where a
+        statement may start (after `{` or `;`, and comments), the commonest statement is one
+        STATEMENT token."""
         pos = 1 if text.startswith(BOM) else 0
         match = _LEXEME.match
         literals = self.literals
+        statement_next = False
         while True:
+            if statement_next and "STATEMENT" in rows[stack[-1]]:
+                s = STATEMENT.match(text, pos)
+                if s is not None:
+                    yield StatementTok(s)
+                    pos = s.end()
+                    continue
             m = match(text, pos)
             if m is None:
                 raise self._unexpected(text, _skip_space(text, pos), rows[stack[-1]])
             kind = m.lastgroup
             if kind == "local":  # the commonest lexemes never depend on the parser's state
+                statement_next = False
                 yield Tok("LOCAL", m.group(kind), m.start(kind))
                 pos = m.end()
             elif kind == "punct":
                 value = m.group(kind)
+                statement_next = (value == ";" or value == "{") and self.read_statements
                 yield Tok(literals.get(value, value), value, m.start(kind))
                 pos = m.end()
             elif kind == "end":
@@ -91,6 +129,7 @@ class FastLexer(Lexer):
             else:
                 token, pos = self._token(kind, m, text, rows[stack[-1]])
                 if token is not None:
+                    statement_next = False
                     yield token
 
     # one lexeme ---------------------------------------------------------------------------
@@ -178,6 +217,17 @@ class Tok:
 
     def __len__(self) -> int:
         return len(self.value)
+
+
+class StatementTok(Tok):
+    """A STATEMENT token: the match of a whole statement (the parser builds its nodes)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, match: re.Match) -> None:  # noqa: D107 - a token made from its match
+        start = match.start("let") if match.group("let") else match.start("var")
+        super().__init__("STATEMENT", match.string[start:match.end()], start)
+        self.match = match
 
 
 def _skip_space(text: str, pos: int) -> int:

@@ -25,7 +25,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast
 from .driver import Tables, drive
-from .lexer import FastLexer, Tok
+from .lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
 from .source import Source, Span
 
 #: Longest integer literal read (Python's own int/str conversion limit).
@@ -217,6 +217,52 @@ class _Builder(Transformer):
         inner = self._span(rest)
         value = ast.Block(ast.Body(tuple(rest[:-1]), rest[-1], span=inner), span=inner)
         return ast.Let(var, typ, value, span=self._span(children))
+
+    def statement(self, children):
+        """`%v = op(%a, %b, k=v);` read in one match (lexer.STATEMENT): what graph_binding
+        (or let_binding), call, opref, local and the attribute rules make of it."""
+        m = children[0].match
+        source = self.source
+        text = m.string
+        var_start, var_end = m.span("var")
+        var = ast.Var(text[var_start + 1:var_end], span=Span(source, var_start, var_end))
+        op_start, op_end = m.span("op")
+        callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
+        args: tuple = ()
+        if m.group("args") is not None:
+            args = tuple([ast.Var(a.group()[1:], span=Span(source, a.start(), a.end()))
+                          for a in LOCALS.finditer(text, *m.span("args"))])
+        attrs: list = []
+        if m.group("attrs") is not None:
+            for a in ATTRS.finditer(text, *m.span("attrs")):
+                attr = self._statement_attr(a)
+                self._check_new_attr(attr, attrs)
+                attrs.append(attr)
+        call = ast.Call(callee, args, tuple(attrs), span=Span(source, op_start, m.end("close")))
+        is_let = m.group("let") is not None
+        start = m.start("let") if is_let else var_start
+        return ast.Let(var, None, call, graph=not is_let, span=Span(source, start, m.end()))
+
+    def _statement_attr(self, a: "re.Match") -> ast.Attr:
+        """One `name=value` of a STATEMENT, as attr and the attr_value rules make it."""
+        source = self.source
+        text = a.string
+        start, end = a.span("value")
+        value = a.group("value")
+        if value[0] == "[":
+            items = tuple([self._number(Tok("NUMBER", i.group(), i.start()))[0] for i in INTS.finditer(text, start, end)])
+            made: object = ast.AttrSeq(items, True, span=Span(source, start, end))
+        elif value[0] == '"':
+            made = decode_string(value)
+        elif value[0] == "-" or value[0].isdigit():
+            made = self._number(Tok("NUMBER", value, start))[0]
+        elif value in ("True", "False"):
+            made = value == "True"
+        elif value == "None":
+            made = None
+        else:
+            made = ast.Ident(value, span=Span(source, start, end))
+        return ast.Attr(a.group("name"), made, span=Span(source, a.start(), end))
 
     def hint(self, children):
         local = children[2]
@@ -496,7 +542,9 @@ def _grammar_text() -> str:
 
 def _table_cache() -> "str | bool":
     """Where lark keeps the LALR tables it builds (0.25 s a start otherwise): a per-user
-    cache directory, or no cache when none is writable."""
+    cache directory, or no cache when none is writable. The file is named after the grammar,
+    so versions of gradual with different grammars do not overwrite each other's tables."""
+    import hashlib
     import os
     import tempfile
 
@@ -508,7 +556,8 @@ def _table_cache() -> "str | bool":
             with open(probe, "w"):
                 pass
             os.remove(probe)
-            return os.path.join(directory, "grammar.lark.cache")
+            digest = hashlib.sha256(_grammar_text().encode("utf-8")).hexdigest()[:16]
+            return os.path.join(directory, f"grammar-{digest}.lark.cache")
         except OSError:
             continue
     return False
@@ -634,4 +683,5 @@ def _acceptable(exc: UnexpectedInput, fallback) -> set:
 
 def _expected_names(terminals) -> list[str]:
     """Readable, sorted, de-duplicated names of terminals (anonymous `->` kept)."""
-    return sorted({describe_token_type(t) for t in terminals if not t.startswith("__ANON") or t == "__ANON_0"})
+    return sorted({describe_token_type(t) for t in terminals
+                   if (not t.startswith("__ANON") or t == "__ANON_0") and t != "STATEMENT"})
