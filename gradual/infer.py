@@ -813,7 +813,8 @@ def _finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
 
 
 def _finalize_instantiation(found: tuple, finalize: "_Finalizer") -> tuple:
-    """A call's instantiation with its inference variables resolved (`?` where unsolved)."""
+    """A call's instantiation with its inference variables resolved (`?` where unsolved; the
+    same tuple when nothing changes)."""
     out = []
     for name, value in found:
         if isinstance(value, Dimension):
@@ -823,7 +824,7 @@ def _finalize_instantiation(found: tuple, finalize: "_Finalizer") -> tuple:
         else:
             value = finalize.dtype(value)
         out.append((name, value))
-    return tuple(out)
+    return found if all(new[1] is old[1] or new[1] == old[1] for new, old in zip(out, found)) else tuple(out)
 
 
 def _refer_to(fact: tuple, cached_facts: list, binders: list) -> tuple:
