@@ -1,4 +1,5 @@
-"""A fast lexer for the grammar, plugged into lark's LALR parser.
+"""A fast lexer for the grammar, for the parser's own driver and (through an adapter the
+parser makes) lark's LALR parser.
 
 One master regular expression reads each lexeme; the few choices that depend on where the
 parser is (a keyword or a name, `//` as floor division or a comment, `?T` as a type hole or
@@ -12,9 +13,6 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterator
-
-from lark.exceptions import UnexpectedCharacters
-from lark.lexer import Lexer, LexerState
 
 from .source import BOM
 
@@ -71,22 +69,17 @@ _LINE_END = re.compile(r"[^\n]*")
 _BOOLS = ("True", "False")
 
 
-class FastLexer(Lexer):
-    """The lexer lark's LALR parser calls (interface 2: it sees the parser state)."""
+class FastLexer:
+    """The lexer: `literals` maps each string terminal's text to its name (`(` -> LPAR)."""
 
-    __future_interface__ = 2
     #: read the commonest statement as one STATEMENT token (off: token by token, as a test
     #: compares; both give the same tree)
     read_statements = True
 
-    def __init__(self, lexer_conf: Any) -> None:
-        self.literals: dict[str, str] = {}
-        for terminal in lexer_conf.terminals:
-            pattern = terminal.pattern
-            if pattern.type == "str":
-                self.literals[pattern.value] = terminal.name
+    def __init__(self, literals: dict) -> None:
+        self.literals: dict[str, str] = literals
 
-    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Tok]:
+    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
         """The tokens of a text for lark's own driver."""
         text = lexer_state.text.text if hasattr(lexer_state.text, "text") else lexer_state.text
         for token in self.tokens(text, parser_state.parse_conf.parse_table.states, parser_state.state_stack):
@@ -151,6 +144,8 @@ class FastLexer(Lexer):
         if kind == "block":
             close = text.find(_BLOCK_END, start + 2)
             if close < 0:
+                from lark.exceptions import UnexpectedCharacters
+
                 raise UnexpectedCharacters(text, start, *_line_col(text, start), allowed=None)
             return None, close + 2
         if kind == "hole":
@@ -189,7 +184,9 @@ class FastLexer(Lexer):
             return Tok("FLOORDIV", "//", start), start + 2
         return None, _LINE_END.match(text, start).end()
 
-    def _unexpected(self, text: str, pos: int, accepts: Any) -> UnexpectedCharacters:
+    def _unexpected(self, text: str, pos: int, accepts: Any) -> Exception:
+        from lark.exceptions import UnexpectedCharacters
+
         line, column = _line_col(text, pos)
         return UnexpectedCharacters(text, pos, line, column, allowed=set(accepts))
 

@@ -14,17 +14,18 @@ neither side is 1.
 
 from __future__ import annotations
 
+import marshal
 import math
+import os
 import re
+import tempfile
+import zlib
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Sequence
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
-
 from . import ast
-from .driver import Tables, drive
+from .driver import FORMAT, Tables, describe_tables, drive
 from .lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
 from .source import Source, Span
 
@@ -84,14 +85,13 @@ def show_token(text: str, limit: int = 40) -> str:
     return f"`{text}`"
 
 
-_TOKENS = (Token, Tok)
+_TOKENS = (Tok,)
 
 
-class _Builder(Transformer):
-    """Lark callbacks: each grammar alternative becomes one AST node with its span."""
+class _Builder:
+    """The parser's callbacks: each grammar alternative becomes one AST node with its span."""
 
     def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
         self.source = Source("")
 
     # helpers ------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ class _Builder(Transformer):
     def _nodes(children: Sequence[object]) -> list:
         return [c for c in children if not isinstance(c, _TOKENS)]
 
-    def _tok_span(self, tok: Token) -> Span:
+    def _tok_span(self, tok: Tok) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
 
     # module and definitions ----------------------------------------------------------------
@@ -327,13 +327,13 @@ class _Builder(Transformer):
         value, dtype = self._number(tok)
         return ast.Literal(value, dtype, str(tok), span=self._tok_span(tok))
 
-    def _number(self, tok: Token) -> tuple[int | float, str]:
+    def _number(self, tok: Tok) -> tuple[int | float, str]:
         try:
             return parse_number(str(tok))
         except ValueError as exc:
             raise ParseError(self._tok_span(tok), show_token(str(tok)), (), str(exc)) from None
 
-    def _int(self, tok: Token) -> int:
+    def _int(self, tok: Tok) -> int:
         """The value of an INT token (dimensions, projections)."""
         try:
             return parse_int(str(tok))
@@ -537,7 +537,33 @@ def decode_string(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _grammar_text() -> str:
+    beside = Path(__file__).with_name("grammar.lark")
+    if beside.is_file():  # importlib.resources costs 30 ms to import; it is needed for a zipped install
+        return beside.read_text(encoding="utf-8")
+    from importlib import resources
+
     return resources.files("gradual.syntax").joinpath("grammar.lark").read_text(encoding="utf-8")
+
+
+def _cache_directories() -> list:
+    """Per-user cache directories, in the order they are tried."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return [os.path.join(base, "gradual"), os.path.join(tempfile.gettempdir(), f"gradual-{os.getuid()}")]
+
+
+def _cache_file(name: str) -> "str | bool":
+    """A file in the first writable cache directory, or False when none is."""
+    for directory in _cache_directories():
+        try:
+            os.makedirs(directory, exist_ok=True)
+            probe = os.path.join(directory, ".write-test")
+            with open(probe, "w"):
+                pass
+            os.remove(probe)
+            return os.path.join(directory, name)
+        except OSError:
+            continue
+    return False
 
 
 def _table_cache() -> "str | bool":
@@ -545,36 +571,68 @@ def _table_cache() -> "str | bool":
     cache directory, or no cache when none is writable. The file is named after the grammar,
     so versions of gradual with different grammars do not overwrite each other's tables."""
     import hashlib
-    import os
-    import tempfile
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for directory in (os.path.join(base, "gradual"), os.path.join(tempfile.gettempdir(), f"gradual-{os.getuid()}")):
+    return _cache_file(f"grammar-{hashlib.sha256(_grammar_text().encode('utf-8')).hexdigest()[:16]}.lark.cache")
+
+
+def _tables_name() -> str:
+    return f"grammar-{zlib.crc32(_grammar_text().encode('utf-8')):08x}.tables"
+
+
+def _cached_tables() -> "dict | None":
+    """The driver's tables as `describe_tables` wrote them for this grammar, if cached (the
+    file holds the grammar it was made from, compared whole: the name only separates grammars)."""
+    for directory in _cache_directories():
         try:
-            os.makedirs(directory, exist_ok=True)
-            probe = os.path.join(directory, ".write-test")
-            with open(probe, "w"):
-                pass
-            os.remove(probe)
-            digest = hashlib.sha256(_grammar_text().encode("utf-8")).hexdigest()[:16]
-            return os.path.join(directory, f"grammar-{digest}.lark.cache")
-        except OSError:
+            with open(os.path.join(directory, _tables_name()), "rb") as handle:
+                found = marshal.load(handle)
+        except (OSError, EOFError, ValueError, TypeError):
             continue
-    return False
+        if isinstance(found, dict) and found.get("format") == FORMAT and found.get("grammar") == _grammar_text():
+            return found
+    return None
+
+
+def _store_tables(description: dict) -> None:
+    path = _cache_file(_tables_name())
+    if not path:
+        return
+    try:
+        temporary = f"{path}.{os.getpid()}"
+        with open(temporary, "wb") as handle:
+            marshal.dump({**description, "grammar": _grammar_text()}, handle)
+        os.replace(temporary, path)  # whole or not at all, for a concurrent reader
+    except (OSError, ValueError):
+        pass
 
 
 class _Parser:
-    """One lark parser (built once) with its transformer."""
+    """The grammar's parser (built once): the driver's tables (from the user cache, else from
+    lark, then cached), and lark's own parser only for reporting a syntax error."""
 
     def __init__(self) -> None:
         self.builder = _Builder()
-        self.lark = Lark(
-            _grammar_text(), parser="lalr", lexer=FastLexer, transformer=self.builder,
-            start=["start", "stdlib"],
-            maybe_placeholders=False, cache=_table_cache(),
-        )
-        self.tables = Tables(self.lark)
-        self.lexer = FastLexer(self.lark.lexer_conf)
+        self._lark = None
+        description = _cached_tables()
+        if description is None:
+            description = describe_tables(self.lark)
+            _store_tables(description)
+        self.tables = Tables(description, self.builder)
+        self.lexer = FastLexer(dict(description["literals"]))
+
+    @property
+    def lark(self):  # noqa: ANN201 - a lark.Lark, whose module loads only here
+        """lark's parser of the grammar, with the same builder (made on first use)."""
+        if self._lark is None:
+            from lark import Lark
+
+            from .lark_lexer import LarkLexer
+
+            self._lark = Lark(
+                _grammar_text(), parser="lalr", lexer=LarkLexer, transformer=self.builder,
+                start=["start", "stdlib"], maybe_placeholders=False, cache=_table_cache(),
+            )
+        return self._lark
 
     def parse(self, source: Source, start: str = "start"):
         self.builder.source = source
@@ -588,6 +646,8 @@ class _Parser:
         return self._parse_with_lark(source, start)
 
     def _parse_with_lark(self, source: Source, start: str):
+        from lark.exceptions import UnexpectedInput, VisitError
+
         try:
             return self.lark.parse(source.text, start=start)
         except ParseError:
@@ -642,7 +702,9 @@ def describe_token_type(name: str) -> str:
     return f"`{name.lower()}`"
 
 
-def _to_parse_error(exc: UnexpectedInput, source: Source) -> ParseError:
+def _to_parse_error(exc: Exception, source: Source) -> ParseError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     text = source.text
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
@@ -665,7 +727,7 @@ def _to_parse_error(exc: UnexpectedInput, source: Source) -> ParseError:
     return ParseError(Span(source, 0, 0), "input", ())
 
 
-def _acceptable(exc: UnexpectedInput, fallback) -> set:
+def _acceptable(exc: Exception, fallback) -> set:
     """The terminals the parser could take where it failed.
 
     Asks lark's interactive parser (no callbacks run), which is exact; the parse table's
