@@ -154,6 +154,8 @@ Expr = Union[ast.Node, Var, int, float, bool]
 def _expr(e: Expr) -> ast.Node:
     if e.__class__ is Var:
         return ast.Var(e.name, span=e.loc.span if e.loc is not None else NOWHERE)
+    if isinstance(e, ast.Node):
+        return e
     if isinstance(e, Var):
         return e.node()
     if isinstance(e, bool):
@@ -162,8 +164,6 @@ def _expr(e: Expr) -> ast.Node:
         return ast.Literal(e, "int32")
     if isinstance(e, float):
         return ast.Literal(e, "float32")
-    if isinstance(e, ast.Node):
-        return e
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -238,11 +238,10 @@ class Block:
     def let(self, name: Optional[str], value: Expr, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None) -> Var:
         """Bind a value (annotated if `type` is given); returns the variable."""
         name = name or f"{next(self._fresh)}"
-        var = Var(name, loc)
         node = _expr(value)
-        span = _span(loc) if loc is not None else node.span
+        span = loc.span if loc is not None else node.span
         self.stmts.append(ast.Let(ast.Var(name, span=span), type, node, graph=type is None, span=span))
-        return var
+        return Var(name, loc)
 
     def hint(self, var: Var, shape: Sequence[ShapeItem]) -> None:
         """`can_unify(%var, shape=(...))`."""

@@ -222,8 +222,13 @@ class StatementTok(Tok):
     __slots__ = ("match",)
 
     def __init__(self, match: re.Match) -> None:  # noqa: D107 - a token made from its match
-        start = match.start("let") if match.group("let") else match.start("var")
-        super().__init__("STATEMENT", match.string[start:match.end()], start)
+        start = match.start("let")
+        if start < 0:
+            start = match.start("var")
+        self.type = "STATEMENT"
+        self.value = match.string[start:match.end()]
+        self.start_pos = start
+        self.end_pos = match.end()
         self.match = match
 
 

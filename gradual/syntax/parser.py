@@ -229,9 +229,10 @@ class _Builder:
         op_start, op_end = m.span("op")
         callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
         args: tuple = ()
-        if m.group("args") is not None:
-            args = tuple([ast.Var(a.group()[1:], span=Span(source, a.start(), a.end()))
-                          for a in LOCALS.finditer(text, *m.span("args"))])
+        args_start, args_end = m.span("args")
+        if args_start >= 0:
+            args = tuple([ast.Var(text[start + 1:end], span=Span(source, start, end))
+                          for start, end in map(_span_of, LOCALS.finditer(text, args_start, args_end))])
         attrs: list = []
         if m.group("attrs") is not None:
             for a in ATTRS.finditer(text, *m.span("attrs")):
@@ -484,6 +485,9 @@ class _Builder:
         inner = children[1]
         inner.span = self._span(children)
         return inner
+
+
+_span_of = re.Match.span
 
 
 def _doc_comment(text: str, pos: int) -> str:

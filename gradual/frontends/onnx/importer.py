@@ -315,6 +315,10 @@ class Importer:
         return True
 
     def _bind_outputs(self, node: Node, result: Any) -> None:
+        outputs = node.outputs
+        if len(outputs) == 1 and outputs[0] and isinstance(result, ast.Node):  # the common case
+            self.exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), result, loc=node.loc)
+            return
         if result is KNOWN:
             return
         if isinstance(result, Tuple):
