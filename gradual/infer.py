@@ -1106,11 +1106,15 @@ def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic]
 
 
 def _attr_python(value: Any) -> Any:
-    if isinstance(value, ast.Ident):
+    cls = value.__class__
+    if cls is ast.AttrSeq:
+        return tuple([_attr_python(v) if v.__class__ in _ATTR_NODES else v for v in value.items])
+    if cls is ast.Ident:
         return value.name
-    if isinstance(value, ast.AttrSeq):
-        return tuple(_attr_python(v) for v in value.items)
     return value
+
+
+_ATTR_NODES = frozenset({ast.Ident, ast.AttrSeq})
 
 
 def _describe_value(value: Any) -> str:
