@@ -28,8 +28,10 @@ def distribution(site: Path, name: str, entry_points: str) -> None:
 
 @pytest.fixture
 def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry as before any plugin was looked for (the built-in frontends registered)."""
+    registry.frontends()
+    monkeypatch.setattr(registry, "_FRONTENDS", dict(registry._FRONTENDS))
     monkeypatch.setattr(registry, "_loaded", False)
-    monkeypatch.setattr(registry, "_FRONTENDS", {})
 
 
 def test_a_distribution_that_declares_a_frontend_registers_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -184,7 +184,7 @@ def test_statement_like_text_reads_alike(lines: list) -> None:
     assert_same_reading(f"def @main(%a, %b) {{{body}\n  %b\n}}\n")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(modules)
 def test_printed_random_modules_read_alike(module: ast.Module) -> None:
     assert_same_reading(format_module(module))
