@@ -18,6 +18,7 @@ before (expected tokens, interactive parser).
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 from typing import Any, Callable, Iterator
 
@@ -154,59 +155,47 @@ class Tables:
 TokenSource = Callable[[dict, list], Iterator[Any]]
 
 
+class _EndOfInput:
+    """The token after the last: lark's `$END`."""
+
+    type = "$END"
+
+
+_END = _EndOfInput()
+
+
 def drive(tables: Tables, tokens: TokenSource, start: str) -> Any:
     """Parse the tokens `tokens(rows, stack)` yields (it reads the state stack to know what
-    the parser accepts); the start rule's value. Raises SyntaxRejected on a syntax error.
-    Reductions are inlined here (`_reduce` does the same at the end of input)."""
+    the parser accepts), then the end of input; the start rule's value. Raises SyntaxRejected
+    on a syntax error."""
     rows = tables.rows
     stack = [tables.start_states[start]]
+    end = tables.end_states[start]
     values: list = []
-    for token in tokens(rows, stack):
+    for token in itertools.chain(tokens(rows, stack), (_END,)):
         kind = token.type
         while True:
             action = rows[stack[-1]].get(kind)
-            if action.__class__ is int:
+            if action.__class__ is int and token is not _END:
                 stack.append(action)
                 values.append(token)
                 break
-            if action is None:
+            if action is None or action.__class__ is int:
                 raise SyntaxRejected()
             size, callback, origin, kept = action
             if callback is None:  # a unit rule: the value stays, the state moves
                 stack[-1] = rows[stack[-2]][origin]
-                continue
-            if size:
-                children = values[-size:]
-                del stack[-size:]
-                del values[-size:]
-                if kept is not None:
-                    children = [children[i] for i in kept]
             else:
-                children = []
-            values.append(callback(children))
-            stack.append(rows[stack[-1]][origin])
-    end = tables.end_states[start]
-    while True:
-        action = rows[stack[-1]].get("$END")
-        if action is None or action.__class__ is int:
-            raise SyntaxRejected()
-        _reduce(rows, stack, values, action)
-        if stack[-1] == end:
-            return values[-1]
-
-
-def _reduce(rows: dict, stack: list, values: list, action: tuple) -> None:
-    size, callback, origin, kept = action
-    if callback is None:  # a unit rule: the value stays, the state moves
-        stack[-1] = rows[stack[-2]][origin]
-        return
-    if size:
-        children = values[-size:]
-        del stack[-size:]
-        del values[-size:]
-        if kept is not None:
-            children = [children[i] for i in kept]
-    else:
-        children = []
-    values.append(callback(children))
-    stack.append(rows[stack[-1]][origin])
+                if size:
+                    children = values[-size:]
+                    del stack[-size:]
+                    del values[-size:]
+                    if kept is not None:
+                        children = [children[i] for i in kept]
+                else:
+                    children = []
+                values.append(callback(children))
+                stack.append(rows[stack[-1]][origin])
+            if token is _END and stack[-1] == end:
+                return values[-1]
+    raise SyntaxRejected()  # not reached: the end of input either completes the parse or is rejected

@@ -1,9 +1,11 @@
-"""Text to AST: a lark LALR parser whose callbacks build AST nodes while parsing.
+"""Text to AST: an LALR parser of the lark grammar whose callbacks build AST nodes while
+parsing.
 
-There is no intermediate parse tree and no recursion (lark's LALR driver is iterative), so
-deeply nested programs parse in constant stack. Syntax errors become `ParseError`s carrying
-a span and an expected-token list (the terminals lark's interactive parser accepts at the
-failure), which the diagnostics layer renders.
+There is no intermediate parse tree and no recursion (the driver, driver.py, is iterative
+over lark's tables, kept in the user cache so that a start needs no lark), so deeply nested
+programs parse in constant stack. Syntax errors become `ParseError`s carrying a span and an
+expected-token list (the terminals lark's interactive parser accepts at the failure: the text
+is parsed again by lark's own driver), which the diagnostics layer renders.
 
 Beyond the grammar, the parser rejects what the AST could not represent faithfully: a
 positional argument after an attribute, an attribute given twice, a `can_unify` hint of
