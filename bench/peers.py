@@ -11,7 +11,12 @@ follows the others' load), the processes interleaved and the best of `--repeat` 
 * text: `gradual check prog.rly`, the same chain written in gradual's language, against the
   same ONNX process;
 * library: operators checked per second when the chain is built in memory (bench.py's library
-  path: `gradual.builder`, then `gradual.check`), at the largest size.
+  path: `gradual.builder`, then `gradual.check`), at the largest size;
+* and, in a running process, what importing the largest model costs against checking it
+  (`gradual.frontends.onnx.import_model`, which runs ONNX's own inference to choose lowerings,
+  then `ImportedModel.check`).
+
+It ends with each target of issue 12, the measured value, and whether it is met.
 
 The chain cycles Add, Mul, Relu, MatMul over `x: (n, 64)` and a (64, 64) weight (scale.py's
 ONNX axis); the text program is the same chain (`add`, `multiply`, `nn.relu`, `nn.matmul`).
@@ -65,7 +70,7 @@ def best_of(repeat: int, commands: dict) -> dict:
     return best
 
 
-def library_check_seconds(ops: int) -> float:
+def library_check_seconds(ops: int) -> dict:
     """Runs in a child process: CPU seconds of `gradual.check` on bench.py's chain of `ops`
     operators built in memory (the operator library loaded beforehand, as a frontend does)."""
     import time
@@ -80,18 +85,54 @@ def library_check_seconds(ops: int) -> float:
     result = gradual.check(module)
     seconds = time.process_time() - t0
     assert result.ok
-    return seconds
+    return {"check": seconds}
 
 
 def library_ops_per_second(ops: int, repeat: int) -> float:
     """Operators checked per second on bench.py's library path, best of `repeat` processes."""
+    return ops / best_in_children("library_check_seconds", ops, repeat)["check"]
+
+
+def import_and_check_seconds(nodes: int) -> dict:
+    """Runs in a child process: CPU seconds of importing the ONNX chain of `nodes` nodes (and,
+    within it, of ONNX's own inference on it) and of checking the imported module."""
+    import time
+
+    import onnx
+
+    from gradual.frontends import onnx as gonnx
+    from gradual.ops.registry import default_registry
+
+    default_registry()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "chain.onnx"
+        path.write_bytes(scale.onnx_chain(nodes))
+        t0 = time.process_time()
+        onnx.shape_inference.infer_shapes(path.read_bytes(), check_type=False, strict_mode=False)
+        t1 = time.process_time()
+        imported = gonnx.import_model(str(path))
+        t2 = time.process_time()
+        result = imported.check()
+        t3 = time.process_time()
+    assert result.ok
+    return {"inference": t1 - t0, "import": t2 - t1, "check": t3 - t2}
+
+
+def best_in_children(function: str, argument: int, repeat: int) -> dict:
+    """The best of `repeat` child processes running `peers.function(argument)` (a dict of
+    CPU seconds, each key's best)."""
     code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import peers; "
-            f"print(json.dumps(peers.library_check_seconds({ops})))")
-    best = float("inf")
+            f"print(json.dumps(peers.{function}({argument})))")
+    best: dict = {}
     for _ in range(repeat):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        best = min(best, json.loads(done.stdout.strip().splitlines()[-1]))
-    return ops / best
+        for key, value in json.loads(done.stdout.strip().splitlines()[-1]).items():
+            best[key] = min(best.get(key, value), value)
+    return best
+
+
+def verdict(name: str, measured: str, met: bool) -> str:
+    return f"  {'met    ' if met else 'NOT met'}  {name}: {measured}"
 
 
 def main() -> None:
@@ -104,8 +145,9 @@ def main() -> None:
     scale.compile_bytecode()
     gradual = [sys.executable, "-m", "gradual.cli", "check", "--quiet"]
     peer = [sys.executable, "-c", ONNX_PROCESS]
+    ratios: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for n in args.nodes + [args.text_nodes]:
+        for n in sorted(set(args.nodes) | {args.text_nodes}):
             model = Path(tmp) / f"chain{n}.onnx"
             model.write_bytes(scale.onnx_chain(n))
             commands = {"onnx": peer + [str(model)]}
@@ -118,10 +160,26 @@ def main() -> None:
             best = best_of(args.repeat, commands)
             for name, seconds in best.items():
                 if name != "onnx":
+                    ratios[(name, n)] = seconds / best["onnx"]
                     print(f"{n:>7} nodes: {name:<26} {seconds:6.2f} s   onnx infer_shapes process {best['onnx']:6.2f} s"
                           f"   ratio {seconds / best['onnx']:5.2f}", flush=True)
     rate = library_ops_per_second(args.library_ops, args.repeat)
     print(f"library path: {rate:,.0f} ops/s at {args.library_ops:,} ops (check only, chain built in memory)")
+    largest = max(args.nodes)
+    split = best_in_children("import_and_check_seconds", largest, args.repeat)
+    print(f"{largest:>7} nodes in a running process: import {split['import']:.2f} s (ONNX's own inference alone "
+          f"{split['inference']:.2f} s), check {split['check']:.2f} s")
+    print("targets (issue 12):")
+    onnx_ratio = ratios[("gradual check model.onnx", largest)]
+    text_ratio = ratios[("gradual check prog.rly", args.text_nodes)]
+    print(verdict(f"gradual check model.onnx within 1.5x of the ONNX process at {largest:,} nodes",
+                  f"{onnx_ratio:.2f}x", onnx_ratio <= 1.5))
+    print(verdict("the ONNX import costs no more than the check", f"import {split['import']:.2f} s, "
+                  f"check {split['check']:.2f} s", split["import"] <= split["check"]))
+    print(verdict(f"gradual check prog.rly within 1.5x of the ONNX process at {args.text_nodes:,} operators",
+                  f"{text_ratio:.2f}x", text_ratio <= 1.5))
+    print(verdict(f"library path at least 100,000 ops/s at {args.library_ops:,} ops", f"{rate:,.0f} ops/s",
+                  rate >= 100_000))
 
 
 if __name__ == "__main__":

@@ -214,7 +214,7 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     else:
         module = program
         source = module.span.source if module.span is not None else None
-    resolution = resolve(module, registry, registry.names())
+    resolution = resolve(module, registry)
     checker = check_module(resolution, registry)
     diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
     return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry,

@@ -152,6 +152,10 @@ Expr = Union[ast.Node, Var, int, float, bool]
 
 
 def _expr(e: Expr) -> ast.Node:
+    if e.__class__ is Var:
+        return ast.Var(e.name, span=e.loc.span if e.loc is not None else NOWHERE)
+    if isinstance(e, ast.Node):
+        return e
     if isinstance(e, Var):
         return e.node()
     if isinstance(e, bool):
@@ -160,8 +164,6 @@ def _expr(e: Expr) -> ast.Node:
         return ast.Literal(e, "int32")
     if isinstance(e, float):
         return ast.Literal(e, "float32")
-    if isinstance(e, ast.Node):
-        return e
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -183,8 +185,8 @@ def const(value: Union[int, float, bool], dtype: Optional[str] = None, loc: Opti
 def call(op: str, *args: Expr, loc: Optional[Loc] = None, **attrs: object) -> ast.Call:
     """A call of an operator by name, with attributes as keyword arguments."""
     span = _span(loc)
-    attr_nodes = tuple(ast.Attr(k, _attr_value(v), span=span) for k, v in attrs.items())
-    return ast.Call(ast.OpRef(op, span=span), tuple(_expr(a) for a in args), attr_nodes, span=span)
+    attr_nodes = tuple([ast.Attr(k, _attr_value(v), span=span) for k, v in attrs.items()]) if attrs else ()
+    return ast.Call(ast.OpRef(op, span=span), tuple([_expr(a) for a in args]), attr_nodes, span=span)
 
 
 def call_global(name: str, *args: Expr, loc: Optional[Loc] = None) -> ast.Call:
@@ -236,11 +238,10 @@ class Block:
     def let(self, name: Optional[str], value: Expr, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None) -> Var:
         """Bind a value (annotated if `type` is given); returns the variable."""
         name = name or f"{next(self._fresh)}"
-        var = Var(name, loc)
         node = _expr(value)
-        span = _span(loc) if loc is not None else node.span
+        span = loc.span if loc is not None else node.span
         self.stmts.append(ast.Let(ast.Var(name, span=span), type, node, graph=type is None, span=span))
-        return var
+        return Var(name, loc)
 
     def hint(self, var: Var, shape: Sequence[ShapeItem]) -> None:
         """`can_unify(%var, shape=(...))`."""

@@ -340,10 +340,10 @@ class Checker:
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                            info.dtype_params + finalize.new_dtypes())
         frame = state.frame
-        types = {key: finalize.type(t) for key, t in frame.types.items()}
+        types = _finalized_by_identity(frame.types, finalize.type)
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
                   for c in frame.checks]
-        instantiations = {key: _finalize_instantiation(found, finalize) for key, found in frame.instantiations.items()}
+        instantiations = _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize))
         call = self.call_type(fn_type, finalize, params) if info.hints else None
         self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics,
                                       instantiations, call))
@@ -384,9 +384,10 @@ class Checker:
 
     def body(self, body: ast.Body, env: Env) -> Type:
         """Infer a body's statements and result; existentials bound inside do not escape."""
+        let = self.let
         for stmt in body.stmts:
-            if isinstance(stmt, ast.Let):
-                self.let(stmt, env)
+            if stmt.__class__ is ast.Let:
+                let(stmt, env)
         result = self.expr(body.result, env)
         introduced = set(self.res.body_scopes.get(id(body), ()))
         return erase_symbols(result, introduced) if introduced else result
@@ -401,18 +402,26 @@ class Checker:
 
     def let(self, stmt: ast.Let, env: Env) -> None:
         binder = self.res.binders[id(stmt)]
-        if isinstance(stmt.value, ast.Fn) and id(stmt) in self.res.recursive:
-            t = self.recursive_closure(stmt.value, binder, env)
-            self.record(stmt.value, t)
+        value = stmt.value
+        if value.__class__ is ast.Call:
+            t = self.call(value, env)
+            self.current.frame.types[id(value)] = t  # type: ignore[union-attr]
+        elif isinstance(value, ast.Fn) and id(stmt) in self.res.recursive:
+            t = self.recursive_closure(value, binder, env)
+            self.record(value, t)
         else:
-            t = self.expr(stmt.value, env)
+            t = self.expr(value, env)
         if stmt.type is not None:
             target = self.res.annotations[id(stmt.type)]
             t = self.flow(t, target, stmt.value, env, self.res.introduced.get(id(stmt), ()),
                           Callee("flow", f"the value of `%{binder.name}`", decl_span=stmt.type.span, expected=target),
                           insert=False, blame=stmt.type.span)
-        env.set(binder, t)
-        self.record(stmt, t)
+        log = env.log
+        if log.open > log.unlogged:
+            log.set(env.types, id(binder), t)
+        else:  # the body's outermost level: nothing to undo
+            env.types[id(binder)] = t
+        self.current.frame.types[id(stmt)] = t  # type: ignore[union-attr]
 
     def record(self, node: object, t: Type) -> Type:
         assert self.current is not None
@@ -429,27 +438,40 @@ class Checker:
     def expr(self, e: ast.Expr, env: Env) -> Type:
         """The type of an expression (compound ones are recorded for the elaborator and the
         API; a variable's or literal's type is its binding's, or obvious)."""
+        if e.__class__ is ast.Var:  # the commonest expression, and the cheapest
+            t = self.var_type(e, env)
+            if self.record_uses:
+                self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
+            return t
         t = self._expr(e, env)
-        if not isinstance(e, _UNRECORDED) or self.record_uses and isinstance(e, ast.Var):
+        if not isinstance(e, _UNRECORDED):
             self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
         return t
 
+    def var_type(self, e: ast.Var, env: Env) -> Type:
+        """A variable's type: its binding's, as solved so far (`?` from error when unbound)."""
+        binder = self.res.uses.get(id(e))
+        if binder is None:
+            return ERROR
+        t = env.types.get(id(binder))
+        if t is None:
+            return ERROR
+        return t if t.__class__ is not TypeVar else self.current.solver.resolve_type(t)  # type: ignore[union-attr]
+
     def _expr(self, e: ast.Expr, env: Env) -> Type:
         assert self.current is not None
-        solver = self.current.solver
+        if isinstance(e, ast.Call):
+            return self.call(e, env)
         if isinstance(e, ast.Var):
-            binder = self.res.uses.get(id(e))
-            if binder is None:
-                return ERROR
-            t = env.lookup(binder)
-            return ERROR if t is None else solver.resolve_type(t)
+            t = self.var_type(e, env)
+            if self.record_uses:
+                self.current.frame.types[id(e)] = t
+            return t
         if isinstance(e, ast.Literal):
             problem = literal_problem(e)
             if problem is not None:
                 self.report(problem)
             return literal_type(e)
-        if isinstance(e, ast.Call):
-            return self.call(e, env)
         if isinstance(e, ast.TupleExpr):
             return TupleType(tuple(self.expr(f, env) for f in e.fields))
         if isinstance(e, ast.Proj):
@@ -508,16 +530,17 @@ class Checker:
 
     # calls ----------------------------------------------------------------------------------
     def call(self, e: ast.Call, env: Env) -> Type:
-        arg_types = [self.expr(a, env) for a in e.args]
         callee = e.callee
-        if isinstance(callee, ast.OpRef):
-            self.record(callee, DYN)
+        if callee.__class__ is ast.OpRef:
+            binders, arg_types = self.arguments(e.args, env)
+            self.current.frame.types[id(callee)] = DYN  # type: ignore[union-attr]
             if callee.name in ast.REF_FORMS:
                 return check_reference(self, e, arg_types, env)
-            op = self.registry.get(callee.name)
+            op = self.registry.ops.get(callee.name)
             if op is None:
                 return ERROR
-            return self.call_operator(e, op, arg_types, env)
+            return self.call_operator(e, op, arg_types, binders, env)
+        arg_types = [self.expr(a, env) for a in e.args]
         if e.attrs:
             self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
         if isinstance(callee, ast.GlobalVar):
@@ -547,18 +570,46 @@ class Checker:
         self.report(messages.not_callable(e.callee.span, fn_type))
         return ERROR
 
-    def call_operator(self, e: ast.Call, op: Operator, arg_types: list, env: Env) -> Type:
-        if len(arg_types) != op.arity:
+    def arguments(self, args: tuple, env: Env) -> tuple:
+        """A call's arguments: each one's binder (None unless a variable) and type. The
+        types are `expr`'s, variables' read here directly (most arguments are variables)."""
+        uses, types = self.res.uses, env.types
+        binders, arg_types = [], []
+        for a in args:
+            if a.__class__ is ast.Var:
+                binder = uses.get(id(a))
+                t = types.get(id(binder)) if binder is not None else None
+                if t is None:
+                    t = ERROR
+                elif t.__class__ is TypeVar:
+                    t = self.current.solver.resolve_type(t)  # type: ignore[union-attr]
+                if self.record_uses:
+                    self.current.frame.types[id(a)] = t  # type: ignore[union-attr]
+            else:
+                binder = None
+                t = self.expr(a, env)
+            binders.append(binder)
+            arg_types.append(t)
+        return binders, arg_types
+
+    def call_operator(self, e: ast.Call, op: Operator, arg_types: list, binders: list, env: Env) -> Type:
+        if len(arg_types) != len(op.signature.params):
             self.report(messages.wrong_arity(e.span, op.name, op.arity, len(arg_types), op.signature_text))
             return ERROR
         attrs = check_attributes(op, e, self.report)
         if attrs is None:
             return ERROR
-        binders = [self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None for n in e.args]
         key = _call_key(op, attrs, arg_types, binders, env)
         if key is not None:
-            cached = self.known_calls.get(key)
+            try:
+                cached = self.known_calls.get(key)
+            except TypeError:  # an attribute value that cannot be hashed: no reuse
+                key = cached = None
             if cached is not None:
+                if not (cached.casts or cached.refinements or cached.facts):  # nothing of its own call in it
+                    if cached.instantiation:
+                        self.current.frame.instantiations[id(e)] = cached.instantiation  # type: ignore[union-attr]
+                    return cached.result
                 return self.commit(_reuse(cached, op, e.args, binders), env, e)
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
         site = self.site(desc, e.args, arg_types, attrs, e.span, env)
@@ -701,7 +752,8 @@ _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
 
 
 def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:
-    """A key under which a call's whole outcome can be reused, or None.
+    """A key under which a call's whole outcome can be reused, or None (it may still fail
+    to hash, when an attribute's value cannot be).
 
     With no inference variables among the arguments, what a call concludes (its result, the
     cast each argument needs, what those casts teach about the variables) depends only on the
@@ -709,25 +761,24 @@ def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: En
     the facts already checked about them. Layers repeat, so most calls of a model are reused.
     """
     for t in arg_types:
-        if not _is_closed(t):
-            return None
-    first: dict = {}
-    sharing, facts = [], []
-    for i, b in enumerate(binders):
-        if b is None:
-            sharing.append(-1)
-            facts.append(_NO_FACTS)
+        if t.__class__ is TensorType:
+            closed = t._closed  # is_ground's memo, read directly: this runs at every call
+            if closed is None:
+                closed = is_ground(t)
         else:
-            sharing.append(first.setdefault(id(b), i))
-            facts.append(env.facts_of(b))
+            closed = _is_closed(t)
+        if not closed:
+            return None
+    # each argument: -1, or the first argument that is the same variable (binders compare by identity)
+    sharing = tuple([-1 if b is None else binders.index(b) for b in binders])
+    known = env.facts
+    if known:
+        facts = tuple([_NO_FACTS if b is None else known.get(id(b), _NO_FACTS) for b in binders])
+    else:  # no check has established anything yet (most programs, most of the time)
+        facts = (_NO_FACTS,) * len(binders)
     # attributes in the order check_attributes gives them (a different order only misses the memo)
-    attr_key = tuple([(k, _freeze(v)) for k, v in attrs.items()])
-    key = (op.name, attr_key, tuple(arg_types), tuple(sharing), tuple(facts))
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    attr_key = tuple([(k, _freeze(v)) for k, v in attrs.items()]) if attrs else ()
+    return (op.name, attr_key, tuple(arg_types), sharing, facts)
 
 
 def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> SiteOutcome:
@@ -747,8 +798,23 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
     return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()), cached.instantiation)
 
 
+def _finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
+    """`{key: finalize(value)}` (the table itself when that changes nothing: its owner is done
+    with it), finalizing each distinct value object once: recorded types
+    and instantiations are mostly the same few objects (a reused call outcome is shared), and
+    an identity lookup costs less than hashing a type. The table keeps every value alive, so
+    identities are not reused meanwhile. The walks over the whole table run in C."""
+    values = table.values()
+    distinct = dict(zip(map(id, values), values))
+    done = {ident: finalize(value) for ident, value in distinct.items()}
+    if all(done[ident] is value for ident, value in distinct.items()):
+        return table  # already final (no inference variable in any of them): the table as it is
+    return dict(zip(table.keys(), map(done.__getitem__, map(id, values))))
+
+
 def _finalize_instantiation(found: tuple, finalize: "_Finalizer") -> tuple:
-    """A call's instantiation with its inference variables resolved (`?` where unsolved)."""
+    """A call's instantiation with its inference variables resolved (`?` where unsolved; the
+    same tuple when nothing changes)."""
     out = []
     for name, value in found:
         if isinstance(value, Dimension):
@@ -758,7 +824,7 @@ def _finalize_instantiation(found: tuple, finalize: "_Finalizer") -> tuple:
         else:
             value = finalize.dtype(value)
         out.append((name, value))
-    return tuple(out)
+    return found if all(new[1] is old[1] or new[1] == old[1] for new, old in zip(out, found)) else tuple(out)
 
 
 def _refer_to(fact: tuple, cached_facts: list, binders: list) -> tuple:
@@ -781,7 +847,7 @@ def _rename_symbols(t: Type, mapping: dict) -> Type:
 
 
 def _freeze(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
+    return tuple(value) if value.__class__ is list else value
 
 
 def _is_closed(t: Type) -> bool:
@@ -1005,6 +1071,10 @@ def _fresh(preferred: str, prefix: str, taken: set) -> str:
 def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic], None]) -> Optional[dict]:
     """Validate a call's attributes against the declaration; returns name -> value with
     defaults filled in, or None after reporting a problem."""
+    if not call.attrs:
+        defaults = op.defaults()
+        if defaults is not None:
+            return dict(defaults)
     values: dict[str, Any] = {}
     ok = True
     for attr in call.attrs:
@@ -1036,11 +1106,15 @@ def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic]
 
 
 def _attr_python(value: Any) -> Any:
-    if isinstance(value, ast.Ident):
+    cls = value.__class__
+    if cls is ast.AttrSeq:
+        return tuple([_attr_python(v) if v.__class__ in _ATTR_NODES else v for v in value.items])
+    if cls is ast.Ident:
         return value.name
-    if isinstance(value, ast.AttrSeq):
-        return tuple(_attr_python(v) for v in value.items)
     return value
+
+
+_ATTR_NODES = frozenset({ast.Ident, ast.AttrSeq})
 
 
 def _describe_value(value: Any) -> str:

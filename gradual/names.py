@@ -22,7 +22,7 @@ from .syntax.source import Span
 from .types import DTypeVar, Type
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Binder:
     """A place that introduces a local variable: a parameter or a let."""
 
@@ -95,15 +95,18 @@ class Resolution:
 
 
 class _Resolver:
-    def __init__(self, module: ast.Module, operators: Container[str], operator_names: list[str]) -> None:
+    def __init__(self, module: ast.Module, operators: Container[str], operator_names: Optional[list[str]]) -> None:
         self.res = Resolution(module)
-        self.operators = operators
+        # a registry's own table: asked at every call, a dict answers without a Python call
+        self.operators = getattr(operators, "ops", operators)
         self.operator_names = operator_names
         self.current_def: Optional[str] = None
         self.def_info: Optional[FunctionInfo] = None
         self.watched: dict[int, bool] = {}  # closures bound by `let`: do they call themselves?
         self.vars: dict[str, Binder] = {}  # the variables in scope where the walk is
-        self.log = UndoLog()  # how to forget a nested level's variables when it ends
+        # how to forget a nested level's variables when it ends; a definition's own two levels
+        # (parameters, body) end with it, and `definition` drops the variables whole
+        self.log = UndoLog(unlogged=2)
 
     # reporting ----------------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -129,7 +132,9 @@ class _Resolver:
     def definition(self, d: ast.Def) -> None:
         self.current_def = d.name
         self.res.calls[d.name] = set()
+        self.vars = {}
         self.function(d, None, TypeScope())
+        self.vars = {}
 
     # functions ------------------------------------------------------------------------------
     def function(self, node: Union[ast.Def, ast.Fn], outer_dims: Optional[DimScope], outer_types: TypeScope) -> FunctionInfo:
@@ -197,9 +202,12 @@ class _Resolver:
             self.log.undo(mark)
 
     def let(self, stmt: ast.Let, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
-        binder = Binder(stmt.var.name, stmt.var.span, "let", stmt)
+        var = stmt.var
+        binder = Binder(var.name, var.span, "let", stmt)
         self.res.binders[id(stmt)] = binder
-        if isinstance(stmt.value, ast.Fn):
+        if stmt.value.__class__ is ast.Call:
+            self.call(stmt.value, dims, types, info)
+        elif isinstance(stmt.value, ast.Fn):
             mark = self.log.mark()
             self.log.set(self.vars, stmt.var.name, binder)  # the closure may call itself
             self.watched[id(binder)] = False
@@ -211,7 +219,7 @@ class _Resolver:
             self.expr(stmt.value, dims, types, info)
         if stmt.type is not None:
             self.annotation(stmt.type, stmt, dims, types)
-        self.log.set(self.vars, stmt.var.name, binder)
+        self.log.set(self.vars, var.name, binder)
 
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
         before = len(dims.introduced)
@@ -235,31 +243,26 @@ class _Resolver:
 
     # expressions ----------------------------------------------------------------------------
     def expr(self, e: ast.Expr, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
-        if isinstance(e, ast.Var):
-            binder = self.vars.get(e.name)
-            if binder is None:
-                self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, list(self.vars))))
-            else:
-                self.res.uses[id(e)] = binder
-                if id(binder) in self.watched:
-                    self.watched[id(binder)] = True
+        if e.__class__ is ast.Var:
+            self.var(e)
+        elif e.__class__ is ast.Call:
+            self.call(e, dims, types, info)
         elif isinstance(e, ast.GlobalVar):
             if e.name not in self.res.defs:
                 self.report(messages.unknown_global(e.span, e.name, suggest(e.name, list(self.res.defs))))
             elif self.current_def is not None:
                 self.res.calls[self.current_def].add(e.name)
         elif isinstance(e, ast.OpRef):
-            if e.name not in self.operators and e.name not in ast.REF_FORMS:
-                self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, self.operator_names)))
+            self.opref(e)
         elif isinstance(e, ast.TupleExpr):
             for f in e.fields:
                 self.expr(f, dims, types, info)
         elif isinstance(e, ast.Proj):
             self.expr(e.tuple, dims, types, info)
+        elif isinstance(e, ast.Var):
+            self.var(e)
         elif isinstance(e, ast.Call):
-            self.expr(e.callee, dims, types, info)
-            for a in e.args:
-                self.expr(a, dims, types, info)
+            self.call(e, dims, types, info)
         elif isinstance(e, ast.If):
             self.expr(e.cond, dims, types, info)
             self.body(e.then, dims, types, info)
@@ -271,6 +274,33 @@ class _Resolver:
         elif isinstance(e, ast.Cast):
             self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)
+
+
+    def var(self, e: ast.Var) -> None:
+        binder = self.vars.get(e.name)
+        if binder is None:
+            self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, list(self.vars))))
+            return
+        self.res.uses[id(e)] = binder
+        if self.watched and id(binder) in self.watched:
+            self.watched[id(binder)] = True
+
+    def opref(self, e: ast.OpRef) -> None:
+        if e.name not in self.operators and e.name not in ast.REF_FORMS:
+            names = self.operator_names if self.operator_names is not None else sorted(self.operators)
+            self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, names)))
+
+    def call(self, e: ast.Call, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        callee = e.callee
+        if callee.__class__ is ast.OpRef:
+            self.opref(callee)
+        else:
+            self.expr(callee, dims, types, info)
+        for a in e.args:
+            if a.__class__ is ast.Var:
+                self.var(a)
+            else:
+                self.expr(a, dims, types, info)
 
 
 def _callee_first_components(names: list[str], calls: dict[str, set[str]]) -> list[list[str]]:
@@ -324,7 +354,7 @@ def _callee_first_components(names: list[str], calls: dict[str, set[str]]) -> li
 
 def resolve(module: ast.Module, operators: Container[str], operator_names: Optional[list[str]] = None) -> Resolution:
     """Resolve every name in a module against itself and an operator table."""
-    return _Resolver(module, operators, operator_names or []).module()
+    return _Resolver(module, operators, operator_names).module()
 
 
 def declare(module: ast.Module) -> tuple[dict, list]:
@@ -345,7 +375,7 @@ def resolve_definition(module: ast.Module, d: ast.Def, defs: dict, operators: Co
     """One definition resolved on its own, against the module's definitions (`declare`):
     its part of a Resolution, which `Resolution.absorb` adds to the whole. A definition's
     part depends only on its own text and the names of the definitions."""
-    resolver = _Resolver(module, operators, operator_names or [])
+    resolver = _Resolver(module, operators, operator_names)
     resolver.res.defs = defs
     resolver.definition(d)
     return resolver.res

@@ -21,24 +21,34 @@ _ABSENT = object()
 
 
 class UndoLog:
-    """Changes to plain dicts made since some mark, undone on request (newest first)."""
+    """Changes to plain dicts made since some mark, undone on request (newest first).
 
-    __slots__ = ("entries",)
+    The `unlogged` outermost levels are never undone change by change (changes made outside
+    every mark cannot be; an owner that drops its tables whole when such a level ends says so),
+    so what changes there is not remembered: the outermost level of a function body holds
+    most bindings."""
 
-    def __init__(self) -> None:
+    __slots__ = ("entries", "open", "unlogged")
+
+    def __init__(self, unlogged: int = 0) -> None:
         self.entries: list = []
+        self.open = 0
+        self.unlogged = unlogged
 
     def set(self, table: dict, key: Any, value: Any) -> None:
-        """`table[key] = value`, remembering what it replaces."""
-        self.entries.append((table, key, table.get(key, _ABSENT)))
+        """`table[key] = value`, remembering what it replaces (inside a logged level)."""
+        if self.open > self.unlogged:
+            self.entries.append((table, key, table.get(key, _ABSENT)))
         table[key] = value
 
     def mark(self) -> int:
         """A point to come back to: the start of a nested level."""
+        self.open += 1
         return len(self.entries)
 
     def undo(self, mark: int) -> None:
         """Undo every change made since `mark` (the nested level ends)."""
+        self.open -= 1
         entries = self.entries
         while len(entries) > mark:
             table, key, old = entries.pop()

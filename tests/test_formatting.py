@@ -136,6 +136,7 @@ def test_relay_printouts_format_with_their_type_comments() -> None:
         assert result is not None, text
         again, kept = parse_with_comments(Source(result))
         assert same_tree(module, again) and [c.text for c in kept] == [c.text for c in comments]
+        assert sum(c.text.startswith("/*") for c in comments) == text.count("/*"), text  # all read
         assert format_text(result) == result, result
         formatted += 1
     assert formatted > 150

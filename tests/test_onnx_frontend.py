@@ -244,6 +244,21 @@ def test_every_numeric_onnx_dtype_is_checked_and_runs(elem_type: int, dtype: str
     assert y.dtype == x.dtype and y.shape == (8,)
 
 
+def test_a_model_whose_initializer_is_stored_outside_the_file_is_read_with_it(tmp_path: Path) -> None:
+    """The loader skips looking for external data when the file's bytes cannot hold any: a
+    model that has some (a weight beside the model) still gets its values."""
+    w = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"])], [("x", F, ["n", 64])], [("y", F, ["n", 64])],
+              initializers=[("w", w)])
+    path = tmp_path / "external.onnx"
+    onnx.save_model(m, str(path), save_as_external_data=True, location="weights.bin", size_threshold=0)
+    assert (tmp_path / "weights.bin").exists()
+    imported = gonnx.import_model(str(path))
+    assert imported.ok and np.array_equal(imported.constants["w"], w)
+    assert str(imported.check().function_type("main")) == (
+        "fn (Tensor[(n, 64), float32], Tensor[(64, 64), float32]) -> Tensor[(n, 64), float32]")
+
+
 def test_a_file_that_is_not_a_model_is_a_load_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"\x00\x01 not a model")

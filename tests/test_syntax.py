@@ -583,3 +583,45 @@ def test_printer_parenthesizes_what_needs_it() -> None:
 
 def test_printer_handles_intervals_built_without_bounds() -> None:
     assert format_dim(ast.DimInterval(None, None)) == "0.."
+
+
+# the parser's tables --------------------------------------------------------------------------
+LARK_LOADED = ("import sys, gradual; result = gradual.check('def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }'); "
+               "assert result.ok; print('lark' in sys.modules)")
+
+
+def test_the_parser_needs_lark_only_to_build_its_tables_and_to_report_errors(tmp_path: Path) -> None:
+    """The first start builds the driver's tables with lark and caches them; later starts read
+    them and never import lark unless a program has a syntax error."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GRADUAL_CACHE_DIR": str(tmp_path / "gradual")}
+    first = subprocess.run([sys.executable, "-c", LARK_LOADED], env=env, capture_output=True, text=True, check=True)
+    later = subprocess.run([sys.executable, "-c", LARK_LOADED], env=env, capture_output=True, text=True, check=True)
+    assert (first.stdout.strip(), later.stdout.strip()) == ("True", "False")
+    assert any(p.name.endswith(".tables") for p in (tmp_path / "gradual").iterdir())
+
+
+def test_cached_tables_that_are_damaged_or_of_another_grammar_are_rebuilt(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import marshal
+
+    from gradual import usercache
+    from gradual.syntax import parser
+
+    monkeypatch.setenv("GRADUAL_CACHE_DIR", str(tmp_path / "gradual"))
+    usercache.directory.cache_clear()
+    path = tmp_path / "gradual" / parser._tables_name()
+    path.parent.mkdir(mode=0o700)
+    try:
+        for damaged in (b"\x00garbage", marshal.dumps({"format": 1, "grammar": "start: NAME", "rows": {}})):
+            path.write_bytes(damaged)
+            assert parser._cached_tables() is None
+            fresh = parser._Parser()
+            assert ast.same_tree(fresh.parse(Source("def @f(%x) { %y = add(%x, %x); %y }")),
+                                 parse("def @f(%x) { %y = add(%x, %x); %y }"))
+            assert parser._cached_tables() is not None  # rewritten
+    finally:
+        usercache.directory.cache_clear()

@@ -282,7 +282,7 @@ class Document:
             changed = True
         for d in defs.values():
             if id(d) not in self.kept:
-                part = resolve_definition(module, d, defs, self.registry, self.registry.names())
+                part = resolve_definition(module, d, defs, self.registry)
                 self.kept[id(d)] = _Kept(part, names)
                 whole.absorb(part)
                 changed = True

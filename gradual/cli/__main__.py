@@ -1,7 +1,5 @@
 """`python -m gradual.cli`: the same as the `gradual` command."""
 
-import sys
+from . import entry
 
-from . import main
-
-sys.exit(main())
+entry()

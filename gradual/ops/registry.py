@@ -69,11 +69,21 @@ class Operator:
     doc: str = ""
     span: Optional[Span] = None
     signature_text: str = field(default="", repr=False)
+    _defaults: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def arity(self) -> int:
         """Number of tensor arguments."""
         return len(self.signature.params)
+
+    def defaults(self) -> Optional[dict]:
+        """The attributes of a call that gives none (each one's default), or None when one is
+        required. Computed once; callers copy it before changing it."""
+        if self._defaults is None:
+            specs = list(self.attrs.values())
+            complete = all(a.has_default for a in specs)
+            self._defaults = ({a.name: a.default for a in specs} if complete else None,)
+        return self._defaults[0]
 
 
 class StdlibError(Exception):

@@ -1,4 +1,5 @@
-"""A fast lexer for the grammar, plugged into lark's LALR parser.
+"""A fast lexer for the grammar, for the parser's own driver and (through an adapter the
+parser makes) lark's LALR parser.
 
 One master regular expression reads each lexeme; the few choices that depend on where the
 parser is (a keyword or a name, `//` as floor division or a comment, `?T` as a type hole or
@@ -13,9 +14,6 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterator
-
-from lark.exceptions import UnexpectedCharacters
-from lark.lexer import Lexer, LexerState
 
 from .source import BOM
 
@@ -40,6 +38,30 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     """,
     re.VERBOSE,
 )
+# The commonest statement, read in one match where a statement may start: `%v = op(%a, %b);`
+# or `let %v = ...;`, the call's arguments variables, then attributes whose values are
+# integers, lists of integers, strings or names (a block comment may stand before the `;`,
+# where Relay prints types). Names that are keywords are left to the grammar.
+_WS = r"[ \t\r\n\f]*"
+_LOCAL = r"%[A-Za-z0-9_]+"
+_NAME = (r"(?!(?:def|let|if|else|fn|as|Tensor|can_unify|None|True|False)(?![A-Za-z0-9_]))"
+         r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_INT = r"-?[0-9]+(?![0-9A-Za-z_.])"
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
+_VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"(?:\\.|[^"\\\n])*"|{_WORD})"""
+_ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
+STATEMENT = re.compile(
+    rf"""{_WS}(?P<let>let)?{_WS}(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}){_WS}\({_WS}
+    (?P<args>{_LOCAL}(?:{_WS},{_WS}{_LOCAL})*)?
+    (?:(?(args){_WS},{_WS})(?P<attrs>{_ATTR}(?:{_WS},{_WS}{_ATTR})*))?
+    (?:(?(args),|(?(attrs),|(?!))))?{_WS}(?P<close>\))
+    (?:{_WS}/\*(?:[^*]|\*(?!/))*\*/)*{_WS};""",
+    re.VERBOSE,
+)
+#: pieces of a STATEMENT match, for the parser that builds its nodes
+LOCALS = re.compile(_LOCAL)
+ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=]+){_WS}={_WS}(?P<value>{_VALUE})")
+INTS = re.compile(r"-?[0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
 _INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
 _FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
@@ -48,20 +70,19 @@ _LINE_END = re.compile(r"[^\n]*")
 _BOOLS = ("True", "False")
 
 
-class FastLexer(Lexer):
-    """The lexer lark's LALR parser calls (interface 2: it sees the parser state)."""
+class FastLexer:
+    """The lexer: `literals` maps each string terminal's text to its name (`(` -> LPAR)."""
 
-    __future_interface__ = 2
+    #: read the commonest statement as one STATEMENT token (off: token by token, as a test
+    #: compares; both give the same tree)
+    read_statements = True
 
-    def __init__(self, lexer_conf: Any) -> None:
+    def __init__(self, literals: dict) -> None:
+        self.literals: dict[str, str] = literals
+        #: the spans of the comments read, when a caller collects them (None: not kept)
         self.trivia: list | None = None
-        self.literals: dict[str, str] = {}
-        for terminal in lexer_conf.terminals:
-            pattern = terminal.pattern
-            if pattern.type == "str":
-                self.literals[pattern.value] = terminal.name
 
-    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Tok]:
+    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
         """The tokens of a text for lark's own driver."""
         text = lexer_state.text.text if hasattr(lexer_state.text, "text") else lexer_state.text
         for token in self.tokens(text, parser_state.parse_conf.parse_table.states, parser_state.state_stack):
@@ -70,20 +91,32 @@ class FastLexer(Lexer):
 
     def tokens(self, text: str, rows: Any, stack: list) -> Iterator[Tok]:
         """The tokens of a text, each read for what the parser accepts next: `rows[stack[-1]]`
-        holds the terminals of the state on top of the parser's (live) state stack."""
+        holds the terminals of the state on top of the parser's (live) state stack. Where a
+        statement may start (after `{` or `;`, and comments), the commonest statement is one
+        STATEMENT token."""
         pos = 1 if text.startswith(BOM) else 0
         match = _LEXEME.match
         literals = self.literals
+        statement_next = False
         while True:
+            if statement_next and "STATEMENT" in rows[stack[-1]]:
+                s = STATEMENT.match(text, pos)
+                if s is not None:
+                    yield StatementTok(s)
+                    pos = s.end()
+                    continue
             m = match(text, pos)
             if m is None:
                 raise self._unexpected(text, _skip_space(text, pos), rows[stack[-1]])
             kind = m.lastgroup
             if kind == "local":  # the commonest lexemes never depend on the parser's state
+                statement_next = False
                 yield Tok("LOCAL", m.group(kind), m.start(kind))
                 pos = m.end()
             elif kind == "punct":
                 value = m.group(kind)
+                # a STATEMENT may hold a comment, so comments being kept means token by token
+                statement_next = (value == ";" or value == "{") and self.read_statements and self.trivia is None
                 yield Tok(literals.get(value, value), value, m.start(kind))
                 pos = m.end()
             elif kind == "end":
@@ -95,6 +128,7 @@ class FastLexer(Lexer):
             else:
                 token, pos = self._token(kind, m, text, rows[stack[-1]])
                 if token is not None:
+                    statement_next = False
                     yield token
 
     # one lexeme ---------------------------------------------------------------------------
@@ -116,6 +150,8 @@ class FastLexer(Lexer):
         if kind == "block":
             close = text.find(_BLOCK_END, start + 2)
             if close < 0:
+                from lark.exceptions import UnexpectedCharacters
+
                 raise UnexpectedCharacters(text, start, *_line_col(text, start), allowed=None)
             return self._skipped(start, close + 2)
         if kind == "hole":
@@ -160,7 +196,9 @@ class FastLexer(Lexer):
             self.trivia.append((start, end))
         return None, end
 
-    def _unexpected(self, text: str, pos: int, accepts: Any) -> UnexpectedCharacters:
+    def _unexpected(self, text: str, pos: int, accepts: Any) -> Exception:
+        from lark.exceptions import UnexpectedCharacters
+
         line, column = _line_col(text, pos)
         return UnexpectedCharacters(text, pos, line, column, allowed=set(accepts))
 
@@ -188,6 +226,22 @@ class Tok:
 
     def __len__(self) -> int:
         return len(self.value)
+
+
+class StatementTok(Tok):
+    """A STATEMENT token: the match of a whole statement (the parser builds its nodes)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, match: re.Match) -> None:  # noqa: D107 - a token made from its match
+        start = match.start("let")
+        if start < 0:
+            start = match.start("var")
+        self.type = "STATEMENT"
+        self.value = match.string[start:match.end()]
+        self.start_pos = start
+        self.end_pos = match.end()
+        self.match = match
 
 
 def _skip_space(text: str, pos: int) -> int:

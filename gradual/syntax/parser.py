@@ -1,9 +1,11 @@
-"""Text to AST: a lark LALR parser whose callbacks build AST nodes while parsing.
+"""Text to AST: an LALR parser of the lark grammar whose callbacks build AST nodes while
+parsing.
 
-There is no intermediate parse tree and no recursion (lark's LALR driver is iterative), so
-deeply nested programs parse in constant stack. Syntax errors become `ParseError`s carrying
-a span and an expected-token list (the terminals lark's interactive parser accepts at the
-failure), which the diagnostics layer renders.
+There is no intermediate parse tree and no recursion (the driver, driver.py, is iterative
+over lark's tables, kept in the user cache so that a start needs no lark), so deeply nested
+programs parse in constant stack. Syntax errors become `ParseError`s carrying a span and an
+expected-token list (the terminals lark's interactive parser accepts at the failure: the text
+is parsed again by lark's own driver), which the diagnostics layer renders.
 
 Beyond the grammar, the parser rejects what the AST could not represent faithfully: a
 positional argument after an attribute, an attribute given twice, a `can_unify` hint of
@@ -14,20 +16,18 @@ neither side is 1.
 
 from __future__ import annotations
 
+import marshal
 import math
 import re
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Sequence
-
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from .. import usercache
 from . import ast
 from .comments import Comment, comments_of
-from .driver import Tables, drive
-from .lexer import FastLexer, Tok
+from .driver import FORMAT, Tables, describe_tables, drive
+from .lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
 from .source import Source, Span
 
 #: Longest integer literal read (Python's own int/str conversion limit).
@@ -86,14 +86,13 @@ def show_token(text: str, limit: int = 40) -> str:
     return f"`{text}`"
 
 
-_TOKENS = (Token, Tok)
+_TOKENS = (Tok,)
 
 
-class _Builder(Transformer):
-    """Lark callbacks: each grammar alternative becomes one AST node with its span."""
+class _Builder:
+    """The parser's callbacks: each grammar alternative becomes one AST node with its span."""
 
     def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
         self.source = Source("")
 
     # helpers ------------------------------------------------------------------------------
@@ -104,7 +103,7 @@ class _Builder(Transformer):
     def _nodes(children: Sequence[object]) -> list:
         return [c for c in children if not isinstance(c, _TOKENS)]
 
-    def _tok_span(self, tok: Token) -> Span:
+    def _tok_span(self, tok: Tok) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
 
     # module and definitions ----------------------------------------------------------------
@@ -220,6 +219,53 @@ class _Builder(Transformer):
         value = ast.Block(ast.Body(tuple(rest[:-1]), rest[-1], span=inner), span=inner)
         return ast.Let(var, typ, value, span=self._span(children))
 
+    def statement(self, children):
+        """`%v = op(%a, %b, k=v);` read in one match (lexer.STATEMENT): what graph_binding
+        (or let_binding), call, opref, local and the attribute rules make of it."""
+        m = children[0].match
+        source = self.source
+        text = m.string
+        var_start, var_end = m.span("var")
+        var = ast.Var(text[var_start + 1:var_end], span=Span(source, var_start, var_end))
+        op_start, op_end = m.span("op")
+        callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
+        args: tuple = ()
+        args_start, args_end = m.span("args")
+        if args_start >= 0:
+            args = tuple([ast.Var(text[start + 1:end], span=Span(source, start, end))
+                          for start, end in map(_span_of, LOCALS.finditer(text, args_start, args_end))])
+        attrs: list = []
+        if m.group("attrs") is not None:
+            for a in ATTRS.finditer(text, *m.span("attrs")):
+                attr = self._statement_attr(a)
+                self._check_new_attr(attr, attrs)
+                attrs.append(attr)
+        call = ast.Call(callee, args, tuple(attrs), span=Span(source, op_start, m.end("close")))
+        is_let = m.group("let") is not None
+        start = m.start("let") if is_let else var_start
+        return ast.Let(var, None, call, graph=not is_let, span=Span(source, start, m.end()))
+
+    def _statement_attr(self, a: "re.Match") -> ast.Attr:
+        """One `name=value` of a STATEMENT, as attr and the attr_value rules make it."""
+        source = self.source
+        text = a.string
+        start, end = a.span("value")
+        value = a.group("value")
+        if value[0] == "[":
+            items = tuple([self._number(Tok("NUMBER", i.group(), i.start()))[0] for i in INTS.finditer(text, start, end)])
+            made: object = ast.AttrSeq(items, True, span=Span(source, start, end))
+        elif value[0] == '"':
+            made = decode_string(value)
+        elif value[0] == "-" or value[0].isdigit():
+            made = self._number(Tok("NUMBER", value, start))[0]
+        elif value in ("True", "False"):
+            made = value == "True"
+        elif value == "None":
+            made = None
+        else:
+            made = ast.Ident(value, span=Span(source, start, end))
+        return ast.Attr(a.group("name"), made, span=Span(source, a.start(), end))
+
     def hint(self, children):
         local = children[2]
         var = ast.Var(str(local)[1:], span=self._tok_span(local))
@@ -283,13 +329,13 @@ class _Builder(Transformer):
         value, dtype = self._number(tok)
         return ast.Literal(value, dtype, str(tok), span=self._tok_span(tok))
 
-    def _number(self, tok: Token) -> tuple[int | float, str]:
+    def _number(self, tok: Tok) -> tuple[int | float, str]:
         try:
             return parse_number(str(tok))
         except ValueError as exc:
             raise ParseError(self._tok_span(tok), show_token(str(tok)), (), str(exc)) from None
 
-    def _int(self, tok: Token) -> int:
+    def _int(self, tok: Tok) -> int:
         """The value of an INT token (dimensions, projections)."""
         try:
             return parse_int(str(tok))
@@ -442,6 +488,9 @@ class _Builder(Transformer):
         return inner
 
 
+_span_of = re.Match.span
+
+
 def _doc_comment(text: str, pos: int) -> str:
     """The `///` comment lines right above a declaration."""
     lines = text[:pos].rstrip(" \t").split("\n")[:-1]
@@ -493,22 +542,76 @@ def decode_string(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _grammar_text() -> str:
+    beside = Path(__file__).with_name("grammar.lark")
+    if beside.is_file():  # importlib.resources costs 30 ms to import; it is needed for a zipped install
+        return beside.read_text(encoding="utf-8")
+    from importlib import resources
+
     return resources.files("gradual.syntax").joinpath("grammar.lark").read_text(encoding="utf-8")
 
 
+def _table_cache() -> "str | bool":
+    """Where lark keeps the LALR tables it builds (0.25 s a start otherwise), in the user cache.
+    The file is named after the grammar, so versions of gradual with different grammars do not
+    overwrite each other's tables."""
+    import hashlib
+
+    digest = hashlib.sha256(_grammar_text().encode("utf-8")).hexdigest()[:16]
+    return usercache.path(f"grammar-{digest}.lark.cache") or False
+
+
+def _tables_name() -> str:
+    return "grammar.tables"
+
+
+def _tables_key() -> bytes:
+    return usercache.key(FORMAT, _grammar_text())
+
+
+def _cached_tables() -> "dict | None":
+    """The driver's tables as `describe_tables` wrote them for this grammar, if cached (the key
+    holds the whole grammar they were made from)."""
+    payload = usercache.load(_tables_name(), _tables_key())
+    if payload is None:
+        return None
+    try:
+        found = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _store_tables(description: dict) -> None:
+    usercache.store(_tables_name(), _tables_key(), marshal.dumps(description))
+
+
 class _Parser:
-    """One lark parser (built once) with its transformer."""
+    """The grammar's parser (built once): the driver's tables (from the user cache, else from
+    lark, then cached), and lark's own parser only for reporting a syntax error."""
 
     def __init__(self) -> None:
         self.builder = _Builder()
-        # lark keeps the LALR tables it builds in the user cache (0.25 s a start otherwise)
-        self.lark = Lark(
-            _grammar_text(), parser="lalr", lexer=FastLexer, transformer=self.builder,
-            start=["start", "stdlib"],
-            maybe_placeholders=False, cache=usercache.path("grammar.lark.cache") or False,
-        )
-        self.tables = Tables(self.lark)
-        self.lexer = FastLexer(self.lark.lexer_conf)
+        self._lark = None
+        description = _cached_tables()
+        if description is None:
+            description = describe_tables(self.lark)
+            _store_tables(description)
+        self.tables = Tables(description, self.builder)
+        self.lexer = FastLexer(dict(description["literals"]))
+
+    @property
+    def lark(self):  # noqa: ANN201 - a lark.Lark, whose module loads only here
+        """lark's parser of the grammar, with the same builder (made on first use)."""
+        if self._lark is None:
+            from lark import Lark
+
+            from .lark_lexer import LarkLexer
+
+            self._lark = Lark(
+                _grammar_text(), parser="lalr", lexer=LarkLexer, transformer=self.builder,
+                start=["start", "stdlib"], maybe_placeholders=False, cache=_table_cache(),
+            )
+        return self._lark
 
     def parse(self, source: Source, start: str = "start"):
         self.builder.source = source
@@ -522,6 +625,8 @@ class _Parser:
         return self._parse_with_lark(source, start)
 
     def _parse_with_lark(self, source: Source, start: str):
+        from lark.exceptions import UnexpectedInput, VisitError
+
         try:
             return self.lark.parse(source.text, start=start)
         except ParseError:
@@ -587,7 +692,9 @@ def describe_token_type(name: str) -> str:
     return f"`{name.lower()}`"
 
 
-def _to_parse_error(exc: UnexpectedInput, source: Source) -> ParseError:
+def _to_parse_error(exc: Exception, source: Source) -> ParseError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     text = source.text
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
@@ -610,7 +717,7 @@ def _to_parse_error(exc: UnexpectedInput, source: Source) -> ParseError:
     return ParseError(Span(source, 0, 0), "input", ())
 
 
-def _acceptable(exc: UnexpectedInput, fallback) -> set:
+def _acceptable(exc: Exception, fallback) -> set:
     """The terminals the parser could take where it failed.
 
     Asks lark's interactive parser (no callbacks run), which is exact; the parse table's
@@ -628,4 +735,5 @@ def _acceptable(exc: UnexpectedInput, fallback) -> set:
 
 def _expected_names(terminals) -> list[str]:
     """Readable, sorted, de-duplicated names of terminals (anonymous `->` kept)."""
-    return sorted({describe_token_type(t) for t in terminals if not t.startswith("__ANON") or t == "__ANON_0"})
+    return sorted({describe_token_type(t) for t in terminals
+                   if (not t.startswith("__ANON") or t == "__ANON_0") and t != "STATEMENT"})

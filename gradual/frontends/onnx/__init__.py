@@ -102,6 +102,7 @@ from typing import Any, Optional, Union
 
 from ... import messages
 from .. import LoadError
+from ...api import gc_paused
 
 try:
     import onnx as _onnx  # noqa: F401  (the optional extra)
@@ -117,23 +118,42 @@ __all__ = ["ImportOptions", "ImportedModel", "InputSpec", "LoadError", "import_m
 
 def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> Any:
     """An onnx.ModelProto from a path, serialized bytes or a ModelProto; raises LoadError."""
+    return _load(source, path)[0]
+
+
+def _load(source: Union[str, bytes, Any], path: Optional[str]) -> tuple:
+    """(model, its serialized bytes when they are at hand and complete, else None)."""
     import onnx
 
     from ... import builder as gb
 
     if isinstance(source, onnx.ModelProto):
-        return source
+        return source, None
     where = path or (source if isinstance(source, str) else "<model>")
+    data = None
     try:
         if isinstance(source, bytes):
+            data = source
             model = onnx.load_model_from_string(source)
+        elif isinstance(source, str) and source.endswith(".onnx"):
+            with open(source, "rb") as handle:
+                data = handle.read()
+            model = onnx.load_model_from_string(data)
+            if _EXTERNAL_DATA in data:  # onnx.load would look for it in every tensor of the model
+                onnx.load_external_data_for_model(model, os.path.dirname(source))
+                data = None
         else:
             model = onnx.load(source, load_external_data=True)
     except Exception as exc:  # noqa: BLE001 - protobuf and I/O errors alike
         raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, _reason(exc))) from None
     if not model.HasField("graph"):
         raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, "it has no graph"))
-    return model
+    return model, data
+
+
+#: How a tensor stored outside the model file is serialized (TensorProto.data_location, field
+#: 14, = EXTERNAL): a model without these bytes has no such tensor (a model with them may).
+_EXTERNAL_DATA = bytes([14 << 3, 1])
 
 
 def _reason(exc: Exception) -> str:
@@ -145,6 +165,7 @@ def import_model(source: Union[str, bytes, Any], options: Optional[ImportOptions
                  path: Optional[str] = None) -> ImportedModel:
     """Import an ONNX model (a path, bytes or a ModelProto). Never raises for a bad graph: an
     unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
-    model = load_model(source, path)
+    model, data = _load(source, path)
     where = path or (source if isinstance(source, str) else (model.graph.name or "<model>") + ".onnx")
-    return Importer(model, where, options).run()
+    with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
+        return Importer(model, where, options, serialized=data).run()

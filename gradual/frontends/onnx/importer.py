@@ -9,6 +9,7 @@ one is written into the program and a large one becomes a parameter whose value 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
@@ -20,8 +21,8 @@ from ... import messages
 from ...api import CheckResult, check
 from ...syntax import ast
 from .fold import fold, foldable
-from .listing import Listing
-from .node import KNOWN, Node, Tuple, Unsupported, schema_problem, inlinable, inline_constant, numpy_dtype
+from .listing import Listing, NodeRecord, read_graphs
+from .node import KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype, schema_problem
 from . import constants as initializers
 from . import outputs as declared_outputs
 from .types import DimNames, TensorInfo, dim_params, info_of_array, info_of_type, onnx_dtype_name
@@ -149,8 +150,11 @@ class Namer:
 class Importer:
     """One import of one model (see the module docstring)."""
 
-    def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None) -> None:
+    def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None,
+                 serialized: Optional[bytes] = None) -> None:
+        """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are)."""
         self.model = model
+        self.serialized = serialized
         self.graph = model.graph
         self.path = path
         self.options = options or ImportOptions()
@@ -175,15 +179,16 @@ class Importer:
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedModel:
         """Import the whole graph."""
-        self._collect_infos()
+        graphs = read_graphs(self.graph)
+        self._collect_infos(graphs)
         self._collect_constants()
         self._apply_batch()
-        self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe())
+        self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe(), graphs)
         self.fn.loc = self.listing.outputs()
         self._report_broken()
         self._declare_inputs()
-        for index, proto in enumerate(self.graph.node):
-            self._import_node(index, proto)
+        for index, record in enumerate(self.listing.graphs[()]):
+            self._import_node(index, record)
         result = self._result()
         module, declared = None, None
         if result is not None and not self.diagnostics:
@@ -198,14 +203,21 @@ class Importer:
                              len(self.graph.node), declared if self.fn.ret is None else None,
                              self.dim_names.renamed())
 
-    def _collect_infos(self) -> None:
+    def _collect_infos(self, graphs: dict) -> None:
         """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
-        (used only to choose between equivalent lowerings and to type literals)."""
-        for graph in _graphs(_inferred_graph(self.model)):
-            for vi in list(graph.value_info) + list(graph.output) + list(graph.input):
-                info = info_of_type(vi.type, self.dim_names, self.input_dims)
+        (used only to choose between equivalent lowerings and to type literals). Tensors
+        mostly share a few types: each distinct TypeProto (by its bytes) is read once."""
+        read: dict = {}
+        infos = self.infos
+        for graph in _inferred_graphs(_inferred_graph(self.model, self.serialized), graphs):
+            for vi in itertools.chain(graph.value_info, graph.output, graph.input):
+                type_proto = vi.type
+                key = type_proto.SerializeToString()
+                info = read.get(key, _UNREAD)
+                if info is _UNREAD:
+                    info = read[key] = info_of_type(type_proto, self.dim_names, self.input_dims)
                 if info is not None:
-                    self.infos[vi.name] = info
+                    infos[vi.name] = info
 
     def _collect_constants(self) -> None:
         for init in self.graph.initializer:
@@ -262,47 +274,51 @@ class Importer:
             self.batch_size = info.dims[0]
         return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
 
-    def _import_node(self, index: int, proto: Any, key: tuple = ()) -> None:
-        node = Node(self, proto, index, key)
+    def _import_node(self, index: int, record: Any, key: tuple = ()) -> None:
+        node = Node(self, record, index, key)
         if self.poisoned and not self.poisoned.isdisjoint(node.inputs):
-            self.poisoned.update(proto.output)  # already reported where the input failed
+            self.poisoned.update(record.outputs)  # already reported where the input failed
             return
-        default_domain = proto.domain in DEFAULT_DOMAINS
-        problem = schema_problem(proto, self.opset) if default_domain else None
+        default_domain = record.domain in DEFAULT_DOMAINS
+        problem = schema_problem(record, self.opset) if default_domain else None
         if problem is not None:
             self._report(node.loc, problem)
-            self.poisoned.update(proto.output)
+            self.poisoned.update(record.outputs)
             return
         if default_domain and self._fold(node):
             return
-        convert = _converters().get(proto.op_type) if default_domain else None
+        convert = _converters().get(record.op_type) if default_domain else None
         try:
             if convert is None:
                 raise Unsupported(lambda span: messages.onnx_unsupported_operator(
-                    span, proto.op_type, proto.domain, self.opset))
+                    span, record.op_type, record.domain, self.opset))
             result = convert(node)
             self._bind_outputs(node, result)
         except Unsupported as problem:
             self._report(node.loc, problem.make)
-            self.poisoned.update(proto.output)
+            self.poisoned.update(record.outputs)
 
     def _fold(self, node: Node) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
-        proto = node.proto
         values = self.values
-        if any(name and name not in values for name in node.inputs):
-            return False  # an input that is not constant: the common case, decided before fold.py
-        known = [values.get(name) for name in proto.input if name]
-        if not foldable(proto.op_type, known):
+        for name in node.inputs:
+            if name and name not in values:
+                return False  # an input that is not constant: the common case, decided before fold.py
+        known = [values.get(name) for name in node.inputs if name]
+        if not foldable(node.op_type, known):
             return False
-        results = fold(proto, [self.values.get(name) if name else None for name in proto.input], self.model.opset_import)
+        results = fold(node.proto, [values.get(name) if name else None for name in node.inputs], self.model.opset_import)
         if results is None:
             return False
-        for name, array in zip([n for n in proto.output if n], results):
+        for name, array in zip([n for n in node.outputs if n], results):
             self.record_constant(name, array, node.loc)
         return True
 
     def _bind_outputs(self, node: Node, result: Any) -> None:
+        outputs = node.outputs
+        if len(outputs) == 1 and outputs[0] and isinstance(result, ast.Node):  # the common case
+            self.exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), result, loc=node.loc)
+            return
         if result is KNOWN:
             return
         if isinstance(result, Tuple):
@@ -378,8 +394,11 @@ class Importer:
             problem = self._read_initializer(init)
             if problem is not None:
                 raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
-        for index, proto in enumerate(graph.node):
-            self._import_node(index, proto, key)
+        records = self.listing.graphs.get(key)
+        if records is None:  # a graph the listing did not read (not an attribute `g`)
+            records = [NodeRecord(proto) for proto in graph.node]
+        for index, record in enumerate(records):
+            self._import_node(index, record, key)
         names = [o.name for o in graph.output]
         if any(name in self.poisoned for name in names):
             raise Unsupported(lambda span: None)
@@ -422,6 +441,7 @@ class Importer:
 
 
 _NO_INFO = TensorInfo()
+_UNREAD = object()
 _CONVERTERS: Optional[dict] = None
 
 
@@ -452,6 +472,26 @@ def _input_dim_params(graph: Any) -> set:
     return set(dim_params(vi for vi in graph.input if vi.name not in initializers))
 
 
+def _inferred_graphs(inferred: Any, graphs: dict) -> list:
+    """The inferred graph and its subgraphs, in the order of `graphs` (the model's own, by
+    path: inference keeps the nodes as they are); every graph holding one when a path is not
+    found."""
+    found = [inferred]
+    try:
+        for key in graphs:
+            if key:
+                found.append(_subgraph(inferred, key))
+    except (IndexError, StopIteration):
+        return _graphs(inferred)
+    return found
+
+
+def _subgraph(graph: Any, key: tuple) -> Any:
+    for index, name in key:
+        graph = next(a.g for a in graph.node[index].attribute if a.name == name)
+    return graph
+
+
 def _graphs(graph: Any) -> list:
     """A graph and its subgraphs, recursively."""
     found = [graph]
@@ -469,11 +509,13 @@ def _default_opset(model: Any) -> int:
     return 1
 
 
-def _inferred_graph(model: Any) -> Any:
-    """The graph with ONNX's inferred value_info (the model itself if inference fails)."""
+def _inferred_graph(model: Any, serialized: Optional[bytes] = None) -> Any:
+    """The graph with ONNX's inferred value_info (the model itself if inference fails); ONNX
+    reads the model's bytes when they are given (else it serializes the model first)."""
     try:
         from onnx import shape_inference
 
-        return shape_inference.infer_shapes(model, check_type=False, strict_mode=False).graph
+        given = serialized if serialized is not None else model
+        return shape_inference.infer_shapes(given, check_type=False, strict_mode=False).graph
     except Exception:  # noqa: BLE001 - inference is only a hint for choosing lowerings
         return model.graph

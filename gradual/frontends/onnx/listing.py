@@ -16,24 +16,44 @@ them, and line numbers count nodes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ... import builder as gb
 from ... import messages
 from ...syntax.source import Source, Span
 
 
+class NodeRecord:
+    """One NodeProto's fields, read once: each protobuf field access costs about a
+    microsecond (a repeated field several), and the listing, the importer and the converters
+    all read them."""
+
+    __slots__ = ("proto", "name", "op_type", "domain", "inputs", "outputs", "attributes")
+
+    def __init__(self, proto: Any) -> None:
+        self.proto = proto
+        self.name: str = proto.name
+        self.op_type: str = proto.op_type
+        self.domain: str = proto.domain
+        self.inputs: list = proto.input[:]
+        self.outputs: list = proto.output[:]
+        self.attributes: list = proto.attribute[:]
+
+
 class Listing:
     """The listing of one graph (and its subgraphs: their nodes follow the outputs' line) and the
     locations in it. A node is named by its graph's path and its index in that graph; the path
-    of the main graph is (), of a branch `((3, "then_branch"),)`."""
+    of the main graph is (), of a branch `((3, "then_branch"),)`. `graphs` holds each graph's
+    node records by path, the main graph's first, then its subgraphs depth first."""
 
-    def __init__(self, path: str, graph: Any, describe: Any) -> None:
-        """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`)."""
+    def __init__(self, path: str, graph: Any, describe: Any, graphs: Optional[dict] = None) -> None:
+        """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`);
+        `graphs` the node records `read_graphs(graph)` gives (read here when not given)."""
+        self.graphs: dict = graphs if graphs is not None else read_graphs(graph)
         lines = _Lines()
         self._nodes: dict = {}
         self._values: dict = {}
-        self._add_nodes(lines, graph, (), "")
+        self._add_nodes(lines, (), "")
         for vi in graph.input:
             self._values[vi.name] = self._add(lines, messages.onnx_input_text(vi.name, describe(vi.name)))
         inputs = {vi.name for vi in graph.input}
@@ -41,24 +61,22 @@ class Listing:
             if init.name not in inputs:
                 self._values[init.name] = self._add(lines, messages.onnx_constant_text(init.name, describe(init.name)))
         self._outputs = self._add(lines, messages.onnx_output_text([o.name for o in graph.output]))
-        self._add_subgraphs(lines, graph, ())
+        for key in self.graphs:
+            if key:
+                index, attr = key[-1]
+                owner = self.graphs[key[:-1]][index]
+                where = messages.onnx_node_header(owner.name, index, owner.op_type)[len("node "):]
+                self._add_nodes(lines, key, f"{attr} of {where}")
         self.source = Source("\n".join(lines.texts) + "\n", path)
 
-    def _add_nodes(self, lines: "_Lines", graph: Any, key: tuple, where: str) -> None:
-        for index, node in enumerate(graph.node):
-            header = messages.onnx_node_header(node.name, index, node.op_type, where)
-            text = messages.onnx_node_text(header, list(node.input), list(node.output))
-            self._nodes[(key, index)] = (lines.end, text, len(header) + 2)
+    def _add_nodes(self, lines: "_Lines", key: tuple, where: str) -> None:
+        nodes = self._nodes
+        header_of, text_of = messages.onnx_node_header, messages.onnx_node_text
+        for index, node in enumerate(self.graphs[key]):
+            header = header_of(node.name, index, node.op_type, where)
+            text = text_of(header, node.inputs, node.outputs)
+            nodes[(key, index)] = (lines.end, text, len(header) + 2)
             lines.add(text)
-
-    def _add_subgraphs(self, lines: "_Lines", graph: Any, key: tuple) -> None:
-        for index, node in enumerate(graph.node):
-            for attr in node.attribute:
-                if attr.HasField("g"):
-                    sub_key = key + ((index, attr.name),)
-                    owner = messages.onnx_node_header(node.name, index, node.op_type)[len("node "):]
-                    self._add_nodes(lines, attr.g, sub_key, f"{attr.name} of {owner}")
-                    self._add_subgraphs(lines, attr.g, sub_key)
 
     @staticmethod
     def _add(lines: "_Lines", text: str) -> tuple:
@@ -72,18 +90,19 @@ class Listing:
     def node(self, key: tuple, index: int) -> gb.SpanLoc:
         """A node's line."""
         start, text, _ = self._nodes[(key, index)]
-        return self._loc(start, start + len(text))
+        return gb.SpanLoc(Span(self.source, start, start + len(text)))
 
     def argument(self, key: tuple, index: int, position: int, names: list) -> gb.SpanLoc:
-        """Input `position` of a node: its name on the node's line."""
-        start, text, cursor = self._nodes[(key, index)]
+        """Input `position` of a node (`names`: its inputs, as its line lists them): its name
+        on the node's line (the whole line from an absent input on)."""
+        start, _, cursor = self._nodes[(key, index)]
+        offset = start + cursor
         for i, name in enumerate(names):
-            found = text.find(name, cursor) if name else -1
-            if found < 0:
+            if not name:
                 break
             if i == position:
-                return self._loc(start + found, start + found + len(name))
-            cursor = found + len(name)
+                return gb.SpanLoc(Span(self.source, offset, offset + len(name)))
+            offset += len(name) + 2  # the line joins the names with ", "
         return self.node(key, index)
 
     def value(self, name: str) -> gb.SpanLoc:
@@ -93,6 +112,22 @@ class Listing:
     def outputs(self) -> gb.SpanLoc:
         """The graph outputs' line."""
         return self._loc(*self._outputs)
+
+
+def read_graphs(graph: Any) -> dict:
+    """The node records of a graph and of its subgraphs by path (the graph's first, then its
+    subgraphs depth first, in node order)."""
+    out: dict = {}
+    _read_graph(graph, (), out)
+    return out
+
+
+def _read_graph(graph: Any, key: tuple, out: dict) -> None:
+    records = out[key] = [NodeRecord(proto) for proto in graph.node]
+    for index, node in enumerate(records):
+        for attr in node.attributes:
+            if attr.HasField("g"):
+                _read_graph(attr.g, key + ((index, attr.name),), out)
 
 
 class _Lines:

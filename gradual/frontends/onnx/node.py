@@ -56,17 +56,29 @@ KNOWN = object()  # a converter result: the outputs were recorded as import-time
 class Node:
     """The converter's view of one node (see the module docstring)."""
 
-    def __init__(self, importer: "Importer", proto: Any, index: int, key: tuple = ()) -> None:
+    __slots__ = ("importer", "record", "proto", "index", "key", "op_type", "opset", "inputs", "outputs", "loc",
+                 "_attributes")
+
+    def __init__(self, importer: "Importer", record: Any, index: int, key: tuple = ()) -> None:
+        """`record`: the node's fields as read once (listing.NodeRecord)."""
         self.importer = importer
-        self.proto = proto
+        self.record = record
+        self.proto = record.proto
         self.index = index
         self.key = key
-        self.op_type: str = proto.op_type
+        self.op_type: str = record.op_type
         self.opset: int = importer.opset
-        self.inputs = list(proto.input)
-        self.outputs = list(proto.output)
-        self.attributes = {a.name: a for a in proto.attribute}
+        self.inputs: list = record.inputs
+        self.outputs: list = record.outputs
         self.loc = importer.listing.node(key, index)
+        self._attributes: Optional[dict] = None
+
+    @property
+    def attributes(self) -> dict:
+        """The node's AttributeProtos by name."""
+        if self._attributes is None:
+            self._attributes = {a.name: a for a in self.record.attributes}
+        return self._attributes
 
     # inputs -----------------------------------------------------------------------------------
     def has(self, i: int) -> bool:
@@ -75,10 +87,11 @@ class Node:
 
     def x(self, i: int) -> Any:
         """Input i as an expression: its variable, located at the tensor's name in this node."""
-        if not self.has(i):
+        inputs = self.inputs
+        if i >= len(inputs) or not inputs[i]:
             self.fail_attribute(f"input {i}", "absent", "this input given")
-        var = self.importer.expr_of(self.inputs[i], self.loc)
-        return gb.Var(var.name, self.importer.listing.argument(self.key, self.index, i, self.inputs))
+        var = self.importer.expr_of(inputs[i], self.loc)
+        return gb.Var(var.name, self.importer.listing.argument(self.key, self.index, i, inputs))
 
     def args(self) -> list:
         """Every given input as an expression."""
@@ -189,21 +202,25 @@ class Node:
         return dtype
 
 
-def schema_problem(proto: Any, opset: int) -> Optional[Callable[[Span], Diagnostic]]:
-    """A diagnostic maker for the first way a node departs from ONNX's schema of its operator:
-    more or fewer inputs or outputs than the schema allows (a Cast with no output), an attribute
-    of another kind than the schema gives (`axis="zero"` where an INT is due, or no kind at
-    all), or a missing required attribute. Converters may then rely on what the schema says."""
-    schema = _schema(proto.op_type, opset)
-    op = proto.op_type
+def schema_problem(node: Any, opset: int) -> Optional[Callable[[Span], Diagnostic]]:
+    """A diagnostic maker for the first way a node (its fields as read once: a
+    listing.NodeRecord) departs from ONNX's schema of its operator: more or fewer inputs or
+    outputs than the schema allows (a Cast with no output), an attribute of another kind than
+    the schema gives (`axis="zero"` where an INT is due, or no kind at all), or a missing
+    required attribute. Converters may then rely on what the schema says."""
+    op = node.op_type
+    schema = _schema(op, opset)
     if schema is None:  # an operator that does not exist at this opset (0, or before its first version)
         known = _known_operator(op)
         return (lambda span: messages.onnx_unsupported_operator(span, op, "", opset)) if known else None
-    for role, count, (least, most) in (("inputs", len(proto.input), schema.inputs),
-                                       ("outputs", len(proto.output), schema.outputs)):
+    for role, count, (least, most) in (("inputs", len(node.inputs), schema.inputs),
+                                       ("outputs", len(node.outputs), schema.outputs)):
         if not least <= count <= most:
             return lambda span, r=role, c=count, lo=least, hi=most: messages.onnx_node_arity(span, op, r, c, lo, hi)
-    for a in proto.attribute:
+    attributes = node.attributes
+    if not attributes and not schema.required:
+        return None
+    for a in attributes:
         spec = schema.attributes.get(a.name)
         if spec is None:
             continue  # attributes the schema does not list are the converter's business
@@ -211,7 +228,7 @@ def schema_problem(proto: Any, opset: int) -> Optional[Callable[[Span], Diagnost
         if a.type != wanted:
             expected, found = _attribute_kind(wanted), _attribute_kind(a.type)
             return lambda span, n=a.name: messages.onnx_attribute_kind(span, op, n, expected, found)
-    given = {a.name for a in proto.attribute}
+    given = {a.name for a in attributes}
     for name, (_, required) in schema.attributes.items():
         if required and name not in given:
             return lambda span, n=name: messages.onnx_attribute_missing(span, op, n)
@@ -226,6 +243,11 @@ class _Schema:
     attributes: dict
     inputs: tuple
     outputs: tuple
+
+    @functools.cached_property
+    def required(self) -> bool:
+        """Whether an attribute is required."""
+        return any(required for _, required in self.attributes.values())
 
 
 @functools.lru_cache(maxsize=None)
