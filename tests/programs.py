@@ -1820,8 +1820,9 @@ def feature_if(b: Builder) -> Val:
     if b.program.allow_data_dependent and b.draw.chance(60):
         else_block, else_val = branch(b, lambda: run_ops(b, b.draw.int(1, 2)))
     else:
-        twin = b.new_param(list(then_val.dims))
-        else_block, else_val = branch(b, lambda: b.bind(b.call("nn.relu", [twin.text]), twin.dims))
+        twin = b.new_param(list(then_val.dims), then_val.dtype)
+        op = "nn.relu" if twin.dtype == b.dtype else "copy"  # an int32 or bool branch keeps its dtype
+        else_block, else_val = branch(b, lambda: b.bind(b.call(op, [twin.text]), twin.dims, twin.dtype))
     first, second = (then_val, else_val) if taken else (else_val, then_val)
     if first.rank == second.rank:
         dims = tuple(join_dim(x, y) for x, y in zip(first.dims, second.dims))
