@@ -241,8 +241,10 @@ def _clamped_length(ctx: ShapeContext, d: Any, begin: Optional[int], end: Option
     return ctx.const(least) if least == most else ctx.bounded(least, most)
 
 
-# a size past every endpoint a slice can name (beyond it, a slice's length no longer grows)
-_LONG_ENOUGH = 2**62
+# a size past every endpoint a slice names literally (beyond it, a slice's length no longer
+# grows) and short of the INT_MAX-like ends that mean "to the end" (at a larger size NumPy reads
+# those literally: slice(-1, 2**31 - 1) of 2**62 elements is empty)
+_LONG_ENOUGH = 2**31 - 2
 
 
 def _need(end: _End, step: int) -> int:
