@@ -99,7 +99,8 @@ class _Reshape:
     """Relay's InferNewShape: walk the codes, remember which input and output dims are copies,
     and infer the -1 dim from the dims that are not (so copies cancel symbolically)."""
 
-    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False) -> None:
+    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False,
+                 allowzero: bool = False) -> None:
         self.ctx, self.data, self.newshape = ctx, data, list(newshape)
         self.dynamic = dynamic
         self.dims: list = []
@@ -107,7 +108,7 @@ class _Reshape:
         self.copied_out: set = set()
         self.src = 0
         self.infer_at: Optional[int] = None
-        self.allowzero = bool(ctx.attr("allowzero"))
+        self.allowzero = allowzero
         self.value_entries: list = []  # (output position, input position, entry) of symbolic sizes
 
     def run(self) -> list:
@@ -273,24 +274,27 @@ def _same(ctx: ShapeContext, a: Any, b: Any) -> bool:
         return False
 
 
-def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False) -> Optional[list]:
-    """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim, -1 is
-    inferred, -2 copies the rest, -3 merges two dims, -4 splits one into the next two codes.
+def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False,
+                 allowzero: Optional[bool] = None) -> Optional[list]:
+    """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim (a real 0
+    with `allowzero`, by default the operator's attribute), -1 is inferred, -2 copies the rest,
+    -3 merges two dims, -4 splits one into the next two codes.
     A `dynamic` shape (a tensor: its length is the rank) takes sizes, 0 and -1 only. A
     shape-value entry that may be negative (`n - 1`) may be a code at runtime: the dims are
     unknown."""
     if any(_code(ctx, e) is None and not ctx.at_least(e, 0) for e in newshape):
         return [ctx.unknown() for _ in newshape] if dynamic else None
+    if allowzero is None:
+        allowzero = bool(ctx.attr("allowzero"))
     if data.dims is None:
-        ctx.require_rank_at_least(data, _dims_read(ctx, newshape))
+        ctx.require_rank_at_least(data, _dims_read(ctx, newshape, allowzero))
         return _reshape_unknown_rank(ctx, newshape)
-    return _Reshape(ctx, data, newshape, dynamic).run()
+    return _Reshape(ctx, data, newshape, dynamic, allowzero).run()
 
 
-def _dims_read(ctx: ShapeContext, newshape: Sequence[Any]) -> int:
+def _dims_read(ctx: ShapeContext, newshape: Sequence[Any], allowzero: bool) -> int:
     """How many leading input dims the codes read (0 copies one, -3 merges two, -4 splits one;
     every other entry but -2 steps over one): the least rank the input needs."""
-    allowzero = bool(ctx.attr("allowzero"))
     src = least = i = 0
     while i < len(newshape):
         code = _code(ctx, newshape[i])

@@ -59,7 +59,8 @@ def dyn_sparse_to_dense(ctx: ShapeContext) -> Any:
 @shape_rule("sparse_reshape")
 def sparse_reshape(ctx: ShapeContext) -> Any:
     """`sparse_reshape(indices (n, r), prev_shape (r,), new_shape (m,))`: (new indices (n, m),
-    the new shape (m,) with its -1 inferred); known shape values reshape like `reshape`."""
+    the new shape (m,) with its -1 inferred); known shape values reshape as TensorFlow's
+    sparse_reshape, which TVM follows: -1 is inferred and 0 is a size (not `reshape`'s copy)."""
     indices, prev_shape, new_shape = ctx.args
     ctx.require_rank(indices, 2)
     ctx.require_rank(prev_shape, 1)
@@ -69,7 +70,7 @@ def sparse_reshape(ctx: ShapeContext) -> Any:
     prev, new = known_ints(ctx, prev_shape), new_shape.value
     if prev is not None and new is not None:
         dense = TensorArg(prev_shape.index, prev_shape.path, [ctx.const(v) for v in prev], prev_shape.dtype, None)
-        value = reshape_dims(ctx, dense, list(new))
+        value = reshape_dims(ctx, dense, list(new), allowzero=True)  # a 0 is a size, as in TensorFlow
     return ctx.tuple([ctx.tensor([indices.dim(0), new_shape.dim(0)], indices.dtype),
                       ctx.tensor([new_shape.dim(0)], new_shape.dtype, value=value)])
 

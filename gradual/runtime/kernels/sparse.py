@@ -37,9 +37,9 @@ def dyn_sparse_to_dense(sparse_indices: np.ndarray, sparse_values: np.ndarray, d
 
 @kernel("sparse_reshape")
 def sparse_reshape(sparse_indices: np.ndarray, prev_shape: np.ndarray, new_shape: np.ndarray) -> tuple:
-    """The indices of a sparse tensor of prev_shape in one of new_shape (-1 inferred)."""
+    """The indices of a sparse tensor of prev_shape in one of new_shape (-1 inferred; 0 is a size)."""
     old = [int(v) for v in prev_shape]
-    new = relay_newshape(old, [int(v) for v in new_shape])
+    new = relay_newshape(old, [int(v) for v in new_shape], allowzero=True)  # a 0 is a size, as in TensorFlow
     flat = np.ravel_multi_index(tuple(sparse_indices.T.astype(np.int64)), old) if sparse_indices.size else \
         np.zeros(sparse_indices.shape[0], np.int64)
     moved = np.stack(np.unravel_index(flat, new), axis=1) if new else np.zeros((sparse_indices.shape[0], 0))
