@@ -532,8 +532,23 @@ class CallSite(ShapeContext):
         if grade is Grade.NEVER:
             self._error(messages.dim_mismatch(self, a, b, symbol, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic(), a.origin)
+        if grade is Grade.CHECK:
+            self._check_equal_later(a, b)
         keep = a if a.origin is not None or b.origin is None else b
         return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
+
+    def _check_equal_later(self, a: SDim, b: SDim) -> None:
+        """Two exact dims that only a runtime check can equate, no polynomial solving them (`2 *
+        d` of a `?` argument against a rigid `n`): an argument dim without a slot of its own is
+        checked to equal the other, once the runtime has bound the other's variables."""
+        for mine, other in ((b, a), (a, b)):
+            origin = mine.origin
+            if origin is None or origin.axis is None:
+                continue
+            key = (origin.arg, origin.path, origin.axis)
+            if key not in self.slots and key not in self.claim_checks:
+                self.claim_checks[key] = other.dim
+                return
 
     def broadcast(self, a: Any, b: Any) -> SDim:
         a, b = _sdim(a), _sdim(b)
@@ -938,6 +953,11 @@ class _CastBuilder:
                 self.occurrences[rep] = self.occurrences.get(rep, 0) + 1
             for target in self._referenced_vars(slot):
                 self.occurrences[target] = self.occurrences.get(target, 0) + 2
+        for claimed in self.site.claim_checks.values():  # a dim checked against site variables
+            for sym in self.solver.resolve(claimed).symbols():
+                if isinstance(sym, SiteVar) and self.solver.is_free(sym):
+                    rep = self.solver.find(sym)
+                    self.occurrences[rep] = self.occurrences.get(rep, 0) + 2
         if self.site.contracts:  # a contract names the argument dims it shares
             args = {self.solver.find(slot.var) for slot in self.site.slots.values()}
             for contract in self.site.contracts.values():
@@ -1051,7 +1071,11 @@ class _CastBuilder:
         slot = self.site.slots.get((index, path, axis))
         claimed = self.site.claim_checks.get((index, path, axis))
         if claimed is not None:
-            return claimed, True, claimed
+            expressed = self._express(self.solver.resolve(claimed))
+            if expressed is not None:
+                if expressed.symbols() & set(self.binders.values()):
+                    return expressed, True, self.solver.resolve(d.dim, final=True)
+                return expressed, True, expressed
         if slot is None:
             exact = self.solver.resolve(d.dim, final=True)
             bound = self.site.bound_checks.get((index, path, axis))
