@@ -148,6 +148,8 @@ def gather_nd(ctx: ShapeContext) -> Any:
     data, indices = ctx.args
     batch = require_positive(ctx, "batch_dims", ctx.attr("batch_dims"), allow_zero=True)
     if indices.dims is None:
+        ctx.require_rank_at_least(indices, 1 + batch)
+        ctx.require_rank_at_least(data, batch + (ctx.attr("index_rank") or 0))
         return ctx.tensor(None)
     if indices.rank < 1 + batch:
         ctx.fail("gather-nd-indices", arg=indices, rank=indices.rank, needed=1 + batch)

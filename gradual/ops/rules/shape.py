@@ -567,9 +567,12 @@ def slice_like(ctx: ShapeContext) -> Any:
     """`slice_like(x, like, axes)`: along each axis (every axis both have, when none are
     given), x's dim becomes like's, which must not be longer."""
     data, like = ctx.args
-    if data.dims is None:
-        return ctx.tensor(None)
     axes = ctx.attr("axes")
+    if data.dims is None:
+        # the ranks both need, where the axes say it without data's rank (a check if unknown)
+        ctx.require_rank_at_least(data, axes_rank(axes))
+        ctx.require_rank_at_least(like, max((a + 1 for a in axes or () if a >= 0), default=0))
+        return ctx.tensor(None)
     if not axes:
         if like.dims is None:
             return ctx.tensor([ctx.unknown() for _ in data.dims])
@@ -578,6 +581,7 @@ def slice_like(ctx: ShapeContext) -> Any:
     for given in axes:
         axis = normalize_axis(ctx, given, data.rank, "axes")
         if like.dims is None:
+            ctx.require_rank_at_least(like, axis + 1)
             out[axis] = ctx.unknown()
             continue
         if axis >= like.rank:
@@ -642,14 +646,18 @@ def matrix_set_diag(ctx: ShapeContext) -> Any:
     for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim), and its last
     dim is the longest diagonal of the band in an (m, n) matrix: min(m + min(k2, 0), n - max(k1, 0))."""
     data, diagonal = ctx.args
-    if data.dims is None:
-        return ctx.tensor(None)
-    if data.rank < 2:
-        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
     k1, k2 = ctx.attr("k1"), ctx.attr("k2")
     if k1 > k2:
         ctx.fail("attribute-range", name="k2", value=k2, needed=f"at least k1 ({k1})")
     band = 0 if k1 == k2 else 1
+    if data.dims is None:  # the ranks it needs, checked where unknown
+        ctx.require_rank_at_least(data, 2)
+        ctx.require_rank_at_least(diagonal, 1 + band)
+        if diagonal.dims is not None:
+            ctx.require_rank(data, diagonal.rank + 1 - band)
+        return ctx.tensor(None)
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
     ctx.require_rank(diagonal, data.rank - 1 + band)
     for axis in range(data.rank - 2):
         ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
