@@ -31,7 +31,7 @@ from ..syntax import ast
 from ..syntax.source import Span
 from ..types import DynType, FuncType, Type
 from .errors import Blame, CallFailure, InputError, label_at
-from .match import match_value, unbind
+from .match import match_value, settle_deferred, unbind
 from .operators import run_operator
 from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, RefCell, Wrapped
 
@@ -165,6 +165,8 @@ class Interpreter:
             if ptype is not None and not isinstance(ptype, DynType):
                 arg = match_value(arg, ptype, frame, self._deferred_parameter_blame(info, index, span, contract))
             frame.values[binder] = arg
+        if frame.deferred:
+            settle_deferred(frame)
         if info.ret is not None and not isinstance(info.ret, DynType):
             ret = info.ret
             push_check(pending, _check_key(ret, frame), lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)))
@@ -180,6 +182,8 @@ class Interpreter:
         frame = Frame(fn.frame) if ftype.dim_params else fn.frame
         checked = tuple(match_value(a, p, frame, self._deferred_argument_blame(fn, i, span))
                         for i, (a, p) in enumerate(zip(args, ftype.params)))
+        if ftype.dim_params and frame.deferred:
+            settle_deferred(frame)
         push_check(pending, _check_key(ftype, frame, fn), lambda value: match_value(value, ftype.ret, frame, lambda: self.result_blame(fn)))
         return TailCall(fn.inner, checked, span or fn.blame.span, fn)
 

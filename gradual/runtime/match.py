@@ -43,21 +43,65 @@ def check_deferred(frame: Frame, bound: list) -> None:
     """Make the deferred checks of the frame that waited for a symbol just bound: a cast of
     `(n // 2,)` that ran before the cast binding `n` is verified once `n` is known, blamed on
     its own cast (argument and parameter order never decides what is checked). A check that
-    still waits for another symbol waits for that one (each is looked at once per symbol)."""
+    still waits for other symbols stays filed under them."""
     for sym in bound:
-        for item in frame.deferred.pop(sym, ()):
-            defer(frame, item)
+        for waiting in frame.deferred.pop(sym, ()):
+            if not waiting.done and not _unbound(frame, waiting):
+                waiting.check(frame)
+
+
+class _Deferred:
+    """A check filed under every symbol its expression waits for; done once made."""
+
+    __slots__ = ("item", "done")
+
+    def __init__(self, item: tuple) -> None:
+        self.item = item
+        self.done = False
+
+    def check(self, frame: Frame) -> None:
+        """Check the expression now that its symbols are bound."""
+        self.done = True
+        value, t, blame, size, dim, path, axis, broadcast = self.item
+        _Match(value, t, frame, blame).expression(size, dim, path, axis, broadcast)
+
+
+def _unbound(frame: Frame, waiting: _Deferred) -> list:
+    return [s for s in waiting.item[4].expr.symbols() if frame.dim(s) is None]
 
 
 def defer(frame: Frame, item: tuple) -> None:
     """Check a deferred item now if every symbol of its expression is bound, else file it
-    under one that is not."""
-    value, t, blame, size, dim, path, axis, broadcast = item
-    waiting = next((s for s in dim.expr.symbols() if frame.dim(s) is None), None)
-    if waiting is not None:
-        frame.deferred.setdefault(waiting, []).append(item)
-    else:
-        _Match(value, t, frame, blame).expression(size, dim, path, axis, broadcast)
+    under each symbol not bound yet, so whichever is bound last looks at it again."""
+    waiting = _Deferred(item)
+    unbound = _unbound(frame, waiting)
+    if not unbound:
+        waiting.check(frame)
+    for sym in unbound:
+        frame.deferred.setdefault(sym, []).append(waiting)
+
+
+def settle_deferred(frame: Frame) -> None:
+    """Once a function's parameters are matched, no bare occurrence will bind the symbols
+    its deferred checks still wait for: one that waits for a single symbol it is linear in
+    binds it (`n - m` of a size with `m` known gives `n`; left waiting, a cast in the body
+    would bind `n` and this check would then blame the call for the body's assumption), and
+    each symbol so bound lets other checks go on."""
+    progress = True
+    while progress and frame.deferred:
+        progress = False
+        for waiting in {id(w): w for ws in frame.deferred.values() for w in ws}.values():
+            unbound = _unbound(frame, waiting)
+            if waiting.done or len(unbound) != 1:
+                continue
+            value, t, blame, size, dim, path, axis, broadcast = waiting.item
+            if broadcast and size == 1:
+                continue
+            match = _Match(value, t, frame, blame)
+            if match.solve(size, dim, unbound[0], path, axis, broadcast):
+                waiting.done = True
+                check_deferred(frame, match.bound)
+                progress = True
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
