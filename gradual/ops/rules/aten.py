@@ -685,3 +685,46 @@ def argmax(ctx: ShapeContext) -> Any:
         return ctx.tensor([], "int64")
     values = _reduce(ctx)
     return ctx.tensor(values.dims, "int64")
+
+
+# writes (in-place operators, functionalized) -----------------------------------------------------
+_register("aten_view_as", adapted("reshape_like", [0, 1], lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None))
+
+
+@shape_rule("aten_copy")
+def copy(ctx: ShapeContext) -> Any:
+    """`aten.copy(self, src)`: src written into self: it broadcasts to self's shape (never
+    growing it) and takes self's dtype. An in-place `aten.X_(self, ...)` is `copy(self, X(...))`."""
+    data, src = ctx.args
+    if data.dims is not None:
+        broadcast_into(ctx, src, list(data.dims))
+    return ctx.tensor(data.dims, data.dtype)
+
+
+def _same_dims(ctx: ShapeContext, src: TensorArg, dims: Optional[list], symbol: str) -> None:
+    """src has exactly the dims of the part of self it is written into."""
+    if dims is None or src.dims is None:
+        return
+    ctx.require_rank(src, len(dims))
+    for have, want in zip(src.dims, dims):
+        ctx.equal(have, want, symbol=symbol)
+
+
+@shape_rule("aten_slice_scatter")
+def slice_scatter(ctx: ShapeContext) -> Any:
+    """`aten.slice_scatter(self, src, start, end, dim, step)`: self with self[start:end:step]
+    (along dim) replaced by src, which has that slice's shape."""
+    data, src, start, end = ctx.args
+    part = slice_(_View(ctx, [data, start, end], {}))
+    _same_dims(ctx, src, part.dims, "slice")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_select_scatter")
+def select_scatter(ctx: ShapeContext) -> Any:
+    """`aten.select_scatter(self, src, index, dim)`: self with self.select(dim, index) replaced
+    by src, which has self's shape without dim."""
+    data, src, index = ctx.args
+    part = select(_View(ctx, [data, index], {}))
+    _same_dims(ctx, src, part.dims, "selected")
+    return ctx.tensor(data.dims)
