@@ -728,3 +728,43 @@ def select_scatter(ctx: ShapeContext) -> Any:
     part = select(_View(ctx, [data, index], {}))
     _same_dims(ctx, src, part.dims, "selected")
     return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_unflatten")
+def unflatten(ctx: ShapeContext) -> Any:
+    """`aten.unflatten(x, sizes, dim)`: dim split into sizes (a SymInt list, one -1 inferred,
+    a 0 a size), whose product is the dim."""
+    data, size_arg = ctx.args
+    entries = sizes(ctx, size_arg)
+    if entries is None:
+        return ctx.tensor(None)
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    part = TensorArg(data.index, data.path, [data.dim(axis)], data.dtype, None)
+    middle = reshape_dims(ctx, part, entries, allowzero=True)
+    if middle is None:
+        return ctx.tensor(None)
+    return ctx.tensor(list(data.dims[:axis]) + list(middle) + list(data.dims[axis + 1:]))
+
+
+@shape_rule("aten_topk")
+def topk(ctx: ShapeContext) -> Any:
+    """`aten.topk(x, k, dim)`: (values, int64 indices), dim become k; it must hold at least k
+    (a scalar is its own top 1)."""
+    (data,) = ctx.args
+    k = ctx.attr("k")
+    if k < 0:
+        ctx.fail("attribute-range", name="k", value=k, needed="at least 0")
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")) if k > 1 else 0)
+        return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
+    dims = list(data.dims)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    if dims:
+        ctx.within(dims[axis], k, None)
+        dims[axis] = ctx.const(k)
+    elif k > 1:
+        ctx.fail("attribute-range", name="k", value=k, needed="at most 1 for a scalar")
+    return ctx.tuple([ctx.tensor(dims), ctx.tensor(list(dims), "int64")])

@@ -607,3 +607,22 @@ def select_scatter(data: np.ndarray, src: np.ndarray, index: np.ndarray, *, dim:
     where[dim] = int(np.asarray(index).reshape(-1)[0])
     out[tuple(where)] = src
     return out
+
+
+@kernel("aten.unflatten")
+def unflatten(data: np.ndarray, sizes: tuple, *, dim: int) -> np.ndarray:
+    """dim split into sizes (-1 inferred)."""
+    axis = dim % data.ndim
+    return data.reshape(data.shape[:axis] + tuple(_ints(sizes)) + data.shape[axis + 1:]).copy()
+
+
+@kernel("aten.topk")
+def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> tuple:  # noqa: A002 - ATen's name
+    """The k largest (smallest) entries along dim, in order, and their indices."""
+    if data.ndim == 0:
+        return data.copy(), np.zeros((), np.int64)
+    order = np.argsort(data, axis=dim, kind="stable")
+    if largest:
+        order = np.flip(order, axis=dim)
+    order = np.take(order, np.arange(k), axis=dim)
+    return np.take_along_axis(data, order, axis=dim), order.astype(np.int64)
