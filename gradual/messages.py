@@ -1213,7 +1213,8 @@ def torch_archive_version(span: Span, detail: str) -> Diagnostic:
 def torch_unsupported_node(span: Span, target: str, why: str) -> Diagnostic:
     """An ATen node the frontend does not import."""
     return Diagnostic(codes.UNKNOWN_OPERATOR, f"the node `{target}` is not supported: {why}", span,
-                      label="this node", help="the supported operators are declared in stdlib/aten.rly")
+                      label="this node", help="the supported operators are declared in stdlib/aten.rly",
+                      data={"operator": target, "why": why})
 
 
 def torch_unsupported_dtype(span: Span, value: str, dtype: str) -> Diagnostic:

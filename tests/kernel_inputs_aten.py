@@ -616,3 +616,72 @@ def _sym_numel(draw: Draw) -> tuple:
 @generator("aten.item")
 def _item(draw: Draw) -> tuple:
     return [array(draw, draw(shapes(lo=1, hi=1)), draw(st.sampled_from(FLOATS + INTS + ("bool",))))], {}
+
+
+@generator("aten.copy")
+def _copy(draw: Draw) -> tuple:
+    """self, and src of a trailing part of self's shape with some dims 1 (it broadcasts into
+    self), in any numeric dtype (the result takes self's)."""
+    shape = draw(shapes(lo=0))
+    tail = shape[draw(st.integers(0, len(shape))):]
+    src_shape = tuple(1 if draw(st.booleans()) else d for d in tail)
+    return [array(draw, shape, _numeric(draw)), array(draw, src_shape, _numeric(draw))], {}
+
+
+@generator("aten.fill")
+def _fill(draw: Draw) -> tuple:
+    dtype = _numeric(draw)
+    return [array(draw, draw(shapes(lo=0)), dtype), scalar(draw(st.integers(-5, 5)), _numeric(draw))], {}
+
+
+@generator("aten.zero")
+def _zero(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=0)), _numeric(draw))], {}
+
+
+@generator("aten.view_as")
+def _view_as(draw: Draw) -> tuple:
+    """other has as many elements as self, in another shape."""
+    shape = draw(shapes(lo=0))
+    other = tuple(np.random.default_rng(draw(st.integers(0, 2**16))).permutation(shape)) if shape else ()
+    return [array(draw, shape, _numeric(draw)), array(draw, other, _numeric(draw))], {}
+
+
+@generator("aten.slice_scatter")
+def _slice_scatter(draw: Draw) -> tuple:
+    """src has the shape of self[start:end:step] along dim."""
+    args, attrs = GENERATORS["aten.slice"](draw)
+    data, start, end = args
+    where = slice(None if start is NONE else int(start), None if end is NONE else int(end), attrs["step"])
+    part = data[(slice(None),) * (attrs["dim"] % data.ndim) + (where,)]
+    return [data, array(draw, part.shape, str(data.dtype)), start, end], attrs
+
+
+@generator("aten.select_scatter")
+def _select_scatter(draw: Draw) -> tuple:
+    """src has self's shape without dim."""
+    (data, index), attrs = GENERATORS["aten.select"](draw)
+    src_shape = data.shape[:attrs["dim"] % data.ndim] + data.shape[attrs["dim"] % data.ndim + 1:]
+    return [data, array(draw, src_shape, str(data.dtype)), index], attrs
+
+
+@generator("aten.unflatten")
+def _unflatten(draw: Draw) -> tuple:
+    """dim split into factors of its size, one of them now and then -1."""
+    shape = draw(shapes(rank_lo=1, lo=0))
+    dim = axis_in(draw, len(shape))
+    size = shape[dim]
+    first = draw(st.sampled_from([f for f in range(1, size + 1) if size % f == 0])) if size else 0
+    parts = [first, size // first if first else draw(st.integers(0, 3))]
+    if draw(st.booleans()) and first:
+        parts[draw(st.integers(0, 1))] = -1
+    return [array(draw, shape, _numeric(draw)), sym_ints(parts)], {"dim": dim}
+
+
+@generator("aten.topk")
+def _topk(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0))
+    dim = axis_in(draw, len(shape))
+    k = draw(st.integers(0, shape[dim]))
+    return [array(draw, shape, _numeric(draw))], {"k": k, "dim": dim, "largest": draw(st.booleans()),
+                                                   "sorted": True}

@@ -53,6 +53,7 @@ def checked(name: str):
     ("attention_core", "Tensor[(2, s27, 16), float32]) -> Tensor[(2, s27, 16), float32]", 0),
     ("nonzero", "fn (Tensor[(4, 5), float32]) -> (Tensor[(u0,), float32], int64, int64)", 0),
     ("constrained", "Tensor[(s77, s27, 8), float32]) -> Tensor[(s77, s27 // 2, 8), float32]", 0),
+    ("inplace", "Tensor[(s77, 4, s53, 5), float32]) -> Tensor[(s77, 2, 1), float32]", 0),
 ])
 def test_archives_check_with_torchs_symbols(name, main_type, checks):
     program, result = checked(name)
@@ -86,7 +87,7 @@ def test_core_aten_ir_and_default_ir_agree():
 
 
 # running ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained"])
+@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))

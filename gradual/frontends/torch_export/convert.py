@@ -13,6 +13,7 @@ arithmetic, and the assertions torch.export inserts (skipped: gradual inserts it
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ... import builder as gb
@@ -40,8 +41,8 @@ OPERATORS = {
     "aten.max_pool1d": "aten.max_pool2d", "aten.max_pool3d": "aten.max_pool2d", "aten.avg_pool1d": "aten.avg_pool2d",
     "aten.avg_pool3d": "aten.avg_pool2d", "aten.new_zeros": "aten.zeros", "aten.new_ones": "aten.ones",
     "aten.new_empty": "aten.empty", "aten.new_full": "aten.full", "aten.empty_like": "aten.zeros_like",
-    "aten.scalar_tensor": "aten.full", "aten.square": "aten.mul", "aten.dropout_": "aten.dropout",
-    "aten.relu_": "aten.relu", "aten.unsafe_split": "aten.split",
+    "aten.scalar_tensor": "aten.full", "aten.square": "aten.mul",
+    "aten.unsafe_split": "aten.split",
 }
 
 #: arguments whose ATen name differs from the declaration's, per ATen operator
@@ -81,6 +82,25 @@ def packet(op: str) -> str:
     """`aten.add.Tensor` -> `aten.add` (an operator without its overload)."""
     parts = op.split(".")
     return ".".join(parts[:2]) if len(parts) >= 3 and parts[0] == "aten" else op
+
+
+def is_in_place(op: str) -> bool:
+    """Whether an ATen target writes into its `self` (`aten.add_.Tensor`, `aten.relu_.default`)."""
+    name = packet(op)
+    return name.startswith("aten.") and name.endswith("_") and not name.endswith("__")
+
+
+def writes_out(node: GraphNode) -> bool:
+    """Whether a node is an `out=` variant (it writes its result into `out`)."""
+    return isinstance(node.args.get("out"), Ref)
+
+
+def written(node: GraphNode) -> Optional[Ref]:
+    """The tensor an in-place or `out=` node writes into (None for other nodes)."""
+    if is_in_place(node.op):
+        value = node.args.get("self", node.args.get("input"))
+        return value if isinstance(value, Ref) else None
+    return node.args["out"] if writes_out(node) else None
 
 
 class NodeConverter:
@@ -476,12 +496,13 @@ def like(c: NodeConverter) -> Any:
     return c.call(op, c.operand(c.raw("self")), **attrs)
 
 
-@special("aten.dropout", "aten.dropout_", "aten.feature_dropout", "aten.alpha_dropout")
+@special("aten.dropout", "aten.feature_dropout", "aten.alpha_dropout")
 def dropout(c: NodeConverter) -> Any:
     """Dropout is imported for inference only."""
     if c.raw("train") and c.raw("p") not in (0, 0.0):
         raise c.unsupported("dropout in training mode (train=True)")
-    return c.call("aten.dropout", c.operand(c.raw("input")), p=c.constant(float, "p", 0.5), train=False)
+    data = c.raw("input") if c.has("input") else c.raw("self")
+    return c.call("aten.dropout", c.operand(data), p=c.constant(float, "p", 0.5), train=False)
 
 
 @special("aten.batch_norm", "aten._native_batch_norm_legit_no_training")
@@ -533,10 +554,37 @@ def assertion(c: NodeConverter) -> Any:
     return SKIP
 
 
+def in_place(c: NodeConverter) -> Any:
+    """`aten.X_(self, ...)` (and `aten.X.out(..., out)`): the functional `aten.X`, written into
+    `self` as `aten.copy` writes when another tensor takes part (a result that would change self's
+    shape is an error, as in torch). The importer rebinds the written name (aliases.py)."""
+    op = packet(c.node.op)
+    if writes_out(c.node):
+        args = {name: value for name, value in c.node.args.items() if name != "out"}
+        c.raw("out")
+        return convert_as(c, replace(c.node, args=args))
+    target = op[:-1] + c.node.op[len(op):]
+    value = convert_as(c, replace(c.node, target=target))
+    others = [v for name, v in c.node.args.items() if name != "self" and isinstance(v, Ref) and v.kind == "tensor"]
+    if others and op != "aten.copy_":
+        value = c.call("aten.copy", c.operand(c.raw("self")), value)
+    return value
+
+
+def convert_as(c: NodeConverter, node: GraphNode) -> Any:
+    """Node `c` converted as another node (its functional form), its arguments marked used."""
+    inner = NodeConverter(c.importer, node, c.loc)
+    value = convert(inner)
+    c.used |= inner.used | (set(c.node.args) - set(node.args))
+    return value
+
+
 def convert(c: NodeConverter) -> Any:
     """A node as an expression (or SKIP); raises Unsupported, also for an argument that
     changes the result but that the conversion did not read."""
     op = packet(c.node.op)
+    if written(c.node) is not None:
+        return in_place(c)
     if c.node.op in SPECIAL or op in SPECIAL:
         result = SPECIAL.get(c.node.op, SPECIAL.get(op))(c)
     elif not c.node.op.startswith("aten."):

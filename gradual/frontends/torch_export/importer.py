@@ -22,7 +22,8 @@ from ...diagnostics import DIM_CONSTRAINT
 from ...ops.registry import default_registry
 from ...syntax import ast
 from .archive import Archive, ArchiveError, dtype_of, scalar_type_name
-from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet
+from .aliases import Aliases
+from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
 from .graph import GraphNode, InputSpec, Opaque, Program, Ref
 from .locations import Listing, PythonLines, model_frame, parse_trace
 from .guards import asserted, mentioning, rewritten
@@ -201,6 +202,7 @@ class Importer:
         self.inputs: list = []
         self.node_notes: dict = {}
         self.lines = PythonLines()
+        self.aliases = Aliases(self, self.program.nodes)
         self.fixed = fixed_values(self._bounds())
         self.listing = self._listing()
         self.asserting = self.program.only_asserting(lambda node: packet(node.op) in SKIPPED)
@@ -350,9 +352,35 @@ class Importer:
                 self.skipped.update(names)
                 return
             self._bind(node, c, result)
+            self._written(node, c)
+            self.aliases.defined(node)
         except Unsupported as problem:
             self._report(c.loc, problem.make)
             self.poisoned.update(names)
+
+    def _written(self, node: GraphNode, c: NodeConverter) -> None:
+        """An in-place node's result is also the tensor it wrote into (aliases.py)."""
+        target = written(node)
+        if target is None:
+            return
+        names = [n for n in node.output_names() if n]
+        value = self.exprs[names[0]] if names else self.bind_value(target.name, c.operand(target), c)
+        self.aliases.write(target.name, value, c)
+        for name in names[:1]:
+            self.aliases.alias(name, target.name)
+
+    def recompute(self, node: GraphNode) -> None:
+        """Convert a node again (a view whose storage was written since; aliases.py)."""
+        c = NodeConverter(self, node, self.node_loc(node))
+        self._bind(node, c, convert(c))
+
+    def bind_value(self, name: str, expr: Any, c: NodeConverter) -> Any:
+        """`let` a value under a fresh name close to `name`, at node `c`; the variable."""
+        return self.fn.let(self.namer.name(name), expr, loc=c.loc)
+
+    def var(self, binding: Any, c: NodeConverter) -> Any:
+        """A use of a bound variable at node `c`."""
+        return gb.Var(binding.name, c.loc)
 
     def _bind(self, node: GraphNode, c: NodeConverter, expr: Any) -> None:
         names = node.output_names()
@@ -371,6 +399,7 @@ class Importer:
     def value(self, ref: Ref, c: NodeConverter) -> Any:
         """A graph value used by node `c`: its variable, located at the node."""
         if ref.name in self.exprs:
+            self.aliases.current(ref.name)
             return gb.Var(self.exprs[ref.name].name, c.loc)
         if ref.name in self.literals:
             return c.operand(self.literals[ref.name])
@@ -411,6 +440,7 @@ class Importer:
                 name = value.name
                 self._report(loc, lambda span: messages.torch_undefined_value(span, name))
                 return None
+            self.aliases.current(value.name)
             exprs.append(gb.Var(self.exprs[value.name].name, loc))
         if not exprs:
             self._report(loc, lambda span: messages.torch_unsupported_output(span, "no user output"))

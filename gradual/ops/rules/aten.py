@@ -685,3 +685,86 @@ def argmax(ctx: ShapeContext) -> Any:
         return ctx.tensor([], "int64")
     values = _reduce(ctx)
     return ctx.tensor(values.dims, "int64")
+
+
+# writes (in-place operators, functionalized) -----------------------------------------------------
+_register("aten_view_as", adapted("reshape_like", [0, 1], lhs_begin=0, lhs_end=None, rhs_begin=0, rhs_end=None))
+
+
+@shape_rule("aten_copy")
+def copy(ctx: ShapeContext) -> Any:
+    """`aten.copy(self, src)`: src written into self: it broadcasts to self's shape (never
+    growing it) and takes self's dtype. An in-place `aten.X_(self, ...)` is `copy(self, X(...))`."""
+    data, src = ctx.args
+    if data.dims is not None:
+        broadcast_into(ctx, src, list(data.dims))
+    return ctx.tensor(data.dims, data.dtype)
+
+
+def _same_dims(ctx: ShapeContext, src: TensorArg, dims: Optional[list], symbol: str) -> None:
+    """src has exactly the dims of the part of self it is written into."""
+    if dims is None or src.dims is None:
+        return
+    ctx.require_rank(src, len(dims))
+    for have, want in zip(src.dims, dims):
+        ctx.equal(have, want, symbol=symbol)
+
+
+@shape_rule("aten_slice_scatter")
+def slice_scatter(ctx: ShapeContext) -> Any:
+    """`aten.slice_scatter(self, src, start, end, dim, step)`: self with self[start:end:step]
+    (along dim) replaced by src, which has that slice's shape."""
+    data, src, start, end = ctx.args
+    part = slice_(_View(ctx, [data, start, end], {}))
+    _same_dims(ctx, src, part.dims, "slice")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_select_scatter")
+def select_scatter(ctx: ShapeContext) -> Any:
+    """`aten.select_scatter(self, src, index, dim)`: self with self.select(dim, index) replaced
+    by src, which has self's shape without dim."""
+    data, src, index = ctx.args
+    part = select(_View(ctx, [data, index], {}))
+    _same_dims(ctx, src, part.dims, "selected")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_unflatten")
+def unflatten(ctx: ShapeContext) -> Any:
+    """`aten.unflatten(x, sizes, dim)`: dim split into sizes (a SymInt list, one -1 inferred,
+    a 0 a size), whose product is the dim."""
+    data, size_arg = ctx.args
+    entries = sizes(ctx, size_arg)
+    if entries is None:
+        return ctx.tensor(None)
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    part = TensorArg(data.index, data.path, [data.dim(axis)], data.dtype, None)
+    middle = reshape_dims(ctx, part, entries, allowzero=True)
+    if middle is None:
+        return ctx.tensor(None)
+    return ctx.tensor(list(data.dims[:axis]) + list(middle) + list(data.dims[axis + 1:]))
+
+
+@shape_rule("aten_topk")
+def topk(ctx: ShapeContext) -> Any:
+    """`aten.topk(x, k, dim)`: (values, int64 indices), dim become k; it must hold at least k
+    (a scalar is its own top 1)."""
+    (data,) = ctx.args
+    k = ctx.attr("k")
+    if k < 0:
+        ctx.fail("attribute-range", name="k", value=k, needed="at least 0")
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")) if k > 1 else 0)
+        return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
+    dims = list(data.dims)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    if dims:
+        ctx.within(dims[axis], k, None)
+        dims[axis] = ctx.const(k)
+    elif k > 1:
+        ctx.fail("attribute-range", name="k", value=k, needed="at most 1 for a scalar")
+    return ctx.tuple([ctx.tensor(dims), ctx.tensor(list(dims), "int64")])

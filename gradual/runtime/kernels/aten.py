@@ -562,3 +562,67 @@ def sym_numel(data: np.ndarray) -> np.ndarray:
 def item(data: np.ndarray) -> np.ndarray:
     """The one element, as a scalar."""
     return np.asarray(data.reshape(-1)[0], dtype=data.dtype)
+
+
+# writes ------------------------------------------------------------------------------------------
+@kernel("aten.copy")
+def copy(data: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """src broadcast to self's shape, in self's dtype."""
+    return np.broadcast_to(src, data.shape).astype(data.dtype)
+
+
+@kernel("aten.fill")
+def fill(data: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """self's shape filled with the value."""
+    return np.full(data.shape, np.asarray(value).reshape(-1)[0], data.dtype)
+
+
+@kernel("aten.zero")
+def zero(data: np.ndarray) -> np.ndarray:
+    """Zeros of self's shape."""
+    return np.zeros_like(data)
+
+
+@kernel("aten.view_as")
+def view_as(data: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """self reshaped to other's shape."""
+    return data.reshape(other.shape).copy()
+
+
+@kernel("aten.slice_scatter")
+def slice_scatter(data: np.ndarray, src: np.ndarray, start: Any, end: Any, *, dim: int, step: int) -> np.ndarray:
+    """self with a slice along dim replaced."""
+    out = data.copy()
+    index = [slice(None)] * data.ndim
+    index[dim] = slice(_optional(start), _optional(end), step)
+    out[tuple(index)] = src
+    return out
+
+
+@kernel("aten.select_scatter")
+def select_scatter(data: np.ndarray, src: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
+    """self with one index along dim replaced."""
+    out = data.copy()
+    where = [slice(None)] * data.ndim
+    where[dim] = int(np.asarray(index).reshape(-1)[0])
+    out[tuple(where)] = src
+    return out
+
+
+@kernel("aten.unflatten")
+def unflatten(data: np.ndarray, sizes: tuple, *, dim: int) -> np.ndarray:
+    """dim split into sizes (-1 inferred)."""
+    axis = dim % data.ndim
+    return data.reshape(data.shape[:axis] + tuple(_ints(sizes)) + data.shape[axis + 1:]).copy()
+
+
+@kernel("aten.topk")
+def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> tuple:  # noqa: A002 - ATen's name
+    """The k largest (smallest) entries along dim, in order, and their indices."""
+    if data.ndim == 0:
+        return data.copy(), np.zeros((), np.int64)
+    order = np.argsort(data, axis=dim, kind="stable")
+    if largest:
+        order = np.flip(order, axis=dim)
+    order = np.take(order, np.arange(k), axis=dim)
+    return np.take_along_axis(data, order, axis=dim), order.astype(np.int64)

@@ -11,6 +11,8 @@ Writes, next to this file:
                      rewired to conv2's bias, a (16,) vector, so the graph no longer type-checks
 * constrained.pt2    PairTokens, batch and sequence Dim.AUTO: the view works only for an even
                      sequence, which torch records as a guard (guards_code), not a range
+* inplace.pt2        InPlaceBlock, dynamic batch and height: in-place operators (relu_, add_,
+                     hardswish_) in torch.export's default IR, unflatten, topk
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -27,7 +29,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, Nonzero, PairTokens, SmallCNN  # noqa: E402
+from models import Attention, InPlaceBlock, Nonzero, PairTokens, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -80,7 +82,10 @@ def rewire_linear_weight(program):
                     named["arg"] = {"as_tensor": {"name": "p_conv2_bias"}}
 
 
-def main():
+def main(only=None):
+    """Write every archive (or only the one named)."""
+    if only == "inplace":
+        return save_inplace()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -101,7 +106,15 @@ def main():
     x = torch.randn(2, 6, 8)
     ep = export(PairTokens().eval(), (x,), dynamic_shapes={"x": {0: Dim.AUTO, 1: Dim.AUTO}})
     save("constrained", ep, (x,))
+    save_inplace()
+
+
+def save_inplace():
+    torch.manual_seed(0)
+    x = torch.randn(2, 4, 6, 5)
+    ep = export(InPlaceBlock().eval(), (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=64), 2: Dim.AUTO}})
+    return save("inplace", ep, (x,))
 
 
 if __name__ == "__main__":
-    main()
+    main(*sys.argv[1:])

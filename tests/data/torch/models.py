@@ -68,3 +68,22 @@ class PairTokens(torch.nn.Module):
         b, s, d = x.shape
         pairs = x.view(b, s // 2, 2 * d)
         return self.proj(pairs)
+
+
+class InPlaceBlock(torch.nn.Module):
+    """A residual block written the way torchvision writes them: in-place activations
+    (relu_, hardswish_), an in-place residual add (add_), then heads split by unflatten and
+    the top 3 scores (topk)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 4, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.act = torch.nn.Hardswish(inplace=True)
+
+    def forward(self, x):
+        y = torch.relu_(self.bn(self.conv(x)))
+        y.add_(x)
+        y = self.act(y)
+        heads = y.flatten(2).unflatten(1, (2, 2))
+        return torch.topk(heads.mean(-1), 1, dim=-1).values
