@@ -685,3 +685,17 @@ def _topk(draw: Draw) -> tuple:
     k = draw(st.integers(0, shape[dim]))
     return [array(draw, shape, _numeric(draw))], {"k": k, "dim": dim, "largest": draw(st.booleans()),
                                                    "sorted": True}
+
+
+@generator("aten.upsample")
+def _upsample(draw: Draw) -> tuple:
+    """1 to 3 resized trailing dims (each at least 1), to output sizes or by scale factors."""
+    k = draw(st.integers(1, 3))
+    shape = draw(shapes(rank_lo=k + 1, rank_hi=k + 2, lo=1, hi=4))
+    mode = draw(st.sampled_from(("nearest", "nearest-exact", "linear", "cubic")))
+    attrs = {"mode": mode, "align_corners": mode in ("linear", "cubic") and draw(st.booleans()), "antialias": False}
+    if draw(st.booleans()):
+        return [array(draw, shape, _float(draw)), sym_ints([draw(st.integers(1, 6)) for _ in range(k)])], \
+            {**attrs, "scales": None}
+    scales = [draw(st.sampled_from((0.5, 1.0, 1.5, 2.0, 3.0))) for _ in range(k)]
+    return [array(draw, shape, _float(draw)), NONE], {**attrs, "scales": scales}

@@ -579,6 +579,40 @@ def convert_as(c: NodeConverter, node: GraphNode) -> Any:
     return value
 
 
+
+# resampling --------------------------------------------------------------------------------------
+UPSAMPLE = {"nearest": "nearest", "nearest_exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
+            "trilinear": "linear", "bicubic": "cubic"}
+UPSAMPLE_OPS = [f"aten.{prefix}upsample_{kind}{k}d{aa}" for prefix, kind, k, aa in
+                [("", "nearest", k, "") for k in (1, 2, 3)] + [("_", "nearest_exact", k, "") for k in (1, 2, 3)] +
+                [("", "linear", 1, ""), ("", "bilinear", 2, ""), ("", "trilinear", 3, ""), ("", "bicubic", 2, ""),
+                 ("_", "bilinear", 2, "_aa"), ("_", "bicubic", 2, "_aa")]]
+
+
+def _upsample_mode(op: str) -> tuple:
+    """(mode, antialias) of `aten.upsample_bilinear2d`, `aten._upsample_nearest_exact1d`, ..."""
+    name = op[len("aten."):].lstrip("_")[len("upsample_"):]
+    antialias = name.endswith("_aa")
+    kind = (name[:-len("_aa")] if antialias else name)[:-2]  # without "2d"
+    return UPSAMPLE.get(kind), antialias
+
+
+@special(*UPSAMPLE_OPS)
+def upsample(c: NodeConverter) -> Any:
+    """torch's upsample_* (vec and default overloads) as aten.upsample: an output size, or
+    scale factors (`scale_factors`, or `scales_h`, `scales_w`, ...)."""
+    mode, antialias = _upsample_mode(packet(c.node.op))
+    scales = c.raw("scale_factors")
+    if scales is None:
+        given = [c.raw(name) for name in ("scales", "scales_d", "scales_h", "scales_w") if c.has(name)]
+        scales = given if given and all(s is not None for s in given) else None
+    size = c.raw("output_size")
+    data = c.operand(c.raw("input") if c.has("input") else c.raw("self"))
+    attrs: dict = {"mode": mode, "align_corners": bool(c.raw("align_corners", False)), "antialias": antialias}
+    if scales is not None:
+        attrs["scales"] = [float(s) for s in c.attribute(scales)]
+    return c.call("aten.upsample", data, c.operand(size, "int64"), **attrs)
+
 def convert(c: NodeConverter) -> Any:
     """A node as an expression (or SKIP); raises Unsupported, also for an argument that
     changes the result but that the conversion did not read."""

@@ -10,13 +10,15 @@ bias, and attention.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from typing import Any, Callable, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
-from .common import require_scalar, show_ints
+from .common import require_choice, require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
 from .reduce import require_elements
@@ -768,3 +770,51 @@ def topk(ctx: ShapeContext) -> Any:
     elif k > 1:
         ctx.fail("attribute-range", name="k", value=k, needed="at most 1 for a scalar")
     return ctx.tuple([ctx.tensor(dims), ctx.tensor(list(dims), "int64")])
+
+
+# resampling ------------------------------------------------------------------------------------------
+register_rule_message(
+    "upsample-size", codes.BAD_ATTRIBUTE,
+    "{op} needs output_size or scales for the dims it resizes",
+    "give the output size or the scale factors",
+)
+
+UPSAMPLE_MODES = ("nearest", "nearest-exact", "linear", "cubic")
+
+
+def scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
+    """floor(d * scale) as torch computes it (in double): exact for a scale whose binary
+    fraction has a small denominator ((d * p) // q), else `?` when d is not known."""
+    size = ctx.static(d)
+    if size is not None:
+        return ctx.const(int(size * scale))
+    exact = Fraction(scale)
+    if scale <= 0 or exact.denominator > 1024:
+        return ctx.unknown()
+    if exact.denominator == 1:
+        return d * exact.numerator
+    return (d * exact.numerator) // exact.denominator
+
+
+@shape_rule("aten_upsample")
+def upsample(ctx: ShapeContext) -> Any:
+    """`aten.upsample(x, output_size, scales, mode)`: the last len(output_size or scales) dims
+    resized (see stdlib/aten.rly); each must hold at least 1."""
+    data, size_arg = ctx.args
+    require_choice(ctx, "mode", ctx.attr("mode"), UPSAMPLE_MODES)
+    scales = ctx.attr("scales")
+    entries = sizes(ctx, size_arg) if present(ctx, size_arg) is not None else None
+    if not entries and not scales:
+        ctx.fail("upsample-size")
+    k = len(entries) if entries else len(scales)
+    if data.dims is None:
+        ctx.require_rank_at_least(data, k + 1)
+        return ctx.tensor(None)
+    if data.rank < k + 1:
+        ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=data.rank)
+    dims = list(data.dims)
+    first = data.rank - k
+    for i in range(k):
+        ctx.within(dims[first + i], 1, None)
+        dims[first + i] = _dims(ctx, [entries[i]])[0] if entries else scaled(ctx, dims[first + i], float(scales[i]))
+    return ctx.tensor(dims)

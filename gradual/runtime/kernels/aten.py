@@ -626,3 +626,28 @@ def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> 
         order = np.flip(order, axis=dim)
     order = np.take(order, np.arange(k), axis=dim)
     return np.take_along_axis(data, order, axis=dim), order.astype(np.int64)
+
+
+# resampling ---------------------------------------------------------------------------------------
+_COORDINATES = {"nearest": ("nearest", "asymmetric", "floor"), "nearest-exact": ("nearest", "half_pixel", "round_prefer_ceil"),
+                "linear": ("linear", "pytorch_half_pixel", "floor"), "cubic": ("cubic", "half_pixel", "floor")}
+
+
+@kernel("aten.upsample")
+def upsample(data: np.ndarray, output_size: Any, *, scales: Optional[Sequence[float]], mode: str, align_corners: bool,
+             antialias: bool) -> np.ndarray:
+    """torch's interpolate through ONNX's Resize (the same coordinate mappings)."""
+    sizes = _ints(output_size) if isinstance(output_size, tuple) else []
+    k = len(sizes) or len(scales or [])
+    axes = list(range(data.ndim - k, data.ndim))
+    resize_mode, coordinates, nearest = _COORDINATES[mode]
+    if align_corners and mode in ("linear", "cubic"):
+        coordinates = "align_corners"
+    static = [float(s) for s in scales] if scales and not sizes and not align_corners else None
+    if static is None and not sizes:
+        sizes = [int(data.shape[a] * float(s)) for a, s in zip(axes, scales or [])]
+    empty = np.zeros((0,), np.float32)
+    return KERNELS["onnx.resize"](data, empty, empty, np.asarray(sizes if static is None else [], np.int64),
+                                  static_scales=static, axes=axes, mode=resize_mode, coordinate_transformation_mode=coordinates,
+                                  nearest_mode=nearest, cubic_coeff_a=-0.75, exclude_outside=False, extrapolation_value=0.0,
+                                  keep_aspect_ratio_policy="stretch", antialias=antialias)

@@ -12,7 +12,7 @@ Writes, next to this file:
 * constrained.pt2    PairTokens, batch and sequence Dim.AUTO: the view works only for an even
                      sequence, which torch records as a guard (guards_code), not a range
 * inplace.pt2        InPlaceBlock, dynamic batch and height: in-place operators (relu_, add_,
-                     hardswish_) in torch.export's default IR, unflatten, topk
+                     hardswish_) in torch.export's default IR, upsample_bilinear2d, unflatten, topk
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 

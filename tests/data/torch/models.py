@@ -72,8 +72,8 @@ class PairTokens(torch.nn.Module):
 
 class InPlaceBlock(torch.nn.Module):
     """A residual block written the way torchvision writes them: in-place activations
-    (relu_, hardswish_), an in-place residual add (add_), then heads split by unflatten and
-    the top 3 scores (topk)."""
+    (relu_, hardswish_), an in-place residual add (add_), a bilinear upsampling, then heads
+    split by unflatten and the top score (topk)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -84,6 +84,6 @@ class InPlaceBlock(torch.nn.Module):
     def forward(self, x):
         y = torch.relu_(self.bn(self.conv(x)))
         y.add_(x)
-        y = self.act(y)
+        y = F.interpolate(self.act(y), scale_factor=2.0, mode="bilinear")
         heads = y.flatten(2).unflatten(1, (2, 2))
         return torch.topk(heads.mean(-1), 1, dim=-1).values
