@@ -131,7 +131,9 @@ def gather(ctx: ShapeContext) -> Any:
     """`gather(x, axis, indices)`: the indices' shape; both have the same rank, and axis names
     a dim of x."""
     data, indices = ctx.args
-    if data.dims is None and indices.dims is None:
+    if data.dims is None and indices.dims is None:  # both must reach axis (checked while unknown)
+        for arg in (data, indices):
+            ctx.require_rank_at_least(arg, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
     rank = data.rank if data.dims is not None else indices.rank
     for arg in (data, indices):
