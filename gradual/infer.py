@@ -667,6 +667,7 @@ class Checker:
 
         Inserted flows (returns, conditions) record casts; written ones (user casts and
         annotations) stay in the program as they are and only report what can never hold."""
+        target = self.current.solver.resolve_type(target)  # type: ignore[union-attr]
         sig = FuncType((target,), target, introduced)
         site = self.site(callee, (node,), [actual], {}, blame, env)
         outcome = site.run(lambda ctx: apply_signature(ctx, sig))

@@ -223,11 +223,3 @@ def test_relaxing_an_existential_binder_does_not_sharpen_types() -> None:
     assert str(loose.function_type("main")) == "fn (Tensor[(2, 4), float32]) -> Tensor[(2, 4), float32]"
     assert precision_problem(loose.function_type("main"), tight.function_type("main")) is None
 
-
-@pytest.mark.xfail(strict=True, reason="a reference made from an unannotated parameter before the parameter's type "
-                                       "is inferred: a later write of a value of that type is rejected (found by the "
-                                       "deep dynamic-guarantee property on a generated program; not yet fixed)")
-def test_a_reference_to_an_unannotated_parameter_accepts_writes_of_its_type() -> None:
-    result = gradual.check("def @h(%p) {\n  let %r = ref(%p);\n  let %u = ref_write(%r, negative(%p));\n"
-                           "  ref_read(%r)\n}\n")
-    assert result.ok, [d.message for d in result.diagnostics]
