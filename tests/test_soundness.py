@@ -199,8 +199,10 @@ def partners(result: gradual.CheckResult, record: object, records: list) -> froz
     own = runtime_symbols(record.type)
     if not own:
         return frozenset()
-    return frozenset((binder_of(result, r.node), id(r.node) if binder_of(result, r.node) is None else 0, str(r.type))
-                     for r in records if r is not record and runtime_symbols(r.type) & own)
+    found = frozenset((binder_of(result, r.node), id(r.node) if binder_of(result, r.node) is None else 0, str(r.type))
+                      for r in records if r is not record and runtime_symbols(r.type) & own)
+    # a partner whose cast only binds `d` records no check: the call is then what tells the facts apart
+    return found or frozenset({record.reason})
 
 
 def runtime_symbols(t: object) -> set:
