@@ -176,7 +176,9 @@ def _topk(ctx: ShapeContext, data: TensorArg, k: Optional[int]) -> Any:
 def argsort(ctx: ShapeContext) -> Any:
     """`argsort(x, axis, is_ascend, dtype)`: indices shaped like x, in dtype."""
     (data,) = ctx.args
-    if data.dims is not None:
+    if data.dims is None:  # axis must name a dim (checked while the rank is unknown)
+        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
+    else:
         normalize_axis(ctx, ctx.attr("axis"), data.rank)
     return ctx.tensor(data.dims, ctx.attr("dtype"))
 
