@@ -210,6 +210,16 @@ def one_line(n: int) -> str:
     return chain(n).replace("\n", " ") + "\n"
 
 
+def blanks(n: int) -> str:
+    """Runs of n blanks where the one-match statement reader (syntax/lexer.py) starts and then
+    fails (a cast among the arguments): at the statement's start, after `let`, inside the
+    parentheses and before the `;`. A failed match must not try every split of a run (it did:
+    80,000 blanks took a minute)."""
+    run = " " * n
+    return (f"def @main(%x: {T}) {{{run}%a = zeros_like({run}%x as {T}){run};\n"
+            f"  let{run}%b = nn.relu({run}%a as {T});\n  %b\n}}\n")
+
+
 def unknown_chain(n: int) -> str:
     """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
     return bench.chain_program(n, "unknown")
@@ -289,6 +299,7 @@ AXES = [
     Axis("hint-chain", "hinted definitions, each widened by the one before", hint_chain, 600),
     Axis("component", "definitions in one recursive component", component, 150),
     Axis("line", "length of one source line", one_line, 2500),
+    Axis("blanks", "runs of blanks inside statements", blanks, 10000),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
