@@ -579,7 +579,6 @@ def convert_as(c: NodeConverter, node: GraphNode) -> Any:
     return value
 
 
-
 # resampling --------------------------------------------------------------------------------------
 UPSAMPLE = {"nearest": "nearest", "nearest_exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
             "trilinear": "linear", "bicubic": "cubic"}
@@ -608,10 +607,11 @@ def upsample(c: NodeConverter) -> Any:
         scales = given if given and all(s is not None for s in given) else None
     size = c.raw("output_size")
     data = c.operand(c.raw("input") if c.has("input") else c.raw("self"))
-    attrs: dict = {"mode": mode, "align_corners": bool(c.raw("align_corners", False)), "antialias": antialias}
+    attrs: dict = {"mode": mode, "align_corners": c.constant(bool, "align_corners", False), "antialias": antialias}
     if scales is not None:
         attrs["scales"] = [float(s) for s in c.attribute(scales)]
     return c.call("aten.upsample", data, c.operand(size, "int64"), **attrs)
+
 
 def convert(c: NodeConverter) -> Any:
     """A node as an expression (or SKIP); raises Unsupported, also for an argument that

@@ -11,7 +11,6 @@ bias, and attention.
 from __future__ import annotations
 
 from fractions import Fraction
-
 from typing import Any, Callable, Optional, Sequence
 
 from ... import diagnostics as codes
@@ -205,8 +204,8 @@ def view(ctx: ShapeContext) -> Any:
     codes_ = [e if isinstance(e, int) else ctx.static(e) for e in entries]
     if data.dims is None or any(c is None for c in codes_) and -1 in codes_:
         return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
-    torch_sizes = _View(ctx, ctx.args, {"allowzero": lambda c: True})  # a 0 is a size, not Relay's "copy"
-    return ctx.tensor(reshape_dims(torch_sizes, data, entries), value=data.value)
+    dims = reshape_dims(ctx, data, entries, allowzero=True)  # a 0 is a size, not Relay's "copy"
+    return ctx.tensor(dims, value=data.value)
 
 
 @shape_rule("aten_expand")

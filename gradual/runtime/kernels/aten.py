@@ -621,11 +621,9 @@ def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> 
     """The k largest (smallest) entries along dim, in order, and their indices."""
     if data.ndim == 0:
         return data.copy(), np.zeros((), np.int64)
-    order = np.argsort(data, axis=dim, kind="stable")
-    if largest:
-        order = np.flip(order, axis=dim)
+    order = KERNELS["argsort"](data, axis=dim, is_ascend=not largest, dtype="int64")
     order = np.take(order, np.arange(k), axis=dim)
-    return np.take_along_axis(data, order, axis=dim), order.astype(np.int64)
+    return np.take_along_axis(data, order, axis=dim), order
 
 
 # resampling ---------------------------------------------------------------------------------------
