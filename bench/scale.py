@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import resource
 import subprocess
@@ -241,6 +242,19 @@ def deferred_lets(n: int) -> str:
     return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
 
 
+def entry_chain(n: int) -> str:
+    """An entry whose n parameters chain their symbols (`(s{i+1} - s{i}, 4)`, the last one
+    binding s0), run: each entry check waits for two symbols, and settling them binds one symbol
+    after another (it was quadratic: a pass over every waiting check for each symbol bound)."""
+    params = ", ".join(f"%x{i}: Tensor[(s{i + 1} - s{i}, 4), float32]" for i in reversed(range(n)))
+    return f"def @main({params}, %x: Tensor[(s0, 4), float32]) {{ %x }}\n"
+
+
+def entry_inputs(program: str) -> list:
+    """The inputs of an `entry_chain` program: every parameter of its entry."""
+    return re.findall(r"%(x[0-9]*):", program)
+
+
 def onnx_chain(n: int) -> bytes:
     """An ONNX model: a chain of n nodes (Add, Mul, Relu, MatMul) over `(n, 64)`."""
     return onnx_chain_model(n).SerializeToString()
@@ -274,6 +288,7 @@ class Axis:
     n: int
     command: str = "check"
     suffix: str = ".rly"
+    inputs: Callable[[str], list] = lambda program: ["x"]  # what `run` is given, each a (4, 4) tensor
 
 
 AXES = [
@@ -304,6 +319,8 @@ AXES = [
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
+    Axis("entry-chain", "parameters whose symbols chain (`gradual run`)", entry_chain, 600, command="run",
+         inputs=entry_inputs),
 ]
 
 
@@ -325,7 +342,9 @@ def write_program(axis: Axis, n: int, workdir: Path) -> Path:
 
 
 def _command(axis: Axis, path: Path) -> list:
-    extra = {"check": ["--quiet"], "elaborate": [], "run": ["--shape", "x=4x4"]}[axis.command]
+    extra = {"check": ["--quiet"], "elaborate": []}.get(axis.command)
+    if extra is None:
+        extra = [f"--shape={name}=4x4" for name in axis.inputs(path.read_text(encoding="utf-8"))]
     return [sys.executable, "-m", "gradual.cli", axis.command, *extra, str(path)]
 
 
@@ -360,7 +379,7 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
         elif axis.command == "run":
             import numpy as np
 
-            gradual.run(result, {"x": np.ones((4, 4), np.float32)})
+            gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
     return work
 
 

@@ -46,14 +46,14 @@ def calls_made(work: Callable[[], None]) -> int:
     return count
 
 
-def _work(text: str, command: str) -> Callable[[], None]:
+def _work(text: str, axis) -> Callable[[], None]:  # noqa: ANN001 - a scale.Axis
     def check() -> None:
         result = gradual.check(text)
         assert result.ok, [d.message for d in result.errors[:1]]
-        if command == "elaborate":
+        if axis.command == "elaborate":
             gradual.elaborate_text(result)
-        elif command == "run":
-            gradual.run(result, {"x": np.ones((4, 4), np.float32)})
+        elif axis.command == "run":
+            gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
     return check
 
 
@@ -63,7 +63,7 @@ def test_calls_grow_linearly(axis) -> None:
     gradual.check(axis.make(2))  # the operator library and caches are loaded once, outside the count
 
     def both() -> tuple:  # on the large-stack thread, where checking runs inline
-        return calls_made(_work(axis.make(n), axis.command)), calls_made(_work(axis.make(8 * n), axis.command))
+        return calls_made(_work(axis.make(n), axis)), calls_made(_work(axis.make(8 * n), axis))
 
     small, large = run_deep(both)
     assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import messages
-from ..api import run_deep
+from ..api import gc_paused, run_deep
 from ..infer import check_attributes
 from ..names import Binder, FunctionInfo, Resolution, resolve
 from ..ops.registry import Registry, default_registry
@@ -76,8 +76,10 @@ class Interpreter:
         from . import kernels  # noqa: F401  (registers the NumPy kernels)
 
         self.registry = registry or default_registry()
-        # resolution recurses over the syntax tree: on the large-stack thread, like checking
-        self.res: Resolution = run_deep(resolve, module, self.registry, self.registry.names())
+        # resolution recurses over the syntax tree: on the large-stack thread, like checking, and
+        # without the collector's full passes over a tree that stays alive (superlinear)
+        with gc_paused():
+            self.res: Resolution = run_deep(resolve, module, self.registry, self.registry.names())
         errors = [d for d in self.res.diagnostics if d.is_error]
         if errors:
             from .errors import ProgramRejected

@@ -12,6 +12,7 @@ references: cells.py).
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Optional
 
 import numpy as np
@@ -46,7 +47,7 @@ def check_deferred(frame: Frame, bound: list) -> None:
     still waits for other symbols stays filed under them."""
     for sym in bound:
         for waiting in frame.deferred.pop(sym, ()):
-            if not waiting.done and not _unbound(frame, waiting):
+            if not waiting.done and not waiting.unbound(frame):
                 waiting.check(frame)
 
 
@@ -59,6 +60,11 @@ class _Deferred:
         self.item = item
         self.done = False
 
+    def unbound(self, frame: Frame) -> list:
+        """The symbols of the expression the frame has not bound yet."""
+        dim = self.item[4]
+        return [s for s in dim.expr.symbols() if frame.dim(s) is None]
+
     def check(self, frame: Frame) -> None:
         """Check the expression now that its symbols are bound."""
         self.done = True
@@ -66,15 +72,11 @@ class _Deferred:
         _Match(value, t, frame, blame).expression(size, dim, path, axis, broadcast)
 
 
-def _unbound(frame: Frame, waiting: _Deferred) -> list:
-    return [s for s in waiting.item[4].expr.symbols() if frame.dim(s) is None]
-
-
 def defer(frame: Frame, item: tuple) -> None:
     """Check a deferred item now if every symbol of its expression is bound, else file it
     under each symbol not bound yet, so whichever is bound last looks at it again."""
     waiting = _Deferred(item)
-    unbound = _unbound(frame, waiting)
+    unbound = waiting.unbound(frame)
     if not unbound:
         waiting.check(frame)
     for sym in unbound:
@@ -86,22 +88,23 @@ def settle_deferred(frame: Frame) -> None:
     its deferred checks still wait for: one that waits for a single symbol it is linear in
     binds it (`n - m` of a size with `m` known gives `n`; left waiting, a cast in the body
     would bind `n` and this check would then blame the call for the body's assumption), and
-    each symbol so bound lets other checks go on."""
-    progress = True
-    while progress and frame.deferred:
-        progress = False
-        for waiting in {id(w): w for ws in frame.deferred.values() for w in ws}.values():
-            unbound = _unbound(frame, waiting)
-            if waiting.done or len(unbound) != 1:
-                continue
-            value, t, blame, size, dim, path, axis, broadcast = waiting.item
-            if broadcast and size == 1:
-                continue
-            match = _Match(value, t, frame, blame)
-            if match.solve(size, dim, unbound[0], path, axis, broadcast):
-                waiting.done = True
-                check_deferred(frame, match.bound)
-                progress = True
+    each symbol so bound lets other checks go on (a worklist: a check is looked at again only
+    when a symbol it waits for is bound)."""
+    work = deque({id(w): w for ws in frame.deferred.values() for w in ws}.values())
+    while work:
+        waiting = work.popleft()
+        unbound = () if waiting.done else waiting.unbound(frame)
+        if len(unbound) != 1:
+            continue
+        value, t, blame, size, dim, path, axis, broadcast = waiting.item
+        if broadcast and size == 1:
+            continue
+        match = _Match(value, t, frame, blame)
+        if match.solve(size, dim, unbound[0], path, axis, broadcast):
+            waiting.done = True
+            # only the checks filed under a symbol just bound can have come down to one unknown
+            work.extend(w for sym in match.bound for w in frame.deferred.get(sym, ()) if not w.done)
+            check_deferred(frame, match.bound)
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
