@@ -459,14 +459,10 @@ class Checker:
         return t if t.__class__ is not TypeVar else self.current.solver.resolve_type(t)  # type: ignore[union-attr]
 
     def _expr(self, e: ast.Expr, env: Env) -> Type:
+        """The type of a compound expression or literal (`expr` reads variables itself)."""
         assert self.current is not None
         if isinstance(e, ast.Call):
             return self.call(e, env)
-        if isinstance(e, ast.Var):
-            t = self.var_type(e, env)
-            if self.record_uses:
-                self.current.frame.types[id(e)] = t
-            return t
         if isinstance(e, ast.Literal):
             problem = literal_problem(e)
             if problem is not None:
