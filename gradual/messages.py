@@ -188,17 +188,21 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
 
 
 def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim: Dimension, other_dim: Dimension,
-                   constraint: "Constraint", inserted: bool = True) -> Diagnostic:
+                   constraint: "Constraint", inserted: bool = True, ones: tuple = ()) -> Diagnostic:
     """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC
     6): the constraint the model places on it, at the argument that is checked at runtime
     (`inserted`: by an inserted check; else a dim the call computes, which its shape rule
-    checks when it runs)."""
+    checks when it runs). `ones`: broadcasting, each dim that may instead be 1 with the
+    constraint that places, as (dim, constraint)."""
     claimed = sorted({s.name for d in (checked_dim, other_dim) if d.is_symbolic for s in d.symbols() if s.claimed})
     names = ", ".join(f"`{n}`" for n in claimed)
-    holds = constraint_text(constraint, checked_dim, other_dim)
     who = "the body" if site.callee.kind == "flow" else _code(site.callee.display)
-    needs = f"{checked_dim} = {other_dim}"
-    message = f"{who} needs {needs}" + ("" if holds == needs else f", which holds only when {holds}")
+    equations = [f"{checked_dim} = {other_dim}"] + [f"{dim} = 1" for dim, _ in ones]
+    whens = [] if constraint.kind == "impossible" else [constraint_text(constraint, checked_dim, other_dim)]
+    whens += [constraint_text(one, dim, Dimension.static(1)) for dim, one in ones]
+    needs, holds = " or ".join(equations), " or ".join(dict.fromkeys(whens))
+    message = f"{who} needs {needs}" + (" to broadcast" if ones else "")
+    message += "" if holds == needs else f", which holds only when {holds}"
     dims = "dim" if len(claimed) == 1 else "dims"
     note = (f"{names} {'is a' if len(claimed) == 1 else 'are'} dynamic {dims} of the exported model: the exporter's "
             f"claim, not a promise that every size works")

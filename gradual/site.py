@@ -232,7 +232,7 @@ class CallSite(ShapeContext):
         self.new_def_dtype = new_def_dtype
         self.slots: dict[tuple, Slot] = {}
         self.bound_checks: dict[tuple, tuple] = {}
-        self.claim_checks: dict[tuple, Dimension] = {}  # argument dims checked to equal a dim (SPEC 6)
+        self.claim_checks: dict[tuple, Any] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
         self.rank_min_checks: dict[tuple, int] = {}
         self.contracts: dict[tuple, FuncType] = {}
@@ -570,34 +570,66 @@ class CallSite(ShapeContext):
             maybe_one = self._maybe_one_of(a, b)
             if maybe_one is not None:  # a computed `0..1` broadcasts with 2 when it is 1
                 return maybe_one
-            claimed = self._claimed_constraint(a, b, None)
+            claimed = self._claimed_constraint(a, b, None, broadcasting=True)
             if claimed is not None:
                 return claimed
             self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic())
         return self._broadcast_result(a, b)
 
-    def _claimed_constraint(self, a: SDim, b: SDim, symbol: Optional[str]) -> Optional[SDim]:
+    def _claimed_constraint(self, a: SDim, b: SDim, symbol: Optional[str],
+                            broadcasting: bool = False) -> Optional[SDim]:
         """Two exact dims that differ, where one mentions a claimed symbol (an exporter's dynamic
-        dim, SPEC 6): unless no value of it can make them equal, a warning that states the
+        dim, SPEC 6): unless no value of it can make them agree, a warning that states the
         constraint, and a runtime check of the argument dim that mentions it (the later one when
-        both do); the call goes on with the other dim. None: an ordinary mismatch."""
+        both do); the call goes on with the other dim. None: an ordinary mismatch.
+        When `broadcasting`, see `_claimed_broadcast`."""
         ra, rb = self._shown(a), self._shown(b)
         if not (_mentions_claimed(ra) or _mentions_claimed(rb)):
             return None
         constraint = solve_constraint(ra, rb)
+        if b.origin is not None and _mentions_claimed(rb):
+            sides = (b, rb, a, ra)
+        else:
+            sides = (a, ra, b, rb)
+        if broadcasting:
+            return self._claimed_broadcast(sides, constraint, symbol)
         if constraint.kind == "impossible":
             return None
-        if b.origin is not None and _mentions_claimed(rb):
-            checked, checked_dim, kept, kept_dim = b, rb, a, ra
-        else:
-            checked, checked_dim, kept, kept_dim = a, ra, b, rb
+        return self._claim_checked(sides, constraint, (), symbol)
+
+    def _claimed_broadcast(self, sides: tuple, constraint: Any, symbol: Optional[str]) -> Optional[SDim]:
+        """Broadcasting two such dims also works where one of them is 1 (`(2 * n, 3) + (n, 3)`
+        runs for n = 0 and n = 1). The side that can be 1 is checked to be the other or 1;
+        when both can be 1 at different values (`n` and `n + 1`), no one dim is the result:
+        it is unknown, and the operator's rule decides when it runs."""
+        checked, checked_dim, kept, kept_dim = sides
+        ones = [solve_constraint(d, Dimension.static(1)) for d in (checked_dim, kept_dim)]
+        possible = [c.kind != "impossible" for c in ones]
+        if constraint.kind == "impossible" and not any(possible):
+            return None
+        if possible[1] and not possible[0]:
+            checked, checked_dim, kept, kept_dim = kept, kept_dim, checked, checked_dim
+            ones.reverse()
+        if all(possible) and ones[0] != ones[1]:
+            either = ((checked_dim, ones[0]), (kept_dim, ones[1]))
+            self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, False,
+                                                     either))
+            return SDim(Dimension.dynamic())
+        one = ((checked_dim, ones[0]),) if any(possible) else ()
+        return self._claim_checked((checked, checked_dim, kept, kept_dim), constraint, one, symbol)
+
+    def _claim_checked(self, sides: tuple, constraint: Any, one: tuple, symbol: Optional[str]) -> SDim:
+        """The warning, a check that the argument dim equals the kept one (or, `one` given,
+        is it or 1), and the kept dim as the result."""
+        checked, checked_dim, kept, kept_dim = sides
         inserted = checked.origin is not None and checked.origin.axis is not None
         if inserted:
             origin = checked.origin
-            self.claim_checks[(origin.arg, origin.path, origin.axis)] = kept_dim
-        self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, inserted))
+            self.claim_checks[(origin.arg, origin.path, origin.axis)] = Broadcast(kept_dim) if one else kept_dim
+        self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, inserted, one))
         return SDim(kept_dim, kept.origin, symbol or kept.symbol)
+
 
     def _broadcast_result(self, a: SDim, b: SDim) -> SDim:
         """Two dims that may broadcast: an exact one wins over a computed imprecise one (which is
@@ -954,6 +986,8 @@ class _CastBuilder:
             for target in self._referenced_vars(slot):
                 self.occurrences[target] = self.occurrences.get(target, 0) + 2
         for claimed in self.site.claim_checks.values():  # a dim checked against site variables
+            if isinstance(claimed, Broadcast):
+                claimed = claimed.target
             for sym in self.solver.resolve(claimed).symbols():
                 if isinstance(sym, SiteVar) and self.solver.is_free(sym):
                     rep = self.solver.find(sym)
@@ -1070,7 +1104,11 @@ class _CastBuilder:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""
         slot = self.site.slots.get((index, path, axis))
         claimed = self.site.claim_checks.get((index, path, axis))
-        if claimed is not None:
+        if isinstance(claimed, Broadcast):  # the dim is the other or 1: the value keeps its own
+            expressed = self._express(self.solver.resolve(claimed.target))
+            if expressed is not None:
+                return Broadcast(expressed), True, self.solver.resolve(d.dim, final=True)
+        elif claimed is not None:
             expressed = self._express(self.solver.resolve(claimed))
             if expressed is not None:
                 if expressed.symbols() & set(self.binders.values()):

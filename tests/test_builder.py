@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import gradual
 from gradual import builder as gb
 from gradual.syntax.ast import same_tree
@@ -108,3 +112,71 @@ def test_claimed_dims_make_a_constraint_a_warning_with_a_check() -> None:
     assert claimed.warnings[0].message == "`nn.dense` needs h = 32"
     assert [str(c.type) for c in claimed.checks("main")] == ["Tensor[(n, 32), float32]"]
     assert [d.code for d in gradual.check(build(False)).errors] == ["shape-mismatch"]
+
+
+@pytest.mark.parametrize("other,swap,message,check,runs", [
+    ("twice", False, "`add` needs n = 2 * n or n = 1 to broadcast, which holds only when n = 0 or n = 1",
+     "Tensor[(2 * n|1, 3), float32]", {0: True, 1: True, 2: False}),
+    ("twice", True, "`add` needs n = 2 * n or n = 1 to broadcast, which holds only when n = 0 or n = 1",
+     "Tensor[(2 * n|1, 3), float32]", {0: True, 1: True, 2: False}),
+    ("plus-one", False, "`add` needs n = n + 1 or n = 1 or n + 1 = 1 to broadcast, which holds only when n = 1 or n = 0",
+     None, {0: True, 1: True, 2: False}),
+])
+def test_a_claimed_dim_may_broadcast_as_1(other: str, swap: bool, message: str, check: str, runs: dict) -> None:
+    """Broadcasting a claimed `n` against `2 * n` also works when n = 1: the warning says so and
+    the inserted check lets 1 through (it once demanded n = 2 * n, rejecting n = 1). Against
+    `n + 1`, either side is 1 at some n: the result is `?` and the rule decides at runtime."""
+    import numpy as np
+
+    main = gb.Function("main")
+    x = main.param("x", gb.Tensor(("n", 3), "float32"))
+    one = main.param("one", gb.Tensor((1, 3), "float32"))
+    main.claim_dims(["n"])
+    longer = gb.call("concatenate", gb.tuple_(x, x if other == "twice" else one), axis=0)
+    result = gradual.check(gb.module(main.returns(gb.call("add", *((x, longer) if swap else (longer, x))))))
+    assert result.ok and [d.message for d in result.warnings] == [message]
+    assert [str(c.type) for c in result.checks("main")] == ([check] if check else [])
+    for n, ok in runs.items():
+        inputs = {"x": np.ones((n, 3), np.float32), "one": np.ones((1, 3), np.float32)}
+        if ok:
+            longer_rows = 2 * n if other == "twice" else n + 1
+            assert gradual.run(result, inputs)[0].shape == np.broadcast_shapes((longer_rows, 3), (n, 3))
+        else:
+            with pytest.raises(gradual.CheckFailure):  # an inserted check's, or the operator rule's
+                gradual.run(result, inputs)
+
+
+def _claimed_side(main: gb.Function, x: object, times: int, plus: int, name: str) -> object:
+    """`times * n + plus` rows: x concatenated `times` times with a (plus, 3) parameter."""
+    parts = [x] * times
+    if plus or not parts:
+        parts.append(main.param(name, gb.Tensor((plus, 3), "float32")))
+    return parts[0] if len(parts) == 1 else gb.call("concatenate", gb.tuple_(*parts), axis=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3))
+def test_claimed_broadcasts_reject_exactly_what_numpy_rejects(a: int, b: int, c: int, d: int) -> None:
+    """`(a * n + b, 3) + (c * n + d, 3)` with a claimed n, run for n in 0..4: checking never
+    rejects what NumPy broadcasts (its result has the inferred type), and what NumPy cannot
+    broadcast fails at a check or is a static error."""
+    import numpy as np
+
+    main = gb.Function("main")
+    x = main.param("x", gb.Tensor(("n", 3), "float32"))
+    main.claim_dims(["n"])
+    lhs, rhs = _claimed_side(main, x, a, b, "p"), _claimed_side(main, x, c, d, "q")
+    result = gradual.check(gb.module(main.returns(gb.call("add", lhs, rhs))))
+    for n in range(5):
+        rows = (a * n + b, c * n + d)
+        broadcasts = rows[0] == rows[1] or 1 in rows
+        if not result.ok:
+            assert not broadcasts, (rows, [e.message for e in result.errors])
+            continue
+        inputs = {"x": np.ones((n, 3), np.float32), "p": np.ones((b, 3), np.float32), "q": np.ones((d, 3), np.float32)}
+        inputs = {k: v for k, v in inputs.items() if k in ("x", "p" if a == 0 or b else "", "q" if c == 0 or d else "")}
+        if broadcasts:
+            assert gradual.run(result, inputs)[0].shape == (rows[1] if rows[0] == 1 else rows[0], 3), rows
+        else:
+            with pytest.raises(gradual.CheckFailure):  # an inserted check's, or the operator rule's
+                gradual.run(result, inputs)
