@@ -259,10 +259,6 @@ class _Resolver:
                 self.expr(f, dims, types, info)
         elif isinstance(e, ast.Proj):
             self.expr(e.tuple, dims, types, info)
-        elif isinstance(e, ast.Var):
-            self.var(e)
-        elif isinstance(e, ast.Call):
-            self.call(e, dims, types, info)
         elif isinstance(e, ast.If):
             self.expr(e.cond, dims, types, info)
             self.body(e.then, dims, types, info)
@@ -274,7 +270,6 @@ class _Resolver:
         elif isinstance(e, ast.Cast):
             self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)
-
 
     def var(self, e: ast.Var) -> None:
         binder = self.vars.get(e.name)
