@@ -250,7 +250,12 @@ def _mismatch_help(a: Dimension, b: Dimension, symbol: Optional[str]) -> str:
 
 
 def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
-    """Two dims that NumPy broadcasting can never combine."""
+    """Two dims that NumPy broadcasting can never combine (in a cast: a dim that can never be
+    the `e|1` it is cast to)."""
+    if site.callee.kind == "flow":
+        known, other = (a, b) if a.origin is not None else (b, a)
+        shown, needed = (a_dim, b_dim) if known is a else (b_dim, a_dim)
+        return _flow(site, codes.BROADCAST_MISMATCH, f"{_flow_where(known.origin)} is {shown}, neither {needed} nor 1")
     message = (f"{_code(site.callee.display)} cannot broadcast {origin_phrase(site, a.origin, short=True)} ({a_dim}) "
                f"with {origin_phrase(site, b.origin, short=True)} ({b_dim})")
     labels = []
