@@ -848,7 +848,7 @@ def _sparse_fill_empty_rows(draw: Draw) -> tuple:
 
 @generator("unravel_index")
 def _unravel_index(draw: Draw) -> tuple:
-    dims = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3))))
+    dims = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(0, 3))))  # () is a scalar's shape
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     index_shape = draw(shapes(rank_hi=2))
     dtype = draw(st.sampled_from(INTS))

@@ -332,8 +332,14 @@ def dyn_strided_slice(ctx: ShapeContext) -> Any:
     data, begin, end, strides = ctx.args
     for vector in (begin, end, strides):
         ctx.require_rank(vector, 1)
+    lengths = [ctx.static(v.dim(0)) for v in (begin, end, strides)]
+    longest = max((n for n in lengths if n is not None), default=0)  # each names its leading dims
     if data.dims is None:
+        ctx.require_rank_at_least(data, longest)
         return ctx.tensor(None)
+    if longest > data.rank:
+        name, n = next((name, n) for name, n in zip(("begin", "end", "strides"), lengths) if n == longest)
+        ctx.fail("slice-length", name=name, values=f"a vector of {n}", rank=data.rank)
     known = [known_ints(ctx, v) for v in (begin, end, strides)]
     dims = list(data.dims)
     if all(k is not None for k in known):

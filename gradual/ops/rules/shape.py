@@ -124,9 +124,12 @@ class _Reshape:
         """An entry of unknown value (`?`, `0..8`) that is 0 at runtime is the code 0: it
         copies the input's dim there (unless allowzero). Where that dim is not known to equal
         the entry, the dim is not known, nor is the inferred one. An exact entry (`n`) is read
-        as a size, as SPEC 3.7 and exported models need (see docs/design.md for the 0 case). A rank-1 input or result needs no such care: the
-        runtime's count check then only passes where the copied dim is the entry's 0."""
-        if self.allowzero or self.data.rank <= 1 or len(self.dims) <= 1:  # type: ignore[operator]
+        as a size, as SPEC 3.7 and exported models need (see docs/design.md for the 0 case).
+        Without a -1, a rank-1 input or result needs no such care: the runtime's count check
+        then only passes where the copied dim is the entry's 0. With one, it does: `[?, -1]` of
+        a (0,) tensor is (0, 1) when the `?` is the code 0 and (k, 0) when it is a size k."""
+        small = self.data.rank <= 1 or len(self.dims) <= 1  # type: ignore[operator]
+        if self.allowzero or small and self.infer_at is None:
             return
         ctx = self.ctx
         for at, src, entry in self.value_entries:

@@ -70,4 +70,8 @@ def sparse_fill_empty_rows(sparse_indices: np.ndarray, sparse_values: np.ndarray
 def unravel_index(indices: np.ndarray, shape: np.ndarray) -> np.ndarray:
     """The coordinates of flat indices in a tensor of `shape`, one row per dim."""
     dims = tuple(int(v) for v in shape)
+    if not dims:  # a scalar's one element: index 0 has no coordinates (NumPy refuses the empty shape)
+        if np.any(indices != 0):
+            raise ValueError("index out of bounds for a shape with no dims")
+        return np.zeros((0,) + indices.shape, indices.dtype)
     return np.asarray(np.unravel_index(indices.astype(np.int64), dims)).astype(indices.dtype)
