@@ -48,12 +48,12 @@ OPERATORS = {
 #: arguments whose ATen name differs from the declaration's, per ATen operator
 RENAMES = {"aten.reshape": {"size": "shape"}}
 #: tensor parameters that may be absent (None): written `()`
-OPTIONAL_TENSORS = frozenset({"bias", "weight", "attn_mask", "running_mean", "running_var"})
+OPTIONAL_TENSORS = frozenset({"bias", "weight", "attn_mask", "running_mean", "running_var", "prepend", "append", "m"})
 
 #: operators whose scalar operands follow the result's dtype (torch's type promotion)
-PROMOTING = frozenset({"aten.add", "aten.sub", "aten.mul", "aten.div", "aten.floor_divide", "aten.remainder",
+PROMOTING = {"aten.add", "aten.sub", "aten.mul", "aten.div", "aten.floor_divide", "aten.remainder",
                        "aten.fmod", "aten.pow", "aten.maximum", "aten.minimum", "aten.where", "aten.bitwise_and",
-                       "aten.bitwise_or", "aten.bitwise_xor"})
+                       "aten.bitwise_or", "aten.bitwise_xor"}
 COMPARING = frozenset({"aten.eq", "aten.ne", "aten.lt", "aten.le", "aten.gt", "aten.ge"})
 #: targets torch.export inserts to assert what it assumed; gradual checks what it needs itself
 SKIPPED = frozenset({"aten._assert_scalar", "aten._assert_tensor_metadata", "aten.sym_constrain_range_for_size",
@@ -61,7 +61,10 @@ SKIPPED = frozenset({"aten._assert_scalar", "aten._assert_tensor_metadata", "ate
                      "aten.empty_strided_check"})
 #: Python operators on symbolic ints -> gradual operators on int64 scalars
 SYM_ARITHMETIC = {"_operator.add": "add", "_operator.sub": "subtract", "_operator.mul": "multiply",
-                  "_operator.floordiv": "floor_divide", "_operator.mod": "mod", "_operator.neg": "negative"}
+                  "_operator.floordiv": "floor_divide", "_operator.mod": "aten.remainder", "_operator.neg": "negative",
+                  "_operator.truediv": "divide", "_operator.pow": "power"}
+#: conversions of symbolic numbers -> the dtype they give (truncating toward 0 for ints)
+SYM_CONVERSIONS = {"torch.sym_float": "float64", "torch.sym_int": "int64", "math.trunc": "int64"}
 SYM_COMPARISONS = frozenset({"_operator.eq", "_operator.ne", "_operator.lt", "_operator.le", "_operator.gt",
                              "_operator.ge", "_operator.and_", "_operator.or_", "_operator.not_"})
 FLOAT_ORDER = ("float16", "bfloat16", "float32", "float64")
@@ -348,6 +351,7 @@ def _same_padding(c: NodeConverter) -> list:
 
 
 @special("aten.max_pool2d", "aten.max_pool1d", "aten.max_pool3d", "aten.max_pool2d_with_indices",
+         "aten.max_pool1d_with_indices", "aten.max_pool3d_with_indices",
          "aten.avg_pool2d", "aten.avg_pool1d", "aten.avg_pool3d")
 def pool(c: NodeConverter) -> Any:
     """Pooling; max_pool*_with_indices keeps both outputs."""
@@ -420,7 +424,7 @@ def split(c: NodeConverter) -> Any:
         return c.call("aten.split", x, chunks=c.constant(int, "chunks"), dim=dim, count=count)
     size = c.raw("split_size")
     if isinstance(size, list):
-        return c.call("aten.split_with_sizes", x, split_sizes=c.attribute(size), dim=dim)
+        return c.call("aten.split_with_sizes", x, c.operand(size, "int64"), dim=dim)
     if not isinstance(size, int):
         raise c.unsupported("a symbolic split_size")
     return c.call("aten.split", x, split_size=size, dim=dim, count=count)
@@ -537,9 +541,22 @@ def sizes(c: NodeConverter) -> Any:
 
 @special(*SYM_ARITHMETIC)
 def sym_arithmetic(c: NodeConverter) -> Any:
-    """Arithmetic on symbolic ints (`2 * s0`) as int64 scalars whose values are dims."""
-    args = [c.operand(c.raw(name), "int64") for name in ("a", "b") if c.has(name)]
+    """Arithmetic on symbolic ints (`2 * s0`) as int64 scalars whose values are dims; on
+    symbolic floats (`s0 / 2`, `sym_float(s0) * 0.5`) as float64 scalars."""
+    outputs = [o for o in c.node.outputs if isinstance(o, Ref)]
+    dtype = "float64" if c.node.op == "_operator.truediv" or (outputs and outputs[0].kind == "sym_float") else "int64"
+    args = [c.cast(c.operand(c.raw(name), dtype), c.dtype_of(c.raw(name)) or dtype, dtype) for name in ("a", "b")
+            if c.has(name)]
     return c.call(SYM_ARITHMETIC[c.node.op], *args)
+
+
+@special(*SYM_CONVERSIONS)
+def sym_conversion(c: NodeConverter) -> Any:
+    """sym_float(s0), sym_int(x), math.trunc(x): a scalar converted (ints truncate)."""
+    value = c.raw("a") if c.has("a") else c.raw("x")
+    dtype = SYM_CONVERSIONS[c.node.op]
+    have = c.dtype_of(value) or ("float64" if isinstance(value, float) else "int64")
+    return c.cast(c.operand(value, have), have, dtype) if have != dtype else c.call("copy", c.operand(value, have))
 
 
 @special(*SYM_COMPARISONS)

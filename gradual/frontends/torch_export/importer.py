@@ -23,16 +23,13 @@ from ...ops.registry import default_registry
 from ...syntax import ast
 from .archive import Archive, ArchiveError, dtype_of, scalar_type_name
 from .aliases import Aliases
+from . import conversions  # noqa: F401  (registers the conversions beyond convert.py's)
 from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
 from .graph import GraphNode, InputSpec, Opaque, Program, Ref
 from .locations import Listing, PythonLines, model_frame, parse_trace
 from .guards import asserted, mentioning, rewritten
 from .symbols import bounds, dim_of_size, fixed_values, symbols_in
 
-#: ATen operators whose result is a tuple (one field per output of the node)
-TUPLE_RESULTS = frozenset({"aten.native_layer_norm", "aten._native_batch_norm_legit_no_training",
-                           "aten.max_pool2d_with_indices", "aten.max_dim", "aten.min_dim", "aten.split",
-                           "aten.split_with_sizes", "aten.unbind"})
 STATE_KINDS = ("parameter", "buffer", "tensor_constant")
 
 
@@ -383,9 +380,10 @@ class Importer:
         return gb.Var(binding.name, c.loc)
 
     def _bind(self, node: GraphNode, c: NodeConverter, expr: Any) -> None:
+        """Bind a node's outputs: one, or the fields of the tuple a node of several (or of a
+        list of tensors: split, unbind) gives."""
         names = node.output_names()
-        op = getattr(getattr(expr, "callee", None), "name", "")
-        if op not in TUPLE_RESULTS and len(names) == 1:
+        if len(names) == 1 and not isinstance(node.outputs[0], list):
             if names[0]:
                 self.exprs[names[0]] = self.fn.let(self.namer.name(names[0]), expr, loc=c.loc)
             return

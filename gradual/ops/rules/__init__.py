@@ -18,9 +18,11 @@ registers them all, with the wording of the failures they report.
 | sparse | sparse_to_dense, sparse_reshape, sparse_fill_empty_rows, unravel_index |
 | image | image.resize2d |
 | aten | the torch.export frontend's operators (stdlib/aten.rly), mostly the rules above under ATen's names |
+| aten_index | ATen's advanced indexing, gather and scatter, searching sorted values |
+| aten_nn | ATen's resampling, recurrent layers, group/instance/RMS norms, losses, distances (stdlib/aten_nn.rly) |
 | onnx | the ONNX frontend's operators (stdlib/onnx.rly): matmul, expand, N-d conv and pools, slice/pad/tile with tensor inputs, ... |
 """
 
 from . import combine, conv, data, elementwise, image, index, nn, qnn, reduce, shape, sparse  # noqa: F401
 from . import onnx, onnx_models  # noqa: F401  (the ONNX frontend's operators, stdlib/onnx*.rly)
-from . import aten  # noqa: F401,E402  (the torch.export frontend's operators, stdlib/aten.rly)
+from . import aten, aten_index, aten_nn  # noqa: F401,E402  (the torch.export frontend's operators, stdlib/aten*.rly)

@@ -20,6 +20,7 @@ from ..registry import RULES, shape_rule
 from .common import require_choice, require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
+from .onnx import divided
 from .reduce import require_elements
 from .shape import broadcast_into, reshape_dims
 
@@ -37,6 +38,11 @@ register_rule_message(
     "unbind-count", codes.SHAPE_MISMATCH,
     "{op} unbinds dim {axis} of {arg} into {count} tensors, but the dim is {dim}",
     "unbind a dim whose size is the number of outputs",
+)
+register_rule_message(
+    "rank-too-large", codes.RANK_MISMATCH,
+    "{arg} has rank {rank}, but {op} takes at most {allowed} dims",
+    "pass a tensor of at most {allowed} dims",
 )
 register_rule_message(
     "pad-length", codes.BAD_ATTRIBUTE,
@@ -132,8 +138,6 @@ _register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=
 _register("aten_cat", adapted("concatenate", [0], axis="dim"))
 _register("aten_stack", adapted("stack", [0], axis="dim"))
 _register("aten_repeat", adapted("tile", [0], reps="repeats"))
-_register("aten_adaptive_pool", adapted("adaptive_pool2d", [0], output_size="output_size", layout=lambda c: "NCHW",
-                                        out_layout=lambda c: ""))
 
 
 @shape_rule("aten_along_dim")
@@ -340,18 +344,29 @@ def _parts(ctx: ShapeContext, data: TensorArg, axis: int, part_sizes: list) -> A
 
 @shape_rule("aten_split_with_sizes")
 def split_with_sizes(ctx: ShapeContext) -> Any:
-    """`aten.split_with_sizes(x, split_sizes, dim)`: parts of the given sizes, which add up to
-    the dim."""
-    (data,) = ctx.args
-    wanted = list(ctx.attr("split_sizes"))
+    """`aten.split_with_sizes(x, split_sizes, dim)`: parts of the given sizes (a SymInt list),
+    which add up to the dim."""
+    data, size_arg = ctx.args
+    entries = sizes(ctx, size_arg)
+    if entries is None:  # not a literal tuple: the frontend always writes one
+        return ctx.tensor(None)
+    wanted = _dims(ctx, entries)
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
-    total = sum(wanted)
-    facts = {"arg": data, "axis": axis, "sizes": show_ints(wanted), "total": total, "dim": data.dim(axis)}
-    ctx.equal(data.dim(axis), ctx.const(total), otherwise=("split-sizes", facts))
-    return _parts(ctx, data, axis, [ctx.const(s) for s in wanted])
+    total = product_sum(ctx, wanted)
+    facts = {"arg": data, "axis": axis, "sizes": show_ints(entries), "total": total, "dim": data.dim(axis)}
+    ctx.equal(data.dim(axis), total, otherwise=("split-sizes", facts))
+    return _parts(ctx, data, axis, wanted)
+
+
+def product_sum(ctx: ShapeContext, dims: Sequence[Any]) -> Any:
+    """The sum of dimensions (0 for none)."""
+    total: Any = ctx.const(0)
+    for d in dims:
+        total = total + d
+    return total
 
 
 @shape_rule("aten_chunk")
@@ -750,6 +765,56 @@ def unflatten(ctx: ShapeContext) -> Any:
     return ctx.tensor(list(data.dims[:axis]) + list(middle) + list(data.dims[axis + 1:]))
 
 
+# elementwise with scalar or tensor bounds ----------------------------------------------------------
+@shape_rule("aten_clamp")
+def clamp(ctx: ShapeContext) -> Any:
+    """`aten.clamp(x, min, max)`: bounds that are tensors broadcast with x; x's dtype."""
+    data, low, high = ctx.args
+    bounds = [present(ctx, b) for b in (low, high)]
+    dims = broadcast_dims(ctx, [data.dims] + [b.dims for b in bounds if b is not None])
+    return ctx.tensor(dims, data.dtype)
+
+
+def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str) -> list:
+    rank = max(data.rank, 1)
+    axes = [normalize_axis(ctx, a, rank, name) for a in _as_list(ctx.attr(name))]
+    if len(set(axes)) != len(axes):
+        ctx.fail("attribute-range", name=name, value=show_ints(ctx.attr(name)), needed="distinct dims")
+    return axes
+
+
+@shape_rule("aten_flip")
+def flip(ctx: ShapeContext) -> Any:
+    """`aten.flip(x, dims)`: x's shape; the dims are distinct dims of x."""
+    (data,) = ctx.args
+    if data.dims is not None:
+        _distinct_dims(ctx, data, "dims")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_roll")
+def roll(ctx: ShapeContext) -> Any:
+    """`aten.roll(x, shifts, dims)`: x's shape; one shift per dim (or one, without dims)."""
+    (data,) = ctx.args
+    shifts, dims = list(ctx.attr("shifts")), list(ctx.attr("dims"))
+    if len(shifts) != max(len(dims), 1) or (not dims and len(shifts) != 1):
+        ctx.fail("attribute-range", name="shifts", value=show_ints(shifts), needed=f"{max(len(dims), 1)} entries")
+    if data.dims is not None and dims:
+        _distinct_dims(ctx, data, "dims")
+    return ctx.tensor(data.dims)
+
+
+# sorting and selecting -----------------------------------------------------------------------------
+@shape_rule("aten_sort")
+def sort(ctx: ShapeContext) -> Any:
+    """`aten.sort(x, dim)`: (values, int64 indices) of x's shape; argsort the indices alone."""
+    (data,) = ctx.args
+    if data.dims is not None and data.rank:
+        normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    indices = ctx.tensor(data.dims, "int64")
+    return indices if ctx.op_name == "aten.argsort" else ctx.tuple([ctx.tensor(data.dims), indices])
+
+
 @shape_rule("aten_topk")
 def topk(ctx: ShapeContext) -> Any:
     """`aten.topk(x, k, dim)`: (values, int64 indices), dim become k; it must hold at least k
@@ -817,3 +882,207 @@ def upsample(ctx: ShapeContext) -> Any:
         ctx.within(dims[first + i], 1, None)
         dims[first + i] = _dims(ctx, [entries[i]])[0] if entries else scaled(ctx, dims[first + i], float(scales[i]))
     return ctx.tensor(dims)
+
+
+@shape_rule("aten_kthvalue")
+def kthvalue(ctx: ShapeContext) -> Any:
+    """`aten.kthvalue(x, k, dim, keepdim)`: (values, indices) with dim reduced; k in 1..dim."""
+    (data,) = ctx.args
+    k = ctx.attr("k")
+    if k < 1:
+        ctx.fail("attribute-range", name="k", value=k, needed="at least 1")
+    if data.dims is not None and data.rank:
+        ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), k, None)
+    return max_dim(ctx)
+
+
+@shape_rule("aten_adaptive_pool")
+def adaptive_pool(ctx: ShapeContext) -> Any:
+    """`aten.adaptive_avg_pool2d(x, output_size)` over the last len(output_size) dims (1 to 3),
+    which must hold an element; adaptive_max_pool2d also gives int64 positions."""
+    (data,) = ctx.args
+    wanted = list(ctx.attr("output_size"))
+    dims = None
+    if data.dims is not None:
+        k = len(wanted)
+        if data.rank < k + 1:
+            ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=data.rank)
+        for axis in range(data.rank - k, data.rank):
+            ctx.within(data.dim(axis), 1, None)
+        dims = list(data.dims[:data.rank - k]) + [ctx.const(w) for w in wanted]
+    values = ctx.tensor(dims)
+    return ctx.tuple([values, ctx.tensor(dims, "int64")]) if ctx.op_name == "aten.adaptive_max_pool2d" else values
+
+
+# shapes ------------------------------------------------------------------------------------------
+@shape_rule("aten_repeat_interleave")
+def repeat_interleave(ctx: ShapeContext) -> Any:
+    """`aten.repeat_interleave(x, repeats, dim)`: dim times repeats (dim None: x flattened)."""
+    (data,) = ctx.args
+    repeats = ctx.attr("repeats")
+    if repeats < 0:
+        ctx.fail("attribute-range", name="repeats", value=repeats, needed="at least 0")
+    if data.dims is None:
+        return ctx.tensor(None)
+    if ctx.attr("dim") is None:
+        return ctx.tensor([product(ctx, data.dims) * repeats])
+    dims = list(data.dims)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    if dims:
+        dims[axis] = dims[axis] * repeats
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_diff")
+def diff(ctx: ShapeContext) -> Any:
+    """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (at
+    least n); prepend and append have x's other dims."""
+    data, before, after = ctx.args
+    if data.dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    length = data.dim(axis)
+    for part in (present(ctx, before), present(ctx, after)):
+        if part is not None:
+            ctx.require_rank(part, data.rank)
+            for i in range(data.rank):
+                if i != axis:
+                    ctx.equal(part.dim(i), data.dim(i))
+            length = length + part.dim(axis)
+    n = ctx.attr("n")
+    ctx.within(length, n, None)
+    dims = list(data.dims)
+    dims[axis] = length - n
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_broadcast_tensors")
+def broadcast_tensors(ctx: ShapeContext) -> Any:
+    """`aten.broadcast_tensors(tensors)`: each broadcast to their common shape."""
+    fields = ctx.tuple_fields(ctx.args[0])
+    if fields is None:
+        return ctx.tensor(None)
+    dims = broadcast_dims(ctx, [f.dims for f in fields])
+    return ctx.tuple([ctx.tensor(None if dims is None else list(dims), f.dtype) for f in fields])
+
+
+@shape_rule("aten_meshgrid")
+def meshgrid(ctx: ShapeContext) -> Any:
+    """`aten.meshgrid(tensors, indexing)`: vectors (n0, n1, ...) give that many grids of
+    shape (n0, n1, ...), the first two dims swapped for "xy"."""
+    fields = ctx.tuple_fields(ctx.args[0])
+    if fields is None:
+        return ctx.tensor(None)
+    dims = []
+    for f in fields:
+        if f.dims is not None and f.rank > 1:
+            ctx.fail("rank-too-large", arg=f, allowed=1, rank=f.rank)
+        dims.append(ctx.unknown() if f.dims is None else f.dim(0) if f.rank else ctx.const(1))
+    if ctx.attr("indexing") == "xy" and len(dims) >= 2:
+        dims[0], dims[1] = dims[1], dims[0]
+    return ctx.tuple([ctx.tensor(list(dims), f.dtype) for f in fields])
+
+
+@shape_rule("aten_pixel_shuffle")
+def pixel_shuffle(ctx: ShapeContext) -> Any:
+    """`aten.pixel_shuffle(x, r)`: (*, c * r * r, h, w) -> (*, c, h * r, w * r);
+    pixel_unshuffle the reverse (h and w multiples of r)."""
+    (data,) = ctx.args
+    shuffle = ctx.op_name == "aten.pixel_shuffle"
+    r = ctx.attr("upscale_factor" if shuffle else "downscale_factor")
+    if r < 1:
+        ctx.fail("attribute-range", name="upscale_factor" if shuffle else "downscale_factor", value=r, needed="at least 1")
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank < 3:
+        ctx.fail("rank-too-small", arg=data, needed=3, rank=data.rank)
+    dims = list(data.dims)
+    c, h, w = data.rank - 3, data.rank - 2, data.rank - 1
+    if shuffle:
+        dims[c], dims[h], dims[w] = divided(ctx, data, c, r * r), dims[h] * r, dims[w] * r
+    else:
+        dims[c], dims[h], dims[w] = dims[c] * (r * r), divided(ctx, data, h, r), divided(ctx, data, w, r)
+    return ctx.tensor(dims)
+
+
+# creation ---------------------------------------------------------------------------------------
+def _scalar_dim(ctx: ShapeContext, arg: Any) -> Any:
+    """A size given as an int64 scalar (a literal or a symbolic int): its dim, or `?`."""
+    require_scalar(ctx, arg)
+    value = arg.value[0] if arg.value else None
+    if value is None:
+        return ctx.unknown()
+    size = value if isinstance(value, int) else ctx.static(value)
+    if size is not None and size < 0:
+        ctx.fail("attribute-range", name="size", value=size, needed="at least 0")
+    return ctx.const(value) if isinstance(value, int) else value
+
+
+@shape_rule("aten_linspace")
+def linspace(ctx: ShapeContext) -> Any:
+    """`aten.linspace(start, end, steps)`: a vector of steps elements."""
+    return ctx.tensor([_scalar_dim(ctx, ctx.args[2])], ctx.attr("dtype") or None)
+
+
+@shape_rule("aten_eye")
+def eye(ctx: ShapeContext) -> Any:
+    """`aten.eye(n, m)`: (n, m), m () meaning n."""
+    n = _scalar_dim(ctx, ctx.args[0])
+    columns = present(ctx, ctx.args[1])
+    return ctx.tensor([n, n if columns is None else _scalar_dim(ctx, columns)], ctx.attr("dtype") or None)
+
+
+@shape_rule("aten_one_hot")
+def one_hot(ctx: ShapeContext) -> Any:
+    """`aten.one_hot(x, num_classes)`: a new last dim of num_classes (-1: known when run)."""
+    (data,) = ctx.args
+    classes = ctx.attr("num_classes")
+    if data.dims is None:
+        return ctx.tensor(None, "int64")
+    return ctx.tensor(list(data.dims) + [ctx.unknown() if classes < 0 else ctx.const(classes)], "int64")
+
+
+@shape_rule("aten_expand_as")
+def expand_as(ctx: ShapeContext) -> Any:
+    """`aten.expand_as(x, other)`: x broadcast to other's shape."""
+    data, other = ctx.args
+    return ctx.tensor(None if other.dims is None else broadcast_into(ctx, data, list(other.dims)))
+
+
+@shape_rule("aten_as_strided")
+def as_strided(ctx: ShapeContext) -> Any:
+    """`aten.as_strided(x, size, stride, storage_offset)`: the dims size gives; the last element
+    it reads lies inside x."""
+    data, size_arg = ctx.args
+    entries = sizes(ctx, size_arg)
+    strides = list(ctx.attr("stride"))
+    if entries is None:
+        return ctx.tensor(None)
+    dims = _dims(ctx, entries)
+    if len(strides) != len(dims) or any(s < 0 for s in strides):
+        ctx.fail("attribute-range", name="stride", value=show_ints(strides), needed=f"{len(dims)} entries, none negative")
+    known = [ctx.static(d) for d in dims]
+    if data.dims is not None and None not in known and all(k > 0 for k in known):
+        last = ctx.attr("storage_offset") + sum((k - 1) * s for k, s in zip(known, strides))
+        ctx.within(product(ctx, data.dims), last + 1, None)
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_unfold")
+def unfold(ctx: ShapeContext) -> Any:
+    """`aten.unfold(x, dimension, size, step)`: the dim becomes (d - size) // step + 1 (d at
+    least size), and a last dim of size is added."""
+    (data,) = ctx.args
+    size, step = ctx.attr("size"), ctx.attr("step")
+    if step < 1 or size < 0:
+        ctx.fail("attribute-range", name="step" if step < 1 else "size", value=step if step < 1 else size,
+                 needed="at least 1" if step < 1 else "at least 0")
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank == 0:
+        return ctx.tensor([ctx.const(size)])
+    axis = normalize_axis(ctx, ctx.attr("dimension"), data.rank, "dimension")
+    dims = list(data.dims)
+    ctx.within(dims[axis], size, None)
+    dims[axis] = (dims[axis] - size) // step + 1 if size else dims[axis] // step + 1
+    return ctx.tensor(dims + [ctx.const(size)])

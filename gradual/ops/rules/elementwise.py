@@ -106,6 +106,14 @@ def _integer_power(x: int, y: int) -> Optional[int]:
     return result if -(2**63) <= result < 2**63 else None
 
 
+def _floor_remainder(ctx: ShapeContext, a: Any, b: Any) -> Any:
+    """Python's modulo of values (the divisor's sign): known elements give an int, others
+    a - (a // b) * b (shape values that are not known are non-negative)."""
+    if ctx.static(a) is not None and ctx.static(b) is not None:
+        return _static_only(_floored_remainder)(ctx, a, b)
+    return a - (a // b) * b
+
+
 def _compare(same: bool) -> ValueFn:
     """`equal` (same) or `not_equal` of shape values as 1 / 0: known elements compare; a size
     (known to be >= 0) differs from a negative constant, as in `where(shape == -1, 1, shape)`."""
@@ -132,7 +140,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
     "broadcast_maximum": _static_only(max),
     "broadcast_minimum": _static_only(min),
     "broadcast_mod": _static_only(_truncated_remainder),
-    "broadcast_floor_mod": _static_only(_floored_remainder),
+    "broadcast_floor_mod": _floor_remainder,
     "broadcast_power": _static_only(_integer_power),
     "broadcast": None,
 }

@@ -405,7 +405,7 @@ def split_sizes(ctx: ShapeContext) -> Any:
     return ctx.tuple(fields)
 
 
-def _divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
+def divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
     """dim `axis` // factor, requiring an exact division."""
     d = data.dim(axis)
     size = ctx.static(d)
@@ -424,7 +424,7 @@ def depth_to_space(ctx: ShapeContext) -> Any:
     require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
     n, _, h, w = data.dims
-    return ctx.tensor([n, _divided(ctx, data, 1, block * block), h * block, w * block])
+    return ctx.tensor([n, divided(ctx, data, 1, block * block), h * block, w * block])
 
 
 @shape_rule("onnx_space_to_depth")
@@ -435,7 +435,7 @@ def space_to_depth(ctx: ShapeContext) -> Any:
     require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
     n, c, _, _ = data.dims
-    return ctx.tensor([n, c * (block * block), _divided(ctx, data, 2, block), _divided(ctx, data, 3, block)])
+    return ctx.tensor([n, c * (block * block), divided(ctx, data, 2, block), divided(ctx, data, 3, block)])
 
 
 @shape_rule("onnx_same_shape")
@@ -862,7 +862,7 @@ def group_norm(ctx: ShapeContext) -> Any:
     ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
         _channels(ctx, data)
-        _divided(ctx, data, 1, groups)
+        divided(ctx, data, 1, groups)
         for p in (scale, bias):
             ctx.equal(data.dim(1), p.dim(0), symbol="channels")
     return ctx.tensor(data.dims)

@@ -39,4 +39,4 @@ def registered() -> dict[str, Kernel]:
 
 from . import elementwise, shape, data, nn, conv, reduce, image, qnn, sparse  # noqa: E402,F401  (registers the kernels)
 from . import onnx, onnx_models  # noqa: E402,F401  (the ONNX frontend's operators, stdlib/onnx*.rly)
-from . import aten  # noqa: E402,F401  (the torch.export frontend's operators, stdlib/aten.rly)
+from . import aten, aten_nn  # noqa: E402,F401  (the torch.export frontend's operators, stdlib/aten*.rly)

@@ -9,6 +9,7 @@ as the shape rules give them.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from typing import Any, Optional, Sequence
 
@@ -22,7 +23,7 @@ from .elementwise import same_dtype
 ALIASES = {
     "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.log": "log",
     "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.tanh": "tanh", "aten.sigmoid": "sigmoid", "aten.erf": "erf",
-    "aten.floor": "floor", "aten.ceil": "ceil", "aten.round": "round", "aten.sign": "sign",
+    "aten.floor": "floor", "aten.ceil": "ceil", "aten.sign": "sign",
     "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
     "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish", "aten.hardswish": "onnx.hard_swish",
     "aten.isnan": "onnx.isnan", "aten.bitwise_not": "onnx.bitwise_not",
@@ -92,7 +93,121 @@ _unary("aten.leaky_relu", lambda x, *, negative_slope: np.where(x > 0, x, negati
 _unary("aten.hardtanh", lambda x, *, min_val, max_val: np.clip(x, min_val, max_val))
 _unary("aten.elu", lambda x, *, alpha, scale, input_scale: scale * np.where(x > 0, x, alpha * (np.exp(x * input_scale) - 1)))
 _unary("aten.softplus", lambda x, *, beta, threshold: np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta))
-_unary("aten.clamp", _clamp)
+_unary("aten.round", lambda x, *, decimals: np.round(x, decimals))
+_unary("aten.tan", np.tan)
+_unary("aten.asin", np.arcsin)
+_unary("aten.acos", np.arccos)
+_unary("aten.atan", np.arctan)
+_unary("aten.sinh", np.sinh)
+_unary("aten.cosh", np.cosh)
+_unary("aten.asinh", np.arcsinh)
+_unary("aten.acosh", np.arccosh)
+_unary("aten.atanh", np.arctanh)
+_unary("aten.log2", np.log2)
+_unary("aten.log10", np.log10)
+_unary("aten.log1p", np.log1p)
+_unary("aten.expm1", np.expm1)
+_unary("aten.exp2", np.exp2)
+_unary("aten.trunc", np.trunc)
+_unary("aten.frac", lambda x: x - np.trunc(x))
+_unary("aten.selu", lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)))
+_unary("aten.relu6", lambda x: np.clip(x, 0, 6))
+_unary("aten.log_sigmoid", lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))))
+_unary("aten.celu", lambda x, *, alpha: np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(x / alpha)))
+_unary("aten.hardshrink", lambda x, *, lambd: np.where(np.abs(x) > lambd, x, 0))
+_unary("aten.softshrink", lambda x, *, lambd: np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)))
+_unary("aten.threshold", lambda x, *, threshold, value: np.where(x > threshold, x, value))
+
+
+def _erfinv(x: np.ndarray) -> np.ndarray:
+    """The inverse error function: Giles' approximation refined by Newton's method."""
+    w = -np.log(np.maximum((1 - x) * (1 + x), 1e-300))
+    small = w - 2.5
+    big = np.sqrt(np.maximum(w, 0)) - 3
+    p_small = np.polyval([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                          -0.00125372503, -0.00417768164, 0.246640727, 1.50140941], small)
+    p_big = np.polyval([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                        -0.0076224613, 0.00943887047, 1.00167406, 2.83297682], big)
+    y = np.where(w < 5, p_small, p_big) * x
+    for _ in range(2):
+        y = y - (_erf(y) - x) / (2 / math.sqrt(math.pi) * np.exp(-y * y))
+    return np.where(np.abs(x) >= 1, np.sign(x) * np.inf, y)
+
+
+def _logit(x: np.ndarray, *, eps: Optional[float]) -> np.ndarray:
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x))
+
+
+_unary("aten.erfinv", _erfinv)
+_unary("aten.logit", _logit)
+
+
+@kernel("aten.nan_to_num")
+def nan_to_num(data: np.ndarray, *, nan: Optional[float], posinf: Optional[float], neginf: Optional[float]) -> np.ndarray:
+    """NaN and infinities replaced (the dtype's extremes by default)."""
+    return np.nan_to_num(data, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+for _name, _test in (("aten.isinf", np.isinf), ("aten.isfinite", np.isfinite), ("aten.isneginf", np.isneginf),
+                     ("aten.isposinf", np.isposinf), ("aten.signbit", np.signbit)):
+    kernel(_name)(lambda data, _t=_test: np.asarray(_t(data), dtype=bool))
+
+
+@kernel("aten.clamp")
+def clamp(data: np.ndarray, low: Any, high: Any) -> np.ndarray:
+    """x clamped between the bounds given (scalars or broadcasting tensors; () is none)."""
+    out = data
+    if isinstance(low, np.ndarray):
+        out = np.maximum(out, low.astype(data.dtype))
+    if isinstance(high, np.ndarray):
+        out = np.minimum(out, high.astype(data.dtype))
+    return np.broadcast_to(out, np.broadcast_shapes(*(a.shape for a in (data, low, high) if isinstance(a, np.ndarray)))).astype(data.dtype)
+
+
+@kernel("aten.flip")
+def flip(data: np.ndarray, *, dims: Sequence[int]) -> np.ndarray:
+    """Reversed along dims."""
+    return np.flip(data, axis=tuple(dims)).copy() if data.ndim else data.copy()
+
+
+@kernel("aten.roll")
+def roll(data: np.ndarray, *, shifts: Sequence[int], dims: Sequence[int]) -> np.ndarray:
+    """Rolled along dims (the flattened tensor without them)."""
+    if not dims:
+        return np.roll(data.reshape(-1), shifts[0]).reshape(data.shape)
+    return np.roll(data, tuple(shifts), axis=tuple(dims))
+
+
+def _along(fn: Any) -> Any:
+    def run(data: np.ndarray, *, dim: int, dtype: str = "") -> np.ndarray:
+        return same_dtype(data, fn(data.astype(np.float64) if data.dtype.kind == "f" else data, dim))
+
+    return run
+
+
+kernel("aten.cumprod")(_along(lambda x, d: np.cumprod(x, axis=d)))
+kernel("aten.logcumsumexp")(_along(lambda x, d: np.logaddexp.accumulate(x, axis=d)))
+
+
+def _running(better: Any) -> Any:
+    def run(data: np.ndarray, *, dim: int) -> tuple:
+        moved = np.moveaxis(data, dim, 0)
+        values, indices = moved.copy(), np.zeros(moved.shape, np.int64)
+        for i in range(1, moved.shape[0]):
+            take = better(moved[i], values[i - 1]) | (moved[i] == values[i - 1])
+            values[i] = np.where(take, moved[i], values[i - 1])
+            indices[i] = np.where(take, i, indices[i - 1])
+        return np.moveaxis(values, 0, dim), np.moveaxis(indices, 0, dim)
+
+    run.__doc__ = "(running extreme, the index of its latest occurrence) along dim."
+    return run
+
+
+kernel("aten.cummax")(_running(np.greater))
+kernel("aten.cummin")(_running(np.less))
 _unary("aten.tril", lambda x, *, diagonal: np.tril(x, diagonal))
 _unary("aten.triu", lambda x, *, diagonal: np.triu(x, diagonal))
 
@@ -153,6 +268,17 @@ def logical_not(data: np.ndarray) -> np.ndarray:
 for _name, _fn in (("aten.logical_and", np.logical_and), ("aten.logical_or", np.logical_or),
                    ("aten.logical_xor", np.logical_xor)):
     kernel(_name)(lambda a, b, _f=_fn: np.asarray(_f(a, b), dtype=bool))
+
+
+def _heaviside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(a == 0, b, np.where(a > 0, 1, 0))
+
+
+for _name, _fn in (("aten.atan2", np.arctan2), ("aten.hypot", np.hypot), ("aten.heaviside", _heaviside),
+                   ("aten.copysign", np.copysign), ("aten.logaddexp", np.logaddexp),
+                   ("aten.xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1, b)))),
+                   ("aten.bitwise_left_shift", np.left_shift), ("aten.bitwise_right_shift", np.right_shift)):
+    kernel(_name)(lambda a, b, _f=_fn: same_dtype(a, _f(a, b)))
 
 
 # linear algebra ------------------------------------------------------------------------------------
@@ -259,10 +385,46 @@ def avg_pool2d(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence
     return same_dtype(data, out)
 
 
+def _adaptive_windows(size: int, count: int) -> list:
+    """torch's adaptive windows: the i-th of count over size spans floor(i * size / count) to
+    ceil((i + 1) * size / count)."""
+    return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
+
+
+def _adaptive(data: np.ndarray, output_size: Sequence[int]) -> Any:
+    """(output position, window box, the window's elements in a last dim) of each position over
+    the last len(output_size) dims."""
+    k = len(output_size)
+    lead = data.shape[:data.ndim - k]
+    windows = [_adaptive_windows(size, count) for size, count in zip(data.shape[data.ndim - k:], output_size)]
+    for position in itertools.product(*(range(c) for c in output_size)):
+        box = tuple(slice(*windows[axis][i]) for axis, i in enumerate(position))
+        yield position, box, data[(Ellipsis,) + box].reshape(lead + (-1,))
+
+
 @kernel("aten.adaptive_avg_pool2d")
 def adaptive_avg_pool2d(data: np.ndarray, *, output_size: Sequence[int]) -> np.ndarray:
-    """Adaptive average pooling over (h, w)."""
-    return KERNELS["nn.adaptive_avg_pool2d"](data, output_size=list(output_size), layout="NCHW", out_layout="")
+    """Adaptive average pooling over the last len(output_size) dims."""
+    k = len(output_size)
+    out = np.zeros(data.shape[:data.ndim - k] + tuple(output_size), np.float64)
+    for position, _, part in _adaptive(data.astype(np.float64), output_size):
+        out[(Ellipsis,) + position] = part.mean(axis=-1)
+    return same_dtype(data, out)
+
+
+@kernel("aten.adaptive_max_pool2d")
+def adaptive_max_pool2d(data: np.ndarray, *, output_size: Sequence[int]) -> tuple:
+    """Adaptive max pooling, and each maximum's position in the flattened spatial dims."""
+    k = len(output_size)
+    spatial = data.shape[data.ndim - k:]
+    shape = data.shape[:data.ndim - k] + tuple(output_size)
+    values, indices = np.zeros(shape, data.dtype), np.zeros(shape, np.int64)
+    for position, box, part in _adaptive(data, output_size):
+        best = part.argmax(axis=-1)
+        values[(Ellipsis,) + position] = np.take_along_axis(part, best[..., None], axis=-1)[..., 0]
+        local = np.unravel_index(best, [b.stop - b.start for b in box])
+        indices[(Ellipsis,) + position] = np.ravel_multi_index(tuple(i + b.start for i, b in zip(local, box)), spatial)
+    return values, indices
 
 
 # normalization -------------------------------------------------------------------------------------
@@ -358,6 +520,97 @@ _reduction("aten.amin", lambda x, a, k: np.min(x, axis=a, keepdims=k))
 _reduction("aten.prod", lambda x, a, k: np.prod(x, axis=a, keepdims=k))
 _reduction("aten.var", lambda x, a, k, correction: np.var(x.astype(np.float64), axis=a, keepdims=k, ddof=correction))
 _reduction("aten.std", lambda x, a, k, correction: np.std(x.astype(np.float64), axis=a, keepdims=k, ddof=correction))
+_reduction("aten.any", lambda x, a, k: np.any(x, axis=a, keepdims=k))
+_reduction("aten.all", lambda x, a, k: np.all(x, axis=a, keepdims=k))
+_reduction("aten.count_nonzero", lambda x, a, k: np.sum(x != 0, axis=a, keepdims=k))
+_reduction("aten.logsumexp", lambda x, a, k: _logsumexp(x.astype(np.float64), a, k))
+_reduction("aten.linalg_vector_norm", lambda x, a, k, ord: _vector_norm(x.astype(np.float64), a, k, ord))
+
+
+def _logsumexp(x: np.ndarray, axes: Optional[tuple], keep: bool) -> np.ndarray:
+    top = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros((1,) * x.ndim)
+    top = np.where(np.isfinite(top), top, 0)
+    out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    return out if keep else np.squeeze(out, axis=axes) if axes is not None else out.reshape(())
+
+
+def _vector_norm(x: np.ndarray, axes: Optional[tuple], keep: bool, order: float) -> np.ndarray:
+    magnitude = np.abs(x)
+    if order == float("inf"):
+        return np.max(magnitude, axis=axes, keepdims=keep)
+    if order == float("-inf"):
+        return np.min(magnitude, axis=axes, keepdims=keep)
+    if order == 0:
+        return np.sum(magnitude != 0, axis=axes, keepdims=keep).astype(np.float64)
+    return np.sum(magnitude ** order, axis=axes, keepdims=keep) ** (1 / order)
+
+
+@kernel("aten.median")
+def median(data: np.ndarray) -> np.ndarray:
+    """The lower median of every element."""
+    flat = np.sort(data.reshape(-1))
+    return np.asarray(flat[(flat.size - 1) // 2], dtype=data.dtype)
+
+
+def _pick_along(data: np.ndarray, dim: int, keepdim: bool, position: Any) -> tuple:
+    """(values, indices) of the element at `position(length)` of each sorted line along dim."""
+    order = np.argsort(data, axis=dim, kind="stable")
+    at = position(data.shape[dim])
+    index = np.take(order, [at], axis=dim)
+    values = np.take_along_axis(data, index, axis=dim)
+    if not keepdim:
+        values, index = np.squeeze(values, axis=dim), np.squeeze(index, axis=dim)
+    return values.astype(data.dtype), index.astype(np.int64)
+
+
+@kernel("aten.median_dim")
+def median_dim(data: np.ndarray, *, dim: int, keepdim: bool) -> tuple:
+    """(lower medians, their indices) along dim."""
+    return _pick_along(data, dim, keepdim, lambda n: (n - 1) // 2)
+
+
+@kernel("aten.kthvalue")
+def kthvalue(data: np.ndarray, *, k: int, dim: int, keepdim: bool) -> tuple:
+    """(k-th smallest values, their indices) along dim."""
+    return _pick_along(data, dim, keepdim, lambda n: k - 1)
+
+
+@kernel("aten.mode")
+def mode(data: np.ndarray, *, dim: int, keepdim: bool) -> tuple:
+    """(most frequent values, smallest of them on ties; an index of each) along dim."""
+    moved = np.moveaxis(data, dim, -1)
+    values = np.empty(moved.shape[:-1], data.dtype)
+    indices = np.empty(moved.shape[:-1], np.int64)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        line = moved[pos]
+        found, counts = np.unique(line, return_counts=True)
+        best = found[np.argmax(counts)]
+        values[pos], indices[pos] = best, int(np.nonzero(line == best)[0][-1])
+    if keepdim:
+        values, indices = np.expand_dims(values, dim), np.expand_dims(indices, dim)
+    return values, indices
+
+
+def _sorted_order(data: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    if data.ndim == 0:
+        return np.zeros((), np.int64)
+    keys = data
+    if descending:
+        keys = -data if data.dtype.kind not in "ub" else (np.iinfo(data.dtype).max - data if data.dtype.kind == "u" else ~data)
+    return np.argsort(keys, axis=dim, kind="stable").astype(np.int64)
+
+
+@kernel("aten.sort")
+def sort(data: np.ndarray, *, dim: int, descending: bool, stable: bool) -> tuple:
+    """(values, indices) sorted along dim (stably)."""
+    order = _sorted_order(data, dim, descending)
+    return (np.take_along_axis(data, order, axis=dim) if data.ndim else data.copy()), order
+
+
+@kernel("aten.argsort")
+def argsort(data: np.ndarray, *, dim: int, descending: bool, stable: bool) -> np.ndarray:
+    """The indices that sort along dim (stably)."""
+    return _sorted_order(data, dim, descending)
 
 
 def _extreme(pick: Any, values: Any) -> Any:
@@ -455,9 +708,9 @@ def stack(tensors: tuple, *, dim: int) -> np.ndarray:
 
 
 @kernel("aten.split_with_sizes")
-def split_with_sizes(data: np.ndarray, *, split_sizes: Sequence[int], dim: int) -> tuple:
+def split_with_sizes(data: np.ndarray, split_sizes: tuple, *, dim: int) -> tuple:
     """Parts of the given sizes."""
-    return tuple(np.split(data, np.cumsum(split_sizes)[:-1], axis=dim))
+    return tuple(np.split(data, np.cumsum(_ints(split_sizes))[:-1], axis=dim))
 
 
 @kernel("aten.split")
@@ -527,6 +780,64 @@ def repeat(data: np.ndarray, *, repeats: Sequence[int]) -> np.ndarray:
     return np.tile(data, list(repeats))
 
 
+@kernel("aten.repeat_interleave")
+def repeat_interleave(data: np.ndarray, *, repeats: int, dim: Optional[int]) -> np.ndarray:
+    """Each element repeated along dim (of the flattened tensor without one)."""
+    return np.repeat(data.reshape(-1) if dim is None else data, repeats, axis=0 if dim is None else dim)
+
+
+@kernel("aten.diff")
+def diff(data: np.ndarray, prepend: Any, append: Any, *, n: int, dim: int) -> np.ndarray:
+    """n-th differences along dim."""
+    parts = [p for p in (prepend, data, append) if isinstance(p, np.ndarray)]
+    return np.diff(np.concatenate(parts, axis=dim), n=n, axis=dim).astype(data.dtype)
+
+
+@kernel("aten.broadcast_tensors")
+def broadcast_tensors(tensors: tuple) -> tuple:
+    """Each tensor broadcast to the common shape."""
+    return tuple(np.array(t) for t in np.broadcast_arrays(*tensors))
+
+
+@kernel("aten.meshgrid")
+def meshgrid(tensors: tuple, *, indexing: str) -> tuple:
+    """Grids of the vectors."""
+    return tuple(np.array(g) for g in np.meshgrid(*[t.reshape(-1) for t in tensors], indexing=indexing))
+
+
+@kernel("aten.pad")
+def pad(data: np.ndarray, *, pad: Sequence[int], mode: str, value: float) -> np.ndarray:
+    """Reflected, replicated or wrapped edges ([before, after] from the last dim back)."""
+    widths = [(0, 0)] * data.ndim
+    for i in range(len(pad) // 2):
+        widths[data.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode == "constant":
+        return constant_pad_nd(data, pad=pad, value=value)
+    return np.pad(data, widths, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+
+
+@kernel("aten.pixel_shuffle")
+def pixel_shuffle(data: np.ndarray, *, upscale_factor: int) -> np.ndarray:
+    """(*, c * r * r, h, w) -> (*, c, h * r, w * r)."""
+    r = upscale_factor
+    *lead, c, h, w = data.shape
+    x = data.reshape(*lead, c // (r * r), r, r, h, w)
+    k = len(lead)
+    x = x.transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+@kernel("aten.pixel_unshuffle")
+def pixel_unshuffle(data: np.ndarray, *, downscale_factor: int) -> np.ndarray:
+    """(*, c, h * r, w * r) -> (*, c * r * r, h, w)."""
+    r = downscale_factor
+    *lead, c, h, w = data.shape
+    x = data.reshape(*lead, c, h // r, r, w // r, r)
+    k = len(lead)
+    x = x.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
 # creation and sizes --------------------------------------------------------------------------------
 @kernel("aten.zeros", "aten.empty")
 def zeros(size: tuple, *, dtype: str) -> np.ndarray:
@@ -544,6 +855,31 @@ def ones(size: tuple, *, dtype: str) -> np.ndarray:
 def full(size: tuple, *, fill_value: float, dtype: str) -> np.ndarray:
     """A constant."""
     return np.full(_ints(size), fill_value, dtype=dtype)
+
+
+@kernel("aten.linspace")
+def linspace(start: np.ndarray, end: np.ndarray, steps: np.ndarray, *, dtype: str) -> np.ndarray:
+    """Evenly spaced values (as torch: from both ends toward the middle)."""
+    count = int(np.asarray(steps).reshape(-1)[0])
+    a, b = float(np.asarray(start).reshape(-1)[0]), float(np.asarray(end).reshape(-1)[0])
+    step = (b - a) / (count - 1) if count > 1 else 0.0
+    index = np.arange(count)
+    values = np.where(index < count // 2, a + step * index, b - step * (count - 1 - index))
+    return values.astype(dtype)
+
+
+@kernel("aten.eye")
+def eye(n: np.ndarray, m: Any, *, dtype: str) -> np.ndarray:
+    """The identity matrix."""
+    rows = int(np.asarray(n).reshape(-1)[0])
+    return np.eye(rows, rows if isinstance(m, tuple) else int(np.asarray(m).reshape(-1)[0]), dtype=dtype)
+
+
+@kernel("aten.one_hot")
+def one_hot(data: np.ndarray, *, num_classes: int) -> np.ndarray:
+    """A 1 at each index of a new last dim."""
+    classes = num_classes if num_classes >= 0 else int(data.max()) + 1 if data.size else 0
+    return (data[..., None] == np.arange(classes)).astype(np.int64)
 
 
 @kernel("aten.sym_size")
@@ -649,3 +985,32 @@ def upsample(data: np.ndarray, output_size: Any, *, scales: Optional[Sequence[fl
                                   static_scales=static, axes=axes, mode=resize_mode, coordinate_transformation_mode=coordinates,
                                   nearest_mode=nearest, cubic_coeff_a=-0.75, exclude_outside=False, extrapolation_value=0.0,
                                   keep_aspect_ratio_policy="stretch", antialias=antialias)
+
+
+@kernel("aten.expand_as")
+def expand_as(data: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """x broadcast to other's shape."""
+    return np.broadcast_to(data, other.shape).copy()
+
+
+@kernel("aten.as_strided")
+def as_strided(data: np.ndarray, size: tuple, *, stride: Sequence[int], storage_offset: int) -> np.ndarray:
+    """The elements of (contiguous) x at the strided positions."""
+    shape = _ints(size)
+    flat = data.reshape(-1)
+    where = np.full(shape, storage_offset, np.int64)
+    for axis, (n, s) in enumerate(zip(shape, stride)):
+        where = where + (np.arange(n) * s).reshape([-1 if a == axis else 1 for a in range(len(shape))])
+    return flat[where]
+
+
+@kernel("aten.unfold")
+def unfold(data: np.ndarray, *, dimension: int, size: int, step: int) -> np.ndarray:
+    """Windows along dimension, in a new last dim."""
+    if data.ndim == 0:
+        return data.reshape(1)
+    axis = dimension % data.ndim
+    windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=axis)
+    index = [slice(None)] * data.ndim
+    index[axis] = slice(None, None, step)
+    return windows[tuple(index)].copy()

@@ -1,0 +1,581 @@
+"""ATen nodes that need more than the generic conversion (continuing convert.py's `SPECIAL`):
+clamping with scalar or tensor bounds, reductions with their own arguments, sorting,
+advanced indexing and scatter, resampling, norms that are other norms, and operators that are
+compositions of declared ones (addcmul, lerp, baddbmm, outer, glu, movedim, narrow, rot90, ...).
+Importing this module registers them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import builder as gb
+from ...syntax import ast
+from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, generic, packet, special
+from .graph import Ref
+
+OPERATORS.update({
+    "aten.__and__": "aten.bitwise_and", "aten.__or__": "aten.bitwise_or", "aten.__xor__": "aten.bitwise_xor",
+    "aten.__invert__": "aten.bitwise_not", "aten.__lshift__": "aten.bitwise_left_shift",
+    "aten.__rshift__": "aten.bitwise_right_shift", "aten.sgn": "aten.sign", "aten.fix": "aten.trunc",
+    "aten.arctan2": "aten.atan2", "aten.absolute": "aten.abs", "aten.negative": "aten.neg",
+    "aten.swapaxes": "aten.transpose", "aten.swapdims": "aten.transpose", "aten.tile": "aten.repeat",
+    "aten._adaptive_avg_pool2d": "aten.adaptive_avg_pool2d", "aten._adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
+    "aten.adaptive_avg_pool1d": "aten.adaptive_avg_pool2d", "aten.adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
+    "aten.adaptive_max_pool1d": "aten.adaptive_max_pool2d", "aten.adaptive_max_pool3d": "aten.adaptive_max_pool2d",
+    "aten.grid_sampler_2d": "aten.grid_sampler", "aten.grid_sampler_3d": "aten.grid_sampler",
+    "aten.nll_loss_nd": "aten.nll_loss", "aten.nll_loss2d": "aten.nll_loss", "aten.nll_loss2d_forward": "aten.nll_loss_forward",
+    "aten.special_erfinv": "aten.erfinv", "aten.special_expm1": "aten.expm1", "aten.special_logit": "aten.logit",
+    "aten.arcsin": "aten.asin", "aten.arccos": "aten.acos", "aten.arctan": "aten.atan",
+})
+RENAMES.update({"aten.tile": {"repeats": "dims"}, "aten.swapaxes": {"dim0": "axis0", "dim1": "axis1"}})
+PROMOTING.update({"aten.atan2", "aten.hypot", "aten.heaviside", "aten.copysign", "aten.logaddexp", "aten.xlogy",
+                  "aten.bitwise_left_shift", "aten.bitwise_right_shift"})
+
+
+def _bound(c: NodeConverter, name: str, dtype: Optional[str]) -> Any:
+    """A clamp bound: `()` when absent, a literal or a tensor of x's dtype."""
+    value = c.raw(name)
+    return c.cast(c.operand(value, dtype), c.dtype_of(value), dtype)
+
+
+@special("aten.clamp", "aten.clip", "aten.clamp_min", "aten.clamp_max")
+def clamp(c: NodeConverter) -> Any:
+    """clamp(x, min, max), bounds numbers, symbolic ints or tensors (clamp_min/max: one bound)."""
+    op = packet(c.node.op)
+    dtype = c.out_dtype()
+    x = c.cast(c.operand(c.raw("self")), c.dtype_of(c.raw("self")), dtype)
+    none = gb.tuple_(loc=c.loc)
+    if op == "aten.clamp_min":
+        return c.call("aten.clamp", x, _bound(c, "min", dtype), none)
+    if op == "aten.clamp_max":
+        return c.call("aten.clamp", x, none, _bound(c, "max", dtype))
+    return c.call("aten.clamp", x, _bound(c, "min", dtype), _bound(c, "max", dtype))
+
+
+@special("aten.any", "aten.all", "aten.count_nonzero", "aten.logsumexp", "aten.linalg_vector_norm", "aten.norm")
+def more_reductions(c: NodeConverter) -> Any:
+    """Reductions with a dim (int or list) and, for norms, an order."""
+    op = packet(c.node.op)
+    dim = c.raw("dim")
+    attrs: dict = {"keepdim": bool(c.raw("keepdim", False))}
+    if dim is not None:
+        attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
+    if op in ("aten.linalg_vector_norm", "aten.norm"):
+        order = c.raw("ord", c.raw("p", 2.0))
+        attrs["ord"] = 2.0 if order is None else float(order)
+        c.raw("dtype")
+        attrs["dtype"] = c.out_dtype() or ""
+        op = "aten.linalg_vector_norm"
+    return c.call(op, c.operand(c.raw("self")), **attrs)
+
+
+@special("aten.median", "aten.nanmedian")
+def median(c: NodeConverter) -> Any:
+    """median(x) of every element, or (values, indices) along dim."""
+    if c.has("dim"):
+        return generic(c, "aten.median_dim")
+    return c.call("aten.median", c.operand(c.raw("self")))
+
+
+@special("aten.sort", "aten.argsort", "aten.msort")
+def sort(c: NodeConverter) -> Any:
+    """sort / argsort (stable or not); msort is the sorted values along dim 0."""
+    op = packet(c.node.op)
+    x = c.operand(c.raw("self"))
+    if op == "aten.msort":
+        return gb.proj(c.call("aten.sort", x, dim=0), 0, loc=c.loc)
+    attrs = {"dim": int(c.raw("dim", -1)), "descending": bool(c.raw("descending", False)),
+             "stable": bool(c.raw("stable", False))}
+    return c.call(op, x, **attrs)
+
+
+@special("aten.repeat_interleave")
+def repeat_interleave(c: NodeConverter) -> Any:
+    """repeat_interleave with an int count (output_size only restates the result)."""
+    if not isinstance(c.raw("repeats"), int):
+        raise c.unsupported("repeats given as a tensor (a data-dependent size)")
+    c.raw("output_size")
+    dim = c.raw("dim")
+    attrs = {"repeats": c.raw("repeats")}
+    if dim is not None:
+        attrs["dim"] = int(dim)
+    return c.call("aten.repeat_interleave", c.operand(c.raw("self")), **attrs)
+
+
+@special("aten.pad")
+def pad(c: NodeConverter) -> Any:
+    """pad(x, pad, mode, value): constant padding is constant_pad_nd."""
+    mode = c.raw("mode", "constant")
+    value = c.raw("value")
+    x = c.operand(c.raw("self"))
+    pads = c.attribute(c.raw("pad"))
+    if mode == "constant":
+        return c.call("aten.constant_pad_nd", x, pad=pads, value=float(value or 0.0))
+    return c.call("aten.pad", x, pad=pads, mode=mode)
+
+
+@special("aten.linspace")
+def linspace(c: NodeConverter) -> Any:
+    """linspace(start, end, steps) in torch's result dtype."""
+    for name in ("dtype", "layout", "device", "pin_memory"):
+        c.raw(name)
+    start, end, steps = c.raw("start"), c.raw("end"), c.raw("steps")
+    bounds = [c.cast(c.operand(v, "float64"), c.dtype_of(v), "float64") for v in (start, end)]
+    return c.call("aten.linspace", *bounds, c.operand(steps, "int64"), dtype=c.out_dtype() or "float32")
+
+
+@special("aten.eye")
+def eye(c: NodeConverter) -> Any:
+    """eye(n) or eye(n, m) in torch's result dtype."""
+    c.raw("dtype")
+    return c.call("aten.eye", c.operand(c.raw("n"), "int64"), c.operand(c.raw("m"), "int64"), dtype=c.out_dtype() or "float32")
+
+
+# indexing ----------------------------------------------------------------------------------------
+def _index_positions(c: NodeConverter, indices: list) -> tuple:
+    """(the index tensors given, the first dim each indexes): None entries skip a dim, a bool
+    mask takes as many dims as it has."""
+    given, dims = [], []
+    axis = 0
+    for value in indices:
+        if value is None:
+            axis += 1
+            continue
+        given.append(value)
+        dims.append(axis)
+        if c.dtype_of(value) in ("bool", "uint8"):
+            recorded = c.importer.recorded_dims(value.name)
+            if recorded is None:
+                raise c.unsupported("a boolean index of unknown rank")
+            axis += len(recorded)
+        else:
+            axis += 1
+    return given, dims
+
+
+@special("aten.index")
+def index(c: NodeConverter) -> Any:
+    """x[indices]: NumPy's advanced indexing (aten.rly's aten.index)."""
+    given, dims = _index_positions(c, list(c.raw("indices") or []))
+    tensors = gb.tuple_(*[c.operand(v) for v in given], loc=c.loc)
+    return c.call("aten.index", c.operand(c.raw("self")), tensors, dims=dims)
+
+
+@special("aten.index_put", "aten._unsafe_index_put")
+def index_put(c: NodeConverter) -> Any:
+    """x[indices] = values (added with accumulate)."""
+    given, dims = _index_positions(c, list(c.raw("indices") or []))
+    tensors = gb.tuple_(*[c.operand(v) for v in given], loc=c.loc)
+    dtype = c.dtype_of(c.raw("self"))
+    values = c.cast(c.operand(c.raw("values"), dtype), c.dtype_of(c.raw("values")), dtype)
+    return c.call("aten.index_put", c.operand(c.raw("self")), tensors, values, dims=dims,
+                  accumulate=bool(c.raw("accumulate", False)))
+
+
+SCATTER_REDUCTIONS = {"add": "sum", "multiply": "prod", "sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax",
+                      "amin": "amin"}
+
+
+@special("aten.scatter", "aten.scatter_add", "aten.scatter_reduce")
+def scatter(c: NodeConverter) -> Any:
+    """scatter (src tensor or value), scatter_add, scatter_reduce as aten.scatter."""
+    op = packet(c.node.op)
+    dtype = c.dtype_of(c.raw("self"))
+    source = c.raw("src") if c.has("src") else c.raw("value")
+    src = c.cast(c.operand(source, dtype), c.dtype_of(source), dtype)
+    reduce = "sum" if op == "aten.scatter_add" else c.raw("reduce") or "none"
+    if reduce != "none" and reduce not in SCATTER_REDUCTIONS:
+        raise c.unsupported(f"the reduction {reduce!r}")
+    attrs = {"dim": int(c.raw("dim")), "reduce": SCATTER_REDUCTIONS.get(reduce, reduce),
+             "include_self": bool(c.raw("include_self", True))}
+    return c.call("aten.scatter", c.operand(c.raw("self")), c.operand(c.raw("index")), src, **attrs)
+
+
+@special("aten.searchsorted")
+def searchsorted(c: NodeConverter) -> Any:
+    """searchsorted(sorted, x, right / side) without a sorter."""
+    if c.raw("sorter") is not None:
+        raise c.unsupported("a sorter")
+    right = bool(c.raw("right", False)) or c.raw("side") == "right"
+    return c.call("aten.searchsorted", c.operand(c.raw("sorted_sequence")), c.operand(c.raw("self")),
+                  out_int32=bool(c.raw("out_int32", False)), right=right)
+
+
+# resampling --------------------------------------------------------------------------------------------
+UPSAMPLE = {"nearest": "nearest", "_nearest_exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
+            "trilinear": "linear", "bicubic": "cubic"}
+
+
+def _upsample_mode(op: str) -> tuple:
+    """(mode, antialias) of `aten.upsample_bilinear2d`, `aten._upsample_nearest_exact1d`, ..."""
+    name = op[len("aten."):].rstrip("123d")
+    antialias = name.endswith("_aa")
+    name = name[:-len("_aa")].rstrip("123d") if antialias else name
+    name = name.replace("_upsample", "upsample")
+    kind = name[len("upsample_"):] if name.startswith("upsample_") else ""
+    return UPSAMPLE.get("_" + kind if kind == "nearest_exact" else kind), antialias
+
+
+UPSAMPLE_OPS = [f"aten.{prefix}upsample_{kind}{k}d{aa}" for prefix, kind, k, aa in
+                [("", "nearest", k, "") for k in (1, 2, 3)] + [("_", "nearest_exact", k, "") for k in (1, 2, 3)] +
+                [("", "linear", 1, ""), ("", "bilinear", 2, ""), ("", "trilinear", 3, ""), ("", "bicubic", 2, ""),
+                 ("_", "bilinear", 2, "_aa"), ("_", "bicubic", 2, "_aa")]]
+
+
+@special(*UPSAMPLE_OPS)
+def upsample(c: NodeConverter) -> Any:
+    """torch's upsample_* (vec and default overloads) as aten.upsample."""
+    mode, antialias = _upsample_mode(packet(c.node.op))
+    if mode is None:
+        raise c.unsupported("this resampling mode")
+    scales = c.raw("scale_factors")
+    if scales is None:
+        given = [c.raw(name) for name in ("scales", "scales_d", "scales_h", "scales_w") if c.has(name)]
+        scales = given if given and all(s is not None for s in given) else None
+    size = c.raw("output_size")
+    data = c.operand(c.raw("input") if c.has("input") else c.raw("self"))
+    attrs: dict = {"mode": mode, "align_corners": bool(c.raw("align_corners", False)), "antialias": antialias}
+    if scales is not None:
+        attrs["scales"] = [float(s) for s in c.attribute(scales)]
+    return c.call("aten.upsample", data, c.operand(size, "int64"), **attrs)
+
+
+# norms ----------------------------------------------------------------------------------------------
+@special("aten.native_group_norm")
+def native_group_norm(c: NodeConverter) -> Any:
+    """native_group_norm: N, C and HxW restate the input's sizes."""
+    for name in ("N", "C", "HxW"):
+        c.raw(name)
+    return generic(c, "aten.native_group_norm")
+
+
+@special("aten.instance_norm")
+def instance_norm(c: NodeConverter) -> Any:
+    """Instance norm with the input's statistics; with running statistics it is batch norm."""
+    for name in ("momentum", "cudnn_enabled"):
+        c.raw(name)
+    x = c.raw("input")
+    if not c.raw("use_input_stats", True):
+        return c.call("aten.batch_norm", c.operand(x), c.operand(c.raw("weight")), c.operand(c.raw("bias")),
+                      c.operand(c.raw("running_mean")), c.operand(c.raw("running_var")), eps=float(c.raw("eps", 1e-5)))
+    c.raw("running_mean")
+    c.raw("running_var")
+    return c.call("aten.instance_norm", c.operand(x), c.operand(c.raw("weight")), c.operand(c.raw("bias")),
+                  eps=float(c.raw("eps", 1e-5)))
+
+
+@special("aten.as_strided")
+def as_strided(c: NodeConverter) -> Any:
+    """as_strided of a tensor whose recorded strides are contiguous (then its storage is its
+    elements in order, which the kernel reads)."""
+    source = c.raw("self")
+    if not isinstance(source, Ref) or not _contiguous(c, source.name):
+        raise c.unsupported("as_strided of a tensor that is not contiguous")
+    offset = c.raw("storage_offset") or 0
+    if not isinstance(offset, int):
+        raise c.unsupported("a symbolic storage_offset")
+    return c.call("aten.as_strided", c.operand(source), c.operand(c.raw("size"), "int64"),
+                  stride=c.attribute(c.raw("stride")), storage_offset=offset)
+
+
+#: values the symbols take when strides are compared (two assignments: agreeing polynomials)
+PROBES = (lambda k: 1009 + 17 * k, lambda k: 2003 + 31 * k)
+
+
+def _contiguous(c: NodeConverter, name: str) -> bool:
+    """Whether a tensor's recorded strides are those of its sizes, in order (dims of 1 aside)."""
+    meta = c.importer.program.tensor_meta(name) or {}
+    sizes = [c.importer.dim(s) for s in meta.get("sizes") or []]
+    strides = [c.importer.dim(s) for s in meta.get("strides") or []]
+    if len(sizes) != len(strides):
+        return False
+    for probe in PROBES:
+        names: dict = {}
+        values = [_evaluate(d, names, probe) for d in sizes]
+        steps = [_evaluate(d, names, probe) for d in strides]
+        if None in values or None in steps:
+            return False
+        expected = 1
+        for size, step in reversed(list(zip(values, steps))):
+            if size != 1 and step != expected:
+                return False
+            expected *= size
+    return True
+
+
+def _evaluate(dim: Any, names: dict, probe: Any) -> Optional[int]:
+    """A recorded size's value with each symbol at its probe value (None: not a polynomial)."""
+    if isinstance(dim, int):
+        return dim
+    expr = getattr(dim, "expr", None)
+    stack = [expr]
+    order = []
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if isinstance(node, ast.DimBinary):
+            stack.extend((node.left, node.right))
+    value: dict = {}
+    for node in reversed(order):
+        if isinstance(node, ast.DimInt):
+            value[id(node)] = node.value
+        elif isinstance(node, ast.DimName):
+            value[id(node)] = names.setdefault(node.name, probe(len(names)))
+        elif isinstance(node, ast.DimBinary) and node.op in OPS:
+            value[id(node)] = OPS[node.op](value[id(node.left)], value[id(node.right)])
+        else:
+            return None
+    return value[id(expr)]
+
+
+OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+       "//": lambda a, b: a // b if b else 0}
+
+
+@special("aten._native_batch_norm_legit")
+def batch_norm_legit(c: NodeConverter) -> Any:
+    """Batch norm with the input's own statistics (no_stats, or training=True: the running
+    statistics it would update are not read)."""
+    for name in ("running_mean", "running_var", "momentum"):
+        c.raw(name)
+    if not c.raw("training", True):
+        return c.call("aten._native_batch_norm_legit_no_training", c.operand(c.raw("input")), c.operand(c.raw("weight")),
+                      c.operand(c.raw("bias")), c.operand(c.raw("running_mean")), c.operand(c.raw("running_var")),
+                      eps=float(c.raw("eps", 1e-5)))
+    return c.call("aten.batch_norm_batch_stats", c.operand(c.raw("input")), c.operand(c.raw("weight")),
+                  c.operand(c.raw("bias")), eps=float(c.raw("eps", 1e-5)))
+
+
+@special("aten.cdist", "aten._cdist_forward")
+def cdist(c: NodeConverter) -> Any:
+    """cdist (compute_mode only chooses torch's algorithm)."""
+    c.raw("compute_mode")
+    return c.call("aten.cdist", c.operand(c.raw("x1")), c.operand(c.raw("x2")), p=float(c.raw("p", 2.0)))
+
+
+# compositions -----------------------------------------------------------------------------------------
+def _same(c: NodeConverter, name: str) -> Any:
+    """A tensor argument in the node's result dtype."""
+    value = c.raw(name)
+    dtype = c.out_dtype()
+    return c.cast(c.operand(value, dtype), c.dtype_of(value), dtype)
+
+
+@special("aten.addcmul", "aten.addcdiv")
+def addcmul(c: NodeConverter) -> Any:
+    """self + value * t1 * t2 (addcdiv: t1 / t2)."""
+    op = "aten.mul" if packet(c.node.op) == "aten.addcmul" else "aten.div"
+    product = c.call(op, _same(c, "tensor1"), _same(c, "tensor2"))
+    value = c.raw("value", 1)
+    if value not in (1, 1.0):
+        product = c.call("aten.mul", product, c.number(value, c.out_dtype()))
+    return c.call("aten.add", _same(c, "self"), product)
+
+
+@special("aten.lerp")
+def lerp(c: NodeConverter) -> Any:
+    """self + weight * (end - self)."""
+    start = _same(c, "self")
+    step = c.call("aten.sub", _same(c, "end"), _same(c, "self"))
+    weight = c.raw("weight")
+    scaled = c.call("aten.mul", c.cast(c.operand(weight, c.out_dtype()), c.dtype_of(weight), c.out_dtype()), step)
+    return c.call("aten.add", start, scaled)
+
+
+@special("aten.baddbmm")
+def baddbmm(c: NodeConverter) -> Any:
+    """beta * self + alpha * bmm(batch1, batch2)."""
+    dtype = c.out_dtype()
+    product = c.call("aten.bmm", c.operand(c.raw("batch1")), c.operand(c.raw("batch2")))
+    alpha, beta = c.raw("alpha", 1), c.raw("beta", 1)
+    if alpha not in (1, 1.0):
+        product = c.call("aten.mul", product, c.number(alpha, dtype))
+    if beta in (0, 0.0):
+        return c.call("aten.add", c.call("aten.mul", _same(c, "self"), c.number(0, dtype)), product)
+    base = _same(c, "self")
+    if beta not in (1, 1.0):
+        base = c.call("aten.mul", base, c.number(beta, dtype))
+    return c.call("aten.add", base, product)
+
+
+@special("aten.outer", "aten.ger")
+def outer(c: NodeConverter) -> Any:
+    """self[:, None] * vec2[None, :]."""
+    other = "vec2" if c.has("vec2") else "other"
+    return c.call("aten.mul", c.call("aten.unsqueeze", _same(c, "self"), dim=1), c.call("aten.unsqueeze", _same(c, other), dim=0))
+
+
+@special("aten.glu")
+def glu(c: NodeConverter) -> Any:
+    """a * sigmoid(b) of the two halves of dim."""
+    dim = int(c.raw("dim", -1))
+    halves = c.call("aten.split", c.operand(c.raw("self")), chunks=2, dim=dim, count=2)
+    return c.call("aten.mul", gb.proj(halves, 0, loc=c.loc), c.call("aten.sigmoid", gb.proj(halves, 1, loc=c.loc)))
+
+
+def _rank(c: NodeConverter, name: str = "self") -> int:
+    value = c.node.args.get(name)
+    dims = c.importer.recorded_dims(value.name) if isinstance(value, Ref) else None
+    if dims is None:
+        raise c.unsupported("a tensor of unknown rank")
+    return len(dims)
+
+
+@special("aten.movedim", "aten.moveaxis")
+def movedim(c: NodeConverter) -> Any:
+    """movedim as the permutation it is."""
+    rank = _rank(c)
+    source, destination = c.raw("source"), c.raw("destination")
+    source = [source] if isinstance(source, int) else list(c.attribute(source))
+    destination = [destination] if isinstance(destination, int) else list(c.attribute(destination))
+    order: list = [None] * rank
+    for s, d in zip(source, destination):
+        order[d % rank] = s % rank
+    rest = iter(a for a in range(rank) if a not in {s % rank for s in source})
+    dims = [a if a is not None else next(rest) for a in order]
+    return c.call("aten.permute", c.operand(c.raw("self")), dims=dims)
+
+
+@special("aten.mT", "aten.mH", "aten.adjoint")
+def matrix_transpose(c: NodeConverter) -> Any:
+    """The last two dims swapped."""
+    return c.call("aten.transpose", c.operand(c.raw("self")), dim0=-2, dim1=-1)
+
+
+@special("aten.narrow")
+def narrow(c: NodeConverter) -> Any:
+    """x.narrow(dim, start, length) = x[start:start + length] along dim."""
+    start, length = c.raw("start"), c.raw("length")
+    first = c.operand(start, "int64")
+    if isinstance(start, int) and isinstance(length, int):
+        end = c.number(start + length, "int64")
+    else:
+        end = c.call("add", c.operand(start, "int64"), c.operand(length, "int64"))
+    return c.call("aten.slice", c.operand(c.raw("self")), first, end, dim=int(c.raw("dim")), step=1)
+
+
+@special("aten.rot90")
+def rot90(c: NodeConverter) -> Any:
+    """k quarter turns in the plane of dims: flips and a transpose."""
+    k = int(c.raw("k", 1)) % 4
+    a, b = list(c.attribute(c.raw("dims", [0, 1])))
+    x = c.operand(c.raw("self"))
+    if k == 0:
+        return c.call("aten.clone", x)
+    if k == 2:
+        return c.call("aten.flip", x, dims=[a, b])
+    if k == 1:
+        return c.call("aten.transpose", c.call("aten.flip", x, dims=[b]), dim0=a, dim1=b)
+    return c.call("aten.flip", c.call("aten.transpose", x, dim0=a, dim1=b), dims=[b])
+
+
+@special("aten.prelu", "aten._prelu_kernel")
+def prelu(c: NodeConverter) -> Any:
+    """where(x > 0, x, weight * x), one weight per channel (dim 1) or one for all."""
+    x = c.raw("self")
+    weight = c.raw("weight")
+    sizes = c.importer.recorded_dims(weight.name) if isinstance(weight, Ref) else None
+    rank = _rank(c)
+    slope = c.operand(weight)
+    if sizes and sizes != [1] and rank >= 2:
+        if not all(isinstance(s, int) for s in sizes):
+            raise c.unsupported("a per-channel weight of unknown size")
+        shape = [c.number(s, "int64") for s in sizes] + [c.number(1, "int64")] * (rank - 2)
+        slope = c.call("aten.view", slope, gb.tuple_(*shape, loc=c.loc))
+    dtype = c.dtype_of(x)
+    positive = c.call("aten.gt", c.operand(x), c.number(0, dtype))
+    return c.call("aten.where", positive, c.operand(x), c.call("aten.mul", slope, c.operand(x)))
+
+
+@special("aten.log_sigmoid_forward")
+def log_sigmoid_forward(c: NodeConverter) -> Any:
+    """(log_sigmoid(x), the empty buffer torch keeps for the gradient)."""
+    x = c.operand(c.raw("self"))
+    empty = c.call("aten.zeros", gb.tuple_(c.number(0, "int64"), loc=c.loc), dtype=c.dtype_of(c.raw("self")) or "float32")
+    return gb.tuple_(c.call("aten.log_sigmoid", x), empty, loc=c.loc)
+
+
+
+# losses of elementwise terms -----------------------------------------------------------------------
+def _reduced(c: NodeConverter, loss: Any) -> Any:
+    """A loss's elementwise terms reduced as `reduction` says (0 none, 1 mean, 2 sum)."""
+    reduction = c.raw("reduction", 1)
+    if reduction == 0:
+        return loss
+    if reduction not in (1, 2):
+        raise c.unsupported(f"the reduction {reduction}")
+    return c.call("aten.mean" if reduction == 1 else "aten.sum", loss)
+
+
+@special("aten.mse_loss", "aten.l1_loss", "aten.smooth_l1_loss", "aten.huber_loss")
+def regression_loss(c: NodeConverter) -> Any:
+    """(x - y)^2, |x - y|, smooth L1 (beta) and Huber (delta) terms, reduced."""
+    op = packet(c.node.op)
+    dtype = c.out_dtype()
+    difference = c.call("aten.sub", _same(c, "self"), _same(c, "target"))
+    if op == "aten.mse_loss":
+        return _reduced(c, c.call("aten.mul", difference, c.call("aten.sub", _same(c, "self"), _same(c, "target"))))
+    distance = c.call("aten.abs", difference)
+    if op == "aten.l1_loss":
+        return _reduced(c, distance)
+    width = float(c.raw("beta", 1.0) if op == "aten.smooth_l1_loss" else c.raw("delta", 1.0))
+    if width == 0:
+        return _reduced(c, distance)
+    half = c.number(0.5, dtype)
+    squared = c.call("aten.mul", c.call("aten.mul", half, distance), c.call("aten.abs", difference))
+    if op == "aten.smooth_l1_loss":
+        inner = c.call("aten.div", squared, c.number(width, dtype))
+        outer = c.call("aten.sub", c.call("aten.abs", difference), c.number(0.5 * width, dtype))
+    else:
+        inner = squared
+        outer = c.call("aten.mul", c.number(width, dtype), c.call("aten.sub", c.call("aten.abs", difference),
+                                                                    c.number(0.5 * width, dtype)))
+    near = c.call("aten.lt", c.call("aten.abs", difference), c.number(width, dtype))
+    return _reduced(c, c.call("aten.where", near, inner, outer))
+
+
+@special("aten.binary_cross_entropy_with_logits")
+def bce_with_logits(c: NodeConverter) -> Any:
+    """(1 - t) x + (1 + (pos_weight - 1) t) (log1p(exp(-|x|)) + max(-x, 0)), weighted, reduced."""
+    dtype = c.out_dtype()
+    x, t = _same(c, "self"), _same(c, "target")
+    softplus = c.call("aten.add", c.call("aten.log1p", c.call("aten.exp", c.call("aten.neg", c.call("aten.abs", x)))),
+                      c.call("aten.relu", c.call("aten.neg", _same(c, "self"))))
+    one = c.number(1.0, dtype)
+    factor = one
+    if c.raw("pos_weight") is not None:
+        factor = c.call("aten.add", one, c.call("aten.mul", c.call("aten.sub", _same(c, "pos_weight"), c.number(1.0, dtype)),
+                                                 _same(c, "target")))
+    loss = c.call("aten.add", c.call("aten.mul", c.call("aten.sub", c.number(1.0, dtype), t), _same(c, "self")),
+                  c.call("aten.mul", factor, softplus))
+    if c.raw("weight") is not None:
+        loss = c.call("aten.mul", loss, _same(c, "weight"))
+    return _reduced(c, loss)
+
+
+@special("aten.binary_cross_entropy")
+def bce(c: NodeConverter) -> Any:
+    """-(t log(p) + (1 - t) log(1 - p)), each log at least -100 as torch clamps it, weighted."""
+    dtype = c.out_dtype()
+    floor = c.number(-100.0, dtype)
+    log_p = c.call("aten.clamp", c.call("aten.log", _same(c, "self")), floor, gb.tuple_(loc=c.loc))
+    log_q = c.call("aten.clamp", c.call("aten.log1p", c.call("aten.neg", _same(c, "self"))), floor, gb.tuple_(loc=c.loc))
+    t = _same(c, "target")
+    terms = c.call("aten.add", c.call("aten.mul", t, log_p),
+                   c.call("aten.mul", c.call("aten.sub", c.number(1.0, dtype), _same(c, "target")), log_q))
+    loss = c.call("aten.neg", terms)
+    if c.raw("weight") is not None:
+        loss = c.call("aten.mul", loss, _same(c, "weight"))
+    return _reduced(c, loss)
+
+
+@special("aten.kl_div")
+def kl_div(c: NodeConverter) -> Any:
+    """t (log t - x) (xlogy(t, t) - t x), or exp(t) (t - x) with log_target, reduced."""
+    x, t = _same(c, "self"), _same(c, "target")
+    if c.raw("log_target", False):
+        loss = c.call("aten.mul", c.call("aten.exp", t), c.call("aten.sub", _same(c, "target"), x))
+    else:
+        loss = c.call("aten.sub", c.call("aten.xlogy", t, _same(c, "target")), c.call("aten.mul", _same(c, "target"), x))
+    return _reduced(c, loss)

@@ -1,0 +1,128 @@
+"""Shape rules of ATen's indexing operators (stdlib/aten.rly): advanced indexing (`x[i, :, j]`,
+`x[mask]`) and writes through it, gather and scatter along a dim, and searching sorted values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..registry import shape_rule
+from .common import dtype_name
+from .elementwise import broadcast_dims
+from .shape import broadcast_into
+
+register_rule_message(
+    "index-dims", codes.BAD_ATTRIBUTE,
+    "{op} indexes dims {dims} of {arg}, which has rank {rank}: each index takes its own dims",
+    "index each dim of the tensor at most once",
+)
+
+
+def _indexed(ctx: ShapeContext, data: TensorArg, fields: list) -> Optional[list]:
+    """The dims x[indices] has (NumPy's rule), or None where it cannot be known."""
+    where = list(ctx.attr("dims"))
+    if data.dims is None or any(f.dims is None for f in fields) or len(where) != len(fields):
+        return None
+    taken: list = []
+    shapes = []
+    for start, index in zip(where, fields):
+        if dtype_name(index.dtype) == "bool":
+            span = list(range(start, start + index.rank))
+            for axis, d in zip(span, index.dims):
+                if 0 <= axis < data.rank:
+                    ctx.equal(d, data.dim(axis))
+            shapes.append([ctx.bounded(0, product(ctx, index.dims))])
+        else:
+            span = [start]
+            shapes.append(list(index.dims))
+        taken.extend(span)
+    if len(set(taken)) != len(taken) or any(not 0 <= a < data.rank for a in taken):
+        ctx.fail("index-dims", arg=data, dims=sorted(taken), rank=data.rank)
+    batch = broadcast_dims(ctx, shapes)
+    if batch is None:
+        return None
+    taken.sort()
+    if not taken:
+        return list(data.dims)
+    if taken == list(range(taken[0], taken[-1] + 1)):
+        return list(data.dims[:taken[0]]) + list(batch) + list(data.dims[taken[-1] + 1:])
+    return list(batch) + [d for axis, d in enumerate(data.dims) if axis not in taken]
+
+
+@shape_rule("aten_index")
+def index(ctx: ShapeContext) -> Any:
+    """`aten.index(x, indices, dims)`: see stdlib/aten.rly."""
+    data, indices = ctx.args
+    fields = ctx.tuple_fields(indices)
+    return ctx.tensor(None if fields is None else _indexed(ctx, data, fields))
+
+
+@shape_rule("aten_index_put")
+def index_put(ctx: ShapeContext) -> Any:
+    """`aten.index_put(x, indices, values, dims)`: values broadcast to x[indices]; x's shape."""
+    data, indices, values = ctx.args
+    fields = ctx.tuple_fields(indices)
+    selected = None if fields is None else _indexed(ctx, data, fields)
+    if selected is not None:
+        broadcast_into(ctx, values, selected)
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_gather")
+def gather(ctx: ShapeContext) -> Any:
+    """`aten.gather(x, index, dim)`: index's shape, of x's rank."""
+    data, index_arg = ctx.args
+    if data.dims is not None:
+        ctx.require_rank(index_arg, data.rank)
+        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    return ctx.tensor(index_arg.dims, data.dtype)
+
+
+@shape_rule("aten_scatter")
+def scatter(ctx: ShapeContext) -> Any:
+    """`aten.scatter(x, index, src, dim)`: x's shape; index has x's rank, src (unless a scalar)
+    too."""
+    data, index_arg, src = ctx.args
+    if data.dims is not None:
+        ctx.require_rank(index_arg, data.rank)
+        if src.dims is not None and src.rank:
+            ctx.require_rank(src, data.rank)
+        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_index_add")
+def index_add(ctx: ShapeContext) -> Any:
+    """`aten.index_add(x, index, source, dim)`: source is x with dim as long as the index
+    vector; x's shape."""
+    data, index_arg, source = ctx.args
+    ctx.require_rank(index_arg, 1)
+    if data.dims is not None:
+        axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        ctx.require_rank(source, data.rank)
+        for i in range(data.rank):
+            ctx.equal(source.dim(i), index_arg.dim(0) if i == axis else data.dim(i))
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_bucketize")
+def bucketize(ctx: ShapeContext) -> Any:
+    """`aten.bucketize(x, boundaries)`: x's shape, int64 (int32 with out_int32)."""
+    data, boundaries = ctx.args
+    ctx.require_rank(boundaries, 1)
+    return ctx.tensor(data.dims, "int32" if ctx.attr("out_int32") else "int64")
+
+
+@shape_rule("aten_searchsorted")
+def searchsorted(ctx: ShapeContext) -> Any:
+    """`aten.searchsorted(sorted, x)`: x's shape; a sorted sequence of more than one dim has
+    x's leading dims."""
+    sequence, data = ctx.args
+    if sequence.dims is not None and data.dims is not None and sequence.rank > 1:
+        ctx.require_rank(data, sequence.rank)
+        for i in range(sequence.rank - 1):
+            ctx.equal(sequence.dim(i), data.dim(i))
+    return ctx.tensor(data.dims, "int32" if ctx.attr("out_int32") else "int64")

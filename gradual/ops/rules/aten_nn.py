@@ -1,0 +1,293 @@
+"""Shape rules of ATen's operators of model parts (stdlib/aten_nn.rly): resampling, recurrent
+layers, group / batch-statistics / RMS norms, classification losses, distances, im2col.
+
+Where ONNX has the operator (GridSample, Col2Im), its rule is used through `adapted`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import diagnostics as codes
+from ...messages import register_rule_message
+from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..registry import RULES, shape_rule
+from .aten import _affine, _dims, _normalized, adapted, present, sizes
+from .common import dtype_name, require_choice
+from .elementwise import broadcast_dims
+from .onnx import divided
+
+register_rule_message(
+    "rnn-params", codes.TYPE_MISMATCH,
+    "{op} got {count} weight tensors, but {layers} layer(s) x {directions} direction(s) need {wanted}",
+    "pass w_ih, w_hh (and b_ih, b_hh with has_biases) for each layer and direction",
+)
+GRID_MODES = {0: "linear", 1: "nearest", 2: "cubic"}
+GRID_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
+RULES["aten_grid_sampler"] = adapted("onnx_grid_sample", mode=lambda c: GRID_MODES.get(c.attr("interpolation_mode"), "?"),
+                                     padding_mode=lambda c: GRID_PADDING.get(c.attr("padding_mode"), "?"))
+
+
+def _blocks(ctx: ShapeContext, d: Any, kernel: int, dilation: int, padding: int, stride: int) -> Any:
+    """How many windows of a convolution fit along a dim (at least one must)."""
+    reach = dilation * (kernel - 1) + 1 - 2 * padding
+    ctx.within(d, max(reach, 0), None)
+    return (d - reach) // stride + 1 if reach >= 0 else (d + -reach) // stride + 1
+
+
+def _each(ctx: ShapeContext, name: str, k: int) -> list:
+    values = list(ctx.attr(name))
+    return values * k if len(values) == 1 else values
+
+
+@shape_rule("aten_im2col")
+def im2col(ctx: ShapeContext) -> Any:
+    """`aten.im2col(x, kernel_size, dilation, padding, stride)`: (n, c, h, w) ->
+    (n, c * kh * kw, blocks)."""
+    (data,) = ctx.args
+    kernel = list(ctx.attr("kernel_size"))
+    k = len(kernel)
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank < k + 1:
+        ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=data.rank)
+    dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
+    spatial = data.dims[data.rank - k:]
+    counts = [_blocks(ctx, d, kernel[i], dilation[i], padding[i], stride[i]) for i, d in enumerate(spatial)]
+    channels = data.dim(data.rank - k - 1) * product(ctx, [ctx.const(v) for v in kernel])
+    return ctx.tensor(list(data.dims[:data.rank - k - 1]) + [channels, product(ctx, counts)])
+
+
+@shape_rule("aten_col2im")
+def col2im(ctx: ShapeContext) -> Any:
+    """`aten.col2im(x, output_size, kernel_size, dilation, padding, stride)`: (n, c * kh * kw,
+    blocks) -> (n, c, *output_size); blocks is how many windows fit in output_size."""
+    (data,) = ctx.args
+    image, kernel = list(ctx.attr("output_size")), list(ctx.attr("kernel_size"))
+    k = len(kernel)
+    if data.dims is None:
+        return ctx.tensor(None)
+    if data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
+    counts = [_blocks(ctx, ctx.const(image[i]), kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
+    ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")
+    channels = divided(ctx, data, data.rank - 2, _product(kernel))
+    return ctx.tensor(list(data.dims[:-2]) + [channels] + [ctx.const(v) for v in image])
+
+
+def _product(values: list) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+# recurrent layers ------------------------------------------------------------------------------------
+GATES = {"aten.lstm": 4, "aten.gru": 3, "aten.rnn_tanh": 1, "aten.rnn_relu": 1}
+
+
+@shape_rule("aten_rnn")
+def rnn(ctx: ShapeContext) -> Any:
+    """`aten.lstm(input, hx, params, ...)` and GRU / RNN: see stdlib/aten_nn.rly."""
+    data, hx_arg, params_arg = ctx.args
+    gates = GATES[ctx.op_name]
+    layers, bidirectional = ctx.attr("num_layers"), ctx.attr("bidirectional")
+    directions = 2 if bidirectional else 1
+    per = 4 if ctx.attr("has_biases") else 2
+    params = ctx.tuple_fields(params_arg)
+    states = ctx.tuple_fields(hx_arg) if hx_arg.is_tuple else [hx_arg]
+    if params is not None and len(params) != layers * directions * per:
+        ctx.fail("rnn-params", count=len(params), layers=layers, directions=directions, wanted=layers * directions * per)
+    hidden = _hidden(ctx, params, states)
+    shapes = _sequence_dims(ctx, data, hidden * directions if hidden is not None else None)
+    if shapes is None:
+        out = [ctx.tensor(None)] + [ctx.tensor(None) for _ in range(2 if gates == 4 else 1)]
+        return ctx.tuple(out)
+    output, batch = shapes
+    if params is not None and hidden is not None:
+        _check_weights(ctx, params, data.dim(-1), hidden, gates, layers, directions, per)
+    state_dims = [ctx.const(layers * directions)] + ([batch] if batch is not None else []) + [hidden]
+    for state in states or []:
+        ctx.require_rank(state, len(state_dims))
+        for have, want in zip(state.dims, state_dims):
+            ctx.equal(have, want, symbol="state")
+    fields = [ctx.tensor(output), ctx.tensor(list(state_dims))]
+    if gates == 4:
+        fields.append(ctx.tensor(list(state_dims)))
+    return ctx.tuple(fields)
+
+
+def _hidden(ctx: ShapeContext, params: Optional[list], states: Optional[list]) -> Any:
+    """The hidden size: w_hh's second dim (or the initial state's last)."""
+    if params and len(params) >= 2 and params[1].dims is not None:
+        ctx.require_rank(params[1], 2)
+        return params[1].dim(1)
+    if states and states[0].dims is not None and states[0].rank:
+        return states[0].dim(-1)
+    return None
+
+
+def _sequence_dims(ctx: ShapeContext, data: TensorArg, features: Any) -> Optional[tuple]:
+    """(output dims, batch dim or None) of a recurrent layer over `data`."""
+    if data.dims is None or features is None:
+        return None
+    if data.rank not in (2, 3):
+        ctx.fail("rank", arg=data, actual=data.rank, expected=3)
+    if data.rank == 2:
+        return [data.dim(0), features], None
+    batch_first = ctx.attr("batch_first")
+    batch, seq = (data.dim(0), data.dim(1)) if batch_first else (data.dim(1), data.dim(0))
+    return ([batch, seq, features] if batch_first else [seq, batch, features]), batch
+
+
+def _check_weights(ctx: ShapeContext, params: list, features: Any, hidden: Any, gates: int, layers: int,
+                   directions: int, per: int) -> None:
+    """Each layer's w_ih (gates * hidden, its input), w_hh (gates * hidden, hidden), biases."""
+    rows = hidden * gates
+    for layer in range(layers):
+        inputs = features if layer == 0 else hidden * directions
+        for direction in range(directions):
+            base = (layer * directions + direction) * per
+            w_ih, w_hh = params[base], params[base + 1]
+            for weight, columns in ((w_ih, inputs), (w_hh, hidden)):
+                ctx.require_rank(weight, 2)
+                ctx.equal(weight.dim(0), rows, symbol="gates * hidden")
+                ctx.equal(weight.dim(1), columns, symbol="input")
+            for bias in params[base + 2:base + per]:
+                ctx.require_rank(bias, 1)
+                ctx.equal(bias.dim(0), rows, symbol="gates * hidden")
+
+
+# normalization ---------------------------------------------------------------------------------------
+def _channel_vectors(ctx: ShapeContext, data: TensorArg, vectors: list) -> Any:
+    """Each vector given (not `()`) is as long as x's channels (dim 1); the channels."""
+    if data.dims is not None and data.rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    channels = data.dim(1) if data.dims is not None else None
+    for arg in vectors:
+        vector = present(ctx, arg)
+        if vector is not None:
+            ctx.require_rank(vector, 1)
+            channels = vector.dim(0) if channels is None else ctx.equal(channels, vector.dim(0), symbol="channels")
+    return channels
+
+
+@shape_rule("aten_group_norm")
+def group_norm(ctx: ShapeContext) -> Any:
+    """`aten.group_norm(x, weight, bias, num_groups)`: x (n, c, *) with c a multiple of the
+    groups; native_group_norm also gives (n, group) statistics."""
+    data, weight, bias = ctx.args
+    native = ctx.op_name == "aten.native_group_norm"
+    groups = ctx.attr("group" if native else "num_groups")
+    if groups < 1:
+        ctx.fail("attribute-range", name="num_groups", value=groups, needed="at least 1")
+    _channel_vectors(ctx, data, [weight, bias])
+    if data.dims is not None:
+        divided(ctx, data, 1, groups)
+    y = ctx.tensor(data.dims)
+    if not native:
+        return y
+    stats = None if data.dims is None else [data.dim(0), ctx.const(groups)]
+    return ctx.tuple([y, ctx.tensor(stats), ctx.tensor(None if stats is None else list(stats))])
+
+
+@shape_rule("aten_instance_norm")
+def instance_norm(ctx: ShapeContext) -> Any:
+    """`aten.instance_norm(x, weight, bias)`: x (n, c, *); weight and bias (c,) or ()."""
+    data, weight, bias = ctx.args
+    _channel_vectors(ctx, data, [weight, bias])
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_batch_norm_batch_stats")
+def batch_norm_batch_stats(ctx: ShapeContext) -> Any:
+    """`aten.batch_norm_batch_stats(x, weight, bias)`: (y, mean, rstd), statistics (c,)."""
+    data, weight, bias = ctx.args
+    channels = _channel_vectors(ctx, data, [weight, bias])
+    stats = None if channels is None else [channels]
+    return ctx.tuple([ctx.tensor(data.dims), ctx.tensor(stats), ctx.tensor(None if stats is None else list(stats))])
+
+
+@shape_rule("aten_rms_norm")
+def rms_norm(ctx: ShapeContext) -> Any:
+    """`aten.rms_norm(x, weight, normalized_shape)`: x's last dims are normalized_shape; the
+    weight (or `()`) has that shape."""
+    data, weight = ctx.args
+    _affine(ctx, [weight], _normalized(ctx, data))
+    return ctx.tensor(data.dims)
+
+
+# losses --------------------------------------------------------------------------------------------
+@shape_rule("aten_class_loss")
+def class_loss(ctx: ShapeContext) -> Any:
+    """`aten.nll_loss(x, target, weight, reduction)` and cross_entropy_loss: see
+    stdlib/aten_nn.rly."""
+    data, target, weight_arg = ctx.args
+    reduction = ctx.attr("reduction")
+    if reduction not in (0, 1, 2):
+        ctx.fail("attribute-range", name="reduction", value=reduction, needed="0 (none), 1 (mean) or 2 (sum)")
+    out = _loss_dims(ctx, data, target)
+    weight = present(ctx, weight_arg)
+    if weight is not None and data.dims is not None and data.rank:
+        ctx.require_rank(weight, 1)
+        ctx.equal(weight.dim(0), data.dim(0 if data.rank == 1 else 1), symbol="classes")
+    loss = ctx.tensor(out if reduction == 0 else [])
+    if ctx.op_name == "aten.nll_loss_forward":
+        return ctx.tuple([loss, ctx.tensor([])])
+    return loss
+
+
+def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optional[list]:
+    """The per-element loss dims: x's without the class dim, which target's must be (or, for
+    probabilities in cross_entropy_loss, target has x's shape)."""
+    if data.dims is None:
+        return None
+    if data.rank == 0:
+        ctx.fail("rank-too-small", arg=data, needed=1, rank=0)
+    wanted = [] if data.rank == 1 else [data.dim(0)] + list(data.dims[2:])
+    probabilities = ctx.op_name == "aten.cross_entropy_loss" and dtype_name(target.dtype) in ("float16", "float32", "float64")
+    expected = list(data.dims) if probabilities else wanted
+    ctx.require_rank(target, len(expected))
+    for have, want in zip(target.dims, expected):
+        ctx.equal(have, want, symbol="target")
+    return wanted
+
+
+# distances ----------------------------------------------------------------------------------------
+@shape_rule("aten_cdist")
+def cdist(ctx: ShapeContext) -> Any:
+    """`aten.cdist(x1, x2)`: (*b, p, m) and (*b, r, m) -> (*b, p, r), batch dims broadcast."""
+    a, b = ctx.args
+    for arg in (a, b):
+        if arg.dims is not None and arg.rank < 2:
+            ctx.fail("rank-too-small", arg=arg, needed=2, rank=arg.rank)
+    if a.dims is None or b.dims is None:
+        return ctx.tensor(None)
+    ctx.equal(a.dim(-1), b.dim(-1), symbol="m")
+    batch = broadcast_dims(ctx, [list(a.dims[:-2]), list(b.dims[:-2])])
+    return ctx.tensor(None if batch is None else list(batch) + [a.dim(-2), b.dim(-2)])
+
+
+@shape_rule("aten_cosine_similarity")
+def cosine_similarity(ctx: ShapeContext) -> Any:
+    """`aten.cosine_similarity(x1, x2, dim)`: the broadcast shape without dim."""
+    a, b = ctx.args
+    dims = broadcast_dims(ctx, [a.dims, b.dims])
+    if dims is None:
+        return ctx.tensor(None)
+    axis = normalize_axis(ctx, ctx.attr("dim"), max(len(dims), 1), "dim")
+    return ctx.tensor(dims[:axis] + dims[axis + 1:])
+
+
+@shape_rule("aten_pairwise_distance")
+def pairwise_distance(ctx: ShapeContext) -> Any:
+    """`aten.pairwise_distance(x1, x2, keepdim)`: the broadcast shape, its last dim removed
+    (kept as 1 with keepdim)."""
+    a, b = ctx.args
+    dims = broadcast_dims(ctx, [a.dims, b.dims])
+    if dims is None:
+        return ctx.tensor(None)
+    if not dims:
+        return ctx.tensor([])
+    return ctx.tensor(dims[:-1] + ([ctx.const(1)] if ctx.attr("keepdim") else []))

@@ -1,0 +1,398 @@
+"""NumPy kernels of ATen's indexing operators (stdlib/aten.rly) and of its model parts
+(stdlib/aten_nn.rly): advanced indexing, gather and scatter, resampling (through ONNX's Resize
+and GridSample kernels), recurrent layers, norms, losses and distances, with torch's semantics.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ...ops.registry import KERNELS
+from . import kernel
+from .elementwise import same_dtype
+
+
+# indexing ---------------------------------------------------------------------------------------
+def _index_tuple(data: np.ndarray, indices: tuple, dims: Sequence[int]) -> tuple:
+    """NumPy's index for x[indices at dims] (a bool mask takes as many dims as it has)."""
+    given = dict(zip(dims, indices))
+    out: list = []
+    axis = 0
+    while axis < data.ndim:
+        index = given.get(axis)
+        if index is None:
+            out.append(slice(None))
+            axis += 1
+            continue
+        out.append(index if index.dtype == bool else index.astype(np.int64))
+        axis += max(index.ndim, 1) if index.dtype == bool else 1
+    return tuple(out)
+
+
+@kernel("aten.index")
+def index(data: np.ndarray, indices: tuple, *, dims: Sequence[int]) -> np.ndarray:
+    """x indexed by index tensors (NumPy's advanced indexing, which is torch's)."""
+    return np.array(data[_index_tuple(data, indices, dims)])
+
+
+@kernel("aten.index_put")
+def index_put(data: np.ndarray, indices: tuple, values: np.ndarray, *, dims: Sequence[int], accumulate: bool) -> np.ndarray:
+    """x with values written (or added) at the indices."""
+    out = data.copy()
+    where = _index_tuple(data, indices, dims)
+    if accumulate:
+        np.add.at(out, where, values.astype(data.dtype))
+    else:
+        out[where] = values
+    return out
+
+
+@kernel("aten.gather")
+def gather(data: np.ndarray, index: np.ndarray, *, dim: int, sparse_grad: bool) -> np.ndarray:
+    """out[i][j] = x[index[i][j]][j] (dim 0)."""
+    if data.ndim == 0:
+        return data.copy()
+    axis = dim % data.ndim
+    window = tuple(slice(0, n) if a != axis else slice(None) for a, n in enumerate(index.shape))
+    return np.take_along_axis(data[window], index.astype(np.int64), axis=axis)
+
+
+_SCATTER = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply, "amax": np.maximum,
+            "amin": np.minimum, "mean": np.add}
+
+
+@kernel("aten.scatter")
+def scatter(data: np.ndarray, index: np.ndarray, src: np.ndarray, *, dim: int, reduce: str, include_self: bool) -> np.ndarray:
+    """x with src written (or reduced) at the indices along dim."""
+    out = data.copy()
+    axis = dim % max(data.ndim, 1)
+    counts = np.ones(data.shape, np.int64) if include_self else np.zeros(data.shape, np.int64)
+    for pos in np.ndindex(*index.shape):
+        target = list(pos)
+        target[axis] = int(index[pos])
+        target = tuple(target)
+        value = src[pos] if src.ndim else src
+        if reduce == "none" or (not include_self and counts[target] == 0):
+            out[target] = value
+        else:
+            out[target] = _SCATTER[reduce](out[target], value)
+        counts[target] += 1
+    if reduce == "mean":
+        touched = counts > 0
+        out = np.where(touched, out / np.maximum(counts, 1), out)
+        out = np.floor(out) if data.dtype.kind in "iu" else out
+    return same_dtype(data, out)
+
+
+@kernel("aten.index_add")
+def index_add(data: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int, alpha: float) -> np.ndarray:
+    """x with alpha * source's slices along dim added at the indices."""
+    out = data.copy()
+    axis = dim % max(data.ndim, 1)
+    moved = np.moveaxis(out, axis, 0)
+    np.add.at(moved, index.astype(np.int64), (alpha * np.moveaxis(source, axis, 0)).astype(data.dtype))
+    return out
+
+
+@kernel("aten.bucketize")
+def bucketize(data: np.ndarray, boundaries: np.ndarray, *, out_int32: bool, right: bool) -> np.ndarray:
+    """Each element's bucket among the boundaries."""
+    found = np.searchsorted(boundaries, data, side="right" if right else "left")
+    return np.asarray(found, dtype=np.int32 if out_int32 else np.int64)
+
+
+@kernel("aten.searchsorted")
+def searchsorted(sequence: np.ndarray, data: np.ndarray, *, out_int32: bool, right: bool) -> np.ndarray:
+    """Where each of x's values goes in the sorted sequence's last dim."""
+    side = "right" if right else "left"
+    dtype = np.int32 if out_int32 else np.int64
+    if sequence.ndim <= 1:
+        return np.asarray(np.searchsorted(sequence, data, side=side), dtype=dtype)
+    out = np.zeros(data.shape, dtype)
+    for pos in np.ndindex(*sequence.shape[:-1]):
+        out[pos] = np.searchsorted(sequence[pos], data[pos], side=side)
+    return out
+
+
+@kernel("aten.grid_sampler")
+def grid_sampler(data: np.ndarray, grid: np.ndarray, *, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> np.ndarray:
+    """Samples at normalized grid coordinates (ONNX's GridSample)."""
+    return KERNELS["onnx.grid_sample"](data, grid, mode={0: "linear", 1: "nearest", 2: "cubic"}[interpolation_mode],
+                                       padding_mode={0: "zeros", 1: "border", 2: "reflection"}[padding_mode],
+                                       align_corners=align_corners)
+
+
+def _each(values: Sequence[int], k: int) -> list:
+    values = list(values)
+    return values * k if len(values) == 1 else values
+
+
+@kernel("aten.im2col")
+def im2col(data: np.ndarray, *, kernel_size: Sequence[int], dilation: Sequence[int], padding: Sequence[int],
+           stride: Sequence[int]) -> np.ndarray:
+    """Sliding blocks as columns: (n, c * prod(kernel), blocks)."""
+    k = len(kernel_size)
+    dilation, padding, stride = _each(dilation, k), _each(padding, k), _each(stride, k)
+    widths = [(0, 0)] * (data.ndim - k) + [(p, p) for p in padding]
+    padded = np.pad(data, widths)
+    spatial = padded.shape[data.ndim - k:]
+    counts = [(spatial[i] - dilation[i] * (kernel_size[i] - 1) - 1) // stride[i] + 1 for i in range(k)]
+    columns = []
+    for offset in itertools.product(*(range(s) for s in kernel_size)):
+        box = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (counts[i] - 1) + 1, stride[i])
+                    for i in range(k))
+        columns.append(padded[(Ellipsis,) + box].reshape(data.shape[:data.ndim - k] + (-1,)))
+    stacked = np.stack(columns, axis=-2)
+    lead = data.shape[:data.ndim - k - 1]
+    return stacked.reshape(lead + (-1, stacked.shape[-1]))
+
+
+@kernel("aten.col2im")
+def col2im(data: np.ndarray, *, output_size: Sequence[int], kernel_size: Sequence[int], dilation: Sequence[int],
+           padding: Sequence[int], stride: Sequence[int]) -> np.ndarray:
+    """Columns summed back into an image (ONNX's Col2Im)."""
+    k = len(kernel_size)
+    batched = data if data.ndim == 3 else data[None]
+    out = KERNELS["onnx.col2im"](batched, np.asarray(output_size, np.int64), np.asarray(kernel_size, np.int64),
+                                 strides=_each(stride, k), pads=_each(padding, k) * 2, dilations=_each(dilation, k))
+    return out if data.ndim == 3 else out[0]
+
+
+# recurrent layers ---------------------------------------------------------------------------------
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
+
+
+def _cell(kind: str, x: np.ndarray, h: np.ndarray, c: Any, weights: list) -> tuple:
+    """One time step of one direction: the new (h, c)."""
+    w_ih, w_hh = weights[0], weights[1]
+    b_ih = weights[2] if len(weights) > 2 else 0.0
+    b_hh = weights[3] if len(weights) > 3 else 0.0
+    gi = x @ w_ih.T + b_ih
+    gh = h @ w_hh.T + b_hh
+    if kind == "aten.lstm":
+        i, f, g, o = np.split(gi + gh, 4, axis=-1)
+        c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        return _sigmoid(o) * np.tanh(c), c
+    if kind == "aten.gru":
+        ri, zi, ni = np.split(gi, 3, axis=-1)
+        rh, zh, nh = np.split(gh, 3, axis=-1)
+        r, z = _sigmoid(ri + rh), _sigmoid(zi + zh)
+        n = np.tanh(ni + r * nh)
+        return (1 - z) * n + z * h, None
+    pre = gi + gh
+    return (np.tanh(pre) if kind == "aten.rnn_tanh" else np.maximum(pre, 0)), None
+
+
+def _recurrent(kind: str):
+    def run(data: np.ndarray, hx: Any, params: tuple, *, has_biases: bool, num_layers: int, dropout: float, train: bool,
+            bidirectional: bool, batch_first: bool) -> tuple:
+        unbatched = data.ndim == 2
+        x = data[:, None] if unbatched else (np.swapaxes(data, 0, 1) if batch_first else data)
+        x = x.astype(np.float64)
+        states = list(hx) if isinstance(hx, tuple) else [hx]
+        states = [s[:, None] if unbatched else s for s in states]
+        directions = 2 if bidirectional else 1
+        per = 4 if has_biases else 2
+        h_out, c_out = [], []
+        for layer in range(num_layers):
+            outputs = []
+            for direction in range(directions):
+                slot = layer * directions + direction
+                weights = [p.astype(np.float64) for p in params[slot * per:(slot + 1) * per]]
+                h = states[0][slot].astype(np.float64)
+                c = states[1][slot].astype(np.float64) if kind == "aten.lstm" else None
+                steps = range(x.shape[0]) if direction == 0 else reversed(range(x.shape[0]))
+                ys = [None] * x.shape[0]
+                for t in steps:
+                    h, c = _cell(kind, x[t], h, c, weights)
+                    ys[t] = h
+                outputs.append(np.stack(ys))
+                h_out.append(h)
+                c_out.append(c)
+            x = np.concatenate(outputs, axis=-1)
+        y = x[:, 0] if unbatched else (np.swapaxes(x, 0, 1) if batch_first else x)
+        finals = [np.stack(h_out)] + ([np.stack(c_out)] if kind == "aten.lstm" else [])
+        finals = [f[:, 0] if unbatched else f for f in finals]
+        return tuple(same_dtype(data, v) for v in [y] + finals)
+
+    run.__doc__ = f"`{kind}`: torch's equations, layer by layer, both directions."
+    return run
+
+
+for _kind in ("aten.lstm", "aten.gru", "aten.rnn_tanh", "aten.rnn_relu"):
+    kernel(_kind)(_recurrent(_kind))
+
+
+# normalization --------------------------------------------------------------------------------------
+def _per_channel(vector: Any, ndim: int) -> Any:
+    return vector.reshape((1, -1) + (1,) * (ndim - 2)) if isinstance(vector, np.ndarray) else vector
+
+
+def _affine(x: np.ndarray, weight: Any, bias: Any) -> np.ndarray:
+    if isinstance(weight, np.ndarray):
+        x = x * _per_channel(weight, x.ndim)
+    if isinstance(bias, np.ndarray):
+        x = x + _per_channel(bias, x.ndim)
+    return x
+
+
+def _group_stats(data: np.ndarray, groups: int, eps: float) -> tuple:
+    n = data.shape[0]
+    grouped = data.astype(np.float64).reshape(n, groups, -1)
+    mean = grouped.mean(axis=-1)
+    rstd = 1 / np.sqrt(grouped.var(axis=-1) + eps)
+    y = ((grouped - mean[..., None]) * rstd[..., None]).reshape(data.shape)
+    return y, mean, rstd
+
+
+@kernel("aten.group_norm")
+def group_norm(data: np.ndarray, weight: Any, bias: Any, *, num_groups: int, eps: float) -> np.ndarray:
+    """Normalized over groups of channels, then scaled and shifted per channel."""
+    y, _, _ = _group_stats(data, num_groups, eps)
+    return same_dtype(data, _affine(y, weight, bias))
+
+
+@kernel("aten.native_group_norm")
+def native_group_norm(data: np.ndarray, weight: Any, bias: Any, *, group: int, eps: float) -> tuple:
+    """(y, mean, rstd) of group norm."""
+    y, mean, rstd = _group_stats(data, group, eps)
+    return same_dtype(data, _affine(y, weight, bias)), same_dtype(data, mean), same_dtype(data, rstd)
+
+
+@kernel("aten.instance_norm")
+def instance_norm(data: np.ndarray, weight: Any, bias: Any, *, eps: float) -> np.ndarray:
+    """Each instance's channel normalized over its spatial dims, then scaled and shifted."""
+    axes = tuple(range(2, data.ndim))
+    x = data.astype(np.float64)
+    y = (x - x.mean(axis=axes, keepdims=True)) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+    return same_dtype(data, _affine(y, weight, bias))
+
+
+@kernel("aten.batch_norm_batch_stats")
+def batch_norm_batch_stats(data: np.ndarray, weight: Any, bias: Any, *, eps: float) -> tuple:
+    """Batch norm with the input's own statistics over every dim but 1: (y, mean, rstd)."""
+    axes = tuple(a for a in range(data.ndim) if a != 1)
+    x = data.astype(np.float64)
+    mean = x.mean(axis=axes)
+    rstd = 1 / np.sqrt(x.var(axis=axes) + eps)
+    y = (x - _per_channel(mean, x.ndim)) * _per_channel(rstd, x.ndim)
+    return same_dtype(data, _affine(y, weight, bias)), same_dtype(data, mean), same_dtype(data, rstd)
+
+
+@kernel("aten.rms_norm")
+def rms_norm(data: np.ndarray, weight: Any, *, normalized_shape: Sequence[int], eps: Optional[float]) -> np.ndarray:
+    """x / sqrt(mean(x^2) + eps) over the last dims, times the weight."""
+    x = data.astype(np.float64)
+    axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
+    small = np.finfo(data.dtype).eps if eps is None else eps
+    y = x / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + small)
+    return same_dtype(data, y * weight if isinstance(weight, np.ndarray) else y)
+
+
+# losses --------------------------------------------------------------------------------------------
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    top = x.max(axis=axis, keepdims=True)
+    return x - top - np.log(np.exp(x - top).sum(axis=axis, keepdims=True))
+
+
+def _class_loss(log_probs: np.ndarray, target: np.ndarray, weight: Any, reduction: int, ignore_index: int,
+                smoothing: float = 0.0) -> tuple:
+    """(loss, total weight) of log-probabilities at class targets (torch's nll_loss, with label
+    smoothing as cross_entropy applies it)."""
+    axis = 0 if log_probs.ndim == 1 else 1
+    classes = log_probs.shape[axis]
+    weights = weight.astype(np.float64) if isinstance(weight, np.ndarray) else np.ones(classes)
+    keep = target != ignore_index
+    safe = np.where(keep, target, 0).astype(np.int64)
+    picked = np.take_along_axis(log_probs, np.expand_dims(safe, axis), axis=axis).squeeze(axis)
+    w = np.where(keep, weights[safe], 0.0)
+    loss = -picked * w
+    if smoothing:
+        shape = [1] * log_probs.ndim
+        shape[axis] = classes
+        uniform = -(log_probs * weights.reshape(shape)).sum(axis=axis) * np.where(keep, 1.0, 0.0)
+        loss = (1 - smoothing) * loss + smoothing / classes * uniform
+    total = w.sum()
+    if reduction == 0:
+        return loss, total
+    if reduction == 2:
+        return loss.sum(), total
+    return loss.sum() / total, total
+
+
+def _probability_loss(log_probs: np.ndarray, target: np.ndarray, weight: Any, reduction: int, smoothing: float) -> np.ndarray:
+    axis = 0 if log_probs.ndim == 1 else 1
+    classes = log_probs.shape[axis]
+    shape = [1] * log_probs.ndim
+    shape[axis] = classes
+    weights = weight.reshape(shape) if isinstance(weight, np.ndarray) else 1.0
+    mixed = target * (1 - smoothing) + smoothing / classes
+    loss = -(log_probs * mixed * weights).sum(axis=axis)
+    if reduction == 0:
+        return loss
+    if reduction == 2:
+        return loss.sum()
+    return loss.mean()
+
+
+@kernel("aten.nll_loss")
+def nll_loss(data: np.ndarray, target: np.ndarray, weight: Any, *, reduction: int, ignore_index: int) -> np.ndarray:
+    """Negative log likelihood at the targets."""
+    return same_dtype(data, _class_loss(data.astype(np.float64), target, weight, reduction, ignore_index)[0])
+
+
+@kernel("aten.nll_loss_forward")
+def nll_loss_forward(data: np.ndarray, target: np.ndarray, weight: Any, *, reduction: int, ignore_index: int) -> tuple:
+    """(loss, total weight)."""
+    loss, total = _class_loss(data.astype(np.float64), target, weight, reduction, ignore_index)
+    return same_dtype(data, loss), same_dtype(data, total)
+
+
+@kernel("aten.cross_entropy_loss")
+def cross_entropy_loss(data: np.ndarray, target: np.ndarray, weight: Any, *, reduction: int, ignore_index: int,
+                       label_smoothing: float) -> np.ndarray:
+    """Cross entropy of logits against class targets or probabilities."""
+    log_probs = _log_softmax(data.astype(np.float64), 0 if data.ndim == 1 else 1)
+    if target.dtype.kind == "f":
+        return same_dtype(data, _probability_loss(log_probs, target.astype(np.float64), weight, reduction, label_smoothing))
+    return same_dtype(data, _class_loss(log_probs, target, weight, reduction, ignore_index, label_smoothing)[0])
+
+
+# distances ---------------------------------------------------------------------------------------
+def _norm(x: np.ndarray, p: float, axis: int, keepdims: bool = False) -> np.ndarray:
+    magnitude = np.abs(x)
+    if p == float("inf"):
+        return magnitude.max(axis=axis, keepdims=keepdims)
+    if p == 0:
+        return (magnitude != 0).sum(axis=axis, keepdims=keepdims).astype(np.float64)
+    return (magnitude ** p).sum(axis=axis, keepdims=keepdims) ** (1 / p)
+
+
+@kernel("aten.cdist")
+def cdist(a: np.ndarray, b: np.ndarray, *, p: float) -> np.ndarray:
+    """p-norm distances between rows."""
+    diff = a.astype(np.float64)[..., :, None, :] - b.astype(np.float64)[..., None, :, :]
+    return same_dtype(a, _norm(diff, p, -1))
+
+
+@kernel("aten.cosine_similarity")
+def cosine_similarity(a: np.ndarray, b: np.ndarray, *, dim: int, eps: float) -> np.ndarray:
+    """x1 . x2 / max(||x1|| ||x2||, eps) along dim."""
+    x, y = np.broadcast_arrays(a.astype(np.float64), b.astype(np.float64))
+    dot = (x * y).sum(axis=dim)
+    scale = np.sqrt(np.maximum((x * x).sum(axis=dim) * (y * y).sum(axis=dim), eps * eps))
+    return same_dtype(a, dot / scale)
+
+
+@kernel("aten.pairwise_distance")
+def pairwise_distance(a: np.ndarray, b: np.ndarray, *, p: float, eps: float, keepdim: bool) -> np.ndarray:
+    """||x1 - x2 + eps||_p over the last dim."""
+    diff = a.astype(np.float64) - b.astype(np.float64) + eps
+    if diff.ndim == 0:
+        return same_dtype(a, np.abs(diff))
+    return same_dtype(a, _norm(diff, p, -1, keepdim))
