@@ -108,9 +108,13 @@ def _softplus(draw: Draw) -> tuple:
 
 @generator("aten.clamp")
 def _clamp(draw: Draw) -> tuple:
-    data = array(draw, draw(shapes(lo=0)), _numeric(draw))
-    low = draw(st.none() | st.floats(-3, 3))
-    return [data], {"min": low, "max": draw(st.none() | st.floats(-3, 3))}
+    shape = draw(shapes(lo=0))
+    dtype = _numeric(draw)
+
+    def bound() -> Any:  # absent, or a tensor of a trailing part of x's shape (a scalar too)
+        return _optional(draw, lambda: array(draw, tuple(shape[draw(st.integers(0, len(shape))):]), dtype))
+
+    return [array(draw, shape, dtype), bound(), bound()], {}
 
 
 @generator("aten.logical_not")
@@ -506,13 +510,6 @@ def _flatten(draw: Draw) -> tuple:
     return [array(draw, shape, _numeric(draw))], {"start_dim": negative(start), "end_dim": negative(end)}
 
 
-@generator("aten.split_with_sizes")
-def _split_with_sizes(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_lo=1, lo=0, hi=6))
-    dim = axis_in(draw, len(shape))
-    return [array(draw, shape, _numeric(draw))], {"split_sizes": part_sizes(draw, shape[dim]), "dim": dim}
-
-
 @generator("aten.split")
 def _split(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1, hi=7))
@@ -699,3 +696,562 @@ def _upsample(draw: Draw) -> tuple:
             {**attrs, "scales": None}
     scales = [draw(st.sampled_from((0.5, 1.0, 1.5, 2.0, 3.0))) for _ in range(k)]
     return [array(draw, shape, _float(draw)), NONE], {**attrs, "scales": scales}
+
+
+# less common ATen operators (issue 16) ------------------------------------------------------------
+def _in_range(draw: Draw, low: float, high: float, lo: int = 0) -> np.ndarray:
+    """Floats strictly inside (low, high): inverse trigonometry, logit, erfinv."""
+    shape = draw(shapes(lo=lo))
+    dtype = _float(draw)
+    unit = np.asarray(draw(st.lists(st.floats(0.01, 0.99), min_size=int(np.prod(shape)), max_size=int(np.prod(shape)))))
+    return (low + (high - low) * unit).reshape(shape).astype(dtype)
+
+
+def _unary(draw: Draw) -> tuple:
+    return [_floats(draw)], {}
+
+
+for _name in ("aten.atan", "aten.asinh", "aten.sinh", "aten.cosh", "aten.tan", "aten.expm1", "aten.exp2",
+              "aten.trunc", "aten.frac", "aten.selu", "aten.relu6", "aten.log_sigmoid", "aten.signbit",
+              "aten.isfinite", "aten.isinf", "aten.isneginf", "aten.isposinf"):
+    generator(_name)(_unary)
+
+
+@generator("aten.acos", "aten.asin", "aten.atanh", "aten.erfinv")
+def _unit_interval(draw: Draw) -> tuple:
+    return [_in_range(draw, -1, 1)], {}
+
+
+@generator("aten.acosh")
+def _acosh(draw: Draw) -> tuple:
+    return [_in_range(draw, 1, 4)], {}
+
+
+@generator("aten.log10", "aten.log2", "aten.log1p")
+def _logarithms(draw: Draw) -> tuple:
+    return [_in_range(draw, 0, 5)], {}
+
+
+@generator("aten.logit")
+def _logit(draw: Draw) -> tuple:
+    return [_in_range(draw, 0, 1)], {"eps": draw(st.none() | st.floats(0, 0.4))}
+
+
+@generator("aten.celu")
+def _celu(draw: Draw) -> tuple:
+    return [_floats(draw)], {"alpha": draw(st.floats(0.1, 2))}
+
+
+@generator("aten.hardshrink", "aten.softshrink")
+def _shrink(draw: Draw) -> tuple:
+    return [_floats(draw)], {"lambd": draw(st.floats(0, 1))}
+
+
+@generator("aten.threshold")
+def _threshold(draw: Draw) -> tuple:
+    return [_floats(draw)], {"threshold": draw(st.floats(-1, 1)), "value": draw(st.floats(-2, 2))}
+
+
+@generator("aten.nan_to_num")
+def _nan_to_num(draw: Draw) -> tuple:
+    data = _floats(draw)
+    flat = data.reshape(-1)
+    for i, special in zip(range(flat.size), (np.nan, np.inf, -np.inf)):
+        flat[i] = special
+    bound = st.none() | st.floats(-9, 9)
+    return [data], {"nan": draw(bound), "posinf": draw(bound), "neginf": draw(bound)}
+
+
+@generator("aten.atan2", "aten.copysign", "aten.hypot", "aten.logaddexp", "aten.heaviside", "aten.xlogy")
+def _float_pair(draw: Draw) -> tuple:
+    return _broadcast(draw, 2, (_float(draw),)), {}
+
+
+@generator("aten.bitwise_left_shift", "aten.bitwise_right_shift")
+def _shifts(draw: Draw) -> tuple:
+    dtype = draw(st.sampled_from(INTS))
+    lhs, rhs = _broadcast(draw, 2, (dtype,))
+    return [lhs, np.asarray(np.abs(rhs), dtype)], {}
+
+
+# reductions and scans ------------------------------------------------------------------------------
+def _dims_of(draw: Draw, rank: int) -> Any:
+    return draw(st.none() | st.just(some_axes(draw, max(rank, 1), min_size=1)))
+
+
+@generator("aten.all", "aten.any", "aten.count_nonzero")
+def _logical_reduce(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    data = array(draw, shape, draw(st.sampled_from(FLOATS + INTS + ("bool",))))
+    attrs: dict = {"dim": _dims_of(draw, len(shape)) if shape else None}
+    if draw(st.booleans()):
+        attrs["keepdim"] = draw(st.booleans())
+    return [data], attrs
+
+
+@generator("aten.logsumexp")
+def _logsumexp(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=1))
+    return [array(draw, shape, _float(draw))], {"dim": _dims_of(draw, len(shape)) if shape else None,
+                                                 "keepdim": draw(st.booleans())}
+
+
+@generator("aten.linalg_vector_norm")
+def _vector_norm(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=1))
+    return [array(draw, shape, _float(draw))], {"ord": draw(st.sampled_from((1.0, 2.0, 3.0, float("inf")))),
+                                                 "dim": _dims_of(draw, len(shape)) if shape else None,
+                                                 "keepdim": draw(st.booleans())}
+
+
+@generator("aten.cummax", "aten.cummin", "aten.logcumsumexp")
+def _scan(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _float(draw))], {"dim": axis_in(draw, max(len(shape), 1))}
+
+
+@generator("aten.cumprod")
+def _cumprod(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)),
+                                                  "dtype": draw(st.sampled_from(("",) + FLOATS))}
+
+
+@generator("aten.median")
+def _median(draw: Draw) -> tuple:
+    return [array(draw, draw(shapes(lo=1)), _numeric(draw))], {}
+
+
+@generator("aten.median_dim", "aten.mode")
+def _median_dim(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=1))
+    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)), "keepdim": draw(st.booleans())}
+
+
+@generator("aten.kthvalue")
+def _kthvalue(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=1))
+    dim = axis_in(draw, max(len(shape), 1))
+    size = shape[dim] if shape else 1
+    return [array(draw, shape, _numeric(draw))], {"k": draw(st.integers(1, size)), "dim": dim, "keepdim": draw(st.booleans())}
+
+
+@generator("aten.sort", "aten.argsort")
+def _sort(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)),
+                                                  "descending": draw(st.booleans()), "stable": True}
+
+
+# shapes --------------------------------------------------------------------------------------------
+@generator("aten.flip")
+def _flip(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    return [array(draw, shape, _numeric(draw))], {"dims": some_axes(draw, max(len(shape), 1)) if shape else []}
+
+
+@generator("aten.roll")
+def _roll(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0, rank_lo=1))
+    dims = some_axes(draw, len(shape))
+    shifts = [draw(st.integers(-7, 7)) for _ in range(max(len(dims), 1))]
+    return [array(draw, shape, _numeric(draw))], {"shifts": shifts, "dims": dims}
+
+
+@generator("aten.expand_as")
+def _expand_as(draw: Draw) -> tuple:
+    data_shape, target = draw(mutually_broadcastable_shapes(num_shapes=1, max_dims=4, min_side=0, max_side=3)).input_shapes[0], None
+    target = tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))) + tuple(
+        draw(st.integers(0, 3)) if d == 1 else d for d in data_shape)
+    return [array(draw, data_shape, _numeric(draw)), array(draw, target, _float(draw))], {}
+
+
+@generator("aten.as_strided")
+def _as_strided(draw: Draw) -> tuple:
+    data = array(draw, draw(shapes(rank_lo=1, lo=1, hi=6)), _numeric(draw))
+    total = data.size
+    size = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(0, 3)))]
+    stride = [draw(st.integers(0, 2)) for _ in size]
+    reach = sum((n - 1) * s for n, s in zip(size, stride))
+    offset = draw(st.integers(0, max(total - 1 - reach, 0))) if reach < total else 0
+    if reach + offset >= total:
+        stride = [0 for _ in size]
+    return [data, sym_ints(size)], {"stride": stride, "storage_offset": offset}
+
+
+@generator("aten.unfold")
+def _unfold(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=1, hi=6))
+    dimension = axis_in(draw, max(len(shape), 1))
+    whole = shape[dimension] if shape else 1
+    return [array(draw, shape, _numeric(draw))], {"dimension": dimension, "size": draw(st.integers(0 if shape else 1, whole)),
+                                                  "step": draw(st.integers(1, 3))}
+
+
+@generator("aten.repeat_interleave")
+def _repeat_interleave(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    dim = draw(st.none() | st.just(axis_in(draw, max(len(shape), 1)))) if shape else None
+    return [array(draw, shape, _numeric(draw))], {"repeats": draw(st.integers(0, 3)), "dim": dim}
+
+
+@generator("aten.diff")
+def _diff(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0))
+    dim = axis_in(draw, len(shape))
+    dtype = _numeric(draw)
+
+    def side() -> Any:
+        return _optional(draw, lambda: array(draw, tuple(draw(st.integers(0, 3)) if a == dim % len(shape) else n
+                                                         for a, n in enumerate(shape)), dtype))
+
+    return [array(draw, shape, dtype), side(), side()], {"n": draw(st.integers(0, 3)), "dim": dim}
+
+
+@generator("aten.broadcast_tensors")
+def _broadcast_tensors(draw: Draw) -> tuple:
+    count = draw(st.integers(1, 3))
+    return [tuple(_broadcast(draw, count, (_numeric(draw),)))], {}
+
+
+@generator("aten.meshgrid")
+def _meshgrid(draw: Draw) -> tuple:
+    dtype = _numeric(draw)
+    vectors = tuple(array(draw, (draw(st.integers(0, 4)),), dtype) for _ in range(draw(st.integers(1, 3))))
+    return [vectors], {"indexing": draw(st.sampled_from(("ij", "xy")))}
+
+
+@generator("aten.pixel_shuffle")
+def _pixel_shuffle(draw: Draw) -> tuple:
+    r = draw(st.integers(1, 3))
+    shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1)))) + (
+        draw(st.integers(1, 2)) * r * r, draw(st.integers(0, 3)), draw(st.integers(0, 3)))
+    return [array(draw, shape, _numeric(draw))], {"upscale_factor": r}
+
+
+@generator("aten.pixel_unshuffle")
+def _pixel_unshuffle(draw: Draw) -> tuple:
+    r = draw(st.integers(1, 3))
+    shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1)))) + (
+        draw(st.integers(1, 2)), draw(st.integers(0, 2)) * r, draw(st.integers(0, 2)) * r)
+    return [array(draw, shape, _numeric(draw))], {"downscale_factor": r}
+
+
+@generator("aten.pad")
+def _pad(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    mode = draw(st.sampled_from(("constant", "reflect", "replicate", "circular")))
+    k = draw(st.integers(1, min(len(shape), 3)))
+    pads = []
+    for axis in range(len(shape) - 1, len(shape) - 1 - k, -1):
+        size = shape[axis]
+        most = {"constant": 3, "reflect": size - 1, "replicate": 3, "circular": size}[mode]
+        low = -size if mode == "constant" else 0
+        pads += [draw(st.integers(max(low, -1), most)), draw(st.integers(max(low, -1), most))]
+    return [array(draw, shape, _numeric(draw))], {"pad": pads, "mode": mode, "value": float(draw(st.integers(-2, 2)))}
+
+
+# creation ------------------------------------------------------------------------------------------
+@generator("aten.eye")
+def _eye(draw: Draw) -> tuple:
+    n = scalar(draw(st.integers(0, 4)))
+    m = _optional(draw, lambda: scalar(draw(st.integers(0, 4))))
+    return [n, m], {"dtype": draw(st.sampled_from(FLOATS + INTS + ("bool",)))}
+
+
+@generator("aten.linspace")
+def _linspace(draw: Draw) -> tuple:
+    start, end = (scalar(draw(st.floats(-5, 5)), "float64") for _ in range(2))
+    return [start, end, scalar(draw(st.integers(0, 6)))], {"dtype": draw(st.sampled_from(FLOATS))}
+
+
+@generator("aten.one_hot")
+def _one_hot(draw: Draw) -> tuple:
+    shape = draw(shapes(lo=0))
+    classes = draw(st.integers(1, 5))
+    data = np.asarray(draw(st.lists(st.integers(0, classes - 1), min_size=int(np.prod(shape)),
+                                    max_size=int(np.prod(shape))))).reshape(shape).astype(np.int64)
+    return [data], {"num_classes": classes if draw(st.booleans()) or data.size == 0 else -1}
+
+
+# indexing ------------------------------------------------------------------------------------------
+def _index_of(draw: Draw, size: int, shape: tuple) -> np.ndarray:
+    count = int(np.prod(shape))
+    if size == 0:
+        return np.zeros(shape, np.int64)
+    values = draw(st.lists(st.integers(-size, size - 1), min_size=count, max_size=count))
+    return np.asarray(values, np.int64).reshape(shape)
+
+
+@generator("aten.index")
+def _index(draw: Draw) -> tuple:
+    args, attrs = _index_args(draw)
+    return args[:2], attrs
+
+
+@generator("aten.index_put")
+def _index_put(draw: Draw) -> tuple:
+    (data, indices, _), attrs = _index_args(draw)
+    picked = data[_numpy_index(data, indices, attrs["dims"])]
+    values = array(draw, picked.shape[draw(st.integers(0, picked.ndim)):], str(data.dtype))
+    return [data, indices, values], {**attrs, "accumulate": draw(st.booleans())}
+
+
+def _numpy_index(data: np.ndarray, indices: tuple, dims: list) -> tuple:
+    from gradual.runtime.kernels.aten_nn import _index_tuple
+
+    return _index_tuple(data, indices, dims)
+
+
+def _index_args(draw: Draw) -> tuple:
+    """x, a tuple of index tensors (integers of one broadcast shape, or a bool mask) and the dims
+    they index."""
+    mask = draw(st.booleans())
+    shape = draw(shapes(rank_lo=1, lo=0 if mask else 1, hi=4))  # integer indices need a non-empty dim
+    data = array(draw, shape, _numeric(draw))
+    if mask:  # one mask over some dims from a start
+        start = draw(st.integers(0, len(shape) - 1))
+        width = draw(st.integers(1, len(shape) - start))
+        mask = np.asarray(draw(st.lists(st.booleans(), min_size=int(np.prod(shape[start:start + width])),
+                                        max_size=int(np.prod(shape[start:start + width]))))).reshape(shape[start:start + width])
+        return [data, (mask.astype(bool),), None], {"dims": [start]}
+    dims = sorted(set(draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=len(shape)))))
+    batch = draw(mutually_broadcastable_shapes(num_shapes=len(dims), max_dims=2, min_side=0, max_side=3)).input_shapes
+    return [data, tuple(_index_of(draw, shape[d], b) for d, b in zip(dims, batch)), None], {"dims": dims}
+
+
+@generator("aten.gather")
+def _gather(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    dim = axis_in(draw, len(shape))
+    index_shape = tuple(draw(st.integers(0, n)) if a != dim % len(shape) else draw(st.integers(0, 4))
+                        for a, n in enumerate(shape))
+    index = np.asarray(draw(st.lists(st.integers(0, shape[dim] - 1), min_size=int(np.prod(index_shape)),
+                                     max_size=int(np.prod(index_shape))))).reshape(index_shape).astype(np.int64)
+    return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
+
+
+@generator("aten.scatter")
+def _scatter(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    dim = axis_in(draw, len(shape))
+    index_shape = tuple(draw(st.integers(0, n)) for n in shape)
+    index = np.asarray(draw(st.lists(st.integers(0, shape[dim] - 1), min_size=int(np.prod(index_shape)),
+                                     max_size=int(np.prod(index_shape))))).reshape(index_shape).astype(np.int64)
+    dtype = _numeric(draw)
+    src_shape = tuple(n + draw(st.integers(0, 1)) for n in index_shape)
+    reduce = draw(st.sampled_from(("none", "sum", "prod", "mean", "amax", "amin")))
+    return [array(draw, shape, dtype), index, array(draw, src_shape, dtype)], {
+        "dim": dim, "reduce": reduce, "include_self": draw(st.booleans()) if reduce != "none" else True}
+
+
+@generator("aten.index_add")
+def _index_add(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    dim = axis_in(draw, len(shape))
+    count = draw(st.integers(0, 4))
+    index = np.asarray(draw(st.lists(st.integers(0, shape[dim] - 1), min_size=count, max_size=count)), np.int64)
+    source_shape = tuple(count if a == dim % len(shape) else n for a, n in enumerate(shape))
+    dtype = _float(draw)
+    return [array(draw, shape, dtype), index, array(draw, source_shape, dtype)], {"dim": dim, "alpha": draw(st.floats(-2, 2))}
+
+
+def _sorted_rows(draw: Draw, shape: tuple, dtype: str) -> np.ndarray:
+    return np.sort(array(draw, shape, dtype), axis=-1) if shape else array(draw, shape, dtype)
+
+
+@generator("aten.bucketize")
+def _bucketize(draw: Draw) -> tuple:
+    dtype = _numeric(draw)
+    boundaries = np.sort(array(draw, (draw(st.integers(0, 5)),), dtype))
+    return [array(draw, draw(shapes(lo=0)), dtype), boundaries], {"out_int32": draw(st.booleans()), "right": draw(st.booleans())}
+
+
+@generator("aten.searchsorted")
+def _searchsorted(draw: Draw) -> tuple:
+    dtype = _numeric(draw)
+    if draw(st.booleans()):  # one sorted row for any values
+        return [_sorted_rows(draw, (draw(st.integers(0, 5)),), dtype), array(draw, draw(shapes(lo=0)), dtype)], {
+            "out_int32": draw(st.booleans()), "right": draw(st.booleans())}
+    batch = draw(shapes(rank_hi=2, lo=0, hi=3))
+    sequence = _sorted_rows(draw, batch + (draw(st.integers(0, 4)),), dtype)
+    values = array(draw, batch + (draw(st.integers(0, 4)),), dtype)
+    return [sequence, values], {"out_int32": draw(st.booleans()), "right": draw(st.booleans())}
+
+
+@generator("aten.split_with_sizes")
+def _split_sizes_operand(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=0, hi=6))
+    dim = axis_in(draw, len(shape))
+    return [array(draw, shape, _numeric(draw)), sym_ints(part_sizes(draw, shape[dim]))], {"dim": dim}
+
+
+# model parts ---------------------------------------------------------------------------------------
+RNN_GATES = {"aten.lstm": 4, "aten.gru": 3, "aten.rnn_tanh": 1, "aten.rnn_relu": 1}
+
+
+@generator(*RNN_GATES)
+def _recurrent(draw: Draw, name: str = "") -> tuple:
+    """A sequence, initial state(s) and every layer's weights: (w_ih, w_hh[, b_ih, b_hh]) per
+    layer and direction, layer k > 0 reading the previous layer's directions concatenated."""
+    dtype = _float(draw)
+    batch_first, bidirectional, has_biases = (draw(st.booleans()) for _ in range(3))
+    layers, directions = draw(st.integers(1, 2)), 2 if bidirectional else 1
+    steps, batch, features, hidden = (draw(st.integers(lo, 3)) for lo in (1, 0, 1, 1))  # torch needs a step
+    batched = draw(st.booleans())
+    shape = ((batch, steps) if batch_first else (steps, batch)) if batched else (steps,)
+    data = array(draw, shape + (features,), dtype)
+    gates = RNN_GATES[name]
+    params = []
+    for layer in range(layers):
+        inputs = features if layer == 0 else hidden * directions
+        for _ in range(directions):
+            params += [array(draw, (gates * hidden, inputs), dtype), array(draw, (gates * hidden, hidden), dtype)]
+            if has_biases:
+                params += [array(draw, (gates * hidden,), dtype), array(draw, (gates * hidden,), dtype)]
+    state = (layers * directions,) + ((batch,) if batched else ()) + (hidden,)
+    hx: Any = array(draw, state, dtype)
+    if gates == 4:
+        hx = (hx, array(draw, state, dtype))
+    return [data, hx, tuple(params)], {"has_biases": has_biases, "num_layers": layers, "dropout": 0.0, "train": False,
+                                       "bidirectional": bidirectional, "batch_first": batch_first}
+
+
+for _name in RNN_GATES:
+    GENERATORS[_name] = lambda draw, name=_name: _recurrent(draw, name)
+
+
+def _channels_first(draw: Draw, channels: int) -> tuple:
+    return (draw(st.integers(1, 3)), channels) + tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2))))
+
+
+@generator("aten.group_norm", "aten.native_group_norm")
+def _group_norm(draw: Draw) -> tuple:
+    groups = draw(st.integers(1, 3))
+    channels = groups * draw(st.integers(1, 2))
+    dtype = _float(draw)
+    data = array(draw, _channels_first(draw, channels), dtype)
+    weight, bias = (_optional(draw, lambda: array(draw, (channels,), dtype)) for _ in range(2))
+    return [data, weight, bias], {"num_groups": groups, "eps": 1e-5}
+
+
+GENERATORS["aten.native_group_norm"] = lambda draw: (lambda args, attrs: (args, {"group": attrs["num_groups"], "eps": attrs["eps"]}))(
+    *_group_norm(draw))
+
+
+@generator("aten.batch_norm_batch_stats")
+def _batch_norm_batch_stats(draw: Draw) -> tuple:
+    channels = draw(st.integers(1, 3))
+    dtype = _float(draw)
+    data = array(draw, _channels_first(draw, channels), dtype)
+    weight, bias = (_optional(draw, lambda: array(draw, (channels,), dtype)) for _ in range(2))
+    return [data, weight, bias], {"eps": 1e-5}
+
+
+@generator("aten.rms_norm")
+def _rms_norm(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=1, lo=1))
+    k = draw(st.integers(1, len(shape)))
+    dtype = _float(draw)
+    weight = _optional(draw, lambda: array(draw, shape[len(shape) - k:], dtype))
+    return [array(draw, shape, dtype), weight], {"normalized_shape": list(shape[len(shape) - k:]),
+                                                 "eps": draw(st.none() | st.floats(1e-6, 1e-3))}
+
+
+def _class_targets(draw: Draw) -> tuple:
+    """Scores (n, c, d...) or (c,), class targets (n, d...) with some ignored, per-class weights."""
+    classes = draw(st.integers(1, 4))
+    dtype = _float(draw)
+    batch = () if draw(st.booleans()) else (draw(st.integers(0, 3)),) + tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 2))))
+    shape = batch[:1] + (classes,) + batch[1:] if batch else (classes,)
+    count = int(np.prod(batch)) if batch else 1
+    target = np.asarray(draw(st.lists(st.sampled_from(list(range(classes)) + [-100]), min_size=count, max_size=count)),
+                        np.int64).reshape(batch)
+    weight = _optional(draw, lambda: positive(draw, (classes,), dtype))
+    return array(draw, shape, dtype), target, weight, {"reduction": draw(st.integers(0, 2)), "ignore_index": -100}
+
+
+@generator("aten.nll_loss", "aten.nll_loss_forward")
+def _nll_loss(draw: Draw) -> tuple:
+    data, target, weight, attrs = _class_targets(draw)
+    return [data, target, weight], attrs
+
+
+@generator("aten.cross_entropy_loss")
+def _cross_entropy(draw: Draw) -> tuple:
+    data, target, weight, attrs = _class_targets(draw)
+    if draw(st.booleans()):  # class probabilities of the scores' shape instead of indices
+        target = np.abs(array(draw, data.shape, str(data.dtype)))
+    return [data, target, weight], {**attrs, "label_smoothing": draw(st.sampled_from((0.0, 0.1)))}
+
+
+@generator("aten.cdist")
+def _cdist(draw: Draw) -> tuple:
+    dtype = _float(draw)
+    batch = tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 1))))
+    features = draw(st.integers(1, 3))
+    return [array(draw, batch + (draw(st.integers(0, 3)), features), dtype),
+            array(draw, batch + (draw(st.integers(0, 3)), features), dtype)], {"p": draw(st.sampled_from((1.0, 2.0, 0.0, float("inf"))))}
+
+
+@generator("aten.cosine_similarity")
+def _cosine_similarity(draw: Draw) -> tuple:
+    lhs, rhs = _broadcast(draw, 2, (_float(draw),))
+    rank = max(lhs.ndim, rhs.ndim)
+    if rank == 0:
+        lhs, rhs = lhs.reshape(1), rhs.reshape(1)
+        rank = 1
+    return [lhs, rhs], {"dim": axis_in(draw, rank), "eps": 1e-8}
+
+
+@generator("aten.pairwise_distance")
+def _pairwise_distance(draw: Draw) -> tuple:
+    lhs, rhs = _broadcast(draw, 2, (_float(draw),))
+    return [lhs, rhs], {"p": draw(st.sampled_from((1.0, 2.0, 3.0))), "eps": 1e-6, "keepdim": draw(st.booleans())}
+
+
+@generator("aten.adaptive_max_pool2d")
+def _adaptive_max_pool2d(draw: Draw) -> tuple:
+    shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(1, 2)))) + (draw(st.integers(1, 5)), draw(st.integers(1, 5)))
+    return [array(draw, shape, _float(draw))], {"output_size": [draw(st.integers(1, 4)), draw(st.integers(1, 4))]}
+
+
+@generator("aten.grid_sampler")
+def _grid_sampler(draw: Draw) -> tuple:
+    dtype = _float(draw)
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    data = array(draw, (n, c, draw(st.integers(1, 4)), draw(st.integers(1, 4))), dtype)
+    grid = (array(draw, (n, draw(st.integers(1, 3)), draw(st.integers(1, 3)), 2), dtype) * 0.5).astype(dtype)
+    return [data, grid], {"interpolation_mode": draw(st.integers(0, 2)), "padding_mode": draw(st.integers(0, 2)),
+                          "align_corners": draw(st.booleans())}
+
+
+def _window(draw: Draw) -> dict:
+    return {"kernel_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
+            "dilation": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+            "padding": [draw(st.integers(0, 1)), draw(st.integers(0, 1))], "stride": [draw(st.integers(1, 2)), draw(st.integers(1, 2))]}
+
+
+def _blocks(size: int, kernel: int, dilation: int, padding: int, stride: int) -> int:
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+@generator("aten.im2col")
+def _im2col(draw: Draw) -> tuple:
+    attrs = _window(draw)
+    reach = [d * (k - 1) + 1 - 2 * p for k, d, p in zip(attrs["kernel_size"], attrs["dilation"], attrs["padding"])]
+    spatial = tuple(max(r, 0) + draw(st.integers(0, 3)) for r in reach)
+    batch = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
+    return [array(draw, batch + (draw(st.integers(1, 2)),) + spatial, _float(draw))], attrs
+
+
+@generator("aten.col2im")
+def _col2im(draw: Draw) -> tuple:
+    attrs = _window(draw)
+    reach = [d * (k - 1) + 1 - 2 * p for k, d, p in zip(attrs["kernel_size"], attrs["dilation"], attrs["padding"])]
+    image = [max(r, 1) + draw(st.integers(0, 3)) for r in reach]
+    blocks = int(np.prod([_blocks(size, k, d, p, s) for size, k, d, p, s in
+                          zip(image, attrs["kernel_size"], attrs["dilation"], attrs["padding"], attrs["stride"])]))
+    channels = draw(st.integers(1, 2)) * int(np.prod(attrs["kernel_size"]))
+    batch = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
+    return [array(draw, batch + (channels, blocks), _float(draw))], {**attrs, "output_size": image}

@@ -135,9 +135,11 @@ def _sequence_dims(ctx: ShapeContext, data: TensorArg, features: Any) -> Optiona
     if data.rank not in (2, 3):
         ctx.fail("rank", arg=data, actual=data.rank, expected=3)
     if data.rank == 2:
+        ctx.within(data.dim(0), 1, None)  # torch rejects an empty sequence
         return [data.dim(0), features], None
     batch_first = ctx.attr("batch_first")
     batch, seq = (data.dim(0), data.dim(1)) if batch_first else (data.dim(1), data.dim(0))
+    ctx.within(seq, 1, None)
     return ([batch, seq, features] if batch_first else [seq, batch, features]), batch
 
 

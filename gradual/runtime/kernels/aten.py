@@ -188,8 +188,8 @@ def _along(fn: Any) -> Any:
     return run
 
 
-kernel("aten.cumprod")(_along(lambda x, d: np.cumprod(x, axis=d)))
-kernel("aten.logcumsumexp")(_along(lambda x, d: np.logaddexp.accumulate(x, axis=d)))
+kernel("aten.cumprod")(scalar_as_vector(_along(lambda x, d: np.cumprod(x, axis=d))))
+kernel("aten.logcumsumexp")(scalar_as_vector(_along(lambda x, d: np.logaddexp.accumulate(x, axis=d))))
 
 
 def _running(better: Any) -> Any:
@@ -206,8 +206,8 @@ def _running(better: Any) -> Any:
     return run
 
 
-kernel("aten.cummax")(_running(np.greater))
-kernel("aten.cummin")(_running(np.less))
+kernel("aten.cummax")(scalar_as_vector(_running(np.greater)))
+kernel("aten.cummin")(scalar_as_vector(_running(np.less)))
 _unary("aten.tril", lambda x, *, diagonal: np.tril(x, diagonal))
 _unary("aten.triu", lambda x, *, diagonal: np.triu(x, diagonal))
 
@@ -564,18 +564,21 @@ def _pick_along(data: np.ndarray, dim: int, keepdim: bool, position: Any) -> tup
 
 
 @kernel("aten.median_dim")
+@scalar_as_vector
 def median_dim(data: np.ndarray, *, dim: int, keepdim: bool) -> tuple:
     """(lower medians, their indices) along dim."""
     return _pick_along(data, dim, keepdim, lambda n: (n - 1) // 2)
 
 
 @kernel("aten.kthvalue")
+@scalar_as_vector
 def kthvalue(data: np.ndarray, *, k: int, dim: int, keepdim: bool) -> tuple:
     """(k-th smallest values, their indices) along dim."""
     return _pick_along(data, dim, keepdim, lambda n: k - 1)
 
 
 @kernel("aten.mode")
+@scalar_as_vector
 def mode(data: np.ndarray, *, dim: int, keepdim: bool) -> tuple:
     """(most frequent values, smallest of them on ties; an index of each) along dim."""
     moved = np.moveaxis(data, dim, -1)
