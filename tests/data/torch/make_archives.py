@@ -13,6 +13,8 @@ Writes, next to this file:
                      sequence, which torch records as a guard (guards_code), not a range
 * inplace.pt2        InPlaceBlock, dynamic batch and height: in-place operators (relu_, add_,
                      hardswish_) in torch.export's default IR, upsample_bilinear2d, unflatten, topk
+* layers.pt2         Layers, dynamic batch (sequence fixed: torch specializes it through the
+                     LSTM): LSTM, GRU, GroupNorm, a boolean mask, sort, cummax, cross-entropy
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -29,7 +31,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, InPlaceBlock, Nonzero, PairTokens, SmallCNN  # noqa: E402
+from models import Attention, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -86,6 +88,8 @@ def main(only=None):
     """Write every archive (or only the one named)."""
     if only == "inplace":
         return save_inplace()
+    if only == "layers":
+        return save_layers()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -107,6 +111,7 @@ def main(only=None):
     ep = export(PairTokens().eval(), (x,), dynamic_shapes={"x": {0: Dim.AUTO, 1: Dim.AUTO}})
     save("constrained", ep, (x,))
     save_inplace()
+    save_layers()
 
 
 def save_inplace():
@@ -114,6 +119,13 @@ def save_inplace():
     x = torch.randn(2, 4, 6, 5)
     ep = export(InPlaceBlock().eval(), (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=64), 2: Dim.AUTO}})
     return save("inplace", ep, (x,))
+
+
+def save_layers():
+    torch.manual_seed(0)
+    tokens = torch.randint(0, 20, (3, 7))
+    ep = export(Layers().eval(), (tokens,), dynamic_shapes={"tokens": {0: Dim("batch", min=1, max=64)}})
+    return save("layers", ep, (tokens,))
 
 
 if __name__ == "__main__":

@@ -87,3 +87,27 @@ class InPlaceBlock(torch.nn.Module):
         y = F.interpolate(self.act(y), scale_factor=2.0, mode="bilinear")
         heads = y.flatten(2).unflatten(1, (2, 2))
         return torch.topk(heads.mean(-1), 1, dim=-1).values
+
+
+class Layers(torch.nn.Module):
+    """Less common ATen operators in one model: recurrent layers (a bidirectional two-layer
+    LSTM, a GRU), GroupNorm, a boolean mask, sorting, a cumulative max, and a cross-entropy
+    loss against the tokens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(20, 8)
+        self.lstm = torch.nn.LSTM(8, 6, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = torch.nn.GRU(12, 5, batch_first=True)
+        self.norm = torch.nn.GroupNorm(1, 5)
+        self.head = torch.nn.Linear(5, 20)
+
+    def forward(self, tokens):
+        y, _ = self.lstm(self.embed(tokens))
+        z, h = self.gru(y)
+        z = self.norm(z.transpose(1, 2)).transpose(1, 2)
+        logits = self.head(z)
+        loss = F.cross_entropy(logits.flatten(0, 1), tokens.flatten())
+        positive = z[z > 0]
+        ranked = torch.sort(h[0], dim=-1, descending=True).values
+        return loss, positive.sum(), ranked, torch.cummax(logits, dim=1).values
