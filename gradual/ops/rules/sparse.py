@@ -86,6 +86,7 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
     ctx.require_rank(dense_shape, 1)
     entries = ctx.equal(indices.dim(0), values.dim(0), symbol="entries")
     ctx.equal(indices.dim(1), dense_shape.dim(0), symbol="rank")
+    ctx.within(dense_shape.dim(0), 1, None)  # the tensor has rows: a scalar's empty shape has none
     rows = dense_shape.value[0] if dense_shape.value else ctx.unknown()
     grown = ctx.bounded(entries, entries + rows)
     return ctx.tuple([ctx.tensor([grown, indices.dim(1)], indices.dtype), ctx.tensor([grown], values.dtype),
