@@ -107,9 +107,15 @@ def scalar_dims(ctx: ShapeContext, data: TensorArg, dims: Any) -> bool:
     them: a scalar's dims are those of a 1-element vector, 0 and -1 (and it reduces to itself)."""
     if data.dims is None or data.rank:
         return False
-    for d in _as_list(dims) or []:
-        normalize_axis(ctx, d, 1, "dim")
+    _distinct(ctx, [normalize_axis(ctx, d, 1, "dim") for d in _as_list(dims) or []], dims)
     return True
+
+
+def _distinct(ctx: ShapeContext, axes: list, written: Any, name: str = "dim") -> list:
+    """Normalized axes, each named once (torch: "dim 0 appears multiple times")."""
+    if len(set(axes)) != len(axes):
+        ctx.fail("attribute-range", name=name, value=show_ints(written), needed="distinct dims")
+    return axes
 
 
 # shared rules under ATen's names ------------------------------------------------------------------
@@ -127,13 +133,26 @@ def _reduce(ctx: ShapeContext) -> Any:
         dims = _as_list(ctx.attr("dim")) or []
         ctx.require_rank_at_least(data, max((dim_rank(d) for d in dims), default=0))
         return ctx.tensor([] if not dims and not ctx.attr("keepdim") else None)
+    written = _as_list(ctx.attr("dim")) or []
+    _distinct(ctx, [normalize_axis(ctx, d, data.rank, "dim") for d in written], written)
     view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
     if ctx.op_name in NO_IDENTITY:
         require_elements(view, ctx.args[0])
     return RULES["reduce"](view)
 
 
-_register("aten_permute", adapted("transpose", [0], axes="dims"))
+_transpose_dims = adapted("transpose", [0], axes="dims")
+
+
+@shape_rule("aten_permute")
+def permute(ctx: ShapeContext) -> Any:
+    """`aten.permute(x, dims)`: Relay's transpose, where no dims is the permutation of a scalar
+    (Relay's empty axes reverse every dim)."""
+    if not ctx.attr("dims"):
+        ctx.require_rank(ctx.args[0], 0)
+    return _transpose_dims(ctx)
+
+
 _register("aten_unsqueeze", adapted("expand_dims", [0], axis="dim", num_newaxis=1))
 _register("aten_cat", adapted("concatenate", [0], axis="dim"))
 _register("aten_stack", adapted("stack", [0], axis="dim"))
@@ -150,6 +169,19 @@ def along_dim(ctx: ShapeContext) -> Any:
     else:
         normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
+
+
+@shape_rule("aten_scan")
+def scan(ctx: ShapeContext) -> Any:
+    """`aten.cumprod(x, dim)`, `logcumsumexp`, `cummax` and `cummin` ((values, int64 indices)):
+    x's shape, where dim names one of x's dims (0 or -1 of a scalar)."""
+    (data,) = ctx.args
+    if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
+    else:
+        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    values = ctx.tensor(data.dims)
+    return ctx.tuple([values, ctx.tensor(data.dims, "int64")]) if ctx.op_name in ("aten.cummax", "aten.cummin") else values
 
 
 @shape_rule("aten_reduce")
@@ -410,7 +442,8 @@ def slice_(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    ctx.require_rank_at_least(data, 1)  # torch: slice() cannot be applied to a 0-dim tensor
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     step = ctx.attr("step")
     if step < 1:
         ctx.fail("attribute-range", name="step", value=step, needed="at least 1")
@@ -775,12 +808,11 @@ def clamp(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims, data.dtype)
 
 
-def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str) -> list:
-    rank = max(data.rank, 1)
-    axes = [normalize_axis(ctx, a, rank, name) for a in _as_list(ctx.attr(name))]
-    if len(set(axes)) != len(axes):
-        ctx.fail("attribute-range", name=name, value=show_ints(ctx.attr(name)), needed="distinct dims")
-    return axes
+def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str, scalar_dims: bool = True) -> list:
+    """The dims an attribute names, each once; `scalar_dims`: a scalar has dims 0 and -1 (flip),
+    else none (roll: "tensor has no dimensions")."""
+    rank = max(data.rank, 1) if scalar_dims else data.rank
+    return _distinct(ctx, [normalize_axis(ctx, a, rank, name) for a in _as_list(ctx.attr(name))], ctx.attr(name), name)
 
 
 @shape_rule("aten_flip")
@@ -800,7 +832,7 @@ def roll(ctx: ShapeContext) -> Any:
     if len(shifts) != max(len(dims), 1) or (not dims and len(shifts) != 1):
         ctx.fail("attribute-range", name="shifts", value=show_ints(shifts), needed=f"{max(len(dims), 1)} entries")
     if data.dims is not None and dims:
-        _distinct_dims(ctx, data, "dims")
+        _distinct_dims(ctx, data, "dims", scalar_dims=False)
     return ctx.tensor(data.dims)
 
 
@@ -893,6 +925,8 @@ def kthvalue(ctx: ShapeContext) -> Any:
         ctx.fail("attribute-range", name="k", value=k, needed="at least 1")
     if data.dims is not None and data.rank:
         ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), k, None)
+    elif data.dims is not None and k > 1:  # a scalar is a line of one element
+        ctx.fail("attribute-range", name="k", value=k, needed="at most 1 for a scalar")
     return max_dim(ctx)
 
 
@@ -927,9 +961,8 @@ def repeat_interleave(ctx: ShapeContext) -> Any:
     if ctx.attr("dim") is None:
         return ctx.tensor([product(ctx, data.dims) * repeats])
     dims = list(data.dims)
-    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
-    if dims:
-        dims[axis] = dims[axis] * repeats
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # torch: a scalar has no dim here
+    dims[axis] = dims[axis] * repeats
     return ctx.tensor(dims)
 
 
@@ -939,8 +972,10 @@ def diff(ctx: ShapeContext) -> Any:
     least n); prepend and append have x's other dims."""
     data, before, after = ctx.args
     if data.dims is None:
+        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    ctx.require_rank_at_least(data, 1)  # torch: diff expects a tensor of at least one dim
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     length = data.dim(axis)
     for part in (present(ctx, before), present(ctx, after)):
         if part is not None:
@@ -1079,7 +1114,10 @@ def unfold(ctx: ShapeContext) -> Any:
                  needed="at least 1" if step < 1 else "at least 0")
     if data.dims is None:
         return ctx.tensor(None)
-    if data.rank == 0:
+    if data.rank == 0:  # a line of one element: one window of at most 1
+        normalize_axis(ctx, ctx.attr("dimension"), 1, "dimension")
+        if size > 1:
+            ctx.fail("attribute-range", name="size", value=size, needed="at most 1 for a scalar")
         return ctx.tensor([ctx.const(size)])
     axis = normalize_axis(ctx, ctx.attr("dimension"), data.rank, "dimension")
     dims = list(data.dims)

@@ -273,7 +273,10 @@ def onnx_slice(ctx: ShapeContext) -> Any:
                                   else axes_rank(given_axes))
         return ctx.tensor(None)
     begin, end = known_ints(ctx, starts), known_ints(ctx, ends)
-    chosen = _slice_axes(ctx, data.rank, axes, vector_length(ctx, starts))
+    count = vector_length(ctx, starts)
+    if vector_length(ctx, axes) == 0 and count is not None and count > data.rank:  # the leading dims
+        ctx.fail("rank-too-small", arg=data, needed=count, rank=data.rank)
+    chosen = _slice_axes(ctx, data.rank, axes, count)
     dims = list(data.dims)
     if chosen is None:
         return ctx.tensor([ctx.unknown() for _ in dims])

@@ -1010,8 +1010,8 @@ def as_strided(data: np.ndarray, size: tuple, *, stride: Sequence[int], storage_
 @kernel("aten.unfold")
 def unfold(data: np.ndarray, *, dimension: int, size: int, step: int) -> np.ndarray:
     """Windows along dimension, in a new last dim."""
-    if data.ndim == 0:
-        return data.reshape(1)
+    if data.ndim == 0:  # a scalar is a line of one element: one window of size 1, or none of 0
+        return data.reshape(1)[:size].copy()
     axis = dimension % data.ndim
     windows = np.lib.stride_tricks.sliding_window_view(data, size, axis=axis)
     index = [slice(None)] * data.ndim
