@@ -937,10 +937,9 @@ def adaptive_pool(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     wanted = list(ctx.attr("output_size"))
     dims = None
+    ctx.require_rank_at_least(data, len(wanted) + 1)
     if data.dims is not None:
         k = len(wanted)
-        if data.rank < k + 1:
-            ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=data.rank)
         for axis in range(data.rank - k, data.rank):
             ctx.within(data.dim(axis), 1, None)
         dims = list(data.dims[:data.rank - k]) + [ctx.const(w) for w in wanted]
@@ -1027,10 +1026,9 @@ def pixel_shuffle(ctx: ShapeContext) -> Any:
     r = ctx.attr("upscale_factor" if shuffle else "downscale_factor")
     if r < 1:
         ctx.fail("attribute-range", name="upscale_factor" if shuffle else "downscale_factor", value=r, needed="at least 1")
+    ctx.require_rank_at_least(data, 3)
     if data.dims is None:
         return ctx.tensor(None)
-    if data.rank < 3:
-        ctx.fail("rank-too-small", arg=data, needed=3, rank=data.rank)
     dims = list(data.dims)
     c, h, w = data.rank - 3, data.rank - 2, data.rank - 1
     if shuffle:

@@ -47,10 +47,9 @@ def im2col(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     kernel = list(ctx.attr("kernel_size"))
     k = len(kernel)
+    ctx.require_rank_at_least(data, k + 1)
     if data.dims is None:
         return ctx.tensor(None)
-    if data.rank < k + 1:
-        ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=data.rank)
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     spatial = data.dims[data.rank - k:]
     counts = [_blocks(ctx, d, kernel[i], dilation[i], padding[i], stride[i]) for i, d in enumerate(spatial)]
@@ -65,10 +64,9 @@ def col2im(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     image, kernel = list(ctx.attr("output_size")), list(ctx.attr("kernel_size"))
     k = len(kernel)
+    ctx.require_rank_at_least(data, 2)
     if data.dims is None:
         return ctx.tensor(None)
-    if data.rank < 2:
-        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     counts = [_blocks(ctx, ctx.const(image[i]), kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
     ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")
@@ -164,8 +162,7 @@ def _check_weights(ctx: ShapeContext, params: list, features: Any, hidden: Any, 
 # normalization ---------------------------------------------------------------------------------------
 def _channel_vectors(ctx: ShapeContext, data: TensorArg, vectors: list) -> Any:
     """Each vector given (not `()`) is as long as x's channels (dim 1); the channels."""
-    if data.dims is not None and data.rank < 2:
-        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    ctx.require_rank_at_least(data, 2)
     channels = data.dim(1) if data.dims is not None else None
     for arg in vectors:
         vector = present(ctx, arg)
@@ -243,10 +240,9 @@ def class_loss(ctx: ShapeContext) -> Any:
 def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optional[list]:
     """The per-element loss dims: x's without the class dim, which target's must be (or, for
     probabilities in cross_entropy_loss, target has x's shape)."""
+    ctx.require_rank_at_least(data, 1)
     if data.dims is None:
         return None
-    if data.rank == 0:
-        ctx.fail("rank-too-small", arg=data, needed=1, rank=0)
     wanted = [] if data.rank == 1 else [data.dim(0)] + list(data.dims[2:])
     probabilities = ctx.op_name == "aten.cross_entropy_loss" and dtype_name(target.dtype) in ("float16", "float32", "float64")
     expected = list(data.dims) if probabilities else wanted
@@ -262,8 +258,7 @@ def cdist(ctx: ShapeContext) -> Any:
     """`aten.cdist(x1, x2)`: (*b, p, m) and (*b, r, m) -> (*b, p, r), batch dims broadcast."""
     a, b = ctx.args
     for arg in (a, b):
-        if arg.dims is not None and arg.rank < 2:
-            ctx.fail("rank-too-small", arg=arg, needed=2, rank=arg.rank)
+        ctx.require_rank_at_least(arg, 2)
     if a.dims is None or b.dims is None:
         return ctx.tensor(None)
     ctx.equal(a.dim(-1), b.dim(-1), symbol="m")

@@ -211,10 +211,9 @@ def nll_loss(ctx: ShapeContext) -> Any:
     predictions, targets, weights = ctx.args
     reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("mean", "sum", "none"))
     ctx.require_rank(weights, 1)
+    ctx.require_rank_at_least(predictions, 2)
     if predictions.dims is None:
         return ctx.tensor(None if reduction == "none" else [])
-    if predictions.rank < 2:
-        ctx.fail("rank-too-small", arg=predictions, needed=2, rank=predictions.rank)
     ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
     ctx.require_rank(targets, predictions.rank - 1)
     dims = [predictions.dim(0)] + list(predictions.dims[2:])
@@ -232,9 +231,8 @@ def sequence_mask(ctx: ShapeContext) -> Any:
     axis = ctx.attr("axis")
     if axis not in (0, 1):
         ctx.fail("attribute-range", name="axis", value=axis, needed="0 or 1")
+    ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
-        if data.rank < 2:
-            ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
         ctx.equal(data.dim(1 - axis), lengths.dim(0), symbol="batch")
     return ctx.tensor(data.dims)
 

@@ -436,10 +436,10 @@ def dyn_squeeze(ctx: ShapeContext) -> Any:
     if known is not None:
         return _squeeze(ctx, data, known)
     count = ctx.static(axes.dim(0))
+    if count is not None:
+        ctx.require_rank_at_least(data, count)
     if data.dims is None or count is None:
         return ctx.tensor(None)
-    if count > data.rank:
-        ctx.fail("rank-too-small", arg=data, needed=count, rank=data.rank)
     return ctx.tensor([ctx.unknown() for _ in range(data.rank - count)])
 
 
