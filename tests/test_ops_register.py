@@ -148,3 +148,15 @@ def test_the_same_rule_rejects_bad_sizes_at_runtime(registry: Registry) -> None:
     program = "def @main(%x: Tensor[(n, 2, ?, 4), float32]) { my.space_to_depth(%x) }"
     with pytest.raises(gradual.RunFailure):
         gradual.run(program, {"x": np.zeros((1, 2, 5, 4), np.float32)}, registry=registry)
+
+
+def test_a_rule_kernel_or_converter_defined_twice_is_refused() -> None:
+    """A second definition under one name used to replace the first silently (a branch's
+    converter of aten.index hid main's, its upsample converter main's)."""
+    from gradual.frontends.torch_export.convert import special
+    from gradual.ops.registry import shape_rule
+    from gradual.runtime.kernels import kernel
+
+    for decorate in (shape_rule("broadcast"), kernel("add"), special("aten.add")):
+        with pytest.raises(ValueError, match="twice|two"):
+            decorate(lambda *args: None)

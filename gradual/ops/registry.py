@@ -29,9 +29,12 @@ KERNELS: dict[str, Kernel] = {}
 
 
 def shape_rule(name: str) -> Callable[[Rule], Rule]:
-    """Decorator: register a Python shape rule under the name declarations use (`= name`)."""
+    """Decorator: register a Python shape rule under the name declarations use (`= name`);
+    one per name (a second would silently replace the first)."""
 
     def register(fn: Rule) -> Rule:
+        if name in RULES:
+            raise ValueError(f"the shape rule {name} is defined twice: {RULES[name].__name__} and {fn.__name__}")
         RULES[name] = fn
         return fn
 

@@ -1,6 +1,6 @@
 """ATen nodes that need more than the generic conversion (continuing convert.py's `SPECIAL`):
 clamping with scalar or tensor bounds, reductions with their own arguments, sorting,
-advanced indexing and scatter, resampling, norms that are other norms, and operators that are
+advanced indexing and scatter, norms that are other norms, and operators that are
 compositions of declared ones (addcmul, lerp, baddbmm, outer, glu, movedim, narrow, rot90, ...).
 Importing this module registers them.
 """
@@ -200,45 +200,6 @@ def searchsorted(c: NodeConverter) -> Any:
     right = bool(c.raw("right", False)) or c.raw("side") == "right"
     return c.call("aten.searchsorted", c.operand(c.raw("sorted_sequence")), c.operand(c.raw("self")),
                   out_int32=bool(c.raw("out_int32", False)), right=right)
-
-
-# resampling --------------------------------------------------------------------------------------------
-UPSAMPLE = {"nearest": "nearest", "_nearest_exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
-            "trilinear": "linear", "bicubic": "cubic"}
-
-
-def _upsample_mode(op: str) -> tuple:
-    """(mode, antialias) of `aten.upsample_bilinear2d`, `aten._upsample_nearest_exact1d`, ..."""
-    name = op[len("aten."):].rstrip("123d")
-    antialias = name.endswith("_aa")
-    name = name[:-len("_aa")].rstrip("123d") if antialias else name
-    name = name.replace("_upsample", "upsample")
-    kind = name[len("upsample_"):] if name.startswith("upsample_") else ""
-    return UPSAMPLE.get("_" + kind if kind == "nearest_exact" else kind), antialias
-
-
-UPSAMPLE_OPS = [f"aten.{prefix}upsample_{kind}{k}d{aa}" for prefix, kind, k, aa in
-                [("", "nearest", k, "") for k in (1, 2, 3)] + [("_", "nearest_exact", k, "") for k in (1, 2, 3)] +
-                [("", "linear", 1, ""), ("", "bilinear", 2, ""), ("", "trilinear", 3, ""), ("", "bicubic", 2, ""),
-                 ("_", "bilinear", 2, "_aa"), ("_", "bicubic", 2, "_aa")]]
-
-
-@special(*UPSAMPLE_OPS)
-def upsample(c: NodeConverter) -> Any:
-    """torch's upsample_* (vec and default overloads) as aten.upsample."""
-    mode, antialias = _upsample_mode(packet(c.node.op))
-    if mode is None:
-        raise c.unsupported("this resampling mode")
-    scales = c.raw("scale_factors")
-    if scales is None:
-        given = [c.raw(name) for name in ("scales", "scales_d", "scales_h", "scales_w") if c.has(name)]
-        scales = given if given and all(s is not None for s in given) else None
-    size = c.raw("output_size")
-    data = c.operand(c.raw("input") if c.has("input") else c.raw("self"))
-    attrs: dict = {"mode": mode, "align_corners": bool(c.raw("align_corners", False)), "antialias": antialias}
-    if scales is not None:
-        attrs["scales"] = [float(s) for s in c.attribute(scales)]
-    return c.call("aten.upsample", data, c.operand(size, "int64"), **attrs)
 
 
 # norms ----------------------------------------------------------------------------------------------

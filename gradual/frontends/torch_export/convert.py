@@ -265,10 +265,13 @@ SPECIAL: dict = {}
 
 
 def special(*ops: str) -> Callable[[Callable[[NodeConverter], Any]], Callable[[NodeConverter], Any]]:
-    """Decorator: a converter for these operators (without overload)."""
+    """Decorator: a converter for these operators (without overload); one per operator (a
+    second would silently replace the first)."""
 
     def register(fn: Callable[[NodeConverter], Any]) -> Callable[[NodeConverter], Any]:
         for op in ops:
+            if op in SPECIAL:
+                raise ValueError(f"{op} has two converters: {SPECIAL[op].__name__} and {fn.__name__}")
             SPECIAL[op] = fn
         return fn
 
@@ -515,22 +518,6 @@ def batch_norm(c: NodeConverter) -> Any:
     if c.raw("training"):
         raise c.unsupported("batch norm in training mode (training=True)")
     return generic(c, packet(c.node.op))
-
-
-@special("aten.index")
-def index(c: NodeConverter) -> Any:
-    """x[idx] with one integer index tensor on one dim (index_select, reshaped when idx is not a
-    vector, is not supported)."""
-    indices = c.raw("indices") or []
-    given = [(i, v) for i, v in enumerate(indices) if v is not None]
-    if len(given) != 1 or c.dtype_of(given[0][1]) in (None, "bool"):
-        raise c.unsupported("indexing other than by one integer index vector")
-    dim, idx = given[0]
-    names = c.node.output_names()
-    rank = len(c.importer.recorded_dims(idx.name) or [])
-    if rank != 1 or not names:
-        raise c.unsupported("indexing by an index tensor that is not a vector")
-    return c.call("aten.index_select", c.operand(c.raw("self")), c.operand(idx), dim=dim)
 
 
 @special("aten.sym_size", "aten.sym_numel", "aten.item", "aten.nonzero")
