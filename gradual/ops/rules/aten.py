@@ -102,12 +102,20 @@ def _as_list(value: Any) -> Any:
     return [value] if isinstance(value, int) else value
 
 
+def torch_axis(ctx: ShapeContext, dim: int, rank: int, name: str = "dim") -> int:
+    """A dim as torch names it: of a 0-d tensor only 0 and -1 (torch wraps a scalar as a
+    1-element vector), said so where another is given."""
+    if rank == 0 and dim not in (0, -1):
+        ctx.fail("attribute-range", name=name, value=dim, needed="0 or -1 for a scalar")
+    return normalize_axis(ctx, dim, max(rank, 1), name)
+
+
 def scalar_dims(ctx: ShapeContext, data: TensorArg, dims: Any) -> bool:
     """Whether data is 0-d, its dims (an int, a list, or None) then checked as torch wraps
     them: a scalar's dims are those of a 1-element vector, 0 and -1 (and it reduces to itself)."""
     if data.dims is None or data.rank:
         return False
-    _distinct(ctx, [normalize_axis(ctx, d, 1, "dim") for d in _as_list(dims) or []], dims)
+    _distinct(ctx, [torch_axis(ctx, d, 0) for d in _as_list(dims) or []], dims)
     return True
 
 
@@ -167,7 +175,7 @@ def along_dim(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        torch_axis(ctx, ctx.attr("dim"), data.rank)
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
 
 
@@ -179,7 +187,7 @@ def scan(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        torch_axis(ctx, ctx.attr("dim"), data.rank)
     values = ctx.tensor(data.dims)
     return ctx.tuple([values, ctx.tensor(data.dims, "int64")]) if ctx.op_name in ("aten.cummax", "aten.cummin") else values
 
@@ -341,7 +349,7 @@ def squeeze(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, max((dim_rank(a) for a in _as_list(listed or [])), default=0))
         return ctx.tensor(None)
-    axes = set(range(data.rank)) if listed is None else {normalize_axis(ctx, a, max(data.rank, 1), "dim") for a in _as_list(listed)}
+    axes = set(range(data.rank)) if listed is None else {torch_axis(ctx, a, data.rank) for a in _as_list(listed)}
     keep = [d for i, d in enumerate(data.dims) if not (i in axes and ctx.is_one(d) is True)]
     if any(i in axes and ctx.is_one(d) is None for i, d in enumerate(data.dims)):
         return ctx.tensor(None)
@@ -491,7 +499,7 @@ def index_select(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
     dims = list(data.dims)
     if dims:
         dims[axis] = index.dim(0)
@@ -811,8 +819,9 @@ def clamp(ctx: ShapeContext) -> Any:
 def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str, scalar_dims: bool = True) -> list:
     """The dims an attribute names, each once; `scalar_dims`: a scalar has dims 0 and -1 (flip),
     else none (roll: "tensor has no dimensions")."""
-    rank = max(data.rank, 1) if scalar_dims else data.rank
-    return _distinct(ctx, [normalize_axis(ctx, a, rank, name) for a in _as_list(ctx.attr(name))], ctx.attr(name), name)
+    axes = [torch_axis(ctx, a, data.rank, name) if scalar_dims else normalize_axis(ctx, a, data.rank, name)
+            for a in _as_list(ctx.attr(name))]
+    return _distinct(ctx, axes, ctx.attr(name), name)
 
 
 @shape_rule("aten_flip")
@@ -859,7 +868,7 @@ def topk(ctx: ShapeContext) -> Any:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")) if k > 1 else 0)
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
     dims = list(data.dims)
-    axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+    axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
     if dims:
         ctx.within(dims[axis], k, None)
         dims[axis] = ctx.const(k)

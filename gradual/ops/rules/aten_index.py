@@ -8,8 +8,9 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
+from ..context import ShapeContext, TensorArg, product
 from ..registry import shape_rule
+from .aten import torch_axis
 from .common import dtype_name
 from .elementwise import broadcast_dims
 from .shape import broadcast_into
@@ -77,7 +78,7 @@ def gather(ctx: ShapeContext) -> Any:
     data, index_arg = ctx.args
     if data.dims is not None:
         ctx.require_rank(index_arg, data.rank)
-        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        torch_axis(ctx, ctx.attr("dim"), data.rank)
     return ctx.tensor(index_arg.dims, data.dtype)
 
 
@@ -90,7 +91,7 @@ def scatter(ctx: ShapeContext) -> Any:
         ctx.require_rank(index_arg, data.rank)
         if src.dims is not None and src.rank:
             ctx.require_rank(src, data.rank)
-        normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        torch_axis(ctx, ctx.attr("dim"), data.rank)
     return ctx.tensor(data.dims)
 
 
@@ -101,7 +102,7 @@ def index_add(ctx: ShapeContext) -> Any:
     data, index_arg, source = ctx.args
     ctx.require_rank(index_arg, 1)
     if data.dims is not None:
-        axis = normalize_axis(ctx, ctx.attr("dim"), max(data.rank, 1), "dim")
+        axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
         ctx.require_rank(source, data.rank)
         for i in range(data.rank):
             ctx.equal(source.dim(i), index_arg.dim(0) if i == axis else data.dim(i))
