@@ -1076,9 +1076,7 @@ RANK_GAPS = frozenset({
     "onnx.dequantize", "onnx.gather_nd", "onnx.lp_norm", "onnx.max_unpool", "onnx.mean_variance_norm",
     "onnx.one_hot", "onnx.quantize", "onnx.reverse_sequence", "onnx.rotary_embedding", "onnx.scatter_elements",
     "onnx.scatter_nd", "onnx.stft", "onnx.tensor_scatter", "onnx.trilu", "onnx.window",
-    "qnn.abs", "qnn.add", "qnn.concatenate", "qnn.conv2d", "qnn.conv2d_transpose", "qnn.dense", "qnn.dequantize",
-    "qnn.erf", "qnn.exp", "qnn.hardswish", "qnn.log", "qnn.mul", "qnn.quantize", "qnn.requantize", "qnn.rsqrt",
-    "qnn.sigmoid", "qnn.subtract", "qnn.tanh", "qnn.sqrt", "qnn.batch_matmul", "variance",
+    "qnn.concatenate", "variance",
 })
 
 

@@ -11,8 +11,9 @@ from ..context import ShapeContext, TensorArg, normalize_axis
 from ..registry import shape_rule
 from .combine import concatenate
 from .conv import conv, conv_transpose
-from .elementwise import broadcast_dims, broadcast_pair
+from .elementwise import broadcast_dims
 from .nn import batch_matmul, dense
+from .shape import broadcast_into
 
 register_rule_message(
     "quantization-parameter", codes.RANK_MISMATCH,
@@ -23,14 +24,31 @@ register_rule_message(
 
 def _parameters(ctx: ShapeContext, first: int, data: Any = None, axis: Any = None) -> None:
     """Every argument from `first` on is a scalar or a vector; a vector is as long as dim
-    `axis` of `data` (or 1), when those are given."""
-    for param in ctx.args[first:]:
+    `axis` of `data` (or holds one element), when data is given."""
+    _along(ctx, ctx.args[first:], None if data is None else data.dims, axis)
+
+
+def _along(ctx: ShapeContext, params: Any, dims: Any, axis: Any) -> None:
+    """Scales and zero points of a tensor of `dims`: scalars, or vectors holding one element or
+    one per element of dim `axis` (what the kernels broadcast; a 0-d tensor takes one element)."""
+    for param in params:
         if not isinstance(param, TensorArg) or param.rank is None or param.rank == 0:
             continue
         if param.rank > 1:
             ctx.fail("quantization-parameter", arg=param, rank=param.rank)
-        if data is not None and data.dims is not None and data.rank > 0:
-            broadcast_pair(ctx, param.dim(0), data.dim(normalize_axis(ctx, axis, data.rank)))
+        if dims is None:
+            continue
+        if not dims:
+            ctx.within(param.dim(0), 1, 1)
+        else:
+            broadcast_into(ctx, param, [dims[normalize_axis(ctx, axis, len(dims))]])
+
+
+def _one_element(ctx: ShapeContext, params: Any) -> None:
+    """Zero points of a product: per tensor (the kernels accumulate one shift)."""
+    for param in params:
+        if isinstance(param, TensorArg) and param.rank is not None and param.rank > 0:
+            _along(ctx, [param], [], None)
 
 
 @shape_rule("qnn_quantize")
@@ -46,6 +64,7 @@ def quantize(ctx: ShapeContext) -> Any:
 def qnn_conv2d(ctx: ShapeContext) -> Any:
     """`qnn.conv2d(data, weight, zero points, scales, ...)`: `nn.conv2d`'s shape."""
     _parameters(ctx, 2)
+    _one_element(ctx, ctx.args[2:4])
     return conv(ctx, "HW")
 
 
@@ -53,6 +72,7 @@ def qnn_conv2d(ctx: ShapeContext) -> Any:
 def qnn_conv2d_transpose(ctx: ShapeContext) -> Any:
     """`qnn.conv2d_transpose(...)`: `nn.conv2d_transpose`'s shape."""
     _parameters(ctx, 2)
+    _one_element(ctx, ctx.args[2:4])
     return conv_transpose(ctx, "HW")
 
 
@@ -60,6 +80,7 @@ def qnn_conv2d_transpose(ctx: ShapeContext) -> Any:
 def qnn_dense(ctx: ShapeContext) -> Any:
     """`qnn.dense(data, weight, zero points, scales, units, out_dtype)`: `nn.dense`'s shape."""
     _parameters(ctx, 2)
+    _one_element(ctx, ctx.args[2:4])
     return dense(ctx)
 
 
@@ -67,6 +88,7 @@ def qnn_dense(ctx: ShapeContext) -> Any:
 def qnn_batch_matmul(ctx: ShapeContext) -> Any:
     """`qnn.batch_matmul(x, y, zero points, scales, ...)`: `nn.batch_matmul`'s shape."""
     _parameters(ctx, 2)
+    _one_element(ctx, ctx.args[2:4])
     return batch_matmul(ctx)
 
 
@@ -75,13 +97,16 @@ def qnn_binary(ctx: ShapeContext) -> Any:
     """`qnn.add` / `qnn.subtract` / `qnn.mul(lhs, rhs, scales and zero points)`: broadcasting."""
     lhs, rhs = ctx.args[:2]
     _parameters(ctx, 2)
-    return ctx.tensor(broadcast_dims(ctx, [lhs.dims, rhs.dims]))
+    dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
+    for params, of in ((ctx.args[2:4], lhs.dims), (ctx.args[4:6], rhs.dims), (ctx.args[6:8], dims)):
+        _along(ctx, params, of, -1)
+    return ctx.tensor(dims)
 
 
 @shape_rule("qnn_unary")
 def qnn_unary(ctx: ShapeContext) -> Any:
     """`qnn.sqrt` and the other unary functions: the input's shape."""
-    _parameters(ctx, 1)
+    _parameters(ctx, 1, ctx.args[0], -1)
     return ctx.tensor(ctx.args[0].dims)
 
 
