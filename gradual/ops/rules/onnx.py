@@ -441,10 +441,41 @@ def space_to_depth(ctx: ShapeContext) -> Any:
     return ctx.tensor([n, c * (block * block), divided(ctx, data, 2, block), divided(ctx, data, 3, block)])
 
 
+#: the least rank of the first argument of the operators that keep its shape
+SAME_SHAPE_RANK = {"onnx.trilu": 2, "onnx.cumsum": 1, "onnx.cumprod": 1, "onnx.reverse_sequence": 2}
+
+
 @shape_rule("onnx_same_shape")
 def same_shape(ctx: ShapeContext) -> Any:
-    """The first argument's shape (Trilu, CumSum)."""
-    return ctx.tensor(ctx.args[0].dims)
+    """The first argument's shape (Trilu, CumSum, ReverseSequence), of the rank the operator
+    needs; CumSum's axis (a known value) names one of its dims."""
+    data = ctx.args[0]
+    ctx.require_rank_at_least(data, SAME_SHAPE_RANK.get(ctx.op_name, 0))
+    if ctx.op_name in ("onnx.cumsum", "onnx.cumprod"):
+        axis_arg = ctx.args[1]  # a 0-d tensor, or a vector of one element as exporters write it
+        if axis_arg.rank is not None and axis_arg.rank > 1:
+            ctx.fail("rank", arg=axis_arg, actual=axis_arg.rank, expected=0)
+        if axis_arg.rank == 1:
+            ctx.within(axis_arg.dim(0), 1, 1)
+    if ctx.op_name in ("onnx.cumsum", "onnx.cumprod") and data.dims is not None:
+        axis = known_ints(ctx, ctx.args[1])
+        if axis is not None and len(axis) == 1:
+            normalize_axis(ctx, axis[0], data.rank)
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("onnx_along_axes")
+def along_axes(ctx: ShapeContext) -> Any:
+    """LpNormalization and MeanVarianceNormalization: the input's shape, where `axis` or
+    `axes` name its dims."""
+    (data,) = ctx.args
+    name = "axis" if ctx.op_name == "onnx.lp_norm" else "axes"
+    axes = [ctx.attr(name)] if name == "axis" else list(ctx.attr(name))
+    if data.dims is None:
+        ctx.require_rank_at_least(data, axes_rank(axes))
+    else:
+        distinct_axes(ctx, axes, data.rank, name)
+    return ctx.tensor(data.dims)
 
 
 @shape_rule("onnx_reduce")
