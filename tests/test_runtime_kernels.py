@@ -1079,7 +1079,7 @@ RANK_GAPS = frozenset({
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
-@settings(max_examples=max(EXAMPLES // 3, 3), deadline=None,
+@settings(max_examples=max(EXAMPLES // 6, 2), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_a_rule_stops_what_its_kernel_cannot_run(name: str, data: st.DataObject) -> None:
