@@ -668,7 +668,8 @@ def batch_norm(ctx: ShapeContext) -> Any:
     """`aten.batch_norm(x, weight, bias, running_mean, running_var, ...)`: every vector given
     (not `()`) is as long as x's channels (dim 1)."""
     data = ctx.args[0]
-    channels = data.dim(1) if data.dims is not None and data.rank >= 2 else None
+    ctx.require_rank_at_least(data, 2)  # (n, c, ...): torch reads a missing channel dim as 0 channels
+    channels = data.dim(1) if data.dims is not None else None
     for arg in ctx.args[1:5]:
         vector = present(ctx, arg)
         if vector is not None:

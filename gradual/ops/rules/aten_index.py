@@ -122,6 +122,7 @@ def searchsorted(ctx: ShapeContext) -> Any:
     """`aten.searchsorted(sorted, x)`: x's shape; a sorted sequence of more than one dim has
     x's leading dims."""
     sequence, data = ctx.args
+    ctx.require_rank_at_least(sequence, 1)  # torch: "boundaries tensor should have positive dimension"
     if sequence.dims is not None and data.dims is not None and sequence.rank > 1:
         ctx.require_rank(data, sequence.rank)
         for i in range(sequence.rank - 1):
