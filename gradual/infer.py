@@ -788,6 +788,7 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
     for cast in cached.casts:
         node = nodes[cast.arg]
         pattern = _rename_symbols(cast.type, fresh) if fresh else cast.type
+        pattern = _rename_runs(pattern, fresh) if fresh else pattern
         reason = messages.operator_cast_reason(op.name, cast.arg, node.span)
         casts.append(CastPattern(cast.arg, node, pattern, cast.verifies, cast.binds, reason))
     refinements = [(i, binders[i], t) for i, _, t in cached.refinements]
@@ -841,6 +842,19 @@ def _rename_symbols(t: Type, mapping: dict) -> Type:
         return d
 
     return map_dims(t, rename)
+
+
+def _rename_runs(t: Type, mapping: dict) -> Type:
+    """The type with each `*r` run of dims whose symbol the mapping names renamed (a rank
+    pattern's run binds at runtime, like a dim's binder)."""
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_rename_runs(f, mapping) for f in t.fields))
+    if not isinstance(t, TensorType) or t.dims is None:
+        return t
+    if not any(isinstance(d, Variadic) and d.symbol in mapping for d in t.dims):
+        return t
+    dims = tuple(Variadic(mapping[d.symbol]) if isinstance(d, Variadic) and d.symbol in mapping else d for d in t.dims)
+    return TensorType(dims, t.dtype, t.value)
 
 
 def _freeze(value: Any) -> Any:

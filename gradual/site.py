@@ -874,7 +874,7 @@ class CallSite(ShapeContext):
             self.report_diag(messages.dim_untracked(self.span, self.op_name))
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
-        return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()),
+        return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()) + builder.runs,
                            self._instantiation())
 
     def _instantiation(self) -> tuple:
@@ -939,6 +939,7 @@ class _CastBuilder:
         self.site = site
         self.solver = site.solver
         self.binders: dict[SiteVar, Symbol] = {}
+        self.runs: list = []  # the `*r` of rank patterns, bound at runtime like the binders
         self.occurrences: dict[SiteVar, int] = {}
         # each shared dim's occurrences (argument index, path, axis, variable); the first binds it
         self.uses: dict[SiteVar, list] = {}
@@ -1098,7 +1099,9 @@ class _CastBuilder:
             return None
         if info.binder is not None:
             self.facts.append((index, info.binder, ("rank-at-least", path, least)))
-        return (Variadic(Symbol("r")),) + (Dimension.dynamic(),) * least
+        run = Symbol("r")
+        self.runs.append(run)
+        return (Variadic(run),) + (Dimension.dynamic(),) * least
 
     def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""
