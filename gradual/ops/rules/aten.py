@@ -17,7 +17,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
-from .common import require_choice, require_scalar, show_ints
+from .common import require_choice, require_positive, require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
 from .onnx import divided
@@ -930,9 +930,7 @@ def upsample(ctx: ShapeContext) -> Any:
 def kthvalue(ctx: ShapeContext) -> Any:
     """`aten.kthvalue(x, k, dim, keepdim)`: (values, indices) with dim reduced; k in 1..dim."""
     (data,) = ctx.args
-    k = ctx.attr("k")
-    if k < 1:
-        ctx.fail("attribute-range", name="k", value=k, needed="at least 1")
+    k = require_positive(ctx, "k", ctx.attr("k"))
     if data.dims is not None and data.rank:
         ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), k, None)
     elif data.dims is not None and k > 1:  # a scalar is a line of one element
@@ -962,9 +960,7 @@ def adaptive_pool(ctx: ShapeContext) -> Any:
 def repeat_interleave(ctx: ShapeContext) -> Any:
     """`aten.repeat_interleave(x, repeats, dim)`: dim times repeats (dim None: x flattened)."""
     (data,) = ctx.args
-    repeats = ctx.attr("repeats")
-    if repeats < 0:
-        ctx.fail("attribute-range", name="repeats", value=repeats, needed="at least 0")
+    repeats = require_positive(ctx, "repeats", ctx.attr("repeats"), allow_zero=True)
     if data.dims is None:
         return ctx.tensor(None)
     if ctx.attr("dim") is None:
