@@ -17,6 +17,7 @@ otherwise), so a loop that never ends stops with a diagnostic.
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any, Callable, Optional
 
@@ -55,6 +56,10 @@ STEP_VARIABLE = "GRADUAL_MAX_STEPS"
 DEFAULT_STEPS = 1_000_000
 
 
+#: steps between two collections of the young objects during a run (see Interpreter._collect)
+COLLECT_STEPS = 10_000
+
+
 def step_limit() -> int:
     """How many calls (of functions and operators) a run may make: a million unless the
     environment variable GRADUAL_MAX_STEPS says otherwise (about ten seconds of a runaway loop)."""
@@ -87,7 +92,9 @@ class Interpreter:
             raise ProgramRejected(errors)
         self.attrs: dict[int, dict] = {}
         self.blames: dict[int, Blame] = {}
-        self.steps_left = step_limit()
+        self.steps_left = self.steps_at_start = step_limit()
+        self.next_collection = self.steps_left - COLLECT_STEPS
+        self.next_full = 8 * COLLECT_STEPS
         self._eval = {
             ast.Var: self._eval_var, ast.GlobalVar: self._eval_global, ast.Literal: self._eval_literal,
             ast.TupleExpr: self._eval_tuple, ast.Proj: self._eval_proj, ast.Call: self._eval_call,
@@ -111,7 +118,8 @@ class Interpreter:
             raise InputError(messages.runtime_input_names(entry, missing, unknown))
         args = tuple(inputs[b.name] for b in info.params)
         try:
-            return run_deep(self.apply, GlobalFunction(d), args, None)
+            with gc_paused():
+                return run_deep(self.apply, GlobalFunction(d), args, None)
         except RecursionError:
             raise CallFailure(d.name_span, messages.runtime_exhausted(RecursionError()),
                               help=messages.runtime_exhausted_help()) from None
@@ -137,10 +145,25 @@ class Interpreter:
     def step(self, span: Optional[Span]) -> None:
         """Count one call against the run's bound (GRADUAL_MAX_STEPS)."""
         self.steps_left -= 1
+        if self.steps_left <= self.next_collection:
+            self._collect()
         if self.steps_left < 0:
             limit = step_limit()
             raise CallFailure(span or _nowhere(), messages.runtime_step_limit(limit),
                               help=messages.runtime_step_limit_help(STEP_VARIABLE))
+
+    def _collect(self) -> None:
+        """The run pauses the cyclic collector (its full passes over the frames and checks a long
+        run keeps alive grew faster than the run) and collects here instead: the young objects
+        every COLLECT_STEPS steps, everything at steps that double (a loop's cycles are freed,
+        and all the full passes together cost a few times one)."""
+        done = self.steps_at_start - self.steps_left
+        if done >= self.next_full:
+            gc.collect()
+            self.next_full *= 2
+        else:
+            gc.collect(1)
+        self.next_collection = self.steps_left - COLLECT_STEPS
 
     def enter(self, fn: Any, args: tuple, span: Optional[Span], pending: list, contract: Optional[Wrapped] = None) -> Any:
         """Start one call: bind the parameters, queue the result check, run the body in tail
