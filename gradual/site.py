@@ -561,7 +561,11 @@ class CallSite(ShapeContext):
         if va is not None and vb is not None:
             if va is vb:
                 return a
-            return SDim(Dimension.interval(0, _max_hi(self.solver, va, vb)))
+            hull = _broadcast_hull(self.solver, va, vb)
+            if hull is None:
+                self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
+                return SDim(Dimension.dynamic())
+            return SDim(hull)
         if va is not None or vb is not None:
             free, other = (a, b) if va is not None else (b, a)
             return self._broadcast_free(free, other)
@@ -1329,8 +1333,24 @@ def _bound_value(site: CallSite, value: Any, upper: bool) -> Optional[int]:
     return dim.max_length if upper else dim.min_length
 
 
-def _max_hi(solver: Solver, a: DimVar, b: DimVar) -> Optional[int]:
-    ahi, bhi = solver.bounds(a)[1], solver.bounds(b)[1]
-    if ahi is None or bhi is None:
+def _broadcast_hull(solver: Solver, a: DimVar, b: DimVar) -> Optional[Dimension]:
+    """What the broadcast of two unknown runtime dims can be: the other's range where one can
+    be 1, their common range where they are equal (`1..4` with `5..8` is `5..8`; `?` with `?`
+    is `?`). None when no value of either broadcasts with the other."""
+    (alo, ahi), (blo, bhi) = solver.bounds(a), solver.bounds(b)
+    ranges = []
+    if _holds_one(alo, ahi):
+        ranges.append((blo, bhi))
+    if _holds_one(blo, bhi):
+        ranges.append((alo, ahi))
+    lo, hi = max(alo, blo), (ahi if bhi is None else bhi if ahi is None else min(ahi, bhi))
+    if hi is None or lo <= hi:
+        ranges.append((lo, hi))
+    if not ranges:
         return None
-    return max(ahi, bhi)
+    his = [r[1] for r in ranges]
+    return Dimension.interval(min(r[0] for r in ranges), None if None in his else max(his))  # type: ignore[type-var]
+
+
+def _holds_one(lo: int, hi: Optional[int]) -> bool:
+    return lo <= 1 and (hi is None or hi >= 1)

@@ -153,3 +153,17 @@ def test_console_script_runs() -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Tensor[(?, 1), T]" in proc.stdout
+
+
+def test_a_reader_that_leaves_early_stops_the_command_quietly(tmp_path) -> None:
+    """`gradual check big.rly | head -1`: the pipe closes while gradual still writes. Unix
+    tools stop quietly with the SIGPIPE status; this was reported as an internal error."""
+    path = tmp_path / "big.rly"
+    path.write_text("".join(f"def @f{i}(%x: Tensor[(n, 4), float32]) {{ nn.relu(%x) }}\n" for i in range(3000)))
+    reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
+    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(path)],
+                          stdout=reader.stdin, stderr=subprocess.PIPE, timeout=120)
+    reader.stdin.close()  # type: ignore[union-attr]
+    reader.wait(timeout=60)
+    assert "internal error" not in proc.stderr.decode(), proc.stderr.decode()
+    assert proc.returncode == 141

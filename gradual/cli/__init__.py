@@ -233,9 +233,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
     except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
         print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE
+
+
+def _reader_gone() -> int:
+    """The reader of the output left (`gradual check f | head -1`): stop quietly, as Unix tools
+    do, with stdout pointed at /dev/null so that the interpreter's last flush does not fail too."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (an embedding caller): nothing to redirect
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _collector_paused(command: str) -> Any:
