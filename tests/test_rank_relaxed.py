@@ -33,10 +33,6 @@ ARCHIVES = ["cnn", "attention", "attention_core", "nonzero", "constrained"]
 #: known as (a static program with the changed shape checks clean too): not a rank left
 #: unchecked, a rule that is not exact yet
 RULE_GAPS = {
-    ("test_quantizelinear_blocked_asymmetric", "x"): "onnx.quantize: a blocked scale's rank is not compared with x's",
-    ("test_quantizelinear_blocked_asymmetric", "y_scale"): "onnx.quantize: a blocked scale's rank is not compared with x's",
-    ("test_quantizelinear_blocked_asymmetric", "y_zero_point"): "onnx.quantize: the zero point's rank is not compared",
-    ("test_dequantizelinear_int4", "x_zero_point"): "onnx.dequantize: a (1, 1) zero point of a (1,) scale broadcasts x",
     ("test_rotary_embedding_with_interleaved_rotary_dim", "input"): "onnx.rotary_embedding: input ranks 3 and 4 only",
     ("test_rotary_embedding_with_interleaved_rotary_dim", "cos_cache"): "onnx.rotary_embedding: the caches are 2-D",
     ("test_rotary_embedding_with_interleaved_rotary_dim", "sin_cache"): "onnx.rotary_embedding: the caches are 2-D",

@@ -501,8 +501,10 @@ def index_select(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
     dims = list(data.dims)
-    if dims:
-        dims[axis] = index.dim(0)
+    if not dims:  # torch: the index of a scalar holds exactly one value, and the result is the scalar
+        ctx.within(index.dim(0), 1, 1)
+        return ctx.tensor([])
+    dims[axis] = index.dim(0)
     return ctx.tensor(dims)
 
 

@@ -12,6 +12,7 @@ from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_a
 from ..registry import shape_rule
 from .common import require_choice
 from .onnx import vector_length
+from .shape import broadcast_into
 
 register_rule_message(
     "heads-attribute", codes.MISSING_ATTRIBUTE,
@@ -119,17 +120,44 @@ def _split_heads(ctx: ShapeContext, arg: TensorArg, heads_attr: str) -> tuple:
 # quantization ------------------------------------------------------------------------------------------
 @shape_rule("onnx_quantize")
 def quantize(ctx: ShapeContext) -> Any:
-    """`onnx.quantize` / `onnx.dequantize`: x's dims in `dtype`; a vector scale runs along `axis`,
-    a blocked one has x's rank with ceil(dim / block_size) at `axis`."""
+    """`onnx.quantize` / `onnx.dequantize`: x's dims in `dtype`. The scale is per tensor (a scalar
+    or one element), a vector along `axis`, blocks along `axis` (x's rank, ceil(dim / block_size)
+    there), or a tensor of x's rank that broadcasts to it; the zero point is shaped like it."""
     x, scale, zero_point = ctx.args
-    per_tensor = scale.dims is not None and scale.rank == 1 and ctx.static(scale.dim(0)) == 1
-    if x.dims is not None and scale.dims is not None and scale.rank == 1 and x.rank > 0 and ctx.attr("block_size") == 0 \
-            and not per_tensor:  # a one-element scale is per tensor: axis (default 1) is not read
-        axis = normalize_axis(ctx, ctx.attr("axis"), x.rank)
-        ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
+    block = ctx.attr("block_size") or 0
+    for factor in (scale, zero_point) if given(ctx, zero_point) else (scale,):
+        per_tensor = not block and factor.dims is not None and (
+            factor.rank == 0 or factor.rank == 1 and ctx.static(factor.dim(0)) == 1)  # axis is not read
+        if not per_tensor:
+            _granularity(ctx, x, factor, block)
     if given(ctx, zero_point) and scale.dims is not None and zero_point.dims is not None and zero_point.rank == scale.rank:
         require_dims(ctx, zero_point, list(scale.dims))  # (a one-element zero point of a scalar scale is fine)
     return ctx.tensor(x.dims, ctx.attr("dtype"))
+
+
+def _granularity(ctx: ShapeContext, x: TensorArg, scale: TensorArg, block: int) -> None:
+    """A scale that is not per tensor against x: along `axis` (which x must have), in blocks,
+    or broadcasting. Blocks have x's rank, whichever of the two is known."""
+    if scale.dims is None:
+        if block and x.dims is not None:
+            ctx.require_rank(scale, x.rank)
+        return
+    if x.dims is None:
+        if block:
+            ctx.require_rank(x, scale.rank)
+        else:
+            ctx.require_rank_at_least(x, axis_rank(ctx.attr("axis")) if scale.rank == 1 else scale.rank)
+        return
+    if not block and scale.rank > 1:
+        broadcast_into(ctx, scale, list(x.dims))
+        return
+    axis = normalize_axis(ctx, ctx.attr("axis"), x.rank)
+    if not block:
+        ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
+        return
+    ctx.require_rank(scale, x.rank)
+    for i, d in enumerate(x.dims):
+        ctx.equal(scale.dim(i), (d + (block - 1)) // block if i == axis else d, symbol="blocks" if i == axis else None)
 
 
 @shape_rule("onnx_dynamic_quantize")
@@ -324,12 +352,21 @@ def stft(ctx: ShapeContext) -> Any:
     """`onnx.stft(signal, frame_step, window, frame_length)`: (batch, frames, bins, 2)."""
     signal, step, window_arg, length = ctx.args
     ctx.require_rank(signal, 3)
+    ctx.require_rank(step, 0)
+    if given(ctx, length):
+        ctx.require_rank(length, 0)
+    if given(ctx, window_arg):
+        ctx.require_rank(window_arg, 1)
     if given(ctx, length) and length.value is not None:
         frame = length.value[0]
+        if given(ctx, window_arg) and window_arg.dims is not None:
+            ctx.equal(window_arg.dim(0), frame, symbol="frame length")
     elif given(ctx, window_arg) and window_arg.dims is not None:
         frame = window_arg.dim(0)
     else:
         frame = signal.dim(1)
+    ctx.within(frame, 1, None)
+    ctx.within(signal.dim(1) - frame, 0, None)  # at least one frame
     stride = step.value[0] if step.value is not None else None
     frames = (signal.dim(1) - frame) // stride + 1 if stride is not None and ctx.static(stride) else ctx.unknown()
     bins = frame // 2 + 1 if ctx.attr("onesided") else frame

@@ -750,7 +750,9 @@ def select(data: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
 
 @kernel("aten.index_select")
 def index_select(data: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
-    """Entries along dim at the indices."""
+    """Entries along dim at the indices (a scalar's one index leaves the scalar, as in torch)."""
+    if data.ndim == 0:
+        return data.copy()
     return np.take(data, index.astype(np.int64), axis=dim)
 
 
