@@ -1066,16 +1066,15 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 
 #: operators whose rule still accepts some input of another rank (or length) than its kernel
 #: runs: a `Tensor[*]` argument of that rank stops in the kernel (a runtime-error) instead of
-#: at a check or in the rule. Each one that is fixed leaves this list. (aten.index and
-#: aten.index_select: a shorter tensor makes its drawn index values out of range, which only the
-#: values decide.)
+#: at a check or in the rule. Each one that is fixed leaves this list. (aten.index,
+#: aten.index_select, onnx.gather_nd: a shorter tensor makes its drawn index values out of range,
+#: which only the values decide.)
 RANK_GAPS = frozenset({
-    "aten.col2im", "aten.index", "aten.index_put",
-    "aten.index_select", "aten.linalg_vector_norm", "aten.median", "aten.slice",
-    "aten.slice_scatter", "gather_nd", "onnx.affine_grid", "onnx.attention", "onnx.col2im", "onnx.compress",
-    "onnx.dft", "onnx.gather_nd", "onnx.max_unpool", "onnx.one_hot",
-    "onnx.reverse_sequence", "onnx.rotary_embedding", "onnx.scatter_elements", "onnx.scatter_nd",
-    "onnx.tensor_scatter", "onnx.window", "qnn.concatenate", "variance",
+    "aten.index", "aten.index_put", "aten.index_select", "aten.linalg_vector_norm", "aten.median",
+    "aten.slice", "aten.slice_scatter", "gather_nd", "onnx.attention", "onnx.col2im",
+    "onnx.compress", "onnx.dft", "onnx.gather_nd", "onnx.max_unpool", "onnx.reverse_sequence",
+    "onnx.rotary_embedding", "onnx.scatter_elements", "onnx.scatter_nd", "onnx.tensor_scatter",
+    "qnn.concatenate", "variance",
 })
 
 
@@ -1144,6 +1143,17 @@ F32, I64 = np.float32, np.int64
      {"onesided": True}, "stopped by the rule"),
     ("onnx.stft", [np.ones((1, 6, 1), F32), np.array(2, I64), np.ones((4,), F32), np.array(4, I64)],
      {"onesided": True}, "ran: (1, 2, 3, 2)"),
+    # one value where ONNX says so, and the (off, on) pair
+    ("onnx.one_hot", [np.zeros((0, 2), I64), np.zeros((0,), I64), np.ones((2,), F32)], {"axis": -1},
+     "stopped by the rule"),
+    ("onnx.one_hot", [np.zeros((3,), I64), np.array([4], I64), np.array(1, F32)], {"axis": -1}, "stopped by the rule"),
+    ("onnx.one_hot", [np.zeros((3,), I64), np.array([4], I64), np.array([0, 1], F32)], {"axis": -1}, "ran: (3, 4)"),
+    ("onnx.window", [np.zeros((0,), I64)], {"kind": "hann", "periodic": True, "dtype": "float32"}, "stopped by the rule"),
+    # ranks the kernels index into
+    ("onnx.affine_grid", [np.ones((2, 2, 3), F32), np.array(4, I64)], {"align_corners": True}, "stopped by the rule"),
+    ("onnx.gather_nd", [np.ones((2,), F32), np.array(0, I64)], {"batch_dims": 0}, "stopped by the rule"),
+    ("aten.col2im", [np.ones((1, 2, 6, 18), F32)], {"kernel_size": [1, 3], "dilation": [2, 1], "padding": [1, 0],
+                                                     "stride": [1, 1], "output_size": [4, 5]}, "stopped by the rule"),
 ])
 def test_a_rule_stops_the_inputs_its_kernel_ran_wrongly(name: str, args: list, attrs: dict, want: str) -> None:
     assert _outcome(name, args, attrs) == want

@@ -67,6 +67,8 @@ def col2im(ctx: ShapeContext) -> Any:
     ctx.require_rank_at_least(data, 2)
     if data.dims is None:
         return ctx.tensor(None)
+    if data.rank > 3:  # torch: (c * kh * kw, blocks), or a batch of them
+        ctx.require_rank(data, 3)
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     counts = [_blocks(ctx, ctx.const(image[i]), kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
     ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")

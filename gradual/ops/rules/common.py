@@ -150,6 +150,17 @@ def require_scalar(ctx: ShapeContext, arg: TensorArg) -> None:
         ctx.fail("not-a-scalar", arg=arg, rank=arg.rank)
 
 
+def require_one_value(ctx: ShapeContext, arg: TensorArg) -> None:
+    """The argument holds one value: a scalar, or a vector of one element (ONNX's `depth` and
+    window `size`). An argument of unknown rank is left to this check when it runs."""
+    if arg.dims is None:
+        return
+    if arg.rank == 1:
+        ctx.equal(arg.dim(0), ctx.const(1), symbol="one value")
+    elif arg.rank != 0:
+        ctx.fail("not-a-scalar", arg=arg, rank=arg.rank)
+
+
 INTEGER_RANGES = {
     "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
     "int64": (-2**63, 2**63 - 1), "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1),

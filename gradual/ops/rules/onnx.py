@@ -17,7 +17,7 @@ from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_ra
 from ..registry import shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
-    require_positive, value_element,
+    require_one_value, require_positive, value_element,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -605,9 +605,8 @@ def gather_nd(ctx: ShapeContext) -> Any:
     its first batch_dims + m dims: (*b, *q, *rest)."""
     data, indices = ctx.args
     batch = ctx.attr("batch_dims")
-    if indices.dims is None:
-        ctx.require_rank_at_least(indices, batch + 1)
-    elif data.dims is None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
+    ctx.require_rank_at_least(indices, batch + 1)
+    if data.dims is None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
         ctx.require_rank_at_least(data, batch + ctx.static(indices.dim(-1)))  # type: ignore[operator]
     if data.dims is None or indices.dims is None or indices.rank < 1:
         return ctx.tensor(None)
@@ -650,6 +649,9 @@ def topk(ctx: ShapeContext) -> Any:
 def one_hot(ctx: ShapeContext) -> Any:
     """`onnx.one_hot(indices, depth, values, axis)`: a new dim of size depth at axis."""
     indices, depth_arg, values = ctx.args
+    require_one_value(ctx, depth_arg)
+    ctx.require_rank(values, 1)
+    ctx.equal(values.dim(0), ctx.const(2), symbol="off and on values")
     if indices.dims is None:
         ctx.require_rank_at_least(indices, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, values.dtype)

@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from ..registry import shape_rule
-from .common import require_choice
+from .common import require_choice, require_one_value
 from .onnx import vector_length
 from .shape import broadcast_into
 
@@ -220,6 +220,7 @@ def compress(ctx: ShapeContext) -> Any:
 def window(ctx: ShapeContext) -> Any:
     """`onnx.window(size)`: a vector of `size` elements."""
     (size,) = ctx.args
+    require_one_value(ctx, size)
     length = size.value[0] if size.value is not None and len(size.value) == 1 else ctx.unknown()
     return ctx.tensor([length], ctx.attr("dtype"))
 
@@ -314,6 +315,8 @@ def grid_sample(ctx: ShapeContext) -> Any:
 def affine_grid(ctx: ShapeContext) -> Any:
     """`onnx.affine_grid(theta, size)`: (n, *spatial, r) with theta (n, r, r + 1)."""
     theta, size = ctx.args
+    ctx.require_rank(size, 1)
+    ctx.require_rank(theta, 3)
     count = vector_length(ctx, size)
     if count is None or count < 3:
         return ctx.tensor(None)
