@@ -16,6 +16,7 @@ stopped in that call's operator rule (`checked_sooner`).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,6 +32,8 @@ from programs import SYMBOLIC, Draw, Program, consistent_inputs, programs, relax
 from tracing import Outcome, run_outcome, same_outputs
 
 NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\b")
+DEF = re.compile(r"def (@[A-Za-z0-9_]+)")
+BINDING = re.compile(r"\s*(?:let )?(%[A-Za-z0-9_]+)(?::[^=]*)? = ")
 
 
 def examples(count: int) -> settings:
@@ -98,8 +101,21 @@ def checked_sooner(direct: Outcome, rechecked: Outcome) -> bool:
     if getattr(getattr(b, "blame", None), "kind", None) != "inserted":
         return False
     call, arg = a.span, b.span  # type: ignore[union-attr]  # in the source and in the printed text
-    line = lambda span: span.source.text.count("\n", 0, span.start)  # noqa: E731  (elaboration keeps lines)
-    return line(call) == line(arg) and a.diagnostic().message.split("`")[1] in b.blame.reason  # type: ignore[union-attr]
+    same_call = _statement_of(call) == _statement_of(arg)
+    return same_call and a.diagnostic().message.split("`")[1] in b.blame.reason  # type: ignore[union-attr]
+
+
+def _statement_of(span: Any) -> tuple:
+    """Where a span is, in terms both texts share: the definition it is in and the variable its
+    line binds (`%v10`), or its line number there when the line binds none (elaboration may
+    print an `if` over more lines than its source had, so lines alone do not correspond)."""
+    text = span.source.text
+    start = text.rfind("\n", 0, span.start) + 1
+    line = text[start:text.find("\n", span.start) if "\n" in text[span.start:] else len(text)]
+    definition = DEF.findall(text, 0, span.start)
+    bound = BINDING.match(line)
+    return (definition[-1] if definition else None,
+            bound.group(1) if bound else text.count("\n", text.rfind("def @", 0, span.start), span.start))
 
 
 @examples(250)

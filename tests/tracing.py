@@ -269,6 +269,17 @@ def _dims_of(t: Any) -> list:
     return []
 
 
+def every_type_static(result: gradual.CheckResult) -> bool:
+    """Whether every tensor the checker typed has a static shape (a join of two different
+    branches, `(1, 1)` and `(1, 0)`, is `(1, 0..1)`: not static, though every parameter is)."""
+    for t in result.types.values():
+        if isinstance(t, TensorType) and t.dims is None:
+            return False
+        if any(not d.is_static for d in _dims_of(t)):
+            return False
+    return True
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"a {dtype_name(value)} tensor of shape {value.shape}"

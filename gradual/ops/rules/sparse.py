@@ -88,7 +88,9 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
     ctx.equal(indices.dim(1), dense_shape.dim(0), symbol="rank")
     ctx.within(dense_shape.dim(0), 1, None)  # the tensor has rows: a scalar's empty shape has none
     rows = dense_shape.value[0] if dense_shape.value else ctx.unknown()
-    grown = ctx.bounded(entries, entries + rows)
+    # every entry stays and every row ends with one: at least max(entries, rows) of them
+    least = max(ctx.bounds(entries)[0] or 0, ctx.bounds(rows)[0] or 0)
+    grown = ctx.bounded(least, entries + rows)
     return ctx.tuple([ctx.tensor([grown, indices.dim(1)], indices.dtype), ctx.tensor([grown], values.dtype),
                       ctx.tensor([rows], dense_shape.dtype)])
 
