@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
 from .elementwise import broadcast_pair
@@ -253,8 +253,11 @@ def cross_entropy(ctx: ShapeContext) -> Any:
 def l2_normalize(ctx: ShapeContext) -> Any:
     """`nn.l2_normalize(x, eps, axis)`: x's shape; the axes name distinct dims of x."""
     (data,) = ctx.args
-    if data.dims is not None and ctx.attr("axis") is not None:
-        distinct_axes(ctx, ctx.attr("axis"), data.rank)
+    axes = ctx.attr("axis")
+    if data.dims is None and axes:
+        ctx.require_rank_at_least(data, axes_rank(list(axes)))  # a dynamic rank gets a rank check
+    elif data.dims is not None and axes is not None:
+        distinct_axes(ctx, axes, data.rank)
     return ctx.tensor(data.dims)
 
 
