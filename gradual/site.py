@@ -1334,23 +1334,7 @@ def _bound_value(site: CallSite, value: Any, upper: bool) -> Optional[int]:
 
 
 def _broadcast_hull(solver: Solver, a: DimVar, b: DimVar) -> Optional[Dimension]:
-    """What the broadcast of two unknown runtime dims can be: the other's range where one can
-    be 1, their common range where they are equal (`1..4` with `5..8` is `5..8`; `?` with `?`
-    is `?`). None when no value of either broadcasts with the other."""
-    (alo, ahi), (blo, bhi) = solver.bounds(a), solver.bounds(b)
-    ranges = []
-    if _holds_one(alo, ahi):
-        ranges.append((blo, bhi))
-    if _holds_one(blo, bhi):
-        ranges.append((alo, ahi))
-    lo, hi = max(alo, blo), (ahi if bhi is None else bhi if ahi is None else min(ahi, bhi))
-    if hi is None or lo <= hi:
-        ranges.append((lo, hi))
-    if not ranges:
-        return None
-    his = [r[1] for r in ranges]
-    return Dimension.interval(min(r[0] for r in ranges), None if None in his else max(his))  # type: ignore[type-var]
-
-
-def _holds_one(lo: int, hi: Optional[int]) -> bool:
-    return lo <= 1 and (hi is None or hi >= 1)
+    """What the broadcast of two unknown runtime dims can be, from their bounds (the shape
+    algebra's `broadcast_merge`: `1..4` with `5..8` is `5..8`, `?` with `?` is `?`). None when
+    no value of either broadcasts with the other."""
+    return Dimension.broadcast_merge(Dimension.interval(*solver.bounds(a)), Dimension.interval(*solver.bounds(b)))

@@ -111,7 +111,8 @@ def _statement_of(span: Any) -> tuple:
     print an `if` over more lines than its source had, so lines alone do not correspond)."""
     text = span.source.text
     start = text.rfind("\n", 0, span.start) + 1
-    line = text[start:text.find("\n", span.start) if "\n" in text[span.start:] else len(text)]
+    end = text.find("\n", span.start)
+    line = text[start:end if end >= 0 else len(text)]
     definition = DEF.findall(text, 0, span.start)
     bound = BINDING.match(line)
     return (definition[-1] if definition else None,
