@@ -61,9 +61,12 @@ class _Deferred:
         self.done = False
 
     def unbound(self, frame: Frame) -> list:
-        """The symbols of the expression the frame has not bound yet."""
+        """The symbols of the expression the frame has not bound yet (nor related to others)."""
         dim = self.item[4]
-        return [s for s in dim.expr.symbols() if frame.dim(s) is None]
+        unbound = [s for s in dim.expr.symbols() if frame.dim(s) is None]
+        if unbound and frame.related():
+            unbound = [s for s in reduce_expression(frame, dim.expr).symbols() if frame.dim(s) is None]
+        return unbound
 
     def check(self, frame: Frame) -> None:
         """Check the expression now that its symbols are bound."""
@@ -89,14 +92,34 @@ def settle_deferred(frame: Frame) -> None:
     binds it (`n - m` of a size with `m` known gives `n`; left waiting, a cast in the body
     would bind `n` and this check would then blame the call for the body's assumption), and
     each symbol so bound lets other checks go on (a worklist: a check is looked at again only
-    when a symbol it waits for is bound)."""
-    work = deque({id(w): w for ws in frame.deferred.values() for w in ws}.values())
+    when a symbol it waits for is bound). One that waits for several becomes a relation
+    between them (`n8 - n6` of size 1 relates `n8` to `n6 + 1`), so the body's checks that
+    mention them are exact, and the checks filed under the related symbol are looked at again."""
+    waiting = list({id(w): w for ws in frame.deferred.values() for w in ws}.values())
+    _solve_waiting(frame, deque(waiting))
+    for item in waiting:
+        if item.done:
+            continue
+        value, t, blame, size, dim, path, axis, broadcast = item.item
+        match = _Match(value, t, frame, blame)
+        pivot = None if broadcast and size == 1 else match.relate(size, dim)
+        if pivot is not None:
+            item.done = True
+            _solve_waiting(frame, deque(w for w in frame.deferred.get(pivot, ()) if not w.done))
+
+
+def _solve_waiting(frame: Frame, work: deque) -> None:
+    """Solve each waiting check down to one unknown it is linear in; what that binds wakes
+    the checks filed under it."""
     while work:
         waiting = work.popleft()
         unbound = () if waiting.done else waiting.unbound(frame)
-        if len(unbound) != 1:
+        if len(unbound) > 1:
             continue
         value, t, blame, size, dim, path, axis, broadcast = waiting.item
+        if not unbound:
+            waiting.check(frame)
+            continue
         if broadcast and size == 1:
             continue
         match = _Match(value, t, frame, blame)
@@ -108,9 +131,13 @@ def settle_deferred(frame: Frame) -> None:
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
-    """Forget symbols a cast introduces, so the cast binds them afresh."""
+    """Forget symbols a cast introduces, so the cast binds them afresh (with every relation
+    that mentions them)."""
     for sym in symbols:
         frame.dims.pop(sym, None)
+    if frame.relations and symbols:
+        gone = set(symbols)
+        frame.relations = {s: p for s, p in frame.relations.items() if s not in gone and not gone & p.symbols()}
 
 
 class _Match:
@@ -203,7 +230,7 @@ class _Match:
     def sequence(self, sym: Symbol, run: tuple, path: tuple, axis: int) -> None:
         bound = self.frame.dim(sym)
         if bound is None:
-            self.bind(sym, run)
+            self.bind(sym, run, path, axis)
         elif tuple(bound) != run:
             self.fail(Mismatch("sequence", {"name": sym.name, "actual": run, "expected": tuple(bound)}, path, axis))
 
@@ -232,6 +259,8 @@ class _Match:
     def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
         expr = dim.expr
         unbound = [s for s in expr.symbols() if self.frame.dim(s) is None]
+        if unbound:
+            expr, unbound = self.unknowns(expr)
         if not unbound:
             expected = expr.evaluate(self.frame.env())
             if size != expected:
@@ -242,10 +271,16 @@ class _Match:
             return
         self.pending.append((size, dim, path, axis, broadcast))
 
+    def unknowns(self, expr: Poly) -> tuple:
+        """The expression with what the frame knows put in (bound values, relations), and the
+        symbols it still waits for."""
+        reduced = self.reduced(expr)
+        return reduced, [s for s in reduced.symbols() if self.frame.dim(s) is None]
+
     def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
         """Bind the one unbound symbol of a linear expression from a size; False if nonlinear.
         Bound symbols are substituted first, so `n * u` with `n` bound is linear in `u`."""
-        part = self.with_bound(dim.expr).linear_part(sym)
+        part = self.reduced(dim.expr).linear_part(sym)
         if part is None:
             return False
         coeff, rest = part
@@ -253,24 +288,52 @@ class _Match:
         if remainder % coeff != 0 or remainder // coeff < 0:
             what = "broadcast-unsolvable" if broadcast else "unsolvable"
             self.fail(Mismatch(what, {"actual": size, "expr": str(dim)}, path, axis))
-        value = remainder // coeff
-        if value < sym.lo or sym.hi is not None and value > sym.hi:
-            bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
-            self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
-        self.bind(sym, value)
+        self.bind(sym, remainder // coeff, path, axis)
         return True
 
-    def bind(self, sym: Symbol, value: Any) -> None:
+    def bind(self, sym: Symbol, value: Any, path: tuple = (), axis: Optional[int] = None) -> None:
+        """Bind a symbol within its bounds; symbols a relation ties to it may become known."""
+        if isinstance(value, int) and (value < sym.lo or sym.hi is not None and value > sym.hi):
+            bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
+            self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
         self.frame.dims[sym] = value
         self.bound.append(sym)
+        if self.frame.relations is not None or self.frame.parent is not None:
+            self.determine_related(path, axis)
 
-    def with_bound(self, expr: Poly) -> Poly:
-        """The expression with the values of its bound symbols substituted."""
-        def value(sym: Symbol) -> Optional[Poly]:
-            bound = self.frame.dim(sym)
-            return Poly.const(bound) if isinstance(bound, int) else None
+    def determine_related(self, path: tuple, axis: Optional[int]) -> None:
+        """Bind each related symbol whose relation no longer waits for anything (`n` related to
+        `m + 1` once `m` is bound), which may in turn determine others."""
+        related = self.frame.related()
+        progress = bool(related)
+        while progress:
+            progress = False
+            for sym, poly in related:
+                if self.frame.dim(sym) is None:
+                    value = self.reduced(poly)
+                    if value.is_const():
+                        self.bind(sym, value.const_value(), path, axis)
+                        progress = True
 
-        return expr.substitute(value)
+    def reduced(self, expr: Poly) -> Poly:
+        """The expression with what the frame knows substituted (`reduce_expression`)."""
+        return reduce_expression(self.frame, expr)
+
+    def relate(self, size: int, dim: Dimension) -> Optional[Symbol]:
+        """Record what a linear expression's size says of unknowns no bare occurrence bound:
+        solved for one with coefficient 1 or -1 (`n - m` of size 1 relates `n` to `m + 1`), so a
+        later check that mentions them (`d - m + n`) is made exactly and `n` is bound with `m`.
+        Returns the related symbol, or None where no unknown has such a coefficient."""
+        expr, unbound = self.unknowns(dim.expr)
+        for sym in sorted(unbound, key=lambda s: s.uid):
+            part = expr.linear_part(sym)
+            if part is not None and part[0] in (1, -1):
+                coeff, rest = part
+                if self.frame.relations is None:
+                    self.frame.relations = {}
+                self.frame.relations[sym] = (Poly.const(size) - rest) * coeff
+                return sym
+        return None
 
     def solve_pending(self) -> None:
         """Expressions with several unbound symbols, retried once others are bound. What stays
@@ -281,7 +344,7 @@ class _Match:
             progress = False
             for item in list(self.pending):
                 size, dim, path, axis, broadcast = item
-                unbound = [s for s in dim.expr.symbols() if self.frame.dim(s) is None]
+                _, unbound = self.unknowns(dim.expr)
                 if len(unbound) > 1:
                     continue
                 if unbound and not self.solve(size, dim, unbound[0], path, axis, broadcast):
@@ -300,7 +363,7 @@ class _Match:
         sym = expression_symbol(dim.expr)
         bound = self.frame.dim(sym)
         if bound is None:
-            self.bind(sym, size)
+            self.bind(sym, size, path, axis)
             defer(self.frame, (self.value, self.type, self.blame, size, dim, path, axis, broadcast))
         elif bound != size:
             what = "broadcast" if broadcast else "dim"
@@ -330,6 +393,23 @@ class _Match:
 
 
 _EXPRESSION_SYMBOLS: dict = {}
+
+
+def reduce_expression(frame: Frame, expr: Poly) -> Poly:
+    """The expression with the values of its bound symbols and the relations of related ones
+    substituted. A relation never mentions a symbol related before it (`_Match.relate`), so
+    substituting again until nothing changes ends."""
+    def known(sym: Symbol) -> Optional[Poly]:
+        bound = frame.dim(sym)
+        if isinstance(bound, int):
+            return Poly.const(bound)
+        return frame.relation(sym)
+
+    while True:
+        substituted = expr.substitute(known)
+        if substituted is expr:
+            return expr
+        expr = substituted
 
 
 def expression_symbol(expr: Poly) -> Symbol:

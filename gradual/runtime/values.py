@@ -37,9 +37,11 @@ NUMPY_DTYPES = frozenset({
 class Frame(Chain):
     """One activation: variables by binder, dimension symbols, dtype variables; parent for
     closures. `deferred` holds the checks of expressions a cast could not evaluate yet (`n // 2`
-    before any cast bound `n`), made as soon as a later cast binds their symbols."""
+    before any cast bound `n`), made as soon as a later cast binds their symbols. `relations`
+    holds what a linear expression's size says of symbols none of which is bound yet: `n - m`
+    of size 1 relates `n` to `m + 1` (created on first use)."""
 
-    __slots__ = ("values", "dims", "dtypes", "parent", "deferred")
+    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations")
 
     def __init__(self, parent: Optional["Frame"] = None) -> None:
         self.values: dict = {}
@@ -47,6 +49,7 @@ class Frame(Chain):
         self.dtypes: dict = {}
         self.parent = parent
         self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
+        self.relations: Optional[dict] = None  # an unbound symbol -> the Poly it equals
 
     def value(self, binder: object) -> Any:
         """The value bound to a binder here or in an enclosing frame (KeyError if none)."""
@@ -58,6 +61,19 @@ class Frame(Chain):
     def dim(self, sym: Symbol) -> Any:
         """The int (or, for `*b`, the tuple of ints) bound to a symbol; None when unbound."""
         return self.find("dims", sym)
+
+    def relation(self, sym: Symbol) -> Any:
+        """The polynomial an unbound symbol equals by an earlier cast's relation; None if none."""
+        for frame in self.levels():
+            found = frame.relations and frame.relations.get(sym)  # type: ignore[attr-defined]
+            if found is not None:
+                return found
+        return None
+
+    def related(self) -> list:
+        """Every (symbol, polynomial) relation of this frame and its enclosing ones."""
+        return [item for frame in self.levels() if frame.relations  # type: ignore[attr-defined]
+                for item in frame.relations.items()]  # type: ignore[attr-defined]
 
     def dtype(self, var: object) -> Optional[str]:
         """The dtype bound to a dtype variable; None when unbound."""
