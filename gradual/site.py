@@ -819,6 +819,8 @@ class CallSite(ShapeContext):
         argument dim `e` (`k > 0`)."""
         symbols = expr.symbols()
         dims = self._argument_dims()
+        if any(_at_least_a_size(expr, whole) for _, whole in dims):
+            return  # `n - 1` of an argument whose dim is `n - 1`: that value's size shows it
         if len(symbols) == 1 and _nondecreasing(expr):
             (sym,) = symbols
             target = Poly.atom(sym)
@@ -1294,6 +1296,12 @@ def _linear_in(expr: Poly, whole: Poly) -> Optional[tuple]:
     k = mine // coefficient
     rest = expr - whole * k
     return (k, rest.const_value()) if rest.is_const() else None
+
+
+def _at_least_a_size(expr: Poly, whole: Poly) -> bool:
+    """Whether `expr` is `k * whole + c` with `k > 0` and `c >= 0`: >= 0 where `whole` is a size."""
+    scaled = _linear_in(expr, whole)
+    return scaled is not None and scaled[1] >= 0
 
 
 def _least_natural_point(expr: Poly, sym: Any) -> Optional[int]:
