@@ -456,3 +456,22 @@ def test_gradual_import_says_which_dim_params_were_renamed(tmp_path: Path) -> No
     with contextlib.redirect_stdout(out):
         assert cli_main(["import", str(path)]) == 0
     assert "// dim_params renamed: `batch size` is batch_size" in out.getvalue()
+
+
+def test_onnx_inference_runs_only_when_a_converter_asks_about_an_inner_tensor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: ONNX's own inference costs as much as the peer's whole process; a model whose
+    converters never ask (MatMul by a weight, Relu, Add) imports without it, and one whose
+    converter does (GlobalAveragePool of an inner tensor's rank) gets the same lowering as before."""
+    from onnx import shape_inference
+
+    calls: list = []
+    real = shape_inference.infer_shapes
+    monkeypatch.setattr(shape_inference, "infer_shapes", lambda *a, **k: calls.append(1) or real(*a, **k))
+    chain = model([helper.make_node("MatMul", ["x", "w"], ["y"]), helper.make_node("Relu", ["y"], ["z"])],
+                  [("x", F, ["n", 4])], [("z", F, None)], [("w", np.ones((4, 3), np.float32))])
+    assert main_type(chain) == "fn (Tensor[(n, 4), float32], Tensor[(4, 3), float32]) -> Tensor[(n, 3), float32]"
+    assert calls == []
+    pool = model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("GlobalAveragePool", ["y"], ["z"])],
+                 [("x", F, ["n", 3, 8, 8])], [("z", F, None)])
+    assert main_type(pool) == "fn (Tensor[(n, 3, 8, 8), float32]) -> Tensor[(n, 3, 1, 1), float32]"
+    assert calls == [1]

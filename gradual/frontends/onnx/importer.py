@@ -165,6 +165,7 @@ class Importer:
         self.exprs: dict = {}
         self.values: dict = {}
         self.infos: dict = {}
+        self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
         self.poisoned: set = set()
         self.diagnostics: list = []
         self.inputs: list = []
@@ -179,8 +180,7 @@ class Importer:
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedModel:
         """Import the whole graph."""
-        graphs = read_graphs(self.graph)
-        self._collect_infos(graphs)
+        graphs = self.graphs = read_graphs(self.graph)
         self._collect_constants()
         self._apply_batch()
         self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe(), graphs)
@@ -203,20 +203,24 @@ class Importer:
                              len(self.graph.node), declared if self.fn.ret is None else None,
                              self.dim_names.renamed())
 
-    def _collect_infos(self, graphs: dict) -> None:
+    def _collect_infos(self) -> None:
         """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
-        (used only to choose between equivalent lowerings and to type literals). Tensors
-        mostly share a few types: each distinct TypeProto (by its bytes) is read once."""
+        (used only to choose between equivalent lowerings and to type literals), run the first
+        time a converter asks about a tensor the import does not know yet: a model whose
+        converters never ask (a chain of Add, Mul, Relu, MatMul) is never inferred twice.
+        What the import knew already (initializers, inputs, constants) stays. Tensors mostly
+        share a few types: each distinct TypeProto (by its bytes) is read once."""
+        self.inferred = True
         read: dict = {}
         infos = self.infos
-        for graph in _inferred_graphs(_inferred_graph(self.model, self.serialized), graphs):
+        for graph in _inferred_graphs(_inferred_graph(self.model, self.serialized), self.graphs):
             for vi in itertools.chain(graph.value_info, graph.output, graph.input):
                 type_proto = vi.type
                 key = type_proto.SerializeToString()
                 info = read.get(key, _UNREAD)
                 if info is _UNREAD:
                     info = read[key] = info_of_type(type_proto, self.dim_names, self.input_dims)
-                if info is not None:
+                if info is not None and vi.name not in infos:
                     infos[vi.name] = info
 
     def _collect_constants(self) -> None:
@@ -350,7 +354,11 @@ class Importer:
     # tensors -----------------------------------------------------------------------------------
     def info(self, name: str) -> TensorInfo:
         """What the model (or ONNX's inference) says about a tensor."""
-        return self.infos.get(name, _NO_INFO)
+        found = self.infos.get(name)
+        if found is None and not self.inferred:
+            self._collect_infos()
+            found = self.infos.get(name)
+        return found or _NO_INFO
 
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
@@ -365,7 +373,7 @@ class Importer:
         self.values[name] = array
         self.value_locs[name] = loc
         dtype = numpy_dtype(array)
-        self.infos[name] = TensorInfo(dtype or None, tuple(array.shape), self.info(name).elem_type)
+        self.infos[name] = TensorInfo(dtype or None, tuple(array.shape), _elem_type(array))
 
     def _materialize(self, name: str, array: np.ndarray) -> Any:
         dtype = numpy_dtype(array)
@@ -507,6 +515,16 @@ def _default_opset(model: Any) -> int:
         if entry.domain in DEFAULT_DOMAINS:
             return int(entry.version)
     return 1
+
+
+def _elem_type(array: np.ndarray) -> int:
+    """The ONNX element type of an array's dtype (0 where ONNX has none)."""
+    from onnx import helper
+
+    try:
+        return int(helper.np_dtype_to_tensor_dtype(array.dtype))
+    except (KeyError, ValueError, TypeError):
+        return 0
 
 
 def _inferred_graph(model: Any, serialized: Optional[bytes] = None) -> Any:

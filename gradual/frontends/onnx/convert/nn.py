@@ -15,8 +15,10 @@ from . import converts
 # linear algebra ----------------------------------------------------------------------------------
 @converts("MatMul")
 def matmul(node: Node) -> Any:
-    """MatMul: `nn.matmul` when the right side is a matrix, NumPy's `onnx.matmul` otherwise."""
-    if node.rank(1) == 2 and (node.rank(0) or 0) >= 1:
+    """MatMul: `nn.matmul` when the right side is a matrix, NumPy's `onnx.matmul` otherwise.
+    The left side's rank is not asked (ONNX requires at least 1, and `nn.matmul` checks it):
+    with a weight for the right side, the import needs no shape inference for a MatMul."""
+    if node.rank(1) == 2:
         return node.call("nn.matmul", node.x(0), node.x(1))
     return node.call("onnx.matmul", node.x(0), node.x(1))
 
