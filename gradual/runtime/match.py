@@ -298,7 +298,7 @@ class _Match:
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
         self.frame.dims[sym] = value
         self.bound.append(sym)
-        if self.frame.relations is not None or self.frame.parent is not None:
+        if self.frame.relations is not None or self.frame.inherits_relations:
             self.determine_related(path, axis)
 
     def determine_related(self, path: tuple, axis: Optional[int]) -> None:

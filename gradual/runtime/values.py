@@ -41,7 +41,7 @@ class Frame(Chain):
     holds what a linear expression's size says of symbols none of which is bound yet: `n - m`
     of size 1 relates `n` to `m + 1` (created on first use)."""
 
-    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations")
+    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations", "inherits_relations")
 
     def __init__(self, parent: Optional["Frame"] = None) -> None:
         self.values: dict = {}
@@ -50,6 +50,8 @@ class Frame(Chain):
         self.parent = parent
         self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
         self.relations: Optional[dict] = None  # an unbound symbol -> the Poly it equals
+        # relations are made at a frame's entry, before any frame it encloses exists
+        self.inherits_relations = parent is not None and (parent.relations is not None or parent.inherits_relations)
 
     def value(self, binder: object) -> Any:
         """The value bound to a binder here or in an enclosing frame (KeyError if none)."""
@@ -64,6 +66,8 @@ class Frame(Chain):
 
     def relation(self, sym: Symbol) -> Any:
         """The polynomial an unbound symbol equals by an earlier cast's relation; None if none."""
+        if self.relations is None and not self.inherits_relations:
+            return None
         for frame in self.levels():
             found = frame.relations and frame.relations.get(sym)  # type: ignore[attr-defined]
             if found is not None:
@@ -72,6 +76,8 @@ class Frame(Chain):
 
     def related(self) -> list:
         """Every (symbol, polynomial) relation of this frame and its enclosing ones."""
+        if self.relations is None and not self.inherits_relations:
+            return []
         return [item for frame in self.levels() if frame.relations  # type: ignore[attr-defined]
                 for item in frame.relations.items()]  # type: ignore[attr-defined]
 
