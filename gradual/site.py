@@ -569,6 +569,9 @@ class CallSite(ShapeContext):
         if va is not None or vb is not None:
             free, other = (a, b) if va is not None else (b, a)
             return self._broadcast_free(free, other)
+        widened = self._broadcast_parameter(a, b)
+        if widened is not None:
+            return widened
         grade = self.solver.unify(a.dim, b.dim)
         if grade is Grade.NEVER:
             maybe_one = self._maybe_one_of(a, b)
@@ -580,6 +583,26 @@ class CallSite(ShapeContext):
             self._error(messages.broadcast_mismatch(self, a, b, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic())
         return self._broadcast_result(a, b)
+
+    def _broadcast_parameter(self, a: SDim, b: SDim) -> Optional[SDim]:
+        """An unannotated parameter's dim broadcast against an exact dim: the parameter may be
+        1 or that dim (its annotated twin `(1,)` checks, so the unannotated one must: the static
+        gradual guarantee), so its dim becomes their hull (`1..2` against 2; `?` against a
+        symbol) and the result is the other dim, which the operator's rule checks when it runs.
+        None where neither is such a parameter, or both are (they are made equal)."""
+        for free, other in ((a, b), (b, a)):
+            var = self.solver.free_var(free.dim)
+            if type(var) is not DimVar or self.solver.free_var(other.dim) is not None:
+                continue
+            resolved = self.solver.resolve(other.dim)
+            if not resolved.is_exact:
+                return None
+            size = resolved.get_length() if resolved.is_static else None
+            hull = Dimension.dynamic() if size is None else Dimension.interval(min(1, size), max(1, size))
+            if self.solver.bind_imprecise(var, hull) is Grade.NEVER:
+                return None
+            return SDim(resolved, other.origin)
+        return None
 
     def _claimed_constraint(self, a: SDim, b: SDim, symbol: Optional[str],
                             broadcasting: bool = False) -> Optional[SDim]:

@@ -243,6 +243,15 @@ class Solver:
         self.solution[rep] = dim
         return Grade.EQUAL
 
+    def bind_imprecise(self, v: DimVar, dim: Dimension) -> Grade:
+        """Solve v := an interval or `?` (what an unannotated parameter can be), within its bounds."""
+        rep = self.find(v)
+        lo, hi = self.bounds(rep)
+        if dim.max_length is not None and dim.max_length < lo or hi is not None and dim.min_length > hi:
+            return Grade.NEVER
+        self.solution[rep] = dim
+        return Grade.EQUAL
+
     def _union(self, a: DimVar, b: DimVar) -> Grade:
         if a is b:
             return Grade.EQUAL
