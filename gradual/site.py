@@ -585,20 +585,19 @@ class CallSite(ShapeContext):
         return self._broadcast_result(a, b)
 
     def _broadcast_parameter(self, a: SDim, b: SDim) -> Optional[SDim]:
-        """An unannotated parameter's dim broadcast against an exact dim: the parameter may be
+        """An unannotated parameter's dim broadcast against another dim: the parameter may be
         1 or that dim (its annotated twin `(1,)` checks, so the unannotated one must: the static
-        gradual guarantee), so its dim becomes their hull (`1..2` against 2; `?` against a
-        symbol) and the result is the other dim, which the operator's rule checks when it runs.
-        None where neither is such a parameter, or both are (they are made equal)."""
+        gradual guarantee), so its dim becomes their hull (`1..2` against 2, `1..5` against
+        `3..5`, `?` against a symbol or `?`: never more precise than what it met) and the result
+        is the other dim (the parameter is 1 or that), which the operator's rule checks when it
+        runs. None where neither is such a parameter, or both are (they are made equal)."""
         for free, other in ((a, b), (b, a)):
             var = self.solver.free_var(free.dim)
             if type(var) is not DimVar or self.solver.free_var(other.dim) is not None:
                 continue
             resolved = self.solver.resolve(other.dim)
-            if not resolved.is_exact:
-                return None
-            size = resolved.get_length() if resolved.is_static else None
-            hull = Dimension.dynamic() if size is None else Dimension.interval(min(1, size), max(1, size))
+            hi = resolved.max_length
+            hull = Dimension.interval(min(1, resolved.min_length), None if hi is None else max(1, hi))
             if self.solver.bind_imprecise(var, hull) is Grade.NEVER:
                 return None
             return SDim(resolved, other.origin)

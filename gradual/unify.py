@@ -240,8 +240,26 @@ class Solver:
             return Grade.NEVER
         if hi is not None and dim.min_length > hi:
             return Grade.NEVER
+        if self._narrow_to_fit(value, lo, hi) is Grade.NEVER:
+            return Grade.NEVER
         self.solution[rep] = dim
         return Grade.EQUAL
+
+    def _narrow_to_fit(self, value: Poly, lo: int, hi: Optional[int]) -> Grade:
+        """A value solving a variable is a size within the variable's bounds: where it is
+        `c * w + k` of one free variable `w` (`c > 0`), `w` gets the bounds that make it so
+        (`d - 1` for a size makes `d >= 1`, the fact the other argument's `n - 1` states)."""
+        free = [s for s in value.symbols() if isinstance(s, DimVar) and self.is_free(s)]
+        if len(free) != 1:
+            return Grade.EQUAL
+        part = value.linear_part(free[0])
+        if part is None or part[0] <= 0 or not part[1].is_const():
+            return Grade.EQUAL
+        coeff, rest = part
+        k = rest.const_value()
+        least = -((k - lo) // coeff)  # ceil((lo - k) / coeff)
+        most = None if hi is None else (hi - k) // coeff
+        return self.narrow(free[0], max(least, 0), most)
 
     def bind_imprecise(self, v: DimVar, dim: Dimension) -> Grade:
         """Solve v := an interval or `?` (what an unannotated parameter can be), within its bounds."""
