@@ -1070,11 +1070,9 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: aten.index_select, onnx.gather_nd: a shorter tensor makes its drawn index values out of range,
 #: which only the values decide.)
 RANK_GAPS = frozenset({
-    "aten.index", "aten.index_put", "aten.index_select", "aten.linalg_vector_norm", "aten.median",
-    "aten.slice", "aten.slice_scatter", "gather_nd", "onnx.attention", "onnx.col2im",
-    "onnx.compress", "onnx.dft", "onnx.gather_nd", "onnx.max_unpool", "onnx.reverse_sequence",
-    "onnx.rotary_embedding", "onnx.scatter_elements", "onnx.scatter_nd", "onnx.tensor_scatter",
-    "qnn.concatenate", "variance",
+    "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.attention", "onnx.col2im",
+    "onnx.dft", "onnx.gather_nd", "onnx.max_unpool", "onnx.rotary_embedding", "onnx.scatter_elements",
+    "onnx.scatter_nd", "onnx.tensor_scatter",
 })
 
 
@@ -1154,6 +1152,22 @@ F32, I64 = np.float32, np.int64
     ("onnx.gather_nd", [np.ones((2,), F32), np.array(0, I64)], {"batch_dims": 0}, "stopped by the rule"),
     ("aten.col2im", [np.ones((1, 2, 6, 18), F32)], {"kernel_size": [1, 3], "dilation": [2, 1], "padding": [1, 0],
                                                      "stride": [1, 1], "output_size": [4, 5]}, "stopped by the rule"),
+    # torch refuses an infinity norm and a median of no elements
+    ("aten.linalg_vector_norm", [np.zeros((0,), F32)], {"ord": float("inf")}, "stopped by the rule"),
+    ("aten.linalg_vector_norm", [np.zeros((0,), F32)], {"ord": 2.0}, "ran: ()"),
+    ("aten.median", [np.zeros((2, 0), F32)], {}, "stopped by the rule"),
+    # a slice's start and end are SymInts: scalars
+    ("aten.slice", [np.ones((4,), F32), np.zeros((0,), I64), ()], {"dim": 0}, "stopped by the rule"),
+    # a mean that would grow the data; an output scale of no elements
+    ("variance", [np.ones((1, 5), F32), np.ones((1, 1, 1), F32)], {}, "stopped by the rule"),
+    ("variance", [np.ones((3, 5), F32), np.ones((3, 1), F32)], {"axis": [1]}, "ran: (3,)"),
+    ("qnn.concatenate", [(np.ones((2, 2), np.int8),), (np.array(1, F32),), (np.array(0, np.int32),),
+                         np.zeros((0,), F32), np.array(0, np.int32)], {"axis": 0}, "stopped by the rule"),
+    # a condition longer than its axis; one sequence length per batch entry
+    ("onnx.compress", [np.ones((4,), F32), np.ones((5,), bool)], {"axis": 0}, "stopped by the rule"),
+    ("onnx.compress", [np.ones((4,), F32), np.ones((3,), bool)], {"axis": 0}, "ran: (3,)"),
+    ("onnx.reverse_sequence", [np.ones((3, 2, 1), F32), np.array([1, 1, 1], I64)], {"batch_axis": 1, "time_axis": 0},
+     "stopped by the rule"),
 ])
 def test_a_rule_stops_the_inputs_its_kernel_ran_wrongly(name: str, args: list, attrs: dict, want: str) -> None:
     assert _outcome(name, args, attrs) == want

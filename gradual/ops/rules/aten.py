@@ -10,6 +10,7 @@ bias, and attention.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
@@ -17,7 +18,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
-from .common import require_choice, require_positive, require_scalar, show_ints
+from .common import require_choice, require_nonempty, require_positive, require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
 from .onnx import divided
@@ -144,9 +145,24 @@ def _reduce(ctx: ShapeContext) -> Any:
     written = _as_list(ctx.attr("dim")) or []
     _distinct(ctx, [normalize_axis(ctx, d, data.rank, "dim") for d in written], written)
     view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
-    if ctx.op_name in NO_IDENTITY:
+    if ctx.op_name in NO_IDENTITY or _infinity_norm(ctx):
         require_elements(view, ctx.args[0])
     return RULES["reduce"](view)
+
+
+def _infinity_norm(ctx: ShapeContext) -> bool:
+    """`aten.linalg_vector_norm` with `ord` inf or -inf: a max or min of absolute values, which
+    torch refuses over no elements."""
+    return ctx.op_name == "aten.linalg_vector_norm" and math.isinf(float(ctx.attr("ord")))
+
+
+@shape_rule("aten_median")
+def median(ctx: ShapeContext) -> Any:
+    """`aten.median(x)`: the lower median of every element, a scalar; torch refuses an empty x."""
+    (data,) = ctx.args
+    for axis in range(data.rank or 0):
+        require_nonempty(ctx, data, axis, "the median of no elements has no value")
+    return ctx.tensor([], data.dtype)
 
 
 _transpose_dims = adapted("transpose", [0], axes="dims")
@@ -468,9 +484,13 @@ def slice_(ctx: ShapeContext) -> Any:
 
 
 def _optional_int(ctx: ShapeContext, arg: Any) -> tuple:
-    """(value, known) of an optional int scalar argument (`()` is None, known)."""
-    if present(ctx, arg) is None:
+    """(value, known) of an optional int scalar argument (`()` is None, known); a tensor of
+    known rank must be a scalar (a SymInt)."""
+    tensor = present(ctx, arg)
+    if tensor is None:
         return None, True
+    if not tensor.is_tuple and tensor.dims is not None:
+        require_scalar(ctx, tensor)
     value = arg.value[0] if arg.value else None
     known = value if isinstance(value, int) else (ctx.static(value) if value is not None else None)
     return known, known is not None

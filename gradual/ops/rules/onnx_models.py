@@ -196,24 +196,59 @@ def _axis_rank(ctx: ShapeContext, data: TensorArg) -> None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
 
 
+register_rule_message(
+    "longer-than", codes.SHAPE_MISMATCH,
+    "{arg} has {length} elements, more than the {limit} it may hold",
+    "shorten it: {what}",
+)
+
+
+def _no_longer_than(ctx: ShapeContext, vector: TensorArg, limit: Any, what: str) -> None:
+    """A vector (checked to be one) holds at most `limit` elements: a static error where both
+    are known; otherwise the rule's evaluation before the kernel decides."""
+    ctx.require_rank(vector, 1)
+    length, most = ctx.static(vector.dim(0)), ctx.static(limit)
+    if length is not None and most is not None and length > most:
+        ctx.fail("longer-than", arg=vector, limit=most, length=length, what=what)
+
+
 @shape_rule("onnx_compress")
 def compress(ctx: ShapeContext) -> Any:
     """`onnx.compress(x, condition, axis)`: as many slices as the condition has true elements
-    (known only at runtime: at most the dim, or every element without an axis)."""
+    (known only at runtime: at most the dim, or every element without an axis). The condition
+    is a vector no longer than what it selects from (ONNX allows a shorter one)."""
     data, condition = ctx.args
     if data.dims is None:
         _axis_rank(ctx, data)
+        ctx.require_rank(condition, 1)
         return ctx.tensor(None)
     axis = ctx.attr("axis")
     if axis is None:
         total: Any = ctx.const(1)
         for d in data.dims:
             total = total * d
+        _no_longer_than(ctx, condition, total, "one entry per element of the flattened input at most")
         return ctx.tensor([ctx.bounded(0, total)])
     axis = normalize_axis(ctx, axis, data.rank)
     dims = list(data.dims)
+    _no_longer_than(ctx, condition, dims[axis], "one entry per slice along the axis at most")
     dims[axis] = ctx.bounded(0, dims[axis])
     return ctx.tensor(dims)
+
+
+@shape_rule("onnx_reverse_sequence")
+def reverse_sequence(ctx: ShapeContext) -> Any:
+    """`onnx.reverse_sequence(x, sequence_lens, batch_axis, time_axis)`: x's shape (rank at
+    least 2); sequence_lens holds one length per batch entry (the lengths' values, at most the
+    time dim, are the data's)."""
+    data, lens = ctx.args
+    ctx.require_rank_at_least(data, 2)
+    ctx.require_rank(lens, 1)
+    if data.dims is not None:
+        batch = normalize_axis(ctx, ctx.attr("batch_axis"), data.rank, "batch_axis")
+        normalize_axis(ctx, ctx.attr("time_axis"), data.rank, "time_axis")
+        ctx.equal(lens.dim(0), data.dim(batch))
+    return ctx.tensor(data.dims)
 
 
 @shape_rule("onnx_window")

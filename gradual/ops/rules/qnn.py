@@ -113,8 +113,10 @@ def qnn_unary(ctx: ShapeContext) -> Any:
 @shape_rule("qnn_concatenate")
 def qnn_concatenate(ctx: ShapeContext) -> Any:
     """`qnn.concatenate((a, b, ...), scales, zero points, ...)`: `concatenate`'s shape (its
-    elements are requantized, so no known values survive)."""
+    elements are requantized, so no known values survive); the output's scale and zero point
+    hold one value each (the kernel would broadcast a longer one into every input)."""
     _parameters(ctx, 3)
+    _one_element(ctx, ctx.args[3:5])
     result = concatenate(ctx)
     result.value = None
     return result

@@ -12,7 +12,7 @@ from typing import Any, Optional
 from ..context import ShapeContext, TensorArg, axes_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import cast_values, require_nonempty, value_add, value_multiply
-from .elementwise import broadcast_dims
+from .shape import broadcast_into
 
 
 def reduced_axes(ctx: ShapeContext, rank: int) -> set:
@@ -97,8 +97,9 @@ def reduce_sum(ctx: ShapeContext) -> Any:
 @shape_rule("variance")
 def variance(ctx: ShapeContext) -> Any:
     """`variance(x, mean, axis, keepdims, exclude, unbiased)`: a reduction of x; the mean
-    broadcasts against x (a mean taken with keepdims has 1 on the reduced axes)."""
+    broadcasts into x's shape (a mean taken with keepdims has 1 on the reduced axes): a mean
+    that would grow x (more dims, or 5 against x's 1) makes the kernel reduce another shape."""
     data, mean = ctx.args
     if data.dims is not None and mean.dims is not None:
-        broadcast_dims(ctx, [data.dims, mean.dims])
+        broadcast_into(ctx, mean, list(data.dims))
     return ctx.tensor(reduce_dims(ctx, data))
