@@ -1070,9 +1070,8 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: aten.index_select, onnx.gather_nd: a shorter tensor makes its drawn index values out of range,
 #: which only the values decide.)
 RANK_GAPS = frozenset({
-    "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.attention", "onnx.col2im",
-    "onnx.dft", "onnx.gather_nd", "onnx.max_unpool", "onnx.rotary_embedding", "onnx.scatter_elements",
-    "onnx.scatter_nd", "onnx.tensor_scatter",
+    "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.attention", "onnx.gather_nd",
+    "onnx.scatter_elements", "onnx.scatter_nd", "onnx.tensor_scatter",
 })
 
 
@@ -1167,6 +1166,29 @@ F32, I64 = np.float32, np.int64
     ("onnx.compress", [np.ones((4,), F32), np.ones((5,), bool)], {"axis": 0}, "stopped by the rule"),
     ("onnx.compress", [np.ones((4,), F32), np.ones((3,), bool)], {"axis": 0}, "ran: (3,)"),
     ("onnx.reverse_sequence", [np.ones((3, 2, 1), F32), np.array([1, 1, 1], I64)], {"batch_axis": 1, "time_axis": 0},
+     "stopped by the rule"),
+    # DFT's signal has a last dim of 1 or 2 that is not the axis, and at least one point
+    ("onnx.dft", [np.ones((2,), F32), np.zeros((0,), I64)], {"axis": 0, "inverse": True, "onesided": True},
+     "stopped by the rule"),
+    ("onnx.dft", [np.ones((5, 4, 4, 1), F32), np.array(0, I64)], {"axis": -3, "inverse": False, "onesided": True},
+     "stopped by the rule"),
+    ("onnx.dft", [np.ones((1, 4, 1), F32), np.zeros((0,), I64)], {"axis": 1, "inverse": False, "onesided": False},
+     "ran: (1, 4, 2)"),
+    # Col2Im's shapes are vectors, one entry per spatial dim, and the blocks fill the columns
+    ("onnx.col2im", [np.ones((2, 2, 1), F32), np.array(2, I64), np.array([2], I64)], {}, "stopped by the rule"),
+    ("onnx.col2im", [np.ones((1, 2, 8), F32), np.array([3, 3], I64), np.array([1, 2], I64)], {}, "stopped by the rule"),
+    ("onnx.col2im", [np.ones((1, 2, 6), F32), np.array([3, 3], I64), np.array([1, 2], I64)], {}, "ran: (1, 1, 3, 3)"),
+    # MaxUnpool's indices have x's shape; x has one spatial dim per kernel dim
+    ("onnx.max_unpool", [np.ones((1, 1, 2), F32), np.zeros((1, 1, 3), I64), np.zeros((0,), I64)], {"kernel_shape": [2]},
+     "stopped by the rule"),
+    ("onnx.max_unpool", [np.array(1, F32), np.zeros((1, 1, 1), I64), np.zeros((0,), I64)], {"kernel_shape": [3]},
+     "stopped by the rule"),
+    # RoPE's caches match the positions and the rotated half of the head
+    ("onnx.rotary_embedding", [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32),
+                               np.zeros((0,), I64)], {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
+     "ran: (1, 1, 12)"),
+    ("onnx.rotary_embedding", [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32),
+                               np.array(0, I64)], {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
      "stopped by the rule"),
 ])
 def test_a_rule_stops_the_inputs_its_kernel_ran_wrongly(name: str, args: list, attrs: dict, want: str) -> None:

@@ -995,8 +995,8 @@ def repeat_interleave(ctx: ShapeContext) -> Any:
 
 @shape_rule("aten_diff")
 def diff(ctx: ShapeContext) -> Any:
-    """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (at
-    least n); prepend and append have x's other dims."""
+    """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (none
+    left where it is shorter); prepend and append have x's other dims."""
     data, before, after = ctx.args
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
@@ -1012,10 +1012,20 @@ def diff(ctx: ShapeContext) -> Any:
                     ctx.equal(part.dim(i), data.dim(i))
             length = length + part.dim(axis)
     n = ctx.attr("n")
-    ctx.within(length, n, None)
     dims = list(data.dims)
-    dims[axis] = length - n
+    dims[axis] = _differenced(ctx, length, n)
     return ctx.tensor(dims)
+
+
+def _differenced(ctx: ShapeContext, length: Any, n: int) -> Any:
+    """The length left after n differences: torch clamps n to the length, so max(0, length - n)
+    (`length - n` where it is provably at least n, else at most the length)."""
+    if ctx.at_least(length, n):
+        return length - n
+    size = ctx.static(length)
+    if size is not None:
+        return ctx.const(max(0, size - n))
+    return ctx.bounded(0, length)
 
 
 @shape_rule("aten_broadcast_tensors")

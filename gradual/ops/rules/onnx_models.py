@@ -11,7 +11,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from ..registry import shape_rule
 from .common import require_choice, require_one_value
-from .onnx import vector_length
+from .onnx import divided, vector_length
 from .shape import broadcast_into
 
 register_rule_message(
@@ -368,18 +368,26 @@ def dft(ctx: ShapeContext) -> Any:
     """`onnx.dft(x, dft_length)`: x's dims with the axis dim the transform's length (or its
     unique half) and the last dim 2 (1 for an inverse one-sided transform)."""
     data, length = ctx.args
+    if given(ctx, length):
+        require_one_value(ctx, length)
     if data.dims is None:
-        ctx.require_rank_at_least(data, max(axis_rank(ctx.attr("axis")), 1))
+        ctx.require_rank_at_least(data, max(axis_rank(ctx.attr("axis")), 2))
         return ctx.tensor(None)
+    ctx.require_rank_at_least(data, 2)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    if axis == data.rank - 1:  # the last dim holds the real and imaginary parts
+        ctx.fail("attribute-range", name="axis", value=ctx.attr("axis"),
+                 needed=f"a signal dim, not the last one (-{data.rank}..-2 or 0..{data.rank - 2})")
     inverse, onesided = ctx.attr("inverse"), ctx.attr("onesided")
     dims = list(data.dims)
+    ctx.within(dims[-1], 1, 2)
     if given(ctx, length):
         n = length.value[0] if length.value is not None and len(length.value) == 1 else ctx.unknown()
     elif inverse and onesided:
         n = (dims[axis] - 1) * 2
     else:
         n = dims[axis]
+    ctx.within(n, 1, None)  # a transform of no points
     dims[axis] = n // 2 + 1 if onesided and not inverse else n
     dims[-1] = ctx.const(1 if inverse and onesided else 2)
     return ctx.tensor(dims)
@@ -411,20 +419,69 @@ def stft(ctx: ShapeContext) -> Any:
     return ctx.tensor([signal.dim(0), frames, bins, ctx.const(2)])
 
 
-@shape_rule("onnx_max_unpool")
-def max_unpool(ctx: ShapeContext) -> Any:
-    """`onnx.max_unpool(x, indices, output_shape)`: (n, c, (d - 1) * stride + kernel - pads)."""
-    x, _, output_shape = ctx.args
-    if x.dims is None and not given(ctx, output_shape):
-        ctx.require_rank(x, len(list(ctx.attr("kernel_shape"))) + 2)  # (n, c, *spatial)
+@shape_rule("onnx_rotary_embedding")
+def rotary_embedding(ctx: ShapeContext) -> Any:
+    """`onnx.rotary_embedding(x, cos_cache, sin_cache, position_ids)`: x's shape. x is
+    (batch, heads, seq, head) or (batch, seq, heads * head) with `num_heads`; the rotated part
+    (`rotary_embedding_dim`, else the whole head) is even and inside the head; the caches are
+    (positions, rotated / 2) indexed by position_ids (batch, seq), or (batch, seq, rotated / 2)
+    without them."""
+    x, cos, sin, positions = ctx.args
+    ctx.require_rank_at_least(x, 3)
     if x.dims is None:
         return ctx.tensor(None)
-    if given(ctx, output_shape):
-        return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
+    if x.rank > 4:
+        ctx.require_rank(x, 4)
+    if x.rank == 4:
+        batch, seq, head = x.dim(0), x.dim(2), x.dim(3)
+    else:
+        heads = ctx.attr("num_heads")
+        if not heads or heads < 1:
+            ctx.fail("heads-attribute", name="num_heads")
+        batch, seq, head = x.dim(0), x.dim(1), divided(ctx, x, 2, heads)
+    rotated = ctx.const(ctx.attr("rotary_embedding_dim")) if ctx.attr("rotary_embedding_dim") else head
+    half = rotated // 2
+    if (ctx.static(rotated) or 0) % 2:
+        ctx.fail("attribute-range", name="rotary_embedding_dim", value=ctx.static(rotated),
+                 needed="an even number of dims to rotate (pairs)")
+    if ctx.attr("rotary_embedding_dim"):
+        ctx.within(head, ctx.attr("rotary_embedding_dim"), None)
+    for cache in (cos, sin):
+        if given(ctx, positions):
+            ctx.require_rank(cache, 2)
+            ctx.equal(cache.dim(1), half, symbol="rotated dims / 2")
+        else:
+            ctx.require_rank(cache, 3)
+            for have, want in zip(cache.dims, (batch, seq, half)):
+                ctx.equal(have, want)
+    if given(ctx, positions):
+        ctx.require_rank(positions, 2)
+        ctx.equal(positions.dim(0), batch)
+        ctx.equal(positions.dim(1), seq)
+    return ctx.tensor(x.dims)
+
+
+@shape_rule("onnx_max_unpool")
+def max_unpool(ctx: ShapeContext) -> Any:
+    """`onnx.max_unpool(x, indices, output_shape)`: (n, c, (d - 1) * stride + kernel - pads), or
+    the output shape given (a vector of one size per dim). x is (n, c, *spatial) with one
+    spatial dim per kernel dim, and the indices have x's shape."""
+    x, indices, output_shape = ctx.args
     kernel = list(ctx.attr("kernel_shape"))
     k = len(kernel)
+    ctx.require_rank(x, k + 2)
+    ctx.require_rank(indices, k + 2)
+    for a, b in zip(x.dims, indices.dims):
+        ctx.equal(b, a)
+    if given(ctx, output_shape):
+        ctx.require_rank(output_shape, 1)
+        ctx.equal(output_shape.dim(0), ctx.const(k + 2), symbol="output rank")
+        return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
     strides = list(ctx.attr("strides") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
+    for name, values, wanted in (("strides", strides, k), ("pads", pads, 2 * k)):
+        if len(values) != wanted:
+            ctx.fail("attribute-range", name=name, value=values, needed=f"{wanted} values")
     spatial = [(d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))]
     return ctx.tensor(list(x.dims[:2]) + spatial)
 
@@ -434,6 +491,9 @@ def col2im(ctx: ShapeContext) -> Any:
     """`onnx.col2im(x, image_shape, block_shape)`: (n, c, *image_shape), c * prod(block) = x's dim 1."""
     data, image, block = ctx.args
     ctx.require_rank(data, 3)
+    ctx.require_rank(image, 1)
+    ctx.require_rank(block, 1)
+    ctx.equal(image.dim(0), block.dim(0), symbol="spatial dims")
     count = len(image.value) if image.value is not None else None
     if count is None:
         return ctx.tensor(None)
@@ -443,5 +503,28 @@ def col2im(ctx: ShapeContext) -> Any:
         product = 1
         for s in sizes:
             product *= s  # type: ignore[operator]
-        channels = data.dim(1) // product
+        channels = divided(ctx, data, 1, product)
+        images = [ctx.static(v) for v in image.value]  # type: ignore[union-attr]
+        if None not in images:
+            ctx.equal(data.dim(2), ctx.const(_block_count(ctx, images, sizes)), symbol="blocks")
     return ctx.tensor([data.dim(0), channels] + _value_dims(ctx, image, count))
+
+
+def _block_count(ctx: ShapeContext, image: list, block: list) -> int:
+    """How many blocks Col2Im's attributes fit into an image (each dim must fit one)."""
+    k = len(image)
+    strides = list(ctx.attr("strides") or [1] * k)
+    dilations = list(ctx.attr("dilations") or [1] * k)
+    pads = list(ctx.attr("pads") or [0] * (2 * k))
+    for name, values, wanted in (("strides", strides, k), ("dilations", dilations, k), ("pads", pads, 2 * k)):
+        if len(values) != wanted:
+            ctx.fail("attribute-range", name=name, value=values, needed=f"{wanted} values")
+    total = 1
+    for i in range(k):
+        reach = dilations[i] * (block[i] - 1) + 1
+        padded = image[i] + pads[i] + pads[i + k]
+        if padded < reach or strides[i] < 1:
+            ctx.fail("attribute-range", name="block_shape", value=block,
+                     needed=f"blocks that fit the padded image (dim {i}: {padded})")
+        total *= (padded - reach) // strides[i] + 1
+    return total
