@@ -1071,7 +1071,6 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: which only the values decide.)
 RANK_GAPS = frozenset({
     "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.attention", "onnx.gather_nd",
-    "onnx.scatter_elements", "onnx.scatter_nd", "onnx.tensor_scatter",
 })
 
 
@@ -1189,6 +1188,17 @@ F32, I64 = np.float32, np.int64
      "ran: (1, 1, 12)"),
     ("onnx.rotary_embedding", [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32),
                                np.array(0, I64)], {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
+     "stopped by the rule"),
+    # the scatters: ScatterElements' three ranks agree, ScatterND's updates are indices[:-1] + data[k:]
+    ("onnx.scatter_elements", [np.ones((4,), F32), np.zeros((1, 1), I64), np.ones((1,), F32)], {"axis": -1},
+     "stopped by the rule"),
+    ("onnx.scatter_elements", [np.ones((4, 2), F32), np.zeros((1, 3), I64), np.ones((1, 3), F32)], {"axis": 0},
+     "stopped by the rule"),
+    ("onnx.scatter_elements", [np.ones((4, 2), F32), np.zeros((1, 2), I64), np.ones((1, 2), F32)], {"axis": 0},
+     "ran: (4, 2)"),
+    ("onnx.scatter_nd", [np.ones((4, 3, 4), F32), np.zeros((2,), I64), np.ones((3, 4), F32)], {}, "stopped by the rule"),
+    ("onnx.scatter_nd", [np.ones((4, 3, 4), F32), np.zeros((1, 2), I64), np.ones((1, 4), F32)], {}, "ran: (4, 3, 4)"),
+    ("onnx.tensor_scatter", [np.ones((3, 4), F32), np.ones((3, 4), F32), np.array(0, I64)], {"axis": 1, "mode": "circular"},
      "stopped by the rule"),
 ])
 def test_a_rule_stops_the_inputs_its_kernel_ran_wrongly(name: str, args: list, attrs: dict, want: str) -> None:

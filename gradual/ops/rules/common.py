@@ -60,6 +60,21 @@ register_rule_message(
 )
 
 
+register_rule_message(
+    "dim-too-large", codes.SHAPE_MISMATCH,
+    "dim {axis} of {arg} is {size}, more than the {limit} {op} allows there ({why})",
+    "make dim {axis} of {arg} at most {limit}",
+)
+
+
+def require_at_most(ctx: ShapeContext, data: TensorArg, axis: int, limit: Any, why: str) -> None:
+    """Dim `axis` of `data` is at most `limit`: a static error where both are known;
+    otherwise the rule's evaluation before the kernel decides (no check is inserted)."""
+    size, most = ctx.static(data.dim(axis)), ctx.static(limit)
+    if size is not None and most is not None and size > most:
+        ctx.fail("dim-too-large", arg=data, axis=axis, size=size, limit=most, why=why)
+
+
 def require_nonempty(ctx: ShapeContext, data: TensorArg, axis: int, why: str) -> None:
     """Dim `axis` of `data` must hold an element: a static error where it is known to be 0;
     otherwise the rule's evaluation before the kernel decides (no check is inserted)."""

@@ -16,8 +16,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    cast_values, distinct_axes, keeps_values, known_ints, require_choice, require_entries, require_length,
-    require_one_value, require_positive, value_element,
+    cast_values, distinct_axes, keeps_values, known_ints, require_at_most, require_choice, require_entries,
+    require_length, require_one_value, require_positive, value_element,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -622,9 +622,47 @@ def gather_nd(ctx: ShapeContext) -> Any:
 
 @shape_rule("onnx_scatter")
 def scatter(ctx: ShapeContext) -> Any:
-    """ScatterElements / ScatterND: the result is shaped like the data."""
+    """ScatterElements / ScatterND: the result is shaped like the data (see each)."""
     require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "add", "mul", "max", "min"))
-    return ctx.tensor(ctx.args[0].dims)
+    data, indices, updates = ctx.args
+    if ctx.op_name == "onnx.scatter_elements":
+        _scatter_elements(ctx, data, indices, updates)
+    else:
+        _scatter_nd(ctx, data, indices, updates)
+    return ctx.tensor(data.dims)
+
+
+def _scatter_elements(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates: TensorArg) -> None:
+    """Data, indices and updates have one rank (at least 1); updates has the indices' shape,
+    which fits inside the data's along every dim but `axis` (the index values pick along it)."""
+    ctx.require_rank_at_least(data, max(1, axis_rank(ctx.attr("axis"))))
+    if data.dims is None:
+        return
+    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    ctx.require_rank(indices, data.rank)
+    ctx.require_rank(updates, data.rank)
+    for i, (index_dim, update_dim) in enumerate(zip(indices.dims, updates.dims)):
+        ctx.equal(update_dim, index_dim)
+        if i != axis:
+            require_at_most(ctx, indices, i, data.dim(i), "the indices' positions lie inside the data")
+
+
+def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates: TensorArg) -> None:
+    """Indices (q >= 1 dims) end in k <= rank(data) coordinates; updates is
+    `indices.shape[:-1] + data.shape[k:]`."""
+    ctx.require_rank_at_least(data, 1)
+    ctx.require_rank_at_least(indices, 1)
+    if data.dims is None or indices.dims is None:
+        return
+    k = ctx.static(indices.dim(-1))
+    if k is None:
+        return
+    if k > data.rank:
+        ctx.fail("attribute-range", name="the indices' last dim", value=k, needed=f"at most the data's rank, {data.rank}")
+    wanted = list(indices.dims[:-1]) + list(data.dims[k:])
+    ctx.require_rank(updates, len(wanted))
+    for have, want in zip(updates.dims, wanted):
+        ctx.equal(have, want)
 
 
 @shape_rule("onnx_topk")

@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from ..registry import shape_rule
-from .common import require_choice, require_one_value
+from .common import require_at_most, require_choice, require_one_value
 from .onnx import divided, vector_length
 from .shape import broadcast_into
 
@@ -196,22 +196,6 @@ def _axis_rank(ctx: ShapeContext, data: TensorArg) -> None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
 
 
-register_rule_message(
-    "longer-than", codes.SHAPE_MISMATCH,
-    "{arg} has {length} elements, more than the {limit} it may hold",
-    "shorten it: {what}",
-)
-
-
-def _no_longer_than(ctx: ShapeContext, vector: TensorArg, limit: Any, what: str) -> None:
-    """A vector (checked to be one) holds at most `limit` elements: a static error where both
-    are known; otherwise the rule's evaluation before the kernel decides."""
-    ctx.require_rank(vector, 1)
-    length, most = ctx.static(vector.dim(0)), ctx.static(limit)
-    if length is not None and most is not None and length > most:
-        ctx.fail("longer-than", arg=vector, limit=most, length=length, what=what)
-
-
 @shape_rule("onnx_compress")
 def compress(ctx: ShapeContext) -> Any:
     """`onnx.compress(x, condition, axis)`: as many slices as the condition has true elements
@@ -227,11 +211,13 @@ def compress(ctx: ShapeContext) -> Any:
         total: Any = ctx.const(1)
         for d in data.dims:
             total = total * d
-        _no_longer_than(ctx, condition, total, "one entry per element of the flattened input at most")
+        ctx.require_rank(condition, 1)
+        require_at_most(ctx, condition, 0, total, "one entry per element of the flattened input at most")
         return ctx.tensor([ctx.bounded(0, total)])
     axis = normalize_axis(ctx, axis, data.rank)
     dims = list(data.dims)
-    _no_longer_than(ctx, condition, dims[axis], "one entry per slice along the axis at most")
+    ctx.require_rank(condition, 1)
+    require_at_most(ctx, condition, 0, dims[axis], "one entry per slice along the axis at most")
     dims[axis] = ctx.bounded(0, dims[axis])
     return ctx.tensor(dims)
 
@@ -282,8 +268,13 @@ def center_crop_pad(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_tensor_scatter")
 def tensor_scatter(ctx: ShapeContext) -> Any:
     """`onnx.tensor_scatter(past, update, write_indices)`: past's dims; update differs from
-    past only along axis, where it is no longer."""
-    past, update, _ = ctx.args
+    past only along axis, where it is no longer; write_indices, when given, holds one start per
+    batch entry (dim 0)."""
+    past, update, starts = ctx.args
+    if given(ctx, starts):
+        ctx.require_rank(starts, 1)
+        if past.dims is not None and past.rank >= 1:
+            ctx.equal(starts.dim(0), past.dim(0), symbol="batch")
     if past.dims is None and update.dims is not None:
         ctx.require_rank(past, update.rank)
     elif past.dims is None:
