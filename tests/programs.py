@@ -176,6 +176,7 @@ class Slot:
     dims: Optional[tuple]
     dtype: str
     existentials: frozenset = frozenset()
+    scope: Any = None  # a let's Builder: the parameters whose symbols are bound where it is
 
 
 @dataclass(eq=False)
@@ -570,6 +571,7 @@ class Builder:
             else:
                 new_dims.append(d)
         slot = self.slot("let", tuple(new_dims), dtype, frozenset(existentials))
+        slot.scope = self
         self.program.features.add("annotated-let")
         self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
         return tuple(new_dims)
@@ -583,6 +585,7 @@ class Builder:
         names = [self.symbol_existential() for _ in values]
         dims = tuple(Dim(v, Dimension.symbol(n), None) for v, n in zip(values, names))
         slot = self.slot("let", dims, dtype, frozenset(names))
+        slot.scope = self
         self.program.features.add("annotated-let")
         self.block.stmts.append([f"let %{name}: ", slot, " = ", *expr, ";"])
         val = self.add_value(Val(f"%{name}", dims, dtype))
@@ -2171,11 +2174,11 @@ def relax(program: Program, draw: Draw, base: Variant = SYMBOLIC, percent: int =
             continue
         if draw.chance(10) and slot.dtype != "T":
             dtypes.add(slot.uid)
-        if draw.chance(15) and not slot.existentials:
+        if draw.chance(15) and not any(binds_existential(slot, d, program) for d in slot.dims):
             dynamic.add(slot.uid)
             continue
         for i, d in enumerate(slot.dims):
-            if draw.chance(50) and not binds_existential(slot, d):
+            if draw.chance(50) and not binds_existential(slot, d, program):
                 dims[(slot.uid, i)] = looser(base.dim_text(slot, i, d, program), draw)
     return Relaxed(base, dims, frozenset(dynamic), frozenset(dtypes))
 
@@ -2202,11 +2205,32 @@ def perturb(program: Program, draw: Draw, base: Variant = SYMBOLIC) -> Variant:
     return Perturbed(base, {(slot.uid, i): draw.choice(choices)}, frozenset())
 
 
-def binds_existential(slot: Slot, d: Dim) -> bool:
+def binds_existential(slot: Slot, d: Dim, program: "Program") -> bool:
     """Whether this dim of an annotation introduces an existential name. Such a dim is a
     binder, not a precision annotation: relaxing it would remove the name (and the checker
-    then knows the value's own dim where the existential hid it; see tests/test_gradual_guarantee.py)."""
-    return d.form.is_symbolic and bool({s.name for s in d.form.symbols()} & slot.existentials)
+    then knows the value's own dim where the existential hid it; see tests/test_gradual_guarantee.py).
+    A let's symbol that no parameter in scope binds is one too: a call's result named after the
+    callee's symbols (`n11`) where the arguments passed were `?`."""
+    if not d.form.is_symbolic:
+        return False
+    names = {s.name for s in d.form.symbols()}
+    if names & slot.existentials:
+        return True
+    return slot.kind == "let" and slot.scope is not None and bool(names - symbols_in_scope(slot.scope, program))
+
+
+def symbols_in_scope(builder: "Builder", program: "Program") -> set:
+    """The symbols the parameters of a definition (and of the closures around a closure) name."""
+    names: set = set()
+    scope: Optional[Builder] = builder
+    while scope is not None:
+        for p in scope.params:
+            for d in p.slot.dims or ():
+                if base_dim_text(p.slot, d, program) != "?":
+                    names |= {s.name for s in d.form.symbols()}
+        parent = scope.parent
+        scope = parent if parent is not None and parent.def_name == scope.def_name else None
+    return names
 
 
 def looser(text: str, draw: Draw) -> str:
