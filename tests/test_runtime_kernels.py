@@ -1066,11 +1066,12 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 
 #: operators whose rule still accepts some input of another rank (or length) than its kernel
 #: runs: a `Tensor[*]` argument of that rank stops in the kernel (a runtime-error) instead of
-#: at a check or in the rule. Each one that is fixed leaves this list. (aten.index,
-#: aten.index_select, onnx.gather_nd: a shorter tensor makes its drawn index values out of range,
-#: which only the values decide.)
+#: at a check or in the rule. Each one that is fixed leaves this list. What is left is decided
+#: by index values alone: a shorter tensor makes the drawn indices out of range (aten.index,
+#: aten.index_select, gather_nd, onnx.gather_nd), a mask selects as many places as it holds
+#: true values (aten.index_put).
 RANK_GAPS = frozenset({
-    "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.attention", "onnx.gather_nd",
+    "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.gather_nd",
 })
 
 

@@ -68,9 +68,14 @@ def rnn(ctx: ShapeContext) -> Any:
 # attention ----------------------------------------------------------------------------------------------
 @shape_rule("onnx_attention")
 def attention(ctx: ShapeContext) -> Any:
-    """`onnx.attention`: q, k and v agree on batch, heads and head sizes; (y, present_key,
-    present_value, qk_matmul_output)."""
-    q, k, v, mask, past_key, past_value, _ = ctx.args
+    """`onnx.attention`: q, k and v agree on batch, heads and head sizes; a mask broadcasts
+    into (batch, q heads, q sequence, total sequence) and the non-padding lengths are one per
+    batch entry; (y, present_key, present_value, qk_matmul_output)."""
+    q, k, v, mask, past_key, past_value, nonpad = ctx.args
+    if given(ctx, mask):
+        ctx.require_rank_at_least(mask, 2)
+    if given(ctx, nonpad):
+        ctx.require_rank(nonpad, 1)
     known = next((arg.rank for arg in (q, k, v) if arg.dims is not None), None)
     for arg in (q, k, v):
         if arg.dims is None and known is not None:
@@ -99,6 +104,10 @@ def attention(ctx: ShapeContext) -> Any:
         if given(ctx, past_value):
             require_dims(ctx, past_value, [batch, kv_heads, past_key.dim(2), v_head])
         total = past_key.dim(2) + kv_seq
+    if given(ctx, mask) and mask.dims is not None:
+        broadcast_into(ctx, mask, [batch, q_heads, q_seq, total])
+    if given(ctx, nonpad):
+        ctx.equal(nonpad.dim(0), batch, symbol="batch")
     y = [batch, q_seq, q_heads * v_head] if three_d else [batch, q_heads, q_seq, v_head]
     return ctx.tuple([ctx.tensor(y), ctx.tensor([batch, kv_heads, total, head]),
                       ctx.tensor([batch, kv_heads, total, v_head]), ctx.tensor([batch, q_heads, q_seq, total])])
