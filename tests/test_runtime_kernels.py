@@ -1110,7 +1110,7 @@ def _outcome(name: str, args: list, attrs: dict) -> str:
         return f"kernel: {failure.diagnostic().message}"
     except RunFailure:
         return "stopped by the rule"
-    return f"ran: {np.shape(result)}"
+    return f"ran: {len(result)} outputs" if isinstance(result, tuple) else f"ran: {np.shape(result)}"
 
 
 F32, I64 = np.float32, np.int64
@@ -1201,6 +1201,16 @@ F32, I64 = np.float32, np.int64
     ("onnx.scatter_nd", [np.ones((4, 3, 4), F32), np.zeros((1, 2), I64), np.ones((1, 4), F32)], {}, "ran: (4, 3, 4)"),
     ("onnx.tensor_scatter", [np.ones((3, 4), F32), np.ones((3, 4), F32), np.array(0, I64)], {"axis": 1, "mode": "circular"},
      "stopped by the rule"),
+    # Attention's mask: at most the total sequence long (a shorter one is padded), bool or q's type
+    ("onnx.attention", [np.ones((1, 1, 1, 1), F32), np.ones((1, 1, 3, 1), F32), np.ones((1, 1, 3, 1), F32),
+                        np.zeros((1, 2), F32), np.zeros((0,), F32), np.zeros((0,), F32), np.zeros((0,), I64)],
+     {"qk_matmul_output_mode": 0}, "ran: 4 outputs"),
+    ("onnx.attention", [np.ones((1, 1, 1, 1), F32), np.ones((1, 1, 3, 1), F32), np.ones((1, 1, 3, 1), F32),
+                        np.zeros((1, 4), F32), np.zeros((0,), F32), np.zeros((0,), F32), np.zeros((0,), I64)],
+     {"qk_matmul_output_mode": 0}, "stopped by the rule"),
+    ("onnx.attention", [np.ones((1, 1, 2, 2), F32), np.ones((1, 1, 2, 2), F32), np.ones((1, 1, 2, 3), F32),
+                        np.zeros((1, 0), I64), np.zeros((0,), F32), np.zeros((0,), F32), np.zeros((0,), I64)],
+     {"is_causal": True}, "stopped by the rule"),
 ])
 def test_a_rule_stops_the_inputs_its_kernel_ran_wrongly(name: str, args: list, attrs: dict, want: str) -> None:
     assert _outcome(name, args, attrs) == want

@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from ..registry import shape_rule
-from .common import require_at_most, require_choice, require_one_value
+from .common import dtype_name, require_at_most, require_choice, require_one_value
 from .onnx import divided, vector_length
 from .shape import broadcast_into
 
@@ -74,6 +74,8 @@ def attention(ctx: ShapeContext) -> Any:
     q, k, v, mask, past_key, past_value, nonpad = ctx.args
     if given(ctx, mask):
         ctx.require_rank_at_least(mask, 2)
+        if dtype_name(mask.dtype) not in (None, "bool"):  # a bool mask, or a bias of q's type
+            ctx.same_dtype(mask.dtype, q.dtype)
     if given(ctx, nonpad):
         ctx.require_rank(nonpad, 1)
     known = next((arg.rank for arg in (q, k, v) if arg.dims is not None), None)
@@ -105,12 +107,28 @@ def attention(ctx: ShapeContext) -> Any:
             require_dims(ctx, past_value, [batch, kv_heads, past_key.dim(2), v_head])
         total = past_key.dim(2) + kv_seq
     if given(ctx, mask) and mask.dims is not None:
-        broadcast_into(ctx, mask, [batch, q_heads, q_seq, total])
+        _attention_mask(ctx, mask, [batch, q_heads, q_seq], total)
     if given(ctx, nonpad):
         ctx.equal(nonpad.dim(0), batch, symbol="batch")
     y = [batch, q_seq, q_heads * v_head] if three_d else [batch, q_heads, q_seq, v_head]
     return ctx.tuple([ctx.tensor(y), ctx.tensor([batch, kv_heads, total, head]),
                       ctx.tensor([batch, kv_heads, total, v_head]), ctx.tensor([batch, q_heads, q_seq, total])])
+
+
+def _attention_mask(ctx: ShapeContext, mask: TensorArg, leading: list, total: Any) -> None:
+    """A mask's last dim is at most the total sequence (a shorter one is padded, ONNX's rule);
+    the dims before it are 1 or (batch, q heads, q sequence), right-aligned."""
+    require_at_most(ctx, mask, mask.rank - 1, total, "a shorter mask is padded; a longer one has no keys to mask")
+    if mask.rank - 1 > len(leading):
+        ctx.require_rank(mask, len(leading) + 1)
+    offset = len(leading) - (mask.rank - 1)
+    for axis, d in enumerate(mask.dims[:-1]):
+        target = leading[offset + axis]
+        one = ctx.is_one(d)
+        if one is False:
+            ctx.equal(d, target)
+        elif one is None:
+            ctx.broadcast(d, target)
 
 
 def _split_heads(ctx: ShapeContext, arg: TensorArg, heads_attr: str) -> tuple:
