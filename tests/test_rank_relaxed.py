@@ -34,9 +34,6 @@ ARCHIVES = ["cnn", "attention", "attention_core", "nonzero", "constrained"]
 #: unchecked, a rule that is not exact yet
 RULE_GAPS = {
     ("test_rotary_embedding_with_interleaved_rotary_dim", "input"): "onnx.rotary_embedding: input ranks 3 and 4 only",
-    ("test_rotary_embedding_with_interleaved_rotary_dim", "cos_cache"): "onnx.rotary_embedding: the caches are 2-D",
-    ("test_rotary_embedding_with_interleaved_rotary_dim", "sin_cache"): "onnx.rotary_embedding: the caches are 2-D",
-    ("test_rotary_embedding_with_interleaved_rotary_dim", "position_ids"): "onnx.rotary_embedding: position ids are 2-D",
 }
 
 
