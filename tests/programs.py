@@ -2225,7 +2225,7 @@ def symbols_in_scope(builder: "Builder", program: "Program") -> set:
     scope: Optional[Builder] = builder
     while scope is not None:
         for p in scope.params:
-            for d in p.slot.dims or ():
+            for d in (p.slot.dims or ()) if p.slot is not None else ():  # an unannotated one names none
                 if base_dim_text(p.slot, d, program) != "?":
                     names |= {s.name for s in d.form.symbols()}
         parent = scope.parent
