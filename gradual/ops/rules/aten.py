@@ -262,7 +262,9 @@ def view(ctx: ShapeContext) -> Any:
     if entries is None:
         return ctx.tensor(None)
     codes_ = [e if isinstance(e, int) else ctx.static(e) for e in entries]
-    if data.dims is None or any(c is None for c in codes_) and -1 in codes_:
+    # an entry whose value is not known may itself be -1, unless it is a size (`s77` of sym_size)
+    maybe_code = any(c is None and not (ctx.exact(e) and ctx.at_least(e, 0)) for c, e in zip(codes_, entries))
+    if data.dims is None or maybe_code and -1 in codes_:
         return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
     dims = reshape_dims(ctx, data, entries, allowzero=True)  # a 0 is a size, not Relay's "copy"
     return ctx.tensor(dims, value=data.value)
