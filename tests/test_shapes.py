@@ -605,6 +605,19 @@ def test_dimension_floor_division_as_written() -> None:
     assert str(h // 2) == "h // 2"
 
 
+def test_a_quotient_by_a_monomial_cancels_it_first() -> None:
+    """(b * d) // (2 * b) is d // 2 (a reshape's -1 beside a copied b), exact, not an interval;
+    where the monomial does not divide the numerator the quotient is an interval, as before."""
+    sb, sd = Symbol("b"), Symbol("d")
+    b, d = Dimension.symbol(sb), Dimension.symbol(sd)
+    assert (b * d) // (2 * b) == d // 2
+    assert ((b * d) // (2 * b)).is_exact
+    assert (b * d + b) // b == d + 1
+    assert not ((b * d + 1) // (2 * b)).is_exact
+    for bv, dv in ((1, 7), (3, 8), (5, 1)):
+        assert ((b * d) // (2 * b)).evaluate({sb: bv, sd: dv}) == (bv * dv) // (2 * bv)
+
+
 def test_quotients_of_alike_named_symbols_order_canonically() -> None:
     a, b = Poly.atom(Symbol("n")), Poly.atom(Symbol("n"))
     assert a.floordiv(2) + b.floordiv(2) == b.floordiv(2) + a.floordiv(2)

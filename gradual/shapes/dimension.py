@@ -389,6 +389,9 @@ class Dimension:
             quotient = self.expr.exact_div(other.expr)
             if quotient is not None:
                 return _tracked(quotient)
+            quotient = _cancel_monomial(self.expr, other.expr)
+            if quotient is not None:
+                return _tracked(quotient)
         lo = 0 if other._hi is None else self._lo // max(other._hi, 1)
         hi = None if self._hi is None else self._hi // max(other._lo, 1)
         return Dimension.interval(lo, hi)
@@ -477,6 +480,19 @@ class Dimension:
 
     def __repr__(self) -> str:
         return f"<Dimension: {self.to_string()}>"
+
+
+def _cancel_monomial(num: Poly, den: Poly) -> "Poly | None":
+    """`num // (k * m)` as `(num / m) // k` where the monomial m divides every term of num
+    (`(b * d) // (2 * b)` is `d // 2`, what a reshape's -1 beside a copied `b` is); None
+    where it does not."""
+    if len(den.terms) != 1:
+        return None
+    mono, coeff = den.terms[0]
+    if not mono or coeff <= 0:
+        return None
+    rest = num.exact_div(Poly({mono: 1}))
+    return None if rest is None else rest.floordiv(coeff)
 
 
 def _tracked(expr: Poly) -> Dimension:
