@@ -387,6 +387,29 @@ def test_poly_ring_laws_hold_syntactically(p, q) -> None:
 
 
 @SETTINGS
+@given(poly_exprs(), st.sampled_from(SYMS), st.integers(1, 6),
+       st.fixed_dictionaries({s: st.integers(0, 30) for s in SYMS}))
+def test_a_quotient_by_a_monomial_agrees_with_integers(expr, s, k, env) -> None:
+    """`(p * s) // (k * s)` of dimensions is `p // k` wherever `s > 0` (its value where s is 0
+    divides by zero and means nothing); never wrong, exact or an interval holding the value."""
+    poly, _ = expr
+    assume(env[s] > 0)
+    try:
+        num = Dimension.of_expr(poly * Poly.atom(s))
+    except ValueError:  # never a size
+        return
+    quotient = num // Dimension.of_expr(k * Poly.atom(s))
+    value = (poly * Poly.atom(s)).evaluate(env)
+    if value < 0:
+        return
+    want = value // (k * env[s])
+    if quotient.is_exact:
+        assert quotient.evaluate(env) == want
+    else:
+        assert quotient.contains_value(want)
+
+
+@SETTINGS
 @given(poly_exprs(), st.integers(1, 6), st.integers(-20, 20))
 def test_floordiv_by_a_constant_shift(expr, den, shift) -> None:
     poly, _ = expr

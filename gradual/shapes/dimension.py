@@ -387,10 +387,9 @@ class Dimension:
             return Dimension.interval(self._lo // den, None if self._hi is None else self._hi // den)
         if self.is_exact and other.is_exact:
             quotient = self.expr.exact_div(other.expr)
-            if quotient is not None:
-                return _tracked(quotient)
-            quotient = _cancel_monomial(self.expr, other.expr)
-            if quotient is not None:
+            if quotient is None:
+                quotient = _cancel_monomial(self.expr, other.expr)
+            if quotient is not None and quotient.bounds()[1] >= 0:  # `(0 - n) // n`: a size only at n = 0
                 return _tracked(quotient)
         lo = 0 if other._hi is None else self._lo // max(other._hi, 1)
         hi = None if self._hi is None else self._hi // max(other._lo, 1)
