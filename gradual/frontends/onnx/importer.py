@@ -25,7 +25,7 @@ from .listing import Listing, NodeRecord, read_graphs
 from .node import KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype, schema_problem
 from . import constants as initializers
 from . import outputs as declared_outputs
-from .types import DimNames, TensorInfo, dim_params, info_of_array, info_of_type, onnx_dtype_name
+from .types import DimNames, TensorInfo, arithmetic_names, dim_params, info_of_array, info_of_type, onnx_dtype_name
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -174,8 +174,10 @@ class Importer:
         self.broken: dict = {}  # initializers that cannot be read: name -> why
         self.batch_size: Optional[int] = None
         self.input_dims = _input_dim_params(self.graph)
+        self.input_dims |= arithmetic_names(self.input_dims)  # `h2` of an input's `2*h2`
         graph_values = list(self.graph.input) + list(self.graph.output) + list(self.graph.value_info)
-        self.dim_names = DimNames(dim_params(graph_values), [self.options.batch] if self.options.batch else [])
+        self.dim_names = DimNames(dim_params(graph_values) + sorted(self.input_dims),
+                                  [self.options.batch] if self.options.batch else [])
 
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedModel:
@@ -193,7 +195,7 @@ class Importer:
         module, declared = None, None
         if result is not None and not self.diagnostics:
             if not self.options.strict_dims:
-                self.fn.claim_dims(self.dim_names.name(text) for text in self.input_dims)
+                self.fn.claim_dims(self._input_dim_names())
             declared = self._declared_outputs()
             ret = declared_outputs.annotation(declared) if declared is not None else None
             self.fn.ret = declared_outputs.located(ret, self.fn.loc.span) if ret is not None else None
@@ -438,12 +440,18 @@ class Importer:
             return exprs[0]
         return gb.tuple_(*exprs, loc=loc)
 
+    def _input_dim_names(self) -> list:
+        """The symbols the graph inputs' dim_params name (`batch`, and `h2` of a `2*h2`, which
+        is that expression, not a name of its own)."""
+        found = (self.dim_names.dim(text, self.input_dims) for text in sorted(self.input_dims))
+        return [d for d in found if isinstance(d, str)]
+
     def _declared_outputs(self) -> Optional[list]:
         """What each graph output's declaration says (see outputs.py); None when they are not
         checked (`batch` changes the inputs on purpose)."""
         if not self.options.declared_outputs or self.options.batch is not None:
             return None
-        dims = {self.dim_names.name(text) for text in self.input_dims}
+        dims = set(self._input_dim_names())
         return [declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
                 for o in self.graph.output]
 

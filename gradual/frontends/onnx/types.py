@@ -141,6 +141,42 @@ def _parse_dim_expr(text: str, lookup: Callable[[str], Optional[str]]) -> Option
 _OPS = {"Add": "+", "Sub": "-", "Mult": "*", "FloorDiv": "//"}
 
 
+def arithmetic_names(texts: Iterable[str]) -> set:
+    """The names inside the dim_params that are arithmetic with a number in it (`2*h2`,
+    `seq + 1`, as PyTorch's dynamo exporter writes a derived dim): each is a dim of its own,
+    so `2*h2` is `2 * h2`, known to be even. A text with no number (`batch-size`) stays a name."""
+    import ast as pyast
+
+    found: set = set()
+    for text in texts:
+        if len(text) > MAX_DIM_TEXT or not any(op in text for op in "+-*/") or not any(c.isdigit() for c in text):
+            continue
+        try:
+            tree = pyast.parse(text.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        names = _arithmetic_atoms(tree)
+        if names is not None and names[1]:
+            found |= names[0]
+    return found
+
+
+def _arithmetic_atoms(node: object) -> Optional[tuple]:
+    """(names, has a number) of `+ - * //` over names and integers; None for anything else."""
+    import ast as pyast
+
+    if isinstance(node, pyast.Constant) and type(node.value) is int and node.value >= 0:
+        return set(), True
+    if isinstance(node, pyast.Name):
+        return {node.id}, False
+    if not (isinstance(node, pyast.BinOp) and type(node.op).__name__ in _OPS):
+        return None
+    left, right = _arithmetic_atoms(node.left), _arithmetic_atoms(node.right)
+    if left is None or right is None:
+        return None
+    return left[0] | right[0], left[1] or right[1]
+
+
 def _dim_of(node: object, lookup: Callable[[str], Optional[str]]) -> object:
     """A builder Dim (or an int) of a Python expression over known names and integers; None
     for anything else."""
