@@ -2219,15 +2219,26 @@ def binds_existential(slot: Slot, d: Dim, program: "Program") -> bool:
     return slot.kind == "let" and slot.scope is not None and bool(names - symbols_in_scope(slot.scope, program))
 
 
+def tensor_slots(slot: Any) -> list:
+    """The tensor annotations a parameter's slot holds: itself, a function type's parameters
+    and result, none for a parameter to infer."""
+    if isinstance(slot, Slot):
+        return [slot]
+    if isinstance(slot, FnSlot):
+        return [s for part in slot.params + (slot.ret,) for s in tensor_slots(part)]
+    return []
+
+
 def symbols_in_scope(builder: "Builder", program: "Program") -> set:
     """The symbols the parameters of a definition (and of the closures around a closure) name."""
     names: set = set()
     scope: Optional[Builder] = builder
     while scope is not None:
         for p in scope.params:
-            for d in (p.slot.dims or ()) if p.slot is not None else ():  # an unannotated one names none
-                if base_dim_text(p.slot, d, program) != "?":
-                    names |= {s.name for s in d.form.symbols()}
+            for slot in tensor_slots(p.slot):
+                for d in slot.dims or ():
+                    if base_dim_text(slot, d, program) != "?":
+                        names |= {s.name for s in d.form.symbols()}
         parent = scope.parent
         scope = parent if parent is not None and parent.def_name == scope.def_name else None
     return names
