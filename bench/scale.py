@@ -250,6 +250,15 @@ def entry_chain(n: int) -> str:
     return f"def @main({params}, %x: Tensor[(s0, 4), float32]) {{ %x }}\n"
 
 
+def entry_differences(n: int) -> str:
+    """An entry whose n parameters are differences (`(s{i+1} - s{i}, 4)`) and no parameter
+    binds a symbol, run: settling ties the symbols together (one class of n), and the body's
+    annotation of s0 binds them all (chains of relations were quadratic)."""
+    params = ", ".join(f"%x{i}: Tensor[(s{i + 1} - s{i}, 4), float32]" for i in range(n))
+    return (f"def @main({params}, %x: Tensor[(?, 4), float32]) {{\n"
+            f"  let %y: Tensor[(s0, 4), float32] = %x;\n  %y\n}}\n")
+
+
 def entry_inputs(program: str) -> list:
     """The inputs of an `entry_chain` program: every parameter of its entry."""
     return re.findall(r"%(x[0-9]*):", program)
@@ -321,6 +330,8 @@ AXES = [
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
     Axis("entry-chain", "parameters whose symbols chain (`gradual run`)", entry_chain, 600, command="run",
          inputs=entry_inputs),
+    Axis("differences", "parameters that are differences of symbols (`gradual run`)", entry_differences, 600,
+         command="run", inputs=entry_inputs),
 ]
 
 

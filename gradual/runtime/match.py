@@ -24,7 +24,7 @@ from ..types import (
 )
 from .cells import closed_type, meet
 from .errors import Blame, CheckFailure, Mismatch
-from .values import Frame, RefCell, Wrapped, describe_value, dtype_name, is_function, value_kind
+from .values import Frame, Offsets, RefCell, Wrapped, describe_value, dtype_name, is_function, value_kind
 
 
 def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
@@ -64,7 +64,7 @@ class _Deferred:
         """The symbols of the expression the frame has not bound yet (nor related to others)."""
         dim = self.item[4]
         unbound = [s for s in dim.expr.symbols() if frame.dim(s) is None]
-        if unbound and frame.related():
+        if unbound and frame.has_relations:
             unbound = [s for s in reduce_expression(frame, dim.expr).symbols() if frame.dim(s) is None]
         return unbound
 
@@ -102,10 +102,11 @@ def settle_deferred(frame: Frame) -> None:
             continue
         value, t, blame, size, dim, path, axis, broadcast = item.item
         match = _Match(value, t, frame, blame)
-        pivot = None if broadcast and size == 1 else match.relate(size, dim)
-        if pivot is not None:
+        moved = None if broadcast and size == 1 else match.relate(size, dim)
+        if moved is not None:
             item.done = True
-            _solve_waiting(frame, deque(w for w in frame.deferred.get(pivot, ()) if not w.done))
+            # only the checks filed under a symbol whose root changed can have fewer unknowns
+            _solve_waiting(frame, deque(w for sym in moved for w in frame.deferred.get(sym, ()) if not w.done))
 
 
 def _solve_waiting(frame: Frame, work: deque) -> None:
@@ -131,13 +132,10 @@ def _solve_waiting(frame: Frame, work: deque) -> None:
 
 
 def unbind(frame: Frame, symbols: tuple) -> None:
-    """Forget symbols a cast introduces, so the cast binds them afresh (with every relation
-    that mentions them)."""
+    """Forget symbols a cast introduces, so the cast binds them afresh (relations tie only a
+    signature's symbols, made at entry: never these)."""
     for sym in symbols:
         frame.dims.pop(sym, None)
-    if frame.relations and symbols:
-        gone = set(symbols)
-        frame.relations = {s: p for s, p in frame.relations.items() if s not in gone and not gone & p.symbols()}
 
 
 class _Match:
@@ -292,48 +290,41 @@ class _Match:
         return True
 
     def bind(self, sym: Symbol, value: Any, path: tuple = (), axis: Optional[int] = None) -> None:
-        """Bind a symbol within its bounds; symbols a relation ties to it may become known."""
+        """Bind a symbol within its bounds; the symbols a relation ties to it are bound too."""
+        self._bind_one(sym, value, path, axis)
+        if self.frame.has_relations and isinstance(value, int):
+            for member, offset in self.frame.tied_to(sym):
+                if self.frame.dim(member) is None:
+                    self._bind_one(member, value + offset, path, axis)
+
+    def _bind_one(self, sym: Symbol, value: Any, path: tuple, axis: Optional[int]) -> None:
         if isinstance(value, int) and (value < sym.lo or sym.hi is not None and value > sym.hi):
             bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
         self.frame.dims[sym] = value
         self.bound.append(sym)
-        if self.frame.relations is not None or self.frame.inherits_relations:
-            self.determine_related(path, axis)
-
-    def determine_related(self, path: tuple, axis: Optional[int]) -> None:
-        """Bind each related symbol whose relation no longer waits for anything (`n` related to
-        `m + 1` once `m` is bound), which may in turn determine others."""
-        related = self.frame.related()
-        progress = bool(related)
-        while progress:
-            progress = False
-            for sym, poly in related:
-                if self.frame.dim(sym) is None:
-                    value = self.reduced(poly)
-                    if value.is_const():
-                        self.bind(sym, value.const_value(), path, axis)
-                        progress = True
 
     def reduced(self, expr: Poly) -> Poly:
         """The expression with what the frame knows substituted (`reduce_expression`)."""
         return reduce_expression(self.frame, expr)
 
-    def relate(self, size: int, dim: Dimension) -> Optional[Symbol]:
-        """Record what a linear expression's size says of unknowns no bare occurrence bound:
-        solved for one with coefficient 1 or -1 (`n - m` of size 1 relates `n` to `m + 1`), so a
-        later check that mentions them (`d - m + n`) is made exactly and `n` is bound with `m`.
-        Returns the related symbol, or None where no unknown has such a coefficient."""
+    def relate(self, size: int, dim: Dimension) -> Optional[list]:
+        """Record what a difference of two unknowns no bare occurrence bound says of them
+        (`n8 - n6` of size 1: n8 = n6 + 1, `Offsets`), so a later check that mentions them
+        (`d - n6 + n8`) is made exactly and n8 is bound with n6. Returns the symbols whose root
+        changed, or None where the expression is no such difference (it waits as a whole)."""
         expr, unbound = self.unknowns(dim.expr)
-        for sym in sorted(unbound, key=lambda s: s.uid):
-            part = expr.linear_part(sym)
-            if part is not None and part[0] in (1, -1):
-                coeff, rest = part
-                if self.frame.relations is None:
-                    self.frame.relations = {}
-                self.frame.relations[sym] = (Poly.const(size) - rest) * coeff
-                return sym
-        return None
+        if len(unbound) != 2:
+            return None
+        x, y = unbound
+        part = expr.linear_part(x)
+        rest = part[1].linear_part(y) if part is not None else None
+        if rest is None or not rest[1].is_const() or part[0] not in (1, -1) or rest[0] != -part[0]:  # type: ignore[index]
+            return None
+        difference = (size - rest[1].const_value()) * part[0]  # type: ignore[index]
+        if self.frame.relations is None:
+            self.frame.relations = Offsets()
+        return self.frame.relations.relate(x, y, difference)
 
     def solve_pending(self) -> None:
         """Expressions with several unbound symbols, retried once others are bound. What stays
@@ -396,20 +387,18 @@ _EXPRESSION_SYMBOLS: dict = {}
 
 
 def reduce_expression(frame: Frame, expr: Poly) -> Poly:
-    """The expression with the values of its bound symbols and the relations of related ones
-    substituted. A relation never mentions a symbol related before it (`_Match.relate`), so
-    substituting again until nothing changes ends."""
+    """The expression with the values of its bound symbols, and each related symbol as its
+    root plus its offset (`n8` as `n6 + 1`), substituted: one pass (roots are unbound)."""
+    related = frame.has_relations
+
     def known(sym: Symbol) -> Optional[Poly]:
         bound = frame.dim(sym)
         if isinstance(bound, int):
             return Poly.const(bound)
-        return frame.relation(sym)
+        found = frame.relation(sym) if related else None
+        return None if found is None else Poly.atom(found[0]) + found[1]
 
-    while True:
-        substituted = expr.substitute(known)
-        if substituted is expr:
-            return expr
-        expr = substituted
+    return expr.substitute(known)
 
 
 def expression_symbol(expr: Poly) -> Symbol:

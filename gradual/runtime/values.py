@@ -49,7 +49,7 @@ class Frame(Chain):
         self.dtypes: dict = {}
         self.parent = parent
         self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
-        self.relations: Optional[dict] = None  # an unbound symbol -> the Poly it equals
+        self.relations: Optional[Offsets] = None  # differences between symbols not bound yet
         # relations are made at a frame's entry, before any frame it encloses exists
         self.inherits_relations = parent is not None and (parent.relations is not None or parent.inherits_relations)
 
@@ -64,22 +64,33 @@ class Frame(Chain):
         """The int (or, for `*b`, the tuple of ints) bound to a symbol; None when unbound."""
         return self.find("dims", sym)
 
-    def relation(self, sym: Symbol) -> Any:
-        """The polynomial an unbound symbol equals by an earlier cast's relation; None if none."""
-        if self.relations is None and not self.inherits_relations:
+    @property
+    def has_relations(self) -> bool:
+        """Whether this frame or an enclosing one relates symbols (`Offsets`)."""
+        return self.relations is not None or self.inherits_relations
+
+    def relation(self, sym: Symbol) -> Optional[tuple]:
+        """(root, offset) of a symbol an entry's difference ties to another (`n8 = n6 + 1`);
+        None where none does."""
+        if not self.has_relations:
             return None
         for frame in self.levels():
-            found = frame.relations and frame.relations.get(sym)  # type: ignore[attr-defined]
-            if found is not None:
-                return found
+            relations = frame.relations  # type: ignore[attr-defined]
+            if relations is not None:
+                found = relations.root.get(sym)
+                if found is not None:
+                    return found
         return None
 
-    def related(self) -> list:
-        """Every (symbol, polynomial) relation of this frame and its enclosing ones."""
-        if self.relations is None and not self.inherits_relations:
+    def tied_to(self, root: Symbol) -> list:
+        """(symbol, offset) of every symbol a relation ties to `root` (none when it is no root)."""
+        if not self.has_relations:
             return []
-        return [item for frame in self.levels() if frame.relations  # type: ignore[attr-defined]
-                for item in frame.relations.items()]  # type: ignore[attr-defined]
+        for frame in self.levels():
+            relations = frame.relations  # type: ignore[attr-defined]
+            if relations is not None and root in relations.members:
+                return [(m, relations.root[m][1]) for m in relations.members[root]]
+        return []
 
     def dtype(self, var: object) -> Optional[str]:
         """The dtype bound to a dtype variable; None when unbound."""
@@ -88,6 +99,37 @@ class Frame(Chain):
     def env(self) -> "DimEnv":
         """The bound symbols as a mapping (what `Poly.evaluate` takes)."""
         return DimEnv(self)
+
+
+class Offsets:
+    """Differences between symbols no cast has bound yet, as an entry states them (`%r: (n8 -
+    n6,)` of size 1: n8 = n6 + 1): a union-find in which every member names its root and its
+    offset from it. A class joins the larger one (each symbol moves O(log n) times), so a
+    signature of n such differences costs O(n log n), and binding a root binds its members."""
+
+    __slots__ = ("root", "members")
+
+    def __init__(self) -> None:
+        self.root: dict = {}  # a related symbol -> (its root, its offset from the root)
+        self.members: dict = {}  # a root -> the symbols related to it
+
+    def find(self, sym: Symbol) -> tuple:
+        """(root, offset) of a symbol (a symbol no relation mentions is its own root)."""
+        return self.root.get(sym, (sym, 0))
+
+    def relate(self, x: Symbol, y: Symbol, difference: int) -> list:
+        """Record x - y = difference for two symbols of different classes; the symbols whose
+        root changed."""
+        rx, ox = self.find(x)
+        ry, oy = self.find(y)
+        shift = difference - ox + oy  # rx = ry + shift
+        if len(self.members.get(rx, ())) > len(self.members.get(ry, ())):
+            rx, ry, shift = ry, rx, -shift
+        moved = [(rx, 0)] + [(m, self.root[m][1]) for m in self.members.pop(rx, [])]
+        for m, offset in moved:
+            self.root[m] = (ry, offset + shift)
+        self.members.setdefault(ry, []).extend(m for m, _ in moved)
+        return [m for m, _ in moved]
 
 
 class DimEnv(Mapping):
