@@ -1005,7 +1005,7 @@ def op_strided_slice(b: Builder) -> Val:
         b.program.features.add("negative-attribute")
         # every other element from the last: ceil(d / 2), which the checker knows exactly (a
         # `?` here let a reshape by 2 follow, which a rigid d cannot promise)
-        length = d if step == -1 else lift(lambda v: (v - 1) // 2 + 1, d)
+        length = d if step == -1 else lift(lambda v: (v + 1) // 2, d)  # (d - 1) // 2 + 1, and 0 at 0
         return _sliced(b, x, axis, length, begin=[-1], end=[-(2**31)], strides=[step])
     begin = b.draw.int(0, d.value - 1) if d.value > 0 else 0
     end = b.draw.int(begin + 1, d.value) if d.value > begin else d.value
