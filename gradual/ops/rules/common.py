@@ -75,6 +75,22 @@ def require_at_most(ctx: ShapeContext, data: TensorArg, axis: int, limit: Any, w
         ctx.fail("dim-too-large", arg=data, axis=axis, size=size, limit=most, why=why)
 
 
+register_rule_message(
+    "rank-relation", codes.RANK_MISMATCH,
+    "{arg} has rank {actual}, but {op} needs rank {expected} there ({why})",
+    "give it rank {expected}",
+)
+
+
+def require_rank_of(ctx: ShapeContext, arg: TensorArg, rank: int, why: str) -> None:
+    """`arg` has the rank another argument's rank decides: checked where `arg`'s is unknown;
+    a `rank-relation` failure where it is known (both may have been unknown to the checker,
+    which can state no relation between two ranks in a check)."""
+    if arg.dims is not None and arg.rank != rank:
+        ctx.fail("rank-relation", arg=arg, actual=arg.rank, expected=rank, why=why)
+    ctx.require_rank(arg, rank)
+
+
 def require_nonempty(ctx: ShapeContext, data: TensorArg, axis: int, why: str) -> None:
     """Dim `axis` of `data` must hold an element: a static error where it is known to be 0;
     otherwise the rule's evaluation before the kernel decides (no check is inserted)."""

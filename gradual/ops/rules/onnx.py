@@ -17,7 +17,7 @@ from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_ra
 from ..registry import shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, known_ints, require_at_most, require_choice, require_entries,
-    require_length, require_one_value, require_positive, value_element,
+    require_length, require_one_value, require_positive, require_rank_of, value_element,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -639,8 +639,8 @@ def _scatter_elements(ctx: ShapeContext, data: TensorArg, indices: TensorArg, up
     if data.dims is None:
         return
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
-    ctx.require_rank(indices, data.rank)
-    ctx.require_rank(updates, data.rank)
+    require_rank_of(ctx, indices, data.rank, "the data's")
+    require_rank_of(ctx, updates, data.rank, "the data's")
     for i, (index_dim, update_dim) in enumerate(zip(indices.dims, updates.dims)):
         ctx.equal(update_dim, index_dim)
         if i != axis:
@@ -660,7 +660,7 @@ def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates:
     if k > data.rank:
         ctx.fail("attribute-range", name="the indices' last dim", value=k, needed=f"at most the data's rank, {data.rank}")
     wanted = list(indices.dims[:-1]) + list(data.dims[k:])
-    ctx.require_rank(updates, len(wanted))
+    require_rank_of(ctx, updates, len(wanted), "indices.shape[:-1] + data.shape[k:]")
     for have, want in zip(updates.dims, wanted):
         ctx.equal(have, want)
 

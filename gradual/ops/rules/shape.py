@@ -14,7 +14,9 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
-from .common import distinct_axes, known_ints, new_axis, require_entries, require_positive, show_ints, value_subtract
+from .common import (
+    distinct_axes, known_ints, new_axis, require_entries, require_positive, require_rank_of, show_ints, value_subtract,
+)
 from .conv import assemble, check_layout, layout_dims
 
 register_rule_message(
@@ -661,7 +663,7 @@ def matrix_set_diag(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     if data.rank < 2:
         ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
-    ctx.require_rank(diagonal, data.rank - 1 + band)
+    require_rank_of(ctx, diagonal, data.rank - 1 + band, f"the input has rank {data.rank}")
     for axis in range(data.rank - 2):
         ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
     if band:
