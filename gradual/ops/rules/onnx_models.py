@@ -10,7 +10,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from ..registry import shape_rule
-from .common import dtype_name, require_at_most, require_choice, require_one_value
+from .common import dtype_name, require_at_most, require_choice, require_length, require_one_value
 from .onnx import divided, vector_length
 from .shape import broadcast_into
 
@@ -229,21 +229,19 @@ def compress(ctx: ShapeContext) -> Any:
     (known only at runtime: at most the dim, or every element without an axis). The condition
     is a vector no longer than what it selects from (ONNX allows a shorter one)."""
     data, condition = ctx.args
+    ctx.require_rank(condition, 1)
     if data.dims is None:
         _axis_rank(ctx, data)
-        ctx.require_rank(condition, 1)
         return ctx.tensor(None)
     axis = ctx.attr("axis")
     if axis is None:
         total: Any = ctx.const(1)
         for d in data.dims:
             total = total * d
-        ctx.require_rank(condition, 1)
         require_at_most(ctx, condition, 0, total, "one entry per element of the flattened input at most")
         return ctx.tensor([ctx.bounded(0, total)])
     axis = normalize_axis(ctx, axis, data.rank)
     dims = list(data.dims)
-    ctx.require_rank(condition, 1)
     require_at_most(ctx, condition, 0, dims[axis], "one entry per slice along the axis at most")
     dims[axis] = ctx.bounded(0, dims[axis])
     return ctx.tensor(dims)
@@ -497,9 +495,8 @@ def max_unpool(ctx: ShapeContext) -> Any:
         return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
     strides = list(ctx.attr("strides") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
-    for name, values, wanted in (("strides", strides, k), ("pads", pads, 2 * k)):
-        if len(values) != wanted:
-            ctx.fail("attribute-range", name=name, value=values, needed=f"{wanted} values")
+    require_length(ctx, "strides", strides, [k])
+    require_length(ctx, "pads", pads, [2 * k])
     spatial = [(d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))]
     return ctx.tensor(list(x.dims[:2]) + spatial)
 
@@ -534,9 +531,9 @@ def _block_count(ctx: ShapeContext, image: list, block: list) -> int:
     strides = list(ctx.attr("strides") or [1] * k)
     dilations = list(ctx.attr("dilations") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
-    for name, values, wanted in (("strides", strides, k), ("dilations", dilations, k), ("pads", pads, 2 * k)):
-        if len(values) != wanted:
-            ctx.fail("attribute-range", name=name, value=values, needed=f"{wanted} values")
+    for name, values in (("strides", strides), ("dilations", dilations)):
+        require_length(ctx, name, values, [k])
+    require_length(ctx, "pads", pads, [2 * k])
     total = 1
     for i in range(k):
         reach = dilations[i] * (block[i] - 1) + 1
