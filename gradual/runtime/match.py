@@ -62,11 +62,7 @@ class _Deferred:
 
     def unbound(self, frame: Frame) -> list:
         """The symbols of the expression the frame has not bound yet (nor related to others)."""
-        dim = self.item[4]
-        unbound = [s for s in dim.expr.symbols() if frame.dim(s) is None]
-        if unbound and frame.has_relations:
-            unbound = [s for s in reduce_expression(frame, dim.expr).symbols() if frame.dim(s) is None]
-        return unbound
+        return waiting_for(frame, self.item[4].expr)[1]
 
     def check(self, frame: Frame) -> None:
         """Check the expression now that its symbols are bound."""
@@ -255,10 +251,7 @@ class _Match:
         self.expression(size, target, path, axis, broadcast=True)
 
     def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
-        expr = dim.expr
-        unbound = [s for s in expr.symbols() if self.frame.dim(s) is None]
-        if unbound:
-            expr, unbound = self.unknowns(expr)
+        expr, unbound = waiting_for(self.frame, dim.expr)
         if not unbound:
             expected = expr.evaluate(self.frame.env())
             if size != expected:
@@ -269,16 +262,10 @@ class _Match:
             return
         self.pending.append((size, dim, path, axis, broadcast))
 
-    def unknowns(self, expr: Poly) -> tuple:
-        """The expression with what the frame knows put in (bound values, relations), and the
-        symbols it still waits for."""
-        reduced = self.reduced(expr)
-        return reduced, [s for s in reduced.symbols() if self.frame.dim(s) is None]
-
     def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
         """Bind the one unbound symbol of a linear expression from a size; False if nonlinear.
         Bound symbols are substituted first, so `n * u` with `n` bound is linear in `u`."""
-        part = self.reduced(dim.expr).linear_part(sym)
+        part = reduce_expression(self.frame, dim.expr).linear_part(sym)
         if part is None:
             return False
         coeff, rest = part
@@ -304,16 +291,12 @@ class _Match:
         self.frame.dims[sym] = value
         self.bound.append(sym)
 
-    def reduced(self, expr: Poly) -> Poly:
-        """The expression with what the frame knows substituted (`reduce_expression`)."""
-        return reduce_expression(self.frame, expr)
-
     def relate(self, size: int, dim: Dimension) -> Optional[list]:
         """Record what a difference of two unknowns no bare occurrence bound says of them
         (`n8 - n6` of size 1: n8 = n6 + 1, `Offsets`), so a later check that mentions them
         (`d - n6 + n8`) is made exactly and n8 is bound with n6. Returns the symbols whose root
         changed, or None where the expression is no such difference (it waits as a whole)."""
-        expr, unbound = self.unknowns(dim.expr)
+        expr, unbound = waiting_for(self.frame, dim.expr)
         if len(unbound) != 2:
             return None
         x, y = unbound
@@ -335,7 +318,7 @@ class _Match:
             progress = False
             for item in list(self.pending):
                 size, dim, path, axis, broadcast = item
-                _, unbound = self.unknowns(dim.expr)
+                _, unbound = waiting_for(self.frame, dim.expr)
                 if len(unbound) > 1:
                     continue
                 if unbound and not self.solve(size, dim, unbound[0], path, axis, broadcast):
@@ -384,6 +367,16 @@ class _Match:
 
 
 _EXPRESSION_SYMBOLS: dict = {}
+
+
+def waiting_for(frame: Frame, expr: Poly) -> tuple:
+    """(the expression with what the frame knows put in, the symbols it still waits for); an
+    expression whose symbols are all bound is returned as it is (evaluated by the caller)."""
+    unbound = [s for s in expr.symbols() if frame.dim(s) is None]
+    if not unbound:
+        return expr, unbound
+    reduced = reduce_expression(frame, expr)
+    return reduced, [s for s in reduced.symbols() if frame.dim(s) is None]
 
 
 def reduce_expression(frame: Frame, expr: Poly) -> Poly:
