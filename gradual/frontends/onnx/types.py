@@ -127,15 +127,24 @@ def _spelled(text: str) -> str:
 
 def _parse_dim_expr(text: str, lookup: Callable[[str], Optional[str]]) -> Optional[DimExpr]:
     """`2*seq - 1` as a DimExpr when every name in it is known, else None (a plain name)."""
+    tree = _expression_tree(text)
+    try:
+        built = _dim_of(tree, lookup) if tree is not None else None
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None if built is None or isinstance(built, int) else DimExpr(built, text.strip())
+
+
+def _expression_tree(text: str) -> object:
+    """A dim_param that may be arithmetic, parsed as a Python expression (None otherwise)."""
     import ast as pyast
 
     if len(text) > MAX_DIM_TEXT or not any(op in text for op in "+-*/"):
         return None
     try:
-        built = _dim_of(pyast.parse(text.strip(), mode="eval").body, lookup)
+        return pyast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return None if built is None or isinstance(built, int) else DimExpr(built, text.strip())
 
 
 _OPS = {"Add": "+", "Sub": "-", "Mult": "*", "FloorDiv": "//"}
@@ -149,32 +158,17 @@ def arithmetic_names(texts: Iterable[str]) -> set:
 
     found: set = set()
     for text in texts:
-        if len(text) > MAX_DIM_TEXT or not any(op in text for op in "+-*/") or not any(c.isdigit() for c in text):
+        tree = _expression_tree(text)
+        if tree is None or not any(isinstance(n, pyast.Constant) for n in pyast.walk(tree)):
             continue
+        names: set = set()
         try:
-            tree = pyast.parse(text.strip(), mode="eval").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            built = _dim_of(tree, lambda name: names.add(name) or name)
+        except (ValueError, RecursionError, MemoryError):
             continue
-        names = _arithmetic_atoms(tree)
-        if names is not None and names[1]:
-            found |= names[0]
+        if built is not None and not isinstance(built, int):
+            found |= names
     return found
-
-
-def _arithmetic_atoms(node: object) -> Optional[tuple]:
-    """(names, has a number) of `+ - * //` over names and integers; None for anything else."""
-    import ast as pyast
-
-    if isinstance(node, pyast.Constant) and type(node.value) is int and node.value >= 0:
-        return set(), True
-    if isinstance(node, pyast.Name):
-        return {node.id}, False
-    if not (isinstance(node, pyast.BinOp) and type(node.op).__name__ in _OPS):
-        return None
-    left, right = _arithmetic_atoms(node.left), _arithmetic_atoms(node.right)
-    if left is None or right is None:
-        return None
-    return left[0] | right[0], left[1] or right[1]
 
 
 def _dim_of(node: object, lookup: Callable[[str], Optional[str]]) -> object:
