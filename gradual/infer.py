@@ -146,6 +146,9 @@ class _Pass:
     kind: str
     info: FunctionInfo
     owner: str = ""  # the definition whose body this is
+    #: signature symbol -> (lo, hi) that the body checks before it can return (FuncType.requires)
+    requires: dict = field(default_factory=dict)
+    signature_symbols: Optional[frozenset] = None
 
 
 class Checker:
@@ -337,8 +340,9 @@ class Checker:
         # with it: callers cannot know it (it is bound inside, from the parameter itself)
         param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
+        requires = tuple((sym, lo, hi) for sym, (lo, hi) in state.requires.items())
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
-                           info.dtype_params + finalize.new_dtypes())
+                           info.dtype_params + finalize.new_dtypes(), requires)
         frame = state.frame
         types = _finalized_by_identity(frame.types, finalize.type)
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
@@ -369,7 +373,7 @@ class Checker:
             kept = tuple(erase_symbols(finalize.generalize(t), self.existentials) for t in params)
         finally:
             finalize.keep_hints = False
-        return FuncType(kept, fn_type.ret, fn_type.dim_params, fn_type.dtype_params)
+        return fn_type.with_parts(kept, fn_type.ret)
 
     def final_type(self, t: Type, solver: Solver, keep_hints: bool = False) -> Type:
         """A type with variables resolved as far as they are known (for fixpoint comparison).
@@ -605,6 +609,7 @@ class Checker:
                 if not (cached.casts or cached.refinements or cached.facts):  # nothing of its own call in it
                     if cached.instantiation:
                         self.current.frame.instantiations[id(e)] = cached.instantiation  # type: ignore[union-attr]
+                    self.learn(cached.learned, env)
                     return cached.result
                 return self.commit(_reuse(cached, op, e.args, binders), env, e)
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
@@ -655,7 +660,23 @@ class Checker:
             env.set(binder, refined)
         for _, binder, fact in outcome.facts:
             env.add_fact(binder, fact)
+        self.learn(outcome.learned, env)
         return outcome.result
+
+    def learn(self, learned: list, env: Env) -> None:
+        """Bounds a call stops at runtime on the definition's signature symbols, kept where
+        every run of the body passes that call before returning: its outermost level, not a
+        branch or a closure (a caller's result may then assume them: FuncType.requires)."""
+        state = self.current
+        if not learned or state is None or state.kind != "def" or env.log.open:
+            return
+        if state.signature_symbols is None:
+            state.signature_symbols = frozenset(state.info.dim_params) - frozenset(self.return_dims(state.info))
+        for sym, lo, hi in learned:
+            if sym in state.signature_symbols:
+                old_lo, old_hi = state.requires.get(sym, (0, None))
+                top = hi if old_hi is None else (old_hi if hi is None else min(old_hi, hi))
+                state.requires[sym] = (max(old_lo, lo), top)
 
     def flow(self, actual: Type, target: Type, node: ast.Node, env: Env, introduced: tuple, callee: Callee,
              insert: bool, blame: Span) -> Type:
@@ -667,6 +688,7 @@ class Checker:
         sig = FuncType((target,), target, introduced)
         site = self.site(callee, (node,), [actual], {}, blame, env)
         outcome = site.run(lambda ctx: apply_signature(ctx, sig))
+        self.learn(outcome.learned, env)
         checks = self.current.frame.checks  # type: ignore[union-attr]
         if insert:
             for cast in outcome.casts:
@@ -938,8 +960,7 @@ def _deep_resolve(t: Type, solver: Solver) -> Type:
     if isinstance(t, TupleType):
         return TupleType(tuple(_deep_resolve(f, solver) for f in t.fields))
     if isinstance(t, FuncType):
-        return FuncType(tuple(_deep_resolve(p, solver) for p in t.params), _deep_resolve(t.ret, solver),
-                        t.dim_params, t.dtype_params)
+        return t.with_parts(tuple(_deep_resolve(p, solver) for p in t.params), _deep_resolve(t.ret, solver))
     if isinstance(t, TensorType):
         dtype = solver.resolve_dtype(t.dtype)
         return t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
@@ -958,7 +979,7 @@ def _final_type(t: Type, solver: Solver, keep_hints: bool = False) -> Type:
     if isinstance(t, FuncType):
         params = tuple(_final_type(p, solver, keep_hints) for p in t.params)
         ret = _final_type(t.ret, solver, keep_hints)
-        return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
+        return t if ret is t.ret and _same_items(params, t.params) else t.with_parts(params, ret)
     if isinstance(t, TensorType):
         dtype = solver.resolve_dtype(t.dtype)
         t = t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
@@ -1022,7 +1043,7 @@ class _Finalizer:
         if isinstance(t, FuncType):
             params = tuple(self._part(p) for p in t.params)
             ret = self._part(t.ret)
-            return t if ret is t.ret and _same_items(params, t.params) else FuncType(params, ret, t.dim_params, t.dtype_params)
+            return t if ret is t.ret and _same_items(params, t.params) else t.with_parts(params, ret)
         if isinstance(t, RefType):
             content = self._part(t.content)
             return t if content is t.content else RefType(content)

@@ -57,7 +57,8 @@ def _join_item(x: object, y: object, dim_join: Callable[[Dimension, Dimension], 
 
 
 def _without_values(t: Type) -> Type:
-    """A type with the known element values of its tensors forgotten (the shape stays)."""
+    """A type with the known element values of its tensors, and what its functions' bodies
+    were learned to check, forgotten (the shapes stay): what two branches' functions share."""
     if isinstance(t, TensorType):
         return t.without_value()
     if isinstance(t, TupleType):

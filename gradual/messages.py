@@ -284,6 +284,20 @@ def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], sho
     )
 
 
+def requirement_violation(site: "CallSite", d: "SDim", symbol: str, lo: int, hi: Optional[int],
+                          shown: Dimension) -> Diagnostic:
+    """A call whose argument gives a signature symbol a value the callee's body stops."""
+    need = f"`{symbol}` >= {lo}" if hi is None else f"{lo} <= `{symbol}` <= {hi}"
+    return Diagnostic(
+        codes.SHAPE_MISMATCH,
+        f"{origin_phrase(site, d.origin)} is {shown}, but the body of {_code(site.callee.display)} "
+        f"checks {need} before it returns: this call always fails",
+        _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}",
+        notes=_signature_note(site) + (f"`{symbol}` is {shown} at this call",),
+        help=f"pass a value whose dimension lies in {lo}..{'' if hi is None else hi}",
+    )
+
+
 def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any) -> Diagnostic:
     """Two dtypes that must agree and never can."""
     if site.callee.kind == "flow":

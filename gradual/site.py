@@ -22,7 +22,7 @@ from .diagnostics import Diagnostic
 from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from .shapes import Dimension, Grade, Poly, Symbol
 from .shapes.constraint import solve as solve_constraint
-from .shapes.poly import FloorDiv
+from .shapes.poly import INF, FloorDiv
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
@@ -173,6 +173,8 @@ class SiteOutcome:
     failed: bool = False
     binders: list = field(default_factory=list)  # symbols the casts bind at runtime
     instantiation: tuple = ()  # (symbol name, what it was bound to) for tools: `k := 784`
+    #: (rigid symbol, lo, hi): bounds this call stops at runtime where a symbol is outside them
+    learned: list = field(default_factory=list)
 
 
 @dataclass
@@ -232,6 +234,7 @@ class CallSite(ShapeContext):
         self.new_def_dtype = new_def_dtype
         self.slots: dict[tuple, Slot] = {}
         self.bound_checks: dict[tuple, tuple] = {}
+        self.learned: list = []
         self.claim_checks: dict[tuple, Any] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
         self.rank_min_checks: dict[tuple, int] = {}
@@ -719,8 +722,37 @@ class CallSite(ShapeContext):
         dlo, dhi = _signed_bounds(dim)
         if dhi < lo or hi is not None and dlo > hi:
             self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
-        elif assumed and dim.is_symbolic and (dlo < lo or hi is not None and dhi > hi):
-            self._check_bound(d, lo, hi)
+        elif dim.is_symbolic and (dlo < lo or hi is not None and dhi > hi):
+            self._learn(dim, lo, hi)
+            if assumed:
+                self._check_bound(d, lo, hi)
+
+    def assured(self, d: Any, lo: int, hi: Optional[int], symbol: str) -> SDim:
+        """A callee's result dim whose symbol its body checks to lie in lo..hi before it
+        returns: `?` or an interval comes back narrowed (the argument itself is not: the
+        callee's check runs), a dim provably outside is an error (the call always fails), and
+        a rigid symbol of the caller is a bound the caller learns in turn."""
+        d = _sdim(d)
+        dim = self.solver.resolve(d.dim)
+        dlo, dhi = _signed_bounds(dim)
+        if dlo >= lo and (hi is None or dhi <= hi):
+            return d
+        if dhi < lo or hi is not None and dlo > hi:
+            self._error(messages.requirement_violation(self, d, symbol, lo, hi, self._shown(d)))
+            return d
+        if dim.is_symbolic and self.solver.free_var(dim) is None:
+            self._learn(dim, lo, hi)
+            return d
+        top = hi if dhi == INF else (dhi if hi is None else min(hi, dhi))
+        return SDim(Dimension.interval(max(lo, dlo), top))
+
+    def _learn(self, dim: Dimension, lo: int, hi: Optional[int]) -> None:
+        """A bound on a rigid symbol, which this call stops at runtime where it does not hold."""
+        terms = dim.expr.terms
+        if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1:
+            atom = terms[0][0][0]
+            if isinstance(atom, Symbol) and not isinstance(atom, DimVar):
+                self.learned.append((atom, lo, hi))
 
     def _check_bound(self, d: SDim, lo: int, hi: Optional[int]) -> None:
         """A rigid dim that is not provably inside lo..hi: checked at runtime where it came from
@@ -903,7 +935,7 @@ class CallSite(ShapeContext):
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
         return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()) + builder.runs,
-                           self._instantiation())
+                           self._instantiation(), self.learned)
 
     def _instantiation(self) -> tuple:
         """What the signature's symbols and dtype variables stand for at this call."""

@@ -137,17 +137,27 @@ class TupleType(Type):
 
 @dataclass(frozen=True, slots=True)
 class FuncType(Type):
-    """`fn (T1) -> T2`, universally quantified over `dim_params` and `dtype_params`."""
+    """`fn (T1) -> T2`, universally quantified over `dim_params` and `dtype_params`.
+
+    `requires` holds what a definition's body checks of its signature symbols before it can
+    return, `(symbol, lo, hi)` (`hi` None: no upper bound): a `pad` by -1 of `(n, m)` needs
+    `m >= 1`. A call's result may assume it (`m` passed as `?` comes back as `1..`); it is
+    learned, not written, so it does not print."""
 
     params: tuple
     ret: Type
     dim_params: tuple = ()
     dtype_params: tuple = ()
+    requires: tuple = ()
     _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
     _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
 
     def __hash__(self) -> int:
-        return _cached_hash(self, lambda: (self.params, self.ret, self.dim_params, self.dtype_params))
+        return _cached_hash(self, lambda: (self.params, self.ret, self.dim_params, self.dtype_params, self.requires))
+
+    def with_parts(self, params: tuple, ret: Type) -> "FuncType":
+        """The same quantifiers and requirements over other parameter and result types."""
+        return FuncType(params, ret, self.dim_params, self.dtype_params, self.requires)
 
     __str__ = Type.__str__
 
@@ -305,7 +315,7 @@ def map_dims(t: Type, fn: Callable[[Dimension], Dimension]) -> Type:
     if isinstance(t, TupleType):
         return TupleType(tuple(map_dims(f, fn) for f in t.fields))
     if isinstance(t, FuncType):
-        return FuncType(tuple(map_dims(p, fn) for p in t.params), map_dims(t.ret, fn), t.dim_params, t.dtype_params)
+        return t.with_parts(tuple(map_dims(p, fn) for p in t.params), map_dims(t.ret, fn))
     if isinstance(t, RefType):
         content = map_dims(t.content, fn)
         return t if content is t.content else RefType(content)
@@ -329,7 +339,7 @@ def map_dtypes(t: Type, fn: Callable[[DType], DType]) -> Type:
     if isinstance(t, TupleType):
         return TupleType(tuple(map_dtypes(f, fn) for f in t.fields))
     if isinstance(t, FuncType):
-        return FuncType(tuple(map_dtypes(p, fn) for p in t.params), map_dtypes(t.ret, fn), t.dim_params, t.dtype_params)
+        return t.with_parts(tuple(map_dtypes(p, fn) for p in t.params), map_dtypes(t.ret, fn))
     if isinstance(t, RefType):
         content = map_dtypes(t.content, fn)
         return t if content is t.content else RefType(content)

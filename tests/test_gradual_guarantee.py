@@ -16,7 +16,9 @@
 A dim that introduces an existential name (`let %v: Tensor[(b, 4), ...]`, `b` new) is a
 binder, not a precision annotation, and is never relaxed: relaxing it to `?` lets the checker
 see the value's own dim where the existential hid it, a more precise type. That gap is
-documented by the strict xfail at the end of this file.
+documented by the strict xfail at the end of this file. A bound the body checks of a rigid
+signature symbol (`m >= 1` for a pad by -1) is learned into the signature (`FuncType.requires`),
+as the same check refines a `?` dim to `1..`: the test after it keeps the two alike.
 """
 
 from __future__ import annotations
@@ -224,10 +226,6 @@ def test_relaxing_an_existential_binder_does_not_sharpen_types() -> None:
     assert precision_problem(loose.function_type("main"), tight.function_type("main")) is None
 
 
-
-@pytest.mark.xfail(strict=True, reason="a bound the body checks of a rigid signature symbol (m >= 1 for a pad by -1) "
-                                       "is not part of the signature, while a `?` dim checked there is refined to 1..; "
-                                       "callers of the precise definition see `?` (found by the deep static property)")
 def test_a_bound_checked_on_a_signature_symbol_reaches_callers() -> None:
     body = "  %a = nn.pad(%x, 0f, pad_width=[[0, 0], [0, -1]]);\n  nn.relu(%x)\n}\n"
     main = "def @main(%y: Tensor[(?, ?), float32]) { @h(%y) }\n"

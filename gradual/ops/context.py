@@ -161,6 +161,12 @@ class ShapeContext(ABC):
         not provable, the checker inserts a runtime check of it."""
         self.within(d, lo, hi)
 
+    def assured(self, d: Any, lo: int, hi: Optional[int], symbol: str) -> Any:
+        """The value of a callee's signature symbol that its body checks to lie in lo..hi
+        before it returns. The runtime has the value itself; the checker narrows what it
+        does not know of it."""
+        return d
+
     @abstractmethod
     def require_rank(self, arg: TensorArg, rank: int) -> None:
         """Require the argument to have this rank (gives dims to an argument of unknown rank)."""

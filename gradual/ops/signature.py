@@ -257,6 +257,11 @@ def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
     matcher = SignatureMatcher(ctx, sig)
     matcher.match_params()
     ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
+    if sig.requires:
+        matcher.dims = dict(matcher.dims)  # the bindings reported stay what the arguments gave
+        for sym, lo, hi in sig.requires:
+            if sym in matcher.dims:
+                matcher.dims[sym] = ctx.assured(matcher.dims[sym], lo, hi, sym.name)
     return matcher.instantiate(sig.ret)
 
 
