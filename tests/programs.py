@@ -989,6 +989,22 @@ def op_gather(b: Builder) -> Val:
     return b.bind(b.call("gather_nd", [x.text, addresses]), (dim_product(x.dims),) + x.dims[1:])
 
 
+def op_position_slice(b: Builder) -> Val:
+    """onnx.slice of a static buffer up to a dim of x read as a shape value (`positions[:seq]`).
+    ONNX clamps the end to the buffer, which may be shorter than the dim: the checker once typed
+    the slice `seq` long where the run clamped it (found on an exported ViT)."""
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    d = x.dims[axis]
+    size = max(0, d.value + b.draw.int(-2, 2))
+    buffer = b.new_param([Dim.const(size)], prefix="q")
+    end = "".join(b.call("strided_slice", ["".join(b.call("shape_of", [x.text]))], begin=[axis], end=[axis + 1]))
+    one = 'onnx.constant(values=[{}], shape=[1], dtype="int64")'
+    length = min(d.value, size)
+    dim = Dim.const(length) if d.is_const else Dim(length, DYNAMIC, None)
+    return b.bind(b.call("onnx.slice", [buffer.text, one.format(0), end, one.format(0), one.format(1)]), (dim,))
+
+
 def op_strided_slice(b: Builder) -> Val:
     """strided_slice of one axis within its size: from the start, from the end (a negative
     begin) or backwards (a negative stride)."""
@@ -2041,7 +2057,7 @@ OPERATORS: list = [
     (op_matmul, 1, ""), (op_batch_matmul, 1, ""), (op_bias_add, 1, ""), (op_reshape, 2, ""),
     (op_transpose, 2, ""), (op_expand_dims, 1, ""), (op_squeeze, 1, ""), (op_reverse, 1, ""),
     (op_concatenate, 2, ""), (op_stack, 1, ""), (op_split, 1, ""), (op_tile, 1, ""), (op_repeat, 1, ""),
-    (op_take, 1, ""), (op_strided_slice, 1, ""), (op_conv2d, 2, ""), (op_conv2d_transpose, 1, ""),
+    (op_take, 1, ""), (op_strided_slice, 1, ""), (op_position_slice, 1, ""), (op_conv2d, 2, ""), (op_conv2d_transpose, 1, ""),
     (op_pool, 1, ""), (op_global_pool, 1, ""), (op_adaptive_pool, 1, ""), (op_resize, 1, ""),
     (op_batch_flatten, 1, ""), (op_pad, 1, ""), (op_layer_norm, 1, ""), (op_batch_norm, 1, ""),
     (op_dropout, 1, ""), (op_reduce, 2, ""), (op_shape_values, 1, "float32"), (op_reshape_back, 1, ""),
@@ -2067,7 +2083,7 @@ FOCUS = {
     "hints": frozenset({feature_hinted_loop}),
     "functions": frozenset({feature_function_argument}),
     "expressions": frozenset({feature_expression_dims}),
-    "edges": frozenset({op_strided_slice, op_empty_reshape}),  # slices past the end, empty tensors
+    "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape}),  # slices past the end, empty tensors
 }
 
 

@@ -297,8 +297,10 @@ def onnx_slice(ctx: ShapeContext) -> Any:
 
 def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorArg, stride: Optional[list], i: int) -> Any:
     """`x[b:e]` along a dim of static size d where e is a shape value (`seq`) and b a constant:
-    e - b, provided b <= e <= d, which the rule requires (at runtime, a longer `seq` stops the
-    call instead of being clamped). Position buffers are sliced so: `positions[:, :seq]`."""
+    ONNX clamps e to d, so the length is e - b where b <= e <= d is provable and at most d - b
+    otherwise (position buffers are sliced so, `positions[:, :seq]`: a `seq` past the buffer
+    gets the whole buffer, which is what the runtime computes; what needs it to be `seq` long
+    checks that where it does)."""
     size = ctx.static(d)
     if (size is None or stride is None or i >= len(stride) or stride[i] != 1 or starts.value is None
             or ends.value is None or i >= min(len(starts.value), len(ends.value))):
@@ -306,8 +308,9 @@ def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorAr
     begin, end = ctx.static(starts.value[i]), ends.value[i]
     if begin is None or not 0 <= begin <= size or isinstance(end, int) or not ctx.exact(end):
         return ctx.unknown()
-    ctx.within(end, begin, size)
-    return end - begin
+    if ctx.at_least(end, begin) and ctx.at_least(ctx.const(size) - end, 0):
+        return end - begin
+    return ctx.bounded(0, size - begin)
 
 
 @shape_rule("onnx_tile")
