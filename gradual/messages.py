@@ -1129,10 +1129,14 @@ def onnx_bad_tensor_attribute(span: Span, op_type: str, name: str, problem: str)
                       span, label="this node", help="re-export the model, or repair the tensor's dims or data")
 
 
+#: what a frontend's unsupported-dtype diagnostic says the runtime holds
+_RUNNABLE_DTYPES = "gradual runs bool, int8 to int64, uint8 to uint64, float16, bfloat16, float32 and float64"
+
+
 def onnx_unsupported_dtype(span: Span, tensor: str, dtype: str) -> Diagnostic:
     """A tensor whose element type gradual cannot run."""
     return Diagnostic(codes.UNKNOWN_DTYPE, f"tensor `{tensor}` has element type {dtype}, which gradual does not support",
-                      span, label="here", help="gradual runs float16, float32, float64, int8 to int64, uint8 to uint64 and bool")
+                      span, label="here", help=_RUNNABLE_DTYPES + " (and ONNX's 8-, 4- and 2-bit types)")
 
 
 def onnx_bad_initializer(span: Span, tensor: str, problem: str) -> Diagnostic:
@@ -1243,7 +1247,7 @@ def torch_unsupported_node(span: Span, target: str, why: str) -> Diagnostic:
 def torch_unsupported_dtype(span: Span, value: str, dtype: str) -> Diagnostic:
     """A value whose element type gradual cannot run."""
     return Diagnostic(codes.UNKNOWN_DTYPE, f"`{value}` has element type {dtype}, which gradual does not support",
-                      span, label="here", help="gradual runs float16, float32, float64, int8 to int64, uint8 to uint64 and bool")
+                      span, label="here", help=_RUNNABLE_DTYPES)
 
 
 def torch_unsupported_input(span: Span, name: str, kind: str) -> Diagnostic:

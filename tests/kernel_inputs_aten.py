@@ -197,6 +197,12 @@ def _where(draw: Draw) -> tuple:
     return [np.asarray(condition > 0), x, y], {}
 
 
+@generator("aten.masked_select")
+def _masked_select(draw: Draw) -> tuple:
+    data, mask = _broadcast(draw, 2, (_numeric(draw),))
+    return [data, np.asarray(mask > 0)], {}
+
+
 # linear algebra ----------------------------------------------------------------------------------
 @generator("aten.mm")
 def _mm(draw: Draw) -> tuple:

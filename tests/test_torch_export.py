@@ -55,6 +55,7 @@ def checked(name: str):
     ("constrained", "Tensor[(s77, s27, 8), float32]) -> Tensor[(s77, s27 // 2, 8), float32]", 0),
     ("inplace", "Tensor[(s77, 4, s53, 5), float32]) -> Tensor[(s77, 2, 1), float32]", 0),
     ("layers", "Tensor[(s52, 7), int64]) -> (float32, float32, Tensor[(s52, 5), float32], Tensor[(s52, 7, 20), float32])", 0),
+    ("narrow", "Tensor[(s77, 6), float32]) -> (Tensor[(s77, 4), float32], Tensor[(u0,), float32])", 0),
 ])
 def test_archives_check_with_torchs_symbols(name, main_type, checks):
     program, result = checked(name)
@@ -88,7 +89,7 @@ def test_core_aten_ir_and_default_ir_agree():
 
 
 # running ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers"])
+@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))

@@ -32,8 +32,8 @@ MAX_JSON_BYTES = 1 << 30
 
 #: torch.export's ScalarType numbers -> gradual dtypes (None: gradual cannot hold it)
 DTYPES = {1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16", 7: "float32", 8: "float64",
-          12: "bool", 28: "uint16", 34: "uint32", 35: "uint64"}
-SCALAR_TYPE_NAMES = {0: "unknown", 9: "complex32", 10: "complex64", 11: "complex128", 13: "bfloat16",
+          12: "bool", 13: "bfloat16", 28: "uint16", 34: "uint32", 35: "uint64"}
+SCALAR_TYPE_NAMES = {0: "unknown", 9: "complex32", 10: "complex64", 11: "complex128",
                      29: "float8_e4m3fn", 30: "float8_e5m2", 31: "float8_e4m3fnuz", 32: "float8_e5m2fnuz",
                      33: "float8_e8m0fnu"}
 

@@ -1162,3 +1162,14 @@ def unfold(ctx: ShapeContext) -> Any:
     ctx.within(dims[axis], size, None)
     dims[axis] = (dims[axis] - size) // step + 1 if size else dims[axis] // step + 1
     return ctx.tensor(dims + [ctx.const(size)])
+
+
+@shape_rule("aten_masked_select")
+def aten_masked_select(ctx: ShapeContext) -> Any:
+    """`aten.masked_select(self, mask)`: the selected elements of the two broadcast together, a
+    vector of 0 up to their element count."""
+    data, mask = ctx.args
+    dims = broadcast_dims(ctx, [data.dims, mask.dims])
+    if dims is None:
+        return ctx.tensor([ctx.unknown()])
+    return ctx.tensor([ctx.bounded(0, product(ctx, dims))])

@@ -1019,3 +1019,10 @@ def unfold(data: np.ndarray, *, dimension: int, size: int, step: int) -> np.ndar
     index = [slice(None)] * data.ndim
     index[axis] = slice(None, None, step)
     return windows[tuple(index)].copy()
+
+
+@kernel("aten.masked_select")
+def masked_select(data: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The elements of data where mask holds, the two broadcast together, in row-major order."""
+    data, mask = np.broadcast_arrays(data, mask)
+    return data[mask]

@@ -15,6 +15,7 @@ Writes, next to this file:
                      hardswish_) in torch.export's default IR, upsample_bilinear2d, unflatten, topk
 * layers.pt2         Layers, dynamic batch (sequence fixed: torch specializes it through the
                      LSTM): LSTM, GRU, GroupNorm, a boolean mask, sort, cummax, cross-entropy
+* narrow.pt2         HalfSelect, dynamic batch: bfloat16 weights, masked_select
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -31,7 +32,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
+from models import Attention, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -90,6 +91,8 @@ def main(only=None):
         return save_inplace()
     if only == "layers":
         return save_layers()
+    if only == "narrow":
+        return save_narrow()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -112,6 +115,7 @@ def main(only=None):
     save("constrained", ep, (x,))
     save_inplace()
     save_layers()
+    save_narrow()
 
 
 def save_inplace():
@@ -126,6 +130,13 @@ def save_layers():
     tokens = torch.randint(0, 20, (3, 7))
     ep = export(Layers().eval(), (tokens,), dynamic_shapes={"tokens": {0: Dim("batch", min=1, max=64)}})
     return save("layers", ep, (tokens,))
+
+
+def save_narrow():
+    torch.manual_seed(0)
+    x = torch.randn(3, 6)
+    ep = export(HalfSelect().eval(), (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=64)}})
+    return save("narrow", ep, (x,))
 
 
 if __name__ == "__main__":

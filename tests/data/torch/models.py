@@ -111,3 +111,16 @@ class Layers(torch.nn.Module):
         positive = z[z > 0]
         ranked = torch.sort(h[0], dim=-1, descending=True).values
         return loss, positive.sum(), ranked, torch.cummax(logits, dim=1).values
+
+
+class HalfSelect(torch.nn.Module):
+    """A bfloat16 linear layer (its weights stored as bfloat16 in the archive), and the positive
+    outputs picked with masked_select: a length only the data decides."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(6, 4).to(torch.bfloat16)
+
+    def forward(self, x):
+        y = self.linear(x.to(torch.bfloat16)).float()
+        return y, torch.masked_select(y, y > 0)
