@@ -17,6 +17,7 @@ from; diagnostics point there, showing the location's text as the "source line".
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Iterable, Optional, Sequence, Union
 
 from .syntax import ast
@@ -131,6 +132,14 @@ def FnType(params: Sequence[ast.TypeExpr], ret: ast.TypeExpr) -> ast.FnTypeExpr:
 def Dynamic() -> ast.DynTypeExpr:
     """The dynamic type `?`."""
     return ast.DynTypeExpr()
+
+
+def located(t: ast.TypeExpr, span: Span) -> ast.TypeExpr:
+    """A type annotation (and its fields) at a span: a frontend's declared result type, located
+    at its outputs so a check of it names that line."""
+    if isinstance(t, ast.TupleTypeExpr):
+        return replace(t, fields=tuple(located(f, span) for f in t.fields), span=span)
+    return replace(t, span=span)
 
 
 # expressions ----------------------------------------------------------------------------------

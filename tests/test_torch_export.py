@@ -89,7 +89,8 @@ def test_core_aten_ir_and_default_ir_agree():
 
 
 # running ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow"])
+@pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow",
+                                  "ceilpool"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))
@@ -107,6 +108,18 @@ def test_run_with_another_sequence_length():
     program, result = checked("attention")
     out = program.run({"x": np.random.default_rng(0).standard_normal((2, 5, 16)).astype(np.float32)}, result)
     assert np.shape(out[0] if isinstance(out, list) else out) == (2, 5, 16)
+
+
+def test_an_output_type_torch_recorded_is_checked_at_the_graph_outputs_line(capsys):
+    """ceil_mode pooling: torch records h // 3, true only under its guard; a height of 16 gives
+    6 rows, and the check of the recorded type names the listing's outputs line (it named
+    `<generated>`)."""
+    _, result = checked("ceilpool")
+    assert result.check_count == 1
+    code = main(["run", archive("ceilpool"), "--shape", "x=1x1x16x1"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "dim 2 is 6, not 5" in err and "ceilpool.pt2:3:1" in err and "graph outputs: avg_pool2d" in err
 
 
 # diagnostics at the Python line -------------------------------------------------------------------

@@ -198,7 +198,7 @@ class Importer:
                 self.fn.claim_dims(self._input_dim_names())
             declared = self._declared_outputs()
             ret = declared_outputs.annotation(declared) if declared is not None else None
-            self.fn.ret = declared_outputs.located(ret, self.fn.loc.span) if ret is not None else None
+            self.fn.ret = gb.located(ret, self.fn.loc.span) if ret is not None else None
             module = gb.module(self.fn.returns(result))
         outputs = [o.name for o in self.graph.output]
         return ImportedModel(self.path, module, self.diagnostics, self.inputs, outputs, self.constants, self.opset,

@@ -95,12 +95,5 @@ def _merge(info: Optional[TensorInfo], inferred: Type) -> tuple:
 def with_result_type(module: ast.Module, ret: ast.TypeExpr) -> ast.Module:
     """The module with `@main`'s result annotated (located at the graph outputs' line, where
     `@main` itself is)."""
-    defs = tuple(replace(d, ret=located(ret, d.span)) if d.name == "main" else d for d in module.defs)
+    defs = tuple(replace(d, ret=gb.located(ret, d.span)) if d.name == "main" else d for d in module.defs)
     return replace(module, defs=defs)
-
-
-def located(t: ast.TypeExpr, span: Any) -> ast.TypeExpr:
-    """A type annotation (and its fields) at a span."""
-    if isinstance(t, ast.TupleTypeExpr):
-        return replace(t, fields=tuple(located(f, span) for f in t.fields), span=span)
-    return replace(t, span=span)

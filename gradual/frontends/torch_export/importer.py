@@ -218,7 +218,8 @@ class Importer:
         result = self._result()
         module = None
         if result is not None and not any(d.is_error for d in self.diagnostics):
-            self.fn.ret = self._declared_outputs()
+            declared = self._declared_outputs()
+            self.fn.ret = gb.located(declared, self.fn.loc.span) if declared is not None else None
             self._declare_symbols()
             module = gb.module(self.fn.returns(result))
         outputs = [v.name if isinstance(v, Ref) else str(v) for v in self.program.user_outputs()]

@@ -16,6 +16,7 @@ Writes, next to this file:
 * layers.pt2         Layers, dynamic batch (sequence fixed: torch specializes it through the
                      LSTM): LSTM, GRU, GroupNorm, a boolean mask, sort, cummax, cross-entropy
 * narrow.pt2         HalfSelect, dynamic batch: bfloat16 weights, masked_select
+* ceilpool.pt2       CeilPool, dynamic height (Dim.AUTO): an output type torch's guard decides
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -32,7 +33,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
+from models import Attention, CeilPool, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -93,6 +94,8 @@ def main(only=None):
         return save_layers()
     if only == "narrow":
         return save_narrow()
+    if only == "ceilpool":
+        return save_ceilpool()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -116,6 +119,7 @@ def main(only=None):
     save_inplace()
     save_layers()
     save_narrow()
+    save_ceilpool()
 
 
 def save_inplace():
@@ -137,6 +141,12 @@ def save_narrow():
     x = torch.randn(3, 6)
     ep = export(HalfSelect().eval(), (x,), dynamic_shapes={"x": {0: Dim("batch", min=1, max=64)}})
     return save("narrow", ep, (x,))
+
+
+def save_ceilpool():
+    torch.manual_seed(0)
+    x = torch.randn(1, 1, 9, 1)
+    return save("ceilpool", export(CeilPool(), (x,), dynamic_shapes={"x": {2: Dim.AUTO}}), (x,))
 
 
 if __name__ == "__main__":

@@ -124,3 +124,11 @@ class HalfSelect(torch.nn.Module):
     def forward(self, x):
         y = self.linear(x.to(torch.bfloat16)).float()
         return y, torch.masked_select(y, y > 0)
+
+
+class CeilPool(torch.nn.Module):
+    """An average pool with ceil_mode over a dynamic height: torch.export records the output
+    height as h // 3, which holds only under its guard 3 * (h // 3) >= h."""
+
+    def forward(self, x):
+        return F.avg_pool2d(x, (2, 1), (3, 1), ceil_mode=True)
