@@ -719,6 +719,10 @@ def test_join_follows_spec_3_4() -> None:
     ("h", "h + 1", ("impossible", ())),
     ("24 * (h // 2) - 24", "512", ("impossible", ())),
     ("h", "w", ("equation", ())),
+    ("6 * ((h + w) // 2)", "3 * h + 3 * w", ("residues", (2, 0))),  # a view of a concatenation
+    ("h + 2 * w", "10", ("value", (10,))),  # one form, named `(h + 2 * w)`
+    ("(h + w) // 2 + h", "7", ("equation", ())),  # not a function of h + w alone
+    ("h + w", "12", ("value", (12,))),
 ])
 def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, expected: tuple) -> None:
     """What `dim-constraint` warnings state (SPEC 6): one value, a range, residues, or the equation."""
@@ -805,3 +809,4 @@ def test_a_factor_that_cannot_be_zero_is_divided_out() -> None:
         found = solve(16 * bd * (sd // 2), 8 * sd * bd)
         assert found.kind == kind
         assert kind != "residues" or (found.symbol, found.values) == (s, (2, 0))
+

@@ -616,3 +616,21 @@ def test_static_shapes_are_tuples_that_compare_with_lists(sizes) -> None:
     s = Shape(sizes)
     assert s == sizes and s == tuple(sizes) and PartialShape(s).to_shape() == s and hash(s) == hash(tuple(sizes))
     assert PartialShape(sizes).get_min_shape() == sizes == PartialShape(sizes).get_max_shape()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 9), st.integers(0, 9), st.integers(2, 4), st.integers(0, 3))
+def test_a_constraint_over_one_sum_holds_exactly_where_the_equation_does(h: int, w: int, den: int, shift: int) -> None:
+    """`den * ((h + w + shift) // den) = h + w + shift` over the sum `(h + w)`: its residues
+    hold for (h, w) exactly when the equation does."""
+    from gradual.shapes.constraint import solve
+
+    hs, ws = Symbol("h"), Symbol("w")
+    hd, wd = (Dimension.of_expr(Poly.atom(x)) for x in (hs, ws))
+    found = solve(((hd + wd + shift) // den) * den, hd + wd + shift)
+    assert found.symbol is not None and found.symbol.name == "(h + w)"
+    holds = den * ((h + w + shift) // den) == h + w + shift
+    if found.kind == "residues":
+        assert ((h + w) % found.values[0] in found.values[1:]) == holds
+    else:
+        assert found.kind == "impossible" and not holds

@@ -512,3 +512,12 @@ def test_an_exported_program_in_memory():
     out = program.run({"x": x.numpy()}, result)
     want = ep.module()(x).detach().numpy()
     np.testing.assert_allclose(out[0] if isinstance(out, list) else out, want, rtol=1e-4, atol=1e-5)
+
+
+def test_the_guard_a_constraint_cites_is_about_all_its_dims_and_says_something():
+    """`s17 == s17` (two inputs' batch, one symbol once rewritten) says nothing; a guard over
+    more of the constraint's dims comes before one over the batch alone."""
+    from gradual.frontends.torch_export.guards import mentioning
+
+    guards = ["s17 == s17", "(s17) == (s17)", "s17 >= 2", "(3*s17*(s27 + s94)) == (6*s17*((s27 + s94) // 2))", "s5 >= 2"]
+    assert mentioning(guards, ("s17", "s27", "s94")) == [guards[3], "s17 >= 2"]

@@ -5,7 +5,9 @@ flattened features must be 512 (`32 * ((height - 6) // 8) = 512`), a U-Net's ski
 must match its upsampled path (`2 * (height // 4) = height // 2`). `solve` turns such an
 equation over one symbol into the constraint a person would state: `height = 32`,
 `38 <= height <= 45`, `height % 4 is 0 or 1` (a multiple of 4, when 0 is the only residue), or,
-for equations over several symbols, the equation itself. Equations no value satisfies are
+for equations over several symbols, the equation itself; one that depends on a single sum of
+them (a view of a concatenation: `6 * ((s + t) // 2) = 3 * s + 3 * t`) is solved over the sum,
+`(s + t) is a multiple of 2`. Equations no value satisfies are
 `impossible`.
 
 The symbol is a size (>= 0). Floor division makes the difference of the two sides periodic
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 from .dimension import Dimension
@@ -45,6 +48,9 @@ def solve(lhs: Dimension, rhs: Dimension) -> Constraint:
 def _solve(lhs: Dimension, rhs: Dimension) -> Constraint:
     difference = _without_positive_factors(lhs.expr - rhs.expr)
     symbols = difference.symbols()
+    if len(symbols) > 1:
+        difference = _over_one_sum(difference)
+        symbols = difference.symbols()
     if len(symbols) != 1:
         return Constraint("impossible") if not symbols and difference.evaluate({}) != 0 else Constraint("equation")
     (symbol,) = symbols
@@ -77,6 +83,45 @@ def _without_positive_factors(difference: Poly) -> Poly:
             difference = quotient
             quotient = difference.exact_div(Poly.atom(symbol))
     return difference
+
+
+def _over_one_sum(difference: Poly) -> Poly:
+    """A difference over several symbols that depends on one sum of them only (a view of a
+    concatenation: `6 * ((s27 + s94) // 2) - 3 * s27 - 3 * s94`) written over one symbol that
+    stands for that sum, named `(s27 + s94)`, so that it is solved as one; else as it is."""
+    quotients = {atom for mono, _ in difference.terms for atom in mono if isinstance(atom, FloorDiv)}
+    if any(len(mono) > 1 and any(isinstance(a, FloorDiv) for a in mono) for mono, _ in difference.terms):
+        return difference
+    plain = Poly({mono: c for mono, c in difference.terms if mono and not isinstance(mono[0], FloorDiv)})
+    forms = {q.num - q.num.constant_term() for q in quotients} or {plain}
+    if len(forms) != 1:
+        return difference
+    (form,) = forms
+    lead = _unit_symbol(form)
+    if lead is None:
+        return difference
+    scale = plain.linear_part(lead)
+    if plain.terms and (scale is None or form * scale[0] != plain):
+        return difference
+    total = _sum_symbol(form)
+    return difference.substitute(lambda s: Poly.atom(total) if s is lead else Poly.const(0))
+
+
+def _unit_symbol(form: Poly) -> Optional[Symbol]:
+    """A symbol of a linear form of positive coefficients that has coefficient 1."""
+    if form.degree() != 1 or len(form.terms) < 2 or form.constant_term():
+        return None
+    if any(c <= 0 or not isinstance(mono[0], Symbol) for mono, c in form.terms):
+        return None
+    return next((mono[0] for mono, c in form.terms if c == 1), None)
+
+
+@lru_cache(maxsize=256)
+def _sum_symbol(form: Poly) -> Symbol:
+    """The symbol that stands for a sum of symbols (one per sum, so two constraints over the
+    same sum compare equal), bounded as the sum is."""
+    lo, hi = form.bounds()
+    return Symbol(f"({form})", int(lo), None if hi == math.inf else int(hi))
 
 
 def _within_bounds(found: Constraint) -> Constraint:

@@ -32,9 +32,40 @@ def rewritten(guards: Iterable[str], size_text: Callable[[str, int], str | None]
 
 
 def mentioning(guards: Iterable[str], names: Iterable[str]) -> list:
-    """The guards that mention one of the symbol names."""
+    """The guards that mention one of the symbol names, those that mention more of them first
+    (the one a note cites is about the whole constraint, not the batch alone); a guard that
+    reads `s17 == s17` once rewritten (two inputs' batch dims are one symbol) says nothing."""
     wanted = set(names)
-    return [g for g in guards if wanted.intersection(_SYMBOL.findall(g))]
+    found = []
+    for guard in guards:
+        shared = wanted.intersection(_SYMBOL.findall(guard))
+        if shared and not _says_nothing(guard):
+            found.append((len(shared), guard))
+    found.sort(key=lambda pair: -pair[0])  # stable: torch's order among equals
+    return [guard for _, guard in found]
+
+
+def _says_nothing(guard: str) -> bool:
+    """Whether a guard is `a == a`."""
+    sides = guard.split("==")
+    return len(sides) == 2 and _bare(sides[0]) == _bare(sides[1])
+
+
+def _bare(text: str) -> str:
+    """An expression without spaces and without parentheses around the whole of it."""
+    text = text.replace(" ", "")
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def asserted(messages: Iterable[str]) -> list:
