@@ -70,13 +70,20 @@ class Listing:
         self.source = Source("\n".join(lines.texts) + "\n", path)
 
     def _add_nodes(self, lines: "_Lines", key: tuple, where: str) -> None:
-        nodes = self._nodes
+        """The lines of one graph's nodes; each node's place is kept by index, in a list per
+        graph (start and end of its line, and where its inputs begin)."""
+        places = self._nodes[key] = []
+        place = places.append
+        texts = lines.texts
+        end = lines.end
         header_of, text_of = messages.onnx_node_header, messages.onnx_node_text
         for index, node in enumerate(self.graphs[key]):
             header = header_of(node.name, index, node.op_type, where)
             text = text_of(header, node.inputs, node.outputs)
-            nodes[(key, index)] = (lines.end, text, len(header) + 2)
-            lines.add(text)
+            place((end, end + len(text), end + len(header) + 2))
+            texts.append(text)
+            end += len(text) + 1
+        lines.end = end
 
     @staticmethod
     def _add(lines: "_Lines", text: str) -> tuple:
@@ -89,14 +96,13 @@ class Listing:
 
     def node(self, key: tuple, index: int) -> gb.SpanLoc:
         """A node's line."""
-        start, text, _ = self._nodes[(key, index)]
-        return gb.SpanLoc(Span(self.source, start, start + len(text)))
+        start, end, _ = self._nodes[key][index]
+        return gb.SpanLoc(Span(self.source, start, end))
 
     def argument(self, key: tuple, index: int, position: int, names: list) -> gb.SpanLoc:
         """Input `position` of a node (`names`: its inputs, as its line lists them): its name
         on the node's line (the whole line from an absent input on)."""
-        start, _, cursor = self._nodes[(key, index)]
-        offset = start + cursor
+        offset = self._nodes[key][index][2]
         for i, name in enumerate(names):
             if not name:
                 break
