@@ -37,7 +37,8 @@ class NodeRecord:
         self.domain: str = proto.domain
         self.inputs: list = proto.input[:]
         self.outputs: list = proto.output[:]
-        self.attributes: list = proto.attribute[:]
+        attributes = proto.attribute
+        self.attributes: list = attributes[:] if attributes else []  # most nodes have none: no copy
 
 
 class Listing:
