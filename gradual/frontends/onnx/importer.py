@@ -138,7 +138,10 @@ class Namer:
 
     def name(self, onnx_name: str) -> str:
         """A fresh variable name close to an ONNX tensor name."""
-        base = _UNSAFE.sub("_", onnx_name) or "v"
+        if onnx_name.isascii() and onnx_name.isidentifier():  # only [A-Za-z0-9_]: nothing to replace
+            base = onnx_name
+        else:
+            base = _UNSAFE.sub("_", onnx_name) or "v"
         name, k = base, 1
         while name in self.taken:
             name = f"{base}_{k}"
