@@ -208,16 +208,29 @@ def schema_problem(node: Any, opset: int) -> Optional[Callable[[Span], Diagnosti
     outputs than the schema allows (a Cast with no output), an attribute of another kind than
     the schema gives (`axis="zero"` where an INT is due, or no kind at all), or a missing
     required attribute. Converters may then rely on what the schema says."""
-    op = node.op_type
+    if not node.attributes:  # most nodes: the answer depends on the counts alone, found once per kind
+        return _problem_of_counts(node.op_type, opset, len(node.inputs), len(node.outputs))
+    return _schema_problem(node.op_type, opset, len(node.inputs), len(node.outputs), node.attributes)
+
+
+@functools.lru_cache(maxsize=None)
+def _problem_of_counts(op: str, opset: int, inputs: int, outputs: int) -> Optional[Callable[[Span], Diagnostic]]:
+    """schema_problem of a node with no attributes, given its operator and its counts of
+    inputs and outputs."""
+    return _schema_problem(op, opset, inputs, outputs, ())
+
+
+def _schema_problem(op: str, opset: int, inputs: int, outputs: int,
+                    attributes: Any) -> Optional[Callable[[Span], Diagnostic]]:
+    """schema_problem of a node given its operator, its counts of inputs and outputs and its
+    AttributeProtos."""
     schema = _schema(op, opset)
     if schema is None:  # an operator that does not exist at this opset (0, or before its first version)
         known = _known_operator(op)
         return (lambda span: messages.onnx_unsupported_operator(span, op, "", opset)) if known else None
-    for role, count, (least, most) in (("inputs", len(node.inputs), schema.inputs),
-                                       ("outputs", len(node.outputs), schema.outputs)):
+    for role, count, (least, most) in (("inputs", inputs, schema.inputs), ("outputs", outputs, schema.outputs)):
         if not least <= count <= most:
             return lambda span, r=role, c=count, lo=least, hi=most: messages.onnx_node_arity(span, op, r, c, lo, hi)
-    attributes = node.attributes
     if not attributes and not schema.required:
         return None
     for a in attributes:
