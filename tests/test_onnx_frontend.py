@@ -475,3 +475,46 @@ def test_onnx_inference_runs_only_when_a_converter_asks_about_an_inner_tensor(mo
                  [("x", F, ["n", 3, 8, 8])], [("z", F, None)])
     assert main_type(pool) == "fn (Tensor[(n, 3, 8, 8), float32]) -> Tensor[(n, 3, 1, 1), float32]"
     assert calls == [1]
+
+
+def _tree(node: object) -> list:
+    """Every syntax node under `node` with its class, fields and span, in order."""
+    import dataclasses
+
+    from gradual.syntax import ast
+
+    if isinstance(node, ast.Node):
+        out = [(type(node).__name__, node.span.start, node.span.end)]
+        for f in dataclasses.fields(node):
+            if f.name != "span":
+                out += _tree(getattr(node, f.name))
+        return out
+    if isinstance(node, (list, tuple)):
+        return [item for part in node for item in _tree(part)]
+    return [repr(node)]
+
+
+def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: a node whose converter has a direct form (convert.DIRECT) is imported without a
+    Node; the program, its spans and the listing are what the converter gives."""
+    from gradual.frontends.onnx import importer
+    from gradual.frontends.onnx.convert import DIRECT
+
+    from gradual.frontends.onnx.convert.elementwise import UNARY
+
+    nodes, prev = [], "x"
+    for k, op in enumerate(sorted(DIRECT)):
+        count = 1 if op in UNARY else 3 if op == "Where" else 2
+        inputs = [prev] + ["w" if op == "MatMul" and k % 2 else "x"] * (count - 1)
+        nodes.append(helper.make_node(op, inputs, [f"v{k}"], name=f"n{k}" if k % 3 else ""))
+        prev = f"v{k}"
+    m = model(nodes, [("x", F, ["n", 4])], [(prev, F, None)], [("w", np.ones((4, 4), np.float32))], opset=21)
+
+    def imported() -> tuple:
+        result = gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False), path="m.onnx")
+        assert result.ok, [d.message for d in result.diagnostics]
+        return _tree(result.module), result.module.span.source.text, result.text()
+
+    direct = imported()
+    monkeypatch.setattr(importer, "_DIRECT", {})
+    assert imported() == direct

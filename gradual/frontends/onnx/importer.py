@@ -284,11 +284,13 @@ class Importer:
         return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
 
     def _import_node(self, index: int, record: Any, key: tuple = ()) -> None:
-        node = Node(self, record, index, key)
-        if self.poisoned and not self.poisoned.isdisjoint(node.inputs):
+        if self.poisoned and not self.poisoned.isdisjoint(record.inputs):
             self.poisoned.update(record.outputs)  # already reported where the input failed
             return
         default_domain = record.domain in DEFAULT_DOMAINS
+        if default_domain and not record.attributes and self._import_direct(index, record, key):
+            return
+        node = Node(self, record, index, key)
         problem = schema_problem(record, self.opset) if default_domain else None
         if problem is not None:
             self._report(node.loc, problem)
@@ -306,6 +308,34 @@ class Importer:
         except Unsupported as problem:
             self._report(node.loc, problem.make)
             self.poisoned.update(record.outputs)
+
+    def _import_direct(self, index: int, record: Any, key: tuple) -> bool:
+        """Import a node of the default domain with no attributes whose converter has a direct
+        form (convert.DIRECT: the node is one operator call on its inputs) and whose inputs are
+        all bound and not all constants, building the call and its let as the converter and
+        `_bind_outputs` would, without a `Node`; True when it was. Any other node (a schema
+        problem, an input to materialize or fold, several outputs) is left to `_import_node`."""
+        direct = _direct_forms().get(record.op_type)
+        outputs = record.outputs
+        if direct is None or len(outputs) != 1 or not outputs[0]:
+            return False
+        exprs, values = self.exprs, self.values
+        constant = True
+        for name in record.inputs:
+            if not name or name not in exprs:
+                return False
+            if constant and name not in values:
+                constant = False
+        if constant or schema_problem(record, self.opset) is not None:
+            return False  # constants may fold; a problem is reported by _import_node
+        op = direct(self, record)
+        if op is None:
+            return False
+        line, spans = self.listing.call_spans(key, index, record.inputs)
+        args = tuple([ast.Var(exprs[name].name, span=span) for name, span in zip(record.inputs, spans)])
+        call = ast.Call(ast.OpRef(op, span=line), args, (), span=line)
+        exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), call, loc=gb.SpanLoc(line))
+        return True
 
     def _fold(self, node: Node) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
@@ -462,16 +492,24 @@ class Importer:
 _NO_INFO = TensorInfo()
 _UNREAD = object()
 _CONVERTERS: Optional[dict] = None
+_DIRECT: Optional[dict] = None
 
 
 def _converters() -> dict:
     """The converters by ONNX operator type (imported once, on first use)."""
-    global _CONVERTERS
+    global _CONVERTERS, _DIRECT
     if _CONVERTERS is None:
-        from .convert import CONVERTERS
+        from .convert import CONVERTERS, DIRECT
 
-        _CONVERTERS = CONVERTERS
+        _CONVERTERS, _DIRECT = CONVERTERS, DIRECT
     return _CONVERTERS
+
+
+def _direct_forms() -> dict:
+    """The converters' direct forms by ONNX operator type (convert.DIRECT; imported with them)."""
+    if _DIRECT is None:
+        _converters()
+    return _DIRECT  # type: ignore[return-value]
 
 
 def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:

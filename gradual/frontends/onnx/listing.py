@@ -112,6 +112,17 @@ class Listing:
             offset += len(name) + 2  # the line joins the names with ", "
         return self.node(key, index)
 
+    def call_spans(self, key: tuple, index: int, names: list) -> tuple:
+        """(the node's line, each input's name on it) as spans, for a node that lists every
+        input (no absent one): what `node` and `argument` give, for all inputs at once."""
+        start, end, offset = self._nodes[key][index]
+        source = self.source
+        spans = []
+        for name in names:
+            spans.append(Span(source, offset, offset + len(name)))
+            offset += len(name) + 2  # the line joins the names with ", "
+        return Span(source, start, end), spans
+
     def value(self, name: str) -> gb.SpanLoc:
         """A graph input's or initializer's line (the outputs' line for anything else)."""
         return self._loc(*self._values.get(name, self._outputs))

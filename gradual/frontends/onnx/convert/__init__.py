@@ -8,17 +8,27 @@ operators of stdlib/onnx.rly.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 CONVERTERS: dict[str, Callable[[Any], Any]] = {}
 
+#: ONNX op_type -> `direct(importer, record) -> op or None`, for a converter that turns a node
+#: with no attributes, whose inputs are all tensors bound already, into exactly `op(inputs...)`
+#: (one call of a gradual operator on the node's inputs, in order, located as the converter
+#: locates them): the importer then builds that call itself, without a `Node` (importer.py,
+#: `_import_direct`). None: the converter decides.
+DIRECT: dict[str, Callable[[Any, Any], Optional[str]]] = {}
 
-def converts(*op_types: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
-    """Decorator: register a converter for ONNX op_types."""
+
+def converts(*op_types: str, direct: Optional[Callable[[Any, Any], Optional[str]]] = None
+             ) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Decorator: register a converter for ONNX op_types (and its direct form, see DIRECT)."""
 
     def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
         for op in op_types:
             CONVERTERS[op] = fn
+            if direct is not None:
+                DIRECT[op] = direct
         return fn
 
     return register

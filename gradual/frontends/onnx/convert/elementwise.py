@@ -3,7 +3,7 @@ Mean, Where, Clip, Cast and CastLike, Pow and Mod."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..node import Node
 from . import converts
@@ -39,7 +39,12 @@ BINARY = {
 }
 
 
-@converts(*UNARY)
+def _direct_unary(importer: Any, record: Any) -> Optional[str]:
+    """The direct form of `unary` (see convert.DIRECT)."""
+    return UNARY[record.op_type] if len(record.inputs) == 1 else None
+
+
+@converts(*UNARY, direct=_direct_unary)
 def unary(node: Node) -> Any:
     """A unary map."""
     return node.call(UNARY[node.op_type], node.x(0))
@@ -64,7 +69,13 @@ def isinf(node: Node) -> Any:
                      detect_positive=bool(node.attr("detect_positive", 1)))
 
 
-@converts(*BINARY)
+def _direct_binary(importer: Any, record: Any) -> Optional[str]:
+    """The direct form of `binary` (see convert.DIRECT): with no attributes there is no legacy
+    broadcast to refuse."""
+    return BINARY[record.op_type] if len(record.inputs) == 2 else None
+
+
+@converts(*BINARY, direct=_direct_binary)
 def binary(node: Node) -> Any:
     """A broadcasting binary operator (opset 1-6's `broadcast`/`axis` attributes are not)."""
     _no_legacy_broadcast(node)
@@ -114,7 +125,7 @@ def variadic(node: Node) -> Any:
     return total
 
 
-@converts("Where")
+@converts("Where", direct=lambda importer, record: "where" if len(record.inputs) == 3 else None)
 def where(node: Node) -> Any:
     """Where(condition, x, y)."""
     return node.call("where", node.x(0), node.x(1), node.x(2))

@@ -13,14 +13,23 @@ from . import converts
 
 
 # linear algebra ----------------------------------------------------------------------------------
-@converts("MatMul")
+def _matmul_op(right_rank: Optional[int]) -> str:
+    """MatMul's operator: `nn.matmul` when the right side is a matrix, NumPy's `onnx.matmul`
+    otherwise."""
+    return "nn.matmul" if right_rank == 2 else "onnx.matmul"
+
+
+def _direct_matmul(importer: Any, record: Any) -> Optional[str]:
+    """The direct form of `matmul` (see convert.DIRECT)."""
+    return _matmul_op(importer.info(record.inputs[1]).rank) if len(record.inputs) == 2 else None
+
+
+@converts("MatMul", direct=_direct_matmul)
 def matmul(node: Node) -> Any:
     """MatMul: `nn.matmul` when the right side is a matrix, NumPy's `onnx.matmul` otherwise.
     The left side's rank is not asked (ONNX requires at least 1, and `nn.matmul` checks it):
     with a weight for the right side, the import needs no shape inference for a MatMul."""
-    if node.rank(1) == 2:
-        return node.call("nn.matmul", node.x(0), node.x(1))
-    return node.call("onnx.matmul", node.x(0), node.x(1))
+    return node.call(_matmul_op(node.rank(1)), node.x(0), node.x(1))
 
 
 @converts("Gemm")
