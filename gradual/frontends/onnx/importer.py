@@ -169,6 +169,7 @@ class Importer:
         self.values: dict = {}
         self.infos: dict = {}
         self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
+        self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_direct)
         self.poisoned: set = set()
         self.diagnostics: list = []
         self.inputs: list = []
@@ -315,19 +316,22 @@ class Importer:
         all bound and not all constants, building the call and its let as the converter and
         `_bind_outputs` would, without a `Node`; True when it was. Any other node (a schema
         problem, an input to materialize or fold, several outputs) is left to `_import_node`."""
-        direct = _direct_forms().get(record.op_type)
-        outputs = record.outputs
-        if direct is None or len(outputs) != 1 or not outputs[0]:
+        inputs, outputs = record.inputs, record.outputs
+        kind = (record.op_type, len(inputs), len(outputs))
+        direct = self.direct_forms.get(kind, _UNREAD)
+        if direct is _UNREAD:
+            direct = self.direct_forms[kind] = self._direct_form(record)
+        if direct is None or not outputs[0]:
             return False
         exprs, values = self.exprs, self.values
         constant = True
-        for name in record.inputs:
+        for name in inputs:
             if not name or name not in exprs:
                 return False
             if constant and name not in values:
                 constant = False
-        if constant or schema_problem(record, self.opset) is not None:
-            return False  # constants may fold; a problem is reported by _import_node
+        if constant:
+            return False  # constants may fold
         op = direct(self, record)
         if op is None:
             return False
@@ -336,6 +340,14 @@ class Importer:
         call = ast.Call(ast.OpRef(op, span=line), args, (), span=line)
         exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), call, loc=gb.SpanLoc(line))
         return True
+
+    def _direct_form(self, record: Any) -> Optional[Any]:
+        """The direct form of a node with no attributes (convert.DIRECT), when its operator has
+        one, the node has one output and the schema accepts its counts of inputs and outputs
+        (which decide the schema check of a node with no attributes); else None."""
+        if len(record.outputs) != 1 or schema_problem(record, self.opset) is not None:
+            return None  # a problem is reported by _import_node
+        return _direct_forms().get(record.op_type)
 
     def _fold(self, node: Node) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
