@@ -169,6 +169,7 @@ class Importer:
         self.values: dict = {}
         self.infos: dict = {}
         self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
+        self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
         self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_direct)
         self.poisoned: set = set()
         self.diagnostics: list = []
@@ -349,6 +350,10 @@ class Importer:
             return None  # a problem is reported by _import_node
         return _direct_forms().get(record.op_type)
 
+    def node_proto(self, key: tuple, index: int) -> Any:
+        """The NodeProto of node `index` of the graph at path `key` (the records do not keep it)."""
+        return self.graph_protos[key].node[index]
+
     def _fold(self, node: Node) -> bool:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
         values = self.values
@@ -449,6 +454,7 @@ class Importer:
             problem = self._read_initializer(init)
             if problem is not None:
                 raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
+        self.graph_protos[key] = graph
         records = self.listing.graphs.get(key)
         if records is None:  # a graph the listing did not read (not an attribute `g`)
             records = [NodeRecord(proto) for proto in graph.node]

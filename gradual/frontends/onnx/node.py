@@ -56,14 +56,13 @@ KNOWN = object()  # a converter result: the outputs were recorded as import-time
 class Node:
     """The converter's view of one node (see the module docstring)."""
 
-    __slots__ = ("importer", "record", "proto", "index", "key", "op_type", "opset", "inputs", "outputs", "loc",
+    __slots__ = ("importer", "record", "index", "key", "op_type", "opset", "inputs", "outputs", "loc",
                  "_attributes")
 
     def __init__(self, importer: "Importer", record: Any, index: int, key: tuple = ()) -> None:
         """`record`: the node's fields as read once (listing.NodeRecord)."""
         self.importer = importer
         self.record = record
-        self.proto = record.proto
         self.index = index
         self.key = key
         self.op_type: str = record.op_type
@@ -72,6 +71,11 @@ class Node:
         self.outputs: list = record.outputs
         self.loc = importer.listing.node(key, index)
         self._attributes: Optional[dict] = None
+
+    @property
+    def proto(self) -> Any:
+        """The node's NodeProto."""
+        return self.importer.node_proto(self.key, self.index)
 
     @property
     def attributes(self) -> dict:
