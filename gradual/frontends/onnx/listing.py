@@ -16,7 +16,7 @@ them, and line numbers count nodes.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from ... import builder as gb
 from ... import messages
@@ -34,12 +34,17 @@ class NodeRecord:
 
     def __init__(self, proto: Any) -> None:
         self.name: str = proto.name
-        self.op_type: str = proto.op_type
+        op_type = proto.op_type
+        self.op_type: str = _OP_TYPES.setdefault(op_type, op_type)  # one string per operator, not per node
         self.domain: str = proto.domain
         self.inputs: list = proto.input[:]
         self.outputs: list = proto.output[:]
         attributes = proto.attribute
-        self.attributes: list = attributes[:] if attributes else []  # most nodes have none: no copy
+        self.attributes: Sequence = attributes[:] if attributes else ()  # most nodes have none: no copy
+
+
+#: Each op_type string read, by itself (a protobuf field read makes a new string each time).
+_OP_TYPES: dict = {}
 
 
 class Listing:
