@@ -336,8 +336,7 @@ class Importer:
         op = direct(self, record)
         if op is None:
             return False
-        line, spans = self.listing.call_spans(key, index, record.inputs)
-        args = tuple([ast.Var(exprs[name].name, span=span) for name, span in zip(record.inputs, spans)])
+        line, args = self.listing.call_site(key, index, inputs, exprs)
         call = ast.Call(ast.OpRef(op, span=line), args, (), span=line)
         exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), call, loc=gb.SpanLoc(line))
         return True

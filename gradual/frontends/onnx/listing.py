@@ -20,6 +20,7 @@ from typing import Any, Optional, Sequence
 
 from ... import builder as gb
 from ... import messages
+from ...syntax import ast
 from ...syntax.source import Source, Span
 
 
@@ -118,16 +119,18 @@ class Listing:
             offset += len(name) + 2  # the line joins the names with ", "
         return self.node(key, index)
 
-    def call_spans(self, key: tuple, index: int, names: list) -> tuple:
-        """(the node's line, each input's name on it) as spans, for a node that lists every
-        input (no absent one): what `node` and `argument` give, for all inputs at once."""
+    def call_site(self, key: tuple, index: int, names: list, variables: dict) -> tuple:
+        """For a node that lists every input (no absent one), each bound in `variables`
+        (tensor name -> its builder Var): the node's line as a span, and each input as a
+        variable use located at its name on the line (what `node` and `argument` locate)."""
         start, end, offset = self._nodes[key][index]
         source = self.source
-        spans = []
+        uses = []
         for name in names:
-            spans.append(Span(source, offset, offset + len(name)))
-            offset += len(name) + 2  # the line joins the names with ", "
-        return Span(source, start, end), spans
+            size = len(name)
+            uses.append(ast.Var(variables[name].name, span=Span(source, offset, offset + size)))
+            offset += size + 2  # the line joins the names with ", "
+        return Span(source, start, end), tuple(uses)
 
     def value(self, name: str) -> gb.SpanLoc:
         """A graph input's or initializer's line (the outputs' line for anything else)."""
