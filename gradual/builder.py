@@ -252,6 +252,13 @@ class Block:
         self.stmts.append(ast.Let(ast.Var(name, span=span), type, node, graph=type is None, span=span))
         return Var(name, loc)
 
+    def let_call(self, name: str, call: ast.Call) -> Var:
+        """`let(name, call, loc=...)` of a call node at its own span: the same binding, made
+        without the checks `let` needs for any value (frontends bind most nodes so)."""
+        span = call.span
+        self.stmts.append(ast.Let(ast.Var(name, span=span), None, call, graph=True, span=span))
+        return Var(name, SpanLoc(span))
+
     def hint(self, var: Var, shape: Sequence[ShapeItem]) -> None:
         """`can_unify(%var, shape=(...))`."""
         self.stmts.append(ast.Hint(var.node(), tuple(_dim_expr(d) for d in shape)))

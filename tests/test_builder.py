@@ -180,3 +180,19 @@ def test_claimed_broadcasts_reject_exactly_what_numpy_rejects(a: int, b: int, c:
         else:
             with pytest.raises(gradual.CheckFailure):  # an inserted check's, or the operator rule's
                 gradual.run(result, inputs)
+
+
+def test_let_call_binds_as_let_does_at_the_call_span() -> None:
+    """`Block.let_call(name, call)` is `let(name, call, loc=<the call's span>)`, spans included."""
+    from gradual.syntax.source import Source, Span
+
+    span = Span(Source("node n0 (Relu): x -> y", "m.onnx"), 0, 22)
+    made = []
+    for how in ("let", "let_call"):
+        block = gb.Block()
+        call = gb.call("nn.relu", gb.Var("x"), loc=gb.SpanLoc(span))
+        var = block.let("y", call, loc=gb.SpanLoc(span)) if how == "let" else block.let_call("y", call)
+        (stmt,) = block.stmts
+        made.append((var.name, var.loc.span, stmt.var.name, stmt.var.span, stmt.span, stmt.type, stmt.graph,
+                     stmt.value is call))
+    assert made[0] == made[1]

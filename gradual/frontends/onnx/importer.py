@@ -338,7 +338,7 @@ class Importer:
             return False
         line, args = self.listing.call_site(key, index, inputs, exprs)
         call = ast.Call(ast.OpRef(op, span=line), args, (), span=line)
-        exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), call, loc=gb.SpanLoc(line))
+        exprs[outputs[0]] = self.body.let_call(self.namer.name(outputs[0]), call)
         return True
 
     def _direct_form(self, record: Any) -> Optional[Any]:
