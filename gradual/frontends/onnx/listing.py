@@ -16,6 +16,7 @@ them, and line numbers count nodes.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional, Sequence
 
 from ... import builder as gb
@@ -35,17 +36,13 @@ class NodeRecord:
 
     def __init__(self, proto: Any) -> None:
         self.name: str = proto.name
-        op_type = proto.op_type
-        self.op_type: str = _OP_TYPES.setdefault(op_type, op_type)  # one string per operator, not per node
+        self.op_type: str = sys.intern(proto.op_type)  # one string per operator, not one per node
         self.domain: str = proto.domain
         self.inputs: list = proto.input[:]
         self.outputs: list = proto.output[:]
         attributes = proto.attribute
         self.attributes: Sequence = attributes[:] if attributes else ()  # most nodes have none: no copy
 
-
-#: Each op_type string read, by itself (a protobuf field read makes a new string each time).
-_OP_TYPES: dict = {}
 
 
 class Listing:
