@@ -75,7 +75,7 @@ def _stdlib_paths() -> list:
 
 def test_the_cached_stdlib_is_the_parsed_one(cache_dir: Path) -> None:
     parsed = registry._stdlib_modules(_stdlib_paths())  # parses, and stores
-    assert (cache_dir / registry._STDLIB_CACHE).is_file()
+    assert (cache_dir / registry.stdlib_cache_name(_stdlib_paths())).is_file()
     cached = registry._stdlib_modules(_stdlib_paths())  # reads back
     assert cached is not parsed and len(cached) == len(parsed)
     for a, b in zip(parsed, cached):
@@ -84,9 +84,16 @@ def test_the_cached_stdlib_is_the_parsed_one(cache_dir: Path) -> None:
         assert [d.span.describe() for d in a.defs] == [d.span.describe() for d in b.defs]
 
 
+def test_two_installs_keep_their_own_stdlib_entries() -> None:
+    here = _stdlib_paths()
+    elsewhere = [Path("/elsewhere/site-packages/stdlib") / p.name for p in here]
+    assert registry.stdlib_cache_name(here) != registry.stdlib_cache_name(elsewhere)
+    assert registry.stdlib_cache_name(here) == registry.stdlib_cache_name(list(here))
+
+
 def test_a_damaged_stdlib_entry_is_parsed_again(cache_dir: Path) -> None:
     parsed = registry._stdlib_modules(_stdlib_paths())
-    entry = cache_dir / registry._STDLIB_CACHE
+    entry = cache_dir / registry.stdlib_cache_name(_stdlib_paths())
     data = entry.read_bytes()
     entry.write_bytes(data[:32] + b"not a pickle")  # the key is intact, the payload is not
     again = registry._stdlib_modules(_stdlib_paths())

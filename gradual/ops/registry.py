@@ -192,7 +192,6 @@ class Registry:
 
 _DEFAULT: Optional[Registry] = None
 _DEFAULT_LOCK = threading.Lock()
-_STDLIB_CACHE = "stdlib.pickle"
 
 
 def default_registry() -> Registry:
@@ -225,7 +224,8 @@ def _stdlib_modules(paths: list) -> list:
         key = usercache.files_key(syntax, *(str(p) for p in paths), *texts, parser._grammar_text(), sys.version)
     except OSError:
         key = b""
-    cached = usercache.load(_STDLIB_CACHE, key) if key else None
+    name = stdlib_cache_name(paths)
+    cached = usercache.load(name, key) if key else None
     if cached is not None:
         try:
             return pickle.loads(cached)
@@ -233,8 +233,18 @@ def _stdlib_modules(paths: list) -> list:
             pass
     modules = [_parse_stdlib(Source(text, str(path))) for path, text in zip(paths, texts)]
     if key:
-        usercache.store(_STDLIB_CACHE, key, pickle.dumps(modules, protocol=pickle.HIGHEST_PROTOCOL))
+        usercache.store(name, key, pickle.dumps(modules, protocol=pickle.HIGHEST_PROTOCOL))
     return modules
+
+
+def stdlib_cache_name(paths: list) -> str:
+    """The cache entry of these operator files: one per install's directory (two checkouts or
+    virtual environments sharing the user's cache would otherwise rewrite each other's entry,
+    and each start would parse the library again)."""
+    import hashlib
+
+    folder = str(paths[0].parent) if paths else ""
+    return f"stdlib-{hashlib.sha256(folder.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.pickle"
 
 
 def _parse_stdlib(source: Source) -> ast.Module:
