@@ -30,7 +30,7 @@ from .syntax.source import Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims,
+    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims, type_symbols,
     map_dtypes,
     scalar,
 )
@@ -108,12 +108,31 @@ class Env:
     starts at `mark()` and ends at `undo(mark)`, forgetting what it bound or refined; one dict
     per table serves every depth (scopes.UndoLog)."""
 
-    __slots__ = ("types", "facts", "log")
+    __slots__ = ("types", "facts", "aliases", "log")
 
     def __init__(self) -> None:
         self.types: dict[int, Type] = {}
         self.facts: dict[int, frozenset] = {}  # every fact checked about a variable, in this level or outside
+        #: an existential bound where the value's dim was known (`let %y: (b, 4) = ...` of a
+        #: (2, 4) value) is that dim from there on: b is 2
+        self.aliases: dict[Symbol, Dimension] = {}
         self.log = UndoLog()
+
+    def alias(self, sym: Symbol, dim: Dimension) -> None:
+        """From here on (in this level and the ones inside it) `sym` is `dim`."""
+        self.log.set(self.aliases, sym, dim)
+
+    def aliased(self, t: Type) -> Type:
+        """A written type with the existentials known to be a dim replaced by it."""
+        aliases = self.aliases
+        if not aliases or not (type_symbols(t) & aliases.keys()):
+            return t
+
+        def replace(d: Dimension) -> Dimension:
+            if not d.is_symbolic or not (d.expr.symbols() & aliases.keys()):
+                return d
+            return Dimension.of_expr(d.expr.substitute(lambda s: aliases[s].expr if s in aliases else None))
+        return map_dims(t, replace)
 
     def facts_of(self, binder: Binder) -> frozenset:
         """Every fact checked about a variable here or in an enclosing level."""
@@ -684,11 +703,13 @@ class Checker:
 
         Inserted flows (returns, conditions) record casts; written ones (user casts and
         annotations) stay in the program as they are and only report what can never hold."""
-        target = self.current.solver.resolve_type(target)  # type: ignore[union-attr]
+        target = env.aliased(self.current.solver.resolve_type(target))  # type: ignore[union-attr]
         sig = FuncType((target,), target, introduced)
         site = self.site(callee, (node,), [actual], {}, blame, env)
         outcome = site.run(lambda ctx: apply_signature(ctx, sig))
         self.learn(outcome.learned, env)
+        if introduced and not outcome.failed:
+            target = self.bind_existentials(introduced, site, target, env)
         checks = self.current.frame.checks  # type: ignore[union-attr]
         if insert:
             for cast in outcome.casts:
@@ -699,6 +720,18 @@ class Checker:
             return ERROR if not isinstance(target, TensorType) else target
         return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
 
+    def bind_existentials(self, introduced: tuple, site: CallSite, target: Type, env: Env) -> Type:
+        """An existential that a flow binds to a dim the checker knows exactly (a static one,
+        or one over the definition's own symbols) is that dim from here on: the annotation
+        names it, it does not hide it (`let %y: (b, 4) = ...` of a (2, 4) value: `b` is 2, so
+        a later `(b, 4)` of a (2, 4) value is no mismatch, and the body's result is (2, 4))."""
+        for sym in introduced:
+            dim = site.bound_dim(sym)
+            if dim is not None and (dim.is_static or dim.is_symbolic and not any(
+                    isinstance(s, DimVar) for s in dim.expr.symbols())):
+                env.alias(sym, dim)
+        return env.aliased(target)
+
     # closures ---------------------------------------------------------------------------------
     def closure(self, fn: ast.Fn, env: Env) -> Type:
         info = self.res.function(fn)
@@ -708,7 +741,7 @@ class Checker:
         # frame per closure would copy every nested closure's records once per level)
         self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner)
         try:
-            params = self.parameters(info, outer.solver, outer.owner)
+            params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             result = self.closure_body(fn, info, params, env)
             return self.closure_type(info, params, result)
         finally:
@@ -728,7 +761,7 @@ class Checker:
                 self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),
                           Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
                           insert=True, blame=fn.ret.span)
-                return info.ret
+                return env.aliased(info.ret)
             return result
         finally:
             env.undo(mark)
@@ -743,12 +776,12 @@ class Checker:
         info = self.res.function(fn)
         outer = self.current
         assert outer is not None
-        ret: Type = info.ret if info.ret is not None else BOTTOM
+        ret: Type = env.aliased(info.ret) if info.ret is not None else BOTTOM
         final: Optional[_Pass] = None
         result_type: Type = DYN
         for _ in range(MAX_ITERATIONS):
             state = self.current = _Pass(outer.solver, Frame(), "closure", info, outer.owner)
-            params = self.parameters(info, outer.solver, outer.owner)
+            params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             self_type = FuncType(tuple(params), ret, info.dim_params, ())
             observed = self.closure_body(fn, info, params, env, binder, self_type)
             result_type = self.closure_type(info, params, observed)

@@ -248,6 +248,7 @@ class CallSite(ShapeContext):
         self.memo: dict[tuple, SiteVar] = {}
         self.binder_first: dict[int, int] = {}
         self.bindings: tuple = ()
+        self.flow_dims: dict = {}
         self.errors = 0
         self.bottom = False
         self.after_error = False
@@ -819,6 +820,13 @@ class CallSite(ShapeContext):
     def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
         if self.callee.kind != "flow":
             self.bindings = (dims, seqs, dtypes)
+        else:
+            self.flow_dims = dims
+
+    def bound_dim(self, sym: Symbol) -> Optional[Dimension]:
+        """What a flow bound one of its new symbols to (None: nothing, or not one dim)."""
+        d = self.flow_dims.get(sym)
+        return None if d is None or isinstance(d, (list, tuple)) else self._final_dim(_sdim(d))
 
     # results ------------------------------------------------------------------------------
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:

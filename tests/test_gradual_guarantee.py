@@ -14,11 +14,12 @@
   parameter to infer written `%x: ?T` is inferred (and its hint used) as `%x` is.
 
 A dim that introduces an existential name (`let %v: Tensor[(b, 4), ...]`, `b` new) is a
-binder, not a precision annotation, and is never relaxed: relaxing it to `?` lets the checker
-see the value's own dim where the existential hid it, a more precise type. That gap is
-documented by the strict xfail at the end of this file. A bound the body checks of a rigid
-signature symbol (`m >= 1` for a pad by -1) is learned into the signature (`FuncType.requires`),
-as the same check refines a `?` dim to `1..`: the test after it keeps the two alike.
+binder, not a precision annotation, and is never relaxed. Bound to a dim the checker knows, the
+name is that dim (`b` of a (2, 4) value is 2), as a relaxed `?` would reveal it; bound from
+`?`, it names a value the precise program may know exactly, so it counts as general. A bound
+the body checks of a rigid signature symbol (`m >= 1` for a pad by -1) is learned into the
+signature (`FuncType.requires`), as the same check refines a `?` dim to `1..`. The two tests at
+the end pin both.
 """
 
 from __future__ import annotations
@@ -59,12 +60,16 @@ def precision_problems(program: Program, tight: gradual.CheckResult, loose: grad
     """Every function type and binding type of `loose` that is more precise than in `tight`."""
     problems = []
     names = let_names(program.text(SYMBOLIC))
+    existentials = frozenset(s.name for symbols in loose.resolution.introduced.values() for s in symbols)
     for d in program.defs:
         fn = loose.function_type(d.name)
         found = precision_problem(fn, tight.function_type(d.name))
         if found:
             problems.append(f"@{d.name}: {found}")
         general = frozenset(s.name for s in fn.dim_params)  # the definition's own (generalized) symbols
+        # a name the relaxed program's annotation binds from `?` stands for what the precise
+        # program knows exactly (which then names it by that dim: `b` of a (2, 4) value is 2)
+        general |= existentials
         for v in names:
             t = tight.binding_type(d.name, v)
             found = precision_problem(loose.binding_type(d.name, v), t, general) if t is not None else None
@@ -212,16 +217,16 @@ def test_hints_never_fail_and_holes_are_inferred_alike_deep(program: Program) ->
     hints_are_guesses(program)
 
 
-# known gap ----------------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="an existential bound to an exact dim hides it; relaxing the binder to ? "
-                                       "reveals it, so the less precise program infers a more precise type")
+# binders ------------------------------------------------------------------------------------------------
 def test_relaxing_an_existential_binder_does_not_sharpen_types() -> None:
+    """`b` bound to a dim the checker knows is that dim (it was a name that hid it: the relaxed
+    `?` revealed the 2 and the precise program said `?`)."""
     tight = gradual.check("def @main(%x: Tensor[(2, 4), float32]) {\n"
                           "  let %y: Tensor[(b, 4), float32] = nn.relu(%x);\n  %y\n}\n")
     loose = gradual.check("def @main(%x: Tensor[(2, 4), float32]) {\n"
                           "  let %y: Tensor[(?, 4), float32] = nn.relu(%x);\n  %y\n}\n")
     assert tight.ok and loose.ok
-    assert str(tight.function_type("main")) == "fn (Tensor[(2, 4), float32]) -> Tensor[(?, 4), float32]"
+    assert str(tight.function_type("main")) == "fn (Tensor[(2, 4), float32]) -> Tensor[(2, 4), float32]"
     assert str(loose.function_type("main")) == "fn (Tensor[(2, 4), float32]) -> Tensor[(2, 4), float32]"
     assert precision_problem(loose.function_type("main"), tight.function_type("main")) is None
 

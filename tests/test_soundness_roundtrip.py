@@ -7,7 +7,8 @@ failed check: code, expected and actual types).
 
 Checking the printed program again is not always clean: its inserted casts become written
 casts whose binders (`d`, `d1`) are rigid names, where the original check only knew bounds,
-and two rigid names never unify (see the strict xfail below). Errors of that kind, and only
+and two rigid names never unify (a binder bound to a dim the checker knows is that dim, which
+settles the example at the end; one bound to an interval is not). Errors of that kind, and only
 those, are tolerated: each must name a symbol that elaboration invented. Knowing those names,
 the re-checked program may also stop at a check of a call's argument where the original
 stopped in that call's operator rule (`checked_sooner`).
@@ -132,9 +133,9 @@ def test_elaborated_programs_parse_check_and_run_alike_deep(program: Program, se
     round_trip(program, seed)
 
 
-@pytest.mark.xfail(strict=True, reason="the printed binder d1 is a rigid name distinct from d, where the original "
-                                       "check knew only the bounds 3..4; names bound to known dims are not unified")
 def test_an_elaborated_program_with_two_binders_checks_again() -> None:
+    """The printed binder d1 names the sum's dim, which the cast of %x bound to d: a name bound
+    to a dim the checker knows is that dim (Env.alias), so the two binders agree."""
     result = gradual.check("def @main(%x: Tensor[(1, 3..4, 3), float32], %y: Tensor[(1, 3..4, 3), float32]) {\n"
                            "  %a = add(%x, %y);\n  %f = reshape(%a, newshape=[-1]);\n  reshape_like(%f, %a)\n}\n")
     assert result.ok
