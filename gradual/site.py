@@ -495,6 +495,9 @@ class CallSite(ShapeContext):
         d = _sdim(d)
         return self._site_var(d) is None and self.solver.resolve(d.dim).is_exact
 
+    def claimed(self, d: Any) -> bool:
+        return not isinstance(d, int) and _mentions_claimed(self.solver.resolve(_sdim(d).dim))
+
     def bounds(self, d: Any) -> tuple:
         if isinstance(d, int):
             return d, d

@@ -118,6 +118,12 @@ class ShapeContext(ABC):
         interval. Concrete sizes always are."""
         return self.static(d) is not None
 
+    def claimed(self, d: Any) -> bool:
+        """Whether d mentions a claimed symbol (an exporter's dynamic dim, SPEC 6): a size the
+        model says is free, which an operator that clamps (a slice) must not constrain.
+        Concrete sizes never do."""
+        return False
+
     @abstractmethod
     def maybe_one(self, d: Any) -> Optional[bool]:
         """For a dimension with no static value: False if it can never be 1, else None."""

@@ -210,16 +210,19 @@ def slice_length(ctx: ShapeContext, d: Any, begin: Optional[int], end: Optional[
     needs = [_need(e, step) for e in (first, last)]
     if not upper.relative and lower.relative:
         return ctx.unknown()  # the slice shrinks as the dim grows: nothing useful to say
+    same_side = upper.relative == lower.relative
     if not ctx.exact(d):
-        return _clamped_length(ctx, d, begin, end, step, upper.relative == lower.relative)
-    if upper.relative == lower.relative:
+        return _clamped_length(ctx, d, begin, end, step, same_side)
+    if same_side:
         span = upper.offset - lower.offset
         if span <= 0:
             return ctx.const(0)
-        _require_length(ctx, d, max(needs))
+        if not _long_enough(ctx, d, max(needs)):
+            return _clamped_length(ctx, d, begin, end, step, same_side)
         return ctx.const(-(-span // stride))
     k = upper.offset - lower.offset
-    _require_length(ctx, d, max(needs + [-k]))
+    if not _long_enough(ctx, d, max(needs + [-k])):
+        return _clamped_length(ctx, d, begin, end, step, same_side)
     return _offset(d, k + stride - 1) // stride if stride > 1 else _offset(d, k)
 
 
@@ -258,11 +261,18 @@ def _need(end: _End, step: int) -> int:
     return end.offset + (0 if step > 0 else 1)
 
 
-def _require_length(ctx: ShapeContext, d: Any, need: int) -> None:
-    # the symbolic length above relies on the dim being long enough (a short one would be
-    # clamped, which no polynomial says), so this is an assumption to check, not a constraint
-    if need > 0:
-        ctx.assume_within(d, need, None)
+def _long_enough(ctx: ShapeContext, d: Any, need: int) -> bool:
+    """Whether the exact length may be used: the dim is provably long enough, or it is a symbol
+    of the program's own, which the length assumes is long enough (a short one would be clamped,
+    which no polynomial says): an assumption checked where the dim came in. A claimed symbol (an
+    exporter's dynamic dim, SPEC 6) is not constrained by a slice, which clamps: ONNX and torch
+    run `x[:, :3]` on a sequence of 2, so its length is the clamped one's interval instead."""
+    if need <= 0 or ctx.at_least(d, need):
+        return True
+    if ctx.claimed(d):
+        return False
+    ctx.assume_within(d, need, None)
+    return True
 
 
 def _slice_plan(ctx: ShapeContext, rank: int, given: Optional[tuple] = None) -> list:
