@@ -518,3 +518,26 @@ def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.Monk
     direct = imported()
     monkeypatch.setattr(importer, "_DIRECT", {})
     assert imported() == direct
+
+
+@pytest.mark.parametrize("kind, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+def test_recurrent_layers_with_sequence_lengths_agree_with_onnxruntime(kind: str, gates: int, direction: str) -> None:
+    """Entries of a batch shorter than the sequence: each entry's Y rows are its own steps (the
+    kernel wrote every entry's state at every entry's index, a (batch, batch) block: Y was wrong
+    wherever the lengths differed; found by hand-built graphs)."""
+    ort = pytest.importorskip("onnxruntime")
+    rng = np.random.default_rng(0)
+    directions = 2 if direction == "bidirectional" else 1
+    weights = [(name, rng.standard_normal((directions, gates * 2, size)).astype(np.float32))
+               for name, size in (("W", 3), ("R", 2))]
+    outs = ["y", "yh"] + (["yc"] if kind == "LSTM" else [])
+    m = model([helper.make_node(kind, ["x", "W", "R", "", "sl"], outs, hidden_size=2, direction=direction)],
+              [("x", TensorProto.FLOAT, ["t", "b", 3]), ("sl", TensorProto.INT32, ["b"])],
+              [(o, TensorProto.FLOAT, None) for o in outs], weights)
+    inputs = {"x": rng.standard_normal((4, 3, 3)).astype(np.float32), "sl": np.array([4, 1, 3], np.int32)}
+    expected = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs)
+    imported = gonnx.import_model(m, path="m.onnx")
+    assert imported.check().ok
+    for mine, theirs in zip(imported.run(inputs), expected):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-4, atol=1e-5)

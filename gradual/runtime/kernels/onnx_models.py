@@ -81,14 +81,16 @@ def rnn(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray, sequence_len
         step = _Cell(kind, w[d].astype(np.float64), r[d].astype(np.float64), bias[d], peep[d], fns[d], clip,
                      input_forget, linear_before_reset)
         h, c = h0[d], c0[d]
+        entries = np.arange(batch)
         for t in range(seq):
             active = t < lens  # batch entries still inside their sequence
             index = np.where(active, (lens - 1 - t) if reverse else t, 0)
-            xt = xs[index, np.arange(batch)]
+            xt = xs[index, entries]
             new_h, new_c = step(xt, h, c)
             h = np.where(active[:, None], new_h, h)
             c = np.where(active[:, None], new_c, c)
-            y[index, d] = np.where(active[:, None], new_h, y[index, d])
+            # each entry's own step (y[index, d] would be every entry's row at every index)
+            y[index, d, entries] = np.where(active[:, None], new_h, y[index, d, entries])
         y_h[d], y_c[d] = h, c
     if layout == 1:
         y, y_h, y_c = y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2), y_c.transpose(1, 0, 2)
