@@ -36,6 +36,11 @@ register_rule_message(
     "an index needs an element to pick: `take` from an empty axis only with no indices",
 )
 register_rule_message(
+    "take-out-of-range", codes.SHAPE_MISMATCH,
+    "{op} with mode=\"fast\" picks index {index} from dim {axis} of {arg}, which has {length} elements",
+    "indices must lie in -{length}..{last} (ONNX's Gather makes any other an error)",
+)
+register_rule_message(
     "take-batch-dims", codes.BAD_ATTRIBUTE,
     "{op} got batch_dims={batch_dims}, which must lie between 0 and both the axis ({axis}) and the indices' rank ({rank})",
     "use fewer batch dims",
@@ -62,6 +67,8 @@ def take(ctx: ShapeContext) -> Any:
     axis = normalize_axis(ctx, axis, data.rank)
     batch = _batch_dims(ctx, axis, indices.rank)
     _require_source(ctx, data, axis, indices, batch)
+    if mode == "fast":
+        _require_in_range(ctx, data, axis, indices)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i))
     dims = list(data.dims[:axis]) + list(indices.dims[batch:]) + list(data.dims[axis + 1:])
@@ -78,6 +85,17 @@ def _require_source(ctx: ShapeContext, data: TensorArg, axis: Optional[int], ind
     length = product(ctx, data.dims) if axis is None else data.dim(axis)
     if ctx.at_least(product(ctx, indices.dims[batch:]), 1) and ctx.at_least(length, 1) is False:
         ctx.fail("take-empty", arg=data, axis="every" if axis is None else axis)
+
+
+def _require_in_range(ctx: ShapeContext, data: TensorArg, axis: int, indices: TensorArg) -> None:
+    """Known indices of mode "fast" must point into the axis (negative ones from its end)."""
+    length = ctx.static(data.dim(axis))
+    if indices.value is None or length is None:
+        return
+    for item in indices.value:
+        index = ctx.static(item)
+        if index is not None and not -length <= index < length:
+            ctx.fail("take-out-of-range", arg=data, axis=axis, index=index, length=length, last=length - 1)
 
 
 def _batch_dims(ctx: ShapeContext, axis: int, rank: int) -> int:

@@ -146,8 +146,10 @@ def _strided(node: Node, starts: list, ends: list, axes: Optional[list], steps: 
 # indexing ---------------------------------------------------------------------------------------
 @converts("Gather")
 def gather(node: Node) -> Any:
-    """Gather along axis (negative indices count from the end: take with mode="wrap")."""
-    return node.call("take", node.x(0), node.x(1), axis=int(node.attr("axis", 0)), mode="wrap")
+    """Gather along axis: take with mode="fast", where negative indices count from the end and
+    one out of range stops the run, as ONNX makes it an error (mode="wrap" wrapped index 3 of 3
+    to 0 and ran what onnxruntime rejects)."""
+    return node.call("take", node.x(0), node.x(1), axis=int(node.attr("axis", 0)), mode="fast")
 
 
 @converts("GatherElements")
