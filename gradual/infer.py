@@ -504,7 +504,7 @@ class Checker:
         if isinstance(e, ast.Block):
             return self.nested_body(e.body, env)
         if isinstance(e, ast.GlobalVar):
-            return self.global_type(e.name) or ERROR
+            return _as_value(self.global_type(e.name)) or ERROR
         if isinstance(e, ast.OpRef):
             if e.name in self.registry or e.name in ast.REF_FORMS:
                 self.report(messages.operator_as_value(e.span, e.name))
@@ -801,6 +801,15 @@ class Checker:
 
 _NO_FACTS: frozenset = frozenset()
 _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
+
+
+def _as_value(fn: Optional[FuncType]) -> Optional[FuncType]:
+    """A definition's type where it is a value (`%f = @h`, `ref(@h)`, an argument), without what
+    its body was learned to check: another function of the same type may take its place (a
+    `ref_write`, a branch), so only a call of the definition itself may assume it."""
+    if fn is None or not fn.requires:
+        return fn
+    return FuncType(fn.params, fn.ret, fn.dim_params, fn.dtype_params)
 
 
 def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:

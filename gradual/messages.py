@@ -288,13 +288,17 @@ def requirement_violation(site: "CallSite", d: "SDim", symbol: str, lo: int, hi:
                           shown: Dimension) -> Diagnostic:
     """A call whose argument gives a signature symbol a value the callee's body stops."""
     need = f"`{symbol}` >= {lo}" if hi is None else f"{lo} <= `{symbol}` <= {hi}"
+    checks = f"the body of {_code(site.callee.display)} checks {need} before it returns"
+    notes = _signature_note(site) + (f"`{symbol}` is {shown} at this call",)
+    bound = f"{lo}..{'' if hi is None else hi}"
+    if d.origin is None:  # solved from the arguments (`q + 1` matched by a 2)
+        return Diagnostic(codes.SHAPE_MISMATCH, f"this call makes `{symbol}` {shown}, but {checks}: it always fails",
+                          site.span, label=f"`{symbol}` is {shown} here", notes=_signature_note(site),
+                          help=f"pass arguments that make `{symbol}` lie in {bound}")
     return Diagnostic(
-        codes.SHAPE_MISMATCH,
-        f"{origin_phrase(site, d.origin)} is {shown}, but the body of {_code(site.callee.display)} "
-        f"checks {need} before it returns: this call always fails",
-        _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}",
-        notes=_signature_note(site) + (f"`{symbol}` is {shown} at this call",),
-        help=f"pass a value whose dimension lies in {lo}..{'' if hi is None else hi}",
+        codes.SHAPE_MISMATCH, f"{origin_phrase(site, d.origin)} is {shown}, but {checks}: this call always fails",
+        _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}", notes=notes,
+        help=f"pass a value whose dimension lies in {bound}",
     )
 
 

@@ -200,6 +200,18 @@ class ProtoRef:
     content: Any
 
 
+@dataclass
+class ProtoFunction:
+    """A function-typed result before resolution: its type, whose symbols and dtype variables
+    of the callee's signature stand for what this call bound them to."""
+
+    type: Type
+    dims: dict
+    dtypes: dict
+    quantified: frozenset
+    quantified_dtypes: frozenset
+
+
 class _Opened:
     """An argument opened as a tensor/tuple view, with its type-variable bookkeeping."""
 
@@ -475,8 +487,14 @@ class CallSite(ShapeContext):
             self.contracts[(arg.index, arg.path)] = expected
 
     def other_result(self, t: Type, matcher: Any) -> Any:
-        """Non-tensor results of a signature (function types, `?`)."""
-        return t
+        """Non-tensor results of a signature (function types, `?`). A function type is the
+        callee's, over its signature's symbols: this call's values of them replace them when
+        the result is resolved (`@mk(%x: (n,))` returning `fn () -> (n,)` gives `fn () -> (3,)`
+        for a (3,) argument; left as `n`, two calls shared one `n`)."""
+        if not isinstance(t, FuncType):
+            return t
+        return ProtoFunction(t, dict(matcher.dims), dict(matcher.dtypes), frozenset(matcher.quantified),
+                             frozenset(matcher.quantified_dtypes))
 
     # attributes and knowledge ---------------------------------------------------------------
     def attr(self, name: str) -> Any:
@@ -713,10 +731,10 @@ class CallSite(ShapeContext):
     def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
         self._within(_sdim(d), lo, hi, assumed=False)
 
-    def assume_within(self, d: Any, lo: int, hi: Optional[int]) -> None:
-        self._within(_sdim(d), lo, hi, assumed=True)
+    def assume_within(self, d: Any, lo: int, hi: Optional[int], needed: bool = True) -> None:
+        self._within(_sdim(d), lo, hi, assumed=True, needed=needed)
 
-    def _within(self, d: SDim, lo: int, hi: Optional[int], assumed: bool) -> None:
+    def _within(self, d: SDim, lo: int, hi: Optional[int], assumed: bool, needed: bool = True) -> None:
         var = self.solver.free_var(d.dim)
         if var is not None:
             if self.solver.narrow(var, lo, hi) is Grade.NEVER:
@@ -727,7 +745,8 @@ class CallSite(ShapeContext):
         if dhi < lo or hi is not None and dlo > hi:
             self._error(messages.bound_violation(self, d, lo, hi, self._shown(d)))
         elif dim.is_symbolic and (dlo < lo or hi is not None and dhi > hi):
-            self._learn(dim, lo, hi)
+            if needed:
+                self._learn(dim, lo, hi)
             if assumed:
                 self._check_bound(d, lo, hi)
 
@@ -751,12 +770,17 @@ class CallSite(ShapeContext):
         return SDim(Dimension.interval(max(lo, dlo), top))
 
     def _learn(self, dim: Dimension, lo: int, hi: Optional[int]) -> None:
-        """A bound on a rigid symbol, which this call stops at runtime where it does not hold."""
-        terms = dim.expr.terms
-        if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1:
-            atom = terms[0][0][0]
-            if isinstance(atom, Symbol) and not isinstance(atom, DimVar):
-                self.learned.append((atom, lo, hi))
+        """A bound on a rigid symbol, which this call stops at runtime where it does not hold:
+        of the symbol itself, or of `k * s + c` (k > 0; `q + 1 >= 3` is `q >= 2`)."""
+        symbols = dim.expr.symbols()
+        if len(symbols) != 1:
+            return
+        (sym,) = symbols
+        part = dim.expr.linear_part(sym)
+        if isinstance(sym, DimVar) or part is None or part[0] <= 0 or not part[1].is_const():
+            return
+        k, c = part[0], part[1].const_value()
+        self.learned.append((sym, -((c - lo) // k), None if hi is None else (hi - c) // k))
 
     def _check_bound(self, d: SDim, lo: int, hi: Optional[int]) -> None:
         """A rigid dim that is not provably inside lo..hi: checked at runtime where it came from
@@ -972,9 +996,38 @@ class CallSite(ShapeContext):
             return TupleType(tuple(self.resolve_result(f) for f in proto.fields))
         if isinstance(proto, ProtoRef):
             return RefType(self.resolve_result(proto.content))
+        if isinstance(proto, ProtoFunction):
+            return self._function_result(proto)
         if isinstance(proto, Type):
             return proto
         raise TypeError(f"a shape rule returned {proto!r}")
+
+    def _function_result(self, proto: ProtoFunction) -> Type:
+        """A function-typed result with the callee's symbols replaced by this call's values (an
+        unbound one, or one bound to a run of dims, by `?`)."""
+        def dim(d: Dimension) -> Dimension:
+            if not d.is_symbolic:
+                return d
+            mentioned = d.expr.symbols() & proto.quantified
+            if not mentioned:
+                return d
+            values = {}
+            for sym in mentioned:
+                bound = proto.dims.get(sym)
+                if bound is None or isinstance(bound, (list, tuple)):
+                    return Dimension.dynamic()
+                values[sym] = self._final_dim(_sdim(bound))
+            if all(v.is_exact for v in values.values()):
+                return Dimension.of_expr(d.expr.substitute(lambda s: values[s].expr if s in values else None))
+            (sym,) = mentioned if len(mentioned) == 1 else (None,)
+            return values[sym] if sym is not None and d.expr == Poly.atom(sym) else Dimension.dynamic()
+
+        def dtype(dt: DType) -> DType:
+            if dt not in proto.quantified_dtypes:
+                return dt
+            bound = proto.dtypes.get(dt)
+            return DYN_DTYPE if bound is None else self.solver.resolve_dtype(raw_dtype(bound))
+        return map_dtypes(map_dims(proto.type, dim), dtype)
 
     def _final_dim(self, d: SDim) -> Dimension:
         dim = self.solver.resolve(d.dim)

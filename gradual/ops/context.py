@@ -161,10 +161,12 @@ class ShapeContext(ABC):
         both domains, so where it is not provable the runtime's evaluation of the rule stops
         a bad input at the call (no check is inserted for it)."""
 
-    def assume_within(self, d: Any, lo: int, hi: Optional[int]) -> None:
+    def assume_within(self, d: Any, lo: int, hi: Optional[int], needed: bool = True) -> None:
         """Like `within`, for an assumption the rule's symbolic result relies on but its
-        concrete evaluation would not notice (a slice of a short dim is clamped): where it is
-        not provable, the checker inserts a runtime check of it."""
+        concrete evaluation would not notice (a window that does not fit, a crop): where it is
+        not provable, the checker inserts a runtime check of it. `needed` False: the operation
+        itself runs without it (a slice of a short dim is clamped), and only the exact length
+        assumes it, so a caller does not learn it as a requirement of the definition."""
         self.within(d, lo, hi)
 
     def assured(self, d: Any, lo: int, hi: Optional[int], symbol: str) -> Any:

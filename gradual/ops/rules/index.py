@@ -289,7 +289,7 @@ def _long_enough(ctx: ShapeContext, d: Any, need: int) -> bool:
         return True
     if ctx.claimed(d):
         return False
-    ctx.assume_within(d, need, None)
+    ctx.assume_within(d, need, None, needed=False)
     return True
 
 
