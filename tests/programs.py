@@ -172,7 +172,7 @@ class Slot:
     """An annotation the variants render: a tensor type over Dims (`dims=None` is `*`)."""
 
     uid: int
-    kind: str  # param, helper-param, let, cast
+    kind: str  # param, helper-param, poly-param (symbolic in every variant), let, cast
     dims: Optional[tuple]
     dtype: str
     existentials: frozenset = frozenset()
@@ -246,7 +246,10 @@ class Static(Variant):
     name = "static"
 
     def dim_text(self, slot: Slot, index: int, d: Dim, program: "Program") -> str:
-        """One dim of an annotation as source text."""
+        """One dim of an annotation as source text (a polymorphic helper's stay its symbols:
+        it is called with different sizes)."""
+        if slot.kind == "poly-param":
+            return base_dim_text(slot, d, program)
         return str(d.value)
 
 
@@ -1619,7 +1622,7 @@ def op_sparse(b: Builder) -> Val:
     kind = b.draw.int(0, 3)
     if kind == 0:
         flat = "".join(b.call("reshape", [x.text], newshape=[-1]))
-        if all(d.form.is_static for d in x.dims) and b.draw.chance(50):
+        if all(d.form.is_static for d in x.dims) and b.draw.chance(80):
             static = [d.value for d in x.dims]  # indices within the static shape, whatever x's size at runtime
             grid = "".join(b.call("argwhere", ["".join(b.call("ones", [], shape=static))]))
             dense = "".join(b.call("sparse_to_dense", [grid, flat, "0f"], output_shape=static))
@@ -1976,6 +1979,30 @@ def feature_function_argument(b: Builder) -> Val:
     return b.bind([f"@{h.name}({', '.join(args)})"], tuple(outer_of(d) for d in last.dims), last.dtype)
 
 
+def feature_returned_closure(b: Builder) -> Val:
+    """A helper that returns a closure over its parameter, `@mk(%x: (n, m)) { fn () { op(%x) } }`,
+    called for x and for another value of x's rank and dtype, of other sizes: each call's
+    closure is typed by its own argument (the callee's symbols were left in the returned type,
+    so two calls shared them and an `add` of a (4,) and a (3,) checked clean; found by
+    adversarial programs). The parameter's dims are symbols in every variant (`poly-param`)."""
+    x = b.pick()
+    h = new_helper(b, "mk")
+    dims = tuple(Dim(d.value, h.symbol(), d) for d in x.dims)
+    value = h.new_param(list(dims))
+    h.params[-1].slot.kind = "poly-param"
+    op = b.draw.choice(["nn.relu", "negative", "copy"])
+    b.program.ops.append(op)
+    h.block.result = [f"fn () {{ {op}({value.text}) }}"]
+    others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
+    results = []
+    for arg in [x] + ([b.draw.choice(others)] if others else []):
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({arg.text});"])
+        results.append(b.bind([f"%{name}()"], arg.dims, arg.dtype))
+    b.program.features.add("polymorphic-helper")
+    return results[-1]
+
+
 def function_value(b: Builder, x: Val) -> str:
     """A shape-preserving function of x's type as the caller writes it: a closure bound by a
     let (its parameter's dims x's forms, its own symbols or `?`), or a helper definition. Where
@@ -2073,7 +2100,7 @@ OPERATORS: list = [
     (op_signed_values, 1, "float32"),
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
-    (feature_hinted_loop, 1, "data"),
+    (feature_hinted_loop, 1, "data"), (feature_returned_closure, 1, "nest"),
 ]
 
 
@@ -2081,7 +2108,7 @@ OPERATORS: list = [
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
     "hints": frozenset({feature_hinted_loop}),
-    "functions": frozenset({feature_function_argument}),
+    "functions": frozenset({feature_function_argument, feature_returned_closure}),
     "expressions": frozenset({feature_expression_dims}),
     "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape}),  # slices past the end, empty tensors
 }
