@@ -128,7 +128,7 @@ def _resolve_index(index: int, length: int, mode: str) -> Optional[int]:
         return index % length
     if mode == "clip":
         return min(max(index, 0), length - 1)
-    return index if 0 <= index < length else None
+    return index % length if -length <= index < length else None  # "fast": from the end where negative, as its kernel
 
 
 # gather, gather_nd ------------------------------------------------------------------------------

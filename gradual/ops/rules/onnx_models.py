@@ -69,11 +69,11 @@ def rnn(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_attention")
 def attention(ctx: ShapeContext) -> Any:
     """`onnx.attention`: q, k and v agree on batch, heads and head sizes; a mask broadcasts
-    into (batch, q heads, q sequence, total sequence) and the non-padding lengths are one per
+    into (batch, q heads, q sequence, total sequence) (a vector: the keys alone) and the non-padding lengths are one per
     batch entry; (y, present_key, present_value, qk_matmul_output)."""
     q, k, v, mask, past_key, past_value, nonpad = ctx.args
     if given(ctx, mask):
-        ctx.require_rank_at_least(mask, 2)
+        ctx.require_rank_at_least(mask, 1)  # a vector masks every query alike (ONNX's own test)
         if dtype_name(mask.dtype) not in (None, "bool"):  # a bool mask, or a bias of q's type
             ctx.same_dtype(mask.dtype, q.dtype)
     if given(ctx, nonpad):

@@ -95,27 +95,21 @@ def concat(node: Node) -> Any:
 
 @converts("Split")
 def split(node: Node) -> Any:
-    """Split: by constant sizes (one strided_slice per output), into equal parts (`split`), or
-    into num_outputs parts with a smaller last one (opset 18, `onnx.split`)."""
+    """Split: by sizes (`onnx.split_sizes`, whose rule requires them to add up to the dim: one
+    strided_slice per output ran sizes that did not, which onnxruntime rejects), into equal
+    parts (`split`), or into num_outputs parts with a smaller last one (opset 18, `onnx.split`)."""
     axis = int(node.attr("axis", 0))
     sizes = [int(v) for v in node.attr("split", [])] if node.opset < 13 else (node.ints(1) if node.has(1) else None)
     if node.opset >= 13 and node.has(1) and sizes is None:
         call = node.call("onnx.split_sizes", node.x(0), node.x(1), num_outputs=len(node.outputs), axis=axis)
         return Tuple(call, len(node.outputs))
     if sizes:
-        return _split_sizes(node, sizes, axis)
+        call = node.call("onnx.split_sizes", node.x(0), node.int64s(sizes), num_outputs=len(node.outputs), axis=axis)
+        return Tuple(call, len(node.outputs))
     count = int(node.attr("num_outputs", len(node.outputs)))
     if node.opset >= 18 and node.attr("num_outputs") is not None:
         return Tuple(node.call("onnx.split", node.x(0), num_outputs=count, axis=axis), count)
     return Tuple(node.call("split", node.x(0), indices_or_sections=count, axis=axis), count)
-
-
-def _split_sizes(node: Node, sizes: list, axis: int) -> list:
-    outputs, start = [], 0
-    for size in sizes:
-        outputs.append(node.call("strided_slice", node.x(0), begin=[start], end=[start + size], axes=[axis]))
-        start += size
-    return outputs
 
 
 @converts("Slice")
