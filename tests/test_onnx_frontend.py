@@ -557,3 +557,32 @@ def test_a_gather_index_out_of_range_is_an_error_not_a_wrap() -> None:
     assert imported.run({"x": x, "i": np.array([-1], np.int64)})[0].tolist() == [[4.0, 5.0]]
     with pytest.raises(gradual.RunFailure):
         imported.run({"x": x, "i": np.array([3], np.int64)})
+
+
+def test_a_model_local_function_is_inlined() -> None:
+    """A node calling a FunctionProto of the model (`pkg.custom::SqPlus`, Mul then Add) is its
+    body's nodes, expanded by ONNX's inliner (it was an unsupported operator)."""
+    body = helper.make_function("pkg.custom", "SqPlus", ["a"], ["b"],
+                                [helper.make_node("Mul", ["a", "a"], ["sq"]), helper.make_node("Add", ["sq", "a"], ["b"])],
+                                [helper.make_opsetid("", 17)])
+    graph = helper.make_graph([helper.make_node("SqPlus", ["x"], ["y"], domain="pkg.custom")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("pkg.custom", 1)],
+                          functions=[body])
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.ok and str(result.function_type("main").ret) == "Tensor[(n,), float32]"
+    assert imported.run({"x": np.array([0, 1, 2], np.float32)}, checked=result)[0].tolist() == [0.0, 2.0, 6.0]
+
+
+def test_split_sizes_must_add_up_and_unsqueeze_axes_must_differ() -> None:
+    """Models onnxruntime refuses: Split sizes 2 + 2 of a dim of 5 (per-output slices ran them,
+    dropping a column), Unsqueeze axes 0 and -3 of a vector (one output position twice)."""
+    split = model([helper.make_node("Split", ["x", "sp"], ["a", "b"], axis=1)], [("x", TensorProto.FLOAT, [2, 5])],
+                  [("a", TensorProto.FLOAT, None), ("b", TensorProto.FLOAT, None)], [("sp", np.array([2, 2], np.int64))],
+                  opset=18)
+    assert [d.code for d in gonnx.import_model(split, path="m.onnx").check().errors] == ["shape-mismatch"]
+    unsqueeze = model([helper.make_node("Unsqueeze", ["x", "ax"], ["y"])], [("x", TensorProto.FLOAT, ["n"])],
+                      [("y", TensorProto.FLOAT, None)], [("ax", np.array([0, -3], np.int64))], opset=18)
+    assert [d.code for d in gonnx.import_model(unsqueeze, path="m.onnx").check().errors] == ["bad-attribute"]

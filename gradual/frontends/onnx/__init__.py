@@ -35,14 +35,19 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   as `onnx.constant(values=[...], shape=[...], dtype=...)` or a literal, so its value is known
   to the checker (integer vectors are shape values, SPEC 3.7); a larger one becomes a
   parameter of `@main` with its exact static type, whose value `ImportedModel.feeds` / `run`
-  pass along (`ImportedModel.constants`). An initializer listed among the graph inputs
-  (IR < 4) is a constant. `ImportOptions.freeze` turns graph inputs into constants.
+  pass along (`ImportedModel.constants`). An initializer listed among the graph inputs is a
+  constant at every IR version: onnxruntime lets a run replace one from IR 4 on, but exporters
+  that keep initializers as inputs list every weight so, and the model's value is what decides
+  shapes (a decision: such an input cannot be given to `run`). `ImportOptions.freeze` turns
+  graph inputs into constants. Model-local functions are expanded by ONNX's inliner first.
 * **Shape tensors** that are not constants (a `Shape` -> `Gather` -> `Concat` chain, a graph
   input) stay tensors: `dyn.reshape`, `onnx.expand`, `onnx.slice`, ... read their values where
   the checker knows them and give `?` dims (of a known rank) where it does not.
 * **Lowering.** Each ONNX operator maps onto stdlib operators with the same semantics where
   one exists (Gemm: `transpose` + `nn.dense`/`nn.matmul` + scaled bias; Flatten at axis 1:
-  `nn.batch_flatten`; NonZero: `transpose(argwhere)`; Gather: `take(mode="wrap")`; 2-D Conv and
+  `nn.batch_flatten`; NonZero: `transpose(argwhere)`; Gather: `take(mode="fast")`, an index out
+  of range an error as ONNX makes it; Split by sizes: `onnx.split_sizes`, which requires them
+  to add up to the dim; 2-D Conv and
   pools with explicit pads: `nn.conv2d`, `nn.max_pool2d`, ...), else onto the operators of
   `stdlib/onnx.rly` (NumPy matmul, bidirectional Expand, N-d convolution and pooling with
   auto_pad and ONNX's ceil_mode, LayerNormalization over several axes, ...). To choose between
@@ -151,6 +156,21 @@ def _load(source: Union[str, bytes, Any], path: Optional[str]) -> tuple:
     return model, data
 
 
+def _inlined(model: Any, data: Optional[bytes]) -> tuple:
+    """The model with its model-local functions (a FunctionProto a node calls by its domain and
+    name, as onnxscript and exporters' module-preserving modes write them) expanded in place by
+    ONNX's own inliner, so their nodes are imported as the graph's; a function that cannot be
+    expanded stays a call, reported as an unsupported operator at its node."""
+    if not model.functions:
+        return model, data
+    import onnx.inliner
+
+    try:
+        return onnx.inliner.inline_local_functions(model), None
+    except Exception:  # noqa: BLE001 - the inliner's own errors: the calls stay as they are
+        return model, data
+
+
 #: How a tensor stored outside the model file is serialized (TensorProto.data_location, field
 #: 14, = EXTERNAL): a model without these bytes has no such tensor (a model with them may).
 _EXTERNAL_DATA = bytes([14 << 3, 1])
@@ -167,5 +187,6 @@ def import_model(source: Union[str, bytes, Any], options: Optional[ImportOptions
     unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
     model, data = _load(source, path)
     where = path or (source if isinstance(source, str) else (model.graph.name or "<model>") + ".onnx")
+    model, data = _inlined(model, data)
     with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
         return Importer(model, where, options, serialized=data).run()

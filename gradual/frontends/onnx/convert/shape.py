@@ -78,11 +78,13 @@ def unsqueeze(node: Node) -> Any:
     if not axes:
         node.fail_attribute("axes", "absent", "axes given")
     rank = node.rank(0)
-    if any(a < 0 for a in axes) and rank is None:
-        return node.call("onnx.unsqueeze", node.x(0), node.int64s(axes))
     out_rank = (rank or 0) + len(axes)
+    positions = [a + out_rank if a < 0 else a for a in axes]
+    if any(a < 0 for a in axes) and rank is None or len(set(positions)) < len(positions):
+        # the rule also says where axes name one output position twice (ONNX rejects that)
+        return node.call("onnx.unsqueeze", node.x(0), node.int64s(axes))
     out = node.x(0)
-    for a in sorted(a + out_rank if a < 0 else a for a in axes):
+    for a in sorted(positions):
         out = node.call("expand_dims", out, axis=a)
     return out
 
