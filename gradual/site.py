@@ -780,7 +780,9 @@ class CallSite(ShapeContext):
         if isinstance(sym, DimVar) or part is None or part[0] <= 0 or not part[1].is_const():
             return
         k, c = part[0], part[1].const_value()
-        self.learned.append((sym, -((c - lo) // k), None if hi is None else (hi - c) // k))
+        low, high = -((c - lo) // k), None if hi is None else (hi - c) // k
+        if low > sym.lo or high is not None:
+            self.learned.append((sym, low, high))
 
     def _check_bound(self, d: SDim, lo: int, hi: Optional[int]) -> None:
         """A rigid dim that is not provably inside lo..hi: checked at runtime where it came from
