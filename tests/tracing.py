@@ -44,7 +44,7 @@ CONTRACT_BLAME = frozenset({"result", "contract"})
 #: rule failures that mean the checker let an unknown rank reach the rule: each rank or least
 #: rank a rule needs is checked (issue 11, class 5); relations between two unknown ranks (the
 #: fields of a concatenate, `same-rank`; a diagonal's or a scatter's indices' rank against the
-#: input's, `rank-relation`), a rank's upper bound (broadcast_to) and the dims a `dyn.reshape`
+#: input's, `rank-relation`), a rank's upper bound (broadcast_to, rotary_embedding) and the dims a `dyn.reshape`
 #: shape value copies (a 0 in it is a copy code) are left to the rule
 RANK_CODES = frozenset({"rank", "rank-too-small", "transpose-axes", "slice-length", "not-a-scalar",
                         "new-axis-out-of-range", "axis-out-of-range", "pad-width"})

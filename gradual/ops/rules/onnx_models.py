@@ -446,8 +446,8 @@ def rotary_embedding(ctx: ShapeContext) -> Any:
     ctx.require_rank_at_least(x, 3)
     if x.dims is None:
         return ctx.tensor(None)
-    if x.rank > 4:
-        ctx.require_rank(x, 4)
+    if x.rank > 4:  # an upper bound no check of a `Tensor[*]` states: the rule stops it, as broadcast_to's
+        ctx.fail("rank-too-large", arg=x, allowed=4, rank=x.rank)
     if x.rank == 4:
         batch, seq, head = x.dim(0), x.dim(2), x.dim(3)
     else:
