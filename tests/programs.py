@@ -1637,7 +1637,8 @@ def op_sparse(b: Builder) -> Val:
         values = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
         parts = b.bind(b.call("sparse_fill_empty_rows", [coords, values, shape, "ones(shape=[1])"]), None, fields=())
         b.program.ops.append("ones")
-        return b.bind(b.call("cast", [f"{parts.text}.1"], dtype=b.dtype), (Dim(total.value, DYNAMIC, None),))
+        filled = total.value or x.dims[0].value  # a (r, 0) input: every row is empty, and each gets one value
+        return b.bind(b.call("cast", [f"{parts.text}.1"], dtype=b.dtype), (Dim(filled, DYNAMIC, None),))
     index = "".join(b.call("reshape", [coords], newshape=[-1]))
     out = "".join(b.call("unravel_index", [index, shape]))
     return b.bind(b.call("cast", [out], dtype=b.dtype), (Dim.const(x.rank), Dim(total.value * x.rank, DYNAMIC, None)))
