@@ -561,3 +561,12 @@ def test_a_chain_keeps_only_its_live_values() -> None:
         tracemalloc.stop()
     assert float(out[0, 0]) == 64.0 and float(kept[0, 0]) == 2.0
     assert peak < 8 * x.nbytes, f"peak {peak / x.nbytes:.1f} tensors"
+
+
+def test_a_failed_check_names_the_dtype_its_variable_was_bound_to() -> None:
+    """`expected Tensor[(2..,), float32]`, not the definition's `T` (found by adversarial programs)."""
+    src = ("def @h(%x) { can_unify(%x, shape=(3,)); %a = nn.pad(%x, 0f, pad_width=[[0, -2]]); %x }\n"
+           "def @main(%y: Tensor[(1,), float32]) { @h(%y) }\n")
+    with pytest.raises(gradual.CheckFailure) as info:
+        gradual.run(src, {"y": ones(1)})
+    assert info.value.diagnostic().message.startswith("expected Tensor[(2..,), float32], found Tensor[(1,), float32]")

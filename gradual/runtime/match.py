@@ -420,8 +420,12 @@ def _symbolic_text(dim: Dimension) -> str:
 
 
 def expected_text(t: Type, frame: Frame) -> str:
-    """A type with every bound symbol replaced by its value: what the check expected."""
+    """A type with every bound symbol and dtype variable replaced by its value: what the check
+    expected (`Tensor[(2..,), float32]`, not the definition's `T`)."""
     env = frame.env()
+
+    def bound_dtype(dt: Any) -> Any:
+        return (frame.find("dtypes", dt) or dt) if isinstance(dt, DTypeVar) else dt
 
     def concrete(d: Dimension) -> Dimension:
         if d.is_symbolic:
@@ -432,4 +436,4 @@ def expected_text(t: Type, frame: Frame) -> str:
             return Dimension.static(value) if value >= 0 else d
         return d
 
-    return format_type(map_dims(t, concrete))
+    return format_type(map_dtypes(map_dims(t, concrete), bound_dtype))
