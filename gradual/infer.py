@@ -857,7 +857,8 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
         casts.append(CastPattern(cast.arg, node, pattern, cast.verifies, cast.binds, reason))
     refinements = [(i, binders[i], t) for i, _, t in cached.refinements]
     facts = [(i, binders[i], _refer_to(fact, cached.facts, binders)) for i, _, fact in cached.facts]
-    return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()), cached.instantiation)
+    return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()), cached.instantiation,
+                       cached.learned)
 
 
 def _finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
