@@ -30,8 +30,8 @@ from .syntax.source import Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims, type_symbols,
-    map_dtypes,
+    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims,
+    map_dtypes, type_symbols,
     scalar,
 )
 from .unify import HintVar, SiteVar, Solver
@@ -807,9 +807,7 @@ def _as_value(fn: Optional[FuncType]) -> Optional[FuncType]:
     """A definition's type where it is a value (`%f = @h`, `ref(@h)`, an argument), without what
     its body was learned to check: another function of the same type may take its place (a
     `ref_write`, a branch), so only a call of the definition itself may assume it."""
-    if fn is None or not fn.requires:
-        return fn
-    return FuncType(fn.params, fn.ret, fn.dim_params, fn.dtype_params)
+    return None if fn is None else fn.without_requires()
 
 
 def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:

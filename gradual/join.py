@@ -64,8 +64,7 @@ def _without_values(t: Type) -> Type:
     if isinstance(t, TupleType):
         return TupleType(tuple(_without_values(f) for f in t.fields))
     if isinstance(t, FuncType):
-        return FuncType(tuple(_without_values(p) for p in t.params), _without_values(t.ret), t.dim_params,
-                        t.dtype_params)
+        return t.with_parts(tuple(_without_values(p) for p in t.params), _without_values(t.ret)).without_requires()
     return t
 
 

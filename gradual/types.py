@@ -159,6 +159,10 @@ class FuncType(Type):
         """The same quantifiers and requirements over other parameter and result types."""
         return FuncType(params, ret, self.dim_params, self.dtype_params, self.requires)
 
+    def without_requires(self) -> "FuncType":
+        """The same type with nothing learned of its body: what another function may share."""
+        return FuncType(self.params, self.ret, self.dim_params, self.dtype_params) if self.requires else self
+
     __str__ = Type.__str__
 
 
