@@ -127,6 +127,18 @@ def _solve_waiting(frame: Frame, work: deque) -> None:
             check_deferred(frame, match.bound)
 
 
+def _older_solve(frame: Frame, sym: Symbol) -> bool:
+    """Before an expression (not a bare occurrence, which binds) solves `sym`: let a check that
+    waited for `sym` alone since before it bind it first; whether one did. An entry's `n1 * n2` of size 1, waiting for `n1` once a cast bound `n2`, says what `n1`
+    is, so a later cast's `n1 * n2` of size 2 is the mismatch (solved by that cast, `n1` was 2
+    and the entry was blamed for an input that fits its type)."""
+    waiting = [w for w in frame.deferred.get(sym, ()) if not w.done and w.unbound(frame) == [sym]]
+    if not waiting:
+        return False
+    _solve_waiting(frame, deque(waiting))
+    return frame.dim(sym) is not None
+
+
 def unbind(frame: Frame, symbols: tuple) -> None:
     """Forget symbols a cast introduces, so the cast binds them afresh (relations tie only a
     signature's symbols, made at entry: never these)."""
@@ -252,6 +264,8 @@ class _Match:
 
     def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
         expr, unbound = waiting_for(self.frame, dim.expr)
+        if len(unbound) == 1 and dim.expr != Poly.atom(unbound[0]) and _older_solve(self.frame, unbound[0]):
+            expr, unbound = waiting_for(self.frame, dim.expr)
         if not unbound:
             expected = expr.evaluate(self.frame.env())
             if size != expected:
