@@ -615,7 +615,9 @@ class CallSite(ShapeContext):
         gradual guarantee), so its dim becomes their hull (`1..2` against 2, `1..5` against
         `3..5`, `?` against a symbol or `?`: never more precise than what it met) and the result
         is the other dim (the parameter is 1 or that), which the operator's rule checks when it
-        runs. None where neither is such a parameter, or both are (they are made equal)."""
+        runs; `?` where the other dim may itself be 1 (a symbol `n`: where n is 1 the result is
+        the parameter's dim, 0 against 1 gives 0; the deep run found `n` claimed for it). None
+        where neither is such a parameter, or both are (they are made equal)."""
         for free, other in ((a, b), (b, a)):
             var = self.solver.free_var(free.dim)
             if type(var) is not DimVar or self.solver.free_var(other.dim) is not None:
@@ -625,6 +627,8 @@ class CallSite(ShapeContext):
             hull = Dimension.interval(min(1, resolved.min_length), None if hi is None else max(1, hi))
             if self.solver.bind_imprecise(var, hull) is Grade.NEVER:
                 return None
+            if self.maybe_one(other) is not False:  # where it is 1, the result is the parameter's dim
+                return SDim(Dimension.dynamic())
             return SDim(resolved, other.origin)
         return None
 
