@@ -722,13 +722,13 @@ class Checker:
 
     def bind_existentials(self, introduced: tuple, site: CallSite, target: Type, env: Env) -> Type:
         """An existential that a flow binds to a dim the checker knows exactly (a static one,
-        or one over the definition's own symbols) is that dim from here on: the annotation
+        one over the definition's own symbols, or an unannotated parameter's inferred dim) is
+        that dim from here on: the annotation
         names it, it does not hide it (`let %y: (b, 4) = ...` of a (2, 4) value: `b` is 2, so
         a later `(b, 4)` of a (2, 4) value is no mismatch, and the body's result is (2, 4))."""
         for sym in introduced:
             dim = site.bound_dim(sym)
-            if dim is not None and (dim.is_static or dim.is_symbolic and not any(
-                    isinstance(s, DimVar) for s in dim.expr.symbols())):
+            if dim is not None and dim.is_exact:
                 env.alias(sym, dim)
         return env.aliased(target)
 

@@ -308,7 +308,8 @@ def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorAr
     begin, end = ctx.static(starts.value[i]), ends.value[i]
     if begin is None or not 0 <= begin <= size or isinstance(end, int) or not ctx.exact(end):
         return ctx.unknown()
-    if ctx.at_least(end, begin) and ctx.at_least(ctx.const(size) - end, 0):
+    most = ctx.bounds(end)[1]  # (an end past a 0-long buffer is no negative length to compute)
+    if ctx.at_least(end, begin) and most is not None and most <= size:
         return end - begin
     return ctx.bounded(0, size - begin)
 
