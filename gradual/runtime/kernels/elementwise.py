@@ -133,8 +133,12 @@ def _binary(name: str, fn: Callable[[np.ndarray, np.ndarray], Any], keep: bool =
 def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Relay `divide`: true division for floats, truncation toward zero for integers."""
     if lhs.dtype.kind in "iub":
-        quotient = np.floor_divide(np.abs(lhs), np.abs(rhs))
-        return np.where(np.sign(lhs) * np.sign(rhs) < 0, -quotient, quotient)
+        # floor division, then one step toward zero where it rounded a negative quotient down
+        # (|x| of the dtype's minimum overflows: -128 / 3 computed as -(|-128| // 3) gave 43)
+        with np.errstate(divide="ignore", over="ignore"):
+            quotient = np.floor_divide(lhs, rhs)
+            inexact = (lhs - quotient * rhs) != 0
+        return np.where(inexact & ((lhs < 0) != (rhs < 0)), quotient + 1, quotient).astype(quotient.dtype)
     return np.divide(lhs, rhs)
 
 
@@ -143,13 +147,26 @@ def mod(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return np.fmod(lhs, rhs)
 
 
+def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """`lhs ** rhs`; an integer to a negative power truncates toward zero as C's `pow` cast
+    back does (ONNX Runtime): 1 for 1, +-1 for -1, 0 for any other base (0 included, where
+    the result is undefined)."""
+    if lhs.dtype.kind in "iu" and np.asarray(rhs).dtype.kind == "i" and np.any(np.asarray(rhs) < 0):
+        negative = np.asarray(rhs) < 0
+        positive = np.power(lhs, np.where(negative, 0, rhs))
+        odd = np.asarray(rhs) % 2 != 0
+        reciprocal = np.where(lhs == 1, 1, np.where(lhs == -1, np.where(odd, -1, 1), 0))
+        return np.where(negative, reciprocal, positive).astype(positive.dtype)
+    return np.power(lhs, rhs)
+
+
 _binary("add", np.add)
 _binary("subtract", np.subtract)
 _binary("multiply", np.multiply)
 _binary("divide", divide)
 _binary("floor_divide", np.floor_divide)
 _binary("mod", mod)
-_binary("power", np.power)
+_binary("power", power)
 _binary("maximum", np.maximum)
 _binary("minimum", np.minimum)
 _binary("equal", np.equal, keep=False)

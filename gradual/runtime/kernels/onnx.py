@@ -189,8 +189,8 @@ def split_sizes(data: np.ndarray, split: np.ndarray, *, num_outputs: int, axis: 
 def reduce(data: np.ndarray, axes: np.ndarray, *, kind: str, keepdims: bool, noop_with_empty_axes: bool) -> np.ndarray:
     """ONNX reductions; an empty set gives the identity (0, 1, the lowest or highest value)."""
     chosen = _ints(axes)
-    if not chosen and noop_with_empty_axes:
-        return data.copy()
+    if not chosen and noop_with_empty_axes:  # composite reductions still take their other steps
+        return np.asarray(_NO_REDUCTION.get(kind, np.copy)(data)).astype(data.dtype)
     picked = tuple(sorted(a + data.ndim if a < 0 else a for a in chosen)) if chosen else tuple(range(data.ndim))
     x = data.astype(np.float64) if data.dtype.kind == "f" else data
     kw = {"axis": picked, "keepdims": bool(keepdims)}
@@ -201,6 +201,14 @@ def reduce(data: np.ndarray, axes: np.ndarray, *, kind: str, keepdims: bool, noo
     out = _REDUCTIONS[kind](x, kw)
     return np.asarray(out).astype(data.dtype)
 
+
+_NO_REDUCTION = {
+    "l1": np.abs,
+    "l2": np.abs,
+    "sum_square": lambda x: x * x,
+    "log_sum": np.log,
+    "log_sum_exp": lambda x: np.log(np.exp(x)),
+}
 
 _REDUCTIONS = {
     "sum": lambda x, kw: np.sum(x, **kw),
@@ -694,7 +702,9 @@ def softmax_cross_entropy(scores: np.ndarray, labels: np.ndarray, weight: np.nda
 
 @kernel("onnx.hardmax")
 def hardmax(data: np.ndarray, *, axis: int) -> np.ndarray:
-    """1 at the first maximum along axis."""
+    """1 at the first maximum along axis (an empty tensor has none)."""
+    if data.size == 0:
+        return np.zeros_like(data)
     first = np.expand_dims(np.argmax(data, axis=axis), axis)
     out = np.zeros_like(data)
     np.put_along_axis(out, first, 1, axis=axis)

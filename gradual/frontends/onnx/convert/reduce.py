@@ -26,7 +26,7 @@ def reduce(node: Node) -> Any:
     keepdims = bool(node.attr("keepdims", 1))
     noop = bool(node.attr("noop_with_empty_axes", 0))
     if known and not axes and noop:
-        return node.call("copy", node.x(0))
+        return _no_reduction(node)
     if known and node.op_type not in ("ReduceMax", "ReduceMin"):
         return _relay_reduce(node, axes or None, keepdims)
     axes_expr = node.x(1) if not known else node.int64s(axes or [])
@@ -47,6 +47,22 @@ def _relay_reduce(node: Node, axes: Optional[list], keepdims: bool) -> Any:
         return node.call("log", node.call("sum", node.call("exp", x), **attrs))
     squares = node.call("sum", node.call("multiply", x, x), **attrs)
     return node.call("sqrt", squares) if node.op_type == "ReduceL2" else squares
+
+
+def _no_reduction(node: Node) -> Any:
+    """An empty axes list with noop_with_empty_axes: composite reductions still take their
+    steps that are not the sum (ONNX: ReduceLogSum is the log of the input, ReduceSumSquare its
+    square, ReduceL1 and ReduceL2 its absolute value)."""
+    x = node.x(0)
+    if node.op_type in ("ReduceL1", "ReduceL2"):
+        return node.call("abs", x)
+    if node.op_type == "ReduceSumSquare":
+        return node.call("multiply", x, x)
+    if node.op_type == "ReduceLogSum":
+        return node.call("log", x)
+    if node.op_type == "ReduceLogSumExp":
+        return node.call("log", node.call("exp", x))
+    return node.call("copy", x)
 
 
 @converts("ArgMax", "ArgMin")
