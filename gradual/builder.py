@@ -219,9 +219,9 @@ def proj(value: Expr, index: int, loc: Optional[Loc] = None) -> ast.Proj:
     return ast.Proj(_expr(value), index, span=_span(loc))
 
 
-def cast(value: Expr, type: ast.TypeExpr, loc: Optional[Loc] = None) -> ast.Cast:
-    """`value as type`."""
-    return ast.Cast(_expr(value), type, span=_span(loc))
+def cast(value: Expr, type: ast.TypeExpr, loc: Optional[Loc] = None, what: Optional[str] = None) -> ast.Cast:
+    """`value as type` (`what`: how diagnostics name the value, if not "the value cast here")."""
+    return ast.Cast(_expr(value), type, span=_span(loc), what=what)
 
 
 def if_(cond: Expr, then: Union[Expr, ast.Body], otherwise: Union[Expr, ast.Body], loc: Optional[Loc] = None) -> ast.If:

@@ -544,7 +544,7 @@ class Checker:
         t = self.expr(e.expr, env)
         target = self.res.annotations[id(e.type)]
         return self.flow(t, target, e.expr, env, self.res.introduced.get(id(e), ()),
-                         Callee("flow", "the value cast here", decl_span=e.type.span, expected=target, cast=True),
+                         Callee("flow", e.what or "the value cast here", decl_span=e.type.span, expected=target, cast=True),
                          insert=False, blame=e.span)
 
     # calls ----------------------------------------------------------------------------------

@@ -1169,6 +1169,12 @@ def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
                       span, label="this node", help="the graph's nodes must be in topological order")
 
 
+def onnx_inferred_claim(tensor: str) -> str:
+    """How a cast asserting what ONNX's shape inference (or the model's value_info) says about
+    a tensor names it."""
+    return f"tensor {_code(tensor)} (typed by ONNX's shape inference or the model's value_info)"
+
+
 def onnx_node_header(name: str, index: int, op_type: str, where: str = "") -> str:
     """A node's name as diagnostics show it: `node Conv_3 (Conv)`, `node #4 (Add) in then_branch of If_1`."""
     who = name if name else f"#{index}"

@@ -633,3 +633,24 @@ def test_an_empty_reduction_that_is_a_noop_still_takes_its_other_steps(op: str, 
 def test_hardmax_of_an_empty_tensor_is_empty() -> None:
     m = model([helper.make_node("Hardmax", ["x"], ["y"], axis=-1)], [("x", F, [2, "m"])], [("y", F, None)], opset=13)
     _agrees_with_onnxruntime(m, {"x": np.zeros((2, 0), np.float32)})
+
+
+def _softmax_through_identity(value_info_rank: int) -> object:
+    """Softmax at opset 11 (flatten from `axis` on) of `t = Identity(x)`, x of rank 3, with a
+    value_info for `t` of the given rank (the converter chooses its lowering by t's rank)."""
+    m = model([helper.make_node("Identity", ["x"], ["t"]), helper.make_node("Softmax", ["t"], ["y"], axis=1)],
+              [("x", F, ["n", 3, 4])], [("y", F, None)], opset=11)
+    m.graph.value_info.append(helper.make_tensor_value_info("t", F, [None] * value_info_rank))
+    return m
+
+
+def test_a_lowering_chosen_by_the_models_value_info_is_checked_against_it() -> None:
+    """A value_info claiming rank 2 for a rank-3 tensor chose Softmax's last-axis form: values
+    other than ONNX's, with a clean check (found by hand-built graphs). What the import takes
+    from ONNX's inference is now asserted in the program: here a static error at the node
+    that relied on it; a true value_info costs no check."""
+    (error,) = gonnx.import_model(_softmax_through_identity(2), path="m.onnx").check().errors
+    assert error.code == "bad-cast" and "value_info" in error.message and "its rank is 3, not 2" in error.message
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    _agrees_with_onnxruntime(_softmax_through_identity(3), {"x": x})
+    assert gonnx.import_model(_softmax_through_identity(3), path="m.onnx").check().check_count == 0

@@ -244,11 +244,13 @@ class Cast(Node):
     """`e as T`: checks at runtime what is not statically known, binds new dimension names.
 
     `check` is set on casts that elaboration inserted: it names the source location blamed
-    when the check fails."""
+    when the check fails. `what` names the value in diagnostics where a frontend wrote the cast
+    (default: "the value cast here")."""
 
     expr: "Expr"
     type: TypeExpr
     check: Optional[CheckNote] = field(default=None, compare=False)
+    what: Optional[str] = field(default=None, compare=False)  # a frontend's words for the value cast
 
 
 @dataclass(eq=False, slots=True)

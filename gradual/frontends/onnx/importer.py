@@ -169,6 +169,9 @@ class Importer:
         self.values: dict = {}
         self.infos: dict = {}
         self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
+        self.hearsay: set = set()  # tensors whose info only ONNX's inference (or value_info) gave
+        self.assertions: dict = {}  # tensor -> the variable asserting its hearsay (_assert_hearsay)
+        self.at: tuple = ((), 0)  # the node being imported: (graph path, index)
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
         self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_direct)
         self.poisoned: set = set()
@@ -229,6 +232,7 @@ class Importer:
                     info = read[key] = info_of_type(type_proto, self.dim_names, self.input_dims)
                 if info is not None and vi.name not in infos:
                     infos[vi.name] = info
+                    self.hearsay.add(vi.name)
 
     def _collect_constants(self) -> None:
         for init in self.graph.initializer:
@@ -286,6 +290,7 @@ class Importer:
         return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
 
     def _import_node(self, index: int, record: Any, key: tuple = ()) -> None:
+        self.at = (key, index)
         if self.poisoned and not self.poisoned.isdisjoint(record.inputs):
             self.poisoned.update(record.outputs)  # already reported where the input failed
             return
@@ -404,12 +409,33 @@ class Importer:
 
     # tensors -----------------------------------------------------------------------------------
     def info(self, name: str) -> TensorInfo:
-        """What the model (or ONNX's inference) says about a tensor."""
+        """What the model (or ONNX's inference) says about a tensor. A converter asks in order to
+        choose a lowering, so what only inference or the model's value_info says is asserted in
+        the program before the node that relies on it (_assert_hearsay)."""
         found = self.infos.get(name)
         if found is None and not self.inferred:
             self._collect_infos()
             found = self.infos.get(name)
+        if found is not None and name in self.hearsay:
+            self._assert_hearsay(name, found)
         return found or _NO_INFO
+
+    def _assert_hearsay(self, name: str, info: TensorInfo) -> None:
+        """Cast a tensor to the rank and dtype inference gave it, once per scope (a branch's
+        assertion ends with the branch): a value_info that says rank 2 where the tensor has rank 3
+        chose Softmax's last-axis form and computed other values than ONNX's flattening form.
+        The checker proves the cast (no check), rejects it, or checks it where it cannot tell."""
+        current = self.exprs.get(name)
+        if current is None or current is self.assertions.get(name) or name in self.values:
+            return
+        if info.dims is None and info.dtype is None:
+            return
+        loc = self.listing.node(*self.at)
+        claimed = gb.located(gb.Tensor(None if info.dims is None else [None] * len(info.dims), info.dtype or "?"),
+                             loc.span)
+        cast = gb.cast(current, claimed, loc=loc, what=messages.onnx_inferred_claim(name))
+        var = self.body.let(self.namer.name(name + "_as_inferred"), cast, loc=loc)
+        self.exprs[name] = self.assertions[name] = var
 
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
