@@ -16,7 +16,7 @@ from .syntax.source import Span
 from .types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type
 
 if TYPE_CHECKING:
-    from .site import CallSite, Origin, SDim, SDType
+    from .site import Callee, CallSite, Origin, SDim, SDType
     from .shapes.constraint import Constraint
 
 
@@ -34,6 +34,13 @@ def _code(text: object) -> str:
 
 
 # describing call sites ------------------------------------------------------------------------
+def _callee_name(callee: "Callee") -> str:
+    """A callee as messages name it: code (`nn.dense`, `@f`, `%g`), or "this function" for a
+    function expression called where it is written."""
+    display = callee.display
+    return display if callee.kind == "closure" and display == "this function" else _code(display)
+
+
 def argument_phrase(site: "CallSite", index: int) -> str:
     """`the 2nd argument to `nn.dense``, naming a user function's parameter when known."""
     callee = site.callee
@@ -42,7 +49,7 @@ def argument_phrase(site: "CallSite", index: int) -> str:
     name = ""
     if index < len(callee.param_names) and callee.kind != "op":
         name = f" (`%{callee.param_names[index]}`)"
-    return f"the {ordinal(index + 1)} argument{name} to {_code(callee.display)}"
+    return f"the {ordinal(index + 1)} argument{name} to {_callee_name(callee)}"
 
 
 def _path_phrase(path: tuple) -> str:
@@ -108,7 +115,7 @@ def _signature_note(site: "CallSite") -> tuple:
         return ()
     if site.callee.kind == "op":
         return (f"the signature is {site.callee.signature}",)
-    return (f"{_code(site.callee.display)} has type {site.callee.signature}",)
+    return (f"{_callee_name(site.callee)} has type {site.callee.signature}",)
 
 
 def cast_reason(site: "CallSite", index: int) -> str:
@@ -161,7 +168,7 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
     first, second = (a, b) if _order(a) <= _order(b) else (b, a)
     first_dim, second_dim = (a_dim, b_dim) if first is a else (b_dim, a_dim)
     name = f"`{symbol}`" if symbol else "the dimension"
-    op = _code(site.callee.display)
+    op = _callee_name(site.callee)
     if second.origin is not None and first.origin is not None:
         named = f" ({name})" if symbol else ""
         message = (f"{op} needs {origin_phrase(site, first.origin, short=True)} and {origin_phrase(site, second.origin, short=True)} "
@@ -196,7 +203,7 @@ def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim
     constraint that places, as (dim, constraint)."""
     claimed = sorted({s.name for d in (checked_dim, other_dim) if d.is_symbolic for s in d.symbols() if s.claimed})
     names = ", ".join(f"`{n}`" for n in claimed)
-    who = "the body" if site.callee.kind == "flow" else _code(site.callee.display)
+    who = "the body" if site.callee.kind == "flow" else _callee_name(site.callee)
     equations = [f"{checked_dim} = {other_dim}"] + [f"{dim} = 1" for dim, _ in ones]
     whens = [] if constraint.kind == "impossible" else [constraint_text(constraint, checked_dim, other_dim)]
     whens += [constraint_text(one, dim, Dimension.static(1)) for dim, one in ones]
@@ -256,7 +263,7 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
         known, other = (a, b) if a.origin is not None else (b, a)
         shown, needed = (a_dim, b_dim) if known is a else (b_dim, a_dim)
         return _flow(site, codes.BROADCAST_MISMATCH, f"{_flow_where(known.origin)} is {shown}, neither {needed} nor 1")
-    message = (f"{_code(site.callee.display)} cannot broadcast {origin_phrase(site, a.origin, short=True)} ({a_dim}) "
+    message = (f"{_callee_name(site.callee)} cannot broadcast {origin_phrase(site, a.origin, short=True)} ({a_dim}) "
                f"with {origin_phrase(site, b.origin, short=True)} ({b_dim})")
     labels = []
     if a.origin is not None:
@@ -278,7 +285,7 @@ def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], sho
         return _flow(site, codes.SHAPE_MISMATCH, f"{_flow_where(d.origin)} is {shown}, outside {bound}")
     return Diagnostic(
         codes.SHAPE_MISMATCH,
-        f"{origin_phrase(site, d.origin)} is {shown}, outside the {bound} that {_code(site.callee.display)} accepts",
+        f"{origin_phrase(site, d.origin)} is {shown}, outside the {bound} that {_callee_name(site.callee)} accepts",
         _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}",
         notes=_signature_note(site), help=f"pass a value whose dimension can lie in {bound}",
     )
@@ -288,7 +295,7 @@ def requirement_violation(site: "CallSite", d: "SDim", symbol: str, lo: int, hi:
                           shown: Dimension) -> Diagnostic:
     """A call whose argument gives a signature symbol a value the callee's body stops."""
     need = f"`{symbol}` >= {lo}" if hi is None else f"{lo} <= `{symbol}` <= {hi}"
-    checks = f"the body of {_code(site.callee.display)} checks {need} before it returns"
+    checks = f"the body of {_callee_name(site.callee)} checks {need} before it returns"
     notes = _signature_note(site) + (f"`{symbol}` is {shown} at this call",)
     bound = f"{lo}..{'' if hi is None else hi}"
     if d.origin is None:  # solved from the arguments (`q + 1` matched by a 2)
@@ -311,14 +318,14 @@ def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any)
     if first.origin is not None and second.origin is not None and (second.origin.arg, second.origin.path) < (first.origin.arg, first.origin.path):
         first, second, fd, sd = b, a, db, da
     if first.origin is not None and second.origin is not None:
-        message = (f"{_code(site.callee.display)} needs {_where(site, first.origin, True)} and {_where(site, second.origin, True)} "
+        message = (f"{_callee_name(site.callee)} needs {_where(site, first.origin, True)} and {_where(site, second.origin, True)} "
                    f"to have the same dtype, but they are {format_dtype(fd)} and {format_dtype(sd)}")
         labels = (Label(_origin_span(site, first.origin), f"dtype {format_dtype(fd)} here"),)
         primary = second.origin
     else:
         known = second if second.origin is not None else first
         kd, od = (sd, fd) if known is second else (fd, sd)
-        message = f"{_where(site, known.origin)} has dtype {format_dtype(kd)}, but {_code(site.callee.display)} needs {format_dtype(od)}"
+        message = f"{_where(site, known.origin)} has dtype {format_dtype(kd)}, but {_callee_name(site.callee)} needs {format_dtype(od)}"
         labels = ()
         primary = known.origin
     return Diagnostic(
@@ -367,7 +374,7 @@ def rule_crashed(site: "CallSite", exc: BaseException) -> Diagnostic:
     """A shape rule raised something it should not have: a bug in gradual, not in the program."""
     return Diagnostic(
         codes.INTERNAL_ERROR,
-        f"the shape rule of {_code(site.callee.display)} failed on these arguments ({type(exc).__name__}: {exc})",
+        f"the shape rule of {_callee_name(site.callee)} failed on these arguments ({type(exc).__name__}: {exc})",
         site.span, label="while checking this call",
         help="this is a bug in gradual's operator library; please report it with this program",
     )
@@ -403,7 +410,7 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     if "actual_kind" not in facts and arg is not None:
         facts["actual_kind"] = _kind_of(site, arg)
     texts = {k: _fact_text(site, k, v) for k, v in facts.items()}
-    texts["op"] = _code(site.callee.display)
+    texts["op"] = _callee_name(site.callee)
     diag_code, template, help_text = _RULE_MESSAGES.get(
         code, (codes.OP_CONSTRAINT, "{op} rejects its inputs: " + code, "check the operator's documentation"))
     message = _safe_format(template, texts)

@@ -147,6 +147,8 @@ class Callee:
     @property
     def display(self) -> str:
         """The name as written at the call."""
+        if self.kind == "closure" and self.name == "this function":  # a call of an expression, not of a variable
+            return self.name
         return {"op": self.name, "global": f"@{self.name}", "closure": f"%{self.name}"}.get(self.kind, self.name)
 
 
@@ -432,6 +434,12 @@ class CallSite(ShapeContext):
             return
         if opened is not None and opened.typevar is not None:
             self.solver.bind_type(opened.typevar, param)
+            return
+        if isinstance(param, TypeVar):
+            # a parameter its function never constrained (`fn (%z) { %z }`) takes anything, as
+            # `%z: ?` does: bound to `?` rather than to this argument's type, which the result
+            # (the same variable) would then claim for every later call
+            self.solver.bind_type(param, DYN)
             return
         self.fail("not-a-function", arg=arg)
 
@@ -1215,7 +1223,9 @@ class _CastBuilder:
                 dtype = DYN_DTYPE
         dtype = self.solver.resolve_dtype(dtype)
         pattern = TensorType(dims, dtype)
-        refined = TensorType(refined_dims, dtype) if isinstance(t, TensorType) else None
+        # a `?` value checked to be a tensor is one from then on (each use checked it again)
+        was_dynamic = isinstance(t, DynType) and not t.from_error
+        refined = TensorType(refined_dims, dtype) if isinstance(t, TensorType) or was_dynamic else None
         if refined is not None and isinstance(t, TensorType) and t.value is not None:
             refined = TensorType(refined.dims, refined.dtype, t.value)
         return pattern, verifies, refined

@@ -137,7 +137,7 @@ def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         # (|x| of the dtype's minimum overflows: -128 / 3 computed as -(|-128| // 3) gave 43)
         with np.errstate(divide="ignore", over="ignore"):
             quotient = np.floor_divide(lhs, rhs)
-            inexact = (lhs - quotient * rhs) != 0
+            inexact = ((lhs - quotient * rhs) != 0) & (rhs != 0)  # x / 0 stays NumPy's 0
         return np.where(inexact & ((lhs < 0) != (rhs < 0)), quotient + 1, quotient).astype(quotient.dtype)
     return np.divide(lhs, rhs)
 
