@@ -108,7 +108,7 @@ class Env:
     starts at `mark()` and ends at `undo(mark)`, forgetting what it bound or refined; one dict
     per table serves every depth (scopes.UndoLog)."""
 
-    __slots__ = ("types", "facts", "aliases", "log")
+    __slots__ = ("types", "facts", "aliases", "loose", "log")
 
     def __init__(self) -> None:
         self.types: dict[int, Type] = {}
@@ -116,11 +116,18 @@ class Env:
         #: an existential bound where the value's dim was known (`let %y: (b, 4) = ...` of a
         #: (2, 4) value) is that dim from there on: b is 2
         self.aliases: dict[Symbol, Dimension] = {}
+        #: an existential bound where the value's dim was not known and may be 1 (`?`, `0..3`):
+        #: it stays a symbol, but broadcasting must not claim it (site.CallSite.loose)
+        self.loose: dict[Symbol, bool] = {}
         self.log = UndoLog()
 
     def alias(self, sym: Symbol, dim: Dimension) -> None:
         """From here on (in this level and the ones inside it) `sym` is `dim`."""
         self.log.set(self.aliases, sym, dim)
+
+    def loosen(self, sym: Symbol) -> None:
+        """From here on `sym` names a dim that may be 1 where a more precise program knows it."""
+        self.log.set(self.loose, sym, True)
 
     def aliased(self, t: Type) -> Type:
         """A written type with the existentials known to be a dim replaced by it."""
@@ -656,7 +663,9 @@ class Checker:
             binder = self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None
             facts = env.facts_of(binder) if binder is not None else frozenset()
             infos.append(ArgInfo(t, n, n.span, binder, facts))
-        return CallSite(state.solver, callee, infos, attrs, span, self.report, self.new_param_dim, self.new_param_dtype)
+        site = CallSite(state.solver, callee, infos, attrs, span, self.report, self.new_param_dim, self.new_param_dtype)
+        site.loose = env.loose
+        return site
 
     def new_param_dim(self, owner: TypeVar, axis: int) -> Optional[DimVar]:
         """A dimension for an unannotated parameter: inferred in definitions, `?` in closures."""
@@ -730,6 +739,8 @@ class Checker:
             dim = site.bound_dim(sym)
             if dim is not None and dim.is_exact:
                 env.alias(sym, dim)
+            elif dim is not None and dim.contains_value(1):
+                env.loosen(sym)
         return env.aliased(target)
 
     # closures ---------------------------------------------------------------------------------
@@ -830,6 +841,8 @@ def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: En
             return None
     # each argument: -1, or the first argument that is the same variable (binders compare by identity)
     sharing = tuple([-1 if b is None else binders.index(b) for b in binders])
+    if env.loose and any(type_symbols(t) & env.loose.keys() for t in arg_types):
+        return None  # how it broadcasts depends on more than the types
     known = env.facts
     if known:
         facts = tuple([_NO_FACTS if b is None else known.get(id(b), _NO_FACTS) for b in binders])

@@ -15,7 +15,7 @@ cast, so a fully static program gets no checks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import contracts, messages
 from .diagnostics import Diagnostic
@@ -225,6 +225,13 @@ class _Opened:
 
 class CallSite(ShapeContext):
     """The symbolic ShapeContext of one call (see the module docstring)."""
+
+    #: existentials bound to a dim that was not known and may be 1 (infer.Env.loose): a more
+    #: precise program binds them to 1, so a broadcast of an unknown dim against one does not
+    #: claim it as its result (with a check that the unknown dim is it or 1, which a 5 against
+    #: a b of 1 fails where the precise program runs). Against a static dim one stays rigid
+    #: (SPEC 3.3: `b` against 3 is an error).
+    loose: Mapping = {}
 
     def __init__(
         self,
@@ -714,6 +721,11 @@ class CallSite(ShapeContext):
                 return SDim(resolved, other.origin) if resolved.is_exact else SDim(Dimension.dynamic())
         return None
 
+    def _loose_one(self, d: Dimension) -> bool:
+        """A dim over a loose existential (CallSite.loose) that may be 1."""
+        return bool(self.loose) and d.is_symbolic and bool(d.symbols() & self.loose.keys()) \
+            and self.maybe_one(SDim(d)) is not False
+
     def _site_var(self, d: SDim) -> Optional[SiteVar]:
         var = self.solver.free_var(d.dim)
         return var if isinstance(var, SiteVar) else None
@@ -722,7 +734,7 @@ class CallSite(ShapeContext):
         resolved = self.solver.resolve(other.dim)
         var = self.solver.free_var(free.dim)
         assert var is not None
-        if not resolved.is_exact:
+        if not resolved.is_exact or self._loose_one(resolved):
             return SDim(Dimension.dynamic())
         if not var.lo <= 1 <= (var.hi if var.hi is not None else 1):
             grade = self.solver.unify(free.dim, other.dim)
