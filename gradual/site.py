@@ -608,6 +608,8 @@ class CallSite(ShapeContext):
             return SDim(hull)
         if va is not None or vb is not None:
             free, other = (a, b) if va is not None else (b, a)
+            if type(self.solver.free_var(other.dim)) is DimVar:
+                return self._broadcast_parameter_unknown(other)
             return self._broadcast_free(free, other)
         widened = self._broadcast_parameter(a, b)
         if widened is not None:
@@ -646,6 +648,17 @@ class CallSite(ShapeContext):
                 return SDim(Dimension.dynamic())
             return SDim(resolved, other.origin)
         return None
+
+    def _broadcast_parameter_unknown(self, param: SDim) -> SDim:
+        """An unannotated parameter's dim broadcast against an unknown one: as against any dim
+        (`_broadcast_parameter`), the parameter may be 1 or the other, so it is `?` (the hull of 1
+        and anything) and so is the result. Made equal to the parameter, the unknown dim was
+        checked to be it or 1 and a later annotation of the result solved the parameter: more
+        precise than with a static 2 in the unknown's place (1..2; found by the deep run)."""
+        var = self.solver.free_var(param.dim)
+        assert isinstance(var, DimVar)
+        self.solver.bind_imprecise(var, Dimension.dynamic())
+        return SDim(Dimension.dynamic())
 
     def _claimed_constraint(self, a: SDim, b: SDim, symbol: Optional[str],
                             broadcasting: bool = False) -> Optional[SDim]:
