@@ -880,6 +880,16 @@ def runtime_too_large(needed: int, limit: int) -> str:
     return f"its result would take {needed:,} bytes, more than the runtime's limit of {limit:,} bytes"
 
 
+def runtime_beyond_indexing(limit: int) -> str:
+    """An operator whose result's nonzero dims multiply past what NumPy can index."""
+    return f"its result's nonzero dims take more than {limit:,} bytes together, more than NumPy can index, even where another dim is 0"
+
+
+def runtime_beyond_indexing_help() -> str:
+    """What to do about a result shape NumPy cannot represent."""
+    return "the sizes come from the program's attributes or shape values: make them smaller"
+
+
 def runtime_too_large_help(variable: str) -> str:
     """How to raise the runtime's memory budget."""
     return f"set the environment variable {variable} to a larger number of bytes to allow it"

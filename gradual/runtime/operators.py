@@ -38,6 +38,9 @@ def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, fra
     if needed > tensor_byte_limit():
         raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_too_large(needed, tensor_byte_limit()),
                             _inputs(args), help=messages.runtime_too_large_help(LIMIT_VARIABLE))
+    if result_bytes(expected, skip_zeros=True) > INDEX_LIMIT:
+        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_beyond_indexing(INDEX_LIMIT), _inputs(args),
+                            help=messages.runtime_beyond_indexing_help())
     output = call_kernel(kernel, op.name, args, attrs, span)
     problem = disagreement(expected, output)
     if problem is not None:
@@ -71,18 +74,26 @@ def tensor_byte_limit() -> int:
     return int(text) if text.isdigit() else DEFAULT_LIMIT
 
 
-def result_bytes(expected: Any) -> int:
+#: NumPy's largest extent (elements times item size) of an array, even an empty one: it
+#: multiplies the nonzero dims first, so a (2**62, 4, 0) tensor is "too big" though it holds nothing
+INDEX_LIMIT = np.iinfo(np.intp).max
+
+
+def result_bytes(expected: Any, skip_zeros: bool = False) -> int:
     """The bytes a rule's result will occupy, as far as its sizes are known (data-dependent
-    sizes count as 0: the kernel decides them)."""
+    sizes count as 0: the kernel decides them); `skip_zeros`: of its nonzero dims (the largest
+    tensor's, for a tuple), which NumPy must be able to index."""
     if isinstance(expected, RTuple):
-        return sum(result_bytes(f) for f in expected.fields)
+        sizes = [result_bytes(f, skip_zeros) for f in expected.fields]
+        return (max(sizes, default=0) if skip_zeros else sum(sizes))
     if not isinstance(expected, RTensor) or expected.dims is None:
         return 0
     count = 1
     for d in expected.dims:
         if not isinstance(d, int):
             return 0
-        count *= d
+        if d or not skip_zeros:
+            count *= d
     return count * _itemsize(expected.dtype)
 
 
