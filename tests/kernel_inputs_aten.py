@@ -1145,7 +1145,7 @@ GENERATORS["aten.native_group_norm"] = lambda draw: (lambda args, attrs: (args, 
     *_group_norm(draw))
 
 
-@generator("aten.batch_norm_batch_stats")
+@generator("aten.batch_norm_batch_stats", "aten.instance_norm")
 def _batch_norm_batch_stats(draw: Draw) -> tuple:
     channels = draw(st.integers(1, 3))
     dtype = _float(draw)

@@ -90,7 +90,7 @@ def test_core_aten_ir_and_default_ir_agree():
 
 # running ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow",
-                                  "ceilpool"])
+                                  "ceilpool", "counts"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))
@@ -100,7 +100,7 @@ def test_run_matches_torchs_outputs(name):
     assert len(outputs) == len(expected.files)
     for i, out in enumerate(outputs):
         want = expected[f"arr_{i}"]
-        assert np.shape(out) == want.shape
+        assert np.shape(out) == want.shape and np.asarray(out).dtype == want.dtype
         np.testing.assert_allclose(np.asarray(out, dtype=np.float64), want.astype(np.float64), rtol=1e-4, atol=1e-5)
 
 

@@ -18,7 +18,8 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
-from .common import require_choice, require_nonempty, require_positive, require_scalar, show_ints
+from ...types import DYN_DTYPE, INT_DTYPES
+from .common import dtype_name, require_choice, require_nonempty, require_positive, require_scalar, show_ints
 from .elementwise import broadcast_dims
 from .index import slice_length
 from .onnx import divided
@@ -193,6 +194,25 @@ def along_dim(ctx: ShapeContext) -> Any:
     else:
         torch_axis(ctx, ctx.attr("dim"), data.rank)
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
+
+
+@shape_rule("aten_accumulate")
+def accumulate(ctx: ShapeContext) -> Any:
+    """`aten.cumsum(x, dim, dtype)` and `cumprod`: as `aten_along_dim`, in the dtype given, else
+    torch's: int64 for bool and integer inputs (a bool mask's cumsum counts), x's otherwise."""
+    result = along_dim(ctx)
+    if ctx.attr("dtype"):
+        return result
+    return ctx.tensor(result.dims, accumulated_dtype(ctx.args[0].dtype))
+
+
+def accumulated_dtype(dtype: Any) -> Any:
+    """The dtype torch sums and multiplies a tensor of `dtype` in: int64 for bool and integers
+    (`?` where the input's is not known)."""
+    name = dtype_name(dtype)
+    if name is None:
+        return DYN_DTYPE
+    return "int64" if name == "bool" or name in INT_DTYPES else dtype
 
 
 @shape_rule("aten_scan")

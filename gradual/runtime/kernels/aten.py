@@ -188,7 +188,6 @@ def _along(fn: Any) -> Any:
     return run
 
 
-kernel("aten.cumprod")(scalar_as_vector(_along(lambda x, d: np.cumprod(x, axis=d))))
 kernel("aten.logcumsumexp")(scalar_as_vector(_along(lambda x, d: np.logaddexp.accumulate(x, axis=d))))
 
 
@@ -221,8 +220,21 @@ def dropout(data: np.ndarray, *, p: float, train: bool) -> np.ndarray:
 @kernel("aten.cumsum")
 @scalar_as_vector
 def cumsum(data: np.ndarray, *, dim: int, dtype: str = "") -> np.ndarray:
-    """Running sums along dim, in dtype ("": the input's)."""
-    return np.cumsum(data, axis=dim, dtype=np.dtype(dtype) if dtype else data.dtype)
+    """Running sums along dim, in dtype ("": torch's, int64 for bool and integers)."""
+    return np.cumsum(data, axis=dim, dtype=_accumulated(data, dtype))
+
+
+@kernel("aten.cumprod")
+@scalar_as_vector
+def cumprod(data: np.ndarray, *, dim: int, dtype: str = "") -> np.ndarray:
+    """Running products along dim, in dtype ("": torch's, int64 for bool and integers)."""
+    return np.cumprod(data, axis=dim, dtype=_accumulated(data, dtype))
+
+
+def _accumulated(data: np.ndarray, dtype: str) -> np.dtype:
+    if dtype:
+        return np.dtype(dtype)
+    return np.dtype(np.int64) if data.dtype.kind in "biu" else data.dtype
 
 
 def _like(fill: Any) -> Any:

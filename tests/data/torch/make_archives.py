@@ -17,6 +17,8 @@ Writes, next to this file:
                      LSTM): LSTM, GRU, GroupNorm, a boolean mask, sort, cummax, cross-entropy
 * narrow.pt2         HalfSelect, dynamic batch: bfloat16 weights, masked_select
 * ceilpool.pt2       CeilPool, dynamic height (Dim.AUTO): an output type torch's guard decides
+* counts.pt2         Counts, dynamic batch and length: cumsum/cumprod of bool and int32 (int64
+                     results), InstanceNorm1d
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -33,7 +35,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, CeilPool, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
+from models import Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -96,6 +98,8 @@ def main(only=None):
         return save_narrow()
     if only == "ceilpool":
         return save_ceilpool()
+    if only == "counts":
+        return save_counts()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -120,6 +124,7 @@ def main(only=None):
     save_layers()
     save_narrow()
     save_ceilpool()
+    save_counts()
 
 
 def save_inplace():
@@ -147,6 +152,16 @@ def save_ceilpool():
     torch.manual_seed(0)
     x = torch.randn(1, 1, 9, 1)
     return save("ceilpool", export(CeilPool(), (x,), dynamic_shapes={"x": {2: Dim.AUTO}}), (x,))
+
+
+def save_counts():
+    torch.manual_seed(0)
+    mask = torch.tensor([[True, True, True, False, True], [False, True, True, True, True]])
+    a = torch.randint(-3, 4, (2, 5), dtype=torch.int32)
+    x = torch.randn(2, 3, 5)
+    batch, length = Dim("batch", min=1, max=64), Dim("length", min=2, max=64)
+    dynamic = {"mask": {0: batch, 1: length}, "a": {0: batch, 1: length}, "x": {0: batch, 2: length}}
+    return save("counts", export(Counts().eval(), (mask, a, x), dynamic_shapes=dynamic), (mask, a, x))
 
 
 if __name__ == "__main__":

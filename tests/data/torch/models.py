@@ -132,3 +132,16 @@ class CeilPool(torch.nn.Module):
 
     def forward(self, x):
         return F.avg_pool2d(x, (2, 1), (3, 1), ceil_mode=True)
+
+
+class Counts(torch.nn.Module):
+    """Running counts over an attention mask and integers: torch sums and multiplies bool and
+    integer tensors in int64 (a bool cumsum counts, it is no running OR), and InstanceNorm1d."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = torch.nn.InstanceNorm1d(3, affine=True)
+
+    def forward(self, mask, a, x):
+        positions = mask.cumsum(-1) - 1
+        return positions, a.cumsum(1), (a > 0).cumprod(1), mask.cumsum(-1).float(), self.norm(x)
