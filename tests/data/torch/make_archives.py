@@ -19,6 +19,7 @@ Writes, next to this file:
 * ceilpool.pt2       CeilPool, dynamic height (Dim.AUTO): an output type torch's guard decides
 * counts.pt2         Counts, dynamic batch and length: cumsum/cumprod of bool and int32 (int64
                      results), InstanceNorm1d
+* resample.pt2       Resample, dynamic batch, height and width: antialiased interpolation
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -35,7 +36,7 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, SmallCNN  # noqa: E402
+from models import Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, Resample, SmallCNN  # noqa: E402
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -100,6 +101,8 @@ def main(only=None):
         return save_ceilpool()
     if only == "counts":
         return save_counts()
+    if only == "resample":
+        return save_resample()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -125,6 +128,7 @@ def main(only=None):
     save_narrow()
     save_ceilpool()
     save_counts()
+    save_resample()
 
 
 def save_inplace():
@@ -162,6 +166,13 @@ def save_counts():
     batch, length = Dim("batch", min=1, max=64), Dim("length", min=2, max=64)
     dynamic = {"mask": {0: batch, 1: length}, "a": {0: batch, 1: length}, "x": {0: batch, 2: length}}
     return save("counts", export(Counts().eval(), (mask, a, x), dynamic_shapes=dynamic), (mask, a, x))
+
+
+def save_resample():
+    torch.manual_seed(0)
+    x = torch.randn(2, 1, 8, 12)
+    dynamic = {"x": {0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO}}
+    return save("resample", export(Resample(), (x,), dynamic_shapes=dynamic), (x,))
 
 
 if __name__ == "__main__":

@@ -145,3 +145,14 @@ class Counts(torch.nn.Module):
     def forward(self, mask, a, x):
         positions = mask.cumsum(-1) - 1
         return positions, a.cumsum(1), (a > 0).cumprod(1), mask.cumsum(-1).float(), self.norm(x)
+
+
+class Resample(torch.nn.Module):
+    """Antialiased bilinear and bicubic interpolation, down and up (torch's `_upsample_*_aa`
+    kernels, whose filter ONNX Resize's antialias does not reproduce)."""
+
+    def forward(self, x):
+        return (F.interpolate(x, scale_factor=0.5, mode="bicubic", antialias=True),
+                F.interpolate(x, size=(3, 5), mode="bilinear", antialias=True),
+                F.interpolate(x, scale_factor=2.0, mode="bilinear", antialias=True),
+                F.interpolate(x, scale_factor=2.0, mode="bicubic", antialias=True))
