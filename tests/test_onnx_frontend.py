@@ -654,3 +654,16 @@ def test_a_lowering_chosen_by_the_models_value_info_is_checked_against_it() -> N
     x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
     _agrees_with_onnxruntime(_softmax_through_identity(3), {"x": x})
     assert gonnx.import_model(_softmax_through_identity(3), path="m.onnx").check().check_count == 0
+
+
+def test_resize_by_a_float_scale_computes_in_float32_as_onnxruntime() -> None:
+    """A side of 20 scaled by 1.3 is 26 (float32: 1.3f * 20 = 26), not 25 (float64: 1.2999999523
+    * 20); 3 / 0.3f is 10, which picks row 10, not 9 (found by exported models)."""
+    nodes = [helper.make_node("Resize", ["x", "", "up_scales"], ["up"], mode="linear"),
+             helper.make_node("Resize", ["x", "", "down_scales"], ["down"], mode="nearest",
+                              coordinate_transformation_mode="asymmetric", nearest_mode="floor")]
+    m = model(nodes, [("x", F, [1, 1, 20, 20])], [("up", F, None), ("down", F, None)],
+              [("up_scales", np.array([1, 1, 1.3, 1.3], np.float32)), ("down_scales", np.array([1, 1, 0.3, 0.3], np.float32))],
+              opset=13)
+    _agrees_with_onnxruntime(m, {"x": np.arange(400, dtype=np.float32).reshape(1, 1, 20, 20)})
+    assert main_type(m).endswith("(Tensor[(1, 1, 26, 26), float32], Tensor[(1, 1, 6, 6), float32])")

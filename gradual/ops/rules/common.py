@@ -6,6 +6,8 @@ as such; dimensions are only combined with `+ - * //` or handed to the context.
 
 from __future__ import annotations
 
+import struct
+
 from typing import Any, Optional, Sequence
 
 from ... import diagnostics as codes
@@ -326,3 +328,13 @@ def value_truncate_divide(ctx: ShapeContext, a: Any, b: Any) -> Any:
     if not ctx.at_least(a, 0):
         raise ValueError("truncation of a value that may be negative")
     return value_floor_divide(ctx, a, b)
+
+
+def _float32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def scaled_size(size: int, scale: float) -> int:
+    """floor(size * scale) in float32, as ONNX Runtime and torch compute a resized side: 20
+    scaled by 1.3 is 26 there, 25 in float64 (1.3 as a float32 is 1.2999999523)."""
+    return int(_float32(_float32(scale) * _float32(float(size))))

@@ -17,7 +17,7 @@ from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_ra
 from ..registry import shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, known_ints, require_at_most, require_choice, require_entries,
-    require_length, require_one_value, require_positive, require_rank_of, value_element,
+    require_length, require_one_value, require_positive, require_rank_of, scaled_size, value_element,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -576,7 +576,7 @@ def _scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
     """floor(d * scale), symbolically where the scale is an integer or its inverse is."""
     size = ctx.static(d)
     if size is not None:
-        return ctx.const(int(scale * size))
+        return ctx.const(scaled_size(size, scale))
     if scale > 0 and float(scale).is_integer():
         return d * int(scale)
     if scale > 0 and (1 / scale).is_integer():

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import kernel
 from .elementwise import highest, lowest, same_dtype
+from ...ops.rules.common import scaled_size
 
 
 def _ints(t: np.ndarray) -> list:
@@ -843,7 +844,7 @@ def _resize_targets(shape: tuple, axes: list, scales: np.ndarray, sizes: np.ndar
     given = [float(v) for v in (static_scales or np.asarray(scales, dtype=np.float32).reshape(-1))]
     if any(not s > 0 for s in given):  # a data-dependent value: no shape rule sees it
         raise ValueError(f"every scale must be positive, but the scales are {given}")
-    return given, [int(s * shape[a]) for s, a in zip(given, axes)]
+    return given, [scaled_size(shape[a], s) for s, a in zip(given, axes)]
 
 
 def _roi_boxes(roi: np.ndarray, count: int) -> list:
@@ -853,8 +854,10 @@ def _roi_boxes(roi: np.ndarray, count: int) -> list:
 
 
 def _source_positions(out: int, size: int, scale: float, box: tuple, mode: str) -> tuple:
-    """Where each output index samples the input, and (tf_crop_and_resize) which fall outside."""
-    y = np.arange(out, dtype=np.float64)
+    """Where each output index samples the input, and (tf_crop_and_resize) which fall outside;
+    in float32, as ONNX Runtime and torch compute them (3 / 0.3 is 10 there, 9.99... in float64,
+    which picked another row for nearest)."""
+    y = np.arange(out, dtype=np.float32)
     width = scale * size
     if mode == "align_corners":
         return (np.zeros(out) if width == 1 else y * (size - 1) / (width - 1)), None
@@ -912,7 +915,7 @@ def _resample(x: np.ndarray, axis: int, scale: float, out: int, box: tuple, mode
     shape[axis] = out
     if out == 0:
         return np.zeros(shape)
-    positions, outside = _source_positions(out, size, scale, box, coordinates)
+    positions, outside = _source_positions(out, size, np.float32(scale), box, coordinates)
     floors = np.floor(positions)
     ratios = np.where(positions == floors, 1.0, positions - floors)
     weights = np.stack([_resize_coefficients(float(r), scale, mode, nearest_mode, a, antialias) for r in ratios])
