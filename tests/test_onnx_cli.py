@@ -155,3 +155,18 @@ def test_the_readme_example_models(capsys: object) -> None:
     assert code == 0 and "-> Tensor[(1, 256 * N), float32]" in out
     code, out, _ = run_cli(capsys, "check", "--batch", "N", "--batch-reshapes", str(EXAMPLES / "cnn_batch1.onnx"))
     assert code == 0 and "-> Tensor[(N, 256), float32]" in out
+
+
+def test_the_command_line_checks_declared_outputs_as_the_library_does(tmp_path: Path, capsys: object) -> None:
+    """One output declared with an exporter's dim (says nothing), one declared (4,): the library
+    checked the (4,), the command line dropped every declaration when one was incomplete and
+    ran a (5,) input clean (found by exported models)."""
+    path = save(tmp_path, [helper.make_node("Relu", ["x"], ["y1"]), helper.make_node("Neg", ["x"], ["y2"])],
+                [("x", F, ["N"])], [("y1", F, ["Relu_dim_0"]), ("y2", F, [4])])
+    from gradual.frontends import onnx as gonnx
+
+    library = gonnx.import_model(path).check()
+    code, out, err = run_cli(capsys, "check", path)
+    assert str(library.function_type("main")) in out and "N = 4" in err
+    code, out, err = run_cli(capsys, "run", path, "--shape", "x=5")
+    assert code == 3 and "in field 1, dim 0 is 5, not 4" in err

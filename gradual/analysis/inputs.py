@@ -93,7 +93,7 @@ def check_input(loaded: Input) -> Checked:
     if model is not None:
         if not model.ok:
             return Checked(loaded, CheckResult(None, None, list(model.diagnostics)), list(model.diagnostics))
-        result = check(model.module, loaded.path)
+        result = model.check() if model.check is not None else check(model.module, loaded.path)
         if model.notes is not None:
             for diagnostic in result.diagnostics:
                 diagnostic.notes = tuple(model.notes(diagnostic)) + tuple(diagnostic.notes)

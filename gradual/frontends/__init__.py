@@ -74,7 +74,9 @@ class LoadedModel:
     parameters, the outputs' names, the values of constants passed as parameters (any
     mapping: a frontend may read them only when asked), and a reader for tensor files in the
     model's own format. `notes` gives the extra notes a frontend adds to a diagnostic of the
-    check (the torch.export frontend: the ATen node behind a Python line)."""
+    check (the torch.export frontend: the ATen node behind a Python line). `check`, when a
+    frontend gives it, checks the model as its own library API does (ONNX: the declared output
+    types are checked too), so the command line and the library agree."""
 
     path: str
     module: Any
@@ -86,6 +88,7 @@ class LoadedModel:
     read_tensor: Optional[Callable[[str], Any]] = None
     tensor_suffixes: tuple = ()
     notes: Optional[Callable[[Any], tuple]] = None
+    check: Optional[Callable[[], Any]] = None
 
     @property
     def ok(self) -> bool:

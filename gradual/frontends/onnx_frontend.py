@@ -43,6 +43,7 @@ def load(path: str, options: dict) -> LoadedModel:
         path, imported.module, list(imported.diagnostics), _header(imported),
         inputs={spec.name: spec.param for spec in imported.inputs}, outputs=tuple(imported.outputs),
         constants=dict(imported.constants), read_tensor=read_tensor_file, tensor_suffixes=(".pb",),
+        check=imported.check,
     )
 
 
