@@ -590,6 +590,18 @@ def _repeat(draw: Draw) -> tuple:
     return [array(draw, shape, _numeric(draw))], {"repeats": repeats}
 
 
+@generator("aten.pad_sized")
+def _pad_sized(draw: Draw) -> tuple:
+    (data,), attrs = _constant_pad_nd(draw)
+    return [data, sym_ints(attrs["pad"])], {"mode": "constant", "value": attrs["value"]}
+
+
+@generator("aten.repeat_sized")
+def _repeat_sized(draw: Draw) -> tuple:
+    (data,), attrs = _repeat(draw)
+    return [data, sym_ints(attrs["repeats"])], {}
+
+
 # creation and sizes ------------------------------------------------------------------------------
 CREATED = FLOATS + INTS + ("bool", "float16", "uint8")
 

@@ -103,16 +103,35 @@ def repeat_interleave(c: NodeConverter) -> Any:
     return c.call("aten.repeat_interleave", c.operand(c.raw("self")), **attrs)
 
 
-@special("aten.pad")
+@special("aten.pad", "aten.constant_pad_nd")
 def pad(c: NodeConverter) -> Any:
-    """pad(x, pad, mode, value): constant padding is constant_pad_nd."""
+    """pad(x, pad, mode, value): constant padding is constant_pad_nd; pads computed from sizes
+    (SymInts) are pad_sized's operand."""
     mode = c.raw("mode", "constant")
     value = c.raw("value")
     x = c.operand(c.raw("self"))
-    pads = c.attribute(c.raw("pad"))
+    raw = c.raw("pad")
+    if _symbolic_list(raw):
+        return c.call("aten.pad_sized", x, c.operand(raw, "int64"), mode=mode, value=float(value or 0.0))
+    pads = c.attribute(raw)
     if mode == "constant":
         return c.call("aten.constant_pad_nd", x, pad=pads, value=float(value or 0.0))
     return c.call("aten.pad", x, pad=pads, mode=mode)
+
+
+@special("aten.repeat")
+def repeat(c: NodeConverter) -> Any:
+    """repeat(x, repeats): repeats computed from sizes (SymInts) are repeat_sized's operand."""
+    raw = c.raw("repeats")
+    x = c.operand(c.raw("self"))
+    if _symbolic_list(raw):
+        return c.call("aten.repeat_sized", x, c.operand(raw, "int64"))
+    return c.call("aten.repeat", x, repeats=c.attribute(raw))
+
+
+def _symbolic_list(raw: Any) -> bool:
+    """A SymInt list with an entry only the run knows (a size, or arithmetic on sizes)."""
+    return isinstance(raw, list) and any(isinstance(entry, Ref) for entry in raw)
 
 
 @special("aten.linspace")

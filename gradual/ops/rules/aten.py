@@ -19,7 +19,9 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
 from ...types import DYN_DTYPE, INT_DTYPES
-from .common import dtype_name, require_choice, require_nonempty, require_positive, require_scalar, show_ints
+from .common import (
+    dtype_name, require_choice, require_nonempty, require_positive, require_scalar, show_ints, value_add, value_multiply,
+)
 from .elementwise import broadcast_dims
 from .index import slice_length
 from .onnx import divided
@@ -45,6 +47,11 @@ register_rule_message(
     "rank-too-large", codes.RANK_MISMATCH,
     "{arg} has rank {rank}, but {op} takes at most {allowed} dims",
     "pass a tensor of at most {allowed} dims",
+)
+register_rule_message(
+    "repeat-length", codes.BAD_ATTRIBUTE,
+    "{op} got {count} repeats for {arg} of rank {rank}: it needs at least one per dim",
+    "give a repeat for every dim (the leading ones may add dims)",
 )
 register_rule_message(
     "pad-length", codes.BAD_ATTRIBUTE,
@@ -577,6 +584,59 @@ def constant_pad(ctx: ShapeContext) -> Any:
         grow = pad[2 * i] + pad[2 * i + 1]
         dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
     return ctx.tensor(dims)
+
+
+@shape_rule("aten_pad_sized")
+def pad_sized(ctx: ShapeContext) -> Any:
+    """`aten.pad_sized(x, pad, mode, value)`: `aten.pad` whose pad is a SymInt list, computed from
+    sizes (Swin pads to a multiple of its window, U-Net to a skip connection's size): each
+    padded dim is the dim plus its two entries (`?` where an entry is not known)."""
+    data, pad_arg = ctx.args
+    require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "reflect", "replicate", "circular"))
+    entries = sizes(ctx, pad_arg)
+    if entries is None or data.dims is None:
+        if entries is not None:
+            ctx.require_rank_at_least(data, len(entries) // 2)
+        return ctx.tensor(None)
+    if len(entries) % 2 or len(entries) // 2 > data.rank:
+        ctx.fail("pad-length", arg=data, pad=f"[{', '.join(map(str, entries))}]", rank=data.rank)
+    dims = list(data.dims)
+    for i in range(len(entries) // 2):
+        axis = data.rank - 1 - i
+        dims[axis] = _padded(ctx, dims[axis], entries[2 * i], entries[2 * i + 1])
+    return ctx.tensor(dims)
+
+
+def _padded(ctx: ShapeContext, dim: Any, before: Any, after: Any) -> Any:
+    """dim + before + after, each entry an int or a shape value (`?` where that sum is not
+    known: an entry not known, or an interval plus a value that may be negative)."""
+    try:
+        total = dim
+        for entry in (before, after):
+            total = value_add(ctx, total, ctx.const(entry) if isinstance(entry, int) and entry >= 0 else entry)
+        return total
+    except ValueError:
+        return ctx.unknown()
+
+
+@shape_rule("aten_repeat_sized")
+def repeat_sized(ctx: ShapeContext) -> Any:
+    """`aten.repeat_sized(x, repeats)`: `aten.repeat` whose repeats are a SymInt list (`w.repeat(n)`
+    of a batch n): x aligned on the right with them, each dim multiplied by its repeat."""
+    data, repeats_arg = ctx.args
+    entries = sizes(ctx, repeats_arg)
+    if entries is None or data.dims is None:
+        return ctx.tensor(None)
+    if len(entries) < data.rank:
+        ctx.fail("repeat-length", arg=data, count=len(entries), rank=data.rank)
+    dims = [ctx.const(1)] * (len(entries) - data.rank) + list(data.dims)
+    out = []
+    for d, r in zip(dims, entries):
+        try:
+            out.append(value_multiply(ctx, d, ctx.const(r) if isinstance(r, int) and r >= 0 else r))
+        except ValueError:
+            out.append(ctx.unknown())
+    return ctx.tensor(out)
 
 
 # linear algebra and convolution ------------------------------------------------------------------

@@ -833,6 +833,18 @@ def pad(data: np.ndarray, *, pad: Sequence[int], mode: str, value: float) -> np.
     return np.pad(data, widths, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
 
 
+@kernel("aten.pad_sized")
+def pad_sized(data: np.ndarray, pad_sizes: tuple, *, mode: str, value: float) -> np.ndarray:
+    """aten.pad of a SymInt list."""
+    return pad(data, pad=_ints(pad_sizes), mode=mode, value=value)
+
+
+@kernel("aten.repeat_sized")
+def repeat_sized(data: np.ndarray, repeats: tuple) -> np.ndarray:
+    """aten.repeat of a SymInt list."""
+    return np.tile(data, _ints(repeats))
+
+
 @kernel("aten.pixel_shuffle")
 def pixel_shuffle(data: np.ndarray, *, upscale_factor: int) -> np.ndarray:
     """(*, c * r * r, h, w) -> (*, c, h * r, w * r)."""

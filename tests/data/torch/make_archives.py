@@ -20,6 +20,7 @@ Writes, next to this file:
 * counts.pt2         Counts, dynamic batch and length: cumsum/cumprod of bool and int32 (int64
                      results), InstanceNorm1d
 * resample.pt2       Resample, dynamic batch, height and width: antialiased interpolation
+* padded.pt2         PadToSizes, dynamic sizes: pad and repeat by SymInt lists computed from sizes
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -36,7 +37,9 @@ from torch.export import Dim, export
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from models import Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PairTokens, Resample, SmallCNN  # noqa: E402
+from models import (  # noqa: E402
+    Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens, Resample, SmallCNN,
+)
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -103,6 +106,8 @@ def main(only=None):
         return save_counts()
     if only == "resample":
         return save_resample()
+    if only == "padded":
+        return save_padded()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -129,6 +134,7 @@ def main(only=None):
     save_ceilpool()
     save_counts()
     save_resample()
+    save_padded()
 
 
 def save_inplace():
@@ -173,6 +179,13 @@ def save_resample():
     x = torch.randn(2, 1, 8, 12)
     dynamic = {"x": {0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO}}
     return save("resample", export(Resample(), (x,), dynamic_shapes=dynamic), (x,))
+
+
+def save_padded():
+    torch.manual_seed(0)
+    x, skip = torch.randn(2, 5, 6), torch.randn(2, 1, 8, 9)
+    dynamic = {"x": {0: Dim.AUTO, 1: Dim.AUTO, 2: Dim.AUTO}, "skip": {2: Dim.AUTO, 3: Dim.AUTO}}
+    return save("padded", export(PadToSizes(), (x, skip), dynamic_shapes=dynamic), (x, skip))
 
 
 if __name__ == "__main__":

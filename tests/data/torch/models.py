@@ -156,3 +156,19 @@ class Resample(torch.nn.Module):
                 F.interpolate(x, size=(3, 5), mode="bilinear", antialias=True),
                 F.interpolate(x, scale_factor=2.0, mode="bilinear", antialias=True),
                 F.interpolate(x, scale_factor=2.0, mode="bicubic", antialias=True))
+
+
+class PadToSizes(torch.nn.Module):
+    """Pads computed from sizes (SymInt lists): up to a multiple of 4 (Swin's windows), up to a
+    skip connection's size (U-Net), and a weight repeated once per batch entry."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(3))
+
+    def forward(self, x, skip):
+        right = x.shape[2] // 2
+        grown = F.pad(x, (0, right))
+        dy, dx = skip.shape[2] - x.shape[1], skip.shape[3] - x.shape[2]
+        fitted = F.pad(x.unsqueeze(1), (dx // 2, dx - dx // 2, dy // 2, dy - dy // 2))
+        return grown, fitted, self.weight.repeat(x.shape[0])
