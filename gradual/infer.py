@@ -194,6 +194,9 @@ class Checker:
         self.diagnostics: list[Diagnostic] = list(resolution.diagnostics)
         self.types: dict[int, Type] = {}
         self.widened: set = set()
+        #: unannotated parameters' dims widened to `?` (a recursive call passed another value)
+        self.widened_dims: set = set()
+        self.dim_keys: dict = {}  # each unannotated parameter's dim variable -> its key
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
         self.known_calls: dict = {}
@@ -272,7 +275,9 @@ class Checker:
         self.widened |= fresh
         foreign = {key for key in fresh if self.hint_owner.get(key) not in names}
         self.stale |= bool(foreign)
-        return bool(fresh - foreign)
+        dims = {self.dim_keys[v] for v in solver.widen_params if v in self.dim_keys} - self.widened_dims
+        self.widened_dims |= dims
+        return bool(fresh - foreign) or bool(dims)
 
     # functions ------------------------------------------------------------------------------
     def parameters(self, info: FunctionInfo, solver: Solver, owner: str) -> list[Type]:
@@ -576,7 +581,7 @@ class Checker:
             self.record(callee, fn)
             info = self.res.function(self.res.defs[callee.name])
             desc = Callee("global", callee.name, tuple(b.name for b in info.params), format_type(fn), self.res.defs[callee.name].name_span)
-            return self.call_function(e, fn, desc, arg_types, env)
+            return self.call_function(e, fn, desc, arg_types, env, recursive=callee.name in self.assumed)
         fn_type = self.current.solver.resolve_type(self.expr(callee, env))  # type: ignore[union-attr]
         name = callee.name if isinstance(callee, ast.Var) else "this function"
         return self.call_value(e, fn_type, name, arg_types, env)
@@ -645,13 +650,15 @@ class Checker:
             self.known_calls[key] = outcome
         return self.commit(outcome, env, e)
 
-    def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env) -> Type:
+    def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env,
+                      recursive: bool = False) -> Type:
         if len(arg_types) != len(fn.params):
             self.report(messages.wrong_arity(e.span, desc.display, len(fn.params), len(arg_types), desc.signature))
             return ERROR
         resolved = _deep_resolve(fn, self.current.solver)  # type: ignore[union-attr]
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
+        site.recursive_call = recursive
         return self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
 
     def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
@@ -671,7 +678,12 @@ class Checker:
         """A dimension for an unannotated parameter: inferred in definitions, `?` in closures."""
         if self.current is not None and self.current.kind == "closure":
             return None
-        return self._param_var(("dim", owner.uid, axis), lambda: DimVar(f"d{axis}"))
+        key = ("dim", owner.uid, axis)
+        if key in self.widened_dims:
+            return None
+        var = self._param_var(key, lambda: DimVar(f"d{axis}"))
+        self.dim_keys[var] = key
+        return var
 
     def new_param_dtype(self, owner: TypeVar) -> DTypeVar:
         return self._param_var(("dtype", owner.uid), lambda: DTypeVar("T", meta=True))

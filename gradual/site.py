@@ -232,6 +232,9 @@ class CallSite(ShapeContext):
     #: a b of 1 fails where the precise program runs). Against a static dim one stays rigid
     #: (SPEC 3.3: `b` against 3 is an error).
     loose: Mapping = {}
+    #: a call of a definition inside its own recursive component: an unannotated parameter's
+    #: dim that meets another value here is widened to `?` (next pass), not an error
+    recursive_call = False
 
     def __init__(
         self,
@@ -569,6 +572,8 @@ class CallSite(ShapeContext):
                 return claimed
         if grade is Grade.NEVER and otherwise is not None:
             raise RuleFailure(otherwise[0], dict(otherwise[1]))
+        if grade is Grade.NEVER and self.recursive_call and self._widen_parameters(a, b):
+            return SDim(Dimension.dynamic(), a.origin)
         if grade is Grade.NEVER:
             self._error(messages.dim_mismatch(self, a, b, symbol, self._shown(a), self._shown(b)))
             return SDim(Dimension.dynamic(), a.origin)
@@ -576,6 +581,17 @@ class CallSite(ShapeContext):
             self._check_equal_later(a, b)
         keep = a if a.origin is not None or b.origin is None else b
         return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
+
+    def _widen_parameters(self, a: SDim, b: SDim) -> bool:
+        """At a recursive call, the unannotated parameters' dims among two that can never be
+        equal (`d0 + 1` passed for `d0`: a loop that pads its value) go to the solver to be
+        widened, as a `can_unify` hint's are (SPEC 3.5); whether there were any."""
+        symbols = {s for d in (a.dim, b.dim) for dim in (d, self.solver.resolve(d)) for s in dim.symbols()}
+        found = {s for s in symbols if type(s) is DimVar}
+        hints = {s for s in symbols if isinstance(s, HintVar)}
+        self.solver.widen_params |= found
+        self.solver.widen |= hints
+        return bool(found or hints)
 
     def _check_equal_later(self, a: SDim, b: SDim) -> None:
         """Two exact dims that only a runtime check can equate, no polynomial solving them (`2 *

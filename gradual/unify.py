@@ -106,6 +106,9 @@ class Solver:
         self.dtype_parent: dict[DTypeVar, DType] = {}
         self.types: dict[TypeVar, Type] = {}
         self.widen: set[HintVar] = set()
+        #: unannotated parameters' dims a recursive call passed something else for (widened to
+        #: `?` in the next pass, as a hint is: Checker.absorb_widening)
+        self.widen_params: set[DimVar] = set()
         self._has_vars: dict[Poly, bool] = {}
 
     # dimensions ---------------------------------------------------------------------------
