@@ -2065,18 +2065,23 @@ def feature_hinted_loop(b: Builder) -> Val:
     h = new_helper(b, "loop")
     steps = b.draw.int(0, 2)
     grow = x.rank and b.draw.chance(50)
+    pad = grow and b.draw.chance(50)  # grows by a constant (d0 + 1 against d0), not a multiple
     axis = b.draw.int(0, x.rank - 1)
     i, v = h.fresh_name("i"), h.fresh_name("x")
     h.params = [Param(i, Val(f"%{i}", (), "int32"), Slot(-1, "counter", (), "int32")),
                 Param(v, Val(f"%{v}", x.dims, x.dtype), HoleSlot())]
     guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
-    step = f"concatenate((%{v}, %{v}), axis={axis})" if grow else f"nn.relu(%{v})"
-    b.program.ops.extend(["concatenate" if grow else "nn.relu", "less", "add"])
-    h.block.stmts.append([Hint(f"can_unify(%{v}, shape=({guess}{',' if x.rank == 1 else ''}));")])
+    widths = ", ".join("[0, 1]" if k == axis else "[0, 0]" for k in range(x.rank))
+    step = (f"nn.pad(%{v}, 0f, pad_width=[{widths}])" if pad else f"concatenate((%{v}, %{v}), axis={axis})"
+            if grow else f"nn.relu(%{v})")
+    b.program.ops.extend(["nn.pad" if pad else "concatenate" if grow else "nn.relu", "less", "add"])
+    if not pad or b.draw.chance(50):  # a loop that pads also runs without a hint (an unannotated parameter)
+        h.block.stmts.append([Hint(f"can_unify(%{v}, shape=({guess}{',' if x.rank == 1 else ''}));")])
     h.block.result = [f"if (less(%{i}, {steps})) {{ @{h.name}(add(%{i}, 1), {step}) }} else {{ %{v} }}"]
     b.program.features.add("hinted-loop")
     b.program.data_dependent = True
-    sizes = [d.value * (2 ** steps if grow and k == axis else 1) for k, d in enumerate(x.dims)]
+    sizes = [d.value + steps if pad and k == axis else d.value * (2 ** steps if grow and k == axis else 1)
+             for k, d in enumerate(x.dims)]
     return b.bind([f"@{h.name}(0, {x.text})"], tuple(Dim(s, DYNAMIC, None) for s in sizes))
 
 
