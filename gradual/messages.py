@@ -137,12 +137,22 @@ def _flow(site: "CallSite", code: str, detail: str) -> Diagnostic:
     labels = ()
     if callee.decl_span is not None:
         labels = (Label(callee.decl_span, f"{expected} required here"),)
+    verb = _cannot_be(site.arg_infos[0].type if site.arg_infos else None, callee.expected)
     return Diagnostic(
         codes.BAD_CAST if callee.cast else code,
-        f"{callee.name} has type {actual}, which can never be {expected}: {detail}",
+        f"{callee.name} has type {actual}, which {verb} {expected}: {detail}",
         _origin_span(site, _origin0()), label=f"type {actual}", labels=labels,
         help="change the annotation to match, or use `?` where the value is only known at runtime",
     )
+
+
+def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
+    """"can never be" where the types hold only sizes; "is not known to be" where a symbol is
+    in them: `m` against `k` (rigid, SPEC 3.3) or `2 * n` against `n` hold for some sizes."""
+    from .types import type_symbols
+
+    rigid = any(t is not None and type_symbols(t) for t in (actual, expected))
+    return "is not known to be" if rigid else "can never be"
 
 
 def _origin0() -> "Origin":
@@ -660,7 +670,7 @@ def flow_mismatch(span: Span, context: str, actual: Type, expected: Type, detail
     if "dtype" in detail and not context.startswith("cast"):
         code = codes.DTYPE_MISMATCH
     return Diagnostic(
-        code, f"{context} has type {format_type(actual)}, which can never be {format_type(expected)}: {detail}",
+        code, f"{context} has type {format_type(actual)}, which {_cannot_be(actual, expected)} {format_type(expected)}: {detail}",
         span, label=f"type {format_type(actual)}", labels=labels,
         help="change the annotation, or use `?` where the value is only known at runtime",
     )

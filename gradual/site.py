@@ -582,6 +582,31 @@ class CallSite(ShapeContext):
         keep = a if a.origin is not None or b.origin is None else b
         return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
 
+    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None) -> SDim:
+        """`value // coeff` where coeff must divide value: a value of the caller's own symbols that
+        it may divide (`m` for a signature's `2 * n`: every even m) is checked at runtime, as the
+        same call with an unknown in m's place is; only a value it can never divide is an error
+        (a static 5, `2 * m + 1`). The check was "m can never be 2 * (m // 2)": a less precise
+        program rejected where the precise one ran (found by an outside pass)."""
+        value = _sdim(value)
+        q = value // coeff
+        product = q * coeff
+        if self.solver.unify(product.dim, value.dim) is Grade.NEVER and self._may_divide(value.dim, coeff):
+            self._check_equal_later(product, value)
+            return q
+        self.equal(product, value, symbol=symbol)
+        return q
+
+    def _may_divide(self, value: Dimension, coeff: int) -> bool:
+        """Whether some sizes of value's symbols make it a multiple of coeff."""
+        resolved = self.solver.resolve(value)
+        if not resolved.is_exact or resolved.is_static:
+            return False
+        expr = resolved.expr
+        residues = {expr.substitute(lambda s, k=k: Poly.const(k)).const_value() % coeff
+                    for k in range(coeff) if expr.substitute(lambda s, k=k: Poly.const(k)).is_const()}
+        return 0 in residues
+
     def _widen_parameters(self, a: SDim, b: SDim) -> bool:
         """At a recursive call, the unannotated parameters' dims among two that can never be
         equal (`d0 + 1` passed for `d0`: a loop that pads its value) go to the solver to be

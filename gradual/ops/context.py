@@ -151,6 +151,13 @@ class ShapeContext(ABC):
         `otherwise = (code, facts)` makes a failure the rule's own (`fail(code, **facts)`), for
         rules whose constraint reads better in their words than as two dims."""
 
+    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None) -> Any:
+        """`value // coeff`, requiring coeff to divide value (a signature's `2 * n` matched
+        against a dim: n is half of it)."""
+        q = value // coeff
+        self.equal(q * coeff, value, symbol=symbol)
+        return q
+
     @abstractmethod
     def broadcast(self, a: Any, b: Any) -> Any:
         """NumPy broadcasting of two dims: 1 stretches, otherwise they must be equal."""

@@ -166,9 +166,7 @@ class SignatureMatcher:
         coeff, rest = part
         value = self.evaluate(-rest, base=d)  # d - rest, added before subtracted
         if coeff != 1:
-            quotient = value // coeff
-            self.ctx.equal(quotient * coeff, value, symbol=sym.name)
-            value = quotient
+            value = self.ctx.quotient(value, coeff, symbol=sym.name)
         self.dims[sym] = value
         return True
 
