@@ -441,7 +441,8 @@ def @main(%x: Tensor[(3,), float32]) {
 
 
 def test_an_inserted_check_mentioning_a_let_bound_existential_blames_the_argument() -> None:
-    src = """def @main(%x: Tensor[(?, 4), float32], %y: Tensor[(?, 4), float32]) {
+    """(`b` of a `2..` dim: one of a `?` may be 1, and then no check claims it.)"""
+    src = """def @main(%x: Tensor[(2.., 4), float32], %y: Tensor[(?, 4), float32]) {
   let %h: Tensor[(b, 4), float32] = %x;
   add(%h, %y)
 }
@@ -486,6 +487,14 @@ def test_the_memory_budget_defaults_to_a_gibibyte(monkeypatch) -> None:
 def test_an_input_that_is_no_tensor_is_an_input_error(value: object) -> None:
     with pytest.raises(InputError, match="cannot read"):
         gradual.run("def @main(%x: Tensor[(2,), float32]) { %x }", {"x": value})
+
+
+@pytest.mark.parametrize("value", ["1.5", b"2", None, [None, "3"]])
+def test_text_and_none_are_no_float_input(value: object) -> None:
+    """NumPy reads "1.5" as 1.5 and None as nan for a float dtype; they were accepted (found by an
+    outside pass)."""
+    with pytest.raises(InputError, match="values that fit float32"):
+        gradual.run("def @main(%x: Tensor[*, float32]) { %x }", {"x": value})
 
 
 @pytest.mark.parametrize("value", [np.array(["a", "b"]), np.array([1j, 2j]), np.array([None, 1], dtype=object)])

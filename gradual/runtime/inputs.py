@@ -108,8 +108,12 @@ def python_input(shown: str, value: Any, t: Optional[Type]) -> np.ndarray:
     and a string is no tensor (an InputError naming `shown`)."""
     dtype = declared_dtype(t) if _has_concrete_dtype(t) else _literal_dtype(value)
     try:
+        given = np.asarray(value)
         array = np.asarray(value, dtype=dtype)
-        exact = np.dtype(dtype).kind == "f" or array.tolist() == np.asarray(value).tolist()
+        if np.dtype(dtype).kind == "f":  # any number converts (rounding is no loss of meaning); text and None do not
+            exact = given.dtype.kind in "biuf"
+        else:
+            exact = array.tolist() == given.tolist()
     except (TypeError, ValueError, OverflowError):
         exact = False
     if not exact:
