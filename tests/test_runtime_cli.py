@@ -47,6 +47,13 @@ def test_json_outputs(capsys, program) -> None:
     assert json.loads(out) == {"outputs": [{"shape": [4, 3], "dtype": "float32"}, {"shape": [2], "dtype": "int64"}]}
 
 
+def test_json_names_functions_and_references_by_their_kind(capsys, program) -> None:
+    """A reference was `{"kind": "RefCell"}`, the runtime's class name (found by an outside pass)."""
+    src = program("def @main(%x: Tensor[(2,), float32]) { (fn (%z: float32) { %z }, ref(%x)) }")
+    code, out, _ = run_cli(capsys, src, "--shape", "x=2", "--format", "json")
+    assert json.loads(out) == {"outputs": [{"kind": "function"}, {"kind": "reference", "type": "Tensor[(2,), float32]"}]}
+
+
 def test_a_failed_check_prints_the_blame_and_exits_3(capsys) -> None:
     code, out, err = run_cli(capsys, str(EXAMPLES / "call_check.rly"), "--shape", "x=10x9")
     assert code == 3 and out == ""

@@ -131,11 +131,15 @@ def output_json(value: Any) -> dict:
     """One output as JSON: its shape and dtype (or its kind)."""
     import numpy as np
 
-    from ..runtime.values import is_function
+    from ..runtime.values import RefCell, describe_value, is_function
 
     if isinstance(value, np.ndarray):
         return {"shape": list(value.shape), "dtype": value.dtype.name}
-    return {"kind": "function" if is_function(value) else type(value).__name__}
+    if isinstance(value, RefCell):  # as the text form says it: "a reference to <its value's type>"
+        return {"kind": "reference", "type": describe_value(value.value)}
+    if is_function(value):
+        return {"kind": "function"}
+    return {"kind": "value", "type": describe_value(value)}
 
 
 def _print_outputs(args: argparse.Namespace, outputs: list, names: Optional[tuple]) -> None:
