@@ -178,6 +178,13 @@ def _granularity(ctx: ShapeContext, x: TensorArg, scale: TensorArg, block: int) 
     if not block and scale.rank > 1:
         broadcast_into(ctx, scale, list(x.dims))
         return
+    if not block and ctx.is_one(scale.dim(0)) is None:  # one element (per tensor, axis unread) or one per axis
+        axis = ctx.attr("axis")
+        if not -x.rank <= axis < x.rank:
+            ctx.equal(scale.dim(0), ctx.const(1), symbol="per-tensor scale")
+        else:
+            ctx.broadcast(scale.dim(0), x.dim(axis))
+        return
     axis = normalize_axis(ctx, ctx.attr("axis"), x.rank)
     if not block:
         ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
