@@ -164,6 +164,8 @@ class SignatureMatcher:
         if part is None or part[0] <= 0 or not part[1].symbols() <= self.dims.keys():
             return False
         coeff, rest = part
+        if rest.is_const() and rest.const_value() > 0:  # `d + 1` is a size only where d >= 1
+            self.ctx.assume_within(d, rest.const_value(), None)
         value = self.evaluate(-rest, base=d)  # d - rest, added before subtracted
         if coeff != 1:
             value = self.ctx.quotient(value, coeff, symbol=sym.name)
