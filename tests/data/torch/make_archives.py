@@ -93,21 +93,9 @@ def rewire_linear_weight(program):
 
 
 def main(only=None):
-    """Write every archive (or only the one named)."""
-    if only == "inplace":
-        return save_inplace()
-    if only == "layers":
-        return save_layers()
-    if only == "narrow":
-        return save_narrow()
-    if only == "ceilpool":
-        return save_ceilpool()
-    if only == "counts":
-        return save_counts()
-    if only == "resample":
-        return save_resample()
-    if only == "padded":
-        return save_padded()
+    """Write every archive (or only the one named, of those with a saver of their own)."""
+    if only is not None:
+        return SAVERS[only]()
     torch.manual_seed(0)
     cnn = SmallCNN().eval()
     x = torch.randn(2, 3, 16, 16)
@@ -128,13 +116,8 @@ def main(only=None):
     x = torch.randn(2, 6, 8)
     ep = export(PairTokens().eval(), (x,), dynamic_shapes={"x": {0: Dim.AUTO, 1: Dim.AUTO}})
     save("constrained", ep, (x,))
-    save_inplace()
-    save_layers()
-    save_narrow()
-    save_ceilpool()
-    save_counts()
-    save_resample()
-    save_padded()
+    for saver in SAVERS.values():
+        saver()
 
 
 def save_inplace():
@@ -186,6 +169,10 @@ def save_padded():
     x, skip = torch.randn(2, 5, 6), torch.randn(2, 1, 8, 9)
     dynamic = {"x": {0: Dim.AUTO, 1: Dim.AUTO, 2: Dim.AUTO}, "skip": {2: Dim.AUTO, 3: Dim.AUTO}}
     return save("padded", export(PadToSizes(), (x, skip), dynamic_shapes=dynamic), (x, skip))
+
+
+SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
+          "counts": save_counts, "resample": save_resample, "padded": save_padded}
 
 
 if __name__ == "__main__":
