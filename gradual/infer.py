@@ -640,7 +640,8 @@ class Checker:
                 if not (cached.casts or cached.refinements or cached.facts):  # nothing of its own call in it
                     if cached.instantiation:
                         self.current.frame.instantiations[id(e)] = cached.instantiation  # type: ignore[union-attr]
-                    self.learn(cached.learned, env)
+                    if cached.learned:
+                        self.learn(cached.learned, env)
                     return cached.result
                 return self.commit(_reuse(cached, op, e.args, binders), env, e)
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
@@ -1172,7 +1173,7 @@ def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic]
     if not call.attrs:
         defaults = op.defaults()
         if defaults is not None:
-            return dict(defaults)
+            return defaults  # shared: nothing downstream changes a call's attributes
     values: dict[str, Any] = {}
     ok = True
     for attr in call.attrs:
