@@ -602,10 +602,11 @@ class CallSite(ShapeContext):
         resolved = self.solver.resolve(value)
         if not resolved.is_exact or resolved.is_static:
             return False
-        expr = resolved.expr
-        residues = {expr.substitute(lambda s, k=k: Poly.const(k)).const_value() % coeff
-                    for k in range(coeff) if expr.substitute(lambda s, k=k: Poly.const(k)).is_const()}
-        return 0 in residues
+        for k in range(coeff):  # every symbol k: a sufficient witness (m + 1 at m = 1, 2 * m + 1 at none)
+            at_k = resolved.expr.substitute(lambda s, k=k: Poly.const(k))
+            if at_k.is_const() and at_k.const_value() % coeff == 0:
+                return True
+        return False
 
     def _widen_parameters(self, a: SDim, b: SDim) -> bool:
         """At a recursive call, the unannotated parameters' dims among two that can never be
