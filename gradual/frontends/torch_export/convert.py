@@ -481,6 +481,8 @@ def creation(c: NodeConverter) -> Any:
     attrs: dict = {"dtype": dtype}
     if op == "aten.full":
         fill = c.raw("fill_value", c.raw("s"))
+        if isinstance(fill, Ref) and packet(c.node.op) == "aten.scalar_tensor":  # torch.tensor(x.shape[1])
+            return c.call("aten._to_copy", c.operand(fill, "int64"), dtype=dtype)
         if not isinstance(fill, (int, float)):
             raise c.unsupported("a fill value that is not a number")
         attrs["fill_value"] = float(fill)

@@ -160,7 +160,8 @@ class Resample(torch.nn.Module):
 
 class PadToSizes(torch.nn.Module):
     """Pads computed from sizes (SymInt lists): up to a multiple of 4 (Swin's windows), up to a
-    skip connection's size (U-Net), and a weight repeated once per batch entry."""
+    skip connection's size (U-Net), a weight repeated once per batch entry, and a size as a
+    tensor (torch.tensor(x.shape[1]))."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -171,4 +172,4 @@ class PadToSizes(torch.nn.Module):
         grown = F.pad(x, (0, right))
         dy, dx = skip.shape[2] - x.shape[1], skip.shape[3] - x.shape[2]
         fitted = F.pad(x.unsqueeze(1), (dx // 2, dx - dx // 2, dy // 2, dy - dy // 2))
-        return grown, fitted, self.weight.repeat(x.shape[0])
+        return grown, fitted, self.weight.repeat(x.shape[0]), torch.tensor(x.shape[1])
