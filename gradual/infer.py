@@ -740,6 +740,9 @@ class Checker:
             checks.append(CheckRecord(node, target, blame, callee.name, True, inserted=False))
         if outcome.failed:
             return ERROR if not isinstance(target, TensorType) else target
+        if isinstance(actual, DynType) and not actual.from_error:
+            for _, binder, refined in outcome.refinements:  # a `?` variable that passed is a tensor from here on
+                env.set(binder, refined)
         return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
 
     def bind_existentials(self, introduced: tuple, site: CallSite, target: Type, env: Env) -> Type:

@@ -187,7 +187,8 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
         known = second if second.origin is not None else first
         other_dim = first_dim if known is second else second_dim
         shown = second_dim if known is second else first_dim
-        message = f"{origin_phrase(site, known.origin)} is {shown}, but {op} needs {other_dim} there"
+        needed = name if symbol and not other_dim.is_exact else other_dim  # `2 * n`, not the `?` n was bound to
+        message = f"{origin_phrase(site, known.origin)} is {shown}, but {op} needs {needed} there"
     labels = []
     if first.origin is not None and second.origin is not None:
         bound = f"{name} was bound to {first_dim} here" if symbol else f"this is {first_dim}"

@@ -436,6 +436,8 @@ class CallSite(ShapeContext):
         if isinstance(arg, _FuncArg):
             if isinstance(param, FuncType):
                 self._contract(param, arg)
+            elif isinstance(param, TypeVar):  # as for a tensor below: `?`, not a function type the result would claim
+                self.solver.bind_type(param, DYN)
             return
         opened = self.opened.get((arg.index, arg.path))
         if opened is not None and opened.dynamic:

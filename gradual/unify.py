@@ -223,6 +223,8 @@ class Solver:
             solution = (-rest).exact_div(Poly.const(coeff)) if coeff not in (1, -1) else (-rest if coeff == 1 else rest)
             if solution is not None:
                 return self.bind(v, solution)
+            if rest.is_const() and rest.const_value() % coeff:
+                return Grade.NEVER  # c * v = k with c not dividing k: no size solves it (2 * n against 3)
         reduced = _without_common_factor(diff)
         if reduced is not None:
             return self._solve(reduced)

@@ -143,7 +143,7 @@ class SignatureMatcher:
                 unbound = [s for s in pattern.expr.symbols() if s not in self.dims]
                 if not unbound:
                     self.pending.remove(item)
-                    self.ctx.equal(self.evaluate(pattern.expr), d)
+                    self.ctx.equal(self.evaluate(pattern.expr), d, symbol=str(pattern))
                     progress = True
                 elif len(unbound) == 1 and self._solve_linear(pattern.expr, unbound[0], d):
                     self.pending.remove(item)
