@@ -1335,7 +1335,7 @@ class _CastBuilder:
         rep = self.solver.find(slot.var)
         known = slot.known
         if rep in self.solver.solution:
-            return self._solved_pattern(rep, known)
+            return self._solved_pattern(rep, known, (index, path, axis))
         if not isinstance(rep, SiteVar):  # equal to an inference variable (an unannotated parameter's dim)
             same = Dimension.of_expr(Poly.atom(rep))
             return same, True, same
@@ -1398,7 +1398,7 @@ class _CastBuilder:
         uses.append((index, path, axis, var))
         return binder, True, bounds
 
-    def _solved_pattern(self, rep: SiteVar, known: Dimension) -> tuple:
+    def _solved_pattern(self, rep: SiteVar, known: Dimension, where: tuple) -> tuple:
         solution = self.solver.resolve(self.solver.solution[rep])
         hints = {s for s in solution.symbols() if isinstance(s, HintVar)}
         if hints:
@@ -1409,7 +1409,23 @@ class _CastBuilder:
             return known, False, known
         if expressed.is_exact and not expressed.symbols() & set(self.binders.values()):
             return expressed, True, expressed
+        self._binds_in(expressed, where)
         return expressed, True, known
+
+    def _binds_in(self, expressed: Dimension, where: tuple) -> None:
+        """An expression of binders (`2 * d`) in a cast binds them where it is the first of their
+        occurrences, as a bare one would: a later bare `d` then verifies, and is counted (two
+        casts that can each fail counted as one)."""
+        mentioned = expressed.symbols()
+        if len(mentioned) != 1:
+            return  # `n - m` binds neither (the runtime waits for a bare occurrence)
+        (sym,) = mentioned
+        part = expressed.expr.linear_part(sym)
+        if part is None or part[0] <= 0 or not part[1].is_const():
+            return  # `d // 2` cannot be solved for d
+        for rep, binder in self.binders.items():
+            if binder is sym and not self.uses.get(rep):
+                self.uses.setdefault(rep, []).append(where + (None,))
 
     def _express(self, dim: Dimension) -> Optional[Dimension]:
         """A dimension with free site variables replaced by their runtime binders."""
