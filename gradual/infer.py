@@ -138,7 +138,10 @@ class Env:
         def replace(d: Dimension) -> Dimension:
             if not d.is_symbolic or not (d.expr.symbols() & aliases.keys()):
                 return d
-            return Dimension.of_expr(d.expr.substitute(lambda s: aliases[s].expr if s in aliases else None))
+            try:
+                return Dimension.of_expr(d.expr.substitute(lambda s: aliases[s].expr if s in aliases else None))
+            except ValueError:  # `b - 1` with b aliased to 0: no size; the annotation stays, and its flow says so
+                return d
         return map_dims(t, replace)
 
     def facts_of(self, binder: Binder) -> frozenset:
