@@ -567,6 +567,8 @@ class CallSite(ShapeContext):
     # constraints --------------------------------------------------------------------------
     def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> SDim:
         a, b = _sdim(a), _sdim(b)
+        if self.recursive_call and self._parameters_meet(a, b):
+            return SDim(Dimension.dynamic(), a.origin)
         grade = self.solver.unify(a.dim, b.dim)
         if grade is Grade.NEVER:
             claimed = self._claimed_constraint(a, b, symbol)
@@ -609,6 +611,16 @@ class CallSite(ShapeContext):
             if at_k.is_const() and at_k.const_value() % coeff == 0:
                 return True
         return False
+
+    def _parameters_meet(self, a: SDim, b: SDim) -> bool:
+        """At a recursive call, two different unannotated parameters' dims made equal (a loop
+        that transposes its value passes its (d1, d0) for (d0, d1)): both are widened, as for
+        any other change (`_widen_parameters`), instead of forcing the value square."""
+        va, vb = self.solver.free_var(a.dim), self.solver.free_var(b.dim)
+        if type(va) is not DimVar or type(vb) is not DimVar or self.solver.find(va) is self.solver.find(vb):
+            return False
+        self.solver.widen_params |= {va, vb}
+        return True
 
     def _widen_parameters(self, a: SDim, b: SDim) -> bool:
         """At a recursive call, the unannotated parameters' dims among two that can never be
