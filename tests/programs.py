@@ -2066,6 +2066,7 @@ def feature_hinted_loop(b: Builder) -> Val:
     steps = b.draw.int(0, 2)
     grow = x.rank and b.draw.chance(50)
     pad = grow and b.draw.chance(50)  # grows by a constant (d0 + 1 against d0), not a multiple
+    swap = x.rank == 2 and not grow and b.draw.chance(40)  # transposed each step: (d1, d0) for (d0, d1)
     axis = b.draw.int(0, x.rank - 1)
     i, v = h.fresh_name("i"), h.fresh_name("x")
     h.params = [Param(i, Val(f"%{i}", (), "int32"), Slot(-1, "counter", (), "int32")),
@@ -2073,15 +2074,17 @@ def feature_hinted_loop(b: Builder) -> Val:
     guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
     widths = ", ".join("[0, 1]" if k == axis else "[0, 0]" for k in range(x.rank))
     step = (f"nn.pad(%{v}, 0f, pad_width=[{widths}])" if pad else f"concatenate((%{v}, %{v}), axis={axis})"
-            if grow else f"nn.relu(%{v})")
-    b.program.ops.extend(["nn.pad" if pad else "concatenate" if grow else "nn.relu", "less", "add"])
-    if not pad or b.draw.chance(50):  # a loop that pads also runs without a hint (an unannotated parameter)
+            if grow else f"transpose(%{v}, axes=[1, 0])" if swap else f"nn.relu(%{v})")
+    b.program.ops.extend(["nn.pad" if pad else "concatenate" if grow else "transpose" if swap else "nn.relu", "less", "add"])
+    if not (pad or swap) or b.draw.chance(50):  # these loops also run without a hint (an unannotated parameter)
         h.block.stmts.append([Hint(f"can_unify(%{v}, shape=({guess}{',' if x.rank == 1 else ''}));")])
     h.block.result = [f"if (less(%{i}, {steps})) {{ @{h.name}(add(%{i}, 1), {step}) }} else {{ %{v} }}"]
     b.program.features.add("hinted-loop")
     b.program.data_dependent = True
     sizes = [d.value + steps if pad and k == axis else d.value * (2 ** steps if grow and k == axis else 1)
              for k, d in enumerate(x.dims)]
+    if swap and steps % 2:
+        sizes.reverse()
     return b.bind([f"@{h.name}(0, {x.text})"], tuple(Dim(s, DYNAMIC, None) for s in sizes))
 
 
