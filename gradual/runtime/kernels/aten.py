@@ -18,6 +18,7 @@ import numpy as np
 from ...ops.registry import KERNELS
 from . import kernel
 from .elementwise import same_dtype
+from .onnx import keys_cubic
 
 #: ATen operator -> the existing operator whose kernel it uses as it is
 ALIASES = {
@@ -1048,19 +1049,10 @@ def _antialiased_axis(x: np.ndarray, axis: int, out: int, given: Optional[float]
         lo = max(int(center - support + 0.5), 0)
         hi = min(int(center + support + 0.5), size)
         taps_at = (np.arange(lo, hi) - center + 0.5) * inverse
-        w = np.maximum(0.0, 1.0 - np.abs(taps_at)) if mode == "linear" else np.array([_keys(t) for t in taps_at])
+        w = np.maximum(0.0, 1.0 - np.abs(taps_at)) if mode == "linear" else np.array([keys_cubic(t, -0.5) for t in taps_at])
         total = w.sum()
         weights[o, lo:hi] = w / total if total else w
     return np.moveaxis(np.tensordot(weights, np.moveaxis(x, axis, 0), axes=(1, 0)), 0, axis)
-
-
-def _keys(t: float, a: float = -0.5) -> float:
-    t = abs(t)
-    if t < 1:
-        return ((a + 2) * t - (a + 3)) * t * t + 1
-    if t < 2:
-        return (((t - 5) * t + 8) * t - 4) * a
-    return 0.0
 
 
 @kernel("aten.expand_as")

@@ -892,13 +892,14 @@ def _resize_coefficients(ratio: float, scale: float, mode: str, nearest_mode: st
         weights = np.clip(1 - np.abs(args), 0, 1)
         return weights / weights.sum()
     if not antialias or scale >= 1:
-        return np.array([_cubic(ratio + 1, a), _cubic(ratio, a), _cubic(1 - ratio, a), _cubic(2 - ratio, a)])
+        return np.array([keys_cubic(ratio + 1, a), keys_cubic(ratio, a), keys_cubic(1 - ratio, a), keys_cubic(2 - ratio, a)])
     first = int(np.floor(-2 / scale) + 1)
-    weights = np.array([_cubic(scale * (i - ratio), a) for i in range(first, 2 - first)])
+    weights = np.array([keys_cubic(scale * (i - ratio), a) for i in range(first, 2 - first)])
     return weights / weights.sum()
 
 
-def _cubic(x: float, a: float) -> float:
+def keys_cubic(x: float, a: float) -> float:
+    """Keys' cubic convolution weight at distance x (a = -0.75 for ONNX, -0.5 for torch's antialiasing)."""
     x = abs(x)
     if x <= 1:
         return ((a + 2) * x - (a + 3)) * x * x + 1
