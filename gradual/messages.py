@@ -13,7 +13,7 @@ from . import diagnostics as codes
 from .diagnostics import Diagnostic, Label, Severity
 from .shapes import Dimension
 from .syntax.source import Span
-from .types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type
+from .types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols
 
 if TYPE_CHECKING:
     from .site import Callee, CallSite, Origin, SDim, SDType
@@ -149,8 +149,6 @@ def _flow(site: "CallSite", code: str, detail: str) -> Diagnostic:
 def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
     """"can never be" where the types hold only sizes; "is not known to be" where a symbol is
     in them: `m` against `k` (rigid, SPEC 3.3) or `2 * n` against `n` hold for some sizes."""
-    from .types import type_symbols
-
     rigid = any(t is not None and type_symbols(t) for t in (actual, expected))
     return "is not known to be" if rigid else "can never be"
 
