@@ -595,16 +595,19 @@ class CallSite(ShapeContext):
         value = _sdim(value)
         q = value // coeff
         product = q * coeff
-        if self.solver.unify(product.dim, value.dim) is Grade.NEVER and self._may_divide(value.dim, coeff):
+        if self._may_divide(value.dim, product.dim, coeff):
             self._check_equal_later(product, value)
-            return q
-        self.equal(product, value, symbol=symbol)
+        else:
+            self.equal(product, value, symbol=symbol)
         return q
 
-    def _may_divide(self, value: Dimension, coeff: int) -> bool:
-        """Whether some sizes of value's symbols make it a multiple of coeff."""
+    def _may_divide(self, value: Dimension, product: Dimension, coeff: int) -> bool:
+        """Whether value is rigid (no inference variable to solve), not provably the product,
+        and some sizes of its symbols make it a multiple of coeff."""
         resolved = self.solver.resolve(value)
-        if not resolved.is_exact or resolved.is_static:
+        if not resolved.is_exact or resolved.is_static or self.solver.mentions_vars(resolved.expr):
+            return False
+        if resolved == self.solver.resolve(product):
             return False
         for k in range(coeff):  # every symbol k: a sufficient witness (m + 1 at m = 1, 2 * m + 1 at none)
             at_k = resolved.expr.substitute(lambda s, k=k: Poly.const(k))
