@@ -1338,9 +1338,10 @@ class _CastBuilder:
         elif claimed is not None:
             expressed = self._express(self.solver.resolve(claimed))
             if expressed is not None:
+                own = self.solver.resolve(d.dim, final=True)
                 if expressed.symbols() & set(self.binders.values()):
-                    return expressed, True, self.solver.resolve(d.dim, final=True)
-                return expressed, True, expressed
+                    return expressed, True, own
+                return expressed, True, _checked_dim(own, expressed)
         if slot is None:
             exact = self.solver.resolve(d.dim, final=True)
             bound = self.site.bound_checks.get((index, path, axis))
@@ -1423,7 +1424,7 @@ class _CastBuilder:
         if expressed is None:
             return known, False, known
         if expressed.is_exact and not expressed.symbols() & set(self.binders.values()):
-            return expressed, True, expressed
+            return expressed, True, _checked_dim(known, expressed)
         self._binds_in(expressed, where)
         return expressed, True, known
 
@@ -1580,3 +1581,10 @@ def _broadcast_hull(solver: Solver, a: DimVar, b: DimVar) -> Optional[Dimension]
     algebra's `broadcast_merge`: `1..4` with `5..8` is `5..8`, `?` with `?` is `?`). None when
     no value of either broadcasts with the other."""
     return Dimension.broadcast_merge(Dimension.interval(*solver.bounds(a)), Dimension.interval(*solver.bounds(b)))
+
+
+def _checked_dim(own: Dimension, checked: Dimension) -> Dimension:
+    """A value's dim once a check showed it equals `checked`: an exact dim stays as it is (a
+    rigid `m` checked to be `2 * (m // 2)` is still `m`: the other form is equal but no other
+    use would know it), anything less precise becomes what was checked."""
+    return own if own.is_exact else checked

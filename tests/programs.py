@@ -1922,7 +1922,7 @@ def feature_expression_dims(b: Builder) -> Val:
     (`n // 2`, `2 * n`, `n - m`), in any parameter order, called with new parameters of the
     caller written alike (`?` in relaxed variants): issue 11, class 1."""
     h = new_helper(b)
-    kind = b.draw.choice(["half", "double", "difference"])
+    kind = b.draw.choice(["half", "double", "double-alone", "difference"])
     if kind == "half":  # pooling by 2 halves n; `n // 2` is checked against it
         n = h.fresh(b.size(2, 6))
         roles = {"a": (lift(lambda x: x // 2, n),), "b": (Dim.const(1), Dim.const(1), n, Dim.const(1))}
@@ -1932,6 +1932,10 @@ def feature_expression_dims(b: Builder) -> Val:
         n = h.fresh(b.size())
         roles = {"a": (dim_scale(n, 2),), "b": (n,)}
         body = ["add(%{a}, concatenate((%{b}, %{b})))"]
+    elif kind == "double-alone":  # n is solved from the `2 * n` argument alone
+        n = h.fresh(b.size(), symbolic=True)
+        roles = {"a": (dim_scale(n, 2),)}
+        body = ["add(%{a}, %{a})"]
     else:
         m = h.fresh(b.size(1, 3))
         n = h.fresh(m.value + b.size(0, 3))
@@ -1948,11 +1952,31 @@ def feature_expression_dims(b: Builder) -> Val:
     h.block.result = [lines[-1]]
     b.program.ops.extend(["add", "concatenate", "reshape"])
     b.program.features.add("expression-dims")
-    unknown = b.draw.chance(40)  # `?` where the caller knows no relation: checked at the call
-    args = [b.new_param([Dim(d.value, DYNAMIC, None) for d in p.val.dims], data=p.data).text if unknown
-            else call_argument(b, h, p) for p in h.params]
+    # the caller's arguments: written alike (`(2 * k,)` for `(2 * n,)`), `?` where the caller knows
+    # no relation, or the first one of new symbols of the caller's own and the others `?`
+    # (`(m,)` for `(2 * n,)`: rigid, so n = m / 2 is a check that 2 divides m; two rigid
+    # symbols related by the callee would be an error); all but `alike` are checked at the call
+    kind_of_args = b.draw.choice(["alike", "alike", "unknown", "rigid"])
+    args = [caller_argument(b, h, p, kind_of_args if kind_of_args != "rigid" or i == 0 else "unknown")
+            for i, p in enumerate(h.params)]
     result = roles["a"] if kind != "difference" else roles["b"]
+    if kind_of_args == "rigid":  # the result is in the caller's new symbols: not predicted
+        return b.bind([f"@{h.name}({', '.join(args)})"], tuple(Dim(d.value, DYNAMIC, None) for d in result))
     return b.bind([f"@{h.name}({', '.join(args)})"], tuple(outer_of(d) for d in result))
+
+
+def caller_argument(b: Builder, h: Builder, p: Param, kind: str) -> str:
+    """A new parameter of the caller passed for a helper's parameter: its dims the helper's
+    forms as the caller sees them (`alike`), `?` (`unknown`) or new symbols of the caller
+    (`rigid`: for each dim the helper does not write static)."""
+    if kind == "alike":
+        return call_argument(b, h, p)
+    if kind == "unknown":
+        dims = [Dim(d.value, DYNAMIC, None) for d in p.val.dims]
+    else:
+        dims = [d if d.form.is_static else Dim(d.value, b.symbol(), None) for d in p.val.dims]
+        b.program.features.add("rigid-argument")
+    return b.new_param(dims, data=p.data).text
 
 
 def feature_function_argument(b: Builder) -> Val:

@@ -144,8 +144,9 @@ def imprecise(t: object) -> bool:
 
 
 def bounds_only(value: object, check: object) -> bool:
-    """Whether a check of a precise value only bounds rigid symbols: every dim it changes is
-    an interval at a symbolic dim of the value (field by field for a tuple)."""
+    """Whether a check of a precise value only bounds rigid symbols or asks that a number
+    divides one: every dim it changes is an interval at a symbolic dim of the value, or
+    `c * (m // c)` at its `m` (field by field for a tuple)."""
     if isinstance(value, TupleType):
         return (isinstance(check, TupleType) and len(check.fields) == len(value.fields)
                 and all(bounds_only(v, c) for v, c in zip(value.fields, check.fields)))
@@ -156,9 +157,17 @@ def bounds_only(value: object, check: object) -> bool:
     for have, want in zip(value.dims, check.dims):
         if isinstance(want, Dimension) and want.is_exact and str(want) == str(have):
             continue
+        if isinstance(want, Dimension) and want.is_exact and have.is_symbolic and divisible_form(have, want):
+            continue
         if isinstance(want, Broadcast) or not isinstance(want, Dimension) or want.is_exact or not have.is_symbolic:
             return False
     return True
+
+
+def divisible_form(have: Dimension, want: Dimension) -> bool:
+    """Whether `want` is `c * (have // c)` for a whole c > 1: a check that c divides a rigid
+    size (design.md, divisibility)."""
+    return any(str(want) == str((have // c) * c) for c in range(2, 65))
 
 
 def enclosing_bodies(module: ast.Module) -> dict:

@@ -180,9 +180,7 @@ def _equal_sections(ctx: ShapeContext, data: TensorArg, axis: int, whole: Any, s
     size = ctx.static(whole)
     if size is not None and size % sections != 0:
         ctx.fail("split-uneven", arg=data, axis=axis, dim=whole, sections=sections)
-    part = whole // sections
-    if sections > 1:
-        ctx.equal(part * sections, whole)
+    part = ctx.quotient(whole, sections) if sections > 1 else whole
     return [part] * sections
 
 

@@ -93,9 +93,7 @@ def _split(ctx: ShapeContext, whole: Any, factor: int, letter: str, layout: str,
     size = ctx.static(whole)
     if size is not None and size % factor:
         ctx.fail("layout-split", name=name, layout=layout, letter=letter, dim=size, factor=factor)
-    outer = whole // factor
-    ctx.equal(outer * factor, whole, symbol=f"{letter} (split by {factor})")
-    return outer
+    return ctx.quotient(whole, factor, symbol=f"{letter} (split by {factor})")
 
 
 # attributes -------------------------------------------------------------------------------------

@@ -238,8 +238,11 @@ class _Reshape:
         h, r = ctx.static(have), ctx.static(rest)
         if h is not None and r is not None and h % r != 0:
             self._fail_count("reshape-indivisible", have, rest)
-        inferred = have // rest
-        ctx.equal(inferred * rest, have)
+        if r is not None:  # a rigid count some sizes divide is checked at runtime (design.md)
+            inferred = ctx.quotient(have, r)
+        else:
+            inferred = have // rest
+            ctx.equal(inferred * rest, have)
         self.dims[self.infer_at] = inferred
 
     def _differ(self, have: Any, want: Any) -> bool:
