@@ -1884,8 +1884,10 @@ def feature_call(b: Builder, inline: bool = False) -> Val:
     if not inline and b.draw.chance(30):
         h.dtype = "T"
     first = h.new_param([h.fresh_from(d) for d in x.dims])
-    if b.draw.chance(15) and not inline:
-        h.params[0].slot = None  # unannotated: inferred and generalized
+    if b.draw.chance(15) and (not inline or b.program.allow_data_dependent):
+        # unannotated: inferred and generalized for a helper; `?` for a closure (not generalized,
+        # design.md), so the result is checked where it is used: not in a precise program
+        h.params[0].slot = None
         b.program.features.add("unannotated-param")
     result = run_ops(h, b.draw.int(1, 3), first)
     h.block.result = [result.text]
@@ -2061,7 +2063,17 @@ def function_value(b: Builder, x: Val) -> str:
 def hidden(b: Builder, function: str) -> str:
     """Sometimes the function passed through `fn (%f: ?) -> ? { %f }`: a value of type `?`
     where the helper needs a function type, cast to it at the call (a contract). Not in a
-    precise program: the `?` is written, no variant makes it static."""
+    precise program: the `?` is written, no variant makes it static. Or through an identity
+    whose parameter nothing constrains, `fn (%f) { %f }`, in any program: its result is the
+    function itself (a function passed to such a parameter was typed a tensor from a later
+    use: 0 checks, unsound; found by an outside pass). Not in a precise program either: such
+    a parameter is `?` (closures are not generalized, design.md), so the result is cast back
+    to the function type, a check a static program must not have."""
+    if b.program.allow_data_dependent and b.draw.chance(15):
+        name, f = b.fresh_name("same"), b.fresh_name("f")
+        b.block.stmts.append([f"let %{name} = fn (%{f}) {{ %{f} }};"])
+        b.program.features.add("identity-closure")
+        return f"%{name}({function})"
     if not b.program.allow_data_dependent or not b.draw.chance(20):
         return function
     name, f = b.fresh_name("hide"), b.fresh_name("f")
