@@ -15,7 +15,7 @@ from .shapes import Dimension, FloorDiv, Poly, Symbol
 from .syntax import ast
 from .syntax.printer import format_module
 from .types import (
-    Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, format_type,
+    DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, format_type, map_dtypes,
 )
 
 
@@ -121,6 +121,7 @@ class Elaborator:
         self.formatted: dict[tuple, str] = {}
         self.names = _Names(set())
         self.casts: dict[int, list] = {}
+        self.dtype_vars: set[int] = set()  # the definition's dtype variables, by identity
 
     def module(self) -> ast.Module:
         res = self.result
@@ -142,6 +143,7 @@ class Elaborator:
             if check.inserted:  # a written annotation or cast is in the program already
                 self.casts.setdefault(id(check.node), []).append(check)
         fn_type: FuncType = fn.type  # type: ignore[attr-defined]
+        self.dtype_vars = {id(v) for v in list(info.dtype_params) + list(fn_type.dtype_params)}
         params = []
         for p, t in zip(d.params, fn_type.params):
             params.append(p if p.type is not None else replace(p, type=type_expr(t, self.names)))
@@ -177,8 +179,15 @@ class Elaborator:
         new = self._rebuild(e)
         for check in self.casts.get(id(e), ()):
             note = ast.CheckNote(check.blame, check.reason, check.verifies)
-            new = ast.Cast(new, type_expr(check.type, self.names), note, span=e.span)
+            new = ast.Cast(new, type_expr(map_dtypes(check.type, self._declared_dtype), self.names), note, span=e.span)
         return new
+
+    def _declared_dtype(self, dtype: object) -> object:
+        """A dtype a cast can name: the definition's own dtype variables, or `?` for another
+        (a closed closure's generalized one: a closure declares none, and a call binds it)."""
+        if isinstance(dtype, DTypeVar) and id(dtype) not in self.dtype_vars:
+            return DYN_DTYPE
+        return dtype
 
     def _rebuild(self, e: ast.Expr) -> ast.Expr:
         if isinstance(e, ast.Call):

@@ -178,6 +178,9 @@ class _Pass:
     #: signature symbol -> (lo, hi) that the body checks before it can return (FuncType.requires)
     requires: dict = field(default_factory=dict)
     signature_symbols: Optional[frozenset] = None
+    #: the finalized records of closed closures in this definition's pass (closed_closure),
+    #: one list shared by every nested pass, so no record is finalized twice
+    finished: list = field(default_factory=list)
 
 
 class Checker:
@@ -382,8 +385,16 @@ class Checker:
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
                   for c in frame.checks]
         instantiations = _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize))
+        diagnostics = frame.diagnostics
+        if state.finished:  # closed closures' records, final already
+            types, instantiations, diagnostics = dict(types), dict(instantiations), list(diagnostics)
+            for done in state.finished:
+                types.update(done.types)
+                checks.extend(done.checks)
+                diagnostics.extend(done.diagnostics)
+                instantiations.update(done.instantiations)
         call = self.call_type(fn_type, finalize, params) if info.hints else None
-        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, frame.diagnostics,
+        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, diagnostics,
                                       instantiations, call))
 
     def install(self, record: DefinitionRecord, tables: bool = True) -> None:
@@ -767,9 +778,11 @@ class Checker:
         info = self.res.function(fn)
         outer = self.current
         assert outer is not None
+        if info.closed and any(t is None for t in info.param_types):
+            return self.closed_closure(fn, info, env)
         # one pass over the body: it records straight into the definer's frame (absorbing a
         # frame per closure would copy every nested closure's records once per level)
-        self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner)
+        self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner, finished=outer.finished)
         try:
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             result = self.closure_body(fn, info, params, env)
@@ -796,10 +809,39 @@ class Checker:
         finally:
             env.undo(mark)
 
+    def closed_closure(self, fn: ast.Fn, info: FunctionInfo, env: Env) -> FuncType:
+        """A closure that uses no variable of its surroundings, with unannotated parameters: they
+        are inferred and generalized as a definition's are (`fn (%z) { %z }` is the identity at
+        every type, Relay's composite functions get their parameters' shapes), in a solver of
+        its own, so nothing it infers can be one of the surroundings' variables."""
+        outer = self.current
+        assert outer is not None
+        solver = Solver()
+        state = self.current = _Pass(solver, Frame(), "def", info, outer.owner, finished=outer.finished)
+        try:
+            params = [env.aliased(t) for t in self.parameters(info, solver, outer.owner)]
+            result = self.closure_body(fn, info, params, env)
+        finally:
+            self.current = outer
+        finalize = _Finalizer(solver, info)
+        param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
+        ret_type = finalize.type(result)
+        frame = state.frame
+        outer.finished.append(Frame(
+            _finalized_by_identity(frame.types, finalize.type),
+            [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted) for c in frame.checks],
+            frame.diagnostics,
+            _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize))))
+        return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
+                        info.dtype_params + finalize.new_dtypes())
+
     def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
+        """The closure's type; its result is resolved only at the top: a closure nested n deep
+        returns a type n deep, whose inner parts the definer's finalizer resolves once (resolving
+        it here at every level was quadratic in the nesting depth)."""
         solver = self.current.solver  # type: ignore[union-attr]
         ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
-        return FuncType(ps, self.final_type(result, solver), info.dim_params, ())
+        return FuncType(ps, solver.resolve_type(result), info.dim_params, ())
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
         """A `let %f = fn ...` that calls `%f`: solved to a fixpoint like a recursive definition."""
@@ -809,8 +851,10 @@ class Checker:
         ret: Type = env.aliased(info.ret) if info.ret is not None else BOTTOM
         final: Optional[_Pass] = None
         result_type: Type = DYN
+        finished_mark = len(outer.finished)
         for _ in range(MAX_ITERATIONS):
-            state = self.current = _Pass(outer.solver, Frame(), "closure", info, outer.owner)
+            del outer.finished[finished_mark:]  # closed closures of an earlier iteration
+            state = self.current = _Pass(outer.solver, Frame(), "closure", info, outer.owner, finished=outer.finished)
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             self_type = FuncType(tuple(params), ret, info.dim_params, ())
             observed = self.closure_body(fn, info, params, env, binder, self_type)
@@ -1110,6 +1154,8 @@ class _Finalizer:
         t = self.solver.resolve_type(t)
         if isinstance(t, TypeVar):
             return DYN
+        if is_ground(t):  # nothing to resolve (a closed closure's type, final already)
+            return t
         if isinstance(t, TupleType):
             fields = tuple(self._part(f) for f in t.fields)
             return t if _same_items(fields, t.fields) else TupleType(fields)
@@ -1156,6 +1202,7 @@ class _Finalizer:
 
     def _fresh_name(self) -> str:
         return _fresh(_NICE_NAMES, "n", self.taken)
+
 
     def _fresh_dtype_name(self) -> str:
         return _fresh("TUVW", "T", self.dtype_taken)

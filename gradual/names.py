@@ -30,6 +30,7 @@ class Binder:
     span: Span
     kind: str
     node: object
+    level: int = 0  # how many closures enclose it (a use from deeper in captures it)
 
     def __repr__(self) -> str:
         return f"%{self.name}"
@@ -48,6 +49,7 @@ class FunctionInfo:
     hints: dict = field(default_factory=dict)
     name: str = ""
     written: list = field(default_factory=list)  # (definitions) every symbol written inside
+    closed: bool = False  # (closures) it uses no variable bound outside it
 
 
 @dataclass
@@ -107,6 +109,8 @@ class _Resolver:
         # how to forget a nested level's variables when it ends; a definition's own two levels
         # (parameters, body) end with it, and `definition` drops the variables whole
         self.log = UndoLog(unlogged=2)
+        # per closure being walked, the lowest level of a variable used inside it (Binder.level)
+        self.captured: list[int] = []
 
     # reporting ----------------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
@@ -155,7 +159,8 @@ class _Resolver:
         params, param_types = [], []
         seen: dict[str, Binder] = {}
         for p in node.params:
-            binder = Binder(p.var.name, p.var.span, "param" if isinstance(node, ast.Def) else "fn-param", p)
+            binder = Binder(p.var.name, p.var.span, "param" if isinstance(node, ast.Def) else "fn-param", p,
+                            len(self.captured))
             previous = seen.get(p.var.name)
             if previous is not None:
                 self.report(messages.duplicate_parameter(p.var.span, p.var.name, previous.span))
@@ -203,7 +208,7 @@ class _Resolver:
 
     def let(self, stmt: ast.Let, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
         var = stmt.var
-        binder = Binder(var.name, var.span, "let", stmt)
+        binder = Binder(var.name, var.span, "let", stmt, len(self.captured))
         self.res.binders[id(stmt)] = binder
         if stmt.value.__class__ is ast.Call:
             self.call(stmt.value, dims, types, info)
@@ -236,6 +241,8 @@ class _Resolver:
             self.report(messages.bad_hint(stmt.var.span, stmt.var.name))
             return
         self.res.uses[id(stmt.var)] = binder
+        if self.captured and binder.level < self.captured[-1]:
+            self.captured[-1] = binder.level
         closed = DimScope(parent=dims, mode="closed")
         conv = Converter(closed, TypeScope(), self.report_annotation)
         info.hints[id(binder)] = (binder, tuple(conv.dim(d) for d in stmt.dims), stmt)
@@ -264,12 +271,25 @@ class _Resolver:
             self.body(e.then, dims, types, info)
             self.body(e.otherwise, dims, types, info)
         elif isinstance(e, ast.Fn):
-            self.function(e, dims, types)
+            self.closure(e, dims, types)
         elif isinstance(e, ast.Block):
             self.body(e.body, dims, types, info)
         elif isinstance(e, ast.Cast):
             self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)
+
+    def closure(self, e: ast.Fn, dims: DimScope, types: TypeScope) -> None:
+        """A closure, noting whether it is closed (uses no variable bound outside it)."""
+        captured = self.captured
+        level = len(captured) + 1
+        captured.append(level)
+        try:
+            info = self.function(e, dims, types)
+        finally:
+            lowest = captured.pop()
+        info.closed = lowest >= level
+        if captured and lowest < captured[-1]:
+            captured[-1] = lowest
 
     def var(self, e: ast.Var) -> None:
         binder = self.vars.get(e.name)
@@ -279,6 +299,9 @@ class _Resolver:
         self.res.uses[id(e)] = binder
         if self.watched and id(binder) in self.watched:
             self.watched[id(binder)] = True
+        captured = self.captured
+        if captured and binder.level < captured[-1]:
+            captured[-1] = binder.level
 
     def opref(self, e: ast.OpRef) -> None:
         if e.name not in self.operators and e.name not in ast.REF_FORMS:
