@@ -894,6 +894,16 @@ def runtime_beyond_indexing(limit: int) -> str:
     return f"its result's nonzero dims take more than {limit:,} bytes together, more than NumPy can index, even where another dim is 0"
 
 
+def runtime_beyond_rank(rank: int, limit: int) -> str:
+    """An operator whose result has more dims than NumPy's arrays can have."""
+    return f"its result would have {rank} dims, more than the {limit} a NumPy array can have"
+
+
+def runtime_beyond_rank_help() -> str:
+    """What to do about a result of too many dims."""
+    return "the dims come from the program's attributes or shape values: make fewer of them"
+
+
 def runtime_beyond_indexing_help() -> str:
     """What to do about a result shape NumPy cannot represent."""
     return "the sizes come from the program's attributes or shape values: make them smaller"
