@@ -70,7 +70,15 @@ def origin_phrase(site: "CallSite", origin: Optional["Origin"], short: bool = Fa
         where = _path_phrase(origin.path) + argument_phrase(site, origin.arg)
     if origin.axis is None:
         return f"the dtype of {where}"
-    return f"dim {origin.axis} of {where}"
+    return f"{dim_name(origin.axis)} of {where}"
+
+
+def dim_name(axis: int) -> str:
+    """`dim 1`; a dim of a value of unknown rank counted from its end: `the last dim`,
+    `dim -2 (from the end)`."""
+    if axis >= 0:
+        return f"dim {axis}"
+    return "the last dim" if axis == -1 else f"dim {axis} (from the end)"
 
 
 def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
@@ -163,7 +171,7 @@ def _flow_where(origin: Optional["Origin"]) -> str:
     if origin is None:
         return "a dim"
     where = "".join("the contents' " if i == REF_CONTENT else f"field {i}'s " for i in origin.path)
-    return f"{where}dim {origin.axis}" if origin.axis is not None else f"{where}dtype"
+    return f"{where}{dim_name(origin.axis)}" if origin.axis is not None else f"{where}dtype"
 
 
 # shapes at call sites ------------------------------------------------------------------------
