@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from .shapes import Dimension, join as join_dims
 from .types import (
-    DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar,
+    DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
 )
 
 
@@ -43,11 +43,18 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
 
 def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, Dimension], Dimension]) -> TensorType:
     dtype = a.dtype if a.dtype == b.dtype else DYN_DTYPE
-    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
+    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims) or not _runs_agree(a.dims, b.dims):
         return TensorType(None, dtype)
     dims = tuple(_join_item(x, y, dim_join) for x, y in zip(a.dims, b.dims))
     value = a.value if a.value == b.value else None
     return TensorType(dims, dtype, value)
+
+
+def _runs_agree(a: tuple, b: tuple) -> bool:
+    """Whether two shapes of one length have the same run (`*b`) at the same place, or none:
+    a run against dims (`(*b, k)` and `(2, 3)`) may be of any rank."""
+    return all(isinstance(x, Variadic) == isinstance(y, Variadic) and (not isinstance(x, Variadic) or x == y)
+               for x, y in zip(a, b))
 
 
 def _join_item(x: object, y: object, dim_join: Callable[[Dimension, Dimension], Dimension]) -> object:

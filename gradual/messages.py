@@ -70,7 +70,15 @@ def origin_phrase(site: "CallSite", origin: Optional["Origin"], short: bool = Fa
         where = _path_phrase(origin.path) + argument_phrase(site, origin.arg)
     if origin.axis is None:
         return f"the dtype of {where}"
-    return f"dim {origin.axis} of {where}"
+    return f"{dim_name(origin.axis)} of {where}"
+
+
+def dim_name(axis: int) -> str:
+    """`dim 1`; a dim of a value of unknown rank counted from its end: `the last dim`,
+    `dim -2 (from the end)`."""
+    if axis >= 0:
+        return f"dim {axis}"
+    return "the last dim" if axis == -1 else f"dim {axis} (from the end)"
 
 
 def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
@@ -163,7 +171,7 @@ def _flow_where(origin: Optional["Origin"]) -> str:
     if origin is None:
         return "a dim"
     where = "".join("the contents' " if i == REF_CONTENT else f"field {i}'s " for i in origin.path)
-    return f"{where}dim {origin.axis}" if origin.axis is not None else f"{where}dtype"
+    return f"{where}{dim_name(origin.axis)}" if origin.axis is not None else f"{where}dtype"
 
 
 # shapes at call sites ------------------------------------------------------------------------
@@ -892,6 +900,16 @@ def runtime_too_large(needed: int, limit: int) -> str:
 def runtime_beyond_indexing(limit: int) -> str:
     """An operator whose result's nonzero dims multiply past what NumPy can index."""
     return f"its result's nonzero dims take more than {limit:,} bytes together, more than NumPy can index, even where another dim is 0"
+
+
+def runtime_beyond_rank(rank: int, limit: int) -> str:
+    """An operator whose result has more dims than NumPy's arrays can have."""
+    return f"its result would have {rank} dims, more than the {limit} a NumPy array can have"
+
+
+def runtime_beyond_rank_help() -> str:
+    """What to do about a result of too many dims."""
+    return "the dims come from the program's attributes or shape values: make fewer of them"
 
 
 def runtime_beyond_indexing_help() -> str:

@@ -262,6 +262,12 @@ class CallSite(ShapeContext):
         self.claim_checks: dict[tuple, Any] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
         self.rank_min_checks: dict[tuple, int] = {}
+        #: dims at either end of an argument of unknown rank, by axis (negative: from the end)
+        self.edges: dict[tuple, dict[int, SDim]] = {}
+        #: the run `*b` an argument's own type has (`(*b, k)`) and how many dims are on each side
+        self.known_runs: dict[tuple, tuple] = {}
+        #: arguments of unknown rank whose middle dims must be an enclosing signature's run
+        self.run_checks: dict[tuple, Symbol] = {}
         self.contracts: dict[tuple, FuncType] = {}
         #: the symbols of function-typed parameters that only the callee binds, made fresh
         self.chosen_for: dict[Symbol, Symbol] = {}
@@ -308,6 +314,9 @@ class CallSite(ShapeContext):
         return view
 
     def _open_tensor(self, t: TensorType, index: int, path: tuple, info: ArgInfo) -> TensorArg:
+        if t.dims is not None and any(isinstance(d, Variadic) for d in t.dims):
+            self._open_run(t.dims, index, path, info)
+            return TensorArg(index, path, None, self._open_dtype(t.dtype, index, path), None)
         dims = None if t.dims is None else [self._open_dim(d, index, path, axis, info) for axis, d in enumerate(t.dims)]
         value = None
         if t.value is not None:
@@ -329,6 +338,45 @@ class CallSite(ShapeContext):
                 self.memo[memo_key] = var
             self.slots[(index, path, axis)] = Slot(origin, var, d)
         return SDim(Dimension.of_expr(Poly.atom(var)), origin)
+
+    def _open_run(self, dims: tuple, index: int, path: tuple, info: ArgInfo) -> None:
+        """A type with a run of dims (`(*b, k)`, a parameter of a definition that takes any
+        number of leading dims) has unknown rank: the rule sees no dims, and the dims on either
+        side of the run are known edges (`edge_dims`)."""
+        at = next(i for i, d in enumerate(dims) if isinstance(d, Variadic))
+        prefix, suffix = dims[:at], dims[at + 1:]
+        edges = self.edges.setdefault((index, path), {})
+        for axis, d in enumerate(prefix):
+            edges[axis] = self._open_dim(d, index, path, axis, info)
+        for offset, d in enumerate(suffix):
+            axis = offset - len(suffix)
+            edges[axis] = self._open_dim(d, index, path, axis, info)
+        self.known_runs[(index, path)] = (dims[at].symbol, len(prefix), len(suffix))
+
+    def edge_dims(self, arg: TensorArg, prefix: int, suffix: int) -> tuple[list, list]:
+        if arg.dims is not None:
+            return super().edge_dims(arg, prefix, suffix)
+        key = (arg.index, arg.path)
+        edges = self.edges.setdefault(key, {})
+        axes = list(range(prefix)) + list(range(-suffix, 0))
+        for axis in axes:
+            if axis not in edges:
+                edges[axis] = self._edge_dim(arg, axis)
+        return [edges[a] for a in range(prefix)], [edges[a] for a in range(-suffix, 0)]
+
+    def _edge_dim(self, arg: TensorArg, axis: int) -> SDim:
+        """A dim of a value of unknown rank: what an earlier check of this value verified it is,
+        or the runtime value (a site variable) it will have."""
+        info = self.arg_infos[arg.index]
+        for fact in info.facts:
+            if fact[:3] == ("edge", arg.path, axis):
+                return SDim(fact[3], Origin(arg.index, arg.path, axis))
+        return self._open_dim(Dimension.dynamic(), arg.index, arg.path, axis, info)
+
+    def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:
+        key = (arg.index, arg.path)
+        if self.known_runs.get(key) != (symbol, prefix, suffix):
+            self.run_checks[key] = symbol
 
     def _open_dtype(self, dtype: DType, index: int, path: tuple) -> SDType:
         dtype = self.solver.resolve_dtype(dtype)
@@ -930,6 +978,9 @@ class CallSite(ShapeContext):
             super().require_rank_at_least(arg, rank)
             return
         key = (arg.index, arg.path)
+        known = self.known_runs.get(key)
+        if known is not None and known[1] + known[2] >= rank:  # its type has that many dims around its run
+            return
         if self.rank_min_checks.get(key, 0) < rank:
             self.rank_min_checks[key] = rank
 
@@ -1287,8 +1338,8 @@ class _CastBuilder:
         dims: Optional[tuple] = None
         refined_dims: Optional[tuple] = None
         if view.dims is None:
-            dims = self._least_rank_pattern(index, path)
-            verifies |= dims is not None
+            dims, checks = self._unknown_rank_pattern(index, path)
+            verifies |= checks
         else:
             out, ref = [], []
             for axis, d in enumerate(view.dims):
@@ -1314,18 +1365,41 @@ class _CastBuilder:
             refined = TensorType(refined.dims, refined.dtype, t.value)
         return pattern, verifies, refined
 
-    def _least_rank_pattern(self, index: int, path: tuple) -> Optional[tuple]:
-        """`(*r, ?, ?)` for an argument of unknown rank that must have at least two dims (an
-        axis attribute names its dim 1), unless a check of this value established that."""
-        least = self.site.rank_min_checks.get((index, path), 0)
+    def _unknown_rank_pattern(self, index: int, path: tuple) -> tuple[Optional[tuple], bool]:
+        """The dims to check of an argument of unknown rank, and whether they verify anything:
+        `(*r, ?, ?)` where it must have at least two dims (an axis attribute names its dim 1),
+        `(*r, 4)` where a signature's `(*b, k)` or a rule's axis from the end needs its last dim
+        to be 4, `(*b, k)` where its middle must be the enclosing signature's run. What a check
+        of this value established already is not checked again."""
+        key = (index, path)
         info = self.site.arg_infos[index]
-        if not least or any(f[0] == "rank-at-least" and f[1] == path and f[2] >= least for f in info.facts):
-            return None
-        if info.binder is not None:
-            self.facts.append((index, info.binder, ("rank-at-least", path, least)))
-        run = Symbol("r")
-        self.runs.append(run)
-        return (Variadic(run),) + (Dimension.dynamic(),) * least
+        least = self.site.rank_min_checks.get(key, 0)
+        if any(f[0] == "rank-at-least" and f[1] == path and f[2] >= least for f in info.facts):
+            least = 0
+        edges = self.site.edges.get(key, {})
+        first = [self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a >= 0)]
+        last = [self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a < 0)]
+        run = self.site.run_checks.get(key)
+        verifies = bool(least) or run is not None or any(v for _, v in first + last)
+        if not verifies:
+            return None, False
+        padding = (Dimension.dynamic(),) * max(0, least - len(first) - len(last))
+        if run is None:
+            run = Symbol("r")
+            self.runs.append(run)
+        if least and info.binder is not None:
+            self.facts.append((index, info.binder, ("rank-at-least", path, max(least, len(first) + len(last)))))
+        return tuple(d for d, _ in first) + (Variadic(run),) + padding + tuple(d for d, _ in last), True
+
+    def _edge_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
+        """(pattern item, whether it verifies) of a dim at one end of a value of unknown rank; a
+        verified dim that names no binder of this call is a fact of the value from then on."""
+        item, verifies, _ = self._dim_pattern(index, path, axis, d)
+        info = self.site.arg_infos[index]
+        if verifies and isinstance(item, Dimension) and item.is_exact and info.binder is not None \
+                and not item.symbols() & set(self.binders.values()):
+            self.facts.append((index, info.binder, ("edge", path, axis, item)))
+        return item, verifies
 
     def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""

@@ -282,17 +282,21 @@ class Relaxed(Variant):
 
     name = "relaxed"
 
-    def __init__(self, base: Variant, dims: dict, dynamic_rank: frozenset, dynamic_dtype: frozenset = frozenset()) -> None:
+    def __init__(self, base: Variant, dims: dict, dynamic_rank: frozenset, dynamic_dtype: frozenset = frozenset(),
+                 runs: frozenset = frozenset()) -> None:
         self.base = base
         self.dims = dims
         self.dynamic_rank = dynamic_rank
         self.dynamic_dtype = dynamic_dtype
+        self.runs = runs  # slots whose leading dims are written as a run: `Tensor[(*b7, k), dtype]`
 
     def render(self, slot: Any, program: "Program") -> Optional[str]:
         """The annotation as source text."""
         if isinstance(slot, (FnSlot, HoleSlot)):
             return super().render(slot, program)
         dtype = "?" if slot.uid in self.dynamic_dtype else slot.dtype
+        if slot.uid in self.runs and slot.dims:
+            return tensor_text([f"*b{slot.uid}", self.dim_text(slot, len(slot.dims) - 1, slot.dims[-1], program)], dtype)
         if slot.uid in self.dynamic_rank:
             return f"Tensor[*, {dtype}]"
         if slot.dims is None:
@@ -308,7 +312,7 @@ class Relaxed(Variant):
     def describe(self) -> str:
         """What was relaxed."""
         return (f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}, "
-                f"unknown dtype {sorted(self.dynamic_dtype)}")
+                f"unknown dtype {sorted(self.dynamic_dtype)}, runs {sorted(self.runs)}")
 
 
 # the generated program ---------------------------------------------------------------------------
@@ -2224,6 +2228,12 @@ def param_shape(p: Param, program: Program, variant: Variant, env: dict, rng: np
         if rng.integers(0, 100) < wild:
             return tuple(int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 4))))
         return p.val.shape
+    if isinstance(variant, Relaxed) and slot.uid in variant.runs:  # `(*b, k)`: any leading dims, then k
+        last = dim_size(variant.dim_text(slot, len(slot.dims) - 1, slot.dims[-1], program), slot.dims[-1], env, rng)
+        lead = p.val.shape[:-1]
+        if rng.integers(0, 100) < wild:
+            lead = tuple(int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3))))
+        return None if last is None else lead + (last,)
     shape = []
     for i, d in enumerate(slot.dims):
         size = dim_size(variant.dim_text(slot, i, d, program), d, env, rng)
@@ -2253,9 +2263,11 @@ def dim_size(text: str, d: Dim, env: dict, rng: np.random.Generator) -> Optional
 def relax(program: Program, draw: Draw, base: Variant = SYMBOLIC, percent: int = 40) -> Relaxed:
     """A less precise variant of `base`: about `percent` of the annotations lose precision in
     one or more dims (to `?`, to an interval around a static size, to a wider interval), or
-    become `Tensor[*, dtype]`; some lose their dtype (`?`)."""
+    become `Tensor[*, dtype]` (or, for every other parameter, let and cast with dims, a run of
+    leading dims and the last one: `Tensor[(*b7, k), dtype]`); some lose their dtype (`?`)."""
     dims: dict = {}
     dynamic: set = set()
+    runs: set = set()
     dtypes: set = set()
     for slot in program.slots:
         if slot.dims is None or not draw.chance(percent):
@@ -2263,12 +2275,19 @@ def relax(program: Program, draw: Draw, base: Variant = SYMBOLIC, percent: int =
         if draw.chance(10) and slot.dtype != "T":
             dtypes.add(slot.uid)
         if draw.chance(15) and not any(binds_existential(slot, d, program) for d in slot.dims):
-            dynamic.add(slot.uid)
+            if slot.uid % 2 and slot.dims and slot.kind in RUN_KINDS:  # no draw: the other choices stay
+                runs.add(slot.uid)
+            else:
+                dynamic.add(slot.uid)
             continue
         for i, d in enumerate(slot.dims):
             if draw.chance(50) and not binds_existential(slot, d, program):
                 dims[(slot.uid, i)] = looser(base.dim_text(slot, i, d, program), draw)
-    return Relaxed(base, dims, frozenset(dynamic), frozenset(dtypes))
+    return Relaxed(base, dims, frozenset(dynamic), frozenset(dtypes), frozenset(runs))
+
+
+#: the annotations `relax` may write with a run of leading dims
+RUN_KINDS = ("param", "helper-param", "let", "cast")
 
 
 class Perturbed(Relaxed):

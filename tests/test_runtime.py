@@ -474,6 +474,18 @@ def test_a_result_beyond_the_memory_budget_stops_the_run_before_it_is_allocated(
     assert "GRADUAL_MAX_TENSOR_BYTES" in diagnostic.help
 
 
+def test_a_result_of_more_dims_than_numpy_allows_stops_before_its_kernel() -> None:
+    """NumPy's own "maximum supported dimension" came out, with a help about input values, for
+    a well-typed program with no check (found by an outside pass)."""
+    text = "def @main(%x: Tensor[(3, 3), float32]) { expand_dims(%x, axis=0, num_newaxis=70) }"
+    with pytest.raises(KernelFailure) as info:
+        gradual.run(text, {"x": ones(3, 3)})
+    diagnostic = info.value.diagnostic()
+    assert diagnostic.code == "runtime-error"
+    assert "its result would have 72 dims, more than the 64 a NumPy array can have" in diagnostic.message
+    assert "make fewer of them" in diagnostic.help
+
+
 def test_the_memory_budget_defaults_to_a_gibibyte(monkeypatch) -> None:
     from gradual.runtime.operators import tensor_byte_limit
     monkeypatch.delenv("GRADUAL_MAX_TENSOR_BYTES", raising=False)

@@ -428,9 +428,10 @@ def _tensor_precision(loose: TensorType, tight: TensorType, general: frozenset) 
         return None
     if tight.dims is None:
         return f"{loose} has a rank where the precise type {tight} has none"
-    if len(loose.dims) != len(tight.dims):
+    pairs = _aligned_dims(loose.dims, tight.dims)
+    if pairs is None:
         return f"{loose} and {tight} differ in rank"
-    for axis, (a, b) in enumerate(zip(loose.dims, tight.dims)):
+    for axis, (a, b) in pairs:
         if not (isinstance(a, Dimension) and isinstance(b, Dimension)):
             continue
         if a.is_symbolic and {s.name for s in a.symbols()} <= general:
@@ -441,3 +442,17 @@ def _tensor_precision(loose: TensorType, tight: TensorType, general: frozenset) 
         elif b.relaxes(a) and not a.relaxes(b):
             return f"dim {axis} of {loose} is more precise than {b} in {tight}"
     return None
+
+
+def _aligned_dims(loose: tuple, tight: tuple) -> Optional[list]:
+    """(axis, loose dim, tight dim) of two shapes of one rank; a run in the loose one (`*b, k`)
+    stands for any number of the tight one's dims, so its dims on either side meet the tight
+    one's ends (None: the ranks cannot agree)."""
+    at = next((i for i, d in enumerate(loose) if isinstance(d, Variadic)), None)
+    if at is None:
+        return list(enumerate(zip(loose, tight))) if len(loose) == len(tight) else None
+    prefix, suffix = loose[:at], loose[at + 1:]
+    if len(tight) < len(prefix) + len(suffix) or any(isinstance(d, Variadic) for d in tight):
+        return None
+    start = len(tight) - len(suffix)
+    return list(enumerate(zip(prefix, tight))) + [(start + i, (a, tight[start + i])) for i, a in enumerate(suffix)]

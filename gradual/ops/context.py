@@ -192,6 +192,20 @@ class ShapeContext(ABC):
         if arg.rank is not None and arg.rank < rank:
             self.fail("rank-too-small", arg=arg, needed=rank, rank=arg.rank)
 
+    def edge_dims(self, arg: TensorArg, prefix: int, suffix: int) -> tuple[list, list]:
+        """The first `prefix` and the last `suffix` dims of an argument whose rank may be
+        unknown, once `require_rank_at_least(arg, prefix + suffix)` has been asked: a signature's
+        `(*b, k)` or a rule's axis counted from either end. The checker opens the dims of a
+        value of unknown rank it must verify (`Tensor[(*r, 4)]`); concrete sizes are the dims."""
+        if arg.dims is None:
+            return [self.unknown() for _ in range(prefix)], [self.unknown() for _ in range(suffix)]
+        return list(arg.dims[:prefix]), list(arg.dims[len(arg.dims) - suffix:])
+
+    def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:
+        """Require the dims of an argument of unknown rank between its first `prefix` and last
+        `suffix` to be the run `*symbol` of an enclosing signature (bound already). Concrete
+        sizes are compared by the signature itself."""
+
     @abstractmethod
     def expect_tensor(self, arg: ArgView) -> TensorArg:
         """The argument as a tensor: a tuple or a function fails the rule (a `?` argument gets

@@ -73,8 +73,16 @@ class SignatureMatcher:
     def _match_variadic(self, pattern: tuple, at: int, arg: TensorArg) -> None:
         prefix, suffix = pattern[:at], pattern[at + 1:]
         fixed = len(prefix) + len(suffix)
-        if arg.dims is None:
+        if arg.dims is None:  # unknown rank: the dims at either end are matched, the run checked
             self.ctx.require_rank_at_least(arg, fixed)
+            first, last = self.ctx.edge_dims(arg, len(prefix), len(suffix))
+            for p, d in zip(prefix, first):
+                self.match_dim(p, d)
+            for p, d in zip(suffix, last):
+                self.match_dim(p, d)
+            sym = pattern[at].symbol
+            if sym not in self.quantified and sym not in self.seqs:
+                self.ctx.require_run(arg, sym, len(prefix), len(suffix))
             return
         if arg.rank is not None and arg.rank < fixed:
             self.ctx.fail("rank-too-small", arg=arg, needed=fixed, rank=arg.rank)

@@ -41,6 +41,9 @@ def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, fra
     if result_bytes(expected, skip_zeros=True) > INDEX_LIMIT:
         raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_beyond_indexing(INDEX_LIMIT), _inputs(args),
                             help=messages.runtime_beyond_indexing_help())
+    if result_rank(expected) > RANK_LIMIT:
+        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_beyond_rank(result_rank(expected), RANK_LIMIT),
+                            _inputs(args), help=messages.runtime_beyond_rank_help())
     output = call_kernel(kernel, op.name, args, attrs, span)
     problem = disagreement(expected, output)
     if problem is not None:
@@ -77,6 +80,19 @@ def tensor_byte_limit() -> int:
 #: NumPy's largest extent (elements times item size) of an array, even an empty one: it
 #: multiplies the nonzero dims first, so a (2**62, 4, 0) tensor is "too big" though it holds nothing
 INDEX_LIMIT = np.iinfo(np.intp).max
+
+
+#: NumPy's largest number of dims (64 since NumPy 2; 32 before)
+RANK_LIMIT = getattr(np, "MAXDIMS", None) or (64 if int(np.__version__.split(".")[0]) >= 2 else 32)
+
+
+def result_rank(expected: Any) -> int:
+    """The largest rank among a rule's results (0 where unknown)."""
+    if isinstance(expected, RTuple):
+        return max((result_rank(f) for f in expected.fields), default=0)
+    if not isinstance(expected, RTensor) or expected.dims is None:
+        return 0
+    return len(expected.dims)
 
 
 def result_bytes(expected: Any, skip_zeros: bool = False) -> int:

@@ -64,6 +64,8 @@ def matmul(ctx: ShapeContext) -> Any:
     needed = 2 if ta else 1
     if a.dims is None:
         ctx.require_rank_at_least(a, needed)
+        _, last = ctx.edge_dims(a, 0, needed)
+        ctx.equal(last[0] if ta else last[-1], k_b, symbol="k")
         return ctx.tensor(None, _out_dtype(ctx))
     if a.rank < needed:
         ctx.fail("rank-too-small", arg=a, needed=needed, rank=a.rank)
@@ -96,7 +98,10 @@ def bias_add(ctx: ShapeContext) -> Any:
     data, bias = ctx.args
     ctx.require_rank(bias, 1)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
+        axis = ctx.attr("axis")
+        ctx.require_rank_at_least(data, axis_rank(axis))
+        first, last = ctx.edge_dims(data, axis + 1 if axis >= 0 else 0, -axis if axis < 0 else 0)
+        ctx.equal(first[axis] if axis >= 0 else last[0], bias.dim(0), symbol="channels")
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     ctx.equal(data.dim(axis), bias.dim(0), symbol="channels")
