@@ -119,6 +119,10 @@ def is_integer_dtype(dtype: Any) -> Optional[bool]:
     return None if name is None else name in INTEGER_DTYPES
 
 
+#: the most dims an array can have (NumPy's limit): no attribute may ask for more new dims
+MAX_RANK = 64
+
+
 def require_positive(ctx: ShapeContext, name: str, value: int, allow_zero: bool = False) -> int:
     """Fail with attribute-range unless the attribute is > 0 (or >= 0)."""
     if value < 0 or (value == 0 and not allow_zero):

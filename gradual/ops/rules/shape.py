@@ -15,7 +15,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, known_ints, new_axis, require_entries, require_positive, require_rank_of, show_ints, value_subtract,
+    MAX_RANK, distinct_axes, known_ints, new_axis, require_entries, require_positive, require_rank_of, show_ints, value_subtract,
 )
 from .conv import assemble, check_layout, layout_dims
 
@@ -415,6 +415,8 @@ def expand_dims(ctx: ShapeContext) -> Any:
     (in [-rank - 1, rank]); known values are kept."""
     (data,) = ctx.args
     count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
+    if count > MAX_RANK:  # a type of millions of dims took GBs to build; no array can have it
+        ctx.fail("attribute-range", name="num_newaxis", value=count, needed=f"at most {MAX_RANK} (the dims an array can have)")
     if data.dims is None:
         ctx.require_rank_at_least(data, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, value=data.value)
