@@ -477,7 +477,8 @@ def test_a_result_beyond_the_memory_budget_stops_the_run_before_it_is_allocated(
 def test_a_result_of_more_dims_than_numpy_allows_stops_before_its_kernel() -> None:
     """NumPy's own "maximum supported dimension" came out, with a help about input values, for
     a well-typed program with no check (found by an outside pass)."""
-    text = "def @main(%x: Tensor[(3, 3), float32]) { expand_dims(%x, axis=0, num_newaxis=70) }"
+    newshape = ", ".join(["1"] * 70) + ", 3, 3"
+    text = f"def @main(%x: Tensor[(3, 3), float32]) {{ reshape(%x, newshape=[{newshape}]) }}"
     with pytest.raises(KernelFailure) as info:
         gradual.run(text, {"x": ones(3, 3)})
     diagnostic = info.value.diagnostic()
