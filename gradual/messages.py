@@ -570,6 +570,12 @@ def duplicate_parameter(span: Span, name: str, first: Span) -> Diagnostic:
                       label="second declaration", labels=(Label(first, "first declared here"),), help="rename one of them")
 
 
+def duplicate_dtype_parameter(span: Span, name: str) -> Diagnostic:
+    """`def @f[T, T]`: one dtype variable declared twice."""
+    return Diagnostic(codes.DUPLICATE_PARAMETER, f"dtype variable `{name}` is declared twice", span,
+                      label="in this definition's dtype variables", help="rename one of them, or declare it once")
+
+
 def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnostic:
     """A syntax error."""
     if detail:

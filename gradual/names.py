@@ -9,6 +9,7 @@ of that body. `let %f = fn ...` may call `%f` inside the closure (recursion, as 
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 from typing import Any, Container, Optional, Union
 
@@ -152,7 +153,10 @@ class _Resolver:
             self.log.undo(mark)
 
     def _function(self, node: Union[ast.Def, ast.Fn], dims: DimScope, outer_types: TypeScope) -> FunctionInfo:
-        dtype_params = tuple(DTypeVar(n) for n in getattr(node, "dtype_params", ()))
+        names = getattr(node, "dtype_params", ())
+        for name in sorted(n for n, count in collections.Counter(names).items() if count > 1):
+            self.report(messages.duplicate_dtype_parameter(getattr(node, "name_span", node.span), name))
+        dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names))
         types = TypeScope(dict(outer_types.dtype_vars), {})
         types.dtype_vars.update({v.name: v for v in dtype_params})
         conv = Converter(dims, types, self.report_annotation)
