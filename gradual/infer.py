@@ -823,6 +823,9 @@ class Checker:
             result = self.closure_body(fn, info, params, env)
         finally:
             self.current = outer
+        # hints to widen that its calls found belong to the definer's fixpoint (absorb_widening)
+        outer.solver.widen |= solver.widen
+        outer.solver.widen_params |= solver.widen_params
         finalize = _Finalizer(solver, info)
         param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
         ret_type = finalize.type(result)
