@@ -1377,8 +1377,11 @@ class _CastBuilder:
         if any(f[0] == "rank-at-least" and f[1] == path and f[2] >= least for f in info.facts):
             least = 0
         edges = self.site.edges.get(key, {})
-        first = [self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a >= 0)]
-        last = [self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a < 0)]
+        first = _up_to_last_check([self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a >= 0)])
+        last = _up_to_last_check([self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a < 0)][::-1])[::-1]
+        known = self.site.known_runs.get(key)
+        if first and last and len(first) + len(last) > max(least, known[1] + known[2] if known else 0):
+            last = []  # both ends may be the same dims (dim 1 and the last of a rank-2 value): the rule checks it at the call
         run = self.site.run_checks.get(key)
         verifies = bool(least) or run is not None or any(v for _, v in first + last)
         if not verifies:
@@ -1655,6 +1658,14 @@ def _broadcast_hull(solver: Solver, a: DimVar, b: DimVar) -> Optional[Dimension]
     algebra's `broadcast_merge`: `1..4` with `5..8` is `5..8`, `?` with `?` is `?`). None when
     no value of either broadcasts with the other."""
     return Dimension.broadcast_merge(Dimension.interval(*solver.bounds(a)), Dimension.interval(*solver.bounds(b)))
+
+
+def _up_to_last_check(items: list) -> list:
+    """Edge patterns (item, verifies) from the value's end inwards, without those past the last
+    one that verifies something (a dim its own type already gives needs no place in a cast)."""
+    while items and not items[-1][1]:
+        items = items[:-1]
+    return items
 
 
 def _checked_dim(own: Dimension, checked: Dimension) -> Dimension:
