@@ -7,11 +7,12 @@ Importing this module registers them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Optional
 
 from ... import builder as gb
 from ...syntax import ast
-from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, generic, packet, special
+from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, convert_as, generic, packet, special
 from .graph import Ref
 
 OPERATORS.update({
@@ -92,10 +93,15 @@ def sort(c: NodeConverter) -> Any:
 
 @special("aten.repeat_interleave")
 def repeat_interleave(c: NodeConverter) -> Any:
-    """repeat_interleave with an int count (output_size only restates the result)."""
-    if not isinstance(c.raw("repeats"), int):
-        raise c.unsupported("repeats given as a tensor (a data-dependent size)")
+    """repeat_interleave with an int count, or a tensor of counts (output_size only restates the
+    result)."""
     c.raw("output_size")
+    if isinstance(c.raw("repeats"), Ref) and c.has("self"):
+        dim = c.raw("dim")
+        attrs = {} if dim is None else {"dim": int(dim)}
+        return c.call("aten.repeat_interleave_by", c.operand(c.raw("self")), c.operand(c.raw("repeats")), **attrs)
+    if not isinstance(c.raw("repeats"), int):
+        raise c.unsupported("repeats given as a tensor without the tensor to repeat")
     dim = c.raw("dim")
     attrs = {"repeats": c.raw("repeats")}
     if dim is not None:
@@ -559,3 +565,52 @@ def kl_div(c: NodeConverter) -> Any:
     else:
         loss = c.call("aten.sub", c.call("aten.xlogy", t, _same(c, "target")), c.call("aten.mul", _same(c, "target"), x))
     return _reduced(c, loss)
+
+
+@special("aten.numpy_T")
+def numpy_transpose(c: NodeConverter) -> Any:
+    """x.T: every dim reversed (torch's numpy_T, of a tensor of any rank)."""
+    return c.call("aten.permute", c.operand(c.raw("self")), dims=list(reversed(range(_rank(c)))))
+
+
+@special("aten.where")
+def where(c: NodeConverter) -> Any:
+    """where(condition, self, other) picks elementwise; the one-argument where(condition) is
+    nonzero's columns, one int64 vector per dim of condition (the node's outputs)."""
+    if c.has("self") or c.has("other"):
+        return generic(c, "aten.where")
+    positions = c.call("aten.nonzero", c.operand(c.raw("condition")))
+    return c.call("aten.unbind", positions, dim=1, count=len(c.node.output_names()))
+
+
+@special("aten.tril", "aten.triu")
+def triangle(c: NodeConverter) -> Any:
+    """tril / triu; a diagonal computed from sizes (`ones(t, p + t).tril(p)`, a KV-cache's
+    causal mask) is ONNX Trilu's k operand."""
+    diagonal = c.raw("diagonal", 0)
+    if not isinstance(diagonal, Ref):
+        return generic(c, packet(c.node.op))
+    x = c.operand(c.raw("self"))
+    return c.call("onnx.trilu", x, c.operand(diagonal, "int64"), upper=packet(c.node.op) == "aten.triu")
+
+
+@special("aten.embedding_bag", "aten._embedding_bag")
+def embedding_bag(c: NodeConverter) -> Any:
+    """embedding_bag (default and padding_idx overloads) and _embedding_bag, whose padding_idx
+    -1 means none (F.embedding_bag has already counted a negative one from the end)."""
+    padding = c.raw("padding_idx")
+    if packet(c.node.op) == "aten._embedding_bag" and isinstance(padding, int) and padding < 0:
+        args = {**c.node.args, "padding_idx": None}
+        return convert_as(c, replace(c.node, target="aten.embedding_bag.padding_idx", args=args))
+    return generic(c, "aten.embedding_bag")
+
+
+@special("aten.col2im")
+def col2im(c: NodeConverter) -> Any:
+    """col2im (F.fold); an output_size computed from sizes (`x.shape[-2:]`) is col2im_sized's
+    operand."""
+    raw = c.raw("output_size")
+    if not _symbolic_list(raw):
+        return generic(c, "aten.col2im")
+    attrs = {name: c.attribute(c.raw(name)) for name in ("kernel_size", "dilation", "padding", "stride")}
+    return c.call("aten.col2im_sized", c.operand(c.raw("self")), c.operand(raw, "int64"), **attrs)

@@ -567,6 +567,38 @@ def embedding(ctx: ShapeContext) -> Any:
     return ctx.tensor(list(indices.dims) + [weight.dim(1)])
 
 
+@shape_rule("aten_embedding_bag")
+def embedding_bag(ctx: ShapeContext) -> Any:
+    """`aten.embedding_bag(weight, indices, offsets, per_sample_weights, ...)`: (bags, d) and
+    torch's bookkeeping (see stdlib/aten.rly); bags is offsets' length (less one with
+    include_last_offset)."""
+    weight, indices, offsets, weights = ctx.args
+    mode = require_choice(ctx, "mode", ctx.attr("mode"), (0, 1, 2))
+    ctx.require_rank(weight, 2)
+    ctx.require_rank(indices, 1)
+    ctx.require_rank(offsets, 1)
+    per_sample = present(ctx, weights)
+    if per_sample is not None:
+        if mode != 0:
+            ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
+        ctx.require_rank(per_sample, 1)
+        if indices.dims is not None:
+            ctx.equal(per_sample.dim(0), indices.dim(0), symbol="n")
+    if offsets.dims is None:
+        bags = ctx.unknown()
+    elif ctx.attr("include_last_offset"):
+        ctx.within(offsets.dim(0), 1, None)
+        bags = offsets.dim(0) - ctx.const(1)
+    else:
+        bags = offsets.dim(0)
+    d = weight.dim(1) if weight.dims is not None else ctx.unknown()
+    if mode == 0:  # torch's sum keeps zeros, one per offset (or per bag, in _embedding_bag)
+        return ctx.tuple([ctx.tensor([bags, d]), ctx.tensor([ctx.unknown()], "int64"),
+                          ctx.tensor([ctx.unknown()], "int64"), ctx.tensor([ctx.unknown()], "int64")])
+    return ctx.tuple([ctx.tensor([bags, d]), ctx.tensor([ctx.unknown()], "int64"), ctx.tensor([bags], "int64"),
+                      ctx.tensor([bags, d] if mode == 2 else [bags], "int64")])
+
+
 @shape_rule("aten_constant_pad")
 def constant_pad(ctx: ShapeContext) -> Any:
     """`aten.constant_pad_nd(x, pad, value)`: [before, after] pairs from the last dim back
@@ -1072,6 +1104,27 @@ def repeat_interleave(ctx: ShapeContext) -> Any:
     dims = list(data.dims)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # torch: a scalar has no dim here
     dims[axis] = dims[axis] * repeats
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_repeat_interleave_by")
+def repeat_interleave_by(ctx: ShapeContext) -> Any:
+    """`aten.repeat_interleave_by(x, repeats, dim)`: dim becomes the sum of repeats (unknown
+    here: `?`); a vector of repeats is as long as the dim (dim None: x flattened)."""
+    data, repeats = ctx.args
+    if repeats.dims is not None and repeats.rank > 1:
+        ctx.require_rank(repeats, 1)
+    if data.dims is None:
+        return ctx.tensor(None)
+    if ctx.attr("dim") is None:
+        length, dims, axis = product(ctx, data.dims), [ctx.unknown()], 0
+    else:
+        dims = list(data.dims)
+        axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+        length = dims[axis]
+        dims[axis] = ctx.unknown()
+    if repeats.dims is not None and repeats.rank == 1 and ctx.static(repeats.dim(0)) != 1:
+        ctx.equal(repeats.dim(0), length, symbol="repeats")
     return ctx.tensor(dims)
 
 

@@ -21,6 +21,8 @@ Writes, next to this file:
                      results), InstanceNorm1d
 * resample.pt2       Resample, dynamic batch, height and width: antialiased interpolation
 * padded.pt2         PadToSizes, dynamic sizes: pad and repeat by SymInt lists computed from sizes
+* routing.pt2        Routing, dynamic sizes: RNN cells, one-argument where, argwhere, repeat_interleave
+                     by counts, x.T, tril by the past length, fold to a SymInt size, EmbeddingBag
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -38,7 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from models import (  # noqa: E402
-    Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens, Resample, SmallCNN,
+    Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens, Resample, Routing,
+    SmallCNN,
 )
 
 
@@ -171,8 +174,18 @@ def save_padded():
     return save("padded", export(PadToSizes(), (x, skip), dynamic_shapes=dynamic), (x, skip))
 
 
+def save_routing():
+    torch.manual_seed(0)
+    x, past = torch.randn(5, 4), torch.randn(3, 2)
+    ids, offsets = torch.tensor([1, 2, 0, 5, 5, 7, 2, 3]), torch.tensor([0, 3, 3, 6])
+    dynamic = {"x": {0: Dim("rows", min=3, max=64)}, "past": {0: Dim("past", min=0, max=64)},
+               "ids": {0: Dim("pairs", min=2, max=64) * 2}, "offsets": {0: Dim("bags", min=2, max=64)}}
+    return save("routing", export(Routing().eval(), (x, past, ids, offsets), dynamic_shapes=dynamic),
+                (x, past, ids, offsets))
+
+
 SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
-          "counts": save_counts, "resample": save_resample, "padded": save_padded}
+          "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing}
 
 
 if __name__ == "__main__":
