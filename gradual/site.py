@@ -95,6 +95,9 @@ class SDim:
     def __repr__(self) -> str:
         return f"SDim({self.dim})"
 
+    def __str__(self) -> str:
+        return str(self.dim)
+
 
 class SDType:
     """A dtype in the checker's domain, with the argument it came from."""

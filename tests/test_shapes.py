@@ -733,6 +733,26 @@ def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, exp
     assert (found.kind, found.values) == expected
 
 
+@pytest.mark.parametrize("lhs, rhs, equal", [
+    ("h // 3 + (h - 1) // 3 + (h - 2) // 3 + 2", "h", True),  # Hermite: tensor_split into 3
+    ("h // 2 + (h - 1) // 2 + 1", "h", True),
+    ("(h + 5) // 6 + (h + 4) // 6 + (h + 3) // 6 + (h + 2) // 6 + (h + 1) // 6 + h // 6", "h", True),
+    ("3 * (h // 3)", "h", False),
+    ("h // 3 + (h - 1) // 3 + (h - 2) // 3", "h", False),
+])
+def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: bool) -> None:
+    """Canonical forms differ for sums of quotients that are one function of h (the parts of
+    torch's tensor_split add up to h): unification proves them equal by evaluation, and only
+    those (found by an outside pass: a false split-sizes error)."""
+    from gradual.shapes.constraint import vanishes
+    from gradual.unify import Solver
+
+    names = {"h": Dimension.of_expr(Poly.atom(Symbol("h")))}
+    a, b = (eval(side, {}, names) for side in (lhs, rhs))
+    assert vanishes(a.expr - b.expr) is equal
+    assert (Solver().unify(a, b) is Grade.EQUAL) is equal
+
+
 # bounded polynomials (issue 12) -----------------------------------------------------------------
 def test_a_product_past_the_degree_bound_is_unknown() -> None:
     from gradual.shapes.poly import MAX_DEGREE
