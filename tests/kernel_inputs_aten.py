@@ -353,6 +353,20 @@ def _native_layer_norm(draw: Draw) -> tuple:
     return _layer_norm_inputs(draw)
 
 
+@generator("aten.layer_norm_sized", "aten.native_layer_norm_sized")
+def _layer_norm_sized(draw: Draw) -> tuple:
+    args, attrs = _layer_norm_inputs(draw)
+    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
+
+
+@generator("aten.diagonal")
+def _diagonal(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=2, hi=4))
+    dim1 = axis_in(draw, len(shape))
+    dim2 = draw(st.sampled_from([a for a in range(-len(shape), len(shape)) if a % len(shape) != dim1 % len(shape)]))
+    return [array(draw, shape, _numeric(draw))], {"offset": draw(st.integers(-3, 3)), "dim1": dim1, "dim2": dim2}
+
+
 def _batch_norm_inputs(draw: Draw, optional_stats: bool) -> list:
     shape = draw(shapes(rank_lo=2, lo=1))
     dtype = _float(draw)
@@ -1218,6 +1232,12 @@ def _batch_norm_batch_stats(draw: Draw) -> tuple:
     data = array(draw, _channels_first(draw, channels), dtype)
     weight, bias = (_optional(draw, lambda: array(draw, (channels,), dtype)) for _ in range(2))
     return [data, weight, bias], {"eps": 1e-5}
+
+
+@generator("aten.rms_norm_sized")
+def _rms_norm_sized(draw: Draw) -> tuple:
+    args, attrs = _rms_norm(draw)
+    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
 
 
 @generator("aten.rms_norm")

@@ -90,7 +90,7 @@ def test_core_aten_ir_and_default_ir_agree():
 
 # running ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow",
-                                  "ceilpool", "counts", "resample", "padded", "routing"])
+                                  "ceilpool", "counts", "resample", "padded", "routing", "statistics"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))

@@ -614,3 +614,78 @@ def col2im(c: NodeConverter) -> Any:
         return generic(c, "aten.col2im")
     attrs = {name: c.attribute(c.raw(name)) for name in ("kernel_size", "dilation", "padding", "stride")}
     return c.call("aten.col2im_sized", c.operand(c.raw("self")), c.operand(raw, "int64"), **attrs)
+
+
+@special("aten.layer_norm", "aten.native_layer_norm", "aten.rms_norm")
+def normalization(c: NodeConverter) -> Any:
+    """layer_norm / native_layer_norm / rms_norm; a normalized_shape of sizes (`x.shape[-1:]`)
+    is the `_sized` form's operand."""
+    op = packet(c.node.op)
+    return generic(c, op + "_sized" if _symbolic_list(c.raw("normalized_shape")) else op)
+
+
+@special("aten.var_mean", "aten.std_mean")
+def moments(c: NodeConverter) -> Any:
+    """var_mean / std_mean: (var or std, mean) over the same dims."""
+    op = packet(c.node.op)
+    dim = c.raw("dim")
+    attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
+    if dim is not None:
+        attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
+    correction, unbiased = c.raw("correction"), c.raw("unbiased")
+    spread = float(correction if correction is not None else (0 if unbiased is False else 1))
+    x = c.operand(c.raw("self"))
+    first = c.call("aten.var" if op == "aten.var_mean" else "aten.std", x, correction=spread, **attrs)
+    return gb.tuple_(first, c.call("aten.mean", x, **attrs), loc=c.loc)
+
+
+@special("aten.nansum")
+def nansum(c: NodeConverter) -> Any:
+    """nansum: the sum with NaNs read as 0."""
+    x = c.operand(c.raw("self"))
+    dtype = c.dtype_of(c.raw("self")) or "float32"
+    zero = c.number(0.0, dtype)
+    cleaned = c.call("aten.where", c.call("aten.isnan", x), zero, x)
+    dim = c.raw("dim")
+    attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
+    if dim is not None:
+        attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
+    c.raw("dtype")
+    if c.out_dtype():
+        attrs["dtype"] = c.out_dtype()
+    return c.call("aten.sum", cleaned, **attrs)
+
+
+@special("aten.tensor_split")
+def tensor_split(c: NodeConverter) -> Any:
+    """tensor_split into `sections` parts (the first n % sections one longer: part i holds
+    (n + sections - 1 - i) // sections) or at `indices`: one part per node output."""
+    x = c.operand(c.raw("self"))
+    dim = c.constant(int, "dim", 0)
+    count = len(c.node.output_names())
+    if c.has("sections"):
+        sections = c.constant(int, "sections")
+        if sections != count:
+            raise c.unsupported(f"{sections} sections for {count} outputs")
+        n = c.call("aten.sym_size", x, dim=dim)
+        sizes = [c.call("floor_divide", c.call("add", n, c.number(sections - 1 - i, "int64")), c.number(sections, "int64"))
+                 for i in range(sections)]
+        return c.call("aten.split_with_sizes", x, gb.tuple_(*sizes, loc=c.loc), dim=dim)
+    if not c.has("indices"):
+        raise c.unsupported("tensor_split by a tensor of indices")
+    cuts = list(c.raw("indices"))
+    bounds = [None] + cuts + [None]
+    parts = [c.call("aten.slice", x, c.operand(start, "int64") if start is not None else c.number(0, "int64"),
+                    c.operand(end, "int64"), dim=dim, step=1) for start, end in zip(bounds, bounds[1:])]
+    return gb.tuple_(*parts, loc=c.loc)
+
+
+@special("aten.topk")
+def topk(c: NodeConverter) -> Any:
+    """topk; a k computed from sizes (`x.topk(x.shape[1] // 2)`) is ONNX TopK's k operand."""
+    k = c.raw("k")
+    if not isinstance(k, Ref):
+        return generic(c, "aten.topk")
+    c.raw("sorted")  # ONNX's TopK sorts; torch's sorted=False leaves the order open
+    attrs = {"axis": int(c.raw("dim", -1)), "largest": bool(c.raw("largest", True))}
+    return c.call("onnx.topk", c.operand(c.raw("self")), c.operand(k, "int64"), **attrs)

@@ -43,6 +43,7 @@ OPERATORS = {
     "aten.new_empty": "aten.empty", "aten.new_full": "aten.full", "aten.empty_like": "aten.zeros_like",
     "aten.scalar_tensor": "aten.full", "aten.square": "aten.mul",
     "aten.unsafe_split": "aten.split", "aten.argwhere": "aten.nonzero",
+    "aten.broadcast_to": "aten.expand",
 }
 
 #: arguments whose ATen name differs from the declaration's, per ATen operator

@@ -329,6 +329,32 @@ def like(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims, ctx.attr("dtype") or None)
 
 
+@shape_rule("aten_diagonal")
+def diagonal(ctx: ShapeContext) -> Any:
+    """`aten.diagonal(x, offset, dim1, dim2)`: dim1 and dim2 (distinct) removed, the diagonal's
+    length appended: min(n1, n2 - offset) (min(n1 + offset, n2) below), at least 0."""
+    (data,) = ctx.args
+    offset = ctx.attr("offset")
+    ctx.require_rank_at_least(data, 2)
+    if data.dims is None:
+        return ctx.tensor(None)
+    a = normalize_axis(ctx, ctx.attr("dim1"), data.rank, "dim1")
+    b = normalize_axis(ctx, ctx.attr("dim2"), data.rank, "dim2")
+    if a == b:
+        ctx.fail("attribute-range", name="dim2", value=ctx.attr("dim2"), needed=f"a dim other than dim1 ({ctx.attr('dim1')})")
+    rows, cols = data.dim(a), data.dim(b)
+    fixed = [ctx.static(rows), ctx.static(cols)]
+    if None not in fixed:
+        length = ctx.const(max(0, min(fixed[0], fixed[1] - offset) if offset >= 0 else min(fixed[0] + offset, fixed[1])))
+    elif offset == 0 and ctx.static(rows - cols) == 0:
+        length = rows
+    else:
+        known = [v for v in fixed if v is not None]
+        length = ctx.bounded(0, max(0, min(known) + abs(offset))) if known else ctx.unknown()
+    dims = [d for i, d in enumerate(data.dims) if i not in (a, b)]
+    return ctx.tensor(dims + [length])
+
+
 @shape_rule("aten_sym_size")
 def sym_size(ctx: ShapeContext) -> Any:
     """`aten.sym_size(x, dim)`: an int64 scalar whose value is that dim."""
@@ -756,16 +782,25 @@ def pool_indices(ctx: ShapeContext) -> Any:
 
 # normalization and attention ---------------------------------------------------------------------
 def _normalized(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
-    """The last dims layer_norm normalizes over; they must be normalized_shape."""
-    wanted = list(ctx.attr("normalized_shape"))
+    """The last dims layer_norm normalizes over; they must be normalized_shape (an attribute,
+    or the last operand of the `_sized` forms: a SymInt list, `F.layer_norm(x, x.shape[-1:])`)."""
+    if ctx.op_name.endswith("_sized"):
+        entries = sizes(ctx, ctx.args[-1])
+        if entries is None:
+            return None
+        wanted = [ctx.const(e) if isinstance(e, int) and e >= 0 else e for e in entries]
+        shown = "[" + ", ".join(str(e) for e in entries) + "]"
+    else:
+        constants = list(ctx.attr("normalized_shape"))
+        wanted, shown = [ctx.const(w) for w in constants], show_ints(constants)
     if data.dims is None:
         ctx.require_rank_at_least(data, len(wanted))
         return None
     if len(wanted) > data.rank:
-        ctx.fail("normalized-shape", arg=data, wanted=show_ints(wanted), rank=data.rank)
+        ctx.fail("normalized-shape", arg=data, wanted=shown, rank=data.rank)
     tail = list(data.dims[data.rank - len(wanted):])
     for d, w in zip(tail, wanted):
-        ctx.equal(d, ctx.const(w), symbol="normalized_shape")
+        ctx.equal(d, w, symbol="normalized_shape")
     return tail
 
 
@@ -782,7 +817,7 @@ def _affine(ctx: ShapeContext, args: Sequence[Any], shape: Optional[list]) -> No
 def layer_norm(ctx: ShapeContext) -> Any:
     """`aten.layer_norm(x, weight, bias, normalized_shape, eps)`: x's last dims are
     normalized_shape; weight and bias (or `()`) have that shape."""
-    data, weight, bias = ctx.args
+    data, weight, bias = ctx.args[:3]
     _affine(ctx, [weight, bias], _normalized(ctx, data))
     return ctx.tensor(data.dims)
 
@@ -794,7 +829,13 @@ def native_layer_norm(ctx: ShapeContext) -> Any:
     y = layer_norm(ctx)
     if data.dims is None:
         return ctx.tuple([y, ctx.tensor(None), ctx.tensor(None)])
-    k = len(list(ctx.attr("normalized_shape")))
+    if ctx.op_name.endswith("_sized"):
+        fields = ctx.tuple_fields(ctx.args[-1])
+        if fields is None:
+            return ctx.tuple([y, ctx.tensor(None), ctx.tensor(None)])
+        k = len(fields)
+    else:
+        k = len(list(ctx.attr("normalized_shape")))
     stats = list(data.dims[:data.rank - k]) + [ctx.const(1)] * k
     return ctx.tuple([y, ctx.tensor(stats), ctx.tensor(list(stats))])
 

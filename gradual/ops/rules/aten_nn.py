@@ -270,7 +270,7 @@ def batch_norm_batch_stats(ctx: ShapeContext) -> Any:
 def rms_norm(ctx: ShapeContext) -> Any:
     """`aten.rms_norm(x, weight, normalized_shape)`: x's last dims are normalized_shape; the
     weight (or `()`) has that shape."""
-    data, weight = ctx.args
+    data, weight = ctx.args[:2]
     _affine(ctx, [weight], _normalized(ctx, data))
     return ctx.tensor(data.dims)
 

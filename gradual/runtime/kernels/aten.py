@@ -473,6 +473,19 @@ def native_layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_sh
     return same_dtype(data, _affine(y, weight, bias)), same_dtype(data, mean), same_dtype(data, rstd)
 
 
+@kernel("aten.layer_norm_sized")
+def layer_norm_sized(data: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple, *, eps: float,
+                     cudnn_enable: bool = True) -> np.ndarray:
+    """layer_norm with normalized_shape given as int64 scalars."""
+    return layer_norm(data, weight, bias, normalized_shape=normalized_shape, eps=eps)
+
+
+@kernel("aten.native_layer_norm_sized")
+def native_layer_norm_sized(data: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple, *, eps: float) -> tuple:
+    """native_layer_norm with normalized_shape given as int64 scalars."""
+    return native_layer_norm(data, weight, bias, normalized_shape=normalized_shape, eps=eps)
+
+
 def _per_channel(vector: Any, ndim: int) -> Any:
     return vector.reshape((1, -1) + (1,) * (ndim - 2)) if isinstance(vector, np.ndarray) else vector
 
@@ -843,6 +856,12 @@ def repeat(data: np.ndarray, *, repeats: Sequence[int]) -> np.ndarray:
 def repeat_interleave(data: np.ndarray, *, repeats: int, dim: Optional[int]) -> np.ndarray:
     """Each element repeated along dim (of the flattened tensor without one)."""
     return np.repeat(data.reshape(-1) if dim is None else data, repeats, axis=0 if dim is None else dim)
+
+
+@kernel("aten.diagonal")
+def diagonal(data: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """The diagonal of the (dim1, dim2) planes, appended last (as NumPy does)."""
+    return np.array(np.diagonal(data, offset, dim1, dim2))
 
 
 @kernel("aten.repeat_interleave_by")

@@ -319,6 +319,12 @@ def rms_norm(data: np.ndarray, weight: Any, *, normalized_shape: Sequence[int], 
     return same_dtype(data, y * weight if isinstance(weight, np.ndarray) else y)
 
 
+@kernel("aten.rms_norm_sized")
+def rms_norm_sized(data: np.ndarray, weight: Any, normalized_shape: tuple, *, eps: Optional[float]) -> np.ndarray:
+    """rms_norm with normalized_shape given as int64 scalars."""
+    return rms_norm(data, weight, normalized_shape=normalized_shape, eps=eps)
+
+
 # losses --------------------------------------------------------------------------------------------
 def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     top = x.max(axis=axis, keepdims=True)

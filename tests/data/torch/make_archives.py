@@ -23,6 +23,8 @@ Writes, next to this file:
 * padded.pt2         PadToSizes, dynamic sizes: pad and repeat by SymInt lists computed from sizes
 * routing.pt2        Routing, dynamic sizes: RNN cells, one-argument where, argwhere, repeat_interleave
                      by counts, x.T, tril by the past length, fold to a SymInt size, EmbeddingBag
+* statistics.pt2     Statistics, dynamic sizes: var_mean, nansum, layer_norm over x.shape[-1:],
+                     broadcast_to, diagonal, tensor_split, topk by a SymInt k
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -41,7 +43,7 @@ sys.path.insert(0, HERE)
 
 from models import (  # noqa: E402
     Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens, Resample, Routing,
-    SmallCNN,
+    SmallCNN, Statistics,
 )
 
 
@@ -184,8 +186,16 @@ def save_routing():
                 (x, past, ids, offsets))
 
 
+def save_statistics():
+    torch.manual_seed(0)
+    x = torch.randn(7, 5)
+    dynamic = {"x": {0: Dim.AUTO, 1: Dim.AUTO}}
+    return save("statistics", export(Statistics().eval(), (x,), dynamic_shapes=dynamic), (x,))
+
+
 SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
-          "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing}
+          "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing,
+          "statistics": save_statistics}
 
 
 if __name__ == "__main__":

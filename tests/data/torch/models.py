@@ -209,3 +209,22 @@ class Routing(torch.nn.Module):
                 self.max(ids, offsets))
         folded = F.fold(F.unfold(x[None, None], 2), x.shape, 2)
         return (c, g, r, rows, routed, torch.argwhere(x < -1), mask, spread, x.T @ x, folded) + bags
+
+
+class Statistics(torch.nn.Module):
+    """More ATen nodes of real models: var_mean / std_mean (weight standardization), nansum,
+    layer_norm and rms_norm over `x.shape[-1:]` (a SymInt normalized_shape), broadcast_to,
+    diagonal above and below the main one, tensor_split into sections and at indices, topk of
+    k = half a size."""
+
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=1, keepdim=True)
+        std, mean0 = torch.std_mean(x, dim=0, correction=0)
+        holes = torch.nansum(x.masked_fill(x > 1, float("nan")), 1)
+        norms = (F.layer_norm(x, x.shape[-1:]), F.rms_norm(x, x.shape[-1:], eps=1e-6))
+        wide = torch.broadcast_to(x[:, :1], x.shape)
+        square = x[:, None] * x[:, :, None]
+        diagonals = (torch.diagonal(x, 1), torch.diagonal(x, -1), square.diagonal(0, -2, -1))
+        top = x.topk(x.shape[1] // 2, dim=1)
+        return (var, mean, std, mean0, holes) + norms + (wide,) + diagonals + torch.tensor_split(x, 3, dim=0) + \
+            torch.tensor_split(x, [1, 3], dim=1) + tuple(top)
