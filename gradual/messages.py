@@ -1127,6 +1127,14 @@ def onnx_unsupported_operator(span: Span, op_type: str, domain: str, opset: int)
                       label="this node", help="the supported operators are listed in gradual/frontends/onnx/__init__.py")
 
 
+def onnx_sequence_unsupported(span: Span, op_type: str, what: str) -> Diagnostic:
+    """A sequence operator gradual cannot import as tuples (convert/sequence.py)."""
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"`{op_type}` is not supported here: {what}", span, label="this node",
+                      help="gradual imports a sequence as a tuple whose length is known where it is made "
+                           "(SplitToSequence by constant sizes of a static dim, SequenceConstruct, SequenceEmpty, "
+                           "SequenceInsert at a constant position)")
+
+
 def onnx_unsupported_attribute(span: Span, op_type: str, name: str, value: str, supported: str) -> Diagnostic:
     """An attribute value (or an output) the frontend does not import."""
     return Diagnostic(codes.BAD_ATTRIBUTE, f"`{op_type}` with {name}={value} is not supported", span,
