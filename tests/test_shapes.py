@@ -753,6 +753,19 @@ def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: boo
     assert (Solver().unify(a, b) is Grade.EQUAL) is equal
 
 
+def test_exact_division_by_a_sum() -> None:
+    """A KV cache's `(b, 2, p + t, 4)` reshaped to `[-1, p + t, 4]` infers `2 * b`: the product
+    divides by the sum (it was `?` with a "too large to track" note; found by an outside pass)."""
+    p, t, b, n = (Poly.atom(Symbol(name)) for name in "ptbn")
+    assert (8 * b * p + 8 * b * t).exact_div(4 * p + 4 * t) == 2 * b
+    assert ((p + t) * (p + t)).exact_div(p + t) == p + t
+    assert (p * p - t * t).exact_div(p - t) == p + t
+    assert (n.floordiv(2) * (p + 1)).exact_div(p + 1) == n.floordiv(2)
+    assert ((p + t) * (p + t) + 1).exact_div(p + t) is None
+    assert (p * t).exact_div(p + t) is None
+    assert (6 * p + 3).exact_div(4 * p + 2) is None  # 3/2 is no integer polynomial
+
+
 # bounded polynomials (issue 12) -----------------------------------------------------------------
 def test_a_product_past_the_degree_bound_is_unknown() -> None:
     from gradual.shapes.poly import MAX_DEGREE
