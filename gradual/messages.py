@@ -682,10 +682,19 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
                       data={"unused": True})
 
 
-def dim_untracked(span: Span, op: str) -> Diagnostic:
-    """Dimension arithmetic past the polynomial bounds (shapes/poly.py): the result is `?`."""
+def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
+    """Dimension arithmetic past the polynomial bounds (shapes/poly.py), or a quotient of dims
+    that is no polynomial (`reason` "quotient"): the result is `?`."""
     from .shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
 
+    if reason == "quotient":
+        return Diagnostic(codes.DIM_UNTRACKED,
+                          f"`{op}` computes a dimension that is a quotient of sizes gradual cannot write as a "
+                          f"polynomial, so it is `?` from here on",
+                          span, label="computed here",
+                          notes=("a dimension divided by another is tracked only where the division is exact "
+                                 "for every size (`(2 * n * m) / m` is `2 * n`)",),
+                          help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)
     return Diagnostic(codes.DIM_UNTRACKED,
                       f"`{op}` computes a dimension too large to track, so it is `?` from here on",
                       span, label="computed here",
