@@ -13,7 +13,7 @@ from typing import Any, Optional
 from ... import builder as gb
 from ...syntax import ast
 from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, convert_as, generic, packet, special
-from .graph import Ref
+from .graph import Opaque, Ref
 
 OPERATORS.update({
     "aten.__and__": "aten.bitwise_and", "aten.__or__": "aten.bitwise_or", "aten.__xor__": "aten.bitwise_xor",
@@ -689,3 +689,21 @@ def topk(c: NodeConverter) -> Any:
     c.raw("sorted")  # ONNX's TopK sorts; torch's sorted=False leaves the order open
     attrs = {"axis": int(c.raw("dim", -1)), "largest": bool(c.raw("largest", True))}
     return c.call("onnx.topk", c.operand(c.raw("self")), c.operand(k, "int64"), **attrs)
+
+
+@special("higher_order.cond")
+def cond(c: NodeConverter) -> Any:
+    """torch.cond(pred, true_fn, false_fn, operands): gradual's `if` over the two branches
+    (subgraphs imported as blocks whose inputs are the operands); the checker joins their
+    types."""
+    pred, branches, operands = c.raw("arg0"), (c.raw("arg1"), c.raw("arg2")), c.raw("arg3")
+    graphs = [b.value.get("graph") if isinstance(b, Opaque) and b.kind == "graph" and isinstance(b.value, dict)
+              else None for b in branches]
+    if any(not isinstance(g, dict) for g in graphs) or not isinstance(operands, list):
+        raise c.unsupported("a cond whose branches are not graphs")
+    names = c.node.output_names()
+    as_tuple = len(names) > 1 or bool(c.node.outputs) and isinstance(c.node.outputs[0], list)
+    values = [c.operand(v) for v in operands]
+    blocks = [c.importer.import_branch(g, values, c, as_tuple) for g in graphs]
+    condition = c.operand(pred)
+    return gb.if_(condition, blocks[0], blocks[1], loc=c.loc)

@@ -23,6 +23,7 @@ Writes, next to this file:
 * padded.pt2         PadToSizes, dynamic sizes: pad and repeat by SymInt lists computed from sizes
 * routing.pt2        Routing, dynamic sizes: RNN cells, one-argument where, argwhere, repeat_interleave
                      by counts, x.T, tril by the past length, fold to a SymInt size, EmbeddingBag
+* branches.pt2       Branches, dynamic sizes: torch.cond (higher_order.cond) with subgraphs
 * statistics.pt2     Statistics, dynamic sizes: var_mean, nansum, layer_norm over x.shape[-1:],
                      broadcast_to, diagonal, tensor_split, topk by a SymInt k
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
@@ -42,8 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from models import (  # noqa: E402
-    Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens, Resample, Routing,
-    SmallCNN, Statistics,
+    Attention, Branches, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens,
+    Resample, Routing, SmallCNN, Statistics,
 )
 
 
@@ -186,6 +187,13 @@ def save_routing():
                 (x, past, ids, offsets))
 
 
+def save_branches():
+    torch.manual_seed(0)
+    x, y = torch.ones(3, 4), torch.randn(5, 2)
+    dynamic = {"x": {0: Dim("rows", min=1, max=64)}, "y": {0: Dim("count", min=1, max=64)}}
+    return save("branches", export(Branches().eval(), (x, y), dynamic_shapes=dynamic), (x, y))
+
+
 def save_statistics():
     torch.manual_seed(0)
     x = torch.randn(7, 5)
@@ -195,7 +203,7 @@ def save_statistics():
 
 SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
           "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing,
-          "statistics": save_statistics}
+          "statistics": save_statistics, "branches": save_branches}
 
 
 if __name__ == "__main__":

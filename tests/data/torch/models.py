@@ -228,3 +228,24 @@ class Statistics(torch.nn.Module):
         top = x.topk(x.shape[1] // 2, dim=1)
         return (var, mean, std, mean0, holes) + norms + (wide,) + diagonals + torch.tensor_split(x, 3, dim=0) + \
             torch.tensor_split(x, [1, 3], dim=1) + tuple(top)
+
+
+class Branches(torch.nn.Module):
+    """torch.cond on data: two outputs whose true branch uses a parameter and a linear layer
+    (lifted to operands), then a cond on the second output, with lambdas."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.scale = torch.nn.Parameter(torch.tensor(3.0))
+
+    def forward(self, x, y):
+        def yes(x, y):
+            return self.lin(x).relu(), (y * self.scale).sum(0)
+
+        def no(x, y):
+            return x - 1, y.mean(0)
+
+        a, b = torch.cond(x.mean() > 0, yes, no, (x, y))
+        c = torch.cond(b.sum() > 0, lambda t: t.cumsum(0), lambda t: t.flip(0), (b,))
+        return a, b, c
