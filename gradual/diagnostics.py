@@ -76,7 +76,7 @@ UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severit
 DIM_CONSTRAINT = _code("dim-constraint", "an exporter's dynamic dim that the model constrains (checked at runtime)",
                        Severity.WARNING)
 # notes
-DIM_UNTRACKED = _code("dim-untracked", "a computed dimension too large to track symbolically: it is `?`", Severity.NOTE)
+DIM_UNTRACKED = _code("dim-untracked", "a computed dimension too large to track symbolically, or a quotient that is no polynomial: it is `?`", Severity.NOTE)
 
 
 @dataclass(frozen=True, slots=True)

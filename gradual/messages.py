@@ -696,10 +696,19 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
                       data={"unused": True})
 
 
-def dim_untracked(span: Span, op: str) -> Diagnostic:
-    """Dimension arithmetic past the polynomial bounds (shapes/poly.py): the result is `?`."""
+def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
+    """Dimension arithmetic past the polynomial bounds (shapes/poly.py), or a quotient of dims
+    that is no polynomial (`reason` "quotient"): the result is `?`."""
     from .shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
 
+    if reason == "quotient":
+        return Diagnostic(codes.DIM_UNTRACKED,
+                          f"`{op}` computes a dimension that is a quotient of sizes gradual cannot write as a "
+                          f"polynomial, so it is `?` from here on",
+                          span, label="computed here",
+                          notes=("a dimension divided by another is tracked only where the division is exact "
+                                 "for every size (`(2 * n * m) / m` is `2 * n`)",),
+                          help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)
     return Diagnostic(codes.DIM_UNTRACKED,
                       f"`{op}` computes a dimension too large to track, so it is `?` from here on",
                       span, label="computed here",
@@ -1149,6 +1158,14 @@ def onnx_unsupported_operator(span: Span, op_type: str, domain: str, opset: int)
     where = f"domain `{domain}`" if domain else f"opset {opset}"
     return Diagnostic(codes.UNKNOWN_OPERATOR, f"the ONNX operator `{op_type}` ({where}) is not supported", span,
                       label="this node", help="the supported operators are listed in gradual/frontends/onnx/__init__.py")
+
+
+def onnx_sequence_unsupported(span: Span, op_type: str, what: str) -> Diagnostic:
+    """A sequence operator gradual cannot import as tuples (convert/sequence.py)."""
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"`{op_type}` is not supported here: {what}", span, label="this node",
+                      help="gradual imports a sequence as a tuple whose length is known where it is made "
+                           "(SplitToSequence by constant sizes of a static dim, SequenceConstruct, SequenceEmpty, "
+                           "SequenceInsert at a constant position)")
 
 
 def onnx_unsupported_attribute(span: Span, op_type: str, name: str, value: str, supported: str) -> Diagnostic:

@@ -50,16 +50,19 @@ class SDim:
         self.dim = dim
         self.origin = origin
         self.symbol = symbol
-        self.untracked = False  # computed from exact dims, but too large to track: `?`
+        # computed from exact dims, but not exact: "" (no), "size" (too large to track) or
+        # "quotient" (a division by a dim that does not divide as polynomials)
+        self.untracked = ""
 
-    def _combine(self, other: Any, op: Callable[[Dimension, Dimension], Dimension]) -> "SDim":
+    def _combine(self, other: Any, op: Callable[[Dimension, Dimension], Dimension], dividing: bool = False) -> "SDim":
         try:
             right = other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
             result = SDim(op(self.dim, right))
         except ValueError as exc:
             raise RuleFailure("negative-dim", {"detail": str(exc)}) from None
         lost = self.dim.is_exact and isinstance(right, Dimension) and right.is_exact and not result.dim.is_exact
-        result.untracked = lost or self.untracked or (isinstance(other, SDim) and other.untracked)
+        reason = ("quotient" if dividing and not right.is_static else "size") if lost else ""
+        result.untracked = reason or self.untracked or (other.untracked if isinstance(other, SDim) else "")
         return result
 
     def __add__(self, other: Any) -> "SDim":
@@ -90,10 +93,13 @@ class SDim:
             raise RuleFailure("bad-divisor", {"divisor": other})
         if isinstance(other, SDim) and other.dim.is_static and other.dim.get_length() == 0:
             raise RuleFailure("bad-divisor", {"divisor": 0})
-        return self._combine(other, lambda a, b: a // b)
+        return self._combine(other, lambda a, b: a // b, dividing=True)
 
     def __repr__(self) -> str:
         return f"SDim({self.dim})"
+
+    def __str__(self) -> str:
+        return str(self.dim)
 
 
 class SDType:
@@ -1114,8 +1120,9 @@ class CallSite(ShapeContext):
             # one mistake is reported once: what depends on a failed call is `?` from error
             return SiteOutcome(ERROR if self.callee.kind != "flow" else self.resolve_result(proto), failed=bool(self.errors))
         result = self.resolve_result(proto)
-        if _untracked(proto):
-            self.report_diag(messages.dim_untracked(self.span, self.op_name))
+        reason = _untracked(proto)
+        if reason:
+            self.report_diag(messages.dim_untracked(self.span, self.op_name, reason))
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
         return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()) + builder.runs,
@@ -1546,14 +1553,15 @@ def _mentions_claimed(d: Dimension) -> bool:
     return d.is_symbolic and any(s.claimed for s in d.symbols())
 
 
-def _untracked(proto: Any) -> bool:
-    """Whether a rule's result holds a dim computed past the polynomial bounds."""
+def _untracked(proto: Any) -> str:
+    """Why a rule's result holds a dim computed from exact dims that is not exact ("size": past
+    the polynomial bounds, "quotient": a division that does not divide), or ""."""
     if isinstance(proto, ProtoTuple):
-        return any(_untracked(f) for f in proto.fields)
+        return next((r for r in map(_untracked, proto.fields) if r), "")
     if isinstance(proto, ProtoTensor):
         items = list(proto.dims or ()) + list(proto.value or ())
-        return any(isinstance(d, SDim) and d.untracked for d in items)
-    return False
+        return next((d.untracked for d in items if isinstance(d, SDim) and d.untracked), "")
+    return ""
 
 
 def _field_type(t: Type, i: int) -> Type:

@@ -353,6 +353,20 @@ def _native_layer_norm(draw: Draw) -> tuple:
     return _layer_norm_inputs(draw)
 
 
+@generator("aten.layer_norm_sized", "aten.native_layer_norm_sized")
+def _layer_norm_sized(draw: Draw) -> tuple:
+    args, attrs = _layer_norm_inputs(draw)
+    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
+
+
+@generator("aten.diagonal")
+def _diagonal(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=2, hi=4))
+    dim1 = axis_in(draw, len(shape))
+    dim2 = draw(st.sampled_from([a for a in range(-len(shape), len(shape)) if a % len(shape) != dim1 % len(shape)]))
+    return [array(draw, shape, _numeric(draw))], {"offset": draw(st.integers(-3, 3)), "dim1": dim1, "dim2": dim2}
+
+
 def _batch_norm_inputs(draw: Draw, optional_stats: bool) -> list:
     shape = draw(shapes(rank_lo=2, lo=1))
     dtype = _float(draw)
@@ -1139,6 +1153,60 @@ for _name in RNN_GATES:
     GENERATORS[_name] = lambda draw, name=_name: _recurrent(draw, name)
 
 
+@generator("aten.lstm_cell", "aten.gru_cell", "aten.rnn_tanh_cell", "aten.rnn_relu_cell")
+def _recurrent_cell(draw: Draw, name: str = "") -> tuple:
+    """One step: input (batch, in) or (in,), the state(s) like it with hidden features, the
+    weights, biases or `()`."""
+    dtype = _float(draw)
+    gates = RNN_GATES[name[:-len("_cell")]]
+    features, hidden = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    lead = (draw(st.integers(0, 3)),) if draw(st.booleans()) else ()
+    state: Any = array(draw, lead + (hidden,), dtype)
+    if gates == 4:
+        state = (state, array(draw, lead + (hidden,), dtype))
+    biases = [array(draw, (gates * hidden,), dtype) if draw(st.booleans()) else NONE for _ in range(2)]
+    return [array(draw, lead + (features,), dtype), state, array(draw, (gates * hidden, features), dtype),
+            array(draw, (gates * hidden, hidden), dtype)] + biases, {}
+
+
+for _name in ("aten.lstm_cell", "aten.gru_cell", "aten.rnn_tanh_cell", "aten.rnn_relu_cell"):
+    GENERATORS[_name] = lambda draw, name=_name: _recurrent_cell(draw, name)
+
+
+@generator("aten.col2im_sized")
+def _col2im_sized(draw: Draw) -> tuple:
+    (data,), attrs = GENERATORS["aten.col2im"](draw)
+    return [data, sym_ints(attrs.pop("output_size"))], attrs
+
+
+@generator("aten.embedding_bag")
+def _embedding_bag(draw: Draw) -> tuple:
+    """Indices into (rows, d), sorted offsets starting at 0 (the last one n with
+    include_last_offset), per-sample weights only with mode sum."""
+    rows, width, n = draw(st.integers(1, 5)), draw(st.integers(0, 3)), draw(st.integers(0, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    indices = rng.integers(0, rows, size=n).astype(draw(st.sampled_from(("int64", "int32"))))
+    last = draw(st.booleans())
+    inner = sorted(draw(st.lists(st.integers(0, n), max_size=3)))
+    offsets = np.asarray([0] + inner + ([n] if last else []), indices.dtype)
+    mode = draw(st.integers(0, 2))
+    dtype = _float(draw)
+    weights = array(draw, (n,), dtype) if mode == 0 and draw(st.booleans()) else NONE
+    padding = draw(st.sampled_from([None, -1] + list(range(rows))))
+    return [array(draw, (rows, width), dtype), indices, offsets, weights], {
+        "scale_grad_by_freq": False, "mode": mode, "sparse": False, "include_last_offset": last, "padding_idx": padding}
+
+
+@generator("aten.repeat_interleave_by")
+def _repeat_interleave_by(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_hi=3, lo=0))
+    dim = axis_in(draw, len(shape)) if shape and draw(st.booleans()) else None
+    length = int(np.prod(shape)) if dim is None else shape[dim]
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    counts = rng.integers(0, 3, size=length if draw(st.booleans()) or length != 1 else ()).astype(np.int64)
+    return [array(draw, shape, _numeric(draw)), counts], {"dim": dim}
+
+
 def _channels_first(draw: Draw, channels: int) -> tuple:
     return (draw(st.integers(1, 3)), channels) + tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2))))
 
@@ -1164,6 +1232,12 @@ def _batch_norm_batch_stats(draw: Draw) -> tuple:
     data = array(draw, _channels_first(draw, channels), dtype)
     weight, bias = (_optional(draw, lambda: array(draw, (channels,), dtype)) for _ in range(2))
     return [data, weight, bias], {"eps": 1e-5}
+
+
+@generator("aten.rms_norm_sized")
+def _rms_norm_sized(draw: Draw) -> tuple:
+    args, attrs = _rms_norm(draw)
+    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
 
 
 @generator("aten.rms_norm")

@@ -733,6 +733,39 @@ def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, exp
     assert (found.kind, found.values) == expected
 
 
+@pytest.mark.parametrize("lhs, rhs, equal", [
+    ("h // 3 + (h - 1) // 3 + (h - 2) // 3 + 2", "h", True),  # Hermite: tensor_split into 3
+    ("h // 2 + (h - 1) // 2 + 1", "h", True),
+    ("(h + 5) // 6 + (h + 4) // 6 + (h + 3) // 6 + (h + 2) // 6 + (h + 1) // 6 + h // 6", "h", True),
+    ("3 * (h // 3)", "h", False),
+    ("h // 3 + (h - 1) // 3 + (h - 2) // 3", "h", False),
+])
+def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: bool) -> None:
+    """Canonical forms differ for sums of quotients that are one function of h (the parts of
+    torch's tensor_split add up to h): unification proves them equal by evaluation, and only
+    those (found by an outside pass: a false split-sizes error)."""
+    from gradual.shapes.constraint import vanishes
+    from gradual.unify import Solver
+
+    names = {"h": Dimension.of_expr(Poly.atom(Symbol("h")))}
+    a, b = (eval(side, {}, names) for side in (lhs, rhs))
+    assert vanishes(a.expr - b.expr) is equal
+    assert (Solver().unify(a, b) is Grade.EQUAL) is equal
+
+
+def test_exact_division_by_a_sum() -> None:
+    """A KV cache's `(b, 2, p + t, 4)` reshaped to `[-1, p + t, 4]` infers `2 * b`: the product
+    divides by the sum (it was `?` with a "too large to track" note; found by an outside pass)."""
+    p, t, b, n = (Poly.atom(Symbol(name)) for name in "ptbn")
+    assert (8 * b * p + 8 * b * t).exact_div(4 * p + 4 * t) == 2 * b
+    assert ((p + t) * (p + t)).exact_div(p + t) == p + t
+    assert (p * p - t * t).exact_div(p - t) == p + t
+    assert (n.floordiv(2) * (p + 1)).exact_div(p + 1) == n.floordiv(2)
+    assert ((p + t) * (p + t) + 1).exact_div(p + t) is None
+    assert (p * t).exact_div(p + t) is None
+    assert (6 * p + 3).exact_div(4 * p + 2) is None  # 3/2 is no integer polynomial
+
+
 # bounded polynomials (issue 12) -----------------------------------------------------------------
 def test_a_product_past_the_degree_bound_is_unknown() -> None:
     from gradual.shapes.poly import MAX_DEGREE

@@ -159,6 +159,28 @@ def _run(symbol: Symbol, zeros: list, proven: bool) -> Constraint:
     return Constraint("range", symbol, (zeros[0], zeros[-1]))
 
 
+def vanishes(difference: Poly) -> bool:
+    """Whether a difference over one symbol is 0 at every value of it, though its canonical form
+    is not 0: Hermite's identity `n // 3 + (n - 1) // 3 + (n - 2) // 3 = n - 2` (torch's
+    tensor_split into 3 parts of (n + 2 - i) // 3 adds up to n). Only for linear forms (floor
+    divisions of linear numerators), which are a linear trend plus a function of period
+    `_period`: zero on two whole periods means zero everywhere."""
+    symbols = difference.symbols()
+    if len(symbols) != 1 or not _linear(difference):
+        return False
+    period = _period(difference)
+    if period is None:
+        return False
+    (symbol,) = symbols
+    return all(difference.evaluate({symbol: v}) == 0 for v in range(2 * period))
+
+
+def _linear(p: Poly) -> bool:
+    """Every term of degree at most 1, every floor division of a linear numerator."""
+    return all(len(mono) <= 1 and all(not isinstance(a, FloorDiv) or _linear(a.num) for a in mono)
+               for mono, _ in p.terms)
+
+
 def _period(p: Poly) -> Optional[int]:
     """The lcm of the divisors of every floor division in p (1 without any); None past MAX_PERIOD."""
     period = 1

@@ -328,6 +328,8 @@ class Poly:
         """The polynomial q with q * divisor == self, when a simple one exists; else None."""
         if divisor == self and self.terms:
             return Poly.const(1)
+        if len(divisor.terms) > 1:
+            return self._divided_by_sum(divisor)
         if len(divisor.terms) != 1:
             return None
         dmono, dcoeff = divisor.terms[0]
@@ -338,6 +340,28 @@ class Poly:
                 return None
             result[rest] = c // dcoeff
         return Poly(result)
+
+    def _divided_by_sum(self, divisor: "Poly") -> "Poly | None":
+        """Division by a polynomial of several terms, when exact: `8 * b * p + 8 * b * t` by
+        `4 * p + 4 * t` is `2 * b` (a reshape of a KV cache's `(b, 2, p + t, 4)` to
+        `[-1, p + t, 4]`). The terms' order is graded lexicographic, a monomial order, so each
+        step cancels the remainder's leading term with a multiple of the divisor's; one divisor
+        divides exactly when the remainder reaches 0 (a coefficient that does not divide, or a
+        leading monomial the divisor's does not divide, is no polynomial quotient)."""
+        lead_mono, lead_coeff = divisor.terms[0]
+        quotient: dict[Monomial, int] = {}
+        remainder = self
+        for _ in range(4 * len(self.terms) + 8):
+            if not remainder.terms:
+                return Poly(quotient)
+            mono, c = remainder.terms[0]
+            rest = _remove_factors(mono, lead_mono)
+            if rest is None or c % lead_coeff:
+                return None
+            step = Poly({rest: c // lead_coeff})
+            quotient[rest] = quotient.get(rest, 0) + c // lead_coeff
+            remainder = remainder - step * divisor
+        return None
 
     # evaluation ---------------------------------------------------------------------------
     def substitute(self, mapping: Callable[[Symbol], "Poly | None"]) -> "Poly":

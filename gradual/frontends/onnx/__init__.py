@@ -58,8 +58,12 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   Hardmax before opset 13 flatten at `axis`.
 * **Inference only.** Dropout is the identity (training mode only with ratio 0); BatchNormalization
   in training mode normalizes with the batch's statistics. If is gradual's `if` (the
-  branches' types join). Loops (Loop, Scan), sequences, optionals and strings are reported as
-  unsupported, at the node. Every numeric element type is supported (bfloat16, float8, float4,
+  branches' types join). A sequence whose length is known where it is made (SplitToSequence by
+  constant sizes of a static dim, SequenceConstruct, SequenceEmpty, SequenceInsert at a constant
+  position; the dynamo exporter's split and chunk with optimize=False) is a tuple: SequenceAt
+  at a constant position is a field, ConcatFromSequence a concatenate or stack (convert/sequence.py).
+  Loops (Loop, Scan), other sequences, optionals and strings are reported as unsupported, at the
+  node. Every numeric element type is supported (bfloat16, float8, float4,
   int4, int2 under their ml_dtypes names); an optional input a node leaves out is passed to the
   operators of stdlib/onnx_models.rly as an empty vector.
 * **Malformed models** are diagnostics: an initializer whose data does not fit its dims
@@ -81,10 +85,10 @@ Supported operators (`supported_operators()`):
     Abs, Acos, Acosh, Add, AffineGrid, And, ArgMax, ArgMin, Asin, Asinh, Atan, Atanh, Attention,
     AveragePool, BatchNormalization, BitCast, BitShift, BitwiseAnd, BitwiseNot, BitwiseOr,
     BitwiseXor, BlackmanWindow, Cast, CastLike, Ceil, Celu, CenterCropPad, Clip, Col2Im,
-    Compress, Concat, Constant, ConstantOfShape, Conv, ConvInteger, ConvTranspose, Cos, Cosh,
-    CumProd, CumSum, DFT, DepthToSpace, DequantizeLinear, Det, Div, Dropout,
-    DynamicQuantizeLinear, Einsum, Elu, Equal, Erf, Exp, Expand, EyeLike, Flatten, Floor, GRU,
-    Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool, GlobalLpPool,
+    Compress, Concat, ConcatFromSequence, Constant, ConstantOfShape, Conv, ConvInteger,
+    ConvTranspose, Cos, Cosh, CumProd, CumSum, DFT, DepthToSpace, DequantizeLinear, Det, Div,
+    Dropout, DynamicQuantizeLinear, Einsum, Elu, Equal, Erf, Exp, Expand, EyeLike, Flatten,
+    Floor, GRU, Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool, GlobalLpPool,
     GlobalMaxPool, Greater, GreaterOrEqual, GridSample, GroupNormalization, HammingWindow,
     HannWindow, HardSigmoid, HardSwish, Hardmax, Identity, If, InstanceNormalization, IsInf,
     IsNaN, LRN, LSTM, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax,
@@ -94,10 +98,11 @@ Supported operators (`supported_operators()`):
     RMSNormalization, RNN, Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
     ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape,
     Resize, ReverseSequence, RotaryEmbedding, Round, STFT, Scatter, ScatterElements, ScatterND,
-    Selu, Shape, Shrink, Sigmoid, Sign, Sin, Sinh, Size, Slice, Softmax,
-    SoftmaxCrossEntropyLoss, Softplus, Softsign, SpaceToDepth, Split, Sqrt, Squeeze, Sub, Sum,
-    SwiGLU, Swish, Tan, Tanh, TensorScatter, ThresholdedRelu, Tile, TopK, Transpose, Trilu,
-    Unique, Unsqueeze, Upsample, Where, Xor
+    Selu, SequenceAt, SequenceConstruct, SequenceEmpty, SequenceInsert, SequenceLength, Shape,
+    Shrink, Sigmoid, Sign, Sin, Sinh, Size, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus,
+    Softsign, SpaceToDepth, Split, SplitToSequence, Sqrt, Squeeze, Sub, Sum, SwiGLU, Swish, Tan,
+    Tanh, TensorScatter, ThresholdedRelu, Tile, TopK, Transpose, Trilu, Unique, Unsqueeze,
+    Upsample, Where, Xor
 """
 
 from __future__ import annotations

@@ -7,12 +7,13 @@ Importing this module registers them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Optional
 
 from ... import builder as gb
 from ...syntax import ast
-from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, generic, packet, special
-from .graph import Ref
+from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, convert_as, generic, packet, special
+from .graph import Opaque, Ref
 
 OPERATORS.update({
     "aten.__and__": "aten.bitwise_and", "aten.__or__": "aten.bitwise_or", "aten.__xor__": "aten.bitwise_xor",
@@ -92,10 +93,15 @@ def sort(c: NodeConverter) -> Any:
 
 @special("aten.repeat_interleave")
 def repeat_interleave(c: NodeConverter) -> Any:
-    """repeat_interleave with an int count (output_size only restates the result)."""
-    if not isinstance(c.raw("repeats"), int):
-        raise c.unsupported("repeats given as a tensor (a data-dependent size)")
+    """repeat_interleave with an int count, or a tensor of counts (output_size only restates the
+    result)."""
     c.raw("output_size")
+    if isinstance(c.raw("repeats"), Ref) and c.has("self"):
+        dim = c.raw("dim")
+        attrs = {} if dim is None else {"dim": int(dim)}
+        return c.call("aten.repeat_interleave_by", c.operand(c.raw("self")), c.operand(c.raw("repeats")), **attrs)
+    if not isinstance(c.raw("repeats"), int):
+        raise c.unsupported("repeats given as a tensor without the tensor to repeat")
     dim = c.raw("dim")
     attrs = {"repeats": c.raw("repeats")}
     if dim is not None:
@@ -559,3 +565,145 @@ def kl_div(c: NodeConverter) -> Any:
     else:
         loss = c.call("aten.sub", c.call("aten.xlogy", t, _same(c, "target")), c.call("aten.mul", _same(c, "target"), x))
     return _reduced(c, loss)
+
+
+@special("aten.numpy_T")
+def numpy_transpose(c: NodeConverter) -> Any:
+    """x.T: every dim reversed (torch's numpy_T, of a tensor of any rank)."""
+    return c.call("aten.permute", c.operand(c.raw("self")), dims=list(reversed(range(_rank(c)))))
+
+
+@special("aten.where")
+def where(c: NodeConverter) -> Any:
+    """where(condition, self, other) picks elementwise; the one-argument where(condition) is
+    nonzero's columns, one int64 vector per dim of condition (the node's outputs)."""
+    if c.has("self") or c.has("other"):
+        return generic(c, "aten.where")
+    positions = c.call("aten.nonzero", c.operand(c.raw("condition")))
+    return c.call("aten.unbind", positions, dim=1, count=len(c.node.output_names()))
+
+
+@special("aten.tril", "aten.triu")
+def triangle(c: NodeConverter) -> Any:
+    """tril / triu; a diagonal computed from sizes (`ones(t, p + t).tril(p)`, a KV-cache's
+    causal mask) is ONNX Trilu's k operand."""
+    diagonal = c.raw("diagonal", 0)
+    if not isinstance(diagonal, Ref):
+        return generic(c, packet(c.node.op))
+    x = c.operand(c.raw("self"))
+    return c.call("onnx.trilu", x, c.operand(diagonal, "int64"), upper=packet(c.node.op) == "aten.triu")
+
+
+@special("aten.embedding_bag", "aten._embedding_bag")
+def embedding_bag(c: NodeConverter) -> Any:
+    """embedding_bag (default and padding_idx overloads) and _embedding_bag, whose padding_idx
+    -1 means none (F.embedding_bag has already counted a negative one from the end)."""
+    padding = c.raw("padding_idx")
+    if packet(c.node.op) == "aten._embedding_bag" and isinstance(padding, int) and padding < 0:
+        args = {**c.node.args, "padding_idx": None}
+        return convert_as(c, replace(c.node, target="aten.embedding_bag.padding_idx", args=args))
+    return generic(c, "aten.embedding_bag")
+
+
+@special("aten.col2im")
+def col2im(c: NodeConverter) -> Any:
+    """col2im (F.fold); an output_size computed from sizes (`x.shape[-2:]`) is col2im_sized's
+    operand."""
+    raw = c.raw("output_size")
+    if not _symbolic_list(raw):
+        return generic(c, "aten.col2im")
+    attrs = {name: c.attribute(c.raw(name)) for name in ("kernel_size", "dilation", "padding", "stride")}
+    return c.call("aten.col2im_sized", c.operand(c.raw("self")), c.operand(raw, "int64"), **attrs)
+
+
+@special("aten.layer_norm", "aten.native_layer_norm", "aten.rms_norm")
+def normalization(c: NodeConverter) -> Any:
+    """layer_norm / native_layer_norm / rms_norm; a normalized_shape of sizes (`x.shape[-1:]`)
+    is the `_sized` form's operand."""
+    op = packet(c.node.op)
+    return generic(c, op + "_sized" if _symbolic_list(c.raw("normalized_shape")) else op)
+
+
+@special("aten.var_mean", "aten.std_mean")
+def moments(c: NodeConverter) -> Any:
+    """var_mean / std_mean: (var or std, mean) over the same dims."""
+    op = packet(c.node.op)
+    dim = c.raw("dim")
+    attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
+    if dim is not None:
+        attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
+    correction, unbiased = c.raw("correction"), c.raw("unbiased")
+    spread = float(correction if correction is not None else (0 if unbiased is False else 1))
+    x = c.operand(c.raw("self"))
+    first = c.call("aten.var" if op == "aten.var_mean" else "aten.std", x, correction=spread, **attrs)
+    return gb.tuple_(first, c.call("aten.mean", x, **attrs), loc=c.loc)
+
+
+@special("aten.nansum")
+def nansum(c: NodeConverter) -> Any:
+    """nansum: the sum with NaNs read as 0."""
+    x = c.operand(c.raw("self"))
+    dtype = c.dtype_of(c.raw("self")) or "float32"
+    zero = c.number(0.0, dtype)
+    cleaned = c.call("aten.where", c.call("aten.isnan", x), zero, x)
+    dim = c.raw("dim")
+    attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
+    if dim is not None:
+        attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
+    c.raw("dtype")
+    if c.out_dtype():
+        attrs["dtype"] = c.out_dtype()
+    return c.call("aten.sum", cleaned, **attrs)
+
+
+@special("aten.tensor_split")
+def tensor_split(c: NodeConverter) -> Any:
+    """tensor_split into `sections` parts (the first n % sections one longer: part i holds
+    (n + sections - 1 - i) // sections) or at `indices`: one part per node output."""
+    x = c.operand(c.raw("self"))
+    dim = c.constant(int, "dim", 0)
+    count = len(c.node.output_names())
+    if c.has("sections"):
+        sections = c.constant(int, "sections")
+        if sections != count:
+            raise c.unsupported(f"{sections} sections for {count} outputs")
+        n = c.call("aten.sym_size", x, dim=dim)
+        sizes = [c.call("floor_divide", c.call("add", n, c.number(sections - 1 - i, "int64")), c.number(sections, "int64"))
+                 for i in range(sections)]
+        return c.call("aten.split_with_sizes", x, gb.tuple_(*sizes, loc=c.loc), dim=dim)
+    if not c.has("indices"):
+        raise c.unsupported("tensor_split by a tensor of indices")
+    cuts = list(c.raw("indices"))
+    bounds = [None] + cuts + [None]
+    parts = [c.call("aten.slice", x, c.operand(start, "int64") if start is not None else c.number(0, "int64"),
+                    c.operand(end, "int64"), dim=dim, step=1) for start, end in zip(bounds, bounds[1:])]
+    return gb.tuple_(*parts, loc=c.loc)
+
+
+@special("aten.topk")
+def topk(c: NodeConverter) -> Any:
+    """topk; a k computed from sizes (`x.topk(x.shape[1] // 2)`) is ONNX TopK's k operand."""
+    k = c.raw("k")
+    if not isinstance(k, Ref):
+        return generic(c, "aten.topk")
+    c.raw("sorted")  # ONNX's TopK sorts; torch's sorted=False leaves the order open
+    attrs = {"axis": int(c.raw("dim", -1)), "largest": bool(c.raw("largest", True))}
+    return c.call("onnx.topk", c.operand(c.raw("self")), c.operand(k, "int64"), **attrs)
+
+
+@special("higher_order.cond")
+def cond(c: NodeConverter) -> Any:
+    """torch.cond(pred, true_fn, false_fn, operands): gradual's `if` over the two branches
+    (subgraphs imported as blocks whose inputs are the operands); the checker joins their
+    types."""
+    pred, branches, operands = c.raw("arg0"), (c.raw("arg1"), c.raw("arg2")), c.raw("arg3")
+    graphs = [b.value.get("graph") if isinstance(b, Opaque) and b.kind == "graph" and isinstance(b.value, dict)
+              else None for b in branches]
+    if any(not isinstance(g, dict) for g in graphs) or not isinstance(operands, list):
+        raise c.unsupported("a cond whose branches are not graphs")
+    names = c.node.output_names()
+    as_tuple = len(names) > 1 or bool(c.node.outputs) and isinstance(c.node.outputs[0], list)
+    values = [c.operand(v) for v in operands]
+    blocks = [c.importer.import_branch(g, values, c, as_tuple) for g in graphs]
+    condition = c.operand(pred)
+    return gb.if_(condition, blocks[0], blocks[1], loc=c.loc)

@@ -42,13 +42,15 @@ OPERATORS = {
     "aten.avg_pool3d": "aten.avg_pool2d", "aten.new_zeros": "aten.zeros", "aten.new_ones": "aten.ones",
     "aten.new_empty": "aten.empty", "aten.new_full": "aten.full", "aten.empty_like": "aten.zeros_like",
     "aten.scalar_tensor": "aten.full", "aten.square": "aten.mul",
-    "aten.unsafe_split": "aten.split",
+    "aten.unsafe_split": "aten.split", "aten.argwhere": "aten.nonzero",
+    "aten.broadcast_to": "aten.expand",
 }
 
 #: arguments whose ATen name differs from the declaration's, per ATen operator
 RENAMES = {"aten.reshape": {"size": "shape"}}
 #: tensor parameters that may be absent (None): written `()`
-OPTIONAL_TENSORS = frozenset({"bias", "weight", "attn_mask", "running_mean", "running_var", "prepend", "append", "m"})
+OPTIONAL_TENSORS = frozenset({"bias", "weight", "attn_mask", "running_mean", "running_var", "prepend", "append", "m",
+                              "b_ih", "b_hh", "per_sample_weights"})
 
 #: operators whose scalar operands follow the result's dtype (torch's type promotion)
 PROMOTING = {"aten.add", "aten.sub", "aten.mul", "aten.div", "aten.floor_divide", "aten.remainder",

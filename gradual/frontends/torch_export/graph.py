@@ -180,7 +180,8 @@ def _node(index: int, raw: Any) -> GraphNode:
     args = {}
     for i, named in enumerate(_list(raw.get("inputs"))):
         if isinstance(named, dict):
-            args[str(named.get("name", f"arg{i}"))] = decode(named.get("arg"))
+            # positional arguments (a higher-order op's: torch.cond's) have no name: `arg{i}`
+            args[str(named.get("name") or f"arg{i}")] = decode(named.get("arg"))
     outputs = [decode(o) for o in _list(raw.get("outputs"))]
     meta = _dict(raw.get("metadata"))
     target = str(raw.get("target", "?"))

@@ -367,6 +367,40 @@ class Importer:
         for name in names[:1]:
             self.aliases.alias(name, target.name)
 
+    def import_branch(self, graph: dict, operands: list, c: NodeConverter, as_tuple: bool) -> Any:
+        """A torch.cond branch (a subgraph) as a block of lets: its inputs bound to the operands,
+        its nodes imported at their Python lines (else the cond node's listing line), its
+        outputs the block's result (a tuple for several). Names are the subgraph's own: what
+        it binds, and what failed in it, is forgotten after it."""
+        from .graph import _dict, _list, _node, decode
+
+        nodes = [_node(c.node.index, raw) for raw in _list(graph.get("nodes"))]
+        inputs = [decode(i) for i in _list(graph.get("inputs"))]
+        outputs = [decode(o) for o in _list(graph.get("outputs"))]
+        saved = (self.fn, dict(self.exprs), self.program.tensor_values, set(self.poisoned), set(self.skipped),
+                 self.asserting)
+        self.fn = gb.Block()
+        self.program.tensor_values = {**saved[2], **_dict(graph.get("tensor_values"))}
+        self.asserting = set()
+        reported = len(self.diagnostics)
+        try:
+            if len(inputs) != len(operands) or not all(isinstance(i, Ref) for i in inputs):
+                raise c.unsupported("a branch whose inputs are not the operands")
+            for ref, operand in zip(inputs, operands):
+                self.exprs[ref.name] = self.fn.let(self.namer.name(ref.name), operand, loc=c.loc)
+            for node in nodes:
+                self._import_node(node)
+            names = [o.name if isinstance(o, Ref) else None for o in outputs]
+            if any(n is None or n in self.poisoned or n not in self.exprs for n in names) or not names:
+                if len(self.diagnostics) > reported:
+                    raise Unsupported(lambda span: None)  # reported at its node
+                raise c.unsupported("a branch whose outputs are not tensors it computes")
+            results = [gb.Var(self.exprs[n].name, c.loc) for n in names]
+            return self.fn.body(gb.tuple_(*results, loc=c.loc) if as_tuple or len(results) > 1 else results[0])
+        finally:
+            self.fn, self.exprs, self.program.tensor_values = saved[0], saved[1], saved[2]
+            self.poisoned, self.skipped, self.asserting = saved[3], saved[4], saved[5]
+
     def recompute(self, node: GraphNode) -> None:
         """Convert a node again (a view whose storage was written since; aliases.py)."""
         c = NodeConverter(self, node, self.node_loc(node))

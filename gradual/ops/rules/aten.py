@@ -329,6 +329,32 @@ def like(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims, ctx.attr("dtype") or None)
 
 
+@shape_rule("aten_diagonal")
+def diagonal(ctx: ShapeContext) -> Any:
+    """`aten.diagonal(x, offset, dim1, dim2)`: dim1 and dim2 (distinct) removed, the diagonal's
+    length appended: min(n1, n2 - offset) (min(n1 + offset, n2) below), at least 0."""
+    (data,) = ctx.args
+    offset = ctx.attr("offset")
+    ctx.require_rank_at_least(data, 2)
+    if data.dims is None:
+        return ctx.tensor(None)
+    a = normalize_axis(ctx, ctx.attr("dim1"), data.rank, "dim1")
+    b = normalize_axis(ctx, ctx.attr("dim2"), data.rank, "dim2")
+    if a == b:
+        ctx.fail("attribute-range", name="dim2", value=ctx.attr("dim2"), needed=f"a dim other than dim1 ({ctx.attr('dim1')})")
+    rows, cols = data.dim(a), data.dim(b)
+    fixed = [ctx.static(rows), ctx.static(cols)]
+    if None not in fixed:
+        length = ctx.const(max(0, min(fixed[0], fixed[1] - offset) if offset >= 0 else min(fixed[0] + offset, fixed[1])))
+    elif offset == 0 and ctx.static(rows - cols) == 0:
+        length = rows
+    else:
+        known = [v for v in fixed if v is not None]
+        length = ctx.bounded(0, max(0, min(known) + abs(offset))) if known else ctx.unknown()
+    dims = [d for i, d in enumerate(data.dims) if i not in (a, b)]
+    return ctx.tensor(dims + [length])
+
+
 @shape_rule("aten_sym_size")
 def sym_size(ctx: ShapeContext) -> Any:
     """`aten.sym_size(x, dim)`: an int64 scalar whose value is that dim."""
@@ -567,6 +593,38 @@ def embedding(ctx: ShapeContext) -> Any:
     return ctx.tensor(list(indices.dims) + [weight.dim(1)])
 
 
+@shape_rule("aten_embedding_bag")
+def embedding_bag(ctx: ShapeContext) -> Any:
+    """`aten.embedding_bag(weight, indices, offsets, per_sample_weights, ...)`: (bags, d) and
+    torch's bookkeeping (see stdlib/aten.rly); bags is offsets' length (less one with
+    include_last_offset)."""
+    weight, indices, offsets, weights = ctx.args
+    mode = require_choice(ctx, "mode", ctx.attr("mode"), (0, 1, 2))
+    ctx.require_rank(weight, 2)
+    ctx.require_rank(indices, 1)
+    ctx.require_rank(offsets, 1)
+    per_sample = present(ctx, weights)
+    if per_sample is not None:
+        if mode != 0:
+            ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
+        ctx.require_rank(per_sample, 1)
+        if indices.dims is not None:
+            ctx.equal(per_sample.dim(0), indices.dim(0), symbol="n")
+    if offsets.dims is None:
+        bags = ctx.unknown()
+    elif ctx.attr("include_last_offset"):
+        ctx.within(offsets.dim(0), 1, None)
+        bags = offsets.dim(0) - ctx.const(1)
+    else:
+        bags = offsets.dim(0)
+    d = weight.dim(1) if weight.dims is not None else ctx.unknown()
+    if mode == 0:  # torch's sum keeps zeros, one per offset (or per bag, in _embedding_bag)
+        return ctx.tuple([ctx.tensor([bags, d]), ctx.tensor([ctx.unknown()], "int64"),
+                          ctx.tensor([ctx.unknown()], "int64"), ctx.tensor([ctx.unknown()], "int64")])
+    return ctx.tuple([ctx.tensor([bags, d]), ctx.tensor([ctx.unknown()], "int64"), ctx.tensor([bags], "int64"),
+                      ctx.tensor([bags, d] if mode == 2 else [bags], "int64")])
+
+
 @shape_rule("aten_constant_pad")
 def constant_pad(ctx: ShapeContext) -> Any:
     """`aten.constant_pad_nd(x, pad, value)`: [before, after] pairs from the last dim back
@@ -724,16 +782,25 @@ def pool_indices(ctx: ShapeContext) -> Any:
 
 # normalization and attention ---------------------------------------------------------------------
 def _normalized(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
-    """The last dims layer_norm normalizes over; they must be normalized_shape."""
-    wanted = list(ctx.attr("normalized_shape"))
+    """The last dims layer_norm normalizes over; they must be normalized_shape (an attribute,
+    or the last operand of the `_sized` forms: a SymInt list, `F.layer_norm(x, x.shape[-1:])`)."""
+    if ctx.op_name.endswith("_sized"):
+        entries = sizes(ctx, ctx.args[-1])
+        if entries is None:
+            return None
+        wanted = [ctx.const(e) if isinstance(e, int) and e >= 0 else e for e in entries]
+        shown = "[" + ", ".join(str(e) for e in entries) + "]"
+    else:
+        constants = list(ctx.attr("normalized_shape"))
+        wanted, shown = [ctx.const(w) for w in constants], show_ints(constants)
     if data.dims is None:
         ctx.require_rank_at_least(data, len(wanted))
         return None
     if len(wanted) > data.rank:
-        ctx.fail("normalized-shape", arg=data, wanted=show_ints(wanted), rank=data.rank)
+        ctx.fail("normalized-shape", arg=data, wanted=shown, rank=data.rank)
     tail = list(data.dims[data.rank - len(wanted):])
     for d, w in zip(tail, wanted):
-        ctx.equal(d, ctx.const(w), symbol="normalized_shape")
+        ctx.equal(d, w, symbol="normalized_shape")
     return tail
 
 
@@ -750,7 +817,7 @@ def _affine(ctx: ShapeContext, args: Sequence[Any], shape: Optional[list]) -> No
 def layer_norm(ctx: ShapeContext) -> Any:
     """`aten.layer_norm(x, weight, bias, normalized_shape, eps)`: x's last dims are
     normalized_shape; weight and bias (or `()`) have that shape."""
-    data, weight, bias = ctx.args
+    data, weight, bias = ctx.args[:3]
     _affine(ctx, [weight, bias], _normalized(ctx, data))
     return ctx.tensor(data.dims)
 
@@ -762,7 +829,13 @@ def native_layer_norm(ctx: ShapeContext) -> Any:
     y = layer_norm(ctx)
     if data.dims is None:
         return ctx.tuple([y, ctx.tensor(None), ctx.tensor(None)])
-    k = len(list(ctx.attr("normalized_shape")))
+    if ctx.op_name.endswith("_sized"):
+        fields = ctx.tuple_fields(ctx.args[-1])
+        if fields is None:
+            return ctx.tuple([y, ctx.tensor(None), ctx.tensor(None)])
+        k = len(fields)
+    else:
+        k = len(list(ctx.attr("normalized_shape")))
     stats = list(data.dims[:data.rank - k]) + [ctx.const(1)] * k
     return ctx.tuple([y, ctx.tensor(stats), ctx.tensor(list(stats))])
 
@@ -1072,6 +1145,27 @@ def repeat_interleave(ctx: ShapeContext) -> Any:
     dims = list(data.dims)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # torch: a scalar has no dim here
     dims[axis] = dims[axis] * repeats
+    return ctx.tensor(dims)
+
+
+@shape_rule("aten_repeat_interleave_by")
+def repeat_interleave_by(ctx: ShapeContext) -> Any:
+    """`aten.repeat_interleave_by(x, repeats, dim)`: dim becomes the sum of repeats (unknown
+    here: `?`); a vector of repeats is as long as the dim (dim None: x flattened)."""
+    data, repeats = ctx.args
+    if repeats.dims is not None and repeats.rank > 1:
+        ctx.require_rank(repeats, 1)
+    if data.dims is None:
+        return ctx.tensor(None)
+    if ctx.attr("dim") is None:
+        length, dims, axis = product(ctx, data.dims), [ctx.unknown()], 0
+    else:
+        dims = list(data.dims)
+        axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+        length = dims[axis]
+        dims[axis] = ctx.unknown()
+    if repeats.dims is not None and repeats.rank == 1 and ctx.static(repeats.dim(0)) != 1:
+        ctx.equal(repeats.dim(0), length, symbol="repeats")
     return ctx.tensor(dims)
 
 

@@ -60,20 +60,31 @@ def im2col(ctx: ShapeContext) -> Any:
 @shape_rule("aten_col2im")
 def col2im(ctx: ShapeContext) -> Any:
     """`aten.col2im(x, output_size, kernel_size, dilation, padding, stride)`: (n, c * kh * kw,
-    blocks) -> (n, c, *output_size); blocks is how many windows fit in output_size."""
-    (data,) = ctx.args
-    image, kernel = list(ctx.attr("output_size")), list(ctx.attr("kernel_size"))
+    blocks) -> (n, c, *output_size); blocks is how many windows fit in output_size.
+    `aten.col2im_sized` takes output_size as a SymInt list (F.fold to `x.shape[-2:]`)."""
+    if ctx.op_name == "aten.col2im_sized":
+        data, size_arg = ctx.args
+        entries = sizes(ctx, size_arg)
+        if entries is None:
+            return ctx.tensor(None)
+        image = [ctx.const(e) if isinstance(e, int) else e for e in entries]
+    else:
+        (data,) = ctx.args
+        image = [ctx.const(v) for v in ctx.attr("output_size")]
+    kernel = list(ctx.attr("kernel_size"))
     k = len(kernel)
+    if len(image) != k:
+        ctx.fail("attribute-range", name="output_size", value=len(image), needed=f"{k} entries, one per kernel dim")
     ctx.require_rank_at_least(data, 2)
     if data.dims is None:
         return ctx.tensor(None)
     if data.rank > 3:  # torch: (c * kh * kw, blocks), or a batch of them
         ctx.require_rank(data, 3)
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
-    counts = [_blocks(ctx, ctx.const(image[i]), kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
+    counts = [_blocks(ctx, image[i], kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
     ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")
     channels = divided(ctx, data, data.rank - 2, _product(kernel))
-    return ctx.tensor(list(data.dims[:-2]) + [channels] + [ctx.const(v) for v in image])
+    return ctx.tensor(list(data.dims[:-2]) + [channels] + image)
 
 
 def _product(values: list) -> int:
@@ -116,6 +127,51 @@ def rnn(ctx: ShapeContext) -> Any:
     if gates == 4:
         fields.append(ctx.tensor(list(state_dims)))
     return ctx.tuple(fields)
+
+
+CELL_GATES = {"aten.lstm_cell": 4, "aten.gru_cell": 3, "aten.rnn_tanh_cell": 1, "aten.rnn_relu_cell": 1}
+
+
+@shape_rule("aten_rnn_cell")
+def rnn_cell(ctx: ShapeContext) -> Any:
+    """`aten.lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh)` and GRU / RNN cells: see
+    stdlib/aten_nn.rly."""
+    data, hx_arg, w_ih, w_hh, b_ih, b_hh = ctx.args
+    gates = CELL_GATES[ctx.op_name]
+    states = ctx.tuple_fields(hx_arg) if hx_arg.is_tuple else [hx_arg]
+    if gates == 4 and states is not None and len(states) != 2:
+        ctx.fail("rnn-params", count=len(states), layers=1, directions=1, wanted=2)
+    ctx.require_rank(w_hh, 2)
+    ctx.require_rank(w_ih, 2)
+    hidden = w_hh.dim(1) if w_hh.dims is not None else None
+    if hidden is None and states and states[0].dims is not None and states[0].rank:
+        hidden = states[0].dim(-1)
+    rows = hidden * gates if hidden is not None else None
+    if rows is not None:
+        for weight in (w_ih, w_hh):
+            if weight.dims is not None:
+                ctx.equal(weight.dim(0), rows, symbol="gates * hidden")
+        for bias in (b_ih, b_hh):
+            vector = present(ctx, bias)
+            if vector is not None:
+                ctx.require_rank(vector, 1)
+                ctx.equal(vector.dim(0), rows, symbol="gates * hidden")
+    if data.dims is None:
+        state = None
+    else:
+        if data.rank not in (1, 2):
+            ctx.fail("rank", arg=data, actual=data.rank, expected=2)
+        if w_ih.dims is not None:
+            ctx.equal(data.dim(-1), w_ih.dim(1), symbol="input")
+        state = None if hidden is None else list(data.dims[:-1]) + [hidden]
+    for s in states or []:
+        if state is not None:
+            ctx.require_rank(s, len(state))
+            for have, want in zip(s.dims, state):
+                ctx.equal(have, want, symbol="state")
+    if gates == 4:
+        return ctx.tuple([ctx.tensor(state), ctx.tensor(None if state is None else list(state))])
+    return ctx.tensor(state)
 
 
 def _hidden(ctx: ShapeContext, params: Optional[list], states: Optional[list]) -> Any:
@@ -214,7 +270,7 @@ def batch_norm_batch_stats(ctx: ShapeContext) -> Any:
 def rms_norm(ctx: ShapeContext) -> Any:
     """`aten.rms_norm(x, weight, normalized_shape)`: x's last dims are normalized_shape; the
     weight (or `()`) has that shape."""
-    data, weight = ctx.args
+    data, weight = ctx.args[:2]
     _affine(ctx, [weight], _normalized(ctx, data))
     return ctx.tensor(data.dims)
 

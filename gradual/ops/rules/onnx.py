@@ -678,7 +678,10 @@ def topk(ctx: ShapeContext) -> Any:
     dims = list(data.dims)
     k = known_ints(ctx, k_arg)
     if k is None or len(k) != 1:
-        dims[axis] = ctx.unknown()
+        # a k computed from sizes (torch's `x.topk(x.shape[1] // 2)`) is that dim; whether the
+        # axis holds k is decided where the rule runs on the sizes
+        symbolic = k_arg.value[0] if k_arg.value is not None and len(k_arg.value) == 1 else None
+        dims[axis] = symbolic if symbolic is not None and ctx.bounds(symbolic)[0] >= 0 else ctx.unknown()
     else:
         ctx.within(dims[axis], k[0], None)
         dims[axis] = ctx.const(k[0])

@@ -473,6 +473,19 @@ def native_layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_sh
     return same_dtype(data, _affine(y, weight, bias)), same_dtype(data, mean), same_dtype(data, rstd)
 
 
+@kernel("aten.layer_norm_sized")
+def layer_norm_sized(data: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple, *, eps: float,
+                     cudnn_enable: bool = True) -> np.ndarray:
+    """layer_norm with normalized_shape given as int64 scalars."""
+    return layer_norm(data, weight, bias, normalized_shape=normalized_shape, eps=eps)
+
+
+@kernel("aten.native_layer_norm_sized")
+def native_layer_norm_sized(data: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple, *, eps: float) -> tuple:
+    """native_layer_norm with normalized_shape given as int64 scalars."""
+    return native_layer_norm(data, weight, bias, normalized_shape=normalized_shape, eps=eps)
+
+
 def _per_channel(vector: Any, ndim: int) -> Any:
     return vector.reshape((1, -1) + (1,) * (ndim - 2)) if isinstance(vector, np.ndarray) else vector
 
@@ -775,6 +788,47 @@ def embedding(weight: np.ndarray, indices: np.ndarray, **_: Any) -> np.ndarray:
     return weight[indices.astype(np.int64)]
 
 
+@kernel("aten.embedding_bag")
+def embedding_bag(weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray, per_sample_weights: Any, *,
+                  scale_grad_by_freq: bool, mode: int, sparse: bool, include_last_offset: bool,
+                  padding_idx: Optional[int]) -> tuple:
+    """Rows of weight summed, averaged or maxed per bag, padding_idx (negative: from the end)
+    skipped; then torch's offset2bag, bag_size and max_indices (mode sum: as long as offsets)."""
+    indices, offsets = indices.astype(np.int64), offsets.astype(np.int64)
+    n, rows, d = indices.shape[0], weight.shape[0], weight.shape[1]
+    padding = None if padding_idx is None else padding_idx + rows if padding_idx < 0 else padding_idx
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    ends = list(offsets[1:]) + ([] if include_last_offset else [n])
+    out = np.zeros((bags, d), weight.dtype)
+    offset2bag = np.zeros(n, np.int64)
+    bag_size = np.zeros(bags, np.int64)
+    max_indices = np.zeros((bags, d) if mode == 2 else (bags,), np.int64)
+    scale = per_sample_weights if isinstance(per_sample_weights, np.ndarray) else None
+    for b in range(bags):
+        start, end = int(offsets[b]), int(ends[b])
+        offset2bag[start:end] = b
+        picked = [i for i in range(start, end) if indices[i] != padding]
+        bag_size[b] = len(picked)
+        if not picked:
+            continue
+        rows_ = weight[indices[picked]].astype(np.float64)
+        if scale is not None:
+            rows_ = rows_ * scale[picked].astype(np.float64)[:, None]
+        if mode == 2:
+            best = np.argmax(rows_, axis=0)
+            out[b] = rows_[best, np.arange(d)]
+            max_indices[b] = indices[picked][best]
+        else:
+            out[b] = rows_.sum(0) / (len(picked) if mode == 1 else 1)
+    if mode == 1:
+        max_indices = bag_size.copy()
+    if mode == 0:  # torch keeps no bookkeeping for a sum: zeros, one per offset
+        bag_size = max_indices = np.zeros(offsets.shape[0], np.int64)
+        if padding is None:
+            offset2bag = offset2bag[:0]
+    return out, offset2bag, bag_size, max_indices
+
+
 @kernel("aten.constant_pad_nd")
 def constant_pad_nd(data: np.ndarray, *, pad: Sequence[int], value: float) -> np.ndarray:
     """[before, after] pairs from the last dim back (negative entries crop)."""
@@ -802,6 +856,19 @@ def repeat(data: np.ndarray, *, repeats: Sequence[int]) -> np.ndarray:
 def repeat_interleave(data: np.ndarray, *, repeats: int, dim: Optional[int]) -> np.ndarray:
     """Each element repeated along dim (of the flattened tensor without one)."""
     return np.repeat(data.reshape(-1) if dim is None else data, repeats, axis=0 if dim is None else dim)
+
+
+@kernel("aten.diagonal")
+def diagonal(data: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """The diagonal of the (dim1, dim2) planes, appended last (as NumPy does)."""
+    return np.array(np.diagonal(data, offset, dim1, dim2))
+
+
+@kernel("aten.repeat_interleave_by")
+def repeat_interleave_by(data: np.ndarray, repeats: np.ndarray, *, dim: Optional[int]) -> np.ndarray:
+    """Element i repeated repeats[i] times along dim (of the flattened tensor without one)."""
+    return np.repeat(data.reshape(-1) if dim is None else data, repeats.reshape(-1) if repeats.ndim else int(repeats),
+                     axis=0 if dim is None else dim)
 
 
 @kernel("aten.diff")

@@ -162,6 +162,14 @@ def col2im(data: np.ndarray, *, output_size: Sequence[int], kernel_size: Sequenc
     return out if data.ndim == 3 else out[0]
 
 
+@kernel("aten.col2im_sized")
+def col2im_sized(data: np.ndarray, output_size: tuple, *, kernel_size: Sequence[int], dilation: Sequence[int],
+                 padding: Sequence[int], stride: Sequence[int]) -> np.ndarray:
+    """aten.col2im with the output size given as int64 scalars."""
+    return col2im(data, output_size=[int(v) for v in output_size], kernel_size=kernel_size, dilation=dilation,
+                  padding=padding, stride=stride)
+
+
 # recurrent layers ---------------------------------------------------------------------------------
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))
@@ -228,6 +236,23 @@ for _kind in ("aten.lstm", "aten.gru", "aten.rnn_tanh", "aten.rnn_relu"):
     kernel(_kind)(_recurrent(_kind))
 
 
+def _recurrent_cell(kind: str):
+    def run(data: np.ndarray, hx: Any, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any, b_hh: Any) -> Any:
+        states = list(hx) if isinstance(hx, tuple) else [hx]
+        weights = [w.astype(np.float64) for w in (w_ih, w_hh)]
+        weights += [b.astype(np.float64) if isinstance(b, np.ndarray) else 0.0 for b in (b_ih, b_hh)]
+        c = states[1].astype(np.float64) if kind == "aten.lstm" else None
+        h, c = _cell(kind, data.astype(np.float64), states[0].astype(np.float64), c, weights)
+        return (same_dtype(data, h), same_dtype(data, c)) if kind == "aten.lstm" else same_dtype(data, h)
+
+    run.__doc__ = f"`{kind}_cell`: one time step of torch's equations."
+    return run
+
+
+for _kind in ("aten.lstm", "aten.gru", "aten.rnn_tanh", "aten.rnn_relu"):
+    kernel(_kind + "_cell")(_recurrent_cell(_kind))
+
+
 # normalization --------------------------------------------------------------------------------------
 def _per_channel(vector: Any, ndim: int) -> Any:
     return vector.reshape((1, -1) + (1,) * (ndim - 2)) if isinstance(vector, np.ndarray) else vector
@@ -292,6 +317,12 @@ def rms_norm(data: np.ndarray, weight: Any, *, normalized_shape: Sequence[int], 
     small = np.finfo(data.dtype).eps if eps is None else eps
     y = x / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + small)
     return same_dtype(data, y * weight if isinstance(weight, np.ndarray) else y)
+
+
+@kernel("aten.rms_norm_sized")
+def rms_norm_sized(data: np.ndarray, weight: Any, normalized_shape: tuple, *, eps: Optional[float]) -> np.ndarray:
+    """rms_norm with normalized_shape given as int64 scalars."""
+    return rms_norm(data, weight, normalized_shape=normalized_shape, eps=eps)
 
 
 # losses --------------------------------------------------------------------------------------------

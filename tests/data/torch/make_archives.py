@@ -21,6 +21,11 @@ Writes, next to this file:
                      results), InstanceNorm1d
 * resample.pt2       Resample, dynamic batch, height and width: antialiased interpolation
 * padded.pt2         PadToSizes, dynamic sizes: pad and repeat by SymInt lists computed from sizes
+* routing.pt2        Routing, dynamic sizes: RNN cells, one-argument where, argwhere, repeat_interleave
+                     by counts, x.T, tril by the past length, fold to a SymInt size, EmbeddingBag
+* branches.pt2       Branches, dynamic sizes: torch.cond (higher_order.cond) with subgraphs
+* statistics.pt2     Statistics, dynamic sizes: var_mean, nansum, layer_norm over x.shape[-1:],
+                     broadcast_to, diagonal, tensor_split, topk by a SymInt k
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -38,7 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from models import (  # noqa: E402
-    Attention, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens, Resample, SmallCNN,
+    Attention, Branches, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens,
+    Resample, Routing, SmallCNN, Statistics,
 )
 
 
@@ -171,8 +177,33 @@ def save_padded():
     return save("padded", export(PadToSizes(), (x, skip), dynamic_shapes=dynamic), (x, skip))
 
 
+def save_routing():
+    torch.manual_seed(0)
+    x, past = torch.randn(5, 4), torch.randn(3, 2)
+    ids, offsets = torch.tensor([1, 2, 0, 5, 5, 7, 2, 3]), torch.tensor([0, 3, 3, 6])
+    dynamic = {"x": {0: Dim("rows", min=3, max=64)}, "past": {0: Dim("past", min=0, max=64)},
+               "ids": {0: Dim("pairs", min=2, max=64) * 2}, "offsets": {0: Dim("bags", min=2, max=64)}}
+    return save("routing", export(Routing().eval(), (x, past, ids, offsets), dynamic_shapes=dynamic),
+                (x, past, ids, offsets))
+
+
+def save_branches():
+    torch.manual_seed(0)
+    x, y = torch.ones(3, 4), torch.randn(5, 2)
+    dynamic = {"x": {0: Dim("rows", min=1, max=64)}, "y": {0: Dim("count", min=1, max=64)}}
+    return save("branches", export(Branches().eval(), (x, y), dynamic_shapes=dynamic), (x, y))
+
+
+def save_statistics():
+    torch.manual_seed(0)
+    x = torch.randn(7, 5)
+    dynamic = {"x": {0: Dim.AUTO, 1: Dim.AUTO}}
+    return save("statistics", export(Statistics().eval(), (x,), dynamic_shapes=dynamic), (x,))
+
+
 SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
-          "counts": save_counts, "resample": save_resample, "padded": save_padded}
+          "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing,
+          "statistics": save_statistics, "branches": save_branches}
 
 
 if __name__ == "__main__":

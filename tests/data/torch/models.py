@@ -173,3 +173,79 @@ class PadToSizes(torch.nn.Module):
         dy, dx = skip.shape[2] - x.shape[1], skip.shape[3] - x.shape[2]
         fitted = F.pad(x.unsqueeze(1), (dx // 2, dx - dx // 2, dy // 2, dy - dy // 2))
         return grown, fitted, self.weight.repeat(x.shape[0]), torch.tensor(x.shape[1])
+
+
+class Routing(torch.nn.Module):
+    """Operators real models use that torch.export records as nodes of their own: LSTMCell,
+    GRUCell and RNNCell steps (lstm_cell, gru_cell, rnn_relu_cell without biases), mixture-of-
+    experts routing by the one-argument torch.where (nonzero's columns) and index_add, argwhere,
+    repeat_interleave by a tensor of counts, x.T (numpy_T), a KV-cache's causal mask
+    (tril with a diagonal computed from the past length), F.fold back to the input's own size
+    (col2im by a SymInt list), and EmbeddingBag (sum with per_sample_weights and padding_idx,
+    mean over a 2-D input, max)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = torch.nn.LSTMCell(4, 3)
+        self.gru = torch.nn.GRUCell(3, 3)
+        self.rnn = torch.nn.RNNCell(3, 2, nonlinearity="relu", bias=False)
+        self.summed = torch.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=2)
+        self.mean = torch.nn.EmbeddingBag(10, 3, mode="mean")
+        self.max = torch.nn.EmbeddingBag(10, 3, mode="max", padding_idx=0)
+
+    def forward(self, x, past, ids, offsets):
+        h, c = self.lstm(x)
+        g = self.gru(h, c)
+        r = self.rnn(g)
+        top = x.argmax(-1)
+        rows, cols = torch.where(x > 0)
+        routed = torch.zeros_like(x).index_add(0, rows, x[rows, cols].unsqueeze(-1) * x[rows])
+        t, p = x.shape[0], past.shape[0]
+        mask = torch.ones(t, p + t).tril(diagonal=p)
+        counts = (x > 0).sum(-1)
+        spread = torch.repeat_interleave(top, counts)
+        weights = torch.arange(ids.shape[0], dtype=torch.float32) / 4
+        bags = (self.summed(ids, offsets, per_sample_weights=weights), self.mean(ids.view(-1, 2)),
+                self.max(ids, offsets))
+        folded = F.fold(F.unfold(x[None, None], 2), x.shape, 2)
+        return (c, g, r, rows, routed, torch.argwhere(x < -1), mask, spread, x.T @ x, folded) + bags
+
+
+class Statistics(torch.nn.Module):
+    """More ATen nodes of real models: var_mean / std_mean (weight standardization), nansum,
+    layer_norm and rms_norm over `x.shape[-1:]` (a SymInt normalized_shape), broadcast_to,
+    diagonal above and below the main one, tensor_split into sections and at indices, topk of
+    k = half a size."""
+
+    def forward(self, x):
+        var, mean = torch.var_mean(x, dim=1, keepdim=True)
+        std, mean0 = torch.std_mean(x, dim=0, correction=0)
+        holes = torch.nansum(x.masked_fill(x > 1, float("nan")), 1)
+        norms = (F.layer_norm(x, x.shape[-1:]), F.rms_norm(x, x.shape[-1:], eps=1e-6))
+        wide = torch.broadcast_to(x[:, :1], x.shape)
+        square = x[:, None] * x[:, :, None]
+        diagonals = (torch.diagonal(x, 1), torch.diagonal(x, -1), square.diagonal(0, -2, -1))
+        top = x.topk(x.shape[1] // 2, dim=1)
+        return (var, mean, std, mean0, holes) + norms + (wide,) + diagonals + torch.tensor_split(x, 3, dim=0) + \
+            torch.tensor_split(x, [1, 3], dim=1) + tuple(top)
+
+
+class Branches(torch.nn.Module):
+    """torch.cond on data: two outputs whose true branch uses a parameter and a linear layer
+    (lifted to operands), then a cond on the second output, with lambdas."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.scale = torch.nn.Parameter(torch.tensor(3.0))
+
+    def forward(self, x, y):
+        def yes(x, y):
+            return self.lin(x).relu(), (y * self.scale).sum(0)
+
+        def no(x, y):
+            return x - 1, y.mean(0)
+
+        a, b = torch.cond(x.mean() > 0, yes, no, (x, y))
+        c = torch.cond(b.sum() > 0, lambda t: t.cumsum(0), lambda t: t.flip(0), (b,))
+        return a, b, c

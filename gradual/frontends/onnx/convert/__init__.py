@@ -39,4 +39,4 @@ def supported_operators() -> list[str]:
     return sorted(CONVERTERS)
 
 
-from . import elementwise, models, nn, reduce, shape, other  # noqa: E402,F401  (registers the converters)
+from . import elementwise, models, nn, reduce, shape, other, sequence  # noqa: E402,F401  (registers the converters)

@@ -26,16 +26,19 @@ def reshape(node: Node) -> Any:
     else:
         target = node.ints(1)
     if target is not None:
-        target = _batch_target(node, target)
+        # allowzero only changes what a 0 entry means: without one it is the plain Reshape
+        # (the dynamo exporter writes allowzero=1 on every Reshape)
+        allowzero = allowzero and 0 in target
+        target = _batch_target(node, target, allowzero)
         return node.call("reshape", node.x(0), newshape=target, allowzero=allowzero)
     return node.call("dyn.reshape", node.x(0), node.x(1), allowzero=allowzero)
 
 
-def _batch_target(node: Node, target: list) -> list:
+def _batch_target(node: Node, target: list, allowzero: bool) -> list:
     """With the `batch_reshapes` option, a leading entry equal to the original batch size
     copies the (now symbolic) batch dim instead."""
     importer = node.importer
-    if importer.options.batch_reshapes and target and target[0] == importer.batch_size and not node.attr("allowzero", 0):
+    if importer.options.batch_reshapes and target and target[0] == importer.batch_size and not allowzero:
         return [0] + target[1:]
     return target
 

@@ -1,0 +1,132 @@
+"""ONNX sequences as tuples: a sequence whose length is known where it is made (SplitToSequence
+by constant sizes of a static dim, SequenceConstruct, SequenceEmpty, SequenceInsert at a constant
+position) is a tuple of tensors; SequenceAt at a constant position is a field of it,
+SequenceLength a constant, ConcatFromSequence a concatenate (or stack). The dynamo exporter
+writes these for split / chunk with optimize=False. A sequence made in a Loop, or split at
+sizes known only when the model runs (the legacy exporter's tensor_split), is not supported.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .... import builder as gb
+from .... import messages
+from ..node import KNOWN, Node, Unsupported
+from . import converts
+
+#: the length of each sequence value an importer has made, by value name (a sequence is a tuple
+#: of tensors whose length is known where it is made)
+_LENGTHS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def _lengths(node: Node) -> dict:
+    return _LENGTHS.setdefault(node.importer, {})
+
+
+def _made(node: Node, expr: Any, count: int) -> Any:
+    """A sequence of `count` tensors: the tuple `expr`, its length remembered."""
+    _lengths(node)[node.outputs[0]] = count
+    return expr
+
+
+def _unsupported(node: Node, what: str) -> Unsupported:
+    op = node.op_type
+    return Unsupported(lambda span: messages.onnx_sequence_unsupported(span, op, what))
+
+
+def _length(node: Node, i: int) -> int:
+    """The length of input i, a sequence made by a converter of this module."""
+    count = _lengths(node).get(node.inputs[i])
+    if count is None:
+        raise _unsupported(node, f"the length of the sequence `{node.inputs[i]}` is not known where it is made")
+    return count
+
+
+@converts("SplitToSequence")
+def split_to_sequence(node: Node) -> Any:
+    """SplitToSequence into parts of constant sizes: a scalar split cuts a dim of known size into
+    parts of that size (the last smaller), a vector into parts of its sizes; without split,
+    parts of 1 (squeezed unless keepdims). A sequence is a tuple, its length known here; the
+    parts of a split computed at runtime (the legacy exporter's tensor_split) are not."""
+    axis = int(node.attr("axis", 0))
+    if not node.has(1):
+        dims = node.info(0).dims
+        size = dims[axis] if dims is not None and -len(dims) <= axis < len(dims) else None
+        if not isinstance(size, int):
+            raise _unsupported(node, f"without split, dim {axis} of the input must be static (it is the count of parts)")
+        parts = node.call("split", node.x(0), indices_or_sections=size, axis=axis)
+        if int(node.attr("keepdims", 1)):
+            return _made(node, parts, size)
+        fields = [node.call("squeeze", gb.proj(parts, j, loc=node.loc), axis=[axis]) for j in range(size)]
+        return _made(node, gb.tuple_(*fields, loc=node.loc), size)
+    split = node.required_ints(1, "split")
+    if node.value(1).ndim == 0:
+        dims = node.info(0).dims
+        size = dims[axis] if dims is not None and -len(dims) <= axis < len(dims) else None
+        if not isinstance(size, int):
+            raise _unsupported(node, f"a scalar split needs dim {axis} of the input to be static (it decides the count of parts)")
+        step = split[0]
+        split = [step] * (size // step) + ([size % step] if size % step else [])
+    call = node.call("onnx.split_sizes", node.x(0), node.int64s(split), num_outputs=len(split), axis=axis)
+    return _made(node, call, len(split))
+
+
+@converts("SequenceConstruct")
+def sequence_construct(node: Node) -> Any:
+    """SequenceConstruct: the tuple of its inputs."""
+    return _made(node, gb.tuple_(*node.args(), loc=node.loc), len(node.inputs))
+
+
+@converts("SequenceEmpty")
+def sequence_empty(node: Node) -> Any:
+    """SequenceEmpty: the empty tuple."""
+    return _made(node, gb.tuple_(loc=node.loc), 0)
+
+
+def _position(node: Node, count: int, i: int, inserting: bool = False) -> int:
+    position = node.required_ints(i, "position")[0]
+    top = count + 1 if inserting else count
+    if not -top <= position < top:
+        raise _unsupported(node, f"position {position} is outside the sequence of {count} tensors")
+    return position % top if top else 0
+
+
+@converts("SequenceAt")
+def sequence_at(node: Node) -> Any:
+    """SequenceAt at a constant position: that field of the tuple."""
+    count = _length(node, 0)
+    return gb.proj(node.x(0), _position(node, count, 1), loc=node.loc)
+
+
+@converts("SequenceLength")
+def sequence_length(node: Node) -> Any:
+    """SequenceLength: the length known where the sequence was made."""
+    node.importer.record_constant(node.outputs[0], np.asarray(_length(node, 0), np.int64), node.loc)
+    return KNOWN
+
+
+@converts("SequenceInsert")
+def sequence_insert(node: Node) -> Any:
+    """SequenceInsert of a tensor at a constant position (the end without one)."""
+    count = _length(node, 0)
+    where = _position(node, count, 2, inserting=True) if node.has(2) else count
+    fields = [gb.proj(node.x(0), j, loc=node.loc) for j in range(count)]
+    fields.insert(where, node.x(1))
+    return _made(node, gb.tuple_(*fields, loc=node.loc), count + 1)
+
+
+@converts("ConcatFromSequence")
+def concat_from_sequence(node: Node) -> Any:
+    """ConcatFromSequence: concatenate (stack with new_axis) the tuple's tensors."""
+    count = _length(node, 0)
+    if count == 0:
+        raise _unsupported(node, "the sequence is empty (there is nothing to concatenate)")
+    fields = gb.tuple_(*[gb.proj(node.x(0), j, loc=node.loc) for j in range(count)], loc=node.loc)
+    axis = int(node.attr("axis", 0))
+    if int(node.attr("new_axis", 0)):
+        return node.call("stack", fields, axis=axis)
+    return node.call("concatenate", fields, axis=axis)
