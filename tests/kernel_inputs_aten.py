@@ -353,10 +353,15 @@ def _native_layer_norm(draw: Draw) -> tuple:
     return _layer_norm_inputs(draw)
 
 
+def _shape_as_operand(inputs: tuple) -> tuple:
+    """A norm's inputs with `normalized_shape` passed as an operand of sizes (the `_sized` forms)."""
+    args, attrs = inputs
+    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
+
+
 @generator("aten.layer_norm_sized", "aten.native_layer_norm_sized")
 def _layer_norm_sized(draw: Draw) -> tuple:
-    args, attrs = _layer_norm_inputs(draw)
-    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
+    return _shape_as_operand(_layer_norm_inputs(draw))
 
 
 @generator("aten.diagonal")
@@ -1236,8 +1241,7 @@ def _batch_norm_batch_stats(draw: Draw) -> tuple:
 
 @generator("aten.rms_norm_sized")
 def _rms_norm_sized(draw: Draw) -> tuple:
-    args, attrs = _rms_norm(draw)
-    return args + [sym_ints(attrs.pop("normalized_shape"))], attrs
+    return _shape_as_operand(_rms_norm(draw))
 
 
 @generator("aten.rms_norm")

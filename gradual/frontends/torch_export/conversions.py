@@ -12,7 +12,9 @@ from typing import Any, Optional
 
 from ... import builder as gb
 from ...syntax import ast
-from .convert import OPERATORS, PROMOTING, RENAMES, NodeConverter, convert_as, generic, packet, special
+from .convert import (
+    OPERATORS, PROMOTING, RENAMES, NodeConverter, convert_as, generic, packet, reduction_attributes, special,
+)
 from .graph import Opaque, Ref
 
 OPERATORS.update({
@@ -628,14 +630,10 @@ def normalization(c: NodeConverter) -> Any:
 def moments(c: NodeConverter) -> Any:
     """var_mean / std_mean: (var or std, mean) over the same dims."""
     op = packet(c.node.op)
-    dim = c.raw("dim")
-    attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
-    if dim is not None:
-        attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
-    correction, unbiased = c.raw("correction"), c.raw("unbiased")
-    spread = float(correction if correction is not None else (0 if unbiased is False else 1))
+    attrs = reduction_attributes(c, spread=True)
+    correction = attrs.pop("correction")
     x = c.operand(c.raw("self"))
-    first = c.call("aten.var" if op == "aten.var_mean" else "aten.std", x, correction=spread, **attrs)
+    first = c.call("aten.var" if op == "aten.var_mean" else "aten.std", x, correction=correction, **attrs)
     return gb.tuple_(first, c.call("aten.mean", x, **attrs), loc=c.loc)
 
 

@@ -386,18 +386,24 @@ def to(c: NodeConverter) -> Any:
     return c.call("aten._to_copy", c.operand(c.raw("self")), dtype=dtype or "")
 
 
-@special("aten.sum", "aten.mean", "aten.prod", "aten.amax", "aten.amin", "aten.var", "aten.std")
-def reduction(c: NodeConverter) -> Any:
-    """Reductions: dim as a list; sum and prod take torch's result dtype."""
-    op = packet(c.node.op)
+def reduction_attributes(c: NodeConverter, spread: bool = False) -> dict:
+    """A reduction's `dim` (as a list) and `keepdim`; with `spread` (var, std and their
+    `_mean` forms), the `correction` torch gives as it or as `unbiased`."""
     dim = c.raw("dim")
     attrs: dict = {"keepdim": c.constant(bool, "keepdim", False)}
     if dim is not None:
         attrs["dim"] = [dim] if isinstance(dim, int) else c.attribute(dim)
-    if op in ("aten.var", "aten.std"):
-        correction = c.raw("correction")
-        unbiased = c.raw("unbiased")
+    if spread:
+        correction, unbiased = c.raw("correction"), c.raw("unbiased")
         attrs["correction"] = float(correction if correction is not None else (0 if unbiased is False else 1))
+    return attrs
+
+
+@special("aten.sum", "aten.mean", "aten.prod", "aten.amax", "aten.amin", "aten.var", "aten.std")
+def reduction(c: NodeConverter) -> Any:
+    """Reductions: dim as a list; sum and prod take torch's result dtype."""
+    op = packet(c.node.op)
+    attrs = reduction_attributes(c, spread=op in ("aten.var", "aten.std"))
     c.raw("dtype")
     if op in ("aten.sum", "aten.prod", "aten.mean") and c.out_dtype():
         attrs["dtype"] = c.out_dtype()
