@@ -174,6 +174,7 @@ class Importer:
         self.at: tuple = ((), 0)  # the node being imported: (graph path, index)
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
         self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_direct)
+        self.sequence_lengths: dict = {}  # sequence value -> its length (convert/sequence.py)
         self.poisoned: set = set()
         self.diagnostics: list = []
         self.inputs: list = []

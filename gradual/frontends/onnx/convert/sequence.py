@@ -8,7 +8,6 @@ sizes known only when the model runs (the legacy exporter's tensor_split), is no
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import numpy as np
@@ -18,13 +17,10 @@ from .... import messages
 from ..node import KNOWN, Node, Unsupported
 from . import converts
 
-#: the length of each sequence value an importer has made, by value name (a sequence is a tuple
-#: of tensors whose length is known where it is made)
-_LENGTHS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
-
-
 def _lengths(node: Node) -> dict:
-    return _LENGTHS.setdefault(node.importer, {})
+    """The length of each sequence value the import has made, by value name (a sequence is a
+    tuple of tensors whose length is known where it is made)."""
+    return node.importer.sequence_lengths
 
 
 def _made(node: Node, expr: Any, count: int) -> Any:
