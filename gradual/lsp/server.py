@@ -32,6 +32,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -46,6 +47,7 @@ from ..api import CheckResult
 from ..diagnostics import Diagnostic, INTERNAL_ERROR
 from ..syntax.source import Source, Span
 from . import convert
+from .text import Lines, apply_changes
 
 log = logging.getLogger("gradual.lsp")
 
@@ -88,12 +90,17 @@ class OpenDocument:
         self.uri = uri
         self.path = path
         self.document = Document(path)
-        self.text = ""
+        self.lines = Lines("")  # the newest text, as LSP counts its lines
         self.version: Optional[int] = None
         self.analysis: Optional[Analysis] = None
         self.waiters: list[asyncio.Future] = []
         self.timer: Optional[asyncio.TimerHandle] = None
         self.running = False
+
+    @property
+    def text(self) -> str:
+        """The newest text."""
+        return self.lines.text
 
     @property
     def current(self) -> Optional[Analysis]:
@@ -116,6 +123,15 @@ class _Protocol(LanguageServerProtocol):
                 e for e in offered if e != lsp.PositionEncodingKind.Utf8]
         return (yield from super().lsp_initialize(params))
 
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:
+        """The server applies a document's changes itself (`text.apply_changes`), not pygls'
+        workspace: its lines also end at a form feed or U+2028, and it clamps a character past
+        the end of a line to one short of it (or past its line break), so its copy of the text
+        drifted from the editor's."""
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
 
 class GradualServer(LanguageServer):
     """The language server (see the module docstring)."""
@@ -127,6 +143,7 @@ class GradualServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-analysis")
         self.push = True
         self.pull = False
+        self._positions: list[tuple[Analysis, convert.Positions]] = []
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
@@ -139,9 +156,9 @@ class GradualServer(LanguageServer):
         return bool(found)
 
     # scheduling -----------------------------------------------------------------------------
-    def changed(self, state: OpenDocument, text: str, version: Optional[int]) -> None:
+    def changed(self, state: OpenDocument, lines: Lines, version: Optional[int]) -> None:
         """A new version: re-check it after the debounce (superseding any check under way)."""
-        state.text, state.version = text, version
+        state.lines, state.version = lines, version
         if state.timer is not None:
             state.timer.cancel()
         state.timer = asyncio.get_running_loop().call_later(self.settings.debounce, self.start, state)
@@ -204,8 +221,14 @@ class GradualServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
 
     def positions(self, analysis: Analysis) -> convert.Positions:
-        """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding."""
-        return convert.Positions(analysis.source, self.workspace.position_codec)
+        """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding
+        (kept for the few newest analyses: their lines are found once)."""
+        for kept, positions in self._positions:
+            if kept is analysis:
+                return positions
+        positions = convert.Positions(analysis.source, self.workspace.position_codec)
+        self._positions = [(analysis, positions)] + self._positions[:7]
+        return positions
 
 
 def _analyze(document: Document, text: str, version: Optional[int], superseded: Any) -> Optional[Analysis]:
@@ -267,7 +290,7 @@ def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
         return  # stdlib/*.rly (opened by going to an operator's definition) declares, it is no program
     state = ls.documents.get(uri) or OpenDocument(uri, path)
     ls.documents[uri] = state
-    ls.changed(state, params.text_document.text, params.text_document.version)
+    ls.changed(state, Lines(params.text_document.text), params.text_document.version)
 
 
 def _declares_operators(path: str, text: str) -> bool:
@@ -290,11 +313,20 @@ def _declares_operators(path: str, text: str) -> bool:
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    """A new version (pygls has applied the changes to its copy of the text)."""
-    state = ls.documents.get(params.text_document.uri)
+    """A new version: its changes applied to the newest text as LSP means them (see
+    `_Protocol.lsp_text_document__did_change`); pygls' copy gets the result."""
+    uri = params.text_document.uri
+    state = ls.documents.get(uri)
+    held = ls.workspace.text_documents.get(unquote(uri))
+    if state is None and held is None:
+        return  # a document that was never opened: nothing to change
+    lines = apply_changes(state.lines if state is not None else Lines(held.source), params.content_changes,
+                          ls.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
+    if held is not None:
+        ls.workspace.put_text_document(lsp.TextDocumentItem(uri, held.language_id or "gradual",
+                                                            params.text_document.version, lines.text))
     if state is not None:
-        doc = ls.workspace.get_text_document(params.text_document.uri)
-        ls.changed(state, doc.source, params.text_document.version)
+        ls.changed(state, lines, params.text_document.version)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
