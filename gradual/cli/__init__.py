@@ -272,6 +272,8 @@ def entry() -> None:
     collection, cost as much as a fifth of checking it). Output is flushed first."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream.closed:  # closed on purpose (the language server closes stdout on `exit`)
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more to say

@@ -36,7 +36,9 @@ from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
@@ -110,6 +112,9 @@ class OpenDocument:
         return None
 
 
+_ANSWERED = object()  # a request already answered (with an error) while it was read
+
+
 class _Protocol(LanguageServerProtocol):
     """pygls' protocol, choosing UTF-8 positions whenever the client offers them (pygls
     takes the client's first preference; UTF-8 spares converting every column)."""
@@ -122,6 +127,29 @@ class _Protocol(LanguageServerProtocol):
             general.position_encodings = [lsp.PositionEncodingKind.Utf8] + [
                 e for e in offered if e != lsp.PositionEncodingKind.Utf8]
         return (yield from super().lsp_initialize(params))
+
+    def structure_message(self, data: Any) -> Any:
+        """A message from the client; a request whose parameters do not fit its method gets
+        an Invalid Params error (pygls only logged it, and the client waited for an answer
+        forever)."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=exc.to_response_error())
+                return _ANSWERED
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        """Dispatch a message; after `shutdown` every request but `exit` gets an Invalid
+        Request error, as LSP says (pygls dropped them unanswered)."""
+        if message is _ANSWERED:
+            return
+        if self._shutdown and isinstance(message, RPCRequest) and message.method != lsp.EXIT:
+            error = JsonRpcInvalidRequest(message="the server is shut down (it only takes `exit` now)")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        super().handle_message(message)
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:
@@ -144,6 +172,8 @@ class GradualServer(LanguageServer):
         self.push = True
         self.pull = False
         self._positions: list[tuple[Analysis, convert.Positions]] = []
+        self.shut_down = False
+        self.exit_code = 0  # LSP: 0 on `exit` after `shutdown`, 1 on `exit` without it
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
@@ -271,6 +301,18 @@ def _warm_up() -> None:
     from ..ops.registry import default_registry
 
     default_registry()
+
+
+@server.feature(lsp.SHUTDOWN)
+def shutdown(ls: GradualServer, params: Any = None) -> None:
+    """The client will send `exit` next."""
+    ls.shut_down = True
+
+
+@server.feature(lsp.EXIT)
+def exit_(ls: GradualServer, params: Any = None) -> None:
+    """The process's status, as LSP asks: 0 after `shutdown`, else 1."""
+    ls.exit_code = 0 if ls.shut_down else 1
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -462,4 +504,4 @@ def serve() -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="gradual lsp: %(levelname)s %(message)s")
     threading.stack_size(0)
     server.start_io()
-    return 0
+    return server.exit_code
