@@ -98,6 +98,21 @@ class OpenDocument:
         self.waiters: list[asyncio.Future] = []
         self.timer: Optional[asyncio.TimerHandle] = None
         self.running = False
+        self.shadow: Optional[Document] = None  # checks the texts fixes make (on the worker)
+        self.kept: tuple = (None, {})  # an analysis, and which of its fixes keep their promise
+
+    def keeps_its_promise(self, analysis: Analysis, fix: fixes.Fix) -> bool:
+        """Whether a fix does what it says (`fixes.keeps_its_promise`), checked on a shadow
+        document, so only what the fix changed is checked again; on the worker thread."""
+        if self.kept[0] is not analysis:
+            self.kept = (analysis, {})
+        key = (fix.title, tuple((e.start, e.end, e.text) for e in fix.edits))
+        known = self.kept[1]
+        if key not in known:
+            if self.shadow is None:
+                self.shadow = Document(self.path)
+            known[key] = fixes.keeps_its_promise(analysis, fix, lambda text: self.shadow.analyze(text).result)
+        return known[key]
 
     @property
     def text(self) -> str:
@@ -402,7 +417,8 @@ def about_document(method: str, options: Any = None, empty: Any = None) -> Any:
             analysis = await ls.analysis(params.text_document.uri)
             if analysis is None:
                 return empty() if empty is not None else None
-            return handler(ls, params, analysis, ls.positions(analysis))
+            answer = handler(ls, params, analysis, ls.positions(analysis))
+            return await answer if asyncio.iscoroutine(answer) else answer
 
         server.feature(method, options)(answer)
         return handler
@@ -468,17 +484,23 @@ def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams, analys
 
 @about_document(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
     code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]), list)
-def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
-                 positions: convert.Positions) -> list[lsp.CodeAction]:
-    """Quick fixes for the diagnostics in the range and rewrites at it."""
+async def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
+                       positions: convert.Positions) -> list[lsp.CodeAction]:
+    """Quick fixes for the diagnostics in the range and rewrites at it, those that keep
+    their promise on the text they make (checked on the worker, as analyses are)."""
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     wanted = params.context.only
     versioned = ls.client_supports("workspace.workspace_edit.document_changes")
+    state = ls.documents.get(params.text_document.uri)
     out = []
     for fix in fixes.fixes(analysis, start, end):
         action = convert.code_action(fix, params.text_document.uri, analysis.path, analysis.version, positions, versioned)
-        if not wanted or any(action.kind is not None and action.kind.startswith(w) for w in wanted):
-            out.append(action)
+        if wanted and not any(action.kind is not None and action.kind.startswith(w) for w in wanted):
+            continue
+        if state is None or not await asyncio.get_running_loop().run_in_executor(
+                ls.worker, state.keeps_its_promise, analysis, fix):
+            continue
+        out.append(action)
     return out
 
 
