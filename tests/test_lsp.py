@@ -244,6 +244,17 @@ async def test_a_fix_that_would_not_keep_its_promise_is_not_offered(client: Lang
     if name == "relax":  # relaxing the 32 does resolve it: offered
         assert "relax dim 0 of `%m` from `32` to `?` (checked at runtime instead)" in titles, titles
 
+
+async def test_code_actions_in_a_deeply_nested_call(client: LanguageClient) -> None:
+    """The explicit-cast rewrite elaborates the definition, which recurses as deep as the
+    program nests: a RecursionError came back as an internal error."""
+    depth = 1500
+    text = ("def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) {\n  "
+            + "nn.relu(" * depth + "add(%x, %y)" + ")" * depth + "\n}\n")
+    uri, _ = await opened(client, "deep-actions.rly", text)
+    titles = [a.title for a in await actions_at(client, uri, text, "%x, %y)", [])]
+    assert all(isinstance(t, str) for t in titles)
+
 FORMATTING = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
 
 
