@@ -593,6 +593,12 @@ def input_error(span: Span, detail: str) -> Diagnostic:
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")
 
 
+def input_unavailable(span: Span, detail: str) -> Diagnostic:
+    """An input that cannot be loaded at all (missing, a directory, unreadable): reported
+    with the others in `--format json` and `sarif`, so a CI step still gets a document."""
+    return Diagnostic(codes.INPUT_ERROR, detail, span)
+
+
 def literal_out_of_range(span: Span, text: str, dtype: str, lo: int, hi: int) -> Diagnostic:
     """An integer literal its dtype cannot hold (`3000000000` is an int32)."""
     return Diagnostic(codes.BAD_LITERAL, f"the literal `{text}` does not fit {dtype}, which holds {lo} to {hi}", span,

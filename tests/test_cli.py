@@ -49,6 +49,31 @@ def test_directory_exits_2(capsys) -> None:
     assert "directory" in err
 
 
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_an_input_that_cannot_be_loaded_leaves_the_others_checked(capsys, fmt: str) -> None:
+    """A missing file or a directory among the inputs is exit 2, but the others are still
+    checked and reported, and --format json/sarif still prints its document (it printed
+    nothing: a CI step uploading the SARIF file failed on an empty file; found by an outside
+    pass)."""
+    missing = str(ROOT / "no" / "such.rly")
+    code, out, err = run_cli(capsys, "check", "--color=never", "--format", fmt, str(EXAMPLES / "shape_error.rly"),
+                             missing, str(EXAMPLES))
+    assert code == 2
+    if fmt == "text":
+        assert "error[shape-mismatch]" in err and "error[input-error]: no such file" in err
+        assert "is a directory" in err and "3 errors" in out
+    elif fmt == "json":
+        found = {f["path"]: [(d["code"], d["message"]) for d in f["diagnostics"]] for f in json.loads(out)["files"]}
+        assert found[missing] == [("input-error", "no such file")]
+        assert found[str(EXAMPLES)] == [("input-error", "is a directory, not a program file")]
+        assert [c for c, _ in found[str(EXAMPLES / "shape_error.rly")]] == ["shape-mismatch"]
+    else:
+        from test_sarif import valid
+
+        results = valid(json.loads(out))["runs"][0]["results"]
+        assert sorted(r["ruleId"] for r in results) == ["input-error", "input-error", "shape-mismatch"]
+
 def test_no_command_is_usage_error(capsys) -> None:
     assert main([]) == 2
 

@@ -475,7 +475,7 @@ def test_a_crash_inside_gradual_is_one_line_and_exit_4(monkeypatch) -> None:
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "check_files", broken)
+    monkeypatch.setattr(cli, "check_input", broken)
     call = gradual_cli("check", write("ok.rly", "def @main(%x: float32) { %x }"))
     assert call.code == 4 and "Traceback" not in call.err
     assert call.err.startswith("gradual: internal error:") and "RuntimeError: boom" in call.err

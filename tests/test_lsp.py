@@ -221,6 +221,40 @@ async def test_annotate_and_make_a_check_explicit(client: LanguageClient) -> Non
     assert (await client.published.wait(uri3, 2)).diagnostics == ()
 
 
+
+@pytest.mark.parametrize("name, text, needle, refused", [
+    # the closure's own `m` would be an existential of the let: `%f(%x)` became an error
+    ("closure", "def @main(%x: Tensor[(n, 4), float32]) {\n  %f = fn (%a: Tensor[(m, 4), float32]) -> Tensor[(m, 4), float32] "
+                "{ nn.relu(%a) };\n  %f(%x)\n}\n", "%f =", "annotate `%f`"),
+    # a let cannot declare the dtype variable its inferred type mentions: unknown dtype `T`
+    ("dtype-variable", "def @main(%x: Tensor[(1, 3, 7, 7), float32], %w: Tensor[(4, 3, 1, 1), float32], %b: Tensor[(4,), float32]) {\n"
+                       "  %layer = fn (%d, %k, %c) { nn.relu(nn.bias_add(nn.conv2d(%d, %k, kernel_size=[1, 1]), %c)) };\n"
+                       "  %layer(%x, %w, %b)\n}\n", "%layer =", "annotate `%layer`"),
+    # elaboration checks the explicit `5|1` cast a second time: 3 checks where there were 2
+    ("broadcast", (EXAMPLES / "broadcast_add.rly").read_text(), "%x, %y)", "make the runtime check explicit"),
+    # the 32 of the 4th argument keeps the conflict: the error stays, nothing is checked at runtime
+    ("relax", "def @main(%x: Tensor[(n, 64, h, w), float32], %g: Tensor[(64,), float32], %b: Tensor[(64,), float32], "
+              "%m: Tensor[(32,), float32], %v: Tensor[(64,), float32]) {\n  nn.batch_norm(%x, %g, %b, %m, %v)\n}\n", "%m, %v", "relax dim 1 of `%x`"),
+])
+async def test_a_fix_that_would_not_keep_its_promise_is_not_offered(client: LanguageClient, name: str, text: str,
+                                                                     needle: str, refused: str) -> None:
+    uri, diags = await opened(client, f"fix-refused-{name}.rly", text)
+    titles = [a.title for a in await actions_at(client, uri, text, needle, diags)]
+    assert not [t for t in titles if t.startswith(refused)], titles
+    if name == "relax":  # relaxing the 32 does resolve it: offered
+        assert "relax dim 0 of `%m` from `32` to `?` (checked at runtime instead)" in titles, titles
+
+
+async def test_code_actions_in_a_deeply_nested_call(client: LanguageClient) -> None:
+    """The explicit-cast rewrite elaborates the definition, which recurses as deep as the
+    program nests: a RecursionError came back as an internal error."""
+    depth = 1500
+    text = ("def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) {\n  "
+            + "nn.relu(" * depth + "add(%x, %y)" + ")" * depth + "\n}\n")
+    uri, _ = await opened(client, "deep-actions.rly", text)
+    titles = [a.title for a in await actions_at(client, uri, text, "%x, %y)", [])]
+    assert all(isinstance(t, str) for t in titles)
+
 FORMATTING = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
 
 

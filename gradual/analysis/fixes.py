@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from ..diagnostics import Diagnostic, UNKNOWN_ATTRIBUTE
 from ..syntax import ast
@@ -55,6 +55,40 @@ def fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
     out += annotation_fixes(analysis, start, end)
     out += cast_fixes(analysis, start, end)
     return out
+
+
+def applied(text: str, edits: list) -> str:
+    """The text with a fix's edits made."""
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        text = text[:edit.start] + edit.text + text[edit.end:]
+    return text
+
+
+def keeps_its_promise(analysis: Analysis, fix: Fix, recheck: Callable[[str], Any]) -> bool:
+    """Whether a fix does what its title says, on the text it makes (`recheck(text)` checks a
+    text: a `CheckResult`): a quick fix's diagnostic is gone (others may show up, as when a
+    misspelt operator is corrected and its call is checked at last); a rewrite keeps every
+    definition's type and number of runtime checks, and every diagnostic. Edits are made
+    from what a fix's source knows, and some wrote what does not read back as it was meant:
+    an inferred closure type whose symbols become existentials in a `let`, a dtype variable
+    only a signature can declare, a cast that elaboration checks a second time, a relaxed
+    dim whose conflict another argument keeps (found by an outside pass)."""
+    after = recheck(applied(analysis.text, fix.edits))
+    if fix.kind == "quickfix":
+        if fix.diagnostic is None:
+            return True
+        gone = (fix.diagnostic.code, fix.diagnostic.message)
+        return all((d.code, d.message) != gone for d in after.diagnostics)
+    return (_meaning(analysis.result) == _meaning(after)
+            and sorted(_said(analysis.result)) == sorted(_said(after)))
+
+
+def _meaning(result: Any) -> dict:
+    return {name: (str(fn.type), fn.check_count) for name, fn in (result.functions or {}).items()}
+
+
+def _said(result: Any) -> list:
+    return [(d.severity.value, d.code, d.message) for d in result.diagnostics]
 
 
 # from diagnostics ----------------------------------------------------------------------------

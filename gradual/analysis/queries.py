@@ -194,13 +194,16 @@ def check_sites(analysis: Analysis, d: Optional[ast.Def] = None) -> list[CheckSi
 def elaborated_casts(analysis: Analysis, d: ast.Def) -> dict:
     """The inserted casts of one definition as `gradual elaborate` writes them:
     (start, end) of the checked expression -> the cast's type as text."""
+    from ..api import run_deep
     from ..elaboration import Elaborator
     from ..syntax.printer import format_type as format_type_expr
 
     fn = analysis.result.functions.get(d.name)
     if fn is None or fn.node is not d:
         return {}
-    elaborated = Elaborator(analysis.result).definition(d, fn)
+    # the elaborator recurses as deep as the program nests: on the large-stack thread (a code
+    # action in a call nested a thousand deep was a RecursionError; found by an outside pass)
+    elaborated = run_deep(Elaborator(analysis.result).definition, d, fn)
     out: dict = {}
     for node in walk(elaborated):
         if isinstance(node, ast.Cast) and node.check is not None and node.check.verifies:

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any, Optional, Sequence
 
 from .. import messages
-from ..analysis.inputs import Checked, Unavailable, check_input, load
+from ..analysis.inputs import Checked, Input, Unavailable, check_input, load
 from ..api import elaborate_text, run_deep
 from ..frontends import frontends
 from ..render import diagnostic_json, render_all
@@ -57,11 +57,29 @@ def check_files(paths: Sequence[str], args: Any = None) -> list[Checked]:
     return [check_input(load_input(path, args)) for path in paths]
 
 
+def check_available(paths: Sequence[str], args: Any = None) -> tuple[list[Checked], bool]:
+    """Load and check each file that can be loaded; one that cannot (missing, a directory,
+    unreadable) is an `input-error` of its own, so the others are still checked and a JSON
+    or SARIF report still comes out. Whether any could not be loaded (exit 2)."""
+    from ..syntax.source import Source, Span
+
+    files, unavailable = [], False
+    for path in paths:
+        try:
+            files.append(check_input(load_input(path, args)))
+        except UsageError as exc:
+            unavailable = True
+            detail = str(exc).removeprefix(f"{path}: ")
+            problem = messages.input_unavailable(Span(Source("", path), 0, 0), detail)
+            files.append(Checked(Input(path, problem=problem), None, [problem]))
+    return files, unavailable
+
+
 # gradual check -------------------------------------------------------------------------------
 def command_check(args: argparse.Namespace) -> int:
     """`gradual check`: diagnostics on stderr; function types and a summary on stdout (or
-    one JSON or SARIF document on stdout)."""
-    files = check_files(args.files, args)
+    one JSON or SARIF document on stdout, even when an input cannot be loaded: exit 2)."""
+    files, unavailable = check_available(args.files, args)
     all_diags = [d for f in files for d in f.diagnostics]
     errors = sum(1 for d in all_diags if d.is_error)
     if args.format == "json":
@@ -72,7 +90,7 @@ def command_check(args: argparse.Namespace) -> int:
         print(json.dumps(sarif_log(files), indent=2))
     else:
         _print_check(files, all_diags, args)
-    return EXIT_ERRORS if errors else EXIT_OK
+    return EXIT_USAGE if unavailable else EXIT_ERRORS if errors else EXIT_OK
 
 
 def _check_json(files: list[Checked], all_diags: list) -> dict:
@@ -272,6 +290,8 @@ def entry() -> None:
     collection, cost as much as a fifth of checking it). Output is flushed first."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream.closed:  # closed on purpose (the language server closes stdout on `exit`)
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more to say

@@ -15,6 +15,7 @@ from ..analysis.document import Analysis
 from ..analysis.fixes import Edit, Fix
 from ..diagnostics import Diagnostic, Severity, UNUSED_HINT, docs_url
 from ..syntax.source import Source, Span
+from .text import Lines
 
 _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning,
              Severity.NOTE: lsp.DiagnosticSeverity.Information}
@@ -23,26 +24,22 @@ _SYMBOL_KIND = {"function": lsp.SymbolKind.Function, "parameter": lsp.SymbolKind
 
 
 class Positions:
-    """Offsets of one document version <-> LSP positions in the client's code units."""
+    """Offsets of one document version <-> LSP positions in the client's code units, with
+    lines as LSP counts them (`text.Lines`: a lone `\r` ends a line, a form feed does not)."""
 
     def __init__(self, source: Source, codec: PositionCodec) -> None:
         self.source = source
         self.codec = codec
+        self.encoding = codec.encoding
+        self.lines = Lines(source.text)
 
     def offset(self, position: lsp.Position) -> int:
         """The code-point offset of an LSP position (clamped to the document)."""
-        starts = self.source.line_starts()
-        if position.line >= len(starts):
-            return len(self.source.text)
-        line = self.source.line_text(position.line + 1)
-        column = self.codec.position_from_client_units([line], lsp.Position(0, position.character)).character
-        return starts[position.line] + min(column, len(line))
+        return self.lines.offset(position, self.encoding)
 
     def position(self, offset: int) -> lsp.Position:
         """The LSP position of a code-point offset."""
-        line, column = self.source.position(min(max(offset, 0), len(self.source.text)))
-        text = self.source.line_text(line)
-        return lsp.Position(line - 1, self.codec.client_num_units(text[: column - 1]))
+        return self.lines.position(offset, self.encoding)
 
     def range(self, start: int, end: int) -> lsp.Range:
         """The LSP range of [start, end)."""

@@ -32,10 +32,13 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
@@ -46,6 +49,7 @@ from ..api import CheckResult
 from ..diagnostics import Diagnostic, INTERNAL_ERROR
 from ..syntax.source import Source, Span
 from . import convert
+from .text import Lines, apply_changes
 
 log = logging.getLogger("gradual.lsp")
 
@@ -88,12 +92,32 @@ class OpenDocument:
         self.uri = uri
         self.path = path
         self.document = Document(path)
-        self.text = ""
+        self.lines = Lines("")  # the newest text, as LSP counts its lines
         self.version: Optional[int] = None
         self.analysis: Optional[Analysis] = None
         self.waiters: list[asyncio.Future] = []
         self.timer: Optional[asyncio.TimerHandle] = None
         self.running = False
+        self.shadow: Optional[Document] = None  # checks the texts fixes make (on the worker)
+        self.kept: tuple = (None, {})  # an analysis, and which of its fixes keep their promise
+
+    def keeps_its_promise(self, analysis: Analysis, fix: fixes.Fix) -> bool:
+        """Whether a fix does what it says (`fixes.keeps_its_promise`), checked on a shadow
+        document, so only what the fix changed is checked again; on the worker thread."""
+        if self.kept[0] is not analysis:
+            self.kept = (analysis, {})
+        key = (fix.title, tuple((e.start, e.end, e.text) for e in fix.edits))
+        known = self.kept[1]
+        if key not in known:
+            if self.shadow is None:
+                self.shadow = Document(self.path)
+            known[key] = fixes.keeps_its_promise(analysis, fix, lambda text: self.shadow.analyze(text).result)
+        return known[key]
+
+    @property
+    def text(self) -> str:
+        """The newest text."""
+        return self.lines.text
 
     @property
     def current(self) -> Optional[Analysis]:
@@ -101,6 +125,9 @@ class OpenDocument:
         if self.analysis is not None and self.analysis.version == self.version:
             return self.analysis
         return None
+
+
+_ANSWERED = object()  # a request already answered (with an error) while it was read
 
 
 class _Protocol(LanguageServerProtocol):
@@ -116,6 +143,38 @@ class _Protocol(LanguageServerProtocol):
                 e for e in offered if e != lsp.PositionEncodingKind.Utf8]
         return (yield from super().lsp_initialize(params))
 
+    def structure_message(self, data: Any) -> Any:
+        """A message from the client; a request whose parameters do not fit its method gets
+        an Invalid Params error (pygls only logged it, and the client waited for an answer
+        forever)."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=exc.to_response_error())
+                return _ANSWERED
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        """Dispatch a message; after `shutdown` every request but `exit` gets an Invalid
+        Request error, as LSP says (pygls dropped them unanswered)."""
+        if message is _ANSWERED:
+            return
+        if self._shutdown and isinstance(message, RPCRequest) and message.method != lsp.EXIT:
+            error = JsonRpcInvalidRequest(message="the server is shut down (it only takes `exit` now)")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        super().handle_message(message)
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:
+        """The server applies a document's changes itself (`text.apply_changes`), not pygls'
+        workspace: its lines also end at a form feed or U+2028, and it clamps a character past
+        the end of a line to one short of it (or past its line break), so its copy of the text
+        drifted from the editor's."""
+        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
 
 class GradualServer(LanguageServer):
     """The language server (see the module docstring)."""
@@ -127,6 +186,9 @@ class GradualServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-analysis")
         self.push = True
         self.pull = False
+        self._positions: list[tuple[Analysis, convert.Positions]] = []
+        self.shut_down = False
+        self.exit_code = 0  # LSP: 0 on `exit` after `shutdown`, 1 on `exit` without it
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
@@ -139,9 +201,9 @@ class GradualServer(LanguageServer):
         return bool(found)
 
     # scheduling -----------------------------------------------------------------------------
-    def changed(self, state: OpenDocument, text: str, version: Optional[int]) -> None:
+    def changed(self, state: OpenDocument, lines: Lines, version: Optional[int]) -> None:
         """A new version: re-check it after the debounce (superseding any check under way)."""
-        state.text, state.version = text, version
+        state.lines, state.version = lines, version
         if state.timer is not None:
             state.timer.cancel()
         state.timer = asyncio.get_running_loop().call_later(self.settings.debounce, self.start, state)
@@ -204,8 +266,14 @@ class GradualServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
 
     def positions(self, analysis: Analysis) -> convert.Positions:
-        """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding."""
-        return convert.Positions(analysis.source, self.workspace.position_codec)
+        """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding
+        (kept for the few newest analyses: their lines are found once)."""
+        for kept, positions in self._positions:
+            if kept is analysis:
+                return positions
+        positions = convert.Positions(analysis.source, self.workspace.position_codec)
+        self._positions = [(analysis, positions)] + self._positions[:7]
+        return positions
 
 
 def _analyze(document: Document, text: str, version: Optional[int], superseded: Any) -> Optional[Analysis]:
@@ -250,6 +318,18 @@ def _warm_up() -> None:
     default_registry()
 
 
+@server.feature(lsp.SHUTDOWN)
+def shutdown(ls: GradualServer, params: Any = None) -> None:
+    """The client will send `exit` next."""
+    ls.shut_down = True
+
+
+@server.feature(lsp.EXIT)
+def exit_(ls: GradualServer, params: Any = None) -> None:
+    """The process's status, as LSP asks: 0 after `shutdown`, else 1."""
+    ls.exit_code = 0 if ls.shut_down else 1
+
+
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
     """New settings; inlay hints are asked for again."""
@@ -267,7 +347,7 @@ def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
         return  # stdlib/*.rly (opened by going to an operator's definition) declares, it is no program
     state = ls.documents.get(uri) or OpenDocument(uri, path)
     ls.documents[uri] = state
-    ls.changed(state, params.text_document.text, params.text_document.version)
+    ls.changed(state, Lines(params.text_document.text), params.text_document.version)
 
 
 def _declares_operators(path: str, text: str) -> bool:
@@ -290,11 +370,20 @@ def _declares_operators(path: str, text: str) -> bool:
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    """A new version (pygls has applied the changes to its copy of the text)."""
-    state = ls.documents.get(params.text_document.uri)
+    """A new version: its changes applied to the newest text as LSP means them (see
+    `_Protocol.lsp_text_document__did_change`); pygls' copy gets the result."""
+    uri = params.text_document.uri
+    state = ls.documents.get(uri)
+    held = ls.workspace.text_documents.get(unquote(uri))
+    if state is None and held is None:
+        return  # a document that was never opened: nothing to change
+    lines = apply_changes(state.lines if state is not None else Lines(held.source), params.content_changes,
+                          ls.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
+    if held is not None:
+        ls.workspace.put_text_document(lsp.TextDocumentItem(uri, held.language_id or "gradual",
+                                                            params.text_document.version, lines.text))
     if state is not None:
-        doc = ls.workspace.get_text_document(params.text_document.uri)
-        ls.changed(state, doc.source, params.text_document.version)
+        ls.changed(state, lines, params.text_document.version)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -328,7 +417,8 @@ def about_document(method: str, options: Any = None, empty: Any = None) -> Any:
             analysis = await ls.analysis(params.text_document.uri)
             if analysis is None:
                 return empty() if empty is not None else None
-            return handler(ls, params, analysis, ls.positions(analysis))
+            answer = handler(ls, params, analysis, ls.positions(analysis))
+            return await answer if asyncio.iscoroutine(answer) else answer
 
         server.feature(method, options)(answer)
         return handler
@@ -394,17 +484,23 @@ def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams, analys
 
 @about_document(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
     code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]), list)
-def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
-                 positions: convert.Positions) -> list[lsp.CodeAction]:
-    """Quick fixes for the diagnostics in the range and rewrites at it."""
+async def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
+                       positions: convert.Positions) -> list[lsp.CodeAction]:
+    """Quick fixes for the diagnostics in the range and rewrites at it, those that keep
+    their promise on the text they make (checked on the worker, as analyses are)."""
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     wanted = params.context.only
     versioned = ls.client_supports("workspace.workspace_edit.document_changes")
+    state = ls.documents.get(params.text_document.uri)
     out = []
     for fix in fixes.fixes(analysis, start, end):
         action = convert.code_action(fix, params.text_document.uri, analysis.path, analysis.version, positions, versioned)
-        if not wanted or any(action.kind is not None and action.kind.startswith(w) for w in wanted):
-            out.append(action)
+        if wanted and not any(action.kind is not None and action.kind.startswith(w) for w in wanted):
+            continue
+        if state is None or not await asyncio.get_running_loop().run_in_executor(
+                ls.worker, state.keeps_its_promise, analysis, fix):
+            continue
+        out.append(action)
     return out
 
 
@@ -430,4 +526,4 @@ def serve() -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="gradual lsp: %(levelname)s %(message)s")
     threading.stack_size(0)
     server.start_io()
-    return 0
+    return server.exit_code
