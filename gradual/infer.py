@@ -682,7 +682,8 @@ class Checker:
         assert state is not None
         infos = []
         for n, t in zip(nodes, types):
-            binder = self.res.uses.get(id(n)) if isinstance(n, ast.Var) else None
+            value = n.expr if isinstance(n, ast.Cast) else n  # a cast passes its variable's own value
+            binder = self.res.uses.get(id(value)) if isinstance(value, ast.Var) else None
             facts = env.facts_of(binder) if binder is not None else frozenset()
             infos.append(ArgInfo(t, n, n.span, binder, facts))
         site = CallSite(state.solver, callee, infos, attrs, span, self.report, self.new_param_dim, self.new_param_dtype)
@@ -754,6 +755,8 @@ class Checker:
             checks.append(CheckRecord(node, target, blame, callee.name, True, inserted=False))
         if outcome.failed:
             return ERROR if not isinstance(target, TensorType) else target
+        for _, binder, fact in outcome.facts:  # what the cast checked holds of the variable from here on
+            env.add_fact(binder, fact)
         if isinstance(actual, DynType) and not actual.from_error:
             for _, binder, refined in outcome.refinements:  # a `?` variable that passed is a tensor from here on
                 env.set(binder, refined)

@@ -1418,7 +1418,10 @@ class _CastBuilder:
         if isinstance(claimed, Broadcast):  # the dim is the other or 1: the value keeps its own
             expressed = self._express(self.solver.resolve(claimed.target))
             if expressed is not None:
-                return Broadcast(expressed), True, self.solver.resolve(d.dim, final=True)
+                own = self.solver.resolve(d.dim, final=True)
+                if not self._new_broadcast_fact(index, path, axis, expressed):
+                    return own, False, own
+                return Broadcast(expressed), True, own
         elif claimed is not None:
             expressed = self._express(self.solver.resolve(claimed))
             if expressed is not None:
@@ -1441,14 +1444,8 @@ class _CastBuilder:
             return same, True, same
         if slot.broadcast_to is not None:
             target = self._express(self.solver.resolve(slot.broadcast_to.dim))
-            if target is None:
+            if target is None or not self._new_broadcast_fact(index, path, axis, target):
                 return known, False, known
-            info = self.site.arg_infos[index]
-            fact = ("broadcast", path, axis, target)
-            if fact in info.facts:
-                return known, False, known
-            if info.binder is not None and not target.symbols() & set(self.binders.values()):
-                self.facts.append((index, info.binder, fact))
             return Broadcast(target), True, known
         bounds = Dimension.interval(*self.solver.bounds(rep))
         if self.occurrences.get(rep, 0) > 1:
@@ -1456,6 +1453,17 @@ class _CastBuilder:
         if not known.refines(bounds):
             return bounds, True, bounds
         return known, False, known
+
+    def _new_broadcast_fact(self, index: int, path: tuple, axis: int, target: Dimension) -> bool:
+        """Whether a check that the dim is `target` or 1 is still to make (no earlier check of this
+        value made it); a check made here is a fact of the value from then on."""
+        info = self.site.arg_infos[index]
+        fact = ("broadcast", path, axis, target)
+        if fact in info.facts:
+            return False
+        if info.binder is not None and not target.symbols() & set(self.binders.values()):
+            self.facts.append((index, info.binder, fact))
+        return True
 
     def _bound_pattern(self, index: int, path: tuple, axis: int, bound: tuple, exact: Dimension) -> tuple:
         """A rigid dim checked against bounds (a slice's or window's length): once per value,
