@@ -21,7 +21,7 @@ def closed_type(t: Type, frame: Frame, quantified: frozenset = frozenset()) -> T
     """`t` with the symbols and dtype variables bound in `frame` replaced by their values;
     anything else left open becomes `?` (a function type keeps its own quantified names)."""
     if isinstance(t, TensorType):
-        dims = None if t.dims is None else tuple(_closed_dim(d, frame, quantified) for d in t.dims)
+        dims = None if t.dims is None else _closed_dims(t.dims, frame, quantified)
         return TensorType(dims, _closed_dtype(t.dtype, frame, quantified))
     if isinstance(t, TupleType):
         return TupleType(tuple(closed_type(f, frame, quantified) for f in t.fields))
@@ -32,6 +32,21 @@ def closed_type(t: Type, frame: Frame, quantified: frozenset = frozenset()) -> T
         return FuncType(tuple(closed_type(p, frame, inner) for p in t.params), closed_type(t.ret, frame, inner),
                         t.dim_params, t.dtype_params)
     return t
+
+
+def _closed_dims(dims: tuple, frame: Frame, quantified: frozenset) -> Optional[tuple]:
+    """The dims with a run (`*b`) replaced by the sizes it was bound to; None (any rank) where
+    it is not bound (a run is several dims: one `?` in its place fixed the rank wrongly)."""
+    out: list = []
+    for d in dims:
+        if isinstance(d, Variadic) and d.symbol not in quantified:
+            run = frame.dim(d.symbol)
+            if not isinstance(run, tuple):
+                return None
+            out.extend(Dimension.static(size) for size in run)
+        else:
+            out.append(_closed_dim(d, frame, quantified))
+    return tuple(out)
 
 
 def _closed_dim(d: Any, frame: Frame, quantified: frozenset) -> Any:
