@@ -1430,6 +1430,11 @@ class _CastBuilder:
                 own = self.solver.resolve(d.dim, final=True)
                 if expressed.symbols() & set(self.binders.values()):
                     return expressed, True, own
+                divisor = _divisibility(expressed, own)
+                if divisor is not None:  # `m` as `2 * d`: a cast that binds d where 2 divides m
+                    quotient = Symbol("d")
+                    self.runs.append(quotient)
+                    return Dimension.of_expr(Poly.atom(quotient) * divisor), True, own
                 return expressed, True, _checked_dim(own, expressed)
         if slot is None:
             exact = self.solver.resolve(d.dim, final=True)
@@ -1684,6 +1689,21 @@ def _up_to_last_check(items: list) -> list:
     while items and not items[-1][1]:
         items = items[:-1]
     return items
+
+
+def _divisibility(checked: Dimension, own: Dimension) -> Optional[int]:
+    """c where a check that a dim `own` is `c * (own // c)` only asks that c divides it: written
+    so in a cast, that form is a rigid expression the checker cannot equate with `own` (the
+    elaborated program was rejected); `c * d`, d bound by the cast, says the same and checks alike."""
+    if not own.is_exact or not checked.is_exact or len(checked.expr.terms) != 1:
+        return None
+    mono, coeff = checked.expr.terms[0]
+    if len(mono) != 1 or coeff < 2:
+        return None
+    (atom,) = mono
+    if isinstance(atom, FloorDiv) and atom.den == coeff and atom.num == own.expr:
+        return coeff
+    return None
 
 
 def _checked_dim(own: Dimension, checked: Dimension) -> Dimension:
