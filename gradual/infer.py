@@ -814,9 +814,9 @@ class Checker:
 
     def closed_closure(self, fn: ast.Fn, info: FunctionInfo, env: Env) -> FuncType:
         """A closure that uses no variable of its surroundings, with unannotated parameters: they
-        are inferred and generalized as a definition's are (`fn (%z) { %z }` is the identity at
-        every type, Relay's composite functions get their parameters' shapes), in a solver of
-        its own, so nothing it infers can be one of the surroundings' variables."""
+        are inferred and generalized as a definition's are (Relay's composite functions get
+        their parameters' shapes at each call), in a solver of its own, so nothing it generalizes
+        can be one of the surroundings' variables. A parameter nothing constrains stays `?`."""
         outer = self.current
         assert outer is not None
         solver = Solver()
@@ -1208,7 +1208,6 @@ class _Finalizer:
 
     def _fresh_name(self) -> str:
         return _fresh(_NICE_NAMES, "n", self.taken)
-
 
     def _fresh_dtype_name(self) -> str:
         return _fresh("TUVW", "T", self.dtype_taken)
