@@ -1684,9 +1684,11 @@ def _broadcast_hull(solver: Solver, a: DimVar, b: DimVar) -> Optional[Dimension]
 
 
 def _up_to_last_check(items: list) -> list:
-    """Edge patterns (item, verifies) from the value's end inwards, without those past the last
-    one that verifies something (a dim its own type already gives needs no place in a cast)."""
-    while items and not items[-1][1]:
+    """Edge patterns (item, verifies) from the value's end inwards, without the `?`s past the
+    last one that says something (a check, or a binder another argument's cast must equal:
+    dropping that one lost the relation between dense's two arguments; found by the deep round
+    trip)."""
+    while items and not items[-1][1] and isinstance(items[-1][0], Dimension) and items[-1][0].is_unknown:
         items = items[:-1]
     return items
 
