@@ -11,6 +11,7 @@ annotated with their recorded types.
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any, Iterator, Optional
@@ -377,10 +378,13 @@ class Importer:
         nodes = [_node(c.node.index, raw) for raw in _list(graph.get("nodes"))]
         inputs = [decode(i) for i in _list(graph.get("inputs"))]
         outputs = [decode(o) for o in _list(graph.get("outputs"))]
-        saved = (self.fn, dict(self.exprs), self.program.tensor_values, set(self.poisoned), set(self.skipped),
+        saved = (self.fn, self.exprs, self.program.tensor_values, set(self.poisoned), set(self.skipped),
                  self.asserting)
+        # the branch's names over the graph's, each a layer of its own: copying the graph's
+        # tables for every branch cost the graph's size per torch.cond
         self.fn = gb.Block()
-        self.program.tensor_values = {**saved[2], **_dict(graph.get("tensor_values"))}
+        self.exprs = ChainMap({}, saved[1])
+        self.program.tensor_values = ChainMap(_dict(graph.get("tensor_values")), saved[2])
         self.asserting = set()
         reported = len(self.diagnostics)
         try:
