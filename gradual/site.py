@@ -661,7 +661,7 @@ class CallSite(ShapeContext):
         resolved = self.solver.resolve(value)
         if not resolved.is_exact or resolved.is_static or self.solver.mentions_vars(resolved.expr):
             return False
-        if any(getattr(s, "claimed", False) for s in resolved.symbols()):
+        if _mentions_claimed(resolved):
             return False  # an exporter's claimed size: `equal` warns of the constraint and checks it (SPEC 6)
         if resolved == self.solver.resolve(product):
             return False
