@@ -9,8 +9,9 @@
   a position inside a character (half a surrogate pair) means that character's start.
 
 `Lines` finds line starts lazily, scanning only as far as a lookup needs, and an edited text
-keeps the starts above the edit: so applying an edit costs time in proportion to the edit
-and to how far it is from the previous one, not to the size of the document."""
+keeps the starts above the edit: so the scanning an edit costs is in proportion to the edit
+and to how far it is from the previous one, not to the size of the document. The new text and
+the kept starts are one copy each of what precedes (in C, as Python strings are immutable)."""
 
 from __future__ import annotations
 
