@@ -12,12 +12,11 @@ import contextlib
 import gc
 import sys
 import threading
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 
 from . import messages
 from .diagnostics import Diagnostic, Severity
-from .infer import CheckRecord, FunctionResult, check_module
+from .infer import CheckRecord, FunctionResult, check_module, publish_dataflow
 from .names import Resolution, resolve
 from .ops.registry import Registry, default_registry
 from .syntax import ast
@@ -83,19 +82,61 @@ def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     return box["value"]
 
 
-@dataclass
 class CheckResult:
     """A checked program: its AST, types, diagnostics and the runtime checks it needs."""
 
-    module: Optional[ast.Module]
-    source: Optional[Source]
-    diagnostics: list = field(default_factory=list)
-    functions: dict = field(default_factory=dict)
-    types: dict = field(default_factory=dict)
-    resolution: Optional[Resolution] = None
-    registry: Optional[Registry] = None
-    #: per call node (by id): what its signature's symbols were bound to, `(("k", 784), ...)`
-    instantiations: dict = field(default_factory=dict)
+    def __init__(self, module: Optional[ast.Module], source: Optional[Source], diagnostics: Optional[list] = None,
+                 functions: Optional[dict] = None, types: Optional[dict] = None,
+                 resolution: Optional[Resolution] = None, registry: Optional[Registry] = None,
+                 instantiations: Optional[dict] = None, dataflow: Optional[dict] = None) -> None:
+        """`dataflow`: the checker's records of Dataflow statements checked without their
+        syntax (Checker.dataflow), put in the tables the first time one is asked for."""
+        self._module = module
+        self.source = source
+        self.diagnostics: list = diagnostics if diagnostics is not None else []
+        self.functions: dict = functions if functions is not None else {}
+        self._types: dict = types if types is not None else {}
+        self._resolution = resolution
+        self.registry = registry
+        self._instantiations: dict = instantiations if instantiations is not None else {}
+        self._dataflow = dataflow
+
+    def _published(self) -> None:
+        """Every Dataflow statement as a let with its records (once, when a tool first asks
+        for the syntax or the tables: checking alone never makes them)."""
+        dataflow, self._dataflow = self._dataflow, None
+        if dataflow and self._resolution is not None:
+            publish_dataflow(self._resolution, self._types, self._instantiations, dataflow)
+        if dataflow and self._module is not None:
+            ast.expand_dataflow(self._module)
+
+    @property
+    def module(self) -> Optional[ast.Module]:
+        """The checked module."""
+        if self._dataflow:
+            self._published()
+        return self._module
+
+    @property
+    def types(self) -> dict:
+        """The inferred type of each expression and binding, by node identity."""
+        if self._dataflow:
+            self._published()
+        return self._types
+
+    @property
+    def resolution(self) -> Optional[Resolution]:
+        """What each name means (names.Resolution)."""
+        if self._dataflow:
+            self._published()
+        return self._resolution
+
+    @property
+    def instantiations(self) -> dict:
+        """Per call node (by id): what its signature's symbols were bound to, `(("k", 784), ...)`."""
+        if self._dataflow:
+            self._published()
+        return self._instantiations
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -218,7 +259,7 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     checker = check_module(resolution, registry)
     diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
     return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry,
-                       checker.instantiations)
+                       checker.instantiations, checker.dataflow)
 
 
 def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diagnostic]]:

@@ -45,6 +45,20 @@ class SpanLoc(Loc):
         self.span = span
 
 
+class DataflowLoc(Loc):
+    """The location of a Dataflow statement, found when asked (most are never asked)."""
+
+    __slots__ = ("flow", "index")
+
+    def __init__(self, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+        self.flow = flow
+        self.index = index
+
+    @property  # type: ignore[override]
+    def span(self) -> Span:  # noqa: D102 - Loc.span
+        return self.flow.line(self.index)
+
+
 def _span(loc: Optional[Loc]) -> Span:
     return loc.span if loc is not None else NOWHERE
 
@@ -252,12 +266,23 @@ class Block:
         self.stmts.append(ast.Let(ast.Var(name, span=span), type, node, graph=type is None, span=span))
         return Var(name, loc)
 
-    def let_call(self, name: str, call: ast.Call) -> Var:
-        """`let(name, call, loc=...)` of a call node at its own span: the same binding, made
-        without the checks `let` needs for any value (frontends bind most nodes so)."""
-        span = call.span
-        self.stmts.append(ast.Let(ast.Var(name, span=span), None, call, graph=True, span=span))
-        return Var(name, SpanLoc(span))
+    def bind_op(self, name: str, op: str, args: list, locator: object, tag: object) -> Var:
+        """`%name = op(%args...)` with no attributes, `args` the variables' names, placed by
+        `locator` and `tag` (see ast.Dataflow): the compact form of
+        `let(name, call(op, *args))` for a graph frontend's straight runs of operator nodes,
+        whose syntax is made only when asked for. Consecutive ones with the same locator share
+        one Dataflow statement."""
+        stmts = self.stmts
+        flow = stmts[-1] if stmts else None
+        if flow is None or flow.__class__ is not ast.Dataflow or flow.locator is not locator:
+            flow = ast.Dataflow([], [], [], [], locator)
+            stmts.append(flow)
+        index = len(flow.names)
+        flow.names.append(name)
+        flow.ops.append(op)
+        flow.args.append(args)
+        flow.tags.append(tag)
+        return Var(name, DataflowLoc(flow, index))
 
     def hint(self, var: Var, shape: Sequence[ShapeItem]) -> None:
         """`can_unify(%var, shape=(...))`."""

@@ -80,6 +80,9 @@ class Frame:
     checks: list = field(default_factory=list)
     diagnostics: list = field(default_factory=list)
     instantiations: dict = field(default_factory=dict)
+    #: per Dataflow (by id): (the Dataflow, each statement's type, each one's instantiation),
+    #: for the statements checked without their syntax (None where it was made: `types` has it)
+    dataflow: dict = field(default_factory=dict)
 
     def absorb(self, other: "Frame") -> None:
         """Keep a nested pass's records (its final iteration)."""
@@ -87,6 +90,7 @@ class Frame:
         self.checks.extend(other.checks)
         self.diagnostics.extend(other.diagnostics)
         self.instantiations.update(other.instantiations)
+        self.dataflow.update(other.dataflow)
 
 
 @dataclass
@@ -100,6 +104,8 @@ class DefinitionRecord:
     instantiations: dict
     #: the type calls are checked against, where it differs from the result's (hints kept)
     call_type: Optional[FuncType] = None
+    #: Frame.dataflow, final
+    dataflow: dict = field(default_factory=dict)
 
 
 class Env:
@@ -199,6 +205,9 @@ class Checker:
         self.results: dict[str, FunctionResult] = {}
         self.diagnostics: list[Diagnostic] = list(resolution.diagnostics)
         self.types: dict[int, Type] = {}
+        #: the Dataflow statements' records (Frame.dataflow), which `publish_dataflow` puts in
+        #: `types` and `instantiations` under their nodes when a tool asks for those
+        self.dataflow: dict = {}
         self.widened: set = set()
         #: unannotated parameters' dims widened to `?` (a recursive call passed another value)
         self.widened_dims: set = set()
@@ -229,6 +238,7 @@ class Checker:
             self.widened |= self.next_widening(rounds)
             self.globals, self.results, self.records, self.known_calls = {}, {}, {}, {}
             self.types.clear()
+            self.dataflow.clear()
             self.instantiations.clear()
             self.diagnostics = list(before)
 
@@ -385,6 +395,7 @@ class Checker:
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
                   for c in frame.checks]
         instantiations = _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize))
+        dataflow = _finalized_dataflow(frame.dataflow, finalize)
         diagnostics = frame.diagnostics
         if state.finished:  # closed closures' records, final already
             types, instantiations, diagnostics = dict(types), dict(instantiations), list(diagnostics)
@@ -393,9 +404,10 @@ class Checker:
                 checks.extend(done.checks)
                 diagnostics.extend(done.diagnostics)
                 instantiations.update(done.instantiations)
+                dataflow.update(done.dataflow)
         call = self.call_type(fn_type, finalize, params) if info.hints else None
         self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, diagnostics,
-                                      instantiations, call))
+                                      instantiations, call, dataflow))
 
     def install(self, record: DefinitionRecord, tables: bool = True) -> None:
         """Publish one checked definition (just checked, or reused by a tool, which may keep
@@ -407,6 +419,7 @@ class Checker:
         if tables:
             self.types.update(record.types)
             self.instantiations.update(record.instantiations)
+            self.dataflow.update(record.dataflow)
         self.diagnostics.extend(record.diagnostics)
 
     def call_type(self, fn_type: FuncType, finalize: "_Finalizer", params: list[Type]) -> FuncType:
@@ -437,6 +450,8 @@ class Checker:
         for stmt in body.stmts:
             if stmt.__class__ is ast.Let:
                 let(stmt, env)
+            elif stmt.__class__ is ast.Dataflow:
+                self.dataflow_statements(stmt, env)
         result = self.expr(body.result, env)
         introduced = set(self.res.body_scopes.get(id(body), ()))
         return erase_symbols(result, introduced) if introduced else result
@@ -471,6 +486,60 @@ class Checker:
         else:  # the body's outermost level: nothing to undo
             env.types[id(binder)] = t
         self.current.frame.types[id(stmt)] = t  # type: ignore[union-attr]
+
+    def dataflow_statements(self, flow: ast.Dataflow, env: Env) -> None:
+        """A Dataflow's statements. A call whose outcome is known already and needs nothing of
+        its own (no cast, no refinement: `known_calls`) is checked from the arrays, its type
+        recorded by position; any other is made into syntax and checked as the let it is."""
+        binders, uses = self.res.dataflow[id(flow)]
+        types, log = env.types, env.log
+        recorded: list = [None] * len(flow)
+        instantiations: list = [None] * len(flow)
+        self.current.frame.dataflow[id(flow)] = (flow, recorded, instantiations)  # type: ignore[union-attr]
+        quick = self.quick_call if not self.record_uses else None
+        for i, op in enumerate(flow.ops):
+            t = quick(op, uses[i], env, instantiations, i) if quick is not None else None
+            if t is None:
+                self.let(self.res.publish(flow, i), env)
+                continue
+            recorded[i] = t
+            if log.open > log.unlogged:
+                log.set(types, id(binders[i]), t)
+            else:
+                types[id(binders[i])] = t
+
+    def quick_call(self, name: str, binders: list, env: Env, instantiations: list, index: int) -> Optional[Type]:
+        """The result of `name(binders...)` with no attributes when an earlier call's outcome
+        holds for it and has nothing of its own (see `call_operator`); else None."""
+        op = self.registry.ops.get(name)
+        if op is None or len(binders) != len(op.signature.params):
+            return None
+        attrs = op.defaults()
+        if attrs is None:
+            return None
+        types = env.types
+        arg_types = []
+        for binder in binders:
+            t = types.get(id(binder)) if binder is not None else None
+            if t is None:
+                return None
+            if t.__class__ is TypeVar:
+                t = self.current.solver.resolve_type(t)  # type: ignore[union-attr]
+            arg_types.append(t)
+        key = _call_key(op, attrs, arg_types, binders, env)
+        if key is None:
+            return None
+        try:
+            cached = self.known_calls.get(key)
+        except TypeError:
+            return None
+        if cached is None or cached.casts or cached.refinements or cached.facts:
+            return None
+        if cached.instantiation:
+            instantiations[index] = cached.instantiation
+        if cached.learned:
+            self.learn(cached.learned, env)
+        return cached.result
 
     def record(self, node: object, t: Type) -> Type:
         assert self.current is not None
@@ -837,7 +906,8 @@ class Checker:
             _finalized_by_identity(frame.types, finalize.type),
             [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted) for c in frame.checks],
             frame.diagnostics,
-            _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize))))
+            _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize)),
+            _finalized_dataflow(frame.dataflow, finalize)))
         return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
                         info.dtype_params + finalize.new_dtypes())
 
@@ -953,6 +1023,42 @@ def _finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
     if all(done[ident] is value for ident, value in distinct.items()):
         return table  # already final (no inference variable in any of them): the table as it is
     return dict(zip(table.keys(), map(done.__getitem__, map(id, values))))
+
+
+def _finalized_dataflow(table: dict, finalize: "_Finalizer") -> dict:
+    """Frame.dataflow with its types and instantiations resolved, each distinct one once
+    (as _finalized_by_identity does)."""
+    return {key: (flow, _finalized_list(types, finalize.type),
+                  _finalized_list(found, lambda inst: _finalize_instantiation(inst, finalize)))
+            for key, (flow, types, found) in table.items()}
+
+
+def _finalized_list(values: list, finalize: Callable[[Any], Any]) -> list:
+    """`[finalize(v) ...]` with None kept, each distinct value object finalized once (the list
+    itself when that changes nothing)."""
+    distinct = dict(zip(map(id, values), values))
+    distinct.pop(id(None), None)
+    done = {ident: finalize(value) for ident, value in distinct.items()}
+    if all(done[ident] is value for ident, value in distinct.items()):
+        return values
+    return [None if v is None else done[id(v)] for v in values]
+
+
+def publish_dataflow(resolution: Resolution, types: dict, instantiations: dict, dataflow: dict) -> None:
+    """Record every Dataflow statement checked without its syntax as a let checked with it
+    would be: its nodes made, their binders in `resolution`, their types and instantiation
+    in `types` and `instantiations`. Then tools may walk the module's plain lets."""
+    for flow, recorded, found in dataflow.values():
+        for i, t in enumerate(recorded):
+            let = resolution.publish(flow, i)
+            if t is None:
+                continue  # made and recorded while checking
+            call = let.value
+            types[id(let)] = types[id(call)] = t
+            types[id(call.callee)] = DYN  # type: ignore[attr-defined]
+            inst = found[i]
+            if inst:
+                instantiations[id(call)] = inst
 
 
 def _finalize_instantiation(found: tuple, finalize: "_Finalizer") -> tuple:

@@ -37,6 +37,27 @@ class Binder:
         return f"%{self.name}"
 
 
+class DataflowBinder(Binder):
+    """The binder of a Dataflow statement: its span and its Let are found when asked."""
+
+    __slots__ = ("flow", "index")
+
+    def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+        self.name = name
+        self.kind = "let"
+        self.level = level
+        self.flow = flow
+        self.index = index
+
+    @property  # type: ignore[override]
+    def span(self) -> Span:  # noqa: D102 - Binder.span
+        return self.flow.line(self.index)
+
+    @property  # type: ignore[override]
+    def node(self) -> ast.Let:  # noqa: D102 - Binder.node
+        return self.flow.let(self.index)
+
+
 @dataclass(eq=False)
 class FunctionInfo:
     """What names resolution knows about a definition or closure."""
@@ -69,6 +90,9 @@ class Resolution:
     calls: dict = field(default_factory=dict)
     order: list = field(default_factory=list)
     diagnostics: list = field(default_factory=list)
+    #: per Dataflow (by id): each statement's binder, and the binders of its arguments (None
+    #: where a name is unknown), for its statements whose nodes are not made (`publish`)
+    dataflow: dict = field(default_factory=dict)
 
     def binder_of(self, node: object) -> Optional[Binder]:
         """The binder a Var use refers to (or that a Param/Let introduces)."""
@@ -78,7 +102,18 @@ class Resolution:
         """The FunctionInfo of a Def or Fn."""
         return self.functions[id(node)]
 
-    _TABLES = ("uses", "binders", "annotations", "introduced", "functions", "body_scopes", "calls")
+    def publish(self, flow: ast.Dataflow, index: int) -> ast.Let:
+        """Statement `index` of a Dataflow as syntax, its binder and its variables' binders
+        recorded under its nodes as for any let."""
+        let = flow.let(index)
+        binders, uses = self.dataflow[id(flow)]
+        self.binders[id(let)] = binders[index]
+        for var, binder in zip(let.value.args, uses[index]):  # type: ignore[attr-defined]
+            if binder is not None:
+                self.uses[id(var)] = binder
+        return let
+
+    _TABLES = ("uses", "binders", "annotations", "introduced", "functions", "body_scopes", "calls", "dataflow")
 
     def absorb(self, part: "Resolution") -> None:
         """Add what `resolve_definition` found for one definition (order is not recomputed)."""
@@ -200,8 +235,10 @@ class _Resolver:
         local_dims = DimScope(parent=dims, mode="bind")
         try:
             for stmt in body.stmts:
-                if isinstance(stmt, ast.Let):
+                if stmt.__class__ is ast.Let:
                     self.let(stmt, local_dims, types, info)
+                elif stmt.__class__ is ast.Dataflow:
+                    self.dataflow(stmt)
                 else:
                     self.hint(stmt, local_dims, info)
             self.expr(body.result, local_dims, types, info)
@@ -229,6 +266,28 @@ class _Resolver:
         if stmt.type is not None:
             self.annotation(stmt.type, stmt, dims, types)
         self.log.set(self.vars, var.name, binder)
+
+    def dataflow(self, flow: ast.Dataflow) -> None:
+        """A Dataflow's statements: what `let` does for each, in arrays (no syntax is made)."""
+        variables, operators, log = self.vars, self.operators, self.log
+        level = len(self.captured)
+        binders: list = []
+        uses: list = []
+        for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
+            if op not in operators and op not in ast.REF_FORMS:
+                self.opref(ast.OpRef(op, span=flow.line(i)))
+            found = [variables.get(a) for a in args]
+            if None in found or self.captured or self.watched:
+                for j, binder in enumerate(found):
+                    if binder is None:
+                        self.var(ast.Var(args[j], span=flow.argument(i, j)))  # reports it
+                    else:
+                        self.used(binder)
+            binder = DataflowBinder(name, level, flow, i)
+            binders.append(binder)
+            uses.append(found)
+            log.set(variables, name, binder)
+        self.res.dataflow[id(flow)] = (binders, uses)
 
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
         before = len(dims.introduced)
@@ -301,6 +360,10 @@ class _Resolver:
             self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, list(self.vars))))
             return
         self.res.uses[id(e)] = binder
+        self.used(binder)
+
+    def used(self, binder: Binder) -> None:
+        """Note a use of a variable: by a closure that calls itself, or captured by one."""
         if self.watched and id(binder) in self.watched:
             self.watched[id(binder)] = True
         captured = self.captured

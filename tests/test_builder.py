@@ -182,17 +182,37 @@ def test_claimed_broadcasts_reject_exactly_what_numpy_rejects(a: int, b: int, c:
                 gradual.run(result, inputs)
 
 
-def test_let_call_binds_as_let_does_at_the_call_span() -> None:
-    """`Block.let_call(name, call)` is `let(name, call, loc=<the call's span>)`, spans included."""
+def test_bind_op_binds_as_let_does_at_its_statement_span() -> None:
+    """`Block.bind_op` is `let(name, call(op, *vars), loc=<its line>)`, spans included, the
+    syntax made when asked for; consecutive ones share one Dataflow, a let in between ends it."""
+    from gradual.syntax import ast
     from gradual.syntax.source import Source, Span
 
-    span = Span(Source("node n0 (Relu): x -> y", "m.onnx"), 0, 22)
-    made = []
-    for how in ("let", "let_call"):
-        block = gb.Block()
-        call = gb.call("nn.relu", gb.Var("x"), loc=gb.SpanLoc(span))
-        var = block.let("y", call, loc=gb.SpanLoc(span)) if how == "let" else block.let_call("y", call)
-        (stmt,) = block.stmts
-        made.append((var.name, var.loc.span, stmt.var.name, stmt.var.span, stmt.span, stmt.type, stmt.graph,
-                     stmt.value is call))
-    assert made[0] == made[1]
+    source = Source("node n0 (Relu): x -> y\nnode n1 (Add): y, x -> z\n", "m.onnx")
+
+    class Lines:
+        def line(self, tag: int) -> Span:
+            start = source.line_starts()[tag]
+            return Span(source, start, source.text.index("\n", start))
+
+        def argument(self, tag: int, j: int) -> Span:
+            start = source.line_starts()[tag] + source.line_text(tag + 1).index(":") + 2 + 3 * j
+            return Span(source, start, start + 1)
+
+    lines = Lines()
+    block = gb.Block()
+    y = block.bind_op("y", "nn.relu", ["x"], lines, 0)
+    z = block.bind_op("z", "add", ["y", "x"], lines, 1)
+    (flow,) = block.stmts
+    assert isinstance(flow, ast.Dataflow) and not flow.made
+    assert (y.loc.span, z.loc.span) == (lines.line(0), lines.line(1))
+    let = flow.let(1)
+    assert flow.let(1) is let  # made once
+    plain = gb.Block()
+    plain.let("z", gb.call("add", gb.Var("y"), gb.Var("x")))
+    assert ast.same_tree(let, plain.stmts[0])
+    assert (let.var.name, let.span, let.graph, let.type, let.value.callee.name) == ("z", lines.line(1), True, None, "add")
+    assert [(a.name, a.span.text) for a in let.value.args] == [("y", "y"), ("x", "x")]
+    block.let("w", gb.call("nn.relu", z))
+    block.bind_op("u", "nn.relu", ["w"], lines, 0)
+    assert [type(s).__name__ for s in block.stmts] == ["Dataflow", "Let", "Dataflow"]

@@ -288,6 +288,50 @@ class Hint(Node):
 
 
 @dataclass(eq=False, slots=True)
+class Dataflow(Node):
+    """A run of graph bindings `%v = op(%a, %b);` held compactly: a frontend's straight-line
+    graph (an ONNX model is mostly one). Statement `i` binds `names[i]` to operator `ops[i]`
+    applied to the variables `args[i]`, with no attributes; `locator` places it in the source
+    (`locator.line(tags[i])`, `locator.argument(tags[i], j)` give spans).
+
+    Name resolution and inference read the arrays; a statement's syntax nodes are made when
+    something asks for them (`let(i)`), once, so every phase that keys tables on them sees the
+    same nodes. After checking, `expand_dataflow` puts the statements in their body as lets."""
+
+    names: list
+    ops: list
+    args: list
+    tags: list = field(compare=False)
+    locator: object = field(compare=False, repr=False)
+    made: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def line(self, i: int) -> Span:
+        """Where statement `i` is."""
+        return self.locator.line(self.tags[i])  # type: ignore[attr-defined]
+
+    def argument(self, i: int, j: int) -> Span:
+        """Where argument `j` of statement `i` is."""
+        return self.locator.argument(self.tags[i], j)  # type: ignore[attr-defined]
+
+    def let(self, i: int) -> Let:
+        """Statement `i` as syntax: `%names[i] = ops[i](%args[i]...)` (made once)."""
+        found = self.made.get(i)
+        if found is None:
+            span = self.line(i)
+            uses = tuple([Var(a, span=self.argument(i, j)) for j, a in enumerate(self.args[i])])
+            call = Call(OpRef(self.ops[i], span=span), uses, (), span=span)
+            found = self.made[i] = Let(Var(self.names[i], span=span), None, call, graph=True, span=span)
+        return found
+
+    def lets(self) -> tuple:
+        """Every statement as syntax."""
+        return tuple([self.let(i) for i in range(len(self.names))])
+
+
+@dataclass(eq=False, slots=True)
 class Body(Node):
     """Bindings and hints, then the result expression."""
 
@@ -376,3 +420,31 @@ def same_tree(a: object, b: object) -> bool:
             if not (isinstance(x, float) and isinstance(y, float) and x != x and y != y):
                 return False
     return True
+
+
+def expand_dataflow(module: Module) -> Module:
+    """Put every Dataflow's statements in its body as lets (the same nodes `Dataflow.let`
+    gives), in place: after checking, tools walk plain bindings. Returns the module."""
+    stack: list = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if not isinstance(node, Node) or node.__class__ is Dataflow:
+            continue
+        if node.__class__ is Body and any(s.__class__ is Dataflow for s in node.stmts):
+            node.stmts = tuple(let for s in node.stmts
+                               for let in (s.lets() if s.__class__ is Dataflow else (s,)))
+        for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+            stack.append(getattr(node, name))
+    return module
+
+
+_CHILD_FIELDS: dict = {}
+
+
+def _child_fields(cls: type) -> tuple:
+    """The fields of a node class that may hold expressions or bodies."""
+    names = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name != "span")
+    return names

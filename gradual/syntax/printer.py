@@ -223,7 +223,10 @@ class _Printer:
 
     def body(self, body: ast.Body, depth: int) -> None:
         out = self.out
-        for s in body.stmts:
+        stmts = body.stmts
+        if any(s.__class__ is ast.Dataflow for s in stmts):  # a frontend's module, not yet checked
+            stmts = tuple(let for s in stmts for let in (s.lets() if s.__class__ is ast.Dataflow else (s,)))
+        for s in stmts:
             self.line_start(s.span.start, depth)
             self.stmt(s, depth)
             out.append("\n")

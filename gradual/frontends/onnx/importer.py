@@ -173,7 +173,7 @@ class Importer:
         self.assertions: dict = {}  # tensor -> the variable asserting its hearsay (_assert_hearsay)
         self.at: tuple = ((), 0)  # the node being imported: (graph path, index)
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
-        self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_direct)
+        self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_nodes)
         self.sequence_lengths: dict = {}  # sequence value -> its length (convert/sequence.py)
         self.poisoned: set = set()
         self.diagnostics: list = []
@@ -198,8 +198,7 @@ class Importer:
         self.fn.loc = self.listing.outputs()
         self._report_broken()
         self._declare_inputs()
-        for index, record in enumerate(self.listing.graphs[()]):
-            self._import_node(index, record)
+        self._import_nodes(self.listing.graphs[()], ())
         result = self._result()
         module, declared = None, None
         if result is not None and not self.diagnostics:
@@ -290,14 +289,56 @@ class Importer:
             self.batch_size = info.dims[0]
         return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
 
-    def _import_node(self, index: int, record: Any, key: tuple = ()) -> None:
+    def _import_nodes(self, records: list, key: tuple) -> None:
+        """Import a graph's nodes in order. A node of the default domain with no attributes
+        whose converter has a direct form (convert.DIRECT: the node is one operator call on its
+        inputs), whose inputs are all bound and not all constants, is bound here as the
+        converter and `_bind_outputs` would bind it, without a `Node`, in the body's Dataflow
+        (most nodes of most models: this loop is the import's cost per node). Any other node
+        (a schema problem, an input to fold, several outputs, attributes) is `_import_node`'s."""
+        exprs, values, poisoned = self.exprs, self.values, self.poisoned
+        forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
+        fresh_name, locator, bind = self.namer.name, self.listing.locator(key), self.body.bind_op
+        for index, record in enumerate(records):
+            inputs, outputs = record.inputs, record.outputs
+            op = None
+            if not record.attributes and record.domain in DEFAULT_DOMAINS and not (poisoned and not poisoned.isdisjoint(inputs)):
+                direct = forms.get((record.op_type, len(inputs), len(outputs)), _UNREAD)
+                if direct is _UNREAD:
+                    direct = forms[(record.op_type, len(inputs), len(outputs))] = form_of(record)
+                if direct is not None and outputs[0] and self._bound_not_constant(inputs, exprs, values):
+                    self.at = (key, index)
+                    op = direct(self, record)
+            if op is None:
+                self._import_node(index, record, key)
+                exprs, values, poisoned = self.exprs, self.values, self.poisoned  # a branch's import replaces them
+                continue
+            name = outputs[0]
+            if not (name.isascii() and name.isidentifier() and name not in taken):
+                name = fresh_name(name)
+            else:
+                taken.add(name)  # what Namer.name does for a name it keeps as it is
+            exprs[outputs[0]] = bind(name, op, [exprs[arg].name for arg in inputs], locator, index)
+
+    @staticmethod
+    def _bound_not_constant(inputs: list, exprs: dict, values: dict) -> bool:
+        """Whether every input is a bound tensor (none absent) and not every one a constant
+        (constants may fold)."""
+        constant = True
+        for name in inputs:
+            if name not in exprs:  # an absent input ("") is never bound
+                return False
+            if constant and name not in values:
+                constant = False
+        return not constant
+
+    def _import_node(self, index: int, record: Any, key: tuple) -> None:
+        """Import one node through its converter (see `_import_nodes`)."""
         self.at = (key, index)
         if self.poisoned and not self.poisoned.isdisjoint(record.inputs):
             self.poisoned.update(record.outputs)  # already reported where the input failed
             return
         default_domain = record.domain in DEFAULT_DOMAINS
-        if default_domain and not record.attributes and self._import_direct(index, record, key):
-            return
         node = Node(self, record, index, key)
         problem = schema_problem(record, self.opset) if default_domain else None
         if problem is not None:
@@ -316,36 +357,6 @@ class Importer:
         except Unsupported as problem:
             self._report(node.loc, problem.make)
             self.poisoned.update(record.outputs)
-
-    def _import_direct(self, index: int, record: Any, key: tuple) -> bool:
-        """Import a node of the default domain with no attributes whose converter has a direct
-        form (convert.DIRECT: the node is one operator call on its inputs) and whose inputs are
-        all bound and not all constants, building the call and its let as the converter and
-        `_bind_outputs` would, without a `Node`; True when it was. Any other node (a schema
-        problem, an input to materialize or fold, several outputs) is left to `_import_node`."""
-        inputs, outputs = record.inputs, record.outputs
-        kind = (record.op_type, len(inputs), len(outputs))
-        direct = self.direct_forms.get(kind, _UNREAD)
-        if direct is _UNREAD:
-            direct = self.direct_forms[kind] = self._direct_form(record)
-        if direct is None or not outputs[0]:
-            return False
-        exprs, values = self.exprs, self.values
-        constant = True
-        for name in inputs:
-            if not name or name not in exprs:
-                return False
-            if constant and name not in values:
-                constant = False
-        if constant:
-            return False  # constants may fold
-        op = direct(self, record)
-        if op is None:
-            return False
-        line, args = self.listing.call_site(key, index, inputs, exprs)
-        call = ast.Call(ast.OpRef(op, span=line), args, (), span=line)
-        exprs[outputs[0]] = self.body.let_call(self.namer.name(outputs[0]), call)
-        return True
 
     def _direct_form(self, record: Any) -> Optional[Any]:
         """The direct form of a node with no attributes (convert.DIRECT), when its operator has
@@ -484,8 +495,7 @@ class Importer:
         records = self.listing.graphs.get(key)
         if records is None:  # a graph the listing did not read (not an attribute `g`)
             records = [NodeRecord(proto) for proto in graph.node]
-        for index, record in enumerate(records):
-            self._import_node(index, record, key)
+        self._import_nodes(records, key)
         names = [o.name for o in graph.output]
         if any(name in self.poisoned for name in names):
             raise Unsupported(lambda span: None)

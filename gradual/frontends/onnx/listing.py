@@ -58,6 +58,7 @@ class Listing:
         lines = _Lines()
         self._nodes: dict = {}
         self._values: dict = {}
+        self._locators: dict = {}
         self._add_nodes(lines, (), "")
         for vi in graph.input:
             self._values[vi.name] = self._add(lines, messages.onnx_input_text(vi.name, describe(vi.name)))
@@ -116,18 +117,13 @@ class Listing:
             offset += len(name) + 2  # the line joins the names with ", "
         return self.node(key, index)
 
-    def call_site(self, key: tuple, index: int, names: list, variables: dict) -> tuple:
-        """For a node that lists every input (no absent one), each bound in `variables`
-        (tensor name -> its builder Var): the node's line as a span, and each input as a
-        variable use located at its name on the line (what `node` and `argument` locate)."""
-        start, end, offset = self._nodes[key][index]
-        source = self.source
-        uses = []
-        for name in names:
-            size = len(name)
-            uses.append(ast.Var(variables[name].name, span=Span(source, offset, offset + size)))
-            offset += size + 2  # the line joins the names with ", "
-        return Span(source, start, end), tuple(uses)
+    def locator(self, key: tuple) -> "GraphPlaces":
+        """The places of one graph's nodes, as an ast.Dataflow locates its statements (a
+        statement's tag is its node's index)."""
+        found = self._locators.get(key)
+        if found is None:
+            found = self._locators[key] = GraphPlaces(self, key)
+        return found
 
     def value(self, name: str) -> gb.SpanLoc:
         """A graph input's or initializer's line (the outputs' line for anything else)."""
@@ -136,6 +132,24 @@ class Listing:
     def outputs(self) -> gb.SpanLoc:
         """The graph outputs' line."""
         return self._loc(*self._outputs)
+
+
+class GraphPlaces:
+    """The lines of one graph's nodes and their inputs' names on them (ast.Dataflow's locator)."""
+
+    __slots__ = ("listing", "key")
+
+    def __init__(self, listing: Listing, key: tuple) -> None:  # noqa: D107
+        self.listing = listing
+        self.key = key
+
+    def line(self, index: int) -> Span:
+        """Node `index`'s line."""
+        return self.listing.node(self.key, index).span
+
+    def argument(self, index: int, position: int) -> Span:
+        """Input `position` of node `index`, on its line."""
+        return self.listing.argument(self.key, index, position, self.listing.graphs[self.key][index].inputs).span
 
 
 def read_graphs(graph: Any) -> dict:

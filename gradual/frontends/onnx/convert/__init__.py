@@ -16,7 +16,7 @@ CONVERTERS: dict[str, Callable[[Any], Any]] = {}
 #: with no attributes, whose inputs are all tensors bound already, into exactly `op(inputs...)`
 #: (one call of a gradual operator on the node's inputs, in order, located as the converter
 #: locates them): the importer then builds that call itself, without a `Node` (importer.py,
-#: `_import_direct`). None: the converter decides.
+#: `_import_nodes`). None: the converter decides.
 DIRECT: dict[str, Callable[[Any, Any], Optional[str]]] = {}
 
 

@@ -1,0 +1,223 @@
+"""Dataflow statements (ast.Dataflow, the compact form graph frontends bind runs of operator
+nodes in: issue 12) check as the lets they stand for.
+
+Every random program of tests/programs.py is checked twice: as parsed, and with each run of
+plain operator lets (`%v = op(%a, %b);`, no attributes, every argument a variable) turned into
+one Dataflow statement placed at the lets' own spans. Both must give the same diagnostics, the
+same function types and check counts, the same type for every binding, the same elaborated
+program, and the same run outcome. Statements checked from the arrays and statements made into
+syntax (an outcome not reused, an unknown name) both occur in these programs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gradual
+from gradual import builder as gb
+from gradual.syntax import ast
+from programs import SYMBOLIC, Draw, generate, relax
+from tracing import run_outcome
+
+
+class _LetPlaces:
+    """A Dataflow locator whose tags are the parsed lets a statement replaces."""
+
+    @staticmethod
+    def line(let: ast.Let) -> object:
+        return let.span
+
+    @staticmethod
+    def argument(let: ast.Let, j: int) -> object:
+        return let.value.args[j].span  # type: ignore[attr-defined]
+
+
+def _plain(stmt: object) -> bool:
+    value = getattr(stmt, "value", None)
+    return (stmt.__class__ is ast.Let and stmt.graph and stmt.type is None and value.__class__ is ast.Call  # type: ignore[attr-defined]
+            and value.callee.__class__ is ast.OpRef and not value.attrs
+            and value.callee.name not in ast.REF_FORMS
+            and all(a.__class__ is ast.Var for a in value.args))
+
+
+def as_dataflow(module: ast.Module) -> int:
+    """Turn every run of plain operator lets of every body into a Dataflow, in place; how many
+    statements were turned."""
+    turned, stack = 0, [module]
+    places = _LetPlaces()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if not isinstance(node, ast.Node):
+            continue
+        if isinstance(node, ast.Body):
+            stmts: list = []
+            for s in node.stmts:
+                if _plain(s):
+                    if not stmts or stmts[-1].__class__ is not ast.Dataflow:
+                        stmts.append(ast.Dataflow([], [], [], [], places))
+                    flow = stmts[-1]
+                    flow.names.append(s.var.name)
+                    flow.ops.append(s.value.callee.name)
+                    flow.args.append([a.name for a in s.value.args])
+                    flow.tags.append(s)
+                    turned += 1
+                else:
+                    stmts.append(s)
+            node.stmts = tuple(stmts)
+        for name in getattr(node, "__dataclass_fields__", {}):
+            if name != "span":
+                stack.append(getattr(node, name))
+    return turned
+
+
+def _summary(result: gradual.CheckResult) -> dict:
+    module = result.module
+    assert module is not None
+    bindings = {}
+    for d in module.defs:
+        stack: list = [d.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Let):
+                bindings[(d.name, node.var.name, id(node) % 1)] = str(result.types.get(id(node)))
+            if isinstance(node, tuple):
+                stack.extend(node)
+            elif isinstance(node, ast.Node) and node.__class__ is not ast.Dataflow:
+                stack.extend(getattr(node, f) for f in node.__dataclass_fields__ if f != "span")
+    return {
+        "diagnostics": [(d.code, d.message) for d in result.diagnostics],
+        "functions": {name: (str(fn.type), fn.check_count) for name, fn in result.functions.items()},
+        "bindings": bindings,
+    }
+
+
+def _both(text: str) -> tuple:
+    plain = gradual.check(text)
+    module = gradual.parse(text)
+    turned = as_dataflow(module)
+    flowing = gradual.check(module)
+    return plain, flowing, turned
+
+
+@pytest.mark.parametrize("seed", range(0, 1200, 4))
+def test_dataflow_checks_as_its_lets(seed: int) -> None:
+    program = generate(seed)
+    variant = relax(program, Draw(seed=seed)) if seed % 2 else SYMBOLIC  # half of them with checks
+    plain, flowing, turned = _both(program.text(variant))
+    _TURNED.append(turned)
+    assert _summary(flowing) == _summary(plain)
+    if plain.ok:
+        assert gradual.elaborate_text(flowing) == gradual.elaborate_text(plain)
+        inputs = program.intended_inputs()
+        assert _ended(run_outcome(flowing, inputs)) == _ended(run_outcome(plain, inputs))
+
+
+_TURNED: list = []
+
+
+def test_most_programs_have_dataflow_statements() -> None:
+    """The comparison above is not vacuous (runs after it: pytest keeps file order)."""
+    assert len(_TURNED) >= 300 and sum(1 for t in _TURNED if t) >= 50
+
+
+def _ended(outcome: object) -> tuple:
+    """How a run ended, comparable: its outputs' shapes and values, or its failure's class."""
+    failure = outcome.failure  # type: ignore[attr-defined]
+    if failure is not None:
+        return ("failed", type(failure).__name__)
+    return ("ok", [(np.shape(o), np.asarray(o).tobytes()) for o in outcome.outputs])  # type: ignore[attr-defined]
+
+
+def test_every_statement_is_checked_from_the_arrays_when_outcomes_repeat() -> None:
+    """A chain of the same call is checked once as syntax; the rest reuse its outcome, and
+    their nodes are made only when a tool asks for the syntax or the tables."""
+    main = gb.Function("main")
+    x = main.param("x", gb.Tensor(("n", 4), "float32"))
+    places = _Places()
+    prev = x
+    for i in range(50):
+        prev = main.bind_op(f"v{i}", "nn.relu", [prev.name], places, i)
+    module = gb.module(main.returns(prev))
+    flow = module.defs[0].body.stmts[0]
+    assert isinstance(flow, ast.Dataflow) and len(flow) == 50
+    result = gradual.check(module)
+    assert len(flow.made) == 1  # the first call: its outcome is reused by the other 49
+    assert str(result.function_type("main")) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
+    assert str(result.binding_type("main", "v49")) == "Tensor[(n, 4), float32]"  # the tables, published
+    assert len(flow.made) == 50
+    assert all(not isinstance(s, ast.Dataflow) for s in result.module.defs[0].body.stmts)
+
+
+class _Places:
+    """Spans of a one-line-per-statement text, for builder tests."""
+
+    def __init__(self) -> None:
+        from gradual.syntax.source import Source
+
+        self.source = Source("\n".join(f"node {i}: a, b" for i in range(100)) + "\n", "graph.txt")
+
+    def line(self, tag: int) -> object:
+        from gradual.syntax.source import Span
+
+        start = self.source.line_starts()[tag]
+        return Span(self.source, start, start + len(f"node {tag}: a, b"))
+
+    def argument(self, tag: int, j: int) -> object:
+        from gradual.syntax.source import Span
+
+        start = self.source.line_starts()[tag] + len(f"node {tag}: ") + 3 * j
+        return Span(self.source, start, start + 1)
+
+
+def test_a_mismatch_in_a_dataflow_is_reported_at_its_statement_and_argument() -> None:
+    main = gb.Function("main")
+    x = main.param("x", gb.Tensor(("n", 4), "float32"))
+    y = main.param("y", gb.Tensor(("n", 5), "float32"))
+    places = _Places()
+    v = main.bind_op("v0", "add", [x.name, y.name], places, 3)
+    result = gradual.check(gb.module(main.returns(v)))
+    [error] = result.errors
+    assert error.code == "broadcast-mismatch"
+    assert error.span.start_position[0] == 4  # node 3's line
+    assert "`add`" in error.message
+
+
+def test_unknown_names_in_a_dataflow_are_reported_as_in_lets() -> None:
+    main = gb.Function("main")
+    x = main.param("x", gb.Tensor((2, 4), "float32"))
+    places = _Places()
+    main.bind_op("v0", "nn.relu", ["nowhere"], places, 1)
+    main.bind_op("v1", "no.such_op", [x.name], places, 2)
+    v = main.bind_op("v2", "add", [x.name, "v0"], places, 5)
+    result = gradual.check(gb.module(main.returns(v)))
+    codes = sorted(d.code for d in result.errors)
+    assert codes == ["unknown-operator", "unknown-variable"]
+    unknown = next(d for d in result.errors if d.code == "unknown-variable")
+    assert unknown.span.start_position[0] == 2 and unknown.span.text == "a"
+
+
+def test_a_dataflow_in_a_closure_captures_what_it_uses() -> None:
+    """A closure whose Dataflow uses a variable of its definer is not closed (a closed one
+    would be generalized on its own), as with the let it stands for."""
+
+    def closure_program(compact: bool) -> tuple:
+        main = gb.Function("main")
+        x = main.param("x", gb.Tensor(("n", 4), "float32"))
+        inner = gb.Block()
+        if compact:
+            w = inner.bind_op("w", "add", ["p", x.name], _Places(), 0)
+        else:
+            w = inner.let("w", gb.call("add", gb.Var("p"), x))
+        fn = gb.closure([("p", None)], inner.body(w))
+        f = main.let("f", fn)
+        out = main.let("out", gb.call_value(f, x))
+        return gradual.check(gb.module(main.returns(out))), fn
+
+    (plain, _), (flowing, fn) = closure_program(False), closure_program(True)
+    assert flowing.ok and not flowing.resolution.function(fn).closed
+    assert str(flowing.binding_type("main", "out")) == str(plain.binding_type("main", "out"))
+    assert str(flowing.function_type("main")) == str(plain.function_type("main"))
