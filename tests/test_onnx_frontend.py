@@ -340,6 +340,28 @@ def test_if_branches_become_an_if_whose_types_join() -> None:
     assert gradual.check(imported.text()).ok
 
 
+def test_nodes_after_an_if_see_every_tensor_bound_after_it() -> None:
+    """A branch is imported with the graph's names copied and restored: a node after the If,
+    bound in the Dataflow (Relu) or by its converter (Softmax, with an attribute), sees the
+    tensors bound after the If either way."""
+    then = _branch("then", [helper.make_node("Relu", ["x"], ["t"])], "t")
+    other = _branch("else", [helper.make_node("Neg", ["x"], ["e"])], "e")
+    nodes = [helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then, else_branch=other),
+             helper.make_node("Relu", ["y"], ["r"]),
+             helper.make_node("Softmax", ["r"], ["s"], axis=1),
+             helper.make_node("Add", ["s", "r"], ["z"])]
+    m = model(nodes, [("c", TensorProto.BOOL, []), ("x", F, [2, 3])], [("z", F, None)])
+    imported = gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False))
+    assert imported.ok, [d.message for d in imported.diagnostics]
+    flows = [s for s in imported.module.defs[0].body.stmts if type(s).__name__ == "Dataflow"]
+    assert [flow.names for flow in flows] == [["r"], ["z"]]  # not made a Node for want of a name
+    assert main_type(m) == "fn (bool, Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32]"
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    r = np.maximum(x, 0)
+    softmax = np.exp(r) / np.exp(r).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(imported.run({"c": np.array(True), "x": x})[0], softmax + r, rtol=1e-6)
+
+
 def test_an_unsupported_node_in_a_branch_is_reported_once_at_its_line() -> None:
     then = _branch("then", [helper.make_node("Bernoulli", ["x"], ["t"], name="coin")], "t")
     other = _branch("else", [helper.make_node("Relu", ["x"], ["e"])], "e")
