@@ -302,6 +302,28 @@ def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def onnx_ifs(n: int) -> bytes:
+    """An ONNX model: n If nodes in sequence, each branch one node on the last If's output."""
+    from onnx import TensorProto, helper
+
+    def branch(name: str, op: str, source: str, out: str):  # noqa: ANN202 - an onnx.GraphProto
+        return helper.make_graph([helper.make_node(op, [source], [out])], name, [],
+                                 [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+
+    nodes, prev = [], "x"
+    for i in range(n):
+        nodes.append(helper.make_node("If", ["c"], [f"y{i}"], name=f"if{i}",
+                                      then_branch=branch(f"then{i}", "Relu", prev, f"t{i}"),
+                                      else_branch=branch(f"else{i}", "Neg", prev, f"e{i}")))
+        nodes.append(helper.make_node("Add", [f"y{i}", "x"], [f"a{i}"], name=f"add{i}"))
+        prev = f"a{i}"
+    graph = helper.make_graph(
+        nodes, "ifs", [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                       helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
 @dataclass
 class Axis:
     """One axis of input size: how a program of size n is made, and what is run on it."""
@@ -342,6 +364,7 @@ AXES = [
     Axis("line", "length of one source line", one_line, 2500),
     Axis("blanks", "runs of blanks inside statements", blanks, 10000),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
+    Axis("onnx-ifs", "ONNX If nodes in sequence (`gradual check model.onnx`)", onnx_ifs, 1000, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),

@@ -19,6 +19,7 @@ import numpy as np
 from ... import builder as gb
 from ... import messages
 from ...api import CheckResult, check
+from ...scopes import UndoLog
 from ...syntax import ast
 from .fold import fold, foldable
 from .listing import Listing, NodeRecord, read_graphs
@@ -165,7 +166,10 @@ class Importer:
         self.fn = gb.Function("main")
         self.body: gb.Block = self.fn  # where lets go: @main's body, or an If branch being imported
         self.namer = Namer()
-        self.exprs: dict = {}
+        self.exprs: dict = {}  # tensor -> its variable where the import is (written through `scope`)
+        #: what a branch's import bound in `exprs`, undone when it ends (a copy of `exprs` per
+        #: branch made a graph of many Ifs quadratic)
+        self.scope = UndoLog()
         self.values: dict = {}
         self.infos: dict = {}
         self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
@@ -278,7 +282,7 @@ class Importer:
                 continue
             info = self.info(vi.name)
             param = self.namer.name(vi.name)
-            self.exprs[vi.name] = self.fn.param(param, info.type_expr(), loc=loc)
+            self.scope.set(self.exprs, vi.name, self.fn.param(param, info.type_expr(), loc=loc))
             self.inputs.append(InputSpec(vi.name, param, info))
 
     def _with_batch(self, info: TensorInfo) -> TensorInfo:
@@ -296,7 +300,7 @@ class Importer:
         converter and `_bind_outputs` would bind it, without a `Node`, in the body's Dataflow
         (most nodes of most models: this loop is the import's cost per node). Any other node
         (a schema problem, an input to fold, several outputs, attributes) is `_import_node`'s."""
-        exprs, values, poisoned = self.exprs, self.values, self.poisoned
+        exprs, values, poisoned, bound = self.exprs, self.values, self.poisoned, self.scope.set
         forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
         fresh_name, locator, bind = self.namer.name, self.listing.locator(key), self.body.bind_op
         for index, record in enumerate(records):
@@ -311,14 +315,13 @@ class Importer:
                     op = direct(self, record)
             if op is None:
                 self._import_node(index, record, key)
-                exprs, values, poisoned = self.exprs, self.values, self.poisoned  # a branch's import replaces them
                 continue
             name = outputs[0]
             if not (name.isascii() and name.isidentifier() and name not in taken):
                 name = fresh_name(name)
             else:
                 taken.add(name)  # what Namer.name does for a name it keeps as it is
-            exprs[outputs[0]] = bind(name, op, [exprs[arg].name for arg in inputs], locator, index)
+            bound(exprs, outputs[0], bind(name, op, [exprs[arg].name for arg in inputs], locator, index))
 
     @staticmethod
     def _bound_not_constant(inputs: list, exprs: dict, values: dict) -> bool:
@@ -389,7 +392,7 @@ class Importer:
     def _bind_outputs(self, node: Node, result: Any) -> None:
         outputs = node.outputs
         if len(outputs) == 1 and outputs[0] and isinstance(result, ast.Node):  # the common case
-            self.exprs[outputs[0]] = self.body.let(self.namer.name(outputs[0]), result, loc=node.loc)
+            self.scope.set(self.exprs, outputs[0], self.body.let(self.namer.name(outputs[0]), result, loc=node.loc))
             return
         if result is KNOWN:
             return
@@ -414,10 +417,9 @@ class Importer:
 
     def _bind(self, name: str, expr: Any, loc: gb.Loc) -> None:
         """Bind an ONNX tensor: a variable is reused as it is (Identity), anything else is let."""
-        if isinstance(expr, gb.Var):
-            self.exprs[name] = expr
-            return
-        self.exprs[name] = self.body.let(self.namer.name(name), expr, loc=loc)
+        if not isinstance(expr, gb.Var):
+            expr = self.body.let(self.namer.name(name), expr, loc=loc)
+        self.scope.set(self.exprs, name, expr)
 
     # tensors -----------------------------------------------------------------------------------
     def info(self, name: str) -> TensorInfo:
@@ -447,7 +449,8 @@ class Importer:
                              loc.span)
         cast = gb.cast(current, claimed, loc=loc, what=messages.onnx_inferred_claim(name))
         var = self.body.let(self.namer.name(name + "_as_inferred"), cast, loc=loc)
-        self.exprs[name] = self.assertions[name] = var
+        self.assertions[name] = var
+        self.scope.set(self.exprs, name, var)
 
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
@@ -476,7 +479,7 @@ class Importer:
             param = self.namer.name(name)
             var = self.fn.param(param, gb.Tensor(list(array.shape), dtype), loc=loc)
             self.constants[param] = array
-        self.exprs[name] = var
+        self.scope.set(self.exprs, name, var)
         return var
 
     def _report(self, loc: gb.Loc, make: Any) -> None:
@@ -504,13 +507,14 @@ class Importer:
     def import_block(self, graph: Any, key: tuple) -> Any:
         """A subgraph (an If branch) as a block of lets ending in its outputs (a tuple for
         several); it sees every tensor in scope where its node is."""
-        saved = self.body, dict(self.exprs)
+        saved, mark = self.body, self.scope.mark()
         self.body = gb.Block()
         try:
             outputs = self.import_inline(graph, key)
             return self.body.body(outputs[0] if len(outputs) == 1 else gb.tuple_(*outputs))
         finally:
-            self.body, self.exprs = saved
+            self.body = saved
+            self.scope.undo(mark)
 
     # the result ----------------------------------------------------------------------------------
     def _result(self) -> Any:
