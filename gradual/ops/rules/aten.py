@@ -1338,6 +1338,26 @@ def unfold(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims + [ctx.const(size)])
 
 
+@shape_rule("aten_bincount")
+def bincount(ctx: ShapeContext) -> Any:
+    """`aten.bincount(x, weights, minlength)`: a vector of max(max(x) + 1, minlength) counts, so
+    at least minlength (known when run); weights, when given, are as long as x."""
+    data, weights = ctx.args
+    ctx.require_rank(data, 1)
+    minlength = ctx.attr("minlength")
+    if minlength < 0:
+        ctx.fail("attribute-range", name="minlength", value=minlength, needed="0 or more")
+    dtype: Any = "int64"
+    given = present(ctx, weights)
+    if given is not None:
+        ctx.require_rank(given, 1)
+        if data.dims is not None and given.dims is not None:
+            ctx.equal(given.dim(0), data.dim(0), symbol="n")
+        name = dtype_name(given.dtype)
+        dtype = name if name in ("float32", "float64") else "float64" if name is not None else None
+    return ctx.tensor([ctx.bounded(minlength, None) if minlength else ctx.unknown()], dtype)
+
+
 @shape_rule("aten_masked_select")
 def aten_masked_select(ctx: ShapeContext) -> Any:
     """`aten.masked_select(self, mask)`: the selected elements of the two broadcast together, a
