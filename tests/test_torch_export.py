@@ -494,6 +494,11 @@ def test_elaborate_output_parses_and_runs(capsys, tmp_path):
     ("Add(Integer(-3), Mul(Integer(4), Symbol('s0')))", "4 * s0 - 3"),
     ("FloorDiv(Symbol('s1'), Integer(2))", "s1 // 2"),
     ("2*s0 + 1", "2 * s0 + 1"),
+    ("Mod(Symbol('s0'), Integer(4))", "s0 - 4 * s0 // 4"),
+    ("Add(Integer(4), Mul(Integer(-1), Mod(Symbol('s0'), Integer(4))))", "4 - s0 - 4 * s0 // 4"),
+    ("Add(Symbol('s0'), Mul(Integer(-2), Symbol('s1')))", "s0 - 2 * s1"),
+    ("s0 % 3", "s0 - 3 * s0 // 3"),
+    ("Add(Symbol('s0'), Mod(Integer(7), Integer(4)))", "s0 + 3"),
 ])
 def test_sympy_sizes_become_dims(text, shown):
     from gradual.syntax.printer import format_dim
@@ -501,7 +506,9 @@ def test_sympy_sizes_become_dims(text, shown):
     assert format_dim(parse_expr(text).expr).replace("(", "").replace(")", "") == shown
 
 
-@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Integer(2))", "Mul(Integer(-1), Symbol('s0'))", "__import__('os')", "s0 ** s1", "(" * 500, "x" * 20000])
+@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Integer(2))", "Mul(Integer(-1), Symbol('s0'))",
+                                  "Mod(Symbol('s0'), Integer(-4))", "Mod(Symbol('s0'), Symbol('s1'))",
+                                  "FloorDiv(Mul(Integer(-1), Symbol('s0')), Integer(2))", "__import__('os')", "s0 ** s1", "(" * 500, "x" * 20000])
 def test_other_sizes_are_unknown(text):
     assert parse_expr(text) is None
 
