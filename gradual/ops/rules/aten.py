@@ -294,6 +294,8 @@ def view(ctx: ShapeContext) -> Any:
     if data.dims is None or maybe_code and -1 in codes_:
         return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
     dims = reshape_dims(ctx, data, entries, allowzero=True)  # a 0 is a size, not Relay's "copy"
+    if dims is None:  # an entry may be -1 (a size computed from others): torch's view keeps the rank
+        dims = [ctx.unknown() if c is None and not ctx.at_least(e, 0) else d for c, e, d in zip(codes_, entries, _dims(ctx, entries))]
     return ctx.tensor(dims, value=data.value)
 
 
@@ -530,12 +532,40 @@ def slice_(ctx: ShapeContext) -> Any:
     end, end_known = _optional_int(ctx, end_arg)
     dims = list(data.dims)
     if not (start_known and end_known):
-        dims[axis] = ctx.unknown()
+        dims[axis] = _sized_slice_length(ctx, data.dim(axis), start_arg, end_arg, step)
         return ctx.tensor(dims)
     if end is not None and end >= 2**62:
         end = None
     dims[axis] = slice_length(ctx, data.dim(axis), start, end, step)
     return ctx.tensor(dims)
+
+
+def _sized_slice_length(ctx: ShapeContext, d: Any, start_arg: Any, end_arg: Any, step: int) -> Any:
+    """The length of `x[start:end:step]` along d where start or end is a size computed from
+    others (`x[:, :h]` cropping a padded tensor back to h): (end - start) / step rounded up
+    where 0 <= start <= end <= d is provable (nothing is clamped then), else `?`."""
+    start, end = _sized_end(ctx, start_arg, ctx.const(0)), _sized_end(ctx, end_arg, d)
+    if start is None or end is None:
+        return ctx.unknown()
+    if not (ctx.at_least(start, 0) and ctx.at_least(end - start, 0) and ctx.at_least(d - end, 0)):
+        return ctx.unknown()
+    span = end - start
+    return span if step == 1 else (span + ctx.const(step - 1)) // step
+
+
+def _sized_end(ctx: ShapeContext, arg: Any, absent: Any) -> Any:
+    """An optional int scalar slice end as a dim (`absent` for `()` and the INT_MAX-like ends),
+    None where its value is not known."""
+    tensor = present(ctx, arg)
+    if tensor is None:
+        return absent
+    value = arg.value[0] if arg.value else None
+    if value is None:
+        return None
+    known = value if isinstance(value, int) else ctx.static(value)
+    if known is not None:
+        return absent if known >= 2**62 else ctx.const(known) if known >= 0 else None
+    return value
 
 
 def _optional_int(ctx: ShapeContext, arg: Any) -> tuple:
