@@ -203,6 +203,16 @@ def _masked_select(draw: Draw) -> tuple:
     return [data, np.asarray(mask > 0)], {}
 
 
+@generator("aten.bincount")
+def _bincount(draw: Draw) -> tuple:
+    n = draw(st.integers(0, 6))
+    data = np.asarray(draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)), np.int64)
+    weights: Any = ()
+    if draw(st.booleans()):
+        weights = array(draw, (n,), draw(st.sampled_from(["float32", "float64", "int32"])))
+    return [data, weights], {"minlength": draw(st.integers(0, 4))}
+
+
 # linear algebra ----------------------------------------------------------------------------------
 @generator("aten.mm")
 def _mm(draw: Draw) -> tuple:

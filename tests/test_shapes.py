@@ -9,6 +9,7 @@ intersection, broadcast_merge lets a side that may be 1 yield the other.
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 
@@ -843,3 +844,19 @@ def test_a_factor_that_cannot_be_zero_is_divided_out() -> None:
         assert found.kind == kind
         assert kind != "residues" or (found.symbol, found.values) == (s, (2, 0))
 
+
+
+def test_a_remainder_among_the_terms_is_bounded_by_its_divisor() -> None:
+    """`t % 4` is written `t - 4 * (t // 4)`, and padding to a multiple `(4 - t % 4) % 4`
+    (found by an outside pass: term-by-term bounds made these unbounded below, so a view by
+    `(t + pad) // 4` was not known to get a size); every bound holds at every t."""
+    t = Symbol("t", 0, None)
+    a = Poly.atom(t)
+    rem = a - a.floordiv(4) * 4
+    pad = (Poly.const(4) - rem) - (Poly.const(4) - rem).floordiv(4) * 4
+    half = a - (3 * a).floordiv(4)
+    cases = [(rem, (0, 3)), (pad, (0, 3)), ((a + pad).floordiv(4), (0, math.inf)), (half, (0, math.inf))]
+    for poly, expected in cases:
+        assert poly.bounds() == expected
+        lo, hi = poly.bounds()
+        assert all(lo <= poly.evaluate({t: value}) <= hi for value in range(40))

@@ -399,13 +399,29 @@ class Poly:
         return total
 
     def bounds(self) -> tuple[Ext, Ext]:
-        """Interval evaluation using each atom's bounds (values may be negative)."""
+        """Interval evaluation using each atom's bounds (values may be negative). A remainder
+        `k * (a - d * (a // d))` among the terms (how `a % d` is written, as exporters pad to a
+        multiple: `(4 - t % 4) % 4`) lies in 0..k * (d - 1), whatever a's bounds."""
         if len(self.terms) == 1:
             mono, c = self.terms[0]
             if mono == ():
                 return c, c
             if c == 1 and len(mono) == 1:
                 return mono[0].bounds()
+        lo, hi = self._interval()
+        split = self._without_quotient()
+        if split is not None:
+            # self = (scaled + c * (d - 1 - r)) / d for some remainder r in 0..d-1
+            scaled, den, slack = split
+            slo, shi = scaled.bounds()
+            if slo != -INF:
+                lo = max(lo, -((-slo) // den))
+            if shi != INF:
+                hi = min(hi, (shi + slack) // den)
+        return lo, hi
+
+    def _interval(self) -> tuple[Ext, Ext]:
+        """Interval evaluation term by term."""
         lo: Ext = 0
         hi: Ext = 0
         for mono, c in self.terms:
@@ -417,6 +433,20 @@ class Poly:
             tlo, thi = (_ext_mul(c, mlo), _ext_mul(c, mhi)) if c > 0 else (_ext_mul(c, mhi), _ext_mul(c, mlo))
             lo, hi = lo + tlo, hi + thi
         return lo, hi
+
+    def _without_quotient(self) -> "tuple[Poly, int, int] | None":
+        """For the first term `c * (a // d)` with c < 0 (how `a % d` and `a - a // d` are
+        written, as exporters pad to a multiple: `(4 - t % 4) % 4`): (P, d, -c * (d - 1)) with
+        `d * self = P + (-c) * r` for `r = a - d * (a // d)` in 0..d - 1, P free of `a // d`;
+        None without such a term. P's quotients are the others or nested in `a // d`, so the
+        recursion of `bounds` ends."""
+        for mono, c in self.terms:
+            if len(mono) != 1 or not isinstance(mono[0], FloorDiv) or c >= 0:
+                continue
+            q = mono[0]
+            rest = self - Poly.atom(q) * c
+            return rest * q.den + q.num * c, q.den, -c * (q.den - 1)
+        return None
 
     # identity -----------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:

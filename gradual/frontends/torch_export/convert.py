@@ -50,7 +50,7 @@ OPERATORS = {
 RENAMES = {"aten.reshape": {"size": "shape"}}
 #: tensor parameters that may be absent (None): written `()`
 OPTIONAL_TENSORS = frozenset({"bias", "weight", "attn_mask", "running_mean", "running_var", "prepend", "append", "m",
-                              "b_ih", "b_hh", "per_sample_weights"})
+                              "b_ih", "b_hh", "per_sample_weights", "weights"})
 
 #: operators whose scalar operands follow the result's dtype (torch's type promotion)
 PROMOTING = {"aten.add", "aten.sub", "aten.mul", "aten.div", "aten.floor_divide", "aten.remainder",

@@ -4,7 +4,10 @@ A size in the archive is an int or a SymPy expression in `srepr` form
 (`Mul(Integer(2), Symbol('s27', positive=True, integer=True))`; older writers used `2*s27`).
 It is parsed with Python's own `ast` module (no SymPy, nothing evaluated) into a builder `Dim`:
 symbols stay symbols (`s27`), `Add`/`Mul`/`Pow` with an integer exponent/`FloorDiv` become dim
-arithmetic, anything else (`Mod`, `Max`, `CeilToInt`, ...) an unknown dim `?`.
+arithmetic, `Mod(a, m)` by a positive m is `a - m * (a // m)` (SymPy's Mod of an integer by a
+positive one is floor division's remainder, as torch writes padding to a multiple:
+`Mod(4 - Mod(t, 4), 4)`), a term times a negative number is subtracted within the sum it is a
+term of, anything else (`Max`, `Min`, `CeilToInt`, ...) an unknown dim `?`.
 
 Symbols named `s<N>` are backed (a graph input's size), `u<N>` unbacked (data-dependent: the
 row count of `nonzero`, the value of `.item()`). Range constraints (`s27` in `[2, 512]`) become
@@ -19,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
 from ... import builder as gb
+from ...syntax import ast
 
 #: torch's "infinity" bounds (int_oo) as serialized, and anything this large, mean "no bound"
 UNBOUNDED = 2**62
@@ -50,7 +54,7 @@ def parse_expr(text: str, fixed: Mapping[str, int] = EMPTY) -> Any:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return _Reader(fixed).read(tree.body)
+        return _dim(_Reader(fixed).read(tree.body))
     except (_NotADim, RecursionError):
         return None
 
@@ -63,6 +67,22 @@ def symbols_in(text: str) -> set:
 
 class _NotADim(Exception):
     pass
+
+
+class _Negated:
+    """`-term` (SymPy's `Mul(Integer(-1), x)`): a dim only as a term of a sum, which subtracts it."""
+
+    __slots__ = ("term",)
+
+    def __init__(self, term: Any) -> None:
+        self.term = term
+
+
+def _dim(value: Any) -> Any:
+    """A value that must be a dim or an int on its own (not a negated term)."""
+    if isinstance(value, _Negated):
+        raise _NotADim()
+    return value
 
 
 class _Reader:
@@ -96,6 +116,8 @@ class _Reader:
             return self._floordiv(left, right)
         if isinstance(node.op, pyast.Pow):
             return self._pow(left, right)
+        if isinstance(node.op, pyast.Mod):
+            return self._mod(left, right)
         raise _NotADim()
 
     def _call(self, name: str, args: list) -> Any:
@@ -116,25 +138,33 @@ class _Reader:
             return self._floordiv(*values)
         if name == "Pow" and len(values) == 2:
             return self._pow(*values)
+        if name == "Mod" and len(values) == 2:
+            return self._mod(*values)
         raise _NotADim()
 
     @staticmethod
     def _add(values: list) -> Any:
-        total: Any = values[0]
-        for v in values[1:]:
+        positive = [v for v in values if not isinstance(v, _Negated)]
+        negated = [v.term for v in values if isinstance(v, _Negated)]
+        if not positive:
+            raise _NotADim()
+        total: Any = positive[0]
+        for v in positive[1:]:
             if isinstance(v, int) and v < 0 and not isinstance(total, int):
                 total = total - (-v)
             elif isinstance(total, int) and total < 0 and not isinstance(v, int):
                 total = v - (-total)
             else:
                 total = total + v
+        for term in negated:
+            total = (gb.Dim(ast.DimInt(total)) if isinstance(total, int) else total) - term
         return total
 
     @staticmethod
     def _mul(values: list) -> Any:
         constant = 1
         rest: Any = None
-        for v in values:
+        for v in map(_dim, values):
             if isinstance(v, int):
                 constant *= v
             else:
@@ -142,16 +172,27 @@ class _Reader:
         if rest is None:
             return constant
         if constant < 0:
-            raise _NotADim()
+            return _Negated(rest if constant == -1 else -constant * rest)
         return rest if constant == 1 else constant * rest
 
     @staticmethod
     def _floordiv(left: Any, right: Any) -> Any:
+        left, right = _dim(left), _dim(right)
         if not isinstance(right, int) or right <= 0:
             raise _NotADim()
         return left // right
 
+    @classmethod
+    def _mod(cls, left: Any, right: Any) -> Any:
+        left, right = _dim(left), _dim(right)
+        if not isinstance(right, int) or right <= 0:
+            raise _NotADim()
+        if isinstance(left, int):
+            return left % right
+        return left - right * (left // right)
+
     def _pow(self, base: Any, exponent: Any) -> Any:
+        base, exponent = _dim(base), _dim(exponent)
         if not isinstance(exponent, int) or not 0 <= exponent <= 8:
             raise _NotADim()
         return self._mul([1] + [base] * exponent)

@@ -294,6 +294,8 @@ def view(ctx: ShapeContext) -> Any:
     if data.dims is None or maybe_code and -1 in codes_:
         return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
     dims = reshape_dims(ctx, data, entries, allowzero=True)  # a 0 is a size, not Relay's "copy"
+    if dims is None:  # an entry may be -1 (a size computed from others): torch's view keeps the rank
+        dims = [ctx.unknown() if c is None and not ctx.at_least(e, 0) else d for c, e, d in zip(codes_, entries, _dims(ctx, entries))]
     return ctx.tensor(dims, value=data.value)
 
 
@@ -530,12 +532,40 @@ def slice_(ctx: ShapeContext) -> Any:
     end, end_known = _optional_int(ctx, end_arg)
     dims = list(data.dims)
     if not (start_known and end_known):
-        dims[axis] = ctx.unknown()
+        dims[axis] = _sized_slice_length(ctx, data.dim(axis), start_arg, end_arg, step)
         return ctx.tensor(dims)
     if end is not None and end >= 2**62:
         end = None
     dims[axis] = slice_length(ctx, data.dim(axis), start, end, step)
     return ctx.tensor(dims)
+
+
+def _sized_slice_length(ctx: ShapeContext, d: Any, start_arg: Any, end_arg: Any, step: int) -> Any:
+    """The length of `x[start:end:step]` along d where start or end is a size computed from
+    others (`x[:, :h]` cropping a padded tensor back to h): (end - start) / step rounded up
+    where 0 <= start <= end <= d is provable (nothing is clamped then), else `?`."""
+    start, end = _sized_end(ctx, start_arg, ctx.const(0)), _sized_end(ctx, end_arg, d)
+    if start is None or end is None:
+        return ctx.unknown()
+    if not (ctx.at_least(start, 0) and ctx.at_least(end - start, 0) and ctx.at_least(d - end, 0)):
+        return ctx.unknown()
+    span = end - start
+    return span if step == 1 else (span + ctx.const(step - 1)) // step
+
+
+def _sized_end(ctx: ShapeContext, arg: Any, absent: Any) -> Any:
+    """An optional int scalar slice end as a dim (`absent` for `()` and the INT_MAX-like ends),
+    None where its value is not known."""
+    tensor = present(ctx, arg)
+    if tensor is None:
+        return absent
+    value = arg.value[0] if arg.value else None
+    if value is None:
+        return None
+    known = value if isinstance(value, int) else ctx.static(value)
+    if known is not None:
+        return absent if known >= 2**62 else ctx.const(known) if known >= 0 else None
+    return value
 
 
 def _optional_int(ctx: ShapeContext, arg: Any) -> tuple:
@@ -1336,6 +1366,26 @@ def unfold(ctx: ShapeContext) -> Any:
     ctx.within(dims[axis], size, None)
     dims[axis] = (dims[axis] - size) // step + 1 if size else dims[axis] // step + 1
     return ctx.tensor(dims + [ctx.const(size)])
+
+
+@shape_rule("aten_bincount")
+def bincount(ctx: ShapeContext) -> Any:
+    """`aten.bincount(x, weights, minlength)`: a vector of max(max(x) + 1, minlength) counts, so
+    at least minlength (known when run); weights, when given, are as long as x."""
+    data, weights = ctx.args
+    ctx.require_rank(data, 1)
+    minlength = ctx.attr("minlength")
+    if minlength < 0:
+        ctx.fail("attribute-range", name="minlength", value=minlength, needed="0 or more")
+    dtype: Any = "int64"
+    given = present(ctx, weights)
+    if given is not None:
+        ctx.require_rank(given, 1)
+        if data.dims is not None and given.dims is not None:
+            ctx.equal(given.dim(0), data.dim(0), symbol="n")
+        name = dtype_name(given.dtype)
+        dtype = name if name in ("float32", "float64") else "float64" if name is not None else None
+    return ctx.tensor([ctx.bounded(minlength, None) if minlength else ctx.unknown()], dtype)
 
 
 @shape_rule("aten_masked_select")

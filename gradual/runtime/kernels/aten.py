@@ -1151,6 +1151,15 @@ def unfold(data: np.ndarray, *, dimension: int, size: int, step: int) -> np.ndar
     return windows[tuple(index)].copy()
 
 
+@kernel("aten.bincount")
+def bincount(data: np.ndarray, weights: Any, *, minlength: int) -> np.ndarray:
+    """The count (or summed weight) of each value 0..max(data), at least minlength of them."""
+    if not isinstance(weights, np.ndarray):
+        return np.bincount(data.astype(np.int64), minlength=minlength).astype(np.int64)
+    dtype = weights.dtype if weights.dtype in (np.float32, np.float64) else np.float64
+    return np.bincount(data.astype(np.int64), weights=weights.astype(np.float64), minlength=minlength).astype(dtype)
+
+
 @kernel("aten.masked_select")
 def masked_select(data: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The elements of data where mask holds, the two broadcast together, in row-major order."""

@@ -26,6 +26,8 @@ Writes, next to this file:
 * branches.pt2       Branches, dynamic sizes: torch.cond (higher_order.cond) with subgraphs
 * statistics.pt2     Statistics, dynamic sizes: var_mean, nansum, layer_norm over x.shape[-1:],
                      broadcast_to, diagonal, tensor_split, topk by a SymInt k
+* windows.pt2        Windows, dynamic batch and length (Dim.AUTO): pad to a multiple (Mod sizes),
+                     a view by computed sizes, roll, a crop to a SymInt end, bincount
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -44,7 +46,7 @@ sys.path.insert(0, HERE)
 
 from models import (  # noqa: E402
     Attention, Branches, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens,
-    Resample, Routing, SmallCNN, Statistics,
+    Resample, Routing, SmallCNN, Statistics, Windows,
 )
 
 
@@ -201,9 +203,16 @@ def save_statistics():
     return save("statistics", export(Statistics().eval(), (x,), dynamic_shapes=dynamic), (x,))
 
 
+def save_windows():
+    torch.manual_seed(0)
+    x, experts = torch.randn(2, 7, 4), torch.tensor([0, 2, 2, 1, 0, 2])
+    dynamic = {"x": {0: Dim.AUTO, 1: Dim.AUTO}, "experts": {0: Dim.AUTO}}
+    return save("windows", export(Windows().eval(), (x, experts), dynamic_shapes=dynamic), (x, experts))
+
+
 SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
           "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing,
-          "statistics": save_statistics, "branches": save_branches}
+          "statistics": save_statistics, "branches": save_branches, "windows": save_windows}
 
 
 if __name__ == "__main__":

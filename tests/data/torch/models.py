@@ -249,3 +249,25 @@ class Branches(torch.nn.Module):
         a, b = torch.cond(x.mean() > 0, yes, no, (x, y))
         c = torch.cond(b.sum() > 0, lambda t: t.cumsum(0), lambda t: t.flip(0), (b,))
         return a, b, c
+
+
+class Windows(torch.nn.Module):
+    """Swin-style windows over a padded sequence, and MoE load counts: F.pad to a multiple of
+    the window by `(4 - h % 4) % 4` (sizes torch writes with Mod), a view into windows by the
+    padded size // 4, torch.roll, the crop back by `[:, :h]` (a slice to a SymInt end), and
+    bincount of the routed experts with and without weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mix = torch.nn.Linear(4, 4)
+
+    def forward(self, x, experts):
+        b, h, c = x.shape
+        pad = (4 - h % 4) % 4
+        padded = torch.roll(F.pad(x, (0, 0, 0, pad)), shifts=-1, dims=1)
+        windows = padded.view(b, (h + pad) // 4, 4, c)
+        mixed = self.mix(windows).view(b, h + pad, c)
+        back = torch.roll(mixed, shifts=1, dims=1)[:, :h]
+        load = torch.bincount(experts, minlength=4)
+        weighted = torch.bincount(experts, weights=experts.to(x.dtype) * 0.5)
+        return x + back, windows.mean(2), load, weighted
