@@ -87,3 +87,20 @@ def test_a_deep_program_is_checked_in_one_pass() -> None:
     finally:
         Checker.expr = original  # type: ignore[method-assign]
     assert len(seen) > 2000 and set(seen.values()) == {1}
+
+
+def test_bounds_of_a_dim_with_many_remainders_grow_linearly() -> None:
+    """`b - a0 // 2 - a1 // 2 - ...`: bounds split off remainder quotients (how exporters write
+    `a % d`) a bounded number of times; splitting every one rebuilt the polynomial per quotient,
+    quadratic in its size (400 quotients: 0.9 s)."""
+    from gradual.shapes import Symbol
+    from gradual.shapes.poly import Poly
+
+    def remainders(k: int) -> Poly:
+        p = Poly.atom(Symbol("b"))
+        for i in range(k):
+            p = p - Poly.atom(Symbol(f"a{i}")).floordiv(2)
+        return p
+
+    small, large = remainders(40), remainders(320)
+    assert calls_made(large.bounds) <= LIMIT * calls_made(small.bounds)

@@ -398,10 +398,12 @@ class Poly:
             total += value
         return total
 
-    def bounds(self) -> tuple[Ext, Ext]:
+    def bounds(self, splits: int = 2) -> tuple[Ext, Ext]:
         """Interval evaluation using each atom's bounds (values may be negative). A remainder
         `k * (a - d * (a // d))` among the terms (how `a % d` is written, as exporters pad to a
-        multiple: `(4 - t % 4) % 4`) lies in 0..k * (d - 1), whatever a's bounds."""
+        multiple: `(4 - t % 4) % 4`) lies in 0..k * (d - 1), whatever a's bounds: up to
+        `splits` such quotients are split off, one inside the other (each split rebuilds the
+        polynomial, so splitting every one of many terms would be quadratic in its size)."""
         if len(self.terms) == 1:
             mono, c = self.terms[0]
             if mono == ():
@@ -409,11 +411,11 @@ class Poly:
             if c == 1 and len(mono) == 1:
                 return mono[0].bounds()
         lo, hi = self._interval()
-        split = self._without_quotient()
+        split = self._without_quotient() if splits > 0 else None
         if split is not None:
             # self = (scaled + c * (d - 1 - r)) / d for some remainder r in 0..d-1
             scaled, den, slack = split
-            slo, shi = scaled.bounds()
+            slo, shi = scaled.bounds(splits - 1)
             if slo != -INF:
                 lo = max(lo, -((-slo) // den))
             if shi != INF:
