@@ -45,18 +45,6 @@ class SpanLoc(Loc):
         self.span = span
 
 
-class DataflowLoc(Loc):
-    """The location of a Dataflow statement, found when asked (most are never asked)."""
-
-    __slots__ = ("flow", "index")
-
-    def __init__(self, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
-        self.flow = flow
-        self.index = index
-
-    @property  # type: ignore[override]
-    def span(self) -> Span:  # noqa: D102 - Loc.span
-        return self.flow.line(self.index)
 
 
 def _span(loc: Optional[Loc]) -> Span:
@@ -171,6 +159,22 @@ class Var:
         return ast.Var(self.name, span=_span(self.loc))
 
 
+class DataflowVar(Var):
+    """The variable a Dataflow statement binds; its location is found when asked (most are
+    never asked)."""
+
+    __slots__ = ("flow", "index")
+
+    def __init__(self, name: str, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+        self.name = name
+        self.flow = flow
+        self.index = index
+
+    @property  # type: ignore[override]
+    def loc(self) -> Loc:  # noqa: D102 - Var.loc
+        return SpanLoc(self.flow.line(self.index))
+
+
 Expr = Union[ast.Node, Var, int, float, bool]
 
 
@@ -282,7 +286,7 @@ class Block:
         flow.ops.append(op)
         flow.args.append(args)
         flow.tags.append(tag)
-        return Var(name, DataflowLoc(flow, index))
+        return DataflowVar(name, flow, index)
 
     def hint(self, var: Var, shape: Sequence[ShapeItem]) -> None:
         """`can_unify(%var, shape=(...))`."""

@@ -300,7 +300,7 @@ class Importer:
         converter and `_bind_outputs` would bind it, without a `Node`, in the body's Dataflow
         (most nodes of most models: this loop is the import's cost per node). Any other node
         (a schema problem, an input to fold, several outputs, attributes) is `_import_node`'s."""
-        exprs, values, poisoned, bound = self.exprs, self.values, self.poisoned, self.scope.set
+        exprs, values, poisoned, scope = self.exprs, self.values, self.poisoned, self.scope
         forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
         fresh_name, locator, bind = self.namer.name, self.listing.locator(key), self.body.bind_op
         for index, record in enumerate(records):
@@ -310,9 +310,17 @@ class Importer:
                 direct = forms.get((record.op_type, len(inputs), len(outputs)), _UNREAD)
                 if direct is _UNREAD:
                     direct = forms[(record.op_type, len(inputs), len(outputs))] = form_of(record)
-                if direct is not None and outputs[0] and self._bound_not_constant(inputs, exprs, values):
-                    self.at = (key, index)
-                    op = direct(self, record)
+                if direct is not None and outputs[0]:
+                    constant = True  # all inputs constants: they may fold
+                    for name in inputs:
+                        if name not in exprs:  # unbound, or absent ("")
+                            constant = None
+                            break
+                        if constant and name not in values:
+                            constant = False
+                    if constant is False:
+                        self.at = (key, index)
+                        op = direct(self, record)
             if op is None:
                 self._import_node(index, record, key)
                 continue
@@ -321,19 +329,11 @@ class Importer:
                 name = fresh_name(name)
             else:
                 taken.add(name)  # what Namer.name does for a name it keeps as it is
-            bound(exprs, outputs[0], bind(name, op, [exprs[arg].name for arg in inputs], locator, index))
-
-    @staticmethod
-    def _bound_not_constant(inputs: list, exprs: dict, values: dict) -> bool:
-        """Whether every input is a bound tensor (none absent) and not every one a constant
-        (constants may fold)."""
-        constant = True
-        for name in inputs:
-            if name not in exprs:  # an absent input ("") is never bound
-                return False
-            if constant and name not in values:
-                constant = False
-        return not constant
+            var = bind(name, op, [exprs[arg].name for arg in inputs], locator, index)
+            if scope.open:
+                scope.set(exprs, outputs[0], var)
+            else:  # the graph's own level: nothing to undo
+                exprs[outputs[0]] = var
 
     def _import_node(self, index: int, record: Any, key: tuple) -> None:
         """Import one node through its converter (see `_import_nodes`)."""
