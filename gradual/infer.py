@@ -468,7 +468,11 @@ class Checker:
         binder = self.res.binders[id(stmt)]
         value = stmt.value
         if value.__class__ is ast.Call:
-            t = self.call(value, env)
+            t = None
+            if value.callee.__class__ is ast.OpRef and not value.attrs and not self.record_uses:
+                t = self.quick_call(value, env)
+            if t is None:
+                t = self.call(value, env)
             self.current.frame.types[id(value)] = t  # type: ignore[union-attr]
         elif isinstance(value, ast.Fn) and id(stmt) in self.res.recursive:
             t = self.recursive_closure(value, binder, env)
@@ -496,23 +500,26 @@ class Checker:
         recorded: list = [None] * len(flow)
         instantiations: list = [None] * len(flow)
         self.current.frame.dataflow[id(flow)] = (flow, recorded, instantiations)  # type: ignore[union-attr]
-        quick = self.quick_call if not self.record_uses else None
+        quick = self.quick_outcome if not self.record_uses else None
         for i, op in enumerate(flow.ops):
-            t = quick(op, uses[i], env, instantiations, i) if quick is not None else None
-            if t is None:
+            outcome = quick(op, uses[i], env) if quick is not None else None
+            if outcome is None:
                 self.let(self.res.publish(flow, i), env)
                 continue
-            recorded[i] = t
+            recorded[i] = t = outcome.result
+            if outcome.instantiation:
+                instantiations[i] = outcome.instantiation
             if log.open > log.unlogged:
                 log.set(types, id(binders[i]), t)
             else:
                 types[id(binders[i])] = t
 
-    def quick_call(self, name: str, binders: list, env: Env, instantiations: list, index: int) -> Optional[Type]:
-        """The result of `name(binders...)` with no attributes when an earlier call's outcome
-        holds for it and has nothing of its own (see `call_operator`); else None."""
+    def quick_outcome(self, name: str, binders: list, env: Env) -> Optional[SiteOutcome]:
+        """The outcome of `name(binders...)` with no attributes, its bounds learned, when an
+        earlier call's outcome holds for it and has nothing of its own (no cast, refinement or
+        fact: `call_operator`'s memo); else None (the call must be checked as syntax)."""
         op = self.registry.ops.get(name)
-        if op is None or len(binders) != len(op.signature.params):
+        if op is None or len(binders) != len(op.signature.params) or name in ast.REF_FORMS:
             return None
         attrs = op.defaults()
         if attrs is None:
@@ -535,11 +542,27 @@ class Checker:
             return None
         if cached is None or cached.casts or cached.refinements or cached.facts:
             return None
-        if cached.instantiation:
-            instantiations[index] = cached.instantiation
         if cached.learned:
             self.learn(cached.learned, env)
-        return cached.result
+        return cached
+
+    def quick_call(self, e: ast.Call, env: Env) -> Optional[Type]:
+        """A call of an operator with no attributes on variables, checked by `quick_outcome`
+        and recorded as `call` records it; None where `call` must check it."""
+        uses = self.res.uses
+        binders = []
+        for a in e.args:
+            if a.__class__ is not ast.Var:
+                return None
+            binders.append(uses.get(id(a)))
+        outcome = self.quick_outcome(e.callee.name, binders, env)  # type: ignore[attr-defined]
+        if outcome is None:
+            return None
+        frame = self.current.frame  # type: ignore[union-attr]
+        frame.types[id(e.callee)] = DYN
+        if outcome.instantiation:
+            frame.instantiations[id(e)] = outcome.instantiation
+        return outcome.result
 
     def record(self, node: object, t: Type) -> Type:
         assert self.current is not None

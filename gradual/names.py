@@ -360,7 +360,11 @@ class _Resolver:
             self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, list(self.vars))))
             return
         self.res.uses[id(e)] = binder
-        self.used(binder)
+        if self.watched and id(binder) in self.watched:  # what `used` does, inline: every use comes here
+            self.watched[id(binder)] = True
+        captured = self.captured
+        if captured and binder.level < captured[-1]:
+            captured[-1] = binder.level
 
     def used(self, binder: Binder) -> None:
         """Note a use of a variable: by a closure that calls itself, or captured by one."""
