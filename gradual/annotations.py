@@ -19,7 +19,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, RefType, TensorType, TupleType,
-    Type, TypeVar, Variadic,
+    Type, TypeVar, Variadic, type_symbols,
 )
 
 Report = Callable[[str, Span, dict], None]
@@ -76,6 +76,13 @@ class DimScope:
         self.log.set(self.sequences, name, sym)
         self.introduced.append(sym)
         return sym
+
+    def forget(self, symbols: tuple) -> None:
+        """These symbols' names no longer refer to them (a function type quantified them: a
+        later annotation's same name is a new symbol)."""
+        for sym in symbols:
+            if self.names.get(sym.name) is sym:
+                self.log.set(self.names, sym.name, None)
 
     def close(self) -> None:
         """The scope ends: the names introduced in it (and in scopes nested in it) are forgotten."""
@@ -236,3 +243,66 @@ class Converter:
         except ValueError:
             self.report("bad-signature", d.span, {"what": "negative", "text": d.span.text})
             return Dimension.dynamic()
+
+
+def quantify_result_functions(t: Type, new: list) -> tuple[Type, tuple]:
+    """An annotation's new names (`new`, in order) that appear only inside function types
+    of it are quantified by the innermost function type holding each one's every occurrence:
+    `fn (Tensor[(n, 2)]) -> Tensor[(2, n)]` written as a definition's or closure's return
+    type, a let's type or a cast's is polymorphic in `n`, as a closure `fn (%y: Tensor[(n,
+    2)]) ...` is, and each call of such a function binds `n` afresh (design.md). Read as an
+    existential, nothing bound `n` where the annotation was met (a function has no sizes):
+    the first call of the function bound it for good, while the checker took each call's `n`
+    as `?` (a return type) or as a rigid name no size could match (a let or a cast), so a
+    second call with another size failed at runtime in a program checked clean, and the
+    elaborated program, which writes a polymorphic closure's inferred type as its
+    definition's return type, failed so too. Names that also appear outside function types
+    (or in a reference's contents) keep their meaning. The new type and the names quantified."""
+    outside: set = set()
+    _symbols_outside_functions(t, outside)
+    candidates = [sym for sym in new if sym not in outside]
+    if not candidates:
+        return t, ()
+    taken: list = []
+    return _quantify(t, candidates, taken), tuple(taken)
+
+
+def _symbols_outside_functions(t: Type, found: set) -> None:
+    """The symbols `t` mentions outside the function types it holds (tuples are looked into)."""
+    if isinstance(t, TupleType):
+        for f in t.fields:
+            _symbols_outside_functions(f, found)
+    elif not isinstance(t, FuncType):
+        found.update(type_symbols(t))
+
+
+def _functions_in(t: Type) -> list:
+    """The outermost function types `t` holds (looking into tuples only)."""
+    if isinstance(t, FuncType):
+        return [t]
+    if isinstance(t, TupleType):
+        return [g for f in t.fields for g in _functions_in(f)]
+    return []
+
+
+def _quantify(t: Type, candidates: list, taken: list) -> Type:
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_quantify(f, candidates, taken) for f in t.fields))
+    if not isinstance(t, FuncType):
+        return t
+    direct: set = set()
+    inner: list = []
+    for part in t.params + (t.ret,):
+        _symbols_outside_functions(part, direct)
+        inner.extend(_functions_in(part))
+    counts: dict = {}
+    for g in inner:
+        for sym in type_symbols(g):
+            counts[sym] = counts.get(sym, 0) + 1
+    mine = tuple(sym for sym in candidates if sym not in taken and (sym in direct or counts.get(sym, 0) > 1))
+    taken.extend(mine)
+    params = tuple(_quantify(p, candidates, taken) for p in t.params)
+    ret = _quantify(t.ret, candidates, taken)
+    if not mine and ret is t.ret and all(a is b for a, b in zip(params, t.params)):
+        return t
+    return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires)

@@ -2025,6 +2025,18 @@ def feature_returned_closure(b: Builder) -> Val:
     b.program.ops.append(op)
     h.block.result = [f"fn () {{ {op}({value.text}) }}"]
     others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
+    if x.dtype == FLOAT and b.draw.chance(40):
+        # or a closure polymorphic in its own names, `fn (%y: Tensor[(k1, k2), float32]) { op(%y) }`,
+        # called with x and with another value: elaboration writes its type as @mk's return
+        # type, whose names were read as @mk's existentials, bound by the closure's first call
+        # (the second call failed at runtime; found by adversarial programs)
+        y = h.fresh_name("y")
+        h.block.result = [f"fn (%{y}: {tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)}) {{ {op}(%{y}) }}"]
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
+        results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
+        b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
+        return results[-1]
     results = []
     for arg in [x] + ([b.draw.choice(others)] if others else []):
         name = b.fresh_name("c")
