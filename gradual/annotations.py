@@ -19,7 +19,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, RefType, TensorType, TupleType,
-    Type, TypeVar, Variadic, type_symbols,
+    Type, TypeVar, Variadic, map_dims, type_symbols,
 )
 
 Report = Callable[[str, Span, dict], None]
@@ -246,25 +246,35 @@ class Converter:
 
 
 def quantify_result_functions(t: Type, new: list) -> tuple[Type, tuple]:
-    """An annotation's new names (`new`, in order) that appear only inside function types
-    of it are quantified by the innermost function type holding each one's every occurrence:
-    `fn (Tensor[(n, 2)]) -> Tensor[(2, n)]` written as a definition's or closure's return
-    type, a let's type or a cast's is polymorphic in `n`, as a closure `fn (%y: Tensor[(n,
-    2)]) ...` is, and each call of such a function binds `n` afresh (design.md). Read as an
-    existential, nothing bound `n` where the annotation was met (a function has no sizes):
-    the first call of the function bound it for good, while the checker took each call's `n`
-    as `?` (a return type) or as a rigid name no size could match (a let or a cast), so a
-    second call with another size failed at runtime in a program checked clean, and the
-    elaborated program, which writes a polymorphic closure's inferred type as its
-    definition's return type, failed so too. Names that also appear outside function types
-    (or in a reference's contents) keep their meaning. The new type and the names quantified."""
+    """An annotation's new names (`new`, in order) that appear only inside function types of
+    it, and in a parameter of one, are quantified by the innermost function type holding each
+    one's every occurrence: `fn (Tensor[(n, 2)]) -> Tensor[(2, n)]` written as a definition's or
+    closure's return type, a let's type or a cast's is polymorphic in `n`, as a closure
+    `fn (%y: Tensor[(n, 2)]) ...` is, and each call of such a function binds `n` afresh
+    (design.md). Read as an existential, nothing bound `n` where the annotation was met (a
+    function has no sizes): the first call of the function bound it for good, while the
+    checker took each call's `n` as `?` (a return type) or as a rigid name no argument could
+    match (a let or a cast), so a second call with another size failed at runtime in a program
+    checked clean, and the elaborated program, which writes a polymorphic closure's inferred
+    type as its definition's return type, failed so too. Names that also appear outside
+    function types (or in a reference's contents), or only in results (`fn () -> Tensor[(n,)]`),
+    keep their meaning. The new type and the names quantified."""
     outside: set = set()
     _symbols_outside_functions(t, outside)
     candidates = [sym for sym in new if sym not in outside]
     if not candidates:
         return t, ()
-    taken: list = []
-    return _quantify(t, candidates, taken), tuple(taken)
+    occurrences: dict = {}
+    map_dims(t, lambda d: _count_symbols(d, occurrences))
+    # a name written once belongs to the function type whose parameter holds it (if any);
+    # only names written more than once need the names under each function type (one walk)
+    wanted = {sym for sym in candidates if occurrences.get(sym, 0) > 1}
+    under: dict = {}
+    _collect(t, wanted, under)
+    taken: set = set()
+    order = {sym: i for i, sym in enumerate(candidates)}  # quantified in the order written
+    result = _quantify(t, order, taken, wanted, under)
+    return result, tuple(sym for sym in candidates if sym in taken)
 
 
 def _symbols_outside_functions(t: Type, found: set) -> None:
@@ -276,6 +286,29 @@ def _symbols_outside_functions(t: Type, found: set) -> None:
         found.update(type_symbols(t))
 
 
+def _count_symbols(d: Dimension, found: dict) -> Dimension:
+    for sym in d.symbols():
+        found[sym] = found.get(sym, 0) + 1
+    return d
+
+
+def _collect(t: Type, wanted: set, under: dict) -> set:
+    """The wanted symbols `t` mentions; for each function type in it (by id), those it holds.
+    One walk: a function type nested n deep is not walked again at every level."""
+    if isinstance(t, TupleType):
+        found: set = set()
+        for f in t.fields:
+            found |= _collect(f, wanted, under)
+        return found
+    if isinstance(t, FuncType):
+        found = set()
+        for part in t.params + (t.ret,):
+            found |= _collect(part, wanted, under)
+        under[id(t)] = found
+        return found
+    return type_symbols(t) & wanted
+
+
 def _functions_in(t: Type) -> list:
     """The outermost function types `t` holds (looking into tuples only)."""
     if isinstance(t, FuncType):
@@ -285,24 +318,32 @@ def _functions_in(t: Type) -> list:
     return []
 
 
-def _quantify(t: Type, candidates: list, taken: list) -> Type:
+def _quantify(t: Type, order: dict, taken: set, wanted: set, under: dict) -> Type:
     if isinstance(t, TupleType):
-        return TupleType(tuple(_quantify(f, candidates, taken) for f in t.fields))
+        return TupleType(tuple(_quantify(f, order, taken, wanted, under) for f in t.fields))
     if not isinstance(t, FuncType):
         return t
     direct: set = set()
-    inner: list = []
-    for part in t.params + (t.ret,):
-        _symbols_outside_functions(part, direct)
-        inner.extend(_functions_in(part))
     counts: dict = {}
-    for g in inner:
-        for sym in type_symbols(g):
-            counts[sym] = counts.get(sym, 0) + 1
-    mine = tuple(sym for sym in candidates if sym not in taken and (sym in direct or counts.get(sym, 0) > 1))
-    taken.extend(mine)
-    params = tuple(_quantify(p, candidates, taken) for p in t.params)
-    ret = _quantify(t.ret, candidates, taken)
+    in_params: set = set()
+    for i, part in enumerate(t.params + (t.ret,)):
+        _symbols_outside_functions(part, direct)
+        if i < len(t.params):
+            _symbols_outside_functions(part, in_params)
+        for g in _functions_in(part):
+            inner = under.get(id(g), ())
+            for sym in inner:
+                counts[sym] = counts.get(sym, 0) + 1
+            if i < len(t.params):
+                in_params |= inner
+    # a name all of whose occurrences here lie in one inner function type is that one's to take;
+    # one a parameter mentions is this function's (as a closure's names first seen in its
+    # parameters); one only the result mentions stays the annotation's own (an existential)
+    mine = tuple(sorted((sym for sym in in_params if sym in order and sym not in taken
+                         and (sym not in wanted or sym in direct or counts.get(sym, 0) > 1)), key=order.__getitem__))
+    taken.update(mine)
+    params = tuple(_quantify(p, order, taken, wanted, under) for p in t.params)
+    ret = _quantify(t.ret, order, taken, wanted, under)
     if not mine and ret is t.ret and all(a is b for a, b in zip(params, t.params)):
         return t
     return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires)
