@@ -116,6 +116,10 @@ class Converter:
         """The checker type an annotation denotes."""
         if isinstance(t, ast.TensorTypeExpr):
             dims = None if t.dims is None else tuple(self.dim_item(d) for d in t.dims)
+            runs = [d for d, item in zip(t.dims or (), dims or ()) if isinstance(item, Variadic)]
+            if len(runs) > 1:  # `(*a, *b)` splits no shape one way: matching took the first, then crashed
+                self.report("bad-signature", runs[1].span, {"what": "two-runs"})
+                return TensorType(None, self.dtype(t.dtype, t.span))
             return TensorType(dims, self.dtype(t.dtype, t.span))
         if isinstance(t, ast.TupleTypeExpr):
             return TupleType(tuple(self.convert(f) for f in t.fields))

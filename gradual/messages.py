@@ -548,6 +548,7 @@ def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
     """An annotation form that is not allowed where it stands."""
     texts = {
         "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
+        "two-runs": "a shape may hold one variadic dimension `*name` only: two cannot say where one ends",
         "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
         "floordiv": "`//` needs a positive constant on its right",
         "negative": f"the dimension `{facts.get('text', '')}` is negative",
