@@ -19,7 +19,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, RefType, TensorType, TupleType,
-    Type, TypeVar, Variadic,
+    Type, TypeVar, Variadic, map_dims, type_symbols,
 )
 
 Report = Callable[[str, Span, dict], None]
@@ -77,6 +77,13 @@ class DimScope:
         self.introduced.append(sym)
         return sym
 
+    def forget(self, symbols: tuple) -> None:
+        """These symbols' names no longer refer to them (a function type quantified them: a
+        later annotation's same name is a new symbol)."""
+        for sym in symbols:
+            if self.names.get(sym.name) is sym:
+                self.log.set(self.names, sym.name, None)
+
     def close(self) -> None:
         """The scope ends: the names introduced in it (and in scopes nested in it) are forgotten."""
         self.log.undo(self._mark)
@@ -109,6 +116,10 @@ class Converter:
         """The checker type an annotation denotes."""
         if isinstance(t, ast.TensorTypeExpr):
             dims = None if t.dims is None else tuple(self.dim_item(d) for d in t.dims)
+            runs = [d for d, item in zip(t.dims or (), dims or ()) if isinstance(item, Variadic)]
+            if len(runs) > 1:  # `(*a, *b)` splits no shape one way: matching took the first, then crashed
+                self.report("bad-signature", runs[1].span, {"what": "two-runs"})
+                return TensorType(None, self.dtype(t.dtype, t.span))
             return TensorType(dims, self.dtype(t.dtype, t.span))
         if isinstance(t, ast.TupleTypeExpr):
             return TupleType(tuple(self.convert(f) for f in t.fields))
@@ -236,3 +247,107 @@ class Converter:
         except ValueError:
             self.report("bad-signature", d.span, {"what": "negative", "text": d.span.text})
             return Dimension.dynamic()
+
+
+def quantify_result_functions(t: Type, new: list) -> tuple[Type, tuple]:
+    """An annotation's new names (`new`, in order) that appear only inside function types of
+    it, and in a parameter of one, are quantified by the innermost function type holding each
+    one's every occurrence: `fn (Tensor[(n, 2)]) -> Tensor[(2, n)]` written as a definition's or
+    closure's return type, a let's type or a cast's is polymorphic in `n`, as a closure
+    `fn (%y: Tensor[(n, 2)]) ...` is, and each call of such a function binds `n` afresh
+    (design.md). Read as an existential, nothing bound `n` where the annotation was met (a
+    function has no sizes): the first call of the function bound it for good, while the
+    checker took each call's `n` as `?` (a return type) or as a rigid name no argument could
+    match (a let or a cast), so a second call with another size failed at runtime in a program
+    checked clean, and the elaborated program, which writes a polymorphic closure's inferred
+    type as its definition's return type, failed so too. Names that also appear outside
+    function types (or in a reference's contents), or only in results (`fn () -> Tensor[(n,)]`),
+    keep their meaning. The new type and the names quantified."""
+    outside: set = set()
+    _symbols_outside_functions(t, outside)
+    candidates = [sym for sym in new if sym not in outside]
+    if not candidates:
+        return t, ()
+    occurrences: dict = {}
+    map_dims(t, lambda d: _count_symbols(d, occurrences))
+    # a name written once belongs to the function type whose parameter holds it (if any);
+    # only names written more than once need the names under each function type (one walk)
+    wanted = {sym for sym in candidates if occurrences.get(sym, 0) > 1}
+    under: dict = {}
+    _collect(t, wanted, under)
+    taken: set = set()
+    order = {sym: i for i, sym in enumerate(candidates)}  # quantified in the order written
+    result = _quantify(t, order, taken, wanted, under)
+    return result, tuple(sym for sym in candidates if sym in taken)
+
+
+def _symbols_outside_functions(t: Type, found: set) -> None:
+    """The symbols `t` mentions outside the function types it holds (tuples are looked into)."""
+    if isinstance(t, TupleType):
+        for f in t.fields:
+            _symbols_outside_functions(f, found)
+    elif not isinstance(t, FuncType):
+        found.update(type_symbols(t))
+
+
+def _count_symbols(d: Dimension, found: dict) -> Dimension:
+    for sym in d.symbols():
+        found[sym] = found.get(sym, 0) + 1
+    return d
+
+
+def _collect(t: Type, wanted: set, under: dict) -> set:
+    """The wanted symbols `t` mentions; for each function type in it (by id), those it holds.
+    One walk: a function type nested n deep is not walked again at every level."""
+    if isinstance(t, TupleType):
+        found: set = set()
+        for f in t.fields:
+            found |= _collect(f, wanted, under)
+        return found
+    if isinstance(t, FuncType):
+        found = set()
+        for part in t.params + (t.ret,):
+            found |= _collect(part, wanted, under)
+        under[id(t)] = found
+        return found
+    return type_symbols(t) & wanted
+
+
+def _functions_in(t: Type) -> list:
+    """The outermost function types `t` holds (looking into tuples only)."""
+    if isinstance(t, FuncType):
+        return [t]
+    if isinstance(t, TupleType):
+        return [g for f in t.fields for g in _functions_in(f)]
+    return []
+
+
+def _quantify(t: Type, order: dict, taken: set, wanted: set, under: dict) -> Type:
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_quantify(f, order, taken, wanted, under) for f in t.fields))
+    if not isinstance(t, FuncType):
+        return t
+    direct: set = set()
+    counts: dict = {}
+    in_params: set = set()
+    for i, part in enumerate(t.params + (t.ret,)):
+        _symbols_outside_functions(part, direct)
+        if i < len(t.params):
+            _symbols_outside_functions(part, in_params)
+        for g in _functions_in(part):
+            inner = under.get(id(g), ())
+            for sym in inner:
+                counts[sym] = counts.get(sym, 0) + 1
+            if i < len(t.params):
+                in_params |= inner
+    # a name all of whose occurrences here lie in one inner function type is that one's to take;
+    # one a parameter mentions is this function's (as a closure's names first seen in its
+    # parameters); one only the result mentions stays the annotation's own (an existential)
+    mine = tuple(sorted((sym for sym in in_params if sym in order and sym not in taken
+                         and (sym not in wanted or sym in direct or counts.get(sym, 0) > 1)), key=order.__getitem__))
+    taken.update(mine)
+    params = tuple(_quantify(p, order, taken, wanted, under) for p in t.params)
+    ret = _quantify(t.ret, order, taken, wanted, under)
+    if not mine and ret is t.ret and all(a is b for a, b in zip(params, t.params)):
+        return t
+    return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires)

@@ -642,9 +642,12 @@ class Checker:
             return ERROR
         if isinstance(t, BottomType):
             return BOTTOM
-        if isinstance(t, DynType):
-            return ERROR if t.from_error else DYN
-        if isinstance(t, TypeVar):
+        if isinstance(t, DynType) and t.from_error:
+            return ERROR
+        if isinstance(t, (DynType, TypeVar)):
+            # a `?` may be no tuple, or a shorter one: the runtime checks it at the projection
+            # (no cast states "a tuple of at least k fields"), so it is a check site
+            self.record_check(e, DYN, e.span, messages.projection_reason(e.index, e.span), verifies=True, inserted=False)
             return DYN
         self.report(messages.not_a_tuple(e.span, e.index, t))
         return ERROR
@@ -699,7 +702,14 @@ class Checker:
         if isinstance(fn_type, BottomType):
             return BOTTOM
         if isinstance(fn_type, DynType):
-            return ERROR if fn_type.from_error else DYN
+            if fn_type.from_error:
+                return ERROR
+            # a `?` called is checked to be a function of this many parameters (it may be a
+            # tensor, or a closure of another arity: the runtime's call would fail unblamed)
+            wanted = FuncType(tuple(DYN for _ in arg_types), DYN)
+            self.flow(fn_type, wanted, e.callee, env, (), Callee("flow", "the function called here", expected=wanted),
+                      insert=True, blame=e.callee.span)
+            return DYN
         if isinstance(fn_type, TypeVar):
             ret = TypeVar("ret")
             self.current.solver.bind_type(fn_type, FuncType(tuple(arg_types), ret))  # type: ignore[union-attr]

@@ -548,6 +548,7 @@ def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
     """An annotation form that is not allowed where it stands."""
     texts = {
         "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
+        "two-runs": "a shape may hold one variadic dimension `*name` only: two cannot say where one ends",
         "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
         "floordiv": "`//` needs a positive constant on its right",
         "negative": f"the dimension `{facts.get('text', '')}` is negative",
@@ -654,6 +655,11 @@ def reference_reason(form: str, span: Span) -> str:
     return f"{what.get(form, form)} at {span.describe()}"
 
 
+def projection_reason(index: int, span: Span) -> str:
+    """Why a projection of a `?` value is a check site."""
+    return f"the projection of field {index} at {span.describe()}"
+
+
 def operator_as_value(span: Span, name: str) -> Diagnostic:
     """An operator used without being called."""
     return Diagnostic(codes.TYPE_MISMATCH, f"operator `{name}` must be called", span, label="used as a value",
@@ -736,6 +742,8 @@ def bad_hint(span: Span, name: str) -> Diagnostic:
 _RUNTIME_DETAILS: dict[str, str] = {
     "kind": "it is {actual}, not {expected}",
     "tuple-length": "it has {actual} fields, not {expected}",
+    "arity": "it takes {actual} {arguments}, not {expected}",
+    "no-field": "it is {actual}, which has no field {index}",
     "rank": "its rank is {actual}, not {expected}",
     "rank-at-least": "its rank is {actual}, but the type needs at least {expected} dims",
     "sequence": "its dims from {axis} on are {actual}, but `*{name}` is {expected} here",
@@ -761,6 +769,7 @@ _RUNTIME_LABELS: dict[str, str] = {
     "result": "this function's result does not have the type it was given",
     "contract": "this function was given a type whose arguments it does not accept",
     "write": "this value does not fit the reference's cell",
+    "projection": "this value has no such field",
 }
 
 _RUNTIME_HELP: dict[str, str] = {
@@ -776,6 +785,8 @@ _RUNTIME_HELP: dict[str, str] = {
     "contract": "pass a function whose parameters accept what its type promises, or change the type",
     "write": "a reference's cell keeps the type it was made (or checked) with: write values of that type, "
              "or make the cell with `?` dims where the size varies",
+    "projection": "the value's static type was `?`: pass a tuple with this field, or annotate the value with "
+                  "its tuple type so the checker catches it statically",
 }
 
 _RUNTIME_RULES: dict[str, tuple[str, str]] = {
@@ -796,6 +807,7 @@ def runtime_check_detail(what: str, facts: dict, path: tuple, axis: Optional[int
     texts["axis"] = str(axis)
     if what == "broadcast" and facts.get("expected") == 1:
         what = "dim"  # `n|1` with n = 1: not "1 or 1"
+    texts["arguments"] = "argument" if facts.get("actual") == 1 else "arguments"
     detail = _safe_format(_RUNTIME_DETAILS.get(what, what), texts)
     if facts.get("expr") and what in ("dim", "broadcast"):
         detail += f" (`{facts['expr']}`)"
@@ -885,12 +897,11 @@ def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Dia
 
 
 def runtime_bad_call(span: Span, detail: str, help: str = "") -> Diagnostic:
-    """Something that cannot run at all: a `?` value used as a function or tuple, or any
-    such use in a program that was not checked, unless `help` says otherwise (a run past its
-    bounds)."""
-    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here", help=help or (
-        "a value typed `?` is used here as what it is not (checking cannot rule that out): give it a "
-        "function or tuple type; in a program that was not checked, `gradual check` reports this statically"))
+    """Something that cannot run at all: only in a program that was not checked (a checked
+    one checks a `?` value where it is called or projected), unless `help` says otherwise (a
+    run past its bounds)."""
+    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here",
+                      help=help or "run `gradual check` on the program: it reports this statically")
 
 
 def runtime_disagreement(where: str, rule: str, produced: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Container, Optional, Union
 
 from . import messages
-from .annotations import Converter, DimScope, TypeScope, suggest
+from .annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
 from .diagnostics import Diagnostic
 from .scopes import UndoLog
 from .shapes import Dimension, Symbol
@@ -211,7 +211,13 @@ class _Resolver:
             if p.type is not None:
                 self.res.annotations[id(p.type)] = ptype
             param_types.append(ptype)
+        before_ret = len(dims.introduced)
         ret = conv.convert(node.ret) if node.ret is not None else None
+        if ret is not None:
+            ret, quantified = quantify_result_functions(ret, dims.introduced[before_ret:])
+            if quantified:
+                dims.introduced[:] = [sym for sym in dims.introduced if sym not in quantified]
+                dims.forget(quantified)
         if node.ret is not None:
             self.res.annotations[id(node.ret)] = ret
         if isinstance(node, ast.Def) and node.claimed_dims:
@@ -292,6 +298,10 @@ class _Resolver:
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
         before = len(dims.introduced)
         converted = Converter(dims, types, self.report_annotation, allow_patterns=True).convert(t)
+        converted, quantified = quantify_result_functions(converted, dims.introduced[before:])
+        if quantified:
+            dims.introduced[before:] = [sym for sym in dims.introduced[before:] if sym not in quantified]
+            dims.forget(quantified)
         self.res.annotations[id(t)] = converted
         self.res.introduced[id(node)] = tuple(dims.introduced[before:])
         if self.def_info is not None:

@@ -2025,6 +2025,18 @@ def feature_returned_closure(b: Builder) -> Val:
     b.program.ops.append(op)
     h.block.result = [f"fn () {{ {op}({value.text}) }}"]
     others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
+    if x.dtype == FLOAT and b.draw.chance(40):
+        # or a closure polymorphic in its own names, `fn (%y: Tensor[(k1, k2), float32]) { op(%y) }`,
+        # called with x and with another value: elaboration writes its type as @mk's return
+        # type, whose names were read as @mk's existentials, bound by the closure's first call
+        # (the second call failed at runtime; found by adversarial programs)
+        y = h.fresh_name("y")
+        h.block.result = [f"fn (%{y}: {tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)}) {{ {op}(%{y}) }}"]
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
+        results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
+        b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
+        return results[-1]
     results = []
     for arg in [x] + ([b.draw.choice(others)] if others else []):
         name = b.fresh_name("c")
@@ -2097,6 +2109,34 @@ def summing_closure(b: Builder, x: Val) -> str:
     return f"%{name}"
 
 
+def feature_dynamic_elimination(b: Builder) -> Val:
+    """A value typed `?` used as a tuple or a function: an `if` joins a pair with a tuple of
+    another length or a tensor, or a closure with a closure of another arity or a tensor, and
+    the join is projected or called. The intended inputs take the good branch; a random
+    condition takes the other, which must stop at the projection's or the call's check (both
+    stopped with an unblamed `runtime-error`; found by adversarial programs)."""
+    x = b.pick()
+    taken = b.draw.chance(50)
+    cond = b.new_param([], "bool", data=np.array(taken), prefix="c")
+    if b.draw.chance(50):
+        good = f"({x.text}, {x.text})"
+        bad = b.draw.choice([f"({x.text},)", x.text])
+        use = "{}.1"
+    else:
+        op = b.draw.choice(["nn.relu", "negative", "copy"])
+        b.program.ops.append(op)
+        y, z = b.fresh_name("y"), b.fresh_name("z")
+        good = f"fn (%{y}) {{ {op}(%{y}) }}"
+        bad = b.draw.choice([x.text, f"fn (%{y}, %{z}) {{ %{y} }}"])
+        use = "{}(" + x.text + ")"
+    then, other = (good, bad) if taken else (bad, good)
+    name = b.fresh_name("dyn")
+    b.block.stmts.append([f"%{name} = if (", cond.text, f") {{ {then} }} else {{ {other} }};"])
+    b.program.data_dependent = True
+    b.program.features.add("dynamic-elimination")
+    return b.bind([use.format(f"%{name}")], x.dims, x.dtype)
+
+
 def feature_hinted_loop(b: Builder) -> Val:
     """A recursive helper over an unannotated (or `?T`) loop variable seeded by a
     `can_unify` hint whose guess may differ from the value passed: hints never fail, and the
@@ -2150,6 +2190,7 @@ OPERATORS: list = [
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
     (feature_hinted_loop, 1, "data"), (feature_returned_closure, 1, "nest"),
+    (feature_dynamic_elimination, 1, "data"),
 ]
 
 
@@ -2157,7 +2198,7 @@ OPERATORS: list = [
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
     "hints": frozenset({feature_hinted_loop}),
-    "functions": frozenset({feature_function_argument, feature_returned_closure}),
+    "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination}),
     "expressions": frozenset({feature_expression_dims}),
     "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape}),  # slices past the end, empty tensors
 }

@@ -224,10 +224,21 @@ async def test_annotate_and_make_a_check_explicit(client: LanguageClient) -> Non
 
 
 
+async def test_a_polymorphic_closure_can_be_annotated_with_its_type(client: LanguageClient) -> None:
+    """The closure's own `m`, written in a let's function type, was an existential of the let,
+    so `%f(%x)` became an error and the annotation was withheld; a name only a function type's
+    parameter mentions is now that function type's own, and the annotation keeps its meaning."""
+    text = ("def @main(%x: Tensor[(n, 4), float32]) {\n  %f = fn (%a: Tensor[(m, 4), float32]) -> Tensor[(m, 4), float32] "
+            "{ nn.relu(%a) };\n  %f(%x)\n}\n")
+    uri, diags = await opened(client, "fix-closure.rly", text)
+    actions = [a for a in await actions_at(client, uri, text, "%f =", diags) if a.title.startswith("annotate `%f`")]
+    assert actions
+    annotated = applied(text, actions[0])
+    assert gradual.check(annotated).ok
+    assert str(gradual.check(annotated).function_type("main")) == str(gradual.check(text).function_type("main"))
+
+
 @pytest.mark.parametrize("name, text, needle, refused", [
-    # the closure's own `m` would be an existential of the let: `%f(%x)` became an error
-    ("closure", "def @main(%x: Tensor[(n, 4), float32]) {\n  %f = fn (%a: Tensor[(m, 4), float32]) -> Tensor[(m, 4), float32] "
-                "{ nn.relu(%a) };\n  %f(%x)\n}\n", "%f =", "annotate `%f`"),
     # a let cannot declare the dtype variable its inferred type mentions: unknown dtype `T`
     ("dtype-variable", "def @main(%x: Tensor[(1, 3, 7, 7), float32], %w: Tensor[(4, 3, 1, 1), float32], %b: Tensor[(4,), float32]) {\n"
                        "  %layer = fn (%d, %k, %c) { nn.relu(nn.bias_add(nn.conv2d(%d, %k, kernel_size=[1, 1]), %c)) };\n"

@@ -555,13 +555,19 @@ def test_a_loop_that_never_ends_stops_at_the_step_bound(monkeypatch: pytest.Monk
     assert "gradual check" not in diag.help
 
 
-def test_a_dynamic_value_used_as_a_function_does_not_blame_checking() -> None:
-    from gradual.runtime.errors import CallFailure
+def test_a_dynamic_value_used_as_a_function_or_tuple_stops_at_its_check() -> None:
+    """A `?` called or projected is a check site (it was a `runtime-error` that blamed no
+    check: the elaborated program had none there)."""
+    from gradual.runtime.errors import CheckFailure
 
-    with pytest.raises(CallFailure) as info:
+    with pytest.raises(CheckFailure) as info:
         gradual.run("def @h(%f: ?) { %f(1f) }\ndef @main(%x: float32) { @h(%x) }", {"x": 1.0})
     diag = info.value.diagnostic()
-    assert "typed `?`" in diag.help and not diag.help.startswith("run `gradual check`")
+    assert (diag.line, diag.column) == (1, 17) and "not a function" in diag.message
+    with pytest.raises(CheckFailure) as info:
+        gradual.run("def @h(%t: ?) { %t.1 }\ndef @main(%x: float32) { @h((%x,)) }", {"x": 1.0})
+    diag = info.value.diagnostic()
+    assert (diag.line, diag.column) == (1, 17) and "no field 1" in diag.message
 
 
 def test_a_chain_keeps_only_its_live_values() -> None:

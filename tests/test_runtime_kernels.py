@@ -1108,6 +1108,41 @@ def test_a_rule_stops_what_its_kernel_cannot_run(name: str, data: st.DataObject)
         pass
 
 
+#: dtypes an operand whose declared dtype is a dtype variable is given in turn
+OTHER_DTYPES = ("float32", "float16", "int32", "int8", "uint8", "int64", "bool")
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+@settings(max_examples=max(EXAMPLES // 6, 2), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataObject) -> None:
+    """Valid inputs with the operands of the first dtype variable given another dtype (which
+    the signature's `T` allows): the checks of the call (gradual.ops.operand_dtypes, the rule)
+    either accept them and the kernel runs, or reject them. A float `bitwise_and` and a bool
+    `negative` checked clean and stopped in the kernel (found by an outside pass)."""
+    from gradual.types import DTypeVar, TensorType
+
+    op = default_registry().get(name)
+    args, attrs = GENERATORS[name](data.draw)
+    params = op.signature.params
+    typed = [i for i, (p, a) in enumerate(zip(params, args))
+             if isinstance(p, TensorType) and isinstance(p.dtype, DTypeVar) and isinstance(a, np.ndarray)]
+    if not typed:
+        return
+    var = params[typed[0]].dtype
+    dtype = data.draw(st.sampled_from(OTHER_DTYPES))
+    args = [a.astype(dtype) if i in typed and params[i].dtype == var else a for i, a in enumerate(args)]
+    try:
+        with np.errstate(all="ignore"):
+            run_operator(op, args, with_defaults(op, attrs), SPAN)
+    except KernelFailure as failure:
+        shown = [(a.shape, str(a.dtype)) if isinstance(a, np.ndarray) else a for a in args]
+        raise AssertionError(f"{name}{shown} {attrs} with {dtype} operands: {failure.diagnostic().message}") from None
+    except RunFailure:
+        pass
+
+
 # the property's findings, pinned (each failed before its rule was mended) ------------------------
 def _outcome(name: str, args: list, attrs: dict) -> str:
     op = default_registry().get(name)

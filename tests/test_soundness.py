@@ -383,4 +383,5 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
     assert declared - ops == set(), f"operators the generator never uses (add them to tests/programs.py): {sorted(declared - ops)}"
     assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
             "reference", "negative-attribute", "signed-value", "zero-dim", "split-at",
-            "function-argument", "hidden-function", "expression-dims", "hinted-loop", "polymorphic-helper"} <= features
+            "function-argument", "hidden-function", "expression-dims", "hinted-loop", "polymorphic-helper",
+            "dynamic-elimination"} <= features

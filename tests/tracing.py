@@ -36,7 +36,7 @@ from gradual.syntax import ast
 from gradual.types import DTypeVar, FuncType, RefType, TensorType, TupleType, Variadic
 
 #: the blame kinds of a CheckFailure a sound run may stop with
-ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write"})
+ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write", "projection"})
 
 #: the blame kinds of a function contract: allowed where a check site of the checker states it
 CONTRACT_BLAME = frozenset({"result", "contract"})

@@ -17,7 +17,7 @@ from ..ops.registry import Operator
 from ..shapes import Dimension
 from ..syntax import ast
 from ..syntax.source import Span
-from ..types import FuncType, Type, format_dims, format_dtype, format_type
+from ..types import DynType, FuncType, Type, format_dims, format_dtype, format_type
 from .document import Analysis
 
 
@@ -473,7 +473,7 @@ def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KI
             out += _binding_hints(analysis, d)
         if "check" in kinds:
             out += [InlayHint(end_of(s.span), f"as {format_type(s.type)}", "check", f"runtime check: {s.reason}")
-                    for s in check_sites(analysis, d)]
+                    for s in check_sites(analysis, d) if not isinstance(s.type, DynType)]  # `as ?` states nothing
     return sorted((h for h in out if start <= h.offset <= end), key=lambda h: h.offset)
 
 

@@ -15,6 +15,7 @@ from ..types import (
     DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
 )
 from .context import ArgView, ShapeContext, TensorArg
+from .operand_dtypes import check_operand_dtypes
 
 
 class SignatureMatcher:
@@ -277,10 +278,13 @@ def apply_operator(ctx: ShapeContext, op: Any) -> Any:
     """Check a call of an operator: its signature gives arity, dtypes and any dims it states;
     its rule, when it has one, gives the result's dims (and dtype, if the rule sets one)."""
     if op.rule is None:
-        return apply_signature(ctx, op.signature)
+        result = apply_signature(ctx, op.signature)
+        check_operand_dtypes(ctx, op)
+        return result
     matcher = SignatureMatcher(ctx, op.signature)
     matcher.match_params()
     ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
+    check_operand_dtypes(ctx, op)
     result = op.rule(ctx)
     _fill_dtypes(result, op.signature.ret, matcher)
     return result

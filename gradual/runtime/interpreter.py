@@ -32,11 +32,11 @@ from ..ops.registry import Registry, default_registry
 from ..syntax import ast
 from ..syntax.source import Span
 from ..types import DynType, FuncType, Type
-from .errors import Blame, CallFailure, InputError, label_at
+from .errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at
 from .liveness import drop_plans
 from .match import match_value, settle_deferred, unbind
 from .operators import run_operator
-from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, RefCell, Wrapped
+from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, RefCell, Wrapped, describe_value, value_kind
 
 
 class TailCall:
@@ -283,7 +283,11 @@ class Interpreter:
     def _eval_proj(self, e: ast.Proj, frame: Frame) -> Any:
         value = self.eval(e.tuple, frame)
         if not isinstance(value, tuple) or not 0 <= e.index < len(value):
-            raise CallFailure(e.span, messages.runtime_bad_projection(e.index, value))
+            # only a `?` value can get here in a checked program: the checker counted the
+            # projection as a check site, and this is its check
+            kind = value_kind(value)
+            raise CheckFailure(Blame(e.span, "projection"), f"a tuple with field {e.index}", describe_value(value),
+                               Mismatch("no-field", {"actual": kind, "index": e.index}))
         return value[e.index]
 
     def _eval_if(self, e: ast.If, frame: Frame) -> Any:

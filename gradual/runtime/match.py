@@ -24,7 +24,8 @@ from ..types import (
 )
 from .cells import closed_type, meet
 from .errors import Blame, CheckFailure, Mismatch
-from .values import Frame, Offsets, RefCell, Wrapped, describe_value, dtype_name, is_function, value_kind
+from .values import (Frame, Offsets, RefCell, Wrapped, describe_value, dtype_name, function_arity, is_function,
+                     value_kind)
 
 
 def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
@@ -176,6 +177,9 @@ class _Match:
         if isinstance(t, FuncType):
             if not is_function(value):
                 self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a function"}, path))
+            arity = function_arity(value)
+            if arity != len(t.params):
+                self.fail(Mismatch("arity", {"actual": arity, "expected": len(t.params)}, path))
             if isinstance(value, Wrapped) and value.type == t and is_closed(t):
                 return value  # already checked against this very type: do not stack wrappers
             return Wrapped(value, t, self.frame, self.resolved_blame())

@@ -219,6 +219,13 @@ def is_function(value: Any) -> bool:
     return isinstance(value, FUNCTION_VALUES)
 
 
+def function_arity(value: Any) -> int:
+    """How many arguments a function value takes."""
+    if isinstance(value, Wrapped):
+        return len(value.type.params)
+    return len(value.node.params)
+
+
 _DTYPE_NAMES: dict = {}
 
 

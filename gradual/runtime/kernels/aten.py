@@ -1046,7 +1046,11 @@ def select_scatter(data: np.ndarray, src: np.ndarray, index: np.ndarray, *, dim:
 def unflatten(data: np.ndarray, sizes: tuple, *, dim: int) -> np.ndarray:
     """dim split into sizes (-1 inferred)."""
     axis = dim % data.ndim
-    return data.reshape(data.shape[:axis] + tuple(_ints(sizes)) + data.shape[axis + 1:]).copy()
+    split = list(_ints(sizes))
+    if -1 in split:  # inferred from the dim itself: NumPy's -1 of an empty tensor has nothing to divide
+        known = int(np.prod([s for s in split if s != -1]))
+        split[split.index(-1)] = data.shape[axis] // known if known else 0
+    return data.reshape(data.shape[:axis] + tuple(split) + data.shape[axis + 1:]).copy()
 
 
 @kernel("aten.topk")

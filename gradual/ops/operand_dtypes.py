@@ -1,0 +1,75 @@
+"""Dtype classes of operands: where a signature's `T` takes any dtype but the operator does not.
+
+A declaration says `bitwise_and[T](%lhs: Tensor[*, T], ...)`; its kernel (NumPy's, as TVM's
+lowering and torch) takes no floats, `negative` and `subtract` no bools, `qnn.*` only
+integers. The operator's call checks every operand whose declared dtype is a dtype variable
+against the operator's class here: statically where the dtype is known, and where the
+program runs for a `?` dtype (the rule runs before the kernel). Such calls checked clean and
+stopped in the kernel with a `runtime-error` (found by an outside pass;
+tests/test_runtime_kernels.py's dtype property finds the operators that need an entry).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import diagnostics as codes
+from ..messages import register_rule_message
+from ..types import FLOAT_DTYPES, INT_DTYPES, DTypeVar, TensorType
+from .context import ShapeContext, TensorArg
+
+register_rule_message(
+    "dtype-class", codes.DTYPE_MISMATCH,
+    "{arg} has dtype {dtype}, but {op} needs {wanted}",
+    "{help}",
+)
+
+#: class -> (what it is called, the help line, whether a dtype name belongs to it)
+CLASSES: dict = {
+    "bits": ("an integer or bool dtype", "cast it to an integer dtype first (`cast(x, dtype=\"int32\")`)",
+             lambda name: name in INT_DTYPES or name == "bool"),
+    "number": ("a numeric dtype (not bool)",
+               "cast the bool tensor to a numeric dtype first, or use `logical_not` / `logical_xor`",
+               lambda name: name != "bool"),
+    "float": ("a floating-point dtype", "cast it to a floating-point dtype first (`cast(x, dtype=\"float32\")`)",
+              lambda name: name in FLOAT_DTYPES),
+    "integer": ("an integer (quantized) dtype", "quantize the tensor first (`qnn.quantize`)",
+                lambda name: name in INT_DTYPES),
+}
+
+
+def _ops(names: str, cls: str) -> dict:
+    return {name: cls for name in names.split()}
+
+
+OPERAND_CLASSES: dict = {
+    **_ops("bitwise_and bitwise_or bitwise_xor left_shift right_shift bitwise_not "
+           "onnx.bitwise_and onnx.bitwise_or onnx.bitwise_xor onnx.bitwise_not onnx.bitshift "
+           "aten.bitwise_and aten.bitwise_or aten.bitwise_xor aten.bitwise_not "
+           "aten.bitwise_left_shift aten.bitwise_right_shift", "bits"),
+    **_ops("negative sign sigmoid subtract nn.softmax nn.log_softmax nn.batch_norm variance "
+           "aten.neg aten.sub aten.sign aten.sigmoid aten.silu aten.log_sigmoid aten.frac aten.erfinv "
+           "aten.softmax aten.log_softmax aten.convolution onnx.conv onnx.topk", "number"),
+    **_ops("aten.rms_norm aten.rms_norm_sized", "float"),
+    **_ops("qnn.abs qnn.add qnn.erf qnn.exp qnn.hardswish qnn.log qnn.mul qnn.rsqrt qnn.sigmoid "
+           "qnn.sqrt qnn.subtract qnn.tanh", "integer"),
+}
+
+
+def check_operand_dtypes(ctx: ShapeContext, op: Any) -> None:
+    """Stop an operand of a known dtype outside the operator's class (see the module docstring)."""
+    cls = OPERAND_CLASSES.get(op.name)
+    if cls is None:
+        return
+    wanted, help_text, member = CLASSES[cls]
+    for param, arg in zip(op.signature.params, ctx.args):
+        if isinstance(param, TensorType) and isinstance(param.dtype, DTypeVar) and isinstance(arg, TensorArg):
+            name = _dtype_name(arg.dtype)
+            if name is not None and not member(name):
+                ctx.fail("dtype-class", arg=arg, wanted=wanted, dtype=name, help=help_text)
+
+
+def _dtype_name(dtype: Any) -> Any:
+    from .rules.common import dtype_name
+
+    return dtype_name(dtype)
