@@ -521,6 +521,22 @@ def _tree(node: object) -> list:
     return [repr(node)]
 
 
+def test_a_clean_check_never_writes_the_listing() -> None:
+    """Issue 12: the listing's text and places are written when a location is first read (a
+    diagnostic, a printed program); a model that checks clean never reads one. A diagnostic
+    then reads its spans from the text as written."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="first"),
+             helper.make_node("Softmax", ["r"], ["s"], name="second", axis=1),
+             helper.make_node("Add", ["s", "r"], ["z"], name="third")]
+    imported = gonnx.import_model(model(nodes, [("x", F, ["n", 3])], [("z", F, None)]))
+    result = imported.check()
+    assert result.ok and result.source._written is None
+    bad = model([helper.make_node("Relu", ["x"], ["r"], name="first"), helper.make_node("MatMul", ["r", "w"], ["z"], name="mm")],
+                [("x", F, ["n", 3])], [("z", F, None)], [("w", np.ones((4, 2), np.float32))])
+    (error,) = gonnx.import_model(bad).check().errors
+    assert error.span.text == "w" and error.span.source.line_text(error.span.start_position[0]) == "node mm (MatMul): r, w -> z"
+
+
 def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 12: a node whose converter has a direct form (convert.DIRECT) is imported without a
     Node, into a Dataflow; the program its statements make, their spans and the listing are what

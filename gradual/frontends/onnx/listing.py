@@ -49,36 +49,50 @@ class Listing:
     """The listing of one graph (and its subgraphs: their nodes follow the outputs' line) and the
     locations in it. A node is named by its graph's path and its index in that graph; the path
     of the main graph is (), of a branch `((3, "then_branch"),)`. `graphs` holds each graph's
-    node records by path, the main graph's first, then its subgraphs depth first."""
+    node records by path, the main graph's first, then its subgraphs depth first.
+
+    The text is written, and the places in it found, the first time a location's offsets or the
+    text are read (a diagnostic, a printed program, an editor): a model that checks clean never
+    needs them. Until then a location is a `_Place` that knows what it points at."""
 
     def __init__(self, path: str, graph: Any, describe: Any, graphs: Optional[dict] = None) -> None:
-        """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`);
-        `graphs` the node records `read_graphs(graph)` gives (read here when not given)."""
+        """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`), asked
+        here for the graph inputs and initializers; `graphs` the node records
+        `read_graphs(graph)` gives (read here when not given)."""
         self.graphs: dict = graphs if graphs is not None else read_graphs(graph)
-        lines = _Lines()
-        self._nodes: dict = {}
-        self._values: dict = {}
-        self._locators: dict = {}
-        self._add_nodes(lines, (), "")
-        for vi in graph.input:
-            self._values[vi.name] = self._add(lines, messages.onnx_input_text(vi.name, describe(vi.name)))
         inputs = {vi.name for vi in graph.input}
-        for init in graph.initializer:
-            if init.name not in inputs:
-                self._values[init.name] = self._add(lines, messages.onnx_constant_text(init.name, describe(init.name)))
-        self._outputs = self._add(lines, messages.onnx_output_text([o.name for o in graph.output]))
+        self._value_texts = [(vi.name, messages.onnx_input_text(vi.name, describe(vi.name))) for vi in graph.input]
+        self._value_texts += [(init.name, messages.onnx_constant_text(init.name, describe(init.name)))
+                              for init in graph.initializer if init.name not in inputs]
+        self._outputs_text = messages.onnx_output_text([o.name for o in graph.output])
+        self._nodes: Optional[dict] = None  # graph path -> each node's (start, end, inputs' start)
+        self._values: dict = {}
+        self._outputs: tuple = (0, 0)
+        self._locators: dict = {}
+        self._last_node: Optional[tuple] = None  # the node whose input offsets are kept
+        self._last_starts: list = []
+        self.source = _ListingSource(self, path)
+
+    def _write(self) -> str:
+        """The text, its places found (once)."""
+        lines = _Lines()
+        self._nodes = {}
+        self._add_nodes(lines, (), "")
+        for name, text in self._value_texts:
+            self._values.setdefault(name, self._add(lines, text))
+        self._outputs = self._add(lines, self._outputs_text)
         for key in self.graphs:
             if key:
                 index, attr = key[-1]
                 owner = self.graphs[key[:-1]][index]
                 where = messages.onnx_node_header(owner.name, index, owner.op_type)[len("node "):]
                 self._add_nodes(lines, key, f"{attr} of {where}")
-        self.source = Source("\n".join(lines.texts) + "\n", path)
+        return "\n".join(lines.texts) + "\n"
 
     def _add_nodes(self, lines: "_Lines", key: tuple, where: str) -> None:
         """The lines of one graph's nodes; each node's place is kept by index, in a list per
         graph (start and end of its line, and where its inputs begin)."""
-        places = self._nodes[key] = []
+        places = self._nodes[key] = []  # type: ignore[index]
         place = places.append
         texts = lines.texts
         end = lines.end
@@ -97,25 +111,51 @@ class Listing:
         lines.add(text)
         return start, start + len(text)
 
-    def _loc(self, start: int, end: int) -> gb.SpanLoc:
-        return gb.SpanLoc(Span(self.source, start, end))
+    def _places(self) -> dict:
+        """Each graph's node places (the text written first, if it is not yet)."""
+        if self._nodes is None:
+            self.source.text  # noqa: B018 - writes it
+        return self._nodes  # type: ignore[return-value]
+
+    def offsets(self, where: tuple) -> tuple:
+        """The (start, end) a `_Place` points at."""
+        kind = where[0]
+        if kind == "node":
+            start, end, _ = self._places()[where[1]][where[2]]
+            return start, end
+        if kind == "argument":
+            return self._argument_offsets(*where[1:])
+        self._places()
+        return self._values.get(where[1], self._outputs) if kind == "value" else self._outputs
+
+    def _argument_offsets(self, key: tuple, index: int, position: int) -> tuple:
+        """Where input `position` of a node is on its line (the whole line from an absent input
+        on). A node's input offsets are found once, for the last node asked: finding each by
+        walking the names before it made a node of n inputs (a Concat, a Sum) cost n squared."""
+        names = self.graphs[key][index].inputs
+        if self._last_node != (key, index):
+            offset = self._places()[key][index][2]
+            starts = []
+            for name in names:
+                if not name:
+                    break
+                starts.append(offset)
+                offset += len(name) + 2  # the line joins the names with ", "
+            self._last_node, self._last_starts = (key, index), starts
+        if position < len(self._last_starts):
+            start = self._last_starts[position]
+            return start, start + len(names[position])
+        start, end, _ = self._nodes[key][index]  # type: ignore[index]
+        return start, end
 
     def node(self, key: tuple, index: int) -> gb.SpanLoc:
         """A node's line."""
-        start, end, _ = self._nodes[key][index]
-        return gb.SpanLoc(Span(self.source, start, end))
+        return gb.SpanLoc(_Place(self, ("node", key, index)))
 
     def argument(self, key: tuple, index: int, position: int, names: list) -> gb.SpanLoc:
         """Input `position` of a node (`names`: its inputs, as its line lists them): its name
         on the node's line (the whole line from an absent input on)."""
-        offset = self._nodes[key][index][2]
-        for i, name in enumerate(names):
-            if not name:
-                break
-            if i == position:
-                return gb.SpanLoc(Span(self.source, offset, offset + len(name)))
-            offset += len(name) + 2  # the line joins the names with ", "
-        return self.node(key, index)
+        return gb.SpanLoc(_Place(self, ("argument", key, index, position)))
 
     def locator(self, key: tuple) -> "GraphPlaces":
         """The places of one graph's nodes, as an ast.Dataflow locates its statements (a
@@ -127,11 +167,58 @@ class Listing:
 
     def value(self, name: str) -> gb.SpanLoc:
         """A graph input's or initializer's line (the outputs' line for anything else)."""
-        return self._loc(*self._values.get(name, self._outputs))
+        return gb.SpanLoc(_Place(self, ("value", name)))
 
     def outputs(self) -> gb.SpanLoc:
         """The graph outputs' line."""
-        return self._loc(*self._outputs)
+        return gb.SpanLoc(_Place(self, ("outputs",)))
+
+
+class _ListingSource(Source):
+    """The listing as a Source whose text is written when first read."""
+
+    __slots__ = ("listing", "_written")
+
+    def __init__(self, listing: Listing, path: str) -> None:  # noqa: D107
+        self.listing = listing
+        self._written: Optional[str] = None
+        self.path = path
+        self._line_starts = None
+        self.base = 0
+        self.line_base = 0
+
+    @property  # type: ignore[override]
+    def text(self) -> str:  # noqa: D102 - Source.text
+        if self._written is None:
+            self._written = self.listing._write()
+        return self._written
+
+
+class _Place(Span):
+    """A span of the listing found when its offsets are first read (see Listing)."""
+
+    __slots__ = ("listing", "where", "_offsets")
+
+    def __init__(self, listing: Listing, where: tuple) -> None:  # noqa: D107 - Span's fields, found later
+        self.listing = listing
+        self.where = where
+        self._offsets: Optional[tuple] = None
+
+    @property  # type: ignore[override]
+    def source(self) -> Source:  # noqa: D102 - Span.source
+        return self.listing.source
+
+    @property  # type: ignore[override]
+    def start(self) -> int:  # noqa: D102 - Span.start
+        if self._offsets is None:
+            self._offsets = self.listing.offsets(self.where)
+        return self._offsets[0]
+
+    @property  # type: ignore[override]
+    def end(self) -> int:  # noqa: D102 - Span.end
+        if self._offsets is None:
+            self._offsets = self.listing.offsets(self.where)
+        return self._offsets[1]
 
 
 class GraphPlaces:
@@ -145,11 +232,11 @@ class GraphPlaces:
 
     def line(self, index: int) -> Span:
         """Node `index`'s line."""
-        return self.listing.node(self.key, index).span
+        return _Place(self.listing, ("node", self.key, index))
 
     def argument(self, index: int, position: int) -> Span:
         """Input `position` of node `index`, on its line."""
-        return self.listing.argument(self.key, index, position, self.listing.graphs[self.key][index].inputs).span
+        return _Place(self.listing, ("argument", self.key, index, position))
 
 
 def read_graphs(graph: Any) -> dict:
