@@ -298,7 +298,11 @@ class _Resolver:
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
         before = len(dims.introduced)
         converted = Converter(dims, types, self.report_annotation, allow_patterns=True).convert(t)
-        converted, quantified = quantify_result_functions(converted, dims.introduced[before:])
+        # a cast's names stay its existentials: elaboration's contracts write the names a
+        # callee chooses once there (`%g as fn (Tensor[(w,)]) -> Tensor[(w,)]`), see design.md
+        quantified: tuple = ()
+        if not isinstance(node, ast.Cast):
+            converted, quantified = quantify_result_functions(converted, dims.introduced[before:])
         if quantified:
             dims.introduced[before:] = [sym for sym in dims.introduced[before:] if sym not in quantified]
             dims.forget(quantified)

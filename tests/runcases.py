@@ -47,7 +47,7 @@ def run_case_section(case: Case, result: gradual.CheckResult, spec: RunSpec) -> 
     inputs = make_inputs(interpreter.parameters(spec.entry), spec.inputs)
     outcome = _outcome(interpreter, spec.entry, inputs)
     _check_expectations(case, spec, inputs, outcome)
-    _check_reparsed(result, spec, inputs, outcome)
+    _check_reparsed(result, spec, inputs, outcome, case.name)
 
 
 def make_inputs(params: list, specs: list) -> dict:
@@ -153,9 +153,27 @@ def _expect_static_failure(case: Case, result: gradual.CheckResult, spec: RunSpe
         assert want in found, f"{case.path.name}:{number}: static errors are {found}, expected {want}"
 
 
-def _check_reparsed(result: gradual.CheckResult, spec: RunSpec, inputs: dict, outcome: Any) -> None:
-    """The elaborated program, printed and parsed again, runs to the same end."""
-    module = gradual.parse(gradual.elaborate_text(result), "<elaborated>")
+#: cases whose elaborated program is known not to check again (open; design.md): asserted to
+#: fail, so a fix shows here
+RECHECK_OPEN = {
+    # the cast `%n as Tensor[(2 * d,)]` of a rigid `m`, `d` bound by another argument's cast:
+    # checking it again reads rigid `m` against `2 * d` as an error, not a check
+    "a callee's `2 * n` meets a rigid argument dim while `n` comes from a `?`: no polynomial solves it, "
+    "so the call checks it once the `?` argument's cast has bound `d` (the run stopped at the callee's "
+    "entry instead, which no inserted check covered; found by the deep soundness property)",
+}
+
+
+def _check_reparsed(result: gradual.CheckResult, spec: RunSpec, inputs: dict, outcome: Any, name: str = "") -> None:
+    """The elaborated program, printed and parsed again, checks without errors (RECHECK_OPEN
+    apart) and runs to the same end."""
+    text = gradual.elaborate_text(result)
+    rechecked = gradual.check(text, "<elaborated>")
+    if name in RECHECK_OPEN:
+        assert not rechecked.ok, "this elaborated program checks again now: take it out of RECHECK_OPEN"
+    else:
+        assert rechecked.ok, f"the elaborated program does not check: {[d.message for d in rechecked.errors]}"
+    module = gradual.parse(text, "<elaborated>")
     again = _outcome(Interpreter(module, result.registry), spec.entry, inputs)
     if isinstance(outcome, RunFailure):
         assert isinstance(again, RunFailure), "the re-parsed elaborated program did not fail"
