@@ -236,6 +236,13 @@ def blanks(n: int) -> str:
             f"  let{run}%b = nn.relu({run}%a as {T});\n  %b\n}}\n")
 
 
+def errors_on_a_line(n: int) -> str:
+    """n statements on one line, each a shape error (`add` of a (2, 3) and a (3, 2)): every
+    diagnostic shows the line (shown whole, each cost the line's length: quadratic)."""
+    stmts = " ".join(f"%v{i} = add(%x, %y);" for i in range(n))
+    return f"def @main(%x: {T}, %y: Tensor[(3, 2), float32]) {{ {stmts} %x }}\n"
+
+
 def unknown_chain(n: int) -> str:
     """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
     return bench.chain_program(n, "unknown")
@@ -313,6 +320,7 @@ class Axis:
     command: str = "check"
     suffix: str = ".rly"
     inputs: Callable[[str], list] = lambda program: ["x"]  # what `run` is given, each a (4, 4) tensor
+    errors: bool = False  # the program has errors: `check` exits 1 and prints them (the library renders them)
 
 
 AXES = [
@@ -341,6 +349,7 @@ AXES = [
     Axis("component", "definitions in one recursive component", component, 150),
     Axis("line", "length of one source line", one_line, 2500),
     Axis("blanks", "runs of blanks inside statements", blanks, 10000),
+    Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 1000, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
@@ -370,7 +379,7 @@ def write_program(axis: Axis, n: int, workdir: Path) -> Path:
 
 
 def _command(axis: Axis, path: Path) -> list:
-    extra = {"check": ["--quiet"], "elaborate": []}.get(axis.command)
+    extra = {"check": ["--quiet", "--color=never"], "elaborate": []}.get(axis.command)
     if extra is None:
         extra = [f"--shape={name}=4x4" for name in axis.inputs(path.read_text(encoding="utf-8"))]
     return [sys.executable, "-m", "gradual.cli", axis.command, *extra, str(path)]
@@ -381,7 +390,7 @@ def process_seconds(axis: Axis, path: Path) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(_command(axis, path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0 or "Traceback" in done.stderr:
+    if done.returncode != (1 if axis.errors else 0) or "Traceback" in done.stderr:
         raise RuntimeError(f"{axis.name}: {' '.join(_command(axis, path))} exited {done.returncode}\n{done.stderr[-2000:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -401,6 +410,9 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
 
     def work() -> None:
         result = gradual.check(text, str(path))
+        if axis.errors:
+            render_errors(result)
+            return
         assert result.ok, [d.message for d in result.diagnostics[:1]]
         if axis.command == "elaborate":
             gradual.elaborate_text(result)
@@ -409,6 +421,20 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
 
             gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
     return work
+
+
+def render_errors(result) -> str:  # noqa: ANN001 - a gradual.CheckResult
+    """The diagnostics of a program that has errors, drawn as `gradual check` draws them."""
+    import io
+
+    from rich.console import Console
+
+    from gradual.render import render_all
+
+    assert not result.ok
+    out = io.StringIO()
+    render_all(result.diagnostics, Console(file=out, no_color=True, width=200, soft_wrap=True, highlight=False))
+    return out.getvalue()
 
 
 def library_seconds(axis_name: str, paths: list, repeat: int) -> list:

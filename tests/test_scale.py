@@ -49,6 +49,9 @@ def calls_made(work: Callable[[], None]) -> int:
 def _work(text: str, axis) -> Callable[[], None]:  # noqa: ANN001 - a scale.Axis
     def check() -> None:
         result = gradual.check(text)
+        if axis.errors:
+            scale.render_errors(result)
+            return
         assert result.ok, [d.message for d in result.errors[:1]]
         if axis.command == "elaborate":
             gradual.elaborate_text(result)
@@ -67,6 +70,15 @@ def test_calls_grow_linearly(axis) -> None:
 
     small, large = run_deep(both)
     assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
+def test_diagnostics_on_one_long_line_print_in_linear_size() -> None:
+    """Each diagnostic shows a window of its line, not the whole line: n errors on one line
+    n statements long printed n times the line (quadratic in the line, as text, so counting
+    calls would not see it)."""
+    gradual.check(scale.errors_on_a_line(2))
+    small, large = (len(scale.render_errors(gradual.check(scale.errors_on_a_line(n)))) for n in (100, 800))
+    assert large <= LIMIT * small, f"{small} characters at n = 100, {large} at 8n ({large / small:.1f}x)"
 
 
 def test_a_deep_program_is_checked_in_one_pass() -> None:
