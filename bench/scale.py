@@ -243,6 +243,16 @@ def errors_on_a_line(n: int) -> str:
     return f"def @main(%x: {T}, %y: Tensor[(3, 2), float32]) {{ {stmts} %x }}\n"
 
 
+def unknown_names(n: int) -> str:
+    """n bound variables, then n uses of unknown ones (`%q{i}`): each unknown name looks for a
+    close one among those in scope (a did-you-mean over all of them was quadratic: 8,000 took
+    164 s)."""
+    lines = [f"def @main(%x: {T}) {{"]
+    lines += [f"  %v{i} = nn.relu(%x);" for i in range(n)]
+    lines += [f"  %w{i} = nn.relu(%q{i});" for i in range(n)]
+    return "\n".join(lines + ["  %x", "}"]) + "\n"
+
+
 def unknown_chain(n: int) -> str:
     """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
     return bench.chain_program(n, "unknown")
@@ -350,6 +360,7 @@ AXES = [
     Axis("line", "length of one source line", one_line, 2500),
     Axis("blanks", "runs of blanks inside statements", blanks, 10000),
     Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 1000, errors=True),
+    Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 1000, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),

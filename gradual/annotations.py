@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import difflib
 import operator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Collection, Iterator, Optional
 
 from .scopes import UndoLog
 from .shapes import Dimension, Poly, Symbol
@@ -59,10 +61,6 @@ class DimScope:
         """The variadic symbol `*name` refers to here."""
         return self.sequences.get(name)
 
-    def visible_names(self) -> list[str]:
-        """Every dimension name in scope (for did-you-mean)."""
-        return list(self.names)
-
     def introduce(self, name: str) -> Symbol:
         """A new symbol for `name`, visible from now on in this scope."""
         sym = Symbol(name)
@@ -90,9 +88,45 @@ class TypeScope:
     holes: dict = field(default_factory=dict)
 
 
-def suggest(name: str, candidates: list[str]) -> Optional[str]:
-    """The closest candidate to a misspelled name, if any is close."""
-    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+#: How many names a program defines that the did-you-mean hints of one check may compare, per
+#: character of the program. A hint compares the misspelled name with every name it could
+#: have meant, so a program with many unknown names among many known ones cost their product
+#: (8,000 unknown variables among 8,000 bound ones took 164 s); past the budget an unknown
+#: name gets the usual help without a guess. Fixed sets (operators, their attributes, dtypes)
+#: cost the same for every program and are always compared.
+SUGGESTION_BUDGET = 2
+#: names longer than this get no guess (a comparison costs the product of the two lengths)
+_SUGGEST_LENGTH = 64
+_budget: ContextVar[Optional[list]] = ContextVar("gradual_suggestion_budget", default=None)
+
+
+@contextmanager
+def suggestion_budget(size: int) -> Iterator[None]:
+    """Did-you-mean hints inside share one budget: SUGGESTION_BUDGET comparisons per
+    character of a program of `size` characters (one check, one analysis)."""
+    token = _budget.set([SUGGESTION_BUDGET * size])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
+def suggest(name: str, candidates: Collection[str] = (), *, scoped: Collection[str] = ()) -> Optional[str]:
+    """The closest name to a misspelled one, if any is close: among `candidates`, a fixed set,
+    and `scoped`, names the program defines, while the budget of the `suggestion_budget`
+    around it lasts (outside one there is no budget). Past the budget `scoped` costs nothing:
+    it is only counted."""
+    if len(name) > _SUGGEST_LENGTH:
+        return None
+    if scoped:
+        left = _budget.get()
+        if left is not None:
+            if len(scoped) > left[0]:
+                scoped = ()
+            else:
+                left[0] -= len(scoped)
+    pool = [*candidates, *scoped] if scoped else list(candidates)
+    matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 
@@ -136,8 +170,7 @@ class Converter:
         var = self.types.dtype_vars.get(name)
         if var is not None:
             return var
-        candidates = list(DTYPES) + list(self.types.dtype_vars)
-        self.report("unknown-dtype", span, {"name": name, "suggestion": suggest(name, candidates)})
+        self.report("unknown-dtype", span, {"name": name, "suggestion": suggest(name, DTYPES, scoped=self.types.dtype_vars)})
         return DYN_DTYPE
 
     def dim_item(self, d: ast.DimExpr) -> object:
@@ -183,7 +216,7 @@ class Converter:
             return found
         if self.dims.mode in ("quantify", "bind"):
             return self.dims.introduce(d.name)
-        self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, self.dims.visible_names())})
+        self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, scoped=self.dims.names)})
         return self.dims.introduce(d.name)
 
     def _exact(self, d: ast.DimExpr) -> Optional[Poly]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 
 from . import messages
+from .annotations import suggestion_budget
 from .diagnostics import Diagnostic, Severity
 from .infer import CheckRecord, FunctionResult, check_module
 from .names import Resolution, resolve
@@ -214,8 +215,9 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     else:
         module = program
         source = module.span.source if module.span is not None else None
-    resolution = resolve(module, registry)
-    checker = check_module(resolution, registry)
+    with suggestion_budget(len(source.text) if source is not None and source.text else 10_000):
+        resolution = resolve(module, registry)
+        checker = check_module(resolution, registry)
     diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
     return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry,
                        checker.instantiations)

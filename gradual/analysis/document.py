@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .. import messages
+from ..annotations import suggestion_budget
 from ..api import CheckResult, parse_diagnostic, run_deep, gc_paused
 from ..diagnostics import Diagnostic
 from ..infer import Checker, DefinitionRecord
@@ -159,7 +160,8 @@ class Document:
             source = Source(text, self.path)
             pieces, syntax = self._parse(text, source)
             module = ast.Module(tuple(d for p in pieces for d in p.defs), span=Span(source, 0, len(text)))
-            result, internal, rechecked = self._check(module, cancelled)
+            with suggestion_budget(len(text)):
+                result, internal, rechecked = self._check(module, cancelled)
             result.source = source
             if syntax is not None:
                 result.diagnostics = [syntax]
