@@ -319,6 +319,19 @@ def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def onnx_fanin(n: int) -> bytes:
+    """An ONNX model: n Relus of `x`, summed by one Sum node of n inputs (locating each input on
+    the node's line walked the names before it: quadratic in a node's inputs)."""
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Relu", ["x"], [f"r{i}"], name=f"n{i}") for i in range(n)]
+    nodes.append(helper.make_node("Sum", [f"r{i}" for i in range(n)], ["s"], name="sum"))
+    graph = helper.make_graph(
+        nodes, "fanin", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
 @dataclass
 class Axis:
     """One axis of input size: how a program of size n is made, and what is run on it."""
@@ -362,6 +375,7 @@ AXES = [
     Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 1000, errors=True),
     Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 1000, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
+    Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),

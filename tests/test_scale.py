@@ -72,6 +72,24 @@ def test_calls_grow_linearly(axis) -> None:
     assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
 
 
+@pytest.mark.parametrize("axis", [a for a in scale.AXES if a.suffix == ".onnx"], ids=lambda a: a.name)
+def test_onnx_calls_grow_linearly(axis, tmp_path: Path) -> None:
+    """The ONNX axes, imported and checked, by calls made."""
+    from gradual.frontends import onnx as gonnx
+
+    n = 100
+    paths = [tmp_path / f"{size}.onnx" for size in (n, 8 * n)]
+    for path, size in zip(paths, (n, 8 * n)):
+        path.write_bytes(axis.make(size))
+    gonnx.import_model(str(paths[0])).check()  # the frontend's imports and caches, outside the count
+
+    def work(path: Path) -> Callable[[], None]:
+        return lambda: gonnx.import_model(str(path)).check()
+
+    small, large = run_deep(lambda: (calls_made(work(paths[0])), calls_made(work(paths[1]))))
+    assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
 def test_diagnostics_on_one_long_line_print_in_linear_size() -> None:
     """Each diagnostic shows a window of its line, not the whole line: n errors on one line
     n statements long printed n times the line (quadratic in the line, as text, so counting
