@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import gradual
+from gradual.analysis import queries
 from gradual.api import run_deep
 
 _SPEC = importlib.util.spec_from_file_location("scale", Path(__file__).parent.parent / "bench" / "scale.py")
@@ -90,6 +91,54 @@ def test_onnx_calls_grow_linearly(axis, tmp_path: Path) -> None:
     assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
 
 
+def lines_run(work: Callable[[], None]) -> int:
+    """Lines of Python that `work` runs on this thread (a loop's every turn counts, where a
+    call count sees a loop that calls nothing as nothing)."""
+    count = 0
+
+    def trace(frame: object, event: str, arg: object) -> Callable:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        work()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+EDITOR_QUERIES = {  # what an editor asks of a whole document
+    "symbols": lambda a, text: queries.symbols(a),
+    "inlay hints": lambda a, text: queries.inlay_hints(a, 0, len(text)),
+    "check sites": lambda a, text: [queries.check_sites(a, d) for d in queries.definitions(a)],
+}
+
+
+@pytest.mark.parametrize("query", EDITOR_QUERIES)
+@pytest.mark.parametrize("axis", [a for a in AXES if a.name in ("definitions", "chain", "closures")], ids=lambda a: a.name)
+def test_editor_queries_grow_linearly(axis, query: str) -> None:
+    """The language server's document-wide answers, by lines run: looking a definition up by
+    offset listed every piece's start, and a definition's checks went through every
+    definition (both quadratic in the definitions)."""
+    from gradual.analysis.document import Document
+
+    n = SMALL.get(axis.name, 100)
+
+    def both() -> tuple:
+        counts = []
+        for size in (n, 8 * n):
+            text = axis.make(size)
+            analysis = Document("scale.rly").analyze(text)
+            counts.append(lines_run(lambda: EDITOR_QUERIES[query](analysis, text)))
+        return tuple(counts)
+
+    small, large = run_deep(both)
+    assert large <= LIMIT * small, f"{axis.name}, {query}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
 def test_diagnostics_on_one_long_line_print_in_linear_size() -> None:
     """Each diagnostic shows a window of its line, not the whole line: n errors on one line
     n statements long printed n times the line (quadratic in the line, as text, so counting
@@ -143,3 +192,34 @@ def test_a_long_string_or_comment_is_read_in_little_memory(what: str) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 20 * LONG, f"{what}: {peak / LONG:.0f} bytes a character"
+
+
+def test_editor_positions_on_one_long_line_grow_linearly(monkeypatch) -> None:
+    """The positions of n diagnostics on one line, converted for the editor in order, count
+    the characters between one and the next, not from the line's start each time (n times
+    the line: quadratic). Measured as the characters counted."""
+    from lsprotocol import types as lsp
+    from pygls.workspace.position_codec import PositionCodec
+
+    from gradual.analysis.document import Document
+    from gradual.lsp import convert, text as lsp_text
+
+    counted = [0]
+    units = lsp_text._units
+
+    def counting(text: str, encoding: str) -> int:
+        counted[0] += len(text)
+        return units(text, encoding)
+
+    monkeypatch.setattr(lsp_text, "_units", counting)
+
+    def characters(n: int) -> int:
+        analysis = Document("line.rly").analyze(scale.errors_on_a_line(n))
+        positions = convert.Positions(analysis.source, PositionCodec(encoding=lsp.PositionEncodingKind.Utf16))
+        counted[0] = 0
+        for d in analysis.diagnostics:
+            convert.diagnostic(d, "file:///line.rly", "line.rly", positions)
+        return counted[0]
+
+    small, large = run_deep(lambda: (characters(100), characters(800)))
+    assert large <= LIMIT * small, f"{small} characters counted at n = 100, {large} at 8n ({large / small:.1f}x)"

@@ -103,10 +103,21 @@ class Analysis:
     internal_errors: list = field(default_factory=list)
     rechecked: tuple = ()
 
+    _piece_starts: Optional[list] = field(default=None, repr=False)
+
     @property
     def diagnostics(self) -> list:
         """The document's diagnostics (as `gradual check` reports them)."""
         return self.result.diagnostics
+
+    @property
+    def piece_starts(self) -> list:
+        """Where each piece starts in the document, for bisecting (made once: a lookup by
+        offset that listed them each time cost the number of pieces, and the editor's
+        symbols and hints look up every parameter, quadratic in the definitions)."""
+        if self._piece_starts is None:
+            self._piece_starts = [p.source.base for p in self.pieces]
+        return self._piece_starts
 
 
 @dataclass(eq=False)
