@@ -186,6 +186,18 @@ def sums(n: int) -> str:
     return "\n".join(lines + [f"  %c{n - 1}", "}"]) + "\n"
 
 
+def dim_sum(n: int) -> str:
+    """`Tensor[(s0 + s1 + ... + s{n-1}, 3)]`: a parameter whose dim is written as a sum of n
+    names (past the polynomial bound it is `?`; it was built whole: 8,000 names took 4 s)."""
+    return f"def @main(%x: Tensor[({' + '.join(f's{i}' for i in range(n))}, 3), float32]) {{ nn.relu(%x) }}\n"
+
+
+def dim_nesting(n: int) -> str:
+    """`Tensor[((((n // m) + 1) + 1) ..., 3)]`: arithmetic n deep around a division by a name
+    (an error: each level asked its whole inside again, quadratic)."""
+    return f"def @main(%x: Tensor[({'(' * n}n // m{' + 1)' * n}, 3), float32]) {{ nn.relu(%x) }}\n"
+
+
 def symbols(n: int) -> str:
     """`def @f(%x0: Tensor[(s0, 3)], ..., %x{n-1}: Tensor[(s{n-1}, 3)])` called once: n symbols
     in one signature."""
@@ -390,6 +402,8 @@ AXES = [
     Axis("squaring", "repeated squaring of a shape value", squaring, 2500),
     Axis("sums", "symbols summed in one dim (concatenate)", sums, 600),
     Axis("symbols", "symbols in one signature", symbols, 600),
+    Axis("dim-sum", "names summed in one written dim", dim_sum, 2500),
+    Axis("dim-nesting", "nesting depth of dim arithmetic (an error inside)", dim_nesting, 1250, errors=True),
     Axis("hints", "`can_unify` hints", hints, 600),
     Axis("hint-chain", "hinted definitions, each widened by the one before", hint_chain, 600),
     Axis("component", "definitions in one recursive component", component, 150),

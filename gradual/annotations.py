@@ -13,7 +13,7 @@ import operator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterator, Optional
+from typing import Any, Callable, Collection, Iterator, Optional
 
 from .scopes import UndoLog
 from .shapes import Dimension, Poly, Symbol
@@ -25,6 +25,9 @@ from .types import (
 )
 
 Report = Callable[[str, Span, dict], None]
+
+#: what `Converter._exact` gives for arithmetic past the polynomial bounds (a `?` dim)
+UNTRACKED = object()
 
 #: dimension arithmetic that polynomials and dims share (`//` differs: a positive constant only)
 _RING = {"+": operator.add, "-": operator.sub, "*": operator.mul}
@@ -138,6 +141,7 @@ class Converter:
         self.types = types
         self.report = report
         self.allow_patterns = allow_patterns
+        self._exact_memo: dict = {}  # id of a DimBinary -> (it, its `_exact`)
 
     def convert(self, t: ast.TypeExpr) -> Type:
         """The checker type an annotation denotes."""
@@ -219,23 +223,40 @@ class Converter:
         self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, scoped=self.dims.names)})
         return self.dims.introduce(d.name)
 
-    def _exact(self, d: ast.DimExpr) -> Optional[Poly]:
+    def _exact(self, d: ast.DimExpr) -> Any:
         """The polynomial an arithmetic of integers (negative ones too) and names denotes;
-        None where a part is not exact (`?`, an interval) or a divisor is not positive."""
+        None where a part is not exact (a divisor that is not a positive constant), UNTRACKED
+        where it is past the polynomial bounds of shapes/poly.py. Found once per expression:
+        `_binary` asks again for the parts of one that is not exact (asking anew at each
+        level was quadratic in the nesting), and building a polynomial past the bounds cost
+        its size at every operation (a sum of 8,000 names took 4 s)."""
         if isinstance(d, ast.DimInt):
             return Poly.const(d.value)
         if isinstance(d, ast.DimName):
             return Poly.atom(self.symbol(d))
         if not isinstance(d, ast.DimBinary):
             return None
+        found = self._exact_memo.get(id(d))
+        if found is not None:
+            return found[1]
         left, right = self._exact(d.left), self._exact(d.right)
         if left is None or right is None:
-            return None
-        if d.op in _RING:
-            return _RING[d.op](left, right)
-        if not right.is_const() or right.const_value() <= 0:
-            return None
-        return left.floordiv(right.const_value())
+            result = None
+        elif left is UNTRACKED or right is UNTRACKED:
+            result = UNTRACKED
+        elif d.op in _RING:
+            if d.op == "*" and not left.product_within_limits(right):
+                result = UNTRACKED
+            else:
+                result = _RING[d.op](left, right)
+                if not result.within_limits():
+                    result = UNTRACKED
+        elif not right.is_const() or right.const_value() <= 0:
+            result = None
+        else:
+            result = left.floordiv(right.const_value())
+        self._exact_memo[id(d)] = (d, result)  # the node kept, so that its id is not reused
+        return result
 
     def _interval(self, d: ast.DimInterval) -> Dimension:
         lo = 0 if d.lo is None else d.lo
@@ -246,6 +267,9 @@ class Converter:
 
     def _binary(self, d: ast.DimBinary) -> Dimension:
         exact = self._exact(d)
+        if exact is UNTRACKED:
+            self.report("dim-untracked", d.span, {})
+            return Dimension.dynamic()
         if exact is not None:  # computed as a polynomial, so `n + -2` is `n - 2`
             try:
                 return Dimension.of_expr(exact)

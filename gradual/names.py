@@ -122,6 +122,8 @@ class _Resolver:
             self.report(messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
         elif code == "unknown-dim":
             self.report(messages.unknown_dim(span, facts["name"], facts.get("suggestion")))
+        elif code == "dim-untracked":
+            self.report(messages.dim_untracked(span, "", "annotation"))
         else:
             self.report(messages.bad_signature(span, facts.get("what", ""), facts))
 
