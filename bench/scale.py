@@ -367,6 +367,39 @@ def onnx_fanin(n: int) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
+def torch_conds(n: int) -> bytes:
+    """A torch.export archive (tests/data/torch/branches.pt2) with its first torch.cond node
+    repeated n times: every branch binds the same names (`x`, `linear`), and a fresh name was
+    found by trying each suffix from `_1` on (quadratic)."""
+    import copy
+    import io
+    import zipfile
+
+    def edit(program: dict) -> None:
+        graph = program["graph_module"]["graph"]
+        cond = next(node for node in graph["nodes"] if node["name"] == "cond")
+        for i in range(n):
+            node = copy.deepcopy(cond)
+            node["name"] = f"cond_r{i}"
+            for out in node["outputs"]:
+                for tensor in out.get("as_tensors", [out["as_tensor"]] if "as_tensor" in out else []):
+                    graph["tensor_values"][f"{tensor['name']}_r{i}"] = graph["tensor_values"]["x"]
+                    tensor["name"] += f"_r{i}"
+            graph["nodes"].append(node)
+
+    source = ROOT / "tests" / "data" / "torch" / "branches.pt2"
+    out = io.BytesIO()
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if "/models/" in info.filename and info.filename.endswith(".json"):
+                program = json.loads(body)
+                edit(program)
+                body = json.dumps(program).encode()
+            zout.writestr(info, body)
+    return out.getvalue()
+
+
 @dataclass
 class Axis:
     """One axis of input size: how a program of size n is made, and what is run on it."""
@@ -413,6 +446,7 @@ AXES = [
     Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 1000, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
+    Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
@@ -465,13 +499,8 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
     """The axis's work in this process, ready to time (the program is read beforehand)."""
     import gradual
 
-    if axis.suffix == ".onnx":
-        from gradual.frontends import onnx as gonnx
-
-        def check_model() -> None:
-            result = gonnx.import_model(str(path)).check()
-            assert result.ok, result.diagnostics[:1]
-        return check_model
+    if axis.suffix in MODELS:
+        return lambda: check_model(path)
     text = path.read_text(encoding="utf-8")
 
     def work() -> None:
@@ -487,6 +516,17 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
 
             gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
     return work
+
+
+MODELS = (".onnx", ".pt2")  # axes whose input is a model file
+
+
+def check_model(path: Path) -> None:
+    """Import a model file and check it, as `gradual check model.onnx` does."""
+    from gradual.analysis.inputs import check_input, load
+
+    checked = check_input(load(str(path), {}))
+    assert checked.result is not None and checked.result.ok, [d.message for d in checked.diagnostics[:1]]
 
 
 def render_errors(result) -> str:  # noqa: ANN001 - a gradual.CheckResult

@@ -26,7 +26,8 @@ scale = sys.modules["scale"] = importlib.util.module_from_spec(_SPEC)  # type: i
 _SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
 
 LIMIT = 8.5  # calls at 8n over calls at n
-SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300}
+SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300,
+         "torch-conds": 40}
 AXES = [a for a in scale.AXES if a.suffix == ".rly"]
 
 
@@ -73,22 +74,21 @@ def test_calls_grow_linearly(axis) -> None:
     assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
 
 
-@pytest.mark.parametrize("axis", [a for a in scale.AXES if a.suffix == ".onnx"], ids=lambda a: a.name)
-def test_onnx_calls_grow_linearly(axis, tmp_path: Path) -> None:
-    """The ONNX axes, imported and checked, by calls made."""
-    from gradual.frontends import onnx as gonnx
-
-    n = 100
-    paths = [tmp_path / f"{size}.onnx" for size in (n, 8 * n)]
+@pytest.mark.parametrize("axis", [a for a in scale.AXES if a.suffix in scale.MODELS], ids=lambda a: a.name)
+def test_model_calls_grow_linearly(axis, tmp_path: Path) -> None:
+    """The model axes (ONNX, torch.export), imported and checked, by lines run (a loop that
+    calls nothing, as a name's suffixes tried one by one, counts too)."""
+    n = SMALL.get(axis.name, 100)
+    paths = [tmp_path / f"{size}{axis.suffix}" for size in (n, 8 * n)]
     for path, size in zip(paths, (n, 8 * n)):
         path.write_bytes(axis.make(size))
-    gonnx.import_model(str(paths[0])).check()  # the frontend's imports and caches, outside the count
+    scale.check_model(paths[0])  # the frontend's imports and caches, outside the count
 
     def work(path: Path) -> Callable[[], None]:
-        return lambda: gonnx.import_model(str(path)).check()
+        return lambda: scale.check_model(path)
 
-    small, large = run_deep(lambda: (calls_made(work(paths[0])), calls_made(work(paths[1]))))
-    assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
+    small, large = run_deep(lambda: (lines_run(work(paths[0])), lines_run(work(paths[1]))))
+    assert large <= LIMIT * small, f"{axis.name}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
 
 
 def lines_run(work: Callable[[], None]) -> int:
