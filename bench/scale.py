@@ -367,6 +367,27 @@ def onnx_fanin(n: int) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
+def onnx_branches(n: int) -> bytes:
+    """An ONNX model: a chain of n If nodes whose branches all bind the same names (`t`, `e`):
+    a fresh name was found by trying each suffix from `_1` on (quadratic)."""
+    from onnx import TensorProto, helper
+
+    def branch(kind: str, out: str, source: str, i: int):  # noqa: ANN202 - an onnx.GraphProto
+        return helper.make_graph([helper.make_node(kind, [source], [out])], f"{out}{i}", [],
+                                 [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+
+    nodes, prev = [], "x"
+    for i in range(n):
+        nodes.append(helper.make_node("If", ["c"], [f"v{i}"], name=f"if{i}", then_branch=branch("Relu", "t", prev, i),
+                                      else_branch=branch("Neg", "e", prev, i)))
+        prev = f"v{i}"
+    graph = helper.make_graph(
+        nodes, "branches", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
+                            helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
 def torch_conds(n: int) -> bytes:
     """A torch.export archive (tests/data/torch/branches.pt2) with its first torch.cond node
     repeated n times: every branch binds the same names (`x`, `linear`), and a fresh name was
@@ -446,6 +467,7 @@ AXES = [
     Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 1000, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
+    Axis("onnx-branches", "ONNX If nodes whose branches bind the same names", onnx_branches, 1250, suffix=".onnx"),
     Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
