@@ -326,6 +326,17 @@ def run_closure_symbols(n: int) -> str:
     return "".join(out) + "}\n"
 
 
+def run_closure_relations(n: int) -> str:
+    """Closures n deep, run, whose parameters are `(s1 - s0, 4)` as the entry's is: the entry
+    relates s1 to s0, and looking a relation up walked every level between (quadratic)."""
+    t = "Tensor[(s1 - s0, 4), float32]"
+    out = [f"def @main(%x: {t}) {{\n"]
+    out += [f"let %f{i} = fn (%a{i}: {t}) {{\n" for i in range(n)]
+    out.append(f"%a{n - 1}\n")
+    out += ["};\n" + (f"%f{i}(%a{i - 1})\n" if i else "%f0(%x)\n") for i in reversed(range(n))]
+    return "".join(out) + "}\n"
+
+
 def entry_inputs(program: str) -> list:
     """The inputs of an `entry_chain` program: every parameter of its entry."""
     return re.findall(r"%(x[0-9]*):", program)
@@ -476,6 +487,8 @@ AXES = [
          command="run"),
     Axis("run-closure-symbols", "closures using the outermost level's symbols (`gradual run`)", run_closure_symbols,
          1250, command="run", inputs=lambda program: ["x", "y"]),
+    Axis("run-closure-relations", "closures using the entry's related symbols (`gradual run`)",
+         run_closure_relations, 1250, command="run"),
     Axis("entry-chain", "parameters whose symbols chain (`gradual run`)", entry_chain, 600, command="run",
          inputs=entry_inputs),
     Axis("differences", "parameters that are differences of symbols (`gradual run`)", entry_differences, 600,

@@ -26,7 +26,7 @@ scale = sys.modules["scale"] = importlib.util.module_from_spec(_SPEC)  # type: i
 _SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
 
 LIMIT = 8.5  # calls at 8n over calls at n
-SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300,
+SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300, "run-closure-relations": 300,
          "torch-conds": 40}
 AXES = [a for a in scale.AXES if a.suffix == ".rly"]
 

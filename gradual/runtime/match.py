@@ -320,7 +320,7 @@ class _Match:
             return None
         difference = (size - rest[1].const_value()) * part[0]  # type: ignore[index]
         if self.frame.relations is None:
-            self.frame.relations = Offsets()
+            self.frame.start_relations()
         return self.frame.relations.relate(x, y, difference)
 
     def solve_pending(self) -> None:

@@ -35,6 +35,7 @@ NUMPY_DTYPES = frozenset({
 
 
 _OWN = object()  # in a frame's `seen`: a symbol only this frame may bind
+_LATE_RELATIONS = object()  # in a tree's `bound`: a frame got relations after frames inside it were made
 
 
 class Frame(Chain):
@@ -44,7 +45,7 @@ class Frame(Chain):
     holds what a linear expression's size says of symbols none of which is bound yet: `n - m`
     of size 1 relates `n` to `m + 1` (created on first use)."""
 
-    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations", "inherits_relations", "seen", "bound")
+    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations", "related", "enclosing", "seen", "bound")
 
     def __init__(self, parent: Optional["Frame"] = None) -> None:
         self.values: dict = {}
@@ -53,8 +54,14 @@ class Frame(Chain):
         self.parent = parent
         self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
         self.relations: Optional[Offsets] = None  # differences between symbols not bound yet
-        # relations are made at a frame's entry, before any frame it encloses exists
-        self.inherits_relations = parent is not None and (parent.relations is not None or parent.inherits_relations)
+        # relations are made at a frame's entry, before any frame it encloses exists: the
+        # nearest enclosing frame that has them is known now (a lookup goes from one such frame
+        # to the next, not through every level: closures n deep that each looked up a related
+        # symbol walked every level between, quadratic)
+        self.related: Optional[Frame] = None if parent is None else parent if parent.relations is not None else parent.related
+        self.enclosing = False  # whether a frame was made inside this one
+        if parent is not None:
+            parent.enclosing = True
         # dims and dtypes of enclosing frames looked up from here, and the symbols this frame
         # owns (`own`); made on first use
         self.seen: Optional[dict] = None
@@ -153,29 +160,42 @@ class Frame(Chain):
     @property
     def has_relations(self) -> bool:
         """Whether this frame or an enclosing one relates symbols (`Offsets`)."""
-        return self.relations is not None or self.inherits_relations
+        return self.relations is not None or self.related is not None
+
+    def start_relations(self) -> None:
+        """Give this frame its relations (at its entry, as a rule: the frames inside it, made
+        later, find it through `related`). Where frames inside it exist already (a function
+        value checked against its type in its defining frame), they would not: the tree is
+        marked, and lookups in it go through every level."""
+        self.relations = Offsets()
+        if self.enclosing:
+            self.bound.add(_LATE_RELATIONS)
+
+    def _related_frames(self) -> Iterator["Frame"]:
+        """The frames, from this one out, that may hold relations."""
+        if _LATE_RELATIONS in self.bound:
+            yield from (f for f in self.levels() if f.relations is not None)  # type: ignore[misc, attr-defined]
+            return
+        frame = self if self.relations is not None else self.related
+        while frame is not None:
+            yield frame
+            frame = frame.related
 
     def relation(self, sym: Symbol) -> Optional[tuple]:
         """(root, offset) of a symbol an entry's difference ties to another (`n8 = n6 + 1`);
         None where none does."""
-        if not self.has_relations:
-            return None
-        for frame in self.levels():
-            relations = frame.relations  # type: ignore[attr-defined]
-            if relations is not None:
-                found = relations.root.get(sym)
-                if found is not None:
-                    return found
+        for frame in self._related_frames():
+            found = frame.relations.root.get(sym)  # type: ignore[union-attr]
+            if found is not None:
+                return found
         return None
 
     def tied_to(self, root: Symbol) -> list:
         """(symbol, offset) of every symbol a relation ties to `root` (none when it is no root)."""
-        if not self.has_relations:
-            return []
-        for frame in self.levels():
-            relations = frame.relations  # type: ignore[attr-defined]
-            if relations is not None and root in relations.members:
-                return [(m, relations.root[m][1]) for m in relations.members[root]]
+        for frame in self._related_frames():
+            relations = frame.relations
+            if root in relations.members:  # type: ignore[union-attr]
+                return [(m, relations.root[m][1]) for m in relations.members[root]]  # type: ignore[union-attr]
         return []
 
     def dtype(self, var: object) -> Optional[str]:
