@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
@@ -496,8 +497,10 @@ class Importer:
     def import_block(self, graph: Any, key: tuple) -> Any:
         """A subgraph (an If branch) as a block of lets ending in its outputs (a tuple for
         several); it sees every tensor in scope where its node is."""
-        saved = self.body, dict(self.exprs)
-        self.body = gb.Block()
+        saved = self.body, self.exprs
+        # the branch's names over the graph's, a layer of its own: copying the graph's table
+        # for every branch cost the model's size per If (quadratic in a model of many Ifs)
+        self.body, self.exprs = gb.Block(), ChainMap({}, self.exprs)
         try:
             outputs = self.import_inline(graph, key)
             return self.body.body(outputs[0] if len(outputs) == 1 else gb.tuple_(*outputs))
