@@ -186,6 +186,18 @@ def sums(n: int) -> str:
     return "\n".join(lines + [f"  %c{n - 1}", "}"]) + "\n"
 
 
+def dim_sum(n: int) -> str:
+    """`Tensor[(s0 + s1 + ... + s{n-1}, 3)]`: a parameter whose dim is written as a sum of n
+    names (past the polynomial bound it is `?`; it was built whole: 8,000 names took 4 s)."""
+    return f"def @main(%x: Tensor[({' + '.join(f's{i}' for i in range(n))}, 3), float32]) {{ nn.relu(%x) }}\n"
+
+
+def dim_nesting(n: int) -> str:
+    """`Tensor[((((n // m) + 1) + 1) ..., 3)]`: arithmetic n deep around a division by a name
+    (an error: each level asked its whole inside again, quadratic)."""
+    return f"def @main(%x: Tensor[({'(' * n}n // m{' + 1)' * n}, 3), float32]) {{ nn.relu(%x) }}\n"
+
+
 def symbols(n: int) -> str:
     """`def @f(%x0: Tensor[(s0, 3)], ..., %x{n-1}: Tensor[(s{n-1}, 3)])` called once: n symbols
     in one signature."""
@@ -236,6 +248,23 @@ def blanks(n: int) -> str:
             f"  let{run}%b = nn.relu({run}%a as {T});\n  %b\n}}\n")
 
 
+def errors_on_a_line(n: int) -> str:
+    """n statements on one line, each a shape error (`add` of a (2, 3) and a (3, 2)): every
+    diagnostic shows the line (shown whole, each cost the line's length: quadratic)."""
+    stmts = " ".join(f"%v{i} = add(%x, %y);" for i in range(n))
+    return f"def @main(%x: {T}, %y: Tensor[(3, 2), float32]) {{ {stmts} %x }}\n"
+
+
+def unknown_names(n: int) -> str:
+    """n bound variables, then n uses of unknown ones (`%q{i}`): each unknown name looks for a
+    close one among those in scope (a did-you-mean over all of them was quadratic: 8,000 took
+    164 s)."""
+    lines = [f"def @main(%x: {T}) {{"]
+    lines += [f"  %v{i} = nn.relu(%x);" for i in range(n)]
+    lines += [f"  %w{i} = nn.relu(%q{i});" for i in range(n)]
+    return "\n".join(lines + ["  %x", "}"]) + "\n"
+
+
 def unknown_chain(n: int) -> str:
     """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
     return bench.chain_program(n, "unknown")
@@ -274,6 +303,40 @@ def entry_differences(n: int) -> str:
             f"  let %y: Tensor[(s0, 4), float32] = %x;\n  %y\n}}\n")
 
 
+def run_closures(n: int) -> str:
+    """Closures n deep, run: each level calls the next and adds `%x` of the outermost level (a
+    lookup walked the frames between: quadratic, 16,000 levels took 12 s to run)."""
+    t = "Tensor[(4, 4), float32]"
+    out = [f"def @main(%x: {t}) {{\n"]
+    out += [f"let %f{i} = fn (%a{i}: {t}) {{\n" for i in range(n)]
+    out.append(f"add(%a{n - 1}, %x)\n")
+    out += ["};\n" + (f"add(%f{i}(%a{i - 1}), %x)\n" if i else "%f0(%x)\n") for i in reversed(range(n))]
+    return "".join(out) + "}\n"
+
+
+def run_closure_symbols(n: int) -> str:
+    """Closures n deep, run, whose parameters use the outermost level's symbols (`n`, and `a`
+    and `b` that only `a * b` binds) and whose casts bind a symbol of their own (`m{i}`): a
+    symbol's lookup walked the frames up to the root (quadratic: 8,000 levels took 100 s)."""
+    out = ["def @main(%x: Tensor[(n, 4), float32], %y: Tensor[(a * b, 4), float32]) {\n"]
+    out += [f"let %f{i} = fn (%a{i}: Tensor[(n, 4), float32], %c{i}: Tensor[(a * b, 4), float32]) {{\n"
+            f"let %b{i}: Tensor[(m{i}, 4), float32] = %a{i};\n" for i in range(n)]
+    out.append(f"(%b{n - 1}, %c{n - 1})\n")
+    out += ["};\n" + (f"%f{i}(%b{i - 1}, %c{i - 1})\n" if i else "%f0(%x, %y)\n") for i in reversed(range(n))]
+    return "".join(out) + "}\n"
+
+
+def run_closure_relations(n: int) -> str:
+    """Closures n deep, run, whose parameters are `(s1 - s0, 4)` as the entry's is: the entry
+    relates s1 to s0, and looking a relation up walked every level between (quadratic)."""
+    t = "Tensor[(s1 - s0, 4), float32]"
+    out = [f"def @main(%x: {t}) {{\n"]
+    out += [f"let %f{i} = fn (%a{i}: {t}) {{\n" for i in range(n)]
+    out.append(f"%a{n - 1}\n")
+    out += ["};\n" + (f"%f{i}(%a{i - 1})\n" if i else "%f0(%x)\n") for i in reversed(range(n))]
+    return "".join(out) + "}\n"
+
+
 def entry_inputs(program: str) -> list:
     """The inputs of an `entry_chain` program: every parameter of its entry."""
     return re.findall(r"%(x[0-9]*):", program)
@@ -302,26 +365,71 @@ def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def onnx_ifs(n: int) -> bytes:
-    """An ONNX model: n If nodes in sequence, each branch one node on the last If's output."""
+def onnx_fanin(n: int) -> bytes:
+    """An ONNX model: n Relus of `x`, summed by one Sum node of n inputs (locating each input on
+    the node's line walked the names before it: quadratic in a node's inputs)."""
     from onnx import TensorProto, helper
 
-    def branch(name: str, op: str, source: str, out: str):  # noqa: ANN202 - an onnx.GraphProto
-        return helper.make_graph([helper.make_node(op, [source], [out])], name, [],
+    nodes = [helper.make_node("Relu", ["x"], [f"r{i}"], name=f"n{i}") for i in range(n)]
+    nodes.append(helper.make_node("Sum", [f"r{i}" for i in range(n)], ["s"], name="sum"))
+    graph = helper.make_graph(
+        nodes, "fanin", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def onnx_branches(n: int) -> bytes:
+    """An ONNX model: a chain of n If nodes whose branches all bind the same names (`t`, `e`):
+    a fresh name was found by trying each suffix from `_1` on (quadratic)."""
+    from onnx import TensorProto, helper
+
+    def branch(kind: str, out: str, source: str, i: int):  # noqa: ANN202 - an onnx.GraphProto
+        return helper.make_graph([helper.make_node(kind, [source], [out])], f"{out}{i}", [],
                                  [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
 
     nodes, prev = [], "x"
     for i in range(n):
-        nodes.append(helper.make_node("If", ["c"], [f"y{i}"], name=f"if{i}",
-                                      then_branch=branch(f"then{i}", "Relu", prev, f"t{i}"),
-                                      else_branch=branch(f"else{i}", "Neg", prev, f"e{i}")))
-        nodes.append(helper.make_node("Add", [f"y{i}", "x"], [f"a{i}"], name=f"add{i}"))
-        prev = f"a{i}"
+        nodes.append(helper.make_node("If", ["c"], [f"v{i}"], name=f"if{i}", then_branch=branch("Relu", "t", prev, i),
+                                      else_branch=branch("Neg", "e", prev, i)))
+        prev = f"v{i}"
     graph = helper.make_graph(
-        nodes, "ifs", [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
-                       helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        nodes, "branches", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
+                            helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
         [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def torch_conds(n: int) -> bytes:
+    """A torch.export archive (tests/data/torch/branches.pt2) with its first torch.cond node
+    repeated n times: every branch binds the same names (`x`, `linear`), and a fresh name was
+    found by trying each suffix from `_1` on (quadratic)."""
+    import copy
+    import io
+    import zipfile
+
+    def edit(program: dict) -> None:
+        graph = program["graph_module"]["graph"]
+        cond = next(node for node in graph["nodes"] if node["name"] == "cond")
+        for i in range(n):
+            node = copy.deepcopy(cond)
+            node["name"] = f"cond_r{i}"
+            for out in node["outputs"]:
+                for tensor in out.get("as_tensors", [out["as_tensor"]] if "as_tensor" in out else []):
+                    graph["tensor_values"][f"{tensor['name']}_r{i}"] = graph["tensor_values"]["x"]
+                    tensor["name"] += f"_r{i}"
+            graph["nodes"].append(node)
+
+    source = ROOT / "tests" / "data" / "torch" / "branches.pt2"
+    out = io.BytesIO()
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info.filename)
+            if "/models/" in info.filename and info.filename.endswith(".json"):
+                program = json.loads(body)
+                edit(program)
+                body = json.dumps(program).encode()
+            zout.writestr(info, body)
+    return out.getvalue()
 
 
 @dataclass
@@ -335,6 +443,7 @@ class Axis:
     command: str = "check"
     suffix: str = ".rly"
     inputs: Callable[[str], list] = lambda program: ["x"]  # what `run` is given, each a (4, 4) tensor
+    errors: bool = False  # the program has errors: `check` exits 1 and prints them (the library renders them)
 
 
 AXES = [
@@ -358,16 +467,28 @@ AXES = [
     Axis("squaring", "repeated squaring of a shape value", squaring, 2500),
     Axis("sums", "symbols summed in one dim (concatenate)", sums, 600),
     Axis("symbols", "symbols in one signature", symbols, 600),
+    Axis("dim-sum", "names summed in one written dim", dim_sum, 2500),
+    Axis("dim-nesting", "nesting depth of dim arithmetic (an error inside)", dim_nesting, 1250, errors=True),
     Axis("hints", "`can_unify` hints", hints, 600),
     Axis("hint-chain", "hinted definitions, each widened by the one before", hint_chain, 600),
     Axis("component", "definitions in one recursive component", component, 150),
     Axis("line", "length of one source line", one_line, 2500),
     Axis("blanks", "runs of blanks inside statements", blanks, 10000),
+    Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 250, errors=True),
+    Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 250, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
-    Axis("onnx-ifs", "ONNX If nodes in sequence (`gradual check model.onnx`)", onnx_ifs, 1000, suffix=".onnx"),
+    Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
+    Axis("onnx-branches", "ONNX If nodes whose branches bind the same names", onnx_branches, 1250, suffix=".onnx"),
+    Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
+    Axis("run-closures", "closures using the outermost level's variable (`gradual run`)", run_closures, 1250,
+         command="run"),
+    Axis("run-closure-symbols", "closures using the outermost level's symbols (`gradual run`)", run_closure_symbols,
+         1250, command="run", inputs=lambda program: ["x", "y"]),
+    Axis("run-closure-relations", "closures using the entry's related symbols (`gradual run`)",
+         run_closure_relations, 1250, command="run"),
     Axis("entry-chain", "parameters whose symbols chain (`gradual run`)", entry_chain, 600, command="run",
          inputs=entry_inputs),
     Axis("differences", "parameters that are differences of symbols (`gradual run`)", entry_differences, 600,
@@ -393,7 +514,7 @@ def write_program(axis: Axis, n: int, workdir: Path) -> Path:
 
 
 def _command(axis: Axis, path: Path) -> list:
-    extra = {"check": ["--quiet"], "elaborate": []}.get(axis.command)
+    extra = {"check": ["--quiet", "--color=never"], "elaborate": []}.get(axis.command)
     if extra is None:
         extra = [f"--shape={name}=4x4" for name in axis.inputs(path.read_text(encoding="utf-8"))]
     return [sys.executable, "-m", "gradual.cli", axis.command, *extra, str(path)]
@@ -404,7 +525,7 @@ def process_seconds(axis: Axis, path: Path) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(_command(axis, path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0 or "Traceback" in done.stderr:
+    if done.returncode != (1 if axis.errors else 0) or "Traceback" in done.stderr:
         raise RuntimeError(f"{axis.name}: {' '.join(_command(axis, path))} exited {done.returncode}\n{done.stderr[-2000:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -413,17 +534,15 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
     """The axis's work in this process, ready to time (the program is read beforehand)."""
     import gradual
 
-    if axis.suffix == ".onnx":
-        from gradual.frontends import onnx as gonnx
-
-        def check_model() -> None:
-            result = gonnx.import_model(str(path)).check()
-            assert result.ok, result.diagnostics[:1]
-        return check_model
+    if axis.suffix in MODELS:
+        return lambda: check_model(path)
     text = path.read_text(encoding="utf-8")
 
     def work() -> None:
         result = gradual.check(text, str(path))
+        if axis.errors:
+            render_errors(result)
+            return
         assert result.ok, [d.message for d in result.diagnostics[:1]]
         if axis.command == "elaborate":
             gradual.elaborate_text(result)
@@ -432,6 +551,31 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
 
             gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
     return work
+
+
+MODELS = (".onnx", ".pt2")  # axes whose input is a model file
+
+
+def check_model(path: Path) -> None:
+    """Import a model file and check it, as `gradual check model.onnx` does."""
+    from gradual.analysis.inputs import check_input, load
+
+    checked = check_input(load(str(path), {}))
+    assert checked.result is not None and checked.result.ok, [d.message for d in checked.diagnostics[:1]]
+
+
+def render_errors(result) -> str:  # noqa: ANN001 - a gradual.CheckResult
+    """The diagnostics of a program that has errors, drawn as `gradual check` draws them."""
+    import io
+
+    from rich.console import Console
+
+    from gradual.render import render_all
+
+    assert not result.ok
+    out = io.StringIO()
+    render_all(result.diagnostics, Console(file=out, no_color=True, width=200, soft_wrap=True, highlight=False))
+    return out.getvalue()
 
 
 def library_seconds(axis_name: str, paths: list, repeat: int) -> list:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import difflib
 import operator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Collection, Iterator, Optional
 
 from .scopes import UndoLog
 from .shapes import Dimension, Poly, Symbol
@@ -23,6 +25,9 @@ from .types import (
 )
 
 Report = Callable[[str, Span, dict], None]
+
+#: what `Converter._exact` gives for arithmetic past the polynomial bounds (a `?` dim)
+UNTRACKED = object()
 
 #: dimension arithmetic that polynomials and dims share (`//` differs: a positive constant only)
 _RING = {"+": operator.add, "-": operator.sub, "*": operator.mul}
@@ -59,10 +64,6 @@ class DimScope:
         """The variadic symbol `*name` refers to here."""
         return self.sequences.get(name)
 
-    def visible_names(self) -> list[str]:
-        """Every dimension name in scope (for did-you-mean)."""
-        return list(self.names)
-
     def introduce(self, name: str) -> Symbol:
         """A new symbol for `name`, visible from now on in this scope."""
         sym = Symbol(name)
@@ -97,9 +98,45 @@ class TypeScope:
     holes: dict = field(default_factory=dict)
 
 
-def suggest(name: str, candidates: list[str]) -> Optional[str]:
-    """The closest candidate to a misspelled name, if any is close."""
-    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+#: How many names a program defines that the did-you-mean hints of one check may compare, per
+#: character of the program. A hint compares the misspelled name with every name it could
+#: have meant, so a program with many unknown names among many known ones cost their product
+#: (8,000 unknown variables among 8,000 bound ones took 164 s); past the budget an unknown
+#: name gets the usual help without a guess. Fixed sets (operators, their attributes, dtypes)
+#: cost the same for every program and are always compared.
+SUGGESTION_BUDGET = 2
+#: names longer than this get no guess (a comparison costs the product of the two lengths)
+_SUGGEST_LENGTH = 64
+_budget: ContextVar[Optional[list]] = ContextVar("gradual_suggestion_budget", default=None)
+
+
+@contextmanager
+def suggestion_budget(size: int) -> Iterator[None]:
+    """Did-you-mean hints inside share one budget: SUGGESTION_BUDGET comparisons per
+    character of a program of `size` characters (one check, one analysis)."""
+    token = _budget.set([SUGGESTION_BUDGET * size])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
+def suggest(name: str, candidates: Collection[str] = (), *, scoped: Collection[str] = ()) -> Optional[str]:
+    """The closest name to a misspelled one, if any is close: among `candidates`, a fixed set,
+    and `scoped`, names the program defines, while the budget of the `suggestion_budget`
+    around it lasts (outside one there is no budget). Past the budget `scoped` costs nothing:
+    it is only counted."""
+    if len(name) > _SUGGEST_LENGTH:
+        return None
+    if scoped:
+        left = _budget.get()
+        if left is not None:
+            if len(scoped) > left[0]:
+                scoped = ()
+            else:
+                left[0] -= len(scoped)
+    pool = [*candidates, *scoped] if scoped else list(candidates)
+    matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     return matches[0] if matches else None
 
 
@@ -111,6 +148,7 @@ class Converter:
         self.types = types
         self.report = report
         self.allow_patterns = allow_patterns
+        self._exact_memo: dict = {}  # id of a DimBinary -> (it, its `_exact`)
 
     def convert(self, t: ast.TypeExpr) -> Type:
         """The checker type an annotation denotes."""
@@ -147,8 +185,7 @@ class Converter:
         var = self.types.dtype_vars.get(name)
         if var is not None:
             return var
-        candidates = list(DTYPES) + list(self.types.dtype_vars)
-        self.report("unknown-dtype", span, {"name": name, "suggestion": suggest(name, candidates)})
+        self.report("unknown-dtype", span, {"name": name, "suggestion": suggest(name, DTYPES, scoped=self.types.dtype_vars)})
         return DYN_DTYPE
 
     def dim_item(self, d: ast.DimExpr) -> object:
@@ -194,26 +231,43 @@ class Converter:
             return found
         if self.dims.mode in ("quantify", "bind"):
             return self.dims.introduce(d.name)
-        self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, self.dims.visible_names())})
+        self.report("unknown-dim", d.span, {"name": d.name, "suggestion": suggest(d.name, scoped=self.dims.names)})
         return self.dims.introduce(d.name)
 
-    def _exact(self, d: ast.DimExpr) -> Optional[Poly]:
+    def _exact(self, d: ast.DimExpr) -> Any:
         """The polynomial an arithmetic of integers (negative ones too) and names denotes;
-        None where a part is not exact (`?`, an interval) or a divisor is not positive."""
+        None where a part is not exact (a divisor that is not a positive constant), UNTRACKED
+        where it is past the polynomial bounds of shapes/poly.py. Found once per expression:
+        `_binary` asks again for the parts of one that is not exact (asking anew at each
+        level was quadratic in the nesting), and building a polynomial past the bounds cost
+        its size at every operation (a sum of 8,000 names took 4 s)."""
         if isinstance(d, ast.DimInt):
             return Poly.const(d.value)
         if isinstance(d, ast.DimName):
             return Poly.atom(self.symbol(d))
         if not isinstance(d, ast.DimBinary):
             return None
+        found = self._exact_memo.get(id(d))
+        if found is not None:
+            return found[1]
         left, right = self._exact(d.left), self._exact(d.right)
         if left is None or right is None:
-            return None
-        if d.op in _RING:
-            return _RING[d.op](left, right)
-        if not right.is_const() or right.const_value() <= 0:
-            return None
-        return left.floordiv(right.const_value())
+            result = None
+        elif left is UNTRACKED or right is UNTRACKED:
+            result = UNTRACKED
+        elif d.op in _RING:
+            if d.op == "*" and not left.product_within_limits(right):
+                result = UNTRACKED
+            else:
+                result = _RING[d.op](left, right)
+                if not result.within_limits():
+                    result = UNTRACKED
+        elif not right.is_const() or right.const_value() <= 0:
+            result = None
+        else:
+            result = left.floordiv(right.const_value())
+        self._exact_memo[id(d)] = (d, result)  # the node kept, so that its id is not reused
+        return result
 
     def _interval(self, d: ast.DimInterval) -> Dimension:
         lo = 0 if d.lo is None else d.lo
@@ -224,6 +278,9 @@ class Converter:
 
     def _binary(self, d: ast.DimBinary) -> Dimension:
         exact = self._exact(d)
+        if exact is UNTRACKED:
+            self.report("dim-untracked", d.span, {})
+            return Dimension.dynamic()
         if exact is not None:  # computed as a polynomial, so `n + -2` is `n - 2`
             try:
                 return Dimension.of_expr(exact)

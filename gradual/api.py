@@ -15,6 +15,7 @@ import threading
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 
 from . import messages
+from .annotations import suggestion_budget
 from .diagnostics import Diagnostic, Severity
 from .infer import CheckRecord, FunctionResult, check_module, publish_dataflow
 from .names import Resolution, resolve
@@ -255,11 +256,19 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     else:
         module = program
         source = module.span.source if module.span is not None else None
-    resolution = resolve(module, registry)
-    checker = check_module(resolution, registry)
+    with suggestion_budget(len(program) if isinstance(program, str) else _built_size(module)):
+        resolution = resolve(module, registry)
+        checker = check_module(resolution, registry)
     diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
     return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry,
                        checker.instantiations, checker.dataflow)
+
+
+def _built_size(module: ast.Module) -> int:
+    """About how many characters a built module's text would take (the did-you-mean budget's
+    measure): its statements counted, not its text, which a frontend writes only when asked."""
+    statements = sum(len(s) if s.__class__ is ast.Dataflow else 1 for d in module.defs for s in d.body.stmts)
+    return 10_000 + 64 * statements
 
 
 def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diagnostic]]:

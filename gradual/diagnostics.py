@@ -5,6 +5,7 @@ drawing it (render.py: terminal and JSON)."""
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -127,11 +128,16 @@ def docs_url(code: str) -> str:
     sets the document's address (a repository's web page, for CI reports); by default it is
     the copy installed with the package (or the repository's own, in a source checkout)."""
     import os
+
+    return f"{os.environ.get('GRADUAL_DOCS_URL') or _installed_docs()}#{code}"
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_docs() -> str:
+    """The address of the docs/diagnostics.md beside the package, found once: finding it took
+    three file-system calls, most of the time of converting a diagnostic for an editor."""
     from pathlib import Path
 
-    base = os.environ.get("GRADUAL_DOCS_URL")
-    if not base:
-        here = Path(__file__).resolve().parent
-        installed = here / "docs" / "diagnostics.md"
-        base = (installed if installed.is_file() else here.parent / "docs" / "diagnostics.md").as_uri()
-    return f"{base}#{code}"
+    here = Path(__file__).resolve().parent
+    installed = here / "docs" / "diagnostics.md"
+    return (installed if installed.is_file() else here.parent / "docs" / "diagnostics.md").as_uri()

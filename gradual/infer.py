@@ -1376,14 +1376,14 @@ def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic]
     for attr in call.attrs:
         spec = op.attrs.get(attr.name)
         if spec is None:
-            report(messages.unknown_attribute(attr.span, op.name, attr.name, list(op.attrs), suggest(attr.name, list(op.attrs))))
+            report(messages.unknown_attribute(attr.span, op.name, attr.name, list(op.attrs), suggest(attr.name, op.attrs)))
             ok = False
             continue
         value = _attr_python(attr.value)
         problem = _attr_problem(spec, value)
         if problem is not None:
             if spec.kind == "dtype" and isinstance(value, str) and value not in DTYPES:
-                report(messages.unknown_dtype(attr.span, value, suggest(value, list(DTYPES))))
+                report(messages.unknown_dtype(attr.span, value, suggest(value, DTYPES)))
             else:
                 report(messages.bad_attribute(attr.span, op.name, attr.name, spec.describe(), _describe_value(value)))
             ok = False

@@ -709,9 +709,13 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
 
 
 def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
-    """Dimension arithmetic past the polynomial bounds (shapes/poly.py), or a quotient of dims
-    that is no polynomial (`reason` "quotient"): the result is `?`."""
+    """Dimension arithmetic past the polynomial bounds (shapes/poly.py), computed by `op` or
+    written in an annotation (`reason` "annotation"), or a quotient of dims that is no
+    polynomial (`reason` "quotient"): the result is `?`."""
     from .shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
+
+    what = (f"`{op}` computes a dimension too large to track, so it is `?` from here on" if reason != "annotation"
+            else "this annotation writes a dimension too large to track, so it is `?`")
 
     if reason == "quotient":
         return Diagnostic(codes.DIM_UNTRACKED,
@@ -721,9 +725,7 @@ def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
                           notes=("a dimension divided by another is tracked only where the division is exact "
                                  "for every size (`(2 * n * m) / m` is `2 * n`)",),
                           help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)
-    return Diagnostic(codes.DIM_UNTRACKED,
-                      f"`{op}` computes a dimension too large to track, so it is `?` from here on",
-                      span, label="computed here",
+    return Diagnostic(codes.DIM_UNTRACKED, what, span, label="computed here" if reason != "annotation" else "this dimension",
                       notes=(f"dimensions are tracked as polynomials of degree up to {MAX_DEGREE}, with up to "
                              f"{MAX_SIZE} symbols written and {MAX_BITS}-bit coefficients",),
                       help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)

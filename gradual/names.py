@@ -157,6 +157,8 @@ class _Resolver:
             self.report(messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
         elif code == "unknown-dim":
             self.report(messages.unknown_dim(span, facts["name"], facts.get("suggestion")))
+        elif code == "dim-untracked":
+            self.report(messages.dim_untracked(span, "", "annotation"))
         else:
             self.report(messages.bad_signature(span, facts.get("what", ""), facts))
 
@@ -333,7 +335,7 @@ class _Resolver:
             self.call(e, dims, types, info)
         elif isinstance(e, ast.GlobalVar):
             if e.name not in self.res.defs:
-                self.report(messages.unknown_global(e.span, e.name, suggest(e.name, list(self.res.defs))))
+                self.report(messages.unknown_global(e.span, e.name, suggest(e.name, scoped=self.res.defs)))
             elif self.current_def is not None:
                 self.res.calls[self.current_def].add(e.name)
         elif isinstance(e, ast.OpRef):
@@ -371,7 +373,7 @@ class _Resolver:
     def var(self, e: ast.Var) -> None:
         binder = self.vars.get(e.name)
         if binder is None:
-            self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, list(self.vars))))
+            self.report(messages.unknown_variable(e.span, e.name, suggest(e.name, scoped=self.vars)))
             return
         self.res.uses[id(e)] = binder
         if self.watched and id(binder) in self.watched:  # what `used` does, inline: every use comes here
@@ -390,7 +392,9 @@ class _Resolver:
 
     def opref(self, e: ast.OpRef) -> None:
         if e.name not in self.operators and e.name not in ast.REF_FORMS:
-            names = self.operator_names if self.operator_names is not None else sorted(self.operators)
+            names = self.operator_names if self.operator_names is not None else self.operators
+            if not hasattr(names, "__len__"):
+                names = sorted(names)
             self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, names)))
 
     def call(self, e: ast.Call, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:

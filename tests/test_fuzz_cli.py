@@ -500,3 +500,19 @@ def test_an_int32_literal_of_ten_to_the_thirty_is_a_diagnostic() -> None:
         call = gradual_cli(command, path)
         clean(call, {1})
         assert "bad-literal" in call.err
+
+
+def test_a_written_dim_with_a_coefficient_past_two_to_the_1024() -> None:
+    """`((n * 2 + 1) * 2 + 1) ...` 4,000 deep has a coefficient of 2^4000 (within the 4096-bit
+    bound): its bounds multiplied that int by an infinite float, an OverflowError (exit 4).
+    A sum of 10,000 names is past the bound of 256: a `dim-untracked` note, and `?`."""
+    deep = 4_000
+    path = write("coefficient.rly", "def @main(%x: Tensor[(" + "(" * deep + "n" + " * 2 + 1)" * deep
+                                    + ", 3), float32]) {\n  nn.relu(%x)\n}\n")
+    for command in ("check", "elaborate"):
+        clean(gradual_cli(command, path), {0})
+    wide = write("sum.rly", "def @main(%x: Tensor[(" + " + ".join(f"n{i}" for i in range(10_000)) + ", 3), float32]) {\n"
+                            "  nn.relu(%x)\n}\n")
+    checked = gradual_cli("check", wide)
+    clean(checked, {0})
+    assert "dim-untracked" in checked.err and "@main: fn (Tensor[(?, 3), float32])" in checked.out

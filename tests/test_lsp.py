@@ -278,6 +278,22 @@ async def test_code_actions_in_a_deeply_nested_call(client: LanguageClient) -> N
     titles = [a.title for a in await actions_at(client, uri, text, "%x, %y)", [])]
     assert all(isinstance(t, str) for t in titles)
 
+async def test_code_actions_for_a_whole_document_check_a_bounded_number_of_fixes(client: LanguageClient) -> None:
+    """Each fix is checked by analysing the fixed text: a range over a whole document of n
+    misspelt names checked n fixes, each as costly as the document (quadratic; 400 misspelt
+    operators took 206 s). The server checks at most MAX_VERIFIED_FIXES, the first ones."""
+    from gradual.lsp.server import MAX_VERIFIED_FIXES
+
+    count = 100
+    text = ("def @main(%x: Tensor[(2, 3), float32]) {\n" + "".join(f"  %v{i} = nn.relu(%x);\n" for i in range(count))
+            + "".join(f"  %w{i} = nn.relu(%vv{i});\n" for i in range(count)) + "  %x\n}\n")
+    uri, _ = await opened(client, "typos.rly", text)
+    whole = lsp.Range(lsp.Position(0, 0), lsp.Position(2 * count + 3, 0))
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        doc(uri), whole, lsp.CodeActionContext(diagnostics=[])))
+    assert 0 < len(actions) <= MAX_VERIFIED_FIXES
+
+
 FORMATTING = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
 
 

@@ -213,3 +213,20 @@ async def test_changes_to_a_document_never_opened_are_ignored(client: LanguageCl
         lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [change((0, 0), (0, 0), "x")]))
     assert await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(0, 0))) is None
     assert await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc(uri))) == []
+
+
+@pytest.mark.parametrize("encoding", [UTF8, UTF16])
+@pytest.mark.parametrize("order", ["forward", "backward", "shuffled"])
+def test_positions_asked_in_any_order_along_a_line(encoding: str, order: str) -> None:
+    """`position` counts from the previous position on the same line (forward or back): every
+    offset of lines of wide characters, in any order, against the reference."""
+    text = "é😀x\t" * 40 + "\n" + "😀a" * 30 + "\r\n" + "b" * 10
+    offsets = [o for o in range(len(text) + 1) if text[o - 1:o + 1] != "\r\n"]
+    if order == "backward":
+        offsets.reverse()
+    elif order == "shuffled":
+        random.Random(7).shuffle(offsets)
+    lines = Lines(text)
+    for offset in offsets:
+        where = lines.position(offset, encoding)
+        assert (where.line, where.character) == reference_position(text, offset, encoding), offset

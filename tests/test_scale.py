@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import gradual
+from gradual.analysis import queries
 from gradual.api import run_deep
 
 _SPEC = importlib.util.spec_from_file_location("scale", Path(__file__).parent.parent / "bench" / "scale.py")
@@ -25,7 +26,8 @@ scale = sys.modules["scale"] = importlib.util.module_from_spec(_SPEC)  # type: i
 _SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
 
 LIMIT = 8.5  # calls at 8n over calls at n
-SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20}
+SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300, "run-closure-relations": 300,
+         "torch-conds": 40}
 AXES = [a for a in scale.AXES if a.suffix == ".rly"]
 
 
@@ -49,6 +51,9 @@ def calls_made(work: Callable[[], None]) -> int:
 def _work(text: str, axis) -> Callable[[], None]:  # noqa: ANN001 - a scale.Axis
     def check() -> None:
         result = gradual.check(text)
+        if axis.errors:
+            scale.render_errors(result)
+            return
         assert result.ok, [d.message for d in result.errors[:1]]
         if axis.command == "elaborate":
             gradual.elaborate_text(result)
@@ -67,6 +72,80 @@ def test_calls_grow_linearly(axis) -> None:
 
     small, large = run_deep(both)
     assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
+@pytest.mark.parametrize("axis", [a for a in scale.AXES if a.suffix in scale.MODELS], ids=lambda a: a.name)
+def test_model_calls_grow_linearly(axis, tmp_path: Path) -> None:
+    """The model axes (ONNX, torch.export), imported and checked, by lines run (a loop that
+    calls nothing, as a name's suffixes tried one by one, counts too)."""
+    n = SMALL.get(axis.name, 100)
+    paths = [tmp_path / f"{size}{axis.suffix}" for size in (n, 8 * n)]
+    for path, size in zip(paths, (n, 8 * n)):
+        path.write_bytes(axis.make(size))
+    scale.check_model(paths[0])  # the frontend's imports and caches, outside the count
+
+    def work(path: Path) -> Callable[[], None]:
+        return lambda: scale.check_model(path)
+
+    small, large = run_deep(lambda: (lines_run(work(paths[0])), lines_run(work(paths[1]))))
+    assert large <= LIMIT * small, f"{axis.name}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
+def lines_run(work: Callable[[], None]) -> int:
+    """Lines of Python that `work` runs on this thread (a loop's every turn counts, where a
+    call count sees a loop that calls nothing as nothing)."""
+    count = 0
+
+    def trace(frame: object, event: str, arg: object) -> Callable:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        work()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+EDITOR_QUERIES = {  # what an editor asks of a whole document
+    "symbols": lambda a, text: queries.symbols(a),
+    "inlay hints": lambda a, text: queries.inlay_hints(a, 0, len(text)),
+    "check sites": lambda a, text: [queries.check_sites(a, d) for d in queries.definitions(a)],
+}
+
+
+@pytest.mark.parametrize("query", EDITOR_QUERIES)
+@pytest.mark.parametrize("axis", [a for a in AXES if a.name in ("definitions", "chain", "closures")], ids=lambda a: a.name)
+def test_editor_queries_grow_linearly(axis, query: str) -> None:
+    """The language server's document-wide answers, by lines run: looking a definition up by
+    offset listed every piece's start, and a definition's checks went through every
+    definition (both quadratic in the definitions)."""
+    from gradual.analysis.document import Document
+
+    n = SMALL.get(axis.name, 100)
+
+    def both() -> tuple:
+        counts = []
+        for size in (n, 8 * n):
+            text = axis.make(size)
+            analysis = Document("scale.rly").analyze(text)
+            counts.append(lines_run(lambda: EDITOR_QUERIES[query](analysis, text)))
+        return tuple(counts)
+
+    small, large = run_deep(both)
+    assert large <= LIMIT * small, f"{axis.name}, {query}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
+def test_diagnostics_on_one_long_line_print_in_linear_size() -> None:
+    """Each diagnostic shows a window of its line, not the whole line: n errors on one line
+    n statements long printed n times the line (quadratic in the line, as text, so counting
+    calls would not see it)."""
+    gradual.check(scale.errors_on_a_line(2))
+    small, large = (len(scale.render_errors(gradual.check(scale.errors_on_a_line(n)))) for n in (100, 800))
+    assert large <= LIMIT * small, f"{small} characters at n = 100, {large} at 8n ({large / small:.1f}x)"
 
 
 def test_a_deep_program_is_checked_in_one_pass() -> None:
@@ -104,3 +183,60 @@ def test_bounds_of_a_dim_with_many_remainders_grow_linearly() -> None:
 
     small, large = remainders(40), remainders(320)
     assert calls_made(large.bounds) <= LIMIT * calls_made(small.bounds)
+
+
+LONG = 1_000_000
+LONG_TEXTS = {  # a long string or comment, read by each path of the lexer
+    "string lexeme": f'def @main(%x: {scale.T}) {{\n  nn.relu(%x, foo="{"a" * LONG}")\n}}\n',
+    "string in a statement": f'def @main(%x: {scale.T}) {{\n  %y = nn.relu(%x, foo="{"a" * LONG}");\n  %y\n}}\n',
+    "comment in a statement": f'def @main(%x: {scale.T}) {{\n  %y = nn.relu(%x) /* {"a" * LONG} */;\n  %y\n}}\n',
+}
+
+
+@pytest.mark.parametrize("what", LONG_TEXTS)
+def test_a_long_string_or_comment_is_read_in_little_memory(what: str) -> None:
+    """A million-character string attribute (or comment inside a statement) is read without
+    a regular expression keeping a backtracking point per character: that took about 120
+    bytes a character (3 GB for an 8-million-character string)."""
+    import tracemalloc
+
+    text = LONG_TEXTS[what]
+    gradual.check(text)  # caches and tables, outside the measure
+    tracemalloc.start()
+    try:
+        gradual.check(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * LONG, f"{what}: {peak / LONG:.0f} bytes a character"
+
+
+def test_editor_positions_on_one_long_line_grow_linearly(monkeypatch) -> None:
+    """The positions of n diagnostics on one line, converted for the editor in order, count
+    the characters between one and the next, not from the line's start each time (n times
+    the line: quadratic). Measured as the characters counted."""
+    from lsprotocol import types as lsp
+    from pygls.workspace.position_codec import PositionCodec
+
+    from gradual.analysis.document import Document
+    from gradual.lsp import convert, text as lsp_text
+
+    counted = [0]
+    units = lsp_text._units
+
+    def counting(text: str, encoding: str) -> int:
+        counted[0] += len(text)
+        return units(text, encoding)
+
+    monkeypatch.setattr(lsp_text, "_units", counting)
+
+    def characters(n: int) -> int:
+        analysis = Document("line.rly").analyze(scale.errors_on_a_line(n))
+        positions = convert.Positions(analysis.source, PositionCodec(encoding=lsp.PositionEncodingKind.Utf16))
+        counted[0] = 0
+        for d in analysis.diagnostics:
+            convert.diagnostic(d, "file:///line.rly", "line.rly", positions)
+        return counted[0]
+
+    small, large = run_deep(lambda: (characters(100), characters(800)))
+    assert large <= LIMIT * small, f"{small} characters counted at n = 100, {large} at 8n ({large / small:.1f}x)"

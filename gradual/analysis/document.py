@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .. import messages
+from ..annotations import suggestion_budget
 from ..api import CheckResult, parse_diagnostic, run_deep, gc_paused
 from ..diagnostics import Diagnostic
 from ..infer import Checker, DefinitionRecord
@@ -102,10 +103,21 @@ class Analysis:
     internal_errors: list = field(default_factory=list)
     rechecked: tuple = ()
 
+    _piece_starts: Optional[list] = field(default=None, repr=False)
+
     @property
     def diagnostics(self) -> list:
         """The document's diagnostics (as `gradual check` reports them)."""
         return self.result.diagnostics
+
+    @property
+    def piece_starts(self) -> list:
+        """Where each piece starts in the document, for bisecting (made once: a lookup by
+        offset that listed them each time cost the number of pieces, and the editor's
+        symbols and hints look up every parameter, quadratic in the definitions)."""
+        if self._piece_starts is None:
+            self._piece_starts = [p.source.base for p in self.pieces]
+        return self._piece_starts
 
 
 @dataclass(eq=False)
@@ -159,7 +171,8 @@ class Document:
             source = Source(text, self.path)
             pieces, syntax = self._parse(text, source)
             module = ast.Module(tuple(d for p in pieces for d in p.defs), span=Span(source, 0, len(text)))
-            result, internal, rechecked = self._check(module, cancelled)
+            with suggestion_budget(len(text)):
+                result, internal, rechecked = self._check(module, cancelled)
             result.source = source
             if syntax is not None:
                 result.diagnostics = [syntax]

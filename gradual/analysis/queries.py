@@ -58,8 +58,7 @@ def end_of(span: Span) -> int:
 def definition_at(analysis: Analysis, offset: int) -> Optional[ast.Def]:
     """The definition whose text holds `offset` (the prelude holds none)."""
     pieces = analysis.pieces
-    starts = [p.source.base for p in pieces]
-    i = bisect.bisect_right(starts, offset) - 1
+    i = bisect.bisect_right(analysis.piece_starts, offset) - 1
     if i < 0:
         return None
     for d in pieces[i].defs:
@@ -180,11 +179,17 @@ class CheckSite:
 
 
 def check_sites(analysis: Analysis, d: Optional[ast.Def] = None) -> list[CheckSite]:
-    """The verifying check sites of one definition (or of all)."""
+    """The verifying check sites of one definition (or of all). One definition's function is
+    found by its name (going through all of them for each definition made the editor's hints
+    quadratic in the definitions)."""
     out = []
-    for name, fn in analysis.result.functions.items():
-        if d is not None and fn.node is not d:
-            continue
+    functions = analysis.result.functions
+    if d is not None:
+        fn = functions.get(d.name)
+        chosen = [(d.name, fn)] if fn is not None and fn.node is d else []
+    else:
+        chosen = list(functions.items())
+    for name, fn in chosen:
         for check in fn.checks:
             if check.verifies and check.node.span.source.text:
                 out.append(CheckSite(check.node.span, check.type, check.reason, name))

@@ -57,6 +57,12 @@ class Lines:
         self.text = text
         self._starts = known if known else [0]
         self._complete = False
+        # the last position found: (offset, its line's start, code units from there to it,
+        # encoding). Positions asked near one another along a line (an editor's diagnostics,
+        # sorted) count only the text between one and the next, forward or back: counting
+        # from the line's start each time made n diagnostics on one long line cost n times
+        # the line.
+        self._last: tuple = (0, -1, 0, "")
 
     def _scan(self, line: Optional[int] = None, offset: Optional[int] = None) -> None:
         """Find line starts until `line` has a start (and an end) or one lies past `offset`."""
@@ -104,7 +110,17 @@ class Lines:
         offset = min(max(offset, 0), len(self.text))
         self._scan(offset=offset)
         line = bisect.bisect_right(self._starts, offset) - 1
-        return lsp.Position(line, _units(self.text[self._starts[line]:offset], encoding))
+        start = self._starts[line]
+        last, last_start, last_units, last_encoding = self._last
+        if last_start == start and last_encoding == encoding and abs(offset - last) < offset - start:
+            if last <= offset:
+                units = last_units + _units(self.text[last:offset], encoding)
+            else:
+                units = last_units - _units(self.text[offset:last], encoding)
+        else:
+            units = _units(self.text[start:offset], encoding)
+        self._last = (offset, start, units, encoding)
+        return lsp.Position(line, units)
 
     def edited(self, start: int, end: int, new: str, line: int) -> "Lines":
         """The lines of the text with [start, end) replaced by `new`, an edit that starts on

@@ -143,8 +143,8 @@ def _older_solve(frame: Frame, sym: Symbol) -> bool:
 def unbind(frame: Frame, symbols: tuple) -> None:
     """Forget symbols a cast introduces, so the cast binds them afresh (relations tie only a
     signature's symbols, made at entry: never these)."""
-    for sym in symbols:
-        frame.dims.pop(sym, None)
+    if symbols:
+        frame.own(symbols)
 
 
 class _Match:
@@ -306,7 +306,7 @@ class _Match:
         if isinstance(value, int) and (value < sym.lo or sym.hi is not None and value > sym.hi):
             bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
-        self.frame.dims[sym] = value
+        self.frame.bind_dim(sym, value)
         self.bound.append(sym)
 
     def relate(self, size: int, dim: Dimension) -> Optional[list]:
@@ -324,7 +324,7 @@ class _Match:
             return None
         difference = (size - rest[1].const_value()) * part[0]  # type: ignore[index]
         if self.frame.relations is None:
-            self.frame.relations = Offsets()
+            self.frame.start_relations()
         return self.frame.relations.relate(x, y, difference)
 
     def solve_pending(self) -> None:
@@ -366,7 +366,7 @@ class _Match:
         if isinstance(expected, DTypeVar):
             bound = self.frame.dtype(expected)
             if bound is None:
-                self.frame.dtypes[expected] = actual
+                self.frame.bind_dtype(expected, actual)
             elif bound != actual:
                 self.fail(Mismatch("dtype-var", {"actual": actual, "expected": bound, "name": expected.name}, path))
         elif expected != DYN_DTYPE and expected != actual:
@@ -443,7 +443,7 @@ def expected_text(t: Type, frame: Frame) -> str:
     env = frame.env()
 
     def bound_dtype(dt: Any) -> Any:
-        return (frame.find("dtypes", dt) or dt) if isinstance(dt, DTypeVar) else dt
+        return (frame.dtype(dt) or dt) if isinstance(dt, DTypeVar) else dt
 
     def concrete(d: Dimension) -> Dimension:
         if d.is_symbolic:

@@ -34,6 +34,10 @@ NUMPY_DTYPES = frozenset({
 } | (set(NARROW_DTYPES) if NARROW_DTYPES else set()))
 
 
+_OWN = object()  # in a frame's `seen`: a symbol only this frame may bind
+_LATE_RELATIONS = object()  # in a tree's `bound`: a frame got relations after frames inside it were made
+
+
 class Frame(Chain):
     """One activation: variables by binder, dimension symbols, dtype variables; parent for
     closures. `deferred` holds the checks of expressions a cast could not evaluate yet (`n // 2`
@@ -41,7 +45,7 @@ class Frame(Chain):
     holds what a linear expression's size says of symbols none of which is bound yet: `n - m`
     of size 1 relates `n` to `m + 1` (created on first use)."""
 
-    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations", "inherits_relations")
+    __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations", "related", "enclosing", "seen", "bound")
 
     def __init__(self, parent: Optional["Frame"] = None) -> None:
         self.values: dict = {}
@@ -50,51 +54,154 @@ class Frame(Chain):
         self.parent = parent
         self.deferred: dict = {}  # a symbol not yet bound -> the checks waiting for it
         self.relations: Optional[Offsets] = None  # differences between symbols not bound yet
-        # relations are made at a frame's entry, before any frame it encloses exists
-        self.inherits_relations = parent is not None and (parent.relations is not None or parent.inherits_relations)
+        # relations are made at a frame's entry, before any frame it encloses exists: the
+        # nearest enclosing frame that has them is known now (a lookup goes from one such frame
+        # to the next, not through every level: closures n deep that each looked up a related
+        # symbol walked every level between, quadratic)
+        self.related: Optional[Frame] = None if parent is None else parent if parent.relations is not None else parent.related
+        self.enclosing = False  # whether a frame was made inside this one
+        if parent is not None:
+            parent.enclosing = True
+        # dims and dtypes of enclosing frames looked up from here, and the symbols this frame
+        # owns (`own`); made on first use
+        self.seen: Optional[dict] = None
+        # every symbol and dtype variable bound in a frame of this frame's tree (the frames
+        # below one without a parent, which share the set): one no frame bound is looked up
+        # without a walk
+        self.bound: set = parent.bound if parent is not None else set()
 
     def value(self, binder: object) -> Any:
-        """The value bound to a binder here or in an enclosing frame (KeyError if none)."""
-        for frame in self.levels():
-            if binder in frame.values:  # type: ignore[attr-defined]
-                return frame.values[binder]  # type: ignore[attr-defined]
+        """The value bound to a binder here or in an enclosing frame (KeyError if none).
+
+        A value found in an enclosing frame is remembered in every frame the lookup passed
+        (a binder is bound once per frame, and a frame's enclosing frames never change): a
+        closure n levels deep that uses a variable of the outermost level, at every level,
+        walked the levels between at each use (quadratic: closures 16,000 deep took 12 s to
+        run). Only captured variables are looked up this way, and runtime.liveness never
+        drops those, so remembering them keeps nothing alive longer."""
+        values = self.values
+        if binder in values:
+            return values[binder]
+        passed = [values]
+        frame = self.parent
+        while frame is not None:
+            found = frame.values
+            if binder in found:
+                value = found[binder]
+                for table in passed:
+                    table[binder] = value
+                return value
+            passed.append(found)
+            frame = frame.parent
         raise KeyError(binder)
 
     def dim(self, sym: Symbol) -> Any:
         """The int (or, for `*b`, the tuple of ints) bound to a symbol; None when unbound."""
-        return self.find("dims", sym)
+        found = self.dims.get(sym)
+        return found if found is not None else self._enclosing("dims", sym)
+
+    def bind_dim(self, sym: Symbol, value: Any) -> None:
+        """Bind a symbol here."""
+        self.dims[sym] = value
+        self.bound.add(sym)
+
+    def bind_dtype(self, var: object, dtype: str) -> None:
+        """Bind a dtype variable here."""
+        self.dtypes[var] = dtype
+        self.bound.add(var)
+
+    def own(self, symbols: tuple) -> None:
+        """A cast here introduces these symbols: they are bound in this frame or nowhere (a
+        lookup from here or below stops here), and bound afresh by the cast."""
+        dims = self.dims
+        seen = self.seen
+        if seen is None:
+            seen = self.seen = {}
+        for sym in symbols:
+            dims.pop(sym, None)
+            seen[sym] = _OWN
+
+    def _enclosing(self, table: str, key: Any) -> Any:
+        """The innermost non-None entry for `key` in the table `table` (dims or dtypes) of
+        this frame's `seen` or an enclosing frame, remembered in the `seen` of the frames
+        passed on the way. None when none has one, when a frame that owns the symbol (`own`)
+        is reached first, or when no frame of the tree ever bound it (`bound`). A frame binds
+        a symbol once and keeps it, so what a frame below remembers stays true. Without
+        these, a closure n levels deep that used a symbol of the outermost level at every
+        level walked the levels between each time (quadratic), as did a symbol its own cast
+        introduces, which no enclosing frame has, and a symbol a signature leaves unbound
+        (`a` of `(a * b, 4)`: 8,000 levels took 100 s)."""
+        if key not in self.bound:
+            return None
+        passed: list = []
+        frame: Optional[Frame] = self
+        while frame is not None:
+            if frame is not self:
+                found = getattr(frame, table).get(key)
+                if found is not None:
+                    break
+            seen = frame.seen
+            if seen is not None:
+                found = seen.get(key)
+                if found is _OWN:
+                    return None
+                if found is not None:
+                    break
+            passed.append(frame)
+            frame = frame.parent
+        else:
+            return None
+        for f in passed:
+            if f.seen is None:
+                f.seen = {}
+            f.seen[key] = found
+        return found
 
     @property
     def has_relations(self) -> bool:
         """Whether this frame or an enclosing one relates symbols (`Offsets`)."""
-        return self.relations is not None or self.inherits_relations
+        return self.relations is not None or self.related is not None
+
+    def start_relations(self) -> None:
+        """Give this frame its relations (at its entry, as a rule: the frames inside it, made
+        later, find it through `related`). Where frames inside it exist already (a function
+        value checked against its type in its defining frame), they would not: the tree is
+        marked, and lookups in it go through every level."""
+        self.relations = Offsets()
+        if self.enclosing:
+            self.bound.add(_LATE_RELATIONS)
+
+    def _related_frames(self) -> Iterator["Frame"]:
+        """The frames, from this one out, that may hold relations."""
+        if _LATE_RELATIONS in self.bound:
+            yield from (f for f in self.levels() if f.relations is not None)  # type: ignore[misc, attr-defined]
+            return
+        frame = self if self.relations is not None else self.related
+        while frame is not None:
+            yield frame
+            frame = frame.related
 
     def relation(self, sym: Symbol) -> Optional[tuple]:
         """(root, offset) of a symbol an entry's difference ties to another (`n8 = n6 + 1`);
         None where none does."""
-        if not self.has_relations:
-            return None
-        for frame in self.levels():
-            relations = frame.relations  # type: ignore[attr-defined]
-            if relations is not None:
-                found = relations.root.get(sym)
-                if found is not None:
-                    return found
+        for frame in self._related_frames():
+            found = frame.relations.root.get(sym)  # type: ignore[union-attr]
+            if found is not None:
+                return found
         return None
 
     def tied_to(self, root: Symbol) -> list:
         """(symbol, offset) of every symbol a relation ties to `root` (none when it is no root)."""
-        if not self.has_relations:
-            return []
-        for frame in self.levels():
-            relations = frame.relations  # type: ignore[attr-defined]
-            if relations is not None and root in relations.members:
-                return [(m, relations.root[m][1]) for m in relations.members[root]]
+        for frame in self._related_frames():
+            relations = frame.relations
+            if root in relations.members:  # type: ignore[union-attr]
+                return [(m, relations.root[m][1]) for m in relations.members[root]]  # type: ignore[union-attr]
         return []
 
     def dtype(self, var: object) -> Optional[str]:
         """The dtype bound to a dtype variable; None when unbound."""
-        return self.find("dtypes", var)
+        found = self.dtypes.get(var)
+        return found if found is not None else self._enclosing("dtypes", var)
 
     def env(self) -> "DimEnv":
         """The bound symbols as a mapping (what `Poly.evaluate` takes)."""

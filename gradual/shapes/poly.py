@@ -433,7 +433,7 @@ class Poly:
                 alo, ahi = atom.bounds()
                 mlo, mhi = _ext_mul_interval(mlo, mhi, alo, ahi)
             tlo, thi = (_ext_mul(c, mlo), _ext_mul(c, mhi)) if c > 0 else (_ext_mul(c, mhi), _ext_mul(c, mlo))
-            lo, hi = lo + tlo, hi + thi
+            lo, hi = _ext_add(lo, tlo), _ext_add(hi, thi)
         return lo, hi
 
     def _without_quotient(self) -> "tuple[Poly, int, int] | None":
@@ -526,7 +526,15 @@ def _eval_atom(atom: Atom, env: Mapping[Symbol, int]) -> int:
 def _ext_mul(a: Ext, b: Ext) -> Ext:
     if a == 0 or b == 0:
         return 0
+    if a.__class__ is float or b.__class__ is float:  # an infinity: never an int times a float,
+        return INF if (a > 0) == (b > 0) else -INF  # which overflows past 2**1024 (a coefficient may be)
     return a * b
+
+
+def _ext_add(a: Ext, b: Ext) -> Ext:
+    if a.__class__ is float or b.__class__ is float:  # as in `_ext_mul`: an int past 2**1024 plus inf overflows
+        return a if a.__class__ is float else b  # (lower bounds add up -inf, upper ones inf: never both)
+    return a + b
 
 
 def _ext_mul_interval(alo: Ext, ahi: Ext, blo: Ext, bhi: Ext) -> tuple[Ext, Ext]:

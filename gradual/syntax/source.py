@@ -53,13 +53,31 @@ class Source:
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line, without its newline."""
+        start, end = self._line_bounds(line)
+        return self.text[start:end]
+
+    def line_length(self, line: int) -> int:
+        """The length of `line_text(line)`, without copying the line."""
+        start, end = self._line_bounds(line)
+        return end - start
+
+    def line_slice(self, line: int, lo: int, hi: int) -> str:
+        """`line_text(line)[lo:hi]`, copying only that part (a diagnostic shows a window of a
+        long line: copying the whole line for each one was quadratic in its length)."""
+        start, end = self._line_bounds(line)
+        return self.text[min(start + lo, end) : min(start + hi, end)]
+
+    def _line_bounds(self, line: int) -> tuple[int, int]:
+        """Offsets of a 1-based line's text, without its newline (and `\\r`); (0, 0) past the end."""
         line -= self.line_base
         starts = self.line_starts()
         if not 1 <= line <= len(starts):
-            return ""
+            return 0, 0
         start = starts[line - 1] + (1 if line == 1 and self._marked() else 0)
         end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[start:end].rstrip("\r")
+        while end > start and self.text[end - 1] == "\r":
+            end -= 1
+        return start, end
 
     def __repr__(self) -> str:
         return f"Source({self.path!r})"

@@ -136,6 +136,7 @@ class Namer:
 
     def __init__(self) -> None:
         self.taken: set = set()
+        self.next: dict = {}  # base -> the suffix to try first for it
 
     def name(self, onnx_name: str) -> str:
         """A fresh variable name close to an ONNX tensor name."""
@@ -143,12 +144,13 @@ class Namer:
             base = onnx_name
         else:
             base = _UNSAFE.sub("_", onnx_name) or "v"
-        name, k = base, 1
+        name, k = base, self.next.get(base, 1)
         while name in self.taken:
             name = f"{base}_{k}"
             k += 1
         self.taken.add(name)
-        return name
+        self.next[base] = k  # the suffix to try first next time: not _1 again (quadratic when
+        return name  # every If branch binds the same names, or many names differ only in punctuation)
 
 
 class Importer:

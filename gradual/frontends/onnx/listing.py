@@ -79,7 +79,7 @@ class Listing:
         self._nodes = {}
         self._add_nodes(lines, (), "")
         for name, text in self._value_texts:
-            self._values.setdefault(name, self._add(lines, text))
+            self._values[name] = self._add(lines, text)
         self._outputs = self._add(lines, self._outputs_text)
         for key in self.graphs:
             if key:

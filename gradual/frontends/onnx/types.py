@@ -59,6 +59,7 @@ class DimNames:
     def __init__(self, texts: Iterable[str] = (), reserved: Iterable[str] = ()) -> None:
         self.taken: set = set(RESERVED) | set(reserved)
         self.names: dict = {}
+        self.next: dict = {}  # a spelling -> the suffix to try first for it
         texts = list(dict.fromkeys(t for t in texts if t))
         for text in texts:  # names that need no spelling change come first: they keep it
             if _NAME.match(text) and text not in self.taken:
@@ -73,10 +74,11 @@ class DimNames:
         if found is not None:
             return found
         base = _spelled(text)
-        name, k = base, 2
+        name, k = base, self.next.get(base, 2)
         while name in self.taken:
             name = f"{base}_{k}"
             k += 1
+        self.next[base] = k  # the suffix to try first next time (from 2 again was quadratic)
         self.names[text] = name
         self.taken.add(name)
         return name

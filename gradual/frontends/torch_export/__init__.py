@@ -53,6 +53,7 @@ from typing import Any, Optional, Union
 
 from ... import builder as gb
 from ... import messages
+from ...api import gc_paused
 from .. import LoadError
 from .archive import Archive, ArchiveError, program_from_json, read_archive
 from .importer import ImportedProgram, Importer, ImportOptions
@@ -79,9 +80,10 @@ def import_archive(source: Union[str, bytes], path: Optional[str] = None, model:
                    options: Optional[ImportOptions] = None) -> ImportedProgram:
     """Import a `.pt2` archive (a path or its bytes) without torch. An unsupported node is a
     diagnostic in the result; an unreadable file raises LoadError."""
-    archive = load_archive(source, path, model)
     where = path or (source if isinstance(source, str) else "<archive>.pt2")
-    return Importer(archive, where, options).run()
+    with gc_paused():  # as for ONNX: reading and importing make many objects that all stay alive,
+        archive = load_archive(source, path, model)  # and collections would only re-walk them
+        return Importer(archive, where, options).run()
 
 
 def import_json(program: dict, path: str = "<program>.pt2", options: Optional[ImportOptions] = None) -> ImportedProgram:
@@ -90,7 +92,8 @@ def import_json(program: dict, path: str = "<program>.pt2", options: Optional[Im
         archive = program_from_json(program)
     except ArchiveError as error:
         raise _failure(path, error) from None
-    return Importer(archive, path, options).run()
+    with gc_paused():
+        return Importer(archive, path, options).run()
 
 
 def import_program(exported: Any, path: str = "<ExportedProgram>", options: Optional[ImportOptions] = None) -> ImportedProgram:

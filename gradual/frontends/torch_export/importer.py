@@ -170,14 +170,18 @@ class Namer:
 
     def __init__(self) -> None:
         self.taken: set = set()
+        self.next: dict = {}  # base -> the suffix to try first for it
 
     def name(self, wanted: str) -> str:
-        """A fresh variable name close to `wanted`."""
+        """A fresh variable name close to `wanted`. Suffixes go on from the last one a base
+        was given: trying `_1`, `_2`, ... afresh each time made a name every torch.cond
+        branch binds (`x`, `linear`) cost the number of branches before it (quadratic)."""
         base = _IDENT.sub("_", wanted) or "v"
-        name, k = base, 1
+        name, k = base, self.next.get(base, 1)
         while name in self.taken:
             name, k = f"{base}_{k}", k + 1
         self.taken.add(name)
+        self.next[base] = k
         return name
 
 
