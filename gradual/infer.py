@@ -859,9 +859,14 @@ class Checker:
             return ERROR if not isinstance(target, TensorType) else target
         for _, binder, fact in outcome.facts:  # what the cast checked holds of the variable from here on
             env.add_fact(binder, fact)
-        if isinstance(actual, DynType) and not actual.from_error:
-            for _, binder, refined in outcome.refinements:  # a `?` variable that passed is a tensor from here on
-                env.set(binder, refined)
+        dynamic = isinstance(actual, DynType)
+        if not (dynamic and actual.from_error):  # type: ignore[union-attr]
+            # what a variable passed it is from here on: a `?` a tensor, a tensor the dims it was
+            # checked to have (the elaborated program writes an inserted check so, and a later
+            # annotation relies on what the check refined); a reference keeps its own type
+            for _, binder, refined in outcome.refinements:
+                if dynamic or isinstance(refined, TensorType):
+                    env.set(binder, refined)
         return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
 
     def bind_existentials(self, introduced: tuple, site: CallSite, target: Type, env: Env) -> Type:
