@@ -540,7 +540,7 @@ class Checker:
             cached = self.known_calls.get(key)
         except TypeError:
             return None
-        if cached is None or cached.casts or cached.refinements or cached.facts:
+        if cached is None or not cached.shared:
             return None
         if cached.learned:
             self.learn(cached.learned, env)
@@ -753,7 +753,7 @@ class Checker:
             except TypeError:  # an attribute value that cannot be hashed: no reuse
                 key = cached = None
             if cached is not None:
-                if not (cached.casts or cached.refinements or cached.facts):  # nothing of its own call in it
+                if cached.shared:
                     if cached.instantiation:
                         self.current.frame.instantiations[id(e)] = cached.instantiation  # type: ignore[union-attr]
                     if cached.learned:
@@ -1033,8 +1033,8 @@ def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: En
 def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> SiteOutcome:
     """A cached outcome for this call's own argument nodes and variables, with fresh names for
     the symbols its casts bind (two calls must never share a runtime binding)."""
-    if not (cached.casts or cached.refinements or cached.facts):
-        return cached  # nothing in it belongs to the call it came from
+    if cached.shared:
+        return cached
     fresh = {old: Symbol(old.name, old.lo, old.hi) for old in cached.binders}
     casts = []
     for cast in cached.casts:

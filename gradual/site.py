@@ -184,6 +184,12 @@ class SiteOutcome:
     #: (rigid symbol, lo, hi): bounds this call stops at runtime where a symbol is outside them
     learned: list = field(default_factory=list)
 
+    @property
+    def shared(self) -> bool:
+        """Whether nothing in it belongs to the call it came from (no cast, refinement or fact):
+        another call of the same key may take it as it is."""
+        return not (self.casts or self.refinements or self.facts)
+
 
 @dataclass
 class ProtoTensor:
