@@ -1056,11 +1056,22 @@ def _finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
     an identity lookup costs less than hashing a type. The table keeps every value alive, so
     identities are not reused meanwhile. The walks over the whole table run in C."""
     values = table.values()
-    distinct = dict(zip(map(id, values), values))
-    done = {ident: finalize(value) for ident, value in distinct.items()}
-    if all(done[ident] is value for ident, value in distinct.items()):
+    done = _finalized_distinct(values, finalize)
+    if done is None:
         return table  # already final (no inference variable in any of them): the table as it is
     return dict(zip(table.keys(), map(done.__getitem__, map(id, values))))
+
+
+def _finalized_distinct(values: Any, finalize: Callable[[Any], Any]) -> Optional[dict]:
+    """Each distinct value object (None apart) finalized once, by identity; None when that
+    changes none of them."""
+    distinct = dict(zip(map(id, values), values))
+    distinct.pop(id(None), None)
+    done = {ident: finalize(value) for ident, value in distinct.items()}
+    if all(done[ident] is value for ident, value in distinct.items()):
+        return None
+    done[id(None)] = None
+    return done
 
 
 def _finalized_dataflow(table: dict, finalize: "_Finalizer") -> dict:
@@ -1074,12 +1085,8 @@ def _finalized_dataflow(table: dict, finalize: "_Finalizer") -> dict:
 def _finalized_list(values: list, finalize: Callable[[Any], Any]) -> list:
     """`[finalize(v) ...]` with None kept, each distinct value object finalized once (the list
     itself when that changes nothing)."""
-    distinct = dict(zip(map(id, values), values))
-    distinct.pop(id(None), None)
-    done = {ident: finalize(value) for ident, value in distinct.items()}
-    if all(done[ident] is value for ident, value in distinct.items()):
-        return values
-    return [None if v is None else done[id(v)] for v in values]
+    done = _finalized_distinct(values, finalize)
+    return values if done is None else list(map(done.__getitem__, map(id, values)))
 
 
 def publish_dataflow(resolution: Resolution, types: dict, instantiations: dict, dataflow: dict) -> None:
