@@ -434,11 +434,15 @@ def expand_dataflow(module: Module) -> Module:
         if not isinstance(node, Node) or node.__class__ is Dataflow:
             continue
         if node.__class__ is Body and any(s.__class__ is Dataflow for s in node.stmts):
-            node.stmts = tuple(let for s in node.stmts
-                               for let in (s.lets() if s.__class__ is Dataflow else (s,)))
+            node.stmts = plain_statements(node.stmts)
         for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
             stack.append(getattr(node, name))
     return module
+
+
+def plain_statements(stmts: tuple) -> tuple:
+    """Statements with each Dataflow's in its place as lets."""
+    return tuple(let for s in stmts for let in (s.lets() if s.__class__ is Dataflow else (s,)))
 
 
 _CHILD_FIELDS: dict = {}

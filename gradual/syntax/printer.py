@@ -225,7 +225,7 @@ class _Printer:
         out = self.out
         stmts = body.stmts
         if any(s.__class__ is ast.Dataflow for s in stmts):  # a frontend's module, not yet checked
-            stmts = tuple(let for s in stmts for let in (s.lets() if s.__class__ is ast.Dataflow else (s,)))
+            stmts = ast.plain_statements(stmts)
         for s in stmts:
             self.line_start(s.span.start, depth)
             self.stmt(s, depth)
