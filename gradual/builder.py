@@ -45,8 +45,6 @@ class SpanLoc(Loc):
         self.span = span
 
 
-
-
 def _span(loc: Optional[Loc]) -> Span:
     return loc.span if loc is not None else NOWHERE
 

@@ -152,9 +152,9 @@ class Listing:
         """A node's line."""
         return gb.SpanLoc(_Place(self, ("node", key, index)))
 
-    def argument(self, key: tuple, index: int, position: int, names: list) -> gb.SpanLoc:
-        """Input `position` of a node (`names`: its inputs, as its line lists them): its name
-        on the node's line (the whole line from an absent input on)."""
+    def argument(self, key: tuple, index: int, position: int) -> gb.SpanLoc:
+        """Input `position` of a node: its name on the node's line (the whole line from an
+        absent input on)."""
         return gb.SpanLoc(_Place(self, ("argument", key, index, position)))
 
     def locator(self, key: tuple) -> "GraphPlaces":

@@ -95,7 +95,7 @@ class Node:
         if i >= len(inputs) or not inputs[i]:
             self.fail_attribute(f"input {i}", "absent", "this input given")
         var = self.importer.expr_of(inputs[i], self.loc)
-        return gb.Var(var.name, self.importer.listing.argument(self.key, self.index, i, inputs))
+        return gb.Var(var.name, self.importer.listing.argument(self.key, self.index, i))
 
     def args(self) -> list:
         """Every given input as an expression."""
