@@ -509,10 +509,7 @@ class Checker:
             recorded[i] = t = outcome.result
             if outcome.instantiation:
                 instantiations[i] = outcome.instantiation
-            if log.open > log.unlogged:
-                log.set(types, id(binders[i]), t)
-            else:
-                types[id(binders[i])] = t
+            log.set(types, id(binders[i]), t)  # logged only inside a nested level
 
     def quick_outcome(self, name: str, binders: list, env: Env) -> Optional[SiteOutcome]:
         """The outcome of `name(binders...)` with no attributes, its bounds learned, when an
