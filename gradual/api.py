@@ -83,6 +83,17 @@ def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     return box["value"]
 
 
+def _table(attribute: str, doc: str) -> property:
+    """A CheckResult table that holds every Dataflow statement's records once read (see
+    CheckResult._published)."""
+
+    def read(self: "CheckResult") -> Any:
+        if self._dataflow:
+            self._published()
+        return getattr(self, attribute)
+    return property(read, doc=doc)
+
+
 class CheckResult:
     """A checked program: its AST, types, diagnostics and the runtime checks it needs."""
 
@@ -111,33 +122,11 @@ class CheckResult:
         if dataflow and self._module is not None:
             ast.expand_dataflow(self._module)
 
-    @property
-    def module(self) -> Optional[ast.Module]:
-        """The checked module."""
-        if self._dataflow:
-            self._published()
-        return self._module
-
-    @property
-    def types(self) -> dict:
-        """The inferred type of each expression and binding, by node identity."""
-        if self._dataflow:
-            self._published()
-        return self._types
-
-    @property
-    def resolution(self) -> Optional[Resolution]:
-        """What each name means (names.Resolution)."""
-        if self._dataflow:
-            self._published()
-        return self._resolution
-
-    @property
-    def instantiations(self) -> dict:
-        """Per call node (by id): what its signature's symbols were bound to, `(("k", 784), ...)`."""
-        if self._dataflow:
-            self._published()
-        return self._instantiations
+    module = _table("_module", "The checked module.")
+    types = _table("_types", "The inferred type of each expression and binding, by node identity.")
+    resolution = _table("_resolution", "What each name means (names.Resolution).")
+    instantiations = _table(
+        "_instantiations", "Per call node (by id): what its signature's symbols were bound to, `((\"k\", 784), ...)`.")
 
     @property
     def errors(self) -> list[Diagnostic]:
