@@ -273,18 +273,25 @@ class Block:
         `locator` and `tag` (see ast.Dataflow): the compact form of
         `let(name, call(op, *args))` for a graph frontend's straight runs of operator nodes,
         whose syntax is made only when asked for. Consecutive ones with the same locator share
-        one Dataflow statement."""
-        stmts = self.stmts
-        flow = stmts[-1] if stmts else None
-        if flow is None or flow.__class__ is not ast.Dataflow or flow.locator is not locator:
-            flow = ast.Dataflow([], [], [], [], locator)
-            stmts.append(flow)
+        one Dataflow statement (`dataflow`)."""
+        flow = self.dataflow(locator)
         index = len(flow.names)
         flow.names.append(name)
         flow.ops.append(op)
         flow.args.append(args)
         flow.tags.append(tag)
         return DataflowVar(name, flow, index)
+
+    def dataflow(self, locator: object) -> ast.Dataflow:
+        """The Dataflow statement that ends the block if it has this locator, else a new one
+        added: a frontend binding a long run of nodes appends to its arrays itself, as
+        `bind_op` does (and makes each statement's variable, `DataflowVar`)."""
+        stmts = self.stmts
+        flow = stmts[-1] if stmts else None
+        if flow is None or flow.__class__ is not ast.Dataflow or flow.locator is not locator:
+            flow = ast.Dataflow([], [], [], [], locator)
+            stmts.append(flow)
+        return flow
 
     def hint(self, var: Var, shape: Sequence[ShapeItem]) -> None:
         """`can_unify(%var, shape=(...))`."""

@@ -537,6 +537,33 @@ def test_a_clean_check_never_writes_the_listing() -> None:
     assert error.span.text == "w" and error.span.source.line_text(error.span.start_position[0]) == "node mm (MatMul): r, w -> z"
 
 
+def test_direct_nodes_are_imported_without_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: the import reads a direct node's fields itself and makes no NodeRecord for it
+    (reading every node into a record first, then importing the records, was a second pass
+    over the model); a node with attributes gets one. The listing reads its own records when a
+    diagnostic needs it, names included."""
+    from gradual.frontends.onnx import importer, listing
+
+    made = []
+
+    class Counted(listing.NodeRecord):
+        __slots__ = ()
+
+        def __init__(self, proto: object) -> None:
+            made.append(proto.name)  # type: ignore[attr-defined]
+            super().__init__(proto)
+
+    monkeypatch.setattr(importer, "NodeRecord", Counted)
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="first"),
+             helper.make_node("Softmax", ["r"], ["s"], name="second", axis=1),
+             helper.make_node("Add", ["s", "r"], ["a"], name="third"),
+             helper.make_node("MatMul", ["a", "w"], ["z"], name="mm")]
+    bad = model(nodes, [("x", F, ["n", 3])], [("z", F, None)], [("w", np.ones((4, 2), np.float32))])
+    (error,) = gonnx.import_model(bad).check().errors
+    assert made == ["second", "mm"]  # attributes; a weight not yet used (materialized by the converter)
+    assert error.span.source.line_text(error.span.start_position[0]) == "node mm (MatMul): a, w -> z"
+
+
 def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 12: a node whose converter has a direct form (convert.DIRECT) is imported without a
     Node, into a Dataflow; the program its statements make, their spans and the listing are what

@@ -22,8 +22,9 @@ from ...api import CheckResult, check
 from ...scopes import UndoLog
 from ...syntax import ast
 from .fold import fold, foldable
-from .listing import Listing, NodeRecord, read_graphs
-from .node import KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype, schema_problem
+from .listing import Listing, NodeRecord
+from .node import (KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype, problem_of_counts,
+                   schema_problem)
 from . import constants as initializers
 from . import outputs as declared_outputs
 from .types import DimNames, TensorInfo, arithmetic_names, dim_params, info_of_array, info_of_type, onnx_dtype_name
@@ -197,14 +198,13 @@ class Importer:
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedModel:
         """Import the whole graph."""
-        graphs = self.graphs = read_graphs(self.graph)
         self._collect_constants()
         self._apply_batch()
-        self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe(), graphs)
+        self.listing = Listing(self.path, self.graph, lambda name: self.info(name).describe())
         self.fn.loc = self.listing.outputs()
         self._report_broken()
         self._declare_inputs()
-        self._import_nodes(self.listing.graphs[()], ())
+        self._import_nodes(self.graph.node, ())
         result = self._result()
         module, declared = None, None
         if result is not None and not self.diagnostics:
@@ -229,7 +229,7 @@ class Importer:
         self.inferred = True
         read: dict = {}
         infos = self.infos
-        for graph in _inferred_graphs(_inferred_graph(self.model, self.serialized), self.graphs):
+        for graph in _graphs(_inferred_graph(self.model, self.serialized)):
             for vi in itertools.chain(graph.value_info, graph.output, graph.input):
                 type_proto = vi.type
                 key = type_proto.SerializeToString()
@@ -295,43 +295,56 @@ class Importer:
             self.batch_size = info.dims[0]
         return TensorInfo(info.dtype, (self.options.batch,) + tuple(info.dims[1:]), info.elem_type)
 
-    def _import_nodes(self, records: list, key: tuple) -> None:
-        """Import a graph's nodes in order. A node of the default domain with no attributes
-        whose converter has a direct form (convert.DIRECT: the node is one operator call on its
-        inputs), whose inputs are all bound and not all constants, is bound here as the
-        converter and `_bind_outputs` would bind it, without a `Node`, in the body's Dataflow
-        (most nodes of most models: this loop is the import's cost per node). Any other node
-        (a schema problem, an input to fold, several outputs, attributes) is `_import_node`'s."""
+    def _import_nodes(self, nodes: Any, key: tuple) -> None:
+        """Import a graph's nodes (its NodeProtos) in order. A node of the default domain with no
+        attributes whose converter has a direct form (convert.DIRECT: the node is one operator
+        call on its inputs), whose inputs are all bound and not all constants, is bound here as
+        the converter and `_bind_outputs` would bind it, in the body's Dataflow, without a
+        `Node` or even a NodeRecord (most nodes of most models: this loop is the import's cost
+        per node, its protobuf field reads the larger part). Any other node (a schema problem,
+        an input to fold, several outputs, attributes) is `_import_node`'s."""
         exprs, values, poisoned, scope = self.exprs, self.values, self.poisoned, self.scope
         forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
-        fresh_name, locator, bind = self.namer.name, self.listing.locator(key), self.body.bind_op
-        for index, record in enumerate(records):
-            inputs, outputs = record.inputs, record.outputs
+        fresh_name, locator = self.namer.name, self.listing.locator(key)
+        flow = None  # the Dataflow this run of direct nodes extends (see gb.Block.dataflow)
+        for index, proto in enumerate(nodes):
             op = None
-            if not record.attributes and record.domain in DEFAULT_DOMAINS and not (poisoned and not poisoned.isdisjoint(inputs)):
-                direct = forms.get((record.op_type, len(inputs), len(outputs)), _UNREAD)
+            if not proto.attribute and proto.domain in DEFAULT_DOMAINS:
+                op_type, inputs, outputs = proto.op_type, proto.input[:], proto.output[:]
+                direct = forms.get((op_type, len(inputs), len(outputs)), _UNREAD)
                 if direct is _UNREAD:
-                    direct = forms[(record.op_type, len(inputs), len(outputs))] = form_of(record)
-                if direct is not None and outputs[0]:
+                    direct = forms[(op_type, len(inputs), len(outputs))] = form_of(op_type, len(inputs), len(outputs))
+                if direct is not None and outputs[0] and not (poisoned and not poisoned.isdisjoint(inputs)):
+                    args = []
                     constant = True  # all inputs constants: they may fold
                     for name in inputs:
-                        if name not in exprs:  # unbound, or absent ("")
+                        var = exprs.get(name)
+                        if var is None:  # unbound, or absent (""), or a constant not yet used
                             constant = None
                             break
+                        args.append(var.name)
                         if constant and name not in values:
                             constant = False
                     if constant is False:
                         self.at = (key, index)
-                        op = direct(self, record)
+                        op = direct(self, op_type, inputs)
             if op is None:
-                self._import_node(index, record, key)
+                self._import_node(index, NodeRecord(proto), key)
+                flow = None
                 continue
             name = outputs[0]
             if not (name.isascii() and name.isidentifier() and name not in taken):
                 name = fresh_name(name)
             else:
                 taken.add(name)  # what Namer.name does for a name it keeps as it is
-            var = bind(name, op, [exprs[arg].name for arg in inputs], locator, index)
+            if flow is None:
+                flow = self.body.dataflow(locator)
+                names, ops, arguments, tags = flow.names, flow.ops, flow.args, flow.tags
+            var = gb.DataflowVar(name, flow, len(names))
+            names.append(name)
+            ops.append(op)
+            arguments.append(args)
+            tags.append(index)
             if scope.open:
                 scope.set(exprs, outputs[0], var)
             else:  # the graph's own level: nothing to undo
@@ -363,13 +376,14 @@ class Importer:
             self._report(node.loc, problem.make)
             self.poisoned.update(record.outputs)
 
-    def _direct_form(self, record: Any) -> Optional[Any]:
-        """The direct form of a node with no attributes (convert.DIRECT), when its operator has
-        one, the node has one output and the schema accepts its counts of inputs and outputs
-        (which decide the schema check of a node with no attributes); else None."""
-        if len(record.outputs) != 1 or schema_problem(record, self.opset) is not None:
+    def _direct_form(self, op_type: str, inputs: int, outputs: int) -> Optional[Any]:
+        """The direct form (convert.DIRECT) of a node with no attributes, given its operator and
+        its counts of inputs and outputs, when its operator has one, the node has one output and
+        the schema accepts the counts (which decide the schema check of a node with no
+        attributes); else None."""
+        if outputs != 1 or problem_of_counts(op_type, self.opset, inputs, outputs) is not None:
             return None  # a problem is reported by _import_node
-        return _direct_forms().get(record.op_type)
+        return _direct_forms().get(op_type)
 
     def node_proto(self, key: tuple, index: int) -> Any:
         """The NodeProto of node `index` of the graph at path `key` (the records do not keep it)."""
@@ -497,10 +511,7 @@ class Importer:
             if problem is not None:
                 raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
         self.graph_protos[key] = graph
-        records = self.listing.graphs.get(key)
-        if records is None:  # a graph the listing did not read (not an attribute `g`)
-            records = [NodeRecord(proto) for proto in graph.node]
-        self._import_nodes(records, key)
+        self._import_nodes(graph.node, key)
         names = [o.name for o in graph.output]
         if any(name in self.poisoned for name in names):
             raise Unsupported(lambda span: None)
@@ -587,26 +598,6 @@ def _input_dim_params(graph: Any) -> set:
     """The dim_params of the graph inputs that are not initializers."""
     initializers = {init.name for init in graph.initializer}
     return set(dim_params(vi for vi in graph.input if vi.name not in initializers))
-
-
-def _inferred_graphs(inferred: Any, graphs: dict) -> list:
-    """The inferred graph and its subgraphs, in the order of `graphs` (the model's own, by
-    path: inference keeps the nodes as they are); every graph holding one when a path is not
-    found."""
-    found = [inferred]
-    try:
-        for key in graphs:
-            if key:
-                found.append(_subgraph(inferred, key))
-    except (IndexError, StopIteration):
-        return _graphs(inferred)
-    return found
-
-
-def _subgraph(graph: Any, key: tuple) -> Any:
-    for index, name in key:
-        graph = next(a.g for a in graph.node[index].attribute if a.name == name)
-    return graph
 
 
 def _graphs(graph: Any) -> list:

@@ -26,9 +26,10 @@ from ...syntax.source import Source, Span
 
 
 class NodeRecord:
-    """One NodeProto's fields, read once: each protobuf field access costs about a
-    microsecond (a repeated field several), and the listing, the importer and the converters
-    all read them. The NodeProto itself is not kept (the few that need it find it by graph and
+    """One NodeProto's fields, read once: each protobuf field access costs a fraction of a
+    microsecond (a repeated field more), and the listing (once written) and a node's converter
+    read them many times. The importer's loop reads a direct node's few fields itself and makes
+    no record (`Importer._import_nodes`). The NodeProto itself is not kept (the few that need it find it by graph and
     index, `Importer.node_proto`): a NodeProto object kept alive after its fields were read
     holds about 500 bytes more (50 MB of a 100,000-node import's peak)."""
 
@@ -44,7 +45,6 @@ class NodeRecord:
         self.attributes: Sequence = attributes[:] if attributes else ()  # most nodes have none: no copy
 
 
-
 class Listing:
     """The listing of one graph (and its subgraphs: their nodes follow the outputs' line) and the
     locations in it. A node is named by its graph's path and its index in that graph; the path
@@ -55,11 +55,11 @@ class Listing:
     text are read (a diagnostic, a printed program, an editor): a model that checks clean never
     needs them. Until then a location is a `_Place` that knows what it points at."""
 
-    def __init__(self, path: str, graph: Any, describe: Any, graphs: Optional[dict] = None) -> None:
+    def __init__(self, path: str, graph: Any, describe: Any) -> None:
         """`describe(name)` gives a tensor's type as ONNX writes it (`float32[N, 3]`), asked
-        here for the graph inputs and initializers; `graphs` the node records
-        `read_graphs(graph)` gives (read here when not given)."""
-        self.graphs: dict = graphs if graphs is not None else read_graphs(graph)
+        here for the graph inputs and initializers."""
+        self._graph = graph
+        self._records: Optional[dict] = None
         inputs = {vi.name for vi in graph.input}
         self._value_texts = [(vi.name, messages.onnx_input_text(vi.name, describe(vi.name))) for vi in graph.input]
         self._value_texts += [(init.name, messages.onnx_constant_text(init.name, describe(init.name)))
@@ -72,6 +72,15 @@ class Listing:
         self._last_node: Optional[tuple] = None  # the node whose input offsets are kept
         self._last_starts: list = []
         self.source = _ListingSource(self, path)
+
+    @property
+    def graphs(self) -> dict:
+        """Each graph's node records by path (`read_graphs`), read the first time they are
+        asked for: the import reads the NodeProtos it needs itself, and a model that checks
+        clean never asks."""
+        if self._records is None:
+            self._records = read_graphs(self._graph)
+        return self._records
 
     def _write(self) -> str:
         """The text, its places found (once)."""

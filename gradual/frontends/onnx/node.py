@@ -213,12 +213,12 @@ def schema_problem(node: Any, opset: int) -> Optional[Callable[[Span], Diagnosti
     the schema gives (`axis="zero"` where an INT is due, or no kind at all), or a missing
     required attribute. Converters may then rely on what the schema says."""
     if not node.attributes:  # most nodes: the answer depends on the counts alone, found once per kind
-        return _problem_of_counts(node.op_type, opset, len(node.inputs), len(node.outputs))
+        return problem_of_counts(node.op_type, opset, len(node.inputs), len(node.outputs))
     return _schema_problem(node.op_type, opset, len(node.inputs), len(node.outputs), node.attributes)
 
 
 @functools.lru_cache(maxsize=None)
-def _problem_of_counts(op: str, opset: int, inputs: int, outputs: int) -> Optional[Callable[[Span], Diagnostic]]:
+def problem_of_counts(op: str, opset: int, inputs: int, outputs: int) -> Optional[Callable[[Span], Diagnostic]]:
     """schema_problem of a node with no attributes, given its operator and its counts of
     inputs and outputs."""
     return _schema_problem(op, opset, inputs, outputs, ())

@@ -12,15 +12,16 @@ from typing import Any, Callable, Optional
 
 CONVERTERS: dict[str, Callable[[Any], Any]] = {}
 
-#: ONNX op_type -> `direct(importer, record) -> op or None`, for a converter that turns a node
+#: ONNX op_type -> `direct(importer, op_type, inputs) -> op or None` (`inputs` the node's input
+#: names), for a converter that turns a node
 #: with no attributes, whose inputs are all tensors bound already, into exactly `op(inputs...)`
 #: (one call of a gradual operator on the node's inputs, in order, located as the converter
 #: locates them): the importer then builds that call itself, without a `Node` (importer.py,
 #: `_import_nodes`). None: the converter decides.
-DIRECT: dict[str, Callable[[Any, Any], Optional[str]]] = {}
+DIRECT: dict[str, Callable[[Any, str, list], Optional[str]]] = {}
 
 
-def converts(*op_types: str, direct: Optional[Callable[[Any, Any], Optional[str]]] = None
+def converts(*op_types: str, direct: Optional[Callable[[Any, str, list], Optional[str]]] = None
              ) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
     """Decorator: register a converter for ONNX op_types (and its direct form, see DIRECT)."""
 

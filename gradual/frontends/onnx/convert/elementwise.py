@@ -39,9 +39,9 @@ BINARY = {
 }
 
 
-def _direct_unary(importer: Any, record: Any) -> Optional[str]:
+def _direct_unary(importer: Any, op_type: str, inputs: list) -> Optional[str]:
     """The direct form of `unary` (see convert.DIRECT)."""
-    return UNARY[record.op_type] if len(record.inputs) == 1 else None
+    return UNARY[op_type] if len(inputs) == 1 else None
 
 
 @converts(*UNARY, direct=_direct_unary)
@@ -69,10 +69,10 @@ def isinf(node: Node) -> Any:
                      detect_positive=bool(node.attr("detect_positive", 1)))
 
 
-def _direct_binary(importer: Any, record: Any) -> Optional[str]:
+def _direct_binary(importer: Any, op_type: str, inputs: list) -> Optional[str]:
     """The direct form of `binary` (see convert.DIRECT): with no attributes there is no legacy
     broadcast to refuse."""
-    return BINARY[record.op_type] if len(record.inputs) == 2 else None
+    return BINARY[op_type] if len(inputs) == 2 else None
 
 
 @converts(*BINARY, direct=_direct_binary)
@@ -125,7 +125,7 @@ def variadic(node: Node) -> Any:
     return total
 
 
-@converts("Where", direct=lambda importer, record: "where" if len(record.inputs) == 3 else None)
+@converts("Where", direct=lambda importer, op_type, inputs: "where" if len(inputs) == 3 else None)
 def where(node: Node) -> Any:
     """Where(condition, x, y)."""
     return node.call("where", node.x(0), node.x(1), node.x(2))

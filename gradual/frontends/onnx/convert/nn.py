@@ -19,9 +19,9 @@ def _matmul_op(right_rank: Optional[int]) -> str:
     return "nn.matmul" if right_rank == 2 else "onnx.matmul"
 
 
-def _direct_matmul(importer: Any, record: Any) -> Optional[str]:
+def _direct_matmul(importer: Any, op_type: str, inputs: list) -> Optional[str]:
     """The direct form of `matmul` (see convert.DIRECT)."""
-    return _matmul_op(importer.info(record.inputs[1]).rank) if len(record.inputs) == 2 else None
+    return _matmul_op(importer.info(inputs[1]).rank) if len(inputs) == 2 else None
 
 
 @converts("MatMul", direct=_direct_matmul)
