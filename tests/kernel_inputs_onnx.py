@@ -641,3 +641,14 @@ def _prelu(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
     dtype = _float(draw)
     return [array(draw, shape, dtype), array(draw, _suffix_broadcast(draw, shape), dtype)], {}
+
+
+# control flow -----------------------------------------------------------------------------------
+@generator("onnx.scan_append")
+def _scan_append(draw: Draw) -> tuple:
+    item = draw(shapes(rank_hi=3, lo=0, hi=3))
+    dtype = _numeric(draw)
+    rows = draw(st.integers(0, 3))
+    # the loop's start: no rows, of any shape of its own
+    acc = (0,) + tuple(draw(shapes(rank_hi=3, lo=0, hi=3))) if rows == 0 and draw(st.booleans()) else (rows,) + tuple(item)
+    return [array(draw, acc, dtype), array(draw, item, dtype)], {}

@@ -945,3 +945,25 @@ def group_norm(ctx: ShapeContext) -> Any:
         for p in (scale, bias):
             ctx.equal(data.dim(1), p.dim(0), symbol="channels")
     return ctx.tensor(data.dims)
+
+
+# control flow -----------------------------------------------------------------------------------
+@shape_rule("onnx_scan_append")
+def scan_append(ctx: ShapeContext) -> Any:
+    """`onnx.scan_append(acc, item)`: `(k + 1, *item)` from `k` rows. Rows already there must
+    be shaped as the item (rank and dims); an accumulator with no rows (the loop's start) takes
+    any shape. While it is not known whether there are rows, nothing is required of them: the
+    runtime, knowing, requires it before every append."""
+    acc, item = ctx.args
+    if item.dims is None:
+        return ctx.tensor(None)
+    rows = ctx.unknown()
+    if acc.dims is not None and acc.rank >= 1:
+        rows = acc.dim(0)
+    if acc.dims is None or ctx.static(rows) != 0:
+        if ctx.at_least(rows, 1) is True:
+            ctx.require_rank(acc, item.rank + 1)
+            for have, want in zip(acc.dims[1:], item.dims):  # type: ignore[index]
+                ctx.equal(have, want)
+    size = ctx.static(rows)
+    return ctx.tensor([ctx.const(size + 1) if size is not None else ctx.unknown(), *item.dims])

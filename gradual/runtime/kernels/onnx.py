@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -939,3 +940,37 @@ def _resample(x: np.ndarray, axis: int, scale: float, out: int, box: tuple, mode
     if outside is not None and outside.any():
         result = np.where(outside.reshape((1,) * axis + (out,) + (1,) * (x.ndim - axis - 1)), extrapolation, result)
     return result
+
+
+@kernel("onnx.scan_append")
+def scan_append(acc: np.ndarray, item: np.ndarray) -> np.ndarray:
+    """The item as the last row of the rows so far (its shape when there are none). The rows
+    live in a buffer with room to spare, doubled when full: an accumulator that is the
+    buffer's longest view gets the row written after it, in O(1) amortized, where
+    concatenating made a loop of n iterations copy n*n/2 rows. Any other accumulator (one that
+    already had a row appended: a value is never changed) is copied into a buffer of its own."""
+    rows = 0 if acc.ndim == 0 else acc.shape[0]
+    buffer = acc.base
+    filled = _ROWS_FILLED.get(id(buffer)) if buffer is not None and rows else None
+    if filled is None or filled[0]() is not buffer or filled[1] != rows or not _starts(acc, buffer):
+        buffer = np.empty((max(4, 2 * rows),) + item.shape, dtype=item.dtype)
+        if rows:  # no rows: whatever shape the empty accumulator had
+            buffer[:rows] = acc
+    elif rows == buffer.shape[0]:
+        grown = np.empty((2 * rows,) + item.shape, dtype=item.dtype)
+        grown[:rows] = buffer
+        buffer = grown
+    buffer[rows] = item
+    _ROWS_FILLED[id(buffer)] = (weakref.ref(buffer, lambda _, key=id(buffer): _ROWS_FILLED.pop(key, None)), rows + 1)
+    return buffer[:rows + 1]
+
+
+#: id(buffer) -> (a weak reference to it, how many of its rows a value shows): scan_append's
+#: buffers, forgotten with them
+_ROWS_FILLED: dict = {}
+
+
+def _starts(acc: np.ndarray, buffer: np.ndarray) -> bool:
+    """Whether `acc` is the first rows of `buffer` (not a slice further in, or strided)."""
+    return (acc.__array_interface__["data"][0] == buffer.__array_interface__["data"][0]
+            and acc.strides == buffer.strides and acc.shape[1:] == buffer.shape[1:])
