@@ -62,8 +62,12 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   constant sizes of a static dim, SequenceConstruct, SequenceEmpty, SequenceInsert at a constant
   position; the dynamo exporter's split and chunk with optimize=False) is a tuple: SequenceAt
   at a constant position is a field, ConcatFromSequence a concatenate or stack (convert/sequence.py).
-  Loops (Loop, Scan), other sequences, optionals and strings are reported as unsupported, at the
-  node. Every numeric element type is supported (bfloat16, float8, float4,
+  Loop and Scan (opset 9 on) are recursive closures, the way Relay writes a loop
+  (convert/loops.py): the recursive call is the closure's tail call, the carried values'
+  parameters keep the sizes the model gives in all three places (initial value, body input
+  and output) and `?` elsewhere, and a scan output's rows are collected by
+  `onnx.scan_append`. Other sequences, optionals and strings are reported as unsupported, at
+  the node. Every numeric element type is supported (bfloat16, float8, float4,
   int4, int2 under their ml_dtypes names); an optional input a node leaves out is passed to the
   operators of stdlib/onnx_models.rly as an empty vector.
 * **Malformed models** are diagnostics: an initializer whose data does not fit its dims
@@ -91,13 +95,13 @@ Supported operators (`supported_operators()`):
     Floor, GRU, Gather, GatherElements, GatherND, Gelu, Gemm, GlobalAveragePool, GlobalLpPool,
     GlobalMaxPool, Greater, GreaterOrEqual, GridSample, GroupNormalization, HammingWindow,
     HannWindow, HardSigmoid, HardSwish, Hardmax, Identity, If, InstanceNormalization, IsInf,
-    IsNaN, LRN, LSTM, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax,
+    IsNaN, LRN, LSTM, LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, Loop,
     LpNormalization, LpPool, MatMul, MatMulInteger, Max, MaxPool, MaxUnpool, Mean,
     MeanVarianceNormalization, Min, Mish, Mod, Mul, Neg, NegativeLogLikelihoodLoss, NonZero,
     Not, OneHot, Or, PRelu, Pad, Pow, QLinearConv, QLinearMatMul, QuantizeLinear,
     RMSNormalization, RNN, Range, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
     ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape,
-    Resize, ReverseSequence, RotaryEmbedding, Round, STFT, Scatter, ScatterElements, ScatterND,
+    Resize, ReverseSequence, RotaryEmbedding, Round, STFT, Scan, Scatter, ScatterElements, ScatterND,
     Selu, SequenceAt, SequenceConstruct, SequenceEmpty, SequenceInsert, SequenceLength, Shape,
     Shrink, Sigmoid, Sign, Sin, Sinh, Size, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus,
     Softsign, SpaceToDepth, Split, SplitToSequence, Sqrt, Squeeze, Sub, Sum, SwiGLU, Swish, Tan,

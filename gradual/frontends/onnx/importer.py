@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
@@ -517,13 +517,20 @@ class Importer:
             raise Unsupported(lambda span: None)
         return [self.expr_of(name, self.listing.outputs()) for name in names]
 
-    def import_block(self, graph: Any, key: tuple) -> Any:
-        """A subgraph (an If branch) as a block of lets ending in its outputs (a tuple for
-        several); it sees every tensor in scope where its node is."""
+    def import_block(self, graph: Any, key: tuple, bound: Optional[Mapping[str, Any]] = None,
+                     result: Optional[Callable[[list], Any]] = None, loc: Optional[gb.Loc] = None) -> Any:
+        """A subgraph (an If branch, a Loop's body) as a block of lets ending in its outputs (a
+        tuple for several), or in what `result(outputs)` makes of them; it sees every tensor in
+        scope where its node is, and `bound` (its own inputs: graph input name -> expression,
+        bound at `loc`, the node's)."""
         saved, mark = self.body, self.scope.mark()
         self.body = gb.Block()
         try:
+            for name, expr in (bound or {}).items():
+                self._bind(name, expr, loc)
             outputs = self.import_inline(graph, key)
+            if result is not None:
+                return self.body.body(result(outputs))
             return self.body.body(outputs[0] if len(outputs) == 1 else gb.tuple_(*outputs))
         finally:
             self.body = saved

@@ -40,4 +40,4 @@ def supported_operators() -> list[str]:
     return sorted(CONVERTERS)
 
 
-from . import elementwise, models, nn, reduce, shape, other, sequence  # noqa: E402,F401  (registers the converters)
+from . import elementwise, loops, models, nn, reduce, shape, other, sequence  # noqa: E402,F401  (registers the converters)

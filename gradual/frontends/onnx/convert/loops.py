@@ -1,0 +1,240 @@
+"""Loops: Loop as a recursive closure, the way Relay writes a loop (SPEC 3.5: recursion is
+solved to a fixpoint).
+
+    %loop = fn (%i: int64, %c: bool, %v: Tensor[(?, ?), float32], %acc: Tensor[(?, ?, ?), float32]) {
+      if (logical_and(less(%i, %m), %c)) {
+        <the body's nodes, its inputs bound to %i, %c, %v>
+        %loop(add(%i, 1i64), %cond_out, %v_out, onnx.scan_append(%acc, %scan_out))
+      } else {
+        (%v, %acc)
+      }
+    };
+    %loop(0i64, %cond, %v_initial, <no rows>)
+
+The recursive call is the closure's tail call, so a long loop runs in constant stack. A
+loop-carried value's parameter keeps the rank and dtype the model gives its initial value
+(every dim `?`: a carried value may change shape from one iteration to the next); a scan
+output's rows collect in an accumulator that starts with none (`onnx.scan_append`). The
+body's nodes are imported as an If branch's are: they see every tensor in scope at the node.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .... import builder as gb
+from ..node import Node, Tuple, inline_constant, literal
+from ..types import TensorInfo
+from . import converts
+
+
+@converts("Loop")
+def loop(node: Node) -> Any:
+    """Loop (M, cond, v_initial...) -> (v_final..., scan_outputs...): see the module docstring."""
+    importer, body = node.importer, node.attr("body")
+    carried = len(node.inputs) - 2
+    scans = len(body.output) - 1 - carried
+    if len(body.input) != carried + 2 or scans < 0:
+        node.fail_attribute("body", f"{len(body.input)} inputs and {len(body.output)} outputs",
+                            f"{carried + 2} inputs and at least {carried + 1} outputs")
+    names = [o.name for o in body.output]
+    i, c = importer.namer.name("iteration"), importer.namer.name("condition")
+    steps = _Steps(node, body, [body.input[2 + k].name for k in range(carried)], names[1 + carried:],
+                   [node.info(2 + k) for k in range(carried)], names[1:1 + carried], extra=[(c, gb.Scalar("bool"))])
+    trip = _scalar(node, 0) if node.has(0) else None
+    goes = _continues(node, steps.counter, trip, gb.Var(c, node.loc))
+    bound = {body.input[0].name: _as_rank(node, steps.counter, importer.info(body.input[0].name).rank),
+             body.input[1].name: _as_rank(node, gb.Var(c, node.loc), importer.info(body.input[1].name).rank)}
+
+    def condition(outputs: list) -> list:
+        return [_as_scalar(node, outputs[0], importer.info(names[0]).rank)]
+
+    cond = _scalar(node, 1) if node.has(1) else literal(True, "bool", node.loc)
+    call = steps.run(goes, bound, condition, 1, [cond] + [node.x(2 + k) for k in range(carried)])
+    return Tuple(call, carried + scans)
+
+
+@converts("Scan")
+def scan(node: Node) -> Any:
+    """Scan (opset 9 on: initial states..., scan inputs...) -> (final states..., scan
+    outputs...): the body runs once per slice of the scan inputs along their axes (from the
+    end for direction 1), each iteration's outputs stacked along the output axes (reversed for
+    direction 1). The same recursive closure as Loop's, counting up to the scan inputs'
+    length."""
+    if node.opset < 9:
+        node.fail_attribute("opset", node.opset, "Scan from opset 9 (opset 8's batched form is not imported)")
+    importer, body = node.importer, node.attr("body")
+    inputs = len(node.inputs)
+    count = int(node.attr("num_scan_inputs", 0))
+    states = inputs - count
+    outputs = len(body.output) - states
+    if not 0 < count <= inputs or len(body.input) != inputs or outputs < 0:
+        node.fail_attribute("num_scan_inputs", count, "a body of one input per node input")
+    in_axes = [_axis(node, a, node.rank(states + j)) for j, a in enumerate(_ints(node, "scan_input_axes", count))]
+    in_reversed = _ints(node, "scan_input_directions", count)
+    names = [o.name for o in body.output]
+    steps = _Steps(node, body, [body.input[k].name for k in range(states)], names[states:],
+                   [node.info(k) for k in range(states)], names[:states])
+    length = node.call("take", node.call("shape_of", node.x(states), dtype="int64"),
+                       literal(in_axes[0], "int64", node.loc), axis=0)
+    length = importer.body.let(importer.namer.name(f"{node.outputs[0] or 'scan'}_length"), length, loc=node.loc)
+    goes = node.call("less", steps.counter, length)
+    last = node.call("subtract", length, literal(1, "int64", node.loc))
+    bound = {}
+    for j, axis in enumerate(in_axes):
+        at = node.call("subtract", last, steps.counter) if in_reversed[j] else steps.counter
+        bound[body.input[states + j].name] = node.call("take", node.x(states + j), at, axis=axis, mode="fast")
+    call = steps.run(goes, bound, lambda outs: [], 0, [node.x(k) for k in range(states)])
+    result = importer.body.let(importer.namer.name(f"{node.outputs[0] or 'scan'}_all"), call, loc=node.loc)
+    fields = [gb.proj(result, k, loc=node.loc) for k in range(states)]
+    out_axes = _ints(node, "scan_output_axes", outputs)
+    for j, (axis, backwards) in enumerate(zip(out_axes, _ints(node, "scan_output_directions", outputs))):
+        stacked = gb.proj(result, states + j, loc=node.loc)
+        if backwards:
+            stacked = node.call("reverse", stacked, axis=0)
+        fields.append(_move_first_axis(node, stacked, axis, steps.row_infos[j]))
+    return Tuple(gb.tuple_(*fields, loc=node.loc), states + outputs)
+
+
+class _Steps:
+    """A loop's recursive closure under construction: the iteration counter, the extra
+    parameters (Loop's condition), the carried values' parameters and the accumulators of the
+    scan outputs (see the module docstring)."""
+
+    def __init__(self, node: Node, body: Any, carried: list, scanned: list, infos: list, carried_out: list,
+                 extra: Optional[list] = None) -> None:
+        """`carried`: the body's inputs of the carried values, `infos` what the model says of
+        their initial values, `carried_out` the body's outputs of their next values; `scanned`:
+        the body's scan outputs; `extra`: (name, type) of parameters after the counter."""
+        importer = node.importer
+        self.node, self.body = node, body
+        self.counter = gb.Var(importer.namer.name("iteration"), node.loc)
+        self.extra = extra or []
+        self.state = [importer.namer.name(f"{name}_carried") for name in carried]
+        self.carried_names = carried
+        self.row_infos = [_with_row(importer.info(name)) for name in scanned]
+        self.rows = [importer.namer.name(f"{name}_rows") for name in scanned]
+        self.params = [(self.counter.name, gb.Scalar("int64"))] + self.extra
+        infos = [_agreed([info, importer.info(inner), importer.info(out)])
+                 for info, inner, out in zip(infos, carried, carried_out)]
+        self.params += [(name, _any_dims(info)) for name, info in zip(self.state, infos)]
+        self.params += [(name, _any_dims(info)) for name, info in zip(self.rows, self.row_infos)]
+        self.recur = importer.namer.name(f"{node.outputs[0] or node.op_type.lower()}_loop")
+
+    def run(self, goes: Any, bound: dict, extra_next: Any, skip: int, start: list) -> Any:
+        """The closure, bound by a let, and its first call. `bound` binds the body's inputs
+        other than the carried values; `extra_next(outputs)` gives the extra parameters' next
+        values; `skip` body outputs come before the carried ones; `start` holds the extra
+        parameters' and the carried values' initial values."""
+        node, loc = self.node, self.node.loc
+        bound = dict(bound)
+        bound.update({name: gb.Var(var, loc) for name, var in zip(self.carried_names, self.state)})
+        carried = len(self.state)
+
+        def next_iteration(outputs: list) -> Any:
+            appended = [node.call("onnx.scan_append", gb.Var(acc, loc), item)
+                        for acc, item in zip(self.rows, outputs[skip + carried:])]
+            step = node.call("add", self.counter, literal(1, "int64", loc))
+            return gb.call_value(gb.Var(self.recur, loc), step, *extra_next(outputs),
+                                 *outputs[skip:skip + carried], *appended, loc=loc)
+
+        then = node.importer.import_block(self.body, node.key + ((node.index, "body"),), bound, next_iteration, loc)
+        done = gb.tuple_(*[gb.Var(name, loc) for name in self.state + self.rows], loc=loc)
+        closure = gb.closure(self.params, gb.if_(goes, then, done, loc=loc), loc=loc)
+        fn = node.importer.body.let(self.recur, closure, loc=loc)
+        empty = [_no_rows(node, info) for info in self.row_infos]
+        return gb.call_value(fn, literal(0, "int64", loc), *start, *empty, loc=loc)
+
+
+def _ints(node: Node, name: str, count: int) -> list:
+    """An ints attribute of one entry per input or output (zeros when absent)."""
+    values = node.attr(name)
+    if values is None:
+        return [0] * count
+    if len(values) != count:
+        node.fail_attribute(name, list(values), f"{count} entries")
+    return [int(v) for v in values]
+
+
+def _axis(node: Node, axis: int, rank: Optional[int]) -> int:
+    """A scan axis, counted from the front (a negative one needs the rank)."""
+    if axis >= 0:
+        return axis
+    if rank is None:
+        node.fail_attribute("axis", axis, "a non-negative axis when the rank is not known")
+    return axis + rank  # type: ignore[operator]
+
+
+def _move_first_axis(node: Node, stacked: Any, axis: int, info: TensorInfo) -> Any:
+    """Stacked rows (axis 0) moved to `axis` of the scan output."""
+    if axis == 0:
+        return stacked
+    rank = info.rank
+    if rank is None:
+        node.fail_attribute("scan_output_axes", axis, "axis 0 when the output's rank is not known")
+    axis = _axis(node, axis, rank)
+    order = list(range(1, rank))  # type: ignore[arg-type]
+    order.insert(axis, 0)
+    return node.call("transpose", stacked, axes=order)
+
+
+def _continues(node: Node, i: Any, trip: Optional[Any], cond: Any) -> Any:
+    """Whether another iteration runs: `i < M` when M is given, and the condition. The
+    condition starts true when the node gives none, and is then the body's: ONNX's table says
+    the body's condition is ignored without a condition input, but onnxruntime and ONNX's
+    reference evaluator both stop on it, so gradual does too."""
+    return cond if trip is None else node.call("logical_and", node.call("less", i, trip), cond)
+
+
+def _scalar(node: Node, index: int) -> Any:
+    """Input `index` (M or cond: one element) as a scalar."""
+    return _as_scalar(node, node.x(index), node.rank(index))
+
+
+def _as_scalar(node: Node, value: Any, rank: Optional[int]) -> Any:
+    return value if rank == 0 else node.call("reshape", value, newshape=[])
+
+
+def _as_rank(node: Node, scalar: Any, rank: Optional[int]) -> Any:
+    """A scalar as the body's input declares it: a one-element vector when it says rank 1."""
+    return node.call("reshape", scalar, newshape=[1]) if rank == 1 else scalar
+
+
+def _with_row(info: TensorInfo) -> TensorInfo:
+    """A scan output's rows: one more dim (their count, `?`) than each iteration's item, whose
+    sizes the model gives."""
+    return TensorInfo(info.dtype, None if info.dims is None else (None,) + tuple(info.dims), info.elem_type)
+
+
+def _agreed(infos: list) -> TensorInfo:
+    """The first of what the model says of one value in several places (a carried value's
+    initial value, the body's input and output), its dims kept where all say the same size
+    and `None` elsewhere: a carried value may change shape from one iteration to the next, and
+    where the model says it does not, it says so three times."""
+    first = infos[0]
+    if first.dims is None:
+        return first
+    dims = tuple(d if isinstance(d, int) and all(other.dims is not None and len(other.dims) == len(first.dims)
+                                                 and other.dims[axis] == d for other in infos[1:]) else None
+                 for axis, d in enumerate(first.dims))
+    return TensorInfo(first.dtype, dims, first.elem_type)
+
+
+def _any_dims(info: TensorInfo) -> Optional[Any]:
+    """A parameter type of the model's rank and dtype, its sizes where `info` gives an int and
+    `?` elsewhere (None: the dtype is unknown)."""
+    if info.dtype is None:
+        return None
+    if info.dims is None:
+        return gb.Tensor(None, info.dtype)
+    return gb.Tensor([d if isinstance(d, int) else gb.Dim.unknown() for d in info.dims], info.dtype)
+
+
+def _no_rows(node: Node, rows: TensorInfo) -> Any:
+    """The empty accumulator of a scan output's rows (of their rank when known)."""
+    if rows.dtype is None:
+        node.fail_attribute("scan output", "of unknown dtype", "a scan output whose dtype the model gives")
+    shape = (0,) if rows.dims is None else (0,) + tuple(d if isinstance(d, int) else 0 for d in rows.dims[1:])
+    return inline_constant(np.zeros(shape), rows.dtype, node.loc)
