@@ -399,6 +399,49 @@ def onnx_branches(n: int) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
+def onnx_loops(n: int) -> bytes:
+    """An ONNX model: a chain of n Loop nodes, each adding `x` to its carried value and
+    collecting it as a scan output (each a recursive closure of its own)."""
+    from onnx import TensorProto, helper
+
+    def body(i: int):  # noqa: ANN202 - an onnx.GraphProto
+        value = helper.make_tensor_value_info
+        return helper.make_graph(
+            [helper.make_node("Add", ["y_in", "x"], ["y_out"]), helper.make_node("Identity", ["c_in"], ["c_out"]),
+             helper.make_node("Identity", ["y_out"], ["scan"])], f"body{i}",
+            [value("i", TensorProto.INT64, []), value("c_in", TensorProto.BOOL, []),
+             value("y_in", TensorProto.FLOAT, ["n", 64])],
+            [value("c_out", TensorProto.BOOL, []), value("y_out", TensorProto.FLOAT, ["n", 64]),
+             value("scan", TensorProto.FLOAT, ["n", 64])])
+
+    nodes, prev = [], "x"
+    for i in range(n):
+        nodes.append(helper.make_node("Loop", ["m", "", prev], [f"v{i}", f"s{i}"], name=f"loop{i}", body=body(i)))
+        prev = f"v{i}"
+    graph = helper.make_graph(
+        nodes, "loops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
+                         helper.make_tensor_value_info("m", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
+def loop_iterations(n: int) -> str:
+    """A loop as the ONNX import writes one (a recursive closure, a scan output's rows
+    collected by `onnx.scan_append`) run for n iterations: a call per iteration must take
+    constant stack, and appending a row must not copy the rows before it (quadratic)."""
+    return f"""def @main(%x: Tensor[(4, ?), float32]) {{
+  %loop = fn (%i: int64, %y: Tensor[(4, ?), float32], %rows: Tensor[(?, 4, ?), float32]) {{
+    if (less(%i, {n}i64)) {{
+      %loop(add(%i, 1i64), add(%y, %x), onnx.scan_append(%rows, %y))
+    }} else {{
+      (%y, %rows)
+    }}
+  }};
+  %loop(0i64, %x, onnx.constant(values=[], shape=[0, 4, 0], dtype="float32"))
+}}
+"""
+
+
 def torch_conds(n: int) -> bytes:
     """A torch.export archive (tests/data/torch/branches.pt2) with its first torch.cond node
     repeated n times: every branch binds the same names (`x`, `linear`), and a fresh name was
@@ -479,9 +522,12 @@ AXES = [
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
     Axis("onnx-branches", "ONNX If nodes whose branches bind the same names", onnx_branches, 1250, suffix=".onnx"),
+    Axis("onnx-loops", "ONNX Loop nodes, each a recursive closure", onnx_loops, 600, suffix=".onnx"),
     Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
+    Axis("loop-iterations", "iterations of a loop with a scan output (`gradual run`)", loop_iterations, 1250,
+         command="run"),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
     Axis("run-closures", "closures using the outermost level's variable (`gradual run`)", run_closures, 1250,
          command="run"),
