@@ -450,6 +450,13 @@ class Importer:
             self._assert_hearsay(name, found)
         return found or _NO_INFO
 
+    def known(self, name: str) -> TensorInfo:
+        """What the import knows of a tensor without running ONNX's inference (a graph input, an
+        initializer, a constant, what the model's value_info says or inference already gave),
+        for a converter that has a lowering for any rank and only prefers another for a known
+        one: asserted in the program as `info` asserts it."""
+        return self.info(name) if name in self.infos or self.inferred else _NO_INFO
+
     def _assert_hearsay(self, name: str, info: TensorInfo) -> None:
         """Cast a tensor to the rank and dtype inference gave it, once per scope (a branch's
         assertion ends with the branch): a value_info that says rank 2 where the tensor has rank 3

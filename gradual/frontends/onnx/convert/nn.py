@@ -21,15 +21,16 @@ def _matmul_op(right_rank: Optional[int]) -> str:
 
 def _direct_matmul(importer: Any, op_type: str, inputs: list) -> Optional[str]:
     """The direct form of `matmul` (see convert.DIRECT)."""
-    return _matmul_op(importer.info(inputs[1]).rank) if len(inputs) == 2 else None
+    return _matmul_op(importer.known(inputs[1]).rank) if len(inputs) == 2 else None
 
 
 @converts("MatMul", direct=_direct_matmul)
 def matmul(node: Node) -> Any:
-    """MatMul: `nn.matmul` when the right side is a matrix, NumPy's `onnx.matmul` otherwise.
-    The left side's rank is not asked (ONNX requires at least 1, and `nn.matmul` checks it):
-    with a weight for the right side, the import needs no shape inference for a MatMul."""
-    return node.call(_matmul_op(node.rank(1)), node.x(0), node.x(1))
+    """MatMul: `nn.matmul` when the right side is known to be a matrix, NumPy's `onnx.matmul`
+    otherwise (the same for a matrix). Neither side's rank is worth ONNX's shape inference
+    (ONNX requires at least 1, and `nn.matmul` checks it): an attention MatMul of two inner
+    tensors is `onnx.matmul` without it."""
+    return node.call(_matmul_op(node.importer.known(node.inputs[1]).rank), node.x(0), node.x(1))
 
 
 @converts("Gemm")

@@ -80,7 +80,7 @@ def unsqueeze(node: Node) -> Any:
         return node.call("onnx.unsqueeze", node.x(0), node.x(1))
     if not axes:
         node.fail_attribute("axes", "absent", "axes given")
-    rank = node.rank(0)
+    rank = node.rank(0) if any(a < 0 for a in axes) else None  # asked only when needed: it may run ONNX's inference
     out_rank = (rank or 0) + len(axes)
     positions = [a + out_rank if a < 0 else a for a in axes]
     if any(a < 0 for a in axes) and rank is None or len(set(positions)) < len(positions):
