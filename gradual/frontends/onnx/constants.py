@@ -18,8 +18,16 @@ PACKED_BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2}
 MAX_BYTES = 2**34
 
 
+#: element types whose raw_data NumPy reads as it is (little-endian, as ONNX stores it)
+PLAIN = {1: "<f4", 2: "u1", 3: "i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?", 10: "<f2", 11: "<f8",
+         12: "<u4", 13: "<u8"}
+
+
 def read(tensor: Any) -> Union[np.ndarray, str]:
     """The initializer's value, or a sentence saying why it cannot be read."""
+    plain = _read_plain(tensor)
+    if plain is not None:
+        return plain
     problem = problem_of(tensor)
     if problem is not None:
         return problem
@@ -30,6 +38,23 @@ def read(tensor: Any) -> Union[np.ndarray, str]:
     except Exception as exc:  # noqa: BLE001 - protobuf, NumPy and ml_dtypes errors alike
         text = str(exc).strip().splitlines()
         return f"its data cannot be read ({text[0] if text else type(exc).__name__})"
+
+
+def _read_plain(tensor: Any) -> Optional[np.ndarray]:
+    """The common case read directly (a model's many small Constant nodes): a plain element
+    type held in raw_data, whose length fits the dims. None: `read` goes the general way,
+    which also says what is wrong."""
+    dtype = PLAIN.get(tensor.data_type)
+    if dtype is None or tensor.data_location == 1:
+        return None
+    raw = tensor.raw_data
+    dims = tuple(tensor.dims)
+    count = 1
+    for d in dims:
+        count *= d
+    if not raw or min(dims, default=0) < 0 or len(raw) != count * np.dtype(dtype).itemsize:
+        return None
+    return np.frombuffer(raw, dtype=dtype).reshape(dims).copy()  # a copy: frombuffer's is read-only
 
 
 def problem_of(tensor: Any) -> Optional[str]:

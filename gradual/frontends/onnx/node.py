@@ -299,8 +299,14 @@ def _attribute_kind(number: int) -> str:
 
 def numpy_dtype(array: np.ndarray) -> str:
     """The gradual dtype of a NumPy (or ml_dtypes) array ("" when gradual has none)."""
-    name = array.dtype.name
-    return name if name in DTYPES else ""
+    found = _DTYPE_NAMES.get(array.dtype)
+    if found is None:
+        name = array.dtype.name  # slow in NumPy: asked once per dtype
+        found = _DTYPE_NAMES[array.dtype] = name if name in DTYPES else ""
+    return found
+
+
+_DTYPE_NAMES: dict = {}
 
 
 def literal(value: Any, dtype: str, loc: Optional[gb.Loc] = None) -> Any:
