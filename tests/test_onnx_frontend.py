@@ -823,3 +823,22 @@ def test_a_sequence_split_at_sizes_known_only_at_runtime_is_reported_at_its_node
     assert not imported.ok
     diag = imported.diagnostics[0]
     assert "SplitToSequence" in diag.message and diag.span.text.startswith("node seq (SplitToSequence)")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.bool_,
+                                   np.float16, np.float64, np.uint32, np.uint64])
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 3), (2, 3, 4)])
+def test_a_plain_tensor_read_directly_is_what_numpy_helper_reads(dtype: type, shape: tuple) -> None:
+    """constants.read's direct path (raw_data of a plain element type) against onnx's reader,
+    and a raw_data too short for its dims still goes the checked way and is reported."""
+    from gradual.frontends.onnx import constants
+
+    array = (np.arange(int(np.prod(shape))) % 7).astype(dtype).reshape(shape)
+    tensor = numpy_helper.from_array(array, "t")
+    mine = constants.read(tensor)
+    assert isinstance(mine, np.ndarray) and mine.dtype == array.dtype and mine.shape == array.shape
+    np.testing.assert_array_equal(mine, numpy_helper.to_array(tensor))
+    if array.size:
+        mine[...] = 0  # its own copy, not a view of the protobuf's bytes
+        tensor.raw_data = tensor.raw_data[:-1]
+        assert "bytes of data" in constants.read(tensor)
