@@ -19,12 +19,13 @@ _CONSTANT_ATTRS = {
 @converts("Constant")
 def constant(node: Node) -> Any:
     """Constant: its value is recorded; it enters the program where it is used."""
-    array = None
-    if node.attr("value") is not None:
-        array = np.asarray(node.attr("value"))
+    array = node.attr("value")  # each read of a tensor attribute reads the tensor again
+    if array is not None:
+        array = np.asarray(array)
     for name, dtype in _CONSTANT_ATTRS.items():
-        if node.attr(name) is not None:
-            array = np.asarray(node.attr(name), dtype=dtype)
+        value = node.attr(name)
+        if value is not None:
+            array = np.asarray(value, dtype=dtype)
     if array is None:
         given = ", ".join(node.attributes) or "none"
         node.fail_attribute("attributes", given, "value, value_float(s) or value_int(s)")
