@@ -876,7 +876,7 @@ class Checker:
             dim = site.bound_dim(sym)
             if dim is not None and dim.is_exact:
                 env.alias(sym, dim)
-            elif dim is not None and dim.contains_value(1):
+            elif dim is None or dim.contains_value(1):  # bound to nothing known (a `Tensor[*]` cast): may be 1
                 env.loosen(sym)
         return env.aliased(target)
 
