@@ -191,3 +191,67 @@ def test_a_loop_inside_a_loop_body_runs_as_onnxruntime() -> None:
               [value("y", F, None), value("ys", F, None)])
     x = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
     assert_agree(m, {"m": np.array(3, np.int64), "k": np.array(2, np.int64), "x": x})
+
+
+def appending_loop(new_axis: int, tail: str = "ConcatFromSequence") -> object:
+    """TorchScript's `outs = []; for ...: outs.append(h)` then `torch.stack(outs)` (new_axis 1)
+    or `torch.cat(outs)` (new_axis 0): a sequence the loop starts empty and appends to."""
+    seq = helper.make_tensor_sequence_value_info
+    body = helper.make_graph(
+        [helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
+         helper.make_node("Add", ["h_in", "row"], ["h_out"]),
+         helper.make_node("SequenceInsert", ["s_in", "h_out"], ["s_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body", [value("i", I64, []), value("c_in", B, []), value("h_in", F, [None, None]), seq("s_in", F, [None, None])],
+        [value("c_out", B, []), value("h_out", F, [None, None]), seq("s_out", F, [None, None])])
+    nodes = [helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+             helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "zero"], ["steps"], axis=0),
+             helper.make_node("Loop", ["steps", "yes", "h0", "empty"], ["h", "outs"], body=body)]
+    if tail == "ConcatFromSequence":
+        nodes.append(helper.make_node("ConcatFromSequence", ["outs"], ["y"], axis=0, new_axis=new_axis))
+    elif tail == "SequenceLength":
+        nodes.append(helper.make_node("SequenceLength", ["outs"], ["y"]))
+    else:
+        nodes.append(helper.make_node("SequenceAt", ["outs", "last"], ["y"]))
+    y = value("y", I64 if tail == "SequenceLength" else F, None)
+    return model(nodes, [value("x", F, ["t", "b", 3]), value("h0", F, ["b", 3])], [value("h", F, None), y],
+                 [("zero", np.array(0, np.int64)), ("yes", np.array(True)), ("last", np.array(-1, np.int64))])
+
+
+@pytest.mark.parametrize("new_axis, tail", [(1, "ConcatFromSequence"), (0, "ConcatFromSequence"),
+                                            (0, "SequenceLength"), (0, "SequenceAt")])
+def test_a_sequence_a_loop_appends_to_is_its_stacked_items(new_axis: int, tail: str) -> None:
+    """The sequence is held as one tensor of its rows (onnx.scan_append), which stack, cat,
+    SequenceLength and SequenceAt read; it was an unsupported-operator error."""
+    rng = np.random.default_rng(new_axis)
+    inputs = {"x": rng.standard_normal((4, 2, 3)).astype(np.float32), "h0": np.zeros((2, 3), np.float32)}
+    assert_agree(appending_loop(new_axis, tail), inputs)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.script and the TorchScript exporter
+def test_a_torchscript_loop_that_appends_to_a_list_imports_and_runs_as_onnxruntime(tmp_path: object) -> None:
+    """A scripted recurrence exported by the TorchScript exporter: a Loop carrying the hidden
+    state and a list of them, stacked after the loop."""
+    torch = pytest.importorskip("torch")
+
+    class Recurrence(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Linear(4, 4)
+
+        def forward(self, x: "torch.Tensor") -> tuple:
+            h = torch.zeros(x.shape[1], 4)
+            outs = []
+            for t in range(x.shape[0]):
+                h = torch.tanh(self.w(x[t]) + h)
+                outs.append(h)
+            return h, torch.stack(outs)
+
+    path = str(tmp_path / "recurrence.onnx")  # type: ignore[operator]
+    torch.onnx.export(torch.jit.script(Recurrence()), (torch.randn(3, 2, 4),), path, dynamo=False, input_names=["x"],
+                      dynamic_axes={"x": {0: "T", 1: "B"}}, opset_version=17)
+    import onnx
+
+    m = onnx.load(path)
+    assert_agree(m, {"x": np.random.default_rng(0).standard_normal((5, 3, 4)).astype(np.float32)})

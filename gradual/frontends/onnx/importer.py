@@ -182,6 +182,8 @@ class Importer:
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
         self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_nodes)
         self.sequence_lengths: dict = {}  # sequence value -> its length (convert/sequence.py)
+        #: sequences a loop appends to, held as one tensor of their stacked items (convert/loops.py)
+        self.sequence_rows: set = set()
         self.poisoned: set = set()
         self.diagnostics: list = []
         self.inputs: list = []

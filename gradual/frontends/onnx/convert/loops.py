@@ -14,8 +14,10 @@ solved to a fixpoint).
 The recursive call is the closure's tail call, so a long loop runs in constant stack. A
 loop-carried value's parameter keeps the rank and dtype the model gives its initial value
 (every dim `?`: a carried value may change shape from one iteration to the next); a scan
-output's rows collect in an accumulator that starts with none (`onnx.scan_append`). The
-body's nodes are imported as an If branch's are: they see every tensor in scope at the node.
+output's rows collect in an accumulator that starts with none (`onnx.scan_append`), and so
+does a carried sequence that the loop starts empty and appends to (TorchScript's list append),
+held as one tensor of its stacked items. The body's nodes are imported as an If branch's are:
+they see every tensor in scope at the node.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 
 from .... import builder as gb
 from ..node import Node, Tuple, inline_constant, literal
-from ..types import TensorInfo
+from ..types import TensorInfo, info_of_type
 from . import converts
 
 
@@ -40,9 +42,11 @@ def loop(node: Node) -> Any:
         node.fail_attribute("body", f"{len(body.input)} inputs and {len(body.output)} outputs",
                             f"{carried + 2} inputs and at least {carried + 1} outputs")
     names = [o.name for o in body.output]
-    i, c = importer.namer.name("iteration"), importer.namer.name("condition")
+    c = importer.namer.name("condition")
+    stacked = [_appended_sequence(node, body, k) for k in range(carried)]
+    infos = [node.info(2 + k) if rows is None else rows for k, rows in enumerate(stacked)]
     steps = _Steps(node, body, [body.input[2 + k].name for k in range(carried)], names[1 + carried:],
-                   [node.info(2 + k) for k in range(carried)], names[1:1 + carried], extra=[(c, gb.Scalar("bool"))])
+                   infos, names[1:1 + carried], extra=[(c, gb.Scalar("bool"))])
     trip = _scalar(node, 0) if node.has(0) else None
     goes = _continues(node, steps.counter, trip, gb.Var(c, node.loc))
     bound = {body.input[0].name: _as_rank(node, steps.counter, importer.info(body.input[0].name).rank),
@@ -52,8 +56,31 @@ def loop(node: Node) -> Any:
         return [_as_scalar(node, outputs[0], importer.info(names[0]).rank)]
 
     cond = _scalar(node, 1) if node.has(1) else literal(True, "bool", node.loc)
-    call = steps.run(goes, bound, condition, 1, [cond] + [node.x(2 + k) for k in range(carried)])
+    initial = [node.x(2 + k) if rows is None else _no_rows(node, rows) for k, rows in enumerate(stacked)]
+    for k, rows in enumerate(stacked):
+        if rows is not None:  # the body's input, and the loop's output, are stacked rows
+            importer.sequence_rows.update((body.input[2 + k].name, node.outputs[k]))
+    call = steps.run(goes, bound, condition, 1, [cond] + initial)
     return Tuple(call, carried + scans)
+
+
+def _appended_sequence(node: Node, body: Any, k: int) -> Optional[TensorInfo]:
+    """For a carried value that is a sequence the loop starts empty and the body appends one
+    tensor to (`SequenceInsert(seq, item)` at the end: TorchScript's `outs.append(h)`), the
+    stacked rows' information (rank and dtype from the sequence's declared element type): the
+    sequence is held as one tensor of its items, as a scan output is. None for anything else."""
+    importer = node.importer
+    if importer.sequence_lengths.get(node.inputs[2 + k]) != 0:
+        return None
+    inner, out = body.input[2 + k].name, body.output[1 + k].name
+    maker = next((n for n in body.node if out in n.output), None)
+    if maker is None or maker.op_type != "SequenceInsert" or len(maker.input) != 2 or maker.input[0] != inner:
+        return None
+    element = body.input[2 + k].type.sequence_type.elem_type
+    if not element.HasField("tensor_type"):
+        return None
+    item = info_of_type(element)
+    return _with_row(item) if item is not None else None
 
 
 @converts("Scan")

@@ -2,8 +2,12 @@
 by constant sizes of a static dim, SequenceConstruct, SequenceEmpty, SequenceInsert at a constant
 position) is a tuple of tensors; SequenceAt at a constant position is a field of it,
 SequenceLength a constant, ConcatFromSequence a concatenate (or stack). The dynamo exporter
-writes these for split / chunk with optimize=False. A sequence made in a Loop, or split at
-sizes known only when the model runs (the legacy exporter's tensor_split), is not supported.
+writes these for split / chunk with optimize=False. A sequence a Loop starts empty and appends
+to (TorchScript's `outs.append(h)` in a loop) is one tensor of its stacked items
+(`Importer.sequence_rows`, convert/loops.py): SequenceInsert at its end appends a row,
+SequenceAt takes one, SequenceLength counts them, ConcatFromSequence along axis 0 stacks or
+concatenates them. Other sequences of a length known only when the model runs (the legacy
+exporter's tensor_split, insertion at a position in a loop) are not supported.
 """
 
 from __future__ import annotations
@@ -91,23 +95,42 @@ def _position(node: Node, count: int, i: int, inserting: bool = False) -> int:
     return position % top if top else 0
 
 
+def _rows(node: Node) -> bool:
+    """Whether input 0 is a sequence a loop appended to, held as its stacked items (one tensor
+    whose rows are the sequence's tensors: convert/loops.py); the output of a node that
+    appends to one is one too."""
+    return node.inputs[0] in node.importer.sequence_rows
+
+
 @converts("SequenceAt")
 def sequence_at(node: Node) -> Any:
-    """SequenceAt at a constant position: that field of the tuple."""
+    """SequenceAt at a constant position: that field of the tuple (that row of stacked rows,
+    at any position)."""
+    if _rows(node):
+        return node.call("take", node.x(0), node.x(1), axis=0, mode="fast")
     count = _length(node, 0)
     return gb.proj(node.x(0), _position(node, count, 1), loc=node.loc)
 
 
 @converts("SequenceLength")
 def sequence_length(node: Node) -> Any:
-    """SequenceLength: the length known where the sequence was made."""
+    """SequenceLength: the length known where the sequence was made (the rows of stacked rows)."""
+    if _rows(node):
+        return node.call("take", node.call("shape_of", node.x(0), dtype="int64"),
+                         gb.const(0, "int64", loc=node.loc), axis=0)
     node.importer.record_constant(node.outputs[0], np.asarray(_length(node, 0), np.int64), node.loc)
     return KNOWN
 
 
 @converts("SequenceInsert")
 def sequence_insert(node: Node) -> Any:
-    """SequenceInsert of a tensor at a constant position (the end without one)."""
+    """SequenceInsert of a tensor at a constant position (the end without one); appended to
+    stacked rows, another row."""
+    if _rows(node):
+        if node.has(2):
+            raise _unsupported(node, "a loop's sequence takes tensors at its end only")
+        node.importer.sequence_rows.add(node.outputs[0])
+        return node.call("onnx.scan_append", node.x(0), node.x(1))
     count = _length(node, 0)
     where = _position(node, count, 2, inserting=True) if node.has(2) else count
     fields = [gb.proj(node.x(0), j, loc=node.loc) for j in range(count)]
@@ -117,7 +140,11 @@ def sequence_insert(node: Node) -> Any:
 
 @converts("ConcatFromSequence")
 def concat_from_sequence(node: Node) -> Any:
-    """ConcatFromSequence: concatenate (stack with new_axis) the tuple's tensors."""
+    """ConcatFromSequence: concatenate (stack with new_axis) the tuple's tensors. Stacked rows
+    are already stacked along axis 0 (stacked along axis 0 of each item, or concatenated
+    there: the first two dims merged)."""
+    if _rows(node):
+        return _concat_rows(node, int(node.attr("axis", 0)), bool(int(node.attr("new_axis", 0))))
     count = _length(node, 0)
     if count == 0:
         raise _unsupported(node, "the sequence is empty (there is nothing to concatenate)")
@@ -126,3 +153,12 @@ def concat_from_sequence(node: Node) -> Any:
     if int(node.attr("new_axis", 0)):
         return node.call("stack", fields, axis=axis)
     return node.call("concatenate", fields, axis=axis)
+
+
+def _concat_rows(node: Node, axis: int, new_axis: bool) -> Any:
+    """ConcatFromSequence of stacked rows along axis 0."""
+    if axis != 0:
+        raise _unsupported(node, "a loop's sequence is joined along axis 0 only")
+    if new_axis:
+        return node.x(0)
+    return node.call("reshape", node.x(0), newshape=[-3, -2])
