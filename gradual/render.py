@@ -16,10 +16,25 @@ if TYPE_CHECKING:
 
 def escape(text: str) -> str:
     """Text shown literally by rich (rich is imported only when something is drawn: a
-    clean check never pays for it)."""
+    clean check never pays for it), its control characters made visible (`visible`)."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(visible(text))
+
+
+#: control characters as visible symbols, one character for one (so columns stay right): C0
+#: controls but tab and newline as their Unicode pictures (ESC is `␛`), DEL as `␡`, C1
+#: controls and the bidirectional overrides and isolates (which reorder what a terminal shows,
+#: "Trojan Source") as U+FFFD. Printed raw, a source line or a name could drive the terminal
+#: that shows the diagnostic (`ESC [2J` clears it; a title or a link could be set) and its
+#: carets no longer stood under the characters they mark.
+_VISIBLE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}, 0x7F: 0x2421,
+            **{c: 0xFFFD for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+
+
+def visible(text: str) -> str:
+    """`text` with its control characters replaced by visible symbols (see `_VISIBLE`)."""
+    return text if text.isprintable() else text.translate(_VISIBLE)
 
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}

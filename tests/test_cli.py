@@ -193,3 +193,40 @@ def test_a_reader_that_leaves_early_stops_the_command_quietly(tmp_path) -> None:
     reader.wait(timeout=60)
     assert "internal error" not in proc.stderr.decode(), proc.stderr.decode()
     assert proc.returncode == 141
+
+
+def test_python_dash_m_gradual_is_the_command() -> None:
+    """`python -m gradual` runs the command line, as `python -m gradual.cli` does (it was
+    "No module named gradual.__main__")."""
+    proc = subprocess.run([sys.executable, "-m", "gradual", "check", "--format", "json", str(EXAMPLES / "shape_error.rly")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["errors"] == 1
+
+
+def test_no_color_is_honoured_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--color auto` on a terminal leaves out colour when NO_COLOR is set (no-color.org);
+    `--color always` still colours (a flag beats the environment). The console was built with
+    `no_color=False`, which overrode rich's own reading of NO_COLOR."""
+    from gradual.cli import console
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert console("auto").no_color
+    assert not console("always").no_color and console("never").no_color
+    monkeypatch.delenv("NO_COLOR")
+    assert not console("auto").no_color
+
+
+def test_control_characters_in_a_source_line_are_shown_not_sent(capsys, tmp_path: Path) -> None:
+    """A diagnostic shows the source line: an ESC sequence in a comment there (or a name) drove
+    the terminal that printed it (`ESC [2J` cleared it) and put the carets out of place. Control
+    characters are drawn as their symbols, one for one, so the carets stay under the span."""
+    path = tmp_path / "esc.rly"
+    path.write_text("def @main(%x: Tensor[(2, 3), float32]) { /* \x1b[2J\x1b]0;title\x07\x9b\u202e */ %y }\n")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1
+    assert not any(0x80 <= ord(c) < 0xA0 or (ord(c) < 0x20 and c != "\n") or c == "\u202e" for c in err), repr(err)
+    source_line, carets = [line for line in err.splitlines() if line.startswith("1 |") or line.startswith("  |")][1:3]
+    assert "/* \u241b[2J\u241b]0;title\u2407\ufffd\ufffd */" in source_line
+    assert source_line[carets.index("^"):carets.index("^") + 2] == "%y"

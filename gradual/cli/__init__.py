@@ -32,11 +32,14 @@ class UsageError(Exception):
 
 
 def console(color: str) -> Any:
-    """A rich console on stderr (rich is imported only when there is something to draw)."""
+    """A rich console on stderr (rich is imported only when there is something to draw).
+    `auto` leaves colour to rich: a terminal gets it unless `NO_COLOR` is set (no-color.org);
+    `always` and `never` override the environment."""
     from rich.console import Console
 
     force = {"always": True, "never": False}.get(color)
-    return Console(stderr=True, highlight=False, force_terminal=force, no_color=color == "never",
+    no_color = {"always": False, "never": True}.get(color)  # None: rich reads NO_COLOR
+    return Console(stderr=True, highlight=False, force_terminal=force, no_color=no_color,
                    width=200 if force is False else None, soft_wrap=True)
 
 
