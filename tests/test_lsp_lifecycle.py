@@ -109,3 +109,26 @@ def test_exit_without_shutdown_is_1() -> None:
         assert session.process.wait(WAIT) == 1
     finally:
         session.process.kill()
+
+
+def test_before_initialize_a_request_is_refused_and_a_notification_dropped() -> None:
+    """LSP 3.17: before `initialize` a request gets ServerNotInitialized (-32002) and a
+    notification (but `exit`) is dropped. The server answered a hover with null, and a
+    document opened before `initialize` was lost without a word (found by an outside pass)."""
+    session = Session()
+    try:
+        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        early = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        assert early["error"]["code"] == -32002, early
+        assert session.request("shutdown", None)["error"]["code"] == -32002
+        session.start()
+        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        assert hover["result"] is None  # the early didOpen was dropped: the document is not open
+        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        assert "Tensor[(2, 3), float32]" in hover["result"]["contents"]["value"]
+        assert "result" in session.request("shutdown", None)
+        session.notify("exit")
+        assert session.process.wait(WAIT) == 0
+    finally:
+        session.process.kill()

@@ -36,7 +36,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
@@ -155,11 +155,26 @@ class _Protocol(LanguageServerProtocol):
                 return _ANSWERED
             raise
 
+    _initialize_seen = False
+
     def handle_message(self, message: Any) -> None:
-        """Dispatch a message; after `shutdown` every request but `exit` gets an Invalid
-        Request error, as LSP says (pygls dropped them unanswered)."""
+        """Dispatch a message. Before `initialize`, a request gets a ServerNotInitialized
+        error and a notification but `exit` is dropped, as LSP says (pygls answered a hover
+        with null, and a document opened then was lost while the server said nothing); after
+        `shutdown` every request but `exit` gets an Invalid Request error (pygls dropped
+        them unanswered)."""
         if message is _ANSWERED:
             return
+        if not self._initialize_seen:
+            method = getattr(message, "method", None)
+            if method == lsp.INITIALIZE:
+                self._initialize_seen = True
+            elif isinstance(message, RPCRequest):
+                error = JsonRpcServerNotInitialized(message="the server is not initialized: send `initialize` first")
+                self._send_response(message.id, error=error.to_response_error())
+                return
+            elif method is not None and method != lsp.EXIT:
+                return
         if self._shutdown and isinstance(message, RPCRequest) and message.method != lsp.EXIT:
             error = JsonRpcInvalidRequest(message="the server is shut down (it only takes `exit` now)")
             self._send_response(message.id, error=error.to_response_error())
