@@ -37,8 +37,9 @@ def command_run(args: argparse.Namespace) -> int:
         checked = check_input(loaded)
         if any(d.is_error for d in checked.diagnostics) or checked.result is None:
             return _report_errors(args, checked.diagnostics, out)
+        args.warnings = [d for d in checked.diagnostics if not d.is_error]
         if args.format != "json":
-            render_all([d for d in checked.diagnostics if not d.is_error], out)
+            render_all(args.warnings, out)
         result = checked.result
         interpreter = Interpreter(elaborate(result), result.registry)
         inputs = _inputs(loaded.model, interpreter.parameters(args.entry), args)
@@ -117,10 +118,17 @@ def _report_failure(args: argparse.Namespace, failure: Any, out: Any, notes: Opt
     if notes is not None:
         diag.notes = tuple(notes(diag)) + tuple(diag.notes)
     if args.format == "json":
-        print(json.dumps({"error": _error_json(diag)}, indent=2))
+        print(json.dumps({"error": _error_json(diag), **_warnings_json(args)}, indent=2))
     else:
         render_text(diag, out)
     return EXIT_INTERNAL if failure.code == INTERNAL_ERROR else EXIT_CHECK_FAILED
+
+
+def _warnings_json(args: argparse.Namespace) -> dict:
+    """The warnings (and notes) of the check, as `diagnostics`, where there are any: the text
+    form prints them before running, and `--format json` dropped them."""
+    warnings = getattr(args, "warnings", None)
+    return {"diagnostics": [diagnostic_json(d) for d in warnings]} if warnings else {}
 
 
 def _error_json(diag: Any) -> dict:
@@ -149,7 +157,7 @@ def _print_outputs(args: argparse.Namespace, outputs: list, names: Optional[tupl
         shown = [output_json(o) for o in outputs]
         if names is not None:
             shown = [{"name": n, **o} for n, o in zip(names, shown)]
-        print(json.dumps({"outputs": shown}, indent=2))
+        print(json.dumps({"outputs": shown, **_warnings_json(args)}, indent=2))
         return
     for i, output in enumerate(outputs):
         prefix = f"{names[i]}: " if names is not None and i < len(names) else ""
