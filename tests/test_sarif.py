@@ -150,3 +150,17 @@ def test_sarif_without_a_working_directory(tmp_path: Path, monkeypatch: pytest.M
     gone.rmdir()
     code, log = sarif(str(program))
     assert code == 1 and "originalUriBaseIds" not in valid(log)["runs"][0]
+
+
+def test_the_pre_commit_hook_takes_every_file_kind_check_reads() -> None:
+    """The hook's `files` pattern matches programs and every kind of model a registered
+    frontend reads (.pt2 archives, which `gradual check` reads without torch, were skipped)."""
+    import re
+
+    from gradual.frontends import frontends
+
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    pattern = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("files:"))
+    suffixes = [".rly"] + [suffix for frontend in frontends() for suffix in frontend.suffixes]
+    assert [s for s in suffixes if not re.search(pattern, f"models/m{s}")] == []
+    assert not re.search(pattern, "README.md") and not re.search(pattern, "m.rly.bak")
