@@ -578,15 +578,16 @@ def duplicate_dtype_parameter(span: Span, name: str) -> Diagnostic:
 
 
 def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnostic:
-    """A syntax error."""
+    """A syntax error: what was expected is its label (as rustc says it), not repeated as a
+    help line too (it was both: the same words twice under every syntax error, and twice in an
+    editor's message)."""
     if detail:
         return Diagnostic(codes.PARSE_ERROR, detail, span, label="here")
     expect = ""
     if expected:
         shown = list(expected)[:8]
         expect = "expected " + (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0])
-    return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here",
-                      help=expect or None)
+    return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here")
 
 
 def input_error(span: Span, detail: str) -> Diagnostic:

@@ -230,3 +230,13 @@ def test_control_characters_in_a_source_line_are_shown_not_sent(capsys, tmp_path
     source_line, carets = [line for line in err.splitlines() if line.startswith("1 |") or line.startswith("  |")][1:3]
     assert "/* \u241b[2J\u241b]0;title\u2407\ufffd\ufffd */" in source_line
     assert source_line[carets.index("^"):carets.index("^") + 2] == "%y"
+
+
+def test_a_syntax_error_says_what_was_expected_once(capsys, tmp_path: Path) -> None:
+    """What the grammar expected is the label under the caret; it was repeated word for word
+    as a `help:` line (and so twice in an editor's message)."""
+    path = tmp_path / "broken.rly"
+    path.write_text("def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x\n}\n")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1 and "error[parse-error]: unexpected `}`" in err
+    assert err.count("expected `(`") == 1, err
