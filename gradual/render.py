@@ -45,6 +45,25 @@ def _display(line: str) -> str:
     return line.replace("\t", _TAB)
 
 
+def _width(text: str) -> int:
+    """How many terminal columns `text` takes: East Asian wide and full-width characters
+    (CJK, most emoji) take two, combining marks and zero-width characters none (as rustc
+    counts them), so the carets under a line with `中` or `😀` before the span stand under it."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or char in _ZERO_WIDTH:
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+    return width
+
+
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+
+
 #: the most of one source line a diagnostic shows, in characters: a longer line is cut to this
 #: much around its labels, with `...` where it is cut (as rustc does). Showing the whole line
 #: made a program with many errors on one long line cost the line's length per error, which is
@@ -81,8 +100,8 @@ def _excerpt(source: Source, number: int, rows: list) -> tuple[str, list]:
     for (_, start, stop), _, _ in rows:
         s = min(max(start, lo), hi) - lo
         e = min(max(stop, lo), hi) - lo
-        column = len(lead) + len(_display(text[:s])) + 1
-        width = len(_display(text[s:e])) if e > s else 0
+        column = len(lead) + _width(_display(text[:s])) + 1
+        width = _width(_display(text[s:e])) if e > s else 0
         marks.append((column, max(1, width)))
     return shown, marks
 

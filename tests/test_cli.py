@@ -240,3 +240,18 @@ def test_a_syntax_error_says_what_was_expected_once(capsys, tmp_path: Path) -> N
     code, _, err = run_cli(capsys, "check", "--color=never", str(path))
     assert code == 1 and "error[parse-error]: unexpected `}`" in err
     assert err.count("expected `(`") == 1, err
+
+
+def test_carets_stand_under_the_span_after_wide_characters(capsys, tmp_path: Path) -> None:
+    """A terminal draws CJK characters and most emoji two columns wide and a combining accent
+    in none: the carets were placed by counting characters, so they stood left of the span
+    on a line with `中` or `😀` before it (and right of it after a combining accent)."""
+    path = tmp_path / "wide.rly"
+    path.write_text("def @main(%x: Tensor[(2, 3), float32]) { /* 中文 😀 e\u0301 */ %y }\n")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
+    assert code == 1
+    # columns as a terminal draws them: 中, 文 and 😀 take two, the combining accent none
+    before = source_line[:source_line.index("%y")]
+    drawn = len(before) + sum(1 for c in before if c in "中文😀") - before.count("\u0301")
+    assert carets.index("^") == drawn
