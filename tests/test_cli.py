@@ -255,3 +255,15 @@ def test_carets_stand_under_the_span_after_wide_characters(capsys, tmp_path: Pat
     before = source_line[:source_line.index("%y")]
     drawn = len(before) + sum(1 for c in before if c in "中文😀") - before.count("\u0301")
     assert carets.index("^") == drawn
+
+
+def test_standard_input_named_twice_is_an_input_error(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """`gradual check - -`: standard input is read to its end by the first `-`; the second
+    read nothing and was reported as a clean, empty program."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((EXAMPLES / "broadcast_add.rly").read_bytes())))
+    code, out, err = run_cli(capsys, "check", "--color=never", "--format", "json", "-", "-")
+    files = json.loads(out)["files"]
+    assert code == 2 and [f["path"] for f in files] == ["-", "-"]
+    assert files[0]["functions"] and [d["code"] for d in files[1]["diagnostics"]] == ["input-error"]

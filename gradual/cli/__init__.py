@@ -68,8 +68,10 @@ def check_available(paths: Sequence[str], args: Any = None) -> tuple[list[Checke
     from ..syntax.source import Source, Span
 
     files, unavailable = [], False
-    for path in paths:
+    for index, path in enumerate(paths):
         try:
+            if path == "-" and "-" in paths[:index]:  # it was read to its end the first time
+                raise UsageError("-: standard input is read once; give `-` once")
             files.append(check_input(load_input(path, args)))
         except UsageError as exc:
             unavailable = True
