@@ -1099,6 +1099,16 @@ def runtime_scalar_for_tensor(name: str, declared: str) -> str:
     return f"`%{name}` has type {declared}: a value such as 3 fits only a scalar parameter; use --shape or a .npy file"
 
 
+def runtime_input_repeated(name: str, given: list) -> str:
+    """An input given more than once on the command line (`--arg` and `--shape`)."""
+    return f"`%{name}` is given {len(given)} times ({', '.join(given)}): give each input once"
+
+
+def runtime_bad_seed(text: str) -> str:
+    """A `--seed` NumPy's generator does not take."""
+    return f"cannot read `{text}` as a seed: expected a whole number, 0 or more"
+
+
 def runtime_unknown_input(name: str, available: list) -> str:
     """An input for a parameter the entry point does not have."""
     have = ", ".join(f"`%{a}`" for a in available) or "none"

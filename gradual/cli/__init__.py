@@ -194,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an input from a .npy file (or a model format's tensor file), or a scalar value")
     p_run.add_argument("--shape", action="append", default=[], metavar="NAME=2x3",
                        help="a random input of this shape and the declared dtype")
-    p_run.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    p_run.add_argument("--seed", type=_seed, default=0, help="seed for random inputs (a whole number, 0 or more)")
     p_run.add_argument("--format", choices=("text", "json"), default="text")
     p_run.set_defaults(handler=command_run)
     p_import = sub.add_parser("import", help="print a model as a program in gradual's language")
@@ -207,6 +207,18 @@ def build_parser() -> argparse.ArgumentParser:
     p_lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the default)")
     p_lsp.set_defaults(handler=command_lsp)
     return parser
+
+
+def _seed(text: str) -> int:
+    """`--seed`: NumPy's generator takes a whole number, 0 or more (a negative one failed as
+    an internal error after the program was checked)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(messages.runtime_bad_seed(text))
+    return value
 
 
 def _add_frontend_options(p: argparse.ArgumentParser) -> None:

@@ -58,6 +58,7 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     parameter name, from its tensor files too, plus its constants)."""
     from ..runtime.inputs import build_inputs
 
+    _given_once(args, model.inputs if model is not None else {})
     if model is None:
         return build_inputs(params, args.arg, args.shape, args.seed)
     graph = [(name, t) for name, t in params if name not in model.constants]
@@ -74,6 +75,18 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     inputs.update(files)
     inputs.update(model.constants)
     return inputs
+
+
+def _given_once(args: argparse.Namespace, renamed: dict) -> None:
+    """A usage error when `--arg` and `--shape` give one input more than once (the last one
+    silently won)."""
+    given: dict = {}
+    for flag, texts in (("--arg", args.arg), ("--shape", args.shape)):
+        for text in texts:
+            given.setdefault(_assignment(text, renamed)[0], []).append(f"{flag} {text}")
+    for name, where in given.items():
+        if len(where) > 1:
+            raise UsageError(messages.runtime_input_repeated(name, where))
 
 
 def _assignment(text: str, renamed: dict) -> tuple:
