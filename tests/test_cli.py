@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gradual.cli import main
 
@@ -267,3 +269,31 @@ def test_standard_input_named_twice_is_an_input_error(monkeypatch: pytest.Monkey
     files = json.loads(out)["files"]
     assert code == 2 and [f["path"] for f in files] == ["-", "-"]
     assert files[0]["functions"] and [d["code"] for d in files[1]["diagnostics"]] == ["input-error"]
+
+
+def _terminal_width(text: str) -> int:
+    """Columns a terminal gives `text` (the reference for the property below)."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(c) or c in "\u200b\u200c\u200d\u2060\ufeff"
+               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+_COMMENT_TEXT = st.text(alphabet=st.sampled_from(
+    list("ab */%@é") + ["中", "文", "😀", "\u0301", "\t", "\r", "\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u202e", "\u200b"]),
+    max_size=40).filter(lambda t: "*/" not in t)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(comment=_COMMENT_TEXT)
+def test_a_shown_line_never_drives_the_terminal_and_its_carets_stand_under_the_span(capsys, tmp_path, comment) -> None:
+    """Any text before a span (control characters, tabs, wide and combining characters):
+    nothing but newlines below U+0020 reaches the terminal, no C1 control or bidi override,
+    and the carets start at the terminal column where the span starts."""
+    path = tmp_path / "p.rly"
+    path.write_bytes(f"def @main() {{ /*{comment}*/ %y }}\n".encode("utf-8", "surrogatepass"))
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1
+    assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 or 0x202A <= ord(c) <= 0x202E for c in err)
+    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
+    assert carets.index("^") == _terminal_width(source_line[:source_line.rindex("%y")])
