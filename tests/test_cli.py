@@ -297,3 +297,14 @@ def test_a_shown_line_never_drives_the_terminal_and_its_carets_stand_under_the_s
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 or 0x202A <= ord(c) <= 0x202E for c in err)
     source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
     assert carets.index("^") == _terminal_width(source_line[:source_line.rindex("%y")])
+
+
+def test_a_file_name_with_control_characters_is_shown_not_sent(capsys, tmp_path: Path) -> None:
+    """The summary lines and `gradual: error:` lines print the path too (an ESC in a file name
+    reached the terminal from stdout and stderr alike)."""
+    named = tmp_path / "a\x1b[31mred.rly"
+    named.write_text((EXAMPLES / "mlp.rly").read_text())
+    code, out, _ = run_cli(capsys, "check", "--color=never", str(named))
+    assert code == 0 and "\x1b" not in out and "a\u241b[31mred.rly: @main" in out
+    code, out, err = run_cli(capsys, "run", "--color=never", str(tmp_path / "gone\x1b[2J.rly"))
+    assert code == 2 and "\x1b" not in err and "gone\u241b[2J.rly: no such file" in err

@@ -22,7 +22,7 @@ from .. import messages
 from ..analysis.inputs import Checked, Input, Unavailable, check_input, load
 from ..api import elaborate_text, run_deep
 from ..frontends import frontends
-from ..render import diagnostic_json, render_all
+from ..render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -124,7 +124,7 @@ def _print_check(files: list[Checked], all_diags: list, args: argparse.Namespace
     for checked in files:
         if checked.result is not None and not args.quiet:
             for name, fn in checked.result.functions.items():
-                print(f"{checked.input.path}: @{name}: {fn.type}  ({_plural(fn.check_count, 'check')})")
+                print(f"{visible(checked.input.path)}: @{name}: {fn.type}  ({_plural(fn.check_count, 'check')})")
     summary = _summary(files, all_diags)
     print(f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}, "
           f"{_plural(summary['checks'], 'runtime check')}")
@@ -265,7 +265,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         with _collector_paused(args.command, exiting):
             return run_deep(args.handler, args)
     except UsageError as exc:
-        print(f"gradual: error: {exc}", file=sys.stderr)
+        print(f"gradual: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -22,7 +22,7 @@ from ..analysis.inputs import check_input
 from ..api import elaborate
 from ..diagnostics import INTERNAL_ERROR
 from ..frontends import LoadedModel
-from ..render import diagnostic_json, render_all, render_text
+from ..render import diagnostic_json, render_all, render_text, visible
 from . import EXIT_CHECK_FAILED, EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, console, load_input
 
 
@@ -44,7 +44,7 @@ def command_run(args: argparse.Namespace) -> int:
         interpreter = Interpreter(elaborate(result), result.registry)
         inputs = _inputs(loaded.model, interpreter.parameters(args.entry), args)
     except (UsageError, InputError, ProgramRejected) as exc:
-        print(f"gradual: error: {exc}", file=sys.stderr)
+        print(f"gradual: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     notes = loaded.model.notes if loaded.model is not None else None
     outputs, code = run_reporting(args, interpreter, inputs, out, notes)
