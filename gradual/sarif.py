@@ -146,4 +146,6 @@ def _artifact(path: str) -> dict:
             pass
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+    # the path's bytes, percent-encoded: a file name that is not UTF-8 (undecodable bytes held
+    # as surrogates) made `quote` raise, an internal error for the whole report
+    return {"uri": quote(os.fsencode(path.replace(os.sep, "/"))), "uriBaseId": "%SRCROOT%"}

@@ -164,3 +164,19 @@ def test_the_pre_commit_hook_takes_every_file_kind_check_reads() -> None:
     suffixes = [".rly"] + [suffix for frontend in frontends() for suffix in frontend.suffixes]
     assert [s for s in suffixes if not re.search(pattern, f"models/m{s}")] == []
     assert not re.search(pattern, "README.md") and not re.search(pattern, "m.rly.bak")
+
+
+def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file name with bytes that are not UTF-8 (held by Python as surrogates) made `quote`
+    raise: the whole SARIF report was an internal error. Its URI is its bytes, percent-encoded."""
+    import os
+
+    name = os.fsdecode(b"bad\xff name.rly")
+    try:
+        (tmp_path / name).write_text((EXAMPLES / "shape_error.rly").read_text())
+    except (UnicodeEncodeError, OSError):
+        pytest.skip("this file system does not take such a name")
+    monkeypatch.chdir(tmp_path)
+    code, log = sarif(name)
+    run = github_acceptable(log)
+    assert code == 1 and run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF%20name.rly"
