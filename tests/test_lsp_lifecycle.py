@@ -132,3 +132,17 @@ def test_before_initialize_a_request_is_refused_and_a_notification_dropped() -> 
         assert session.process.wait(WAIT) == 0
     finally:
         session.process.kill()
+
+
+def test_a_debounce_past_ten_seconds_is_ignored() -> None:
+    """`debounceMs` of 1e12 (or `true`) was taken: the first diagnostics were due in 31 years,
+    and the editor showed none with nothing said. Such a value is ignored (10 ms stays)."""
+    from gradual.lsp.server import Settings
+
+    for wrong in (1e12, float("inf"), True, -1, "5"):
+        settings = Settings()
+        settings.update({"debounceMs": wrong})
+        assert settings.debounce == 0.010, wrong
+    settings = Settings()
+    settings.update({"gradual": {"debounceMs": 250}})
+    assert settings.debounce == 0.25

@@ -20,7 +20,7 @@ converts the answer (`convert.py`). What is particular to serving lives here:
 Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
 at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 `inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
-`debounceMs` (default 10).
+`debounceMs` (default 10, at most 10,000; another value is ignored).
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ from .text import Lines, apply_changes
 log = logging.getLogger("gradual.lsp")
 
 _HINT_SETTINGS = {"bindingTypes": "binding", "parameterTypes": "parameter", "runtimeChecks": "check"}
+#: the longest `debounceMs` taken: a larger one (1e12, `Infinity`) kept diagnostics from ever
+#: arriving, with nothing said; `true` was taken as 1 ms
+MAX_DEBOUNCE_MS = 10_000
 
 
 @dataclass
@@ -76,8 +79,9 @@ class Settings:
                     self.hints[kind] = hints[key]
         if raw.get("diagnostics") in ("auto", "push", "pull", "both"):
             self.diagnostics = raw["diagnostics"]
-        if isinstance(raw.get("debounceMs"), (int, float)) and raw["debounceMs"] >= 0:
-            self.debounce = raw["debounceMs"] / 1000
+        delay = raw.get("debounceMs")
+        if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= MAX_DEBOUNCE_MS:
+            self.debounce = delay / 1000
 
     def hint_kinds(self) -> tuple:
         """The inlay hint kinds switched on."""
