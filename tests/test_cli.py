@@ -308,3 +308,17 @@ def test_a_file_name_with_control_characters_is_shown_not_sent(capsys, tmp_path:
     assert code == 0 and "\x1b" not in out and "a\u241b[31mred.rly: @main" in out
     code, out, err = run_cli(capsys, "run", "--color=never", str(tmp_path / "gone\x1b[2J.rly"))
     assert code == 2 and "\x1b" not in err and "gone\u241b[2J.rly: no such file" in err
+
+
+def test_output_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path: Path) -> None:
+    """On an ASCII (or Windows cp1252) stdout a file name such as `modèle.rly` in the summary
+    lines raised UnicodeEncodeError after the whole check: an internal error, exit 4. It is
+    written with backslash escapes and the exit status is the check's."""
+    import os
+
+    path = tmp_path / "modèle.rly"
+    path.write_text((EXAMPLES / "shape_error.rly").read_text())
+    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(path)], capture_output=True,
+                          timeout=120, env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    assert proc.returncode == 1, proc.stderr
+    assert b"mod\\xe8le.rly: @main" in proc.stdout and b"error[shape-mismatch]" in proc.stderr

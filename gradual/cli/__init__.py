@@ -261,6 +261,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     try:
         if args.command == "lsp":  # a server: it stays on the main thread (its event loop)
             return args.handler(args)
+        _encodable_output()
         # types and programs nest as deep as their source: printing recurses over them too
         with _collector_paused(args.command, exiting):
             return run_deep(args.handler, args)
@@ -274,6 +275,19 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
         print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _encodable_output() -> None:
+    """Text the output's encoding cannot hold (a file name `modèle.rly` or `中.rly` on an
+    ASCII or cp1252 stdout, a name that is not UTF-8) is written as backslash escapes: it was
+    a UnicodeEncodeError, reported as an internal error after the whole check had run."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a stream that cannot change now: leave it
+                pass
 
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE
