@@ -26,9 +26,11 @@ at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import sys
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -208,6 +210,8 @@ class GradualServer(LanguageServer):
         self._positions: list[tuple[Analysis, convert.Positions]] = []
         self.shut_down = False
         self.exit_code = 0  # LSP: 0 on `exit` after `shutdown`, 1 on `exit` without it
+        self._serial = itertools.count(1)
+        self._result_ids: "weakref.WeakKeyDictionary[Analysis, str]" = weakref.WeakKeyDictionary()
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
@@ -283,6 +287,15 @@ class GradualServer(LanguageServer):
             return
         items = convert.diagnostics(analysis, state.uri, self.positions(analysis))
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
+
+    def result_id(self, analysis: Analysis) -> str:
+        """The pull-diagnostics result id of an analysis: a number no other analysis this
+        server made has (it was the object's `id()` and version, which a new analysis of a
+        document closed and opened again could have too, and be answered "unchanged")."""
+        found = self._result_ids.get(analysis)
+        if found is None:
+            found = self._result_ids[analysis] = str(next(self._serial))
+        return found
 
     def positions(self, analysis: Analysis) -> convert.Positions:
         """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding
@@ -450,7 +463,7 @@ async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticPara
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = f"{id(analysis)}:{analysis.version}"
+    result_id = ls.result_id(analysis)
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     items = convert.diagnostics(analysis, params.text_document.uri, ls.positions(analysis))
