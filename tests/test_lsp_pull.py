@@ -88,13 +88,11 @@ async def test_the_operator_library_is_not_checked_as_a_program(client: Language
     assert not (await pull(client, path.as_uri())).items
 
 
-def test_a_result_id_is_never_an_earlier_analysis_s(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_result_id_is_never_an_earlier_analysis_s(monkeypatch: pytest.MonkeyPatch) -> None:
     """The result id was the analysis object's `id()` and version: a document closed and opened
     again (version 1 again) can get its new analysis at the freed one's address (CPython reuses
     them: 1 try in 10 in process), and a pull with the old id was answered "unchanged" over
     different diagnostics. Here every object has the same `id()`, as a reused address would."""
-    import asyncio
-
     from pygls.workspace.position_codec import PositionCodec
 
     from gradual.analysis import Document
@@ -122,5 +120,5 @@ def test_a_result_id_is_never_an_earlier_analysis_s(monkeypatch: pytest.MonkeyPa
         params.previous_result_id = first.result_id
         return first, await served.pull_diagnostics(ls, params)
 
-    first, second = asyncio.run(reopened())
+    first, second = await reopened()
     assert first.items == [] and second.kind == "full" and [d.code for d in second.items] == ["unknown-variable"]
