@@ -261,7 +261,8 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     try:
         if args.command == "lsp":  # a server: it stays on the main thread (its event loop)
             return args.handler(args)
-        _encodable_output()
+        if exiting:  # the process's own streams (a caller of `main` keeps its streams as they are)
+            _encodable_output()
         # types and programs nest as deep as their source: printing recurses over them too
         with _collector_paused(args.command, exiting):
             return run_deep(args.handler, args)
