@@ -183,8 +183,12 @@ def _label_json(label: Label) -> dict[str, Any]:
 
 
 def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
-    """One diagnostic as a JSON object (SPEC 5, plus label, labels and help)."""
+    """One diagnostic as a JSON object (SPEC 5, plus the path its position is in, label,
+    labels and help). The path is the file's, except where a frontend locates the diagnostic
+    in another file (a torch.export archive: the model's Python source), which the file's
+    `path` alone misnamed."""
     return {
+        "path": diag.span.source.path,
         "severity": diag.severity.value,
         "code": diag.code,
         "message": diag.message,

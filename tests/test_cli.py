@@ -322,3 +322,16 @@ def test_output_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path: Path
                           timeout=120, env=dict(os.environ, PYTHONIOENCODING="ascii"))
     assert proc.returncode == 1, proc.stderr
     assert b"mod\\xe8le.rly: @main" in proc.stdout and b"error[shape-mismatch]" in proc.stderr
+
+
+def test_a_json_diagnostic_names_the_file_its_position_is_in(capsys) -> None:
+    """A torch.export archive's diagnostics point at the model's Python line: the JSON gave
+    line 23, column 9 under the archive's `path` only, so a consumer marked the binary .pt2.
+    Each diagnostic has the `path` of its position, as its labels and `run`'s error had."""
+    archive = ROOT / "tests" / "data" / "torch" / "edited.pt2"
+    code, out, _ = run_cli(capsys, "check", "--format", "json", str(archive), str(EXAMPLES / "shape_error.rly"))
+    pt2, program = json.loads(out)["files"]
+    (diag,) = pt2["diagnostics"]
+    assert code == 1 and pt2["path"] == str(archive)
+    assert diag["path"].endswith("models.py") and (diag["line"], diag["column"]) == (23, 9)
+    assert program["diagnostics"][0]["path"] == program["path"]

@@ -145,7 +145,7 @@ def _warnings_json(args: argparse.Namespace) -> dict:
 
 
 def _error_json(diag: Any) -> dict:
-    return {"path": diag.span.source.path, **diagnostic_json(diag)}
+    return diagnostic_json(diag)
 
 
 def output_json(value: Any) -> dict:
