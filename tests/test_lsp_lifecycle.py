@@ -146,3 +146,26 @@ def test_a_debounce_past_ten_seconds_is_ignored() -> None:
     settings = Settings()
     settings.update({"gradual": {"debounceMs": 250}})
     assert settings.debounce == 0.25
+
+
+def test_a_second_initialize_is_refused() -> None:
+    """`initialize` may only be sent once (LSP 3.17): a second one re-ran the server's handler,
+    which registered pull diagnostics again and answered with an internal error carrying a
+    Python traceback (pygls' FeatureAlreadyRegisteredError). It gets Invalid Request, and the
+    server goes on serving."""
+    session = Session()
+    try:
+        assert "result" in session.request("initialize", {"processId": None, "rootUri": None,
+                                                          "capabilities": {"textDocument": {"diagnostic": {}}}})
+        session.notify("initialized", {})
+        again = session.request("initialize", {"processId": None, "rootUri": None,
+                                               "capabilities": {"textDocument": {"diagnostic": {}}}})
+        assert again["error"]["code"] == -32600 and "traceback" not in json.dumps(again), again
+        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        pulled = session.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})
+        assert [d["code"] for d in pulled["result"]["items"]] == ["shape-mismatch"]
+        assert "result" in session.request("shutdown", None)
+        session.notify("exit")
+        assert session.process.wait(WAIT) == 0
+    finally:
+        session.process.kill()

@@ -166,13 +166,19 @@ class _Protocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         """Dispatch a message. Before `initialize`, a request gets a ServerNotInitialized
         error and a notification but `exit` is dropped, as LSP says (pygls answered a hover
-        with null, and a document opened then was lost while the server said nothing); after
+        with null, and a document opened then was lost while the server said nothing); a
+        second `initialize` gets Invalid Request (it re-ran the handler, which failed with a
+        traceback in the answer); after
         `shutdown` every request but `exit` gets an Invalid Request error (pygls dropped
         them unanswered)."""
         if message is _ANSWERED:
             return
+        method = getattr(message, "method", None)
+        if self._initialize_seen and method == lsp.INITIALIZE and isinstance(message, RPCRequest):
+            error = JsonRpcInvalidRequest(message="`initialize` was already received: it is sent once")
+            self._send_response(message.id, error=error.to_response_error())
+            return
         if not self._initialize_seen:
-            method = getattr(message, "method", None)
             if method == lsp.INITIALIZE:
                 self._initialize_seen = True
             elif isinstance(message, RPCRequest):
