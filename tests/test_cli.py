@@ -335,3 +335,22 @@ def test_a_json_diagnostic_names_the_file_its_position_is_in(capsys) -> None:
     assert code == 1 and pt2["path"] == str(archive)
     assert diag["path"].endswith("models.py") and (diag["line"], diag["column"]) == (23, 9)
     assert program["diagnostics"][0]["path"] == program["path"]
+
+
+@pytest.mark.parametrize("stdout", ["closed", "full"])
+def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
+    """`gradual check f.rly >&-` ended in a Python traceback (the final flush read
+    `sys.stdout.closed` of None), and `> /dev/full` was an internal error (exit 4). Both are
+    I/O errors (exit 2) with one line on stderr."""
+    if stdout == "full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    command = [sys.executable, "-m", "gradual.cli", "check", "--format", "sarif", str(EXAMPLES / "mlp.rly")]
+    if stdout == "closed":
+        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
+                              pass_fds=(), close_fds=True, preexec_fn=lambda: __import__("os").close(1))
+    else:
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, timeout=120)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and "internal error" not in err and err.startswith("gradual: error:"), err

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import json
 import os
@@ -262,6 +263,8 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         if args.command == "lsp":  # a server: it stays on the main thread (its event loop)
             return args.handler(args)
         if exiting:  # the process's own streams (a caller of `main` keeps its streams as they are)
+            if sys.stdout is None:  # `gradual check f.rly >&-`: every output would be lost
+                raise UsageError("standard output is closed: nothing could be written")
             _encodable_output()
         # types and programs nest as deep as their source: printing recurses over them too
         with _collector_paused(args.command, exiting):
@@ -274,8 +277,25 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     except BrokenPipeError:
         return _reader_gone()
     except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
+        # writing the output failed (loading reports its own I/O errors, as input-errors)
+        if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+            _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")
+            return EXIT_USAGE
         print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+#: what writing stdout fails with when the disk is full, quota exceeded, the file too big,
+#: the device failed or the descriptor is gone (`> /dev/full`: an internal error, exit 4)
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF})
+
+
+def _say(text: str) -> None:
+    """A line on stderr, if there is a stderr to write it to."""
+    try:
+        print(text, file=sys.stderr)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _encodable_output() -> None:
@@ -332,8 +352,8 @@ def entry() -> None:
     just before the process exits."""
     code = main(exiting=True)
     for stream in (sys.stdout, sys.stderr):
-        if stream.closed:  # closed on purpose (the language server closes stdout on `exit`)
-            continue
+        if stream is None or stream.closed:  # closed by the shell (`>&-`), or on purpose (the
+            continue  # language server closes stdout on `exit`)
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more to say
