@@ -198,8 +198,23 @@ def parse_diagnostic(exc: ParseError) -> Diagnostic:
     return messages.parse_error(exc.span, exc.found, exc.expected, exc.detail)
 
 
-def parse(text: str, path: str = "<input>") -> ast.Module:
-    """Parse program text; raises SyntaxProblem (with a diagnostic) on a syntax error."""
+def require(value: Any, kinds: Any, function: str, what: str) -> None:
+    """A TypeError naming the library function and what it takes, when `value` is none of
+    `kinds` (a wrong argument failed deep inside, with an error about lark or `.ops`)."""
+    if not isinstance(value, kinds):
+        raise TypeError(f"gradual.{function} takes {what}, not {type(value).__name__}")
+
+
+def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module:
+    """Parse program text (str or UTF-8 bytes, as `check` takes); raises SyntaxProblem (with a
+    diagnostic) on a syntax error or bytes that are not UTF-8, TypeError on anything else."""
+    require(path, str, "parse", "a path that is a str")
+    if isinstance(text, (bytes, bytearray)):
+        decoded, problem = decode_program(bytes(text), path)
+        if problem is not None:
+            raise SyntaxProblem(problem)
+        text = decoded  # type: ignore[assignment]
+    require(text, str, "parse", "program text (str or UTF-8 bytes)")
     source = Source(text, path)
     try:
         return run_deep(_parse_quietly, source)
@@ -278,13 +293,14 @@ def check(program: Union[str, bytes, ast.Module], path: str = "<input>", registr
         if problem is not None:
             return CheckResult(None, problem.span.source, [problem], registry=registry or default_registry())
         program = text  # type: ignore[assignment]
-    if not isinstance(program, (str, ast.Module)):
-        raise TypeError(f"gradual.check takes program text (str or UTF-8 bytes) or a parsed Module, "
-                        f"not {type(program).__name__}")
+    require(program, (str, ast.Module), "check", "program text (str or UTF-8 bytes) or a parsed Module")
+    require(path, str, "check", "a path that is a str")
+    require(registry, (Registry, type(None)), "check", "a Registry (or None: the default operators)")
     return run_deep(_check, program, path, registry or default_registry())
 
 
-def _require_module(result: CheckResult) -> None:
+def _require_module(result: CheckResult, function: str) -> None:
+    require(result, CheckResult, function, "the CheckResult of gradual.check")
     if result.module is None or result.resolution is None:
         raise ValueError("cannot elaborate a program that did not parse; see result.diagnostics")
 
@@ -293,7 +309,7 @@ def elaborate(result: CheckResult) -> ast.Module:
     """The program with its runtime checks inserted as casts (see elaboration.py)."""
     from .elaboration import elaborate_module
 
-    _require_module(result)
+    _require_module(result, "elaborate")
     module, _ = run_deep(_gc_paused_call, elaborate_module, result)
     return module
 
@@ -302,7 +318,7 @@ def elaborate_text(result: CheckResult) -> str:
     """The elaborated program as text, with each binding's type in a `/* ty=... */` comment."""
     from .elaboration import elaborated_text
 
-    _require_module(result)
+    _require_module(result, "elaborate_text")
     return run_deep(_gc_paused_call, elaborated_text, result)
 
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 import enum
 import functools
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .syntax.source import Span
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class Severity(str, enum.Enum):
@@ -136,8 +139,13 @@ def docs_url(code: str) -> str:
 def _installed_docs() -> str:
     """The address of the docs/diagnostics.md beside the package, found once: finding it took
     three file-system calls, most of the time of converting a diagnostic for an editor."""
+    return docs_path().as_uri()
+
+
+def docs_path() -> Path:
+    """docs/diagnostics.md: the copy installed with the package, or the repository's own."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parent
     installed = here / "docs" / "diagnostics.md"
-    return (installed if installed.is_file() else here.parent / "docs" / "diagnostics.md").as_uri()
+    return installed if installed.is_file() else here.parent / "docs" / "diagnostics.md"

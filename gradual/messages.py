@@ -578,15 +578,16 @@ def duplicate_dtype_parameter(span: Span, name: str) -> Diagnostic:
 
 
 def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnostic:
-    """A syntax error."""
+    """A syntax error: what was expected is its label (as rustc says it), not repeated as a
+    help line too (it was both: the same words twice under every syntax error, and twice in an
+    editor's message)."""
     if detail:
         return Diagnostic(codes.PARSE_ERROR, detail, span, label="here")
     expect = ""
     if expected:
         shown = list(expected)[:8]
         expect = "expected " + (", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0])
-    return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here",
-                      help=expect or None)
+    return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here")
 
 
 def input_error(span: Span, detail: str) -> Diagnostic:
@@ -1096,6 +1097,16 @@ def runtime_needs_shape(name: str, declared: str) -> str:
 def runtime_scalar_for_tensor(name: str, declared: str) -> str:
     """A scalar `--arg` for a parameter that is not a scalar."""
     return f"`%{name}` has type {declared}: a value such as 3 fits only a scalar parameter; use --shape or a .npy file"
+
+
+def runtime_input_repeated(name: str, given: list) -> str:
+    """An input given more than once on the command line (`--arg` and `--shape`)."""
+    return f"`%{name}` is given {len(given)} times ({', '.join(given)}): give each input once"
+
+
+def runtime_bad_seed(text: str) -> str:
+    """A `--seed` NumPy's generator does not take."""
+    return f"cannot read `{text}` as a seed: expected a whole number, 0 or more"
 
 
 def runtime_unknown_input(name: str, available: list) -> str:

@@ -16,10 +16,25 @@ if TYPE_CHECKING:
 
 def escape(text: str) -> str:
     """Text shown literally by rich (rich is imported only when something is drawn: a
-    clean check never pays for it)."""
+    clean check never pays for it), its control characters made visible (`visible`)."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(visible(text))
+
+
+#: control characters as visible symbols, one character for one (so columns stay right): C0
+#: controls but tab and newline as their Unicode pictures (ESC is `␛`), DEL as `␡`, C1
+#: controls and the bidirectional overrides and isolates (which reorder what a terminal shows,
+#: "Trojan Source") as U+FFFD. Printed raw, a source line or a name could drive the terminal
+#: that shows the diagnostic (`ESC [2J` clears it; a title or a link could be set) and its
+#: carets no longer stood under the characters they mark.
+_VISIBLE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}, 0x7F: 0x2421,
+            **{c: 0xFFFD for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+
+
+def visible(text: str) -> str:
+    """`text` with its control characters replaced by visible symbols (see `_VISIBLE`)."""
+    return text if text.isprintable() else text.translate(_VISIBLE)
 
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.NOTE: "bold cyan"}
@@ -28,6 +43,25 @@ _TAB = "    "
 
 def _display(line: str) -> str:
     return line.replace("\t", _TAB)
+
+
+def _width(text: str) -> int:
+    """How many terminal columns `text` takes: East Asian wide and full-width characters
+    (CJK, most emoji) take two, combining marks and zero-width characters none (as rustc
+    counts them), so the carets under a line with `中` or `😀` before the span stand under it."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or char in _ZERO_WIDTH:
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+    return width
+
+
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
 
 
 #: the most of one source line a diagnostic shows, in characters: a longer line is cut to this
@@ -66,8 +100,8 @@ def _excerpt(source: Source, number: int, rows: list) -> tuple[str, list]:
     for (_, start, stop), _, _ in rows:
         s = min(max(start, lo), hi) - lo
         e = min(max(stop, lo), hi) - lo
-        column = len(lead) + len(_display(text[:s])) + 1
-        width = len(_display(text[s:e])) if e > s else 0
+        column = len(lead) + _width(_display(text[:s])) + 1
+        width = _width(_display(text[s:e])) if e > s else 0
         marks.append((column, max(1, width)))
     return shown, marks
 
@@ -149,8 +183,12 @@ def _label_json(label: Label) -> dict[str, Any]:
 
 
 def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
-    """One diagnostic as a JSON object (SPEC 5, plus label, labels and help)."""
+    """One diagnostic as a JSON object (SPEC 5, plus the path its position is in, label,
+    labels and help). The path is the file's, except where a frontend locates the diagnostic
+    in another file (a torch.export archive: the model's Python source), which the file's
+    `path` alone misnamed."""
     return {
+        "path": diag.span.source.path,
         "severity": diag.severity.value,
         "code": diag.code,
         "message": diag.message,

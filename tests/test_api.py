@@ -90,3 +90,32 @@ def test_check_decodes_bytes_and_reports_bytes_that_are_not_utf8() -> None:
     result = gradual.check(b"def @main() {\xff}")
     assert [d.code for d in result.diagnostics] == ["input-error"]
     assert "not UTF-8" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("call,names", [
+    (lambda: gradual.check("def @main() { 1 }", registry="ops"), "gradual.check takes a Registry"),
+    (lambda: gradual.check("def @main() { 1 }", None), "gradual.check takes a path"),
+    (lambda: gradual.parse(None), "gradual.parse takes program text"),
+    (lambda: gradual.parse("def @main() { 1 }", path=3), "gradual.parse takes a path"),
+    (lambda: gradual.elaborate("def @main() { 1 }"), "gradual.elaborate takes the CheckResult"),
+    (lambda: gradual.elaborate_text(None), "gradual.elaborate_text takes the CheckResult"),
+    (lambda: gradual.register_op(None), "gradual.register_op takes a declaration"),
+    (lambda: gradual.register_op("def my.typed[T](%x: Tensor[*, T]) -> Tensor[*, T];", rule=5), "a callable rule"),
+    (lambda: gradual.run("def @main(%x: float32) { %x }", [1.0]), "gradual.run takes inputs as a mapping"),
+    (lambda: __import__("gradual.analysis").analysis.Document("d.rly").analyze(None), "Document.analyze takes the document's text"),
+])
+def test_a_wrong_argument_is_a_type_error_that_names_the_function(call, names) -> None:
+    """The façade's functions say which argument is wrong (SPEC: bad input is reported, never
+    a crash inside): a wrong registry failed with "'str' object has no attribute 'ops'" deep in
+    inference, `parse(None)` with lark's "No text assigned to lexer state", `elaborate(text)`
+    with an AttributeError, and `run` with inputs as a list took the first array as a
+    (name, value) pair ("`@main` has no parameter `%1.0`")."""
+    with pytest.raises(TypeError, match=names):
+        call()
+
+
+def test_parse_takes_utf8_bytes_as_check_does() -> None:
+    assert isinstance(gradual.parse(b"def @main() { 1 }"), ast.Module)
+    with pytest.raises(gradual.SyntaxProblem) as info:
+        gradual.parse(b"def @main() { 1 }\xff")
+    assert info.value.diagnostic.code == "input-error"

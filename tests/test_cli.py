@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gradual.cli import main
 
@@ -193,3 +195,162 @@ def test_a_reader_that_leaves_early_stops_the_command_quietly(tmp_path) -> None:
     reader.wait(timeout=60)
     assert "internal error" not in proc.stderr.decode(), proc.stderr.decode()
     assert proc.returncode == 141
+
+
+def test_python_dash_m_gradual_is_the_command() -> None:
+    """`python -m gradual` runs the command line, as `python -m gradual.cli` does (it was
+    "No module named gradual.__main__")."""
+    proc = subprocess.run([sys.executable, "-m", "gradual", "check", "--format", "json", str(EXAMPLES / "shape_error.rly")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["errors"] == 1
+
+
+def test_no_color_is_honoured_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--color auto` on a terminal leaves out colour when NO_COLOR is set (no-color.org);
+    `--color always` still colours (a flag beats the environment). The console was built with
+    `no_color=False`, which overrode rich's own reading of NO_COLOR."""
+    from gradual.cli import console
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert console("auto").no_color
+    assert not console("always").no_color and console("never").no_color
+    monkeypatch.delenv("NO_COLOR")
+    assert not console("auto").no_color
+
+
+def test_control_characters_in_a_source_line_are_shown_not_sent(capsys, tmp_path: Path) -> None:
+    """A diagnostic shows the source line: an ESC sequence in a comment there (or a name) drove
+    the terminal that printed it (`ESC [2J` cleared it) and put the carets out of place. Control
+    characters are drawn as their symbols, one for one, so the carets stay under the span."""
+    path = tmp_path / "esc.rly"
+    path.write_text("def @main(%x: Tensor[(2, 3), float32]) { /* \x1b[2J\x1b]0;title\x07\x9b\u202e */ %y }\n")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1
+    assert not any(0x80 <= ord(c) < 0xA0 or (ord(c) < 0x20 and c != "\n") or c == "\u202e" for c in err), repr(err)
+    source_line, carets = [line for line in err.splitlines() if line.startswith("1 |") or line.startswith("  |")][1:3]
+    assert "/* \u241b[2J\u241b]0;title\u2407\ufffd\ufffd */" in source_line
+    assert source_line[carets.index("^"):carets.index("^") + 2] == "%y"
+
+
+def test_a_syntax_error_says_what_was_expected_once(capsys, tmp_path: Path) -> None:
+    """What the grammar expected is the label under the caret; it was repeated word for word
+    as a `help:` line (and so twice in an editor's message)."""
+    path = tmp_path / "broken.rly"
+    path.write_text("def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x\n}\n")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1 and "error[parse-error]: unexpected `}`" in err
+    assert err.count("expected `(`") == 1, err
+
+
+def test_carets_stand_under_the_span_after_wide_characters(capsys, tmp_path: Path) -> None:
+    """A terminal draws CJK characters and most emoji two columns wide and a combining accent
+    in none: the carets were placed by counting characters, so they stood left of the span
+    on a line with `中` or `😀` before it (and right of it after a combining accent)."""
+    path = tmp_path / "wide.rly"
+    path.write_text("def @main(%x: Tensor[(2, 3), float32]) { /* 中文 😀 e\u0301 */ %y }\n")
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
+    assert code == 1
+    # columns as a terminal draws them: 中, 文 and 😀 take two, the combining accent none
+    before = source_line[:source_line.index("%y")]
+    drawn = len(before) + sum(1 for c in before if c in "中文😀") - before.count("\u0301")
+    assert carets.index("^") == drawn
+
+
+def test_standard_input_named_twice_is_an_input_error(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """`gradual check - -`: standard input is read to its end by the first `-`; the second
+    read nothing and was reported as a clean, empty program."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO((EXAMPLES / "broadcast_add.rly").read_bytes())))
+    code, out, err = run_cli(capsys, "check", "--color=never", "--format", "json", "-", "-")
+    files = json.loads(out)["files"]
+    assert code == 2 and [f["path"] for f in files] == ["-", "-"]
+    assert files[0]["functions"] and [d["code"] for d in files[1]["diagnostics"]] == ["input-error"]
+
+
+def _terminal_width(text: str) -> int:
+    """Columns a terminal gives `text` (the reference for the property below)."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(c) or c in "\u200b\u200c\u200d\u2060\ufeff"
+               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+_COMMENT_TEXT = st.text(alphabet=st.sampled_from(
+    list("ab */%@é") + ["中", "文", "😀", "\u0301", "\t", "\r", "\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u202e", "\u200b"]),
+    max_size=40).filter(lambda t: "*/" not in t)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(comment=_COMMENT_TEXT)
+def test_a_shown_line_never_drives_the_terminal_and_its_carets_stand_under_the_span(capsys, tmp_path, comment) -> None:
+    """Any text before a span (control characters, tabs, wide and combining characters):
+    nothing but newlines below U+0020 reaches the terminal, no C1 control or bidi override,
+    and the carets start at the terminal column where the span starts."""
+    path = tmp_path / "p.rly"
+    path.write_bytes(f"def @main() {{ /*{comment}*/ %y }}\n".encode("utf-8", "surrogatepass"))
+    code, _, err = run_cli(capsys, "check", "--color=never", str(path))
+    assert code == 1
+    assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 or 0x202A <= ord(c) <= 0x202E for c in err)
+    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
+    assert carets.index("^") == _terminal_width(source_line[:source_line.rindex("%y")])
+
+
+def test_a_file_name_with_control_characters_is_shown_not_sent(capsys, tmp_path: Path) -> None:
+    """The summary lines and `gradual: error:` lines print the path too (an ESC in a file name
+    reached the terminal from stdout and stderr alike)."""
+    named = tmp_path / "a\x1b[31mred.rly"
+    named.write_text((EXAMPLES / "mlp.rly").read_text())
+    code, out, _ = run_cli(capsys, "check", "--color=never", str(named))
+    assert code == 0 and "\x1b" not in out and "a\u241b[31mred.rly: @main" in out
+    code, out, err = run_cli(capsys, "run", "--color=never", str(tmp_path / "gone\x1b[2J.rly"))
+    assert code == 2 and "\x1b" not in err and "gone\u241b[2J.rly: no such file" in err
+
+
+def test_output_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path: Path) -> None:
+    """On an ASCII (or Windows cp1252) stdout a file name such as `modèle.rly` in the summary
+    lines raised UnicodeEncodeError after the whole check: an internal error, exit 4. It is
+    written with backslash escapes and the exit status is the check's."""
+    import os
+
+    path = tmp_path / "modèle.rly"
+    path.write_text((EXAMPLES / "shape_error.rly").read_text())
+    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(path)], capture_output=True,
+                          timeout=120, env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    assert proc.returncode == 1, proc.stderr
+    assert b"mod\\xe8le.rly: @main" in proc.stdout and b"error[shape-mismatch]" in proc.stderr
+
+
+def test_a_json_diagnostic_names_the_file_its_position_is_in(capsys) -> None:
+    """A torch.export archive's diagnostics point at the model's Python line: the JSON gave
+    line 23, column 9 under the archive's `path` only, so a consumer marked the binary .pt2.
+    Each diagnostic has the `path` of its position, as its labels and `run`'s error had."""
+    archive = ROOT / "tests" / "data" / "torch" / "edited.pt2"
+    code, out, _ = run_cli(capsys, "check", "--format", "json", str(archive), str(EXAMPLES / "shape_error.rly"))
+    pt2, program = json.loads(out)["files"]
+    (diag,) = pt2["diagnostics"]
+    assert code == 1 and pt2["path"] == str(archive)
+    assert diag["path"].endswith("models.py") and (diag["line"], diag["column"]) == (23, 9)
+    assert program["diagnostics"][0]["path"] == program["path"]
+
+
+@pytest.mark.parametrize("stdout", ["closed", "full"])
+def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
+    """`gradual check f.rly >&-` ended in a Python traceback (the final flush read
+    `sys.stdout.closed` of None), and `> /dev/full` was an internal error (exit 4). Both are
+    I/O errors (exit 2) with one line on stderr."""
+    if stdout == "full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    command = [sys.executable, "-m", "gradual.cli", "check", "--format", "sarif", str(EXAMPLES / "mlp.rly")]
+    if stdout == "closed":
+        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
+                              pass_fds=(), close_fds=True, preexec_fn=lambda: __import__("os").close(1))
+    else:
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, timeout=120)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and "internal error" not in err and err.startswith("gradual: error:"), err

@@ -140,3 +140,18 @@ def test_relay_printouts_format_with_their_type_comments() -> None:
         assert format_text(result) == result, result
         formatted += 1
     assert formatted > 150
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\n"])
+def test_formatting_keeps_the_documents_line_breaks(newline: str) -> None:
+    """Formatting a file whose lines end in `\\r\\n` keeps them, as ruff and black
+    do: the printer writes `\\n`, and the editor's formatting replaced every line ending of a
+    Windows file (found by an outside pass)."""
+    from gradual.analysis import Document
+    from gradual.analysis.fixes import formatted
+
+    text = newline.join(["def @main(%x: Tensor[(2, 3), float32])  {", "  /* kept 😀 */", "  %0 = nn.relu( %x );", "  %0", "}", ""])
+    result = formatted(Document("crlf.rly").analyze(text))
+    assert result == newline.join(["def @main(%x: Tensor[(2, 3), float32]) {", "  /* kept 😀 */", "  %0 = nn.relu(%x);",
+                                   "  %0", "}", ""])
+    assert formatted(Document("again.rly").analyze(result)) == result

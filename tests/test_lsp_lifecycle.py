@@ -109,3 +109,63 @@ def test_exit_without_shutdown_is_1() -> None:
         assert session.process.wait(WAIT) == 1
     finally:
         session.process.kill()
+
+
+def test_before_initialize_a_request_is_refused_and_a_notification_dropped() -> None:
+    """LSP 3.17: before `initialize` a request gets ServerNotInitialized (-32002) and a
+    notification (but `exit`) is dropped. The server answered a hover with null, and a
+    document opened before `initialize` was lost without a word (found by an outside pass)."""
+    session = Session()
+    try:
+        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        early = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        assert early["error"]["code"] == -32002, early
+        assert session.request("shutdown", None)["error"]["code"] == -32002
+        session.start()
+        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        assert hover["result"] is None  # the early didOpen was dropped: the document is not open
+        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        assert "Tensor[(2, 3), float32]" in hover["result"]["contents"]["value"]
+        assert "result" in session.request("shutdown", None)
+        session.notify("exit")
+        assert session.process.wait(WAIT) == 0
+    finally:
+        session.process.kill()
+
+
+def test_a_debounce_past_ten_seconds_is_ignored() -> None:
+    """`debounceMs` of 1e12 (or `true`) was taken: the first diagnostics were due in 31 years,
+    and the editor showed none with nothing said. Such a value is ignored (10 ms stays)."""
+    from gradual.lsp.server import Settings
+
+    for wrong in (1e12, float("inf"), True, -1, "5"):
+        settings = Settings()
+        settings.update({"debounceMs": wrong})
+        assert settings.debounce == 0.010, wrong
+    settings = Settings()
+    settings.update({"gradual": {"debounceMs": 250}})
+    assert settings.debounce == 0.25
+
+
+def test_a_second_initialize_is_refused() -> None:
+    """`initialize` may only be sent once (LSP 3.17): a second one re-ran the server's handler,
+    which registered pull diagnostics again and answered with an internal error carrying a
+    Python traceback (pygls' FeatureAlreadyRegisteredError). It gets Invalid Request, and the
+    server goes on serving."""
+    session = Session()
+    try:
+        assert "result" in session.request("initialize", {"processId": None, "rootUri": None,
+                                                          "capabilities": {"textDocument": {"diagnostic": {}}}})
+        session.notify("initialized", {})
+        again = session.request("initialize", {"processId": None, "rootUri": None,
+                                               "capabilities": {"textDocument": {"diagnostic": {}}}})
+        assert again["error"]["code"] == -32600 and "traceback" not in json.dumps(again), again
+        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        pulled = session.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})
+        assert [d["code"] for d in pulled["result"]["items"]] == ["shape-mismatch"]
+        assert "result" in session.request("shutdown", None)
+        session.notify("exit")
+        assert session.process.wait(WAIT) == 0
+    finally:
+        session.process.kill()

@@ -86,3 +86,39 @@ async def test_the_operator_library_is_not_checked_as_a_program(client: Language
     path = stdlib_dir() / "nn.rly"
     open_document(client, path.as_uri(), path.read_text())
     assert not (await pull(client, path.as_uri())).items
+
+
+async def test_a_result_id_is_never_an_earlier_analysis_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result id was the analysis object's `id()` and version: a document closed and opened
+    again (version 1 again) can get its new analysis at the freed one's address (CPython reuses
+    them: 1 try in 10 in process), and a pull with the old id was answered "unchanged" over
+    different diagnostics. Here every object has the same `id()`, as a reused address would."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from gradual.analysis import Document
+    from gradual.lsp import server as served
+
+    class Workspace:
+        position_codec = PositionCodec(lsp.PositionEncodingKind.Utf16)
+
+    class Server(served.GradualServer):
+        workspace = Workspace()  # type: ignore[assignment]
+
+    monkeypatch.setattr(served, "id", lambda obj: 140000000000000, raising=False)
+
+    async def reopened() -> tuple:
+        ls, current = Server(), {}
+
+        async def analysis(uri: str) -> object:
+            return current["now"]
+
+        ls.analysis = analysis  # type: ignore[method-assign]
+        params = lsp.DocumentDiagnosticParams(lsp.TextDocumentIdentifier("file:///reopened.rly"))
+        current["now"] = Document("reopened.rly").analyze("def @main(%x: Tensor[(2, 3), float32]) { %x }\n", 1)
+        first = await served.pull_diagnostics(ls, params)
+        current["now"] = Document("reopened.rly").analyze("def @main(%x: Tensor[(2, 3), float32]) { %y }\n", 1)
+        params.previous_result_id = first.result_id
+        return first, await served.pull_diagnostics(ls, params)
+
+    first, second = await reopened()
+    assert first.items == [] and second.kind == "full" and [d.code for d in second.items] == ["unknown-variable"]

@@ -77,3 +77,45 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci_lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
                 if line.strip() and not line.startswith("#")]
     assert ci_lines[-1] == found.group(1)
+
+
+_VALUE_COMMENT = re.compile(r"^(\s*)(\S.*?)\s{2,}# (.*)$")
+_LOOKS_LIKE_A_VALUE = re.compile(r"^(['\"\[(<{]|-?\d|True\b|False\b|None\b)")
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+
+
+def _with_value_checks(block: str) -> str:
+    """The block with each `expression  # value...` line turned into a check that the
+    expression's repr starts the comment (comments that are prose are left alone)."""
+    lines = []
+    for line in block.splitlines():
+        found = _VALUE_COMMENT.match(line)
+        if found and _LOOKS_LIKE_A_VALUE.match(found.group(3)):
+            try:
+                compile(found.group(2), "<readme>", "eval")
+            except SyntaxError:
+                lines.append(line)
+                continue
+            line = f"{found.group(1)}__shows({found.group(2)}, {found.group(3)!r})"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _shows(value: object, comment: str) -> None:
+    assert comment.startswith(repr(value)), f"README says {comment!r}, the code gives {value!r}"
+
+
+@pytest.mark.parametrize("block", _python_blocks(), ids=lambda b: b.splitlines()[0][:40])
+def test_readme_python_examples_run_and_show_their_values(block: str, capsys) -> None:
+    """Every ```python block of README.md runs as pasted (from the repository's root), and
+    each `expression  # value` line gives that value (the command blocks are tested above;
+    these were not: one used `gradual` without importing it)."""
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        exec(compile(_with_value_checks(block), "README.md", "exec"), {"__shows": _shows})
+    finally:
+        os.chdir(cwd)

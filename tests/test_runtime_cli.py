@@ -159,3 +159,35 @@ def test_the_module_entry_point_reports_failures_without_tracebacks() -> None:
     assert failed.returncode == 3 and "error[check-failed]" in failed.stderr
     usage = run("examples/call_check.rly", "--shape", "x=100000x100000x1000")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
+
+
+def test_json_keeps_the_warnings_the_text_form_prints(capsys, program) -> None:
+    """`run --format json` of a program with warnings: they are its `diagnostics`, on success
+    and when a check fails, as the text form prints them before running (they were dropped:
+    stdout held only the outputs and stderr nothing). A clean run's document is unchanged."""
+    hinted = program("def @main(%x: Tensor[(?, 3), float32]) {\n  can_unify(%x, shape=(2, 3));\n"
+                     "  %x as Tensor[(2, 3), float32]\n}\n")
+    code, out, err = run_cli(capsys, hinted, "--shape", "x=2x3", "--format", "json")
+    document = json.loads(out)
+    assert (code, err) == (0, "") and document["outputs"] == [{"shape": [2, 3], "dtype": "float32"}]
+    assert [(d["code"], d["severity"]) for d in document["diagnostics"]] == [("unused-hint", "warning")]
+    code, out, _ = run_cli(capsys, hinted, "--shape", "x=4x3", "--format", "json")
+    document = json.loads(out)
+    assert code == 3 and document["error"]["code"] == "check-failed"
+    assert [d["code"] for d in document["diagnostics"]] == ["unused-hint"]
+    code, out, _ = run_cli(capsys, program(ADD), "--shape", "x=2x1", "--shape", "y=2x5", "--format", "json")
+    assert json.loads(out) == {"outputs": [{"shape": [2, 5], "dtype": "float32"}]}
+
+
+def test_an_input_given_twice_or_a_negative_seed_is_a_usage_error(capsys, program) -> None:
+    """`--shape x=... --arg x=...` silently kept the last; `--seed -1` got through argparse
+    and failed inside NumPy as an internal error (exit 4). Both are usage errors (exit 2)."""
+    code, out, err = run_cli(capsys, program(ADD), "--shape", "x=2x1", "--arg", "x=[[1], [2]]", "--shape", "y=2x5")
+    assert (code, out) == (2, "") and "`%x` is given 2 times (--arg x=[[1], [2]], --shape x=2x1)" in err
+    code, out, err = run_cli(capsys, program(ADD), "--shape", "x=2x1", "--shape", "x=2x5", "--shape", "y=2x5")
+    assert code == 2 and "`%x` is given 2 times" in err
+    with pytest.raises(SystemExit) as exited:
+        run_cli(capsys, program(ADD), "--seed", "-1", "--shape", "x=2x1", "--shape", "y=2x5")
+    assert exited.value.code == 2 and "cannot read `-1` as a seed" in capsys.readouterr().err
+    code, out, _ = run_cli(capsys, program(ADD), "--seed", "7", "--shape", "x=2x1", "--shape", "y=2x5")
+    assert (code, out) == (0, "Tensor[(2, 5), float32]\n")

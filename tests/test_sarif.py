@@ -91,3 +91,92 @@ def test_the_pre_commit_hook_runs_gradual_check(capsys: pytest.CaptureFixture) -
     assert main(argv[1:] + [str(EXAMPLES / "mlp.rly")]) == 0
     assert main(argv[1:] + [str(EXAMPLES / "shape_error.rly")]) == 1
     assert "error[shape-mismatch]" in capsys.readouterr().err
+
+
+def github_acceptable(log: dict) -> dict:
+    """What GitHub code scanning requires beyond the schema (docs.github.com, "SARIF support
+    for code scanning"): each rule's id, short and full description and help text; each
+    result's message, a rule for its ruleId, and a location with a URI and a start line; a
+    URI is relative to a base the run defines, or an absolute `file:` URI."""
+    (run,) = valid(log)["runs"]
+    rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
+    for rule in rules.values():
+        for key in ("shortDescription", "fullDescription", "help"):
+            assert rule[key]["text"].strip(), (rule["id"], key)
+    bases = run.get("originalUriBaseIds", {})
+    for base in bases.values():
+        assert base["uri"].startswith("file:///") and base["uri"].endswith("/")
+    for result in run["results"]:
+        assert result["message"]["text"] and result["ruleId"] in rules
+        assert result["locations"]
+        for location in result["locations"] + result.get("relatedLocations", []):
+            physical = location["physicalLocation"]
+            uri, base = physical["artifactLocation"]["uri"], physical["artifactLocation"].get("uriBaseId")
+            assert uri and physical["region"]["startLine"] >= 1
+            if base is None:
+                assert uri.startswith("file:///"), uri
+            else:
+                assert base in bases and ":" not in uri.split("/")[0] and not uri.startswith(("/", "../", "./")), uri
+    return run
+
+
+def test_github_accepts_every_kind_of_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative paths are normalized and resolved against the working directory the run
+    names (`originalUriBaseIds`), a path outside it is a file URI, a file that cannot be read
+    still has a region, and every rule has the description and help GitHub requires."""
+    work = tmp_path / "repo"
+    (work / "models").mkdir(parents=True)
+    (work / "models" / "bad.rly").write_text((EXAMPLES / "shape_error.rly").read_text())
+    (tmp_path / "outside.rly").write_text((EXAMPLES / "shape_error.rly").read_text())
+    monkeypatch.chdir(work)
+    code, log = sarif("./models/../models/bad.rly", "../outside.rly", "missing.rly", "models",
+                      str(MODELS / "mlp_transposed.onnx"))
+    run = github_acceptable(log)
+    assert code == 2
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == work.as_uri() + "/"
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]]
+    assert uris[:4] == ["models/bad.rly", (tmp_path / "outside.rly").as_uri(), "missing.rly", "models"]
+    rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "shape-mismatch")
+    assert "**Fix.**" in rule["help"]["markdown"]
+
+
+def test_sarif_without_a_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A working directory that is gone leaves the base undefined (still valid SARIF)."""
+    program = tmp_path / "bad.rly"
+    program.write_text((EXAMPLES / "shape_error.rly").read_text())
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    code, log = sarif(str(program))
+    assert code == 1 and "originalUriBaseIds" not in valid(log)["runs"][0]
+
+
+def test_the_pre_commit_hook_takes_every_file_kind_check_reads() -> None:
+    """The hook's `files` pattern matches programs and every kind of model a registered
+    frontend reads (.pt2 archives, which `gradual check` reads without torch, were skipped)."""
+    import re
+
+    from gradual.frontends import frontends
+
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    pattern = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("files:"))
+    suffixes = [".rly"] + [suffix for frontend in frontends() for suffix in frontend.suffixes]
+    assert [s for s in suffixes if not re.search(pattern, f"models/m{s}")] == []
+    assert not re.search(pattern, "README.md") and not re.search(pattern, "m.rly.bak")
+
+
+def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file name with bytes that are not UTF-8 (held by Python as surrogates) made `quote`
+    raise: the whole SARIF report was an internal error. Its URI is its bytes, percent-encoded."""
+    import os
+
+    name = os.fsdecode(b"bad\xff name.rly")
+    try:
+        (tmp_path / name).write_text((EXAMPLES / "shape_error.rly").read_text())
+    except (UnicodeEncodeError, OSError):
+        pytest.skip("this file system does not take such a name")
+    monkeypatch.chdir(tmp_path)
+    code, log = sarif(name)
+    run = github_acceptable(log)
+    assert code == 1 and run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF%20name.rly"

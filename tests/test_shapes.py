@@ -860,3 +860,11 @@ def test_a_remainder_among_the_terms_is_bounded_by_its_divisor() -> None:
         assert poly.bounds() == expected
         lo, hi = poly.bounds()
         assert all(lo <= poly.evaluate({t: value}) <= hi for value in range(40))
+
+
+@pytest.mark.parametrize("method", ["merge_into", "broadcast_merge_into"])
+def test_an_in_place_merge_into_something_that_is_no_partial_shape_is_a_type_error(method: str) -> None:
+    """`PartialShape.merge_into([1, 2], src)` failed with "'list' object has no attribute
+    '_dims'"; it says that `dst` must be a PartialShape (it is changed in place)."""
+    with pytest.raises(TypeError, match=f"PartialShape.{method} changes `dst` in place"):
+        getattr(PartialShape, method)([1, 2], PartialShape([1, 2]))

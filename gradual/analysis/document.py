@@ -28,7 +28,7 @@ from typing import Callable, Optional
 
 from .. import messages
 from ..annotations import suggestion_budget
-from ..api import CheckResult, parse_diagnostic, run_deep, gc_paused
+from ..api import CheckResult, gc_paused, parse_diagnostic, require, run_deep
 from ..diagnostics import Diagnostic
 from ..infer import Checker, DefinitionRecord
 from ..names import Resolution, callee_first, declare, resolve_definition
@@ -163,7 +163,9 @@ class Document:
 
     def analyze(self, text: str, version: Optional[int] = None,
                 cancelled: Callable[[], bool] = lambda: False) -> Analysis:
-        """Check `text` (raises Cancelled when `cancelled()` turns true midway)."""
+        """Check `text` (raises Cancelled when `cancelled()` turns true midway; TypeError
+        when it is no str, as `gradual.check` says)."""
+        require(text, str, "analysis.Document.analyze", "the document's text (a str)")
         return run_deep(self._analyze, text, version, cancelled)
 
     def _analyze(self, text: str, version: Optional[int], cancelled: Callable[[], bool]) -> Analysis:

@@ -223,4 +223,18 @@ def formatted(analysis: Analysis) -> Optional[str]:
 
     if any(d.code == "parse-error" for d in analysis.diagnostics):
         return None
-    return run_deep(format_text, analysis.text, analysis.path)
+    text = run_deep(format_text, analysis.text, analysis.path)
+    return None if text is None else _with_line_breaks_of(analysis.text, text)
+
+
+def _with_line_breaks_of(original: str, text: str) -> str:
+    """`text` (its lines ending in `\n`) with the line breaks `original` uses: its first one,
+    `\r\n` or `\r` (as ruff and black keep a file's line endings). The formatter wrote `\n`,
+    so formatting a Windows file changed every line of it."""
+    found = _FIRST_BREAK.search(original)
+    if found is None or found.group() == "\n":
+        return text
+    return text.replace("\n", found.group())
+
+
+_FIRST_BREAK = re.compile(r"\r\n|\r|\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import json
 import os
@@ -22,7 +23,7 @@ from .. import messages
 from ..analysis.inputs import Checked, Input, Unavailable, check_input, load
 from ..api import elaborate_text, run_deep
 from ..frontends import frontends
-from ..render import diagnostic_json, render_all
+from ..render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -32,11 +33,14 @@ class UsageError(Exception):
 
 
 def console(color: str) -> Any:
-    """A rich console on stderr (rich is imported only when there is something to draw)."""
+    """A rich console on stderr (rich is imported only when there is something to draw).
+    `auto` leaves colour to rich: a terminal gets it unless `NO_COLOR` is set (no-color.org);
+    `always` and `never` override the environment."""
     from rich.console import Console
 
     force = {"always": True, "never": False}.get(color)
-    return Console(stderr=True, highlight=False, force_terminal=force, no_color=color == "never",
+    no_color = {"always": False, "never": True}.get(color)  # None: rich reads NO_COLOR
+    return Console(stderr=True, highlight=False, force_terminal=force, no_color=no_color,
                    width=200 if force is False else None, soft_wrap=True)
 
 
@@ -65,8 +69,10 @@ def check_available(paths: Sequence[str], args: Any = None) -> tuple[list[Checke
     from ..syntax.source import Source, Span
 
     files, unavailable = [], False
-    for path in paths:
+    for index, path in enumerate(paths):
         try:
+            if path == "-" and "-" in paths[:index]:  # it was read to its end the first time
+                raise UsageError("-: standard input is read once; give `-` once")
             files.append(check_input(load_input(path, args)))
         except UsageError as exc:
             unavailable = True
@@ -119,7 +125,7 @@ def _print_check(files: list[Checked], all_diags: list, args: argparse.Namespace
     for checked in files:
         if checked.result is not None and not args.quiet:
             for name, fn in checked.result.functions.items():
-                print(f"{checked.input.path}: @{name}: {fn.type}  ({_plural(fn.check_count, 'check')})")
+                print(f"{visible(checked.input.path)}: @{name}: {fn.type}  ({_plural(fn.check_count, 'check')})")
     summary = _summary(files, all_diags)
     print(f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}, "
           f"{_plural(summary['checks'], 'runtime check')}")
@@ -189,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an input from a .npy file (or a model format's tensor file), or a scalar value")
     p_run.add_argument("--shape", action="append", default=[], metavar="NAME=2x3",
                        help="a random input of this shape and the declared dtype")
-    p_run.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    p_run.add_argument("--seed", type=_seed, default=0, help="seed for random inputs (a whole number, 0 or more)")
     p_run.add_argument("--format", choices=("text", "json"), default="text")
     p_run.set_defaults(handler=command_run)
     p_import = sub.add_parser("import", help="print a model as a program in gradual's language")
@@ -202,6 +208,18 @@ def build_parser() -> argparse.ArgumentParser:
     p_lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the default)")
     p_lsp.set_defaults(handler=command_lsp)
     return parser
+
+
+def _seed(text: str) -> int:
+    """`--seed`: NumPy's generator takes a whole number, 0 or more (a negative one failed as
+    an internal error after the program was checked)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(messages.runtime_bad_seed(text))
+    return value
 
 
 def _add_frontend_options(p: argparse.ArgumentParser) -> None:
@@ -244,19 +262,53 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     try:
         if args.command == "lsp":  # a server: it stays on the main thread (its event loop)
             return args.handler(args)
+        if exiting:  # the process's own streams (a caller of `main` keeps its streams as they are)
+            if sys.stdout is None:  # `gradual check f.rly >&-`: every output would be lost
+                raise UsageError("standard output is closed: nothing could be written")
+            _encodable_output()
         # types and programs nest as deep as their source: printing recurses over them too
         with _collector_paused(args.command, exiting):
             return run_deep(args.handler, args)
     except UsageError as exc:
-        print(f"gradual: error: {exc}", file=sys.stderr)
+        print(f"gradual: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return _reader_gone()
     except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
+        # writing the output failed (loading reports its own I/O errors, as input-errors)
+        if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
+            _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")
+            return EXIT_USAGE
         print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+#: what writing stdout fails with when the disk is full, quota exceeded, the file too big,
+#: the device failed or the descriptor is gone (`> /dev/full`: an internal error, exit 4)
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF})
+
+
+def _say(text: str) -> None:
+    """A line on stderr, if there is a stderr to write it to."""
+    try:
+        print(text, file=sys.stderr)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _encodable_output() -> None:
+    """Text the output's encoding cannot hold (a file name `modèle.rly` or `中.rly` on an
+    ASCII or cp1252 stdout, a name that is not UTF-8) is written as backslash escapes: it was
+    a UnicodeEncodeError, reported as an internal error after the whole check had run."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "strict") == "strict":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a stream that cannot change now: leave it
+                pass
 
 
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a command stopped by SIGPIPE
@@ -300,8 +352,8 @@ def entry() -> None:
     just before the process exits."""
     code = main(exiting=True)
     for stream in (sys.stdout, sys.stderr):
-        if stream.closed:  # closed on purpose (the language server closes stdout on `exit`)
-            continue
+        if stream is None or stream.closed:  # closed by the shell (`>&-`), or on purpose (the
+            continue  # language server closes stdout on `exit`)
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more to say

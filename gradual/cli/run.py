@@ -22,7 +22,7 @@ from ..analysis.inputs import check_input
 from ..api import elaborate
 from ..diagnostics import INTERNAL_ERROR
 from ..frontends import LoadedModel
-from ..render import diagnostic_json, render_all, render_text
+from ..render import diagnostic_json, render_all, render_text, visible
 from . import EXIT_CHECK_FAILED, EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, console, load_input
 
 
@@ -37,13 +37,14 @@ def command_run(args: argparse.Namespace) -> int:
         checked = check_input(loaded)
         if any(d.is_error for d in checked.diagnostics) or checked.result is None:
             return _report_errors(args, checked.diagnostics, out)
+        args.warnings = [d for d in checked.diagnostics if not d.is_error]
         if args.format != "json":
-            render_all([d for d in checked.diagnostics if not d.is_error], out)
+            render_all(args.warnings, out)
         result = checked.result
         interpreter = Interpreter(elaborate(result), result.registry)
         inputs = _inputs(loaded.model, interpreter.parameters(args.entry), args)
     except (UsageError, InputError, ProgramRejected) as exc:
-        print(f"gradual: error: {exc}", file=sys.stderr)
+        print(f"gradual: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     notes = loaded.model.notes if loaded.model is not None else None
     outputs, code = run_reporting(args, interpreter, inputs, out, notes)
@@ -57,6 +58,7 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     parameter name, from its tensor files too, plus its constants)."""
     from ..runtime.inputs import build_inputs
 
+    _given_once(args, model.inputs if model is not None else {})
     if model is None:
         return build_inputs(params, args.arg, args.shape, args.seed)
     graph = [(name, t) for name, t in params if name not in model.constants]
@@ -73,6 +75,18 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     inputs.update(files)
     inputs.update(model.constants)
     return inputs
+
+
+def _given_once(args: argparse.Namespace, renamed: dict) -> None:
+    """A usage error when `--arg` and `--shape` give one input more than once (the last one
+    silently won)."""
+    given: dict = {}
+    for flag, texts in (("--arg", args.arg), ("--shape", args.shape)):
+        for text in texts:
+            given.setdefault(_assignment(text, renamed)[0], []).append(f"{flag} {text}")
+    for name, where in given.items():
+        if len(where) > 1:
+            raise UsageError(messages.runtime_input_repeated(name, where))
 
 
 def _assignment(text: str, renamed: dict) -> tuple:
@@ -117,14 +131,21 @@ def _report_failure(args: argparse.Namespace, failure: Any, out: Any, notes: Opt
     if notes is not None:
         diag.notes = tuple(notes(diag)) + tuple(diag.notes)
     if args.format == "json":
-        print(json.dumps({"error": _error_json(diag)}, indent=2))
+        print(json.dumps({"error": _error_json(diag), **_warnings_json(args)}, indent=2))
     else:
         render_text(diag, out)
     return EXIT_INTERNAL if failure.code == INTERNAL_ERROR else EXIT_CHECK_FAILED
 
 
+def _warnings_json(args: argparse.Namespace) -> dict:
+    """The warnings (and notes) of the check, as `diagnostics`, where there are any: the text
+    form prints them before running, and `--format json` dropped them."""
+    warnings = getattr(args, "warnings", None)
+    return {"diagnostics": [diagnostic_json(d) for d in warnings]} if warnings else {}
+
+
 def _error_json(diag: Any) -> dict:
-    return {"path": diag.span.source.path, **diagnostic_json(diag)}
+    return diagnostic_json(diag)
 
 
 def output_json(value: Any) -> dict:
@@ -149,7 +170,7 @@ def _print_outputs(args: argparse.Namespace, outputs: list, names: Optional[tupl
         shown = [output_json(o) for o in outputs]
         if names is not None:
             shown = [{"name": n, **o} for n, o in zip(names, shown)]
-        print(json.dumps({"outputs": shown}, indent=2))
+        print(json.dumps({"outputs": shown, **_warnings_json(args)}, indent=2))
         return
     for i, output in enumerate(outputs):
         prefix = f"{names[i]}: " if names is not None and i < len(names) else ""

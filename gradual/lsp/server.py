@@ -20,15 +20,17 @@ converts the answer (`convert.py`). What is particular to serving lives here:
 Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
 at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 `inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
-`debounceMs` (default 10).
+`debounceMs` (default 10, at most 10,000; another value is ignored).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import sys
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -36,7 +38,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
@@ -54,6 +56,9 @@ from .text import Lines, apply_changes
 log = logging.getLogger("gradual.lsp")
 
 _HINT_SETTINGS = {"bindingTypes": "binding", "parameterTypes": "parameter", "runtimeChecks": "check"}
+#: the longest `debounceMs` taken: a larger one (1e12, `Infinity`) kept diagnostics from ever
+#: arriving, with nothing said; `true` was taken as 1 ms
+MAX_DEBOUNCE_MS = 10_000
 
 
 @dataclass
@@ -76,8 +81,9 @@ class Settings:
                     self.hints[kind] = hints[key]
         if raw.get("diagnostics") in ("auto", "push", "pull", "both"):
             self.diagnostics = raw["diagnostics"]
-        if isinstance(raw.get("debounceMs"), (int, float)) and raw["debounceMs"] >= 0:
-            self.debounce = raw["debounceMs"] / 1000
+        delay = raw.get("debounceMs")
+        if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= MAX_DEBOUNCE_MS:
+            self.debounce = delay / 1000
 
     def hint_kinds(self) -> tuple:
         """The inlay hint kinds switched on."""
@@ -155,11 +161,32 @@ class _Protocol(LanguageServerProtocol):
                 return _ANSWERED
             raise
 
+    _initialize_seen = False
+
     def handle_message(self, message: Any) -> None:
-        """Dispatch a message; after `shutdown` every request but `exit` gets an Invalid
-        Request error, as LSP says (pygls dropped them unanswered)."""
+        """Dispatch a message. Before `initialize`, a request gets a ServerNotInitialized
+        error and a notification but `exit` is dropped, as LSP says (pygls answered a hover
+        with null, and a document opened then was lost while the server said nothing); a
+        second `initialize` gets Invalid Request (it re-ran the handler, which failed with a
+        traceback in the answer); after
+        `shutdown` every request but `exit` gets an Invalid Request error (pygls dropped
+        them unanswered)."""
         if message is _ANSWERED:
             return
+        method = getattr(message, "method", None)
+        if self._initialize_seen and method == lsp.INITIALIZE and isinstance(message, RPCRequest):
+            error = JsonRpcInvalidRequest(message="`initialize` was already received: it is sent once")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        if not self._initialize_seen:
+            if method == lsp.INITIALIZE:
+                self._initialize_seen = True
+            elif isinstance(message, RPCRequest):
+                error = JsonRpcServerNotInitialized(message="the server is not initialized: send `initialize` first")
+                self._send_response(message.id, error=error.to_response_error())
+                return
+            elif method is not None and method != lsp.EXIT:
+                return
         if self._shutdown and isinstance(message, RPCRequest) and message.method != lsp.EXIT:
             error = JsonRpcInvalidRequest(message="the server is shut down (it only takes `exit` now)")
             self._send_response(message.id, error=error.to_response_error())
@@ -189,6 +216,8 @@ class GradualServer(LanguageServer):
         self._positions: list[tuple[Analysis, convert.Positions]] = []
         self.shut_down = False
         self.exit_code = 0  # LSP: 0 on `exit` after `shutdown`, 1 on `exit` without it
+        self._serial = itertools.count(1)
+        self._result_ids: "weakref.WeakKeyDictionary[Analysis, str]" = weakref.WeakKeyDictionary()
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
@@ -264,6 +293,15 @@ class GradualServer(LanguageServer):
             return
         items = convert.diagnostics(analysis, state.uri, self.positions(analysis))
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
+
+    def result_id(self, analysis: Analysis) -> str:
+        """The pull-diagnostics result id of an analysis: a number no other analysis this
+        server made has (it was the object's `id()` and version, which a new analysis of a
+        document closed and opened again could have too, and be answered "unchanged")."""
+        found = self._result_ids.get(analysis)
+        if found is None:
+            found = self._result_ids[analysis] = str(next(self._serial))
+        return found
 
     def positions(self, analysis: Analysis) -> convert.Positions:
         """Offsets <-> LSP positions for one analyzed version, in the negotiated encoding
@@ -431,7 +469,7 @@ async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticPara
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = f"{id(analysis)}:{analysis.version}"
+    result_id = ls.result_id(analysis)
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     items = convert.diagnostics(analysis, params.text_document.uri, ls.positions(analysis))

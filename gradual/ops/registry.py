@@ -266,6 +266,13 @@ def register_op(
     `def my.swap[T](%x: Tensor[(n, m), T]) -> Tensor[(m, n), T];`. A Python `rule` (written
     against ShapeContext) may replace the signature's dims; `kernel` runs it on NumPy arrays.
     """
+    from ..api import require
+
+    require(declaration, str, "register_op", "a declaration in the language (a str)")
+    require(registry, (Registry, type(None)), "register_op", "a Registry (or None: the default operators)")
+    for value, what in ((rule, "rule"), (kernel, "kernel")):
+        if value is not None and not callable(value):
+            raise TypeError(f"gradual.register_op takes a callable {what} (or None), not {type(value).__name__}")
     registry = registry or default_registry()
     if rule is not None:
         name = f"__user_rule_{len(RULES)}"

@@ -40,6 +40,10 @@ def run(program: Program, inputs: Optional[Mapping[str, Any]] = None, entry: str
     `KernelFailure` when an operator cannot run, `InputError` for inputs that do not name the
     entry's parameters. Python numbers and lists are converted to the declared dtype.
     """
+    from ..api import require
+
+    require(inputs, (Mapping, type(None)), "run", "inputs as a mapping from parameter name to value")
+    require(entry, str, "run", "an entry that is a definition's name (a str)")
     interpreter = interpreter_for(checked(program, path, registry))
     values = convert_inputs(interpreter.parameters(entry), dict(inputs or {}))
     return flatten_outputs(interpreter.run(entry, values))

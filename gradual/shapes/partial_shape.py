@@ -134,6 +134,7 @@ class PartialShape:
     @staticmethod
     def merge_into(dst: "PartialShape", src: "PartialShape | Iterable[DimLike]") -> bool:
         """Merge `src` into `dst` in place; False (dst unspecified) when they conflict."""
+        _changeable(dst, "merge_into")
         src = as_partial_shape(src)
         if dst._dims is None:
             dst._dims = None if src._dims is None else list(src._dims)
@@ -166,6 +167,7 @@ class PartialShape:
         `AutoBroadcastSpec(autob, axis)`: "numpy" aligns the trailing dims; "pdpd" (PaddlePaddle)
         lays `src` over `dst` from dim `axis` (-1: trailing) and `src` must not be the larger;
         "none" leaves `dst` as is. False (dst unspecified) when they conflict."""
+        _changeable(dst, "broadcast_merge_into")
         kind = autob.lower()
         if kind == "none":
             return True
@@ -308,3 +310,11 @@ def _parse_shape_text(text: str) -> list[Dimension] | None:
     if not all(parts):
         raise ValueError(f"cannot read {text!r} as a shape: a dimension is missing between commas")
     return [Dimension(p) for p in parts]
+
+
+def _changeable(dst: object, method: str) -> None:
+    """`dst` of an in-place merge must be a PartialShape (a list failed with an AttributeError
+    about `_dims`): the merge changes it, as in OpenVINO."""
+    if not isinstance(dst, PartialShape):
+        raise TypeError(f"PartialShape.{method} changes `dst` in place: it takes a PartialShape, "
+                        f"not {type(dst).__name__} (use `PartialShape(dst)`, or `a.merge(b)` for a new shape)")
