@@ -170,3 +170,17 @@ def test_the_command_line_checks_declared_outputs_as_the_library_does(tmp_path: 
     assert str(library.function_type("main")) in out and "N = 4" in err
     code, out, err = run_cli(capsys, "run", path, "--shape", "x=5")
     assert code == 3 and "in field 1, dim 0 is 5, not 4" in err
+
+
+def test_the_summary_line_leaves_out_a_models_many_weights_and_json_keeps_them(capsys: object) -> None:
+    """A model's weights are parameters after its inputs; a transformer's summary line listed
+    2,400 of them. Past 8 the line shows the inputs and says how many it left out; `--format
+    json` keeps the whole type (SPEC 5)."""
+    path = str(Path(__file__).parent / "data/onnx/exported/unet.ts.onnx")
+    code, out, _ = run_cli(capsys, "check", "--color=never", path)
+    assert code == 0
+    assert ("@main: fn (Tensor[(batch, 3, height, width), float32]) -> "
+            "Tensor[(batch, 2, 4 * (height // 4), 4 * (width // 4)), float32]  (2 checks; 12 weight parameters not shown)") in out
+    code, out, _ = run_cli(capsys, "check", "--format", "json", path)
+    (entry,) = json.loads(out)["files"]
+    assert entry["functions"]["main"]["type"].count("Tensor[") == 14

@@ -125,10 +125,40 @@ def _print_check(files: list[Checked], all_diags: list, args: argparse.Namespace
     for checked in files:
         if checked.result is not None and not args.quiet:
             for name, fn in checked.result.functions.items():
-                print(f"{visible(checked.input.path)}: @{name}: {fn.type}  ({_plural(fn.check_count, 'check')})")
+                shown, hidden = _shown_type(checked, name, fn.type)
+                weights = f"; {hidden:,} weight parameters not shown" if hidden else ""
+                print(f"{visible(checked.input.path)}: @{name}: {shown}  ({_plural(fn.check_count, 'check')}{weights})")
     summary = _summary(files, all_diags)
     print(f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}, "
           f"{_plural(summary['checks'], 'runtime check')}")
+
+
+#: a model's summary line shows its weight parameters up to this many
+SHOWN_WEIGHTS = 8
+
+
+def _shown_type(checked: Checked, name: str, fn_type: Any) -> tuple:
+    """A function's type as the summary line shows it, and how many parameters it leaves out:
+    a model's weights, passed as parameters after its inputs, are left out when there are more
+    than SHOWN_WEIGHTS of them (a transformer's line listed 2,400); `--format json` keeps the
+    whole type."""
+    model = checked.input.model
+    params = getattr(fn_type, "params", ())
+    if model is None or len(model.constants) <= SHOWN_WEIGHTS:
+        return fn_type, 0
+    names = _entry_params(model, name)
+    if len(names) != len(params):
+        return fn_type, 0
+    kept = tuple(t for n, t in zip(names, params) if n not in model.constants)
+    return fn_type.with_parts(kept, fn_type.ret), len(params) - len(kept)
+
+
+def _entry_params(model: Any, name: str) -> list:
+    """The parameter names of a model's definition `name` (none when it has no such one)."""
+    for definition in getattr(model.module, "defs", ()):
+        if definition.name == name:
+            return [p.var.name for p in definition.params]
+    return []
 
 
 def _plural(count: int, noun: str) -> str:
