@@ -19,6 +19,7 @@ from .diagnostics import Diagnostic
 from .scopes import UndoLog
 from .shapes import Dimension, Symbol
 from .syntax import ast
+from .syntax.printer import format_attr_value
 from .syntax.source import Span
 from .types import DTypeVar, Type
 
@@ -152,6 +153,23 @@ class _Resolver:
     def report(self, diag: Diagnostic) -> None:
         self.res.diagnostics.append(diag)
 
+    def _check_claimed(self, node: ast.Def, introduced: list) -> None:
+        """A `claimed=[...]` function attribute lists dim names of the signature, as strings."""
+        names = {sym.name for sym in introduced}
+        for attr in node.attrs:
+            if attr.name != ast.CLAIMED:
+                continue
+            items = attr.value.items if isinstance(attr.value, ast.AttrSeq) else None
+            if items is None or not all(isinstance(v, str) for v in items):
+                self.report(messages.bad_attribute(attr.span, f"@{node.name}", ast.CLAIMED,
+                                                   "a list of the signature's dim names as strings",
+                                                   format_attr_value(attr.value)))
+                continue
+            for name in items:
+                if name not in names:
+                    self.report(messages.bad_attribute(attr.span, f"@{node.name}", ast.CLAIMED,
+                                                       "dim names of the signature", f'"{name}"'))
+
     def report_annotation(self, code: str, span: Span, facts: dict) -> None:
         if code == "unknown-dtype":
             self.report(messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
@@ -222,6 +240,8 @@ class _Resolver:
                 dims.forget(quantified)
         if node.ret is not None:
             self.res.annotations[id(node.ret)] = ret
+        if isinstance(node, ast.Def):
+            self._check_claimed(node, dims.introduced)
         if isinstance(node, ast.Def) and node.claimed_dims:
             for sym in dims.introduced:
                 sym.claimed = sym.name in node.claimed_dims

@@ -339,6 +339,19 @@ class Body(Node):
     result: Expr
 
 
+#: the function attribute that writes a definition's claimed dims (Def.claimed_dims)
+CLAIMED = "claimed"
+
+
+def claimed_attr(attrs: tuple) -> frozenset:
+    """The names a `claimed=[...]` function attribute lists (its strings; names.py reports
+    one that is not a list of strings)."""
+    for attr in attrs:
+        if attr.name == CLAIMED and isinstance(attr.value, AttrSeq):
+            return frozenset(v for v in attr.value.items if isinstance(v, str))
+    return frozenset()
+
+
 @dataclass(eq=False, slots=True)
 class Def(Node):
     """`def @name[T](params) -> ret { body }`."""
@@ -350,8 +363,9 @@ class Def(Node):
     body: Body
     attrs: tuple = ()  # function attributes Relay prints after the parameters, as in Fn
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
-    # dim names of the signature that a frontend marked as an exporter's claim (SPEC 6); text
-    # never sets it: a written signature is the user's promise
+    # dim names of the signature marked as an exporter's claim (SPEC 6): by a frontend, or in
+    # text by the function attribute `claimed=["batch", ...]` (CLAIMED), which a printed
+    # program writes so that it checks again as it did
     claimed_dims: frozenset = field(default=frozenset(), kw_only=True, repr=False, compare=False)
     # bounds a frontend gives dim names of the signature ({name: (lo, hi)}, hi None: none), as
     # torch.export's range constraints; text never sets them (the runtime checks them on entry)

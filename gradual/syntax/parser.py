@@ -171,7 +171,7 @@ class _Builder:
         body = children[-1]
         return ast.Def(
             str(name_tok)[1:], dtype_params, params, ret, body, attrs,
-            span=self._span(children), name_span=self._tok_span(name_tok),
+            span=self._span(children), name_span=self._tok_span(name_tok), claimed_dims=ast.claimed_attr(attrs),
         )
 
     def dtype_params(self, children):

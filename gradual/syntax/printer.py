@@ -196,6 +196,9 @@ class _Printer:
         tparams = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
         self.out.append(f"def @{d.name}{tparams}(")
         self.params(d.params, 0, d.attrs)
+        if d.claimed_dims and not any(a.name == ast.CLAIMED for a in d.attrs):  # a frontend's claim
+            names = ", ".join(format_attr_value(n) for n in sorted(d.claimed_dims))
+            self.out.append(f"{', ' if d.params or d.attrs else ''}{ast.CLAIMED}=[{names}]")
         ret = f" -> {format_type(d.ret)}" if d.ret is not None else ""
         self.out.append(f"){ret} {{\n")
         self.block_end(d.body, 0, "")
