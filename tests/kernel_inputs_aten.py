@@ -203,6 +203,14 @@ def _masked_select(draw: Draw) -> tuple:
     return [data, np.asarray(mask > 0)], {}
 
 
+@generator("aten.masked_scatter")
+def _masked_scatter(draw: Draw) -> tuple:
+    data, mask = _broadcast(draw, 2, (_numeric(draw),))
+    shape = np.broadcast_shapes(data.shape, mask.shape)
+    count = int(np.prod(shape)) + draw(st.integers(0, 2))
+    return [data, np.asarray(mask > 0), array(draw, (count,), str(data.dtype))], {}
+
+
 @generator("aten.bincount")
 def _bincount(draw: Draw) -> tuple:
     n = draw(st.integers(0, 6))

@@ -570,3 +570,36 @@ def test_the_guard_a_constraint_cites_is_about_all_its_dims_and_says_something()
 
     guards = ["s17 == s17", "(s17) == (s17)", "s17 >= 2", "(3*s17*(s27 + s94)) == (6*s17*((s27 + s94) // 2))", "s5 >= 2"]
     assert mentioning(guards, ("s17", "s27", "s94")) == [guards[3], "s17 >= 2"]
+
+
+def _export_and_run(module, args, dynamic, more_args=()):
+    """Export `module` in memory with `dynamic` shapes, check it, run it on `args` and each of
+    `more_args`, and compare with torch; the check result."""
+    torch = pytest.importorskip("torch")
+    ep = torch.export.export(module.eval(), args, dynamic_shapes=dynamic)
+    program = gt.import_program(ep)
+    result = program.check()
+    assert result.ok, [d.message for d in result.diagnostics]
+    names = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    for sample in (args, *more_args):
+        got = program.run({n: a.numpy() for n, a in zip(names, sample)}, result)
+        want = ep.module()(*sample)
+        got, want = (list(v) if isinstance(v, (list, tuple)) else [v] for v in (got, want))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), w.detach().numpy(), rtol=1e-4, atol=1e-5)
+    return result
+
+
+def test_masked_scatter_converts_and_runs():
+    """torch.masked_scatter (a real export's sparse write) was an unknown-operator error."""
+    torch = pytest.importorskip("torch")
+
+    class Scatter(torch.nn.Module):
+        def forward(self, x, src):
+            return torch.zeros_like(x).masked_scatter(x > 0, src)
+
+    n = torch.export.Dim("n", min=1, max=64)
+    result = _export_and_run(Scatter(), (torch.randn(5, 3), torch.randn(20)), {"x": {0: n}, "src": {}},
+                             [(torch.randn(2, 3), torch.randn(20))])
+    assert str(result.function_type("main")).endswith("-> Tensor[(s77, 3), float32]")
+    assert result.check_count == 0
