@@ -289,8 +289,9 @@ def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dy
     -3 merges two dims, -4 splits one into the next two codes.
     A `dynamic` shape (a tensor: its length is the rank) takes sizes, 0 and -1 only. A
     shape-value entry that may be negative (`n - 1`) may be a code at runtime: the dims are
-    unknown."""
-    if any(_code(ctx, e) is None and not ctx.at_least(e, 0) for e in newshape):
+    unknown; unless it is one of the input's own dims (`m // 5 - 1` of a conv's output,
+    reshaped back to its shape_of), which no tensor has negative."""
+    if any(_code(ctx, e) is None and not ctx.at_least(e, 0) and not _a_dim_of(ctx, e, data) for e in newshape):
         return [ctx.unknown() for _ in newshape] if dynamic else None
     if allowzero is None:
         allowzero = bool(ctx.attr("allowzero"))
@@ -298,6 +299,21 @@ def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dy
         ctx.require_rank_at_least(data, _dims_read(ctx, newshape, allowzero))
         return _reshape_unknown_rank(ctx, newshape)
     return _Reshape(ctx, data, newshape, dynamic, allowzero).run()
+
+
+def _a_dim_of(ctx: ShapeContext, entry: Any, data: TensorArg) -> bool:
+    """Whether a shape-value entry is known to be >= 0 because one of data's dims (a size, so
+    never negative) is q times it for some q >= 1: the entry itself, or GroupNorm's
+    `4 * ((m - 10) // 5 + 1)` of the group reshape for the entry `(m - 10) // 5 + 1`."""
+    if data.dims is None or not ctx.exact(entry):
+        return False
+    for dim in data.dims:
+        if _same(ctx, entry, dim):
+            return True
+        quotient = ctx.exact_quotient(dim, entry) if ctx.exact(dim) else None
+        if quotient is not None and ctx.at_least(quotient, 1):
+            return True
+    return False
 
 
 def _dims_read(ctx: ShapeContext, newshape: Sequence[Any], allowzero: bool) -> int:
