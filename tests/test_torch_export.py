@@ -603,3 +603,23 @@ def test_masked_scatter_converts_and_runs():
                              [(torch.randn(2, 3), torch.randn(20))])
     assert str(result.function_type("main")).endswith("-> Tensor[(s77, 3), float32]")
     assert result.check_count == 0
+
+
+def test_a_float_arange_over_a_size_keeps_its_length():
+    """`torch.arange(x.shape[1], dtype=torch.float32)` (RoPE positions, anchor grids): the
+    importer cast the size to a float scalar, which carries no shape value, so the range was
+    `?` and everything it met was checked (5 checks in an anchor generator, 4 in LLaMA's RoPE)."""
+    torch = pytest.importorskip("torch")
+
+    class Positions(torch.nn.Module):
+        def forward(self, x):
+            b, s, d = x.shape
+            t = torch.arange(s, dtype=torch.float32) + 2
+            inv = torch.arange(0, d, 2, dtype=torch.float32) / d
+            f = torch.outer(t, inv)
+            return x * torch.cat([f, f], dim=-1).cos()
+
+    seq = torch.export.Dim("seq", min=1, max=64)
+    result = _export_and_run(Positions(), (torch.randn(2, 5, 8),), {"x": {1: seq}}, [(torch.randn(2, 9, 8),)])
+    assert str(result.function_type("main")) == "fn (Tensor[(2, s27, 8), float32]) -> Tensor[(2, s27, 8), float32]"
+    assert result.check_count == 0

@@ -470,12 +470,23 @@ def select(c: NodeConverter) -> Any:
 
 @special("aten.arange")
 def arange(c: NodeConverter) -> Any:
-    """arange(end), arange(start, end), arange(start, end, step) in torch's result dtype."""
+    """arange(end), arange(start, end), arange(start, end, step) in torch's result dtype. An
+    integer bound of a float range stays an int64 scalar: `arange(x.shape[1], dtype=float32)`
+    (RoPE positions, anchor grids) has the size as its length, which a float scalar (that
+    carries no shape value) would lose."""
     dtype = c.out_dtype() or "int64"
     c.raw("dtype")
     start, end, step = c.raw("start", 0), c.raw("end"), c.raw("step", 1)
-    return c.call("aten.arange", *(c.cast(c.operand(v, dtype), c.dtype_of(v), dtype) for v in (start, end, step)),
-                  dtype=dtype)
+    return c.call("aten.arange", *(_arange_bound(c, v, dtype) for v in (start, end, step)), dtype=dtype)
+
+
+def _arange_bound(c: NodeConverter, value: Any, dtype: str) -> Any:
+    """One of arange's scalars: in the result dtype, but an integer one of a float range as
+    int64 (its length is the same; the values are made in the result dtype)."""
+    have = "int64" if isinstance(value, int) and not isinstance(value, bool) else c.dtype_of(value)
+    if have == "int64" and not dtype.startswith(("int", "uint")):
+        return c.operand(value, "int64")
+    return c.cast(c.operand(value, dtype), c.dtype_of(value), dtype)
 
 
 @special("aten.zeros", "aten.ones", "aten.empty", "aten.full", "aten.new_zeros", "aten.new_ones", "aten.new_empty",
