@@ -776,3 +776,44 @@ def test_a_sequence_split_at_sizes_known_only_at_runtime_is_reported_at_its_node
     assert not imported.ok
     diag = imported.diagnostics[0]
     assert "SplitToSequence" in diag.message and diag.span.text.startswith("node seq (SplitToSequence)")
+
+
+def _float_range_of_a_size(start: float, delta: float) -> object:
+    """y = x * Range(start, Cast<float>(Gather(Shape(x), 0)), delta)[:, None]: the exporters'
+    `torch.arange(x.shape[0], dtype=torch.float32)`."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Cast", ["n"], ["nf"], to=F),
+        helper.make_node("Range", ["start", "nf", "delta"], ["r"]),
+        helper.make_node("Unsqueeze", ["r", "one"], ["u"]),
+        helper.make_node("Mul", ["x", "u"], ["y"]),
+    ]
+    inits = (("zero", np.array(0, np.int64)), ("one", np.array([1], np.int64)),
+             ("start", np.array(start, np.float32)), ("delta", np.array(delta, np.float32)))
+    return model(nodes, [("x", F, ["n", 4])], [("y", F, ["n", 4])], inits)
+
+
+def test_a_float_range_over_a_size_cast_to_float_keeps_its_length() -> None:
+    """The cast size carried no shape value, so the Range was `?` and the Mul after it was
+    checked (RoPE positions, anchor grids: 3 to 5 checks a model in both exporters)."""
+    m = _float_range_of_a_size(0.0, 1.0)
+    assert main_type(m) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == 0
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (got,) = imported.run({"x": x}, result)
+    np.testing.assert_array_equal(got, x * np.arange(3, dtype=np.float32)[:, None])
+
+
+def test_a_float_range_with_a_fractional_bound_stays_float() -> None:
+    """A start of 0.5 is no integer: the Range is the float one, its length unknown."""
+    m = _float_range_of_a_size(0.5, 1.0)
+    assert main_type(m) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == 1
+    x = np.ones((3, 4), np.float32)
+    (got,) = imported.run({"x": x}, result)
+    np.testing.assert_array_equal(got, x * np.arange(0.5, 3, dtype=np.float32)[:, None])

@@ -181,6 +181,7 @@ class Importer:
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
         self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_nodes)
         self.sequence_lengths: dict = {}  # sequence value -> its length (convert/sequence.py)
+        self.cast_sources: dict = {}  # a Cast's output -> its input (a Range reads a size cast to float)
         self.poisoned: set = set()
         self.diagnostics: list = []
         self.inputs: list = []
