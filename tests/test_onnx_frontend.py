@@ -817,3 +817,25 @@ def test_a_float_range_with_a_fractional_bound_stays_float() -> None:
     x = np.ones((3, 4), np.float32)
     (got,) = imported.run({"x": x}, result)
     np.testing.assert_array_equal(got, x * np.arange(0.5, 3, dtype=np.float32)[:, None])
+
+
+def test_a_slice_to_a_size_no_longer_than_the_dim_is_that_size() -> None:
+    """A causal conv's output cropped to the input's length, `y[..., :seq]` of a `seq + 3` long
+    dim (Mamba, wav2vec's positional conv): the end is a shape value that nothing clamps, so
+    the length is `seq` (it was `?`, and 5 checks followed it)."""
+    nodes = [
+        helper.make_node("Pad", ["x", "pads"], ["p"]),
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Slice", ["s", "one", "two"], ["end"]),
+        helper.make_node("Slice", ["p", "zero", "end", "one"], ["y"]),
+    ]
+    inits = (("pads", np.array([0, 0, 0, 3], np.int64)), ("zero", np.array([0], np.int64)),
+             ("one", np.array([1], np.int64)), ("two", np.array([2], np.int64)))
+    m = model(nodes, [("x", F, ["b", "seq"])], [("y", F, ["b", "seq"])], inits)
+    assert main_type(m) == "fn (Tensor[(b, seq), float32]) -> Tensor[(b, seq), float32]"
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == 0
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    (got,) = imported.run({"x": x}, result)
+    np.testing.assert_array_equal(got, x)
