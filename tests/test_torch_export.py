@@ -623,3 +623,18 @@ def test_a_float_arange_over_a_size_keeps_its_length():
     result = _export_and_run(Positions(), (torch.randn(2, 5, 8),), {"x": {1: seq}}, [(torch.randn(2, 9, 8),)])
     assert str(result.function_type("main")) == "fn (Tensor[(2, s27, 8), float32]) -> Tensor[(2, s27, 8), float32]"
     assert result.check_count == 0
+
+
+def test_sym_min_of_sizes_converts():
+    """`k = min(10, scores.shape[1])` before a top-k (detection) is `torch.sym_min`, which was
+    an unknown-operator error; the k is at most 10."""
+    torch = pytest.importorskip("torch")
+
+    class TopK(torch.nn.Module):
+        def forward(self, scores):
+            k = min(10, scores.shape[1])
+            return scores.topk(k, dim=1)[0] * 2
+
+    result = _export_and_run(TopK(), (torch.rand(2, 30),), {"scores": {1: torch.export.Dim.AUTO}},
+                             [(torch.rand(2, 6),)])
+    assert result.check_count == 0

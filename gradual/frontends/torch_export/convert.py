@@ -64,7 +64,8 @@ SKIPPED = frozenset({"aten._assert_scalar", "aten._assert_tensor_metadata", "ate
 #: Python operators on symbolic ints -> gradual operators on int64 scalars
 SYM_ARITHMETIC = {"_operator.add": "add", "_operator.sub": "subtract", "_operator.mul": "multiply",
                   "_operator.floordiv": "floor_divide", "_operator.mod": "aten.remainder", "_operator.neg": "negative",
-                  "_operator.truediv": "divide", "_operator.pow": "power"}
+                  "_operator.truediv": "divide", "_operator.pow": "power", "torch.sym_min": "minimum",
+                  "torch.sym_max": "maximum"}
 #: conversions of symbolic numbers -> the dtype they give (truncating toward 0 for ints)
 SYM_CONVERSIONS = {"torch.sym_float": "float64", "torch.sym_int": "int64", "math.trunc": "int64"}
 SYM_COMPARISONS = frozenset({"_operator.eq", "_operator.ne", "_operator.lt", "_operator.le", "_operator.gt",
