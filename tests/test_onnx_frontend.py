@@ -839,3 +839,19 @@ def test_a_slice_to_a_size_no_longer_than_the_dim_is_that_size() -> None:
     x = np.arange(10, dtype=np.float32).reshape(2, 5)
     (got,) = imported.run({"x": x}, result)
     np.testing.assert_array_equal(got, x)
+
+
+def test_stft_of_a_signal_without_its_trailing_1_is_real() -> None:
+    """The TorchScript exporter writes torch.stft as STFT of the (batch, samples) signal, which
+    onnxruntime reads as real; gradual required rank 3 and rejected the model."""
+    nodes = [helper.make_node("STFT", ["wav", "step", "window"], ["y"], onesided=1)]
+    inits = (("step", np.array(4, np.int64)), ("window", np.hanning(16).astype(np.float32)))
+    m = model(nodes, [("wav", F, ["batch", "samples"])], [("y", F, None)], inits)
+    assert main_type(m).endswith("-> Tensor[(batch, samples // 4 - 3, 9, 2), float32]")
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    wav = np.random.default_rng(0).standard_normal((2, 40)).astype(np.float32)
+    (got,) = imported.run({"wav": wav}, result)
+    frames = np.stack([wav[:, f * 4:f * 4 + 16] * np.hanning(16) for f in range(7)], axis=1)
+    spectrum = np.fft.rfft(frames, axis=-1)
+    np.testing.assert_allclose(got, np.stack([spectrum.real, spectrum.imag], -1), rtol=1e-4, atol=1e-4)
