@@ -1340,6 +1340,13 @@ def _grid_sampler(draw: Draw) -> tuple:
                           "align_corners": draw(st.booleans())}
 
 
+@generator("aten.affine_grid_generator")
+def _affine_grid_generator(draw: Draw) -> tuple:
+    r, n = draw(st.integers(2, 3)), draw(st.integers(1, 2))
+    size = [n, draw(st.integers(1, 3))] + [draw(st.integers(1, 4)) for _ in range(r)]
+    return [array(draw, (n, r, r + 1), _float(draw)), sym_ints(size)], {"align_corners": draw(st.booleans())}
+
+
 def _window(draw: Draw) -> dict:
     return {"kernel_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
             "dilation": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],

@@ -638,3 +638,18 @@ def test_sym_min_of_sizes_converts():
     result = _export_and_run(TopK(), (torch.rand(2, 30),), {"scores": {1: torch.export.Dim.AUTO}},
                              [(torch.rand(2, 6),)])
     assert result.check_count == 0
+
+
+def test_affine_grid_generator_converts():
+    """F.affine_grid in a spatial transformer exports as aten.affine_grid_generator, which was
+    an unknown-operator error."""
+    torch = pytest.importorskip("torch")
+
+    class Warp(torch.nn.Module):
+        def forward(self, x, theta):
+            grid = torch.nn.functional.affine_grid(theta, list(x.size()), align_corners=False)
+            return torch.nn.functional.grid_sample(x, grid, align_corners=False)
+
+    result = _export_and_run(Warp(), (torch.randn(2, 3, 5, 7), torch.randn(2, 2, 3)), None)
+    assert str(result.function_type("main")).endswith("-> Tensor[(2, 3, 5, 7), float32]")
+    assert result.check_count == 0
