@@ -15,7 +15,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    MAX_RANK, distinct_axes, known_ints, new_axis, require_entries, require_positive, require_rank_of, show_ints, value_subtract,
+    MAX_RANK, distinct_axes, known_ints, new_axis, rearranged_value, require_entries, require_positive, require_rank_of, show_ints,
+    value_subtract,
 )
 from .conv import assemble, check_layout, layout_dims
 
@@ -414,14 +415,15 @@ def transpose(ctx: ShapeContext) -> Any:
             return ctx.tensor(None)
         ctx.require_rank(data, len(axes))  # the permutation gives the rank
     rank = data.rank
-    value = data.value if rank <= 1 else None
     if not axes:
-        return ctx.tensor(list(reversed(data.dims)), value=value)
-    if len(axes) != rank:
-        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
-    perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
-    if sorted(perm) != list(range(rank)):
-        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
+        perm = list(range(rank))[::-1]
+    else:
+        if len(axes) != rank:
+            ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
+        perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
+        if sorted(perm) != list(range(rank)):
+            ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
+    value = data.value if rank <= 1 else rearranged_value(ctx, data, [range(ctx.static(d) or 0) for d in data.dims], perm)
     return ctx.tensor([data.dim(p) for p in perm], value=value)
 
 
