@@ -1557,7 +1557,9 @@ class _CastBuilder:
 
     def _express(self, dim: Dimension) -> Optional[Dimension]:
         """A dimension with free site variables replaced by their runtime binders."""
-        free = [s for s in dim.symbols() if isinstance(s, SiteVar)]
+        # in the symbols' order, not the set's (hash) order: the binders made here are numbered
+        # as they are made, and a product of them prints in that order (`d * d1 * d2`)
+        free = sorted((s for s in dim.symbols() if isinstance(s, SiteVar)), key=lambda s: s.sort_key())
         if not free:
             return dim
         mapping = {}
