@@ -517,6 +517,8 @@ def test_elaborate_output_parses_and_runs(capsys, tmp_path):
     ("Add(Symbol('s0'), Mul(Integer(-2), Symbol('s1')))", "s0 - 2 * s1"),
     ("s0 % 3", "s0 - 3 * s0 // 3"),
     ("Add(Symbol('s0'), Mod(Integer(7), Integer(4)))", "s0 + 3"),
+    ("Min(Integer(10), Symbol('s0'))", "0..10"),  # a detector's k = min(10, n): at most 10
+    ("Max(Symbol('s0'), Integer(2))", "2.."),
 ])
 def test_sympy_sizes_become_dims(text, shown):
     from gradual.syntax.printer import format_dim
@@ -524,7 +526,8 @@ def test_sympy_sizes_become_dims(text, shown):
     assert format_dim(parse_expr(text).expr).replace("(", "").replace(")", "") == shown
 
 
-@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Integer(2))", "Mul(Integer(-1), Symbol('s0'))",
+@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Symbol('s1'))", "Mul(Integer(-1), Symbol('s0'))",
+                                  "Add(Min(Integer(10), Symbol('s0')), Integer(1))", "Min(Integer(-1), Symbol('s0'))",
                                   "Mod(Symbol('s0'), Integer(-4))", "Mod(Symbol('s0'), Symbol('s1'))",
                                   "FloorDiv(Mul(Integer(-1), Symbol('s0')), Integer(2))", "__import__('os')", "s0 ** s1", "(" * 500, "x" * 20000])
 def test_other_sizes_are_unknown(text):
@@ -638,6 +641,7 @@ def test_sym_min_of_sizes_converts():
     result = _export_and_run(TopK(), (torch.rand(2, 30),), {"scores": {1: torch.export.Dim.AUTO}},
                              [(torch.rand(2, 6),)])
     assert result.check_count == 0
+    assert str(result.function_type("main")).endswith("-> Tensor[(2, 0..10), float32]")  # torch's Min(10, s)
 
 
 def test_affine_grid_generator_converts():
