@@ -593,6 +593,13 @@ class CallSite(ShapeContext):
         d = _sdim(d)
         return self._site_var(d) is None and self.solver.resolve(d.dim).is_exact
 
+    def exact_quotient(self, a: Any, b: Any) -> Any:
+        if isinstance(a, int) or isinstance(b, int):
+            return super().exact_quotient(a, b)
+        resolve = self.solver.resolve
+        quotient = resolve(_sdim(a).dim).exact_div(resolve(_sdim(b).dim))
+        return None if quotient is None else SDim(quotient)
+
     def claimed(self, d: Any) -> bool:
         return not isinstance(d, int) and _mentions_claimed(self.solver.resolve(_sdim(d).dim))
 
@@ -1550,7 +1557,9 @@ class _CastBuilder:
 
     def _express(self, dim: Dimension) -> Optional[Dimension]:
         """A dimension with free site variables replaced by their runtime binders."""
-        free = [s for s in dim.symbols() if isinstance(s, SiteVar)]
+        # in the symbols' order, not the set's (hash) order: the binders made here are numbered
+        # as they are made, and a product of them prints in that order (`d * d1 * d2`)
+        free = sorted((s for s in dim.symbols() if isinstance(s, SiteVar)), key=lambda s: s.sort_key())
         if not free:
             return dim
         mapping = {}

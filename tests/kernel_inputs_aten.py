@@ -203,6 +203,14 @@ def _masked_select(draw: Draw) -> tuple:
     return [data, np.asarray(mask > 0)], {}
 
 
+@generator("aten.masked_scatter")
+def _masked_scatter(draw: Draw) -> tuple:
+    data, mask = _broadcast(draw, 2, (_numeric(draw),))
+    shape = np.broadcast_shapes(data.shape, mask.shape)
+    count = int(np.prod(shape)) + draw(st.integers(0, 2))
+    return [data, np.asarray(mask > 0), array(draw, (count,), str(data.dtype))], {}
+
+
 @generator("aten.bincount")
 def _bincount(draw: Draw) -> tuple:
     n = draw(st.integers(0, 6))
@@ -1330,6 +1338,13 @@ def _grid_sampler(draw: Draw) -> tuple:
     grid = (array(draw, (n, draw(st.integers(1, 3)), draw(st.integers(1, 3)), 2), dtype) * 0.5).astype(dtype)
     return [data, grid], {"interpolation_mode": draw(st.integers(0, 2)), "padding_mode": draw(st.integers(0, 2)),
                           "align_corners": draw(st.booleans())}
+
+
+@generator("aten.affine_grid_generator")
+def _affine_grid_generator(draw: Draw) -> tuple:
+    r, n = draw(st.integers(2, 3)), draw(st.integers(1, 2))
+    size = [n, draw(st.integers(1, 3))] + [draw(st.integers(1, 4)) for _ in range(r)]
+    return [array(draw, (n, r, r + 1), _float(draw)), sym_ints(size)], {"align_corners": draw(st.booleans())}
 
 
 def _window(draw: Draw) -> dict:

@@ -292,7 +292,8 @@ def _stft(draw: Draw) -> tuple:
     dtype = _float(draw)
     window = array(draw, (frame,), dtype) if draw(st.booleans()) else ABSENT
     frame_length = scalar(frame) if window is ABSENT or draw(st.booleans()) else ABSENT
-    return [array(draw, (batch, length, channels), dtype), step, window, frame_length], {"onesided": onesided}
+    shape = (batch, length) if channels == 1 and draw(st.booleans()) else (batch, length, channels)
+    return [array(draw, shape, dtype), step, window, frame_length], {"onesided": onesided}
 
 
 @generator("onnx.max_unpool")

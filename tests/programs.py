@@ -1235,11 +1235,51 @@ def op_reshape_back(b: Builder) -> Optional[Val]:
 
 
 def op_arange(b: Builder) -> Val:
-    """arange up to a dim read from a shape value: its length is that dim."""
+    """arange up to a dim read from a shape value, less c, by a step above c: its length is
+    (d - c + step - 1) // step, which never needs max(0, ...) (an unfold's patch starts)."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
+    step = b.draw.int(1, 4)
+    less = b.draw.int(0, step - 1)
     stop = "".join(b.call("take", ["".join(b.call("shape_of", [x.text])), f"{axis}i64"], axis=0))
-    return b.bind(b.call("arange", ["0i64", stop, "1i64"], dtype="float32"), (x.dims[axis],))
+    if less:
+        stop = "".join(b.call("subtract", [stop, f"{less}i64"]))
+    length = lift(lambda d: (d + (step - 1 - less)) // step, x.dims[axis]) if step > 1 or less else x.dims[axis]
+    return b.bind(b.call("arange", ["0i64", stop, f"{step}i64"], dtype="float32"), (length,))
+
+
+def op_crop_back(b: Builder) -> Val:
+    """nn.pad along an axis, then onnx.slice back to the dim read from x's shape (a causal
+    conv's `[..., :seq]`): the end never passes the padded dim, so the length is the dim."""
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    grow = b.draw.int(1, 3)
+    widths = [[0, grow] if i == axis else [0, 0] for i in range(x.rank)]
+    padded = b.bind(b.call("nn.pad", [x.text, "0f"], pad_width=widths),
+                    tuple(dim_add(d, Dim.const(grow)) if i == axis else d for i, d in enumerate(x.dims)))
+    end = "".join(b.call("strided_slice", ["".join(b.call("shape_of", [x.text]))], begin=[axis], end=[axis + 1]))
+    one = 'onnx.constant(values=[{}], shape=[1], dtype="int64")'
+    return b.bind(b.call("onnx.slice", [padded.text, one.format(0), end, one.format(axis), one.format(1)]), x.dims)
+
+
+def op_size_extremes(b: Builder) -> Val:
+    """dyn.zeros of minimum / maximum of a dim and a constant or its half, read as shape values."""
+    x = b.pick(has_rank(1, 3))
+    d = x.dims[b.draw.int(0, x.rank - 1)]
+    axis = x.dims.index(d)
+    size = "".join(b.call("take", ["".join(b.call("shape_of", [x.text])), f"{axis}i64"], axis=0))
+    smaller = b.draw.chance(50)
+    if b.draw.chance(50):
+        other, value = "".join(b.call("floor_divide", [size, "2i64"])), d.value // 2
+        dim = lift(lambda v: v // 2, d) if smaller else d
+    else:
+        k = b.draw.int(0, 5)
+        other, value = f"{k}i64", k
+        dim = Dim.const(min(d.value, k) if smaller else max(d.value, k)) if d.is_const else Dim(
+            min(d.value, k) if smaller else max(d.value, k), DYNAMIC, None)
+    picked = "".join(b.call("minimum" if smaller else "maximum", [size, other]))
+    b.program.ops.append("expand_dims")
+    return b.bind(b.call("dyn.zeros", [f"expand_dims({picked}, axis=0)"], dtype="float32"), (dim,))
 
 
 def op_argwhere(b: Builder) -> Val:
@@ -2177,7 +2217,7 @@ OPERATORS: list = [
     (op_pool, 1, ""), (op_global_pool, 1, ""), (op_adaptive_pool, 1, ""), (op_resize, 1, ""),
     (op_batch_flatten, 1, ""), (op_pad, 1, ""), (op_layer_norm, 1, ""), (op_batch_norm, 1, ""),
     (op_dropout, 1, ""), (op_reduce, 2, ""), (op_shape_values, 1, "float32"), (op_reshape_back, 1, ""),
-    (op_arange, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
+    (op_arange, 1, "float32"), (op_crop_back, 1, ""), (op_size_extremes, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
@@ -2200,7 +2240,7 @@ FOCUS = {
     "hints": frozenset({feature_hinted_loop}),
     "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination}),
     "expressions": frozenset({feature_expression_dims}),
-    "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape}),  # slices past the end, empty tensors
+    "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape, op_crop_back}),  # slices past the end, empty tensors
 }
 
 

@@ -875,3 +875,82 @@ def test_a_constant_node_reads_its_tensor_once(monkeypatch: pytest.MonkeyPatch) 
     m = model(nodes, [("x", F, [3])], [("y", F, None)])
     assert main_type(m) == "fn (Tensor[(3,), float32]) -> Tensor[(3,), float32]"
     assert len(reads) == 3
+
+
+def _float_range_of_a_size(start: float, delta: float) -> object:
+    """y = x * Range(start, Cast<float>(Gather(Shape(x), 0)), delta)[:, None]: the exporters'
+    `torch.arange(x.shape[0], dtype=torch.float32)`."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Cast", ["n"], ["nf"], to=F),
+        helper.make_node("Range", ["start", "nf", "delta"], ["r"]),
+        helper.make_node("Unsqueeze", ["r", "one"], ["u"]),
+        helper.make_node("Mul", ["x", "u"], ["y"]),
+    ]
+    inits = (("zero", np.array(0, np.int64)), ("one", np.array([1], np.int64)),
+             ("start", np.array(start, np.float32)), ("delta", np.array(delta, np.float32)))
+    return model(nodes, [("x", F, ["n", 4])], [("y", F, ["n", 4])], inits)
+
+
+def test_a_float_range_over_a_size_cast_to_float_keeps_its_length() -> None:
+    """The cast size carried no shape value, so the Range was `?` and the Mul after it was
+    checked (RoPE positions, anchor grids: 3 to 5 checks a model in both exporters)."""
+    m = _float_range_of_a_size(0.0, 1.0)
+    assert main_type(m) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == 0
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (got,) = imported.run({"x": x}, result)
+    np.testing.assert_array_equal(got, x * np.arange(3, dtype=np.float32)[:, None])
+
+
+def test_a_float_range_with_a_fractional_bound_stays_float() -> None:
+    """A start of 0.5 is no integer: the Range is the float one, its length unknown."""
+    m = _float_range_of_a_size(0.5, 1.0)
+    assert main_type(m) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == 1
+    x = np.ones((3, 4), np.float32)
+    (got,) = imported.run({"x": x}, result)
+    np.testing.assert_array_equal(got, x * np.arange(0.5, 3, dtype=np.float32)[:, None])
+
+
+def test_a_slice_to_a_size_no_longer_than_the_dim_is_that_size() -> None:
+    """A causal conv's output cropped to the input's length, `y[..., :seq]` of a `seq + 3` long
+    dim (Mamba, wav2vec's positional conv): the end is a shape value that nothing clamps, so
+    the length is `seq` (it was `?`, and 5 checks followed it)."""
+    nodes = [
+        helper.make_node("Pad", ["x", "pads"], ["p"]),
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Slice", ["s", "one", "two"], ["end"]),
+        helper.make_node("Slice", ["p", "zero", "end", "one"], ["y"]),
+    ]
+    inits = (("pads", np.array([0, 0, 0, 3], np.int64)), ("zero", np.array([0], np.int64)),
+             ("one", np.array([1], np.int64)), ("two", np.array([2], np.int64)))
+    m = model(nodes, [("x", F, ["b", "seq"])], [("y", F, ["b", "seq"])], inits)
+    assert main_type(m) == "fn (Tensor[(b, seq), float32]) -> Tensor[(b, seq), float32]"
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == 0
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    (got,) = imported.run({"x": x}, result)
+    np.testing.assert_array_equal(got, x)
+
+
+def test_stft_of_a_signal_without_its_trailing_1_is_real() -> None:
+    """The TorchScript exporter writes torch.stft as STFT of the (batch, samples) signal, which
+    onnxruntime reads as real; gradual required rank 3 and rejected the model."""
+    nodes = [helper.make_node("STFT", ["wav", "step", "window"], ["y"], onesided=1)]
+    inits = (("step", np.array(4, np.int64)), ("window", np.hanning(16).astype(np.float32)))
+    m = model(nodes, [("wav", F, ["batch", "samples"])], [("y", F, None)], inits)
+    assert main_type(m).endswith("-> Tensor[(batch, samples // 4 - 3, 9, 2), float32]")
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    wav = np.random.default_rng(0).standard_normal((2, 40)).astype(np.float32)
+    (got,) = imported.run({"wav": wav}, result)
+    frames = np.stack([wav[:, f * 4:f * 4 + 16] * np.hanning(16) for f in range(7)], axis=1)
+    spectrum = np.fft.rfft(frames, axis=-1)
+    np.testing.assert_allclose(got, np.stack([spectrum.real, spectrum.imag], -1), rtol=1e-4, atol=1e-4)

@@ -517,6 +517,8 @@ def test_elaborate_output_parses_and_runs(capsys, tmp_path):
     ("Add(Symbol('s0'), Mul(Integer(-2), Symbol('s1')))", "s0 - 2 * s1"),
     ("s0 % 3", "s0 - 3 * s0 // 3"),
     ("Add(Symbol('s0'), Mod(Integer(7), Integer(4)))", "s0 + 3"),
+    ("Min(Integer(10), Symbol('s0'))", "0..10"),  # a detector's k = min(10, n): at most 10
+    ("Max(Symbol('s0'), Integer(2))", "2.."),
 ])
 def test_sympy_sizes_become_dims(text, shown):
     from gradual.syntax.printer import format_dim
@@ -524,7 +526,8 @@ def test_sympy_sizes_become_dims(text, shown):
     assert format_dim(parse_expr(text).expr).replace("(", "").replace(")", "") == shown
 
 
-@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Integer(2))", "Mul(Integer(-1), Symbol('s0'))",
+@pytest.mark.parametrize("text", ["Max(Symbol('s0'), Symbol('s1'))", "Mul(Integer(-1), Symbol('s0'))",
+                                  "Add(Min(Integer(10), Symbol('s0')), Integer(1))", "Min(Integer(-1), Symbol('s0'))",
                                   "Mod(Symbol('s0'), Integer(-4))", "Mod(Symbol('s0'), Symbol('s1'))",
                                   "FloorDiv(Mul(Integer(-1), Symbol('s0')), Integer(2))", "__import__('os')", "s0 ** s1", "(" * 500, "x" * 20000])
 def test_other_sizes_are_unknown(text):
@@ -570,3 +573,87 @@ def test_the_guard_a_constraint_cites_is_about_all_its_dims_and_says_something()
 
     guards = ["s17 == s17", "(s17) == (s17)", "s17 >= 2", "(3*s17*(s27 + s94)) == (6*s17*((s27 + s94) // 2))", "s5 >= 2"]
     assert mentioning(guards, ("s17", "s27", "s94")) == [guards[3], "s17 >= 2"]
+
+
+def _export_and_run(module, args, dynamic, more_args=()):
+    """Export `module` in memory with `dynamic` shapes, check it, run it on `args` and each of
+    `more_args`, and compare with torch; the check result."""
+    torch = pytest.importorskip("torch")
+    ep = torch.export.export(module.eval(), args, dynamic_shapes=dynamic)
+    program = gt.import_program(ep)
+    result = program.check()
+    assert result.ok, [d.message for d in result.diagnostics]
+    names = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    for sample in (args, *more_args):
+        got = program.run({n: a.numpy() for n, a in zip(names, sample)}, result)
+        want = ep.module()(*sample)
+        got, want = (list(v) if isinstance(v, (list, tuple)) else [v] for v in (got, want))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), w.detach().numpy(), rtol=1e-4, atol=1e-5)
+    return result
+
+
+def test_masked_scatter_converts_and_runs():
+    """torch.masked_scatter (a real export's sparse write) was an unknown-operator error."""
+    torch = pytest.importorskip("torch")
+
+    class Scatter(torch.nn.Module):
+        def forward(self, x, src):
+            return torch.zeros_like(x).masked_scatter(x > 0, src)
+
+    n = torch.export.Dim("n", min=1, max=64)
+    result = _export_and_run(Scatter(), (torch.randn(5, 3), torch.randn(20)), {"x": {0: n}, "src": {}},
+                             [(torch.randn(2, 3), torch.randn(20))])
+    assert str(result.function_type("main")).endswith("-> Tensor[(s77, 3), float32]")
+    assert result.check_count == 0
+
+
+def test_a_float_arange_over_a_size_keeps_its_length():
+    """`torch.arange(x.shape[1], dtype=torch.float32)` (RoPE positions, anchor grids): the
+    importer cast the size to a float scalar, which carries no shape value, so the range was
+    `?` and everything it met was checked (5 checks in an anchor generator, 4 in LLaMA's RoPE)."""
+    torch = pytest.importorskip("torch")
+
+    class Positions(torch.nn.Module):
+        def forward(self, x):
+            b, s, d = x.shape
+            t = torch.arange(s, dtype=torch.float32) + 2
+            inv = torch.arange(0, d, 2, dtype=torch.float32) / d
+            f = torch.outer(t, inv)
+            return x * torch.cat([f, f], dim=-1).cos()
+
+    seq = torch.export.Dim("seq", min=1, max=64)
+    result = _export_and_run(Positions(), (torch.randn(2, 5, 8),), {"x": {1: seq}}, [(torch.randn(2, 9, 8),)])
+    assert str(result.function_type("main")) == "fn (Tensor[(2, s27, 8), float32]) -> Tensor[(2, s27, 8), float32]"
+    assert result.check_count == 0
+
+
+def test_sym_min_of_sizes_converts():
+    """`k = min(10, scores.shape[1])` before a top-k (detection) is `torch.sym_min`, which was
+    an unknown-operator error; the k is at most 10."""
+    torch = pytest.importorskip("torch")
+
+    class TopK(torch.nn.Module):
+        def forward(self, scores):
+            k = min(10, scores.shape[1])
+            return scores.topk(k, dim=1)[0] * 2
+
+    result = _export_and_run(TopK(), (torch.rand(2, 30),), {"scores": {1: torch.export.Dim.AUTO}},
+                             [(torch.rand(2, 6),)])
+    assert result.check_count == 0
+    assert str(result.function_type("main")).endswith("-> Tensor[(2, 0..10), float32]")  # torch's Min(10, s)
+
+
+def test_affine_grid_generator_converts():
+    """F.affine_grid in a spatial transformer exports as aten.affine_grid_generator, which was
+    an unknown-operator error."""
+    torch = pytest.importorskip("torch")
+
+    class Warp(torch.nn.Module):
+        def forward(self, x, theta):
+            grid = torch.nn.functional.affine_grid(theta, list(x.size()), align_corners=False)
+            return torch.nn.functional.grid_sample(x, grid, align_corners=False)
+
+    result = _export_and_run(Warp(), (torch.randn(2, 3, 5, 7), torch.randn(2, 2, 3)), None)
+    assert str(result.function_type("main")).endswith("-> Tensor[(2, 3, 5, 7), float32]")
+    assert result.check_count == 0

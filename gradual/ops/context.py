@@ -118,6 +118,13 @@ class ShapeContext(ABC):
         interval. Concrete sizes always are."""
         return self.static(d) is not None
 
+    def exact_quotient(self, a: Any, b: Any) -> Any:
+        """`a / b` when b is known to divide a (`4 * k` by `k` is 4), else None."""
+        x, y = self.static(a), self.static(b)
+        if x is None or not y or x % y:
+            return None
+        return self.const(x // y)
+
     def claimed(self, d: Any) -> bool:
         """Whether d mentions a claimed symbol (an exporter's dynamic dim, SPEC 6): a size the
         model says is free, which an operator that clamps (a slice) must not constrain.

@@ -184,6 +184,7 @@ class Importer:
         self.sequence_lengths: dict = {}  # sequence value -> its length (convert/sequence.py)
         #: sequences a loop appends to, held as one tensor of their stacked items (convert/loops.py)
         self.sequence_rows: set = set()
+        self.cast_sources: dict = {}  # a Cast's output -> its input (a Range reads a size cast to float)
         self.poisoned: set = set()
         self.diagnostics: list = []
         self.inputs: list = []

@@ -64,7 +64,8 @@ SKIPPED = frozenset({"aten._assert_scalar", "aten._assert_tensor_metadata", "ate
 #: Python operators on symbolic ints -> gradual operators on int64 scalars
 SYM_ARITHMETIC = {"_operator.add": "add", "_operator.sub": "subtract", "_operator.mul": "multiply",
                   "_operator.floordiv": "floor_divide", "_operator.mod": "aten.remainder", "_operator.neg": "negative",
-                  "_operator.truediv": "divide", "_operator.pow": "power"}
+                  "_operator.truediv": "divide", "_operator.pow": "power", "torch.sym_min": "minimum",
+                  "torch.sym_max": "maximum"}
 #: conversions of symbolic numbers -> the dtype they give (truncating toward 0 for ints)
 SYM_CONVERSIONS = {"torch.sym_float": "float64", "torch.sym_int": "int64", "math.trunc": "int64"}
 SYM_COMPARISONS = frozenset({"_operator.eq", "_operator.ne", "_operator.lt", "_operator.le", "_operator.gt",
@@ -470,12 +471,23 @@ def select(c: NodeConverter) -> Any:
 
 @special("aten.arange")
 def arange(c: NodeConverter) -> Any:
-    """arange(end), arange(start, end), arange(start, end, step) in torch's result dtype."""
+    """arange(end), arange(start, end), arange(start, end, step) in torch's result dtype. An
+    integer bound of a float range stays an int64 scalar: `arange(x.shape[1], dtype=float32)`
+    (RoPE positions, anchor grids) has the size as its length, which a float scalar (that
+    carries no shape value) would lose."""
     dtype = c.out_dtype() or "int64"
     c.raw("dtype")
     start, end, step = c.raw("start", 0), c.raw("end"), c.raw("step", 1)
-    return c.call("aten.arange", *(c.cast(c.operand(v, dtype), c.dtype_of(v), dtype) for v in (start, end, step)),
-                  dtype=dtype)
+    return c.call("aten.arange", *(_arange_bound(c, v, dtype) for v in (start, end, step)), dtype=dtype)
+
+
+def _arange_bound(c: NodeConverter, value: Any, dtype: str) -> Any:
+    """One of arange's scalars: in the result dtype, but an integer one of a float range as
+    int64 (its length is the same; the values are made in the result dtype)."""
+    have = "int64" if isinstance(value, int) and not isinstance(value, bool) else c.dtype_of(value)
+    if have == "int64" and not dtype.startswith(("int", "uint")):
+        return c.operand(value, "int64")
+    return c.cast(c.operand(value, dtype), c.dtype_of(value), dtype)
 
 
 @special("aten.zeros", "aten.ones", "aten.empty", "aten.full", "aten.new_zeros", "aten.new_ones", "aten.new_empty",

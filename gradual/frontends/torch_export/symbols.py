@@ -7,7 +7,8 @@ symbols stay symbols (`s27`), `Add`/`Mul`/`Pow` with an integer exponent/`FloorD
 arithmetic, `Mod(a, m)` by a positive m is `a - m * (a // m)` (SymPy's Mod of an integer by a
 positive one is floor division's remainder, as torch writes padding to a multiple:
 `Mod(4 - Mod(t, 4), 4)`), a term times a negative number is subtracted within the sum it is a
-term of, anything else (`Max`, `Min`, `CeilToInt`, ...) an unknown dim `?`.
+term of, `Min(c, x)` / `Max(c, x)` of a constant c >= 0 the interval `0..c` / `c..` (on its
+own only), anything else (`CeilToInt`, ...) an unknown dim `?`.
 
 Symbols named `s<N>` are backed (a graph input's size), `u<N>` unbacked (data-dependent: the
 row count of `nonzero`, the value of `.item()`). Range constraints (`s27` in `[2, 512]`) become
@@ -54,7 +55,7 @@ def parse_expr(text: str, fixed: Mapping[str, int] = EMPTY) -> Any:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return _dim(_Reader(fixed).read(tree.body))
+        return _top(_Reader(fixed).read(tree.body))
     except (_NotADim, RecursionError):
         return None
 
@@ -78,11 +79,28 @@ class _Negated:
         self.term = term
 
 
+class _Bounded:
+    """`Min(c, x)` / `Max(c, x)` of a constant c >= 0 and a size: only known to lie in `0..c` /
+    `c..` (a detector's `k = min(10, n)`); a dim only on its own, not inside arithmetic."""
+
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, lo: int, hi: Optional[int]) -> None:
+        self.lo, self.hi = lo, hi
+
+
 def _dim(value: Any) -> Any:
-    """A value that must be a dim or an int on its own (not a negated term)."""
-    if isinstance(value, _Negated):
+    """A value that must be a dim or an int on its own (not a negated term, not an interval)."""
+    if isinstance(value, (_Negated, _Bounded)):
         raise _NotADim()
     return value
+
+
+def _top(value: Any) -> Any:
+    """The whole expression as a dim: an interval is one here."""
+    if isinstance(value, _Bounded):
+        return gb.Dim.interval(value.lo, value.hi)
+    return _dim(value)
 
 
 class _Reader:
@@ -106,6 +124,8 @@ class _Reader:
 
     def _binary(self, node: pyast.BinOp) -> Any:
         left, right = self.read(node.left), self.read(node.right)
+        if isinstance(left, _Bounded) or isinstance(right, _Bounded):
+            raise _NotADim()  # an interval inside arithmetic: `?`
         if isinstance(node.op, pyast.Add):
             return self._add([left, right])
         if isinstance(node.op, pyast.Sub):
@@ -130,6 +150,8 @@ class _Reader:
             if isinstance(value, int):
                 return value
         values = [self.read(a) for a in args]
+        if any(isinstance(v, _Bounded) for v in values):
+            raise _NotADim()  # an interval inside arithmetic (or another Min): `?`
         if name == "Add" and values:
             return self._add(values)
         if name == "Mul" and values:
@@ -140,7 +162,19 @@ class _Reader:
             return self._pow(*values)
         if name == "Mod" and len(values) == 2:
             return self._mod(*values)
+        if name in ("Min", "Max") and len(values) == 2:
+            return self._extreme(name == "Min", values)
         raise _NotADim()
+
+    @staticmethod
+    def _extreme(smaller: bool, values: list) -> Any:
+        """Min / Max of a constant c >= 0 and a size: `0..c` / `c..`; of two constants, the one."""
+        constants = [v for v in values if isinstance(v, int)]
+        if len(constants) == 2:
+            return min(constants) if smaller else max(constants)
+        if len(constants) != 1 or constants[0] < 0 or any(isinstance(v, (_Negated, _Bounded)) for v in values):
+            raise _NotADim()
+        return _Bounded(0, constants[0]) if smaller else _Bounded(constants[0], None)
 
     @staticmethod
     def _add(values: list) -> Any:

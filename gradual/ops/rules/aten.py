@@ -1397,3 +1397,11 @@ def aten_masked_select(ctx: ShapeContext) -> Any:
     if dims is None:
         return ctx.tensor([ctx.unknown()])
     return ctx.tensor([ctx.bounded(0, product(ctx, dims))])
+
+
+@shape_rule("aten_masked_scatter")
+def aten_masked_scatter(ctx: ShapeContext) -> Any:
+    """`aten.masked_scatter(self, mask, source)`: self and mask broadcast together; source's
+    shape is free (how many of its elements are read depends on the mask's values)."""
+    data, mask, _source = ctx.args
+    return ctx.tensor(broadcast_dims(ctx, [data.dims, mask.dims]))

@@ -28,6 +28,22 @@ RULES["aten_grid_sampler"] = adapted("onnx_grid_sample", mode=lambda c: GRID_MOD
                                      padding_mode=lambda c: GRID_PADDING.get(c.attr("padding_mode"), "?"))
 
 
+@shape_rule("aten_affine_grid_generator")
+def affine_grid_generator(ctx: ShapeContext) -> Any:
+    """`aten.affine_grid_generator(theta, size)`: (n, *size[2:], r) with theta (n, r, r + 1),
+    ONNX's AffineGrid with the size a SymInt list."""
+    theta, size = ctx.args
+    ctx.require_rank(theta, 3)
+    entries = sizes(ctx, size)
+    if entries is None or len(entries) < 3:
+        return ctx.tensor(None)
+    dims, r = _dims(ctx, entries), len(entries) - 2
+    batch = ctx.equal(theta.dim(0), dims[0], symbol="n") if ctx.exact(dims[0]) else theta.dim(0)
+    ctx.equal(theta.dim(1), ctx.const(r), symbol="r")
+    ctx.equal(theta.dim(2), ctx.const(r + 1), symbol="r + 1")
+    return ctx.tensor([batch] + dims[2:] + [ctx.const(r)])
+
+
 def _blocks(ctx: ShapeContext, d: Any, kernel: int, dilation: int, padding: int, stride: int) -> Any:
     """How many windows of a convolution fit along a dim (at least one must)."""
     reach = dilation * (kernel - 1) + 1 - 2 * padding

@@ -6,6 +6,7 @@ as such; dimensions are only combined with `+ - * //` or handed to the context.
 
 from __future__ import annotations
 
+import itertools
 import struct
 
 from typing import Any, Optional, Sequence
@@ -221,6 +222,31 @@ def cast_values(ctx: ShapeContext, values: Optional[Sequence[Any]], dtype: Any) 
         if known is not None and not lo <= known <= hi:
             return None
     return list(values)
+
+
+#: the most elements a shape value of rank 2 or more is rearranged with
+REARRANGED_LIMIT = 64
+
+
+def rearranged_value(ctx: ShapeContext, data: TensorArg, picks: Sequence[Sequence[int]],
+                     perm: Sequence[int]) -> Optional[list]:
+    """The shape values of data (row-major, every dim static) at positions picks[a] along each
+    axis a, the axes in the order perm: a slice or transposition of a matrix of widths (the
+    TorchScript exporter's F.pad turns its pads into a (n, 2) matrix, reverses and transposes
+    it). None when data carries no values or is not small and static."""
+    shape = [ctx.static(d) for d in data.dims] if data.dims is not None else None
+    if data.value is None or shape is None or None in shape:
+        return None
+    count = 1
+    for size in shape:
+        count *= size
+    if count != len(data.value) or count > REARRANGED_LIMIT:
+        return None
+    strides = [1] * len(shape)
+    for a in range(len(shape) - 2, -1, -1):
+        strides[a] = strides[a + 1] * shape[a + 1]
+    return [data.value[sum(i * strides[a] for i, a in zip(combo, perm))]
+            for combo in itertools.product(*(picks[a] for a in perm))]
 
 
 def keeps_values(dtype: Any) -> bool:

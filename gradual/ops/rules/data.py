@@ -14,7 +14,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import shape_rule
-from .common import keeps_values, require_choice, require_entries, require_scalar, value_element, value_subtract
+from .common import keeps_values, require_choice, require_entries, require_scalar, value_add, value_element, value_subtract
 
 SMALL_VALUE_LIMIT = 64
 
@@ -79,12 +79,16 @@ def _arange_length(ctx: ShapeContext, lo: Any, hi: Any, st: Any) -> Any:
         span = value_subtract(ctx, hi, lo)  # shape values of either sign
     except (ValueError, RuleFailure):
         return ctx.unknown()
-    nonnegative = ctx.at_least(span, 0)
+    # ceil(span / step) = (span + step - 1) // step, which is >= 0 (so the length, not
+    # max(0, ...)) wherever span > -step: arange(0, h - 3, 4) (the dynamo exporter's unfold by
+    # 4) has h // 4 elements for every h
+    rounded = span if step == 1 else value_add(ctx, span, ctx.const(step - 1))
+    nonnegative = ctx.at_least(rounded, 0)
     if nonnegative is None:
         return ctx.unknown()  # stop may lie before start: the length is max(0, ...), not a polynomial
     if not nonnegative:
         return ctx.const(0)
-    return span if step == 1 else (span + (step - 1)) // step
+    return span if step == 1 else rounded // step
 
 
 def _arange_values(ctx: ShapeContext, lo: Any, st: Any, length: Any, dtype: Any) -> Optional[list]:

@@ -6,7 +6,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ArgView, ShapeContext, TensorArg, TupleArg
+from ..context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from ..registry import shape_rule
 from .common import cast_values, dtype_name, value_add, value_element, value_floor_divide, value_multiply, value_subtract, value_truncate_divide
 
@@ -84,6 +84,39 @@ def _static_only(op: Callable[[int, int], Optional[int]]) -> ValueFn:
     return fn
 
 
+def _extreme(smaller: bool) -> ValueFn:
+    """`minimum` (smaller) or `maximum` of shape values: known elements compare; else the one
+    provably not larger (smaller) of the two, else the interval both bounds allow:
+    `min(n, 10)`, a detector's top-k count, is in `0..10` (it was not known at all)."""
+    pick = min if smaller else max
+
+    def fn(ctx: ShapeContext, a: Any, b: Any) -> Any:
+        x, y = ctx.static(a), ctx.static(b)
+        if x is not None and y is not None:
+            return value_element(ctx, pick(x, y))
+        if (x is not None and x < 0) or (y is not None and y < 0):
+            raise ValueError("not known")  # a negative constant: no interval of sizes holds it
+        if _provably_at_most(ctx, a, b):
+            return a if smaller else b
+        if _provably_at_most(ctx, b, a):
+            return b if smaller else a
+        (alo, ahi), (blo, bhi) = ctx.bounds(a), ctx.bounds(b)
+        if smaller:
+            hi = ahi if bhi is None else bhi if ahi is None else min(ahi, bhi)
+            return ctx.bounded(min(alo, blo), hi)
+        return ctx.bounded(max(alo, blo), None if ahi is None or bhi is None else max(ahi, bhi))
+
+    return fn
+
+
+def _provably_at_most(ctx: ShapeContext, a: Any, b: Any) -> bool:
+    """Whether a <= b for every size (`n // 2` and `n`)."""
+    try:
+        return ctx.at_least(value_subtract(ctx, b, a), 0) is True
+    except (ValueError, RuleFailure):
+        return False
+
+
 def _truncated_remainder(x: int, y: int) -> Optional[int]:
     """Relay's integer `mod` (NumPy's `fmod`): the remainder with the dividend's sign."""
     if y == 0:
@@ -137,8 +170,8 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
     "broadcast_multiply": value_multiply,
     "broadcast_floor_divide": value_floor_divide,
     "broadcast_divide": value_truncate_divide,
-    "broadcast_maximum": _static_only(max),
-    "broadcast_minimum": _static_only(min),
+    "broadcast_maximum": _extreme(smaller=False),
+    "broadcast_minimum": _extreme(smaller=True),
     "broadcast_mod": _static_only(_truncated_remainder),
     "broadcast_floor_mod": _floor_remainder,
     "broadcast_power": _static_only(_integer_power),

@@ -16,8 +16,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, is_huge, known_ints, new_axis, is_huge_negative, require_choice, require_positive, require_scalar,
-    show_ints,
+    distinct_axes, is_huge, known_ints, new_axis, is_huge_negative, rearranged_value, require_choice, require_positive,
+    require_scalar, show_ints,
 )
 
 register_rule_message(
@@ -346,10 +346,14 @@ def strided_slice(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     dims = list(data.dims)
     value = list(data.value) if data.value is not None and data.rank == 1 else None
+    picks = [list(range(ctx.static(d) or 0)) for d in data.dims]
     for axis, b, e, step in _slice_plan(ctx, data.rank):
         dims[axis] = slice_length(ctx, data.dim(axis), b, e, step)
+        picks[axis] = picks[axis][slice(b, e, step)]
         if value is not None:
             value = value[slice(b, e, step)]
+    if data.rank > 1:
+        value = rearranged_value(ctx, data, picks, range(data.rank))
     return ctx.tensor(dims, value=value)
 
 

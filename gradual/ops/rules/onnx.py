@@ -13,11 +13,12 @@ from typing import Any, Optional
 
 from ... import diagnostics as codes
 from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
-from ..registry import shape_rule
+from ..context import RuleFailure, ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
+from ..registry import RULES, shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, known_ints, require_at_most, require_choice, require_entries,
     require_length, require_one_value, require_positive, require_rank_of, scaled_size, value_element,
+    value_subtract,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -302,16 +303,41 @@ def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorAr
     gets the whole buffer, which is what the runtime computes; what needs it to be `seq` long
     checks that where it does)."""
     size = ctx.static(d)
-    if (size is None or stride is None or i >= len(stride) or stride[i] != 1 or starts.value is None
+    if (stride is None or i >= len(stride) or stride[i] != 1 or starts.value is None
             or ends.value is None or i >= min(len(starts.value), len(ends.value))):
         return ctx.unknown()
     begin, end = ctx.static(starts.value[i]), ends.value[i]
+    if size is None:
+        return _slice_within(ctx, d, begin, end)
     if begin is None or not 0 <= begin <= size or isinstance(end, int) or not ctx.exact(end):
         return ctx.unknown()
     most = ctx.bounds(end)[1]  # (an end past a 0-long buffer is no negative length to compute)
     if ctx.at_least(end, begin) and most is not None and most <= size:
         return end - begin
     return ctx.bounded(0, size - begin)
+
+
+def _slice_within(ctx: ShapeContext, d: Any, begin: Optional[int], end: Any) -> Any:
+    """`x[b:e]` along a symbolic dim d where e is a shape value: e - b where b <= e <= d is
+    provable, so nothing clamps (a causal conv's `[..., :seq]` of its `seq + 3` outputs is
+    `seq`); else `?`."""
+    if begin is None or begin < 0 or isinstance(end, int) or not (ctx.exact(end) and ctx.exact(d)):
+        return ctx.unknown()
+    try:
+        room = value_subtract(ctx, d, end)
+    except (ValueError, RuleFailure):
+        return ctx.unknown()
+    if ctx.at_least(end, begin) and ctx.at_least(room, 0):
+        return end - begin if begin else end
+    return ctx.unknown()
+
+
+@shape_rule("onnx_mod")
+def onnx_mod(ctx: ShapeContext) -> Any:
+    """`onnx.mod(a, b, fmod)`: a and b broadcast; shape values keep their remainder (the
+    divisor's sign without fmod, as Python's %; the dividend's with it), as in the exporters'
+    padding to a multiple, `(4 - seq % 4) % 4`."""
+    return RULES["broadcast_mod" if ctx.attr("fmod") else "broadcast_floor_mod"](ctx)
 
 
 @shape_rule("onnx_tile")
@@ -347,14 +373,28 @@ def pad(ctx: ShapeContext) -> Any:
         return ctx.tensor([ctx.unknown() for _ in dims])
     chosen = distinct_axes(ctx, chosen, data.rank, "axes")
     if widths is None:
-        for axis in chosen:
-            dims[axis] = ctx.unknown()
-        return ctx.tensor(dims)
+        return ctx.tensor(_padded_by_values(ctx, dims, chosen, pads))
     require_length(ctx, "pads", widths, (2 * len(chosen),))
     for i, axis in enumerate(chosen):
         grow = widths[i] + widths[i + len(chosen)]
         dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
     return ctx.tensor(dims)
+
+
+def _padded_by_values(ctx: ShapeContext, dims: list, chosen: list, pads: TensorArg) -> list:
+    """The dims padded by widths that are shape values, not all constants (padding to a
+    multiple: `(4 - seq % 4) % 4`): d + before + after on an axis whose two widths are exact
+    and provably >= 0 (a crop by a negative width needs the dim to hold it), `?` elsewhere."""
+    widths = pads.value
+    if widths is None or len(widths) != 2 * len(chosen):
+        return [ctx.unknown() if i in chosen else d for i, d in enumerate(dims)]
+    for i, axis in enumerate(chosen):
+        before, after = widths[i], widths[i + len(chosen)]
+        if all(ctx.exact(w) and ctx.at_least(w, 0) is True for w in (before, after)):
+            dims[axis] = dims[axis] + before + after
+        else:
+            dims[axis] = ctx.unknown()
+    return dims
 
 
 def _pad_rank(ctx: ShapeContext, data: TensorArg, widths: Optional[list], axes: TensorArg) -> None:

@@ -418,9 +418,13 @@ def dft(ctx: ShapeContext) -> Any:
 
 @shape_rule("onnx_stft")
 def stft(ctx: ShapeContext) -> Any:
-    """`onnx.stft(signal, frame_step, window, frame_length)`: (batch, frames, bins, 2)."""
+    """`onnx.stft(signal, frame_step, window, frame_length)`: (batch, frames, bins, 2). The
+    signal is (batch, length, 1) real or (batch, length, 2) complex; a (batch, length) signal
+    is real, as onnxruntime reads it (the TorchScript exporter writes torch.stft so)."""
     signal, step, window_arg, length = ctx.args
-    ctx.require_rank(signal, 3)
+    if signal.dims is None or signal.rank != 2:
+        ctx.require_rank(signal, 3)
+        ctx.within(signal.dim(2), 1, 2)
     ctx.require_rank(step, 0)
     if given(ctx, length):
         ctx.require_rank(length, 0)

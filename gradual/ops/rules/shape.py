@@ -15,7 +15,8 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    MAX_RANK, distinct_axes, known_ints, new_axis, require_entries, require_positive, require_rank_of, show_ints, value_subtract,
+    MAX_RANK, distinct_axes, known_ints, new_axis, rearranged_value, require_entries, require_positive, require_rank_of, show_ints,
+    value_subtract,
 )
 from .conv import assemble, check_layout, layout_dims
 
@@ -289,8 +290,9 @@ def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dy
     -3 merges two dims, -4 splits one into the next two codes.
     A `dynamic` shape (a tensor: its length is the rank) takes sizes, 0 and -1 only. A
     shape-value entry that may be negative (`n - 1`) may be a code at runtime: the dims are
-    unknown."""
-    if any(_code(ctx, e) is None and not ctx.at_least(e, 0) for e in newshape):
+    unknown; unless it is one of the input's own dims (`m // 5 - 1` of a conv's output,
+    reshaped back to its shape_of), which no tensor has negative."""
+    if any(_code(ctx, e) is None and not ctx.at_least(e, 0) and not _a_dim_of(ctx, e, data) for e in newshape):
         return [ctx.unknown() for _ in newshape] if dynamic else None
     if allowzero is None:
         allowzero = bool(ctx.attr("allowzero"))
@@ -298,6 +300,21 @@ def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dy
         ctx.require_rank_at_least(data, _dims_read(ctx, newshape, allowzero))
         return _reshape_unknown_rank(ctx, newshape)
     return _Reshape(ctx, data, newshape, dynamic, allowzero).run()
+
+
+def _a_dim_of(ctx: ShapeContext, entry: Any, data: TensorArg) -> bool:
+    """Whether a shape-value entry is known to be >= 0 because one of data's dims (a size, so
+    never negative) is q times it for some q >= 1: the entry itself, or GroupNorm's
+    `4 * ((m - 10) // 5 + 1)` of the group reshape for the entry `(m - 10) // 5 + 1`."""
+    if data.dims is None or not ctx.exact(entry):
+        return False
+    for dim in data.dims:
+        if _same(ctx, entry, dim):
+            return True
+        quotient = ctx.exact_quotient(dim, entry) if ctx.exact(dim) else None
+        if quotient is not None and ctx.at_least(quotient, 1):
+            return True
+    return False
 
 
 def _dims_read(ctx: ShapeContext, newshape: Sequence[Any], allowzero: bool) -> int:
@@ -398,14 +415,15 @@ def transpose(ctx: ShapeContext) -> Any:
             return ctx.tensor(None)
         ctx.require_rank(data, len(axes))  # the permutation gives the rank
     rank = data.rank
-    value = data.value if rank <= 1 else None
     if not axes:
-        return ctx.tensor(list(reversed(data.dims)), value=value)
-    if len(axes) != rank:
-        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
-    perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
-    if sorted(perm) != list(range(rank)):
-        ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
+        perm = list(range(rank))[::-1]
+    else:
+        if len(axes) != rank:
+            ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
+        perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
+        if sorted(perm) != list(range(rank)):
+            ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
+    value = data.value if rank <= 1 else rearranged_value(ctx, data, [range(ctx.static(d) or 0) for d in data.dims], perm)
     return ctx.tensor([data.dim(p) for p in perm], value=value)
 
 

@@ -1169,3 +1169,17 @@ def masked_select(data: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The elements of data where mask holds, the two broadcast together, in row-major order."""
     data, mask = np.broadcast_arrays(data, mask)
     return data[mask]
+
+
+@kernel("aten.masked_scatter")
+def masked_scatter(data: np.ndarray, mask: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """data (broadcast with mask) with its masked elements replaced, in row-major order, by the
+    first elements of source."""
+    data, mask = np.broadcast_arrays(data, mask)
+    count = int(np.count_nonzero(mask))
+    flat = source.reshape(-1)
+    if flat.size < count:
+        raise ValueError(f"masked_scatter: source holds {flat.size} elements, the mask selects {count}")
+    out = data.copy()
+    out[mask] = flat[:count]
+    return out

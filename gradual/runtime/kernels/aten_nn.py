@@ -126,6 +126,13 @@ def grid_sampler(data: np.ndarray, grid: np.ndarray, *, interpolation_mode: int,
                                        align_corners=align_corners)
 
 
+@kernel("aten.affine_grid_generator")
+def affine_grid_generator(theta: np.ndarray, size: tuple, *, align_corners: bool) -> np.ndarray:
+    """ONNX's AffineGrid with the size given as a SymInt list."""
+    shape = np.asarray([int(np.asarray(s).reshape(-1)[0]) for s in size], np.int64)
+    return KERNELS["onnx.affine_grid"](theta, shape, align_corners=align_corners)
+
+
 def _each(values: Sequence[int], k: int) -> list:
     values = list(values)
     return values * k if len(values) == 1 else values

@@ -583,8 +583,8 @@ def dft(data: np.ndarray, dft_length: np.ndarray, *, axis: int, inverse: bool, o
 @kernel("onnx.stft")
 def stft(signal: np.ndarray, frame_step: np.ndarray, window: np.ndarray, frame_length: np.ndarray, *,
          onesided: bool) -> np.ndarray:
-    """Frames of the signal, windowed and transformed."""
-    values = _complex(signal)
+    """Frames of the signal (a (batch, length) one is real), windowed and transformed."""
+    values = _complex(signal[..., None] if signal.ndim == 2 else signal)
     step = int(frame_step.reshape(-1)[0])
     if given(frame_length):
         length = int(frame_length.reshape(-1)[0])

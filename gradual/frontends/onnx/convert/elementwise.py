@@ -162,6 +162,7 @@ def cast(node: Node) -> Any:
     dtype = node.onnx_dtype(int(to), node.outputs[0])
     if dtype.startswith(("float8", "float4")):
         return node.call("onnx.cast", node.x(0), dtype=dtype, **_cast_attrs(node))
+    node.importer.cast_sources[node.outputs[0]] = node.inputs[0]
     return node.call("cast", node.x(0), dtype=dtype)
 
 

@@ -242,6 +242,9 @@ def range_(node: Node) -> Any:
     all three are constants the frontend knows the length, max(ceil((limit - start) / delta),
     0), even of float ranges whose values the checker does not track: it says so with a cast,
     which the runtime verifies."""
+    integral = _integer_bounds(node)
+    if integral is not None:
+        return node.call("arange", *integral, dtype=node.dtype(0))
     call = node.call("arange", *(_scalar(node, i) for i in range(3)))
     values = [node.value(i) for i in range(3)]
     if any(v is None for v in values) or node.dtype(0) is None:
@@ -251,6 +254,32 @@ def range_(node: Node) -> Any:
         return call
     length = max(int(np.ceil((limit - start) / delta)), 0)
     return gb.cast(call, gb.Tensor([length], node.dtype(0)), loc=node.loc)
+
+
+def _integer_bounds(node: Node) -> Optional[list]:
+    """A float Range's three scalars as int64 ones, when each is a whole constant or a Cast of
+    an integer tensor: `Range(0.0, Cast(Gather(Shape(x), 1)), 1.0)` (exporters' spelling of
+    `torch.arange(x.shape[1], dtype=torch.float32)`) then has the size as its length, which a
+    float scalar, carrying no shape value, would lose. Same length, same values in the float
+    dtype. None for any other Range."""
+    dtype = node.dtype(0)
+    if dtype is None or not dtype.startswith(("float", "bfloat")):
+        return None
+    bounds = []
+    for i in range(3):
+        value = node.value(i)
+        if value is not None:
+            number = float(np.asarray(value).reshape(-1)[0]) if np.asarray(value).size == 1 else None
+            if number is None or not number.is_integer() or abs(number) >= 2**31:
+                return None
+            bounds.append(literal(int(number), "int64", node.loc))
+            continue
+        source = node.importer.cast_sources.get(node.inputs[i])
+        if source is None or (node.importer.info(source).dtype or "") not in ("int64", "int32"):
+            return None
+        var = node.importer.expr_of(source, node.loc)
+        bounds.append(var if node.importer.info(source).dims == () else node.call("reshape", var, newshape=[]))
+    return bounds
 
 
 def _scalar(node: Node, i: int) -> Any:
