@@ -155,6 +155,9 @@ class StateValues(Mapping):
         except ArchiveError as error:
             raise InputError(f"{self.program.path}: {error.detail}") from None
 
+    def __contains__(self, param: object) -> bool:
+        return param in self.targets  # Mapping's own reads the value (and a malformed one raises)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.targets)
 
