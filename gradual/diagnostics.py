@@ -77,6 +77,8 @@ RUNTIME_ERROR = _code("runtime-error", "an operator failed while running")
 INTERNAL_ERROR = _code("internal-error", "a bug in gradual: a shape rule and its kernel disagree, or a check crashed")
 # warnings
 UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severity.WARNING)
+UNUSED_CLAIM = _code("unused-claim", "a `claimed` function attribute names a dim its signature does not have",
+                     Severity.WARNING)
 DIM_CONSTRAINT = _code("dim-constraint", "an exporter's dynamic dim that the model constrains (checked at runtime)",
                        Severity.WARNING)
 # notes

@@ -709,6 +709,13 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
                       data={"unused": True})
 
 
+def claim_unused(span: Span, function: str, name: str) -> Diagnostic:
+    """A `claimed=[...]` entry that names no dim of the definition's signature."""
+    return Diagnostic(codes.UNUSED_CLAIM, f"`claimed` names `{name}`, which the signature of `{function}` does not have",
+                      span, label="this attribute", help=f"remove \"{name}\" from the list, or fix its spelling",
+                      severity=Severity.WARNING)
+
+
 def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
     """Dimension arithmetic past the polynomial bounds (shapes/poly.py), computed by `op` or
     written in an annotation (`reason` "annotation"), or a quotient of dims that is no

@@ -166,9 +166,8 @@ class _Resolver:
                                                    format_attr_value(attr.value)))
                 continue
             for name in items:
-                if name not in names:
-                    self.report(messages.bad_attribute(attr.span, f"@{node.name}", ast.CLAIMED,
-                                                       "dim names of the signature", f'"{name}"'))
+                if name not in names:  # a signature edited since it was printed: harmless
+                    self.report(messages.claim_unused(attr.span, f"@{node.name}", name))
 
     def report_annotation(self, code: str, span: Span, facts: dict) -> None:
         if code == "unknown-dtype":
