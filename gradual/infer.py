@@ -122,8 +122,9 @@ class Env:
         #: an existential bound where the value's dim was known (`let %y: (b, 4) = ...` of a
         #: (2, 4) value) is that dim from there on: b is 2
         self.aliases: dict[Symbol, Dimension] = {}
-        #: an existential bound where the value's dim was not known and may be 1 (`?`, `0..3`):
-        #: it stays a symbol, but broadcasting must not claim it (site.CallSite.loose)
+        #: an existential bound where the value's dim was not known (`?`, `0..3`, `2..3`): it
+        #: stays a symbol, but one that may equal another (site.CallSite._loose_equal); True where
+        #: it may also be 1, which broadcasting must not claim (site.CallSite.loose)
         self.loose: dict[Symbol, bool] = {}
         self.log = UndoLog()
 
@@ -131,9 +132,9 @@ class Env:
         """From here on (in this level and the ones inside it) `sym` is `dim`."""
         self.log.set(self.aliases, sym, dim)
 
-    def loosen(self, sym: Symbol) -> None:
-        """From here on `sym` names a dim that may be 1 where a more precise program knows it."""
-        self.log.set(self.loose, sym, True)
+    def loosen(self, sym: Symbol, may_be_one: bool = True) -> None:
+        """From here on `sym` names a dim that a more precise program knows (and that may be 1)."""
+        self.log.set(self.loose, sym, may_be_one)
 
     def aliased(self, t: Type) -> Type:
         """A written type with the existentials known to be a dim replaced by it."""
@@ -876,8 +877,8 @@ class Checker:
             dim = site.bound_dim(sym)
             if dim is not None and dim.is_exact:
                 env.alias(sym, dim)
-            elif dim is None or dim.contains_value(1):  # bound to nothing known (a `Tensor[*]` cast): may be 1
-                env.loosen(sym)
+            elif dim is None or not dim.is_exact:  # bound to nothing known (a `Tensor[*]` cast) or to `?`
+                env.loosen(sym, dim is None or dim.contains_value(1))
         return env.aliased(target)
 
     # closures ---------------------------------------------------------------------------------

@@ -238,11 +238,11 @@ class _Opened:
 class CallSite(ShapeContext):
     """The symbolic ShapeContext of one call (see the module docstring)."""
 
-    #: existentials bound to a dim that was not known and may be 1 (infer.Env.loose): a more
-    #: precise program binds them to 1, so a broadcast of an unknown dim against one does not
-    #: claim it as its result (with a check that the unknown dim is it or 1, which a 5 against
-    #: a b of 1 fails where the precise program runs). Against a static dim one stays rigid
-    #: (SPEC 3.3: `b` against 3 is an error).
+    #: existentials bound to a dim that was not known (infer.Env.loose; True: it may be 1): one
+    #: meets another dim as `?` would, with a check (`_loose_equal`); one that may be 1 is not
+    #: claimed by a broadcast of an unknown dim against it (a more precise program binds it to 1,
+    #: and a check that the unknown dim is it or 1 fails where that program runs). Against a dim
+    #: it can never equal (`n1` against `n1 + 1`) it stays an error.
     loose: Mapping = {}
     #: a call of a definition inside its own recursive component: an unannotated parameter's
     #: dim that meets another value here is widened to `?` (next pass), not an error
@@ -641,6 +641,9 @@ class CallSite(ShapeContext):
             claimed = self._claimed_constraint(a, b, symbol)
             if claimed is not None:
                 return claimed
+            loose = self._loose_equal(a, b, symbol)
+            if loose is not None:
+                return loose
         if grade is Grade.NEVER and otherwise is not None:
             raise RuleFailure(otherwise[0], dict(otherwise[1]))
         if grade is Grade.NEVER and self.recursive_call and self._widen_parameters(a, b):
@@ -705,10 +708,11 @@ class CallSite(ShapeContext):
         self.solver.widen |= hints
         return bool(found or hints)
 
-    def _check_equal_later(self, a: SDim, b: SDim) -> None:
+    def _check_equal_later(self, a: SDim, b: SDim) -> Optional[SDim]:
         """Two exact dims that only a runtime check can equate, no polynomial solving them (`2 *
         d` of a `?` argument against a rigid `n`): an argument dim without a slot of its own is
-        checked to equal the other, once the runtime has bound the other's variables."""
+        checked to equal the other, once the runtime has bound the other's variables. The
+        other (the dim the call goes on with), or None where neither is such an argument dim."""
         for mine, other in ((b, a), (a, b)):
             origin = mine.origin
             if origin is None or origin.axis is None:
@@ -716,7 +720,25 @@ class CallSite(ShapeContext):
             key = (origin.arg, origin.path, origin.axis)
             if key not in self.slots and key not in self.claim_checks:
                 self.claim_checks[key] = other.dim
-                return
+                return other
+        return None
+
+    def _loose_equal(self, a: SDim, b: SDim, symbol: Optional[str]) -> Optional[SDim]:
+        """Two exact dims that differ where one mentions a loose existential (a name bound where
+        the value's dim was not known: `let %y: (n1, 4) = <a (?, 4)>`, infer.Env.loose): unless
+        no value makes them equal (`n1` against `n1 + 1`), the argument dim is checked at runtime
+        against the other. A name for an unknown dim is as unknown as `?`: the more precise
+        program, where the same name aliases the dim it met, checks clean (the gradual
+        guarantee; found by its property). None: an ordinary mismatch."""
+        if not self.loose:
+            return None
+        ra, rb = self.solver.resolve(a.dim), self.solver.resolve(b.dim)
+        if not any(d.is_symbolic and d.symbols() & self.loose.keys() for d in (ra, rb)):
+            return None
+        if solve_constraint(ra, rb).kind == "impossible":
+            return None
+        kept = self._check_equal_later(a, b)
+        return None if kept is None else SDim(self.solver.resolve(kept.dim), kept.origin, symbol or kept.symbol)
 
     def broadcast(self, a: Any, b: Any) -> SDim:
         a, b = _sdim(a), _sdim(b)
@@ -864,7 +886,7 @@ class CallSite(ShapeContext):
 
     def _loose_one(self, d: Dimension) -> bool:
         """A dim over a loose existential (CallSite.loose) that may be 1."""
-        return bool(self.loose) and d.is_symbolic and bool(d.symbols() & self.loose.keys()) \
+        return bool(self.loose) and d.is_symbolic and any(self.loose.get(s) for s in d.symbols()) \
             and self.maybe_one(SDim(d)) is not False
 
     def _site_var(self, d: SDim) -> Optional[SiteVar]:
