@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an input from a .npy file (or a model format's tensor file), or a scalar value")
     p_run.add_argument("--shape", action="append", default=[], metavar="NAME=2x3",
                        help="a random input of this shape and the declared dtype")
-    p_run.add_argument("--seed", type=int, default=0, help="seed for random inputs")
+    p_run.add_argument("--seed", type=seed, default=0, help="seed for random inputs (an integer, at least 0)")
     p_run.add_argument("--format", choices=("text", "json"), default="text")
     p_run.set_defaults(handler=command_run)
     p_import = sub.add_parser("import", help="print a model as a program in gradual's language")
@@ -232,6 +232,18 @@ def _version() -> str:
     from .. import __version__
 
     return __version__
+
+
+def seed(text: str) -> int:
+    """`--seed`: an integer of at least 0, as NumPy's generators take (a negative one was an
+    internal error, exit 4); anything else is a usage error, exit 2."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid seed: {text!r} (an integer, at least 0)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"invalid seed: {value} (an integer, at least 0)")
+    return value
 
 
 def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
