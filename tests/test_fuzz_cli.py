@@ -537,3 +537,18 @@ def test_a_bad_flag_value_is_a_usage_error(flags: list) -> None:
     inputs = [part for name, flag, value in (("x", "--shape", "x=2x3"), ("c", "--arg", "c=1"), ("i", "--arg", "i=3"))
               if name not in named for part in (flag, value)]  # the inputs the flags under test leave out
     clean(gradual_cli("run", *flags, *inputs, path), {2})
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("suffix", [".onnx", ".pt2"])
+def test_a_device_named_as_a_model_is_not_read(suffix: str) -> None:
+    """A model path that is no regular file (here /dev/zero, linked under a model's name) is a
+    usage error: reading it went on until memory ran out (an internal error, exit 4, or the
+    machine's memory; found by an outside pass)."""
+    link = TMP / f"zero{suffix}"
+    link.unlink(missing_ok=True)
+    link.symlink_to("/dev/zero")
+    for command in ("check", "run", "import"):
+        call = gradual_cli(command, str(link), timeout=60)
+        clean(call, {2})
+        assert "not a regular file" in call.err
