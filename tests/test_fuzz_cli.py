@@ -552,3 +552,15 @@ def test_a_device_named_as_a_model_is_not_read(suffix: str) -> None:
         call = gradual_cli(command, str(link), timeout=60)
         clean(call, {2})
         assert "not a regular file" in call.err
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_program_saved_as_utf16_or_utf32_says_so(encoding: str) -> None:
+    """A program saved as UTF-16 (Windows' "Unicode") or UTF-32 is an input-error that names
+    the encoding: without a byte-order mark it was "unexpected `d`" at 1:1, with one "byte 0xff
+    at offset 0" (found by an outside pass)."""
+    path = write(f"wide-{encoding}.rly", "def @main(%x: Tensor[(2,), float32]) { %x }\n".encode(encoding))
+    for command in ("check", "elaborate", "run"):
+        call = gradual_cli(command, path)
+        clean(call, {1})
+        assert "input-error" in call.err and ("UTF-32" if "32" in encoding else "UTF-16") + " text" in call.err
