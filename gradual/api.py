@@ -275,8 +275,24 @@ def _built_size(module: ast.Module) -> int:
     return 10_000 + 64 * statements
 
 
+def wide_encoding(data: bytes) -> Optional[str]:
+    """UTF-16 or UTF-32, where the bytes start as such text does (a byte-order mark, or an
+    ASCII character then NUL bytes, as Windows editors save "Unicode" text), else None."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    if len(data) >= 4 and (data[0] and not data[1] and data[2] and not data[3] or not data[0] and data[1] and not data[2] and data[3]):
+        return "UTF-16"
+    return None
+
+
 def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diagnostic]]:
     """Program bytes as UTF-8 text, or an input-error diagnostic where they are not."""
+    wide = wide_encoding(data)
+    if wide is not None:  # read as UTF-8 it was "unexpected `d`" or "byte 0xff at offset 0"
+        span = Span(Source("", path), 0, 0)
+        return None, messages.input_error(span, f"the file is not UTF-8 text: it is {wide} text (save it as UTF-8)")
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:

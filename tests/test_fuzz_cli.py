@@ -516,3 +516,51 @@ def test_a_written_dim_with_a_coefficient_past_two_to_the_1024() -> None:
     checked = gradual_cli("check", wide)
     clean(checked, {0})
     assert "dim-untracked" in checked.err and "@main: fn (Tensor[(?, 3), float32])" in checked.out
+
+
+BAD_RUN_FLAGS = [  # each a usage error (exit 2): the flag's value is not what it names
+    ["--seed", "-1"], ["--seed", "abc"], ["--seed", "1.5"], ["--shape", "x=-1x3"], ["--shape", "x=axb"], ["--shape", "x=2x3x"],
+    ["--shape", "=2x3"], ["--shape", "x"], ["--shape", "x=99999999999999999999x3"], ["--shape", "nope=2x3"],
+    ["--arg", "x=nan"], ["--arg", "x=/no/such/file.npy"], ["--arg", "c=2"], ["--arg", "i=3.5"], ["--arg", "i=99999999999999999999"],
+    ["--entry", "nope"], ["--entry", ""], ["--format", "bogus"], ["--color", "x"],
+]
+
+
+@pytest.mark.parametrize("flags", BAD_RUN_FLAGS, ids=lambda f: " ".join(f))
+def test_a_bad_flag_value_is_a_usage_error(flags: list) -> None:
+    """`gradual run` with a flag value it cannot use stops with a usage error (exit 2) that names
+    it; `--seed -1` reached NumPy's generator and was an internal error (exit 4; found by an
+    outside pass)."""
+    path = write("flags.rly", "def @main(%x: Tensor[(?, 3), float32], %c: bool, %i: int32) {\n"
+                              "  if (%c) { nn.relu(%x) } else { %x }\n}\n")
+    named = {value.split("=")[0] for flag, value in zip(flags[::2], flags[1::2]) if flag in ("--shape", "--arg")}
+    inputs = [part for name, flag, value in (("x", "--shape", "x=2x3"), ("c", "--arg", "c=1"), ("i", "--arg", "i=3"))
+              if name not in named for part in (flag, value)]  # the inputs the flags under test leave out
+    clean(gradual_cli("run", *flags, *inputs, path), {2})
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("suffix", [".onnx", ".pt2"])
+def test_a_device_named_as_a_model_is_not_read(suffix: str) -> None:
+    """A model path that is no regular file (here /dev/zero, linked under a model's name) is a
+    usage error: reading it went on until memory ran out (an internal error, exit 4, or the
+    machine's memory; found by an outside pass)."""
+    link = TMP / f"zero{suffix}"
+    link.unlink(missing_ok=True)
+    link.symlink_to("/dev/zero")
+    for command in ("check", "run", "import"):
+        call = gradual_cli(command, str(link), timeout=60)
+        clean(call, {2})
+        assert "not a regular file" in call.err
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_program_saved_as_utf16_or_utf32_says_so(encoding: str) -> None:
+    """A program saved as UTF-16 (Windows' "Unicode") or UTF-32 is an input-error that names
+    the encoding: without a byte-order mark it was "unexpected `d`" at 1:1, with one "byte 0xff
+    at offset 0" (found by an outside pass)."""
+    path = write(f"wide-{encoding}.rly", "def @main(%x: Tensor[(2,), float32]) { %x }\n".encode(encoding))
+    for command in ("check", "elaborate", "run"):
+        call = gradual_cli(command, path)
+        clean(call, {1})
+        assert "input-error" in call.err and ("UTF-32" if "32" in encoding else "UTF-16") + " text" in call.err

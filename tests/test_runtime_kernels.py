@@ -1144,6 +1144,48 @@ def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataO
         pass
 
 
+#: attribute values an exporter or a user may write that no operator means: per attribute kind
+ODD_ATTRIBUTES = {
+    "int": (-1, 0, -(2**62), 2**62, 2**70),
+    "float": (float("nan"), float("inf"), float("-inf"), -1e30, 0.0),
+    "str": ("", "bogus"),
+    "dtype": ("", "bogus"),
+}
+#: a list attribute of many entries, by its entries' kind
+LONG_LISTS = {"int": [0] * 100, "float": [0.0] * 100, "str": ["x"] * 100}
+
+
+def odd_attribute_values(spec: Any, old: Any) -> list:
+    """Values of an attribute's kind that no operator means: out of range, not finite, unknown
+    names; for a list, empty, long, one entry short or doubled, or each entry odd."""
+    if not spec.is_list:
+        return list(ODD_ATTRIBUTES.get(spec.kind, ())) + ([None] if spec.optional else [])
+    old = list(old) if isinstance(old, (list, tuple)) else []
+    values = [[], LONG_LISTS.get(spec.kind, [])] + [[v] * max(len(old), 1) for v in ODD_ATTRIBUTES.get(spec.kind, ())]
+    return values + ([old + old, old[:-1]] if old else [])
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_a_rule_refuses_odd_attribute_values(name: str, data: st.DataObject) -> None:
+    """Valid inputs with one attribute given a value of its kind that the operator does not
+    mean (a negative or huge count, NaN or an infinite scale, an unknown mode, an empty list):
+    the rule rejects it with a diagnostic, or the kernel runs. A rule that indexed an empty
+    dilation, turned a NaN scale into an int or built a tuple of a billion outputs, or a kernel
+    that looked an unknown mode up, was an internal error (found by an outside pass)."""
+    op = default_registry().get(name)
+    args, attrs = GENERATORS[name](data.draw)
+    attrs = with_defaults(op, attrs)
+    for attr, spec in op.attrs.items():
+        for value in odd_attribute_values(spec, attrs.get(attr)):
+            try:
+                run_operator(op, args, dict(attrs, **{attr: value}), SPAN)
+            except RunFailure as failure:
+                diag = failure.diagnostic()
+                assert diag.code != "internal-error", f"{name} with {attr}={str(value)[:40]}: {diag.message}"
+
+
 # the property's findings, pinned (each failed before its rule was mended) ------------------------
 def _outcome(name: str, args: list, attrs: dict) -> str:
     op = default_registry().get(name)

@@ -78,6 +78,8 @@ def load(path: str, options: Optional[dict] = None) -> Input:
         raise Unavailable(f"{path}: no such file")
     if os.path.isdir(path):
         raise Unavailable(f"{path}: is a directory, not a model file")
+    if not os.path.isfile(path):  # a device or a pipe: /dev/zero as a model was read until memory ran out
+        raise Unavailable(f"{path}: is not a regular file, and a model is read from one")
     try:
         return Input(path, model=frontend.load(path, dict(options or {})))
     except FrontendUnavailable as exc:

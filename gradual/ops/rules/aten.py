@@ -20,7 +20,8 @@ from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, produc
 from ..registry import RULES, shape_rule
 from ...types import DYN_DTYPE, INT_DTYPES
 from .common import (
-    dtype_name, require_choice, require_nonempty, require_positive, require_scalar, show_ints, value_add, value_multiply,
+    dtype_name, require_choice, require_entries, require_finite, require_nonempty, require_outputs, require_positive, require_scalar,
+    show_ints, value_add, value_multiply,
 )
 from .elementwise import broadcast_dims
 from .index import slice_length
@@ -487,7 +488,7 @@ def chunk(ctx: ShapeContext) -> Any:
     """`aten.split(x, split_size, dim)` (chunk: `chunks`): parts of split_size (chunk:
     ceil(dim / chunks)), the last one smaller; `count` is how many the graph uses."""
     (data,) = ctx.args
-    count = ctx.attr("count")
+    count = require_outputs(ctx, "count", ctx.attr("count"))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
@@ -504,7 +505,7 @@ def chunk(ctx: ShapeContext) -> Any:
 def unbind(ctx: ShapeContext) -> Any:
     """`aten.unbind(x, dim)`: one tensor per index of the dim, which is removed."""
     (data,) = ctx.args
-    count = ctx.attr("count")
+    count = require_outputs(ctx, "count", ctx.attr("count"))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
@@ -655,12 +656,19 @@ def embedding_bag(ctx: ShapeContext) -> Any:
                       ctx.tensor([bags, d] if mode == 2 else [bags], "int64")])
 
 
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
 @shape_rule("aten_constant_pad")
 def constant_pad(ctx: ShapeContext) -> Any:
     """`aten.constant_pad_nd(x, pad, value)`: [before, after] pairs from the last dim back
     (negative entries crop)."""
     (data,) = ctx.args
     pad = list(ctx.attr("pad"))
+    if ctx.op_name == "aten.pad":  # aten.constant_pad_nd has no mode
+        mode = require_choice(ctx, "mode", ctx.attr("mode"), PAD_MODES)
+        if mode != "constant":  # only a constant pad crops by a negative entry
+            require_entries(ctx, "pad", pad, allow_zero=True)
     if data.dims is None:
         ctx.require_rank_at_least(data, len(pad) // 2)  # a pair per dim from the last
         return ctx.tensor(None)
@@ -680,7 +688,7 @@ def pad_sized(ctx: ShapeContext) -> Any:
     sizes (Swin pads to a multiple of its window, U-Net to a skip connection's size): each
     padded dim is the dim plus its two entries (`?` where an entry is not known)."""
     data, pad_arg = ctx.args
-    require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "reflect", "replicate", "circular"))
+    require_choice(ctx, "mode", ctx.attr("mode"), PAD_MODES)
     entries = sizes(ctx, pad_arg)
     if entries is None or data.dims is None:
         if entries is not None:
@@ -1116,6 +1124,8 @@ def upsample(ctx: ShapeContext) -> Any:
     data, size_arg = ctx.args
     require_choice(ctx, "mode", ctx.attr("mode"), UPSAMPLE_MODES)
     scales = ctx.attr("scales")
+    if scales is not None:
+        require_finite(ctx, "scales", scales)
     entries = sizes(ctx, size_arg) if present(ctx, size_arg) is not None else None
     if not entries and not scales:
         ctx.fail("upsample-size")
@@ -1204,6 +1214,7 @@ def diff(ctx: ShapeContext) -> Any:
     """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (none
     left where it is shorter); prepend and append have x's other dims."""
     data, before, after = ctx.args
+    n = require_positive(ctx, "n", ctx.attr("n"), allow_zero=True)
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
@@ -1217,7 +1228,6 @@ def diff(ctx: ShapeContext) -> Any:
                 if i != axis:
                     ctx.equal(part.dim(i), data.dim(i))
             length = length + part.dim(axis)
-    n = ctx.attr("n")
     dims = list(data.dims)
     dims[axis] = _differenced(ctx, length, n)
     return ctx.tensor(dims)

@@ -13,7 +13,7 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, normalize_axis, product
 from ..registry import RULES, shape_rule
 from .aten import _affine, _dims, _normalized, adapted, present, sizes
-from .common import dtype_name, require_choice
+from .common import dtype_name, require_choice, require_length
 from .elementwise import broadcast_dims
 from .onnx import divided
 
@@ -52,7 +52,9 @@ def _blocks(ctx: ShapeContext, d: Any, kernel: int, dilation: int, padding: int,
 
 
 def _each(ctx: ShapeContext, name: str, k: int) -> list:
+    """A list attribute of one entry for every kernel dim, or one entry per kernel dim."""
     values = list(ctx.attr(name))
+    require_length(ctx, name, values, (1, k) if k != 1 else (1,))
     return values * k if len(values) == 1 else values
 
 

@@ -8,7 +8,7 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
 from ..registry import shape_rule
-from .common import known_ints, new_axis, require_entries, require_positive, show_ints
+from .common import known_ints, new_axis, require_entries, require_outputs, require_positive, show_ints
 
 register_rule_message(
     "concatenate-empty", codes.OP_CONSTRAINT,
@@ -168,7 +168,7 @@ def _split_parts(ctx: ShapeContext, spec: Any) -> int:
     if isinstance(spec, bool) or not isinstance(spec, (int, tuple, list)):
         ctx.fail("attribute-range", name="indices_or_sections", value=spec, needed="an int or a list of ints")
     if isinstance(spec, int):
-        return require_positive(ctx, "indices_or_sections", spec)
+        return require_outputs(ctx, "indices_or_sections", require_positive(ctx, "indices_or_sections", spec))
     if any(isinstance(i, bool) or not isinstance(i, int) for i in spec):
         ctx.fail("attribute-range", name="indices_or_sections", value=show_ints(spec), needed="an int or a list of ints")
     if (spec and spec[0] <= 0) or any(b <= a for a, b in zip(spec, spec[1:])):

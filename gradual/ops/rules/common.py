@@ -7,6 +7,7 @@ as such; dimensions are only combined with `+ - * //` or handed to the context.
 from __future__ import annotations
 
 import itertools
+import math
 import struct
 
 from typing import Any, Optional, Sequence
@@ -123,12 +124,35 @@ def is_integer_dtype(dtype: Any) -> Optional[bool]:
 #: the most dims an array can have (NumPy's limit): no attribute may ask for more new dims
 MAX_RANK = 64
 
+#: the most outputs an attribute may ask of one call (split's sections, unbind's count): the
+#: result's tuple type holds one type per output, and a count written in an attribute is not
+#: bounded by the program's size (a billion sections took GBs and ended in a MemoryError)
+MAX_OUTPUTS = 65_536
+
 
 def require_positive(ctx: ShapeContext, name: str, value: int, allow_zero: bool = False) -> int:
     """Fail with attribute-range unless the attribute is > 0 (or >= 0)."""
     if value < 0 or (value == 0 and not allow_zero):
         ctx.fail("attribute-range", name=name, value=value, needed="at least 0" if allow_zero else "at least 1")
     return value
+
+
+def require_outputs(ctx: ShapeContext, name: str, count: int) -> int:
+    """Fail with attribute-range unless an attribute counting the call's outputs is at most
+    MAX_OUTPUTS (the rule builds a type per output)."""
+    if count > MAX_OUTPUTS:
+        ctx.fail("attribute-range", name=name, value=count, needed=f"at most {MAX_OUTPUTS} (the outputs one call may have)")
+    return count
+
+
+def require_finite(ctx: ShapeContext, name: str, values: Sequence[Any]) -> list:
+    """Fail with attribute-range unless every entry of a float attribute (a scale) is a finite
+    number: NaN or an infinity scales no size."""
+    values = list(values)
+    for value in values:
+        if value is not None and not math.isfinite(value):
+            ctx.fail("attribute-range", name=name, value=value, needed="a finite number")
+    return values
 
 
 def require_entries(ctx: ShapeContext, name: str, values: Sequence[int], allow_zero: bool = False) -> list:

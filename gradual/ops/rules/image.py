@@ -6,7 +6,7 @@ from typing import Any
 
 from ..context import ShapeContext
 from ..registry import shape_rule
-from .common import require_choice, require_entries, require_length, require_nonempty, require_scalar
+from .common import require_choice, require_entries, require_finite, require_length, require_nonempty, require_scalar
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
 COORDINATE_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
@@ -86,16 +86,21 @@ def _upsampling(ctx: ShapeContext, spatial: str, scales: Any) -> Any:
     return ctx.tensor([out[letter] for letter in layout])
 
 
+def _scales(ctx: ShapeContext, names: tuple) -> list:
+    """The scale attributes, each a finite number (NaN or an infinity scales no size)."""
+    return [require_finite(ctx, name, [ctx.attr(name)])[0] for name in names]
+
+
 @shape_rule("upsampling")
 def upsampling(ctx: ShapeContext) -> Any:
     """`nn.upsampling(x, scale_h, scale_w, layout, method, align_corners)`."""
-    return _upsampling(ctx, "HW", (ctx.attr("scale_h"), ctx.attr("scale_w")))
+    return _upsampling(ctx, "HW", _scales(ctx, ("scale_h", "scale_w")))
 
 
 @shape_rule("upsampling3d")
 def upsampling3d(ctx: ShapeContext) -> Any:
     """`nn.upsampling3d(x, scale_d, scale_h, scale_w, layout, method, ...)`."""
-    return _upsampling(ctx, "DHW", (ctx.attr("scale_d"), ctx.attr("scale_h"), ctx.attr("scale_w")))
+    return _upsampling(ctx, "DHW", _scales(ctx, ("scale_d", "scale_h", "scale_w")))
 
 
 @shape_rule("dyn_upsampling")

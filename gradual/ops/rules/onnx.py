@@ -17,8 +17,8 @@ from ..context import RuleFailure, ShapeContext, TensorArg, axes_rank, axis_rank
 from ..registry import RULES, shape_rule
 from .common import (
     cast_values, distinct_axes, keeps_values, known_ints, require_at_most, require_choice, require_entries,
-    require_length, require_one_value, require_positive, require_rank_of, scaled_size, value_element,
-    value_subtract,
+    require_finite, require_length, require_one_value, require_outputs, require_positive, require_rank_of, scaled_size,
+    value_element, value_subtract,
 )
 from .conv import window_output
 from .data import shape_from_value
@@ -410,7 +410,7 @@ def _pad_rank(ctx: ShapeContext, data: TensorArg, widths: Optional[list], axes: 
 def split(ctx: ShapeContext) -> Any:
     """`onnx.split(x, num_outputs, axis)`: parts of ceil(d / n); the last takes what is left."""
     (data,) = ctx.args
-    parts = require_positive(ctx, "num_outputs", ctx.attr("num_outputs"))
+    parts = require_outputs(ctx, "num_outputs", require_positive(ctx, "num_outputs", ctx.attr("num_outputs")))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
@@ -434,7 +434,7 @@ def split_sizes(ctx: ShapeContext) -> Any:
     """`onnx.split_sizes(x, split, num_outputs, axis)`: part i has split[i] elements along axis
     (`?` while the sizes are not known); the sizes must add up to the dim."""
     data, sizes_arg = ctx.args
-    parts = require_positive(ctx, "num_outputs", ctx.attr("num_outputs"))
+    parts = require_outputs(ctx, "num_outputs", require_positive(ctx, "num_outputs", ctx.attr("num_outputs")))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
@@ -576,10 +576,11 @@ def resize(ctx: ShapeContext) -> Any:
             _sized(ctx, dims, data, axes, sizes, policy)
         return ctx.tensor(dims)
     scales = ctx.attr("static_scales")
-    for i, axis in enumerate(axes):
-        dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))
     if scales is not None:
         require_length(ctx, "static_scales", list(scales), (len(axes),))
+        require_finite(ctx, "static_scales", scales)
+    for i, axis in enumerate(axes):
+        dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))
     return ctx.tensor(dims)
 
 
@@ -822,6 +823,8 @@ def conv_transpose(ctx: ShapeContext) -> Any:
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)
     extra = _attr_list(ctx, "output_padding", k, 0, 0)
     shape = ctx.attr("output_shape")
+    if shape is not None:  # the spatial sizes, or the whole shape (ONNX Runtime reads the last k)
+        require_length(ctx, "output_shape", list(shape), (k, k + 2))
     spatial = []
     for i in range(k):
         if shape is not None:

@@ -44,6 +44,7 @@ def rnn(ctx: ShapeContext) -> Any:
     direction = require_choice(ctx, "direction", ctx.attr("direction"), ("forward", "reverse", "bidirectional"))
     layout = require_choice(ctx, "layout", ctx.attr("layout"), (0, 1))
     gates, dirs = GATES[kind], ctx.const(2 if direction == "bidirectional" else 1)
+    _activations(ctx, kind, 2 if direction == "bidirectional" else 1)
     ctx.require_rank(x, 3)
     ctx.require_rank(r, 3)
     seq, batch, size = (x.dims if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)])  # type: ignore[misc]
@@ -65,6 +66,25 @@ def rnn(ctx: ShapeContext) -> Any:
     return ctx.tuple([ctx.tensor(y), ctx.tensor(state), ctx.tensor(list(state))])
 
 
+#: ONNX's recurrent activation functions (lowercase: ONNX Runtime reads them in any case)
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "affine", "leakyrelu", "thresholdedrelu", "scaledtanh", "hardsigmoid", "elu",
+               "softsign", "softplus")
+#: how many activations one direction of each kind of layer takes
+ACTIVATIONS_PER_DIRECTION = {"rnn": 1, "gru": 2, "lstm": 3}
+
+
+def _activations(ctx: ShapeContext, kind: str, directions: int) -> None:
+    """`activations`, when given: known functions, one set for every direction or one per direction."""
+    names = ctx.attr("activations")
+    if not names:
+        return
+    per = ACTIVATIONS_PER_DIRECTION[kind]
+    require_length(ctx, "activations", list(names), sorted({per, per * directions}))
+    for name in names:
+        if str(name).lower() not in ACTIVATIONS:
+            require_choice(ctx, "activations", name, ACTIVATIONS)
+
+
 # attention ----------------------------------------------------------------------------------------------
 @shape_rule("onnx_attention")
 def attention(ctx: ShapeContext) -> Any:
@@ -72,6 +92,7 @@ def attention(ctx: ShapeContext) -> Any:
     into (batch, q heads, q sequence, total sequence) (a vector: the keys alone) and the non-padding lengths are one per
     batch entry; (y, present_key, present_value, qk_matmul_output)."""
     q, k, v, mask, past_key, past_value, nonpad = ctx.args
+    require_choice(ctx, "qk_matmul_output_mode", ctx.attr("qk_matmul_output_mode"), (0, 1, 2, 3))
     if given(ctx, mask):
         ctx.require_rank_at_least(mask, 1)  # a vector masks every query alike (ONNX's own test)
         if dtype_name(mask.dtype) not in (None, "bool"):  # a bool mask, or a bias of q's type
@@ -273,6 +294,7 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
 def window(ctx: ShapeContext) -> Any:
     """`onnx.window(size)`: a vector of `size` elements."""
     (size,) = ctx.args
+    require_choice(ctx, "kind", ctx.attr("kind"), ("hann", "hamming", "blackman"))
     require_one_value(ctx, size)
     length = size.value[0] if size.value is not None and len(size.value) == 1 else ctx.unknown()
     return ctx.tensor([length], ctx.attr("dtype"))

@@ -875,7 +875,9 @@ def repeat_interleave_by(data: np.ndarray, repeats: np.ndarray, *, dim: Optional
 def diff(data: np.ndarray, prepend: Any, append: Any, *, n: int, dim: int) -> np.ndarray:
     """n-th differences along dim."""
     parts = [p for p in (prepend, data, append) if isinstance(p, np.ndarray)]
-    return np.diff(np.concatenate(parts, axis=dim), n=n, axis=dim).astype(data.dtype)
+    whole = np.concatenate(parts, axis=dim)
+    # past the length nothing is left (torch clamps n); np.diff would loop n times
+    return np.diff(whole, n=min(n, whole.shape[dim]), axis=dim).astype(data.dtype)
 
 
 @kernel("aten.broadcast_tensors")

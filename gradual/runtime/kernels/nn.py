@@ -172,8 +172,12 @@ def prelu(data: np.ndarray, alpha: np.ndarray, *, axis: int) -> np.ndarray:
 def lrn(data: np.ndarray, *, size: int, axis: int, bias: float, alpha: float, beta: float) -> np.ndarray:
     """x / (bias + alpha / size * sum of squares over `size` neighbours along axis) ^ beta."""
     x = np.moveaxis(data.astype(np.float64), axis, 0)
-    squares = np.pad(x * x, [(size // 2, (size - 1) // 2)] + [(0, 0)] * (x.ndim - 1))
-    window = sum(squares[i:i + x.shape[0]] for i in range(size))
+    # neighbours past either end add nothing: a window wider than the axis pads (and sums) no
+    # more than the axis holds (a size of 10^8 padded 10^8 rows and summed them one by one)
+    reach = max(x.shape[0] - 1, 0)
+    before, after = min(size // 2, reach), min((size - 1) // 2, reach)
+    squares = np.pad(x * x, [(before, after)] + [(0, 0)] * (x.ndim - 1))
+    window = sum(squares[i:i + x.shape[0]] for i in range(before + after + 1))
     out = x / (bias + alpha / size * window) ** beta
     return same_dtype(data, np.moveaxis(out, 0, axis))
 
