@@ -887,7 +887,11 @@ class CallSite(ShapeContext):
         return None
 
     def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
-        self._within(_sdim(d), lo, hi, assumed=False)
+        """d must lie in lo..hi. An operator's rule checks that itself when it runs; a
+        definition's or a closure's interval parameter (`Tensor[(1..4,)]`) met by a rigid
+        symbol of the caller is checked at the call, as a `?` there is (the callee's entry
+        check stopped such a run where no check site of the caller stated it)."""
+        self._within(_sdim(d), lo, hi, assumed=self.callee.kind != "op")
 
     def assume_within(self, d: Any, lo: int, hi: Optional[int], needed: bool = True) -> None:
         self._within(_sdim(d), lo, hi, assumed=True, needed=needed)
