@@ -773,7 +773,14 @@ class Checker:
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
         site.recursive_call = recursive
-        return self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
+        result = self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
+        if _loses_function_dims(resolved.ret, self.current.solver.resolve_type(result),  # type: ignore[union-attr]
+                                frozenset(self.param_vars.values())):
+            # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
+            # its contract, made here, is the check site a call of it with other sizes stops at
+            self.current.frame.checks.append(CheckRecord(  # type: ignore[union-attr]
+                e, _unquantified(result), e.span, messages.returned_function_reason(desc.display, e.span), True))
+        return result
 
     def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
         """A CallSite for a call's arguments (variables keep their binder for deduplication)."""
@@ -1455,3 +1462,54 @@ def check_module(resolution: Resolution, registry: Registry) -> Checker:
     checker = Checker(resolution, registry)
     checker.run()
     return checker
+
+
+def _loses_function_dims(declared: Type, result: Type, inferred: frozenset) -> bool:
+    """Whether a call's result holds a function whose declared type states a dim (a dtype)
+    that the caller's type of it leaves imprecise (`?`, an interval): a callee's symbol bound
+    from a `?` argument. The function itself keeps the size it was made with and rejects other
+    arguments, which the caller's type lets through. A dim made only of the function type's
+    own symbols is bound afresh at each of its calls and loses nothing, and so does a dtype
+    that is the caller's own parameter's, still being inferred (`inferred`)."""
+    if isinstance(declared, TupleType) and isinstance(result, TupleType):
+        return any(_loses_function_dims(d, r, inferred) for d, r in zip(declared.fields, result.fields))
+    if isinstance(declared, FuncType) and isinstance(result, FuncType):
+        own = frozenset(declared.dim_params)
+        pairs = list(zip(declared.params, result.params)) + [(declared.ret, result.ret)]
+        return any(_imprecise_part(d, r, own, inferred) for d, r in pairs)
+    return False
+
+
+def _imprecise_part(declared: Type, result: Type, own: frozenset, inferred: frozenset) -> bool:
+    """`_loses_function_dims` inside a function type: a tensor dim or dtype that is stated in
+    `declared` and not in `result`, or a nested function that loses one."""
+    if isinstance(declared, TupleType) and isinstance(result, TupleType):
+        return any(_imprecise_part(d, r, own, inferred) for d, r in zip(declared.fields, result.fields))
+    if isinstance(declared, FuncType) and isinstance(result, FuncType):
+        inner = own | frozenset(declared.dim_params)
+        pairs = list(zip(declared.params, result.params)) + [(declared.ret, result.ret)]
+        return any(_imprecise_part(d, r, inner, inferred) for d, r in pairs)
+    if not (isinstance(declared, TensorType) and isinstance(result, TensorType)):
+        return False
+    if isinstance(declared.dtype, DTypeVar) and (result.dtype == DYN_DTYPE or isinstance(result.dtype, DTypeVar)
+                                                 and result.dtype.meta and result.dtype not in inferred):
+        return True  # a dtype the call did not know (a `?`, or one a later use decides)
+    if declared.dims is None or result.dims is None or len(declared.dims) != len(result.dims):
+        return False
+    for d, r in zip(declared.dims, result.dims):
+        if not isinstance(d, Dimension) or not isinstance(r, Dimension):
+            continue
+        if d.is_symbolic and not d.symbols() <= own and not r.is_exact:
+            return True
+    return False
+
+
+def _unquantified(t: Type) -> Type:
+    """A type to cast to, with each function type's own symbols (bound afresh at each call)
+    written `?`: a cast's names are existentials, bound once (design.md)."""
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_unquantified(f) for f in t.fields))
+    if isinstance(t, FuncType):
+        inner = FuncType(tuple(_unquantified(p) for p in t.params), _unquantified(t.ret))
+        return erase_symbols(inner, set(t.dim_params)) if t.dim_params else inner
+    return t
