@@ -678,6 +678,7 @@ class Checker:
                 return ERROR
             return self.call_operator(e, op, arg_types, binders, env)
         arg_types = [self.expr(a, env) for a in e.args]
+        self.reread_variables(e.args, arg_types, env)
         if e.attrs:
             self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
         if isinstance(callee, ast.GlobalVar):
@@ -734,7 +735,20 @@ class Checker:
                 t = self.expr(a, env)
             binders.append(binder)
             arg_types.append(t)
+        self.reread_variables(args, arg_types, env)
         return binders, arg_types
+
+    def reread_variables(self, args: tuple, arg_types: list, env: Env) -> None:
+        """A variable argument before a compound one is read again once that one is typed: a
+        check in it (`f(%v, g(%v))`, `g` checking `%v` is a tensor) refined the variable, and
+        every argument is evaluated before the call runs, so the call needs no check of that
+        fact again (SPEC 3.8: once per value and fact). What a branch or a closure body inside
+        the argument refined stays there (their levels are undone). The variable's own
+        occurrence keeps the type it had where it is read (before that check runs)."""
+        last = max((i for i, a in enumerate(args) if a.__class__ is not ast.Var), default=-1)
+        for i in range(last):
+            if args[i].__class__ is ast.Var:
+                arg_types[i] = self.var_type(args[i], env)
 
     def call_operator(self, e: ast.Call, op: Operator, arg_types: list, binders: list, env: Env) -> Type:
         if len(arg_types) != len(op.signature.params):
