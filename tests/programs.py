@@ -2037,6 +2037,25 @@ def feature_returned_closure(b: Builder) -> Val:
         results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
         b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
         return results[-1]
+    if x.dtype == FLOAT and b.draw.chance(30):
+        # or a closure whose parameter is typed by @mk's own symbols, `fn (%y: Tensor[(n1,
+        # n2), float32]) { add(%x, %y) }`, called with a value of x's sizes: where the caller
+        # sees x's dims as `?`, the closure keeps x's sizes while the caller's type of it says
+        # `?` (a call with other sizes stopped at the closure's parameter, blamed on a call no
+        # check site stated; found by adversarial programs)
+        y = h.fresh_name("y")
+        h.block.result = [f"fn (%{y}: {tensor_text([str(d.form) for d in dims], x.dtype)}) {{ add({value.text}, %{y}) }}"]
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
+        same = [v for v in others if [d.value for d in v.dims] == [d.value for d in x.dims]]
+        plain = all(d.form.is_static or d.form.is_symbolic and {sym.name for sym in d.form.symbols()} <= b.program.symbols
+                    for d in x.dims)
+        if b.parent is None and plain and b.draw.chance(60):  # a parameter of x's forms: relaxed, of other sizes
+            arg = b.new_param(list(x.dims), x.dtype)
+        else:
+            arg = b.draw.choice(same) if same else x
+        b.program.features.update({"captured-symbol-closure-result", "polymorphic-helper"})
+        return b.bind([f"%{name}({arg.text})"], x.dims, x.dtype)
     results = []
     for arg in [x] + ([b.draw.choice(others)] if others else []):
         name = b.fresh_name("c")
