@@ -183,6 +183,8 @@ class _Pass:
     owner: str = ""  # the definition whose body this is
     #: signature symbol -> (lo, hi) that the body checks before it can return (FuncType.requires)
     requires: dict = field(default_factory=dict)
+    #: dtype variable -> the dtype classes the body's operators need of it (FuncType.dtype_requires)
+    dtype_requires: dict = field(default_factory=dict)
     signature_symbols: Optional[frozenset] = None
     #: the finalized records of closed closures in this definition's pass (closed_closure),
     #: one list shared by every nested pass, so no record is finalized twice
@@ -388,8 +390,10 @@ class Checker:
         param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         requires = tuple((sym, lo, hi) for sym, (lo, hi) in state.requires.items())
+        dtype_params = info.dtype_params + finalize.new_dtypes()
+        dtype_requires = _dtype_requires(state.dtype_requires, finalize, dtype_params)
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
-                           info.dtype_params + finalize.new_dtypes(), requires)
+                           dtype_params, requires, dtype_requires)
         frame = state.frame
         types = _finalized_by_identity(frame.types, finalize.type)
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
@@ -849,7 +853,9 @@ class Checker:
         if state.signature_symbols is None:
             state.signature_symbols = frozenset(state.info.dim_params) - frozenset(self.return_dims(state.info))
         for sym, lo, hi in learned:
-            if sym in state.signature_symbols:
+            if isinstance(sym, DTypeVar):  # a dtype class (lo) its operators need of it
+                state.dtype_requires.setdefault(sym, set()).add(lo)
+            elif sym in state.signature_symbols:
                 old_lo, old_hi = state.requires.get(sym, (0, None))
                 top = hi if old_hi is None else (old_hi if hi is None else min(old_hi, hi))
                 state.requires[sym] = (max(old_lo, lo), top)
@@ -1527,3 +1533,16 @@ def _unquantified(t: Type) -> Type:
         inner = FuncType(tuple(_unquantified(p) for p in t.params), _unquantified(t.ret))
         return erase_symbols(inner, set(t.dim_params)) if t.dim_params else inner
     return t
+
+
+def _dtype_requires(found: dict, finalize: "_Finalizer", dtype_params: tuple) -> tuple:
+    """The dtype classes a definition's body needs of its own dtype variables, `(T, class)`,
+    in a stable order: a written `T` stays itself, an inferred one becomes the generalized
+    variable it was finalized to; other variables (a `?` argument's) are not the caller's to
+    bind."""
+    out = set()
+    for var, classes in found.items():
+        final = finalize.dtype(var)
+        if isinstance(final, DTypeVar) and final in dtype_params:
+            out |= {(final, cls) for cls in classes}
+    return tuple(sorted(out, key=lambda pair: (pair[0].name, pair[1])))

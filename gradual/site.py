@@ -886,6 +886,13 @@ class CallSite(ShapeContext):
                 return slot
         return None
 
+    def dtype_needs(self, dtype: Any, cls: str) -> None:
+        """A dtype variable an operand's class constrains: learned like a bound (infer.learn
+        keeps it for the definition's own dtype variables, FuncType.dtype_requires)."""
+        dt = self.solver.resolve_dtype(raw_dtype(dtype))
+        if isinstance(dt, DTypeVar):
+            self.learned.append((dt, cls, None))
+
     def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
         """d must lie in lo..hi. An operator's rule checks that itself when it runs; a
         definition's or a closure's interval parameter (`Tensor[(1..4,)]`) met by a rigid
