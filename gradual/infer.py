@@ -961,7 +961,13 @@ class Checker:
         outer.solver.widen |= solver.widen
         outer.solver.widen_params |= solver.widen_params
         finalize = _Finalizer(solver, info)
-        param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
+        # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
+        # a call passing another size widens the hint instead of failing against it (SPEC 3.5)
+        finalize.keep_hints = True
+        try:
+            param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
+        finally:
+            finalize.keep_hints = False
         ret_type = finalize.type(result)
         frame = state.frame
         outer.finished.append(Frame(

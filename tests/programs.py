@@ -2187,6 +2187,26 @@ def feature_hinted_loop(b: Builder) -> Val:
     return b.bind([f"@{h.name}(0, {x.text})"], tuple(Dim(s, DYNAMIC, None) for s in sizes))
 
 
+def feature_hinted_closure(b: Builder) -> Val:
+    """A closed closure over an unannotated parameter seeded by a `can_unify` hint whose guess
+    may differ from the values it is called with (x, and another value of x's rank and dtype):
+    a call passing another size widens the hint, as it does a definition's (the guess was a
+    hard requirement of the closure: a false static error; found by adversarial programs)."""
+    x = b.pick(has_rank(1, 3))
+    f, a = b.fresh_name("f"), b.fresh_name("a")
+    guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
+    op = b.draw.choice(["nn.relu", "negative", "copy"])
+    b.program.ops.append(op)
+    b.block.stmts.append([f"%{f} = fn (%{a}) {{ ", Hint(f"can_unify(%{a}, shape=({guess}{',' if x.rank == 1 else ''}));"),
+                          f" {op}(%{a}) }};"])
+    others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
+    results = [b.bind([f"%{f}({arg.text})"], tuple(Dim(d.value, DYNAMIC, None) for d in arg.dims), arg.dtype)
+               for arg in [x] + others[-1:]]
+    b.program.features.add("hinted-closure")
+    b.program.data_dependent = True
+    return results[-1]
+
+
 OPERATORS: list = [
     (op_unary, 4, ""), (op_softmax, 1, ""), (op_binary, 5, ""), (op_where, 1, ""), (op_dense, 2, ""),
     (op_matmul, 1, ""), (op_batch_matmul, 1, ""), (op_bias_add, 1, ""), (op_reshape, 2, ""),
@@ -2208,7 +2228,7 @@ OPERATORS: list = [
     (op_signed_values, 1, "float32"),
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
-    (feature_hinted_loop, 1, "data"), (feature_returned_closure, 1, "nest"),
+    (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),
     (feature_dynamic_elimination, 1, "data"),
 ]
 
@@ -2216,7 +2236,7 @@ OPERATORS: list = [
 # programs -------------------------------------------------------------------------------------------
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
-    "hints": frozenset({feature_hinted_loop}),
+    "hints": frozenset({feature_hinted_loop, feature_hinted_closure}),
     "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination}),
     "expressions": frozenset({feature_expression_dims}),
     "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape}),  # slices past the end, empty tensors
