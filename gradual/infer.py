@@ -481,6 +481,9 @@ class Checker:
         elif isinstance(value, ast.Fn) and id(stmt) in self.res.recursive:
             t = self.recursive_closure(value, binder, env)
             self.record(value, t)
+        elif value.__class__ is ast.Fn:  # bound, not escaping: its calls meet its guesses
+            t = self.closure(value, env)
+            self.current.frame.types[id(value)] = t  # type: ignore[union-attr]
         else:
             t = self.expr(value, env)
         if stmt.type is not None:
@@ -577,18 +580,31 @@ class Checker:
         self.current.frame.checks.append(CheckRecord(node, t, blame, reason, verifies, inserted))
 
     # expressions ----------------------------------------------------------------------------
-    def expr(self, e: ast.Expr, env: Env) -> Type:
+    def expr(self, e: ast.Expr, env: Env, callee: bool = False) -> Type:
         """The type of an expression (compound ones are recorded for the elaborator and the
-        API; a variable's or literal's type is its binding's, or obvious)."""
+        API; a variable's or literal's type is its binding's, or obvious). A closed closure
+        with a `can_unify` guess that is used as a value, not called (passed on, returned,
+        stored), may be called with any size from there: its guess is widened."""
         if e.__class__ is ast.Var:  # the commonest expression, and the cheapest
             t = self.var_type(e, env)
             if self.record_uses:
                 self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
+            if t.__class__ is FuncType and not callee:
+                self.widen_escaping_hints(t)
             return t
         t = self._expr(e, env)
         if not isinstance(e, _UNRECORDED):
             self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
+        if t.__class__ is FuncType and e.__class__ is ast.Fn and not callee:
+            self.widen_escaping_hints(t)
         return t
+
+    def widen_escaping_hints(self, t: FuncType) -> None:
+        """Widen the guesses a closed closure's parameters keep for its calls (`expr`)."""
+        hints = {s for p in t.params for d in _tensor_dims(p) if isinstance(d, Dimension) and d.is_symbolic
+                 for s in d.symbols() if isinstance(s, HintVar)}
+        if hints:
+            self.current.solver.widen |= hints  # type: ignore[union-attr]
 
     def var_type(self, e: ast.Var, env: Env) -> Type:
         """A variable's type: its binding's, as solved so far (`?` from error when unbound)."""
@@ -693,7 +709,7 @@ class Checker:
             info = self.res.function(self.res.defs[callee.name])
             desc = Callee("global", callee.name, tuple(b.name for b in info.params), format_type(fn), self.res.defs[callee.name].name_span)
             return self.call_function(e, fn, desc, arg_types, env, recursive=callee.name in self.assumed)
-        fn_type = self.current.solver.resolve_type(self.expr(callee, env))  # type: ignore[union-attr]
+        fn_type = self.current.solver.resolve_type(self.expr(callee, env, callee=True))  # type: ignore[union-attr]
         name = callee.name if isinstance(callee, ast.Var) else "this function"
         return self.call_value(e, fn_type, name, arg_types, env)
 
@@ -1552,3 +1568,12 @@ def _dtype_requires(found: dict, finalize: "_Finalizer", dtype_params: tuple) ->
         if isinstance(final, DTypeVar) and final in dtype_params:
             out |= {(final, cls) for cls in classes}
     return tuple(sorted(out, key=lambda pair: (pair[0].name, pair[1])))
+
+
+def _tensor_dims(t: Type) -> tuple:
+    """The dims of a tensor type, or of the tensors in a tuple type (for hints)."""
+    if isinstance(t, TensorType):
+        return t.dims or ()
+    if isinstance(t, TupleType):
+        return tuple(d for f in t.fields for d in _tensor_dims(f))
+    return ()

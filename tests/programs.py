@@ -2088,6 +2088,16 @@ def function_value(b: Builder, x: Val) -> str:
         y = g.new_param(dims, x.dtype)
         g.block.result = [f"{op}({y.text})"]
         return hidden(b, f"@{g.name}")
+    if b.program.allow_data_dependent and x.rank and b.draw.chance(20):
+        # a closed closure over an unannotated parameter with a `can_unify` guess that may be
+        # wrong: a contract that lets other sizes in widens it (its body was typed with the
+        # guess: values outside their types, false errors; found by adversarial programs)
+        name, param = b.fresh_name("g"), b.fresh_name("y")
+        guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
+        hint = Hint(f"can_unify(%{param}, shape=({guess}{',' if x.rank == 1 else ''}));")
+        b.block.stmts.append([f"%{name} = fn (%{param}) {{ ", hint, f" {op}(%{param}) }};"])
+        b.program.features.add("hinted-closure-argument")
+        return hidden(b, f"%{name}")
     slot = b.slot("closure-param", tuple(dims), x.dtype)
     name, param = b.fresh_name("g"), b.fresh_name("y")
     b.block.stmts.append([f"let %{name} = fn (%{param}: ", slot, f") {{ {op}(%{param}) }};"])
