@@ -252,7 +252,7 @@ class Checker:
         if rounds < HINT_ROUNDS:
             return frozenset(self.widened)
         return frozenset((id(binder), axis) for info in self.res.functions.values()
-                         for binder, dims, _ in info.hints.values() for axis in range(len(dims)))
+                         for binder, dims, _ in info.hints.values() for axis in list(range(len(dims))) + ["rank"])
 
     def component(self, defs: list[ast.Def]) -> None:
         """Check one strongly connected group of definitions to a fixpoint."""
@@ -295,7 +295,11 @@ class Checker:
         self.stale |= bool(foreign)
         dims = {self.dim_keys[v] for v in solver.widen_params if v in self.dim_keys} - self.widened_dims
         self.widened_dims |= dims
-        return bool(fresh - foreign) or bool(dims)
+        ranks = {(b, "rank") for b in solver.widen_ranks} - self.widened
+        self.widened |= ranks
+        foreign_ranks = {key for key in ranks if self.hint_owner.get((key[0], 0)) not in names}
+        self.stale |= bool(foreign_ranks)
+        return bool(fresh - foreign) or bool(dims) or bool(ranks - foreign_ranks)
 
     # functions ------------------------------------------------------------------------------
     def parameters(self, info: FunctionInfo, solver: Solver, owner: str) -> list[Type]:
@@ -304,6 +308,8 @@ class Checker:
         out = []
         for binder, annotated in zip(info.params, info.param_types):
             hint = info.hints.get(id(binder))
+            if hint is not None and (id(binder), "rank") in self.widened:
+                hint = None  # a call passed another rank: the guess is dropped (SPEC 3.5)
             if hint is not None and (annotated is None or isinstance(annotated, TypeVar)):
                 hinted = self.hinted_type(binder, hint[1], owner)
                 if annotated is not None:

@@ -886,6 +886,20 @@ class CallSite(ShapeContext):
                 return slot
         return None
 
+    def hinted_rank_conflict(self, param: Any, arg: Any) -> bool:
+        """A hinted parameter (its dims `can_unify` guesses) met by a value of another rank,
+        or of unknown rank (as a `?` dim widens a hinted dim): its hints are widened and the
+        parameter is inferred unhinted in the next pass."""
+        if param.dims is None or arg.dims is not None and len(arg.dims) == len(param.dims):
+            return False
+        hints = {s for d in param.dims if isinstance(d, Dimension) and d.is_symbolic
+                 for s in self.solver.resolve(d).symbols() if isinstance(s, HintVar)}
+        if not hints:
+            return False
+        self.solver.widen |= hints
+        self.solver.widen_ranks |= {h.origin[0] for h in hints}
+        return True
+
     def dtype_needs(self, dtype: Any, cls: str) -> None:
         """A dtype variable an operand's class constrains: learned like a bound (infer.learn
         keeps it for the definition's own dtype variables, FuncType.dtype_requires)."""

@@ -110,6 +110,9 @@ class Solver:
         #: unannotated parameters' dims a recursive call passed something else for (widened to
         #: `?` in the next pass, as a hint is: Checker.absorb_widening)
         self.widen_params: set[DimVar] = set()
+        #: hinted parameters (their binders' ids) a call passed a value of another rank: the
+        #: next pass starts them unhinted (Checker.absorb_widening)
+        self.widen_ranks: set[int] = set()
         self._has_vars: dict[Poly, bool] = {}
 
     # dimensions ---------------------------------------------------------------------------

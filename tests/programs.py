@@ -2204,10 +2204,13 @@ def feature_hinted_closure(b: Builder) -> Val:
     hard requirement of the closure: a false static error; found by adversarial programs)."""
     x = b.pick(has_rank(1, 3))
     f, a = b.fresh_name("f"), b.fresh_name("a")
-    guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
+    sizes = [d.value if b.draw.chance(50) else b.draw.int(1, 3) for d in x.dims]
+    if b.draw.chance(20):  # a guess of another rank: widened too (it was a false rank error)
+        sizes = sizes[1:] if len(sizes) > 1 and b.draw.chance(50) else sizes + [1]
+    guess = ", ".join(map(str, sizes))
     op = b.draw.choice(["nn.relu", "negative", "copy"])
     b.program.ops.append(op)
-    b.block.stmts.append([f"%{f} = fn (%{a}) {{ ", Hint(f"can_unify(%{a}, shape=({guess}{',' if x.rank == 1 else ''}));"),
+    b.block.stmts.append([f"%{f} = fn (%{a}) {{ ", Hint(f"can_unify(%{a}, shape=({guess}{',' if len(sizes) == 1 else ''}));"),
                           f" {op}(%{a}) }};"])
     others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
     results = [b.bind([f"%{f}({arg.text})"], tuple(Dim(d.value, DYNAMIC, None) for d in arg.dims), arg.dtype)

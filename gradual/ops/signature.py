@@ -65,6 +65,8 @@ class SignatureMatcher:
             if variadic:
                 self._match_variadic(param.dims, variadic[0], arg)
             else:
+                if self.ctx.hinted_rank_conflict(param, arg):
+                    return
                 self.ctx.require_rank(arg, len(param.dims))
                 if arg.dims is not None:
                     for p, d in zip(param.dims, arg.dims):
