@@ -213,6 +213,8 @@ class Checker:
         self.widened: set = set()
         #: unannotated parameters' dims widened to `?` (a recursive call passed another value)
         self.widened_dims: set = set()
+        #: a callee being checked, or a closure a let binds: not used as a value (`expr`)
+        self.calling: Optional[ast.Expr] = None
         self.dim_keys: dict = {}  # each unannotated parameter's dim variable -> its key
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
@@ -488,8 +490,8 @@ class Checker:
             t = self.recursive_closure(value, binder, env)
             self.record(value, t)
         elif value.__class__ is ast.Fn:  # bound, not escaping: its calls meet its guesses
-            t = self.closure(value, env)
-            self.current.frame.types[id(value)] = t  # type: ignore[union-attr]
+            self.calling = value
+            t = self.expr(value, env)
         else:
             t = self.expr(value, env)
         if stmt.type is not None:
@@ -586,31 +588,34 @@ class Checker:
         self.current.frame.checks.append(CheckRecord(node, t, blame, reason, verifies, inserted))
 
     # expressions ----------------------------------------------------------------------------
-    def expr(self, e: ast.Expr, env: Env, callee: bool = False) -> Type:
+    def expr(self, e: ast.Expr, env: Env) -> Type:
         """The type of an expression (compound ones are recorded for the elaborator and the
         API; a variable's or literal's type is its binding's, or obvious). A closed closure
-        with a `can_unify` guess that is used as a value, not called (passed on, returned,
-        stored), may be called with any size from there: its guess is widened."""
+        (or a definition) with a `can_unify` guess that is used as a value, not called (passed
+        on, returned, stored), may be called with any size from there: its guess is widened."""
         if e.__class__ is ast.Var:  # the commonest expression, and the cheapest
             t = self.var_type(e, env)
             if self.record_uses:
                 self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
-            if t.__class__ is FuncType and not callee:
+            if t.__class__ is FuncType and e is not self.calling:
                 self.widen_escaping_hints(t)
             return t
+        as_value = e is not self.calling  # read before the body's own calls set it
         t = self._expr(e, env)
         if not isinstance(e, _UNRECORDED):
             self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
-        if t.__class__ is FuncType and e.__class__ is ast.Fn and not callee:
+        if t.__class__ is FuncType and (e.__class__ is ast.Fn or e.__class__ is ast.GlobalVar) and as_value:
             self.widen_escaping_hints(t)
         return t
 
     def widen_escaping_hints(self, t: FuncType) -> None:
-        """Widen the guesses a closed closure's parameters keep for its calls (`expr`)."""
+        """Widen the guesses a closed closure's (or a definition's) parameters keep for its
+        calls (`expr`); a definition's widen on the next whole-module round."""
         hints = {s for p in t.params for d in _tensor_dims(p) if isinstance(d, Dimension) and d.is_symbolic
                  for s in d.symbols() if isinstance(s, HintVar)}
-        if hints:
+        if hints:  # any value may come: its rank as well as its dims (the guess is dropped)
             self.current.solver.widen |= hints  # type: ignore[union-attr]
+            self.current.solver.widen_ranks |= {h.origin[0] for h in hints}  # type: ignore[union-attr]
 
     def var_type(self, e: ast.Var, env: Env) -> Type:
         """A variable's type: its binding's, as solved so far (`?` from error when unbound)."""
@@ -715,7 +720,8 @@ class Checker:
             info = self.res.function(self.res.defs[callee.name])
             desc = Callee("global", callee.name, tuple(b.name for b in info.params), format_type(fn), self.res.defs[callee.name].name_span)
             return self.call_function(e, fn, desc, arg_types, env, recursive=callee.name in self.assumed)
-        fn_type = self.current.solver.resolve_type(self.expr(callee, env, callee=True))  # type: ignore[union-attr]
+        self.calling = callee  # called, not used as a value: its guesses stay (`expr`)
+        fn_type = self.current.solver.resolve_type(self.expr(callee, env))  # type: ignore[union-attr]
         name = callee.name if isinstance(callee, ast.Var) else "this function"
         return self.call_value(e, fn_type, name, arg_types, env)
 
