@@ -988,6 +988,7 @@ class Checker:
         # hints to widen that its calls found belong to the definer's fixpoint (absorb_widening)
         outer.solver.widen |= solver.widen
         outer.solver.widen_params |= solver.widen_params
+        outer.solver.widen_ranks |= solver.widen_ranks
         finalize = _Finalizer(solver, info)
         # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
         # a call passing another size widens the hint instead of failing against it (SPEC 3.5)
