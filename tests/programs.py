@@ -2047,7 +2047,8 @@ def feature_returned_closure(b: Builder) -> Val:
         h.block.result = [f"fn (%{y}: {tensor_text([str(d.form) for d in dims], x.dtype)}) {{ add({value.text}, %{y}) }}"]
         name = b.fresh_name("c")
         b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
-        same = [v for v in others if [d.value for d in v.dims] == [d.value for d in x.dims]]
+        same = [v for v in others if [(d.value, str(d.form)) for d in v.dims] == [(d.value, str(d.form)) for d in x.dims]
+                and all(d.form.is_exact for d in x.dims)]  # the same forms: the closure takes exactly x's
         plain = all(d.form.is_static or d.form.is_symbolic and {sym.name for sym in d.form.symbols()} <= b.program.symbols
                     for d in x.dims)
         if b.parent is None and plain and b.draw.chance(60):  # a parameter of x's forms: relaxed, of other sizes
