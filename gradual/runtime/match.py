@@ -37,7 +37,16 @@ def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
     match = _Match(value, t, frame, blame)
     out = match.run()
     if frame.deferred and match.bound:
-        check_deferred(frame, match.bound)
+        try:
+            check_deferred(frame, match.bound)
+        except CheckFailure as failure:
+            # an entry's waiting check that this check's bindings made false (its input fit
+            # its type): this check, which bound them, takes the blame (as in `older_solve`)
+            own = match.resolved_blame()
+            if failure.blame.kind not in ("parameter", "argument") or own.kind in ("parameter", "argument"):
+                raise  # another parameter completing an entry's check leaves it the entry's
+            raise CheckFailure(own, failure.expected, failure.actual, failure.mismatch,
+                               failure.shape, failure.dtype) from None
     return out
 
 
@@ -289,7 +298,7 @@ class _Match:
         try:
             return _older_solve(self.frame, sym)
         except CheckFailure as failure:
-            if failure.blame.kind not in ("parameter", "argument"):
+            if failure.blame.kind not in ("parameter", "argument") or self.resolved_blame().kind in ("parameter", "argument"):
                 raise
             older = failure.mismatch.facts
             if str(older.get("expr", "")) == str(dim) and isinstance(older.get("actual"), int):
