@@ -407,4 +407,4 @@ def _quantify(t: Type, order: dict, taken: set, wanted: set, under: dict) -> Typ
     ret = _quantify(t.ret, order, taken, wanted, under)
     if not mine and ret is t.ret and all(a is b for a, b in zip(params, t.params)):
         return t
-    return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires)
+    return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires, t.dtype_requires)

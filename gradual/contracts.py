@@ -106,6 +106,7 @@ class _Grader:
         if target.dims is None:
             return grade
         if value.dims is None:
+            self.solver.widen_hints_in(target.dims)  # a hinted parameter that may get any shape
             return Grade.CHECK
         if any(isinstance(d, Variadic) for d in value.dims + target.dims):
             return Grade.CHECK  # a run of dims: the runtime compares them
@@ -118,6 +119,8 @@ class _Grader:
     def dim(self, have: Any, want: Any, where: Mismatch) -> Grade:
         if not isinstance(want, Dimension) or not isinstance(have, Dimension):
             return Grade.CHECK  # `e|1` patterns: only a runtime value tells
+        if not (have.is_exact and want.is_exact):
+            self.solver.meet_hints(have, want)  # a hinted parameter that may get other sizes
         have, want = self.own_dim(have), self.own_dim(want)
         for mine, other in ((have, want), (want, have)):
             if isinstance(mine, Symbol):  # the function's own symbol, first seen: bound here
@@ -127,7 +130,10 @@ class _Grader:
             return Grade.CHECK  # an expression of the function's symbols no argument binds
         want, have = self.solver.resolve(want), self.solver.resolve(have)
         if self.chosen and (have.symbols() | want.symbols()) & self.chosen:
-            return Grade.EQUAL if have == want else Grade.CHECK  # the callee's choice: never pinned
+            # the callee's choice: never pinned, but a hinted parameter of the function meeting
+            # it is widened (the function will be called with other sizes than the guess)
+            self.solver.meet_hints(have, want)
+            return Grade.EQUAL if have == want else Grade.CHECK
         if not want.is_exact and have.min_length >= want.min_length and (
                 want.max_length is None or have.max_length is not None and have.max_length <= want.max_length):
             return Grade.EQUAL  # every size the value may have fits

@@ -146,10 +146,12 @@ class Elaborator:
         self.dtype_vars = {id(v) for v in list(info.dtype_params) + list(fn_type.dtype_params)}
         params = []
         for p, t in zip(d.params, fn_type.params):
-            params.append(p if p.type is not None else replace(p, type=type_expr(t, self.names)))
+            params.append(p if p.type is not None else replace(p, type=type_expr(map_dtypes(t, self._declared_dtype), self.names)))
         dtype_params = tuple(d.dtype_params) + tuple(
             v.name for v in fn_type.dtype_params if v.name not in d.dtype_params)
-        ret = d.ret if d.ret is not None else type_expr(fn_type.ret, self.names)
+        # a closed closure's own dtype variable in an inferred type (`@mk` returning
+        # `fn (%a) { nn.relu(%a) }`) is no variable the definition declares: written `?`
+        ret = d.ret if d.ret is not None else type_expr(map_dtypes(fn_type.ret, self._declared_dtype), self.names)
         return replace(d, dtype_params=dtype_params, params=tuple(params), ret=ret, body=self.body(d.body))
 
     def body(self, b: ast.Body) -> ast.Body:

@@ -184,6 +184,8 @@ class _Pass:
     owner: str = ""  # the definition whose body this is
     #: signature symbol -> (lo, hi) that the body checks before it can return (FuncType.requires)
     requires: dict = field(default_factory=dict)
+    #: dtype variable -> the dtype classes the body's operators need of it (FuncType.dtype_requires)
+    dtype_requires: dict = field(default_factory=dict)
     signature_symbols: Optional[frozenset] = None
     #: the finalized records of closed closures in this definition's pass (closed_closure),
     #: one list shared by every nested pass, so no record is finalized twice
@@ -212,6 +214,8 @@ class Checker:
         self.widened: set = set()
         #: unannotated parameters' dims widened to `?` (a recursive call passed another value)
         self.widened_dims: set = set()
+        #: a callee being checked, or a closure a let binds: not used as a value (`expr`)
+        self.calling: Optional[ast.Expr] = None
         self.dim_keys: dict = {}  # each unannotated parameter's dim variable -> its key
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
@@ -251,7 +255,7 @@ class Checker:
         if rounds < HINT_ROUNDS:
             return frozenset(self.widened)
         return frozenset((id(binder), axis) for info in self.res.functions.values()
-                         for binder, dims, _ in info.hints.values() for axis in range(len(dims)))
+                         for binder, dims, _ in info.hints.values() for axis in list(range(len(dims))) + ["rank"])
 
     def component(self, defs: list[ast.Def]) -> None:
         """Check one strongly connected group of definitions to a fixpoint."""
@@ -294,7 +298,11 @@ class Checker:
         self.stale |= bool(foreign)
         dims = {self.dim_keys[v] for v in solver.widen_params if v in self.dim_keys} - self.widened_dims
         self.widened_dims |= dims
-        return bool(fresh - foreign) or bool(dims)
+        ranks = {(b, "rank") for b in solver.widen_ranks} - self.widened
+        self.widened |= ranks
+        foreign_ranks = {key for key in ranks if self.hint_owner.get((key[0], 0)) not in names}
+        self.stale |= bool(foreign_ranks)
+        return bool(fresh - foreign) or bool(dims) or bool(ranks - foreign_ranks)
 
     # functions ------------------------------------------------------------------------------
     def parameters(self, info: FunctionInfo, solver: Solver, owner: str) -> list[Type]:
@@ -303,6 +311,8 @@ class Checker:
         out = []
         for binder, annotated in zip(info.params, info.param_types):
             hint = info.hints.get(id(binder))
+            if hint is not None and (id(binder), "rank") in self.widened:
+                hint = None  # a call passed another rank: the guess is dropped (SPEC 3.5)
             if hint is not None and (annotated is None or isinstance(annotated, TypeVar)):
                 hinted = self.hinted_type(binder, hint[1], owner)
                 if annotated is not None:
@@ -389,8 +399,10 @@ class Checker:
         param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
         ret_type = finalize.type(info.ret if info.ret is not None else erase_symbols(result, set()))
         requires = tuple((sym, lo, hi) for sym, (lo, hi) in state.requires.items())
+        dtype_params = info.dtype_params + finalize.new_dtypes()
+        dtype_requires = _dtype_requires(state.dtype_requires, finalize, dtype_params)
         fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
-                           info.dtype_params + finalize.new_dtypes(), requires)
+                           dtype_params, requires, dtype_requires)
         frame = state.frame
         types = _finalized_by_identity(frame.types, finalize.type)
         checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
@@ -478,6 +490,9 @@ class Checker:
         elif isinstance(value, ast.Fn) and id(stmt) in self.res.recursive:
             t = self.recursive_closure(value, binder, env)
             self.record(value, t)
+        elif value.__class__ is ast.Fn:  # bound, not escaping: its calls meet its guesses
+            self.calling = value
+            t = self.expr(value, env)
         else:
             t = self.expr(value, env)
         if stmt.type is not None:
@@ -576,16 +591,32 @@ class Checker:
     # expressions ----------------------------------------------------------------------------
     def expr(self, e: ast.Expr, env: Env) -> Type:
         """The type of an expression (compound ones are recorded for the elaborator and the
-        API; a variable's or literal's type is its binding's, or obvious)."""
+        API; a variable's or literal's type is its binding's, or obvious). A closed closure
+        (or a definition) with a `can_unify` guess that is used as a value, not called (passed
+        on, returned, stored), may be called with any size from there: its guess is widened."""
         if e.__class__ is ast.Var:  # the commonest expression, and the cheapest
             t = self.var_type(e, env)
             if self.record_uses:
                 self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
+            if t.__class__ is FuncType and e is not self.calling:
+                self.widen_escaping_hints(t)
             return t
+        as_value = e is not self.calling  # read before the body's own calls set it
         t = self._expr(e, env)
         if not isinstance(e, _UNRECORDED):
             self.current.frame.types[id(e)] = t  # type: ignore[union-attr]
+        if t.__class__ is FuncType and (e.__class__ is ast.Fn or e.__class__ is ast.GlobalVar) and as_value:
+            self.widen_escaping_hints(t)
         return t
+
+    def widen_escaping_hints(self, t: FuncType) -> None:
+        """Widen the guesses a closed closure's (or a definition's) parameters keep for its
+        calls (`expr`); a definition's widen on the next whole-module round."""
+        hints = {s for p in t.params for d in _tensor_dims(p) if isinstance(d, Dimension) and d.is_symbolic
+                 for s in d.symbols() if isinstance(s, HintVar)}
+        if hints:  # any value may come: its rank as well as its dims (the guess is dropped)
+            self.current.solver.widen |= hints  # type: ignore[union-attr]
+            self.current.solver.widen_ranks |= {h.origin[0] for h in hints}  # type: ignore[union-attr]
 
     def var_type(self, e: ast.Var, env: Env) -> Type:
         """A variable's type: its binding's, as solved so far (`?` from error when unbound)."""
@@ -679,6 +710,7 @@ class Checker:
                 return ERROR
             return self.call_operator(e, op, arg_types, binders, env)
         arg_types = [self.expr(a, env) for a in e.args]
+        self.reread_variables(e.args, arg_types, env)
         if e.attrs:
             self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
         if isinstance(callee, ast.GlobalVar):
@@ -689,6 +721,7 @@ class Checker:
             info = self.res.function(self.res.defs[callee.name])
             desc = Callee("global", callee.name, tuple(b.name for b in info.params), format_type(fn), self.res.defs[callee.name].name_span)
             return self.call_function(e, fn, desc, arg_types, env, recursive=callee.name in self.assumed)
+        self.calling = callee  # called, not used as a value: its guesses stay (`expr`)
         fn_type = self.current.solver.resolve_type(self.expr(callee, env))  # type: ignore[union-attr]
         name = callee.name if isinstance(callee, ast.Var) else "this function"
         return self.call_value(e, fn_type, name, arg_types, env)
@@ -735,7 +768,20 @@ class Checker:
                 t = self.expr(a, env)
             binders.append(binder)
             arg_types.append(t)
+        self.reread_variables(args, arg_types, env)
         return binders, arg_types
+
+    def reread_variables(self, args: tuple, arg_types: list, env: Env) -> None:
+        """A variable argument before a compound one is read again once that one is typed: a
+        check in it (`f(%v, g(%v))`, `g` checking `%v` is a tensor) refined the variable, and
+        every argument is evaluated before the call runs, so the call needs no check of that
+        fact again (SPEC 3.8: once per value and fact). What a branch or a closure body inside
+        the argument refined stays there (their levels are undone). The variable's own
+        occurrence keeps the type it had where it is read (before that check runs)."""
+        last = max((i for i, a in enumerate(args) if a.__class__ is not ast.Var), default=-1)
+        for i in range(last):
+            if args[i].__class__ is ast.Var:
+                arg_types[i] = self.var_type(args[i], env)
 
     def call_operator(self, e: ast.Call, op: Operator, arg_types: list, binders: list, env: Env) -> Type:
         if len(arg_types) != len(op.signature.params):
@@ -774,7 +820,14 @@ class Checker:
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
         site.recursive_call = recursive
-        return self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
+        result = self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
+        if _loses_function_dims(resolved.ret, self.current.solver.resolve_type(result),  # type: ignore[union-attr]
+                                frozenset(self.param_vars.values())):
+            # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
+            # its contract, made here, is the check site a call of it with other sizes stops at
+            self.current.frame.checks.append(CheckRecord(  # type: ignore[union-attr]
+                e, _unquantified(result), e.span, messages.returned_function_reason(desc.display, e.span), True))
+        return result
 
     def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
         """A CallSite for a call's arguments (variables keep their binder for deduplication)."""
@@ -829,7 +882,9 @@ class Checker:
         if state.signature_symbols is None:
             state.signature_symbols = frozenset(state.info.dim_params) - frozenset(self.return_dims(state.info))
         for sym, lo, hi in learned:
-            if sym in state.signature_symbols:
+            if isinstance(sym, DTypeVar):  # a dtype class (lo) its operators need of it
+                state.dtype_requires.setdefault(sym, set()).add(lo)
+            elif sym in state.signature_symbols:
                 old_lo, old_hi = state.requires.get(sym, (0, None))
                 top = hi if old_hi is None else (old_hi if hi is None else min(old_hi, hi))
                 state.requires[sym] = (max(old_lo, lo), top)
@@ -934,8 +989,15 @@ class Checker:
         # hints to widen that its calls found belong to the definer's fixpoint (absorb_widening)
         outer.solver.widen |= solver.widen
         outer.solver.widen_params |= solver.widen_params
+        outer.solver.widen_ranks |= solver.widen_ranks
         finalize = _Finalizer(solver, info)
-        param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
+        # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
+        # a call passing another size widens the hint instead of failing against it (SPEC 3.5)
+        finalize.keep_hints = True
+        try:
+            param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
+        finally:
+            finalize.keep_hints = False
         ret_type = finalize.type(result)
         frame = state.frame
         outer.finished.append(Frame(
@@ -1456,3 +1518,76 @@ def check_module(resolution: Resolution, registry: Registry) -> Checker:
     checker = Checker(resolution, registry)
     checker.run()
     return checker
+
+
+def _loses_function_dims(declared: Type, result: Type, inferred: frozenset) -> bool:
+    """Whether a call's result holds a function whose declared type states a dim (a dtype)
+    that the caller's type of it leaves imprecise (`?`, an interval): a callee's symbol bound
+    from a `?` argument. The function itself keeps the size it was made with and rejects other
+    arguments, which the caller's type lets through. A dim made only of the function type's
+    own symbols is bound afresh at each of its calls and loses nothing, and so does a dtype
+    that is the caller's own parameter's, still being inferred (`inferred`)."""
+    if isinstance(declared, TupleType) and isinstance(result, TupleType):
+        return any(_loses_function_dims(d, r, inferred) for d, r in zip(declared.fields, result.fields))
+    if isinstance(declared, FuncType) and isinstance(result, FuncType):
+        own = frozenset(declared.dim_params)
+        pairs = list(zip(declared.params, result.params)) + [(declared.ret, result.ret)]
+        return any(_imprecise_part(d, r, own, inferred) for d, r in pairs)
+    return False
+
+
+def _imprecise_part(declared: Type, result: Type, own: frozenset, inferred: frozenset) -> bool:
+    """`_loses_function_dims` inside a function type: a tensor dim or dtype that is stated in
+    `declared` and not in `result`, or a nested function that loses one."""
+    if isinstance(declared, TupleType) and isinstance(result, TupleType):
+        return any(_imprecise_part(d, r, own, inferred) for d, r in zip(declared.fields, result.fields))
+    if isinstance(declared, FuncType) and isinstance(result, FuncType):
+        inner = own | frozenset(declared.dim_params)
+        pairs = list(zip(declared.params, result.params)) + [(declared.ret, result.ret)]
+        return any(_imprecise_part(d, r, inner, inferred) for d, r in pairs)
+    if not (isinstance(declared, TensorType) and isinstance(result, TensorType)):
+        return False
+    if isinstance(declared.dtype, DTypeVar) and (result.dtype == DYN_DTYPE or isinstance(result.dtype, DTypeVar)
+                                                 and result.dtype.meta and result.dtype not in inferred):
+        return True  # a dtype the call did not know (a `?`, or one a later use decides)
+    if declared.dims is None or result.dims is None or len(declared.dims) != len(result.dims):
+        return False
+    for d, r in zip(declared.dims, result.dims):
+        if not isinstance(d, Dimension) or not isinstance(r, Dimension):
+            continue
+        if d.is_symbolic and not d.symbols() <= own and not r.is_exact:
+            return True
+    return False
+
+
+def _unquantified(t: Type) -> Type:
+    """A type to cast to, with each function type's own symbols (bound afresh at each call)
+    written `?`: a cast's names are existentials, bound once (design.md)."""
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_unquantified(f) for f in t.fields))
+    if isinstance(t, FuncType):
+        inner = FuncType(tuple(_unquantified(p) for p in t.params), _unquantified(t.ret))
+        return erase_symbols(inner, set(t.dim_params)) if t.dim_params else inner
+    return t
+
+
+def _dtype_requires(found: dict, finalize: "_Finalizer", dtype_params: tuple) -> tuple:
+    """The dtype classes a definition's body needs of its own dtype variables, `(T, class)`,
+    in a stable order: a written `T` stays itself, an inferred one becomes the generalized
+    variable it was finalized to; other variables (a `?` argument's) are not the caller's to
+    bind."""
+    out = set()
+    for var, classes in found.items():
+        final = finalize.dtype(var)
+        if isinstance(final, DTypeVar) and final in dtype_params:
+            out |= {(final, cls) for cls in classes}
+    return tuple(sorted(out, key=lambda pair: (pair[0].name, pair[1])))
+
+
+def _tensor_dims(t: Type) -> tuple:
+    """The dims of a tensor type, or of the tensors in a tuple type (for hints)."""
+    if isinstance(t, TensorType):
+        return t.dims or ()
+    if isinstance(t, TupleType):
+        return tuple(d for f in t.fields for d in _tensor_dims(f))
+    return ()

@@ -131,6 +131,12 @@ def cast_reason(site: "CallSite", index: int) -> str:
     return f"{argument_phrase(site, index)} at {site.arg_infos[index].span.describe()}"
 
 
+def returned_function_reason(callee: str, span: Span) -> str:
+    """Why the result of a call that returns a function is checked: the function was made for
+    sizes this call leaves unknown."""
+    return f"the function {_code(callee)} returns at {span.describe()}, made for sizes this call does not know"
+
+
 def operator_cast_reason(op_name: str, index: int, span: Span) -> str:
     """`cast_reason` for a call of an operator, without a site (a call whose check is reused)."""
     return f"the {ordinal(index + 1)} argument to {_code(op_name)} at {span.describe()}"
@@ -1151,6 +1157,12 @@ def runtime_called_label() -> str:
 def runtime_contract_reason(index: int, param: str, reason: str) -> str:
     """Why a function's own parameter check blames the place that gave it its type."""
     base = f"its {ordinal(index + 1)} parameter (`%{param}`) rejects an argument of the type it was given"
+    return f"{base} ({reason})" if reason else base
+
+
+def runtime_wrapped_contract_reason(index: int, reason: str) -> str:
+    """Why a checked function's own (narrower) type blames the place that gave it a wider one."""
+    base = f"its {ordinal(index + 1)} parameter rejects an argument of the type it was given"
     return f"{base} ({reason})" if reason else base
 
 

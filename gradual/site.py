@@ -915,8 +915,33 @@ class CallSite(ShapeContext):
                 return slot
         return None
 
+    def hinted_rank_conflict(self, param: Any, arg: Any) -> bool:
+        """A hinted parameter (its dims `can_unify` guesses) met by a value of another rank,
+        or of unknown rank (as a `?` dim widens a hinted dim): its hints are widened and the
+        parameter is inferred unhinted in the next pass."""
+        if param.dims is None or arg.dims is not None and len(arg.dims) == len(param.dims):
+            return False
+        hints = {s for d in param.dims if isinstance(d, Dimension) and d.is_symbolic
+                 for s in self.solver.resolve(d).symbols() if isinstance(s, HintVar)}
+        if not hints:
+            return False
+        self.solver.widen |= hints
+        self.solver.widen_ranks |= {h.origin[0] for h in hints}
+        return True
+
+    def dtype_needs(self, dtype: Any, cls: str) -> None:
+        """A dtype variable an operand's class constrains: learned like a bound (infer.learn
+        keeps it for the definition's own dtype variables, FuncType.dtype_requires)."""
+        dt = self.solver.resolve_dtype(raw_dtype(dtype))
+        if isinstance(dt, DTypeVar):
+            self.learned.append((dt, cls, None))
+
     def within(self, d: Any, lo: int, hi: Optional[int]) -> None:
-        self._within(_sdim(d), lo, hi, assumed=False)
+        """d must lie in lo..hi. An operator's rule checks that itself when it runs; a
+        definition's or a closure's interval parameter (`Tensor[(1..4,)]`) met by a rigid
+        symbol of the caller is checked at the call, as a `?` there is (the callee's entry
+        check stopped such a run where no check site of the caller stated it)."""
+        self._within(_sdim(d), lo, hi, assumed=self.callee.kind != "op")
 
     def assume_within(self, d: Any, lo: int, hi: Optional[int], needed: bool = True) -> None:
         self._within(_sdim(d), lo, hi, assumed=True, needed=needed)

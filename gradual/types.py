@@ -142,26 +142,33 @@ class FuncType(Type):
     `requires` holds what a definition's body checks of its signature symbols before it can
     return, `(symbol, lo, hi)` (`hi` None: no upper bound): a `pad` by -1 of `(n, m)` needs
     `m >= 1`. A call's result may assume it (`m` passed as `?` comes back as `1..`); it is
-    learned, not written, so it does not print."""
+    learned, not written, so it does not print. `dtype_requires` holds, the same way, the
+    dtype classes its body's operators need of its dtype variables, `(T, class)` (`bits` for a
+    `bitwise_and` of a `T` tensor; ops/operand_dtypes.py): a call that binds T to a dtype
+    outside the class always fails there."""
 
     params: tuple
     ret: Type
     dim_params: tuple = ()
     dtype_params: tuple = ()
     requires: tuple = ()
+    dtype_requires: tuple = ()
     _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
     _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
 
     def __hash__(self) -> int:
-        return _cached_hash(self, lambda: (self.params, self.ret, self.dim_params, self.dtype_params, self.requires))
+        return _cached_hash(self, lambda: (self.params, self.ret, self.dim_params, self.dtype_params, self.requires,
+                                           self.dtype_requires))
 
     def with_parts(self, params: tuple, ret: Type) -> "FuncType":
         """The same quantifiers and requirements over other parameter and result types."""
-        return FuncType(params, ret, self.dim_params, self.dtype_params, self.requires)
+        return FuncType(params, ret, self.dim_params, self.dtype_params, self.requires, self.dtype_requires)
 
     def without_requires(self) -> "FuncType":
         """The same type with nothing learned of its body: what another function may share."""
-        return FuncType(self.params, self.ret, self.dim_params, self.dtype_params) if self.requires else self
+        if not self.requires and not self.dtype_requires:
+            return self
+        return FuncType(self.params, self.ret, self.dim_params, self.dtype_params)
 
     __str__ = Type.__str__
 

@@ -110,6 +110,9 @@ class Solver:
         #: unannotated parameters' dims a recursive call passed something else for (widened to
         #: `?` in the next pass, as a hint is: Checker.absorb_widening)
         self.widen_params: set[DimVar] = set()
+        #: hinted parameters (their binders' ids) a call passed a value of another rank: the
+        #: next pass starts them unhinted (Checker.absorb_widening)
+        self.widen_ranks: set[int] = set()
         self._has_vars: dict[Poly, bool] = {}
 
     # dimensions ---------------------------------------------------------------------------
@@ -199,6 +202,23 @@ class Solver:
         if hints:
             return self._meet_guess(diff, hints)
         return self._solve(diff)
+
+    def meet_hints(self, a: Dimension, b: Dimension) -> None:
+        """Widen the hints in a or b unless they meet at the guess, binding nothing: a
+        function's hinted parameter compared, in a contract, with a dim its callee chooses or
+        an unknown one (the function will be called with sizes other than the guess)."""
+        hints = {s for d in (a, b) if d.is_symbolic for s in d.symbols() if isinstance(s, HintVar)}
+        if not hints:
+            return
+        if a.is_exact and b.is_exact:
+            self._meet_guess(a.expr - b.expr, sorted(hints, key=lambda h: h.name))
+        else:
+            self.widen |= hints
+
+    def widen_hints_in(self, dims: tuple) -> None:
+        """Widen every hint among dims (a value of unknown rank reaches them)."""
+        self.widen |= {s for d in dims if isinstance(d, Dimension) and d.is_symbolic
+                       for s in d.symbols() if isinstance(s, HintVar)}
 
     def _meet_guess(self, diff: Poly, hints: list) -> Grade:
         """A hinted dim meets another: equal when the other is the very number guessed (or the

@@ -2077,6 +2077,26 @@ def feature_returned_closure(b: Builder) -> Val:
         results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
         b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
         return results[-1]
+    if x.dtype == FLOAT and b.draw.chance(30):
+        # or a closure whose parameter is typed by @mk's own symbols, `fn (%y: Tensor[(n1,
+        # n2), float32]) { add(%x, %y) }`, called with a value of x's sizes: where the caller
+        # sees x's dims as `?`, the closure keeps x's sizes while the caller's type of it says
+        # `?` (a call with other sizes stopped at the closure's parameter, blamed on a call no
+        # check site stated; found by adversarial programs)
+        y = h.fresh_name("y")
+        h.block.result = [f"fn (%{y}: {tensor_text([str(d.form) for d in dims], x.dtype)}) {{ add({value.text}, %{y}) }}"]
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
+        same = [v for v in others if [(d.value, str(d.form)) for d in v.dims] == [(d.value, str(d.form)) for d in x.dims]
+                and all(d.form.is_exact for d in x.dims)]  # the same forms: the closure takes exactly x's
+        plain = all(d.form.is_static or d.form.is_symbolic and {sym.name for sym in d.form.symbols()} <= b.program.symbols
+                    for d in x.dims)
+        if b.parent is None and plain and b.draw.chance(60):  # a parameter of x's forms: relaxed, of other sizes
+            arg = b.new_param(list(x.dims), x.dtype)
+        else:
+            arg = b.draw.choice(same) if same else x
+        b.program.features.update({"captured-symbol-closure-result", "polymorphic-helper"})
+        return b.bind([f"%{name}({arg.text})"], x.dims, x.dtype)
     results = []
     for arg in [x] + ([b.draw.choice(others)] if others else []):
         name = b.fresh_name("c")
@@ -2109,6 +2129,16 @@ def function_value(b: Builder, x: Val) -> str:
         y = g.new_param(dims, x.dtype)
         g.block.result = [f"{op}({y.text})"]
         return hidden(b, f"@{g.name}")
+    if b.program.allow_data_dependent and x.rank and b.draw.chance(20):
+        # a closed closure over an unannotated parameter with a `can_unify` guess that may be
+        # wrong: a contract that lets other sizes in widens it (its body was typed with the
+        # guess: values outside their types, false errors; found by adversarial programs)
+        name, param = b.fresh_name("g"), b.fresh_name("y")
+        guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
+        hint = Hint(f"can_unify(%{param}, shape=({guess}{',' if x.rank == 1 else ''}));")
+        b.block.stmts.append([f"%{name} = fn (%{param}) {{ ", hint, f" {op}(%{param}) }};"])
+        b.program.features.add("hinted-closure-argument")
+        return hidden(b, f"%{name}")
     slot = b.slot("closure-param", tuple(dims), x.dtype)
     name, param = b.fresh_name("g"), b.fresh_name("y")
     b.block.stmts.append([f"let %{name} = fn (%{param}: ", slot, f") {{ {op}(%{param}) }};"])
@@ -2208,6 +2238,29 @@ def feature_hinted_loop(b: Builder) -> Val:
     return b.bind([f"@{h.name}(0, {x.text})"], tuple(Dim(s, DYNAMIC, None) for s in sizes))
 
 
+def feature_hinted_closure(b: Builder) -> Val:
+    """A closed closure over an unannotated parameter seeded by a `can_unify` hint whose guess
+    may differ from the values it is called with (x, and another value of x's rank and dtype):
+    a call passing another size widens the hint, as it does a definition's (the guess was a
+    hard requirement of the closure: a false static error; found by adversarial programs)."""
+    x = b.pick(has_rank(1, 3))
+    f, a = b.fresh_name("f"), b.fresh_name("a")
+    sizes = [d.value if b.draw.chance(50) else b.draw.int(1, 3) for d in x.dims]
+    if b.draw.chance(20):  # a guess of another rank: widened too (it was a false rank error)
+        sizes = sizes[1:] if len(sizes) > 1 and b.draw.chance(50) else sizes + [1]
+    guess = ", ".join(map(str, sizes))
+    op = b.draw.choice(["nn.relu", "negative", "copy"])
+    b.program.ops.append(op)
+    b.block.stmts.append([f"%{f} = fn (%{a}) {{ ", Hint(f"can_unify(%{a}, shape=({guess}{',' if len(sizes) == 1 else ''}));"),
+                          f" {op}(%{a}) }};"])
+    others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
+    results = [b.bind([f"%{f}({arg.text})"], tuple(Dim(d.value, DYNAMIC, None) for d in arg.dims), arg.dtype)
+               for arg in [x] + others[-1:]]
+    b.program.features.add("hinted-closure")
+    b.program.data_dependent = True
+    return results[-1]
+
+
 OPERATORS: list = [
     (op_unary, 4, ""), (op_softmax, 1, ""), (op_binary, 5, ""), (op_where, 1, ""), (op_dense, 2, ""),
     (op_matmul, 1, ""), (op_batch_matmul, 1, ""), (op_bias_add, 1, ""), (op_reshape, 2, ""),
@@ -2229,7 +2282,7 @@ OPERATORS: list = [
     (op_signed_values, 1, "float32"),
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
-    (feature_hinted_loop, 1, "data"), (feature_returned_closure, 1, "nest"),
+    (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),
     (feature_dynamic_elimination, 1, "data"),
 ]
 
@@ -2237,7 +2290,7 @@ OPERATORS: list = [
 # programs -------------------------------------------------------------------------------------------
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
-    "hints": frozenset({feature_hinted_loop}),
+    "hints": frozenset({feature_hinted_loop, feature_hinted_closure}),
     "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination}),
     "expressions": frozenset({feature_expression_dims}),
     "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape, op_crop_back}),  # slices past the end, empty tensors

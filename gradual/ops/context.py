@@ -235,6 +235,17 @@ class ShapeContext(ABC):
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> Any:
         """A tensor result."""
 
+    def hinted_rank_conflict(self, param: Any, arg: Any) -> bool:
+        """Whether an argument of another rank meets a parameter whose dims are `can_unify`
+        guesses: the checker widens the hint (hints never fail, SPEC 3.5) instead of failing;
+        the runtime has no hints."""
+        return False
+
+    def dtype_needs(self, dtype: Any, cls: str) -> None:
+        """An operand's dtype that is not known here must be in a dtype class (`bits`,
+        ops/operand_dtypes.py); the checker remembers it of a definition's dtype variable
+        (FuncType.dtype_requires), the runtime knows every dtype and ignores it."""
+
     def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
         """What a signature's symbols and dtype variables were bound to at this call
         (`k := 784`); the checker keeps it for tools, the runtime ignores it."""

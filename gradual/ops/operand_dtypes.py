@@ -61,12 +61,20 @@ def check_operand_dtypes(ctx: ShapeContext, op: Any) -> None:
     cls = OPERAND_CLASSES.get(op.name)
     if cls is None:
         return
-    wanted, help_text, member = CLASSES[cls]
     for param, arg in zip(op.signature.params, ctx.args):
         if isinstance(param, TensorType) and isinstance(param.dtype, DTypeVar) and isinstance(arg, TensorArg):
-            name = _dtype_name(arg.dtype)
-            if name is not None and not member(name):
-                ctx.fail("dtype-class", arg=arg, wanted=wanted, dtype=name, help=help_text)
+            check_dtype_class(ctx, arg, arg.dtype, cls)
+
+
+def check_dtype_class(ctx: ShapeContext, arg: Any, dtype: Any, cls: str) -> None:
+    """Stop a known dtype outside a class; an unknown one (a dtype variable) is remembered as
+    a requirement of it (`ShapeContext.dtype_needs`)."""
+    wanted, help_text, member = CLASSES[cls]
+    name = _dtype_name(dtype)
+    if name is None:
+        ctx.dtype_needs(dtype, cls)
+    elif not member(name):
+        ctx.fail("dtype-class", arg=arg, wanted=wanted, dtype=name, help=help_text)
 
 
 def _dtype_name(dtype: Any) -> Any:

@@ -15,7 +15,7 @@ from ..types import (
     DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
 )
 from .context import ArgView, ShapeContext, TensorArg
-from .operand_dtypes import check_operand_dtypes
+from .operand_dtypes import check_dtype_class, check_operand_dtypes
 
 
 class SignatureMatcher:
@@ -65,6 +65,8 @@ class SignatureMatcher:
             if variadic:
                 self._match_variadic(param.dims, variadic[0], arg)
             else:
+                if self.ctx.hinted_rank_conflict(param, arg):
+                    return
                 self.ctx.require_rank(arg, len(param.dims))
                 if arg.dims is not None:
                     for p, d in zip(param.dims, arg.dims):
@@ -271,7 +273,20 @@ def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
         for sym, lo, hi in sig.requires:
             if sym in matcher.dims:
                 matcher.dims[sym] = ctx.assured(matcher.dims[sym], lo, hi, sym.name)
+    for var, cls in sig.dtype_requires:
+        if var in matcher.dtypes:
+            bound = matcher.dtypes[var]
+            check_dtype_class(ctx, _argument_of(ctx, bound), bound, cls)
     return matcher.instantiate(sig.ret)
+
+
+def _argument_of(ctx: ShapeContext, dtype: Any) -> Any:
+    """The argument a dtype variable was bound from (its origin), for messages."""
+    origin = getattr(dtype, "origin", None)
+    index = getattr(origin, "arg", None)
+    if index is not None and 0 <= index < len(ctx.args):
+        return ctx.args[index]
+    return ctx.args[0] if ctx.args else None
 
 
 def apply_operator(ctx: ShapeContext, op: Any) -> Any:

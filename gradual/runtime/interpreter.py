@@ -177,7 +177,7 @@ class Interpreter:
         if isinstance(fn, Closure):
             return self.enter_function(fn.node, fn.frame, args, span, pending, contract)
         if isinstance(fn, Wrapped):
-            return self.enter_wrapped(fn, args, span, pending)
+            return self.enter_wrapped(fn, args, span, pending, contract)
         raise CallFailure(span or _nowhere(), messages.runtime_not_callable(fn))
 
     def enter_function(self, node: Any, parent: Optional[Frame], args: tuple, span: Optional[Span], pending: list,
@@ -200,15 +200,19 @@ class Interpreter:
             push_check(pending, _check_key(ret, frame), lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)))
         return self.body(node.body, frame, tail=True)
 
-    def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list) -> Any:
+    def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list,
+                      contract: Optional[Wrapped] = None) -> Any:
         """Call a function through the type it was given: the arguments are checked (the
         caller's responsibility), the result is queued (the function's), then the wrapped
-        function is entered with this wrapper as its contract."""
+        function is entered with this wrapper as its contract. Entered through an outer
+        wrapper (`contract`), an argument this type rejects is one the outer type accepted:
+        the place that gave the outer type is blamed, as a closure's own parameter would be."""
         ftype: FuncType = fn.type
         if len(args) != len(ftype.params):
             raise CallFailure(span or fn.blame.span, messages.runtime_arity(len(ftype.params), len(args)))
         frame = Frame(fn.frame) if ftype.dim_params else fn.frame
-        checked = tuple(match_value(a, p, frame, self._deferred_argument_blame(fn, i, span))
+        checked = tuple(match_value(a, p, frame, self._deferred_argument_blame(fn, i, span) if contract is None
+                                    else self._deferred_wrapped_contract_blame(contract, i, span))
                         for i, (a, p) in enumerate(zip(args, ftype.params)))
         if ftype.dim_params and frame.deferred:
             settle_deferred(frame)
@@ -419,6 +423,13 @@ class Interpreter:
         if contract is None:
             return lambda: self.parameter_blame(info, index, call)
         return lambda: self.contract_blame(contract, info, index, call)
+
+    def _deferred_wrapped_contract_blame(self, contract: Wrapped, index: int, call: Optional[Span]) -> Callable[[], Blame]:
+        def blame() -> Blame:
+            labels = (label_at(call, messages.runtime_called_label()),) if call is not None else ()
+            return Blame(contract.blame.span, "contract",
+                         messages.runtime_wrapped_contract_reason(index, contract.blame.reason), labels)
+        return blame
 
     def contract_blame(self, fn: Wrapped, info: FunctionInfo, index: int, call: Optional[Span]) -> Blame:
         """A function that got a type it does not honour: it rejects an argument its type

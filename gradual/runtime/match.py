@@ -37,7 +37,16 @@ def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
     match = _Match(value, t, frame, blame)
     out = match.run()
     if frame.deferred and match.bound:
-        check_deferred(frame, match.bound)
+        try:
+            check_deferred(frame, match.bound)
+        except CheckFailure as failure:
+            # an entry's waiting check that this check's bindings made false (its input fit
+            # its type): this check, which bound them, takes the blame (as in `older_solve`)
+            own = match.resolved_blame()
+            if failure.blame.kind not in ("parameter", "argument") or own.kind in ("parameter", "argument"):
+                raise  # another parameter completing an entry's check leaves it the entry's
+            raise CheckFailure(own, failure.expected, failure.actual, failure.mismatch,
+                               failure.shape, failure.dtype) from None
     return out
 
 
@@ -268,7 +277,7 @@ class _Match:
 
     def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
         expr, unbound = waiting_for(self.frame, dim.expr)
-        if len(unbound) == 1 and dim.expr != Poly.atom(unbound[0]) and _older_solve(self.frame, unbound[0]):
+        if len(unbound) == 1 and dim.expr != Poly.atom(unbound[0]) and self.older_solve(unbound[0], size, dim, path, axis):
             expr, unbound = waiting_for(self.frame, dim.expr)
         if not unbound:
             expected = expr.evaluate(self.frame.env())
@@ -279,6 +288,24 @@ class _Match:
         if len(unbound) == 1 and self.solve(size, dim, unbound[0], path, axis, broadcast):
             return
         self.pending.append((size, dim, path, axis, broadcast))
+
+    def older_solve(self, sym: Symbol, size: int, dim: Dimension, path: tuple, axis: int) -> bool:
+        """`_older_solve` for this check. An entry's waiting check that the body's bindings
+        made unsatisfiable (`n2 + n7` of size 0, a let then binding n2 to 2) is not the
+        entry's failure (its input fit its type) but this check's, which needs that expression:
+        this value is compared with what the entry said of it (or, for another expression,
+        this check takes the blame)."""
+        try:
+            return _older_solve(self.frame, sym)
+        except CheckFailure as failure:
+            if failure.blame.kind not in ("parameter", "argument") or self.resolved_blame().kind in ("parameter", "argument"):
+                raise
+            older = failure.mismatch.facts
+            if str(older.get("expr", "")) == str(dim) and isinstance(older.get("actual"), int):
+                self.fail(Mismatch("dim", {"actual": size, "expected": older["actual"], "expr": _symbolic_text(dim)},
+                                   path, axis))
+            raise CheckFailure(self.resolved_blame(), failure.expected, failure.actual, failure.mismatch,
+                               failure.shape, failure.dtype) from None
 
     def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
         """Bind the one unbound symbol of a linear expression from a size; False if nonlinear.
