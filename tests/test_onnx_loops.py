@@ -41,7 +41,7 @@ def assert_agree(m: object, inputs: dict) -> None:
     assert len(mine) == len(theirs)
     for a, b in zip(mine, theirs):
         assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape)
-        np.testing.assert_allclose(a, b, rtol=1e-5)
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # float32 sums in another order
 
 
 def main_type(m: object) -> str:
@@ -248,6 +248,7 @@ def test_a_torchscript_loop_that_appends_to_a_list_imports_and_runs_as_onnxrunti
                 outs.append(h)
             return h, torch.stack(outs)
 
+    torch.manual_seed(0)
     path = str(tmp_path / "recurrence.onnx")  # type: ignore[operator]
     torch.onnx.export(torch.jit.script(Recurrence()), (torch.randn(3, 2, 4),), path, dynamo=False, input_names=["x"],
                       dynamic_axes={"x": {0: "T", 1: "B"}}, opset_version=17)
