@@ -893,16 +893,21 @@ def _float_range_of_a_size(start: float, delta: float) -> object:
     return model(nodes, [("x", F, ["n", 4])], [("y", F, ["n", 4])], inits)
 
 
+def _run_with_checks(m: object, inputs: dict, checks: int) -> list:
+    """The model's outputs on `inputs`, after asserting how many checks its check inserted."""
+    imported = gonnx.import_model(m, path="m.onnx")
+    result = imported.check()
+    assert result.check_count == checks
+    return imported.run(inputs, result)
+
+
 def test_a_float_range_over_a_size_cast_to_float_keeps_its_length() -> None:
     """The cast size carried no shape value, so the Range was `?` and the Mul after it was
     checked (RoPE positions, anchor grids: 3 to 5 checks a model in both exporters)."""
     m = _float_range_of_a_size(0.0, 1.0)
     assert main_type(m) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
-    imported = gonnx.import_model(m, path="m.onnx")
-    result = imported.check()
-    assert result.check_count == 0
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
-    (got,) = imported.run({"x": x}, result)
+    (got,) = _run_with_checks(m, {"x": x}, 0)
     np.testing.assert_array_equal(got, x * np.arange(3, dtype=np.float32)[:, None])
 
 
@@ -910,11 +915,8 @@ def test_a_float_range_with_a_fractional_bound_stays_float() -> None:
     """A start of 0.5 is no integer: the Range is the float one, its length unknown."""
     m = _float_range_of_a_size(0.5, 1.0)
     assert main_type(m) == "fn (Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32]"
-    imported = gonnx.import_model(m, path="m.onnx")
-    result = imported.check()
-    assert result.check_count == 1
     x = np.ones((3, 4), np.float32)
-    (got,) = imported.run({"x": x}, result)
+    (got,) = _run_with_checks(m, {"x": x}, 1)
     np.testing.assert_array_equal(got, x * np.arange(0.5, 3, dtype=np.float32)[:, None])
 
 
@@ -932,11 +934,8 @@ def test_a_slice_to_a_size_no_longer_than_the_dim_is_that_size() -> None:
              ("one", np.array([1], np.int64)), ("two", np.array([2], np.int64)))
     m = model(nodes, [("x", F, ["b", "seq"])], [("y", F, ["b", "seq"])], inits)
     assert main_type(m) == "fn (Tensor[(b, seq), float32]) -> Tensor[(b, seq), float32]"
-    imported = gonnx.import_model(m, path="m.onnx")
-    result = imported.check()
-    assert result.check_count == 0
     x = np.arange(10, dtype=np.float32).reshape(2, 5)
-    (got,) = imported.run({"x": x}, result)
+    (got,) = _run_with_checks(m, {"x": x}, 0)
     np.testing.assert_array_equal(got, x)
 
 
