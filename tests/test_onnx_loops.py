@@ -256,3 +256,18 @@ def test_a_torchscript_loop_that_appends_to_a_list_imports_and_runs_as_onnxrunti
 
     m = onnx.load(path)
     assert_agree(m, {"x": np.random.default_rng(0).standard_normal((5, 3, 4)).astype(np.float32)})
+
+
+def test_importing_loops_does_not_run_onnx_inference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop reads what its body declares of its inputs and outputs, and what the import knows
+    of its initial values: asking the importer about a body's tensors ran ONNX's inference on
+    the whole model, which on many Loops grew faster than the model (the scale table's
+    `onnx-loops`: 10.1 before)."""
+    from onnx import shape_inference
+
+    calls: list = []
+    real = shape_inference.infer_shapes
+    monkeypatch.setattr(shape_inference, "infer_shapes", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert main_type(accumulate_loop()).startswith("fn (int64, bool, Tensor[(n, 3), float32])")
+    assert main_type(scan_model([0, 0], [0, 0], [0, 0])).endswith("Tensor[(?, 2), float32])")
+    assert calls == []
