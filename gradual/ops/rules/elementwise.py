@@ -102,15 +102,24 @@ def _extreme(smaller: bool) -> ValueFn:
             return b if smaller else a
         (alo, ahi), (blo, bhi) = ctx.bounds(a), ctx.bounds(b)
         if smaller:
-            hi = ahi if bhi is None else bhi if ahi is None else min(ahi, bhi)
-            return ctx.bounded(min(alo, blo), hi)
-        return ctx.bounded(max(alo, blo), None if ahi is None or bhi is None else max(ahi, bhi))
+            lo, hi = min(alo, blo), ahi if bhi is None else bhi if ahi is None else min(ahi, bhi)
+        else:
+            lo, hi = max(alo, blo), None if ahi is None or bhi is None else max(ahi, bhi)
+        if lo == 0 and hi is None:
+            raise ValueError("not known")  # no bound says more than `?` would
+        return ctx.bounded(lo, hi)
 
     return fn
 
 
 def _provably_at_most(ctx: ShapeContext, a: Any, b: Any) -> bool:
-    """Whether a <= b for every size (`n // 2` and `n`)."""
+    """Whether a <= b for every size (`n // 2` and `n`): the difference of two exact values, or
+    the bounds of others. The difference of two unknown values is itself unknown, and an
+    unknown dim is read as a size (at least 0): `min(?, ? // 2)` picked the first, where the
+    precise program's `min(1, 0)` is 0 (found by the deep gradual-guarantee property)."""
+    if not (ctx.exact(a) and ctx.exact(b)):
+        a_hi, b_lo = ctx.bounds(a)[1], ctx.bounds(b)[0]
+        return a_hi is not None and a_hi <= b_lo
     try:
         return ctx.at_least(value_subtract(ctx, b, a), 0) is True
     except (ValueError, RuleFailure):
