@@ -373,6 +373,8 @@ _RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
              "reshape the argument to rank {expected}"),
     "rank-too-small": (codes.RANK_MISMATCH, "{arg} has rank {rank}, but {op} needs at least {needed} dims",
                        "add dims with `expand_dims` or `reshape`"),
+    "rank-beyond-limit": (codes.BAD_ATTRIBUTE, "{op} needs {arg} to have at least {needed} dims, more than any array "
+                          "has (at most {limit})", "check the axis attributes against the input's rank"),
     "variadic-rank": (codes.RANK_MISMATCH, "{arg} has {actual} leading dims for `*{name}`, but an earlier argument had {expected}",
                       "give every argument the same number of batch dims"),
     "same-rank": (codes.RANK_MISMATCH, "{arg} has rank {actual}, but {op} needs every input to have rank {expected}",

@@ -1042,6 +1042,7 @@ class CallSite(ShapeContext):
         arg.rank = rank
 
     def require_rank_at_least(self, arg: TensorArg, rank: int) -> None:
+        self.require_possible_rank(arg, rank)
         if arg.dims is not None or rank <= 0:
             super().require_rank_at_least(arg, rank)
             return

@@ -33,6 +33,10 @@ class RuleFailure(Exception):
         self.facts = facts
 
 
+#: the most dims an array can have (NumPy's limit): no attribute may ask for more
+MAX_RANK = 64
+
+
 class ArgView:
     """One argument of the call as a rule sees it."""
 
@@ -195,9 +199,16 @@ class ShapeContext(ABC):
 
     def require_rank_at_least(self, arg: TensorArg, rank: int) -> None:
         """Require the argument to have at least this rank (an axis attribute names a dim of it);
-        an argument of unknown rank gets a check."""
+        an argument of unknown rank gets a check. No array has more than MAX_RANK dims (an axis
+        of 10^30 made a check pattern of that many dims: an OverflowError)."""
+        self.require_possible_rank(arg, rank)
         if arg.rank is not None and arg.rank < rank:
             self.fail("rank-too-small", arg=arg, needed=rank, rank=arg.rank)
+
+    def require_possible_rank(self, arg: TensorArg, rank: int) -> None:
+        """Fail where a rank the rule needs is more than any array has (MAX_RANK)."""
+        if rank > MAX_RANK:
+            self.fail("rank-beyond-limit", arg=arg, needed=rank, limit=MAX_RANK)
 
     def edge_dims(self, arg: TensorArg, prefix: int, suffix: int) -> tuple[list, list]:
         """The first `prefix` and the last `suffix` dims of an argument whose rank may be

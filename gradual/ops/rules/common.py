@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence
 from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ...types import DTYPES, INT_DTYPES
-from ..context import ShapeContext, TensorArg, normalize_axis
+from ..context import MAX_RANK, ShapeContext, TensorArg, normalize_axis
 
 INTEGER_DTYPES = INT_DTYPES
 ALL_DTYPES = frozenset(DTYPES)
@@ -121,8 +121,6 @@ def is_integer_dtype(dtype: Any) -> Optional[bool]:
     return None if name is None else name in INTEGER_DTYPES
 
 
-#: the most dims an array can have (NumPy's limit): no attribute may ask for more new dims
-MAX_RANK = 64
 
 #: the most outputs an attribute may ask of one call (split's sections, unbind's count): the
 #: result's tuple type holds one type per output, and a count written in an attribute is not
