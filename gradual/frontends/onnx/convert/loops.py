@@ -12,8 +12,10 @@ solved to a fixpoint).
     %loop(0i64, %cond, %v_initial, <no rows>)
 
 The recursive call is the closure's tail call, so a long loop runs in constant stack. A
-loop-carried value's parameter keeps the rank and dtype the model gives its initial value
-(every dim `?`: a carried value may change shape from one iteration to the next); a scan
+loop-carried value's parameter keeps the rank and dtype the model gives it, and a size only
+where the model states the same one in more than one place (initial value, body input, body
+output; `?` elsewhere: a carried value may change shape from one iteration to the next). What
+the body says is what it declares: asking the importer ran ONNX's inference. A scan
 output's rows collect in an accumulator that starts with none (`onnx.scan_append`), and so
 does a carried sequence that the loop starts empty and appends to (TorchScript's list append),
 held as one tensor of its stacked items. The body's nodes are imported as an If branch's are:
