@@ -425,6 +425,29 @@ def onnx_loops(n: int) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
+def onnx_loop_lists(n: int) -> bytes:
+    """An ONNX model: one Loop carrying n lists it starts empty and appends to (TorchScript's
+    `outs.append(h)`), each stacked after the loop: finding each list's SequenceInsert by a
+    search of the body was quadratic."""
+    from onnx import TensorProto, helper
+
+    value, seq = helper.make_tensor_value_info, helper.make_tensor_sequence_value_info
+    nodes = [helper.make_node("SequenceInsert", [f"s{i}_in", "x"], [f"s{i}_out"]) for i in range(n)]
+    nodes.append(helper.make_node("Identity", ["c_in"], ["c_out"]))
+    body = helper.make_graph(
+        nodes, "body", [value("i", TensorProto.INT64, []), value("c_in", TensorProto.BOOL, [])]
+        + [seq(f"s{i}_in", TensorProto.FLOAT, ["n", 64]) for i in range(n)],
+        [value("c_out", TensorProto.BOOL, [])] + [seq(f"s{i}_out", TensorProto.FLOAT, ["n", 64]) for i in range(n)])
+    outer = [helper.make_node("SequenceEmpty", [], [f"e{i}"], dtype=TensorProto.FLOAT) for i in range(n)]
+    outer.append(helper.make_node("Loop", ["m", ""] + [f"e{i}" for i in range(n)], [f"l{i}" for i in range(n)],
+                                  body=body))
+    outer += [helper.make_node("ConcatFromSequence", [f"l{i}"], [f"y{i}"], axis=0, new_axis=1) for i in range(n)]
+    graph = helper.make_graph(
+        outer, "lists", [value("x", TensorProto.FLOAT, ["n", 64]), value("m", TensorProto.INT64, [])],
+        [value(f"y{i}", TensorProto.FLOAT, None) for i in range(n)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
 def loop_iterations(n: int) -> str:
     """A loop as the ONNX import writes one (a recursive closure, a scan output's rows
     collected by `onnx.scan_append`) run for n iterations: a call per iteration must take
@@ -523,6 +546,7 @@ AXES = [
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
     Axis("onnx-branches", "ONNX If nodes whose branches bind the same names", onnx_branches, 1250, suffix=".onnx"),
     Axis("onnx-loops", "ONNX Loop nodes, each a recursive closure", onnx_loops, 600, suffix=".onnx"),
+    Axis("onnx-loop-lists", "lists one ONNX Loop appends to", onnx_loop_lists, 300, suffix=".onnx"),
     Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),

@@ -45,7 +45,7 @@ def loop(node: Node) -> Any:
                             f"{carried + 2} inputs and at least {carried + 1} outputs")
     names = [o.name for o in body.output]
     c = importer.namer.name("condition")
-    stacked = [_appended_sequence(node, body, k) for k in range(carried)]
+    stacked = _appended_sequences(node, body, carried)
     infos = [_known(node, 2 + k) if rows is None else rows for k, rows in enumerate(stacked)]
     steps = _Steps(node, body, [body.input[2 + k].name for k in range(carried)], names[1 + carried:],
                    infos, names[1:1 + carried], extra=[(c, gb.Scalar("bool"))], stacked=stacked)
@@ -66,16 +66,29 @@ def loop(node: Node) -> Any:
     return Tuple(call, carried + scans)
 
 
-def _appended_sequence(node: Node, body: Any, k: int) -> Optional[TensorInfo]:
+def _appended_sequences(node: Node, body: Any, carried: int) -> list:
+    """`_appended_sequence` of each carried value, the body's nodes indexed by output once (a
+    search of the body per carried value was quadratic in a loop carrying many lists)."""
+    lengths = node.importer.sequence_lengths
+    if all(lengths.get(node.inputs[2 + k]) != 0 for k in range(carried)):
+        return [None] * carried
+    makers: dict = {}
+    for maker in body.node:
+        for out in maker.output:
+            makers.setdefault(out, maker)  # the first node that writes it, as a search finds it
+    return [_appended_sequence(node, body, k, makers) for k in range(carried)]
+
+
+def _appended_sequence(node: Node, body: Any, k: int, makers: dict) -> Optional[TensorInfo]:
     """For a carried value that is a sequence the loop starts empty and the body appends one
     tensor to (`SequenceInsert(seq, item)` at the end: TorchScript's `outs.append(h)`), the
     stacked rows' information (rank and dtype from the sequence's declared element type): the
-    sequence is held as one tensor of its items, as a scan output is. None for anything else."""
-    importer = node.importer
-    if importer.sequence_lengths.get(node.inputs[2 + k]) != 0:
+    sequence is held as one tensor of its items, as a scan output is. None for anything else.
+    `makers`: the body's nodes by output."""
+    if node.importer.sequence_lengths.get(node.inputs[2 + k]) != 0:
         return None
     inner, out = body.input[2 + k].name, body.output[1 + k].name
-    maker = next((n for n in body.node if out in n.output), None)
+    maker = makers.get(out)
     if maker is None or maker.op_type != "SequenceInsert" or len(maker.input) != 2 or maker.input[0] != inner:
         return None
     element = body.input[2 + k].type.sequence_type.elem_type
