@@ -29,9 +29,9 @@ class NodeRecord:
     """One NodeProto's fields, read once: each protobuf field access costs a fraction of a
     microsecond (a repeated field more), and the listing (once written) and a node's converter
     read them many times. The importer's loop reads a direct node's few fields itself and makes
-    no record (`Importer._import_nodes`). The NodeProto itself is not kept (the few that need it find it by graph and
-    index, `Importer.node_proto`): a NodeProto object kept alive after its fields were read
-    holds about 500 bytes more (50 MB of a 100,000-node import's peak)."""
+    no record (`Importer._import_nodes`). The NodeProto itself is not kept (the few that need
+    it find it by graph and index, `Importer.node_proto`): a NodeProto object kept alive after
+    its fields were read holds about 500 bytes more (50 MB of a 100,000-node import's peak)."""
 
     __slots__ = ("name", "op_type", "domain", "inputs", "outputs", "attributes")
 
