@@ -13,6 +13,7 @@ definition's own symbols), so inferred signatures stay sound for every caller.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Callable, Optional
 
 from . import messages
@@ -26,7 +27,7 @@ from .scopes import UndoLog
 from .shapes import Dimension, Grade, Poly, Symbol
 from .site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from .syntax import ast
-from .syntax.source import Span
+from .syntax.source import NOWHERE, Span
 from .annotations import suggest
 from .types import (
     DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
@@ -482,7 +483,7 @@ class Checker:
         value = stmt.value
         if value.__class__ is ast.Call:
             t = None
-            if value.callee.__class__ is ast.OpRef and not value.attrs and not self.record_uses:
+            if value.callee.__class__ is ast.OpRef and not self.record_uses:
                 t = self.quick_call(value, env)
             if t is None:
                 t = self.call(value, env)
@@ -517,8 +518,12 @@ class Checker:
         instantiations: list = [None] * len(flow)
         self.current.frame.dataflow[id(flow)] = (flow, recorded, instantiations)  # type: ignore[union-attr]
         quick = self.quick_outcome if not self.record_uses else None
+        attributed = flow.attrs
         for i, op in enumerate(flow.ops):
-            outcome = quick(op, uses[i], env) if quick is not None else None
+            if quick is None:
+                outcome = None
+            else:
+                outcome = quick(op, uses[i], env, attributed.get(i, ()) if attributed else ())
             if outcome is None:
                 self.let(self.res.publish(flow, i), env)
                 continue
@@ -527,14 +532,14 @@ class Checker:
                 instantiations[i] = outcome.instantiation
             log.set(types, id(binders[i]), t)  # logged only inside a nested level
 
-    def quick_outcome(self, name: str, binders: list, env: Env) -> Optional[SiteOutcome]:
-        """The outcome of `name(binders...)` with no attributes, its bounds learned, when an
+    def quick_outcome(self, name: str, binders: list, env: Env, attr_nodes: tuple) -> Optional[SiteOutcome]:
+        """The outcome of `name(binders..., attr_nodes...)`, its bounds learned, when an
         earlier call's outcome holds for it and has nothing of its own (no cast, refinement or
         fact: `call_operator`'s memo); else None (the call must be checked as syntax)."""
         op = self.registry.ops.get(name)
         if op is None or len(binders) != len(op.signature.params) or name in ast.REF_FORMS:
             return None
-        attrs = op.defaults()
+        attrs = attribute_values(op, attr_nodes, NOWHERE, _unreported) if attr_nodes else op.defaults()
         if attrs is None:
             return None
         types = env.types
@@ -568,7 +573,7 @@ class Checker:
             if a.__class__ is not ast.Var:
                 return None
             binders.append(uses.get(id(a)))
-        outcome = self.quick_outcome(e.callee.name, binders, env)  # type: ignore[attr-defined]
+        outcome = self.quick_outcome(e.callee.name, binders, env, e.attrs)  # type: ignore[attr-defined]
         if outcome is None:
             return None
         frame = self.current.frame  # type: ignore[union-attr]
@@ -1135,17 +1140,19 @@ def _finalized_distinct(values: Any, finalize: Callable[[Any], Any]) -> Optional
 
 
 def _finalized_dataflow(table: dict, finalize: "_Finalizer") -> dict:
-    """Frame.dataflow with its types and instantiations resolved, each distinct one once
-    (as _finalized_by_identity does)."""
-    return {key: (flow, _finalized_list(types, finalize.type),
-                  _finalized_list(found, lambda inst: _finalize_instantiation(inst, finalize)))
+    """Frame.dataflow with its types and instantiations resolved, each distinct one once over
+    all the Dataflows (as _finalized_by_identity does): a body may hold many short ones."""
+    records = table.values()
+    types_done = _finalized_distinct(list(chain.from_iterable(r[1] for r in records)), finalize.type)
+    found_done = _finalized_distinct(list(chain.from_iterable(r[2] for r in records)),
+                                     lambda inst: _finalize_instantiation(inst, finalize))
+    return {key: (flow, _mapped_list(types, types_done), _mapped_list(found, found_done))
             for key, (flow, types, found) in table.items()}
 
 
-def _finalized_list(values: list, finalize: Callable[[Any], Any]) -> list:
-    """`[finalize(v) ...]` with None kept, each distinct value object finalized once (the list
-    itself when that changes nothing)."""
-    done = _finalized_distinct(values, finalize)
+def _mapped_list(values: list, done: Optional[dict]) -> list:
+    """`values` with each replaced by its finalized value in `done` (by identity; the list
+    itself when `done` is None: nothing changed)."""
     return values if done is None else list(map(done.__getitem__, map(id, values)))
 
 
@@ -1439,13 +1446,23 @@ def _fresh(preferred: str, prefix: str, taken: set) -> str:
 def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic], None]) -> Optional[dict]:
     """Validate a call's attributes against the declaration; returns name -> value with
     defaults filled in, or None after reporting a problem."""
-    if not call.attrs:
+    return attribute_values(op, call.attrs, call.span, report)
+
+
+def _unreported(diag: Diagnostic) -> None:
+    """A `report` for attributes checked ahead (`quick_outcome`): a problem makes the call
+    checked as syntax, which reports it."""
+
+
+def attribute_values(op: Operator, attrs: tuple, span: Span, report: Callable[[Diagnostic], None]) -> Optional[dict]:
+    """`check_attributes` of the Attr nodes `attrs` of a call at `span`."""
+    if not attrs:
         defaults = op.defaults()
         if defaults is not None:
             return defaults  # shared: nothing downstream changes a call's attributes
     values: dict[str, Any] = {}
     ok = True
-    for attr in call.attrs:
+    for attr in attrs:
         spec = op.attrs.get(attr.name)
         if spec is None:
             report(messages.unknown_attribute(attr.span, op.name, attr.name, list(op.attrs), suggest(attr.name, op.attrs)))
@@ -1468,7 +1485,7 @@ def check_attributes(op: Operator, call: ast.Call, report: Callable[[Diagnostic]
             if spec.has_default:
                 values[name] = spec.default
             elif ok:
-                report(messages.missing_attribute(call.span, op.name, name, spec.describe()))
+                report(messages.missing_attribute(span, op.name, name, spec.describe()))
                 ok = False
     return values if ok else None
 

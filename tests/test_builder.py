@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 import gradual
 from gradual import builder as gb
 from gradual.syntax.ast import same_tree
+from gradual.syntax import ast
+from gradual.syntax.printer import format_module
 
 
 def _mlp() -> gradual.syntax.ast.Module:
@@ -209,10 +211,34 @@ def test_bind_op_binds_as_let_does_at_its_statement_span() -> None:
     let = flow.let(1)
     assert flow.let(1) is let  # made once
     plain = gb.Block()
-    plain.let("z", gb.call("add", gb.Var("y"), gb.Var("x")))
-    assert ast.same_tree(let, plain.stmts[0])
+    plain.let("z", gb.call("add", gb.Var("y"), gb.Var("x")), type=gb.Dynamic())
+    assert ast.same_tree(let.value, plain.stmts[0].value)
     assert (let.var.name, let.span, let.graph, let.type, let.value.callee.name) == ("z", lines.line(1), True, None, "add")
     assert [(a.name, a.span.text) for a in let.value.args] == [("y", "y"), ("x", "x")]
-    block.let("w", gb.call("nn.relu", z))
+    block.let("w", gb.call("nn.relu", z))  # a Dataflow of made lets: another locator
     block.bind_op("u", "nn.relu", ["w"], lines, 0)
-    assert [type(s).__name__ for s in block.stmts] == ["Dataflow", "Let", "Dataflow"]
+    block.let("t", gb.tuple_(y, z))
+    assert [type(s).__name__ for s in block.stmts] == ["Dataflow", "Dataflow", "Dataflow", "Let"]
+
+
+def test_let_of_an_operator_call_on_variables_joins_a_dataflow_holding_that_let() -> None:
+    """The builder's commonest statement is checked from arrays, yet the module is the one
+    built: `Dataflow.let` gives back the very Let, so the API's types (by node identity) name
+    the caller's own nodes, and printing or comparing sees plain lets."""
+    f = gb.Function("main")
+    x = f.param("x", gb.Tensor(("n", 4), "float32"))
+    call = gb.call("reshape", x, newshape=[-1, 2])
+    r = f.let("r", call)
+    s = f.let("s", gb.call("nn.relu", r))
+    annotated = f.let("a", gb.call("nn.relu", s), type=gb.Tensor((None, 2), "float32"))
+    f.let("c", gb.call("concatenate", gb.tuple_(s, annotated), axis=1))
+    module = gb.module(f.returns(gb.Var("c")))
+    flow, kept_let, kept_call = module.defs[0].body.stmts
+    assert isinstance(flow, ast.Dataflow) and flow.names == ["r", "s"] and flow.ops == ["reshape", "nn.relu"]
+    assert flow.let(0).value is call and flow.attrs == {0: call.attrs}
+    assert isinstance(kept_let, ast.Let) and isinstance(kept_call, ast.Let)  # annotated; a tuple argument
+    result = gradual.check(module)
+    assert result.ok, result.diagnostics
+    assert str(result.types[id(call)]) == "Tensor[(2 * n, 2), float32]"
+    text = format_module(module)
+    assert "%r = reshape(%x, newshape=[-1, 2]);" in text and same_tree(module, gradual.parse(text))

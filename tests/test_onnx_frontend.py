@@ -371,7 +371,9 @@ def test_nodes_after_an_if_see_every_tensor_bound_after_it() -> None:
     imported = gonnx.import_model(m, gonnx.ImportOptions(declared_outputs=False))
     assert imported.ok, [d.message for d in imported.diagnostics]
     flows = [s for s in imported.module.defs[0].body.stmts if type(s).__name__ == "Dataflow"]
-    assert [flow.names for flow in flows] == [["r"], ["z"]]  # not made a Node for want of a name
+    # not made a Node for want of a name; Softmax's let (from its converter) is a Dataflow of its own
+    assert [flow.names for flow in flows] == [["r"], ["s"], ["z"]]
+    assert [bool(flow.made) for flow in flows] == [False, True, False]
     assert main_type(m) == "fn (bool, Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32]"
     x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
     r = np.maximum(x, 0)

@@ -291,8 +291,10 @@ class Hint(Node):
 class Dataflow(Node):
     """A run of graph bindings `%v = op(%a, %b);` held compactly: a frontend's straight-line
     graph (an ONNX model is mostly one). Statement `i` binds `names[i]` to operator `ops[i]`
-    applied to the variables `args[i]`, with no attributes; `locator` places it in the source
-    (`locator.line(tags[i])`, `locator.argument(tags[i], j)` give spans).
+    applied to the variables `args[i]`, with the attributes `attrs[i]` (Attr nodes; a statement
+    with none is not in `attrs`); `locator` places it in the source (`locator.line(tags[i])`,
+    `locator.argument(tags[i], j)` give spans). A statement whose syntax exists already (the
+    builder's `let` of an operator call) is in `made` from the start.
 
     Name resolution and inference read the arrays; a statement's syntax nodes are made when
     something asks for them (`let(i)`), once, so every phase that keys tables on them sees the
@@ -304,6 +306,7 @@ class Dataflow(Node):
     tags: list = field(compare=False)
     locator: object = field(compare=False, repr=False)
     made: dict = field(default_factory=dict, compare=False, repr=False)
+    attrs: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -322,7 +325,7 @@ class Dataflow(Node):
         if found is None:
             span = self.line(i)
             uses = tuple([Var(a, span=self.argument(i, j)) for j, a in enumerate(self.args[i])])
-            call = Call(OpRef(self.ops[i], span=span), uses, (), span=span)
+            call = Call(OpRef(self.ops[i], span=span), uses, self.attrs.get(i, ()), span=span)
             found = self.made[i] = Let(Var(self.names[i], span=span), None, call, graph=True, span=span)
         return found
 
@@ -416,13 +419,18 @@ class Module(Node):
 
 
 def same_tree(a: object, b: object) -> bool:
-    """Structural equality of two trees, ignoring spans and other non-compared fields."""
+    """Structural equality of two trees, ignoring spans and other non-compared fields. A
+    Dataflow is the lets it holds (`Dataflow.let`)."""
     stack = [(a, b)]
     while stack:
         x, y = stack.pop()
         if isinstance(x, Node) or isinstance(y, Node):
             if type(x) is not type(y):
                 return False
+            if x.__class__ is Body:
+                stack.append((plain_statements(x.stmts), plain_statements(y.stmts)))  # type: ignore[union-attr]
+                stack.append((x.result, y.result))  # type: ignore[union-attr]
+                continue
             for f in fields(x):  # type: ignore[arg-type]
                 if f.compare and f.name != "span":
                     stack.append((getattr(x, f.name), getattr(y, f.name)))
