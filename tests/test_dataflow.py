@@ -2,8 +2,9 @@
 nodes in: issue 12) check as the lets they stand for.
 
 Every random program of tests/programs.py is checked twice: as parsed, and with each run of
-plain operator lets (`%v = op(%a, %b);`, no attributes, every argument a variable) turned into
-one Dataflow statement placed at the lets' own spans. Both must give the same diagnostics, the
+plain operator lets (`%v = op(%a, %b, attr=...);`, every argument a variable) turned into
+one Dataflow statement placed at the lets' own spans (for half the seeds holding the parsed
+lets as made, as the builder's `let` does; for the others made again when asked). Both must give the same diagnostics, the
 same function types and check counts, the same type for every binding, the same elaborated
 program, and the same run outcome. Statements checked from the arrays and statements made into
 syntax (an outcome not reused, an unknown name) both occur in these programs.
@@ -36,14 +37,14 @@ class _LetPlaces:
 def _plain(stmt: object) -> bool:
     value = getattr(stmt, "value", None)
     return (stmt.__class__ is ast.Let and stmt.graph and stmt.type is None and value.__class__ is ast.Call  # type: ignore[attr-defined]
-            and value.callee.__class__ is ast.OpRef and not value.attrs
+            and value.callee.__class__ is ast.OpRef
             and value.callee.name not in ast.REF_FORMS
             and all(a.__class__ is ast.Var for a in value.args))
 
 
-def as_dataflow(module: ast.Module) -> int:
-    """Turn every run of plain operator lets of every body into a Dataflow, in place; how many
-    statements were turned."""
+def as_dataflow(module: ast.Module, made: bool = False) -> int:
+    """Turn every run of plain operator lets of every body into a Dataflow, in place (with
+    each let as made, if `made`); how many statements were turned."""
     turned, stack = 0, [module]
     places = _LetPlaces()
     while stack:
@@ -64,6 +65,11 @@ def as_dataflow(module: ast.Module) -> int:
                     flow.ops.append(s.value.callee.name)
                     flow.args.append([a.name for a in s.value.args])
                     flow.tags.append(s)
+                    if s.value.attrs:
+                        flow.attrs[len(flow) - 1] = s.value.attrs
+                        _ATTRIBUTED.append(1)
+                    if made:
+                        flow.made[len(flow) - 1] = s
                     turned += 1
                 else:
                     stmts.append(s)
@@ -95,10 +101,10 @@ def _summary(result: gradual.CheckResult) -> dict:
     }
 
 
-def _both(text: str) -> tuple:
+def _both(text: str, made: bool = False) -> tuple:
     plain = gradual.check(text)
     module = gradual.parse(text)
-    turned = as_dataflow(module)
+    turned = as_dataflow(module, made)
     flowing = gradual.check(module)
     return plain, flowing, turned
 
@@ -107,7 +113,7 @@ def _both(text: str) -> tuple:
 def test_dataflow_checks_as_its_lets(seed: int) -> None:
     program = generate(seed)
     variant = relax(program, Draw(seed=seed)) if seed % 2 else SYMBOLIC  # half of them with checks
-    plain, flowing, turned = _both(program.text(variant))
+    plain, flowing, turned = _both(program.text(variant), made=seed % 8 < 4)
     _TURNED.append(turned)
     assert _summary(flowing) == _summary(plain)
     if plain.ok:
@@ -117,11 +123,13 @@ def test_dataflow_checks_as_its_lets(seed: int) -> None:
 
 
 _TURNED: list = []
+_ATTRIBUTED: list = []  # one entry per statement with attributes turned
 
 
 def test_most_programs_have_dataflow_statements() -> None:
     """The comparison above is not vacuous (runs after it: pytest keeps file order)."""
     assert len(_TURNED) >= 300 and sum(1 for t in _TURNED if t) >= 50
+    assert len(_ATTRIBUTED) >= 30
 
 
 def _ended(outcome: object) -> tuple:
