@@ -91,6 +91,22 @@ def test_model_calls_grow_linearly(axis, tmp_path: Path) -> None:
     assert large <= LIMIT * small, f"{axis.name}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
 
 
+@pytest.mark.parametrize("axis", [a for a in scale.AXES if a.command == "python"], ids=lambda a: a.name)
+def test_built_calls_grow_linearly(axis, tmp_path: Path) -> None:
+    """The library axes (a script that builds a module with gradual.builder and checks it)."""
+    import runpy
+
+    n = SMALL.get(axis.name, 100)
+    mains = []
+    for size in (n, 8 * n):
+        path = tmp_path / f"{size}{axis.suffix}"
+        path.write_text(axis.make(size), encoding="utf-8")
+        mains.append(runpy.run_path(str(path))["main"])
+    mains[0]()  # the operator library and caches, outside the count
+    small, large = run_deep(lambda: (calls_made(mains[0]), calls_made(mains[1])))
+    assert large <= LIMIT * small, f"{axis.name}: {small} calls at n = {n}, {large} at 8n ({large / small:.1f}x)"
+
+
 def lines_run(work: Callable[[], None]) -> int:
     """Lines of Python that `work` runs on this thread (a loop's every turn counts, where a
     call count sees a loop that calls nothing as nothing)."""
