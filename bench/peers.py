@@ -10,6 +10,10 @@ follows the others' load), the processes interleaved and the best of `--repeat` 
   and runs `onnx.shape_inference.infer_shapes` on it;
 * text: `gradual check prog.rly`, the same chain written in gradual's language, against the
   same ONNX process;
+* a real export's node mix: `gradual check` on 20,000 nodes of attention blocks as the
+  TorchScript exporter writes them (scale.onnx_layers: Constant nodes, Shape/Gather/Unsqueeze/
+  Concat before each Reshape, Transpose, Softmax, a LayerNorm), against the ONNX process; no
+  target (issue 12's are on the chain), printed so the chain's ratio is not read as a model's;
 * library: operators checked per second when the chain is built in memory (bench.py's library
   path: `gradual.builder`, then `gradual.check`), at the largest size;
 * and, in a running process, what importing the largest model costs against checking it
@@ -144,6 +148,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--text-nodes", type=int, default=20_000)
+    parser.add_argument("--layers-nodes", type=int, default=20_000,
+                        help="nodes of the attention-block model (scale.onnx_layers), compared without a target")
     parser.add_argument("--library-ops", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
@@ -168,6 +174,12 @@ def main() -> None:
                     ratios[(name, n)] = seconds / best["onnx"]
                     print(f"{n:>7} nodes: {name:<26} {seconds:6.2f} s   onnx infer_shapes process {best['onnx']:6.2f} s"
                           f"   ratio {seconds / best['onnx']:5.2f}", flush=True)
+        model = Path(tmp) / "layers.onnx"
+        model.write_bytes(scale.onnx_layers(args.layers_nodes))
+        best = best_of(args.repeat, {"onnx": peer + [str(model)], "gradual": gradual + [str(model)]})
+        print(f"{args.layers_nodes:>7} nodes in attention blocks (an export's node mix, no target): gradual check "
+              f"{best['gradual']:.2f} s, onnx infer_shapes process {best['onnx']:.2f} s, ratio "
+              f"{best['gradual'] / best['onnx']:.2f}", flush=True)
     rate = library_ops_per_second(args.library_ops, args.repeat)
     print(f"library path: {rate:,.0f} ops/s at {args.library_ops:,} ops (check only, chain built in memory)")
     largest = max(args.nodes)

@@ -368,6 +368,58 @@ def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def onnx_layers(n: int) -> bytes:
+    """An ONNX model: n attention blocks in the TorchScript exporter's node mix (25 nodes
+    each): Constant nodes, the Shape/Gather/Unsqueeze/Concat chain before each Reshape,
+    attention MatMuls of two inner tensors, Transpose, Softmax and a LayerNorm of ReduceMeans,
+    over `(batch, seq, 64)`. A real export imported 4.4x slower than it was checked: converters
+    asked inner tensors' ranks (ONNX's inference over the whole model) and read constants
+    twice. `n` is in nodes (rounded down to whole blocks)."""
+    return onnx_layers_model(max(1, n // 25)).SerializeToString()
+
+
+def onnx_layers_model(blocks: int):  # noqa: ANN201 - an onnx.ModelProto
+    """The blocks of `onnx_layers` as an ONNX ModelProto."""
+    from onnx import TensorProto, helper
+
+    nodes: list = []
+
+    def node(op: str, inputs: list, out: str, **attrs: object) -> str:
+        nodes.append(helper.make_node(op, inputs, [out], name=f"{op}_{out}", **attrs))
+        return out
+
+    def const(name: str, values: list, dtype: int = TensorProto.INT64, dims: Optional[list] = None) -> str:
+        tensor = helper.make_tensor(name, dtype, [len(values)] if dims is None else dims, values)
+        return node("Constant", [], name, value=tensor)
+
+    prev = "x"
+    for i in range(blocks):
+        p = f"b{i}_"
+        shape = node("Shape", [prev], p + "shape")
+        batch = node("Gather", [shape, const(p + "i0", [0], dims=[])], p + "batch", axis=0)
+        seq = node("Gather", [shape, const(p + "i1", [1], dims=[])], p + "seq", axis=0)
+        axes = const(p + "axes", [0])
+        heads = node("Concat", [node("Unsqueeze", [batch, axes], p + "bu"), node("Unsqueeze", [seq, axes], p + "su"),
+                                const(p + "hd", [4, 16])], p + "heads", axis=0)
+        q = node("Reshape", [node("MatMul", [prev, "wq"], p + "q"), heads], p + "qh")
+        qt = node("Transpose", [q], p + "qt", perm=[0, 2, 1, 3])
+        kt = node("Transpose", [q], p + "kt", perm=[0, 2, 3, 1])
+        scores = node("Div", [node("MatMul", [qt, kt], p + "s"), const(p + "scale", [4.0], TensorProto.FLOAT, [])],
+                      p + "sd")
+        attn = node("MatMul", [node("Softmax", [scores], p + "p", axis=-1), qt], p + "o")
+        flat = node("Concat", [p + "bu", p + "su", const(p + "width", [64])], p + "flat", axis=0)
+        merged = node("Reshape", [node("Transpose", [attn], p + "ot", perm=[0, 2, 1, 3]), flat], p + "om")
+        y = node("Add", [prev, merged], p + "y")
+        centred = node("Sub", [y, node("ReduceMean", [y], p + "mean", axes=[-1])], p + "c")
+        var = node("ReduceMean", [node("Mul", [centred, centred], p + "sq")], p + "var", axes=[-1])
+        prev = node("Div", [centred, node("Sqrt", [var], p + "std")], p + "out")
+    graph = helper.make_graph(
+        nodes, "layers", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 64])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, ["batch", "seq", 64])],
+        initializer=[helper.make_tensor("wq", TensorProto.FLOAT, [64, 64], [0.0] * 4096)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def onnx_fanin(n: int) -> bytes:
     """An ONNX model: n Relus of `x`, summed by one Sum node of n inputs (locating each input on
     the node's line walked the names before it: quadratic in a node's inputs)."""
@@ -586,6 +638,7 @@ AXES = [
     Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 250, errors=True),
     Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 250, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
+    Axis("onnx-layers", "ONNX nodes in attention blocks, as exported", onnx_layers, 2500, suffix=".onnx"),
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
     Axis("onnx-branches", "ONNX If nodes whose branches bind the same names", onnx_branches, 1250, suffix=".onnx"),
     Axis("onnx-loops", "ONNX Loop nodes, each a recursive closure", onnx_loops, 600, suffix=".onnx"),

@@ -257,7 +257,10 @@ def _is_graph_call(node: ast.Node) -> bool:
     """An operator call whose arguments are all variables (`op(%a, %b, attr=...)`)."""
     if node.__class__ is not ast.Call or node.callee.__class__ is not ast.OpRef:
         return False
-    return all(a.__class__ is ast.Var for a in node.args)
+    for a in node.args:
+        if a.__class__ is not ast.Var:
+            return False
+    return True
 
 
 class _MadeLets:
