@@ -254,7 +254,7 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     if isinstance(program, str):
         source = Source(program, path)
         try:
-            module = parse_source(source)
+            module = ast.compact_lets(parse_source(source))  # no tool has seen it: read as arrays
         except ParseError as exc:
             return CheckResult(None, source, [parse_diagnostic(exc)], registry=registry)
     else:

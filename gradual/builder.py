@@ -253,34 +253,6 @@ def _body(b: Union[Expr, ast.Body]) -> ast.Body:
 
 
 # functions and modules ------------------------------------------------------------------------
-def _is_graph_call(node: ast.Node) -> bool:
-    """An operator call whose arguments are all variables (`op(%a, %b, attr=...)`)."""
-    if node.__class__ is not ast.Call or node.callee.__class__ is not ast.OpRef:
-        return False
-    for a in node.args:
-        if a.__class__ is not ast.Var:
-            return False
-    return True
-
-
-class _MadeLets:
-    """The locator of Dataflow statements made as syntax first (`Block.let`): each one's tag
-    is its Let."""
-
-    @staticmethod
-    def line(let: ast.Let) -> Span:
-        """Where the statement is."""
-        return let.span
-
-    @staticmethod
-    def argument(let: ast.Let, j: int) -> Span:
-        """Where argument `j` is."""
-        return let.value.args[j].span
-
-
-_MADE = _MadeLets()
-
-
 class Block:
     """A sequence of bindings ending in a result: a function body or a branch."""
 
@@ -297,24 +269,11 @@ class Block:
         node = _expr(value)
         span = loc.span if loc is not None else node.span
         let = ast.Let(ast.Var(name, span=span), type, node, graph=type is None, span=span)
-        if type is None and _is_graph_call(node):
-            self._bind_made(let)
+        if type is None and ast.is_graph_call(node):
+            ast.add_made_let(self.dataflow(ast.MADE_LETS), let)
         else:
             self.stmts.append(let)
         return Var(name, loc)
-
-    def _bind_made(self, let: ast.Let) -> None:
-        """Add `let` (an operator call on variables) to the block's Dataflow, as made syntax."""
-        call = let.value
-        flow = self.dataflow(_MADE)
-        index = len(flow.names)
-        flow.names.append(let.var.name)
-        flow.ops.append(call.callee.name)
-        flow.args.append([a.name for a in call.args])
-        flow.tags.append(let)
-        flow.made[index] = let
-        if call.attrs:
-            flow.attrs[index] = call.attrs
 
     def bind_op(self, name: str, op: str, args: list, locator: object, tag: object) -> Var:
         """`%name = op(%args...)` with no attributes, `args` the variables' names, placed by

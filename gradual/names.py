@@ -302,12 +302,15 @@ class _Resolver:
         uses: list = []
         for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
             if op not in operators and op not in ast.REF_FORMS:
-                self.opref(ast.OpRef(op, span=flow.line(i)))
+                made = flow.made.get(i)
+                self.opref(made.value.callee if made is not None else ast.OpRef(op, span=flow.line(i)))
             found = [variables.get(a) for a in args]
             if None in found or self.captured or self.watched:
                 for j, binder in enumerate(found):
                     if binder is None:
-                        self.var(ast.Var(args[j], span=flow.argument(i, j)))  # reports it
+                        made = flow.made.get(i)
+                        self.var(made.value.args[j] if made is not None  # reports it
+                                 else ast.Var(args[j], span=flow.argument(i, j)))
                     else:
                         self.used(binder)
             binder = DataflowBinder(name, level, flow, i)

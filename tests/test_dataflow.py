@@ -229,3 +229,23 @@ def test_a_dataflow_in_a_closure_captures_what_it_uses() -> None:
     assert flowing.ok and not flowing.resolution.function(fn).closed
     assert str(flowing.binding_type("main", "out")) == str(plain.binding_type("main", "out"))
     assert str(flowing.function_type("main")) == str(plain.function_type("main"))
+
+
+def test_a_text_programs_operator_lets_are_checked_from_arrays_and_given_back_as_parsed() -> None:
+    """`gradual.check` of text holds runs of operator lets as Dataflows of the parsed lets
+    (ast.compact_lets); a tool asking for the module or the tables gets those lets back."""
+    text = ("def @main(%x: Tensor[(n, 4), float32]) {\n  %a = nn.relu(%x);\n  %b = add(%a, %x);\n"
+            "  %c = reshape(%b, newshape=[-1]);\n  let %d: Tensor[(4 * n,), float32] = %c;\n  %d\n}\n")
+    result = gradual.check(text)
+    assert result._dataflow  # statements checked from the arrays, not yet published
+    assert str(result.binding_type("main", "c")) == "Tensor[(4 * n,), float32]"
+    stmts = result.module.defs[0].body.stmts
+    assert [type(s).__name__ for s in stmts] == ["Let"] * 4
+    assert result.types[id(stmts[2].value)] == result.types[id(stmts[2])]
+    assert gradual.elaborate_text(result).count("reshape(%b, newshape=[-1])") == 1
+
+
+def test_unknown_names_in_a_text_programs_dataflow_are_reported_at_the_names() -> None:
+    text = "def @main(%x: Tensor[(2,), float32]) {\n  %a = nn.relu(%x);\n  %b = no.such_op(%a);\n  %c = add(%b, %y);\n  %c\n}\n"
+    errors = {d.code: d.span.text for d in gradual.check(text).errors}
+    assert errors == {"unknown-operator": "no.such_op", "unknown-variable": "%y"}

@@ -444,6 +444,88 @@ def same_tree(a: object, b: object) -> bool:
     return True
 
 
+class MadeLets:
+    """The locator of Dataflow statements made as syntax first (the builder's `let`,
+    `compact_lets`): each statement's tag is its Let."""
+
+    @staticmethod
+    def line(let: Let) -> Span:
+        """Where the statement is."""
+        return let.span
+
+    @staticmethod
+    def argument(let: Let, j: int) -> Span:
+        """Where argument `j` is."""
+        return let.value.args[j].span  # type: ignore[attr-defined]
+
+
+MADE_LETS = MadeLets()
+
+
+def is_graph_call(value: Node) -> bool:
+    """An operator call whose arguments are all variables (`op(%a, %b, attr=...)`)."""
+    if value.__class__ is not Call or value.callee.__class__ is not OpRef:  # type: ignore[attr-defined]
+        return False
+    for a in value.args:  # type: ignore[attr-defined]
+        if a.__class__ is not Var:
+            return False
+    return True
+
+
+def add_made_let(flow: Dataflow, let: Let) -> None:
+    """Append `let` (unannotated, its value `is_graph_call`) to `flow` as a made statement."""
+    call = let.value
+    index = len(flow.names)
+    flow.names.append(let.var.name)
+    flow.ops.append(call.callee.name)  # type: ignore[attr-defined]
+    flow.args.append([a.name for a in call.args])  # type: ignore[attr-defined]
+    flow.tags.append(let)
+    flow.made[index] = let
+    if call.attrs:  # type: ignore[attr-defined]
+        flow.attrs[index] = call.attrs  # type: ignore[attr-defined]
+
+
+def compact_lets(module: Module) -> Module:
+    """Hold every run of unannotated operator lets on variables as a Dataflow of those very
+    lets, in place (the inverse of `expand_dataflow`, which a CheckResult runs before a tool
+    sees the module): name resolution and inference then read them from arrays. Returns the
+    module."""
+    stack: list = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if not isinstance(node, Node) or node.__class__ is Dataflow:
+            continue
+        if node.__class__ is Body:
+            node.stmts = _compacted(node.stmts)
+        for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
+            stack.append(getattr(node, name))
+    return module
+
+
+def _compacted(stmts: tuple) -> tuple:
+    """Statements with each run of operator lets (at least two) as a Dataflow."""
+    out: list = []
+    run: list = []
+    for s in stmts + (None,):
+        if s.__class__ is Let and s.type is None and is_graph_call(s.value):
+            run.append(s)
+            continue
+        if len(run) > 1:
+            flow = Dataflow([], [], [], [], MADE_LETS)
+            for let in run:
+                add_made_let(flow, let)
+            out.append(flow)
+        else:
+            out.extend(run)
+        run = []
+        if s is not None:
+            out.append(s)
+    return tuple(out)
+
+
 def expand_dataflow(module: Module) -> Module:
     """Put every Dataflow's statements in its body as lets (the same nodes `Dataflow.let`
     gives), in place: after checking, tools walk plain bindings. Returns the module."""
