@@ -1,7 +1,9 @@
 """Dataflow statements (ast.Dataflow, the compact form graph frontends bind runs of operator
 nodes in: issue 12) check as the lets they stand for.
 
-Every random program of tests/programs.py is checked twice: as parsed, and with each run of
+Every random program of tests/programs.py is checked three times: as parsed (a module is checked
+as given: plain lets), as text (`gradual.check` compacts runs of operator lets itself,
+ast.compact_lets), and with each run of
 plain operator lets (`%v = op(%a, %b, attr=...);`, every argument a variable) turned into
 one Dataflow statement placed at the lets' own spans (for half the seeds holding the parsed
 lets as made, as the builder's `let` does; for the others made again when asked). Both must give the same diagnostics, the
@@ -102,7 +104,7 @@ def _summary(result: gradual.CheckResult) -> dict:
 
 
 def _both(text: str, made: bool = False) -> tuple:
-    plain = gradual.check(text)
+    plain = gradual.check(gradual.parse(text))  # a module is checked as given: plain lets
     module = gradual.parse(text)
     turned = as_dataflow(module, made)
     flowing = gradual.check(module)
@@ -113,9 +115,11 @@ def _both(text: str, made: bool = False) -> tuple:
 def test_dataflow_checks_as_its_lets(seed: int) -> None:
     program = generate(seed)
     variant = relax(program, Draw(seed=seed)) if seed % 2 else SYMBOLIC  # half of them with checks
-    plain, flowing, turned = _both(program.text(variant), made=seed % 8 < 4)
+    text = program.text(variant)
+    plain, flowing, turned = _both(text, made=seed % 8 < 4)
     _TURNED.append(turned)
     assert _summary(flowing) == _summary(plain)
+    assert _summary(gradual.check(text)) == _summary(plain)  # text: compacted (ast.compact_lets)
     if plain.ok:
         assert gradual.elaborate_text(flowing) == gradual.elaborate_text(plain)
         inputs = program.intended_inputs()
