@@ -1,14 +1,14 @@
 """Dataflow statements (ast.Dataflow, the compact form graph frontends bind runs of operator
 nodes in: issue 12) check as the lets they stand for.
 
-Every random program of tests/programs.py is checked three times: as parsed (a module is checked
+Every random program of tests/programs.py is checked three times: as a parsed module (checked
 as given: plain lets), as text (`gradual.check` compacts runs of operator lets itself,
-ast.compact_lets), and with each run of
-plain operator lets (`%v = op(%a, %b, attr=...);`, every argument a variable) turned into
-one Dataflow statement placed at the lets' own spans (for half the seeds holding the parsed
-lets as made, as the builder's `let` does; for the others made again when asked). Both must give the same diagnostics, the
-same function types and check counts, the same type for every binding, the same elaborated
-program, and the same run outcome. Statements checked from the arrays and statements made into
+ast.compact_lets), and with each run of plain operator lets (`%v = op(%a, %b, attr=...);`,
+every argument a variable) turned into one Dataflow statement placed at the lets' own spans
+(for half the seeds holding the parsed lets as made, as the builder's `let` does; for the
+others made again when asked). All must give the same diagnostics, the same function types and
+check counts, the same type for every binding; the first and last also the same elaborated
+program and the same run outcome. Statements checked from the arrays and statements made into
 syntax (an outcome not reused, an unknown name) both occur in these programs.
 """
 
