@@ -1185,6 +1185,13 @@ def internal_check_error(span: Span, name: str, exc: BaseException) -> Diagnosti
                       help="this is a bug in gradual; the other definitions are still checked")
 
 
+def option_not_used(option: str, takers: list) -> str:
+    """A frontend option given on the command line where no input is of a kind that takes it
+    (`gradual check --batch N prog.rly`): it would have been silently ignored."""
+    kinds = " and ".join(takers) or "no file kind"
+    return f"`--{option}` applies to {kinds}, and no input here is one: it was not used"
+
+
 def internal_crash(exc: BaseException) -> str:
     """gradual itself failed outside a run (a bug in gradual)."""
     return f"gradual failed ({type(exc).__name__}: {exc}); please report it with the program"

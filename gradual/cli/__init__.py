@@ -22,7 +22,7 @@ from typing import Any, Optional, Sequence
 from .. import messages
 from ..analysis.inputs import Checked, Input, Unavailable, check_input, load
 from ..api import elaborate_text, run_deep
-from ..frontends import frontends
+from ..frontends import frontend_for, frontends
 from ..render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -296,6 +296,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
             if sys.stdout is None:  # `gradual check f.rly >&-`: every output would be lost
                 raise UsageError("standard output is closed: nothing could be written")
             _encodable_output()
+        _warn_unused_options(args)
         # types and programs nest as deep as their source: printing recurses over them too
         with _collector_paused(args.command, exiting):
             return run_deep(args.handler, args)
@@ -313,6 +314,23 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
             return EXIT_USAGE
         print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _warn_unused_options(args: argparse.Namespace) -> None:
+    """A warning on stderr for each frontend option given where no input is of a kind that
+    takes it (`--batch N prog.rly` was silently ignored). Not an error: a pre-commit hook's
+    fixed arguments meet whichever files are staged, models or not (docs/design.md)."""
+    paths = getattr(args, "files", None) or [getattr(args, "file", None)]
+    kinds = [frontend_for(path) for path in paths if path is not None]
+    for frontend in frontends():
+        for option in frontend.options:
+            if getattr(args, option.dest, None) in (None, False):
+                continue
+            if any(kind is not None and option in kind.options for kind in kinds):
+                continue
+            takers = [f"{f.name} models ({', '.join(f.suffixes)})" for f in frontends() if option in f.options]
+            _say(f"gradual: warning: {visible(messages.option_not_used(option.name, takers))}")
+            setattr(args, option.dest, None if not option.flag else False)  # warned once
 
 
 #: what writing stdout fails with when the disk is full, quota exceeded, the file too big,
