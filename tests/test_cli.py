@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -295,7 +296,9 @@ def test_a_shown_line_never_drives_the_terminal_and_its_carets_stand_under_the_s
     code, _, err = run_cli(capsys, "check", "--color=never", str(path))
     assert code == 1
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 or 0x202A <= ord(c) <= 0x202E for c in err)
-    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
+    shown = err.splitlines()  # the span's line (a lone \r in the comment ends a line: a later one)
+    at = next(i for i, line in enumerate(shown) if re.match(r"\s*\d+ \|", line) and "%y" in line)
+    source_line, carets = shown[at], shown[at + 1]
     assert carets.index("^") == _terminal_width(source_line[:source_line.rindex("%y")])
 
 
@@ -354,3 +357,47 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
     err = proc.stderr.decode()
     assert proc.returncode == 2, err
     assert "Traceback" not in err and "internal error" not in err and err.startswith("gradual: error:"), err
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "--batch", "N"], ["check", "--batch-reshapes"], ["check", "--strict-dims", "--format", "json"],
+    ["elaborate", "--batch", "N"], ["run", "--strict-dims", "--format", "json", "--shape", "x=2x784"],
+])
+def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
+    """`gradual check --batch N prog.rly` silently ignored `--batch` (a program has no graph
+    inputs to name). Now a warning on stderr says the option was not used; the result (exit
+    code, stdout's document) is the program's own, since a pre-commit hook's fixed arguments
+    meet whichever files are staged (found by an outside pass)."""
+    program = str(EXAMPLES / "mlp.rly")
+    code, out, err = run_cli(capsys, *argv, "--color=never", program)
+    assert code == 0
+    option = next(a for a in argv if a.startswith("--") and a not in ("--format",))
+    assert f"gradual: warning: `{option}` applies to onnx models (.onnx)" in err
+    assert "it was not used" in err
+    if "json" in argv:
+        json.loads(out)
+
+
+def test_a_model_option_some_input_takes_is_not_warned_about(capsys) -> None:
+    """With a model among the inputs the option is used: no warning for the programs."""
+    model = ROOT / "tests" / "data" / "torch" / "edited.pt2"
+    code, _, err = run_cli(capsys, "check", "--strict-dims", "--color=never", str(EXAMPLES / "mlp.rly"), str(model))
+    assert "warning: `--strict-dims`" not in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_a_lone_carriage_return_ends_a_line_in_every_output(capsys, tmp_path: Path, fmt: str) -> None:
+    """Classic Mac line breaks (a lone `\\r`) end lines as `\\n` and `\\r\\n` do, as LSP counts
+    them: the lexer read a lone `\\r` as a blank, so a `//` comment ran to the end of the file
+    and every position was on line 1 while the editor showed line 3 (found by an outside pass).
+    Every output of the three files is the same."""
+    lines = ["def @main(%x: Tensor[(2,), float32]) {  // a note", '  %0 = nn.relu(%x);  // "', "  nn.relu(%y)", "}", ""]
+    outputs = []
+    for name, brk in (("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")):
+        path = tmp_path / "m.rly"
+        path.write_bytes(brk.join(lines).encode())
+        code, out, err = run_cli(capsys, "check", "--format", fmt, "--color=never", str(path))
+        assert code == 1, (name, err)
+        outputs.append((out, err))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert "m.rly:3:11" in outputs[0][1] if fmt == "text" else '"line": 3' in outputs[0][0] or '"startLine": 3' in outputs[0][0]

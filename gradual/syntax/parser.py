@@ -28,7 +28,7 @@ from . import ast
 from .comments import Comment, comments_of
 from .driver import FORMAT, Tables, describe_tables, drive
 from .lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
-from .source import Source, Span
+from .source import LINE_BREAK, Source, Span
 
 #: Longest integer literal read (Python's own int/str conversion limit).
 MAX_DIGITS = 4300
@@ -493,7 +493,7 @@ _span_of = re.Match.span
 
 def _doc_comment(text: str, pos: int) -> str:
     """The `///` comment lines right above a declaration."""
-    lines = text[:pos].rstrip(" \t").split("\n")[:-1]
+    lines = LINE_BREAK.split(text[:pos].rstrip(" \t"))[:-1]
     doc: list[str] = []
     for line in reversed(lines):
         stripped = line.strip()
