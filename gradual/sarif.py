@@ -27,8 +27,11 @@ SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sar
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
 
-def sarif_log(files: Iterable[Any]) -> dict:
-    """A SARIF log of checked inputs (`gradual.analysis.Checked`)."""
+def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
+    """A SARIF log of checked inputs (`gradual.analysis.Checked`). `failure`: the (code,
+    message) of an error that stopped the command before it checked anything (a usage
+    error): the run's invocation then says it failed, with the error as a tool notification
+    (SARIF 2.1.0 §3.20.14, §3.58), and has no results."""
     codes = list(CODES)
     results = []
     for checked in files:
@@ -45,6 +48,11 @@ def sarif_log(files: Iterable[Any]) -> dict:
     root = _source_root()
     if root is not None:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
+    if failure is not None:
+        code, message = failure
+        run["invocations"] = [{"executionSuccessful": False, "exitCode": 2 if code == "usage-error" else 4,
+                               "toolExecutionNotifications": [{"level": "error", "message": {"text": message},
+                                                               "descriptor": {"id": code}}]}]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 

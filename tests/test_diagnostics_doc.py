@@ -32,7 +32,7 @@ def test_the_example_produces_its_code(code: str) -> None:
     found = re.search(r"```gradual\n(.*?)```", body, flags=re.S)
     if found is None:  # runtime codes (gradual run), unreadable files and imported models show a command
         assert code in ("input-error", "check-failed", "runtime-error", "internal-error", "bad-initializer",
-                        "dim-constraint", "archive-version")
+                        "dim-constraint", "archive-version", "usage-error")
         return
     result = gradual.check(found.group(1), "example.rly")
     produced = [d for d in result.diagnostics if d.code == code]

@@ -180,3 +180,18 @@ def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeyp
     code, log = sarif(name)
     run = github_acceptable(log)
     assert code == 1 and run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF%20name.rly"
+
+
+def test_a_command_line_argparse_refuses_is_a_sarif_log_too(capsys: pytest.CaptureFixture) -> None:
+    """`check --format sarif --unknown f.rly` exited 2 with an empty stdout: a CI step that
+    uploads the report failed on an empty file. Now a valid log whose invocation failed, with
+    the error as a tool notification, and no results."""
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--format", "sarif", "--unknown", str(EXAMPLES / "mlp.rly")])
+    assert exited.value.code == 2
+    run = github_acceptable(json.loads(capsys.readouterr().out))
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is False and invocation["exitCode"] == 2
+    (note,) = invocation["toolExecutionNotifications"]
+    assert note["descriptor"]["id"] == "usage-error" and "--unknown" in note["message"]["text"]
+    assert run["results"] == []
