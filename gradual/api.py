@@ -316,13 +316,22 @@ def check(program: Union[str, bytes, ast.Module], path: str = "<input>", registr
 
 
 def _require_module(result: CheckResult, function: str) -> None:
+    """A ValueError for a result there is nothing sound to elaborate of: a program that did
+    not parse, or one with type errors (its elaboration came back without a word, as if
+    sound: an erroneous call left as it was, no check before it, so running it handed the
+    operator the very shapes the checker rejected; `gradual elaborate` exits 1 there)."""
     require(result, CheckResult, function, "the CheckResult of gradual.check")
     if result.module is None or result.resolution is None:
         raise ValueError("cannot elaborate a program that did not parse; see result.diagnostics")
+    if not result.ok:
+        first = result.errors[0]
+        raise ValueError(f"cannot elaborate a program with {len(result.errors)} type error(s), the first "
+                         f"`{first.code}` at {first.span.describe()}; see result.errors")
 
 
 def elaborate(result: CheckResult) -> ast.Module:
-    """The program with its runtime checks inserted as casts (see elaboration.py)."""
+    """The program with its runtime checks inserted as casts (see elaboration.py); a
+    ValueError when the program did not parse or has type errors (nothing sound to run)."""
     from .elaboration import elaborate_module
 
     _require_module(result, "elaborate")
@@ -331,7 +340,8 @@ def elaborate(result: CheckResult) -> ast.Module:
 
 
 def elaborate_text(result: CheckResult) -> str:
-    """The elaborated program as text, with each binding's type in a `/* ty=... */` comment."""
+    """The elaborated program as text, with each binding's type in a `/* ty=... */` comment
+    (a ValueError as for `elaborate`)."""
     from .elaboration import elaborated_text
 
     _require_module(result, "elaborate_text")
