@@ -160,8 +160,33 @@ class CheckResult:
         return [] if fn is None else [c for c in fn.checks if c.verifies]
 
     def type_of(self, node: object) -> Optional[Type]:
-        """The inferred type of an expression or binding node."""
-        return self.types.get(id(node))
+        """The inferred type of an expression or binding node: a literal's scalar type, a
+        variable's its binding's (a `let`'s, or a definition's parameter's as inferred); None
+        for a node of no checked definition (or a closure's parameter). The checker records
+        only compound expressions, so a literal or a variable answered None."""
+        found = self.types.get(id(node))
+        if found is not None or self.module is None:
+            return found
+        if isinstance(node, ast.Literal):
+            from .infer import literal_type
+
+            return literal_type(node)
+        if isinstance(node, ast.Var) and self.resolution is not None:
+            return self._binder_type(self.resolution.binder_of(node))
+        return None
+
+    def _binder_type(self, binder: Any) -> Optional[Type]:
+        """The type a `let` or a definition's parameter binds."""
+        if binder is None:
+            return None
+        if isinstance(binder.node, ast.Let):
+            return self.types.get(id(binder.node))
+        for d in self.module.defs:
+            fn = self.functions.get(d.name)
+            if binder.node in d.params and fn is not None and isinstance(fn.type, FuncType):
+                index = d.params.index(binder.node)
+                return fn.type.params[index] if index < len(fn.type.params) else None
+        return None
 
     def binding_type(self, function: str, variable: str) -> Optional[Type]:
         """The type of `%variable`'s last binding inside `def @function` (tests and tools)."""
