@@ -184,3 +184,40 @@ def test_the_summary_line_leaves_out_a_models_many_weights_and_json_keeps_them(c
     code, out, _ = run_cli(capsys, "check", "--format", "json", path)
     (entry,) = json.loads(out)["files"]
     assert entry["functions"]["main"]["type"].count("Tensor[") == 14
+
+
+EXAMPLE_MLP = Path(__file__).resolve().parents[1] / "tests" / "data" / "onnx" / "examples" / "mlp.onnx"
+
+
+@pytest.mark.parametrize("name", ["", "n m", "3", "def", "float32", "n+1", "%x", "1..8"])
+def test_a_batch_that_is_no_dimension_name_is_a_usage_error(capsys, name: str) -> None:
+    """`--batch` was written into the program as it was: `--batch ""` printed `Tensor[(, 16)]`,
+    `--batch "n m"` a program that does not parse, `--batch 3` a symbol named `3` that reads
+    back as the static dim 3 (found by an outside pass)."""
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--batch", name, str(EXAMPLE_MLP)])
+    assert exited.value.code == 2
+    assert f"argument --batch: `{name}` is not a dimension name" in capsys.readouterr().err
+    from gradual.frontends.onnx import ImportOptions
+
+    with pytest.raises(ValueError, match="is not a dimension name"):
+        ImportOptions(batch=name)
+
+
+def test_an_imported_program_with_a_batch_claims_no_dim_it_lost(capsys, tmp_path: Path) -> None:
+    """`gradual import --batch N` printed `claimed=["batch"]`, the dim_param `--batch`
+    replaced, which the signature no longer has: checking the printed program warned
+    `unused-claim` where the model checked clean. A dim_param elsewhere in an input stays
+    claimed."""
+    code, out, _ = run_cli(capsys, "import", "--batch", "N", str(EXAMPLE_MLP))
+    assert code == 0 and "claimed=" not in out and "Tensor[(N, 16), float32]" in out
+    printed = tmp_path / "imported.rly"
+    printed.write_text(out)
+    assert run_cli(capsys, "check", "--color=never", str(printed))[0:3:2] == (0, "")
+    x = helper.make_tensor_value_info("x", F, ["batch", "seq"])
+    y = helper.make_tensor_value_info("y", F, None)
+    model = tmp_path / "seq.onnx"
+    onnx.save(helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
+                                opset_imports=[helper.make_opsetid("", 17)]), str(model))
+    code, out, _ = run_cli(capsys, "import", "--batch", "N", str(model))
+    assert code == 0 and 'claimed=["seq"]' in out

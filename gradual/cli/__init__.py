@@ -331,7 +331,22 @@ def _add_option(group: Any, option: Any) -> None:
         group.add_argument(f"--{option.name}", dest=option.dest, action="store_true", help=option.help)
     else:
         group.add_argument(f"--{option.name}", dest=option.dest, metavar=option.metavar, default=None,
-                           help=option.help)
+                           help=option.help, type=_option_parser(option))
+
+
+def _option_parser(option: Any) -> Any:
+    """argparse's `type` for a frontend option: its `parse`, whose ValueError is argparse's
+    usage error (`argument --batch: ...`)."""
+    if option.parse is None:
+        return None
+
+    def parse(text: str) -> Any:
+        try:
+            return option.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 def _version() -> str:
