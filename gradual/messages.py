@@ -1192,6 +1192,11 @@ def option_not_used(option: str, takers: list) -> str:
     return f"`--{option}` applies to {kinds}, and no input here is one: it was not used"
 
 
+def option_needs(option: str, needed: str) -> str:
+    """A frontend option that does nothing without another one."""
+    return f"`--{option}` does nothing without `--{needed}`: it was not used"
+
+
 def internal_crash(exc: BaseException) -> str:
     """gradual itself failed outside a run (a bug in gradual)."""
     return f"gradual failed ({type(exc).__name__}: {exc}); please report it with the program"

@@ -360,7 +360,7 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["check", "--batch", "N"], ["check", "--batch-reshapes"], ["check", "--strict-dims", "--format", "json"],
+    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--strict-dims", "--format", "json"],
     ["elaborate", "--batch", "N"], ["run", "--strict-dims", "--format", "json", "--shape", "x=2x784"],
 ])
 def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
@@ -401,3 +401,12 @@ def test_a_lone_carriage_return_ends_a_line_in_every_output(capsys, tmp_path: Pa
         outputs.append((out, err))
     assert outputs[0] == outputs[1] == outputs[2]
     assert "m.rly:3:11" in outputs[0][1] if fmt == "text" else '"line": 3' in outputs[0][0] or '"startLine": 3' in outputs[0][0]
+
+
+def test_an_option_without_the_one_it_works_with_is_a_warning(capsys) -> None:
+    """`--batch-reshapes` without `--batch` did nothing, silently."""
+    model = ROOT / "tests" / "data" / "onnx" / "examples" / "cnn_batch1.onnx"
+    code, _, err = run_cli(capsys, "check", "-q", "--batch-reshapes", str(model))
+    assert code == 0 and "gradual: warning: `--batch-reshapes` does nothing without `--batch`" in err
+    code, _, err = run_cli(capsys, "check", "-q", "--batch", "N", "--batch-reshapes", str(model))
+    assert code == 0 and "warning" not in err

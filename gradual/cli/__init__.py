@@ -398,13 +398,17 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
 
 def _warn_unused_options(args: argparse.Namespace) -> None:
     """A warning on stderr for each frontend option given where no input is of a kind that
-    takes it (`--batch N prog.rly` was silently ignored). Not an error: a pre-commit hook's
+    takes it (`--batch N prog.rly` was silently ignored), or without the option it works with
+    (`--batch-reshapes` without `--batch`). Not an error: a pre-commit hook's
     fixed arguments meet whichever files are staged, models or not (docs/design.md)."""
     paths = getattr(args, "files", None) or [getattr(args, "file", None)]
     kinds = [frontend_for(path) for path in paths if path is not None]
     for frontend in frontends():
         for option in frontend.options:
             if getattr(args, option.dest, None) in (None, False):
+                continue
+            if option.needs is not None and getattr(args, option.needs.replace("-", "_"), None) in (None, False):
+                _say(f"gradual: warning: {visible(messages.option_needs(option.name, option.needs))}")
                 continue
             if any(kind is not None and option in kind.options for kind in kinds):
                 continue

@@ -50,13 +50,14 @@ class FrontendUnavailable(Exception):
 class FrontendOption:
     """An option a frontend takes: `--name` on the command line (`flag`: no value), and
     `options[dest]` in `load`; `parse` reads its value (a ValueError says what is wrong with
-    it: a usage error on the command line)."""
+    it: a usage error on the command line); `needs` names the option it works with."""
 
     name: str
     help: str
     metavar: Optional[str] = None
     flag: bool = False
     parse: Optional[Callable[[str], Any]] = None
+    needs: Optional[str] = None  # the name of an option without which this one does nothing
 
     @property
     def dest(self) -> str:

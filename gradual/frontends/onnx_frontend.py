@@ -15,7 +15,7 @@ OPTIONS = (
     FrontendOption("batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME",
                    parse=dim_name),
     FrontendOption("batch-reshapes", "with --batch: Reshape targets that hard-code the batch size copy it instead",
-                   flag=True),
+                   flag=True, needs="batch"),
     STRICT_DIMS,
 )
 
