@@ -221,3 +221,28 @@ def test_an_imported_program_with_a_batch_claims_no_dim_it_lost(capsys, tmp_path
                                 opset_imports=[helper.make_opsetid("", 17)]), str(model))
     code, out, _ = run_cli(capsys, "import", "--batch", "N", str(model))
     assert code == 0 and 'claimed=["seq"]' in out
+
+
+@pytest.mark.parametrize("brk", ["\r", "\n", "\r\n"])
+def test_a_line_break_in_a_name_keeps_each_node_on_its_line(tmp_path: Path, brk: str) -> None:
+    """ONNX names are any strings; the listing wrote them as they were, so a node or tensor
+    name with a line break split its node's line: every later node's line number was off and
+    the diagnostic showed half a line (found by an outside pass, once a lone `\\r` ended a line
+    for the lexer too). The break is drawn as a visible symbol, one character for one."""
+    x = helper.make_tensor_value_info(f"x{brk}1", F, [2, 3])
+    y = helper.make_tensor_value_info("y", F, [4, 5])
+    out = helper.make_tensor_value_info("o", F, None)
+    nodes = [helper.make_node("Relu", [f"x{brk}1"], [f"r{brk}r"], name=f"first{brk}node"),
+             helper.make_node("Relu", [f"r{brk}r"], ["s"], name="middle"),
+             helper.make_node("MatMul", ["s", "y"], ["o"], name=f"last{brk}")]
+    path = tmp_path / "breaks.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, y], [out])), str(path))
+    from gradual.analysis.inputs import check_input, load
+
+    (error,) = check_input(load(str(path))).diagnostics
+    line, column = error.span.start_position
+    assert line == 3  # node #2
+    shown = error.span.source.line_text(line)
+    assert shown.startswith("node last") and "MatMul" in shown and shown[column - 1] == "y"
+    assert "\r" not in error.span.source.text.replace("\n", "") and error.span.source.text.count("\n") == len(
+        error.span.source.line_starts()) - 1
