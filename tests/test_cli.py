@@ -410,3 +410,52 @@ def test_an_option_without_the_one_it_works_with_is_a_warning(capsys) -> None:
     assert code == 0 and "gradual: warning: `--batch-reshapes` does nothing without `--batch`" in err
     code, _, err = run_cli(capsys, "check", "-q", "--batch", "N", "--batch-reshapes", str(model))
     assert code == 0 and "warning" not in err
+
+
+_DIAGNOSTIC_KEYS = {"path", "severity", "code", "message", "line", "column", "end_line", "end_column", "label",
+                    "labels", "notes", "help"}
+
+
+def _a_diagnostic(found: dict, positioned: bool = True) -> None:
+    """A JSON diagnostic has exactly README's fields, of their types (positions null only for
+    an error of no file: a usage or internal error)."""
+    assert set(found) == _DIAGNOSTIC_KEYS, set(found) ^ _DIAGNOSTIC_KEYS
+    assert found["severity"] in ("error", "warning", "note") and isinstance(found["code"], str)
+    assert isinstance(found["message"], str) and isinstance(found["notes"], list) and isinstance(found["labels"], list)
+    for key in ("line", "column", "end_line", "end_column"):
+        assert isinstance(found[key], int) if positioned else found[key] is None, (key, found)
+    for label in found["labels"]:
+        assert set(label) == {"message", "path", "line", "column", "end_line", "end_column"}
+
+
+@pytest.mark.parametrize("name", ["clean", "broken", "unparsable", "not utf-8", "missing", "model", "archive", "usage"])
+def test_the_json_documents_keep_their_schema(capsys, tmp_path: Path, name: str) -> None:
+    """`check --format json` and `run --format json` print the same fields, of the same types,
+    for every kind of input (SPEC 5 and README): a consumer's parser written against one
+    document reads them all."""
+    (tmp_path / "bad.rly").write_bytes(b"def @main() { 1 }\n\xff")
+    (tmp_path / "unparsable.rly").write_text("def @main( {")
+    inputs = {"clean": EXAMPLES / "mlp.rly", "broken": EXAMPLES / "shape_error.rly",
+              "unparsable": tmp_path / "unparsable.rly", "not utf-8": tmp_path / "bad.rly", "missing": tmp_path / "gone.rly",
+              "model": ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx",
+              "archive": ROOT / "tests" / "data" / "torch" / "constrained.pt2", "usage": EXAMPLES / "mlp.rly"}
+    extra = ["--entry", "nothing"] if name == "usage" else []
+    _, out, _ = run_cli(capsys, "check", "--format", "json", str(inputs[name]))
+    document = json.loads(out)
+    assert set(document) == {"files", "summary"}
+    assert set(document["summary"]) == {"errors", "warnings", "checks"}
+    for file in document["files"]:
+        assert set(file) == {"path", "diagnostics", "functions"}
+        for diagnostic in file["diagnostics"]:
+            _a_diagnostic(diagnostic)
+        for function in file["functions"].values():
+            assert set(function) == {"type", "checks"} and isinstance(function["checks"], int)
+    _, out, _ = run_cli(capsys, "run", "--format", "json", str(inputs[name]), *extra)
+    document = json.loads(out)
+    assert set(document) <= {"outputs", "error", "diagnostics"} and ("outputs" in document) != ("error" in document)
+    if "error" in document:
+        _a_diagnostic(document["error"], positioned=document["error"]["code"] not in ("usage-error", "internal-error"))
+    for diagnostic in document.get("diagnostics", []):
+        _a_diagnostic(diagnostic)
+    for output in document.get("outputs", []):
+        assert set(output) <= {"name", "shape", "dtype", "kind", "type"}
