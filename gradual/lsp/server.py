@@ -152,6 +152,12 @@ class OpenModel:
 _ANSWERED = object()  # a request already answered (with an error) while it was read
 
 
+def _send_unaddressed(protocol: Any, error: JsonRpcException) -> None:
+    """An error response to a message whose id cannot be read: JSON-RPC 2.0 answers it with
+    `"id": null` (pygls' serializer leaves a None id out, and a response needs one)."""
+    protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": error.code, "message": error.message}})
+
+
 class _Protocol(LanguageServerProtocol):
     """pygls' protocol, choosing UTF-8 positions whenever the client offers them (pygls
     takes the client's first preference; UTF-8 spares converting every column)."""
@@ -184,10 +190,14 @@ class _Protocol(LanguageServerProtocol):
         error and a notification but `exit` is dropped, as LSP says (pygls answered a hover
         with null, and a document opened then was lost while the server said nothing); a
         second `initialize` gets Invalid Request (it re-ran the handler, which failed with a
-        traceback in the answer); after
+        traceback in the answer), and so does a message that is no JSON object (JSON-RPC 2.0,
+        with a null id: pygls showed the user "'list' object has no attribute 'jsonrpc'"); after
         `shutdown` every request but `exit` gets an Invalid Request error (pygls dropped
         them unanswered)."""
         if message is _ANSWERED:
+            return
+        if not hasattr(message, "jsonrpc"):  # `[]`, `null`, `3`: no JSON-RPC object at all
+            _send_unaddressed(self, JsonRpcInvalidRequest(message="a message is one JSON-RPC object"))
             return
         method = getattr(message, "method", None)
         if self._initialize_seen and method == lsp.INITIALIZE and isinstance(message, RPCRequest):
@@ -235,6 +245,17 @@ class GradualServer(LanguageServer):
         self.exit_code = 0  # LSP: 0 on `exit` after `shutdown`, 1 on `exit` without it
         self._serial = itertools.count(1)
         self._result_ids: "weakref.WeakKeyDictionary[Analysis, str]" = weakref.WeakKeyDictionary()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A message that is no JSON gets JSON-RPC's Parse error (-32700, with a null id), as
+        JSON-RPC 2.0 says; pygls showed the user the Python decoder's message instead. Other
+        errors are reported as pygls does."""
+        if isinstance(error, ValueError) and error.__class__.__name__ == "JSONDecodeError":
+            from pygls.exceptions import JsonRpcParseError
+
+            _send_unaddressed(self.protocol, JsonRpcParseError(message=f"the message is not JSON ({error})"))
+            return
+        super().report_server_error(error, source)
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
