@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 import threading
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
@@ -244,7 +245,16 @@ def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module:
     try:
         return run_deep(_parse_quietly, source)
     except ParseError as exc:
-        raise SyntaxProblem(parse_diagnostic(exc)) from None
+        raise SyntaxProblem(_named_file_help(parse_diagnostic(exc), text, "gradual.parse")) from None
+
+
+def _named_file_help(diag: Diagnostic, text: str, function: str) -> Diagnostic:
+    """A syntax error of a text that is a file's name (`gradual.check("model.rly")`) says so
+    in its help (it was "unexpected `model`" alone)."""
+    name = text.strip()
+    if diag.help is None and name and len(name) < 4096 and "\n" not in name and os.path.isfile(name):
+        diag.help = messages.text_is_a_file_name(function)
+    return diag
 
 
 def _parse_quietly(source: Source) -> ast.Module:
@@ -281,7 +291,8 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
         try:
             module = parse_source(source)
         except ParseError as exc:
-            return CheckResult(None, source, [parse_diagnostic(exc)], registry=registry)
+            return CheckResult(None, source, [_named_file_help(parse_diagnostic(exc), program, "gradual.check")],
+                               registry=registry)
     else:
         module = program
         source = module.span.source if module.span is not None else None

@@ -598,6 +598,12 @@ def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnos
     return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here")
 
 
+def text_is_a_file_name(function: str) -> str:
+    """The help of a parse error where the text given to the library is a file's name."""
+    return (f"`{function}` takes the program's text, and this is the name of a file: pass its text, "
+            "`open(path).read()`, and the path as the second argument")
+
+
 def input_error(span: Span, detail: str) -> Diagnostic:
     """A file that is not readable text."""
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")

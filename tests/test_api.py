@@ -148,3 +148,17 @@ def test_what_run_raises_can_be_caught_through_the_facade() -> None:
 def test_every_public_name_is_documented() -> None:
     for name in gradual.__all__:
         assert (getattr(gradual, name).__doc__ or "").strip(), name
+
+
+def test_a_file_name_given_as_the_program_says_so() -> None:
+    """`gradual.check("examples/mlp.rly")` (the path where the text is expected: a newcomer's
+    first call) was "unexpected `examples`" with no help."""
+    from pathlib import Path
+
+    path = str(Path(__file__).resolve().parents[1] / "examples" / "mlp.rly")
+    (error,) = gradual.check(path).diagnostics
+    assert error.code == "parse-error" and "`gradual.check` takes the program's text" in error.help
+    with pytest.raises(gradual.SyntaxProblem) as info:
+        gradual.parse(path)
+    assert "`gradual.parse` takes the program's text" in info.value.diagnostic.help
+    assert gradual.check("no such file here").diagnostics[0].help is None
