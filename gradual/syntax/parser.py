@@ -710,6 +710,9 @@ def _to_parse_error(exc: Exception, source: Source) -> ParseError:
         pos = exc.pos_in_stream
         if text.startswith("/*", pos):
             return ParseError(Span(source, pos, pos + 2), "`/*`", (), "unterminated block comment")
+        if text.startswith('"', pos):  # a string the lexer could not read: no closing quote on its line
+            return ParseError(Span(source, pos, pos + 1), '`"`', (),
+                              'unterminated string: a string ends with `"` on the line it starts')
         char = text[pos] if pos < len(text) else ""
         return ParseError(Span(source, pos, pos + 1), show_token(char), _expected_names(_acceptable(exc, exc.allowed)))
     if isinstance(exc, UnexpectedEOF):
