@@ -604,6 +604,12 @@ def text_is_a_file_name(function: str) -> str:
             "`open(path).read()`, and the path as the second argument")
 
 
+def lfs_pointer_detail() -> str:
+    """A file that is a Git LFS pointer, not the content it stands for."""
+    return ("the file is a Git LFS pointer, not its content: fetch it (`git lfs pull`; in GitHub Actions, "
+            "`actions/checkout` with `lfs: true`)")
+
+
 def input_error(span: Span, detail: str) -> Diagnostic:
     """A file that is not readable text."""
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")

@@ -459,3 +459,17 @@ def test_the_json_documents_keep_their_schema(capsys, tmp_path: Path, name: str)
         _a_diagnostic(diagnostic)
     for output in document.get("outputs", []):
         assert set(output) <= {"name", "shape", "dtype", "kind", "type"}
+
+
+@pytest.mark.parametrize("suffix", [".onnx", ".pt2", ".rly"])
+def test_a_git_lfs_pointer_is_named_as_such(capsys, tmp_path: Path, suffix: str) -> None:
+    """A model tracked by Git LFS in a checkout without LFS (a CI job's default checkout, a
+    pre-commit clone) is a small text pointer: it was "Wire format was corrupt" (ONNX), "File
+    is not a zip file" (.pt2), "unexpected `version`" (.rly). It says what it is and how to
+    fetch the content (found by an outside pass)."""
+    path = tmp_path / f"model{suffix}"
+    path.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234\n")
+    code, out, err = run_cli(capsys, "check", "--format", "json", str(path))
+    (diag,) = json.loads(out)["files"][0]["diagnostics"]
+    assert code == 1 and diag["code"] == "input-error" and diag["message"].startswith("the file is a Git LFS pointer")
+    assert "git lfs pull" in diag["message"] and diag["help"] is None
