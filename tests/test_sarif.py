@@ -204,6 +204,8 @@ def test_the_pre_commit_hook_takes_every_file_kind_check_reads() -> None:
     suffixes = [".rly"] + [suffix for frontend in frontends() for suffix in frontend.suffixes]
     assert [s for s in suffixes if not re.search(pattern, f"models/m{s}")] == []
     assert not re.search(pattern, "README.md") and not re.search(pattern, "m.rly.bak")
+    # `gradual check` reads `MODEL.ONNX` (suffixes are matched without case): so does the hook
+    assert [s for s in suffixes if not re.search(pattern, f"models/M{s.upper()}")] == []
 
 
 def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
