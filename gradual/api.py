@@ -291,8 +291,10 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
         try:
             module = parse_source(source)
         except ParseError as exc:
-            return CheckResult(None, source, [_named_file_help(parse_diagnostic(exc), program, "gradual.check")],
-                               registry=registry)
+            diagnostic = parse_diagnostic(exc)
+            if path == "<input>":  # a library call that gave no path (the command line reads files)
+                diagnostic = _named_file_help(diagnostic, program, "gradual.check")
+            return CheckResult(None, source, [diagnostic], registry=registry)
     else:
         module = program
         source = module.span.source if module.span is not None else None
