@@ -9,7 +9,9 @@ from .diagnostics import Diagnostic, Label, Severity
 from .ops.registry import register_op
 from .shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
 
-_RUNTIME_NAMES = ("CheckFailure", "ProgramRejected", "RunFailure", "run")
+#: `run` and what it raises (its docstring names each; InputError and KernelFailure could be
+#: caught only through gradual.runtime.errors)
+_RUNTIME_NAMES = ("CheckFailure", "InputError", "KernelFailure", "ProgramRejected", "RunFailure", "run")
 
 
 def __getattr__(name: str) -> object:
@@ -27,7 +29,9 @@ __all__ = [
     "CheckResult",
     "Diagnostic",
     "Dimension",
+    "InputError",
     "Interval",
+    "KernelFailure",
     "Label",
     "PartialShape",
     "ProgramRejected",

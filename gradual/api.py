@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 import threading
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
@@ -160,8 +161,33 @@ class CheckResult:
         return [] if fn is None else [c for c in fn.checks if c.verifies]
 
     def type_of(self, node: object) -> Optional[Type]:
-        """The inferred type of an expression or binding node."""
-        return self.types.get(id(node))
+        """The inferred type of an expression or binding node: a literal's scalar type, a
+        variable's its binding's (a `let`'s, or a definition's parameter's as inferred); None
+        for a node of no checked definition (or a closure's parameter). The checker records
+        only compound expressions, so a literal or a variable answered None."""
+        found = self.types.get(id(node))
+        if found is not None or self.module is None:
+            return found
+        if isinstance(node, ast.Literal):
+            from .infer import literal_type
+
+            return literal_type(node)
+        if isinstance(node, ast.Var) and self.resolution is not None:
+            return self._binder_type(self.resolution.binder_of(node))
+        return None
+
+    def _binder_type(self, binder: Any) -> Optional[Type]:
+        """The type a `let` or a definition's parameter binds."""
+        if binder is None:
+            return None
+        if isinstance(binder.node, ast.Let):
+            return self.types.get(id(binder.node))
+        for d in self.module.defs:
+            fn = self.functions.get(d.name)
+            if binder.node in d.params and fn is not None and isinstance(fn.type, FuncType):
+                index = d.params.index(binder.node)
+                return fn.type.params[index] if index < len(fn.type.params) else None
+        return None
 
     def binding_type(self, function: str, variable: str) -> Optional[Type]:
         """The type of `%variable`'s last binding inside `def @function` (tests and tools)."""
@@ -219,7 +245,16 @@ def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module:
     try:
         return run_deep(_parse_quietly, source)
     except ParseError as exc:
-        raise SyntaxProblem(parse_diagnostic(exc)) from None
+        raise SyntaxProblem(_named_file_help(parse_diagnostic(exc), text, "gradual.parse")) from None
+
+
+def _named_file_help(diag: Diagnostic, text: str, function: str) -> Diagnostic:
+    """A syntax error of a text that is a file's name (`gradual.check("model.rly")`) says so
+    in its help (it was "unexpected `model`" alone)."""
+    name = text.strip()
+    if diag.help is None and name and len(name) < 4096 and "\n" not in name and os.path.isfile(name):
+        diag.help = messages.text_is_a_file_name(function)
+    return diag
 
 
 def _parse_quietly(source: Source) -> ast.Module:
@@ -256,7 +291,10 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
         try:
             module = ast.compact_lets(parse_source(source))  # no tool has seen it: read as arrays
         except ParseError as exc:
-            return CheckResult(None, source, [parse_diagnostic(exc)], registry=registry)
+            diagnostic = parse_diagnostic(exc)
+            if path == "<input>":  # a library call that gave no path (the command line reads files)
+                diagnostic = _named_file_help(diagnostic, program, "gradual.check")
+            return CheckResult(None, source, [diagnostic], registry=registry)
     else:
         module = program
         source = module.span.source if module.span is not None else None
@@ -316,13 +354,22 @@ def check(program: Union[str, bytes, ast.Module], path: str = "<input>", registr
 
 
 def _require_module(result: CheckResult, function: str) -> None:
+    """A ValueError for a result there is nothing sound to elaborate of: a program that did
+    not parse, or one with type errors (its elaboration came back without a word, as if
+    sound: an erroneous call left as it was, no check before it, so running it handed the
+    operator the very shapes the checker rejected; `gradual elaborate` exits 1 there)."""
     require(result, CheckResult, function, "the CheckResult of gradual.check")
     if result.module is None or result.resolution is None:
         raise ValueError("cannot elaborate a program that did not parse; see result.diagnostics")
+    if not result.ok:
+        first = result.errors[0]
+        raise ValueError(f"cannot elaborate a program with {len(result.errors)} type error(s), the first "
+                         f"`{first.code}` at {first.span.describe()}; see result.errors")
 
 
 def elaborate(result: CheckResult) -> ast.Module:
-    """The program with its runtime checks inserted as casts (see elaboration.py)."""
+    """The program with its runtime checks inserted as casts (see elaboration.py); a
+    ValueError when the program did not parse or has type errors (nothing sound to run)."""
     from .elaboration import elaborate_module
 
     _require_module(result, "elaborate")
@@ -331,7 +378,8 @@ def elaborate(result: CheckResult) -> ast.Module:
 
 
 def elaborate_text(result: CheckResult) -> str:
-    """The elaborated program as text, with each binding's type in a `/* ty=... */` comment."""
+    """The elaborated program as text, with each binding's type in a `/* ty=... */` comment
+    (a ValueError as for `elaborate`)."""
     from .elaboration import elaborated_text
 
     _require_module(result, "elaborate_text")

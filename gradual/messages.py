@@ -598,6 +598,18 @@ def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnos
     return Diagnostic(codes.PARSE_ERROR, f"unexpected {found}", span, label=expect or "not expected here")
 
 
+def text_is_a_file_name(function: str) -> str:
+    """The help of a parse error where the text given to the library is a file's name."""
+    return (f"`{function}` takes the program's text, and this is the name of a file: pass its text, "
+            "`open(path).read()`, and the path as the second argument")
+
+
+def lfs_pointer_detail() -> str:
+    """A file that is a Git LFS pointer, not the content it stands for."""
+    return ("the file is a Git LFS pointer, not its content: fetch it (`git lfs pull`; in GitHub Actions, "
+            "`actions/checkout` with `lfs: true`)")
+
+
 def input_error(span: Span, detail: str) -> Diagnostic:
     """A file that is not readable text."""
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")
@@ -1183,6 +1195,18 @@ def internal_check_error(span: Span, name: str, exc: BaseException) -> Diagnosti
     return Diagnostic(codes.INTERNAL_ERROR, f"gradual failed while checking `@{name}`: {type(exc).__name__}: {exc}",
                       span, label="the check of this definition crashed",
                       help="this is a bug in gradual; the other definitions are still checked")
+
+
+def option_not_used(option: str, takers: list) -> str:
+    """A frontend option given on the command line where no input is of a kind that takes it
+    (`gradual check --batch N prog.rly`): it would have been silently ignored."""
+    kinds = " and ".join(takers) or "no file kind"
+    return f"`--{option}` applies to {kinds}, and no input here is one: it was not used"
+
+
+def option_needs(option: str, needed: str) -> str:
+    """A frontend option that does nothing without another one."""
+    return f"`--{option}` does nothing without `--{needed}`: it was not used"
 
 
 def internal_crash(exc: BaseException) -> str:

@@ -8,8 +8,10 @@ notes and help in the message. A path is normalized
 which `originalUriBaseIds` sets to the working directory (as GitHub code scanning wants
 relative paths from the repository's root); one outside it (`../x.rly`) or absolute is a
 `file:` URI. Each rule carries, as GitHub requires, a full description and help: its section
-of docs/diagnostics.md. A file that could not be read has a region at its start. Model diagnostics point into the model's listing (line k is node #k-1), so
-each also names its node as a logical location and carries the listing line as a snippet.
+of docs/diagnostics.md. A file that could not be read has a region at its start. A diagnostic of a model (its
+listing: a line per node) is a location in the model file at its start (the file has no
+lines: a region is all GitHub needs) with the node as its logical location, the listing line
+in its properties, and a fingerprint of its own (see `_location`, `_fingerprint`).
 """
 
 from __future__ import annotations
@@ -27,13 +29,17 @@ SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sar
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
 
-def sarif_log(files: Iterable[Any]) -> dict:
-    """A SARIF log of checked inputs (`gradual.analysis.Checked`)."""
+def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
+    """A SARIF log of checked inputs (`gradual.analysis.Checked`). `failure`: the (code,
+    message) of an error that stopped the command before it checked anything (a usage
+    error): the run's invocation then says it failed, with the error as a tool notification
+    (SARIF 2.1.0 §3.20.14, §3.58), and has no results."""
     codes = list(CODES)
     results = []
     for checked in files:
+        model = checked.input.path if checked.input.model is not None else None
         for diag in checked.diagnostics:
-            results.append(_result(diag, codes, checked.input.model is not None))
+            results.append(_result(diag, codes, model))
     sections = _doc_sections()
     driver = {
         "name": "gradual",
@@ -45,6 +51,11 @@ def sarif_log(files: Iterable[Any]) -> dict:
     root = _source_root()
     if root is not None:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
+    if failure is not None:
+        code, message = failure
+        run["invocations"] = [{"executionSuccessful": False, "exitCode": 2 if code == "usage-error" else 4,
+                               "toolExecutionNotifications": [{"level": "error", "message": {"text": message},
+                                                               "descriptor": {"id": code}}]}]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -90,7 +101,9 @@ def _source_root() -> Optional[str]:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _result(diag: Diagnostic, codes: list, model: bool) -> dict:
+def _result(diag: Diagnostic, codes: list, model: Optional[str]) -> dict:
+    """A result; `model`: the path of the binary model file the diagnostic is of (None: a
+    program), whose listing locations are not regions of that file (see `_location`)."""
     text = diag.message
     extra = [f"note: {n}" for n in diag.notes] + ([f"help: {diag.help}"] if diag.help else [])
     if extra:
@@ -106,33 +119,79 @@ def _result(diag: Diagnostic, codes: list, model: bool) -> dict:
     related = [_related(i, label, model) for i, label in enumerate(diag.labels)]
     if related:
         result["relatedLocations"] = related
+    if _in_listing(diag.span, model):
+        result["partialFingerprints"] = {"primaryLocationLineHash": _fingerprint(diag)}
     return result
 
 
-def _related(index: int, label: Label, model: bool) -> dict:
+def _related(index: int, label: Label, model: Optional[str]) -> dict:
     found = _location(label.span, label.message, model)
     found["id"] = index
     found["message"] = {"text": label.message}
     return found
 
 
-def _location(span: Span, message: str, model: bool) -> dict:
+def _in_listing(span: Span, model: Optional[str]) -> bool:
+    """Whether a span is in a model's listing (the text gradual writes of a binary model file,
+    a line per node: `node fc2 (Gemm): a, w -> y`), not in a text file (a torch.export
+    archive's diagnostics are mostly in the model's Python source)."""
+    return model is not None and span.source.path == model and bool(span.source.text)
+
+
+def _location(span: Span, message: str, model: Optional[str]) -> dict:
+    """A location: a region of a text file; in a model, the model file as the artifact (with
+    the region GitHub requires, its start: the file has no lines) and the node (or graph
+    input, initializer, outputs) it is about as the logical location, with the listing's
+    line kept in the location's properties. The listing's line numbers counted nodes, which no
+    viewer of the .onnx file can show."""
     physical: dict = {"artifactLocation": _artifact(span.source.path)}
     if not span.source.text:  # a file that could not be read: GitHub needs a region all the same
         physical["region"] = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
-    else:
-        line, column = span.start_position
-        end_line, end_column = span.end_position
-        region: dict = {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
-        if message:
-            region["message"] = {"text": message}
-        if model:
-            region["snippet"] = {"text": span.source.line_text(line)}
-        physical["region"] = region
-    found: dict = {"physicalLocation": physical}
-    if model and span.source.text:
-        found["logicalLocations"] = [{"name": span.source.line_text(span.start_position[0]), "kind": "function"}]
-    return found
+        return {"physicalLocation": physical}
+    line, column = span.start_position
+    if _in_listing(span, model):
+        listed = span.source.line_text(line)
+        physical["region"] = {"startLine": 1}
+        name, kind = _listed_construct(listed)
+        found = {"physicalLocation": physical, "logicalLocations": [{"name": name, "kind": kind} if kind else {"name": name}],
+                 "properties": {"listing": listed, "listingLine": line, "listingColumn": column}}
+        if message:  # about the node's tensors, not about the region (the file's start)
+            found["message"] = {"text": message}
+        return found
+    end_line, end_column = span.end_position
+    region = {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+    if message:
+        region["message"] = {"text": message}
+    physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+#: what a listing line describes, by how it begins (frontends/onnx/listing.py, and the
+#: torch.export frontend's), as SARIF logical location kinds (SARIF 2.1.0 §3.33.7); a node has
+#: none of SARIF's kinds, so its kind is the tool's own `node`
+_LISTED_KINDS = (("node ", "node"), ("graph input ", "parameter"), ("initializer ", "variable"),
+                 ("graph outputs", "returnType"))
+
+
+def _listed_construct(listed: str) -> tuple:
+    """The name of what a listing line describes (the line up to its `: `, e.g. `node fc2
+    (Gemm)`, `graph input x`) and its logical location kind."""
+    name = listed.split(": ", 1)[0].strip() or listed
+    kind = next((k for prefix, k in _LISTED_KINDS if name.startswith(prefix)), "")
+    return name, kind
+
+
+def _fingerprint(diag: Diagnostic) -> str:
+    """A model result's `primaryLocationLineHash`, which GitHub otherwise computes from the
+    text at the region's line: every result of a model shares the region at its start, so
+    each would look like the first (alerts merged). It hashes the rule, the listing line (a
+    node's name, operator and tensors: stable when nodes are added elsewhere) and the
+    message."""
+    import hashlib
+
+    line = diag.span.source.line_text(diag.span.start_position[0])
+    digest = hashlib.sha256("\0".join((diag.code, line, diag.message)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:16] + ":1"
 
 
 def _artifact(path: str) -> dict:

@@ -119,3 +119,46 @@ def test_parse_takes_utf8_bytes_as_check_does() -> None:
     with pytest.raises(gradual.SyntaxProblem) as info:
         gradual.parse(b"def @main() { 1 }\xff")
     assert info.value.diagnostic.code == "input-error"
+
+
+@pytest.mark.parametrize("elaborate", [gradual.elaborate, gradual.elaborate_text])
+def test_a_program_with_type_errors_is_not_elaborated(elaborate) -> None:
+    """`gradual.elaborate` of a result with type errors returned a module as if it were sound
+    (the rejected `nn.dense` left as it was, no check before it: running it handed the kernel
+    the shapes the checker had rejected); `gradual elaborate` exits 1 there. Now a ValueError
+    that names the first error (found by an outside pass)."""
+    result = gradual.check("def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 5), float32]) {\n"
+                           "  nn.dense(%x, %w)\n}\n", "m.rly")
+    with pytest.raises(ValueError, match=r"1 type error\(s\), the first `shape-mismatch` at m.rly:2:"):
+        elaborate(result)
+    warned = gradual.check("def @main(%x: Tensor[(2,), float32]) {\n  can_unify(%x, shape=(2,));\n  %x\n}\n")
+    assert warned.ok and warned.warnings and elaborate(warned)  # warnings do not stop it
+
+
+def test_what_run_raises_can_be_caught_through_the_facade() -> None:
+    """`gradual.run`'s docstring names InputError and KernelFailure, which only
+    gradual.runtime.errors offered."""
+    program = "def @main(%x: Tensor[(2,), float32]) { %x }"
+    with pytest.raises(gradual.InputError, match="no input for `%x`"):
+        gradual.run(program, {})
+    assert issubclass(gradual.KernelFailure, gradual.RunFailure)
+    assert {"InputError", "KernelFailure"} <= set(gradual.__all__)
+
+
+def test_every_public_name_is_documented() -> None:
+    for name in gradual.__all__:
+        assert (getattr(gradual, name).__doc__ or "").strip(), name
+
+
+def test_a_file_name_given_as_the_program_says_so() -> None:
+    """`gradual.check("examples/mlp.rly")` (the path where the text is expected: a newcomer's
+    first call) was "unexpected `examples`" with no help."""
+    from pathlib import Path
+
+    path = str(Path(__file__).resolve().parents[1] / "examples" / "mlp.rly")
+    (error,) = gradual.check(path).diagnostics
+    assert error.code == "parse-error" and "`gradual.check` takes the program's text" in error.help
+    with pytest.raises(gradual.SyntaxProblem) as info:
+        gradual.parse(path)
+    assert "`gradual.parse` takes the program's text" in info.value.diagnostic.help
+    assert gradual.check("no such file here").diagnostics[0].help is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -295,7 +296,9 @@ def test_a_shown_line_never_drives_the_terminal_and_its_carets_stand_under_the_s
     code, _, err = run_cli(capsys, "check", "--color=never", str(path))
     assert code == 1
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 or 0x202A <= ord(c) <= 0x202E for c in err)
-    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
+    shown = err.splitlines()  # the span's line (a lone \r in the comment ends a line: a later one)
+    at = next(i for i, line in enumerate(shown) if re.match(r"\s*\d+ \|", line) and "%y" in line)
+    source_line, carets = shown[at], shown[at + 1]
     assert carets.index("^") == _terminal_width(source_line[:source_line.rindex("%y")])
 
 
@@ -354,3 +357,119 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
     err = proc.stderr.decode()
     assert proc.returncode == 2, err
     assert "Traceback" not in err and "internal error" not in err and err.startswith("gradual: error:"), err
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--strict-dims", "--format", "json"],
+    ["elaborate", "--batch", "N"], ["run", "--strict-dims", "--format", "json", "--shape", "x=2x784"],
+])
+def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
+    """`gradual check --batch N prog.rly` silently ignored `--batch` (a program has no graph
+    inputs to name). Now a warning on stderr says the option was not used; the result (exit
+    code, stdout's document) is the program's own, since a pre-commit hook's fixed arguments
+    meet whichever files are staged (found by an outside pass)."""
+    program = str(EXAMPLES / "mlp.rly")
+    code, out, err = run_cli(capsys, *argv, "--color=never", program)
+    assert code == 0
+    option = next(a for a in argv if a.startswith("--") and a not in ("--format",))
+    assert f"gradual: warning: `{option}` applies to onnx models (.onnx)" in err
+    assert "it was not used" in err
+    if "json" in argv:
+        json.loads(out)
+
+
+def test_a_model_option_some_input_takes_is_not_warned_about(capsys) -> None:
+    """With a model among the inputs the option is used: no warning for the programs."""
+    model = ROOT / "tests" / "data" / "torch" / "edited.pt2"
+    code, _, err = run_cli(capsys, "check", "--strict-dims", "--color=never", str(EXAMPLES / "mlp.rly"), str(model))
+    assert "warning: `--strict-dims`" not in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_a_lone_carriage_return_ends_a_line_in_every_output(capsys, tmp_path: Path, fmt: str) -> None:
+    """Classic Mac line breaks (a lone `\\r`) end lines as `\\n` and `\\r\\n` do, as LSP counts
+    them: the lexer read a lone `\\r` as a blank, so a `//` comment ran to the end of the file
+    and every position was on line 1 while the editor showed line 3 (found by an outside pass).
+    Every output of the three files is the same."""
+    lines = ["def @main(%x: Tensor[(2,), float32]) {  // a note", '  %0 = nn.relu(%x);  // "', "  nn.relu(%y)", "}", ""]
+    outputs = []
+    for name, brk in (("lf", "\n"), ("crlf", "\r\n"), ("cr", "\r")):
+        path = tmp_path / "m.rly"
+        path.write_bytes(brk.join(lines).encode())
+        code, out, err = run_cli(capsys, "check", "--format", fmt, "--color=never", str(path))
+        assert code == 1, (name, err)
+        outputs.append((out, err))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert "m.rly:3:11" in outputs[0][1] if fmt == "text" else '"line": 3' in outputs[0][0] or '"startLine": 3' in outputs[0][0]
+
+
+def test_an_option_without_the_one_it_works_with_is_a_warning(capsys) -> None:
+    """`--batch-reshapes` without `--batch` did nothing, silently."""
+    model = ROOT / "tests" / "data" / "onnx" / "examples" / "cnn_batch1.onnx"
+    code, _, err = run_cli(capsys, "check", "-q", "--batch-reshapes", str(model))
+    assert code == 0 and "gradual: warning: `--batch-reshapes` does nothing without `--batch`" in err
+    code, _, err = run_cli(capsys, "check", "-q", "--batch", "N", "--batch-reshapes", str(model))
+    assert code == 0 and "warning" not in err
+
+
+_DIAGNOSTIC_KEYS = {"path", "severity", "code", "message", "line", "column", "end_line", "end_column", "label",
+                    "labels", "notes", "help"}
+
+
+def _a_diagnostic(found: dict, positioned: bool = True) -> None:
+    """A JSON diagnostic has exactly README's fields, of their types (positions null only for
+    an error of no file: a usage or internal error)."""
+    assert set(found) == _DIAGNOSTIC_KEYS, set(found) ^ _DIAGNOSTIC_KEYS
+    assert found["severity"] in ("error", "warning", "note") and isinstance(found["code"], str)
+    assert isinstance(found["message"], str) and isinstance(found["notes"], list) and isinstance(found["labels"], list)
+    for key in ("line", "column", "end_line", "end_column"):
+        assert isinstance(found[key], int) if positioned else found[key] is None, (key, found)
+    for label in found["labels"]:
+        assert set(label) == {"message", "path", "line", "column", "end_line", "end_column"}
+
+
+@pytest.mark.parametrize("name", ["clean", "broken", "unparsable", "not utf-8", "missing", "model", "archive", "usage"])
+def test_the_json_documents_keep_their_schema(capsys, tmp_path: Path, name: str) -> None:
+    """`check --format json` and `run --format json` print the same fields, of the same types,
+    for every kind of input (SPEC 5 and README): a consumer's parser written against one
+    document reads them all."""
+    (tmp_path / "bad.rly").write_bytes(b"def @main() { 1 }\n\xff")
+    (tmp_path / "unparsable.rly").write_text("def @main( {")
+    inputs = {"clean": EXAMPLES / "mlp.rly", "broken": EXAMPLES / "shape_error.rly",
+              "unparsable": tmp_path / "unparsable.rly", "not utf-8": tmp_path / "bad.rly", "missing": tmp_path / "gone.rly",
+              "model": ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx",
+              "archive": ROOT / "tests" / "data" / "torch" / "constrained.pt2", "usage": EXAMPLES / "mlp.rly"}
+    extra = ["--entry", "nothing"] if name == "usage" else []
+    _, out, _ = run_cli(capsys, "check", "--format", "json", str(inputs[name]))
+    document = json.loads(out)
+    assert set(document) == {"files", "summary"}
+    assert set(document["summary"]) == {"errors", "warnings", "checks"}
+    for file in document["files"]:
+        assert set(file) == {"path", "diagnostics", "functions"}
+        for diagnostic in file["diagnostics"]:
+            _a_diagnostic(diagnostic)
+        for function in file["functions"].values():
+            assert set(function) == {"type", "checks"} and isinstance(function["checks"], int)
+    _, out, _ = run_cli(capsys, "run", "--format", "json", str(inputs[name]), *extra)
+    document = json.loads(out)
+    assert set(document) <= {"outputs", "error", "diagnostics"} and ("outputs" in document) != ("error" in document)
+    if "error" in document:
+        _a_diagnostic(document["error"], positioned=document["error"]["code"] not in ("usage-error", "internal-error"))
+    for diagnostic in document.get("diagnostics", []):
+        _a_diagnostic(diagnostic)
+    for output in document.get("outputs", []):
+        assert set(output) <= {"name", "shape", "dtype", "kind", "type"}
+
+
+@pytest.mark.parametrize("suffix", [".onnx", ".pt2", ".rly"])
+def test_a_git_lfs_pointer_is_named_as_such(capsys, tmp_path: Path, suffix: str) -> None:
+    """A model tracked by Git LFS in a checkout without LFS (a CI job's default checkout, a
+    pre-commit clone) is a small text pointer: it was "Wire format was corrupt" (ONNX), "File
+    is not a zip file" (.pt2), "unexpected `version`" (.rly). It says what it is and how to
+    fetch the content (found by an outside pass)."""
+    path = tmp_path / f"model{suffix}"
+    path.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234\n")
+    code, out, err = run_cli(capsys, "check", "--format", "json", str(path))
+    (diag,) = json.loads(out)["files"][0]["diagnostics"]
+    assert code == 1 and diag["code"] == "input-error" and diag["message"].startswith("the file is a Git LFS pointer")
+    assert "git lfs pull" in diag["message"] and diag["help"] is None

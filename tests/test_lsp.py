@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 
 import gradual
 
-from lspclient import (EXAMPLES, Published, config, doc, edit, eventually, open_document, position_of, program,
+from lspclient import (EXAMPLES, ROOT, Published, config, doc, edit, eventually, open_document, position_of, program,
                        replace_all, uri_of)
 
 # replies that break the protocol for the declared client fail the test
@@ -367,3 +367,33 @@ async def test_cancel_request_and_half_typed_text(client: LanguageClient) -> Non
     assert await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(0, 11))) is None
     replace_all(client, uri, SHAPE_ERROR, 3)
     assert len((await client.published.wait(uri, 3)).diagnostics) == 1
+
+
+async def test_a_model_opened_in_the_editor_is_checked_as_a_model(client: LanguageClient, tmp_path) -> None:
+    """An .onnx file opened in the editor was parsed as program text: one `parse-error`,
+    "unexpected character U+0008", whatever the model. Now it is checked from disk as
+    `gradual check` does, its diagnostics at the start of the document, each naming its node;
+    edits to the buffer are not the model, a save checks the file again, requests about it get
+    empty answers, closing clears it (found by an outside pass)."""
+    import shutil
+
+    model = tmp_path / "mlp transposed.onnx"
+    shutil.copy(ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx", model)
+    uri = model.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri=uri, language_id="onnx", version=1, text=model.read_bytes().decode("latin-1"))))
+    (diag,) = (await client.published.wait(uri, 1)).diagnostics
+    assert diag.code == "shape-mismatch" and diag.range == lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
+    assert "\nat node fc2 (Gemm): a, fc2.weight, fc2.bias -> logits\n" in diag.message
+    hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(0, 0)))
+    assert hover is None
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [lsp.TextDocumentContentChangeWholeDocument(text="x")]))
+    shutil.copy(ROOT / "tests" / "data" / "onnx" / "examples" / "mlp.onnx", model)  # the file now checks clean
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(doc(uri)))
+    assert not (await client.published.wait(uri, 2)).diagnostics
+    model.unlink()
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(doc(uri)))
+    await eventually(lambda: [d.code for d in client.published.of(uri)[-1].diagnostics] == ["input-error"])
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(uri)))
+    await eventually(lambda: not client.published.of(uri)[-1].diagnostics)

@@ -169,3 +169,24 @@ def test_a_second_initialize_is_refused() -> None:
         assert session.process.wait(WAIT) == 0
     finally:
         session.process.kill()
+
+
+def test_a_message_that_is_no_json_rpc_object_gets_json_rpcs_error() -> None:
+    """Not JSON (-32700) and JSON that is no object (`[]`, `null`, `3`, `{}`: -32600) are
+    answered as JSON-RPC 2.0 says, with `"id": null`; pygls showed the user "Error in server:
+    'list' object has no attribute 'jsonrpc'" (a Python message, a traceback on stderr). The
+    server goes on serving (found by an outside pass)."""
+    session = Session()
+    try:
+        session.start()
+        for body, code in ((b'{"a":', -32700), (b"[]", -32600), (b"null", -32600), (b"3", -32600), (b"{}", -32600)):
+            session.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            session.process.stdin.flush()
+            answer = session.receive()
+            assert answer["id"] is None and answer["error"]["code"] == code and "method" not in answer, (body, answer)
+            assert "attribute" not in answer["error"]["message"]
+        assert "result" in session.request("shutdown", None)
+        session.notify("exit")
+        assert session.process.wait(WAIT) == 0
+    finally:
+        session.process.kill()

@@ -122,3 +122,22 @@ async def test_a_result_id_is_never_an_earlier_analysis_s(monkeypatch: pytest.Mo
 
     first, second = await reopened()
     assert first.items == [] and second.kind == "full" and [d.code for d in second.items] == ["unknown-variable"]
+
+
+async def test_a_model_opened_in_the_editor_is_pulled_as_a_model(client: LanguageClient) -> None:
+    """A pulling client gets a model's diagnostics from `textDocument/diagnostic` (checked
+    from disk, at the document's start, each saying where it is), "unchanged" while the file
+    is; a crash while checking a model (this server's planted bug, in `nn.softmax`, which the
+    ONNX model calls) is an internal-error diagnostic, and the server goes on."""
+    for path, code, where in ((ROOT / "tests" / "data" / "torch" / "edited.pt2", "rank-mismatch", "models.py:23:"),
+                              (ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx", "internal-error",
+                               "planted by tests/lsp/faulty_server.py")):
+        uri = path.as_uri()
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            lsp.TextDocumentItem(uri=uri, language_id="model", version=1, text=path.read_bytes().decode("latin-1"))))
+        report = await pull(client, uri)
+        (diag,) = report.items
+        assert diag.code == code and where in diag.message, diag.message
+        assert diag.range == lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
+        assert (await pull(client, uri, report.result_id)).kind == "unchanged"
+        client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(uri)))

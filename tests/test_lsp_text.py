@@ -160,10 +160,10 @@ def cli_diagnostics(tmp_path, text: str) -> list:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         gradual_main(["check", "--format", "json", str(path)])
-    newlines = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]  # the command line's lines
+    starts = _starts(text)  # the command line counts lines as LSP does (a lone \r ends one)
 
     def where(line: int, column: int) -> tuple[int, int]:
-        return reference_position(text, newlines[line - 1] + column - 1, UTF8)
+        return reference_position(text, starts[line - 1] + column - 1, UTF8)
 
     return sorted((d["code"], where(d["line"], d["column"]), where(d["end_line"], d["end_column"]))
                   for d in json.loads(out.getvalue())["files"][0]["diagnostics"])
@@ -191,8 +191,11 @@ async def test_the_server_checks_the_editors_text(client: LanguageClient, tmp_pa
 @served
 @pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x85", "\r"])
 async def test_a_line_separator_in_a_comment(client: LanguageClient, separator: str) -> None:
-    text = f"// a{separator}b\ndef @main(%x: Tensor[(2, 3), float32]) {{\n  nn.matmul(%x, %x)\n}}\n"
-    line = 3 if separator == "\r" else 2  # a lone \r ends a line; the others do not
+    """A lone \r ends a line, and so the `//` comment (as `gradual check` reads it too); the
+    others are characters of the comment."""
+    after = "// b" if separator == "\r" else "b"
+    text = f"// a{separator}{after}\ndef @main(%x: Tensor[(2, 3), float32]) {{\n  nn.matmul(%x, %x)\n}}\n"
+    line = 3 if separator == "\r" else 2
     uri = uri_of(f"separator-{ord(separator)}.rly")
     open_document(client, uri, text)
     (first,) = (await client.published.wait(uri, 1)).diagnostics
@@ -230,3 +233,27 @@ def test_positions_asked_in_any_order_along_a_line(encoding: str, order: str) ->
     for offset in offsets:
         where = lines.position(offset, encoding)
         assert (where.line, where.character) == reference_position(text, offset, encoding), offset
+
+
+@served
+@pytest.mark.parametrize("breaks", ["\r", "\r\n", "\n", "mixed"])
+async def test_the_editor_and_the_command_line_count_the_same_lines(client: LanguageClient, tmp_path,
+                                                                      breaks: str) -> None:
+    """A lone `\r` (classic Mac) ends a line for LSP, and now for the lexer, spans, the
+    renderer, JSON and SARIF too: the `//` comment ended at the `\r` only for the editor, so
+    `gradual check` read the rest of the file as a comment and put every position on line 1
+    (found by an outside pass). The server's diagnostics are the command line's, line for line."""
+    lines = ["def @main(%x: Tensor[(2, 3), float32]) {  // a note", "  /* a block", "  comment */ %y = nn.relu(%x);",
+             '  %z = nn.matmul(%x, %x);  // "quoted"', "  %q", "}", ""]
+    joiners = ["\r", "\r\n", "\n"]
+    text = "".join(line + (joiners[i % 3] if breaks == "mixed" else breaks) for i, line in enumerate(lines))
+    uri = uri_of(f"breaks-{len(breaks)}-{breaks[-1] == chr(10)}.rly")
+    open_document(client, uri, text)
+    published = await client.published.wait(uri, 1)
+    got = sorted((d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+                 for d in published.diagnostics)
+    expected = cli_diagnostics(tmp_path, text)
+    assert [code for code, _, _ in expected] == ["shape-mismatch", "unknown-variable"]
+    assert got == expected
+    assert [start[0] for _, start, _ in expected] == [3, 4]  # 0-based: the lines an editor shows
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(uri)))

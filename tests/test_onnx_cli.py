@@ -184,3 +184,65 @@ def test_the_summary_line_leaves_out_a_models_many_weights_and_json_keeps_them(c
     code, out, _ = run_cli(capsys, "check", "--format", "json", path)
     (entry,) = json.loads(out)["files"]
     assert entry["functions"]["main"]["type"].count("Tensor[") == 14
+
+
+EXAMPLE_MLP = Path(__file__).resolve().parents[1] / "tests" / "data" / "onnx" / "examples" / "mlp.onnx"
+
+
+@pytest.mark.parametrize("name", ["", "n m", "3", "def", "float32", "n+1", "%x", "1..8"])
+def test_a_batch_that_is_no_dimension_name_is_a_usage_error(capsys, name: str) -> None:
+    """`--batch` was written into the program as it was: `--batch ""` printed `Tensor[(, 16)]`,
+    `--batch "n m"` a program that does not parse, `--batch 3` a symbol named `3` that reads
+    back as the static dim 3 (found by an outside pass)."""
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--batch", name, str(EXAMPLE_MLP)])
+    assert exited.value.code == 2
+    assert f"argument --batch: `{name}` is not a dimension name" in capsys.readouterr().err
+    from gradual.frontends.onnx import ImportOptions
+
+    with pytest.raises(ValueError, match="is not a dimension name"):
+        ImportOptions(batch=name)
+
+
+def test_an_imported_program_with_a_batch_claims_no_dim_it_lost(capsys, tmp_path: Path) -> None:
+    """`gradual import --batch N` printed `claimed=["batch"]`, the dim_param `--batch`
+    replaced, which the signature no longer has: checking the printed program warned
+    `unused-claim` where the model checked clean. A dim_param elsewhere in an input stays
+    claimed."""
+    code, out, _ = run_cli(capsys, "import", "--batch", "N", str(EXAMPLE_MLP))
+    assert code == 0 and "claimed=" not in out and "Tensor[(N, 16), float32]" in out
+    printed = tmp_path / "imported.rly"
+    printed.write_text(out)
+    assert run_cli(capsys, "check", "--color=never", str(printed))[0:3:2] == (0, "")
+    x = helper.make_tensor_value_info("x", F, ["batch", "seq"])
+    y = helper.make_tensor_value_info("y", F, None)
+    model = tmp_path / "seq.onnx"
+    onnx.save(helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
+                                opset_imports=[helper.make_opsetid("", 17)]), str(model))
+    code, out, _ = run_cli(capsys, "import", "--batch", "N", str(model))
+    assert code == 0 and 'claimed=["seq"]' in out
+
+
+@pytest.mark.parametrize("brk", ["\r", "\n", "\r\n"])
+def test_a_line_break_in_a_name_keeps_each_node_on_its_line(tmp_path: Path, brk: str) -> None:
+    """ONNX names are any strings; the listing wrote them as they were, so a node or tensor
+    name with a line break split its node's line: every later node's line number was off and
+    the diagnostic showed half a line (found by an outside pass, once a lone `\\r` ended a line
+    for the lexer too). The break is drawn as a visible symbol, one character for one."""
+    x = helper.make_tensor_value_info(f"x{brk}1", F, [2, 3])
+    y = helper.make_tensor_value_info("y", F, [4, 5])
+    out = helper.make_tensor_value_info("o", F, None)
+    nodes = [helper.make_node("Relu", [f"x{brk}1"], [f"r{brk}r"], name=f"first{brk}node"),
+             helper.make_node("Relu", [f"r{brk}r"], ["s"], name="middle"),
+             helper.make_node("MatMul", ["s", "y"], ["o"], name=f"last{brk}")]
+    path = tmp_path / "breaks.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, y], [out])), str(path))
+    from gradual.analysis.inputs import check_input, load
+
+    (error,) = check_input(load(str(path))).diagnostics
+    line, column = error.span.start_position
+    assert line == 3  # node #2
+    shown = error.span.source.line_text(line)
+    assert shown.startswith("node last") and "MatMul" in shown and shown[column - 1] == "y"
+    assert "\r" not in error.span.source.text.replace("\n", "") and error.span.source.text.count("\n") == len(
+        error.span.source.line_starts()) - 1

@@ -160,3 +160,28 @@ def test_a_rule_kernel_or_converter_defined_twice_is_refused() -> None:
     for decorate in (shape_rule("broadcast"), kernel("add"), special("aten.add")):
         with pytest.raises(ValueError, match="twice|two"):
             decorate(lambda *args: None)
+
+
+def test_a_declaration_of_an_operator_that_exists_is_refused_unless_replaced(registry: Registry) -> None:
+    """Declaring `nn.relu` again replaced the stdlib's silently, for every later check in the
+    process (in the default registry); registering `my.swap` again without its kernel dropped
+    the kernel. Now a ValueError, unless `replace=True` (found by an outside pass)."""
+    gradual.register_op(SWAP, kernel=np.transpose, registry=registry)
+    with pytest.raises(ValueError, match="`my.swap` is already an operator"):
+        gradual.register_op(SWAP, registry=registry)
+    assert registry.get("my.swap").kernel is np.transpose
+    with pytest.raises(ValueError, match="`nn.relu` is already an operator"):
+        gradual.register_op("def nn.relu(%x: Tensor[(n,), float32]) -> Tensor[(n,), float32];")
+    replaced = gradual.register_op("def nn.relu(%x: Tensor[(n,), float32]) -> Tensor[(n,), float32];",
+                                   registry=registry, replace=True)
+    assert registry.get("nn.relu") is replaced and default_registry().get("nn.relu") is not replaced
+
+
+@pytest.mark.parametrize("text, count", [("", 0), ("// a comment", 0), (SWAP + "\n" + SWAP.replace("swap", "swap2"), 2)])
+def test_a_text_that_declares_no_operator_or_several_is_refused(registry: Registry, text: str, count: int) -> None:
+    """It was `ValueError: not enough values to unpack`, or both operators were registered
+    and then the call failed."""
+    before = set(registry.ops)
+    with pytest.raises(ValueError, match=f"takes one operator declaration; this text declares {count}"):
+        gradual.register_op(text, registry=registry)
+    assert set(registry.ops) == before

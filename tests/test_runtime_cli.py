@@ -191,3 +191,59 @@ def test_an_input_given_twice_or_a_negative_seed_is_a_usage_error(capsys, progra
     assert exited.value.code == 2 and "cannot read `-1` as a seed" in capsys.readouterr().err
     code, out, _ = run_cli(capsys, program(ADD), "--seed", "7", "--shape", "x=2x1", "--shape", "y=2x5")
     assert (code, out) == (0, "Tensor[(2, 5), float32]\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--entry", "nope"], "no definition `@nope`"),
+    ([], "no input for `%x`"),
+    (["--shape", "z=2x2"], "no parameter `%z`"),
+    (["--shape", "x=two"], "cannot read `two`"),
+    (["--arg", "x=missing.npy"], "missing.npy: cannot load"),
+    (["--shape", "x=2x1", "--shape", "x=2x1"], "`%x` is given 2 times"),
+])
+def test_a_usage_error_is_a_json_document_too(capsys, program, argv: list, message: str) -> None:
+    """`run --format json` printed nothing on stdout for a usage error (the text on stderr
+    only): a JSON consumer read an empty document (found by an outside pass). Now
+    `{"error": ...}` with code `usage-error`, no path and no position; stderr unchanged."""
+    code, out, err = run_cli(capsys, program(ADD), "--format", "json", *argv)
+    assert code == 2 and message in err
+    error = json.loads(out)["error"]
+    assert error["code"] == "usage-error" and message in error["message"]
+    assert error["severity"] == "error" and error["line"] is None and error["path"] is None
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--format", "json"], ["run", "--format=json", "m.rly", "--seed", "-1"], ["run", "--form", "json", "--bad", "m.rly"],
+    ["check", "--format", "json"], ["check", "--format", "json", "--nope", "m.rly"],
+])
+def test_a_command_line_argparse_refuses_is_a_json_document_too(capsys, argv: list) -> None:
+    """argparse's own errors (a missing FILE, an unknown option, a bad `--seed`) exit 2 with
+    its usage on stderr, and with `--format json` the document on stdout."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and "usage: gradual" in err and "error:" in err
+    document = json.loads(out)
+    assert document["error"]["code"] == "usage-error" and document["error"]["message"] in err
+    if argv[0] == "check":
+        assert document["files"] == [] and document["summary"]["errors"] == 1
+
+
+def test_a_run_that_stops_inside_is_a_json_document_too(capsys, program, monkeypatch) -> None:
+    """An operator that crashes the runtime (a bug in gradual, exit 4) or exhausts memory
+    (exit 3) printed only a line on stderr with `--format json`."""
+    from gradual.runtime.interpreter import Interpreter
+
+    def crash(*args, **kwargs):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(Interpreter, "run", crash)
+    code, out, _ = run_cli(capsys, program(ADD), "--format", "json", "--shape", "x=2x1", "--shape", "y=2x5")
+    assert code == 4 and json.loads(out)["error"]["code"] == "internal-error"
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(Interpreter, "run", exhausted)
+    code, out, _ = run_cli(capsys, program(ADD), "--format", "json", "--shape", "x=2x1", "--shape", "y=2x5")
+    assert code == 3 and json.loads(out)["error"]["code"] == "runtime-error"

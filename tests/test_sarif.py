@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -68,8 +69,47 @@ def test_an_onnx_model() -> None:
     assert code == 1 and result["ruleId"] == "shape-mismatch"
     location = result["locations"][0]
     assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("mlp_transposed.onnx")
-    assert location["physicalLocation"]["region"]["snippet"]["text"].startswith("node fc2 (Gemm)")
-    assert location["logicalLocations"][0]["name"].startswith("node fc2 (Gemm)")
+    assert location["physicalLocation"]["region"] == {"startLine": 1}
+    assert location["logicalLocations"] == [{"name": "node fc2 (Gemm)", "kind": "node"}]
+    assert location["properties"]["listing"].startswith("node fc2 (Gemm): a, fc2.weight")
+    assert location["message"]["text"].startswith("`k` is 4 here")
+
+
+def test_a_model_result_is_in_the_model_file_at_the_node_it_names(tmp_path: Path) -> None:
+    """A model's results located a region at listing line k (node #k-1) of the binary .onnx
+    file: no CI viewer shows that, and GitHub's fingerprint (the region's line) was of the
+    binary. Now the region is the file's start, the node a logical location, and each result
+    its own fingerprint (one model's alerts would merge); a .pt2 result in its Python source
+    keeps a text region there (found by an outside pass)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    # two independent errors of one rule in one model: distinct fingerprints
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 5])
+    out = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("p", "q")]
+    nodes = [helper.make_node("MatMul", ["x", "y"], ["p"], name="first"),
+             helper.make_node("MatMul", ["y", "x"], ["q"], name="second")]
+    path = tmp_path / "two.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, y], out)), str(path))
+    code, log = sarif(str(path))
+    results = github_acceptable(log)["results"]
+    assert code == 1 and len(results) == 2
+    for result, node in zip(results, ("first", "second")):
+        (location,) = result["locations"]
+        assert location["physicalLocation"]["region"] == {"startLine": 1}
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("two.onnx")
+        assert location["logicalLocations"] == [{"name": f"node {node} (MatMul)", "kind": "node"}]
+    hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in results]
+    assert len(set(hashes)) == 2 and all(re.fullmatch(r"[0-9a-f]{16}:1", h) for h in hashes)
+    # the same model again: the same fingerprints (stable across runs)
+    assert [r["partialFingerprints"]["primaryLocationLineHash"] for r in sarif(str(path))[1]["runs"][0]["results"]] == hashes
+    # a torch.export archive: a diagnostic in the model's Python source is a text region there
+    code, log = sarif(str(ROOT / "tests" / "data" / "torch" / "edited.pt2"))
+    (result,) = github_acceptable(log)["results"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"].endswith("models.py") and physical["region"]["startLine"] == 23
+    assert "logicalLocations" not in result["locations"][0] and "partialFingerprints" not in result
 
 
 def test_the_schema_rejects_what_it_should() -> None:
@@ -164,6 +204,8 @@ def test_the_pre_commit_hook_takes_every_file_kind_check_reads() -> None:
     suffixes = [".rly"] + [suffix for frontend in frontends() for suffix in frontend.suffixes]
     assert [s for s in suffixes if not re.search(pattern, f"models/m{s}")] == []
     assert not re.search(pattern, "README.md") and not re.search(pattern, "m.rly.bak")
+    # `gradual check` reads `MODEL.ONNX` (suffixes are matched without case): so does the hook
+    assert [s for s in suffixes if not re.search(pattern, f"models/M{s.upper()}")] == []
 
 
 def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,3 +222,18 @@ def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeyp
     code, log = sarif(name)
     run = github_acceptable(log)
     assert code == 1 and run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF%20name.rly"
+
+
+def test_a_command_line_argparse_refuses_is_a_sarif_log_too(capsys: pytest.CaptureFixture) -> None:
+    """`check --format sarif --unknown f.rly` exited 2 with an empty stdout: a CI step that
+    uploads the report failed on an empty file. Now a valid log whose invocation failed, with
+    the error as a tool notification, and no results."""
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--format", "sarif", "--unknown", str(EXAMPLES / "mlp.rly")])
+    assert exited.value.code == 2
+    run = github_acceptable(json.loads(capsys.readouterr().out))
+    (invocation,) = run["invocations"]
+    assert invocation["executionSuccessful"] is False and invocation["exitCode"] == 2
+    (note,) = invocation["toolExecutionNotifications"]
+    assert note["descriptor"]["id"] == "usage-error" and "--unknown" in note["message"]["text"]
+    assert run["results"] == []

@@ -35,7 +35,7 @@ from ..names import Resolution, callee_first, declare, resolve_definition
 from ..ops.registry import Registry, default_registry
 from ..syntax import ast
 from ..syntax.parser import ParseError, parse_source
-from ..syntax.source import Source, Span
+from ..syntax.source import Source, Span, count_breaks
 from ..types import FuncType, TensorType, TupleType, Type, format_dims, format_dtype, format_type
 
 
@@ -53,12 +53,14 @@ def piece_bounds(text: str) -> list[tuple[int, int]]:
     then notices (`_regular`)."""
     comments = _block_comments(text)
     starts = [0]
-    at = text.find("\ndef", 0)
-    while at != -1:
-        start = at + 1
-        if _DEF_AT_START.match(text, start) and not _inside(comments, start):
-            starts.append(start)
-        at = text.find("\ndef", start)
+    for newline in ("\ndef", "\rdef"):  # a lone `\r` ends a line too (source.LINE_BREAK)
+        at = text.find(newline, 0)
+        while at != -1:
+            start = at + 1
+            if _DEF_AT_START.match(text, start) and not _inside(comments, start):
+                starts.append(start)
+            at = text.find(newline, start)
+    starts.sort()
     ends = starts[1:] + [len(text)]
     return list(zip(starts, ends))
 
@@ -195,7 +197,7 @@ class Document:
             piece.source.base, piece.source.line_base = start, line
             kept.setdefault(chunk, []).append(piece)
             pieces.append(piece)
-            line += chunk.count("\n")
+            line += count_breaks(chunk)
         self.pieces = kept
         if not _regular(pieces):
             return self._parse_whole(text, source)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from ..diagnostics import Diagnostic, UNKNOWN_ATTRIBUTE
 from ..syntax import ast
-from ..syntax.source import Span
+from ..syntax.source import LINE_BREAK, Span, line_end, line_start
 from ..types import DynType, FuncType, Type, TypeVar, format_type, map_dtypes
 from .document import Analysis
 from .queries import binder_of, binder_type, definition_at, elaborated_casts, end_of, path_at, start_of, walk
@@ -124,11 +124,10 @@ def _rename_edit(diag: Diagnostic, name: str, suggestion: str) -> Optional[Edit]
 def _remove_statement(text: str, span: Span) -> Edit:
     """Delete a statement, and its line when nothing else is on it."""
     start, end = start_of(span), end_of(span)
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end == -1 else line_end
-    if not text[line_start:start].strip() and not text[end:line_end].strip():
-        return Edit(line_start, min(line_end + 1, len(text)), "")
+    first, last = line_start(text, start), line_end(text, end)
+    if not text[first:start].strip() and not text[end:last].strip():
+        following = LINE_BREAK.match(text, last)  # with its line break (`\r\n` is one)
+        return Edit(first, following.end() if following else len(text), "")
     return Edit(start, end, "")
 
 

@@ -64,6 +64,8 @@ def read_text(path: str) -> Input:
     if len(data) > MAX_FILE_BYTES:
         span = Span(Source("", path), 0, 0)
         return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
+    if data.startswith(LFS_POINTER):
+        return Input(path, problem=messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail()))
     text, problem = decode_program(data, path)
     return Input(path, text, problem=problem)
 
@@ -80,10 +82,31 @@ def load(path: str, options: Optional[dict] = None) -> Input:
         raise Unavailable(f"{path}: is a directory, not a model file")
     if not os.path.isfile(path):  # a device or a pipe: /dev/zero as a model was read until memory ran out
         raise Unavailable(f"{path}: is not a regular file, and a model is read from one")
+    pointer = _lfs_pointer(path)
+    if pointer is not None:
+        return Input(path, problem=pointer)
     try:
         return Input(path, model=frontend.load(path, dict(options or {})))
     except FrontendUnavailable as exc:
         raise Unavailable(str(exc)) from None
+
+
+#: how a Git LFS pointer file begins (git-lfs spec v1): what a checkout without LFS holds
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+
+
+def _lfs_pointer(path: str) -> Optional[object]:
+    """An input-error for a model file that is a Git LFS pointer (a CI checkout without LFS,
+    a pre-commit run in such a clone), which the frontend read as a corrupt model ("Wire
+    format was corrupt", "File is not a zip file"); None otherwise."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(LFS_POINTER))
+    except OSError:
+        return None
+    if head != LFS_POINTER:
+        return None
+    return messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail())
 
 
 def check_input(loaded: Input) -> Checked:

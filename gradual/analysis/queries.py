@@ -12,6 +12,7 @@ import bisect
 from dataclasses import dataclass, field, fields
 from typing import Iterator, Optional
 
+from ..infer import literal_type
 from ..names import Binder
 from ..ops.registry import Operator
 from ..shapes import Dimension
@@ -150,6 +151,8 @@ def type_at(analysis: Analysis, node: ast.Node) -> Optional[Type]:
     if isinstance(node, ast.Def):
         fn = result.functions.get(node.name)
         return fn.type if fn is not None else None
+    if isinstance(node, ast.Literal):  # the checker records no literal: hover said `?`
+        return result.types.get(id(node)) or literal_type(node)
     return result.types.get(id(node))
 
 

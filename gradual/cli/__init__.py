@@ -22,7 +22,8 @@ from typing import Any, Optional, Sequence
 from .. import messages
 from ..analysis.inputs import Checked, Input, Unavailable, check_input, load
 from ..api import elaborate_text, run_deep
-from ..frontends import frontends
+from ..diagnostics import INTERNAL_ERROR, USAGE_ERROR
+from ..frontends import frontend_for, frontends
 from ..render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -30,6 +31,63 @@ EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3,
 
 class UsageError(Exception):
     """Bad command-line usage or an unusable input (exit 2)."""
+
+
+class _BadArguments(Exception):
+    """argparse found the command line wrong (`message`, from the (sub)`parser` that did)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser, self.message = parser, message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors `main` hears of before argparse prints them and exits:
+    `--format json` or `sarif` then prints its document too (JSON consumers got no stdout)."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise _BadArguments(self, message)
+
+
+def error_json(code: str, message: str) -> dict:
+    """An error that belongs to no file and no position (a usage or internal error), with the
+    fields of a JSON diagnostic (render.diagnostic_json), its path and positions null."""
+    return {"path": None, "severity": "error", "code": code, "message": message, "line": None, "column": None,
+            "end_line": None, "end_column": None, "label": "", "labels": [], "notes": [], "help": None}
+
+
+def error_document(command: Optional[str], fmt: Optional[str], code: str, message: str) -> Optional[dict]:
+    """What `--format json` or `sarif` prints when the command stops before its result (a
+    usage or internal error), so a consumer of the format always gets a document: `run`'s
+    `{"error": ...}` (SPEC 5), `check`'s document with no files, the error, and the error
+    counted in its summary, or a SARIF log whose invocation failed. None for text."""
+    if fmt == "sarif" and command == "check":
+        from ..sarif import sarif_log
+
+        return sarif_log([], failure=(code, message))
+    if fmt != "json" or command not in ("check", "run"):
+        return None
+    if command == "check":
+        return {"files": [], "summary": {"errors": 1, "warnings": 0, "checks": 0}, "error": error_json(code, message)}
+    return {"error": error_json(code, message)}
+
+
+def _print_error_document(command: Optional[str], fmt: Optional[str], code: str, message: str) -> None:
+    document = error_document(command, fmt, code, message)
+    if document is not None:
+        print(json.dumps(document, indent=2))
+
+
+def _requested(argv: Sequence[str]) -> tuple:
+    """The command and `--format` of a command line argparse refused, read leniently (as
+    argparse would: `--format=json`, an unambiguous prefix `--form json`)."""
+    command = next((a for a in argv if a in ("check", "elaborate", "run", "import", "lsp")), None)
+    fmt = None
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if len(name) >= 4 and "--format".startswith(name):
+            fmt = value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return command, fmt
 
 
 def console(color: str) -> Any:
@@ -207,7 +265,7 @@ def command_lsp(args: argparse.Namespace) -> int:
 # the parser ------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
-    parser = argparse.ArgumentParser(prog="gradual", description="A gradual type checker for tensor programs.")
+    parser = _Parser(prog="gradual", description="A gradual type checker for tensor programs.")
     parser.add_argument("--version", action="version", version=f"gradual {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p_check = sub.add_parser("check", help="type-check programs; diagnostics on stderr")
@@ -273,7 +331,22 @@ def _add_option(group: Any, option: Any) -> None:
         group.add_argument(f"--{option.name}", dest=option.dest, action="store_true", help=option.help)
     else:
         group.add_argument(f"--{option.name}", dest=option.dest, metavar=option.metavar, default=None,
-                           help=option.help)
+                           help=option.help, type=_option_parser(option))
+
+
+def _option_parser(option: Any) -> Any:
+    """argparse's `type` for a frontend option: its `parse`, whose ValueError is argparse's
+    usage error (`argument --batch: ...`)."""
+    if option.parse is None:
+        return None
+
+    def parse(text: str) -> Any:
+        try:
+            return option.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 def _version() -> str:
@@ -284,8 +357,13 @@ def _version() -> str:
 
 def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
     """Entry point of the `gradual` command (`exiting`: the process ends right after it)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _BadArguments as bad:  # argparse's message and exit (2), after the document
+        _print_error_document(*_requested(argv), USAGE_ERROR, bad.message)
+        argparse.ArgumentParser.error(bad.parser, bad.message)
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -296,10 +374,12 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
             if sys.stdout is None:  # `gradual check f.rly >&-`: every output would be lost
                 raise UsageError("standard output is closed: nothing could be written")
             _encodable_output()
+        _warn_unused_options(args)
         # types and programs nest as deep as their source: printing recurses over them too
         with _collector_paused(args.command, exiting):
             return run_deep(args.handler, args)
     except UsageError as exc:
+        _print_error_document(args.command, getattr(args, "format", None), USAGE_ERROR, str(exc))
         print(f"gradual: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -311,8 +391,30 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
             _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")
             return EXIT_USAGE
+        _print_error_document(args.command, getattr(args, "format", None), INTERNAL_ERROR, messages.internal_crash(exc))
         print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _warn_unused_options(args: argparse.Namespace) -> None:
+    """A warning on stderr for each frontend option given where no input is of a kind that
+    takes it (`--batch N prog.rly` was silently ignored), or without the option it works with
+    (`--batch-reshapes` without `--batch`). Not an error: a pre-commit hook's
+    fixed arguments meet whichever files are staged, models or not (docs/design.md)."""
+    paths = getattr(args, "files", None) or [getattr(args, "file", None)]
+    kinds = [frontend_for(path) for path in paths if path is not None]
+    for frontend in frontends():
+        for option in frontend.options:
+            if getattr(args, option.dest, None) in (None, False):
+                continue
+            if option.needs is not None and getattr(args, option.needs.replace("-", "_"), None) in (None, False):
+                _say(f"gradual: warning: {visible(messages.option_needs(option.name, option.needs))}")
+                continue
+            if any(kind is not None and option in kind.options for kind in kinds):
+                continue
+            takers = [f"{f.name} models ({', '.join(f.suffixes)})" for f in frontends() if option in f.options]
+            _say(f"gradual: warning: {visible(messages.option_not_used(option.name, takers))}")
+            setattr(args, option.dest, None if not option.flag else False)  # warned once
 
 
 #: what writing stdout fails with when the disk is full, quota exceeded, the file too big,

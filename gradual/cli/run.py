@@ -20,10 +20,10 @@ from typing import Any, Callable, Optional
 from .. import messages
 from ..analysis.inputs import check_input
 from ..api import elaborate
-from ..diagnostics import INTERNAL_ERROR
+from ..diagnostics import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
 from ..frontends import LoadedModel
 from ..render import diagnostic_json, render_all, render_text, visible
-from . import EXIT_CHECK_FAILED, EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, console, load_input
+from . import EXIT_CHECK_FAILED, EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, console, error_json, load_input
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -44,6 +44,7 @@ def command_run(args: argparse.Namespace) -> int:
         interpreter = Interpreter(elaborate(result), result.registry)
         inputs = _inputs(loaded.model, interpreter.parameters(args.entry), args)
     except (UsageError, InputError, ProgramRejected) as exc:
+        _error_document(args, USAGE_ERROR, str(exc))
         print(f"gradual: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     notes = loaded.model.notes if loaded.model is not None else None
@@ -109,11 +110,20 @@ def run_reporting(args: argparse.Namespace, interpreter: Any, inputs: dict, out:
     except RunFailure as failure:
         return None, _report_failure(args, failure, out, notes)
     except (RecursionError, MemoryError) as exc:
+        _error_document(args, RUNTIME_ERROR, messages.runtime_exhausted(exc))
         print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
         return None, EXIT_CHECK_FAILED
     except Exception as exc:  # a bug in gradual: reported, never a traceback
+        _error_document(args, INTERNAL_ERROR, messages.runtime_internal_crash(exc))
         print(f"gradual: internal error: {messages.runtime_internal_crash(exc)}", file=sys.stderr)
         return None, EXIT_INTERNAL
+
+
+def _error_document(args: argparse.Namespace, code: str, message: str) -> None:
+    """`--format json`: the error that stopped the run as `{"error": ...}` on stdout (with the
+    check's warnings), as a failed check's is (stdout was empty: JSON consumers got nothing)."""
+    if getattr(args, "format", None) == "json":
+        print(json.dumps({"error": error_json(code, message), **_warnings_json(args)}, indent=2))
 
 
 def _report_errors(args: argparse.Namespace, diagnostics: list, out: Any) -> int:

@@ -49,17 +49,37 @@ class FrontendUnavailable(Exception):
 @dataclass(frozen=True)
 class FrontendOption:
     """An option a frontend takes: `--name` on the command line (`flag`: no value), and
-    `options[dest]` in `load`."""
+    `options[dest]` in `load`; `parse` reads its value (a ValueError says what is wrong with
+    it: a usage error on the command line); `needs` names the option it works with."""
 
     name: str
     help: str
     metavar: Optional[str] = None
     flag: bool = False
+    parse: Optional[Callable[[str], Any]] = None
+    needs: Optional[str] = None  # the name of an option without which this one does nothing
 
     @property
     def dest(self) -> str:
         """The key under which `load` finds it."""
         return self.name.replace("-", "_")
+
+
+#: words a dimension name cannot be (the language's keywords; dtypes read as types there)
+_NOT_DIM_NAMES = frozenset({"def", "let", "if", "else", "fn", "as", "Tensor", "can_unify", "None", "True", "False"})
+
+
+def dim_name(text: str) -> str:
+    """`text` when it is a dimension name of the language (`N`, `batch`), else a ValueError
+    saying why: a frontend writes it into the program as a symbol."""
+    import re
+
+    from ..types import DTYPES
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) or text in _NOT_DIM_NAMES or text in DTYPES:
+        raise ValueError(f"`{text}` is not a dimension name: write a name such as `N` or `batch` (letters, digits "
+                         "and `_`, not starting with a digit, no keyword or dtype)")
+    return text
 
 
 #: exporter dims as promises (SPEC 6): a node that constrains one is an error, not a warning

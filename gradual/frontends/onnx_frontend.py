@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import messages
-from . import STRICT_DIMS, Frontend, FrontendOption, FrontendUnavailable, LoadedModel, register_frontend
+from . import STRICT_DIMS, Frontend, FrontendOption, FrontendUnavailable, LoadedModel, dim_name, register_frontend
 
 OPTIONS = (
-    FrontendOption("batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME"),
+    FrontendOption("batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME",
+                   parse=dim_name),
     FrontendOption("batch-reshapes", "with --batch: Reshape targets that hard-code the batch size copy it instead",
-                   flag=True),
+                   flag=True, needs="batch"),
     STRICT_DIMS,
 )
 

@@ -86,6 +86,31 @@ def diagnostic(diag: Diagnostic, uri: str, path: str, positions: Positions) -> l
     )
 
 
+def model_diagnostic(diag: Diagnostic, path: str) -> lsp.Diagnostic:
+    """A diagnostic of a model file open in the editor: at the document's start (its text
+    is the binary model, where the listing's positions mean nothing), the message followed
+    by where it is: the node's line of the listing (`node fc2 (Gemm): a, w -> y`), or the
+    file and line of another source (a torch.export model's Python line)."""
+    span = diag.span
+    lines = [diag.message] + ([diag.label] if diag.label else [])
+    if span.source.text and span.source.path == path:
+        lines.append(f"at {span.source.line_text(span.start_position[0])}")
+    elif span.source.text:
+        lines.append(f"at {span.describe()}")
+    lines += [f"note: {note}" for note in diag.notes]
+    if diag.help:
+        lines.append(f"help: {diag.help}")
+    return lsp.Diagnostic(
+        range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+        message="\n".join(lines),
+        severity=_SEVERITY[diag.severity],
+        code=diag.code,
+        code_description=lsp.CodeDescription(href=docs_url(diag.code)),
+        source="gradual",
+        data={"code": diag.code},
+    )
+
+
 def diagnostics(analysis: Analysis, uri: str, positions: Positions) -> list[lsp.Diagnostic]:
     """Every diagnostic of an analysis."""
     return [diagnostic(d, uri, analysis.path, positions) for d in analysis.diagnostics]

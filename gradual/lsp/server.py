@@ -17,6 +17,11 @@ converts the answer (`convert.py`). What is particular to serving lives here:
   (both would show every diagnostic twice). `initializationOptions.diagnostics` = "push",
   "pull" or "both" overrides that.
 
+* **Models.** A file a frontend reads (`model.onnx`, `model.pt2`) opened in the editor is
+  no program text: it is checked from disk as `gradual check` checks it (on open and save;
+  edits to the buffer are not the model), and its diagnostics stand at the document's start,
+  each naming the node it is about. Requests about it get empty answers.
+
 Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
 at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 `inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
@@ -133,7 +138,24 @@ class OpenDocument:
         return None
 
 
+class OpenModel:
+    """A model file the client has open: checked from disk through its frontend; the
+    diagnostics of its newest check (a future while one runs)."""
+
+    def __init__(self, uri: str, path: str) -> None:
+        self.uri = uri
+        self.path = path
+        self.version: Optional[int] = None
+        self.checked: Optional[asyncio.Future] = None  # its result: (items, result id)
+
+
 _ANSWERED = object()  # a request already answered (with an error) while it was read
+
+
+def _send_unaddressed(protocol: Any, error: JsonRpcException) -> None:
+    """An error response to a message whose id cannot be read: JSON-RPC 2.0 answers it with
+    `"id": null` (pygls' serializer leaves a None id out, and a response needs one)."""
+    protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": error.code, "message": error.message}})
 
 
 class _Protocol(LanguageServerProtocol):
@@ -168,10 +190,14 @@ class _Protocol(LanguageServerProtocol):
         error and a notification but `exit` is dropped, as LSP says (pygls answered a hover
         with null, and a document opened then was lost while the server said nothing); a
         second `initialize` gets Invalid Request (it re-ran the handler, which failed with a
-        traceback in the answer); after
+        traceback in the answer), and so does a message that is no JSON object (JSON-RPC 2.0,
+        with a null id: pygls showed the user "'list' object has no attribute 'jsonrpc'"); after
         `shutdown` every request but `exit` gets an Invalid Request error (pygls dropped
         them unanswered)."""
         if message is _ANSWERED:
+            return
+        if not hasattr(message, "jsonrpc"):  # `[]`, `null`, `3`: no JSON-RPC object at all
+            _send_unaddressed(self, JsonRpcInvalidRequest(message="a message is one JSON-RPC object"))
             return
         method = getattr(message, "method", None)
         if self._initialize_seen and method == lsp.INITIALIZE and isinstance(message, RPCRequest):
@@ -210,6 +236,7 @@ class GradualServer(LanguageServer):
         super().__init__("gradual", __version__, protocol_cls=_Protocol)
         self.settings = Settings()
         self.documents: dict[str, OpenDocument] = {}
+        self.models: dict[str, OpenModel] = {}
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-analysis")
         self.push = True
         self.pull = False
@@ -218,6 +245,17 @@ class GradualServer(LanguageServer):
         self.exit_code = 0  # LSP: 0 on `exit` after `shutdown`, 1 on `exit` without it
         self._serial = itertools.count(1)
         self._result_ids: "weakref.WeakKeyDictionary[Analysis, str]" = weakref.WeakKeyDictionary()
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A message that is no JSON gets JSON-RPC's Parse error (-32700, with a null id), as
+        JSON-RPC 2.0 says; pygls showed the user the Python decoder's message instead. Other
+        errors are reported as pygls does."""
+        if isinstance(error, ValueError) and error.__class__.__name__ == "JSONDecodeError":
+            from pygls.exceptions import JsonRpcParseError
+
+            _send_unaddressed(self.protocol, JsonRpcParseError(message=f"the message is not JSON ({error})"))
+            return
+        super().report_server_error(error, source)
 
     # capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:
@@ -294,6 +332,26 @@ class GradualServer(LanguageServer):
         items = convert.diagnostics(analysis, state.uri, self.positions(analysis))
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(state.uri, items, analysis.version))
 
+    def check_model(self, model: OpenModel) -> None:
+        """Check a model from disk on the worker, then publish (or offer for pulling) its
+        diagnostics."""
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        model.checked = done
+        running = loop.run_in_executor(self.worker, _model_diagnostics, model.path)
+
+        def finished(future: asyncio.Future) -> None:
+            items = [] if future.cancelled() else future.result()
+            if not done.done():
+                done.set_result((items, str(next(self._serial))))
+            if self.models.get(model.uri) is model and model.checked is done:
+                if self.push:
+                    self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(model.uri, items, model.version))
+                elif self.pull and self.client_supports("workspace.diagnostics.refresh_support"):
+                    self.workspace_diagnostic_refresh(None)
+
+        running.add_done_callback(finished)
+
     def result_id(self, analysis: Analysis) -> str:
         """The pull-diagnostics result id of an analysis: a number no other analysis this
         server made has (it was the object's `id()` and version, which a new analysis of a
@@ -329,6 +387,21 @@ def _analyze(document: Document, text: str, version: Optional[int], superseded: 
                           Span(source, 0, 0), help="this is a bug in gradual")
         result = CheckResult(None, source, [diag])
         return Analysis(document.path, text, version, result, [], source, [diag])
+
+
+def _model_diagnostics(path: str) -> list:
+    """A model's diagnostics as `gradual check` finds them, for the editor (on the worker)."""
+    from ..analysis.inputs import Unavailable, check_input, load
+
+    try:
+        found = check_input(load(path)).diagnostics
+    except Unavailable as exc:
+        found = [messages.input_unavailable(Span(Source("", path), 0, 0), str(exc).removeprefix(f"{path}: "))]
+    except Exception as exc:  # a bug in gradual: the server goes on serving
+        log.exception("checking the model %s failed", path)
+        found = [Diagnostic(INTERNAL_ERROR, f"gradual failed while checking this model: {messages.internal_crash(exc)}",
+                            Span(Source("", path), 0, 0), help="this is a bug in gradual")]
+    return [convert.model_diagnostic(d, path) for d in found]
 
 
 server = GradualServer()
@@ -383,6 +456,12 @@ def did_open(ls: GradualServer, params: lsp.DidOpenTextDocumentParams) -> None:
     path = to_fs_path(uri) or uri
     if _declares_operators(path, params.text_document.text):
         return  # stdlib/*.rly (opened by going to an operator's definition) declares, it is no program
+    if _is_model(path):  # parsed as program text it was one parse-error, "unexpected character U+0008"
+        model = ls.models.get(uri) or OpenModel(uri, path)
+        ls.models[uri] = model
+        model.version = params.text_document.version
+        ls.check_model(model)
+        return
     state = ls.documents.get(uri) or OpenDocument(uri, path)
     ls.documents[uri] = state
     ls.changed(state, Lines(params.text_document.text), params.text_document.version)
@@ -406,6 +485,13 @@ def _declares_operators(path: str, text: str) -> bool:
         return False
 
 
+def _is_model(path: str) -> bool:
+    """Whether a frontend reads this kind of file (a model, not program text)."""
+    from ..frontends import frontend_for
+
+    return frontend_for(path) is not None
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> None:
     """A new version: its changes applied to the newest text as LSP means them (see
@@ -422,11 +508,17 @@ def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> No
                                                             params.text_document.version, lines.text))
     if state is not None:
         ls.changed(state, lines, params.text_document.version)
+    model = ls.models.get(uri)
+    if model is not None:  # the buffer is not the model (the file on disk is): checked on save
+        model.version = params.text_document.version
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: GradualServer, params: lsp.DidSaveTextDocumentParams) -> None:
-    """Diagnostics are pushed again on save."""
+    """Diagnostics are pushed again on save (a model is checked again: the file changed)."""
+    model = ls.models.get(params.text_document.uri)
+    if model is not None:
+        ls.check_model(model)
     state = ls.documents.get(params.text_document.uri)
     if state is not None and state.current is not None:
         ls.publish(state)
@@ -436,6 +528,9 @@ def did_save(ls: GradualServer, params: lsp.DidSaveTextDocumentParams) -> None:
 def did_close(ls: GradualServer, params: lsp.DidCloseTextDocumentParams) -> None:
     """Stop following a document; its diagnostics are cleared."""
     state = ls.documents.pop(params.text_document.uri, None)
+    model = ls.models.pop(params.text_document.uri, None)
+    if model is not None and ls.push:
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(model.uri, []))
     if state is None:
         return
     for waiter in state.waiters:
@@ -466,6 +561,12 @@ def about_document(method: str, options: Any = None, empty: Any = None) -> Any:
 
 async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
     """`textDocument/diagnostic`: the newest version's diagnostics (unchanged: say so)."""
+    model = ls.models.get(params.text_document.uri)
+    if model is not None and model.checked is not None:
+        items, result_id = await model.checked
+        if params.previous_result_id == result_id:
+            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])

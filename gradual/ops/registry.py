@@ -89,8 +89,9 @@ class Operator:
         return self._defaults[0]
 
 
-class StdlibError(Exception):
-    """A declaration in stdlib/ is malformed (a bug in the library, not in user programs)."""
+class StdlibError(ValueError):
+    """An operator declaration is malformed: in stdlib/, a bug in the library; given to
+    `register_op`, the caller's (a ValueError, as register_op says)."""
 
 
 def stdlib_dir() -> Path:
@@ -182,7 +183,7 @@ class Registry:
             self.add(operator_from_decl(decl))
 
     def load_text(self, text: str, path: str = "<ops>") -> list[Operator]:
-        """Load declarations from text (what `register_op` uses)."""
+        """Load declarations from text (each added, replacing an operator of the same name)."""
         module = _parse_stdlib(Source(text, path))
         ops = [operator_from_decl(d) for d in module.defs]
         for op in ops:
@@ -259,12 +260,18 @@ def register_op(
     rule: Optional[Rule] = None,
     kernel: Optional[Kernel] = None,
     registry: Optional[Registry] = None,
+    replace: bool = False,
 ) -> Operator:
     """Add an operator at runtime from a declaration in the language.
 
     `declaration` is one stdlib-style line, e.g.
     `def my.swap[T](%x: Tensor[(n, m), T]) -> Tensor[(m, n), T];`. A Python `rule` (written
     against ShapeContext) may replace the signature's dims; `kernel` runs it on NumPy arrays.
+
+    Raises ValueError (a StdlibError) when the declaration does not parse, declares no
+    operator or more than one, or names an operator the registry has, unless `replace`: a
+    second declaration of `nn.relu` silently replaced the stdlib's for every later check in
+    the process (and a declaration of two operators registered both, then failed).
     """
     from ..api import require
 
@@ -279,7 +286,14 @@ def register_op(
         RULES[name] = rule
         if "=" not in declaration.split("->")[-1]:
             declaration = declaration.rstrip().rstrip(";") + f" = {name};"
-    (op,) = registry.load_text(declaration, "<register_op>")
+    decls = _parse_stdlib(Source(declaration, "<register_op>")).defs
+    if len(decls) != 1:
+        raise StdlibError(f"gradual.register_op takes one operator declaration; this text declares {len(decls)}")
+    if decls[0].name in registry.ops and not replace:
+        raise StdlibError(f"`{decls[0].name}` is already an operator of this registry: register another name, or "
+                          "pass replace=True to replace it")
+    op = operator_from_decl(decls[0])
+    registry.add(op)
     if kernel is not None:
         op.kernel = kernel
     return op

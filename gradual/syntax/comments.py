@@ -57,7 +57,7 @@ def _before(text: str, start: int) -> tuple[bool, int]:
     from the text before."""
     at, breaks = start - 1, 0
     while at >= 0 and (text[at] in _SPACE or text[at] == "\n"):
-        breaks += text[at] == "\n"
+        breaks += _breaks_at(text, at)
         at -= 1
     return at >= 0 and breaks == 0, breaks if at >= 0 else 0
 
@@ -67,6 +67,13 @@ def _after(text: str, end: int) -> tuple[bool, int]:
     the text after."""
     at, breaks = end, 0
     while at < len(text) and (text[at] in _SPACE or text[at] == "\n"):
-        breaks += text[at] == "\n"
+        breaks += _breaks_at(text, at)
         at += 1
     return at < len(text) and breaks == 0, breaks if at < len(text) else 0
+
+
+def _breaks_at(text: str, at: int) -> bool:
+    """Whether a line break ends at `at`: a `\n`, or a `\r` no `\n` follows (source.LINE_BREAK;
+    a lone `\r` ends a line as it does for an editor)."""
+    char = text[at]
+    return char == "\n" or (char == "\r" and text[at + 1 : at + 2] != "\n")

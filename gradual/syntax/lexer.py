@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from .source import BOM
+from .source import BOM, count_breaks, line_start
 
 _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then the lexeme
     r"""
@@ -23,13 +23,13 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     (?:
       (?P<block>/\*)
     | (?P<slashes>//)
-    | (?P<header>\#\[[^\]\n]*\])
+    | (?P<header>\#\[[^\]\r\n]*\])
     | (?P<local>%[A-Za-z0-9_]+)
     | (?P<global>@[A-Za-z_][A-Za-z0-9_]*)
     | (?P<hole>\?[A-Za-z_][A-Za-z0-9_]*)
     | (?P<number>-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?:f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64)?)
     | (?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
-    | (?P<string>"[^"\\\n]*(?:\\.[^"\\\n]*)*")
+    | (?P<string>"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*")
     | (?P<dotdot>\.\.)
     | (?P<arrow>->)
     | (?P<punct>[()\[\]{};:,=.?*|+-])
@@ -53,7 +53,7 @@ _NAME = (r"(?!(?:def|let|if|else|fn|as|Tensor|can_unify|None|True|False)(?![A-Za
          r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _INT = r"-?[0-9]+(?![0-9A-Za-z_.])"
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
-_VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|{_WORD})"""
+_VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|{_WORD})"""
 _ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
 STATEMENT = re.compile(
     rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}){_WS}\(
@@ -71,7 +71,7 @@ _DIGITS = re.compile(r"[0-9]+")
 _INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
 _FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
 _BLOCK_END = "*/"
-_LINE_END = re.compile(r"[^\n]*")
+_LINE_END = re.compile(r"[^\r\n]*")  # a `//` comment ends at any line break (source.LINE_BREAK)
 _BOOLS = ("True", "False")
 
 
@@ -256,5 +256,4 @@ def _skip_space(text: str, pos: int) -> int:
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return count_breaks(text[:pos]) + 1, pos - line_start(text, pos) + 1

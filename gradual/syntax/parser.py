@@ -28,7 +28,7 @@ from . import ast
 from .comments import Comment, comments_of
 from .driver import FORMAT, Tables, describe_tables, drive
 from .lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
-from .source import Source, Span
+from .source import LINE_BREAK, Source, Span
 
 #: Longest integer literal read (Python's own int/str conversion limit).
 MAX_DIGITS = 4300
@@ -493,7 +493,7 @@ _span_of = re.Match.span
 
 def _doc_comment(text: str, pos: int) -> str:
     """The `///` comment lines right above a declaration."""
-    lines = text[:pos].rstrip(" \t").split("\n")[:-1]
+    lines = LINE_BREAK.split(text[:pos].rstrip(" \t"))[:-1]
     doc: list[str] = []
     for line in reversed(lines):
         stripped = line.strip()
@@ -710,6 +710,9 @@ def _to_parse_error(exc: Exception, source: Source) -> ParseError:
         pos = exc.pos_in_stream
         if text.startswith("/*", pos):
             return ParseError(Span(source, pos, pos + 2), "`/*`", (), "unterminated block comment")
+        if text.startswith('"', pos):  # a string the lexer could not read: no closing quote on its line
+            return ParseError(Span(source, pos, pos + 1), '`"`', (),
+                              'unterminated string: a string ends with `"` on the line it starts')
         char = text[pos] if pos < len(text) else ""
         return ParseError(Span(source, pos, pos + 1), show_token(char), _expected_names(_acceptable(exc, exc.allowed)))
     if isinstance(exc, UnexpectedEOF):

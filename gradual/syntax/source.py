@@ -3,10 +3,34 @@
 from __future__ import annotations
 
 import bisect
+import re
 
 #: a UTF-8 byte order mark: an encoding marker, not text. The lexer skips it at the start of a
 #: document, and positions on its first line count from what follows it (as editors show it).
 BOM = "\ufeff"
+
+#: a line break: `\n`, `\r\n`, or a lone `\r` (classic Mac), as LSP counts lines. The lexer
+#: (where a `//` comment or a string ends), spans, the renderer, SARIF and the language server
+#: all count lines so: a lone `\r` was whitespace to the lexer and a line break to an editor,
+#: so a `//` comment ran on over the next lines and every position disagreed.
+LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
+def line_start(text: str, pos: int) -> int:
+    """The offset at which the line holding `pos` begins."""
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
+def line_end(text: str, pos: int) -> int:
+    """The offset of the line break that ends the line holding `pos` (the text's length on
+    the last line)."""
+    found = LINE_BREAK.search(text, pos)
+    return len(text) if found is None else found.start()
+
+
+def count_breaks(text: str) -> int:
+    """How many line breaks `text` holds (`\r\n` is one)."""
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
 
 
 class Source:
@@ -29,12 +53,16 @@ class Source:
     def line_starts(self) -> list[int]:
         """Offsets at which each line begins."""
         if self._line_starts is None:
-            starts = [0]
-            find = self.text.find
-            pos = find("\n")
-            while pos != -1:
-                starts.append(pos + 1)
-                pos = find("\n", pos + 1)
+            if "\r" in self.text:
+                starts = [0]
+                starts.extend(m.end() for m in LINE_BREAK.finditer(self.text))
+            else:  # the common case, found faster
+                starts = [0]
+                find = self.text.find
+                pos = find("\n")
+                while pos != -1:
+                    starts.append(pos + 1)
+                    pos = find("\n", pos + 1)
             self._line_starts = starts
         return self._line_starts
 
@@ -74,8 +102,10 @@ class Source:
         if not 1 <= line <= len(starts):
             return 0, 0
         start = starts[line - 1] + (1 if line == 1 and self._marked() else 0)
-        end = starts[line] - 1 if line < len(starts) else len(self.text)
-        while end > start and self.text[end - 1] == "\r":
+        if line == len(starts):
+            return start, len(self.text)
+        end = starts[line] - 1  # its line break (the `\n` of a `\r\n`)
+        if end > start and self.text[end - 1] == "\r" and self.text[end] == "\n":
             end -= 1
         return start, end
 

@@ -27,6 +27,7 @@ from .node import (KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, 
                    schema_problem)
 from . import constants as initializers
 from . import outputs as declared_outputs
+from .. import dim_name
 from .types import DimNames, TensorInfo, arithmetic_names, dim_params, info_of_array, info_of_type, onnx_dtype_name
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -54,6 +55,12 @@ class ImportOptions:
     declared_outputs: bool = True
     freeze: Mapping[str, np.ndarray] = field(default_factory=dict)
     strict_dims: bool = False
+
+    def __post_init__(self) -> None:
+        """A `batch` that is no dimension name of the language is a ValueError (it was written
+        into the program as it was: `Tensor[(, 16)]`, `(n m, 16)`, a symbol named `3`)."""
+        if self.batch is not None:
+            dim_name(self.batch)
 
 
 @dataclass
@@ -192,7 +199,7 @@ class Importer:
         self.value_locs: dict = {}
         self.broken: dict = {}  # initializers that cannot be read: name -> why
         self.batch_size: Optional[int] = None
-        self.input_dims = _input_dim_params(self.graph)
+        self.input_dims = _input_dim_params(self.graph, self.options.batch is not None)
         self.input_dims |= arithmetic_names(self.input_dims)  # `h2` of an input's `2*h2`
         graph_values = list(self.graph.input) + list(self.graph.output) + list(self.graph.value_info)
         self.dim_names = DimNames(dim_params(graph_values) + sorted(self.input_dims),
@@ -611,10 +618,18 @@ def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:
     return None
 
 
-def _input_dim_params(graph: Any) -> set:
-    """The dim_params of the graph inputs that are not initializers."""
+def _input_dim_params(graph: Any, batch: bool = False) -> set:
+    """The dim_params of the graph inputs that are not initializers (with `batch`: but their
+    first dims, which the batch name replaces: `claimed=["batch"]` named a dim the imported
+    signature no longer had, an `unused-claim` when the printed program was checked again)."""
     initializers = {init.name for init in graph.initializer}
-    return set(dim_params(vi for vi in graph.input if vi.name not in initializers))
+    found = set()
+    for vi in graph.input:
+        if vi.name in initializers or not (vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape")):
+            continue
+        found.update(d.dim_param for i, d in enumerate(vi.type.tensor_type.shape.dim)
+                     if d.HasField("dim_param") and not (batch and i == 0))
+    return found
 
 
 def _graphs(graph: Any) -> list:

@@ -96,7 +96,7 @@ class Listing:
                 owner = self.graphs[key[:-1]][index]
                 where = messages.onnx_node_header(owner.name, index, owner.op_type)[len("node "):]
                 self._add_nodes(lines, key, f"{attr} of {where}")
-        return "\n".join(lines.texts) + "\n"
+        return "\n".join(text.translate(_ONE_LINE) for text in lines.texts) + "\n"
 
     def _add_nodes(self, lines: "_Lines", key: tuple, where: str) -> None:
         """The lines of one graph's nodes; each node's place is kept by index, in a list per
@@ -262,6 +262,12 @@ def _read_graph(graph: Any, key: tuple, out: dict) -> None:
         for attr in node.attributes:
             if attr.HasField("g"):
                 _read_graph(attr.g, key + ((index, attr.name),), out)
+
+
+#: a line break inside a name (ONNX names are any strings) drawn as a visible symbol, one
+#: character for one, so each node keeps one line (and its offsets): a name `a\rb` or `a\nb`
+#: split its node's line, and every later line number was off by one
+_ONE_LINE = str.maketrans({"\r": "\u240d", "\n": "\u240a"})
 
 
 class _Lines:
