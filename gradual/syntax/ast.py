@@ -7,7 +7,7 @@ compares two trees structurally, ignoring spans, which is what the printer round
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from .source import NOWHERE, Span
 
@@ -490,19 +490,7 @@ def compact_lets(module: Module) -> Module:
     lets, in place (the inverse of `expand_dataflow`, which a CheckResult runs before a tool
     sees the module): name resolution and inference then read them from arrays. Returns the
     module."""
-    stack: list = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
-            continue
-        if not isinstance(node, Node) or node.__class__ is Dataflow:
-            continue
-        if node.__class__ is Body:
-            node.stmts = _compacted(node.stmts)
-        for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
-            stack.append(getattr(node, name))
-    return module
+    return _rewrite_bodies(module, _compacted)
 
 
 def _compacted(stmts: tuple) -> tuple:
@@ -529,6 +517,13 @@ def _compacted(stmts: tuple) -> tuple:
 def expand_dataflow(module: Module) -> Module:
     """Put every Dataflow's statements in its body as lets (the same nodes `Dataflow.let`
     gives), in place: after checking, tools walk plain bindings. Returns the module."""
+    return _rewrite_bodies(module, lambda stmts: plain_statements(stmts)
+                           if any(s.__class__ is Dataflow for s in stmts) else stmts)
+
+
+def _rewrite_bodies(module: Module, rewrite: Callable[[tuple], tuple]) -> Module:
+    """Replace every body's statements by `rewrite(statements)`, in place, walking the tree
+    without recursion (a Dataflow holds no bodies). Returns the module."""
     stack: list = [module]
     while stack:
         node = stack.pop()
@@ -537,8 +532,8 @@ def expand_dataflow(module: Module) -> Module:
             continue
         if not isinstance(node, Node) or node.__class__ is Dataflow:
             continue
-        if node.__class__ is Body and any(s.__class__ is Dataflow for s in node.stmts):
-            node.stmts = plain_statements(node.stmts)
+        if node.__class__ is Body:
+            node.stmts = rewrite(node.stmts)
         for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
             stack.append(getattr(node, name))
     return module
