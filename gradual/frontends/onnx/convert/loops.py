@@ -92,10 +92,15 @@ def _appended_sequence(node: Node, body: Any, k: int, makers: dict) -> Optional[
     if maker is None or maker.op_type != "SequenceInsert" or len(maker.input) != 2 or maker.input[0] != inner:
         return None
     element = body.input[2 + k].type.sequence_type.elem_type
-    if not element.HasField("tensor_type"):
-        return None
-    item = info_of_type(element)
+    item = info_of_type(element) if element.HasField("tensor_type") else _empty_items(node, k)
     return _with_row(item) if item is not None else None
+
+
+def _empty_items(node: Node, k: int) -> Optional[TensorInfo]:
+    """The items of carried value k when the body does not declare its element type (the
+    dynamo exporter's EmbeddingBag loop): the dtype its SequenceEmpty gives, of any rank."""
+    dtype = node.importer.sequence_dtypes.get(node.inputs[2 + k])
+    return None if dtype is None else TensorInfo(dtype, None)
 
 
 @converts("Scan")
