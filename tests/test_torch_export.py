@@ -657,3 +657,20 @@ def test_affine_grid_generator_converts():
     result = _export_and_run(Warp(), (torch.randn(2, 3, 5, 7), torch.randn(2, 2, 3)), None)
     assert str(result.function_type("main")).endswith("-> Tensor[(2, 3, 5, 7), float32]")
     assert result.check_count == 0
+
+
+def test_a_cond_on_a_size_comparison_converts_and_takes_either_branch():
+    """torch.cond(x.shape[0] > 4, ...): the predicate is a comparison of symbolic ints, which
+    the importer skipped as if only torch's own assertions used it, so the cond was an
+    unknown-operator error ("a result of torch.export's own assertions")."""
+    torch = pytest.importorskip("torch")
+
+    class CondLen(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.shape[0] > 4, lambda x: x[: x.shape[0] // 2].sum(0, keepdim=True),
+                              lambda x: x.mean(0, keepdim=True) * 2, (x,))
+
+    result = _export_and_run(CondLen(), (torch.randn(6, 8),), {"x": {0: torch.export.Dim.AUTO}},
+                             [(torch.randn(4, 8),), (torch.randn(9, 8),)])
+    assert str(result.function_type("main")).endswith("-> Tensor[(1, 8), float32]")
+    assert result.check_count == 0
