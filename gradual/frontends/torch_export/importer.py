@@ -362,14 +362,17 @@ class Importer:
             self.fn.claim_dims(self._input_symbols() - set(self.fixed))
 
     def _merged_bounds(self) -> dict:
-        """`_bounds`, a kept symbol bounded by the intersection of its own and its equals'."""
+        """`_bounds`, a kept symbol bounded by the intersection of its own and its equals' (its
+        own where they do not meet: then the guard never holds, and the entry stops anyway)."""
         found = self._bounds()
         for name, kept in self.equal_to.items():
             if name in found:
                 lo, hi = found[name]
                 have_lo, have_hi = found.get(kept, (0, None))
                 highs = [h for h in (hi, have_hi) if h is not None]
-                found[kept] = (max(lo, have_lo), min(highs) if highs else None)
+                low, high = max(lo, have_lo), (min(highs) if highs else None)
+                if high is None or low <= high:
+                    found[kept] = (low, high)
         return found
 
     def _input_symbols(self) -> set:
