@@ -96,6 +96,23 @@ def test_a_carried_value_keeps_the_sizes_the_model_gives_in_all_three_places() -
     assert main_type(accumulate_loop(carried_shape=None)).endswith("-> (Tensor[(?, ?), float32], Tensor[*, float32])")
 
 
+def test_a_named_or_unknown_dim_in_one_declaration_says_nothing_of_the_size() -> None:
+    """TorchScript declares a scripted loop's carried h as (batch, 8) at the body's input but
+    names the output's dims (`Looph.4_dim_0`, `Looph.4_dim_1`): the 8 of the initial value and
+    the body input is kept (it was `?`, and the add in the body was checked)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["y_in", "w"], ["y_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body",
+        [value("i", I64, []), value("c_in", B, []), value("y_in", F, ["n", 3])],
+        [value("c_out", B, []), value("y_out", F, ["Looph.4_dim_0", "Looph.4_dim_1"])])
+    node = helper.make_node("Loop", ["m", "", "x"], ["y"], body=body)
+    m = model([node], [value("m", I64, []), value("x", F, ["n", 3])], [value("y", F, None)],
+              [("w", np.arange(3, dtype=np.float32))])
+    assert main_type(m) == "fn (int64, Tensor[(n, 3), float32]) -> Tensor[(?, 3), float32]"
+    assert_agree(m, {"m": np.array(2, np.int64), "x": np.ones((4, 3), np.float32)})
+
+
 def growing_loop(declared: object) -> object:
     """y = concat(y, x) each iteration: the carried value changes shape."""
     body = helper.make_graph(
