@@ -693,6 +693,9 @@ class Checker:
         then_t = self.nested_body(e.then, env)
         else_t = self.nested_body(e.otherwise, env)
         solver = self.current.solver  # type: ignore[union-attr]
+        taken = known_condition(solver.resolve_type(cond))
+        if taken is not None:  # only that branch runs: its type is the result (both are checked)
+            return self.final_type(then_t if taken else else_t, solver)
         return join(self.final_type(then_t, solver), self.final_type(else_t, solver))
 
     def cast(self, e: ast.Cast, env: Env) -> Type:
@@ -1608,3 +1611,14 @@ def _tensor_dims(t: Type) -> tuple:
     if isinstance(t, TupleType):
         return tuple(d for f in t.fields for d in _tensor_dims(f))
     return ()
+
+
+def known_condition(t: Type) -> Optional[bool]:
+    """The value of an `if` condition whose one element the checker knows (TorchScript's
+    `If(Size(Shape(x)) == 0)`, the rank of a tensor of known rank), else None."""
+    if not isinstance(t, TensorType) or t.value is None or len(t.value) != 1:
+        return None
+    element = t.value[0]
+    if isinstance(element, Dimension):
+        element = element.get_length() if element.is_static else None
+    return bool(element) if isinstance(element, int) else None

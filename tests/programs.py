@@ -1282,6 +1282,38 @@ def op_size_extremes(b: Builder) -> Val:
     return b.bind(b.call("dyn.zeros", [f"expand_dims({picked}, axis=0)"], dtype="float32"), (dim,))
 
 
+def op_rank_branch(b: Builder) -> Val:
+    """`if` on x's rank against a constant (TorchScript's `If(Size(Shape(x)) == 0)`): the
+    checker knows the condition, so the result has the taken branch's type, x's; the other
+    branch flattens x (a join would be dynamic rank)."""
+    x = b.pick(has_rank(1, 3))
+    k = x.rank if b.draw.chance(50) else b.draw.choice([0, 4])
+    rank = "".join(b.call("ndarray_size", ["".join(b.call("shape_of", [x.text]))], dtype="int64"))
+    cond = "".join(b.call("equal", [rank, f"{k}i64"]))
+    flat = "".join(b.call("reshape", [x.text], newshape=[-1]))
+    then, other = (x.text, flat) if k == x.rank else (flat, x.text)
+    b.program.features.add("if")
+    return b.bind([f"if ({cond}) {{ {then} }} else {{ {other} }}"], x.dims)
+
+
+def op_resize_to_values(b: Builder) -> Val:
+    """onnx.resize to sizes read as shape values (`F.interpolate(x, size=skip.shape[-2:])`):
+    the image's own spatial dims, doubled or kept."""
+    x = image(b)
+    scale = b.draw.int(1, 2)
+    shape = "".join(b.call("shape_of", [x.text]))
+    lead = "".join(b.call("strided_slice", [shape], begin=[0], end=[2], axes=[0]))
+    tail = "".join(b.call("multiply", ["".join(b.call("strided_slice", [shape], begin=[2], end=[4], axes=[0])),
+                                       f"{scale}i64"]))
+    sizes = "".join(b.call("concatenate", [f"({lead}, {tail})"], axis=0))
+    empty = 'onnx.constant(values=[], shape=[0], dtype="float32")'
+    dims = x.dims[:2] + tuple(dim_scale(d, scale) if scale > 1 else d for d in x.dims[2:])
+    return b.bind(b.call("onnx.resize", [x.text, empty, empty, sizes], mode="nearest",
+                         coordinate_transformation_mode="asymmetric", nearest_mode="floor", cubic_coeff_a=-0.75,
+                         exclude_outside=False, extrapolation_value=0.0, keep_aspect_ratio_policy="stretch",
+                         antialias=False), dims)
+
+
 def op_argwhere(b: Builder) -> Val:
     """argwhere of a tensor of ones: numel rows (data-dependent for the checker)."""
     x = b.pick(has_rank(1, 2))
@@ -2279,7 +2311,7 @@ OPERATORS: list = [
     (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
     (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
     (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
-    (op_signed_values, 1, "float32"),
+    (op_signed_values, 1, "float32"), (op_rank_branch, 1, ""), (op_resize_to_values, 1, ""),
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
     (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),

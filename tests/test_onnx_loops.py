@@ -96,6 +96,23 @@ def test_a_carried_value_keeps_the_sizes_the_model_gives_in_all_three_places() -
     assert main_type(accumulate_loop(carried_shape=None)).endswith("-> (Tensor[(?, ?), float32], Tensor[*, float32])")
 
 
+def test_a_named_or_unknown_dim_in_one_declaration_says_nothing_of_the_size() -> None:
+    """TorchScript declares a scripted loop's carried h as (batch, 8) at the body's input but
+    names the output's dims (`Looph.4_dim_0`, `Looph.4_dim_1`): the 8 of the initial value and
+    the body input is kept (it was `?`, and the add in the body was checked)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["y_in", "w"], ["y_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body",
+        [value("i", I64, []), value("c_in", B, []), value("y_in", F, ["n", 3])],
+        [value("c_out", B, []), value("y_out", F, ["Looph.4_dim_0", "Looph.4_dim_1"])])
+    node = helper.make_node("Loop", ["m", "", "x"], ["y"], body=body)
+    m = model([node], [value("m", I64, []), value("x", F, ["n", 3])], [value("y", F, None)],
+              [("w", np.arange(3, dtype=np.float32))])
+    assert main_type(m) == "fn (int64, Tensor[(n, 3), float32]) -> Tensor[(?, 3), float32]"
+    assert_agree(m, {"m": np.array(2, np.int64), "x": np.ones((4, 3), np.float32)})
+
+
 def growing_loop(declared: object) -> object:
     """y = concat(y, x) each iteration: the carried value changes shape."""
     body = helper.make_graph(
@@ -193,10 +210,11 @@ def test_a_loop_inside_a_loop_body_runs_as_onnxruntime() -> None:
     assert_agree(m, {"m": np.array(3, np.int64), "k": np.array(2, np.int64), "x": x})
 
 
-def appending_loop(new_axis: int, tail: str = "ConcatFromSequence") -> object:
+def appending_loop(new_axis: int, tail: str = "ConcatFromSequence", typed: bool = True) -> object:
     """TorchScript's `outs = []; for ...: outs.append(h)` then `torch.stack(outs)` (new_axis 1)
-    or `torch.cat(outs)` (new_axis 0): a sequence the loop starts empty and appends to."""
-    seq = helper.make_tensor_sequence_value_info
+    or `torch.cat(outs)` (new_axis 0): a sequence the loop starts empty and appends to. Untyped:
+    the body's sequence input and output have no type (the dynamo exporter's EmbeddingBag)."""
+    seq = helper.make_tensor_sequence_value_info if typed else (lambda name, *_: helper.make_empty_tensor_value_info(name))
     body = helper.make_graph(
         [helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
          helper.make_node("Add", ["h_in", "row"], ["h_out"]),
@@ -227,6 +245,16 @@ def test_a_sequence_a_loop_appends_to_is_its_stacked_items(new_axis: int, tail: 
     rng = np.random.default_rng(new_axis)
     inputs = {"x": rng.standard_normal((4, 2, 3)).astype(np.float32), "h0": np.zeros((2, 3), np.float32)}
     assert_agree(appending_loop(new_axis, tail), inputs)
+
+
+@pytest.mark.parametrize("new_axis", [0, 1])
+def test_a_sequence_a_loop_appends_to_need_not_declare_its_items(new_axis: int) -> None:
+    """The body's sequence input and output are untyped (as the dynamo exporter writes
+    EmbeddingBag's per-bag loop): the items take the SequenceEmpty's dtype and any rank; it was
+    an unknown-operator error at SequenceInsert ("the length ... is not known")."""
+    rng = np.random.default_rng(7)
+    inputs = {"x": rng.standard_normal((5, 2, 3)).astype(np.float32), "h0": np.ones((2, 3), np.float32)}
+    assert_agree(appending_loop(new_axis, typed=False), inputs)
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.script and the TorchScript exporter

@@ -657,3 +657,53 @@ def test_affine_grid_generator_converts():
     result = _export_and_run(Warp(), (torch.randn(2, 3, 5, 7), torch.randn(2, 2, 3)), None)
     assert str(result.function_type("main")).endswith("-> Tensor[(2, 3, 5, 7), float32]")
     assert result.check_count == 0
+
+
+def test_a_cond_on_a_size_comparison_converts_and_takes_either_branch():
+    """torch.cond(x.shape[0] > 4, ...): the predicate is a comparison of symbolic ints, which
+    the importer skipped as if only torch's own assertions used it, so the cond was an
+    unknown-operator error ("a result of torch.export's own assertions")."""
+    torch = pytest.importorskip("torch")
+
+    class CondLen(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.shape[0] > 4, lambda x: x[: x.shape[0] // 2].sum(0, keepdim=True),
+                              lambda x: x.mean(0, keepdim=True) * 2, (x,))
+
+    result = _export_and_run(CondLen(), (torch.randn(6, 8),), {"x": {0: torch.export.Dim.AUTO}},
+                             [(torch.randn(4, 8),), (torch.randn(9, 8),)])
+    assert str(result.function_type("main")).endswith("-> Tensor[(1, 8), float32]")
+    assert result.check_count == 0
+
+
+def test_two_symbols_a_guard_equates_are_one():
+    """Two caches exported with one Dim: torch traces their lengths as two symbols (s57, s14)
+    and guards `(s14 + s27) == (s27 + s57)`. gradual read them as two and warned at the matmul
+    that needs them equal (a dim-constraint and a check); it reads them as one symbol now,
+    which the entry checks (a call with two lengths stops there, as torch's guard does)."""
+    torch = pytest.importorskip("torch")
+    from gradual.runtime import CheckFailure
+
+    class Caches(torch.nn.Module):
+        def forward(self, x, past_k, past_v):
+            b, s, _ = x.shape
+            p = past_k.shape[2]
+            k = torch.cat([past_k, x.view(b, s, 2, 4).transpose(1, 2)], dim=2)
+            v = torch.cat([past_v, x.view(b, s, 2, 4).transpose(1, 2)], dim=2)
+            kk = k[:, :, None].expand(b, 2, 2, p + s, 4).reshape(b, 4, p + s, 4)
+            return (kk @ kk.transpose(-1, -2)) @ torch.repeat_interleave(v, 2, dim=1)
+
+    batch, seq, past = (torch.export.Dim(n, min=1, max=64) for n in ("batch", "seq", "past"))
+    args = (torch.randn(2, 5, 8), torch.randn(2, 2, 3, 4), torch.randn(2, 2, 3, 4))
+    result = _export_and_run(Caches(), args, {"x": {0: batch, 1: seq}, "past_k": {0: batch, 2: past},
+                                              "past_v": {0: batch, 2: past}},
+                             [(torch.randn(1, 2, 8), torch.randn(1, 2, 6, 4), torch.randn(1, 2, 6, 4))])
+    assert result.check_count == 0 and not result.diagnostics
+    (k_type, v_type) = (str(t) for t in result.function_type("main").params[-2:])
+    assert k_type == v_type, (k_type, v_type)
+    ep = torch.export.export(Caches(), args, dynamic_shapes={"x": {0: batch, 1: seq}, "past_k": {0: batch, 2: past},
+                                                            "past_v": {0: batch, 2: past}})
+    program = gt.import_program(ep)
+    with pytest.raises(CheckFailure):
+        program.run({"x": np.zeros((1, 2, 8), np.float32), "past_k": np.zeros((1, 2, 3, 4), np.float32),
+                     "past_v": np.zeros((1, 2, 4, 4), np.float32)}, program.check())

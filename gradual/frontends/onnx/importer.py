@@ -189,6 +189,7 @@ class Importer:
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
         self.direct_forms: dict = {}  # (op_type, #inputs, #outputs) -> direct form or None (_import_nodes)
         self.sequence_lengths: dict = {}  # sequence value -> its length (convert/sequence.py)
+        self.sequence_dtypes: dict = {}  # an empty sequence -> its items' dtype (SequenceEmpty's attribute)
         #: sequences a loop appends to, held as one tensor of their stacked items (convert/loops.py)
         self.sequence_rows: set = set()
         self.cast_sources: dict = {}  # a Cast's output -> its input (a Range reads a size cast to float)

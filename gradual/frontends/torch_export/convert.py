@@ -68,8 +68,9 @@ SYM_ARITHMETIC = {"_operator.add": "add", "_operator.sub": "subtract", "_operato
                   "torch.sym_max": "maximum"}
 #: conversions of symbolic numbers -> the dtype they give (truncating toward 0 for ints)
 SYM_CONVERSIONS = {"torch.sym_float": "float64", "torch.sym_int": "int64", "math.trunc": "int64"}
-SYM_COMPARISONS = frozenset({"_operator.eq", "_operator.ne", "_operator.lt", "_operator.le", "_operator.gt",
-                             "_operator.ge", "_operator.and_", "_operator.or_", "_operator.not_"})
+SYM_COMPARISONS = {"_operator.eq": "equal", "_operator.ne": "not_equal", "_operator.lt": "less",
+                   "_operator.le": "less_equal", "_operator.gt": "greater", "_operator.ge": "greater_equal",
+                   "_operator.and_": "logical_and", "_operator.or_": "logical_or", "_operator.not_": "logical_not"}
 FLOAT_ORDER = ("float16", "bfloat16", "float32", "float64")
 
 
@@ -570,8 +571,16 @@ def sym_conversion(c: NodeConverter) -> Any:
 
 @special(*SYM_COMPARISONS)
 def sym_comparison(c: NodeConverter) -> Any:
-    """A comparison of symbolic ints: only torch.export's own assertions use them."""
-    return SKIP
+    """A comparison of symbolic ints (torch.cond's predicate `x.shape[0] > 4`) as a bool
+    scalar, and `and` / `or` / `not` of them. One that only torch.export's own assertions use
+    never gets here: the importer skips those (Graph.only_asserting)."""
+    op = SYM_COMPARISONS[c.node.op]
+    values = [c.raw(name) for name in ("a", "b") if c.has(name)]
+    if op.startswith("logical_"):
+        return c.call(op, *[c.operand(v, "bool") for v in values])
+    dtypes = [c.dtype_of(v) or ("float64" if isinstance(v, float) else "int64") for v in values]
+    dtype = "float64" if any(d.startswith("float") for d in dtypes) else "int64"
+    return c.call(op, *[c.cast(c.operand(v, have), have, dtype) for v, have in zip(values, dtypes)])
 
 
 @special(*SKIPPED)

@@ -73,3 +73,73 @@ def asserted(messages: Iterable[str]) -> list:
     (`Runtime assertion failed for expression Eq(s27, 2*((s27//2))) on node 'eq'`)."""
     found = (_ASSERTED.search(m) for m in messages if isinstance(m, str))
     return [m.group(1) for m in found if m is not None]
+
+
+def equated(guards: Iterable[str]) -> list:
+    """The pairs of symbols that a guard (or a deferred assertion) makes equal: `s14 == s57`,
+    `(s14 + s27) == (s27 + s57)`, `Eq(s14, s57)`; a guard whose two sides are linear in the
+    symbols and differ by `c * (a - b)` equates `a` and `b`. Anything else says nothing here."""
+    pairs = []
+    for guard in guards:
+        sides = _sides(guard)
+        if sides is None:
+            continue
+        left, right = (_linear(side) for side in sides)
+        if left is None or right is None:
+            continue
+        difference = dict(left)
+        for name, coefficient in right.items():
+            difference[name] = difference.get(name, 0) - coefficient
+        terms = {name: c for name, c in difference.items() if c}
+        names = sorted(n for n in terms if n != 1)
+        if len(terms) == 2 and len(names) == 2 and terms[names[0]] == -terms[names[1]]:
+            pairs.append((names[0], names[1]))
+    return pairs
+
+
+def _sides(guard: str) -> tuple | None:
+    """The two sides of `a == b` or `Eq(a, b)` as Python syntax trees, else None."""
+    import ast as pyast
+
+    if not isinstance(guard, str) or len(guard) > MAX_GUARD_CHARS:
+        return None
+    try:
+        tree = pyast.parse(guard.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(tree, pyast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], pyast.Eq):
+        return tree.left, tree.comparators[0]
+    if isinstance(tree, pyast.Call) and isinstance(tree.func, pyast.Name) and tree.func.id == "Eq" \
+            and len(tree.args) == 2 and not tree.keywords:
+        return tree.args[0], tree.args[1]
+    return None
+
+
+def _linear(node: object) -> dict | None:
+    """A sum of integer multiples of backed symbols (`s27`) and a constant, as {name: c, 1: c};
+    None for anything else. Iterative: a 10,000-term guard does not recurse."""
+    import ast as pyast
+
+    total: dict = {}
+    work = [(node, 1)]
+    while work:
+        item, sign = work.pop()
+        if isinstance(item, pyast.Constant) and isinstance(item.value, int) and not isinstance(item.value, bool):
+            total[1] = total.get(1, 0) + sign * item.value
+        elif isinstance(item, pyast.Name) and re.fullmatch(r"s\d+", item.id):
+            total[item.id] = total.get(item.id, 0) + sign
+        elif isinstance(item, pyast.UnaryOp) and isinstance(item.op, pyast.USub):
+            work.append((item.operand, -sign))
+        elif isinstance(item, pyast.BinOp) and isinstance(item.op, (pyast.Add, pyast.Sub)):
+            work.append((item.left, sign))
+            work.append((item.right, sign if isinstance(item.op, pyast.Add) else -sign))
+        elif isinstance(item, pyast.BinOp) and isinstance(item.op, pyast.Mult):
+            constant = next((s for s in (item.left, item.right) if isinstance(s, pyast.Constant)
+                             and isinstance(s.value, int) and not isinstance(s.value, bool)), None)
+            if constant is None:
+                return None
+            other = item.right if constant is item.left else item.left
+            work.append((other, sign * constant.value))
+        else:
+            return None
+    return total

@@ -28,7 +28,7 @@ from . import conversions  # noqa: F401  (registers the conversions beyond conve
 from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
 from .graph import GraphNode, InputSpec, Opaque, Program, Ref
 from .locations import Listing, PythonLines, model_frame, parse_trace
-from .guards import asserted, mentioning, rewritten
+from .guards import asserted, equated, mentioning, rewritten
 from .symbols import bounds, dim_of_size, fixed_values, symbols_in
 
 STATE_KINDS = ("parameter", "buffer", "tensor_constant")
@@ -208,12 +208,13 @@ class Importer:
         self.node_notes: dict = {}
         self.lines = PythonLines()
         self.aliases = Aliases(self, self.program.nodes)
-        self.fixed = fixed_values(self._bounds())
+        self.fixed: dict = fixed_values(self._bounds())
+        self.user_inputs = {spec.name for spec in self.program.inputs if spec.kind == "user_input"}
+        self.equal_to = self._equal_symbols()
+        self.fixed.update({name: gb.Dim(kept) for name, kept in self.equal_to.items()})
         self.listing = self._listing()
         self.asserting = self.program.only_asserting(lambda node: packet(node.op) in SKIPPED)
-        self.user_inputs = {spec.name for spec in self.program.inputs if spec.kind == "user_input"}
-        self.guards = rewritten(self.program.guards, self._size_text) + asserted(
-            node.arg("assert_msg") for node in self.program.nodes if packet(node.op) == "aten._assert_scalar")
+        self.guards = self._guards()
 
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedProgram:
@@ -258,6 +259,44 @@ class Importer:
         if self.guards:
             lines.append(messages.torch_guards_header(self.guards))
         return lines
+
+    def _guards(self) -> list:
+        """torch's guards and deferred assertions over gradual's symbols (see guards.py)."""
+        return rewritten(self.program.guards, self._size_text) + asserted(
+            node.arg("assert_msg") for node in self.program.nodes if packet(node.op) == "aten._assert_scalar")
+
+    def _equal_symbols(self) -> dict:
+        """{symbol: the symbol it is equal to} for the inputs' symbols that torch's guards
+        equate (`(s14 + s27) == (s27 + s57)`: two caches' lengths exported with one Dim that
+        torch still traced as two symbols). torch checks the guard on every call; gradual reads
+        the two as one symbol, which the entry binds from the first input and checks against
+        the second (it was a dim-constraint warning and a check inside the model). The symbol
+        kept is the one an earlier input's dim names."""
+        order = self._input_symbol_order()
+        parent: dict = {}
+
+        def root(name: str) -> str:
+            while parent.get(name, name) != name:
+                name = parent[name]
+            return name
+
+        for a, b in equated(self._guards()):
+            if a in order and b in order and a not in self.fixed and b not in self.fixed:
+                a, b = sorted((root(a), root(b)), key=order.index)
+                if a != b:
+                    parent[b] = a
+        return {name: root(name) for name in parent}
+
+    def _input_symbol_order(self) -> list:
+        """The inputs' symbols in the order their dims first name them."""
+        order: list = []
+        for spec in self.program.inputs:
+            meta = self.program.tensor_meta(spec.name) if spec.kind != "constant_input" else None
+            for size in (meta or {}).get("sizes") or []:
+                expr = size.get("as_expr") if isinstance(size, dict) else None
+                if isinstance(expr, dict) and isinstance(expr.get("expr_str"), str):
+                    order += [n for n in sorted(symbols_in(expr["expr_str"])) if n not in order]
+        return order
 
     def _size_text(self, name: str, axis: int) -> Optional[str]:
         """A user input's recorded size as gradual writes it (None: not known)."""
@@ -316,11 +355,25 @@ class Importer:
     def _declare_symbols(self) -> None:
         """Torch's range constraints bound the symbols of `@main`'s signature, and (unless
         `strict_dims`) its symbols are the exporter's claim (SPEC 6)."""
-        for name, (lo, hi) in self._bounds().items():
+        for name, (lo, hi) in self._merged_bounds().items():
             if name not in self.fixed:
                 self.fn.bound_dim(name, lo, hi)
         if not self.options.strict_dims:
             self.fn.claim_dims(self._input_symbols() - set(self.fixed))
+
+    def _merged_bounds(self) -> dict:
+        """`_bounds`, a kept symbol bounded by the intersection of its own and its equals' (its
+        own where they do not meet: then the guard never holds, and the entry stops anyway)."""
+        found = self._bounds()
+        for name, kept in self.equal_to.items():
+            if name in found:
+                lo, hi = found[name]
+                have_lo, have_hi = found.get(kept, (0, None))
+                highs = [h for h in (hi, have_hi) if h is not None]
+                low, high = max(lo, have_lo), (min(highs) if highs else None)
+                if high is None or low <= high:
+                    found[kept] = (low, high)
+        return found
 
     def _input_symbols(self) -> set:
         """The symbols in the graph inputs' recorded sizes (torch's backed sizes)."""

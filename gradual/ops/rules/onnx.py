@@ -574,6 +574,9 @@ def resize(ctx: ShapeContext) -> Any:
         if sizes is not None:
             require_length(ctx, "sizes", sizes, (len(axes),))
             _sized(ctx, dims, data, axes, sizes, policy)
+        elif policy == "stretch" and _size_values(sizes_arg, len(axes)):
+            for axis, size in zip(axes, sizes_arg.value):  # type: ignore[arg-type]
+                dims[axis] = size  # shape values: F.interpolate(x, size=skip.shape[-2:])
         return ctx.tensor(dims)
     scales = ctx.attr("static_scales")
     if scales is not None:
@@ -582,6 +585,11 @@ def resize(ctx: ShapeContext) -> Any:
     for i, axis in enumerate(axes):
         dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))
     return ctx.tensor(dims)
+
+
+def _size_values(sizes: TensorArg, count: int) -> bool:
+    """Whether the sizes are `count` known non-negative shape values (symbolic ones too)."""
+    return sizes.value is not None and len(sizes.value) == count and not any(isinstance(v, int) for v in sizes.value)
 
 
 def _resize_rank(ctx: ShapeContext, data: TensorArg, sizes_arg: TensorArg) -> None:

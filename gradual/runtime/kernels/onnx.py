@@ -837,7 +837,10 @@ def _resize_targets(shape: tuple, axes: list, scales: np.ndarray, sizes: np.ndar
     """(scale factor, output size) of each resized axis."""
     wanted = _ints(sizes)
     if wanted:
-        factors = [w / shape[a] for w, a in zip(wanted, axes)]
+        for w, a in zip(wanted, axes):
+            if shape[a] == 0 and w != 0:  # as onnxruntime: no factor scales 0 to another size
+                raise ValueError(f"dim {a} is 0 and cannot be resized to {w}")
+        factors = [w / shape[a] if shape[a] else 1.0 for w, a in zip(wanted, axes)]
         if policy == "stretch":
             return factors, wanted
         scale = min(factors) if policy == "not_larger" else max(factors)

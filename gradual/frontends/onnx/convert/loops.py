@@ -92,10 +92,15 @@ def _appended_sequence(node: Node, body: Any, k: int, makers: dict) -> Optional[
     if maker is None or maker.op_type != "SequenceInsert" or len(maker.input) != 2 or maker.input[0] != inner:
         return None
     element = body.input[2 + k].type.sequence_type.elem_type
-    if not element.HasField("tensor_type"):
-        return None
-    item = info_of_type(element)
+    item = info_of_type(element) if element.HasField("tensor_type") else _empty_items(node, k)
     return _with_row(item) if item is not None else None
+
+
+def _empty_items(node: Node, k: int) -> Optional[TensorInfo]:
+    """The items of carried value k when the body does not declare its element type (the
+    dynamo exporter's EmbeddingBag loop): the dtype its SequenceEmpty gives, of any rank."""
+    dtype = node.importer.sequence_dtypes.get(node.inputs[2 + k])
+    return None if dtype is None else TensorInfo(dtype, None)
 
 
 @converts("Scan")
@@ -272,19 +277,23 @@ def _with_row(info: TensorInfo) -> TensorInfo:
 def _agreed(initial: TensorInfo, inner: TensorInfo, out: TensorInfo) -> TensorInfo:
     """What the model says of a carried value: its initial value's (where the import knows it)
     and the body's input and output declarations. Rank and dtype are the body input's (else the
-    initial value's); a size is kept where every one of them that gives dims (at least two)
-    says the same, `None` elsewhere: a carried value may change shape from one iteration to the
-    next, and where the model says it does not, it says so more than once."""
+    initial value's); a size is kept where at least two of them give it and none gives another,
+    `None` elsewhere: a carried value may change shape from one iteration to the next, and
+    where the model says it does not, it says so more than once. A `?` or a named dim says
+    nothing of the size (the TorchScript exporter names a body output's dims `Looph.4_dim_1`
+    where its input says 8)."""
     base = inner if inner.dims is not None else initial
     dtype = inner.dtype or initial.dtype or out.dtype
     sources = [i for i in (initial, inner, out) if i.dims is not None]
     if base.dims is None:
         return TensorInfo(dtype, None, base.elem_type or initial.elem_type)
     rank = len(base.dims)
+    if any(len(i.dims) != rank for i in sources):  # type: ignore[arg-type]
+        return TensorInfo(dtype, (None,) * rank, base.elem_type or initial.elem_type)
 
     def kept(axis: int, d: Any) -> Any:
-        same = all(len(i.dims) == rank and i.dims[axis] == d for i in sources)  # type: ignore[arg-type]
-        return d if isinstance(d, int) and same and len(sources) >= 2 else None
+        stated = [i.dims[axis] for i in sources if isinstance(i.dims[axis], int)]  # type: ignore[index]
+        return stated[0] if len(stated) >= 2 and len(set(stated)) == 1 else None
 
     return TensorInfo(dtype, tuple(kept(axis, d) for axis, d in enumerate(base.dims)), base.elem_type or initial.elem_type)
 

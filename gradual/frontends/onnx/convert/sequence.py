@@ -19,6 +19,7 @@ import numpy as np
 from .... import builder as gb
 from .... import messages
 from ..node import KNOWN, Node, Unsupported
+from ..types import gradual_dtype
 from . import converts
 
 def _lengths(node: Node) -> dict:
@@ -83,7 +84,11 @@ def sequence_construct(node: Node) -> Any:
 
 @converts("SequenceEmpty")
 def sequence_empty(node: Node) -> Any:
-    """SequenceEmpty: the empty tuple."""
+    """SequenceEmpty: the empty tuple (its items' dtype remembered for a loop that appends to
+    it and does not declare its element type)."""
+    dtype = gradual_dtype(int(node.attr("dtype", 1)))
+    if dtype is not None:
+        node.importer.sequence_dtypes[node.outputs[0]] = dtype
     return _made(node, gb.tuple_(loc=node.loc), 0)
 
 
