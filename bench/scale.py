@@ -389,8 +389,11 @@ def onnx_layers_model(blocks: int):  # noqa: ANN201 - an onnx.ModelProto
         return out
 
     def const(name: str, values: list, dtype: int = TensorProto.INT64, dims: Optional[list] = None) -> str:
-        tensor = helper.make_tensor(name, dtype, [len(values)] if dims is None else dims, values)
-        return node("Constant", [], name, value=tensor)
+        import numpy as np
+
+        data = np.asarray(values, dtype=np.int64 if dtype == TensorProto.INT64 else np.float32).tobytes()
+        tensor = helper.make_tensor(name, dtype, [len(values)] if dims is None else dims, data, raw=True)
+        return node("Constant", [], name, value=tensor)  # raw data, as the exporters write
 
     prev = "x"
     for i in range(blocks):
