@@ -41,6 +41,11 @@ register_rule_message(
     "drop `kernel_size` or make it match the weight",
 )
 register_rule_message(
+    "groups-channels", codes.SHAPE_MISMATCH,
+    "{op} got groups={groups}, which does not divide the {channels} channels of {which}",
+    "choose `groups` dividing the channels of both the data and the output gradient",
+)
+register_rule_message(
     "conv-groups", codes.SHAPE_MISMATCH,
     "{op} got groups={groups}, which does not divide the {channels} output channels of the weight",
     "choose `groups` dividing both the input and the output channels",
@@ -268,8 +273,21 @@ def conv2d_backward_weight(ctx: ShapeContext) -> Any:
         out = window_output(ctx, data, _axis_of(ctx.attr("kernel_layout"), s), x[s], ctx.const(kernel[i]),
                             sum(pads[i]), strides[i], dilation[i])
         ctx.equal(g[s], out, symbol=f"output {s}")
-    weight = {"O": g["C"], "I": x["C"] // groups, "H": ctx.const(kernel[0]), "W": ctx.const(kernel[1])}
+    _grouped(ctx, g["C"], groups, "the output gradient")
+    weight = {"O": g["C"], "I": _grouped(ctx, x["C"], groups, "the data"), "H": ctx.const(kernel[0]),
+              "W": ctx.const(kernel[1])}
     return ctx.tensor(assemble(ctx, ctx.attr("out_layout") or "OIHW", "OI" + spatial, weight), _out_dtype(ctx))
+
+
+def _grouped(ctx: ShapeContext, channels: Any, groups: int, which: str) -> Any:
+    """channels / groups, requiring groups to divide them (the convolution a gradient is of
+    splits both channel counts into groups; the kernel refused groups=2^62 at run)."""
+    known = ctx.static(channels)
+    if known is None:
+        return ctx.quotient(channels, groups, symbol="channels")
+    if known % groups:
+        ctx.fail("groups-channels", groups=groups, channels=known, which=which)
+    return ctx.const(known // groups)
 
 
 @shape_rule("deformable_conv2d")

@@ -94,7 +94,10 @@ _unary("aten.leaky_relu", lambda x, *, negative_slope: np.where(x > 0, x, negati
 _unary("aten.hardtanh", lambda x, *, min_val, max_val: np.clip(x, min_val, max_val))
 _unary("aten.elu", lambda x, *, alpha, scale, input_scale: scale * np.where(x > 0, x, alpha * (np.exp(x * input_scale) - 1)))
 _unary("aten.softplus", lambda x, *, beta, threshold: np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta))
-_unary("aten.round", lambda x, *, decimals: np.round(x, decimals))
+#: past 400 decimals either way, 10^decimals is 0 or inf in every float type: NumPy's result is
+#: the same as at 400, which it computes at once (at 2^31 it took 4 s; past 2^31 it refuses)
+_ROUND_DECIMALS = 400
+_unary("aten.round", lambda x, *, decimals: np.round(x, max(-_ROUND_DECIMALS, min(decimals, _ROUND_DECIMALS))))
 _unary("aten.tan", np.tan)
 _unary("aten.asin", np.arcsin)
 _unary("aten.acos", np.arccos)
@@ -860,7 +863,9 @@ def repeat_interleave(data: np.ndarray, *, repeats: int, dim: Optional[int]) -> 
 
 @kernel("aten.diagonal")
 def diagonal(data: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    """The diagonal of the (dim1, dim2) planes, appended last (as NumPy does)."""
+    """The diagonal of the (dim1, dim2) planes, appended last (as NumPy does). An offset past
+    the plane's edge gives an empty diagonal: it is clamped to the edge (NumPy takes a C int)."""
+    offset = max(-data.shape[dim1], min(offset, data.shape[dim2]))
     return np.array(np.diagonal(data, offset, dim1, dim2))
 
 

@@ -226,9 +226,12 @@ _REDUCTIONS = {
 
 @kernel("onnx.depth_to_space")
 def depth_to_space(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray:
-    """Rearrange channel blocks into spatial blocks."""
+    """Rearrange channel blocks into spatial blocks (an empty input: an empty result, without
+    the intermediate of a block's size, which NumPy cannot shape for a block of 2^62)."""
     n, c, h, w = data.shape
     b = blocksize
+    if data.size == 0:
+        return np.zeros((n, c // (b * b), h * b, w * b), data.dtype)
     if mode == "DCR":
         t = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
     else:
@@ -238,9 +241,11 @@ def depth_to_space(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray
 
 @kernel("onnx.space_to_depth")
 def space_to_depth(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray:
-    """Rearrange spatial blocks into channels."""
+    """Rearrange spatial blocks into channels (an empty input: an empty result, as above)."""
     n, c, h, w = data.shape
     b = blocksize
+    if data.size == 0:
+        return np.zeros((n, c * b * b, h // b, w // b), data.dtype)
     t = data.reshape(n, c, h // b, b, w // b, b)
     t = t.transpose(0, 3, 5, 1, 2, 4) if mode == "DCR" else t.transpose(0, 1, 3, 5, 2, 4)
     return t.reshape(n, c * b * b, h // b, w // b)
