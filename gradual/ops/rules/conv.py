@@ -42,8 +42,8 @@ register_rule_message(
 )
 register_rule_message(
     "groups-channels", codes.SHAPE_MISMATCH,
-    "{op} got groups={groups}, which does not divide the {channels} channels of {which}",
-    "choose `groups` dividing the channels of both the data and the output gradient",
+    "{op} got {name}={groups}, which does not divide the {channels} channels of {which}",
+    "choose `{name}` dividing the channels",
 )
 register_rule_message(
     "conv-groups", codes.SHAPE_MISMATCH,
@@ -273,20 +273,21 @@ def conv2d_backward_weight(ctx: ShapeContext) -> Any:
         out = window_output(ctx, data, _axis_of(ctx.attr("kernel_layout"), s), x[s], ctx.const(kernel[i]),
                             sum(pads[i]), strides[i], dilation[i])
         ctx.equal(g[s], out, symbol=f"output {s}")
-    _grouped(ctx, g["C"], groups, "the output gradient")
-    weight = {"O": g["C"], "I": _grouped(ctx, x["C"], groups, "the data"), "H": ctx.const(kernel[0]),
+    grouped(ctx, g["C"], groups, "the output gradient")
+    weight = {"O": g["C"], "I": grouped(ctx, x["C"], groups, "the data"), "H": ctx.const(kernel[0]),
               "W": ctx.const(kernel[1])}
     return ctx.tensor(assemble(ctx, ctx.attr("out_layout") or "OIHW", "OI" + spatial, weight), _out_dtype(ctx))
 
 
-def _grouped(ctx: ShapeContext, channels: Any, groups: int, which: str) -> Any:
-    """channels / groups, requiring groups to divide them (the convolution a gradient is of
-    splits both channel counts into groups; the kernel refused groups=2^62 at run)."""
+def grouped(ctx: ShapeContext, channels: Any, groups: int, which: str, name: str = "groups") -> Any:
+    """channels / groups, requiring groups to divide them (a grouped convolution splits its
+    channels into groups; conv2d_backward_weight's kernel refused groups=2^62 at run, and
+    ONNX ConvTranspose's looped over a million empty groups for group=10^6 and 1 channel)."""
     known = ctx.static(channels)
     if known is None:
         return ctx.quotient(channels, groups, symbol="channels")
     if known % groups:
-        ctx.fail("groups-channels", groups=groups, channels=known, which=which)
+        ctx.fail("groups-channels", name=name, groups=groups, channels=known, which=which)
     return ctx.const(known // groups)
 
 

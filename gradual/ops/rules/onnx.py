@@ -20,7 +20,7 @@ from .common import (
     require_finite, require_length, require_one_value, require_outputs, require_positive, require_rank_of, scaled_size,
     value_element, value_subtract,
 )
-from .conv import window_output
+from .conv import grouped, window_output
 from .data import shape_from_value
 from .elementwise import broadcast_dims
 from .index import slice_length
@@ -820,6 +820,7 @@ def conv_transpose(ctx: ShapeContext) -> Any:
     k = rank - 2
     group = require_positive(ctx, "group", ctx.attr("group"))
     ctx.equal(data.dim(1), weight.dim(0), symbol="in_channels")
+    grouped(ctx, data.dim(1), group, "the input", "group")
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)
     extra = _attr_list(ctx, "output_padding", k, 0, 0)
     shape = ctx.attr("output_shape")

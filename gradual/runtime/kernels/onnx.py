@@ -420,7 +420,7 @@ def conv(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[
     acc = np.zeros((n, m) + tuple(out), dtype=np.float64 if data.dtype.kind == "f" else data.dtype)
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
         values, _ = _window_view(data, begin, out, strides_, dilations_, offset, 0)
-        for g in range(group):
+        for g in range(group if acc.size and data.size and weight.size else 0):  # empty: zeros, any group
             w = weight[(slice(g * mg, (g + 1) * mg), slice(None)) + offset]
             acc[:, g * mg:(g + 1) * mg] += np.einsum("nc...,mc->nm...", values[:, g * cg:(g + 1) * cg], w)
     return acc.astype(data.dtype)
@@ -449,7 +449,7 @@ def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads:
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
         first = [shift[i] + offset[i] * dil[i] for i in range(k)]
         target = tuple(slice(first[i], first[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
-        for g in range(group):
+        for g in range(group if acc.size and data.size and weight.size else 0):  # empty: zeros, any group
             w = weight[(slice(g * cg, (g + 1) * cg), slice(None)) + offset]
             acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum("nc...,cm->nm...", data[:, g * cg:(g + 1) * cg], w)
     window = tuple(slice(s + b, s + b + o) for s, b, o in zip(shift, begin, out))
