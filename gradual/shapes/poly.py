@@ -133,6 +133,13 @@ def _term_key(term: tuple) -> tuple:
 _CONSTS: dict = {}
 
 
+#: Python hashes an int modulo 2^61 - 1, so 2^i and 2^(i + 61) hash alike: the dims of a tensor
+#: doubled again and again (`2^i * n`) fell into 61 buckets of every dict keyed by type, and a
+#: chain of n doublings took quadratic time (until MAX_BITS). A polynomial with a coefficient
+#: that large mixes the coefficients' lengths into its hash.
+HASH_PERIOD = 2**61 - 1
+
+
 class Poly:
     """An immutable polynomial: a mapping from monomials to non-zero integer coefficients.
 
@@ -158,6 +165,10 @@ class Poly:
             items.sort(key=_term_key)
         self.terms: tuple[tuple[Monomial, int], ...] = tuple(items)
         self._hash = hash(self.terms)
+        for _, c in items:
+            if not -HASH_PERIOD < c < HASH_PERIOD:  # see HASH_PERIOD
+                self._hash = hash((self.terms, tuple([c.bit_length() for _, c in items])))
+                break
         self._symbols: "frozenset[Symbol] | None" = None
         self._size: "int | None" = None
 
