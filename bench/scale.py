@@ -191,6 +191,14 @@ def static_doublings(n: int) -> str:
     return doublings(n).replace("Tensor[(n, 6)", "Tensor[(3, 6)")
 
 
+def halvings(n: int) -> str:
+    """`%v{i} = nn.max_pool1d(%v{i-1}, strides=[2])` from `(1, 1, n)`: a length halved n times,
+    `n // 2^i` (the divisors hashed into 61 buckets as the doublings' coefficients did)."""
+    lines = ["def @main(%x: Tensor[(1, 1, n), float32]) {", "  %v0 = nn.relu(%x);"]
+    lines += [f"  %v{i} = nn.max_pool1d(%v{i - 1}, pool_size=[1], strides=[2]);" for i in range(1, n)]
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
 def sums(n: int) -> str:
     """`concatenate((%c{i-1}, %x{i}))` over n inputs of n different symbolic lengths: a dim
     that sums n symbols (past the polynomial bound it is `?`)."""
@@ -547,6 +555,7 @@ AXES = [
     Axis("squaring", "repeated squaring of a shape value", squaring, 2500),
     Axis("doublings", "a symbolic dim doubled (concatenate)", doublings, 600),
     Axis("static-doublings", "a static dim doubled", static_doublings, 600),
+    Axis("halvings", "a symbolic dim halved (max_pool1d)", halvings, 600),
     Axis("sums", "symbols summed in one dim (concatenate)", sums, 600),
     Axis("symbols", "symbols in one signature", symbols, 600),
     Axis("dim-sum", "names summed in one written dim", dim_sum, 2500),

@@ -34,7 +34,7 @@ from .interval import (
     saturate_upper,
     upper_bound,
 )
-from .poly import HASH_PERIOD, INF, Ext, Poly, Symbol, int_text
+from .poly import INF, Ext, Poly, Symbol, int_hash, int_text
 
 DimLike = Union["Dimension", int, str, Symbol, Poly, None]
 
@@ -446,8 +446,7 @@ class Dimension:
         into 61 buckets of every dict keyed by type (quadratic; no array has such a dim, so no
         dict mixes them with ints)."""
         if self._expr is None and self._lo == self._hi:
-            lo = self._lo
-            return hash(lo) if -HASH_PERIOD < lo < HASH_PERIOD else hash((lo.bit_length(), lo))
+            return int_hash(self._lo)
         if self._expr is None and self._lo == 0 and self._hi is None:
             return hash(-1)
         return hash((self._lo, self._hi, self._expr))
