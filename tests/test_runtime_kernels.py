@@ -1146,7 +1146,7 @@ def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataO
 
 #: attribute values an exporter or a user may write that no operator means: per attribute kind
 ODD_ATTRIBUTES = {
-    "int": (-1, 0, -(2**62), 2**62, 2**70),
+    "int": (-1, 0, 3, -(2**62), 2**62, 2**70),  # 3: a count that divides few sizes (groups)
     "float": (float("nan"), float("inf"), float("-inf"), -1e30, 0.0),
     "str": ("", "bogus"),
     "dtype": ("", "bogus"),

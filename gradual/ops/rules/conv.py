@@ -225,6 +225,7 @@ def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
     k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
     groups = require_positive(ctx, "groups", ctx.attr("groups"))
     ctx.equal(x["C"], k["I"], symbol="in_channels")
+    grouped(ctx, x["C"], groups, "the input")
     if data.dims is not None:  # (size - 1) * stride + ... would grow an empty image
         for s in spatial:
             require_nonempty(ctx, data, _axis_of(layout, s), "a transposed convolution spreads its input's elements")
