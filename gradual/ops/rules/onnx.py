@@ -550,6 +550,13 @@ RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel"
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
+register_rule_message(
+    "resize-scales", codes.OP_CONSTRAINT,
+    "{op} has no sizes and {count} scales, but it needs a size or a scale for each of the {needed} resized axes",
+    "give `scales` (or `sizes`) one entry per resized axis",
+)
+
+
 @shape_rule("onnx_resize")
 def resize(ctx: ShapeContext) -> Any:
     """`onnx.resize(x, roi, scales, sizes, static_scales, axes, ...)`: the resized dims are
@@ -579,6 +586,10 @@ def resize(ctx: ShapeContext) -> Any:
     if scales is not None:
         require_length(ctx, "static_scales", list(scales), (len(axes),))
         require_finite(ctx, "static_scales", scales)
+    elif vector_length(ctx, _scales) not in (None, len(axes)):
+        # neither sizes nor scales (ONNX needs one of them), or scales of another length: the
+        # kernel indexed past them (a runtime IndexError; found by an outside pass)
+        ctx.fail("resize-scales", count=vector_length(ctx, _scales), needed=len(axes))
     for i, axis in enumerate(axes):
         dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))
     return ctx.tensor(dims)
