@@ -180,6 +180,28 @@ def squaring(n: int) -> str:
     return "\n".join(lines + [f"  %s{n - 1}", "}"]) + "\n"
 
 
+def doublings(n: int) -> str:
+    """`%v{i} = concatenate((%v{i-1}, %v{i-1}))` from `(n, 6)`: a tensor doubled n times, its
+    dim `2^i * n` (Python hashes ints modulo 2^61 - 1: these dims fell into 61 buckets of
+    every dict keyed by type, quadratic until the polynomial bound)."""
+    lines = ["def @main(%x: Tensor[(n, 6), float32]) {", "  %v0 = nn.relu(%x);"]
+    lines += [f"  %v{i} = concatenate((%v{i - 1}, %v{i - 1}));" for i in range(1, n)]
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
+def static_doublings(n: int) -> str:
+    """The doublings from a static `(3, 6)`: static dims `3 * 2^i` (same buckets)."""
+    return doublings(n).replace("Tensor[(n, 6)", "Tensor[(3, 6)")
+
+
+def halvings(n: int) -> str:
+    """`%v{i} = nn.max_pool1d(%v{i-1}, strides=[2])` from `(1, 1, n)`: a length halved n times,
+    `n // 2^i` (the divisors hashed into 61 buckets as the doublings' coefficients did)."""
+    lines = ["def @main(%x: Tensor[(1, 1, n), float32]) {", "  %v0 = nn.relu(%x);"]
+    lines += [f"  %v{i} = nn.max_pool1d(%v{i - 1}, pool_size=[1], strides=[2]);" for i in range(1, n)]
+    return "\n".join(lines + [f"  %v{n - 1}", "}"]) + "\n"
+
+
 def sums(n: int) -> str:
     """`concatenate((%c{i-1}, %x{i}))` over n inputs of n different symbolic lengths: a dim
     that sums n symbols (past the polynomial bound it is `?`)."""
@@ -629,6 +651,9 @@ AXES = [
     Axis("fn-types", "nesting depth of a function type", fn_types, 1250),
     Axis("degree", "polynomial degree of a shape value", degree, 2500),
     Axis("squaring", "repeated squaring of a shape value", squaring, 2500),
+    Axis("doublings", "a symbolic dim doubled (concatenate)", doublings, 600),
+    Axis("static-doublings", "a static dim doubled", static_doublings, 600),
+    Axis("halvings", "a symbolic dim halved (max_pool1d)", halvings, 600),
     Axis("sums", "symbols summed in one dim (concatenate)", sums, 600),
     Axis("symbols", "symbols in one signature", symbols, 600),
     Axis("dim-sum", "names summed in one written dim", dim_sum, 2500),

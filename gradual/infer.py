@@ -20,6 +20,7 @@ from . import messages
 from .diagnostics import Diagnostic
 from .join import join, widen
 from .names import Binder, FunctionInfo, Resolution
+from .ops.attr_domains import domain_problem, kind_problem
 from .ops.registry import Operator, Registry
 from .ops.signature import apply_operator, apply_signature
 from .references import check_reference
@@ -1472,12 +1473,19 @@ def attribute_values(op: Operator, attrs: tuple, span: Span, report: Callable[[D
             ok = False
             continue
         value = _attr_python(attr.value)
-        problem = _attr_problem(spec, value)
+        problem = kind_problem(spec, value)
         if problem is not None:
-            if spec.kind == "dtype" and isinstance(value, str) and value not in DTYPES:
+            if spec.kind == "dtype" and isinstance(value, str) and value and value not in DTYPES:
                 report(messages.unknown_dtype(attr.span, value, suggest(value, DTYPES)))
             else:
-                report(messages.bad_attribute(attr.span, op.name, attr.name, spec.describe(), _describe_value(value)))
+                expected = spec.describe() if problem != "int64" else (
+                    "a list of ints from -2^63 to 2^63 - 1" if spec.is_list else "an int from -2^63 to 2^63 - 1")
+                report(messages.bad_attribute(attr.span, op.name, attr.name, expected, _describe_value(value)))
+            ok = False
+            continue
+        needed = domain_problem(op.name, attr.name, value)
+        if needed is not None:
+            report(messages.bad_attribute(attr.span, op.name, attr.name, needed, _describe_value(value)))
             ok = False
             continue
         if spec.is_list and value is not None and not isinstance(value, tuple):
@@ -1511,26 +1519,6 @@ def _describe_value(value: Any) -> str:
     if isinstance(value, tuple):
         return "[" + ", ".join(_describe_value(v) for v in value) + "]"
     return str(value)
-
-
-def _attr_problem(spec: Any, value: Any) -> Optional[str]:
-    if value is None:
-        return None if spec.optional else "none"
-    items = value if isinstance(value, tuple) else (value,)
-    if isinstance(value, tuple) and not spec.is_list and spec.kind != "any":
-        return "list"
-    for item in items:
-        if spec.kind == "int" and not (isinstance(item, int) and not isinstance(item, bool)):
-            return "int"
-        if spec.kind == "float" and not (isinstance(item, (int, float)) and not isinstance(item, bool)):
-            return "float"
-        if spec.kind == "bool" and not isinstance(item, bool):
-            return "bool"
-        if spec.kind == "str" and not isinstance(item, str):
-            return "str"
-        if spec.kind == "dtype" and not (isinstance(item, str) and (item in DTYPES or item == "")):
-            return "dtype"
-    return None
 
 
 def check_module(resolution: Resolution, registry: Registry) -> Checker:

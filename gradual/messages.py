@@ -1311,6 +1311,14 @@ def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
                       span, label="this node", help="the graph's nodes must be in topological order")
 
 
+def onnx_duplicate_tensor(span: Span, tensor: str, other: str) -> Diagnostic:
+    """A tensor name a graph defines twice (ONNX graphs are in single static assignment)."""
+    return Diagnostic(codes.DUPLICATE_DEFINITION,
+                      f"`{tensor}` is defined here, but {other} defines it too: an ONNX graph defines each tensor once",
+                      span, label="this defines it again",
+                      help="rename one of the two (ONNX Runtime and onnx.checker reject the model as it is)")
+
+
 def onnx_inferred_claim(tensor: str) -> str:
     """How a cast asserting what ONNX's shape inference (or the model's value_info) says about
     a tensor names it."""

@@ -225,6 +225,48 @@ def test_an_unsupported_operator_is_reported_once_at_its_node() -> None:
     assert diag.span.text == "node coin (Bernoulli): a -> b" and diag.line == 2
 
 
+def _loop_writing_its_input() -> object:
+    """A Loop whose body's node writes the body's own carried input `y_in`."""
+    value = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y_in"], name="again"), helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Identity", ["y_in"], ["y_out"])], "body",
+        [value("i", I64, []), value("c_in", TensorProto.BOOL, []), value("y_in", F, [2])],
+        [value("c_out", TensorProto.BOOL, []), value("y_out", F, [2])])
+    return model([helper.make_node("Loop", ["m", "", "x"], ["y"], body=body)], [("x", F, [2]), ("m", I64, [])],
+                 [("y", F, None)])
+
+
+@pytest.mark.parametrize("m, tensor, other, line", [
+    (model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Neg", ["x"], ["y"])], [("x", F, [2])],
+           [("y", F, None)]), "y", "node #0 (Relu)", 2),
+    (model([helper.make_node("Relu", ["x"], ["x"])], [("x", F, [2])], [("x", F, None)]), "x", "the graph input", 1),
+    (model([helper.make_node("Relu", ["x"], ["w"])], [("x", F, [2])], [("w", F, None)],
+           initializers=[("w", np.ones(2, np.float32))]), "w", "the initializer", 1),
+    (model([helper.make_node("Relu", ["x"], ["y"])], [("x", F, [2]), ("x", F, [2])], [("y", F, None)]), "x",
+     "another graph input", 3),
+    (model([helper.make_node("Add", ["x", "w"], ["y"])], [("x", F, [2])], [("y", F, None)],
+           initializers=[("w", np.ones(2, np.float32)), ("w", np.zeros(2, np.float32))]), "w", "another initializer", 4),
+    (_loop_writing_its_input(), "y_in", "the graph input", 5),
+])
+def test_a_tensor_defined_twice_in_a_graph_is_reported_where_it_is_defined_again(m: object, tensor: str, other: str,
+                                                                                  line: int) -> None:
+    """ONNX graphs are in single static assignment: two nodes writing one tensor, a node
+    writing a graph input or an initializer, an input or initializer listed twice (also in a
+    subgraph) are invalid models (onnx.checker and ONNX Runtime reject them). They checked
+    clean, the later definition silently winning (found by an outside pass)."""
+    (diag,) = gonnx.import_model(m, path="m.onnx").diagnostics
+    assert diag.code == "duplicate-definition" and f"`{tensor}` is defined here, but {other} defines it" in diag.message
+    assert diag.line == line
+
+
+def test_an_initializer_listed_as_a_graph_input_is_one_tensor() -> None:
+    """IR < 4 lists every initializer as a graph input too: one tensor, not two definitions."""
+    m = model([helper.make_node("Add", ["x", "w"], ["y"])], [("x", F, [2]), ("w", F, [2])], [("y", F, None)],
+              initializers=[("w", np.ones(2, np.float32))])
+    assert main_type(m) == "fn (Tensor[(2,), float32]) -> Tensor[(2,), float32]"
+
+
 def test_an_unsupported_dtype_is_reported() -> None:
     m = model([helper.make_node("Relu", ["x"], ["y"])], [("x", TensorProto.COMPLEX64, [2])], [("y", TensorProto.COMPLEX64, None)])
     (diag,) = gonnx.import_model(m).diagnostics

@@ -18,6 +18,7 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import gradual
 from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, TupleArg
+from gradual.ops.operand_dtypes import INDEX_OPERANDS
 from gradual.ops.registry import default_registry
 from gradual.ops.signature import apply_operator
 from gradual.shapes import Dimension
@@ -42,16 +43,18 @@ class Unknown:
 class IntContext(ShapeContext):
     """Dims are ints; a violated constraint raises RuleFailure."""
 
-    def __init__(self, op_name: str, shapes: Sequence[Any], attrs: dict, dtype: str = "float32") -> None:
+    def __init__(self, op_name: str, shapes: Sequence[Any], attrs: dict, dtype: str = "float32",
+                 integer_args: frozenset = frozenset()) -> None:
         self.op_name = op_name
         self.attrs = attrs
+        self.integer_args = integer_args  # the arguments that hold indices: int64, the others float32
         self.args = [self._view(s, i, ()) for i, s in enumerate(shapes)]
         self.dtype = dtype
 
     def _view(self, shape: Any, index: int, path: tuple) -> Any:
         if isinstance(shape, list):  # a tuple argument: a list of shapes
             return TupleArg(index, path, [self._view(s, index, path + (i,)) for i, s in enumerate(shape)])
-        return TensorArg(index, path, list(shape), "float32", None)
+        return TensorArg(index, path, list(shape), "int64" if index in self.integer_args else "float32", None)
 
     def attr(self, name: str) -> Any:
         return self.attrs.get(name)
@@ -127,7 +130,9 @@ def run_rule(op_name: str, shapes: Sequence[Any], **attrs: Any) -> Any:
     assert op is not None
     values = {name: spec.default for name, spec in op.attrs.items() if spec.has_default}
     values.update(attrs)
-    return apply_operator(IntContext(op_name, shapes, values), op)
+    indices = INDEX_OPERANDS.get(op_name, ())
+    integer_args = frozenset(i for i, name in enumerate(op.param_names) if name in indices)
+    return apply_operator(IntContext(op_name, shapes, values, integer_args=integer_args), op)
 
 
 def rejects(op_name: str, shapes: Sequence[Any], **attrs: Any) -> bool:

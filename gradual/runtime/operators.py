@@ -96,9 +96,10 @@ def result_rank(expected: Any) -> int:
 
 
 def result_bytes(expected: Any, skip_zeros: bool = False) -> int:
-    """The bytes a rule's result will occupy, as far as its sizes are known (data-dependent
-    sizes count as 0: the kernel decides them); `skip_zeros`: of its nonzero dims (the largest
-    tensor's, for a tuple), which NumPy must be able to index."""
+    """The bytes a rule's result will occupy at least: a data-dependent size counts as its
+    lower bound (`bincount`'s minlength: a result of 10^9 counts was allocated, 8 GB, not
+    stopped); `skip_zeros`: of its nonzero dims (the largest tensor's, for a tuple), which
+    NumPy must be able to index."""
     if isinstance(expected, RTuple):
         sizes = [result_bytes(f, skip_zeros) for f in expected.fields]
         return (max(sizes, default=0) if skip_zeros else sum(sizes))
@@ -106,7 +107,9 @@ def result_bytes(expected: Any, skip_zeros: bool = False) -> int:
         return 0
     count = 1
     for d in expected.dims:
-        if not isinstance(d, int):
+        if isinstance(d, Unknown):
+            d = d.lo
+        elif not isinstance(d, int):
             return 0
         if d or not skip_zeros:
             count *= d

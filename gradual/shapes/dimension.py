@@ -34,7 +34,7 @@ from .interval import (
     saturate_upper,
     upper_bound,
 )
-from .poly import INF, Ext, Poly, Symbol, int_text
+from .poly import INF, Ext, Poly, Symbol, int_hash, int_text
 
 DimLike = Union["Dimension", int, str, Symbol, Poly, None]
 
@@ -441,8 +441,12 @@ class Dimension:
         return self._lo == other._lo and self._hi == other._hi and self._expr == other._expr
 
     def __hash__(self) -> int:
+        """An int's hash for a static dim (it equals that int), except past 2^61: Python hashes
+        ints modulo 2^61 - 1, so the dims of a tensor doubled again and again (`3 * 2^i`) fell
+        into 61 buckets of every dict keyed by type (quadratic; no array has such a dim, so no
+        dict mixes them with ints)."""
         if self._expr is None and self._lo == self._hi:
-            return hash(self._lo)
+            return int_hash(self._lo)
         if self._expr is None and self._lo == 0 and self._hi is None:
             return hash(-1)
         return hash((self._lo, self._hi, self._expr))

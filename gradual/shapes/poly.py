@@ -75,6 +75,18 @@ class Symbol:
         return self.name
 
 
+#: Python hashes an int modulo 2^61 - 1, so 2^i and 2^(i + 61) hash alike: the dims of a tensor
+#: doubled again and again (`2^i * n`) fell into 61 buckets of every dict keyed by type, and a
+#: chain of n doublings took quadratic time (until MAX_BITS). A polynomial with a coefficient
+#: that large mixes the coefficients' lengths into its hash, and so does a quotient's divisor.
+HASH_PERIOD = 2**61 - 1
+
+
+def int_hash(value: int) -> int:
+    """An int's hash, with its length mixed in past HASH_PERIOD (where hashes repeat)."""
+    return hash(value) if -HASH_PERIOD < value < HASH_PERIOD else hash((value.bit_length(), value))
+
+
 class FloorDiv:
     """`num // den` for a non-constant polynomial `num` and a constant `den >= 2`."""
 
@@ -83,7 +95,7 @@ class FloorDiv:
     def __init__(self, num: "Poly", den: int) -> None:
         self.num = num
         self.den = den
-        self._hash = hash(("//", num, den))
+        self._hash = hash(("//", num, int_hash(den)))
         self._poly: "Poly | None" = None
 
     def sort_key(self) -> tuple:
@@ -133,6 +145,7 @@ def _term_key(term: tuple) -> tuple:
 _CONSTS: dict = {}
 
 
+
 class Poly:
     """An immutable polynomial: a mapping from monomials to non-zero integer coefficients.
 
@@ -158,6 +171,10 @@ class Poly:
             items.sort(key=_term_key)
         self.terms: tuple[tuple[Monomial, int], ...] = tuple(items)
         self._hash = hash(self.terms)
+        for _, c in items:
+            if not -HASH_PERIOD < c < HASH_PERIOD:  # see HASH_PERIOD
+                self._hash = hash((self.terms, tuple([c.bit_length() for _, c in items])))
+                break
         self._symbols: "frozenset[Symbol] | None" = None
         self._size: "int | None" = None
 

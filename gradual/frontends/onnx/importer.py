@@ -318,6 +318,7 @@ class Importer:
         forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
         fresh_name, locator = self.namer.name, self.listing.locator(key)
         flow = None  # the Dataflow this run of direct nodes extends (see gb.Block.dataflow)
+        defined = self._graph_names(key)  # the tensors this graph has defined so far (SSA)
         for index, proto in enumerate(nodes):
             op = None
             if not proto.attribute and proto.domain in DEFAULT_DOMAINS:
@@ -340,9 +341,15 @@ class Importer:
                         self.at = (key, index)
                         op = direct(self, op_type, inputs)
             if op is None:
-                self._import_node(index, NodeRecord(proto), key)
+                record = NodeRecord(proto)
+                self._define(record.outputs, defined, key, index)
+                self._import_node(index, record, key)
                 flow = None
                 continue
+            if outputs[0] in defined or len(outputs) > 1:
+                self._define(outputs, defined, key, index)
+            else:
+                defined[outputs[0]] = index
             name = outputs[0]
             if not (name.isascii() and name.isidentifier() and name not in taken):
                 name = fresh_name(name)
@@ -360,6 +367,39 @@ class Importer:
                 scope.set(exprs, outputs[0], var)
             else:  # the graph's own level: nothing to undo
                 exprs[outputs[0]] = var
+
+    def _graph_names(self, key: tuple) -> dict:
+        """The names a graph defines before its nodes, each with what defines it (its inputs
+        and initializers; one listed as both is one tensor, as IR < 4 writes them); a name
+        given twice is reported."""
+        graph = self.graph_protos[key]
+        defined: dict = {}
+        for what, fields in (("graph input", graph.input), ("initializer", graph.initializer)):
+            for field in fields:
+                name = field.name
+                if defined.get(name) == what:
+                    loc = self.listing.value(name) if not key else self.listing.node(key[:-1], key[-1][0])
+                    self._report(loc, lambda span, n=name, w=what: messages.onnx_duplicate_tensor(span, n, f"another {w}"))
+                defined.setdefault(name, what)
+        return defined
+
+    def _define(self, outputs: Any, defined: dict, key: tuple, index: int) -> None:
+        """Record a node's outputs as defined; one defined before (by an earlier node, a graph
+        input or an initializer) breaks ONNX's single assignment and is reported at the node
+        (the import goes on, the later definition read after it)."""
+        for name in outputs:
+            if not name:
+                continue
+            first = defined.get(name)
+            if first is not None:
+                if isinstance(first, int):
+                    op_type = self.graph_protos[key].node[first].op_type
+                    first = f"node #{first} ({op_type})" if first != index else "another output of the node"
+                else:
+                    first = f"the {first}"
+                self._report(self.listing.node(key, index),
+                             lambda span, n=name, f=first: messages.onnx_duplicate_tensor(span, n, f))
+            defined[name] = index
 
     def _import_node(self, index: int, record: Any, key: tuple) -> None:
         """Import one node through its converter (see `_import_nodes`)."""

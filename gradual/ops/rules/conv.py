@@ -41,6 +41,11 @@ register_rule_message(
     "drop `kernel_size` or make it match the weight",
 )
 register_rule_message(
+    "groups-channels", codes.SHAPE_MISMATCH,
+    "{op} got {name}={groups}, which does not divide the {channels} channels of {which}",
+    "choose `{name}` dividing the channels",
+)
+register_rule_message(
     "conv-groups", codes.SHAPE_MISMATCH,
     "{op} got groups={groups}, which does not divide the {channels} output channels of the weight",
     "choose `groups` dividing both the input and the output channels",
@@ -220,6 +225,7 @@ def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
     k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
     groups = require_positive(ctx, "groups", ctx.attr("groups"))
     ctx.equal(x["C"], k["I"], symbol="in_channels")
+    grouped(ctx, x["C"], groups, "the input")
     if data.dims is not None:  # (size - 1) * stride + ... would grow an empty image
         for s in spatial:
             require_nonempty(ctx, data, _axis_of(layout, s), "a transposed convolution spreads its input's elements")
@@ -268,8 +274,22 @@ def conv2d_backward_weight(ctx: ShapeContext) -> Any:
         out = window_output(ctx, data, _axis_of(ctx.attr("kernel_layout"), s), x[s], ctx.const(kernel[i]),
                             sum(pads[i]), strides[i], dilation[i])
         ctx.equal(g[s], out, symbol=f"output {s}")
-    weight = {"O": g["C"], "I": x["C"] // groups, "H": ctx.const(kernel[0]), "W": ctx.const(kernel[1])}
+    grouped(ctx, g["C"], groups, "the output gradient")
+    weight = {"O": g["C"], "I": grouped(ctx, x["C"], groups, "the data"), "H": ctx.const(kernel[0]),
+              "W": ctx.const(kernel[1])}
     return ctx.tensor(assemble(ctx, ctx.attr("out_layout") or "OIHW", "OI" + spatial, weight), _out_dtype(ctx))
+
+
+def grouped(ctx: ShapeContext, channels: Any, groups: int, which: str, name: str = "groups") -> Any:
+    """channels / groups, requiring groups to divide them (a grouped convolution splits its
+    channels into groups; conv2d_backward_weight's kernel refused groups=2^62 at run, and
+    ONNX ConvTranspose's looped over a million empty groups for group=10^6 and 1 channel)."""
+    known = ctx.static(channels)
+    if known is None:
+        return ctx.quotient(channels, groups, symbol="channels")
+    if known % groups:
+        ctx.fail("groups-channels", name=name, groups=groups, channels=known, which=which)
+    return ctx.const(known // groups)
 
 
 @shape_rule("deformable_conv2d")

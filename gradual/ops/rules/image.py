@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import ShapeContext
+from ..attr_domains import COORDINATE_MODES
 from ..registry import shape_rule
 from .common import require_choice, require_entries, require_finite, require_length, require_nonempty, require_scalar
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
-COORDINATE_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
-                    "tf_crop_and_resize")
 
 
 #: the spatial letters of each resize, in the order `size` and `roi` list them

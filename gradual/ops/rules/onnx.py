@@ -20,7 +20,7 @@ from .common import (
     require_finite, require_length, require_one_value, require_outputs, require_positive, require_rank_of, scaled_size,
     value_element, value_subtract,
 )
-from .conv import window_output
+from .conv import grouped, window_output
 from .data import shape_from_value
 from .elementwise import broadcast_dims
 from .index import slice_length
@@ -550,6 +550,13 @@ RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel"
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
+register_rule_message(
+    "resize-scales", codes.OP_CONSTRAINT,
+    "{op} has no sizes and {count} scales, but it needs a size or a scale for each of the {needed} resized axes",
+    "give `scales` (or `sizes`) one entry per resized axis",
+)
+
+
 @shape_rule("onnx_resize")
 def resize(ctx: ShapeContext) -> Any:
     """`onnx.resize(x, roi, scales, sizes, static_scales, axes, ...)`: the resized dims are
@@ -582,6 +589,10 @@ def resize(ctx: ShapeContext) -> Any:
     if scales is not None:
         require_length(ctx, "static_scales", list(scales), (len(axes),))
         require_finite(ctx, "static_scales", scales)
+    elif vector_length(ctx, _scales) not in (None, len(axes)):
+        # neither sizes nor scales (ONNX needs one of them), or scales of another length: the
+        # kernel indexed past them (a runtime IndexError; found by an outside pass)
+        ctx.fail("resize-scales", count=vector_length(ctx, _scales), needed=len(axes))
     for i, axis in enumerate(axes):
         dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))
     return ctx.tensor(dims)
@@ -828,6 +839,7 @@ def conv_transpose(ctx: ShapeContext) -> Any:
     k = rank - 2
     group = require_positive(ctx, "group", ctx.attr("group"))
     ctx.equal(data.dim(1), weight.dim(0), symbol="in_channels")
+    grouped(ctx, data.dim(1), group, "the input", "group")
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)
     extra = _attr_list(ctx, "output_padding", k, 0, 0)
     shape = ctx.attr("output_shape")

@@ -9,7 +9,6 @@ as the shape rules give them.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from typing import Any, Optional, Sequence
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from ...ops.registry import KERNELS
 from . import kernel
+from .conv import adaptive_axis
 from .elementwise import same_dtype
 from .onnx import keys_cubic
 
@@ -94,7 +94,10 @@ _unary("aten.leaky_relu", lambda x, *, negative_slope: np.where(x > 0, x, negati
 _unary("aten.hardtanh", lambda x, *, min_val, max_val: np.clip(x, min_val, max_val))
 _unary("aten.elu", lambda x, *, alpha, scale, input_scale: scale * np.where(x > 0, x, alpha * (np.exp(x * input_scale) - 1)))
 _unary("aten.softplus", lambda x, *, beta, threshold: np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta))
-_unary("aten.round", lambda x, *, decimals: np.round(x, decimals))
+#: past 400 decimals either way, 10^decimals is 0 or inf in every float type: NumPy's result is
+#: the same as at 400, which it computes at once (at 2^31 it took 4 s; past 2^31 it refuses)
+_ROUND_DECIMALS = 400
+_unary("aten.round", lambda x, *, decimals: np.round(x, max(-_ROUND_DECIMALS, min(decimals, _ROUND_DECIMALS))))
 _unary("aten.tan", np.tan)
 _unary("aten.asin", np.arcsin)
 _unary("aten.acos", np.arccos)
@@ -398,46 +401,54 @@ def avg_pool2d(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence
     return same_dtype(data, out)
 
 
-def _adaptive_windows(size: int, count: int) -> list:
-    """torch's adaptive windows: the i-th of count over size spans floor(i * size / count) to
-    ceil((i + 1) * size / count)."""
-    return [(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
-
-
-def _adaptive(data: np.ndarray, output_size: Sequence[int]) -> Any:
-    """(output position, window box, the window's elements in a last dim) of each position over
-    the last len(output_size) dims."""
-    k = len(output_size)
-    lead = data.shape[:data.ndim - k]
-    windows = [_adaptive_windows(size, count) for size, count in zip(data.shape[data.ndim - k:], output_size)]
-    for position in itertools.product(*(range(c) for c in output_size)):
-        box = tuple(slice(*windows[axis][i]) for axis, i in enumerate(position))
-        yield position, box, data[(Ellipsis,) + box].reshape(lead + (-1,))
-
-
 @kernel("aten.adaptive_avg_pool2d")
 def adaptive_avg_pool2d(data: np.ndarray, *, output_size: Sequence[int]) -> np.ndarray:
-    """Adaptive average pooling over the last len(output_size) dims."""
+    """Adaptive average pooling over the last len(output_size) dims, one axis after another
+    (conv.adaptive_axis: vectorised, the shrinking axes first; a loop per output position took
+    minutes for an output_size of 10^6)."""
     k = len(output_size)
-    out = np.zeros(data.shape[:data.ndim - k] + tuple(output_size), np.float64)
-    for position, _, part in _adaptive(data.astype(np.float64), output_size):
-        out[(Ellipsis,) + position] = part.mean(axis=-1)
+    out = data.astype(np.float64)
+    axes = range(data.ndim - k, data.ndim)
+    for axis in sorted(axes, key=lambda a: output_size[a - data.ndim + k] / max(data.shape[a], 1)):
+        out = adaptive_axis(out, axis, output_size[axis - data.ndim + k], False)
     return same_dtype(data, out)
 
 
 @kernel("aten.adaptive_max_pool2d")
 def adaptive_max_pool2d(data: np.ndarray, *, output_size: Sequence[int]) -> tuple:
-    """Adaptive max pooling, and each maximum's position in the flattened spatial dims."""
+    """Adaptive max pooling, and each maximum's position in the flattened spatial dims (the
+    first in row-major order among equal maxima, a NaN being the largest). Pooled one axis at
+    a time, vectorised, the shrinking axes first (a loop per output position took seconds at
+    an output_size of 10^6): each value carries its position, and among a window's equal
+    maxima the least position wins, so the order of the axes does not matter."""
     k = len(output_size)
     spatial = data.shape[data.ndim - k:]
-    shape = data.shape[:data.ndim - k] + tuple(output_size)
-    values, indices = np.zeros(shape, data.dtype), np.zeros(shape, np.int64)
-    for position, box, part in _adaptive(data, output_size):
-        best = part.argmax(axis=-1)
-        values[(Ellipsis,) + position] = np.take_along_axis(part, best[..., None], axis=-1)[..., 0]
-        local = np.unravel_index(best, [b.stop - b.start for b in box])
-        indices[(Ellipsis,) + position] = np.ravel_multi_index(tuple(i + b.start for i, b in zip(local, box)), spatial)
-    return values, indices
+    values = data
+    positions = np.broadcast_to(np.arange(int(np.prod(spatial)), dtype=np.int64).reshape(spatial), data.shape)
+    axes = range(data.ndim - k, data.ndim)
+    for axis in sorted(axes, key=lambda a: output_size[a - data.ndim + k] / max(data.shape[a], 1)):
+        values, positions = _adaptive_argmax_axis(values, positions, axis, output_size[axis - data.ndim + k])
+    return np.ascontiguousarray(values), np.ascontiguousarray(positions)
+
+
+def _adaptive_argmax_axis(values: np.ndarray, positions: np.ndarray, axis: int, count: int) -> tuple:
+    """One axis of `adaptive_max_pool2d`: each bin's maximum and its least position."""
+    size = values.shape[axis]
+    i = np.arange(count)
+    start, end = (i * size) // count, -((-(i + 1) * size) // count)
+    longest = int((end - start).max()) if count else 0
+    if not longest:  # no bins (or none holds an element): empty results
+        shape = values.shape[:axis] + (count,) + values.shape[axis + 1:]
+        return np.zeros(shape, values.dtype), np.zeros(shape, np.int64)
+    index = np.minimum(start[:, None] + np.arange(longest)[None, :], (end - 1)[:, None])
+    window = np.moveaxis(values, axis, -1)[..., index]
+    where = np.moveaxis(positions, axis, -1)[..., index]
+    best = window.max(axis=-1, keepdims=True)
+    hit = window == best
+    if window.dtype.kind in "fc":
+        hit |= np.isnan(window) & np.isnan(best)
+    position = np.where(hit, where, np.iinfo(np.int64).max).min(axis=-1)
+    return np.moveaxis(best[..., 0], -1, axis), np.moveaxis(position, -1, axis)
 
 
 # normalization -------------------------------------------------------------------------------------
@@ -860,7 +871,9 @@ def repeat_interleave(data: np.ndarray, *, repeats: int, dim: Optional[int]) -> 
 
 @kernel("aten.diagonal")
 def diagonal(data: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    """The diagonal of the (dim1, dim2) planes, appended last (as NumPy does)."""
+    """The diagonal of the (dim1, dim2) planes, appended last (as NumPy does). An offset past
+    the plane's edge gives an empty diagonal: it is clamped to the edge (NumPy takes a C int)."""
+    offset = max(-data.shape[dim1], min(offset, data.shape[dim2]))
     return np.array(np.diagonal(data, offset, dim1, dim2))
 
 

@@ -208,10 +208,16 @@ def reinterpret(data: np.ndarray, *, dtype: str) -> np.ndarray:
 
 @kernel("fixed_point_multiply")
 def fixed_point_multiply(data: np.ndarray, *, multiplier: int, shift: int) -> np.ndarray:
-    """round(x * multiplier / 2^31 * 2^shift), in int32."""
+    """round(x * multiplier / 2^31 * 2^shift), in int32. The shift is clamped where the result
+    no longer changes (|x * multiplier| < 2^62: a right shift of 63 rounds it to 0; a left
+    shift of 31 saturates every nonzero value), so a shift of 2^31 costs no more than one of 1
+    (it built a 2^31-bit integer)."""
     total = data.astype(np.int64) * multiplier
-    right = 31 - shift
-    out = (total + (1 << (right - 1))) >> right if right > 0 else total << -right
+    right = min(31 - shift, 63)
+    if right > 0:
+        out = (total + (1 << (right - 1))) >> right
+    else:
+        out = np.clip(total, -2**31 - 1, 2**31 + 1) << min(-right, 31)
     return np.clip(out, -2**31, 2**31 - 1).astype(np.int32)
 
 

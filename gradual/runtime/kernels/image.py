@@ -7,6 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ...ops import attr_domains
 from . import kernel
 from .conv import relayout
 
@@ -124,8 +125,9 @@ for _name, _spatial in (("resize1d", "W"), ("resize2d", "HW"), ("resize3d", "DHW
 
 
 # upsampling -------------------------------------------------------------------------------------
-UPSAMPLING_METHODS = {"nearest_neighbor": "nearest_neighbor", "bilinear": "linear", "trilinear": "linear",
-                      "bicubic": "cubic", "linear": "linear", "cubic": "cubic"}
+#: the resize method of each upsampling method (the names are the checker's: attr_domains)
+UPSAMPLING_METHODS = dict(zip(attr_domains.UPSAMPLING_METHODS, ("nearest_neighbor", "linear", "linear", "cubic",
+                                                                "linear", "cubic")))
 
 
 def upsample(data: np.ndarray, spatial: str, scales: Sequence[float], layout: str, method: str, mode: str) -> np.ndarray:

@@ -226,9 +226,12 @@ _REDUCTIONS = {
 
 @kernel("onnx.depth_to_space")
 def depth_to_space(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray:
-    """Rearrange channel blocks into spatial blocks."""
+    """Rearrange channel blocks into spatial blocks (an empty input: an empty result, without
+    the intermediate of a block's size, which NumPy cannot shape for a block of 2^62)."""
     n, c, h, w = data.shape
     b = blocksize
+    if data.size == 0:
+        return np.zeros((n, c // (b * b), h * b, w * b), data.dtype)
     if mode == "DCR":
         t = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
     else:
@@ -238,9 +241,11 @@ def depth_to_space(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray
 
 @kernel("onnx.space_to_depth")
 def space_to_depth(data: np.ndarray, *, blocksize: int, mode: str) -> np.ndarray:
-    """Rearrange spatial blocks into channels."""
+    """Rearrange spatial blocks into channels (an empty input: an empty result, as above)."""
     n, c, h, w = data.shape
     b = blocksize
+    if data.size == 0:
+        return np.zeros((n, c * b * b, h // b, w // b), data.dtype)
     t = data.reshape(n, c, h // b, b, w // b, b)
     t = t.transpose(0, 3, 5, 1, 2, 4) if mode == "DCR" else t.transpose(0, 1, 3, 5, 2, 4)
     return t.reshape(n, c * b * b, h // b, w // b)
@@ -415,7 +420,7 @@ def conv(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[
     acc = np.zeros((n, m) + tuple(out), dtype=np.float64 if data.dtype.kind == "f" else data.dtype)
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
         values, _ = _window_view(data, begin, out, strides_, dilations_, offset, 0)
-        for g in range(group):
+        for g in range(group if acc.size and data.size and weight.size else 0):  # empty: zeros, any group
             w = weight[(slice(g * mg, (g + 1) * mg), slice(None)) + offset]
             acc[:, g * mg:(g + 1) * mg] += np.einsum("nc...,mc->nm...", values[:, g * cg:(g + 1) * cg], w)
     return acc.astype(data.dtype)
@@ -444,7 +449,7 @@ def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads:
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
         first = [shift[i] + offset[i] * dil[i] for i in range(k)]
         target = tuple(slice(first[i], first[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
-        for g in range(group):
+        for g in range(group if acc.size and data.size and weight.size else 0):  # empty: zeros, any group
             w = weight[(slice(g * cg, (g + 1) * cg), slice(None)) + offset]
             acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum("nc...,cm->nm...", data[:, g * cg:(g + 1) * cg], w)
     window = tuple(slice(s + b, s + b + o) for s, b, o in zip(shift, begin, out))
