@@ -821,6 +821,11 @@ class Checker:
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
         site.recursive_call = recursive
         result = self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
+        agreement = site.unchecked_dtype_agreement() if desc.kind == "global" else None
+        if agreement is not None:
+            # no cast names a dtype shared by `?`s: the callee's parameters check it at this call
+            self.record_check(e, DYN, e.span, messages.dtype_agreement_reason(desc.display, agreement[1], e.span),
+                              verifies=True, inserted=False)
         if _loses_function_dims(resolved.ret, self.current.solver.resolve_type(result),  # type: ignore[union-attr]
                                 frozenset(self.param_vars.values())):
             # the function this call returns was made for sizes (dtypes) the caller sees as `?`:

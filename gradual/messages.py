@@ -137,6 +137,14 @@ def returned_function_reason(callee: str, span: Span) -> str:
     return f"the function {_code(callee)} returns at {span.describe()}, made for sizes this call does not know"
 
 
+def dtype_agreement_reason(callee: str, positions: tuple, span: Span) -> str:
+    """Why a call is a check site of its arguments' dtypes: they are unknown (or a dtype no
+    cast can name) and the callee needs them equal; its parameters check that when it runs."""
+    args = " and ".join(ordinal(i) for i in positions)
+    which = f"the {args} arguments" if len(positions) > 1 else f"the fields of the {args} argument"
+    return f"the dtypes of {which} to {_code(callee)} at {span.describe()}, which must be equal"
+
+
 def operator_cast_reason(op_name: str, index: int, span: Span) -> str:
     """`cast_reason` for a call of an operator, without a site (a call whose check is reused)."""
     return f"the {ordinal(index + 1)} argument to {_code(op_name)} at {span.describe()}"

@@ -1073,6 +1073,24 @@ class CallSite(ShapeContext):
         d = self.flow_dims.get(sym)
         return None if d is None or isinstance(d, (list, tuple)) else self._final_dim(_sdim(d))
 
+    def unchecked_dtype_agreement(self) -> Optional[tuple]:
+        """(dtype, 1-based argument positions) of a `?` dtype that this call made equal to the
+        dtype of another argument where no cast can state it: the other one is a `?` too, or
+        a dtype variable the caller does not declare (its own inferred one, a closed
+        closure's), so the pattern writes `?` (`_tensor_pattern`). None when there is none."""
+        seen: dict = {}
+        for (index, path), opened in self.opened.items():
+            view = opened.view
+            if isinstance(view, TensorArg) and view.dtype is not None:
+                dt = self.solver.resolve_dtype(raw_dtype(view.dtype))
+                if isinstance(dt, DTypeVar) and dt.meta:
+                    seen.setdefault(dt, set()).add((index, path))
+        unknown = {self.solver.resolve_dtype(var) for var in self.dtype_slots.values()}
+        for dt, where in seen.items():
+            if dt in unknown and len(where) > 1:
+                return dt, tuple(sorted({i + 1 for i, _ in where}))
+        return None
+
     # results ------------------------------------------------------------------------------
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:
         return ProtoTensor(None if dims is None else [_sdim(d) for d in dims], dtype,
@@ -1422,8 +1440,8 @@ class _CastBuilder:
         dvar = self.site.dtype_slots.get((index, path))
         if dvar is not None:
             solved = self.solver.resolve_dtype(dvar)
-            if isinstance(solved, str) and solved != DYN_DTYPE:
-                dtype, verifies = solved, True
+            if isinstance(solved, str) and solved != DYN_DTYPE or isinstance(solved, DTypeVar) and not solved.meta:
+                dtype, verifies = solved, True  # a static dtype, or a declared one of the frame
             else:
                 dtype = DYN_DTYPE
         dtype = self.solver.resolve_dtype(dtype)

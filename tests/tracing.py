@@ -319,7 +319,11 @@ class Outcome:
             return (span.start, span.end) in self.check_sites
         mismatch = self.failure.mismatch
         divisibility = mismatch.what == "unsolvable" or "//" in str(mismatch.facts.get("expr", ""))
-        return kind in ALLOWED_BLAME or kind == "argument" and divisibility
+        # dtypes that no cast can name (two `?`s a callee's `T` makes equal): the call is the
+        # check site the checker recorded, and the callee's parameters check it there
+        span = self.failure.blame.span
+        agreement = mismatch.what == "dtype-var" and (span.start, span.end) in self.check_sites
+        return kind in ALLOWED_BLAME or kind == "argument" and (divisibility or agreement)
 
     def describe(self) -> str:
         """The outcome in one line."""
