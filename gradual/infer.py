@@ -187,6 +187,9 @@ class _Pass:
     #: dtype variable -> the dtype classes the body's operators need of it (FuncType.dtype_requires)
     dtype_requires: dict = field(default_factory=dict)
     signature_symbols: Optional[frozenset] = None
+    #: the nesting level of the env at this function's body (0 for a definition; a closure's
+    #: body is one level deeper than where it is written): what is learned is kept only there
+    level: int = 0
     #: the finalized records of closed closures in this definition's pass (closed_closure),
     #: one list shared by every nested pass, so no record is finalized twice
     finished: list = field(default_factory=list)
@@ -882,7 +885,12 @@ class Checker:
         every run of the body passes that call before returning: its outermost level, not a
         branch or a closure (a caller's result may then assume them: FuncType.requires)."""
         state = self.current
-        if not learned or state is None or state.kind != "def" or env.log.open:
+        if not learned or state is None or env.log.open > state.level:
+            return
+        if state.level:  # a closure's body: the dtype classes it needs (closure_dtype_requires)
+            for sym, lo, _ in learned:
+                if isinstance(sym, DTypeVar):
+                    state.dtype_requires.setdefault(sym, set()).add(lo)
             return
         if state.signature_symbols is None:
             state.signature_symbols = frozenset(state.info.dim_params) - frozenset(self.return_dims(state.info))
@@ -950,17 +958,18 @@ class Checker:
             return self.closed_closure(fn, info, env)
         # one pass over the body: it records straight into the definer's frame (absorbing a
         # frame per closure would copy every nested closure's records once per level)
-        self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner, finished=outer.finished)
+        state = self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner, finished=outer.finished)
         try:
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             result = self.closure_body(fn, info, params, env)
-            return self.closure_type(info, params, result)
+            return self.closure_type(info, params, result, state)
         finally:
             self.current = outer
 
     def closure_body(self, fn: ast.Fn, info: FunctionInfo, params: list, env: Env, self_binder: Optional[Binder] = None,
                      self_type: Optional[Type] = None) -> Type:
         mark = env.mark()
+        self.current.level = env.log.open  # type: ignore[union-attr]
         try:
             if self_binder is not None and self_type is not None:
                 env.set(self_binder, self_type)
@@ -1004,6 +1013,8 @@ class Checker:
         finally:
             finalize.keep_hints = False
         ret_type = finalize.type(result)
+        dtype_params = info.dtype_params + finalize.new_dtypes()
+        dtype_requires = _dtype_requires(state.dtype_requires, finalize, dtype_params)
         frame = state.frame
         outer.finished.append(Frame(
             _finalized_by_identity(frame.types, finalize.type),
@@ -1011,16 +1022,20 @@ class Checker:
             frame.diagnostics,
             _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize)),
             _finalized_dataflow(frame.dataflow, finalize)))
-        return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
-                        info.dtype_params + finalize.new_dtypes())
+        return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, (),
+                        dtype_requires)
 
-    def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
+    def closure_type(self, info: FunctionInfo, params: list, result: Type, state: _Pass) -> FuncType:
         """The closure's type; its result is resolved only at the top: a closure nested n deep
         returns a type n deep, whose inner parts the definer's finalizer resolves once (resolving
-        it here at every level was quadratic in the nesting depth)."""
+        it here at every level was quadratic in the nesting depth). The dtype classes its body
+        needs of its definer's dtype variables (its unannotated parameters') go with it: a call
+        checks the dtypes it passes for them (`apply_signature`)."""
         solver = self.current.solver  # type: ignore[union-attr]
         ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
-        return FuncType(ps, solver.resolve_type(result), info.dim_params, ())
+        needs = tuple(sorted(((var, cls) for var, classes in state.dtype_requires.items() for cls in classes),
+                             key=lambda pair: (pair[0].uid, pair[1])))
+        return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs)
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
         """A `let %f = fn ...` that calls `%f`: solved to a fixpoint like a recursive definition."""
@@ -1037,7 +1052,7 @@ class Checker:
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             self_type = FuncType(tuple(params), ret, info.dim_params, ())
             observed = self.closure_body(fn, info, params, env, binder, self_type)
-            result_type = self.closure_type(info, params, observed)
+            result_type = self.closure_type(info, params, observed, state)
             final = state
             changed = self.absorb_widening(outer.solver, {outer.owner})
             if info.ret is None:
