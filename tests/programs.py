@@ -24,6 +24,7 @@ types fit. Annotations are `Slot`s rendered by a `Variant`:
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -342,6 +343,7 @@ class Definition:
     params: list
     body: Block
     dtype_params: tuple = ()
+    claimed: tuple = ()  # signature names written `claimed=[...]` (an exporter's claim, SPEC 6)
 
 
 @dataclass(eq=False)
@@ -419,7 +421,12 @@ def render_params(params: Sequence[Param], variant: Variant, program: Program) -
 def render_def(d: Definition, variant: Variant, program: Program) -> str:
     """A whole definition."""
     tps = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
-    head = f"def @{d.name}{tps}({render_params(d.params, variant, program)}) "
+    params = render_params(d.params, variant, program)
+    # only the names this variant still writes (a relaxed or static signature drops some)
+    claimed = [n for n in d.claimed if re.search(rf"(?<![%@\w]){n}(?![\w])", params)]
+    if claimed:
+        params += (", " if params else "") + "claimed=[" + ", ".join(f'"{n}"' for n in claimed) + "]"
+    head = f"def @{d.name}{tps}({params}) "
     return head + render_block(d.body, variant, program, "  ") + "\n"
 
 
@@ -2315,7 +2322,20 @@ def build_program(draw: Draw, steps: Optional[int] = None, precise: bool = False
     for h in program.helpers:
         program.defs.append(Definition(h.name, h.params, h.block, ("T",) if h.dtype == "T" else ()))
     program.defs.append(Definition("main", main.params, main.block))
+    draw_claims(program, draw)
     return program
+
+
+def draw_claims(program: Program, draw: Draw) -> None:
+    """Some definitions claim some of their signature names (`claimed=["n"]`, SPEC 6: an
+    exporter's dynamic dims, whose conflicts are warnings and runtime checks, not errors). Drawn
+    after everything else, so the programs that claim nothing are drawn as they were."""
+    for d in program.defs:
+        names = sorted({s.name for p in d.params if p.slot is not None for dim in p.val.dims or ()
+                        for s in dim.form.symbols() if s not in program.existentials})
+        if names and draw.chance(25):
+            d.claimed = tuple(n for n in names if draw.chance(60)) or (names[0],)
+            program.features.add("claimed")
 
 
 def generate(seed: int, precise: bool = False, steps: Optional[int] = None) -> Program:
