@@ -168,6 +168,8 @@ class _Grader:
             if mine in self.own_dtypes and mine not in self.bound_dtypes:
                 self.bound_dtypes[mine] = other
                 return Grade.EQUAL
+        if self.chosen and (value in self.chosen or target in self.chosen):
+            return Grade.EQUAL if value == target else Grade.CHECK  # the callee's choice, as a dim's
         grade, _ = self.solver.unify_dtype(value, target)
         if grade is Grade.NEVER:
             raise _Never(Mismatch(side, index, path, "dtype", None, value, target))

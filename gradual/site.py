@@ -283,6 +283,7 @@ class CallSite(ShapeContext):
         self.contracts: dict[tuple, FuncType] = {}
         #: the symbols of function-typed parameters that only the callee binds, made fresh
         self.chosen_for: dict[Symbol, Symbol] = {}
+        self.chosen_dtype_for: dict = {}
         self.chosen: set = set()
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
@@ -550,8 +551,12 @@ class CallSite(ShapeContext):
         def dtype(t: Any) -> Any:
             if t not in matcher.quantified_dtypes:
                 return t
-            if t not in matcher.dtypes:
-                matcher.dtypes[t] = SDType(DTypeVar(t.name, meta=True))
+            if t not in matcher.dtypes:  # no tensor argument binds it: the callee's choice, as a symbol's
+                found = self.chosen_dtype_for.get(t)
+                if found is None:
+                    found = self.chosen_dtype_for[t] = DTypeVar(t.name)
+                    self.chosen.add(found)
+                return found
             return raw_dtype(matcher.dtypes[t])
 
         found = map_dtypes(map_dims(param, dim), dtype)
@@ -1415,7 +1420,7 @@ class _CastBuilder:
 
         def dtype(t: Any) -> Any:
             t = self.solver.resolve_dtype(t)
-            return DYN_DTYPE if isinstance(t, DTypeVar) and t.meta else t
+            return DYN_DTYPE if isinstance(t, DTypeVar) and (t.meta or t in self.site.chosen) else t
 
         found = map_dtypes(map_dims(contract, dim), dtype)
         assert isinstance(found, FuncType)
