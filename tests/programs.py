@@ -361,6 +361,8 @@ class Program:
     bindings: dict = field(default_factory=dict)  # (definition, variable) -> Val
     allow_data_dependent: bool = True
     focus: frozenset = frozenset()  # features made ten times as likely (FOCUS names them)
+    #: closures bound by a let, which `draw_claims` may give a written function type
+    typable: list = field(default_factory=list)
 
     @property
     def main(self) -> Definition:
@@ -387,7 +389,7 @@ def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, ind
     """A statement from its pieces (text, Slots, Blocks, closures)."""
     out = []
     for piece in pieces:
-        if isinstance(piece, Slot):
+        if isinstance(piece, (Slot, FnSlot)):
             out.append(variant.render(piece, program))
         elif isinstance(piece, Hint):
             out.append(piece.text if variant.hints else "")
@@ -1947,7 +1949,9 @@ def feature_call(b: Builder, inline: bool = False) -> Val:
     dtype = b.dtype if result.dtype == h.dtype else result.dtype
     if inline:
         fn = b.fresh_name("f")
-        b.block.stmts.append([f"let %{fn} = ", Inline(h), ";"])
+        stmt = [f"let %{fn} = ", Inline(h), ";"]
+        b.block.stmts.append(stmt)
+        b.program.typable.append((stmt, h, result))
         b.program.features.add("closure")
         return b.bind([f"%{fn}({', '.join(args)})"], dims, dtype)
     b.program.helpers.append(h)
@@ -2336,6 +2340,15 @@ def draw_claims(program: Program, draw: Draw) -> None:
         if names and draw.chance(25):
             d.claimed = tuple(n for n in names if draw.chance(60)) or (names[0],)
             program.features.add("claimed")
+    for stmt, h, result in program.typable:
+        if draw.chance(30):
+            # `let %f: fn (Tensor[(n5, 3)]) -> Tensor[(n5, 3)] = fn ...`: the names are the type's,
+            # bound at each call (design.md); relaxed variants relax its parameter or result
+            params = tuple(h.slot("fn-type", None if p.val.dims is None else tuple(p.val.dims), p.val.dtype)
+                           for p in h.params)
+            fn_type = FnSlot(params, h.slot("fn-type", tuple(result.dims), result.dtype))
+            stmt[0:1] = [stmt[0][:-3] + ": ", fn_type, " = "]
+            program.features.add("typed-closure")
 
 
 def generate(seed: int, precise: bool = False, steps: Optional[int] = None) -> Program:
