@@ -1033,7 +1033,10 @@ class Checker:
         checks the dtypes it passes for them (`apply_signature`)."""
         solver = self.current.solver  # type: ignore[union-attr]
         ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
-        needs = tuple(sorted(((var, cls) for var, classes in state.dtype_requires.items() for cls in classes),
+        own = {solver.resolve_dtype(p.dtype) for p in ps if isinstance(p, TensorType)}  # its parameters' dtypes only
+        needs = tuple(sorted(((var, cls) for var, classes in state.dtype_requires.items() for cls in classes
+                              if isinstance(var, DTypeVar) and solver.resolve_dtype(var) in own
+                              and isinstance(solver.resolve_dtype(var), DTypeVar)),
                              key=lambda pair: (pair[0].uid, pair[1])))
         return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs)
 

@@ -479,6 +479,8 @@ def function_mismatch_detail(where: Any) -> str:
         return f"it takes {where.have} argument{'' if where.have == 1 else 's'}, not {where.want}"
     part = "its result" if where.side == "result" else f"its {ordinal(where.index + 1)} parameter"
     part += "".join(f"'s field {i}" for i in where.path)
+    if where.what == "dtype-class":  # the function's body needs a class of the dtype it would be passed
+        return f"{part} needs {where.want}, not the {_shown(where.have)} it would be passed"
     # a result is the function's (`have`) against the required (`want`); a parameter is the
     # function's (`want`: what it takes) against what it would be passed (`have`)
     mine, other = (where.have, where.want) if where.side == "result" else (where.want, where.have)
