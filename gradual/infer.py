@@ -362,7 +362,7 @@ class Checker:
         if info.ret is not None:
             return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
                              Callee("flow", f"the body of `@{d.name}`", decl_span=d.ret.span, expected=info.ret),
-                             insert=True, blame=d.ret.span if d.ret is not None else d.span)
+                             insert=not _quantifies_functions(info.ret), blame=d.ret.span if d.ret is not None else d.span)
         return result
 
     def return_dims(self, info: FunctionInfo) -> tuple:
@@ -980,7 +980,7 @@ class Checker:
             if info.ret is not None:
                 self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),
                           Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
-                          insert=True, blame=fn.ret.span)
+                          insert=not _quantifies_functions(info.ret), blame=fn.ret.span)
                 return env.aliased(info.ret)
             return result
         finally:
@@ -1605,6 +1605,19 @@ def _dtype_requires(found: dict, finalize: "_Finalizer", dtype_params: tuple) ->
         if isinstance(final, DTypeVar) and final in dtype_params:
             out |= {(final, cls) for cls in classes}
     return tuple(sorted(out, key=lambda pair: (pair[0].name, pair[1])))
+
+
+def _quantifies_functions(t: Type) -> bool:
+    """Whether a return type holds a function type with names of its own (bound at each call
+    of that function, `fn (Tensor[(n,)]) -> Tensor[(n,)]`): no cast can restate it (a cast's
+    names are its existentials, bound once), so the written annotation is the check, as a
+    let's is (the runtime checks the return against it)."""
+    if isinstance(t, FuncType):
+        return bool(t.dim_params or t.dtype_params) or any(_quantifies_functions(p) for p in t.params) \
+            or _quantifies_functions(t.ret)
+    if isinstance(t, TupleType):
+        return any(_quantifies_functions(f) for f in t.fields)
+    return False
 
 
 def _tensor_dims(t: Type) -> tuple:

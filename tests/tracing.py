@@ -39,7 +39,9 @@ from gradual.types import DTypeVar, FuncType, RefType, TensorType, TupleType, Va
 ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write", "projection"})
 
 #: the blame kinds of a function contract: allowed where a check site of the checker states it
-CONTRACT_BLAME = frozenset({"result", "contract"})
+#: (and a written return annotation the checker made the check of a quantified function type:
+#: no cast can restate its names, infer._quantifies_functions)
+CONTRACT_BLAME = frozenset({"result", "contract", "return"})
 
 #: rule failures that mean the checker let an unknown rank reach the rule: each rank or least
 #: rank a rule needs is checked (issue 11, class 5); relations between two unknown ranks (the
