@@ -109,6 +109,8 @@ def take(data: np.ndarray, indices: np.ndarray, *, axis: Optional[int], batch_di
     np_mode = _TAKE_MODES.get(mode)
     if np_mode is None:
         raise ValueError(f"unknown take mode {mode!r}")
+    if indices.dtype.kind not in "iub":  # float indices truncate, as `gather` and `gather_nd` read them
+        indices = indices.astype(np.int64)
     if axis is None:
         return np.take(data.reshape(-1), indices, mode=np_mode)
     axis = axis + data.ndim if axis < 0 else axis
