@@ -714,6 +714,7 @@ class Checker:
             return self.call_operator(e, op, arg_types, binders, env)
         arg_types = [self.expr(a, env) for a in e.args]
         self.reread_variables(e.args, arg_types, env)
+        self.passed_definitions(e.args, arg_types)
         if e.attrs:
             self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
         if isinstance(callee, ast.GlobalVar):
@@ -750,6 +751,17 @@ class Checker:
             return ret
         self.report(messages.not_callable(e.callee.span, fn_type))
         return ERROR
+
+    def passed_definitions(self, args: tuple, arg_types: list) -> None:
+        """A definition passed straight to a function (`@ap(@f, %x)`) is that definition, not
+        a value another function may replace (`_as_value`): the contract made here compares
+        the dtype classes its body needs (`FuncType.dtype_requires`) with what it is passed."""
+        for i, a in enumerate(args):
+            if a.__class__ is ast.GlobalVar and isinstance(arg_types[i], FuncType):
+                full = self.global_type(a.name)
+                if full is not None and full.dtype_requires:
+                    t = arg_types[i]
+                    arg_types[i] = FuncType(t.params, t.ret, t.dim_params, t.dtype_params, (), full.dtype_requires)
 
     def arguments(self, args: tuple, env: Env) -> tuple:
         """A call's arguments: each one's binder (None unless a variable) and type. The
