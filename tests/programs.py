@@ -344,6 +344,7 @@ class Definition:
     body: Block
     dtype_params: tuple = ()
     claimed: tuple = ()  # signature names written `claimed=[...]` (an exporter's claim, SPEC 6)
+    ret: str = ""  # a written return type (else none)
 
 
 @dataclass(eq=False)
@@ -363,6 +364,11 @@ class Program:
     focus: frozenset = frozenset()  # features made ten times as likely (FOCUS names them)
     #: closures bound by a let, which `draw_claims` may give a written function type
     typable: list = field(default_factory=list)
+    #: helpers returning a polymorphic closure (its builder, its parameter's type text, the value
+    #: x it is made for, @main's builder, block and binding statement where @main calls it, the
+    #: closure's variable), which `draw_claims` may give a written
+    #: return type `-> fn (Tensor[(q1, q2), dtype]) -> Tensor[(q1, q2), dtype]`
+    typed_returns: list = field(default_factory=list)
 
     @property
     def main(self) -> Definition:
@@ -428,7 +434,7 @@ def render_def(d: Definition, variant: Variant, program: Program) -> str:
     claimed = [n for n in d.claimed if re.search(rf"(?<![%@\w]){n}(?![\w])", params)]
     if claimed:
         params += (", " if params else "") + "claimed=[" + ", ".join(f'"{n}"' for n in claimed) + "]"
-    head = f"def @{d.name}{tps}({params}) "
+    head = f"def @{d.name}{tps}({params}) " + (f"-> {d.ret} " if d.ret else "")
     return head + render_block(d.body, variant, program, "  ") + "\n"
 
 
@@ -2082,10 +2088,12 @@ def feature_returned_closure(b: Builder) -> Val:
         # type, whose names were read as @mk's existentials, bound by the closure's first call
         # (the second call failed at runtime; found by adversarial programs)
         y = h.fresh_name("y")
-        h.block.result = [f"fn (%{y}: {tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)}) {{ {op}(%{y}) }}"]
+        own = tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)
+        h.block.result = [f"fn (%{y}: {own}) {{ {op}(%{y}) }}"]
         name = b.fresh_name("c")
         b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
         results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
+        b.program.typed_returns.append((h, own, x, (b, b.block, b.block.stmts[-1]) if b.parent is None else None, name))
         b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
         return results[-1]
     if x.dtype == FLOAT and b.draw.chance(30):
@@ -2349,6 +2357,21 @@ def draw_claims(program: Program, draw: Draw) -> None:
             fn_type = FnSlot(params, h.slot("fn-type", tuple(result.dims), result.dtype))
             stmt[0:1] = [stmt[0][:-3] + ": ", fn_type, " = "]
             program.features.add("typed-closure")
+    for h, own, x, main, closure in program.typed_returns:
+        if draw.chance(50):
+            # the returned closure's type written with names of its own, bound at each call of it
+            # (elaborated as a cast, they were bound once: a call of other sizes stopped; outside
+            # pass 8), and in @main called once more with a new parameter one larger in each dim
+            t = tensor_text([f"q{i + 1}" for i in range(x.rank)], x.dtype)
+            next(d for d in program.defs if d.name == h.name).ret = f"fn ({t}) -> {t}"
+            if draw.chance(50):  # the closure's parameter `?`: the return type is its contract
+                h.block.result = [h.block.result[0].replace(own, tensor_text(["?"] * x.rank, x.dtype))]
+            if main is not None:  # after the closure's binding, in its block (a branch, maybe)
+                builder, block, binding = main
+                arg = builder.new_param([builder.fresh(d.value + 1) for d in x.dims], x.dtype)
+                at = next(i for i, stmt in enumerate(block.stmts) if stmt is binding) + 1
+                block.stmts.insert(at, [f"%{builder.fresh_name('v')} = %{closure}({arg.text});"])
+            program.features.add("polymorphic-return-type")
 
 
 def generate(seed: int, precise: bool = False, steps: Optional[int] = None) -> Program:

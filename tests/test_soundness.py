@@ -150,6 +150,13 @@ def test_runs_with_other_dtypes_for_unknown_ones_stop_only_at_checks(program: Pr
     other_dtypes_stop_only_at_checks(program, seed)
 
 
+@pytest.mark.deep
+@examples(1500)
+@given(programs(max_steps=10), st.integers(0, 2**16))
+def test_runs_with_other_dtypes_for_unknown_ones_stop_only_at_checks_deep(program: Program, seed: int) -> None:
+    other_dtypes_stop_only_at_checks(program, seed)
+
+
 # where checks go -----------------------------------------------------------------------------------
 def imprecise(t: object) -> bool:
     """Whether a type has `?`, an interval, an unknown rank or dtype anywhere."""
@@ -409,4 +416,4 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
     assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
             "reference", "negative-attribute", "signed-value", "zero-dim", "split-at",
             "function-argument", "hidden-function", "expression-dims", "hinted-loop", "polymorphic-helper",
-            "dynamic-elimination", "claimed", "typed-closure"} <= features
+            "dynamic-elimination", "claimed", "typed-closure", "polymorphic-return-type"} <= features
