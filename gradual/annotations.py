@@ -21,7 +21,7 @@ from .syntax import ast
 from .syntax.source import Span
 from .types import (
     DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, RefType, TensorType, TupleType,
-    Type, TypeVar, Variadic, map_dims, type_symbols,
+    Type, TypeVar, Variadic, type_symbols,
 )
 
 Report = Callable[[str, Span, dict], None]
@@ -308,8 +308,8 @@ class Converter:
 
 def quantify_result_functions(t: Type, new: list) -> tuple[Type, tuple]:
     """An annotation's new names (`new`, in order) that appear only inside function types of
-    it, and in a parameter of one, are quantified by the innermost function type holding each
-    one's every occurrence: `fn (Tensor[(n, 2)]) -> Tensor[(2, n)]` written as a definition's or
+    it are quantified by the outermost function type holding them (in a parameter, a result,
+    or a function type inside either): `fn (Tensor[(n, 2)]) -> Tensor[(2, n)]` written as a definition's or
     closure's return type, a let's type or a cast's is polymorphic in `n`, as a closure
     `fn (%y: Tensor[(n, 2)]) ...` is, and each call of such a function binds `n` afresh
     (design.md). Read as an existential, nothing bound `n` where the annotation was met (a
@@ -318,23 +318,23 @@ def quantify_result_functions(t: Type, new: list) -> tuple[Type, tuple]:
     match (a let or a cast), so a second call with another size failed at runtime in a program
     checked clean, and the elaborated program, which writes a polymorphic closure's inferred
     type as its definition's return type, failed so too. Names that also appear outside
-    function types (or in a reference's contents), or only in results (`fn () -> Tensor[(n,)]`),
-    keep their meaning. The new type and the names quantified."""
+    function types (or in a reference's contents) keep their meaning. The outermost function
+    takes a name, and one only its result mentions too, so that relaxing an annotation never
+    moves a name: with the innermost, `fn (Tensor[*], fn (Tensor[(i,)]) -> Tensor[(i,)])`
+    (its first parameter relaxed from `(i,)`) required a polymorphic function, a new static
+    error, and `fn (Tensor[*]) -> Tensor[(i,)]` made `i` the annotation's existential, one
+    size for every call, a new runtime failure (outside pass 8). The new type and the names
+    quantified."""
     outside: set = set()
     _symbols_outside_functions(t, outside)
     candidates = [sym for sym in new if sym not in outside]
     if not candidates:
         return t, ()
-    occurrences: dict = {}
-    map_dims(t, lambda d: _count_symbols(d, occurrences))
-    # a name written once belongs to the function type whose parameter holds it (if any);
-    # only names written more than once need the names under each function type (one walk)
-    wanted = {sym for sym in candidates if occurrences.get(sym, 0) > 1}
     under: dict = {}
-    _collect(t, wanted, under)
+    _collect(t, set(candidates), under)
     taken: set = set()
     order = {sym: i for i, sym in enumerate(candidates)}  # quantified in the order written
-    result = _quantify(t, order, taken, wanted, under)
+    result = _quantify(t, order, taken, under)
     return result, tuple(sym for sym in candidates if sym in taken)
 
 
@@ -346,11 +346,6 @@ def _symbols_outside_functions(t: Type, found: set) -> None:
     elif not isinstance(t, FuncType):
         found.update(type_symbols(t))
 
-
-def _count_symbols(d: Dimension, found: dict) -> Dimension:
-    for sym in d.symbols():
-        found[sym] = found.get(sym, 0) + 1
-    return d
 
 
 def _collect(t: Type, wanted: set, under: dict) -> set:
@@ -370,41 +365,22 @@ def _collect(t: Type, wanted: set, under: dict) -> set:
     return type_symbols(t) & wanted
 
 
-def _functions_in(t: Type) -> list:
-    """The outermost function types `t` holds (looking into tuples only)."""
-    if isinstance(t, FuncType):
-        return [t]
-    if isinstance(t, TupleType):
-        return [g for f in t.fields for g in _functions_in(f)]
-    return []
 
-
-def _quantify(t: Type, order: dict, taken: set, wanted: set, under: dict) -> Type:
+def _quantify(t: Type, order: dict, taken: set, under: dict) -> Type:
     if isinstance(t, TupleType):
-        return TupleType(tuple(_quantify(f, order, taken, wanted, under) for f in t.fields))
+        return TupleType(tuple(_quantify(f, order, taken, under) for f in t.fields))
     if not isinstance(t, FuncType):
         return t
-    direct: set = set()
-    counts: dict = {}
-    in_params: set = set()
-    for i, part in enumerate(t.params + (t.ret,)):
-        _symbols_outside_functions(part, direct)
-        if i < len(t.params):
-            _symbols_outside_functions(part, in_params)
-        for g in _functions_in(part):
-            inner = under.get(id(g), ())
-            for sym in inner:
-                counts[sym] = counts.get(sym, 0) + 1
-            if i < len(t.params):
-                in_params |= inner
-    # a name all of whose occurrences here lie in one inner function type is that one's to take;
-    # one a parameter mentions is this function's (as a closure's names first seen in its
-    # parameters); one only the result mentions stays the annotation's own (an existential)
-    mine = tuple(sorted((sym for sym in in_params if sym in order and sym not in taken
-                         and (sym not in wanted or sym in direct or counts.get(sym, 0) > 1)), key=order.__getitem__))
+    # every new name this function type holds, in its parameters or its result, directly or in
+    # a function type inside, is this function's: the outermost one takes it, so relaxing an
+    # occurrence away (a parameter to `Tensor[*]`) never moves a name to an inner function
+    # (which would require the function passed there to be polymorphic: a new static error)
+    # nor out to the annotation (one size for every call: a new runtime failure)
+    held = under.get(id(t), set())
+    mine = tuple(sorted((sym for sym in held if sym in order and sym not in taken), key=order.__getitem__))
     taken.update(mine)
-    params = tuple(_quantify(p, order, taken, wanted, under) for p in t.params)
-    ret = _quantify(t.ret, order, taken, wanted, under)
+    params = tuple(_quantify(p, order, taken, under) for p in t.params)
+    ret = _quantify(t.ret, order, taken, under)
     if not mine and ret is t.ret and all(a is b for a, b in zip(params, t.params)):
         return t
     return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires, t.dtype_requires)

@@ -76,7 +76,24 @@ class _Grader:
         grade = Grade.EQUAL
         for i, (mine, theirs) in enumerate(zip(actual.params, expected.params)):
             grade = _worst(grade, self.flow(theirs, mine, side or "param", index if side else i, ()))
-        return _worst(grade, self.flow(actual.ret, expected.ret, side or "result", index, ()))
+        grade = _worst(grade, self.flow(actual.ret, expected.ret, side or "result", index, ()))
+        if actual.dtype_requires:
+            self.dtype_classes(actual, side, index)
+        return grade
+
+    def dtype_classes(self, actual: FuncType, side: str, index: int) -> None:
+        """The dtype classes the function's body needs of its parameters' dtypes
+        (`FuncType.dtype_requires`) against the dtypes the position passes: a known one outside
+        its class can never run (a call of the function there would be a static error)."""
+        from .ops.operand_dtypes import CLASSES
+
+        for var, cls in actual.dtype_requires:
+            passed = self.solver.resolve_dtype(self.bound_dtypes.get(var, var))
+            if not isinstance(passed, str) or passed == DYN_DTYPE or CLASSES[cls][2](passed):
+                continue
+            at = next((i for i, p in enumerate(actual.params) if isinstance(p, TensorType)
+                       and self.solver.resolve_dtype(self.bound_dtypes.get(p.dtype, p.dtype)) == passed), 0)
+            raise _Never(Mismatch(side or "param", index if side else at, (), "dtype-class", None, passed, CLASSES[cls][0]))
 
     def flow(self, value: Type, target: Type, side: str, index: int, path: tuple) -> Grade:
         """A value of type `value` where `target` is required."""
@@ -168,6 +185,8 @@ class _Grader:
             if mine in self.own_dtypes and mine not in self.bound_dtypes:
                 self.bound_dtypes[mine] = other
                 return Grade.EQUAL
+        if self.chosen and (value in self.chosen or target in self.chosen):
+            return Grade.EQUAL if value == target else Grade.CHECK  # the callee's choice, as a dim's
         grade, _ = self.solver.unify_dtype(value, target)
         if grade is Grade.NEVER:
             raise _Never(Mismatch(side, index, path, "dtype", None, value, target))

@@ -189,6 +189,9 @@ class _Pass:
     #: dtype variable -> the dtype classes the body's operators need of it (FuncType.dtype_requires)
     dtype_requires: dict = field(default_factory=dict)
     signature_symbols: Optional[frozenset] = None
+    #: the nesting level of the env at this function's body (0 for a definition; a closure's
+    #: body is one level deeper than where it is written): what is learned is kept only there
+    level: int = 0
     #: the finalized records of closed closures in this definition's pass (closed_closure),
     #: one list shared by every nested pass, so no record is finalized twice
     finished: list = field(default_factory=list)
@@ -361,7 +364,7 @@ class Checker:
         if info.ret is not None:
             return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
                              Callee("flow", f"the body of `@{d.name}`", decl_span=d.ret.span, expected=info.ret),
-                             insert=True, blame=d.ret.span if d.ret is not None else d.span)
+                             insert=not _quantifies_functions(info.ret), blame=d.ret.span if d.ret is not None else d.span)
         return result
 
     def return_dims(self, info: FunctionInfo) -> tuple:
@@ -720,6 +723,7 @@ class Checker:
             return self.call_operator(e, op, arg_types, binders, env)
         arg_types = [self.expr(a, env) for a in e.args]
         self.reread_variables(e.args, arg_types, env)
+        self.passed_definitions(e.args, arg_types)
         if e.attrs:
             self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
         if isinstance(callee, ast.GlobalVar):
@@ -756,6 +760,17 @@ class Checker:
             return ret
         self.report(messages.not_callable(e.callee.span, fn_type))
         return ERROR
+
+    def passed_definitions(self, args: tuple, arg_types: list) -> None:
+        """A definition passed straight to a function (`@ap(@f, %x)`) is that definition, not
+        a value another function may replace (`_as_value`): the contract made here compares
+        the dtype classes its body needs (`FuncType.dtype_requires`) with what it is passed."""
+        for i, a in enumerate(args):
+            if a.__class__ is ast.GlobalVar and isinstance(arg_types[i], FuncType):
+                full = self.global_type(a.name)
+                if full is not None and full.dtype_requires:
+                    t = arg_types[i]
+                    arg_types[i] = FuncType(t.params, t.ret, t.dim_params, t.dtype_params, (), full.dtype_requires)
 
     def arguments(self, args: tuple, env: Env) -> tuple:
         """A call's arguments: each one's binder (None unless a variable) and type. The
@@ -830,6 +845,11 @@ class Checker:
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
         site.recursive_call = recursive
         result = self.commit(site.run(lambda ctx: apply_signature(ctx, resolved)), env, e)
+        agreement = site.unchecked_dtype_agreement() if desc.kind == "global" else None
+        if agreement is not None:
+            # no cast names a dtype shared by `?`s: the callee's parameters check it at this call
+            self.record_check(e, DYN, e.span, messages.dtype_agreement_reason(desc.display, agreement[1], e.span),
+                              verifies=True, inserted=False)
         if _loses_function_dims(resolved.ret, self.current.solver.resolve_type(result),  # type: ignore[union-attr]
                                 frozenset(self.param_vars.values())):
             # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
@@ -886,7 +906,12 @@ class Checker:
         every run of the body passes that call before returning: its outermost level, not a
         branch or a closure (a caller's result may then assume them: FuncType.requires)."""
         state = self.current
-        if not learned or state is None or state.kind != "def" or env.log.open:
+        if not learned or state is None or env.log.open > state.level:
+            return
+        if state.level:  # a closure's body: the dtype classes it needs (closure_dtype_requires)
+            for sym, lo, _ in learned:
+                if isinstance(sym, DTypeVar):
+                    state.dtype_requires.setdefault(sym, set()).add(lo)
             return
         if state.signature_symbols is None:
             state.signature_symbols = frozenset(state.info.dim_params) - frozenset(self.return_dims(state.info))
@@ -954,17 +979,18 @@ class Checker:
             return self.closed_closure(fn, info, env)
         # one pass over the body: it records straight into the definer's frame (absorbing a
         # frame per closure would copy every nested closure's records once per level)
-        self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner, finished=outer.finished)
+        state = self.current = _Pass(outer.solver, outer.frame, "closure", info, outer.owner, finished=outer.finished)
         try:
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             result = self.closure_body(fn, info, params, env)
-            return self.closure_type(info, params, result)
+            return self.closure_type(info, params, result, state)
         finally:
             self.current = outer
 
     def closure_body(self, fn: ast.Fn, info: FunctionInfo, params: list, env: Env, self_binder: Optional[Binder] = None,
                      self_type: Optional[Type] = None) -> Type:
         mark = env.mark()
+        self.current.level = env.log.open  # type: ignore[union-attr]
         try:
             if self_binder is not None and self_type is not None:
                 env.set(self_binder, self_type)
@@ -975,7 +1001,7 @@ class Checker:
             if info.ret is not None:
                 self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),
                           Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
-                          insert=True, blame=fn.ret.span)
+                          insert=not _quantifies_functions(info.ret), blame=fn.ret.span)
                 return env.aliased(info.ret)
             return result
         finally:
@@ -1008,6 +1034,8 @@ class Checker:
         finally:
             finalize.keep_hints = False
         ret_type = finalize.type(result)
+        dtype_params = info.dtype_params + finalize.new_dtypes()
+        dtype_requires = _dtype_requires(state.dtype_requires, finalize, dtype_params)
         frame = state.frame
         outer.finished.append(Frame(
             _finalized_by_identity(frame.types, finalize.type),
@@ -1015,16 +1043,23 @@ class Checker:
             frame.diagnostics,
             _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize)),
             _finalized_dataflow(frame.dataflow, finalize)))
-        return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
-                        info.dtype_params + finalize.new_dtypes())
+        return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, (),
+                        dtype_requires)
 
-    def closure_type(self, info: FunctionInfo, params: list, result: Type) -> FuncType:
+    def closure_type(self, info: FunctionInfo, params: list, result: Type, state: _Pass) -> FuncType:
         """The closure's type; its result is resolved only at the top: a closure nested n deep
         returns a type n deep, whose inner parts the definer's finalizer resolves once (resolving
-        it here at every level was quadratic in the nesting depth)."""
+        it here at every level was quadratic in the nesting depth). The dtype classes its body
+        needs of its definer's dtype variables (its unannotated parameters') go with it: a call
+        checks the dtypes it passes for them (`apply_signature`)."""
         solver = self.current.solver  # type: ignore[union-attr]
         ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
-        return FuncType(ps, solver.resolve_type(result), info.dim_params, ())
+        own = {solver.resolve_dtype(p.dtype) for p in ps if isinstance(p, TensorType)}  # its parameters' dtypes only
+        needs = tuple(sorted(((var, cls) for var, classes in state.dtype_requires.items() for cls in classes
+                              if isinstance(var, DTypeVar) and solver.resolve_dtype(var) in own
+                              and isinstance(solver.resolve_dtype(var), DTypeVar)),
+                             key=lambda pair: (pair[0].uid, pair[1])))
+        return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs)
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
         """A `let %f = fn ...` that calls `%f`: solved to a fixpoint like a recursive definition."""
@@ -1041,7 +1076,7 @@ class Checker:
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
             self_type = FuncType(tuple(params), ret, info.dim_params, ())
             observed = self.closure_body(fn, info, params, env, binder, self_type)
-            result_type = self.closure_type(info, params, observed)
+            result_type = self.closure_type(info, params, observed, state)
             final = state
             changed = self.absorb_widening(outer.solver, {outer.owner})
             if info.ret is None:
@@ -1590,6 +1625,19 @@ def _dtype_requires(found: dict, finalize: "_Finalizer", dtype_params: tuple) ->
         if isinstance(final, DTypeVar) and final in dtype_params:
             out |= {(final, cls) for cls in classes}
     return tuple(sorted(out, key=lambda pair: (pair[0].name, pair[1])))
+
+
+def _quantifies_functions(t: Type) -> bool:
+    """Whether a return type holds a function type with names of its own (bound at each call
+    of that function, `fn (Tensor[(n,)]) -> Tensor[(n,)]`): no cast can restate it (a cast's
+    names are its existentials, bound once), so the written annotation is the check, as a
+    let's is (the runtime checks the return against it)."""
+    if isinstance(t, FuncType):
+        return bool(t.dim_params or t.dtype_params) or any(_quantifies_functions(p) for p in t.params) \
+            or _quantifies_functions(t.ret)
+    if isinstance(t, TupleType):
+        return any(_quantifies_functions(f) for f in t.fields)
+    return False
 
 
 def _tensor_dims(t: Type) -> tuple:

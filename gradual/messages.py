@@ -137,6 +137,14 @@ def returned_function_reason(callee: str, span: Span) -> str:
     return f"the function {_code(callee)} returns at {span.describe()}, made for sizes this call does not know"
 
 
+def dtype_agreement_reason(callee: str, positions: tuple, span: Span) -> str:
+    """Why a call is a check site of its arguments' dtypes: they are unknown (or a dtype no
+    cast can name) and the callee needs them equal; its parameters check that when it runs."""
+    args = " and ".join(ordinal(i) for i in positions)
+    which = f"the {args} arguments" if len(positions) > 1 else f"the fields of the {args} argument"
+    return f"the dtypes of {which} to {_code(callee)} at {span.describe()}, which must be equal"
+
+
 def operator_cast_reason(op_name: str, index: int, span: Span) -> str:
     """`cast_reason` for a call of an operator, without a site (a call whose check is reused)."""
     return f"the {ordinal(index + 1)} argument to {_code(op_name)} at {span.describe()}"
@@ -471,6 +479,8 @@ def function_mismatch_detail(where: Any) -> str:
         return f"it takes {where.have} argument{'' if where.have == 1 else 's'}, not {where.want}"
     part = "its result" if where.side == "result" else f"its {ordinal(where.index + 1)} parameter"
     part += "".join(f"'s field {i}" for i in where.path)
+    if where.what == "dtype-class":  # the function's body needs a class of the dtype it would be passed
+        return f"{part} needs {where.want}, not the {_shown(where.have)} it would be passed"
     # a result is the function's (`have`) against the required (`want`); a parameter is the
     # function's (`want`: what it takes) against what it would be passed (`have`)
     mine, other = (where.have, where.want) if where.side == "result" else (where.want, where.have)

@@ -23,7 +23,7 @@ from . import messages
 from .site import Callee
 from .syntax import ast
 from .types import (
-    BOTTOM, DYN, ERROR, BottomType, DynType, RefType, TupleType, Type, TypeVar, is_static_type,
+    BOTTOM, DYN, ERROR, BottomType, DynType, FuncType, RefType, TupleType, Type, TypeVar, is_static_type,
 )
 
 if TYPE_CHECKING:
@@ -58,10 +58,21 @@ def _signature(form: str) -> str:
 def _create(checker: "Checker", e: ast.Call, value: Type) -> Type:
     """`ref(e)`: a cell that keeps e's type; elaboration tells the runtime which (a cast
     that cannot fail, so it is not counted as a check)."""
-    content = checker.final_type(value, checker.current.solver)  # type: ignore[union-attr]
+    content = _without_requirements(checker.final_type(value, checker.current.solver))  # type: ignore[union-attr]
     if not isinstance(content, (DynType, BottomType)):
         checker.record_check(e, RefType(content), e.span, messages.reference_reason("ref", e.span), verifies=False)
     return RefType(content)
+
+
+def _without_requirements(t: Type) -> Type:
+    """A cell's type: a function in it without what its body was learned to check
+    (`FuncType.requires`, `dtype_requires`), since `ref_write` may put another function of the
+    same type there (as a join forgets them)."""
+    if isinstance(t, FuncType):
+        return t.without_requires()
+    if isinstance(t, TupleType):
+        return TupleType(tuple(_without_requirements(f) for f in t.fields))
+    return t
 
 
 def _contents(checker: "Checker", form: str, node: ast.Expr, t: Type, env: "Env") -> Type:

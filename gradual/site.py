@@ -283,6 +283,7 @@ class CallSite(ShapeContext):
         self.contracts: dict[tuple, FuncType] = {}
         #: the symbols of function-typed parameters that only the callee binds, made fresh
         self.chosen_for: dict[Symbol, Symbol] = {}
+        self.chosen_dtype_for: dict = {}
         self.chosen: set = set()
         self.dtype_slots: dict[tuple, DTypeVar] = {}
         self.kind_checks: dict[tuple, str] = {}
@@ -550,8 +551,12 @@ class CallSite(ShapeContext):
         def dtype(t: Any) -> Any:
             if t not in matcher.quantified_dtypes:
                 return t
-            if t not in matcher.dtypes:
-                matcher.dtypes[t] = SDType(DTypeVar(t.name, meta=True))
+            if t not in matcher.dtypes:  # no tensor argument binds it: the callee's choice, as a symbol's
+                found = self.chosen_dtype_for.get(t)
+                if found is None:
+                    found = self.chosen_dtype_for[t] = DTypeVar(t.name)
+                    self.chosen.add(found)
+                return found
             return raw_dtype(matcher.dtypes[t])
 
         found = map_dtypes(map_dims(param, dim), dtype)
@@ -1073,6 +1078,24 @@ class CallSite(ShapeContext):
         d = self.flow_dims.get(sym)
         return None if d is None or isinstance(d, (list, tuple)) else self._final_dim(_sdim(d))
 
+    def unchecked_dtype_agreement(self) -> Optional[tuple]:
+        """(dtype, 1-based argument positions) of a `?` dtype that this call made equal to the
+        dtype of another argument where no cast can state it: the other one is a `?` too, or
+        a dtype variable the caller does not declare (its own inferred one, a closed
+        closure's), so the pattern writes `?` (`_tensor_pattern`). None when there is none."""
+        seen: dict = {}
+        for (index, path), opened in self.opened.items():
+            view = opened.view
+            if isinstance(view, TensorArg) and view.dtype is not None:
+                dt = self.solver.resolve_dtype(raw_dtype(view.dtype))
+                if isinstance(dt, DTypeVar) and dt.meta:
+                    seen.setdefault(dt, set()).add((index, path))
+        unknown = {self.solver.resolve_dtype(var) for var in self.dtype_slots.values()}
+        for dt, where in seen.items():
+            if dt in unknown and len(where) > 1:
+                return dt, tuple(sorted({i + 1 for i, _ in where}))
+        return None
+
     # results ------------------------------------------------------------------------------
     def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:
         return ProtoTensor(None if dims is None else [_sdim(d) for d in dims], dtype,
@@ -1397,7 +1420,7 @@ class _CastBuilder:
 
         def dtype(t: Any) -> Any:
             t = self.solver.resolve_dtype(t)
-            return DYN_DTYPE if isinstance(t, DTypeVar) and t.meta else t
+            return DYN_DTYPE if isinstance(t, DTypeVar) and (t.meta or t in self.site.chosen) else t
 
         found = map_dtypes(map_dims(contract, dim), dtype)
         assert isinstance(found, FuncType)
@@ -1422,8 +1445,8 @@ class _CastBuilder:
         dvar = self.site.dtype_slots.get((index, path))
         if dvar is not None:
             solved = self.solver.resolve_dtype(dvar)
-            if isinstance(solved, str) and solved != DYN_DTYPE:
-                dtype, verifies = solved, True
+            if isinstance(solved, str) and solved != DYN_DTYPE or isinstance(solved, DTypeVar) and not solved.meta:
+                dtype, verifies = solved, True  # a static dtype, or a declared one of the frame
             else:
                 dtype = DYN_DTYPE
         dtype = self.solver.resolve_dtype(dtype)

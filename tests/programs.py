@@ -24,6 +24,7 @@ types fit. Annotations are `Slot`s rendered by a `Variant`:
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -342,6 +343,8 @@ class Definition:
     params: list
     body: Block
     dtype_params: tuple = ()
+    claimed: tuple = ()  # signature names written `claimed=[...]` (an exporter's claim, SPEC 6)
+    ret: str = ""  # a written return type (else none)
 
 
 @dataclass(eq=False)
@@ -359,6 +362,13 @@ class Program:
     bindings: dict = field(default_factory=dict)  # (definition, variable) -> Val
     allow_data_dependent: bool = True
     focus: frozenset = frozenset()  # features made ten times as likely (FOCUS names them)
+    #: closures bound by a let, which `draw_claims` may give a written function type
+    typable: list = field(default_factory=list)
+    #: helpers returning a polymorphic closure (its builder, its parameter's type text, the value
+    #: x it is made for, @main's builder, block and binding statement where @main calls it, the
+    #: closure's variable), which `draw_claims` may give a written
+    #: return type `-> fn (Tensor[(q1, q2), dtype]) -> Tensor[(q1, q2), dtype]`
+    typed_returns: list = field(default_factory=list)
 
     @property
     def main(self) -> Definition:
@@ -385,7 +395,7 @@ def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, ind
     """A statement from its pieces (text, Slots, Blocks, closures)."""
     out = []
     for piece in pieces:
-        if isinstance(piece, Slot):
+        if isinstance(piece, (Slot, FnSlot)):
             out.append(variant.render(piece, program))
         elif isinstance(piece, Hint):
             out.append(piece.text if variant.hints else "")
@@ -419,7 +429,12 @@ def render_params(params: Sequence[Param], variant: Variant, program: Program) -
 def render_def(d: Definition, variant: Variant, program: Program) -> str:
     """A whole definition."""
     tps = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
-    head = f"def @{d.name}{tps}({render_params(d.params, variant, program)}) "
+    params = render_params(d.params, variant, program)
+    # only the names this variant still writes (a relaxed or static signature drops some)
+    claimed = [n for n in d.claimed if re.search(rf"(?<![%@\w]){n}(?![\w])", params)]
+    if claimed:
+        params += (", " if params else "") + "claimed=[" + ", ".join(f'"{n}"' for n in claimed) + "]"
+    head = f"def @{d.name}{tps}({params}) " + (f"-> {d.ret} " if d.ret else "")
     return head + render_block(d.body, variant, program, "  ") + "\n"
 
 
@@ -1972,7 +1987,9 @@ def feature_call(b: Builder, inline: bool = False) -> Val:
     dtype = b.dtype if result.dtype == h.dtype else result.dtype
     if inline:
         fn = b.fresh_name("f")
-        b.block.stmts.append([f"let %{fn} = ", Inline(h), ";"])
+        stmt = [f"let %{fn} = ", Inline(h), ";"]
+        b.block.stmts.append(stmt)
+        b.program.typable.append((stmt, h, result))
         b.program.features.add("closure")
         return b.bind([f"%{fn}({', '.join(args)})"], dims, dtype)
     b.program.helpers.append(h)
@@ -2103,10 +2120,12 @@ def feature_returned_closure(b: Builder) -> Val:
         # type, whose names were read as @mk's existentials, bound by the closure's first call
         # (the second call failed at runtime; found by adversarial programs)
         y = h.fresh_name("y")
-        h.block.result = [f"fn (%{y}: {tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)}) {{ {op}(%{y}) }}"]
+        own = tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)
+        h.block.result = [f"fn (%{y}: {own}) {{ {op}(%{y}) }}"]
         name = b.fresh_name("c")
         b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
         results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
+        b.program.typed_returns.append((h, own, x, (b, b.block, b.block.stmts[-1]) if b.parent is None else None, name))
         b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
         return results[-1]
     if x.dtype == FLOAT and b.draw.chance(30):
@@ -2347,7 +2366,44 @@ def build_program(draw: Draw, steps: Optional[int] = None, precise: bool = False
     for h in program.helpers:
         program.defs.append(Definition(h.name, h.params, h.block, ("T",) if h.dtype == "T" else ()))
     program.defs.append(Definition("main", main.params, main.block))
+    draw_claims(program, draw)
     return program
+
+
+def draw_claims(program: Program, draw: Draw) -> None:
+    """Some definitions claim some of their signature names (`claimed=["n"]`, SPEC 6: an
+    exporter's dynamic dims, whose conflicts are warnings and runtime checks, not errors). Drawn
+    after everything else, so the programs that claim nothing are drawn as they were."""
+    for d in program.defs:
+        names = sorted({s.name for p in d.params if p.slot is not None for dim in p.val.dims or ()
+                        for s in dim.form.symbols() if s not in program.existentials})
+        if names and draw.chance(25):
+            d.claimed = tuple(n for n in names if draw.chance(60)) or (names[0],)
+            program.features.add("claimed")
+    for stmt, h, result in program.typable:
+        if draw.chance(30):
+            # `let %f: fn (Tensor[(n5, 3)]) -> Tensor[(n5, 3)] = fn ...`: the names are the type's,
+            # bound at each call (design.md); relaxed variants relax its parameter or result
+            params = tuple(h.slot("fn-type", None if p.val.dims is None else tuple(p.val.dims), p.val.dtype)
+                           for p in h.params)
+            fn_type = FnSlot(params, h.slot("fn-type", tuple(result.dims), result.dtype))
+            stmt[0:1] = [stmt[0][:-3] + ": ", fn_type, " = "]
+            program.features.add("typed-closure")
+    for h, own, x, main, closure in program.typed_returns:
+        if draw.chance(50):
+            # the returned closure's type written with names of its own, bound at each call of it
+            # (elaborated as a cast, they were bound once: a call of other sizes stopped; outside
+            # pass 8), and in @main called once more with a new parameter one larger in each dim
+            t = tensor_text([f"q{i + 1}" for i in range(x.rank)], x.dtype)
+            next(d for d in program.defs if d.name == h.name).ret = f"fn ({t}) -> {t}"
+            if draw.chance(50):  # the closure's parameter `?`: the return type is its contract
+                h.block.result = [h.block.result[0].replace(own, tensor_text(["?"] * x.rank, x.dtype))]
+            if main is not None:  # after the closure's binding, in its block (a branch, maybe)
+                builder, block, binding = main
+                arg = builder.new_param([builder.fresh(d.value + 1) for d in x.dims], x.dtype)
+                at = next(i for i, stmt in enumerate(block.stmts) if stmt is binding) + 1
+                block.stmts.insert(at, [f"%{builder.fresh_name('v')} = %{closure}({arg.text});"])
+            program.features.add("polymorphic-return-type")
 
 
 def generate(seed: int, precise: bool = False, steps: Optional[int] = None) -> Program:

@@ -33,7 +33,8 @@ from hypothesis import strategies as st
 
 import gradual
 from gradual.shapes import Dimension
-from gradual.types import TensorType, TupleType
+from gradual.syntax import ast
+from gradual.types import FuncType, TensorType, TupleType
 from programs import STATIC, SYMBOLIC, Draw, Program, Spelled, Variant, consistent_inputs, programs, relax
 from tracing import precision_problem, run_outcome, same_outputs
 
@@ -56,6 +57,26 @@ def let_names(text: str) -> list:
     return re.findall(r"(?:let )?%(v\d+)(?::[^=]*)? = ", text)
 
 
+def closure_symbols(result: gradual.CheckResult, definition: str, text: str) -> frozenset:
+    """The names the closures a definition binds (`%f12 = fn ...`) quantify over: the closure's
+    own type (a let's annotation, `let %f: fn (...) -> ... = fn ...`, does not show them)."""
+    names: set = set()
+    wanted = set(re.findall(r"%(f\d+)(?::[^=]*)? = fn", text))
+    d = result.module.find(definition) if result.module is not None else None
+    stack: list = [d.body] if d is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Let) and node.var.name in wanted and isinstance(node.value, ast.Fn):
+            t = result.types.get(id(node.value))
+            if isinstance(t, FuncType):
+                names |= {s.name for s in t.dim_params}
+        if isinstance(node, ast.Node):
+            stack.extend(getattr(node, f) for f in getattr(node, "__dataclass_fields__", {}) if f != "span")
+        elif isinstance(node, tuple):
+            stack.extend(node)
+    return frozenset(names)
+
+
 def precision_problems(program: Program, tight: gradual.CheckResult, loose: gradual.CheckResult) -> list:
     """Every function type and binding type of `loose` that is more precise than in `tight`."""
     problems = []
@@ -67,6 +88,10 @@ def precision_problems(program: Program, tight: gradual.CheckResult, loose: grad
         if found:
             problems.append(f"@{d.name}: {found}")
         general = frozenset(s.name for s in fn.dim_params)  # the definition's own (generalized) symbols
+        # and a closed closure's: an unannotated parameter made equal to a relaxed sibling's `?`
+        # is generalized to a symbol of the closure (`n` where the precise program had 1), which
+        # each call instantiates (its callers see what they saw), as a definition's is
+        general |= closure_symbols(loose, d.name, program.text(SYMBOLIC))
         # a name the relaxed program's annotation binds from `?` stands for what the precise
         # program knows exactly (which then names it by that dim: `b` of a (2, 4) value is 2)
         general |= existentials
@@ -238,3 +263,40 @@ def test_a_bound_checked_on_a_signature_symbol_reaches_callers() -> None:
     loose = gradual.check("def @h(%x: Tensor[(n, ?), float32]) {\n" + body + main)
     assert tight.ok and loose.ok
     assert precision_problem(loose.function_type("main"), tight.function_type("main")) is None
+
+
+def test_a_closed_closures_own_symbols_count_as_general() -> None:
+    """Relaxing a sibling makes an unannotated closure parameter a symbol of the closure (`n`
+    where the precise program knew 1), instantiated at each call: its callers see what they
+    saw, and inside it `n` is general, as a definition's own symbols are (the deep "never
+    sharpen" property flagged it, outside pass 8)."""
+    program = ("def @main(%x: Tensor[(1, 1), float32], %y: Tensor[(1, 1, 2, 2), float32]) {\n"
+               "  let %f1 = fn (%a, %b: Tensor[(1, 1, 2, 2), float32]) {\n"
+               "    %g = fn (%c: Tensor[(1, 1), float32]) { %c };\n"
+               "    %u = %g(%a);\n    let %v2 = nn.relu(%a);\n    %v2\n  };\n"
+               "  let %v3 = %f1(%x, %y);\n  %v3\n}\n")
+    tight = gradual.check(program)
+    loose = gradual.check(program.replace("%c: Tensor[(1, 1)", "%c: Tensor[(?, 1)"))
+    assert tight.ok and loose.ok
+    assert str(loose.binding_type("main", "v2")) == "Tensor[(n, 1), float32]"
+    assert str(loose.binding_type("main", "v3")) == "Tensor[(1, 1), float32]"
+    general = closure_symbols(loose, "main", program)
+    assert general == {"n"}
+    assert precision_problem(loose.binding_type("main", "v2"), tight.binding_type("main", "v2"), general) is None
+    assert precision_problem(loose.binding_type("main", "v2"), tight.binding_type("main", "v2")) is not None
+
+
+def test_a_typed_closures_own_symbols_count_as_general() -> None:
+    """The same where the let writes the closure's function type: the names are the closure's
+    own type's, not the annotation's (the deep property found it with an interval `..1`)."""
+    program = ("def @h(%p: Tensor[(2, 1), float32]) { nn.relu(%p) }\n"
+               "def @main(%x: Tensor[(2, 1), float32]) {\n"
+               "  let %f1: fn (Tensor[(2, 1), float32]) -> Tensor[(?, ?), float32] = fn (%a) {\n"
+               "    let %v2 = @h(%a);\n    let %v3 = nn.relu(%a);\n    %v3\n  };\n"
+               "  %f1(%x)\n}\n")
+    tight = gradual.check(program)
+    loose = gradual.check(program.replace("%p: Tensor[(2, 1)", "%p: Tensor[(2, ..1)"))
+    assert tight.ok and loose.ok
+    assert str(loose.binding_type("main", "v3")) == "Tensor[(2, n), float32]"
+    assert closure_symbols(loose, "main", program) == {"n"}
+    assert precision_problem(loose.binding_type("main", "v3"), tight.binding_type("main", "v3"), {"n"}) is None

@@ -32,7 +32,7 @@ import gradual
 from gradual.shapes import Dimension
 from gradual.syntax import ast
 from gradual.types import Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType
-from programs import STATIC, SYMBOLIC, Draw, Program, consistent_inputs, perturb, programs, random_data, relax
+from programs import STATIC, SYMBOLIC, Draw, Program, Relaxed, consistent_inputs, perturb, programs, random_data, relax
 from tracing import every_type_static, run_outcome
 
 
@@ -123,6 +123,38 @@ def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments(pr
        st.integers(0, 2**16))
 def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments_deep(program: Program, seed: int) -> None:
     random_runs_stop_only_at_checks(program, seed, runs=6)
+
+
+def other_dtypes_stop_only_at_checks(program: Program, seed: int) -> None:
+    """Every dtype of main written `?`, and each parameter in turn given another dtype (int32
+    for a float, float32 otherwise): the run ends, or stops at a check site, never in a kernel or at
+    a callee's parameter no check site stated (outside pass 8: two `?` dtypes a helper's `T`
+    made equal, `take` of float indices)."""
+    params = [p for p in program.main.params if p.slot is not None]
+    if not params:
+        return
+    variant = Relaxed(SYMBOLIC, {}, frozenset(), frozenset(p.slot.uid for p in params))
+    result = checked(program, variant)
+    rng = np.random.default_rng(seed)
+    for changed in params:
+        inputs = consistent_inputs(program, variant, rng)
+        other = "int32" if changed.val.dtype.startswith("float") else "float32"
+        inputs[changed.name] = random_data(inputs[changed.name].shape, other, rng)
+        outcome = run_outcome(result, inputs)
+        assert outcome.ok or outcome.allowed_stop, f"%{changed.name} as {other}: {outcome.describe()}\n{program.text(variant)}"
+
+
+@examples(200)
+@given(programs(), st.integers(0, 2**16))
+def test_runs_with_other_dtypes_for_unknown_ones_stop_only_at_checks(program: Program, seed: int) -> None:
+    other_dtypes_stop_only_at_checks(program, seed)
+
+
+@pytest.mark.deep
+@examples(1500)
+@given(programs(max_steps=10), st.integers(0, 2**16))
+def test_runs_with_other_dtypes_for_unknown_ones_stop_only_at_checks_deep(program: Program, seed: int) -> None:
+    other_dtypes_stop_only_at_checks(program, seed)
 
 
 # where checks go -----------------------------------------------------------------------------------
@@ -387,4 +419,4 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
     assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
             "reference", "negative-attribute", "signed-value", "zero-dim", "split-at",
             "function-argument", "hidden-function", "expression-dims", "hinted-loop", "polymorphic-helper",
-            "dynamic-elimination"} <= features
+            "dynamic-elimination", "claimed", "typed-closure", "polymorphic-return-type"} <= features

@@ -39,7 +39,9 @@ from gradual.types import DTypeVar, FuncType, RefType, TensorType, TupleType, Va
 ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write", "projection"})
 
 #: the blame kinds of a function contract: allowed where a check site of the checker states it
-CONTRACT_BLAME = frozenset({"result", "contract"})
+#: (and a written return annotation the checker made the check of a quantified function type:
+#: no cast can restate its names, infer._quantifies_functions)
+CONTRACT_BLAME = frozenset({"result", "contract", "return"})
 
 #: rule failures that mean the checker let an unknown rank reach the rule: each rank or least
 #: rank a rule needs is checked (issue 11, class 5); relations between two unknown ranks (the
@@ -319,7 +321,11 @@ class Outcome:
             return (span.start, span.end) in self.check_sites
         mismatch = self.failure.mismatch
         divisibility = mismatch.what == "unsolvable" or "//" in str(mismatch.facts.get("expr", ""))
-        return kind in ALLOWED_BLAME or kind == "argument" and divisibility
+        # dtypes that no cast can name (two `?`s a callee's `T` makes equal): the call is the
+        # check site the checker recorded, and the callee's parameters check it there
+        span = self.failure.blame.span
+        agreement = mismatch.what == "dtype-var" and (span.start, span.end) in self.check_sites
+        return kind in ALLOWED_BLAME or kind == "argument" and (divisibility or agreement)
 
     def describe(self) -> str:
         """The outcome in one line."""

@@ -266,6 +266,10 @@ def _evaluate(expr: Poly, env: dict, ctx: ShapeContext, base: Any = None) -> Any
 def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
     """Check a call against a signature and return its result (the signature is the rule)."""
     matcher = SignatureMatcher(ctx, sig)
+    # a closure's parameter dtype that its definer infers (not quantified): the arguments passed
+    # for it, found before matching binds it
+    shared = [(arg, cls) for var, cls in sig.dtype_requires if var not in sig.dtype_params
+              for arg in _arguments_of_dtype(ctx, sig, var)]
     matcher.match_params()
     ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
     if sig.requires:
@@ -277,7 +281,21 @@ def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
         if var in matcher.dtypes:
             bound = matcher.dtypes[var]
             check_dtype_class(ctx, _argument_of(ctx, bound), bound, cls)
+    for arg, cls in shared:
+        check_dtype_class(ctx, arg, arg.dtype, cls)
     return matcher.instantiate(sig.ret)
+
+
+def _arguments_of_dtype(ctx: ShapeContext, sig: FuncType, var: Any) -> list:
+    """The tensor arguments passed for parameters whose dtype is `var` (resolved as the
+    checker's solver has it, where there is one)."""
+    solver = getattr(ctx, "solver", None)
+    same = (lambda d: solver.resolve_dtype(d)) if solver is not None else (lambda d: d)
+    want = same(var)
+    if not isinstance(want, DTypeVar):
+        return []  # bound already (by an earlier call, or in the body after the operator): not this call's to say
+    return [arg for param, arg in zip(sig.params, ctx.args)
+            if isinstance(param, TensorType) and isinstance(arg, TensorArg) and same(param.dtype) == want]
 
 
 def _argument_of(ctx: ShapeContext, dtype: Any) -> Any:
