@@ -346,11 +346,11 @@ class Importer:
                 self._import_node(index, record, key)
                 flow = None
                 continue
-            if outputs[0] in defined or len(outputs) > 1:
+            name = outputs[0]  # a direct node has one output (`_direct_form`)
+            if name in defined:
                 self._define(outputs, defined, key, index)
             else:
-                defined[outputs[0]] = index
-            name = outputs[0]
+                defined[name] = index
             if not (name.isascii() and name.isidentifier() and name not in taken):
                 name = fresh_name(name)
             else:
