@@ -331,3 +331,17 @@ def test_token_shuffles_never_raise(seed) -> None:
         sample[i], sample[j] = sample[j], sample[i]
         del sample[rng.randrange(len(sample))]
         check_never_raises(" ".join(sample))
+
+
+@pytest.mark.parametrize("value", ["a\rb", "a\nb", "a\r\nb", "\r", "tab\there"])
+def test_a_string_holding_a_line_break_prints_escaped_and_parses_back(value: str) -> None:
+    """A lone `\\r` is a line break (source.LINE_BREAK), as `\\n` is: the printer writes both
+    escaped, or a string holding one printed a text that does not parse (found by the deep
+    formatting property after the tools pass made `\\r` a line break)."""
+    from dataclasses import replace
+
+    module = gradual.parse('def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }')
+    module = ast.Module((replace(module.defs[0], attrs=(ast.Attr("note", value),)),))
+    text = format_module(module)
+    assert "\r" not in text and text.count("\n") == 3
+    assert gradual.parse(text).defs[0].attrs[0].value == value

@@ -537,7 +537,7 @@ def parse_number(text: str) -> tuple[int | float, str]:
 def decode_string(text: str) -> str:
     """The value of a double-quoted string literal."""
     inner = text[1:-1]
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), inner)
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r", "t": "\t"}.get(m.group(1), m.group(1)), inner)
 
 
 @lru_cache(maxsize=1)

@@ -134,7 +134,8 @@ def format_attr_value(value: ast.AttrValue) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        escaped = (value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+                   .replace("\t", "\\t"))  # a line break (`\r` too: source.LINE_BREAK) never stays raw
         return f'"{escaped}"'
     if isinstance(value, ast.Ident):
         return value.name
