@@ -184,15 +184,15 @@ def main() -> None:
     print(f"library path: {rate:,.0f} ops/s at {args.library_ops:,} ops (check only, chain built in memory)")
     largest = max(args.nodes)
     split = best_in_children("import_and_check_seconds", largest, args.repeat)
-    print(f"{largest:>7} nodes in a running process: import {split['import']:.2f} s (ONNX's own inference, not "
-          f"needed by this import, alone {split['inference']:.2f} s), check {split['check']:.2f} s")
+    print(f"{largest:>7} nodes in a running process: import {split['import']:.3f} s (ONNX's own inference, not "
+          f"needed by this import, alone {split['inference']:.3f} s), check {split['check']:.3f} s")
     print("targets (issue 12):")
     onnx_ratio = ratios[("gradual check model.onnx", largest)]
     text_ratio = ratios[("gradual check prog.rly", args.text_nodes)]
     print(verdict(f"gradual check model.onnx within 1.5x of the ONNX process at {largest:,} nodes",
                   f"{onnx_ratio:.2f}x", onnx_ratio <= 1.5))
-    print(verdict("the ONNX import costs no more than the check", f"import {split['import']:.2f} s, "
-                  f"check {split['check']:.2f} s", split["import"] <= split["check"]))
+    print(verdict("the ONNX import costs no more than the check", f"import {split['import']:.3f} s, "
+                  f"check {split['check']:.3f} s", split["import"] <= split["check"]))
     print(verdict(f"gradual check prog.rly within 1.5x of the ONNX process at {args.text_nodes:,} operators",
                   f"{text_ratio:.2f}x", text_ratio <= 1.5))
     print(verdict(f"library path at least 100,000 ops/s at {args.library_ops:,} ops", f"{rate:,.0f} ops/s",

@@ -259,11 +259,9 @@ def runtime_symbols(t: object) -> set:
 
 
 def _relates_to_others(value: object, check: object) -> bool:
-    """Whether a check of a value names symbols its type does not have (bound at runtime from
-    other values, as `d` is)."""
-    from gradual.types import type_symbols
-
-    return bool(type_symbols(check) - type_symbols(value))
+    """Whether a check of a value names runtime symbols (`d`, bound from another value's `?`
+    dim where the program runs) its type does not have."""
+    return bool(runtime_symbols(check) - runtime_symbols(value))
 
 
 def _open_polynomial_contract(t: object) -> bool:
@@ -296,10 +294,10 @@ def checks_sit_at_imprecision(program: Program, seed: int) -> None:
                 t = result.type_of(record.node)
                 if imprecise(t):
                     continue
-                if variant.name == "relaxed" and (isinstance(t, FuncType) or _relates_to_others(t, record.type)):
-                    continue  # what it checks comes from another value a relaxed annotation made imprecise
-                    # (a contract checks what the function is given; `d // 2` is another argument's
-                    # `?` dim): a precise variant's checks are asserted
+                if _relates_to_others(t, record.type) or (isinstance(t, FuncType) and variant.name == "relaxed"):
+                    continue  # what it checks comes from another value's `?`: `d // 2` is bound at runtime
+                    # from another argument's unknown dim; a relaxed program's contract checks what the
+                    # function is given (a precise variant's contracts are asserted)
                 assert bounds_only(t, record.type), (
                     f"{variant.name}: @{name} checks {record.node.span.describe()} of precise type {t} "
                     f"as {record.type} ({record.reason})\n{program.text(variant)}")
