@@ -299,6 +299,7 @@ class Outcome:
     outputs: Optional[list] = None
     failure: Optional[BaseException] = None
     check_sites: frozenset = frozenset()  # (start, end) of the spans of every check site
+    constraint_sites: frozenset = frozenset()  # (start, end) of each `dim-constraint` warning
 
     @property
     def ok(self) -> bool:
@@ -322,10 +323,12 @@ class Outcome:
         mismatch = self.failure.mismatch
         divisibility = mismatch.what == "unsolvable" or "//" in str(mismatch.facts.get("expr", ""))
         # dtypes that no cast can name (two `?`s a callee's `T` makes equal): the call is the
-        # check site the checker recorded, and the callee's parameters check it there
+        # check site the checker recorded, and the callee's parameters check it there; or a
+        # claimed dim the call constrains, whose `dim-constraint` warning names the call (SPEC 6)
         span = self.failure.blame.span
         agreement = mismatch.what == "dtype-var" and (span.start, span.end) in self.check_sites
-        return kind in ALLOWED_BLAME or kind == "argument" and (divisibility or agreement)
+        claimed = (span.start, span.end) in self.constraint_sites
+        return kind in ALLOWED_BLAME or kind == "argument" and (divisibility or agreement or claimed)
 
     def describe(self) -> str:
         """The outcome in one line."""
@@ -344,15 +347,22 @@ def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", 
     that `Unsound` (and any bug in the tracer itself) propagates."""
     interpreter = TracingInterpreter(result) if traced else Interpreter(gradual.elaborate(result), result.registry)
     try:
-        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))), check_sites=check_sites(result))
+        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))), check_sites=check_sites(result),
+                       constraint_sites=_constraint_sites(result))
     except Unsound:
         raise
     except Exception as exc:  # classified by the caller
-        return Outcome(failure=exc, check_sites=check_sites(result))
+        return Outcome(failure=exc, check_sites=check_sites(result), constraint_sites=_constraint_sites(result))
+
+
+def _constraint_sites(result: gradual.CheckResult) -> frozenset:
+    """(start, end) of each `dim-constraint` warning: a claimed dim a call constrains, which
+    the call checks when it runs (SPEC 6)."""
+    return frozenset((d.span.start, d.span.end) for d in result.diagnostics if d.code == "dim-constraint")
 
 
 def check_sites(result: gradual.CheckResult) -> frozenset:
-    """(start, end) of every span a check site blames: each check's blame and node, and the
+    """(start, end) of every span a check site blames: each check's blame and node, the
     call a function was given a contract at (the callee's parameter wraps it too, binding
     the symbols only the function type names when it is first called, and blames that call)."""
     calls = {id(a): node for node in _nodes(result.module) if isinstance(node, ast.Call) for a in node.args}
