@@ -138,11 +138,14 @@ class _Grader:
             return Grade.CHECK  # `e|1` patterns: only a runtime value tells
         if not (have.is_exact and want.is_exact):
             self.solver.meet_hints(have, want)  # a hinted parameter that may get other sizes
+        written = have, want
         have, want = self.own_dim(have), self.own_dim(want)
         for mine, other in ((have, want), (want, have)):
             if isinstance(mine, Symbol):  # the function's own symbol, first seen: bound here
                 self.bound[mine] = self.solver.resolve(other) if isinstance(other, Dimension) else Dimension.dynamic()
                 return Grade.EQUAL
+        if (have is None) != (want is None) and self.bind_multiple(*(written if have is None else written[::-1])):
+            return Grade.EQUAL
         if have is None or want is None:
             return Grade.CHECK  # an expression of the function's symbols no argument binds
         want, have = self.solver.resolve(want), self.solver.resolve(have)
@@ -159,6 +162,27 @@ class _Grader:
             shown = self.solver.resolve(have, final=True), self.solver.resolve(want, final=True)
             raise _Never(Mismatch(where.side, where.index, where.path, "dim", where.axis, *shown))
         return grade
+
+    def bind_multiple(self, d: Dimension, other: Any) -> bool:
+        """Bind the function's own symbol `s` of a first-seen `c * s` to `other / c` when that
+        division is exact (`2 * n'` against `2 * n`: `n' = n`), so the two are equal for every
+        size; False for any other dim (left to a check)."""
+        other = self.own_dim(other) if isinstance(other, Dimension) else None
+        if other is None or not other.is_exact or not d.is_symbolic:
+            return False
+        own = d.symbols() & self.own
+        terms = d.expr.terms
+        if len(own) != 1 or own != d.symbols() or own & self.bound.keys() or len(terms) != 1:
+            return False
+        (monomial, coefficient), = terms
+        (symbol,) = own
+        if monomial != (symbol,) or coefficient < 1:
+            return False
+        quotient = other.exact_div(coefficient)
+        if quotient is None:
+            return False
+        self.bound[symbol] = self.solver.resolve(quotient)
+        return True
 
     def own_dim(self, d: Dimension) -> Any:
         """A dim with the function's own symbols replaced by what they are bound to: an

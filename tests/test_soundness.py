@@ -264,20 +264,6 @@ def _relates_to_others(value: object, check: object) -> bool:
     return bool(runtime_symbols(check) - runtime_symbols(value))
 
 
-def _open_polynomial_contract(t: object) -> bool:
-    """A written polymorphic function type with a multiple of its own name (`fn (Tensor[(2 * n,)])
-    -> ...`) on a closure of that very type: checked where it could be proven (an open
-    imprecision, 2026-11-27: `2 * n'` is not solved against `2 * n`; `fn (Tensor[(n,)])` is)."""
-    from gradual.types import type_symbols
-
-    if not isinstance(t, FuncType) or not t.dim_params:
-        return False
-    own = set(t.dim_params)
-    dims = [d for p in (*t.params, t.ret) if isinstance(p, TensorType) and p.dims for d in p.dims]
-    return any(isinstance(d, Dimension) and d.get_symbol() is None and own & set(d.symbols()) for d in dims) \
-        and not (type_symbols(t) - own)
-
-
 def checks_sit_at_imprecision(program: Program, seed: int) -> None:
     for variant in (SYMBOLIC, STATIC, relax(program, Draw(seed=seed))):
         result = checked(program, variant)
@@ -286,8 +272,6 @@ def checks_sit_at_imprecision(program: Program, seed: int) -> None:
             for record in result.checks(name):
                 if not record.inserted:  # a write through a reference, or a written annotation or cast
                     value = result.type_of(record.node)
-                    if _open_polynomial_contract(record.type):
-                        continue
                     assert imprecise(record.type) or imprecise(value), (
                         f"{record.reason}: a {value} checked against the precise {record.type}")
                     continue
