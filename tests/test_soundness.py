@@ -258,10 +258,17 @@ def runtime_symbols(t: object) -> set:
     return {s for s in type_symbols(t) if s.name == "d"} if isinstance(t, (TensorType, TupleType)) else set()
 
 
+def _runtime_symbols_anywhere(t: object) -> set:
+    """`runtime_symbols`, in function types' parameters and results too."""
+    if isinstance(t, FuncType):
+        return set().union(*(_runtime_symbols_anywhere(p) for p in (*t.params, t.ret)))
+    return runtime_symbols(t)
+
+
 def _relates_to_others(value: object, check: object) -> bool:
     """Whether a check of a value names runtime symbols (`d`, bound from another value's `?`
     dim where the program runs) its type does not have."""
-    return bool(runtime_symbols(check) - runtime_symbols(value))
+    return bool(_runtime_symbols_anywhere(check) - _runtime_symbols_anywhere(value))
 
 
 def checks_sit_at_imprecision(program: Program, seed: int) -> None:
