@@ -74,6 +74,12 @@ class Session:
         assert "result" in self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
         self.notify("initialized", {})
 
+    def shut_down(self) -> None:
+        """`shutdown`, then `exit`, as an editor ends a session: the server exits with 0."""
+        assert "result" in self.request("shutdown", None)
+        self.notify("exit")
+        assert self.process.wait(WAIT) == 0
+
 
 URI = "file:///tmp/gradual-lifecycle/a.rly"
 TEXT = "def @main(%x: Tensor[(2, 3), float32]) {\n  nn.matmul(%x, %x)\n}\n"
@@ -127,9 +133,7 @@ def test_before_initialize_a_request_is_refused_and_a_notification_dropped() -> 
         session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
         hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
         assert "Tensor[(2, 3), float32]" in hover["result"]["contents"]["value"]
-        assert "result" in session.request("shutdown", None)
-        session.notify("exit")
-        assert session.process.wait(WAIT) == 0
+        session.shut_down()
     finally:
         session.process.kill()
 
@@ -164,9 +168,7 @@ def test_a_second_initialize_is_refused() -> None:
         session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
         pulled = session.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})
         assert [d["code"] for d in pulled["result"]["items"]] == ["shape-mismatch"]
-        assert "result" in session.request("shutdown", None)
-        session.notify("exit")
-        assert session.process.wait(WAIT) == 0
+        session.shut_down()
     finally:
         session.process.kill()
 
@@ -185,8 +187,6 @@ def test_a_message_that_is_no_json_rpc_object_gets_json_rpcs_error() -> None:
             answer = session.receive()
             assert answer["id"] is None and answer["error"]["code"] == code and "method" not in answer, (body, answer)
             assert "attribute" not in answer["error"]["message"]
-        assert "result" in session.request("shutdown", None)
-        session.notify("exit")
-        assert session.process.wait(WAIT) == 0
+        session.shut_down()
     finally:
         session.process.kill()
