@@ -252,23 +252,23 @@ def partners(result: gradual.CheckResult, record: object, records: list) -> froz
 
 
 def runtime_symbols(t: object) -> set:
-    """The symbols a call's checks bind at runtime (named `d`, one per call) in a check type."""
+    """The symbols a call's checks bind at runtime (named `d`, one per call) in a check type
+    of a tensor or tuple (a function's contract shares none with other checks)."""
+    return _d_symbols(t) if isinstance(t, (TensorType, TupleType)) else set()
+
+
+def _d_symbols(t: object) -> set:
+    """The runtime symbols (`d`) a type mentions anywhere, function types' parameters and
+    results included."""
     from gradual.types import type_symbols
 
-    return {s for s in type_symbols(t) if s.name == "d"} if isinstance(t, (TensorType, TupleType)) else set()
-
-
-def _runtime_symbols_anywhere(t: object) -> set:
-    """`runtime_symbols`, in function types' parameters and results too."""
-    if isinstance(t, FuncType):
-        return set().union(*(_runtime_symbols_anywhere(p) for p in (*t.params, t.ret)))
-    return runtime_symbols(t)
+    return {s for s in type_symbols(t) if s.name == "d"}
 
 
 def _relates_to_others(value: object, check: object) -> bool:
     """Whether a check of a value names runtime symbols (`d`, bound from another value's `?`
     dim where the program runs) its type does not have."""
-    return bool(_runtime_symbols_anywhere(check) - _runtime_symbols_anywhere(value))
+    return bool(_d_symbols(check) - _d_symbols(value))
 
 
 def checks_sit_at_imprecision(program: Program, seed: int) -> None:
