@@ -176,7 +176,7 @@ class Importer:
         self.fn = gb.Function("main")
         self.body: gb.Block = self.fn  # where lets go: @main's body, or an If branch being imported
         self.namer = Namer()
-        self.exprs: dict = {}  # tensor -> its variable where the import is (written through `scope`)
+        self.exprs: dict = {}  # tensor -> its variable where the import is (written through `scope`; see `_variable`)
         #: what a branch's import bound in `exprs`, undone when it ends (a copy of `exprs` per
         #: branch made a graph of many Ifs quadratic)
         self.scope = UndoLog()
@@ -334,12 +334,15 @@ class Importer:
                         if var is None:  # unbound, or absent (""), or a constant not yet used
                             constant = None
                             break
-                        args.append(var.name)
+                        args.append(var[0] if var.__class__ is tuple else var.name)
                         if constant and name not in values:
                             constant = False
                     if constant is False:
-                        self.at = (key, index)
-                        op = direct(self, op_type, inputs)
+                        if direct.__class__ is str:
+                            op = direct
+                        else:
+                            self.at = (key, index)
+                            op = direct(self, op_type, inputs)
             if op is None:
                 record = NodeRecord(proto)
                 self._define(record.outputs, defined, key, index)
@@ -358,7 +361,7 @@ class Importer:
             if flow is None:
                 flow = self.body.dataflow(locator)
                 names, ops, arguments, tags = flow.names, flow.ops, flow.args, flow.tags
-            var = gb.DataflowVar(name, flow, len(names))
+            var = (name, flow, len(names))  # a DataflowVar's fields, made one when asked (`_variable`)
             names.append(name)
             ops.append(op)
             arguments.append(args)
@@ -431,10 +434,14 @@ class Importer:
         """The direct form (convert.DIRECT) of a node with no attributes, given its operator and
         its counts of inputs and outputs, when its operator has one, the node has one output and
         the schema accepts the counts (which decide the schema check of a node with no
-        attributes); else None."""
+        attributes); else None. A `FixedForm` is decided here, once per kind of node: the
+        operator's name."""
+        from .convert import FixedForm
+
         if outputs != 1 or problem_of_counts(op_type, self.opset, inputs, outputs) is not None:
             return None  # a problem is reported by _import_node
-        return _direct_forms().get(op_type)
+        form = _direct_forms().get(op_type)
+        return form.of(op_type, inputs) if isinstance(form, FixedForm) else form
 
     def node_proto(self, key: tuple, index: int) -> Any:
         """The NodeProto of node `index` of the graph at path `key` (the records do not keep it)."""
@@ -516,6 +523,7 @@ class Importer:
         current = self.exprs.get(name)
         if current is None or current is self.assertions.get(name) or name in self.values:
             return
+        current = _variable(current)
         if info.dims is None and info.dtype is None:
             return
         loc = self.listing.node(*self.at)
@@ -529,7 +537,7 @@ class Importer:
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
         if name in self.exprs:
-            return self.exprs[name]
+            return _variable(self.exprs[name])
         if name in self.values:
             return self._materialize(name, self.values[name])
         raise Unsupported(lambda span: messages.onnx_undefined_tensor(span, name))
@@ -646,6 +654,12 @@ def _direct_forms() -> dict:
     if _DIRECT is None:
         _converters()
     return _DIRECT  # type: ignore[return-value]
+
+
+def _variable(entry: Any) -> Any:
+    """The variable an entry of `Importer.exprs` holds: a direct node's output is held as the
+    fields of its `gb.DataflowVar` (name, Dataflow, index), and most are never asked for."""
+    return gb.DataflowVar(*entry) if entry.__class__ is tuple else entry
 
 
 def _input_problem(vi: Any, info: TensorInfo) -> Optional[Any]:

@@ -3,10 +3,10 @@ Mean, Where, Clip, Cast and CastLike, Pow and Mod."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ..node import Node
-from . import converts
+from . import FixedForm, converts
 
 UNARY = {
     "Relu": "nn.relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Sqrt": "sqrt", "Exp": "exp", "Log": "log",
@@ -39,12 +39,7 @@ BINARY = {
 }
 
 
-def _direct_unary(importer: Any, op_type: str, inputs: list) -> Optional[str]:
-    """The direct form of `unary` (see convert.DIRECT)."""
-    return UNARY[op_type] if len(inputs) == 1 else None
-
-
-@converts(*UNARY, direct=_direct_unary)
+@converts(*UNARY, direct=FixedForm(UNARY, 1))
 def unary(node: Node) -> Any:
     """A unary map."""
     return node.call(UNARY[node.op_type], node.x(0))
@@ -69,13 +64,7 @@ def isinf(node: Node) -> Any:
                      detect_positive=bool(node.attr("detect_positive", 1)))
 
 
-def _direct_binary(importer: Any, op_type: str, inputs: list) -> Optional[str]:
-    """The direct form of `binary` (see convert.DIRECT): with no attributes there is no legacy
-    broadcast to refuse."""
-    return BINARY[op_type] if len(inputs) == 2 else None
-
-
-@converts(*BINARY, direct=_direct_binary)
+@converts(*BINARY, direct=FixedForm(BINARY, 2))  # no attributes: no legacy broadcast to refuse
 def binary(node: Node) -> Any:
     """A broadcasting binary operator (opset 1-6's `broadcast`/`axis` attributes are not)."""
     _no_legacy_broadcast(node)
@@ -125,7 +114,7 @@ def variadic(node: Node) -> Any:
     return total
 
 
-@converts("Where", direct=lambda importer, op_type, inputs: "where" if len(inputs) == 3 else None)
+@converts("Where", direct=FixedForm({"Where": "where"}, 3))
 def where(node: Node) -> Any:
     """Where(condition, x, y)."""
     return node.call("where", node.x(0), node.x(1), node.x(2))
