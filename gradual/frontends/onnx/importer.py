@@ -706,12 +706,19 @@ def _default_opset(model: Any) -> int:
 
 def _elem_type(array: np.ndarray) -> int:
     """The ONNX element type of an array's dtype (0 where ONNX has none)."""
-    from onnx import helper
+    found = _ELEM_TYPES.get(array.dtype)
+    if found is None:
+        from onnx import helper
 
-    try:
-        return int(helper.np_dtype_to_tensor_dtype(array.dtype))
-    except (KeyError, ValueError, TypeError):
-        return 0
+        try:
+            found = int(helper.np_dtype_to_tensor_dtype(array.dtype))
+        except (KeyError, ValueError, TypeError):
+            found = 0
+        _ELEM_TYPES[array.dtype] = found
+    return found
+
+
+_ELEM_TYPES: dict = {}  # NumPy dtype -> ONNX element type, as asked
 
 
 def _inferred_graph(model: Any, serialized: Optional[bytes] = None) -> Any:

@@ -22,6 +22,7 @@ from ... import messages
 from ...diagnostics import Diagnostic
 from ...syntax.source import Span
 from ...types import DTYPES
+from .constants import read as read_tensor
 from .types import TensorInfo, gradual_dtype, onnx_dtype_name
 
 if TYPE_CHECKING:
@@ -151,9 +152,7 @@ class Node:
         a = self.attributes.get(name)
         if a is None:
             return default
-        from onnx import helper
-
-        value = helper.get_attribute_value(a)
+        value = attribute_value(a)
         if isinstance(value, bytes):
             return value.decode("utf-8", errors="replace")
         if isinstance(value, list) and value and isinstance(value[0], bytes):
@@ -164,9 +163,7 @@ class Node:
 
     def _tensor_attr(self, name: str, tensor: Any) -> np.ndarray:
         """A TENSOR attribute's value, read as an initializer is (Unsupported where it cannot be)."""
-        from .constants import read
-
-        array = read(tensor)
+        array = read_tensor(tensor)
         if isinstance(array, str):
             op = self.op_type
             raise Unsupported(lambda span: messages.onnx_bad_tensor_attribute(span, op, name, array))
@@ -204,6 +201,23 @@ class Node:
             shown = onnx_dtype_name(elem_type)
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, tensor, shown))
         return dtype
+
+
+#: AttributeProto.type -> (its field, whether repeated), for the kinds converters read most
+_ATTRIBUTE_FIELDS = {1: ("f", False), 2: ("i", False), 3: ("s", False), 4: ("t", False), 6: ("floats", True),
+                     7: ("ints", True)}
+
+
+def attribute_value(a: Any) -> Any:
+    """An AttributeProto's value as `onnx.helper.get_attribute_value` gives it (a repeated kind
+    as a list), without its chain of comparisons for the common kinds."""
+    field = _ATTRIBUTE_FIELDS.get(a.type)
+    if field is None or a.ref_attr_name:
+        from onnx import helper
+
+        return helper.get_attribute_value(a)
+    value = getattr(a, field[0])
+    return list(value) if field[1] else value
 
 
 def schema_problem(node: Any, opset: int) -> Optional[Callable[[Span], Diagnostic]]:
