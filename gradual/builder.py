@@ -193,11 +193,23 @@ def _expr(e: Expr) -> ast.Node:
 
 
 def _attr_value(value: object) -> ast.AttrValue:
+    if value.__class__ in _SCALAR_CLASSES:
+        return value  # type: ignore[return-value]
     if isinstance(value, (list, tuple)):
-        return ast.AttrSeq(tuple(_attr_value(v) for v in value), isinstance(value, list))
+        items = tuple(value)
+        for item in items:
+            if item.__class__ not in _SCALAR_CLASSES:  # nested, or a subclass: item by item
+                items = tuple(_attr_value(v) for v in value)
+                break
+        return ast.AttrSeq(items, isinstance(value, list))
     if value is None or isinstance(value, (bool, int, float, str)):
         return value  # type: ignore[return-value]
     raise TypeError(f"not an attribute value: {value!r}")
+
+
+#: the classes an attribute value may have as it is (a subclass of one, such as an IntEnum, is
+#: checked by isinstance and kept as it is too)
+_SCALAR_CLASSES = frozenset({bool, int, float, str, type(None)})
 
 
 def const(value: Union[int, float, bool], dtype: Optional[str] = None, loc: Optional[Loc] = None) -> ast.Literal:

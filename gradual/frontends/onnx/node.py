@@ -346,5 +346,10 @@ def inline_constant(array: np.ndarray, dtype: str, loc: Optional[gb.Loc]) -> Any
     """A literal (rank 0) or `onnx.constant(values=[...], shape=[...], dtype=...)`."""
     if array.ndim == 0 and (array.dtype.kind != "f" or math.isfinite(float(array))):
         return literal(array.item(), dtype, loc)
-    items = [bool(v) if dtype == "bool" else int(v) if array.dtype.kind in "iu" else float(v) for v in array.reshape(-1)]
+    items = array.reshape(-1).tolist()  # Python bools, ints or floats as the kind is
+    kind = array.dtype.kind
+    if dtype == "bool" and kind != "b":
+        items = [bool(v) for v in items]
+    elif dtype != "bool" and kind not in "iu" and kind != "f":
+        items = [float(v) for v in items]
     return gb.call("onnx.constant", loc=loc, values=items, shape=list(array.shape), dtype=dtype)
