@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -242,3 +243,23 @@ def test_let_of_an_operator_call_on_variables_joins_a_dataflow_holding_that_let(
     assert str(result.types[id(call)]) == "Tensor[(2 * n, 2), float32]"
     text = format_module(module)
     assert "%r = reshape(%x, newshape=[-1, 2]);" in text and same_tree(module, gradual.parse(text))
+
+
+def test_attribute_values_keep_their_items_and_refuse_what_is_not_one() -> None:
+    """A builder attribute is a plain scalar or a (nested) list or tuple of them: flat lists are
+    taken as they are, nested ones item by item, and a NumPy scalar anywhere is refused."""
+    import enum
+
+    class Mode(enum.IntEnum):
+        SAME = 1
+
+    call = gb.call("reshape", gb.Var("x"), newshape=[2, -1], pads=((1, 2), [Mode.SAME, 0]), mode="edge", scale=None)
+
+    def plain(value: object) -> object:
+        return (value.square, [plain(v) for v in value.items]) if isinstance(value, ast.AttrSeq) else value
+
+    assert [plain(a.value) for a in call.attrs] == [(True, [2, -1]), (False, [(False, [1, 2]), (True, [Mode.SAME, 0])]),
+                                                   "edge", None]
+    for bad in ([np.int64(3)], [[1, np.float32(2.0)]], np.int64(3), {"a": 1}):
+        with pytest.raises(TypeError, match="not an attribute value"):
+            gb.call("reshape", gb.Var("x"), newshape=bad)

@@ -886,6 +886,20 @@ def test_a_sequence_split_at_sizes_known_only_at_runtime_is_reported_at_its_node
     assert "SplitToSequence" in diag.message and diag.span.text.startswith("node seq (SplitToSequence)")
 
 
+@pytest.mark.parametrize("kind", [np.bool_, np.int8, np.uint8, np.int64, np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_a_constant_written_into_the_program_holds_python_values_of_its_dtype(kind: type, dtype: str) -> None:
+    """inline_constant's values are Python bools for a bool dtype, ints for an integer array and
+    floats otherwise, whatever the array's own kind (it reads them with NumPy's tolist)."""
+    from gradual.frontends.onnx.node import inline_constant
+
+    array = np.array([[1, 0, 2]]).astype(kind)
+    (values, shape, _) = inline_constant(array, dtype, None).attrs
+    wanted = bool if dtype == "bool" else int if array.dtype.kind in "iu" else float
+    assert [type(v) for v in values.value.items] == [wanted] * 3
+    assert list(values.value.items) == [wanted(v) for v in array.reshape(-1)] and shape.value.items == (1, 3)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.bool_,
                                    np.float16, np.float64, np.uint32, np.uint64])
 @pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 3), (2, 3, 4)])
