@@ -23,6 +23,9 @@ PLAIN = {1: "<f4", 2: "u1", 3: "i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: 
          12: "<u4", 13: "<u8"}
 
 
+_PLAIN_DTYPES = {elem_type: np.dtype(code) for elem_type, code in PLAIN.items()}
+
+
 def read(tensor: Any) -> Union[np.ndarray, str]:
     """The initializer's value, or a sentence saying why it cannot be read."""
     plain = _read_plain(tensor)
@@ -44,7 +47,7 @@ def _read_plain(tensor: Any) -> Optional[np.ndarray]:
     """The common case read directly (a model's many small Constant nodes): a plain element
     type held in raw_data, whose length fits the dims. None: `read` goes the general way,
     which also says what is wrong."""
-    dtype = PLAIN.get(tensor.data_type)
+    dtype = _PLAIN_DTYPES.get(tensor.data_type)
     if dtype is None or tensor.data_location == 1:
         return None
     raw = tensor.raw_data
@@ -52,7 +55,7 @@ def _read_plain(tensor: Any) -> Optional[np.ndarray]:
     count = 1
     for d in dims:
         count *= d
-    if not raw or min(dims, default=0) < 0 or len(raw) != count * np.dtype(dtype).itemsize:
+    if not raw or min(dims, default=0) < 0 or len(raw) != count * dtype.itemsize:
         return None
     return np.frombuffer(raw, dtype=dtype).reshape(dims).copy()  # a copy: frombuffer's is read-only
 

@@ -251,34 +251,33 @@ def _schema_problem(op: str, opset: int, inputs: int, outputs: int,
             return lambda span, r=role, c=count, lo=least, hi=most: messages.onnx_node_arity(span, op, r, c, lo, hi)
     if not attributes and not schema.required:
         return None
+    given = []
     for a in attributes:
-        spec = schema.attributes.get(a.name)
+        name = a.name
+        given.append(name)
+        spec = schema.attributes.get(name)
         if spec is None:
             continue  # attributes the schema does not list are the converter's business
-        wanted = int(spec[0])
+        wanted = spec[0]
         if a.type != wanted:
             expected, found = _attribute_kind(wanted), _attribute_kind(a.type)
-            return lambda span, n=a.name: messages.onnx_attribute_kind(span, op, n, expected, found)
-    given = {a.name for a in attributes}
-    for name, (_, required) in schema.attributes.items():
-        if required and name not in given:
+            return lambda span, n=name: messages.onnx_attribute_kind(span, op, n, expected, found)
+    for name in schema.required:
+        if name not in given:
             return lambda span, n=name: messages.onnx_attribute_missing(span, op, n)
     return None
 
 
 @dataclass(frozen=True)
 class _Schema:
-    """What gradual reads of an operator's ONNX schema: {attribute: (AttrType, required)} and
-    the least and most inputs and outputs a node may list."""
+    """What gradual reads of an operator's ONNX schema: {attribute: (AttributeProto type, required)},
+    the least and most inputs and outputs a node may list, and the required attributes' names
+    in the schema's order."""
 
     attributes: dict
     inputs: tuple
     outputs: tuple
-
-    @functools.cached_property
-    def required(self) -> bool:
-        """Whether an attribute is required."""
-        return any(required for _, required in self.attributes.values())
+    required: tuple
 
 
 @functools.lru_cache(maxsize=None)
@@ -290,8 +289,9 @@ def _schema(op_type: str, opset: int) -> Optional[_Schema]:
         schema = onnx.defs.get_schema(op_type, opset, "")
     except Exception:  # noqa: BLE001 - an operator this onnx does not know
         return None
-    attributes = {name: (a.type, bool(a.required)) for name, a in schema.attributes.items()}
-    return _Schema(attributes, (schema.min_input, schema.max_input), (schema.min_output, schema.max_output))
+    attributes = {name: (int(a.type), bool(a.required)) for name, a in schema.attributes.items()}
+    required = tuple(name for name, (_, needed) in attributes.items() if needed)
+    return _Schema(attributes, (schema.min_input, schema.max_input), (schema.min_output, schema.max_output), required)
 
 
 @functools.lru_cache(maxsize=None)
