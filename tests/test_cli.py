@@ -53,6 +53,27 @@ def test_directory_exits_2(capsys) -> None:
 
 
 
+def test_a_path_that_cannot_be_opened_is_said_alike_for_programs_and_models(capsys, tmp_path: Path) -> None:
+    """A symbolic link loop was "cannot read (Too many levels of symbolic links)" for a .rly
+    file and "no such file" for a .onnx or .pt2 one, as was a path through a regular file
+    (`f.rly/m.onnx`); a NUL byte in a path (only the library's `main` can pass one) was an
+    internal error for a program. One reading of the system's error for every kind of input."""
+    import os
+
+    (tmp_path / "f.rly").write_text("def @main() { 1 }\n")
+    messages = {}
+    for suffix in (".rly", ".onnx", ".pt2"):
+        loop = tmp_path / f"loop{suffix}"
+        os.symlink(loop.name, loop)
+        paths = [str(loop), str(tmp_path / "f.rly" / f"m{suffix}"), str(tmp_path / f"gone{suffix}"),
+                 str(tmp_path / f"a\0b{suffix}")]
+        code, out, _ = run_cli(capsys, "check", "--format", "json", *paths)
+        assert code == 2
+        messages[suffix] = [[d["message"] for d in f["diagnostics"]] for f in json.loads(out)["files"]]
+    assert messages[".rly"] == messages[".onnx"] == messages[".pt2"]
+    assert [m[0].split(" (")[0] for m in messages[".rly"]] == ["cannot read", "cannot read", "no such file", "cannot read"]
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_an_input_that_cannot_be_loaded_leaves_the_others_checked(capsys, fmt: str) -> None:
     """A missing file or a directory among the inputs is exit 2, but the others are still

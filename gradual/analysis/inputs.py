@@ -10,6 +10,7 @@ be (not UTF-8, too large, not a model) loads with a diagnostic saying why.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import Optional
@@ -55,12 +56,8 @@ def read_text(path: str) -> Input:
         else:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise Unavailable(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise Unavailable(f"{path}: is a directory, not a program file") from None
-    except OSError as exc:
-        raise Unavailable(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        raise unavailable(path, exc, "program") from None
     if len(data) > MAX_FILE_BYTES:
         span = Span(Source("", path), 0, 0)
         return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
@@ -70,17 +67,32 @@ def read_text(path: str) -> Input:
     return Input(path, text, problem=problem)
 
 
+def unavailable(path: str, exc: Exception, kind: str) -> Unavailable:
+    """Why a path cannot be opened, said the same for a program and a model (`kind`): a
+    symbolic link loop was "cannot read (Too many levels of symbolic links)" for a `.rly`
+    file and "no such file" for a `.onnx` or `.pt2` one (which asked `os.path.exists`)."""
+    if isinstance(exc, FileNotFoundError):
+        return Unavailable(f"{path}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return Unavailable(f"{path}: is a directory, not a {kind} file")
+    if isinstance(exc, OSError):
+        return Unavailable(f"{path}: cannot read ({exc.strerror or exc})")
+    return Unavailable(f"{path}: cannot read ({exc})")
+
+
 def load(path: str, options: Optional[dict] = None) -> Input:
     """Load a program file, or a model through the frontend registered for its kind
     (`options`: the frontend's, by `FrontendOption.dest`)."""
     frontend = frontend_for(path)
     if frontend is None:
         return read_text(path)
-    if not os.path.exists(path):
-        raise Unavailable(f"{path}: no such file")
-    if os.path.isdir(path):
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        raise unavailable(path, exc, "model") from None
+    if stat.S_ISDIR(mode):
         raise Unavailable(f"{path}: is a directory, not a model file")
-    if not os.path.isfile(path):  # a device or a pipe: /dev/zero as a model was read until memory ran out
+    if not stat.S_ISREG(mode):  # a device or a pipe: /dev/zero as a model was read until memory ran out
         raise Unavailable(f"{path}: is not a regular file, and a model is read from one")
     pointer = _lfs_pointer(path)
     if pointer is not None:
