@@ -34,6 +34,7 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
     message) of an error that stopped the command before it checked anything (a usage
     error): the run's invocation then says it failed, with the error as a tool notification
     (SARIF 2.1.0 §3.20.14, §3.58), and has no results."""
+    files = list(files)
     codes = list(CODES)
     results = []
     for checked in files:
@@ -48,6 +49,9 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
         "rules": [_rule(CODES[code], sections.get(code, "")) for code in codes],
     }
     run: dict = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    stdin = _stdin_artifact(files)
+    if stdin is not None:
+        run["artifacts"] = [stdin]
     root = _source_root()
     if root is not None:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
@@ -194,9 +198,33 @@ def _fingerprint(diag: Diagnostic) -> str:
     return digest.hexdigest()[:16] + ":1"
 
 
+#: standard input (`gradual check -`) as SARIF describes an artifact that is no file
+STDIN = "-"
+_STDIN_DESCRIPTION = {"text": "standard input"}
+
+
+def _stdin_artifact(files: list) -> Optional[dict]:
+    """The run's artifact for standard input when an input is `-` (the run's only artifact,
+    index 0), with the text that was read as its contents: a result there has no file to
+    point at, so its location names the artifact by index (SARIF 2.1.0 §3.4.5, §3.24.8)."""
+    read = [checked.input for checked in files if checked.input.path == STDIN]
+    if not read:
+        return None
+    artifact: dict = {"location": {"description": dict(_STDIN_DESCRIPTION)}, "roles": ["analysisTarget"]}
+    text = read[0].text
+    if text is not None:
+        artifact["contents"] = {"text": text}
+        artifact["sourceLanguage"] = "gradual"
+    return artifact
+
+
 def _artifact(path: str) -> dict:
     """A path as an artifact location: normalized, relative to `%SRCROOT%` when it is under
-    the working directory, else an absolute `file:` URI."""
+    the working directory, else an absolute `file:` URI; standard input (`-`, as given: a
+    file named so is `./-`) is the run's artifact 0 (it was the URI `-` against the working
+    directory, a file that is not there)."""
+    if path == STDIN:
+        return {"index": 0, "description": dict(_STDIN_DESCRIPTION)}
     path = os.path.normpath(path) if path else path
     if not os.path.isabs(path) and (path == os.pardir or path.startswith(os.pardir + os.sep)):
         try:

@@ -237,3 +237,26 @@ def test_a_command_line_argparse_refuses_is_a_sarif_log_too(capsys: pytest.Captu
     (note,) = invocation["toolExecutionNotifications"]
     assert note["descriptor"]["id"] == "usage-error" and "--unknown" in note["message"]["text"]
     assert run["results"] == []
+
+
+def test_standard_input_is_an_artifact_of_the_run_not_a_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check --format sarif -` located its results at the URI `-` against the working
+    directory: a file of that name, which is not there (and `./-`, a file really named so, is
+    one). Standard input is the run's artifact 0, described as such, with the text read as its
+    contents; the second `-` (an input-error: read once) points at it too."""
+    import io
+    import sys
+
+    source = (EXAMPLES / "shape_error.rly").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source)))
+    code, log = sarif("-", "-")
+    (run,) = valid(log)["runs"]
+    assert code == 2
+    (artifact,) = run["artifacts"]
+    assert artifact["location"] == {"description": {"text": "standard input"}}
+    assert artifact["contents"]["text"] == source.decode()
+    assert [r["ruleId"] for r in run["results"]] == ["shape-mismatch", "input-error"]
+    for result in run["results"]:
+        location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert location == {"index": 0, "description": {"text": "standard input"}}
+    assert run["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
