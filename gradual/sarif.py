@@ -11,7 +11,8 @@ relative paths from the repository's root); one outside it (`../x.rly`) or absol
 of docs/diagnostics.md. A file that could not be read has a region at its start. A diagnostic of a model (its
 listing: a line per node) is a location in the model file at its start (the file has no
 lines: a region is all GitHub needs) with the node as its logical location, the listing line
-in its properties, and a fingerprint of its own (see `_location`, `_fingerprint`).
+in its properties, and a fingerprint of its own (see `_location`, `_fingerprint`); so is a
+torch.export archive's Python line whose file is not here (`_elsewhere`).
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def _result(diag: Diagnostic, codes: list, model: Optional[str]) -> dict:
     related = [_related(i, label, model) for i, label in enumerate(diag.labels)]
     if related:
         result["relatedLocations"] = related
-    if _in_listing(diag.span, model):
+    if _in_model(diag.span, model):
         result["partialFingerprints"] = {"primaryLocationLineHash": _fingerprint(diag)}
     return result
 
@@ -142,6 +143,54 @@ def _in_listing(span: Span, model: Optional[str]) -> bool:
     return model is not None and span.source.path == model and bool(span.source.text)
 
 
+def _in_model(span: Span, model: Optional[str]) -> bool:
+    """Whether a span is located in the model file: its listing, or a Python line of a
+    torch.export archive whose file is not here (see `_elsewhere`)."""
+    return _in_listing(span, model) or _elsewhere(span, model)
+
+
+def _elsewhere(span: Span, model: Optional[str]) -> bool:
+    """Whether a span of a model's diagnostic is a Python line that no file here holds: the
+    archive's stack traces name the exporting machine's files (`/home/alice/proj/model.py`, or
+    a path relative to where it ran), which a SARIF viewer of this repository cannot open. The
+    line's text is the code the trace recorded (frontends/torch_export/locations.py)."""
+    if model is None or span.source.path == model or not span.source.text:
+        return False
+    line = span.start_position[0]
+    return _file_line(span.source.path, line) != span.source.line_text(line).rstrip("\r\n")
+
+
+def _file_line(path: str, line: int) -> Optional[str]:
+    """Line `line` (1-based) of the text file at `path`, None when there is no such file or line."""
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for number, text in enumerate(handle, 1):
+                if number == line:
+                    return text.rstrip("\r\n")
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _elsewhere_location(span: Span, message: str, model: str) -> dict:
+    """A location in a Python file that is not here: the model archive at its start (the
+    region GitHub requires), the Python line as the logical location (`models.py:69`, its
+    full path as the fully qualified name), and the file, line, column and code recorded in
+    the location's properties."""
+    line, column = span.start_position
+    path = span.source.path
+    name = f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}"
+    found = {"physicalLocation": {"artifactLocation": _artifact(model), "region": {"startLine": 1}},
+             "logicalLocations": [{"name": name, "fullyQualifiedName": f"{path}:{line}"}],
+             "properties": {"pythonFile": path, "pythonLine": line, "pythonColumn": column,
+                            "code": span.source.line_text(line).strip()}}
+    if message:
+        found["message"] = {"text": message}
+    return found
+
+
 def _location(span: Span, message: str, model: Optional[str]) -> dict:
     """A location: a region of a text file; in a model, the model file as the artifact (with
     the region GitHub requires, its start: the file has no lines) and the node (or graph
@@ -152,6 +201,8 @@ def _location(span: Span, message: str, model: Optional[str]) -> dict:
     if not span.source.text:  # a file that could not be read: GitHub needs a region all the same
         physical["region"] = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
         return {"physicalLocation": physical}
+    if _elsewhere(span, model):
+        return _elsewhere_location(span, message, model)  # type: ignore[arg-type]
     line, column = span.start_position
     if _in_listing(span, model):
         listed = span.source.line_text(line)
@@ -189,8 +240,8 @@ def _fingerprint(diag: Diagnostic) -> str:
     """A model result's `primaryLocationLineHash`, which GitHub otherwise computes from the
     text at the region's line: every result of a model shares the region at its start, so
     each would look like the first (alerts merged). It hashes the rule, the listing line (a
-    node's name, operator and tensors: stable when nodes are added elsewhere) and the
-    message."""
+    node's name, operator and tensors: stable when nodes are added elsewhere; for a Python
+    line that is not here, its code) and the message."""
     import hashlib
 
     line = diag.span.source.line_text(diag.span.start_position[0])
