@@ -17,6 +17,7 @@ torch.export archive's Python line whose file is not here (`_elsewhere`).
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -36,6 +37,7 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
     error): the run's invocation then says it failed, with the error as a tool notification
     (SARIF 2.1.0 §3.20.14, §3.58), and has no results."""
     files = list(files)
+    _file_lines.cache_clear()
     codes = list(CODES)
     results = []
     for checked in files:
@@ -162,16 +164,21 @@ def _elsewhere(span: Span, model: Optional[str]) -> bool:
 
 def _file_line(path: str, line: int) -> Optional[str]:
     """Line `line` (1-based) of the text file at `path`, None when there is no such file or line."""
+    lines = _file_lines(path)
+    return lines[line - 1] if lines is not None and 1 <= line <= len(lines) else None
+
+
+@functools.lru_cache(maxsize=32)
+def _file_lines(path: str) -> Optional[tuple]:
+    """The lines of a text file (each read once per log: `sarif_log` clears the cache), None
+    when it is not a readable file of at most 50 MB (as the torch.export frontend reads them)."""
     try:
-        if not os.path.isfile(path):
+        if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000:
             return None
         with open(path, encoding="utf-8", errors="replace") as handle:
-            for number, text in enumerate(handle, 1):
-                if number == line:
-                    return text.rstrip("\r\n")
+            return tuple(handle.read().splitlines())
     except (OSError, ValueError):
         return None
-    return None
 
 
 def _elsewhere_location(span: Span, message: str, model: str) -> dict:
