@@ -481,7 +481,7 @@ def _declares_operators(path: str, text: str) -> bool:
             return True
         twin = shipped / opened.name
         return opened.suffix == ".rly" and twin.is_file() and twin.read_text(encoding="utf-8") == text
-    except (OSError, UnicodeDecodeError):
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path (`file:///a%00b.rly`), or not UTF-8
         return False
 
 
