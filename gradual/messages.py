@@ -625,6 +625,11 @@ def input_error(span: Span, detail: str) -> Diagnostic:
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")
 
 
+def misnamed_input(kind: str, suffix: str) -> str:
+    """A note on a file that cannot be read as the kind its name says, but can as another."""
+    return f"the file is {kind}: gradual reads a file by its name's suffix, so name it `{suffix}` to check it as one"
+
+
 def input_unavailable(span: Span, detail: str) -> Diagnostic:
     """An input that cannot be loaded at all (missing, a directory, unreadable): reported
     with the others in `--format json` and `sarif`, so a CI step still gets a document."""

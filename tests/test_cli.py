@@ -494,3 +494,27 @@ def test_a_git_lfs_pointer_is_named_as_such(capsys, tmp_path: Path, suffix: str)
     (diag,) = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1 and diag["code"] == "input-error" and diag["message"].startswith("the file is a Git LFS pointer")
     assert "git lfs pull" in diag["message"] and diag["help"] is None
+
+
+def test_a_file_its_suffix_misnames_gets_a_note_naming_its_kind(capsys, tmp_path: Path) -> None:
+    """An ONNX model or a torch.export archive saved as `.rly` was only "not UTF-8 text: byte
+    0x83 at offset 21", a program saved as `.onnx` "Wire format was corrupt": gradual reads a
+    file by its suffix, and now the input-error says which kind the file is and the suffix
+    that reads it as one. Files of no kind (random bytes, an empty file) get no such note."""
+    pytest.importorskip("onnx")
+    import random
+
+    data = {"onnx": (ROOT / "tests" / "data" / "onnx" / "examples" / "mlp.onnx").read_bytes(),
+            "pt2": (ROOT / "tests" / "data" / "torch" / "cnn.pt2").read_bytes(),
+            "rly": (EXAMPLES / "mlp.rly").read_bytes(), "random": random.Random(7).randbytes(3000), "empty": b""}
+    expected = {("onnx", ".rly"): "`.onnx`", ("pt2", ".rly"): "`.pt2`", ("pt2", ".onnx"): "`.pt2`",
+                ("rly", ".onnx"): "`.rly`", ("rly", ".pt2"): "`.rly`", ("onnx", ".pt2"): "`.onnx`",
+                ("random", ".rly"): None, ("random", ".onnx"): None, ("empty", ".onnx"): None, ("empty", ".pt2"): None}
+    for (kind, suffix), named in expected.items():
+        path = tmp_path / f"{kind}_as{suffix}"
+        path.write_bytes(data[kind])
+        code, out, _ = run_cli(capsys, "check", "--format", "json", str(path))
+        (diag,) = json.loads(out)["files"][0]["diagnostics"]
+        assert code == 1 and diag["code"] == "input-error", (kind, suffix)
+        notes = [n for n in diag["notes"] if "name it" in n]
+        assert [n.rsplit("name it ", 1)[1].split(" ")[0] for n in notes] == ([named] if named else []), (kind, suffix, notes)

@@ -13,11 +13,12 @@ import os
 import stat
 import sys
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from .. import messages
-from ..api import CheckResult, check, decode_program
-from ..frontends import FrontendUnavailable, LoadedModel, frontend_for
+from ..api import CheckResult, check, decode_program, parse
+from ..diagnostics import INPUT_ERROR
+from ..frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
 from ..syntax.source import Source, Span
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -64,6 +65,8 @@ def read_text(path: str) -> Input:
     if data.startswith(LFS_POINTER):
         return Input(path, problem=messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail()))
     text, problem = decode_program(data, path)
+    if problem is not None and path != "-":
+        _note_other_kind(problem, path, None, {})
     return Input(path, text, problem=problem)
 
 
@@ -98,9 +101,48 @@ def load(path: str, options: Optional[dict] = None) -> Input:
     if pointer is not None:
         return Input(path, problem=pointer)
     try:
-        return Input(path, model=frontend.load(path, dict(options or {})))
+        model = frontend.load(path, dict(options or {}))
     except FrontendUnavailable as exc:
         raise Unavailable(str(exc)) from None
+    unreadable = [d for d in model.diagnostics if d.code == INPUT_ERROR]
+    if unreadable and model.module is None:
+        _note_other_kind(unreadable[0], path, frontend, options or {})
+    return Input(path, model=model)
+
+
+def _note_other_kind(problem: Any, path: str, failed: Optional[Frontend], options: dict) -> None:
+    """A note on the input-error of a file that its name's suffix misnames (an ONNX model or
+    a torch.export archive saved as `.rly`, a program saved as `.onnx`, an archive as `.onnx`):
+    the kind it can be read as, and the suffix that makes gradual read it so. Each other kind
+    is tried only here, where reading the file as its own kind failed."""
+    kind = _readable_as(path, failed, options)
+    if kind is not None:
+        problem.notes = tuple(problem.notes) + (messages.misnamed_input(*kind),)
+
+
+def _readable_as(path: str, failed: Optional[Frontend], options: dict) -> Optional[tuple]:
+    """(what the file is, its suffix) for the first other kind that reads it: a model through
+    another frontend (one whose import finds no input-error), or, for a model file, program
+    text that parses into at least one definition."""
+    for other in frontends():
+        if other is failed:
+            continue
+        try:
+            model = other.load(path, dict(options))
+        except Exception:  # noqa: BLE001 - not installed, or a file it cannot take at all: not this kind
+            continue
+        if model.module is not None or not any(d.code == INPUT_ERROR for d in model.diagnostics):
+            return f"a model the `{other.name}` frontend reads", other.suffixes[0]
+    if failed is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_FILE_BYTES + 1).decode("utf-8")
+        if len(text) <= MAX_FILE_BYTES and parse(text, path).defs:  # an empty file is no program either
+            return "a program in gradual's language", ".rly"
+    except Exception:  # noqa: BLE001 - unreadable, not UTF-8, not a program: not this kind either
+        return None
+    return None
 
 
 #: how a Git LFS pointer file begins (git-lfs spec v1): what a checkout without LFS holds
