@@ -1136,6 +1136,12 @@ def runtime_needs_shape(name: str, declared: str) -> str:
     return f"no input for `%{name}` (type {declared}): give one with --arg {name}=FILE.npy or --shape {name}=2x3"
 
 
+def runtime_ungivable_input(name: str, declared: str, part: str) -> str:
+    """A parameter whose type holds a function or a reference: no input of a run fills it."""
+    return (f"`%{name}` has type {declared}, which holds {part}: --arg and --shape give tensors and scalars, "
+            f"so run a definition that passes it (--entry)")
+
+
 def runtime_scalar_for_tensor(name: str, declared: str) -> str:
     """A scalar `--arg` for a parameter that is not a scalar."""
     return f"`%{name}` has type {declared}: a value such as 3 fits only a scalar parameter; use --shape or a .npy file"
