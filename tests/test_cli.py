@@ -518,3 +518,21 @@ def test_a_file_its_suffix_misnames_gets_a_note_naming_its_kind(capsys, tmp_path
         assert code == 1 and diag["code"] == "input-error", (kind, suffix)
         notes = [n for n in diag["notes"] if "name it" in n]
         assert [n.rsplit("name it ", 1)[1].split(" ")[0] for n in notes] == ([named] if named else []), (kind, suffix, notes)
+
+
+def test_a_pipe_is_not_read_again_for_its_kind(tmp_path: Path, monkeypatch) -> None:
+    """The kinds a misnamed file might be are tried on regular files only: a named pipe was
+    read to its end, and opening it again would wait for a writer that never comes."""
+    import os
+
+    from gradual.analysis import inputs
+
+    tried = []
+    monkeypatch.setattr(inputs, "frontends", lambda: [type("F", (), {"load": lambda self, path, o: tried.append(path)})()])
+    fifo = tmp_path / "p.rly"
+    os.mkfifo(fifo)
+    assert inputs._readable_as(str(fifo), None, {}) is None and tried == []
+    regular = tmp_path / "r.rly"
+    regular.write_bytes(b"\xff")
+    inputs._readable_as(str(regular), None, {})
+    assert tried == [str(regular)]

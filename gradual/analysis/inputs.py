@@ -123,7 +123,13 @@ def _note_other_kind(problem: Any, path: str, failed: Optional[Frontend], option
 def _readable_as(path: str, failed: Optional[Frontend], options: dict) -> Optional[tuple]:
     """(what the file is, its suffix) for the first other kind that reads it: a model through
     another frontend (one whose import finds no input-error), or, for a model file, program
-    text that parses into at least one definition."""
+    text that parses into at least one definition. Only a regular file is read again (a pipe
+    was read to its end: opening it again would wait for a writer that never comes)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
     for other in frontends():
         if other is failed:
             continue
