@@ -528,7 +528,13 @@ def test_a_pipe_is_not_read_again_for_its_kind(tmp_path: Path, monkeypatch) -> N
     from gradual.analysis import inputs
 
     tried = []
-    monkeypatch.setattr(inputs, "frontends", lambda: [type("F", (), {"load": lambda self, path, o: tried.append(path)})()])
+
+    class Recorder:
+        def load(self, path: str, options: dict) -> None:
+            tried.append(path)
+            raise ValueError("not this kind")
+
+    monkeypatch.setattr(inputs, "frontends", lambda: [Recorder()])
     fifo = tmp_path / "p.rly"
     os.mkfifo(fifo)
     assert inputs._readable_as(str(fifo), None, {}) is None and tried == []
