@@ -381,8 +381,8 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--strict-dims", "--format", "json"],
-    ["elaborate", "--batch", "N"], ["run", "--strict-dims", "--format", "json", "--shape", "x=2x784"],
+    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--batch", "N", "--format", "json"],
+    ["elaborate", "--batch", "N"], ["run", "--batch", "N", "--format", "json", "--shape", "x=2x784"],
 ])
 def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
     """`gradual check --batch N prog.rly` silently ignored `--batch` (a program has no graph
@@ -542,3 +542,25 @@ def test_a_pipe_is_not_read_again_for_its_kind(tmp_path: Path, monkeypatch) -> N
     regular.write_bytes(b"\xff")
     inputs._readable_as(str(regular), None, {})
     assert tried == [str(regular)]
+
+
+
+@pytest.mark.parametrize("command", ["check", "elaborate", "run"])
+def test_strict_dims_makes_a_printed_models_claims_promises(capsys, tmp_path: Path, command: str) -> None:
+    """`gradual import model.pt2 > m.rly` writes the exporter's dims as `claimed=[...]`; checked
+    with `--strict-dims`, the model's dim-constraint warning is an error, but the printed
+    program's stayed a warning (the option was "not used" for a program), while its help line
+    said "--strict-dims makes this an error". Now the program answers as its model does."""
+    model = str(ROOT / "tests" / "data" / "torch" / "constrained.pt2")
+    assert main(["import", model]) == 0
+    printed = tmp_path / "constrained.rly"
+    printed.write_text(capsys.readouterr().out)
+    extra = ["--shape", "x=3x10x8"] if command == "run" else []
+    results = {}
+    for path in (model, str(printed)):
+        code, out, err = run_cli(capsys, command, "--strict-dims", "--color=never", path, *extra)
+        results[path] = (code, [line.split(":")[0] for line in err.splitlines() if line.startswith(("error[", "warning["))])
+        assert "it was not used" not in err
+    assert results[model] == results[str(printed)] == (1, ["error[shape-mismatch]"])
+    code, _, err = run_cli(capsys, "check", "--color=never", str(printed))  # without it: the claim
+    assert code == 0 and "warning[dim-constraint]" in err

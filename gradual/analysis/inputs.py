@@ -38,6 +38,9 @@ class Input:
     text: Optional[str] = None
     model: Optional[LoadedModel] = None
     problem: Optional[object] = None
+    #: a program's `claimed=[...]` dims are claims (False under `--strict-dims`: promises, as
+    #: a frontend's dims are then)
+    claims: bool = True
 
 
 @dataclass
@@ -88,7 +91,9 @@ def load(path: str, options: Optional[dict] = None) -> Input:
     (`options`: the frontend's, by `FrontendOption.dest`)."""
     frontend = frontend_for(path)
     if frontend is None:
-        return read_text(path)
+        loaded = read_text(path)
+        loaded.claims = not (options or {}).get("strict_dims")
+        return loaded
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
@@ -183,5 +188,25 @@ def check_input(loaded: Input) -> Checked:
             for diagnostic in result.diagnostics:
                 diagnostic.notes = tuple(model.notes(diagnostic)) + tuple(diagnostic.notes)
         return Checked(loaded, result, list(result.diagnostics))
-    result = check(loaded.text or "", loaded.path)
+    result = check(loaded.text or "", loaded.path) if loaded.claims else _check_unclaimed(loaded.text or "", loaded.path)
     return Checked(loaded, result, list(result.diagnostics))
+
+
+def _check_unclaimed(text: str, path: str) -> CheckResult:
+    """Check a program whose definitions' `claimed=[...]` dims are promises (`--strict-dims`
+    on a printed model: a node that constrains one is an error, as it is when the model is
+    checked with the option; it stayed a warning whose help said `--strict-dims makes this an
+    error`)."""
+    from dataclasses import replace
+
+    from ..api import SyntaxProblem
+    from ..syntax import ast
+
+    try:
+        module = parse(text, path)
+    except SyntaxProblem:
+        return check(text, path)  # its parse error, as always
+    if not any(d.claimed_dims for d in module.defs):
+        return check(text, path)
+    defs = tuple(replace(d, claimed_dims=frozenset()) for d in module.defs)
+    return check(ast.compact_lets(ast.Module(defs, span=module.span)), path)
