@@ -178,7 +178,7 @@ def build_inputs(params: list, args: list, shapes: list, seed: int = 0) -> dict:
         name, value = split_assignment(text)
         _known(name, declared)
         _givable(name, declared[name])
-        if value.strip().endswith(".npy"):
+        if value.strip().lower().endswith(".npy"):  # `A.NPY` too, as `MODEL.ONNX` is a model
             inputs[name] = language_value(name, file_input(value))
         else:
             inputs[name] = literal_input(value, declared[name])
