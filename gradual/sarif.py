@@ -175,8 +175,10 @@ def _file_lines(path: str) -> Optional[tuple]:
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000:
             return None
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return tuple(handle.read().splitlines())
+        from .frontends.torch_export.locations import python_lines
+
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            return tuple(python_lines(handle.read()))
     except (OSError, ValueError):
         return None
 
