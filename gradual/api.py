@@ -342,14 +342,22 @@ def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diag
 def check(program: Union[str, bytes, ast.Module], path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
     """Type-check a program (text, UTF-8 bytes or a module). Never raises for a bad program;
     anything else is a `TypeError`."""
+    return checked_program(program, path, registry, "check")
+
+
+def checked_program(program: Any, path: str, registry: Optional[Registry], function: str,
+                    takes: str = "program text (str or UTF-8 bytes) or a parsed Module") -> CheckResult:
+    """`check`, its arguments' TypeErrors naming the library `function` the user called
+    (`gradual.run(None)` said "gradual.check takes ..."); the path and registry are looked at
+    first (`check(b"...", 3)` decoded the bytes with a path that is no str)."""
+    require(path, str, function, "a path that is a str")
+    require(registry, (Registry, type(None)), function, "a Registry (or None: the default operators)")
     if isinstance(program, (bytes, bytearray)):
         text, problem = decode_program(bytes(program), path)
         if problem is not None:
             return CheckResult(None, problem.span.source, [problem], registry=registry or default_registry())
-        program = text  # type: ignore[assignment]
-    require(program, (str, ast.Module), "check", "program text (str or UTF-8 bytes) or a parsed Module")
-    require(path, str, "check", "a path that is a str")
-    require(registry, (Registry, type(None)), "check", "a Registry (or None: the default operators)")
+        program = text
+    require(program, (str, ast.Module), function, takes)
     return run_deep(_check, program, path, registry or default_registry())
 
 

@@ -625,6 +625,11 @@ def input_error(span: Span, detail: str) -> Diagnostic:
     return Diagnostic(codes.INPUT_ERROR, detail, span, help="gradual reads UTF-8 text files of the language")
 
 
+def misnamed_input(kind: str, suffix: str) -> str:
+    """A note on a file that cannot be read as the kind its name says, but can as another."""
+    return f"the file is {kind}: gradual reads a file by its name's suffix, so name it `{suffix}` to check it as one"
+
+
 def input_unavailable(span: Span, detail: str) -> Diagnostic:
     """An input that cannot be loaded at all (missing, a directory, unreadable): reported
     with the others in `--format json` and `sarif`, so a CI step still gets a document."""
@@ -1129,6 +1134,12 @@ def runtime_unreadable_array(path: str, problem: str) -> str:
 def runtime_needs_shape(name: str, declared: str) -> str:
     """A parameter that is not fully static and has no input."""
     return f"no input for `%{name}` (type {declared}): give one with --arg {name}=FILE.npy or --shape {name}=2x3"
+
+
+def runtime_ungivable_input(name: str, declared: str, part: str) -> str:
+    """A parameter whose type holds a function or a reference: no input of a run fills it."""
+    return (f"`%{name}` has type {declared}, which holds {part}: --arg and --shape give tensors and scalars, "
+            f"so run a definition that passes it (--entry)")
 
 
 def runtime_scalar_for_tensor(name: str, declared: str) -> str:

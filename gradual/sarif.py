@@ -11,11 +11,13 @@ relative paths from the repository's root); one outside it (`../x.rly`) or absol
 of docs/diagnostics.md. A file that could not be read has a region at its start. A diagnostic of a model (its
 listing: a line per node) is a location in the model file at its start (the file has no
 lines: a region is all GitHub needs) with the node as its logical location, the listing line
-in its properties, and a fingerprint of its own (see `_location`, `_fingerprint`).
+in its properties, and a fingerprint of its own (see `_location`, `_fingerprint`); so is a
+torch.export archive's Python line whose file is not here (`_elsewhere`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -34,6 +36,8 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
     message) of an error that stopped the command before it checked anything (a usage
     error): the run's invocation then says it failed, with the error as a tool notification
     (SARIF 2.1.0 §3.20.14, §3.58), and has no results."""
+    files = list(files)
+    _file_lines.cache_clear()
     codes = list(CODES)
     results = []
     for checked in files:
@@ -48,6 +52,9 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
         "rules": [_rule(CODES[code], sections.get(code, "")) for code in codes],
     }
     run: dict = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    stdin = _stdin_artifact(files)
+    if stdin is not None:
+        run["artifacts"] = [stdin]
     root = _source_root()
     if root is not None:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
@@ -119,7 +126,7 @@ def _result(diag: Diagnostic, codes: list, model: Optional[str]) -> dict:
     related = [_related(i, label, model) for i, label in enumerate(diag.labels)]
     if related:
         result["relatedLocations"] = related
-    if _in_listing(diag.span, model):
+    if _in_model(diag.span, model):
         result["partialFingerprints"] = {"primaryLocationLineHash": _fingerprint(diag)}
     return result
 
@@ -138,6 +145,61 @@ def _in_listing(span: Span, model: Optional[str]) -> bool:
     return model is not None and span.source.path == model and bool(span.source.text)
 
 
+def _in_model(span: Span, model: Optional[str]) -> bool:
+    """Whether a span is located in the model file: its listing, or a Python line of a
+    torch.export archive whose file is not here (see `_elsewhere`)."""
+    return _in_listing(span, model) or _elsewhere(span, model)
+
+
+def _elsewhere(span: Span, model: Optional[str]) -> bool:
+    """Whether a span of a model's diagnostic is a Python line that no file here holds: the
+    archive's stack traces name the exporting machine's files (`/home/alice/proj/model.py`, or
+    a path relative to where it ran), which a SARIF viewer of this repository cannot open. The
+    line's text is the code the trace recorded (frontends/torch_export/locations.py)."""
+    if model is None or span.source.path == model or not span.source.text:
+        return False
+    line = span.start_position[0]
+    return _file_line(span.source.path, line) != span.source.line_text(line).rstrip("\r\n")
+
+
+def _file_line(path: str, line: int) -> Optional[str]:
+    """Line `line` (1-based) of the text file at `path`, None when there is no such file or line."""
+    lines = _file_lines(path)
+    return lines[line - 1] if lines is not None and 1 <= line <= len(lines) else None
+
+
+@functools.lru_cache(maxsize=32)
+def _file_lines(path: str) -> Optional[tuple]:
+    """The lines of a text file (each read once per log: `sarif_log` clears the cache), None
+    when it is not a readable file of at most 50 MB (as the torch.export frontend reads them)."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000:
+            return None
+        from .frontends.torch_export.locations import python_lines
+
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            return tuple(python_lines(handle.read()))
+    except (OSError, ValueError):
+        return None
+
+
+def _elsewhere_location(span: Span, message: str, model: str) -> dict:
+    """A location in a Python file that is not here: the model archive at its start (the
+    region GitHub requires), the Python line as the logical location (`models.py:69`, its
+    full path as the fully qualified name), and the file, line, column and code recorded in
+    the location's properties."""
+    line, column = span.start_position
+    path = span.source.path
+    name = f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}"
+    found = {"physicalLocation": {"artifactLocation": _artifact(model), "region": {"startLine": 1}},
+             "logicalLocations": [{"name": name, "fullyQualifiedName": f"{path}:{line}"}],
+             "properties": {"pythonFile": path, "pythonLine": line, "pythonColumn": column,
+                            "code": span.source.line_text(line).strip()}}
+    if message:
+        found["message"] = {"text": message}
+    return found
+
+
 def _location(span: Span, message: str, model: Optional[str]) -> dict:
     """A location: a region of a text file; in a model, the model file as the artifact (with
     the region GitHub requires, its start: the file has no lines) and the node (or graph
@@ -148,6 +210,8 @@ def _location(span: Span, message: str, model: Optional[str]) -> dict:
     if not span.source.text:  # a file that could not be read: GitHub needs a region all the same
         physical["region"] = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
         return {"physicalLocation": physical}
+    if _elsewhere(span, model):
+        return _elsewhere_location(span, message, model)  # type: ignore[arg-type]
     line, column = span.start_position
     if _in_listing(span, model):
         listed = span.source.line_text(line)
@@ -185,8 +249,8 @@ def _fingerprint(diag: Diagnostic) -> str:
     """A model result's `primaryLocationLineHash`, which GitHub otherwise computes from the
     text at the region's line: every result of a model shares the region at its start, so
     each would look like the first (alerts merged). It hashes the rule, the listing line (a
-    node's name, operator and tensors: stable when nodes are added elsewhere) and the
-    message."""
+    node's name, operator and tensors: stable when nodes are added elsewhere; for a Python
+    line that is not here, its code) and the message."""
     import hashlib
 
     line = diag.span.source.line_text(diag.span.start_position[0])
@@ -194,9 +258,33 @@ def _fingerprint(diag: Diagnostic) -> str:
     return digest.hexdigest()[:16] + ":1"
 
 
+#: standard input (`gradual check -`) as SARIF describes an artifact that is no file
+STDIN = "-"
+_STDIN_DESCRIPTION = {"text": "standard input"}
+
+
+def _stdin_artifact(files: list) -> Optional[dict]:
+    """The run's artifact for standard input when an input is `-` (the run's only artifact,
+    index 0), with the text that was read as its contents: a result there has no file to
+    point at, so its location names the artifact by index (SARIF 2.1.0 §3.4.5, §3.24.8)."""
+    read = [checked.input for checked in files if checked.input.path == STDIN]
+    if not read:
+        return None
+    artifact: dict = {"location": {"description": dict(_STDIN_DESCRIPTION)}, "roles": ["analysisTarget"]}
+    text = read[0].text
+    if text is not None:
+        artifact["contents"] = {"text": text}
+        artifact["sourceLanguage"] = "gradual"
+    return artifact
+
+
 def _artifact(path: str) -> dict:
     """A path as an artifact location: normalized, relative to `%SRCROOT%` when it is under
-    the working directory, else an absolute `file:` URI."""
+    the working directory, else an absolute `file:` URI; standard input (`-`, as given: a
+    file named so is `./-`) is the run's artifact 0 (it was the URI `-` against the working
+    directory, a file that is not there)."""
+    if path == STDIN:
+        return {"index": 0, "description": dict(_STDIN_DESCRIPTION)}
     path = os.path.normpath(path) if path else path
     if not os.path.isabs(path) and (path == os.pardir or path.startswith(os.pardir + os.sep)):
         try:

@@ -102,6 +102,11 @@ def test_check_decodes_bytes_and_reports_bytes_that_are_not_utf8() -> None:
     (lambda: gradual.register_op(None), "gradual.register_op takes a declaration"),
     (lambda: gradual.register_op("def my.typed[T](%x: Tensor[*, T]) -> Tensor[*, T];", rule=5), "a callable rule"),
     (lambda: gradual.run("def @main(%x: float32) { %x }", [1.0]), "gradual.run takes inputs as a mapping"),
+    # `run` named `gradual.check`, the function it calls; bytes that are not UTF-8 skipped the path's check
+    (lambda: gradual.run(None), "gradual.run takes program text .* or a CheckResult"),
+    (lambda: gradual.run("def @main() { 1f }", None, "main", 3), "gradual.run takes a path"),
+    (lambda: gradual.run("def @main() { 1f }", registry="ops"), "gradual.run takes a Registry"),
+    (lambda: gradual.check(b"def @main() {\xff}", 3), "gradual.check takes a path"),
     (lambda: __import__("gradual.analysis").analysis.Document("d.rly").analyze(None), "Document.analyze takes the document's text"),
 ])
 def test_a_wrong_argument_is_a_type_error_that_names_the_function(call, names) -> None:

@@ -53,6 +53,27 @@ def test_directory_exits_2(capsys) -> None:
 
 
 
+def test_a_path_that_cannot_be_opened_is_said_alike_for_programs_and_models(capsys, tmp_path: Path) -> None:
+    """A symbolic link loop was "cannot read (Too many levels of symbolic links)" for a .rly
+    file and "no such file" for a .onnx or .pt2 one, as was a path through a regular file
+    (`f.rly/m.onnx`); a NUL byte in a path (only the library's `main` can pass one) was an
+    internal error for a program. One reading of the system's error for every kind of input."""
+    import os
+
+    (tmp_path / "f.rly").write_text("def @main() { 1 }\n")
+    messages = {}
+    for suffix in (".rly", ".onnx", ".pt2"):
+        loop = tmp_path / f"loop{suffix}"
+        os.symlink(loop.name, loop)
+        paths = [str(loop), str(tmp_path / "f.rly" / f"m{suffix}"), str(tmp_path / f"gone{suffix}"),
+                 str(tmp_path / f"a\0b{suffix}")]
+        code, out, _ = run_cli(capsys, "check", "--format", "json", *paths)
+        assert code == 2
+        messages[suffix] = [[d["message"] for d in f["diagnostics"]] for f in json.loads(out)["files"]]
+    assert messages[".rly"] == messages[".onnx"] == messages[".pt2"]
+    assert [m[0].split(" (")[0] for m in messages[".rly"]] == ["cannot read", "cannot read", "no such file", "cannot read"]
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_an_input_that_cannot_be_loaded_leaves_the_others_checked(capsys, fmt: str) -> None:
     """A missing file or a directory among the inputs is exit 2, but the others are still
@@ -360,8 +381,8 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--strict-dims", "--format", "json"],
-    ["elaborate", "--batch", "N"], ["run", "--strict-dims", "--format", "json", "--shape", "x=2x784"],
+    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--batch", "N", "--format", "json"],
+    ["elaborate", "--batch", "N"], ["run", "--batch", "N", "--format", "json", "--shape", "x=2x784"],
 ])
 def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
     """`gradual check --batch N prog.rly` silently ignored `--batch` (a program has no graph
@@ -473,3 +494,73 @@ def test_a_git_lfs_pointer_is_named_as_such(capsys, tmp_path: Path, suffix: str)
     (diag,) = json.loads(out)["files"][0]["diagnostics"]
     assert code == 1 and diag["code"] == "input-error" and diag["message"].startswith("the file is a Git LFS pointer")
     assert "git lfs pull" in diag["message"] and diag["help"] is None
+
+
+def test_a_file_its_suffix_misnames_gets_a_note_naming_its_kind(capsys, tmp_path: Path) -> None:
+    """An ONNX model or a torch.export archive saved as `.rly` was only "not UTF-8 text: byte
+    0x83 at offset 21", a program saved as `.onnx` "Wire format was corrupt": gradual reads a
+    file by its suffix, and now the input-error says which kind the file is and the suffix
+    that reads it as one. Files of no kind (random bytes, an empty file) get no such note."""
+    pytest.importorskip("onnx")
+    import random
+
+    data = {"onnx": (ROOT / "tests" / "data" / "onnx" / "examples" / "mlp.onnx").read_bytes(),
+            "pt2": (ROOT / "tests" / "data" / "torch" / "cnn.pt2").read_bytes(),
+            "rly": (EXAMPLES / "mlp.rly").read_bytes(), "random": random.Random(7).randbytes(3000), "empty": b""}
+    expected = {("onnx", ".rly"): "`.onnx`", ("pt2", ".rly"): "`.pt2`", ("pt2", ".onnx"): "`.pt2`",
+                ("rly", ".onnx"): "`.rly`", ("rly", ".pt2"): "`.rly`", ("onnx", ".pt2"): "`.onnx`",
+                ("random", ".rly"): None, ("random", ".onnx"): None, ("empty", ".onnx"): None, ("empty", ".pt2"): None}
+    for (kind, suffix), named in expected.items():
+        path = tmp_path / f"{kind}_as{suffix}"
+        path.write_bytes(data[kind])
+        code, out, _ = run_cli(capsys, "check", "--format", "json", str(path))
+        (diag,) = json.loads(out)["files"][0]["diagnostics"]
+        assert code == 1 and diag["code"] == "input-error", (kind, suffix)
+        notes = [n for n in diag["notes"] if "name it" in n]
+        assert [n.rsplit("name it ", 1)[1].split(" ")[0] for n in notes] == ([named] if named else []), (kind, suffix, notes)
+
+
+def test_a_pipe_is_not_read_again_for_its_kind(tmp_path: Path, monkeypatch) -> None:
+    """The kinds a misnamed file might be are tried on regular files only: a named pipe was
+    read to its end, and opening it again would wait for a writer that never comes."""
+    import os
+
+    from gradual.analysis import inputs
+
+    tried = []
+
+    class Recorder:
+        def load(self, path: str, options: dict) -> None:
+            tried.append(path)
+            raise ValueError("not this kind")
+
+    monkeypatch.setattr(inputs, "frontends", lambda: [Recorder()])
+    fifo = tmp_path / "p.rly"
+    os.mkfifo(fifo)
+    assert inputs._readable_as(str(fifo), None, {}) is None and tried == []
+    regular = tmp_path / "r.rly"
+    regular.write_bytes(b"\xff")
+    inputs._readable_as(str(regular), None, {})
+    assert tried == [str(regular)]
+
+
+
+@pytest.mark.parametrize("command", ["check", "elaborate", "run"])
+def test_strict_dims_makes_a_printed_models_claims_promises(capsys, tmp_path: Path, command: str) -> None:
+    """`gradual import model.pt2 > m.rly` writes the exporter's dims as `claimed=[...]`; checked
+    with `--strict-dims`, the model's dim-constraint warning is an error, but the printed
+    program's stayed a warning (the option was "not used" for a program), while its help line
+    said "--strict-dims makes this an error". Now the program answers as its model does."""
+    model = str(ROOT / "tests" / "data" / "torch" / "constrained.pt2")
+    assert main(["import", model]) == 0
+    printed = tmp_path / "constrained.rly"
+    printed.write_text(capsys.readouterr().out)
+    extra = ["--shape", "x=3x10x8"] if command == "run" else []
+    results = {}
+    for path in (model, str(printed)):
+        code, out, err = run_cli(capsys, command, "--strict-dims", "--color=never", path, *extra)
+        results[path] = (code, [line.split(":")[0] for line in err.splitlines() if line.startswith(("error[", "warning["))])
+        assert "it was not used" not in err
+    assert results[model] == results[str(printed)] == (1, ["error[shape-mismatch]"])
+    code, _, err = run_cli(capsys, "check", "--color=never", str(printed))  # without it: the claim
+    assert code == 0 and "warning[dim-constraint]" in err

@@ -397,3 +397,23 @@ async def test_a_model_opened_in_the_editor_is_checked_as_a_model(client: Langua
     await eventually(lambda: [d.code for d in client.published.of(uri)[-1].diagnostics] == ["input-error"])
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(uri)))
     await eventually(lambda: not client.published.of(uri)[-1].diagnostics)
+
+
+async def test_a_uri_whose_path_holds_a_nul_byte_or_a_symlink_loop_is_still_checked(client: LanguageClient, tmp_path) -> None:
+    """`file:///tmp/a%00b.rly` (or `.onnx`) was "Error in server: ValueError: embedded null
+    byte" shown to the user, and the document was never checked: opening it asked the file
+    system whether it is the operator library. So was a file that is a symbolic link loop
+    ("RuntimeError: Symlink loop"). The program is checked from its text; the model, which no
+    file holds, is an input-error."""
+    import os
+
+    text = "def @main(%x: Tensor[(2, 3), float32]) {\n  add(%x, %y)\n}\n"
+    os.symlink("loop.rly", tmp_path / "loop.rly")
+    os.symlink("loop.onnx", tmp_path / "loop.onnx")
+    directory = uri_of("x").removesuffix("x")
+    for uri, code in ((directory + "nul%00byte.rly", "unknown-variable"), (directory + "nul%00byte.onnx", "input-error"),
+                      ((tmp_path / "loop.rly").as_uri(), "unknown-variable"), ((tmp_path / "loop.onnx").as_uri(), "input-error")):
+        open_document(client, uri, text)
+        published = await client.published.wait(uri, 1)
+        assert [d.code for d in published.diagnostics] == [code]
+        client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(uri)))

@@ -109,7 +109,10 @@ def test_run_with_npy_and_pb_inputs(capsys: object, mlp: str, tmp_path: Path) ->
     x = np.arange(8, dtype=np.float32).reshape(2, 4)
     np.save(tmp_path / "x.npy", x)
     (tmp_path / "x.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
-    for given in ("x.npy", "x.pb"):
+    (tmp_path / "X.NPY").write_bytes((tmp_path / "x.npy").read_bytes())
+    (tmp_path / "X.PB").write_bytes((tmp_path / "x.pb").read_bytes())
+    # a file's suffix is matched without case, as a model's is (`X.NPY` was read as a literal)
+    for given in ("x.npy", "x.pb", "X.NPY", "X.PB"):
         code, out, err = run_cli(capsys, "run", mlp, "--arg", f"x={tmp_path / given}")
         assert (code, err) == (0, "")
         assert out == "y: Tensor[(2, 3), float32]\n"

@@ -247,3 +247,20 @@ def test_a_run_that_stops_inside_is_a_json_document_too(capsys, program, monkeyp
     monkeypatch.setattr(Interpreter, "run", exhausted)
     code, out, _ = run_cli(capsys, program(ADD), "--format", "json", "--shape", "x=2x1", "--shape", "y=2x5")
     assert code == 3 and json.loads(out)["error"]["code"] == "runtime-error"
+
+
+def test_a_parameter_no_input_can_fill_is_a_usage_error(capsys, program) -> None:
+    """A function or reference parameter (alone or in a tuple) of the entry: left out, it
+    said "give one with --arg f=FILE.npy or --shape f=2x3", which no value can do; given
+    `--shape f=2`, the tensor failed the entry's check (exit 3). Either is a usage error that
+    says to run a definition that passes it (found by an outside pass)."""
+    src = program("def @apply(%f: fn (Tensor[(2,), float32]) -> Tensor[(2,), float32], %x: Tensor[(2,), float32]) { %f(%x) }\n"
+                  "def @r(%q: ref(Tensor[(2,), float32])) { ref_read(%q) }\n"
+                  "def @tf(%t: (fn (float32) -> float32, float32)) { %t.1 }\n")
+    for argv, holds in ((["--entry", "apply", "--shape", "x=2"], "a function"),
+                        (["--entry", "apply", "--shape", "x=2", "--shape", "f=2"], "a function"),
+                        (["--entry", "apply", "--shape", "x=2", "--arg", "f=3"], "a function"),
+                        (["--entry", "r"], "a reference"), (["--entry", "tf"], "a function")):
+        code, out, err = run_cli(capsys, src, *argv)
+        assert code == 2 and out == "", argv
+        assert f"which holds {holds}: --arg and --shape give tensors and scalars" in err and "(--entry)" in err, argv

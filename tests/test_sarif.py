@@ -237,3 +237,67 @@ def test_a_command_line_argparse_refuses_is_a_sarif_log_too(capsys: pytest.Captu
     (note,) = invocation["toolExecutionNotifications"]
     assert note["descriptor"]["id"] == "usage-error" and "--unknown" in note["message"]["text"]
     assert run["results"] == []
+
+
+def test_standard_input_is_an_artifact_of_the_run_not_a_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check --format sarif -` located its results at the URI `-` against the working
+    directory: a file of that name, which is not there (and `./-`, a file really named so, is
+    one). Standard input is the run's artifact 0, described as such, with the text read as its
+    contents; the second `-` (an input-error: read once) points at it too."""
+    import io
+    import sys
+
+    source = (EXAMPLES / "shape_error.rly").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source)))
+    code, log = sarif("-", "-")
+    (run,) = valid(log)["runs"]
+    assert code == 2
+    (artifact,) = run["artifacts"]
+    assert artifact["location"] == {"description": {"text": "standard input"}}
+    assert artifact["contents"]["text"] == source.decode()
+    assert [r["ruleId"] for r in run["results"]] == ["shape-mismatch", "input-error"]
+    for result in run["results"]:
+        location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert location == {"index": 0, "description": {"text": "standard input"}}
+    assert run["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
+
+
+def _moved_archive(source: Path, target: Path, old: str, new: str) -> None:
+    """A copy of a torch.export archive whose stack traces name `new` for the file `old`."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if "/models/" in info.filename and info.filename.endswith(".json"):
+                data = data.replace(old.encode(), new.encode())
+            zout.writestr(info, data)
+
+
+def test_an_archive_whose_python_files_are_not_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A .pt2 archive's stack traces name the exporting machine's files: an absolute
+    `/home/alice/...` path was a `file:` URI no viewer of this repository can open, and a path
+    relative to where the exporter ran resolved against this run's directory (another file,
+    or none). Such a location is the archive at its start, with the Python line as its logical
+    location and the file, line and code in its properties, and a fingerprint of its own; a
+    Python file that is here stays a region of it."""
+    torch_dir = ROOT / "tests" / "data" / "torch"
+    alice = tmp_path / "alice.pt2"
+    _moved_archive(torch_dir / "edited.pt2", alice, "tests/data/torch/models.py", "/home/alice/proj/models.py")
+    monkeypatch.chdir(tmp_path)
+    for archive in (str(alice), str(torch_dir / "edited.pt2")):  # the second's relative paths are not under tmp_path
+        code, log = sarif(archive)
+        (result,) = github_acceptable(log)["results"]
+        assert code == 1
+        (location,) = result["locations"]
+        assert location["physicalLocation"]["region"] == {"startLine": 1}
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith(Path(archive).name)
+        assert location["logicalLocations"][0]["name"] == "models.py:23"
+        assert location["properties"]["pythonLine"] == 23 and location["properties"]["code"] == "return self.fc(y)"
+        assert re.fullmatch(r"[0-9a-f]{16}:1", result["partialFingerprints"]["primaryLocationLineHash"])
+    assert location["properties"]["pythonFile"] == "tests/data/torch/models.py"
+    # run from the repository's root, where the traces' relative path is the model's source
+    monkeypatch.chdir(ROOT)
+    _, log = sarif(str(torch_dir / "edited.pt2"))
+    (result,) = github_acceptable(log)["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "tests/data/torch/models.py"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import os
 import zipfile
 
@@ -193,6 +194,35 @@ def test_the_line_shown_is_the_traces_when_the_file_is_gone(tmp_path):
     (diag,) = [d for d in gt.import_archive(moved, path="moved.pt2").check().diagnostics if d.is_error]
     assert diag.span.source.path.endswith("gone.py")
     assert diag.span.text == "return self.fc(y)"
+
+
+def test_a_python_file_with_a_form_feed_is_numbered_as_python_numbers_it(tmp_path, capsys):
+    """A model source with a page break (a form feed, which PEP 8 allows) above the node's line:
+    `str.splitlines` made the form feed a line of its own, so every later line was off by one,
+    the file no longer held the trace's code, and the diagnostic showed the recorded code
+    without its indentation (column 1), as if the file were gone; SARIF pointed into the
+    archive. Python (and torch's trace) ends lines at \n, \r\n and \r only."""
+    lines = open(MODELS, encoding="utf-8").read().split("\n")
+    lines.insert(5, "\f")  # a page break above every model
+    source = tmp_path / "paged.py"
+    source.write_text("\n".join(lines), encoding="utf-8")
+    line = model_line("return self.fc(y)") + 1
+
+    def moved(program: dict) -> None:
+        _replace_paths(program, "tests/data/torch/models.py", str(source))
+        text = json.dumps(program)
+        text = re.sub(r"line (\d+)", lambda m: f"line {int(m.group(1)) + (int(m.group(1)) > 5)}", text)
+        program.clear()
+        program.update(json.loads(text))
+
+    path = tmp_path / "paged.pt2"
+    path.write_bytes(_rewrite(open(archive("edited"), "rb").read(), moved))
+    (diag,) = [d for d in gt.import_archive(str(path)).check().diagnostics if d.is_error]
+    assert (diag.line, diag.column, diag.span.text) == (line, 9, "return self.fc(y)")
+    assert main(["check", "--format", "sarif", str(path)]) == 1
+    (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"]) == (line, 9)
 
 
 def _replace_paths(program: dict, old: str, new: str) -> None:

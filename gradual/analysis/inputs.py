@@ -10,13 +10,15 @@ be (not UTF-8, too large, not a model) loads with a diagnostic saying why.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from .. import messages
-from ..api import CheckResult, check, decode_program
-from ..frontends import FrontendUnavailable, LoadedModel, frontend_for
+from ..api import CheckResult, check, decode_program, parse
+from ..diagnostics import INPUT_ERROR
+from ..frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
 from ..syntax.source import Source, Span
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -36,6 +38,9 @@ class Input:
     text: Optional[str] = None
     model: Optional[LoadedModel] = None
     problem: Optional[object] = None
+    #: a program's `claimed=[...]` dims are claims (False under `--strict-dims`: promises, as
+    #: a frontend's dims are then)
+    claims: bool = True
 
 
 @dataclass
@@ -55,19 +60,30 @@ def read_text(path: str) -> Input:
         else:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise Unavailable(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise Unavailable(f"{path}: is a directory, not a program file") from None
-    except OSError as exc:
-        raise Unavailable(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        raise unavailable(path, exc, "program") from None
     if len(data) > MAX_FILE_BYTES:
         span = Span(Source("", path), 0, 0)
         return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
     if data.startswith(LFS_POINTER):
         return Input(path, problem=messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail()))
     text, problem = decode_program(data, path)
+    if problem is not None and path != "-":
+        _note_other_kind(problem, path, None, {})
     return Input(path, text, problem=problem)
+
+
+def unavailable(path: str, exc: Exception, kind: str) -> Unavailable:
+    """Why a path cannot be opened, said the same for a program and a model (`kind`): a
+    symbolic link loop was "cannot read (Too many levels of symbolic links)" for a `.rly`
+    file and "no such file" for a `.onnx` or `.pt2` one (which asked `os.path.exists`)."""
+    if isinstance(exc, FileNotFoundError):
+        return Unavailable(f"{path}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return Unavailable(f"{path}: is a directory, not a {kind} file")
+    if isinstance(exc, OSError):
+        return Unavailable(f"{path}: cannot read ({exc.strerror or exc})")
+    return Unavailable(f"{path}: cannot read ({exc})")
 
 
 def load(path: str, options: Optional[dict] = None) -> Input:
@@ -75,20 +91,69 @@ def load(path: str, options: Optional[dict] = None) -> Input:
     (`options`: the frontend's, by `FrontendOption.dest`)."""
     frontend = frontend_for(path)
     if frontend is None:
-        return read_text(path)
-    if not os.path.exists(path):
-        raise Unavailable(f"{path}: no such file")
-    if os.path.isdir(path):
+        loaded = read_text(path)
+        loaded.claims = not (options or {}).get("strict_dims")
+        return loaded
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+        raise unavailable(path, exc, "model") from None
+    if stat.S_ISDIR(mode):
         raise Unavailable(f"{path}: is a directory, not a model file")
-    if not os.path.isfile(path):  # a device or a pipe: /dev/zero as a model was read until memory ran out
+    if not stat.S_ISREG(mode):  # a device or a pipe: /dev/zero as a model was read until memory ran out
         raise Unavailable(f"{path}: is not a regular file, and a model is read from one")
     pointer = _lfs_pointer(path)
     if pointer is not None:
         return Input(path, problem=pointer)
     try:
-        return Input(path, model=frontend.load(path, dict(options or {})))
+        model = frontend.load(path, dict(options or {}))
     except FrontendUnavailable as exc:
         raise Unavailable(str(exc)) from None
+    unreadable = [d for d in model.diagnostics if d.code == INPUT_ERROR]
+    if unreadable and model.module is None:
+        _note_other_kind(unreadable[0], path, frontend, options or {})
+    return Input(path, model=model)
+
+
+def _note_other_kind(problem: Any, path: str, failed: Optional[Frontend], options: dict) -> None:
+    """A note on the input-error of a file that its name's suffix misnames (an ONNX model or
+    a torch.export archive saved as `.rly`, a program saved as `.onnx`, an archive as `.onnx`):
+    the kind it can be read as, and the suffix that makes gradual read it so. Each other kind
+    is tried only here, where reading the file as its own kind failed."""
+    kind = _readable_as(path, failed, options)
+    if kind is not None:
+        problem.notes = tuple(problem.notes) + (messages.misnamed_input(*kind),)
+
+
+def _readable_as(path: str, failed: Optional[Frontend], options: dict) -> Optional[tuple]:
+    """(what the file is, its suffix) for the first other kind that reads it: a model through
+    another frontend (one whose import finds no input-error), or, for a model file, program
+    text that parses into at least one definition. Only a regular file is read again (a pipe
+    was read to its end: opening it again would wait for a writer that never comes)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    for other in frontends():
+        if other is failed:
+            continue
+        try:
+            model = other.load(path, dict(options))
+        except Exception:  # noqa: BLE001 - not installed, or a file it cannot take at all: not this kind
+            continue
+        if model.module is not None or not any(d.code == INPUT_ERROR for d in model.diagnostics):
+            return f"a model the `{other.name}` frontend reads", other.suffixes[0]
+    if failed is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_FILE_BYTES + 1).decode("utf-8")
+        if len(text) <= MAX_FILE_BYTES and parse(text, path).defs:  # an empty file is no program either
+            return "a program in gradual's language", ".rly"
+    except Exception:  # noqa: BLE001 - unreadable, not UTF-8, not a program: not this kind either
+        return None
+    return None
 
 
 #: how a Git LFS pointer file begins (git-lfs spec v1): what a checkout without LFS holds
@@ -123,5 +188,25 @@ def check_input(loaded: Input) -> Checked:
             for diagnostic in result.diagnostics:
                 diagnostic.notes = tuple(model.notes(diagnostic)) + tuple(diagnostic.notes)
         return Checked(loaded, result, list(result.diagnostics))
-    result = check(loaded.text or "", loaded.path)
+    result = check(loaded.text or "", loaded.path) if loaded.claims else _check_unclaimed(loaded.text or "", loaded.path)
     return Checked(loaded, result, list(result.diagnostics))
+
+
+def _check_unclaimed(text: str, path: str) -> CheckResult:
+    """Check a program whose definitions' `claimed=[...]` dims are promises (`--strict-dims`
+    on a printed model: a node that constrains one is an error, as it is when the model is
+    checked with the option; it stayed a warning whose help said `--strict-dims makes this an
+    error`)."""
+    from dataclasses import replace
+
+    from ..api import SyntaxProblem
+    from ..syntax import ast
+
+    try:
+        module = parse(text, path)
+    except SyntaxProblem:
+        return check(text, path)  # its parse error, as always
+    if not any(d.claimed_dims for d in module.defs):
+        return check(text, path)
+    defs = tuple(replace(d, claimed_dims=frozenset()) for d in module.defs)
+    return check(ast.compact_lets(ast.Module(defs, span=module.span)), path)

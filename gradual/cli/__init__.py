@@ -410,7 +410,7 @@ def _warn_unused_options(args: argparse.Namespace) -> None:
             if option.needs is not None and getattr(args, option.needs.replace("-", "_"), None) in (None, False):
                 _say(f"gradual: warning: {visible(messages.option_needs(option.name, option.needs))}")
                 continue
-            if any(kind is not None and option in kind.options for kind in kinds):
+            if any(kind is not None and option in kind.options or kind is None and option.programs for kind in kinds):
                 continue
             takers = [f"{f.name} models ({', '.join(f.suffixes)})" for f in frontends() if option in f.options]
             _say(f"gradual: warning: {visible(messages.option_not_used(option.name, takers))}")

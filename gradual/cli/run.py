@@ -66,7 +66,7 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     given, files = [], {}
     for text in args.arg:
         name, value = _assignment(text, model.inputs)
-        if model.read_tensor is not None and value.strip().endswith(model.tensor_suffixes):
+        if model.read_tensor is not None and value.strip().lower().endswith(tuple(s.lower() for s in model.tensor_suffixes)):
             files[name] = model.read_tensor(value.strip())
         else:
             given.append(f"{name}={value}")

@@ -58,6 +58,7 @@ class FrontendOption:
     flag: bool = False
     parse: Optional[Callable[[str], Any]] = None
     needs: Optional[str] = None  # the name of an option without which this one does nothing
+    programs: bool = False  # whether it applies to programs (`.rly`) too
 
     @property
     def dest(self) -> str:
@@ -84,7 +85,8 @@ def dim_name(text: str) -> str:
 
 #: exporter dims as promises (SPEC 6): a node that constrains one is an error, not a warning
 STRICT_DIMS = FrontendOption("strict-dims", "a node that constrains a dynamic dim of the model (height = 32) is an "
-                             "error, not a warning with a runtime check", flag=True)
+                             "error, not a warning with a runtime check (in a program: a dim its definition's "
+                             "`claimed=[...]` lists, as a printed model's does)", flag=True, programs=True)
 
 
 @dataclass

@@ -481,7 +481,10 @@ def _declares_operators(path: str, text: str) -> bool:
             return True
         twin = shipped / opened.name
         return opened.suffix == ".rly" and twin.is_file() and twin.read_text(encoding="utf-8") == text
-    except (OSError, UnicodeDecodeError):
+    # ValueError: a NUL byte in the path (`file:///a%00b.rly`), or not UTF-8; RuntimeError: a
+    # symbolic link loop, which Path.resolve raises (both were "Error in server", the document
+    # never checked)
+    except (OSError, ValueError, RuntimeError):
         return False
 
 

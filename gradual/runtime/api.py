@@ -6,7 +6,7 @@ from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
-from ..api import CheckResult, check, elaborate
+from ..api import CheckResult, checked_program, elaborate
 from ..ops.registry import Registry
 from ..syntax import ast
 from .errors import ProgramRejected
@@ -19,7 +19,8 @@ Program = Union[str, CheckResult, ast.Module]
 
 def checked(program: Program, path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
     """A program checked (text and modules are checked here); raises ProgramRejected on errors."""
-    result = program if isinstance(program, CheckResult) else check(program, path, registry)
+    result = program if isinstance(program, CheckResult) else checked_program(
+        program, path, registry, "run", "program text (str or UTF-8 bytes), a parsed Module or a CheckResult")
     if not result.ok:
         raise ProgramRejected(result.errors)
     return result

@@ -16,7 +16,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import messages
-from ..types import Type, TensorType, TupleType, format_type
+from ..types import FuncType, RefType, Type, TensorType, TupleType, format_type
 from .errors import InputError
 from .operators import LIMIT_VARIABLE, tensor_byte_limit
 from .values import NUMPY_DTYPES
@@ -172,21 +172,47 @@ def build_inputs(params: list, args: list, shapes: list, seed: int = 0) -> dict:
     for text in shapes:
         name, value = split_assignment(text)
         _known(name, declared)
+        _givable(name, declared[name])
         inputs[name] = shaped_input(value, declared[name], rng)
     for text in args:
         name, value = split_assignment(text)
         _known(name, declared)
-        if value.strip().endswith(".npy"):
+        _givable(name, declared[name])
+        if value.strip().lower().endswith(".npy"):  # `A.NPY` too, as `MODEL.ONNX` is a model
             inputs[name] = language_value(name, file_input(value))
         else:
             inputs[name] = literal_input(value, declared[name])
     for name, t in params:
         if name not in inputs:
+            _givable(name, t)
             value = random_for_type(t, rng)
             if value is None:
                 raise InputError(messages.runtime_needs_shape(name, format_type(t) if t is not None else "?"))
             inputs[name] = value
     return inputs
+
+
+def _givable(name: str, t: Optional[Type]) -> None:
+    """An InputError for a parameter no input of a run can fill: one whose type holds a
+    function or a reference (`--shape f=2` made a tensor, which failed the entry's check
+    with exit 3, and leaving it out said "give one with --shape f=2x3")."""
+    part = _ungivable_part(t)
+    if part is not None:
+        raise InputError(messages.runtime_ungivable_input(name, format_type(t), part))  # type: ignore[arg-type]
+
+
+def _ungivable_part(t: Optional[Type]) -> Optional[str]:
+    """"a function" or "a reference" where `t` holds one (in a tuple, too), else None."""
+    stack = [t]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, FuncType):
+            return "a function"
+        if isinstance(part, RefType):
+            return "a reference"
+        if isinstance(part, TupleType):
+            stack.extend(part.fields)
+    return None
 
 
 def _known(name: str, declared: dict) -> None:
