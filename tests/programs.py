@@ -1312,9 +1312,10 @@ def op_rank_branch(b: Builder) -> Val:
 
 
 def op_values_tile_narrow(b: Builder) -> Val:
-    """onnx.tile by repeats read as shape values (`y.repeat(1, x.shape[1], 1)`), or onnx.slice
-    between two shape values (`x.narrow(1, t // q, t // h)`), as both ONNX exporters write them:
-    the checker once gave both `?` (outside9)."""
+    """onnx.tile by repeats read as shape values (`y.repeat(1, x.shape[1], 1)`), onnx.slice
+    between two shape values (`x.narrow(1, t // q, t // h)`) or onnx.split_sizes by them (the
+    halves of `x.split([t // 2, t - t // 2], 1)` swapped back together), as both ONNX exporters
+    write them: the checker once gave all three `?` (outside9)."""
     x = b.pick(has_rank(1, 3))
     axis = b.draw.int(0, x.rank - 1)
     shape = "".join(b.call("shape_of", [x.text]))
@@ -1327,8 +1328,16 @@ def op_values_tile_narrow(b: Builder) -> Val:
         reps = "".join(b.call("concatenate", ["(" + ", ".join(parts) + ("," if x.rank == 1 else "") + ")"], axis=0))
         dims[axis] = dim_mul(x.dims[axis], x.dims[other])
         return b.bind(b.call("onnx.tile", [x.text, reps]), tuple(dims))
-    q, h = b.draw.choice([(4, 2), (3, 2), (2, 2), (3, 3)])
     size = "".join(b.call("strided_slice", [shape], begin=[axis], end=[axis + 1], axes=[0]))
+    if b.draw.chance(33):
+        half = "".join(b.call("divide", [size, one.format(2)]))
+        sizes = "".join(b.call("concatenate", [f"({half}, " + "".join(b.call("subtract", [size, half])) + ")"], axis=0))
+        low, high = lift(lambda d: d // 2, x.dims[axis]), lift(lambda d: d - d // 2, x.dims[axis])
+        fields = tuple(Val("", x.dims[:axis] + (d,) + x.dims[axis + 1:]) for d in (low, high))
+        parts = b.bind(b.call("onnx.split_sizes", [x.text, sizes], num_outputs=2, axis=axis), None, fields=fields)
+        b.program.features.add("tuple")
+        return b.bind(b.call("concatenate", [f"({parts.text}.1, {parts.text}.0)"], axis=axis), x.dims)
+    q, h = b.draw.choice([(4, 2), (3, 2), (2, 2), (3, 3)])
     start = "".join(b.call("divide", [size, one.format(q)]))
     end = "".join(b.call("add", [start, "".join(b.call("divide", [size, one.format(h)]))]))
     dims[axis] = lift(lambda d: d // h, x.dims[axis])

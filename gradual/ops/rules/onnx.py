@@ -461,12 +461,33 @@ def split_sizes(ctx: ShapeContext) -> Any:
         require_length(ctx, "split", sizes, (parts,))
         require_entries(ctx, "split", sizes, allow_zero=True)
         ctx.equal(ctx.const(sum(sizes)), data.dim(axis))
+        lengths = [ctx.const(size) for size in sizes]
+    else:
+        lengths = _split_values(ctx, sizes_arg, parts, data.dim(axis))
     fields = []
-    for i in range(parts):
+    for length in lengths:
         dims = list(data.dims)
-        dims[axis] = ctx.unknown() if sizes is None else ctx.const(sizes[i])
+        dims[axis] = length
         fields.append(ctx.tensor(dims, data.dtype))
     return ctx.tuple(fields)
+
+
+def _split_values(ctx: ShapeContext, sizes_arg: TensorArg, parts: int, whole: Any) -> list:
+    """The parts' lengths where the split sizes are shape values (`x.split([t // 2, t - t //
+    2], 1)` as the exporters write it): each size known to be >= 0 (`?` for another), which
+    must add up to the dim where every one is known (that sum is then usually the dim itself);
+    all `?` while the sizes are not known."""
+    values = sizes_arg.value
+    if values is None:
+        return [ctx.unknown() for _ in range(parts)]
+    require_length(ctx, "split", values, (parts,))
+    lengths = [v if not isinstance(v, int) and ctx.exact(v) and ctx.at_least(v, 0) else None for v in values]
+    if all(length is not None for length in lengths):
+        total = lengths[0]
+        for length in lengths[1:]:
+            total = total + length
+        ctx.equal(total, whole)
+    return [ctx.unknown() if length is None else length for length in lengths]
 
 
 def divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
@@ -777,6 +798,10 @@ def one_hot(ctx: ShapeContext) -> Any:
         return ctx.tensor(None, values.dtype)
     depth = known_ints(ctx, depth_arg)
     size = ctx.unknown() if depth is None or len(depth) != 1 else ctx.const(depth[0])
+    if depth is None and depth_arg.value is not None and len(depth_arg.value) == 1:
+        value = depth_arg.value[0]  # a shape value: `F.one_hot(a, c.shape[0])`
+        if not isinstance(value, int) and ctx.exact(value) and ctx.at_least(value, 0):
+            size = value
     rank = indices.rank + 1
     axis = ctx.attr("axis")
     if not -rank <= axis < rank:

@@ -64,6 +64,8 @@ def split_to_sequence(node: Node) -> Any:
             return _made(node, parts, size)
         fields = [node.call("squeeze", gb.proj(parts, j, loc=node.loc), axis=[axis]) for j in range(size)]
         return _made(node, gb.tuple_(*fields, loc=node.loc), size)
+    if node.value(1) is None:
+        return _split_by_values(node, axis)
     split = node.required_ints(1, "split")
     if node.value(1).ndim == 0:
         dims = node.info(0).dims
@@ -74,6 +76,18 @@ def split_to_sequence(node: Node) -> Any:
         split = [step] * (size // step) + ([size % step] if size % step else [])
     call = node.call("onnx.split_sizes", node.x(0), node.int64s(split), num_outputs=len(split), axis=axis)
     return _made(node, call, len(split))
+
+
+def _split_by_values(node: Node, axis: int) -> Any:
+    """SplitToSequence by a split vector computed at runtime whose length the model gives (the
+    TorchScript exporter's `x.split([t // 2, t - t // 2], 1)`): that many parts, their sizes
+    the vector's values (`onnx.split_sizes`, whose rule reads them as shape values). A scalar
+    or a vector of unknown length is not supported: the count of parts decides the tuple."""
+    dims = node.info(1).dims
+    if dims is None or len(dims) != 1 or not isinstance(dims[0], int):
+        raise _unsupported(node, "a split computed when the model runs needs a length the model gives (the count of parts)")
+    call = node.call("onnx.split_sizes", node.x(0), node.x(1), num_outputs=dims[0], axis=axis)
+    return _made(node, call, dims[0])
 
 
 @converts("SequenceConstruct")
