@@ -58,6 +58,7 @@ def checked(name: str):
     ("narrow", "Tensor[(s77, 6), float32]) -> (Tensor[(s77, 4), float32], Tensor[(u0,), float32])", 0),
     ("windows", "Tensor[(s77, s27, 4), float32], Tensor[(s38,), int64]) -> (Tensor[(s77, s27, 4), float32], "
                 "Tensor[(s77, s27 - 3 * s27 // 4, 4), float32], Tensor[(u0,), int64], Tensor[(u1,), float32])", 0),
+    ("guarded", "Tensor[(2, s68, 3), float32]) -> (Tensor[(s36,), int64], Tensor[(2, s68, 6), float32])", 0),
 ])
 def test_archives_check_with_torchs_symbols(name, main_type, checks):
     program, result = checked(name)
@@ -109,7 +110,7 @@ def test_core_aten_ir_and_default_ir_agree():
 # running ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow",
                                   "ceilpool", "counts", "resample", "padded", "routing", "statistics",
-                                  "branches", "windows"])
+                                  "branches", "windows", "guarded"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))
@@ -152,16 +153,18 @@ def test_run_with_another_sequence_length():
     assert np.shape(out[0] if isinstance(out, list) else out) == (2, 5, 16)
 
 
-def test_an_output_type_torch_recorded_is_checked_at_the_graph_outputs_line(capsys):
-    """ceil_mode pooling: torch records h // 3, true only under its guard; a height of 16 gives
-    6 rows, and the check of the recorded type names the listing's outputs line (it named
-    `<generated>`)."""
+def test_an_output_type_torch_recorded_is_checked_and_its_guard_at_the_entry(capsys):
+    """ceil_mode pooling: torch records h // 3, true only under its guard `3 * (h // 3) >= h`; a
+    height of 16 gives 6 rows. The output's recorded type is checked, and the guard, a fact
+    since outside9, stops the run at the input first, as torch's own check does (the run
+    stopped at the outputs' check before)."""
     _, result = checked("ceilpool")
     assert result.check_count == 1
     code = main(["run", archive("ceilpool"), "--shape", "x=1x1x16x1"])
     err = capsys.readouterr().err
     assert code == 3
-    assert "dim 2 is 6, not 5" in err and "ceilpool.pt2:3:1" in err and "graph outputs: avg_pool2d" in err
+    assert "expected Tensor[(1, 1, s53, 1), float32], found Tensor[(1, 1, 16, 1), float32]" in err
+    assert "guard needs `3 * (s53 // 3) - s53` to be at least 0" in err and "ceilpool.pt2:2:1" in err
 
 
 # diagnostics at the Python line -------------------------------------------------------------------
@@ -707,3 +710,25 @@ def test_two_symbols_a_guard_equates_are_one():
     with pytest.raises(CheckFailure):
         program.run({"x": np.zeros((1, 2, 8), np.float32), "past_k": np.zeros((1, 2, 3, 4), np.float32),
                      "past_v": np.zeros((1, 2, 4, 4), np.float32)}, program.check())
+
+
+def test_torchs_inequality_guards_are_facts_the_check_relies_on_and_the_entry_checks():
+    """`pred[:, :k]` of a k1-long dim is k long under torch's guard `k <= k1`, and a center crop
+    `big[:, top:top + h]` is h long under `(H - h) // 2 >= 0` and `h + (H - h) // 2 <= H`: gradual
+    read no inequality guard, so both slices were `?` and the compare and the concatenation
+    after them were checked (outside9; ViT's position table, `1 + (h // 4) * (w // 4) <= 65`,
+    likewise). The entry checks the facts, as torch checks its guards on each call."""
+    program, result = checked("guarded")
+    assert result.ok and result.check_count == 0
+    rng = np.random.default_rng(0)
+    inputs = {"logits": rng.standard_normal((2, 3, 7)).astype(np.float32), "draft": np.zeros((2, 4), np.int64),
+              "big": rng.standard_normal((2, 9, 3)).astype(np.float32),
+              "small": rng.standard_normal((2, 6, 3)).astype(np.float32)}
+    with pytest.raises(Exception, match=r"guard needs `s3 - s12` to be at least 0"):
+        program.run(inputs, result)
+    inputs.update(logits=rng.standard_normal((2, 5, 7)).astype(np.float32), big=inputs["big"][:, :5])
+    with pytest.raises(Exception, match=r"s47 = 5, s68 = 6, where the exporter's guard needs"):
+        program.run(inputs, result)
+    inputs["big"] = rng.standard_normal((2, 6, 3)).astype(np.float32)
+    accepted, joined = program.run(inputs, result)
+    assert joined.shape == (2, 6, 6) and np.array_equal(joined[..., :3], inputs["big"])
