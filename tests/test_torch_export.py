@@ -68,11 +68,30 @@ def test_archives_check_with_torchs_symbols(name, main_type, checks):
 
 
 def test_range_constraints_bound_the_symbols():
+    """torch's range 2..128: the upper bound is checked; the lower bound 2 is torch's 0/1
+    specialization, which the exported module does not check (it runs 1), so it reads 1.."""
     program, result = checked("attention")
     assert "s27 in 2..128" in " ".join(program.header)
     x = np.zeros((2, 200, 16), np.float32)
-    with pytest.raises(Exception, match="outside its bounds 2..128"):
+    with pytest.raises(Exception, match="outside its bounds 1..128"):
         program.run({"x": x}, result)
+    with pytest.raises(Exception, match="outside its bounds 1..128"):
+        program.run({"x": x[:, :0]}, result)
+
+
+def test_a_lower_bound_of_2_is_torchs_specialization_and_a_batch_of_1_runs():
+    """Dim.AUTO records `s77 in 2..` (0/1 specialization), yet the exported module runs a batch
+    of 1 (and 0); gradual stopped it at the entry ("outside its bounds 2..": outside7 and 8's
+    open item, every Dim.AUTO archive of outside9). A batch of 1 now runs, row by row as the
+    batch of 2 it is part of; a bound other than 2 still stops the run."""
+    program, result = checked("constrained")
+    x = np.random.default_rng(0).standard_normal((2, 6, 8)).astype(np.float32)
+    (both,) = program.run({"x": x}, result)
+    (one,) = program.run({"x": x[:1]}, result)
+    assert one.shape == (1, 3, 8)
+    np.testing.assert_allclose(one, both[:1], rtol=1e-6)
+    with pytest.raises(Exception, match="outside its bounds 1.."):
+        program.run({"x": x[:0]}, result)
 
 
 def test_unbacked_rows_of_nonzero_keep_their_bounds():

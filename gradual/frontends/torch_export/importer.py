@@ -354,10 +354,14 @@ class Importer:
 
     def _declare_symbols(self) -> None:
         """Torch's range constraints bound the symbols of `@main`'s signature, and (unless
-        `strict_dims`) its symbols are the exporter's claim (SPEC 6)."""
+        `strict_dims`) its symbols are the exporter's claim (SPEC 6). A lower bound of 2 is
+        torch's 0/1 specialization (a Dim.AUTO, or any Dim, reads 2..), which the exported module
+        does not check: it runs a batch of 1 (or 0). gradual reads it as 1.. (its checks still
+        stop what the graph cannot run at 1; 0 stays refused, which keeps `s * a = s * b`
+        reading as `a = b`); any other bound is checked, by torch's module and by the entry."""
         for name, (lo, hi) in self._merged_bounds().items():
             if name not in self.fixed:
-                self.fn.bound_dim(name, lo, hi)
+                self.fn.bound_dim(name, 1 if lo == 2 else lo, hi)  # torch's 0/1 specialization
         if not self.options.strict_dims:
             self.fn.claim_dims(self._input_symbols() - set(self.fixed))
         for fact in self._facts():
