@@ -377,11 +377,15 @@ def test_a_damaged_program_is_a_diagnostic(tmp_path, capsys, edit):
         assert code in (0, 1, 2, 3) and "internal error" not in err, err
 
 
-@pytest.mark.parametrize("name, target, value", [("attention", "softmax", {"as_none": ""}),
-                                                 ("attention", "softmax", {"as_string": "x"}),
-                                                 ("nonzero", "select.int", {"as_none": ""})])
-def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_path, capsys, name, target, value):
-    """int(dim) of an archive whose dim is None or a string crashed the converter (exit 4)."""
+@pytest.mark.parametrize("name, target, value, shown", [
+    ("attention", "softmax", {"as_none": ""}, "None"), ("attention", "softmax", {"as_string": "x"}, "'x'"),
+    ("nonzero", "select.int", {"as_none": ""}, "None"),
+    ("attention", "softmax", {"as_sym_int": {"as_name": "sym_size_int_1"}},
+     "the symbolic int `sym_size_int_1`, known only when the model runs,")])
+def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_path, capsys, name, target, value, shown):
+    """int(dim) of an archive whose dim is None or a string crashed the converter (exit 4). A
+    SymInt where a constant is needed (a hypernetwork's `F.conv2d(..., groups=b)`, outside9) is
+    named as the graph's value; the message showed Python's `Ref(name=..., kind=...)`."""
     def edit(program: dict) -> None:
         for node in program["graph_module"]["graph"]["nodes"]:
             if target in node["target"]:
@@ -393,7 +397,7 @@ def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_pat
     path.write_bytes(_rewrite(open(archive(name), "rb").read(), edit))
     assert main(["check", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "where gradual needs a constant int" in err and "internal error" not in err, err
+    assert f"`dim` is {shown} where gradual needs a constant int" in err and "internal error" not in err, err
 
 
 def test_a_missing_archive_is_a_usage_error(capsys):
