@@ -82,6 +82,9 @@ class Dim:
     def __sub__(self, other: Union["Dim", int]) -> "Dim":
         return self._bin("-", other)
 
+    def __rsub__(self, other: int) -> "Dim":
+        return self._bin("-", other, reverse=True)
+
     def __mul__(self, other: Union["Dim", int]) -> "Dim":
         return self._bin("*", other)
 
@@ -335,6 +338,7 @@ class Function(Block):
         self.params: list = []
         self.claimed: set = set()
         self.bounds: dict = {}
+        self.facts: list = []
 
     def claim_dims(self, names: Iterable[str]) -> None:
         """Mark dim names of the signature as an exporter's claim rather than a promise (SPEC 6):
@@ -347,6 +351,12 @@ class Function(Block):
         an exporter's range constraint: checking relies on it, running checks it on entry."""
         self.bounds[name] = (lo, hi)
 
+    def dim_fact(self, dim: Union["Dim", int]) -> None:
+        """Declare that a dim expression over the signature's dims is >= 0, as an exporter's
+        inequality guard (`s12 <= s3`: `Dim("s3") - Dim("s12")`): checking relies on it,
+        running checks it on entry."""
+        self.facts.append(dim)
+
     def param(self, name: str, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None) -> Var:
         """Add a parameter (no type: inferred)."""
         var = Var(name, loc)
@@ -358,7 +368,7 @@ class Function(Block):
         span = _span(self.loc)
         return ast.Def(self.name, self.dtype_params, tuple(self.params), self.ret, self.body(result),
                        span=span, name_span=span, claimed_dims=frozenset(self.claimed),
-                       dim_bounds=dict(self.bounds))
+                       dim_bounds=dict(self.bounds), dim_facts=tuple(_dim_expr(d) for d in self.facts))
 
 
 def closure(params: Sequence[tuple], result: Union[Expr, ast.Body], ret: Optional[ast.TypeExpr] = None,

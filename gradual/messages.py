@@ -799,6 +799,7 @@ _RUNTIME_DETAILS: dict[str, str] = {
     "unsolvable": "dim {axis} is {actual}, which is not `{expr}` for any size",
     "broadcast-unsolvable": "dim {axis} is {actual}, which is neither 1 nor `{expr}` for any size",
     "symbol-bounds": "dim {axis} would make `{name}` {actual}, outside its bounds {expected}",
+    "symbol-fact": "dim {axis} makes {sizes}, where the exporter's guard needs `{fact}` to be at least 0",
     "dtype": "its dtype is {actual}, not {expected}",
     "dtype-var": "its dtype is {actual}, but `{name}` is {expected} here",
     "cell-type": "its cell must keep the type {actual}, which can never be {expected}",

@@ -246,6 +246,8 @@ class _Resolver:
                 sym.claimed = sym.name in node.claimed_dims
         if isinstance(node, ast.Def) and node.dim_bounds:
             _bound_symbols(dims.introduced, node.dim_bounds)
+        if isinstance(node, ast.Def) and node.dim_facts:
+            _fact_symbols(dims.introduced, node.dim_facts)
         info = FunctionInfo(node, params, param_types, ret, tuple(dims.introduced), dtype_params,
                             name=getattr(node, "name", ""))
         self.res.functions[id(node)] = info
@@ -513,6 +515,53 @@ def resolve_definition(module: ast.Module, d: ast.Def, defs: dict, operators: Co
 def callee_first(res: Resolution) -> list[list[str]]:
     """The definitions' strongly connected components, callees first."""
     return _callee_first_components(list(res.defs), res.calls)
+
+
+def _fact_symbols(symbols: Any, facts: tuple) -> None:
+    """Attach the facts a frontend declared (dim expressions >= 0 over the signature's names)
+    to the symbols they mention, as polynomials; one that mentions another name or is no
+    polynomial says nothing."""
+    by_name = {sym.name: sym for sym in symbols}
+    for fact in facts:
+        poly = _fact_poly(fact, by_name)
+        if poly is None or poly.is_const():
+            continue
+        for sym in poly.symbols():
+            sym.facts = sym.facts + (poly,)
+
+
+def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
+    """A fact's polynomial (ints, names of `by_name`, + - * and // by a positive constant);
+    None for anything else. Iterative over the expression's nodes: a fact deep enough to
+    overflow the stack says nothing instead."""
+    from .shapes import Poly
+
+    results: dict = {}
+    work = [(d, False)]
+    while work:
+        node, ready = work.pop()
+        if isinstance(node, ast.DimInt):
+            results[id(node)] = Poly.const(node.value)
+        elif isinstance(node, ast.DimName):
+            sym = by_name.get(node.name)
+            results[id(node)] = None if sym is None else Poly.atom(sym)
+        elif not isinstance(node, ast.DimBinary) or node.op not in ("+", "-", "*", "//"):
+            return None
+        elif not ready:
+            work += [(node, True), (node.left, False), (node.right, False)]
+        else:
+            left, right = results.get(id(node.left)), results.get(id(node.right))
+            if left is None or right is None:
+                return None
+            if node.op == "//":
+                if not right.is_const() or right.const_value() <= 0:
+                    return None
+                results[id(node)] = left.floordiv(right.const_value())
+            else:
+                results[id(node)] = left + right if node.op == "+" else left - right if node.op == "-" else left * right
+            if not results[id(node)].within_limits():
+                return None
+    return results.get(id(d))
 
 
 def _bound_symbols(symbols: Any, bounds: dict) -> None:

@@ -1017,12 +1017,13 @@ class CallSite(ShapeContext):
         """True if d >= lo for sure, False if d < lo for sure, None if it depends."""
         if isinstance(d, int):
             return d >= lo
-        dlo, dhi = _signed_bounds(self.solver.resolve(_sdim(d).dim))
+        dim = self.solver.resolve(_sdim(d).dim)
+        dlo, dhi = _signed_bounds(dim)
         if dlo >= lo:
             return True
         if dhi < lo:
             return False
-        return None
+        return True if dim.is_symbolic and _follows_from_facts(dim.expr - lo) else None
 
     def require_rank(self, arg: TensorArg, rank: int) -> None:
         if arg.dims is not None:
@@ -1688,6 +1689,22 @@ def _value_item(v: Any) -> Any:
     if isinstance(v, int) and v < 0:
         return v
     return _sdim(v)
+
+
+def _follows_from_facts(expr: Poly) -> bool:
+    """Whether `expr >= 0` follows from one fact a frontend declared about its symbols
+    (`Symbol.facts`, torch's inequality guards): expr minus the fact is >= 0 by the symbols'
+    bounds (`s3 - s12` from the guard `s12 <= s3`; `s53 - s88 - (s53 - s88) // 2` from `s88 +
+    (s53 - s88) // 2 <= s53`)."""
+    seen: set = set()
+    for sym in expr.symbols():
+        for fact in sym.facts:
+            if id(fact) in seen:
+                continue
+            seen.add(id(fact))
+            if (expr - fact).bounds()[0] >= 0:
+                return True
+    return False
 
 
 def _signed_bounds(dim: Dimension) -> tuple:

@@ -1311,6 +1311,39 @@ def op_rank_branch(b: Builder) -> Val:
     return b.bind([f"if ({cond}) {{ {then} }} else {{ {other} }}"], x.dims)
 
 
+def op_values_tile_narrow(b: Builder) -> Val:
+    """onnx.tile by repeats read as shape values (`y.repeat(1, x.shape[1], 1)`), onnx.slice
+    between two shape values (`x.narrow(1, t // q, t // h)`) or onnx.split_sizes by them (the
+    halves of `x.split([t // 2, t - t // 2], 1)` swapped back together), as both ONNX exporters
+    write them: the checker once gave all three `?` (outside9)."""
+    x = b.pick(has_rank(1, 3))
+    axis = b.draw.int(0, x.rank - 1)
+    shape = "".join(b.call("shape_of", [x.text]))
+    one = 'onnx.constant(values=[{}], shape=[1], dtype="int64")'
+    dims = list(x.dims)
+    if b.draw.chance(50):
+        other = b.draw.int(0, x.rank - 1)
+        size = "".join(b.call("strided_slice", [shape], begin=[other], end=[other + 1], axes=[0]))
+        parts = [size if i == axis else one.format(1) for i in range(x.rank)]
+        reps = "".join(b.call("concatenate", ["(" + ", ".join(parts) + ("," if x.rank == 1 else "") + ")"], axis=0))
+        dims[axis] = dim_mul(x.dims[axis], x.dims[other])
+        return b.bind(b.call("onnx.tile", [x.text, reps]), tuple(dims))
+    size = "".join(b.call("strided_slice", [shape], begin=[axis], end=[axis + 1], axes=[0]))
+    if b.draw.chance(33):
+        half = "".join(b.call("divide", [size, one.format(2)]))
+        sizes = "".join(b.call("concatenate", [f"({half}, " + "".join(b.call("subtract", [size, half])) + ")"], axis=0))
+        low, high = lift(lambda d: d // 2, x.dims[axis]), lift(lambda d: d - d // 2, x.dims[axis])
+        fields = tuple(Val("", x.dims[:axis] + (d,) + x.dims[axis + 1:]) for d in (low, high))
+        parts = b.bind(b.call("onnx.split_sizes", [x.text, sizes], num_outputs=2, axis=axis), None, fields=fields)
+        b.program.features.add("tuple")
+        return b.bind(b.call("concatenate", [f"({parts.text}.1, {parts.text}.0)"], axis=axis), x.dims)
+    q, h = b.draw.choice([(4, 2), (3, 2), (2, 2), (3, 3)])
+    start = "".join(b.call("divide", [size, one.format(q)]))
+    end = "".join(b.call("add", [start, "".join(b.call("divide", [size, one.format(h)]))]))
+    dims[axis] = lift(lambda d: d // h, x.dims[axis])
+    return b.bind(b.call("onnx.slice", [x.text, start, end, one.format(axis), one.format(1)]), tuple(dims))
+
+
 def op_resize_to_values(b: Builder) -> Val:
     """onnx.resize to sizes read as shape values (`F.interpolate(x, size=skip.shape[-2:])`):
     the image's own spatial dims, doubled or kept."""
@@ -2330,7 +2363,7 @@ OPERATORS: list = [
     (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
     (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
     (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
-    (op_signed_values, 1, "float32"), (op_rank_branch, 1, ""), (op_resize_to_values, 1, ""),
+    (op_signed_values, 1, "float32"), (op_rank_branch, 1, ""), (op_resize_to_values, 1, ""), (op_values_tile_narrow, 1, ""),
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
     (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),

@@ -857,6 +857,16 @@ def _ints(name: str, values: object) -> object:
       helper.make_node("ConcatFromSequence", ["s2"], ["a"], axis=-1),
       helper.make_node("SequenceConstruct", ["r", "x", "r"], ["c"]),
       helper.make_node("ConcatFromSequence", ["c"], ["b"], axis=0, new_axis=1)], ["a", "b"]),
+    # the TorchScript exporter's x.split([n // 2, n - n // 2]): sizes computed from the shape, a
+    # vector of 2 (it was "needs its 2nd input (split) to be a constant"; outside9)
+    ([_ints("i0", 0), _ints("i1", 1), _ints("two", 2), _ints("axes", [0]), helper.make_node("Shape", ["x"], ["shape"]),
+      helper.make_node("Gather", ["shape", "i0"], ["n"], axis=0), helper.make_node("Div", ["n", "two"], ["h"]),
+      helper.make_node("Sub", ["n", "h"], ["rest"]), helper.make_node("Unsqueeze", ["h", "axes"], ["h1"]),
+      helper.make_node("Unsqueeze", ["rest", "axes"], ["rest1"]),
+      helper.make_node("Concat", ["rest1", "h1"], ["sizes"], axis=0),
+      helper.make_node("SplitToSequence", ["x", "sizes"], ["s"], axis=0),
+      helper.make_node("SequenceAt", ["s", "i0"], ["a"]), helper.make_node("SequenceAt", ["s", "i1"], ["b"]),
+      helper.make_node("Add", ["a", "a"], ["c"])], ["a", "b", "c"]),
 ])
 def test_sequences_of_known_length_are_tuples_and_run_as_onnx_says(nodes: list, outputs: list) -> None:
     """The dynamo exporter writes split / chunk with optimize=False as SplitToSequence and
@@ -876,9 +886,13 @@ def test_sequences_of_known_length_are_tuples_and_run_as_onnx_says(nodes: list, 
             np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6)
 
 
-def test_a_sequence_split_at_sizes_known_only_at_runtime_is_reported_at_its_node() -> None:
-    nodes = [helper.make_node("Shape", ["x"], ["shape"]), _ints("i0", 0),
-             helper.make_node("SplitToSequence", ["x", "shape"], ["s"], axis=0, name="seq"),
+def test_a_sequence_split_into_a_count_of_parts_known_only_at_runtime_is_reported_at_its_node() -> None:
+    """Parts of 1, as many as x has rows (a split vector of n ones: TorchScript's
+    repeat_interleave by counts): the count of parts decides the tuple, so it is unsupported."""
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]), _ints("i0", 0), _ints("one", [1]), _ints("s0", [0]),
+             _ints("s1", [1]), helper.make_node("Slice", ["shape", "s0", "s1"], ["rows"]),
+             helper.make_node("Tile", ["one", "rows"], ["ones"]),
+             helper.make_node("SplitToSequence", ["x", "ones"], ["s"], axis=0, name="seq"),
              helper.make_node("SequenceAt", ["s", "i0"], ["y"])]
     imported = gonnx.import_model(_seq_graph(nodes, ["y"]), path="m.onnx")
     assert not imported.ok
@@ -898,6 +912,17 @@ def test_a_constant_written_into_the_program_holds_python_values_of_its_dtype(ki
     wanted = bool if dtype == "bool" else int if array.dtype.kind in "iu" else float
     assert [type(v) for v in values.value.items] == [wanted] * 3
     assert list(values.value.items) == [wanted(v) for v in array.reshape(-1)] and shape.value.items == (1, 3)
+
+
+def test_a_sequence_split_at_computed_sizes_that_do_not_add_up_is_an_error() -> None:
+    """Split along rows by the shape (n, 6, 3) itself: n + 9 rows are asked of n, which
+    onnxruntime refuses too."""
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]), _ints("i0", 0),
+             helper.make_node("SplitToSequence", ["x", "shape"], ["s"], axis=0, name="seq"),
+             helper.make_node("SequenceAt", ["s", "i0"], ["y"])]
+    result = gonnx.import_model(_seq_graph(nodes, ["y"]), path="m.onnx").check()
+    assert not result.ok
+    assert "needs n + 9" in result.diagnostics[0].message
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.bool_,

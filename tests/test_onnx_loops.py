@@ -210,10 +210,13 @@ def test_a_loop_inside_a_loop_body_runs_as_onnxruntime() -> None:
     assert_agree(m, {"m": np.array(3, np.int64), "k": np.array(2, np.int64), "x": x})
 
 
-def appending_loop(new_axis: int, tail: str = "ConcatFromSequence", typed: bool = True) -> object:
+def appending_loop(new_axis: int, tail: str = "ConcatFromSequence", typed: bool = True, start: str = "empty",
+                   axis: int = 0) -> object:
     """TorchScript's `outs = []; for ...: outs.append(h)` then `torch.stack(outs)` (new_axis 1)
     or `torch.cat(outs)` (new_axis 0): a sequence the loop starts empty and appends to. Untyped:
-    the body's sequence input and output have no type (the dynamo exporter's EmbeddingBag)."""
+    the body's sequence input and output have no type (the dynamo exporter's EmbeddingBag).
+    start="construct": the sequence starts as `[h0]` (SequenceConstruct, a Viterbi's `path =
+    [last]`); `axis`: ConcatFromSequence's axis (`torch.stack(path, 1)`)."""
     seq = helper.make_tensor_sequence_value_info if typed else (lambda name, *_: helper.make_empty_tensor_value_info(name))
     body = helper.make_graph(
         [helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
@@ -222,12 +225,14 @@ def appending_loop(new_axis: int, tail: str = "ConcatFromSequence", typed: bool 
          helper.make_node("Identity", ["c_in"], ["c_out"])],
         "body", [value("i", I64, []), value("c_in", B, []), value("h_in", F, [None, None]), seq("s_in", F, [None, None])],
         [value("c_out", B, []), value("h_out", F, [None, None]), seq("s_out", F, [None, None])])
-    nodes = [helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+    first = (helper.make_node("SequenceEmpty", [], ["empty"], dtype=F) if start == "empty"
+             else helper.make_node("SequenceConstruct", ["h0"], ["empty"]))
+    nodes = [first,
              helper.make_node("Shape", ["x"], ["shape"]),
              helper.make_node("Gather", ["shape", "zero"], ["steps"], axis=0),
              helper.make_node("Loop", ["steps", "yes", "h0", "empty"], ["h", "outs"], body=body)]
     if tail == "ConcatFromSequence":
-        nodes.append(helper.make_node("ConcatFromSequence", ["outs"], ["y"], axis=0, new_axis=new_axis))
+        nodes.append(helper.make_node("ConcatFromSequence", ["outs"], ["y"], axis=axis, new_axis=new_axis))
     elif tail == "SequenceLength":
         nodes.append(helper.make_node("SequenceLength", ["outs"], ["y"]))
     else:
@@ -255,6 +260,44 @@ def test_a_sequence_a_loop_appends_to_need_not_declare_its_items(new_axis: int) 
     rng = np.random.default_rng(7)
     inputs = {"x": rng.standard_normal((5, 2, 3)).astype(np.float32), "h0": np.ones((2, 3), np.float32)}
     assert_agree(appending_loop(new_axis, typed=False), inputs)
+
+
+@pytest.mark.parametrize("axis, typed", [(1, True), (-1, True), (2, True), (0, True), (0, False)])
+def test_a_sequence_a_loop_starts_with_items_and_appends_to_stacks_along_any_axis(axis: int, typed: bool) -> None:
+    """A scripted Viterbi's backtrace, `path = [last]; for ...: path.append(...)`, then
+    `torch.stack(path, 1)`: the loop's sequence starts as a SequenceConstruct's items (it was
+    an unknown-operator error at SequenceInsert, "the length ... is not known where it is
+    made") and is stacked along axis 1 (it was "joined along axis 0 only"; outside9)."""
+    rng = np.random.default_rng(3 + axis)
+    inputs = {"x": rng.standard_normal((4, 2, 3)).astype(np.float32), "h0": rng.standard_normal((2, 3)).astype(np.float32)}
+    assert_agree(appending_loop(1, typed=typed, start="construct", axis=axis), inputs)
+    assert_agree(appending_loop(1, typed=typed, start="construct", axis=axis), {**inputs, "x": inputs["x"][:0]})
+
+
+@pytest.mark.parametrize("axis", [1, -1])
+def test_a_sequence_a_loop_appends_to_concatenates_along_another_axis(axis: int) -> None:
+    """`torch.cat(outs, 1)` of a list a loop appends to: the rows' axis moves next to axis 1
+    and merges with it (it was "joined along axis 0 only")."""
+    rng = np.random.default_rng(11 + axis)
+    inputs = {"x": rng.standard_normal((4, 2, 3)).astype(np.float32), "h0": rng.standard_normal((2, 3)).astype(np.float32)}
+    assert_agree(appending_loop(0, axis=axis), inputs)
+
+
+def test_a_sequence_a_loop_starts_with_items_and_concatenates_stays_unsupported() -> None:
+    """Concatenated (new_axis 0), a sequence that starts with a SequenceConstruct's items may be
+    ragged (`[x[:2]]` then rows of 1, which onnxruntime joins): rows cannot hold it, so it is
+    the unknown-operator diagnostic it was, not a run refused at onnx.scan_append."""
+    imported = gonnx.import_model(appending_loop(0, start="construct"), path="m.onnx")
+    assert not imported.ok
+    assert "is not known where it is made" in imported.diagnostics[0].message
+
+
+def test_a_loop_sequence_of_items_of_unknown_rank_joined_along_another_axis_is_reported() -> None:
+    """Untyped items (no declared rank) joined along axis 1: an unsupported diagnostic, not a
+    traceback."""
+    imported = gonnx.import_model(appending_loop(1, typed=False, axis=1), path="m.onnx")
+    assert not imported.ok
+    assert "joined along axis 0 only" in imported.diagnostics[0].message
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.script and the TorchScript exporter

@@ -59,6 +59,7 @@ def checked(name: str):
     ("narrow", "Tensor[(s77, 6), float32]) -> (Tensor[(s77, 4), float32], Tensor[(u0,), float32])", 0),
     ("windows", "Tensor[(s77, s27, 4), float32], Tensor[(s38,), int64]) -> (Tensor[(s77, s27, 4), float32], "
                 "Tensor[(s77, s27 - 3 * s27 // 4, 4), float32], Tensor[(u0,), int64], Tensor[(u1,), float32])", 0),
+    ("guarded", "Tensor[(2, s68, 3), float32]) -> (Tensor[(s36,), int64], Tensor[(2, s68, 6), float32])", 0),
 ])
 def test_archives_check_with_torchs_symbols(name, main_type, checks):
     program, result = checked(name)
@@ -68,11 +69,30 @@ def test_archives_check_with_torchs_symbols(name, main_type, checks):
 
 
 def test_range_constraints_bound_the_symbols():
+    """torch's range 2..128: the upper bound is checked; the lower bound 2 is torch's 0/1
+    specialization, which the exported module does not check (it runs 1), so it reads 1.."""
     program, result = checked("attention")
     assert "s27 in 2..128" in " ".join(program.header)
     x = np.zeros((2, 200, 16), np.float32)
-    with pytest.raises(Exception, match="outside its bounds 2..128"):
+    with pytest.raises(Exception, match="outside its bounds 1..128"):
         program.run({"x": x}, result)
+    with pytest.raises(Exception, match="outside its bounds 1..128"):
+        program.run({"x": x[:, :0]}, result)
+
+
+def test_a_lower_bound_of_2_is_torchs_specialization_and_a_batch_of_1_runs():
+    """Dim.AUTO records `s77 in 2..` (0/1 specialization), yet the exported module runs a batch
+    of 1 (and 0); gradual stopped it at the entry ("outside its bounds 2..": outside7 and 8's
+    open item, every Dim.AUTO archive of outside9). A batch of 1 now runs, row by row as the
+    batch of 2 it is part of; a bound other than 2 still stops the run."""
+    program, result = checked("constrained")
+    x = np.random.default_rng(0).standard_normal((2, 6, 8)).astype(np.float32)
+    (both,) = program.run({"x": x}, result)
+    (one,) = program.run({"x": x[:1]}, result)
+    assert one.shape == (1, 3, 8)
+    np.testing.assert_allclose(one, both[:1], rtol=1e-6)
+    with pytest.raises(Exception, match="outside its bounds 1.."):
+        program.run({"x": x[:0]}, result)
 
 
 def test_unbacked_rows_of_nonzero_keep_their_bounds():
@@ -110,7 +130,7 @@ def test_core_aten_ir_and_default_ir_agree():
 # running ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["cnn", "attention", "attention_core", "nonzero", "constrained", "inplace", "layers", "narrow",
                                   "ceilpool", "counts", "resample", "padded", "routing", "statistics",
-                                  "branches", "windows"])
+                                  "branches", "windows", "guarded"])
 def test_run_matches_torchs_outputs(name):
     program, result = checked(name)
     inputs = dict(np.load(os.path.join(DATA, name + ".inputs.npz")))
@@ -153,16 +173,18 @@ def test_run_with_another_sequence_length():
     assert np.shape(out[0] if isinstance(out, list) else out) == (2, 5, 16)
 
 
-def test_an_output_type_torch_recorded_is_checked_at_the_graph_outputs_line(capsys):
-    """ceil_mode pooling: torch records h // 3, true only under its guard; a height of 16 gives
-    6 rows, and the check of the recorded type names the listing's outputs line (it named
-    `<generated>`)."""
+def test_an_output_type_torch_recorded_is_checked_and_its_guard_at_the_entry(capsys):
+    """ceil_mode pooling: torch records h // 3, true only under its guard `3 * (h // 3) >= h`; a
+    height of 16 gives 6 rows. The output's recorded type is checked, and the guard, a fact
+    since outside9, stops the run at the input first, as torch's own check does (the run
+    stopped at the outputs' check before)."""
     _, result = checked("ceilpool")
     assert result.check_count == 1
     code = main(["run", archive("ceilpool"), "--shape", "x=1x1x16x1"])
     err = capsys.readouterr().err
     assert code == 3
-    assert "dim 2 is 6, not 5" in err and "ceilpool.pt2:3:1" in err and "graph outputs: avg_pool2d" in err
+    assert "expected Tensor[(1, 1, s53, 1), float32], found Tensor[(1, 1, 16, 1), float32]" in err
+    assert "guard needs `3 * (s53 // 3) - s53` to be at least 0" in err and "ceilpool.pt2:2:1" in err
 
 
 # diagnostics at the Python line -------------------------------------------------------------------
@@ -385,11 +407,15 @@ def test_a_damaged_program_is_a_diagnostic(tmp_path, capsys, edit):
         assert code in (0, 1, 2, 3) and "internal error" not in err, err
 
 
-@pytest.mark.parametrize("name, target, value", [("attention", "softmax", {"as_none": ""}),
-                                                 ("attention", "softmax", {"as_string": "x"}),
-                                                 ("nonzero", "select.int", {"as_none": ""})])
-def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_path, capsys, name, target, value):
-    """int(dim) of an archive whose dim is None or a string crashed the converter (exit 4)."""
+@pytest.mark.parametrize("name, target, value, shown", [
+    ("attention", "softmax", {"as_none": ""}, "None"), ("attention", "softmax", {"as_string": "x"}, "'x'"),
+    ("nonzero", "select.int", {"as_none": ""}, "None"),
+    ("attention", "softmax", {"as_sym_int": {"as_name": "sym_size_int_1"}},
+     "the symbolic int `sym_size_int_1`, known only when the model runs,")])
+def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_path, capsys, name, target, value, shown):
+    """int(dim) of an archive whose dim is None or a string crashed the converter (exit 4). A
+    SymInt where a constant is needed (a hypernetwork's `F.conv2d(..., groups=b)`, outside9) is
+    named as the graph's value; the message showed Python's `Ref(name=..., kind=...)`."""
     def edit(program: dict) -> None:
         for node in program["graph_module"]["graph"]["nodes"]:
             if target in node["target"]:
@@ -401,7 +427,7 @@ def test_a_constant_argument_of_another_kind_is_a_diagnostic_at_its_node(tmp_pat
     path.write_bytes(_rewrite(open(archive(name), "rb").read(), edit))
     assert main(["check", str(path)]) == 1
     err = capsys.readouterr().err
-    assert "where gradual needs a constant int" in err and "internal error" not in err, err
+    assert f"`dim` is {shown} where gradual needs a constant int" in err and "internal error" not in err, err
 
 
 def test_a_missing_archive_is_a_usage_error(capsys):
@@ -737,3 +763,25 @@ def test_two_symbols_a_guard_equates_are_one():
     with pytest.raises(CheckFailure):
         program.run({"x": np.zeros((1, 2, 8), np.float32), "past_k": np.zeros((1, 2, 3, 4), np.float32),
                      "past_v": np.zeros((1, 2, 4, 4), np.float32)}, program.check())
+
+
+def test_torchs_inequality_guards_are_facts_the_check_relies_on_and_the_entry_checks():
+    """`pred[:, :k]` of a k1-long dim is k long under torch's guard `k <= k1`, and a center crop
+    `big[:, top:top + h]` is h long under `(H - h) // 2 >= 0` and `h + (H - h) // 2 <= H`: gradual
+    read no inequality guard, so both slices were `?` and the compare and the concatenation
+    after them were checked (outside9; ViT's position table, `1 + (h // 4) * (w // 4) <= 65`,
+    likewise). The entry checks the facts, as torch checks its guards on each call."""
+    program, result = checked("guarded")
+    assert result.ok and result.check_count == 0
+    rng = np.random.default_rng(0)
+    inputs = {"logits": rng.standard_normal((2, 3, 7)).astype(np.float32), "draft": np.zeros((2, 4), np.int64),
+              "big": rng.standard_normal((2, 9, 3)).astype(np.float32),
+              "small": rng.standard_normal((2, 6, 3)).astype(np.float32)}
+    with pytest.raises(Exception, match=r"guard needs `s3 - s12` to be at least 0"):
+        program.run(inputs, result)
+    inputs.update(logits=rng.standard_normal((2, 5, 7)).astype(np.float32), big=inputs["big"][:, :5])
+    with pytest.raises(Exception, match=r"s47 = 5, s68 = 6, where the exporter's guard needs"):
+        program.run(inputs, result)
+    inputs["big"] = rng.standard_normal((2, 6, 3)).astype(np.float32)
+    accepted, joined = program.run(inputs, result)
+    assert joined.shape == (2, 6, 6) and np.array_equal(joined[..., :3], inputs["big"])

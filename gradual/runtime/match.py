@@ -335,6 +335,25 @@ class _Match:
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
         self.frame.bind_dim(sym, value)
         self.bound.append(sym)
+        if sym.facts and isinstance(value, int):
+            self._check_facts(sym, path, axis)
+
+    def _check_facts(self, sym: Symbol, path: tuple, axis: Optional[int]) -> None:
+        """The facts about a symbol just bound (`Symbol.facts`: torch's guard `s12 <= s3`) whose
+        symbols are all bound now hold, as torch checks its guards on each call: the checker
+        relied on them."""
+        for fact in sym.facts:
+            values = {}
+            for other in fact.symbols():
+                value = self.frame.dim(other)
+                if not isinstance(value, int):
+                    break
+                values[other] = value
+            else:
+                if fact.evaluate(values) < 0:
+                    self.frame.dims.pop(sym, None)  # the expected type shows the symbol, not its value
+                    sizes = ", ".join(f"{s.name} = {values[s]}" for s in sorted(values, key=lambda s: s.name))
+                    self.fail(Mismatch("symbol-fact", {"fact": str(fact), "sizes": sizes}, path, axis))
 
     def relate(self, size: int, dim: Dimension) -> Optional[list]:
         """Record what a difference of two unknowns no bare occurrence bound says of them

@@ -42,7 +42,7 @@ class Symbol:
     constraint and checks it at runtime instead of rejecting the program (SPEC 6).
     """
 
-    __slots__ = ("name", "uid", "lo", "hi", "_poly", "_parent", "claimed")
+    __slots__ = ("name", "uid", "lo", "hi", "_poly", "_parent", "claimed", "facts")
     _uids = itertools.count(1)
     _by_name: dict[str, "Symbol"] = {}
 
@@ -54,6 +54,10 @@ class Symbol:
         self._poly: "Poly | None" = None
         self._parent: "Symbol | None" = None
         self.claimed = False
+        #: polynomials over this symbol (and others) that a frontend says are >= 0 (torch's
+        #: guard `s12 <= s3` is `s3 - s12`): the checker may rely on them, a run checks them
+        #: when their symbols are bound (see docs/design.md)
+        self.facts: tuple = ()
 
     @classmethod
     def named(cls, name: str) -> "Symbol":

@@ -373,6 +373,9 @@ class Def(Node):
     # bounds a frontend gives dim names of the signature ({name: (lo, hi)}, hi None: none), as
     # torch.export's range constraints; text never sets them (the runtime checks them on entry)
     dim_bounds: dict = field(default_factory=dict, kw_only=True, repr=False, compare=False)
+    #: dim expressions over the signature's names that the frontend declares >= 0 (torch's
+    #: inequality guards): names.py attaches them to the symbols as `Symbol.facts`
+    dim_facts: tuple = field(default_factory=tuple, kw_only=True, repr=False, compare=False)
 
 
 @dataclass(eq=False, slots=True)

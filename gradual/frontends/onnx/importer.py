@@ -192,6 +192,7 @@ class Importer:
         self.sequence_dtypes: dict = {}  # an empty sequence -> its items' dtype (SequenceEmpty's attribute)
         #: sequences a loop appends to, held as one tensor of their stacked items (convert/loops.py)
         self.sequence_rows: set = set()
+        self.sequence_row_ranks: dict = {}  # such a sequence -> its items' rank, where known
         self.cast_sources: dict = {}  # a Cast's output -> its input (a Range reads a size cast to float)
         self.poisoned: set = set()
         self.diagnostics: list = []

@@ -142,7 +142,7 @@ class NodeConverter:
         ok = isinstance(value, bool) if kind is bool else \
             isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
         if not ok:
-            raise self.unsupported(f"`{name}` is {value!r} where gradual needs a constant {kind.__name__}")
+            raise self.unsupported(f"`{name}` is {_shown_value(value)} where gradual needs a constant {kind.__name__}")
         return kind(value)
 
     def dtype_of(self, value: Any) -> Optional[str]:
@@ -663,3 +663,14 @@ def convert(c: NodeConverter) -> Any:
     if result is not SKIP:
         c.check_unused()
     return result
+
+
+def _shown_value(value: Any) -> str:
+    """An argument as a diagnostic names it: a graph value by its name and kind (a SymInt such
+    as `groups=b` of a hypernetwork's grouped conv is `the symbolic int sym_size_int_6, known
+    only when the model runs`; it showed Python's `Ref(name=..., kind=...)`), else its repr."""
+    if isinstance(value, Ref):
+        if value.kind.startswith("sym_"):
+            return f"the symbolic {value.kind[4:]} `{value.name}`, known only when the model runs,"
+        return f"the {value.kind} `{value.name}`"
+    return repr(value)

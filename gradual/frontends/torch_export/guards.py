@@ -97,6 +97,46 @@ def equated(guards: Iterable[str]) -> list:
     return pairs
 
 
+def inequalities(guards: Iterable[str]) -> list:
+    """The inequalities a guard states, as (smaller, larger, gap) texts with `larger - smaller
+    - gap >= 0`: `s12 <= s3` is ("s12", "s3", 0), `a < b` has gap 1, and a conjunction
+    (`x >= 0 and x <= s53`, as torch guards a slice's bounds) gives each of its parts.
+    Anything else (`!=`, `or`, chains) says nothing here."""
+    import ast as pyast
+
+    found = []
+    for guard in guards:
+        if not isinstance(guard, str) or len(guard) > MAX_GUARD_CHARS:
+            continue
+        try:
+            work = [pyast.parse(guard.strip(), mode="eval").body]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        while work:
+            tree = work.pop()
+            if isinstance(tree, pyast.BoolOp) and isinstance(tree.op, pyast.And):
+                work.extend(reversed(tree.values))
+            elif isinstance(tree, pyast.Compare) and len(tree.ops) == 1:
+                found.extend(_inequality(tree))
+    return found
+
+
+def _inequality(tree: object) -> list:
+    """[(smaller, larger, gap)] of one comparison `a op b` (none for == and !=)."""
+    import ast as pyast
+
+    op, left, right = tree.ops[0], tree.left, tree.comparators[0]  # type: ignore[attr-defined]
+    try:
+        a, b = pyast.unparse(left), pyast.unparse(right)
+    except (ValueError, RecursionError):
+        return []
+    if isinstance(op, (pyast.LtE, pyast.Lt)):
+        return [(a, b, 1 if isinstance(op, pyast.Lt) else 0)]
+    if isinstance(op, (pyast.GtE, pyast.Gt)):
+        return [(b, a, 1 if isinstance(op, pyast.Gt) else 0)]
+    return []
+
+
 def _sides(guard: str) -> tuple | None:
     """The two sides of `a == b` or `Eq(a, b)` as Python syntax trees, else None."""
     import ast as pyast

@@ -28,8 +28,8 @@ from . import conversions  # noqa: F401  (registers the conversions beyond conve
 from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
 from .graph import GraphNode, InputSpec, Opaque, Program, Ref
 from .locations import Listing, PythonLines, model_frame, parse_trace
-from .guards import asserted, equated, mentioning, rewritten
-from .symbols import bounds, dim_of_size, fixed_values, symbols_in
+from .guards import asserted, equated, inequalities, mentioning, rewritten
+from .symbols import bounds, dim_of_size, fixed_values, parse_expr, symbols_in
 
 STATE_KINDS = ("parameter", "buffer", "tensor_constant")
 
@@ -354,12 +354,38 @@ class Importer:
 
     def _declare_symbols(self) -> None:
         """Torch's range constraints bound the symbols of `@main`'s signature, and (unless
-        `strict_dims`) its symbols are the exporter's claim (SPEC 6)."""
+        `strict_dims`) its symbols are the exporter's claim (SPEC 6). A lower bound of 2 is
+        torch's 0/1 specialization (a Dim.AUTO, or any Dim, reads 2..), which the exported module
+        does not check: it runs a batch of 1 (or 0). gradual reads it as 1.. (its checks still
+        stop what the graph cannot run at 1; 0 stays refused, which keeps `s * a = s * b`
+        reading as `a = b`); any other bound is checked, by torch's module and by the entry."""
         for name, (lo, hi) in self._merged_bounds().items():
             if name not in self.fixed:
-                self.fn.bound_dim(name, lo, hi)
+                self.fn.bound_dim(name, 1 if lo == 2 else lo, hi)  # torch's 0/1 specialization
         if not self.options.strict_dims:
             self.fn.claim_dims(self._input_symbols() - set(self.fixed))
+        for fact in self._facts():
+            self.fn.dim_fact(fact)
+
+    def _facts(self) -> list:
+        """torch's inequality guards over the inputs' symbols as facts `larger - smaller - gap
+        >= 0` (`s12 <= s3`: a slice `[:s12]` of an s3-long dim is s12 long; ViT's `1 + (h // 4)
+        * (w // 4) <= 65`: the position table's slice is the patches' count). torch checks its
+        guards on each call; gradual relies on these and checks them where the entry binds
+        their symbols (a guard whose sides are no polynomial of the inputs' symbols is left
+        out)."""
+        facts = []
+        inputs = self._input_symbols()
+        for smaller, larger, gap in inequalities(self._guards()):
+            if not symbols_in(smaller + " " + larger) <= inputs:
+                continue  # an unbacked size (`u0`) is not bound on entry, where facts are checked
+            low, high = parse_expr(smaller, self.fixed), parse_expr(larger, self.fixed)
+            if low is None or high is None or isinstance(low, int) and isinstance(high, int):
+                continue
+            if any(isinstance(d, gb.Dim) and isinstance(d.expr, ast.DimInterval) for d in (low, high)):
+                continue
+            facts.append(high - gap - low)
+        return facts
 
     def _merged_bounds(self) -> dict:
         """`_bounds`, a kept symbol bounded by the intersection of its own and its equals' (its

@@ -16,7 +16,7 @@ from ...messages import register_rule_message
 from ..context import RuleFailure, ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
 from .common import (
-    cast_values, distinct_axes, keeps_values, known_ints, require_at_most, require_choice, require_entries,
+    cast_values, distinct_axes, is_huge, keeps_values, known_ints, require_at_most, require_choice, require_entries,
     require_finite, require_length, require_one_value, require_outputs, require_positive, require_rank_of, scaled_size,
     value_element, value_subtract,
 )
@@ -308,7 +308,7 @@ def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorAr
         return ctx.unknown()
     begin, end = ctx.static(starts.value[i]), ends.value[i]
     if size is None:
-        return _slice_within(ctx, d, begin, end)
+        return _slice_within(ctx, d, starts.value[i], end)
     if begin is None or not 0 <= begin <= size or isinstance(end, int) or not ctx.exact(end):
         return ctx.unknown()
     most = ctx.bounds(end)[1]  # (an end past a 0-long buffer is no negative length to compute)
@@ -317,18 +317,23 @@ def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorAr
     return ctx.bounded(0, size - begin)
 
 
-def _slice_within(ctx: ShapeContext, d: Any, begin: Optional[int], end: Any) -> Any:
-    """`x[b:e]` along a symbolic dim d where e is a shape value: e - b where b <= e <= d is
-    provable, so nothing clamps (a causal conv's `[..., :seq]` of its `seq + 3` outputs is
-    `seq`); else `?`."""
-    if begin is None or begin < 0 or isinstance(end, int) or not (ctx.exact(end) and ctx.exact(d)):
+def _slice_within(ctx: ShapeContext, d: Any, begin: Any, end: Any) -> Any:
+    """`x[b:e]` along a symbolic dim d where b and e are shape values or constants (an INT_MAX
+    end is d): e - b where 0 <= b <= e <= d is provable, so nothing clamps (a causal conv's
+    `[..., :seq]` of its `seq + 3` outputs is `seq`; `x.narrow(1, t // 4, t // 2)` is
+    `x[:, t // 4:t // 4 + t // 2]`, `t // 2` long); else `?`."""
+    if isinstance(begin, int) or isinstance(end, int) or not (ctx.exact(begin) and ctx.exact(end) and ctx.exact(d)):
         return ctx.unknown()
+    last = ctx.static(end)
+    if last is not None and is_huge(last):
+        end = d
     try:
         room = value_subtract(ctx, d, end)
+        span = value_subtract(ctx, end, begin)
     except (ValueError, RuleFailure):
         return ctx.unknown()
-    if ctx.at_least(end, begin) and ctx.at_least(room, 0):
-        return end - begin if begin else end
+    if ctx.at_least(begin, 0) and ctx.at_least(span, 0) and ctx.at_least(room, 0):
+        return span
     return ctx.unknown()
 
 
@@ -350,11 +355,23 @@ def tile(ctx: ShapeContext) -> Any:
     if data.dims is None:
         return ctx.tensor(None)
     if reps is None:
-        return ctx.tensor([ctx.unknown() for _ in data.dims])
+        return ctx.tensor(_tiled_dims(ctx, data, repeats))
     require_length(ctx, "repeats", reps, (data.rank,))
     require_entries(ctx, "repeats", reps, allow_zero=True)
     value = list(data.value) * reps[0] if data.value is not None and data.rank == 1 else None
     return ctx.tensor([d * r for d, r in zip(data.dims, reps)], value=value)
+
+
+def _tiled_dims(ctx: ShapeContext, data: TensorArg, repeats: TensorArg) -> list:
+    """The dims of `onnx.tile(x, repeats)` where repeats are shape values (`x.repeat(1, t, 1)`
+    as the exporters write it: a Concat of 1s and a Shape's element): d * r for a repeat known
+    to be >= 0, `?` for one that is not known or may be negative (Tile refuses it)."""
+    values = repeats.value
+    if values is None:
+        return [ctx.unknown() for _ in data.dims]
+    require_length(ctx, "repeats", values, (data.rank,))
+    return [d * r if not isinstance(r, int) and ctx.at_least(r, 0) else ctx.unknown()
+            for d, r in zip(data.dims, values)]
 
 
 @shape_rule("onnx_pad")
@@ -444,12 +461,33 @@ def split_sizes(ctx: ShapeContext) -> Any:
         require_length(ctx, "split", sizes, (parts,))
         require_entries(ctx, "split", sizes, allow_zero=True)
         ctx.equal(ctx.const(sum(sizes)), data.dim(axis))
+        lengths = [ctx.const(size) for size in sizes]
+    else:
+        lengths = _split_values(ctx, sizes_arg, parts, data.dim(axis))
     fields = []
-    for i in range(parts):
+    for length in lengths:
         dims = list(data.dims)
-        dims[axis] = ctx.unknown() if sizes is None else ctx.const(sizes[i])
+        dims[axis] = length
         fields.append(ctx.tensor(dims, data.dtype))
     return ctx.tuple(fields)
+
+
+def _split_values(ctx: ShapeContext, sizes_arg: TensorArg, parts: int, whole: Any) -> list:
+    """The parts' lengths where the split sizes are shape values (`x.split([t // 2, t - t //
+    2], 1)` as the exporters write it): each size known to be >= 0 (`?` for another), which
+    must add up to the dim where every one is known (that sum is then usually the dim itself);
+    all `?` while the sizes are not known."""
+    values = sizes_arg.value
+    if values is None:
+        return [ctx.unknown() for _ in range(parts)]
+    require_length(ctx, "split", values, (parts,))
+    lengths = [v if not isinstance(v, int) and ctx.exact(v) and ctx.at_least(v, 0) else None for v in values]
+    if all(length is not None for length in lengths):
+        total = lengths[0]
+        for length in lengths[1:]:
+            total = total + length
+        ctx.equal(total, whole)
+    return [ctx.unknown() if length is None else length for length in lengths]
 
 
 def divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
@@ -760,6 +798,10 @@ def one_hot(ctx: ShapeContext) -> Any:
         return ctx.tensor(None, values.dtype)
     depth = known_ints(ctx, depth_arg)
     size = ctx.unknown() if depth is None or len(depth) != 1 else ctx.const(depth[0])
+    if depth is None and depth_arg.value is not None and len(depth_arg.value) == 1:
+        value = depth_arg.value[0]  # a shape value: `F.one_hot(a, c.shape[0])`
+        if not isinstance(value, int) and ctx.exact(value) and ctx.at_least(value, 0):
+            size = value
     rank = indices.rank + 1
     axis = ctx.attr("axis")
     if not -rank <= axis < rank:

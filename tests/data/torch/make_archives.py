@@ -28,6 +28,8 @@ Writes, next to this file:
                      broadcast_to, diagonal, tensor_split, topk by a SymInt k
 * windows.pt2        Windows, dynamic batch and length (Dim.AUTO): pad to a multiple (Mod sizes),
                      a view by computed sizes, roll, a crop to a SymInt end, bincount
+* guarded.pt2        Guarded, named dims: slices whose lengths only torch's inequality guards
+                     decide (`pred[:, :k]` with `k <= k1`, a center crop of the larger map)
 * *.inputs.npz / *.outputs.npz  sample inputs and torch's outputs for them (to compare `run`)
 """
 
@@ -45,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from models import (  # noqa: E402
-    Attention, Branches, CeilPool, Counts, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens,
+    Attention, Branches, CeilPool, Counts, Guarded, HalfSelect, InPlaceBlock, Layers, Nonzero, PadToSizes, PairTokens,
     Resample, Routing, SmallCNN, Statistics, Windows,
 )
 
@@ -210,9 +212,19 @@ def save_windows():
     return save("windows", export(Windows().eval(), (x, experts), dynamic_shapes=dynamic), (x, experts))
 
 
+def save_guarded():
+    torch.manual_seed(0)
+    args = (torch.randn(2, 5, 7), torch.randint(0, 7, (2, 4)), torch.randn(2, 9, 3), torch.randn(2, 6, 3))
+    dynamic = {"logits": {0: Dim("batch", min=1, max=64), 1: Dim("k1", min=1, max=64)}, "draft": {1: Dim("k", min=1, max=64)},
+               "big": {1: Dim("H", min=1, max=64)}, "small": {1: Dim("h", min=1, max=64)}}
+    dynamic["draft"][0] = dynamic["logits"][0]
+    return save("guarded", export(Guarded().eval(), args, dynamic_shapes=dynamic), args)
+
+
 SAVERS = {"inplace": save_inplace, "layers": save_layers, "narrow": save_narrow, "ceilpool": save_ceilpool,
           "counts": save_counts, "resample": save_resample, "padded": save_padded, "routing": save_routing,
-          "statistics": save_statistics, "branches": save_branches, "windows": save_windows}
+          "statistics": save_statistics, "branches": save_branches, "windows": save_windows,
+          "guarded": save_guarded}
 
 
 if __name__ == "__main__":

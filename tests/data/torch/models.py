@@ -271,3 +271,18 @@ class Windows(torch.nn.Module):
         load = torch.bincount(experts, minlength=4)
         weighted = torch.bincount(experts, weights=experts.to(x.dtype) * 0.5)
         return x + back, windows.mean(2), load, weighted
+
+
+class Guarded(torch.nn.Module):
+    """Sizes that only torch's inequality guards relate: a speculative-decoding verify slices
+    the target's predictions to the draft's length (`pred[:, :k]`, guard `k <= k1`), and a
+    UNet-style center crop cuts the larger map to the smaller's size (`big[:, top:top + h]`,
+    guards `(H - h) // 2 >= 0` and `h + (H - h) // 2 <= H`)."""
+
+    def forward(self, logits, draft, big, small):
+        k = draft.shape[1]
+        pred = logits.argmax(-1)
+        accepted = (pred[:, :k] == draft).long().cumprod(1).sum(1)
+        top = (big.shape[1] - small.shape[1]) // 2
+        crop = big[:, top:top + small.shape[1]]
+        return accepted, torch.cat([crop, small], -1)

@@ -58,10 +58,12 @@ def loop(node: Node) -> Any:
         return [_as_scalar(node, outputs[0], steps.declared(names[0]).rank)]
 
     cond = _scalar(node, 1) if node.has(1) else literal(True, "bool", node.loc)
-    initial = [node.x(2 + k) if rows is None else _no_rows(node, rows) for k, rows in enumerate(stacked)]
+    initial = [node.x(2 + k) if rows is None else _first_rows(node, 2 + k, rows) for k, rows in enumerate(stacked)]
     for k, rows in enumerate(stacked):
         if rows is not None:  # the body's input, and the loop's output, are stacked rows
             importer.sequence_rows.update((body.input[2 + k].name, node.outputs[k]))
+            rank = None if rows.dims is None else len(rows.dims) - 1
+            importer.sequence_row_ranks.update({body.input[2 + k].name: rank, node.outputs[k]: rank})
     call = steps.run(goes, bound, condition, 1, [cond] + initial)
     return Tuple(call, carried + scans)
 
@@ -70,7 +72,7 @@ def _appended_sequences(node: Node, body: Any, carried: int) -> list:
     """`_appended_sequence` of each carried value, the body's nodes indexed by output once (a
     search of the body per carried value was quadratic in a loop carrying many lists)."""
     lengths = node.importer.sequence_lengths
-    if all(lengths.get(node.inputs[2 + k]) != 0 for k in range(carried)):
+    if all(lengths.get(node.inputs[2 + k]) is None for k in range(carried)):
         return [None] * carried
     makers: dict = {}
     for maker in body.node:
@@ -80,12 +82,14 @@ def _appended_sequences(node: Node, body: Any, carried: int) -> list:
 
 
 def _appended_sequence(node: Node, body: Any, k: int, makers: dict) -> Optional[TensorInfo]:
-    """For a carried value that is a sequence the loop starts empty and the body appends one
-    tensor to (`SequenceInsert(seq, item)` at the end: TorchScript's `outs.append(h)`), the
-    stacked rows' information (rank and dtype from the sequence's declared element type): the
-    sequence is held as one tensor of its items, as a scan output is. None for anything else.
-    `makers`: the body's nodes by output."""
-    if node.importer.sequence_lengths.get(node.inputs[2 + k]) != 0:
+    """For a carried value that is a sequence the loop starts with (empty, or the items a
+    SequenceConstruct gives: TorchScript's `path = [last]`) and the body appends one tensor to
+    (`SequenceInsert(seq, item)` at the end: `outs.append(h)`), the stacked rows' information
+    (rank and dtype from the sequence's declared element type): the sequence is held as one
+    tensor of its items, as a scan output is. None for anything else. `makers`: the body's
+    nodes by output."""
+    count = node.importer.sequence_lengths.get(node.inputs[2 + k])
+    if count is None or count and not _only_stacked(node, node.outputs[k]):
         return None
     inner, out = body.input[2 + k].name, body.output[1 + k].name
     maker = makers.get(out)
@@ -96,9 +100,36 @@ def _appended_sequence(node: Node, body: Any, k: int, makers: dict) -> Optional[
     return _with_row(item) if item is not None else None
 
 
+def _only_stacked(node: Node, name: str) -> bool:
+    """Whether the loop's sequence `name` is only stacked after the loop (ConcatFromSequence
+    with new_axis, anywhere in the loop's graph and its subgraphs): its items must then all be
+    alike (onnxruntime refuses others), so a sequence that starts with a SequenceConstruct's
+    items may be held as rows. Where it is concatenated (new_axis 0) its items may be ragged
+    (`[x[:1]]` then rows of 2), which rows cannot hold: it stays unsupported."""
+    graphs = [node.importer.graph_protos[node.key]]
+    users = []
+    while graphs:
+        for other in graphs.pop().node:
+            if name in other.input:
+                users.append(other)
+            for attribute in other.attribute:
+                graphs.extend([attribute.g] if attribute.type == attribute.GRAPH else attribute.graphs)
+    return bool(users) and all(u.op_type == "ConcatFromSequence" and any(a.name == "new_axis" and a.i for a in u.attribute)
+                               for u in users)
+
+
+def _first_rows(node: Node, index: int, rows: TensorInfo) -> Any:
+    """The rows a carried sequence starts with: none for an empty one, else its items stacked
+    (they must be alike, as the rows appended to them must)."""
+    if node.importer.sequence_lengths.get(node.inputs[index]) == 0:
+        return _no_rows(node, rows)
+    return node.call("stack", node.x(index), axis=0)
+
+
 def _empty_items(node: Node, k: int) -> Optional[TensorInfo]:
     """The items of carried value k when the body does not declare its element type (the
-    dynamo exporter's EmbeddingBag loop): the dtype its SequenceEmpty gives, of any rank."""
+    dynamo exporter's EmbeddingBag loop): the dtype its SequenceEmpty (or SequenceConstruct's
+    first item) gives, of any rank."""
     dtype = node.importer.sequence_dtypes.get(node.inputs[2 + k])
     return None if dtype is None else TensorInfo(dtype, None)
 

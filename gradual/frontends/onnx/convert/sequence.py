@@ -64,6 +64,8 @@ def split_to_sequence(node: Node) -> Any:
             return _made(node, parts, size)
         fields = [node.call("squeeze", gb.proj(parts, j, loc=node.loc), axis=[axis]) for j in range(size)]
         return _made(node, gb.tuple_(*fields, loc=node.loc), size)
+    if node.value(1) is None:
+        return _split_by_values(node, axis)
     split = node.required_ints(1, "split")
     if node.value(1).ndim == 0:
         dims = node.info(0).dims
@@ -76,9 +78,25 @@ def split_to_sequence(node: Node) -> Any:
     return _made(node, call, len(split))
 
 
+def _split_by_values(node: Node, axis: int) -> Any:
+    """SplitToSequence by a split vector computed at runtime whose length the model gives (the
+    TorchScript exporter's `x.split([t // 2, t - t // 2], 1)`): that many parts, their sizes
+    the vector's values (`onnx.split_sizes`, whose rule reads them as shape values). A scalar
+    or a vector of unknown length is not supported: the count of parts decides the tuple."""
+    dims = node.info(1).dims
+    if dims is None or len(dims) != 1 or not isinstance(dims[0], int):
+        raise _unsupported(node, "a split computed when the model runs needs a length the model gives (the count of parts)")
+    call = node.call("onnx.split_sizes", node.x(0), node.x(1), num_outputs=dims[0], axis=axis)
+    return _made(node, call, dims[0])
+
+
 @converts("SequenceConstruct")
 def sequence_construct(node: Node) -> Any:
-    """SequenceConstruct: the tuple of its inputs."""
+    """SequenceConstruct: the tuple of its inputs (their dtype remembered for a loop that
+    appends to it and does not declare its element type)."""
+    dtype = node.importer.known(node.inputs[0]).dtype if node.inputs else None
+    if dtype is not None:
+        node.importer.sequence_dtypes[node.outputs[0]] = dtype
     return _made(node, gb.tuple_(*node.args(), loc=node.loc), len(node.inputs))
 
 
@@ -135,6 +153,8 @@ def sequence_insert(node: Node) -> Any:
         if node.has(2):
             raise _unsupported(node, "a loop's sequence takes tensors at its end only")
         node.importer.sequence_rows.add(node.outputs[0])
+        ranks = node.importer.sequence_row_ranks
+        ranks[node.outputs[0]] = ranks.get(node.inputs[0])
         return node.call("onnx.scan_append", node.x(0), node.x(1))
     count = _length(node, 0)
     where = _position(node, count, 2, inserting=True) if node.has(2) else count
@@ -161,9 +181,19 @@ def concat_from_sequence(node: Node) -> Any:
 
 
 def _concat_rows(node: Node, axis: int, new_axis: bool) -> Any:
-    """ConcatFromSequence of stacked rows along axis 0."""
-    if axis != 0:
-        raise _unsupported(node, "a loop's sequence is joined along axis 0 only")
-    if new_axis:
-        return node.x(0)
-    return node.call("reshape", node.x(0), newshape=[-3, -2])
+    """ConcatFromSequence of stacked rows: along axis 0 they are the result (stacked) or their
+    first two dims merged (concatenated); along another axis (TorchScript's `torch.stack(path,
+    1)`) the rows' axis moves there first, which needs the items' rank."""
+    if axis == 0:
+        return node.x(0) if new_axis else node.call("reshape", node.x(0), newshape=[-3, -2])
+    rank = node.importer.sequence_row_ranks.get(node.inputs[0])
+    if rank is None:
+        raise _unsupported(node, "a loop's sequence of items of unknown rank is joined along axis 0 only")
+    top = rank + 1 if new_axis else rank
+    if not -top <= axis < top:
+        raise _unsupported(node, f"axis {axis} is outside the items' {top} axes")
+    axis %= top
+    order = list(range(1, rank + 1))
+    order.insert(axis, 0)
+    moved = node.call("transpose", node.x(0), axes=order)
+    return moved if new_axis else node.call("reshape", moved, newshape=[0] * axis + [-3, -2])
