@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from . import messages
 from .diagnostics import Diagnostic
@@ -224,6 +224,7 @@ class Checker:
         self.dim_keys: dict = {}  # each unannotated parameter's dim variable -> its key
         self.current: Optional[_Pass] = None
         self.param_vars: dict = {}
+        self.param_var_set: set = set()  # param_vars' values, for membership
         self.known_calls: dict = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set = {s for syms in resolution.introduced.values() for s in syms}
@@ -335,6 +336,7 @@ class Checker:
         found = self.param_vars.get(key)
         if found is None:
             found = self.param_vars[key] = make()
+            self.param_var_set.add(found)
         return found
 
     def hinted_type(self, binder: Binder, dims: tuple, owner: str) -> TensorType:
@@ -850,8 +852,8 @@ class Checker:
             # no cast names a dtype shared by `?`s: the callee's parameters check it at this call
             self.record_check(e, DYN, e.span, messages.dtype_agreement_reason(desc.display, agreement[1], e.span),
                               verifies=True, inserted=False)
-        if _loses_function_dims(resolved.ret, self.current.solver.resolve_type(result),  # type: ignore[union-attr]
-                                frozenset(self.param_vars.values())):
+        if _holds_function(resolved.ret) and _loses_function_dims(
+                resolved.ret, self.current.solver.resolve_type(result), self.param_var_set):  # type: ignore[union-attr]
             # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
             # its contract, made here, is the check site a call of it with other sizes stops at
             self.current.frame.checks.append(CheckRecord(  # type: ignore[union-attr]
@@ -1563,7 +1565,19 @@ def check_module(resolution: Resolution, registry: Registry) -> Checker:
     return checker
 
 
-def _loses_function_dims(declared: Type, result: Type, inferred: frozenset) -> bool:
+def _holds_function(t: Type) -> bool:
+    """Whether a type is a function type or a tuple holding one."""
+    pending = [t]
+    while pending:
+        t = pending.pop()
+        if isinstance(t, FuncType):
+            return True
+        if isinstance(t, TupleType):
+            pending.extend(t.fields)
+    return False
+
+
+def _loses_function_dims(declared: Type, result: Type, inferred: Union[set, frozenset]) -> bool:
     """Whether a call's result holds a function whose declared type states a dim (a dtype)
     that the caller's type of it leaves imprecise (`?`, an interval): a callee's symbol bound
     from a `?` argument. The function itself keeps the size it was made with and rejects other
@@ -1579,7 +1593,7 @@ def _loses_function_dims(declared: Type, result: Type, inferred: frozenset) -> b
     return False
 
 
-def _imprecise_part(declared: Type, result: Type, own: frozenset, inferred: frozenset) -> bool:
+def _imprecise_part(declared: Type, result: Type, own: frozenset, inferred: Union[set, frozenset]) -> bool:
     """`_loses_function_dims` inside a function type: a tensor dim or dtype that is stated in
     `declared` and not in `result`, or a nested function that loses one."""
     if isinstance(declared, TupleType) and isinstance(result, TupleType):
