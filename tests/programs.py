@@ -2128,6 +2128,27 @@ def feature_returned_closure(b: Builder) -> Val:
         b.program.typed_returns.append((h, own, x, (b, b.block, b.block.stmts[-1]) if b.parent is None else None, name))
         b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
         return results[-1]
+    if b.draw.chance(25):
+        # or a function generalized over a dtype of its own: a closed closure over an unannotated
+        # parameter, `fn (%y) { op(%y) }`, or a helper definition `def @g[T](%y: (k1, k2) T)`
+        # returned as a value, called with x and another value. No written type quantifies
+        # such a dtype, so elaboration wrote @mk's return type with `?` for it, and the
+        # elaborated program checked again to another type (found by an outside pass)
+        y = h.fresh_name("y")
+        if b.draw.chance(50):
+            h.block.result = [f"fn (%{y}) {{ {op}(%{y}) }}"]
+        else:
+            g = new_helper(b, "g")
+            g.dtype = "T"
+            param = g.new_param([Dim(d.value, g.symbol(), None) for d in x.dims])
+            g.params[-1].slot.kind = "poly-param"
+            g.block.result = [f"{op}({param.text})"]
+            h.block.result = [f"@{g.name}"]
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
+        results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
+        b.program.features.update({"generic-function-result", "polymorphic-helper"})
+        return results[-1]
     if x.dtype == FLOAT and b.draw.chance(30):
         # or a closure whose parameter is typed by @mk's own symbols, `fn (%y: Tensor[(n1,
         # n2), float32]) { add(%x, %y) }`, called with a value of x's sizes: where the caller
@@ -2179,6 +2200,11 @@ def function_value(b: Builder, x: Val) -> str:
         g = new_helper(b, "g")
         y = g.new_param(dims, x.dtype)
         g.block.result = [f"{op}({y.text})"]
+        if b.draw.chance(40):  # through a variable, `%gv = @g`: it keeps what its body needs (`_as_value`)
+            name = b.fresh_name("gv")
+            b.block.stmts.append([f"%{name} = @{g.name};"])
+            b.program.features.add("definition-value")
+            return hidden(b, f"%{name}")
         return hidden(b, f"@{g.name}")
     if b.program.allow_data_dependent and x.rank and b.draw.chance(20):
         # a closed closure over an unannotated parameter with a `can_unify` guess that may be
