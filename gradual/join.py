@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .shapes import Dimension, join as join_dims
+from .shapes import Dimension, Poly, join as join_dims
 from .types import (
     DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
+    map_dims, map_dtypes,
 )
 
 
@@ -33,12 +34,55 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
         if a == b:
             return a
-        plain = _without_values(a)
-        return plain if plain == _without_values(b) else DYN
+        return _join_functions(_without_values(a), _without_values(b), dim_join)
     if isinstance(a, RefType) and isinstance(b, RefType):
         # sound for monotonic references: a cell keeps its own type, every write is checked
         return RefType(_join(a.content, b.content, dim_join))
     return DYN
+
+
+def _join_functions(a: FuncType, b: FuncType, dim_join: Callable[[Dimension, Dimension], Dimension]) -> Type:
+    """What two functions of one arity share: the type of both where they are the same up to
+    the names of their own symbols and dtype variables (two definitions of one signature);
+    with the same parameters (so renamed), those parameters and the join of the results
+    (each function returns within it: `fn (n) -> (2 * n)` and `fn (n) -> (n)` give
+    `fn (n) -> (?)`); `?` otherwise (a fully static program that
+    chose between `@f` and `@g` of one signature had its calls checked)."""
+    b = _renamed_like(b, a)
+    if a == b:
+        return a
+    if a.params == b.params:
+        return FuncType(a.params, _join(a.ret, b.ret, dim_join), a.dim_params, a.dtype_params)
+    return DYN
+
+
+def _renamed_like(b: FuncType, a: FuncType) -> FuncType:
+    """`b` with its own symbols and dtype variables renamed, in order, to `a`'s (unchanged
+    where their numbers differ)."""
+    if not (b.dim_params or b.dtype_params) or len(a.dim_params) != len(b.dim_params) \
+            or len(a.dtype_params) != len(b.dtype_params):
+        return b
+    mapping = dict(zip(b.dim_params, a.dim_params))
+    polys = {old: Poly.atom(new) for old, new in mapping.items()}
+    dtypes = dict(zip(b.dtype_params, a.dtype_params))
+
+    def rename(d: Dimension) -> Dimension:
+        if d.is_symbolic and d.symbols() & mapping.keys():
+            return Dimension.of_expr(d.expr.substitute(lambda sym: polys.get(sym)))
+        return d
+
+    def runs(t: Type) -> Type:
+        if isinstance(t, TupleType):
+            return TupleType(tuple(runs(f) for f in t.fields))
+        if isinstance(t, FuncType):
+            return t.with_parts(tuple(runs(p) for p in t.params), runs(t.ret))
+        if not isinstance(t, TensorType) or t.dims is None:
+            return t
+        return TensorType(tuple(Variadic(mapping.get(d.symbol, d.symbol)) if isinstance(d, Variadic) else d
+                                for d in t.dims), t.dtype, t.value)
+
+    parts = [map_dtypes(runs(map_dims(t, rename)), lambda d: dtypes.get(d, d)) for t in b.params + (b.ret,)]
+    return FuncType(tuple(parts[:-1]), parts[-1], a.dim_params, a.dtype_params)
 
 
 def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, Dimension], Dimension]) -> TensorType:

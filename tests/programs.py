@@ -2256,6 +2256,33 @@ def summing_closure(b: Builder, x: Val) -> str:
     return f"%{name}"
 
 
+def feature_chosen_function(b: Builder) -> Val:
+    """`%sel = if (%c) { @ga } else { @gb }; %sel(x)`: two helper definitions of one signature,
+    each with its own symbols in a symbolic program, chosen by a condition and called. Their
+    join is that signature (it was `?`, so a symbolic program had its calls of `%sel` checked;
+    found by an outside pass); in a relaxed program their parameters may differ, and the
+    join is `?` or keeps the parameters and joins the results."""
+    x = b.pick()
+    cond = b.new_param([], "bool", data=np.array(b.draw.chance(50)), prefix="c")
+    names, static = [], None
+    for _ in range(2):
+        g = new_helper(b, "g")
+        g.dtype = x.dtype
+        dims = [g.fresh_from(d) for d in x.dims] if static is None else [
+            Dim(d.value, Dimension(d.value), d) if keep and not d.is_const else d if keep else Dim(d.value, g.symbol(), d)
+            for d, keep in zip(x.dims, static)]
+        static = [d.form.is_static for d in dims]  # the second helper's dims alike: one signature
+        y = g.new_param(dims)
+        op = b.draw.choice(["negative", "copy", "abs"] if x.dtype != "bool" else ["copy"])
+        b.program.ops.append(op)
+        g.block.result = [f"{op}({y.text})"]
+        names.append(f"@{g.name}")
+    sel = b.fresh_name("sel")
+    b.block.stmts.append([f"%{sel} = if (", cond.text, f") {{ {names[0]} }} else {{ {names[1]} }};"])
+    b.program.features.add("chosen-function")
+    return b.bind([f"%{sel}({x.text})"], x.dims, x.dtype)
+
+
 def feature_dynamic_elimination(b: Builder) -> Val:
     """A value typed `?` used as a tuple or a function: an `if` joins a pair with a tuple of
     another length or a tensor, or a closure with a closure of another arity or a tensor, and
@@ -2360,7 +2387,7 @@ OPERATORS: list = [
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
     (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),
-    (feature_dynamic_elimination, 1, "data"),
+    (feature_dynamic_elimination, 1, "data"), (feature_chosen_function, 1, "nest"),
 ]
 
 
@@ -2368,7 +2395,8 @@ OPERATORS: list = [
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
     "hints": frozenset({feature_hinted_loop, feature_hinted_closure}),
-    "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination}),
+    "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination,
+                            feature_chosen_function}),
     "expressions": frozenset({feature_expression_dims}),
     "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape, op_crop_back}),  # slices past the end, empty tensors
 }
