@@ -84,6 +84,8 @@ class SDim:
         return left - self
 
     def __mul__(self, other: Any) -> "SDim":
+        if other.__class__ is int and other == 1:  # `I * groups` at groups = 1: still the argument's dim
+            return self
         return self._combine(other, lambda a, b: a * b)
 
     __rmul__ = __mul__
@@ -661,13 +663,22 @@ class CallSite(ShapeContext):
         keep = a if a.origin is not None or b.origin is None else b
         return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
 
-    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None) -> SDim:
+    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None, written: Optional[tuple] = None) -> SDim:
         """`value // coeff` where coeff must divide value: a value of the caller's own symbols that
         it may divide (`m` for a signature's `2 * n`: every even m) is checked at runtime, as the
         same call with an unknown in m's place is; only a value it can never divide is an error
         (a static 5, `2 * m + 1`). The check was "m can never be 2 * (m // 2)": a less precise
         program rejected where the precise one ran (found by an outside pass)."""
         value = _sdim(value)
+        resolved = self.solver.resolve(value.dim)
+        if resolved.is_static and resolved.get_length() % coeff and written is not None \
+                and self.callee.kind != "flow" and not self.recursive_call:
+            # a size it can never divide: named with the signature's expression (the product
+            # below is the multiple under it: "is 5, but needs 4")
+            arg = _sdim(written[0])
+            if arg.origin is not None:
+                self._error(messages.indivisible_dim(self, arg, coeff, written[1], self.solver.resolve(arg.dim)))
+                return SDim(Dimension.dynamic(), arg.origin)
         q = value // coeff
         product = q * coeff
         if self._may_divide(value.dim, product.dim, coeff):
