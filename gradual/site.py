@@ -1309,6 +1309,16 @@ class _RefArg(ArgView):
         self.content = content
 
 
+def _pattern_dims(t: Type) -> list:
+    """The dims (and `e|1` items) of a cast pattern's tensors, in the order a runtime check
+    meets them."""
+    if isinstance(t, TupleType):
+        return [d for f in t.fields for d in _pattern_dims(f)]
+    if isinstance(t, TensorType) and t.dims is not None:
+        return list(t.dims)
+    return []
+
+
 class _CastBuilder:
     """Turns a site's slots into per-argument cast patterns (see the module docstring)."""
 
@@ -1340,6 +1350,8 @@ class _CastBuilder:
         binding = self._binding_arguments(patterns)
         for index, info, pattern, verifies in patterns:
             binds = index in binding
+            if binds and not verifies:
+                verifies = self._bound_sooner(index, patterns, binding)
             if verifies or binds:
                 reason = messages.cast_reason(self.site, index)
                 casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
@@ -1355,6 +1367,31 @@ class _CastBuilder:
             if verifies:
                 mentioned |= type_symbols(pattern)
         return {self.uses[var][0][0] for var, sym in self.binders.items() if sym in mentioned}
+
+    def _bound_sooner(self, index: int, patterns: list, binding: set) -> bool:
+        """Whether a symbol this argument's cast binds is bound before it runs: casts run in
+        argument order, and the runtime solves an expression with one unbound symbol it is
+        linear in (`%y as (2 - d,)` before `%z as (d,)`: runtime/match.py), so this cast then
+        checks it: a check site that can fail, and so counted (it failed with no check site
+        counted: found by outside pass 9). `d // 2` or `d - d1` wait for their symbols."""
+        mine = {sym for var, sym in self.binders.items() if self.uses[var][0][0] == index}
+        bound: set = set()
+        for i, _, pattern, verifies in patterns:
+            if i >= index:
+                break
+            if verifies or i in binding:
+                for d in _pattern_dims(pattern):
+                    if isinstance(d, Broadcast):  # binds where the size is not 1
+                        d = d.target
+                    if not isinstance(d, Dimension) or not d.is_symbolic:
+                        continue
+                    free = d.symbols() - bound
+                    if len(free) == 1:
+                        sym = next(iter(free))
+                        fixed = d.expr.substitute(lambda s: Poly.const(1) if s in bound else None)
+                        if fixed.linear_part(sym) is not None:
+                            bound.add(sym)
+        return bool(mine & bound)
 
     def _count_occurrences(self) -> None:
         for slot in self.site.slots.values():
