@@ -90,8 +90,27 @@ def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, D
     if a.dims is None or b.dims is None or len(a.dims) != len(b.dims) or not _runs_agree(a.dims, b.dims):
         return TensorType(None, dtype)
     dims = tuple(_join_item(x, y, dim_join) for x, y in zip(a.dims, b.dims))
-    value = a.value if a.value == b.value else None
-    return TensorType(dims, dtype, value)
+    return TensorType(dims, dtype, _join_values(a.value, b.value, dim_join))
+
+
+def _join_values(a: Optional[tuple], b: Optional[tuple], dim_join: Callable[[Dimension, Dimension], Dimension]) -> Optional[tuple]:
+    """Known element values both branches share, element by element: two sizes join as dims do
+    (`shape_of` of a (n, 4) and of a (n, 5) is `[n, 4..5]`, SPEC 3.4 and 3.7; it was no value,
+    so a `dyn.reshape` to it lost `n`); an int element (a reshape's -1) must be equal, or
+    nothing is known."""
+    if a == b:
+        return a
+    if a is None or b is None or len(a) != len(b):
+        return None
+    out = []
+    for x, y in zip(a, b):
+        if x == y:
+            out.append(x)
+        elif isinstance(x, Dimension) and isinstance(y, Dimension):
+            out.append(dim_join(x, y))
+        else:
+            return None
+    return tuple(out)
 
 
 def _runs_agree(a: tuple, b: tuple) -> bool:

@@ -1240,6 +1240,26 @@ def op_shape_values(b: Builder) -> Val:
     return b.bind(b.call("dyn.reshape", [x.text, target.text]), (x.dims[0], dim_product(x.dims[1:])))
 
 
+def op_chosen_shape(b: Builder) -> Val:
+    """`dyn.zeros(if (%c) { shape_of(%x) } else { shape_of(%y) })`: the join of two shape values
+    keeps, element by element, what the branches share (`[n, 4..5]`, SPEC 3.4 and 3.7; it was
+    no value at all, so the result lost even the dims both shapes have)."""
+    x = b.pick(has_rank(1, 3))
+    others = b.values(lambda v: v is not x and v.rank == x.rank and v.dims is not None)
+    y = b.draw.choice(others) if others else x
+    taken = b.draw.chance(50)
+    cond = b.new_param([], "bool", data=np.array(taken), prefix="c")
+    name = b.fresh_name("s")
+    b.block.stmts.append([f"%{name} = if (", cond.text, f") {{ shape_of({x.text}) }} else {{ shape_of({y.text}) }};"])
+    b.program.ops.append("shape_of")
+    b.program.data_dependent = True
+    b.program.features.add("chosen-shape")
+    chosen = x if taken else y
+    dims = tuple(d if d.value == e.value and str(d.form) == str(e.form) else Dim(c.value, DYNAMIC, None)
+                 for d, e, c in zip(x.dims, y.dims, chosen.dims))
+    return b.bind(b.call("dyn.zeros", [f"%{name}"], dtype="float32"), dims, "float32")
+
+
 def op_reshape_back(b: Builder) -> Optional[Val]:
     """Flatten x, then dyn.reshape it back to shape_of(x)."""
     x = b.pick(lambda v: 1 <= v.rank <= 3 and all(d.value for d in v.dims))
@@ -2374,7 +2394,7 @@ OPERATORS: list = [
     (op_pool, 1, ""), (op_global_pool, 1, ""), (op_adaptive_pool, 1, ""), (op_resize, 1, ""),
     (op_batch_flatten, 1, ""), (op_pad, 1, ""), (op_layer_norm, 1, ""), (op_batch_norm, 1, ""),
     (op_dropout, 1, ""), (op_reduce, 2, ""), (op_shape_values, 1, "float32"), (op_reshape_back, 1, ""),
-    (op_arange, 1, "float32"), (op_crop_back, 1, ""), (op_size_extremes, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
+    (op_arange, 1, "float32"), (op_chosen_shape, 1, "data"), (op_crop_back, 1, ""), (op_size_extremes, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
