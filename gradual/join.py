@@ -17,7 +17,7 @@ from .types import (
 
 
 def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension]) -> Type:
-    if a == b:
+    if a is b or hash(a) == hash(b) and a == b:  # hashes are cached: nested types compare once
         return a
     if isinstance(a, BottomType):
         return b
@@ -32,9 +32,7 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.fields) == len(b.fields):
         return TupleType(tuple(_join(x, y, dim_join) for x, y in zip(a.fields, b.fields)))
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
-        if a == b:
-            return a
-        return _join_functions(_without_values(a), _without_values(b), dim_join)
+        return _join_functions(a, b, dim_join)
     if isinstance(a, RefType) and isinstance(b, RefType):
         # sound for monotonic references: a cell keeps its own type, every write is checked
         return RefType(_join(a.content, b.content, dim_join))
@@ -49,11 +47,12 @@ def _join_functions(a: FuncType, b: FuncType, dim_join: Callable[[Dimension, Dim
     `fn (n) -> (?)`); `?` otherwise (a fully static program that
     chose between `@f` and `@g` of one signature had its calls checked)."""
     b = _renamed_like(b, a)
-    if a == b:
-        return a
-    if a.params == b.params:
-        return FuncType(a.params, _join(a.ret, b.ret, dim_join), a.dim_params, a.dtype_params)
-    return DYN
+    params = tuple(_without_values(p) for p in a.params)
+    if params != tuple(_without_values(p) for p in b.params):
+        return DYN
+    # the results are joined by `_join` itself, level by level (stripping a function nested n
+    # deep at every level was quadratic)
+    return FuncType(params, _join(a.ret, b.ret, dim_join), a.dim_params, a.dtype_params)
 
 
 def _renamed_like(b: FuncType, a: FuncType) -> FuncType:
