@@ -1348,10 +1348,10 @@ class _CastBuilder:
             if verifies and info.binder is not None and refined is not None:
                 refinements.append((index, info.binder, refined))
         binding = self._binding_arguments(patterns)
+        sooner = self._bound_sooner(patterns, binding) if binding else set()
         for index, info, pattern, verifies in patterns:
             binds = index in binding
-            if binds and not verifies:
-                verifies = self._bound_sooner(index, patterns, binding)
+            verifies = verifies or index in sooner
             if verifies or binds:
                 reason = messages.cast_reason(self.site, index)
                 casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
@@ -1368,30 +1368,34 @@ class _CastBuilder:
                 mentioned |= type_symbols(pattern)
         return {self.uses[var][0][0] for var, sym in self.binders.items() if sym in mentioned}
 
-    def _bound_sooner(self, index: int, patterns: list, binding: set) -> bool:
-        """Whether a symbol this argument's cast binds is bound before it runs: casts run in
+    def _bound_sooner(self, patterns: list, binding: set) -> set:
+        """The binding arguments a symbol of whose is bound before their cast runs: casts run in
         argument order, and the runtime solves an expression with one unbound symbol it is
-        linear in (`%y as (2 - d,)` before `%z as (d,)`: runtime/match.py), so this cast then
+        linear in (`%y as (2 - d,)` before `%z as (d,)`: runtime/match.py), so such a cast
         checks it: a check site that can fail, and so counted (it failed with no check site
         counted: found by outside pass 9). `d // 2` or `d - d1` wait for their symbols."""
-        mine = {sym for var, sym in self.binders.items() if self.uses[var][0][0] == index}
+        owned: dict = {}
+        for var, sym in self.binders.items():
+            owned.setdefault(self.uses[var][0][0], set()).add(sym)
         bound: set = set()
-        for i, _, pattern, verifies in patterns:
-            if i >= index:
-                break
-            if verifies or i in binding:
-                for d in _pattern_dims(pattern):
-                    if isinstance(d, Broadcast):  # binds where the size is not 1
-                        d = d.target
-                    if not isinstance(d, Dimension) or not d.is_symbolic:
-                        continue
-                    free = d.symbols() - bound
-                    if len(free) == 1:
-                        sym = next(iter(free))
-                        fixed = d.expr.substitute(lambda s: Poly.const(1) if s in bound else None)
-                        if fixed.linear_part(sym) is not None:
-                            bound.add(sym)
-        return bool(mine & bound)
+        sooner: set = set()
+        for i, _, pattern, verifies in patterns:  # in argument order
+            if i in binding and owned.get(i, set()) & bound:
+                sooner.add(i)
+            if not (verifies or i in binding):
+                continue  # no cast
+            for d in _pattern_dims(pattern):
+                if isinstance(d, Broadcast):  # binds where the size is not 1
+                    d = d.target
+                if not isinstance(d, Dimension) or not d.is_symbolic:
+                    continue
+                free = d.symbols() - bound
+                if len(free) == 1:
+                    sym = next(iter(free))
+                    fixed = d.expr.substitute(lambda s: Poly.const(1) if s in bound else None)
+                    if fixed.linear_part(sym) is not None:
+                        bound.add(sym)
+        return sooner
 
     def _count_occurrences(self) -> None:
         for slot in self.site.slots.values():
