@@ -184,14 +184,31 @@ class Elaborator:
         return new
 
     def _undeclared_dtype(self, t: Type) -> bool:
-        """Whether an inferred type names a dtype variable the definition does not declare: a
-        function's own (`@mk` returning `@f`, `def @f[T]`, or a closed closure `fn (%a) {
-        nn.relu(%a) }`). No written type can quantify one, and `?` there loses what relates its
-        parameter to its result (a caller's result became `?`, and one check more), so such a
-        return type is left to inference when the elaborated program is checked again."""
+        """Whether an inferred type cannot be written without losing something: it names a
+        dtype variable the definition does not declare (a function's own: `@mk` returning `@f`,
+        `def @f[T]`, or a closed closure `fn (%a) { nn.relu(%a) }`; no written type quantifies
+        one, and `?` there lost what relates its parameter to its result), or it holds a
+        function with what its body was learned to check (`FuncType.requires`,
+        `dtype_requires`: learned, not written, so a written type would drop them and a
+        caller's result, `(2, 1..)` for a `m >= 1`, would need a check). Such a return type is
+        left to inference when the elaborated program is checked again."""
         found = []
         map_dtypes(t, lambda d: found.append(d) or d)
-        return any(isinstance(d, DTypeVar) and id(d) not in self.dtype_vars for d in found)
+        if any(isinstance(d, DTypeVar) and id(d) not in self.dtype_vars for d in found):
+            return True
+        stack = [t]
+        while stack:
+            u = stack.pop()
+            if isinstance(u, FuncType):
+                if u.requires or u.dtype_requires:
+                    return True
+                stack.extend(u.params)
+                stack.append(u.ret)
+            elif isinstance(u, TupleType):
+                stack.extend(u.fields)
+            elif isinstance(u, RefType):
+                stack.append(u.content)
+        return False
 
     def _declared_dtype(self, dtype: object) -> object:
         """A dtype a cast can name: the definition's own dtype variables, or `?` for another

@@ -1085,14 +1085,13 @@ _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
 
 def _as_value(fn: Optional[FuncType]) -> Optional[FuncType]:
     """A definition's type where it is a value (`%f = @h`, `(@h, %x)`, `ref(@h)`, an argument):
-    the dtype classes its body needs (`FuncType.dtype_requires`) go with it, as a closure's
-    do (`closure_type`): whatever holds the value holds that definition, and a join or a cell,
-    where another function of the type may take its place, forgets them (join.py,
-    references.py). The bounds learned on its signature symbols (`requires`) stay with calls
-    of `@h` itself, as a closure has none."""
-    if fn is None or not fn.requires:
-        return fn
-    return FuncType(fn.params, fn.ret, fn.dim_params, fn.dtype_params, (), fn.dtype_requires)
+    the type itself, with what its body was learned to check (`FuncType.requires`, the bounds
+    on its signature symbols, and `dtype_requires`, the dtype classes its operators need):
+    whatever holds the value holds that definition, so a call through it fails where a call of
+    `@h` would. Where another function of the type may take its place, a join or a cell forgets
+    them (join.py, references.py). Outside pass 9 found `%f = @h; %f(%x)` clean where `@h(%x)`
+    was a static error (an integer-only `@h` given a float32, a bound `m >= 1` given a 0)."""
+    return fn
 
 
 def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:
