@@ -1373,10 +1373,12 @@ class _CastBuilder:
         argument order, and the runtime solves an expression with one unbound symbol it is
         linear in (`%y as (2 - d,)` before `%z as (d,)`: runtime/match.py), so such a cast
         checks it: a check site that can fail, and so counted (it failed with no check site
-        counted: found by outside pass 9). `d // 2` or `d - d1` wait for their symbols."""
+        counted: found by outside pass 9). `d // 2` or `d - d1` wait for their symbols; the
+        caller's own names (`d + s10`) are bound already."""
         owned: dict = {}
         for var, sym in self.binders.items():
             owned.setdefault(self.uses[var][0][0], set()).add(sym)
+        mine = set(self.binders.values()) | set(self.runs)  # the caller's own names are bound on entry
         bound: set = set()
         sooner: set = set()
         for i, _, pattern, verifies in patterns:  # in argument order
@@ -1389,7 +1391,7 @@ class _CastBuilder:
                     d = d.target
                 if not isinstance(d, Dimension) or not d.is_symbolic:
                     continue
-                free = d.symbols() - bound
+                free = (d.symbols() & mine) - bound
                 if len(free) == 1:
                     sym = next(iter(free))
                     fixed = d.expr.substitute(lambda s: Poly.const(1) if s in bound else None)
