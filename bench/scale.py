@@ -101,6 +101,15 @@ def ifs(n: int) -> str:
             + "} else { %x }\n" * n + "}\n")
 
 
+def joined_closures(n: int) -> str:
+    """`if (%c) { fn () { ... %x } } else { fn () { ... %y } }`: two closures n deep whose
+    innermost results differ, joined level by level (stripping each level's function type
+    again at every level below was quadratic: 3,000 deep took 23 s)."""
+    left, right = "fn () {\n" * n + "%x\n" + "}\n" * n, "fn () {\n" * n + "%y\n" + "}\n" * n
+    return (f"def @main(%x: {T}, %y: Tensor[(4, 3), float32], %c: bool) {{\n"
+            f"if (%c) {{\n{left}}} else {{\n{right}}}\n}}\n")
+
+
 def lets(n: int) -> str:
     """`let %v{i}: Tensor[(2, n), float32] = nn.relu(%v{i-1});`: n annotated lets, each in the
     scope of the one before (Relay's lets nest)."""
@@ -640,6 +649,7 @@ AXES = [
     Axis("inferred-closures", "nesting depth of closures with unannotated parameters", inferred_closures, 1250),
     Axis("closed-closures", "nesting depth of closed closures with unannotated parameters", closed_closures, 1250),
     Axis("ifs", "nesting depth of `if`s", ifs, 1250),
+    Axis("joined-closures", "nesting depth of two closures an `if` joins", joined_closures, 1250),
     Axis("lets", "annotated lets, each in the scope of the last", lets, 2500),
     Axis("calls", "nesting depth of calls", calls, 5000),
     Axis("parens", "nesting depth of parentheses", parens, 10000),

@@ -149,9 +149,8 @@ class Elaborator:
             params.append(p if p.type is not None else replace(p, type=type_expr(map_dtypes(t, self._declared_dtype), self.names)))
         dtype_params = tuple(d.dtype_params) + tuple(
             v.name for v in fn_type.dtype_params if v.name not in d.dtype_params)
-        # a closed closure's own dtype variable in an inferred type (`@mk` returning
-        # `fn (%a) { nn.relu(%a) }`) is no variable the definition declares: written `?`
-        ret = d.ret if d.ret is not None else type_expr(map_dtypes(fn_type.ret, self._declared_dtype), self.names)
+        ret = d.ret if d.ret is not None or self._undeclared_dtype(fn_type.ret) else \
+            type_expr(map_dtypes(fn_type.ret, self._declared_dtype), self.names)
         return replace(d, dtype_params=dtype_params, params=tuple(params), ret=ret, body=self.body(d.body))
 
     def body(self, b: ast.Body) -> ast.Body:
@@ -183,6 +182,33 @@ class Elaborator:
             note = ast.CheckNote(check.blame, check.reason, check.verifies)
             new = ast.Cast(new, type_expr(map_dtypes(check.type, self._declared_dtype), self.names), note, span=e.span)
         return new
+
+    def _undeclared_dtype(self, t: Type) -> bool:
+        """Whether an inferred type cannot be written without losing something: it names a
+        dtype variable the definition does not declare (a function's own: `@mk` returning `@f`,
+        `def @f[T]`, or a closed closure `fn (%a) { nn.relu(%a) }`; no written type quantifies
+        one, and `?` there lost what relates its parameter to its result), or it holds a
+        function with what its body was learned to check (`FuncType.requires`,
+        `dtype_requires`: learned, not written, so a written type would drop them and a
+        caller's result, `(2, 1..)` for a `m >= 1`, would need a check). Such a return type is
+        left to inference when the elaborated program is checked again."""
+        found = []
+        map_dtypes(t, lambda d: found.append(d) or d)
+        if any(isinstance(d, DTypeVar) and id(d) not in self.dtype_vars for d in found):
+            return True
+        stack = [t]
+        while stack:
+            u = stack.pop()
+            if isinstance(u, FuncType):
+                if u.requires or u.dtype_requires:
+                    return True
+                stack.extend(u.params)
+                stack.append(u.ret)
+            elif isinstance(u, TupleType):
+                stack.extend(u.fields)
+            elif isinstance(u, RefType):
+                stack.append(u.content)
+        return False
 
     def _declared_dtype(self, dtype: object) -> object:
         """A dtype a cast can name: the definition's own dtype variables, or `?` for another

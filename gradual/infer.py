@@ -725,7 +725,6 @@ class Checker:
             return self.call_operator(e, op, arg_types, binders, env)
         arg_types = [self.expr(a, env) for a in e.args]
         self.reread_variables(e.args, arg_types, env)
-        self.passed_definitions(e.args, arg_types)
         if e.attrs:
             self.report(messages.unknown_attribute(e.attrs[0].span, _callee_text(callee), e.attrs[0].name, [], None))
         if isinstance(callee, ast.GlobalVar):
@@ -762,17 +761,6 @@ class Checker:
             return ret
         self.report(messages.not_callable(e.callee.span, fn_type))
         return ERROR
-
-    def passed_definitions(self, args: tuple, arg_types: list) -> None:
-        """A definition passed straight to a function (`@ap(@f, %x)`) is that definition, not
-        a value another function may replace (`_as_value`): the contract made here compares
-        the dtype classes its body needs (`FuncType.dtype_requires`) with what it is passed."""
-        for i, a in enumerate(args):
-            if a.__class__ is ast.GlobalVar and isinstance(arg_types[i], FuncType):
-                full = self.global_type(a.name)
-                if full is not None and full.dtype_requires:
-                    t = arg_types[i]
-                    arg_types[i] = FuncType(t.params, t.ret, t.dim_params, t.dtype_params, (), full.dtype_requires)
 
     def arguments(self, args: tuple, env: Env) -> tuple:
         """A call's arguments: each one's binder (None unless a variable) and type. The
@@ -1098,10 +1086,14 @@ _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
 
 
 def _as_value(fn: Optional[FuncType]) -> Optional[FuncType]:
-    """A definition's type where it is a value (`%f = @h`, `ref(@h)`, an argument), without what
-    its body was learned to check: another function of the same type may take its place (a
-    `ref_write`, a branch), so only a call of the definition itself may assume it."""
-    return None if fn is None else fn.without_requires()
+    """A definition's type where it is a value (`%f = @h`, `(@h, %x)`, `ref(@h)`, an argument):
+    the type itself, with what its body was learned to check (`FuncType.requires`, the bounds
+    on its signature symbols, and `dtype_requires`, the dtype classes its operators need):
+    whatever holds the value holds that definition, so a call through it fails where a call of
+    `@h` would. Where another function of the type may take its place, a join or a cell forgets
+    them (join.py, references.py). Outside pass 9 found `%f = @h; %f(%x)` clean where `@h(%x)`
+    was a static error (an integer-only `@h` given a float32, a bound `m >= 1` given a 0)."""
+    return fn
 
 
 def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .shapes import Dimension, join as join_dims
+from .shapes import Dimension, Poly, join as join_dims
 from .types import (
     DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
+    map_dims, map_dtypes,
 )
 
 
 def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension]) -> Type:
-    if a == b:
+    if a is b or hash(a) == hash(b) and a == b:  # hashes are cached: nested types compare once
         return a
     if isinstance(a, BottomType):
         return b
@@ -31,14 +32,56 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.fields) == len(b.fields):
         return TupleType(tuple(_join(x, y, dim_join) for x, y in zip(a.fields, b.fields)))
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
-        if a == b:
-            return a
-        plain = _without_values(a)
-        return plain if plain == _without_values(b) else DYN
+        return _join_functions(a, b, dim_join)
     if isinstance(a, RefType) and isinstance(b, RefType):
         # sound for monotonic references: a cell keeps its own type, every write is checked
         return RefType(_join(a.content, b.content, dim_join))
     return DYN
+
+
+def _join_functions(a: FuncType, b: FuncType, dim_join: Callable[[Dimension, Dimension], Dimension]) -> Type:
+    """What two functions of one arity share: the type of both where they are the same up to
+    the names of their own symbols and dtype variables (two definitions of one signature);
+    with the same parameters (so renamed), those parameters and the join of the results
+    (each function returns within it: `fn (n) -> (2 * n)` and `fn (n) -> (n)` give
+    `fn (n) -> (?)`); `?` otherwise (a fully static program that
+    chose between `@f` and `@g` of one signature had its calls checked)."""
+    b = _renamed_like(b, a)
+    params = tuple(_without_values(p) for p in a.params)
+    if params != tuple(_without_values(p) for p in b.params):
+        return DYN
+    # the results are joined by `_join` itself, level by level (stripping a function nested n
+    # deep at every level was quadratic)
+    return FuncType(params, _join(a.ret, b.ret, dim_join), a.dim_params, a.dtype_params)
+
+
+def _renamed_like(b: FuncType, a: FuncType) -> FuncType:
+    """`b` with its own symbols and dtype variables renamed, in order, to `a`'s (unchanged
+    where their numbers differ)."""
+    if not (b.dim_params or b.dtype_params) or len(a.dim_params) != len(b.dim_params) \
+            or len(a.dtype_params) != len(b.dtype_params):
+        return b
+    mapping = dict(zip(b.dim_params, a.dim_params))
+    polys = {old: Poly.atom(new) for old, new in mapping.items()}
+    dtypes = dict(zip(b.dtype_params, a.dtype_params))
+
+    def rename(d: Dimension) -> Dimension:
+        if d.is_symbolic and d.symbols() & mapping.keys():
+            return Dimension.of_expr(d.expr.substitute(lambda sym: polys.get(sym)))
+        return d
+
+    def runs(t: Type) -> Type:
+        if isinstance(t, TupleType):
+            return TupleType(tuple(runs(f) for f in t.fields))
+        if isinstance(t, FuncType):
+            return t.with_parts(tuple(runs(p) for p in t.params), runs(t.ret))
+        if not isinstance(t, TensorType) or t.dims is None:
+            return t
+        return TensorType(tuple(Variadic(mapping.get(d.symbol, d.symbol)) if isinstance(d, Variadic) else d
+                                for d in t.dims), t.dtype, t.value)
+
+    parts = [map_dtypes(runs(map_dims(t, rename)), lambda d: dtypes.get(d, d)) for t in b.params + (b.ret,)]
+    return FuncType(tuple(parts[:-1]), parts[-1], a.dim_params, a.dtype_params)
 
 
 def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, Dimension], Dimension]) -> TensorType:
@@ -46,8 +89,27 @@ def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, D
     if a.dims is None or b.dims is None or len(a.dims) != len(b.dims) or not _runs_agree(a.dims, b.dims):
         return TensorType(None, dtype)
     dims = tuple(_join_item(x, y, dim_join) for x, y in zip(a.dims, b.dims))
-    value = a.value if a.value == b.value else None
-    return TensorType(dims, dtype, value)
+    return TensorType(dims, dtype, _join_values(a.value, b.value, dim_join))
+
+
+def _join_values(a: Optional[tuple], b: Optional[tuple], dim_join: Callable[[Dimension, Dimension], Dimension]) -> Optional[tuple]:
+    """Known element values both branches share, element by element: two sizes join as dims do
+    (`shape_of` of a (n, 4) and of a (n, 5) is `[n, 4..5]`, SPEC 3.4 and 3.7; it was no value,
+    so a `dyn.reshape` to it lost `n`); an int element (a reshape's -1) must be equal, or
+    nothing is known."""
+    if a == b:
+        return a
+    if a is None or b is None or len(a) != len(b):
+        return None
+    out = []
+    for x, y in zip(a, b):
+        if x == y:
+            out.append(x)
+        elif isinstance(x, Dimension) and isinstance(y, Dimension):
+            out.append(dim_join(x, y))
+        else:
+            return None
+    return tuple(out)
 
 
 def _runs_agree(a: tuple, b: tuple) -> bool:

@@ -225,6 +225,21 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
     )
 
 
+def indivisible_dim(site: "CallSite", value: "SDim", coeff: int, written: str, shown: Dimension) -> Diagnostic:
+    """A dim that a signature writes as a multiple (`2 * n`, `2 * n + 1`) given a size that
+    is not of that form for any n: the message names the expression, not the nearest size
+    (it said "needs 4" for a 5)."""
+    op = _callee_name(site.callee)
+    return Diagnostic(
+        codes.SHAPE_MISMATCH,
+        f"{origin_phrase(site, value.origin)} is {shown}, but {op} needs `{written}` there, which is not {shown} for any size",
+        _origin_span(site, value.origin), label=f"this is {shown} (type {_arg_type(site, value.origin)})",
+        notes=_signature_note(site), help=f"pass a size that {coeff} divides, or write `?` for a dimension that is only known at runtime",
+        data={"dims": ((_origin_span(site, value.origin), value.origin.path, value.origin.axis),)
+              if value.origin.axis is not None else ()},
+    )
+
+
 def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim: Dimension, other_dim: Dimension,
                    constraint: "Constraint", inserted: bool = True, ones: tuple = ()) -> Diagnostic:
     """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC

@@ -84,6 +84,8 @@ class SDim:
         return left - self
 
     def __mul__(self, other: Any) -> "SDim":
+        if other.__class__ is int and other == 1:  # `I * groups` at groups = 1: still the argument's dim
+            return self
         return self._combine(other, lambda a, b: a * b)
 
     __rmul__ = __mul__
@@ -661,13 +663,22 @@ class CallSite(ShapeContext):
         keep = a if a.origin is not None or b.origin is None else b
         return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
 
-    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None) -> SDim:
+    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None, written: Optional[tuple] = None) -> SDim:
         """`value // coeff` where coeff must divide value: a value of the caller's own symbols that
         it may divide (`m` for a signature's `2 * n`: every even m) is checked at runtime, as the
         same call with an unknown in m's place is; only a value it can never divide is an error
         (a static 5, `2 * m + 1`). The check was "m can never be 2 * (m // 2)": a less precise
         program rejected where the precise one ran (found by an outside pass)."""
         value = _sdim(value)
+        resolved = self.solver.resolve(value.dim)
+        if resolved.is_static and resolved.get_length() % coeff and written is not None \
+                and self.callee.kind != "flow" and not self.recursive_call:
+            # a size it can never divide: named with the signature's expression (the product
+            # below is the multiple under it: "is 5, but needs 4")
+            arg = _sdim(written[0])
+            if arg.origin is not None:
+                self._error(messages.indivisible_dim(self, arg, coeff, written[1], self.solver.resolve(arg.dim)))
+                return SDim(Dimension.dynamic(), arg.origin)
         q = value // coeff
         product = q * coeff
         if self._may_divide(value.dim, product.dim, coeff):
@@ -1299,6 +1310,16 @@ class _RefArg(ArgView):
         self.content = content
 
 
+def _pattern_dims(t: Type) -> list:
+    """The dims (and `e|1` items) of a cast pattern's tensors, in the order a runtime check
+    meets them."""
+    if isinstance(t, TupleType):
+        return [d for f in t.fields for d in _pattern_dims(f)]
+    if isinstance(t, TensorType) and t.dims is not None:
+        return list(t.dims)
+    return []
+
+
 class _CastBuilder:
     """Turns a site's slots into per-argument cast patterns (see the module docstring)."""
 
@@ -1328,8 +1349,10 @@ class _CastBuilder:
             if verifies and info.binder is not None and refined is not None:
                 refinements.append((index, info.binder, refined))
         binding = self._binding_arguments(patterns)
+        sooner = self._bound_sooner(patterns, binding) if binding else set()
         for index, info, pattern, verifies in patterns:
             binds = index in binding
+            verifies = verifies or index in sooner
             if verifies or binds:
                 reason = messages.cast_reason(self.site, index)
                 casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
@@ -1345,6 +1368,37 @@ class _CastBuilder:
             if verifies:
                 mentioned |= type_symbols(pattern)
         return {self.uses[var][0][0] for var, sym in self.binders.items() if sym in mentioned}
+
+    def _bound_sooner(self, patterns: list, binding: set) -> set:
+        """The binding arguments a symbol of whose is bound before their cast runs: casts run in
+        argument order, and the runtime solves an expression with one unbound symbol it is
+        linear in (`%y as (2 - d,)` before `%z as (d,)`: runtime/match.py), so such a cast
+        checks it: a check site that can fail, and so counted (it failed with no check site
+        counted: found by outside pass 9). `d // 2` or `d - d1` wait for their symbols; the
+        caller's own names (`d + s10`) are bound already."""
+        owned: dict = {}
+        for var, sym in self.binders.items():
+            owned.setdefault(self.uses[var][0][0], set()).add(sym)
+        mine = set(self.binders.values()) | set(self.runs)  # the caller's own names are bound on entry
+        bound: set = set()
+        sooner: set = set()
+        for i, _, pattern, verifies in patterns:  # in argument order
+            if i in binding and owned.get(i, set()) & bound:
+                sooner.add(i)
+            if not (verifies or i in binding):
+                continue  # no cast
+            for d in _pattern_dims(pattern):
+                if isinstance(d, Broadcast):  # binds where the size is not 1
+                    d = d.target
+                if not isinstance(d, Dimension) or not d.is_symbolic:
+                    continue
+                free = (d.symbols() & mine) - bound
+                if len(free) == 1:
+                    sym = next(iter(free))
+                    fixed = d.expr.substitute(lambda s: Poly.const(1) if s in bound else None)
+                    if fixed.linear_part(sym) is not None:
+                        bound.add(sym)
+        return sooner
 
     def _count_occurrences(self) -> None:
         for slot in self.site.slots.values():

@@ -1240,6 +1240,26 @@ def op_shape_values(b: Builder) -> Val:
     return b.bind(b.call("dyn.reshape", [x.text, target.text]), (x.dims[0], dim_product(x.dims[1:])))
 
 
+def op_chosen_shape(b: Builder) -> Val:
+    """`dyn.zeros(if (%c) { shape_of(%x) } else { shape_of(%y) })`: the join of two shape values
+    keeps, element by element, what the branches share (`[n, 4..5]`, SPEC 3.4 and 3.7; it was
+    no value at all, so the result lost even the dims both shapes have)."""
+    x = b.pick(has_rank(1, 3))
+    others = b.values(lambda v: v is not x and v.rank == x.rank and v.dims is not None)
+    y = b.draw.choice(others) if others else x
+    taken = b.draw.chance(50)
+    cond = b.new_param([], "bool", data=np.array(taken), prefix="c")
+    name = b.fresh_name("s")
+    b.block.stmts.append([f"%{name} = if (", cond.text, f") {{ shape_of({x.text}) }} else {{ shape_of({y.text}) }};"])
+    b.program.ops.append("shape_of")
+    b.program.data_dependent = True
+    b.program.features.add("chosen-shape")
+    chosen = x if taken else y
+    dims = tuple(d if d.value == e.value and str(d.form) == str(e.form) else Dim(c.value, DYNAMIC, None)
+                 for d, e, c in zip(x.dims, y.dims, chosen.dims))
+    return b.bind(b.call("dyn.zeros", [f"%{name}"], dtype="float32"), dims, "float32")
+
+
 def op_reshape_back(b: Builder) -> Optional[Val]:
     """Flatten x, then dyn.reshape it back to shape_of(x)."""
     x = b.pick(lambda v: 1 <= v.rank <= 3 and all(d.value for d in v.dims))
@@ -2161,6 +2181,27 @@ def feature_returned_closure(b: Builder) -> Val:
         b.program.typed_returns.append((h, own, x, (b, b.block, b.block.stmts[-1]) if b.parent is None else None, name))
         b.program.features.update({"polymorphic-closure-result", "polymorphic-helper"})
         return results[-1]
+    if b.draw.chance(25):
+        # or a function generalized over a dtype of its own: a closed closure over an unannotated
+        # parameter, `fn (%y) { op(%y) }`, or a helper definition `def @g[T](%y: (k1, k2) T)`
+        # returned as a value, called with x and another value. No written type quantifies
+        # such a dtype, so elaboration wrote @mk's return type with `?` for it, and the
+        # elaborated program checked again to another type (found by an outside pass)
+        y = h.fresh_name("y")
+        if b.draw.chance(50):
+            h.block.result = [f"fn (%{y}) {{ {op}(%{y}) }}"]
+        else:
+            g = new_helper(b, "g")
+            g.dtype = "T"
+            param = g.new_param([Dim(d.value, g.symbol(), None) for d in x.dims])
+            g.params[-1].slot.kind = "poly-param"
+            g.block.result = [f"{op}({param.text})"]
+            h.block.result = [f"@{g.name}"]
+        name = b.fresh_name("c")
+        b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
+        results = [b.bind([f"%{name}({arg.text})"], arg.dims, arg.dtype) for arg in [x] + others[-1:]]
+        b.program.features.update({"generic-function-result", "polymorphic-helper"})
+        return results[-1]
     if x.dtype == FLOAT and b.draw.chance(30):
         # or a closure whose parameter is typed by @mk's own symbols, `fn (%y: Tensor[(n1,
         # n2), float32]) { add(%x, %y) }`, called with a value of x's sizes: where the caller
@@ -2212,6 +2253,11 @@ def function_value(b: Builder, x: Val) -> str:
         g = new_helper(b, "g")
         y = g.new_param(dims, x.dtype)
         g.block.result = [f"{op}({y.text})"]
+        if b.draw.chance(40):  # through a variable, `%gv = @g`: it keeps what its body needs (`_as_value`)
+            name = b.fresh_name("gv")
+            b.block.stmts.append([f"%{name} = @{g.name};"])
+            b.program.features.add("definition-value")
+            return hidden(b, f"%{name}")
         return hidden(b, f"@{g.name}")
     if b.program.allow_data_dependent and x.rank and b.draw.chance(20):
         # a closed closure over an unannotated parameter with a `can_unify` guess that may be
@@ -2261,6 +2307,33 @@ def summing_closure(b: Builder, x: Val) -> str:
     b.block.stmts.append([f"let %{name} = fn (%{y}: ", param, ") -> ", ret, f" {{ sum(%{y}, axis=[0], keepdims=True) }};"])
     b.program.features.add("closure")
     return f"%{name}"
+
+
+def feature_chosen_function(b: Builder) -> Val:
+    """`%sel = if (%c) { @ga } else { @gb }; %sel(x)`: two helper definitions of one signature,
+    each with its own symbols in a symbolic program, chosen by a condition and called. Their
+    join is that signature (it was `?`, so a symbolic program had its calls of `%sel` checked;
+    found by an outside pass); in a relaxed program their parameters may differ, and the
+    join is `?` or keeps the parameters and joins the results."""
+    x = b.pick()
+    cond = b.new_param([], "bool", data=np.array(b.draw.chance(50)), prefix="c")
+    names, static = [], None
+    for _ in range(2):
+        g = new_helper(b, "g")
+        g.dtype = x.dtype
+        dims = [g.fresh_from(d) for d in x.dims] if static is None else [
+            Dim(d.value, Dimension(d.value), d) if keep and not d.is_const else d if keep else Dim(d.value, g.symbol(), d)
+            for d, keep in zip(x.dims, static)]
+        static = [d.form.is_static for d in dims]  # the second helper's dims alike: one signature
+        y = g.new_param(dims)
+        op = b.draw.choice(["negative", "copy", "abs"] if x.dtype != "bool" else ["copy"])
+        b.program.ops.append(op)
+        g.block.result = [f"{op}({y.text})"]
+        names.append(f"@{g.name}")
+    sel = b.fresh_name("sel")
+    b.block.stmts.append([f"%{sel} = if (", cond.text, f") {{ {names[0]} }} else {{ {names[1]} }};"])
+    b.program.features.add("chosen-function")
+    return b.bind([f"%{sel}({x.text})"], x.dims, x.dtype)
 
 
 def feature_dynamic_elimination(b: Builder) -> Val:
@@ -2354,7 +2427,7 @@ OPERATORS: list = [
     (op_pool, 1, ""), (op_global_pool, 1, ""), (op_adaptive_pool, 1, ""), (op_resize, 1, ""),
     (op_batch_flatten, 1, ""), (op_pad, 1, ""), (op_layer_norm, 1, ""), (op_batch_norm, 1, ""),
     (op_dropout, 1, ""), (op_reduce, 2, ""), (op_shape_values, 1, "float32"), (op_reshape_back, 1, ""),
-    (op_arange, 1, "float32"), (op_crop_back, 1, ""), (op_size_extremes, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
+    (op_arange, 1, "float32"), (op_chosen_shape, 1, "data"), (op_crop_back, 1, ""), (op_size_extremes, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
     (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
     (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
     (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
@@ -2367,7 +2440,7 @@ OPERATORS: list = [
     (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
     (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
     (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),
-    (feature_dynamic_elimination, 1, "data"),
+    (feature_dynamic_elimination, 1, "data"), (feature_chosen_function, 1, "nest"),
 ]
 
 
@@ -2375,7 +2448,8 @@ OPERATORS: list = [
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
     "hints": frozenset({feature_hinted_loop, feature_hinted_closure}),
-    "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination}),
+    "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination,
+                            feature_chosen_function}),
     "expressions": frozenset({feature_expression_dims}),
     "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape, op_crop_back}),  # slices past the end, empty tensors
 }

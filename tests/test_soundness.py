@@ -433,4 +433,5 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
     assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
             "reference", "negative-attribute", "signed-value", "zero-dim", "split-at",
             "function-argument", "hidden-function", "expression-dims", "hinted-loop", "polymorphic-helper",
-            "dynamic-elimination", "claimed", "typed-closure", "polymorphic-return-type"} <= features
+            "dynamic-elimination", "claimed", "typed-closure", "polymorphic-return-type", "generic-function-result", "chosen-function", "chosen-shape",
+            "definition-value"} <= features

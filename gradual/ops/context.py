@@ -162,9 +162,10 @@ class ShapeContext(ABC):
         `otherwise = (code, facts)` makes a failure the rule's own (`fail(code, **facts)`), for
         rules whose constraint reads better in their words than as two dims."""
 
-    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None) -> Any:
+    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None, written: Optional[tuple] = None) -> Any:
         """`value // coeff`, requiring coeff to divide value (a signature's `2 * n` matched
-        against a dim: n is half of it)."""
+        against a dim: n is half of it). `written`: the dim matched and the signature's
+        expression (`2 * n + 1`), for a message."""
         q = value // coeff
         self.equal(q * coeff, value, symbol=symbol)
         return q

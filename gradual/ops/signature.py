@@ -179,7 +179,7 @@ class SignatureMatcher:
             self.ctx.assume_within(d, rest.const_value(), None)
         value = self.evaluate(-rest, base=d)  # d - rest, added before subtracted
         if coeff != 1:
-            value = self.ctx.quotient(value, coeff, symbol=sym.name)
+            value = self.ctx.quotient(value, coeff, symbol=sym.name, written=(d, str(Dimension.of_expr(expr))))
         self.dims[sym] = value
         return True
 
