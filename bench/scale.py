@@ -290,6 +290,26 @@ def unknown_names(n: int) -> str:
     return "\n".join(lines + ["  %x", "}"]) + "\n"
 
 
+def close_names(n: int) -> str:
+    """n bound variables `%value{i}`, then n uses of unknown ones `%valu{i}`, each close to
+    many bound names: every comparison of a did-you-mean hint reaches difflib's full ratio,
+    about 15 us (a budget of 2 comparisons a character let the hints cost 25 times the check,
+    and grow as the product until it ran out: 12.6x for 8x the program)."""
+    lines = [f"def @main(%x: {T}) {{"]
+    lines += [f"  %value{i} = nn.relu(%x);" for i in range(n)]
+    lines += [f"  %e{i} = nn.relu(%valu{i});" for i in range(n)]
+    return "\n".join(lines + ["  %x", "}"]) + "\n"
+
+
+def close_globals(n: int) -> str:
+    """n definitions `@func{i}`, then n calls of misspelled ones `@fnuc{i}`: the did-you-mean
+    hints of unknown globals share the budget of close variables (23.1x for 8x before)."""
+    out = [f"def @func{i}(%x: {T}) {{ nn.relu(%x) }}" for i in range(n)]
+    body = "\n".join(f"  %v{i} = @fnuc{i}(%x);" for i in range(n))
+    out.append(f"def @main(%x: {T}) {{\n{body}\n  %x\n}}")
+    return "\n".join(out) + "\n"
+
+
 def unknown_chain(n: int) -> str:
     """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
     return bench.chain_program(n, "unknown")
@@ -665,6 +685,8 @@ AXES = [
     Axis("blanks", "runs of blanks inside statements", blanks, 10000),
     Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 250, errors=True),
     Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 250, errors=True),
+    Axis("close-names", "unknown variables close to as many bound ones", close_names, 50, errors=True),
+    Axis("close-globals", "calls of unknown globals close to as many defined ones", close_globals, 50, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("onnx-layers", "ONNX nodes in attention blocks, as exported", onnx_layers, 2500, suffix=".onnx"),
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),

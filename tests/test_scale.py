@@ -27,7 +27,8 @@ _SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
 
 LIMIT = 8.5  # calls at 8n over calls at n
 SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300, "run-closure-relations": 300,
-         "torch-conds": 40, "doublings": 200, "static-doublings": 200, "halvings": 200}
+         "torch-conds": 40, "doublings": 200, "static-doublings": 200, "halvings": 200,
+         "close-names": 40, "close-globals": 40}
 AXES = [a for a in scale.AXES if a.suffix == ".rly"]
 
 
