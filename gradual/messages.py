@@ -1245,6 +1245,13 @@ def onnx_unsupported_operator(span: Span, op_type: str, domain: str, opset: int)
                       label="this node", help="the supported operators are listed in gradual/frontends/onnx/__init__.py")
 
 
+def onnx_function_not_expanded(span: Span, name: str, domain: str, why: str) -> Diagnostic:
+    """A call of a model-local function that ONNX's inliner cannot expand (frontends/onnx/functions.py)."""
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"the model-local function `{name}` (domain `{domain}`) cannot be expanded: {why}",
+                      span, label="this call", help="gradual imports a model-local function by expanding its body in place "
+                      "(ONNX's inliner): a function that calls itself, or calls nested more than 100 deep, stays a call")
+
+
 def onnx_sequence_unsupported(span: Span, op_type: str, what: str) -> Diagnostic:
     """A sequence operator gradual cannot import as tuples (convert/sequence.py)."""
     return Diagnostic(codes.UNKNOWN_OPERATOR, f"`{op_type}` is not supported here: {what}", span, label="this node",

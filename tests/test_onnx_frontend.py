@@ -732,6 +732,50 @@ def test_a_model_local_function_is_inlined() -> None:
     assert imported.run({"x": np.array([0, 1, 2], np.float32)}, checked=result)[0].tolist() == [0.0, 2.0, 6.0]
 
 
+_LOCAL = [helper.make_opsetid("", 17), helper.make_opsetid("loc", 1)]
+
+
+def _function(name: str, calls: tuple = ()) -> object:
+    """A model-local function `loc::name`: Relu of its input after calling `calls` in turn."""
+    nodes, last = [], "a"
+    for i, callee in enumerate(calls):
+        nodes.append(helper.make_node(callee, [last], [f"t{i}"], domain="loc"))
+        last = f"t{i}"
+    return helper.make_function("loc", name, ["a"], ["b"], nodes + [helper.make_node("Relu", [last], ["b"])], _LOCAL)
+
+
+def _calling(names: list, functions: list) -> object:
+    """A model whose graph calls the functions `names` in a chain over x: (n, 4)."""
+    nodes, last = [], "x"
+    for i, name in enumerate(names):
+        nodes.append(helper.make_node(name, [last], [f"y{i}"], domain="loc"))
+        last = f"y{i}"
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+                              [helper.make_tensor_value_info(last, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=_LOCAL, functions=functions)
+
+
+def test_a_function_the_inliner_cannot_expand_leaves_the_others_expanded_and_says_why() -> None:
+    """ONNX's inliner refuses a whole model when one function calls itself or calls nest more
+    than 100 deep: every call of every function stayed an `unknown-operator` "not supported",
+    without a reason, even a healthy function's when a recursive one was never called (outside
+    pass 9). Now the call graph is read first: only what cannot be expanded stays, and its call
+    says why."""
+    ok, rec = _function("ok"), _function("rec", ("rec",))
+    assert gonnx.import_model(_calling(["ok"], [ok, rec]), path="m.onnx").check().ok
+    diags = gonnx.import_model(_calling(["ok", "rec"], [ok, rec]), path="m.onnx").check().errors
+    assert [(d.code, d.message) for d in diags] == [
+        ("unknown-operator", "the model-local function `rec` (domain `loc`) cannot be expanded: it calls itself")]
+    ping, pong, caller = _function("ping", ("pong",)), _function("pong", ("ping",)), _function("caller", ("ping",))
+    messages = [d.message for d in gonnx.import_model(_calling(["caller"], [ping, pong, caller]), path="m.onnx").check().errors]
+    assert messages == ["the model-local function `caller` (domain `loc`) cannot be expanded: it calls `ping`, which calls itself"]
+    chain = [_function("f0")] + [_function(f"f{i}", (f"f{i - 1}",)) for i in range(1, 320)]
+    assert gonnx.import_model(_calling(["f99"], chain), path="m.onnx").check().ok  # 100 deep: expanded
+    messages = [d.message for d in gonnx.import_model(_calling(["f99", "f319"], chain), path="m.onnx").check().errors]
+    assert messages == ["the model-local function `f319` (domain `loc`) cannot be expanded: its calls of functions "
+                        "nest 320 deep, and ONNX's inliner expands at most 100"]
+
+
 def test_split_sizes_must_add_up_and_unsqueeze_axes_must_differ() -> None:
     """Models onnxruntime refuses: Split sizes 2 + 2 of a dim of 5 (per-output slices ran them,
     dropping a column), Unsqueeze axes 0 and -3 of a vector (one output position twice)."""

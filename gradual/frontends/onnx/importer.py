@@ -165,9 +165,12 @@ class Importer:
     """One import of one model (see the module docstring)."""
 
     def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None,
-                 serialized: Optional[bytes] = None) -> None:
-        """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are)."""
+                 serialized: Optional[bytes] = None, unexpanded: Optional[dict] = None) -> None:
+        """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are);
+        `unexpanded`: the model-local functions the inliner could not expand, (domain, name) ->
+        why (a node calling one is reported with it)."""
         self.model = model
+        self.unexpanded = unexpanded or {}
         self.serialized = serialized
         self.graph = model.graph
         self.path = path
@@ -419,6 +422,9 @@ class Importer:
         convert = _converters().get(record.op_type) if default_domain else None
         try:
             if convert is None:
+                why = None if default_domain else self.unexpanded.get((record.domain, record.op_type))
+                if why is not None:
+                    raise Unsupported(lambda span: messages.onnx_function_not_expanded(span, record.op_type, record.domain, why))
                 raise Unsupported(lambda span: messages.onnx_unsupported_operator(
                     span, record.op_type, record.domain, self.opset))
             result = convert(node)
