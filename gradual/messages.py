@@ -1328,10 +1328,13 @@ def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
                       span, label="this node", help="the graph's nodes must be in topological order")
 
 
-def onnx_duplicate_tensor(span: Span, tensor: str, other: str) -> Diagnostic:
-    """A tensor name a graph defines twice (ONNX graphs are in single static assignment)."""
+def onnx_duplicate_tensor(span: Span, tensor: str, other: str, nested: bool = False) -> Diagnostic:
+    """A tensor name a graph defines twice (ONNX graphs are in single static assignment), or
+    a subgraph's node defines again (`nested`: an enclosing graph defined it first)."""
+    rule = ("an ONNX subgraph reads the tensors of the graphs around it but does not define them again" if nested
+            else "an ONNX graph defines each tensor once")
     return Diagnostic(codes.DUPLICATE_DEFINITION,
-                      f"`{tensor}` is defined here, but {other} defines it too: an ONNX graph defines each tensor once",
+                      f"`{tensor}` is defined here, but {other} defines it too: {rule}",
                       span, label="this defines it again",
                       help="rename one of the two (ONNX Runtime and onnx.checker reject the model as it is)")
 

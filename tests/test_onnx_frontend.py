@@ -237,7 +237,20 @@ def _loop_writing_its_input() -> object:
                  [("y", F, None)])
 
 
+def _if_whose_branch_writes(name: str, before: tuple = (), after: tuple = ()) -> object:
+    """An If whose then-branch's Relu of `x` writes `name`, after the nodes `before` and before
+    `after` of the enclosing graph."""
+    value = helper.make_tensor_value_info
+    then = helper.make_graph([helper.make_node("Relu", ["x"], [name], name="inner")], "then", [], [value(name, F, None)])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [value("e", F, None)])
+    nodes = [*before, helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other), *after]
+    return model(nodes, [("x", F, [2]), ("c", TensorProto.BOOL, [])], [(nodes[-1].output[0], F, None)])
+
+
 @pytest.mark.parametrize("m, tensor, other, line", [
+    (_if_whose_branch_writes("x"), "x", "the enclosing graph's graph input", 6),
+    (_if_whose_branch_writes("r", before=(helper.make_node("Relu", ["x"], ["r"]),)), "r",
+     "the enclosing graph's node #0 (Relu)", 7),
     (model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Neg", ["x"], ["y"])], [("x", F, [2])],
            [("y", F, None)]), "y", "node #0 (Relu)", 2),
     (model([helper.make_node("Relu", ["x"], ["x"])], [("x", F, [2])], [("x", F, None)]), "x", "the graph input", 1),
@@ -258,6 +271,16 @@ def test_a_tensor_defined_twice_in_a_graph_is_reported_where_it_is_defined_again
     (diag,) = gonnx.import_model(m, path="m.onnx").diagnostics
     assert diag.code == "duplicate-definition" and f"`{tensor}` is defined here, but {other} defines it" in diag.message
     assert diag.line == line
+
+
+def test_a_subgraph_may_write_names_of_its_node_and_of_later_or_sibling_graphs() -> None:
+    """Single assignment spans subgraphs only for what an enclosing graph has defined before
+    the node: the node's own outputs, the enclosing graph's later tensors (ONNX Runtime runs
+    such a model) and a sibling branch's tensors are not redefinitions."""
+    later = _if_whose_branch_writes("z", after=(helper.make_node("Neg", ["y"], ["z"]),))
+    assert gonnx.import_model(later, path="m.onnx").check().ok
+    own = _if_whose_branch_writes("y")
+    assert not [d for d in gonnx.import_model(own, path="m.onnx").diagnostics if d.code == "duplicate-definition"]
 
 
 def test_an_initializer_listed_as_a_graph_input_is_one_tensor() -> None:

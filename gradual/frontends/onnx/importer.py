@@ -197,6 +197,10 @@ class Importer:
         self.sequence_rows: set = set()
         self.cast_sources: dict = {}  # a Cast's output -> its input (a Range reads a size cast to float)
         self.poisoned: set = set()
+        #: [what it has defined, the node being imported, its key] of each graph whose nodes are being
+        #: imported, outermost first: a subgraph's node may not define a tensor an enclosing
+        #: graph has (ONNX's single assignment spans subgraphs)
+        self.enclosing: list = []
         self.diagnostics: list = []
         self.inputs: list = []
         self.constants: dict = {}
@@ -317,11 +321,22 @@ class Importer:
         `Node` or even a NodeRecord (most nodes of most models: this loop is the import's cost
         per node, its protobuf field reads the larger part). Any other node (a schema problem,
         an input to fold, several outputs, attributes) is `_import_node`'s."""
+        defined = self._graph_names(key)  # the tensors this graph has defined so far (SSA)
+        ancestors = list(self.enclosing)
+        level = [defined, -1, key]
+        self.enclosing.append(level)
+        try:
+            self._import_node_list(nodes, key, defined, ancestors, level)
+        finally:
+            self.enclosing.pop()
+
+    def _import_node_list(self, nodes: Any, key: tuple, defined: dict, ancestors: list, level: list) -> None:
+        """`_import_nodes`' loop over a graph's nodes (`defined`: what the graph has defined so
+        far; `ancestors`: the enclosing graphs' levels of `enclosing`; `level`: this graph's)."""
         exprs, values, poisoned, scope = self.exprs, self.values, self.poisoned, self.scope
         forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
         fresh_name, locator = self.namer.name, self.listing.locator(key)
         flow = None  # the Dataflow this run of direct nodes extends (see gb.Block.dataflow)
-        defined = self._graph_names(key)  # the tensors this graph has defined so far (SSA)
         for index, proto in enumerate(nodes):
             op = None
             if not proto.attribute and proto.domain in DEFAULT_DOMAINS:
@@ -345,13 +360,14 @@ class Importer:
                         op = direct(self, op_type, inputs)
             if op is None:
                 record = NodeRecord(proto)
-                self._define(record.outputs, defined, key, index)
+                level[1] = index  # its subgraphs may read (not define again) what it defines
+                self._define(record.outputs, defined, key, index, ancestors)
                 self._import_node(index, record, key)
                 flow = None
                 continue
             name = outputs[0]  # a direct node has one output (`_direct_form`)
-            if name in defined:
-                self._define(outputs, defined, key, index)
+            if name in defined or ancestors and _enclosing_definition(name, ancestors) is not None:
+                self._define(outputs, defined, key, index, ancestors)
             else:
                 defined[name] = index
             if not (name.isascii() and name.isidentifier() and name not in taken):
@@ -386,22 +402,29 @@ class Importer:
                 defined.setdefault(name, what)
         return defined
 
-    def _define(self, outputs: Any, defined: dict, key: tuple, index: int) -> None:
+    def _define(self, outputs: Any, defined: dict, key: tuple, index: int, ancestors: list = ()) -> None:
         """Record a node's outputs as defined; one defined before (by an earlier node, a graph
-        input or an initializer) breaks ONNX's single assignment and is reported at the node
-        (the import goes on, the later definition read after it)."""
+        input or an initializer, of this graph or, for a subgraph's node, of an enclosing one)
+        breaks ONNX's single assignment and is reported at the node (the import goes on, the
+        later definition read after it)."""
         for name in outputs:
             if not name:
                 continue
             first = defined.get(name)
+            where, graph = "", key
+            if first is None and ancestors:
+                found = _enclosing_definition(name, ancestors)
+                if found is not None:
+                    first, graph = found
+                    where = "the enclosing graph's "
             if first is not None:
                 if isinstance(first, int):
-                    op_type = self.graph_protos[key].node[first].op_type
-                    first = f"node #{first} ({op_type})" if first != index else "another output of the node"
+                    op_type = self.graph_protos[graph].node[first].op_type
+                    first = f"{where or ''}node #{first} ({op_type})" if first != index or where else "another output of the node"
                 else:
-                    first = f"the {first}"
+                    first = f"{where or 'the '}{first}"
                 self._report(self.listing.node(key, index),
-                             lambda span, n=name, f=first: messages.onnx_duplicate_tensor(span, n, f))
+                             lambda span, n=name, f=first, w=bool(where): messages.onnx_duplicate_tensor(span, n, f, w))
             defined[name] = index
 
     def _import_node(self, index: int, record: Any, key: tuple) -> None:
@@ -629,6 +652,16 @@ class Importer:
         dims = set(self._input_dim_names())
         return [declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
                 for o in self.graph.output]
+
+
+def _enclosing_definition(name: str, ancestors: list) -> Optional[tuple]:
+    """(what defines `name`, its graph's key) in the innermost enclosing graph that defines it
+    before the node being imported there (whose own outputs its subgraphs do not define), or None."""
+    for defined, at, key in reversed(ancestors):
+        first = defined.get(name)
+        if first is not None and first != at:
+            return first, key
+    return None
 
 
 _NO_INFO = TensorInfo()
