@@ -1339,6 +1339,15 @@ def onnx_duplicate_tensor(span: Span, tensor: str, other: str, nested: bool = Fa
                       help="rename one of the two (ONNX Runtime and onnx.checker reject the model as it is)")
 
 
+def onnx_hiding_initializer(span: Span, tensor: str, other: str) -> Diagnostic:
+    """A subgraph's initializer named as a tensor of an enclosing graph (importer._hides_enclosing)."""
+    return Diagnostic(codes.DUPLICATE_DEFINITION,
+                      f"a subgraph of this node has an initializer `{tensor}`, but the enclosing graph's {other} defines "
+                      f"`{tensor}` too: ONNX Runtime reads the initializer where it folds constants and the enclosing "
+                      f"tensor where it does not", span, label="its subgraph defines it again",
+                      help="rename the initializer (gradual reads the enclosing tensor, as ONNX's reference evaluator does)")
+
+
 def onnx_inferred_claim(tensor: str) -> str:
     """How a cast asserting what ONNX's shape inference (or the model's value_info) says about
     a tensor names it."""

@@ -283,6 +283,56 @@ def test_a_subgraph_may_write_names_of_its_node_and_of_later_or_sibling_graphs()
     assert not [d for d in gonnx.import_model(own, path="m.onnx").diagnostics if d.code == "duplicate-definition"]
 
 
+def _branches(then_nodes: list, else_nodes: list, then_initializers: tuple = (), inputs: tuple = ()) -> object:
+    """An If over graph inputs x: (4,) and c whose then-branch ends in `t`, its else-branch in `e`."""
+    value = helper.make_tensor_value_info
+    then = helper.make_graph(then_nodes, "then", [], [value("t", F, [4])], initializer=list(then_initializers))
+    other = helper.make_graph(else_nodes, "else", [], [value("e", F, [4])])
+    return model([helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)],
+                 [("x", F, [4]), ("c", TensorProto.BOOL, []), *inputs], [("y", F, [4])])
+
+
+def test_a_subgraphs_constants_are_its_own() -> None:
+    """A subgraph's constants are visible in it alone: a then-branch's initializer `x` was the
+    else-branch's `x` too (its Neg folded to -1, not -x), and a branch's Constant its sibling's
+    (a model onnx.checker and ONNX Runtime reject checked clean). An initializer named as an
+    enclosing tensor is reported: ONNX Runtime reads it where it folds constants (2, 2, 2, 2
+    for x + x) and the enclosing `x` where it does not (0, 2, 4, 6, as ONNX's reference
+    evaluator). Found by outside pass 9."""
+    ones = numpy_helper.from_array(np.ones(4, np.float32), "x")
+    for then in ([helper.make_node("Add", ["x", "x"], ["t"])], [helper.make_node("Mul", ["x", "z"], ["t"])]):
+        hiding = _branches(then, [helper.make_node("Neg", ["x"], ["e"])], then_initializers=(ones,), inputs=(("z", F, [4]),))
+        diags = gonnx.import_model(hiding, path="m.onnx").diagnostics
+        assert [(d.code, d.span.text) for d in diags] == [("duplicate-definition", "node #0 (If): c -> y")]
+        assert "initializer `x`, but the enclosing graph's graph input defines `x` too" in diags[0].message
+    ones.name = "w"
+    private = _branches([helper.make_node("Add", ["x", "w"], ["t"])], [helper.make_node("Neg", ["x"], ["e"])],
+                        then_initializers=(ones,))
+    for c in (False, True):
+        _agrees_with_onnxruntime(private, {"x": np.arange(4, dtype=np.float32), "c": np.array(c)})
+    five = numpy_helper.from_array(np.full(4, 5, np.float32))
+    sibling = _branches([helper.make_node("Constant", [], ["k"], value=five), helper.make_node("Add", ["x", "k"], ["t"])],
+                        [helper.make_node("Neg", ["k"], ["e"])])
+    assert [d.code for d in gonnx.import_model(sibling, path="m.onnx").diagnostics] == ["unknown-variable"]
+    named = _branches([helper.make_node("Constant", [], ["k"], value=five), helper.make_node("Add", ["x", "k"], ["t"])],
+                      [helper.make_node("Neg", ["x"], ["k"]), helper.make_node("Relu", ["k"], ["e"])])
+    for c in (False, True):  # each branch's `k` is its own (the else-branch's Relu read the then-branch's 5s)
+        _agrees_with_onnxruntime(named, {"x": np.arange(4, dtype=np.float32), "c": np.array(c)})
+
+
+def test_a_loop_bodys_input_hides_an_enclosing_constant_of_its_name() -> None:
+    """A Loop body's carried input named as an enclosing initializer is the carried value in
+    the body: the initializer's value was folded in its place."""
+    value = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["w", "w"], ["w_out"])], "body",
+        [value("i", I64, []), value("c_in", TensorProto.BOOL, []), value("w", F, [2])],
+        [value("c_out", TensorProto.BOOL, []), value("w_out", F, [2])])
+    m = model([helper.make_node("Add", ["x", "w"], ["s"]), helper.make_node("Loop", ["m", "", "s"], ["y"], body=body)],
+              [("x", F, [2]), ("m", I64, [])], [("y", F, [2])], initializers=[("w", np.ones(2, np.float32))])
+    _agrees_with_onnxruntime(m, {"x": np.array([1, 2], np.float32), "m": np.array(3, np.int64)})
+
+
 def test_an_initializer_listed_as_a_graph_input_is_one_tensor() -> None:
     """IR < 4 lists every initializer as a graph input too: one tensor, not two definitions."""
     m = model([helper.make_node("Add", ["x", "w"], ["y"])], [("x", F, [2]), ("w", F, [2])], [("y", F, None)],

@@ -276,7 +276,7 @@ class Importer:
             self.broken[init.name] = value
             self.poisoned.add(init.name)
             return value
-        self.values[init.name] = value
+        self.scope.set(self.values, init.name, value)  # a subgraph's: its own (undone as it ends)
         return None
 
     def _report_broken(self) -> None:
@@ -353,7 +353,7 @@ class Importer:
                             constant = None
                             break
                         args.append(var.name)
-                        if constant and name not in values:
+                        if constant and values.get(name) is None:
                             constant = False
                     if constant is False:
                         self.at = (key, index)
@@ -473,7 +473,7 @@ class Importer:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
         values = self.values
         for name in node.inputs:
-            if name and name not in values:
+            if name and values.get(name) is None:
                 return False  # an input that is not constant: the common case, decided before fold.py
         known = [values.get(name) for name in node.inputs if name]
         if not foldable(node.op_type, known):
@@ -543,7 +543,7 @@ class Importer:
         chose Softmax's last-axis form and computed other values than ONNX's flattening form.
         The checker proves the cast (no check), rejects it, or checks it where it cannot tell."""
         current = self.exprs.get(name)
-        if current is None or current is self.assertions.get(name) or name in self.values:
+        if current is None or current is self.assertions.get(name) or self.values.get(name) is not None:
             return
         if info.dims is None and info.dtype is None:
             return
@@ -557,18 +557,23 @@ class Importer:
 
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
-        if name in self.exprs:
-            return self.exprs[name]
-        if name in self.values:
-            return self._materialize(name, self.values[name])
+        var = self.exprs.get(name)  # None: unbound, or shadowed by a subgraph's constant
+        if var is not None:
+            return var
+        array = self.values.get(name)  # None: not a constant, or shadowed by a subgraph's input
+        if array is not None:
+            return self._materialize(name, array)
         raise Unsupported(lambda span: messages.onnx_undefined_tensor(span, name))
 
     def record_constant(self, name: str, array: np.ndarray, loc: gb.Loc) -> None:
-        """An import-time constant (a Constant node's output, a folded value) made at `loc`."""
-        self.values[name] = array
-        self.value_locs[name] = loc
+        """An import-time constant (a Constant node's output, a folded value) made at `loc`;
+        one a subgraph makes is the subgraph's (the scope undoes it as the subgraph ends: a
+        branch's constant was its sibling's value, and the enclosing graph's, of that name)."""
+        scope = self.scope
+        scope.set(self.values, name, array)
+        scope.set(self.value_locs, name, loc)
         dtype = numpy_dtype(array)
-        self.infos[name] = TensorInfo(dtype or None, tuple(array.shape), _elem_type(array))
+        scope.set(self.infos, name, TensorInfo(dtype or None, tuple(array.shape), _elem_type(array)))
 
     def _materialize(self, name: str, array: np.ndarray) -> Any:
         dtype = numpy_dtype(array)
@@ -594,6 +599,8 @@ class Importer:
         """A subgraph's nodes imported where its node is (the taken branch of an If whose
         condition is a constant); its outputs' variables."""
         for init in graph.initializer:
+            if self._hides_enclosing(init.name, key):
+                continue
             problem = self._read_initializer(init)
             if problem is not None:
                 raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
@@ -603,6 +610,22 @@ class Importer:
         if any(name in self.poisoned for name in names):
             raise Unsupported(lambda span: None)
         return [self.expr_of(name, self.listing.outputs()) for name in names]
+
+    def _hides_enclosing(self, name: str, key: tuple) -> bool:
+        """Whether a subgraph's initializer has the name of a tensor an enclosing graph defined
+        before the subgraph's node: reported (ONNX Runtime reads the initializer when it folds
+        constants and the enclosing tensor when it does not, as ONNX's reference evaluator
+        does), and the initializer is not read (the enclosing tensor is, as the reference
+        reads it)."""
+        found = _enclosing_definition(name, self.enclosing) if key and self.enclosing else None
+        if found is None:
+            return False
+        first, graph = found
+        if isinstance(first, int):
+            first = f"node #{first} ({self.graph_protos[graph].node[first].op_type})"
+        self._report(self.listing.node(key[:-1], key[-1][0]),
+                     lambda span, n=name, f=first: messages.onnx_hiding_initializer(span, n, f))
+        return True
 
     def import_block(self, graph: Any, key: tuple, bound: Optional[Mapping[str, Any]] = None,
                      result: Optional[Callable[[list], Any]] = None, loc: Optional[gb.Loc] = None) -> Any:
@@ -614,6 +637,8 @@ class Importer:
         self.body = gb.Block()
         try:
             for name, expr in (bound or {}).items():
+                if self.values.get(name) is not None:  # an enclosing graph's constant: the input hides it here
+                    self.scope.set(self.values, name, None)
                 self._bind(name, expr, loc)
             outputs = self.import_inline(graph, key)
             if result is not None:
