@@ -668,6 +668,34 @@ if __name__ == "__main__":
 """
 
 
+def inlay_closures(n: int) -> str:
+    """A Python program that analyzes closures n deep with unannotated parameters as `gradual
+    lsp` does and asks for the document's inlay hints (each parameter's hint walked the whole
+    definition to find its closure: 61x for 8x)."""
+    return f"""import sys
+
+sys.path.insert(0, {str(ROOT / "bench")!r})
+
+import scale
+from gradual.analysis import queries
+from gradual.analysis.document import Document
+from gradual.api import run_deep
+
+TEXT = scale.inferred_closures({n})
+
+
+def main() -> None:
+    def work() -> None:
+        analysis = Document("closures.rly").analyze(TEXT)
+        assert len(queries.inlay_hints(analysis, 0, len(TEXT))) >= {n}
+    run_deep(work)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
 @dataclass
 class Axis:
     """One axis of input size: how a program of size n is made, and what is run on it."""
@@ -726,6 +754,8 @@ AXES = [
     Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("built", "ops built by a gradual.builder script", built, 2500, command="python",
          suffix=".py"),
+    Axis("lsp-inlay-closures", "closures with unannotated parameters, inlay hints (`gradual lsp`)", inlay_closures, 600,
+         command="python", suffix=".py"),
     Axis("lsp-edits", "changes in one `gradual lsp` didChange", edits, 2000, command="python", suffix=".py"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
