@@ -259,3 +259,23 @@ def test_editor_positions_on_one_long_line_grow_linearly(monkeypatch) -> None:
 
     small, large = run_deep(lambda: (characters(100), characters(800)))
     assert large <= LIMIT * small, f"{small} characters counted at n = 100, {large} at 8n ({large / small:.1f}x)"
+
+
+def test_the_type_of_every_variable_grows_linearly() -> None:
+    """`CheckResult.type_of` of a parameter's use looked the parameter up through every
+    definition's parameters: asking it of every variable of n definitions was quadratic (53x
+    the calls for 8x the definitions, outside pass 9)."""
+    from gradual.syntax import ast
+
+    def both() -> tuple:
+        counts = []
+        for n in (100, 800):
+            text = "\n".join(f"def @f{i}(%x: Tensor[({i + 1}, 3), float32]) {{ nn.relu(%x) }}" for i in range(n))
+            result = gradual.check(text)
+            uses = [v for d in result.module.defs for v in queries.walk(d.body) if isinstance(v, ast.Var)]
+            assert [str(result.type_of(v)) for v in uses[:3]] == [f"Tensor[({i + 1}, 3), float32]" for i in range(3)]
+            counts.append(calls_made(lambda: [result.type_of(v) for v in uses]))
+        return tuple(counts)
+
+    small, large = run_deep(both)
+    assert large <= LIMIT * small, f"{small} calls at n = 100, {large} at 8n ({large / small:.1f}x)"
