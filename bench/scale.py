@@ -299,6 +299,26 @@ def unknown_names(n: int) -> str:
     return "\n".join(lines + ["  %x", "}"]) + "\n"
 
 
+def close_names(n: int) -> str:
+    """n bound variables `%value{i}`, then n uses of unknown ones `%valu{i}`, each close to
+    many bound names: every comparison of a did-you-mean hint reaches difflib's full ratio,
+    about 15 us (a budget of 2 comparisons a character let the hints cost 25 times the check,
+    and grow as the product until it ran out: 12.6x for 8x the program)."""
+    lines = [f"def @main(%x: {T}) {{"]
+    lines += [f"  %value{i} = nn.relu(%x);" for i in range(n)]
+    lines += [f"  %e{i} = nn.relu(%valu{i});" for i in range(n)]
+    return "\n".join(lines + ["  %x", "}"]) + "\n"
+
+
+def close_globals(n: int) -> str:
+    """n definitions `@func{i}`, then n calls of misspelled ones `@fnuc{i}`: the did-you-mean
+    hints of unknown globals share the budget of close variables (23.1x for 8x before)."""
+    out = [f"def @func{i}(%x: {T}) {{ nn.relu(%x) }}" for i in range(n)]
+    body = "\n".join(f"  %v{i} = @fnuc{i}(%x);" for i in range(n))
+    out.append(f"def @main(%x: {T}) {{\n{body}\n  %x\n}}")
+    return "\n".join(out) + "\n"
+
+
 def unknown_chain(n: int) -> str:
     """The chain over `?` dims, so that n/8 calls get a runtime check (elaborated and printed)."""
     return bench.chain_program(n, "unknown")
@@ -627,6 +647,64 @@ if __name__ == "__main__":
 """
 
 
+def edits(n: int) -> str:
+    """A Python program that opens a document of n lines in `gradual lsp`'s text model and
+    applies one didChange of n changes, a replace-all sent from the end of the document up as
+    VS Code sends it, then multi-cursor typing from the top down (each change copied the whole
+    text: 16,000 took 1.2 s where 2,000 took 0.02 s, 61x)."""
+    return f"""from lsprotocol import types as lsp
+
+from gradual.lsp.text import Lines, apply_changes
+
+N = {n}
+TEXT = "".join(f"  %v{{i}} = add(%v{{i - 1}}, %x);\\n" for i in range(N))
+
+
+def change(line: int, start: int, end: int, text: str) -> lsp.TextDocumentContentChangePartial:
+    return lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(line, start), lsp.Position(line, end)), text=text)
+
+
+def main() -> None:
+    lines = Lines(TEXT)
+    at = [len(f"  %v{{i}} = ") for i in range(N)]
+    lines = apply_changes(lines, [change(i, at[i], at[i] + 3, "subtract") for i in reversed(range(N))], "utf-16")
+    lines = apply_changes(lines, [change(i, 0, 0, "// ") for i in range(N)], "utf-16")
+    assert lines.text.count("subtract") == N and lines.text.count("// ") == N
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def inlay_closures(n: int) -> str:
+    """A Python program that analyzes closures n deep with unannotated parameters as `gradual
+    lsp` does and asks for the document's inlay hints (each parameter's hint walked the whole
+    definition to find its closure: 61x for 8x)."""
+    return f"""import sys
+
+sys.path.insert(0, {str(ROOT / "bench")!r})
+
+import scale
+from gradual.analysis import queries
+from gradual.analysis.document import Document
+from gradual.api import run_deep
+
+TEXT = scale.inferred_closures({n})
+
+
+def main() -> None:
+    def work() -> None:
+        analysis = Document("closures.rly").analyze(TEXT)
+        assert len(queries.inlay_hints(analysis, 0, len(TEXT))) >= {n}
+    run_deep(work)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
 @dataclass
 class Axis:
     """One axis of input size: how a program of size n is made, and what is run on it."""
@@ -675,6 +753,8 @@ AXES = [
     Axis("blanks", "runs of blanks inside statements", blanks, 10000),
     Axis("line-errors", "diagnostics on one long line", errors_on_a_line, 250, errors=True),
     Axis("unknown-names", "unknown variables among as many bound ones", unknown_names, 250, errors=True),
+    Axis("close-names", "unknown variables close to as many bound ones", close_names, 50, errors=True),
+    Axis("close-globals", "calls of unknown globals close to as many defined ones", close_globals, 50, errors=True),
     Axis("onnx", "ONNX nodes (`gradual check model.onnx`)", onnx_chain, 2500, suffix=".onnx"),
     Axis("onnx-layers", "ONNX nodes in attention blocks, as exported", onnx_layers, 2500, suffix=".onnx"),
     Axis("onnx-fanin", "inputs of one ONNX node (a Sum of n Relus)", onnx_fanin, 2500, suffix=".onnx"),
@@ -684,6 +764,9 @@ AXES = [
     Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
     Axis("built", "ops built by a gradual.builder script", built, 2500, command="python",
          suffix=".py"),
+    Axis("lsp-inlay-closures", "closures with unannotated parameters, inlay hints (`gradual lsp`)", inlay_closures, 600,
+         command="python", suffix=".py"),
+    Axis("lsp-edits", "changes in one `gradual lsp` didChange", edits, 2000, command="python", suffix=".py"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("loop-iterations", "iterations of a loop with a scan output (`gradual run`)", loop_iterations, 1250,

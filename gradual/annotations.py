@@ -98,13 +98,21 @@ class TypeScope:
     holes: dict = field(default_factory=dict)
 
 
-#: How many names a program defines that the did-you-mean hints of one check may compare, per
-#: character of the program. A hint compares the misspelled name with every name it could
-#: have meant, so a program with many unknown names among many known ones cost their product
-#: (8,000 unknown variables among 8,000 bound ones took 164 s); past the budget an unknown
-#: name gets the usual help without a guess. Fixed sets (operators, their attributes, dtypes)
-#: cost the same for every program and are always compared.
-SUGGESTION_BUDGET = 2
+#: What the did-you-mean hints of one check may spend comparing a misspelled name with the names
+#: the program defines, in units of one candidate compared per character of the misspelled
+#: name (difflib's cost grows with the two names' lengths: 1-3.5 us a unit here). A hint
+#: compares the misspelled name with every name it could have meant, so a program with many
+#: unknown names among many known ones costs their product (8,000 unknown variables among
+#: 8,000 bound ones took 164 s); past the budget an unknown name gets the usual help without a
+#: guess. The budget is a fixed floor (5-15 ms: every hint of a program of ordinary size)
+#: plus a share of the program's size small enough that guessing stays a small part of a
+#: check (the check costs about 2.6 us a character; a budget of 2 comparisons a character,
+#: priced alike for `%zz1` and `%hidden_state_projektion_7`, let the hints cost 25-70 times
+#: the check, and grow as the product of the names until then: 12.6x for 8x the program).
+#: Fixed sets (operators, their attributes, dtypes) cost the same for every program and are
+#: always compared.
+SUGGESTION_FLOOR = 5_000
+SUGGESTION_BUDGET = 0.1  # units a character of the program
 #: names longer than this get no guess (a comparison costs the product of the two lengths)
 _SUGGEST_LENGTH = 64
 _budget: ContextVar[Optional[list]] = ContextVar("gradual_suggestion_budget", default=None)
@@ -112,9 +120,10 @@ _budget: ContextVar[Optional[list]] = ContextVar("gradual_suggestion_budget", de
 
 @contextmanager
 def suggestion_budget(size: int) -> Iterator[None]:
-    """Did-you-mean hints inside share one budget: SUGGESTION_BUDGET comparisons per
-    character of a program of `size` characters (one check, one analysis)."""
-    token = _budget.set([SUGGESTION_BUDGET * size])
+    """Did-you-mean hints inside share one budget: SUGGESTION_FLOOR units and
+    SUGGESTION_BUDGET more per character of a program of `size` characters (one check, one
+    analysis)."""
+    token = _budget.set([SUGGESTION_FLOOR + SUGGESTION_BUDGET * size])
     try:
         yield
     finally:
@@ -124,17 +133,19 @@ def suggestion_budget(size: int) -> Iterator[None]:
 def suggest(name: str, candidates: Collection[str] = (), *, scoped: Collection[str] = ()) -> Optional[str]:
     """The closest name to a misspelled one, if any is close: among `candidates`, a fixed set,
     and `scoped`, names the program defines, while the budget of the `suggestion_budget`
-    around it lasts (outside one there is no budget). Past the budget `scoped` costs nothing:
+    around it lasts (outside one there is no budget). Comparing with `scoped` costs one unit a
+    name a character of `name` (and one more a name); past the budget `scoped` costs nothing:
     it is only counted."""
     if len(name) > _SUGGEST_LENGTH:
         return None
     if scoped:
         left = _budget.get()
         if left is not None:
-            if len(scoped) > left[0]:
+            cost = len(scoped) * (len(name) + 1)
+            if cost > left[0]:
                 scoped = ()
             else:
-                left[0] -= len(scoped)
+                left[0] -= cost
     pool = [*candidates, *scoped] if scoped else list(candidates)
     matches = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     return matches[0] if matches else None

@@ -182,12 +182,24 @@ class CheckResult:
             return None
         if isinstance(binder.node, ast.Let):
             return self.types.get(id(binder.node))
-        for d in self.module.defs:
-            fn = self.functions.get(d.name)
-            if binder.node in d.params and fn is not None and isinstance(fn.type, FuncType):
-                index = d.params.index(binder.node)
-                return fn.type.params[index] if index < len(fn.type.params) else None
+        found = self._parameters().get(id(binder.node))
+        if found is None:
+            return None
+        d, index = found
+        fn = self.functions.get(d.name)
+        if fn is not None and isinstance(fn.type, FuncType):
+            return fn.type.params[index] if index < len(fn.type.params) else None
         return None
+
+    def _parameters(self) -> dict:
+        """Each definition's parameter (by identity) -> (the definition, its position), made
+        once: each question went through every definition's parameters, so asking the type of
+        every variable of a module of n definitions cost n^2 (and compared parameters by value)."""
+        table = self.__dict__.get("_parameter_table")
+        if table is None:
+            table = {id(p): (d, i) for d in self.module.defs for i, p in enumerate(d.params)}
+            self.__dict__["_parameter_table"] = table
+        return table
 
     def binding_type(self, function: str, variable: str) -> Optional[Type]:
         """The type of `%variable`'s last binding inside `def @function` (tests and tools)."""

@@ -1272,6 +1272,13 @@ def onnx_unsupported_operator(span: Span, op_type: str, domain: str, opset: int)
                       label="this node", help="the supported operators are listed in gradual/frontends/onnx/__init__.py")
 
 
+def onnx_function_not_expanded(span: Span, name: str, domain: str, why: str) -> Diagnostic:
+    """A call of a model-local function that ONNX's inliner cannot expand (frontends/onnx/functions.py)."""
+    return Diagnostic(codes.UNKNOWN_OPERATOR, f"the model-local function `{name}` (domain `{domain}`) cannot be expanded: {why}",
+                      span, label="this call", help="gradual imports a model-local function by expanding its body in place "
+                      "(ONNX's inliner): a function that calls itself, or calls nested more than 100 deep, stays a call")
+
+
 def onnx_sequence_unsupported(span: Span, op_type: str, what: str) -> Diagnostic:
     """A sequence operator gradual cannot import as tuples (convert/sequence.py)."""
     return Diagnostic(codes.UNKNOWN_OPERATOR, f"`{op_type}` is not supported here: {what}", span, label="this node",
@@ -1348,12 +1355,24 @@ def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
                       span, label="this node", help="the graph's nodes must be in topological order")
 
 
-def onnx_duplicate_tensor(span: Span, tensor: str, other: str) -> Diagnostic:
-    """A tensor name a graph defines twice (ONNX graphs are in single static assignment)."""
+def onnx_duplicate_tensor(span: Span, tensor: str, other: str, nested: bool = False) -> Diagnostic:
+    """A tensor name a graph defines twice (ONNX graphs are in single static assignment), or
+    a subgraph's node defines again (`nested`: an enclosing graph defined it first)."""
+    rule = ("an ONNX subgraph reads the tensors of the graphs around it but does not define them again" if nested
+            else "an ONNX graph defines each tensor once")
     return Diagnostic(codes.DUPLICATE_DEFINITION,
-                      f"`{tensor}` is defined here, but {other} defines it too: an ONNX graph defines each tensor once",
+                      f"`{tensor}` is defined here, but {other} defines it too: {rule}",
                       span, label="this defines it again",
                       help="rename one of the two (ONNX Runtime and onnx.checker reject the model as it is)")
+
+
+def onnx_hiding_initializer(span: Span, tensor: str, other: str) -> Diagnostic:
+    """A subgraph's initializer named as a tensor of an enclosing graph (importer._hides_enclosing)."""
+    return Diagnostic(codes.DUPLICATE_DEFINITION,
+                      f"a subgraph of this node has an initializer `{tensor}`, but the enclosing graph's {other} defines "
+                      f"`{tensor}` too: ONNX Runtime reads the initializer where it folds constants and the enclosing "
+                      f"tensor where it does not", span, label="its subgraph defines it again",
+                      help="rename the initializer (gradual reads the enclosing tensor, as ONNX's reference evaluator does)")
 
 
 def onnx_inferred_claim(tensor: str) -> str:

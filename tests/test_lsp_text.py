@@ -18,6 +18,8 @@ import json
 import random
 import re
 
+from typing import Optional
+
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
@@ -115,6 +117,83 @@ def test_changes_and_positions_follow_the_protocol(encoding: str, seed: int) -> 
             where = lines.position(offset, encoding)
             assert (where.line, where.character) == reference_position(text, offset, encoding)
             assert lines.offset(where, encoding) == offset
+
+
+def _monotone_edit(rng: random.Random, text: str, encoding: str, after: Optional[tuple], before: Optional[tuple]) -> tuple:
+    """A random edit of `text` wholly at or after `after` or at or before `before` (positions),
+    sometimes past a line's end or the text's."""
+    for _ in range(50):
+        start, end, new = random_edit(rng, text, encoding)
+        if rng.random() < 0.1:
+            end = (end[0], end[1] + rng.randint(1, 5))
+        if (after is None or start >= after) and (before is None or end <= before):
+            return start, end, new
+    return (after or before), (after or before), rng.choice(["", "x", "\n", "é😀"])
+
+
+@pytest.mark.parametrize("encoding", [UTF8, UTF16])
+@pytest.mark.parametrize("seed", range(30))
+def test_many_changes_in_one_notification_are_applied_in_order(encoding: str, seed: int) -> None:
+    """k changes of one didChange are made in one pass where they run through the text (each
+    after the last, as multi-cursor typing sends them, or each before it, as VS Code sends a
+    replace-all): applying each to a new copy of the whole text made 16,000 of them cost 1.2 s,
+    quadratic (outside pass 9). The result is the reference's, applying them one by one."""
+    rng = random.Random(seed)
+    text = BASE if seed % 2 else (EXAMPLES / "shape_error.rly").read_text()
+    if seed % 3 == 0:
+        text = text.replace("\n", "\r\n")
+    lines, changes = Lines(text), []
+    order = seed % 4  # 0: forward, 1: backward, 2: forward then backward, 3: random
+    last_end = last_start = None
+    for k in range(30):
+        forward = order == 0 or order == 2 and k < 15
+        if order == 3:
+            start, end, new = random_edit(rng, text, encoding)
+        elif forward:
+            start, end, new = _monotone_edit(rng, text, encoding, last_end, None)
+        else:
+            start, end, new = _monotone_edit(rng, text, encoding, None, last_start)
+        if rng.random() < 0.1:
+            start, end = end, start  # a reversed range
+        text = reference_apply(text, min(start, end), max(start, end), new, encoding)
+        changes.append(change(start, end, new))
+        low = min(start, end)
+        breaks = re.findall(r"\r\n|\r|\n", new)
+        tail = re.split(r"\r\n|\r|\n", new)[-1]
+        low_offset = reference_offset(text, *low, encoding)
+        low = reference_position(text, low_offset, encoding)
+        last_start = low
+        last_end = (low[0] + len(breaks), (low[1] if not breaks else 0) + sum(_units(c, encoding) for c in tail))
+    assert apply_changes(lines, changes, encoding).text == text
+    edited = apply_changes(lines, changes, encoding)
+    for offset in rng.sample(range(len(text) + 1), min(8, len(text) + 1)):
+        if text[offset - 1:offset + 1] != "\r\n":
+            where = edited.position(offset, encoding)
+            assert (where.line, where.character) == reference_position(text, offset, encoding)
+
+
+def test_a_batch_of_changes_makes_the_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replace-all's 2,000 changes (sent from the end up) and multi-cursor typing's (from
+    the top down) build the new text once, not once a change (the structural side of the
+    quadratic cost above: each build copies the whole text)."""
+    import gradual.lsp.text as text_module
+
+    built = []
+    real = text_module.Lines
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, text: str, known: Optional[list] = None) -> None:
+            built.append(len(text))
+            super().__init__(text, known)
+
+    monkeypatch.setattr(text_module, "Lines", Counting)
+    text = "".join(f"  %v{i} = add(%v{i - 1}, %x);\n" for i in range(2000))
+    lines = real(text)
+    for rows in (range(1999, -1, -1), range(2000)):
+        built.clear()
+        edits = [change((i, len(f"  %v{i} = ")), (i, len(f"  %v{i} = add")), "subtract") for i in rows]
+        assert apply_changes(lines, edits, UTF16).text == text.replace("= add(", "= subtract(")
+        assert len(built) == 1
 
 
 @pytest.mark.parametrize("text, start, end, new, expected", [

@@ -237,7 +237,20 @@ def _loop_writing_its_input() -> object:
                  [("y", F, None)])
 
 
+def _if_whose_branch_writes(name: str, before: tuple = (), after: tuple = ()) -> object:
+    """An If whose then-branch's Relu of `x` writes `name`, after the nodes `before` and before
+    `after` of the enclosing graph."""
+    value = helper.make_tensor_value_info
+    then = helper.make_graph([helper.make_node("Relu", ["x"], [name], name="inner")], "then", [], [value(name, F, None)])
+    other = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [value("e", F, None)])
+    nodes = [*before, helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other), *after]
+    return model(nodes, [("x", F, [2]), ("c", TensorProto.BOOL, [])], [(nodes[-1].output[0], F, None)])
+
+
 @pytest.mark.parametrize("m, tensor, other, line", [
+    (_if_whose_branch_writes("x"), "x", "the enclosing graph's graph input", 6),
+    (_if_whose_branch_writes("r", before=(helper.make_node("Relu", ["x"], ["r"]),)), "r",
+     "the enclosing graph's node #0 (Relu)", 7),
     (model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Neg", ["x"], ["y"])], [("x", F, [2])],
            [("y", F, None)]), "y", "node #0 (Relu)", 2),
     (model([helper.make_node("Relu", ["x"], ["x"])], [("x", F, [2])], [("x", F, None)]), "x", "the graph input", 1),
@@ -258,6 +271,66 @@ def test_a_tensor_defined_twice_in_a_graph_is_reported_where_it_is_defined_again
     (diag,) = gonnx.import_model(m, path="m.onnx").diagnostics
     assert diag.code == "duplicate-definition" and f"`{tensor}` is defined here, but {other} defines it" in diag.message
     assert diag.line == line
+
+
+def test_a_subgraph_may_write_names_of_its_node_and_of_later_or_sibling_graphs() -> None:
+    """Single assignment spans subgraphs only for what an enclosing graph has defined before
+    the node: the node's own outputs, the enclosing graph's later tensors (ONNX Runtime runs
+    such a model) and a sibling branch's tensors are not redefinitions."""
+    later = _if_whose_branch_writes("z", after=(helper.make_node("Neg", ["y"], ["z"]),))
+    assert gonnx.import_model(later, path="m.onnx").check().ok
+    own = _if_whose_branch_writes("y")
+    assert not [d for d in gonnx.import_model(own, path="m.onnx").diagnostics if d.code == "duplicate-definition"]
+
+
+def _branches(then_nodes: list, else_nodes: list, then_initializers: tuple = (), inputs: tuple = ()) -> object:
+    """An If over graph inputs x: (4,) and c whose then-branch ends in `t`, its else-branch in `e`."""
+    value = helper.make_tensor_value_info
+    then = helper.make_graph(then_nodes, "then", [], [value("t", F, [4])], initializer=list(then_initializers))
+    other = helper.make_graph(else_nodes, "else", [], [value("e", F, [4])])
+    return model([helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)],
+                 [("x", F, [4]), ("c", TensorProto.BOOL, []), *inputs], [("y", F, [4])])
+
+
+def test_a_subgraphs_constants_are_its_own() -> None:
+    """A subgraph's constants are visible in it alone: a then-branch's initializer `x` was the
+    else-branch's `x` too (its Neg folded to -1, not -x), and a branch's Constant its sibling's
+    (a model onnx.checker and ONNX Runtime reject checked clean). An initializer named as an
+    enclosing tensor is reported: ONNX Runtime reads it where it folds constants (2, 2, 2, 2
+    for x + x) and the enclosing `x` where it does not (0, 2, 4, 6, as ONNX's reference
+    evaluator). Found by outside pass 9."""
+    ones = numpy_helper.from_array(np.ones(4, np.float32), "x")
+    for then in ([helper.make_node("Add", ["x", "x"], ["t"])], [helper.make_node("Mul", ["x", "z"], ["t"])]):
+        hiding = _branches(then, [helper.make_node("Neg", ["x"], ["e"])], then_initializers=(ones,), inputs=(("z", F, [4]),))
+        diags = gonnx.import_model(hiding, path="m.onnx").diagnostics
+        assert [(d.code, d.span.text) for d in diags] == [("duplicate-definition", "node #0 (If): c -> y")]
+        assert "initializer `x`, but the enclosing graph's graph input defines `x` too" in diags[0].message
+    ones.name = "w"
+    private = _branches([helper.make_node("Add", ["x", "w"], ["t"])], [helper.make_node("Neg", ["x"], ["e"])],
+                        then_initializers=(ones,))
+    for c in (False, True):
+        _agrees_with_onnxruntime(private, {"x": np.arange(4, dtype=np.float32), "c": np.array(c)})
+    five = numpy_helper.from_array(np.full(4, 5, np.float32))
+    sibling = _branches([helper.make_node("Constant", [], ["k"], value=five), helper.make_node("Add", ["x", "k"], ["t"])],
+                        [helper.make_node("Neg", ["k"], ["e"])])
+    assert [d.code for d in gonnx.import_model(sibling, path="m.onnx").diagnostics] == ["unknown-variable"]
+    named = _branches([helper.make_node("Constant", [], ["k"], value=five), helper.make_node("Add", ["x", "k"], ["t"])],
+                      [helper.make_node("Neg", ["x"], ["k"]), helper.make_node("Relu", ["k"], ["e"])])
+    for c in (False, True):  # each branch's `k` is its own (the else-branch's Relu read the then-branch's 5s)
+        _agrees_with_onnxruntime(named, {"x": np.arange(4, dtype=np.float32), "c": np.array(c)})
+
+
+def test_a_loop_bodys_input_hides_an_enclosing_constant_of_its_name() -> None:
+    """A Loop body's carried input named as an enclosing initializer is the carried value in
+    the body: the initializer's value was folded in its place."""
+    value = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["w", "w"], ["w_out"])], "body",
+        [value("i", I64, []), value("c_in", TensorProto.BOOL, []), value("w", F, [2])],
+        [value("c_out", TensorProto.BOOL, []), value("w_out", F, [2])])
+    m = model([helper.make_node("Add", ["x", "w"], ["s"]), helper.make_node("Loop", ["m", "", "s"], ["y"], body=body)],
+              [("x", F, [2]), ("m", I64, [])], [("y", F, [2])], initializers=[("w", np.ones(2, np.float32))])
+    _agrees_with_onnxruntime(m, {"x": np.array([1, 2], np.float32), "m": np.array(3, np.int64)})
 
 
 def test_an_initializer_listed_as_a_graph_input_is_one_tensor() -> None:
@@ -730,6 +803,50 @@ def test_a_model_local_function_is_inlined() -> None:
     result = imported.check()
     assert result.ok and str(result.function_type("main").ret) == "Tensor[(n,), float32]"
     assert imported.run({"x": np.array([0, 1, 2], np.float32)}, checked=result)[0].tolist() == [0.0, 2.0, 6.0]
+
+
+_LOCAL = [helper.make_opsetid("", 17), helper.make_opsetid("loc", 1)]
+
+
+def _function(name: str, calls: tuple = ()) -> object:
+    """A model-local function `loc::name`: Relu of its input after calling `calls` in turn."""
+    nodes, last = [], "a"
+    for i, callee in enumerate(calls):
+        nodes.append(helper.make_node(callee, [last], [f"t{i}"], domain="loc"))
+        last = f"t{i}"
+    return helper.make_function("loc", name, ["a"], ["b"], nodes + [helper.make_node("Relu", [last], ["b"])], _LOCAL)
+
+
+def _calling(names: list, functions: list) -> object:
+    """A model whose graph calls the functions `names` in a chain over x: (n, 4)."""
+    nodes, last = [], "x"
+    for i, name in enumerate(names):
+        nodes.append(helper.make_node(name, [last], [f"y{i}"], domain="loc"))
+        last = f"y{i}"
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+                              [helper.make_tensor_value_info(last, TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=_LOCAL, functions=functions)
+
+
+def test_a_function_the_inliner_cannot_expand_leaves_the_others_expanded_and_says_why() -> None:
+    """ONNX's inliner refuses a whole model when one function calls itself or calls nest more
+    than 100 deep: every call of every function stayed an `unknown-operator` "not supported",
+    without a reason, even a healthy function's when a recursive one was never called (outside
+    pass 9). Now the call graph is read first: only what cannot be expanded stays, and its call
+    says why."""
+    ok, rec = _function("ok"), _function("rec", ("rec",))
+    assert gonnx.import_model(_calling(["ok"], [ok, rec]), path="m.onnx").check().ok
+    diags = gonnx.import_model(_calling(["ok", "rec"], [ok, rec]), path="m.onnx").check().errors
+    assert [(d.code, d.message) for d in diags] == [
+        ("unknown-operator", "the model-local function `rec` (domain `loc`) cannot be expanded: it calls itself")]
+    ping, pong, caller = _function("ping", ("pong",)), _function("pong", ("ping",)), _function("caller", ("ping",))
+    messages = [d.message for d in gonnx.import_model(_calling(["caller"], [ping, pong, caller]), path="m.onnx").check().errors]
+    assert messages == ["the model-local function `caller` (domain `loc`) cannot be expanded: it calls `ping`, which calls itself"]
+    chain = [_function("f0")] + [_function(f"f{i}", (f"f{i - 1}",)) for i in range(1, 320)]
+    assert gonnx.import_model(_calling(["f99"], chain), path="m.onnx").check().ok  # 100 deep: expanded
+    messages = [d.message for d in gonnx.import_model(_calling(["f99", "f319"], chain), path="m.onnx").check().errors]
+    assert messages == ["the model-local function `f319` (domain `loc`) cannot be expanded: its calls of functions "
+                        "nest 320 deep, and ONNX's inliner expands at most 100"]
 
 
 def test_split_sizes_must_add_up_and_unsqueeze_axes_must_differ() -> None:

@@ -27,7 +27,8 @@ _SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
 
 LIMIT = 8.5  # calls at 8n over calls at n
 SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300, "run-closure-relations": 300,
-         "torch-conds": 40, "doublings": 200, "static-doublings": 200, "halvings": 200}
+         "torch-conds": 40, "doublings": 200, "static-doublings": 200, "halvings": 200,
+         "close-names": 40, "close-globals": 40}
 AXES = [a for a in scale.AXES if a.suffix == ".rly"]
 
 
@@ -134,11 +135,13 @@ EDITOR_QUERIES = {  # what an editor asks of a whole document
 
 
 @pytest.mark.parametrize("query", EDITOR_QUERIES)
-@pytest.mark.parametrize("axis", [a for a in AXES if a.name in ("definitions", "chain", "closures")], ids=lambda a: a.name)
+@pytest.mark.parametrize("axis", [a for a in AXES if a.name in ("definitions", "chain", "closures", "inferred-closures", "symbols")],
+                         ids=lambda a: a.name)
 def test_editor_queries_grow_linearly(axis, query: str) -> None:
     """The language server's document-wide answers, by lines run: looking a definition up by
     offset listed every piece's start, and a definition's checks went through every
-    definition (both quadratic in the definitions)."""
+    definition (both quadratic in the definitions); a parameter's hint walked its whole
+    definition to find the closure it belongs to (61x for closures nested 8x as deep)."""
     from gradual.analysis.document import Document
 
     n = SMALL.get(axis.name, 100)
@@ -256,3 +259,23 @@ def test_editor_positions_on_one_long_line_grow_linearly(monkeypatch) -> None:
 
     small, large = run_deep(lambda: (characters(100), characters(800)))
     assert large <= LIMIT * small, f"{small} characters counted at n = 100, {large} at 8n ({large / small:.1f}x)"
+
+
+def test_the_type_of_every_variable_grows_linearly() -> None:
+    """`CheckResult.type_of` of a parameter's use looked the parameter up through every
+    definition's parameters: asking it of every variable of n definitions was quadratic (53x
+    the calls for 8x the definitions, outside pass 9)."""
+    from gradual.syntax import ast
+
+    def both() -> tuple:
+        counts = []
+        for n in (100, 800):
+            text = "\n".join(f"def @f{i}(%x: Tensor[({i + 1}, 3), float32]) {{ nn.relu(%x) }}" for i in range(n))
+            result = gradual.check(text)
+            uses = [v for d in result.module.defs for v in queries.walk(d.body) if isinstance(v, ast.Var)]
+            assert [str(result.type_of(v)) for v in uses[:3]] == [f"Tensor[({i + 1}, 3), float32]" for i in range(3)]
+            counts.append(calls_made(lambda: [result.type_of(v) for v in uses]))
+        return tuple(counts)
+
+    small, large = run_deep(both)
+    assert large <= LIMIT * small, f"{small} calls at n = 100, {large} at 8n ({large / small:.1f}x)"

@@ -39,7 +39,8 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   constant at every IR version: onnxruntime lets a run replace one from IR 4 on, but exporters
   that keep initializers as inputs list every weight so, and the model's value is what decides
   shapes (a decision: such an input cannot be given to `run`). `ImportOptions.freeze` turns
-  graph inputs into constants. Model-local functions are expanded by ONNX's inliner first.
+  graph inputs into constants. Model-local functions are expanded by ONNX's inliner first
+  (one it cannot expand, recursive or nested past its depth, stays: its calls are errors that say why).
 * **Shape tensors** that are not constants (a `Shape` -> `Gather` -> `Concat` chain, a graph
   input) stay tensors: `dyn.reshape`, `onnx.expand`, `onnx.slice`, ... read their values where
   the checker knows them and give `?` dims (of a known rank) where it does not.
@@ -166,18 +167,26 @@ def _load(source: Union[str, bytes, Any], path: Optional[str]) -> tuple:
 
 
 def _inlined(model: Any, data: Optional[bytes]) -> tuple:
-    """The model with its model-local functions (a FunctionProto a node calls by its domain and
-    name, as onnxscript and exporters' module-preserving modes write them) expanded in place by
-    ONNX's own inliner, so their nodes are imported as the graph's; a function that cannot be
-    expanded stays a call, reported as an unsupported operator at its node."""
+    """(the model, its bytes or None, {function: why it stays}): the model with its
+    model-local functions (a FunctionProto a node calls by its domain and name, as onnxscript
+    and exporters' module-preserving modes write them) expanded in place by ONNX's own
+    inliner, so their nodes are imported as the graph's. A function the inliner cannot expand
+    (recursive, or calls nested deeper than it follows: functions.py) is left out of the
+    inlining, the others are still expanded, and a node that calls it is reported with the
+    reason; should the inliner refuse anyway, every call stays, with its words."""
     if not model.functions:
-        return model, data
+        return model, data, {}
     import onnx.inliner
 
+    from . import functions
+
+    stays = functions.unexpandable(model)
     try:
-        return onnx.inliner.inline_local_functions(model), None
-    except Exception:  # noqa: BLE001 - the inliner's own errors: the calls stay as they are
-        return model, data
+        return onnx.inliner.inline_local_functions(functions.without(model, stays) if stays else model), None, stays
+    except Exception as exc:  # noqa: BLE001 - the inliner's own errors: the calls stay as they are
+        reason = f"ONNX's inliner refused: {_reason(exc)}"
+        return model, data, {functions.function_key(f.domain, f.name): stays.get(functions.function_key(f.domain, f.name), reason)
+                             for f in model.functions}
 
 
 #: How a tensor stored outside the model file is serialized (TensorProto.data_location, field
@@ -200,6 +209,6 @@ def import_model(source: Union[str, bytes, Any], options: Optional[ImportOptions
     unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
     model, data = _load(source, path)
     where = path or (source if isinstance(source, str) else (model.graph.name or "<model>") + ".onnx")
-    model, data = _inlined(model, data)
+    model, data, unexpanded = _inlined(model, data)
     with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
-        return Importer(model, where, options, serialized=data).run()
+        return Importer(model, where, options, serialized=data, unexpanded=unexpanded).run()

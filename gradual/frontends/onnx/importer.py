@@ -165,9 +165,12 @@ class Importer:
     """One import of one model (see the module docstring)."""
 
     def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None,
-                 serialized: Optional[bytes] = None) -> None:
-        """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are)."""
+                 serialized: Optional[bytes] = None, unexpanded: Optional[dict] = None) -> None:
+        """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are);
+        `unexpanded`: the model-local functions the inliner could not expand, (domain, name) ->
+        why (a node calling one is reported with it)."""
         self.model = model
+        self.unexpanded = unexpanded or {}
         self.serialized = serialized
         self.graph = model.graph
         self.path = path
@@ -195,6 +198,10 @@ class Importer:
         self.sequence_row_ranks: dict = {}  # such a sequence -> its items' rank, where known
         self.cast_sources: dict = {}  # a Cast's output -> its input (a Range reads a size cast to float)
         self.poisoned: set = set()
+        #: [what it has defined, the node being imported, its key] of each graph whose nodes are being
+        #: imported, outermost first: a subgraph's node may not define a tensor an enclosing
+        #: graph has (ONNX's single assignment spans subgraphs)
+        self.enclosing: list = []
         self.diagnostics: list = []
         self.inputs: list = []
         self.constants: dict = {}
@@ -270,7 +277,7 @@ class Importer:
             self.broken[init.name] = value
             self.poisoned.add(init.name)
             return value
-        self.values[init.name] = value
+        self.scope.set(self.values, init.name, value)  # a subgraph's: its own (undone as it ends)
         return None
 
     def _report_broken(self) -> None:
@@ -315,11 +322,22 @@ class Importer:
         `Node` or even a NodeRecord (most nodes of most models: this loop is the import's cost
         per node, its protobuf field reads the larger part). Any other node (a schema problem,
         an input to fold, several outputs, attributes) is `_import_node`'s."""
+        defined = self._graph_names(key)  # the tensors this graph has defined so far (SSA)
+        ancestors = list(self.enclosing)
+        level = [defined, -1, key]
+        self.enclosing.append(level)
+        try:
+            self._import_node_list(nodes, key, defined, ancestors, level)
+        finally:
+            self.enclosing.pop()
+
+    def _import_node_list(self, nodes: Any, key: tuple, defined: dict, ancestors: list, level: list) -> None:
+        """`_import_nodes`' loop over a graph's nodes (`defined`: what the graph has defined so
+        far; `ancestors`: the enclosing graphs' levels of `enclosing`; `level`: this graph's)."""
         exprs, values, poisoned, scope = self.exprs, self.values, self.poisoned, self.scope
         forms, form_of, taken = self.direct_forms, self._direct_form, self.namer.taken
         fresh_name, locator = self.namer.name, self.listing.locator(key)
         flow = None  # the Dataflow this run of direct nodes extends (see gb.Block.dataflow)
-        defined = self._graph_names(key)  # the tensors this graph has defined so far (SSA)
         for index, proto in enumerate(nodes):
             op = None
             if not proto.attribute and proto.domain in DEFAULT_DOMAINS:
@@ -336,7 +354,7 @@ class Importer:
                             constant = None
                             break
                         args.append(var[0] if var.__class__ is tuple else var.name)
-                        if constant and name not in values:
+                        if constant and values.get(name) is None:
                             constant = False
                     if constant is False:
                         if direct.__class__ is str:
@@ -346,13 +364,14 @@ class Importer:
                             op = direct(self, op_type, inputs)
             if op is None:
                 record = NodeRecord(proto)
-                self._define(record.outputs, defined, key, index)
+                level[1] = index  # its subgraphs may read (not define again) what it defines
+                self._define(record.outputs, defined, key, index, ancestors)
                 self._import_node(index, record, key)
                 flow = None
                 continue
             name = outputs[0]  # a direct node has one output (`_direct_form`)
-            if name in defined:
-                self._define(outputs, defined, key, index)
+            if name in defined or ancestors and _enclosing_definition(name, ancestors) is not None:
+                self._define(outputs, defined, key, index, ancestors)
             else:
                 defined[name] = index
             if not (name.isascii() and name.isidentifier() and name not in taken):
@@ -387,22 +406,29 @@ class Importer:
                 defined.setdefault(name, what)
         return defined
 
-    def _define(self, outputs: Any, defined: dict, key: tuple, index: int) -> None:
+    def _define(self, outputs: Any, defined: dict, key: tuple, index: int, ancestors: list = ()) -> None:
         """Record a node's outputs as defined; one defined before (by an earlier node, a graph
-        input or an initializer) breaks ONNX's single assignment and is reported at the node
-        (the import goes on, the later definition read after it)."""
+        input or an initializer, of this graph or, for a subgraph's node, of an enclosing one)
+        breaks ONNX's single assignment and is reported at the node (the import goes on, the
+        later definition read after it)."""
         for name in outputs:
             if not name:
                 continue
             first = defined.get(name)
+            where, graph = "", key
+            if first is None and ancestors:
+                found = _enclosing_definition(name, ancestors)
+                if found is not None:
+                    first, graph = found
+                    where = "the enclosing graph's "
             if first is not None:
                 if isinstance(first, int):
-                    op_type = self.graph_protos[key].node[first].op_type
-                    first = f"node #{first} ({op_type})" if first != index else "another output of the node"
+                    op_type = self.graph_protos[graph].node[first].op_type
+                    first = f"{where or ''}node #{first} ({op_type})" if first != index or where else "another output of the node"
                 else:
-                    first = f"the {first}"
+                    first = f"{where or 'the '}{first}"
                 self._report(self.listing.node(key, index),
-                             lambda span, n=name, f=first: messages.onnx_duplicate_tensor(span, n, f))
+                             lambda span, n=name, f=first, w=bool(where): messages.onnx_duplicate_tensor(span, n, f, w))
             defined[name] = index
 
     def _import_node(self, index: int, record: Any, key: tuple) -> None:
@@ -423,6 +449,9 @@ class Importer:
         convert = _converters().get(record.op_type) if default_domain else None
         try:
             if convert is None:
+                why = None if default_domain else self.unexpanded.get((record.domain, record.op_type))
+                if why is not None:
+                    raise Unsupported(lambda span: messages.onnx_function_not_expanded(span, record.op_type, record.domain, why))
                 raise Unsupported(lambda span: messages.onnx_unsupported_operator(
                     span, record.op_type, record.domain, self.opset))
             result = convert(node)
@@ -452,7 +481,7 @@ class Importer:
         """Evaluate a node of constant arithmetic now (see fold.py); True when it was."""
         values = self.values
         for name in node.inputs:
-            if name and name not in values:
+            if name and values.get(name) is None:
                 return False  # an input that is not constant: the common case, decided before fold.py
         known = [values.get(name) for name in node.inputs if name]
         if not foldable(node.op_type, known):
@@ -522,7 +551,7 @@ class Importer:
         chose Softmax's last-axis form and computed other values than ONNX's flattening form.
         The checker proves the cast (no check), rejects it, or checks it where it cannot tell."""
         current = self.exprs.get(name)
-        if current is None or current is self.assertions.get(name) or name in self.values:
+        if current is None or current is self.assertions.get(name) or self.values.get(name) is not None:
             return
         current = _variable(current)
         if info.dims is None and info.dtype is None:
@@ -537,18 +566,23 @@ class Importer:
 
     def expr_of(self, name: str, loc: gb.Loc) -> Any:
         """The variable holding a tensor; constants are materialized on first use."""
-        if name in self.exprs:
-            return _variable(self.exprs[name])
-        if name in self.values:
-            return self._materialize(name, self.values[name])
+        var = self.exprs.get(name)  # None: unbound, or shadowed by a subgraph's constant
+        if var is not None:
+            return _variable(var)
+        array = self.values.get(name)  # None: not a constant, or shadowed by a subgraph's input
+        if array is not None:
+            return self._materialize(name, array)
         raise Unsupported(lambda span: messages.onnx_undefined_tensor(span, name))
 
     def record_constant(self, name: str, array: np.ndarray, loc: gb.Loc) -> None:
-        """An import-time constant (a Constant node's output, a folded value) made at `loc`."""
-        self.values[name] = array
-        self.value_locs[name] = loc
+        """An import-time constant (a Constant node's output, a folded value) made at `loc`;
+        one a subgraph makes is the subgraph's (the scope undoes it as the subgraph ends: a
+        branch's constant was its sibling's value, and the enclosing graph's, of that name)."""
+        scope = self.scope
+        scope.set(self.values, name, array)
+        scope.set(self.value_locs, name, loc)
         dtype = numpy_dtype(array)
-        self.infos[name] = TensorInfo(dtype or None, tuple(array.shape), _elem_type(array))
+        scope.set(self.infos, name, TensorInfo(dtype or None, tuple(array.shape), _elem_type(array)))
 
     def _materialize(self, name: str, array: np.ndarray) -> Any:
         dtype = numpy_dtype(array)
@@ -574,6 +608,8 @@ class Importer:
         """A subgraph's nodes imported where its node is (the taken branch of an If whose
         condition is a constant); its outputs' variables."""
         for init in graph.initializer:
+            if self._hides_enclosing(init.name, key):
+                continue
             problem = self._read_initializer(init)
             if problem is not None:
                 raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
@@ -583,6 +619,22 @@ class Importer:
         if any(name in self.poisoned for name in names):
             raise Unsupported(lambda span: None)
         return [self.expr_of(name, self.listing.outputs()) for name in names]
+
+    def _hides_enclosing(self, name: str, key: tuple) -> bool:
+        """Whether a subgraph's initializer has the name of a tensor an enclosing graph defined
+        before the subgraph's node: reported (ONNX Runtime reads the initializer when it folds
+        constants and the enclosing tensor when it does not, as ONNX's reference evaluator
+        does), and the initializer is not read (the enclosing tensor is, as the reference
+        reads it)."""
+        found = _enclosing_definition(name, self.enclosing) if key and self.enclosing else None
+        if found is None:
+            return False
+        first, graph = found
+        if isinstance(first, int):
+            first = f"node #{first} ({self.graph_protos[graph].node[first].op_type})"
+        self._report(self.listing.node(key[:-1], key[-1][0]),
+                     lambda span, n=name, f=first: messages.onnx_hiding_initializer(span, n, f))
+        return True
 
     def import_block(self, graph: Any, key: tuple, bound: Optional[Mapping[str, Any]] = None,
                      result: Optional[Callable[[list], Any]] = None, loc: Optional[gb.Loc] = None) -> Any:
@@ -594,6 +646,8 @@ class Importer:
         self.body = gb.Block()
         try:
             for name, expr in (bound or {}).items():
+                if self.values.get(name) is not None:  # an enclosing graph's constant: the input hides it here
+                    self.scope.set(self.values, name, None)
                 self._bind(name, expr, loc)
             outputs = self.import_inline(graph, key)
             if result is not None:
@@ -632,6 +686,16 @@ class Importer:
         dims = set(self._input_dim_names())
         return [declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
                 for o in self.graph.output]
+
+
+def _enclosing_definition(name: str, ancestors: list) -> Optional[tuple]:
+    """(what defines `name`, its graph's key) in the innermost enclosing graph that defines it
+    before the node being imported there (whose own outputs its subgraphs do not define), or None."""
+    for defined, at, key in reversed(ancestors):
+        first = defined.get(name)
+        if first is not None and first != at:
+            return first, key
+    return None
 
 
 _NO_INFO = TensorInfo()
