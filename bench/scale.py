@@ -766,7 +766,7 @@ AXES = [
          suffix=".py"),
     Axis("lsp-inlay-closures", "closures with unannotated parameters, inlay hints (`gradual lsp`)", inlay_closures, 600,
          command="python", suffix=".py"),
-    Axis("lsp-edits", "changes in one `gradual lsp` didChange", edits, 2000, command="python", suffix=".py"),
+    Axis("lsp-edits", "changes in one `gradual lsp` didChange", edits, 16000, command="python", suffix=".py"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
     Axis("loop-iterations", "iterations of a loop with a scan output (`gradual run`)", loop_iterations, 1250,
