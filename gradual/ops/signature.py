@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..shapes import Dimension, Poly, Symbol
+from ..shapes.poly import FloorDiv
 from ..types import (
     DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
 )
@@ -185,13 +186,17 @@ class SignatureMatcher:
 
     # instantiation ------------------------------------------------------------------------
     def evaluate(self, expr: Poly, base: Any = None) -> Any:
-        """A signature expression's value in the context's domain (unbound symbols: unknown),
-        plus `base` when given."""
+        """A signature expression's value in the context's domain (unbound symbols: unknown,
+        and the whole expression when it holds a floor division), plus `base` when given."""
         env = {}
         for s in expr.symbols():
             if s in self.dims:
                 env[s] = self.dims[s]
             elif s in self.quantified:
+                if _has_quotient(expr):
+                    # a size evaluated as `?` first cannot go below 0, but a quotient's numerator
+                    # can: `(n - 1) // 2 + 1` is 0 at n = 0, where it came out 1..
+                    return self.ctx.unknown()
                 env[s] = self.ctx.unknown()
             else:
                 env[s] = self.ctx.symbolic(Dimension.of_expr(Poly.atom(s)))
@@ -239,6 +244,11 @@ class SignatureMatcher:
             else:
                 out.append(self.dim_value(d))
         return out
+
+
+def _has_quotient(expr: Poly) -> bool:
+    """Whether an expression holds a floor division."""
+    return any(isinstance(atom, FloorDiv) for atom in expr.atoms())
 
 
 def _evaluate(expr: Poly, env: dict, ctx: ShapeContext, base: Any = None) -> Any:
