@@ -261,6 +261,8 @@ def _if_whose_branch_writes(name: str, before: tuple = (), after: tuple = ()) ->
     (model([helper.make_node("Add", ["x", "w"], ["y"])], [("x", F, [2])], [("y", F, None)],
            initializers=[("w", np.ones(2, np.float32)), ("w", np.zeros(2, np.float32))]), "w", "another initializer", 4),
     (_loop_writing_its_input(), "y_in", "the graph input", 5),
+    (model([helper.make_node("Split", ["x"], ["a", "a"], axis=0)], [("x", F, [4])], [("a", F, None)]), "a",
+     "another output of the node", 1),
 ])
 def test_a_tensor_defined_twice_in_a_graph_is_reported_where_it_is_defined_again(m: object, tensor: str, other: str,
                                                                                   line: int) -> None:

@@ -422,11 +422,10 @@ class Importer:
                     first, graph = found
                     where = "the enclosing graph's "
             if first is not None:
-                if isinstance(first, int):
-                    op_type = self.graph_protos[graph].node[first].op_type
-                    first = f"{where or ''}node #{first} ({op_type})" if first != index or where else "another output of the node"
+                if first == index and not where:
+                    first = "another output of the node"
                 else:
-                    first = f"{where or 'the '}{first}"
+                    first = (where or ("" if isinstance(first, int) else "the ")) + self._definer(first, graph)
                 self._report(self.listing.node(key, index),
                              lambda span, n=name, f=first, w=bool(where): messages.onnx_duplicate_tensor(span, n, f, w))
             defined[name] = index
@@ -630,11 +629,14 @@ class Importer:
         if found is None:
             return False
         first, graph = found
-        if isinstance(first, int):
-            first = f"node #{first} ({self.graph_protos[graph].node[first].op_type})"
         self._report(self.listing.node(key[:-1], key[-1][0]),
-                     lambda span, n=name, f=first: messages.onnx_hiding_initializer(span, n, f))
+                     lambda span, n=name, f=self._definer(first, graph): messages.onnx_hiding_initializer(span, n, f))
         return True
+
+    def _definer(self, first: Any, graph: tuple) -> str:
+        """What defines a tensor, as `_graph_names` and `_define` record it, named for a message:
+        `node #3 (Add)` of the graph at path `graph`, or `graph input` / `initializer`."""
+        return f"node #{first} ({self.graph_protos[graph].node[first].op_type})" if isinstance(first, int) else first
 
     def import_block(self, graph: Any, key: tuple, bound: Optional[Mapping[str, Any]] = None,
                      result: Optional[Callable[[list], Any]] = None, loc: Optional[gb.Loc] = None) -> Any:
