@@ -39,8 +39,9 @@ OPS_PER_CYCLE = 8
 def _params(variant: str) -> tuple[str, str]:
     batch = {"symbolic": "n", "unknown": "?", "static": "8"}[variant]
     second = "?" if variant == "unknown" else "64"
-    return (f"%x: Tensor[({batch}, {second}), float32], %w: Tensor[(64, 64), float32], "
-            f"%w2: Tensor[(64, 128), float32]"), batch
+    return (
+        f"%x: Tensor[({batch}, {second}), float32], %w: Tensor[(64, 64), float32], %w2: Tensor[(64, 128), float32]"
+    ), batch
 
 
 def _chain_ops(i: int, prev: str) -> list[str]:
@@ -86,7 +87,9 @@ def dag_program(ops: int, variant: str, seed: int = 0) -> str:
     for i in range(1, ops):
         a = f"v{rng.randrange(max(0, i - 64), i)}"
         b = f"v{rng.randrange(max(0, i - 64), i)}"
-        op = rng.choice(["add(%{a}, %{b})", "multiply(%{a}, %{b})", "nn.relu(%{a})", "nn.dense(%{a}, %w)", "subtract(%{a}, %x)"])
+        op = rng.choice(
+            ["add(%{a}, %{b})", "multiply(%{a}, %{b})", "nn.relu(%{a})", "nn.dense(%{a}, %w)", "subtract(%{a}, %x)"]
+        )
         lines.append(f"  %v{i} = " + op.replace("{a}", a).replace("{b}", b) + ";")
     lines.append(f"  %v{ops - 1}")
     lines.append("}")
@@ -118,12 +121,17 @@ def build_module(text: str):
 
 
 def _decode_params(header: str) -> list:
-    inside = header[header.index("(") + 1: header.rindex(")")]
+    inside = header[header.index("(") + 1 : header.rindex(")")]
     out = []
     for part in inside.split("%")[1:]:
         name, rest = part.split(":", 1)
-        dims = rest[rest.index("(") + 1: rest.index(")")].split(",")
-        out.append((name.strip(), tuple(None if d.strip() == "?" else (d.strip() if not d.strip().isdigit() else int(d)) for d in dims)))
+        dims = rest[rest.index("(") + 1 : rest.index(")")].split(",")
+        out.append(
+            (
+                name.strip(),
+                tuple(None if d.strip() == "?" else (d.strip() if not d.strip().isdigit() else int(d)) for d in dims),
+            )
+        )
     return out
 
 
@@ -171,8 +179,13 @@ def measure_library(kind: str, ops: int, variant: str) -> dict:
     gradual.elaborate(result)
     t3 = time.perf_counter()
     assert result.ok, [d.message for d in result.diagnostics[:3]]
-    return {"build": t1 - t0, "check": t2 - t1, "elaborate": t3 - t2, "checks": result.check_count,
-            "rss_mb": _peak_rss_mb()}
+    return {
+        "build": t1 - t0,
+        "check": t2 - t1,
+        "elaborate": t3 - t2,
+        "checks": result.check_count,
+        "rss_mb": _peak_rss_mb(),
+    }
 
 
 def measure_parse(kind: str, ops: int, variant: str) -> dict:
@@ -190,8 +203,18 @@ def measure_text(kind: str, ops: int, variant: str, workdir: Path) -> dict:
     path = workdir / f"{kind}_{variant}_{ops}.rly"
     path.write_text(program(kind, ops, variant))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", "import sys; from gradual.cli import main; sys.exit(main())",
-                           "check", "--quiet", str(path)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from gradual.cli import main; sys.exit(main())",
+            "check",
+            "--quiet",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-2000:])
@@ -199,8 +222,10 @@ def measure_text(kind: str, ops: int, variant: str, workdir: Path) -> dict:
 
 
 def _child(fn: str, *args: object) -> dict:
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'bench')!r}); "
-            f"import bench; print(json.dumps(bench.{fn}(*{args!r})))")
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'bench')!r}); "
+        f"import bench; print(json.dumps(bench.{fn}(*{args!r})))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
@@ -223,8 +248,13 @@ def onnx_chain_seconds(ops: int) -> float | None:
         inputs = {"Add": [prev, "x"], "Mul": [prev, "x"], "Relu": [prev], "MatMul": [prev, "w"]}[kind]
         nodes.append(helper.make_node(kind, inputs, [out]))
         prev = out
-    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
-                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)], initializer=inits)
+    graph = helper.make_graph(
+        nodes,
+        "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)],
+        initializer=inits,
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     t0 = time.perf_counter()
     onnx.shape_inference.infer_shapes(model)
@@ -238,8 +268,9 @@ def _best(repeat: int, measure: Callable[[], dict]) -> dict:
     return {k: (min(r[k] for r in runs) if isinstance(runs[0][k], float) else runs[0][k]) for k in runs[0]}
 
 
-def run_table(sizes: list[int], kinds: list[str], variants: list[str], with_text: bool, with_onnx: bool,
-              repeat: int = 3) -> None:
+def run_table(
+    sizes: list[int], kinds: list[str], variants: list[str], with_text: bool, with_onnx: bool, repeat: int = 3
+) -> None:
     """Measure every configuration (best of `repeat`) and print the table."""
     header = f"{'program':<22}{'ops':>8}{'parse s':>9}{'check s':>9}{'elab s':>8}{'lib ops/s':>11}{'RSS MB':>8}{'text s':>8}{'lines/s':>9}{'checks':>8}"
     print(header)
@@ -252,8 +283,10 @@ def run_table(sizes: list[int], kinds: list[str], variants: list[str], with_text
                     parse = _best(repeat, lambda: _child("measure_parse", kind, ops, variant))
                     text = _best(repeat, lambda: measure_text(kind, ops, variant, Path(tmp))) if with_text else None
                     check = lib["check"]
-                    row = (f"{kind + '/' + variant:<22}{ops:>8}{parse['parse']:>9.2f}{check:>9.2f}{lib['elaborate']:>8.2f}"
-                           f"{ops / check:>11.0f}{lib['rss_mb']:>8.0f}")
+                    row = (
+                        f"{kind + '/' + variant:<22}{ops:>8}{parse['parse']:>9.2f}{check:>9.2f}{lib['elaborate']:>8.2f}"
+                        f"{ops / check:>11.0f}{lib['rss_mb']:>8.0f}"
+                    )
                     if text is not None:
                         row += f"{text['total']:>8.2f}{text['lines'] / text['total']:>9.0f}"
                     else:
@@ -268,8 +301,10 @@ def run_table(sizes: list[int], kinds: list[str], variants: list[str], with_text
                 print("onnx is not installed: no comparison")
                 break
             lib = _best(repeat, lambda: _child("measure_library", "chain", ops, "symbolic"))
-            print(f"onnx infer_shapes, chain of {ops}: {seconds:.2f} s ({ops / seconds:.0f} nodes/s); "
-                  f"gradual check: {lib['check']:.2f} s ({ops / lib['check']:.0f} ops/s); ratio {seconds / lib['check']:.2f}")
+            print(
+                f"onnx infer_shapes, chain of {ops}: {seconds:.2f} s ({ops / seconds:.0f} nodes/s); "
+                f"gradual check: {lib['check']:.2f} s ({ops / lib['check']:.0f} ops/s); ratio {seconds / lib['check']:.2f}"
+            )
 
 
 def main() -> None:
@@ -279,7 +314,9 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=["symbolic", "unknown", "static"])
     parser.add_argument("--no-text", action="store_true", help="skip the whole-process text path")
     parser.add_argument("--onnx", action="store_true", help="compare with onnx.shape_inference")
-    parser.add_argument("--repeat", type=int, default=3, help="measure each configuration this many times, keep the best")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="measure each configuration this many times, keep the best"
+    )
     args = parser.parse_args()
     run_table(args.sizes, args.kinds, args.variants, not args.no_text, args.onnx, args.repeat)
 

@@ -37,8 +37,10 @@ def _torchvision() -> Any:
     stubs when the wheel's own library does not load)."""
     if "torchvision" not in sys.modules and not _has_nms():
         library = torch.library.Library("torchvision", "DEF")
-        for signature in ("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
-                          "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor"):
+        for signature in (
+            "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
+            "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
+        ):
             library.define(signature)
         _torchvision.library = library  # type: ignore[attr-defined]  # kept alive
     import torchvision
@@ -120,20 +122,27 @@ def vit() -> nn.Module:
     _torchvision()
     from torchvision.models.vision_transformer import VisionTransformer
 
-    return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64,
-                             num_classes=10)
+    return VisionTransformer(
+        image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10
+    )
 
 
 def _shrink_convs(model: nn.Module, factor: int) -> nn.Module:
     """Every conv with more than 16 channels narrowed by `factor` (SqueezeNet's Fire modules)."""
+
     def narrow(c: int) -> int:
         return c if c <= 16 or c == 10 else c // factor
 
     for name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             if isinstance(child, nn.Conv2d):
-                new = nn.Conv2d(narrow(child.in_channels) if child.in_channels != 3 else 3, narrow(child.out_channels),
-                                child.kernel_size, child.stride, child.padding)
+                new = nn.Conv2d(
+                    narrow(child.in_channels) if child.in_channels != 3 else 3,
+                    narrow(child.out_channels),
+                    child.kernel_size,
+                    child.stride,
+                    child.padding,
+                )
                 setattr(module, child_name, new)
     return model
 
@@ -145,8 +154,15 @@ class BertWrap(nn.Module):
         super().__init__()
         from transformers import BertConfig, BertModel
 
-        config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                            intermediate_size=64, max_position_embeddings=64, attn_implementation="eager")
+        config = BertConfig(
+            vocab_size=100,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=64,
+            attn_implementation="eager",
+        )
         self.model = BertModel(config)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -160,8 +176,9 @@ class GPT2Wrap(nn.Module):
         super().__init__()
         from transformers import GPT2Config, GPT2LMHeadModel
 
-        config = GPT2Config(vocab_size=100, n_positions=64, n_embd=32, n_layer=2, n_head=2, use_cache=False,
-                            attn_implementation="eager")
+        config = GPT2Config(
+            vocab_size=100, n_positions=64, n_embd=32, n_layer=2, n_head=2, use_cache=False, attn_implementation="eager"
+        )
         self.model = GPT2LMHeadModel(config)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
@@ -175,8 +192,17 @@ class T5Wrap(nn.Module):
         super().__init__()
         from transformers import T5Config, T5ForConditionalGeneration
 
-        config = T5Config(vocab_size=100, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_decoder_layers=2,
-                          num_heads=2, use_cache=False, attn_implementation="eager")
+        config = T5Config(
+            vocab_size=100,
+            d_model=32,
+            d_kv=16,
+            d_ff=64,
+            num_layers=2,
+            num_decoder_layers=2,
+            num_heads=2,
+            use_cache=False,
+            attn_implementation="eager",
+        )
         self.model = T5ForConditionalGeneration(config)
 
     def forward(self, input_ids: torch.Tensor, decoder_input_ids: torch.Tensor) -> torch.Tensor:
@@ -190,9 +216,16 @@ class FixedCNN(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+            nn.Conv2d(3, 8, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        )
         self.classifier = nn.Linear(512, 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -267,8 +300,17 @@ def image(example: list, runs: list, dynamic: tuple = ("batch", "height", "width
 
 def tokens(*names: str, runs: list, vocab: int = 100, example: tuple = (2, 8)) -> list:
     """Integer token inputs (batch, seq) (an attention_mask is all ones)."""
-    return [{"name": n, "dtype": "int64", "dims": ["batch", "seq" if not n.startswith("decoder") else "target"],
-             "example": list(example), "runs": runs, "high": vocab if "mask" not in n else 2} for n in names]
+    return [
+        {
+            "name": n,
+            "dtype": "int64",
+            "dims": ["batch", "seq" if not n.startswith("decoder") else "target"],
+            "example": list(example),
+            "runs": runs,
+            "high": vocab if "mask" not in n else 2,
+        }
+        for n in names
+    ]
 
 
 #: name -> (builder, inputs, exporters)
@@ -280,16 +322,30 @@ MODELS: dict[str, tuple] = {
     "squeezenet": (squeezenet, image([2, 3, 48, 48], [[1, 3, 48, 48], [2, 3, 64, 56]]), ("ts", "dynamo")),
     "shufflenet": (shufflenet, image([2, 3, 32, 32], [[1, 3, 32, 32], [2, 3, 48, 40]]), ("ts",)),
     # torch.export specializes ShuffleNet's height and width to 32 ("Suggested fixes: height = 32")
-    "shufflenet_batch": (shufflenet, image([2, 3, 32, 32], [[1, 3, 32, 32], [3, 3, 32, 32]], dynamic=("batch",)),
-                         ("dynamo",)),
+    "shufflenet_batch": (
+        shufflenet,
+        image([2, 3, 32, 32], [[1, 3, 32, 32], [3, 3, 32, 32]], dynamic=("batch",)),
+        ("dynamo",),
+    ),
     "vit": (vit, image([2, 3, 32, 32], [[1, 3, 32, 32], [3, 3, 32, 32]]), ("ts",)),
     "vit_batch": (vit, image([2, 3, 32, 32], [[1, 3, 32, 32], [3, 3, 32, 32]], dynamic=("batch",)), ("dynamo",)),
     "bert": (BertWrap, tokens("input_ids", "attention_mask", runs=[[1, 5], [3, 16]]), ("ts", "dynamo")),
     "gpt2": (GPT2Wrap, tokens("input_ids", runs=[[1, 5], [3, 16]]), ("ts", "dynamo")),
     "t5": (T5Wrap, tokens("input_ids", "decoder_input_ids", runs=[[1, 5], [2, 12]]), ("ts", "dynamo")),
     "cnn_fixed": (FixedCNN, image([2, 3, 32, 32], [[1, 3, 32, 32], [4, 3, 32, 32]]), ("ts", "dynamo")),
-    "attention": (Attention, [{"name": "x", "dtype": "float32", "dims": ["batch", "seq", 32], "example": [2, 8, 32],
-                               "runs": [[1, 5, 32], [3, 16, 32]]}], ("ts", "dynamo")),
+    "attention": (
+        Attention,
+        [
+            {
+                "name": "x",
+                "dtype": "float32",
+                "dims": ["batch", "seq", 32],
+                "example": [2, 8, 32],
+                "runs": [[1, 5, 32], [3, 16, 32]],
+            }
+        ],
+        ("ts", "dynamo"),
+    ),
     "unet": (UNet, image([2, 3, 32, 32], [[1, 3, 32, 32], [2, 3, 24, 40]]), ("ts", "dynamo")),
     "lstm_tagger": (LSTMTagger, tokens("tokens", runs=[[1, 5], [3, 16]]), ("ts", "dynamo")),
 }
@@ -322,14 +378,29 @@ def export(name: str, model: nn.Module, specs: list, exporter: str) -> Path:
     if exporter == "ts":
         axes = {s["name"]: {i: d for i, d in enumerate(s["dims"]) if isinstance(d, str)} for s in specs}
         axes["y"] = {0: "batch"}
-        torch.onnx.export(model, args, str(path), dynamo=False, input_names=names, output_names=["y"],
-                          dynamic_axes=axes, opset_version=17)
+        torch.onnx.export(
+            model,
+            args,
+            str(path),
+            dynamo=False,
+            input_names=names,
+            output_names=["y"],
+            dynamic_axes=axes,
+            opset_version=17,
+        )
     else:
         dims: dict = {}
-        shapes = {s["name"]: {i: dims.setdefault(d, torch.export.Dim(d, min=1 if d == "batch" else 2, max=4096))
-                              for i, d in enumerate(s["dims"]) if isinstance(d, str)} for s in specs}
-        program = torch.onnx.export(model, args, dynamo=True, input_names=names, output_names=["y"],
-                                    dynamic_shapes=shapes, external_data=False)
+        shapes = {
+            s["name"]: {
+                i: dims.setdefault(d, torch.export.Dim(d, min=1 if d == "batch" else 2, max=4096))
+                for i, d in enumerate(s["dims"])
+                if isinstance(d, str)
+            }
+            for s in specs
+        }
+        program = torch.onnx.export(
+            model, args, dynamo=True, input_names=names, output_names=["y"], dynamic_shapes=shapes, external_data=False
+        )
         program.save(str(path), external_data=False)
     return path
 

@@ -59,8 +59,11 @@ def generate(lines: int) -> str:
     while len(out) < lines - 4:
         out += layer(i)
         i += 1
-    out += ["def @main(%x: Tensor[(?, 64), float32], %w: Tensor[(64, 64), float32]) {",
-            f"  @layer{i - 1}(%x, %w, %x)", "}"]
+    out += [
+        "def @main(%x: Tensor[(?, 64), float32], %w: Tensor[(64, 64), float32]) {",
+        f"  @layer{i - 1}(%x, %w, %x)",
+        "}",
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -131,11 +134,16 @@ async def start(text: str, uri: str, env: dict) -> tuple:
     client = Client()
     began = time.perf_counter()
     await client.lsp.start_io(*SERVER, env=env)
-    await client.lsp.initialize_async(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=["utf-16"])),
-        initialization_options={"diagnostics": "push"}))
+    await client.lsp.initialize_async(
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=["utf-16"])),
+            initialization_options={"diagnostics": "push"},
+        )
+    )
     client.lsp.initialized(lsp.InitializedParams())
-    client.lsp.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="gradual", version=1, text=text)))
+    client.lsp.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="gradual", version=1, text=text))
+    )
     arrived, _ = await client.diagnostics(1)
     return client, arrived - began, cpu_seconds(client.lsp._server.pid)
 
@@ -166,8 +174,12 @@ async def measure_starts(scratch: Path, starts: int, warm: bool) -> dict:
         await stop(client)
         walls.append(wall)
         cpus.append(cpu)
-    return {"wall_median": statistics.median(walls), "wall_best": min(walls),
-            "cpu_median": statistics.median(cpus), "cpu_best": min(cpus)}
+    return {
+        "wall_median": statistics.median(walls),
+        "wall_best": min(walls),
+        "cpu_median": statistics.median(cpus),
+        "cpu_best": min(cpus),
+    }
 
 
 async def measure(scratch: Path, lines: int, edits: int, hovers: int) -> dict:
@@ -186,9 +198,16 @@ async def measure(scratch: Path, lines: int, edits: int, hovers: int) -> dict:
         new, old = (broken, fixed) if i % 2 == 0 else (fixed, broken)
         version = i + 2
         sent = time.perf_counter()
-        client.lsp.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(old))), text=new)]))
+        client.lsp.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                [
+                    lsp.TextDocumentContentChangePartial(
+                        range=lsp.Range(lsp.Position(line, 0), lsp.Position(line, len(old))), text=new
+                    )
+                ],
+            )
+        )
         arrived, count = await client.diagnostics(version)
         assert count == (1 if i % 2 == 0 else 0), (version, count)
         latencies.append(arrived - sent)
@@ -197,16 +216,24 @@ async def measure(scratch: Path, lines: int, edits: int, hovers: int) -> dict:
     spots = [lsp.Position(line, 7), lsp.Position(line + 1, 8), lsp.Position(line - 1, 7), lsp.Position(line + 2, 20)]
     for i in range(hovers):
         sent = time.perf_counter()
-        await client.lsp.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), spots[i % len(spots)]))
+        await client.lsp.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(uri), spots[i % len(spots)])
+        )
         hover_times.append(time.perf_counter() - sent)
     memory = peak_memory_mb(pid)
     await stop(client)
     ms = 1000
-    return {"lines": len(text.splitlines()), "first_diagnostics_s": round(first, 2), "first_cpu_s": round(first_cpu, 2),
-            "edit_cpu_ms": round(edit_cpu * ms, 1),
-            "edit_p50_ms": round(statistics.median(latencies) * ms, 1), "edit_p95_ms": round(percentile(latencies, 95) * ms, 1),
-            "hover_p50_ms": round(statistics.median(hover_times) * ms, 1), "hover_p95_ms": round(percentile(hover_times, 95) * ms, 1),
-            "peak_memory_mb": round(memory)}
+    return {
+        "lines": len(text.splitlines()),
+        "first_diagnostics_s": round(first, 2),
+        "first_cpu_s": round(first_cpu, 2),
+        "edit_cpu_ms": round(edit_cpu * ms, 1),
+        "edit_p50_ms": round(statistics.median(latencies) * ms, 1),
+        "edit_p95_ms": round(percentile(latencies, 95) * ms, 1),
+        "hover_p50_ms": round(statistics.median(hover_times) * ms, 1),
+        "hover_p95_ms": round(percentile(hover_times, 95) * ms, 1),
+        "peak_memory_mb": round(memory),
+    }
 
 
 def main() -> None:
@@ -219,21 +246,31 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gradual-lsp-bench-") as scratch:
         if args.starts:
-            print(f"first diagnostics of a 100-line program, {args.starts} starts: wall median (best), server CPU median (best)")
+            print(
+                f"first diagnostics of a 100-line program, {args.starts} starts: wall median (best), server CPU median (best)"
+            )
             for warm in (True, False):
                 r = asyncio.run(measure_starts(Path(scratch), args.starts, warm))
-                print(f"  {'warm' if warm else 'cold'}: {r['wall_median']:.2f} s ({r['wall_best']:.2f} s), "
-                      f"CPU {r['cpu_median']:.2f} s ({r['cpu_best']:.2f} s)", flush=True)
+                print(
+                    f"  {'warm' if warm else 'cold'}: {r['wall_median']:.2f} s ({r['wall_best']:.2f} s), "
+                    f"CPU {r['cpu_median']:.2f} s ({r['cpu_best']:.2f} s)",
+                    flush=True,
+                )
         if not args.lines:
             return
         asyncio.run(fill_caches(Path(scratch)))
-        print("| lines | first diagnostics (server CPU) | edit p50 | edit p95 | server CPU per edit | hover p50 | hover p95 | peak memory |")
+        print(
+            "| lines | first diagnostics (server CPU) | edit p50 | edit p95 | server CPU per edit | hover p50 | hover p95 | peak memory |"
+        )
         print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for lines in args.lines:
             r = asyncio.run(measure(Path(scratch), lines, args.edits, args.hovers))
-            print(f"| {r['lines']:,} | {r['first_diagnostics_s']} s ({r['first_cpu_s']} s) | {r['edit_p50_ms']} ms | "
-                  f"{r['edit_p95_ms']} ms | {r['edit_cpu_ms']} ms | "
-                  f"{r['hover_p50_ms']} ms | {r['hover_p95_ms']} ms | {r['peak_memory_mb']} MB |", flush=True)
+            print(
+                f"| {r['lines']:,} | {r['first_diagnostics_s']} s ({r['first_cpu_s']} s) | {r['edit_p50_ms']} ms | "
+                f"{r['edit_p95_ms']} ms | {r['edit_cpu_ms']} ms | "
+                f"{r['hover_p50_ms']} ms | {r['hover_p95_ms']} ms | {r['peak_memory_mb']} MB |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -60,13 +60,42 @@ REPORT = ROOT / "bench" / "out" / "onnx_conformance.json"
 
 #: inputs whose values determine an output shape: op_type -> input positions
 SHAPE_INPUTS = {
-    "Reshape": (1,), "Expand": (1,), "Tile": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 3), "Split": (1,),
-    "Squeeze": (1,), "Unsqueeze": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2), "TopK": (1,), "OneHot": (1,),
-    "ReduceSum": (1,), "ReduceMean": (1,), "ReduceMax": (1,), "ReduceMin": (1,), "ReduceProd": (1,),
-    "ReduceL1": (1,), "ReduceL2": (1,), "ReduceSumSquare": (1,), "ReduceLogSum": (1,), "ReduceLogSumExp": (1,),
-    "Trilu": (1,), "CumSum": (1,), "CumProd": (1,), "Resize": (1, 2, 3), "Upsample": (1,),
-    "HannWindow": (0,), "HammingWindow": (0,), "BlackmanWindow": (0,), "CenterCropPad": (1,), "DFT": (1, 2),
-    "STFT": (1, 3), "Col2Im": (1, 2), "AffineGrid": (1,), "MaxUnpool": (2,),
+    "Reshape": (1,),
+    "Expand": (1,),
+    "Tile": (1,),
+    "Slice": (1, 2, 3, 4),
+    "Pad": (1, 3),
+    "Split": (1,),
+    "Squeeze": (1,),
+    "Unsqueeze": (1,),
+    "ConstantOfShape": (0,),
+    "Range": (0, 1, 2),
+    "TopK": (1,),
+    "OneHot": (1,),
+    "ReduceSum": (1,),
+    "ReduceMean": (1,),
+    "ReduceMax": (1,),
+    "ReduceMin": (1,),
+    "ReduceProd": (1,),
+    "ReduceL1": (1,),
+    "ReduceL2": (1,),
+    "ReduceSumSquare": (1,),
+    "ReduceLogSum": (1,),
+    "ReduceLogSumExp": (1,),
+    "Trilu": (1,),
+    "CumSum": (1,),
+    "CumProd": (1,),
+    "Resize": (1, 2, 3),
+    "Upsample": (1,),
+    "HannWindow": (0,),
+    "HammingWindow": (0,),
+    "BlackmanWindow": (0,),
+    "CenterCropPad": (1,),
+    "DFT": (1, 2),
+    "STFT": (1, 3),
+    "Col2Im": (1, 2),
+    "AffineGrid": (1,),
+    "MaxUnpool": (2,),
 }
 FREEZE_LIMIT = 64
 #: float types narrower than float16, whose results differ from the reference's by rounding
@@ -259,7 +288,7 @@ def shape_consistent(t: Any, shape: tuple) -> bool:
 
 
 def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str:
-    """"" when the output matches, else why not."""
+    """ "" when the output matches, else why not."""
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype:
         return f"dtype {got.dtype} != {want.dtype}"
@@ -275,10 +304,12 @@ def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
 
 
 #: the operators issue 7 lists (the "core")
-CORE = frozenset("""Add Sub Mul Div Pow MatMul Gemm Relu Sigmoid Tanh Softmax LogSoftmax Concat Reshape Transpose
+CORE = frozenset(
+    """Add Sub Mul Div Pow MatMul Gemm Relu Sigmoid Tanh Softmax LogSoftmax Concat Reshape Transpose
 Squeeze Unsqueeze Flatten Gather Slice ReduceSum ReduceMean ReduceMax Conv MaxPool AveragePool GlobalAveragePool
 BatchNormalization Cast Shape Expand Where Equal Less Greater Sqrt Exp Log Neg Abs Identity Range NonZero Pad Split
-Tile Clip LayerNormalization Erf Constant ConstantOfShape""".split())
+Tile Clip LayerNormalization Erf Constant ConstantOfShape""".split()
+)
 
 
 def run_case(case: Case, freeze: bool, peers: bool = False) -> Outcome:
@@ -340,10 +371,14 @@ def _run_case(case: Case, freeze: bool, outcome: Outcome) -> None:
     expected = case.data_sets[0][1]
     outcome.actual = [list(np.asarray(e).shape) for e in expected]
     outcome.shapes_equal = len(inferred) == len(expected) and all(
-        shape_equal(t, np.asarray(e).shape) for t, e in zip(inferred, expected))
+        shape_equal(t, np.asarray(e).shape) for t, e in zip(inferred, expected)
+    )
     outcome.consistent = len(inferred) == len(expected) and all(
-        shape_consistent(t, np.asarray(e).shape) for t, e in zip(inferred, expected))
-    outcome.matched = all(_run_set(case, model, result, frozen, inputs, outputs, outcome) for inputs, outputs in case.data_sets)
+        shape_consistent(t, np.asarray(e).shape) for t, e in zip(inferred, expected)
+    )
+    outcome.matched = all(
+        _run_set(case, model, result, frozen, inputs, outputs, outcome) for inputs, outputs in case.data_sets
+    )
 
 
 def _run_set(case: Case, model: Any, result: Any, frozen: dict, inputs: list, outputs: list, outcome: Outcome) -> bool:
@@ -457,12 +492,19 @@ def run_symbolic(case: Case, freeze: bool) -> SymbolicOutcome:
     try:
         model = symbolic_model(case.model)
         frozen = freezable(case) if freeze else {}
-        params = {d.dim_param for vi in model.graph.input if vi.type.HasField("tensor_type")
-                  for d in vi.type.tensor_type.shape.dim if d.HasField("dim_param")}
+        params = {
+            d.dim_param
+            for vi in model.graph.input
+            if vi.type.HasField("tensor_type")
+            for d in vi.type.tensor_type.shape.dim
+            if d.HasField("dim_param")
+        }
         inferred = shape_inference.infer_shapes(_frozen_model(model, frozen), strict_mode=False)
         onnx_out = [_onnx_levels(vi, params) for vi in inferred.graph.output]
         outcome.onnx = [_onnx_text(vi) for vi in inferred.graph.output]
-        imported = gonnx.import_model(model, gonnx.ImportOptions(declared_outputs=False, freeze=frozen), path=case.name + ".onnx")
+        imported = gonnx.import_model(
+            model, gonnx.ImportOptions(declared_outputs=False, freeze=frozen), path=case.name + ".onnx"
+        )
         result = imported.check()
         if not result.ok:
             outcome.verdict = "gradual error"
@@ -473,8 +515,9 @@ def run_symbolic(case: Case, freeze: bool) -> SymbolicOutcome:
         verdicts = [compare_levels(_gradual_levels(t), o) for t, o in zip(types, onnx_out)]
         outcome.verdict = _combine(verdicts)
         probe = Outcome(case.name)
-        outcome.matched = all(_run_set(case, imported, result, frozen, inputs, outputs, probe)
-                              for inputs, outputs in case.data_sets)
+        outcome.matched = all(
+            _run_set(case, imported, result, frozen, inputs, outputs, probe) for inputs, outputs in case.data_sets
+        )
     except Exception:  # noqa: BLE001 - recorded
         outcome.traceback = traceback.format_exc()
     return outcome
@@ -498,7 +541,11 @@ def _onnx_text(vi: Any) -> str:
     tt = vi.type.tensor_type
     if not tt.HasField("shape"):
         return "*"
-    return "(" + ", ".join(str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim) + ")"
+    return (
+        "("
+        + ", ".join(str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim)
+        + ")"
+    )
 
 
 def _combine(verdicts: list) -> str:
@@ -570,7 +617,9 @@ def _parse(argv: Optional[list]) -> argparse.Namespace:
     p.add_argument("--light-only", action="store_true", help="only the light models")
     p.add_argument("--all", action="store_true", help="node tests, symbolic comparison and light models")
     p.add_argument("--no-freeze", action="store_true", help="keep shape-determining inputs as inputs")
-    p.add_argument("--peers", action="store_true", help="also run onnx's ReferenceEvaluator and onnxruntime on the in-scope tests")
+    p.add_argument(
+        "--peers", action="store_true", help="also run onnx's ReferenceEvaluator and onnxruntime on the in-scope tests"
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="list every in-scope failure")
     return p.parse_args(argv)
 
@@ -591,13 +640,18 @@ def node_tests(cases: list, freeze: bool, verbose: bool, peers: bool = False) ->
     elapsed = time.perf_counter() - start
     n = len(outcomes)
     counts = {
-        "total": len(cases), "in_scope": n,
-        "imported": sum(o.imported for o in outcomes), "checked_clean": sum(o.clean for o in outcomes),
-        "shapes_equal": sum(o.shapes_equal for o in outcomes), "consistent": sum(o.consistent for o in outcomes),
+        "total": len(cases),
+        "in_scope": n,
+        "imported": sum(o.imported for o in outcomes),
+        "checked_clean": sum(o.clean for o in outcomes),
+        "shapes_equal": sum(o.shapes_equal for o in outcomes),
+        "consistent": sum(o.consistent for o in outcomes),
         "outputs_match": sum(o.matched for o in outcomes),
-        "core_in_scope": sum(o.core for o in outcomes), "core_match": sum(o.core and o.matched for o in outcomes),
+        "core_in_scope": sum(o.core for o in outcomes),
+        "core_match": sum(o.core and o.matched for o in outcomes),
         "tracebacks": sum(o.traceback is not None for o in outcomes),
-        "internal_errors": sum(o.internal for o in outcomes), "frozen_inputs": freeze,
+        "internal_errors": sum(o.internal for o in outcomes),
+        "frozen_inputs": freeze,
         "seconds": round(elapsed, 1),
     }
     if peers:
@@ -609,25 +663,38 @@ def node_tests(cases: list, freeze: bool, verbose: bool, peers: bool = False) ->
     failures = [o for o in outcomes if not o.matched or not o.shapes_equal or o.traceback]
     if verbose:
         for o in failures:
-            detail = (o.traceback or "").strip().splitlines()[-1:] or [o.problem or f"inferred {o.inferred} real {o.actual}"]
+            detail = (o.traceback or "").strip().splitlines()[-1:] or [
+                o.problem or f"inferred {o.inferred} real {o.actual}"
+            ]
             print(f"  {o.name}: {detail[0]}")
-    return {"counts": counts, "out_of_scope": scope, "out_of_scope_cases": scope_cases,
-            "failures": [{"name": o.name, "problem": o.problem, "inferred": o.inferred, "actual": o.actual,
-                          "traceback": o.traceback} for o in failures]}
+    return {
+        "counts": counts,
+        "out_of_scope": scope,
+        "out_of_scope_cases": scope_cases,
+        "failures": [
+            {"name": o.name, "problem": o.problem, "inferred": o.inferred, "actual": o.actual, "traceback": o.traceback}
+            for o in failures
+        ],
+    }
 
 
 def _print_counts(c: dict) -> None:
     n = max(c["in_scope"], 1)
     print("\n| ONNX node tests | count | % of in scope |")
     print("| --- | ---: | ---: |")
-    for key, label in (("total", "total"), ("in_scope", "in scope (all operators and dtypes supported)"),
-                       ("imported", "imported"), ("checked_clean", "checked clean"),
-                       ("shapes_equal", "inferred output shapes equal the real ones"),
-                       ("consistent", "inferred output types consistent with the real shapes"),
-                       ("outputs_match", "outputs match (dtype, shape, values)"),
-                       ("reference_match", "(peer) onnx.reference.ReferenceEvaluator matches"),
-                       ("onnxruntime_match", "(peer) onnxruntime matches"), ("tracebacks", "tracebacks"),
-                       ("internal_errors", "internal errors (a rule and its kernel disagree)")):
+    for key, label in (
+        ("total", "total"),
+        ("in_scope", "in scope (all operators and dtypes supported)"),
+        ("imported", "imported"),
+        ("checked_clean", "checked clean"),
+        ("shapes_equal", "inferred output shapes equal the real ones"),
+        ("consistent", "inferred output types consistent with the real shapes"),
+        ("outputs_match", "outputs match (dtype, shape, values)"),
+        ("reference_match", "(peer) onnx.reference.ReferenceEvaluator matches"),
+        ("onnxruntime_match", "(peer) onnxruntime matches"),
+        ("tracebacks", "tracebacks"),
+        ("internal_errors", "internal errors (a rule and its kernel disagree)"),
+    ):
         if key not in c:
             continue
         pct = "" if key == "total" else f"{100 * c[key] / n:.1f}%"
@@ -651,18 +718,27 @@ def _print_scope(scope: dict) -> None:
 def symbolic_tests(cases: list, freeze: bool, verbose: bool) -> dict:
     """The precision comparison on symbolic inputs."""
     outcomes = [run_symbolic(c, freeze) for c in cases if out_of_scope(c) is None]
-    counts: dict = {"in_scope": len(outcomes), "gradual_clean": sum(o.clean for o in outcomes),
-                    "matched": sum(o.matched for o in outcomes),
-                    "tracebacks": sum(o.traceback is not None for o in outcomes)}
+    counts: dict = {
+        "in_scope": len(outcomes),
+        "gradual_clean": sum(o.clean for o in outcomes),
+        "matched": sum(o.matched for o in outcomes),
+        "tracebacks": sum(o.traceback is not None for o in outcomes),
+    }
     for verdict in ("more", "equal", "less", "mixed", "gradual error"):
         counts[verdict] = sum(o.verdict == verdict for o in outcomes)
     print("\n| first input dims symbolic: gradual vs onnx.shape_inference | tests |")
     print("| --- | ---: |")
-    for key, label in (("in_scope", "in scope"), ("gradual_clean", "gradual checks clean"),
-                       ("matched", "... and runs on the test inputs with matching outputs"),
-                       ("more", "gradual more precise"), ("equal", "equally precise"), ("less", "gradual less precise"),
-                       ("mixed", "mixed (more on one dim, less on another)"), ("gradual error", "gradual reports an error"),
-                       ("tracebacks", "tracebacks")):
+    for key, label in (
+        ("in_scope", "in scope"),
+        ("gradual_clean", "gradual checks clean"),
+        ("matched", "... and runs on the test inputs with matching outputs"),
+        ("more", "gradual more precise"),
+        ("equal", "equally precise"),
+        ("less", "gradual less precise"),
+        ("mixed", "mixed (more on one dim, less on another)"),
+        ("gradual error", "gradual reports an error"),
+        ("tracebacks", "tracebacks"),
+    ):
         print(f"| {label} | {counts[key]} |")
     interesting = [o for o in outcomes if o.verdict in ("more", "less", "mixed", "gradual error") or o.traceback]
     if verbose:

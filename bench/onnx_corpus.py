@@ -50,9 +50,16 @@ def summary(result: Any) -> dict:
     fn = result.function_type("main") if result.ok else None
     ret = fn.ret if fn is not None else None
     outputs = list(ret.fields) if isinstance(ret, TupleType) else [ret] if ret is not None else []
-    symbolic = sum(1 for t in outputs if isinstance(t, TensorType) and t.dims is not None
-                   for d in t.dims if d.is_exact and not d.is_static)
-    unknown = sum(1 for t in outputs if isinstance(t, TensorType) and t.dims is not None for d in t.dims if not d.is_exact)
+    symbolic = sum(
+        1
+        for t in outputs
+        if isinstance(t, TensorType) and t.dims is not None
+        for d in t.dims
+        if d.is_exact and not d.is_static
+    )
+    unknown = sum(
+        1 for t in outputs if isinstance(t, TensorType) and t.dims is not None for d in t.dims if not d.is_exact
+    )
     return {
         "output": " ".join(str(t) for t in outputs) if outputs else None,
         "symbolic_dims": symbolic,
@@ -77,8 +84,10 @@ def onnx_inferred(path: Path) -> str:
     out = inferred.graph.output[0].type.tensor_type
     if not out.HasField("shape"):
         return "no shape"
-    dims = [d.dim_param if d.HasField("dim_param") else str(d.dim_value) if d.HasField("dim_value") else "?"
-            for d in out.shape.dim]
+    dims = [
+        d.dim_param if d.HasField("dim_param") else str(d.dim_value) if d.HasField("dim_value") else "?"
+        for d in out.shape.dim
+    ]
     return "(" + ", ".join(dims) + ")"
 
 
@@ -87,15 +96,19 @@ def main() -> None:
     parser.add_argument("--update", action="store_true", help="rewrite expected.json")
     args = parser.parse_args()
     expected = {}
-    print("| model | exporter | nodes | gradual: output | symbolic dims | checks | warnings | time | onnx.shape_inference |")
+    print(
+        "| model | exporter | nodes | gradual: output | symbolic dims | checks | warnings | time | onnx.shape_inference |"
+    )
     print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |")
     for name, entry in models():
         imported, result, seconds = checked(name)
         info = summary(result)
         expected[name] = info
         shown = info["output"] or ("error: " + ", ".join(info["errors"]))
-        print(f"| {entry['model']} | {entry['exporter']} | {imported.node_count} | `{shown}` | {info['symbolic_dims']} | "
-              f"{info['checks']} | {len(info['warnings'])} | {seconds:.2f} s | `{onnx_inferred(CORPUS / name)}` |")
+        print(
+            f"| {entry['model']} | {entry['exporter']} | {imported.node_count} | `{shown}` | {info['symbolic_dims']} | "
+            f"{info['checks']} | {len(info['warnings'])} | {seconds:.2f} s | `{onnx_inferred(CORPUS / name)}` |"
+        )
     if args.update:
         EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
 

@@ -109,8 +109,9 @@ def openvino_namespace() -> dict:
         return ops.parameter(shape, Type.f32).output(0)
 
     def eltwise(a: Any, b: Any, autob: str = "numpy", axis: int = -1) -> Any:
-        node = factory.create("Add", [parameter(a), parameter(b)],
-                              {"auto_broadcast": autob, "auto_broadcast.auto_broadcast_axis": axis})
+        node = factory.create(
+            "Add", [parameter(a), parameter(b)], {"auto_broadcast": autob, "auto_broadcast.auto_broadcast_axis": axis}
+        )
         return node.get_output_partial_shape(0)
 
     def attempt(a: Any, b: Any, autob: str, axis: int = -1) -> Optional[Any]:
@@ -127,7 +128,9 @@ def openvino_namespace() -> dict:
         return a if autob == "none" else attempt(a, b, autob, axis)
 
     def concat_add(a: Any, b: Any) -> Any:
-        return ops.concat([parameter(PartialShape([a])), parameter(PartialShape([b]))], 0).get_output_partial_shape(0)[0]
+        return ops.concat([parameter(PartialShape([a])), parameter(PartialShape([b]))], 0).get_output_partial_shape(0)[
+            0
+        ]
 
     def tile_mul(a: Any, b: Any) -> Any:
         if not b.is_static:
@@ -149,11 +152,19 @@ def openvino_namespace() -> dict:
     def unavailable(what: str) -> Any:
         def fail(*args: Any, **kwargs: Any) -> Any:
             raise Unavailable(f"{what} is not in OpenVINO's Python API")
+
         return fail
 
     names = dict(
-        D=Dimension, P=PartialShape, Shape=Shape, Symbol=Symbol, I=unavailable("Interval"), S_MAX=peer_port.S_MAX,
-        sym=sym, labelled=labelled, labels=labels,
+        D=Dimension,
+        P=PartialShape,
+        Shape=Shape,
+        Symbol=Symbol,
+        I=unavailable("Interval"),
+        S_MAX=peer_port.S_MAX,
+        sym=sym,
+        labelled=labelled,
+        labels=labels,
         are_equal=lambda a, b: bool(sym(a) is not None and sym(b) is not None and sym(a) == sym(b)),
         set_equal=set_equal,
         dim_merge=lambda a, b: dim_pair("none", a, b),
@@ -162,9 +173,12 @@ def openvino_namespace() -> dict:
         merge_into=lambda a, b: attempt(a, b, "none") is not None,
         broadcast_merged=broadcast_merged,
         broadcast_merge_into=lambda a, b, autob="numpy", axis=-1: broadcast_merged(a, b, autob, axis) is not None,
-        eltwise=eltwise, at=at,
-        add=concat_add, mul=tile_mul,
-        sub=unavailable("Dimension subtraction"), div=unavailable("Dimension division"),
+        eltwise=eltwise,
+        at=at,
+        add=concat_add,
+        mul=tile_mul,
+        sub=unavailable("Dimension subtraction"),
+        div=unavailable("Dimension division"),
         intersect=unavailable("Dimension intersection"),
     )
     return peer_port._with_symbol_names(names, table)
@@ -182,9 +196,11 @@ def run_oracle(tests: list[PortedTest]) -> tuple[dict, Counter]:
             answers[outcome.line.number] = outcome.value
             counts["derived, agrees" if outcome.value == outcome.line.answer else "derived, DISAGREES"] += 1
             if outcome.value != outcome.line.answer:
-                print(f"  oracle disagrees: line {outcome.line.number} ({test.ident}): {outcome.line.source}"
-                      f" => {peer_port.format_answer(outcome.value)} (data: {peer_port.format_answer(outcome.line.answer)})"
-                      + (f"  [{outcome.error}]" if outcome.error else ""))
+                print(
+                    f"  oracle disagrees: line {outcome.line.number} ({test.ident}): {outcome.line.source}"
+                    f" => {peer_port.format_answer(outcome.value)} (data: {peer_port.format_answer(outcome.line.answer)})"
+                    + (f"  [{outcome.error}]" if outcome.error else "")
+                )
     return answers, counts
 
 
@@ -222,8 +238,10 @@ def main(argv: Optional[list] = None) -> int:
     if args.verbose:
         for test, outcome, kind in notable:
             note = f" [{outcome.line.difference}]" if outcome.line.difference else ""
-            print(f"  {kind}{note}: {test.ident}: {outcome.line.source} => "
-                  f"{peer_port.format_answer(outcome.value)} (OpenVINO: {peer_port.format_answer(outcome.line.answer)})")
+            print(
+                f"  {kind}{note}: {test.ident}: {outcome.line.source} => "
+                f"{peer_port.format_answer(outcome.value)} (OpenVINO: {peer_port.format_answer(outcome.line.answer)})"
+            )
     return 0
 
 

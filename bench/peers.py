@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import scale  # noqa: E402
 
-ONNX_PROCESS = ("import sys, onnx; onnx.shape_inference.infer_shapes(onnx.load(sys.argv[1]))")
+ONNX_PROCESS = "import sys, onnx; onnx.shape_inference.infer_shapes(onnx.load(sys.argv[1]))"
 
 
 def text_chain(n: int) -> str:
@@ -130,8 +130,10 @@ def import_and_check_seconds(nodes: int) -> dict:
 def best_in_children(function: str, argument: int, repeat: int) -> dict:
     """The best of `repeat` child processes running `peers.function(argument)` (a dict of
     CPU seconds, each key's best)."""
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import peers; "
-            f"print(json.dumps(peers.{function}({argument})))")
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import peers; "
+        f"print(json.dumps(peers.{function}({argument})))"
+    )
     best: dict = {}
     for _ in range(repeat):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -148,8 +150,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--text-nodes", type=int, default=20_000)
-    parser.add_argument("--layers-nodes", type=int, default=20_000,
-                        help="nodes of the attention-block model (scale.onnx_layers), compared without a target")
+    parser.add_argument(
+        "--layers-nodes",
+        type=int,
+        default=20_000,
+        help="nodes of the attention-block model (scale.onnx_layers), compared without a target",
+    )
     parser.add_argument("--library-ops", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
@@ -172,31 +178,57 @@ def main() -> None:
             for name, seconds in best.items():
                 if name != "onnx":
                     ratios[(name, n)] = seconds / best["onnx"]
-                    print(f"{n:>7} nodes: {name:<26} {seconds:6.2f} s   onnx infer_shapes process {best['onnx']:6.2f} s"
-                          f"   ratio {seconds / best['onnx']:5.2f}", flush=True)
+                    print(
+                        f"{n:>7} nodes: {name:<26} {seconds:6.2f} s   onnx infer_shapes process {best['onnx']:6.2f} s"
+                        f"   ratio {seconds / best['onnx']:5.2f}",
+                        flush=True,
+                    )
         model = Path(tmp) / "layers.onnx"
         model.write_bytes(scale.onnx_layers(args.layers_nodes))
         best = best_of(args.repeat, {"onnx": peer + [str(model)], "gradual": gradual + [str(model)]})
-        print(f"{args.layers_nodes:>7} nodes in attention blocks (an export's node mix, no target): gradual check "
-              f"{best['gradual']:.2f} s, onnx infer_shapes process {best['onnx']:.2f} s, ratio "
-              f"{best['gradual'] / best['onnx']:.2f}", flush=True)
+        print(
+            f"{args.layers_nodes:>7} nodes in attention blocks (an export's node mix, no target): gradual check "
+            f"{best['gradual']:.2f} s, onnx infer_shapes process {best['onnx']:.2f} s, ratio "
+            f"{best['gradual'] / best['onnx']:.2f}",
+            flush=True,
+        )
     rate = library_ops_per_second(args.library_ops, args.repeat)
     print(f"library path: {rate:,.0f} ops/s at {args.library_ops:,} ops (check only, chain built in memory)")
     largest = max(args.nodes)
     split = best_in_children("import_and_check_seconds", largest, args.repeat)
-    print(f"{largest:>7} nodes in a running process: import {split['import']:.3f} s (ONNX's own inference, not "
-          f"needed by this import, alone {split['inference']:.3f} s), check {split['check']:.3f} s")
+    print(
+        f"{largest:>7} nodes in a running process: import {split['import']:.3f} s (ONNX's own inference, not "
+        f"needed by this import, alone {split['inference']:.3f} s), check {split['check']:.3f} s"
+    )
     print("targets (issue 12):")
     onnx_ratio = ratios[("gradual check model.onnx", largest)]
     text_ratio = ratios[("gradual check prog.rly", args.text_nodes)]
-    print(verdict(f"gradual check model.onnx within 1.5x of the ONNX process at {largest:,} nodes",
-                  f"{onnx_ratio:.2f}x", onnx_ratio <= 1.5))
-    print(verdict("the ONNX import costs no more than the check", f"import {split['import']:.3f} s, "
-                  f"check {split['check']:.3f} s", split["import"] <= split["check"]))
-    print(verdict(f"gradual check prog.rly within 1.5x of the ONNX process at {args.text_nodes:,} operators",
-                  f"{text_ratio:.2f}x", text_ratio <= 1.5))
-    print(verdict(f"library path at least 100,000 ops/s at {args.library_ops:,} ops", f"{rate:,.0f} ops/s",
-                  rate >= 100_000))
+    print(
+        verdict(
+            f"gradual check model.onnx within 1.5x of the ONNX process at {largest:,} nodes",
+            f"{onnx_ratio:.2f}x",
+            onnx_ratio <= 1.5,
+        )
+    )
+    print(
+        verdict(
+            "the ONNX import costs no more than the check",
+            f"import {split['import']:.3f} s, check {split['check']:.3f} s",
+            split["import"] <= split["check"],
+        )
+    )
+    print(
+        verdict(
+            f"gradual check prog.rly within 1.5x of the ONNX process at {args.text_nodes:,} operators",
+            f"{text_ratio:.2f}x",
+            text_ratio <= 1.5,
+        )
+    )
+    print(
+        verdict(
+            f"library path at least 100,000 ops/s at {args.library_ops:,} ops", f"{rate:,.0f} ops/s", rate >= 100_000
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -78,13 +78,28 @@ def test_paths(tvm_root):
 
 def run_one(python, tvm_root, path, out):
     """Run one test file under the plugin, appending its records to `out`."""
-    env = dict(os.environ, RELAY_HARVEST_OUT=str(out), TVM_TEST_TARGETS="llvm",
-               PYTHONPATH=str(HERE))
-    command = [python, "-m", "pytest", "-q", "-p", "relay_harvest_plugin", "-p",
-               "no:cacheprovider", str(path.relative_to(tvm_root))]
+    env = dict(os.environ, RELAY_HARVEST_OUT=str(out), TVM_TEST_TARGETS="llvm", PYTHONPATH=str(HERE))
+    command = [
+        python,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "relay_harvest_plugin",
+        "-p",
+        "no:cacheprovider",
+        str(path.relative_to(tvm_root)),
+    ]
     try:
-        subprocess.run(command, cwd=tvm_root, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=PER_FILE_SECONDS, check=False)
+        subprocess.run(
+            command,
+            cwd=tvm_root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=PER_FILE_SECONDS,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         print(f"  {path.name}: timed out after {PER_FILE_SECONDS} s (records so far kept)")
 
@@ -108,17 +123,33 @@ def corpus_entries(records, per_test=PER_TEST):
     """Distinct usable programs, first occurrence kept, at most `per_test` per test function,
     with counts of what was left out."""
     seen, entries, taken = set(), [], {}
-    left_out = {"duplicate": 0, "metadata": 0, "too long": 0, "unprintable type": 0, "incomplete": 0,
-                "over the per-test cap": 0}
+    left_out = {
+        "duplicate": 0,
+        "metadata": 0,
+        "too long": 0,
+        "unprintable type": 0,
+        "incomplete": 0,
+        "over the per-test cap": 0,
+    }
     for record in records:
         text = record["text"]
         key = program_key(text)
         test = test_function(record["test"])
-        reason = ("duplicate" if key in seen else "metadata" if "meta[" in text
-                  else "too long" if len(text) > MAX_TEXT
-                  else "unprintable type" if "types_error" in record
-                  else "incomplete" if incomplete(text)
-                  else "over the per-test cap" if taken.get(test, 0) >= per_test else None)
+        reason = (
+            "duplicate"
+            if key in seen
+            else "metadata"
+            if "meta[" in text
+            else "too long"
+            if len(text) > MAX_TEXT
+            else "unprintable type"
+            if "types_error" in record
+            else "incomplete"
+            if incomplete(text)
+            else "over the per-test cap"
+            if taken.get(test, 0) >= per_test
+            else None
+        )
         if reason:
             left_out[reason] += 1
             if reason == "over the per-test cap":

@@ -97,8 +97,7 @@ def closure_calls(n: int) -> str:
 
 def ifs(n: int) -> str:
     """`if (%c) { if (%c) { ... } else { %x } } else { %x }`: n deep."""
-    return (f"def @main(%x: {T}, %c: bool) {{\n" + "if (%c) {\n" * n + "nn.relu(%x)\n"
-            + "} else { %x }\n" * n + "}\n")
+    return f"def @main(%x: {T}, %c: bool) {{\n" + "if (%c) {\n" * n + "nn.relu(%x)\n" + "} else { %x }\n" * n + "}\n"
 
 
 def joined_closures(n: int) -> str:
@@ -106,8 +105,9 @@ def joined_closures(n: int) -> str:
     innermost results differ, joined level by level (stripping each level's function type
     again at every level below was quadratic: 3,000 deep took 23 s)."""
     left, right = "fn () {\n" * n + "%x\n" + "}\n" * n, "fn () {\n" * n + "%y\n" + "}\n" * n
-    return (f"def @main(%x: {T}, %y: Tensor[(4, 3), float32], %c: bool) {{\n"
-            f"if (%c) {{\n{left}}} else {{\n{right}}}\n}}\n")
+    return (
+        f"def @main(%x: {T}, %y: Tensor[(4, 3), float32], %c: bool) {{\nif (%c) {{\n{left}}} else {{\n{right}}}\n}}\n"
+    )
 
 
 def lets(n: int) -> str:
@@ -261,8 +261,10 @@ def hint_chain(n: int) -> str:
 
 def component(n: int) -> str:
     """n definitions calling each other in a cycle (one recursive component, solved to a fixpoint)."""
-    out = [f"def @f{i}(%i: int32, %x) {{\n  if (less(%i, 10)) {{ @f{(i + 1) % n}(add(%i, 1), %x) }} else {{ nn.relu(%x) }}\n}}"
-           for i in range(n)]
+    out = [
+        f"def @f{i}(%i: int32, %x) {{\n  if (less(%i, 10)) {{ @f{(i + 1) % n}(add(%i, 1), %x) }} else {{ nn.relu(%x) }}\n}}"
+        for i in range(n)
+    ]
     out.append("def @main(%x: Tensor[(n, 3), float32]) { @f0(0, %x) }")
     return "\n".join(out) + "\n"
 
@@ -278,8 +280,10 @@ def blanks(n: int) -> str:
     parentheses and before the `;`. A failed match must not try every split of a run (it did:
     80,000 blanks took a minute)."""
     run = " " * n
-    return (f"def @main(%x: {T}) {{{run}%a = zeros_like({run}%x as {T}){run};\n"
-            f"  let{run}%b = nn.relu({run}%a as {T});\n  %b\n}}\n")
+    return (
+        f"def @main(%x: {T}) {{{run}%a = zeros_like({run}%x as {T}){run};\n"
+        f"  let{run}%b = nn.relu({run}%a as {T});\n  %b\n}}\n"
+    )
 
 
 def errors_on_a_line(n: int) -> str:
@@ -353,8 +357,7 @@ def entry_differences(n: int) -> str:
     binds a symbol, run: settling ties the symbols together (one class of n), and the body's
     annotation of s0 binds them all (chains of relations were quadratic)."""
     params = ", ".join(f"%x{i}: Tensor[(s{i + 1} - s{i}, 4), float32]" for i in range(n))
-    return (f"def @main({params}, %x: Tensor[(?, 4), float32]) {{\n"
-            f"  let %y: Tensor[(s0, 4), float32] = %x;\n  %y\n}}\n")
+    return f"def @main({params}, %x: Tensor[(?, 4), float32]) {{\n  let %y: Tensor[(s0, 4), float32] = %x;\n  %y\n}}\n"
 
 
 def run_closures(n: int) -> str:
@@ -373,8 +376,11 @@ def run_closure_symbols(n: int) -> str:
     and `b` that only `a * b` binds) and whose casts bind a symbol of their own (`m{i}`): a
     symbol's lookup walked the frames up to the root (quadratic: 8,000 levels took 100 s)."""
     out = ["def @main(%x: Tensor[(n, 4), float32], %y: Tensor[(a * b, 4), float32]) {\n"]
-    out += [f"let %f{i} = fn (%a{i}: Tensor[(n, 4), float32], %c{i}: Tensor[(a * b, 4), float32]) {{\n"
-            f"let %b{i}: Tensor[(m{i}, 4), float32] = %a{i};\n" for i in range(n)]
+    out += [
+        f"let %f{i} = fn (%a{i}: Tensor[(n, 4), float32], %c{i}: Tensor[(a * b, 4), float32]) {{\n"
+        f"let %b{i}: Tensor[(m{i}, 4), float32] = %a{i};\n"
+        for i in range(n)
+    ]
     out.append(f"(%b{n - 1}, %c{n - 1})\n")
     out += ["};\n" + (f"%f{i}(%b{i - 1}, %c{i - 1})\n" if i else "%f0(%x, %y)\n") for i in reversed(range(n))]
     return "".join(out) + "}\n"
@@ -413,9 +419,12 @@ def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
         nodes.append(helper.make_node(kind, inputs, [f"v{i}"], name=f"n{i}"))
         prev = f"v{i}"
     graph = helper.make_graph(
-        nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        nodes,
+        "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
         [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)],
-        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [64, 64], [0.0] * 4096)])
+        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [64, 64], [0.0] * 4096)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -453,13 +462,22 @@ def onnx_layers_model(blocks: int):  # noqa: ANN201 - an onnx.ModelProto
         batch = node("Gather", [shape, const(p + "i0", [0], dims=[])], p + "batch", axis=0)
         seq = node("Gather", [shape, const(p + "i1", [1], dims=[])], p + "seq", axis=0)
         axes = const(p + "axes", [0])
-        heads = node("Concat", [node("Unsqueeze", [batch, axes], p + "bu"), node("Unsqueeze", [seq, axes], p + "su"),
-                                const(p + "hd", [4, 16])], p + "heads", axis=0)
+        heads = node(
+            "Concat",
+            [
+                node("Unsqueeze", [batch, axes], p + "bu"),
+                node("Unsqueeze", [seq, axes], p + "su"),
+                const(p + "hd", [4, 16]),
+            ],
+            p + "heads",
+            axis=0,
+        )
         q = node("Reshape", [node("MatMul", [prev, "wq"], p + "q"), heads], p + "qh")
         qt = node("Transpose", [q], p + "qt", perm=[0, 2, 1, 3])
         kt = node("Transpose", [q], p + "kt", perm=[0, 2, 3, 1])
-        scores = node("Div", [node("MatMul", [qt, kt], p + "s"), const(p + "scale", [4.0], TensorProto.FLOAT, [])],
-                      p + "sd")
+        scores = node(
+            "Div", [node("MatMul", [qt, kt], p + "s"), const(p + "scale", [4.0], TensorProto.FLOAT, [])], p + "sd"
+        )
         attn = node("MatMul", [node("Softmax", [scores], p + "p", axis=-1), qt], p + "o")
         flat = node("Concat", [p + "bu", p + "su", const(p + "width", [64])], p + "flat", axis=0)
         merged = node("Reshape", [node("Transpose", [attn], p + "ot", perm=[0, 2, 1, 3]), flat], p + "om")
@@ -468,9 +486,12 @@ def onnx_layers_model(blocks: int):  # noqa: ANN201 - an onnx.ModelProto
         var = node("ReduceMean", [node("Mul", [centred, centred], p + "sq")], p + "var", axes=[-1])
         prev = node("Div", [centred, node("Sqrt", [var], p + "std")], p + "out")
     graph = helper.make_graph(
-        nodes, "layers", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 64])],
+        nodes,
+        "layers",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 64])],
         [helper.make_tensor_value_info(prev, TensorProto.FLOAT, ["batch", "seq", 64])],
-        initializer=[helper.make_tensor("wq", TensorProto.FLOAT, [64, 64], [0.0] * 4096)])
+        initializer=[helper.make_tensor("wq", TensorProto.FLOAT, [64, 64], [0.0] * 4096)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -482,8 +503,11 @@ def onnx_fanin(n: int) -> bytes:
     nodes = [helper.make_node("Relu", ["x"], [f"r{i}"], name=f"n{i}") for i in range(n)]
     nodes.append(helper.make_node("Sum", [f"r{i}" for i in range(n)], ["s"], name="sum"))
     graph = helper.make_graph(
-        nodes, "fanin", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
-        [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)])
+        nodes,
+        "fanin",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64])],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
@@ -493,18 +517,35 @@ def onnx_branches(n: int) -> bytes:
     from onnx import TensorProto, helper
 
     def branch(kind: str, out: str, source: str, i: int):  # noqa: ANN202 - an onnx.GraphProto
-        return helper.make_graph([helper.make_node(kind, [source], [out])], f"{out}{i}", [],
-                                 [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+        return helper.make_graph(
+            [helper.make_node(kind, [source], [out])],
+            f"{out}{i}",
+            [],
+            [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)],
+        )
 
     nodes, prev = [], "x"
     for i in range(n):
-        nodes.append(helper.make_node("If", ["c"], [f"v{i}"], name=f"if{i}", then_branch=branch("Relu", "t", prev, i),
-                                      else_branch=branch("Neg", "e", prev, i)))
+        nodes.append(
+            helper.make_node(
+                "If",
+                ["c"],
+                [f"v{i}"],
+                name=f"if{i}",
+                then_branch=branch("Relu", "t", prev, i),
+                else_branch=branch("Neg", "e", prev, i),
+            )
+        )
         prev = f"v{i}"
     graph = helper.make_graph(
-        nodes, "branches", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
-                            helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
-        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
+        nodes,
+        "branches",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+        ],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
@@ -516,21 +557,37 @@ def onnx_loops(n: int) -> bytes:
     def body(i: int):  # noqa: ANN202 - an onnx.GraphProto
         value = helper.make_tensor_value_info
         return helper.make_graph(
-            [helper.make_node("Add", ["y_in", "x"], ["y_out"]), helper.make_node("Identity", ["c_in"], ["c_out"]),
-             helper.make_node("Identity", ["y_out"], ["scan"])], f"body{i}",
-            [value("i", TensorProto.INT64, []), value("c_in", TensorProto.BOOL, []),
-             value("y_in", TensorProto.FLOAT, ["n", 64])],
-            [value("c_out", TensorProto.BOOL, []), value("y_out", TensorProto.FLOAT, ["n", 64]),
-             value("scan", TensorProto.FLOAT, ["n", 64])])
+            [
+                helper.make_node("Add", ["y_in", "x"], ["y_out"]),
+                helper.make_node("Identity", ["c_in"], ["c_out"]),
+                helper.make_node("Identity", ["y_out"], ["scan"]),
+            ],
+            f"body{i}",
+            [
+                value("i", TensorProto.INT64, []),
+                value("c_in", TensorProto.BOOL, []),
+                value("y_in", TensorProto.FLOAT, ["n", 64]),
+            ],
+            [
+                value("c_out", TensorProto.BOOL, []),
+                value("y_out", TensorProto.FLOAT, ["n", 64]),
+                value("scan", TensorProto.FLOAT, ["n", 64]),
+            ],
+        )
 
     nodes, prev = [], "x"
     for i in range(n):
         nodes.append(helper.make_node("Loop", ["m", "", prev], [f"v{i}", f"s{i}"], name=f"loop{i}", body=body(i)))
         prev = f"v{i}"
     graph = helper.make_graph(
-        nodes, "loops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
-                         helper.make_tensor_value_info("m", TensorProto.INT64, [])],
-        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
+        nodes,
+        "loops",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 64]),
+            helper.make_tensor_value_info("m", TensorProto.INT64, []),
+        ],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
@@ -544,16 +601,23 @@ def onnx_loop_lists(n: int) -> bytes:
     nodes = [helper.make_node("SequenceInsert", [f"s{i}_in", "x"], [f"s{i}_out"]) for i in range(n)]
     nodes.append(helper.make_node("Identity", ["c_in"], ["c_out"]))
     body = helper.make_graph(
-        nodes, "body", [value("i", TensorProto.INT64, []), value("c_in", TensorProto.BOOL, [])]
+        nodes,
+        "body",
+        [value("i", TensorProto.INT64, []), value("c_in", TensorProto.BOOL, [])]
         + [seq(f"s{i}_in", TensorProto.FLOAT, ["n", 64]) for i in range(n)],
-        [value("c_out", TensorProto.BOOL, [])] + [seq(f"s{i}_out", TensorProto.FLOAT, ["n", 64]) for i in range(n)])
+        [value("c_out", TensorProto.BOOL, [])] + [seq(f"s{i}_out", TensorProto.FLOAT, ["n", 64]) for i in range(n)],
+    )
     outer = [helper.make_node("SequenceEmpty", [], [f"e{i}"], dtype=TensorProto.FLOAT) for i in range(n)]
-    outer.append(helper.make_node("Loop", ["m", ""] + [f"e{i}" for i in range(n)], [f"l{i}" for i in range(n)],
-                                  body=body))
+    outer.append(
+        helper.make_node("Loop", ["m", ""] + [f"e{i}" for i in range(n)], [f"l{i}" for i in range(n)], body=body)
+    )
     outer += [helper.make_node("ConcatFromSequence", [f"l{i}"], [f"y{i}"], axis=0, new_axis=1) for i in range(n)]
     graph = helper.make_graph(
-        outer, "lists", [value("x", TensorProto.FLOAT, ["n", 64]), value("m", TensorProto.INT64, [])],
-        [value(f"y{i}", TensorProto.FLOAT, None) for i in range(n)])
+        outer,
+        "lists",
+        [value("x", TensorProto.FLOAT, ["n", 64]), value("m", TensorProto.INT64, [])],
+        [value(f"y{i}", TensorProto.FLOAT, None) for i in range(n)],
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
@@ -762,26 +826,64 @@ AXES = [
     Axis("onnx-loops", "ONNX Loop nodes, each a recursive closure", onnx_loops, 600, suffix=".onnx"),
     Axis("onnx-loop-lists", "lists one ONNX Loop appends to", onnx_loop_lists, 300, suffix=".onnx"),
     Axis("torch-conds", "torch.cond nodes (`gradual check model.pt2`)", torch_conds, 300, suffix=".pt2"),
-    Axis("built", "ops built by a gradual.builder script", built, 2500, command="python",
-         suffix=".py"),
-    Axis("lsp-inlay-closures", "closures with unannotated parameters, inlay hints (`gradual lsp`)", inlay_closures, 600,
-         command="python", suffix=".py"),
+    Axis("built", "ops built by a gradual.builder script", built, 2500, command="python", suffix=".py"),
+    Axis(
+        "lsp-inlay-closures",
+        "closures with unannotated parameters, inlay hints (`gradual lsp`)",
+        inlay_closures,
+        600,
+        command="python",
+        suffix=".py",
+    ),
     Axis("lsp-edits", "changes in one `gradual lsp` didChange", edits, 16000, command="python", suffix=".py"),
     Axis("elaborate", "ops in a chain with checks (`gradual elaborate`)", unknown_chain, 2500, command="elaborate"),
     Axis("run", "ops in a chain run on NumPy (`gradual run`)", run_chain, 2500, command="run"),
-    Axis("loop-iterations", "iterations of a loop with a scan output (`gradual run`)", loop_iterations, 1250,
-         command="run"),
+    Axis(
+        "loop-iterations",
+        "iterations of a loop with a scan output (`gradual run`)",
+        loop_iterations,
+        1250,
+        command="run",
+    ),
     Axis("deferred", "casts whose checks wait for symbols (`gradual run`)", deferred_lets, 2500, command="run"),
-    Axis("run-closures", "closures using the outermost level's variable (`gradual run`)", run_closures, 1250,
-         command="run"),
-    Axis("run-closure-symbols", "closures using the outermost level's symbols (`gradual run`)", run_closure_symbols,
-         1250, command="run", inputs=lambda program: ["x", "y"]),
-    Axis("run-closure-relations", "closures using the entry's related symbols (`gradual run`)",
-         run_closure_relations, 1250, command="run"),
-    Axis("entry-chain", "parameters whose symbols chain (`gradual run`)", entry_chain, 600, command="run",
-         inputs=entry_inputs),
-    Axis("differences", "parameters that are differences of symbols (`gradual run`)", entry_differences, 600,
-         command="run", inputs=entry_inputs),
+    Axis(
+        "run-closures",
+        "closures using the outermost level's variable (`gradual run`)",
+        run_closures,
+        1250,
+        command="run",
+    ),
+    Axis(
+        "run-closure-symbols",
+        "closures using the outermost level's symbols (`gradual run`)",
+        run_closure_symbols,
+        1250,
+        command="run",
+        inputs=lambda program: ["x", "y"],
+    ),
+    Axis(
+        "run-closure-relations",
+        "closures using the entry's related symbols (`gradual run`)",
+        run_closure_relations,
+        1250,
+        command="run",
+    ),
+    Axis(
+        "entry-chain",
+        "parameters whose symbols chain (`gradual run`)",
+        entry_chain,
+        600,
+        command="run",
+        inputs=entry_inputs,
+    ),
+    Axis(
+        "differences",
+        "parameters that are differences of symbols (`gradual run`)",
+        entry_differences,
+        600,
+        command="run",
+        inputs=entry_inputs,
+    ),
 ]
 
 
@@ -817,7 +919,9 @@ def process_seconds(axis: Axis, path: Path) -> float:
     done = subprocess.run(_command(axis, path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != (1 if axis.errors else 0) or "Traceback" in done.stderr:
-        raise RuntimeError(f"{axis.name}: {' '.join(_command(axis, path))} exited {done.returncode}\n{done.stderr[-2000:]}")
+        raise RuntimeError(
+            f"{axis.name}: {' '.join(_command(axis, path))} exited {done.returncode}\n{done.stderr[-2000:]}"
+        )
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
@@ -843,6 +947,7 @@ def library_work(axis: Axis, path: Path) -> Callable[[], None]:
             import numpy as np
 
             gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
+
     return work
 
 
@@ -889,8 +994,10 @@ def library_seconds(axis_name: str, paths: list, repeat: int) -> list:
 
 
 def _library_child(axis: Axis, paths: list, repeat: int) -> list:
-    code = (f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import scale; "
-            f"print(json.dumps(scale.library_seconds({axis.name!r}, {[str(p) for p in paths]!r}, {repeat})))")
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import scale; "
+        f"print(json.dumps(scale.library_seconds({axis.name!r}, {[str(p) for p in paths]!r}, {repeat})))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{axis.name}: library measurement failed\n{done.stderr[-3000:]}")
@@ -938,8 +1045,10 @@ def format_row(row: Row) -> str:
     what = f"{row.axis.what} ({row.axis.name})"
     proc = f"{row.process[0]:.2f} / {row.process[1]:.2f}"
     lib = f"{row.library[0]:.3f} / {row.library[1]:.3f}"
-    return (f"| {what:<52} | {row.n:>6} | {row.n * 8:>6} | {proc:>19} | {row.process_ratio:>5.1f} | "
-            f"{lib:>19} | {row.library_ratio:>5.1f} |")
+    return (
+        f"| {what:<52} | {row.n:>6} | {row.n * 8:>6} | {proc:>19} | {row.process_ratio:>5.1f} | "
+        f"{lib:>19} | {row.library_ratio:>5.1f} |"
+    )
 
 
 def run_table(names: Optional[list], repeat: int) -> list:
@@ -955,8 +1064,10 @@ def run_table(names: Optional[list], repeat: int) -> list:
             rows.append(row)
             print(format_row(row), flush=True)
     worst = max(rows, key=lambda r: max(r.process_ratio, r.library_ratio))
-    print(f"\nworst ratio: {max(worst.process_ratio, worst.library_ratio):.1f} ({worst.axis.name}); "
-          f"limit {LINEAR_LIMIT}: {'all linear' if all(r.linear for r in rows) else 'NOT LINEAR'}")
+    print(
+        f"\nworst ratio: {max(worst.process_ratio, worst.library_ratio):.1f} ({worst.axis.name}); "
+        f"limit {LINEAR_LIMIT}: {'all linear' if all(r.linear for r in rows) else 'NOT LINEAR'}"
+    )
     return rows
 
 

@@ -71,7 +71,9 @@ def cases() -> list:
     def batch_only(args: tuple) -> tuple:
         return tuple({0: batch} for _ in args)
 
-    def vision(name: str, build: Callable[[], Any], size: int = 64, alt: tuple = (3, 80, 72), dims: Any = image_dims) -> Case:
+    def vision(
+        name: str, build: Callable[[], Any], size: int = 64, alt: tuple = (3, 80, 72), dims: Any = image_dims
+    ) -> Case:
         return Case(name, "torchvision", build, image(2, size, size), dims, image(*alt))
 
     out = [
@@ -89,16 +91,37 @@ def cases() -> list:
         vision("convnext_tiny", lambda: tvm.convnext_tiny()),
         vision("alexnet", lambda: tvm.alexnet(), alt=(3, 64, 64), dims=batch_only),
         vision("googlenet", lambda: tvm.googlenet(aux_logits=False, init_weights=False)),
-        vision("vit_tiny", lambda: tvm.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
-                                                         hidden_dim=32, mlp_dim=64, num_classes=10),
-               size=32, alt=(3, 32, 32), dims=batch_only),
-        vision("swin_tiny", lambda: tvm.SwinTransformer(patch_size=[4, 4], embed_dim=24, depths=[2, 2], num_heads=[2, 4],
-                                                        window_size=[4, 4], num_classes=10),
-               alt=(3, 64, 64), dims=batch_only),
-        vision("lraspp_mobilenet_v3", lambda: _first_output(tvm.segmentation.lraspp_mobilenet_v3_large(
-            weights=None, weights_backbone=None, num_classes=4))),
-        vision("deeplabv3_mobilenet_v3", lambda: _first_output(tvm.segmentation.deeplabv3_mobilenet_v3_large(
-            weights=None, weights_backbone=None, num_classes=4, aux_loss=False))),
+        vision(
+            "vit_tiny",
+            lambda: tvm.VisionTransformer(
+                image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10
+            ),
+            size=32,
+            alt=(3, 32, 32),
+            dims=batch_only,
+        ),
+        vision(
+            "swin_tiny",
+            lambda: tvm.SwinTransformer(
+                patch_size=[4, 4], embed_dim=24, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4], num_classes=10
+            ),
+            alt=(3, 64, 64),
+            dims=batch_only,
+        ),
+        vision(
+            "lraspp_mobilenet_v3",
+            lambda: _first_output(
+                tvm.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=4)
+            ),
+        ),
+        vision(
+            "deeplabv3_mobilenet_v3",
+            lambda: _first_output(
+                tvm.segmentation.deeplabv3_mobilenet_v3_large(
+                    weights=None, weights_backbone=None, num_classes=4, aux_loss=False
+                )
+            ),
+        ),
         vision("resnet18_fpn", lambda: _fpn_backbone()),
     ]
     out += _nn_cases(torch, nn, Dim, batch)
@@ -146,8 +169,9 @@ def _nn_cases(torch: Any, nn: Any, Dim: Any, batch: Any) -> list:
     class Decoder(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.layer = nn.TransformerDecoderLayer(d_model=32, nhead=4, dim_feedforward=64, batch_first=True,
-                                                    norm_first=True, activation="gelu")
+            self.layer = nn.TransformerDecoderLayer(
+                d_model=32, nhead=4, dim_feedforward=64, batch_first=True, norm_first=True, activation="gelu"
+            )
 
         def forward(self, x, memory):
             mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1])
@@ -156,8 +180,9 @@ def _nn_cases(torch: Any, nn: Any, Dim: Any, batch: Any) -> list:
     class Transformer(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.model = nn.Transformer(d_model=32, nhead=4, num_encoder_layers=1, num_decoder_layers=1,
-                                        dim_feedforward=64, batch_first=True)
+            self.model = nn.Transformer(
+                d_model=32, nhead=4, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=64, batch_first=True
+            )
 
         def forward(self, src, tgt):
             return self.model(src, tgt)
@@ -185,9 +210,15 @@ def _nn_cases(torch: Any, nn: Any, Dim: Any, batch: Any) -> list:
     class Conv1dNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.net = nn.Sequential(nn.Conv1d(8, 16, 5, padding=2), nn.GroupNorm(4, 16), nn.GELU(),
-                                     nn.Conv1d(16, 16, 3, dilation=2, padding="same"), nn.ReLU(),
-                                     nn.ConvTranspose1d(16, 8, 4, stride=2, padding=1), nn.InstanceNorm1d(8))
+            self.net = nn.Sequential(
+                nn.Conv1d(8, 16, 5, padding=2),
+                nn.GroupNorm(4, 16),
+                nn.GELU(),
+                nn.Conv1d(16, 16, 3, dilation=2, padding="same"),
+                nn.ReLU(),
+                nn.ConvTranspose1d(16, 8, 4, stride=2, padding=1),
+                nn.InstanceNorm1d(8),
+            )
 
         def forward(self, x):
             return self.net(x)
@@ -209,29 +240,62 @@ def _nn_cases(torch: Any, nn: Any, Dim: Any, batch: Any) -> list:
             e2 = self.enc2(nn.functional.max_pool2d(e1, 2))
             m = self.mid(nn.functional.max_pool2d(e2, 2))
             d2 = self.dec2(torch.cat([self.up2(m), e2], dim=1))
-            d1 = self.dec1(torch.cat([self.up1(torch.cat([d2, m.repeat_interleave(2, 2).repeat_interleave(2, 3)[:, :16]],
-                                                          1)), e1], dim=1))
+            d1 = self.dec1(
+                torch.cat(
+                    [self.up1(torch.cat([d2, m.repeat_interleave(2, 2).repeat_interleave(2, 3)[:, :16]], 1)), e1], dim=1
+                )
+            )
             return self.head(d1)
 
     ids = lambda b, s: lambda: (torch.randint(0, 100, (b, s)),)  # noqa: E731
     return [
         Case("transformer_encoder", "nn", Encoder, tokens(2, 10), lambda a: ({0: batch, 1: seq},), tokens(3, 7)),
-        Case("transformer_decoder", "nn", Decoder, lambda: (torch.randn(2, 10, 32), torch.randn(2, 12, 32)),
-             lambda a: ({0: batch, 1: seq}, {0: batch, 1: Dim("mem", min=2, max=256)}),
-             lambda: (torch.randn(3, 5, 32), torch.randn(3, 9, 32))),
-        Case("transformer", "nn", Transformer, lambda: (torch.randn(2, 10, 32), torch.randn(2, 12, 32)),
-             lambda a: ({0: batch, 1: Dim("src", min=2, max=256)}, {0: batch, 1: Dim("tgt", min=2, max=256)}),
-             lambda: (torch.randn(3, 5, 32), torch.randn(3, 9, 32))),
-        Case("multihead_attention", "nn", Attention,
-             lambda: (torch.randn(2, 10, 32), torch.randn(2, 12, 32), torch.rand(2, 12) > 0.8),
-             lambda a: ({0: batch, 1: seq}, {0: batch, 1: Dim("kv", min=2, max=256)}, {0: batch, 1: Dim("kv", min=2, max=256)}),
-             lambda: (torch.randn(3, 5, 32), torch.randn(3, 9, 32), torch.rand(3, 9) > 0.8)),
+        Case(
+            "transformer_decoder",
+            "nn",
+            Decoder,
+            lambda: (torch.randn(2, 10, 32), torch.randn(2, 12, 32)),
+            lambda a: ({0: batch, 1: seq}, {0: batch, 1: Dim("mem", min=2, max=256)}),
+            lambda: (torch.randn(3, 5, 32), torch.randn(3, 9, 32)),
+        ),
+        Case(
+            "transformer",
+            "nn",
+            Transformer,
+            lambda: (torch.randn(2, 10, 32), torch.randn(2, 12, 32)),
+            lambda a: ({0: batch, 1: Dim("src", min=2, max=256)}, {0: batch, 1: Dim("tgt", min=2, max=256)}),
+            lambda: (torch.randn(3, 5, 32), torch.randn(3, 9, 32)),
+        ),
+        Case(
+            "multihead_attention",
+            "nn",
+            Attention,
+            lambda: (torch.randn(2, 10, 32), torch.randn(2, 12, 32), torch.rand(2, 12) > 0.8),
+            lambda a: (
+                {0: batch, 1: seq},
+                {0: batch, 1: Dim("kv", min=2, max=256)},
+                {0: batch, 1: Dim("kv", min=2, max=256)},
+            ),
+            lambda: (torch.randn(3, 5, 32), torch.randn(3, 9, 32), torch.rand(3, 9) > 0.8),
+        ),
         Case("lstm", "nn", lambda: Recurrent("LSTM"), ids(2, 8), lambda a: ({0: batch},), ids(3, 8)),
         Case("gru", "nn", lambda: Recurrent("GRU"), ids(2, 8), lambda a: ({0: batch},), ids(3, 8)),
-        Case("conv1d", "nn", Conv1dNet, lambda: (torch.randn(2, 8, 32),), lambda a: ({0: batch, 2: Dim.AUTO},),
-             lambda: (torch.randn(3, 8, 40),)),
-        Case("unet", "nn", UNet, image_of(torch, 2, 32, 32), lambda a: ({0: batch, 2: Dim.AUTO, 3: Dim.AUTO},),
-             image_of(torch, 3, 48, 40)),
+        Case(
+            "conv1d",
+            "nn",
+            Conv1dNet,
+            lambda: (torch.randn(2, 8, 32),),
+            lambda a: ({0: batch, 2: Dim.AUTO},),
+            lambda: (torch.randn(3, 8, 40),),
+        ),
+        Case(
+            "unet",
+            "nn",
+            UNet,
+            image_of(torch, 2, 32, 32),
+            lambda a: ({0: batch, 2: Dim.AUTO, 3: Dim.AUTO},),
+            image_of(torch, 3, 48, 40),
+        ),
     ]
 
 
@@ -250,9 +314,15 @@ def _hf_cases(torch: Any, Dim: Any, batch: Any) -> list:
     class Bert(torch.nn.Module):
         def __init__(self, attention: str) -> None:
             super().__init__()
-            config = transformers.BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                                             intermediate_size=64, max_position_embeddings=64,
-                                             attn_implementation=attention)
+            config = transformers.BertConfig(
+                vocab_size=100,
+                hidden_size=32,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                intermediate_size=64,
+                max_position_embeddings=64,
+                attn_implementation=attention,
+            )
             self.model = transformers.BertModel(config)
 
         def forward(self, input_ids, attention_mask):
@@ -262,8 +332,9 @@ def _hf_cases(torch: Any, Dim: Any, batch: Any) -> list:
     class GPT2(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            config = transformers.GPT2Config(vocab_size=100, n_positions=64, n_embd=32, n_layer=2, n_head=2,
-                                             use_cache=False)
+            config = transformers.GPT2Config(
+                vocab_size=100, n_positions=64, n_embd=32, n_layer=2, n_head=2, use_cache=False
+            )
             self.model = transformers.GPT2LMHeadModel(config)
 
         def forward(self, input_ids):
@@ -272,8 +343,16 @@ def _hf_cases(torch: Any, Dim: Any, batch: Any) -> list:
     class T5(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            config = transformers.T5Config(vocab_size=100, d_model=32, d_kv=16, d_ff=64, num_layers=2,
-                                           num_decoder_layers=2, num_heads=2, use_cache=False)
+            config = transformers.T5Config(
+                vocab_size=100,
+                d_model=32,
+                d_kv=16,
+                d_ff=64,
+                num_layers=2,
+                num_decoder_layers=2,
+                num_heads=2,
+                use_cache=False,
+            )
             self.model = transformers.T5ForConditionalGeneration(config)
 
         def forward(self, input_ids, decoder_input_ids):
@@ -287,13 +366,31 @@ def _hf_cases(torch: Any, Dim: Any, batch: Any) -> list:
 
     target = Dim("target", min=2, max=64)
     return [
-        Case("bert_eager", "transformers", lambda: Bert("eager"), bert_inputs(2, 8),
-             lambda a: ({0: batch, 1: seq}, {0: batch, 1: seq}), bert_inputs(3, 5)),
-        Case("bert_sdpa", "transformers", lambda: Bert("sdpa"), bert_inputs(2, 8),
-             lambda a: ({0: batch, 1: seq}, {0: batch, 1: seq}), bert_inputs(3, 5)),
+        Case(
+            "bert_eager",
+            "transformers",
+            lambda: Bert("eager"),
+            bert_inputs(2, 8),
+            lambda a: ({0: batch, 1: seq}, {0: batch, 1: seq}),
+            bert_inputs(3, 5),
+        ),
+        Case(
+            "bert_sdpa",
+            "transformers",
+            lambda: Bert("sdpa"),
+            bert_inputs(2, 8),
+            lambda a: ({0: batch, 1: seq}, {0: batch, 1: seq}),
+            bert_inputs(3, 5),
+        ),
         Case("gpt2", "transformers", GPT2, ids((2, 8)), lambda a: ({0: batch, 1: seq},), ids((3, 5))),
-        Case("t5", "transformers", T5, ids((2, 8), (2, 6)), lambda a: ({0: batch, 1: seq}, {0: batch, 1: target}),
-             ids((3, 5), (3, 9))),
+        Case(
+            "t5",
+            "transformers",
+            T5,
+            ids((2, 8), (2, 6)),
+            lambda a: ({0: batch, 1: seq}, {0: batch, 1: target}),
+            ids((3, 5), (3, 9)),
+        ),
     ]
 
 
@@ -318,8 +415,11 @@ def _functional_cases(torch: Any, Dim: Any) -> list:
 
     def auto(args: tuple) -> tuple:
         """Every dim of every input Dim.AUTO (the module's one parameter is `*args`)."""
-        return (tuple({i: Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) and a.dim() else None
-                      for a in args),)
+        return (
+            tuple(
+                {i: Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) and a.dim() else None for a in args
+            ),
+        )
 
     def case(name: str, fn: Callable, example: Callable[[], tuple], alt: Optional[Callable[[], tuple]] = None) -> Case:
         return Case(name, "functional", lambda: Fn(fn), example, auto, alt)
@@ -335,17 +435,34 @@ def _functional_cases(torch: Any, Dim: Any) -> list:
         # resampling
         case("interpolate_nearest", lambda x: F.interpolate(x, scale_factor=2), img, img_alt),
         case("interpolate_nearest_size", lambda x: F.interpolate(x, size=(7, 9)), img, img_alt),
-        case("interpolate_nearest_exact", lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"), img, img_alt),
+        case(
+            "interpolate_nearest_exact",
+            lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+            img,
+            img_alt,
+        ),
         case("interpolate_bilinear", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), img, img_alt),
-        case("interpolate_bilinear_aligned", lambda x: F.interpolate(x, size=(5, 17), mode="bilinear", align_corners=True),
-             img, img_alt),
+        case(
+            "interpolate_bilinear_aligned",
+            lambda x: F.interpolate(x, size=(5, 17), mode="bilinear", align_corners=True),
+            img,
+            img_alt,
+        ),
         case("interpolate_bicubic", lambda x: F.interpolate(x, scale_factor=0.5, mode="bicubic"), img, img_alt),
         case("interpolate_area", lambda x: F.interpolate(x, size=(5, 4), mode="area"), img, img_alt),
         case("interpolate_linear", lambda x: F.interpolate(x, scale_factor=3, mode="linear"), seq, seq_alt),
         case("interpolate_trilinear", lambda x: F.interpolate(x, scale_factor=2, mode="trilinear"), vol),
-        case("pixel_shuffle", lambda x: F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2), lambda: (rand(2, 8, 4, 6),),
-             lambda: (rand(3, 12, 3, 5),)),
-        case("grid_sample", lambda x, g: F.grid_sample(x, g, align_corners=False), lambda: (rand(2, 3, 8, 9), rand(2, 5, 4, 2).tanh())),
+        case(
+            "pixel_shuffle",
+            lambda x: F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2),
+            lambda: (rand(2, 8, 4, 6),),
+            lambda: (rand(3, 12, 3, 5),),
+        ),
+        case(
+            "grid_sample",
+            lambda x, g: F.grid_sample(x, g, align_corners=False),
+            lambda: (rand(2, 3, 8, 9), rand(2, 5, 4, 2).tanh()),
+        ),
         # padding
         case("pad_constant", lambda x: F.pad(x, (1, 2, 3, 0), value=0.5), img, img_alt),
         case("pad_reflect", lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"), img, img_alt),
@@ -375,101 +492,391 @@ def _functional_cases(torch: Any, Dim: Any) -> list:
         case("normalize", lambda x: F.normalize(x, dim=-1), seq, seq_alt),
         case("rms_norm", lambda x: F.rms_norm(x, (7,)), seq, lambda: (rand(3, 6, 7),)),
         # activations
-        case("activations", lambda x: (F.gelu(x, approximate="tanh"), F.silu(x), F.mish(x), F.elu(x), F.selu(x),
-                                       F.celu(x), F.softplus(x), F.softsign(x), F.relu6(x), F.hardtanh(x), F.leaky_relu(x, 0.2),
-                                       F.logsigmoid(x), F.hardshrink(x), F.softshrink(x), F.tanhshrink(x),
-                                       F.threshold(x, 0.1, 2.0), F.hardswish(x), F.hardsigmoid(x)), seq, seq_alt),
-        case("prelu_glu", lambda x: (F.prelu(x, torch.tensor([0.25])), F.glu(x, dim=1)), lambda: (rand(2, 6, 5),),
-             lambda: (rand(3, 4, 7),)),
-        case("softmax_family", lambda x: (F.softmin(x, 1), F.log_softmax(x, -1, dtype=torch.float64),
-                                          F.softmax(x, 0), torch.logsumexp(x, -1)), seq, seq_alt),
+        case(
+            "activations",
+            lambda x: (
+                F.gelu(x, approximate="tanh"),
+                F.silu(x),
+                F.mish(x),
+                F.elu(x),
+                F.selu(x),
+                F.celu(x),
+                F.softplus(x),
+                F.softsign(x),
+                F.relu6(x),
+                F.hardtanh(x),
+                F.leaky_relu(x, 0.2),
+                F.logsigmoid(x),
+                F.hardshrink(x),
+                F.softshrink(x),
+                F.tanhshrink(x),
+                F.threshold(x, 0.1, 2.0),
+                F.hardswish(x),
+                F.hardsigmoid(x),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "prelu_glu",
+            lambda x: (F.prelu(x, torch.tensor([0.25])), F.glu(x, dim=1)),
+            lambda: (rand(2, 6, 5),),
+            lambda: (rand(3, 4, 7),),
+        ),
+        case(
+            "softmax_family",
+            lambda x: (
+                F.softmin(x, 1),
+                F.log_softmax(x, -1, dtype=torch.float64),
+                F.softmax(x, 0),
+                torch.logsumexp(x, -1),
+            ),
+            seq,
+            seq_alt,
+        ),
         # losses
-        case("losses", lambda x, t: (F.cross_entropy(x, t), F.nll_loss(F.log_softmax(x, 1), t, reduction="none"),
-                                     F.cross_entropy(x, t, label_smoothing=0.1)),
-             lambda: (rand(6, 5), torch.randint(0, 5, (6,))), lambda: (rand(4, 5), torch.randint(0, 5, (4,)))),
-        case("regression_losses", lambda x, y: (F.mse_loss(x, y), F.l1_loss(x, y), F.smooth_l1_loss(x, y),
-                                                F.huber_loss(x, y), F.binary_cross_entropy_with_logits(x, y.sigmoid()),
-                                                F.kl_div(x.log_softmax(-1), y.softmax(-1), reduction="batchmean")),
-             lambda: (rand(4, 6), rand(4, 6)), lambda: (rand(3, 5), rand(3, 5))),
+        case(
+            "losses",
+            lambda x, t: (
+                F.cross_entropy(x, t),
+                F.nll_loss(F.log_softmax(x, 1), t, reduction="none"),
+                F.cross_entropy(x, t, label_smoothing=0.1),
+            ),
+            lambda: (rand(6, 5), torch.randint(0, 5, (6,))),
+            lambda: (rand(4, 5), torch.randint(0, 5, (4,))),
+        ),
+        case(
+            "regression_losses",
+            lambda x, y: (
+                F.mse_loss(x, y),
+                F.l1_loss(x, y),
+                F.smooth_l1_loss(x, y),
+                F.huber_loss(x, y),
+                F.binary_cross_entropy_with_logits(x, y.sigmoid()),
+                F.kl_div(x.log_softmax(-1), y.softmax(-1), reduction="batchmean"),
+            ),
+            lambda: (rand(4, 6), rand(4, 6)),
+            lambda: (rand(3, 5), rand(3, 5)),
+        ),
         # similarity
-        case("distances", lambda x, y: (F.cosine_similarity(x, y, dim=-1), F.pairwise_distance(x, y),
-                                        torch.cdist(x, y), torch.linalg.vector_norm(x, dim=-1)),
-             lambda: (rand(2, 5, 4), rand(2, 5, 4)), lambda: (rand(3, 6, 4), rand(3, 6, 4))),
+        case(
+            "distances",
+            lambda x, y: (
+                F.cosine_similarity(x, y, dim=-1),
+                F.pairwise_distance(x, y),
+                torch.cdist(x, y),
+                torch.linalg.vector_norm(x, dim=-1),
+            ),
+            lambda: (rand(2, 5, 4), rand(2, 5, 4)),
+            lambda: (rand(3, 6, 4), rand(3, 6, 4)),
+        ),
         # indexing and gathering
-        case("embedding", lambda w, i: (F.embedding(i, w), F.one_hot(i, 4)), lambda: (rand(4, 6), torch.randint(0, 4, (2, 5))),
-             lambda: (rand(4, 6), torch.randint(0, 4, (3, 7)))),
-        case("gather_scatter", lambda x, i: (torch.gather(x, 0, i), torch.zeros(4, 6).scatter(0, i, x[:3]),
-                                             torch.zeros(4, 6).scatter_add(0, i, x[:3]),
-                                             x.scatter(1, i[:, :2].clamp(max=3), 1.0)), idx),
-        case("index_select", lambda x, i: (x.index_select(1, i), x[:, i], x[i]),
-             lambda: (rand(5, 6), torch.tensor([4, 0, 2])), lambda: (rand(7, 8), torch.tensor([1, 3, 3, 6]))),
-        case("index_put", lambda x, i: x.clone().index_put_((i,), torch.tensor(1.0)),
-             lambda: (rand(5, 6), torch.tensor([4, 0, 2]))),
-        case("masked", lambda x: (x.masked_fill(x > 0, -1.0), torch.where(x > 0, x, 0.0), x[x > 0],
-                                  torch.where(x > 0, x, torch.zeros_like(x)).nonzero()), seq, seq_alt),
-        case("slicing", lambda x: (x[:, 1:-1, ::2], x[..., None, 0], x[:, -1], x.narrow(2, 1, 3), x[:, :, 2:].flip(-1),
-                                   x.unflatten(2, (1, -1)), x.movedim(0, -1), x.diff(dim=1), x.select(1, 2)), seq, seq_alt),
+        case(
+            "embedding",
+            lambda w, i: (F.embedding(i, w), F.one_hot(i, 4)),
+            lambda: (rand(4, 6), torch.randint(0, 4, (2, 5))),
+            lambda: (rand(4, 6), torch.randint(0, 4, (3, 7))),
+        ),
+        case(
+            "gather_scatter",
+            lambda x, i: (
+                torch.gather(x, 0, i),
+                torch.zeros(4, 6).scatter(0, i, x[:3]),
+                torch.zeros(4, 6).scatter_add(0, i, x[:3]),
+                x.scatter(1, i[:, :2].clamp(max=3), 1.0),
+            ),
+            idx,
+        ),
+        case(
+            "index_select",
+            lambda x, i: (x.index_select(1, i), x[:, i], x[i]),
+            lambda: (rand(5, 6), torch.tensor([4, 0, 2])),
+            lambda: (rand(7, 8), torch.tensor([1, 3, 3, 6])),
+        ),
+        case(
+            "index_put",
+            lambda x, i: x.clone().index_put_((i,), torch.tensor(1.0)),
+            lambda: (rand(5, 6), torch.tensor([4, 0, 2])),
+        ),
+        case(
+            "masked",
+            lambda x: (
+                x.masked_fill(x > 0, -1.0),
+                torch.where(x > 0, x, 0.0),
+                x[x > 0],
+                torch.where(x > 0, x, torch.zeros_like(x)).nonzero(),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "slicing",
+            lambda x: (
+                x[:, 1:-1, ::2],
+                x[..., None, 0],
+                x[:, -1],
+                x.narrow(2, 1, 3),
+                x[:, :, 2:].flip(-1),
+                x.unflatten(2, (1, -1)),
+                x.movedim(0, -1),
+                x.diff(dim=1),
+                x.select(1, 2),
+            ),
+            seq,
+            seq_alt,
+        ),
         # arrangement
-        case("chunk_split", lambda x: (*x.chunk(2, dim=-1), *x.split(3, dim=1), *x.unbind(0),
-                                       *torch.split(x, [2, 3], dim=1)), lambda: (rand(2, 5, 8),), lambda: (rand(2, 5, 6),)),
-        case("repeat_expand", lambda x: (x.repeat(2, 1, 3), x[:, :1].expand(-1, 4, -1), x.repeat_interleave(2, dim=1),
-                                         x.tile((2,)), torch.stack([x, x], 1), torch.cat([x, x], -1)), seq, seq_alt),
-        case("flip_roll", lambda x: (x.flip(0, 2), x.roll(2, 1), x.roll((1, -1), (0, 2)), x.rot90(1, (1, 2)),
-                                     x.transpose(0, 1).contiguous(), x.mT, x.permute(2, 0, 1)), seq, seq_alt),
-        case("tril_triu", lambda x: (x.tril(), x.triu(1), torch.ones(x.shape[-1], x.shape[-1]).tril().bool(),
-                                     torch.eye(x.shape[-1])), lambda: (rand(2, 5, 5),), lambda: (rand(3, 4, 4),)),
+        case(
+            "chunk_split",
+            lambda x: (*x.chunk(2, dim=-1), *x.split(3, dim=1), *x.unbind(0), *torch.split(x, [2, 3], dim=1)),
+            lambda: (rand(2, 5, 8),),
+            lambda: (rand(2, 5, 6),),
+        ),
+        case(
+            "repeat_expand",
+            lambda x: (
+                x.repeat(2, 1, 3),
+                x[:, :1].expand(-1, 4, -1),
+                x.repeat_interleave(2, dim=1),
+                x.tile((2,)),
+                torch.stack([x, x], 1),
+                torch.cat([x, x], -1),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "flip_roll",
+            lambda x: (
+                x.flip(0, 2),
+                x.roll(2, 1),
+                x.roll((1, -1), (0, 2)),
+                x.rot90(1, (1, 2)),
+                x.transpose(0, 1).contiguous(),
+                x.mT,
+                x.permute(2, 0, 1),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "tril_triu",
+            lambda x: (x.tril(), x.triu(1), torch.ones(x.shape[-1], x.shape[-1]).tril().bool(), torch.eye(x.shape[-1])),
+            lambda: (rand(2, 5, 5),),
+            lambda: (rand(3, 4, 4),),
+        ),
         # reductions and sorting
-        case("reductions", lambda x: (x.sum(), x.mean((0, 2), keepdim=True), x.std(1), x.var(-1, unbiased=False),
-                                      x.amax(1), x.prod(-1), x.norm(dim=1), (x > 0).all(-1), (x > 0).any(),
-                                      x.max(), x.min(-1).values, x.argmax(-1), x.argmin(), x.count_nonzero(-1),
-                                      x.median(-1).values, x.abs().sum(-1, dtype=torch.float64)), seq, seq_alt),
-        case("cumulative", lambda x: (x.cumsum(1), x.cumprod(-1), x.cummax(1).values, torch.logcumsumexp(x, 1)),
-             seq, seq_alt),
-        case("sort_topk", lambda x: (*torch.topk(x, 3), *x.sort(-1, descending=True), x.argsort(1), x.kthvalue(2, -1).values,
-                                     x.msort()), seq, seq_alt),
+        case(
+            "reductions",
+            lambda x: (
+                x.sum(),
+                x.mean((0, 2), keepdim=True),
+                x.std(1),
+                x.var(-1, unbiased=False),
+                x.amax(1),
+                x.prod(-1),
+                x.norm(dim=1),
+                (x > 0).all(-1),
+                (x > 0).any(),
+                x.max(),
+                x.min(-1).values,
+                x.argmax(-1),
+                x.argmin(),
+                x.count_nonzero(-1),
+                x.median(-1).values,
+                x.abs().sum(-1, dtype=torch.float64),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "cumulative",
+            lambda x: (x.cumsum(1), x.cumprod(-1), x.cummax(1).values, torch.logcumsumexp(x, 1)),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "sort_topk",
+            lambda x: (
+                *torch.topk(x, 3),
+                *x.sort(-1, descending=True),
+                x.argsort(1),
+                x.kthvalue(2, -1).values,
+                x.msort(),
+            ),
+            seq,
+            seq_alt,
+        ),
         # linear algebra
-        case("matmuls", lambda a, b: (a @ b, torch.bmm(a, b), torch.baddbmm(a @ b, a, b, beta=0.5),
-                                      torch.einsum("bij,bjk->bik", a, b), torch.einsum("bij->bj", a),
-                                      a[0, 0] @ b[0], torch.outer(a[0, 0], b[0, 0]), a[0] @ b[0, :, 0], torch.addmm(b[0, 0], a[0], b[0])),
-             lambda: (rand(2, 3, 4), rand(2, 4, 5)), lambda: (rand(3, 2, 4), rand(3, 4, 6))),
-        case("conv_functional", lambda x, w: (F.conv2d(x, w, padding=1, groups=1), F.conv_transpose2d(x, w.transpose(0, 1), stride=2),
-                                              F.conv2d(x, w, stride=2, dilation=2)),
-             lambda: (rand(2, 3, 9, 9), rand(4, 3, 3, 3))),
+        case(
+            "matmuls",
+            lambda a, b: (
+                a @ b,
+                torch.bmm(a, b),
+                torch.baddbmm(a @ b, a, b, beta=0.5),
+                torch.einsum("bij,bjk->bik", a, b),
+                torch.einsum("bij->bj", a),
+                a[0, 0] @ b[0],
+                torch.outer(a[0, 0], b[0, 0]),
+                a[0] @ b[0, :, 0],
+                torch.addmm(b[0, 0], a[0], b[0]),
+            ),
+            lambda: (rand(2, 3, 4), rand(2, 4, 5)),
+            lambda: (rand(3, 2, 4), rand(3, 4, 6)),
+        ),
+        case(
+            "conv_functional",
+            lambda x, w: (
+                F.conv2d(x, w, padding=1, groups=1),
+                F.conv_transpose2d(x, w.transpose(0, 1), stride=2),
+                F.conv2d(x, w, stride=2, dilation=2),
+            ),
+            lambda: (rand(2, 3, 9, 9), rand(4, 3, 3, 3)),
+        ),
         # math
-        case("math", lambda x, y: (torch.atan2(x, y), x.pow(2), x.abs().sqrt(), x.abs().log1p(), x.expm1(), torch.lerp(x, y, 0.3),
-                                   torch.addcmul(x, x, y, value=0.5), x.clamp(-0.5, 0.5), x.clamp(min=0), torch.nan_to_num(x / 0),
-                                   torch.isinf(x / 0), x.sign(), x.trunc(), x.frac(), torch.fmod(x, 0.7),
-                                   torch.remainder(x, 0.7), x // 0.5, (x * 10).round(decimals=1), x.sin().cos().tan(),
-                                   x.sigmoid().logit(), torch.erfinv(x.tanh() * 0.9), x.exp2(), x.float().half().float(),
-                                   torch.heaviside(x, y), torch.hypot(x, y), torch.maximum(x, y), x.rsqrt().isnan(),
-                                   torch.square(x), x.reciprocal(), torch.true_divide(x, 3), torch.clamp_min(x, 0.1)),
-             lambda: (rand(3, 4), rand(3, 4)), lambda: (rand(5, 2), rand(5, 2))),
-        case("integer_math", lambda a, b: (a // b.clamp(min=1), a % 3, a * b, a.bitwise_and(b), a << 1, a >> 1, -a,
-                                           a.abs(), (a == b) | (a < 0), ~(a > b), a.float() / 2, a.sum(1), a.to(torch.int32) + 1,
-                                           torch.bitwise_xor(a, b), a.max(1).indices),
-             lambda: (torch.randint(-9, 9, (3, 4)), torch.randint(0, 9, (3, 4))),
-             lambda: (torch.randint(-9, 9, (5, 2)), torch.randint(0, 9, (5, 2)))),
+        case(
+            "math",
+            lambda x, y: (
+                torch.atan2(x, y),
+                x.pow(2),
+                x.abs().sqrt(),
+                x.abs().log1p(),
+                x.expm1(),
+                torch.lerp(x, y, 0.3),
+                torch.addcmul(x, x, y, value=0.5),
+                x.clamp(-0.5, 0.5),
+                x.clamp(min=0),
+                torch.nan_to_num(x / 0),
+                torch.isinf(x / 0),
+                x.sign(),
+                x.trunc(),
+                x.frac(),
+                torch.fmod(x, 0.7),
+                torch.remainder(x, 0.7),
+                x // 0.5,
+                (x * 10).round(decimals=1),
+                x.sin().cos().tan(),
+                x.sigmoid().logit(),
+                torch.erfinv(x.tanh() * 0.9),
+                x.exp2(),
+                x.float().half().float(),
+                torch.heaviside(x, y),
+                torch.hypot(x, y),
+                torch.maximum(x, y),
+                x.rsqrt().isnan(),
+                torch.square(x),
+                x.reciprocal(),
+                torch.true_divide(x, 3),
+                torch.clamp_min(x, 0.1),
+            ),
+            lambda: (rand(3, 4), rand(3, 4)),
+            lambda: (rand(5, 2), rand(5, 2)),
+        ),
+        case(
+            "integer_math",
+            lambda a, b: (
+                a // b.clamp(min=1),
+                a % 3,
+                a * b,
+                a.bitwise_and(b),
+                a << 1,
+                a >> 1,
+                -a,
+                a.abs(),
+                (a == b) | (a < 0),
+                ~(a > b),
+                a.float() / 2,
+                a.sum(1),
+                a.to(torch.int32) + 1,
+                torch.bitwise_xor(a, b),
+                a.max(1).indices,
+            ),
+            lambda: (torch.randint(-9, 9, (3, 4)), torch.randint(0, 9, (3, 4))),
+            lambda: (torch.randint(-9, 9, (5, 2)), torch.randint(0, 9, (5, 2))),
+        ),
         # creation
-        case("creation", lambda x: (torch.arange(x.shape[1]) * 2, torch.zeros(x.shape[0], 3), x.new_ones(2, x.shape[1]),
-                                    torch.full_like(x, 7), torch.zeros_like(x, dtype=torch.int64), x.new_tensor([1.0, 2.0]),
-                                    torch.linspace(0, 1, 5), torch.arange(0, x.shape[2], 2).float(),
-                                    torch.ones(x.shape[1], dtype=torch.bool).logical_not(),
-                                    torch.meshgrid(torch.arange(3), torch.arange(x.shape[1]), indexing="ij")[1],
-                                    torch.empty(x.shape[:2]).fill_(3.0)), seq, seq_alt),
-        case("positional", lambda x: x + torch.sin(torch.arange(x.shape[1]).unsqueeze(-1) * torch.exp(
-            torch.arange(0, x.shape[2], 2) * -0.1)).repeat_interleave(2, -1)[:, :x.shape[2]], lambda: (rand(2, 5, 8),),
-            lambda: (rand(3, 7, 8),)),
-        case("in_place", lambda x, y: _in_place(x, y), lambda: (rand(2, 5, 7), rand(5, 7)), lambda: (rand(3, 4, 7), rand(4, 7))),
-        case("dtype_casts", lambda x: (x.long(), x.int(), x.bool(), x.double(), x.to(torch.float16).float(), x.type_as(x),
-                                       (x > 0).float().mean(), x.half().sum(dtype=torch.float32)), seq, seq_alt),
-        case("view_ops", lambda x: (x.view(-1), x.reshape(x.shape[0], -1), x.flatten(), x.unsqueeze(1).squeeze(1),
-                                    x.view(x.shape[0], x.shape[1], 1, x.shape[2]).squeeze(), x.t() if x.dim() == 2 else x.mT,
-                                    x.unfold(1, 2, 1), x.as_strided((2, 2), (1, 1)), x.expand_as(x), x.view_as(x)),
-             seq, seq_alt),
-        case("bucketize", lambda x: (torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.0])),
-                                     torch.searchsorted(torch.tensor([-1.0, 0.0, 1.0]), x.contiguous())), seq, seq_alt),
-        case("where_scalar", lambda x, m: (torch.where(m, x, -1.0), x.masked_fill(~m, float("-inf")).softmax(-1)),
-             lambda: (rand(2, 5), torch.rand(2, 5) > 0.3), lambda: (rand(3, 7), torch.rand(3, 7) > 0.3)),
+        case(
+            "creation",
+            lambda x: (
+                torch.arange(x.shape[1]) * 2,
+                torch.zeros(x.shape[0], 3),
+                x.new_ones(2, x.shape[1]),
+                torch.full_like(x, 7),
+                torch.zeros_like(x, dtype=torch.int64),
+                x.new_tensor([1.0, 2.0]),
+                torch.linspace(0, 1, 5),
+                torch.arange(0, x.shape[2], 2).float(),
+                torch.ones(x.shape[1], dtype=torch.bool).logical_not(),
+                torch.meshgrid(torch.arange(3), torch.arange(x.shape[1]), indexing="ij")[1],
+                torch.empty(x.shape[:2]).fill_(3.0),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "positional",
+            lambda x: (
+                x
+                + torch.sin(
+                    torch.arange(x.shape[1]).unsqueeze(-1) * torch.exp(torch.arange(0, x.shape[2], 2) * -0.1)
+                ).repeat_interleave(2, -1)[:, : x.shape[2]]
+            ),
+            lambda: (rand(2, 5, 8),),
+            lambda: (rand(3, 7, 8),),
+        ),
+        case(
+            "in_place",
+            lambda x, y: _in_place(x, y),
+            lambda: (rand(2, 5, 7), rand(5, 7)),
+            lambda: (rand(3, 4, 7), rand(4, 7)),
+        ),
+        case(
+            "dtype_casts",
+            lambda x: (
+                x.long(),
+                x.int(),
+                x.bool(),
+                x.double(),
+                x.to(torch.float16).float(),
+                x.type_as(x),
+                (x > 0).float().mean(),
+                x.half().sum(dtype=torch.float32),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "view_ops",
+            lambda x: (
+                x.view(-1),
+                x.reshape(x.shape[0], -1),
+                x.flatten(),
+                x.unsqueeze(1).squeeze(1),
+                x.view(x.shape[0], x.shape[1], 1, x.shape[2]).squeeze(),
+                x.t() if x.dim() == 2 else x.mT,
+                x.unfold(1, 2, 1),
+                x.as_strided((2, 2), (1, 1)),
+                x.expand_as(x),
+                x.view_as(x),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "bucketize",
+            lambda x: (
+                torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.0])),
+                torch.searchsorted(torch.tensor([-1.0, 0.0, 1.0]), x.contiguous()),
+            ),
+            seq,
+            seq_alt,
+        ),
+        case(
+            "where_scalar",
+            lambda x, m: (torch.where(m, x, -1.0), x.masked_fill(~m, float("-inf")).softmax(-1)),
+            lambda: (rand(2, 5), torch.rand(2, 5) > 0.3),
+            lambda: (rand(3, 7), torch.rand(3, 7) > 0.3),
+        ),
     ]
 
 
@@ -537,11 +944,20 @@ def export_all(out: Path, only: Optional[list], groups: Optional[list]) -> None:
             print(f"{case.name}: torch refused: {entry['refused']['export']}", flush=True)
             continue
         names = [s.arg.name for s in program.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
-        _save_samples(out / f"{case.name}.inputs.npz", out / f"{case.name}.outputs.npz", program, names, example, np, torch)
+        _save_samples(
+            out / f"{case.name}.inputs.npz", out / f"{case.name}.outputs.npz", program, names, example, np, torch
+        )
         if case.alt is not None:
             try:
-                _save_samples(out / f"{case.name}.alt.inputs.npz", out / f"{case.name}.alt.outputs.npz", program, names,
-                              case.alt(), np, torch)
+                _save_samples(
+                    out / f"{case.name}.alt.inputs.npz",
+                    out / f"{case.name}.alt.outputs.npz",
+                    program,
+                    names,
+                    case.alt(),
+                    np,
+                    torch,
+                )
             except Exception as failure:  # noqa: BLE001 - torch's guards refused the other size
                 entry["refused"]["alt"] = _first_line(failure)
         for ir in IRS:
@@ -562,10 +978,12 @@ def _write_entry(out: Path, name: str, entry: dict) -> None:
 
 def read_manifest(out: Path) -> dict:
     """Every exported case's entry, by name."""
-    return {path.name[:-len(".case.json")]: json.loads(path.read_text()) for path in sorted(out.glob("*.case.json"))}
+    return {path.name[: -len(".case.json")]: json.loads(path.read_text()) for path in sorted(out.glob("*.case.json"))}
 
 
-def _save_samples(inputs_path: Path, outputs_path: Path, program: Any, names: list, args: tuple, np: Any, torch: Any) -> None:
+def _save_samples(
+    inputs_path: Path, outputs_path: Path, program: Any, names: list, args: tuple, np: Any, torch: Any
+) -> None:
     with torch.no_grad():
         outputs = program.module()(*args)
     leaves = torch.utils._pytree.tree_leaves(outputs)
@@ -683,8 +1101,15 @@ def check_all(out: Path, manifest: dict) -> list:
 
 
 def _line(row: Row) -> str:
-    what = "clean" if row.clean else "unsupported " + ", ".join(sorted(set(row.unsupported))) if row.unsupported \
-        else "; ".join(row.errors[:2]) if row.errors else row.run
+    what = (
+        "clean"
+        if row.clean
+        else "unsupported " + ", ".join(sorted(set(row.unsupported)))
+        if row.unsupported
+        else "; ".join(row.errors[:2])
+        if row.errors
+        else row.run
+    )
     return f"{row.case:28} {row.ir:7} {row.nodes:5} nodes {row.seconds:6.2f} s  {row.checks:3} checks  {what}"
 
 
@@ -696,15 +1121,19 @@ def summary(rows: list, manifest: dict) -> list:
     clean = sum(r.clean for r in rows)
     cases = {r.case for r in rows}
     clean_cases = {c for c in cases if all(r.clean for r in rows if r.case == c)}
-    lines.append(f"{len(rows)} archives of {len(cases)} programs: {clean} clean ({100 * clean / max(len(rows), 1):.0f}%), "
-                 f"{len(clean_cases)} programs clean in both IRs; {sum(r.nodes for r in rows)} nodes in all; "
-                 f"{len(gt.supported_operators())} ATen operators supported")
+    lines.append(
+        f"{len(rows)} archives of {len(cases)} programs: {clean} clean ({100 * clean / max(len(rows), 1):.0f}%), "
+        f"{len(clean_cases)} programs clean in both IRs; {sum(r.nodes for r in rows)} nodes in all; "
+        f"{len(gt.supported_operators())} ATen operators supported"
+    )
     counts = Counter(op for r in rows for op in set(r.unsupported))
     if counts:
         lines.append("unsupported (archives): " + ", ".join(f"{op} {n}" for op, n in counts.most_common()))
     slow = max(rows, key=lambda r: r.seconds / max(r.nodes, 1), default=None)
     if slow is not None:
-        lines.append(f"slowest per node: {slow.case} ({slow.ir}) {1000 * slow.seconds / max(slow.nodes, 1):.1f} ms/node")
+        lines.append(
+            f"slowest per node: {slow.case} ({slow.ir}) {1000 * slow.seconds / max(slow.nodes, 1):.1f} ms/node"
+        )
     for case, entry in sorted(manifest.items()):
         for what, why in sorted(entry.get("refused", {}).items()):
             lines.append(f"torch refused {case} ({what}): {why}")
@@ -713,11 +1142,18 @@ def summary(rows: list, manifest: dict) -> list:
 
 def markdown(rows: list) -> str:
     """The per-archive table for the README."""
-    out = ["| program | IR | nodes | imported | checks | warnings | time | run = torch |", "| --- | --- | ---: | --- | ---: | ---: | ---: | --- |"]
+    out = [
+        "| program | IR | nodes | imported | checks | warnings | time | run = torch |",
+        "| --- | --- | ---: | --- | ---: | ---: | ---: | --- |",
+    ]
     for r in rows:
-        imported = "yes" if r.imported else "unsupported: " + ", ".join(sorted(set(r.unsupported))) if r.unsupported else "no"
-        out.append(f"| {r.case} | {r.ir} | {r.nodes} | {imported} | {r.checks} | {r.warnings} | {r.seconds:.2f} s | "
-                   f"{r.run or ('errors: ' + '; '.join(r.errors) if r.errors else '-')} |")
+        imported = (
+            "yes" if r.imported else "unsupported: " + ", ".join(sorted(set(r.unsupported))) if r.unsupported else "no"
+        )
+        out.append(
+            f"| {r.case} | {r.ir} | {r.nodes} | {imported} | {r.checks} | {r.warnings} | {r.seconds:.2f} s | "
+            f"{r.run or ('errors: ' + '; '.join(r.errors) if r.errors else '-')} |"
+        )
     return "\n".join(out)
 
 
@@ -733,8 +1169,11 @@ def main() -> None:
         export_all(args.out, args.only, args.group)
         return
     sys.path.insert(0, str(ROOT))
-    manifest = {name: entry for name, entry in read_manifest(args.out).items()
-                if (not args.only or name in args.only) and (not args.group or entry.get("group") in args.group)}
+    manifest = {
+        name: entry
+        for name, entry in read_manifest(args.out).items()
+        if (not args.only or name in args.only) and (not args.group or entry.get("group") in args.group)
+    }
     rows = check_all(args.out, manifest)
     print("\n".join(summary(rows, manifest)))
     if args.markdown:

@@ -68,24 +68,46 @@ def cases() -> list:
         case("`cnn.pt2`: batch `Dim` 1..64", SmallCNN, (2, 3, 16, 16), {0: Dim("batch", min=1, max=64)}),
         case("`attention.pt2`: seq `Dim` 2..128", Attention, (2, 8, 16), {1: Dim("seq", min=2, max=128)}),
         case("`nonzero.pt2`: data-dependent sizes", Nonzero, None, {}),
-        case("`constrained.pt2`: `x.view(b, s // 2, 2 * d)`, `Dim.AUTO`", PairTokens, (2, 6, 8),
-             {0: Dim.AUTO, 1: Dim.AUTO}),
-        case("the same, `Dim(\"seq\")`", PairTokens, (2, 6, 8), {0: Dim.AUTO, 1: Dim("seq")}),
-        case("the same, `Dim.AUTO`, deferred runtime assertions", PairTokens, (2, 6, 8), {0: Dim.AUTO, 1: Dim.AUTO},
-             prefer_deferred_runtime_asserts_over_guards=True),
-        case("conv, flatten, `Linear(128, 10)`: height `Dim.AUTO`", ConvLinear, (2, 3, 8, 8), {0: Dim.AUTO, 2: Dim.AUTO}),
-        case("the same, deferred runtime assertions", ConvLinear, (2, 3, 8, 8), {0: Dim.AUTO, 2: Dim.AUTO},
-             prefer_deferred_runtime_asserts_over_guards=True),
-        case("the same, height `Dim(\"h\", min=4, max=64)`", ConvLinear, (2, 3, 8, 8), {2: Dim("h", min=4, max=64)}),
+        case(
+            "`constrained.pt2`: `x.view(b, s // 2, 2 * d)`, `Dim.AUTO`",
+            PairTokens,
+            (2, 6, 8),
+            {0: Dim.AUTO, 1: Dim.AUTO},
+        ),
+        case('the same, `Dim("seq")`', PairTokens, (2, 6, 8), {0: Dim.AUTO, 1: Dim("seq")}),
+        case(
+            "the same, `Dim.AUTO`, deferred runtime assertions",
+            PairTokens,
+            (2, 6, 8),
+            {0: Dim.AUTO, 1: Dim.AUTO},
+            prefer_deferred_runtime_asserts_over_guards=True,
+        ),
+        case(
+            "conv, flatten, `Linear(128, 10)`: height `Dim.AUTO`", ConvLinear, (2, 3, 8, 8), {0: Dim.AUTO, 2: Dim.AUTO}
+        ),
+        case(
+            "the same, deferred runtime assertions",
+            ConvLinear,
+            (2, 3, 8, 8),
+            {0: Dim.AUTO, 2: Dim.AUTO},
+            prefer_deferred_runtime_asserts_over_guards=True,
+        ),
+        case('the same, height `Dim("h", min=4, max=64)`', ConvLinear, (2, 3, 8, 8), {2: Dim("h", min=4, max=64)}),
         case("`x + pos`, a (1, 32, 16) table: seq `Dim.AUTO`", PositionAdd, (1, 32, 16), {1: Dim.AUTO}),
-        case("the same, seq `Dim(\"seq\")`", PositionAdd, (1, 32, 16), {1: Dim("seq")}),
+        case('the same, seq `Dim("seq")`', PositionAdd, (1, 32, 16), {1: Dim("seq")}),
     ]
 
 
 def example(shape: Optional[tuple]) -> torch.Tensor:
     if shape is None:
-        return torch.tensor([[1.0, -2.0, 3.0, 0.0, 5.0], [-1.0, 2.0, 0.0, 4.0, -5.0], [0.5, 0.0, -0.5, 1.5, 2.5],
-                             [0.0, 0.0, 0.0, 0.0, 1.0]])
+        return torch.tensor(
+            [
+                [1.0, -2.0, 3.0, 0.0, 5.0],
+                [-1.0, 2.0, 0.0, 4.0, -5.0],
+                [0.5, 0.0, -0.5, 1.5, 2.5],
+                [0.0, 0.0, 0.0, 0.0, 1.0],
+            ]
+        )
     return torch.randn(*shape)
 
 
@@ -111,15 +133,17 @@ def refusal(text: str) -> str:
     guards = [line.split("generated guard ", 1)[1].rstrip(".") for line in lines if "generated guard " in line]
     marked = next((line.lstrip("- ").split(". If")[0] for line in lines if "specialized it" in line), "")
     if guards:
-        return f"export fails: \"{first}\", {len(guards)} guards not implied by the range, e.g. `{guards[0]}`"
-    return f"export fails: \"{first}\"" + (f": \"{marked}\"" if marked else "")
+        return f'export fails: "{first}", {len(guards)} guards not implied by the range, e.g. `{guards[0]}`'
+    return f'export fails: "{first}"' + (f': "{marked}"' if marked else "")
 
 
 def recorded(data: bytes, entry: dict) -> str:
     """Range constraints, guards, assertions and specializations of an archive."""
     program = _program(data)
-    ranges = [f"`{name}` in [{_bound(r.get('min_val'), '-∞')}, {_bound(r.get('max_val'), '∞')}]"
-              for name, r in sorted((program.get("range_constraints") or {}).items())]
+    ranges = [
+        f"`{name}` in [{_bound(r.get('min_val'), '-∞')}, {_bound(r.get('max_val'), '∞')}]"
+        for name, r in sorted((program.get("range_constraints") or {}).items())
+    ]
     guards = program.get("guards_code") or []
     nodes = program["graph_module"]["graph"]["nodes"]
     asserts = [n for n in nodes if n["target"].endswith("_assert_scalar.default")]
@@ -140,11 +164,17 @@ def _bound(value: Any, infinite: str) -> str:
 
 def _specialized(program: dict, entry: dict) -> list:
     """Dims asked to be dynamic that the archive records as a constant."""
-    inputs = [s["user_input"]["arg"]["as_tensor"]["name"] for s in program["graph_module"]["signature"]["input_specs"]
-              if "user_input" in s]
+    inputs = [
+        s["user_input"]["arg"]["as_tensor"]["name"]
+        for s in program["graph_module"]["signature"]["input_specs"]
+        if "user_input" in s
+    ]
     sizes = program["graph_module"]["graph"]["tensor_values"][inputs[0]]["sizes"] if inputs else []
-    return [f"dim {axis} to {sizes[axis]['as_int']}" for axis in sorted(entry["dims"])
-            if axis < len(sizes) and "as_int" in sizes[axis]]
+    return [
+        f"dim {axis} to {sizes[axis]['as_int']}"
+        for axis in sorted(entry["dims"])
+        if axis < len(sizes) and "as_int" in sizes[axis]
+    ]
 
 
 def _program(data: bytes) -> dict:
@@ -172,7 +202,7 @@ def gradual_side(data: Optional[bytes], path: str) -> tuple:
 
 def _last_param(params: str) -> str:
     """The user's input of `fn (weights..., x)`: the last parameter type."""
-    inner = params.strip()[len("fn ("):].rstrip(") ")
+    inner = params.strip()[len("fn (") :].rstrip(") ")
     depth, start = 0, 0
     pieces = []
     for i, ch in enumerate(inner):
@@ -191,8 +221,13 @@ def rows() -> list:
         data, torch_cell = torch_side(entry)
         out.append((entry["label"], torch_cell) + gradual_side(data, "model.pt2"))
     edited = (DATA / "edited.pt2").read_bytes()
-    out.append(("`edited.pt2`: `cnn.pt2` with linear's weight rewired after export",
-                "loads without complaint; fails only when run") + gradual_side(edited, "edited.pt2"))
+    out.append(
+        (
+            "`edited.pt2`: `cnn.pt2` with linear's weight rewired after export",
+            "loads without complaint; fails only when run",
+        )
+        + gradual_side(edited, "edited.pt2")
+    )
     return out
 
 

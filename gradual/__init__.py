@@ -22,6 +22,7 @@ def __getattr__(name: str) -> object:
         return getattr(runtime, name)
     raise AttributeError(f"module 'gradual' has no attribute {name!r}")
 
+
 __version__ = "0.1.0"
 
 __all__ = [

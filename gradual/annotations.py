@@ -20,8 +20,20 @@ from .shapes import Dimension, Poly, Symbol
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
-    DTYPES, DYN, DYN_DTYPE, Broadcast, DType, DTypeVar, FuncType, RefType, TensorType, TupleType,
-    Type, TypeVar, Variadic, type_symbols,
+    DTYPES,
+    DYN,
+    DYN_DTYPE,
+    Broadcast,
+    DType,
+    DTypeVar,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
+    type_symbols,
 )
 
 Report = Callable[[str, Span, dict], None]
@@ -196,7 +208,9 @@ class Converter:
         var = self.types.dtype_vars.get(name)
         if var is not None:
             return var
-        self.report("unknown-dtype", span, {"name": name, "suggestion": suggest(name, DTYPES, scoped=self.types.dtype_vars)})
+        self.report(
+            "unknown-dtype", span, {"name": name, "suggestion": suggest(name, DTYPES, scoped=self.types.dtype_vars)}
+        )
         return DYN_DTYPE
 
     def dim_item(self, d: ast.DimExpr) -> object:
@@ -358,7 +372,6 @@ def _symbols_outside_functions(t: Type, found: set) -> None:
         found.update(type_symbols(t))
 
 
-
 def _collect(t: Type, wanted: set, under: dict) -> set:
     """The wanted symbols `t` mentions; for each function type in it (by id), those it holds.
     One walk: a function type nested n deep is not walked again at every level."""
@@ -374,7 +387,6 @@ def _collect(t: Type, wanted: set, under: dict) -> set:
         under[id(t)] = found
         return found
     return type_symbols(t) & wanted
-
 
 
 def _quantify(t: Type, order: dict, taken: set, under: dict) -> Type:

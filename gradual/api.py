@@ -92,16 +92,25 @@ def _table(attribute: str, doc: str) -> property:
         if self._dataflow:
             self._published()
         return getattr(self, attribute)
+
     return property(read, doc=doc)
 
 
 class CheckResult:
     """A checked program: its AST, types, diagnostics and the runtime checks it needs."""
 
-    def __init__(self, module: Optional[ast.Module], source: Optional[Source], diagnostics: Optional[list] = None,
-                 functions: Optional[dict] = None, types: Optional[dict] = None,
-                 resolution: Optional[Resolution] = None, registry: Optional[Registry] = None,
-                 instantiations: Optional[dict] = None, dataflow: Optional[dict] = None) -> None:
+    def __init__(
+        self,
+        module: Optional[ast.Module],
+        source: Optional[Source],
+        diagnostics: Optional[list] = None,
+        functions: Optional[dict] = None,
+        types: Optional[dict] = None,
+        resolution: Optional[Resolution] = None,
+        registry: Optional[Registry] = None,
+        instantiations: Optional[dict] = None,
+        dataflow: Optional[dict] = None,
+    ) -> None:
         """`dataflow`: the checker's records of Dataflow statements checked without their
         syntax (Checker.dataflow), put in the tables the first time one is asked for."""
         self._module = module
@@ -127,7 +136,8 @@ class CheckResult:
     types = _table("_types", "The inferred type of each expression and binding, by node identity.")
     resolution = _table("_resolution", "What each name means (names.Resolution).")
     instantiations = _table(
-        "_instantiations", "Per call node (by id): what its signature's symbols were bound to, `((\"k\", 784), ...)`.")
+        "_instantiations", 'Per call node (by id): what its signature\'s symbols were bound to, `(("k", 784), ...)`.'
+    )
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -314,8 +324,17 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
         resolution = resolve(module, registry)
         checker = check_module(resolution, registry)
     diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
-    return CheckResult(module, source, diagnostics, checker.results, checker.types, resolution, registry,
-                       checker.instantiations, checker.dataflow)
+    return CheckResult(
+        module,
+        source,
+        diagnostics,
+        checker.results,
+        checker.types,
+        resolution,
+        registry,
+        checker.instantiations,
+        checker.dataflow,
+    )
 
 
 def _built_size(module: ast.Module) -> int:
@@ -332,7 +351,9 @@ def wide_encoding(data: bytes) -> Optional[str]:
         return "UTF-32"
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "UTF-16"
-    if len(data) >= 4 and (data[0] and not data[1] and data[2] and not data[3] or not data[0] and data[1] and not data[2] and data[3]):
+    if len(data) >= 4 and (
+        data[0] and not data[1] and data[2] and not data[3] or not data[0] and data[1] and not data[2] and data[3]
+    ):
         return "UTF-16"
     return None
 
@@ -348,17 +369,26 @@ def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diag
     except UnicodeDecodeError as exc:
         good = data[: exc.start].decode("utf-8", errors="replace")
         span = Span(Source(good, path), len(good), len(good))
-        return None, messages.input_error(span, f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}")
+        return None, messages.input_error(
+            span, f"the file is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        )
 
 
-def check(program: Union[str, bytes, ast.Module], path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
+def check(
+    program: Union[str, bytes, ast.Module], path: str = "<input>", registry: Optional[Registry] = None
+) -> CheckResult:
     """Type-check a program (text, UTF-8 bytes or a module). Never raises for a bad program;
     anything else is a `TypeError`."""
     return checked_program(program, path, registry, "check")
 
 
-def checked_program(program: Any, path: str, registry: Optional[Registry], function: str,
-                    takes: str = "program text (str or UTF-8 bytes) or a parsed Module") -> CheckResult:
+def checked_program(
+    program: Any,
+    path: str,
+    registry: Optional[Registry],
+    function: str,
+    takes: str = "program text (str or UTF-8 bytes) or a parsed Module",
+) -> CheckResult:
     """`check`, its arguments' TypeErrors naming the library `function` the user called
     (`gradual.run(None)` said "gradual.check takes ..."); the path and registry are looked at
     first (`check(b"...", 3)` decoded the bytes with a path that is no str)."""
@@ -383,8 +413,10 @@ def _require_module(result: CheckResult, function: str) -> None:
         raise ValueError("cannot elaborate a program that did not parse; see result.diagnostics")
     if not result.ok:
         first = result.errors[0]
-        raise ValueError(f"cannot elaborate a program with {len(result.errors)} type error(s), the first "
-                         f"`{first.code}` at {first.span.describe()}; see result.errors")
+        raise ValueError(
+            f"cannot elaborate a program with {len(result.errors)} type error(s), the first "
+            f"`{first.code}` at {first.span.describe()}; see result.errors"
+        )
 
 
 def elaborate(result: CheckResult) -> ast.Module:

@@ -275,7 +275,9 @@ class Block:
         self.stmts: list = []
         self._fresh = itertools.count()
 
-    def let(self, name: Optional[str], value: Expr, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None) -> Var:
+    def let(
+        self, name: Optional[str], value: Expr, type: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None
+    ) -> Var:
         """Bind a value (annotated if `type` is given); returns the variable. An unannotated
         operator call on variables joins the block's run of such bindings (an ast.Dataflow
         holding this Let), which the checker reads from arrays: a graph frontend's commonest
@@ -328,8 +330,9 @@ class Block:
 class Function(Block):
     """A definition `def @name[dtype_params](params) -> ret { ... }` under construction."""
 
-    def __init__(self, name: str, dtype_params: Iterable[str] = (), ret: Optional[ast.TypeExpr] = None,
-                 loc: Optional[Loc] = None) -> None:
+    def __init__(
+        self, name: str, dtype_params: Iterable[str] = (), ret: Optional[ast.TypeExpr] = None, loc: Optional[Loc] = None
+    ) -> None:
         super().__init__()
         self.name = name
         self.dtype_params = tuple(dtype_params)
@@ -366,13 +369,26 @@ class Function(Block):
     def returns(self, result: Expr) -> ast.Def:
         """Finish the definition with its result expression."""
         span = _span(self.loc)
-        return ast.Def(self.name, self.dtype_params, tuple(self.params), self.ret, self.body(result),
-                       span=span, name_span=span, claimed_dims=frozenset(self.claimed),
-                       dim_bounds=dict(self.bounds), dim_facts=tuple(_dim_expr(d) for d in self.facts))
+        return ast.Def(
+            self.name,
+            self.dtype_params,
+            tuple(self.params),
+            self.ret,
+            self.body(result),
+            span=span,
+            name_span=span,
+            claimed_dims=frozenset(self.claimed),
+            dim_bounds=dict(self.bounds),
+            dim_facts=tuple(_dim_expr(d) for d in self.facts),
+        )
 
 
-def closure(params: Sequence[tuple], result: Union[Expr, ast.Body], ret: Optional[ast.TypeExpr] = None,
-            loc: Optional[Loc] = None) -> ast.Fn:
+def closure(
+    params: Sequence[tuple],
+    result: Union[Expr, ast.Body],
+    ret: Optional[ast.TypeExpr] = None,
+    loc: Optional[Loc] = None,
+) -> ast.Fn:
     """`fn (params) -> ret { result }`; params are (name, type-or-None) pairs."""
     nodes = tuple(ast.Param(ast.Var(n, span=_span(loc)), t, span=_span(loc)) for n, t in params)
     return ast.Fn(nodes, ret, _body(result), span=_span(loc))

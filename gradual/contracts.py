@@ -20,7 +20,16 @@ from typing import Any, Optional
 
 from .shapes import Dimension, Grade, Symbol
 from .types import (
-    DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
+    DYN_DTYPE,
+    BottomType,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
 )
 
 
@@ -45,8 +54,9 @@ class _Never(Exception):
         self.mismatch = mismatch
 
 
-def function_grade(solver: Any, actual: FuncType, expected: FuncType,
-                   chosen: frozenset = frozenset()) -> tuple[Grade, Optional[Mismatch]]:
+def function_grade(
+    solver: Any, actual: FuncType, expected: FuncType, chosen: frozenset = frozenset()
+) -> tuple[Grade, Optional[Mismatch]]:
     """How a function of type `actual` fits a position of type `expected` (see the module
     docstring): EQUAL, CHECK (a contract), or NEVER with where they disagree. `chosen`: the
     position's symbols its callee chooses (each equal to itself, possibly to anything else)."""
@@ -91,9 +101,18 @@ class _Grader:
             passed = self.solver.resolve_dtype(self.bound_dtypes.get(var, var))
             if not isinstance(passed, str) or passed == DYN_DTYPE or CLASSES[cls][2](passed):
                 continue
-            at = next((i for i, p in enumerate(actual.params) if isinstance(p, TensorType)
-                       and self.solver.resolve_dtype(self.bound_dtypes.get(p.dtype, p.dtype)) == passed), 0)
-            raise _Never(Mismatch(side or "param", index if side else at, (), "dtype-class", None, passed, CLASSES[cls][0]))
+            at = next(
+                (
+                    i
+                    for i, p in enumerate(actual.params)
+                    if isinstance(p, TensorType)
+                    and self.solver.resolve_dtype(self.bound_dtypes.get(p.dtype, p.dtype)) == passed
+                ),
+                0,
+            )
+            raise _Never(
+                Mismatch(side or "param", index if side else at, (), "dtype-class", None, passed, CLASSES[cls][0])
+            )
 
     def flow(self, value: Type, target: Type, side: str, index: int, path: tuple) -> Grade:
         """A value of type `value` where `target` is required."""
@@ -154,8 +173,11 @@ class _Grader:
             # it is widened (the function will be called with other sizes than the guess)
             self.solver.meet_hints(have, want)
             return Grade.EQUAL if have == want else Grade.CHECK
-        if not want.is_exact and have.min_length >= want.min_length and (
-                want.max_length is None or have.max_length is not None and have.max_length <= want.max_length):
+        if (
+            not want.is_exact
+            and have.min_length >= want.min_length
+            and (want.max_length is None or have.max_length is not None and have.max_length <= want.max_length)
+        ):
             return Grade.EQUAL  # every size the value may have fits
         grade = self.solver.unify(have, want)
         if grade is Grade.NEVER:
@@ -174,7 +196,7 @@ class _Grader:
         terms = d.expr.terms
         if len(own) != 1 or own != d.symbols() or own & self.bound.keys() or len(terms) != 1:
             return False
-        (monomial, coefficient), = terms
+        ((monomial, coefficient),) = terms
         (symbol,) = own
         if monomial != (symbol,) or coefficient < 1:
             return False
@@ -192,7 +214,11 @@ class _Grader:
             return d
         unbound = own - self.bound.keys()
         if unbound:
-            single = d.expr.terms[0][0][0] if len(d.expr.terms) == 1 and d.expr.terms[0][1] == 1 and len(d.expr.terms[0][0]) == 1 else None
+            single = (
+                d.expr.terms[0][0][0]
+                if len(d.expr.terms) == 1 and d.expr.terms[0][1] == 1 and len(d.expr.terms[0][0]) == 1
+                else None
+            )
             return single if single in unbound else None
         bound = self.bound
         exprs = {s: bound[s].expr for s in own if bound[s].is_exact}

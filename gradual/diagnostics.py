@@ -75,15 +75,23 @@ BAD_HINT = _code("bad-hint", "a `can_unify` hint on something that is not an una
 CHECK_FAILED = _code("check-failed", "an inserted runtime check found a value outside its type")
 RUNTIME_ERROR = _code("runtime-error", "an operator failed while running")
 INTERNAL_ERROR = _code("internal-error", "a bug in gradual: a shape rule and its kernel disagree, or a check crashed")
-USAGE_ERROR = _code("usage-error", "the command line asks for something it cannot do: an unknown option, a bad or missing input")
+USAGE_ERROR = _code(
+    "usage-error", "the command line asks for something it cannot do: an unknown option, a bad or missing input"
+)
 # warnings
 UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severity.WARNING)
-UNUSED_CLAIM = _code("unused-claim", "a `claimed` function attribute names a dim its signature does not have",
-                     Severity.WARNING)
-DIM_CONSTRAINT = _code("dim-constraint", "an exporter's dynamic dim that the model constrains (checked at runtime)",
-                       Severity.WARNING)
+UNUSED_CLAIM = _code(
+    "unused-claim", "a `claimed` function attribute names a dim its signature does not have", Severity.WARNING
+)
+DIM_CONSTRAINT = _code(
+    "dim-constraint", "an exporter's dynamic dim that the model constrains (checked at runtime)", Severity.WARNING
+)
 # notes
-DIM_UNTRACKED = _code("dim-untracked", "a computed dimension too large to track symbolically, or a quotient that is no polynomial: it is `?`", Severity.NOTE)
+DIM_UNTRACKED = _code(
+    "dim-untracked",
+    "a computed dimension too large to track symbolically, or a quotient that is no polynomial: it is `?`",
+    Severity.NOTE,
+)
 
 
 @dataclass(frozen=True, slots=True)

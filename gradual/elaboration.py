@@ -15,7 +15,19 @@ from .shapes import Dimension, FloorDiv, Poly, Symbol
 from .syntax import ast
 from .syntax.printer import format_module
 from .types import (
-    DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, format_type, map_dtypes,
+    DYN_DTYPE,
+    Broadcast,
+    DTypeVar,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
+    format_type,
+    map_dtypes,
 )
 
 
@@ -146,11 +158,17 @@ class Elaborator:
         self.dtype_vars = {id(v) for v in list(info.dtype_params) + list(fn_type.dtype_params)}
         params = []
         for p, t in zip(d.params, fn_type.params):
-            params.append(p if p.type is not None else replace(p, type=type_expr(map_dtypes(t, self._declared_dtype), self.names)))
+            params.append(
+                p if p.type is not None else replace(p, type=type_expr(map_dtypes(t, self._declared_dtype), self.names))
+            )
         dtype_params = tuple(d.dtype_params) + tuple(
-            v.name for v in fn_type.dtype_params if v.name not in d.dtype_params)
-        ret = d.ret if d.ret is not None or self._undeclared_dtype(fn_type.ret) else \
-            type_expr(map_dtypes(fn_type.ret, self._declared_dtype), self.names)
+            v.name for v in fn_type.dtype_params if v.name not in d.dtype_params
+        )
+        ret = (
+            d.ret
+            if d.ret is not None or self._undeclared_dtype(fn_type.ret)
+            else type_expr(map_dtypes(fn_type.ret, self._declared_dtype), self.names)
+        )
         return replace(d, dtype_params=dtype_params, params=tuple(params), ret=ret, body=self.body(d.body))
 
     def body(self, b: ast.Body) -> ast.Body:

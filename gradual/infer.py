@@ -31,9 +31,31 @@ from .syntax import ast
 from .syntax.source import NOWHERE, Span
 from .annotations import suggest
 from .types import (
-    DTYPES, BOTTOM, DYN, DYN_DTYPE, ERROR, FLOAT_DTYPES, INT_DTYPES, BottomType, DimVar, DType, DTypeVar, DynType,
-    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, erase_symbols, format_type, is_ground, map_dims,
-    map_dtypes, type_symbols,
+    DTYPES,
+    BOTTOM,
+    DYN,
+    DYN_DTYPE,
+    ERROR,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    BottomType,
+    DimVar,
+    DType,
+    DTypeVar,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
+    erase_symbols,
+    format_type,
+    is_ground,
+    map_dims,
+    map_dtypes,
+    type_symbols,
     scalar,
 )
 from .unify import HintVar, SiteVar, Solver
@@ -151,6 +173,7 @@ class Env:
                 return Dimension.of_expr(d.expr.substitute(lambda s: aliases[s].expr if s in aliases else None))
             except ValueError:  # `b - 1` with b aliased to 0: no size; the annotation stays, and its flow says so
                 return d
+
         return map_dims(t, replace)
 
     def facts_of(self, binder: Binder) -> frozenset:
@@ -260,8 +283,12 @@ class Checker:
         it once that one is widened, would take a round per loop)."""
         if rounds < HINT_ROUNDS:
             return frozenset(self.widened)
-        return frozenset((id(binder), axis) for info in self.res.functions.values()
-                         for binder, dims, _ in info.hints.values() for axis in list(range(len(dims))) + ["rank"])
+        return frozenset(
+            (id(binder), axis)
+            for info in self.res.functions.values()
+            for binder, dims, _ in info.hints.values()
+            for axis in list(range(len(dims))) + ["rank"]
+        )
 
     def component(self, defs: list[ast.Def]) -> None:
         """Check one strongly connected group of definitions to a fixpoint."""
@@ -277,7 +304,9 @@ class Checker:
             params = {d.name: self.parameters(self.res.function(d), solver, d.name) for d in defs}
             for d in defs:
                 info = self.res.function(d)
-                self.assumed[d.name] = FuncType(tuple(params[d.name]), returns[d.name], info.dim_params, info.dtype_params)
+                self.assumed[d.name] = FuncType(
+                    tuple(params[d.name]), returns[d.name], info.dim_params, info.dtype_params
+                )
             observed = {}
             for d in defs:
                 passes[d.name] = self.current = _Pass(solver, Frame(), "def", self.res.function(d), d.name)
@@ -364,9 +393,16 @@ class Checker:
         self.warn_unused_hints(info)
         result = self.body(d.body, env)
         if info.ret is not None:
-            return self.flow(result, info.ret, d.body.result, env, self.return_dims(info),
-                             Callee("flow", f"the body of `@{d.name}`", decl_span=d.ret.span, expected=info.ret),
-                             insert=not _quantifies_functions(info.ret), blame=d.ret.span if d.ret is not None else d.span)
+            return self.flow(
+                result,
+                info.ret,
+                d.body.result,
+                env,
+                self.return_dims(info),
+                Callee("flow", f"the body of `@{d.name}`", decl_span=d.ret.span, expected=info.ret),
+                insert=not _quantifies_functions(info.ret),
+                blame=d.ret.span if d.ret is not None else d.span,
+            )
         return result
 
     def return_dims(self, info: FunctionInfo) -> tuple:
@@ -408,13 +444,17 @@ class Checker:
         requires = tuple((sym, lo, hi) for sym, (lo, hi) in state.requires.items())
         dtype_params = info.dtype_params + finalize.new_dtypes()
         dtype_requires = _dtype_requires(state.dtype_requires, finalize, dtype_params)
-        fn_type = FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(),
-                           dtype_params, requires, dtype_requires)
+        fn_type = FuncType(
+            tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, requires, dtype_requires
+        )
         frame = state.frame
         types = _finalized_by_identity(frame.types, finalize.type)
-        checks = [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
-                  for c in frame.checks]
-        instantiations = _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize))
+        checks = [
+            CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted) for c in frame.checks
+        ]
+        instantiations = _finalized_by_identity(
+            frame.instantiations, lambda found: _finalize_instantiation(found, finalize)
+        )
         dataflow = _finalized_dataflow(frame.dataflow, finalize)
         diagnostics = frame.diagnostics
         if state.finished:  # closed closures' records, final already
@@ -426,8 +466,11 @@ class Checker:
                 instantiations.update(done.instantiations)
                 dataflow.update(done.dataflow)
         call = self.call_type(fn_type, finalize, params) if info.hints else None
-        self.install(DefinitionRecord(FunctionResult(d.name, d, fn_type, checks), types, diagnostics,
-                                      instantiations, call, dataflow))
+        self.install(
+            DefinitionRecord(
+                FunctionResult(d.name, d, fn_type, checks), types, diagnostics, instantiations, call, dataflow
+            )
+        )
 
     def install(self, record: DefinitionRecord, tables: bool = True) -> None:
         """Publish one checked definition (just checked, or reused by a tool, which may keep
@@ -504,9 +547,16 @@ class Checker:
             t = self.expr(value, env)
         if stmt.type is not None:
             target = self.res.annotations[id(stmt.type)]
-            t = self.flow(t, target, stmt.value, env, self.res.introduced.get(id(stmt), ()),
-                          Callee("flow", f"the value of `%{binder.name}`", decl_span=stmt.type.span, expected=target),
-                          insert=False, blame=stmt.type.span)
+            t = self.flow(
+                t,
+                target,
+                stmt.value,
+                env,
+                self.res.introduced.get(id(stmt), ()),
+                Callee("flow", f"the value of `%{binder.name}`", decl_span=stmt.type.span, expected=target),
+                insert=False,
+                blame=stmt.type.span,
+            )
         log = env.log
         if log.open > log.unlogged:
             log.set(env.types, id(binder), t)
@@ -593,8 +643,9 @@ class Checker:
         self.current.frame.types[id(node)] = t
         return t
 
-    def record_check(self, node: ast.Node, t: Type, blame: Span, reason: str, verifies: bool,
-                     inserted: bool = True) -> None:
+    def record_check(
+        self, node: ast.Node, t: Type, blame: Span, reason: str, verifies: bool, inserted: bool = True
+    ) -> None:
         """A check site: a cast elaboration inserts (or, not `inserted`, one the runtime makes)."""
         assert self.current is not None
         self.current.frame.checks.append(CheckRecord(node, t, blame, reason, verifies, inserted))
@@ -623,8 +674,14 @@ class Checker:
     def widen_escaping_hints(self, t: FuncType) -> None:
         """Widen the guesses a closed closure's (or a definition's) parameters keep for its
         calls (`expr`); a definition's widen on the next whole-module round."""
-        hints = {s for p in t.params for d in _tensor_dims(p) if isinstance(d, Dimension) and d.is_symbolic
-                 for s in d.symbols() if isinstance(s, HintVar)}
+        hints = {
+            s
+            for p in t.params
+            for d in _tensor_dims(p)
+            if isinstance(d, Dimension) and d.is_symbolic
+            for s in d.symbols()
+            if isinstance(s, HintVar)
+        }
         if hints:  # any value may come: its rank as well as its dims (the guess is dropped)
             self.current.solver.widen |= hints  # type: ignore[union-attr]
             self.current.solver.widen_ranks |= {h.origin[0] for h in hints}  # type: ignore[union-attr]
@@ -687,15 +744,25 @@ class Checker:
         if isinstance(t, (DynType, TypeVar)):
             # a `?` may be no tuple, or a shorter one: the runtime checks it at the projection
             # (no cast states "a tuple of at least k fields"), so it is a check site
-            self.record_check(e, DYN, e.span, messages.projection_reason(e.index, e.span), verifies=True, inserted=False)
+            self.record_check(
+                e, DYN, e.span, messages.projection_reason(e.index, e.span), verifies=True, inserted=False
+            )
             return DYN
         self.report(messages.not_a_tuple(e.span, e.index, t))
         return ERROR
 
     def conditional(self, e: ast.If, env: Env) -> Type:
         cond = self.expr(e.cond, env)
-        self.flow(cond, scalar("bool"), e.cond, env, (),
-                  Callee("flow", "the condition of this `if`", expected=scalar("bool")), insert=True, blame=e.cond.span)
+        self.flow(
+            cond,
+            scalar("bool"),
+            e.cond,
+            env,
+            (),
+            Callee("flow", "the condition of this `if`", expected=scalar("bool")),
+            insert=True,
+            blame=e.cond.span,
+        )
         then_t = self.nested_body(e.then, env)
         else_t = self.nested_body(e.otherwise, env)
         solver = self.current.solver  # type: ignore[union-attr]
@@ -707,9 +774,16 @@ class Checker:
     def cast(self, e: ast.Cast, env: Env) -> Type:
         t = self.expr(e.expr, env)
         target = self.res.annotations[id(e.type)]
-        return self.flow(t, target, e.expr, env, self.res.introduced.get(id(e), ()),
-                         Callee("flow", e.what or "the value cast here", decl_span=e.type.span, expected=target, cast=True),
-                         insert=False, blame=e.span)
+        return self.flow(
+            t,
+            target,
+            e.expr,
+            env,
+            self.res.introduced.get(id(e), ()),
+            Callee("flow", e.what or "the value cast here", decl_span=e.type.span, expected=target, cast=True),
+            insert=False,
+            blame=e.span,
+        )
 
     # calls ----------------------------------------------------------------------------------
     def call(self, e: ast.Call, env: Env) -> Type:
@@ -733,7 +807,13 @@ class Checker:
                 return ERROR
             self.record(callee, fn)
             info = self.res.function(self.res.defs[callee.name])
-            desc = Callee("global", callee.name, tuple(b.name for b in info.params), format_type(fn), self.res.defs[callee.name].name_span)
+            desc = Callee(
+                "global",
+                callee.name,
+                tuple(b.name for b in info.params),
+                format_type(fn),
+                self.res.defs[callee.name].name_span,
+            )
             return self.call_function(e, fn, desc, arg_types, env, recursive=callee.name in self.assumed)
         self.calling = callee  # called, not used as a value: its guesses stay (`expr`)
         fn_type = self.current.solver.resolve_type(self.expr(callee, env))  # type: ignore[union-attr]
@@ -752,8 +832,16 @@ class Checker:
             # a `?` called is checked to be a function of this many parameters (it may be a
             # tensor, or a closure of another arity: the runtime's call would fail unblamed)
             wanted = FuncType(tuple(DYN for _ in arg_types), DYN)
-            self.flow(fn_type, wanted, e.callee, env, (), Callee("flow", "the function called here", expected=wanted),
-                      insert=True, blame=e.callee.span)
+            self.flow(
+                fn_type,
+                wanted,
+                e.callee,
+                env,
+                (),
+                Callee("flow", "the function called here", expected=wanted),
+                insert=True,
+                blame=e.callee.span,
+            )
             return DYN
         if isinstance(fn_type, TypeVar):
             ret = TypeVar("ret")
@@ -825,8 +913,9 @@ class Checker:
             self.known_calls[key] = outcome
         return self.commit(outcome, env, e)
 
-    def call_function(self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env,
-                      recursive: bool = False) -> Type:
+    def call_function(
+        self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env, recursive: bool = False
+    ) -> Type:
         if len(arg_types) != len(fn.params):
             self.report(messages.wrong_arity(e.span, desc.display, len(fn.params), len(arg_types), desc.signature))
             return ERROR
@@ -838,14 +927,24 @@ class Checker:
         agreement = site.unchecked_dtype_agreement() if desc.kind == "global" else None
         if agreement is not None:
             # no cast names a dtype shared by `?`s: the callee's parameters check it at this call
-            self.record_check(e, DYN, e.span, messages.dtype_agreement_reason(desc.display, agreement[1], e.span),
-                              verifies=True, inserted=False)
+            self.record_check(
+                e,
+                DYN,
+                e.span,
+                messages.dtype_agreement_reason(desc.display, agreement[1], e.span),
+                verifies=True,
+                inserted=False,
+            )
         if _holds_function(resolved.ret) and _loses_function_dims(
-                resolved.ret, self.current.solver.resolve_type(result), self.param_var_set):  # type: ignore[union-attr]
+            resolved.ret, self.current.solver.resolve_type(result), self.param_var_set
+        ):  # type: ignore[union-attr]
             # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
             # its contract, made here, is the check site a call of it with other sizes stops at
-            self.current.frame.checks.append(CheckRecord(  # type: ignore[union-attr]
-                e, _unquantified(result), e.span, messages.returned_function_reason(desc.display, e.span), True))
+            self.current.frame.checks.append(
+                CheckRecord(  # type: ignore[union-attr]
+                    e, _unquantified(result), e.span, messages.returned_function_reason(desc.display, e.span), True
+                )
+            )
         return result
 
     def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
@@ -913,8 +1012,17 @@ class Checker:
                 top = hi if old_hi is None else (old_hi if hi is None else min(old_hi, hi))
                 state.requires[sym] = (max(old_lo, lo), top)
 
-    def flow(self, actual: Type, target: Type, node: ast.Node, env: Env, introduced: tuple, callee: Callee,
-             insert: bool, blame: Span) -> Type:
+    def flow(
+        self,
+        actual: Type,
+        target: Type,
+        node: ast.Node,
+        env: Env,
+        introduced: tuple,
+        callee: Callee,
+        insert: bool,
+        blame: Span,
+    ) -> Type:
         """A value flowing into an annotated position (cast, let annotation, return, condition).
 
         Inserted flows (returns, conditions) record casts; written ones (user casts and
@@ -977,8 +1085,15 @@ class Checker:
         finally:
             self.current = outer
 
-    def closure_body(self, fn: ast.Fn, info: FunctionInfo, params: list, env: Env, self_binder: Optional[Binder] = None,
-                     self_type: Optional[Type] = None) -> Type:
+    def closure_body(
+        self,
+        fn: ast.Fn,
+        info: FunctionInfo,
+        params: list,
+        env: Env,
+        self_binder: Optional[Binder] = None,
+        self_type: Optional[Type] = None,
+    ) -> Type:
         mark = env.mark()
         self.current.level = env.log.open  # type: ignore[union-attr]
         try:
@@ -989,9 +1104,16 @@ class Checker:
             self.warn_unused_hints(info)
             result = self.body(fn.body, env)
             if info.ret is not None:
-                self.flow(result, info.ret, fn.body.result, env, self.return_dims(info),
-                          Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
-                          insert=not _quantifies_functions(info.ret), blame=fn.ret.span)
+                self.flow(
+                    result,
+                    info.ret,
+                    fn.body.result,
+                    env,
+                    self.return_dims(info),
+                    Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
+                    insert=not _quantifies_functions(info.ret),
+                    blame=fn.ret.span,
+                )
                 return env.aliased(info.ret)
             return result
         finally:
@@ -1027,14 +1149,21 @@ class Checker:
         dtype_params = info.dtype_params + finalize.new_dtypes()
         dtype_requires = _dtype_requires(state.dtype_requires, finalize, dtype_params)
         frame = state.frame
-        outer.finished.append(Frame(
-            _finalized_by_identity(frame.types, finalize.type),
-            [CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted) for c in frame.checks],
-            frame.diagnostics,
-            _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize)),
-            _finalized_dataflow(frame.dataflow, finalize)))
-        return FuncType(tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, (),
-                        dtype_requires)
+        outer.finished.append(
+            Frame(
+                _finalized_by_identity(frame.types, finalize.type),
+                [
+                    CheckRecord(c.node, finalize.type(c.type), c.blame, c.reason, c.verifies, c.inserted)
+                    for c in frame.checks
+                ],
+                frame.diagnostics,
+                _finalized_by_identity(frame.instantiations, lambda found: _finalize_instantiation(found, finalize)),
+                _finalized_dataflow(frame.dataflow, finalize),
+            )
+        )
+        return FuncType(
+            tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, (), dtype_requires
+        )
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type, state: _Pass) -> FuncType:
         """The closure's type; its result is resolved only at the top: a closure nested n deep
@@ -1045,10 +1174,19 @@ class Checker:
         solver = self.current.solver  # type: ignore[union-attr]
         ps = tuple(self.final_type(p, solver, keep_hints=True) for p in params)  # see call_type
         own = {solver.resolve_dtype(p.dtype) for p in ps if isinstance(p, TensorType)}  # its parameters' dtypes only
-        needs = tuple(sorted(((var, cls) for var, classes in state.dtype_requires.items() for cls in classes
-                              if isinstance(var, DTypeVar) and solver.resolve_dtype(var) in own
-                              and isinstance(solver.resolve_dtype(var), DTypeVar)),
-                             key=lambda pair: (pair[0].uid, pair[1])))
+        needs = tuple(
+            sorted(
+                (
+                    (var, cls)
+                    for var, classes in state.dtype_requires.items()
+                    for cls in classes
+                    if isinstance(var, DTypeVar)
+                    and solver.resolve_dtype(var) in own
+                    and isinstance(solver.resolve_dtype(var), DTypeVar)
+                ),
+                key=lambda pair: (pair[0].uid, pair[1]),
+            )
+        )
         return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs)
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
@@ -1143,8 +1281,9 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
         casts.append(CastPattern(cast.arg, node, pattern, cast.verifies, cast.binds, reason))
     refinements = [(i, binders[i], t) for i, _, t in cached.refinements]
     facts = [(i, binders[i], _refer_to(fact, cached.facts, binders)) for i, _, fact in cached.facts]
-    return SiteOutcome(cached.result, casts, refinements, facts, False, list(fresh.values()), cached.instantiation,
-                       cached.learned)
+    return SiteOutcome(
+        cached.result, casts, refinements, facts, False, list(fresh.values()), cached.instantiation, cached.learned
+    )
 
 
 def _finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
@@ -1177,10 +1316,13 @@ def _finalized_dataflow(table: dict, finalize: "_Finalizer") -> dict:
     all the Dataflows (as _finalized_by_identity does): a body may hold many short ones."""
     records = table.values()
     types_done = _finalized_distinct(list(chain.from_iterable(r[1] for r in records)), finalize.type)
-    found_done = _finalized_distinct(list(chain.from_iterable(r[2] for r in records)),
-                                     lambda inst: _finalize_instantiation(inst, finalize))
-    return {key: (flow, _mapped_list(types, types_done), _mapped_list(found, found_done))
-            for key, (flow, types, found) in table.items()}
+    found_done = _finalized_distinct(
+        list(chain.from_iterable(r[2] for r in records)), lambda inst: _finalize_instantiation(inst, finalize)
+    )
+    return {
+        key: (flow, _mapped_list(types, types_done), _mapped_list(found, found_done))
+        for key, (flow, types, found) in table.items()
+    }
 
 
 def _mapped_list(values: list, done: Optional[dict]) -> list:
@@ -1301,8 +1443,10 @@ def _meet_dim(t: object, a: object) -> object:
     return t if merged is None else merged
 
 
-_INT_RANGES = {**{f"int{b}": (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (2, 4, 8, 16, 32, 64)},
-               **{f"uint{b}": (0, 2 ** b - 1) for b in (2, 4, 8, 16, 32, 64)}}
+_INT_RANGES = {
+    **{f"int{b}": (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (2, 4, 8, 16, 32, 64)},
+    **{f"uint{b}": (0, 2**b - 1) for b in (2, 4, 8, 16, 32, 64)},
+}
 
 
 def literal_problem(lit: ast.Literal) -> Optional[Diagnostic]:
@@ -1498,7 +1642,9 @@ def attribute_values(op: Operator, attrs: tuple, span: Span, report: Callable[[D
     for attr in attrs:
         spec = op.attrs.get(attr.name)
         if spec is None:
-            report(messages.unknown_attribute(attr.span, op.name, attr.name, list(op.attrs), suggest(attr.name, op.attrs)))
+            report(
+                messages.unknown_attribute(attr.span, op.name, attr.name, list(op.attrs), suggest(attr.name, op.attrs))
+            )
             ok = False
             continue
         value = _attr_python(attr.value)
@@ -1507,8 +1653,11 @@ def attribute_values(op: Operator, attrs: tuple, span: Span, report: Callable[[D
             if spec.kind == "dtype" and isinstance(value, str) and value and value not in DTYPES:
                 report(messages.unknown_dtype(attr.span, value, suggest(value, DTYPES)))
             else:
-                expected = spec.describe() if problem != "int64" else (
-                    "a list of ints from -2^63 to 2^63 - 1" if spec.is_list else "an int from -2^63 to 2^63 - 1")
+                expected = (
+                    spec.describe()
+                    if problem != "int64"
+                    else ("a list of ints from -2^63 to 2^63 - 1" if spec.is_list else "an int from -2^63 to 2^63 - 1")
+                )
                 report(messages.bad_attribute(attr.span, op.name, attr.name, expected, _describe_value(value)))
             ok = False
             continue
@@ -1596,8 +1745,12 @@ def _imprecise_part(declared: Type, result: Type, own: frozenset, inferred: Unio
         return any(_imprecise_part(d, r, inner, inferred) for d, r in pairs)
     if not (isinstance(declared, TensorType) and isinstance(result, TensorType)):
         return False
-    if isinstance(declared.dtype, DTypeVar) and (result.dtype == DYN_DTYPE or isinstance(result.dtype, DTypeVar)
-                                                 and result.dtype.meta and result.dtype not in inferred):
+    if isinstance(declared.dtype, DTypeVar) and (
+        result.dtype == DYN_DTYPE
+        or isinstance(result.dtype, DTypeVar)
+        and result.dtype.meta
+        and result.dtype not in inferred
+    ):
         return True  # a dtype the call did not know (a `?`, or one a later use decides)
     if declared.dims is None or result.dims is None or len(declared.dims) != len(result.dims):
         return False
@@ -1639,8 +1792,11 @@ def _quantifies_functions(t: Type) -> bool:
     names are its existentials, bound once), so the written annotation is the check, as a
     let's is (the runtime checks the return against it)."""
     if isinstance(t, FuncType):
-        return bool(t.dim_params or t.dtype_params) or any(_quantifies_functions(p) for p in t.params) \
+        return (
+            bool(t.dim_params or t.dtype_params)
+            or any(_quantifies_functions(p) for p in t.params)
             or _quantifies_functions(t.ret)
+        )
     if isinstance(t, TupleType):
         return any(_quantifies_functions(f) for f in t.fields)
     return False

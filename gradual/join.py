@@ -11,8 +11,19 @@ from typing import Callable, Optional
 
 from .shapes import Dimension, Poly, join as join_dims
 from .types import (
-    DYN, DYN_DTYPE, BottomType, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
-    map_dims, map_dtypes,
+    DYN,
+    DYN_DTYPE,
+    BottomType,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
+    map_dims,
+    map_dtypes,
 )
 
 
@@ -58,8 +69,11 @@ def _join_functions(a: FuncType, b: FuncType, dim_join: Callable[[Dimension, Dim
 def _renamed_like(b: FuncType, a: FuncType) -> FuncType:
     """`b` with its own symbols and dtype variables renamed, in order, to `a`'s (unchanged
     where their numbers differ)."""
-    if not (b.dim_params or b.dtype_params) or len(a.dim_params) != len(b.dim_params) \
-            or len(a.dtype_params) != len(b.dtype_params):
+    if (
+        not (b.dim_params or b.dtype_params)
+        or len(a.dim_params) != len(b.dim_params)
+        or len(a.dtype_params) != len(b.dtype_params)
+    ):
         return b
     mapping = dict(zip(b.dim_params, a.dim_params))
     polys = {old: Poly.atom(new) for old, new in mapping.items()}
@@ -77,8 +91,11 @@ def _renamed_like(b: FuncType, a: FuncType) -> FuncType:
             return t.with_parts(tuple(runs(p) for p in t.params), runs(t.ret))
         if not isinstance(t, TensorType) or t.dims is None:
             return t
-        return TensorType(tuple(Variadic(mapping.get(d.symbol, d.symbol)) if isinstance(d, Variadic) else d
-                                for d in t.dims), t.dtype, t.value)
+        return TensorType(
+            tuple(Variadic(mapping.get(d.symbol, d.symbol)) if isinstance(d, Variadic) else d for d in t.dims),
+            t.dtype,
+            t.value,
+        )
 
     parts = [map_dtypes(runs(map_dims(t, rename)), lambda d: dtypes.get(d, d)) for t in b.params + (b.ret,)]
     return FuncType(tuple(parts[:-1]), parts[-1], a.dim_params, a.dtype_params)
@@ -92,7 +109,9 @@ def _join_tensors(a: TensorType, b: TensorType, dim_join: Callable[[Dimension, D
     return TensorType(dims, dtype, _join_values(a.value, b.value, dim_join))
 
 
-def _join_values(a: Optional[tuple], b: Optional[tuple], dim_join: Callable[[Dimension, Dimension], Dimension]) -> Optional[tuple]:
+def _join_values(
+    a: Optional[tuple], b: Optional[tuple], dim_join: Callable[[Dimension, Dimension], Dimension]
+) -> Optional[tuple]:
     """Known element values both branches share, element by element: two sizes join as dims do
     (`shape_of` of a (n, 4) and of a (n, 5) is `[n, 4..5]`, SPEC 3.4 and 3.7; it was no value,
     so a `dyn.reshape` to it lost `n`); an int element (a reshape's -1) must be equal, or
@@ -115,8 +134,10 @@ def _join_values(a: Optional[tuple], b: Optional[tuple], dim_join: Callable[[Dim
 def _runs_agree(a: tuple, b: tuple) -> bool:
     """Whether two shapes of one length have the same run (`*b`) at the same place, or none:
     a run against dims (`(*b, k)` and `(2, 3)`) may be of any rank."""
-    return all(isinstance(x, Variadic) == isinstance(y, Variadic) and (not isinstance(x, Variadic) or x == y)
-               for x, y in zip(a, b))
+    return all(
+        isinstance(x, Variadic) == isinstance(y, Variadic) and (not isinstance(x, Variadic) or x == y)
+        for x, y in zip(a, b)
+    )
 
 
 def _join_item(x: object, y: object, dim_join: Callable[[Dimension, Dimension], Dimension]) -> object:

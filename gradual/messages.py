@@ -163,13 +163,15 @@ def _flow(site: "CallSite", code: str, detail: str) -> Diagnostic:
     return Diagnostic(
         codes.BAD_CAST if callee.cast else code,
         f"{callee.name} has type {actual}, which {verb} {expected}: {detail}",
-        _origin_span(site, _origin0()), label=f"type {actual}", labels=labels,
+        _origin_span(site, _origin0()),
+        label=f"type {actual}",
+        labels=labels,
         help="change the annotation to match, or use `?` where the value is only known at runtime",
     )
 
 
 def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
-    """"can never be" where the types hold only sizes; "is not known to be" where a symbol is
+    """ "can never be" where the types hold only sizes; "is not known to be" where a symbol is
     in them: `m` against `k` (rigid, SPEC 3.3) or `2 * n` against `n` hold for some sizes."""
     rigid = any(t is not None and type_symbols(t) for t in (actual, expected))
     return "is not known to be" if rigid else "can never be"
@@ -189,7 +191,9 @@ def _flow_where(origin: Optional["Origin"]) -> str:
 
 
 # shapes at call sites ------------------------------------------------------------------------
-def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
+def dim_mismatch(
+    site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], a_dim: Dimension, b_dim: Dimension
+) -> Diagnostic:
     """Two dimensions that a call needs equal can never be."""
     if site.callee.kind == "flow":
         known, other = (a, b) if a.origin is not None else (b, a)
@@ -201,8 +205,10 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
     op = _callee_name(site.callee)
     if second.origin is not None and first.origin is not None:
         named = f" ({name})" if symbol else ""
-        message = (f"{op} needs {origin_phrase(site, first.origin, short=True)} and {origin_phrase(site, second.origin, short=True)} "
-                   f"to be equal{named}, but they are {first_dim} and {second_dim}")
+        message = (
+            f"{op} needs {origin_phrase(site, first.origin, short=True)} and {origin_phrase(site, second.origin, short=True)} "
+            f"to be equal{named}, but they are {first_dim} and {second_dim}"
+        )
     else:
         known = second if second.origin is not None else first
         other_dim = first_dim if known is second else second_dim
@@ -217,11 +223,20 @@ def dim_mismatch(site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], 
     primary_dim = second_dim if primary is second else first_dim
     here = f"{name} is {primary_dim} here" if symbol else f"this is {primary_dim}"
     return Diagnostic(
-        codes.SHAPE_MISMATCH, message, _origin_span(site, primary.origin),
+        codes.SHAPE_MISMATCH,
+        message,
+        _origin_span(site, primary.origin),
         label=f"{here} (type {_arg_type(site, primary.origin)})" if primary.origin else "",
-        labels=tuple(labels), notes=_signature_note(site), help=_mismatch_help(first_dim, second_dim, symbol),
-        data={"dims": tuple((_origin_span(site, d.origin), d.origin.path, d.origin.axis)
-                            for d in (first, second) if d.origin is not None and d.origin.axis is not None)},
+        labels=tuple(labels),
+        notes=_signature_note(site),
+        help=_mismatch_help(first_dim, second_dim, symbol),
+        data={
+            "dims": tuple(
+                (_origin_span(site, d.origin), d.origin.path, d.origin.axis)
+                for d in (first, second)
+                if d.origin is not None and d.origin.axis is not None
+            )
+        },
     )
 
 
@@ -233,15 +248,28 @@ def indivisible_dim(site: "CallSite", value: "SDim", coeff: int, written: str, s
     return Diagnostic(
         codes.SHAPE_MISMATCH,
         f"{origin_phrase(site, value.origin)} is {shown}, but {op} needs `{written}` there, which is not {shown} for any size",
-        _origin_span(site, value.origin), label=f"this is {shown} (type {_arg_type(site, value.origin)})",
-        notes=_signature_note(site), help=f"pass a size that {coeff} divides, or write `?` for a dimension that is only known at runtime",
-        data={"dims": ((_origin_span(site, value.origin), value.origin.path, value.origin.axis),)
-              if value.origin.axis is not None else ()},
+        _origin_span(site, value.origin),
+        label=f"this is {shown} (type {_arg_type(site, value.origin)})",
+        notes=_signature_note(site),
+        help=f"pass a size that {coeff} divides, or write `?` for a dimension that is only known at runtime",
+        data={
+            "dims": ((_origin_span(site, value.origin), value.origin.path, value.origin.axis),)
+            if value.origin.axis is not None
+            else ()
+        },
     )
 
 
-def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim: Dimension, other_dim: Dimension,
-                   constraint: "Constraint", inserted: bool = True, ones: tuple = ()) -> Diagnostic:
+def dim_constraint(
+    site: "CallSite",
+    checked: "SDim",
+    other: "SDim",
+    checked_dim: Dimension,
+    other_dim: Dimension,
+    constraint: "Constraint",
+    inserted: bool = True,
+    ones: tuple = (),
+) -> Diagnostic:
     """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC
     6): the constraint the model places on it, at the argument that is checked at runtime
     (`inserted`: by an inserted check; else a dim the call computes, which its shape rule
@@ -257,18 +285,28 @@ def dim_constraint(site: "CallSite", checked: "SDim", other: "SDim", checked_dim
     message = f"{who} needs {needs}" + (" to broadcast" if ones else "")
     message += "" if holds == needs else f", which holds only when {holds}"
     dims = "dim" if len(claimed) == 1 else "dims"
-    note = (f"{names} {'is a' if len(claimed) == 1 else 'are'} dynamic {dims} of the exported model: the exporter's "
-            f"claim, not a promise that every size works")
+    note = (
+        f"{names} {'is a' if len(claimed) == 1 else 'are'} dynamic {dims} of the exported model: the exporter's "
+        f"claim, not a promise that every size works"
+    )
     typed = f" (type {_arg_type(site, checked.origin)})" if checked.origin is not None else ""
     labels = ()
     if other.origin is not None and other.origin != checked.origin:
-        labels = (Label(_origin_span(site, other.origin), f"this is {other_dim} (type {_arg_type(site, other.origin)})"),)
+        labels = (
+            Label(_origin_span(site, other.origin), f"this is {other_dim} (type {_arg_type(site, other.origin)})"),
+        )
     return Diagnostic(
-        codes.DIM_CONSTRAINT, message, _origin_span(site, checked.origin),
+        codes.DIM_CONSTRAINT,
+        message,
+        _origin_span(site, checked.origin),
         label=f"{'checked at runtime' if inserted else 'checked by its shape rule when it runs'}: this is {checked_dim}{typed}",
-        labels=labels, notes=(note,) + _signature_note(site),
+        labels=labels,
+        notes=(note,) + _signature_note(site),
         help=f"export the model for inputs where {holds} (a fixed size, or a dynamic dim with this constraint); "
-             f"--strict-dims makes this an error", severity=Severity.WARNING, data={"symbols": tuple(claimed)})
+        f"--strict-dims makes this an error",
+        severity=Severity.WARNING,
+        data={"symbols": tuple(claimed)},
+    )
 
 
 def constraint_text(constraint: "Constraint", a_dim: Dimension, b_dim: Dimension) -> str:
@@ -297,8 +335,10 @@ def _mismatch_help(a: Dimension, b: Dimension, symbol: Optional[str]) -> str:
     rigid = [d for d in (a, b) if d.is_symbolic]
     if rigid:
         name, other = (a, b) if a.is_symbolic else (b, a)
-        return (f"`{name}` is not known to be {other}: if they are always equal, use one shared name for both; "
-                f"to check it at runtime instead, write `?` for that dim")
+        return (
+            f"`{name}` is not known to be {other}: if they are always equal, use one shared name for both; "
+            f"to check it at runtime instead, write `?` for that dim"
+        )
     return "make the two agree, or write `?` for a dimension that is only known at runtime"
 
 
@@ -309,14 +349,18 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
         known, other = (a, b) if a.origin is not None else (b, a)
         shown, needed = (a_dim, b_dim) if known is a else (b_dim, a_dim)
         return _flow(site, codes.BROADCAST_MISMATCH, f"{_flow_where(known.origin)} is {shown}, neither {needed} nor 1")
-    message = (f"{_callee_name(site.callee)} cannot broadcast {origin_phrase(site, a.origin, short=True)} ({a_dim}) "
-               f"with {origin_phrase(site, b.origin, short=True)} ({b_dim})")
+    message = (
+        f"{_callee_name(site.callee)} cannot broadcast {origin_phrase(site, a.origin, short=True)} ({a_dim}) "
+        f"with {origin_phrase(site, b.origin, short=True)} ({b_dim})"
+    )
     labels = []
     if a.origin is not None:
         labels.append(Label(_origin_span(site, a.origin), f"shape {_arg_type(site, a.origin)}"))
     primary = b if b.origin is not None else a
     return Diagnostic(
-        codes.BROADCAST_MISMATCH, message, _origin_span(site, primary.origin),
+        codes.BROADCAST_MISMATCH,
+        message,
+        _origin_span(site, primary.origin),
         label=f"shape {_arg_type(site, primary.origin)}" if primary.origin else "",
         labels=tuple(l for l in labels if l.span != _origin_span(site, primary.origin)),
         notes=("broadcasting needs each pair of trailing dims to be equal, or one of them 1",),
@@ -332,25 +376,36 @@ def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], sho
     return Diagnostic(
         codes.SHAPE_MISMATCH,
         f"{origin_phrase(site, d.origin)} is {shown}, outside the {bound} that {_callee_name(site.callee)} accepts",
-        _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}",
-        notes=_signature_note(site), help=f"pass a value whose dimension can lie in {bound}",
+        _origin_span(site, d.origin),
+        label=f"shape {_arg_type(site, d.origin)}",
+        notes=_signature_note(site),
+        help=f"pass a value whose dimension can lie in {bound}",
     )
 
 
-def requirement_violation(site: "CallSite", d: "SDim", symbol: str, lo: int, hi: Optional[int],
-                          shown: Dimension) -> Diagnostic:
+def requirement_violation(
+    site: "CallSite", d: "SDim", symbol: str, lo: int, hi: Optional[int], shown: Dimension
+) -> Diagnostic:
     """A call whose argument gives a signature symbol a value the callee's body stops."""
     need = f"`{symbol}` >= {lo}" if hi is None else f"{lo} <= `{symbol}` <= {hi}"
     checks = f"the body of {_callee_name(site.callee)} checks {need} before it returns"
     notes = _signature_note(site) + (f"`{symbol}` is {shown} at this call",)
     bound = f"{lo}..{'' if hi is None else hi}"
     if d.origin is None:  # solved from the arguments (`q + 1` matched by a 2)
-        return Diagnostic(codes.SHAPE_MISMATCH, f"this call makes `{symbol}` {shown}, but {checks}: it always fails",
-                          site.span, label=f"`{symbol}` is {shown} here", notes=_signature_note(site),
-                          help=f"pass arguments that make `{symbol}` lie in {bound}")
+        return Diagnostic(
+            codes.SHAPE_MISMATCH,
+            f"this call makes `{symbol}` {shown}, but {checks}: it always fails",
+            site.span,
+            label=f"`{symbol}` is {shown} here",
+            notes=_signature_note(site),
+            help=f"pass arguments that make `{symbol}` lie in {bound}",
+        )
     return Diagnostic(
-        codes.SHAPE_MISMATCH, f"{origin_phrase(site, d.origin)} is {shown}, but {checks}: this call always fails",
-        _origin_span(site, d.origin), label=f"shape {_arg_type(site, d.origin)}", notes=notes,
+        codes.SHAPE_MISMATCH,
+        f"{origin_phrase(site, d.origin)} is {shown}, but {checks}: this call always fails",
+        _origin_span(site, d.origin),
+        label=f"shape {_arg_type(site, d.origin)}",
+        notes=notes,
         help=f"pass a value whose dimension lies in {bound}",
     )
 
@@ -361,11 +416,17 @@ def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any)
         shown, needed = (da, db) if a.origin is not None else (db, da)
         return _flow(site, codes.DTYPE_MISMATCH, f"its dtype is {format_dtype(shown)}, not {format_dtype(needed)}")
     first, second, fd, sd = (a, b, da, db)
-    if first.origin is not None and second.origin is not None and (second.origin.arg, second.origin.path) < (first.origin.arg, first.origin.path):
+    if (
+        first.origin is not None
+        and second.origin is not None
+        and (second.origin.arg, second.origin.path) < (first.origin.arg, first.origin.path)
+    ):
         first, second, fd, sd = b, a, db, da
     if first.origin is not None and second.origin is not None:
-        message = (f"{_callee_name(site.callee)} needs {_where(site, first.origin, True)} and {_where(site, second.origin, True)} "
-                   f"to have the same dtype, but they are {format_dtype(fd)} and {format_dtype(sd)}")
+        message = (
+            f"{_callee_name(site.callee)} needs {_where(site, first.origin, True)} and {_where(site, second.origin, True)} "
+            f"to have the same dtype, but they are {format_dtype(fd)} and {format_dtype(sd)}"
+        )
         labels = (Label(_origin_span(site, first.origin), f"dtype {format_dtype(fd)} here"),)
         primary = second.origin
     else:
@@ -375,9 +436,13 @@ def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any)
         labels = ()
         primary = known.origin
     return Diagnostic(
-        codes.DTYPE_MISMATCH, message, _origin_span(site, primary),
-        label=f"type {_arg_type(site, primary)}" if primary else "", labels=labels,
-        notes=_signature_note(site), help="insert `cast(x, dtype=...)` to convert one side",
+        codes.DTYPE_MISMATCH,
+        message,
+        _origin_span(site, primary),
+        label=f"type {_arg_type(site, primary)}" if primary else "",
+        labels=labels,
+        notes=_signature_note(site),
+        help="insert `cast(x, dtype=...)` to convert one side",
     )
 
 
@@ -392,28 +457,67 @@ def _where(site: "CallSite", origin: Optional["Origin"], short: bool = False) ->
 # rule failures -------------------------------------------------------------------------------
 _RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
     # code: (diagnostic code, message template, help)
-    "rank": (codes.RANK_MISMATCH, "{arg} has rank {actual}, but {op} needs rank {expected}",
-             "reshape the argument to rank {expected}"),
-    "rank-too-small": (codes.RANK_MISMATCH, "{arg} has rank {rank}, but {op} needs at least {needed} dims",
-                       "add dims with `expand_dims` or `reshape`"),
-    "rank-beyond-limit": (codes.BAD_ATTRIBUTE, "{op} needs {arg} to have at least {needed} dims, more than any array "
-                          "has (at most {limit})", "check the axis attributes against the input's rank"),
-    "variadic-rank": (codes.RANK_MISMATCH, "{arg} has {actual} leading dims for `*{name}`, but an earlier argument had {expected}",
-                      "give every argument the same number of batch dims"),
-    "same-rank": (codes.RANK_MISMATCH, "{arg} has rank {actual}, but {op} needs every input to have rank {expected}",
-                  "reshape the inputs to the same rank"),
+    "rank": (
+        codes.RANK_MISMATCH,
+        "{arg} has rank {actual}, but {op} needs rank {expected}",
+        "reshape the argument to rank {expected}",
+    ),
+    "rank-too-small": (
+        codes.RANK_MISMATCH,
+        "{arg} has rank {rank}, but {op} needs at least {needed} dims",
+        "add dims with `expand_dims` or `reshape`",
+    ),
+    "rank-beyond-limit": (
+        codes.BAD_ATTRIBUTE,
+        "{op} needs {arg} to have at least {needed} dims, more than any array has (at most {limit})",
+        "check the axis attributes against the input's rank",
+    ),
+    "variadic-rank": (
+        codes.RANK_MISMATCH,
+        "{arg} has {actual} leading dims for `*{name}`, but an earlier argument had {expected}",
+        "give every argument the same number of batch dims",
+    ),
+    "same-rank": (
+        codes.RANK_MISMATCH,
+        "{arg} has rank {actual}, but {op} needs every input to have rank {expected}",
+        "reshape the inputs to the same rank",
+    ),
     "not-a-tensor": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a tensor", "pass a tensor here"),
-    "not-a-tuple": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a tuple of {expected}", "pass a tuple here"),
-    "tuple-length": (codes.TYPE_MISMATCH, "{arg} is a tuple of {actual}, but {op} needs {expected}", "pass a tuple of {expected}"),
-    "not-a-function": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a function", "pass a function here"),
-    "not-a-reference": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a reference",
-                        "pass a reference (made by `ref(...)`) here"),
-    "function-mismatch": (codes.TYPE_MISMATCH, "{arg} is a function of type {actual}, but {op} needs {expected}: {detail}",
-                          "pass a function of that type, or write `?` in the function type where it is only known at runtime"),
-    "axis-out-of-range": (codes.OP_CONSTRAINT, "{op} got {name}={axis}, but the input has rank {rank}",
-                          "{name} must lie in [-{rank}, {rank})"),
-    "negative-dim": (codes.OP_CONSTRAINT, "{op} would produce a negative dimension ({detail})",
-                     "check the attributes against the input size"),
+    "not-a-tuple": (
+        codes.TYPE_MISMATCH,
+        "{arg} is {actual_kind}, but {op} needs a tuple of {expected}",
+        "pass a tuple here",
+    ),
+    "tuple-length": (
+        codes.TYPE_MISMATCH,
+        "{arg} is a tuple of {actual}, but {op} needs {expected}",
+        "pass a tuple of {expected}",
+    ),
+    "not-a-function": (
+        codes.TYPE_MISMATCH,
+        "{arg} is {actual_kind}, but {op} needs a function",
+        "pass a function here",
+    ),
+    "not-a-reference": (
+        codes.TYPE_MISMATCH,
+        "{arg} is {actual_kind}, but {op} needs a reference",
+        "pass a reference (made by `ref(...)`) here",
+    ),
+    "function-mismatch": (
+        codes.TYPE_MISMATCH,
+        "{arg} is a function of type {actual}, but {op} needs {expected}: {detail}",
+        "pass a function of that type, or write `?` in the function type where it is only known at runtime",
+    ),
+    "axis-out-of-range": (
+        codes.OP_CONSTRAINT,
+        "{op} got {name}={axis}, but the input has rank {rank}",
+        "{name} must lie in [-{rank}, {rank})",
+    ),
+    "negative-dim": (
+        codes.OP_CONSTRAINT,
+        "{op} would produce a negative dimension ({detail})",
+        "check the attributes against the input size",
+    ),
     "bad-divisor": (codes.OP_CONSTRAINT, "{op} would divide a dimension by {divisor}", "use a positive stride or size"),
 }
 
@@ -423,7 +527,8 @@ def rule_crashed(site: "CallSite", exc: BaseException) -> Diagnostic:
     return Diagnostic(
         codes.INTERNAL_ERROR,
         f"the shape rule of {_callee_name(site.callee)} failed on these arguments ({type(exc).__name__}: {exc})",
-        site.span, label="while checking this call",
+        site.span,
+        label="while checking this call",
         help="this is a bug in gradual's operator library; please report it with this program",
     )
 
@@ -460,7 +565,8 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     texts = {k: _fact_text(site, k, v) for k, v in facts.items()}
     texts["op"] = _callee_name(site.callee)
     diag_code, template, help_text = _RULE_MESSAGES.get(
-        code, (codes.OP_CONSTRAINT, "{op} rejects its inputs: " + code, "check the operator's documentation"))
+        code, (codes.OP_CONSTRAINT, "{op} rejects its inputs: " + code, "check the operator's documentation")
+    )
     message = _safe_format(template, texts)
     if site.callee.kind == "flow":
         return _flow(site, diag_code, _flow_rule_detail(code, facts, texts))
@@ -472,7 +578,9 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
         origin = Origin(arg.index, arg.path)
         span = _origin_span(site, origin)
         label = f"type {_arg_type(site, origin)}"
-    return Diagnostic(diag_code, message, span, label=label, notes=_signature_note(site), help=_safe_format(help_text, texts))
+    return Diagnostic(
+        diag_code, message, span, label=label, notes=_signature_note(site), help=_safe_format(help_text, texts)
+    )
 
 
 def _flow_rule_detail(code: str, facts: dict, texts: dict) -> str:
@@ -501,8 +609,12 @@ def function_mismatch_detail(where: Any) -> str:
     mine, other = (where.have, where.want) if where.side == "result" else (where.want, where.have)
     mine, other = _shown(mine), _shown(other)
     tail = "" if where.side == "result" else " it would be passed"
-    fact = {"dim": f"'s dim {where.axis} is", "rank": " has rank", "dtype": " has dtype",
-            "length": " is a tuple of"}.get(where.what, " is")
+    fact = {
+        "dim": f"'s dim {where.axis} is",
+        "rank": " has rank",
+        "dtype": " has dtype",
+        "length": " is a tuple of",
+    }.get(where.what, " is")
     return f"{part}{fact} {mine}, not the {other}{tail}" if tail else f"{part}{fact} {mine}, not {other}"
 
 
@@ -545,36 +657,62 @@ def _rename(name: str, suggestion: Optional[str]) -> dict:
 
 def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """A `%name` nothing binds."""
-    return Diagnostic(codes.UNKNOWN_VARIABLE, f"unknown variable `%{name}`", span, label="not bound here",
-                      help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
-                      data=_rename(name, suggestion))
+    return Diagnostic(
+        codes.UNKNOWN_VARIABLE,
+        f"unknown variable `%{name}`",
+        span,
+        label="not bound here",
+        help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
+        data=_rename(name, suggestion),
+    )
 
 
 def unknown_global(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """An `@name` nothing defines."""
-    return Diagnostic(codes.UNKNOWN_GLOBAL, f"unknown function `@{name}`", span, label="no definition with this name",
-                      help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
-                      data=_rename(name, suggestion))
+    return Diagnostic(
+        codes.UNKNOWN_GLOBAL,
+        f"unknown function `@{name}`",
+        span,
+        label="no definition with this name",
+        help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
+        data=_rename(name, suggestion),
+    )
 
 
 def unknown_operator(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """An operator the library does not declare."""
-    return Diagnostic(codes.UNKNOWN_OPERATOR, f"unknown operator `{name}`", span, label="not in the operator library",
-                      help=_did_you_mean(suggestion) or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are",
-                      data=_rename(name, suggestion))
+    return Diagnostic(
+        codes.UNKNOWN_OPERATOR,
+        f"unknown operator `{name}`",
+        span,
+        label="not in the operator library",
+        help=_did_you_mean(suggestion)
+        or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are",
+        data=_rename(name, suggestion),
+    )
 
 
 def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """A dtype that is not a dtype."""
-    return Diagnostic(codes.UNKNOWN_DTYPE, f"unknown dtype `{name}`", span, label="not a dtype",
-                      help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
-                      data=_rename(name, suggestion))
+    return Diagnostic(
+        codes.UNKNOWN_DTYPE,
+        f"unknown dtype `{name}`",
+        span,
+        label="not a dtype",
+        help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
+        data=_rename(name, suggestion),
+    )
 
 
 def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """A dimension name where no new name may be introduced."""
-    return Diagnostic(codes.UNKNOWN_DIM, f"unknown dimension name `{name}`", span, label="not in scope here",
-                      help=_did_you_mean(suggestion) or "hints may only use names already in scope, numbers and `?`")
+    return Diagnostic(
+        codes.UNKNOWN_DIM,
+        f"unknown dimension name `{name}`",
+        span,
+        label="not in scope here",
+        help=_did_you_mean(suggestion) or "hints may only use names already in scope, numbers and `?`",
+    )
 
 
 def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
@@ -588,26 +726,47 @@ def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
         "empty-interval": f"the interval {facts.get('lo')}..{facts.get('hi')} is empty",
         "dim": "this is not a dimension",
     }
-    return Diagnostic(codes.BAD_SIGNATURE, texts.get(what, "this annotation cannot be used here"), span,
-                      help="see the language tour in README.md for the forms a dimension can take")
+    return Diagnostic(
+        codes.BAD_SIGNATURE,
+        texts.get(what, "this annotation cannot be used here"),
+        span,
+        help="see the language tour in README.md for the forms a dimension can take",
+    )
 
 
 def duplicate_definition(span: Span, name: str, first: Span) -> Diagnostic:
     """Two `def @name`."""
-    return Diagnostic(codes.DUPLICATE_DEFINITION, f"`@{name}` is defined twice", span, label="second definition",
-                      labels=(Label(first, "first defined here"),), help="rename one of them")
+    return Diagnostic(
+        codes.DUPLICATE_DEFINITION,
+        f"`@{name}` is defined twice",
+        span,
+        label="second definition",
+        labels=(Label(first, "first defined here"),),
+        help="rename one of them",
+    )
 
 
 def duplicate_parameter(span: Span, name: str, first: Span) -> Diagnostic:
     """Two parameters with one name."""
-    return Diagnostic(codes.DUPLICATE_PARAMETER, f"parameter `%{name}` is declared twice", span,
-                      label="second declaration", labels=(Label(first, "first declared here"),), help="rename one of them")
+    return Diagnostic(
+        codes.DUPLICATE_PARAMETER,
+        f"parameter `%{name}` is declared twice",
+        span,
+        label="second declaration",
+        labels=(Label(first, "first declared here"),),
+        help="rename one of them",
+    )
 
 
 def duplicate_dtype_parameter(span: Span, name: str) -> Diagnostic:
     """`def @f[T, T]`: one dtype variable declared twice."""
-    return Diagnostic(codes.DUPLICATE_PARAMETER, f"dtype variable `{name}` is declared twice", span,
-                      label="in this definition's dtype variables", help="rename one of them, or declare it once")
+    return Diagnostic(
+        codes.DUPLICATE_PARAMETER,
+        f"dtype variable `{name}` is declared twice",
+        span,
+        label="in this definition's dtype variables",
+        help="rename one of them, or declare it once",
+    )
 
 
 def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnostic:
@@ -625,14 +784,18 @@ def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnos
 
 def text_is_a_file_name(function: str) -> str:
     """The help of a parse error where the text given to the library is a file's name."""
-    return (f"`{function}` takes the program's text, and this is the name of a file: pass its text, "
-            "`open(path).read()`, and the path as the second argument")
+    return (
+        f"`{function}` takes the program's text, and this is the name of a file: pass its text, "
+        "`open(path).read()`, and the path as the second argument"
+    )
 
 
 def lfs_pointer_detail() -> str:
     """A file that is a Git LFS pointer, not the content it stands for."""
-    return ("the file is a Git LFS pointer, not its content: fetch it (`git lfs pull`; in GitHub Actions, "
-            "`actions/checkout` with `lfs: true`)")
+    return (
+        "the file is a Git LFS pointer, not its content: fetch it (`git lfs pull`; in GitHub Actions, "
+        "`actions/checkout` with `lfs: true`)"
+    )
 
 
 def input_error(span: Span, detail: str) -> Diagnostic:
@@ -653,9 +816,13 @@ def input_unavailable(span: Span, detail: str) -> Diagnostic:
 
 def literal_out_of_range(span: Span, text: str, dtype: str, lo: int, hi: int) -> Diagnostic:
     """An integer literal its dtype cannot hold (`3000000000` is an int32)."""
-    return Diagnostic(codes.BAD_LITERAL, f"the literal `{text}` does not fit {dtype}, which holds {lo} to {hi}", span,
-                      label=f"out of the range of {dtype}",
-                      help="write a value in range, or give the literal a wider dtype with a suffix such as `i64`")
+    return Diagnostic(
+        codes.BAD_LITERAL,
+        f"the literal `{text}` does not fit {dtype}, which holds {lo} to {hi}",
+        span,
+        label=f"out of the range of {dtype}",
+        help="write a value in range, or give the literal a wider dtype with a suffix such as `i64`",
+    )
 
 
 # calls --------------------------------------------------------------------------------------
@@ -663,41 +830,72 @@ def wrong_arity(span: Span, callee: str, expected: int, actual: int, signature: 
     """A call with the wrong number of arguments."""
     plural = "s" if expected != 1 else ""
     notes = (f"`{callee}` has type {signature}",) if signature else ()
-    return Diagnostic(codes.WRONG_ARITY, f"`{callee}` takes {expected} argument{plural}, but {actual} were given",
-                      span, label=f"{actual} argument{'s' if actual != 1 else ''}", notes=notes,
-                      help=f"pass exactly {expected} argument{plural}")
+    return Diagnostic(
+        codes.WRONG_ARITY,
+        f"`{callee}` takes {expected} argument{plural}, but {actual} were given",
+        span,
+        label=f"{actual} argument{'s' if actual != 1 else ''}",
+        notes=notes,
+        help=f"pass exactly {expected} argument{plural}",
+    )
 
 
 def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: Optional[str]) -> Diagnostic:
     """An attribute the operator does not take."""
     have = ", ".join(f"`{k}`" for k in known) or "none"
-    return Diagnostic(codes.UNKNOWN_ATTRIBUTE, f"`{op}` has no attribute `{name}`", span, label="unknown attribute",
-                      notes=(f"`{op}` takes: {have}",), help=_did_you_mean(suggestion) or "remove it",
-                      data=_rename(name, suggestion))
+    return Diagnostic(
+        codes.UNKNOWN_ATTRIBUTE,
+        f"`{op}` has no attribute `{name}`",
+        span,
+        label="unknown attribute",
+        notes=(f"`{op}` takes: {have}",),
+        help=_did_you_mean(suggestion) or "remove it",
+        data=_rename(name, suggestion),
+    )
 
 
 def bad_attribute(span: Span, op: str, name: str, expected: str, value: str) -> Diagnostic:
     """An attribute value of the wrong kind."""
-    return Diagnostic(codes.BAD_ATTRIBUTE, f"attribute `{name}` of `{op}` must be {expected}, not {value}", span,
-                      label=f"expected {expected}", help=f"write `{name}=` followed by {expected}")
+    return Diagnostic(
+        codes.BAD_ATTRIBUTE,
+        f"attribute `{name}` of `{op}` must be {expected}, not {value}",
+        span,
+        label=f"expected {expected}",
+        help=f"write `{name}=` followed by {expected}",
+    )
 
 
 def missing_attribute(span: Span, op: str, name: str, expected: str) -> Diagnostic:
     """A required attribute is absent."""
-    return Diagnostic(codes.MISSING_ATTRIBUTE, f"`{op}` needs the attribute `{name}`", span,
-                      label=f"`{name}` is missing", help=f"add `{name}=` followed by {expected}")
+    return Diagnostic(
+        codes.MISSING_ATTRIBUTE,
+        f"`{op}` needs the attribute `{name}`",
+        span,
+        label=f"`{name}` is missing",
+        help=f"add `{name}=` followed by {expected}",
+    )
 
 
 def not_callable(span: Span, t: Type) -> Diagnostic:
     """A call of a non-function."""
-    return Diagnostic(codes.NOT_CALLABLE, f"this is not a function: it has type {format_type(t)}", span,
-                      label="called here", help="only functions, `@globals` and operators can be called")
+    return Diagnostic(
+        codes.NOT_CALLABLE,
+        f"this is not a function: it has type {format_type(t)}",
+        span,
+        label="called here",
+        help="only functions, `@globals` and operators can be called",
+    )
 
 
 def not_a_reference(span: Span, form: str, t: Type) -> Diagnostic:
     """`ref_read` / `ref_write` of a value that is not a reference."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"`{form}` needs a reference, but this has type {format_type(t)}", span,
-                      label="not a reference", help="make a reference with `ref(...)`")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"`{form}` needs a reference, but this has type {format_type(t)}",
+        span,
+        label="not a reference",
+        help="make a reference with `ref(...)`",
+    )
 
 
 def reference_reason(form: str, span: Span) -> str:
@@ -713,30 +911,52 @@ def projection_reason(index: int, span: Span) -> str:
 
 def operator_as_value(span: Span, name: str) -> Diagnostic:
     """An operator used without being called."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"operator `{name}` must be called", span, label="used as a value",
-                      help=f"write `{name}(...)`, or wrap it in `fn (...) {{ {name}(...) }}`")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"operator `{name}` must be called",
+        span,
+        label="used as a value",
+        help=f"write `{name}(...)`, or wrap it in `fn (...) {{ {name}(...) }}`",
+    )
 
 
 # expressions --------------------------------------------------------------------------------
 def tuple_index(span: Span, index: int, t: Type) -> Diagnostic:
     """A projection past the end of a tuple."""
-    return Diagnostic(codes.TUPLE_INDEX, f"field {index} does not exist: the tuple has type {format_type(t)}", span,
-                      label=f"field {index}", help="tuple fields count from 0")
+    return Diagnostic(
+        codes.TUPLE_INDEX,
+        f"field {index} does not exist: the tuple has type {format_type(t)}",
+        span,
+        label=f"field {index}",
+        help="tuple fields count from 0",
+    )
 
 
 def not_a_tuple(span: Span, index: int, t: Type) -> Diagnostic:
     """A projection of a non-tuple."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"cannot take field {index} of a value of type {format_type(t)}", span,
-                      label="not a tuple", help="only tuples have fields")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"cannot take field {index} of a value of type {format_type(t)}",
+        span,
+        label="not a tuple",
+        help="only tuples have fields",
+    )
 
 
 def bad_condition(span: Span, t: Type) -> Diagnostic:
     """An `if` condition that is not a boolean scalar."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"the condition of this `if` has type {format_type(t)}, but it must be `bool`",
-                      span, label="condition", help="compare with `less`, `equal`, ... to get a `bool`")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"the condition of this `if` has type {format_type(t)}, but it must be `bool`",
+        span,
+        label="condition",
+        help="compare with `less`, `equal`, ... to get a `bool`",
+    )
 
 
-def flow_mismatch(span: Span, context: str, actual: Type, expected: Type, detail: str, labels: tuple = ()) -> Diagnostic:
+def flow_mismatch(
+    span: Span, context: str, actual: Type, expected: Type, detail: str, labels: tuple = ()
+) -> Diagnostic:
     """A value whose type can never be the one its position requires (casts, returns, lets)."""
     code = codes.BAD_CAST if context.startswith("cast") else codes.TYPE_MISMATCH
     if "dim" in detail:
@@ -746,24 +966,38 @@ def flow_mismatch(span: Span, context: str, actual: Type, expected: Type, detail
     if "dtype" in detail and not context.startswith("cast"):
         code = codes.DTYPE_MISMATCH
     return Diagnostic(
-        code, f"{context} has type {format_type(actual)}, which {_cannot_be(actual, expected)} {format_type(expected)}: {detail}",
-        span, label=f"type {format_type(actual)}", labels=labels,
+        code,
+        f"{context} has type {format_type(actual)}, which {_cannot_be(actual, expected)} {format_type(expected)}: {detail}",
+        span,
+        label=f"type {format_type(actual)}",
+        labels=labels,
         help="change the annotation, or use `?` where the value is only known at runtime",
     )
 
 
 def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
     """A hint that has nothing to seed."""
-    return Diagnostic(codes.UNUSED_HINT, f"the hint for `%{name}` is not used: {why}", span, label="this hint",
-                      help="hints seed inference for unannotated parameters; remove it", severity=Severity.WARNING,
-                      data={"unused": True})
+    return Diagnostic(
+        codes.UNUSED_HINT,
+        f"the hint for `%{name}` is not used: {why}",
+        span,
+        label="this hint",
+        help="hints seed inference for unannotated parameters; remove it",
+        severity=Severity.WARNING,
+        data={"unused": True},
+    )
 
 
 def claim_unused(span: Span, function: str, name: str) -> Diagnostic:
     """A `claimed=[...]` entry that names no dim of the definition's signature."""
-    return Diagnostic(codes.UNUSED_CLAIM, f"`claimed` names `{name}`, which the signature of `{function}` does not have",
-                      span, label="this attribute", help=f"remove \"{name}\" from the list, or fix its spelling",
-                      severity=Severity.WARNING)
+    return Diagnostic(
+        codes.UNUSED_CLAIM,
+        f"`claimed` names `{name}`, which the signature of `{function}` does not have",
+        span,
+        label="this attribute",
+        help=f'remove "{name}" from the list, or fix its spelling',
+        severity=Severity.WARNING,
+    )
 
 
 def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
@@ -772,27 +1006,49 @@ def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
     polynomial (`reason` "quotient"): the result is `?`."""
     from .shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
 
-    what = (f"`{op}` computes a dimension too large to track, so it is `?` from here on" if reason != "annotation"
-            else "this annotation writes a dimension too large to track, so it is `?`")
+    what = (
+        f"`{op}` computes a dimension too large to track, so it is `?` from here on"
+        if reason != "annotation"
+        else "this annotation writes a dimension too large to track, so it is `?`"
+    )
 
     if reason == "quotient":
-        return Diagnostic(codes.DIM_UNTRACKED,
-                          f"`{op}` computes a dimension that is a quotient of sizes gradual cannot write as a "
-                          f"polynomial, so it is `?` from here on",
-                          span, label="computed here",
-                          notes=("a dimension divided by another is tracked only where the division is exact "
-                                 "for every size (`(2 * n * m) / m` is `2 * n`)",),
-                          help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)
-    return Diagnostic(codes.DIM_UNTRACKED, what, span, label="computed here" if reason != "annotation" else "this dimension",
-                      notes=(f"dimensions are tracked as polynomials of degree up to {MAX_DEGREE}, with up to "
-                             f"{MAX_SIZE} symbols written and {MAX_BITS}-bit coefficients",),
-                      help="what depends on this dimension is checked at runtime", severity=Severity.NOTE)
+        return Diagnostic(
+            codes.DIM_UNTRACKED,
+            f"`{op}` computes a dimension that is a quotient of sizes gradual cannot write as a "
+            f"polynomial, so it is `?` from here on",
+            span,
+            label="computed here",
+            notes=(
+                "a dimension divided by another is tracked only where the division is exact "
+                "for every size (`(2 * n * m) / m` is `2 * n`)",
+            ),
+            help="what depends on this dimension is checked at runtime",
+            severity=Severity.NOTE,
+        )
+    return Diagnostic(
+        codes.DIM_UNTRACKED,
+        what,
+        span,
+        label="computed here" if reason != "annotation" else "this dimension",
+        notes=(
+            f"dimensions are tracked as polynomials of degree up to {MAX_DEGREE}, with up to "
+            f"{MAX_SIZE} symbols written and {MAX_BITS}-bit coefficients",
+        ),
+        help="what depends on this dimension is checked at runtime",
+        severity=Severity.NOTE,
+    )
 
 
 def bad_hint(span: Span, name: str) -> Diagnostic:
     """A hint naming a variable that does not exist."""
-    return Diagnostic(codes.BAD_HINT, f"`can_unify` names `%{name}`, which is not a variable in scope", span,
-                      label="unknown", help="hints must name a parameter of the enclosing function")
+    return Diagnostic(
+        codes.BAD_HINT,
+        f"`can_unify` names `%{name}`, which is not a variable in scope",
+        span,
+        label="unknown",
+        help="hints must name a parameter of the enclosing function",
+    )
 
 
 # runtime ------------------------------------------------------------------------------------
@@ -835,8 +1091,8 @@ _RUNTIME_LABELS: dict[str, str] = {
 
 _RUNTIME_HELP: dict[str, str] = {
     "inserted": "the value's static type allowed this (a `?`, an interval, or a symbol the call needs to be "
-                "large enough): pass a value of the expected type, or tighten the annotations so the checker "
-                "catches it statically",
+    "large enough): pass a value of the expected type, or tighten the annotations so the checker "
+    "catches it statically",
     "cast": "the cast claims a type the value does not have; cast to `?` dims where the size varies",
     "let": "annotate with `?` where the size varies, or fix the value",
     "parameter": "pass an input of the declared type",
@@ -845,20 +1101,26 @@ _RUNTIME_HELP: dict[str, str] = {
     "result": "the function does not return the type it was given; change the type or the function",
     "contract": "pass a function whose parameters accept what its type promises, or change the type",
     "write": "a reference's cell keeps the type it was made (or checked) with: write values of that type, "
-             "or make the cell with `?` dims where the size varies",
+    "or make the cell with `?` dims where the size varies",
     "projection": "the value's static type was `?`: pass a tuple with this field, or annotate the value with "
-                  "its tuple type so the checker catches it statically",
+    "its tuple type so the checker catches it statically",
 }
 
 _RUNTIME_RULES: dict[str, tuple[str, str]] = {
     # rule code at runtime: (message template, help)
-    "runtime-dims-differ": ("{op} needs {a} and {b} to be equal{named}",
-                            "the inputs' dims were not known statically; pass inputs whose dims agree"),
-    "runtime-broadcast": ("{op} cannot broadcast {a} with {b}",
-                          "broadcasting needs each pair of trailing dims to be equal, or one of them 1"),
+    "runtime-dims-differ": (
+        "{op} needs {a} and {b} to be equal{named}",
+        "the inputs' dims were not known statically; pass inputs whose dims agree",
+    ),
+    "runtime-broadcast": (
+        "{op} cannot broadcast {a} with {b}",
+        "broadcasting needs each pair of trailing dims to be equal, or one of them 1",
+    ),
     "runtime-outside": ("{op} needs {d} to lie in {lo}..{hi}", "pass an input within the bounds"),
-    "runtime-dtypes-differ": ("{op} needs {a} and {b} to have the same dtype",
-                              "insert `cast(x, dtype=...)` to convert one side"),
+    "runtime-dtypes-differ": (
+        "{op} needs {a} and {b} to have the same dtype",
+        "insert `cast(x, dtype=...)` to convert one side",
+    ),
 }
 
 
@@ -883,16 +1145,21 @@ def _runtime_fact(value: Any) -> str:
     return str(value)
 
 
-def runtime_check_failed(span: Span, kind: str, reason: str, expected: str, actual: str, detail: str,
-                         labels: tuple = ()) -> Diagnostic:
+def runtime_check_failed(
+    span: Span, kind: str, reason: str, expected: str, actual: str, detail: str, labels: tuple = ()
+) -> Diagnostic:
     """A runtime check found a value outside its type: expected vs found, and which part differs."""
     notes = []
     reason = reason.removesuffix(f" at {span.describe()}")  # the location is shown already
     if reason:
         notes.append(f"the checker inserted this check for {reason}" if kind == "inserted" else reason)
     return Diagnostic(
-        codes.CHECK_FAILED, f"expected {expected}, found {actual}: {detail}", span,
-        label=_RUNTIME_LABELS.get(kind, "checked here"), labels=tuple(labels), notes=tuple(notes),
+        codes.CHECK_FAILED,
+        f"expected {expected}, found {actual}: {detail}",
+        span,
+        label=_RUNTIME_LABELS.get(kind, "checked here"),
+        labels=tuple(labels),
+        notes=tuple(notes),
         help=_RUNTIME_HELP.get(kind),
     )
 
@@ -938,31 +1205,50 @@ def runtime_rule_failure(span: Span, op: str, code: str, facts: dict, inputs: st
     notes = [f"the shape rule of {_code(op)} ran on the inputs before its kernel"]
     if signature:
         notes.append(f"the signature is {signature}")
-    return Diagnostic(codes.CHECK_FAILED, _safe_format(template, texts), span, label=f"called with {inputs}",
-                      notes=tuple(notes), help=_safe_format(help_text, texts))
+    return Diagnostic(
+        codes.CHECK_FAILED,
+        _safe_format(template, texts),
+        span,
+        label=f"called with {inputs}",
+        notes=tuple(notes),
+        help=_safe_format(help_text, texts),
+    )
 
 
 def runtime_operator_error(span: Span, op: str, detail: str, inputs: str, help: str = "") -> Diagnostic:
     """An operator call that could not run on NumPy."""
-    return Diagnostic(codes.RUNTIME_ERROR, f"{_code(op)} failed at runtime: {detail}", span,
-                      label=f"called with {inputs}" if inputs else "this call",
-                      help=help or "check the inputs' values (indices in range, divisors non-zero, ...)")
+    return Diagnostic(
+        codes.RUNTIME_ERROR,
+        f"{_code(op)} failed at runtime: {detail}",
+        span,
+        label=f"called with {inputs}" if inputs else "this call",
+        help=help or "check the inputs' values (indices in range, divisors non-zero, ...)",
+    )
 
 
 def runtime_rule_disagrees(span: Span, op: str, detail: str, inputs: str) -> Diagnostic:
     """A kernel whose output is not what its shape rule computed: a bug in gradual."""
-    return Diagnostic(codes.INTERNAL_ERROR, f"{_code(op)}: {detail}", span,
-                      label=f"called with {inputs}" if inputs else "this call",
-                      notes=("the kernel and the shape rule of this operator disagree; this is a bug in gradual",),
-                      help="please report it with this program and its inputs")
+    return Diagnostic(
+        codes.INTERNAL_ERROR,
+        f"{_code(op)}: {detail}",
+        span,
+        label=f"called with {inputs}" if inputs else "this call",
+        notes=("the kernel and the shape rule of this operator disagree; this is a bug in gradual",),
+        help="please report it with this program and its inputs",
+    )
 
 
 def runtime_bad_call(span: Span, detail: str, help: str = "") -> Diagnostic:
     """Something that cannot run at all: only in a program that was not checked (a checked
     one checks a `?` value where it is called or projected), unless `help` says otherwise (a
     run past its bounds)."""
-    return Diagnostic(codes.RUNTIME_ERROR, detail, span, label="here",
-                      help=help or "run `gradual check` on the program: it reports this statically")
+    return Diagnostic(
+        codes.RUNTIME_ERROR,
+        detail,
+        span,
+        label="here",
+        help=help or "run `gradual check` on the program: it reports this statically",
+    )
 
 
 def runtime_disagreement(where: str, rule: str, produced: str) -> str:
@@ -1154,8 +1440,10 @@ def runtime_needs_shape(name: str, declared: str) -> str:
 
 def runtime_ungivable_input(name: str, declared: str, part: str) -> str:
     """A parameter whose type holds a function or a reference: no input of a run fills it."""
-    return (f"`%{name}` has type {declared}, which holds {part}: --arg and --shape give tensors and scalars, "
-            f"so run a definition that passes it (--entry)")
+    return (
+        f"`%{name}` has type {declared}, which holds {part}: --arg and --shape give tensors and scalars, "
+        f"so run a definition that passes it (--entry)"
+    )
 
 
 def runtime_scalar_for_tensor(name: str, declared: str) -> str:
@@ -1229,9 +1517,13 @@ def runtime_internal_crash(exc: BaseException) -> str:
 
 def internal_check_error(span: Span, name: str, exc: BaseException) -> Diagnostic:
     """Checking a definition crashed (a bug in gradual); the rest of the program is checked."""
-    return Diagnostic(codes.INTERNAL_ERROR, f"gradual failed while checking `@{name}`: {type(exc).__name__}: {exc}",
-                      span, label="the check of this definition crashed",
-                      help="this is a bug in gradual; the other definitions are still checked")
+    return Diagnostic(
+        codes.INTERNAL_ERROR,
+        f"gradual failed while checking `@{name}`: {type(exc).__name__}: {exc}",
+        span,
+        label="the check of this definition crashed",
+        help="this is a bug in gradual; the other definitions are still checked",
+    )
 
 
 def option_not_used(option: str, takers: list) -> str:
@@ -1261,62 +1553,107 @@ def onnx_not_installed() -> str:
 
 def onnx_unreadable(span: Span, detail: str) -> Diagnostic:
     """A file that is not an ONNX model."""
-    return Diagnostic(codes.INPUT_ERROR, f"cannot read the file as an ONNX model: {detail}", span,
-                      label="this file", help="pass an ONNX model (a ModelProto in protobuf form, usually `.onnx`)")
+    return Diagnostic(
+        codes.INPUT_ERROR,
+        f"cannot read the file as an ONNX model: {detail}",
+        span,
+        label="this file",
+        help="pass an ONNX model (a ModelProto in protobuf form, usually `.onnx`)",
+    )
 
 
 def onnx_unsupported_operator(span: Span, op_type: str, domain: str, opset: int) -> Diagnostic:
     """An ONNX operator the frontend does not import."""
     where = f"domain `{domain}`" if domain else f"opset {opset}"
-    return Diagnostic(codes.UNKNOWN_OPERATOR, f"the ONNX operator `{op_type}` ({where}) is not supported", span,
-                      label="this node", help="the supported operators are listed in gradual/frontends/onnx/__init__.py")
+    return Diagnostic(
+        codes.UNKNOWN_OPERATOR,
+        f"the ONNX operator `{op_type}` ({where}) is not supported",
+        span,
+        label="this node",
+        help="the supported operators are listed in gradual/frontends/onnx/__init__.py",
+    )
 
 
 def onnx_function_not_expanded(span: Span, name: str, domain: str, why: str) -> Diagnostic:
     """A call of a model-local function that ONNX's inliner cannot expand (frontends/onnx/functions.py)."""
-    return Diagnostic(codes.UNKNOWN_OPERATOR, f"the model-local function `{name}` (domain `{domain}`) cannot be expanded: {why}",
-                      span, label="this call", help="gradual imports a model-local function by expanding its body in place "
-                      "(ONNX's inliner): a function that calls itself, or calls nested more than 100 deep, stays a call")
+    return Diagnostic(
+        codes.UNKNOWN_OPERATOR,
+        f"the model-local function `{name}` (domain `{domain}`) cannot be expanded: {why}",
+        span,
+        label="this call",
+        help="gradual imports a model-local function by expanding its body in place "
+        "(ONNX's inliner): a function that calls itself, or calls nested more than 100 deep, stays a call",
+    )
 
 
 def onnx_sequence_unsupported(span: Span, op_type: str, what: str) -> Diagnostic:
     """A sequence operator gradual cannot import as tuples (convert/sequence.py)."""
-    return Diagnostic(codes.UNKNOWN_OPERATOR, f"`{op_type}` is not supported here: {what}", span, label="this node",
-                      help="gradual imports a sequence as a tuple whose length is known where it is made "
-                           "(SplitToSequence by constant sizes of a static dim, SequenceConstruct, SequenceEmpty, "
-                           "SequenceInsert at a constant position)")
+    return Diagnostic(
+        codes.UNKNOWN_OPERATOR,
+        f"`{op_type}` is not supported here: {what}",
+        span,
+        label="this node",
+        help="gradual imports a sequence as a tuple whose length is known where it is made "
+        "(SplitToSequence by constant sizes of a static dim, SequenceConstruct, SequenceEmpty, "
+        "SequenceInsert at a constant position)",
+    )
 
 
 def onnx_unsupported_attribute(span: Span, op_type: str, name: str, value: str, supported: str) -> Diagnostic:
     """An attribute value (or an output) the frontend does not import."""
-    return Diagnostic(codes.BAD_ATTRIBUTE, f"`{op_type}` with {name}={value} is not supported", span,
-                      label="this node", help=f"gradual imports `{op_type}` with {supported}")
+    return Diagnostic(
+        codes.BAD_ATTRIBUTE,
+        f"`{op_type}` with {name}={value} is not supported",
+        span,
+        label="this node",
+        help=f"gradual imports `{op_type}` with {supported}",
+    )
 
 
 def onnx_attribute_kind(span: Span, op_type: str, name: str, expected: str, found: str) -> Diagnostic:
     """An attribute whose kind is not the one the operator's schema gives."""
-    return Diagnostic(codes.BAD_ATTRIBUTE, f"`{op_type}` needs attribute `{name}` of type {expected}, but it is of type {found}",
-                      span, label="this node", help=f"write `{name}` as an {expected} attribute, as ONNX's definition of `{op_type}` says")
+    return Diagnostic(
+        codes.BAD_ATTRIBUTE,
+        f"`{op_type}` needs attribute `{name}` of type {expected}, but it is of type {found}",
+        span,
+        label="this node",
+        help=f"write `{name}` as an {expected} attribute, as ONNX's definition of `{op_type}` says",
+    )
 
 
 def onnx_attribute_missing(span: Span, op_type: str, name: str) -> Diagnostic:
     """A required attribute that the node does not have."""
-    return Diagnostic(codes.MISSING_ATTRIBUTE, f"`{op_type}` needs attribute `{name}`, but the node has none",
-                      span, label="this node", help=f"give the node its `{name}` attribute")
+    return Diagnostic(
+        codes.MISSING_ATTRIBUTE,
+        f"`{op_type}` needs attribute `{name}`, but the node has none",
+        span,
+        label="this node",
+        help=f"give the node its `{name}` attribute",
+    )
 
 
 def onnx_node_arity(span: Span, op_type: str, role: str, count: int, least: int, most: int) -> Diagnostic:
     """A node with more or fewer inputs or outputs than its operator's schema allows."""
     allowed = str(least) if least == most else f"{least} to {most}" if most < 2**31 - 1 else f"at least {least}"
     noun = role[:-1] if allowed == "1" else role
-    return Diagnostic(codes.WRONG_ARITY, f"`{op_type}` takes {allowed} {noun}, but the node lists {count}",
-                      span, label="this node", help=f"give the node the {role} ONNX's definition of `{op_type}` says")
+    return Diagnostic(
+        codes.WRONG_ARITY,
+        f"`{op_type}` takes {allowed} {noun}, but the node lists {count}",
+        span,
+        label="this node",
+        help=f"give the node the {role} ONNX's definition of `{op_type}` says",
+    )
 
 
 def onnx_bad_tensor_attribute(span: Span, op_type: str, name: str, problem: str) -> Diagnostic:
     """A TENSOR attribute whose data does not fit its declared dims or element type."""
-    return Diagnostic(codes.BAD_ATTRIBUTE, f"attribute `{name}` of `{op_type}` cannot be read: {problem}",
-                      span, label="this node", help="re-export the model, or repair the tensor's dims or data")
+    return Diagnostic(
+        codes.BAD_ATTRIBUTE,
+        f"attribute `{name}` of `{op_type}` cannot be read: {problem}",
+        span,
+        label="this node",
+        help="re-export the model, or repair the tensor's dims or data",
+    )
 
 
 #: what a frontend's unsupported-dtype diagnostic says the runtime holds
@@ -1325,54 +1662,87 @@ _RUNNABLE_DTYPES = "gradual runs bool, int8 to int64, uint8 to uint64, float16, 
 
 def onnx_unsupported_dtype(span: Span, tensor: str, dtype: str) -> Diagnostic:
     """A tensor whose element type gradual cannot run."""
-    return Diagnostic(codes.UNKNOWN_DTYPE, f"tensor `{tensor}` has element type {dtype}, which gradual does not support",
-                      span, label="here", help=_RUNNABLE_DTYPES + " (and ONNX's 8-, 4- and 2-bit types)")
+    return Diagnostic(
+        codes.UNKNOWN_DTYPE,
+        f"tensor `{tensor}` has element type {dtype}, which gradual does not support",
+        span,
+        label="here",
+        help=_RUNNABLE_DTYPES + " (and ONNX's 8-, 4- and 2-bit types)",
+    )
 
 
 def onnx_bad_initializer(span: Span, tensor: str, problem: str) -> Diagnostic:
     """An initializer whose data does not fit its declared dims or element type."""
-    return Diagnostic(codes.BAD_INITIALIZER, f"initializer `{tensor}` cannot be read: {problem}", span,
-                      label="this initializer", help="re-export the model, or repair the initializer's dims or data")
+    return Diagnostic(
+        codes.BAD_INITIALIZER,
+        f"initializer `{tensor}` cannot be read: {problem}",
+        span,
+        label="this initializer",
+        help="re-export the model, or repair the initializer's dims or data",
+    )
 
 
 def onnx_unsupported_value(span: Span, tensor: str, kind: str) -> Diagnostic:
     """A graph value that is not a tensor (a sequence, a map, an optional)."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"`{tensor}` is {kind}, but gradual imports only tensors", span,
-                      label="here", help="only graphs whose inputs, outputs and values are tensors can be checked")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"`{tensor}` is {kind}, but gradual imports only tensors",
+        span,
+        label="here",
+        help="only graphs whose inputs, outputs and values are tensors can be checked",
+    )
 
 
 def onnx_needs_constant(span: Span, op_type: str, index: int, tensor: str, role: str) -> Diagnostic:
     """An input the frontend needs as a constant (it becomes an attribute)."""
-    return Diagnostic(codes.OP_CONSTRAINT,
-                      f"`{op_type}` needs its {ordinal(index + 1)} input `{tensor}` ({role}) to be a constant",
-                      span, label="this node", help="make it an initializer or the output of a Constant node")
+    return Diagnostic(
+        codes.OP_CONSTRAINT,
+        f"`{op_type}` needs its {ordinal(index + 1)} input `{tensor}` ({role}) to be a constant",
+        span,
+        label="this node",
+        help="make it an initializer or the output of a Constant node",
+    )
 
 
 def onnx_undefined_tensor(span: Span, tensor: str) -> Diagnostic:
     """A node input that nothing produces."""
-    return Diagnostic(codes.UNKNOWN_VARIABLE,
-                      f"`{tensor}` is used here, but no graph input, initializer or earlier node produces it",
-                      span, label="this node", help="the graph's nodes must be in topological order")
+    return Diagnostic(
+        codes.UNKNOWN_VARIABLE,
+        f"`{tensor}` is used here, but no graph input, initializer or earlier node produces it",
+        span,
+        label="this node",
+        help="the graph's nodes must be in topological order",
+    )
 
 
 def onnx_duplicate_tensor(span: Span, tensor: str, other: str, nested: bool = False) -> Diagnostic:
     """A tensor name a graph defines twice (ONNX graphs are in single static assignment), or
     a subgraph's node defines again (`nested`: an enclosing graph defined it first)."""
-    rule = ("an ONNX subgraph reads the tensors of the graphs around it but does not define them again" if nested
-            else "an ONNX graph defines each tensor once")
-    return Diagnostic(codes.DUPLICATE_DEFINITION,
-                      f"`{tensor}` is defined here, but {other} defines it too: {rule}",
-                      span, label="this defines it again",
-                      help="rename one of the two (ONNX Runtime and onnx.checker reject the model as it is)")
+    rule = (
+        "an ONNX subgraph reads the tensors of the graphs around it but does not define them again"
+        if nested
+        else "an ONNX graph defines each tensor once"
+    )
+    return Diagnostic(
+        codes.DUPLICATE_DEFINITION,
+        f"`{tensor}` is defined here, but {other} defines it too: {rule}",
+        span,
+        label="this defines it again",
+        help="rename one of the two (ONNX Runtime and onnx.checker reject the model as it is)",
+    )
 
 
 def onnx_hiding_initializer(span: Span, tensor: str, other: str) -> Diagnostic:
     """A subgraph's initializer named as a tensor of an enclosing graph (importer._hides_enclosing)."""
-    return Diagnostic(codes.DUPLICATE_DEFINITION,
-                      f"a subgraph of this node has an initializer `{tensor}`, but the enclosing graph's {other} defines "
-                      f"`{tensor}` too: ONNX Runtime reads the initializer where it folds constants and the enclosing "
-                      f"tensor where it does not", span, label="its subgraph defines it again",
-                      help="rename the initializer (gradual reads the enclosing tensor, as ONNX's reference evaluator does)")
+    return Diagnostic(
+        codes.DUPLICATE_DEFINITION,
+        f"a subgraph of this node has an initializer `{tensor}`, but the enclosing graph's {other} defines "
+        f"`{tensor}` too: ONNX Runtime reads the initializer where it folds constants and the enclosing "
+        f"tensor where it does not",
+        span,
+        label="its subgraph defines it again",
+        help="rename the initializer (gradual reads the enclosing tensor, as ONNX's reference evaluator does)",
+    )
 
 
 def onnx_inferred_claim(tensor: str) -> str:
@@ -1441,48 +1811,80 @@ def onnx_renamed_dims_header(renamed: dict) -> str:
 # read, the parts of a program it cannot import, and how it shows a graph's nodes.
 def torch_unreadable(span: Span, detail: str) -> Diagnostic:
     """A file that is not a torch.export archive."""
-    return Diagnostic(codes.INPUT_ERROR, f"cannot read the file as a torch.export archive: {detail}", span,
-                      label="this file", help="pass an archive written by torch.export.save (usually `.pt2`)")
+    return Diagnostic(
+        codes.INPUT_ERROR,
+        f"cannot read the file as a torch.export archive: {detail}",
+        span,
+        label="this file",
+        help="pass an archive written by torch.export.save (usually `.pt2`)",
+    )
 
 
 def torch_archive_version(span: Span, detail: str) -> Diagnostic:
     """An archive in a format version gradual does not read."""
-    return Diagnostic(codes.ARCHIVE_VERSION, f"this torch.export archive is in a format gradual does not read: {detail}",
-                      span, label="this file",
-                      help="re-export the model and save it with torch 2.13 (torch.export.save), or load and "
-                           "re-save it there")
+    return Diagnostic(
+        codes.ARCHIVE_VERSION,
+        f"this torch.export archive is in a format gradual does not read: {detail}",
+        span,
+        label="this file",
+        help="re-export the model and save it with torch 2.13 (torch.export.save), or load and re-save it there",
+    )
 
 
 def torch_unsupported_node(span: Span, target: str, why: str) -> Diagnostic:
     """An ATen node the frontend does not import."""
-    return Diagnostic(codes.UNKNOWN_OPERATOR, f"the node `{target}` is not supported: {why}", span,
-                      label="this node", help="the supported operators are declared in stdlib/aten.rly",
-                      data={"operator": target, "why": why})
+    return Diagnostic(
+        codes.UNKNOWN_OPERATOR,
+        f"the node `{target}` is not supported: {why}",
+        span,
+        label="this node",
+        help="the supported operators are declared in stdlib/aten.rly",
+        data={"operator": target, "why": why},
+    )
 
 
 def torch_unsupported_dtype(span: Span, value: str, dtype: str) -> Diagnostic:
     """A value whose element type gradual cannot run."""
-    return Diagnostic(codes.UNKNOWN_DTYPE, f"`{value}` has element type {dtype}, which gradual does not support",
-                      span, label="here", help=_RUNNABLE_DTYPES)
+    return Diagnostic(
+        codes.UNKNOWN_DTYPE,
+        f"`{value}` has element type {dtype}, which gradual does not support",
+        span,
+        label="here",
+        help=_RUNNABLE_DTYPES,
+    )
 
 
 def torch_unsupported_input(span: Span, name: str, kind: str) -> Diagnostic:
     """A graph input gradual does not import (a custom object, a token)."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"the graph input `{name}` is a {kind.replace('_', ' ')}, which gradual does not import",
-                      span, label="here", help="only programs whose inputs are tensors, ints and constants can be checked")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"the graph input `{name}` is a {kind.replace('_', ' ')}, which gradual does not import",
+        span,
+        label="here",
+        help="only programs whose inputs are tensors, ints and constants can be checked",
+    )
 
 
 def torch_unsupported_output(span: Span, what: str) -> Diagnostic:
     """A program output that is not a tensor or symbolic int."""
-    return Diagnostic(codes.TYPE_MISMATCH, f"the program returns {what}, but gradual imports only tensor and int outputs",
-                      span, label="here", help="return tensors from the exported module")
+    return Diagnostic(
+        codes.TYPE_MISMATCH,
+        f"the program returns {what}, but gradual imports only tensor and int outputs",
+        span,
+        label="here",
+        help="return tensors from the exported module",
+    )
 
 
 def torch_undefined_value(span: Span, name: str) -> Diagnostic:
     """A value that nothing defines before its use."""
-    return Diagnostic(codes.UNKNOWN_VARIABLE,
-                      f"`{name}` is used here, but no graph input or earlier node defines it", span,
-                      label="this node", help="an edited graph must define each value before its first use")
+    return Diagnostic(
+        codes.UNKNOWN_VARIABLE,
+        f"`{name}` is used here, but no graph input or earlier node defines it",
+        span,
+        label="this node",
+        help="an edited graph must define each value before its first use",
+    )
 
 
 def torch_node_note(text: str, where: str) -> str:
@@ -1498,8 +1900,13 @@ def torch_node_text(outputs: list, target: str, args: list) -> str:
 
 def torch_input_text(kind: str, name: str, target: str, described: str) -> str:
     """A graph input as the listing shows it."""
-    what = {"user_input": "graph input", "parameter": "parameter", "buffer": "buffer",
-            "tensor_constant": "constant", "constant_input": "constant input"}.get(kind, kind.replace("_", " "))
+    what = {
+        "user_input": "graph input",
+        "parameter": "parameter",
+        "buffer": "buffer",
+        "tensor_constant": "constant",
+        "constant_input": "constant input",
+    }.get(kind, kind.replace("_", " "))
     return f"{what} {name}" + (f" ({target})" if target else "") + f": {described}"
 
 
@@ -1510,8 +1917,10 @@ def torch_outputs_text(names: list) -> str:
 
 def torch_import_header(path: str, schema: str, torch_version: str, nodes: int) -> str:
     """The first comment line of `gradual import model.pt2`."""
-    return (f"imported from {path} (torch.export schema {schema}, torch {torch_version}, "
-            f"{nodes} node{'s' if nodes != 1 else ''}) by gradual")
+    return (
+        f"imported from {path} (torch.export schema {schema}, torch {torch_version}, "
+        f"{nodes} node{'s' if nodes != 1 else ''}) by gradual"
+    )
 
 
 def torch_ranges_header(ranges: list) -> str:

@@ -161,9 +161,15 @@ class _Resolver:
                 continue
             items = attr.value.items if isinstance(attr.value, ast.AttrSeq) else None
             if items is None or not all(isinstance(v, str) for v in items):
-                self.report(messages.bad_attribute(attr.span, f"@{node.name}", ast.CLAIMED,
-                                                   "a list of the signature's dim names as strings",
-                                                   format_attr_value(attr.value)))
+                self.report(
+                    messages.bad_attribute(
+                        attr.span,
+                        f"@{node.name}",
+                        ast.CLAIMED,
+                        "a list of the signature's dim names as strings",
+                        format_attr_value(attr.value),
+                    )
+                )
                 continue
             for name in items:
                 if name not in names:  # a signature edited since it was printed: harmless
@@ -196,7 +202,9 @@ class _Resolver:
         self.vars = {}
 
     # functions ------------------------------------------------------------------------------
-    def function(self, node: Union[ast.Def, ast.Fn], outer_dims: Optional[DimScope], outer_types: TypeScope) -> FunctionInfo:
+    def function(
+        self, node: Union[ast.Def, ast.Fn], outer_dims: Optional[DimScope], outer_types: TypeScope
+    ) -> FunctionInfo:
         """A definition or closure: its parameters and their types, then its body."""
         mark = self.log.mark()
         dims = DimScope(parent=outer_dims, mode="quantify")
@@ -217,8 +225,9 @@ class _Resolver:
         params, param_types = [], []
         seen: dict[str, Binder] = {}
         for p in node.params:
-            binder = Binder(p.var.name, p.var.span, "param" if isinstance(node, ast.Def) else "fn-param", p,
-                            len(self.captured))
+            binder = Binder(
+                p.var.name, p.var.span, "param" if isinstance(node, ast.Def) else "fn-param", p, len(self.captured)
+            )
             previous = seen.get(p.var.name)
             if previous is not None:
                 self.report(messages.duplicate_parameter(p.var.span, p.var.name, previous.span))
@@ -248,8 +257,9 @@ class _Resolver:
             _bound_symbols(dims.introduced, node.dim_bounds)
         if isinstance(node, ast.Def) and node.dim_facts:
             _fact_symbols(dims.introduced, node.dim_facts)
-        info = FunctionInfo(node, params, param_types, ret, tuple(dims.introduced), dtype_params,
-                            name=getattr(node, "name", ""))
+        info = FunctionInfo(
+            node, params, param_types, ret, tuple(dims.introduced), dtype_params, name=getattr(node, "name", "")
+        )
         self.res.functions[id(node)] = info
         if isinstance(node, ast.Def):
             self.def_info = info
@@ -311,8 +321,11 @@ class _Resolver:
                 for j, binder in enumerate(found):
                     if binder is None:
                         made = flow.made.get(i)
-                        self.var(made.value.args[j] if made is not None  # reports it
-                                 else ast.Var(args[j], span=flow.argument(i, j)))
+                        self.var(
+                            made.value.args[j]
+                            if made is not None  # reports it
+                            else ast.Var(args[j], span=flow.argument(i, j))
+                        )
                     else:
                         self.used(binder)
             binder = DataflowBinder(name, level, flow, i)
@@ -501,8 +514,9 @@ def declare(module: ast.Module) -> tuple[dict, list]:
     return defs, diagnostics
 
 
-def resolve_definition(module: ast.Module, d: ast.Def, defs: dict, operators: Container[str],
-                       operator_names: Optional[list[str]] = None) -> Resolution:
+def resolve_definition(
+    module: ast.Module, d: ast.Def, defs: dict, operators: Container[str], operator_names: Optional[list[str]] = None
+) -> Resolution:
     """One definition resolved on its own, against the module's definitions (`declare`):
     its part of a Resolution, which `Resolution.absorb` adds to the whole. A definition's
     part depends only on its own text and the names of the definitions."""

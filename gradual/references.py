@@ -23,7 +23,17 @@ from . import messages
 from .site import Callee
 from .syntax import ast
 from .types import (
-    BOTTOM, DYN, ERROR, BottomType, DynType, FuncType, RefType, TupleType, Type, TypeVar, is_static_type,
+    BOTTOM,
+    DYN,
+    ERROR,
+    BottomType,
+    DynType,
+    FuncType,
+    RefType,
+    TupleType,
+    Type,
+    TypeVar,
+    is_static_type,
 )
 
 if TYPE_CHECKING:
@@ -51,8 +61,9 @@ def check_reference(checker: "Checker", e: ast.Call, arg_types: list, env: "Env"
 
 
 def _signature(form: str) -> str:
-    return {"ref": "ref(T) -> ref(T)", "ref_read": "ref_read(ref(T)) -> T",
-            "ref_write": "ref_write(ref(T), T) -> ()"}[form]
+    return {"ref": "ref(T) -> ref(T)", "ref_read": "ref_read(ref(T)) -> T", "ref_write": "ref_write(ref(T), T) -> ()"}[
+        form
+    ]
 
 
 def _create(checker: "Checker", e: ast.Call, value: Type) -> Type:
@@ -90,8 +101,16 @@ def _contents(checker: "Checker", form: str, node: ast.Expr, t: Type, env: "Env"
     if isinstance(t, DynType):
         if t.from_error:
             return ERROR
-        checker.flow(t, RefType(DYN), node, env, (), Callee("flow", f"the reference given to `{form}`"),
-                     insert=True, blame=node.span)
+        checker.flow(
+            t,
+            RefType(DYN),
+            node,
+            env,
+            (),
+            Callee("flow", f"the reference given to `{form}`"),
+            insert=True,
+            blame=node.span,
+        )
         return DYN
     checker.report(messages.not_a_reference(node.span, form, t))
     return ERROR
@@ -103,8 +122,17 @@ def _write(checker: "Checker", e: ast.Call, content: Type, value: Type, env: "En
     precise than r's: through a reference of imprecise contents that check can fail, so it
     counts as a check site."""
     node = e.args[1]
-    checker.flow(value, content, node, env, (), Callee("flow", "the value written to this reference", expected=content),
-                 insert=True, blame=node.span)
+    checker.flow(
+        value,
+        content,
+        node,
+        env,
+        (),
+        Callee("flow", "the value written to this reference", expected=content),
+        insert=True,
+        blame=node.span,
+    )
     if not isinstance(content, (BottomType, TypeVar)) and not is_static_type(content):
-        checker.record_check(e, content, e.span, messages.reference_reason("ref_write", e.span), verifies=True,
-                             inserted=False)
+        checker.record_check(
+            e, content, e.span, messages.reference_reason("ref_write", e.span), verifies=True, inserted=False
+        )

@@ -28,8 +28,11 @@ def escape(text: str) -> str:
 #: "Trojan Source") as U+FFFD. Printed raw, a source line or a name could drive the terminal
 #: that shows the diagnostic (`ESC [2J` clears it; a title or a link could be set) and its
 #: carets no longer stood under the characters they mark.
-_VISIBLE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)}, 0x7F: 0x2421,
-            **{c: 0xFFFD for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}}
+_VISIBLE = {
+    **{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)},
+    0x7F: 0x2421,
+    **{c: 0xFFFD for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+}
 
 
 def visible(text: str) -> str:

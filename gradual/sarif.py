@@ -60,9 +60,15 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
         run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": root}}
     if failure is not None:
         code, message = failure
-        run["invocations"] = [{"executionSuccessful": False, "exitCode": 2 if code == "usage-error" else 4,
-                               "toolExecutionNotifications": [{"level": "error", "message": {"text": message},
-                                                               "descriptor": {"id": code}}]}]
+        run["invocations"] = [
+            {
+                "executionSuccessful": False,
+                "exitCode": 2 if code == "usage-error" else 4,
+                "toolExecutionNotifications": [
+                    {"level": "error", "message": {"text": message}, "descriptor": {"id": code}}
+                ],
+            }
+        ]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
@@ -191,10 +197,16 @@ def _elsewhere_location(span: Span, message: str, model: str) -> dict:
     line, column = span.start_position
     path = span.source.path
     name = f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}"
-    found = {"physicalLocation": {"artifactLocation": _artifact(model), "region": {"startLine": 1}},
-             "logicalLocations": [{"name": name, "fullyQualifiedName": f"{path}:{line}"}],
-             "properties": {"pythonFile": path, "pythonLine": line, "pythonColumn": column,
-                            "code": span.source.line_text(line).strip()}}
+    found = {
+        "physicalLocation": {"artifactLocation": _artifact(model), "region": {"startLine": 1}},
+        "logicalLocations": [{"name": name, "fullyQualifiedName": f"{path}:{line}"}],
+        "properties": {
+            "pythonFile": path,
+            "pythonLine": line,
+            "pythonColumn": column,
+            "code": span.source.line_text(line).strip(),
+        },
+    }
     if message:
         found["message"] = {"text": message}
     return found
@@ -217,8 +229,11 @@ def _location(span: Span, message: str, model: Optional[str]) -> dict:
         listed = span.source.line_text(line)
         physical["region"] = {"startLine": 1}
         name, kind = _listed_construct(listed)
-        found = {"physicalLocation": physical, "logicalLocations": [{"name": name, "kind": kind} if kind else {"name": name}],
-                 "properties": {"listing": listed, "listingLine": line, "listingColumn": column}}
+        found = {
+            "physicalLocation": physical,
+            "logicalLocations": [{"name": name, "kind": kind} if kind else {"name": name}],
+            "properties": {"listing": listed, "listingLine": line, "listingColumn": column},
+        }
         if message:  # about the node's tensors, not about the region (the file's start)
             found["message"] = {"text": message}
         return found
@@ -233,8 +248,12 @@ def _location(span: Span, message: str, model: Optional[str]) -> dict:
 #: what a listing line describes, by how it begins (frontends/onnx/listing.py, and the
 #: torch.export frontend's), as SARIF logical location kinds (SARIF 2.1.0 §3.33.7); a node has
 #: none of SARIF's kinds, so its kind is the tool's own `node`
-_LISTED_KINDS = (("node ", "node"), ("graph input ", "parameter"), ("initializer ", "variable"),
-                 ("graph outputs", "returnType"))
+_LISTED_KINDS = (
+    ("node ", "node"),
+    ("graph input ", "parameter"),
+    ("initializer ", "variable"),
+    ("graph outputs", "returnType"),
+)
 
 
 def _listed_construct(listed: str) -> tuple:

@@ -26,8 +26,27 @@ from .shapes.poly import INF, FloorDiv
 from .syntax import ast
 from .syntax.source import Span
 from .types import (
-    BOTTOM, DYN, DYN_DTYPE, ERROR, REF_CONTENT, BottomType, Broadcast, DimVar, DType, DTypeVar, DynType,
-    FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic, map_dims, map_dtypes, type_symbols,
+    BOTTOM,
+    DYN,
+    DYN_DTYPE,
+    ERROR,
+    REF_CONTENT,
+    BottomType,
+    Broadcast,
+    DimVar,
+    DType,
+    DTypeVar,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
+    map_dims,
+    map_dtypes,
+    type_symbols,
 )
 from .unify import HintVar, SiteVar, Solver
 
@@ -56,7 +75,9 @@ class SDim:
 
     def _combine(self, other: Any, op: Callable[[Dimension, Dimension], Dimension], dividing: bool = False) -> "SDim":
         try:
-            right = other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
+            right = (
+                other.dim if isinstance(other, SDim) else Dimension.static(other) if isinstance(other, int) else other
+            )
             result = SDim(op(self.dim, right))
         except ValueError as exc:
             raise RuleFailure("negative-dim", {"detail": str(exc)}) from None
@@ -273,7 +294,9 @@ class CallSite(ShapeContext):
         self.slots: dict[tuple, Slot] = {}
         self.bound_checks: dict[tuple, tuple] = {}
         self.learned: list = []
-        self.claim_checks: dict[tuple, Any] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
+        self.claim_checks: dict[
+            tuple, Any
+        ] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
         self.rank_checks: dict[tuple, int] = {}
         self.rank_min_checks: dict[tuple, int] = {}
         #: dims at either end of an argument of unknown rank, by axis (negative: from the end)
@@ -359,7 +382,7 @@ class CallSite(ShapeContext):
         number of leading dims) has unknown rank: the rule sees no dims, and the dims on either
         side of the run are known edges (`edge_dims`)."""
         at = next(i for i, d in enumerate(dims) if isinstance(d, Variadic))
-        prefix, suffix = dims[:at], dims[at + 1:]
+        prefix, suffix = dims[:at], dims[at + 1 :]
         edges = self.edges.setdefault((index, path), {})
         for axis, d in enumerate(prefix):
             edges[axis] = self._open_dim(d, index, path, axis, info)
@@ -447,7 +470,9 @@ class CallSite(ShapeContext):
         else:
             content = DYN
             self.kind_checks[(arg.index, arg.path)] = "ref"
-        view = _RefArg(arg.index, arg.path, self._open(content, arg.index, arg.path + (REF_CONTENT,), self.arg_infos[arg.index]))
+        view = _RefArg(
+            arg.index, arg.path, self._open(content, arg.index, arg.path + (REF_CONTENT,), self.arg_infos[arg.index])
+        )
         self._replace_view(arg, view)
         return view.content
 
@@ -476,8 +501,9 @@ class CallSite(ShapeContext):
             view.dtype = SDType(bound.dtype, Origin(index, path))
             self.dtype_slots.pop((index, path), None)
             if view.dims is None and bound.dims is not None:
-                view.dims = [self._open_dim(d, index, path, axis, self.arg_infos[index])
-                             for axis, d in enumerate(bound.dims)]
+                view.dims = [
+                    self._open_dim(d, index, path, axis, self.arg_infos[index]) for axis, d in enumerate(bound.dims)
+                ]
                 view.rank = len(view.dims)
 
     def tuple_fields(self, arg: ArgView) -> Optional[list]:
@@ -580,8 +606,13 @@ class CallSite(ShapeContext):
         for a (3,) argument; left as `n`, two calls shared one `n`)."""
         if not isinstance(t, FuncType):
             return t
-        return ProtoFunction(t, dict(matcher.dims), dict(matcher.dtypes), frozenset(matcher.quantified),
-                             frozenset(matcher.quantified_dtypes))
+        return ProtoFunction(
+            t,
+            dict(matcher.dims),
+            dict(matcher.dtypes),
+            frozenset(matcher.quantified),
+            frozenset(matcher.quantified_dtypes),
+        )
 
     # attributes and knowledge ---------------------------------------------------------------
     def attr(self, name: str) -> Any:
@@ -671,8 +702,13 @@ class CallSite(ShapeContext):
         program rejected where the precise one ran (found by an outside pass)."""
         value = _sdim(value)
         resolved = self.solver.resolve(value.dim)
-        if resolved.is_static and resolved.get_length() % coeff and written is not None \
-                and self.callee.kind != "flow" and not self.recursive_call:
+        if (
+            resolved.is_static
+            and resolved.get_length() % coeff
+            and written is not None
+            and self.callee.kind != "flow"
+            and not self.recursive_call
+        ):
             # a size it can never divide: named with the signature's expression (the product
             # below is the multiple under it: "is 5, but needs 4")
             arg = _sdim(written[0])
@@ -826,8 +862,9 @@ class CallSite(ShapeContext):
         self.solver.bind_imprecise(var, Dimension.dynamic())
         return SDim(Dimension.dynamic())
 
-    def _claimed_constraint(self, a: SDim, b: SDim, symbol: Optional[str],
-                            broadcasting: bool = False) -> Optional[SDim]:
+    def _claimed_constraint(
+        self, a: SDim, b: SDim, symbol: Optional[str], broadcasting: bool = False
+    ) -> Optional[SDim]:
         """Two exact dims that differ, where one mentions a claimed symbol (an exporter's dynamic
         dim, SPEC 6): unless no value of it can make them agree, a warning that states the
         constraint, and a runtime check of the argument dim that mentions it (the later one when
@@ -862,8 +899,9 @@ class CallSite(ShapeContext):
             ones.reverse()
         if all(possible) and ones[0] != ones[1]:
             either = ((checked_dim, ones[0]), (kept_dim, ones[1]))
-            self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, False,
-                                                     either))
+            self.report_diag(
+                messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, False, either)
+            )
             return SDim(Dimension.dynamic())
         one = ((checked_dim, ones[0]),) if any(possible) else ()
         return self._claim_checked((checked, checked_dim, kept, kept_dim), constraint, one, symbol)
@@ -878,7 +916,6 @@ class CallSite(ShapeContext):
             self.claim_checks[(origin.arg, origin.path, origin.axis)] = Broadcast(kept_dim) if one else kept_dim
         self.report_diag(messages.dim_constraint(self, checked, kept, checked_dim, kept_dim, constraint, inserted, one))
         return SDim(kept_dim, kept.origin, symbol or kept.symbol)
-
 
     def _broadcast_result(self, a: SDim, b: SDim) -> SDim:
         """Two dims that may broadcast: an exact one wins over a computed imprecise one (which is
@@ -902,8 +939,12 @@ class CallSite(ShapeContext):
 
     def _loose_one(self, d: Dimension) -> bool:
         """A dim over a loose existential (CallSite.loose) that may be 1."""
-        return bool(self.loose) and d.is_symbolic and any(self.loose.get(s) for s in d.symbols()) \
+        return (
+            bool(self.loose)
+            and d.is_symbolic
+            and any(self.loose.get(s) for s in d.symbols())
             and self.maybe_one(SDim(d)) is not False
+        )
 
     def _site_var(self, d: SDim) -> Optional[SiteVar]:
         var = self.solver.free_var(d.dim)
@@ -937,8 +978,13 @@ class CallSite(ShapeContext):
         parameter is inferred unhinted in the next pass."""
         if param.dims is None or arg.dims is not None and len(arg.dims) == len(param.dims):
             return False
-        hints = {s for d in param.dims if isinstance(d, Dimension) and d.is_symbolic
-                 for s in self.solver.resolve(d).symbols() if isinstance(s, HintVar)}
+        hints = {
+            s
+            for d in param.dims
+            if isinstance(d, Dimension) and d.is_symbolic
+            for s in self.solver.resolve(d).symbols()
+            if isinstance(s, HintVar)
+        }
         if not hints:
             return False
         self.solver.widen |= hints
@@ -1109,9 +1155,14 @@ class CallSite(ShapeContext):
         return None
 
     # results ------------------------------------------------------------------------------
-    def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> ProtoTensor:
-        return ProtoTensor(None if dims is None else [_sdim(d) for d in dims], dtype,
-                           None if value is None else [_value_item(v) for v in value])
+    def tensor(
+        self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None
+    ) -> ProtoTensor:
+        return ProtoTensor(
+            None if dims is None else [_sdim(d) for d in dims],
+            dtype,
+            None if value is None else [_value_item(v) for v in value],
+        )
 
     def tuple(self, fields: Sequence[Any]) -> ProtoTuple:
         return ProtoTuple(list(fields))
@@ -1216,15 +1267,25 @@ class CallSite(ShapeContext):
         """The result type and the casts each argument needs (see the module docstring)."""
         if self.errors or self.after_error:
             # one mistake is reported once: what depends on a failed call is `?` from error
-            return SiteOutcome(ERROR if self.callee.kind != "flow" else self.resolve_result(proto), failed=bool(self.errors))
+            return SiteOutcome(
+                ERROR if self.callee.kind != "flow" else self.resolve_result(proto), failed=bool(self.errors)
+            )
         result = self.resolve_result(proto)
         reason = _untracked(proto)
         if reason:
             self.report_diag(messages.dim_untracked(self.span, self.op_name, reason))
         builder = _CastBuilder(self)
         casts, refinements = builder.build()
-        return SiteOutcome(result, casts, refinements, builder.facts, False, list(builder.binders.values()) + builder.runs,
-                           self._instantiation(), self.learned)
+        return SiteOutcome(
+            result,
+            casts,
+            refinements,
+            builder.facts,
+            False,
+            list(builder.binders.values()) + builder.runs,
+            self._instantiation(),
+            self.learned,
+        )
 
     def _instantiation(self) -> tuple:
         """What the signature's symbols and dtype variables stand for at this call."""
@@ -1243,8 +1304,11 @@ class CallSite(ShapeContext):
             dtype = self.solver.resolve_dtype(raw_dtype(proto.dtype)) if proto.dtype is not None else DYN_DTYPE
             if isinstance(dtype, DTypeVar) and dtype.meta and dtype.name == "?":
                 dtype = DYN_DTYPE
-            value = None if proto.value is None else tuple(
-                v if isinstance(v, int) else self._final_dim(v) for v in proto.value)
+            value = (
+                None
+                if proto.value is None
+                else tuple(v if isinstance(v, int) else self._final_dim(v) for v in proto.value)
+            )
             return TensorType(dims, dtype, value)
         if isinstance(proto, ProtoTuple):
             return TupleType(tuple(self.resolve_result(f) for f in proto.fields))
@@ -1259,6 +1323,7 @@ class CallSite(ShapeContext):
     def _function_result(self, proto: ProtoFunction) -> Type:
         """A function-typed result with the callee's symbols replaced by this call's values (an
         unbound one, or one bound to a run of dims, by `?`)."""
+
         def dim(d: Dimension) -> Dimension:
             if not d.is_symbolic:
                 return d
@@ -1281,6 +1346,7 @@ class CallSite(ShapeContext):
                 return dt
             bound = proto.dtypes.get(dt)
             return DYN_DTYPE if bound is None else self.solver.resolve_dtype(raw_dtype(bound))
+
         return map_dtypes(map_dims(proto.type, dim), dtype)
 
     def _final_dim(self, d: SDim) -> Dimension:
@@ -1442,8 +1508,13 @@ class _CastBuilder:
         opened = self.site.opened.get((index, path))
         view = opened.view if opened is not None else None
         key = (index, path)
-        if opened is not None and opened.dynamic and kind is None and key not in self.site.rank_checks \
-                and key not in self.site.contracts:
+        if (
+            opened is not None
+            and opened.dynamic
+            and kind is None
+            and key not in self.site.rank_checks
+            and key not in self.site.contracts
+        ):
             return DYN, False, None  # a `?` the call never looked inside (nor passed for a function)
         if isinstance(view, TupleArg) and view.fields is not None:
             parts = [self._pattern(index, path + (i,), _field_type(t, i)) for i in range(len(view.fields))]
@@ -1458,12 +1529,17 @@ class _CastBuilder:
         if isinstance(view, _RefArg):
             content = t.content if isinstance(t, RefType) else DYN
             inner, verifies, refined = self._pattern(index, path + (REF_CONTENT,), content)
-            return RefType(inner), verifies or kind is not None, RefType(refined or inner) if isinstance(t, RefType) else None
+            return (
+                RefType(inner),
+                verifies or kind is not None,
+                RefType(refined or inner) if isinstance(t, RefType) else None,
+            )
         return (t if isinstance(t, Type) else DYN), False, None
 
     def _contract_pattern(self, contract: FuncType) -> FuncType:
         """The function type a contract checks, as the caller's frame can state it: a dim of
         another argument is its runtime binder, a dim nothing binds is `?`."""
+
         def dim(d: Dimension) -> Dimension:
             d = self.solver.resolve(d)
             if not any(isinstance(s, DimVar) for s in d.symbols()):
@@ -1525,8 +1601,12 @@ class _CastBuilder:
         if any(f[0] == "rank-at-least" and f[1] == path and f[2] >= least for f in info.facts):
             least = 0
         edges = self.site.edges.get(key, {})
-        first = _up_to_last_check([self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a >= 0)])
-        last = _up_to_last_check([self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a < 0)][::-1])[::-1]
+        first = _up_to_last_check(
+            [self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a >= 0)]
+        )
+        last = _up_to_last_check(
+            [self._edge_pattern(index, path, a, edges[a]) for a in sorted(a for a in edges if a < 0)][::-1]
+        )[::-1]
         known = self.site.known_runs.get(key)
         if first and last and len(first) + len(last) > max(least, known[1] + known[2] if known else 0):
             last = []  # both ends may be the same dims (dim 1 and the last of a rank-2 value): the rule checks it at the call
@@ -1547,8 +1627,13 @@ class _CastBuilder:
         verified dim that names no binder of this call is a fact of the value from then on."""
         item, verifies, _ = self._dim_pattern(index, path, axis, d)
         info = self.site.arg_infos[index]
-        if verifies and isinstance(item, Dimension) and item.is_exact and info.binder is not None \
-                and not item.symbols() & set(self.binders.values()):
+        if (
+            verifies
+            and isinstance(item, Dimension)
+            and item.is_exact
+            and info.binder is not None
+            and not item.symbols() & set(self.binders.values())
+        ):
             self.facts.append((index, info.binder, ("edge", path, axis, item)))
         return item, verifies
 
@@ -1617,14 +1702,19 @@ class _CastBuilder:
         info = self.site.arg_infos[index]
         lo, hi = bound
         for fact in info.facts:
-            if fact[:3] == ("bound", path, axis) and fact[3] >= lo and (hi is None or fact[4] is not None and fact[4] <= hi):
+            if (
+                fact[:3] == ("bound", path, axis)
+                and fact[3] >= lo
+                and (hi is None or fact[4] is not None and fact[4] <= hi)
+            ):
                 return exact, False, exact
         if info.binder is not None:
             self.facts.append((index, info.binder, ("bound", path, axis, lo, hi)))
         return Dimension.interval(lo, hi), True, exact
 
-    def _shared_pattern(self, rep: SiteVar, index: int, path: tuple, axis: int, known: Dimension,
-                        bounds: Dimension) -> tuple:
+    def _shared_pattern(
+        self, rep: SiteVar, index: int, path: tuple, axis: int, known: Dimension, bounds: Dimension
+    ) -> tuple:
         """A dim that several argument dims share: the first occurrence binds it (checking its
         bounds where they are narrower than the value's type), each later one must equal it,
         unless its variable is already known equal to an earlier occurrence's (a fact from an

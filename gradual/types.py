@@ -15,13 +15,34 @@ from typing import Callable, Iterable, Optional, Union
 from .shapes import Dimension, Poly, Symbol
 
 #: narrow element types of quantized models (ONNX's, named as ml_dtypes and TVM name them)
-NARROW_FLOAT_DTYPES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-                       "float4_e2m1fn")
+NARROW_FLOAT_DTYPES = (
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float4_e2m1fn",
+)
 NARROW_INT_DTYPES = ("int4", "uint4", "int2", "uint2")
 DTYPES = (
-    "float16", "bfloat16", "float32", "float64",
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool",
-) + NARROW_FLOAT_DTYPES + NARROW_INT_DTYPES
+    (
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    )
+    + NARROW_FLOAT_DTYPES
+    + NARROW_INT_DTYPES
+)
 FLOAT_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64", *NARROW_FLOAT_DTYPES})
 INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", *NARROW_INT_DTYPES})
 DYN_DTYPE = "?"
@@ -157,8 +178,10 @@ class FuncType(Type):
     _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
 
     def __hash__(self) -> int:
-        return _cached_hash(self, lambda: (self.params, self.ret, self.dim_params, self.dtype_params, self.requires,
-                                           self.dtype_requires))
+        return _cached_hash(
+            self,
+            lambda: (self.params, self.ret, self.dim_params, self.dtype_params, self.requires, self.dtype_requires),
+        )
 
     def with_parts(self, params: tuple, ret: Type) -> "FuncType":
         """The same quantifiers and requirements over other parameter and result types."""
@@ -413,7 +436,13 @@ def is_ground(t: Type) -> bool:
     if isinstance(t, (TupleType, FuncType, RefType)):
         ground = t._ground
         if ground is None:
-            parts = t.fields if isinstance(t, TupleType) else (t.content,) if isinstance(t, RefType) else t.params + (t.ret,)
+            parts = (
+                t.fields
+                if isinstance(t, TupleType)
+                else (t.content,)
+                if isinstance(t, RefType)
+                else t.params + (t.ret,)
+            )
             ground = all(is_ground(p) for p in parts)
             object.__setattr__(t, "_ground", ground)
         return ground

@@ -217,8 +217,9 @@ class Solver:
 
     def widen_hints_in(self, dims: tuple) -> None:
         """Widen every hint among dims (a value of unknown rank reaches them)."""
-        self.widen |= {s for d in dims if isinstance(d, Dimension) and d.is_symbolic
-                       for s in d.symbols() if isinstance(s, HintVar)}
+        self.widen |= {
+            s for d in dims if isinstance(d, Dimension) and d.is_symbolic for s in d.symbols() if isinstance(s, HintVar)
+        }
 
     def _meet_guess(self, diff: Poly, hints: list) -> Grade:
         """A hinted dim meets another: equal when the other is the very number guessed (or the

@@ -92,7 +92,7 @@ def load(name: str, expected: bytes) -> Optional[bytes]:
         return None
     if data[: len(expected)] != expected:
         return None
-    return data[len(expected):]
+    return data[len(expected) :]
 
 
 def store(name: str, stored_key: bytes, payload: bytes) -> None:

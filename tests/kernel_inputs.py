@@ -81,7 +81,11 @@ def axis_in(draw: Draw, rank: int) -> int:
 
 def some_axes(draw: Draw, rank: int, min_size: int = 0) -> list:
     """Distinct axes of `rank` dims, in any order, each possibly written negatively."""
-    chosen = draw(st.lists(st.integers(0, rank - 1), min_size=min(min_size, rank), max_size=rank, unique=True)) if rank else []
+    chosen = (
+        draw(st.lists(st.integers(0, rank - 1), min_size=min(min_size, rank), max_size=rank, unique=True))
+        if rank
+        else []
+    )
     return [a - rank if draw(st.booleans()) else a for a in chosen]
 
 

@@ -15,24 +15,65 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from kernel_inputs import (
-    FLOATS, GENERATORS, INTS, Draw, array, axis_in, conv_sizes, generator, part_sizes, positive, scalar, shapes,
+    FLOATS,
+    GENERATORS,
+    INTS,
+    Draw,
+    array,
+    axis_in,
+    conv_sizes,
+    generator,
+    part_sizes,
+    positive,
+    scalar,
+    shapes,
     some_axes,
 )
 
 #: ATen operator -> the operator whose generator draws its inputs (neither takes attributes,
 #: or both take the same ones)
 ALIASES = {
-    "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.tanh": "tanh",
-    "aten.sigmoid": "sigmoid", "aten.erf": "erf", "aten.floor": "floor", "aten.ceil": "ceil", "aten.round": "round",
-    "aten.sign": "sign", "aten.log": "log", "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.sin": "onnx.sin",
-    "aten.cos": "onnx.cos", "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish",
-    "aten.hardswish": "onnx.hard_swish", "aten.silu": "onnx.sin", "aten.hardsigmoid": "onnx.sin",
-    "aten.clone": "copy", "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply",
+    "aten.relu": "nn.relu",
+    "aten.neg": "negative",
+    "aten.abs": "abs",
+    "aten.exp": "exp",
+    "aten.tanh": "tanh",
+    "aten.sigmoid": "sigmoid",
+    "aten.erf": "erf",
+    "aten.floor": "floor",
+    "aten.ceil": "ceil",
+    "aten.round": "round",
+    "aten.sign": "sign",
+    "aten.log": "log",
+    "aten.sqrt": "sqrt",
+    "aten.rsqrt": "rsqrt",
+    "aten.sin": "onnx.sin",
+    "aten.cos": "onnx.cos",
+    "aten.reciprocal": "onnx.reciprocal",
+    "aten.mish": "onnx.mish",
+    "aten.hardswish": "onnx.hard_swish",
+    "aten.silu": "onnx.sin",
+    "aten.hardsigmoid": "onnx.sin",
+    "aten.clone": "copy",
+    "aten.add": "add",
+    "aten.sub": "subtract",
+    "aten.mul": "multiply",
     "aten.pow": "power",
-    "aten.maximum": "maximum", "aten.minimum": "minimum", "aten.eq": "equal", "aten.ne": "not_equal",
-    "aten.lt": "less", "aten.le": "less_equal", "aten.gt": "greater", "aten.ge": "greater_equal",
-    "aten.bitwise_and": "bitwise_and", "aten.bitwise_or": "bitwise_or", "aten.bitwise_xor": "bitwise_xor",
-    "aten.matmul": "onnx.matmul", "aten.einsum": "onnx.einsum", "aten.arange": "arange", "aten.nonzero": "argwhere",
+    "aten.maximum": "maximum",
+    "aten.minimum": "minimum",
+    "aten.eq": "equal",
+    "aten.ne": "not_equal",
+    "aten.lt": "less",
+    "aten.le": "less_equal",
+    "aten.gt": "greater",
+    "aten.ge": "greater_equal",
+    "aten.bitwise_and": "bitwise_and",
+    "aten.bitwise_or": "bitwise_or",
+    "aten.bitwise_xor": "bitwise_xor",
+    "aten.matmul": "onnx.matmul",
+    "aten.einsum": "onnx.einsum",
+    "aten.arange": "arange",
+    "aten.nonzero": "argwhere",
 }
 
 
@@ -98,7 +139,11 @@ def _hardtanh(draw: Draw) -> tuple:
 
 @generator("aten.elu")
 def _elu(draw: Draw) -> tuple:
-    return [_floats(draw)], {"alpha": draw(st.floats(0, 2)), "scale": draw(st.floats(0, 2)), "input_scale": draw(st.floats(0, 2))}
+    return [_floats(draw)], {
+        "alpha": draw(st.floats(0, 2)),
+        "scale": draw(st.floats(0, 2)),
+        "input_scale": draw(st.floats(0, 2)),
+    }
 
 
 @generator("aten.softplus")
@@ -112,7 +157,7 @@ def _clamp(draw: Draw) -> tuple:
     dtype = _numeric(draw)
 
     def bound() -> Any:  # absent, or a tensor of a trailing part of x's shape (a scalar too)
-        return _optional(draw, lambda: array(draw, tuple(shape[draw(st.integers(0, len(shape))):]), dtype))
+        return _optional(draw, lambda: array(draw, tuple(shape[draw(st.integers(0, len(shape))) :]), dtype))
 
     return [array(draw, shape, dtype), bound(), bound()], {}
 
@@ -147,8 +192,10 @@ def _triangle(draw: Draw) -> tuple:
 @generator("aten.cumsum")
 def _cumsum(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
-    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)),
-                                                  "dtype": draw(st.sampled_from(("",) + FLOATS + INTS))}
+    return [array(draw, shape, _numeric(draw))], {
+        "dim": axis_in(draw, max(len(shape), 1)),
+        "dtype": draw(st.sampled_from(("",) + FLOATS + INTS)),
+    }
 
 
 DTYPES = ("",) + FLOATS + INTS + ("bool", "float16", "int8", "uint8")
@@ -240,9 +287,11 @@ def _bmm(draw: Draw) -> tuple:
 def _addmm(draw: Draw) -> tuple:
     n, k, m = (draw(st.integers(0, 4)) for _ in range(3))
     dtype = _float(draw)
-    bias = tuple(d if draw(st.booleans()) else 1 for d in (n, m))[2 - draw(st.integers(0, 2)):]
+    bias = tuple(d if draw(st.booleans()) else 1 for d in (n, m))[2 - draw(st.integers(0, 2)) :]
     return [array(draw, bias, dtype), array(draw, (n, k), dtype), array(draw, (k, m), dtype)], {
-        "beta": draw(st.floats(-2, 2)), "alpha": draw(st.floats(-2, 2))}
+        "beta": draw(st.floats(-2, 2)),
+        "alpha": draw(st.floats(-2, 2)),
+    }
 
 
 @generator("aten.linear")
@@ -265,16 +314,27 @@ def _attention(draw: Draw) -> tuple:
     group = draw(st.integers(1, 3)) if gqa and batch else 1  # grouped query heads: dim -3 of q is a multiple of k's
     kv_batch = batch
     q_batch = batch[:-1] + (batch[-1] * group,) if batch else batch
-    length, source, e, ev = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    length, source, e, ev = (
+        draw(st.integers(1, 4)),
+        draw(st.integers(1, 4)),
+        draw(st.integers(1, 4)),
+        draw(st.integers(1, 4)),
+    )
     dtype = _float(draw)
     q = array(draw, q_batch + (length, e), dtype)
     k, v = array(draw, kv_batch + (source, e), dtype), array(draw, kv_batch + (source, ev), dtype)
     mask_shape = tuple(d if draw(st.booleans()) else 1 for d in q_batch + (length, source))
-    mask_shape = mask_shape[draw(st.integers(0, len(mask_shape))):]
+    mask_shape = mask_shape[draw(st.integers(0, len(mask_shape))) :]
     is_causal = draw(st.booleans())
-    mask = NONE if is_causal else _optional(draw, lambda: array(draw, mask_shape, draw(st.sampled_from(("bool", dtype)))))
-    return [q, k, v, mask], {"dropout_p": 0.0, "is_causal": is_causal, "scale": draw(st.none() | st.floats(0.1, 2)),
-                             "enable_gqa": gqa}
+    mask = (
+        NONE if is_causal else _optional(draw, lambda: array(draw, mask_shape, draw(st.sampled_from(("bool", dtype)))))
+    )
+    return [q, k, v, mask], {
+        "dropout_p": 0.0,
+        "is_causal": is_causal,
+        "scale": draw(st.none() | st.floats(0.1, 2)),
+        "enable_gqa": gqa,
+    }
 
 
 # convolution and pooling -------------------------------------------------------------------------
@@ -297,8 +357,10 @@ def _convolution(draw: Draw) -> tuple:
     spans = [(kk - 1) * d + 1 for kk, d in zip(kernel, _spread(dilation, k))]
     if transposed:
         extra = [draw(st.integers(0, max(s, d) - 1)) for s, d in zip(_spread(stride, k), _spread(dilation, k))]
-        sizes = [max(draw(st.integers(1, 4)), -(-(2 * p - sp - e + 1) // s) + 1 if s else 1)
-                 for p, sp, e, s in zip(_spread(padding, k), spans, extra, _spread(stride, k))]
+        sizes = [
+            max(draw(st.integers(1, 4)), -(-(2 * p - sp - e + 1) // s) + 1 if s else 1)
+            for p, sp, e, s in zip(_spread(padding, k), spans, extra, _spread(stride, k))
+        ]
         weight = (c, o // groups) + tuple(kernel)
     else:
         extra = [0]
@@ -307,8 +369,13 @@ def _convolution(draw: Draw) -> tuple:
     dtype = _float(draw)
     bias = _optional(draw, lambda: array(draw, (o,), dtype))
     return [array(draw, (n, c, *sizes), dtype), array(draw, weight, dtype), bias], {
-        "stride": stride, "padding": padding, "dilation": dilation, "transposed": transposed, "output_padding": extra,
-        "groups": groups}
+        "stride": stride,
+        "padding": padding,
+        "dilation": dilation,
+        "transposed": transposed,
+        "output_padding": extra,
+        "groups": groups,
+    }
 
 
 def _pool_input(draw: Draw, dilated: bool) -> tuple:
@@ -340,8 +407,11 @@ def _max_pool(draw: Draw) -> tuple:
 @generator("aten.avg_pool2d")
 def _avg_pool(draw: Draw) -> tuple:
     shape, attrs = _pool_input(draw, dilated=False)
-    return [array(draw, shape, _float(draw))], {**attrs, "count_include_pad": draw(st.booleans()),
-                                                "divisor_override": draw(st.none() | st.integers(1, 4))}
+    return [array(draw, shape, _float(draw))], {
+        **attrs,
+        "count_include_pad": draw(st.booleans()),
+        "divisor_override": draw(st.none() | st.integers(1, 4)),
+    }
 
 
 @generator("aten.adaptive_avg_pool2d")
@@ -354,11 +424,14 @@ def _adaptive_avg_pool(draw: Draw) -> tuple:
 def _layer_norm_inputs(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=0))
     count = draw(st.integers(1, len(shape)))
-    normalized = list(shape[len(shape) - count:])
+    normalized = list(shape[len(shape) - count :])
     dtype = _float(draw)
     weight = _optional(draw, lambda: array(draw, tuple(normalized), dtype))
     bias = _optional(draw, lambda: array(draw, tuple(normalized), dtype))
-    return [array(draw, shape, dtype), weight, bias], {"normalized_shape": normalized, "eps": draw(st.sampled_from((1e-5, 0.1)))}
+    return [array(draw, shape, dtype), weight, bias], {
+        "normalized_shape": normalized,
+        "eps": draw(st.sampled_from((1e-5, 0.1))),
+    }
 
 
 @generator("aten.layer_norm")
@@ -406,8 +479,11 @@ def _batch_norm_inputs(draw: Draw, optional_stats: bool) -> list:
 
 @generator("aten.batch_norm")
 def _batch_norm(draw: Draw) -> tuple:
-    return _batch_norm_inputs(draw, optional_stats=False), {"training": False, "momentum": draw(st.floats(0, 1)),
-                                                            "eps": 1e-5}
+    return _batch_norm_inputs(draw, optional_stats=False), {
+        "training": False,
+        "momentum": draw(st.floats(0, 1)),
+        "eps": 1e-5,
+    }
 
 
 @generator("aten._native_batch_norm_legit_no_training")
@@ -464,7 +540,7 @@ def _max_dim(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
     dim = axis_in(draw, max(len(shape), 1))
     if shape and shape[dim] == 0:
-        shape = shape[:dim % len(shape)] + (1,) + shape[dim % len(shape) + 1:]
+        shape = shape[: dim % len(shape)] + (1,) + shape[dim % len(shape) + 1 :]
     return [array(draw, shape, _numeric(draw))], {"dim": dim, "keepdim": draw(st.booleans())}
 
 
@@ -505,7 +581,7 @@ def _view(draw: Draw) -> tuple:
 @generator("aten.expand")
 def _expand(draw: Draw) -> tuple:
     target = draw(shapes(lo=0))
-    kept = target[len(target) - draw(st.integers(0, len(target))):]
+    kept = target[len(target) - draw(st.integers(0, len(target))) :]
     source = tuple(d if draw(st.booleans()) else 1 for d in kept)
     offset = len(target) - len(source)
     size = [-1 if i >= offset and draw(st.booleans()) else d for i, d in enumerate(target)]
@@ -582,7 +658,10 @@ def _slice(draw: Draw) -> tuple:
     for _ in range(2):
         kind = draw(st.sampled_from(("none", "value", "value", "max")))
         bounds.append(NONE if kind == "none" else scalar(2**63 - 1 if kind == "max" else draw(st.integers(-8, 8))))
-    return [array(draw, shape, _numeric(draw))] + bounds, {"dim": axis_in(draw, len(shape)), "step": draw(st.integers(1, 3))}
+    return [array(draw, shape, _numeric(draw))] + bounds, {
+        "dim": axis_in(draw, len(shape)),
+        "step": draw(st.integers(1, 3)),
+    }
 
 
 @generator("aten.select")
@@ -614,7 +693,7 @@ def _embedding(draw: Draw) -> tuple:
 def _constant_pad_nd(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
     pad = []
-    for d in reversed(shape[len(shape) - draw(st.integers(0, len(shape))):]):
+    for d in reversed(shape[len(shape) - draw(st.integers(0, len(shape))) :]):
         low = draw(st.integers(-(d // 2), 2))
         pad += [low, draw(st.integers(-(d + min(low, 0)) if d else 0, 2))]
     return [array(draw, shape, _numeric(draw))], {"pad": pad, "value": float(draw(st.integers(-2, 2)))}
@@ -650,8 +729,10 @@ def _sized(draw: Draw) -> tuple:
 
 @generator("aten.full")
 def _full(draw: Draw) -> tuple:
-    return [sym_ints(draw(shapes(lo=0)))], {"fill_value": float(draw(st.integers(-3, 3))),
-                                             "dtype": draw(st.sampled_from(CREATED))}
+    return [sym_ints(draw(shapes(lo=0)))], {
+        "fill_value": float(draw(st.integers(-3, 3))),
+        "dtype": draw(st.sampled_from(CREATED)),
+    }
 
 
 @generator("aten.sym_size")
@@ -675,7 +756,7 @@ def _copy(draw: Draw) -> tuple:
     """self, and src of a trailing part of self's shape with some dims 1 (it broadcasts into
     self), in any numeric dtype (the result takes self's)."""
     shape = draw(shapes(lo=0))
-    tail = shape[draw(st.integers(0, len(shape))):]
+    tail = shape[draw(st.integers(0, len(shape))) :]
     src_shape = tuple(1 if draw(st.booleans()) else d for d in tail)
     return [array(draw, shape, _numeric(draw)), array(draw, src_shape, _numeric(draw))], {}
 
@@ -713,7 +794,7 @@ def _slice_scatter(draw: Draw) -> tuple:
 def _select_scatter(draw: Draw) -> tuple:
     """src has self's shape without dim."""
     (data, index), attrs = GENERATORS["aten.select"](draw)
-    src_shape = data.shape[:attrs["dim"] % data.ndim] + data.shape[attrs["dim"] % data.ndim + 1:]
+    src_shape = data.shape[: attrs["dim"] % data.ndim] + data.shape[attrs["dim"] % data.ndim + 1 :]
     return [data, array(draw, src_shape, str(data.dtype)), index], attrs
 
 
@@ -735,8 +816,7 @@ def _topk(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=0))
     dim = axis_in(draw, len(shape))
     k = draw(st.integers(0, shape[dim]))
-    return [array(draw, shape, _numeric(draw))], {"k": k, "dim": dim, "largest": draw(st.booleans()),
-                                                   "sorted": True}
+    return [array(draw, shape, _numeric(draw))], {"k": k, "dim": dim, "largest": draw(st.booleans()), "sorted": True}
 
 
 @generator("aten.upsample")
@@ -747,8 +827,10 @@ def _upsample(draw: Draw) -> tuple:
     mode = draw(st.sampled_from(("nearest", "nearest-exact", "linear", "cubic")))
     attrs = {"mode": mode, "align_corners": mode in ("linear", "cubic") and draw(st.booleans()), "antialias": False}
     if draw(st.booleans()):
-        return [array(draw, shape, _float(draw)), sym_ints([draw(st.integers(1, 6)) for _ in range(k)])], \
-            {**attrs, "scales": None}
+        return [array(draw, shape, _float(draw)), sym_ints([draw(st.integers(1, 6)) for _ in range(k)])], {
+            **attrs,
+            "scales": None,
+        }
     scales = [draw(st.sampled_from((0.5, 1.0, 1.5, 2.0, 3.0))) for _ in range(k)]
     return [array(draw, shape, _float(draw)), NONE], {**attrs, "scales": scales}
 
@@ -766,9 +848,25 @@ def _unary(draw: Draw) -> tuple:
     return [_floats(draw)], {}
 
 
-for _name in ("aten.atan", "aten.asinh", "aten.sinh", "aten.cosh", "aten.tan", "aten.expm1", "aten.exp2",
-              "aten.trunc", "aten.frac", "aten.selu", "aten.relu6", "aten.log_sigmoid", "aten.signbit",
-              "aten.isfinite", "aten.isinf", "aten.isneginf", "aten.isposinf"):
+for _name in (
+    "aten.atan",
+    "aten.asinh",
+    "aten.sinh",
+    "aten.cosh",
+    "aten.tan",
+    "aten.expm1",
+    "aten.exp2",
+    "aten.trunc",
+    "aten.frac",
+    "aten.selu",
+    "aten.relu6",
+    "aten.log_sigmoid",
+    "aten.signbit",
+    "aten.isfinite",
+    "aten.isinf",
+    "aten.isneginf",
+    "aten.isposinf",
+):
     generator(_name)(_unary)
 
 
@@ -847,16 +945,20 @@ def _logical_reduce(draw: Draw) -> tuple:
 @generator("aten.logsumexp")
 def _logsumexp(draw: Draw) -> tuple:
     shape = draw(shapes(lo=1))
-    return [array(draw, shape, _float(draw))], {"dim": _dims_of(draw, len(shape)) if shape else None,
-                                                 "keepdim": draw(st.booleans())}
+    return [array(draw, shape, _float(draw))], {
+        "dim": _dims_of(draw, len(shape)) if shape else None,
+        "keepdim": draw(st.booleans()),
+    }
 
 
 @generator("aten.linalg_vector_norm")
 def _vector_norm(draw: Draw) -> tuple:
     shape = draw(shapes(lo=1))
-    return [array(draw, shape, _float(draw))], {"ord": draw(st.sampled_from((1.0, 2.0, 3.0, float("inf")))),
-                                                 "dim": _dims_of(draw, len(shape)) if shape else None,
-                                                 "keepdim": draw(st.booleans())}
+    return [array(draw, shape, _float(draw))], {
+        "ord": draw(st.sampled_from((1.0, 2.0, 3.0, float("inf")))),
+        "dim": _dims_of(draw, len(shape)) if shape else None,
+        "keepdim": draw(st.booleans()),
+    }
 
 
 @generator("aten.cummax", "aten.cummin", "aten.logcumsumexp")
@@ -868,8 +970,10 @@ def _scan(draw: Draw) -> tuple:
 @generator("aten.cumprod")
 def _cumprod(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
-    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)),
-                                                  "dtype": draw(st.sampled_from(("",) + FLOATS))}
+    return [array(draw, shape, _numeric(draw))], {
+        "dim": axis_in(draw, max(len(shape), 1)),
+        "dtype": draw(st.sampled_from(("",) + FLOATS)),
+    }
 
 
 @generator("aten.median")
@@ -880,7 +984,10 @@ def _median(draw: Draw) -> tuple:
 @generator("aten.median_dim", "aten.mode")
 def _median_dim(draw: Draw) -> tuple:
     shape = draw(shapes(lo=1))
-    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)), "keepdim": draw(st.booleans())}
+    return [array(draw, shape, _numeric(draw))], {
+        "dim": axis_in(draw, max(len(shape), 1)),
+        "keepdim": draw(st.booleans()),
+    }
 
 
 @generator("aten.kthvalue")
@@ -888,14 +995,21 @@ def _kthvalue(draw: Draw) -> tuple:
     shape = draw(shapes(lo=1))
     dim = axis_in(draw, max(len(shape), 1))
     size = shape[dim] if shape else 1
-    return [array(draw, shape, _numeric(draw))], {"k": draw(st.integers(1, size)), "dim": dim, "keepdim": draw(st.booleans())}
+    return [array(draw, shape, _numeric(draw))], {
+        "k": draw(st.integers(1, size)),
+        "dim": dim,
+        "keepdim": draw(st.booleans()),
+    }
 
 
 @generator("aten.sort", "aten.argsort")
 def _sort(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
-    return [array(draw, shape, _numeric(draw))], {"dim": axis_in(draw, max(len(shape), 1)),
-                                                  "descending": draw(st.booleans()), "stable": True}
+    return [array(draw, shape, _numeric(draw))], {
+        "dim": axis_in(draw, max(len(shape), 1)),
+        "descending": draw(st.booleans()),
+        "stable": True,
+    }
 
 
 # shapes --------------------------------------------------------------------------------------------
@@ -915,9 +1029,13 @@ def _roll(draw: Draw) -> tuple:
 
 @generator("aten.expand_as")
 def _expand_as(draw: Draw) -> tuple:
-    data_shape, target = draw(mutually_broadcastable_shapes(num_shapes=1, max_dims=4, min_side=0, max_side=3)).input_shapes[0], None
+    data_shape, target = (
+        draw(mutually_broadcastable_shapes(num_shapes=1, max_dims=4, min_side=0, max_side=3)).input_shapes[0],
+        None,
+    )
     target = tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))) + tuple(
-        draw(st.integers(0, 3)) if d == 1 else d for d in data_shape)
+        draw(st.integers(0, 3)) if d == 1 else d for d in data_shape
+    )
     return [array(draw, data_shape, _numeric(draw)), array(draw, target, _float(draw))], {}
 
 
@@ -939,8 +1057,11 @@ def _unfold(draw: Draw) -> tuple:
     shape = draw(shapes(lo=1, hi=6))
     dimension = axis_in(draw, max(len(shape), 1))
     whole = shape[dimension] if shape else 1
-    return [array(draw, shape, _numeric(draw))], {"dimension": dimension, "size": draw(st.integers(0 if shape else 1, whole)),
-                                                  "step": draw(st.integers(1, 3))}
+    return [array(draw, shape, _numeric(draw))], {
+        "dimension": dimension,
+        "size": draw(st.integers(0 if shape else 1, whole)),
+        "step": draw(st.integers(1, 3)),
+    }
 
 
 @generator("aten.repeat_interleave")
@@ -957,8 +1078,12 @@ def _diff(draw: Draw) -> tuple:
     dtype = _numeric(draw)
 
     def side() -> Any:
-        return _optional(draw, lambda: array(draw, tuple(draw(st.integers(0, 3)) if a == dim % len(shape) else n
-                                                         for a, n in enumerate(shape)), dtype))
+        return _optional(
+            draw,
+            lambda: array(
+                draw, tuple(draw(st.integers(0, 3)) if a == dim % len(shape) else n for a, n in enumerate(shape)), dtype
+            ),
+        )
 
     return [array(draw, shape, dtype), side(), side()], {"n": draw(st.integers(0, 3)), "dim": dim}
 
@@ -980,7 +1105,10 @@ def _meshgrid(draw: Draw) -> tuple:
 def _pixel_shuffle(draw: Draw) -> tuple:
     r = draw(st.integers(1, 3))
     shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1)))) + (
-        draw(st.integers(1, 2)) * r * r, draw(st.integers(0, 3)), draw(st.integers(0, 3)))
+        draw(st.integers(1, 2)) * r * r,
+        draw(st.integers(0, 3)),
+        draw(st.integers(0, 3)),
+    )
     return [array(draw, shape, _numeric(draw))], {"upscale_factor": r}
 
 
@@ -988,7 +1116,10 @@ def _pixel_shuffle(draw: Draw) -> tuple:
 def _pixel_unshuffle(draw: Draw) -> tuple:
     r = draw(st.integers(1, 3))
     shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1)))) + (
-        draw(st.integers(1, 2)), draw(st.integers(0, 2)) * r, draw(st.integers(0, 2)) * r)
+        draw(st.integers(1, 2)),
+        draw(st.integers(0, 2)) * r,
+        draw(st.integers(0, 2)) * r,
+    )
     return [array(draw, shape, _numeric(draw))], {"downscale_factor": r}
 
 
@@ -1024,8 +1155,13 @@ def _linspace(draw: Draw) -> tuple:
 def _one_hot(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0))
     classes = draw(st.integers(1, 5))
-    data = np.asarray(draw(st.lists(st.integers(0, classes - 1), min_size=int(np.prod(shape)),
-                                    max_size=int(np.prod(shape))))).reshape(shape).astype(np.int64)
+    data = (
+        np.asarray(
+            draw(st.lists(st.integers(0, classes - 1), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
+        )
+        .reshape(shape)
+        .astype(np.int64)
+    )
     return [data], {"num_classes": classes if draw(st.booleans()) or data.size == 0 else -1}
 
 
@@ -1048,7 +1184,7 @@ def _index(draw: Draw) -> tuple:
 def _index_put(draw: Draw) -> tuple:
     (data, indices, _), attrs = _index_args(draw)
     picked = data[_numpy_index(data, indices, attrs["dims"])]
-    values = array(draw, picked.shape[draw(st.integers(0, picked.ndim)):], str(data.dtype))
+    values = array(draw, picked.shape[draw(st.integers(0, picked.ndim)) :], str(data.dtype))
     return [data, indices, values], {**attrs, "accumulate": draw(st.booleans())}
 
 
@@ -1067,8 +1203,15 @@ def _index_args(draw: Draw) -> tuple:
     if mask:  # one mask over some dims from a start
         start = draw(st.integers(0, len(shape) - 1))
         width = draw(st.integers(1, len(shape) - start))
-        mask = np.asarray(draw(st.lists(st.booleans(), min_size=int(np.prod(shape[start:start + width])),
-                                        max_size=int(np.prod(shape[start:start + width]))))).reshape(shape[start:start + width])
+        mask = np.asarray(
+            draw(
+                st.lists(
+                    st.booleans(),
+                    min_size=int(np.prod(shape[start : start + width])),
+                    max_size=int(np.prod(shape[start : start + width])),
+                )
+            )
+        ).reshape(shape[start : start + width])
         return [data, (mask.astype(bool),), None], {"dims": [start]}
     dims = sorted(set(draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=len(shape)))))
     batch = draw(mutually_broadcastable_shapes(num_shapes=len(dims), max_dims=2, min_side=0, max_side=3)).input_shapes
@@ -1079,10 +1222,22 @@ def _index_args(draw: Draw) -> tuple:
 def _gather(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     dim = axis_in(draw, len(shape))
-    index_shape = tuple(draw(st.integers(0, n)) if a != dim % len(shape) else draw(st.integers(0, 4))
-                        for a, n in enumerate(shape))
-    index = np.asarray(draw(st.lists(st.integers(0, shape[dim] - 1), min_size=int(np.prod(index_shape)),
-                                     max_size=int(np.prod(index_shape))))).reshape(index_shape).astype(np.int64)
+    index_shape = tuple(
+        draw(st.integers(0, n)) if a != dim % len(shape) else draw(st.integers(0, 4)) for a, n in enumerate(shape)
+    )
+    index = (
+        np.asarray(
+            draw(
+                st.lists(
+                    st.integers(0, shape[dim] - 1),
+                    min_size=int(np.prod(index_shape)),
+                    max_size=int(np.prod(index_shape)),
+                )
+            )
+        )
+        .reshape(index_shape)
+        .astype(np.int64)
+    )
     return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
 
 
@@ -1091,13 +1246,27 @@ def _scatter(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     dim = axis_in(draw, len(shape))
     index_shape = tuple(draw(st.integers(0, n)) for n in shape)
-    index = np.asarray(draw(st.lists(st.integers(0, shape[dim] - 1), min_size=int(np.prod(index_shape)),
-                                     max_size=int(np.prod(index_shape))))).reshape(index_shape).astype(np.int64)
+    index = (
+        np.asarray(
+            draw(
+                st.lists(
+                    st.integers(0, shape[dim] - 1),
+                    min_size=int(np.prod(index_shape)),
+                    max_size=int(np.prod(index_shape)),
+                )
+            )
+        )
+        .reshape(index_shape)
+        .astype(np.int64)
+    )
     dtype = _numeric(draw)
     src_shape = tuple(n + draw(st.integers(0, 1)) for n in index_shape)
     reduce = draw(st.sampled_from(("none", "sum", "prod", "mean", "amax", "amin")))
     return [array(draw, shape, dtype), index, array(draw, src_shape, dtype)], {
-        "dim": dim, "reduce": reduce, "include_self": draw(st.booleans()) if reduce != "none" else True}
+        "dim": dim,
+        "reduce": reduce,
+        "include_self": draw(st.booleans()) if reduce != "none" else True,
+    }
 
 
 @generator("aten.index_add")
@@ -1108,7 +1277,10 @@ def _index_add(draw: Draw) -> tuple:
     index = np.asarray(draw(st.lists(st.integers(0, shape[dim] - 1), min_size=count, max_size=count)), np.int64)
     source_shape = tuple(count if a == dim % len(shape) else n for a, n in enumerate(shape))
     dtype = _float(draw)
-    return [array(draw, shape, dtype), index, array(draw, source_shape, dtype)], {"dim": dim, "alpha": draw(st.floats(-2, 2))}
+    return [array(draw, shape, dtype), index, array(draw, source_shape, dtype)], {
+        "dim": dim,
+        "alpha": draw(st.floats(-2, 2)),
+    }
 
 
 def _sorted_rows(draw: Draw, shape: tuple, dtype: str) -> np.ndarray:
@@ -1119,7 +1291,10 @@ def _sorted_rows(draw: Draw, shape: tuple, dtype: str) -> np.ndarray:
 def _bucketize(draw: Draw) -> tuple:
     dtype = _numeric(draw)
     boundaries = np.sort(array(draw, (draw(st.integers(0, 5)),), dtype))
-    return [array(draw, draw(shapes(lo=0)), dtype), boundaries], {"out_int32": draw(st.booleans()), "right": draw(st.booleans())}
+    return [array(draw, draw(shapes(lo=0)), dtype), boundaries], {
+        "out_int32": draw(st.booleans()),
+        "right": draw(st.booleans()),
+    }
 
 
 @generator("aten.searchsorted")
@@ -1127,7 +1302,9 @@ def _searchsorted(draw: Draw) -> tuple:
     dtype = _numeric(draw)
     if draw(st.booleans()):  # one sorted row for any values
         return [_sorted_rows(draw, (draw(st.integers(0, 5)),), dtype), array(draw, draw(shapes(lo=0)), dtype)], {
-            "out_int32": draw(st.booleans()), "right": draw(st.booleans())}
+            "out_int32": draw(st.booleans()),
+            "right": draw(st.booleans()),
+        }
     batch = draw(shapes(rank_hi=2, lo=0, hi=3))
     sequence = _sorted_rows(draw, batch + (draw(st.integers(0, 4)),), dtype)
     values = array(draw, batch + (draw(st.integers(0, 4)),), dtype)
@@ -1168,8 +1345,14 @@ def _recurrent(draw: Draw, name: str = "") -> tuple:
     hx: Any = array(draw, state, dtype)
     if gates == 4:
         hx = (hx, array(draw, state, dtype))
-    return [data, hx, tuple(params)], {"has_biases": has_biases, "num_layers": layers, "dropout": 0.0, "train": False,
-                                       "bidirectional": bidirectional, "batch_first": batch_first}
+    return [data, hx, tuple(params)], {
+        "has_biases": has_biases,
+        "num_layers": layers,
+        "dropout": 0.0,
+        "train": False,
+        "bidirectional": bidirectional,
+        "batch_first": batch_first,
+    }
 
 
 for _name in RNN_GATES:
@@ -1181,15 +1364,19 @@ def _recurrent_cell(draw: Draw, name: str = "") -> tuple:
     """One step: input (batch, in) or (in,), the state(s) like it with hidden features, the
     weights, biases or `()`."""
     dtype = _float(draw)
-    gates = RNN_GATES[name[:-len("_cell")]]
+    gates = RNN_GATES[name[: -len("_cell")]]
     features, hidden = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     lead = (draw(st.integers(0, 3)),) if draw(st.booleans()) else ()
     state: Any = array(draw, lead + (hidden,), dtype)
     if gates == 4:
         state = (state, array(draw, lead + (hidden,), dtype))
     biases = [array(draw, (gates * hidden,), dtype) if draw(st.booleans()) else NONE for _ in range(2)]
-    return [array(draw, lead + (features,), dtype), state, array(draw, (gates * hidden, features), dtype),
-            array(draw, (gates * hidden, hidden), dtype)] + biases, {}
+    return [
+        array(draw, lead + (features,), dtype),
+        state,
+        array(draw, (gates * hidden, features), dtype),
+        array(draw, (gates * hidden, hidden), dtype),
+    ] + biases, {}
 
 
 for _name in ("aten.lstm_cell", "aten.gru_cell", "aten.rnn_tanh_cell", "aten.rnn_relu_cell"):
@@ -1217,7 +1404,12 @@ def _embedding_bag(draw: Draw) -> tuple:
     weights = array(draw, (n,), dtype) if mode == 0 and draw(st.booleans()) else NONE
     padding = draw(st.sampled_from([None, -1] + list(range(rows))))
     return [array(draw, (rows, width), dtype), indices, offsets, weights], {
-        "scale_grad_by_freq": False, "mode": mode, "sparse": False, "include_last_offset": last, "padding_idx": padding}
+        "scale_grad_by_freq": False,
+        "mode": mode,
+        "sparse": False,
+        "include_last_offset": last,
+        "padding_idx": padding,
+    }
 
 
 @generator("aten.repeat_interleave_by")
@@ -1244,8 +1436,9 @@ def _group_norm(draw: Draw) -> tuple:
     return [data, weight, bias], {"num_groups": groups, "eps": 1e-5}
 
 
-GENERATORS["aten.native_group_norm"] = lambda draw: (lambda args, attrs: (args, {"group": attrs["num_groups"], "eps": attrs["eps"]}))(
-    *_group_norm(draw))
+GENERATORS["aten.native_group_norm"] = lambda draw: (
+    lambda args, attrs: (args, {"group": attrs["num_groups"], "eps": attrs["eps"]})
+)(*_group_norm(draw))
 
 
 @generator("aten.batch_norm_batch_stats", "aten.instance_norm")
@@ -1267,20 +1460,27 @@ def _rms_norm(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     k = draw(st.integers(1, len(shape)))
     dtype = _float(draw)
-    weight = _optional(draw, lambda: array(draw, shape[len(shape) - k:], dtype))
-    return [array(draw, shape, dtype), weight], {"normalized_shape": list(shape[len(shape) - k:]),
-                                                 "eps": draw(st.none() | st.floats(1e-6, 1e-3))}
+    weight = _optional(draw, lambda: array(draw, shape[len(shape) - k :], dtype))
+    return [array(draw, shape, dtype), weight], {
+        "normalized_shape": list(shape[len(shape) - k :]),
+        "eps": draw(st.none() | st.floats(1e-6, 1e-3)),
+    }
 
 
 def _class_targets(draw: Draw) -> tuple:
     """Scores (n, c, d...) or (c,), class targets (n, d...) with some ignored, per-class weights."""
     classes = draw(st.integers(1, 4))
     dtype = _float(draw)
-    batch = () if draw(st.booleans()) else (draw(st.integers(0, 3)),) + tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 2))))
+    batch = (
+        ()
+        if draw(st.booleans())
+        else (draw(st.integers(0, 3)),) + tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 2))))
+    )
     shape = batch[:1] + (classes,) + batch[1:] if batch else (classes,)
     count = int(np.prod(batch)) if batch else 1
-    target = np.asarray(draw(st.lists(st.sampled_from(list(range(classes)) + [-100]), min_size=count, max_size=count)),
-                        np.int64).reshape(batch)
+    target = np.asarray(
+        draw(st.lists(st.sampled_from(list(range(classes)) + [-100]), min_size=count, max_size=count)), np.int64
+    ).reshape(batch)
     weight = _optional(draw, lambda: positive(draw, (classes,), dtype))
     return array(draw, shape, dtype), target, weight, {"reduction": draw(st.integers(0, 2)), "ignore_index": -100}
 
@@ -1304,8 +1504,10 @@ def _cdist(draw: Draw) -> tuple:
     dtype = _float(draw)
     batch = tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 1))))
     features = draw(st.integers(1, 3))
-    return [array(draw, batch + (draw(st.integers(0, 3)), features), dtype),
-            array(draw, batch + (draw(st.integers(0, 3)), features), dtype)], {"p": draw(st.sampled_from((1.0, 2.0, 0.0, float("inf"))))}
+    return [
+        array(draw, batch + (draw(st.integers(0, 3)), features), dtype),
+        array(draw, batch + (draw(st.integers(0, 3)), features), dtype),
+    ], {"p": draw(st.sampled_from((1.0, 2.0, 0.0, float("inf"))))}
 
 
 @generator("aten.cosine_similarity")
@@ -1326,7 +1528,10 @@ def _pairwise_distance(draw: Draw) -> tuple:
 
 @generator("aten.adaptive_max_pool2d")
 def _adaptive_max_pool2d(draw: Draw) -> tuple:
-    shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(1, 2)))) + (draw(st.integers(1, 5)), draw(st.integers(1, 5)))
+    shape = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(1, 2)))) + (
+        draw(st.integers(1, 5)),
+        draw(st.integers(1, 5)),
+    )
     return [array(draw, shape, _float(draw))], {"output_size": [draw(st.integers(1, 4)), draw(st.integers(1, 4))]}
 
 
@@ -1336,8 +1541,11 @@ def _grid_sampler(draw: Draw) -> tuple:
     n, c = draw(st.integers(1, 2)), draw(st.integers(1, 2))
     data = array(draw, (n, c, draw(st.integers(1, 4)), draw(st.integers(1, 4))), dtype)
     grid = (array(draw, (n, draw(st.integers(1, 3)), draw(st.integers(1, 3)), 2), dtype) * 0.5).astype(dtype)
-    return [data, grid], {"interpolation_mode": draw(st.integers(0, 2)), "padding_mode": draw(st.integers(0, 2)),
-                          "align_corners": draw(st.booleans())}
+    return [data, grid], {
+        "interpolation_mode": draw(st.integers(0, 2)),
+        "padding_mode": draw(st.integers(0, 2)),
+        "align_corners": draw(st.booleans()),
+    }
 
 
 @generator("aten.affine_grid_generator")
@@ -1348,9 +1556,12 @@ def _affine_grid_generator(draw: Draw) -> tuple:
 
 
 def _window(draw: Draw) -> dict:
-    return {"kernel_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
-            "dilation": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
-            "padding": [draw(st.integers(0, 1)), draw(st.integers(0, 1))], "stride": [draw(st.integers(1, 2)), draw(st.integers(1, 2))]}
+    return {
+        "kernel_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
+        "dilation": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+        "padding": [draw(st.integers(0, 1)), draw(st.integers(0, 1))],
+        "stride": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+    }
 
 
 def _blocks(size: int, kernel: int, dilation: int, padding: int, stride: int) -> int:
@@ -1371,8 +1582,16 @@ def _col2im(draw: Draw) -> tuple:
     attrs = _window(draw)
     reach = [d * (k - 1) + 1 - 2 * p for k, d, p in zip(attrs["kernel_size"], attrs["dilation"], attrs["padding"])]
     image = [max(r, 1) + draw(st.integers(0, 3)) for r in reach]
-    blocks = int(np.prod([_blocks(size, k, d, p, s) for size, k, d, p, s in
-                          zip(image, attrs["kernel_size"], attrs["dilation"], attrs["padding"], attrs["stride"])]))
+    blocks = int(
+        np.prod(
+            [
+                _blocks(size, k, d, p, s)
+                for size, k, d, p, s in zip(
+                    image, attrs["kernel_size"], attrs["dilation"], attrs["padding"], attrs["stride"]
+                )
+            ]
+        )
+    )
     channels = draw(st.integers(1, 2)) * int(np.prod(attrs["kernel_size"]))
     batch = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
     return [array(draw, batch + (channels, blocks), _float(draw))], {**attrs, "output_size": image}

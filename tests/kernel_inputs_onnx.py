@@ -12,9 +12,23 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from kernel_inputs import (
-    ABSENT, FLOATS, INTS, UNSIGNED, Draw, array, axis_in, conv_sizes, generator, ints, part_sizes, positive, scalar,
-    shapes, some_axes,
+    ABSENT,
+    FLOATS,
+    INTS,
+    UNSIGNED,
+    Draw,
+    array,
+    axis_in,
+    conv_sizes,
+    generator,
+    ints,
+    part_sizes,
+    positive,
+    scalar,
+    shapes,
+    some_axes,
 )
+
 
 def _float(draw: Draw) -> str:
     return draw(st.sampled_from(FLOATS))
@@ -43,8 +57,22 @@ def _constant(draw: Draw) -> tuple:
     return [], {"values": shown, "shape": list(shape), "dtype": dtype}
 
 
-CAST_TARGETS = ("float32", "float64", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool",
-                "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
+CAST_TARGETS = (
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "int8",
+    "uint8",
+    "int32",
+    "int64",
+    "bool",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+)
 
 
 def _cast_attrs(draw: Draw) -> dict:
@@ -92,14 +120,16 @@ def _einsum(draw: Draw) -> tuple:
         dots = draw(st.booleans())
         at = draw(st.integers(0, len(letters)))
         term = "".join(letters[:at]) + ("..." if dots else "") + "".join(letters[at:])
-        middle = batch[len(batch) - draw(st.integers(0, len(batch))):] if dots else ()
+        middle = batch[len(batch) - draw(st.integers(0, len(batch))) :] if dots else ()
         middle = tuple(d if draw(st.booleans()) else 1 for d in middle)
         terms.append(term)
-        operands.append(array(draw, tuple(sizes[c] for c in letters[:at]) + middle + tuple(sizes[c] for c in letters[at:]), dtype))
+        operands.append(
+            array(draw, tuple(sizes[c] for c in letters[:at]) + middle + tuple(sizes[c] for c in letters[at:]), dtype)
+        )
     equation = ",".join(terms)
     if draw(st.booleans()):
         seen = sorted({c for t in terms for c in t if c.isalpha()})
-        out = draw(st.permutations(seen))[:draw(st.integers(0, len(seen)))]
+        out = draw(st.permutations(seen))[: draw(st.integers(0, len(seen)))]
         equation += "->" + ("..." if any("..." in t for t in terms) else "") + "".join(out)
     return [tuple(operands)], {"equation": equation}
 
@@ -115,7 +145,7 @@ def _flatten(draw: Draw) -> tuple:
 def _unsqueeze(draw: Draw) -> tuple:
     shape = draw(shapes(rank_hi=3, lo=0))
     rank = len(shape) + draw(st.integers(0, 3))
-    axes = some_axes(draw, rank, min_size=rank - len(shape))[:rank - len(shape)]
+    axes = some_axes(draw, rank, min_size=rank - len(shape))[: rank - len(shape)]
     return [array(draw, shape, _numeric(draw)), ints(axes, _index_dtype(draw))], {}
 
 
@@ -123,7 +153,11 @@ def _unsqueeze(draw: Draw) -> tuple:
 def _squeeze(draw: Draw) -> tuple:
     shape = draw(shapes(lo=0, hi=2))
     ones = [i for i, d in enumerate(shape) if d == 1]
-    axes = [a - len(shape) if draw(st.booleans()) else a for a in draw(st.lists(st.sampled_from(ones), unique=True))] if ones else []
+    axes = (
+        [a - len(shape) if draw(st.booleans()) else a for a in draw(st.lists(st.sampled_from(ones), unique=True))]
+        if ones
+        else []
+    )
     return [array(draw, shape, _numeric(draw)), ints(axes, _index_dtype(draw))], {}
 
 
@@ -148,8 +182,13 @@ def _slice(draw: Draw) -> tuple:
         axes = []
         starts, ends, steps = starts[:rank], ends[:rank], steps[:rank]
     steps_arg = ABSENT if all(s == 1 for s in steps) and draw(st.booleans()) else ints(steps)
-    return [array(draw, shape, _numeric(draw)), ints(starts, dtype), ints(ends, dtype),
-            ints(axes, dtype) if axes else ABSENT, steps_arg], {}
+    return [
+        array(draw, shape, _numeric(draw)),
+        ints(starts, dtype),
+        ints(ends, dtype),
+        ints(axes, dtype) if axes else ABSENT,
+        steps_arg,
+    ], {}
 
 
 @generator("onnx.tile")
@@ -193,21 +232,40 @@ def _split_sizes(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=0, hi=6))
     axis = axis_in(draw, len(shape))
     sizes = part_sizes(draw, shape[axis])
-    return [array(draw, shape, _numeric(draw)), ints(sizes, _index_dtype(draw))], {"num_outputs": len(sizes), "axis": axis}
+    return [array(draw, shape, _numeric(draw)), ints(sizes, _index_dtype(draw))], {
+        "num_outputs": len(sizes),
+        "axis": axis,
+    }
 
 
 @generator("onnx.depth_to_space")
 def _depth_to_space(draw: Draw) -> tuple:
     block = draw(st.integers(1, 3))
-    n, c, h, w = draw(st.integers(0, 2)), draw(st.integers(0, 2)) * block * block, draw(st.integers(0, 3)), draw(st.integers(0, 3))
-    return [array(draw, (n, c, h, w), _numeric(draw))], {"blocksize": block, "mode": draw(st.sampled_from(("DCR", "CRD")))}
+    n, c, h, w = (
+        draw(st.integers(0, 2)),
+        draw(st.integers(0, 2)) * block * block,
+        draw(st.integers(0, 3)),
+        draw(st.integers(0, 3)),
+    )
+    return [array(draw, (n, c, h, w), _numeric(draw))], {
+        "blocksize": block,
+        "mode": draw(st.sampled_from(("DCR", "CRD"))),
+    }
 
 
 @generator("onnx.space_to_depth")
 def _space_to_depth(draw: Draw) -> tuple:
     block = draw(st.integers(1, 3))
-    n, c, h, w = draw(st.integers(0, 2)), draw(st.integers(0, 3)), draw(st.integers(0, 2)) * block, draw(st.integers(0, 2)) * block
-    return [array(draw, (n, c, h, w), _numeric(draw))], {"blocksize": block, "mode": draw(st.sampled_from(("DCR", "CRD")))}
+    n, c, h, w = (
+        draw(st.integers(0, 2)),
+        draw(st.integers(0, 3)),
+        draw(st.integers(0, 2)) * block,
+        draw(st.integers(0, 2)) * block,
+    )
+    return [array(draw, (n, c, h, w), _numeric(draw))], {
+        "blocksize": block,
+        "mode": draw(st.sampled_from(("DCR", "CRD"))),
+    }
 
 
 @generator("onnx.trilu")
@@ -227,12 +285,21 @@ def _reduce(draw: Draw) -> tuple:
     dtype = _float(draw) if kind in ("mean", "l2", "log_sum", "log_sum_exp") else _numeric(draw)
     data = positive(draw, shape, dtype) if kind == "log_sum" else array(draw, shape, dtype)
     axes = some_axes(draw, len(shape))
-    return [data, ints(axes) if axes else ABSENT], {"kind": kind, "keepdims": draw(st.booleans()),
-                                                    "noop_with_empty_axes": draw(st.booleans())}
+    return [data, ints(axes) if axes else ABSENT], {
+        "kind": kind,
+        "keepdims": draw(st.booleans()),
+        "noop_with_empty_axes": draw(st.booleans()),
+    }
 
 
-RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
-                      "tf_crop_and_resize")
+RESIZE_COORDINATES = (
+    "half_pixel",
+    "half_pixel_symmetric",
+    "pytorch_half_pixel",
+    "align_corners",
+    "asymmetric",
+    "tf_crop_and_resize",
+)
 
 
 @generator("onnx.resize")
@@ -245,11 +312,16 @@ def _resize(draw: Draw) -> tuple:
     if coordinates == "tf_crop_and_resize":
         starts = [draw(st.floats(0, 0.5)) for _ in range(count)]
         roi = np.asarray(starts + [s + draw(st.floats(0.2, 0.8)) for s in starts], "float32")
-    attrs = {"axes": axes, "mode": draw(st.sampled_from(("nearest", "linear", "cubic"))),
-             "coordinate_transformation_mode": coordinates,
-             "nearest_mode": draw(st.sampled_from(("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"))),
-             "cubic_coeff_a": draw(st.sampled_from((-0.75, -0.5))), "exclude_outside": draw(st.booleans()),
-             "extrapolation_value": draw(st.floats(-2, 2)), "antialias": draw(st.booleans())}
+    attrs = {
+        "axes": axes,
+        "mode": draw(st.sampled_from(("nearest", "linear", "cubic"))),
+        "coordinate_transformation_mode": coordinates,
+        "nearest_mode": draw(st.sampled_from(("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"))),
+        "cubic_coeff_a": draw(st.sampled_from((-0.75, -0.5))),
+        "exclude_outside": draw(st.booleans()),
+        "extrapolation_value": draw(st.floats(-2, 2)),
+        "antialias": draw(st.booleans()),
+    }
     scales = ABSENT.astype("float32")
     sizes = ABSENT
     if draw(st.booleans()):
@@ -274,8 +346,9 @@ def _indices_within(draw: Draw, shape: tuple, size: int) -> np.ndarray:
 def _gather_elements(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     axis = axis_in(draw, len(shape))
-    index_shape = tuple(draw(st.integers(0, 4)) if i == axis % len(shape) else draw(st.integers(0, d))
-                        for i, d in enumerate(shape))
+    index_shape = tuple(
+        draw(st.integers(0, 4)) if i == axis % len(shape) else draw(st.integers(0, d)) for i, d in enumerate(shape)
+    )
     return [array(draw, shape, _numeric(draw)), _indices_within(draw, index_shape, shape[axis])], {"axis": axis}
 
 
@@ -291,7 +364,7 @@ def _gather_nd(draw: Draw) -> tuple:
     batch = draw(st.integers(0, len(shape) - 1))
     depth = draw(st.integers(1, len(shape) - batch))
     queries = draw(shapes(rank_hi=2, lo=0, hi=3))
-    indices = _index_tuples(draw, shape[batch:batch + depth], tuple(shape[:batch]) + queries)
+    indices = _index_tuples(draw, shape[batch : batch + depth], tuple(shape[:batch]) + queries)
     return [array(draw, shape, _numeric(draw)), indices], {"batch_dims": batch}
 
 
@@ -304,8 +377,11 @@ def _scatter_elements(draw: Draw) -> tuple:
     axis = axis_in(draw, len(shape))
     index_shape = tuple(draw(st.integers(0, d)) for d in shape)
     dtype = _numeric(draw)
-    return [array(draw, shape, dtype), _indices_within(draw, index_shape, shape[axis]), array(draw, index_shape, dtype)], {
-        "axis": axis, "reduction": draw(st.sampled_from(SCATTER_REDUCTIONS))}
+    return [
+        array(draw, shape, dtype),
+        _indices_within(draw, index_shape, shape[axis]),
+        array(draw, index_shape, dtype),
+    ], {"axis": axis, "reduction": draw(st.sampled_from(SCATTER_REDUCTIONS))}
 
 
 @generator("onnx.scatter_nd")
@@ -324,7 +400,10 @@ def _cumulative(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=0))
     axis = axis_in(draw, len(shape))
     axis_arg = np.asarray(axis, _index_dtype(draw)).reshape(draw(st.sampled_from(((), (1,)))))
-    return [array(draw, shape, _numeric(draw)), axis_arg], {"exclusive": draw(st.booleans()), "reverse": draw(st.booleans())}
+    return [array(draw, shape, _numeric(draw)), axis_arg], {
+        "exclusive": draw(st.booleans()),
+        "reverse": draw(st.booleans()),
+    }
 
 
 @generator("onnx.topk")
@@ -361,9 +440,12 @@ def _window_attrs(draw: Draw, k: int, kernel: list, sizes: list, pad_limit: Any 
             room = sizes[i] + (pads[i] + pads[i + k] if auto_pad == "NOTSET" else 0)
             if room < spans[i]:  # the window must fit the (padded) input
                 sizes[i] += spans[i] - room
-    attrs = {"auto_pad": auto_pad, "strides": strides if draw(st.booleans()) or any(s != 1 for s in strides) else None,
-             "dilations": dilations if any(d != 1 for d in dilations) or draw(st.booleans()) else None,
-             "pads": pads if auto_pad == "NOTSET" and (any(pads) or draw(st.booleans())) else None}
+    attrs = {
+        "auto_pad": auto_pad,
+        "strides": strides if draw(st.booleans()) or any(s != 1 for s in strides) else None,
+        "dilations": dilations if any(d != 1 for d in dilations) or draw(st.booleans()) else None,
+        "pads": pads if auto_pad == "NOTSET" and (any(pads) or draw(st.booleans())) else None,
+    }
     return attrs
 
 
@@ -387,8 +469,15 @@ def _conv_transpose(draw: Draw) -> tuple:
     auto_pad = draw(st.sampled_from(("NOTSET", "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER")))
     begin = [draw(st.integers(0, min(2, f - 1))) for f in full]  # the pads leave at least one element
     pads = begin + [draw(st.integers(0, min(2, f - 1 - b))) for f, b in zip(full, begin)]
-    attrs = {"auto_pad": auto_pad, "strides": strides, "dilations": dilations, "output_padding": extra,
-             "pads": pads if auto_pad == "NOTSET" else None, "group": group, "output_shape": None}
+    attrs = {
+        "auto_pad": auto_pad,
+        "strides": strides,
+        "dilations": dilations,
+        "output_padding": extra,
+        "pads": pads if auto_pad == "NOTSET" else None,
+        "group": group,
+        "output_shape": None,
+    }
     if draw(st.booleans()):  # output_shape (the pads are then not read): at most the full result's size
         attrs["output_shape"] = [draw(st.integers(1, f)) for f in full]
     dtype = _float(draw)
@@ -437,7 +526,7 @@ def _global_lp_pool(draw: Draw) -> tuple:
 # normalization ----------------------------------------------------------------------------------
 def _suffix_broadcast(draw: Draw, dims: tuple) -> tuple:
     """A shape that broadcasts to dims: a suffix of them, some entries 1."""
-    tail = dims[len(dims) - draw(st.integers(0, len(dims))):]
+    tail = dims[len(dims) - draw(st.integers(0, len(dims))) :]
     return tuple(d if draw(st.booleans()) else 1 for d in tail)
 
 
@@ -445,10 +534,13 @@ def _suffix_broadcast(draw: Draw, dims: tuple) -> tuple:
 def _layer_norm(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     axis = axis_in(draw, len(shape))
-    normalized = shape[axis % len(shape):]
+    normalized = shape[axis % len(shape) :]
     dtype = _float(draw)
-    return [array(draw, shape, dtype), array(draw, _suffix_broadcast(draw, normalized), dtype),
-            array(draw, _suffix_broadcast(draw, normalized), dtype)], {"axis": axis, "epsilon": 1e-5}
+    return [
+        array(draw, shape, dtype),
+        array(draw, _suffix_broadcast(draw, normalized), dtype),
+        array(draw, _suffix_broadcast(draw, normalized), dtype),
+    ], {"axis": axis, "epsilon": 1e-5}
 
 
 @generator("onnx.rms_norm")
@@ -456,8 +548,10 @@ def _rms_norm(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     axis = axis_in(draw, len(shape))
     dtype = _float(draw)
-    return [array(draw, shape, dtype), array(draw, _suffix_broadcast(draw, shape[axis % len(shape):]), dtype)], {
-        "axis": axis, "epsilon": draw(st.sampled_from((1e-5, 0.5)))}
+    return [array(draw, shape, dtype), array(draw, _suffix_broadcast(draw, shape[axis % len(shape) :]), dtype)], {
+        "axis": axis,
+        "epsilon": draw(st.sampled_from((1e-5, 0.5))),
+    }
 
 
 def _channel_vectors(draw: Draw, c: int, count: int, dtype: str) -> list:
@@ -470,7 +564,9 @@ def _batch_norm_train(draw: Draw) -> tuple:
     dtype = _float(draw)
     c = shape[1]
     return [array(draw, shape, dtype)] + _channel_vectors(draw, c, 3, dtype) + [positive(draw, (c,), dtype)], {
-        "epsilon": 1e-5, "momentum": draw(st.floats(0, 1))}
+        "epsilon": 1e-5,
+        "momentum": draw(st.floats(0, 1)),
+    }
 
 
 @generator("onnx.instance_norm")
@@ -485,14 +581,21 @@ def _group_norm(draw: Draw) -> tuple:
     groups = draw(st.integers(1, 3))
     shape = (draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))) + draw(shapes(rank_hi=2, lo=1, hi=3))
     dtype = _float(draw)
-    return [array(draw, shape, dtype)] + _channel_vectors(draw, shape[1], 2, dtype), {"num_groups": groups, "epsilon": 1e-5}
+    return [array(draw, shape, dtype)] + _channel_vectors(draw, shape[1], 2, dtype), {
+        "num_groups": groups,
+        "epsilon": 1e-5,
+    }
 
 
 @generator("onnx.lrn")
 def _lrn(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=2, lo=1))
-    return [array(draw, shape, _float(draw))], {"size": draw(st.integers(1, 5)), "alpha": draw(st.floats(0, 1e-3)),
-                                               "beta": draw(st.floats(0.5, 1)), "bias": draw(st.floats(1, 2))}
+    return [array(draw, shape, _float(draw))], {
+        "size": draw(st.integers(1, 5)),
+        "alpha": draw(st.floats(0, 1e-3)),
+        "beta": draw(st.floats(0.5, 1)),
+        "bias": draw(st.floats(1, 2)),
+    }
 
 
 @generator("onnx.mean_variance_norm")
@@ -517,8 +620,13 @@ def _loss_inputs(draw: Draw) -> tuple:
         target = np.where(rng.integers(0, 3, size=target.shape) == 0, ignore, target)
     dtype = _float(draw)
     weight = positive(draw, (c,), dtype) if draw(st.booleans()) else np.zeros((0,), dtype)
-    return (n, c) + extra, target.astype(_index_dtype(draw)), weight, dtype, {
-        "reduction": draw(st.sampled_from(("none", "mean", "sum"))), "ignore_index": ignore}
+    return (
+        (n, c) + extra,
+        target.astype(_index_dtype(draw)),
+        weight,
+        dtype,
+        {"reduction": draw(st.sampled_from(("none", "mean", "sum"))), "ignore_index": ignore},
+    )
 
 
 @generator("onnx.nll_loss")
@@ -546,8 +654,21 @@ def _unary_data(draw: Draw, low: float = -3.0, high: float = 3.0) -> np.ndarray:
     return np.asarray(low + (high - low) * (np.tanh(data) + 1) / 2, data.dtype)
 
 
-@generator("onnx.reciprocal", "onnx.sin", "onnx.cos", "onnx.tan", "onnx.atan", "onnx.sinh", "onnx.cosh", "onnx.asinh",
-           "onnx.softplus", "onnx.softsign", "onnx.mish", "onnx.hard_swish", "onnx.isnan")
+@generator(
+    "onnx.reciprocal",
+    "onnx.sin",
+    "onnx.cos",
+    "onnx.tan",
+    "onnx.atan",
+    "onnx.sinh",
+    "onnx.cosh",
+    "onnx.asinh",
+    "onnx.softplus",
+    "onnx.softsign",
+    "onnx.mish",
+    "onnx.hard_swish",
+    "onnx.isnan",
+)
 def _unary(draw: Draw) -> tuple:
     return [_unary_data(draw)], {}
 
@@ -567,7 +688,7 @@ def _isinf(draw: Draw) -> tuple:
     data = _unary_data(draw)
     specials = np.array([np.inf, -np.inf, np.nan], data.dtype)
     flat = data.reshape(-1)
-    flat[:min(flat.size, 3)] = specials[:min(flat.size, 3)]
+    flat[: min(flat.size, 3)] = specials[: min(flat.size, 3)]
     return [data], {"detect_negative": draw(st.booleans()), "detect_positive": draw(st.booleans())}
 
 
@@ -650,5 +771,9 @@ def _scan_append(draw: Draw) -> tuple:
     dtype = _numeric(draw)
     rows = draw(st.integers(0, 3))
     # the loop's start: no rows, of any shape of its own
-    acc = (0,) + tuple(draw(shapes(rank_hi=3, lo=0, hi=3))) if rows == 0 and draw(st.booleans()) else (rows,) + tuple(item)
+    acc = (
+        (0,) + tuple(draw(shapes(rank_hi=3, lo=0, hi=3)))
+        if rows == 0 and draw(st.booleans())
+        else (rows,) + tuple(item)
+    )
     return [array(draw, acc, dtype), array(draw, item, dtype)], {}

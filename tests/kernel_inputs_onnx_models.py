@@ -20,8 +20,19 @@ def _optional(draw: Draw, make: object) -> np.ndarray:
 
 
 # recurrent layers -------------------------------------------------------------------------------
-ACTIVATIONS = ("Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",
-               "Softsign", "Softplus")
+ACTIVATIONS = (
+    "Relu",
+    "Tanh",
+    "Sigmoid",
+    "Affine",
+    "LeakyRelu",
+    "ThresholdedRelu",
+    "ScaledTanh",
+    "HardSigmoid",
+    "Elu",
+    "Softsign",
+    "Softplus",
+)
 PER_DIRECTION = {"rnn": 1, "gru": 2, "lstm": 3}
 
 
@@ -32,20 +43,35 @@ def _rnn(draw: Draw) -> tuple:
     direction = draw(st.sampled_from(("forward", "reverse", "bidirectional")))
     dirs = 2 if direction == "bidirectional" else 1
     layout = draw(st.integers(0, 1))
-    seq, batch, size, hidden = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    seq, batch, size, hidden = (
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 3)),
+    )
     dtype = _float(draw)
     x = array(draw, (seq, batch, size) if layout == 0 else (batch, seq, size), dtype)
     state = (dirs, batch, hidden) if layout == 0 else (batch, dirs, hidden)
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    args = [x, array(draw, (dirs, gates * hidden, size), dtype), array(draw, (dirs, gates * hidden, hidden), dtype),
-            _optional(draw, lambda: array(draw, (dirs, 2 * gates * hidden), dtype)),
-            _optional(draw, lambda: rng.integers(1, seq + 1, size=batch).astype("int32")),
-            _optional(draw, lambda: array(draw, state, dtype)),
-            _optional(draw, lambda: array(draw, state, dtype)) if kind == "lstm" else ABSENT,
-            _optional(draw, lambda: array(draw, (dirs, 3 * hidden), dtype)) if kind == "lstm" else ABSENT]
-    attrs = {"kind": kind, "hidden_size": draw(st.sampled_from((None, hidden))), "direction": direction, "layout": layout,
-             "clip": draw(st.none() | st.floats(0.5, 3)), "input_forget": kind == "lstm" and draw(st.booleans()),
-             "linear_before_reset": kind == "gru" and draw(st.booleans())}
+    args = [
+        x,
+        array(draw, (dirs, gates * hidden, size), dtype),
+        array(draw, (dirs, gates * hidden, hidden), dtype),
+        _optional(draw, lambda: array(draw, (dirs, 2 * gates * hidden), dtype)),
+        _optional(draw, lambda: rng.integers(1, seq + 1, size=batch).astype("int32")),
+        _optional(draw, lambda: array(draw, state, dtype)),
+        _optional(draw, lambda: array(draw, state, dtype)) if kind == "lstm" else ABSENT,
+        _optional(draw, lambda: array(draw, (dirs, 3 * hidden), dtype)) if kind == "lstm" else ABSENT,
+    ]
+    attrs = {
+        "kind": kind,
+        "hidden_size": draw(st.sampled_from((None, hidden))),
+        "direction": direction,
+        "layout": layout,
+        "clip": draw(st.none() | st.floats(0.5, 3)),
+        "input_forget": kind == "lstm" and draw(st.booleans()),
+        "linear_before_reset": kind == "gru" and draw(st.booleans()),
+    }
     if draw(st.booleans()):
         count = PER_DIRECTION[kind] * dirs
         attrs["activations"] = [draw(st.sampled_from(ACTIVATIONS)) for _ in range(count)]
@@ -83,11 +109,17 @@ def _attention(draw: Draw) -> tuple:
     nonpad = ABSENT
     if past is None and draw(st.booleans()):
         nonpad = np.random.default_rng(draw(st.integers(0, 2**16))).integers(0, kv_seq + 1, size=batch).astype("int64")
-    attrs = {"is_causal": draw(st.booleans()), "q_num_heads": q_heads if three_d else None,
-             "kv_num_heads": kv_heads if three_d else None, "qk_matmul_output_mode": draw(st.integers(0, 3)),
-             "scale": draw(st.none() | st.floats(0.1, 2)), "softcap": draw(st.sampled_from((0.0, 0.0, 5.0))),
-             "softmax_precision": draw(st.sampled_from(("", "float32", "float64"))),
-             "left_window_size": draw(st.integers(-1, 2)), "right_window_size": draw(st.integers(-1, 2))}
+    attrs = {
+        "is_causal": draw(st.booleans()),
+        "q_num_heads": q_heads if three_d else None,
+        "kv_num_heads": kv_heads if three_d else None,
+        "qk_matmul_output_mode": draw(st.integers(0, 3)),
+        "scale": draw(st.none() | st.floats(0.1, 2)),
+        "softcap": draw(st.sampled_from((0.0, 0.0, 5.0))),
+        "softmax_precision": draw(st.sampled_from(("", "float32", "float64"))),
+        "left_window_size": draw(st.integers(-1, 2)),
+        "right_window_size": draw(st.integers(-1, 2)),
+    }
     return [q, k, v, mask, past_key, past_value, nonpad], attrs
 
 
@@ -115,8 +147,13 @@ def _quantize(draw: Draw) -> tuple:
     dtype = draw(st.sampled_from(QUANTIZED + ("float8_e4m3fn", "float8_e5m2")))
     scale_dtype = _float(draw)
     zero_point = np.zeros(scale_shape, dtype) if draw(st.booleans()) else ABSENT
-    attrs = {"dtype": dtype, "axis": axis, "block_size": block, "saturate": draw(st.booleans()),
-             "precision": draw(st.sampled_from(("",) + FLOATS))}
+    attrs = {
+        "dtype": dtype,
+        "axis": axis,
+        "block_size": block,
+        "saturate": draw(st.booleans()),
+        "precision": draw(st.sampled_from(("",) + FLOATS)),
+    }
     return [array(draw, shape, scale_dtype), positive(draw, scale_shape, scale_dtype), zero_point], attrs
 
 
@@ -136,8 +173,12 @@ def _dynamic_quantize(draw: Draw) -> tuple:
 
 
 # more of ONNX's operators -----------------------------------------------------------------------
-SAME_WIDTH = (("int32", "float32", "uint32"), ("int64", "float64", "uint64"), ("int16", "float16", "uint16"),
-              ("int8", "uint8", "bool"))
+SAME_WIDTH = (
+    ("int32", "float32", "uint32"),
+    ("int64", "float64", "uint64"),
+    ("int16", "float16", "uint16"),
+    ("int8", "uint8", "bool"),
+)
 
 
 @generator("onnx.bitcast")
@@ -178,14 +219,20 @@ def _reverse_sequence(draw: Draw) -> tuple:
     batch_axis, time_axis = draw(st.permutations((0, 1)))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     lens = rng.integers(1, shape[time_axis] + 1, size=shape[batch_axis]).astype(draw(st.sampled_from(INTS)))
-    return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS))), lens], {"batch_axis": batch_axis, "time_axis": time_axis}
+    return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS))), lens], {
+        "batch_axis": batch_axis,
+        "time_axis": time_axis,
+    }
 
 
 @generator("onnx.window")
 def _window(draw: Draw) -> tuple:
     size = np.asarray(draw(st.integers(0, 6)), draw(st.sampled_from(INTS))).reshape(draw(st.sampled_from(((), (1,)))))
-    return [size], {"kind": draw(st.sampled_from(("hann", "hamming", "blackman"))), "periodic": draw(st.booleans()),
-                    "dtype": draw(st.sampled_from(FLOATS + ("float16",)))}
+    return [size], {
+        "kind": draw(st.sampled_from(("hann", "hamming", "blackman"))),
+        "periodic": draw(st.booleans()),
+        "dtype": draw(st.sampled_from(FLOATS + ("float16",))),
+    }
 
 
 @generator("onnx.center_crop_pad")
@@ -194,8 +241,10 @@ def _center_crop_pad(draw: Draw) -> tuple:
     axes = None
     count = len(shape)
     if draw(st.booleans()):
-        axes = [a - len(shape) if draw(st.booleans()) else a
-                for a in draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True))]
+        axes = [
+            a - len(shape) if draw(st.booleans()) else a
+            for a in draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, unique=True))
+        ]
         count = len(axes)
     target = ints([draw(st.integers(0, 6)) for _ in range(count)], draw(st.sampled_from(INTS)))
     return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS))), target], {"axes": axes}
@@ -236,7 +285,9 @@ def _rotary_embedding(draw: Draw) -> tuple:
     x = array(draw, (batch, heads, seq, head) if four_d else (batch, seq, heads * head), dtype)
     if draw(st.booleans()):
         positions = draw(st.integers(seq, seq + 3))
-        ids = np.random.default_rng(draw(st.integers(0, 2**16))).integers(0, positions, size=(batch, seq)).astype("int64")
+        ids = (
+            np.random.default_rng(draw(st.integers(0, 2**16))).integers(0, positions, size=(batch, seq)).astype("int64")
+        )
         caches = [array(draw, (positions, half), dtype) for _ in range(2)]
     else:
         ids, caches = ABSENT, [array(draw, (batch, seq, half), dtype) for _ in range(2)]
@@ -255,7 +306,9 @@ def _grid_sample(draw: Draw) -> tuple:
     dtype = _float(draw)
     return [array(draw, (n, c) + spatial, dtype), np.asarray(grid, dtype)], {
         "mode": draw(st.sampled_from(("linear", "nearest", "cubic"))),
-        "padding_mode": draw(st.sampled_from(("zeros", "border", "reflection"))), "align_corners": draw(st.booleans())}
+        "padding_mode": draw(st.sampled_from(("zeros", "border", "reflection"))),
+        "align_corners": draw(st.booleans()),
+    }
 
 
 @generator("onnx.affine_grid")
@@ -275,9 +328,11 @@ def _dft(draw: Draw) -> tuple:
     axis = draw(st.integers(0, len(shape) - 2))
     if onesided and not inverse:
         shape = shape[:-1] + (1,)
-    length = _optional(draw, lambda: scalar(draw(st.integers(1, 6))) if draw(st.booleans()) else ints([draw(st.integers(1, 6))]))
+    length = _optional(
+        draw, lambda: scalar(draw(st.integers(1, 6))) if draw(st.booleans()) else ints([draw(st.integers(1, 6))])
+    )
     if inverse and onesided and length is ABSENT and shape[axis] == 1:
-        shape = shape[:axis] + (2,) + shape[axis + 1:]  # a spectrum of one bin is a signal of 2 * (1 - 1) = 0 samples
+        shape = shape[:axis] + (2,) + shape[axis + 1 :]  # a spectrum of one bin is a signal of 2 * (1 - 1) = 0 samples
     written_axis = axis - len(shape) if draw(st.booleans()) else axis
     return [array(draw, shape, _float(draw)), length], {"axis": written_axis, "inverse": inverse, "onesided": onesided}
 
@@ -312,16 +367,22 @@ def _max_unpool(draw: Draw) -> tuple:
     plane = int(np.prod(out))
     count = int(np.prod(sizes))
     # each value goes to a distinct position of its own (n, c) plane, as MaxPool's indices do
-    positions = np.stack([rng.permutation(plane)[:count] if count <= plane else rng.integers(0, plane, count)
-                          for _ in range(n * c)]) + (np.arange(n * c) * plane)[:, None]
+    positions = (
+        np.stack(
+            [rng.permutation(plane)[:count] if count <= plane else rng.integers(0, plane, count) for _ in range(n * c)]
+        )
+        + (np.arange(n * c) * plane)[:, None]
+    )
     indices = positions.reshape((n, c, *sizes)).astype("int64")
     dtype = _float(draw)
     output_shape = ABSENT
     if draw(st.booleans()):
         output_shape = ints([n, c] + [o + draw(st.integers(0, 2)) for o in out])
     return [array(draw, (n, c, *sizes), dtype), indices, output_shape], {
-        "kernel_shape": kernel, "strides": strides if draw(st.booleans()) or any(s != 1 for s in strides) else None,
-        "pads": pads if any(pads) or draw(st.booleans()) else None}
+        "kernel_shape": kernel,
+        "strides": strides if draw(st.booleans()) or any(s != 1 for s in strides) else None,
+        "pads": pads if any(pads) or draw(st.booleans()) else None,
+    }
 
 
 @generator("onnx.col2im")
@@ -332,7 +393,9 @@ def _col2im(draw: Draw) -> tuple:
     dilations = [draw(st.integers(1, 2)) for _ in range(k)]
     pads = [draw(st.integers(0, 1)) for _ in range(2 * k)]
     image = [draw(st.integers(1, 4)) + (b - 1) * d for b, d in zip(block, dilations)]
-    counts = [(image[i] + pads[i] + pads[i + k] - (dilations[i] * (block[i] - 1) + 1)) // strides[i] + 1 for i in range(k)]
+    counts = [
+        (image[i] + pads[i] + pads[i + k] - (dilations[i] * (block[i] - 1) + 1)) // strides[i] + 1 for i in range(k)
+    ]
     n, c = draw(st.integers(1, 2)), draw(st.integers(1, 2))
     data = array(draw, (n, c * int(np.prod(block)), int(np.prod(counts))), _float(draw))
     return [data, ints(image), ints(block)], {"strides": strides, "pads": pads, "dilations": dilations}

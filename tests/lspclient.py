@@ -68,22 +68,29 @@ def uri_of(name: str) -> str:
 
 def open_document(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
     """textDocument/didOpen."""
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="gradual", version=version, text=text)))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="gradual", version=version, text=text))
+    )
 
 
 def replace_all(client: LanguageClient, uri: str, text: str, version: int) -> None:
     """textDocument/didChange with the whole text."""
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [lsp.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
 def edit(client: LanguageClient, uri: str, version: int, start: lsp.Position, end: lsp.Position, text: str) -> None:
     """textDocument/didChange replacing a range (an incremental change)."""
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [lsp.TextDocumentContentChangePartial(range=lsp.Range(start, end), text=text)]))
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [lsp.TextDocumentContentChangePartial(range=lsp.Range(start, end), text=text)],
+        )
+    )
 
 
 def position_of(text: str, needle: str, shift: int = 0, nth: int = 0) -> lsp.Position:

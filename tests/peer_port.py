@@ -153,8 +153,12 @@ def run_test(test: PortedTest, make_namespace: Callable[[], dict], oracle: bool 
         if outcome.missing or outcome.unavailable:
             broken = outcome
         elif not line.is_assertion and outcome.value == RAISES:
-            broken = Outcome(line, None if oracle else RAISES, unavailable=oracle,
-                             error=f"setup line {line.number} raised {outcome.error}")
+            broken = Outcome(
+                line,
+                None if oracle else RAISES,
+                unavailable=oracle,
+                error=f"setup line {line.number} raised {outcome.error}",
+            )
     return outcomes
 
 
@@ -198,7 +202,9 @@ def gradual_namespace() -> dict:
         dst = PartialShape(a)
         return dst if PartialShape.merge_into(dst, b) else None
 
-    def broadcast_merged(a: PartialShape, b: PartialShape, autob: str = "numpy", axis: int = -1) -> "PartialShape | None":
+    def broadcast_merged(
+        a: PartialShape, b: PartialShape, autob: str = "numpy", axis: int = -1
+    ) -> "PartialShape | None":
         dst = PartialShape(a)
         return dst if PartialShape.broadcast_merge_into(dst, b, autob, axis) else None
 
@@ -209,7 +215,12 @@ def gradual_namespace() -> dict:
         return result
 
     names = dict(
-        D=Dimension, P=PartialShape, Shape=Shape, Symbol=Symbol, I=Interval, S_MAX=INT64_MAX,
+        D=Dimension,
+        P=PartialShape,
+        Shape=Shape,
+        Symbol=Symbol,
+        I=Interval,
+        S_MAX=INT64_MAX,
         sym=sym,
         labelled=lambda d, s: d.with_symbol(sym(s)),
         labels=lambda ps, *names: PartialShape([d.with_symbol(sym(s)) for d, s in zip(ps, names)]),
@@ -223,7 +234,11 @@ def gradual_namespace() -> dict:
         broadcast_merge_into=lambda a, b, autob="numpy", axis=-1: broadcast_merged(a, b, autob, axis) is not None,
         eltwise=eltwise,
         at=lambda shape, index: shape[index],
-        add=operator.add, sub=operator.sub, mul=operator.mul, div=operator.truediv, intersect=operator.and_,
+        add=operator.add,
+        sub=operator.sub,
+        mul=operator.mul,
+        div=operator.truediv,
+        intersect=operator.and_,
     )
     return _with_symbol_names(names, table)
 

@@ -283,8 +283,14 @@ class Relaxed(Variant):
 
     name = "relaxed"
 
-    def __init__(self, base: Variant, dims: dict, dynamic_rank: frozenset, dynamic_dtype: frozenset = frozenset(),
-                 runs: frozenset = frozenset()) -> None:
+    def __init__(
+        self,
+        base: Variant,
+        dims: dict,
+        dynamic_rank: frozenset,
+        dynamic_dtype: frozenset = frozenset(),
+        runs: frozenset = frozenset(),
+    ) -> None:
         self.base = base
         self.dims = dims
         self.dynamic_rank = dynamic_rank
@@ -297,7 +303,9 @@ class Relaxed(Variant):
             return super().render(slot, program)
         dtype = "?" if slot.uid in self.dynamic_dtype else slot.dtype
         if slot.uid in self.runs and slot.dims:
-            return tensor_text([f"*b{slot.uid}", self.dim_text(slot, len(slot.dims) - 1, slot.dims[-1], program)], dtype)
+            return tensor_text(
+                [f"*b{slot.uid}", self.dim_text(slot, len(slot.dims) - 1, slot.dims[-1], program)], dtype
+            )
         if slot.uid in self.dynamic_rank:
             return f"Tensor[*, {dtype}]"
         if slot.dims is None:
@@ -312,8 +320,10 @@ class Relaxed(Variant):
 
     def describe(self) -> str:
         """What was relaxed."""
-        return (f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}, "
-                f"unknown dtype {sorted(self.dynamic_dtype)}, runs {sorted(self.runs)}")
+        return (
+            f"relaxed dims {self.dims}, dynamic rank {sorted(self.dynamic_rank)}, "
+            f"unknown dtype {sorted(self.dynamic_dtype)}, runs {sorted(self.runs)}"
+        )
 
 
 # the generated program ---------------------------------------------------------------------------
@@ -403,8 +413,10 @@ def render_pieces(pieces: Sequence[Any], variant: Variant, program: Program, ind
             out.append(render_block(piece, variant, program, indent + "  "))
         elif isinstance(piece, Inline):
             h = piece.builder
-            out.append(f"fn ({render_params(h.params, variant, program)}) "
-                       + render_block(h.block, variant, program, indent + "  "))
+            out.append(
+                f"fn ({render_params(h.params, variant, program)}) "
+                + render_block(h.block, variant, program, indent + "  ")
+            )
         else:
             out.append(piece)
     return "".join(out)
@@ -440,12 +452,59 @@ def render_def(d: Definition, variant: Variant, program: Program) -> str:
 
 # the builder ----------------------------------------------------------------------------------------
 SYMBOL_LETTERS = "nkmhwbcstu"
-UNARY = ["nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "floor", "ceil", "round", "sign", "sqrt",
-         "erf", "copy", "zeros_like", "ones_like", "nn.leaky_relu", "clip", "full_like", "rsqrt", "log",
-         "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10",
-         "trunc", "fast_exp", "fast_tanh", "fast_erf"]
-BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "floor_divide", "mod",
-          "floor_mod", "trunc_divide", "trunc_mod"]
+UNARY = [
+    "nn.relu",
+    "negative",
+    "abs",
+    "exp",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "sqrt",
+    "erf",
+    "copy",
+    "zeros_like",
+    "ones_like",
+    "nn.leaky_relu",
+    "clip",
+    "full_like",
+    "rsqrt",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "log2",
+    "log10",
+    "trunc",
+    "fast_exp",
+    "fast_tanh",
+    "fast_erf",
+]
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "maximum",
+    "minimum",
+    "power",
+    "floor_divide",
+    "mod",
+    "floor_mod",
+    "trunc_divide",
+    "trunc_mod",
+]
 BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift"]
 PREDICATES = ["isnan", "isinf", "isfinite"]
 COMPARE = ["less", "greater", "equal", "not_equal", "less_equal", "greater_equal"]
@@ -456,8 +515,14 @@ NO_IDENTITY = ("max", "min", "argmax", "argmin")
 class Builder:
     """Builds one definition (or closure) of a program; `parent` is the caller's builder."""
 
-    def __init__(self, program: Program, draw: Draw, parent: Optional["Builder"] = None, name: str = "main",
-                 rng: Optional[np.random.Generator] = None) -> None:
+    def __init__(
+        self,
+        program: Program,
+        draw: Draw,
+        parent: Optional["Builder"] = None,
+        name: str = "main",
+        rng: Optional[np.random.Generator] = None,
+    ) -> None:
         self.program = program
         self.draw = draw
         self.parent = parent
@@ -516,8 +581,9 @@ class Builder:
     def values(self, pred: Callable[[Val], bool] = lambda v: True) -> list:
         """The tensor values in scope satisfying pred (an empty one only where made: a
         reduction of nothing has no value)."""
-        return [v for scope in self.scopes for v in scope
-                if v.dims is not None and all(d.value for d in v.dims) and pred(v)]
+        return [
+            v for scope in self.scopes for v in scope if v.dims is not None and all(d.value for d in v.dims) and pred(v)
+        ]
 
     def add_value(self, val: Val) -> Val:
         """Put a value in the innermost scope."""
@@ -562,8 +628,15 @@ class Builder:
         return (make or self.fresh_param)()
 
     # statements --------------------------------------------------------------------------------------
-    def bind(self, expr: Sequence[Any], dims: Optional[tuple], dtype: Optional[str] = None,
-             fields: Optional[tuple] = None, shape_value: Optional[tuple] = None, plain: bool = False) -> Val:
+    def bind(
+        self,
+        expr: Sequence[Any],
+        dims: Optional[tuple],
+        dtype: Optional[str] = None,
+        fields: Optional[tuple] = None,
+        shape_value: Optional[tuple] = None,
+        plain: bool = False,
+    ) -> Val:
         """`let %v = expr;` (or `%v = expr;`, or, unless `plain`, an annotated let); the new
         value. A value that a later operator relates to another one (flattened and shaped
         back) is bound `plain`: an existential would hide the relation."""
@@ -687,7 +760,7 @@ def partner_dims(b: Builder, x: Val) -> tuple:
     fewer dims (aligned right) or more (new leading dims)."""
     dims = [d if b.draw.chance(70) else Dim.const(1) for d in x.dims]
     if dims and b.draw.chance(20):
-        dims = dims[b.draw.int(1, len(dims)):]
+        dims = dims[b.draw.int(1, len(dims)) :]
     elif b.draw.chance(10):
         dims = [b.fresh(b.size())] + dims
     return tuple(dims)
@@ -853,8 +926,10 @@ def _div_outer(outer: Optional[Dim], d: int) -> Optional[Dim]:
 def op_empty_reshape(b: Builder) -> Val:
     """An empty tensor (0, k) reshaped to [0, c] (both hold no element, whatever c and k),
     joined to a value of c columns, so nothing empty flows on (issue 11, class 6)."""
-    y = b.pick(lambda v: v.rank == 2 and v.dims[1].form.is_static,
-               lambda: b.new_param([b.fresh(b.size()), Dim.const(b.size())]))
+    y = b.pick(
+        lambda v: v.rank == 2 and v.dims[1].form.is_static,
+        lambda: b.new_param([b.fresh(b.size()), Dim.const(b.size())]),
+    )
     c = y.dims[1].value
     empty = b.new_param([Dim.const(0), Dim.const(b.draw.choice([k for k in (1, 2, 3, 4, 6) if k != c]))])
     flat = "".join(b.call("reshape", [empty.text], newshape=[0, c]))
@@ -891,7 +966,7 @@ def op_squeeze(b: Builder) -> Optional[Val]:
     if not ones:
         return None
     axis = b.draw.choice(ones)
-    return b.bind(b.call("squeeze", [x.text], axis=[axis]), x.dims[:axis] + x.dims[axis + 1:])
+    return b.bind(b.call("squeeze", [x.text], axis=[axis]), x.dims[:axis] + x.dims[axis + 1 :])
 
 
 def op_reverse(b: Builder) -> Val:
@@ -940,9 +1015,10 @@ def op_split(b: Builder) -> Optional[Val]:
     d = x.dims[axis]
     half = Dim(d.value // 2, _exact_div(d, 2) if d.form.is_static else DYNAMIC, None)
     half.outer = None
-    part = x.dims[:axis] + (half,) + x.dims[axis + 1:]
-    parts = b.bind(b.call("split", [x.text], indices_or_sections=2, axis=axis), None,
-                   fields=(Val("", part), Val("", part)))
+    part = x.dims[:axis] + (half,) + x.dims[axis + 1 :]
+    parts = b.bind(
+        b.call("split", [x.text], indices_or_sections=2, axis=axis), None, fields=(Val("", part), Val("", part))
+    )
     b.program.features.add("tuple")
     return b.bind([f"{parts.text}.{b.draw.int(0, 1)}"], part)
 
@@ -958,9 +1034,12 @@ def _split_at(b: Builder) -> Optional[Val]:
     indices = [b.draw.int(1, last - 1), last] if last > 1 and b.draw.chance(50) else [last]
     b.program.features.add("split-at")
     sizes = [Dim.const(j - i) for i, j in zip([0] + indices, indices)] + [lift(lambda s: s - last, d)]
-    parts = [x.dims[:axis] + (size,) + x.dims[axis + 1:] for size in sizes]
-    held = b.bind(b.call("split", [x.text], indices_or_sections=indices, axis=axis), None,
-                  fields=tuple(Val("", part) for part in parts))
+    parts = [x.dims[:axis] + (size,) + x.dims[axis + 1 :] for size in sizes]
+    held = b.bind(
+        b.call("split", [x.text], indices_or_sections=indices, axis=axis),
+        None,
+        fields=tuple(Val("", part) for part in parts),
+    )
     b.program.features.add("tuple")
     pick = b.draw.int(0, len(parts) - 1)
     return b.bind([f"{held.text}.{pick}"], parts[pick])
@@ -990,13 +1069,15 @@ def op_take(b: Builder) -> Val:
     axis = b.draw.int(0, x.rank - 1)
     if x.dims[axis].value == 0:  # nothing to pick from: no indices
         idx = b.new_param([Dim.const(0)], "int32", prefix="i")
-        return b.bind(b.call("take", [x.text, idx.text], axis=axis), x.dims[:axis] + (Dim.const(0),) + x.dims[axis + 1:])
+        return b.bind(
+            b.call("take", [x.text, idx.text], axis=axis), x.dims[:axis] + (Dim.const(0),) + x.dims[axis + 1 :]
+        )
     if b.draw.chance(40):
         index = f"{b.draw.int(0, x.dims[axis].value - 1)}"
-        return b.bind(b.call("take", [x.text, index], axis=axis), x.dims[:axis] + x.dims[axis + 1:])
+        return b.bind(b.call("take", [x.text, index], axis=axis), x.dims[:axis] + x.dims[axis + 1 :])
     j = b.fresh(b.size())
     idx = b.new_param([j], "int32", prefix="i")
-    dims = x.dims[:axis] + (j,) + x.dims[axis + 1:]
+    dims = x.dims[:axis] + (j,) + x.dims[axis + 1 :]
     return b.bind(b.call("take", [x.text, idx.text], axis=axis), dims)
 
 
@@ -1061,9 +1142,12 @@ def _sliced(b: Builder, x: Val, axis: int, length: Dim, **attrs: Any) -> Val:
 
 def image(b: Builder, lo: int = 1) -> Val:
     """A value of rank 4 (NCHW) with spatial dims of at least `lo`."""
-    return b.pick(lambda v: v.rank == 4 and v.dims[2].value >= lo and v.dims[3].value >= lo,
-                  lambda: b.new_param([b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3)),
-                                       b.fresh(b.size(lo, lo + 3)), b.fresh(b.size(lo, lo + 3))]))
+    return b.pick(
+        lambda v: v.rank == 4 and v.dims[2].value >= lo and v.dims[3].value >= lo,
+        lambda: b.new_param(
+            [b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3)), b.fresh(b.size(lo, lo + 3)), b.fresh(b.size(lo, lo + 3))]
+        ),
+    )
 
 
 def op_conv2d(b: Builder) -> Val:
@@ -1139,10 +1223,11 @@ def op_resize(b: Builder) -> Val:
     if op == "image.resize3d":
         od = b.draw.int(1, 3)
         deep = "".join(b.call("expand_dims", [x.text], axis=2))
-        return b.bind(b.call(op, [deep], size=[od, oh, ow], method=method),
-                      x.dims[:2] + (Dim.const(od), Dim.const(oh), Dim.const(ow)))
-    return b.bind(b.call(op, [x.text], size=[oh, ow], method=method),
-                  x.dims[:2] + (Dim.const(oh), Dim.const(ow)))
+        return b.bind(
+            b.call(op, [deep], size=[od, oh, ow], method=method),
+            x.dims[:2] + (Dim.const(od), Dim.const(oh), Dim.const(ow)),
+        )
+    return b.bind(b.call(op, [x.text], size=[oh, ow], method=method), x.dims[:2] + (Dim.const(oh), Dim.const(ow)))
 
 
 def op_batch_flatten(b: Builder) -> Val:
@@ -1156,8 +1241,10 @@ def op_pad(b: Builder) -> Val:
     symbolic result such as `n - 2` is a size only where the checker checks it)."""
     x = b.pick(has_rank(1, 3))
     widths = [_pad_pair(b, d.value) for d in x.dims]
-    dims = tuple(d if lo + hi == 0 else lift(lambda s, e=lo + hi: s + e if e > 0 else s - (-e), d)
-                 for d, (lo, hi) in zip(x.dims, widths))
+    dims = tuple(
+        d if lo + hi == 0 else lift(lambda s, e=lo + hi: s + e if e > 0 else s - (-e), d)
+        for d, (lo, hi) in zip(x.dims, widths)
+    )
     return b.bind(b.call("nn.pad", [x.text, "0f"], pad_width=widths), dims)
 
 
@@ -1234,8 +1321,11 @@ def op_shape_values(b: Builder) -> Val:
     x = b.pick(has_rank(2, 4))
     shape = b.bind(b.call("shape_of", [x.text]), (Dim.const(x.rank),), "int64", shape_value=x.dims)
     first = b.bind(b.call("take", [shape.text, "0i64"], axis=0), (), "int64")
-    target = b.bind(b.call("concatenate", [f"(expand_dims({first.text}, axis=0), expand_dims(-1i64, axis=0))"]),
-                    (Dim.const(2),), "int64")
+    target = b.bind(
+        b.call("concatenate", [f"(expand_dims({first.text}, axis=0), expand_dims(-1i64, axis=0))"]),
+        (Dim.const(2),),
+        "int64",
+    )
     b.program.ops.append("expand_dims")
     return b.bind(b.call("dyn.reshape", [x.text, target.text]), (x.dims[0], dim_product(x.dims[1:])))
 
@@ -1255,8 +1345,10 @@ def op_chosen_shape(b: Builder) -> Val:
     b.program.data_dependent = True
     b.program.features.add("chosen-shape")
     chosen = x if taken else y
-    dims = tuple(d if d.value == e.value and str(d.form) == str(e.form) else Dim(c.value, DYNAMIC, None)
-                 for d, e, c in zip(x.dims, y.dims, chosen.dims))
+    dims = tuple(
+        d if d.value == e.value and str(d.form) == str(e.form) else Dim(c.value, DYNAMIC, None)
+        for d, e, c in zip(x.dims, y.dims, chosen.dims)
+    )
     return b.bind(b.call("dyn.zeros", [f"%{name}"], dtype="float32"), dims, "float32")
 
 
@@ -1290,8 +1382,10 @@ def op_crop_back(b: Builder) -> Val:
     axis = b.draw.int(0, x.rank - 1)
     grow = b.draw.int(1, 3)
     widths = [[0, grow] if i == axis else [0, 0] for i in range(x.rank)]
-    padded = b.bind(b.call("nn.pad", [x.text, "0f"], pad_width=widths),
-                    tuple(dim_add(d, Dim.const(grow)) if i == axis else d for i, d in enumerate(x.dims)))
+    padded = b.bind(
+        b.call("nn.pad", [x.text, "0f"], pad_width=widths),
+        tuple(dim_add(d, Dim.const(grow)) if i == axis else d for i, d in enumerate(x.dims)),
+    )
     end = "".join(b.call("strided_slice", ["".join(b.call("shape_of", [x.text]))], begin=[axis], end=[axis + 1]))
     one = 'onnx.constant(values=[{}], shape=[1], dtype="int64")'
     return b.bind(b.call("onnx.slice", [padded.text, one.format(0), end, one.format(axis), one.format(1)]), x.dims)
@@ -1310,8 +1404,11 @@ def op_size_extremes(b: Builder) -> Val:
     else:
         k = b.draw.int(0, 5)
         other, value = f"{k}i64", k
-        dim = Dim.const(min(d.value, k) if smaller else max(d.value, k)) if d.is_const else Dim(
-            min(d.value, k) if smaller else max(d.value, k), DYNAMIC, None)
+        dim = (
+            Dim.const(min(d.value, k) if smaller else max(d.value, k))
+            if d.is_const
+            else Dim(min(d.value, k) if smaller else max(d.value, k), DYNAMIC, None)
+        )
     picked = "".join(b.call("minimum" if smaller else "maximum", [size, other]))
     b.program.ops.append("expand_dims")
     return b.bind(b.call("dyn.zeros", [f"expand_dims({picked}, axis=0)"], dtype="float32"), (dim,))
@@ -1353,7 +1450,7 @@ def op_values_tile_narrow(b: Builder) -> Val:
         half = "".join(b.call("divide", [size, one.format(2)]))
         sizes = "".join(b.call("concatenate", [f"({half}, " + "".join(b.call("subtract", [size, half])) + ")"], axis=0))
         low, high = lift(lambda d: d // 2, x.dims[axis]), lift(lambda d: d - d // 2, x.dims[axis])
-        fields = tuple(Val("", x.dims[:axis] + (d,) + x.dims[axis + 1:]) for d in (low, high))
+        fields = tuple(Val("", x.dims[:axis] + (d,) + x.dims[axis + 1 :]) for d in (low, high))
         parts = b.bind(b.call("onnx.split_sizes", [x.text, sizes], num_outputs=2, axis=axis), None, fields=fields)
         b.program.features.add("tuple")
         return b.bind(b.call("concatenate", [f"({parts.text}.1, {parts.text}.0)"], axis=axis), x.dims)
@@ -1371,15 +1468,27 @@ def op_resize_to_values(b: Builder) -> Val:
     scale = b.draw.int(1, 2)
     shape = "".join(b.call("shape_of", [x.text]))
     lead = "".join(b.call("strided_slice", [shape], begin=[0], end=[2], axes=[0]))
-    tail = "".join(b.call("multiply", ["".join(b.call("strided_slice", [shape], begin=[2], end=[4], axes=[0])),
-                                       f"{scale}i64"]))
+    tail = "".join(
+        b.call("multiply", ["".join(b.call("strided_slice", [shape], begin=[2], end=[4], axes=[0])), f"{scale}i64"])
+    )
     sizes = "".join(b.call("concatenate", [f"({lead}, {tail})"], axis=0))
     empty = 'onnx.constant(values=[], shape=[0], dtype="float32")'
     dims = x.dims[:2] + tuple(dim_scale(d, scale) if scale > 1 else d for d in x.dims[2:])
-    return b.bind(b.call("onnx.resize", [x.text, empty, empty, sizes], mode="nearest",
-                         coordinate_transformation_mode="asymmetric", nearest_mode="floor", cubic_coeff_a=-0.75,
-                         exclude_outside=False, extrapolation_value=0.0, keep_aspect_ratio_policy="stretch",
-                         antialias=False), dims)
+    return b.bind(
+        b.call(
+            "onnx.resize",
+            [x.text, empty, empty, sizes],
+            mode="nearest",
+            coordinate_transformation_mode="asymmetric",
+            nearest_mode="floor",
+            cubic_coeff_a=-0.75,
+            exclude_outside=False,
+            extrapolation_value=0.0,
+            keep_aspect_ratio_policy="stretch",
+            antialias=False,
+        ),
+        dims,
+    )
 
 
 def op_argwhere(b: Builder) -> Val:
@@ -1484,7 +1593,7 @@ def op_dyn_creation(b: Builder) -> Val:
     if op == "dyn.full":
         return b.bind(b.call(op, ["3f", shape], dtype="float32"), x.dims, FLOAT)
     if op == "dyn.broadcast_to":
-        y = b.new_param([Dim.const(1) if b.draw.chance(50) else d for d in x.dims[b.draw.int(0, x.rank):]])
+        y = b.new_param([Dim.const(1) if b.draw.chance(50) else d for d in x.dims[b.draw.int(0, x.rank) :]])
         return b.bind(b.call(op, [y.text, shape]), x.dims)
     return b.bind(b.call(op, [shape], dtype="float32"), x.dims, FLOAT)
 
@@ -1502,7 +1611,9 @@ def op_signed_values(b: Builder) -> Val:
     k = b.draw.int(0, 5)
     shape = "".join(b.call("shape_of", [x.text]))
     sizes = np.array(x.shape, dtype=np.int64)
-    expr, vals = (f"subtract({k}i64, {shape})", k - sizes) if b.draw.chance(50) else (f"subtract({shape}, {k}i64)", sizes - k)
+    expr, vals = (
+        (f"subtract({k}i64, {shape})", k - sizes) if b.draw.chance(50) else (f"subtract({shape}, {k}i64)", sizes - k)
+    )
     b.program.ops.append("subtract")
     expr, vals = _signed_step(b, expr, vals, b.draw.choice(SIGNED_STEPS))
     b.program.features.add("signed-value")
@@ -1531,7 +1642,7 @@ def _signed_step(b: Builder, expr: str, vals: np.ndarray, step: str) -> tuple:
         return expr, vals
     m = b.draw.int(1, 3)
     if step == "power":
-        return "".join(b.call("power", [expr, "2i64"])), vals ** 2
+        return "".join(b.call("power", [expr, "2i64"])), vals**2
     if step == "mod":
         return "".join(b.call("mod", [expr, f"{m}i64"])), np.fmod(vals, m)
     if step == "floor_divide":
@@ -1558,7 +1669,7 @@ def op_sizes(b: Builder) -> Val:
     b.program.features.add("tuple")
     count = Dim(1 if dim_product(x.dims).value else 0, DYNAMIC, None)
     first = b.bind([f"{parts.text}.0"], (count,))
-    return b.bind(b.call("add", [first.text, f"cast({size}, dtype=\"float32\")"]), (count,))
+    return b.bind(b.call("add", [first.text, f'cast({size}, dtype="float32")']), (count,))
 
 
 def op_tuple(b: Builder) -> Val:
@@ -1608,7 +1719,9 @@ def op_like(b: Builder) -> Val:
         return b.bind(b.call("collapse_sum_like", [x.text, like.text]), like.dims)
     if kind == 2 and x.rank >= 1:
         axes = sorted({b.draw.int(0, x.rank - 1) for _ in range(b.draw.int(1, x.rank))})
-        like_dims = [Dim.const(b.draw.int(1, d.value)) if i in axes and d.value >= 1 else d for i, d in enumerate(x.dims)]
+        like_dims = [
+            Dim.const(b.draw.int(1, d.value)) if i in axes and d.value >= 1 else d for i, d in enumerate(x.dims)
+        ]
         like = b.new_param(like_dims, "int32", prefix="s")
         dims = tuple(like_dims[i] if i in axes else d for i, d in enumerate(x.dims))
         return b.bind(b.call("slice_like", [x.text, like.text], axes=axes), dims)
@@ -1619,7 +1732,7 @@ def op_like(b: Builder) -> Val:
 def _broadcasting_to(b: Builder, dims: tuple) -> list:
     """Dims that broadcast to `dims`: each aligned dim kept or 1, maybe fewer of them."""
     kept = [d if b.draw.chance(60) else Dim.const(1) for d in dims]
-    return kept[b.draw.int(0, len(kept)):] if kept and b.draw.chance(25) else kept
+    return kept[b.draw.int(0, len(kept)) :] if kept and b.draw.chance(25) else kept
 
 
 def op_sort(b: Builder) -> Val:
@@ -1644,12 +1757,20 @@ def op_sort(b: Builder) -> Val:
 def op_reverse_reshape(b: Builder) -> Val:
     """contrib_reverse_reshape keeping the last dim and merging the rest (codes read from the right)."""
     x = b.pick(has_rank(2, 4))
-    return b.bind(b.call("contrib_reverse_reshape", [x.text], newshape=[-1, 0]),
-                  (dim_product(x.dims[:-1]), x.dims[-1]))
+    return b.bind(b.call("contrib_reverse_reshape", [x.text], newshape=[-1, 0]), (dim_product(x.dims[:-1]), x.dims[-1]))
 
 
-QNN_UNARY = ["qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs",
-             "qnn.hardswish"]
+QNN_UNARY = [
+    "qnn.sqrt",
+    "qnn.rsqrt",
+    "qnn.exp",
+    "qnn.erf",
+    "qnn.sigmoid",
+    "qnn.tanh",
+    "qnn.log",
+    "qnn.abs",
+    "qnn.hardswish",
+]
 QNN_BINARY = ["qnn.add", "qnn.subtract", "qnn.mul"]
 
 
@@ -1711,16 +1832,25 @@ def op_upsampling(b: Builder) -> Val:
             b.program.data_dependent = True
             unknown = x.dims[:2] + tuple(Dim(d.value, DYNAMIC, None) for d in dims[2:])
             return b.bind(b.call("dyn.nn.upsampling3d", [x.text] + [f"{float(k)}f" for k in scales]), unknown)
-        return b.bind(b.call("nn.upsampling3d", [x.text], scale_d=float(scales[0]), scale_h=float(scales[1]),
-                             scale_w=float(scales[2])), dims)
+        return b.bind(
+            b.call(
+                "nn.upsampling3d",
+                [x.text],
+                scale_d=float(scales[0]),
+                scale_h=float(scales[1]),
+                scale_w=float(scales[2]),
+            ),
+            dims,
+        )
     x = image(b)
     sh, sw = b.draw.int(1, 3), b.draw.int(1, 2)
     dims = x.dims[:2] + (dim_scale(x.dims[2], sh), dim_scale(x.dims[3], sw))
     if b.program.allow_data_dependent and b.draw.chance(30):
         b.program.data_dependent = True
         unknown = x.dims[:2] + tuple(Dim(d.value, DYNAMIC, None) for d in dims[2:])
-        return b.bind(b.call("dyn.nn.upsampling", [x.text, f"{float(sh)}f", f"{float(sw)}f"],
-                             method="bilinear"), unknown)
+        return b.bind(
+            b.call("dyn.nn.upsampling", [x.text, f"{float(sh)}f", f"{float(sw)}f"], method="bilinear"), unknown
+        )
     method = b.draw.choice(["nearest_neighbor", "bilinear", "bicubic"])
     return b.bind(b.call("nn.upsampling", [x.text], scale_h=float(sh), scale_w=float(sw), method=method), dims)
 
@@ -1744,8 +1874,10 @@ def op_blocks(b: Builder) -> Val:
 def op_matrix(b: Builder) -> Val:
     """matrix_set_diag of a matrix (or batch of them) with static sizes, or nll_loss against
     argmax's classes."""
-    x = b.pick(lambda v: v.rank >= 2 and v.dims[-1].form.is_static and v.dims[-2].form.is_static,
-               lambda: b.new_param([b.fresh(b.size())] + [Dim.const(b.size()) for _ in range(2)]))
+    x = b.pick(
+        lambda v: v.rank >= 2 and v.dims[-1].form.is_static and v.dims[-2].form.is_static,
+        lambda: b.new_param([b.fresh(b.size())] + [Dim.const(b.size()) for _ in range(2)]),
+    )
     if b.draw.chance(50) and x.rank == 2:
         weights = b.new_param([x.dims[1]])
         classes = "".join(b.call("argmax", [x.text], axis=[1]))
@@ -1880,12 +2012,15 @@ def op_conv_gradients(b: Builder) -> Val:
     out_c = b.fresh(b.size(1, 3))
     if b.draw.chance(50):
         grad = b.new_param([n, out_c, h, w])
-        return b.bind(b.call("nn.conv2d_backward_weight", [grad.text, x.text], kernel_size=[1, 1]),
-                      (out_c, c, Dim.const(1), Dim.const(1)))
+        return b.bind(
+            b.call("nn.conv2d_backward_weight", [grad.text, x.text], kernel_size=[1, 1]),
+            (out_c, c, Dim.const(1), Dim.const(1)),
+        )
     offset = b.new_param([n, Dim.const(2), h, w])
     weight = b.new_param([out_c, c, Dim.const(1), Dim.const(1)])
-    return b.bind(b.call("nn.deformable_conv2d", [x.text, offset.text, weight.text], kernel_size=[1, 1]),
-                  (n, out_c, h, w))
+    return b.bind(
+        b.call("nn.deformable_conv2d", [x.text, offset.text, weight.text], kernel_size=[1, 1]), (n, out_c, h, w)
+    )
 
 
 SPATIAL_LETTERS = {1: "W", 3: "DHW"}
@@ -1893,9 +2028,12 @@ SPATIAL_LETTERS = {1: "W", 3: "DHW"}
 
 def volume(b: Builder, k: int, lo: int = 1) -> Val:
     """A value of rank 2 + k (NCW or NCDHW) with spatial dims of at least `lo`."""
-    return b.pick(lambda v: v.rank == 2 + k and all(d.value >= lo for d in v.dims[2:]),
-                  lambda: b.new_param([b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3))]
-                                      + [b.fresh(b.size(lo, lo + 2)) for _ in range(k)]))
+    return b.pick(
+        lambda v: v.rank == 2 + k and all(d.value >= lo for d in v.dims[2:]),
+        lambda: b.new_param(
+            [b.fresh(b.size(1, 2)), b.fresh(b.size(1, 3))] + [b.fresh(b.size(lo, lo + 2)) for _ in range(k)]
+        ),
+    )
 
 
 def op_conv_nd(b: Builder) -> Val:
@@ -1923,8 +2061,9 @@ def op_pool_nd(b: Builder) -> Val:
     kind = b.draw.choice(["max", "avg", "adaptive_avg", "adaptive_max"])
     if kind.startswith("adaptive"):
         size = [b.draw.int(1, 3) for _ in range(k)]
-        return b.bind(b.call(f"nn.{kind}_pool{k}d", [x.text], output_size=size),
-                      x.dims[:2] + tuple(Dim.const(v) for v in size))
+        return b.bind(
+            b.call(f"nn.{kind}_pool{k}d", [x.text], output_size=size), x.dims[:2] + tuple(Dim.const(v) for v in size)
+        )
     size = b.draw.int(1, min(d.value for d in x.dims[2:]))
     stride = b.draw.int(1, 2)
     dims = x.dims[:2] + tuple(window(d, size, 0, stride, 1) for d in x.dims[2:])
@@ -2074,7 +2213,10 @@ def feature_expression_dims(b: Builder) -> Val:
     if kind == "half":  # pooling by 2 halves n; `n // 2` is checked against it
         n = h.fresh(b.size(2, 6))
         roles = {"a": (lift(lambda x: x // 2, n),), "b": (Dim.const(1), Dim.const(1), n, Dim.const(1))}
-        body = ["%z{} = nn.max_pool2d(%{b}, pool_size=[2, 1], strides=[2, 1]);", "add(reshape(%z{}, newshape=[-1]), %{a})"]
+        body = [
+            "%z{} = nn.max_pool2d(%{b}, pool_size=[2, 1], strides=[2, 1]);",
+            "add(reshape(%z{}, newshape=[-1]), %{a})",
+        ]
         b.program.ops.append("nn.max_pool2d")
     elif kind == "double":
         n = h.fresh(b.size())
@@ -2105,8 +2247,10 @@ def feature_expression_dims(b: Builder) -> Val:
     # (`(m,)` for `(2 * n,)`: rigid, so n = m / 2 is a check that 2 divides m; two rigid
     # symbols related by the callee would be an error); all but `alike` are checked at the call
     kind_of_args = b.draw.choice(["alike", "alike", "unknown", "rigid"])
-    args = [caller_argument(b, h, p, kind_of_args if kind_of_args != "rigid" or i == 0 else "unknown")
-            for i, p in enumerate(h.params)]
+    args = [
+        caller_argument(b, h, p, kind_of_args if kind_of_args != "rigid" or i == 0 else "unknown")
+        for i, p in enumerate(h.params)
+    ]
     result = roles["a"] if kind != "difference" else roles["b"]
     if kind_of_args == "rigid":  # the result is in the caller's new symbols: not predicted
         return b.bind([f"@{h.name}({', '.join(args)})"], tuple(Dim(d.value, DYNAMIC, None) for d in result))
@@ -2173,7 +2317,7 @@ def feature_returned_closure(b: Builder) -> Val:
         # type, whose names were read as @mk's existentials, bound by the closure's first call
         # (the second call failed at runtime; found by adversarial programs)
         y = h.fresh_name("y")
-        own = tensor_text([h.fresh_name('k') for _ in x.dims], x.dtype)
+        own = tensor_text([h.fresh_name("k") for _ in x.dims], x.dtype)
         h.block.result = [f"fn (%{y}: {own}) {{ {op}(%{y}) }}"]
         name = b.fresh_name("c")
         b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
@@ -2209,13 +2353,21 @@ def feature_returned_closure(b: Builder) -> Val:
         # `?` (a call with other sizes stopped at the closure's parameter, blamed on a call no
         # check site stated; found by adversarial programs)
         y = h.fresh_name("y")
-        h.block.result = [f"fn (%{y}: {tensor_text([str(d.form) for d in dims], x.dtype)}) {{ add({value.text}, %{y}) }}"]
+        h.block.result = [
+            f"fn (%{y}: {tensor_text([str(d.form) for d in dims], x.dtype)}) {{ add({value.text}, %{y}) }}"
+        ]
         name = b.fresh_name("c")
         b.block.stmts.append([f"%{name} = @{h.name}({x.text});"])
-        same = [v for v in others if [(d.value, str(d.form)) for d in v.dims] == [(d.value, str(d.form)) for d in x.dims]
-                and all(d.form.is_exact for d in x.dims)]  # the same forms: the closure takes exactly x's
-        plain = all(d.form.is_static or d.form.is_symbolic and {sym.name for sym in d.form.symbols()} <= b.program.symbols
-                    for d in x.dims)
+        same = [
+            v
+            for v in others
+            if [(d.value, str(d.form)) for d in v.dims] == [(d.value, str(d.form)) for d in x.dims]
+            and all(d.form.is_exact for d in x.dims)
+        ]  # the same forms: the closure takes exactly x's
+        plain = all(
+            d.form.is_static or d.form.is_symbolic and {sym.name for sym in d.form.symbols()} <= b.program.symbols
+            for d in x.dims
+        )
         if b.parent is None and plain and b.draw.chance(60):  # a parameter of x's forms: relaxed, of other sizes
             arg = b.new_param(list(x.dims), x.dtype)
         else:
@@ -2304,7 +2456,9 @@ def summing_closure(b: Builder, x: Val) -> str:
     param, ret = b.slot("closure-param", dims, x.dtype), b.slot("closure-param", dims, x.dtype)
     name, y = b.fresh_name("g"), b.fresh_name("y")
     b.program.ops.append("sum")
-    b.block.stmts.append([f"let %{name} = fn (%{y}: ", param, ") -> ", ret, f" {{ sum(%{y}, axis=[0], keepdims=True) }};"])
+    b.block.stmts.append(
+        [f"let %{name} = fn (%{y}: ", param, ") -> ", ret, f" {{ sum(%{y}, axis=[0], keepdims=True) }};"]
+    )
     b.program.features.add("closure")
     return f"%{name}"
 
@@ -2321,9 +2475,18 @@ def feature_chosen_function(b: Builder) -> Val:
     for _ in range(2):
         g = new_helper(b, "g")
         g.dtype = x.dtype
-        dims = [g.fresh_from(d) for d in x.dims] if static is None else [
-            Dim(d.value, Dimension(d.value), d) if keep and not d.is_const else d if keep else Dim(d.value, g.symbol(), d)
-            for d, keep in zip(x.dims, static)]
+        dims = (
+            [g.fresh_from(d) for d in x.dims]
+            if static is None
+            else [
+                Dim(d.value, Dimension(d.value), d)
+                if keep and not d.is_const
+                else d
+                if keep
+                else Dim(d.value, g.symbol(), d)
+                for d, keep in zip(x.dims, static)
+            ]
+        )
         static = [d.form.is_static for d in dims]  # the second helper's dims alike: one signature
         y = g.new_param(dims)
         op = b.draw.choice(["negative", "copy", "abs"] if x.dtype != "bool" else ["copy"])
@@ -2376,20 +2539,33 @@ def feature_hinted_loop(b: Builder) -> Val:
     swap = x.rank == 2 and not grow and b.draw.chance(40)  # transposed each step: (d1, d0) for (d0, d1)
     axis = b.draw.int(0, x.rank - 1)
     i, v = h.fresh_name("i"), h.fresh_name("x")
-    h.params = [Param(i, Val(f"%{i}", (), "int32"), Slot(-1, "counter", (), "int32")),
-                Param(v, Val(f"%{v}", x.dims, x.dtype), HoleSlot())]
+    h.params = [
+        Param(i, Val(f"%{i}", (), "int32"), Slot(-1, "counter", (), "int32")),
+        Param(v, Val(f"%{v}", x.dims, x.dtype), HoleSlot()),
+    ]
     guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
     widths = ", ".join("[0, 1]" if k == axis else "[0, 0]" for k in range(x.rank))
-    step = (f"nn.pad(%{v}, 0f, pad_width=[{widths}])" if pad else f"concatenate((%{v}, %{v}), axis={axis})"
-            if grow else f"transpose(%{v}, axes=[1, 0])" if swap else f"nn.relu(%{v})")
-    b.program.ops.extend(["nn.pad" if pad else "concatenate" if grow else "transpose" if swap else "nn.relu", "less", "add"])
+    step = (
+        f"nn.pad(%{v}, 0f, pad_width=[{widths}])"
+        if pad
+        else f"concatenate((%{v}, %{v}), axis={axis})"
+        if grow
+        else f"transpose(%{v}, axes=[1, 0])"
+        if swap
+        else f"nn.relu(%{v})"
+    )
+    b.program.ops.extend(
+        ["nn.pad" if pad else "concatenate" if grow else "transpose" if swap else "nn.relu", "less", "add"]
+    )
     if not (pad or swap) or b.draw.chance(50):  # these loops also run without a hint (an unannotated parameter)
         h.block.stmts.append([Hint(f"can_unify(%{v}, shape=({guess}{',' if x.rank == 1 else ''}));")])
     h.block.result = [f"if (less(%{i}, {steps})) {{ @{h.name}(add(%{i}, 1), {step}) }} else {{ %{v} }}"]
     b.program.features.add("hinted-loop")
     b.program.data_dependent = True
-    sizes = [d.value + steps if pad and k == axis else d.value * (2 ** steps if grow and k == axis else 1)
-             for k, d in enumerate(x.dims)]
+    sizes = [
+        d.value + steps if pad and k == axis else d.value * (2**steps if grow and k == axis else 1)
+        for k, d in enumerate(x.dims)
+    ]
     if swap and steps % 2:
         sizes.reverse()
     return b.bind([f"@{h.name}(0, {x.text})"], tuple(Dim(s, DYNAMIC, None) for s in sizes))
@@ -2408,39 +2584,111 @@ def feature_hinted_closure(b: Builder) -> Val:
     guess = ", ".join(map(str, sizes))
     op = b.draw.choice(["nn.relu", "negative", "copy"])
     b.program.ops.append(op)
-    b.block.stmts.append([f"%{f} = fn (%{a}) {{ ", Hint(f"can_unify(%{a}, shape=({guess}{',' if len(sizes) == 1 else ''}));"),
-                          f" {op}(%{a}) }};"])
+    b.block.stmts.append(
+        [
+            f"%{f} = fn (%{a}) {{ ",
+            Hint(f"can_unify(%{a}, shape=({guess}{',' if len(sizes) == 1 else ''}));"),
+            f" {op}(%{a}) }};",
+        ]
+    )
     others = b.values(lambda v: v is not x and v.rank == x.rank and v.dtype == x.dtype)
-    results = [b.bind([f"%{f}({arg.text})"], tuple(Dim(d.value, DYNAMIC, None) for d in arg.dims), arg.dtype)
-               for arg in [x] + others[-1:]]
+    results = [
+        b.bind([f"%{f}({arg.text})"], tuple(Dim(d.value, DYNAMIC, None) for d in arg.dims), arg.dtype)
+        for arg in [x] + others[-1:]
+    ]
     b.program.features.add("hinted-closure")
     b.program.data_dependent = True
     return results[-1]
 
 
 OPERATORS: list = [
-    (op_unary, 4, ""), (op_softmax, 1, ""), (op_binary, 5, ""), (op_where, 1, ""), (op_dense, 2, ""),
-    (op_matmul, 1, ""), (op_batch_matmul, 1, ""), (op_bias_add, 1, ""), (op_reshape, 2, ""),
-    (op_transpose, 2, ""), (op_expand_dims, 1, ""), (op_squeeze, 1, ""), (op_reverse, 1, ""),
-    (op_concatenate, 2, ""), (op_stack, 1, ""), (op_split, 1, ""), (op_tile, 1, ""), (op_repeat, 1, ""),
-    (op_take, 1, ""), (op_strided_slice, 1, ""), (op_position_slice, 1, ""), (op_conv2d, 2, ""), (op_conv2d_transpose, 1, ""),
-    (op_pool, 1, ""), (op_global_pool, 1, ""), (op_adaptive_pool, 1, ""), (op_resize, 1, ""),
-    (op_batch_flatten, 1, ""), (op_pad, 1, ""), (op_layer_norm, 1, ""), (op_batch_norm, 1, ""),
-    (op_dropout, 1, ""), (op_reduce, 2, ""), (op_shape_values, 1, "float32"), (op_reshape_back, 1, ""),
-    (op_arange, 1, "float32"), (op_chosen_shape, 1, "data"), (op_crop_back, 1, ""), (op_size_extremes, 1, "float32"), (op_argwhere, 1, "data"), (op_topk, 1, ""), (op_one_hot, 1, "float32"),
-    (op_create, 1, "float32"), (op_broadcast_to, 1, ""), (op_cast_roundtrip, 1, "float32"),
-    (op_logical, 1, ""), (op_dyn_creation, 1, "float32"), (op_reshape_like, 1, ""), (op_sizes, 1, "data"),
-    (op_user_cast, 1, ""), (op_tuple, 1, ""), (op_bitwise, 1, "float32"), (op_special_values, 1, ""),
-    (op_variance, 1, ""), (op_gather, 1, ""), (op_reference, 1, ""), (op_like, 1, ""),
-    (op_sort, 1, ""), (op_reverse_reshape, 1, ""), (op_conv_nd, 1, ""), (op_pool_nd, 1, ""), (op_qnn, 2, ""),
-    (op_upsampling, 1, ""), (op_blocks, 1, ""), (op_matrix, 1, ""), (op_sparse, 1, "data"), (op_dyn_window, 1, "data"),
-    (op_conv_gradients, 1, ""), (op_dyn_attrs, 1, ""), (op_bits, 1, "float32"), (op_annotation, 1, ""),
-    (op_relay_nn, 1, ""), (feature_if, 1, "nest"), (feature_call, 2, "nest"),
-    (op_signed_values, 1, "float32"), (op_rank_branch, 1, ""), (op_resize_to_values, 1, ""), (op_values_tile_narrow, 1, ""),
-    (lambda b: feature_call(b, inline=True), 1, "nest"), (op_empty_reshape, 1, ""),
-    (feature_expression_dims, 1, "nest float32"), (feature_function_argument, 1, "nest float32"),
-    (feature_hinted_loop, 1, "data"), (feature_hinted_closure, 1, "data"), (feature_returned_closure, 1, "nest"),
-    (feature_dynamic_elimination, 1, "data"), (feature_chosen_function, 1, "nest"),
+    (op_unary, 4, ""),
+    (op_softmax, 1, ""),
+    (op_binary, 5, ""),
+    (op_where, 1, ""),
+    (op_dense, 2, ""),
+    (op_matmul, 1, ""),
+    (op_batch_matmul, 1, ""),
+    (op_bias_add, 1, ""),
+    (op_reshape, 2, ""),
+    (op_transpose, 2, ""),
+    (op_expand_dims, 1, ""),
+    (op_squeeze, 1, ""),
+    (op_reverse, 1, ""),
+    (op_concatenate, 2, ""),
+    (op_stack, 1, ""),
+    (op_split, 1, ""),
+    (op_tile, 1, ""),
+    (op_repeat, 1, ""),
+    (op_take, 1, ""),
+    (op_strided_slice, 1, ""),
+    (op_position_slice, 1, ""),
+    (op_conv2d, 2, ""),
+    (op_conv2d_transpose, 1, ""),
+    (op_pool, 1, ""),
+    (op_global_pool, 1, ""),
+    (op_adaptive_pool, 1, ""),
+    (op_resize, 1, ""),
+    (op_batch_flatten, 1, ""),
+    (op_pad, 1, ""),
+    (op_layer_norm, 1, ""),
+    (op_batch_norm, 1, ""),
+    (op_dropout, 1, ""),
+    (op_reduce, 2, ""),
+    (op_shape_values, 1, "float32"),
+    (op_reshape_back, 1, ""),
+    (op_arange, 1, "float32"),
+    (op_chosen_shape, 1, "data"),
+    (op_crop_back, 1, ""),
+    (op_size_extremes, 1, "float32"),
+    (op_argwhere, 1, "data"),
+    (op_topk, 1, ""),
+    (op_one_hot, 1, "float32"),
+    (op_create, 1, "float32"),
+    (op_broadcast_to, 1, ""),
+    (op_cast_roundtrip, 1, "float32"),
+    (op_logical, 1, ""),
+    (op_dyn_creation, 1, "float32"),
+    (op_reshape_like, 1, ""),
+    (op_sizes, 1, "data"),
+    (op_user_cast, 1, ""),
+    (op_tuple, 1, ""),
+    (op_bitwise, 1, "float32"),
+    (op_special_values, 1, ""),
+    (op_variance, 1, ""),
+    (op_gather, 1, ""),
+    (op_reference, 1, ""),
+    (op_like, 1, ""),
+    (op_sort, 1, ""),
+    (op_reverse_reshape, 1, ""),
+    (op_conv_nd, 1, ""),
+    (op_pool_nd, 1, ""),
+    (op_qnn, 2, ""),
+    (op_upsampling, 1, ""),
+    (op_blocks, 1, ""),
+    (op_matrix, 1, ""),
+    (op_sparse, 1, "data"),
+    (op_dyn_window, 1, "data"),
+    (op_conv_gradients, 1, ""),
+    (op_dyn_attrs, 1, ""),
+    (op_bits, 1, "float32"),
+    (op_annotation, 1, ""),
+    (op_relay_nn, 1, ""),
+    (feature_if, 1, "nest"),
+    (feature_call, 2, "nest"),
+    (op_signed_values, 1, "float32"),
+    (op_rank_branch, 1, ""),
+    (op_resize_to_values, 1, ""),
+    (op_values_tile_narrow, 1, ""),
+    (lambda b: feature_call(b, inline=True), 1, "nest"),
+    (op_empty_reshape, 1, ""),
+    (feature_expression_dims, 1, "nest float32"),
+    (feature_function_argument, 1, "nest float32"),
+    (feature_hinted_loop, 1, "data"),
+    (feature_hinted_closure, 1, "data"),
+    (feature_returned_closure, 1, "nest"),
+    (feature_dynamic_elimination, 1, "data"),
+    (feature_chosen_function, 1, "nest"),
 ]
 
 
@@ -2448,15 +2696,19 @@ OPERATORS: list = [
 #: features a property can ask for more often (`programs(focus=...)`)
 FOCUS = {
     "hints": frozenset({feature_hinted_loop, feature_hinted_closure}),
-    "functions": frozenset({feature_function_argument, feature_returned_closure, feature_dynamic_elimination,
-                            feature_chosen_function}),
+    "functions": frozenset(
+        {feature_function_argument, feature_returned_closure, feature_dynamic_elimination, feature_chosen_function}
+    ),
     "expressions": frozenset({feature_expression_dims}),
-    "edges": frozenset({op_strided_slice, op_position_slice, op_empty_reshape, op_crop_back}),  # slices past the end, empty tensors
+    "edges": frozenset(
+        {op_strided_slice, op_position_slice, op_empty_reshape, op_crop_back}
+    ),  # slices past the end, empty tensors
 }
 
 
-def build_program(draw: Draw, steps: Optional[int] = None, precise: bool = False, seed: int = 0,
-                  focus: str = "") -> Program:
+def build_program(
+    draw: Draw, steps: Optional[int] = None, precise: bool = False, seed: int = 0, focus: str = ""
+) -> Program:
     """One random program. `precise`: no data-dependent shapes and no branches that differ
     (so a program with static parameters has only static types). `focus`: a FOCUS key."""
     program = Program(allow_data_dependent=not precise, focus=FOCUS.get(focus, frozenset()))
@@ -2482,8 +2734,16 @@ def draw_claims(program: Program, draw: Draw) -> None:
     exporter's dynamic dims, whose conflicts are warnings and runtime checks, not errors). Drawn
     after everything else, so the programs that claim nothing are drawn as they were."""
     for d in program.defs:
-        names = sorted({s.name for p in d.params if p.slot is not None for dim in p.val.dims or ()
-                        for s in dim.form.symbols() if s not in program.existentials})
+        names = sorted(
+            {
+                s.name
+                for p in d.params
+                if p.slot is not None
+                for dim in p.val.dims or ()
+                for s in dim.form.symbols()
+                if s not in program.existentials
+            }
+        )
         if names and draw.chance(25):
             d.claimed = tuple(n for n in names if draw.chance(60)) or (names[0],)
             program.features.add("claimed")
@@ -2491,8 +2751,9 @@ def draw_claims(program: Program, draw: Draw) -> None:
         if draw.chance(30):
             # `let %f: fn (Tensor[(n5, 3)]) -> Tensor[(n5, 3)] = fn ...`: the names are the type's,
             # bound at each call (design.md); relaxed variants relax its parameter or result
-            params = tuple(h.slot("fn-type", None if p.val.dims is None else tuple(p.val.dims), p.val.dtype)
-                           for p in h.params)
+            params = tuple(
+                h.slot("fn-type", None if p.val.dims is None else tuple(p.val.dims), p.val.dtype) for p in h.params
+            )
             fn_type = FnSlot(params, h.slot("fn-type", tuple(result.dims), result.dtype))
             stmt[0:1] = [stmt[0][:-3] + ": ", fn_type, " = "]
             program.features.add("typed-closure")
@@ -2547,8 +2808,9 @@ def consistent_inputs(program: Program, variant: Variant, rng: np.random.Generat
     return inputs
 
 
-def param_shape(p: Param, program: Program, variant: Variant, env: dict, rng: np.random.Generator,
-                wild: int) -> Optional[tuple]:
+def param_shape(
+    p: Param, program: Program, variant: Variant, env: dict, rng: np.random.Generator, wild: int
+) -> Optional[tuple]:
     """One parameter's random shape (None when a symbolic dim came out negative)."""
     slot = p.slot
     if slot is None:

@@ -39,8 +39,7 @@ DATA = HERE / "data" / "relay"
 CORPUS = DATA / "corpus.jsonl"
 OUTCOMES = DATA / "outcomes.json"
 
-ORDER = ("equal", "more-precise", "both-reject", "unreadable", "rejected", "accepted",
-         "disagree", "less-precise")
+ORDER = ("equal", "more-precise", "both-reject", "unreadable", "rejected", "accepted", "disagree", "less-precise")
 AGREE = ("equal", "more-precise", "both-reject")
 LABELS = {
     "equal": "equal",
@@ -52,8 +51,7 @@ LABELS = {
     "disagree": "types disagree",
     "less-precise": "gradual less precise",
 }
-UNREADABLE_CODES = frozenset({codes.PARSE_ERROR, codes.UNKNOWN_OPERATOR,
-                              codes.UNKNOWN_ATTRIBUTE})
+UNREADABLE_CODES = frozenset({codes.PARSE_ERROR, codes.UNKNOWN_OPERATOR, codes.UNKNOWN_ATTRIBUTE})
 _RANK = {"equal": 0, "more-precise": 1, "less-precise": 2, "disagree": 3}
 
 
@@ -92,7 +90,8 @@ def compare_dims(relay_dim, gradual_dim) -> str:
     if relay_dim.is_static and not gradual_dim.is_symbolic:  # an interval
         value = relay_dim.get_length()
         inside = gradual_dim.get_min_length() <= value and (
-            gradual_dim.get_max_length() < 0 or value <= gradual_dim.get_max_length())
+            gradual_dim.get_max_length() < 0 or value <= gradual_dim.get_max_length()
+        )
         return "less-precise" if inside else "disagree"
     if relay_dim.is_static:  # gradual keeps a symbol where Relay found the value
         return "less-precise"

@@ -129,18 +129,23 @@ def _expect_equal(where: str, expression: str, inputs: dict, outputs: list) -> N
     for i, (want, got) in enumerate(zip(expected, outputs)):
         want = np.asarray(want)
         assert got.shape == want.shape, f"{where}: output {i} has shape {got.shape}, NumPy gives {want.shape}"
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-5,
-                                   err_msg=f"{where}: output {i}")
+        np.testing.assert_allclose(
+            got.astype(np.float64), want.astype(np.float64), rtol=1e-5, atol=1e-5, err_msg=f"{where}: output {i}"
+        )
 
 
 def _expect_failure(where: str, line: str, outcome: Any) -> None:
     m = _FAILS.match(line)
     assert m, f"{where}: cannot read {line!r}"
-    assert isinstance(outcome, RunFailure), f"{where}: expected a failure, but the run gave {[_shape_dtype(o) for o in outcome]}"
+    assert isinstance(outcome, RunFailure), (
+        f"{where}: expected a failure, but the run gave {[_shape_dtype(o) for o in outcome]}"
+    )
     diag = outcome.diagnostic()
     got = (diag.line, diag.column, diag.code)
     want = (int(m.group(1)), int(m.group(2)), m.group(3))
-    assert got == want, f"{where}: the run failed with {diag.code} at {diag.line}:{diag.column} ({diag.message}), expected {line}"
+    assert got == want, (
+        f"{where}: the run failed with {diag.code} at {diag.line}:{diag.column} ({diag.message}), expected {line}"
+    )
 
 
 def _expect_static_failure(case: Case, result: gradual.CheckResult, spec: RunSpec) -> None:

@@ -41,10 +41,12 @@ def same_as_check(analysis, text: str, functions: bool = True) -> None:
     assert show(analysis.diagnostics) == show(expected.diagnostics)
     if not functions:
         return
-    assert {k: str(f.type) for k, f in analysis.result.functions.items()} == \
-        {k: str(f.type) for k, f in expected.functions.items()}
-    assert {k: f.check_count for k, f in analysis.result.functions.items()} == \
-        {k: f.check_count for k, f in expected.functions.items()}
+    assert {k: str(f.type) for k, f in analysis.result.functions.items()} == {
+        k: str(f.type) for k, f in expected.functions.items()
+    }
+    assert {k: f.check_count for k, f in analysis.result.functions.items()} == {
+        k: f.check_count for k, f in expected.functions.items()
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -113,7 +115,7 @@ def test_a_syntax_error_is_the_whole_texts_first_one() -> None:
 
 
 def test_queries_answer_by_offset() -> None:
-    text = (gradual.__file__ and open(__file__.replace("tests/test_analysis.py", "examples/call_check.rly")).read())
+    text = gradual.__file__ and open(__file__.replace("tests/test_analysis.py", "examples/call_check.rly")).read()
     analysis = Document("call_check.rly").analyze(text)
     at = text.index("@square(%x)") + len("@square(") + 1
     found = queries.hover(analysis, at)

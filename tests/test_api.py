@@ -37,8 +37,10 @@ def test_check_never_raises_on_syntax_errors() -> None:
 
 
 def test_check_sites_name_what_they_blame() -> None:
-    src = "def @f(%a: Tensor[(10, 10), float32]) -> Tensor[(10, 10), float32] { %a }\n" \
-          "def @main(%x: Tensor[(?, ?), float32]) { @f(%x) }\n"
+    src = (
+        "def @f(%a: Tensor[(10, 10), float32]) -> Tensor[(10, 10), float32] { %a }\n"
+        "def @main(%x: Tensor[(?, ?), float32]) { @f(%x) }\n"
+    )
     result = gradual.check(src, "m.rly")
     (check,) = result.checks("main")
     assert str(check.type) == "Tensor[(10, 10), float32]"
@@ -92,23 +94,29 @@ def test_check_decodes_bytes_and_reports_bytes_that_are_not_utf8() -> None:
     assert "not UTF-8" in result.diagnostics[0].message
 
 
-@pytest.mark.parametrize("call,names", [
-    (lambda: gradual.check("def @main() { 1 }", registry="ops"), "gradual.check takes a Registry"),
-    (lambda: gradual.check("def @main() { 1 }", None), "gradual.check takes a path"),
-    (lambda: gradual.parse(None), "gradual.parse takes program text"),
-    (lambda: gradual.parse("def @main() { 1 }", path=3), "gradual.parse takes a path"),
-    (lambda: gradual.elaborate("def @main() { 1 }"), "gradual.elaborate takes the CheckResult"),
-    (lambda: gradual.elaborate_text(None), "gradual.elaborate_text takes the CheckResult"),
-    (lambda: gradual.register_op(None), "gradual.register_op takes a declaration"),
-    (lambda: gradual.register_op("def my.typed[T](%x: Tensor[*, T]) -> Tensor[*, T];", rule=5), "a callable rule"),
-    (lambda: gradual.run("def @main(%x: float32) { %x }", [1.0]), "gradual.run takes inputs as a mapping"),
-    # `run` named `gradual.check`, the function it calls; bytes that are not UTF-8 skipped the path's check
-    (lambda: gradual.run(None), "gradual.run takes program text .* or a CheckResult"),
-    (lambda: gradual.run("def @main() { 1f }", None, "main", 3), "gradual.run takes a path"),
-    (lambda: gradual.run("def @main() { 1f }", registry="ops"), "gradual.run takes a Registry"),
-    (lambda: gradual.check(b"def @main() {\xff}", 3), "gradual.check takes a path"),
-    (lambda: __import__("gradual.analysis").analysis.Document("d.rly").analyze(None), "Document.analyze takes the document's text"),
-])
+@pytest.mark.parametrize(
+    "call,names",
+    [
+        (lambda: gradual.check("def @main() { 1 }", registry="ops"), "gradual.check takes a Registry"),
+        (lambda: gradual.check("def @main() { 1 }", None), "gradual.check takes a path"),
+        (lambda: gradual.parse(None), "gradual.parse takes program text"),
+        (lambda: gradual.parse("def @main() { 1 }", path=3), "gradual.parse takes a path"),
+        (lambda: gradual.elaborate("def @main() { 1 }"), "gradual.elaborate takes the CheckResult"),
+        (lambda: gradual.elaborate_text(None), "gradual.elaborate_text takes the CheckResult"),
+        (lambda: gradual.register_op(None), "gradual.register_op takes a declaration"),
+        (lambda: gradual.register_op("def my.typed[T](%x: Tensor[*, T]) -> Tensor[*, T];", rule=5), "a callable rule"),
+        (lambda: gradual.run("def @main(%x: float32) { %x }", [1.0]), "gradual.run takes inputs as a mapping"),
+        # `run` named `gradual.check`, the function it calls; bytes that are not UTF-8 skipped the path's check
+        (lambda: gradual.run(None), "gradual.run takes program text .* or a CheckResult"),
+        (lambda: gradual.run("def @main() { 1f }", None, "main", 3), "gradual.run takes a path"),
+        (lambda: gradual.run("def @main() { 1f }", registry="ops"), "gradual.run takes a Registry"),
+        (lambda: gradual.check(b"def @main() {\xff}", 3), "gradual.check takes a path"),
+        (
+            lambda: __import__("gradual.analysis").analysis.Document("d.rly").analyze(None),
+            "Document.analyze takes the document's text",
+        ),
+    ],
+)
 def test_a_wrong_argument_is_a_type_error_that_names_the_function(call, names) -> None:
     """The façade's functions say which argument is wrong (SPEC: bad input is reported, never
     a crash inside): a wrong registry failed with "'str' object has no attribute 'ops'" deep in
@@ -132,8 +140,9 @@ def test_a_program_with_type_errors_is_not_elaborated(elaborate) -> None:
     (the rejected `nn.dense` left as it was, no check before it: running it handed the kernel
     the shapes the checker had rejected); `gradual elaborate` exits 1 there. Now a ValueError
     that names the first error (found by an outside pass)."""
-    result = gradual.check("def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 5), float32]) {\n"
-                           "  nn.dense(%x, %w)\n}\n", "m.rly")
+    result = gradual.check(
+        "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 5), float32]) {\n  nn.dense(%x, %w)\n}\n", "m.rly"
+    )
     with pytest.raises(ValueError, match=r"1 type error\(s\), the first `shape-mismatch` at m.rly:2:"):
         elaborate(result)
     warned = gradual.check("def @main(%x: Tensor[(2,), float32]) {\n  can_unify(%x, shape=(2,));\n  %x\n}\n")

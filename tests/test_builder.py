@@ -53,7 +53,8 @@ def test_built_module_checks_like_text() -> None:
     for name in ("dense_relu", "main"):
         assert str(built.function_type(name)) == str(parsed.function_type(name))
     assert str(built.function_type("main")) == (
-        "fn (Tensor[(?, 784), float32], Tensor[(128, 784), float32], Tensor[(10, 128), float32]) -> Tensor[(?, 10), float32]")
+        "fn (Tensor[(?, 784), float32], Tensor[(128, 784), float32], Tensor[(10, 128), float32]) -> Tensor[(?, 10), float32]"
+    )
 
 
 def test_dims_from_python_values() -> None:
@@ -62,7 +63,8 @@ def test_dims_from_python_values() -> None:
     a = f.param("a", gb.Tensor((n, n + 1, gb.Dim.interval(1, 8), 2 * n, None, -1), "float32"))
     result = gradual.check(gb.module(f.returns(a)))
     assert str(result.function_type("f")) == (
-        "fn (Tensor[(n, n + 1, 1..8, 2 * n, ?, ?), float32]) -> Tensor[(n, n + 1, 1..8, 2 * n, ?, ?), float32]")
+        "fn (Tensor[(n, n + 1, 1..8, 2 * n, ?, ?), float32]) -> Tensor[(n, n + 1, 1..8, 2 * n, ?, ?), float32]"
+    )
 
 
 def test_dynamic_rank_and_tuples() -> None:
@@ -89,9 +91,11 @@ def test_diagnostics_point_at_frontend_locations() -> None:
 def test_hints_and_closures() -> None:
     loop = gb.Function("main")
     s = loop.param("s", gb.Tensor((1, 1), "float32"))
-    body = gb.if_(gb.call("less", gb.const(0), gb.const(10)),
-                  gb.call_value(gb.Var("f"), gb.call("concatenate", gb.tuple_(gb.Var("x"), gb.Var("x")), axis=0)),
-                  gb.Var("x"))
+    body = gb.if_(
+        gb.call("less", gb.const(0), gb.const(10)),
+        gb.call_value(gb.Var("f"), gb.call("concatenate", gb.tuple_(gb.Var("x"), gb.Var("x")), axis=0)),
+        gb.Var("x"),
+    )
     inner = gb.Block()
     inner.hint(gb.Var("x"), (1, 1))
     f = loop.let("f", gb.closure([("x", None)], inner.body(body)))
@@ -102,6 +106,7 @@ def test_hints_and_closures() -> None:
 
 def test_claimed_dims_make_a_constraint_a_warning_with_a_check() -> None:
     """SPEC 6: a frontend marks an exporter's dynamic dims; the same program without the claim errs."""
+
     def build(claim: bool) -> object:
         main = gb.Function("main")
         x = main.param("x", gb.Tensor(("n", "h"), "float32"))
@@ -117,14 +122,32 @@ def test_claimed_dims_make_a_constraint_a_warning_with_a_check() -> None:
     assert [d.code for d in gradual.check(build(False)).errors] == ["shape-mismatch"]
 
 
-@pytest.mark.parametrize("other,swap,message,check,runs", [
-    ("twice", False, "`add` needs n = 2 * n or n = 1 to broadcast, which holds only when n = 0 or n = 1",
-     "Tensor[(2 * n|1, 3), float32]", {0: True, 1: True, 2: False}),
-    ("twice", True, "`add` needs n = 2 * n or n = 1 to broadcast, which holds only when n = 0 or n = 1",
-     "Tensor[(2 * n|1, 3), float32]", {0: True, 1: True, 2: False}),
-    ("plus-one", False, "`add` needs n = n + 1 or n = 1 or n + 1 = 1 to broadcast, which holds only when n = 1 or n = 0",
-     None, {0: True, 1: True, 2: False}),
-])
+@pytest.mark.parametrize(
+    "other,swap,message,check,runs",
+    [
+        (
+            "twice",
+            False,
+            "`add` needs n = 2 * n or n = 1 to broadcast, which holds only when n = 0 or n = 1",
+            "Tensor[(2 * n|1, 3), float32]",
+            {0: True, 1: True, 2: False},
+        ),
+        (
+            "twice",
+            True,
+            "`add` needs n = 2 * n or n = 1 to broadcast, which holds only when n = 0 or n = 1",
+            "Tensor[(2 * n|1, 3), float32]",
+            {0: True, 1: True, 2: False},
+        ),
+        (
+            "plus-one",
+            False,
+            "`add` needs n = n + 1 or n = 1 or n + 1 = 1 to broadcast, which holds only when n = 1 or n = 0",
+            None,
+            {0: True, 1: True, 2: False},
+        ),
+    ],
+)
 def test_a_claimed_dim_may_broadcast_as_1(other: str, swap: bool, message: str, check: str, runs: dict) -> None:
     """Broadcasting a claimed `n` against `2 * n` also works when n = 1: the warning says so and
     the inserted check lets 1 through (it once demanded n = 2 * n, rejecting n = 1). Against
@@ -214,7 +237,13 @@ def test_bind_op_binds_as_let_does_at_its_statement_span() -> None:
     plain = gb.Block()
     plain.let("z", gb.call("add", gb.Var("y"), gb.Var("x")), type=gb.Dynamic())
     assert ast.same_tree(let.value, plain.stmts[0].value)
-    assert (let.var.name, let.span, let.graph, let.type, let.value.callee.name) == ("z", lines.line(1), True, None, "add")
+    assert (let.var.name, let.span, let.graph, let.type, let.value.callee.name) == (
+        "z",
+        lines.line(1),
+        True,
+        None,
+        "add",
+    )
     assert [(a.name, a.span.text) for a in let.value.args] == [("y", "y"), ("x", "x")]
     block.let("w", gb.call("nn.relu", z))  # a Dataflow of made lets: another locator
     block.bind_op("u", "nn.relu", ["w"], lines, 0)
@@ -258,8 +287,12 @@ def test_attribute_values_keep_their_items_and_refuse_what_is_not_one() -> None:
     def plain(value: object) -> object:
         return (value.square, [plain(v) for v in value.items]) if isinstance(value, ast.AttrSeq) else value
 
-    assert [plain(a.value) for a in call.attrs] == [(True, [2, -1]), (False, [(False, [1, 2]), (True, [Mode.SAME, 0])]),
-                                                   "edge", None]
+    assert [plain(a.value) for a in call.attrs] == [
+        (True, [2, -1]),
+        (False, [(False, [1, 2]), (True, [Mode.SAME, 0])]),
+        "edge",
+        None,
+    ]
     for bad in ([np.int64(3)], [[1, np.float32(2.0)]], np.int64(3), {"a": 1}):
         with pytest.raises(TypeError, match="not an attribute value"):
             gb.call("reshape", gb.Var("x"), newshape=bad)

@@ -36,8 +36,18 @@ def _expect_diagnostics(case: Case, result: gradual.CheckResult) -> None:
     problems = []
     unmatched = list(actual)
     for sev, line, col, code, fragment, number in expected:
-        hit = next((d for d in unmatched if d.severity.value == sev and d.line == line and d.column == col
-                    and d.code == code and fragment in d.message), None)
+        hit = next(
+            (
+                d
+                for d in unmatched
+                if d.severity.value == sev
+                and d.line == line
+                and d.column == col
+                and d.code == code
+                and fragment in d.message
+            ),
+            None,
+        )
         if hit is None:
             problems.append(f"line {number}: expected {sev} {line}:{col} {code}: {fragment!r}")
         else:
@@ -75,7 +85,9 @@ def _expect_line(case: Case, result: gradual.CheckResult, number: int, line: str
     elif words[0] == "checks":
         fn = _function(result, words[1].lstrip("@"))
         assert fn.check_count == int(value), (
-            f"line {number}: {words[1]} has {fn.check_count} checks, expected {value}\n" + gradual.elaborate_text(result))
+            f"line {number}: {words[1]} has {fn.check_count} checks, expected {value}\n"
+            + gradual.elaborate_text(result)
+        )
     elif words[0] == "binding":
         got = result.binding_type(words[1].lstrip("@"), words[2].lstrip("%"))
         assert got is not None, f"line {number}: no binding {words[2]} in {words[1]}"

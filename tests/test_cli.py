@@ -52,7 +52,6 @@ def test_directory_exits_2(capsys) -> None:
     assert "directory" in err
 
 
-
 def test_a_path_that_cannot_be_opened_is_said_alike_for_programs_and_models(capsys, tmp_path: Path) -> None:
     """A symbolic link loop was "cannot read (Too many levels of symbolic links)" for a .rly
     file and "no such file" for a .onnx or .pt2 one, as was a path through a regular file
@@ -65,13 +64,22 @@ def test_a_path_that_cannot_be_opened_is_said_alike_for_programs_and_models(caps
     for suffix in (".rly", ".onnx", ".pt2"):
         loop = tmp_path / f"loop{suffix}"
         os.symlink(loop.name, loop)
-        paths = [str(loop), str(tmp_path / "f.rly" / f"m{suffix}"), str(tmp_path / f"gone{suffix}"),
-                 str(tmp_path / f"a\0b{suffix}")]
+        paths = [
+            str(loop),
+            str(tmp_path / "f.rly" / f"m{suffix}"),
+            str(tmp_path / f"gone{suffix}"),
+            str(tmp_path / f"a\0b{suffix}"),
+        ]
         code, out, _ = run_cli(capsys, "check", "--format", "json", *paths)
         assert code == 2
         messages[suffix] = [[d["message"] for d in f["diagnostics"]] for f in json.loads(out)["files"]]
     assert messages[".rly"] == messages[".onnx"] == messages[".pt2"]
-    assert [m[0].split(" (")[0] for m in messages[".rly"]] == ["cannot read", "cannot read", "no such file", "cannot read"]
+    assert [m[0].split(" (")[0] for m in messages[".rly"]] == [
+        "cannot read",
+        "cannot read",
+        "no such file",
+        "cannot read",
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
@@ -81,8 +89,9 @@ def test_an_input_that_cannot_be_loaded_leaves_the_others_checked(capsys, fmt: s
     nothing: a CI step uploading the SARIF file failed on an empty file; found by an outside
     pass)."""
     missing = str(ROOT / "no" / "such.rly")
-    code, out, err = run_cli(capsys, "check", "--color=never", "--format", fmt, str(EXAMPLES / "shape_error.rly"),
-                             missing, str(EXAMPLES))
+    code, out, err = run_cli(
+        capsys, "check", "--color=never", "--format", fmt, str(EXAMPLES / "shape_error.rly"), missing, str(EXAMPLES)
+    )
     assert code == 2
     if fmt == "text":
         assert "error[shape-mismatch]" in err and "error[input-error]: no such file" in err
@@ -97,6 +106,7 @@ def test_an_input_that_cannot_be_loaded_leaves_the_others_checked(capsys, fmt: s
 
         results = valid(json.loads(out))["runs"][0]["results"]
         assert sorted(r["ruleId"] for r in results) == ["input-error", "input-error", "shape-mismatch"]
+
 
 def test_no_command_is_usage_error(capsys) -> None:
     assert main([]) == 2
@@ -127,13 +137,17 @@ def test_binary_file_is_a_diagnostic(tmp_path, capsys) -> None:
 
 
 def test_json_document_shape(capsys) -> None:
-    code, out, _ = run_cli(capsys, "check", "--format", "json", str(EXAMPLES / "broadcast_add.rly"), str(EXAMPLES / "shape_error.rly"))
+    code, out, _ = run_cli(
+        capsys, "check", "--format", "json", str(EXAMPLES / "broadcast_add.rly"), str(EXAMPLES / "shape_error.rly")
+    )
     assert code == 1
     doc = json.loads(out)
     assert doc["summary"] == {"errors": 1, "warnings": 0, "checks": 2}
     first, second = doc["files"]
     assert first["functions"]["main"] == {
-        "type": "fn (Tensor[(2, ?), float32], Tensor[(?, 5), float32]) -> Tensor[(2, 5), float32]", "checks": 2}
+        "type": "fn (Tensor[(2, ?), float32], Tensor[(?, 5), float32]) -> Tensor[(2, 5), float32]",
+        "checks": 2,
+    }
     (diag,) = second["diagnostics"]
     assert diag["severity"] == "error" and diag["code"] == "shape-mismatch"
     assert (diag["line"], diag["column"], diag["end_line"], diag["end_column"]) == (7, 16, 7, 19)
@@ -145,13 +159,15 @@ def test_checks_count_annotated_lets_casts_and_contracts(tmp_path, capsys) -> No
     """SPEC 5.1: `checks` counts every check site that can fail at runtime, in text and JSON:
     an annotated let over an imprecise value, a written cast, a function contract."""
     path = tmp_path / "sites.rly"
-    path.write_text("def @apply(%f: fn (Tensor[(3,), float32]) -> Tensor[(3,), float32], %x: Tensor[(3,), float32]) {\n"
-                    "  %f(%x)\n}\n"
-                    "def @main(%x: Tensor[(?,), float32], %w: Tensor[(?,), float32], %z: Tensor[(3,), float32]) {\n"
-                    "  let %a: Tensor[(3,), float32] = %x;\n"
-                    "  let %g = fn (%y: Tensor[(?,), float32]) -> Tensor[(?,), float32] { %y };\n"
-                    "  (%a, %w as Tensor[(3,), float32], %x as Tensor[(3,), float32], @apply(%g, %z))\n}\n",
-                    encoding="utf-8")  # `%x` was checked at the let: its cast checks nothing more
+    path.write_text(
+        "def @apply(%f: fn (Tensor[(3,), float32]) -> Tensor[(3,), float32], %x: Tensor[(3,), float32]) {\n"
+        "  %f(%x)\n}\n"
+        "def @main(%x: Tensor[(?,), float32], %w: Tensor[(?,), float32], %z: Tensor[(3,), float32]) {\n"
+        "  let %a: Tensor[(3,), float32] = %x;\n"
+        "  let %g = fn (%y: Tensor[(?,), float32]) -> Tensor[(?,), float32] { %y };\n"
+        "  (%a, %w as Tensor[(3,), float32], %x as Tensor[(3,), float32], @apply(%g, %z))\n}\n",
+        encoding="utf-8",
+    )  # `%x` was checked at the let: its cast checks nothing more
     code, out, _ = run_cli(capsys, "check", "--format", "json", str(path))
     doc = json.loads(out)
     assert code == 0 and doc["files"][0]["functions"]["main"]["checks"] == 3 and doc["summary"]["checks"] == 3
@@ -199,8 +215,12 @@ def test_every_example_elaborates_to_a_program_that_checks(tmp_path, capsys) -> 
 
 
 def test_console_script_runs() -> None:
-    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(EXAMPLES / "loop.rly")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradual.cli", "check", str(EXAMPLES / "loop.rly")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Tensor[(?, 1), T]" in proc.stdout
 
@@ -211,8 +231,12 @@ def test_a_reader_that_leaves_early_stops_the_command_quietly(tmp_path) -> None:
     path = tmp_path / "big.rly"
     path.write_text("".join(f"def @f{i}(%x: Tensor[(n, 4), float32]) {{ nn.relu(%x) }}\n" for i in range(3000)))
     reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
-    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(path)],
-                          stdout=reader.stdin, stderr=subprocess.PIPE, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradual.cli", "check", str(path)],
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        timeout=120,
+    )
     reader.stdin.close()  # type: ignore[union-attr]
     reader.wait(timeout=60)
     assert "internal error" not in proc.stderr.decode(), proc.stderr.decode()
@@ -222,8 +246,12 @@ def test_a_reader_that_leaves_early_stops_the_command_quietly(tmp_path) -> None:
 def test_python_dash_m_gradual_is_the_command() -> None:
     """`python -m gradual` runs the command line, as `python -m gradual.cli` does (it was
     "No module named gradual.__main__")."""
-    proc = subprocess.run([sys.executable, "-m", "gradual", "check", "--format", "json", str(EXAMPLES / "shape_error.rly")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradual", "check", "--format", "json", str(EXAMPLES / "shape_error.rly")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["summary"]["errors"] == 1
 
@@ -253,7 +281,7 @@ def test_control_characters_in_a_source_line_are_shown_not_sent(capsys, tmp_path
     assert not any(0x80 <= ord(c) < 0xA0 or (ord(c) < 0x20 and c != "\n") or c == "\u202e" for c in err), repr(err)
     source_line, carets = [line for line in err.splitlines() if line.startswith("1 |") or line.startswith("  |")][1:3]
     assert "/* \u241b[2J\u241b]0;title\u2407\ufffd\ufffd */" in source_line
-    assert source_line[carets.index("^"):carets.index("^") + 2] == "%y"
+    assert source_line[carets.index("^") : carets.index("^") + 2] == "%y"
 
 
 def test_a_syntax_error_says_what_was_expected_once(capsys, tmp_path: Path) -> None:
@@ -276,7 +304,7 @@ def test_carets_stand_under_the_span_after_wide_characters(capsys, tmp_path: Pat
     source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
     assert code == 1
     # columns as a terminal draws them: 中, 文 and 😀 take two, the combining accent none
-    before = source_line[:source_line.index("%y")]
+    before = source_line[: source_line.index("%y")]
     drawn = len(before) + sum(1 for c in before if c in "中文😀") - before.count("\u0301")
     assert carets.index("^") == drawn
 
@@ -297,13 +325,23 @@ def _terminal_width(text: str) -> int:
     """Columns a terminal gives `text` (the reference for the property below)."""
     import unicodedata
 
-    return sum(0 if unicodedata.combining(c) or c in "\u200b\u200c\u200d\u2060\ufeff"
-               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return sum(
+        0
+        if unicodedata.combining(c) or c in "\u200b\u200c\u200d\u2060\ufeff"
+        else 2
+        if unicodedata.east_asian_width(c) in "WF"
+        else 1
+        for c in text
+    )
 
 
-_COMMENT_TEXT = st.text(alphabet=st.sampled_from(
-    list("ab */%@é") + ["中", "文", "😀", "\u0301", "\t", "\r", "\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u202e", "\u200b"]),
-    max_size=40).filter(lambda t: "*/" not in t)
+_COMMENT_TEXT = st.text(
+    alphabet=st.sampled_from(
+        list("ab */%@é")
+        + ["中", "文", "😀", "\u0301", "\t", "\r", "\x1b", "\x07", "\x00", "\x7f", "\x9b", "\u202e", "\u200b"]
+    ),
+    max_size=40,
+).filter(lambda t: "*/" not in t)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -320,7 +358,7 @@ def test_a_shown_line_never_drives_the_terminal_and_its_carets_stand_under_the_s
     shown = err.splitlines()  # the span's line (a lone \r in the comment ends a line: a later one)
     at = next(i for i, line in enumerate(shown) if re.match(r"\s*\d+ \|", line) and "%y" in line)
     source_line, carets = shown[at], shown[at + 1]
-    assert carets.index("^") == _terminal_width(source_line[:source_line.rindex("%y")])
+    assert carets.index("^") == _terminal_width(source_line[: source_line.rindex("%y")])
 
 
 def test_a_file_name_with_control_characters_is_shown_not_sent(capsys, tmp_path: Path) -> None:
@@ -342,8 +380,12 @@ def test_output_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path: Path
 
     path = tmp_path / "modèle.rly"
     path.write_text((EXAMPLES / "shape_error.rly").read_text())
-    proc = subprocess.run([sys.executable, "-m", "gradual.cli", "check", str(path)], capture_output=True,
-                          timeout=120, env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradual.cli", "check", str(path)],
+        capture_output=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONIOENCODING="ascii"),
+    )
     assert proc.returncode == 1, proc.stderr
     assert b"mod\\xe8le.rly: @main" in proc.stdout and b"error[shape-mismatch]" in proc.stderr
 
@@ -370,8 +412,15 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
         pytest.skip("no /dev/full here")
     command = [sys.executable, "-m", "gradual.cli", "check", "--format", "sarif", str(EXAMPLES / "mlp.rly")]
     if stdout == "closed":
-        proc = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
-                              pass_fds=(), close_fds=True, preexec_fn=lambda: __import__("os").close(1))
+        proc = subprocess.run(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            pass_fds=(),
+            close_fds=True,
+            preexec_fn=lambda: __import__("os").close(1),
+        )
     else:
         with open("/dev/full", "w") as full:
             proc = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, timeout=120)
@@ -380,10 +429,16 @@ def test_output_that_cannot_be_written_is_an_io_error(stdout: str) -> None:
     assert "Traceback" not in err and "internal error" not in err and err.startswith("gradual: error:"), err
 
 
-@pytest.mark.parametrize("argv", [
-    ["check", "--batch", "N"], ["check", "--batch", "N", "--batch-reshapes"], ["check", "--batch", "N", "--format", "json"],
-    ["elaborate", "--batch", "N"], ["run", "--batch", "N", "--format", "json", "--shape", "x=2x784"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--batch", "N"],
+        ["check", "--batch", "N", "--batch-reshapes"],
+        ["check", "--batch", "N", "--format", "json"],
+        ["elaborate", "--batch", "N"],
+        ["run", "--batch", "N", "--format", "json", "--shape", "x=2x784"],
+    ],
+)
 def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
     """`gradual check --batch N prog.rly` silently ignored `--batch` (a program has no graph
     inputs to name). Now a warning on stderr says the option was not used; the result (exit
@@ -421,7 +476,11 @@ def test_a_lone_carriage_return_ends_a_line_in_every_output(capsys, tmp_path: Pa
         assert code == 1, (name, err)
         outputs.append((out, err))
     assert outputs[0] == outputs[1] == outputs[2]
-    assert "m.rly:3:11" in outputs[0][1] if fmt == "text" else '"line": 3' in outputs[0][0] or '"startLine": 3' in outputs[0][0]
+    assert (
+        "m.rly:3:11" in outputs[0][1]
+        if fmt == "text"
+        else '"line": 3' in outputs[0][0] or '"startLine": 3' in outputs[0][0]
+    )
 
 
 def test_an_option_without_the_one_it_works_with_is_a_warning(capsys) -> None:
@@ -433,8 +492,20 @@ def test_an_option_without_the_one_it_works_with_is_a_warning(capsys) -> None:
     assert code == 0 and "warning" not in err
 
 
-_DIAGNOSTIC_KEYS = {"path", "severity", "code", "message", "line", "column", "end_line", "end_column", "label",
-                    "labels", "notes", "help"}
+_DIAGNOSTIC_KEYS = {
+    "path",
+    "severity",
+    "code",
+    "message",
+    "line",
+    "column",
+    "end_line",
+    "end_column",
+    "label",
+    "labels",
+    "notes",
+    "help",
+}
 
 
 def _a_diagnostic(found: dict, positioned: bool = True) -> None:
@@ -456,10 +527,16 @@ def test_the_json_documents_keep_their_schema(capsys, tmp_path: Path, name: str)
     document reads them all."""
     (tmp_path / "bad.rly").write_bytes(b"def @main() { 1 }\n\xff")
     (tmp_path / "unparsable.rly").write_text("def @main( {")
-    inputs = {"clean": EXAMPLES / "mlp.rly", "broken": EXAMPLES / "shape_error.rly",
-              "unparsable": tmp_path / "unparsable.rly", "not utf-8": tmp_path / "bad.rly", "missing": tmp_path / "gone.rly",
-              "model": ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx",
-              "archive": ROOT / "tests" / "data" / "torch" / "constrained.pt2", "usage": EXAMPLES / "mlp.rly"}
+    inputs = {
+        "clean": EXAMPLES / "mlp.rly",
+        "broken": EXAMPLES / "shape_error.rly",
+        "unparsable": tmp_path / "unparsable.rly",
+        "not utf-8": tmp_path / "bad.rly",
+        "missing": tmp_path / "gone.rly",
+        "model": ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx",
+        "archive": ROOT / "tests" / "data" / "torch" / "constrained.pt2",
+        "usage": EXAMPLES / "mlp.rly",
+    }
     extra = ["--entry", "nothing"] if name == "usage" else []
     _, out, _ = run_cli(capsys, "check", "--format", "json", str(inputs[name]))
     document = json.loads(out)
@@ -504,12 +581,25 @@ def test_a_file_its_suffix_misnames_gets_a_note_naming_its_kind(capsys, tmp_path
     pytest.importorskip("onnx")
     import random
 
-    data = {"onnx": (ROOT / "tests" / "data" / "onnx" / "examples" / "mlp.onnx").read_bytes(),
-            "pt2": (ROOT / "tests" / "data" / "torch" / "cnn.pt2").read_bytes(),
-            "rly": (EXAMPLES / "mlp.rly").read_bytes(), "random": random.Random(7).randbytes(3000), "empty": b""}
-    expected = {("onnx", ".rly"): "`.onnx`", ("pt2", ".rly"): "`.pt2`", ("pt2", ".onnx"): "`.pt2`",
-                ("rly", ".onnx"): "`.rly`", ("rly", ".pt2"): "`.rly`", ("onnx", ".pt2"): "`.onnx`",
-                ("random", ".rly"): None, ("random", ".onnx"): None, ("empty", ".onnx"): None, ("empty", ".pt2"): None}
+    data = {
+        "onnx": (ROOT / "tests" / "data" / "onnx" / "examples" / "mlp.onnx").read_bytes(),
+        "pt2": (ROOT / "tests" / "data" / "torch" / "cnn.pt2").read_bytes(),
+        "rly": (EXAMPLES / "mlp.rly").read_bytes(),
+        "random": random.Random(7).randbytes(3000),
+        "empty": b"",
+    }
+    expected = {
+        ("onnx", ".rly"): "`.onnx`",
+        ("pt2", ".rly"): "`.pt2`",
+        ("pt2", ".onnx"): "`.pt2`",
+        ("rly", ".onnx"): "`.rly`",
+        ("rly", ".pt2"): "`.rly`",
+        ("onnx", ".pt2"): "`.onnx`",
+        ("random", ".rly"): None,
+        ("random", ".onnx"): None,
+        ("empty", ".onnx"): None,
+        ("empty", ".pt2"): None,
+    }
     for (kind, suffix), named in expected.items():
         path = tmp_path / f"{kind}_as{suffix}"
         path.write_bytes(data[kind])
@@ -517,7 +607,11 @@ def test_a_file_its_suffix_misnames_gets_a_note_naming_its_kind(capsys, tmp_path
         (diag,) = json.loads(out)["files"][0]["diagnostics"]
         assert code == 1 and diag["code"] == "input-error", (kind, suffix)
         notes = [n for n in diag["notes"] if "name it" in n]
-        assert [n.rsplit("name it ", 1)[1].split(" ")[0] for n in notes] == ([named] if named else []), (kind, suffix, notes)
+        assert [n.rsplit("name it ", 1)[1].split(" ")[0] for n in notes] == ([named] if named else []), (
+            kind,
+            suffix,
+            notes,
+        )
 
 
 def test_a_pipe_is_not_read_again_for_its_kind(tmp_path: Path, monkeypatch) -> None:
@@ -544,7 +638,6 @@ def test_a_pipe_is_not_read_again_for_its_kind(tmp_path: Path, monkeypatch) -> N
     assert tried == [str(regular)]
 
 
-
 @pytest.mark.parametrize("command", ["check", "elaborate", "run"])
 def test_strict_dims_makes_a_printed_models_claims_promises(capsys, tmp_path: Path, command: str) -> None:
     """`gradual import model.pt2 > m.rly` writes the exporter's dims as `claimed=[...]`; checked
@@ -559,7 +652,10 @@ def test_strict_dims_makes_a_printed_models_claims_promises(capsys, tmp_path: Pa
     results = {}
     for path in (model, str(printed)):
         code, out, err = run_cli(capsys, command, "--strict-dims", "--color=never", path, *extra)
-        results[path] = (code, [line.split(":")[0] for line in err.splitlines() if line.startswith(("error[", "warning["))])
+        results[path] = (
+            code,
+            [line.split(":")[0] for line in err.splitlines() if line.startswith(("error[", "warning["))],
+        )
         assert "it was not used" not in err
     assert results[model] == results[str(printed)] == (1, ["error[shape-mismatch]"])
     code, _, err = run_cli(capsys, "check", "--color=never", str(printed))  # without it: the claim

@@ -38,10 +38,15 @@ class _LetPlaces:
 
 def _plain(stmt: object) -> bool:
     value = getattr(stmt, "value", None)
-    return (stmt.__class__ is ast.Let and stmt.graph and stmt.type is None and value.__class__ is ast.Call  # type: ignore[attr-defined]
-            and value.callee.__class__ is ast.OpRef
-            and value.callee.name not in ast.REF_FORMS
-            and all(a.__class__ is ast.Var for a in value.args))
+    return (
+        stmt.__class__ is ast.Let
+        and stmt.graph
+        and stmt.type is None
+        and value.__class__ is ast.Call  # type: ignore[attr-defined]
+        and value.callee.__class__ is ast.OpRef
+        and value.callee.name not in ast.REF_FORMS
+        and all(a.__class__ is ast.Var for a in value.args)
+    )
 
 
 def as_dataflow(module: ast.Module, made: bool = False) -> int:
@@ -238,8 +243,10 @@ def test_a_dataflow_in_a_closure_captures_what_it_uses() -> None:
 def test_a_text_programs_operator_lets_are_checked_from_arrays_and_given_back_as_parsed() -> None:
     """`gradual.check` of text holds runs of operator lets as Dataflows of the parsed lets
     (ast.compact_lets); a tool asking for the module or the tables gets those lets back."""
-    text = ("def @main(%x: Tensor[(n, 4), float32]) {\n  %a = nn.relu(%x);\n  %b = add(%a, %x);\n"
-            "  %c = reshape(%b, newshape=[-1]);\n  let %d: Tensor[(4 * n,), float32] = %c;\n  %d\n}\n")
+    text = (
+        "def @main(%x: Tensor[(n, 4), float32]) {\n  %a = nn.relu(%x);\n  %b = add(%a, %x);\n"
+        "  %c = reshape(%b, newshape=[-1]);\n  let %d: Tensor[(4 * n,), float32] = %c;\n  %d\n}\n"
+    )
     result = gradual.check(text)
     assert result._dataflow  # statements checked from the arrays, not yet published
     assert str(result.binding_type("main", "c")) == "Tensor[(4 * n,), float32]"

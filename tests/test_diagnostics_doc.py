@@ -31,8 +31,16 @@ def test_the_example_produces_its_code(code: str) -> None:
     assert "**Fix.**" in body
     found = re.search(r"```gradual\n(.*?)```", body, flags=re.S)
     if found is None:  # runtime codes (gradual run), unreadable files and imported models show a command
-        assert code in ("input-error", "check-failed", "runtime-error", "internal-error", "bad-initializer",
-                        "dim-constraint", "archive-version", "usage-error")
+        assert code in (
+            "input-error",
+            "check-failed",
+            "runtime-error",
+            "internal-error",
+            "bad-initializer",
+            "dim-constraint",
+            "archive-version",
+            "usage-error",
+        )
         return
     result = gradual.check(found.group(1), "example.rly")
     produced = [d for d in result.diagnostics if d.code == code]
@@ -43,7 +51,7 @@ def test_the_example_produces_its_code(code: str) -> None:
 def test_links_point_at_the_section() -> None:
     url = docs_url("shape-mismatch")
     assert url.endswith("diagnostics.md#shape-mismatch")
-    assert url.startswith("file://") and Path(url[len("file://"):].split("#")[0]).is_file()
+    assert url.startswith("file://") and Path(url[len("file://") :].split("#")[0]).is_file()
 
 
 def _commands() -> list:

@@ -29,13 +29,13 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 # how a comment is written, and what surrounds it: {} is a number that tells comments apart
 FORMS = [
-    " /* note {} */ ",             # between two tokens on a line
-    "\n/* note {} */\n",           # a line of its own
-    " // note {}\n",               # after code
-    "\n// note {}\n",              # a line of its own
-    "\n\n// section {}\n\n",       # between empty lines
-    "\n/* two\n   lines {} */ ",   # a block over two lines, leading into code
-    " //- {}\n",                   # not a division, whatever precedes it
+    " /* note {} */ ",  # between two tokens on a line
+    "\n/* note {} */\n",  # a line of its own
+    " // note {}\n",  # after code
+    "\n// note {}\n",  # a line of its own
+    "\n\n// section {}\n\n",  # between empty lines
+    "\n/* two\n   lines {} */ ",  # a block over two lines, leading into code
+    " //- {}\n",  # not a division, whatever precedes it
 ]
 
 
@@ -150,8 +150,11 @@ def test_formatting_keeps_the_documents_line_breaks(newline: str) -> None:
     from gradual.analysis import Document
     from gradual.analysis.fixes import formatted
 
-    text = newline.join(["def @main(%x: Tensor[(2, 3), float32])  {", "  /* kept 😀 */", "  %0 = nn.relu( %x );", "  %0", "}", ""])
+    text = newline.join(
+        ["def @main(%x: Tensor[(2, 3), float32])  {", "  /* kept 😀 */", "  %0 = nn.relu( %x );", "  %0", "}", ""]
+    )
     result = formatted(Document("crlf.rly").analyze(text))
-    assert result == newline.join(["def @main(%x: Tensor[(2, 3), float32]) {", "  /* kept 😀 */", "  %0 = nn.relu(%x);",
-                                   "  %0", "}", ""])
+    assert result == newline.join(
+        ["def @main(%x: Tensor[(2, 3), float32]) {", "  /* kept 😀 */", "  %0 = nn.relu(%x);", "  %0", "}", ""]
+    )
     assert formatted(Document("again.rly").analyze(result)) == result

@@ -11,11 +11,11 @@ import pytest
 
 import gradual.frontends as registry
 
-PLUGIN = '''
+PLUGIN = """
 from gradual.frontends import Frontend, LoadedModel, register_frontend
 
 register_frontend(Frontend("fake", (".fake",), lambda path, options: LoadedModel(path, None, [])))
-'''
+"""
 
 
 def distribution(site: Path, name: str, entry_points: str) -> None:
@@ -34,10 +34,13 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "_loaded", False)
 
 
-def test_a_distribution_that_declares_a_frontend_registers_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               fresh_registry: None) -> None:
+def test_a_distribution_that_declares_a_frontend_registers_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_registry: None
+) -> None:
     (tmp_path / "fake_frontend_plugin.py").write_text(PLUGIN)
-    distribution(tmp_path, "fake_plugin", "[console_scripts]\nx = y:z\n\n  [gradual.frontends]\nfake = fake_frontend_plugin\n")
+    distribution(
+        tmp_path, "fake_plugin", "[console_scripts]\nx = y:z\n\n  [gradual.frontends]\nfake = fake_frontend_plugin\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "fake_frontend_plugin", raising=False)
     assert registry._may_declare_entry_points()
@@ -45,16 +48,18 @@ def test_a_distribution_that_declares_a_frontend_registers_it(tmp_path: Path, mo
     assert registry.frontend_for("model.fake").name == "fake"
 
 
-def test_distributions_without_the_group_need_no_metadata_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               fresh_registry: None) -> None:
+def test_distributions_without_the_group_need_no_metadata_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_registry: None
+) -> None:
     distribution(tmp_path, "other_plugin", "[console_scripts]\nx = y:z\n[gradual.frontends.more]\nq = r\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "missing")])
     assert not registry._may_declare_entry_points()
     assert registry._entry_points() == []
 
 
-def test_what_the_look_cannot_see_into_is_left_to_importlib_metadata(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_what_the_look_cannot_see_into_is_left_to_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "packed.zip").write_bytes(b"PK\x05\x06" + bytes(18))
     monkeypatch.setattr(sys, "path", [str(tmp_path / "packed.zip")])
     assert registry._may_declare_entry_points()

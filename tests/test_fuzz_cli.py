@@ -131,10 +131,51 @@ def test_random_bytes_get_a_diagnostic_from_check_and_run(data: bytes) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["def", "@main", "(", ")", "%x", ":", "Tensor", "[", "]", "{", "}", ",", "float32",
-                                 "?", "n", "1..8", "*", "=", "let", "%y", ";", "add", "as", "if", "else", "fn", "->",
-                                 "2", "0", "10000000000000000000000000", "-1", "//", "+", ".", "0i64", "True"]),
-                max_size=40))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "def",
+                "@main",
+                "(",
+                ")",
+                "%x",
+                ":",
+                "Tensor",
+                "[",
+                "]",
+                "{",
+                "}",
+                ",",
+                "float32",
+                "?",
+                "n",
+                "1..8",
+                "*",
+                "=",
+                "let",
+                "%y",
+                ";",
+                "add",
+                "as",
+                "if",
+                "else",
+                "fn",
+                "->",
+                "2",
+                "0",
+                "10000000000000000000000000",
+                "-1",
+                "//",
+                "+",
+                ".",
+                "0i64",
+                "True",
+            ]
+        ),
+        max_size=40,
+    )
+)
 def test_random_token_strings_get_a_diagnostic(tokens: list) -> None:
     text = " ".join(tokens)
     path = write("tokens.rly", text)
@@ -182,10 +223,26 @@ def edit_shape(text: str, rng: random.Random, kind: str) -> str:
         else:
             dims.insert(rng.randrange(len(dims) + 1), rng.choice(["1", "?", "k", "3"]))
     else:
-        dims[rng.randrange(len(dims))] = rng.choice(["?", "0", "1", "5", "n", "m", "q", "1..4", "3..", "..2",
-                                                      "n + 1", "2 * n", "(n - 1) // 2", "10000000000000000000"])
+        dims[rng.randrange(len(dims))] = rng.choice(
+            [
+                "?",
+                "0",
+                "1",
+                "5",
+                "n",
+                "m",
+                "q",
+                "1..4",
+                "3..",
+                "..2",
+                "n + 1",
+                "2 * n",
+                "(n - 1) // 2",
+                "10000000000000000000",
+            ]
+        )
     inner = ", ".join(dims) + ("," if len(dims) == 1 else "")
-    return text[:m.start(1)] + inner + text[m.end(1):]
+    return text[: m.start(1)] + inner + text[m.end(1) :]
 
 
 def run_mutations(example: Path, prefix: str, count: int, most_edits: int) -> None:
@@ -343,7 +400,9 @@ FAST = 120.0  # a hang detector, not a timing: speed is measured by bench/, neve
 
 def test_twenty_thousand_nested_parentheses() -> None:
     depth = 20_000
-    path = write("parens.rly", "def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * depth + "%x" + ")" * depth + "\n}\n")
+    path = write(
+        "parens.rly", "def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * depth + "%x" + ")" * depth + "\n}\n"
+    )
     checked = gradual_cli("check", path)
     clean(checked, {0})
     ran = gradual_cli("run", path)
@@ -354,7 +413,9 @@ def test_twenty_thousand_nested_parentheses() -> None:
 def test_twenty_thousand_lets() -> None:
     count = 20_000
     lines = ["  let %v0 = %x;"] + [f"  let %v{i} = nn.relu(%v{i - 1});" for i in range(1, count)]
-    path = write("lets.rly", "def @main(%x: Tensor[(2, n), float32]) {\n" + "\n".join(lines) + f"\n  %v{count - 1}\n}}\n")
+    path = write(
+        "lets.rly", "def @main(%x: Tensor[(2, n), float32]) {\n" + "\n".join(lines) + f"\n  %v{count - 1}\n}}\n"
+    )
     checked = gradual_cli("check", path)
     clean(checked, {0})
     ran = gradual_cli("run", path, "--shape", "x=2x3")
@@ -364,7 +425,9 @@ def test_twenty_thousand_lets() -> None:
 
 def test_ten_thousand_nested_calls_run() -> None:
     depth = 10_000
-    path = write("calls.rly", "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "nn.relu(" * depth + "%x" + ")" * depth + "\n}\n")
+    path = write(
+        "calls.rly", "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "nn.relu(" * depth + "%x" + ")" * depth + "\n}\n"
+    )
     ran = gradual_cli("run", path, "--shape", "x=2x2")
     clean(ran, {0})
     assert ran.out.strip() == "Tensor[(2, 2), float32]" and ran.seconds < FAST
@@ -378,17 +441,31 @@ def _nested(depth: int, open_: str, middle: str, close: str) -> str:
 
 
 NESTED = {  # issue 11: each construct 10,000 deep gets a result, never a traceback
-    "closures": lambda d: f"def @main(%x: {T23}) {{\n" + "".join(f"fn (%a{i}: {T23}) {{\n" for i in range(d))
-                          + f"add(%a{d - 1}, %x)\n" + "}\n" * d + "}\n",
-    "closure calls": lambda d: f"def @main(%x: {T23}) {{\n" + "".join(f"let %f{i} = fn (%a{i}: {T23}) {{\n" for i in range(d))
-                               + f"add(%a{d - 1}, %x)\n"
-                               + "".join("};\n" + (f"%f{i}(%a{i - 1})\n" if i else "%f0(%x)\n") for i in reversed(range(d)))
-                               + "}\n",
-    "ifs": lambda d: f"def @main(%x: {T23}, %c: bool) {{\n" + _nested(d, "if (%c) {\n", "nn.relu(%x)\n", "} else { %x }\n") + "}\n",
+    "closures": lambda d: (
+        f"def @main(%x: {T23}) {{\n"
+        + "".join(f"fn (%a{i}: {T23}) {{\n" for i in range(d))
+        + f"add(%a{d - 1}, %x)\n"
+        + "}\n" * d
+        + "}\n"
+    ),
+    "closure calls": lambda d: (
+        f"def @main(%x: {T23}) {{\n"
+        + "".join(f"let %f{i} = fn (%a{i}: {T23}) {{\n" for i in range(d))
+        + f"add(%a{d - 1}, %x)\n"
+        + "".join("};\n" + (f"%f{i}(%a{i - 1})\n" if i else "%f0(%x)\n") for i in reversed(range(d)))
+        + "}\n"
+    ),
+    "ifs": lambda d: (
+        f"def @main(%x: {T23}, %c: bool) {{\n" + _nested(d, "if (%c) {\n", "nn.relu(%x)\n", "} else { %x }\n") + "}\n"
+    ),
     "tuples": lambda d: f"def @main(%x: {T23}) {{\n  " + _nested(d, "(", "%x", ", %x)") + "\n}\n",
-    "projections": lambda d: f"def @main(%x: {T23}) {{\n  let %t = " + _nested(d, "(", "%x", ",)") + ";\n  %t" + ".0" * d + "\n}\n",
+    "projections": lambda d: (
+        f"def @main(%x: {T23}) {{\n  let %t = " + _nested(d, "(", "%x", ",)") + ";\n  %t" + ".0" * d + "\n}\n"
+    ),
     "tuple types": lambda d: f"def @main(%x: {_nested(d, '(', T23, ',)')}) {{\n  %x\n}}\n",
-    "function types": lambda d: "def @main(%f: " + "".join(f"fn ({T23}) -> " for _ in range(d)) + T23 + ") {\n  %f\n}\n",
+    "function types": lambda d: (
+        "def @main(%f: " + "".join(f"fn ({T23}) -> " for _ in range(d)) + T23 + ") {\n  %f\n}\n"
+    ),
     "casts": lambda d: f"def @main(%x: {T23}) {{\n  " + "(" * d + "%x" + f" as {T23})" * d + "\n}\n",
 }
 
@@ -403,7 +480,12 @@ def test_ten_thousand_deep(construct: str) -> None:
     assert "@main: fn (" in checked.out
     clean(gradual_cli("elaborate", path, timeout=120), {0})
     if construct in ("closure calls", "ifs", "projections"):  # the runtime recurses over these too
-        clean(gradual_cli("run", path, "--shape", "x=2x3", *(("--arg", "c=1") if construct == "ifs" else ()), timeout=120), {0})
+        clean(
+            gradual_cli(
+                "run", path, "--shape", "x=2x3", *(("--arg", "c=1") if construct == "ifs" else ()), timeout=120
+            ),
+            {0},
+        )
 
 
 def test_five_thousand_dims() -> None:
@@ -425,16 +507,20 @@ def test_a_dim_of_ten_to_the_thirty() -> None:
     assert f"Tensor[({big}, 3), float32]" in checked.out
     ran = gradual_cli("run", path)
     clean(ran, {2})
-    shaped = gradual_cli("run", write("big2.rly", "def @main(%x: Tensor[(?, 3), float32]) { nn.relu(%x) }"),
-                         "--shape", f"x={big}x3")
+    shaped = gradual_cli(
+        "run", write("big2.rly", "def @main(%x: Tensor[(?, 3), float32]) { nn.relu(%x) }"), "--shape", f"x={big}x3"
+    )
     clean(shaped, {2})
     assert max(checked.seconds, ran.seconds, shaped.seconds) < FAST
 
 
 def test_huge_dims_computed_at_runtime_are_a_clean_error() -> None:
     """A program that asks for a 10^30 tensor itself (not an input) stops with a diagnostic."""
-    path = write("bigmake.rly", "def @main(%x: Tensor[(2,), float32]) {\n"
-                                "  let %z = zeros(shape=[1000000000000000000000000000000, 3]);\n  (%x, %z)\n}\n")
+    path = write(
+        "bigmake.rly",
+        "def @main(%x: Tensor[(2,), float32]) {\n"
+        "  let %z = zeros(shape=[1000000000000000000000000000000, 3]);\n  (%x, %z)\n}\n",
+    )
     clean(gradual_cli("check", path), {0, 1})
     ran = gradual_cli("run", path)
     clean(ran, {1, 2, 3})
@@ -456,13 +542,31 @@ def subprocess_gradual(*args: str) -> subprocess.CompletedProcess:
 DEEP = "def @main(%x: Tensor[(2,), float32]) {\n  " + "(" * 20_000 + "%x" + ")" * 20_000 + "\n}\n"
 
 
-@pytest.mark.parametrize("name, data, command, codes", [
-    ("garbage.rly", b"\x00\xff\xfe def @main( %x: Tensor[(", "check", {1}),
-    ("deep.rly", DEEP.encode(), "run", {0}),
-    ("rank.rly", ("def @main(%x: Tensor[(" + ", ".join(["1"] * 5_000) + "), float32]) { %x }").encode(), "run", {2, 3}),
-    ("big.rly", b"def @main(%x: Tensor[(1000000000000000000000000000000, 3), float32]) { nn.relu(%x) }", "run", {2}),
-    ("shapes.rly", b"def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) { add(%x, %y) }", "run", {2}),
-])
+@pytest.mark.parametrize(
+    "name, data, command, codes",
+    [
+        ("garbage.rly", b"\x00\xff\xfe def @main( %x: Tensor[(", "check", {1}),
+        ("deep.rly", DEEP.encode(), "run", {0}),
+        (
+            "rank.rly",
+            ("def @main(%x: Tensor[(" + ", ".join(["1"] * 5_000) + "), float32]) { %x }").encode(),
+            "run",
+            {2, 3},
+        ),
+        (
+            "big.rly",
+            b"def @main(%x: Tensor[(1000000000000000000000000000000, 3), float32]) { nn.relu(%x) }",
+            "run",
+            {2},
+        ),
+        (
+            "shapes.rly",
+            b"def @main(%x: Tensor[(2, ?), float32], %y: Tensor[(?, 5), float32]) { add(%x, %y) }",
+            "run",
+            {2},
+        ),
+    ],
+)
 def test_real_processes_exit_cleanly(name: str, data: bytes, command: str, codes: set) -> None:
     path = write(name, data)
     done = subprocess_gradual(command, path)
@@ -472,6 +576,7 @@ def test_real_processes_exit_cleanly(name: str, data: bytes, command: str, codes
 
 def test_a_crash_inside_gradual_is_one_line_and_exit_4(monkeypatch) -> None:
     """Defense in depth: whatever escapes a command is reported without a traceback."""
+
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
@@ -507,22 +612,41 @@ def test_a_written_dim_with_a_coefficient_past_two_to_the_1024() -> None:
     bound): its bounds multiplied that int by an infinite float, an OverflowError (exit 4).
     A sum of 10,000 names is past the bound of 256: a `dim-untracked` note, and `?`."""
     deep = 4_000
-    path = write("coefficient.rly", "def @main(%x: Tensor[(" + "(" * deep + "n" + " * 2 + 1)" * deep
-                                    + ", 3), float32]) {\n  nn.relu(%x)\n}\n")
+    path = write(
+        "coefficient.rly",
+        "def @main(%x: Tensor[(" + "(" * deep + "n" + " * 2 + 1)" * deep + ", 3), float32]) {\n  nn.relu(%x)\n}\n",
+    )
     for command in ("check", "elaborate"):
         clean(gradual_cli(command, path), {0})
-    wide = write("sum.rly", "def @main(%x: Tensor[(" + " + ".join(f"n{i}" for i in range(10_000)) + ", 3), float32]) {\n"
-                            "  nn.relu(%x)\n}\n")
+    wide = write(
+        "sum.rly",
+        "def @main(%x: Tensor[(" + " + ".join(f"n{i}" for i in range(10_000)) + ", 3), float32]) {\n  nn.relu(%x)\n}\n",
+    )
     checked = gradual_cli("check", wide)
     clean(checked, {0})
     assert "dim-untracked" in checked.err and "@main: fn (Tensor[(?, 3), float32])" in checked.out
 
 
 BAD_RUN_FLAGS = [  # each a usage error (exit 2): the flag's value is not what it names
-    ["--seed", "-1"], ["--seed", "abc"], ["--seed", "1.5"], ["--shape", "x=-1x3"], ["--shape", "x=axb"], ["--shape", "x=2x3x"],
-    ["--shape", "=2x3"], ["--shape", "x"], ["--shape", "x=99999999999999999999x3"], ["--shape", "nope=2x3"],
-    ["--arg", "x=nan"], ["--arg", "x=/no/such/file.npy"], ["--arg", "c=2"], ["--arg", "i=3.5"], ["--arg", "i=99999999999999999999"],
-    ["--entry", "nope"], ["--entry", ""], ["--format", "bogus"], ["--color", "x"],
+    ["--seed", "-1"],
+    ["--seed", "abc"],
+    ["--seed", "1.5"],
+    ["--shape", "x=-1x3"],
+    ["--shape", "x=axb"],
+    ["--shape", "x=2x3x"],
+    ["--shape", "=2x3"],
+    ["--shape", "x"],
+    ["--shape", "x=99999999999999999999x3"],
+    ["--shape", "nope=2x3"],
+    ["--arg", "x=nan"],
+    ["--arg", "x=/no/such/file.npy"],
+    ["--arg", "c=2"],
+    ["--arg", "i=3.5"],
+    ["--arg", "i=99999999999999999999"],
+    ["--entry", "nope"],
+    ["--entry", ""],
+    ["--format", "bogus"],
+    ["--color", "x"],
 ]
 
 
@@ -531,11 +655,17 @@ def test_a_bad_flag_value_is_a_usage_error(flags: list) -> None:
     """`gradual run` with a flag value it cannot use stops with a usage error (exit 2) that names
     it; `--seed -1` reached NumPy's generator and was an internal error (exit 4; found by an
     outside pass)."""
-    path = write("flags.rly", "def @main(%x: Tensor[(?, 3), float32], %c: bool, %i: int32) {\n"
-                              "  if (%c) { nn.relu(%x) } else { %x }\n}\n")
+    path = write(
+        "flags.rly",
+        "def @main(%x: Tensor[(?, 3), float32], %c: bool, %i: int32) {\n  if (%c) { nn.relu(%x) } else { %x }\n}\n",
+    )
     named = {value.split("=")[0] for flag, value in zip(flags[::2], flags[1::2]) if flag in ("--shape", "--arg")}
-    inputs = [part for name, flag, value in (("x", "--shape", "x=2x3"), ("c", "--arg", "c=1"), ("i", "--arg", "i=3"))
-              if name not in named for part in (flag, value)]  # the inputs the flags under test leave out
+    inputs = [
+        part
+        for name, flag, value in (("x", "--shape", "x=2x3"), ("c", "--arg", "c=1"), ("i", "--arg", "i=3"))
+        if name not in named
+        for part in (flag, value)
+    ]  # the inputs the flags under test leave out
     clean(gradual_cli("run", *flags, *inputs, path), {2})
 
 

@@ -40,15 +40,19 @@ from tracing import precision_problem, run_outcome, same_outputs
 
 
 def examples(count: int) -> settings:
-    return settings(max_examples=count, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+    return settings(
+        max_examples=count,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
 
 
 def checked(program: Program, variant: Variant) -> gradual.CheckResult:
     text = program.text(variant)
     result = gradual.check(text)
     assert result.ok, f"{variant.name} variant rejected:\n{text}\n" + "\n".join(
-        f"{d.line}:{d.column} {d.message}" for d in result.errors)
+        f"{d.line}:{d.column} {d.message}" for d in result.errors
+    )
     return result
 
 
@@ -112,7 +116,8 @@ def static_guarantee(program: Program, seed: int, relaxations: int = 2) -> None:
             loose = gradual.check(program.text(variant))
             assert loose.ok, (
                 f"relaxing {base.name} ({variant.describe()}) made the program fail:\n{program.text(variant)}\n"
-                + "\n".join(f"{d.line}:{d.column} {d.message}" for d in loose.errors))
+                + "\n".join(f"{d.line}:{d.column} {d.message}" for d in loose.errors)
+            )
             problems = precision_problems(program, tight, loose)
             assert not problems, "\n".join(problems) + f"\n{program.text(base)}\n--- relaxed\n{program.text(variant)}"
 
@@ -144,8 +149,9 @@ def dynamic_guarantee(program: Program, seed: int, runs: int = 2) -> None:
             relaxed = run_outcome(loose, inputs)
             assert relaxed.ok and same_outputs(precise.outputs, relaxed.outputs), (
                 f"{base.name} ran ({precise.describe()}) but the relaxed program gave {relaxed.describe()}\n"
-                f"inputs {({k: v.shape for k, v in inputs.items()})}\n{program.text(base)}\n--- relaxed\n"
-                f"{program.text(loose_variant)}")
+                f"inputs { ({k: v.shape for k, v in inputs.items()}) }\n{program.text(base)}\n--- relaxed\n"
+                f"{program.text(loose_variant)}"
+            )
 
 
 @examples(250)
@@ -187,7 +193,9 @@ def conservative_extension(program: Program) -> None:
     assume("unannotated-param" not in program.features and "polymorphic-helper" not in program.features)
     result = checked(program, STATIC)
     text = program.text(STATIC)
-    assert result.check_count == 0, f"{result.check_count} checks in a static program:\n{gradual.elaborate_text(result)}"
+    assert result.check_count == 0, (
+        f"{result.check_count} checks in a static program:\n{gradual.elaborate_text(result)}"
+    )
     for d in program.defs:
         t = result.function_type(d.name)
         assert static_dims(t), f"@{d.name}: {t}\n{text}"
@@ -196,7 +204,9 @@ def conservative_extension(program: Program) -> None:
         if val.dims is None or not isinstance(t, TensorType):
             continue
         shape = tuple(d.get_length() if d.is_static else d for d in t.dims or ())
-        assert t.dims is not None and shape == val.shape, f"@{fn} %{var}: {t}, but its value has shape {val.shape}\n{text}"
+        assert t.dims is not None and shape == val.shape, (
+            f"@{fn} %{var}: {t}, but its value has shape {val.shape}\n{text}"
+        )
 
 
 @examples(400)
@@ -224,11 +234,13 @@ def hints_are_guesses(program: Program) -> None:
         for d in program.defs:
             assert str(holes.function_type(d.name)) == str(hinted.function_type(d.name)), (
                 f"@{d.name}: %x: ?T gives {holes.function_type(d.name)}, %x gives {hinted.function_type(d.name)}\n"
-                + program.text(Spelled(base, holes=True)))
+                + program.text(Spelled(base, holes=True))
+            )
         with_hints = run_outcome(hinted, program.intended_inputs())
         without = run_outcome(bare, program.intended_inputs(), traced=False)
         assert with_hints.ok and without.ok and same_outputs(with_hints.outputs, without.outputs), (
-            f"{with_hints.describe()} with hints, {without.describe()} without\n{program.text(base)}")
+            f"{with_hints.describe()} with hints, {without.describe()} without\n{program.text(base)}"
+        )
 
 
 @examples(150)
@@ -248,10 +260,12 @@ def test_hints_never_fail_and_holes_are_inferred_alike_deep(program: Program) ->
 def test_relaxing_an_existential_binder_does_not_sharpen_types() -> None:
     """`b` bound to a dim the checker knows is that dim (it was a name that hid it: the relaxed
     `?` revealed the 2 and the precise program said `?`)."""
-    tight = gradual.check("def @main(%x: Tensor[(2, 4), float32]) {\n"
-                          "  let %y: Tensor[(b, 4), float32] = nn.relu(%x);\n  %y\n}\n")
-    loose = gradual.check("def @main(%x: Tensor[(2, 4), float32]) {\n"
-                          "  let %y: Tensor[(?, 4), float32] = nn.relu(%x);\n  %y\n}\n")
+    tight = gradual.check(
+        "def @main(%x: Tensor[(2, 4), float32]) {\n  let %y: Tensor[(b, 4), float32] = nn.relu(%x);\n  %y\n}\n"
+    )
+    loose = gradual.check(
+        "def @main(%x: Tensor[(2, 4), float32]) {\n  let %y: Tensor[(?, 4), float32] = nn.relu(%x);\n  %y\n}\n"
+    )
     assert tight.ok and loose.ok
     assert str(tight.function_type("main")) == "fn (Tensor[(2, 4), float32]) -> Tensor[(2, 4), float32]"
     assert str(loose.function_type("main")) == "fn (Tensor[(2, 4), float32]) -> Tensor[(2, 4), float32]"
@@ -272,11 +286,13 @@ def test_a_closed_closures_own_symbols_count_as_general() -> None:
     where the precise program knew 1), instantiated at each call: its callers see what they
     saw, and inside it `n` is general, as a definition's own symbols are (the deep "never
     sharpen" property flagged it, outside pass 8)."""
-    program = ("def @main(%x: Tensor[(1, 1), float32], %y: Tensor[(1, 1, 2, 2), float32]) {\n"
-               "  let %f1 = fn (%a, %b: Tensor[(1, 1, 2, 2), float32]) {\n"
-               "    %g = fn (%c: Tensor[(1, 1), float32]) { %c };\n"
-               "    %u = %g(%a);\n    let %v2 = nn.relu(%a);\n    %v2\n  };\n"
-               "  let %v3 = %f1(%x, %y);\n  %v3\n}\n")
+    program = (
+        "def @main(%x: Tensor[(1, 1), float32], %y: Tensor[(1, 1, 2, 2), float32]) {\n"
+        "  let %f1 = fn (%a, %b: Tensor[(1, 1, 2, 2), float32]) {\n"
+        "    %g = fn (%c: Tensor[(1, 1), float32]) { %c };\n"
+        "    %u = %g(%a);\n    let %v2 = nn.relu(%a);\n    %v2\n  };\n"
+        "  let %v3 = %f1(%x, %y);\n  %v3\n}\n"
+    )
     tight = gradual.check(program)
     loose = gradual.check(program.replace("%c: Tensor[(1, 1)", "%c: Tensor[(?, 1)"))
     assert tight.ok and loose.ok
@@ -291,11 +307,13 @@ def test_a_closed_closures_own_symbols_count_as_general() -> None:
 def test_a_typed_closures_own_symbols_count_as_general() -> None:
     """The same where the let writes the closure's function type: the names are the closure's
     own type's, not the annotation's (the deep property found it with an interval `..1`)."""
-    program = ("def @h(%p: Tensor[(2, 1), float32]) { nn.relu(%p) }\n"
-               "def @main(%x: Tensor[(2, 1), float32]) {\n"
-               "  let %f1: fn (Tensor[(2, 1), float32]) -> Tensor[(?, ?), float32] = fn (%a) {\n"
-               "    let %v2 = @h(%a);\n    let %v3 = nn.relu(%a);\n    %v3\n  };\n"
-               "  %f1(%x)\n}\n")
+    program = (
+        "def @h(%p: Tensor[(2, 1), float32]) { nn.relu(%p) }\n"
+        "def @main(%x: Tensor[(2, 1), float32]) {\n"
+        "  let %f1: fn (Tensor[(2, 1), float32]) -> Tensor[(?, ?), float32] = fn (%a) {\n"
+        "    let %v2 = @h(%a);\n    let %v3 = nn.relu(%a);\n    %v3\n  };\n"
+        "  %f1(%x)\n}\n"
+    )
     tight = gradual.check(program)
     loose = gradual.check(program.replace("%p: Tensor[(2, 1)", "%p: Tensor[(2, ..1)"))
     assert tight.ok and loose.ok

@@ -20,21 +20,57 @@ from gradual.cli import main as gradual_main
 from lspclient import EXAMPLES, Published, config, doc, edit, open_document, uri_of
 
 # replies that break the protocol for the declared client fail the test
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
-              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+]
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.rly"))
 SEQUENCES = 2
 EDITS = 10
-PIECES = ["(", ")", "{", "}", "[", "]", ",", ";", "%", "@", ":", "=", "?", "*", ".", "1", "28", " ", "\n",
-          "x", "n", "Tensor", "float32", "nn.dense", "add(", "%x", "let ", "as ", "//", "/*", "*/"]
+PIECES = [
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ";",
+    "%",
+    "@",
+    ":",
+    "=",
+    "?",
+    "*",
+    ".",
+    "1",
+    "28",
+    " ",
+    "\n",
+    "x",
+    "n",
+    "Tensor",
+    "float32",
+    "nn.dense",
+    "add(",
+    "%x",
+    "let ",
+    "as ",
+    "//",
+    "/*",
+    "*/",
+]
 
 
 @pytest_lsp.fixture(config=config(), scope="module")
 async def client(lsp_client: LanguageClient):
     lsp_client.published = Published(lsp_client)
-    await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), initialization_options={"debounceMs": 2}))
+    await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"), initialization_options={"debounceMs": 2}
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -52,7 +88,7 @@ def mutate(rng: random.Random, text: str) -> tuple[int, int, str]:
         return start, end, ""
     if rng.random() < 0.3 and text:
         a = rng.randrange(len(text))
-        return start, start, text[a:a + rng.randint(1, 20)]
+        return start, start, text[a : a + rng.randint(1, 20)]
     return start, start, "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 3)))
 
 
@@ -70,10 +106,15 @@ async def some_request(client: LanguageClient, rng: random.Random, uri: str, tex
     elif kind == 3:
         await client.text_document_definition_async(lsp.DefinitionParams(doc(uri), at))
     elif kind == 4:
-        await client.text_document_references_async(lsp.ReferenceParams(
-            text_document=doc(uri), position=at, context=lsp.ReferenceContext(include_declaration=True)))
+        await client.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=doc(uri), position=at, context=lsp.ReferenceContext(include_declaration=True)
+            )
+        )
     else:
-        await client.text_document_code_action_async(lsp.CodeActionParams(doc(uri), where, lsp.CodeActionContext(diagnostics=[])))
+        await client.text_document_code_action_async(
+            lsp.CodeActionParams(doc(uri), where, lsp.CodeActionContext(diagnostics=[]))
+        )
 
 
 def cli_diagnostics(tmp_path, name: str, text: str) -> list:
@@ -84,18 +125,32 @@ def cli_diagnostics(tmp_path, name: str, text: str) -> list:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         gradual_main(["check", "--format", "json", str(path)])
     found = json.loads(out.getvalue())["files"][0]["diagnostics"]
-    return sorted((d["code"], d["severity"], d["message"], d["line"] - 1, d["column"] - 1, d["end_line"] - 1,
-                   d["end_column"] - 1) for d in found)
+    return sorted(
+        (d["code"], d["severity"], d["message"], d["line"] - 1, d["column"] - 1, d["end_line"] - 1, d["end_column"] - 1)
+        for d in found
+    )
 
 
 def lsp_diagnostics(diags: tuple) -> list:
-    severity = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning",
-                lsp.DiagnosticSeverity.Information: "note"}
+    severity = {
+        lsp.DiagnosticSeverity.Error: "error",
+        lsp.DiagnosticSeverity.Warning: "warning",
+        lsp.DiagnosticSeverity.Information: "note",
+    }
     out = []
     for d in diags:
         message = d.message.split("\n")[0]
-        out.append((d.code, severity[d.severity], message, d.range.start.line, d.range.start.character,
-                    d.range.end.line, d.range.end.character))
+        out.append(
+            (
+                d.code,
+                severity[d.severity],
+                message,
+                d.range.start.line,
+                d.range.start.character,
+                d.range.end.line,
+                d.range.end.character,
+            )
+        )
     return sorted(out)
 
 

@@ -21,8 +21,9 @@ class Session:
     """A server process and a blocking JSON-RPC client of it."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        env=dict(os.environ))
+        self.process = subprocess.Popen(
+            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(os.environ)
+        )
         self.next_id = 0
         self.replies: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -89,13 +90,19 @@ def test_every_request_is_answered_and_exit_after_shutdown_is_0() -> None:
     session = Session()
     try:
         session.start()
-        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
-        for params in ({"textDocument": {"uri": URI}},  # no position
-                       {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}},  # not a uinteger
-                       5):
+        session.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}}
+        )
+        for params in (
+            {"textDocument": {"uri": URI}},  # no position
+            {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}},  # not a uinteger
+            5,
+        ):
             reply = session.request("textDocument/hover", params)
             assert reply["error"]["code"] == -32602, reply  # Invalid Params
-        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        hover = session.request(
+            "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}}
+        )
         assert "Tensor[(2, 3), float32]" in hover["result"]["contents"]["value"]  # still serving
         assert session.request("shutdown", None) == {"jsonrpc": "2.0", "id": session.next_id, "result": None}
         after = session.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
@@ -123,15 +130,25 @@ def test_before_initialize_a_request_is_refused_and_a_notification_dropped() -> 
     document opened before `initialize` was lost without a word (found by an outside pass)."""
     session = Session()
     try:
-        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
-        early = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        session.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}}
+        )
+        early = session.request(
+            "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}}
+        )
         assert early["error"]["code"] == -32002, early
         assert session.request("shutdown", None)["error"]["code"] == -32002
         session.start()
-        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        hover = session.request(
+            "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}}
+        )
         assert hover["result"] is None  # the early didOpen was dropped: the document is not open
-        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
-        hover = session.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}})
+        session.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}}
+        )
+        hover = session.request(
+            "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 13}}
+        )
         assert "Tensor[(2, 3), float32]" in hover["result"]["contents"]["value"]
         session.shut_down()
     finally:
@@ -159,13 +176,17 @@ def test_a_second_initialize_is_refused() -> None:
     server goes on serving."""
     session = Session()
     try:
-        assert "result" in session.request("initialize", {"processId": None, "rootUri": None,
-                                                          "capabilities": {"textDocument": {"diagnostic": {}}}})
+        assert "result" in session.request(
+            "initialize", {"processId": None, "rootUri": None, "capabilities": {"textDocument": {"diagnostic": {}}}}
+        )
         session.notify("initialized", {})
-        again = session.request("initialize", {"processId": None, "rootUri": None,
-                                               "capabilities": {"textDocument": {"diagnostic": {}}}})
+        again = session.request(
+            "initialize", {"processId": None, "rootUri": None, "capabilities": {"textDocument": {"diagnostic": {}}}}
+        )
         assert again["error"]["code"] == -32600 and "traceback" not in json.dumps(again), again
-        session.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}})
+        session.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": TEXT}}
+        )
         pulled = session.request("textDocument/diagnostic", {"textDocument": {"uri": URI}})
         assert [d["code"] for d in pulled["result"]["items"]] == ["shape-mismatch"]
         session.shut_down()

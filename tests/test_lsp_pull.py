@@ -14,8 +14,10 @@ from pytest_lsp import LanguageClient, client_capabilities
 from lspclient import EXAMPLES, ROOT, config, doc, eventually, open_document, position_of, replace_all, uri_of
 
 # replies that break the protocol for the declared client fail the test
-pytestmark = [pytest.mark.asyncio(loop_scope="module"),
-              pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+]
 
 SHAPE_ERROR = (EXAMPLES / "shape_error.rly").read_text()
 FAULTY = [sys.executable, str(ROOT / "tests" / "lsp" / "faulty_server.py")]
@@ -23,14 +25,17 @@ FAULTY = [sys.executable, str(ROOT / "tests" / "lsp" / "faulty_server.py")]
 
 @pytest_lsp.fixture(config=config(FAULTY), scope="module")
 async def client(lsp_client: LanguageClient):
-    lsp_client.init_result = await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=client_capabilities("neovim@v0.11.0")))
+    lsp_client.init_result = await lsp_client.initialize_session(
+        lsp.InitializeParams(capabilities=client_capabilities("neovim@v0.11.0"))
+    )
     yield
     await lsp_client.shutdown_session()
 
 
 async def pull(client: LanguageClient, uri: str, previous: str = None) -> lsp.DocumentDiagnosticReport:
-    return await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(doc(uri), previous_result_id=previous))
+    return await client.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(doc(uri), previous_result_id=previous)
+    )
 
 
 async def test_capabilities(client: LanguageClient) -> None:
@@ -61,13 +66,17 @@ async def test_a_non_ascii_line_is_underlined_in_utf8_units(client: LanguageClie
     code_points = position_of(text, "%w2)")
     assert diag.range.start == lsp.Position(code_points.line, code_points.character + 1 + 3)  # é: 2 bytes, 😀: 4
     assert diag.range.end.character - diag.range.start.character == 3
-    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(doc(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(99, 0))))
+    hints = await client.text_document_inlay_hint_async(
+        lsp.InlayHintParams(doc(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(99, 0)))
+    )
     assert [h.label for h in hints] == [": Tensor[(?, 128), float32]"]
 
 
 async def test_a_crash_inside_a_check_is_a_diagnostic_and_a_log_message(client: LanguageClient) -> None:
-    text = ("def @crash(%x: Tensor[(2, 3), float32]) {\n  nn.softmax(%x)\n}\n\n"
-            "def @fine(%x: Tensor[(2, 3), float32], %y: Tensor[(3, 3), float32]) {\n  add(%x, %y)\n}\n")
+    text = (
+        "def @crash(%x: Tensor[(2, 3), float32]) {\n  nn.softmax(%x)\n}\n\n"
+        "def @fine(%x: Tensor[(2, 3), float32], %y: Tensor[(3, 3), float32]) {\n  add(%x, %y)\n}\n"
+    )
     uri = uri_of("crash.rly")
     open_document(client, uri, text)
     items = (await pull(client, uri)).items
@@ -129,12 +138,20 @@ async def test_a_model_opened_in_the_editor_is_pulled_as_a_model(client: Languag
     from disk, at the document's start, each saying where it is), "unchanged" while the file
     is; a crash while checking a model (this server's planted bug, in `nn.softmax`, which the
     ONNX model calls) is an internal-error diagnostic, and the server goes on."""
-    for path, code, where in ((ROOT / "tests" / "data" / "torch" / "edited.pt2", "rank-mismatch", "models.py:23:"),
-                              (ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx", "internal-error",
-                               "planted by tests/lsp/faulty_server.py")):
+    for path, code, where in (
+        (ROOT / "tests" / "data" / "torch" / "edited.pt2", "rank-mismatch", "models.py:23:"),
+        (
+            ROOT / "tests" / "data" / "onnx" / "examples" / "mlp_transposed.onnx",
+            "internal-error",
+            "planted by tests/lsp/faulty_server.py",
+        ),
+    ):
         uri = path.as_uri()
-        client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=uri, language_id="model", version=1, text=path.read_bytes().decode("latin-1"))))
+        client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                lsp.TextDocumentItem(uri=uri, language_id="model", version=1, text=path.read_bytes().decode("latin-1"))
+            )
+        )
         report = await pull(client, uri)
         (diag,) = report.items
         assert diag.code == code and where in diag.message, diag.message

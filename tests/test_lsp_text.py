@@ -51,7 +51,11 @@ def reference_offset(text: str, line: int, character: int, encoding: str) -> int
     if line >= len(starts):
         return len(text)
     at = starts[line]
-    end = len(text) if line + 1 == len(starts) else starts[line + 1] - (2 if text[starts[line + 1] - 2:starts[line + 1]] == "\r\n" else 1)
+    end = (
+        len(text)
+        if line + 1 == len(starts)
+        else starts[line + 1] - (2 if text[starts[line + 1] - 2 : starts[line + 1]] == "\r\n" else 1)
+    )
     count = 0
     while at < end and count + _units(text[at], encoding) <= character:
         count += _units(text[at], encoding)
@@ -62,7 +66,7 @@ def reference_offset(text: str, line: int, character: int, encoding: str) -> int
 def reference_position(text: str, offset: int, encoding: str) -> tuple[int, int]:
     starts = _starts(text)
     line = bisect.bisect_right(starts, offset) - 1
-    return line, sum(_units(c, encoding) for c in text[starts[line]:offset])
+    return line, sum(_units(c, encoding) for c in text[starts[line] : offset])
 
 
 def reference_apply(text: str, start: tuple, end: tuple, new: str, encoding: str) -> str:
@@ -71,8 +75,9 @@ def reference_apply(text: str, start: tuple, end: tuple, new: str, encoding: str
 
 
 PIECES = ["é", "😀", "\t", "\r\n", "\n", "\r", "\x0c", "\u2028", " ", "// c", "x", "(", ")", ",", "%x", "1", "?"]
-BASE = ("// héllo 😀 wörld\x0c\ndef @main(%x: Tensor[(2, 3), float32]) {\r\n\t// 😀😀 é \u2028 x\n"
-        "  nn.matmul(%x, %x)\n}\n")
+BASE = (
+    "// héllo 😀 wörld\x0c\ndef @main(%x: Tensor[(2, 3), float32]) {\r\n\t// 😀😀 é \u2028 x\n  nn.matmul(%x, %x)\n}\n"
+)
 
 
 def random_edit(rng: random.Random, text: str, encoding: str) -> tuple:
@@ -87,7 +92,7 @@ def random_edit(rng: random.Random, text: str, encoding: str) -> tuple:
         line = rng.randrange(len(starts))
         if r < 0.25:
             return line, 200 + rng.randint(0, 5)
-        offset = rng.randint(starts[line], reference_offset(text, line, 10 ** 6, encoding))
+        offset = rng.randint(starts[line], reference_offset(text, line, 10**6, encoding))
         return reference_position(text, offset, encoding)
 
     a, b = sorted([somewhere(), somewhere()])
@@ -112,14 +117,16 @@ def test_changes_and_positions_follow_the_protocol(encoding: str, seed: int) -> 
         lines = apply_changes(lines, [change(start, end, new)], encoding)
         assert lines.text == text, (start, end, new)
         for offset in rng.sample(range(len(text) + 1), min(8, len(text) + 1)):
-            if text[offset - 1:offset + 1] == "\r\n":
+            if text[offset - 1 : offset + 1] == "\r\n":
                 continue  # inside a line break: no position
             where = lines.position(offset, encoding)
             assert (where.line, where.character) == reference_position(text, offset, encoding)
             assert lines.offset(where, encoding) == offset
 
 
-def _monotone_edit(rng: random.Random, text: str, encoding: str, after: Optional[tuple], before: Optional[tuple]) -> tuple:
+def _monotone_edit(
+    rng: random.Random, text: str, encoding: str, after: Optional[tuple], before: Optional[tuple]
+) -> tuple:
     """A random edit of `text` wholly at or after `after` or at or before `before` (positions),
     sometimes past a line's end or the text's."""
     for _ in range(50):
@@ -167,7 +174,7 @@ def test_many_changes_in_one_notification_are_applied_in_order(encoding: str, se
     assert apply_changes(lines, changes, encoding).text == text
     edited = apply_changes(lines, changes, encoding)
     for offset in rng.sample(range(len(text) + 1), min(8, len(text) + 1)):
-        if text[offset - 1:offset + 1] != "\r\n":
+        if text[offset - 1 : offset + 1] != "\r\n":
             where = edited.position(offset, encoding)
             assert (where.line, where.character) == reference_position(text, offset, encoding)
 
@@ -196,17 +203,20 @@ def test_a_batch_of_changes_makes_the_text_once(monkeypatch: pytest.MonkeyPatch)
         assert len(built) == 1
 
 
-@pytest.mark.parametrize("text, start, end, new, expected", [
-    ("abc", (0, 10), (0, 10), "X", "abcX"),                 # pygls: "abXc"
-    ("abc\n", (0, 4), (0, 4), "X", "abcX\n"),               # pygls: "abc\nX"
-    ("abc\r\ndef", (0, 4), (0, 4), "X", "abcX\r\ndef"),     # pygls: "abc\rX\ndef"
-    ("a\u2028b\nc", (1, 0), (1, 0), "X", "a\u2028b\nXc"),   # pygls: "a\u2028Xb\nc"
-    ("a\x0cb\nc", (1, 0), (1, 1), "", "a\x0cb\n"),
-    ("a\rb\nc", (1, 1), (2, 0), "", "a\rbc"),
-    ("a\r", (1, 0), (1, 0), "\nb", "a\r\nb"),               # a \r joined to the \n that follows it
-    ("x😀y", (0, 1), (0, 2), "", "x😀y"),                   # half a surrogate pair: nothing
-    ("abc", (5, 0), (9, 9), "X", "abcX"),
-])
+@pytest.mark.parametrize(
+    "text, start, end, new, expected",
+    [
+        ("abc", (0, 10), (0, 10), "X", "abcX"),  # pygls: "abXc"
+        ("abc\n", (0, 4), (0, 4), "X", "abcX\n"),  # pygls: "abc\nX"
+        ("abc\r\ndef", (0, 4), (0, 4), "X", "abcX\r\ndef"),  # pygls: "abc\rX\ndef"
+        ("a\u2028b\nc", (1, 0), (1, 0), "X", "a\u2028b\nXc"),  # pygls: "a\u2028Xb\nc"
+        ("a\x0cb\nc", (1, 0), (1, 1), "", "a\x0cb\n"),
+        ("a\rb\nc", (1, 1), (2, 0), "", "a\rbc"),
+        ("a\r", (1, 0), (1, 0), "\nb", "a\r\nb"),  # a \r joined to the \n that follows it
+        ("x😀y", (0, 1), (0, 2), "", "x😀y"),  # half a surrogate pair: nothing
+        ("abc", (5, 0), (9, 9), "X", "abcX"),
+    ],
+)
 def test_the_edge_cases(text: str, start: tuple, end: tuple, new: str, expected: str) -> None:
     assert apply_changes(Lines(text), [change(start, end, new)], UTF16).text == expected
 
@@ -224,8 +234,12 @@ def test_an_edit_keeps_the_lines_above_it() -> None:
 @pytest_lsp.fixture(config=config(), scope="module")
 async def client(lsp_client: LanguageClient):
     lsp_client.published = Published(lsp_client)
-    result = await lsp_client.initialize_session(lsp.InitializeParams(
-        capabilities=client_capabilities("neovim@v0.11.0"), initialization_options={"debounceMs": 2, "diagnostics": "push"}))
+    result = await lsp_client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=client_capabilities("neovim@v0.11.0"),
+            initialization_options={"debounceMs": 2, "diagnostics": "push"},
+        )
+    )
     assert result.capabilities.position_encoding == UTF8
     yield
     await lsp_client.shutdown_session()
@@ -244,8 +258,10 @@ def cli_diagnostics(tmp_path, text: str) -> list:
     def where(line: int, column: int) -> tuple[int, int]:
         return reference_position(text, starts[line - 1] + column - 1, UTF8)
 
-    return sorted((d["code"], where(d["line"], d["column"]), where(d["end_line"], d["end_column"]))
-                  for d in json.loads(out.getvalue())["files"][0]["diagnostics"])
+    return sorted(
+        (d["code"], where(d["line"], d["column"]), where(d["end_line"], d["end_column"]))
+        for d in json.loads(out.getvalue())["files"][0]["diagnostics"]
+    )
 
 
 @served
@@ -257,12 +273,17 @@ async def test_the_server_checks_the_editors_text(client: LanguageClient, tmp_pa
     open_document(client, uri, text)
     for version in range(2, 27):
         start, end, new = random_edit(rng, text, UTF8)
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), [change(start, end, new)]))
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), [change(start, end, new)]
+            )
+        )
         text = reference_apply(text, start, end, new, UTF8)
         published = await client.published.wait(uri, version)
-        got = sorted((d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
-                     for d in published.diagnostics)
+        got = sorted(
+            (d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+            for d in published.diagnostics
+        )
         assert got == cli_diagnostics(tmp_path, text), (version, start, end, new, text)
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(doc(uri)))
 
@@ -279,8 +300,11 @@ async def test_a_line_separator_in_a_comment(client: LanguageClient, separator: 
     open_document(client, uri, text)
     (first,) = (await client.published.wait(uri, 1)).diagnostics
     assert (first.range.start.line, first.range.start.character) == (line, 16)
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [change((line, 0), (line, 0), "  ")]))
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [change((line, 0), (line, 0), "  ")]
+        )
+    )
     (second,) = (await client.published.wait(uri, 2)).diagnostics
     assert (second.range.start.line, second.range.start.character) == (line, 18)
     hover = await client.text_document_hover_async(lsp.HoverParams(doc(uri), second.range.start))
@@ -291,8 +315,11 @@ async def test_a_line_separator_in_a_comment(client: LanguageClient, separator: 
 @served
 async def test_changes_to_a_document_never_opened_are_ignored(client: LanguageClient) -> None:
     uri = uri_of("never-opened.rly")
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [change((0, 0), (0, 0), "x")]))
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2), [change((0, 0), (0, 0), "x")]
+        )
+    )
     assert await client.text_document_hover_async(lsp.HoverParams(doc(uri), lsp.Position(0, 0))) is None
     assert await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc(uri))) == []
 
@@ -303,7 +330,7 @@ def test_positions_asked_in_any_order_along_a_line(encoding: str, order: str) ->
     """`position` counts from the previous position on the same line (forward or back): every
     offset of lines of wide characters, in any order, against the reference."""
     text = "é😀x\t" * 40 + "\n" + "😀a" * 30 + "\r\n" + "b" * 10
-    offsets = [o for o in range(len(text) + 1) if text[o - 1:o + 1] != "\r\n"]
+    offsets = [o for o in range(len(text) + 1) if text[o - 1 : o + 1] != "\r\n"]
     if order == "backward":
         offsets.reverse()
     elif order == "shuffled":
@@ -316,21 +343,31 @@ def test_positions_asked_in_any_order_along_a_line(encoding: str, order: str) ->
 
 @served
 @pytest.mark.parametrize("breaks", ["\r", "\r\n", "\n", "mixed"])
-async def test_the_editor_and_the_command_line_count_the_same_lines(client: LanguageClient, tmp_path,
-                                                                      breaks: str) -> None:
+async def test_the_editor_and_the_command_line_count_the_same_lines(
+    client: LanguageClient, tmp_path, breaks: str
+) -> None:
     """A lone `\r` (classic Mac) ends a line for LSP, and now for the lexer, spans, the
     renderer, JSON and SARIF too: the `//` comment ended at the `\r` only for the editor, so
     `gradual check` read the rest of the file as a comment and put every position on line 1
     (found by an outside pass). The server's diagnostics are the command line's, line for line."""
-    lines = ["def @main(%x: Tensor[(2, 3), float32]) {  // a note", "  /* a block", "  comment */ %y = nn.relu(%x);",
-             '  %z = nn.matmul(%x, %x);  // "quoted"', "  %q", "}", ""]
+    lines = [
+        "def @main(%x: Tensor[(2, 3), float32]) {  // a note",
+        "  /* a block",
+        "  comment */ %y = nn.relu(%x);",
+        '  %z = nn.matmul(%x, %x);  // "quoted"',
+        "  %q",
+        "}",
+        "",
+    ]
     joiners = ["\r", "\r\n", "\n"]
     text = "".join(line + (joiners[i % 3] if breaks == "mixed" else breaks) for i, line in enumerate(lines))
     uri = uri_of(f"breaks-{len(breaks)}-{breaks[-1] == chr(10)}.rly")
     open_document(client, uri, text)
     published = await client.published.wait(uri, 1)
-    got = sorted((d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
-                 for d in published.diagnostics)
+    got = sorted(
+        (d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+        for d in published.diagnostics
+    )
     expected = cli_diagnostics(tmp_path, text)
     assert [code for code, _, _ in expected] == ["shape-mismatch", "unknown-variable"]
     assert got == expected

@@ -41,15 +41,31 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
     program = tmp_path / "model.rly"
     program.write_text(PROGRAM, encoding="utf-8")
     result = tmp_path / "result.json"
-    env = dict(os.environ, GRADUAL_RESULT=str(result), XDG_STATE_HOME=str(tmp_path / "state"),
-               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
-               GRADUAL_SERVER=json.dumps([sys.executable, "-m", "gradual.cli", "lsp"]))
-    done = subprocess.run([nvim(), "--headless", "--clean", "-u", str(SCRIPT), str(program)], cwd=tmp_path, env=env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
-    log = (tmp_path / "state" / "nvim" / "lsp.log")
+    env = dict(
+        os.environ,
+        GRADUAL_RESULT=str(result),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        GRADUAL_SERVER=json.dumps([sys.executable, "-m", "gradual.cli", "lsp"]),
+    )
+    done = subprocess.run(
+        [nvim(), "--headless", "--clean", "-u", str(SCRIPT), str(program)],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    log = tmp_path / "state" / "nvim" / "lsp.log"
     found = json.loads(result.read_text()) if result.exists() else {}
-    assert done.returncode == 0 and "error" not in found, (done.returncode, found, done.stderr[-2000:],
-                                                           log.read_text()[-3000:] if log.exists() else "")
+    assert done.returncode == 0 and "error" not in found, (
+        done.returncode,
+        found,
+        done.stderr[-2000:],
+        log.read_text()[-3000:] if log.exists() else "",
+    )
     assert found["encoding"] == "utf-8"
     by_code = {d["code"]: d for d in found["diagnostics"]}
     assert set(by_code) == {"unknown-dtype", "shape-mismatch"}

@@ -26,9 +26,12 @@ def run_cli(capsys: object, *argv: str) -> tuple:
 
 def save(tmp_path: Path, nodes: list, inputs: list, outputs: list, initializers: tuple = ()) -> str:
     graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
         [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
-        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
+        initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers],
+    )
     path = tmp_path / "model.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
     return str(path)
@@ -38,24 +41,35 @@ def save(tmp_path: Path, nodes: list, inputs: list, outputs: list, initializers:
 def mlp(tmp_path: Path) -> str:
     """x (batch, 4) -> Gemm (4 -> 3) -> Relu -> y; the weight is a parameter, the (small) bias is
     written into the program."""
-    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["h"], name="fc", transB=1),
-             helper.make_node("Relu", ["h"], ["y"], name="act")]
-    return save(tmp_path, nodes, [("x", F, ["batch", 4])], [("y", F, ["batch", 3])],
-                initializers=[("w", np.ones((3, 4), np.float32)), ("b", np.zeros(3, np.float32))])
+    nodes = [
+        helper.make_node("Gemm", ["x", "w", "b"], ["h"], name="fc", transB=1),
+        helper.make_node("Relu", ["h"], ["y"], name="act"),
+    ]
+    return save(
+        tmp_path,
+        nodes,
+        [("x", F, ["batch", 4])],
+        [("y", F, ["batch", 3])],
+        initializers=[("w", np.ones((3, 4), np.float32)), ("b", np.zeros(3, np.float32))],
+    )
 
 
 @pytest.fixture
 def broken(tmp_path: Path) -> str:
     """A MatMul whose inner dims disagree."""
     nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="proj")]
-    return save(tmp_path, nodes, [("x", F, ["n", 4])], [("y", F, None)],
-                initializers=[("w", np.ones((5, 3), np.float32))])
+    return save(
+        tmp_path, nodes, [("x", F, ["n", 4])], [("y", F, None)], initializers=[("w", np.ones((5, 3), np.float32))]
+    )
 
 
 def test_check_prints_the_type_of_main(capsys: object, mlp: str) -> None:
     code, out, err = run_cli(capsys, "check", "--color=never", mlp)
     assert code == 0 and err == ""
-    assert "@main: fn (Tensor[(batch, 4), float32], Tensor[(3, 4), float32]) -> Tensor[(batch, 3), float32]  (0 checks)" in out
+    assert (
+        "@main: fn (Tensor[(batch, 4), float32], Tensor[(3, 4), float32]) -> Tensor[(batch, 3), float32]  (0 checks)"
+        in out
+    )
 
 
 def test_check_reports_a_shape_error_at_the_node(capsys: object, broken: str) -> None:
@@ -76,8 +90,13 @@ def test_check_json(capsys: object, broken: str) -> None:
 
 def test_check_with_a_symbolic_batch(capsys: object, tmp_path: Path) -> None:
     nodes = [helper.make_node("Reshape", ["x", "shape"], ["y"], name="flat")]
-    path = save(tmp_path, nodes, [("x", F, [1, 3, 4])], [("y", F, [1, 12])],
-                initializers=[("shape", np.array([1, 12], np.int64))])
+    path = save(
+        tmp_path,
+        nodes,
+        [("x", F, [1, 3, 4])],
+        [("y", F, [1, 12])],
+        initializers=[("shape", np.array([1, 12], np.int64))],
+    )
     code, _, err = run_cli(capsys, "check", "--color=never", "--batch", "N", path)
     assert code == 1 and "node flat (Reshape)" in err
     code, out, _ = run_cli(capsys, "check", "--batch", "N", "--batch-reshapes", path)
@@ -94,7 +113,9 @@ def test_import_prints_a_program_that_checks_alike(capsys: object, mlp: str) -> 
 
 
 def test_import_of_an_unsupported_model_exits_1(capsys: object, tmp_path: Path) -> None:
-    path = save(tmp_path, [helper.make_node("Bernoulli", ["x"], ["y"], name="coin")], [("x", F, [2, 2])], [("y", F, None)])
+    path = save(
+        tmp_path, [helper.make_node("Bernoulli", ["x"], ["y"], name="coin")], [("x", F, [2, 2])], [("y", F, None)]
+    )
     code, out, err = run_cli(capsys, "import", "--color=never", path)
     assert code == 1 and out == ""
     assert "error[unknown-operator]" in err and "`Bernoulli`" in err
@@ -164,8 +185,12 @@ def test_the_command_line_checks_declared_outputs_as_the_library_does(tmp_path: 
     """One output declared with an exporter's dim (says nothing), one declared (4,): the library
     checked the (4,), the command line dropped every declaration when one was incomplete and
     ran a (5,) input clean (found by exported models)."""
-    path = save(tmp_path, [helper.make_node("Relu", ["x"], ["y1"]), helper.make_node("Neg", ["x"], ["y2"])],
-                [("x", F, ["N"])], [("y1", F, ["Relu_dim_0"]), ("y2", F, [4])])
+    path = save(
+        tmp_path,
+        [helper.make_node("Relu", ["x"], ["y1"]), helper.make_node("Neg", ["x"], ["y2"])],
+        [("x", F, ["N"])],
+        [("y1", F, ["Relu_dim_0"]), ("y2", F, [4])],
+    )
     from gradual.frontends import onnx as gonnx
 
     library = gonnx.import_model(path).check()
@@ -182,8 +207,10 @@ def test_the_summary_line_leaves_out_a_models_many_weights_and_json_keeps_them(c
     path = str(Path(__file__).parent / "data/onnx/exported/unet.ts.onnx")
     code, out, _ = run_cli(capsys, "check", "--color=never", path)
     assert code == 0
-    assert ("@main: fn (Tensor[(batch, 3, height, width), float32]) -> "
-            "Tensor[(batch, 2, 4 * (height // 4), 4 * (width // 4)), float32]  (2 checks; 12 weight parameters not shown)") in out
+    assert (
+        "@main: fn (Tensor[(batch, 3, height, width), float32]) -> "
+        "Tensor[(batch, 2, 4 * (height // 4), 4 * (width // 4)), float32]  (2 checks; 12 weight parameters not shown)"
+    ) in out
     code, out, _ = run_cli(capsys, "check", "--format", "json", path)
     (entry,) = json.loads(out)["files"]
     assert entry["functions"]["main"]["type"].count("Tensor[") == 14
@@ -220,8 +247,13 @@ def test_an_imported_program_with_a_batch_claims_no_dim_it_lost(capsys, tmp_path
     x = helper.make_tensor_value_info("x", F, ["batch", "seq"])
     y = helper.make_tensor_value_info("y", F, None)
     model = tmp_path / "seq.onnx"
-    onnx.save(helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
-                                opset_imports=[helper.make_opsetid("", 17)]), str(model))
+    onnx.save(
+        helper.make_model(
+            helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [x], [y]),
+            opset_imports=[helper.make_opsetid("", 17)],
+        ),
+        str(model),
+    )
     code, out, _ = run_cli(capsys, "import", "--batch", "N", str(model))
     assert code == 0 and 'claimed=["seq"]' in out
 
@@ -235,9 +267,11 @@ def test_a_line_break_in_a_name_keeps_each_node_on_its_line(tmp_path: Path, brk:
     x = helper.make_tensor_value_info(f"x{brk}1", F, [2, 3])
     y = helper.make_tensor_value_info("y", F, [4, 5])
     out = helper.make_tensor_value_info("o", F, None)
-    nodes = [helper.make_node("Relu", [f"x{brk}1"], [f"r{brk}r"], name=f"first{brk}node"),
-             helper.make_node("Relu", [f"r{brk}r"], ["s"], name="middle"),
-             helper.make_node("MatMul", ["s", "y"], ["o"], name=f"last{brk}")]
+    nodes = [
+        helper.make_node("Relu", [f"x{brk}1"], [f"r{brk}r"], name=f"first{brk}node"),
+        helper.make_node("Relu", [f"r{brk}r"], ["s"], name="middle"),
+        helper.make_node("MatMul", ["s", "y"], ["o"], name=f"last{brk}"),
+    ]
     path = tmp_path / "breaks.onnx"
     onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, y], [out])), str(path))
     from gradual.analysis.inputs import check_input, load
@@ -247,5 +281,7 @@ def test_a_line_break_in_a_name_keeps_each_node_on_its_line(tmp_path: Path, brk:
     assert line == 3  # node #2
     shown = error.span.source.line_text(line)
     assert shown.startswith("node last") and "MatMul" in shown and shown[column - 1] == "y"
-    assert "\r" not in error.span.source.text.replace("\n", "") and error.span.source.text.count("\n") == len(
-        error.span.source.line_starts()) - 1
+    assert (
+        "\r" not in error.span.source.text.replace("\n", "")
+        and error.span.source.text.count("\n") == len(error.span.source.line_starts()) - 1
+    )

@@ -21,9 +21,15 @@ DATA = Path(__file__).parent / "data" / "onnx"
 CASES = sorted(p.name for p in DATA.iterdir() if (p / "model.onnx").exists())
 
 #: outputs whose size depends on the data itself: the inferred type, not the shape
-DATA_DEPENDENT = {"test_nonzero_example": ["Tensor[(2, 0..4), int64]"],
-                  "test_unique_not_sorted_without_axis": ["Tensor[(0..6,), float32]", "Tensor[(0..6,), int64]",
-                                                          "Tensor[(6,), int64]", "Tensor[(0..6,), int64]"]}
+DATA_DEPENDENT = {
+    "test_nonzero_example": ["Tensor[(2, 0..4), int64]"],
+    "test_unique_not_sorted_without_axis": [
+        "Tensor[(0..6,), float32]",
+        "Tensor[(0..6,), int64]",
+        "Tensor[(6,), int64]",
+        "Tensor[(0..6,), int64]",
+    ],
+}
 #: what the frontend does not import, and says so
 UNSUPPORTED: dict = {}
 

@@ -95,7 +95,9 @@ def test_a_size_the_model_cannot_take_fails_the_inserted_check(name: str, shapes
     imported, result = _checked(name)
     rng = np.random.default_rng(0)
     dtypes = {spec["name"]: spec["dtype"] for spec in MANIFEST[name]["inputs"]}
-    inputs = {k: (rng.integers(0, 2, v) if dtypes[k] == "int64" else rng.standard_normal(v)).astype(dtypes[k])
-              for k, v in shapes.items()}
+    inputs = {
+        k: (rng.integers(0, 2, v) if dtypes[k] == "int64" else rng.standard_normal(v)).astype(dtypes[k])
+        for k, v in shapes.items()
+    }
     with pytest.raises(gradual.CheckFailure):
         imported.run(inputs, checked=result)

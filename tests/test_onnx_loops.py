@@ -20,8 +20,9 @@ def value(name: str, elem: int, shape: object) -> object:
 
 
 def model(nodes: list, inputs: list, outputs: list, initializers: tuple = (), opset: int = 17) -> object:
-    graph = helper.make_graph(nodes, "g", inputs, outputs,
-                              initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers])
+    graph = helper.make_graph(
+        nodes, "g", inputs, outputs, initializer=[numpy_helper.from_array(np.asarray(v), n) for n, v in initializers]
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -55,15 +56,18 @@ def accumulate_loop(carried_shape: object = (None, 3), cond: bool = True, trip: 
     """y = x; each iteration y = y + w * i (w from the enclosing graph), and y is a scan output;
     the body's condition is i < limit (a while loop when there is no trip count)."""
     body = helper.make_graph(
-        [helper.make_node("Cast", ["i"], ["fi"], to=F),
-         helper.make_node("Mul", ["w", "fi"], ["wi"]),
-         helper.make_node("Add", ["y_in", "wi"], ["y_out"]),
-         helper.make_node("Identity", ["y_out"], ["scan"]),
-         helper.make_node("Less", ["i", "three"], ["c_out"])],
+        [
+            helper.make_node("Cast", ["i"], ["fi"], to=F),
+            helper.make_node("Mul", ["w", "fi"], ["wi"]),
+            helper.make_node("Add", ["y_in", "wi"], ["y_out"]),
+            helper.make_node("Identity", ["y_out"], ["scan"]),
+            helper.make_node("Less", ["i", "three"], ["c_out"]),
+        ],
         "body",
         [value("i", I64, []), value("c_in", B, []), value("y_in", F, carried_shape)],
         [value("c_out", B, []), value("y_out", F, carried_shape), value("scan", F, carried_shape)],
-        initializer=[numpy_helper.from_array(np.array(limit, np.int64), "three")])
+        initializer=[numpy_helper.from_array(np.array(limit, np.int64), "three")],
+    )
     node = helper.make_node("Loop", ["m" if trip else "", "c" if cond else "", "x"], ["y", "ys"], body=body)
     inputs = [value("m", I64, []), value("c", B, []), value("x", F, ["n", 3])]
     inputs = [v for v, given in zip(inputs, (trip, cond, True)) if given]
@@ -92,7 +96,8 @@ def test_a_carried_value_keeps_the_sizes_the_model_gives_in_all_three_places() -
     the loop's results keep it; n is not said by the body, so it is `?`; the scan output's rows
     have the body output's sizes, their count unknown."""
     assert main_type(accumulate_loop()) == (
-        "fn (int64, bool, Tensor[(n, 3), float32]) -> (Tensor[(?, 3), float32], Tensor[(?, ?, 3), float32])")
+        "fn (int64, bool, Tensor[(n, 3), float32]) -> (Tensor[(?, 3), float32], Tensor[(?, ?, 3), float32])"
+    )
     assert main_type(accumulate_loop(carried_shape=None)).endswith("-> (Tensor[(?, ?), float32], Tensor[*, float32])")
 
 
@@ -101,14 +106,18 @@ def test_a_named_or_unknown_dim_in_one_declaration_says_nothing_of_the_size() ->
     names the output's dims (`Looph.4_dim_0`, `Looph.4_dim_1`): the 8 of the initial value and
     the body input is kept (it was `?`, and the add in the body was checked)."""
     body = helper.make_graph(
-        [helper.make_node("Add", ["y_in", "w"], ["y_out"]),
-         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        [helper.make_node("Add", ["y_in", "w"], ["y_out"]), helper.make_node("Identity", ["c_in"], ["c_out"])],
         "body",
         [value("i", I64, []), value("c_in", B, []), value("y_in", F, ["n", 3])],
-        [value("c_out", B, []), value("y_out", F, ["Looph.4_dim_0", "Looph.4_dim_1"])])
+        [value("c_out", B, []), value("y_out", F, ["Looph.4_dim_0", "Looph.4_dim_1"])],
+    )
     node = helper.make_node("Loop", ["m", "", "x"], ["y"], body=body)
-    m = model([node], [value("m", I64, []), value("x", F, ["n", 3])], [value("y", F, None)],
-              [("w", np.arange(3, dtype=np.float32))])
+    m = model(
+        [node],
+        [value("m", I64, []), value("x", F, ["n", 3])],
+        [value("y", F, None)],
+        [("w", np.arange(3, dtype=np.float32))],
+    )
     assert main_type(m) == "fn (int64, Tensor[(n, 3), float32]) -> Tensor[(?, 3), float32]"
     assert_agree(m, {"m": np.array(2, np.int64), "x": np.ones((4, 3), np.float32)})
 
@@ -116,11 +125,14 @@ def test_a_named_or_unknown_dim_in_one_declaration_says_nothing_of_the_size() ->
 def growing_loop(declared: object) -> object:
     """y = concat(y, x) each iteration: the carried value changes shape."""
     body = helper.make_graph(
-        [helper.make_node("Concat", ["y_in", "x"], ["y_out"], axis=0),
-         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        [
+            helper.make_node("Concat", ["y_in", "x"], ["y_out"], axis=0),
+            helper.make_node("Identity", ["c_in"], ["c_out"]),
+        ],
         "body",
         [value("i", I64, []), value("c_in", B, []), value("y_in", F, declared)],
-        [value("c_out", B, []), value("y_out", F, declared)])
+        [value("c_out", B, []), value("y_out", F, declared)],
+    )
     node = helper.make_node("Loop", ["m", "", "x"], ["y"], body=body)
     return model([node], [value("m", I64, []), value("x", F, [2, 3])], [value("y", F, None)])
 
@@ -145,28 +157,46 @@ def scan_model(directions: list, output_axes: list, output_directions: list) -> 
     """Scan over two inputs (axis 0 of a (t, 2) and axis 1 of a (2, t)): a running sum as the
     state, and the state and the product of the slices as scan outputs."""
     body = helper.make_graph(
-        [helper.make_node("Add", ["s_in", "a"], ["s_mid"]),
-         helper.make_node("Add", ["s_mid", "b"], ["s_out"]),
-         helper.make_node("Mul", ["a", "b"], ["ab"]),
-         helper.make_node("Identity", ["s_out"], ["s_scan"])],
+        [
+            helper.make_node("Add", ["s_in", "a"], ["s_mid"]),
+            helper.make_node("Add", ["s_mid", "b"], ["s_out"]),
+            helper.make_node("Mul", ["a", "b"], ["ab"]),
+            helper.make_node("Identity", ["s_out"], ["s_scan"]),
+        ],
         "body",
         [value("s_in", F, [2]), value("a", F, [2]), value("b", F, [2])],
-        [value("s_out", F, [2]), value("s_scan", F, [2]), value("ab", F, [2])])
-    node = helper.make_node("Scan", ["s0", "xa", "xb"], ["s", "ss", "abs"], body=body, num_scan_inputs=2,
-                            scan_input_axes=[0, 1], scan_input_directions=directions,
-                            scan_output_axes=output_axes, scan_output_directions=output_directions)
-    return model([node], [value("s0", F, [2]), value("xa", F, ["t", 2]), value("xb", F, [2, "t"])],
-                 [value("s", F, None), value("ss", F, None), value("abs", F, None)])
+        [value("s_out", F, [2]), value("s_scan", F, [2]), value("ab", F, [2])],
+    )
+    node = helper.make_node(
+        "Scan",
+        ["s0", "xa", "xb"],
+        ["s", "ss", "abs"],
+        body=body,
+        num_scan_inputs=2,
+        scan_input_axes=[0, 1],
+        scan_input_directions=directions,
+        scan_output_axes=output_axes,
+        scan_output_directions=output_directions,
+    )
+    return model(
+        [node],
+        [value("s0", F, [2]), value("xa", F, ["t", 2]), value("xb", F, [2, "t"])],
+        [value("s", F, None), value("ss", F, None), value("abs", F, None)],
+    )
 
 
-@pytest.mark.parametrize("directions, output_axes, output_directions", [
-    ([0, 0], [0, 0], [0, 0]), ([1, 0], [1, 0], [0, 1]), ([0, 1], [-1, 0], [1, 1])])
+@pytest.mark.parametrize(
+    "directions, output_axes, output_directions",
+    [([0, 0], [0, 0], [0, 0]), ([1, 0], [1, 0], [0, 1]), ([0, 1], [-1, 0], [1, 1])],
+)
 @pytest.mark.parametrize("steps", [0, 1, 4])
 def test_scan_runs_as_onnxruntime(directions: list, output_axes: list, output_directions: list, steps: int) -> None:
     rng = np.random.default_rng(steps)
-    inputs = {"s0": rng.standard_normal(2).astype(np.float32),
-              "xa": rng.standard_normal((steps, 2)).astype(np.float32),
-              "xb": rng.standard_normal((2, steps)).astype(np.float32)}
+    inputs = {
+        "s0": rng.standard_normal(2).astype(np.float32),
+        "xa": rng.standard_normal((steps, 2)).astype(np.float32),
+        "xb": rng.standard_normal((2, steps)).astype(np.float32),
+    }
     m = scan_model(directions, output_axes, output_directions)
     if steps == 0:  # onnxruntime gives empty scan outputs of the body's declared sizes too
         mine = gonnx.import_model(m, path="m.onnx").run(inputs)
@@ -179,7 +209,8 @@ def test_scan_runs_as_onnxruntime(directions: list, output_axes: list, output_di
 def test_scan_types_keep_the_states_and_items_sizes() -> None:
     assert main_type(scan_model([0, 0], [0, 0], [0, 0])) == (
         "fn (Tensor[(2,), float32], Tensor[(t, 2), float32], Tensor[(2, t), float32]) -> "
-        "(Tensor[(2,), float32], Tensor[(?, 2), float32], Tensor[(?, 2), float32])")
+        "(Tensor[(2,), float32], Tensor[(?, 2), float32], Tensor[(?, 2), float32])"
+    )
 
 
 def test_a_long_loop_runs_as_onnxruntime() -> None:
@@ -196,41 +227,64 @@ def test_a_loop_inside_a_loop_body_runs_as_onnxruntime() -> None:
     carried value, and the outer loop collects what it returns."""
     inner_body = helper.make_graph(
         [helper.make_node("Add", ["z_in", "y_in"], ["z_out"]), helper.make_node("Identity", ["ci"], ["co"])],
-        "inner", [value("j", I64, []), value("ci", B, []), value("z_in", F, [None, 3])],
-        [value("co", B, []), value("z_out", F, [None, 3])])
+        "inner",
+        [value("j", I64, []), value("ci", B, []), value("z_in", F, [None, 3])],
+        [value("co", B, []), value("z_out", F, [None, 3])],
+    )
     outer_body = helper.make_graph(
-        [helper.make_node("Loop", ["k", "", "y_in"], ["y_out"], body=inner_body),
-         helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Identity", ["y_out"], ["scan"])],
-        "outer", [value("i", I64, []), value("c_in", B, []), value("y_in", F, [None, 3])],
-        [value("c_out", B, []), value("y_out", F, [None, 3]), value("scan", F, [None, 3])])
-    m = model([helper.make_node("Loop", ["m", "", "x"], ["y", "ys"], body=outer_body)],
-              [value("m", I64, []), value("k", I64, []), value("x", F, ["n", 3])],
-              [value("y", F, None), value("ys", F, None)])
+        [
+            helper.make_node("Loop", ["k", "", "y_in"], ["y_out"], body=inner_body),
+            helper.make_node("Identity", ["c_in"], ["c_out"]),
+            helper.make_node("Identity", ["y_out"], ["scan"]),
+        ],
+        "outer",
+        [value("i", I64, []), value("c_in", B, []), value("y_in", F, [None, 3])],
+        [value("c_out", B, []), value("y_out", F, [None, 3]), value("scan", F, [None, 3])],
+    )
+    m = model(
+        [helper.make_node("Loop", ["m", "", "x"], ["y", "ys"], body=outer_body)],
+        [value("m", I64, []), value("k", I64, []), value("x", F, ["n", 3])],
+        [value("y", F, None), value("ys", F, None)],
+    )
     x = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
     assert_agree(m, {"m": np.array(3, np.int64), "k": np.array(2, np.int64), "x": x})
 
 
-def appending_loop(new_axis: int, tail: str = "ConcatFromSequence", typed: bool = True, start: str = "empty",
-                   axis: int = 0) -> object:
+def appending_loop(
+    new_axis: int, tail: str = "ConcatFromSequence", typed: bool = True, start: str = "empty", axis: int = 0
+) -> object:
     """TorchScript's `outs = []; for ...: outs.append(h)` then `torch.stack(outs)` (new_axis 1)
     or `torch.cat(outs)` (new_axis 0): a sequence the loop starts empty and appends to. Untyped:
     the body's sequence input and output have no type (the dynamo exporter's EmbeddingBag).
     start="construct": the sequence starts as `[h0]` (SequenceConstruct, a Viterbi's `path =
     [last]`); `axis`: ConcatFromSequence's axis (`torch.stack(path, 1)`)."""
-    seq = helper.make_tensor_sequence_value_info if typed else (lambda name, *_: helper.make_empty_tensor_value_info(name))
+    seq = (
+        helper.make_tensor_sequence_value_info
+        if typed
+        else (lambda name, *_: helper.make_empty_tensor_value_info(name))
+    )
     body = helper.make_graph(
-        [helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
-         helper.make_node("Add", ["h_in", "row"], ["h_out"]),
-         helper.make_node("SequenceInsert", ["s_in", "h_out"], ["s_out"]),
-         helper.make_node("Identity", ["c_in"], ["c_out"])],
-        "body", [value("i", I64, []), value("c_in", B, []), value("h_in", F, [None, None]), seq("s_in", F, [None, None])],
-        [value("c_out", B, []), value("h_out", F, [None, None]), seq("s_out", F, [None, None])])
-    first = (helper.make_node("SequenceEmpty", [], ["empty"], dtype=F) if start == "empty"
-             else helper.make_node("SequenceConstruct", ["h0"], ["empty"]))
-    nodes = [first,
-             helper.make_node("Shape", ["x"], ["shape"]),
-             helper.make_node("Gather", ["shape", "zero"], ["steps"], axis=0),
-             helper.make_node("Loop", ["steps", "yes", "h0", "empty"], ["h", "outs"], body=body)]
+        [
+            helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
+            helper.make_node("Add", ["h_in", "row"], ["h_out"]),
+            helper.make_node("SequenceInsert", ["s_in", "h_out"], ["s_out"]),
+            helper.make_node("Identity", ["c_in"], ["c_out"]),
+        ],
+        "body",
+        [value("i", I64, []), value("c_in", B, []), value("h_in", F, [None, None]), seq("s_in", F, [None, None])],
+        [value("c_out", B, []), value("h_out", F, [None, None]), seq("s_out", F, [None, None])],
+    )
+    first = (
+        helper.make_node("SequenceEmpty", [], ["empty"], dtype=F)
+        if start == "empty"
+        else helper.make_node("SequenceConstruct", ["h0"], ["empty"])
+    )
+    nodes = [
+        first,
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["steps"], axis=0),
+        helper.make_node("Loop", ["steps", "yes", "h0", "empty"], ["h", "outs"], body=body),
+    ]
     if tail == "ConcatFromSequence":
         nodes.append(helper.make_node("ConcatFromSequence", ["outs"], ["y"], axis=axis, new_axis=new_axis))
     elif tail == "SequenceLength":
@@ -238,12 +292,17 @@ def appending_loop(new_axis: int, tail: str = "ConcatFromSequence", typed: bool 
     else:
         nodes.append(helper.make_node("SequenceAt", ["outs", "last"], ["y"]))
     y = value("y", I64 if tail == "SequenceLength" else F, None)
-    return model(nodes, [value("x", F, ["t", "b", 3]), value("h0", F, ["b", 3])], [value("h", F, None), y],
-                 [("zero", np.array(0, np.int64)), ("yes", np.array(True)), ("last", np.array(-1, np.int64))])
+    return model(
+        nodes,
+        [value("x", F, ["t", "b", 3]), value("h0", F, ["b", 3])],
+        [value("h", F, None), y],
+        [("zero", np.array(0, np.int64)), ("yes", np.array(True)), ("last", np.array(-1, np.int64))],
+    )
 
 
-@pytest.mark.parametrize("new_axis, tail", [(1, "ConcatFromSequence"), (0, "ConcatFromSequence"),
-                                            (0, "SequenceLength"), (0, "SequenceAt")])
+@pytest.mark.parametrize(
+    "new_axis, tail", [(1, "ConcatFromSequence"), (0, "ConcatFromSequence"), (0, "SequenceLength"), (0, "SequenceAt")]
+)
 def test_a_sequence_a_loop_appends_to_is_its_stacked_items(new_axis: int, tail: str) -> None:
     """The sequence is held as one tensor of its rows (onnx.scan_append), which stack, cat,
     SequenceLength and SequenceAt read; it was an unsupported-operator error."""
@@ -269,7 +328,10 @@ def test_a_sequence_a_loop_starts_with_items_and_appends_to_stacks_along_any_axi
     an unknown-operator error at SequenceInsert, "the length ... is not known where it is
     made") and is stacked along axis 1 (it was "joined along axis 0 only"; outside9)."""
     rng = np.random.default_rng(3 + axis)
-    inputs = {"x": rng.standard_normal((4, 2, 3)).astype(np.float32), "h0": rng.standard_normal((2, 3)).astype(np.float32)}
+    inputs = {
+        "x": rng.standard_normal((4, 2, 3)).astype(np.float32),
+        "h0": rng.standard_normal((2, 3)).astype(np.float32),
+    }
     assert_agree(appending_loop(1, typed=typed, start="construct", axis=axis), inputs)
     assert_agree(appending_loop(1, typed=typed, start="construct", axis=axis), {**inputs, "x": inputs["x"][:0]})
 
@@ -279,7 +341,10 @@ def test_a_sequence_a_loop_appends_to_concatenates_along_another_axis(axis: int)
     """`torch.cat(outs, 1)` of a list a loop appends to: the rows' axis moves next to axis 1
     and merges with it (it was "joined along axis 0 only")."""
     rng = np.random.default_rng(11 + axis)
-    inputs = {"x": rng.standard_normal((4, 2, 3)).astype(np.float32), "h0": rng.standard_normal((2, 3)).astype(np.float32)}
+    inputs = {
+        "x": rng.standard_normal((4, 2, 3)).astype(np.float32),
+        "h0": rng.standard_normal((2, 3)).astype(np.float32),
+    }
     assert_agree(appending_loop(0, axis=axis), inputs)
 
 
@@ -321,8 +386,15 @@ def test_a_torchscript_loop_that_appends_to_a_list_imports_and_runs_as_onnxrunti
 
     torch.manual_seed(0)
     path = str(tmp_path / "recurrence.onnx")  # type: ignore[operator]
-    torch.onnx.export(torch.jit.script(Recurrence()), (torch.randn(3, 2, 4),), path, dynamo=False, input_names=["x"],
-                      dynamic_axes={"x": {0: "T", 1: "B"}}, opset_version=17)
+    torch.onnx.export(
+        torch.jit.script(Recurrence()),
+        (torch.randn(3, 2, 4),),
+        path,
+        dynamo=False,
+        input_names=["x"],
+        dynamic_axes={"x": {0: "T", 1: "B"}},
+        opset_version=17,
+    )
     import onnx
 
     m = onnx.load(path)

@@ -31,8 +31,10 @@ def test_openvino_assertions_hold(ported) -> None:
             problems.append(f"line {line.number}: {line.source}: missing API ({outcome.missing})")
         elif outcome.value != expected:
             error = f" [{outcome.error}]" if outcome.error and outcome.value == RAISES else ""
-            problems.append(f"line {line.number}: {line.source} => {format_answer(outcome.value)}{error}, "
-                            f"expected {format_answer(expected)}")
+            problems.append(
+                f"line {line.number}: {line.source} => {format_answer(outcome.value)}{error}, "
+                f"expected {format_answer(expected)}"
+            )
     assert not problems, f"{ported.origin} :: {ported.name}\n" + "\n".join(problems)
 
 

@@ -43,8 +43,14 @@ class Unknown:
 class IntContext(ShapeContext):
     """Dims are ints; a violated constraint raises RuleFailure."""
 
-    def __init__(self, op_name: str, shapes: Sequence[Any], attrs: dict, dtype: str = "float32",
-                 integer_args: frozenset = frozenset()) -> None:
+    def __init__(
+        self,
+        op_name: str,
+        shapes: Sequence[Any],
+        attrs: dict,
+        dtype: str = "float32",
+        integer_args: frozenset = frozenset(),
+    ) -> None:
         self.op_name = op_name
         self.attrs = attrs
         self.integer_args = integer_args  # the arguments that hold indices: int64, the others float32
@@ -189,7 +195,9 @@ def test_where_broadcasts_three_shapes(shapes3: Any) -> None:
 @SETTINGS
 @given(shapes, st.data(), st.booleans(), st.booleans())
 def test_sum_matches_numpy(shape: tuple, data: Any, keepdims: bool, exclude: bool) -> None:
-    axes = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), max_size=len(shape), unique_by=lambda a: a % len(shape)))
+    axes = data.draw(
+        st.lists(st.integers(-len(shape), len(shape) - 1), max_size=len(shape), unique_by=lambda a: a % len(shape))
+    )
     chosen = {a % len(shape) for a in axes}
     if exclude and axes:
         chosen = set(range(len(shape))) - chosen
@@ -204,7 +212,9 @@ def test_sum_matches_numpy(shape: tuple, data: Any, keepdims: bool, exclude: boo
 @given(shapes, st.data())
 def test_reshape_with_one_inferred_dim_matches_numpy(shape: tuple, data: Any) -> None:
     total = int(np.prod(shape))
-    parts = data.draw(st.lists(st.sampled_from([d for d in range(1, total + 1) if total % d == 0]), min_size=1, max_size=3))
+    parts = data.draw(
+        st.lists(st.sampled_from([d for d in range(1, total + 1) if total % d == 0]), min_size=1, max_size=3)
+    )
     newshape = list(parts)
     newshape[data.draw(st.integers(0, len(newshape) - 1))] = -1
     expected = numpy_shape(lambda x: x.reshape(newshape), shape)
@@ -214,15 +224,18 @@ def test_reshape_with_one_inferred_dim_matches_numpy(shape: tuple, data: Any) ->
         assert run_rule("reshape", [shape], newshape=tuple(newshape)) == expected
 
 
-@pytest.mark.parametrize("shape, newshape, expected", [
-    ((2, 3, 4), (0, -1), (2, 12)),
-    ((2, 3, 4), (-2,), (2, 3, 4)),
-    ((2, 3, 4), (-3, 4), (6, 4)),
-    ((2, 3, 4), (-4, 1, 2, -2), (1, 2, 3, 4)),
-    ((2, 3, 4), (-4, -1, 1, -3), (2, 1, 12)),
-    ((2, 3, 4), (2, -4, -1, 3, 4), (2, 1, 3, 4)),
-    ((6, 4), (0, -4, 2, -1), (6, 2, 2)),
-])
+@pytest.mark.parametrize(
+    "shape, newshape, expected",
+    [
+        ((2, 3, 4), (0, -1), (2, 12)),
+        ((2, 3, 4), (-2,), (2, 3, 4)),
+        ((2, 3, 4), (-3, 4), (6, 4)),
+        ((2, 3, 4), (-4, 1, 2, -2), (1, 2, 3, 4)),
+        ((2, 3, 4), (-4, -1, 1, -3), (2, 1, 12)),
+        ((2, 3, 4), (2, -4, -1, 3, 4), (2, 1, 3, 4)),
+        ((6, 4), (0, -4, 2, -1), (6, 2, 2)),
+    ],
+)
 def test_reshape_relay_codes(shape: tuple, newshape: tuple, expected: tuple) -> None:
     assert run_rule("reshape", [shape], newshape=newshape) == expected
 
@@ -382,7 +395,9 @@ def windows(size: int, kernel: int, pad: int, stride: int, dilation: int) -> int
 
 
 @SETTINGS
-@given(st.integers(1, 12), st.integers(1, 12), st.integers(1, 4), st.integers(0, 2), st.integers(1, 3), st.integers(1, 2))
+@given(
+    st.integers(1, 12), st.integers(1, 12), st.integers(1, 4), st.integers(0, 2), st.integers(1, 3), st.integers(1, 2)
+)
 def test_conv2d_counts_window_placements(h: int, w: int, k: int, pad: int, stride: int, dilation: int) -> None:
     attrs = dict(padding=(pad,), strides=(stride,), dilation=(dilation,))
     shape = (2, 3, h, w)

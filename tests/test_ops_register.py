@@ -49,8 +49,9 @@ def test_a_registered_signature_reports_rank_errors(registry: Registry) -> None:
 
 
 def test_a_registered_signature_checks_unknown_dims_at_runtime(registry: Registry) -> None:
-    gradual.register_op("def my.square[T](%x: Tensor[(n, n), T]) -> Tensor[(n, n), T];", kernel=lambda x: x @ x,
-                        registry=registry)
+    gradual.register_op(
+        "def my.square[T](%x: Tensor[(n, n), T]) -> Tensor[(n, n), T];", kernel=lambda x: x @ x, registry=registry
+    )
     result = gradual.check("def @main(%x: Tensor[(3, ?), float32]) { my.square(%x) }", registry=registry)
     assert result.ok
     assert str(result.function_type("main")) == "fn (Tensor[(3, ?), float32]) -> Tensor[(3, 3), float32]"
@@ -77,7 +78,8 @@ def test_a_malformed_declaration_is_rejected(registry: Registry) -> None:
 
 # an operator with a Python shape rule -----------------------------------------------------------
 register_rule_message(
-    "test-space-to-depth", codes.SHAPE_MISMATCH,
+    "test-space-to-depth",
+    codes.SHAPE_MISMATCH,
     "{op} needs dim {axis} of {arg} to be a multiple of {block}, but it is {dim}",
     "pad the input to a multiple of {block}",
 )
@@ -109,7 +111,10 @@ S2D = "def my.space_to_depth[T](%data: Tensor[*, T], block: int = 2) -> Tensor[*
 def test_a_python_rule_registered_at_runtime_computes_symbolic_dims(registry: Registry) -> None:
     gradual.register_op(S2D, rule=space_to_depth, kernel=space_to_depth_kernel, registry=registry)
     program = "def @main(%x: Tensor[(n, 3, 2 * h, 2 * w), float32]) { my.space_to_depth(%x) }"
-    assert function_type(program, registry) == "fn (Tensor[(n, 3, 2 * h, 2 * w), float32]) -> Tensor[(n, 12, h, w), float32]"
+    assert (
+        function_type(program, registry)
+        == "fn (Tensor[(n, 3, 2 * h, 2 * w), float32]) -> Tensor[(n, 12, h, w), float32]"
+    )
 
 
 def test_a_python_rule_takes_attributes_and_static_dims(registry: Registry) -> None:
@@ -123,7 +128,10 @@ def test_a_python_rule_reports_its_own_diagnostic(registry: Registry) -> None:
     result = gradual.check("def @main(%x: Tensor[(1, 8, 5, 6), float32]) { my.space_to_depth(%x) }", registry=registry)
     (error,) = result.errors
     assert error.code == codes.SHAPE_MISMATCH
-    assert error.message == "`my.space_to_depth` needs dim 2 of the 1st argument to `my.space_to_depth` to be a multiple of 2, but it is 5"
+    assert (
+        error.message
+        == "`my.space_to_depth` needs dim 2 of the 1st argument to `my.space_to_depth` to be a multiple of 2, but it is 5"
+    )
     assert error.help == "pad the input to a multiple of 2"
 
 
@@ -172,12 +180,15 @@ def test_a_declaration_of_an_operator_that_exists_is_refused_unless_replaced(reg
     assert registry.get("my.swap").kernel is np.transpose
     with pytest.raises(ValueError, match="`nn.relu` is already an operator"):
         gradual.register_op("def nn.relu(%x: Tensor[(n,), float32]) -> Tensor[(n,), float32];")
-    replaced = gradual.register_op("def nn.relu(%x: Tensor[(n,), float32]) -> Tensor[(n,), float32];",
-                                   registry=registry, replace=True)
+    replaced = gradual.register_op(
+        "def nn.relu(%x: Tensor[(n,), float32]) -> Tensor[(n,), float32];", registry=registry, replace=True
+    )
     assert registry.get("nn.relu") is replaced and default_registry().get("nn.relu") is not replaced
 
 
-@pytest.mark.parametrize("text, count", [("", 0), ("// a comment", 0), (SWAP + "\n" + SWAP.replace("swap", "swap2"), 2)])
+@pytest.mark.parametrize(
+    "text, count", [("", 0), ("// a comment", 0), (SWAP + "\n" + SWAP.replace("swap", "swap2"), 2)]
+)
 def test_a_text_that_declares_no_operator_or_several_is_refused(registry: Registry, text: str, count: int) -> None:
     """It was `ValueError: not enough values to unpack`, or both operators were registered
     and then the call failed."""

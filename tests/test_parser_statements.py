@@ -65,7 +65,12 @@ def assert_same_reading(text: str) -> None:
     if isinstance(slow, ParseError):
         assert isinstance(fast, ParseError), text
         assert (fast.span.start, fast.span.end, fast.found, fast.expected, fast.detail) == (
-            slow.span.start, slow.span.end, slow.found, slow.expected, slow.detail), text
+            slow.span.start,
+            slow.span.end,
+            slow.found,
+            slow.expected,
+            slow.detail,
+        ), text
         return
     assert not isinstance(fast, ParseError), (text, fast)
     assert list(nodes_with_spans(fast)) == list(nodes_with_spans(slow)), text
@@ -105,7 +110,7 @@ STATEMENTS = [
     "%v = f(%a, x=1, %b);",  # a positional argument after an attribute
     "%v = f(%a, x=1, x=2);",  # an attribute given twice
     "%v = f(%a, x=1" + "0" * 5000 + ");",  # an integer too long to read
-    "%v = f(%a, s=\"unterminated);",
+    '%v = f(%a, s="unterminated);',
     "%v = f(%a)",  # no `;`: the body's result is missing too
 ]
 
@@ -146,8 +151,11 @@ def test_a_syntax_error_after_statements_expects_the_same_tokens() -> None:
 def corpus() -> list:
     programs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "examples").glob("*.rly"))]
     programs += [(case.id, case.program) for case in all_cases()]
-    programs += [(f"bench-{kind}-{variant}", bench.program(kind, 60, variant))
-                 for kind in ("chain", "dag") for variant in ("symbolic", "unknown", "static")]
+    programs += [
+        (f"bench-{kind}-{variant}", bench.program(kind, 60, variant))
+        for kind in ("chain", "dag")
+        for variant in ("symbolic", "unknown", "static")
+    ]
     programs += [(f"scale-{axis.name}", axis.make(12)) for axis in scale.AXES if axis.suffix == ".rly"]
     return programs
 
@@ -159,8 +167,31 @@ def test_every_program_of_the_tests_reads_alike(name: str, text: str) -> None:
 
 SPACE = st.sampled_from(["", " ", "  ", "\n    ", "\t", " /* c */ ", " // c\n "])
 WORDS = st.sampled_from(["add", "nn.relu", "f", "let_x", "if", "fn", "let", "True", "None", "Tensor", "a.b", "x1"])
-VALUES = st.sampled_from(["1", "-3", "0", "1.5", "1i64", "1e3", "[]", "[1, 2]", "[-1,]", "[1.5]", "(1, 2)",
-                          '"s"', '"a\\"b"', "True", "False", "None", "NCHW", "fn", "a.b", "%a", "1" + "0" * 4400])
+VALUES = st.sampled_from(
+    [
+        "1",
+        "-3",
+        "0",
+        "1.5",
+        "1i64",
+        "1e3",
+        "[]",
+        "[1, 2]",
+        "[-1,]",
+        "[1.5]",
+        "(1, 2)",
+        '"s"',
+        '"a\\"b"',
+        "True",
+        "False",
+        "None",
+        "NCHW",
+        "fn",
+        "a.b",
+        "%a",
+        "1" + "0" * 4400,
+    ]
+)
 ARGS = st.sampled_from(["%a", "%b", "%a_1", "1", "(%a, %b)", "%a.0", "f(%a)"])
 
 

@@ -53,7 +53,8 @@ def identical(a: list, b: list) -> bool:
     """The same outputs bit for bit (the same kernels ran on the same inputs; NaN included)."""
     return len(a) == len(b) and all(
         x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
-        for x, y in zip(map(np.asarray, a), map(np.asarray, b)))
+        for x, y in zip(map(np.asarray, a), map(np.asarray, b))
+    )
 
 
 def assert_rank_is_checked(text: str, param: str, feeds: dict) -> None:

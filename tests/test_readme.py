@@ -74,8 +74,11 @@ def test_ci_runs_the_readme_test_command() -> None:
     text = README.read_text(encoding="utf-8")
     found = re.search(r"<!-- ci: test command -->\n```sh\n([^\n]+)\n```", text)
     assert found is not None, "README.md has no test command block after <!-- ci: test command -->"
-    ci_lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-                if line.strip() and not line.startswith("#")]
+    ci_lines = [
+        line
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert ci_lines[-1] == found.group(1)
 
 

@@ -184,7 +184,10 @@ def test_one_unbound_symbol_appearing_linearly_is_solved() -> None:
     n, d = sym("n")
     frame = check(ones(7), TensorType((2 * d + 1,), "float32"))
     assert frame.dim(n) == 3
-    assert "not `2 * m + 1` for any size" in mismatch(ones(6), TensorType((2 * sym("m")[1] + 1,), "float32")).diagnostic().message
+    assert (
+        "not `2 * m + 1` for any size"
+        in mismatch(ones(6), TensorType((2 * sym("m")[1] + 1,), "float32")).diagnostic().message
+    )
 
 
 def test_symbolic_expressions_are_evaluated_once_bound() -> None:
@@ -211,7 +214,10 @@ def test_broadcast_dims_are_one_or_the_target() -> None:
 
 def test_rank_dtype_and_dtype_variables() -> None:
     assert "its rank is 3, not 2" in mismatch(ones(1, 2, 3), TensorType(dims(1, 2), "float32")).diagnostic().message
-    assert "its dtype is int32, not float32" in mismatch(ones(2, dtype=np.int32), TensorType(dims(2), "float32")).diagnostic().message
+    assert (
+        "its dtype is int32, not float32"
+        in mismatch(ones(2, dtype=np.int32), TensorType(dims(2), "float32")).diagnostic().message
+    )
     var = DTypeVar("T")
     t = TupleType((TensorType(dims(2), var), TensorType(dims(2), var)))
     check((ones(2), ones(2)), t)
@@ -228,8 +234,13 @@ def test_dynamic_rank_and_variadic_dims() -> None:
 
 
 def test_kinds_and_tuple_lengths() -> None:
-    assert "it is a tuple of 2, not a tensor" in mismatch((ones(1), ones(1)), TensorType(None, "float32")).diagnostic().message
-    assert "it has 1 fields, not 2" in mismatch((ones(1),), TupleType((TensorType(None, "?"),) * 2)).diagnostic().message
+    assert (
+        "it is a tuple of 2, not a tensor"
+        in mismatch((ones(1), ones(1)), TensorType(None, "float32")).diagnostic().message
+    )
+    assert (
+        "it has 1 fields, not 2" in mismatch((ones(1),), TupleType((TensorType(None, "?"),) * 2)).diagnostic().message
+    )
 
 
 # blame ------------------------------------------------------------------------------------------
@@ -392,17 +403,24 @@ def test_a_kernel_that_disagrees_with_its_rule_is_an_internal_error() -> None:
     registry = fresh_registry()
     register_op("def my.bad[T](%x: Tensor[(n,), T]) -> Tensor[(n,), T];", kernel=lambda x: x[:-1], registry=registry)
     with pytest.raises(KernelFailure) as info:
-        gradual.run(gradual.check("def @main(%x: Tensor[(4,), float32]) { my.bad(%x) }", registry=registry), {"x": ones(4)})
+        gradual.run(
+            gradual.check("def @main(%x: Tensor[(4,), float32]) { my.bad(%x) }", registry=registry), {"x": ones(4)}
+        )
     diag = info.value.diagnostic()
     assert diag.code == "internal-error"
-    assert diag.message == "`my.bad`: the kernel produced Tensor[(3,), float32], but the shape rule computed Tensor[(4,), float32]"
+    assert (
+        diag.message
+        == "`my.bad`: the kernel produced Tensor[(3,), float32], but the shape rule computed Tensor[(4,), float32]"
+    )
 
 
 def test_an_operator_without_a_kernel_is_a_runtime_error() -> None:
     registry = fresh_registry()
     register_op("def my.none[T](%x: Tensor[(n,), T]) -> Tensor[(n,), T];", registry=registry)
     with pytest.raises(KernelFailure) as info:
-        gradual.run(gradual.check("def @main(%x: Tensor[(4,), float32]) { my.none(%x) }", registry=registry), {"x": ones(4)})
+        gradual.run(
+            gradual.check("def @main(%x: Tensor[(4,), float32]) { my.none(%x) }", registry=registry), {"x": ones(4)}
+        )
     assert info.value.code == "runtime-error" and "no NumPy kernel" in info.value.diagnostic().message
 
 
@@ -417,13 +435,17 @@ def test_a_kernel_failing_on_its_values_is_a_runtime_error() -> None:
 
 # rules and kernels that disagreed (found by the runtime's agreement check, fixed in the rules) -------
 def test_global_pool_honours_out_layout() -> None:
-    (out,) = gradual.run('def @main(%x: Tensor[(1, 3, 4, 5), float32]) { nn.global_avg_pool2d(%x, out_layout="NHWC") }',
-                         {"x": ones(1, 3, 4, 5)})
+    (out,) = gradual.run(
+        'def @main(%x: Tensor[(1, 3, 4, 5), float32]) { nn.global_avg_pool2d(%x, out_layout="NHWC") }',
+        {"x": ones(1, 3, 4, 5)},
+    )
     assert out.shape == (1, 1, 1, 3)
 
 
 def test_cast_to_a_narrower_integer_type_does_not_keep_values_it_cannot_hold() -> None:
-    (out,) = gradual.run('def @main(%x: Tensor[(n, 300), float32]) { cast(shape_of(%x), dtype="int8") }', {"x": ones(2, 300)})
+    (out,) = gradual.run(
+        'def @main(%x: Tensor[(n, 300), float32]) { cast(shape_of(%x), dtype="int8") }', {"x": ones(2, 300)}
+    )
     assert out.tolist() == [2, 44]
 
 
@@ -470,7 +492,7 @@ def test_a_result_beyond_the_memory_budget_stops_the_run_before_it_is_allocated(
     diagnostic = info.value.diagnostic()
     assert diagnostic.code == "runtime-error"
     assert "8,192 bytes, more than the runtime's limit of 4,096 bytes" in diagnostic.message
-    assert DOUBLING_LOOP[diagnostic.span.start:diagnostic.span.end] == "concatenate((%x, %x), axis=0)"
+    assert DOUBLING_LOOP[diagnostic.span.start : diagnostic.span.end] == "concatenate((%x, %x), axis=0)"
     assert "GRADUAL_MAX_TENSOR_BYTES" in diagnostic.help
 
 
@@ -489,6 +511,7 @@ def test_a_result_of_more_dims_than_numpy_allows_stops_before_its_kernel() -> No
 
 def test_the_memory_budget_defaults_to_a_gibibyte(monkeypatch) -> None:
     from gradual.runtime.operators import tensor_byte_limit
+
     monkeypatch.delenv("GRADUAL_MAX_TENSOR_BYTES", raising=False)
     assert tensor_byte_limit() == 1 << 30
     monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "not a number")
@@ -593,8 +616,10 @@ def test_a_chain_keeps_only_its_live_values() -> None:
 
 def test_a_failed_check_names_the_dtype_its_variable_was_bound_to() -> None:
     """`expected Tensor[(2..,), float32]`, not the definition's `T` (found by adversarial programs)."""
-    src = ("def @h(%x) { can_unify(%x, shape=(3,)); %a = nn.pad(%x, 0f, pad_width=[[0, -2]]); %x }\n"
-           "def @main(%y: Tensor[(1,), float32]) { @h(%y) }\n")
+    src = (
+        "def @h(%x) { can_unify(%x, shape=(3,)); %a = nn.pad(%x, 0f, pad_width=[[0, -2]]); %x }\n"
+        "def @main(%y: Tensor[(1,), float32]) { @h(%y) }\n"
+    )
     with pytest.raises(gradual.CheckFailure) as info:
         gradual.run(src, {"y": ones(1)})
     assert info.value.diagnostic().message.startswith("expected Tensor[(2..,), float32], found Tensor[(1,), float32]")

@@ -51,13 +51,18 @@ def test_json_names_functions_and_references_by_their_kind(capsys, program) -> N
     """A reference was `{"kind": "RefCell"}`, the runtime's class name (found by an outside pass)."""
     src = program("def @main(%x: Tensor[(2,), float32]) { (fn (%z: float32) { %z }, ref(%x)) }")
     code, out, _ = run_cli(capsys, src, "--shape", "x=2", "--format", "json")
-    assert json.loads(out) == {"outputs": [{"kind": "function"}, {"kind": "reference", "type": "Tensor[(2,), float32]"}]}
+    assert json.loads(out) == {
+        "outputs": [{"kind": "function"}, {"kind": "reference", "type": "Tensor[(2,), float32]"}]
+    }
 
 
 def test_a_failed_check_prints_the_blame_and_exits_3(capsys) -> None:
     code, out, err = run_cli(capsys, str(EXAMPLES / "call_check.rly"), "--shape", "x=10x9")
     assert code == 3 and out == ""
-    assert "error[check-failed]: expected Tensor[(10, 10), float32], found Tensor[(10, 9), float32]: dim 1 is 9, not 10" in err
+    assert (
+        "error[check-failed]: expected Tensor[(10, 10), float32], found Tensor[(10, 9), float32]: dim 1 is 9, not 10"
+        in err
+    )
     assert "call_check.rly:8:11" in err
     assert "  @square(%x)" in err and "^^ checked here" in err
     assert "the 1st argument (`%a`) to `@square`" in err
@@ -106,8 +111,9 @@ def test_fully_static_parameters_get_random_inputs(capsys) -> None:
 
 
 @pytest.mark.parametrize("declared, shape", [("(1000,), int64", []), ("(?,), float32", ["--shape", "x=3000"])])
-def test_random_inputs_larger_than_the_tensor_limit_are_a_usage_error(capsys, program, monkeypatch, declared: str,
-                                                                      shape: list) -> None:
+def test_random_inputs_larger_than_the_tensor_limit_are_a_usage_error(
+    capsys, program, monkeypatch, declared: str, shape: list
+) -> None:
     """A model declaring an input of 2^31 int64s made `run` allocate and fill 16 GiB (found by
     mutating ONNX models): random inputs obey the same limit as an operator's result."""
     monkeypatch.setenv("GRADUAL_MAX_TENSOR_BYTES", "4000")
@@ -121,14 +127,17 @@ def test_another_entry_point(capsys, program) -> None:
     assert (code, out) == (0, "Tensor[(6,), float32]\n")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--entry", "nope"], "no definition `@nope`"),
-    ([], "no input for `%x`"),
-    (["--shape", "z=2x2"], "no parameter `%z`"),
-    (["--shape", "x=two"], "cannot read `two`"),
-    (["--arg", "x"], "cannot read `x`"),
-    (["--arg", "x=missing.npy"], "missing.npy: cannot load"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--entry", "nope"], "no definition `@nope`"),
+        ([], "no input for `%x`"),
+        (["--shape", "z=2x2"], "no parameter `%z`"),
+        (["--shape", "x=two"], "cannot read `two`"),
+        (["--arg", "x"], "cannot read `x`"),
+        (["--arg", "x=missing.npy"], "missing.npy: cannot load"),
+    ],
+)
 def test_usage_errors_exit_2(capsys, program, argv: list, message: str) -> None:
     code, out, err = run_cli(capsys, program(ADD), *argv)
     assert code == 2 and out == ""
@@ -152,8 +161,13 @@ def test_the_module_entry_point_reports_failures_without_tracebacks() -> None:
     import sys
 
     def run(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "gradual.cli", "run", "--color=never", *argv],
-                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "gradual.cli", "run", "--color=never", *argv],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
 
     failed = run("examples/call_check.rly", "--shape", "x=10x9")
     assert failed.returncode == 3 and "error[check-failed]" in failed.stderr
@@ -165,8 +179,9 @@ def test_json_keeps_the_warnings_the_text_form_prints(capsys, program) -> None:
     """`run --format json` of a program with warnings: they are its `diagnostics`, on success
     and when a check fails, as the text form prints them before running (they were dropped:
     stdout held only the outputs and stderr nothing). A clean run's document is unchanged."""
-    hinted = program("def @main(%x: Tensor[(?, 3), float32]) {\n  can_unify(%x, shape=(2, 3));\n"
-                     "  %x as Tensor[(2, 3), float32]\n}\n")
+    hinted = program(
+        "def @main(%x: Tensor[(?, 3), float32]) {\n  can_unify(%x, shape=(2, 3));\n  %x as Tensor[(2, 3), float32]\n}\n"
+    )
     code, out, err = run_cli(capsys, hinted, "--shape", "x=2x3", "--format", "json")
     document = json.loads(out)
     assert (code, err) == (0, "") and document["outputs"] == [{"shape": [2, 3], "dtype": "float32"}]
@@ -193,14 +208,17 @@ def test_an_input_given_twice_or_a_negative_seed_is_a_usage_error(capsys, progra
     assert (code, out) == (0, "Tensor[(2, 5), float32]\n")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--entry", "nope"], "no definition `@nope`"),
-    ([], "no input for `%x`"),
-    (["--shape", "z=2x2"], "no parameter `%z`"),
-    (["--shape", "x=two"], "cannot read `two`"),
-    (["--arg", "x=missing.npy"], "missing.npy: cannot load"),
-    (["--shape", "x=2x1", "--shape", "x=2x1"], "`%x` is given 2 times"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--entry", "nope"], "no definition `@nope`"),
+        ([], "no input for `%x`"),
+        (["--shape", "z=2x2"], "no parameter `%z`"),
+        (["--shape", "x=two"], "cannot read `two`"),
+        (["--arg", "x=missing.npy"], "missing.npy: cannot load"),
+        (["--shape", "x=2x1", "--shape", "x=2x1"], "`%x` is given 2 times"),
+    ],
+)
 def test_a_usage_error_is_a_json_document_too(capsys, program, argv: list, message: str) -> None:
     """`run --format json` printed nothing on stdout for a usage error (the text on stderr
     only): a JSON consumer read an empty document (found by an outside pass). Now
@@ -212,10 +230,16 @@ def test_a_usage_error_is_a_json_document_too(capsys, program, argv: list, messa
     assert error["severity"] == "error" and error["line"] is None and error["path"] is None
 
 
-@pytest.mark.parametrize("argv", [
-    ["run", "--format", "json"], ["run", "--format=json", "m.rly", "--seed", "-1"], ["run", "--form", "json", "--bad", "m.rly"],
-    ["check", "--format", "json"], ["check", "--format", "json", "--nope", "m.rly"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--format", "json"],
+        ["run", "--format=json", "m.rly", "--seed", "-1"],
+        ["run", "--form", "json", "--bad", "m.rly"],
+        ["check", "--format", "json"],
+        ["check", "--format", "json", "--nope", "m.rly"],
+    ],
+)
 def test_a_command_line_argparse_refuses_is_a_json_document_too(capsys, argv: list) -> None:
     """argparse's own errors (a missing FILE, an unknown option, a bad `--seed`) exit 2 with
     its usage on stderr, and with `--format json` the document on stdout."""
@@ -254,13 +278,18 @@ def test_a_parameter_no_input_can_fill_is_a_usage_error(capsys, program) -> None
     said "give one with --arg f=FILE.npy or --shape f=2x3", which no value can do; given
     `--shape f=2`, the tensor failed the entry's check (exit 3). Either is a usage error that
     says to run a definition that passes it (found by an outside pass)."""
-    src = program("def @apply(%f: fn (Tensor[(2,), float32]) -> Tensor[(2,), float32], %x: Tensor[(2,), float32]) { %f(%x) }\n"
-                  "def @r(%q: ref(Tensor[(2,), float32])) { ref_read(%q) }\n"
-                  "def @tf(%t: (fn (float32) -> float32, float32)) { %t.1 }\n")
-    for argv, holds in ((["--entry", "apply", "--shape", "x=2"], "a function"),
-                        (["--entry", "apply", "--shape", "x=2", "--shape", "f=2"], "a function"),
-                        (["--entry", "apply", "--shape", "x=2", "--arg", "f=3"], "a function"),
-                        (["--entry", "r"], "a reference"), (["--entry", "tf"], "a function")):
+    src = program(
+        "def @apply(%f: fn (Tensor[(2,), float32]) -> Tensor[(2,), float32], %x: Tensor[(2,), float32]) { %f(%x) }\n"
+        "def @r(%q: ref(Tensor[(2,), float32])) { ref_read(%q) }\n"
+        "def @tf(%t: (fn (float32) -> float32, float32)) { %t.1 }\n"
+    )
+    for argv, holds in (
+        (["--entry", "apply", "--shape", "x=2"], "a function"),
+        (["--entry", "apply", "--shape", "x=2", "--shape", "f=2"], "a function"),
+        (["--entry", "apply", "--shape", "x=2", "--arg", "f=3"], "a function"),
+        (["--entry", "r"], "a reference"),
+        (["--entry", "tf"], "a function"),
+    ):
         code, out, err = run_cli(capsys, src, *argv)
         assert code == 2 and out == "", argv
         assert f"which holds {holds}: --arg and --shape give tensors and scalars" in err and "(--entry)" in err, argv

@@ -34,9 +34,36 @@ EXAMPLES = int(os.environ.get("GRADUAL_KERNEL_EXAMPLES", "12"))
 
 
 # elementwise ------------------------------------------------------------------------------------
-@generator("nn.relu", "negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign",
-           "copy", "zeros_like", "ones_like", "sin", "cos", "tan", "atan", "sinh", "cosh", "asinh", "trunc",
-           "fast_exp", "fast_tanh", "fast_erf", "isnan", "isinf", "isfinite")
+@generator(
+    "nn.relu",
+    "negative",
+    "abs",
+    "exp",
+    "tanh",
+    "sigmoid",
+    "erf",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "copy",
+    "zeros_like",
+    "ones_like",
+    "sin",
+    "cos",
+    "tan",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "trunc",
+    "fast_exp",
+    "fast_tanh",
+    "fast_erf",
+    "isnan",
+    "isinf",
+    "isfinite",
+)
 def _unary(draw: Draw) -> tuple:
     return [array(draw, draw(shapes()), draw(st.sampled_from(FLOATS)))], {}
 
@@ -83,8 +110,19 @@ def _cast(draw: Draw) -> tuple:
     return [array(draw, draw(shapes()), draw(st.sampled_from(INTS + FLOATS)))], {"dtype": dtype}
 
 
-@generator("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal", "less", "less_equal",
-           "greater", "greater_equal")
+@generator(
+    "add",
+    "subtract",
+    "multiply",
+    "maximum",
+    "minimum",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+)
 def _binary(draw: Draw) -> tuple:
     lhs, rhs = draw(mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4)).input_shapes
     dtype = draw(st.sampled_from(FLOATS + INTS))
@@ -121,8 +159,19 @@ def _where(draw: Draw) -> tuple:
 
 @generator("reinterpret")
 def _reinterpret(draw: Draw) -> tuple:
-    source, target = draw(st.sampled_from((("float32", "int32"), ("int32", "float32"), ("float64", "int64"), ("int64", "uint64"),
-                                            ("float16", "int16"), ("int8", "uint8"), ("float32", "float32"))))
+    source, target = draw(
+        st.sampled_from(
+            (
+                ("float32", "int32"),
+                ("int32", "float32"),
+                ("float64", "int64"),
+                ("int64", "uint64"),
+                ("float16", "int16"),
+                ("int8", "uint8"),
+                ("float32", "float32"),
+            )
+        )
+    )
     return [array(draw, draw(shapes()), source)], {"dtype": target}
 
 
@@ -193,8 +242,13 @@ def _topk(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     k = draw(st.integers(0, shape[axis]))
-    return [array(draw, shape)], {"k": k, "axis": axis, "ret_type": draw(st.sampled_from(("both", "values", "indices"))),
-                                  "is_ascend": draw(st.booleans()), "dtype": draw(st.sampled_from(INTS))}
+    return [array(draw, shape)], {
+        "k": k,
+        "axis": axis,
+        "ret_type": draw(st.sampled_from(("both", "values", "indices"))),
+        "is_ascend": draw(st.booleans()),
+        "dtype": draw(st.sampled_from(INTS)),
+    }
 
 
 @generator("dyn.topk")
@@ -207,8 +261,11 @@ def _dyn_topk(draw: Draw) -> tuple:
 @generator("sort", "argsort")
 def _sort(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
-    return [array(draw, shape, any_dtype(draw))], {"axis": draw(st.integers(-len(shape), len(shape) - 1)),
-                                                   "is_ascend": draw(st.booleans()), "dtype": draw(st.sampled_from(INTS))}
+    return [array(draw, shape, any_dtype(draw))], {
+        "axis": draw(st.integers(-len(shape), len(shape) - 1)),
+        "is_ascend": draw(st.booleans()),
+        "dtype": draw(st.sampled_from(INTS)),
+    }
 
 
 @generator("take")
@@ -228,7 +285,10 @@ def _one_hot(draw: Draw) -> tuple:
     depth = draw(st.integers(0, 5))
     indices = np.asarray(np.abs(array(draw, shape, "int32")) % (depth + 1))
     return [indices, np.array(1.0, "float32"), np.array(0.0, "float32")], {
-        "depth": depth, "axis": draw(st.integers(-len(shape) - 1, len(shape))), "dtype": draw(st.sampled_from(FLOATS + INTS))}
+        "depth": depth,
+        "axis": draw(st.integers(-len(shape) - 1, len(shape))),
+        "dtype": draw(st.sampled_from(FLOATS + INTS)),
+    }
 
 
 @generator("dyn.one_hot")
@@ -247,19 +307,42 @@ def _strided_slice(draw: Draw) -> tuple:
     strides = draw(st.lists(st.sampled_from((1, 2, -1, -2)), min_size=count, max_size=count))
     if draw(st.booleans()):
         axes = draw(st.permutations(range(len(shape))))[:count]
-        return [array(draw, shape, dtype)], {"begin": begin, "end": end, "strides": strides, "axes": axes, "slice_mode": "end"}
+        return [array(draw, shape, dtype)], {
+            "begin": begin,
+            "end": end,
+            "strides": strides,
+            "axes": axes,
+            "slice_mode": "end",
+        }
     mode = draw(st.sampled_from(("end", "size")))
     if mode == "size":
         begin = [draw(st.integers(-d, d)) for d in shape[:count]]
         end = [draw(st.integers(-1, d - b if b >= 0 else -b)) for b, d in zip(begin, shape)]
-    return [array(draw, shape, dtype)], {"begin": begin, "end": end, "strides": strides, "axes": None, "slice_mode": mode}
+    return [array(draw, shape, dtype)], {
+        "begin": begin,
+        "end": end,
+        "strides": strides,
+        "axes": None,
+        "slice_mode": mode,
+    }
 
 
 # reductions -------------------------------------------------------------------------------------
 @generator("sum", "mean", "max", "min", "prod", "argmax", "argmin")
 def _reduce(draw: Draw) -> tuple:
     shape = draw(shapes())
-    axis = draw(st.none() | st.lists(st.integers(-len(shape), len(shape) - 1), max_size=len(shape), unique_by=lambda a: a % max(len(shape), 1))) if shape else None
+    axis = (
+        draw(
+            st.none()
+            | st.lists(
+                st.integers(-len(shape), len(shape) - 1),
+                max_size=len(shape),
+                unique_by=lambda a: a % max(len(shape), 1),
+            )
+        )
+        if shape
+        else None
+    )
     attrs = {"axis": axis, "keepdims": draw(st.booleans()), "exclude": draw(st.booleans())}
     return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS)))], attrs
 
@@ -318,7 +401,11 @@ def _reshape(draw: Draw, templates: tuple = ("dims", "infer", "copy", "rest", "m
 @generator("contrib_reverse_reshape")
 def _reverse_reshape(draw: Draw) -> tuple:
     (data,), attrs = _reshape(draw)
-    codes = [c for c in attrs["newshape"] if c >= -1] if -4 in attrs["newshape"] or -3 in attrs["newshape"] else attrs["newshape"]
+    codes = (
+        [c for c in attrs["newshape"] if c >= -1]
+        if -4 in attrs["newshape"] or -3 in attrs["newshape"]
+        else attrs["newshape"]
+    )
     if codes != attrs["newshape"]:
         codes = [-1]
     return [data], {"newshape": codes[::-1]}
@@ -350,7 +437,10 @@ def _transpose(draw: Draw) -> tuple:
 def _expand_dims(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
     shape = draw(shapes())
-    return [array(draw, shape, dtype)], {"axis": draw(st.integers(-len(shape) - 1, len(shape))), "num_newaxis": draw(st.integers(0, 2))}
+    return [array(draw, shape, dtype)], {
+        "axis": draw(st.integers(-len(shape) - 1, len(shape))),
+        "num_newaxis": draw(st.integers(0, 2)),
+    }
 
 
 @generator("squeeze")
@@ -378,7 +468,7 @@ def _reverse(draw: Draw) -> tuple:
 
 def _broadcast_target(draw: Draw) -> tuple:
     target = draw(shapes(lo=1))
-    kept = target[len(target) - draw(st.integers(0, len(target))):]
+    kept = target[len(target) - draw(st.integers(0, len(target))) :]
     source = tuple(d if draw(st.booleans()) else 1 for d in kept)
     return source, target
 
@@ -407,15 +497,24 @@ def _collapse_sum_like(draw: Draw) -> tuple:
 @generator("slice_like")
 def _slice_like(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
-    like = tuple(draw(st.integers(1, d)) for d in shape[:draw(st.integers(1, len(shape)))])
-    axes = draw(st.none() | st.lists(st.integers(-len(like), len(like) - 1).map(lambda a: a % len(like)),
-                                     min_size=1, max_size=len(like), unique=True))
+    like = tuple(draw(st.integers(1, d)) for d in shape[: draw(st.integers(1, len(shape)))])
+    axes = draw(
+        st.none()
+        | st.lists(
+            st.integers(-len(like), len(like) - 1).map(lambda a: a % len(like)),
+            min_size=1,
+            max_size=len(like),
+            unique=True,
+        )
+    )
     return [array(draw, shape, any_dtype(draw)), array(draw, like, draw(st.sampled_from(INTS)))], {"axes": axes}
 
 
 @generator("cast_like")
 def _cast_like(draw: Draw) -> tuple:
-    like = np.zeros(draw(shapes(rank_hi=2)), draw(st.sampled_from(("float32", "int32", "int64", "float16", "bool", "int8"))))
+    like = np.zeros(
+        draw(shapes(rank_hi=2)), draw(st.sampled_from(("float32", "int32", "int64", "float16", "bool", "int8")))
+    )
     return [array(draw, draw(shapes()), draw(st.sampled_from(INTS + FLOATS))), like], {}
 
 
@@ -475,7 +574,10 @@ def _dyn_tile(draw: Draw) -> tuple:
 def _repeat(draw: Draw) -> tuple:
     dtype = any_dtype(draw)
     shape = draw(shapes(rank_lo=1))
-    return [array(draw, shape, dtype)], {"repeats": draw(st.integers(1, 3)), "axis": draw(st.integers(-len(shape), len(shape) - 1))}
+    return [array(draw, shape, dtype)], {
+        "repeats": draw(st.integers(1, 3)),
+        "axis": draw(st.integers(-len(shape), len(shape) - 1)),
+    }
 
 
 # nn ---------------------------------------------------------------------------------------------
@@ -484,7 +586,10 @@ def _dense(draw: Draw) -> tuple:
     batch, k, u = draw(shapes(rank_hi=2)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
     dtype = draw(st.sampled_from(("float32", "int8")))
     out_dtype = "int32" if dtype == "int8" and draw(st.booleans()) else ""
-    return [array(draw, batch + (k,), dtype), array(draw, (u, k), dtype)], {"units": draw(st.sampled_from((None, u))), "out_dtype": out_dtype}
+    return [array(draw, batch + (k,), dtype), array(draw, (u, k), dtype)], {
+        "units": draw(st.sampled_from((None, u))),
+        "out_dtype": out_dtype,
+    }
 
 
 @generator("nn.matmul")
@@ -494,7 +599,12 @@ def _matmul(draw: Draw) -> tuple:
     n, k, m = (draw(st.integers(1, 4)) for _ in range(3))
     a_shape = batch + ((k, n) if ta else (n, k)) if ta or draw(st.booleans()) else (k,)
     b_shape = (m, k) if tb else (k, m)
-    return [array(draw, a_shape), array(draw, b_shape)], {"transpose_a": ta, "transpose_b": tb, "units": None, "out_dtype": ""}
+    return [array(draw, a_shape), array(draw, b_shape)], {
+        "transpose_a": ta,
+        "transpose_b": tb,
+        "units": None,
+        "out_dtype": "",
+    }
 
 
 @generator("nn.batch_matmul")
@@ -523,8 +633,13 @@ def _prelu(draw: Draw) -> tuple:
 @generator("nn.lrn")
 def _lrn(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
-    return [array(draw, shape)], {"size": draw(st.integers(1, 6)), "axis": draw(st.integers(-len(shape), len(shape) - 1)),
-                                  "bias": draw(st.floats(0.5, 2)), "alpha": draw(st.floats(0, 1)), "beta": draw(st.floats(0, 1))}
+    return [array(draw, shape)], {
+        "size": draw(st.integers(1, 6)),
+        "axis": draw(st.integers(-len(shape), len(shape) - 1)),
+        "bias": draw(st.floats(0.5, 2)),
+        "alpha": draw(st.floats(0, 1)),
+        "beta": draw(st.floats(0, 1)),
+    }
 
 
 @generator("nn.l2_normalize")
@@ -541,7 +656,10 @@ def _sequence_mask(draw: Draw) -> tuple:
     leading = (time, batch) if axis == 0 else (batch, time)
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     lengths = rng.integers(0, time + 2, size=(batch,)).astype(draw(st.sampled_from(INTS)))
-    return [array(draw, leading + draw(shapes(rank_hi=2))), lengths], {"mask_value": draw(st.floats(-2, 2)), "axis": axis}
+    return [array(draw, leading + draw(shapes(rank_hi=2))), lengths], {
+        "mask_value": draw(st.floats(-2, 2)),
+        "axis": axis,
+    }
 
 
 @generator("nn.cross_entropy", "nn.cross_entropy_with_logits")
@@ -573,7 +691,12 @@ def _batch_norm(draw: Draw) -> tuple:
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     c = shape[axis]
     vectors = [array(draw, (c,)), array(draw, (c,)), array(draw, (c,)), positive(draw, (c,))]
-    return [array(draw, shape)] + vectors, {"axis": axis, "epsilon": 1e-5, "center": draw(st.booleans()), "scale": draw(st.booleans())}
+    return [array(draw, shape)] + vectors, {
+        "axis": axis,
+        "epsilon": 1e-5,
+        "center": draw(st.booleans()),
+        "scale": draw(st.booleans()),
+    }
 
 
 @generator("nn.layer_norm")
@@ -582,7 +705,11 @@ def _layer_norm(draw: Draw) -> tuple:
     axis = draw(st.integers(-len(shape), len(shape) - 1))
     c = shape[axis]
     return [array(draw, shape), array(draw, (c,)), array(draw, (c,))], {
-        "axis": axis, "epsilon": 1e-5, "center": draw(st.booleans()), "scale": draw(st.booleans())}
+        "axis": axis,
+        "epsilon": 1e-5,
+        "center": draw(st.booleans()),
+        "scale": draw(st.booleans()),
+    }
 
 
 @generator("nn.pad")
@@ -657,10 +784,20 @@ def _conv_transpose(draw: Draw, k: int) -> tuple:
     c, og = groups * draw(st.integers(1, 2)), draw(st.integers(1, 3))
     kernel = tuple(draw(st.integers(1, 3)) for _ in spatial)
     stride = draw(st.integers(1, 2))
-    attrs = {"strides": [stride], "dilation": [draw(st.integers(1, 2))], "padding": [draw(st.integers(0, 1))],
-             "output_padding": [draw(st.integers(0, stride - 1))], "groups": groups, "data_layout": layout,
-             "kernel_layout": "IO" + spatial, "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2]))}
-    grown = [(s - 1) * stride + (kk - 1) * attrs["dilation"][0] + 1 + attrs["output_padding"][0] for s, kk in zip(sizes, kernel)]
+    attrs = {
+        "strides": [stride],
+        "dilation": [draw(st.integers(1, 2))],
+        "padding": [draw(st.integers(0, 1))],
+        "output_padding": [draw(st.integers(0, stride - 1))],
+        "groups": groups,
+        "data_layout": layout,
+        "kernel_layout": "IO" + spatial,
+        "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2])),
+    }
+    grown = [
+        (s - 1) * stride + (kk - 1) * attrs["dilation"][0] + 1 + attrs["output_padding"][0]
+        for s, kk in zip(sizes, kernel)
+    ]
     if min(grown) - 2 * attrs["padding"][0] < 1:
         attrs["padding"] = [0]
     data = _laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)
@@ -680,8 +817,13 @@ def _pool(draw: Draw, k: int) -> tuple:
         attrs["dilation"], attrs["padding"] = [1], [0]
     if not _fits(sizes, kernel, attrs):
         pool = [1]
-    attrs.update(pool_size=pool, layout=layout, ceil_mode=draw(st.booleans()), count_include_pad=draw(st.booleans()),
-                 out_layout=draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2])))
+    attrs.update(
+        pool_size=pool,
+        layout=layout,
+        ceil_mode=draw(st.booleans()),
+        count_include_pad=draw(st.booleans()),
+        out_layout=draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2])),
+    )
     return [_laid_out(draw, (n, c) + sizes, "NC" + spatial, layout)], attrs
 
 
@@ -691,7 +833,10 @@ def _adaptive(draw: Draw, k: int) -> tuple:
     shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + tuple(draw(st.integers(1, 5)) for _ in spatial)
     size = draw(st.none() | st.lists(st.integers(1, 4), min_size=1, max_size=k).filter(lambda v: len(v) in (1, k)))
     return [_laid_out(draw, shape, "NC" + spatial, layout)], {
-        "layout": layout, "output_size": size, "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2]))}
+        "layout": layout,
+        "output_size": size,
+        "out_layout": draw(st.sampled_from(("",) + DATA_LAYOUTS[k][:2])),
+    }
 
 
 for _k in SPATIAL:
@@ -704,17 +849,26 @@ for _k in SPATIAL:
 @generator("nn.global_avg_pool2d", "nn.global_max_pool2d")
 def _global_pool(draw: Draw) -> tuple:
     layout = draw(st.sampled_from(("NCHW", "NHWC")))
-    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {"layout": layout, "out_layout": draw(st.sampled_from(("", "NCHW", "NHWC")))}
+    return [array(draw, draw(shapes(rank_lo=4, rank_hi=4)))], {
+        "layout": layout,
+        "out_layout": draw(st.sampled_from(("", "NCHW", "NHWC"))),
+    }
 
 
 def _resize(draw: Draw, spatial: str) -> tuple:
     layout = draw(st.sampled_from(("NC" + spatial, "N" + spatial + "C")))
-    mode = draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn")))
+    mode = draw(
+        st.sampled_from(("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn"))
+    )
     rank = 2 + len(spatial)
     return [array(draw, draw(shapes(rank_lo=rank, rank_hi=rank)), draw(st.sampled_from(FLOATS + ("int8",))))], {
-        "size": draw(st.lists(st.integers(1, 6), min_size=1, max_size=len(spatial)).filter(lambda v: len(v) in (1, len(spatial)))),
-        "layout": layout, "coordinate_transformation_mode": mode,
-        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic")))}
+        "size": draw(
+            st.lists(st.integers(1, 6), min_size=1, max_size=len(spatial)).filter(lambda v: len(v) in (1, len(spatial)))
+        ),
+        "layout": layout,
+        "coordinate_transformation_mode": mode,
+        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic"))),
+    }
 
 
 @generator("image.resize1d")
@@ -736,8 +890,9 @@ def _resize3d(draw: Draw) -> tuple:
 def _gather(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1))
     axis = draw(st.integers(-len(shape), len(shape) - 1))
-    index_shape = tuple(draw(st.integers(1, 4)) if i == axis % len(shape) else draw(st.integers(1, d))
-                        for i, d in enumerate(shape))
+    index_shape = tuple(
+        draw(st.integers(1, 4)) if i == axis % len(shape) else draw(st.integers(1, d)) for i, d in enumerate(shape)
+    )
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     indices = rng.integers(0, shape[axis], size=index_shape).astype(draw(st.sampled_from(INTS)))
     return [array(draw, shape, any_dtype(draw)), indices], {"axis": axis}
@@ -771,9 +926,15 @@ def _upsampling(draw: Draw, spatial: str, dynamic: bool) -> tuple:
     return [array(draw, shape)], dict(attrs, **{f"scale_{c.lower()}": v for c, v in zip(spatial, scales)})
 
 
-for _name, _spatial in (("nn.upsampling", "HW"), ("nn.upsampling3d", "DHW"), ("dyn.nn.upsampling", "HW"),
-                        ("dyn.nn.upsampling3d", "DHW")):
-    GENERATORS[_name] = lambda draw, spatial=_spatial, dynamic=_name.startswith("dyn."): _upsampling(draw, spatial, dynamic)
+for _name, _spatial in (
+    ("nn.upsampling", "HW"),
+    ("nn.upsampling3d", "DHW"),
+    ("dyn.nn.upsampling", "HW"),
+    ("dyn.nn.upsampling3d", "DHW"),
+):
+    GENERATORS[_name] = lambda draw, spatial=_spatial, dynamic=_name.startswith("dyn."): _upsampling(
+        draw, spatial, dynamic
+    )
 
 
 @generator("layout_transform")
@@ -787,8 +948,11 @@ def _layout_transform(draw: Draw) -> tuple:
 def _blocks(draw: Draw) -> tuple:
     layout = draw(st.sampled_from(("NCHW", "NHWC")))
     shape = tuple(draw(st.integers(1, 9)) for _ in range(4))
-    return [_laid_out(draw, shape, "NCHW", layout)], {"block_size": draw(st.integers(1, 3)), "layout": layout,
-                                                     "mode": draw(st.sampled_from(("DCR", "CRD")))}
+    return [_laid_out(draw, shape, "NCHW", layout)], {
+        "block_size": draw(st.integers(1, 3)),
+        "layout": layout,
+        "mode": draw(st.sampled_from(("DCR", "CRD"))),
+    }
 
 
 @generator("matrix_set_diag")
@@ -799,7 +963,11 @@ def _matrix_set_diag(draw: Draw) -> tuple:
     longest = min(m + min(k2, 0), n - max(k1, 0))
     band = (k2 - k1 + 1,) if k1 != k2 else ()
     return [array(draw, batch + (m, n)), array(draw, batch + band + (longest,))], {
-        "k1": k1, "k2": k2, "super_diag_right_align": draw(st.booleans()), "sub_diag_right_align": draw(st.booleans())}
+        "k1": k1,
+        "k2": k2,
+        "super_diag_right_align": draw(st.booleans()),
+        "sub_diag_right_align": draw(st.booleans()),
+    }
 
 
 @generator("sparse_to_dense", "dyn.sparse_to_dense")
@@ -878,16 +1046,28 @@ def _nll_loss(draw: Draw) -> tuple:
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     targets = rng.integers(0, c, size=(n,) + rest).astype("int32")
     return [array(draw, (n, c) + rest), targets, positive(draw, (c,))], {
-        "reduction": draw(st.sampled_from(("mean", "sum", "none"))), "ignore_index": draw(st.sampled_from((-100, 0)))}
+        "reduction": draw(st.sampled_from(("mean", "sum", "none"))),
+        "ignore_index": draw(st.sampled_from((-100, 0))),
+    }
 
 
 def _conv_geometry(draw: Draw) -> tuple:
     """(n, c, h, w, groups, kernel, attrs, output size) of a valid 2-D convolution."""
     groups = draw(st.sampled_from((1, 2)))
-    n, c, h, w = draw(st.integers(1, 2)), groups * draw(st.integers(1, 2)), draw(st.integers(2, 6)), draw(st.integers(2, 6))
+    n, c, h, w = (
+        draw(st.integers(1, 2)),
+        groups * draw(st.integers(1, 2)),
+        draw(st.integers(2, 6)),
+        draw(st.integers(2, 6)),
+    )
     kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    attrs = {"strides": [draw(st.integers(1, 2))], "dilation": [draw(st.integers(1, 2))], "padding": [draw(st.integers(0, 1))],
-             "groups": groups, "kernel_size": list(kernel)}
+    attrs = {
+        "strides": [draw(st.integers(1, 2))],
+        "dilation": [draw(st.integers(1, 2))],
+        "padding": [draw(st.integers(0, 1))],
+        "groups": groups,
+        "kernel_size": list(kernel),
+    }
     if not _fits((h, w), kernel, attrs):
         attrs["padding"] = [4]
     s, d, p = attrs["strides"][0], attrs["dilation"][0], attrs["padding"][0]
@@ -942,7 +1122,9 @@ def _per_channel(draw: Draw) -> tuple:
 def _qnn_quantize(draw: Draw) -> tuple:
     shape, axis, channels = _per_channel(draw)
     return [array(draw, shape), _scale(draw, channels), _zero_point(draw)], {
-        "axis": axis, "out_dtype": draw(st.sampled_from(QUANTIZED + ("int32",)))}
+        "axis": axis,
+        "out_dtype": draw(st.sampled_from(QUANTIZED + ("int32",))),
+    }
 
 
 @generator("qnn.dequantize")
@@ -957,13 +1139,17 @@ def _qnn_requantize(draw: Draw) -> tuple:
     shape, axis, channels = _per_channel(draw)
     data = _quantized(draw, shape, draw(st.sampled_from(QUANTIZED + ("int32",))))
     return [data, _scale(draw, channels), _zero_point(draw), _scale(draw, channels), _zero_point(draw)], {
-        "axis": axis, "out_dtype": draw(st.sampled_from(QUANTIZED))}
+        "axis": axis,
+        "out_dtype": draw(st.sampled_from(QUANTIZED)),
+    }
 
 
 def _with_quantization(draw: Draw, args: list, attrs: dict) -> tuple:
     """Float-op inputs turned into quantized ones, with zero points and scales after them."""
     data, weight = (_quantized(draw, a.shape) for a in args)
-    return [data, weight, _zero_point(draw), _zero_point(draw), _scale(draw), _scale(draw)], dict(attrs, out_dtype="int32")
+    return [data, weight, _zero_point(draw), _zero_point(draw), _scale(draw), _scale(draw)], dict(
+        attrs, out_dtype="int32"
+    )
 
 
 @generator("qnn.conv2d")
@@ -994,7 +1180,9 @@ def _qnn_binary(draw: Draw) -> tuple:
     return [_quantized(draw, lhs, dtype), _quantized(draw, rhs, dtype)] + params, {}
 
 
-@generator("qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs", "qnn.hardswish")
+@generator(
+    "qnn.sqrt", "qnn.rsqrt", "qnn.exp", "qnn.erf", "qnn.sigmoid", "qnn.tanh", "qnn.log", "qnn.abs", "qnn.hardswish"
+)
 def _qnn_unary(draw: Draw) -> tuple:
     return [_quantized(draw, draw(shapes())), _scale(draw), _zero_point(draw), _scale(draw), _zero_point(draw)], {}
 
@@ -1018,7 +1206,9 @@ def with_defaults(op: Any, attrs: dict) -> dict:
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 @given(data=st.data())
 def test_kernel_agrees_with_its_rule(name: str, data: st.DataObject) -> None:
     op = default_registry().get(name)
@@ -1028,8 +1218,9 @@ def test_kernel_agrees_with_its_rule(name: str, data: st.DataObject) -> None:
         run_operator(op, args, with_defaults(op, attrs), SPAN)
     except RunFailure as failure:
         diag = failure.diagnostic()
-        raise AssertionError(f"{name}{tuple(a.shape if hasattr(a, 'shape') else a for a in args)} {attrs}: "
-                             f"{diag.code}: {diag.message}") from None
+        raise AssertionError(
+            f"{name}{tuple(a.shape if hasattr(a, 'shape') else a for a in args)} {attrs}: {diag.code}: {diag.message}"
+        ) from None
 
 
 #: registered operators that have no NumPy kernel, each with the reason (a program calling one
@@ -1077,14 +1268,23 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: by index values alone: a shorter tensor makes the drawn indices out of range (aten.index,
 #: aten.index_select, gather_nd, onnx.gather_nd), a mask selects as many places as it holds
 #: true values (aten.index_put).
-RANK_GAPS = frozenset({
-    "aten.index", "aten.index_put", "aten.index_select", "gather_nd", "onnx.gather_nd",
-})
+RANK_GAPS = frozenset(
+    {
+        "aten.index",
+        "aten.index_put",
+        "aten.index_select",
+        "gather_nd",
+        "onnx.gather_nd",
+    }
+)
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
-@settings(max_examples=max(EXAMPLES // 6, 2), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=max(EXAMPLES // 6, 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_a_rule_stops_what_its_kernel_cannot_run(name: str, data: st.DataObject) -> None:
     """Valid inputs with one tensor made a scalar, one dim shorter or one dim longer: the rule
@@ -1103,7 +1303,9 @@ def test_a_rule_stops_what_its_kernel_cannot_run(name: str, data: st.DataObject)
         run_operator(op, args, with_defaults(op, attrs), SPAN)
     except KernelFailure as failure:
         if name not in RANK_GAPS:
-            raise AssertionError(f"{name}{tuple(np.shape(a) for a in args)} {attrs}: {failure.diagnostic().message}") from None
+            raise AssertionError(
+                f"{name}{tuple(np.shape(a) for a in args)} {attrs}: {failure.diagnostic().message}"
+            ) from None
     except RunFailure:
         pass
 
@@ -1113,8 +1315,11 @@ OTHER_DTYPES = ("float32", "float16", "int32", "int8", "uint8", "int64", "bool")
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
-@settings(max_examples=max(EXAMPLES // 6, 2), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=max(EXAMPLES // 6, 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataObject) -> None:
     """Valid inputs with the operands of the first dtype variable given another dtype (which
@@ -1126,8 +1331,11 @@ def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataO
     op = default_registry().get(name)
     args, attrs = GENERATORS[name](data.draw)
     params = op.signature.params
-    typed = [i for i, (p, a) in enumerate(zip(params, args))
-             if isinstance(p, TensorType) and isinstance(p.dtype, DTypeVar) and isinstance(a, np.ndarray)]
+    typed = [
+        i
+        for i, (p, a) in enumerate(zip(params, args))
+        if isinstance(p, TensorType) and isinstance(p.dtype, DTypeVar) and isinstance(a, np.ndarray)
+    ]
     if not typed:
         return
     var = params[typed[0]].dtype
@@ -1145,8 +1353,11 @@ def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataO
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))
-@settings(max_examples=max(EXAMPLES // 6, 2), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=max(EXAMPLES // 6, 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_an_integer_operand_given_as_floats_is_stopped_or_runs(name: str, data: st.DataObject) -> None:
     """Valid inputs with an integer operand whose declared dtype is `?` (indices, axes, sizes)
@@ -1158,9 +1369,15 @@ def test_an_integer_operand_given_as_floats_is_stopped_or_runs(name: str, data: 
 
     op = default_registry().get(name)
     args, attrs = GENERATORS[name](data.draw)
-    typed = [i for i, (p, a) in enumerate(zip(op.signature.params, args))
-             if isinstance(p, TensorType) and not isinstance(p.dtype, DTypeVar) and str(p.dtype) == "?"
-             and isinstance(a, np.ndarray) and a.dtype.kind in "iu"]
+    typed = [
+        i
+        for i, (p, a) in enumerate(zip(op.signature.params, args))
+        if isinstance(p, TensorType)
+        and not isinstance(p.dtype, DTypeVar)
+        and str(p.dtype) == "?"
+        and isinstance(a, np.ndarray)
+        and a.dtype.kind in "iu"
+    ]
     if not typed:
         return
     i = data.draw(st.sampled_from(typed))
@@ -1238,9 +1455,11 @@ def _checker_accepts(op: Any, args: list, attrs: dict) -> bool:
         expected = operators.expected_result(op, args, attrs, SPAN)
     except RunFailure:
         return False
-    return (operators.result_bytes(expected) <= operators.tensor_byte_limit()
-            and operators.result_bytes(expected, skip_zeros=True) <= operators.INDEX_LIMIT
-            and operators.result_rank(expected) <= operators.RANK_LIMIT)
+    return (
+        operators.result_bytes(expected) <= operators.tensor_byte_limit()
+        and operators.result_bytes(expected, skip_zeros=True) <= operators.INDEX_LIMIT
+        and operators.result_rank(expected) <= operators.RANK_LIMIT
+    )
 
 
 # the property's findings, pinned (each failed before its rule was mended) ------------------------
@@ -1258,101 +1477,268 @@ def _outcome(name: str, args: list, attrs: dict) -> str:
 F32, I64 = np.float32, np.int64
 
 
-@pytest.mark.parametrize("name, args, attrs, want", [
-    # a scalar's index holds one value and leaves the scalar (the rule said scalar, the kernel gave (0,))
-    ("aten.index_select", [np.array(3, F32), np.array([0], I64)], {"dim": 0}, "ran: ()"),
-    ("aten.index_select", [np.array(3, F32), np.zeros((0,), I64)], {"dim": 0}, "stopped by the rule"),
-    # a scale of rank 2 broadcasts into x: it must not add a dim (the kernel gave rank 5 for rank 4)
-    ("onnx.quantize", [np.ones((1, 5, 1, 4), F32), np.ones((1, 1, 5, 1, 4), F32), np.zeros((0,), np.int16)],
-     {"dtype": "int16", "axis": -2, "block_size": 3}, "stopped by the rule"),
-    ("onnx.quantize", [np.ones((2, 4), F32), np.ones((1, 4), F32), np.zeros((0,), np.int8)],
-     {"dtype": "int8", "axis": 0}, "ran: (2, 4)"),
-    # a per-axis scale needs x to have that axis (a scalar x divided by zero in the kernel)
-    ("onnx.dequantize", [np.array(3, np.int8), np.ones((2,), F32), np.zeros((0,), np.int8)],
-     {"dtype": "float32", "axis": 0}, "stopped by the rule"),
-    # a zero point shaped unlike its scale
-    ("onnx.quantize", [np.ones((2, 4, 2, 2), F32), np.ones((2,), F32), np.zeros((1, 0), np.int8)],
-     {"dtype": "int8", "axis": -2}, "stopped by the rule"),
-    # STFT's step is a scalar (the rule crashed on an empty one), its frame length matches the window
-    ("onnx.stft", [np.ones((1, 7, 2), F32), np.zeros((0,), I64), np.zeros((0,), F32), np.array(2, I64)],
-     {"onesided": False}, "stopped by the rule"),
-    ("onnx.stft", [np.ones((1, 6, 1), F32), np.array(1, I64), np.ones((3,), F32), np.array(2, I64)],
-     {"onesided": True}, "stopped by the rule"),
-    ("onnx.stft", [np.ones((1, 3, 1), F32), np.array(1, I64), np.ones((4,), F32), np.array(4, I64)],
-     {"onesided": True}, "stopped by the rule"),
-    ("onnx.stft", [np.ones((1, 6, 1), F32), np.array(2, I64), np.ones((4,), F32), np.array(4, I64)],
-     {"onesided": True}, "ran: (1, 2, 3, 2)"),
-    # one value where ONNX says so, and the (off, on) pair
-    ("onnx.one_hot", [np.zeros((0, 2), I64), np.zeros((0,), I64), np.ones((2,), F32)], {"axis": -1},
-     "stopped by the rule"),
-    ("onnx.one_hot", [np.zeros((3,), I64), np.array([4], I64), np.array(1, F32)], {"axis": -1}, "stopped by the rule"),
-    ("onnx.one_hot", [np.zeros((3,), I64), np.array([4], I64), np.array([0, 1], F32)], {"axis": -1}, "ran: (3, 4)"),
-    ("onnx.window", [np.zeros((0,), I64)], {"kind": "hann", "periodic": True, "dtype": "float32"}, "stopped by the rule"),
-    # ranks the kernels index into
-    ("onnx.affine_grid", [np.ones((2, 2, 3), F32), np.array(4, I64)], {"align_corners": True}, "stopped by the rule"),
-    ("onnx.gather_nd", [np.ones((2,), F32), np.array(0, I64)], {"batch_dims": 0}, "stopped by the rule"),
-    ("aten.col2im", [np.ones((1, 2, 6, 18), F32)], {"kernel_size": [1, 3], "dilation": [2, 1], "padding": [1, 0],
-                                                     "stride": [1, 1], "output_size": [4, 5]}, "stopped by the rule"),
-    # torch refuses an infinity norm and a median of no elements
-    ("aten.linalg_vector_norm", [np.zeros((0,), F32)], {"ord": float("inf")}, "stopped by the rule"),
-    ("aten.linalg_vector_norm", [np.zeros((0,), F32)], {"ord": 2.0}, "ran: ()"),
-    ("aten.median", [np.zeros((2, 0), F32)], {}, "stopped by the rule"),
-    # a slice's start and end are SymInts: scalars
-    ("aten.slice", [np.ones((4,), F32), np.zeros((0,), I64), ()], {"dim": 0}, "stopped by the rule"),
-    # a mean that would grow the data; an output scale of no elements
-    ("variance", [np.ones((1, 5), F32), np.ones((1, 1, 1), F32)], {}, "stopped by the rule"),
-    ("variance", [np.ones((3, 5), F32), np.ones((3, 1), F32)], {"axis": [1]}, "ran: (3,)"),
-    ("qnn.concatenate", [(np.ones((2, 2), np.int8),), (np.array(1, F32),), (np.array(0, np.int32),),
-                         np.zeros((0,), F32), np.array(0, np.int32)], {"axis": 0}, "stopped by the rule"),
-    # a condition longer than its axis; one sequence length per batch entry
-    ("onnx.compress", [np.ones((4,), F32), np.ones((5,), bool)], {"axis": 0}, "stopped by the rule"),
-    ("onnx.compress", [np.ones((4,), F32), np.ones((3,), bool)], {"axis": 0}, "ran: (3,)"),
-    ("onnx.reverse_sequence", [np.ones((3, 2, 1), F32), np.array([1, 1, 1], I64)], {"batch_axis": 1, "time_axis": 0},
-     "stopped by the rule"),
-    # DFT's signal has a last dim of 1 or 2 that is not the axis, and at least one point
-    ("onnx.dft", [np.ones((2,), F32), np.zeros((0,), I64)], {"axis": 0, "inverse": True, "onesided": True},
-     "stopped by the rule"),
-    ("onnx.dft", [np.ones((5, 4, 4, 1), F32), np.array(0, I64)], {"axis": -3, "inverse": False, "onesided": True},
-     "stopped by the rule"),
-    ("onnx.dft", [np.ones((1, 4, 1), F32), np.zeros((0,), I64)], {"axis": 1, "inverse": False, "onesided": False},
-     "ran: (1, 4, 2)"),
-    # Col2Im's shapes are vectors, one entry per spatial dim, and the blocks fill the columns
-    ("onnx.col2im", [np.ones((2, 2, 1), F32), np.array(2, I64), np.array([2], I64)], {}, "stopped by the rule"),
-    ("onnx.col2im", [np.ones((1, 2, 8), F32), np.array([3, 3], I64), np.array([1, 2], I64)], {}, "stopped by the rule"),
-    ("onnx.col2im", [np.ones((1, 2, 6), F32), np.array([3, 3], I64), np.array([1, 2], I64)], {}, "ran: (1, 1, 3, 3)"),
-    # MaxUnpool's indices have x's shape; x has one spatial dim per kernel dim
-    ("onnx.max_unpool", [np.ones((1, 1, 2), F32), np.zeros((1, 1, 3), I64), np.zeros((0,), I64)], {"kernel_shape": [2]},
-     "stopped by the rule"),
-    ("onnx.max_unpool", [np.array(1, F32), np.zeros((1, 1, 1), I64), np.zeros((0,), I64)], {"kernel_shape": [3]},
-     "stopped by the rule"),
-    # RoPE's caches match the positions and the rotated half of the head
-    ("onnx.rotary_embedding", [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32),
-                               np.zeros((0,), I64)], {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
-     "ran: (1, 1, 12)"),
-    ("onnx.rotary_embedding", [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32),
-                               np.array(0, I64)], {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
-     "stopped by the rule"),
-    # the scatters: ScatterElements' three ranks agree, ScatterND's updates are indices[:-1] + data[k:]
-    ("onnx.scatter_elements", [np.ones((4,), F32), np.zeros((1, 1), I64), np.ones((1,), F32)], {"axis": -1},
-     "stopped by the rule"),
-    ("onnx.scatter_elements", [np.ones((4, 2), F32), np.zeros((1, 3), I64), np.ones((1, 3), F32)], {"axis": 0},
-     "stopped by the rule"),
-    ("onnx.scatter_elements", [np.ones((4, 2), F32), np.zeros((1, 2), I64), np.ones((1, 2), F32)], {"axis": 0},
-     "ran: (4, 2)"),
-    ("onnx.scatter_nd", [np.ones((4, 3, 4), F32), np.zeros((2,), I64), np.ones((3, 4), F32)], {}, "stopped by the rule"),
-    ("onnx.scatter_nd", [np.ones((4, 3, 4), F32), np.zeros((1, 2), I64), np.ones((1, 4), F32)], {}, "ran: (4, 3, 4)"),
-    ("onnx.tensor_scatter", [np.ones((3, 4), F32), np.ones((3, 4), F32), np.array(0, I64)], {"axis": 1, "mode": "circular"},
-     "stopped by the rule"),
-    # Attention's mask: at most the total sequence long (a shorter one is padded), bool or q's type
-    ("onnx.attention", [np.ones((1, 1, 1, 1), F32), np.ones((1, 1, 3, 1), F32), np.ones((1, 1, 3, 1), F32),
-                        np.zeros((1, 2), F32), np.zeros((0,), F32), np.zeros((0,), F32), np.zeros((0,), I64)],
-     {"qk_matmul_output_mode": 0}, "ran: 4 outputs"),
-    ("onnx.attention", [np.ones((1, 1, 1, 1), F32), np.ones((1, 1, 3, 1), F32), np.ones((1, 1, 3, 1), F32),
-                        np.zeros((1, 4), F32), np.zeros((0,), F32), np.zeros((0,), F32), np.zeros((0,), I64)],
-     {"qk_matmul_output_mode": 0}, "stopped by the rule"),
-    ("onnx.attention", [np.ones((1, 1, 2, 2), F32), np.ones((1, 1, 2, 2), F32), np.ones((1, 1, 2, 3), F32),
-                        np.zeros((1, 0), I64), np.zeros((0,), F32), np.zeros((0,), F32), np.zeros((0,), I64)],
-     {"is_causal": True}, "stopped by the rule"),
-])
+@pytest.mark.parametrize(
+    "name, args, attrs, want",
+    [
+        # a scalar's index holds one value and leaves the scalar (the rule said scalar, the kernel gave (0,))
+        ("aten.index_select", [np.array(3, F32), np.array([0], I64)], {"dim": 0}, "ran: ()"),
+        ("aten.index_select", [np.array(3, F32), np.zeros((0,), I64)], {"dim": 0}, "stopped by the rule"),
+        # a scale of rank 2 broadcasts into x: it must not add a dim (the kernel gave rank 5 for rank 4)
+        (
+            "onnx.quantize",
+            [np.ones((1, 5, 1, 4), F32), np.ones((1, 1, 5, 1, 4), F32), np.zeros((0,), np.int16)],
+            {"dtype": "int16", "axis": -2, "block_size": 3},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.quantize",
+            [np.ones((2, 4), F32), np.ones((1, 4), F32), np.zeros((0,), np.int8)],
+            {"dtype": "int8", "axis": 0},
+            "ran: (2, 4)",
+        ),
+        # a per-axis scale needs x to have that axis (a scalar x divided by zero in the kernel)
+        (
+            "onnx.dequantize",
+            [np.array(3, np.int8), np.ones((2,), F32), np.zeros((0,), np.int8)],
+            {"dtype": "float32", "axis": 0},
+            "stopped by the rule",
+        ),
+        # a zero point shaped unlike its scale
+        (
+            "onnx.quantize",
+            [np.ones((2, 4, 2, 2), F32), np.ones((2,), F32), np.zeros((1, 0), np.int8)],
+            {"dtype": "int8", "axis": -2},
+            "stopped by the rule",
+        ),
+        # STFT's step is a scalar (the rule crashed on an empty one), its frame length matches the window
+        (
+            "onnx.stft",
+            [np.ones((1, 7, 2), F32), np.zeros((0,), I64), np.zeros((0,), F32), np.array(2, I64)],
+            {"onesided": False},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.stft",
+            [np.ones((1, 6, 1), F32), np.array(1, I64), np.ones((3,), F32), np.array(2, I64)],
+            {"onesided": True},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.stft",
+            [np.ones((1, 3, 1), F32), np.array(1, I64), np.ones((4,), F32), np.array(4, I64)],
+            {"onesided": True},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.stft",
+            [np.ones((1, 6, 1), F32), np.array(2, I64), np.ones((4,), F32), np.array(4, I64)],
+            {"onesided": True},
+            "ran: (1, 2, 3, 2)",
+        ),
+        # one value where ONNX says so, and the (off, on) pair
+        (
+            "onnx.one_hot",
+            [np.zeros((0, 2), I64), np.zeros((0,), I64), np.ones((2,), F32)],
+            {"axis": -1},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.one_hot",
+            [np.zeros((3,), I64), np.array([4], I64), np.array(1, F32)],
+            {"axis": -1},
+            "stopped by the rule",
+        ),
+        ("onnx.one_hot", [np.zeros((3,), I64), np.array([4], I64), np.array([0, 1], F32)], {"axis": -1}, "ran: (3, 4)"),
+        (
+            "onnx.window",
+            [np.zeros((0,), I64)],
+            {"kind": "hann", "periodic": True, "dtype": "float32"},
+            "stopped by the rule",
+        ),
+        # ranks the kernels index into
+        (
+            "onnx.affine_grid",
+            [np.ones((2, 2, 3), F32), np.array(4, I64)],
+            {"align_corners": True},
+            "stopped by the rule",
+        ),
+        ("onnx.gather_nd", [np.ones((2,), F32), np.array(0, I64)], {"batch_dims": 0}, "stopped by the rule"),
+        (
+            "aten.col2im",
+            [np.ones((1, 2, 6, 18), F32)],
+            {"kernel_size": [1, 3], "dilation": [2, 1], "padding": [1, 0], "stride": [1, 1], "output_size": [4, 5]},
+            "stopped by the rule",
+        ),
+        # torch refuses an infinity norm and a median of no elements
+        ("aten.linalg_vector_norm", [np.zeros((0,), F32)], {"ord": float("inf")}, "stopped by the rule"),
+        ("aten.linalg_vector_norm", [np.zeros((0,), F32)], {"ord": 2.0}, "ran: ()"),
+        ("aten.median", [np.zeros((2, 0), F32)], {}, "stopped by the rule"),
+        # a slice's start and end are SymInts: scalars
+        ("aten.slice", [np.ones((4,), F32), np.zeros((0,), I64), ()], {"dim": 0}, "stopped by the rule"),
+        # a mean that would grow the data; an output scale of no elements
+        ("variance", [np.ones((1, 5), F32), np.ones((1, 1, 1), F32)], {}, "stopped by the rule"),
+        ("variance", [np.ones((3, 5), F32), np.ones((3, 1), F32)], {"axis": [1]}, "ran: (3,)"),
+        (
+            "qnn.concatenate",
+            [
+                (np.ones((2, 2), np.int8),),
+                (np.array(1, F32),),
+                (np.array(0, np.int32),),
+                np.zeros((0,), F32),
+                np.array(0, np.int32),
+            ],
+            {"axis": 0},
+            "stopped by the rule",
+        ),
+        # a condition longer than its axis; one sequence length per batch entry
+        ("onnx.compress", [np.ones((4,), F32), np.ones((5,), bool)], {"axis": 0}, "stopped by the rule"),
+        ("onnx.compress", [np.ones((4,), F32), np.ones((3,), bool)], {"axis": 0}, "ran: (3,)"),
+        (
+            "onnx.reverse_sequence",
+            [np.ones((3, 2, 1), F32), np.array([1, 1, 1], I64)],
+            {"batch_axis": 1, "time_axis": 0},
+            "stopped by the rule",
+        ),
+        # DFT's signal has a last dim of 1 or 2 that is not the axis, and at least one point
+        (
+            "onnx.dft",
+            [np.ones((2,), F32), np.zeros((0,), I64)],
+            {"axis": 0, "inverse": True, "onesided": True},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.dft",
+            [np.ones((5, 4, 4, 1), F32), np.array(0, I64)],
+            {"axis": -3, "inverse": False, "onesided": True},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.dft",
+            [np.ones((1, 4, 1), F32), np.zeros((0,), I64)],
+            {"axis": 1, "inverse": False, "onesided": False},
+            "ran: (1, 4, 2)",
+        ),
+        # Col2Im's shapes are vectors, one entry per spatial dim, and the blocks fill the columns
+        ("onnx.col2im", [np.ones((2, 2, 1), F32), np.array(2, I64), np.array([2], I64)], {}, "stopped by the rule"),
+        (
+            "onnx.col2im",
+            [np.ones((1, 2, 8), F32), np.array([3, 3], I64), np.array([1, 2], I64)],
+            {},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.col2im",
+            [np.ones((1, 2, 6), F32), np.array([3, 3], I64), np.array([1, 2], I64)],
+            {},
+            "ran: (1, 1, 3, 3)",
+        ),
+        # MaxUnpool's indices have x's shape; x has one spatial dim per kernel dim
+        (
+            "onnx.max_unpool",
+            [np.ones((1, 1, 2), F32), np.zeros((1, 1, 3), I64), np.zeros((0,), I64)],
+            {"kernel_shape": [2]},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.max_unpool",
+            [np.array(1, F32), np.zeros((1, 1, 1), I64), np.zeros((0,), I64)],
+            {"kernel_shape": [3]},
+            "stopped by the rule",
+        ),
+        # RoPE's caches match the positions and the rotated half of the head
+        (
+            "onnx.rotary_embedding",
+            [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32), np.zeros((0,), I64)],
+            {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
+            "ran: (1, 1, 12)",
+        ),
+        (
+            "onnx.rotary_embedding",
+            [np.ones((1, 1, 12), F32), np.ones((1, 1, 2), F32), np.ones((1, 1, 2), F32), np.array(0, I64)],
+            {"interleaved": True, "rotary_embedding_dim": 4, "num_heads": 2},
+            "stopped by the rule",
+        ),
+        # the scatters: ScatterElements' three ranks agree, ScatterND's updates are indices[:-1] + data[k:]
+        (
+            "onnx.scatter_elements",
+            [np.ones((4,), F32), np.zeros((1, 1), I64), np.ones((1,), F32)],
+            {"axis": -1},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.scatter_elements",
+            [np.ones((4, 2), F32), np.zeros((1, 3), I64), np.ones((1, 3), F32)],
+            {"axis": 0},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.scatter_elements",
+            [np.ones((4, 2), F32), np.zeros((1, 2), I64), np.ones((1, 2), F32)],
+            {"axis": 0},
+            "ran: (4, 2)",
+        ),
+        (
+            "onnx.scatter_nd",
+            [np.ones((4, 3, 4), F32), np.zeros((2,), I64), np.ones((3, 4), F32)],
+            {},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.scatter_nd",
+            [np.ones((4, 3, 4), F32), np.zeros((1, 2), I64), np.ones((1, 4), F32)],
+            {},
+            "ran: (4, 3, 4)",
+        ),
+        (
+            "onnx.tensor_scatter",
+            [np.ones((3, 4), F32), np.ones((3, 4), F32), np.array(0, I64)],
+            {"axis": 1, "mode": "circular"},
+            "stopped by the rule",
+        ),
+        # Attention's mask: at most the total sequence long (a shorter one is padded), bool or q's type
+        (
+            "onnx.attention",
+            [
+                np.ones((1, 1, 1, 1), F32),
+                np.ones((1, 1, 3, 1), F32),
+                np.ones((1, 1, 3, 1), F32),
+                np.zeros((1, 2), F32),
+                np.zeros((0,), F32),
+                np.zeros((0,), F32),
+                np.zeros((0,), I64),
+            ],
+            {"qk_matmul_output_mode": 0},
+            "ran: 4 outputs",
+        ),
+        (
+            "onnx.attention",
+            [
+                np.ones((1, 1, 1, 1), F32),
+                np.ones((1, 1, 3, 1), F32),
+                np.ones((1, 1, 3, 1), F32),
+                np.zeros((1, 4), F32),
+                np.zeros((0,), F32),
+                np.zeros((0,), F32),
+                np.zeros((0,), I64),
+            ],
+            {"qk_matmul_output_mode": 0},
+            "stopped by the rule",
+        ),
+        (
+            "onnx.attention",
+            [
+                np.ones((1, 1, 2, 2), F32),
+                np.ones((1, 1, 2, 2), F32),
+                np.ones((1, 1, 2, 3), F32),
+                np.zeros((1, 0), I64),
+                np.zeros((0,), F32),
+                np.zeros((0,), F32),
+                np.zeros((0,), I64),
+            ],
+            {"is_causal": True},
+            "stopped by the rule",
+        ),
+    ],
+)
 def test_a_rule_stops_the_inputs_its_kernel_ran_wrongly(name: str, args: list, attrs: dict, want: str) -> None:
     assert _outcome(name, args, attrs) == want

@@ -50,14 +50,22 @@ def conv_reference(x: np.ndarray, w: np.ndarray, stride: tuple, pad: tuple, dila
                     for ch in range(cg):
                         for p in range(kh):
                             for q in range(kw):
-                                out[b, f, i, j] += (x[b, g * cg + ch, i * stride[0] + p * dilation[0], j * stride[1] + q * dilation[1]]
-                                                    * w[f, ch, p, q])
+                                out[b, f, i, j] += (
+                                    x[b, g * cg + ch, i * stride[0] + p * dilation[0], j * stride[1] + q * dilation[1]]
+                                    * w[f, ch, p, q]
+                                )
     return out
 
 
-@pytest.mark.parametrize("groups, stride, dilation, padding", [
-    (1, [1, 1], [1, 1], [0, 0]), (2, [2, 1], [1, 2], [1, 0, 2, 1]), (1, [2], [2], [1]), (3, [1], [1], [2, 1]),
-])
+@pytest.mark.parametrize(
+    "groups, stride, dilation, padding",
+    [
+        (1, [1, 1], [1, 1], [0, 0]),
+        (2, [2, 1], [1, 2], [1, 0, 2, 1]),
+        (1, [2], [2], [1]),
+        (3, [1], [1], [2, 1]),
+    ],
+)
 def test_conv2d_matches_a_direct_convolution(groups: int, stride: list, dilation: list, padding: list) -> None:
     x, w = rand(2, 6, 7, 8), rand(6, 6 // groups, 3, 2)
     pad4 = tuple(padding * 4 if len(padding) == 1 else padding * 2 if len(padding) == 2 else padding)
@@ -70,7 +78,14 @@ def test_conv2d_matches_a_direct_convolution(groups: int, stride: list, dilation
 def test_conv2d_in_nhwc_with_hwio_weights() -> None:
     x, w = rand(1, 3, 5, 6), rand(4, 3, 2, 2)
     nchw = op("nn.conv2d", x, w, padding=[1])
-    nhwc = op("nn.conv2d", x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), padding=[1], data_layout="NHWC", kernel_layout="HWIO")
+    nhwc = op(
+        "nn.conv2d",
+        x.transpose(0, 2, 3, 1),
+        w.transpose(2, 3, 1, 0),
+        padding=[1],
+        data_layout="NHWC",
+        kernel_layout="HWIO",
+    )
     np.testing.assert_allclose(nhwc, nchw.transpose(0, 2, 3, 1))
 
 
@@ -116,16 +131,19 @@ def test_adaptive_and_global_pools() -> None:
 
 
 # reshape, slicing, indexing -------------------------------------------------------------------------
-@pytest.mark.parametrize("shape, newshape, result", [
-    ((2, 3, 4), [6, 1, -1], (6, 1, 4)),
-    ((2, 3, 4), [3, -1, 8], (3, 1, 8)),
-    ((2, 3, 4), [-1], (24,)),
-    ((2, 3, 4), [0, -1], (2, 12)),
-    ((2, 3, 4), [-2], (2, 3, 4)),
-    ((2, 3, 4, 5), [-3, -3], (6, 20)),
-    ((2, 3, 4), [-4, 1, 2, -2], (1, 2, 3, 4)),
-    ((2, 3, 4), [2, -4, -1, 3, -2], (2, 1, 3, 4)),
-])
+@pytest.mark.parametrize(
+    "shape, newshape, result",
+    [
+        ((2, 3, 4), [6, 1, -1], (6, 1, 4)),
+        ((2, 3, 4), [3, -1, 8], (3, 1, 8)),
+        ((2, 3, 4), [-1], (24,)),
+        ((2, 3, 4), [0, -1], (2, 12)),
+        ((2, 3, 4), [-2], (2, 3, 4)),
+        ((2, 3, 4, 5), [-3, -3], (6, 20)),
+        ((2, 3, 4), [-4, 1, 2, -2], (1, 2, 3, 4)),
+        ((2, 3, 4), [2, -4, -1, 3, -2], (2, 1, 3, 4)),
+    ],
+)
 def test_reshape_codes_as_relay_documents_them(shape: tuple, newshape: list, result: tuple) -> None:
     x = np.arange(np.prod(shape)).reshape(shape)
     out = op("reshape", x, newshape=newshape)
@@ -149,8 +167,9 @@ def test_take_modes() -> None:
 
 
 def test_one_hot_topk_unique() -> None:
-    np.testing.assert_array_equal(op("one_hot", np.array([0, 2]), np.array(5.0), np.array(-1.0), depth=3, axis=0),
-                                  [[5, -1], [-1, -1], [-1, 5]])
+    np.testing.assert_array_equal(
+        op("one_hot", np.array([0, 2]), np.array(5.0), np.array(-1.0), depth=3, axis=0), [[5, -1], [-1, -1], [-1, 5]]
+    )
     values, indices = op("topk", np.array([[3, 1, 4, 1, 5]]), k=2)
     np.testing.assert_array_equal(values, [[5, 4]])
     np.testing.assert_array_equal(indices, [[4, 2]])
@@ -203,21 +222,27 @@ def test_batch_norm_and_layer_norm() -> None:
     assert (m == mean).all() and (v == var).all()
     g, b = rand(4), rand(4)
     normed = op("nn.layer_norm", x, g, b)
-    np.testing.assert_allclose(normed, (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b)
+    np.testing.assert_allclose(
+        normed, (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b
+    )
 
 
 def test_pad_modes_and_negative_widths() -> None:
     x = np.arange(6).reshape(2, 3)
     np.testing.assert_array_equal(op("nn.pad", x, np.array(9), pad_width=[[1, 0], [0, -1]]), [[9, 9], [0, 1], [3, 4]])
-    np.testing.assert_array_equal(op("nn.pad", x, np.array(0), pad_width=[[0, 0], [2, 1]], pad_mode="reflect"),
-                                  np.pad(x, [(0, 0), (2, 1)], mode="reflect"))
+    np.testing.assert_array_equal(
+        op("nn.pad", x, np.array(0), pad_width=[[0, 0], [2, 1]], pad_mode="reflect"),
+        np.pad(x, [(0, 0), (2, 1)], mode="reflect"),
+    )
 
 
 def test_resize2d_methods() -> None:
     x = np.array([[[[0.0, 1.0], [2.0, 3.0]]]])
     same = op("image.resize2d", x, size=[2, 2])
     np.testing.assert_allclose(same, x)
-    nearest = op("image.resize2d", x, size=[4, 4], method="nearest_neighbor", coordinate_transformation_mode="asymmetric")
+    nearest = op(
+        "image.resize2d", x, size=[4, 4], method="nearest_neighbor", coordinate_transformation_mode="asymmetric"
+    )
     np.testing.assert_array_equal(nearest[0, 0], np.repeat(np.repeat(x[0, 0], 2, 0), 2, 1))
     corners = op("image.resize2d", x, size=[3, 3], coordinate_transformation_mode="align_corners")
     np.testing.assert_allclose(corners[0, 0], [[0, 0.5, 1], [1, 1.5, 2], [2, 2.5, 3]])

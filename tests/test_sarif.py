@@ -59,7 +59,10 @@ def test_a_warning_and_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     binary.write_bytes(b"def @main() { 1 }\n\xff")
     code, log = sarif(str(hinted), str(binary))
     results = valid(log)["runs"][0]["results"]
-    assert code == 1 and [(r["ruleId"], r["level"]) for r in results] == [("unused-hint", "warning"), ("input-error", "error")]
+    assert code == 1 and [(r["ruleId"], r["level"]) for r in results] == [
+        ("unused-hint", "warning"),
+        ("input-error", "error"),
+    ]
     assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("file://")
 
 
@@ -88,8 +91,10 @@ def test_a_model_result_is_in_the_model_file_at_the_node_it_names(tmp_path: Path
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 5])
     out = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("p", "q")]
-    nodes = [helper.make_node("MatMul", ["x", "y"], ["p"], name="first"),
-             helper.make_node("MatMul", ["y", "x"], ["q"], name="second")]
+    nodes = [
+        helper.make_node("MatMul", ["x", "y"], ["p"], name="first"),
+        helper.make_node("MatMul", ["y", "x"], ["q"], name="second"),
+    ]
     path = tmp_path / "two.onnx"
     onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x, y], out)), str(path))
     code, log = sarif(str(path))
@@ -103,7 +108,9 @@ def test_a_model_result_is_in_the_model_file_at_the_node_it_names(tmp_path: Path
     hashes = [r["partialFingerprints"]["primaryLocationLineHash"] for r in results]
     assert len(set(hashes)) == 2 and all(re.fullmatch(r"[0-9a-f]{16}:1", h) for h in hashes)
     # the same model again: the same fingerprints (stable across runs)
-    assert [r["partialFingerprints"]["primaryLocationLineHash"] for r in sarif(str(path))[1]["runs"][0]["results"]] == hashes
+    assert [
+        r["partialFingerprints"]["primaryLocationLineHash"] for r in sarif(str(path))[1]["runs"][0]["results"]
+    ] == hashes
     # a torch.export archive: a diagnostic in the model's Python source is a text region there
     code, log = sarif(str(ROOT / "tests" / "data" / "torch" / "edited.pt2"))
     (result,) = github_acceptable(log)["results"]
@@ -169,8 +176,9 @@ def test_github_accepts_every_kind_of_input(tmp_path: Path, monkeypatch: pytest.
     (work / "models" / "bad.rly").write_text((EXAMPLES / "shape_error.rly").read_text())
     (tmp_path / "outside.rly").write_text((EXAMPLES / "shape_error.rly").read_text())
     monkeypatch.chdir(work)
-    code, log = sarif("./models/../models/bad.rly", "../outside.rly", "missing.rly", "models",
-                      str(MODELS / "mlp_transposed.onnx"))
+    code, log = sarif(
+        "./models/../models/bad.rly", "../outside.rly", "missing.rly", "models", str(MODELS / "mlp_transposed.onnx")
+    )
     run = github_acceptable(log)
     assert code == 2
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == work.as_uri() + "/"
@@ -221,7 +229,10 @@ def test_a_file_name_that_is_not_utf8_is_percent_encoded(tmp_path: Path, monkeyp
     monkeypatch.chdir(tmp_path)
     code, log = sarif(name)
     run = github_acceptable(log)
-    assert code == 1 and run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF%20name.rly"
+    assert (
+        code == 1
+        and run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad%FF%20name.rly"
+    )
 
 
 def test_a_command_line_argparse_refuses_is_a_sarif_log_too(capsys: pytest.CaptureFixture) -> None:

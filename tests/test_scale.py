@@ -26,9 +26,22 @@ scale = sys.modules["scale"] = importlib.util.module_from_spec(_SPEC)  # type: i
 _SPEC.loader.exec_module(scale)  # type: ignore[union-attr]
 
 LIMIT = 8.5  # calls at 8n over calls at n
-SMALL = {"component": 40, "hints": 50, "hint-chain": 50, "definitions": 50, "sums": 100, "squaring": 20, "run-closures": 300, "run-closure-relations": 300,
-         "torch-conds": 40, "doublings": 200, "static-doublings": 200, "halvings": 200,
-         "close-names": 40, "close-globals": 40}
+SMALL = {
+    "component": 40,
+    "hints": 50,
+    "hint-chain": 50,
+    "definitions": 50,
+    "sums": 100,
+    "squaring": 20,
+    "run-closures": 300,
+    "run-closure-relations": 300,
+    "torch-conds": 40,
+    "doublings": 200,
+    "static-doublings": 200,
+    "halvings": 200,
+    "close-names": 40,
+    "close-globals": 40,
+}
 AXES = [a for a in scale.AXES if a.suffix == ".rly"]
 
 
@@ -60,6 +73,7 @@ def _work(text: str, axis) -> Callable[[], None]:  # noqa: ANN001 - a scale.Axis
             gradual.elaborate_text(result)
         elif axis.command == "run":
             gradual.run(result, {name: np.ones((4, 4), np.float32) for name in axis.inputs(text)})
+
     return check
 
 
@@ -135,8 +149,11 @@ EDITOR_QUERIES = {  # what an editor asks of a whole document
 
 
 @pytest.mark.parametrize("query", EDITOR_QUERIES)
-@pytest.mark.parametrize("axis", [a for a in AXES if a.name in ("definitions", "chain", "closures", "inferred-closures", "symbols")],
-                         ids=lambda a: a.name)
+@pytest.mark.parametrize(
+    "axis",
+    [a for a in AXES if a.name in ("definitions", "chain", "closures", "inferred-closures", "symbols")],
+    ids=lambda a: a.name,
+)
 def test_editor_queries_grow_linearly(axis, query: str) -> None:
     """The language server's document-wide answers, by lines run: looking a definition up by
     offset listed every piece's start, and a definition's checks went through every
@@ -155,7 +172,9 @@ def test_editor_queries_grow_linearly(axis, query: str) -> None:
         return tuple(counts)
 
     small, large = run_deep(both)
-    assert large <= LIMIT * small, f"{axis.name}, {query}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
+    assert large <= LIMIT * small, (
+        f"{axis.name}, {query}: {small} lines at n = {n}, {large} at 8n ({large / small:.1f}x)"
+    )
 
 
 def test_diagnostics_on_one_long_line_print_in_linear_size() -> None:
@@ -208,7 +227,7 @@ LONG = 1_000_000
 LONG_TEXTS = {  # a long string or comment, read by each path of the lexer
     "string lexeme": f'def @main(%x: {scale.T}) {{\n  nn.relu(%x, foo="{"a" * LONG}")\n}}\n',
     "string in a statement": f'def @main(%x: {scale.T}) {{\n  %y = nn.relu(%x, foo="{"a" * LONG}");\n  %y\n}}\n',
-    "comment in a statement": f'def @main(%x: {scale.T}) {{\n  %y = nn.relu(%x) /* {"a" * LONG} */;\n  %y\n}}\n',
+    "comment in a statement": f"def @main(%x: {scale.T}) {{\n  %y = nn.relu(%x) /* {'a' * LONG} */;\n  %y\n}}\n",
 }
 
 

@@ -121,7 +121,11 @@ def test_interval_class() -> None:
     assert Interval(3, 2).empty() and Interval(3, 2).size() == 0 and Interval(3, 2) == Interval(9, 0)
     assert Interval(7, 10) - Interval(1, 5) == Interval(2, 9)
     assert Interval(0, INT64_MAX - 10) * Interval(0, INT64_MAX) == Interval()
-    assert not Interval().has_upper_bound() and repr(Interval(2)) == "Interval(2, 2)" and repr(Interval()) == "Interval(0, ...)"
+    assert (
+        not Interval().has_upper_bound()
+        and repr(Interval(2)) == "Interval(2, 2)"
+        and repr(Interval()) == "Interval(0, ...)"
+    )
     assert D(2, 5).get_interval() == Interval(2, 5) and Q.get_interval() == Interval()
     with pytest.raises(TypeError):
         Interval(1, 2, 3)
@@ -710,21 +714,24 @@ def test_join_follows_spec_3_4() -> None:
     assert join(Q, D(3)) == Q
 
 
-@pytest.mark.parametrize("lhs, rhs, expected", [
-    ("h", "32", ("value", (32,))),
-    ("2 * (h // 4)", "h // 2", ("residues", (4, 0, 1))),
-    ("h", "4 * (h // 4)", ("residues", (4, 0))),
-    ("16 * (h // 2) - 16", "512", ("range", (66, 67))),
-    ("32 * ((h - 6) // 8) * ((h - 6) // 8)", "512", ("range", (38, 45))),
-    ("h * h", "49", ("value", (7,))),
-    ("h", "h + 1", ("impossible", ())),
-    ("24 * (h // 2) - 24", "512", ("impossible", ())),
-    ("h", "w", ("equation", ())),
-    ("6 * ((h + w) // 2)", "3 * h + 3 * w", ("residues", (2, 0))),  # a view of a concatenation
-    ("h + 2 * w", "10", ("value", (10,))),  # one form, named `(h + 2 * w)`
-    ("(h + w) // 2 + h", "7", ("equation", ())),  # not a function of h + w alone
-    ("h + w", "12", ("value", (12,))),
-])
+@pytest.mark.parametrize(
+    "lhs, rhs, expected",
+    [
+        ("h", "32", ("value", (32,))),
+        ("2 * (h // 4)", "h // 2", ("residues", (4, 0, 1))),
+        ("h", "4 * (h // 4)", ("residues", (4, 0))),
+        ("16 * (h // 2) - 16", "512", ("range", (66, 67))),
+        ("32 * ((h - 6) // 8) * ((h - 6) // 8)", "512", ("range", (38, 45))),
+        ("h * h", "49", ("value", (7,))),
+        ("h", "h + 1", ("impossible", ())),
+        ("24 * (h // 2) - 24", "512", ("impossible", ())),
+        ("h", "w", ("equation", ())),
+        ("6 * ((h + w) // 2)", "3 * h + 3 * w", ("residues", (2, 0))),  # a view of a concatenation
+        ("h + 2 * w", "10", ("value", (10,))),  # one form, named `(h + 2 * w)`
+        ("(h + w) // 2 + h", "7", ("equation", ())),  # not a function of h + w alone
+        ("h + w", "12", ("value", (12,))),
+    ],
+)
 def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, expected: tuple) -> None:
     """What `dim-constraint` warnings state (SPEC 6): one value, a range, residues, or the equation."""
     from gradual.shapes.constraint import solve
@@ -734,13 +741,16 @@ def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, exp
     assert (found.kind, found.values) == expected
 
 
-@pytest.mark.parametrize("lhs, rhs, equal", [
-    ("h // 3 + (h - 1) // 3 + (h - 2) // 3 + 2", "h", True),  # Hermite: tensor_split into 3
-    ("h // 2 + (h - 1) // 2 + 1", "h", True),
-    ("(h + 5) // 6 + (h + 4) // 6 + (h + 3) // 6 + (h + 2) // 6 + (h + 1) // 6 + h // 6", "h", True),
-    ("3 * (h // 3)", "h", False),
-    ("h // 3 + (h - 1) // 3 + (h - 2) // 3", "h", False),
-])
+@pytest.mark.parametrize(
+    "lhs, rhs, equal",
+    [
+        ("h // 3 + (h - 1) // 3 + (h - 2) // 3 + 2", "h", True),  # Hermite: tensor_split into 3
+        ("h // 2 + (h - 1) // 2 + 1", "h", True),
+        ("(h + 5) // 6 + (h + 4) // 6 + (h + 3) // 6 + (h + 2) // 6 + (h + 1) // 6 + h // 6", "h", True),
+        ("3 * (h // 3)", "h", False),
+        ("h // 3 + (h - 1) // 3 + (h - 2) // 3", "h", False),
+    ],
+)
 def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: bool) -> None:
     """Canonical forms differ for sums of quotients that are one function of h (the parts of
     torch's tensor_split add up to h): unification proves them equal by evaluation, and only
@@ -814,14 +824,17 @@ def test_interval_bounds_past_the_bit_bound_widen() -> None:
     assert d.max_length is None and d.min_length >= 0
 
 
-@pytest.mark.parametrize("lhs, rhs, bounds, expected", [
-    ("24 * h", "32 * h", (2, 128), ("impossible", ())),  # h = 0 is outside 2..128 (an edited view)
-    ("h", "32", (2, 16), ("impossible", ())),
-    ("h", "32", (2, 64), ("value", (32,))),
-    ("16 * (h // 2) - 16", "512", (67, None), ("value", (67,))),
-    ("h", "4 * (h // 4)", (5, 7), ("impossible", ())),
-    ("h", "4 * (h // 4)", (5, 9), ("residues", (4, 0))),
-])
+@pytest.mark.parametrize(
+    "lhs, rhs, bounds, expected",
+    [
+        ("24 * h", "32 * h", (2, 128), ("impossible", ())),  # h = 0 is outside 2..128 (an edited view)
+        ("h", "32", (2, 16), ("impossible", ())),
+        ("h", "32", (2, 64), ("value", (32,))),
+        ("16 * (h // 2) - 16", "512", (67, None), ("value", (67,))),
+        ("h", "4 * (h // 4)", (5, 7), ("impossible", ())),
+        ("h", "4 * (h // 4)", (5, 9), ("residues", (4, 0))),
+    ],
+)
 def test_the_constraint_stays_within_the_symbols_bounds(lhs: str, rhs: str, bounds: tuple, expected: tuple) -> None:
     """A bounded symbol (torch.export's range constraints) allows only values in its bounds."""
     from gradual.shapes.constraint import solve
@@ -843,7 +856,6 @@ def test_a_factor_that_cannot_be_zero_is_divided_out() -> None:
         found = solve(16 * bd * (sd // 2), 8 * sd * bd)
         assert found.kind == kind
         assert kind != "residues" or (found.symbol, found.values) == (s, (2, 0))
-
 
 
 def test_a_remainder_among_the_terms_is_bounded_by_its_divisor() -> None:

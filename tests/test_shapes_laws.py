@@ -58,7 +58,9 @@ def shapes(dims=any_dims):
 
 def same_rank_shapes(dims, count: int):
     """`count` shapes of one common static rank."""
-    return st.integers(0, 3).flatmap(lambda r: st.tuples(*[st.lists(dims, min_size=r, max_size=r).map(PartialShape)] * count))
+    return st.integers(0, 3).flatmap(
+        lambda r: st.tuples(*[st.lists(dims, min_size=r, max_size=r).map(PartialShape)] * count)
+    )
 
 
 # consistency --------------------------------------------------------------------------------------
@@ -387,8 +389,9 @@ def test_poly_ring_laws_hold_syntactically(p, q) -> None:
 
 
 @SETTINGS
-@given(poly_exprs(), st.sampled_from(SYMS), st.integers(1, 6),
-       st.fixed_dictionaries({s: st.integers(0, 30) for s in SYMS}))
+@given(
+    poly_exprs(), st.sampled_from(SYMS), st.integers(1, 6), st.fixed_dictionaries({s: st.integers(0, 30) for s in SYMS})
+)
 def test_a_quotient_by_a_monomial_agrees_with_integers(expr, s, k, env) -> None:
     """`(p * s) // (k * s)` of dimensions is `p // k` wherever `s > 0` (its value where s is 0
     divides by zero and means nothing); never wrong, exact or an interval holding the value."""
@@ -474,8 +477,12 @@ def _saturated(d: Dimension) -> bool:
 def test_interval_bounds_never_pass_int64_and_stay_sound(a, b) -> None:
     """Every non-static result saturates, and still holds each combination of the operands'
     finite bounds that int64 can hold (saturating only ever widens)."""
-    corners = [(x, y) for x in {a.min_length, a.max_length} for y in {b.min_length, b.max_length}
-               if x is not None and y is not None]
+    corners = [
+        (x, y)
+        for x in {a.min_length, a.max_length}
+        for y in {b.min_length, b.max_length}
+        if x is not None and y is not None
+    ]
     for op, combine in ((lambda p, q: p + q, lambda x, y: x + y), (lambda p, q: p * q, lambda x, y: x * y)):
         result = op(a, b)
         assert _saturated(result)
@@ -579,7 +586,9 @@ def test_broadcast_with_an_unlabelled_one_keeps_value_and_label(d, name) -> None
 
 
 @LIGHT
-@given(same_rank_shapes(any_dims, 2), st.lists(labels, min_size=3, max_size=3), st.lists(labels, min_size=3, max_size=3))
+@given(
+    same_rank_shapes(any_dims, 2), st.lists(labels, min_size=3, max_size=3), st.lists(labels, min_size=3, max_size=3)
+)
 def test_shape_merge_links_the_symbols_of_each_dim(ab, la, lb) -> None:
     table: dict = {}
     a = PartialShape([label(d, n, table) for d, n in zip(ab[0], la)])

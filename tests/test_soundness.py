@@ -37,8 +37,9 @@ from tracing import every_type_static, run_outcome
 
 
 def examples(count: int) -> settings:
-    return settings(max_examples=count, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    return settings(
+        max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    )
 
 
 def checked(program: Program, variant: object = SYMBOLIC) -> gradual.CheckResult:
@@ -46,7 +47,8 @@ def checked(program: Program, variant: object = SYMBOLIC) -> gradual.CheckResult
     text = program.text(variant)  # type: ignore[arg-type]
     result = gradual.check(text)
     assert result.ok, f"a generated program was rejected:\n{text}\n" + "\n".join(
-        f"{d.line}:{d.column} {d.message}" for d in result.errors)
+        f"{d.line}:{d.column} {d.message}" for d in result.errors
+    )
     return result
 
 
@@ -91,8 +93,9 @@ def random_runs_stop_only_at_checks(program: Program, seed: int, runs: int = 3) 
             inputs = consistent_inputs(program, variant, rng)
             outcome = run_outcome(result, inputs)
             assert outcome.ok or outcome.allowed_stop, (
-                f"{variant.name}: {outcome.describe()}\ninputs {({k: v.shape for k, v in inputs.items()})}\n"
-                + program.text(variant))
+                f"{variant.name}: {outcome.describe()}\ninputs { ({k: v.shape for k, v in inputs.items()}) }\n"
+                + program.text(variant)
+            )
 
 
 @examples(300)
@@ -109,8 +112,9 @@ def test_runs_on_random_inputs_stop_only_at_checks_deep(program: Program, seed: 
 
 
 @examples(100)
-@given(st.sampled_from(["expressions", "functions"]).flatmap(lambda focus: programs(focus=focus)),
-       st.integers(0, 2**16))
+@given(
+    st.sampled_from(["expressions", "functions"]).flatmap(lambda focus: programs(focus=focus)), st.integers(0, 2**16)
+)
 def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments(program: Program, seed: int) -> None:
     """The same, on programs rich in helpers whose parameter dims are expressions of later
     parameters' symbols and in functions passed to helpers (issue 11, classes 1 and 2)."""
@@ -119,8 +123,10 @@ def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments(pr
 
 @pytest.mark.deep
 @examples(1000)
-@given(st.sampled_from(["expressions", "functions"]).flatmap(lambda focus: programs(max_steps=10, focus=focus)),
-       st.integers(0, 2**16))
+@given(
+    st.sampled_from(["expressions", "functions"]).flatmap(lambda focus: programs(max_steps=10, focus=focus)),
+    st.integers(0, 2**16),
+)
 def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments_deep(program: Program, seed: int) -> None:
     random_runs_stop_only_at_checks(program, seed, runs=6)
 
@@ -141,7 +147,9 @@ def other_dtypes_stop_only_at_checks(program: Program, seed: int) -> None:
         other = "int32" if changed.val.dtype.startswith("float") else "float32"
         inputs[changed.name] = random_data(inputs[changed.name].shape, other, rng)
         outcome = run_outcome(result, inputs)
-        assert outcome.ok or outcome.allowed_stop, f"%{changed.name} as {other}: {outcome.describe()}\n{program.text(variant)}"
+        assert outcome.ok or outcome.allowed_stop, (
+            f"%{changed.name} as {other}: {outcome.describe()}\n{program.text(variant)}"
+        )
 
 
 @examples(200)
@@ -180,8 +188,11 @@ def bounds_only(value: object, check: object) -> bool:
     divides one: every dim it changes is an interval at a symbolic dim of the value, or
     `c * (m // c)` at its `m` (field by field for a tuple)."""
     if isinstance(value, TupleType):
-        return (isinstance(check, TupleType) and len(check.fields) == len(value.fields)
-                and all(bounds_only(v, c) for v, c in zip(value.fields, check.fields)))
+        return (
+            isinstance(check, TupleType)
+            and len(check.fields) == len(value.fields)
+            and all(bounds_only(v, c) for v, c in zip(value.fields, check.fields))
+        )
     if not isinstance(value, TensorType) or not isinstance(check, TensorType):
         return False
     if check.dims is None or len(check.dims) != len(value.dims):
@@ -229,8 +240,12 @@ def checked_once(result: gradual.CheckResult, name: str) -> None:
     seen: dict = {}
     for record in records:
         if isinstance(record.node, ast.Var):
-            key = (binder_of(result, record.node), str(record.type), bodies.get(id(record.node)),
-                   partners(result, record, records))
+            key = (
+                binder_of(result, record.node),
+                str(record.type),
+                bodies.get(id(record.node)),
+                partners(result, record, records),
+            )
             assert key not in seen, f"@{name} checks %{record.node.name} twice as {record.type}"
             seen[key] = record
 
@@ -245,8 +260,11 @@ def partners(result: gradual.CheckResult, record: object, records: list) -> froz
     own = runtime_symbols(record.type)
     if not own:
         return frozenset()
-    found = frozenset((binder_of(result, r.node), id(r.node) if binder_of(result, r.node) is None else 0, str(r.type))
-                      for r in records if r is not record and runtime_symbols(r.type) & own)
+    found = frozenset(
+        (binder_of(result, r.node), id(r.node) if binder_of(result, r.node) is None else 0, str(r.type))
+        for r in records
+        if r is not record and runtime_symbols(r.type) & own
+    )
     # a partner whose cast only binds `d` records no check: the call is then what tells the facts apart
     return found or frozenset({record.reason})
 
@@ -280,7 +298,8 @@ def checks_sit_at_imprecision(program: Program, seed: int) -> None:
                 if not record.inserted:  # a write through a reference, or a written annotation or cast
                     value = result.type_of(record.node)
                     assert imprecise(record.type) or imprecise(value), (
-                        f"{record.reason}: a {value} checked against the precise {record.type}")
+                        f"{record.reason}: a {value} checked against the precise {record.type}"
+                    )
                     continue
                 t = result.type_of(record.node)
                 if imprecise(t):
@@ -291,7 +310,8 @@ def checks_sit_at_imprecision(program: Program, seed: int) -> None:
                     # function is given (a precise variant's contracts are asserted)
                 assert bounds_only(t, record.type), (
                     f"{variant.name}: @{name} checks {record.node.span.describe()} of precise type {t} "
-                    f"as {record.type} ({record.reason})\n{program.text(variant)}")
+                    f"as {record.type} ({record.reason})\n{program.text(variant)}"
+                )
 
 
 @examples(300)
@@ -339,8 +359,12 @@ def failures_blame_the_source(program: Program, seed: int) -> None:
     text = program.text(variant)
     result = checked(program, variant)
     records = {(r.blame.start, r.blame.end): r for name in result.functions for r in result.checks(name)}
-    counted = {(span.start, span.end) for name in result.functions for r in result.checks(name)
-               for span in (r.blame, r.node.span)}
+    counted = {
+        (span.start, span.end)
+        for name in result.functions
+        for r in result.checks(name)
+        for span in (r.blame, r.node.span)
+    }
     for _ in range(3):
         outcome = run_outcome(result, consistent_inputs(program, variant, rng), traced=False)
         if outcome.ok:
@@ -351,7 +375,9 @@ def failures_blame_the_source(program: Program, seed: int) -> None:
         assert span.source.path == "<input>" and 0 <= span.start <= span.end <= len(text), outcome.describe()
         assert failure.diagnostic().code == "check-failed"  # type: ignore[union-attr]
         if failure.blame.kind in ("cast", "let"):  # type: ignore[union-attr]
-            assert (span.start, span.end) in counted, f"{outcome.describe()}: a check site `checks` does not count\n{text}"
+            assert (span.start, span.end) in counted, (
+                f"{outcome.describe()}: a check site `checks` does not count\n{text}"
+            )
         if failure.blame.kind == "inserted":  # type: ignore[union-attr]
             record = records.get((span.start, span.end))
             assert record is not None, f"{outcome.describe()}: no check site blames {span.describe()}\n{text}"
@@ -382,8 +408,13 @@ def rejected_or_sound(program: Program, seed: int) -> None:
         if not result.ok:
             continue
         static = base is STATIC and all(t.isdigit() for t in getattr(variant, "dims", {}).values())
-        quiet = (static and result.check_count == 0 and not program.data_dependent
-                 and "unannotated-param" not in program.features and every_type_static(result))
+        quiet = (
+            static
+            and result.check_count == 0
+            and not program.data_dependent
+            and "unannotated-param" not in program.features
+            and every_type_static(result)
+        )
         for _ in range(2):
             outcome = run_outcome(result, consistent_inputs(program, variant, rng))
             assert outcome.ok or (outcome.allowed_stop and not quiet), f"{variant.name}: {outcome.describe()}\n{text}"
@@ -426,12 +457,41 @@ def test_the_generator_covers_the_operators_and_the_language() -> None:
         ops.update(p.ops)
         features.update(p.features)
     stdlib = Path(__file__).parent.parent / "stdlib"
-    declared = {line[4:].split("(")[0].split("[")[0].strip()
-                for path in stdlib.glob("*.rly") if not path.stem.startswith(("onnx", "aten"))
-                for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("def ")}
-    assert declared - ops == set(), f"operators the generator never uses (add them to tests/programs.py): {sorted(declared - ops)}"
-    assert {"if", "helper", "closure", "tuple", "cast", "annotated-let", "existential", "unannotated-param",
-            "reference", "negative-attribute", "signed-value", "zero-dim", "split-at",
-            "function-argument", "hidden-function", "expression-dims", "hinted-loop", "polymorphic-helper",
-            "dynamic-elimination", "claimed", "typed-closure", "polymorphic-return-type", "generic-function-result", "chosen-function", "chosen-shape",
-            "definition-value"} <= features
+    declared = {
+        line[4:].split("(")[0].split("[")[0].strip()
+        for path in stdlib.glob("*.rly")
+        if not path.stem.startswith(("onnx", "aten"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("def ")
+    }
+    assert declared - ops == set(), (
+        f"operators the generator never uses (add them to tests/programs.py): {sorted(declared - ops)}"
+    )
+    assert {
+        "if",
+        "helper",
+        "closure",
+        "tuple",
+        "cast",
+        "annotated-let",
+        "existential",
+        "unannotated-param",
+        "reference",
+        "negative-attribute",
+        "signed-value",
+        "zero-dim",
+        "split-at",
+        "function-argument",
+        "hidden-function",
+        "expression-dims",
+        "hinted-loop",
+        "polymorphic-helper",
+        "dynamic-elimination",
+        "claimed",
+        "typed-closure",
+        "polymorphic-return-type",
+        "generic-function-result",
+        "chosen-function",
+        "chosen-shape",
+        "definition-value",
+    } <= features

@@ -38,8 +38,9 @@ BINDING = re.compile(r"\s*(?:let )?(%[A-Za-z0-9_]+)(?::[^=]*)? = ")
 
 
 def examples(count: int) -> settings:
-    return settings(max_examples=count, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    return settings(
+        max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    )
 
 
 def run_module(module: ast.Module, inputs: dict) -> Outcome:
@@ -54,8 +55,12 @@ def same_outcome(a: Outcome, b: Outcome) -> bool:
     if a.ok or b.ok:
         return a.ok and b.ok and same_outputs(a.outputs, b.outputs)  # type: ignore[arg-type]
     fa, fb = a.failure, b.failure
-    key = lambda f: (type(f).__name__, getattr(f, "code", None), getattr(f, "expected", None),  # noqa: E731
-                     getattr(f, "actual", None))
+    key = lambda f: (
+        type(f).__name__,
+        getattr(f, "code", None),
+        getattr(f, "expected", None),  # noqa: E731
+        getattr(f, "actual", None),
+    )
     return key(fa) == key(fb)
 
 
@@ -88,7 +93,8 @@ def round_trip(program: Program, seed: int) -> None:
         if again.ok:
             rechecked = run_outcome(again, inputs, traced=False)
             assert same_outcome(direct, rechecked) or checked_sooner(direct, rechecked), (
-                f"{direct.describe()}\nvs re-checked: {rechecked.describe()}\n{text}")
+                f"{direct.describe()}\nvs re-checked: {rechecked.describe()}\n{text}"
+            )
 
 
 def checked_sooner(direct: Outcome, rechecked: Outcome) -> bool:
@@ -119,11 +125,13 @@ def _statement_of(span: Any) -> tuple:
     text = span.source.text
     start = text.rfind("\n", 0, span.start) + 1
     end = text.find("\n", span.start)
-    line = text[start:end if end >= 0 else len(text)]
+    line = text[start : end if end >= 0 else len(text)]
     definition = DEF.findall(text, 0, span.start)
     bound = BINDING.match(line)
-    return (definition[-1] if definition else None,
-            bound.group(1) if bound else text.count("\n", text.rfind("def @", 0, span.start), span.start))
+    return (
+        definition[-1] if definition else None,
+        bound.group(1) if bound else text.count("\n", text.rfind("def @", 0, span.start), span.start),
+    )
 
 
 @examples(250)
@@ -142,8 +150,10 @@ def test_elaborated_programs_parse_check_and_run_alike_deep(program: Program, se
 def test_an_elaborated_program_with_two_binders_checks_again() -> None:
     """The printed binder d1 names the sum's dim, which the cast of %x bound to d: a name bound
     to a dim the checker knows is that dim (Env.alias), so the two binders agree."""
-    result = gradual.check("def @main(%x: Tensor[(1, 3..4, 3), float32], %y: Tensor[(1, 3..4, 3), float32]) {\n"
-                           "  %a = add(%x, %y);\n  %f = reshape(%a, newshape=[-1]);\n  reshape_like(%f, %a)\n}\n")
+    result = gradual.check(
+        "def @main(%x: Tensor[(1, 3..4, 3), float32], %y: Tensor[(1, 3..4, 3), float32]) {\n"
+        "  %a = add(%x, %y);\n  %f = reshape(%a, newshape=[-1]);\n  reshape_like(%f, %a)\n}\n"
+    )
     assert result.ok
     text = gradual.elaborate_text(result)
     assert "%a as Tensor[(1, d1, 3), float32]" in text

@@ -119,14 +119,17 @@ def test_compiled_code_from_the_cache_behaves_as_compiled(cache_dir: Path) -> No
 
 
 def _run(code: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], env=dict(os.environ, **env), capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], env=dict(os.environ, **env), capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_server_imports_fill_the_cache_and_load_no_runtime(tmp_path) -> None:
-    code = ("import sys\nfrom gradual.lsp.startup import fast_imports\n"
-            "with fast_imports():\n    import gradual.lsp.server\n"
-            "print(sorted(m for m in ('numpy', 'rich', 'gradual.runtime') if m in sys.modules))")
+    code = (
+        "import sys\nfrom gradual.lsp.startup import fast_imports\n"
+        "with fast_imports():\n    import gradual.lsp.server\n"
+        "print(sorted(m for m in ('numpy', 'rich', 'gradual.runtime') if m in sys.modules))"
+    )
     env = {"GRADUAL_CACHE_DIR": str(tmp_path)}
     first = _run(code, env)
     assert first.returncode == 0, first.stderr

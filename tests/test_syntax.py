@@ -44,7 +44,7 @@ def parse_error(text: str) -> ParseError:
 
 
 # module structure, header, comments -----------------------------------------------------------
-SPEC_EXAMPLE = '''#[version = "0.0.5"]                      // optional Relay header, ignored
+SPEC_EXAMPLE = """#[version = "0.0.5"]                      // optional Relay header, ignored
 // line comment        /* block comment */
 
 def @dense(%x: Tensor[(n, k), float32], %w: Tensor[(m, k), float32]) -> Tensor[(n, m), float32] {
@@ -56,7 +56,7 @@ def @main(%x: Tensor[(?, 784), float32], %w1: Tensor[(128, 784), float32]) {
   let %h: Tensor[(b, 128), float32] = nn.relu(%0);   // annotated let: binds b at runtime
   %h
 }
-'''
+"""
 
 
 def test_spec_example_parses() -> None:
@@ -207,7 +207,9 @@ def test_calls_of_operators_globals_and_locals() -> None:
 
 
 def test_call_attributes() -> None:
-    call = result('f(%x, axis=0, alpha=0.5, layout="NCHW", dtype=int64, newshape=[-1, 4], pad=(1, 2), flag=True, units=None, e=[])')
+    call = result(
+        'f(%x, axis=0, alpha=0.5, layout="NCHW", dtype=int64, newshape=[-1, 4], pad=(1, 2), flag=True, units=None, e=[])'
+    )
     attrs = {a.name: a.value for a in call.attrs}
     assert attrs["axis"] == 0 and attrs["alpha"] == 0.5 and attrs["layout"] == "NCHW"
     assert isinstance(attrs["dtype"], ast.Ident) and attrs["dtype"].name == "int64"
@@ -274,7 +276,10 @@ def test_casts() -> None:
     [
         ("Tensor[(1, 2, 3), float32]", "Tensor[(1, 2, 3), float32]"),
         ("Tensor[(n, k), float32]", "Tensor[(n, k), float32]"),
-        ("Tensor[(n + 1, 2 * n, n * m, (h - 1) // 2 + 1), int8]", "Tensor[(n + 1, 2 * n, n * m, (h - 1) // 2 + 1), int8]"),
+        (
+            "Tensor[(n + 1, 2 * n, n * m, (h - 1) // 2 + 1), int8]",
+            "Tensor[(n + 1, 2 * n, n * m, (h - 1) // 2 + 1), int8]",
+        ),
         ("Tensor[(1..8, 2.., ..8, ?), float32]", "Tensor[(1..8, 2.., ..8, ?), float32]"),
         ("Tensor[(3), float32]", "Tensor[(3,), float32]"),
         ("Tensor[(3,), float32]", "Tensor[(3,), float32]"),
@@ -356,13 +361,13 @@ def test_huge_dimensions() -> None:
 
 
 # stdlib declarations --------------------------------------------------------------------------------
-STDLIB = '''// operators
+STDLIB = """// operators
 /// The first line of the doc.
 /// The second.
 def nn.dense[T](%data: Tensor[(*b, k), T], %weight: Tensor[(u, k), T], units: int? = None, out_dtype: dtype = "") -> Tensor[(*b, u), T];
 def add[T](%lhs: Tensor[*, T], %rhs: Tensor[*, T]) -> Tensor[*, T] = broadcast_add;
 def zeros(shape: [int], dtype: dtype = "float32", axes: [int]? = [0, 1], keep: bool = False) -> Tensor[*, ?] = static_shape;
-'''
+"""
 
 
 def test_stdlib_declarations() -> None:
@@ -371,7 +376,9 @@ def test_stdlib_declarations() -> None:
     assert isinstance(dense, ast.OpDecl) and dense.name == "nn.dense" and dense.dtype_params == ("T",)
     assert [p.var.name for p in dense.params] == ["data", "weight"]
     assert [(a.name, a.kind, a.optional, a.has_default, a.default) for a in dense.attrs] == [
-        ("units", "int", True, True, None), ("out_dtype", "dtype", False, True, "")]
+        ("units", "int", True, True, None),
+        ("out_dtype", "dtype", False, True, ""),
+    ]
     assert dense.rule is None and dense.doc == "The first line of the doc. The second."
     assert format_type(dense.ret) == "Tensor[(*b, u), T]"
     assert add.rule == "broadcast_add" and add.attrs == () and add.doc == ""
@@ -404,13 +411,13 @@ def test_program_parser_rejects_declarations() -> None:
 
 
 # spans ---------------------------------------------------------------------------------------------
-SPAN_PROGRAM = '''def @main(%x: Tensor[(n, 2), float32], %y) -> float32 {
+SPAN_PROGRAM = """def @main(%x: Tensor[(n, 2), float32], %y) -> float32 {
   %0 = nn.softmax(%x, axis=-1);
   let %t: (float32, float32) = (%0, %y);
   can_unify(%y, shape=(1, ?));
   if (%t.0) { %t.1 as float32 } else { fn (%z) { %z }(%y) }
 }
-'''
+"""
 
 
 def spans() -> dict:
@@ -586,8 +593,10 @@ def test_printer_handles_intervals_built_without_bounds() -> None:
 
 
 # the parser's tables --------------------------------------------------------------------------
-LARK_LOADED = ("import sys, gradual; result = gradual.check('def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }'); "
-               "assert result.ok; print('lark' in sys.modules)")
+LARK_LOADED = (
+    "import sys, gradual; result = gradual.check('def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }'); "
+    "assert result.ok; print('lark' in sys.modules)"
+)
 
 
 def test_the_parser_needs_lark_only_to_build_its_tables_and_to_report_errors(tmp_path: Path) -> None:
@@ -604,8 +613,9 @@ def test_the_parser_needs_lark_only_to_build_its_tables_and_to_report_errors(tmp
     assert any(p.name.endswith(".tables") for p in (tmp_path / "gradual").iterdir())
 
 
-def test_cached_tables_that_are_damaged_or_of_another_grammar_are_rebuilt(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cached_tables_that_are_damaged_or_of_another_grammar_are_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import marshal
 
     from gradual import usercache
@@ -620,8 +630,9 @@ def test_cached_tables_that_are_damaged_or_of_another_grammar_are_rebuilt(tmp_pa
             path.write_bytes(damaged)
             assert parser._cached_tables() is None
             fresh = parser._Parser()
-            assert ast.same_tree(fresh.parse(Source("def @f(%x) { %y = add(%x, %x); %y }")),
-                                 parse("def @f(%x) { %y = add(%x, %x); %y }"))
+            assert ast.same_tree(
+                fresh.parse(Source("def @f(%x) { %y = add(%x, %x); %y }")), parse("def @f(%x) { %y = add(%x, %x); %y }")
+            )
             assert parser._cached_tables() is not None  # rewritten
     finally:
         usercache.directory.cache_clear()

@@ -80,7 +80,9 @@ scalar_attrs = st.one_of(
 )
 attr_values = st.recursive(
     scalar_attrs,
-    lambda inner: st.builds(lambda items, sq: ast.AttrSeq(tuple(items), sq), st.lists(inner, max_size=3), st.booleans()),
+    lambda inner: st.builds(
+        lambda items, sq: ast.AttrSeq(tuple(items), sq), st.lists(inner, max_size=3), st.booleans()
+    ),
     max_leaves=6,
 )
 
@@ -112,7 +114,9 @@ leaves = st.one_of(
 
 
 def params(type_strategy=types):
-    return st.lists(st.builds(lambda n, t: ast.Param(ast.Var(n), t), local_names, st.one_of(st.none(), type_strategy)), max_size=3).map(tuple)
+    return st.lists(
+        st.builds(lambda n, t: ast.Param(ast.Var(n), t), local_names, st.one_of(st.none(), type_strategy)), max_size=3
+    ).map(tuple)
 
 
 @st.composite
@@ -124,7 +128,10 @@ def attrs(draw) -> tuple:
 def statements(exprs):
     let = st.builds(
         lambda v, t, e, graph: ast.Let(ast.Var(v), None if graph else t, e, graph=graph),
-        local_names, st.one_of(st.none(), types), exprs, st.booleans(),
+        local_names,
+        st.one_of(st.none(), types),
+        exprs,
+        st.booleans(),
     )
     hint = st.builds(lambda v, ds: ast.Hint(ast.Var(v), tuple(ds)), local_names, st.lists(dims, max_size=3))
     return st.one_of(let, let, hint)
@@ -143,8 +150,11 @@ def extend(exprs):
         st.builds(ast.If, exprs, bodies(exprs), bodies(exprs)),
         st.builds(ast.Fn, params(), st.one_of(st.none(), types), bodies(exprs), attrs()),
         st.builds(ast.Cast, exprs, types),
-        st.builds(lambda stmts, res: ast.Block(ast.Body(tuple(stmts), res)),
-                  st.lists(statements(exprs), min_size=1, max_size=2), exprs),
+        st.builds(
+            lambda stmts, res: ast.Block(ast.Body(tuple(stmts), res)),
+            st.lists(statements(exprs), min_size=1, max_size=2),
+            exprs,
+        ),
     )
 
 
@@ -152,7 +162,12 @@ expressions = st.recursive(leaves, extend, max_leaves=12)
 
 definitions = st.builds(
     lambda name, tps, ps, ret, body, fn_attrs: ast.Def(name, tuple(tps), ps, ret, body, fn_attrs),
-    names, st.lists(names, max_size=2), params(), st.one_of(st.none(), types), bodies(expressions), attrs(),
+    names,
+    st.lists(names, max_size=2),
+    params(),
+    st.one_of(st.none(), types),
+    bodies(expressions),
+    attrs(),
 )
 modules = st.lists(definitions, max_size=3).map(lambda ds: ast.Module(tuple(ds)))
 
@@ -174,7 +189,9 @@ def test_a_byte_order_mark_changes_nothing(module) -> None:
     same diagnostics at the same lines and columns (issue 11, class 6)."""
     text = format_module(module)
     plain, marked = gradual.check(text), gradual.check("\ufeff" + text)
-    assert [(d.code, d.line, d.column) for d in marked.diagnostics] == [(d.code, d.line, d.column) for d in plain.diagnostics]
+    assert [(d.code, d.line, d.column) for d in marked.diagnostics] == [
+        (d.code, d.line, d.column) for d in plain.diagnostics
+    ]
 
 
 @SETTINGS
@@ -205,8 +222,14 @@ def test_printed_expressions_parse_back(e) -> None:
 
 def test_same_tree_notices_differences() -> None:
     a = parse("def @f(%x) { g(%x, a=1) }")
-    for other in ["def @f(%x) { g(%x, a=2) }", "def @f(%x) { g(%x, b=1) }", "def @f(%x) { g(%x, a=1.0) }",
-                  "def @f(%x) { g(%x, a=True) }", "def @f(%y) { g(%x, a=1) }", "def @f(%x) { g(%x) }"]:
+    for other in [
+        "def @f(%x) { g(%x, a=2) }",
+        "def @f(%x) { g(%x, b=1) }",
+        "def @f(%x) { g(%x, a=1.0) }",
+        "def @f(%x) { g(%x, a=True) }",
+        "def @f(%y) { g(%x, a=1) }",
+        "def @f(%x) { g(%x) }",
+    ]:
         assert not ast.same_tree(a, parse(other)), other
     assert ast.same_tree(a, parse("def @f(%x) {\n  g(%x, a=1)\n}"))
 
@@ -262,7 +285,9 @@ def test_too_long_integer_is_a_diagnostic() -> None:
 
 def test_deeply_nested_calls() -> None:
     depth = 10_000
-    result, seconds = checked("def @main(%x: Tensor[(2, ?), float32]) {\n  " + "nn.relu(" * depth + "%x" + ")" * depth + "\n}\n")
+    result, seconds = checked(
+        "def @main(%x: Tensor[(2, ?), float32]) {\n  " + "nn.relu(" * depth + "%x" + ")" * depth + "\n}\n"
+    )
     assert result.ok and str(result.function_type("main")).endswith("-> Tensor[(2, ?), float32]")
     assert seconds < ROBUST_SECONDS
 
@@ -317,7 +342,7 @@ def test_mutations_of_a_valid_program_never_raise(edits) -> None:
     text = VALID
     for pos, delete, insert in edits:
         pos = min(pos, len(text))
-        text = text[:pos] + insert + text[pos + delete:]
+        text = text[:pos] + insert + text[pos + delete :]
     check_never_raises(text)
 
 
@@ -340,7 +365,7 @@ def test_a_string_holding_a_line_break_prints_escaped_and_parses_back(value: str
     formatting property after the tools pass made `\\r` a line break)."""
     from dataclasses import replace
 
-    module = gradual.parse('def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }')
+    module = gradual.parse("def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }")
     module = ast.Module((replace(module.defs[0], attrs=(ast.Attr("note", value),)),))
     text = format_module(module)
     assert "\r" not in text and text.count("\n") == 3

@@ -48,8 +48,18 @@ CONTRACT_BLAME = frozenset({"result", "contract", "return"})
 #: fields of a concatenate, `same-rank`; a diagonal's or a scatter's indices' rank against the
 #: input's, `rank-relation`), a rank's upper bound (broadcast_to, rotary_embedding) and the dims a `dyn.reshape`
 #: shape value copies (a 0 in it is a copy code) are left to the rule
-RANK_CODES = frozenset({"rank", "rank-too-small", "transpose-axes", "slice-length", "not-a-scalar",
-                        "new-axis-out-of-range", "axis-out-of-range", "pad-width"})
+RANK_CODES = frozenset(
+    {
+        "rank",
+        "rank-too-small",
+        "transpose-axes",
+        "slice-length",
+        "not-a-scalar",
+        "new-axis-out-of-range",
+        "axis-out-of-range",
+        "pad-width",
+    }
+)
 
 
 class Unsound(AssertionError):
@@ -107,6 +117,7 @@ class TracingInterpreter(Interpreter):
                 raise
             self.verify(e, value, frame)
             return value
+
         return traced
 
     def verify_sizes(self, node: Any, frame: Any) -> None:
@@ -129,8 +140,10 @@ class TracingInterpreter(Interpreter):
                 continue
             env = {sym: self.lookup(sym, frame, names) for sym in d.symbols()}
             if None not in env.values() and d.evaluate(env) < 0:
-                raise Unsound(f"{old.span.describe()}: the checker typed this call with the dim {d}, "
-                              f"which is {d.evaluate(env)} on this run, and inserted no check of it")
+                raise Unsound(
+                    f"{old.span.describe()}: the checker typed this call with the dim {d}, "
+                    f"which is {d.evaluate(env)} on this run, and inserted no check of it"
+                )
 
     def argument_type(self, arg: Any) -> Any:
         """The checker's type of an argument expression (a let's for a variable it binds; a
@@ -347,8 +360,11 @@ def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", 
     that `Unsound` (and any bug in the tracer itself) propagates."""
     interpreter = TracingInterpreter(result) if traced else Interpreter(gradual.elaborate(result), result.registry)
     try:
-        return Outcome(outputs=flatten_outputs(interpreter.run(entry, dict(inputs))), check_sites=check_sites(result),
-                       constraint_sites=_constraint_sites(result))
+        return Outcome(
+            outputs=flatten_outputs(interpreter.run(entry, dict(inputs))),
+            check_sites=check_sites(result),
+            constraint_sites=_constraint_sites(result),
+        )
     except Unsound:
         raise
     except Exception as exc:  # classified by the caller
@@ -436,7 +452,12 @@ def _first(problems: Any) -> Optional[str]:
 
 
 def _tensor_precision(loose: TensorType, tight: TensorType, general: frozenset) -> Optional[str]:
-    if isinstance(loose.dtype, str) and loose.dtype != "?" and isinstance(tight.dtype, str) and loose.dtype != tight.dtype:
+    if (
+        isinstance(loose.dtype, str)
+        and loose.dtype != "?"
+        and isinstance(tight.dtype, str)
+        and loose.dtype != tight.dtype
+    ):
         return f"dtype {loose.dtype} is not {tight.dtype}"
     if isinstance(loose.dtype, str) and loose.dtype != "?" and isinstance(tight.dtype, DTypeVar):
         return f"dtype {loose.dtype} is more precise than {tight.dtype}"
@@ -467,7 +488,7 @@ def _aligned_dims(loose: tuple, tight: tuple) -> Optional[list]:
     at = next((i for i, d in enumerate(loose) if isinstance(d, Variadic)), None)
     if at is None:
         return list(enumerate(zip(loose, tight))) if len(loose) == len(tight) else None
-    prefix, suffix = loose[:at], loose[at + 1:]
+    prefix, suffix = loose[:at], loose[at + 1 :]
     if len(tight) < len(prefix) + len(suffix) or any(isinstance(d, Variadic) for d in tight):
         return None
     start = len(tight) - len(suffix)

@@ -163,8 +163,9 @@ class Document:
         # the hints the kept records were checked with widened (a caller passed another size)
         self.widened: frozenset = frozenset()
 
-    def analyze(self, text: str, version: Optional[int] = None,
-                cancelled: Callable[[], bool] = lambda: False) -> Analysis:
+    def analyze(
+        self, text: str, version: Optional[int] = None, cancelled: Callable[[], bool] = lambda: False
+    ) -> Analysis:
         """Check `text` (raises Cancelled when `cancelled()` turns true midway; TypeError
         when it is no str, as `gradual.check` says)."""
         require(text, str, "analysis.Document.analyze", "the document's text (a str)")
@@ -258,12 +259,14 @@ class Document:
         diagnostics.extend(checker.diagnostics)
         diagnostics.extend(internal)
         diagnostics.sort(key=lambda d: d.sort_key())
-        result = CheckResult(module, None, diagnostics, checker.results, checker.types, resolution,
-                             self.registry, checker.instantiations)
+        result = CheckResult(
+            module, None, diagnostics, checker.results, checker.types, resolution, self.registry, checker.instantiations
+        )
         return result, internal, tuple(rechecked)
 
-    def _check_components(self, resolution: Resolution, defs: dict, widened: frozenset,
-                          cancelled: Callable[[], bool]) -> tuple:
+    def _check_components(
+        self, resolution: Resolution, defs: dict, widened: frozenset, cancelled: Callable[[], bool]
+    ) -> tuple:
         """Check (or reuse) every component, callees first, with these hints widened."""
         checker = Checker(resolution, self.registry, record_uses=True)
         checker.types, checker.instantiations = self.types, self.instantiations
@@ -396,8 +399,13 @@ def signature_key(fn: Optional[FuncType]) -> Optional[tuple]:
     objects each time a definition is resolved: they compare by what they print)."""
     if fn is None:
         return None
-    return (format_type(fn), tuple(s.name for s in fn.dim_params), tuple(v.name for v in fn.dtype_params),
-            tuple(_values(p) for p in fn.params), _values(fn.ret))
+    return (
+        format_type(fn),
+        tuple(s.name for s in fn.dim_params),
+        tuple(v.name for v in fn.dtype_params),
+        tuple(_values(p) for p in fn.params),
+        _values(fn.ret),
+    )
 
 
 def _values(t: Type) -> object:

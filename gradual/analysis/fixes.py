@@ -60,7 +60,7 @@ def fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
 def applied(text: str, edits: list) -> str:
     """The text with a fix's edits made."""
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        text = text[:edit.start] + edit.text + text[edit.end:]
+        text = text[: edit.start] + edit.text + text[edit.end :]
     return text
 
 
@@ -79,8 +79,7 @@ def keeps_its_promise(analysis: Analysis, fix: Fix, recheck: Callable[[str], Any
             return True
         gone = (fix.diagnostic.code, fix.diagnostic.message)
         return all((d.code, d.message) != gone for d in after.diagnostics)
-    return (_meaning(analysis.result) == _meaning(after)
-            and sorted(_said(analysis.result)) == sorted(_said(after)))
+    return _meaning(analysis.result) == _meaning(after) and sorted(_said(analysis.result)) == sorted(_said(after))
 
 
 def _meaning(result: Any) -> dict:
@@ -143,7 +142,11 @@ def _relax_fix(analysis: Analysis, diag: Diagnostic, span: Span, path: tuple, ax
         if isinstance(holder, (ast.Param, ast.Let)) and holder.type is not None:
             annotation, owner = holder.type, f"`%{holder.var.name}`"
     for index in path:
-        annotation = annotation.fields[index] if isinstance(annotation, ast.TupleTypeExpr) and index < len(annotation.fields) else None
+        annotation = (
+            annotation.fields[index]
+            if isinstance(annotation, ast.TupleTypeExpr) and index < len(annotation.fields)
+            else None
+        )
     if not isinstance(annotation, ast.TensorTypeExpr) or annotation.dims is None or axis >= len(annotation.dims):
         return None
     dim = annotation.dims[axis]

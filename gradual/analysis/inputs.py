@@ -66,7 +66,9 @@ def read_text(path: str) -> Input:
         span = Span(Source("", path), 0, 0)
         return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
     if data.startswith(LFS_POINTER):
-        return Input(path, problem=messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail()))
+        return Input(
+            path, problem=messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail())
+        )
     text, problem = decode_program(data, path)
     if problem is not None and path != "-":
         _note_other_kind(problem, path, None, {})
@@ -188,7 +190,9 @@ def check_input(loaded: Input) -> Checked:
             for diagnostic in result.diagnostics:
                 diagnostic.notes = tuple(model.notes(diagnostic)) + tuple(diagnostic.notes)
         return Checked(loaded, result, list(result.diagnostics))
-    result = check(loaded.text or "", loaded.path) if loaded.claims else _check_unclaimed(loaded.text or "", loaded.path)
+    result = (
+        check(loaded.text or "", loaded.path) if loaded.claims else _check_unclaimed(loaded.text or "", loaded.path)
+    )
     return Checked(loaded, result, list(result.diagnostics))
 
 

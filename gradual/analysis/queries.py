@@ -256,7 +256,12 @@ def hover(analysis: Analysis, offset: int) -> Optional[Hover]:
         return _hover_definition(analysis, d) if start_of(d.name_span) <= offset <= end_of(d.name_span) else None
     if isinstance(node, ast.DimName):
         return _hover_dim(analysis, d, node)
-    if isinstance(node, (ast.OpRef, ast.GlobalVar)) and len(path) > 1 and isinstance(path[-2], ast.Call) and path[-2].callee is node:
+    if (
+        isinstance(node, (ast.OpRef, ast.GlobalVar))
+        and len(path) > 1
+        and isinstance(path[-2], ast.Call)
+        and path[-2].callee is node
+    ):
         return _hover_callee(analysis, path[-2], node)
     expr = next((n for n in reversed(path) if isinstance(n, _EXPRESSIONS)), None)
     if expr is None:
@@ -388,7 +393,9 @@ def references(analysis: Analysis, offset: int, include_declaration: bool = True
         if include_declaration:
             spans.insert(0, key.span)
     elif kind == "global":
-        spans = [n.span for dd in definitions(analysis) for n in walk(dd) if isinstance(n, ast.GlobalVar) and n.name == key]
+        spans = [
+            n.span for dd in definitions(analysis) for n in walk(dd) if isinstance(n, ast.GlobalVar) and n.name == key
+        ]
         found = res.defs.get(key) if res is not None else None
         if include_declaration and found is not None:
             spans.insert(0, found.name_span)
@@ -494,8 +501,11 @@ def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KI
         if "binding" in kinds:
             out += _binding_hints(analysis, d)
         if "check" in kinds:
-            out += [InlayHint(end_of(s.span), f"as {format_type(s.type)}", "check", f"runtime check: {s.reason}")
-                    for s in check_sites(analysis, d) if not isinstance(s.type, DynType)]  # `as ?` states nothing
+            out += [
+                InlayHint(end_of(s.span), f"as {format_type(s.type)}", "check", f"runtime check: {s.reason}")
+                for s in check_sites(analysis, d)
+                if not isinstance(s.type, DynType)
+            ]  # `as ?` states nothing
     return sorted((h for h in out if start <= h.offset <= end), key=lambda h: h.offset)
 
 

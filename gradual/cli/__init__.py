@@ -52,8 +52,20 @@ class _Parser(argparse.ArgumentParser):
 def error_json(code: str, message: str) -> dict:
     """An error that belongs to no file and no position (a usage or internal error), with the
     fields of a JSON diagnostic (render.diagnostic_json), its path and positions null."""
-    return {"path": None, "severity": "error", "code": code, "message": message, "line": None, "column": None,
-            "end_line": None, "end_column": None, "label": "", "labels": [], "notes": [], "help": None}
+    return {
+        "path": None,
+        "severity": "error",
+        "code": code,
+        "message": message,
+        "line": None,
+        "column": None,
+        "end_line": None,
+        "end_column": None,
+        "label": "",
+        "labels": [],
+        "notes": [],
+        "help": None,
+    }
 
 
 def error_document(command: Optional[str], fmt: Optional[str], code: str, message: str) -> Optional[dict]:
@@ -98,8 +110,14 @@ def console(color: str) -> Any:
 
     force = {"always": True, "never": False}.get(color)
     no_color = {"always": False, "never": True}.get(color)  # None: rich reads NO_COLOR
-    return Console(stderr=True, highlight=False, force_terminal=force, no_color=no_color,
-                   width=200 if force is False else None, soft_wrap=True)
+    return Console(
+        stderr=True,
+        highlight=False,
+        force_terminal=force,
+        no_color=no_color,
+        width=200 if force is False else None,
+        soft_wrap=True,
+    )
 
 
 def frontend_options(args: Any) -> dict:
@@ -163,9 +181,11 @@ def _check_json(files: list[Checked], all_diags: list) -> dict:
 
 
 def _summary(files: list[Checked], all_diags: list) -> dict:
-    return {"errors": sum(1 for d in all_diags if d.is_error),
-            "warnings": sum(1 for d in all_diags if d.severity.value == "warning"),
-            "checks": sum(f.result.check_count for f in files if f.result is not None)}
+    return {
+        "errors": sum(1 for d in all_diags if d.is_error),
+        "warnings": sum(1 for d in all_diags if d.severity.value == "warning"),
+        "checks": sum(f.result.check_count for f in files if f.result is not None),
+    }
 
 
 def _file_json(checked: Checked) -> dict:
@@ -173,8 +193,11 @@ def _file_json(checked: Checked) -> dict:
     if checked.result is not None:
         for name, fn in checked.result.functions.items():
             functions[name] = {"type": str(fn.type), "checks": fn.check_count}
-    return {"path": checked.input.path, "diagnostics": [diagnostic_json(d) for d in checked.diagnostics],
-            "functions": functions}
+    return {
+        "path": checked.input.path,
+        "diagnostics": [diagnostic_json(d) for d in checked.diagnostics],
+        "functions": functions,
+    }
 
 
 def _print_check(files: list[Checked], all_diags: list, args: argparse.Namespace) -> None:
@@ -187,8 +210,10 @@ def _print_check(files: list[Checked], all_diags: list, args: argparse.Namespace
                 weights = f"; {hidden:,} weight parameters not shown" if hidden else ""
                 print(f"{visible(checked.input.path)}: @{name}: {shown}  ({_plural(fn.check_count, 'check')}{weights})")
     summary = _summary(files, all_diags)
-    print(f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}, "
-          f"{_plural(summary['checks'], 'runtime check')}")
+    print(
+        f"{_plural(summary['errors'], 'error')}, {_plural(summary['warnings'], 'warning')}, "
+        f"{_plural(summary['checks'], 'runtime check')}"
+    )
 
 
 #: a model's summary line shows its weight parameters up to this many
@@ -279,10 +304,20 @@ def build_parser() -> argparse.ArgumentParser:
     p_run = sub.add_parser("run", help="check, elaborate and run on NumPy")
     p_run.add_argument("file", metavar="FILE")
     p_run.add_argument("--entry", default="main", help="the definition to run (default: main)")
-    p_run.add_argument("--arg", action="append", default=[], metavar="NAME=FILE.npy|VALUE",
-                       help="an input from a .npy file (or a model format's tensor file), or a scalar value")
-    p_run.add_argument("--shape", action="append", default=[], metavar="NAME=2x3",
-                       help="a random input of this shape and the declared dtype")
+    p_run.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy|VALUE",
+        help="an input from a .npy file (or a model format's tensor file), or a scalar value",
+    )
+    p_run.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=2x3",
+        help="a random input of this shape and the declared dtype",
+    )
     p_run.add_argument("--seed", type=_seed, default=0, help="seed for random inputs (a whole number, 0 or more)")
     p_run.add_argument("--format", choices=("text", "json"), default="text")
     p_run.set_defaults(handler=command_run)
@@ -316,8 +351,10 @@ def _add_frontend_options(p: argparse.ArgumentParser) -> None:
     registered = frontends()
     counts = Counter(option.name for frontend in registered for option in frontend.options)
     shared = {option.name: option for frontend in registered for option in frontend.options if counts[option.name] > 1}
-    groups = [(f"{f.name} models ({', '.join(f.suffixes)})", [o for o in f.options if o.name not in shared])
-              for f in registered]
+    groups = [
+        (f"{f.name} models ({', '.join(f.suffixes)})", [o for o in f.options if o.name not in shared])
+        for f in registered
+    ]
     groups.append(("models of every format", list(shared.values())))
     for title, options in groups:
         if options:
@@ -330,8 +367,14 @@ def _add_option(group: Any, option: Any) -> None:
     if option.flag:
         group.add_argument(f"--{option.name}", dest=option.dest, action="store_true", help=option.help)
     else:
-        group.add_argument(f"--{option.name}", dest=option.dest, metavar=option.metavar, default=None,
-                           help=option.help, type=_option_parser(option))
+        group.add_argument(
+            f"--{option.name}",
+            dest=option.dest,
+            metavar=option.metavar,
+            default=None,
+            help=option.help,
+            type=_option_parser(option),
+        )
 
 
 def _option_parser(option: Any) -> Any:

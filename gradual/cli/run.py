@@ -23,7 +23,17 @@ from ..api import elaborate
 from ..diagnostics import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
 from ..frontends import LoadedModel
 from ..render import diagnostic_json, render_all, render_text, visible
-from . import EXIT_CHECK_FAILED, EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, UsageError, console, error_json, load_input
+from . import (
+    EXIT_CHECK_FAILED,
+    EXIT_ERRORS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    console,
+    error_json,
+    load_input,
+)
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -66,7 +76,9 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     given, files = [], {}
     for text in args.arg:
         name, value = _assignment(text, model.inputs)
-        if model.read_tensor is not None and value.strip().lower().endswith(tuple(s.lower() for s in model.tensor_suffixes)):
+        if model.read_tensor is not None and value.strip().lower().endswith(
+            tuple(s.lower() for s in model.tensor_suffixes)
+        ):
             files[name] = model.read_tensor(value.strip())
         else:
             given.append(f"{name}={value}")
@@ -97,8 +109,9 @@ def _assignment(text: str, renamed: dict) -> tuple:
     return renamed.get(name, name), value
 
 
-def run_reporting(args: argparse.Namespace, interpreter: Any, inputs: dict, out: Any,
-                  notes: Optional[Callable] = None) -> tuple:
+def run_reporting(
+    args: argparse.Namespace, interpreter: Any, inputs: dict, out: Any, notes: Optional[Callable] = None
+) -> tuple:
     """Run the entry: (its flattened outputs, EXIT_OK), or (None, the exit code) after
     printing why it stopped (a failed check, exhausted resources, or a bug in gradual);
     `notes`: a model's notes for the failure's diagnostic."""
@@ -129,8 +142,11 @@ def _error_document(args: argparse.Namespace, code: str, message: str) -> None:
 def _report_errors(args: argparse.Namespace, diagnostics: list, out: Any) -> int:
     errors = [d for d in diagnostics if d.is_error]
     if args.format == "json":
-        print(json.dumps({"error": _error_json(errors[0]), "diagnostics": [diagnostic_json(d) for d in diagnostics]},
-                         indent=2))
+        print(
+            json.dumps(
+                {"error": _error_json(errors[0]), "diagnostics": [diagnostic_json(d) for d in diagnostics]}, indent=2
+            )
+        )
     else:
         render_all(diagnostics, out)
     return EXIT_ERRORS

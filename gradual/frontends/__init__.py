@@ -78,15 +78,22 @@ def dim_name(text: str) -> str:
     from ..types import DTYPES
 
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) or text in _NOT_DIM_NAMES or text in DTYPES:
-        raise ValueError(f"`{text}` is not a dimension name: write a name such as `N` or `batch` (letters, digits "
-                         "and `_`, not starting with a digit, no keyword or dtype)")
+        raise ValueError(
+            f"`{text}` is not a dimension name: write a name such as `N` or `batch` (letters, digits "
+            "and `_`, not starting with a digit, no keyword or dtype)"
+        )
     return text
 
 
 #: exporter dims as promises (SPEC 6): a node that constrains one is an error, not a warning
-STRICT_DIMS = FrontendOption("strict-dims", "a node that constrains a dynamic dim of the model (height = 32) is an "
-                             "error, not a warning with a runtime check (in a program: a dim its definition's "
-                             "`claimed=[...]` lists, as a printed model's does)", flag=True, programs=True)
+STRICT_DIMS = FrontendOption(
+    "strict-dims",
+    "a node that constrains a dynamic dim of the model (height = 32) is an "
+    "error, not a warning with a runtime check (in a program: a dim its definition's "
+    "`claimed=[...]` lists, as a printed model's does)",
+    flag=True,
+    programs=True,
+)
 
 
 @dataclass

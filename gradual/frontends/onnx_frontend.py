@@ -12,10 +12,15 @@ from .. import messages
 from . import STRICT_DIMS, Frontend, FrontendOption, FrontendUnavailable, LoadedModel, dim_name, register_frontend
 
 OPTIONS = (
-    FrontendOption("batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME",
-                   parse=dim_name),
-    FrontendOption("batch-reshapes", "with --batch: Reshape targets that hard-code the batch size copy it instead",
-                   flag=True, needs="batch"),
+    FrontendOption(
+        "batch", "name the first dim of every graph input (a symbolic batch)", metavar="NAME", parse=dim_name
+    ),
+    FrontendOption(
+        "batch-reshapes",
+        "with --batch: Reshape targets that hard-code the batch size copy it instead",
+        flag=True,
+        needs="batch",
+    ),
     STRICT_DIMS,
 )
 
@@ -34,16 +39,25 @@ def load(path: str, options: dict) -> LoadedModel:
     """Import a model file: its program and what running it needs (an unreadable file is a
     model whose only diagnostic says why)."""
     frontend = _frontend()
-    settings = frontend.ImportOptions(batch=options.get("batch"), batch_reshapes=bool(options.get("batch_reshapes")),
-                                      strict_dims=bool(options.get("strict_dims")))
+    settings = frontend.ImportOptions(
+        batch=options.get("batch"),
+        batch_reshapes=bool(options.get("batch_reshapes")),
+        strict_dims=bool(options.get("strict_dims")),
+    )
     try:
         imported = frontend.import_model(path, settings)
     except frontend.LoadError as failure:
         return LoadedModel(path, None, [failure.diagnostic])
     return LoadedModel(
-        path, imported.module, list(imported.diagnostics), _header(imported),
-        inputs={spec.name: spec.param for spec in imported.inputs}, outputs=tuple(imported.outputs),
-        constants=dict(imported.constants), read_tensor=read_tensor_file, tensor_suffixes=(".pb",),
+        path,
+        imported.module,
+        list(imported.diagnostics),
+        _header(imported),
+        inputs={spec.name: spec.param for spec in imported.inputs},
+        outputs=tuple(imported.outputs),
+        constants=dict(imported.constants),
+        read_tensor=read_tensor_file,
+        tensor_suffixes=(".pb",),
         check=imported.check,
     )
 

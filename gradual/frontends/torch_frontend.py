@@ -24,8 +24,16 @@ def load(path: str, options: dict) -> LoadedModel:
     except torch_export.LoadError as failure:
         return LoadedModel(path, None, [failure.diagnostic])
     user = {i.name: i.param for i in imported.inputs if i.kind == "user_input"}
-    return LoadedModel(path, imported.module, list(imported.diagnostics), tuple(imported.header), inputs=user,
-                       outputs=tuple(imported.outputs), constants=imported.state_values(), notes=imported.notes)
+    return LoadedModel(
+        path,
+        imported.module,
+        list(imported.diagnostics),
+        tuple(imported.header),
+        inputs=user,
+        outputs=tuple(imported.outputs),
+        constants=imported.state_values(),
+        notes=imported.notes,
+    )
 
 
 register_frontend(Frontend("torch.export", (".pt2",), load, OPTIONS))

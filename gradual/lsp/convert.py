@@ -17,10 +17,16 @@ from ..diagnostics import Diagnostic, Severity, UNUSED_HINT, docs_url
 from ..syntax.source import Source, Span
 from .text import Lines
 
-_SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning,
-             Severity.NOTE: lsp.DiagnosticSeverity.Information}
-_SYMBOL_KIND = {"function": lsp.SymbolKind.Function, "parameter": lsp.SymbolKind.Variable,
-                "variable": lsp.SymbolKind.Variable}
+_SEVERITY = {
+    Severity.ERROR: lsp.DiagnosticSeverity.Error,
+    Severity.WARNING: lsp.DiagnosticSeverity.Warning,
+    Severity.NOTE: lsp.DiagnosticSeverity.Information,
+}
+_SYMBOL_KIND = {
+    "function": lsp.SymbolKind.Function,
+    "parameter": lsp.SymbolKind.Variable,
+    "variable": lsp.SymbolKind.Variable,
+}
 
 
 class Positions:
@@ -74,7 +80,9 @@ def diagnostic(diag: Diagnostic, uri: str, path: str, positions: Positions) -> l
         if where is not None:
             related.append(lsp.DiagnosticRelatedInformation(where, label.message))
     return lsp.Diagnostic(
-        range=positions.span_range(diag.span) if diag.span.source.path == path else lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+        range=positions.span_range(diag.span)
+        if diag.span.source.path == path
+        else lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
         message="\n".join(lines),
         severity=_SEVERITY[diag.severity],
         code=diag.code,
@@ -118,22 +126,33 @@ def diagnostics(analysis: Analysis, uri: str, positions: Positions) -> list[lsp.
 
 def hover(found: queries.Hover, positions: Positions) -> lsp.Hover:
     """A hover as markdown."""
-    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, "\n".join(found.lines)), positions.span_range(found.span))
+    return lsp.Hover(
+        lsp.MarkupContent(lsp.MarkupKind.Markdown, "\n".join(found.lines)), positions.span_range(found.span)
+    )
 
 
 def inlay_hint(hint: queries.InlayHint, positions: Positions) -> lsp.InlayHint:
     """A hint: types are `Type` hints after the name; a check's marker follows its expression."""
     kind = lsp.InlayHintKind.Type if hint.kind in ("binding", "parameter") else None
-    return lsp.InlayHint(position=positions.position(hint.offset), label=hint.label, kind=kind,
-                         tooltip=hint.tooltip or None, padding_left=hint.kind == "check")
+    return lsp.InlayHint(
+        position=positions.position(hint.offset),
+        label=hint.label,
+        kind=kind,
+        tooltip=hint.tooltip or None,
+        padding_left=hint.kind == "check",
+    )
 
 
 def symbol(found: queries.Symbol, positions: Positions) -> lsp.DocumentSymbol:
     """A definition (with its parameters and bindings) as a document symbol."""
     return lsp.DocumentSymbol(
-        name=found.name, kind=_SYMBOL_KIND[found.kind], detail=found.detail or None,
-        range=positions.span_range(found.span), selection_range=positions.span_range(found.name_span),
-        children=[symbol(c, positions) for c in found.children] or None)
+        name=found.name,
+        kind=_SYMBOL_KIND[found.kind],
+        detail=found.detail or None,
+        range=positions.span_range(found.span),
+        selection_range=positions.span_range(found.name_span),
+        children=[symbol(c, positions) for c in found.children] or None,
+    )
 
 
 def text_edit(edit: Edit, positions: Positions) -> lsp.TextEdit:
@@ -141,8 +160,9 @@ def text_edit(edit: Edit, positions: Positions) -> lsp.TextEdit:
     return lsp.TextEdit(positions.range(edit.start, edit.end), edit.text)
 
 
-def code_action(fix: Fix, uri: str, path: str, version: Optional[int], positions: Positions,
-                versioned: bool = True) -> lsp.CodeAction:
+def code_action(
+    fix: Fix, uri: str, path: str, version: Optional[int], positions: Positions, versioned: bool = True
+) -> lsp.CodeAction:
     """A fix as a code action; its edit names the document version it applies to when the
     client takes versioned edits (`documentChanges`)."""
     edits = [text_edit(e, positions) for e in sorted(fix.edits, key=lambda e: e.start)]
@@ -153,5 +173,6 @@ def code_action(fix: Fix, uri: str, path: str, version: Optional[int], positions
         workspace_edit = lsp.WorkspaceEdit(changes={uri: edits})
     kind = lsp.CodeActionKind.QuickFix if fix.kind == "quickfix" else lsp.CodeActionKind.RefactorRewrite
     diags = [diagnostic(fix.diagnostic, uri, path, positions)] if fix.diagnostic is not None else None
-    return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=diags, is_preferred=fix.preferred or None,
-                          edit=workspace_edit)
+    return lsp.CodeAction(
+        title=fix.title, kind=kind, diagnostics=diags, is_preferred=fix.preferred or None, edit=workspace_edit
+    )

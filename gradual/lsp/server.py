@@ -168,7 +168,8 @@ class _Protocol(LanguageServerProtocol):
         offered = general.position_encodings if general is not None else None
         if offered and lsp.PositionEncodingKind.Utf8 in offered:
             general.position_encodings = [lsp.PositionEncodingKind.Utf8] + [
-                e for e in offered if e != lsp.PositionEncodingKind.Utf8]
+                e for e in offered if e != lsp.PositionEncodingKind.Utf8
+            ]
         return (yield from super().lsp_initialize(params))
 
     def structure_message(self, data: Any) -> Any:
@@ -346,7 +347,9 @@ class GradualServer(LanguageServer):
                 done.set_result((items, str(next(self._serial))))
             if self.models.get(model.uri) is model and model.checked is done:
                 if self.push:
-                    self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(model.uri, items, model.version))
+                    self.text_document_publish_diagnostics(
+                        lsp.PublishDiagnosticsParams(model.uri, items, model.version)
+                    )
                 elif self.pull and self.client_supports("workspace.diagnostics.refresh_support"):
                     self.workspace_diagnostic_refresh(None)
 
@@ -383,8 +386,12 @@ def _analyze(document: Document, text: str, version: Optional[int], superseded: 
         log.exception("analysis of %s failed", document.path)
         document.reset()  # start afresh next time
         source = Source(text, document.path)
-        diag = Diagnostic(INTERNAL_ERROR, f"gradual failed while checking this file: {messages.internal_crash(exc)}",
-                          Span(source, 0, 0), help="this is a bug in gradual")
+        diag = Diagnostic(
+            INTERNAL_ERROR,
+            f"gradual failed while checking this file: {messages.internal_crash(exc)}",
+            Span(source, 0, 0),
+            help="this is a bug in gradual",
+        )
         result = CheckResult(None, source, [diag])
         return Analysis(document.path, text, version, result, [], source, [diag])
 
@@ -399,8 +406,14 @@ def _model_diagnostics(path: str) -> list:
         found = [messages.input_unavailable(Span(Source("", path), 0, 0), str(exc).removeprefix(f"{path}: "))]
     except Exception as exc:  # a bug in gradual: the server goes on serving
         log.exception("checking the model %s failed", path)
-        found = [Diagnostic(INTERNAL_ERROR, f"gradual failed while checking this model: {messages.internal_crash(exc)}",
-                            Span(Source("", path), 0, 0), help="this is a bug in gradual")]
+        found = [
+            Diagnostic(
+                INTERNAL_ERROR,
+                f"gradual failed while checking this model: {messages.internal_crash(exc)}",
+                Span(Source("", path), 0, 0),
+                help="this is a bug in gradual",
+            )
+        ]
     return [convert.model_diagnostic(d, path) for d in found]
 
 
@@ -417,8 +430,10 @@ def initialize(ls: GradualServer, params: lsp.InitializeParams) -> None:
     ls.pull = mode in ("pull", "both") or mode == "auto" and pull_capable
     ls.push = mode in ("push", "both") or mode == "auto" and not pull_capable
     if ls.pull:
-        ls.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
-            identifier="gradual", inter_file_dependencies=False, workspace_diagnostics=False))(pull_diagnostics)
+        ls.feature(
+            lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+            lsp.DiagnosticOptions(identifier="gradual", inter_file_dependencies=False, workspace_diagnostics=False),
+        )(pull_diagnostics)
     ls.worker.submit(_warm_up)
 
 
@@ -504,11 +519,15 @@ def did_change(ls: GradualServer, params: lsp.DidChangeTextDocumentParams) -> No
     held = ls.workspace.text_documents.get(unquote(uri))
     if state is None and held is None:
         return  # a document that was never opened: nothing to change
-    lines = apply_changes(state.lines if state is not None else Lines(held.source), params.content_changes,
-                          ls.workspace.position_encoding or lsp.PositionEncodingKind.Utf16)
+    lines = apply_changes(
+        state.lines if state is not None else Lines(held.source),
+        params.content_changes,
+        ls.workspace.position_encoding or lsp.PositionEncodingKind.Utf16,
+    )
     if held is not None:
-        ls.workspace.put_text_document(lsp.TextDocumentItem(uri, held.language_id or "gradual",
-                                                            params.text_document.version, lines.text))
+        ls.workspace.put_text_document(
+            lsp.TextDocumentItem(uri, held.language_id or "gradual", params.text_document.version, lines.text)
+        )
     if state is not None:
         ls.changed(state, lines, params.text_document.version)
     model = ls.models.get(uri)
@@ -581,15 +600,18 @@ async def pull_diagnostics(ls: GradualServer, params: lsp.DocumentDiagnosticPara
 
 
 @about_document(lsp.TEXT_DOCUMENT_HOVER)
-def hover(ls: GradualServer, params: lsp.HoverParams, analysis: Analysis, positions: convert.Positions) -> Optional[lsp.Hover]:
+def hover(
+    ls: GradualServer, params: lsp.HoverParams, analysis: Analysis, positions: convert.Positions
+) -> Optional[lsp.Hover]:
     """Types, instantiations, dims and checks under the cursor."""
     found = queries.hover(analysis, positions.offset(params.position))
     return convert.hover(found, positions) if found is not None else None
 
 
 @about_document(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False), list)
-def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams, analysis: Analysis,
-                positions: convert.Positions) -> list[lsp.InlayHint]:
+def inlay_hints(
+    ls: GradualServer, params: lsp.InlayHintParams, analysis: Analysis, positions: convert.Positions
+) -> list[lsp.InlayHint]:
     """Binding and parameter types, runtime-check markers (the kinds switched on)."""
     start, end = positions.offset(params.range.start), positions.offset(params.range.end)
     found = queries.inlay_hints(analysis, start, end, ls.settings.hint_kinds())
@@ -597,16 +619,18 @@ def inlay_hints(ls: GradualServer, params: lsp.InlayHintParams, analysis: Analys
 
 
 @about_document(lsp.TEXT_DOCUMENT_DEFINITION, empty=list)
-def definition(ls: GradualServer, params: lsp.DefinitionParams, analysis: Analysis,
-               positions: convert.Positions) -> list[lsp.Location]:
+def definition(
+    ls: GradualServer, params: lsp.DefinitionParams, analysis: Analysis, positions: convert.Positions
+) -> list[lsp.Location]:
     """Where the variable, function, dim or operator under the cursor is defined."""
     spans = queries.definition(analysis, positions.offset(params.position))
     return _locations(spans, params.text_document.uri, analysis, positions)
 
 
 @about_document(lsp.TEXT_DOCUMENT_REFERENCES, empty=list)
-def references(ls: GradualServer, params: lsp.ReferenceParams, analysis: Analysis,
-               positions: convert.Positions) -> list[lsp.Location]:
+def references(
+    ls: GradualServer, params: lsp.ReferenceParams, analysis: Analysis, positions: convert.Positions
+) -> list[lsp.Location]:
     """Every occurrence of the variable, function, dim or operator under the cursor."""
     spans = queries.references(analysis, positions.offset(params.position), params.context.include_declaration)
     return _locations(spans, params.text_document.uri, analysis, positions)
@@ -618,16 +642,21 @@ def _locations(spans: list, uri: str, analysis: Analysis, positions: convert.Pos
 
 
 @about_document(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
-def document_symbols(ls: GradualServer, params: lsp.DocumentSymbolParams, analysis: Analysis,
-                     positions: convert.Positions) -> list[lsp.DocumentSymbol]:
+def document_symbols(
+    ls: GradualServer, params: lsp.DocumentSymbolParams, analysis: Analysis, positions: convert.Positions
+) -> list[lsp.DocumentSymbol]:
     """Each definition with its type, its parameters and lets."""
     return [convert.symbol(s, positions) for s in queries.symbols(analysis)]
 
 
-@about_document(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
-    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]), list)
-async def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis,
-                       positions: convert.Positions) -> list[lsp.CodeAction]:
+@about_document(
+    lsp.TEXT_DOCUMENT_CODE_ACTION,
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]),
+    list,
+)
+async def code_actions(
+    ls: GradualServer, params: lsp.CodeActionParams, analysis: Analysis, positions: convert.Positions
+) -> list[lsp.CodeAction]:
     """Quick fixes for the diagnostics in the range and rewrites at it, those that keep
     their promise on the text they make (checked on the worker, as analyses are). At most
     MAX_VERIFIED_FIXES are checked for one request: each check analyses the fixed text again,
@@ -640,7 +669,9 @@ async def code_actions(ls: GradualServer, params: lsp.CodeActionParams, analysis
     out = []
     verified = 0
     for fix in fixes.fixes(analysis, start, end):
-        action = convert.code_action(fix, params.text_document.uri, analysis.path, analysis.version, positions, versioned)
+        action = convert.code_action(
+            fix, params.text_document.uri, analysis.path, analysis.version, positions, versioned
+        )
         if wanted and not any(action.kind is not None and action.kind.startswith(w) for w in wanted):
             continue
         if state is None or verified >= MAX_VERIFIED_FIXES:
@@ -665,8 +696,12 @@ async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) ->
         return None
     text = await asyncio.get_running_loop().run_in_executor(ls.worker, fixes.formatted, analysis)
     if text is None:
-        ls.window_log_message(lsp.LogMessageParams(
-            lsp.MessageType.Info, "gradual: not formatted (the file does not parse, or formatting would not keep it as it is)"))
+        ls.window_log_message(
+            lsp.LogMessageParams(
+                lsp.MessageType.Info,
+                "gradual: not formatted (the file does not parse, or formatting would not keep it as it is)",
+            )
+        )
         return None
     if text == analysis.text:
         return []

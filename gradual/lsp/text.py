@@ -134,7 +134,7 @@ class Lines:
         """The lines of the text with [start, end) replaced by `new`, an edit that starts on
         `line`: the starts of the lines above it are kept (the edit may join a `\\r` that
         ends the line above to a `\\n` it brings, so that line's own start is found again)."""
-        return Lines(self.text[:start] + new + self.text[end:], self._starts[:max(line, 1)])
+        return Lines(self.text[:start] + new + self.text[end:], self._starts[: max(line, 1)])
 
 
 def apply_changes(lines: Lines, changes: Iterable, encoding: str) -> Lines:
@@ -196,14 +196,14 @@ class _Batch:
         if not self.edits or line < self.top_line:
             self.top_line = line
         self.edits.append((start, end, text))
-        self.closed = "\r" in text or text.startswith("\n") or base.text[start - 1:start] == "\r"
+        self.closed = "\r" in text or text.startswith("\n") or base.text[start - 1 : start] == "\r"
         begun = base.place(start, encoding)  # where it starts, in the base text and now
         line_now, column_now = self._now(*begun)
         self.first_start = (line_now, column_now)  # (not as written: past a line's end is its end)
         self.base_end = base.place(end, encoding)
         breaks = list(_BREAK.finditer(text))
         if breaks:
-            self.last_end = (line_now + len(breaks), _units(text[breaks[-1].end():], encoding))
+            self.last_end = (line_now + len(breaks), _units(text[breaks[-1].end() :], encoding))
         else:
             self.last_end = (line_now, column_now + _units(text, encoding))
         return True
@@ -237,4 +237,4 @@ class _Batch:
             pieces += (text[at:start], new)
             at = end
         pieces.append(text[at:])
-        return Lines("".join(pieces), self.base._starts[:max(self.top_line, 1)])
+        return Lines("".join(pieces), self.base._starts[: max(self.top_line, 1)])

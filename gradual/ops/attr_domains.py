@@ -17,8 +17,8 @@ from typing import Any, Optional
 
 from ..types import DTYPES
 
-INT64 = (-2**63, 2**63 - 1)
-INT32 = (-2**31, 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+INT32 = (-(2**31), 2**31 - 1)
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,14 @@ class Lengths:
 
 
 UPSAMPLING_METHODS = ("nearest_neighbor", "bilinear", "trilinear", "bicubic", "linear", "cubic")
-COORDINATE_MODES = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
-                    "tf_crop_and_resize")
+COORDINATE_MODES = (
+    "half_pixel",
+    "align_corners",
+    "asymmetric",
+    "pytorch_half_pixel",
+    "tf_half_pixel_for_nn",
+    "tf_crop_and_resize",
+)
 ROUNDING_METHODS = ("", "round", "round_prefer_ceil", "round_prefer_floor", "floor", "ceil")
 MESHGRID_INDEXING = ("ij", "xy")
 
@@ -91,8 +97,10 @@ DOMAINS: dict = {
     "nn.upsampling": {"method": OneOf(UPSAMPLING_METHODS)},
     "dyn.nn.upsampling": {"method": OneOf(UPSAMPLING_METHODS)},
     "nn.upsampling3d": {"method": OneOf(UPSAMPLING_METHODS), "coordinate_transformation_mode": OneOf(COORDINATE_MODES)},
-    "dyn.nn.upsampling3d": {"method": OneOf(UPSAMPLING_METHODS),
-                            "coordinate_transformation_mode": OneOf(COORDINATE_MODES)},
+    "dyn.nn.upsampling3d": {
+        "method": OneOf(UPSAMPLING_METHODS),
+        "coordinate_transformation_mode": OneOf(COORDINATE_MODES),
+    },
     "image.resize1d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((2,))},
     "image.resize2d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((4,))},
     "image.resize3d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((6,))},

@@ -218,7 +218,7 @@ class ShapeContext(ABC):
         value of unknown rank it must verify (`Tensor[(*r, 4)]`); concrete sizes are the dims."""
         if arg.dims is None:
             return [self.unknown() for _ in range(prefix)], [self.unknown() for _ in range(suffix)]
-        return list(arg.dims[:prefix]), list(arg.dims[len(arg.dims) - suffix:])
+        return list(arg.dims[:prefix]), list(arg.dims[len(arg.dims) - suffix :])
 
     def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:
         """Require the dims of an argument of unknown rank between its first `prefix` and last

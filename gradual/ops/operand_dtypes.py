@@ -19,24 +19,39 @@ from ..types import FLOAT_DTYPES, INT_DTYPES, DTypeVar, TensorType
 from .context import ShapeContext, TensorArg
 
 register_rule_message(
-    "dtype-class", codes.DTYPE_MISMATCH,
+    "dtype-class",
+    codes.DTYPE_MISMATCH,
     "{arg} has dtype {dtype}, but {op} needs {wanted}",
     "{help}",
 )
 
 #: class -> (what it is called, the help line, whether a dtype name belongs to it)
 CLASSES: dict = {
-    "bits": ("an integer or bool dtype", "cast it to an integer dtype first (`cast(x, dtype=\"int32\")`)",
-             lambda name: name in INT_DTYPES or name == "bool"),
-    "number": ("a numeric dtype (not bool)",
-               "cast the bool tensor to a numeric dtype first, or use `logical_not` / `logical_xor`",
-               lambda name: name != "bool"),
-    "float": ("a floating-point dtype", "cast it to a floating-point dtype first (`cast(x, dtype=\"float32\")`)",
-              lambda name: name in FLOAT_DTYPES),
-    "integer": ("an integer (quantized) dtype", "quantize the tensor first (`qnn.quantize`)",
-                lambda name: name in INT_DTYPES),
-    "index": ("an integer dtype (it holds indices, axes or sizes)",
-              "cast it to an integer dtype first (`cast(x, dtype=\"int64\")`)", lambda name: name in INT_DTYPES),
+    "bits": (
+        "an integer or bool dtype",
+        'cast it to an integer dtype first (`cast(x, dtype="int32")`)',
+        lambda name: name in INT_DTYPES or name == "bool",
+    ),
+    "number": (
+        "a numeric dtype (not bool)",
+        "cast the bool tensor to a numeric dtype first, or use `logical_not` / `logical_xor`",
+        lambda name: name != "bool",
+    ),
+    "float": (
+        "a floating-point dtype",
+        'cast it to a floating-point dtype first (`cast(x, dtype="float32")`)',
+        lambda name: name in FLOAT_DTYPES,
+    ),
+    "integer": (
+        "an integer (quantized) dtype",
+        "quantize the tensor first (`qnn.quantize`)",
+        lambda name: name in INT_DTYPES,
+    ),
+    "index": (
+        "an integer dtype (it holds indices, axes or sizes)",
+        'cast it to an integer dtype first (`cast(x, dtype="int64")`)',
+        lambda name: name in INT_DTYPES,
+    ),
 }
 
 
@@ -45,16 +60,25 @@ def _ops(names: str, cls: str) -> dict:
 
 
 OPERAND_CLASSES: dict = {
-    **_ops("bitwise_and bitwise_or bitwise_xor left_shift right_shift bitwise_not "
-           "onnx.bitwise_and onnx.bitwise_or onnx.bitwise_xor onnx.bitwise_not onnx.bitshift "
-           "aten.bitwise_and aten.bitwise_or aten.bitwise_xor aten.bitwise_not "
-           "aten.bitwise_left_shift aten.bitwise_right_shift", "bits"),
-    **_ops("negative sign sigmoid subtract nn.softmax nn.log_softmax nn.batch_norm variance "
-           "aten.neg aten.sub aten.sign aten.sigmoid aten.silu aten.log_sigmoid aten.frac aten.erfinv "
-           "aten.softmax aten.log_softmax aten.convolution onnx.conv onnx.topk", "number"),
+    **_ops(
+        "bitwise_and bitwise_or bitwise_xor left_shift right_shift bitwise_not "
+        "onnx.bitwise_and onnx.bitwise_or onnx.bitwise_xor onnx.bitwise_not onnx.bitshift "
+        "aten.bitwise_and aten.bitwise_or aten.bitwise_xor aten.bitwise_not "
+        "aten.bitwise_left_shift aten.bitwise_right_shift",
+        "bits",
+    ),
+    **_ops(
+        "negative sign sigmoid subtract nn.softmax nn.log_softmax nn.batch_norm variance "
+        "aten.neg aten.sub aten.sign aten.sigmoid aten.silu aten.log_sigmoid aten.frac aten.erfinv "
+        "aten.softmax aten.log_softmax aten.convolution onnx.conv onnx.topk",
+        "number",
+    ),
     **_ops("aten.rms_norm aten.rms_norm_sized", "float"),
-    **_ops("qnn.abs qnn.add qnn.erf qnn.exp qnn.hardswish qnn.log qnn.mul qnn.rsqrt qnn.sigmoid "
-           "qnn.sqrt qnn.subtract qnn.tanh", "integer"),
+    **_ops(
+        "qnn.abs qnn.add qnn.erf qnn.exp qnn.hardswish qnn.log qnn.mul qnn.rsqrt qnn.sigmoid "
+        "qnn.sqrt qnn.subtract qnn.tanh",
+        "integer",
+    ),
 }
 
 
@@ -63,15 +87,29 @@ OPERAND_CLASSES: dict = {
 #: `onnx.stft` of a float frame_length gave a result the rule did not compute; found by an
 #: outside pass); ONNX declares these int32 / int64
 INDEX_OPERANDS: dict = {
-    "take": ("indices",), "onnx.gather_nd": ("indices",), "onnx.gather_elements": ("indices",),
-    "onnx.scatter_elements": ("indices",), "onnx.scatter_nd": ("indices",),
-    "onnx.rotary_embedding": ("position_ids",), "onnx.stft": ("frame_step", "frame_length"),
-    "onnx.reduce": ("axes",), "onnx.squeeze": ("axes",), "onnx.unsqueeze": ("axes",),
-    "onnx.slice": ("starts", "ends", "axes", "steps"), "onnx.cumsum": ("axis",), "onnx.cumprod": ("axis",),
-    "onnx.col2im": ("image_shape", "block_shape"), "onnx.max_unpool": ("indices", "output_shape"),
-    "dyn.reshape": ("newshape",), "dyn.broadcast_to": ("shape",), "dyn.squeeze": ("axis",),
-    "dyn.sparse_to_dense": ("output_shape",), "sparse_reshape": ("prev_shape", "new_shape"),
-    "unravel_index": ("indices", "shape"), "aten.nll_loss": ("target",), "aten.nll_loss_forward": ("target",),
+    "take": ("indices",),
+    "onnx.gather_nd": ("indices",),
+    "onnx.gather_elements": ("indices",),
+    "onnx.scatter_elements": ("indices",),
+    "onnx.scatter_nd": ("indices",),
+    "onnx.rotary_embedding": ("position_ids",),
+    "onnx.stft": ("frame_step", "frame_length"),
+    "onnx.reduce": ("axes",),
+    "onnx.squeeze": ("axes",),
+    "onnx.unsqueeze": ("axes",),
+    "onnx.slice": ("starts", "ends", "axes", "steps"),
+    "onnx.cumsum": ("axis",),
+    "onnx.cumprod": ("axis",),
+    "onnx.col2im": ("image_shape", "block_shape"),
+    "onnx.max_unpool": ("indices", "output_shape"),
+    "dyn.reshape": ("newshape",),
+    "dyn.broadcast_to": ("shape",),
+    "dyn.squeeze": ("axis",),
+    "dyn.sparse_to_dense": ("output_shape",),
+    "sparse_reshape": ("prev_shape", "new_shape"),
+    "unravel_index": ("indices", "shape"),
+    "aten.nll_loss": ("target",),
+    "aten.nll_loss_forward": ("target",),
 }
 
 

@@ -124,8 +124,15 @@ def operator_from_decl(decl: ast.OpDecl) -> Operator:
         if rule is None:
             raise StdlibError(f"{decl.span.describe()}: `{decl.name}` names the unknown rule `{decl.rule}`")
     return Operator(
-        decl.name, tuple(p.var.name for p in decl.params), sig, attrs, rule, decl.rule,
-        doc=decl.doc, span=decl.span, signature_text=_signature_text(decl),
+        decl.name,
+        tuple(p.var.name for p in decl.params),
+        sig,
+        attrs,
+        rule,
+        decl.rule,
+        doc=decl.doc,
+        span=decl.span,
+        signature_text=_signature_text(decl),
     )
 
 
@@ -290,8 +297,10 @@ def register_op(
     if len(decls) != 1:
         raise StdlibError(f"gradual.register_op takes one operator declaration; this text declares {len(decls)}")
     if decls[0].name in registry.ops and not replace:
-        raise StdlibError(f"`{decls[0].name}` is already an operator of this registry: register another name, or "
-                          "pass replace=True to replace it")
+        raise StdlibError(
+            f"`{decls[0].name}` is already an operator of this registry: register another name, or "
+            "pass replace=True to replace it"
+        )
     op = operator_from_decl(decls[0])
     registry.add(op)
     if kernel is not None:

@@ -13,7 +13,17 @@ from typing import Any, Optional
 from ..shapes import Dimension, Poly, Symbol
 from ..shapes.poly import FloorDiv
 from ..types import (
-    DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, TypeVar, Variadic,
+    DYN_DTYPE,
+    Broadcast,
+    DTypeVar,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeVar,
+    Variadic,
 )
 from .context import ArgView, ShapeContext, TensorArg
 from .operand_dtypes import check_dtype_class, check_operand_dtypes
@@ -75,7 +85,7 @@ class SignatureMatcher:
         self.match_dtype(param.dtype, arg.dtype)
 
     def _match_variadic(self, pattern: tuple, at: int, arg: TensorArg) -> None:
-        prefix, suffix = pattern[:at], pattern[at + 1:]
+        prefix, suffix = pattern[:at], pattern[at + 1 :]
         fixed = len(prefix) + len(suffix)
         if arg.dims is None:  # unknown rank: the dims at either end are matched, the run checked
             self.ctx.require_rank_at_least(arg, fixed)
@@ -92,9 +102,9 @@ class SignatureMatcher:
             self.ctx.fail("rank-too-small", arg=arg, needed=fixed, rank=arg.rank)
         for p, d in zip(prefix, arg.dims[: len(prefix)]):
             self.match_dim(p, d)
-        for p, d in zip(suffix, arg.dims[len(arg.dims) - len(suffix):]):
+        for p, d in zip(suffix, arg.dims[len(arg.dims) - len(suffix) :]):
             self.match_dim(p, d)
-        run = arg.dims[len(prefix): len(arg.dims) - len(suffix)]
+        run = arg.dims[len(prefix) : len(arg.dims) - len(suffix)]
         sym = pattern[at].symbol
         bound = self.seqs.get(sym)
         if bound is None:
@@ -278,8 +288,12 @@ def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
     matcher = SignatureMatcher(ctx, sig)
     # a closure's parameter dtype that its definer infers (not quantified): the arguments passed
     # for it, found before matching binds it
-    shared = [(arg, cls) for var, cls in sig.dtype_requires if var not in sig.dtype_params
-              for arg in _arguments_of_dtype(ctx, sig, var)]
+    shared = [
+        (arg, cls)
+        for var, cls in sig.dtype_requires
+        if var not in sig.dtype_params
+        for arg in _arguments_of_dtype(ctx, sig, var)
+    ]
     matcher.match_params()
     ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
     if sig.requires:
@@ -304,8 +318,11 @@ def _arguments_of_dtype(ctx: ShapeContext, sig: FuncType, var: Any) -> list:
     want = same(var)
     if not isinstance(want, DTypeVar):
         return []  # bound already (by an earlier call, or in the body after the operator): not this call's to say
-    return [arg for param, arg in zip(sig.params, ctx.args)
-            if isinstance(param, TensorType) and isinstance(arg, TensorArg) and same(param.dtype) == want]
+    return [
+        arg
+        for param, arg in zip(sig.params, ctx.args)
+        if isinstance(param, TensorType) and isinstance(arg, TensorArg) and same(param.dtype) == want
+    ]
 
 
 def _argument_of(ctx: ShapeContext, dtype: Any) -> Any:

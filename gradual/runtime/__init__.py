@@ -33,5 +33,13 @@ from .api import run, run_elaborated
 from .errors import CheckFailure, InputError, KernelFailure, ProgramRejected, RunFailure
 from .interpreter import Interpreter
 
-__all__ = ["CheckFailure", "InputError", "Interpreter", "KernelFailure", "ProgramRejected", "RunFailure", "run",
-           "run_elaborated"]
+__all__ = [
+    "CheckFailure",
+    "InputError",
+    "Interpreter",
+    "KernelFailure",
+    "ProgramRejected",
+    "RunFailure",
+    "run",
+    "run_elaborated",
+]

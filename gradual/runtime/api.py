@@ -19,8 +19,13 @@ Program = Union[str, CheckResult, ast.Module]
 
 def checked(program: Program, path: str = "<input>", registry: Optional[Registry] = None) -> CheckResult:
     """A program checked (text and modules are checked here); raises ProgramRejected on errors."""
-    result = program if isinstance(program, CheckResult) else checked_program(
-        program, path, registry, "run", "program text (str or UTF-8 bytes), a parsed Module or a CheckResult")
+    result = (
+        program
+        if isinstance(program, CheckResult)
+        else checked_program(
+            program, path, registry, "run", "program text (str or UTF-8 bytes), a parsed Module or a CheckResult"
+        )
+    )
     if not result.ok:
         raise ProgramRejected(result.errors)
     return result
@@ -31,8 +36,13 @@ def interpreter_for(result: CheckResult) -> Interpreter:
     return Interpreter(elaborate(result), result.registry)
 
 
-def run(program: Program, inputs: Optional[Mapping[str, Any]] = None, entry: str = "main",
-        path: str = "<input>", registry: Optional[Registry] = None) -> list:
+def run(
+    program: Program,
+    inputs: Optional[Mapping[str, Any]] = None,
+    entry: str = "main",
+    path: str = "<input>",
+    registry: Optional[Registry] = None,
+) -> list:
     """Check, elaborate and run `@entry` on NumPy inputs (by parameter name); returns the
     outputs as a list (a tuple result is flattened).
 
@@ -50,8 +60,9 @@ def run(program: Program, inputs: Optional[Mapping[str, Any]] = None, entry: str
     return flatten_outputs(interpreter.run(entry, values))
 
 
-def run_elaborated(module: ast.Module, inputs: Mapping[str, Any], entry: str = "main",
-                   registry: Optional[Registry] = None) -> Any:
+def run_elaborated(
+    module: ast.Module, inputs: Mapping[str, Any], entry: str = "main", registry: Optional[Registry] = None
+) -> Any:
     """Run an already elaborated module as it is (no checking); returns the raw result value."""
     interpreter = Interpreter(module, registry)
     return interpreter.run(entry, convert_inputs(interpreter.parameters(entry), dict(inputs)))

@@ -12,7 +12,16 @@ from typing import Any, Optional
 
 from ..shapes import Dimension
 from ..types import (
-    DYN_DTYPE, Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType, Type, Variadic,
+    DYN_DTYPE,
+    Broadcast,
+    DTypeVar,
+    DynType,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    Variadic,
 )
 from .values import Frame
 
@@ -29,8 +38,12 @@ def closed_type(t: Type, frame: Frame, quantified: frozenset = frozenset()) -> T
         return RefType(closed_type(t.content, frame, quantified))
     if isinstance(t, FuncType):
         inner = quantified | set(t.dim_params) | set(t.dtype_params)
-        return FuncType(tuple(closed_type(p, frame, inner) for p in t.params), closed_type(t.ret, frame, inner),
-                        t.dim_params, t.dtype_params)
+        return FuncType(
+            tuple(closed_type(p, frame, inner) for p in t.params),
+            closed_type(t.ret, frame, inner),
+            t.dim_params,
+            t.dtype_params,
+        )
     return t
 
 
@@ -119,4 +132,3 @@ def _meet_tensors(a: TensorType, b: TensorType) -> Optional[TensorType]:
             return None
         dims.append(merged)
     return TensorType(tuple(dims), dtype)
-

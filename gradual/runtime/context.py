@@ -224,7 +224,9 @@ class ConcreteContext(ShapeContext):
         return t
 
     # results ----------------------------------------------------------------------------------
-    def tensor(self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None) -> RTensor:
+    def tensor(
+        self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None
+    ) -> RTensor:
         if dims is not None:
             for d in dims:
                 if not isinstance(d, Unknown) and int(d) < 0:

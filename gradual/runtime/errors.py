@@ -61,8 +61,15 @@ class CheckFailure(RunFailure):
 
     code = CHECK_FAILED
 
-    def __init__(self, blame: Blame, expected: str, actual: str, mismatch: Mismatch,
-                 shape: Optional[tuple] = None, dtype: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        blame: Blame,
+        expected: str,
+        actual: str,
+        mismatch: Mismatch,
+        shape: Optional[tuple] = None,
+        dtype: Optional[str] = None,
+    ) -> None:
         super().__init__()
         self.blame = blame
         self.span = blame.span
@@ -78,10 +85,12 @@ class CheckFailure(RunFailure):
         return self.mismatch.axis
 
     def diagnostic(self) -> Diagnostic:
-        detail = messages.runtime_check_detail(self.mismatch.what, self.mismatch.facts, self.mismatch.path,
-                                               self.mismatch.axis)
-        return messages.runtime_check_failed(self.blame.span, self.blame.kind, self.blame.reason, self.expected,
-                                             self.actual, detail, self.blame.labels)
+        detail = messages.runtime_check_detail(
+            self.mismatch.what, self.mismatch.facts, self.mismatch.path, self.mismatch.axis
+        )
+        return messages.runtime_check_failed(
+            self.blame.span, self.blame.kind, self.blame.reason, self.expected, self.actual, detail, self.blame.labels
+        )
 
 
 class OperatorCheckFailure(CheckFailure):
@@ -97,7 +106,9 @@ class OperatorCheckFailure(CheckFailure):
         self.signature = signature
 
     def diagnostic(self) -> Diagnostic:
-        return messages.runtime_rule_failure(self.span, self.op, self.rule_code, self.facts, self.inputs, self.signature)
+        return messages.runtime_rule_failure(
+            self.span, self.op, self.rule_code, self.facts, self.inputs, self.signature
+        )
 
 
 class KernelFailure(RunFailure):

@@ -21,7 +21,9 @@ from .errors import InputError
 from .operators import LIMIT_VARIABLE, tensor_byte_limit
 from .values import NUMPY_DTYPES
 
-_SHAPE = re.compile(r"^\s*(\(\s*\)|scalar|\d+(?:\s*x\s*\d+)*|\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\))?\s*(?::\s*([a-z0-9]+))?\s*$")
+_SHAPE = re.compile(
+    r"^\s*(\(\s*\)|scalar|\d+(?:\s*x\s*\d+)*|\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\))?\s*(?::\s*([a-z0-9]+))?\s*$"
+)
 DEFAULT_FLOAT = "float32"
 
 
@@ -51,8 +53,11 @@ def random_array(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarr
     kind = np.dtype(dtype).kind
     limit = tensor_byte_limit()
     if math.prod(shape) * np.dtype(dtype).itemsize > limit:  # NumPy would try (and swap for minutes)
-        raise InputError(messages.runtime_bad_input_spec(
-            "x".join(map(str, shape)), f"a shape of at most {limit:,} bytes ({LIMIT_VARIABLE} raises the limit)"))
+        raise InputError(
+            messages.runtime_bad_input_spec(
+                "x".join(map(str, shape)), f"a shape of at most {limit:,} bytes ({LIMIT_VARIABLE} raises the limit)"
+            )
+        )
     try:
         if kind == "f":
             return np.asarray(rng.standard_normal(shape).astype(dtype))
@@ -60,7 +65,9 @@ def random_array(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarr
             return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
         return np.asarray(rng.integers(0, 10, size=shape).astype(dtype))
     except (MemoryError, ValueError) as exc:
-        raise InputError(messages.runtime_bad_input_spec("x".join(map(str, shape)), f"a shape that fits in memory ({exc})")) from None
+        raise InputError(
+            messages.runtime_bad_input_spec("x".join(map(str, shape)), f"a shape that fits in memory ({exc})")
+        ) from None
 
 
 def static_shape(t: Optional[Type]) -> Optional[tuple]:
@@ -98,7 +105,9 @@ def literal_input(text: str, t: Optional[Type]) -> np.ndarray:
         try:
             value = json.loads(re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), word))
         except ValueError:
-            raise InputError(messages.runtime_bad_input_spec(text, "a number, True/False, a list [1, 2] or a .npy file")) from None
+            raise InputError(
+                messages.runtime_bad_input_spec(text, "a number, True/False, a list [1, 2] or a .npy file")
+            ) from None
     return python_input(text, value, t)
 
 
@@ -202,7 +211,7 @@ def _givable(name: str, t: Optional[Type]) -> None:
 
 
 def _ungivable_part(t: Optional[Type]) -> Optional[str]:
-    """"a function" or "a reference" where `t` holds one (in a tuple, too), else None."""
+    """ "a function" or "a reference" where `t` holds one (in a tuple, too), else None."""
     stack = [t]
     while stack:
         part = stack.pop()

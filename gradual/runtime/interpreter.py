@@ -99,9 +99,16 @@ class Interpreter:
         self.next_collection = self.steps_left - COLLECT_STEPS
         self.next_full = 8 * COLLECT_STEPS
         self._eval = {
-            ast.Var: self._eval_var, ast.GlobalVar: self._eval_global, ast.Literal: self._eval_literal,
-            ast.TupleExpr: self._eval_tuple, ast.Proj: self._eval_proj, ast.Call: self._eval_call,
-            ast.If: self._eval_if, ast.Fn: self._eval_fn, ast.Cast: self._eval_cast, ast.OpRef: self._eval_opref,
+            ast.Var: self._eval_var,
+            ast.GlobalVar: self._eval_global,
+            ast.Literal: self._eval_literal,
+            ast.TupleExpr: self._eval_tuple,
+            ast.Proj: self._eval_proj,
+            ast.Call: self._eval_call,
+            ast.If: self._eval_if,
+            ast.Fn: self._eval_fn,
+            ast.Cast: self._eval_cast,
+            ast.OpRef: self._eval_opref,
             ast.Block: self._eval_block,
         }
 
@@ -124,8 +131,9 @@ class Interpreter:
             with gc_paused(), _set_aside_from_collections():
                 return run_deep(self.apply, GlobalFunction(d), args, None)
         except RecursionError:
-            raise CallFailure(d.name_span, messages.runtime_exhausted(RecursionError()),
-                              help=messages.runtime_exhausted_help()) from None
+            raise CallFailure(
+                d.name_span, messages.runtime_exhausted(RecursionError()), help=messages.runtime_exhausted_help()
+            ) from None
 
     def _definition(self, entry: str) -> ast.Def:
         d = self.res.defs.get(entry)
@@ -152,8 +160,11 @@ class Interpreter:
             self._collect()
         if self.steps_left < 0:
             limit = step_limit()
-            raise CallFailure(span or _nowhere(), messages.runtime_step_limit(limit),
-                              help=messages.runtime_step_limit_help(STEP_VARIABLE))
+            raise CallFailure(
+                span or _nowhere(),
+                messages.runtime_step_limit(limit),
+                help=messages.runtime_step_limit_help(STEP_VARIABLE),
+            )
 
     def _collect(self) -> None:
         """The run pauses the cyclic collector (its full passes over the frames and checks a long
@@ -168,7 +179,9 @@ class Interpreter:
             gc.collect(1)
         self.next_collection = self.steps_left - COLLECT_STEPS
 
-    def enter(self, fn: Any, args: tuple, span: Optional[Span], pending: list, contract: Optional[Wrapped] = None) -> Any:
+    def enter(
+        self, fn: Any, args: tuple, span: Optional[Span], pending: list, contract: Optional[Wrapped] = None
+    ) -> Any:
         """Start one call: bind the parameters, queue the result check, run the body in tail
         position (which may hand back a TailCall)."""
         self.step(span)
@@ -180,8 +193,15 @@ class Interpreter:
             return self.enter_wrapped(fn, args, span, pending, contract)
         raise CallFailure(span or _nowhere(), messages.runtime_not_callable(fn))
 
-    def enter_function(self, node: Any, parent: Optional[Frame], args: tuple, span: Optional[Span], pending: list,
-                       contract: Optional[Wrapped] = None) -> Any:
+    def enter_function(
+        self,
+        node: Any,
+        parent: Optional[Frame],
+        args: tuple,
+        span: Optional[Span],
+        pending: list,
+        contract: Optional[Wrapped] = None,
+    ) -> Any:
         """Enter a definition or closure: a fresh frame (a closure's has its defining frame as
         parent), parameters matched against their annotations (binding the signature's
         symbols), the return annotation queued as a pending check."""
@@ -197,11 +217,16 @@ class Interpreter:
             settle_deferred(frame)
         if info.ret is not None and not isinstance(info.ret, DynType):
             ret = info.ret
-            push_check(pending, _check_key(ret, frame), lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)))
+            push_check(
+                pending,
+                _check_key(ret, frame),
+                lambda value: match_value(value, ret, frame, lambda: self.return_blame(info)),
+            )
         return self.body(node.body, frame, tail=True)
 
-    def enter_wrapped(self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list,
-                      contract: Optional[Wrapped] = None) -> Any:
+    def enter_wrapped(
+        self, fn: Wrapped, args: tuple, span: Optional[Span], pending: list, contract: Optional[Wrapped] = None
+    ) -> Any:
         """Call a function through the type it was given: the arguments are checked (the
         caller's responsibility), the result is queued (the function's), then the wrapped
         function is entered with this wrapper as its contract. Entered through an outer
@@ -211,12 +236,24 @@ class Interpreter:
         if len(args) != len(ftype.params):
             raise CallFailure(span or fn.blame.span, messages.runtime_arity(len(ftype.params), len(args)))
         frame = Frame(fn.frame) if ftype.dim_params else fn.frame
-        checked = tuple(match_value(a, p, frame, self._deferred_argument_blame(fn, i, span) if contract is None
-                                    else self._deferred_wrapped_contract_blame(contract, i, span))
-                        for i, (a, p) in enumerate(zip(args, ftype.params)))
+        checked = tuple(
+            match_value(
+                a,
+                p,
+                frame,
+                self._deferred_argument_blame(fn, i, span)
+                if contract is None
+                else self._deferred_wrapped_contract_blame(contract, i, span),
+            )
+            for i, (a, p) in enumerate(zip(args, ftype.params))
+        )
         if ftype.dim_params and frame.deferred:
             settle_deferred(frame)
-        push_check(pending, _check_key(ftype, frame, fn), lambda value: match_value(value, ftype.ret, frame, lambda: self.result_blame(fn)))
+        push_check(
+            pending,
+            _check_key(ftype, frame, fn),
+            lambda value: match_value(value, ftype.ret, frame, lambda: self.result_blame(fn)),
+        )
         return TailCall(fn.inner, checked, span or fn.blame.span, fn)
 
     # bodies and expressions -----------------------------------------------------------------
@@ -278,8 +315,12 @@ class Interpreter:
             return np.asarray(e.value, dtype=dtype)
         except OverflowError:  # only in a module that was not checked (the checker rejects it)
             info = np.iinfo(dtype)
-            raise CallFailure(e.span, messages.literal_out_of_range(
-                e.span, e.text or str(e.value), e.dtype, int(info.min), int(info.max)).message) from None
+            raise CallFailure(
+                e.span,
+                messages.literal_out_of_range(
+                    e.span, e.text or str(e.value), e.dtype, int(info.min), int(info.max)
+                ).message,
+            ) from None
 
     def _eval_tuple(self, e: ast.TupleExpr, frame: Frame) -> Any:
         return self.eval_all(e.fields, frame)
@@ -290,8 +331,12 @@ class Interpreter:
             # only a `?` value can get here in a checked program: the checker counted the
             # projection as a check site, and this is its check
             kind = value_kind(value)
-            raise CheckFailure(Blame(e.span, "projection"), f"a tuple with field {e.index}", describe_value(value),
-                               Mismatch("no-field", {"actual": kind, "index": e.index}))
+            raise CheckFailure(
+                Blame(e.span, "projection"),
+                f"a tuple with field {e.index}",
+                describe_value(value),
+                Mismatch("no-field", {"actual": kind, "index": e.index}),
+            )
         return value[e.index]
 
     def _eval_if(self, e: ast.If, frame: Frame) -> Any:
@@ -388,8 +433,11 @@ class Interpreter:
         found = self.blames.get(id(stmt))
         if found is None:
             found = self.blames[id(stmt)] = Blame(
-                stmt.value.span, "let", messages.runtime_let_reason(binder.name),
-                (label_at(stmt.type.span, messages.runtime_annotation_label()),) if stmt.type is not None else ())
+                stmt.value.span,
+                "let",
+                messages.runtime_let_reason(binder.name),
+                (label_at(stmt.type.span, messages.runtime_annotation_label()),) if stmt.type is not None else (),
+            )
         return found
 
     def parameter_blame(self, info: FunctionInfo, index: int, call: Optional[Span]) -> Blame:
@@ -400,7 +448,12 @@ class Interpreter:
         reason = messages.runtime_parameter_reason(info.name, param.var.name, index)
         if call is None:
             return Blame(where, "parameter", reason)
-        return Blame(call, "argument", reason, (label_at(where, messages.runtime_parameter_label()),) if _real_span(where) else ())
+        return Blame(
+            call,
+            "argument",
+            reason,
+            (label_at(where, messages.runtime_parameter_label()),) if _real_span(where) else (),
+        )
 
     def return_blame(self, info: FunctionInfo) -> Blame:
         """A result that does not fit the return annotation blames the annotation."""
@@ -412,23 +465,35 @@ class Interpreter:
     def argument_blame(self, fn: Wrapped, index: int, call: Optional[Span]) -> Blame:
         """A bad argument to a function called through its type blames the call."""
         origin = fn.blame.span
-        return Blame(call or origin, "argument", messages.runtime_wrapped_argument_reason(index, origin.describe()),
-                     (label_at(origin, messages.runtime_wrapped_label()),))
+        return Blame(
+            call or origin,
+            "argument",
+            messages.runtime_wrapped_argument_reason(index, origin.describe()),
+            (label_at(origin, messages.runtime_wrapped_label()),),
+        )
 
     def _deferred_argument_blame(self, fn: Wrapped, index: int, call: Optional[Span]) -> Callable[[], Blame]:
         return lambda: self.argument_blame(fn, index, call)
 
-    def _deferred_parameter_blame(self, info: FunctionInfo, index: int, call: Optional[Span],
-                                  contract: Optional[Wrapped]) -> Callable[[], Blame]:
+    def _deferred_parameter_blame(
+        self, info: FunctionInfo, index: int, call: Optional[Span], contract: Optional[Wrapped]
+    ) -> Callable[[], Blame]:
         if contract is None:
             return lambda: self.parameter_blame(info, index, call)
         return lambda: self.contract_blame(contract, info, index, call)
 
-    def _deferred_wrapped_contract_blame(self, contract: Wrapped, index: int, call: Optional[Span]) -> Callable[[], Blame]:
+    def _deferred_wrapped_contract_blame(
+        self, contract: Wrapped, index: int, call: Optional[Span]
+    ) -> Callable[[], Blame]:
         def blame() -> Blame:
             labels = (label_at(call, messages.runtime_called_label()),) if call is not None else ()
-            return Blame(contract.blame.span, "contract",
-                         messages.runtime_wrapped_contract_reason(index, contract.blame.reason), labels)
+            return Blame(
+                contract.blame.span,
+                "contract",
+                messages.runtime_wrapped_contract_reason(index, contract.blame.reason),
+                labels,
+            )
+
         return blame
 
     def contract_blame(self, fn: Wrapped, info: FunctionInfo, index: int, call: Optional[Span]) -> Blame:
@@ -436,7 +501,9 @@ class Interpreter:
         accepts. The place that gave it the type is blamed, not the caller."""
         param = info.node.params[index]
         labels = (label_at(call, messages.runtime_called_label()),) if call is not None else ()
-        return Blame(fn.blame.span, "contract", messages.runtime_contract_reason(index, param.var.name, fn.blame.reason), labels)
+        return Blame(
+            fn.blame.span, "contract", messages.runtime_contract_reason(index, param.var.name, fn.blame.reason), labels
+        )
 
     def result_blame(self, fn: Wrapped) -> Blame:
         """A bad result of a function called through its type blames where it got the type."""

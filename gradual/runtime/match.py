@@ -19,13 +19,34 @@ import numpy as np
 
 from ..shapes import Dimension, Poly, Symbol
 from ..types import (
-    DYN_DTYPE, REF_CONTENT, Broadcast, DTypeVar, FuncType, RefType, TensorType, TupleType, Type, Variadic,
-    format_type, map_dims, map_dtypes, type_symbols,
+    DYN_DTYPE,
+    REF_CONTENT,
+    Broadcast,
+    DTypeVar,
+    FuncType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    Variadic,
+    format_type,
+    map_dims,
+    map_dtypes,
+    type_symbols,
 )
 from .cells import closed_type, meet
 from .errors import Blame, CheckFailure, Mismatch
-from .values import (Frame, Offsets, RefCell, Wrapped, describe_value, dtype_name, function_arity, is_function,
-                     value_kind)
+from .values import (
+    Frame,
+    Offsets,
+    RefCell,
+    Wrapped,
+    describe_value,
+    dtype_name,
+    function_arity,
+    is_function,
+    value_kind,
+)
 
 
 def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
@@ -45,8 +66,9 @@ def match_value(value: Any, t: Optional[Type], frame: Frame, blame: Any) -> Any:
             own = match.resolved_blame()
             if failure.blame.kind not in ("parameter", "argument") or own.kind in ("parameter", "argument"):
                 raise  # another parameter completing an entry's check leaves it the entry's
-            raise CheckFailure(own, failure.expected, failure.actual, failure.mismatch,
-                               failure.shape, failure.dtype) from None
+            raise CheckFailure(
+                own, failure.expected, failure.actual, failure.mismatch, failure.shape, failure.dtype
+            ) from None
     return out
 
 
@@ -217,7 +239,9 @@ class _Match:
             wanted = closed_type(content_type, self.frame)
             stronger = meet(cell.type, wanted)
             if stronger is None:
-                self.fail(Mismatch("cell-type", {"actual": format_type(cell.type), "expected": format_type(wanted)}, path))
+                self.fail(
+                    Mismatch("cell-type", {"actual": format_type(cell.type), "expected": format_type(wanted)}, path)
+                )
             cell.type, cell.value = stronger, content
 
     def tensor(self, value: Any, t: TensorType, path: tuple) -> None:
@@ -236,7 +260,7 @@ class _Match:
                 self.dim(size, item, path, axis)
             return
         at = variadic[0]
-        prefix, suffix = dims[:at], dims[at + 1:]
+        prefix, suffix = dims[:at], dims[at + 1 :]
         if len(shape) < len(prefix) + len(suffix):
             self.fail(Mismatch("rank-at-least", {"actual": len(shape), "expected": len(prefix) + len(suffix)}, path))
         for axis, item in enumerate(prefix):
@@ -244,7 +268,7 @@ class _Match:
         start = len(shape) - len(suffix)
         for offset, item in enumerate(suffix):
             self.dim(shape[start + offset], item, path, start + offset)
-        self.sequence(dims[at].symbol, tuple(shape[len(prefix):start]), path, len(prefix))
+        self.sequence(dims[at].symbol, tuple(shape[len(prefix) : start]), path, len(prefix))
 
     def sequence(self, sym: Symbol, run: tuple, path: tuple, axis: int) -> None:
         bound = self.frame.dim(sym)
@@ -277,13 +301,19 @@ class _Match:
 
     def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
         expr, unbound = waiting_for(self.frame, dim.expr)
-        if len(unbound) == 1 and dim.expr != Poly.atom(unbound[0]) and self.older_solve(unbound[0], size, dim, path, axis):
+        if (
+            len(unbound) == 1
+            and dim.expr != Poly.atom(unbound[0])
+            and self.older_solve(unbound[0], size, dim, path, axis)
+        ):
             expr, unbound = waiting_for(self.frame, dim.expr)
         if not unbound:
             expected = expr.evaluate(self.frame.env())
             if size != expected:
                 what = "broadcast" if broadcast else "dim"
-                self.fail(Mismatch(what, {"actual": size, "expected": expected, "expr": _symbolic_text(dim)}, path, axis))
+                self.fail(
+                    Mismatch(what, {"actual": size, "expected": expected, "expr": _symbolic_text(dim)}, path, axis)
+                )
             return
         if len(unbound) == 1 and self.solve(size, dim, unbound[0], path, axis, broadcast):
             return
@@ -298,14 +328,21 @@ class _Match:
         try:
             return _older_solve(self.frame, sym)
         except CheckFailure as failure:
-            if failure.blame.kind not in ("parameter", "argument") or self.resolved_blame().kind in ("parameter", "argument"):
+            if failure.blame.kind not in ("parameter", "argument") or self.resolved_blame().kind in (
+                "parameter",
+                "argument",
+            ):
                 raise
             older = failure.mismatch.facts
             if str(older.get("expr", "")) == str(dim) and isinstance(older.get("actual"), int):
-                self.fail(Mismatch("dim", {"actual": size, "expected": older["actual"], "expr": _symbolic_text(dim)},
-                                   path, axis))
-            raise CheckFailure(self.resolved_blame(), failure.expected, failure.actual, failure.mismatch,
-                               failure.shape, failure.dtype) from None
+                self.fail(
+                    Mismatch(
+                        "dim", {"actual": size, "expected": older["actual"], "expr": _symbolic_text(dim)}, path, axis
+                    )
+                )
+            raise CheckFailure(
+                self.resolved_blame(), failure.expected, failure.actual, failure.mismatch, failure.shape, failure.dtype
+            ) from None
 
     def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
         """Bind the one unbound symbol of a linear expression from a size; False if nonlinear.
@@ -426,8 +463,14 @@ class _Match:
     def fail(self, mismatch: Mismatch) -> None:
         shape = self.value.shape if isinstance(self.value, np.ndarray) else None
         dtype = dtype_name(self.value) if isinstance(self.value, np.ndarray) else None
-        raise CheckFailure(self.resolved_blame(), expected_text(self.type, self.frame), describe_value(self.value),
-                           mismatch, shape, dtype)
+        raise CheckFailure(
+            self.resolved_blame(),
+            expected_text(self.type, self.frame),
+            describe_value(self.value),
+            mismatch,
+            shape,
+            dtype,
+        )
 
 
 _EXPRESSION_SYMBOLS: dict = {}

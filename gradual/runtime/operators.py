@@ -36,14 +36,32 @@ def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, fra
         raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_no_kernel_detail(op.name), _inputs(args))
     needed = result_bytes(expected)
     if needed > tensor_byte_limit():
-        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_too_large(needed, tensor_byte_limit()),
-                            _inputs(args), help=messages.runtime_too_large_help(LIMIT_VARIABLE))
+        raise KernelFailure(
+            RUNTIME_ERROR,
+            span,
+            op.name,
+            messages.runtime_too_large(needed, tensor_byte_limit()),
+            _inputs(args),
+            help=messages.runtime_too_large_help(LIMIT_VARIABLE),
+        )
     if result_bytes(expected, skip_zeros=True) > INDEX_LIMIT:
-        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_beyond_indexing(INDEX_LIMIT), _inputs(args),
-                            help=messages.runtime_beyond_indexing_help())
+        raise KernelFailure(
+            RUNTIME_ERROR,
+            span,
+            op.name,
+            messages.runtime_beyond_indexing(INDEX_LIMIT),
+            _inputs(args),
+            help=messages.runtime_beyond_indexing_help(),
+        )
     if result_rank(expected) > RANK_LIMIT:
-        raise KernelFailure(RUNTIME_ERROR, span, op.name, messages.runtime_beyond_rank(result_rank(expected), RANK_LIMIT),
-                            _inputs(args), help=messages.runtime_beyond_rank_help())
+        raise KernelFailure(
+            RUNTIME_ERROR,
+            span,
+            op.name,
+            messages.runtime_beyond_rank(result_rank(expected), RANK_LIMIT),
+            _inputs(args),
+            help=messages.runtime_beyond_rank_help(),
+        )
     output = call_kernel(kernel, op.name, args, attrs, span)
     problem = disagreement(expected, output)
     if problem is not None:
@@ -58,9 +76,13 @@ def expected_result(op: Operator, args: Sequence[Any], attrs: dict, span: Span, 
     try:
         return apply_operator(ctx, op)
     except RuleFailure as failure:
-        raise OperatorCheckFailure(span, op.name, failure.code, failure.facts, _inputs(args), op.signature_text) from None
+        raise OperatorCheckFailure(
+            span, op.name, failure.code, failure.facts, _inputs(args), op.signature_text
+        ) from None
     except ZeroDivisionError:  # sizes divided by a size that is 0 on these inputs
-        raise OperatorCheckFailure(span, op.name, "bad-divisor", {"divisor": 0}, _inputs(args), op.signature_text) from None
+        raise OperatorCheckFailure(
+            span, op.name, "bad-divisor", {"divisor": 0}, _inputs(args), op.signature_text
+        ) from None
     except Exception as exc:  # a rule that crashes on concrete sizes is a bug in gradual
         raise KernelFailure(INTERNAL_ERROR, span, op.name, messages.runtime_rule_crash(exc), _inputs(args)) from None
 
@@ -102,7 +124,7 @@ def result_bytes(expected: Any, skip_zeros: bool = False) -> int:
     NumPy must be able to index."""
     if isinstance(expected, RTuple):
         sizes = [result_bytes(f, skip_zeros) for f in expected.fields]
-        return (max(sizes, default=0) if skip_zeros else sum(sizes))
+        return max(sizes, default=0) if skip_zeros else sum(sizes)
     if not isinstance(expected, RTensor) or expected.dims is None:
         return 0
     count = 1
@@ -166,7 +188,9 @@ def _accepted_names(kernel: Callable[..., Any]) -> Any:
         return all
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return all
-    return frozenset(p.name for p in params if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    return frozenset(
+        p.name for p in params if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    )
 
 
 # agreement -------------------------------------------------------------------------------------

@@ -28,10 +28,23 @@ except ImportError:  # pragma: no cover - onnx brings it
 
 #: dtypes the NumPy runtime can hold: NumPy's own, and where the ml_dtypes package is installed (it
 #: comes with onnx) bfloat16, float8, float4 and the 4- and 2-bit integers too.
-NUMPY_DTYPES = frozenset({
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64", "bool",
-} | (set(NARROW_DTYPES) if NARROW_DTYPES else set()))
+NUMPY_DTYPES = frozenset(
+    {
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    }
+    | (set(NARROW_DTYPES) if NARROW_DTYPES else set())
+)
 
 
 _OWN = object()  # in a frame's `seen`: a symbol only this frame may bind
@@ -58,7 +71,9 @@ class Frame(Chain):
         # nearest enclosing frame that has them is known now (a lookup goes from one such frame
         # to the next, not through every level: closures n deep that each looked up a related
         # symbol walked every level between, quadratic)
-        self.related: Optional[Frame] = None if parent is None else parent if parent.relations is not None else parent.related
+        self.related: Optional[Frame] = (
+            None if parent is None else parent if parent.relations is not None else parent.related
+        )
         self.enclosing = False  # whether a frame was made inside this one
         if parent is not None:
             parent.enclosing = True

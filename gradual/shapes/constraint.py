@@ -177,8 +177,9 @@ def vanishes(difference: Poly) -> bool:
 
 def _linear(p: Poly) -> bool:
     """Every term of degree at most 1, every floor division of a linear numerator."""
-    return all(len(mono) <= 1 and all(not isinstance(a, FloorDiv) or _linear(a.num) for a in mono)
-               for mono, _ in p.terms)
+    return all(
+        len(mono) <= 1 and all(not isinstance(a, FloorDiv) or _linear(a.num) for a in mono) for mono, _ in p.terms
+    )
 
 
 def _period(p: Poly) -> Optional[int]:

@@ -94,18 +94,14 @@ class PartialShape:
         other = as_partial_shape(other)
         if self._dims is None or other._dims is None:
             return True
-        return len(self._dims) == len(other._dims) and all(
-            a.compatible(b) for a, b in zip(self._dims, other._dims)
-        )
+        return len(self._dims) == len(other._dims) and all(a.compatible(b) for a, b in zip(self._dims, other._dims))
 
     def same_scheme(self, other: "PartialShape | Iterable[DimLike]") -> bool:
         """Both dynamic rank, or equal rank with dimensions of the same scheme."""
         other = as_partial_shape(other)
         if self._dims is None or other._dims is None:
             return self._dims is None and other._dims is None
-        return len(self._dims) == len(other._dims) and all(
-            a.same_scheme(b) for a, b in zip(self._dims, other._dims)
-        )
+        return len(self._dims) == len(other._dims) and all(a.same_scheme(b) for a, b in zip(self._dims, other._dims))
 
     def relaxes(self, other: "PartialShape | Iterable[DimLike]") -> bool:
         """Whether this shape is at least as permissive as `other`."""
@@ -316,5 +312,7 @@ def _changeable(dst: object, method: str) -> None:
     """`dst` of an in-place merge must be a PartialShape (a list failed with an AttributeError
     about `_dims`): the merge changes it, as in OpenVINO."""
     if not isinstance(dst, PartialShape):
-        raise TypeError(f"PartialShape.{method} changes `dst` in place: it takes a PartialShape, "
-                        f"not {type(dst).__name__} (use `PartialShape(dst)`, or `a.merge(b)` for a new shape)")
+        raise TypeError(
+            f"PartialShape.{method} changes `dst` in place: it takes a PartialShape, "
+            f"not {type(dst).__name__} (use `PartialShape(dst)`, or `a.merge(b)` for a new shape)"
+        )

@@ -149,7 +149,6 @@ def _term_key(term: tuple) -> tuple:
 _CONSTS: dict = {}
 
 
-
 class Poly:
     """An immutable polynomial: a mapping from monomials to non-zero integer coefficients.
 
@@ -256,8 +255,9 @@ class Poly:
     def size(self) -> int:
         """Atoms written in all, counting those inside floor divisions (computed once)."""
         if self._size is None:
-            self._size = sum(1 + sum(1 if isinstance(a, Symbol) else 1 + a.num.size() for a in mono)
-                             for mono, _ in self.terms)
+            self._size = sum(
+                1 + sum(1 if isinstance(a, Symbol) else 1 + a.num.size() for a in mono) for mono, _ in self.terms
+            )
         return self._size
 
     def coefficient_bits(self) -> int:
@@ -272,9 +272,11 @@ class Poly:
         """Whether `self * other` may be small enough to track: a bound computed before
         multiplying (generous by 4x: like terms may cancel), so a product of two large
         polynomials is never built only to be thrown away."""
-        return (self.degree() + other.degree() <= MAX_DEGREE
-                and len(self.terms) * other.size() + len(other.terms) * self.size() <= 4 * MAX_SIZE
-                and self.coefficient_bits() + other.coefficient_bits() <= MAX_BITS + 1)
+        return (
+            self.degree() + other.degree() <= MAX_DEGREE
+            and len(self.terms) * other.size() + len(other.terms) * self.size() <= 4 * MAX_SIZE
+            and self.coefficient_bits() + other.coefficient_bits() <= MAX_BITS + 1
+        )
 
     def linear_part(self, sym: Symbol) -> tuple[int, "Poly"] | None:
         """Write self as `c * sym + rest` with `sym` absent from rest; None if not linear in sym."""

@@ -520,8 +520,9 @@ def _compacted(stmts: tuple) -> tuple:
 def expand_dataflow(module: Module) -> Module:
     """Put every Dataflow's statements in its body as lets (the same nodes `Dataflow.let`
     gives), in place: after checking, tools walk plain bindings. Returns the module."""
-    return _rewrite_bodies(module, lambda stmts: plain_statements(stmts)
-                           if any(s.__class__ is Dataflow for s in stmts) else stmts)
+    return _rewrite_bodies(
+        module, lambda stmts: plain_statements(stmts) if any(s.__class__ is Dataflow for s in stmts) else stmts
+    )
 
 
 def _rewrite_bodies(module: Module, rewrite: Callable[[tuple], tuple]) -> Module:

@@ -47,8 +47,17 @@ def comments_of(text: str, spans: list) -> list[Comment]:
             end = start + len(body)
         before, gap_before = _before(text, start)
         after, gap_after = _after(text, end)
-        found.append(Comment(start, end, body, after_code=before, before_code=after,
-                             blank_before=gap_before > 1, blank_after=gap_after > 1))
+        found.append(
+            Comment(
+                start,
+                end,
+                body,
+                after_code=before,
+                before_code=after,
+                blank_before=gap_before > 1,
+                blank_after=gap_after > 1,
+            )
+        )
     return found
 
 

@@ -43,10 +43,16 @@ def describe_tables(lark_parser: Any) -> dict:
         for symbol, (action, arg) in actions.items():
             row[_plain(symbol)] = arg if action is Shift else _reduction(arg, inner.callbacks[arg])
         rows[state] = row
-    literals = {_plain(t.pattern.value): _plain(t.name) for t in lark_parser.lexer_conf.terminals if t.pattern.type == "str"}
-    return {"format": FORMAT, "rows": rows, "literals": literals,
-            "start": {_plain(k): v for k, v in table.start_states.items()},
-            "end": {_plain(k): v for k, v in table.end_states.items()}}
+    literals = {
+        _plain(t.pattern.value): _plain(t.name) for t in lark_parser.lexer_conf.terminals if t.pattern.type == "str"
+    }
+    return {
+        "format": FORMAT,
+        "rows": rows,
+        "literals": literals,
+        "start": {_plain(k): v for k, v in table.start_states.items()},
+        "end": {_plain(k): v for k, v in table.end_states.items()},
+    }
 
 
 def _plain(name: str) -> str:
@@ -145,9 +151,10 @@ class Tables:
 
         self.rows: dict = {}
         for state, actions in description["rows"].items():
-            self.rows[state] = {symbol: action if action.__class__ is int else
-                                (action[0], bind(action[1]), action[2], action[3])
-                                for symbol, action in actions.items()}
+            self.rows[state] = {
+                symbol: action if action.__class__ is int else (action[0], bind(action[1]), action[2], action[3])
+                for symbol, action in actions.items()
+            }
         self.start_states = description["start"]
         self.end_states = description["end"]
 

@@ -49,8 +49,10 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
 # attribute of 8 million characters took 3 GB and 4 s to read; now 24 MB and 0.03 s).
 _WS = r"[ \t\r\n\f]*"
 _LOCAL = r"%[A-Za-z0-9_]+"
-_NAME = (r"(?!(?:def|let|if|else|fn|as|Tensor|can_unify|None|True|False)(?![A-Za-z0-9_]))"
-         r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NAME = (
+    r"(?!(?:def|let|if|else|fn|as|Tensor|can_unify|None|True|False)(?![A-Za-z0-9_]))"
+    r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+)
 _INT = r"-?[0-9]+(?![0-9A-Za-z_.])"
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
 _VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|{_WORD})"""
@@ -243,7 +245,7 @@ class StatementTok(Tok):
         if start < 0:
             start = match.start("var")
         self.type = "STATEMENT"
-        self.value = match.string[start:match.end()]
+        self.value = match.string[start : match.end()]
         self.start_pos = start
         self.end_pos = match.end()
         self.match = match

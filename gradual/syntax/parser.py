@@ -35,9 +35,18 @@ MAX_DIGITS = 4300
 
 _NUMBER_SUFFIX = re.compile(r"(f16|f32|f64|f|i8|i16|i32|i64|u8|u16|u32|u64)$")
 _SUFFIX_DTYPES = {
-    "f": "float32", "f16": "float16", "f32": "float32", "f64": "float64",
-    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "f": "float32",
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
 }
 
 
@@ -132,8 +141,16 @@ class _Builder:
                 rule = c[1]
             elif isinstance(c, ast.Node) and not isinstance(c, _TOKENS):
                 ret = c
-        return ast.OpDecl(str(name_tok), dtype_params, tuple(params), tuple(attrs), ret, rule,
-                          doc=_doc_comment(self.source.text, children[0].start_pos), span=self._span(children))
+        return ast.OpDecl(
+            str(name_tok),
+            dtype_params,
+            tuple(params),
+            tuple(attrs),
+            ret,
+            rule,
+            doc=_doc_comment(self.source.text, children[0].start_pos),
+            span=self._span(children),
+        )
 
     def op_params(self, children):
         return ("op_params", tuple(children))
@@ -143,8 +160,9 @@ class _Builder:
         has_default = len(children) > 2
         default = _value(children[2]) if has_default else None
         last = children[2].span if has_default else type_span
-        return ast.AttrParam(name, kind, is_list, optional, has_default, default,
-                             span=self._tok_span(children[0]).to(last))
+        return ast.AttrParam(
+            name, kind, is_list, optional, has_default, default, span=self._tok_span(children[0]).to(last)
+        )
 
     def attr_scalar_type(self, children):
         return (str(children[0]), False, len(children) > 1, self._span(children))
@@ -170,8 +188,15 @@ class _Builder:
                 ret = c[1]
         body = children[-1]
         return ast.Def(
-            str(name_tok)[1:], dtype_params, params, ret, body, attrs,
-            span=self._span(children), name_span=self._tok_span(name_tok), claimed_dims=ast.claimed_attr(attrs),
+            str(name_tok)[1:],
+            dtype_params,
+            params,
+            ret,
+            body,
+            attrs,
+            span=self._span(children),
+            name_span=self._tok_span(name_tok),
+            claimed_dims=ast.claimed_attr(attrs),
         )
 
     def dtype_params(self, children):
@@ -226,14 +251,18 @@ class _Builder:
         source = self.source
         text = m.string
         var_start, var_end = m.span("var")
-        var = ast.Var(text[var_start + 1:var_end], span=Span(source, var_start, var_end))
+        var = ast.Var(text[var_start + 1 : var_end], span=Span(source, var_start, var_end))
         op_start, op_end = m.span("op")
         callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
         args: tuple = ()
         args_start, args_end = m.span("args")
         if args_start >= 0:
-            args = tuple([ast.Var(text[start + 1:end], span=Span(source, start, end))
-                          for start, end in map(_span_of, LOCALS.finditer(text, args_start, args_end))])
+            args = tuple(
+                [
+                    ast.Var(text[start + 1 : end], span=Span(source, start, end))
+                    for start, end in map(_span_of, LOCALS.finditer(text, args_start, args_end))
+                ]
+            )
         attrs: list = []
         if m.group("attrs") is not None:
             for a in ATTRS.finditer(text, *m.span("attrs")):
@@ -252,7 +281,9 @@ class _Builder:
         start, end = a.span("value")
         value = a.group("value")
         if value[0] == "[":
-            items = tuple([self._number(Tok("NUMBER", i.group(), i.start()))[0] for i in INTS.finditer(text, start, end)])
+            items = tuple(
+                [self._number(Tok("NUMBER", i.group(), i.start()))[0] for i in INTS.finditer(text, start, end)]
+            )
             made: object = ast.AttrSeq(items, True, span=Span(source, start, end))
         elif value[0] == '"':
             made = decode_string(value)
@@ -296,8 +327,9 @@ class _Builder:
                 self._check_new_attr(item, attrs)
                 attrs.append(item)
             elif attrs:
-                raise ParseError(item.span, what, (), f"{what} cannot follow {attribute} (`name=value`); "
-                                 "put the attributes last")
+                raise ParseError(
+                    item.span, what, (), f"{what} cannot follow {attribute} (`name=value`); put the attributes last"
+                )
             else:
                 positional.append(item)
         return positional, attrs
@@ -428,8 +460,12 @@ class _Builder:
     def ref_type(self, children):
         name = children[0]
         if str(name) != "ref":
-            raise ParseError(self._tok_span(name), show_token(str(name)), ("`ref`",),
-                             f"`{name}(...)` is not a type; a reference type is written `ref(T)`")
+            raise ParseError(
+                self._tok_span(name),
+                show_token(str(name)),
+                ("`ref`",),
+                f"`{name}(...)` is not a type; a reference type is written `ref(T)`",
+            )
         return ast.RefTypeExpr(children[2], span=self._span(children))
 
     def dyn_type(self, children):
@@ -467,7 +503,9 @@ class _Builder:
         elif isinstance(left, ast.DimInt) and left.value == 1:
             target = right
         else:
-            raise ParseError(self._span(children), "`|`", (), "a broadcast dimension is written `e|1`: one side must be 1")
+            raise ParseError(
+                self._span(children), "`|`", (), "a broadcast dimension is written `e|1`: one side must be 1"
+            )
         return ast.DimBroadcast(target, span=self._span(children))
 
     def dim_binary(self, children):
@@ -608,8 +646,13 @@ class _Parser:
             from .lark_lexer import LarkLexer
 
             self._lark = Lark(
-                _grammar_text(), parser="lalr", lexer=LarkLexer, transformer=self.builder,
-                start=["start", "stdlib"], maybe_placeholders=False, cache=_table_cache(),
+                _grammar_text(),
+                parser="lalr",
+                lexer=LarkLexer,
+                transformer=self.builder,
+                start=["start", "stdlib"],
+                maybe_placeholders=False,
+                cache=_table_cache(),
             )
         return self._lark
 
@@ -674,14 +717,44 @@ def parse(text: str, path: str = "<input>") -> ast.Module:
 
 
 _TOKEN_NAMES = {
-    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
-    "SEMI": "`;`", "COMMA": "`,`", "COLON": "`:`", "EQUAL": "`=`", "QMARK": "`?`", "STAR": "`*`",
-    "BAR": "`|`", "PLUS": "`+`", "MINUS": "`-`", "DOTDOT": "`..`", "FLOORDIV": "`//`", "DOT": "`.`",
-    "LOCAL": "a local variable (`%x`)", "GLOBAL": "a global (`@f`)", "NAME": "a name",
-    "INT": "an integer", "NUMBER": "a number", "STRING": "a string", "BOOL": "`True` or `False`",
-    "HOLE": "a type hole (`?T`)", "DEF": "`def`", "LET": "`let`", "IF": "`if`", "ELSE": "`else`",
-    "FN": "`fn`", "AS": "`as`", "TENSOR": "`Tensor`", "HINT": "`can_unify`", "NONE": "`None`",
-    "RARROW": "`->`", "__ANON_0": "`->`", "$END": "end of input",
+    "LPAR": "`(`",
+    "RPAR": "`)`",
+    "LSQB": "`[`",
+    "RSQB": "`]`",
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "SEMI": "`;`",
+    "COMMA": "`,`",
+    "COLON": "`:`",
+    "EQUAL": "`=`",
+    "QMARK": "`?`",
+    "STAR": "`*`",
+    "BAR": "`|`",
+    "PLUS": "`+`",
+    "MINUS": "`-`",
+    "DOTDOT": "`..`",
+    "FLOORDIV": "`//`",
+    "DOT": "`.`",
+    "LOCAL": "a local variable (`%x`)",
+    "GLOBAL": "a global (`@f`)",
+    "NAME": "a name",
+    "INT": "an integer",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "BOOL": "`True` or `False`",
+    "HOLE": "a type hole (`?T`)",
+    "DEF": "`def`",
+    "LET": "`let`",
+    "IF": "`if`",
+    "ELSE": "`else`",
+    "FN": "`fn`",
+    "AS": "`as`",
+    "TENSOR": "`Tensor`",
+    "HINT": "`can_unify`",
+    "NONE": "`None`",
+    "RARROW": "`->`",
+    "__ANON_0": "`->`",
+    "$END": "end of input",
 }
 
 
@@ -711,8 +784,12 @@ def _to_parse_error(exc: Exception, source: Source) -> ParseError:
         if text.startswith("/*", pos):
             return ParseError(Span(source, pos, pos + 2), "`/*`", (), "unterminated block comment")
         if text.startswith('"', pos):  # a string the lexer could not read: no closing quote on its line
-            return ParseError(Span(source, pos, pos + 1), '`"`', (),
-                              'unterminated string: a string ends with `"` on the line it starts')
+            return ParseError(
+                Span(source, pos, pos + 1),
+                '`"`',
+                (),
+                'unterminated string: a string ends with `"` on the line it starts',
+            )
         char = text[pos] if pos < len(text) else ""
         return ParseError(Span(source, pos, pos + 1), show_token(char), _expected_names(_acceptable(exc, exc.allowed)))
     if isinstance(exc, UnexpectedEOF):
@@ -738,5 +815,10 @@ def _acceptable(exc: Exception, fallback) -> set:
 
 def _expected_names(terminals) -> list[str]:
     """Readable, sorted, de-duplicated names of terminals (anonymous `->` kept)."""
-    return sorted({describe_token_type(t) for t in terminals
-                   if (not t.startswith("__ANON") or t == "__ANON_0") and t != "STATEMENT"})
+    return sorted(
+        {
+            describe_token_type(t)
+            for t in terminals
+            if (not t.startswith("__ANON") or t == "__ANON_0") and t != "STATEMENT"
+        }
+    )

@@ -134,8 +134,13 @@ def format_attr_value(value: ast.AttrValue) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
-        escaped = (value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-                   .replace("\t", "\\t"))  # a line break (`\r` too: source.LINE_BREAK) never stays raw
+        escaped = (
+            value.replace("\\", "\\\\")
+            .replace('"', '\\"')
+            .replace("\n", "\\n")
+            .replace("\r", "\\r")
+            .replace("\t", "\\t")
+        )  # a line break (`\r` too: source.LINE_BREAK) never stays raw
         return f'"{escaped}"'
     if isinstance(value, ast.Ident):
         return value.name
@@ -157,8 +162,17 @@ def format_literal(lit: ast.Literal) -> str:
         return str(int(lit.value))
     if lit.dtype == "float32":
         return f"{float(lit.value)!r}f"
-    suffix = {"int64": "i64", "int8": "i8", "int16": "i16", "uint8": "u8", "uint16": "u16",
-              "uint32": "u32", "uint64": "u64", "float64": "f64", "float16": "f16"}.get(lit.dtype, "")
+    suffix = {
+        "int64": "i64",
+        "int8": "i8",
+        "int16": "i16",
+        "uint8": "u8",
+        "uint16": "u16",
+        "uint32": "u32",
+        "uint64": "u64",
+        "float64": "f64",
+        "float16": "f16",
+    }.get(lit.dtype, "")
     if lit.dtype.startswith("float"):
         return f"{float(lit.value)!r}{suffix}"
     return f"{int(lit.value)}{suffix}"

@@ -125,8 +125,12 @@ class Span:
         self.end = end
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Span) and self.start == other.start and self.end == other.end
-                and self.source.base == other.source.base)
+        return (
+            isinstance(other, Span)
+            and self.start == other.start
+            and self.end == other.end
+            and self.source.base == other.source.base
+        )
 
     def __hash__(self) -> int:
         return hash((self.start, self.end))

@@ -127,8 +127,15 @@ except ImportError as _missing:
 from .convert import supported_operators  # noqa: E402
 from .importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
 
-__all__ = ["ImportOptions", "ImportedModel", "InputSpec", "LoadError", "import_model", "load_model",
-           "supported_operators"]
+__all__ = [
+    "ImportOptions",
+    "ImportedModel",
+    "InputSpec",
+    "LoadError",
+    "import_model",
+    "load_model",
+    "supported_operators",
+]
 
 
 def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> Any:
@@ -185,8 +192,14 @@ def _inlined(model: Any, data: Optional[bytes]) -> tuple:
         return onnx.inliner.inline_local_functions(functions.without(model, stays) if stays else model), None, stays
     except Exception as exc:  # noqa: BLE001 - the inliner's own errors: the calls stay as they are
         reason = f"ONNX's inliner refused: {_reason(exc)}"
-        return model, data, {functions.function_key(f.domain, f.name): stays.get(functions.function_key(f.domain, f.name), reason)
-                             for f in model.functions}
+        return (
+            model,
+            data,
+            {
+                functions.function_key(f.domain, f.name): stays.get(functions.function_key(f.domain, f.name), reason)
+                for f in model.functions
+            },
+        )
 
 
 #: How a tensor stored outside the model file is serialized (TensorProto.data_location, field
@@ -203,8 +216,9 @@ def _reason(exc: Exception) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def import_model(source: Union[str, bytes, Any], options: Optional[ImportOptions] = None,
-                 path: Optional[str] = None) -> ImportedModel:
+def import_model(
+    source: Union[str, bytes, Any], options: Optional[ImportOptions] = None, path: Optional[str] = None
+) -> ImportedModel:
     """Import an ONNX model (a path, bytes or a ModelProto). Never raises for a bad graph: an
     unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
     model, data = _load(source, path)

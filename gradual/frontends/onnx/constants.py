@@ -19,8 +19,20 @@ MAX_BYTES = 2**34
 
 
 #: element types whose raw_data NumPy reads as it is (little-endian, as ONNX stores it)
-PLAIN = {1: "<f4", 2: "u1", 3: "i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?", 10: "<f2", 11: "<f8",
-         12: "<u4", 13: "<u8"}
+PLAIN = {
+    1: "<f4",
+    2: "u1",
+    3: "i1",
+    4: "<u2",
+    5: "<i2",
+    6: "<i4",
+    7: "<i8",
+    9: "?",
+    10: "<f2",
+    11: "<f8",
+    12: "<u4",
+    13: "<u8",
+}
 
 
 _PLAIN_DTYPES = {elem_type: np.dtype(code) for elem_type, code in PLAIN.items()}

@@ -16,12 +16,54 @@ import numpy as np
 
 from .node import INT_INLINE, inlinable
 
-FOLDABLE = frozenset({
-    "Neg", "Abs", "Add", "Sub", "Mul", "Div", "Mod", "Min", "Max", "Sum", "Cast", "CastLike", "Concat",
-    "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Gather", "Slice", "Equal", "Less", "Greater", "LessOrEqual",
-    "GreaterOrEqual", "Where", "Not", "And", "Or", "Xor", "ConstantOfShape", "Range", "ReduceProd", "ReduceSum",
-    "ReduceMin", "ReduceMax", "Shape", "Size", "Floor", "Ceil", "Sign", "Expand", "Tile", "Transpose", "Split",
-})
+FOLDABLE = frozenset(
+    {
+        "Neg",
+        "Abs",
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Mod",
+        "Min",
+        "Max",
+        "Sum",
+        "Cast",
+        "CastLike",
+        "Concat",
+        "Unsqueeze",
+        "Squeeze",
+        "Reshape",
+        "Flatten",
+        "Gather",
+        "Slice",
+        "Equal",
+        "Less",
+        "Greater",
+        "LessOrEqual",
+        "GreaterOrEqual",
+        "Where",
+        "Not",
+        "And",
+        "Or",
+        "Xor",
+        "ConstantOfShape",
+        "Range",
+        "ReduceProd",
+        "ReduceSum",
+        "ReduceMin",
+        "ReduceMax",
+        "Shape",
+        "Size",
+        "Floor",
+        "Ceil",
+        "Sign",
+        "Expand",
+        "Tile",
+        "Transpose",
+        "Split",
+    }
+)
 
 
 def foldable(op_type: str, inputs: list) -> bool:
@@ -44,7 +86,10 @@ def _small_result(op_type: str, inputs: list) -> bool:
             start, limit, delta = (float(v[0]) for v in values)
             return delta != 0 and (limit - start) / delta <= INT_INLINE
         if op_type == "Expand":
-            return int(np.prod(np.broadcast_shapes(np.asarray(inputs[0]).shape, tuple(int(d) for d in values[1])))) <= INT_INLINE
+            return (
+                int(np.prod(np.broadcast_shapes(np.asarray(inputs[0]).shape, tuple(int(d) for d in values[1]))))
+                <= INT_INLINE
+            )
         return np.asarray(inputs[0]).size * int(np.prod(values[1])) <= INT_INLINE
     except (ValueError, OverflowError, IndexError):
         return False

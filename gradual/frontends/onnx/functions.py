@@ -75,8 +75,10 @@ def unexpandable(model: Any) -> dict:
                     # it would cost the path's length a call
                     caller = path[-1]
                     recursive.setdefault(callee, callee)
-                    why.setdefault(callee, "it calls itself" if caller == callee
-                                   else f"it calls itself (`{caller[1]}` calls it again)")
+                    why.setdefault(
+                        callee,
+                        "it calls itself" if caller == callee else f"it calls itself (`{caller[1]}` calls it again)",
+                    )
                 elif callee not in state:
                     state[callee] = "open"
                     path.append(callee)
@@ -90,13 +92,18 @@ def unexpandable(model: Any) -> dict:
             if done not in why:
                 blocked = next((c for c in callees if c in recursive), None)
                 if depth[done] > INLINER_DEPTH:
-                    why[done] = (f"its calls of functions nest {depth[done]} deep, and ONNX's inliner "
-                                 f"expands at most {INLINER_DEPTH}")
+                    why[done] = (
+                        f"its calls of functions nest {depth[done]} deep, and ONNX's inliner "
+                        f"expands at most {INLINER_DEPTH}"
+                    )
                 elif blocked is not None:
                     root = recursive[blocked]
                     recursive[done] = root
-                    why[done] = (f"it calls `{blocked[1]}`, which calls itself" if root == blocked
-                                 else f"it calls `{blocked[1]}`, which calls `{root[1]}`, which calls itself")
+                    why[done] = (
+                        f"it calls `{blocked[1]}`, which calls itself"
+                        if root == blocked
+                        else f"it calls `{blocked[1]}`, which calls `{root[1]}`, which calls itself"
+                    )
     return why
 
 

@@ -23,8 +23,17 @@ from ...scopes import UndoLog
 from ...syntax import ast
 from .fold import fold, foldable
 from .listing import Listing, NodeRecord
-from .node import (KNOWN, Node, Tuple, Unsupported, inlinable, inline_constant, numpy_dtype, problem_of_counts,
-                   schema_problem)
+from .node import (
+    KNOWN,
+    Node,
+    Tuple,
+    Unsupported,
+    inlinable,
+    inline_constant,
+    numpy_dtype,
+    problem_of_counts,
+    schema_problem,
+)
 from . import constants as initializers
 from . import outputs as declared_outputs
 from .. import dim_name
@@ -164,8 +173,14 @@ class Namer:
 class Importer:
     """One import of one model (see the module docstring)."""
 
-    def __init__(self, model: Any, path: str, options: Optional[ImportOptions] = None,
-                 serialized: Optional[bytes] = None, unexpanded: Optional[dict] = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        path: str,
+        options: Optional[ImportOptions] = None,
+        serialized: Optional[bytes] = None,
+        unexpanded: Optional[dict] = None,
+    ) -> None:
         """`serialized`: the model's bytes, when at hand (ONNX's inference reads them as they are);
         `unexpanded`: the model-local functions the inliner could not expand, (domain, name) ->
         why (a node calling one is reported with it)."""
@@ -211,8 +226,9 @@ class Importer:
         self.input_dims = _input_dim_params(self.graph, self.options.batch is not None)
         self.input_dims |= arithmetic_names(self.input_dims)  # `h2` of an input's `2*h2`
         graph_values = list(self.graph.input) + list(self.graph.output) + list(self.graph.value_info)
-        self.dim_names = DimNames(dim_params(graph_values) + sorted(self.input_dims),
-                                  [self.options.batch] if self.options.batch else [])
+        self.dim_names = DimNames(
+            dim_params(graph_values) + sorted(self.input_dims), [self.options.batch] if self.options.batch else []
+        )
 
     # the walk -----------------------------------------------------------------------------------
     def run(self) -> ImportedModel:
@@ -234,9 +250,18 @@ class Importer:
             self.fn.ret = gb.located(ret, self.fn.loc.span) if ret is not None else None
             module = gb.module(self.fn.returns(result))
         outputs = [o.name for o in self.graph.output]
-        return ImportedModel(self.path, module, self.diagnostics, self.inputs, outputs, self.constants, self.opset,
-                             len(self.graph.node), declared if self.fn.ret is None else None,
-                             self.dim_names.renamed())
+        return ImportedModel(
+            self.path,
+            module,
+            self.diagnostics,
+            self.inputs,
+            outputs,
+            self.constants,
+            self.opset,
+            len(self.graph.node),
+            declared if self.fn.ret is None else None,
+            self.dim_names.renamed(),
+        )
 
     def _collect_infos(self) -> None:
         """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
@@ -282,7 +307,9 @@ class Importer:
 
     def _report_broken(self) -> None:
         for name, problem in self.broken.items():
-            self._report(self.listing.value(name), lambda span, n=name, p=problem: messages.onnx_bad_initializer(span, n, p))
+            self._report(
+                self.listing.value(name), lambda span, n=name, p=problem: messages.onnx_bad_initializer(span, n, p)
+            )
 
     def _apply_batch(self) -> None:
         """The `batch` option: the first dim of every graph input (initializers excluded)."""
@@ -402,7 +429,9 @@ class Importer:
                 name = field.name
                 if defined.get(name) == what:
                     loc = self.listing.value(name) if not key else self.listing.node(key[:-1], key[-1][0])
-                    self._report(loc, lambda span, n=name, w=what: messages.onnx_duplicate_tensor(span, n, f"another {w}"))
+                    self._report(
+                        loc, lambda span, n=name, w=what: messages.onnx_duplicate_tensor(span, n, f"another {w}")
+                    )
                 defined.setdefault(name, what)
         return defined
 
@@ -426,8 +455,10 @@ class Importer:
                     first = "another output of the node"
                 else:
                     first = (where or ("" if isinstance(first, int) else "the ")) + self._definer(first, graph)
-                self._report(self.listing.node(key, index),
-                             lambda span, n=name, f=first, w=bool(where): messages.onnx_duplicate_tensor(span, n, f, w))
+                self._report(
+                    self.listing.node(key, index),
+                    lambda span, n=name, f=first, w=bool(where): messages.onnx_duplicate_tensor(span, n, f, w),
+                )
             defined[name] = index
 
     def _import_node(self, index: int, record: Any, key: tuple) -> None:
@@ -450,9 +481,12 @@ class Importer:
             if convert is None:
                 why = None if default_domain else self.unexpanded.get((record.domain, record.op_type))
                 if why is not None:
-                    raise Unsupported(lambda span: messages.onnx_function_not_expanded(span, record.op_type, record.domain, why))
-                raise Unsupported(lambda span: messages.onnx_unsupported_operator(
-                    span, record.op_type, record.domain, self.opset))
+                    raise Unsupported(
+                        lambda span: messages.onnx_function_not_expanded(span, record.op_type, record.domain, why)
+                    )
+                raise Unsupported(
+                    lambda span: messages.onnx_unsupported_operator(span, record.op_type, record.domain, self.opset)
+                )
             result = convert(node)
             self._bind_outputs(node, result)
         except Unsupported as problem:
@@ -485,7 +519,9 @@ class Importer:
         known = [values.get(name) for name in node.inputs if name]
         if not foldable(node.op_type, known):
             return False
-        results = fold(node.proto, [values.get(name) if name else None for name in node.inputs], self.model.opset_import)
+        results = fold(
+            node.proto, [values.get(name) if name else None for name in node.inputs], self.model.opset_import
+        )
         if results is None:
             return False
         for name, array in zip([n for n in node.outputs if n], results):
@@ -556,8 +592,9 @@ class Importer:
         if info.dims is None and info.dtype is None:
             return
         loc = self.listing.node(*self.at)
-        claimed = gb.located(gb.Tensor(None if info.dims is None else [None] * len(info.dims), info.dtype or "?"),
-                             loc.span)
+        claimed = gb.located(
+            gb.Tensor(None if info.dims is None else [None] * len(info.dims), info.dtype or "?"), loc.span
+        )
         cast = gb.cast(current, claimed, loc=loc, what=messages.onnx_inferred_claim(name))
         var = self.body.let(self.namer.name(name + "_as_inferred"), cast, loc=loc)
         self.assertions[name] = var
@@ -629,8 +666,10 @@ class Importer:
         if found is None:
             return False
         first, graph = found
-        self._report(self.listing.node(key[:-1], key[-1][0]),
-                     lambda span, n=name, f=self._definer(first, graph): messages.onnx_hiding_initializer(span, n, f))
+        self._report(
+            self.listing.node(key[:-1], key[-1][0]),
+            lambda span, n=name, f=self._definer(first, graph): messages.onnx_hiding_initializer(span, n, f),
+        )
         return True
 
     def _definer(self, first: Any, graph: tuple) -> str:
@@ -638,8 +677,14 @@ class Importer:
         `node #3 (Add)` of the graph at path `graph`, or `graph input` / `initializer`."""
         return f"node #{first} ({self.graph_protos[graph].node[first].op_type})" if isinstance(first, int) else first
 
-    def import_block(self, graph: Any, key: tuple, bound: Optional[Mapping[str, Any]] = None,
-                     result: Optional[Callable[[list], Any]] = None, loc: Optional[gb.Loc] = None) -> Any:
+    def import_block(
+        self,
+        graph: Any,
+        key: tuple,
+        bound: Optional[Mapping[str, Any]] = None,
+        result: Optional[Callable[[list], Any]] = None,
+        loc: Optional[gb.Loc] = None,
+    ) -> Any:
         """A subgraph (an If branch, a Loop's body) as a block of lets ending in its outputs (a
         tuple for several), or in what `result(outputs)` makes of them; it sees every tensor in
         scope where its node is, and `bound` (its own inputs: graph input name -> expression,
@@ -686,8 +731,10 @@ class Importer:
         if not self.options.declared_outputs or self.options.batch is not None:
             return None
         dims = set(self._input_dim_names())
-        return [declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
-                for o in self.graph.output]
+        return [
+            declared_outputs.declared(info_of_type(o.type, self.dim_names, self.input_dims), dims)
+            for o in self.graph.output
+        ]
 
 
 def _enclosing_definition(name: str, ancestors: list) -> Optional[tuple]:
@@ -749,8 +796,11 @@ def _input_dim_params(graph: Any, batch: bool = False) -> set:
     for vi in graph.input:
         if vi.name in initializers or not (vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape")):
             continue
-        found.update(d.dim_param for i, d in enumerate(vi.type.tensor_type.shape.dim)
-                     if d.HasField("dim_param") and not (batch and i == 0))
+        found.update(
+            d.dim_param
+            for i, d in enumerate(vi.type.tensor_type.shape.dim)
+            if d.HasField("dim_param") and not (batch and i == 0)
+        )
     return found
 
 

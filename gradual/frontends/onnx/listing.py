@@ -62,8 +62,11 @@ class Listing:
         self._records: Optional[dict] = None
         inputs = {vi.name for vi in graph.input}
         self._value_texts = [(vi.name, messages.onnx_input_text(vi.name, describe(vi.name))) for vi in graph.input]
-        self._value_texts += [(init.name, messages.onnx_constant_text(init.name, describe(init.name)))
-                              for init in graph.initializer if init.name not in inputs]
+        self._value_texts += [
+            (init.name, messages.onnx_constant_text(init.name, describe(init.name)))
+            for init in graph.initializer
+            if init.name not in inputs
+        ]
         self._outputs_text = messages.onnx_output_text([o.name for o in graph.output])
         self._nodes: Optional[dict] = None  # graph path -> each node's (start, end, inputs' start)
         self._values: dict = {}
@@ -94,7 +97,7 @@ class Listing:
             if key:
                 index, attr = key[-1]
                 owner = self.graphs[key[:-1]][index]
-                where = messages.onnx_node_header(owner.name, index, owner.op_type)[len("node "):]
+                where = messages.onnx_node_header(owner.name, index, owner.op_type)[len("node ") :]
                 self._add_nodes(lines, key, f"{attr} of {where}")
         return "\n".join(text.translate(_ONE_LINE) for text in lines.texts) + "\n"
 

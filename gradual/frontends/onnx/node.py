@@ -57,8 +57,7 @@ KNOWN = object()  # a converter result: the outputs were recorded as import-time
 class Node:
     """The converter's view of one node (see the module docstring)."""
 
-    __slots__ = ("importer", "record", "index", "key", "op_type", "opset", "inputs", "outputs", "loc",
-                 "_attributes")
+    __slots__ = ("importer", "record", "index", "key", "op_type", "opset", "inputs", "outputs", "loc", "_attributes")
 
     def __init__(self, importer: "Importer", record: Any, index: int, key: tuple = ()) -> None:
         """`record`: the node's fields as read once (listing.NodeRecord)."""
@@ -204,8 +203,14 @@ class Node:
 
 
 #: AttributeProto.type -> (its field, whether repeated), for the kinds converters read most
-_ATTRIBUTE_FIELDS = {1: ("f", False), 2: ("i", False), 3: ("s", False), 4: ("t", False), 6: ("floats", True),
-                     7: ("ints", True)}
+_ATTRIBUTE_FIELDS = {
+    1: ("f", False),
+    2: ("i", False),
+    3: ("s", False),
+    4: ("t", False),
+    6: ("floats", True),
+    7: ("ints", True),
+}
 
 
 def attribute_value(a: Any) -> Any:
@@ -238,8 +243,9 @@ def problem_of_counts(op: str, opset: int, inputs: int, outputs: int) -> Optiona
     return _schema_problem(op, opset, inputs, outputs, ())
 
 
-def _schema_problem(op: str, opset: int, inputs: int, outputs: int,
-                    attributes: Any) -> Optional[Callable[[Span], Diagnostic]]:
+def _schema_problem(
+    op: str, opset: int, inputs: int, outputs: int, attributes: Any
+) -> Optional[Callable[[Span], Diagnostic]]:
     """schema_problem of a node given its operator, its counts of inputs and outputs and its
     AttributeProtos."""
     schema = _schema(op, opset)

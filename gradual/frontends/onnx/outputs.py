@@ -29,8 +29,9 @@ def declared(info: Optional[TensorInfo], input_dims: set) -> Optional[TensorInfo
         return None
     dims = info.dims
     if dims is not None:
-        dims = tuple(d if isinstance(d, (int, DimExpr)) or isinstance(d, str) and d in input_dims else None
-                     for d in dims)
+        dims = tuple(
+            d if isinstance(d, (int, DimExpr)) or isinstance(d, str) and d in input_dims else None for d in dims
+        )
     return TensorInfo(info.dtype if info.elem_type else None, dims, info.elem_type)
 
 

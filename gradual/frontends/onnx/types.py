@@ -17,21 +17,64 @@ from ... import builder as gb
 
 #: ONNX element type number -> gradual dtype
 DTYPES = {
-    1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64", 9: "bool",
-    10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 16: "bfloat16", 17: "float8_e4m3fn",
-    18: "float8_e4m3fnuz", 19: "float8_e5m2", 20: "float8_e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4_e2m1fn",
-    24: "float8_e8m0fnu", 25: "uint2", 26: "int2",
+    1: "float32",
+    2: "uint8",
+    3: "int8",
+    4: "uint16",
+    5: "int16",
+    6: "int32",
+    7: "int64",
+    9: "bool",
+    10: "float16",
+    11: "float64",
+    12: "uint32",
+    13: "uint64",
+    16: "bfloat16",
+    17: "float8_e4m3fn",
+    18: "float8_e4m3fnuz",
+    19: "float8_e5m2",
+    20: "float8_e5m2fnuz",
+    21: "uint4",
+    22: "int4",
+    23: "float4_e2m1fn",
+    24: "float8_e8m0fnu",
+    25: "uint2",
+    26: "int2",
 }
 #: ONNX element type number -> its ONNX name, for messages
 ONNX_NAMES = {
-    0: "UNDEFINED", 1: "FLOAT", 2: "UINT8", 3: "INT8", 4: "UINT16", 5: "INT16", 6: "INT32", 7: "INT64", 8: "STRING",
-    9: "BOOL", 10: "FLOAT16", 11: "DOUBLE", 12: "UINT32", 13: "UINT64", 14: "COMPLEX64", 15: "COMPLEX128",
-    16: "BFLOAT16", 17: "FLOAT8E4M3FN", 18: "FLOAT8E4M3FNUZ", 19: "FLOAT8E5M2", 20: "FLOAT8E5M2FNUZ", 21: "UINT4",
-    22: "INT4", 23: "FLOAT4E2M1", 24: "FLOAT8E8M0", 25: "UINT2", 26: "INT2",
+    0: "UNDEFINED",
+    1: "FLOAT",
+    2: "UINT8",
+    3: "INT8",
+    4: "UINT16",
+    5: "INT16",
+    6: "INT32",
+    7: "INT64",
+    8: "STRING",
+    9: "BOOL",
+    10: "FLOAT16",
+    11: "DOUBLE",
+    12: "UINT32",
+    13: "UINT64",
+    14: "COMPLEX64",
+    15: "COMPLEX128",
+    16: "BFLOAT16",
+    17: "FLOAT8E4M3FN",
+    18: "FLOAT8E4M3FNUZ",
+    19: "FLOAT8E5M2",
+    20: "FLOAT8E5M2FNUZ",
+    21: "UINT4",
+    22: "INT4",
+    23: "FLOAT4E2M1",
+    24: "FLOAT8E8M0",
+    25: "UINT2",
+    26: "INT2",
 }
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-RESERVED = frozenset({"let", "if", "else", "fn", "def", "as", "Tensor", "can_unify", "None", "True", "False"} |
-                     set(DTYPES.values()))
+RESERVED = frozenset(
+    {"let", "if", "else", "fn", "def", "as", "Tensor", "can_unify", "None", "True", "False"} | set(DTYPES.values())
+)
 
 
 def onnx_dtype_name(elem_type: int) -> str:
@@ -224,7 +267,9 @@ class TensorInfo:
         return f"{dtype}[{', '.join('?' if d is None else str(d) for d in self.dims)}]"
 
 
-def info_of_type(type_proto: object, names: Optional[DimNames] = None, known: Optional[set] = None) -> Optional[TensorInfo]:
+def info_of_type(
+    type_proto: object, names: Optional[DimNames] = None, known: Optional[set] = None
+) -> Optional[TensorInfo]:
     """A TypeProto's tensor information, or None for a non-tensor type (sequence, map, ...).
     Its dim_params are named by `names` (expressions over the `known` names are expressions)."""
     if not type_proto.HasField("tensor_type"):  # type: ignore[attr-defined]

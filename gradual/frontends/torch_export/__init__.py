@@ -58,7 +58,15 @@ from .. import LoadError
 from .archive import Archive, ArchiveError, program_from_json, read_archive
 from .importer import ImportedProgram, Importer, ImportOptions
 
-__all__ = ["ImportedProgram", "ImportOptions", "LoadError", "import_archive", "import_program", "load_archive", "supported_operators"]
+__all__ = [
+    "ImportedProgram",
+    "ImportOptions",
+    "LoadError",
+    "import_archive",
+    "import_program",
+    "load_archive",
+    "supported_operators",
+]
 
 
 def _failure(where: str, error: ArchiveError) -> LoadError:
@@ -76,8 +84,12 @@ def load_archive(source: Union[str, bytes], path: Optional[str] = None, model: O
         raise _failure(where, error) from None
 
 
-def import_archive(source: Union[str, bytes], path: Optional[str] = None, model: Optional[str] = None,
-                   options: Optional[ImportOptions] = None) -> ImportedProgram:
+def import_archive(
+    source: Union[str, bytes],
+    path: Optional[str] = None,
+    model: Optional[str] = None,
+    options: Optional[ImportOptions] = None,
+) -> ImportedProgram:
     """Import a `.pt2` archive (a path or its bytes) without torch. An unsupported node is a
     diagnostic in the result; an unreadable file raises LoadError."""
     where = path or (source if isinstance(source, str) else "<archive>.pt2")
@@ -96,7 +108,9 @@ def import_json(program: dict, path: str = "<program>.pt2", options: Optional[Im
         return Importer(archive, path, options).run()
 
 
-def import_program(exported: Any, path: str = "<ExportedProgram>", options: Optional[ImportOptions] = None) -> ImportedProgram:
+def import_program(
+    exported: Any, path: str = "<ExportedProgram>", options: Optional[ImportOptions] = None
+) -> ImportedProgram:
     """Import an `ExportedProgram` in memory (needs torch: it is saved to an archive in memory
     with torch's own serializer, then read as any archive)."""
     try:
@@ -114,4 +128,6 @@ def supported_operators() -> list:
     from .convert import OPERATORS, SPECIAL, SYM_ARITHMETIC
 
     declared = [n for n in default_registry().names() if n.startswith("aten.")]
-    return sorted(set(declared) | set(OPERATORS) | {op for op in SPECIAL if op.startswith("aten.")} | set(SYM_ARITHMETIC))
+    return sorted(
+        set(declared) | set(OPERATORS) | {op for op in SPECIAL if op.startswith("aten.")} | set(SYM_ARITHMETIC)
+    )

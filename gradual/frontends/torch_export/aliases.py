@@ -32,12 +32,39 @@ if TYPE_CHECKING:
     from .importer import Importer
 
 #: ATen operators whose result shares its input's storage (their outputs are views)
-VIEWS = frozenset({"aten.view", "aten.reshape", "aten.alias", "aten.detach", "aten.slice", "aten.select",
-                   "aten.narrow", "aten.transpose", "aten.permute", "aten.t", "aten.unsqueeze", "aten.squeeze",
-                   "aten.flatten", "aten.unflatten", "aten.expand", "aten.as_strided", "aten.diagonal",
-                   "aten.unfold", "aten.split", "aten.chunk", "aten.unbind", "aten.split_with_sizes",
-                   "aten.view_as", "aten.expand_as", "aten.movedim", "aten.swapaxes", "aten.swapdims",
-                   "aten.lift_fresh", "aten.lift_fresh_copy"})
+VIEWS = frozenset(
+    {
+        "aten.view",
+        "aten.reshape",
+        "aten.alias",
+        "aten.detach",
+        "aten.slice",
+        "aten.select",
+        "aten.narrow",
+        "aten.transpose",
+        "aten.permute",
+        "aten.t",
+        "aten.unsqueeze",
+        "aten.squeeze",
+        "aten.flatten",
+        "aten.unflatten",
+        "aten.expand",
+        "aten.as_strided",
+        "aten.diagonal",
+        "aten.unfold",
+        "aten.split",
+        "aten.chunk",
+        "aten.unbind",
+        "aten.split_with_sizes",
+        "aten.view_as",
+        "aten.expand_as",
+        "aten.movedim",
+        "aten.swapaxes",
+        "aten.swapdims",
+        "aten.lift_fresh",
+        "aten.lift_fresh_copy",
+    }
+)
 
 
 @dataclass
@@ -150,16 +177,18 @@ def _identity(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
     return value
 
 
-@scatters("aten.view", "aten.reshape", "aten.unsqueeze", "aten.squeeze", "aten.flatten", "aten.unflatten",
-          "aten.view_as")
+@scatters(
+    "aten.view", "aten.reshape", "aten.unsqueeze", "aten.squeeze", "aten.flatten", "aten.unflatten", "aten.view_as"
+)
 def _reshaped(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
     return c.call("aten.view_as", value, source)
 
 
 @scatters("aten.transpose", "aten.swapaxes", "aten.swapdims")
 def _transposed(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
-    dims = [int(c.raw(name)) for name in ("dim0", "dim1") if c.has(name)] or \
-        [int(c.raw(name)) for name in ("axis0", "axis1")]
+    dims = [int(c.raw(name)) for name in ("dim0", "dim1") if c.has(name)] or [
+        int(c.raw(name)) for name in ("axis0", "axis1")
+    ]
     return c.call("aten.transpose", value, dim0=dims[0], dim1=dims[1])
 
 
@@ -206,11 +235,18 @@ def _unbound(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
 def _split_part(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
     size = c.raw("split_size", c.raw("split_sizes"))
     sizes = size if isinstance(size, list) else [size] * (output + 1) if isinstance(size, int) else None
-    if sizes is None or not all(isinstance(s, int) for s in sizes[:output + 1]):
+    if sizes is None or not all(isinstance(s, int) for s in sizes[: output + 1]):
         raise c.unsupported("a write into a part of a split of symbolic size")
     start = sum(sizes[:output])
-    return c.call("aten.slice_scatter", source, value, c.number(start, "int64"), c.number(start + sizes[output], "int64"),
-                  dim=int(c.raw("dim", 0)), step=1)
+    return c.call(
+        "aten.slice_scatter",
+        source,
+        value,
+        c.number(start, "int64"),
+        c.number(start + sizes[output], "int64"),
+        dim=int(c.raw("dim", 0)),
+        step=1,
+    )
 
 
 __all__ = ["Aliases", "Unsupported", "VIEWS"]

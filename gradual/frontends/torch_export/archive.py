@@ -31,11 +31,32 @@ WRITTEN_BY_TORCH = "2.13"
 MAX_JSON_BYTES = 1 << 30
 
 #: torch.export's ScalarType numbers -> gradual dtypes (None: gradual cannot hold it)
-DTYPES = {1: "uint8", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "float16", 7: "float32", 8: "float64",
-          12: "bool", 13: "bfloat16", 28: "uint16", 34: "uint32", 35: "uint64"}
-SCALAR_TYPE_NAMES = {0: "unknown", 9: "complex32", 10: "complex64", 11: "complex128",
-                     29: "float8_e4m3fn", 30: "float8_e5m2", 31: "float8_e4m3fnuz", 32: "float8_e5m2fnuz",
-                     33: "float8_e8m0fnu"}
+DTYPES = {
+    1: "uint8",
+    2: "int8",
+    3: "int16",
+    4: "int32",
+    5: "int64",
+    6: "float16",
+    7: "float32",
+    8: "float64",
+    12: "bool",
+    13: "bfloat16",
+    28: "uint16",
+    34: "uint32",
+    35: "uint64",
+}
+SCALAR_TYPE_NAMES = {
+    0: "unknown",
+    9: "complex32",
+    10: "complex64",
+    11: "complex128",
+    29: "float8_e4m3fn",
+    30: "float8_e5m2",
+    31: "float8_e4m3fnuz",
+    32: "float8_e5m2fnuz",
+    33: "float8_e8m0fnu",
+}
 
 
 def dtype_of(scalar_type: Any) -> Optional[str]:
@@ -159,8 +180,9 @@ def _strided_array(raw: bytes, layout: _Layout, fqn: str) -> np.ndarray:
     need = layout.offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
     if need > flat.size:
         raise ArchiveError("unreadable", f"`{fqn}` has {flat.size} elements of data, fewer than its shape needs")
-    view = np.lib.stride_tricks.as_strided(flat[layout.offset:], shape=sizes,
-                                           strides=[s * np_dtype.itemsize for s in strides])
+    view = np.lib.stride_tricks.as_strided(
+        flat[layout.offset :], shape=sizes, strides=[s * np_dtype.itemsize for s in strides]
+    )
     return np.array(view, dtype=layout.dtype)
 
 
@@ -194,8 +216,11 @@ def read_archive(source: Union[str, bytes], model: Optional[str] = None) -> Arch
             names = zf.namelist()
             prefix = _prefix(names)
             _check_layout(zf, names, prefix)
-            models = sorted(n[len(prefix) + len("models/"):-len(".json")] for n in names
-                            if n.startswith(prefix + "models/") and n.endswith(".json") and n.count("/") == prefix.count("/") + 1)
+            models = sorted(
+                n[len(prefix) + len("models/") : -len(".json")]
+                for n in names
+                if n.startswith(prefix + "models/") and n.endswith(".json") and n.count("/") == prefix.count("/") + 1
+            )
             chosen = _choose(models, model)
             program = _json(zf, f"{prefix}models/{chosen}.json")
             weights = _config(zf, names, f"{prefix}data/weights/{chosen}_weights_config.json")
@@ -220,8 +245,9 @@ def _prefix(names: list) -> str:
                 return name[:at]
     for name in names:
         if name.endswith("serialized_exported_program.json"):
-            raise ArchiveError("version", "it has the archive layout of torch 2.5 and earlier "
-                                          "(serialized_exported_program.json)")
+            raise ArchiveError(
+                "version", "it has the archive layout of torch 2.5 and earlier (serialized_exported_program.json)"
+            )
     raise ArchiveError("unreadable", "it is a zip file, but not a torch.export archive (no archive_format or models/)")
 
 
@@ -235,8 +261,11 @@ def _check_layout(zf: zipfile.ZipFile, names: list, prefix: str) -> None:
 
 def _choose(models: list, wanted: Optional[str]) -> str:
     if not models:
-        raise ArchiveError("unreadable", "the archive holds no exported program (no models/*.json); "
-                                         "an AOTInductor package is not an exported program")
+        raise ArchiveError(
+            "unreadable",
+            "the archive holds no exported program (no models/*.json); "
+            "an AOTInductor package is not an exported program",
+        )
     if wanted is not None:
         if wanted not in models:
             raise ArchiveError("unreadable", f"the archive has no program `{wanted}` (it has {', '.join(models)})")
@@ -269,8 +298,11 @@ def _check_program(program: Any) -> None:
     major = version.get("major") if isinstance(version, dict) else None
     if major != SUPPORTED_MAJOR:
         shown = f"{major}.{version.get('minor', '?')}" if isinstance(version, dict) else "missing"
-        raise ArchiveError("version", f"its schema version is {shown}, and gradual reads schema "
-                                      f"{SUPPORTED_MAJOR}.x (torch {WRITTEN_BY_TORCH} writes 8.20)")
+        raise ArchiveError(
+            "version",
+            f"its schema version is {shown}, and gradual reads schema "
+            f"{SUPPORTED_MAJOR}.x (torch {WRITTEN_BY_TORCH} writes 8.20)",
+        )
 
 
 def program_from_json(program: dict) -> Archive:

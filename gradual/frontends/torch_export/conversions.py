@@ -13,27 +13,66 @@ from typing import Any, Optional
 from ... import builder as gb
 from ...syntax import ast
 from .convert import (
-    OPERATORS, PROMOTING, RENAMES, NodeConverter, convert_as, generic, packet, reduction_attributes, special,
+    OPERATORS,
+    PROMOTING,
+    RENAMES,
+    NodeConverter,
+    convert_as,
+    generic,
+    packet,
+    reduction_attributes,
+    special,
 )
 from .graph import Opaque, Ref
 
-OPERATORS.update({
-    "aten.__and__": "aten.bitwise_and", "aten.__or__": "aten.bitwise_or", "aten.__xor__": "aten.bitwise_xor",
-    "aten.__invert__": "aten.bitwise_not", "aten.__lshift__": "aten.bitwise_left_shift",
-    "aten.__rshift__": "aten.bitwise_right_shift", "aten.sgn": "aten.sign", "aten.fix": "aten.trunc",
-    "aten.arctan2": "aten.atan2", "aten.absolute": "aten.abs", "aten.negative": "aten.neg",
-    "aten.swapaxes": "aten.transpose", "aten.swapdims": "aten.transpose", "aten.tile": "aten.repeat",
-    "aten._adaptive_avg_pool2d": "aten.adaptive_avg_pool2d", "aten._adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
-    "aten.adaptive_avg_pool1d": "aten.adaptive_avg_pool2d", "aten.adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
-    "aten.adaptive_max_pool1d": "aten.adaptive_max_pool2d", "aten.adaptive_max_pool3d": "aten.adaptive_max_pool2d",
-    "aten.grid_sampler_2d": "aten.grid_sampler", "aten.grid_sampler_3d": "aten.grid_sampler",
-    "aten.nll_loss_nd": "aten.nll_loss", "aten.nll_loss2d": "aten.nll_loss", "aten.nll_loss2d_forward": "aten.nll_loss_forward",
-    "aten.special_erfinv": "aten.erfinv", "aten.special_expm1": "aten.expm1", "aten.special_logit": "aten.logit",
-    "aten.arcsin": "aten.asin", "aten.arccos": "aten.acos", "aten.arctan": "aten.atan",
-})
+OPERATORS.update(
+    {
+        "aten.__and__": "aten.bitwise_and",
+        "aten.__or__": "aten.bitwise_or",
+        "aten.__xor__": "aten.bitwise_xor",
+        "aten.__invert__": "aten.bitwise_not",
+        "aten.__lshift__": "aten.bitwise_left_shift",
+        "aten.__rshift__": "aten.bitwise_right_shift",
+        "aten.sgn": "aten.sign",
+        "aten.fix": "aten.trunc",
+        "aten.arctan2": "aten.atan2",
+        "aten.absolute": "aten.abs",
+        "aten.negative": "aten.neg",
+        "aten.swapaxes": "aten.transpose",
+        "aten.swapdims": "aten.transpose",
+        "aten.tile": "aten.repeat",
+        "aten._adaptive_avg_pool2d": "aten.adaptive_avg_pool2d",
+        "aten._adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
+        "aten.adaptive_avg_pool1d": "aten.adaptive_avg_pool2d",
+        "aten.adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
+        "aten.adaptive_max_pool1d": "aten.adaptive_max_pool2d",
+        "aten.adaptive_max_pool3d": "aten.adaptive_max_pool2d",
+        "aten.grid_sampler_2d": "aten.grid_sampler",
+        "aten.grid_sampler_3d": "aten.grid_sampler",
+        "aten.nll_loss_nd": "aten.nll_loss",
+        "aten.nll_loss2d": "aten.nll_loss",
+        "aten.nll_loss2d_forward": "aten.nll_loss_forward",
+        "aten.special_erfinv": "aten.erfinv",
+        "aten.special_expm1": "aten.expm1",
+        "aten.special_logit": "aten.logit",
+        "aten.arcsin": "aten.asin",
+        "aten.arccos": "aten.acos",
+        "aten.arctan": "aten.atan",
+    }
+)
 RENAMES.update({"aten.tile": {"repeats": "dims"}, "aten.swapaxes": {"dim0": "axis0", "dim1": "axis1"}})
-PROMOTING.update({"aten.atan2", "aten.hypot", "aten.heaviside", "aten.copysign", "aten.logaddexp", "aten.xlogy",
-                  "aten.bitwise_left_shift", "aten.bitwise_right_shift"})
+PROMOTING.update(
+    {
+        "aten.atan2",
+        "aten.hypot",
+        "aten.heaviside",
+        "aten.copysign",
+        "aten.logaddexp",
+        "aten.xlogy",
+        "aten.bitwise_left_shift",
+        "aten.bitwise_right_shift",
+    }
+)
 
 
 def _bound(c: NodeConverter, name: str, dtype: Optional[str]) -> Any:
@@ -88,8 +127,11 @@ def sort(c: NodeConverter) -> Any:
     x = c.operand(c.raw("self"))
     if op == "aten.msort":
         return gb.proj(c.call("aten.sort", x, dim=0), 0, loc=c.loc)
-    attrs = {"dim": int(c.raw("dim", -1)), "descending": bool(c.raw("descending", False)),
-             "stable": bool(c.raw("stable", False))}
+    attrs = {
+        "dim": int(c.raw("dim", -1)),
+        "descending": bool(c.raw("descending", False)),
+        "stable": bool(c.raw("stable", False)),
+    }
     return c.call(op, x, **attrs)
 
 
@@ -156,7 +198,9 @@ def linspace(c: NodeConverter) -> Any:
 def eye(c: NodeConverter) -> Any:
     """eye(n) or eye(n, m) in torch's result dtype."""
     c.raw("dtype")
-    return c.call("aten.eye", c.operand(c.raw("n"), "int64"), c.operand(c.raw("m"), "int64"), dtype=c.out_dtype() or "float32")
+    return c.call(
+        "aten.eye", c.operand(c.raw("n"), "int64"), c.operand(c.raw("m"), "int64"), dtype=c.out_dtype() or "float32"
+    )
 
 
 # indexing ----------------------------------------------------------------------------------------
@@ -196,12 +240,25 @@ def index_put(c: NodeConverter) -> Any:
     tensors = gb.tuple_(*[c.operand(v) for v in given], loc=c.loc)
     dtype = c.dtype_of(c.raw("self"))
     values = c.cast(c.operand(c.raw("values"), dtype), c.dtype_of(c.raw("values")), dtype)
-    return c.call("aten.index_put", c.operand(c.raw("self")), tensors, values, dims=dims,
-                  accumulate=bool(c.raw("accumulate", False)))
+    return c.call(
+        "aten.index_put",
+        c.operand(c.raw("self")),
+        tensors,
+        values,
+        dims=dims,
+        accumulate=bool(c.raw("accumulate", False)),
+    )
 
 
-SCATTER_REDUCTIONS = {"add": "sum", "multiply": "prod", "sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax",
-                      "amin": "amin"}
+SCATTER_REDUCTIONS = {
+    "add": "sum",
+    "multiply": "prod",
+    "sum": "sum",
+    "prod": "prod",
+    "mean": "mean",
+    "amax": "amax",
+    "amin": "amin",
+}
 
 
 @special("aten.scatter", "aten.scatter_add", "aten.scatter_reduce")
@@ -214,8 +271,11 @@ def scatter(c: NodeConverter) -> Any:
     reduce = "sum" if op == "aten.scatter_add" else c.raw("reduce") or "none"
     if reduce != "none" and reduce not in SCATTER_REDUCTIONS:
         raise c.unsupported(f"the reduction {reduce!r}")
-    attrs = {"dim": int(c.raw("dim")), "reduce": SCATTER_REDUCTIONS.get(reduce, reduce),
-             "include_self": bool(c.raw("include_self", True))}
+    attrs = {
+        "dim": int(c.raw("dim")),
+        "reduce": SCATTER_REDUCTIONS.get(reduce, reduce),
+        "include_self": bool(c.raw("include_self", True)),
+    }
     return c.call("aten.scatter", c.operand(c.raw("self")), c.operand(c.raw("index")), src, **attrs)
 
 
@@ -225,8 +285,13 @@ def searchsorted(c: NodeConverter) -> Any:
     if c.raw("sorter") is not None:
         raise c.unsupported("a sorter")
     right = bool(c.raw("right", False)) or c.raw("side") == "right"
-    return c.call("aten.searchsorted", c.operand(c.raw("sorted_sequence")), c.operand(c.raw("self")),
-                  out_int32=bool(c.raw("out_int32", False)), right=right)
+    return c.call(
+        "aten.searchsorted",
+        c.operand(c.raw("sorted_sequence")),
+        c.operand(c.raw("self")),
+        out_int32=bool(c.raw("out_int32", False)),
+        right=right,
+    )
 
 
 # norms ----------------------------------------------------------------------------------------------
@@ -245,12 +310,24 @@ def instance_norm(c: NodeConverter) -> Any:
         c.raw(name)
     x = c.raw("input")
     if not c.raw("use_input_stats", True):
-        return c.call("aten.batch_norm", c.operand(x), c.operand(c.raw("weight")), c.operand(c.raw("bias")),
-                      c.operand(c.raw("running_mean")), c.operand(c.raw("running_var")), eps=float(c.raw("eps", 1e-5)))
+        return c.call(
+            "aten.batch_norm",
+            c.operand(x),
+            c.operand(c.raw("weight")),
+            c.operand(c.raw("bias")),
+            c.operand(c.raw("running_mean")),
+            c.operand(c.raw("running_var")),
+            eps=float(c.raw("eps", 1e-5)),
+        )
     c.raw("running_mean")
     c.raw("running_var")
-    return c.call("aten.instance_norm", c.operand(x), c.operand(c.raw("weight")), c.operand(c.raw("bias")),
-                  eps=float(c.raw("eps", 1e-5)))
+    return c.call(
+        "aten.instance_norm",
+        c.operand(x),
+        c.operand(c.raw("weight")),
+        c.operand(c.raw("bias")),
+        eps=float(c.raw("eps", 1e-5)),
+    )
 
 
 @special("aten.as_strided")
@@ -263,8 +340,13 @@ def as_strided(c: NodeConverter) -> Any:
     offset = c.raw("storage_offset") or 0
     if not isinstance(offset, int):
         raise c.unsupported("a symbolic storage_offset")
-    return c.call("aten.as_strided", c.operand(source), c.operand(c.raw("size"), "int64"),
-                  stride=c.attribute(c.raw("stride")), storage_offset=offset)
+    return c.call(
+        "aten.as_strided",
+        c.operand(source),
+        c.operand(c.raw("size"), "int64"),
+        stride=c.attribute(c.raw("stride")),
+        storage_offset=offset,
+    )
 
 
 #: values the symbols take when strides are compared (two assignments: agreeing polynomials)
@@ -317,8 +399,7 @@ def _evaluate(dim: Any, names: dict, probe: Any) -> Optional[int]:
     return value[id(expr)]
 
 
-OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-       "//": lambda a, b: a // b if b else 0}
+OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "//": lambda a, b: a // b if b else 0}
 
 
 @special("aten._native_batch_norm_legit")
@@ -328,11 +409,22 @@ def batch_norm_legit(c: NodeConverter) -> Any:
     for name in ("running_mean", "running_var", "momentum"):
         c.raw(name)
     if not c.raw("training", True):
-        return c.call("aten._native_batch_norm_legit_no_training", c.operand(c.raw("input")), c.operand(c.raw("weight")),
-                      c.operand(c.raw("bias")), c.operand(c.raw("running_mean")), c.operand(c.raw("running_var")),
-                      eps=float(c.raw("eps", 1e-5)))
-    return c.call("aten.batch_norm_batch_stats", c.operand(c.raw("input")), c.operand(c.raw("weight")),
-                  c.operand(c.raw("bias")), eps=float(c.raw("eps", 1e-5)))
+        return c.call(
+            "aten._native_batch_norm_legit_no_training",
+            c.operand(c.raw("input")),
+            c.operand(c.raw("weight")),
+            c.operand(c.raw("bias")),
+            c.operand(c.raw("running_mean")),
+            c.operand(c.raw("running_var")),
+            eps=float(c.raw("eps", 1e-5)),
+        )
+    return c.call(
+        "aten.batch_norm_batch_stats",
+        c.operand(c.raw("input")),
+        c.operand(c.raw("weight")),
+        c.operand(c.raw("bias")),
+        eps=float(c.raw("eps", 1e-5)),
+    )
 
 
 @special("aten.cdist", "aten._cdist_forward")
@@ -391,7 +483,9 @@ def baddbmm(c: NodeConverter) -> Any:
 def outer(c: NodeConverter) -> Any:
     """self[:, None] * vec2[None, :]."""
     other = "vec2" if c.has("vec2") else "other"
-    return c.call("aten.mul", c.call("aten.unsqueeze", _same(c, "self"), dim=1), c.call("aten.unsqueeze", _same(c, other), dim=0))
+    return c.call(
+        "aten.mul", c.call("aten.unsqueeze", _same(c, "self"), dim=1), c.call("aten.unsqueeze", _same(c, other), dim=0)
+    )
 
 
 @special("aten.glu")
@@ -480,9 +574,10 @@ def prelu(c: NodeConverter) -> Any:
 def log_sigmoid_forward(c: NodeConverter) -> Any:
     """(log_sigmoid(x), the empty buffer torch keeps for the gradient)."""
     x = c.operand(c.raw("self"))
-    empty = c.call("aten.zeros", gb.tuple_(c.number(0, "int64"), loc=c.loc), dtype=c.dtype_of(c.raw("self")) or "float32")
+    empty = c.call(
+        "aten.zeros", gb.tuple_(c.number(0, "int64"), loc=c.loc), dtype=c.dtype_of(c.raw("self")) or "float32"
+    )
     return gb.tuple_(c.call("aten.log_sigmoid", x), empty, loc=c.loc)
-
 
 
 # losses of elementwise terms -----------------------------------------------------------------------
@@ -517,8 +612,11 @@ def regression_loss(c: NodeConverter) -> Any:
         outer = c.call("aten.sub", c.call("aten.abs", difference), c.number(0.5 * width, dtype))
     else:
         inner = squared
-        outer = c.call("aten.mul", c.number(width, dtype), c.call("aten.sub", c.call("aten.abs", difference),
-                                                                    c.number(0.5 * width, dtype)))
+        outer = c.call(
+            "aten.mul",
+            c.number(width, dtype),
+            c.call("aten.sub", c.call("aten.abs", difference), c.number(0.5 * width, dtype)),
+        )
     near = c.call("aten.lt", c.call("aten.abs", difference), c.number(width, dtype))
     return _reduced(c, c.call("aten.where", near, inner, outer))
 
@@ -528,15 +626,24 @@ def bce_with_logits(c: NodeConverter) -> Any:
     """(1 - t) x + (1 + (pos_weight - 1) t) (log1p(exp(-|x|)) + max(-x, 0)), weighted, reduced."""
     dtype = c.out_dtype()
     x, t = _same(c, "self"), _same(c, "target")
-    softplus = c.call("aten.add", c.call("aten.log1p", c.call("aten.exp", c.call("aten.neg", c.call("aten.abs", x)))),
-                      c.call("aten.relu", c.call("aten.neg", _same(c, "self"))))
+    softplus = c.call(
+        "aten.add",
+        c.call("aten.log1p", c.call("aten.exp", c.call("aten.neg", c.call("aten.abs", x)))),
+        c.call("aten.relu", c.call("aten.neg", _same(c, "self"))),
+    )
     one = c.number(1.0, dtype)
     factor = one
     if c.raw("pos_weight") is not None:
-        factor = c.call("aten.add", one, c.call("aten.mul", c.call("aten.sub", _same(c, "pos_weight"), c.number(1.0, dtype)),
-                                                 _same(c, "target")))
-    loss = c.call("aten.add", c.call("aten.mul", c.call("aten.sub", c.number(1.0, dtype), t), _same(c, "self")),
-                  c.call("aten.mul", factor, softplus))
+        factor = c.call(
+            "aten.add",
+            one,
+            c.call("aten.mul", c.call("aten.sub", _same(c, "pos_weight"), c.number(1.0, dtype)), _same(c, "target")),
+        )
+    loss = c.call(
+        "aten.add",
+        c.call("aten.mul", c.call("aten.sub", c.number(1.0, dtype), t), _same(c, "self")),
+        c.call("aten.mul", factor, softplus),
+    )
     if c.raw("weight") is not None:
         loss = c.call("aten.mul", loss, _same(c, "weight"))
     return _reduced(c, loss)
@@ -548,10 +655,15 @@ def bce(c: NodeConverter) -> Any:
     dtype = c.out_dtype()
     floor = c.number(-100.0, dtype)
     log_p = c.call("aten.clamp", c.call("aten.log", _same(c, "self")), floor, gb.tuple_(loc=c.loc))
-    log_q = c.call("aten.clamp", c.call("aten.log1p", c.call("aten.neg", _same(c, "self"))), floor, gb.tuple_(loc=c.loc))
+    log_q = c.call(
+        "aten.clamp", c.call("aten.log1p", c.call("aten.neg", _same(c, "self"))), floor, gb.tuple_(loc=c.loc)
+    )
     t = _same(c, "target")
-    terms = c.call("aten.add", c.call("aten.mul", t, log_p),
-                   c.call("aten.mul", c.call("aten.sub", c.number(1.0, dtype), _same(c, "target")), log_q))
+    terms = c.call(
+        "aten.add",
+        c.call("aten.mul", t, log_p),
+        c.call("aten.mul", c.call("aten.sub", c.number(1.0, dtype), _same(c, "target")), log_q),
+    )
     loss = c.call("aten.neg", terms)
     if c.raw("weight") is not None:
         loss = c.call("aten.mul", loss, _same(c, "weight"))
@@ -565,7 +677,9 @@ def kl_div(c: NodeConverter) -> Any:
     if c.raw("log_target", False):
         loss = c.call("aten.mul", c.call("aten.exp", t), c.call("aten.sub", _same(c, "target"), x))
     else:
-        loss = c.call("aten.sub", c.call("aten.xlogy", t, _same(c, "target")), c.call("aten.mul", _same(c, "target"), x))
+        loss = c.call(
+            "aten.sub", c.call("aten.xlogy", t, _same(c, "target")), c.call("aten.mul", _same(c, "target"), x)
+        )
     return _reduced(c, loss)
 
 
@@ -666,15 +780,26 @@ def tensor_split(c: NodeConverter) -> Any:
         if sections != count:
             raise c.unsupported(f"{sections} sections for {count} outputs")
         n = c.call("aten.sym_size", x, dim=dim)
-        sizes = [c.call("floor_divide", c.call("add", n, c.number(sections - 1 - i, "int64")), c.number(sections, "int64"))
-                 for i in range(sections)]
+        sizes = [
+            c.call("floor_divide", c.call("add", n, c.number(sections - 1 - i, "int64")), c.number(sections, "int64"))
+            for i in range(sections)
+        ]
         return c.call("aten.split_with_sizes", x, gb.tuple_(*sizes, loc=c.loc), dim=dim)
     if not c.has("indices"):
         raise c.unsupported("tensor_split by a tensor of indices")
     cuts = list(c.raw("indices"))
     bounds = [None] + cuts + [None]
-    parts = [c.call("aten.slice", x, c.operand(start, "int64") if start is not None else c.number(0, "int64"),
-                    c.operand(end, "int64"), dim=dim, step=1) for start, end in zip(bounds, bounds[1:])]
+    parts = [
+        c.call(
+            "aten.slice",
+            x,
+            c.operand(start, "int64") if start is not None else c.number(0, "int64"),
+            c.operand(end, "int64"),
+            dim=dim,
+            step=1,
+        )
+        for start, end in zip(bounds, bounds[1:])
+    ]
     return gb.tuple_(*parts, loc=c.loc)
 
 
@@ -695,8 +820,10 @@ def cond(c: NodeConverter) -> Any:
     (subgraphs imported as blocks whose inputs are the operands); the checker joins their
     types."""
     pred, branches, operands = c.raw("arg0"), (c.raw("arg1"), c.raw("arg2")), c.raw("arg3")
-    graphs = [b.value.get("graph") if isinstance(b, Opaque) and b.kind == "graph" and isinstance(b.value, dict)
-              else None for b in branches]
+    graphs = [
+        b.value.get("graph") if isinstance(b, Opaque) and b.kind == "graph" and isinstance(b.value, dict) else None
+        for b in branches
+    ]
     if any(not isinstance(g, dict) for g in graphs) or not isinstance(operands, list):
         raise c.unsupported("a cond whose branches are not graphs")
     names = c.node.output_names()

@@ -25,52 +25,139 @@ if TYPE_CHECKING:
     from .importer import Importer
 
 #: node arguments that do not change the values a CPU inference computes
-IGNORED = frozenset({"device", "layout", "pin_memory", "memory_format", "non_blocking", "copy", "requires_grad",
-                     "cudnn_enable", "cudnn_enabled", "names", "output_size_hint"})
+IGNORED = frozenset(
+    {
+        "device",
+        "layout",
+        "pin_memory",
+        "memory_format",
+        "non_blocking",
+        "copy",
+        "requires_grad",
+        "cudnn_enable",
+        "cudnn_enabled",
+        "names",
+        "output_size_hint",
+    }
+)
 
 #: ATen operator (no overload) -> aten.rly operator, where they differ
 OPERATORS = {
-    "aten.conv1d": "aten.convolution", "aten.conv2d": "aten.convolution", "aten.conv3d": "aten.convolution",
-    "aten._convolution": "aten.convolution", "aten.conv_transpose1d": "aten.convolution",
-    "aten.conv_transpose2d": "aten.convolution", "aten.conv_transpose3d": "aten.convolution",
-    "aten.reshape": "aten.view", "aten._unsafe_view": "aten.view", "aten.contiguous": "aten.clone",
-    "aten.alias": "aten.clone", "aten.detach": "aten.clone", "aten.lift_fresh_copy": "aten.clone",
-    "aten.to": "aten._to_copy", "aten.type_as": "aten._to_copy", "aten._softmax": "aten.softmax",
-    "aten._log_softmax": "aten.log_softmax", "aten.true_divide": "aten.div", "aten.multiply": "aten.mul",
-    "aten.subtract": "aten.sub", "aten.greater": "aten.gt", "aten.less": "aten.lt", "aten.clip": "aten.clamp",
-    "aten.max_pool1d": "aten.max_pool2d", "aten.max_pool3d": "aten.max_pool2d", "aten.avg_pool1d": "aten.avg_pool2d",
-    "aten.avg_pool3d": "aten.avg_pool2d", "aten.new_zeros": "aten.zeros", "aten.new_ones": "aten.ones",
-    "aten.new_empty": "aten.empty", "aten.new_full": "aten.full", "aten.empty_like": "aten.zeros_like",
-    "aten.scalar_tensor": "aten.full", "aten.square": "aten.mul",
-    "aten.unsafe_split": "aten.split", "aten.argwhere": "aten.nonzero",
+    "aten.conv1d": "aten.convolution",
+    "aten.conv2d": "aten.convolution",
+    "aten.conv3d": "aten.convolution",
+    "aten._convolution": "aten.convolution",
+    "aten.conv_transpose1d": "aten.convolution",
+    "aten.conv_transpose2d": "aten.convolution",
+    "aten.conv_transpose3d": "aten.convolution",
+    "aten.reshape": "aten.view",
+    "aten._unsafe_view": "aten.view",
+    "aten.contiguous": "aten.clone",
+    "aten.alias": "aten.clone",
+    "aten.detach": "aten.clone",
+    "aten.lift_fresh_copy": "aten.clone",
+    "aten.to": "aten._to_copy",
+    "aten.type_as": "aten._to_copy",
+    "aten._softmax": "aten.softmax",
+    "aten._log_softmax": "aten.log_softmax",
+    "aten.true_divide": "aten.div",
+    "aten.multiply": "aten.mul",
+    "aten.subtract": "aten.sub",
+    "aten.greater": "aten.gt",
+    "aten.less": "aten.lt",
+    "aten.clip": "aten.clamp",
+    "aten.max_pool1d": "aten.max_pool2d",
+    "aten.max_pool3d": "aten.max_pool2d",
+    "aten.avg_pool1d": "aten.avg_pool2d",
+    "aten.avg_pool3d": "aten.avg_pool2d",
+    "aten.new_zeros": "aten.zeros",
+    "aten.new_ones": "aten.ones",
+    "aten.new_empty": "aten.empty",
+    "aten.new_full": "aten.full",
+    "aten.empty_like": "aten.zeros_like",
+    "aten.scalar_tensor": "aten.full",
+    "aten.square": "aten.mul",
+    "aten.unsafe_split": "aten.split",
+    "aten.argwhere": "aten.nonzero",
     "aten.broadcast_to": "aten.expand",
 }
 
 #: arguments whose ATen name differs from the declaration's, per ATen operator
 RENAMES = {"aten.reshape": {"size": "shape"}}
 #: tensor parameters that may be absent (None): written `()`
-OPTIONAL_TENSORS = frozenset({"bias", "weight", "attn_mask", "running_mean", "running_var", "prepend", "append", "m",
-                              "b_ih", "b_hh", "per_sample_weights", "weights"})
+OPTIONAL_TENSORS = frozenset(
+    {
+        "bias",
+        "weight",
+        "attn_mask",
+        "running_mean",
+        "running_var",
+        "prepend",
+        "append",
+        "m",
+        "b_ih",
+        "b_hh",
+        "per_sample_weights",
+        "weights",
+    }
+)
 
 #: operators whose scalar operands follow the result's dtype (torch's type promotion)
-PROMOTING = {"aten.add", "aten.sub", "aten.mul", "aten.div", "aten.floor_divide", "aten.remainder",
-                       "aten.fmod", "aten.pow", "aten.maximum", "aten.minimum", "aten.where", "aten.bitwise_and",
-                       "aten.bitwise_or", "aten.bitwise_xor"}
+PROMOTING = {
+    "aten.add",
+    "aten.sub",
+    "aten.mul",
+    "aten.div",
+    "aten.floor_divide",
+    "aten.remainder",
+    "aten.fmod",
+    "aten.pow",
+    "aten.maximum",
+    "aten.minimum",
+    "aten.where",
+    "aten.bitwise_and",
+    "aten.bitwise_or",
+    "aten.bitwise_xor",
+}
 COMPARING = frozenset({"aten.eq", "aten.ne", "aten.lt", "aten.le", "aten.gt", "aten.ge"})
 #: targets torch.export inserts to assert what it assumed; gradual checks what it needs itself
-SKIPPED = frozenset({"aten._assert_scalar", "aten._assert_tensor_metadata", "aten.sym_constrain_range_for_size",
-                     "aten.sym_constrain_range", "aten._assert_async", "aten._assert_tensor_metadata.default",
-                     "aten.empty_strided_check"})
+SKIPPED = frozenset(
+    {
+        "aten._assert_scalar",
+        "aten._assert_tensor_metadata",
+        "aten.sym_constrain_range_for_size",
+        "aten.sym_constrain_range",
+        "aten._assert_async",
+        "aten._assert_tensor_metadata.default",
+        "aten.empty_strided_check",
+    }
+)
 #: Python operators on symbolic ints -> gradual operators on int64 scalars
-SYM_ARITHMETIC = {"_operator.add": "add", "_operator.sub": "subtract", "_operator.mul": "multiply",
-                  "_operator.floordiv": "floor_divide", "_operator.mod": "aten.remainder", "_operator.neg": "negative",
-                  "_operator.truediv": "divide", "_operator.pow": "power", "torch.sym_min": "minimum",
-                  "torch.sym_max": "maximum"}
+SYM_ARITHMETIC = {
+    "_operator.add": "add",
+    "_operator.sub": "subtract",
+    "_operator.mul": "multiply",
+    "_operator.floordiv": "floor_divide",
+    "_operator.mod": "aten.remainder",
+    "_operator.neg": "negative",
+    "_operator.truediv": "divide",
+    "_operator.pow": "power",
+    "torch.sym_min": "minimum",
+    "torch.sym_max": "maximum",
+}
 #: conversions of symbolic numbers -> the dtype they give (truncating toward 0 for ints)
 SYM_CONVERSIONS = {"torch.sym_float": "float64", "torch.sym_int": "int64", "math.trunc": "int64"}
-SYM_COMPARISONS = {"_operator.eq": "equal", "_operator.ne": "not_equal", "_operator.lt": "less",
-                   "_operator.le": "less_equal", "_operator.gt": "greater", "_operator.ge": "greater_equal",
-                   "_operator.and_": "logical_and", "_operator.or_": "logical_or", "_operator.not_": "logical_not"}
+SYM_COMPARISONS = {
+    "_operator.eq": "equal",
+    "_operator.ne": "not_equal",
+    "_operator.lt": "less",
+    "_operator.le": "less_equal",
+    "_operator.gt": "greater",
+    "_operator.ge": "greater_equal",
+    "_operator.and_": "logical_and",
+    "_operator.or_": "logical_or",
+    "_operator.not_": "logical_not",
+}
 FLOAT_ORDER = ("float16", "bfloat16", "float32", "float64")
 
 
@@ -139,8 +226,11 @@ class NodeConverter:
         """An argument that must be a constant of a kind (int, float or bool): Unsupported when
         the graph gives something else (a symbolic value, or a damaged archive's string)."""
         value = self.raw(name, default)
-        ok = isinstance(value, bool) if kind is bool else \
-            isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
+        ok = (
+            isinstance(value, bool)
+            if kind is bool
+            else isinstance(value, (int, float) if kind is float else int) and not isinstance(value, bool)
+        )
         if not ok:
             raise self.unsupported(f"`{name}` is {_shown_value(value)} where gradual needs a constant {kind.__name__}")
         return kind(value)
@@ -197,7 +287,9 @@ class NodeConverter:
                 shown = scalar_type_name(value.number)
                 raise Unsupported(lambda span: messages.torch_unsupported_dtype(span, self.node.name, shown))
             return dtype
-        if isinstance(value, (Ref, Opaque)) or (isinstance(value, list) and any(isinstance(v, (Ref, Opaque)) for v in value)):
+        if isinstance(value, (Ref, Opaque)) or (
+            isinstance(value, list) and any(isinstance(v, (Ref, Opaque)) for v in value)
+        ):
             raise self.unsupported("a symbolic or unsupported value where gradual needs a constant")
         return value
 
@@ -324,8 +416,16 @@ def masked_fill(c: NodeConverter) -> Any:
     return c.call("aten.where", c.operand(c.raw("mask")), fill, c.operand(c.raw("self")))
 
 
-@special("aten.conv1d", "aten.conv2d", "aten.conv3d", "aten._convolution", "aten.convolution",
-         "aten.conv_transpose1d", "aten.conv_transpose2d", "aten.conv_transpose3d")
+@special(
+    "aten.conv1d",
+    "aten.conv2d",
+    "aten.conv3d",
+    "aten._convolution",
+    "aten.convolution",
+    "aten.conv_transpose1d",
+    "aten.conv_transpose2d",
+    "aten.conv_transpose3d",
+)
 def convolution(c: NodeConverter) -> Any:
     """Every convolution as aten.convolution (padding "valid" is 0; "same" needs odd kernels)."""
     op = packet(c.node.op)
@@ -335,11 +435,17 @@ def convolution(c: NodeConverter) -> Any:
         padding = _same_padding(c) if padding == "same" else [0]
     for name in ("benchmark", "deterministic", "cudnn_enabled", "allow_tf32"):
         c.raw(name)
-    attrs = {"stride": c.attribute(c.raw("stride", [1])), "padding": c.attribute(padding),
-             "dilation": c.attribute(c.raw("dilation", [1])), "transposed": transposed,
-             "output_padding": c.attribute(c.raw("output_padding", [0])), "groups": c.constant(int, "groups", 1)}
-    return c.call("aten.convolution", c.operand(c.raw("input")), c.operand(c.raw("weight")),
-                  c.operand(c.raw("bias")), **attrs)
+    attrs = {
+        "stride": c.attribute(c.raw("stride", [1])),
+        "padding": c.attribute(padding),
+        "dilation": c.attribute(c.raw("dilation", [1])),
+        "transposed": transposed,
+        "output_padding": c.attribute(c.raw("output_padding", [0])),
+        "groups": c.constant(int, "groups", 1),
+    }
+    return c.call(
+        "aten.convolution", c.operand(c.raw("input")), c.operand(c.raw("weight")), c.operand(c.raw("bias")), **attrs
+    )
 
 
 def _same_padding(c: NodeConverter) -> list:
@@ -347,24 +453,37 @@ def _same_padding(c: NodeConverter) -> list:
     dims = c.importer.recorded_dims(weight.name) if isinstance(weight, Ref) else None
     dilation = list(c.node.args.get("dilation") or [1])
     if not dims or any(not isinstance(d, int) for d in dims[2:]):
-        raise c.unsupported("padding=\"same\" with a kernel of unknown size")
+        raise c.unsupported('padding="same" with a kernel of unknown size')
     pads = []
     for i, k in enumerate(dims[2:]):
         total = (dilation[i] if i < len(dilation) else dilation[0]) * (k - 1)
         if total % 2:
-            raise c.unsupported("padding=\"same\" with an even kernel (uneven padding)")
+            raise c.unsupported('padding="same" with an even kernel (uneven padding)')
         pads.append(total // 2)
     return pads
 
 
-@special("aten.max_pool2d", "aten.max_pool1d", "aten.max_pool3d", "aten.max_pool2d_with_indices",
-         "aten.max_pool1d_with_indices", "aten.max_pool3d_with_indices",
-         "aten.avg_pool2d", "aten.avg_pool1d", "aten.avg_pool3d")
+@special(
+    "aten.max_pool2d",
+    "aten.max_pool1d",
+    "aten.max_pool3d",
+    "aten.max_pool2d_with_indices",
+    "aten.max_pool1d_with_indices",
+    "aten.max_pool3d_with_indices",
+    "aten.avg_pool2d",
+    "aten.avg_pool1d",
+    "aten.avg_pool3d",
+)
 def pool(c: NodeConverter) -> Any:
     """Pooling; max_pool*_with_indices keeps both outputs."""
     op = packet(c.node.op)
-    name = "aten.max_pool2d_with_indices" if op.endswith("with_indices") else \
-        "aten.max_pool2d" if op.startswith("aten.max_pool") else "aten.avg_pool2d"
+    name = (
+        "aten.max_pool2d_with_indices"
+        if op.endswith("with_indices")
+        else "aten.max_pool2d"
+        if op.startswith("aten.max_pool")
+        else "aten.avg_pool2d"
+    )
     return generic(c, name)
 
 
@@ -460,14 +579,22 @@ def squeeze(c: NodeConverter) -> Any:
 @special("aten.slice")
 def slice_(c: NodeConverter) -> Any:
     """x[start:end:step] along dim (start and end may be symbolic ints or None)."""
-    return c.call("aten.slice", c.operand(c.raw("self")), c.operand(c.raw("start"), "int64"),
-                  c.operand(c.raw("end"), "int64"), dim=c.constant(int, "dim", 0), step=c.constant(int, "step", 1))
+    return c.call(
+        "aten.slice",
+        c.operand(c.raw("self")),
+        c.operand(c.raw("start"), "int64"),
+        c.operand(c.raw("end"), "int64"),
+        dim=c.constant(int, "dim", 0),
+        step=c.constant(int, "step", 1),
+    )
 
 
 @special("aten.select")
 def select(c: NodeConverter) -> Any:
     """x[..., index, ...] along dim."""
-    return c.call("aten.select", c.operand(c.raw("self")), c.operand(c.raw("index"), "int64"), dim=c.constant(int, "dim"))
+    return c.call(
+        "aten.select", c.operand(c.raw("self")), c.operand(c.raw("index"), "int64"), dim=c.constant(int, "dim")
+    )
 
 
 @special("aten.arange")
@@ -491,8 +618,17 @@ def _arange_bound(c: NodeConverter, value: Any, dtype: str) -> Any:
     return c.cast(c.operand(value, dtype), c.dtype_of(value), dtype)
 
 
-@special("aten.zeros", "aten.ones", "aten.empty", "aten.full", "aten.new_zeros", "aten.new_ones", "aten.new_empty",
-         "aten.new_full", "aten.scalar_tensor")
+@special(
+    "aten.zeros",
+    "aten.ones",
+    "aten.empty",
+    "aten.full",
+    "aten.new_zeros",
+    "aten.new_ones",
+    "aten.new_empty",
+    "aten.new_full",
+    "aten.scalar_tensor",
+)
 def creation(c: NodeConverter) -> Any:
     """Tensors of a SymInt-list size filled with a constant, in torch's result dtype."""
     op = OPERATORS.get(packet(c.node.op), packet(c.node.op))
@@ -555,8 +691,11 @@ def sym_arithmetic(c: NodeConverter) -> Any:
     symbolic floats (`s0 / 2`, `sym_float(s0) * 0.5`) as float64 scalars."""
     outputs = [o for o in c.node.outputs if isinstance(o, Ref)]
     dtype = "float64" if c.node.op == "_operator.truediv" or (outputs and outputs[0].kind == "sym_float") else "int64"
-    args = [c.cast(c.operand(c.raw(name), dtype), c.dtype_of(c.raw(name)) or dtype, dtype) for name in ("a", "b")
-            if c.has(name)]
+    args = [
+        c.cast(c.operand(c.raw(name), dtype), c.dtype_of(c.raw(name)) or dtype, dtype)
+        for name in ("a", "b")
+        if c.has(name)
+    ]
     return c.call(SYM_ARITHMETIC[c.node.op], *args)
 
 
@@ -598,7 +737,7 @@ def in_place(c: NodeConverter) -> Any:
         args = {name: value for name, value in c.node.args.items() if name != "out"}
         c.raw("out")
         return convert_as(c, replace(c.node, args=args))
-    target = op[:-1] + c.node.op[len(op):]
+    target = op[:-1] + c.node.op[len(op) :]
     value = convert_as(c, replace(c.node, target=target))
     others = [v for name, v in c.node.args.items() if name != "self" and isinstance(v, Ref) and v.kind == "tensor"]
     if others and op != "aten.copy_":
@@ -615,19 +754,34 @@ def convert_as(c: NodeConverter, node: GraphNode) -> Any:
 
 
 # resampling --------------------------------------------------------------------------------------
-UPSAMPLE = {"nearest": "nearest", "nearest_exact": "nearest-exact", "linear": "linear", "bilinear": "linear",
-            "trilinear": "linear", "bicubic": "cubic"}
-UPSAMPLE_OPS = [f"aten.{prefix}upsample_{kind}{k}d{aa}" for prefix, kind, k, aa in
-                [("", "nearest", k, "") for k in (1, 2, 3)] + [("_", "nearest_exact", k, "") for k in (1, 2, 3)] +
-                [("", "linear", 1, ""), ("", "bilinear", 2, ""), ("", "trilinear", 3, ""), ("", "bicubic", 2, ""),
-                 ("_", "bilinear", 2, "_aa"), ("_", "bicubic", 2, "_aa")]]
+UPSAMPLE = {
+    "nearest": "nearest",
+    "nearest_exact": "nearest-exact",
+    "linear": "linear",
+    "bilinear": "linear",
+    "trilinear": "linear",
+    "bicubic": "cubic",
+}
+UPSAMPLE_OPS = [
+    f"aten.{prefix}upsample_{kind}{k}d{aa}"
+    for prefix, kind, k, aa in [("", "nearest", k, "") for k in (1, 2, 3)]
+    + [("_", "nearest_exact", k, "") for k in (1, 2, 3)]
+    + [
+        ("", "linear", 1, ""),
+        ("", "bilinear", 2, ""),
+        ("", "trilinear", 3, ""),
+        ("", "bicubic", 2, ""),
+        ("_", "bilinear", 2, "_aa"),
+        ("_", "bicubic", 2, "_aa"),
+    ]
+]
 
 
 def _upsample_mode(op: str) -> tuple:
     """(mode, antialias) of `aten.upsample_bilinear2d`, `aten._upsample_nearest_exact1d`, ..."""
-    name = op[len("aten."):].lstrip("_")[len("upsample_"):]
+    name = op[len("aten.") :].lstrip("_")[len("upsample_") :]
     antialias = name.endswith("_aa")
-    kind = (name[:-len("_aa")] if antialias else name)[:-2]  # without "2d"
+    kind = (name[: -len("_aa")] if antialias else name)[:-2]  # without "2d"
     return UPSAMPLE.get(kind), antialias
 
 

@@ -80,9 +80,13 @@ def _list_of(test: Callable[[Any], bool]) -> Callable[[Any], bool]:
 
 #: the plain argument kinds, and what their JSON value must be
 _PLAIN: dict = {
-    "as_int": _is_int, "as_bool": lambda v: isinstance(v, bool), "as_string": lambda v: isinstance(v, str),
-    "as_ints": _list_of(_is_int), "as_bools": _list_of(lambda v: isinstance(v, bool)),
-    "as_strings": _list_of(lambda v: isinstance(v, str)), "as_int_lists": _list_of(_list_of(_is_int)),
+    "as_int": _is_int,
+    "as_bool": lambda v: isinstance(v, bool),
+    "as_string": lambda v: isinstance(v, str),
+    "as_ints": _list_of(_is_int),
+    "as_bools": _list_of(lambda v: isinstance(v, bool)),
+    "as_strings": _list_of(lambda v: isinstance(v, str)),
+    "as_int_lists": _list_of(_list_of(_is_int)),
     "as_float_lists": _list_of(_list_of(_is_number)),
 }
 
@@ -120,16 +124,16 @@ def decode(arg: Any) -> Any:
     if key == "as_tensors":
         return [_tensor_ref(v) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
     if key in ("as_sym_int", "as_sym_float", "as_sym_bool"):
-        return _sym(value, key[len("as_"):])
+        return _sym(value, key[len("as_") :])
     if key in ("as_sym_ints", "as_sym_floats", "as_sym_bools"):
-        return [_sym(v, key[len("as_"):-1]) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
+        return [_sym(v, key[len("as_") : -1]) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
     if key == "as_scalar_type":
         return ScalarType(value) if _is_int(value) else Opaque("malformed", arg)
     if key == "as_optional_tensor":
         return _optional_tensor(value)
     if key == "as_optional_tensors":
         return [_optional_tensor(v) for v in value] if isinstance(value, list) else Opaque("malformed", arg)
-    return Opaque(key[len("as_"):] if key.startswith("as_") else key, value)
+    return Opaque(key[len("as_") :] if key.startswith("as_") else key, value)
 
 
 @dataclass
@@ -147,7 +151,7 @@ class GraphNode:
     @property
     def op(self) -> str:
         """The target without torch's `torch.ops.` prefix: `aten.conv2d.default`, `_operator.mul`."""
-        return self.target[len("torch.ops."):] if self.target.startswith("torch.ops.") else self.target
+        return self.target[len("torch.ops.") :] if self.target.startswith("torch.ops.") else self.target
 
     def arg(self, name: str, default: Any = None) -> Any:
         """An argument by its schema name (the default when the node omits it)."""
@@ -213,8 +217,13 @@ def _input_spec(raw: Any) -> InputSpec:
     if kind == "constant_input":
         return InputSpec(kind, str(body.get("name", "?")), value=decode(body.get("value")))
     name = str(arg.get("name", "?")) if isinstance(arg, dict) else "?"
-    target = body.get("parameter_name") or body.get("buffer_name") or body.get("tensor_constant_name") or \
-        body.get("custom_obj_name") or ""
+    target = (
+        body.get("parameter_name")
+        or body.get("buffer_name")
+        or body.get("tensor_constant_name")
+        or body.get("custom_obj_name")
+        or ""
+    )
     return InputSpec(kind, name, str(target))
 
 

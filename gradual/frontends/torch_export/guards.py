@@ -149,8 +149,13 @@ def _sides(guard: str) -> tuple | None:
         return None
     if isinstance(tree, pyast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], pyast.Eq):
         return tree.left, tree.comparators[0]
-    if isinstance(tree, pyast.Call) and isinstance(tree.func, pyast.Name) and tree.func.id == "Eq" \
-            and len(tree.args) == 2 and not tree.keywords:
+    if (
+        isinstance(tree, pyast.Call)
+        and isinstance(tree.func, pyast.Name)
+        and tree.func.id == "Eq"
+        and len(tree.args) == 2
+        and not tree.keywords
+    ):
         return tree.args[0], tree.args[1]
     return None
 
@@ -174,8 +179,14 @@ def _linear(node: object) -> dict | None:
             work.append((item.left, sign))
             work.append((item.right, sign if isinstance(item.op, pyast.Add) else -sign))
         elif isinstance(item, pyast.BinOp) and isinstance(item.op, pyast.Mult):
-            constant = next((s for s in (item.left, item.right) if isinstance(s, pyast.Constant)
-                             and isinstance(s.value, int) and not isinstance(s.value, bool)), None)
+            constant = next(
+                (
+                    s
+                    for s in (item.left, item.right)
+                    if isinstance(s, pyast.Constant) and isinstance(s.value, int) and not isinstance(s.value, bool)
+                ),
+                None,
+            )
             if constant is None:
                 return None
             other = item.right if constant is item.left else item.left

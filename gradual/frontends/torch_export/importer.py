@@ -232,14 +232,30 @@ class Importer:
             self._declare_symbols()
             module = gb.module(self.fn.returns(result))
         outputs = [v.name if isinstance(v, Ref) else str(v) for v in self.program.user_outputs()]
-        return ImportedProgram(self.path, module, self.diagnostics, self.inputs, outputs, self.archive,
-                               self.node_notes, self._header(), len(self.program.nodes), self.guards)
+        return ImportedProgram(
+            self.path,
+            module,
+            self.diagnostics,
+            self.inputs,
+            outputs,
+            self.archive,
+            self.node_notes,
+            self._header(),
+            len(self.program.nodes),
+            self.guards,
+        )
 
     def _listing(self) -> Listing:
-        nodes = [messages.torch_node_text(node.output_names(), node.op, _shown_args(node)) for node in self.program.nodes]
-        inputs = [messages.torch_input_text(spec.kind, spec.name, spec.target, self._described(spec.name))
-                  for spec in self.program.inputs]
-        outputs = messages.torch_outputs_text([v.name if isinstance(v, Ref) else str(v) for v in self.program.user_outputs()])
+        nodes = [
+            messages.torch_node_text(node.output_names(), node.op, _shown_args(node)) for node in self.program.nodes
+        ]
+        inputs = [
+            messages.torch_input_text(spec.kind, spec.name, spec.target, self._described(spec.name))
+            for spec in self.program.inputs
+        ]
+        outputs = messages.torch_outputs_text(
+            [v.name if isinstance(v, Ref) else str(v) for v in self.program.user_outputs()]
+        )
         return Listing(self.path, nodes, inputs, outputs)
 
     def _described(self, name: str) -> str:
@@ -251,8 +267,11 @@ class Importer:
         return f"{scalar_type_name(meta.get('dtype', 0))}[{shown}]"
 
     def _header(self) -> list:
-        lines = [messages.torch_import_header(self.path, self.archive.schema_version, self.archive.torch_version,
-                                              len(self.program.nodes))]
+        lines = [
+            messages.torch_import_header(
+                self.path, self.archive.schema_version, self.archive.torch_version, len(self.program.nodes)
+            )
+        ]
         ranges = [f"{name} in {lo}..{'' if hi is None else hi}" for name, (lo, hi) in sorted(self._bounds().items())]
         if ranges:
             lines.append(messages.torch_ranges_header(ranges))
@@ -263,7 +282,8 @@ class Importer:
     def _guards(self) -> list:
         """torch's guards and deferred assertions over gradual's symbols (see guards.py)."""
         return rewritten(self.program.guards, self._size_text) + asserted(
-            node.arg("assert_msg") for node in self.program.nodes if packet(node.op) == "aten._assert_scalar")
+            node.arg("assert_msg") for node in self.program.nodes if packet(node.op) == "aten._assert_scalar"
+        )
 
     def _equal_symbols(self) -> dict:
         """{symbol: the symbol it is equal to} for the inputs' symbols that torch's guards
@@ -464,8 +484,7 @@ class Importer:
         nodes = [_node(c.node.index, raw) for raw in _list(graph.get("nodes"))]
         inputs = [decode(i) for i in _list(graph.get("inputs"))]
         outputs = [decode(o) for o in _list(graph.get("outputs"))]
-        saved = (self.fn, self.exprs, self.program.tensor_values, set(self.poisoned), set(self.skipped),
-                 self.asserting)
+        saved = (self.fn, self.exprs, self.program.tensor_values, set(self.poisoned), set(self.skipped), self.asserting)
         # the branch's names over the graph's, each a layer of its own: copying the graph's
         # tables for every branch cost the graph's size per torch.cond
         self.fn = gb.Block()

@@ -135,8 +135,8 @@ class Listing:
         for line in lines:
             starts.append((at, at + len(line)))
             at += len(line) + 1
-        self._nodes = starts[:len(node_lines)]
-        self._inputs = starts[len(node_lines):len(node_lines) + len(input_lines)]
+        self._nodes = starts[: len(node_lines)]
+        self._inputs = starts[len(node_lines) : len(node_lines) + len(input_lines)]
         self._outputs = starts[-1]
 
     def _loc(self, bounds: tuple) -> gb.SpanLoc:

@@ -62,8 +62,9 @@ def parse_expr(text: str, fixed: Mapping[str, int] = EMPTY) -> Any:
 
 def symbols_in(text: str) -> set:
     """The symbol names a serialized expression mentions."""
-    return set(re.findall(r"Symbol\('([A-Za-z_][A-Za-z0-9_]*)'", text)) or \
-        {n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if re.match(r"^[su]\d+$", n)}
+    return set(re.findall(r"Symbol\('([A-Za-z_][A-Za-z0-9_]*)'", text)) or {
+        n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if re.match(r"^[su]\d+$", n)
+    }
 
 
 class _NotADim(Exception):

@@ -20,8 +20,17 @@ from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, produc
 from ..registry import RULES, shape_rule
 from ...types import DYN_DTYPE, INT_DTYPES
 from .common import (
-    dtype_name, require_choice, require_entries, require_finite, require_nonempty, require_outputs, require_positive, require_scalar,
-    show_ints, value_add, value_multiply,
+    dtype_name,
+    require_choice,
+    require_entries,
+    require_finite,
+    require_nonempty,
+    require_outputs,
+    require_positive,
+    require_scalar,
+    show_ints,
+    value_add,
+    value_multiply,
 )
 from .elementwise import broadcast_dims
 from .index import slice_length
@@ -30,32 +39,38 @@ from .reduce import require_elements
 from .shape import broadcast_into, reshape_dims
 
 register_rule_message(
-    "split-sizes", codes.SHAPE_MISMATCH,
+    "split-sizes",
+    codes.SHAPE_MISMATCH,
     "{op} splits dim {axis} of {arg} into parts of {sizes}, which add up to {total}, but the dim is {dim}",
     "make the split sizes add up to the dim",
 )
 register_rule_message(
-    "normalized-shape", codes.SHAPE_MISMATCH,
+    "normalized-shape",
+    codes.SHAPE_MISMATCH,
     "{op} normalizes over the last dims {wanted}, but {arg} has rank {rank}",
     "normalized_shape must list the input's last dims",
 )
 register_rule_message(
-    "unbind-count", codes.SHAPE_MISMATCH,
+    "unbind-count",
+    codes.SHAPE_MISMATCH,
     "{op} unbinds dim {axis} of {arg} into {count} tensors, but the dim is {dim}",
     "unbind a dim whose size is the number of outputs",
 )
 register_rule_message(
-    "rank-too-large", codes.RANK_MISMATCH,
+    "rank-too-large",
+    codes.RANK_MISMATCH,
     "{arg} has rank {rank}, but {op} takes at most {allowed} dims",
     "pass a tensor of at most {allowed} dims",
 )
 register_rule_message(
-    "repeat-length", codes.BAD_ATTRIBUTE,
+    "repeat-length",
+    codes.BAD_ATTRIBUTE,
     "{op} got {count} repeats for {arg} of rank {rank}: it needs at least one per dim",
     "give a repeat for every dim (the leading ones may add dims)",
 )
 register_rule_message(
-    "pad-length", codes.BAD_ATTRIBUTE,
+    "pad-length",
+    codes.BAD_ATTRIBUTE,
     "{op} got pad={pad}: it needs an even number of entries, at most two per dim of {arg} (rank {rank})",
     "give [before, after] pairs for the last dims, the last dim first",
 )
@@ -137,7 +152,11 @@ def _distinct(ctx: ShapeContext, axes: list, written: Any, name: str = "dim") ->
 
 
 # shared rules under ATen's names ------------------------------------------------------------------
-_REDUCE_ATTRS = {"axis": _reader(lambda c: _as_list(c.attr("dim"))), "keepdims": _reader("keepdim"), "exclude": _reader(False)}
+_REDUCE_ATTRS = {
+    "axis": _reader(lambda c: _as_list(c.attr("dim"))),
+    "keepdims": _reader("keepdim"),
+    "exclude": _reader(False),
+}
 #: reductions torch refuses over a dim without elements (max.dim and min.dim check their one dim)
 NO_IDENTITY = frozenset({"aten.amax", "aten.amin", "aten.argmax", "aten.argmin"})
 
@@ -233,7 +252,9 @@ def scan(ctx: ShapeContext) -> Any:
     else:
         torch_axis(ctx, ctx.attr("dim"), data.rank)
     values = ctx.tensor(data.dims)
-    return ctx.tuple([values, ctx.tensor(data.dims, "int64")]) if ctx.op_name in ("aten.cummax", "aten.cummin") else values
+    return (
+        ctx.tuple([values, ctx.tensor(data.dims, "int64")]) if ctx.op_name in ("aten.cummax", "aten.cummin") else values
+    )
 
 
 @shape_rule("aten_reduce")
@@ -296,7 +317,10 @@ def view(ctx: ShapeContext) -> Any:
         return ctx.tensor([ctx.unknown() if c == -1 else d for c, d in zip(codes_, _dims(ctx, entries))])
     dims = reshape_dims(ctx, data, entries, allowzero=True)  # a 0 is a size, not Relay's "copy"
     if dims is None:  # an entry may be -1 (a size computed from others): torch's view keeps the rank
-        dims = [ctx.unknown() if c is None and not ctx.at_least(e, 0) else d for c, e, d in zip(codes_, entries, _dims(ctx, entries))]
+        dims = [
+            ctx.unknown() if c is None and not ctx.at_least(e, 0) else d
+            for c, e, d in zip(codes_, entries, _dims(ctx, entries))
+        ]
     return ctx.tensor(dims, value=data.value)
 
 
@@ -312,7 +336,10 @@ def expand(ctx: ShapeContext) -> Any:
     offset = len(entries) - data.rank
     if offset < 0:
         ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=len(entries))
-    target = [data.dim(i - offset) if e == -1 and i >= offset else d for i, (e, d) in enumerate(zip(entries, _dims(ctx, entries)))]
+    target = [
+        data.dim(i - offset) if e == -1 and i >= offset else d
+        for i, (e, d) in enumerate(zip(entries, _dims(ctx, entries)))
+    ]
     return ctx.tensor(broadcast_into(ctx, data, target))
 
 
@@ -344,11 +371,15 @@ def diagonal(ctx: ShapeContext) -> Any:
     a = normalize_axis(ctx, ctx.attr("dim1"), data.rank, "dim1")
     b = normalize_axis(ctx, ctx.attr("dim2"), data.rank, "dim2")
     if a == b:
-        ctx.fail("attribute-range", name="dim2", value=ctx.attr("dim2"), needed=f"a dim other than dim1 ({ctx.attr('dim1')})")
+        ctx.fail(
+            "attribute-range", name="dim2", value=ctx.attr("dim2"), needed=f"a dim other than dim1 ({ctx.attr('dim1')})"
+        )
     rows, cols = data.dim(a), data.dim(b)
     fixed = [ctx.static(rows), ctx.static(cols)]
     if None not in fixed:
-        length = ctx.const(max(0, min(fixed[0], fixed[1] - offset) if offset >= 0 else min(fixed[0] + offset, fixed[1])))
+        length = ctx.const(
+            max(0, min(fixed[0], fixed[1] - offset) if offset >= 0 else min(fixed[0] + offset, fixed[1]))
+        )
     elif offset == 0 and ctx.static(rows - cols) == 0:
         length = rows
     else:
@@ -444,14 +475,14 @@ def flatten(ctx: ShapeContext) -> Any:
         ctx.fail("attribute-range", name="end_dim", value=ctx.attr("end_dim"), needed=f"at least start_dim ({start})")
     if data.rank == 0:
         return ctx.tensor([ctx.const(1)], value=data.value)
-    dims = list(data.dims[:start]) + [product(ctx, data.dims[start:end + 1])] + list(data.dims[end + 1:])
+    dims = list(data.dims[:start]) + [product(ctx, data.dims[start : end + 1])] + list(data.dims[end + 1 :])
     return ctx.tensor(dims, value=data.value if data.rank == 1 else None)
 
 
 def _parts(ctx: ShapeContext, data: TensorArg, axis: int, part_sizes: list) -> Any:
     fields = []
     for size in part_sizes:
-        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1:])
+        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1 :])
         fields.append(ctx.tensor(dims, data.dtype))
     return ctx.tuple(fields)
 
@@ -512,7 +543,7 @@ def unbind(ctx: ShapeContext) -> Any:
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     facts = {"arg": data, "axis": axis, "count": count, "dim": data.dim(axis)}
     ctx.equal(data.dim(axis), ctx.const(count), otherwise=("unbind-count", facts))
-    dims = list(data.dims[:axis]) + list(data.dims[axis + 1:])
+    dims = list(data.dims[:axis]) + list(data.dims[axis + 1 :])
     return ctx.tuple([ctx.tensor(dims, data.dtype) for _ in range(count)])
 
 
@@ -594,7 +625,7 @@ def select(ctx: ShapeContext) -> Any:
     value, known = _optional_int(ctx, index)
     if known and value is not None:
         ctx.within(data.dim(axis), value + 1 if value >= 0 else -value, None)
-    return ctx.tensor(list(data.dims[:axis]) + list(data.dims[axis + 1:]))
+    return ctx.tensor(list(data.dims[:axis]) + list(data.dims[axis + 1 :]))
 
 
 @shape_rule("aten_index_select")
@@ -650,10 +681,22 @@ def embedding_bag(ctx: ShapeContext) -> Any:
         bags = offsets.dim(0)
     d = weight.dim(1) if weight.dims is not None else ctx.unknown()
     if mode == 0:  # torch's sum keeps zeros, one per offset (or per bag, in _embedding_bag)
-        return ctx.tuple([ctx.tensor([bags, d]), ctx.tensor([ctx.unknown()], "int64"),
-                          ctx.tensor([ctx.unknown()], "int64"), ctx.tensor([ctx.unknown()], "int64")])
-    return ctx.tuple([ctx.tensor([bags, d]), ctx.tensor([ctx.unknown()], "int64"), ctx.tensor([bags], "int64"),
-                      ctx.tensor([bags, d] if mode == 2 else [bags], "int64")])
+        return ctx.tuple(
+            [
+                ctx.tensor([bags, d]),
+                ctx.tensor([ctx.unknown()], "int64"),
+                ctx.tensor([ctx.unknown()], "int64"),
+                ctx.tensor([ctx.unknown()], "int64"),
+            ]
+        )
+    return ctx.tuple(
+        [
+            ctx.tensor([bags, d]),
+            ctx.tensor([ctx.unknown()], "int64"),
+            ctx.tensor([bags], "int64"),
+            ctx.tensor([bags, d] if mode == 2 else [bags], "int64"),
+        ]
+    )
 
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
@@ -767,13 +810,20 @@ def addmm(ctx: ShapeContext) -> Any:
 
 def _conv_attrs(ctx: ShapeContext, k: int) -> dict:
     """ATen's convolution attributes under the names of ONNX's rule, for k spatial dims."""
+
     def each(name: str) -> list:
         values = list(ctx.attr(name))
         return values * k if len(values) == 1 else values
 
-    return {"auto_pad": lambda c: "NOTSET", "pads": lambda c: each("padding") * 2, "strides": lambda c: each("stride"),
-            "dilations": lambda c: each("dilation"), "group": lambda c: ctx.attr("groups"),
-            "output_padding": lambda c: each("output_padding"), "output_shape": lambda c: None}
+    return {
+        "auto_pad": lambda c: "NOTSET",
+        "pads": lambda c: each("padding") * 2,
+        "strides": lambda c: each("stride"),
+        "dilations": lambda c: each("dilation"),
+        "group": lambda c: ctx.attr("groups"),
+        "output_padding": lambda c: each("output_padding"),
+        "output_shape": lambda c: None,
+    }
 
 
 @shape_rule("aten_convolution")
@@ -798,9 +848,13 @@ def _pool_attrs(ctx: ShapeContext, k: int) -> dict:
         values = list(ctx.attr(name) or default or [])
         return values * k if len(values) == 1 else values
 
-    return {"kernel_shape": lambda c: each("kernel_size"), "auto_pad": lambda c: "NOTSET",
-            "pads": lambda c: each("padding") * 2, "strides": lambda c: each("stride", list(ctx.attr("kernel_size"))),
-            "dilations": lambda c: each("dilation", [1])}
+    return {
+        "kernel_shape": lambda c: each("kernel_size"),
+        "auto_pad": lambda c: "NOTSET",
+        "pads": lambda c: each("padding") * 2,
+        "strides": lambda c: each("stride", list(ctx.attr("kernel_size"))),
+        "dilations": lambda c: each("dilation", [1]),
+    }
 
 
 @shape_rule("aten_pool")
@@ -836,7 +890,7 @@ def _normalized(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
         return None
     if len(wanted) > data.rank:
         ctx.fail("normalized-shape", arg=data, wanted=shown, rank=data.rank)
-    tail = list(data.dims[data.rank - len(wanted):])
+    tail = list(data.dims[data.rank - len(wanted) :])
     for d, w in zip(tail, wanted):
         ctx.equal(d, w, symbol="normalized_shape")
     return tail
@@ -874,7 +928,7 @@ def native_layer_norm(ctx: ShapeContext) -> Any:
         k = len(fields)
     else:
         k = len(list(ctx.attr("normalized_shape")))
-    stats = list(data.dims[:data.rank - k]) + [ctx.const(1)] * k
+    stats = list(data.dims[: data.rank - k]) + [ctx.const(1)] * k
     return ctx.tuple([y, ctx.tensor(stats), ctx.tensor(list(stats))])
 
 
@@ -1019,7 +1073,7 @@ def unflatten(ctx: ShapeContext) -> Any:
     middle = reshape_dims(ctx, part, entries, allowzero=True)
     if middle is None:
         return ctx.tensor(None)
-    return ctx.tensor(list(data.dims[:axis]) + list(middle) + list(data.dims[axis + 1:]))
+    return ctx.tensor(list(data.dims[:axis]) + list(middle) + list(data.dims[axis + 1 :]))
 
 
 # elementwise with scalar or tensor bounds ----------------------------------------------------------
@@ -1035,8 +1089,10 @@ def clamp(ctx: ShapeContext) -> Any:
 def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str, scalar_dims: bool = True) -> list:
     """The dims an attribute names, each once; `scalar_dims`: a scalar has dims 0 and -1 (flip),
     else none (roll: "tensor has no dimensions")."""
-    axes = [torch_axis(ctx, a, data.rank, name) if scalar_dims else normalize_axis(ctx, a, data.rank, name)
-            for a in _as_list(ctx.attr(name))]
+    axes = [
+        torch_axis(ctx, a, data.rank, name) if scalar_dims else normalize_axis(ctx, a, data.rank, name)
+        for a in _as_list(ctx.attr(name))
+    ]
     return _distinct(ctx, axes, ctx.attr(name), name)
 
 
@@ -1095,7 +1151,8 @@ def topk(ctx: ShapeContext) -> Any:
 
 # resampling ------------------------------------------------------------------------------------------
 register_rule_message(
-    "upsample-size", codes.BAD_ATTRIBUTE,
+    "upsample-size",
+    codes.BAD_ATTRIBUTE,
     "{op} needs output_size or scales for the dims it resizes",
     "give the output size or the scale factors",
 )
@@ -1167,7 +1224,7 @@ def adaptive_pool(ctx: ShapeContext) -> Any:
         k = len(wanted)
         for axis in range(data.rank - k, data.rank):
             ctx.within(data.dim(axis), 1, None)
-        dims = list(data.dims[:data.rank - k]) + [ctx.const(w) for w in wanted]
+        dims = list(data.dims[: data.rank - k]) + [ctx.const(w) for w in wanted]
     values = ctx.tensor(dims)
     return ctx.tuple([values, ctx.tensor(dims, "int64")]) if ctx.op_name == "aten.adaptive_max_pool2d" else values
 
@@ -1279,7 +1336,9 @@ def pixel_shuffle(ctx: ShapeContext) -> Any:
     shuffle = ctx.op_name == "aten.pixel_shuffle"
     r = ctx.attr("upscale_factor" if shuffle else "downscale_factor")
     if r < 1:
-        ctx.fail("attribute-range", name="upscale_factor" if shuffle else "downscale_factor", value=r, needed="at least 1")
+        ctx.fail(
+            "attribute-range", name="upscale_factor" if shuffle else "downscale_factor", value=r, needed="at least 1"
+        )
     ctx.require_rank_at_least(data, 3)
     if data.dims is None:
         return ctx.tensor(None)
@@ -1347,7 +1406,9 @@ def as_strided(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     dims = _dims(ctx, entries)
     if len(strides) != len(dims) or any(s < 0 for s in strides):
-        ctx.fail("attribute-range", name="stride", value=show_ints(strides), needed=f"{len(dims)} entries, none negative")
+        ctx.fail(
+            "attribute-range", name="stride", value=show_ints(strides), needed=f"{len(dims)} entries, none negative"
+        )
     known = [ctx.static(d) for d in dims]
     if data.dims is not None and None not in known and all(k > 0 for k in known):
         last = ctx.attr("storage_offset") + sum((k - 1) * s for k, s in zip(known, strides))
@@ -1362,8 +1423,12 @@ def unfold(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     size, step = ctx.attr("size"), ctx.attr("step")
     if step < 1 or size < 0:
-        ctx.fail("attribute-range", name="step" if step < 1 else "size", value=step if step < 1 else size,
-                 needed="at least 1" if step < 1 else "at least 0")
+        ctx.fail(
+            "attribute-range",
+            name="step" if step < 1 else "size",
+            value=step if step < 1 else size,
+            needed="at least 1" if step < 1 else "at least 0",
+        )
     if data.dims is None:
         return ctx.tensor(None)
     if data.rank == 0:  # a line of one element: one window of at most 1

@@ -16,7 +16,8 @@ from .elementwise import broadcast_dims
 from .shape import broadcast_into
 
 register_rule_message(
-    "index-dims", codes.BAD_ATTRIBUTE,
+    "index-dims",
+    codes.BAD_ATTRIBUTE,
     "{op} indexes dims {dims} of {arg}, which has rank {rank}: each index takes its own dims",
     "index each dim of the tensor at most once",
 )
@@ -49,7 +50,7 @@ def _indexed(ctx: ShapeContext, data: TensorArg, fields: list) -> Optional[list]
     if not taken:
         return list(data.dims)
     if taken == list(range(taken[0], taken[-1] + 1)):
-        return list(data.dims[:taken[0]]) + list(batch) + list(data.dims[taken[-1] + 1:])
+        return list(data.dims[: taken[0]]) + list(batch) + list(data.dims[taken[-1] + 1 :])
     return list(batch) + [d for axis, d in enumerate(data.dims) if axis not in taken]
 
 

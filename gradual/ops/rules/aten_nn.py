@@ -18,14 +18,18 @@ from .elementwise import broadcast_dims
 from .onnx import divided
 
 register_rule_message(
-    "rnn-params", codes.TYPE_MISMATCH,
+    "rnn-params",
+    codes.TYPE_MISMATCH,
     "{op} got {count} weight tensors, but {layers} layer(s) x {directions} direction(s) need {wanted}",
     "pass w_ih, w_hh (and b_ih, b_hh with has_biases) for each layer and direction",
 )
 GRID_MODES = {0: "linear", 1: "nearest", 2: "cubic"}
 GRID_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
-RULES["aten_grid_sampler"] = adapted("onnx_grid_sample", mode=lambda c: GRID_MODES.get(c.attr("interpolation_mode"), "?"),
-                                     padding_mode=lambda c: GRID_PADDING.get(c.attr("padding_mode"), "?"))
+RULES["aten_grid_sampler"] = adapted(
+    "onnx_grid_sample",
+    mode=lambda c: GRID_MODES.get(c.attr("interpolation_mode"), "?"),
+    padding_mode=lambda c: GRID_PADDING.get(c.attr("padding_mode"), "?"),
+)
 
 
 @shape_rule("aten_affine_grid_generator")
@@ -69,10 +73,10 @@ def im2col(ctx: ShapeContext) -> Any:
     if data.dims is None:
         return ctx.tensor(None)
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
-    spatial = data.dims[data.rank - k:]
+    spatial = data.dims[data.rank - k :]
     counts = [_blocks(ctx, d, kernel[i], dilation[i], padding[i], stride[i]) for i, d in enumerate(spatial)]
     channels = data.dim(data.rank - k - 1) * product(ctx, [ctx.const(v) for v in kernel])
-    return ctx.tensor(list(data.dims[:data.rank - k - 1]) + [channels, product(ctx, counts)])
+    return ctx.tensor(list(data.dims[: data.rank - k - 1]) + [channels, product(ctx, counts)])
 
 
 @shape_rule("aten_col2im")
@@ -127,7 +131,9 @@ def rnn(ctx: ShapeContext) -> Any:
     params = ctx.tuple_fields(params_arg)
     states = ctx.tuple_fields(hx_arg) if hx_arg.is_tuple else [hx_arg]
     if params is not None and len(params) != layers * directions * per:
-        ctx.fail("rnn-params", count=len(params), layers=layers, directions=directions, wanted=layers * directions * per)
+        ctx.fail(
+            "rnn-params", count=len(params), layers=layers, directions=directions, wanted=layers * directions * per
+        )
     hidden = _hidden(ctx, params, states)
     shapes = _sequence_dims(ctx, data, hidden * directions if hidden is not None else None)
     if shapes is None:
@@ -217,8 +223,9 @@ def _sequence_dims(ctx: ShapeContext, data: TensorArg, features: Any) -> Optiona
     return ([batch, seq, features] if batch_first else [seq, batch, features]), batch
 
 
-def _check_weights(ctx: ShapeContext, params: list, features: Any, hidden: Any, gates: int, layers: int,
-                   directions: int, per: int) -> None:
+def _check_weights(
+    ctx: ShapeContext, params: list, features: Any, hidden: Any, gates: int, layers: int, directions: int, per: int
+) -> None:
     """Each layer's w_ih (gates * hidden, its input), w_hh (gates * hidden, hidden), biases."""
     rows = hidden * gates
     for layer in range(layers):
@@ -230,7 +237,7 @@ def _check_weights(ctx: ShapeContext, params: list, features: Any, hidden: Any, 
                 ctx.require_rank(weight, 2)
                 ctx.equal(weight.dim(0), rows, symbol="gates * hidden")
                 ctx.equal(weight.dim(1), columns, symbol="input")
-            for bias in params[base + 2:base + per]:
+            for bias in params[base + 2 : base + per]:
                 ctx.require_rank(bias, 1)
                 ctx.equal(bias.dim(0), rows, symbol="gates * hidden")
 
@@ -320,7 +327,11 @@ def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optiona
     if data.dims is None:
         return None
     wanted = [] if data.rank == 1 else [data.dim(0)] + list(data.dims[2:])
-    probabilities = ctx.op_name == "aten.cross_entropy_loss" and dtype_name(target.dtype) in ("float16", "float32", "float64")
+    probabilities = ctx.op_name == "aten.cross_entropy_loss" and dtype_name(target.dtype) in (
+        "float16",
+        "float32",
+        "float64",
+    )
     expected = list(data.dims) if probabilities else wanted
     ctx.require_rank(target, len(expected))
     for have, want in zip(target.dims, expected):
@@ -350,7 +361,7 @@ def cosine_similarity(ctx: ShapeContext) -> Any:
     if dims is None:
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), max(len(dims), 1), "dim")
-    return ctx.tensor(dims[:axis] + dims[axis + 1:])
+    return ctx.tensor(dims[:axis] + dims[axis + 1 :])
 
 
 @shape_rule("aten_pairwise_distance")

@@ -11,22 +11,26 @@ from ..registry import shape_rule
 from .common import known_ints, new_axis, require_entries, require_outputs, require_positive, show_ints
 
 register_rule_message(
-    "concatenate-empty", codes.OP_CONSTRAINT,
+    "concatenate-empty",
+    codes.OP_CONSTRAINT,
     "{op} needs at least one tensor, but got an empty tuple",
     "pass a tuple of one or more tensors",
 )
 register_rule_message(
-    "split-uneven", codes.SHAPE_MISMATCH,
+    "split-uneven",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is {dim}, which {op} cannot split into {sections} equal sections",
     "choose a number of sections that divides {dim}, or pass split indices instead",
 )
 register_rule_message(
-    "split-indices", codes.BAD_ATTRIBUTE,
+    "split-indices",
+    codes.BAD_ATTRIBUTE,
     "{op} got indices_or_sections={indices}, but split indices must be positive and increasing",
     "list the split points in increasing order, e.g. [2, 5]",
 )
 register_rule_message(
-    "split-beyond", codes.SHAPE_MISMATCH,
+    "split-beyond",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is {dim}, too short for {op} to split it at {index}",
     "split indices must lie inside the dim",
 )
@@ -159,7 +163,7 @@ def split(ctx: ShapeContext) -> Any:
     values = _split_values(ctx, data, sizes)
     fields = []
     for i, size in enumerate(sizes):
-        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1:])
+        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1 :])
         fields.append(ctx.tensor(dims, data.dtype, None if values is None else values[i]))
     return ctx.tuple(fields)
 
@@ -170,7 +174,9 @@ def _split_parts(ctx: ShapeContext, spec: Any) -> int:
     if isinstance(spec, int):
         return require_outputs(ctx, "indices_or_sections", require_positive(ctx, "indices_or_sections", spec))
     if any(isinstance(i, bool) or not isinstance(i, int) for i in spec):
-        ctx.fail("attribute-range", name="indices_or_sections", value=show_ints(spec), needed="an int or a list of ints")
+        ctx.fail(
+            "attribute-range", name="indices_or_sections", value=show_ints(spec), needed="an int or a list of ints"
+        )
     if (spec and spec[0] <= 0) or any(b <= a for a, b in zip(spec, spec[1:])):
         ctx.fail("split-indices", indices=show_ints(spec))
     return len(spec) + 1
@@ -205,7 +211,7 @@ def _split_values(ctx: ShapeContext, data: TensorArg, sizes: list) -> Optional[l
         return None
     out, start = [], 0
     for n in lengths:
-        out.append(list(data.value[start:start + n]))  # type: ignore[operator]
+        out.append(list(data.value[start : start + n]))  # type: ignore[operator]
         start += n  # type: ignore[operator]
     return out
 

@@ -21,51 +21,60 @@ INTEGER_DTYPES = INT_DTYPES
 ALL_DTYPES = frozenset(DTYPES)
 
 register_rule_message(
-    "attribute-length", codes.BAD_ATTRIBUTE,
+    "attribute-length",
+    codes.BAD_ATTRIBUTE,
     "{op} needs {expected} values for `{name}`, but got {actual}",
     "give `{name}` {expected} values",
 )
 register_rule_message(
-    "attribute-range", codes.BAD_ATTRIBUTE,
+    "attribute-range",
+    codes.BAD_ATTRIBUTE,
     "{op} got {name}={value}, but `{name}` must be {needed}",
     "choose a value of `{name}` that is {needed}",
 )
 register_rule_message(
-    "attribute-entries", codes.BAD_ATTRIBUTE,
+    "attribute-entries",
+    codes.BAD_ATTRIBUTE,
     "{op} got {name}={value}, but every entry of `{name}` must be {needed}",
     "make every entry of `{name}` {needed}",
 )
 register_rule_message(
-    "attribute-choice", codes.BAD_ATTRIBUTE,
-    "{op} does not support {name}=\"{value}\"",
+    "attribute-choice",
+    codes.BAD_ATTRIBUTE,
+    '{op} does not support {name}="{value}"',
     "use one of: {supported}",
 )
 register_rule_message(
-    "duplicate-axes", codes.BAD_ATTRIBUTE,
+    "duplicate-axes",
+    codes.BAD_ATTRIBUTE,
     "{op} got {name}={axes}, which names an axis twice",
     "name each axis at most once",
 )
 register_rule_message(
-    "new-axis-out-of-range", codes.OP_CONSTRAINT,
+    "new-axis-out-of-range",
+    codes.OP_CONSTRAINT,
     "{op} got {name}={axis}, but a new axis of a rank-{rank} input must lie in [-{count}, {rank}]",
     "choose {name} between -{count} and {rank}",
 )
 register_rule_message(
-    "not-a-scalar", codes.RANK_MISMATCH,
+    "not-a-scalar",
+    codes.RANK_MISMATCH,
     "{arg} has rank {rank}, but {op} needs a scalar there",
     "pass a scalar (a tensor of rank 0), e.g. a literal such as `0f`",
 )
 
 
 register_rule_message(
-    "empty-dim", codes.SHAPE_MISMATCH,
+    "empty-dim",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is empty, but {op} needs at least one element there ({why})",
     "give {op} an input whose dim {axis} is at least 1",
 )
 
 
 register_rule_message(
-    "dim-too-large", codes.SHAPE_MISMATCH,
+    "dim-too-large",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is {size}, more than the {limit} {op} allows there ({why})",
     "make dim {axis} of {arg} at most {limit}",
 )
@@ -80,7 +89,8 @@ def require_at_most(ctx: ShapeContext, data: TensorArg, axis: int, limit: Any, w
 
 
 register_rule_message(
-    "rank-relation", codes.RANK_MISMATCH,
+    "rank-relation",
+    codes.RANK_MISMATCH,
     "{arg} has rank {actual}, but {op} needs rank {expected} there ({why})",
     "give it rank {expected}",
 )
@@ -121,7 +131,6 @@ def is_integer_dtype(dtype: Any) -> Optional[bool]:
     return None if name is None else name in INTEGER_DTYPES
 
 
-
 #: the most outputs an attribute may ask of one call (split's sections, unbind's count): the
 #: result's tuple type holds one type per output, and a count written in an attribute is not
 #: bounded by the program's size (a billion sections took GBs and ended in a MemoryError)
@@ -139,7 +148,9 @@ def require_outputs(ctx: ShapeContext, name: str, count: int) -> int:
     """Fail with attribute-range unless an attribute counting the call's outputs is at most
     MAX_OUTPUTS (the rule builds a type per output)."""
     if count > MAX_OUTPUTS:
-        ctx.fail("attribute-range", name=name, value=count, needed=f"at most {MAX_OUTPUTS} (the outputs one call may have)")
+        ctx.fail(
+            "attribute-range", name=name, value=count, needed=f"at most {MAX_OUTPUTS} (the outputs one call may have)"
+        )
     return count
 
 
@@ -156,7 +167,9 @@ def require_finite(ctx: ShapeContext, name: str, values: Sequence[Any]) -> list:
 def require_entries(ctx: ShapeContext, name: str, values: Sequence[int], allow_zero: bool = False) -> list:
     """Fail with attribute-entries unless every entry of a list attribute is > 0 (or >= 0)."""
     if any(v < 0 or (v == 0 and not allow_zero) for v in values):
-        ctx.fail("attribute-entries", name=name, value=show_ints(values), needed="at least 0" if allow_zero else "at least 1")
+        ctx.fail(
+            "attribute-entries", name=name, value=show_ints(values), needed="at least 0" if allow_zero else "at least 1"
+        )
     return list(values)
 
 
@@ -222,9 +235,14 @@ def require_one_value(ctx: ShapeContext, arg: TensorArg) -> None:
 
 
 INTEGER_RANGES = {
-    "int8": (-2**7, 2**7 - 1), "int16": (-2**15, 2**15 - 1), "int32": (-2**31, 2**31 - 1),
-    "int64": (-2**63, 2**63 - 1), "uint8": (0, 2**8 - 1), "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1), "uint64": (0, 2**64 - 1),
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
 }
 
 
@@ -250,8 +268,9 @@ def cast_values(ctx: ShapeContext, values: Optional[Sequence[Any]], dtype: Any) 
 REARRANGED_LIMIT = 64
 
 
-def rearranged_value(ctx: ShapeContext, data: TensorArg, picks: Sequence[Sequence[int]],
-                     perm: Sequence[int]) -> Optional[list]:
+def rearranged_value(
+    ctx: ShapeContext, data: TensorArg, picks: Sequence[Sequence[int]], perm: Sequence[int]
+) -> Optional[list]:
     """The shape values of data (row-major, every dim static) at positions picks[a] along each
     axis a, the axes in the order perm: a slice or transposition of a matrix of widths (the
     TorchScript exporter's F.pad turns its pads into a (n, 2) matrix, reverses and transposes
@@ -267,8 +286,10 @@ def rearranged_value(ctx: ShapeContext, data: TensorArg, picks: Sequence[Sequenc
     strides = [1] * len(shape)
     for a in range(len(shape) - 2, -1, -1):
         strides[a] = strides[a + 1] * shape[a + 1]
-    return [data.value[sum(i * strides[a] for i, a in zip(combo, perm))]
-            for combo in itertools.product(*(picks[a] for a in perm))]
+    return [
+        data.value[sum(i * strides[a] for i, a in zip(combo, perm))]
+        for combo in itertools.product(*(picks[a] for a in perm))
+    ]
 
 
 def keeps_values(dtype: Any) -> bool:
@@ -282,7 +303,7 @@ def is_huge(value: int) -> bool:
 
 
 def is_huge_negative(value: int) -> bool:
-    """"Before the start" for negative strides, written as INT_MIN / INT64_MIN."""
+    """ "Before the start" for negative strides, written as INT_MIN / INT64_MIN."""
     return value <= -(2**31)
 
 

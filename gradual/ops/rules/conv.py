@@ -21,32 +21,38 @@ from .common import require_entries, require_length, require_nonempty, require_p
 from .nn import product_operands
 
 register_rule_message(
-    "layout", codes.BAD_ATTRIBUTE,
-    "{op} does not support {name}=\"{layout}\"",
+    "layout",
+    codes.BAD_ATTRIBUTE,
+    '{op} does not support {name}="{layout}"',
     "use a layout made of the letters {letters} (e.g. {example}), optionally packed (e.g. {example}4c)",
 )
 register_rule_message(
-    "layout-split", codes.SHAPE_MISMATCH,
-    "{op} packs {letter} by {factor} in {name}=\"{layout}\", but {letter} is {dim}",
+    "layout-split",
+    codes.SHAPE_MISMATCH,
+    '{op} packs {letter} by {factor} in {name}="{layout}", but {letter} is {dim}',
     "choose a factor that divides {letter}, or an unpacked layout",
 )
 register_rule_message(
-    "window-too-large", codes.SHAPE_MISMATCH,
+    "window-too-large",
+    codes.SHAPE_MISMATCH,
     "{op}'s window spans {window}, but dim {axis} of {arg} is {dim} (with {pad} padding)",
     "pad the input, or use a smaller kernel, pool size or dilation",
 )
 register_rule_message(
-    "conv-kernel-size", codes.SHAPE_MISMATCH,
+    "conv-kernel-size",
+    codes.SHAPE_MISMATCH,
     "{op} got kernel_size={kernel_size}, but the kernel of {arg} is {kernel}",
     "drop `kernel_size` or make it match the weight",
 )
 register_rule_message(
-    "groups-channels", codes.SHAPE_MISMATCH,
+    "groups-channels",
+    codes.SHAPE_MISMATCH,
     "{op} got {name}={groups}, which does not divide the {channels} channels of {which}",
     "choose `{name}` dividing the channels",
 )
 register_rule_message(
-    "conv-groups", codes.SHAPE_MISMATCH,
+    "conv-groups",
+    codes.SHAPE_MISMATCH,
     "{op} got groups={groups}, which does not divide the {channels} output channels of the weight",
     "choose `groups` dividing both the input and the output channels",
 )
@@ -124,8 +130,17 @@ def padding(ctx: ShapeContext, k: int, name: str = "padding") -> list:
 
 
 # windows ----------------------------------------------------------------------------------------
-def window_output(ctx: ShapeContext, data: TensorArg, axis: int, size: Any, kernel: Any, pad: int,
-                  stride: int, dilation: int, ceil: bool = False) -> Any:
+def window_output(
+    ctx: ShapeContext,
+    data: TensorArg,
+    axis: int,
+    size: Any,
+    kernel: Any,
+    pad: int,
+    stride: int,
+    dilation: int,
+    ceil: bool = False,
+) -> Any:
     """Sliding-window output length: (size + pad - span) // stride + 1, span the dilated kernel.
     The window must fit: a static misfit fails; where the length is not provably a size
     (`h - 2` of a 3x3 window without padding), the fit is checked at runtime, even of a
@@ -271,12 +286,24 @@ def conv2d_backward_weight(ctx: ShapeContext) -> Any:
     strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
     pads = padding(ctx, 2)
     for i, s in enumerate(spatial):
-        out = window_output(ctx, data, _axis_of(ctx.attr("kernel_layout"), s), x[s], ctx.const(kernel[i]),
-                            sum(pads[i]), strides[i], dilation[i])
+        out = window_output(
+            ctx,
+            data,
+            _axis_of(ctx.attr("kernel_layout"), s),
+            x[s],
+            ctx.const(kernel[i]),
+            sum(pads[i]),
+            strides[i],
+            dilation[i],
+        )
         ctx.equal(g[s], out, symbol=f"output {s}")
     grouped(ctx, g["C"], groups, "the output gradient")
-    weight = {"O": g["C"], "I": grouped(ctx, x["C"], groups, "the data"), "H": ctx.const(kernel[0]),
-              "W": ctx.const(kernel[1])}
+    weight = {
+        "O": g["C"],
+        "I": grouped(ctx, x["C"], groups, "the data"),
+        "H": ctx.const(kernel[0]),
+        "W": ctx.const(kernel[1]),
+    }
     return ctx.tensor(assemble(ctx, ctx.attr("out_layout") or "OIHW", "OI" + spatial, weight), _out_dtype(ctx))
 
 
@@ -333,8 +360,9 @@ def pool(ctx: ShapeContext, spatial: str) -> Any:
     ceil = bool(ctx.attr("ceil_mode"))
     out = dict(x)
     for i, s in enumerate(spatial):
-        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], ctx.const(sizes[i]), sum(pads[i]), strides[i],
-                               dilation[i], ceil)
+        out[s] = window_output(
+            ctx, data, _axis_of(layout, s), x[s], ctx.const(sizes[i]), sum(pads[i]), strides[i], dilation[i], ceil
+        )
     return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out))
 
 

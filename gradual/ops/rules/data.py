@@ -14,12 +14,21 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from ..registry import shape_rule
-from .common import keeps_values, require_choice, require_entries, require_scalar, value_add, value_element, value_subtract
+from .common import (
+    keeps_values,
+    require_choice,
+    require_entries,
+    require_scalar,
+    value_add,
+    value_element,
+    value_subtract,
+)
 
 SMALL_VALUE_LIMIT = 64
 
 register_rule_message(
-    "topk-too-few", codes.SHAPE_MISMATCH,
+    "topk-too-few",
+    codes.SHAPE_MISMATCH,
     "{op} takes the top {k} along dim {axis} of {arg}, which holds only {dim}",
     "choose k of at most {dim}, or k=0 to sort the whole axis",
 )  # arange results up to this length carry their values
@@ -46,7 +55,9 @@ def ndarray_size(ctx: ShapeContext) -> Any:
 
 # arange -----------------------------------------------------------------------------------------
 register_rule_message(
-    "arange-zero-step", codes.OP_CONSTRAINT, "{op} got a step of 0, which never reaches the stop",
+    "arange-zero-step",
+    codes.OP_CONSTRAINT,
+    "{op} got a step of 0, which never reaches the stop",
     "use a non-zero step",
 )
 

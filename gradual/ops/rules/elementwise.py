@@ -8,7 +8,16 @@ from ... import diagnostics as codes
 from ...messages import register_rule_message
 from ..context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from ..registry import shape_rule
-from .common import cast_values, dtype_name, value_add, value_element, value_floor_divide, value_multiply, value_subtract, value_truncate_divide
+from .common import (
+    cast_values,
+    dtype_name,
+    value_add,
+    value_element,
+    value_floor_divide,
+    value_multiply,
+    value_subtract,
+    value_truncate_divide,
+)
 
 
 def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
@@ -43,7 +52,8 @@ def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optio
 
 
 register_rule_message(
-    "reinterpret-width", codes.DTYPE_MISMATCH,
+    "reinterpret-width",
+    codes.DTYPE_MISMATCH,
     "{op} reads the bits of {arg} ({source}) as {target}, which has another width",
     "reinterpret between dtypes of one width (float32 and int32), or use `cast`",
 )
@@ -277,4 +287,3 @@ def _same_type(ctx: ShapeContext, arg: ArgView) -> Any:
         return ctx.tuple([_same_type(ctx, f) for f in arg.fields or ()])
     tensor = ctx.expect_tensor(arg)
     return ctx.tensor(tensor.dims, tensor.dtype, tensor.value)
-

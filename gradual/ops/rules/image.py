@@ -43,8 +43,9 @@ def _size(ctx: ShapeContext) -> list:
     """The `size` attribute as a list of ints and names."""
     size = ctx.attr("size")
     size = [size] if isinstance(size, (int, str)) else size
-    if not isinstance(size, (list, tuple)) or not all(isinstance(v, (int, str)) and not isinstance(v, bool)
-                                                      for v in size):
+    if not isinstance(size, (list, tuple)) or not all(
+        isinstance(v, (int, str)) and not isinstance(v, bool) for v in size
+    ):
         ctx.fail("attribute-entries", name="size", value=str(size), needed="a size or a shape variable's name")
     return list(size)
 
@@ -107,5 +108,5 @@ def dyn_upsampling(ctx: ShapeContext) -> Any:
     """`dyn.nn.upsampling{,3d}(x, scale tensors...)`: scalar scales whose values are not known."""
     for scale in ctx.args[1:]:
         require_scalar(ctx, scale)
-    spatial = "DHW"[3 - (len(ctx.args) - 1):]
+    spatial = "DHW"[3 - (len(ctx.args) - 1) :]
     return _upsampling(ctx, spatial, (None,) * len(spatial))

@@ -16,32 +16,45 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    distinct_axes, is_huge, known_ints, new_axis, is_huge_negative, rearranged_value, require_choice, require_positive,
-    require_scalar, show_ints,
+    distinct_axes,
+    is_huge,
+    known_ints,
+    new_axis,
+    is_huge_negative,
+    rearranged_value,
+    require_choice,
+    require_positive,
+    require_scalar,
+    show_ints,
 )
 
 register_rule_message(
-    "slice-length", codes.BAD_ATTRIBUTE,
+    "slice-length",
+    codes.BAD_ATTRIBUTE,
     "{op} got {name}={values}, but the input has only {rank} dims",
     "give at most one `{name}` entry per dim",
 )
 register_rule_message(
-    "slice-axes-length", codes.BAD_ATTRIBUTE,
+    "slice-axes-length",
+    codes.BAD_ATTRIBUTE,
     "{op} got axes={axes}, but `{name}` has {actual} entries instead of one per axis",
     "give `begin`, `end` and `strides` one entry for each of the axes",
 )
 register_rule_message(
-    "take-empty", codes.SHAPE_MISMATCH,
+    "take-empty",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is empty, so {op} has nothing to pick its indices from",
     "an index needs an element to pick: `take` from an empty axis only with no indices",
 )
 register_rule_message(
-    "take-out-of-range", codes.SHAPE_MISMATCH,
-    "{op} with mode=\"fast\" picks index {index} from dim {axis} of {arg}, which has {length} elements",
+    "take-out-of-range",
+    codes.SHAPE_MISMATCH,
+    '{op} with mode="fast" picks index {index} from dim {axis} of {arg}, which has {length} elements',
     "indices must lie in -{length}..{last} (ONNX's Gather makes any other an error)",
 )
 register_rule_message(
-    "take-batch-dims", codes.BAD_ATTRIBUTE,
+    "take-batch-dims",
+    codes.BAD_ATTRIBUTE,
     "{op} got batch_dims={batch_dims}, which must lie between 0 and both the axis ({axis}) and the indices' rank ({rank})",
     "use fewer batch dims",
 )
@@ -71,7 +84,7 @@ def take(ctx: ShapeContext) -> Any:
         _require_in_range(ctx, data, axis, indices)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i))
-    dims = list(data.dims[:axis]) + list(indices.dims[batch:]) + list(data.dims[axis + 1:])
+    dims = list(data.dims[:axis]) + list(indices.dims[batch:]) + list(data.dims[axis + 1 :])
     value = _taken_values(ctx, data, indices, mode) if data.rank == 1 else None
     return ctx.tensor(dims, value=value)
 
@@ -133,12 +146,14 @@ def _resolve_index(index: int, length: int, mode: str) -> Optional[int]:
 
 # gather, gather_nd ------------------------------------------------------------------------------
 register_rule_message(
-    "gather-nd-indices", codes.RANK_MISMATCH,
+    "gather-nd-indices",
+    codes.RANK_MISMATCH,
     "{arg} has rank {rank}, but {op} needs indices of rank at least {needed} (a dim of addresses, then the batch dims)",
     "give the indices a leading dim listing, for each result element, its position in the data",
 )
 register_rule_message(
-    "gather-nd-depth", codes.OP_CONSTRAINT,
+    "gather-nd-depth",
+    codes.OP_CONSTRAINT,
     "{op} addresses {depth} dims after {batch} batch dims, but {arg} has only {rank}",
     "give the indices' first dim at most as many entries as the data has dims after the batch dims",
 )
@@ -184,7 +199,7 @@ def gather_nd(ctx: ShapeContext) -> Any:
         ctx.fail("gather-nd-depth", arg=data, depth=depth, batch=batch, rank=data.rank)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i + 1))
-    return ctx.tensor(list(indices.dims[1:]) + list(data.dims[batch + depth:]))
+    return ctx.tensor(list(indices.dims[1:]) + list(data.dims[batch + depth :]))
 
 
 # strided_slice --------------------------------------------------------------------------------
@@ -248,8 +263,9 @@ def _length(size: int, begin: Optional[int], end: Optional[int], step: int) -> i
     return len(range(*slice(begin, end, step).indices(size)))
 
 
-def _clamped_length(ctx: ShapeContext, d: Any, begin: Optional[int], end: Optional[int], step: int,
-                    bounded: bool) -> Any:
+def _clamped_length(
+    ctx: ShapeContext, d: Any, begin: Optional[int], end: Optional[int], step: int, bounded: bool
+) -> Any:
     """The length of a slice of a `?` or interval dim: NumPy clamps the slice to the dim, so it
     lies between the lengths at the dim's least and greatest size (the length never shrinks as
     the dim grows, where both ends count from the same side or the upper one from the end).

@@ -14,7 +14,8 @@ from .common import distinct_axes, dtype_name, require_choice, require_scalar, s
 from .elementwise import broadcast_pair
 
 register_rule_message(
-    "pad-width", codes.BAD_ATTRIBUTE,
+    "pad-width",
+    codes.BAD_ATTRIBUTE,
     "{op} needs pad_width to be one [before, after] pair per dim of the input (rank {rank}), but got {pad_width}",
     "write pad_width=[[before, after], ...] with {rank} pairs",
 )
@@ -172,9 +173,14 @@ def _pad_pairs(ctx: ShapeContext, rank: Any) -> list:
     widths = ctx.attr("pad_width")
     ok = isinstance(widths, (tuple, list)) and all(
         isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in p)
-        for p in widths)
+        for p in widths
+    )
     if not ok or (rank is not None and len(widths) != rank):
-        ctx.fail("pad-width", rank=rank if rank is not None else "?", pad_width=show_ints(widths) if isinstance(widths, (tuple, list)) else widths)
+        ctx.fail(
+            "pad-width",
+            rank=rank if rank is not None else "?",
+            pad_width=show_ints(widths) if isinstance(widths, (tuple, list)) else widths,
+        )
     return [tuple(p) for p in widths]
 
 
@@ -280,6 +286,8 @@ def _padded(ctx: ShapeContext, data: TensorArg, axis: int, d: Any, before: int, 
     if extends and max(before, after) > 0:
         left = d - crop if crop else d
         if ctx.at_least(left, 1) is False:
-            ctx.fail("empty-dim", arg=data, axis=axis, why=f"pad_mode \"{ctx.attr('pad_mode')}\" extends the values there")
+            ctx.fail(
+                "empty-dim", arg=data, axis=axis, why=f'pad_mode "{ctx.attr("pad_mode")}" extends the values there'
+            )
         ctx.within(left, 1, None)
     return result

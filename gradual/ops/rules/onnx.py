@@ -16,9 +16,23 @@ from ...messages import register_rule_message
 from ..context import RuleFailure, ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import RULES, shape_rule
 from .common import (
-    cast_values, distinct_axes, is_huge, keeps_values, known_ints, require_at_most, require_choice, require_entries,
-    require_finite, require_length, require_one_value, require_outputs, require_positive, require_rank_of, scaled_size,
-    value_element, value_subtract,
+    cast_values,
+    distinct_axes,
+    is_huge,
+    keeps_values,
+    known_ints,
+    require_at_most,
+    require_choice,
+    require_entries,
+    require_finite,
+    require_length,
+    require_one_value,
+    require_outputs,
+    require_positive,
+    require_rank_of,
+    scaled_size,
+    value_element,
+    value_subtract,
 )
 from .conv import grouped, window_output
 from .data import shape_from_value
@@ -29,17 +43,20 @@ from .shape import broadcast_into
 VALUE_LIMIT = 64
 
 register_rule_message(
-    "einsum-equation", codes.BAD_ATTRIBUTE,
-    "{op} cannot read equation=\"{equation}\": {problem}",
-    "write one comma-separated term per operand, e.g. \"ij,jk->ik\"",
+    "einsum-equation",
+    codes.BAD_ATTRIBUTE,
+    '{op} cannot read equation="{equation}": {problem}',
+    'write one comma-separated term per operand, e.g. "ij,jk->ik"',
 )
 register_rule_message(
-    "not-divisible", codes.SHAPE_MISMATCH,
+    "not-divisible",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is {dim}, which {op} needs to be a multiple of {factor}",
     "make dim {axis} a multiple of {factor}",
 )
 register_rule_message(
-    "slice-steps", codes.OP_CONSTRAINT,
+    "slice-steps",
+    codes.OP_CONSTRAINT,
     "{op} got a step of 0 for axis {axis}",
     "use a non-zero step",
 )
@@ -127,7 +144,9 @@ def _einsum_terms(ctx: ShapeContext, equation: str, count: int) -> tuple:
             ctx.fail("einsum-equation", equation=equation, problem=f"`{term}` is not made of letters and `...`")
     if not arrow:
         seen = [c for t in terms for c in t.replace("...", "")]
-        rhs = ("..." if any("..." in t for t in terms) else "") + "".join(sorted(c for c in set(seen) if seen.count(c) == 1))
+        rhs = ("..." if any("..." in t for t in terms) else "") + "".join(
+            sorted(c for c in set(seen) if seen.count(c) == 1)
+        )
     return terms, rhs
 
 
@@ -162,7 +181,9 @@ def einsum(ctx: ShapeContext) -> Any:
         if c == "\0":
             dims.extend(batch)
         elif c not in sizes:
-            ctx.fail("einsum-equation", equation=ctx.attr("equation"), problem=f"the output letter `{c}` names no input dim")
+            ctx.fail(
+                "einsum-equation", equation=ctx.attr("equation"), problem=f"the output letter `{c}` names no input dim"
+            )
         else:
             dims.append(sizes[c])
     return ctx.tensor(dims, dtype)
@@ -174,10 +195,10 @@ def _einsum_operand(ctx: ShapeContext, term: str, arg: TensorArg, sizes: dict) -
     named = len(head) + len(tail)
     if arg.rank < named or (not dots and arg.rank != named):
         ctx.fail("rank", arg=arg, expected=named, actual=arg.rank)
-    pairs = list(zip(head, arg.dims[:len(head)])) + list(zip(tail, arg.dims[arg.rank - len(tail):]))
+    pairs = list(zip(head, arg.dims[: len(head)])) + list(zip(tail, arg.dims[arg.rank - len(tail) :]))
     for letter, d in pairs:
         sizes[letter] = ctx.equal(sizes[letter], d, symbol=letter) if letter in sizes else d
-    return list(arg.dims[len(head):arg.rank - len(tail)]) if dots else []
+    return list(arg.dims[len(head) : arg.rank - len(tail)]) if dots else []
 
 
 # shapes ----------------------------------------------------------------------------------------------
@@ -270,8 +291,9 @@ def onnx_slice(ctx: ShapeContext) -> Any:
     data, starts, ends, axes, steps = ctx.args
     if data.dims is None:
         given_axes = known_ints(ctx, axes)
-        ctx.require_rank_at_least(data, (vector_length(ctx, starts) or 0) if vector_length(ctx, axes) == 0
-                                  else axes_rank(given_axes))
+        ctx.require_rank_at_least(
+            data, (vector_length(ctx, starts) or 0) if vector_length(ctx, axes) == 0 else axes_rank(given_axes)
+        )
         return ctx.tensor(None)
     begin, end = known_ints(ctx, starts), known_ints(ctx, ends)
     count = vector_length(ctx, starts)
@@ -296,15 +318,23 @@ def onnx_slice(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims, value=value)
 
 
-def _symbolic_slice(ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorArg, stride: Optional[list], i: int) -> Any:
+def _symbolic_slice(
+    ctx: ShapeContext, d: Any, starts: TensorArg, ends: TensorArg, stride: Optional[list], i: int
+) -> Any:
     """`x[b:e]` along a dim of static size d where e is a shape value (`seq`) and b a constant:
     ONNX clamps e to d, so the length is e - b where b <= e <= d is provable and at most d - b
     otherwise (position buffers are sliced so, `positions[:, :seq]`: a `seq` past the buffer
     gets the whole buffer, which is what the runtime computes; what needs it to be `seq` long
     checks that where it does)."""
     size = ctx.static(d)
-    if (stride is None or i >= len(stride) or stride[i] != 1 or starts.value is None
-            or ends.value is None or i >= min(len(starts.value), len(ends.value))):
+    if (
+        stride is None
+        or i >= len(stride)
+        or stride[i] != 1
+        or starts.value is None
+        or ends.value is None
+        or i >= min(len(starts.value), len(ends.value))
+    ):
         return ctx.unknown()
     begin, end = ctx.static(starts.value[i]), ends.value[i]
     if size is None:
@@ -370,8 +400,9 @@ def _tiled_dims(ctx: ShapeContext, data: TensorArg, repeats: TensorArg) -> list:
     if values is None:
         return [ctx.unknown() for _ in data.dims]
     require_length(ctx, "repeats", values, (data.rank,))
-    return [d * r if not isinstance(r, int) and ctx.at_least(r, 0) else ctx.unknown()
-            for d, r in zip(data.dims, values)]
+    return [
+        d * r if not isinstance(r, int) and ctx.at_least(r, 0) else ctx.unknown() for d, r in zip(data.dims, values)
+    ]
 
 
 @shape_rule("onnx_pad")
@@ -583,13 +614,20 @@ def reduce(ctx: ShapeContext) -> Any:
 
 
 RESIZE_MODES = ("nearest", "linear", "cubic")
-RESIZE_COORDINATES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric",
-                      "tf_crop_and_resize")
+RESIZE_COORDINATES = (
+    "half_pixel",
+    "half_pixel_symmetric",
+    "pytorch_half_pixel",
+    "align_corners",
+    "asymmetric",
+    "tf_crop_and_resize",
+)
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
 
 
 register_rule_message(
-    "resize-scales", codes.OP_CONSTRAINT,
+    "resize-scales",
+    codes.OP_CONSTRAINT,
     "{op} has no sizes and {count} scales, but it needs a size or a scale for each of the {needed} resized axes",
     "give `scales` (or `sizes`) one entry per resized axis",
 )
@@ -602,10 +640,13 @@ def resize(ctx: ShapeContext) -> Any:
     floor(d * scale); `?` where they are not known (scales known only at runtime)."""
     data, _roi, _scales, sizes_arg = ctx.args
     require_choice(ctx, "mode", ctx.attr("mode"), RESIZE_MODES)
-    require_choice(ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES)
+    require_choice(
+        ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES
+    )
     require_choice(ctx, "nearest_mode", ctx.attr("nearest_mode"), NEAREST_MODES)
-    policy = require_choice(ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"),
-                            ("stretch", "not_larger", "not_smaller"))
+    policy = require_choice(
+        ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"), ("stretch", "not_larger", "not_smaller")
+    )
     if data.dims is None:
         _resize_rank(ctx, data, sizes_arg)
     if data.dims is None:
@@ -717,7 +758,7 @@ def gather_nd(ctx: ShapeContext) -> Any:
         ctx.fail("rank-too-small", arg=data, needed=batch + m, rank=data.rank)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i))
-    return ctx.tensor(list(indices.dims[:-1]) + list(data.dims[batch + m:]))
+    return ctx.tensor(list(indices.dims[:-1]) + list(data.dims[batch + m :]))
 
 
 @shape_rule("onnx_scatter")
@@ -758,7 +799,9 @@ def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates:
     if k is None:
         return
     if k > data.rank:
-        ctx.fail("attribute-range", name="the indices' last dim", value=k, needed=f"at most the data's rank, {data.rank}")
+        ctx.fail(
+            "attribute-range", name="the indices' last dim", value=k, needed=f"at most the data's rank, {data.rank}"
+        )
     wanted = list(indices.dims[:-1]) + list(data.dims[k:])
     require_rank_of(ctx, updates, len(wanted), "indices.shape[:-1] + data.shape[k:]")
     for have, want in zip(updates.dims, wanted):
@@ -823,8 +866,17 @@ def _spatial_attrs(ctx: ShapeContext, k: int) -> tuple:
     return [(pads[i], pads[i + k]) for i in range(k)], strides, dilations, auto_pad
 
 
-def window(ctx: ShapeContext, data: TensorArg, axis: int, kernel: Any, pad: tuple, stride: int, dilation: int,
-           auto_pad: str, ceil: bool = False) -> Any:
+def window(
+    ctx: ShapeContext,
+    data: TensorArg,
+    axis: int,
+    kernel: Any,
+    pad: tuple,
+    stride: int,
+    dilation: int,
+    auto_pad: str,
+    ceil: bool = False,
+) -> Any:
     """The output length of one sliding-window dim under ONNX's rules."""
     size = data.dim(axis)
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
@@ -865,8 +917,10 @@ def conv(ctx: ShapeContext) -> Any:
     group = require_positive(ctx, "group", ctx.attr("group"))
     ctx.equal(data.dim(1), weight.dim(1) * group, symbol="in_channels")
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, rank - 2)
-    spatial = [window(ctx, data, 2 + i, weight.dim(2 + i), pads[i], strides[i], dilations[i], auto_pad)
-               for i in range(rank - 2)]
+    spatial = [
+        window(ctx, data, 2 + i, weight.dim(2 + i), pads[i], strides[i], dilations[i], auto_pad)
+        for i in range(rank - 2)
+    ]
     return ctx.tensor([data.dim(0), weight.dim(0)] + spatial)
 
 
@@ -910,8 +964,10 @@ def pool(ctx: ShapeContext) -> Any:
     ctx.require_rank(data, k + 2)
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)
     ceil = bool(ctx.attr("ceil_mode"))
-    spatial = [window(ctx, data, 2 + i, ctx.const(kernel[i]), pads[i], strides[i], dilations[i], auto_pad, ceil)
-               for i in range(k)]
+    spatial = [
+        window(ctx, data, 2 + i, ctx.const(kernel[i]), pads[i], strides[i], dilations[i], auto_pad, ceil)
+        for i in range(k)
+    ]
     return ctx.tensor([data.dim(0), data.dim(1)] + spatial)
 
 
@@ -1011,7 +1067,7 @@ def rms_norm(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
     else:
-        broadcast_into(ctx, scale, list(data.dims[_normalized_axis(ctx, data):]))
+        broadcast_into(ctx, scale, list(data.dims[_normalized_axis(ctx, data) :]))
     return ctx.tensor(data.dims)
 
 

@@ -15,7 +15,8 @@ from .onnx import divided, vector_length
 from .shape import broadcast_into
 
 register_rule_message(
-    "heads-attribute", codes.MISSING_ATTRIBUTE,
+    "heads-attribute",
+    codes.MISSING_ATTRIBUTE,
     "{op} with 3-D inputs needs the `{name}` attribute",
     "give `{name}`: the hidden size is split into that many heads",
 )
@@ -47,7 +48,7 @@ def rnn(ctx: ShapeContext) -> Any:
     _activations(ctx, kind, 2 if direction == "bidirectional" else 1)
     ctx.require_rank(x, 3)
     ctx.require_rank(r, 3)
-    seq, batch, size = (x.dims if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)])  # type: ignore[misc]
+    seq, batch, size = x.dims if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)]  # type: ignore[misc]
     hidden = ctx.attr("hidden_size")
     hidden = ctx.const(hidden) if hidden is not None else r.dim(2)
     require_dims(ctx, w, [dirs, hidden * gates, size], ["directions", "gates * hidden", "input"])
@@ -67,8 +68,19 @@ def rnn(ctx: ShapeContext) -> Any:
 
 
 #: ONNX's recurrent activation functions (lowercase: ONNX Runtime reads them in any case)
-ACTIVATIONS = ("relu", "tanh", "sigmoid", "affine", "leakyrelu", "thresholdedrelu", "scaledtanh", "hardsigmoid", "elu",
-               "softsign", "softplus")
+ACTIVATIONS = (
+    "relu",
+    "tanh",
+    "sigmoid",
+    "affine",
+    "leakyrelu",
+    "thresholdedrelu",
+    "scaledtanh",
+    "hardsigmoid",
+    "elu",
+    "softsign",
+    "softplus",
+)
 #: how many activations one direction of each kind of layer takes
 ACTIVATIONS_PER_DIRECTION = {"rnn": 1, "gru": 2, "lstm": 3}
 
@@ -132,8 +144,14 @@ def attention(ctx: ShapeContext) -> Any:
     if given(ctx, nonpad):
         ctx.equal(nonpad.dim(0), batch, symbol="batch")
     y = [batch, q_seq, q_heads * v_head] if three_d else [batch, q_heads, q_seq, v_head]
-    return ctx.tuple([ctx.tensor(y), ctx.tensor([batch, kv_heads, total, head]),
-                      ctx.tensor([batch, kv_heads, total, v_head]), ctx.tensor([batch, q_heads, q_seq, total])])
+    return ctx.tuple(
+        [
+            ctx.tensor(y),
+            ctx.tensor([batch, kv_heads, total, head]),
+            ctx.tensor([batch, kv_heads, total, v_head]),
+            ctx.tensor([batch, q_heads, q_seq, total]),
+        ]
+    )
 
 
 def _attention_mask(ctx: ShapeContext, mask: TensorArg, leading: list, total: Any) -> None:
@@ -174,11 +192,19 @@ def quantize(ctx: ShapeContext) -> Any:
     x, scale, zero_point = ctx.args
     block = ctx.attr("block_size") or 0
     for factor in (scale, zero_point) if given(ctx, zero_point) else (scale,):
-        per_tensor = not block and factor.dims is not None and (
-            factor.rank == 0 or factor.rank == 1 and ctx.static(factor.dim(0)) == 1)  # axis is not read
+        per_tensor = (
+            not block
+            and factor.dims is not None
+            and (factor.rank == 0 or factor.rank == 1 and ctx.static(factor.dim(0)) == 1)
+        )  # axis is not read
         if not per_tensor:
             _granularity(ctx, x, factor, block)
-    if given(ctx, zero_point) and scale.dims is not None and zero_point.dims is not None and zero_point.rank == scale.rank:
+    if (
+        given(ctx, zero_point)
+        and scale.dims is not None
+        and zero_point.dims is not None
+        and zero_point.rank == scale.rank
+    ):
         require_dims(ctx, zero_point, list(scale.dims))  # (a one-element zero point of a scalar scale is fine)
     return ctx.tensor(x.dims, ctx.attr("dtype"))
 
@@ -223,13 +249,35 @@ def dynamic_quantize(ctx: ShapeContext) -> Any:
 
 
 # more of ONNX's operators ---------------------------------------------------------------------------------
-BITS = {"bool": 8, "int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "float16": 16, "bfloat16": 16, "int32": 32,
-        "uint32": 32, "float32": 32, "int64": 64, "uint64": 64, "float64": 64, "float8_e4m3fn": 8,
-        "float8_e4m3fnuz": 8, "float8_e5m2": 8, "float8_e5m2fnuz": 8, "float8_e8m0fnu": 8, "int4": 4, "uint4": 4,
-        "float4_e2m1fn": 4, "int2": 2, "uint2": 2}
+BITS = {
+    "bool": 8,
+    "int8": 8,
+    "uint8": 8,
+    "int16": 16,
+    "uint16": 16,
+    "float16": 16,
+    "bfloat16": 16,
+    "int32": 32,
+    "uint32": 32,
+    "float32": 32,
+    "int64": 64,
+    "uint64": 64,
+    "float64": 64,
+    "float8_e4m3fn": 8,
+    "float8_e4m3fnuz": 8,
+    "float8_e5m2": 8,
+    "float8_e5m2fnuz": 8,
+    "float8_e8m0fnu": 8,
+    "int4": 4,
+    "uint4": 4,
+    "float4_e2m1fn": 4,
+    "int2": 2,
+    "uint2": 2,
+}
 
 register_rule_message(
-    "bitcast-width", codes.DTYPE_MISMATCH,
+    "bitcast-width",
+    codes.DTYPE_MISMATCH,
     "{op} cannot reinterpret {source} ({source_bits} bits) as {target} ({target_bits} bits)",
     "BitCast needs a target type of the same width",
 )
@@ -348,8 +396,9 @@ def unique(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     if data.dims is None:
         _axis_rank(ctx, data)
-        return ctx.tuple([ctx.tensor(None), ctx.tensor([ctx.unknown()]), ctx.tensor([ctx.unknown()]),
-                          ctx.tensor([ctx.unknown()])])
+        return ctx.tuple(
+            [ctx.tensor(None), ctx.tensor([ctx.unknown()]), ctx.tensor([ctx.unknown()]), ctx.tensor([ctx.unknown()])]
+        )
     axis = ctx.attr("axis")
     if axis is None:
         total: Any = ctx.const(1)
@@ -421,8 +470,12 @@ def dft(ctx: ShapeContext) -> Any:
     ctx.require_rank_at_least(data, 2)
     axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
     if axis == data.rank - 1:  # the last dim holds the real and imaginary parts
-        ctx.fail("attribute-range", name="axis", value=ctx.attr("axis"),
-                 needed=f"a signal dim, not the last one (-{data.rank}..-2 or 0..{data.rank - 2})")
+        ctx.fail(
+            "attribute-range",
+            name="axis",
+            value=ctx.attr("axis"),
+            needed=f"a signal dim, not the last one (-{data.rank}..-2 or 0..{data.rank - 2})",
+        )
     inverse, onesided = ctx.attr("inverse"), ctx.attr("onesided")
     dims = list(data.dims)
     ctx.within(dims[-1], 1, 2)
@@ -491,8 +544,12 @@ def rotary_embedding(ctx: ShapeContext) -> Any:
     rotated = ctx.const(ctx.attr("rotary_embedding_dim")) if ctx.attr("rotary_embedding_dim") else head
     half = rotated // 2
     if (ctx.static(rotated) or 0) % 2:
-        ctx.fail("attribute-range", name="rotary_embedding_dim", value=ctx.static(rotated),
-                 needed="an even number of dims to rotate (pairs)")
+        ctx.fail(
+            "attribute-range",
+            name="rotary_embedding_dim",
+            value=ctx.static(rotated),
+            needed="an even number of dims to rotate (pairs)",
+        )
     if ctx.attr("rotary_embedding_dim"):
         ctx.within(head, ctx.attr("rotary_embedding_dim"), None)
     for cache in (cos, sin):
@@ -530,7 +587,9 @@ def max_unpool(ctx: ShapeContext) -> Any:
     pads = list(ctx.attr("pads") or [0] * (2 * k))
     require_length(ctx, "strides", strides, [k])
     require_length(ctx, "pads", pads, [2 * k])
-    spatial = [(d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))]
+    spatial = [
+        (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))
+    ]
     return ctx.tensor(list(x.dims[:2]) + spatial)
 
 
@@ -572,7 +631,11 @@ def _block_count(ctx: ShapeContext, image: list, block: list) -> int:
         reach = dilations[i] * (block[i] - 1) + 1
         padded = image[i] + pads[i] + pads[i + k]
         if padded < reach or strides[i] < 1:
-            ctx.fail("attribute-range", name="block_shape", value=block,
-                     needed=f"blocks that fit the padded image (dim {i}: {padded})")
+            ctx.fail(
+                "attribute-range",
+                name="block_shape",
+                value=block,
+                needed=f"blocks that fit the padded image (dim {i}: {padded})",
+            )
         total *= (padded - reach) // strides[i] + 1
     return total

@@ -16,7 +16,8 @@ from .nn import batch_matmul, dense
 from .shape import broadcast_into
 
 register_rule_message(
-    "quantization-parameter", codes.RANK_MISMATCH,
+    "quantization-parameter",
+    codes.RANK_MISMATCH,
     "{arg} has rank {rank}, but {op} takes a scale or zero point as a scalar or a vector (one per channel)",
     "pass a scalar, or a vector as long as the quantized axis",
 )

@@ -15,73 +15,94 @@ from ...messages import register_rule_message
 from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from ..registry import shape_rule
 from .common import (
-    MAX_RANK, distinct_axes, known_ints, new_axis, rearranged_value, require_entries, require_positive, require_rank_of, show_ints,
+    MAX_RANK,
+    distinct_axes,
+    known_ints,
+    new_axis,
+    rearranged_value,
+    require_entries,
+    require_positive,
+    require_rank_of,
+    show_ints,
     value_subtract,
 )
 from .conv import assemble, check_layout, layout_dims
 
 register_rule_message(
-    "reshape-count", codes.SHAPE_MISMATCH,
+    "reshape-count",
+    codes.SHAPE_MISMATCH,
     "{op} cannot reshape a tensor of shape {shape} to {newshape}: {have} elements do not fill {want}",
     "the new shape must hold exactly as many elements as the input; write -1 for the one dim to infer",
 )
 register_rule_message(
-    "reshape-indivisible", codes.SHAPE_MISMATCH,
+    "reshape-indivisible",
+    codes.SHAPE_MISMATCH,
     "{op} cannot reshape a tensor of shape {shape} to {newshape}: {have} elements do not divide into parts of {want}",
     "the known dims of the new shape must divide the input's element count",
 )
 register_rule_message(
-    "reshape-two-inferred", codes.BAD_ATTRIBUTE,
+    "reshape-two-inferred",
+    codes.BAD_ATTRIBUTE,
     "{op} got newshape={newshape}, which asks to infer more than one dim (-1)",
     "write -1 for at most one dim",
 )
 register_rule_message(
-    "reshape-infer-zero", codes.BAD_ATTRIBUTE,
+    "reshape-infer-zero",
+    codes.BAD_ATTRIBUTE,
     "{op} got newshape={newshape}, whose other dims hold no elements, so the -1 dim cannot be inferred",
     "give the dim explicitly instead of -1",
 )
 register_rule_message(
-    "dyn-reshape-code", codes.OP_CONSTRAINT,
+    "dyn-reshape-code",
+    codes.OP_CONSTRAINT,
     "{op} got the shape {newshape}: {entry} is not a dim size, 0 (copy) or -1 (infer)",
     "a shape tensor gives each dim of the result: its length is the rank, so -2, -3 and -4 are not allowed",
 )
 register_rule_message(
-    "reshape-code", codes.BAD_ATTRIBUTE,
+    "reshape-code",
+    codes.BAD_ATTRIBUTE,
     "{op} got newshape={newshape}: {entry} is not a dim size or a Relay code (0, -1, -2, -3, -4 followed by two dims)",
     "use a positive size, 0 (copy), -1 (infer), -2 (copy the rest), -3 (merge two) or -4 (split one)",
 )
 register_rule_message(
-    "reshape-source", codes.RANK_MISMATCH,
+    "reshape-source",
+    codes.RANK_MISMATCH,
     "{op} got newshape={newshape}, which reads more dims than the input of rank {rank} has",
     "codes 0, -3 and -4 each consume input dims; the input has only {rank}",
 )
 register_rule_message(
-    "transpose-axes", codes.BAD_ATTRIBUTE,
+    "transpose-axes",
+    codes.BAD_ATTRIBUTE,
     "{op} got axes={axes}, which is not a permutation of the {rank} axes of the input",
     "list each axis of the input (0 to {last}) exactly once",
 )
 register_rule_message(
-    "broadcast-rank", codes.RANK_MISMATCH,
+    "broadcast-rank",
+    codes.RANK_MISMATCH,
     "{arg} has rank {rank}, which cannot broadcast to the {target} dims of the target shape",
     "the target shape needs at least as many dims as the input",
 )
 register_rule_message(
-    "broadcast-target", codes.BROADCAST_MISMATCH,
+    "broadcast-target",
+    codes.BROADCAST_MISMATCH,
     "dim {axis} of {arg} is {dim}, which {op} cannot broadcast to the target's {target}",
     "each input dim must be 1 or equal to the target dim (broadcasting never shrinks)",
 )
 register_rule_message(
-    "slice-like-axis", codes.BAD_ATTRIBUTE,
+    "slice-like-axis",
+    codes.BAD_ATTRIBUTE,
     "{op} slices axis {axis}, but {arg} has rank {rank}",
     "list only axes that both inputs have",
 )
 register_rule_message(
-    "slice-like-longer", codes.SHAPE_MISMATCH,
+    "slice-like-longer",
+    codes.SHAPE_MISMATCH,
     "{op} cuts dim {axis} of {arg} ({dim}) to {target}, which is longer",
     "the shape to slice like must not be longer than the data along the sliced axes",
 )
 register_rule_message(
-    "squeeze-not-one", codes.SHAPE_MISMATCH,
+    "squeeze-not-one",
+    codes.SHAPE_MISMATCH,
     "dim {axis} of {arg} is {dim}, but {op} only removes dims of size 1",
     "squeeze only axes of size 1, or drop `axis` to squeeze every size-1 axis",
 )
@@ -102,8 +123,14 @@ class _Reshape:
     """Relay's InferNewShape: walk the codes, remember which input and output dims are copies,
     and infer the -1 dim from the dims that are not (so copies cancel symbolically)."""
 
-    def __init__(self, ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False,
-                 allowzero: bool = False) -> None:
+    def __init__(
+        self,
+        ctx: ShapeContext,
+        data: TensorArg,
+        newshape: Sequence[Any],
+        dynamic: bool = False,
+        allowzero: bool = False,
+    ) -> None:
         self.ctx, self.data, self.newshape = ctx, data, list(newshape)
         self.dynamic = dynamic
         self.dims: list = []
@@ -206,7 +233,11 @@ class _Reshape:
             self._bad_code(-4)
         left, right = self.newshape[i + 1], self.newshape[i + 2]
         lcode, rcode = _code(self.ctx, left), _code(self.ctx, right)
-        if lcode is not None and rcode is not None and (min(lcode, rcode) < -1 or lcode == rcode == -1 or 0 in (lcode, rcode)):
+        if (
+            lcode is not None
+            and rcode is not None
+            and (min(lcode, rcode) < -1 or lcode == rcode == -1 or 0 in (lcode, rcode))
+        ):
             self._bad_code(-4)
         self.copied_in.add(self.src)
         whole = self._input()
@@ -271,8 +302,12 @@ class _Reshape:
         self.ctx.fail(code, **self._count_facts(have, want))
 
     def _count_facts(self, have: Any, want: Any) -> dict:
-        return {"shape": list(self.data.dims), "newshape": _shown(self.ctx, self.newshape),  # type: ignore[arg-type]
-                "have": have, "want": want}
+        return {
+            "shape": list(self.data.dims),
+            "newshape": _shown(self.ctx, self.newshape),  # type: ignore[arg-type]
+            "have": have,
+            "want": want,
+        }
 
 
 def _same(ctx: ShapeContext, a: Any, b: Any) -> bool:
@@ -283,8 +318,9 @@ def _same(ctx: ShapeContext, a: Any, b: Any) -> bool:
         return False
 
 
-def reshape_dims(ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False,
-                 allowzero: Optional[bool] = None) -> Optional[list]:
+def reshape_dims(
+    ctx: ShapeContext, data: TensorArg, newshape: Sequence[Any], dynamic: bool = False, allowzero: Optional[bool] = None
+) -> Optional[list]:
     """The dims `reshape` gives `data` under Relay's codes: n > 0 is n, 0 copies a dim (a real 0
     with `allowzero`, by default the operator's attribute), -1 is inferred, -2 copies the rest,
     -3 merges two dims, -4 splits one into the next two codes.
@@ -423,7 +459,9 @@ def transpose(ctx: ShapeContext) -> Any:
         perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
         if sorted(perm) != list(range(rank)):
             ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
-    value = data.value if rank <= 1 else rearranged_value(ctx, data, [range(ctx.static(d) or 0) for d in data.dims], perm)
+    value = (
+        data.value if rank <= 1 else rearranged_value(ctx, data, [range(ctx.static(d) or 0) for d in data.dims], perm)
+    )
     return ctx.tensor([data.dim(p) for p in perm], value=value)
 
 
@@ -434,7 +472,12 @@ def expand_dims(ctx: ShapeContext) -> Any:
     (data,) = ctx.args
     count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
     if count > MAX_RANK:  # a type of millions of dims took GBs to build; no array can have it
-        ctx.fail("attribute-range", name="num_newaxis", value=count, needed=f"at most {MAX_RANK} (the dims an array can have)")
+        ctx.fail(
+            "attribute-range",
+            name="num_newaxis",
+            value=count,
+            needed=f"at most {MAX_RANK} (the dims an array can have)",
+        )
     if data.dims is None:
         ctx.require_rank_at_least(data, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, value=data.value)

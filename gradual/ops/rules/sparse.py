@@ -71,8 +71,12 @@ def sparse_reshape(ctx: ShapeContext) -> Any:
     if prev is not None and new is not None:
         dense = TensorArg(prev_shape.index, prev_shape.path, [ctx.const(v) for v in prev], prev_shape.dtype, None)
         value = reshape_dims(ctx, dense, list(new), allowzero=True)  # a 0 is a size, as in TensorFlow
-    return ctx.tuple([ctx.tensor([indices.dim(0), new_shape.dim(0)], indices.dtype),
-                      ctx.tensor([new_shape.dim(0)], new_shape.dtype, value=value)])
+    return ctx.tuple(
+        [
+            ctx.tensor([indices.dim(0), new_shape.dim(0)], indices.dtype),
+            ctx.tensor([new_shape.dim(0)], new_shape.dtype, value=value),
+        ]
+    )
 
 
 @shape_rule("sparse_fill_empty_rows")
@@ -91,8 +95,13 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
     # every entry stays and every row ends with one: at least max(entries, rows) of them
     least = max(ctx.bounds(entries)[0] or 0, ctx.bounds(rows)[0] or 0)
     grown = ctx.bounded(least, entries + rows)
-    return ctx.tuple([ctx.tensor([grown, indices.dim(1)], indices.dtype), ctx.tensor([grown], values.dtype),
-                      ctx.tensor([rows], dense_shape.dtype)])
+    return ctx.tuple(
+        [
+            ctx.tensor([grown, indices.dim(1)], indices.dtype),
+            ctx.tensor([grown], values.dtype),
+            ctx.tensor([rows], dense_shape.dtype),
+        ]
+    )
 
 
 @shape_rule("unravel_index")

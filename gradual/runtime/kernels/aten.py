@@ -22,18 +22,49 @@ from .onnx import keys_cubic
 
 #: ATen operator -> the existing operator whose kernel it uses as it is
 ALIASES = {
-    "aten.relu": "nn.relu", "aten.neg": "negative", "aten.abs": "abs", "aten.exp": "exp", "aten.log": "log",
-    "aten.sqrt": "sqrt", "aten.rsqrt": "rsqrt", "aten.tanh": "tanh", "aten.sigmoid": "sigmoid", "aten.erf": "erf",
-    "aten.floor": "floor", "aten.ceil": "ceil", "aten.sign": "sign",
-    "aten.clone": "copy", "aten.sin": "onnx.sin", "aten.cos": "onnx.cos",
-    "aten.reciprocal": "onnx.reciprocal", "aten.mish": "onnx.mish", "aten.hardswish": "onnx.hard_swish",
-    "aten.isnan": "onnx.isnan", "aten.bitwise_not": "onnx.bitwise_not",
-    "aten.add": "add", "aten.sub": "subtract", "aten.mul": "multiply", "aten.floor_divide": "floor_divide",
-    "aten.remainder": "floor_mod", "aten.pow": "power", "aten.maximum": "maximum", "aten.minimum": "minimum",
-    "aten.eq": "equal", "aten.ne": "not_equal", "aten.lt": "less", "aten.le": "less_equal", "aten.gt": "greater",
-    "aten.ge": "greater_equal", "aten.where": "where", "aten.matmul": "onnx.matmul", "aten.einsum": "onnx.einsum",
-    "aten.nonzero": "argwhere", "aten.arange": "arange", "aten.bitwise_and": "onnx.bitwise_and",
-    "aten.bitwise_or": "onnx.bitwise_or", "aten.bitwise_xor": "onnx.bitwise_xor",
+    "aten.relu": "nn.relu",
+    "aten.neg": "negative",
+    "aten.abs": "abs",
+    "aten.exp": "exp",
+    "aten.log": "log",
+    "aten.sqrt": "sqrt",
+    "aten.rsqrt": "rsqrt",
+    "aten.tanh": "tanh",
+    "aten.sigmoid": "sigmoid",
+    "aten.erf": "erf",
+    "aten.floor": "floor",
+    "aten.ceil": "ceil",
+    "aten.sign": "sign",
+    "aten.clone": "copy",
+    "aten.sin": "onnx.sin",
+    "aten.cos": "onnx.cos",
+    "aten.reciprocal": "onnx.reciprocal",
+    "aten.mish": "onnx.mish",
+    "aten.hardswish": "onnx.hard_swish",
+    "aten.isnan": "onnx.isnan",
+    "aten.bitwise_not": "onnx.bitwise_not",
+    "aten.add": "add",
+    "aten.sub": "subtract",
+    "aten.mul": "multiply",
+    "aten.floor_divide": "floor_divide",
+    "aten.remainder": "floor_mod",
+    "aten.pow": "power",
+    "aten.maximum": "maximum",
+    "aten.minimum": "minimum",
+    "aten.eq": "equal",
+    "aten.ne": "not_equal",
+    "aten.lt": "less",
+    "aten.le": "less_equal",
+    "aten.gt": "greater",
+    "aten.ge": "greater_equal",
+    "aten.where": "where",
+    "aten.matmul": "onnx.matmul",
+    "aten.einsum": "onnx.einsum",
+    "aten.nonzero": "argwhere",
+    "aten.arange": "arange",
+    "aten.bitwise_and": "onnx.bitwise_and",
+    "aten.bitwise_or": "onnx.bitwise_or",
+    "aten.bitwise_xor": "onnx.bitwise_xor",
 }
 
 
@@ -92,8 +123,13 @@ _unary("aten.hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1))
 _unary("aten.gelu", _gelu)
 _unary("aten.leaky_relu", lambda x, *, negative_slope: np.where(x > 0, x, negative_slope * x))
 _unary("aten.hardtanh", lambda x, *, min_val, max_val: np.clip(x, min_val, max_val))
-_unary("aten.elu", lambda x, *, alpha, scale, input_scale: scale * np.where(x > 0, x, alpha * (np.exp(x * input_scale) - 1)))
-_unary("aten.softplus", lambda x, *, beta, threshold: np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta))
+_unary(
+    "aten.elu",
+    lambda x, *, alpha, scale, input_scale: scale * np.where(x > 0, x, alpha * (np.exp(x * input_scale) - 1)),
+)
+_unary(
+    "aten.softplus", lambda x, *, beta, threshold: np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta)
+)
 #: past 400 decimals either way, 10^decimals is 0 or inf in every float type: NumPy's result is
 #: the same as at 400, which it computes at once (at 2^31 it took 4 s; past 2^31 it refuses)
 _ROUND_DECIMALS = 400
@@ -128,10 +164,34 @@ def _erfinv(x: np.ndarray) -> np.ndarray:
     w = -np.log(np.maximum((1 - x) * (1 + x), 1e-300))
     small = w - 2.5
     big = np.sqrt(np.maximum(w, 0)) - 3
-    p_small = np.polyval([2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                          -0.00125372503, -0.00417768164, 0.246640727, 1.50140941], small)
-    p_big = np.polyval([-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                        -0.0076224613, 0.00943887047, 1.00167406, 2.83297682], big)
+    p_small = np.polyval(
+        [
+            2.81022636e-08,
+            3.43273939e-07,
+            -3.5233877e-06,
+            -4.39150654e-06,
+            0.00021858087,
+            -0.00125372503,
+            -0.00417768164,
+            0.246640727,
+            1.50140941,
+        ],
+        small,
+    )
+    p_big = np.polyval(
+        [
+            -0.000200214257,
+            0.000100950558,
+            0.00134934322,
+            -0.00367342844,
+            0.00573950773,
+            -0.0076224613,
+            0.00943887047,
+            1.00167406,
+            2.83297682,
+        ],
+        big,
+    )
     y = np.where(w < 5, p_small, p_big) * x
     for _ in range(2):
         y = y - (_erf(y) - x) / (2 / math.sqrt(math.pi) * np.exp(-y * y))
@@ -150,13 +210,20 @@ _unary("aten.logit", _logit)
 
 
 @kernel("aten.nan_to_num")
-def nan_to_num(data: np.ndarray, *, nan: Optional[float], posinf: Optional[float], neginf: Optional[float]) -> np.ndarray:
+def nan_to_num(
+    data: np.ndarray, *, nan: Optional[float], posinf: Optional[float], neginf: Optional[float]
+) -> np.ndarray:
     """NaN and infinities replaced (the dtype's extremes by default)."""
     return np.nan_to_num(data, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
-for _name, _test in (("aten.isinf", np.isinf), ("aten.isfinite", np.isfinite), ("aten.isneginf", np.isneginf),
-                     ("aten.isposinf", np.isposinf), ("aten.signbit", np.signbit)):
+for _name, _test in (
+    ("aten.isinf", np.isinf),
+    ("aten.isfinite", np.isfinite),
+    ("aten.isneginf", np.isneginf),
+    ("aten.isposinf", np.isposinf),
+    ("aten.signbit", np.signbit),
+):
     kernel(_name)(lambda data, _t=_test: np.asarray(_t(data), dtype=bool))
 
 
@@ -168,7 +235,9 @@ def clamp(data: np.ndarray, low: Any, high: Any) -> np.ndarray:
         out = np.maximum(out, low.astype(data.dtype))
     if isinstance(high, np.ndarray):
         out = np.minimum(out, high.astype(data.dtype))
-    return np.broadcast_to(out, np.broadcast_shapes(*(a.shape for a in (data, low, high) if isinstance(a, np.ndarray)))).astype(data.dtype)
+    return np.broadcast_to(
+        out, np.broadcast_shapes(*(a.shape for a in (data, low, high) if isinstance(a, np.ndarray)))
+    ).astype(data.dtype)
 
 
 @kernel("aten.flip")
@@ -248,11 +317,16 @@ def _like(fill: Any) -> Any:
             return data.astype(target)
         return np.full(data.shape, fill_value if fill == "value" else fill, target)
 
-    run.__doc__ = "`_to_copy` converts; the `_like` forms fill (dtype \"\" keeps the input's)."
+    run.__doc__ = '`_to_copy` converts; the `_like` forms fill (dtype "" keeps the input\'s).'
     return run
 
 
-for _name, _fill in (("aten._to_copy", "copy"), ("aten.zeros_like", 0), ("aten.ones_like", 1), ("aten.full_like", "value")):
+for _name, _fill in (
+    ("aten._to_copy", "copy"),
+    ("aten.zeros_like", 0),
+    ("aten.ones_like", 1),
+    ("aten.full_like", "value"),
+):
     kernel(_name)(_like(_fill))
 
 
@@ -281,8 +355,11 @@ def logical_not(data: np.ndarray) -> np.ndarray:
     return np.logical_not(data)
 
 
-for _name, _fn in (("aten.logical_and", np.logical_and), ("aten.logical_or", np.logical_or),
-                   ("aten.logical_xor", np.logical_xor)):
+for _name, _fn in (
+    ("aten.logical_and", np.logical_and),
+    ("aten.logical_or", np.logical_or),
+    ("aten.logical_xor", np.logical_xor),
+):
     kernel(_name)(lambda a, b, _f=_fn: np.asarray(_f(a, b), dtype=bool))
 
 
@@ -290,10 +367,16 @@ def _heaviside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(a == 0, b, np.where(a > 0, 1, 0))
 
 
-for _name, _fn in (("aten.atan2", np.arctan2), ("aten.hypot", np.hypot), ("aten.heaviside", _heaviside),
-                   ("aten.copysign", np.copysign), ("aten.logaddexp", np.logaddexp),
-                   ("aten.xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1, b)))),
-                   ("aten.bitwise_left_shift", np.left_shift), ("aten.bitwise_right_shift", np.right_shift)):
+for _name, _fn in (
+    ("aten.atan2", np.arctan2),
+    ("aten.hypot", np.hypot),
+    ("aten.heaviside", _heaviside),
+    ("aten.copysign", np.copysign),
+    ("aten.logaddexp", np.logaddexp),
+    ("aten.xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1, b)))),
+    ("aten.bitwise_left_shift", np.left_shift),
+    ("aten.bitwise_right_shift", np.right_shift),
+):
     kernel(_name)(lambda a, b, _f=_fn: same_dtype(a, _f(a, b)))
 
 
@@ -324,8 +407,17 @@ def t(data: np.ndarray) -> np.ndarray:
 
 
 @kernel("aten.scaled_dot_product_attention")
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: Any, *, dropout_p: float, is_causal: bool,
-              scale: Optional[float], enable_gqa: bool) -> np.ndarray:
+def attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: Any,
+    *,
+    dropout_p: float,
+    is_causal: bool,
+    scale: Optional[float],
+    enable_gqa: bool,
+) -> np.ndarray:
     """softmax(q k^T * scale + mask) v; a bool mask says where to attend; with enable_gqa each
     key and value head serves a group of query heads (dim -3)."""
     if enable_gqa and min(q.ndim, k.ndim, v.ndim) >= 3:
@@ -350,15 +442,31 @@ def _each(values: Sequence[int], k: int) -> list:
 
 
 @kernel("aten.convolution")
-def convolution(data: np.ndarray, weight: np.ndarray, bias: Any, *, stride: Sequence[int], padding: Sequence[int],
-                dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int) -> np.ndarray:
+def convolution(
+    data: np.ndarray,
+    weight: np.ndarray,
+    bias: Any,
+    *,
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    transposed: bool,
+    output_padding: Sequence[int],
+    groups: int,
+) -> np.ndarray:
     """N-d convolution (ONNX's kernels), plus the bias per output channel."""
     k = data.ndim - 2
-    attrs = {"auto_pad": "NOTSET", "pads": _each(padding, k) * 2, "strides": _each(stride, k),
-             "dilations": _each(dilation, k), "group": groups}
+    attrs = {
+        "auto_pad": "NOTSET",
+        "pads": _each(padding, k) * 2,
+        "strides": _each(stride, k),
+        "dilations": _each(dilation, k),
+        "group": groups,
+    }
     if transposed:
-        out = KERNELS["onnx.conv_transpose"](data, weight, output_padding=_each(output_padding, k), output_shape=None,
-                                             **attrs)
+        out = KERNELS["onnx.conv_transpose"](
+            data, weight, output_padding=_each(output_padding, k), output_shape=None, **attrs
+        )
     else:
         out = KERNELS["onnx.conv"](data, weight, **attrs)
     if isinstance(bias, np.ndarray):
@@ -366,36 +474,67 @@ def convolution(data: np.ndarray, weight: np.ndarray, bias: Any, *, stride: Sequ
     return same_dtype(data, out)
 
 
-def _pool_attrs(kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
-                ceil_mode: bool) -> dict:
+def _pool_attrs(
+    kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], ceil_mode: bool
+) -> dict:
     k = len(kernel_size)
-    return {"kernel_shape": list(kernel_size), "auto_pad": "NOTSET", "pads": _each(padding, k) * 2,
-            "strides": _each(stride or kernel_size, k), "dilations": _each(dilation, k), "ceil_mode": ceil_mode}
+    return {
+        "kernel_shape": list(kernel_size),
+        "auto_pad": "NOTSET",
+        "pads": _each(padding, k) * 2,
+        "strides": _each(stride or kernel_size, k),
+        "dilations": _each(dilation, k),
+        "ceil_mode": ceil_mode,
+    }
 
 
 @kernel("aten.max_pool2d")
-def max_pool2d(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-               dilation: Sequence[int], ceil_mode: bool) -> np.ndarray:
+def max_pool2d(
+    data: np.ndarray,
+    *,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil_mode: bool,
+) -> np.ndarray:
     """Max pooling (ONNX's kernel: the same windows and ceil_mode)."""
     return KERNELS["onnx.max_pool"](data, **_pool_attrs(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 @kernel("aten.max_pool2d_with_indices")
-def max_pool2d_with_indices(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence[int],
-                            padding: Sequence[int], dilation: Sequence[int], ceil_mode: bool) -> tuple:
+def max_pool2d_with_indices(
+    data: np.ndarray,
+    *,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    ceil_mode: bool,
+) -> tuple:
     """Max pooling and, as torch, each maximum's position in its own (h, w) plane."""
-    values, flat = KERNELS["onnx.max_pool_indices"](data, storage_order=0,
-                                                    **_pool_attrs(kernel_size, stride, padding, dilation, ceil_mode))
+    values, flat = KERNELS["onnx.max_pool_indices"](
+        data, storage_order=0, **_pool_attrs(kernel_size, stride, padding, dilation, ceil_mode)
+    )
     plane = int(np.prod(data.shape[2:])) or 1
     return values, (flat % plane).astype(np.int64)
 
 
 @kernel("aten.avg_pool2d")
-def avg_pool2d(data: np.ndarray, *, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-               ceil_mode: bool, count_include_pad: bool, divisor_override: Optional[int]) -> np.ndarray:
+def avg_pool2d(
+    data: np.ndarray,
+    *,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    padding: Sequence[int],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Optional[int],
+) -> np.ndarray:
     """Average pooling (ONNX's kernel)."""
-    out = KERNELS["onnx.avg_pool"](data, count_include_pad=count_include_pad,
-                                   **_pool_attrs(kernel_size, stride, padding, [1], ceil_mode))
+    out = KERNELS["onnx.avg_pool"](
+        data, count_include_pad=count_include_pad, **_pool_attrs(kernel_size, stride, padding, [1], ceil_mode)
+    )
     if divisor_override:
         out = out * (int(np.prod(kernel_size)) / divisor_override)
     return same_dtype(data, out)
@@ -422,7 +561,7 @@ def adaptive_max_pool2d(data: np.ndarray, *, output_size: Sequence[int]) -> tupl
     an output_size of 10^6): each value carries its position, and among a window's equal
     maxima the least position wins, so the order of the axes does not matter."""
     k = len(output_size)
-    spatial = data.shape[data.ndim - k:]
+    spatial = data.shape[data.ndim - k :]
     values = data
     positions = np.broadcast_to(np.arange(int(np.prod(spatial)), dtype=np.int64).reshape(spatial), data.shape)
     axes = range(data.ndim - k, data.ndim)
@@ -438,7 +577,7 @@ def _adaptive_argmax_axis(values: np.ndarray, positions: np.ndarray, axis: int, 
     start, end = (i * size) // count, -((-(i + 1) * size) // count)
     longest = int((end - start).max()) if count else 0
     if not longest:  # no bins (or none holds an element): empty results
-        shape = values.shape[:axis] + (count,) + values.shape[axis + 1:]
+        shape = values.shape[:axis] + (count,) + values.shape[axis + 1 :]
         return np.zeros(shape, values.dtype), np.zeros(shape, np.int64)
     index = np.minimum(start[:, None] + np.arange(longest)[None, :], (end - 1)[:, None])
     window = np.moveaxis(values, axis, -1)[..., index]
@@ -468,8 +607,9 @@ def _affine(x: np.ndarray, weight: Any, bias: Any) -> np.ndarray:
 
 
 @kernel("aten.layer_norm")
-def layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Sequence[int], eps: float,
-               cudnn_enable: bool = True) -> np.ndarray:
+def layer_norm(
+    data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Sequence[int], eps: float, cudnn_enable: bool = True
+) -> np.ndarray:
     """Normalize over the last dims, then scale and shift."""
     axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
     y, _, _ = _normalize(data, axes, eps)
@@ -477,7 +617,9 @@ def layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Se
 
 
 @kernel("aten.native_layer_norm")
-def native_layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Sequence[int], eps: float) -> tuple:
+def native_layer_norm(
+    data: np.ndarray, weight: Any, bias: Any, *, normalized_shape: Sequence[int], eps: float
+) -> tuple:
     """(y, mean, rstd)."""
     axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
     y, mean, rstd = _normalize(data, axes, eps)
@@ -485,8 +627,9 @@ def native_layer_norm(data: np.ndarray, weight: Any, bias: Any, *, normalized_sh
 
 
 @kernel("aten.layer_norm_sized")
-def layer_norm_sized(data: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple, *, eps: float,
-                     cudnn_enable: bool = True) -> np.ndarray:
+def layer_norm_sized(
+    data: np.ndarray, weight: Any, bias: Any, normalized_shape: tuple, *, eps: float, cudnn_enable: bool = True
+) -> np.ndarray:
     """layer_norm with normalized_shape given as int64 scalars."""
     return layer_norm(data, weight, bias, normalized_shape=normalized_shape, eps=eps)
 
@@ -502,16 +645,27 @@ def _per_channel(vector: Any, ndim: int) -> Any:
 
 
 @kernel("aten.batch_norm")
-def batch_norm(data: np.ndarray, weight: Any, bias: Any, mean: Any, var: Any, *, training: bool, momentum: float,
-               eps: float, cudnn_enabled: bool = True) -> np.ndarray:
+def batch_norm(
+    data: np.ndarray,
+    weight: Any,
+    bias: Any,
+    mean: Any,
+    var: Any,
+    *,
+    training: bool,
+    momentum: float,
+    eps: float,
+    cudnn_enabled: bool = True,
+) -> np.ndarray:
     """Inference batch norm with the running statistics."""
     x = (data.astype(np.float64) - _per_channel(mean, data.ndim)) / np.sqrt(_per_channel(var, data.ndim) + eps)
     return same_dtype(data, _affine(x, _per_channel(weight, data.ndim), _per_channel(bias, data.ndim)))
 
 
 @kernel("aten._native_batch_norm_legit_no_training")
-def batch_norm_stats(data: np.ndarray, weight: Any, bias: Any, mean: Any, var: Any, *, momentum: float,
-                     eps: float) -> tuple:
+def batch_norm_stats(
+    data: np.ndarray, weight: Any, bias: Any, mean: Any, var: Any, *, momentum: float, eps: float
+) -> tuple:
     """(y, empty, empty) as torch returns in inference."""
     y = batch_norm(data, weight, bias, mean, var, training=False, momentum=momentum, eps=eps)
     empty = np.zeros((0,), data.dtype)
@@ -579,7 +733,7 @@ def _vector_norm(x: np.ndarray, axes: Optional[tuple], keep: bool, order: float)
         return np.min(magnitude, axis=axes, keepdims=keep)
     if order == 0:
         return np.sum(magnitude != 0, axis=axes, keepdims=keep).astype(np.float64)
-    return np.sum(magnitude ** order, axis=axes, keepdims=keep) ** (1 / order)
+    return np.sum(magnitude**order, axis=axes, keepdims=keep) ** (1 / order)
 
 
 @kernel("aten.median")
@@ -636,7 +790,11 @@ def _sorted_order(data: np.ndarray, dim: int, descending: bool) -> np.ndarray:
         return np.zeros((), np.int64)
     keys = data
     if descending:
-        keys = -data if data.dtype.kind not in "ub" else (np.iinfo(data.dtype).max - data if data.dtype.kind == "u" else ~data)
+        keys = (
+            -data
+            if data.dtype.kind not in "ub"
+            else (np.iinfo(data.dtype).max - data if data.dtype.kind == "u" else ~data)
+        )
     return np.argsort(keys, axis=dim, kind="stable").astype(np.int64)
 
 
@@ -720,7 +878,9 @@ def unsqueeze(data: np.ndarray, *, dim: int) -> np.ndarray:
 @kernel("aten.squeeze")
 def squeeze(data: np.ndarray, *, dim: Any = None) -> np.ndarray:
     """The listed (or all) dims of size 1 removed."""
-    listed = range(data.ndim) if dim is None else [d % max(data.ndim, 1) for d in ([dim] if isinstance(dim, int) else dim)]
+    listed = (
+        range(data.ndim) if dim is None else [d % max(data.ndim, 1) for d in ([dim] if isinstance(dim, int) else dim)]
+    )
     axes = tuple(a for a in listed if data.ndim and data.shape[a] == 1)
     return np.squeeze(data, axis=axes) if axes else data.copy()
 
@@ -731,8 +891,8 @@ def flatten(data: np.ndarray, *, start_dim: int, end_dim: int) -> np.ndarray:
     if data.ndim == 0:
         return data.reshape(1)
     start, end = start_dim % data.ndim, end_dim % data.ndim
-    merged = int(np.prod(data.shape[start:end + 1], dtype=np.int64))  # not -1: a 0 among the others leaves it open
-    return data.reshape(data.shape[:start] + (merged,) + data.shape[end + 1:])
+    merged = int(np.prod(data.shape[start : end + 1], dtype=np.int64))  # not -1: a 0 among the others leaves it open
+    return data.reshape(data.shape[:start] + (merged,) + data.shape[end + 1 :])
 
 
 @kernel("aten.cat")
@@ -800,9 +960,18 @@ def embedding(weight: np.ndarray, indices: np.ndarray, **_: Any) -> np.ndarray:
 
 
 @kernel("aten.embedding_bag")
-def embedding_bag(weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray, per_sample_weights: Any, *,
-                  scale_grad_by_freq: bool, mode: int, sparse: bool, include_last_offset: bool,
-                  padding_idx: Optional[int]) -> tuple:
+def embedding_bag(
+    weight: np.ndarray,
+    indices: np.ndarray,
+    offsets: np.ndarray,
+    per_sample_weights: Any,
+    *,
+    scale_grad_by_freq: bool,
+    mode: int,
+    sparse: bool,
+    include_last_offset: bool,
+    padding_idx: Optional[int],
+) -> tuple:
     """Rows of weight summed, averaged or maxed per bag, padding_idx (negative: from the end)
     skipped; then torch's offset2bag, bag_size and max_indices (mode sum: as long as offsets)."""
     indices, offsets = indices.astype(np.int64), offsets.astype(np.int64)
@@ -880,8 +1049,11 @@ def diagonal(data: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarr
 @kernel("aten.repeat_interleave_by")
 def repeat_interleave_by(data: np.ndarray, repeats: np.ndarray, *, dim: Optional[int]) -> np.ndarray:
     """Element i repeated repeats[i] times along dim (of the flattened tensor without one)."""
-    return np.repeat(data.reshape(-1) if dim is None else data, repeats.reshape(-1) if repeats.ndim else int(repeats),
-                     axis=0 if dim is None else dim)
+    return np.repeat(
+        data.reshape(-1) if dim is None else data,
+        repeats.reshape(-1) if repeats.ndim else int(repeats),
+        axis=0 if dim is None else dim,
+    )
 
 
 @kernel("aten.diff")
@@ -1065,7 +1237,7 @@ def unflatten(data: np.ndarray, sizes: tuple, *, dim: int) -> np.ndarray:
     if -1 in split:  # inferred from the dim itself: NumPy's -1 of an empty tensor has nothing to divide
         known = int(np.prod([s for s in split if s != -1]))
         split[split.index(-1)] = data.shape[axis] // known if known else 0
-    return data.reshape(data.shape[:axis] + tuple(split) + data.shape[axis + 1:]).copy()
+    return data.reshape(data.shape[:axis] + tuple(split) + data.shape[axis + 1 :]).copy()
 
 
 @kernel("aten.topk")
@@ -1079,13 +1251,24 @@ def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> 
 
 
 # resampling ---------------------------------------------------------------------------------------
-_COORDINATES = {"nearest": ("nearest", "asymmetric", "floor"), "nearest-exact": ("nearest", "half_pixel", "round_prefer_ceil"),
-                "linear": ("linear", "pytorch_half_pixel", "floor"), "cubic": ("cubic", "half_pixel", "floor")}
+_COORDINATES = {
+    "nearest": ("nearest", "asymmetric", "floor"),
+    "nearest-exact": ("nearest", "half_pixel", "round_prefer_ceil"),
+    "linear": ("linear", "pytorch_half_pixel", "floor"),
+    "cubic": ("cubic", "half_pixel", "floor"),
+}
 
 
 @kernel("aten.upsample")
-def upsample(data: np.ndarray, output_size: Any, *, scales: Optional[Sequence[float]], mode: str, align_corners: bool,
-             antialias: bool) -> np.ndarray:
+def upsample(
+    data: np.ndarray,
+    output_size: Any,
+    *,
+    scales: Optional[Sequence[float]],
+    mode: str,
+    align_corners: bool,
+    antialias: bool,
+) -> np.ndarray:
     """torch's interpolate through ONNX's Resize (the same coordinate mappings)."""
     sizes = _ints(output_size) if isinstance(output_size, tuple) else []
     k = len(sizes) or len(scales or [])
@@ -1100,14 +1283,27 @@ def upsample(data: np.ndarray, output_size: Any, *, scales: Optional[Sequence[fl
         outs = sizes or [int(data.shape[a] * s) for a, s in zip(axes, static or [])]
         return _antialiased(data, axes, outs, list(scales) if scales else None, mode, align_corners)
     empty = np.zeros((0,), np.float32)
-    return KERNELS["onnx.resize"](data, empty, empty, np.asarray(sizes if static is None else [], np.int64),
-                                  static_scales=static, axes=axes, mode=resize_mode, coordinate_transformation_mode=coordinates,
-                                  nearest_mode=nearest, cubic_coeff_a=-0.75, exclude_outside=False, extrapolation_value=0.0,
-                                  keep_aspect_ratio_policy="stretch", antialias=antialias)
+    return KERNELS["onnx.resize"](
+        data,
+        empty,
+        empty,
+        np.asarray(sizes if static is None else [], np.int64),
+        static_scales=static,
+        axes=axes,
+        mode=resize_mode,
+        coordinate_transformation_mode=coordinates,
+        nearest_mode=nearest,
+        cubic_coeff_a=-0.75,
+        exclude_outside=False,
+        extrapolation_value=0.0,
+        keep_aspect_ratio_policy="stretch",
+        antialias=antialias,
+    )
 
 
-def _antialiased(data: np.ndarray, axes: list, outs: list, scales: Optional[list], mode: str,
-                 align_corners: bool) -> np.ndarray:
+def _antialiased(
+    data: np.ndarray, axes: list, outs: list, scales: Optional[list], mode: str, align_corners: bool
+) -> np.ndarray:
     """torch's antialiased bilinear or bicubic interpolation (`_upsample_*_aa`), one axis at a
     time: each output averages the inputs under its filter stretched by the downscale factor,
     weights normalized (a triangle, or Keys' cubic with a = -0.5). ONNX Resize's antialias
@@ -1119,8 +1315,9 @@ def _antialiased(data: np.ndarray, axes: list, outs: list, scales: Optional[list
     return x.astype(data.dtype)
 
 
-def _antialiased_axis(x: np.ndarray, axis: int, out: int, given: Optional[float], mode: str,
-                      align_corners: bool) -> np.ndarray:
+def _antialiased_axis(
+    x: np.ndarray, axis: int, out: int, given: Optional[float], mode: str, align_corners: bool
+) -> np.ndarray:
     size = x.shape[axis]
     if align_corners:
         scale = (size - 1) / (out - 1) if out > 1 else 0.0
@@ -1135,7 +1332,11 @@ def _antialiased_axis(x: np.ndarray, axis: int, out: int, given: Optional[float]
         lo = max(int(center - support + 0.5), 0)
         hi = min(int(center + support + 0.5), size)
         taps_at = (np.arange(lo, hi) - center + 0.5) * inverse
-        w = np.maximum(0.0, 1.0 - np.abs(taps_at)) if mode == "linear" else np.array([keys_cubic(t, -0.5) for t in taps_at])
+        w = (
+            np.maximum(0.0, 1.0 - np.abs(taps_at))
+            if mode == "linear"
+            else np.array([keys_cubic(t, -0.5) for t in taps_at])
+        )
         total = w.sum()
         weights[o, lo:hi] = w / total if total else w
     return np.moveaxis(np.tensordot(weights, np.moveaxis(x, axis, 0), axes=(1, 0)), 0, axis)

@@ -39,7 +39,9 @@ def index(data: np.ndarray, indices: tuple, *, dims: Sequence[int]) -> np.ndarra
 
 
 @kernel("aten.index_put")
-def index_put(data: np.ndarray, indices: tuple, values: np.ndarray, *, dims: Sequence[int], accumulate: bool) -> np.ndarray:
+def index_put(
+    data: np.ndarray, indices: tuple, values: np.ndarray, *, dims: Sequence[int], accumulate: bool
+) -> np.ndarray:
     """x with values written (or added) at the indices."""
     out = data.copy()
     where = _index_tuple(data, indices, dims)
@@ -60,12 +62,21 @@ def gather(data: np.ndarray, index: np.ndarray, *, dim: int, sparse_grad: bool) 
     return np.take_along_axis(data[window], index.astype(np.int64), axis=axis)
 
 
-_SCATTER = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply, "amax": np.maximum,
-            "amin": np.minimum, "mean": np.add}
+_SCATTER = {
+    "sum": np.add,
+    "add": np.add,
+    "prod": np.multiply,
+    "multiply": np.multiply,
+    "amax": np.maximum,
+    "amin": np.minimum,
+    "mean": np.add,
+}
 
 
 @kernel("aten.scatter")
-def scatter(data: np.ndarray, index: np.ndarray, src: np.ndarray, *, dim: int, reduce: str, include_self: bool) -> np.ndarray:
+def scatter(
+    data: np.ndarray, index: np.ndarray, src: np.ndarray, *, dim: int, reduce: str, include_self: bool
+) -> np.ndarray:
     """x with src written (or reduced) at the indices along dim."""
     out = data.copy()
     axis = dim % max(data.ndim, 1)
@@ -118,12 +129,17 @@ def searchsorted(sequence: np.ndarray, data: np.ndarray, *, out_int32: bool, rig
 
 
 @kernel("aten.grid_sampler")
-def grid_sampler(data: np.ndarray, grid: np.ndarray, *, interpolation_mode: int, padding_mode: int,
-                 align_corners: bool) -> np.ndarray:
+def grid_sampler(
+    data: np.ndarray, grid: np.ndarray, *, interpolation_mode: int, padding_mode: int, align_corners: bool
+) -> np.ndarray:
     """Samples at normalized grid coordinates (ONNX's GridSample)."""
-    return KERNELS["onnx.grid_sample"](data, grid, mode={0: "linear", 1: "nearest", 2: "cubic"}[interpolation_mode],
-                                       padding_mode={0: "zeros", 1: "border", 2: "reflection"}[padding_mode],
-                                       align_corners=align_corners)
+    return KERNELS["onnx.grid_sample"](
+        data,
+        grid,
+        mode={0: "linear", 1: "nearest", 2: "cubic"}[interpolation_mode],
+        padding_mode={0: "zeros", 1: "border", 2: "reflection"}[padding_mode],
+        align_corners=align_corners,
+    )
 
 
 @kernel("aten.affine_grid_generator")
@@ -139,42 +155,76 @@ def _each(values: Sequence[int], k: int) -> list:
 
 
 @kernel("aten.im2col")
-def im2col(data: np.ndarray, *, kernel_size: Sequence[int], dilation: Sequence[int], padding: Sequence[int],
-           stride: Sequence[int]) -> np.ndarray:
+def im2col(
+    data: np.ndarray,
+    *,
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> np.ndarray:
     """Sliding blocks as columns: (n, c * prod(kernel), blocks)."""
     k = len(kernel_size)
     dilation, padding, stride = _each(dilation, k), _each(padding, k), _each(stride, k)
     widths = [(0, 0)] * (data.ndim - k) + [(p, p) for p in padding]
     padded = np.pad(data, widths)
-    spatial = padded.shape[data.ndim - k:]
+    spatial = padded.shape[data.ndim - k :]
     counts = [(spatial[i] - dilation[i] * (kernel_size[i] - 1) - 1) // stride[i] + 1 for i in range(k)]
     columns = []
     for offset in itertools.product(*(range(s) for s in kernel_size)):
-        box = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (counts[i] - 1) + 1, stride[i])
-                    for i in range(k))
-        columns.append(padded[(Ellipsis,) + box].reshape(data.shape[:data.ndim - k] + (-1,)))
+        box = tuple(
+            slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (counts[i] - 1) + 1, stride[i])
+            for i in range(k)
+        )
+        columns.append(padded[(Ellipsis,) + box].reshape(data.shape[: data.ndim - k] + (-1,)))
     stacked = np.stack(columns, axis=-2)
-    lead = data.shape[:data.ndim - k - 1]
+    lead = data.shape[: data.ndim - k - 1]
     return stacked.reshape(lead + (-1, stacked.shape[-1]))
 
 
 @kernel("aten.col2im")
-def col2im(data: np.ndarray, *, output_size: Sequence[int], kernel_size: Sequence[int], dilation: Sequence[int],
-           padding: Sequence[int], stride: Sequence[int]) -> np.ndarray:
+def col2im(
+    data: np.ndarray,
+    *,
+    output_size: Sequence[int],
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> np.ndarray:
     """Columns summed back into an image (ONNX's Col2Im)."""
     k = len(kernel_size)
     batched = data if data.ndim == 3 else data[None]
-    out = KERNELS["onnx.col2im"](batched, np.asarray(output_size, np.int64), np.asarray(kernel_size, np.int64),
-                                 strides=_each(stride, k), pads=_each(padding, k) * 2, dilations=_each(dilation, k))
+    out = KERNELS["onnx.col2im"](
+        batched,
+        np.asarray(output_size, np.int64),
+        np.asarray(kernel_size, np.int64),
+        strides=_each(stride, k),
+        pads=_each(padding, k) * 2,
+        dilations=_each(dilation, k),
+    )
     return out if data.ndim == 3 else out[0]
 
 
 @kernel("aten.col2im_sized")
-def col2im_sized(data: np.ndarray, output_size: tuple, *, kernel_size: Sequence[int], dilation: Sequence[int],
-                 padding: Sequence[int], stride: Sequence[int]) -> np.ndarray:
+def col2im_sized(
+    data: np.ndarray,
+    output_size: tuple,
+    *,
+    kernel_size: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    stride: Sequence[int],
+) -> np.ndarray:
     """aten.col2im with the output size given as int64 scalars."""
-    return col2im(data, output_size=[int(v) for v in output_size], kernel_size=kernel_size, dilation=dilation,
-                  padding=padding, stride=stride)
+    return col2im(
+        data,
+        output_size=[int(v) for v in output_size],
+        kernel_size=kernel_size,
+        dilation=dilation,
+        padding=padding,
+        stride=stride,
+    )
 
 
 # recurrent layers ---------------------------------------------------------------------------------
@@ -204,8 +254,18 @@ def _cell(kind: str, x: np.ndarray, h: np.ndarray, c: Any, weights: list) -> tup
 
 
 def _recurrent(kind: str):
-    def run(data: np.ndarray, hx: Any, params: tuple, *, has_biases: bool, num_layers: int, dropout: float, train: bool,
-            bidirectional: bool, batch_first: bool) -> tuple:
+    def run(
+        data: np.ndarray,
+        hx: Any,
+        params: tuple,
+        *,
+        has_biases: bool,
+        num_layers: int,
+        dropout: float,
+        train: bool,
+        bidirectional: bool,
+        batch_first: bool,
+    ) -> tuple:
         unbatched = data.ndim == 2
         x = data[:, None] if unbatched else (np.swapaxes(data, 0, 1) if batch_first else data)
         x = x.astype(np.float64)
@@ -218,7 +278,7 @@ def _recurrent(kind: str):
             outputs = []
             for direction in range(directions):
                 slot = layer * directions + direction
-                weights = [p.astype(np.float64) for p in params[slot * per:(slot + 1) * per]]
+                weights = [p.astype(np.float64) for p in params[slot * per : (slot + 1) * per]]
                 h = states[0][slot].astype(np.float64)
                 c = states[1][slot].astype(np.float64) if kind == "aten.lstm" else None
                 steps = range(x.shape[0]) if direction == 0 else reversed(range(x.shape[0]))
@@ -338,8 +398,9 @@ def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return x - top - np.log(np.exp(x - top).sum(axis=axis, keepdims=True))
 
 
-def _class_loss(log_probs: np.ndarray, target: np.ndarray, weight: Any, reduction: int, ignore_index: int,
-                smoothing: float = 0.0) -> tuple:
+def _class_loss(
+    log_probs: np.ndarray, target: np.ndarray, weight: Any, reduction: int, ignore_index: int, smoothing: float = 0.0
+) -> tuple:
     """(loss, total weight) of log-probabilities at class targets (torch's nll_loss, with label
     smoothing as cross_entropy applies it)."""
     axis = 0 if log_probs.ndim == 1 else 1
@@ -363,7 +424,9 @@ def _class_loss(log_probs: np.ndarray, target: np.ndarray, weight: Any, reductio
     return loss.sum() / total, total
 
 
-def _probability_loss(log_probs: np.ndarray, target: np.ndarray, weight: Any, reduction: int, smoothing: float) -> np.ndarray:
+def _probability_loss(
+    log_probs: np.ndarray, target: np.ndarray, weight: Any, reduction: int, smoothing: float
+) -> np.ndarray:
     axis = 0 if log_probs.ndim == 1 else 1
     classes = log_probs.shape[axis]
     shape = [1] * log_probs.ndim
@@ -392,12 +455,15 @@ def nll_loss_forward(data: np.ndarray, target: np.ndarray, weight: Any, *, reduc
 
 
 @kernel("aten.cross_entropy_loss")
-def cross_entropy_loss(data: np.ndarray, target: np.ndarray, weight: Any, *, reduction: int, ignore_index: int,
-                       label_smoothing: float) -> np.ndarray:
+def cross_entropy_loss(
+    data: np.ndarray, target: np.ndarray, weight: Any, *, reduction: int, ignore_index: int, label_smoothing: float
+) -> np.ndarray:
     """Cross entropy of logits against class targets or probabilities."""
     log_probs = _log_softmax(data.astype(np.float64), 0 if data.ndim == 1 else 1)
     if target.dtype.kind == "f":
-        return same_dtype(data, _probability_loss(log_probs, target.astype(np.float64), weight, reduction, label_smoothing))
+        return same_dtype(
+            data, _probability_loss(log_probs, target.astype(np.float64), weight, reduction, label_smoothing)
+        )
     return same_dtype(data, _class_loss(log_probs, target, weight, reduction, ignore_index, label_smoothing)[0])
 
 
@@ -408,7 +474,7 @@ def _norm(x: np.ndarray, p: float, axis: int, keepdims: bool = False) -> np.ndar
         return magnitude.max(axis=axis, keepdims=keepdims)
     if p == 0:
         return (magnitude != 0).sum(axis=axis, keepdims=keepdims).astype(np.float64)
-    return (magnitude ** p).sum(axis=axis, keepdims=keepdims) ** (1 / p)
+    return (magnitude**p).sum(axis=axis, keepdims=keepdims) ** (1 / p)
 
 
 @kernel("aten.cdist")

@@ -89,9 +89,19 @@ def _window(x: np.ndarray, offsets: tuple, dilation: list, out: tuple, strides: 
 
 
 # convolution ------------------------------------------------------------------------------------
-def convolve(data: np.ndarray, weight: np.ndarray, spatial: str, strides: Sequence[int], padding: Sequence[int],
-             dilation: Sequence[int], groups: int, data_layout: str, kernel_layout: str, out_layout: str,
-             out_dtype: str) -> np.ndarray:
+def convolve(
+    data: np.ndarray,
+    weight: np.ndarray,
+    spatial: str,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    data_layout: str,
+    kernel_layout: str,
+    out_layout: str,
+    out_dtype: str,
+) -> np.ndarray:
     """N-d convolution (cross-correlation, as Relay) with groups."""
     k = len(spatial)
     x = accumulate(relayout(data, data_layout, "NC" + spatial), out_dtype)
@@ -106,16 +116,29 @@ def convolve(data: np.ndarray, weight: np.ndarray, spatial: str, strides: Sequen
     result = np.zeros((n, o) + tuple(max(v, 0) for v in out), dtype=np.result_type(x, w))
     cg, og = c // groups, o // groups
     for g in range(groups if result.size and x.size and w.size else 0):  # empty: zeros, whatever groups says
-        xg, wg = x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        xg, wg = x[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
         for offsets in itertools.product(*(range(kk) for kk in w.shape[2:])):
             patch = _window(xg, offsets, d, out, s)
-            result[:, g * og:(g + 1) * og] += np.einsum("nc...,oc->no...", patch, wg[(slice(None), slice(None)) + offsets])
+            result[:, g * og : (g + 1) * og] += np.einsum(
+                "nc...,oc->no...", patch, wg[(slice(None), slice(None)) + offsets]
+            )
     return in_dtype(unlayout(result, "NC" + spatial, out_layout or data_layout), data, out_dtype)
 
 
-def convolve_transposed(data: np.ndarray, weight: np.ndarray, spatial: str, strides: Sequence[int],
-                        padding: Sequence[int], output_padding: Sequence[int], dilation: Sequence[int], groups: int,
-                        data_layout: str, kernel_layout: str, out_layout: str, out_dtype: str) -> np.ndarray:
+def convolve_transposed(
+    data: np.ndarray,
+    weight: np.ndarray,
+    spatial: str,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    output_padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    data_layout: str,
+    kernel_layout: str,
+    out_layout: str,
+    out_dtype: str,
+) -> np.ndarray:
     """The transpose (gradient) of a convolution: each input element scatters a scaled kernel."""
     k = len(spatial)
     x = accumulate(relayout(data, data_layout, "NC" + spatial), out_dtype)
@@ -125,14 +148,15 @@ def convolve_transposed(data: np.ndarray, weight: np.ndarray, spatial: str, stri
     og = w.shape[1]
     if groups <= 0 or c % groups:
         raise ValueError(f"{c} input channels are not divisible by groups={groups}")
-    full = tuple((size - 1) * ss + (kk - 1) * dd + 1 + e
-                 for size, kk, dd, ss, e in zip(x.shape[2:], w.shape[2:], d, s, extra))
+    full = tuple(
+        (size - 1) * ss + (kk - 1) * dd + 1 + e for size, kk, dd, ss, e in zip(x.shape[2:], w.shape[2:], d, s, extra)
+    )
     result = np.zeros((n, og * groups) + full, dtype=np.result_type(x, w))
     cg = c // groups
     for g in range(groups if result.size and x.size and w.size else 0):  # empty: zeros, whatever groups says
-        xg, wg = x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg]
+        xg, wg = x[:, g * cg : (g + 1) * cg], w[g * cg : (g + 1) * cg]
         for offsets in itertools.product(*(range(kk) for kk in w.shape[2:])):
-            target = _window(result[:, g * og:(g + 1) * og], offsets, d, x.shape[2:], s)
+            target = _window(result[:, g * og : (g + 1) * og], offsets, d, x.shape[2:], s)
             target += np.einsum("nc...,co->no...", xg, wg[(slice(None), slice(None)) + offsets])
     crop = [slice(None), slice(None)]
     for size, (before, after) in zip(full, pads(padding, k)):
@@ -143,9 +167,20 @@ def convolve_transposed(data: np.ndarray, weight: np.ndarray, spatial: str, stri
 
 
 @kernel("nn.conv2d_backward_weight")
-def conv2d_backward_weight(grad: np.ndarray, data: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
-                           dilation: Sequence[int], groups: int, kernel_size: Sequence[int], data_layout: str,
-                           kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
+def conv2d_backward_weight(
+    grad: np.ndarray,
+    data: np.ndarray,
+    *,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    kernel_size: Sequence[int],
+    data_layout: str,
+    kernel_layout: str,
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> np.ndarray:
     """The gradient of conv2d's weight: each tap correlates the input with the output gradient."""
     g = accumulate(relayout(grad, data_layout, "NCHW"), out_dtype)
     x = accumulate(relayout(data, kernel_layout, "NCHW"), out_dtype)
@@ -160,7 +195,8 @@ def conv2d_backward_weight(grad: np.ndarray, data: np.ndarray, *, strides: Seque
         patch = _window(x, offsets, d, g.shape[2:], s)
         for gi in range(groups):
             weight[(slice(gi * og, (gi + 1) * og), slice(None)) + offsets] = np.einsum(
-                "nohw,nchw->oc", g[:, gi * og:(gi + 1) * og], patch[:, gi * cg:(gi + 1) * cg])
+                "nohw,nchw->oc", g[:, gi * og : (gi + 1) * og], patch[:, gi * cg : (gi + 1) * cg]
+            )
     return in_dtype(unlayout(weight, "OIHW", out_layout or "OIHW"), grad, out_dtype)
 
 
@@ -180,9 +216,21 @@ def _bilinear(x: np.ndarray, py: np.ndarray, px: np.ndarray) -> np.ndarray:
 
 
 @kernel("nn.deformable_conv2d")
-def deformable_conv2d(data: np.ndarray, offset: np.ndarray, weight: np.ndarray, *, strides: Sequence[int],
-                      padding: Sequence[int], dilation: Sequence[int], deformable_groups: int, groups: int,
-                      data_layout: str, kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
+def deformable_conv2d(
+    data: np.ndarray,
+    offset: np.ndarray,
+    weight: np.ndarray,
+    *,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    deformable_groups: int,
+    groups: int,
+    data_layout: str,
+    kernel_layout: str,
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> np.ndarray:
     """conv2d whose tap (i, j) reads each output position's input at a learned fractional offset
     (bilinear, zero outside), per deformable group of channels."""
     x = relayout(data, data_layout, "NCHW").astype(np.float64)
@@ -205,10 +253,13 @@ def deformable_conv2d(data: np.ndarray, offset: np.ndarray, weight: np.ndarray, 
         for g in range(deformable_groups):
             at = 2 * (g * kh * kw + i * kw + j)
             py, px = base_y + i * dh + off[:, at], base_x + j * dw + off[:, at + 1]
-            sampled[:, g * per_group:(g + 1) * per_group] = _bilinear(x[:, g * per_group:(g + 1) * per_group], py, px)
+            sampled[:, g * per_group : (g + 1) * per_group] = _bilinear(
+                x[:, g * per_group : (g + 1) * per_group], py, px
+            )
         for gi in range(groups):
-            out[:, gi * og:(gi + 1) * og] += np.einsum(
-                "nchw,oc->nohw", sampled[:, gi * cg:(gi + 1) * cg], w[gi * og:(gi + 1) * og, :, i, j])
+            out[:, gi * og : (gi + 1) * og] += np.einsum(
+                "nchw,oc->nohw", sampled[:, gi * cg : (gi + 1) * cg], w[gi * og : (gi + 1) * og, :, i, j]
+            )
     return in_dtype(unlayout(out, "NCHW", out_layout or data_layout), data, out_dtype)
 
 
@@ -225,16 +276,28 @@ def _pool_geometry(size: int, k: int, pad: int, stride: int, dilation: int, ceil
     return out, extra
 
 
-def pool(data: np.ndarray, spatial: str, pool_size: Sequence[int], strides: Sequence[int],
-         dilation: Sequence[int], padding: Sequence[int], layout: str, out_layout: str, ceil_mode: bool, kind: str,
-         count_include_pad: bool = False) -> np.ndarray:
+def pool(
+    data: np.ndarray,
+    spatial: str,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    out_layout: str,
+    ceil_mode: bool,
+    kind: str,
+    count_include_pad: bool = False,
+) -> np.ndarray:
     """Max or average pooling over the spatial dims."""
     k = len(spatial)
     x = relayout(data, layout, "NC" + spatial)
     ks, s, d = per_dim(pool_size, k), per_dim(strides, k), per_dim(dilation, k)
     explicit = pads(padding, k)
-    geometry = [_pool_geometry(size, kk, b + a, ss, dd, bool(ceil_mode))
-                for size, kk, (b, a), ss, dd in zip(x.shape[2:], ks, explicit, s, d)]
+    geometry = [
+        _pool_geometry(size, kk, b + a, ss, dd, bool(ceil_mode))
+        for size, kk, (b, a), ss, dd in zip(x.shape[2:], ks, explicit, s, d)
+    ]
     out = tuple(o for o, _ in geometry)
     if any(o <= 0 for o in out):
         raise ValueError("the pooling window is larger than the padded input")
@@ -255,8 +318,9 @@ def _max_windows(x: np.ndarray, full: list, ks: list, d: list, out: tuple, s: li
     return result
 
 
-def _avg_windows(x: np.ndarray, full: list, explicit: list, ks: list, d: list, out: tuple, s: list,
-                 count_include_pad: bool) -> np.ndarray:
+def _avg_windows(
+    x: np.ndarray, full: list, explicit: list, ks: list, d: list, out: tuple, s: list, count_include_pad: bool
+) -> np.ndarray:
     padded = np.pad(x.astype(np.float64), full)
     counted = np.ones((1, 1) + x.shape[2:])
     if count_include_pad:
@@ -272,8 +336,9 @@ def _avg_windows(x: np.ndarray, full: list, explicit: list, ks: list, d: list, o
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
-def adaptive(data: np.ndarray, spatial: str, output_size: Optional[Sequence[int]], layout: str, out_layout: str,
-             reduce: Callable) -> np.ndarray:
+def adaptive(
+    data: np.ndarray, spatial: str, output_size: Optional[Sequence[int]], layout: str, out_layout: str, reduce: Callable
+) -> np.ndarray:
     """`reduce` (np.mean or np.max) over `output_size` bins per spatial dim (the input's sizes
     when none). A box's mean or max is that of its axes' in turn, so each axis is pooled on
     its own, vectorised (`adaptive_axis`): the axes that shrink first, so that no step holds
@@ -312,39 +377,104 @@ def _register(k: int) -> None:
     spatial = SPATIAL[k]
 
     @kernel(f"nn.conv{k}d")
-    def conv(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
-             dilation: Sequence[int], groups: int, data_layout: str, kernel_layout: str, out_layout: str = "",
-             out_dtype: str = "") -> np.ndarray:
-        return convolve(data, weight, spatial, strides, padding, dilation, groups, data_layout, kernel_layout,
-                        out_layout, out_dtype)
+    def conv(
+        data: np.ndarray,
+        weight: np.ndarray,
+        *,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilation: Sequence[int],
+        groups: int,
+        data_layout: str,
+        kernel_layout: str,
+        out_layout: str = "",
+        out_dtype: str = "",
+    ) -> np.ndarray:
+        return convolve(
+            data, weight, spatial, strides, padding, dilation, groups, data_layout, kernel_layout, out_layout, out_dtype
+        )
 
     @kernel(f"nn.conv{k}d_transpose")
-    def conv_transpose(data: np.ndarray, weight: np.ndarray, *, strides: Sequence[int], padding: Sequence[int],
-                       output_padding: Sequence[int], dilation: Sequence[int], groups: int, data_layout: str,
-                       kernel_layout: str, out_layout: str = "", out_dtype: str = "") -> np.ndarray:
-        return convolve_transposed(data, weight, spatial, strides, padding, output_padding, dilation, groups,
-                                   data_layout, kernel_layout, out_layout, out_dtype)
+    def conv_transpose(
+        data: np.ndarray,
+        weight: np.ndarray,
+        *,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        output_padding: Sequence[int],
+        dilation: Sequence[int],
+        groups: int,
+        data_layout: str,
+        kernel_layout: str,
+        out_layout: str = "",
+        out_dtype: str = "",
+    ) -> np.ndarray:
+        return convolve_transposed(
+            data,
+            weight,
+            spatial,
+            strides,
+            padding,
+            output_padding,
+            dilation,
+            groups,
+            data_layout,
+            kernel_layout,
+            out_layout,
+            out_dtype,
+        )
 
     @kernel(f"nn.max_pool{k}d")
-    def max_pool(data: np.ndarray, *, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-                 padding: Sequence[int], layout: str, ceil_mode: bool, out_layout: str = "") -> np.ndarray:
+    def max_pool(
+        data: np.ndarray,
+        *,
+        pool_size: Sequence[int],
+        strides: Sequence[int],
+        dilation: Sequence[int],
+        padding: Sequence[int],
+        layout: str,
+        ceil_mode: bool,
+        out_layout: str = "",
+    ) -> np.ndarray:
         return pool(data, spatial, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "max")
 
     @kernel(f"nn.avg_pool{k}d")
-    def avg_pool(data: np.ndarray, *, pool_size: Sequence[int], strides: Sequence[int], dilation: Sequence[int],
-                 padding: Sequence[int], layout: str, ceil_mode: bool, count_include_pad: bool,
-                 out_layout: str = "") -> np.ndarray:
-        return pool(data, spatial, pool_size, strides, dilation, padding, layout, out_layout, ceil_mode, "avg",
-                    count_include_pad)
+    def avg_pool(
+        data: np.ndarray,
+        *,
+        pool_size: Sequence[int],
+        strides: Sequence[int],
+        dilation: Sequence[int],
+        padding: Sequence[int],
+        layout: str,
+        ceil_mode: bool,
+        count_include_pad: bool,
+        out_layout: str = "",
+    ) -> np.ndarray:
+        return pool(
+            data,
+            spatial,
+            pool_size,
+            strides,
+            dilation,
+            padding,
+            layout,
+            out_layout,
+            ceil_mode,
+            "avg",
+            count_include_pad,
+        )
 
     @kernel(f"nn.adaptive_avg_pool{k}d")
-    def adaptive_avg(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str,
-                     out_layout: str = "") -> np.ndarray:
+    def adaptive_avg(
+        data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str, out_layout: str = ""
+    ) -> np.ndarray:
         return adaptive(data, spatial, output_size, layout, out_layout, np.mean)
 
     @kernel(f"nn.adaptive_max_pool{k}d")
-    def adaptive_max(data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str,
-                     out_layout: str = "") -> np.ndarray:
+    def adaptive_max(
+        data: np.ndarray, *, output_size: Optional[Sequence[int]], layout: str, out_layout: str = ""
+    ) -> np.ndarray:
         return adaptive(data, spatial, output_size, layout, out_layout, np.max)
 
 

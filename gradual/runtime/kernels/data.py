@@ -93,8 +93,8 @@ def gather(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
 def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int, index_rank: Optional[int]) -> np.ndarray:
     """indices[:, y...] address dims [batch_dims, batch_dims + m) of data, per batch."""
     depth = indices.shape[0]
-    rest = data.shape[batch_dims + depth:]
-    batches = indices.shape[1:1 + batch_dims]
+    rest = data.shape[batch_dims + depth :]
+    batches = indices.shape[1 : 1 + batch_dims]
     out = np.empty(indices.shape[1:] + rest, dtype=data.dtype)
     for batch in np.ndindex(*batches):
         address = tuple(indices[(slice(None),) + batch].astype(np.int64))
@@ -124,7 +124,7 @@ def _batched_take(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: 
     count = int(np.prod(batch, dtype=np.int64))
     flat_data = data.reshape((count,) + data.shape[batch_dims:])
     flat_indices = indices.reshape((count,) + indices.shape[batch_dims:])
-    rest = data.shape[batch_dims:axis] + indices.shape[batch_dims:] + data.shape[axis + 1:]
+    rest = data.shape[batch_dims:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :]
     out = np.zeros((count,) + rest, dtype=data.dtype)
     for b in range(count):
         out[b] = np.take(flat_data[b], flat_indices[b], axis=axis - batch_dims, mode=mode)
@@ -163,8 +163,9 @@ def topk(data: np.ndarray, *, k: int, axis: int, ret_type: str, is_ascend: bool,
 @kernel("dyn.topk")
 def dyn_topk(data: np.ndarray, count: np.ndarray, *, axis: int, ret_type: str, is_ascend: bool, dtype: str) -> object:
     """`topk` whose k is a one-element tensor."""
-    return topk(data, k=int(np.asarray(count).reshape(-1)[0]), axis=axis, ret_type=ret_type, is_ascend=is_ascend,
-                dtype=dtype)
+    return topk(
+        data, k=int(np.asarray(count).reshape(-1)[0]), axis=axis, ret_type=ret_type, is_ascend=is_ascend, dtype=dtype
+    )
 
 
 @kernel("sort")
@@ -185,8 +186,14 @@ def _sorting(data: np.ndarray, axis: int, is_ascend: bool) -> np.ndarray:
 
 
 # indexing -------------------------------------------------------------------------------------
-def _slice_plan(rank: int, begin: Sequence[int], end: Sequence[int], strides: Optional[Sequence[int]],
-                axes: Optional[Sequence[int]], slice_mode: str) -> list:
+def _slice_plan(
+    rank: int,
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Optional[Sequence[int]],
+    axes: Optional[Sequence[int]],
+    slice_mode: str,
+) -> list:
     """(axis, slice) per sliced axis, in Relay's conventions (see `strided_slice`)."""
     strides = list(strides or [1])
     size_mode = slice_mode == "size"
@@ -218,8 +225,15 @@ def _size_end(begin: int, size: Optional[int]) -> Optional[int]:
 
 
 @kernel("strided_slice")
-def strided_slice(data: np.ndarray, *, begin: Sequence[int], end: Sequence[int], strides: Optional[Sequence[int]],
-                  axes: Optional[Sequence[int]], slice_mode: str) -> np.ndarray:
+def strided_slice(
+    data: np.ndarray,
+    *,
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Optional[Sequence[int]],
+    axes: Optional[Sequence[int]],
+    slice_mode: str,
+) -> np.ndarray:
     """Python slicing per axis: `begin`/`end`/`strides` for the listed `axes` (or the leading
     dims); `slice_mode="size"` reads `end` as sizes (-1: to the end)."""
     index = [slice(None)] * data.ndim
@@ -229,24 +243,33 @@ def strided_slice(data: np.ndarray, *, begin: Sequence[int], end: Sequence[int],
 
 
 @kernel("dyn.strided_slice")
-def dyn_strided_slice(data: np.ndarray, begin_values: np.ndarray, end_values: np.ndarray, stride_values: np.ndarray, *,
-                      slice_mode: str) -> np.ndarray:
+def dyn_strided_slice(
+    data: np.ndarray, begin_values: np.ndarray, end_values: np.ndarray, stride_values: np.ndarray, *, slice_mode: str
+) -> np.ndarray:
     """strided_slice whose begin, end and strides are 1-D tensors."""
     as_list = lambda v: [int(x) for x in np.asarray(v).reshape(-1)]  # noqa: E731
-    return strided_slice(data, begin=as_list(begin_values), end=as_list(end_values), strides=as_list(stride_values),
-                         axes=None, slice_mode=slice_mode)
+    return strided_slice(
+        data,
+        begin=as_list(begin_values),
+        end=as_list(end_values),
+        strides=as_list(stride_values),
+        axes=None,
+        slice_mode=slice_mode,
+    )
 
 
 @kernel("dyn.one_hot")
-def dyn_one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, count: np.ndarray, *, axis: int,
-                dtype: str) -> np.ndarray:
+def dyn_one_hot(
+    indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, count: np.ndarray, *, axis: int, dtype: str
+) -> np.ndarray:
     """one_hot whose depth is a scalar tensor."""
     return one_hot(indices, on_value, off_value, depth=int(np.asarray(count).reshape(-1)[0]), axis=axis, dtype=dtype)
 
 
 @kernel("one_hot")
-def one_hot(indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, *, depth: int, axis: int,
-            dtype: str) -> np.ndarray:
+def one_hot(
+    indices: np.ndarray, on_value: np.ndarray, off_value: np.ndarray, *, depth: int, axis: int, dtype: str
+) -> np.ndarray:
     """A new dim of size `depth` at `axis`: `on_value` where it equals the index, else `off_value`."""
     hot = indices[..., None] == np.arange(depth)
     out = np.where(hot, on_value, off_value).astype(dtype)

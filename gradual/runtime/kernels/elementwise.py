@@ -73,10 +73,25 @@ _unary("sign", np.sign)
 _unary("logical_not", np.logical_not)
 _unary("copy", np.copy)
 _unary("zeros_like", np.zeros_like)
-for _name, _fn in (("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin), ("acos", np.arccos),
-                   ("atan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("asinh", np.arcsinh),
-                   ("acosh", np.arccosh), ("atanh", np.arctanh), ("log2", np.log2), ("log10", np.log10),
-                   ("trunc", np.trunc), ("fast_exp", np.exp), ("fast_tanh", np.tanh), ("bitwise_not", np.invert)):
+for _name, _fn in (
+    ("sin", np.sin),
+    ("cos", np.cos),
+    ("tan", np.tan),
+    ("asin", np.arcsin),
+    ("acos", np.arccos),
+    ("atan", np.arctan),
+    ("sinh", np.sinh),
+    ("cosh", np.cosh),
+    ("asinh", np.arcsinh),
+    ("acosh", np.arccosh),
+    ("atanh", np.arctanh),
+    ("log2", np.log2),
+    ("log10", np.log10),
+    ("trunc", np.trunc),
+    ("fast_exp", np.exp),
+    ("fast_tanh", np.tanh),
+    ("bitwise_not", np.invert),
+):
     _unary(_name, _fn)
 _unary("fast_erf", lambda x: np.asarray(_erf(x), dtype=np.float64))
 
@@ -217,8 +232,8 @@ def fixed_point_multiply(data: np.ndarray, *, multiplier: int, shift: int) -> np
     if right > 0:
         out = (total + (1 << (right - 1))) >> right
     else:
-        out = np.clip(total, -2**31 - 1, 2**31 + 1) << min(-right, 31)
-    return np.clip(out, -2**31, 2**31 - 1).astype(np.int32)
+        out = np.clip(total, -(2**31) - 1, 2**31 + 1) << min(-right, 31)
+    return np.clip(out, -(2**31), 2**31 - 1).astype(np.int32)
 
 
 @kernel("annotation.checkpoint", "annotation.stop_fusion")

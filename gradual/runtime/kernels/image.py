@@ -38,8 +38,11 @@ def _nearest_index(coords: np.ndarray, rounding: str, mode: str) -> np.ndarray:
     if not rounding:
         rounding = "floor" if mode in ("align_corners", "asymmetric", "tf_half_pixel_for_nn") else "round"
     rounders = {
-        "round": lambda c: np.floor(c + 0.5), "round_prefer_ceil": lambda c: np.floor(c + 0.5),
-        "round_prefer_floor": lambda c: np.ceil(c - 0.5), "floor": np.floor, "ceil": np.ceil,
+        "round": lambda c: np.floor(c + 0.5),
+        "round_prefer_ceil": lambda c: np.floor(c + 0.5),
+        "round_prefer_floor": lambda c: np.ceil(c - 0.5),
+        "floor": np.floor,
+        "ceil": np.ceil,
     }
     if rounding not in rounders:
         raise ValueError(f"unknown rounding_method {rounding!r}")
@@ -48,6 +51,7 @@ def _nearest_index(coords: np.ndarray, rounding: str, mode: str) -> np.ndarray:
 
 def _cubic_weights(t: np.ndarray, alpha: float) -> np.ndarray:
     """Keys' cubic convolution weights of the four taps around a fractional offset t."""
+
     def w(d: np.ndarray) -> np.ndarray:
         d = np.abs(d)
         near = ((alpha + 2) * d - (alpha + 3)) * d * d + 1
@@ -57,8 +61,9 @@ def _cubic_weights(t: np.ndarray, alpha: float) -> np.ndarray:
     return np.stack([w(t + 1), w(t), w(1 - t), w(2 - t)], axis=-1)
 
 
-def resample_matrix(out: int, size: int, method: str, mode: str, rounding: str, alpha: float, exclude: int,
-                    roi: tuple) -> tuple:
+def resample_matrix(
+    out: int, size: int, method: str, mode: str, rounding: str, alpha: float, exclude: int, roi: tuple
+) -> tuple:
     """(out x size) weights of a 1-D resize, and which outputs fall outside the input (for
     tf_crop_and_resize's extrapolation value)."""
     coords = source_coordinates(out, size, mode, roi)
@@ -86,9 +91,20 @@ def resample_matrix(out: int, size: int, method: str, mode: str, rounding: str, 
     return matrix, outside
 
 
-def resize(data: np.ndarray, spatial: str, size: Sequence[int], roi: Optional[Sequence[float]], layout: str,
-           method: str, mode: str, rounding: str, alpha: float, exclude: int, extrapolation_value: float,
-           out_dtype: str) -> np.ndarray:
+def resize(
+    data: np.ndarray,
+    spatial: str,
+    size: Sequence[int],
+    roi: Optional[Sequence[float]],
+    layout: str,
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float,
+    exclude: int,
+    extrapolation_value: float,
+    out_dtype: str,
+) -> np.ndarray:
     """Resize the spatial dims (`spatial`, e.g. "HW") to `size`, one axis after the other."""
     if not all(isinstance(v, int) for v in size):
         raise ValueError(f"size {list(size)} names a shape variable that has no value at runtime")
@@ -98,8 +114,9 @@ def resize(data: np.ndarray, spatial: str, size: Sequence[int], roi: Optional[Se
     box = tuple(roi) if roi else (0.0,) * count + (1.0,) * count
     outside = np.zeros([1] * count, bool)
     for i in range(count):
-        matrix, out_i = resample_matrix(sizes[i], x.shape[2 + i], method, mode, rounding, alpha, exclude,
-                                        (box[i], box[count + i]))
+        matrix, out_i = resample_matrix(
+            sizes[i], x.shape[2 + i], method, mode, rounding, alpha, exclude, (box[i], box[count + i])
+        )
         x = np.moveaxis(np.tensordot(x, matrix, axes=([2 + i], [1])), -1, 2 + i)
         outside = outside | out_i.reshape([-1 if j == i else 1 for j in range(count)])
     out = np.where(outside, extrapolation_value, x)
@@ -110,11 +127,34 @@ def resize(data: np.ndarray, spatial: str, size: Sequence[int], roi: Optional[Se
 
 def _register_resize(name: str, spatial: str) -> None:
     @kernel(f"image.{name}")
-    def run(data: np.ndarray, *, size: Sequence[int], roi: Optional[Sequence[float]], layout: str, method: str,
-            coordinate_transformation_mode: str, rounding_method: str, cubic_alpha: float, cubic_exclude: int,
-            extrapolation_value: float, out_dtype: str = "") -> np.ndarray:
-        return resize(data, spatial, size, roi, layout, method, coordinate_transformation_mode, rounding_method,
-                      cubic_alpha, cubic_exclude, extrapolation_value, out_dtype)
+    def run(
+        data: np.ndarray,
+        *,
+        size: Sequence[int],
+        roi: Optional[Sequence[float]],
+        layout: str,
+        method: str,
+        coordinate_transformation_mode: str,
+        rounding_method: str,
+        cubic_alpha: float,
+        cubic_exclude: int,
+        extrapolation_value: float,
+        out_dtype: str = "",
+    ) -> np.ndarray:
+        return resize(
+            data,
+            spatial,
+            size,
+            roi,
+            layout,
+            method,
+            coordinate_transformation_mode,
+            rounding_method,
+            cubic_alpha,
+            cubic_exclude,
+            extrapolation_value,
+            out_dtype,
+        )
 
     run.__name__ = name
     run.__doc__ = f"`image.{name}`: resize {', '.join(spatial)} to `size`."
@@ -126,11 +166,14 @@ for _name, _spatial in (("resize1d", "W"), ("resize2d", "HW"), ("resize3d", "DHW
 
 # upsampling -------------------------------------------------------------------------------------
 #: the resize method of each upsampling method (the names are the checker's: attr_domains)
-UPSAMPLING_METHODS = dict(zip(attr_domains.UPSAMPLING_METHODS, ("nearest_neighbor", "linear", "linear", "cubic",
-                                                                "linear", "cubic")))
+UPSAMPLING_METHODS = dict(
+    zip(attr_domains.UPSAMPLING_METHODS, ("nearest_neighbor", "linear", "linear", "cubic", "linear", "cubic"))
+)
 
 
-def upsample(data: np.ndarray, spatial: str, scales: Sequence[float], layout: str, method: str, mode: str) -> np.ndarray:
+def upsample(
+    data: np.ndarray, spatial: str, scales: Sequence[float], layout: str, method: str, mode: str
+) -> np.ndarray:
     """Resize the spatial dims to round(size * scale) (half to even, as Relay)."""
     x = relayout(data, layout, "NC" + spatial)
     sizes = [round(size * float(scale)) for size, scale in zip(x.shape[2:], scales)]
@@ -140,30 +183,60 @@ def upsample(data: np.ndarray, spatial: str, scales: Sequence[float], layout: st
 
 
 @kernel("nn.upsampling")
-def upsampling(data: np.ndarray, *, scale_h: float, scale_w: float, layout: str, method: str,
-               align_corners: bool) -> np.ndarray:
+def upsampling(
+    data: np.ndarray, *, scale_h: float, scale_w: float, layout: str, method: str, align_corners: bool
+) -> np.ndarray:
     """Scale H and W (align_corners: corner pixels aligned, else asymmetric)."""
     return upsample(data, "HW", (scale_h, scale_w), layout, method, "align_corners" if align_corners else "asymmetric")
 
 
 @kernel("nn.upsampling3d")
-def upsampling3d(data: np.ndarray, *, scale_d: float, scale_h: float, scale_w: float, layout: str, method: str,
-                 coordinate_transformation_mode: str) -> np.ndarray:
+def upsampling3d(
+    data: np.ndarray,
+    *,
+    scale_d: float,
+    scale_h: float,
+    scale_w: float,
+    layout: str,
+    method: str,
+    coordinate_transformation_mode: str,
+) -> np.ndarray:
     """Scale D, H and W."""
     return upsample(data, "DHW", (scale_d, scale_h, scale_w), layout, method, coordinate_transformation_mode)
 
 
 @kernel("dyn.nn.upsampling")
-def dyn_upsampling(data: np.ndarray, scale_h_value: np.ndarray, scale_w_value: np.ndarray, *, layout: str,
-                   method: str, align_corners: bool) -> np.ndarray:
+def dyn_upsampling(
+    data: np.ndarray,
+    scale_h_value: np.ndarray,
+    scale_w_value: np.ndarray,
+    *,
+    layout: str,
+    method: str,
+    align_corners: bool,
+) -> np.ndarray:
     """upsampling by scalar tensors."""
-    return upsample(data, "HW", (float(scale_h_value), float(scale_w_value)), layout, method,
-                    "align_corners" if align_corners else "asymmetric")
+    return upsample(
+        data,
+        "HW",
+        (float(scale_h_value), float(scale_w_value)),
+        layout,
+        method,
+        "align_corners" if align_corners else "asymmetric",
+    )
 
 
 @kernel("dyn.nn.upsampling3d")
-def dyn_upsampling3d(data: np.ndarray, scale_d_value: np.ndarray, scale_h_value: np.ndarray, scale_w_value: np.ndarray,
-                     *, layout: str, method: str, coordinate_transformation_mode: str) -> np.ndarray:
+def dyn_upsampling3d(
+    data: np.ndarray,
+    scale_d_value: np.ndarray,
+    scale_h_value: np.ndarray,
+    scale_w_value: np.ndarray,
+    *,
+    layout: str,
+    method: str,
+    coordinate_transformation_mode: str,
+) -> np.ndarray:
     """upsampling3d by scalar tensors."""
     scales = (float(scale_d_value), float(scale_h_value), float(scale_w_value))
     return upsample(data, "DHW", scales, layout, method, coordinate_transformation_mode)

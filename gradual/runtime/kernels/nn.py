@@ -30,8 +30,9 @@ def dense(data: np.ndarray, weight: np.ndarray, *, out_dtype: str = "") -> np.nd
 
 
 @kernel("nn.matmul")
-def matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool,
-           out_dtype: str = "") -> np.ndarray:
+def matmul(
+    tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool, out_dtype: str = ""
+) -> np.ndarray:
     """`(..., n, k) x (k, m) -> (..., n, m)`; the flags transpose the last two dims first."""
     a = np.swapaxes(tensor_a, -1, -2) if transpose_a else tensor_a
     b = tensor_b.T if transpose_b else tensor_b
@@ -39,8 +40,9 @@ def matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, tra
 
 
 @kernel("nn.batch_matmul")
-def batch_matmul(tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool,
-                 out_dtype: str = "") -> np.ndarray:
+def batch_matmul(
+    tensor_a: np.ndarray, tensor_b: np.ndarray, *, transpose_a: bool, transpose_b: bool, out_dtype: str = ""
+) -> np.ndarray:
     """`(b, n, k) x (b, m, k) -> (b, n, m)` by default (`transpose_b=True`); batch 1 broadcasts."""
     a = np.swapaxes(tensor_a, -1, -2) if transpose_a else tensor_a
     b = np.swapaxes(tensor_b, -1, -2) if transpose_b else tensor_b
@@ -90,8 +92,18 @@ def _along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
 
 
 @kernel("nn.batch_norm")
-def batch_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, moving_mean: np.ndarray,
-               moving_var: np.ndarray, *, axis: int, epsilon: float, center: bool, scale: bool) -> tuple:
+def batch_norm(
+    data: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    moving_mean: np.ndarray,
+    moving_var: np.ndarray,
+    *,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
+) -> tuple:
     """Inference-mode batch norm along `axis`: (normalized data, moving mean, moving variance)."""
     rank = data.ndim
     out = (data - _along(moving_mean, axis, rank)) / np.sqrt(_along(moving_var, axis, rank) + epsilon)
@@ -103,8 +115,9 @@ def batch_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, moving_mea
 
 
 @kernel("nn.layer_norm")
-def layer_norm(data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, axis: int, epsilon: float,
-               center: bool, scale: bool) -> np.ndarray:
+def layer_norm(
+    data: np.ndarray, gamma: np.ndarray, beta: np.ndarray, *, axis: int, epsilon: float, center: bool, scale: bool
+) -> np.ndarray:
     """Normalize over `axis`, then scale by gamma and shift by beta along it."""
     mean = np.mean(data, axis=axis, keepdims=True)
     var = np.var(data, axis=axis, keepdims=True)
@@ -145,8 +158,9 @@ def dyn_pad(data: np.ndarray, widths: np.ndarray, pad_value: np.ndarray, *, pad_
 
 
 @kernel("nn.nll_loss")
-def nll_loss(predictions: np.ndarray, targets: np.ndarray, weights: np.ndarray, *, reduction: str,
-             ignore_index: int) -> np.ndarray:
+def nll_loss(
+    predictions: np.ndarray, targets: np.ndarray, weights: np.ndarray, *, reduction: str, ignore_index: int
+) -> np.ndarray:
     """-weight[t] * predictions[n, t, ...] per element (0 where t is ignore_index), reduced."""
     keep = targets != ignore_index
     safe = np.where(keep, targets, 0).astype(np.int64)
@@ -177,7 +191,7 @@ def lrn(data: np.ndarray, *, size: int, axis: int, bias: float, alpha: float, be
     reach = max(x.shape[0] - 1, 0)
     before, after = min(size // 2, reach), min((size - 1) // 2, reach)
     squares = np.pad(x * x, [(before, after)] + [(0, 0)] * (x.ndim - 1))
-    window = sum(squares[i:i + x.shape[0]] for i in range(before + after + 1))
+    window = sum(squares[i : i + x.shape[0]] for i in range(before + after + 1))
     out = x / (bias + alpha / size * window) ** beta
     return same_dtype(data, np.moveaxis(out, 0, axis))
 

@@ -138,7 +138,9 @@ def _slices(rank: int, starts: list, ends: list, axes: list, steps: list) -> tup
 
 
 @kernel("onnx.slice")
-def onnx_slice(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, axes: np.ndarray, steps: np.ndarray) -> np.ndarray:
+def onnx_slice(
+    data: np.ndarray, starts: np.ndarray, ends: np.ndarray, axes: np.ndarray, steps: np.ndarray
+) -> np.ndarray:
     """Python slicing per listed axis (ONNX clamps the same way)."""
     if 0 in _ints(steps):
         raise ValueError("a slice step of 0")
@@ -280,11 +282,11 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int) -> np.n
     flat_data = data.reshape((count,) + data.shape[batch_dims:])
     flat_idx = indices.reshape((count,) + indices.shape[batch_dims:])
     m = indices.shape[-1]
-    rest = data.shape[batch_dims + m:]
+    rest = data.shape[batch_dims + m :]
     out = []
     for b in range(count):
         tuples = flat_idx[b].reshape(-1, m)
-        picked = [flat_data[b][tuple(_wrapped(t, np.array(data.shape[batch_dims:batch_dims + m])))] for t in tuples]
+        picked = [flat_data[b][tuple(_wrapped(t, np.array(data.shape[batch_dims : batch_dims + m])))] for t in tuples]
         out.append(np.asarray(picked, dtype=data.dtype).reshape(flat_idx[b].shape[:-1] + rest))
     return np.asarray(out, dtype=data.dtype).reshape(indices.shape[:-1] + rest)
 
@@ -293,7 +295,9 @@ _REDUCE = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minim
 
 
 @kernel("onnx.scatter_elements")
-def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int, reduction: str) -> np.ndarray:
+def scatter_elements(
+    data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int, reduction: str
+) -> np.ndarray:
     """data with updates written along axis at indices."""
     axis = axis + data.ndim if axis < 0 else axis
     out = data.copy()
@@ -317,7 +321,9 @@ def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, re
     return out
 
 
-def _cumulative(data: np.ndarray, axis_arg: np.ndarray, exclusive: bool, reverse: bool, fn: Any, unit: int) -> np.ndarray:
+def _cumulative(
+    data: np.ndarray, axis_arg: np.ndarray, exclusive: bool, reverse: bool, fn: Any, unit: int
+) -> np.ndarray:
     axis = _ints(axis_arg)[0]
     axis = axis + data.ndim if axis < 0 else axis
     x = np.flip(data, axis) if reverse else data
@@ -366,8 +372,15 @@ def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis:
 
 
 # convolution and pooling ------------------------------------------------------------------------------
-def _geometry(shape: Sequence[int], kernel: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
-              strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool = False) -> tuple:
+def _geometry(
+    shape: Sequence[int],
+    kernel: Sequence[int],
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    ceil_mode: bool = False,
+) -> tuple:
     """(begin pads, output sizes, strides, dilations) of a sliding window over `shape`."""
     k = len(shape)
     strides = list(strides or [1] * k)
@@ -392,7 +405,9 @@ def _geometry(shape: Sequence[int], kernel: Sequence[int], auto_pad: str, pads: 
     return begin, out, strides, dilations
 
 
-def _window_view(x: np.ndarray, begin: list, out: list, strides: list, dilations: list, offset: tuple, fill: Any) -> tuple:
+def _window_view(
+    x: np.ndarray, begin: list, out: list, strides: list, dilations: list, offset: tuple, fill: Any
+) -> tuple:
     """The elements at one kernel offset for every output position: (values, inside mask)."""
     k = len(out)
     index = []
@@ -409,8 +424,16 @@ def _window_view(x: np.ndarray, begin: list, out: list, strides: list, dilations
 
 
 @kernel("onnx.conv")
-def conv(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[Sequence[int]],
-         strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], group: int) -> np.ndarray:
+def conv(
+    data: np.ndarray,
+    weight: np.ndarray,
+    *,
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    group: int,
+) -> np.ndarray:
     """N-d cross-correlation with groups; padding is zeros."""
     kernel_shape = weight.shape[2:]
     begin, out, strides_, dilations_ = _geometry(data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations)
@@ -422,14 +445,23 @@ def conv(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[
         values, _ = _window_view(data, begin, out, strides_, dilations_, offset, 0)
         for g in range(group if acc.size and data.size and weight.size else 0):  # empty: zeros, any group
             w = weight[(slice(g * mg, (g + 1) * mg), slice(None)) + offset]
-            acc[:, g * mg:(g + 1) * mg] += np.einsum("nc...,mc->nm...", values[:, g * cg:(g + 1) * cg], w)
+            acc[:, g * mg : (g + 1) * mg] += np.einsum("nc...,mc->nm...", values[:, g * cg : (g + 1) * cg], w)
     return acc.astype(data.dtype)
 
 
 @kernel("onnx.conv_transpose")
-def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads: Optional[Sequence[int]],
-                   strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]],
-                   output_padding: Optional[Sequence[int]], output_shape: Optional[Sequence[int]], group: int) -> np.ndarray:
+def conv_transpose(
+    data: np.ndarray,
+    weight: np.ndarray,
+    *,
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    output_padding: Optional[Sequence[int]],
+    output_shape: Optional[Sequence[int]],
+    group: int,
+) -> np.ndarray:
     """Each input element scatters a scaled kernel; the full result is cut by the pads."""
     k = data.ndim - 2
     strides_ = list(strides or [1] * k)
@@ -445,19 +477,31 @@ def conv_transpose(data: np.ndarray, weight: np.ndarray, *, auto_pad: str, pads:
     # the output window may start before the full result (SAME with an output larger than it):
     # the full result is placed `shift` elements in, zeros around it
     shift = [max(0, -b) for b in begin]
-    acc = np.zeros((n, mg * group) + tuple(s + max(f, b + o) for s, f, b, o in zip(shift, full, begin, out)), dtype=np.float64)
+    acc = np.zeros(
+        (n, mg * group) + tuple(s + max(f, b + o) for s, f, b, o in zip(shift, full, begin, out)), dtype=np.float64
+    )
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
         first = [shift[i] + offset[i] * dil[i] for i in range(k)]
-        target = tuple(slice(first[i], first[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k))
+        target = tuple(
+            slice(first[i], first[i] + (data.shape[2 + i] - 1) * strides_[i] + 1, strides_[i]) for i in range(k)
+        )
         for g in range(group if acc.size and data.size and weight.size else 0):  # empty: zeros, any group
             w = weight[(slice(g * cg, (g + 1) * cg), slice(None)) + offset]
-            acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum("nc...,cm->nm...", data[:, g * cg:(g + 1) * cg], w)
+            acc[(slice(None), slice(g * mg, (g + 1) * mg)) + target] += np.einsum(
+                "nc...,cm->nm...", data[:, g * cg : (g + 1) * cg], w
+            )
     window = tuple(slice(s + b, s + b + o) for s, b, o in zip(shift, begin, out))
     return acc[(slice(None), slice(None)) + window].astype(data.dtype)
 
 
-def _transpose_crop(shape: Sequence[int], full: list, auto_pad: str, pads: Optional[Sequence[int]],
-                    output_shape: Optional[Sequence[int]], strides: list) -> tuple:
+def _transpose_crop(
+    shape: Sequence[int],
+    full: list,
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    output_shape: Optional[Sequence[int]],
+    strides: list,
+) -> tuple:
     """(begin offsets, output sizes) of a transposed convolution's result inside the full one:
     with SAME or an output_shape, the difference is split (the larger half at the end, except
     for SAME_UPPER) and the pads are not read; else the pads cut it."""
@@ -471,10 +515,21 @@ def _transpose_crop(shape: Sequence[int], full: list, auto_pad: str, pads: Optio
     return explicit[:k], [full[i] - explicit[i] - explicit[i + k] for i in range(k)]
 
 
-def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
-          strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool, kind: str,
-          count_include_pad: bool = False, p: int = 2) -> np.ndarray:
-    begin, out, strides_, dilations_ = _geometry(data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode)
+def _pool(
+    data: np.ndarray,
+    kernel_shape: Sequence[int],
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    ceil_mode: bool,
+    kind: str,
+    count_include_pad: bool = False,
+    p: int = 2,
+) -> np.ndarray:
+    begin, out, strides_, dilations_ = _geometry(
+        data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode
+    )
     k = len(out)
     explicit = list(pads or [0] * (2 * k)) if auto_pad == "NOTSET" else None
     x = data.astype(np.float64) if kind != "max" else data
@@ -488,7 +543,9 @@ def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Op
             continue
         term = np.abs(values) ** p if kind == "lp" else values
         total = term if total is None else total + term
-        count += _counted(inside, data.shape[2:], begin, out, strides_, dilations_, offset, explicit, count_include_pad, auto_pad)
+        count += _counted(
+            inside, data.shape[2:], begin, out, strides_, dilations_, offset, explicit, count_include_pad, auto_pad
+        )
     if kind == "max":
         return total.astype(data.dtype)
     if kind == "lp":
@@ -496,8 +553,18 @@ def _pool(data: np.ndarray, kernel_shape: Sequence[int], auto_pad: str, pads: Op
     return np.where(count > 0, total / np.maximum(count, 1), 0).astype(data.dtype)
 
 
-def _counted(inside: np.ndarray, shape: Sequence[int], begin: list, out: list, strides: list, dilations: list,
-             offset: tuple, explicit: Optional[list], count_include_pad: bool, auto_pad: str) -> np.ndarray:
+def _counted(
+    inside: np.ndarray,
+    shape: Sequence[int],
+    begin: list,
+    out: list,
+    strides: list,
+    dilations: list,
+    offset: tuple,
+    explicit: Optional[list],
+    count_include_pad: bool,
+    auto_pad: str,
+) -> np.ndarray:
     """Which window positions count toward an average: inside the input, or (count_include_pad)
     inside the input plus its padding (explicit pads, or SAME's computed ones)."""
     if not count_include_pad:
@@ -506,7 +573,9 @@ def _counted(inside: np.ndarray, shape: Sequence[int], begin: list, out: list, s
     ok = np.ones(out, dtype=bool)
     for i in range(k):
         pos = np.arange(out[i]) * strides[i] + offset[i] * dilations[i] - begin[i]
-        end_pad = explicit[i + k] if explicit is not None else _same_end(shape[i], out[i], strides[i], dilations[i], begin[i])
+        end_pad = (
+            explicit[i + k] if explicit is not None else _same_end(shape[i], out[i], strides[i], dilations[i], begin[i])
+        )
         valid = (pos >= -begin[i]) & (pos < shape[i] + end_pad)
         reshape = [1] * k
         reshape[i] = out[i]
@@ -519,33 +588,68 @@ def _same_end(size: int, out: int, stride: int, dilation: int, begin: int) -> in
 
 
 @kernel("onnx.max_pool")
-def max_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
-             strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool) -> np.ndarray:
+def max_pool(
+    data: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    ceil_mode: bool,
+) -> np.ndarray:
     """The maximum of each window (padding never wins)."""
     return _pool(data, kernel_shape, auto_pad, pads, strides, dilations, ceil_mode, "max")
 
 
 @kernel("onnx.avg_pool")
-def avg_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
-             strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool,
-             count_include_pad: bool) -> np.ndarray:
+def avg_pool(
+    data: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    ceil_mode: bool,
+    count_include_pad: bool,
+) -> np.ndarray:
     """The mean of each window (padding counted with count_include_pad)."""
     return _pool(data, kernel_shape, auto_pad, pads, strides, dilations, ceil_mode, "avg", count_include_pad)
 
 
 @kernel("onnx.lp_pool")
-def lp_pool(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
-            strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool, p: int) -> np.ndarray:
+def lp_pool(
+    data: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    ceil_mode: bool,
+    p: int,
+) -> np.ndarray:
     """The p-norm of each window."""
     return _pool(data, kernel_shape, auto_pad, pads, strides, dilations, ceil_mode, "lp", p=p)
 
 
 @kernel("onnx.max_pool_indices")
-def max_pool_indices(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad: str, pads: Optional[Sequence[int]],
-                     strides: Optional[Sequence[int]], dilations: Optional[Sequence[int]], ceil_mode: bool,
-                     storage_order: int) -> tuple:
+def max_pool_indices(
+    data: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str,
+    pads: Optional[Sequence[int]],
+    strides: Optional[Sequence[int]],
+    dilations: Optional[Sequence[int]],
+    ceil_mode: bool,
+    storage_order: int,
+) -> tuple:
     """(maximum of each window, its position in the flattened input; the first maximum wins)."""
-    begin, out, strides_, dilations_ = _geometry(data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode)
+    begin, out, strides_, dilations_ = _geometry(
+        data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode
+    )
     spatial = data.shape[2:]
     best, where = None, None
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
@@ -562,8 +666,9 @@ def max_pool_indices(data: np.ndarray, *, kernel_shape: Sequence[int], auto_pad:
     return best.astype(data.dtype), (where + base.reshape((n, c) + (1,) * len(out))).astype(np.int64)
 
 
-def _flat_positions(spatial: Sequence[int], begin: list, out: list, strides: list, dilations: list, offset: tuple,
-                    storage_order: int) -> np.ndarray:
+def _flat_positions(
+    spatial: Sequence[int], begin: list, out: list, strides: list, dilations: list, offset: tuple, storage_order: int
+) -> np.ndarray:
     """The flattened spatial position each output reads at one kernel offset."""
     k = len(out)
     total = np.zeros(out, dtype=np.int64)
@@ -602,8 +707,16 @@ def layer_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, axis: i
 
 
 @kernel("onnx.batch_norm_train")
-def batch_norm_train(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, mean: np.ndarray, var: np.ndarray, *,
-                     epsilon: float, momentum: float) -> tuple:
+def batch_norm_train(
+    data: np.ndarray,
+    scale: np.ndarray,
+    bias: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    *,
+    epsilon: float,
+    momentum: float,
+) -> tuple:
     """Normalize with the batch's mean and (population) variance over every dim but 1."""
     axes = tuple(i for i in range(data.ndim) if i != 1)
     x = data.astype(np.float64)
@@ -654,7 +767,7 @@ def lrn(data: np.ndarray, *, size: int, alpha: float, beta: float, bias: float) 
     before, after = (size - 1) // 2, -(-(size - 1) // 2)
     total = np.zeros_like(x)
     for ch in range(c):
-        total[:, ch] = np.sum(squares[:, max(0, ch - before):min(c, ch + after + 1)], axis=1)
+        total[:, ch] = np.sum(squares[:, max(0, ch - before) : min(c, ch + after + 1)], axis=1)
     return same_dtype(data, x / (bias + alpha / size * total) ** beta)
 
 
@@ -692,14 +805,17 @@ def _nll(log_prob: np.ndarray, target: np.ndarray, weight: np.ndarray, reduction
 
 
 @kernel("onnx.nll_loss")
-def nll_loss(data: np.ndarray, target: np.ndarray, weight: np.ndarray, *, reduction: str, ignore_index: Any) -> np.ndarray:
+def nll_loss(
+    data: np.ndarray, target: np.ndarray, weight: np.ndarray, *, reduction: str, ignore_index: Any
+) -> np.ndarray:
     """NegativeLogLikelihoodLoss."""
     return same_dtype(data, _nll(data.astype(np.float64), target, weight, reduction, ignore_index))
 
 
 @kernel("onnx.softmax_cross_entropy")
-def softmax_cross_entropy(scores: np.ndarray, labels: np.ndarray, weight: np.ndarray, *, reduction: str,
-                          ignore_index: Any) -> tuple:
+def softmax_cross_entropy(
+    scores: np.ndarray, labels: np.ndarray, weight: np.ndarray, *, reduction: str, ignore_index: Any
+) -> tuple:
     """SoftmaxCrossEntropyLoss: (loss, log_softmax of the scores along dim 1)."""
     x = scores.astype(np.float64)
     shifted = x - x.max(axis=1, keepdims=True)
@@ -735,7 +851,7 @@ def _softplus(x: np.ndarray) -> np.ndarray:
 
 def _gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
     if approximate == "tanh":
-        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     erf = np.vectorize(math.erf, otypes=[np.float64])
     return 0.5 * x * (1 + erf(x / math.sqrt(2)))
 
@@ -818,9 +934,23 @@ def prelu(data: np.ndarray, slope: np.ndarray) -> np.ndarray:
 
 # resize -----------------------------------------------------------------------------------------------------
 @kernel("onnx.resize")
-def resize(data: np.ndarray, roi: np.ndarray, scales: np.ndarray, sizes: np.ndarray, *, static_scales: Any,
-           axes: Any, mode: str, coordinate_transformation_mode: str, nearest_mode: str, cubic_coeff_a: float,
-           exclude_outside: bool, extrapolation_value: float, keep_aspect_ratio_policy: str, antialias: bool) -> np.ndarray:
+def resize(
+    data: np.ndarray,
+    roi: np.ndarray,
+    scales: np.ndarray,
+    sizes: np.ndarray,
+    *,
+    static_scales: Any,
+    axes: Any,
+    mode: str,
+    coordinate_transformation_mode: str,
+    nearest_mode: str,
+    cubic_coeff_a: float,
+    exclude_outside: bool,
+    extrapolation_value: float,
+    keep_aspect_ratio_policy: str,
+    antialias: bool,
+) -> np.ndarray:
     """ONNX Resize, one axis at a time (resampling is separable)."""
     chosen = [a + data.ndim if a < 0 else a for a in (axes or range(data.ndim))]
     factors, out_sizes = _resize_targets(data.shape, chosen, scales, sizes, static_scales, keep_aspect_ratio_policy)
@@ -829,16 +959,29 @@ def resize(data: np.ndarray, roi: np.ndarray, scales: np.ndarray, sizes: np.ndar
     for i, axis in enumerate(chosen):
         if np.isclose(factors[i], 1.0) and out_sizes[i] == x.shape[axis] and boxes[i] == (0.0, 1.0):
             continue
-        x = _resample(x, axis, factors[i], out_sizes[i], boxes[i], mode, coordinate_transformation_mode, nearest_mode,
-                      cubic_coeff_a, bool(exclude_outside), extrapolation_value, bool(antialias))
+        x = _resample(
+            x,
+            axis,
+            factors[i],
+            out_sizes[i],
+            boxes[i],
+            mode,
+            coordinate_transformation_mode,
+            nearest_mode,
+            cubic_coeff_a,
+            bool(exclude_outside),
+            extrapolation_value,
+            bool(antialias),
+        )
     if data.dtype.kind in "iu":
         info = np.iinfo(data.dtype)
         return np.clip(np.rint(x), info.min, info.max).astype(data.dtype)
     return x.astype(data.dtype)
 
 
-def _resize_targets(shape: tuple, axes: list, scales: np.ndarray, sizes: np.ndarray, static_scales: Any,
-                    policy: str) -> tuple:
+def _resize_targets(
+    shape: tuple, axes: list, scales: np.ndarray, sizes: np.ndarray, static_scales: Any, policy: str
+) -> tuple:
     """(scale factor, output size) of each resized axis."""
     wanted = _ints(sizes)
     if wanted:
@@ -885,13 +1028,19 @@ def _source_positions(out: int, size: int, scale: float, box: tuple, mode: str) 
     return (y + 0.5) / scale - 0.5, None
 
 
-def _resize_coefficients(ratio: float, scale: float, mode: str, nearest_mode: str, a: float, antialias: bool) -> np.ndarray:
+def _resize_coefficients(
+    ratio: float, scale: float, mode: str, nearest_mode: str, a: float, antialias: bool
+) -> np.ndarray:
     """The interpolation weights of the neighbours around a fractional position."""
     if mode == "nearest":
         if float(ratio).is_integer():
             return np.array([0.0, 1.0])
-        pick_right = {"round_prefer_floor": ratio > 0.5, "round_prefer_ceil": ratio >= 0.5, "floor": False,
-                      "ceil": True}[nearest_mode]
+        pick_right = {
+            "round_prefer_floor": ratio > 0.5,
+            "round_prefer_ceil": ratio >= 0.5,
+            "floor": False,
+            "ceil": True,
+        }[nearest_mode]
         return np.array([0.0, 1.0]) if pick_right else np.array([1.0, 0.0])
     if mode == "linear":
         if not antialias or scale >= 1:
@@ -901,7 +1050,9 @@ def _resize_coefficients(ratio: float, scale: float, mode: str, nearest_mode: st
         weights = np.clip(1 - np.abs(args), 0, 1)
         return weights / weights.sum()
     if not antialias or scale >= 1:
-        return np.array([keys_cubic(ratio + 1, a), keys_cubic(ratio, a), keys_cubic(1 - ratio, a), keys_cubic(2 - ratio, a)])
+        return np.array(
+            [keys_cubic(ratio + 1, a), keys_cubic(ratio, a), keys_cubic(1 - ratio, a), keys_cubic(2 - ratio, a)]
+        )
     first = int(np.floor(-2 / scale) + 1)
     weights = np.array([keys_cubic(scale * (i - ratio), a) for i in range(first, 2 - first)])
     return weights / weights.sum()
@@ -917,8 +1068,20 @@ def keys_cubic(x: float, a: float) -> float:
     return 0.0
 
 
-def _resample(x: np.ndarray, axis: int, scale: float, out: int, box: tuple, mode: str, coordinates: str,
-              nearest_mode: str, a: float, exclude_outside: bool, extrapolation: float, antialias: bool) -> np.ndarray:
+def _resample(
+    x: np.ndarray,
+    axis: int,
+    scale: float,
+    out: int,
+    box: tuple,
+    mode: str,
+    coordinates: str,
+    nearest_mode: str,
+    a: float,
+    exclude_outside: bool,
+    extrapolation: float,
+    antialias: bool,
+) -> np.ndarray:
     """Resize one axis: each output is a weighted sum of the nearest input elements."""
     size = x.shape[axis]
     shape = list(x.shape)
@@ -970,7 +1133,7 @@ def scan_append(acc: np.ndarray, item: np.ndarray) -> np.ndarray:
         buffer = grown
     buffer[rows] = item
     _ROWS_FILLED[id(buffer)] = (weakref.ref(buffer, lambda _, key=id(buffer): _ROWS_FILLED.pop(key, None)), rows + 1)
-    return buffer[:rows + 1]
+    return buffer[: rows + 1]
 
 
 #: id(buffer) -> (a weak reference to it, how many of its rows a value shows): scan_append's
@@ -980,5 +1143,8 @@ _ROWS_FILLED: dict = {}
 
 def _starts(acc: np.ndarray, buffer: np.ndarray) -> bool:
     """Whether `acc` is the first rows of `buffer` (not a slice further in, or strided)."""
-    return (acc.__array_interface__["data"][0] == buffer.__array_interface__["data"][0]
-            and acc.strides == buffer.strides and acc.shape[1:] == buffer.shape[1:])
+    return (
+        acc.__array_interface__["data"][0] == buffer.__array_interface__["data"][0]
+        and acc.strides == buffer.strides
+        and acc.shape[1:] == buffer.shape[1:]
+    )

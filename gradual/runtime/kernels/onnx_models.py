@@ -39,8 +39,9 @@ DEFAULT_ACTIVATIONS = {"rnn": ["Tanh"], "gru": ["Sigmoid", "Tanh"], "lstm": ["Si
 GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 
 
-def _activations(kind: str, directions: int, names: Optional[list], alpha: Optional[list],
-                 beta: Optional[list]) -> list:
+def _activations(
+    kind: str, directions: int, names: Optional[list], alpha: Optional[list], beta: Optional[list]
+) -> list:
     """Per direction, the list of activation functions (alpha and beta consumed in order)."""
     per = len(DEFAULT_ACTIVATIONS[kind])
     names = list(names) if names else DEFAULT_ACTIVATIONS[kind] * directions
@@ -53,14 +54,31 @@ def _activations(kind: str, directions: int, names: Optional[list], alpha: Optio
         a = alphas[i] if i < len(alphas) else a_default
         b = betas[i] if i < len(betas) else b_default
         out.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
-    return [out[d * per:(d + 1) * per] for d in range(directions)]
+    return [out[d * per : (d + 1) * per] for d in range(directions)]
 
 
 @kernel("onnx.rnn")
-def rnn(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray, sequence_lens: np.ndarray, initial_h: np.ndarray,
-        initial_c: np.ndarray, p: np.ndarray, *, kind: str, hidden_size: Optional[int], direction: str, layout: int,
-        activations: Optional[list], activation_alpha: Optional[list], activation_beta: Optional[list],
-        clip: Optional[float], input_forget: bool, linear_before_reset: bool) -> tuple:
+def rnn(
+    x: np.ndarray,
+    w: np.ndarray,
+    r: np.ndarray,
+    b: np.ndarray,
+    sequence_lens: np.ndarray,
+    initial_h: np.ndarray,
+    initial_c: np.ndarray,
+    p: np.ndarray,
+    *,
+    kind: str,
+    hidden_size: Optional[int],
+    direction: str,
+    layout: int,
+    activations: Optional[list],
+    activation_alpha: Optional[list],
+    activation_beta: Optional[list],
+    clip: Optional[float],
+    input_forget: bool,
+    linear_before_reset: bool,
+) -> tuple:
     """RNN, GRU or LSTM over every step, each direction on its own (see stdlib/onnx_models.rly)."""
     dtype = x.dtype
     xs = (x if layout == 0 else x.transpose(1, 0, 2)).astype(np.float64)
@@ -78,8 +96,17 @@ def rnn(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray, sequence_len
     y_h, y_c = np.zeros((directions, batch, hidden)), np.zeros((directions, batch, hidden))
     for d in range(directions):
         reverse = direction == "reverse" or d == 1
-        step = _Cell(kind, w[d].astype(np.float64), r[d].astype(np.float64), bias[d], peep[d], fns[d], clip,
-                     input_forget, linear_before_reset)
+        step = _Cell(
+            kind,
+            w[d].astype(np.float64),
+            r[d].astype(np.float64),
+            bias[d],
+            peep[d],
+            fns[d],
+            clip,
+            input_forget,
+            linear_before_reset,
+        )
         h, c = h0[d], c0[d]
         entries = np.arange(batch)
         for t in range(seq):
@@ -106,8 +133,18 @@ def _state(a: np.ndarray, layout: int, directions: int, batch: int, hidden: int)
 class _Cell:
     """One direction's step function: (x_t, h, c) -> (h', c')."""
 
-    def __init__(self, kind: str, w: np.ndarray, r: np.ndarray, bias: np.ndarray, peep: np.ndarray, fns: list,
-                 clip: Optional[float], input_forget: bool, linear_before_reset: bool) -> None:
+    def __init__(
+        self,
+        kind: str,
+        w: np.ndarray,
+        r: np.ndarray,
+        bias: np.ndarray,
+        peep: np.ndarray,
+        fns: list,
+        clip: Optional[float],
+        input_forget: bool,
+        linear_before_reset: bool,
+    ) -> None:
         self.kind, self.w, self.r, self.fns = kind, w, r, fns
         half = bias.shape[0] // 2
         self.wb, self.rb = bias[:half], bias[half:]
@@ -129,9 +166,9 @@ class _Cell:
         f, g = self.fns
         n = h.shape[1]
         xw = xt @ self.w.T + self.wb
-        wz, wr, wh = xw[:, :n], xw[:, n:2 * n], xw[:, 2 * n:]
-        rz, rr, rh = self.r[:n], self.r[n:2 * n], self.r[2 * n:]
-        bz, br, bh = self.rb[:n], self.rb[n:2 * n], self.rb[2 * n:]
+        wz, wr, wh = xw[:, :n], xw[:, n : 2 * n], xw[:, 2 * n :]
+        rz, rr, rh = self.r[:n], self.r[n : 2 * n], self.r[2 * n :]
+        bz, br, bh = self.rb[:n], self.rb[n : 2 * n], self.rb[2 * n :]
         z = f(self._clipped(wz + h @ rz.T + bz))
         reset = f(self._clipped(wr + h @ rr.T + br))
         if self.linear_before_reset:
@@ -144,8 +181,8 @@ class _Cell:
         f, g, out_fn = self.fns
         n = h.shape[1]
         gates = xt @ self.w.T + h @ self.r.T + self.wb + self.rb
-        gi, go, gf, gc = gates[:, :n], gates[:, n:2 * n], gates[:, 2 * n:3 * n], gates[:, 3 * n:]
-        pi, po, pf = self.peep[:n], self.peep[n:2 * n], self.peep[2 * n:]
+        gi, go, gf, gc = gates[:, :n], gates[:, n : 2 * n], gates[:, 2 * n : 3 * n], gates[:, 3 * n :]
+        pi, po, pf = self.peep[:n], self.peep[n : 2 * n], self.peep[2 * n :]
         i = f(self._clipped(gi + pi * c))
         forget = (1 - i) if self.input_forget else f(self._clipped(gf + pf * c))
         cell = forget * c + i * g(self._clipped(gc))
@@ -155,10 +192,25 @@ class _Cell:
 
 # attention -----------------------------------------------------------------------------------------------
 @kernel("onnx.attention")
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray, past_key: np.ndarray,
-              past_value: np.ndarray, nonpad_kv_seqlen: np.ndarray, *, is_causal: bool, q_num_heads: Optional[int],
-              kv_num_heads: Optional[int], qk_matmul_output_mode: int, scale: Optional[float], softcap: float,
-              softmax_precision: str, left_window_size: int, right_window_size: int) -> tuple:
+def attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    attn_mask: np.ndarray,
+    past_key: np.ndarray,
+    past_value: np.ndarray,
+    nonpad_kv_seqlen: np.ndarray,
+    *,
+    is_causal: bool,
+    q_num_heads: Optional[int],
+    kv_num_heads: Optional[int],
+    qk_matmul_output_mode: int,
+    scale: Optional[float],
+    softcap: float,
+    softmax_precision: str,
+    left_window_size: int,
+    right_window_size: int,
+) -> tuple:
     """Scaled dot-product attention as ONNX's Attention defines it (see stdlib/onnx_models.rly):
     causal masks aligned bottom-right by the cache offset, sliding windows, soft capping, grouped
     key/value heads, and fully masked rows giving zeros."""
@@ -179,8 +231,9 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray
     if softcap:
         qk = softcap * np.tanh(qk / softcap)
     capped = qk
-    allowed, bias = _attention_mask(attn_mask, nonpad_kv_seqlen, past_key, batch, q_seq, total, is_causal,
-                                    left_window_size, right_window_size)
+    allowed, bias = _attention_mask(
+        attn_mask, nonpad_kv_seqlen, past_key, batch, q_seq, total, is_causal, left_window_size, right_window_size
+    )
     scores = qk + bias + np.where(allowed, 0.0, -np.inf)
     probs = _masked_softmax(scores, softmax_precision, dtype)
     y = probs @ vq
@@ -197,8 +250,17 @@ def _heads(a: np.ndarray, heads: Optional[int]) -> np.ndarray:
     return a.reshape(batch, seq, count, hidden // count).transpose(0, 2, 1, 3)
 
 
-def _attention_mask(attn_mask: np.ndarray, nonpad: np.ndarray, past_key: np.ndarray, batch: int, q_seq: int, total: int,
-                    is_causal: bool, left: int, right: int) -> tuple:
+def _attention_mask(
+    attn_mask: np.ndarray,
+    nonpad: np.ndarray,
+    past_key: np.ndarray,
+    batch: int,
+    q_seq: int,
+    total: int,
+    is_causal: bool,
+    left: int,
+    right: int,
+) -> tuple:
     """(allowed, additive bias), both broadcastable to (batch, heads, q_seq, total)."""
     allowed = np.ones((batch, 1, q_seq, total), bool)
     bias: Any = 0.0
@@ -268,8 +330,17 @@ def _range(dtype: np.dtype) -> tuple:
 
 
 @kernel("onnx.quantize")
-def quantize(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, dtype: str, axis: int, block_size: int,
-             saturate: bool, precision: str) -> np.ndarray:
+def quantize(
+    x: np.ndarray,
+    scale: np.ndarray,
+    zero_point: np.ndarray,
+    *,
+    dtype: str,
+    axis: int,
+    block_size: int,
+    saturate: bool,
+    precision: str,
+) -> np.ndarray:
     """saturate(round(x / scale) + zero_point) in dtype (see stdlib/onnx_models.rly)."""
     from .onnx import convert
 
@@ -284,8 +355,9 @@ def quantize(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, dtype:
 
 
 @kernel("onnx.dequantize")
-def dequantize(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, dtype: str, axis: int,
-               block_size: int) -> np.ndarray:
+def dequantize(
+    x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, dtype: str, axis: int, block_size: int
+) -> np.ndarray:
     """(x - zero_point) * scale, multiplied in dtype."""
     out = np.dtype(dtype)
     zp = _granular(zero_point, x, axis, block_size).astype(np.float64) if given(zero_point) else 0.0
@@ -377,13 +449,16 @@ def center_crop_pad(data: np.ndarray, shape: np.ndarray, *, axes: Optional[list]
 
 
 @kernel("onnx.tensor_scatter")
-def tensor_scatter(past_cache: np.ndarray, update: np.ndarray, write_indices: np.ndarray, *, axis: int,
-                   mode: str) -> np.ndarray:
+def tensor_scatter(
+    past_cache: np.ndarray, update: np.ndarray, write_indices: np.ndarray, *, axis: int, mode: str
+) -> np.ndarray:
     """past_cache with update written along axis from each batch entry's write index."""
     out = past_cache.copy()
     axis = axis % past_cache.ndim
     capacity, steps = past_cache.shape[axis], update.shape[axis]
-    starts = write_indices.reshape(-1).astype(np.int64) if given(write_indices) else np.zeros(past_cache.shape[0], np.int64)
+    starts = (
+        write_indices.reshape(-1).astype(np.int64) if given(write_indices) else np.zeros(past_cache.shape[0], np.int64)
+    )
     for b in range(past_cache.shape[0]):
         for t in range(steps):
             target = int(starts[b]) + t
@@ -401,8 +476,9 @@ def tensor_scatter(past_cache: np.ndarray, update: np.ndarray, write_indices: np
 def unique(data: np.ndarray, *, axis: Optional[int], sorted: bool) -> tuple:
     """numpy.unique with first indices, inverse indices and counts; unsorted: first-occurrence order."""
     flat = data.reshape(-1) if axis is None else data
-    values, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True,
-                                               axis=axis)
+    values, first, inverse, counts = np.unique(
+        flat, return_index=True, return_inverse=True, return_counts=True, axis=axis
+    )
     inverse = inverse.reshape(-1)
     if not sorted:
         order = np.argsort(first, kind="stable")
@@ -415,8 +491,16 @@ def unique(data: np.ndarray, *, axis: Optional[int], sorted: bool) -> tuple:
 
 
 @kernel("onnx.rotary_embedding")
-def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray, position_ids: np.ndarray, *,
-                     interleaved: bool, rotary_embedding_dim: int, num_heads: int) -> np.ndarray:
+def rotary_embedding(
+    x: np.ndarray,
+    cos_cache: np.ndarray,
+    sin_cache: np.ndarray,
+    position_ids: np.ndarray,
+    *,
+    interleaved: bool,
+    rotary_embedding_dim: int,
+    num_heads: int,
+) -> np.ndarray:
     """RoPE as ONNX defines it, computed on (batch, seq, heads, head)."""
     shape = x.shape
     work = x.transpose(0, 2, 1, 3) if x.ndim == 4 else x.reshape(shape[0], shape[1], num_heads, -1)
@@ -581,8 +665,9 @@ def dft(data: np.ndarray, dft_length: np.ndarray, *, axis: int, inverse: bool, o
 
 
 @kernel("onnx.stft")
-def stft(signal: np.ndarray, frame_step: np.ndarray, window: np.ndarray, frame_length: np.ndarray, *,
-         onesided: bool) -> np.ndarray:
+def stft(
+    signal: np.ndarray, frame_step: np.ndarray, window: np.ndarray, frame_length: np.ndarray, *, onesided: bool
+) -> np.ndarray:
     """Frames of the signal (a (batch, length) one is real), windowed and transformed."""
     values = _complex(signal[..., None] if signal.ndim == 2 else signal)
     step = int(frame_step.reshape(-1)[0])
@@ -592,21 +677,29 @@ def stft(signal: np.ndarray, frame_step: np.ndarray, window: np.ndarray, frame_l
         length = window.shape[0] if given(window) else values.shape[1]
     weights = window.astype(np.float64) if given(window) else np.ones(length)
     frames = (values.shape[1] - length) // step + 1
-    pieces = np.stack([values[:, f * step:f * step + length] * weights for f in range(frames)], axis=1)
+    pieces = np.stack([values[:, f * step : f * step + length] * weights for f in range(frames)], axis=1)
     spectrum = np.fft.rfft(pieces.real, axis=-1) if onesided else np.fft.fft(pieces, axis=-1)
     return _pairs(spectrum, signal.dtype)
 
 
 @kernel("onnx.max_unpool")
-def max_unpool(x: np.ndarray, indices: np.ndarray, output_shape: np.ndarray, *, kernel_shape: list,
-               strides: Optional[list], pads: Optional[list]) -> np.ndarray:
+def max_unpool(
+    x: np.ndarray,
+    indices: np.ndarray,
+    output_shape: np.ndarray,
+    *,
+    kernel_shape: list,
+    strides: Optional[list],
+    pads: Optional[list],
+) -> np.ndarray:
     """Zeros with x written at the flat positions indices name (positions in the unpooled shape
     the kernel gives; a larger output_shape keeps their coordinates)."""
     k = len(kernel_shape)
     strides = strides or [1] * k
     pads = pads or [0] * (2 * k)
-    shape = list(x.shape[:2]) + [(d - 1) * s + kk - pads[i] - pads[i + k]
-                                 for i, (d, s, kk) in enumerate(zip(x.shape[2:], strides, kernel_shape))]
+    shape = list(x.shape[:2]) + [
+        (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.shape[2:], strides, kernel_shape))
+    ]
     flat = indices.reshape(-1).astype(np.int64)
     if given(output_shape):
         target = [int(v) for v in output_shape.reshape(-1)]
@@ -618,8 +711,15 @@ def max_unpool(x: np.ndarray, indices: np.ndarray, output_shape: np.ndarray, *, 
 
 
 @kernel("onnx.col2im")
-def col2im(data: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *, strides: Optional[list],
-           pads: Optional[list], dilations: Optional[list]) -> np.ndarray:
+def col2im(
+    data: np.ndarray,
+    image_shape: np.ndarray,
+    block_shape: np.ndarray,
+    *,
+    strides: Optional[list],
+    pads: Optional[list],
+    dilations: Optional[list],
+) -> np.ndarray:
     """Column blocks summed back into the (padded, then cropped) image."""
     import itertools
 

@@ -43,8 +43,9 @@ _reduction("any", np.any)
 
 
 @kernel("variance")
-def variance(data: np.ndarray, mean: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool,
-             unbiased: bool) -> np.ndarray:
+def variance(
+    data: np.ndarray, mean: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool, unbiased: bool
+) -> np.ndarray:
     """The mean squared deviation of `data` from `mean` over the chosen axes."""
     axes = reduced_axes(data.ndim, axis, exclude)
     count = int(np.prod([data.shape[a] for a in axes], dtype=np.int64))
@@ -54,8 +55,14 @@ def variance(data: np.ndarray, mean: np.ndarray, *, axis: Optional[Sequence[int]
 
 def _arg_reduction(name: str, fn: Callable[..., np.ndarray]) -> None:
     @kernel(name)
-    def run(data: np.ndarray, *, axis: Optional[Sequence[int]], keepdims: bool, exclude: bool,
-            select_last_index: bool = False) -> np.ndarray:
+    def run(
+        data: np.ndarray,
+        *,
+        axis: Optional[Sequence[int]],
+        keepdims: bool,
+        exclude: bool,
+        select_last_index: bool = False,
+    ) -> np.ndarray:
         axes = reduced_axes(data.ndim, axis, exclude)
         kept = [i for i in range(data.ndim) if i not in axes]
         moved = np.transpose(data, kept + list(axes))

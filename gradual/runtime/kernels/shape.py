@@ -93,8 +93,15 @@ def _range_of(begin: int, end: Optional[int], rank: int) -> tuple:
 
 
 @kernel("reshape_like")
-def reshape_like(data: np.ndarray, shape_like: np.ndarray, *, lhs_begin: int = 0, lhs_end: Optional[int] = None,
-                 rhs_begin: int = 0, rhs_end: Optional[int] = None) -> np.ndarray:
+def reshape_like(
+    data: np.ndarray,
+    shape_like: np.ndarray,
+    *,
+    lhs_begin: int = 0,
+    lhs_end: Optional[int] = None,
+    rhs_begin: int = 0,
+    rhs_end: Optional[int] = None,
+) -> np.ndarray:
     """`data`'s dims [lhs_begin, lhs_end) replaced by `shape_like`'s dims [rhs_begin, rhs_end)."""
     lb, le = _range_of(lhs_begin, lhs_end, data.ndim)
     rb, re_ = _range_of(rhs_begin, rhs_end, shape_like.ndim)
@@ -225,7 +232,7 @@ def depth_to_space(data: np.ndarray, *, block_size: int, layout: str, mode: str)
     x = relayout(data, layout, "NCHW")
     n, c, h, w = x.shape
     b = block_size
-    x = x[:, :(c // (b * b)) * b * b]
+    x = x[:, : (c // (b * b)) * b * b]
     if mode == "DCR":
         y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
     else:
@@ -239,14 +246,21 @@ def space_to_depth(data: np.ndarray, *, block_size: int, layout: str) -> np.ndar
     x = relayout(data, layout, "NCHW")
     n, c, h, w = x.shape
     b = block_size
-    x = x[:, :, :(h // b) * b, :(w // b) * b]
+    x = x[:, :, : (h // b) * b, : (w // b) * b]
     y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
     return unlayout(y.reshape(n, c * b * b, h // b, w // b), "NCHW", layout)
 
 
 @kernel("matrix_set_diag")
-def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int, super_diag_right_align: bool,
-                    sub_diag_right_align: bool) -> np.ndarray:
+def matrix_set_diag(
+    data: np.ndarray,
+    diagonal: np.ndarray,
+    *,
+    k1: int,
+    k2: int,
+    super_diag_right_align: bool,
+    sub_diag_right_align: bool,
+) -> np.ndarray:
     """The input with its diagonals k1..k2 replaced, batched over the leading dims. Each diagonal
     is a row of `diagonal` (the k2-th first; just the vector when k1 = k2), as long as the
     longest of the band; a shorter one fills its start, or its end where aligned right."""
@@ -258,7 +272,7 @@ def matrix_set_diag(data: np.ndarray, diagonal: np.ndarray, *, k1: int, k2: int,
         rows = np.arange(max(0, -k), min(m, n - k))
         right = super_diag_right_align if k > 0 else sub_diag_right_align
         start = width - len(rows) if right else 0
-        out[..., rows, rows + k] = rows_of_band[..., k2 - k, start:start + len(rows)]
+        out[..., rows, rows + k] = rows_of_band[..., k2 - k, start : start + len(rows)]
     return out
 
 

@@ -38,8 +38,9 @@ DirectForm = Union[Callable[[Any, str, list], Optional[str]], FixedForm]
 DIRECT: dict[str, DirectForm] = {}
 
 
-def converts(*op_types: str, direct: Optional[DirectForm] = None
-             ) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+def converts(
+    *op_types: str, direct: Optional[DirectForm] = None
+) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
     """Decorator: register a converter for ONNX op_types (and its direct form, see DIRECT)."""
 
     def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -9,13 +9,38 @@ from ..node import Node
 from . import FixedForm, converts
 
 UNARY = {
-    "Relu": "nn.relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Sqrt": "sqrt", "Exp": "exp", "Log": "log",
-    "Neg": "negative", "Abs": "abs", "Erf": "erf", "Floor": "floor", "Ceil": "ceil", "Round": "round",
-    "Sign": "sign", "Not": "logical_not", "Reciprocal": "onnx.reciprocal", "Sin": "onnx.sin", "Cos": "onnx.cos",
-    "Tan": "onnx.tan", "Asin": "onnx.asin", "Acos": "onnx.acos", "Atan": "onnx.atan", "Sinh": "onnx.sinh",
-    "Cosh": "onnx.cosh", "Asinh": "onnx.asinh", "Acosh": "onnx.acosh", "Atanh": "onnx.atanh",
-    "Softplus": "onnx.softplus", "Softsign": "onnx.softsign", "Mish": "onnx.mish", "HardSwish": "onnx.hard_swish",
-    "BitwiseNot": "onnx.bitwise_not", "IsNaN": "onnx.isnan",
+    "Relu": "nn.relu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Sqrt": "sqrt",
+    "Exp": "exp",
+    "Log": "log",
+    "Neg": "negative",
+    "Abs": "abs",
+    "Erf": "erf",
+    "Floor": "floor",
+    "Ceil": "ceil",
+    "Round": "round",
+    "Sign": "sign",
+    "Not": "logical_not",
+    "Reciprocal": "onnx.reciprocal",
+    "Sin": "onnx.sin",
+    "Cos": "onnx.cos",
+    "Tan": "onnx.tan",
+    "Asin": "onnx.asin",
+    "Acos": "onnx.acos",
+    "Atan": "onnx.atan",
+    "Sinh": "onnx.sinh",
+    "Cosh": "onnx.cosh",
+    "Asinh": "onnx.asinh",
+    "Acosh": "onnx.acosh",
+    "Atanh": "onnx.atanh",
+    "Softplus": "onnx.softplus",
+    "Softsign": "onnx.softsign",
+    "Mish": "onnx.mish",
+    "HardSwish": "onnx.hard_swish",
+    "BitwiseNot": "onnx.bitwise_not",
+    "IsNaN": "onnx.isnan",
 }
 
 #: ONNX op -> (gradual op, {attribute: (gradual name, default)})
@@ -23,7 +48,10 @@ UNARY_WITH_ATTRS = {
     "LeakyRelu": ("nn.leaky_relu", {"alpha": ("alpha", 0.01)}),
     "Elu": ("onnx.elu", {"alpha": ("alpha", 1.0)}),
     "Celu": ("onnx.celu", {"alpha": ("alpha", 1.0)}),
-    "Selu": ("onnx.selu", {"alpha": ("alpha", 1.67326319217681884765625), "gamma": ("gamma", 1.05070102214813232421875)}),
+    "Selu": (
+        "onnx.selu",
+        {"alpha": ("alpha", 1.67326319217681884765625), "gamma": ("gamma", 1.05070102214813232421875)},
+    ),
     "ThresholdedRelu": ("onnx.thresholded_relu", {"alpha": ("alpha", 1.0)}),
     "HardSigmoid": ("onnx.hard_sigmoid", {"alpha": ("alpha", 0.2), "beta": ("beta", 0.5)}),
     "Shrink": ("onnx.shrink", {"bias": ("bias", 0.0), "lambd": ("lambd", 0.5)}),
@@ -32,10 +60,22 @@ UNARY_WITH_ATTRS = {
 }
 
 BINARY = {
-    "Add": "add", "Sub": "subtract", "Mul": "multiply", "Div": "divide", "Equal": "equal", "Less": "less",
-    "Greater": "greater", "LessOrEqual": "less_equal", "GreaterOrEqual": "greater_equal", "And": "logical_and",
-    "Or": "logical_or", "Xor": "not_equal", "BitwiseAnd": "onnx.bitwise_and", "BitwiseOr": "onnx.bitwise_or",
-    "BitwiseXor": "onnx.bitwise_xor", "PRelu": "onnx.prelu",
+    "Add": "add",
+    "Sub": "subtract",
+    "Mul": "multiply",
+    "Div": "divide",
+    "Equal": "equal",
+    "Less": "less",
+    "Greater": "greater",
+    "LessOrEqual": "less_equal",
+    "GreaterOrEqual": "greater_equal",
+    "And": "logical_and",
+    "Or": "logical_or",
+    "Xor": "not_equal",
+    "BitwiseAnd": "onnx.bitwise_and",
+    "BitwiseOr": "onnx.bitwise_or",
+    "BitwiseXor": "onnx.bitwise_xor",
+    "PRelu": "onnx.prelu",
 }
 
 
@@ -60,8 +100,12 @@ def _plain(value: Any) -> Any:
 @converts("IsInf")
 def isinf(node: Node) -> Any:
     """IsInf with its two detection flags."""
-    return node.call("onnx.isinf", node.x(0), detect_negative=bool(node.attr("detect_negative", 1)),
-                     detect_positive=bool(node.attr("detect_positive", 1)))
+    return node.call(
+        "onnx.isinf",
+        node.x(0),
+        detect_negative=bool(node.attr("detect_negative", 1)),
+        detect_positive=bool(node.attr("detect_positive", 1)),
+    )
 
 
 @converts(*BINARY, direct=FixedForm(BINARY, 2))  # no attributes: no legacy broadcast to refuse

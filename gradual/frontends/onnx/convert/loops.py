@@ -41,18 +41,31 @@ def loop(node: Node) -> Any:
     carried = len(node.inputs) - 2
     scans = len(body.output) - 1 - carried
     if len(body.input) != carried + 2 or scans < 0:
-        node.fail_attribute("body", f"{len(body.input)} inputs and {len(body.output)} outputs",
-                            f"{carried + 2} inputs and at least {carried + 1} outputs")
+        node.fail_attribute(
+            "body",
+            f"{len(body.input)} inputs and {len(body.output)} outputs",
+            f"{carried + 2} inputs and at least {carried + 1} outputs",
+        )
     names = [o.name for o in body.output]
     c = importer.namer.name("condition")
     stacked = _appended_sequences(node, body, carried)
     infos = [_known(node, 2 + k) if rows is None else rows for k, rows in enumerate(stacked)]
-    steps = _Steps(node, body, [body.input[2 + k].name for k in range(carried)], names[1 + carried:],
-                   infos, names[1:1 + carried], extra=[(c, gb.Scalar("bool"))], stacked=stacked)
+    steps = _Steps(
+        node,
+        body,
+        [body.input[2 + k].name for k in range(carried)],
+        names[1 + carried :],
+        infos,
+        names[1 : 1 + carried],
+        extra=[(c, gb.Scalar("bool"))],
+        stacked=stacked,
+    )
     trip = _scalar(node, 0) if node.has(0) else None
     goes = _continues(node, steps.counter, trip, gb.Var(c, node.loc))
-    bound = {body.input[0].name: _as_rank(node, steps.counter, steps.declared(body.input[0].name).rank),
-             body.input[1].name: _as_rank(node, gb.Var(c, node.loc), steps.declared(body.input[1].name).rank)}
+    bound = {
+        body.input[0].name: _as_rank(node, steps.counter, steps.declared(body.input[0].name).rank),
+        body.input[1].name: _as_rank(node, gb.Var(c, node.loc), steps.declared(body.input[1].name).rank),
+    }
 
     def condition(outputs: list) -> list:
         return [_as_scalar(node, outputs[0], steps.declared(names[0]).rank)]
@@ -114,8 +127,9 @@ def _only_stacked(node: Node, name: str) -> bool:
                 users.append(other)
             for attribute in other.attribute:
                 graphs.extend([attribute.g] if attribute.type == attribute.GRAPH else attribute.graphs)
-    return bool(users) and all(u.op_type == "ConcatFromSequence" and any(a.name == "new_axis" and a.i for a in u.attribute)
-                               for u in users)
+    return bool(users) and all(
+        u.op_type == "ConcatFromSequence" and any(a.name == "new_axis" and a.i for a in u.attribute) for u in users
+    )
 
 
 def _first_rows(node: Node, index: int, rows: TensorInfo) -> Any:
@@ -150,13 +164,22 @@ def scan(node: Node) -> Any:
     outputs = len(body.output) - states
     if not 0 < count <= inputs or len(body.input) != inputs or outputs < 0:
         node.fail_attribute("num_scan_inputs", count, "a body of one input per node input")
-    in_axes = [_axis(node, a, _known(node, states + j).rank) for j, a in enumerate(_ints(node, "scan_input_axes", count))]
+    in_axes = [
+        _axis(node, a, _known(node, states + j).rank) for j, a in enumerate(_ints(node, "scan_input_axes", count))
+    ]
     in_reversed = _ints(node, "scan_input_directions", count)
     names = [o.name for o in body.output]
-    steps = _Steps(node, body, [body.input[k].name for k in range(states)], names[states:],
-                   [_known(node, k) for k in range(states)], names[:states])
-    length = node.call("take", node.call("shape_of", node.x(states), dtype="int64"),
-                       literal(in_axes[0], "int64", node.loc), axis=0)
+    steps = _Steps(
+        node,
+        body,
+        [body.input[k].name for k in range(states)],
+        names[states:],
+        [_known(node, k) for k in range(states)],
+        names[:states],
+    )
+    length = node.call(
+        "take", node.call("shape_of", node.x(states), dtype="int64"), literal(in_axes[0], "int64", node.loc), axis=0
+    )
     length = importer.body.let(importer.namer.name(f"{node.outputs[0] or 'scan'}_length"), length, loc=node.loc)
     goes = node.call("less", steps.counter, length)
     last = node.call("subtract", length, literal(1, "int64", node.loc))
@@ -181,8 +204,17 @@ class _Steps:
     parameters (Loop's condition), the carried values' parameters and the accumulators of the
     scan outputs (see the module docstring)."""
 
-    def __init__(self, node: Node, body: Any, carried: list, scanned: list, infos: list, carried_out: list,
-                 extra: Optional[list] = None, stacked: Optional[list] = None) -> None:
+    def __init__(
+        self,
+        node: Node,
+        body: Any,
+        carried: list,
+        scanned: list,
+        infos: list,
+        carried_out: list,
+        extra: Optional[list] = None,
+        stacked: Optional[list] = None,
+    ) -> None:
         """`carried`: the body's inputs of the carried values, `infos` what the model says of
         their initial values, `carried_out` the body's outputs of their next values; `scanned`:
         the body's scan outputs; `extra`: (name, type) of parameters after the counter;
@@ -200,8 +232,10 @@ class _Steps:
         self.row_infos = [_with_row(self.declared(name)) for name in scanned]
         self.rows = [importer.namer.name(f"{name}_rows") for name in scanned]
         self.params = [(self.counter.name, gb.Scalar("int64"))] + self.extra
-        infos = [info if rows is not None else _agreed(info, self.declared(inner), self.declared(out))
-                 for info, inner, out, rows in zip(infos, carried, carried_out, stacked or [None] * len(infos))]
+        infos = [
+            info if rows is not None else _agreed(info, self.declared(inner), self.declared(out))
+            for info, inner, out, rows in zip(infos, carried, carried_out, stacked or [None] * len(infos))
+        ]
         self.params += [(name, _any_dims(info)) for name, info in zip(self.state, infos)]
         self.params += [(name, _any_dims(info)) for name, info in zip(self.rows, self.row_infos)]
         self.recur = importer.namer.name(f"{node.outputs[0] or node.op_type.lower()}_loop")
@@ -226,11 +260,14 @@ class _Steps:
         carried = len(self.state)
 
         def next_iteration(outputs: list) -> Any:
-            appended = [node.call("onnx.scan_append", gb.Var(acc, loc), item)
-                        for acc, item in zip(self.rows, outputs[skip + carried:])]
+            appended = [
+                node.call("onnx.scan_append", gb.Var(acc, loc), item)
+                for acc, item in zip(self.rows, outputs[skip + carried :])
+            ]
             step = node.call("add", self.counter, literal(1, "int64", loc))
-            return gb.call_value(gb.Var(self.recur, loc), step, *extra_next(outputs),
-                                 *outputs[skip:skip + carried], *appended, loc=loc)
+            return gb.call_value(
+                gb.Var(self.recur, loc), step, *extra_next(outputs), *outputs[skip : skip + carried], *appended, loc=loc
+            )
 
         then = node.importer.import_block(self.body, node.key + ((node.index, "body"),), bound, next_iteration, loc)
         done = gb.tuple_(*[gb.Var(name, loc) for name in self.state + self.rows], loc=loc)
@@ -326,7 +363,9 @@ def _agreed(initial: TensorInfo, inner: TensorInfo, out: TensorInfo) -> TensorIn
         stated = [i.dims[axis] for i in sources if isinstance(i.dims[axis], int)]  # type: ignore[index]
         return stated[0] if len(stated) >= 2 and len(set(stated)) == 1 else None
 
-    return TensorInfo(dtype, tuple(kept(axis, d) for axis, d in enumerate(base.dims)), base.elem_type or initial.elem_type)
+    return TensorInfo(
+        dtype, tuple(kept(axis, d) for axis, d in enumerate(base.dims)), base.elem_type or initial.elem_type
+    )
 
 
 def _any_dims(info: TensorInfo) -> Optional[Any]:

@@ -23,9 +23,13 @@ def recurrent(node: Node) -> Any:
     inputs = optional_inputs(node, range(3, 8 if kind == "lstm" else 6))
     while len(inputs) < 5:
         inputs.append(node.int64s([]))  # no initial_c, no peepholes
-    attrs = {"kind": kind, "direction": node.attr("direction", "forward"), "layout": int(node.attr("layout", 0)),
-             "input_forget": bool(node.attr("input_forget", 0)),
-             "linear_before_reset": bool(node.attr("linear_before_reset", 0))}
+    attrs = {
+        "kind": kind,
+        "direction": node.attr("direction", "forward"),
+        "layout": int(node.attr("layout", 0)),
+        "input_forget": bool(node.attr("input_forget", 0)),
+        "linear_before_reset": bool(node.attr("linear_before_reset", 0)),
+    }
     for name in ("hidden_size",):
         if node.attr(name) is not None:
             attrs[name] = int(node.attr(name))
@@ -45,11 +49,13 @@ def recurrent(node: Node) -> Any:
 @converts("Attention")
 def attention(node: Node) -> Any:
     """Attention (opset 23 and later) with every attribute; its four outputs."""
-    attrs: dict = {"is_causal": bool(node.attr("is_causal", 0)),
-                   "qk_matmul_output_mode": int(node.attr("qk_matmul_output_mode", 0)),
-                   "softcap": float(node.attr("softcap", 0.0)),
-                   "left_window_size": int(node.attr("left_window_size", -1)),
-                   "right_window_size": int(node.attr("right_window_size", -1))}
+    attrs: dict = {
+        "is_causal": bool(node.attr("is_causal", 0)),
+        "qk_matmul_output_mode": int(node.attr("qk_matmul_output_mode", 0)),
+        "softcap": float(node.attr("softcap", 0.0)),
+        "left_window_size": int(node.attr("left_window_size", -1)),
+        "right_window_size": int(node.attr("right_window_size", -1)),
+    }
     for name in ("q_num_heads", "kv_num_heads"):
         if node.attr(name) is not None:
             attrs[name] = int(node.attr(name))
@@ -199,14 +205,19 @@ def compress(node: Node) -> Any:
 @converts("ReverseSequence")
 def reverse_sequence(node: Node) -> Any:
     """ReverseSequence."""
-    return node.call("onnx.reverse_sequence", node.x(0), node.x(1), batch_axis=int(node.attr("batch_axis", 1)),
-                     time_axis=int(node.attr("time_axis", 0)))
+    return node.call(
+        "onnx.reverse_sequence",
+        node.x(0),
+        node.x(1),
+        batch_axis=int(node.attr("batch_axis", 1)),
+        time_axis=int(node.attr("time_axis", 0)),
+    )
 
 
 @converts("HannWindow", "HammingWindow", "BlackmanWindow")
 def window(node: Node) -> Any:
     """The three windows of ONNX's signal operators."""
-    kind = node.op_type[:-len("Window")].lower()
+    kind = node.op_type[: -len("Window")].lower()
     dtype = node.onnx_dtype(int(node.attr("output_datatype", 1)), node.outputs[0])
     return node.call("onnx.window", node.x(0), kind=kind, periodic=bool(node.attr("periodic", 1)), dtype=dtype)
 
@@ -222,8 +233,14 @@ def center_crop_pad(node: Node) -> Any:
 @converts("TensorScatter")
 def tensor_scatter(node: Node) -> Any:
     """TensorScatter (a KV cache update)."""
-    return node.call("onnx.tensor_scatter", node.x(0), node.x(1), *optional_inputs(node, range(2, 3)),
-                     axis=int(node.attr("axis", -2)), mode=node.attr("mode", "linear"))
+    return node.call(
+        "onnx.tensor_scatter",
+        node.x(0),
+        node.x(1),
+        *optional_inputs(node, range(2, 3)),
+        axis=int(node.attr("axis", -2)),
+        mode=node.attr("mode", "linear"),
+    )
 
 
 @converts("Unique")
@@ -237,10 +254,16 @@ def unique(node: Node) -> Any:
 @converts("RotaryEmbedding")
 def rotary_embedding(node: Node) -> Any:
     """RotaryEmbedding with optional position_ids."""
-    return node.call("onnx.rotary_embedding", node.x(0), node.x(1), node.x(2), *optional_inputs(node, range(3, 4)),
-                     interleaved=bool(node.attr("interleaved", 0)),
-                     rotary_embedding_dim=int(node.attr("rotary_embedding_dim", 0)),
-                     num_heads=int(node.attr("num_heads", 0)))
+    return node.call(
+        "onnx.rotary_embedding",
+        node.x(0),
+        node.x(1),
+        node.x(2),
+        *optional_inputs(node, range(3, 4)),
+        interleaved=bool(node.attr("interleaved", 0)),
+        rotary_embedding_dim=int(node.attr("rotary_embedding_dim", 0)),
+        num_heads=int(node.attr("num_heads", 0)),
+    )
 
 
 # sampling and signals --------------------------------------------------------------------------------
@@ -251,8 +274,14 @@ GRID_MODES = {"bilinear": "linear", "bicubic": "cubic"}
 def grid_sample(node: Node) -> Any:
     """GridSample (opset 16's bilinear/bicubic are linear/cubic)."""
     mode = node.attr("mode", "linear" if node.opset >= 20 else "bilinear")
-    return node.call("onnx.grid_sample", node.x(0), node.x(1), mode=GRID_MODES.get(mode, mode),
-                     padding_mode=node.attr("padding_mode", "zeros"), align_corners=bool(node.attr("align_corners", 0)))
+    return node.call(
+        "onnx.grid_sample",
+        node.x(0),
+        node.x(1),
+        mode=GRID_MODES.get(mode, mode),
+        padding_mode=node.attr("padding_mode", "zeros"),
+        align_corners=bool(node.attr("align_corners", 0)),
+    )
 
 
 @converts("AffineGrid")
@@ -268,15 +297,22 @@ def dft(node: Node) -> Any:
         axis = int(node.attr("axis", 1))
     else:
         axis = node.required_ints(2, "axis")[0] if node.has(2) else -2
-    return node.call("onnx.dft", node.x(0), *optional_inputs(node, range(1, 2)), axis=axis,
-                     inverse=bool(node.attr("inverse", 0)), onesided=bool(node.attr("onesided", 0)))
+    return node.call(
+        "onnx.dft",
+        node.x(0),
+        *optional_inputs(node, range(1, 2)),
+        axis=axis,
+        inverse=bool(node.attr("inverse", 0)),
+        onesided=bool(node.attr("onesided", 0)),
+    )
 
 
 @converts("STFT")
 def stft(node: Node) -> Any:
     """STFT."""
-    return node.call("onnx.stft", node.x(0), node.x(1), *optional_inputs(node, range(2, 4)),
-                     onesided=bool(node.attr("onesided", 1)))
+    return node.call(
+        "onnx.stft", node.x(0), node.x(1), *optional_inputs(node, range(2, 4)), onesided=bool(node.attr("onesided", 1))
+    )
 
 
 @converts("MaxUnpool")

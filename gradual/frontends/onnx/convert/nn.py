@@ -126,8 +126,14 @@ def conv_transpose(node: Node) -> Any:
     extra, shape = node.attr("output_padding"), node.attr("output_shape")
     relay = _relay_2d(attrs) if k == 2 and not shape else None
     if relay is not None:
-        out = node.call("nn.conv2d_transpose", node.x(0), node.x(1), groups=group,
-                        output_padding=[int(v) for v in extra] if extra else [0, 0], **relay)
+        out = node.call(
+            "nn.conv2d_transpose",
+            node.x(0),
+            node.x(1),
+            groups=group,
+            output_padding=[int(v) for v in extra] if extra else [0, 0],
+            **relay,
+        )
     else:
         more = {"output_padding": [int(v) for v in extra]} if extra else {}
         if shape:
@@ -146,22 +152,41 @@ def pool(node: Node) -> Any:
     attrs = _window_attrs(node, len(kernel))
     ceil = bool(node.attr("ceil_mode", 0))
     if node.op_type == "MaxPool" and node.wants(1):
-        call = node.call("onnx.max_pool_indices", node.x(0), kernel_shape=kernel, ceil_mode=ceil,
-                         storage_order=int(node.attr("storage_order", 0)), **attrs)
+        call = node.call(
+            "onnx.max_pool_indices",
+            node.x(0),
+            kernel_shape=kernel,
+            ceil_mode=ceil,
+            storage_order=int(node.attr("storage_order", 0)),
+            **attrs,
+        )
         return Tuple(call, 2)
     kind = node.op_type
     relay = _relay_2d(attrs) if len(kernel) == 2 and not ceil and kind != "LpPool" else None
     if relay is not None and kind == "MaxPool":
         return node.call("nn.max_pool2d", node.x(0), pool_size=kernel, **relay)
     if relay is not None:
-        return node.call("nn.avg_pool2d", node.x(0), pool_size=kernel,
-                         count_include_pad=bool(node.attr("count_include_pad", 0)), **relay)
+        return node.call(
+            "nn.avg_pool2d",
+            node.x(0),
+            pool_size=kernel,
+            count_include_pad=bool(node.attr("count_include_pad", 0)),
+            **relay,
+        )
     if kind == "MaxPool":
         return node.call("onnx.max_pool", node.x(0), kernel_shape=kernel, ceil_mode=ceil, **attrs)
     if kind == "LpPool":
-        return node.call("onnx.lp_pool", node.x(0), kernel_shape=kernel, ceil_mode=ceil, p=int(node.attr("p", 2)), **attrs)
-    return node.call("onnx.avg_pool", node.x(0), kernel_shape=kernel, ceil_mode=ceil,
-                     count_include_pad=bool(node.attr("count_include_pad", 0)), **attrs)
+        return node.call(
+            "onnx.lp_pool", node.x(0), kernel_shape=kernel, ceil_mode=ceil, p=int(node.attr("p", 2)), **attrs
+        )
+    return node.call(
+        "onnx.avg_pool",
+        node.x(0),
+        kernel_shape=kernel,
+        ceil_mode=ceil,
+        count_include_pad=bool(node.attr("count_include_pad", 0)),
+        **attrs,
+    )
 
 
 @converts("GlobalAveragePool", "GlobalMaxPool")
@@ -188,8 +213,12 @@ def batch_norm(node: Node) -> Any:
     (batch statistics, updated running ones) with training_mode=1."""
     args = [node.x(i) for i in range(5)]
     if int(node.attr("training_mode", 0)):
-        call = node.call("onnx.batch_norm_train", *args, epsilon=float(node.attr("epsilon", 1e-5)),
-                         momentum=float(node.attr("momentum", 0.9)))
+        call = node.call(
+            "onnx.batch_norm_train",
+            *args,
+            epsilon=float(node.attr("epsilon", 1e-5)),
+            momentum=float(node.attr("momentum", 0.9)),
+        )
         return Tuple(call, 3)
     if any(node.wants(j) for j in range(1, len(node.outputs))):
         node.fail_attribute("outputs", len(node.outputs), "only its first output (inference)")
@@ -215,31 +244,49 @@ def group_norm(node: Node) -> Any:
             node.fail_attribute("num_groups", groups, "a static channel count (opset 18 scales per group)")
         scale = node.call("repeat", scale, repeats=channels // groups, axis=0)
         bias = node.call("repeat", bias, repeats=channels // groups, axis=0)
-    return node.call("onnx.group_norm", node.x(0), scale, bias, num_groups=groups,
-                     epsilon=float(node.attr("epsilon", 1e-5)))
+    return node.call(
+        "onnx.group_norm", node.x(0), scale, bias, num_groups=groups, epsilon=float(node.attr("epsilon", 1e-5))
+    )
 
 
 @converts("LayerNormalization")
 def layer_norm(node: Node) -> Any:
     """LayerNormalization: (Y, Mean, InvStdDev) over dims [axis, rank)."""
     bias = node.x(2) if node.has(2) else node.call("zeros_like", node.x(1))
-    call = node.call("onnx.layer_norm", node.x(0), node.x(1), bias, axis=int(node.attr("axis", -1)),
-                     epsilon=float(node.attr("epsilon", 1e-5)))
+    call = node.call(
+        "onnx.layer_norm",
+        node.x(0),
+        node.x(1),
+        bias,
+        axis=int(node.attr("axis", -1)),
+        epsilon=float(node.attr("epsilon", 1e-5)),
+    )
     return Tuple(call, 3)
 
 
 @converts("RMSNormalization")
 def rms_norm(node: Node) -> Any:
     """RMSNormalization."""
-    return node.call("onnx.rms_norm", node.x(0), node.x(1), axis=int(node.attr("axis", -1)),
-                     epsilon=float(node.attr("epsilon", 1e-5)))
+    return node.call(
+        "onnx.rms_norm",
+        node.x(0),
+        node.x(1),
+        axis=int(node.attr("axis", -1)),
+        epsilon=float(node.attr("epsilon", 1e-5)),
+    )
 
 
 @converts("LRN")
 def lrn(node: Node) -> Any:
     """LRN across channels."""
-    return node.call("onnx.lrn", node.x(0), size=int(node.attr("size")), alpha=float(node.attr("alpha", 0.0001)),
-                     beta=float(node.attr("beta", 0.75)), bias=float(node.attr("bias", 1.0)))
+    return node.call(
+        "onnx.lrn",
+        node.x(0),
+        size=int(node.attr("size")),
+        alpha=float(node.attr("alpha", 0.0001)),
+        beta=float(node.attr("beta", 0.75)),
+        bias=float(node.attr("bias", 1.0)),
+    )
 
 
 @converts("MeanVarianceNormalization")

@@ -12,7 +12,10 @@ from ..node import KNOWN, Node, Tuple
 from . import converts
 
 _CONSTANT_ATTRS = {
-    "value_float": np.float32, "value_floats": np.float32, "value_int": np.int64, "value_ints": np.int64,
+    "value_float": np.float32,
+    "value_floats": np.float32,
+    "value_int": np.int64,
+    "value_ints": np.int64,
 }
 
 

@@ -13,8 +13,15 @@ from . import converts
 
 SIMPLE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceProd": "prod"}
 ONNX_OPS = {
-    "ReduceSum": "sum", "ReduceMean": "mean", "ReduceProd": "prod", "ReduceMax": "max", "ReduceMin": "min",
-    "ReduceL1": "l1", "ReduceL2": "l2", "ReduceSumSquare": "sum_square", "ReduceLogSum": "log_sum",
+    "ReduceSum": "sum",
+    "ReduceMean": "mean",
+    "ReduceProd": "prod",
+    "ReduceMax": "max",
+    "ReduceMin": "min",
+    "ReduceL1": "l1",
+    "ReduceL2": "l2",
+    "ReduceSumSquare": "sum_square",
+    "ReduceLogSum": "log_sum",
     "ReduceLogSumExp": "log_sum_exp",
 }
 
@@ -30,8 +37,9 @@ def reduce(node: Node) -> Any:
     if known and node.op_type not in ("ReduceMax", "ReduceMin"):
         return _relay_reduce(node, axes or None, keepdims)
     axes_expr = node.x(1) if not known else node.int64s(axes or [])
-    return node.call("onnx.reduce", node.x(0), axes_expr, kind=ONNX_OPS[node.op_type], keepdims=keepdims,
-                     noop_with_empty_axes=noop)
+    return node.call(
+        "onnx.reduce", node.x(0), axes_expr, kind=ONNX_OPS[node.op_type], keepdims=keepdims, noop_with_empty_axes=noop
+    )
 
 
 def _relay_reduce(node: Node, axes: Optional[list], keepdims: bool) -> Any:
@@ -69,6 +77,11 @@ def _no_reduction(node: Node) -> Any:
 def arg_reduce(node: Node) -> Any:
     """ArgMax / ArgMin along axis as int64."""
     op = "argmax" if node.op_type == "ArgMax" else "argmin"
-    call = node.call(op, node.x(0), axis=[int(node.attr("axis", 0))], keepdims=bool(node.attr("keepdims", 1)),
-                     select_last_index=bool(node.attr("select_last_index", 0)))
+    call = node.call(
+        op,
+        node.x(0),
+        axis=[int(node.attr("axis", 0))],
+        keepdims=bool(node.attr("keepdims", 1)),
+        select_last_index=bool(node.attr("select_last_index", 0)),
+    )
     return node.call("cast", call, dtype="int64")

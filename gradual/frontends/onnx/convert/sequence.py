@@ -22,6 +22,7 @@ from ..node import KNOWN, Node, Unsupported
 from ..types import gradual_dtype
 from . import converts
 
+
 def _lengths(node: Node) -> dict:
     """The length of each sequence value the import has made, by value name (a sequence is a
     tuple of tensors whose length is known where it is made)."""
@@ -58,7 +59,9 @@ def split_to_sequence(node: Node) -> Any:
         dims = node.info(0).dims
         size = dims[axis] if dims is not None and -len(dims) <= axis < len(dims) else None
         if not isinstance(size, int):
-            raise _unsupported(node, f"without split, dim {axis} of the input must be static (it is the count of parts)")
+            raise _unsupported(
+                node, f"without split, dim {axis} of the input must be static (it is the count of parts)"
+            )
         parts = node.call("split", node.x(0), indices_or_sections=size, axis=axis)
         if int(node.attr("keepdims", 1)):
             return _made(node, parts, size)
@@ -71,7 +74,9 @@ def split_to_sequence(node: Node) -> Any:
         dims = node.info(0).dims
         size = dims[axis] if dims is not None and -len(dims) <= axis < len(dims) else None
         if not isinstance(size, int):
-            raise _unsupported(node, f"a scalar split needs dim {axis} of the input to be static (it decides the count of parts)")
+            raise _unsupported(
+                node, f"a scalar split needs dim {axis} of the input to be static (it decides the count of parts)"
+            )
         step = split[0]
         split = [step] * (size // step) + ([size % step] if size % step else [])
     call = node.call("onnx.split_sizes", node.x(0), node.int64s(split), num_outputs=len(split), axis=axis)
@@ -85,7 +90,9 @@ def _split_by_values(node: Node, axis: int) -> Any:
     or a vector of unknown length is not supported: the count of parts decides the tuple."""
     dims = node.info(1).dims
     if dims is None or len(dims) != 1 or not isinstance(dims[0], int):
-        raise _unsupported(node, "a split computed when the model runs needs a length the model gives (the count of parts)")
+        raise _unsupported(
+            node, "a split computed when the model runs needs a length the model gives (the count of parts)"
+        )
     call = node.call("onnx.split_sizes", node.x(0), node.x(1), num_outputs=dims[0], axis=axis)
     return _made(node, call, dims[0])
 
@@ -139,8 +146,9 @@ def sequence_at(node: Node) -> Any:
 def sequence_length(node: Node) -> Any:
     """SequenceLength: the length known where the sequence was made (the rows of stacked rows)."""
     if _rows(node):
-        return node.call("take", node.call("shape_of", node.x(0), dtype="int64"),
-                         gb.const(0, "int64", loc=node.loc), axis=0)
+        return node.call(
+            "take", node.call("shape_of", node.x(0), dtype="int64"), gb.const(0, "int64", loc=node.loc), axis=0
+        )
     node.importer.record_constant(node.outputs[0], np.asarray(_length(node, 0), np.int64), node.loc)
     return KNOWN
 

@@ -138,8 +138,14 @@ def slice_(node: Node) -> Any:
 def _strided(node: Node, starts: list, ends: list, axes: Optional[list], steps: Optional[list]) -> Any:
     axes = axes if axes is not None else list(range(len(starts)))
     steps = steps if steps is not None else [1] * len(starts)
-    return node.call("strided_slice", node.x(0), begin=[int(v) for v in starts], end=[int(v) for v in ends],
-                     strides=[int(v) for v in steps], axes=[int(v) for v in axes])
+    return node.call(
+        "strided_slice",
+        node.x(0),
+        begin=[int(v) for v in starts],
+        end=[int(v) for v in ends],
+        strides=[int(v) for v in steps],
+        axes=[int(v) for v in axes],
+    )
 
 
 # indexing ---------------------------------------------------------------------------------------
@@ -166,8 +172,14 @@ def gather_nd(node: Node) -> Any:
 @converts("ScatterElements", "Scatter")
 def scatter_elements(node: Node) -> Any:
     """ScatterElements (Scatter before opset 11) with reduction."""
-    return node.call("onnx.scatter_elements", node.x(0), node.x(1), node.x(2), axis=int(node.attr("axis", 0)),
-                     reduction=node.attr("reduction", "none"))
+    return node.call(
+        "onnx.scatter_elements",
+        node.x(0),
+        node.x(1),
+        node.x(2),
+        axis=int(node.attr("axis", 0)),
+        reduction=node.attr("reduction", "none"),
+    )
 
 
 @converts("ScatterND")
@@ -184,8 +196,9 @@ def shape(node: Node) -> Any:
     start, end = node.attr("start"), node.attr("end")
     if start is None and end is None:
         return out
-    return node.call("strided_slice", out, begin=[int(start or 0)], end=[INT64_MAX if end is None else int(end)],
-                     axes=[0])
+    return node.call(
+        "strided_slice", out, begin=[int(start or 0)], end=[INT64_MAX if end is None else int(end)], axes=[0]
+    )
 
 
 @converts("Size")
@@ -334,9 +347,17 @@ def resize(node: Node) -> Any:
     """Resize (opset 10 and later: X, roi, scales, sizes); scales known at import are also given
     as `static_scales`, so the checker computes the resized dims."""
     if node.opset < 11:
-        return _resize_call(node, None, node.x(1), None, {"mode": node.attr("mode", "nearest"),
-                                                          "coordinate_transformation_mode": "asymmetric",
-                                                          "nearest_mode": "floor"})
+        return _resize_call(
+            node,
+            None,
+            node.x(1),
+            None,
+            {
+                "mode": node.attr("mode", "nearest"),
+                "coordinate_transformation_mode": "asymmetric",
+                "nearest_mode": "floor",
+            },
+        )
     attrs = {name: node.attr(name, default) for name, default in RESIZE_ATTRS.items() if node.attr(name) is not None}
     for flag in ("exclude_outside", "antialias"):
         if flag in attrs:
@@ -347,9 +368,17 @@ def resize(node: Node) -> Any:
     return _resize_call(node, roi, scales, sizes, attrs)
 
 
-RESIZE_ATTRS = {"axes": None, "mode": "nearest", "coordinate_transformation_mode": "half_pixel",
-                "nearest_mode": "round_prefer_floor", "cubic_coeff_a": -0.75, "exclude_outside": 0,
-                "extrapolation_value": 0.0, "keep_aspect_ratio_policy": "stretch", "antialias": 0}
+RESIZE_ATTRS = {
+    "axes": None,
+    "mode": "nearest",
+    "coordinate_transformation_mode": "half_pixel",
+    "nearest_mode": "round_prefer_floor",
+    "cubic_coeff_a": -0.75,
+    "exclude_outside": 0,
+    "extrapolation_value": 0.0,
+    "keep_aspect_ratio_policy": "stretch",
+    "antialias": 0,
+}
 
 
 def _resize_call(node: Node, roi: Any, scales: Any, sizes: Any, attrs: dict) -> Any:
@@ -364,15 +393,24 @@ def _resize_call(node: Node, roi: Any, scales: Any, sizes: Any, attrs: dict) -> 
         for name in ("cubic_coeff_a", "extrapolation_value"):
             if name in attrs:
                 attrs[name] = float(attrs[name])
-    return node.call("onnx.resize", node.x(0), roi if roi is not None else empty_floats,
-                     scales if scales is not None else empty_floats, sizes if sizes is not None else node.int64s([]),
-                     **attrs)
+    return node.call(
+        "onnx.resize",
+        node.x(0),
+        roi if roi is not None else empty_floats,
+        scales if scales is not None else empty_floats,
+        sizes if sizes is not None else node.int64s([]),
+        **attrs,
+    )
 
 
 @converts("Upsample")
 def upsample(node: Node) -> Any:
     """Upsample (deprecated): Resize with asymmetric coordinates (nearest: floor)."""
-    attrs = {"mode": node.attr("mode", "nearest"), "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
+    attrs = {
+        "mode": node.attr("mode", "nearest"),
+        "coordinate_transformation_mode": "asymmetric",
+        "nearest_mode": "floor",
+    }
     if node.opset < 9:
         scales = [float(v) for v in node.attr("scales", [])]
         empty = node.constant(np.zeros((0,), np.float32), "float32")
@@ -398,8 +436,9 @@ def trilu(node: Node) -> Any:
 def cumulative(node: Node) -> Any:
     """CumSum / CumProd along the axis input."""
     op = "onnx.cumsum" if node.op_type == "CumSum" else "onnx.cumprod"
-    return node.call(op, node.x(0), node.x(1), exclusive=bool(node.attr("exclusive", 0)),
-                     reverse=bool(node.attr("reverse", 0)))
+    return node.call(
+        op, node.x(0), node.x(1), exclusive=bool(node.attr("exclusive", 0)), reverse=bool(node.attr("reverse", 0))
+    )
 
 
 @converts("TopK")
