@@ -80,9 +80,9 @@ def print_table(table: dict) -> None:
 def openvino_namespace() -> dict:
     """The port's vocabulary bound to the real `openvino` package."""
     import openvino as ov
+    import openvino.opset13 as ops
     from openvino import Dimension, PartialShape, Shape, Symbol, Type
     from openvino.utils.node_factory import NodeFactory
-    import openvino.opset13 as ops
 
     factory = NodeFactory("opset13")
     table: dict[str, Any] = {}

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import os
+import re
 import resource
 import runpy
 import subprocess

@@ -4,10 +4,10 @@ The public façade: parse and check programs, elaborate them with runtime checks
 OpenVINO-compatible shape algebra.
 """
 
-from .api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
-from .diagnostics import Diagnostic, Label, Severity
-from .ops.registry import register_op
-from .shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
+from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
+from gradual.diagnostics import Diagnostic, Label, Severity
+from gradual.ops.registry import register_op
+from gradual.shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
 
 #: `run` and what it raises (its docstring names each; InputError and KernelFailure could be
 #: caught only through gradual.runtime.errors)
@@ -17,7 +17,7 @@ _RUNTIME_NAMES = ("CheckFailure", "InputError", "KernelFailure", "ProgramRejecte
 def __getattr__(name: str) -> object:
     """The runtime (and NumPy) load on first use, so checking never pays for them."""
     if name in _RUNTIME_NAMES:
-        from . import runtime
+        from gradual import runtime
 
         return getattr(runtime, name)
     raise AttributeError(f"module 'gradual' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """`python -m gradual`: the same as the `gradual` command (and `python -m gradual.cli`)."""
 
-from .cli import entry
+from gradual.cli import entry
 
 entry()

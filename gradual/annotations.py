@@ -15,11 +15,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Iterator, Optional
 
-from .scopes import UndoLog
-from .shapes import Dimension, Poly, Symbol
-from .syntax import ast
-from .syntax.source import Span
-from .types import (
+from gradual.scopes import UndoLog
+from gradual.shapes import Dimension, Poly, Symbol
+from gradual.syntax import ast
+from gradual.syntax.source import Span
+from gradual.types import (
     DTYPES,
     DYN,
     DYN_DTYPE,

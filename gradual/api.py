@@ -15,16 +15,16 @@ import sys
 import threading
 from typing import Any, Callable, Iterator, Optional, TypeVar, Union
 
-from . import messages
-from .annotations import suggestion_budget
-from .diagnostics import Diagnostic, Severity
-from .infer import CheckRecord, FunctionResult, check_module, publish_dataflow
-from .names import Resolution, resolve
-from .ops.registry import Registry, default_registry
-from .syntax import ast
-from .syntax.parser import ParseError, parse_source
-from .syntax.source import Source, Span
-from .types import FuncType, Type
+from gradual import messages
+from gradual.annotations import suggestion_budget
+from gradual.diagnostics import Diagnostic, Severity
+from gradual.infer import CheckRecord, FunctionResult, check_module, publish_dataflow
+from gradual.names import Resolution, resolve
+from gradual.ops.registry import Registry, default_registry
+from gradual.syntax import ast
+from gradual.syntax.parser import ParseError, parse_source
+from gradual.syntax.source import Source, Span
+from gradual.types import FuncType, Type
 
 R = TypeVar("R")
 _STACK_BYTES = 512 * 1024 * 1024
@@ -179,7 +179,7 @@ class CheckResult:
         if found is not None or self.module is None:
             return found
         if isinstance(node, ast.Literal):
-            from .infer import literal_type
+            from gradual.infer import literal_type
 
             return literal_type(node)
         if isinstance(node, ast.Var) and self.resolution is not None:
@@ -422,7 +422,7 @@ def _require_module(result: CheckResult, function: str) -> None:
 def elaborate(result: CheckResult) -> ast.Module:
     """The program with its runtime checks inserted as casts (see elaboration.py); a
     ValueError when the program did not parse or has type errors (nothing sound to run)."""
-    from .elaboration import elaborate_module
+    from gradual.elaboration import elaborate_module
 
     _require_module(result, "elaborate")
     module, _ = run_deep(_gc_paused_call, elaborate_module, result)
@@ -432,7 +432,7 @@ def elaborate(result: CheckResult) -> ast.Module:
 def elaborate_text(result: CheckResult) -> str:
     """The elaborated program as text, with each binding's type in a `/* ty=... */` comment
     (a ValueError as for `elaborate`)."""
-    from .elaboration import elaborated_text
+    from gradual.elaboration import elaborated_text
 
     _require_module(result, "elaborate_text")
     return run_deep(_gc_paused_call, elaborated_text, result)

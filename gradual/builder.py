@@ -20,8 +20,8 @@ import itertools
 from dataclasses import replace
 from typing import Iterable, Optional, Sequence, Union
 
-from .syntax import ast
-from .syntax.source import NOWHERE, Source, Span
+from gradual.syntax import ast
+from gradual.syntax.source import NOWHERE, Source, Span
 
 ShapeItem = Union[int, str, None, "Dim"]
 

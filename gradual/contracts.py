@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .shapes import Dimension, Grade, Symbol
-from .types import (
+from gradual.shapes import Dimension, Grade, Symbol
+from gradual.types import (
     DYN_DTYPE,
     BottomType,
     DynType,
@@ -95,7 +95,7 @@ class _Grader:
         """The dtype classes the function's body needs of its parameters' dtypes
         (`FuncType.dtype_requires`) against the dtypes the position passes: a known one outside
         its class can never run (a call of the function there would be a static error)."""
-        from .ops.operand_dtypes import CLASSES
+        from gradual.ops.operand_dtypes import CLASSES
 
         for var, cls in actual.dtype_requires:
             passed = self.solver.resolve_dtype(self.bound_dtypes.get(var, var))

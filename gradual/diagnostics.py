@@ -9,7 +9,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
-from .syntax.source import Span
+from gradual.syntax.source import Span
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from .shapes import Dimension, FloorDiv, Poly, Symbol
-from .syntax import ast
-from .syntax.printer import format_module
-from .types import (
+from gradual.shapes import Dimension, FloorDiv, Poly, Symbol
+from gradual.syntax import ast
+from gradual.syntax.printer import format_module
+from gradual.types import (
     DYN_DTYPE,
     Broadcast,
     DTypeVar,
@@ -280,7 +280,7 @@ class Elaborator:
 
 
 def _format_with(t: Type, names: _Names) -> str:
-    from .syntax.printer import format_type as format_type_expr
+    from gradual.syntax.printer import format_type as format_type_expr
 
     return format_type_expr(type_expr(t, names))
 

@@ -16,23 +16,23 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Callable, Optional, Union
 
-from . import messages
-from .diagnostics import Diagnostic
-from .join import join, widen
-from .names import Binder, FunctionInfo, Resolution
-from .ops.attr_domains import domain_problem, kind_problem
-from .ops.registry import Operator, Registry
-from .ops.signature import apply_operator, apply_signature
-from .references import check_reference
-from .scopes import UndoLog
-from .shapes import Dimension, Grade, Poly, Symbol
-from .site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
-from .syntax import ast
-from .syntax.source import NOWHERE, Span
-from .annotations import suggest
-from .types import (
-    DTYPES,
+from gradual import messages
+from gradual.annotations import suggest
+from gradual.diagnostics import Diagnostic
+from gradual.join import join, widen
+from gradual.names import Binder, FunctionInfo, Resolution
+from gradual.ops.attr_domains import domain_problem, kind_problem
+from gradual.ops.registry import Operator, Registry
+from gradual.ops.signature import apply_operator, apply_signature
+from gradual.references import check_reference
+from gradual.scopes import UndoLog
+from gradual.shapes import Dimension, Grade, Poly, Symbol
+from gradual.site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
+from gradual.syntax import ast
+from gradual.syntax.source import NOWHERE, Span
+from gradual.types import (
     BOTTOM,
+    DTYPES,
     DYN,
     DYN_DTYPE,
     ERROR,
@@ -55,10 +55,10 @@ from .types import (
     is_ground,
     map_dims,
     map_dtypes,
-    type_symbols,
     scalar,
+    type_symbols,
 )
-from .unify import HintVar, SiteVar, Solver
+from gradual.unify import HintVar, SiteVar, Solver
 
 MAX_ITERATIONS = 12
 #: whole-module rounds a widened hint may cause before every hint is widened (`Checker.run`)
@@ -407,7 +407,7 @@ class Checker:
 
     def return_dims(self, info: FunctionInfo) -> tuple:
         """Symbols that appear only in a return annotation: bound by the result, not the inputs."""
-        from .types import type_symbols
+        from gradual.types import type_symbols
 
         in_params: set = set()
         for t in info.param_types:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .shapes import Dimension, Poly, join as join_dims
-from .types import (
+from gradual.shapes import Dimension, Poly
+from gradual.shapes import join as join_dims
+from gradual.types import (
     DYN,
     DYN_DTYPE,
     BottomType,

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
-from . import diagnostics as codes
-from .diagnostics import Diagnostic, Label, Severity
-from .shapes import Dimension
-from .syntax.source import Span
-from .types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols
+from gradual import diagnostics as codes
+from gradual.diagnostics import Diagnostic, Label, Severity
+from gradual.shapes import Dimension
+from gradual.syntax.source import Span
+from gradual.types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols
 
 if TYPE_CHECKING:
-    from .site import Callee, CallSite, Origin, SDim, SDType
-    from .shapes.constraint import Constraint
+    from gradual.shapes.constraint import Constraint
+    from gradual.site import Callee, CallSite, Origin, SDim, SDType
 
 
 def ordinal(n: int) -> str:
@@ -113,7 +113,7 @@ def _arg_type(site: "CallSite", origin: Optional["Origin"]) -> str:
 
 
 def _resolved(site: "CallSite", t: Type) -> Type:
-    from .types import map_dims
+    from gradual.types import map_dims
 
     return map_dims(site.solver.resolve_type(t), lambda d: site.solver.resolve(d, final=True))
 
@@ -178,7 +178,7 @@ def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
 
 
 def _origin0() -> "Origin":
-    from .site import Origin
+    from gradual.site import Origin
 
     return Origin(0)
 
@@ -539,7 +539,7 @@ def register_rule_message(code: str, diagnostic_code: str, template: str, help_t
 
 
 def _fact_text(site: "CallSite", key: str, value: Any) -> str:
-    from .ops.context import ArgView
+    from gradual.ops.context import ArgView
 
     if isinstance(value, ArgView):
         return _path_phrase(value.path) + argument_phrase(site, value.index)
@@ -573,7 +573,7 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     span = site.span
     label = ""
     if arg is not None and hasattr(arg, "index"):
-        from .site import Origin
+        from gradual.site import Origin
 
         origin = Origin(arg.index, arg.path)
         span = _origin_span(site, origin)
@@ -625,7 +625,7 @@ def _shown(value: Any) -> str:
 
 
 def _kind_of(site: "CallSite", arg: Any) -> str:
-    from .site import Origin
+    from gradual.site import Origin
 
     text = _arg_type(site, Origin(arg.index, arg.path))
     if text.startswith("("):
@@ -1004,7 +1004,7 @@ def dim_untracked(span: Span, op: str, reason: str = "size") -> Diagnostic:
     """Dimension arithmetic past the polynomial bounds (shapes/poly.py), computed by `op` or
     written in an annotation (`reason` "annotation"), or a quotient of dims that is no
     polynomial (`reason` "quotient"): the result is `?`."""
-    from .shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
+    from gradual.shapes.poly import MAX_BITS, MAX_DEGREE, MAX_SIZE
 
     what = (
         f"`{op}` computes a dimension too large to track, so it is `?` from here on"
@@ -1170,7 +1170,7 @@ def _runtime_arg(view: Any) -> str:
 
 def _runtime_rule_fact(value: Any, where: bool) -> str:
     """A fact of a rule failure at runtime; `where` names the argument and axis a dim came from."""
-    from .ops.context import ArgView
+    from gradual.ops.context import ArgView
 
     origin = getattr(value, "origin", None)
     if isinstance(value, ArgView):

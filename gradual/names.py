@@ -13,15 +13,15 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Container, Optional, Union
 
-from . import messages
-from .annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
-from .diagnostics import Diagnostic
-from .scopes import UndoLog
-from .shapes import Dimension, Symbol
-from .syntax import ast
-from .syntax.printer import format_attr_value
-from .syntax.source import Span
-from .types import DTypeVar, Type
+from gradual import messages
+from gradual.annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
+from gradual.diagnostics import Diagnostic
+from gradual.scopes import UndoLog
+from gradual.shapes import Dimension, Symbol
+from gradual.syntax import ast
+from gradual.syntax.printer import format_attr_value
+from gradual.syntax.source import Span
+from gradual.types import DTypeVar, Type
 
 
 @dataclass(eq=False, slots=True)
@@ -548,7 +548,7 @@ def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
     """A fact's polynomial (ints, names of `by_name`, + - * and // by a positive constant);
     None for anything else. Iterative over the expression's nodes: a fact deep enough to
     overflow the stack says nothing instead."""
-    from .shapes import Poly
+    from gradual.shapes import Poly
 
     results: dict = {}
     work = [(d, False)]

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import messages
-from .site import Callee
-from .syntax import ast
-from .types import (
+from gradual import messages
+from gradual.site import Callee
+from gradual.syntax import ast
+from gradual.types import (
     BOTTOM,
     DYN,
     ERROR,
@@ -37,7 +37,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from .infer import Checker, Env
+    from gradual.infer import Checker, Env
 
 UNIT = TupleType(())
 

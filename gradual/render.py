@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-from .diagnostics import Diagnostic, Label, Severity
-from .syntax.source import Source, Span
+from gradual.diagnostics import Diagnostic, Label, Severity
+from gradual.syntax.source import Source, Span
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -21,11 +21,11 @@ import functools
 import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
-
-from . import __version__
-from .diagnostics import CODES, Diagnostic, Label, Severity, docs_url
-from .syntax.source import Span
 from urllib.parse import quote
+
+from gradual import __version__
+from gradual.diagnostics import CODES, Diagnostic, Label, Severity, docs_url
+from gradual.syntax.source import Span
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -91,7 +91,7 @@ def _rule(code: Any, section: str) -> dict:
 def _doc_sections() -> dict:
     """Each code's section of docs/diagnostics.md (its text under `## code`), or nothing when
     the document cannot be read."""
-    from .diagnostics import docs_path
+    from gradual.diagnostics import docs_path
 
     try:
         text = docs_path().read_text(encoding="utf-8")
@@ -181,7 +181,7 @@ def _file_lines(path: str) -> Optional[tuple]:
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000:
             return None
-        from .frontends.torch_export.locations import python_lines
+        from gradual.frontends.torch_export.locations import python_lines
 
         with open(path, encoding="utf-8", errors="replace", newline="") as handle:
             return tuple(python_lines(handle.read()))

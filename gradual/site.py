@@ -17,15 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from . import contracts, messages
-from .diagnostics import Diagnostic
-from .ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
-from .shapes import Dimension, Grade, Poly, Symbol
-from .shapes.constraint import solve as solve_constraint
-from .shapes.poly import INF, FloorDiv
-from .syntax import ast
-from .syntax.source import Span
-from .types import (
+from gradual import contracts, messages
+from gradual.diagnostics import Diagnostic
+from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
+from gradual.shapes import Dimension, Grade, Poly, Symbol
+from gradual.shapes.constraint import solve as solve_constraint
+from gradual.shapes.poly import INF, FloorDiv
+from gradual.syntax import ast
+from gradual.syntax.source import Span
+from gradual.types import (
     BOTTOM,
     DYN,
     DYN_DTYPE,
@@ -48,7 +48,7 @@ from .types import (
     map_dtypes,
     type_symbols,
 )
-from .unify import HintVar, SiteVar, Solver
+from gradual.unify import HintVar, SiteVar, Solver
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Union
 
-from .shapes import Dimension, Poly, Symbol
+from gradual.shapes import Dimension, Poly, Symbol
 
 #: narrow element types of quantized models (ONNX's, named as ml_dtypes and TVM name them)
 NARROW_FLOAT_DTYPES = (
@@ -273,7 +273,7 @@ def tensor(dims: Optional[Iterable[object]], dtype: DType, value: Optional[tuple
 
 
 def _as_dim(value: object) -> Dimension:
-    from .shapes import as_dimension
+    from gradual.shapes import as_dimension
 
     return as_dimension(value)  # type: ignore[arg-type]
 
@@ -285,7 +285,7 @@ def _format_dim_in_shape(dim: DimItem) -> str:
 
 def format_dims(dims: Optional[tuple]) -> str:
     """`(2, n + 1, ?)`, `(3,)`, `()` or `*`."""
-    from .syntax.printer import format_dim_list
+    from gradual.syntax.printer import format_dim_list
 
     return format_dim_list(None if dims is None else [_format_dim_in_shape(d) for d in dims])
 
@@ -327,7 +327,7 @@ def _write_type(t: Type, out: list) -> None:
 
 
 def _write_types(types: tuple, out: list) -> None:
-    from .syntax.printer import write_separated
+    from gradual.syntax.printer import write_separated
 
     write_separated(types, out, _write_type)
 

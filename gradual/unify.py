@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from .shapes import Dimension, Grade, Poly, Symbol
-from .shapes.constraint import vanishes
-from .shapes.poly import MAX_SIZE
-from .types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
+from gradual.shapes import Dimension, Grade, Poly, Symbol
+from gradual.shapes.constraint import vanishes
+from gradual.shapes.poly import MAX_SIZE
+from gradual.types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
 
 
 class SiteVar(DimVar):

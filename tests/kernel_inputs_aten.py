@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
-
 from kernel_inputs import (
     FLOATS,
     GENERATORS,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import strategies as st
-
 from kernel_inputs import ABSENT, FLOATS, INTS, Draw, array, axis_in, generator, ints, positive, scalar, shapes
 
 

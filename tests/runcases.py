@@ -25,11 +25,11 @@ import re
 from typing import Any
 
 import numpy as np
+from casefile import Case, RunSpec
 
 import gradual
-from casefile import Case, RunSpec
 from gradual.runtime import Interpreter, RunFailure
-from gradual.runtime.inputs import literal_input, random_array, random_for_type, declared_dtype
+from gradual.runtime.inputs import declared_dtype, literal_input, random_array, random_for_type
 from gradual.runtime.values import describe_value, flatten_outputs
 
 _SHAPE = re.compile(r"^(?:(\d+(?:x\d+)+)|\((\d*(?:,\d+)*,?)\))(?::([a-z0-9]+))?$")

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import gradual
 from gradual import builder as gb
-from gradual.syntax.ast import same_tree
 from gradual.syntax import ast
+from gradual.syntax.ast import same_tree
 from gradual.syntax.printer import format_module
 
 

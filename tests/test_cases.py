@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from casefile import Case, all_cases
 
 import gradual
-from casefile import Case, all_cases
 from gradual.syntax.formatting import format_text
 
 CASES = all_cases()

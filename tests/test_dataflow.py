@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from programs import SYMBOLIC, Draw, generate, relax
+from tracing import run_outcome
 
 import gradual
 from gradual import builder as gb
 from gradual.syntax import ast
-from programs import SYMBOLIC, Draw, generate, relax
-from tracing import run_outcome
 
 
 class _LetPlaces:

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from programs import programs
+from test_syntax_roundtrip import modules
 
 from gradual.syntax.ast import same_tree
 from gradual.syntax.formatting import format_text
 from gradual.syntax.parser import ParseError, parse_with_comments
 from gradual.syntax.printer import format_module
 from gradual.syntax.source import Source
-from programs import programs
-from test_syntax_roundtrip import modules
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -30,13 +30,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from programs import STATIC, SYMBOLIC, Draw, Program, Spelled, Variant, consistent_inputs, programs, relax
+from tracing import precision_problem, run_outcome, same_outputs
 
 import gradual
 from gradual.shapes import Dimension
 from gradual.syntax import ast
 from gradual.types import FuncType, TensorType, TupleType
-from programs import STATIC, SYMBOLIC, Draw, Program, Spelled, Variant, consistent_inputs, programs, relax
-from tracing import precision_problem, run_outcome, same_outputs
 
 
 def examples(count: int) -> settings:

@@ -10,12 +10,6 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient, client_capabilities
-
-import gradual
-
 from lspclient import (
     EXAMPLES,
     ROOT,
@@ -30,6 +24,11 @@ from lspclient import (
     replace_all,
     uri_of,
 )
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient, client_capabilities
+
+import gradual
 
 # replies that break the protocol for the declared client fail the test
 pytestmark = [

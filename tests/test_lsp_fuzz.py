@@ -13,11 +13,11 @@ import random
 
 import pytest
 import pytest_lsp
+from lspclient import EXAMPLES, Published, config, doc, edit, open_document, uri_of
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
 
 from gradual.cli import main as gradual_main
-from lspclient import EXAMPLES, Published, config, doc, edit, open_document, uri_of
 
 # replies that break the protocol for the declared client fail the test
 pytestmark = [

@@ -8,10 +8,9 @@ import sys
 
 import pytest
 import pytest_lsp
+from lspclient import EXAMPLES, ROOT, config, doc, eventually, open_document, position_of, replace_all, uri_of
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
-
-from lspclient import EXAMPLES, ROOT, config, doc, eventually, open_document, position_of, replace_all, uri_of
 
 # replies that break the protocol for the declared client fail the test
 pytestmark = [

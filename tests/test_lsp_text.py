@@ -17,17 +17,16 @@ import io
 import json
 import random
 import re
-
 from typing import Optional
 
 import pytest
 import pytest_lsp
+from lspclient import EXAMPLES, Published, config, doc, open_document, uri_of
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
 
 from gradual.cli import main as gradual_main
 from gradual.lsp.text import Lines, apply_changes
-from lspclient import EXAMPLES, Published, config, doc, open_document, uri_of
 
 pytestmark = [pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning")]
 served = pytest.mark.asyncio(loop_scope="module")

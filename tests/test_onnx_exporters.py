@@ -10,10 +10,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from test_onnx_frontend import model as frontend_model  # noqa: E402
 
 import gradual  # noqa: E402
 from gradual.frontends import onnx as gonnx  # noqa: E402
-from test_onnx_frontend import model as frontend_model  # noqa: E402
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 

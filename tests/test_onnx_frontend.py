@@ -935,9 +935,8 @@ def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.Monk
     the converter gives."""
     from gradual.frontends.onnx import importer
     from gradual.frontends.onnx.convert import DIRECT
-    from gradual.syntax import ast
-
     from gradual.frontends.onnx.convert.elementwise import UNARY
+    from gradual.syntax import ast
 
     nodes, prev = [], "x"
     for k, op in enumerate(sorted(DIRECT)):

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from peer_port import RAISES, format_answer, gradual_namespace, read_port, run_test
 
 TESTS = read_port()

@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import bench  # noqa: E402
 import scale  # noqa: E402
 from casefile import all_cases  # noqa: E402
 from test_syntax_roundtrip import modules  # noqa: E402
+
+import bench  # noqa: E402
 
 
 def token_by_token(text: str) -> object:

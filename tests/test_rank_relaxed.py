@@ -20,11 +20,12 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 
+from test_onnx_conformance import CASES, graph_inputs, load, shape_inputs  # noqa: E402
+from tracing import run_outcome  # noqa: E402
+
 import gradual  # noqa: E402
 from gradual.frontends import onnx as gonnx  # noqa: E402
 from gradual.frontends import torch_export as gt  # noqa: E402
-from test_onnx_conformance import CASES, graph_inputs, load, shape_inputs  # noqa: E402
-from tracing import run_outcome  # noqa: E402
 
 TORCH = os.path.join(os.path.dirname(__file__), "data", "torch")
 ARCHIVES = ["cnn", "attention", "attention_core", "nonzero", "constrained"]

@@ -9,9 +9,9 @@ rewritten (`python tests/relay_parity.py --update`), so the README's table stays
 from __future__ import annotations
 
 import pytest
+from relay_parity import classify_all, load_corpus, load_outcomes, table
 
 import gradual
-from relay_parity import classify_all, load_corpus, load_outcomes, table
 
 #: how bad an outcome is: a program may move down this scale, never up
 BADNESS = {

@@ -11,11 +11,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import kernel_inputs_aten  # noqa: F401,E402  (registers the ATen operators' generators)
+import kernel_inputs_onnx  # noqa: F401,E402  (registers the ONNX operators' generators)
+import kernel_inputs_onnx_models  # noqa: F401,E402  (registers the generators of ONNX's model operators)
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
+from kernel_inputs import FLOATS, GENERATORS, INTS, Draw, any_dtype, array, generator, positive, shapes
 
 from gradual.ops.registry import KERNELS, default_registry
 from gradual.runtime import kernels  # noqa: F401  (registers the kernels)
@@ -23,10 +27,6 @@ from gradual.runtime.errors import KernelFailure, RunFailure
 from gradual.runtime.kernels.conv import unlayout
 from gradual.runtime.operators import run_operator
 from gradual.syntax.source import generated_span
-from kernel_inputs import FLOATS, GENERATORS, INTS, Draw, any_dtype, array, generator, positive, shapes
-import kernel_inputs_aten  # noqa: F401,E402  (registers the ATen operators' generators)
-import kernel_inputs_onnx  # noqa: F401,E402  (registers the ONNX operators' generators)
-import kernel_inputs_onnx_models  # noqa: F401,E402  (registers the generators of ONNX's model operators)
 
 SPAN = generated_span("<kernel test>")
 #: examples per operator (GRADUAL_KERNEL_EXAMPLES=500 for a deep run)

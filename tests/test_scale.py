@@ -257,7 +257,8 @@ def test_editor_positions_on_one_long_line_grow_linearly(monkeypatch) -> None:
     from pygls.workspace.position_codec import PositionCodec
 
     from gradual.analysis.document import Document
-    from gradual.lsp import convert, text as lsp_text
+    from gradual.lsp import convert
+    from gradual.lsp import text as lsp_text
 
     counted = [0]
     units = lsp_text._units

@@ -27,13 +27,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from programs import STATIC, SYMBOLIC, Draw, Program, Relaxed, consistent_inputs, perturb, programs, random_data, relax
+from tracing import every_type_static, run_outcome
 
 import gradual
 from gradual.shapes import Dimension
 from gradual.syntax import ast
 from gradual.types import Broadcast, DTypeVar, DynType, FuncType, RefType, TensorType, TupleType
-from programs import STATIC, SYMBOLIC, Draw, Program, Relaxed, consistent_inputs, perturb, programs, random_data, relax
-from tracing import every_type_static, run_outcome
 
 
 def examples(count: int) -> settings:

@@ -23,14 +23,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from programs import SYMBOLIC, Draw, Program, consistent_inputs, programs, relax
+from tracing import Outcome, run_outcome, same_outputs
 
 import gradual
 from gradual.runtime import Interpreter, run_elaborated
 from gradual.runtime.values import flatten_outputs
 from gradual.syntax import ast
 from gradual.syntax.printer import format_module
-from programs import SYMBOLIC, Draw, Program, consistent_inputs, programs, relax
-from tracing import Outcome, run_outcome, same_outputs
 
 NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\b")
 DEF = re.compile(r"def (@[A-Za-z0-9_]+)")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import os
+import re
 import zipfile
 
 import numpy as np

@@ -12,7 +12,7 @@ The command line (`gradual/cli/`), the language server (`gradual/lsp/`) and the 
 (`gradual/api.py`) are front ends over it; none of them checks anything itself.
 """
 
-from .document import Analysis, Cancelled, Document
-from .inputs import Checked, Input, Unavailable, check_input, load, read_text
+from gradual.analysis.document import Analysis, Cancelled, Document
+from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load, read_text
 
 __all__ = ["Analysis", "Cancelled", "Checked", "Document", "Input", "Unavailable", "check_input", "load", "read_text"]

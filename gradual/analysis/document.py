@@ -26,17 +26,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .. import messages
-from ..annotations import suggestion_budget
-from ..api import CheckResult, gc_paused, parse_diagnostic, require, run_deep
-from ..diagnostics import Diagnostic
-from ..infer import Checker, DefinitionRecord
-from ..names import Resolution, callee_first, declare, resolve_definition
-from ..ops.registry import Registry, default_registry
-from ..syntax import ast
-from ..syntax.parser import ParseError, parse_source
-from ..syntax.source import Source, Span, count_breaks
-from ..types import FuncType, TensorType, TupleType, Type, format_dims, format_dtype, format_type
+from gradual import messages
+from gradual.annotations import suggestion_budget
+from gradual.api import CheckResult, gc_paused, parse_diagnostic, require, run_deep
+from gradual.diagnostics import Diagnostic
+from gradual.infer import Checker, DefinitionRecord
+from gradual.names import Resolution, callee_first, declare, resolve_definition
+from gradual.ops.registry import Registry, default_registry
+from gradual.syntax import ast
+from gradual.syntax.parser import ParseError, parse_source
+from gradual.syntax.source import Source, Span, count_breaks
+from gradual.types import FuncType, TensorType, TupleType, Type, format_dims, format_dtype, format_type
 
 
 class Cancelled(Exception):

@@ -17,12 +17,21 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ..diagnostics import Diagnostic, UNKNOWN_ATTRIBUTE
-from ..syntax import ast
-from ..syntax.source import LINE_BREAK, Span, line_end, line_start
-from ..types import DynType, FuncType, Type, TypeVar, format_type, map_dtypes
-from .document import Analysis
-from .queries import binder_of, binder_type, definition_at, elaborated_casts, end_of, path_at, start_of, walk
+from gradual.analysis.document import Analysis
+from gradual.analysis.queries import (
+    binder_of,
+    binder_type,
+    definition_at,
+    elaborated_casts,
+    end_of,
+    path_at,
+    start_of,
+    walk,
+)
+from gradual.diagnostics import UNKNOWN_ATTRIBUTE, Diagnostic
+from gradual.syntax import ast
+from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
+from gradual.types import DynType, FuncType, Type, TypeVar, format_type, map_dtypes
 
 
 @dataclass
@@ -220,8 +229,8 @@ def formatted(analysis: Analysis) -> Optional[str]:
     """The document formatted with its comments kept, or None when formatting would not
     keep the program and every comment (or the document does not parse). Parses: run it where
     the document's analyses run (the parser is not shared between threads)."""
-    from ..api import run_deep
-    from ..syntax.formatting import format_text
+    from gradual.api import run_deep
+    from gradual.syntax.formatting import format_text
 
     if any(d.code == "parse-error" for d in analysis.diagnostics):
         return None

@@ -15,11 +15,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .. import messages
-from ..api import CheckResult, check, decode_program, parse
-from ..diagnostics import INPUT_ERROR
-from ..frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
-from ..syntax.source import Source, Span
+from gradual import messages
+from gradual.api import CheckResult, check, decode_program, parse
+from gradual.diagnostics import INPUT_ERROR
+from gradual.frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
+from gradual.syntax.source import Source, Span
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -203,8 +203,8 @@ def _check_unclaimed(text: str, path: str) -> CheckResult:
     error`)."""
     from dataclasses import replace
 
-    from ..api import SyntaxProblem
-    from ..syntax import ast
+    from gradual.api import SyntaxProblem
+    from gradual.syntax import ast
 
     try:
         module = parse(text, path)

@@ -12,14 +12,14 @@ import bisect
 from dataclasses import dataclass, field, fields
 from typing import Iterator, Optional
 
-from ..infer import literal_type
-from ..names import Binder
-from ..ops.registry import Operator
-from ..shapes import Dimension
-from ..syntax import ast
-from ..syntax.source import Span
-from ..types import DynType, FuncType, Type, format_dims, format_dtype, format_type
-from .document import Analysis
+from gradual.analysis.document import Analysis
+from gradual.infer import literal_type
+from gradual.names import Binder
+from gradual.ops.registry import Operator
+from gradual.shapes import Dimension
+from gradual.syntax import ast
+from gradual.syntax.source import Span
+from gradual.types import DynType, FuncType, Type, format_dims, format_dtype, format_type
 
 
 # walking the tree ----------------------------------------------------------------------------
@@ -217,9 +217,9 @@ def check_sites(analysis: Analysis, d: Optional[ast.Def] = None) -> list[CheckSi
 def elaborated_casts(analysis: Analysis, d: ast.Def) -> dict:
     """The inserted casts of one definition as `gradual elaborate` writes them:
     (start, end) of the checked expression -> the cast's type as text."""
-    from ..api import run_deep
-    from ..elaboration import Elaborator
-    from ..syntax.printer import format_type as format_type_expr
+    from gradual.api import run_deep
+    from gradual.elaboration import Elaborator
+    from gradual.syntax.printer import format_type as format_type_expr
 
     fn = analysis.result.functions.get(d.name)
     if fn is None or fn.node is not d:

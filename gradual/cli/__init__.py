@@ -19,12 +19,12 @@ import sys
 from collections import Counter
 from typing import Any, Optional, Sequence
 
-from .. import messages
-from ..analysis.inputs import Checked, Input, Unavailable, check_input, load
-from ..api import elaborate_text, run_deep
-from ..diagnostics import INTERNAL_ERROR, USAGE_ERROR
-from ..frontends import frontend_for, frontends
-from ..render import diagnostic_json, render_all, visible
+from gradual import messages
+from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load
+from gradual.api import elaborate_text, run_deep
+from gradual.diagnostics import INTERNAL_ERROR, USAGE_ERROR
+from gradual.frontends import frontend_for, frontends
+from gradual.render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -74,7 +74,7 @@ def error_document(command: Optional[str], fmt: Optional[str], code: str, messag
     `{"error": ...}` (SPEC 5), `check`'s document with no files, the error, and the error
     counted in its summary, or a SARIF log whose invocation failed. None for text."""
     if fmt == "sarif" and command == "check":
-        from ..sarif import sarif_log
+        from gradual.sarif import sarif_log
 
         return sarif_log([], failure=(code, message))
     if fmt != "json" or command not in ("check", "run"):
@@ -142,7 +142,7 @@ def check_available(paths: Sequence[str], args: Any = None) -> tuple[list[Checke
     """Load and check each file that can be loaded; one that cannot (missing, a directory,
     unreadable) is an `input-error` of its own, so the others are still checked and a JSON
     or SARIF report still comes out. Whether any could not be loaded (exit 2)."""
-    from ..syntax.source import Source, Span
+    from gradual.syntax.source import Source, Span
 
     files, unavailable = [], False
     for index, path in enumerate(paths):
@@ -168,7 +168,7 @@ def command_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(_check_json(files, all_diags), indent=2))
     elif args.format == "sarif":
-        from ..sarif import sarif_log
+        from gradual.sarif import sarif_log
 
         print(json.dumps(sarif_log(files), indent=2))
     else:
@@ -275,14 +275,14 @@ def command_import(args: argparse.Namespace) -> int:
 
 def command_run(args: argparse.Namespace) -> int:
     """`gradual run`: check, elaborate, run on NumPy (see cli/run.py)."""
-    from .run import command_run as run
+    from gradual.cli.run import command_run as run
 
     return run(args)
 
 
 def command_lsp(args: argparse.Namespace) -> int:
     """`gradual lsp`: the language server on stdin/stdout."""
-    from ..lsp import serve
+    from gradual.lsp import serve
 
     return serve()
 
@@ -393,7 +393,7 @@ def _option_parser(option: Any) -> Any:
 
 
 def _version() -> str:
-    from .. import __version__
+    from gradual import __version__
 
     return __version__
 
@@ -508,7 +508,7 @@ def _collector_paused(command: str, exiting: bool = False) -> Any:
     would traverse the whole program for nothing (a 100,000-node model: seconds). `run`
     pauses it only while checking (the library does), since a running program makes garbage.
     When the process ends with the command (`exiting`), the collector stays paused."""
-    from ..api import gc_paused
+    from gradual.api import gc_paused
 
     if command == "run":
         return contextlib.nullcontext()

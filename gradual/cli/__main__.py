@@ -1,5 +1,5 @@
 """`python -m gradual.cli`: the same as the `gradual` command."""
 
-from . import entry
+from gradual.cli import entry
 
 entry()

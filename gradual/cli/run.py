@@ -17,13 +17,10 @@ import json
 import sys
 from typing import Any, Callable, Optional
 
-from .. import messages
-from ..analysis.inputs import check_input
-from ..api import elaborate
-from ..diagnostics import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
-from ..frontends import LoadedModel
-from ..render import diagnostic_json, render_all, render_text, visible
-from . import (
+from gradual import messages
+from gradual.analysis.inputs import check_input
+from gradual.api import elaborate
+from gradual.cli import (
     EXIT_CHECK_FAILED,
     EXIT_ERRORS,
     EXIT_INTERNAL,
@@ -34,12 +31,15 @@ from . import (
     error_json,
     load_input,
 )
+from gradual.diagnostics import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
+from gradual.frontends import LoadedModel
+from gradual.render import diagnostic_json, render_all, render_text, visible
 
 
 def command_run(args: argparse.Namespace) -> int:
     """The `gradual run` command (see the module docstring); returns the exit code."""
-    from ..runtime.errors import InputError, ProgramRejected
-    from ..runtime.interpreter import Interpreter
+    from gradual.runtime.errors import InputError, ProgramRejected
+    from gradual.runtime.interpreter import Interpreter
 
     out = console(args.color)
     try:
@@ -67,7 +67,7 @@ def command_run(args: argparse.Namespace) -> int:
 def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace) -> dict:
     """Inputs by parameter name from `--arg` and `--shape` (for a model: by input or
     parameter name, from its tensor files too, plus its constants)."""
-    from ..runtime.inputs import build_inputs
+    from gradual.runtime.inputs import build_inputs
 
     _given_once(args, model.inputs if model is not None else {})
     if model is None:
@@ -103,7 +103,7 @@ def _given_once(args: argparse.Namespace, renamed: dict) -> None:
 
 
 def _assignment(text: str, renamed: dict) -> tuple:
-    from ..runtime.inputs import split_assignment
+    from gradual.runtime.inputs import split_assignment
 
     name, value = split_assignment(text)
     return renamed.get(name, name), value
@@ -115,8 +115,8 @@ def run_reporting(
     """Run the entry: (its flattened outputs, EXIT_OK), or (None, the exit code) after
     printing why it stopped (a failed check, exhausted resources, or a bug in gradual);
     `notes`: a model's notes for the failure's diagnostic."""
-    from ..runtime.errors import RunFailure
-    from ..runtime.values import flatten_outputs
+    from gradual.runtime.errors import RunFailure
+    from gradual.runtime.values import flatten_outputs
 
     try:
         return flatten_outputs(interpreter.run(args.entry, inputs)), EXIT_OK
@@ -178,7 +178,7 @@ def output_json(value: Any) -> dict:
     """One output as JSON: its shape and dtype (or its kind)."""
     import numpy as np
 
-    from ..runtime.values import RefCell, describe_value, is_function
+    from gradual.runtime.values import RefCell, describe_value, is_function
 
     if isinstance(value, np.ndarray):
         return {"shape": list(value.shape), "dtype": value.dtype.name}
@@ -190,7 +190,7 @@ def output_json(value: Any) -> dict:
 
 
 def _print_outputs(args: argparse.Namespace, outputs: list, names: Optional[tuple]) -> None:
-    from ..runtime.values import describe_value
+    from gradual.runtime.values import describe_value
 
     if args.format == "json":
         shown = [output_json(o) for o in outputs]

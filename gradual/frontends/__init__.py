@@ -75,7 +75,7 @@ def dim_name(text: str) -> str:
     saying why: a frontend writes it into the program as a symbol."""
     import re
 
-    from ..types import DTYPES
+    from gradual.types import DTYPES
 
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) or text in _NOT_DIM_NAMES or text in DTYPES:
         raise ValueError(
@@ -126,7 +126,7 @@ class LoadedModel:
 
     def text(self) -> str:
         """The model as a program in gradual's language, with its header comments."""
-        from ..syntax.printer import format_module
+        from gradual.syntax.printer import format_module
 
         lines = "".join(f"// {line}\n" for line in self.header)
         return lines + (format_module(self.module) if self.module is not None else "")

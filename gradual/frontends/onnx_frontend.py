@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from . import STRICT_DIMS, Frontend, FrontendOption, FrontendUnavailable, LoadedModel, dim_name, register_frontend
+from gradual import messages
+from gradual.frontends import (
+    STRICT_DIMS,
+    Frontend,
+    FrontendOption,
+    FrontendUnavailable,
+    LoadedModel,
+    dim_name,
+    register_frontend,
+)
 
 OPTIONS = (
     FrontendOption(
@@ -30,7 +38,7 @@ def _frontend() -> Any:
         import onnx  # noqa: F401  (the optional extra)
     except ImportError:
         raise FrontendUnavailable(messages.onnx_not_installed()) from None
-    from . import onnx as frontend
+    from gradual.frontends import onnx as frontend
 
     return frontend
 
@@ -75,7 +83,7 @@ def read_tensor_file(path: str) -> Any:
     """An ONNX TensorProto file (`.pb`) as a NumPy array; raises InputError when unreadable."""
     from onnx import TensorProto, numpy_helper
 
-    from ..runtime.errors import InputError
+    from gradual.runtime.errors import InputError
 
     try:
         with open(path, "rb") as handle:

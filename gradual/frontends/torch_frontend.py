@@ -8,7 +8,7 @@ when the program runs.
 
 from __future__ import annotations
 
-from . import STRICT_DIMS, Frontend, LoadedModel, register_frontend
+from gradual.frontends import STRICT_DIMS, Frontend, LoadedModel, register_frontend
 
 OPTIONS = (STRICT_DIMS,)
 
@@ -16,7 +16,7 @@ OPTIONS = (STRICT_DIMS,)
 def load(path: str, options: dict) -> LoadedModel:
     """Import an archive: its program and what running it needs (a file that is not a
     readable archive is a model whose only diagnostic says why)."""
-    from . import torch_export
+    from gradual.frontends import torch_export
 
     settings = torch_export.ImportOptions(strict_dims=bool(options.get("strict_dims")))
     try:

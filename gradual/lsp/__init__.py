@@ -9,8 +9,8 @@ only when the server starts.
 
 def serve() -> int:
     """Run the language server on stdin/stdout."""
-    from .startup import fast_imports
+    from gradual.lsp.startup import fast_imports
 
     with fast_imports():
-        from .server import serve as run
+        from gradual.lsp.server import serve as run
     return run()

@@ -10,12 +10,12 @@ from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
-from ..analysis import queries
-from ..analysis.document import Analysis
-from ..analysis.fixes import Edit, Fix
-from ..diagnostics import Diagnostic, Severity, UNUSED_HINT, docs_url
-from ..syntax.source import Source, Span
-from .text import Lines
+from gradual.analysis import queries
+from gradual.analysis.document import Analysis
+from gradual.analysis.fixes import Edit, Fix
+from gradual.diagnostics import UNUSED_HINT, Diagnostic, Severity, docs_url
+from gradual.lsp.text import Lines
+from gradual.syntax.source import Source, Span
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,

@@ -42,21 +42,21 @@ from typing import Any, Optional
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
-from pygls.lsp.server import LanguageServer
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from .. import __version__, messages
-from ..analysis import fixes, queries
-from ..analysis.document import Analysis, Cancelled, Document
-from ..api import CheckResult
-from ..diagnostics import Diagnostic, INTERNAL_ERROR
-from ..syntax.source import Source, Span
-from . import convert
-from .text import Lines, apply_changes
+from gradual import __version__, messages
+from gradual.analysis import fixes, queries
+from gradual.analysis.document import Analysis, Cancelled, Document
+from gradual.api import CheckResult
+from gradual.diagnostics import INTERNAL_ERROR, Diagnostic
+from gradual.lsp import convert
+from gradual.lsp.text import Lines, apply_changes
+from gradual.syntax.source import Source, Span
 
 log = logging.getLogger("gradual.lsp")
 
@@ -398,7 +398,7 @@ def _analyze(document: Document, text: str, version: Optional[int], superseded: 
 
 def _model_diagnostics(path: str) -> list:
     """A model's diagnostics as `gradual check` finds them, for the editor (on the worker)."""
-    from ..analysis.inputs import Unavailable, check_input, load
+    from gradual.analysis.inputs import Unavailable, check_input, load
 
     try:
         found = check_input(load(path)).diagnostics
@@ -439,7 +439,7 @@ def initialize(ls: GradualServer, params: lsp.InitializeParams) -> None:
 
 def _warm_up() -> None:
     """Load the operator library before the first document arrives."""
-    from ..ops.registry import default_registry
+    from gradual.ops.registry import default_registry
 
     default_registry()
 
@@ -487,7 +487,7 @@ def _declares_operators(path: str, text: str) -> bool:
     one (a checkout's stdlib/ beside an installed package holds the same declarations)."""
     from pathlib import Path
 
-    from ..ops.registry import stdlib_dir
+    from gradual.ops.registry import stdlib_dir
 
     try:
         shipped = stdlib_dir().resolve()
@@ -505,7 +505,7 @@ def _declares_operators(path: str, text: str) -> bool:
 
 def _is_model(path: str) -> bool:
     """Whether a frontend reads this kind of file (a model, not program text)."""
-    from ..frontends import frontend_for
+    from gradual.frontends import frontend_for
 
     return frontend_for(path) is not None
 

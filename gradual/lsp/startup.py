@@ -23,7 +23,7 @@ import marshal
 from importlib.util import MAGIC_NUMBER
 from typing import Any, Iterator
 
-from .. import usercache
+from gradual import usercache
 
 _CACHE = "attrs-code.marshal"
 #: New scripts in one start above which the cache is rewritten (see the module docstring).

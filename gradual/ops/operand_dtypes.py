@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import diagnostics as codes
-from ..messages import register_rule_message
-from ..types import FLOAT_DTYPES, INT_DTYPES, DTypeVar, TensorType
-from .context import ShapeContext, TensorArg
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg
+from gradual.types import FLOAT_DTYPES, INT_DTYPES, DTypeVar, TensorType
 
 register_rule_message(
     "dtype-class",
@@ -141,6 +141,6 @@ def check_dtype_class(ctx: ShapeContext, arg: Any, dtype: Any, cls: str) -> None
 
 
 def _dtype_name(dtype: Any) -> Any:
-    from .rules.common import dtype_name
+    from gradual.ops.rules.common import dtype_name
 
     return dtype_name(dtype)

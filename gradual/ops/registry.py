@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from ..annotations import Converter, DimScope, TypeScope
-from ..syntax import ast
-from ..syntax.parser import ParseError, parse_stdlib_source
-from ..syntax.source import Source, Span
-from ..types import DTypeVar, FuncType, Type
+from gradual.annotations import Converter, DimScope, TypeScope
+from gradual.syntax import ast
+from gradual.syntax.parser import ParseError, parse_stdlib_source
+from gradual.syntax.source import Source, Span
+from gradual.types import DTypeVar, FuncType, Type
 
 Rule = Callable[[Any], Any]
 Kernel = Callable[..., Any]
@@ -138,7 +138,7 @@ def operator_from_decl(decl: ast.OpDecl) -> Operator:
 
 def _signature_text(decl: ast.OpDecl) -> str:
     """`nn.dense[T](%data: Tensor[(*b, k), T], ...) -> Tensor[(*b, u), T]` (attributes left out)."""
-    from ..syntax.printer import format_type
+    from gradual.syntax.printer import format_type
 
     tparams = f"[{', '.join(decl.dtype_params)}]" if decl.dtype_params else ""
     params = ", ".join(f"%{p.var.name}: {format_type(p.type)}" for p in decl.params)
@@ -207,7 +207,7 @@ def default_registry() -> Registry:
     global _DEFAULT
     with _DEFAULT_LOCK:
         if _DEFAULT is None:
-            from . import rules  # noqa: F401  (registers the Python shape rules)
+            from gradual.ops import rules  # noqa: F401  (registers the Python shape rules)
 
             registry = Registry()
             for module in _stdlib_modules(sorted(stdlib_dir().glob("*.rly"))):
@@ -223,8 +223,8 @@ def _stdlib_modules(paths: list) -> list:
     parsing them, which every start of the language server and the command line pays."""
     import pickle
 
-    from .. import usercache
-    from ..syntax import parser
+    from gradual import usercache
+    from gradual.syntax import parser
 
     texts = [path.read_text(encoding="utf-8") for path in paths]
     try:  # what the parsed form depends on: the files, and the parser's and AST's code
@@ -280,7 +280,7 @@ def register_op(
     second declaration of `nn.relu` silently replaced the stdlib's for every later check in
     the process (and a declaration of two operators registered both, then failed).
     """
-    from ..api import require
+    from gradual.api import require
 
     require(declaration, str, "register_op", "a declaration in the language (a str)")
     require(registry, (Registry, type(None)), "register_op", "a Registry (or None: the default operators)")

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..shapes import Dimension, Poly, Symbol
-from ..shapes.poly import FloorDiv
-from ..types import (
+from gradual.ops.context import ArgView, ShapeContext, TensorArg
+from gradual.ops.operand_dtypes import check_dtype_class, check_operand_dtypes
+from gradual.shapes import Dimension, Poly, Symbol
+from gradual.shapes.poly import FloorDiv
+from gradual.types import (
     DYN_DTYPE,
     Broadcast,
     DTypeVar,
@@ -25,8 +27,6 @@ from ..types import (
     TypeVar,
     Variadic,
 )
-from .context import ArgView, ShapeContext, TensorArg
-from .operand_dtypes import check_dtype_class, check_operand_dtypes
 
 
 class SignatureMatcher:

@@ -29,9 +29,9 @@ Decisions where the spec is silent:
   [0, 10), random booleans, of the declared dtype (float32 where it is not known).
 """
 
-from .api import run, run_elaborated
-from .errors import CheckFailure, InputError, KernelFailure, ProgramRejected, RunFailure
-from .interpreter import Interpreter
+from gradual.runtime.api import run, run_elaborated
+from gradual.runtime.errors import CheckFailure, InputError, KernelFailure, ProgramRejected, RunFailure
+from gradual.runtime.interpreter import Interpreter
 
 __all__ = [
     "CheckFailure",

@@ -6,13 +6,13 @@ from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
-from ..api import CheckResult, checked_program, elaborate
-from ..ops.registry import Registry
-from ..syntax import ast
-from .errors import ProgramRejected
-from .interpreter import Interpreter
-from .inputs import language_value, python_input
-from .values import flatten_outputs
+from gradual.api import CheckResult, checked_program, elaborate
+from gradual.ops.registry import Registry
+from gradual.runtime.errors import ProgramRejected
+from gradual.runtime.inputs import language_value, python_input
+from gradual.runtime.interpreter import Interpreter
+from gradual.runtime.values import flatten_outputs
+from gradual.syntax import ast
 
 Program = Union[str, CheckResult, ast.Module]
 
@@ -51,7 +51,7 @@ def run(
     `KernelFailure` when an operator cannot run, `InputError` for inputs that do not name the
     entry's parameters. Python numbers and lists are converted to the declared dtype.
     """
-    from ..api import require
+    from gradual.api import require
 
     require(inputs, (Mapping, type(None)), "run", "inputs as a mapping from parameter name to value")
     require(entry, str, "run", "an entry that is a definition's name (a str)")

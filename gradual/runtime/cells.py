@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..shapes import Dimension
-from ..types import (
+from gradual.runtime.values import Frame
+from gradual.shapes import Dimension
+from gradual.types import (
     DYN_DTYPE,
     Broadcast,
     DTypeVar,
@@ -23,7 +24,6 @@ from ..types import (
     Type,
     Variadic,
 )
-from .values import Frame
 
 
 def closed_type(t: Type, frame: Frame, quantified: frozenset = frozenset()) -> Type:
@@ -72,7 +72,7 @@ def _closed_dim(d: Any, frame: Frame, quantified: frozenset) -> Any:
     try:
         value = d.evaluate(frame.env())
     except KeyError:
-        from .match import expression_symbol
+        from gradual.runtime.match import expression_symbol
 
         value = frame.dim(expression_symbol(d.expr))  # an expression a cast bound as a whole
     return Dimension.static(value) if isinstance(value, int) and value >= 0 else Dimension.dynamic()

@@ -15,10 +15,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..ops.context import ArgView, ShapeContext, TensorArg, TupleArg
-from ..shapes import Dimension
-from ..types import DYN_DTYPE, FuncType, Type
-from .values import Frame, dtype_name
+from gradual.ops.context import ArgView, ShapeContext, TensorArg, TupleArg
+from gradual.runtime.values import Frame, dtype_name
+from gradual.shapes import Dimension
+from gradual.types import DYN_DTYPE, FuncType, Type
 
 #: integer tensors with at most this many elements (and rank <= 1) expose their elements as
 #: `TensorArg.value`, like the checker's shape values.

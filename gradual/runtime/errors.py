@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .. import messages
-from ..diagnostics import CHECK_FAILED, INTERNAL_ERROR, RUNTIME_ERROR, Diagnostic, Label
-from ..syntax.source import Span
+from gradual import messages
+from gradual.diagnostics import CHECK_FAILED, INTERNAL_ERROR, RUNTIME_ERROR, Diagnostic, Label
+from gradual.syntax.source import Span
 
 
 class RunFailure(Exception):

@@ -15,11 +15,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import messages
-from ..types import FuncType, RefType, Type, TensorType, TupleType, format_type
-from .errors import InputError
-from .operators import LIMIT_VARIABLE, tensor_byte_limit
-from .values import NUMPY_DTYPES
+from gradual import messages
+from gradual.runtime.errors import InputError
+from gradual.runtime.operators import LIMIT_VARIABLE, tensor_byte_limit
+from gradual.runtime.values import NUMPY_DTYPES
+from gradual.types import FuncType, RefType, TensorType, TupleType, Type, format_type
 
 _SHAPE = re.compile(
     r"^\s*(\(\s*\)|scalar|\d+(?:\s*x\s*\d+)*|\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\))?\s*(?::\s*([a-z0-9]+))?\s*$"

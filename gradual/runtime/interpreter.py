@@ -24,19 +24,28 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from .. import messages
-from ..api import gc_paused, run_deep
-from ..infer import check_attributes
-from ..names import Binder, FunctionInfo, Resolution, resolve
-from ..ops.registry import Registry, default_registry
-from ..syntax import ast
-from ..syntax.source import Span
-from ..types import DynType, FuncType, Type
-from .errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at
-from .liveness import drop_plans
-from .match import match_value, settle_deferred, unbind
-from .operators import run_operator
-from .values import NUMPY_DTYPES, Closure, Frame, GlobalFunction, RefCell, Wrapped, describe_value, value_kind
+from gradual import messages
+from gradual.api import gc_paused, run_deep
+from gradual.infer import check_attributes
+from gradual.names import Binder, FunctionInfo, Resolution, resolve
+from gradual.ops.registry import Registry, default_registry
+from gradual.runtime.errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at
+from gradual.runtime.liveness import drop_plans
+from gradual.runtime.match import match_value, settle_deferred, unbind
+from gradual.runtime.operators import run_operator
+from gradual.runtime.values import (
+    NUMPY_DTYPES,
+    Closure,
+    Frame,
+    GlobalFunction,
+    RefCell,
+    Wrapped,
+    describe_value,
+    value_kind,
+)
+from gradual.syntax import ast
+from gradual.syntax.source import Span
+from gradual.types import DynType, FuncType, Type
 
 
 class TailCall:
@@ -80,7 +89,7 @@ class Interpreter:
     """Runs the definitions of one (elaborated) module."""
 
     def __init__(self, module: ast.Module, registry: Optional[Registry] = None) -> None:
-        from . import kernels  # noqa: F401  (registers the NumPy kernels)
+        from gradual.runtime import kernels  # noqa: F401  (registers the NumPy kernels)
 
         self.registry = registry or default_registry()
         # resolution recurses over the syntax tree: on the large-stack thread, like checking, and
@@ -90,7 +99,7 @@ class Interpreter:
             self.drops = drop_plans(module, self.res.uses, self.res.binders)
         errors = [d for d in self.res.diagnostics if d.is_error]
         if errors:
-            from .errors import ProgramRejected
+            from gradual.runtime.errors import ProgramRejected
 
             raise ProgramRejected(errors)
         self.attrs: dict[int, dict] = {}
@@ -546,6 +555,6 @@ def _real_span(span: Optional[Span]) -> Optional[Span]:
 
 
 def _nowhere() -> Span:
-    from ..syntax.source import NOWHERE
+    from gradual.syntax.source import NOWHERE
 
     return NOWHERE

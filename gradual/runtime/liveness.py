@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..syntax import ast
+from gradual.syntax import ast
 
 #: per body id: for each statement index, the binders dead once that statement has run
 Plans = dict

@@ -17,8 +17,21 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..shapes import Dimension, Poly, Symbol
-from ..types import (
+from gradual.runtime.cells import closed_type, meet
+from gradual.runtime.errors import Blame, CheckFailure, Mismatch
+from gradual.runtime.values import (
+    Frame,
+    Offsets,
+    RefCell,
+    Wrapped,
+    describe_value,
+    dtype_name,
+    function_arity,
+    is_function,
+    value_kind,
+)
+from gradual.shapes import Dimension, Poly, Symbol
+from gradual.types import (
     DYN_DTYPE,
     REF_CONTENT,
     Broadcast,
@@ -33,19 +46,6 @@ from ..types import (
     map_dims,
     map_dtypes,
     type_symbols,
-)
-from .cells import closed_type, meet
-from .errors import Blame, CheckFailure, Mismatch
-from .values import (
-    Frame,
-    Offsets,
-    RefCell,
-    Wrapped,
-    describe_value,
-    dtype_name,
-    function_arity,
-    is_function,
-    value_kind,
 )
 
 

@@ -16,16 +16,16 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from .. import messages
-from ..diagnostics import INTERNAL_ERROR, RUNTIME_ERROR
-from ..ops.context import RuleFailure
-from ..ops.registry import KERNELS, Operator
-from ..ops.signature import apply_operator
-from ..syntax.source import Span
-from ..types import DYN_DTYPE, Type
-from .context import ConcreteContext, RTensor, RTuple, Unknown
-from .errors import KernelFailure, OperatorCheckFailure
-from .values import Frame, describe_value, dtype_name
+from gradual import messages
+from gradual.diagnostics import INTERNAL_ERROR, RUNTIME_ERROR
+from gradual.ops.context import RuleFailure
+from gradual.ops.registry import KERNELS, Operator
+from gradual.ops.signature import apply_operator
+from gradual.runtime.context import ConcreteContext, RTensor, RTuple, Unknown
+from gradual.runtime.errors import KernelFailure, OperatorCheckFailure
+from gradual.runtime.values import Frame, describe_value, dtype_name
+from gradual.syntax.source import Span
+from gradual.types import DYN_DTYPE, Type
 
 
 def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, frame: Optional[Frame] = None) -> Any:

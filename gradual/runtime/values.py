@@ -14,10 +14,10 @@ from typing import Any, Iterator, Mapping, Optional
 
 import numpy as np
 
-from ..scopes import Chain
-from ..shapes import Symbol
-from ..syntax import ast
-from ..types import DYN, NARROW_FLOAT_DTYPES, NARROW_INT_DTYPES, FuncType, Type
+from gradual.scopes import Chain
+from gradual.shapes import Symbol
+from gradual.syntax import ast
+from gradual.types import DYN, NARROW_FLOAT_DTYPES, NARROW_INT_DTYPES, FuncType, Type
 
 try:  # registers its types with NumPy by name (np.dtype("bfloat16"))
     import ml_dtypes  # noqa: F401

@@ -8,12 +8,12 @@ dimensions are extended with exact symbolic polynomials (`n`, `2 * n + 1`, `(h -
 the total join used for branches.
 """
 
-from . import symbols
-from .dimension import Dimension, Grade, as_dimension, consistency, join, parse_dimension
-from .interval import INT64_MAX, Interval
-from .partial_shape import PartialShape, ShapeError, as_partial_shape, format_shape
-from .poly import FloorDiv, Poly, Symbol
-from .shape import Shape
+from gradual.shapes import symbols
+from gradual.shapes.dimension import Dimension, Grade, as_dimension, consistency, join, parse_dimension
+from gradual.shapes.interval import INT64_MAX, Interval
+from gradual.shapes.partial_shape import PartialShape, ShapeError, as_partial_shape, format_shape
+from gradual.shapes.poly import FloorDiv, Poly, Symbol
+from gradual.shapes.shape import Shape
 
 __all__ = [
     "Dimension",

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from .dimension import Dimension
-from .poly import FloorDiv, Poly, Symbol
+from gradual.shapes.dimension import Dimension
+from gradual.shapes.poly import FloorDiv, Poly, Symbol
 
 SEARCH = 4096
 MAX_PERIOD = 256

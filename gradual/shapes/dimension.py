@@ -23,8 +23,8 @@ from __future__ import annotations
 import enum
 from typing import Mapping, Union
 
-from . import symbols as _symbols
-from .interval import (
+from gradual.shapes import symbols as _symbols
+from gradual.shapes.interval import (
     INT64_MAX,
     Interval,
     clip_add,
@@ -34,7 +34,7 @@ from .interval import (
     saturate_upper,
     upper_bound,
 )
-from .poly import INF, Ext, Poly, Symbol, int_hash, int_text
+from gradual.shapes.poly import INF, Ext, Poly, Symbol, int_hash, int_text
 
 DimLike = Union["Dimension", int, str, Symbol, Poly, None]
 

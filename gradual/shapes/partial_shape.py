@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from .dimension import DimLike, Dimension, as_dimension
-from .interval import upper_bound
-from .shape import Shape
+from gradual.shapes.dimension import Dimension, DimLike, as_dimension
+from gradual.shapes.interval import upper_bound
+from gradual.shapes.shape import Shape
 
 
 class ShapeError(ValueError):

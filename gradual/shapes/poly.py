@@ -9,8 +9,8 @@ positive constant, rounded down). Nothing here knows about the language.
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
 import math
+from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Union
 
 INF = math.inf

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable, SupportsIndex
 
-from .dimension import Dimension
-from .poly import int_text
+from gradual.shapes.dimension import Dimension
+from gradual.shapes.poly import int_text
 
 
 class Shape(tuple):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .poly import Symbol
+from gradual.shapes.poly import Symbol
 
 
 def ancestor_of(symbol: Symbol) -> Symbol:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Callable, Optional, Union
 
-from .source import NOWHERE, Span
+from gradual.syntax.source import NOWHERE, Span
 
 
 @dataclass(eq=False, slots=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .ast import same_tree
-from .parser import ParseError, parse_with_comments
-from .printer import format_module
-from .source import Source
+from gradual.syntax.ast import same_tree
+from gradual.syntax.parser import ParseError, parse_with_comments
+from gradual.syntax.printer import format_module
+from gradual.syntax.source import Source
 
 
 def format_text(text: str, path: str = "<input>") -> Optional[str]:

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from lark.lexer import Lexer
 
-from .lexer import FastLexer, Tok
+from gradual.syntax.lexer import FastLexer, Tok
 
 
 class LarkLexer(Lexer):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from .source import BOM, count_breaks, line_start
+from gradual.syntax.source import BOM, count_breaks, line_start
 
 _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then the lexeme
     r"""

@@ -23,12 +23,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from .. import usercache
-from . import ast
-from .comments import Comment, comments_of
-from .driver import FORMAT, Tables, describe_tables, drive
-from .lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
-from .source import LINE_BREAK, Source, Span
+from gradual import usercache
+from gradual.syntax import ast
+from gradual.syntax.comments import Comment, comments_of
+from gradual.syntax.driver import FORMAT, Tables, describe_tables, drive
+from gradual.syntax.lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
+from gradual.syntax.source import LINE_BREAK, Source, Span
 
 #: Longest integer literal read (Python's own int/str conversion limit).
 MAX_DIGITS = 4300
@@ -643,7 +643,7 @@ class _Parser:
         if self._lark is None:
             from lark import Lark
 
-            from .lark_lexer import LarkLexer
+            from gradual.syntax.lark_lexer import LarkLexer
 
             self._lark = Lark(
                 _grammar_text(),

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from ..shapes.poly import int_text
-from . import ast
-from .comments import Comment
+from gradual.shapes.poly import int_text
+from gradual.syntax import ast
+from gradual.syntax.comments import Comment
 
 Annotator = Callable[[object], Optional[str]]
 

@@ -115,17 +115,17 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Union
 
-from ... import messages
-from .. import LoadError
-from ...api import gc_paused
+from gradual import messages
+from gradual.api import gc_paused
+from gradual.frontends import LoadError
 
 try:
     import onnx as _onnx  # noqa: F401  (the optional extra)
 except ImportError as _missing:
     raise ImportError(messages.onnx_not_installed()) from _missing
 
-from .convert import supported_operators  # noqa: E402
-from .importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
+from gradual.frontends.onnx.convert import supported_operators  # noqa: E402
+from gradual.frontends.onnx.importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
 
 __all__ = [
     "ImportOptions",
@@ -147,7 +147,7 @@ def _load(source: Union[str, bytes, Any], path: Optional[str]) -> tuple:
     """(model, its serialized bytes when they are at hand and complete, else None)."""
     import onnx
 
-    from ... import builder as gb
+    from gradual import builder as gb
 
     if isinstance(source, onnx.ModelProto):
         return source, None
@@ -185,7 +185,7 @@ def _inlined(model: Any, data: Optional[bytes]) -> tuple:
         return model, data, {}
     import onnx.inliner
 
-    from . import functions
+    from gradual.frontends.onnx import functions
 
     stays = functions.unexpandable(model)
     try:

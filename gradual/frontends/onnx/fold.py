@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .node import INT_INLINE, inlinable
+from gradual.frontends.onnx.node import INT_INLINE, inlinable
 
 FOLDABLE = frozenset(
     {

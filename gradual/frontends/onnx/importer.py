@@ -16,14 +16,15 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from ... import builder as gb
-from ... import messages
-from ...api import CheckResult, check
-from ...scopes import UndoLog
-from ...syntax import ast
-from .fold import fold, foldable
-from .listing import Listing, NodeRecord
-from .node import (
+from gradual import builder as gb
+from gradual import messages
+from gradual.api import CheckResult, check
+from gradual.frontends import dim_name
+from gradual.frontends.onnx import constants as initializers
+from gradual.frontends.onnx import outputs as declared_outputs
+from gradual.frontends.onnx.fold import fold, foldable
+from gradual.frontends.onnx.listing import Listing, NodeRecord
+from gradual.frontends.onnx.node import (
     KNOWN,
     Node,
     Tuple,
@@ -34,10 +35,17 @@ from .node import (
     problem_of_counts,
     schema_problem,
 )
-from . import constants as initializers
-from . import outputs as declared_outputs
-from .. import dim_name
-from .types import DimNames, TensorInfo, arithmetic_names, dim_params, info_of_array, info_of_type, onnx_dtype_name
+from gradual.frontends.onnx.types import (
+    DimNames,
+    TensorInfo,
+    arithmetic_names,
+    dim_params,
+    info_of_array,
+    info_of_type,
+    onnx_dtype_name,
+)
+from gradual.scopes import UndoLog
+from gradual.syntax import ast
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -132,13 +140,13 @@ class ImportedModel:
 
     def run(self, inputs: Mapping[str, Any], checked: Optional[CheckResult] = None) -> list:
         """Check (unless `checked` is given), elaborate and run on NumPy; the graph outputs."""
-        from ...runtime import run
+        from gradual.runtime import run
 
         return run(checked if checked is not None else self.check(), self.feeds(inputs))
 
     def text(self) -> str:
         """The module in gradual's language."""
-        from ...syntax.printer import format_module
+        from gradual.syntax.printer import format_module
 
         if self.module is None:
             return ""
@@ -499,7 +507,7 @@ class Importer:
         the schema accepts the counts (which decide the schema check of a node with no
         attributes); else None. A `FixedForm` is decided here, once per kind of node: the
         operator's name."""
-        from .convert import FixedForm
+        from gradual.frontends.onnx.convert import FixedForm
 
         if outputs != 1 or problem_of_counts(op_type, self.opset, inputs, outputs) is not None:
             return None  # a problem is reported by _import_node
@@ -757,7 +765,7 @@ def _converters() -> dict:
     """The converters by ONNX operator type (imported once, on first use)."""
     global _CONVERTERS, _DIRECT
     if _CONVERTERS is None:
-        from .convert import CONVERTERS, DIRECT
+        from gradual.frontends.onnx.convert import CONVERTERS, DIRECT
 
         _CONVERTERS, _DIRECT = CONVERTERS, DIRECT
     return _CONVERTERS

@@ -19,10 +19,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional, Sequence
 
-from ... import builder as gb
-from ... import messages
-from ...syntax import ast
-from ...syntax.source import Source, Span
+from gradual import builder as gb
+from gradual import messages
+from gradual.syntax import ast
+from gradual.syntax.source import Source, Span
 
 
 class NodeRecord:

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
-from ... import builder as gb
-from ... import messages
-from ...diagnostics import Diagnostic
-from ...syntax.source import Span
-from ...types import DTYPES
-from .constants import read as read_tensor
-from .types import TensorInfo, gradual_dtype, onnx_dtype_name
+from gradual import builder as gb
+from gradual import messages
+from gradual.diagnostics import Diagnostic
+from gradual.frontends.onnx.constants import read as read_tensor
+from gradual.frontends.onnx.types import TensorInfo, gradual_dtype, onnx_dtype_name
+from gradual.syntax.source import Span
+from gradual.types import DTYPES
 
 if TYPE_CHECKING:
-    from .importer import Importer
+    from gradual.frontends.onnx.importer import Importer
 
 #: Constants with at most this many elements (integers and booleans) or FLOAT_INLINE (floats)
 #: are written into the program as `onnx.constant(values=[...])`; larger ones become parameters.

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
-from ... import builder as gb
-from ...syntax import ast
-from ...types import DYN_DTYPE, TensorType, TupleType, Type
-from .types import DimExpr, TensorInfo
+from gradual import builder as gb
+from gradual.frontends.onnx.types import DimExpr, TensorInfo
+from gradual.syntax import ast
+from gradual.types import DYN_DTYPE, TensorType, TupleType, Type
 
 
 def declared(info: Optional[TensorInfo], input_dims: set) -> Optional[TensorInfo]:
@@ -70,7 +70,7 @@ def refined(infos: list, result: Type) -> Optional[ast.TypeExpr]:
 
 
 def _merge(info: Optional[TensorInfo], inferred: Type) -> tuple:
-    from ...elaboration import type_syntax
+    from gradual.elaboration import type_syntax
 
     shown = type_syntax(inferred)
     if info is None:

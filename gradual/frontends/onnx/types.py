@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
-from ...syntax import ast
-from ... import builder as gb
+from gradual import builder as gb
+from gradual.syntax import ast
 
 #: ONNX element type number -> gradual dtype
 DTYPES = {

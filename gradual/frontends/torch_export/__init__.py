@@ -51,12 +51,12 @@ import io
 import os
 from typing import Any, Optional, Union
 
-from ... import builder as gb
-from ... import messages
-from ...api import gc_paused
-from .. import LoadError
-from .archive import Archive, ArchiveError, program_from_json, read_archive
-from .importer import ImportedProgram, Importer, ImportOptions
+from gradual import builder as gb
+from gradual import messages
+from gradual.api import gc_paused
+from gradual.frontends import LoadError
+from gradual.frontends.torch_export.archive import Archive, ArchiveError, program_from_json, read_archive
+from gradual.frontends.torch_export.importer import ImportedProgram, Importer, ImportOptions
 
 __all__ = [
     "ImportedProgram",
@@ -124,8 +124,8 @@ def import_program(
 
 def supported_operators() -> list:
     """The ATen operators (without overload) the frontend imports, sorted."""
-    from ...ops.registry import default_registry
-    from .convert import OPERATORS, SPECIAL, SYM_ARITHMETIC
+    from gradual.frontends.torch_export.convert import OPERATORS, SPECIAL, SYM_ARITHMETIC
+    from gradual.ops.registry import default_registry
 
     declared = [n for n in default_registry().names() if n.startswith("aten.")]
     return sorted(

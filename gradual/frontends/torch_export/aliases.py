@@ -25,11 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from .convert import NodeConverter, Unsupported, is_in_place, packet, writes_out
-from .graph import GraphNode, Ref
+from gradual.frontends.torch_export.convert import NodeConverter, Unsupported, is_in_place, packet, writes_out
+from gradual.frontends.torch_export.graph import GraphNode, Ref
 
 if TYPE_CHECKING:
-    from .importer import Importer
+    from gradual.frontends.torch_export.importer import Importer
 
 #: ATen operators whose result shares its input's storage (their outputs are views)
 VIEWS = frozenset(

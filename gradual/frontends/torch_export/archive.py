@@ -168,7 +168,7 @@ def _layout(meta: Any, fqn: str) -> _Layout:
 def _strided_array(raw: bytes, layout: _Layout, fqn: str) -> np.ndarray:
     """A payload's bytes viewed with its sizes, strides and storage offset, copied (no larger
     than the data or the runtime's tensor limit: a stride of 0 repeats an element)."""
-    from ...runtime.operators import tensor_byte_limit
+    from gradual.runtime.operators import tensor_byte_limit
 
     np_dtype = np.dtype(layout.dtype).newbyteorder("<")
     sizes, strides = layout.sizes, layout.strides

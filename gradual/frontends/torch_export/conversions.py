@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
-from ... import builder as gb
-from ...syntax import ast
-from .convert import (
+from gradual import builder as gb
+from gradual.frontends.torch_export.convert import (
     OPERATORS,
     PROMOTING,
     RENAMES,
@@ -23,7 +22,8 @@ from .convert import (
     reduction_attributes,
     special,
 )
-from .graph import Opaque, Ref
+from gradual.frontends.torch_export.graph import Opaque, Ref
+from gradual.syntax import ast
 
 OPERATORS.update(
     {

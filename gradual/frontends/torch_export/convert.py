@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ... import builder as gb
-from ... import messages
-from .archive import dtype_of, scalar_type_name
-from .graph import GraphNode, Opaque, Ref, ScalarType
+from gradual import builder as gb
+from gradual import messages
+from gradual.frontends.torch_export.archive import dtype_of, scalar_type_name
+from gradual.frontends.torch_export.graph import GraphNode, Opaque, Ref, ScalarType
 
 if TYPE_CHECKING:
-    from .importer import Importer
+    from gradual.frontends.torch_export.importer import Importer
 
 #: node arguments that do not change the values a CPU inference computes
 IGNORED = frozenset(

@@ -12,24 +12,24 @@ from __future__ import annotations
 
 import re
 from collections import ChainMap
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
-from ... import builder as gb
-from ... import messages
-from ...api import CheckResult, check
-from ...diagnostics import DIM_CONSTRAINT
-from ...ops.registry import default_registry
-from ...syntax import ast
-from .archive import Archive, ArchiveError, dtype_of, scalar_type_name
-from .aliases import Aliases
-from . import conversions  # noqa: F401  (registers the conversions beyond convert.py's)
-from .convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
-from .graph import GraphNode, InputSpec, Opaque, Program, Ref
-from .locations import Listing, PythonLines, model_frame, parse_trace
-from .guards import asserted, equated, inequalities, mentioning, rewritten
-from .symbols import bounds, dim_of_size, fixed_values, parse_expr, symbols_in
+from gradual import builder as gb
+from gradual import messages
+from gradual.api import CheckResult, check
+from gradual.diagnostics import DIM_CONSTRAINT
+from gradual.frontends.torch_export import conversions  # noqa: F401  (registers the conversions beyond convert.py's)
+from gradual.frontends.torch_export.aliases import Aliases
+from gradual.frontends.torch_export.archive import Archive, ArchiveError, dtype_of, scalar_type_name
+from gradual.frontends.torch_export.convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
+from gradual.frontends.torch_export.graph import GraphNode, InputSpec, Opaque, Program, Ref
+from gradual.frontends.torch_export.guards import asserted, equated, inequalities, mentioning, rewritten
+from gradual.frontends.torch_export.locations import Listing, PythonLines, model_frame, parse_trace
+from gradual.frontends.torch_export.symbols import bounds, dim_of_size, fixed_values, parse_expr, symbols_in
+from gradual.ops.registry import default_registry
+from gradual.syntax import ast
 
 STATE_KINDS = ("parameter", "buffer", "tensor_constant")
 
@@ -118,13 +118,13 @@ class ImportedProgram:
 
     def run(self, inputs: Mapping[str, Any], checked: Optional[CheckResult] = None) -> list:
         """Check (unless `checked` is given), elaborate and run on NumPy; the user outputs."""
-        from ...runtime import run
+        from gradual.runtime import run
 
         return run(checked if checked is not None else self.check(), self.feeds(inputs))
 
     def text(self) -> str:
         """The module in gradual's language."""
-        from ...syntax.printer import format_module
+        from gradual.syntax.printer import format_module
 
         return "" if self.module is None else format_module(self.module)
 
@@ -144,7 +144,7 @@ class StateValues(Mapping):
         return self.read[param]
 
     def _payload(self, target: str) -> Any:
-        from ...runtime.errors import InputError
+        from gradual.runtime.errors import InputError
 
         try:
             if self.program.archive is None:
@@ -479,7 +479,7 @@ class Importer:
         its nodes imported at their Python lines (else the cond node's listing line), its
         outputs the block's result (a tuple for several). Names are the subgraph's own: what
         it binds, and what failed in it, is forgotten after it."""
-        from .graph import _dict, _list, _node, decode
+        from gradual.frontends.torch_export.graph import _dict, _list, _node, decode
 
         nodes = [_node(c.node.index, raw) for raw in _list(graph.get("nodes"))]
         inputs = [decode(i) for i in _list(graph.get("inputs"))]
@@ -607,7 +607,7 @@ class Importer:
 
 
 def _dim_text(dim: Any) -> str:
-    from ...syntax.printer import format_dim
+    from gradual.syntax.printer import format_dim
 
     return format_dim(dim.expr)
 

@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ... import builder as gb
-from ...syntax.source import LINE_BREAK, Source, Span
+from gradual import builder as gb
+from gradual.syntax.source import LINE_BREAK, Source, Span
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>\S+))?\s*$')
 _TORCH_FILES = re.compile(r"[/\\]torch[/\\](?:nn|_|functional\.py|overrides\.py|fx|export|_tensor\.py|utils)")

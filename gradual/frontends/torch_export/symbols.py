@@ -22,8 +22,8 @@ import re
 from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
-from ... import builder as gb
-from ...syntax import ast
+from gradual import builder as gb
+from gradual.syntax import ast
 
 #: torch's "infinity" bounds (int_oo) as serialized, and anything this large, mean "no bound"
 UNBOUNDED = 2**62

@@ -23,6 +23,20 @@ registers them all, with the wording of the failures they report.
 | onnx | the ONNX frontend's operators (stdlib/onnx.rly): matmul, expand, N-d conv and pools, slice/pad/tile with tensor inputs, ... |
 """
 
-from . import combine, conv, data, elementwise, image, index, nn, qnn, reduce, shape, sparse  # noqa: F401
-from . import onnx, onnx_models  # noqa: F401  (the ONNX frontend's operators, stdlib/onnx*.rly)
-from . import aten, aten_index, aten_nn  # noqa: F401,E402  (the torch.export frontend's operators, stdlib/aten*.rly)
+# Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
+import gradual.ops.rules.aten  # noqa: E402,F401
+import gradual.ops.rules.aten_index  # noqa: E402,F401
+import gradual.ops.rules.aten_nn  # noqa: E402,F401
+import gradual.ops.rules.combine  # noqa: E402,F401
+import gradual.ops.rules.conv  # noqa: E402,F401
+import gradual.ops.rules.data  # noqa: E402,F401
+import gradual.ops.rules.elementwise  # noqa: E402,F401
+import gradual.ops.rules.image  # noqa: E402,F401
+import gradual.ops.rules.index  # noqa: E402,F401
+import gradual.ops.rules.nn  # noqa: E402,F401
+import gradual.ops.rules.onnx  # noqa: E402,F401
+import gradual.ops.rules.onnx_models  # noqa: E402,F401
+import gradual.ops.rules.qnn  # noqa: E402,F401
+import gradual.ops.rules.reduce  # noqa: E402,F401
+import gradual.ops.rules.shape  # noqa: E402,F401
+import gradual.ops.rules.sparse  # noqa: E402,F401

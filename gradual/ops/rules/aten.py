@@ -14,12 +14,11 @@ import math
 from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
-from ..registry import RULES, shape_rule
-from ...types import DYN_DTYPE, INT_DTYPES
-from .common import (
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from gradual.ops.registry import RULES, shape_rule
+from gradual.ops.rules.common import (
     dtype_name,
     require_choice,
     require_entries,
@@ -32,11 +31,12 @@ from .common import (
     value_add,
     value_multiply,
 )
-from .elementwise import broadcast_dims
-from .index import slice_length
-from .onnx import divided
-from .reduce import require_elements
-from .shape import broadcast_into, reshape_dims
+from gradual.ops.rules.elementwise import broadcast_dims
+from gradual.ops.rules.index import slice_length
+from gradual.ops.rules.onnx import divided
+from gradual.ops.rules.reduce import require_elements
+from gradual.ops.rules.shape import broadcast_into, reshape_dims
+from gradual.types import DYN_DTYPE, INT_DTYPES
 
 register_rule_message(
     "split-sizes",

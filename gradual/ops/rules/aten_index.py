@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, product
-from ..registry import shape_rule
-from .aten import torch_axis
-from .common import dtype_name
-from .elementwise import broadcast_dims
-from .shape import broadcast_into
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, product
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.aten import torch_axis
+from gradual.ops.rules.common import dtype_name
+from gradual.ops.rules.elementwise import broadcast_dims
+from gradual.ops.rules.shape import broadcast_into
 
 register_rule_message(
     "index-dims",

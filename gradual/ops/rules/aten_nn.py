@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis, product
-from ..registry import RULES, shape_rule
-from .aten import _affine, _dims, _normalized, adapted, present, sizes
-from .common import dtype_name, require_choice, require_length
-from .elementwise import broadcast_dims
-from .onnx import divided
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, normalize_axis, product
+from gradual.ops.registry import RULES, shape_rule
+from gradual.ops.rules.aten import _affine, _dims, _normalized, adapted, present, sizes
+from gradual.ops.rules.common import dtype_name, require_choice, require_length
+from gradual.ops.rules.elementwise import broadcast_dims
+from gradual.ops.rules.onnx import divided
 
 register_rule_message(
     "rnn-params",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
-from ..registry import shape_rule
-from .common import known_ints, new_axis, require_entries, require_outputs, require_positive, show_ints
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import known_ints, new_axis, require_entries, require_outputs, require_positive, show_ints
 
 register_rule_message(
     "concatenate-empty",

@@ -9,13 +9,12 @@ from __future__ import annotations
 import itertools
 import math
 import struct
-
 from typing import Any, Optional, Sequence
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ...types import DTYPES, INT_DTYPES
-from ..context import MAX_RANK, ShapeContext, TensorArg, normalize_axis
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import MAX_RANK, ShapeContext, TensorArg, normalize_axis
+from gradual.types import DTYPES, INT_DTYPES
 
 INTEGER_DTYPES = INT_DTYPES
 ALL_DTYPES = frozenset(DTYPES)

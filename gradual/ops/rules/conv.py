@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg
-from ..layouts import factors, parse_layout
-from ..registry import shape_rule
-from .common import require_entries, require_length, require_nonempty, require_positive, show_ints
-from .nn import product_operands
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg
+from gradual.ops.layouts import factors, parse_layout
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import require_entries, require_length, require_nonempty, require_positive, show_ints
+from gradual.ops.rules.nn import product_operands
 
 register_rule_message(
     "layout",

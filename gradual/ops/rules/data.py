@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
-from ..registry import shape_rule
-from .common import (
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import (
     keeps_values,
     require_choice,
     require_entries,

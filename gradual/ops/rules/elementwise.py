@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
-from ..registry import shape_rule
-from .common import (
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import (
     cast_values,
     dtype_name,
     value_add,

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import ShapeContext
-from ..attr_domains import COORDINATE_MODES
-from ..registry import shape_rule
-from .common import require_choice, require_entries, require_finite, require_length, require_nonempty, require_scalar
+from gradual.ops.attr_domains import COORDINATE_MODES
+from gradual.ops.context import ShapeContext
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import (
+    require_choice,
+    require_entries,
+    require_finite,
+    require_length,
+    require_nonempty,
+    require_scalar,
+)
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
-from ..registry import shape_rule
-from .common import (
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import (
     distinct_axes,
     is_huge,
+    is_huge_negative,
     known_ints,
     new_axis,
-    is_huge_negative,
     rearranged_value,
     require_choice,
     require_positive,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
-from ..registry import shape_rule
-from .common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
-from .elementwise import broadcast_pair
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
+from gradual.ops.rules.elementwise import broadcast_pair
 
 register_rule_message(
     "pad-width",

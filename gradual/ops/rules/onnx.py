@@ -11,11 +11,20 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import RuleFailure, ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
-from ..registry import RULES, shape_rule
-from .common import (
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import (
+    RuleFailure,
+    ShapeContext,
+    TensorArg,
+    axes_rank,
+    axis_rank,
+    new_axis_rank,
+    normalize_axis,
+    product,
+)
+from gradual.ops.registry import RULES, shape_rule
+from gradual.ops.rules.common import (
     cast_values,
     distinct_axes,
     is_huge,
@@ -34,11 +43,11 @@ from .common import (
     value_element,
     value_subtract,
 )
-from .conv import grouped, window_output
-from .data import shape_from_value
-from .elementwise import broadcast_dims
-from .index import slice_length
-from .shape import broadcast_into
+from gradual.ops.rules.conv import grouped, window_output
+from gradual.ops.rules.data import shape_from_value
+from gradual.ops.rules.elementwise import broadcast_dims
+from gradual.ops.rules.index import slice_length
+from gradual.ops.rules.shape import broadcast_into
 
 VALUE_LIMIT = 64
 

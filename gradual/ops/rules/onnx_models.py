@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
-from ..registry import shape_rule
-from .common import dtype_name, require_at_most, require_choice, require_length, require_one_value
-from .onnx import divided, vector_length
-from .shape import broadcast_into
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import dtype_name, require_at_most, require_choice, require_length, require_one_value
+from gradual.ops.rules.onnx import divided, vector_length
+from gradual.ops.rules.shape import broadcast_into
 
 register_rule_message(
     "heads-attribute",

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, normalize_axis
-from ..registry import shape_rule
-from .combine import concatenate
-from .conv import conv, conv_transpose
-from .elementwise import broadcast_dims
-from .nn import batch_matmul, dense
-from .shape import broadcast_into
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.combine import concatenate
+from gradual.ops.rules.conv import conv, conv_transpose
+from gradual.ops.rules.elementwise import broadcast_dims
+from gradual.ops.rules.nn import batch_matmul, dense
+from gradual.ops.rules.shape import broadcast_into
 
 register_rule_message(
     "quantization-parameter",

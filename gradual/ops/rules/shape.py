@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ... import diagnostics as codes
-from ...messages import register_rule_message
-from ..context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
-from ..registry import shape_rule
-from .common import (
+from gradual import diagnostics as codes
+from gradual.messages import register_rule_message
+from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import (
     MAX_RANK,
     distinct_axes,
     known_ints,
@@ -26,7 +26,7 @@ from .common import (
     show_ints,
     value_subtract,
 )
-from .conv import assemble, check_layout, layout_dims
+from gradual.ops.rules.conv import assemble, check_layout, layout_dims
 
 register_rule_message(
     "reshape-count",

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..context import ShapeContext, TensorArg
-from ..registry import shape_rule
-from .common import known_ints, require_entries, require_scalar
-from .data import shape_from_value
-from .shape import reshape_dims
+from gradual.ops.context import ShapeContext, TensorArg
+from gradual.ops.registry import shape_rule
+from gradual.ops.rules.common import known_ints, require_entries, require_scalar
+from gradual.ops.rules.data import shape_from_value
+from gradual.ops.rules.shape import reshape_dims
 
 
 def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Optional[list]) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ...ops.registry import KERNELS, attach_kernels
+from gradual.ops.registry import KERNELS, attach_kernels
 
 Kernel = Callable[..., Any]
 
@@ -45,6 +45,17 @@ def registered() -> dict[str, Kernel]:
     return dict(KERNELS)
 
 
-from . import elementwise, shape, data, nn, conv, reduce, image, qnn, sparse  # noqa: E402,F401  (registers the kernels)
-from . import onnx, onnx_models  # noqa: E402,F401  (the ONNX frontend's operators, stdlib/onnx*.rly)
-from . import aten, aten_nn  # noqa: E402,F401  (the torch.export frontend's operators, stdlib/aten*.rly)
+# Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
+import gradual.runtime.kernels.aten  # noqa: E402,F401
+import gradual.runtime.kernels.aten_nn  # noqa: E402,F401
+import gradual.runtime.kernels.conv  # noqa: E402,F401
+import gradual.runtime.kernels.data  # noqa: E402,F401
+import gradual.runtime.kernels.elementwise  # noqa: E402,F401
+import gradual.runtime.kernels.image  # noqa: E402,F401
+import gradual.runtime.kernels.nn  # noqa: E402,F401
+import gradual.runtime.kernels.onnx  # noqa: E402,F401
+import gradual.runtime.kernels.onnx_models  # noqa: E402,F401
+import gradual.runtime.kernels.qnn  # noqa: E402,F401
+import gradual.runtime.kernels.reduce  # noqa: E402,F401
+import gradual.runtime.kernels.shape  # noqa: E402,F401
+import gradual.runtime.kernels.sparse  # noqa: E402,F401

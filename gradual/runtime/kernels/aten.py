@@ -14,11 +14,11 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ...ops.registry import KERNELS
-from . import kernel
-from .conv import adaptive_axis
-from .elementwise import same_dtype
-from .onnx import keys_cubic
+from gradual.ops.registry import KERNELS
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.conv import adaptive_axis
+from gradual.runtime.kernels.elementwise import same_dtype
+from gradual.runtime.kernels.onnx import keys_cubic
 
 #: ATen operator -> the existing operator whose kernel it uses as it is
 ALIASES = {
@@ -69,7 +69,10 @@ ALIASES = {
 
 
 def _alias_kernels() -> None:
-    from . import onnx  # noqa: F401  (the ONNX kernels some aliases name)
+    # the families whose kernels the aliases name
+    import gradual.runtime.kernels.data
+    import gradual.runtime.kernels.elementwise
+    import gradual.runtime.kernels.onnx  # noqa: F401
 
     for name, target in ALIASES.items():
         kernel(name)(KERNELS[target])

@@ -10,9 +10,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ...ops.registry import KERNELS
-from . import kernel
-from .elementwise import same_dtype
+from gradual.ops.registry import KERNELS
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.elementwise import same_dtype
 
 
 # indexing ---------------------------------------------------------------------------------------

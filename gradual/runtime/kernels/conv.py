@@ -12,10 +12,10 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from ...ops.layouts import parse_layout
-from . import kernel
-from .elementwise import lowest, same_dtype
-from .nn import accumulate, in_dtype
+from gradual.ops.layouts import parse_layout
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.elementwise import lowest, same_dtype
+from gradual.runtime.kernels.nn import accumulate, in_dtype
 
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 

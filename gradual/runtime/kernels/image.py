@@ -7,9 +7,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ...ops import attr_domains
-from . import kernel
-from .conv import relayout
+from gradual.ops import attr_domains
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.conv import relayout
 
 
 def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) -> np.ndarray:

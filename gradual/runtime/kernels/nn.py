@@ -8,8 +8,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import kernel
-from .elementwise import same_dtype
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.elementwise import same_dtype
 
 
 def in_dtype(out: np.ndarray, like: np.ndarray, out_dtype: str = "") -> np.ndarray:

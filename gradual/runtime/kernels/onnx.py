@@ -14,9 +14,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import kernel
-from .elementwise import highest, lowest, same_dtype
-from ...ops.rules.common import scaled_size
+from gradual.ops.rules.common import scaled_size
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.elementwise import highest, lowest, same_dtype
 
 
 def _ints(t: np.ndarray) -> list:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import kernel
+from gradual.runtime.kernels import kernel
 
 
 def given(a: np.ndarray) -> bool:
@@ -342,7 +342,7 @@ def quantize(
     precision: str,
 ) -> np.ndarray:
     """saturate(round(x / scale) + zero_point) in dtype (see stdlib/onnx_models.rly)."""
-    from .onnx import convert
+    from gradual.runtime.kernels.onnx import convert
 
     out = np.dtype(dtype)
     work = np.dtype(precision) if precision else scale.dtype

@@ -7,8 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
-from . import kernel
-from .shape import relay_newshape
+from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.shape import relay_newshape
 
 
 def _dense(indices: np.ndarray, values: np.ndarray, default: np.ndarray, shape: tuple) -> np.ndarray:

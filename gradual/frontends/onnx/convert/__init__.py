@@ -58,4 +58,4 @@ def supported_operators() -> list[str]:
     return sorted(CONVERTERS)
 
 
-from . import elementwise, loops, models, nn, reduce, shape, other, sequence  # noqa: E402,F401  (registers the converters)
+from gradual.frontends.onnx.convert import elementwise, loops, models, nn, other, reduce, sequence, shape  # noqa: E402,F401  (registers the converters)

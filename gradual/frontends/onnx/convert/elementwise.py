@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..node import Node
-from . import FixedForm, converts
+from gradual.frontends.onnx.convert import FixedForm, converts
+from gradual.frontends.onnx.node import Node
 
 UNARY = {
     "Relu": "nn.relu",

@@ -28,10 +28,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .... import builder as gb
-from ..node import Node, Tuple, inline_constant, literal
-from ..types import TensorInfo, info_of_type
-from . import converts
+from gradual import builder as gb
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import Node, Tuple, inline_constant, literal
+from gradual.frontends.onnx.types import TensorInfo, info_of_type
 
 
 @converts("Loop")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..node import Node, Tuple
-from . import converts
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import Node, Tuple
 
 
 def optional_inputs(node: Node, positions: range) -> list:
@@ -146,7 +146,7 @@ def _shifted(node: Node, i: int, zero: int, per_row: bool) -> Any:
 @converts("ConvInteger")
 def conv_integer(node: Node) -> Any:
     """ConvInteger: the convolution of (x - x_zero_point) and (w - w_zero_point) in int32."""
-    from .nn import _window_attrs
+    from gradual.frontends.onnx.convert.nn import _window_attrs
 
     x = _shifted(node, 0, 2, per_row=False)
     w = node.call("cast", node.x(1), dtype="int32")
@@ -164,7 +164,7 @@ def conv_integer(node: Node) -> Any:
 def qlinear_conv(node: Node) -> Any:
     """QLinearConv: the float convolution of the dequantized inputs (a vector weight scale per
     output channel), plus the bias (int32, in units of x_scale * w_scale), quantized."""
-    from .nn import _window_attrs
+    from gradual.frontends.onnx.convert.nn import _window_attrs
 
     x = node.call("onnx.dequantize", node.x(0), node.x(1), node.x(2), dtype="float32", axis=1)
     w = node.call("onnx.dequantize", node.x(3), node.x(4), node.x(5), dtype="float32", axis=0)

@@ -7,9 +7,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .... import builder as gb
-from ..node import Node, Tuple
-from . import converts
+from gradual import builder as gb
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import Node, Tuple
 
 
 # linear algebra ----------------------------------------------------------------------------------

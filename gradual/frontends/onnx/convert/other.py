@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .... import builder as gb
-from ..node import KNOWN, Node, Tuple
-from . import converts
+from gradual import builder as gb
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import KNOWN, Node, Tuple
 
 _CONSTANT_ATTRS = {
     "value_float": np.float32,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..node import Node
-from . import converts
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import Node
 
 SIMPLE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceProd": "prod"}
 ONNX_OPS = {

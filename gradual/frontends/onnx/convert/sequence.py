@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .... import builder as gb
-from .... import messages
-from ..node import KNOWN, Node, Unsupported
-from ..types import gradual_dtype
-from . import converts
+from gradual import builder as gb
+from gradual import messages
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import KNOWN, Node, Unsupported
+from gradual.frontends.onnx.types import gradual_dtype
 
 
 def _lengths(node: Node) -> dict:

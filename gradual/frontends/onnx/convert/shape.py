@@ -10,9 +10,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .... import builder as gb
-from ..node import INT64_MAX, Node, Tuple, literal
-from . import converts
+from gradual import builder as gb
+from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.node import INT64_MAX, Node, Tuple, literal
 
 
 # reshaping --------------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def constant_of_shape(node: Node) -> Any:
 
 
 def _array_dtype(node: Node, array: np.ndarray) -> str:
-    from ..node import numpy_dtype
+    from gradual.frontends.onnx.node import numpy_dtype
 
     dtype = numpy_dtype(array)
     if not dtype:
