@@ -23,7 +23,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch import nn

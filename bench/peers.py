@@ -107,8 +107,8 @@ def import_and_check_seconds(nodes: int) -> dict:
 
     import onnx
 
-    from gradual.api import gc_paused
     from gradual.frontends import onnx as gonnx
+    from gradual.infra.deep import gc_paused
     from gradual.ops.registry import default_registry
 
     default_registry()

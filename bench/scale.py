@@ -680,7 +680,7 @@ def built(n: int) -> str:
     20,000 operators 13x as long as 2,500 (8.5x paused)."""
     return f"""import gradual
 from gradual import builder as gb
-from gradual.api import gc_paused
+from gradual.infra.deep import gc_paused
 
 
 def main() -> None:
@@ -752,7 +752,7 @@ sys.path.insert(0, {str(ROOT / "bench")!r})
 import scale
 from gradual.analysis import queries
 from gradual.analysis.document import Document
-from gradual.api import run_deep
+from gradual.infra.deep import run_deep
 
 TEXT = scale.inferred_closures({n})
 

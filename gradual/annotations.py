@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Iterator, Optional
 
-from gradual.scopes import UndoLog
+from gradual.infra.scopes import UndoLog
 from gradual.shapes import Dimension, Poly, Symbol
 from gradual.syntax import ast
 from gradual.syntax.source import Span
@@ -25,7 +25,6 @@ from gradual.types import (
     DYN_DTYPE,
     Broadcast,
     DType,
-    DTypeVar,
     FuncType,
     RefType,
     TensorType,

@@ -8,80 +8,21 @@ on a worker thread with a large stack; a 20,000-deep program checks like a shall
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-import sys
-import threading
-from typing import Any, Callable, Iterator, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, Union
 
 from gradual import messages
 from gradual.annotations import suggestion_budget
 from gradual.diagnostics import Diagnostic, Severity
-from gradual.infer import CheckRecord, FunctionResult, check_module, publish_dataflow
+from gradual.infer import CheckRecord, check_module, publish_dataflow
+from gradual.infra.arguments import require
+from gradual.infra.deep import gc_paused, run_deep
 from gradual.names import Resolution, resolve
 from gradual.ops.registry import Registry, default_registry
 from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_source
 from gradual.syntax.source import Source, Span
 from gradual.types import FuncType, Type
-
-R = TypeVar("R")
-_STACK_BYTES = 512 * 1024 * 1024
-_RECURSION_LIMIT = 1_000_000
-_DEEP_THREAD = "gradual-deep"
-
-
-_deep_lock = threading.Lock()
-_deep_active = 0
-_saved_limit = 0
-
-
-def _enter_deep() -> None:
-    """Raise the recursion limit while any deep worker runs (restored by the last one)."""
-    global _deep_active, _saved_limit
-    with _deep_lock:
-        if _deep_active == 0:
-            _saved_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_saved_limit, _RECURSION_LIMIT))
-        _deep_active += 1
-
-
-def _leave_deep() -> None:
-    global _deep_active
-    with _deep_lock:
-        _deep_active -= 1
-        if _deep_active == 0:
-            sys.setrecursionlimit(_saved_limit)
-
-
-def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
-    """Run `fn` on a thread with a large stack (inline if already on one)."""
-    if threading.current_thread().name == _DEEP_THREAD:
-        return fn(*args, **kwargs)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # re-raised on the caller's thread
-            box["error"] = exc
-
-    _enter_deep()
-    try:
-        previous = threading.stack_size()
-        threading.stack_size(_STACK_BYTES)
-        try:
-            worker = threading.Thread(target=target, name=_DEEP_THREAD)
-            worker.start()
-        finally:
-            threading.stack_size(previous)
-        worker.join()
-    finally:
-        _leave_deep()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def _table(attribute: str, doc: str) -> property:
@@ -246,13 +187,6 @@ def parse_diagnostic(exc: ParseError) -> Diagnostic:
     return messages.parse_error(exc.span, exc.found, exc.expected, exc.detail)
 
 
-def require(value: Any, kinds: Any, function: str, what: str) -> None:
-    """A TypeError naming the library function and what it takes, when `value` is none of
-    `kinds` (a wrong argument failed deep inside, with an error about lark or `.ops`)."""
-    if not isinstance(value, kinds):
-        raise TypeError(f"gradual.{function} takes {what}, not {type(value).__name__}")
-
-
 def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module:
     """Parse program text (str or UTF-8 bytes, as `check` takes); raises SyntaxProblem (with a
     diagnostic) on a syntax error or bytes that are not UTF-8, TypeError on anything else."""
@@ -280,30 +214,12 @@ def _named_file_help(diag: Diagnostic, text: str, function: str) -> Diagnostic:
 
 
 def _parse_quietly(source: Source) -> ast.Module:
-    with _gc_paused():
+    with gc_paused():
         return parse_source(source)
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while parsing and checking: both make many objects
-    while a large tree stays alive, and repeated full collections cost 40-50% of parsing and a
-    fifth of checking on large programs. Collection resumes (and catches up) afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-#: public: the analysis layer pauses collection around its own parsing and checking
-gc_paused = _gc_paused
-
-
 def _check(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
-    with _gc_paused():
+    with gc_paused():
         return _check_now(program, path, registry)
 
 
@@ -425,7 +341,7 @@ def elaborate(result: CheckResult) -> ast.Module:
     from gradual.elaboration import elaborate_module
 
     _require_module(result, "elaborate")
-    module, _ = run_deep(_gc_paused_call, elaborate_module, result)
+    module, _ = run_deep(gc_paused_call, elaborate_module, result)
     return module
 
 
@@ -435,11 +351,11 @@ def elaborate_text(result: CheckResult) -> str:
     from gradual.elaboration import elaborated_text
 
     _require_module(result, "elaborate_text")
-    return run_deep(_gc_paused_call, elaborated_text, result)
+    return run_deep(gc_paused_call, elaborated_text, result)
 
 
-def _gc_paused_call(fn: Callable[..., R], *args: Any) -> R:
+def gc_paused_call(fn: Callable[..., R], *args: Any) -> R:
     """`fn(*args)` with the cyclic collector paused, as for parsing and checking: elaboration
     rebuilds and prints a tree as large as the program while it stays alive."""
-    with _gc_paused():
+    with gc_paused():
         return fn(*args)

@@ -18,15 +18,12 @@ from gradual.types import (
     DYN_DTYPE,
     Broadcast,
     DTypeVar,
-    DynType,
     FuncType,
     RefType,
     TensorType,
     TupleType,
     Type,
-    TypeVar,
     Variadic,
-    format_type,
     map_dtypes,
 )
 

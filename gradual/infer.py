@@ -19,14 +19,14 @@ from typing import Any, Callable, Optional, Union
 from gradual import messages
 from gradual.annotations import suggest
 from gradual.diagnostics import Diagnostic
+from gradual.infra.scopes import UndoLog
 from gradual.join import join, widen
 from gradual.names import Binder, FunctionInfo, Resolution
 from gradual.ops.attr_domains import domain_problem, kind_problem
 from gradual.ops.registry import Operator, Registry
 from gradual.ops.signature import apply_operator, apply_signature
 from gradual.references import check_reference
-from gradual.scopes import UndoLog
-from gradual.shapes import Dimension, Grade, Poly, Symbol
+from gradual.shapes import Dimension, Poly, Symbol
 from gradual.site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from gradual.syntax import ast
 from gradual.syntax.source import NOWHERE, Span
@@ -36,7 +36,6 @@ from gradual.types import (
     DYN,
     DYN_DTYPE,
     ERROR,
-    FLOAT_DTYPES,
     INT_DTYPES,
     BottomType,
     DimVar,
@@ -58,7 +57,7 @@ from gradual.types import (
     scalar,
     type_symbols,
 )
-from gradual.unify import HintVar, SiteVar, Solver
+from gradual.unify import HintVar, Solver
 
 MAX_ITERATIONS = 12
 #: whole-module rounds a widened hint may cause before every hint is widened (`Checker.run`)

@@ -16,8 +16,7 @@ from typing import Any, Container, Optional, Union
 from gradual import messages
 from gradual.annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
 from gradual.diagnostics import Diagnostic
-from gradual.scopes import UndoLog
-from gradual.shapes import Dimension, Symbol
+from gradual.infra.scopes import UndoLog
 from gradual.syntax import ast
 from gradual.syntax.printer import format_attr_value
 from gradual.syntax.source import Span

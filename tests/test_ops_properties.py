@@ -21,7 +21,6 @@ from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, TupleArg
 from gradual.ops.operand_dtypes import INDEX_OPERANDS
 from gradual.ops.registry import default_registry
 from gradual.ops.signature import apply_operator
-from gradual.shapes import Dimension
 
 SETTINGS = settings(max_examples=60, deadline=None)
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")

@@ -14,7 +14,7 @@ from gradual.runtime.match import match_value
 from gradual.runtime.values import Frame
 from gradual.shapes import Dimension, Poly, Symbol
 from gradual.syntax.source import generated_span
-from gradual.types import Broadcast, DTypeVar, FuncType, TensorType, TupleType, Variadic
+from gradual.types import Broadcast, DTypeVar, TensorType, TupleType, Variadic
 
 F32 = np.float32
 

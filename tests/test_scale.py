@@ -19,7 +19,7 @@ import pytest
 
 import gradual
 from gradual.analysis import queries
-from gradual.api import run_deep
+from gradual.infra.deep import run_deep
 
 _SPEC = importlib.util.spec_from_file_location("scale", Path(__file__).parent.parent / "bench" / "scale.py")
 scale = sys.modules["scale"] = importlib.util.module_from_spec(_SPEC)  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 """What makes `gradual lsp` (and every command) start quickly, and how it falls back: the
-user cache (`gradual.usercache`), the parsed stdlib kept there, the compiled `attrs` methods
+user cache (`gradual.infra.usercache`), the parsed stdlib kept there, the compiled `attrs` methods
 the server keeps there (`gradual.lsp.startup`), and what the server does not import."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gradual import usercache
+from gradual.infra import usercache
 from gradual.ops import registry
 from gradual.syntax.ast import same_tree
 

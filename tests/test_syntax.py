@@ -618,7 +618,7 @@ def test_cached_tables_that_are_damaged_or_of_another_grammar_are_rebuilt(
 ) -> None:
     import marshal
 
-    from gradual import usercache
+    from gradual.infra import usercache
     from gradual.syntax import parser
 
     monkeypatch.setenv("GRADUAL_CACHE_DIR", str(tmp_path / "gradual"))

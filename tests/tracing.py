@@ -89,7 +89,7 @@ class RecordingElaborator(Elaborator):
 
 def elaborate_recorded(result: gradual.CheckResult) -> tuple:
     """The elaborated module and the elaborator that made it."""
-    from gradual.api import run_deep
+    from gradual.infra.deep import run_deep
 
     elaborator = RecordingElaborator(result)
     module = run_deep(elaborator.module)

@@ -28,9 +28,11 @@ from typing import Callable, Optional
 
 from gradual import messages
 from gradual.annotations import suggestion_budget
-from gradual.api import CheckResult, gc_paused, parse_diagnostic, require, run_deep
+from gradual.api import CheckResult, parse_diagnostic
 from gradual.diagnostics import Diagnostic
 from gradual.infer import Checker, DefinitionRecord
+from gradual.infra.arguments import require
+from gradual.infra.deep import gc_paused, run_deep
 from gradual.names import Resolution, callee_first, declare, resolve_definition
 from gradual.ops.registry import Registry, default_registry
 from gradual.syntax import ast

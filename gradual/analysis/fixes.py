@@ -14,7 +14,7 @@ when that provably keeps every comment and the program's meaning.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from gradual.analysis.document import Analysis
@@ -26,12 +26,11 @@ from gradual.analysis.queries import (
     end_of,
     path_at,
     start_of,
-    walk,
 )
 from gradual.diagnostics import UNKNOWN_ATTRIBUTE, Diagnostic
 from gradual.syntax import ast
 from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
-from gradual.types import DynType, FuncType, Type, TypeVar, format_type, map_dtypes
+from gradual.types import DynType, Type, TypeVar, format_type, map_dtypes
 
 
 @dataclass
@@ -229,7 +228,7 @@ def formatted(analysis: Analysis) -> Optional[str]:
     """The document formatted with its comments kept, or None when formatting would not
     keep the program and every comment (or the document does not parse). Parses: run it where
     the document's analyses run (the parser is not shared between threads)."""
-    from gradual.api import run_deep
+    from gradual.infra.deep import run_deep
     from gradual.syntax.formatting import format_text
 
     if any(d.code == "parse-error" for d in analysis.diagnostics):

@@ -217,8 +217,8 @@ def check_sites(analysis: Analysis, d: Optional[ast.Def] = None) -> list[CheckSi
 def elaborated_casts(analysis: Analysis, d: ast.Def) -> dict:
     """The inserted casts of one definition as `gradual elaborate` writes them:
     (start, end) of the checked expression -> the cast's type as text."""
-    from gradual.api import run_deep
     from gradual.elaboration import Elaborator
+    from gradual.infra.deep import run_deep
     from gradual.syntax.printer import format_type as format_type_expr
 
     fn = analysis.result.functions.get(d.name)

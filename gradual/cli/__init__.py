@@ -21,9 +21,10 @@ from typing import Any, Optional, Sequence
 
 from gradual import messages
 from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load
-from gradual.api import elaborate_text, run_deep
+from gradual.api import elaborate_text
 from gradual.diagnostics import INTERNAL_ERROR, USAGE_ERROR
 from gradual.frontends import frontend_for, frontends
+from gradual.infra.deep import run_deep
 from gradual.render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -508,7 +509,7 @@ def _collector_paused(command: str, exiting: bool = False) -> Any:
     would traverse the whole program for nothing (a 100,000-node model: seconds). `run`
     pauses it only while checking (the library does), since a running program makes garbage.
     When the process ends with the command (`exiting`), the collector stays paused."""
-    from gradual.api import gc_paused
+    from gradual.infra.deep import gc_paused
 
     if command == "run":
         return contextlib.nullcontext()

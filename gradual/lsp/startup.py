@@ -3,7 +3,7 @@
 source, every time the process starts.
 
 `fast_imports()` wraps the imports of pygls and lsprotocol. The compiles `attrs` makes are
-looked up in a cache of code objects (`marshal`) kept in the user cache (`gradual.usercache`),
+looked up in a cache of code objects (`marshal`) kept in the user cache (`gradual.infra.usercache`),
 keyed by each script's text, file name and mode, in a file keyed by Python's bytecode version
 (whatever the attrs version, the same script compiles to the same code). The cyclic collector
 is paused meanwhile (imports make many objects and free few), and what the imports made is
@@ -23,7 +23,7 @@ import marshal
 from importlib.util import MAGIC_NUMBER
 from typing import Any, Iterator
 
-from gradual import usercache
+from gradual.infra import usercache
 
 _CACHE = "attrs-code.marshal"
 #: New scripts in one start above which the cache is rewritten (see the module docstring).

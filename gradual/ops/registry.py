@@ -223,7 +223,7 @@ def _stdlib_modules(paths: list) -> list:
     parsing them, which every start of the language server and the command line pays."""
     import pickle
 
-    from gradual import usercache
+    from gradual.infra import usercache
     from gradual.syntax import parser
 
     texts = [path.read_text(encoding="utf-8") for path in paths]
@@ -280,7 +280,7 @@ def register_op(
     second declaration of `nn.relu` silently replaced the stdlib's for every later check in
     the process (and a declaration of two operators registered both, then failed).
     """
-    from gradual.api import require
+    from gradual.infra.arguments import require
 
     require(declaration, str, "register_op", "a declaration in the language (a str)")
     require(registry, (Registry, type(None)), "register_op", "a Registry (or None: the default operators)")

@@ -51,7 +51,7 @@ def run(
     `KernelFailure` when an operator cannot run, `InputError` for inputs that do not name the
     entry's parameters. Python numbers and lists are converted to the declared dtype.
     """
-    from gradual.api import require
+    from gradual.infra.arguments import require
 
     require(inputs, (Mapping, type(None)), "run", "inputs as a mapping from parameter name to value")
     require(entry, str, "run", "an entry that is a definition's name (a str)")

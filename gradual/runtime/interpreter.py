@@ -25,8 +25,8 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from gradual import messages
-from gradual.api import gc_paused, run_deep
 from gradual.infer import check_attributes
+from gradual.infra.deep import gc_paused, run_deep
 from gradual.names import Binder, FunctionInfo, Resolution, resolve
 from gradual.ops.registry import Registry, default_registry
 from gradual.runtime.errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at

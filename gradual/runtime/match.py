@@ -21,7 +21,6 @@ from gradual.runtime.cells import closed_type, meet
 from gradual.runtime.errors import Blame, CheckFailure, Mismatch
 from gradual.runtime.values import (
     Frame,
-    Offsets,
     RefCell,
     Wrapped,
     describe_value,

@@ -14,7 +14,7 @@ from typing import Any, Iterator, Mapping, Optional
 
 import numpy as np
 
-from gradual.scopes import Chain
+from gradual.infra.scopes import Chain
 from gradual.shapes import Symbol
 from gradual.syntax import ast
 from gradual.types import DYN, NARROW_FLOAT_DTYPES, NARROW_INT_DTYPES, FuncType, Type

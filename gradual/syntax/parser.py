@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from gradual import usercache
+from gradual.infra import usercache
 from gradual.syntax import ast
 from gradual.syntax.comments import Comment, comments_of
 from gradual.syntax.driver import FORMAT, Tables, describe_tables, drive

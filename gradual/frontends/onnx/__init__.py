@@ -116,8 +116,8 @@ import os
 from typing import Any, Optional, Union
 
 from gradual import messages
-from gradual.api import gc_paused
 from gradual.frontends import LoadError
+from gradual.infra.deep import gc_paused
 
 try:
     import onnx as _onnx  # noqa: F401  (the optional extra)

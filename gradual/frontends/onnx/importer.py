@@ -44,7 +44,7 @@ from gradual.frontends.onnx.types import (
     info_of_type,
     onnx_dtype_name,
 )
-from gradual.scopes import UndoLog
+from gradual.infra.scopes import UndoLog
 from gradual.syntax import ast
 
 DEFAULT_DOMAINS = ("", "ai.onnx")

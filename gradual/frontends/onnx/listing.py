@@ -21,7 +21,6 @@ from typing import Any, Optional, Sequence
 
 from gradual import builder as gb
 from gradual import messages
-from gradual.syntax import ast
 from gradual.syntax.source import Source, Span
 
 

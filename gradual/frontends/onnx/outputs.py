@@ -14,7 +14,7 @@ declaration's gaps.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Optional
 
 from gradual import builder as gb
 from gradual.frontends.onnx.types import DimExpr, TensorInfo

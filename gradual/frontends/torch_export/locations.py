@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from gradual import builder as gb
 from gradual.syntax.source import LINE_BREAK, Source, Span

@@ -13,7 +13,7 @@ from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis, product
 from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.aten import _affine, _dims, _normalized, adapted, present, sizes
-from gradual.ops.rules.common import dtype_name, require_choice, require_length
+from gradual.ops.rules.common import dtype_name, require_length
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.onnx import divided
 

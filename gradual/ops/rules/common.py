@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence
 
 from gradual import diagnostics as codes
 from gradual.messages import register_rule_message
-from gradual.ops.context import MAX_RANK, ShapeContext, TensorArg, normalize_axis
+from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
 from gradual.types import DTYPES, INT_DTYPES
 
 INTEGER_DTYPES = INT_DTYPES

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gradual.ops.context import ShapeContext, TensorArg, axes_rank, normalize_axis, product
+from gradual.ops.context import ShapeContext, TensorArg, axes_rank, normalize_axis
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import cast_values, require_nonempty, value_add, value_multiply
 from gradual.ops.rules.shape import broadcast_into

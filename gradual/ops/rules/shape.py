@@ -12,10 +12,18 @@ from typing import Any, Optional, Sequence
 
 from gradual import diagnostics as codes
 from gradual.messages import register_rule_message
-from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
+from gradual.ops.context import (
+    MAX_RANK,
+    ShapeContext,
+    TensorArg,
+    axes_rank,
+    axis_rank,
+    new_axis_rank,
+    normalize_axis,
+    product,
+)
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
-    MAX_RANK,
     distinct_axes,
     known_ints,
     new_axis,
