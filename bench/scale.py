@@ -968,7 +968,7 @@ def render_errors(result) -> str:  # noqa: ANN001 - a gradual.CheckResult
 
     from rich.console import Console
 
-    from gradual.render import render_all
+    from gradual.diagnostics.render import render_all
 
     assert not result.ok
     out = io.StringIO()

@@ -6,6 +6,7 @@ OpenVINO-compatible shape algebra.
 
 from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
 from gradual.diagnostics import Diagnostic, Label, Severity
+from gradual.infra.version import __version__
 from gradual.ops.registry import register_op
 from gradual.shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
 
@@ -23,9 +24,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'gradual' has no attribute {name!r}")
 
 
-__version__ = "0.1.0"
-
 __all__ = [
+    "__version__",
     "CheckFailure",
     "CheckResult",
     "Diagnostic",

@@ -9,7 +9,7 @@ on a worker thread with a large stack; a 20,000-deep program checks like a shall
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from gradual import messages
 from gradual.annotations import suggestion_budget
@@ -23,6 +23,8 @@ from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_source
 from gradual.syntax.source import Source, Span
 from gradual.types import FuncType, Type
+
+R = TypeVar("R")
 
 
 def _table(attribute: str, doc: str) -> property:
@@ -341,7 +343,7 @@ def elaborate(result: CheckResult) -> ast.Module:
     from gradual.elaboration import elaborate_module
 
     _require_module(result, "elaborate")
-    module, _ = run_deep(gc_paused_call, elaborate_module, result)
+    module, _ = run_deep(_gc_paused_call, elaborate_module, result)
     return module
 
 
@@ -351,10 +353,10 @@ def elaborate_text(result: CheckResult) -> str:
     from gradual.elaboration import elaborated_text
 
     _require_module(result, "elaborate_text")
-    return run_deep(gc_paused_call, elaborated_text, result)
+    return run_deep(_gc_paused_call, elaborated_text, result)
 
 
-def gc_paused_call(fn: Callable[..., R], *args: Any) -> R:
+def _gc_paused_call(fn: Callable[..., R], *args: Any) -> R:
     """`fn(*args)` with the cyclic collector paused, as for parsing and checking: elaboration
     rebuilds and prints a tree as large as the program while it stays alive."""
     with gc_paused():

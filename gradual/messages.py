@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
-from gradual import diagnostics as codes
-from gradual.diagnostics import Diagnostic, Label, Severity
+from gradual.diagnostics import Diagnostic, Label, Severity, codes
 from gradual.shapes import Dimension
 from gradual.syntax.source import Span
 from gradual.types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols

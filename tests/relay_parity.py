@@ -32,7 +32,7 @@ if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
 import gradual  # noqa: E402
-from gradual import diagnostics as codes  # noqa: E402
+from gradual.diagnostics import codes  # noqa: E402
 from gradual.types import DynType, FuncType, RefType, TensorType, TupleType, Type  # noqa: E402
 
 DATA = HERE / "data" / "relay"

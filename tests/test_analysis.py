@@ -12,7 +12,7 @@ from casefile import all_cases
 import gradual
 from gradual.analysis import Document, queries
 from gradual.analysis.document import piece_bounds
-from gradual.render import diagnostic_json
+from gradual.diagnostics.render import diagnostic_json
 
 CASES = all_cases()
 LAYER = """def @layer{i}(%x: Tensor[(b, 64), float32], %w: Tensor[(64, 64), float32]) -> Tensor[(b, 64), float32] {{

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import gradual
-from gradual.diagnostics import CODES, docs_url
+from gradual.diagnostics import docs_url
+from gradual.diagnostics.codes import CODES
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "diagnostics.md"
 

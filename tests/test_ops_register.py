@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gradual
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext
 from gradual.ops.registry import Registry, StdlibError, default_registry

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from gradual.cli import main
-from gradual.diagnostics import CODES
+from gradual.diagnostics.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text())

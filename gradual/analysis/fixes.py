@@ -27,7 +27,8 @@ from gradual.analysis.queries import (
     path_at,
     start_of,
 )
-from gradual.diagnostics import UNKNOWN_ATTRIBUTE, Diagnostic
+from gradual.diagnostics import Diagnostic
+from gradual.diagnostics.codes import UNKNOWN_ATTRIBUTE
 from gradual.syntax import ast
 from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
 from gradual.types import DynType, Type, TypeVar, format_type, map_dtypes

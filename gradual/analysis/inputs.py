@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from gradual import messages
 from gradual.api import CheckResult, check, decode_program, parse
-from gradual.diagnostics import INPUT_ERROR
+from gradual.diagnostics.codes import INPUT_ERROR
 from gradual.frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
 from gradual.syntax.source import Source, Span
 

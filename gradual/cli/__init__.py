@@ -22,10 +22,10 @@ from typing import Any, Optional, Sequence
 from gradual import messages
 from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load
 from gradual.api import elaborate_text
-from gradual.diagnostics import INTERNAL_ERROR, USAGE_ERROR
+from gradual.diagnostics.codes import INTERNAL_ERROR, USAGE_ERROR
+from gradual.diagnostics.render import diagnostic_json, render_all, visible
 from gradual.frontends import frontend_for, frontends
 from gradual.infra.deep import run_deep
-from gradual.render import diagnostic_json, render_all, visible
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -75,7 +75,7 @@ def error_document(command: Optional[str], fmt: Optional[str], code: str, messag
     `{"error": ...}` (SPEC 5), `check`'s document with no files, the error, and the error
     counted in its summary, or a SARIF log whose invocation failed. None for text."""
     if fmt == "sarif" and command == "check":
-        from gradual.sarif import sarif_log
+        from gradual.diagnostics.sarif import sarif_log
 
         return sarif_log([], failure=(code, message))
     if fmt != "json" or command not in ("check", "run"):
@@ -169,7 +169,7 @@ def command_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(_check_json(files, all_diags), indent=2))
     elif args.format == "sarif":
-        from gradual.sarif import sarif_log
+        from gradual.diagnostics.sarif import sarif_log
 
         print(json.dumps(sarif_log(files), indent=2))
     else:
@@ -394,7 +394,7 @@ def _option_parser(option: Any) -> Any:
 
 
 def _version() -> str:
-    from gradual import __version__
+    from gradual.infra.version import __version__
 
     return __version__
 

@@ -31,9 +31,9 @@ from gradual.cli import (
     error_json,
     load_input,
 )
-from gradual.diagnostics import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
+from gradual.diagnostics.codes import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
+from gradual.diagnostics.render import diagnostic_json, render_all, render_text, visible
 from gradual.frontends import LoadedModel
-from gradual.render import diagnostic_json, render_all, render_text, visible
 
 
 def command_run(args: argparse.Namespace) -> int:

@@ -13,7 +13,8 @@ from pygls.workspace.position_codec import PositionCodec
 from gradual.analysis import queries
 from gradual.analysis.document import Analysis
 from gradual.analysis.fixes import Edit, Fix
-from gradual.diagnostics import UNUSED_HINT, Diagnostic, Severity, docs_url
+from gradual.diagnostics import Diagnostic, Severity, docs_url
+from gradual.diagnostics.codes import UNUSED_HINT
 from gradual.lsp.text import Lines
 from gradual.syntax.source import Source, Span
 

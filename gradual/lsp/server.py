@@ -49,11 +49,13 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from gradual import __version__, messages
+from gradual import messages
 from gradual.analysis import fixes, queries
 from gradual.analysis.document import Analysis, Cancelled, Document
 from gradual.api import CheckResult
-from gradual.diagnostics import INTERNAL_ERROR, Diagnostic
+from gradual.diagnostics import Diagnostic
+from gradual.diagnostics.codes import INTERNAL_ERROR
+from gradual.infra.version import __version__
 from gradual.lsp import convert
 from gradual.lsp.text import Lines, apply_changes
 from gradual.syntax.source import Source, Span

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.types import FLOAT_DTYPES, INT_DTYPES, DTypeVar, TensorType

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from gradual import messages
-from gradual.diagnostics import CHECK_FAILED, INTERNAL_ERROR, RUNTIME_ERROR, Diagnostic, Label
+from gradual.diagnostics import Diagnostic, Label
+from gradual.diagnostics.codes import CHECK_FAILED, INTERNAL_ERROR, RUNTIME_ERROR
 from gradual.syntax.source import Span
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from gradual import messages
-from gradual.diagnostics import INTERNAL_ERROR, RUNTIME_ERROR
+from gradual.diagnostics.codes import INTERNAL_ERROR, RUNTIME_ERROR
 from gradual.ops.context import RuleFailure
 from gradual.ops.registry import KERNELS, Operator
 from gradual.ops.signature import apply_operator

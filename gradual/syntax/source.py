@@ -175,3 +175,11 @@ NOWHERE = Span(_NOWHERE_SOURCE, 0, 0)
 def generated_span(label: str) -> Span:
     """A span for nodes that have no text (built through the API); its path is the label."""
     return Span(Source("", label), 0, 0)
+
+
+def python_lines(text: str) -> list:
+    """A Python file's lines as Python numbers them (and torch's traces with them): a line
+    ends at `\n`, `\r\n` or `\r` only. `str.splitlines` also ends one at a form feed (a page
+    break PEP 8 allows), `\v`, `\x1c`..`\x1e`, `\x85` or U+2028, so every line after one was
+    another line of the file: the trace's code no longer matched and its indentation was lost."""
+    return LINE_BREAK.split(text)

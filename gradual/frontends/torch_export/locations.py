@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gradual import builder as gb
-from gradual.syntax.source import LINE_BREAK, Source, Span
+from gradual.syntax.source import Source, Span, python_lines
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>\S+))?\s*$')
 _TORCH_FILES = re.compile(r"[/\\]torch[/\\](?:nn|_|functional\.py|overrides\.py|fx|export|_tensor\.py|utils)")
@@ -113,14 +113,6 @@ def _read_lines(path: str) -> Optional[list]:
             return python_lines(handle.read())
     except OSError:
         return None
-
-
-def python_lines(text: str) -> list:
-    """A Python file's lines as Python numbers them (and torch's traces with them): a line
-    ends at `\n`, `\r\n` or `\r` only. `str.splitlines` also ends one at a form feed (a page
-    break PEP 8 allows), `\v`, `\x1c`..`\x1e`, `\x85` or U+2028, so every line after one was
-    another line of the file: the trace's code no longer matched and its indentation was lost."""
-    return LINE_BREAK.split(text)
 
 
 class Listing:

@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from gradual.ops.registry import RULES, shape_rule

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.registry import shape_rule

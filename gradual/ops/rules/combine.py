@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
 from gradual.ops.registry import shape_rule

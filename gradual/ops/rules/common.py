@@ -11,7 +11,7 @@ import math
 import struct
 from typing import Any, Optional, Sequence
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
 from gradual.types import DTYPES, INT_DTYPES

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from gradual.ops.registry import shape_rule

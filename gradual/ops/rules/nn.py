@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
 from gradual.ops.registry import shape_rule

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from gradual import diagnostics as codes
+from gradual.diagnostics import codes
 from gradual.messages import register_rule_message
 from gradual.ops.context import (
     MAX_RANK,

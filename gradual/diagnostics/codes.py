@@ -1,18 +1,13 @@
-"""Diagnostics are data: a stable code, a severity, a message, a primary span with a label,
-secondary labelled spans, notes and a help line. Building one (messages.py) is separate from
-drawing it (render.py: terminal and JSON)."""
+"""Every diagnostic code: a stable kebab-case name, its default severity and a one-line summary.
+
+docs/diagnostics.md documents each code in a section of its own (a test holds the two equal);
+editors and SARIF reports link to that section.
+"""
 
 from __future__ import annotations
 
 import enum
-import functools
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
-
-from gradual.syntax.source import Span
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from dataclasses import dataclass
 
 
 class Severity(str, enum.Enum):
@@ -92,71 +87,3 @@ DIM_UNTRACKED = _code(
     "a computed dimension too large to track symbolically, or a quotient that is no polynomial: it is `?`",
     Severity.NOTE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Label:
-    """A secondary span with a short explanation (`k` was bound to 3 here)."""
-
-    span: Span
-    message: str
-
-
-@dataclass(slots=True)
-class Diagnostic:
-    """One problem, located and explained."""
-
-    code: str
-    message: str
-    span: Span
-    label: str = ""
-    labels: tuple = ()
-    notes: tuple = ()
-    help: Optional[str] = None
-    severity: Severity = field(default=Severity.ERROR)
-    #: facts a tool can act on (a suggested name, the dims in conflict), never shown as text
-    data: dict = field(default_factory=dict)
-
-    @property
-    def is_error(self) -> bool:
-        """Whether this diagnostic fails the check."""
-        return self.severity is Severity.ERROR
-
-    @property
-    def line(self) -> int:
-        """1-based line of the primary span."""
-        return self.span.start_position[0]
-
-    @property
-    def column(self) -> int:
-        """1-based column of the primary span."""
-        return self.span.start_position[1]
-
-    def sort_key(self) -> tuple:
-        """Order in which a file's diagnostics are shown: by position, then code."""
-        return (self.span.source.path, self.span.offset, self.code)
-
-
-def docs_url(code: str) -> str:
-    """Where a code is documented: its section of docs/diagnostics.md. `GRADUAL_DOCS_URL`
-    sets the document's address (a repository's web page, for CI reports); by default it is
-    the copy installed with the package (or the repository's own, in a source checkout)."""
-    import os
-
-    return f"{os.environ.get('GRADUAL_DOCS_URL') or _installed_docs()}#{code}"
-
-
-@functools.lru_cache(maxsize=None)
-def _installed_docs() -> str:
-    """The address of the docs/diagnostics.md beside the package, found once: finding it took
-    three file-system calls, most of the time of converting a diagnostic for an editor."""
-    return docs_path().as_uri()
-
-
-def docs_path() -> Path:
-    """docs/diagnostics.md: the copy installed with the package, or the repository's own."""
-    from pathlib import Path
-
-    here = Path(__file__).resolve().parent
-    installed = here / "docs" / "diagnostics.md"
-    return installed if installed.is_file() else here.parent / "docs" / "diagnostics.md"

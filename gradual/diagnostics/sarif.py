@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 from urllib.parse import quote
 
-from gradual import __version__
-from gradual.diagnostics import CODES, Diagnostic, Label, Severity, docs_url
-from gradual.syntax.source import Span
+from gradual.diagnostics import Diagnostic, Label, Severity, docs_url
+from gradual.diagnostics.codes import CODES
+from gradual.infra.version import __version__
+from gradual.syntax.source import Span, python_lines
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -181,8 +182,6 @@ def _file_lines(path: str) -> Optional[tuple]:
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > 50_000_000:
             return None
-        from gradual.frontends.torch_export.locations import python_lines
-
         with open(path, encoding="utf-8", errors="replace", newline="") as handle:
             return tuple(python_lines(handle.read()))
     except (OSError, ValueError):
