@@ -12,7 +12,6 @@ import os
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from gradual import messages
-from gradual.annotations import suggestion_budget
 from gradual.diagnostics import Diagnostic, Severity
 from gradual.infer import CheckRecord, check_module, publish_dataflow
 from gradual.infra.arguments import require
@@ -23,6 +22,7 @@ from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_source
 from gradual.syntax.source import Source, Span
 from gradual.types import FuncType, Type
+from gradual.types.annotations import suggestion_budget
 
 R = TypeVar("R")
 

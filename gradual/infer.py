@@ -17,10 +17,8 @@ from itertools import chain
 from typing import Any, Callable, Optional, Union
 
 from gradual import messages
-from gradual.annotations import suggest
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
-from gradual.join import join, widen
 from gradual.names import Binder, FunctionInfo, Resolution
 from gradual.ops.attr_domains import domain_problem, kind_problem
 from gradual.ops.registry import Operator, Registry
@@ -57,7 +55,9 @@ from gradual.types import (
     scalar,
     type_symbols,
 )
-from gradual.unify import HintVar, Solver
+from gradual.types.annotations import suggest
+from gradual.types.join import join, widen
+from gradual.types.unify import HintVar, Solver
 
 MAX_ITERATIONS = 12
 #: whole-module rounds a widened hint may cause before every hint is widened (`Checker.run`)

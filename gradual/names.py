@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Container, Optional, Union
 
 from gradual import messages
-from gradual.annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.syntax import ast
 from gradual.syntax.printer import format_attr_value
 from gradual.syntax.source import Span
 from gradual.types import DTypeVar, Type
+from gradual.types.annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
 
 
 @dataclass(eq=False, slots=True)

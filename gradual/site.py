@@ -48,7 +48,7 @@ from gradual.types import (
     map_dtypes,
     type_symbols,
 )
-from gradual.unify import HintVar, SiteVar, Solver
+from gradual.types.unify import HintVar, SiteVar, Solver
 
 
 @dataclass(frozen=True)

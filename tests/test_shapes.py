@@ -756,7 +756,7 @@ def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: boo
     torch's tensor_split add up to h): unification proves them equal by evaluation, and only
     those (found by an outside pass: a false split-sizes error)."""
     from gradual.shapes.constraint import vanishes
-    from gradual.unify import Solver
+    from gradual.types.unify import Solver
 
     names = {"h": Dimension.of_expr(Poly.atom(Symbol("h")))}
     a, b = (eval(side, {}, names) for side in (lhs, rhs))

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from gradual import messages
-from gradual.annotations import suggestion_budget
 from gradual.api import CheckResult, parse_diagnostic
 from gradual.diagnostics import Diagnostic
 from gradual.infer import Checker, DefinitionRecord
@@ -39,6 +38,7 @@ from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_source
 from gradual.syntax.source import Source, Span, count_breaks
 from gradual.types import FuncType, TensorType, TupleType, Type, format_dims, format_dtype, format_type
+from gradual.types.annotations import suggestion_budget
 
 
 class Cancelled(Exception):

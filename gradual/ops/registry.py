@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from gradual.annotations import Converter, DimScope, TypeScope
 from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_stdlib_source
 from gradual.syntax.source import Source, Span
 from gradual.types import DTypeVar, FuncType, Type
+from gradual.types.annotations import Converter, DimScope, TypeScope
 
 Rule = Callable[[Any], Any]
 Kernel = Callable[..., Any]

@@ -4,6 +4,9 @@ Types are immutable and hashable. A tensor's dims are `Dimension`s from the shap
 (static, symbolic, interval or `?`), or None for dynamic rank. Signatures may also hold
 `Variadic` (`*b`: any number of dims); casts inserted by elaboration may hold `Broadcast`
 (`e|1`). A small-integer tensor may carry its `value` (shape values, SPEC 3.7).
+
+The rest of the type system lives beside them: `join` (total joins), `unify` (dimension
+variables and the solver that grades equalities), `annotations` (written types to types).
 """
 
 from __future__ import annotations
