@@ -15,8 +15,8 @@ from gradual.syntax.source import Span
 from gradual.types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols
 
 if TYPE_CHECKING:
+    from gradual.checker.site import Callee, CallSite, Origin, SDim, SDType
     from gradual.shapes.constraint import Constraint
-    from gradual.site import Callee, CallSite, Origin, SDim, SDType
 
 
 def ordinal(n: int) -> str:
@@ -177,7 +177,7 @@ def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
 
 
 def _origin0() -> "Origin":
-    from gradual.site import Origin
+    from gradual.checker.site import Origin
 
     return Origin(0)
 
@@ -572,7 +572,7 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     span = site.span
     label = ""
     if arg is not None and hasattr(arg, "index"):
-        from gradual.site import Origin
+        from gradual.checker.site import Origin
 
         origin = Origin(arg.index, arg.path)
         span = _origin_span(site, origin)
@@ -624,7 +624,7 @@ def _shown(value: Any) -> str:
 
 
 def _kind_of(site: "CallSite", arg: Any) -> str:
-    from gradual.site import Origin
+    from gradual.checker.site import Origin
 
     text = _arg_type(site, Origin(arg.index, arg.path))
     if text.startswith("("):

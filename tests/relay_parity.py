@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-import gradual  # noqa: E402
+import gradual.infra.deep  # noqa: E402
 from gradual.diagnostics import codes  # noqa: E402
 from gradual.types import DynType, FuncType, RefType, TensorType, TupleType, Type  # noqa: E402
 
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
     parser.add_argument("--show", help="list the programs with this outcome")
     args = parser.parse_args(argv)
     entries = load_corpus()
-    outcomes = gradual.api.run_deep(classify_all, entries)
+    outcomes = gradual.infra.deep.run_deep(classify_all, entries)
     print(table(outcomes))
     if args.show:
         for entry in entries:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from relay_parity import classify_all, load_corpus, load_outcomes, table
 
-import gradual
+import gradual.infra.deep
 
 #: how bad an outcome is: a program may move down this scale, never up
 BADNESS = {
@@ -28,7 +28,7 @@ BADNESS = {
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict:
-    return gradual.api.run_deep(classify_all, load_corpus())
+    return gradual.infra.deep.run_deep(classify_all, load_corpus())
 
 
 def test_every_program_has_a_recorded_outcome(outcomes: dict) -> None:

@@ -189,7 +189,7 @@ def test_diagnostics_on_one_long_line_print_in_linear_size() -> None:
 def test_a_deep_program_is_checked_in_one_pass() -> None:
     """Every expression of 500 nested closures is inferred once (no level re-checks the ones
     inside it)."""
-    from gradual.infer import Checker
+    from gradual.checker.infer import Checker
 
     seen: dict = {}
     original = Checker.expr

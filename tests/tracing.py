@@ -27,7 +27,7 @@ from typing import Any, Optional
 import numpy as np
 
 import gradual
-from gradual.elaboration import Elaborator
+from gradual.checker.elaboration import Elaborator
 from gradual.runtime import CheckFailure, Interpreter, RunFailure
 from gradual.runtime.errors import OperatorCheckFailure
 from gradual.runtime.values import RefCell, dtype_name, flatten_outputs

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from gradual import messages
-from gradual.api import CheckResult, parse_diagnostic
+from gradual.checker.driver import CheckResult, parse_diagnostic
+from gradual.checker.infer import Checker, DefinitionRecord
+from gradual.checker.names import Resolution, callee_first, declare, resolve_definition
 from gradual.diagnostics import Diagnostic
-from gradual.infer import Checker, DefinitionRecord
 from gradual.infra.arguments import require
 from gradual.infra.deep import gc_paused, run_deep
-from gradual.names import Resolution, callee_first, declare, resolve_definition
 from gradual.ops.registry import Registry, default_registry
 from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_source

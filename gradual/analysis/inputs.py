@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from gradual import messages
-from gradual.api import CheckResult, check, decode_program, parse
+from gradual.checker.driver import CheckResult, check, decode_program, parse
 from gradual.diagnostics.codes import INPUT_ERROR
 from gradual.frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
 from gradual.syntax.source import Source, Span
@@ -203,7 +203,7 @@ def _check_unclaimed(text: str, path: str) -> CheckResult:
     error`)."""
     from dataclasses import replace
 
-    from gradual.api import SyntaxProblem
+    from gradual.checker.driver import SyntaxProblem
     from gradual.syntax import ast
 
     try:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, fields
 from typing import Iterator, Optional
 
 from gradual.analysis.document import Analysis
-from gradual.infer import literal_type
-from gradual.names import Binder
+from gradual.checker.infer import literal_type
+from gradual.checker.names import Binder
 from gradual.ops.registry import Operator
 from gradual.shapes import Dimension
 from gradual.syntax import ast
@@ -217,7 +217,7 @@ def check_sites(analysis: Analysis, d: Optional[ast.Def] = None) -> list[CheckSi
 def elaborated_casts(analysis: Analysis, d: ast.Def) -> dict:
     """The inserted casts of one definition as `gradual elaborate` writes them:
     (start, end) of the checked expression -> the cast's type as text."""
-    from gradual.elaboration import Elaborator
+    from gradual.checker.elaboration import Elaborator
     from gradual.infra.deep import run_deep
     from gradual.syntax.printer import format_type as format_type_expr
 

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from gradual import messages
 from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load
-from gradual.api import elaborate_text
+from gradual.checker.driver import elaborate_text
 from gradual.diagnostics.codes import INTERNAL_ERROR, USAGE_ERROR
 from gradual.diagnostics.render import diagnostic_json, render_all, visible
 from gradual.frontends import frontend_for, frontends

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from gradual import messages
 from gradual.analysis.inputs import check_input
-from gradual.api import elaborate
+from gradual.checker.driver import elaborate
 from gradual.cli import (
     EXIT_CHECK_FAILED,
     EXIT_ERRORS,

@@ -52,7 +52,7 @@ from pygls.uris import to_fs_path
 from gradual import messages
 from gradual.analysis import fixes, queries
 from gradual.analysis.document import Analysis, Cancelled, Document
-from gradual.api import CheckResult
+from gradual.checker.driver import CheckResult
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import INTERNAL_ERROR
 from gradual.infra.version import __version__

@@ -6,7 +6,7 @@ from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 
-from gradual.api import CheckResult, checked_program, elaborate
+from gradual.checker.driver import CheckResult, checked_program, elaborate
 from gradual.ops.registry import Registry
 from gradual.runtime.errors import ProgramRejected
 from gradual.runtime.inputs import language_value, python_input

@@ -1,4 +1,4 @@
-"""The types reference cells keep (monotonic references, see gradual/references.py).
+"""The types reference cells keep (monotonic references, see gradual/checker/references.py).
 
 A cell's type is *closed*: what a reference type means in the frame where a cast checked the
 cell, with every bound symbol and dtype variable replaced by its value (a cell outlives the

@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from gradual import messages
-from gradual.infer import check_attributes
+from gradual.checker.infer import check_attributes
+from gradual.checker.names import Binder, FunctionInfo, Resolution, resolve
 from gradual.infra.deep import gc_paused, run_deep
-from gradual.names import Binder, FunctionInfo, Resolution, resolve
 from gradual.ops.registry import Registry, default_registry
 from gradual.runtime.errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at
 from gradual.runtime.liveness import drop_plans

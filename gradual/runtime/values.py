@@ -321,7 +321,7 @@ class Wrapped:
 class RefCell:
     """A reference's mutable cell: its value and the type it must keep.
 
-    Monotonic references (see gradual/references.py): `type` is closed (no symbols: sizes
+    Monotonic references (see gradual/checker/references.py): `type` is closed (no symbols: sizes
     are written in) and only ever becomes more precise, when a cast to a more precise
     reference type checks the value in the cell; every write is checked against it. So a
     value read from a cell always has every type any reference to the cell was checked at."""

@@ -3,7 +3,7 @@ The tests start this to see that a crash inside a check leaves the server servin
 
 import sys
 
-from gradual.infer import Checker
+from gradual.checker.infer import Checker
 
 _call_operator = Checker.call_operator
 

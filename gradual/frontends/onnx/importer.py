@@ -18,7 +18,7 @@ import numpy as np
 
 from gradual import builder as gb
 from gradual import messages
-from gradual.api import CheckResult, check
+from gradual.checker.driver import CheckResult, check
 from gradual.frontends import dim_name
 from gradual.frontends.onnx import constants as initializers
 from gradual.frontends.onnx import outputs as declared_outputs

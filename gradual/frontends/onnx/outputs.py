@@ -70,7 +70,7 @@ def refined(infos: list, result: Type) -> Optional[ast.TypeExpr]:
 
 
 def _merge(info: Optional[TensorInfo], inferred: Type) -> tuple:
-    from gradual.elaboration import type_syntax
+    from gradual.checker.elaboration import type_syntax
 
     shown = type_syntax(inferred)
     if info is None:

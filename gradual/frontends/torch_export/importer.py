@@ -18,7 +18,7 @@ from typing import Any, Iterator, Optional
 
 from gradual import builder as gb
 from gradual import messages
-from gradual.api import CheckResult, check
+from gradual.checker.driver import CheckResult, check
 from gradual.diagnostics.codes import DIM_CONSTRAINT
 from gradual.frontends.torch_export import conversions  # noqa: F401  (registers the conversions beyond convert.py's)
 from gradual.frontends.torch_export.aliases import Aliases

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from gradual import contracts, messages
+from gradual import messages
+from gradual.checker import contracts
 from gradual.diagnostics import Diagnostic
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from gradual.shapes import Dimension, Grade, Poly, Symbol

@@ -17,15 +17,15 @@ from itertools import chain
 from typing import Any, Callable, Optional, Union
 
 from gradual import messages
+from gradual.checker.names import Binder, FunctionInfo, Resolution
+from gradual.checker.references import check_reference
+from gradual.checker.site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
-from gradual.names import Binder, FunctionInfo, Resolution
 from gradual.ops.attr_domains import domain_problem, kind_problem
 from gradual.ops.registry import Operator, Registry
 from gradual.ops.signature import apply_operator, apply_signature
-from gradual.references import check_reference
 from gradual.shapes import Dimension, Poly, Symbol
-from gradual.site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
 from gradual.syntax import ast
 from gradual.syntax.source import NOWHERE, Span
 from gradual.types import (

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradual import messages
-from gradual.site import Callee
+from gradual.checker.site import Callee
 from gradual.syntax import ast
 from gradual.types import (
     BOTTOM,
@@ -37,7 +37,7 @@ from gradual.types import (
 )
 
 if TYPE_CHECKING:
-    from gradual.infer import Checker, Env
+    from gradual.checker.infer import Checker, Env
 
 UNIT = TupleType(())
 
