@@ -11,8 +11,8 @@ import pytest
 
 import gradual
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import Registry, StdlibError, default_registry
 
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from gradual import messages
+from gradual.checker import messages
 from gradual.checker.driver import CheckResult, parse_diagnostic
 from gradual.checker.infer import Checker, DefinitionRecord
 from gradual.checker.names import Resolution, callee_first, declare, resolve_definition

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from gradual import messages
+from gradual.checker import messages
 from gradual.checker.driver import CheckResult, check, decode_program, parse
 from gradual.diagnostics.codes import INPUT_ERROR
 from gradual.frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from gradual import messages
+from gradual.checker import messages
 from gradual.checker.infer import CheckRecord, check_module, publish_dataflow
 from gradual.checker.names import Resolution, resolve
 from gradual.diagnostics import Diagnostic, Severity

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Callable, Optional, Union
 
-from gradual import messages
+from gradual.checker import messages
 from gradual.checker.names import Binder, FunctionInfo, Resolution
 from gradual.checker.references import check_reference
 from gradual.checker.site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome

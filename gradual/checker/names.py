@@ -13,7 +13,7 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Container, Optional, Union
 
-from gradual import messages
+from gradual.checker import messages
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.syntax import ast

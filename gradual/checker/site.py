@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from gradual import messages
-from gradual.checker import contracts
+from gradual.checker import contracts, messages
 from gradual.diagnostics import Diagnostic
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from gradual.shapes import Dimension, Grade, Poly, Symbol

@@ -19,13 +19,15 @@ import sys
 from collections import Counter
 from typing import Any, Optional, Sequence
 
-from gradual import messages
 from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load
+from gradual.checker import messages as checker_messages
 from gradual.checker.driver import elaborate_text
+from gradual.cli import messages
 from gradual.diagnostics.codes import INTERNAL_ERROR, USAGE_ERROR
 from gradual.diagnostics.render import diagnostic_json, render_all, visible
 from gradual.frontends import frontend_for, frontends
 from gradual.infra.deep import run_deep
+from gradual.runtime import messages as runtime_messages
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -154,7 +156,7 @@ def check_available(paths: Sequence[str], args: Any = None) -> tuple[list[Checke
         except UsageError as exc:
             unavailable = True
             detail = str(exc).removeprefix(f"{path}: ")
-            problem = messages.input_unavailable(Span(Source("", path), 0, 0), detail)
+            problem = checker_messages.input_unavailable(Span(Source("", path), 0, 0), detail)
             files.append(Checked(Input(path, problem=problem), None, [problem]))
     return files, unavailable
 
@@ -342,7 +344,7 @@ def _seed(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(messages.runtime_bad_seed(text))
+        raise argparse.ArgumentTypeError(runtime_messages.runtime_bad_seed(text))
     return value
 
 
@@ -435,8 +437,10 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
             _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")
             return EXIT_USAGE
-        _print_error_document(args.command, getattr(args, "format", None), INTERNAL_ERROR, messages.internal_crash(exc))
-        print(f"gradual: internal error: {messages.internal_crash(exc)}", file=sys.stderr)
+        _print_error_document(
+            args.command, getattr(args, "format", None), INTERNAL_ERROR, checker_messages.internal_crash(exc)
+        )
+        print(f"gradual: internal error: {checker_messages.internal_crash(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -17,7 +17,6 @@ import json
 import sys
 from typing import Any, Callable, Optional
 
-from gradual import messages
 from gradual.analysis.inputs import check_input
 from gradual.checker.driver import elaborate
 from gradual.cli import (
@@ -34,6 +33,7 @@ from gradual.cli import (
 from gradual.diagnostics.codes import INTERNAL_ERROR, RUNTIME_ERROR, USAGE_ERROR
 from gradual.diagnostics.render import diagnostic_json, render_all, render_text, visible
 from gradual.frontends import LoadedModel
+from gradual.runtime import messages
 
 
 def command_run(args: argparse.Namespace) -> int:

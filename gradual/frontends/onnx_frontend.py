@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradual import messages
 from gradual.frontends import (
     STRICT_DIMS,
     Frontend,
@@ -18,6 +17,7 @@ from gradual.frontends import (
     dim_name,
     register_frontend,
 )
+from gradual.frontends.onnx import messages
 
 OPTIONS = (
     FrontendOption(

@@ -49,9 +49,9 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
-from gradual import messages
 from gradual.analysis import fixes, queries
 from gradual.analysis.document import Analysis, Cancelled, Document
+from gradual.checker import messages
 from gradual.checker.driver import CheckResult
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import INTERNAL_ERROR

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg
+from gradual.ops.messages import register_rule_message
 from gradual.types import FLOAT_DTYPES, INT_DTYPES, DTypeVar, TensorType
 
 register_rule_message(

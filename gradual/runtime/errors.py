@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradual import messages
 from gradual.diagnostics import Diagnostic, Label
 from gradual.diagnostics.codes import CHECK_FAILED, INTERNAL_ERROR, RUNTIME_ERROR
+from gradual.runtime import messages
 from gradual.syntax.source import Span
 
 

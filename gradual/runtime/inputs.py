@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from gradual import messages
+from gradual.runtime import messages
 from gradual.runtime.errors import InputError
 from gradual.runtime.operators import LIMIT_VARIABLE, tensor_byte_limit
 from gradual.runtime.values import NUMPY_DTYPES

@@ -24,11 +24,12 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from gradual import messages
+from gradual.checker import messages as checker_messages
 from gradual.checker.infer import check_attributes
 from gradual.checker.names import Binder, FunctionInfo, Resolution, resolve
 from gradual.infra.deep import gc_paused, run_deep
 from gradual.ops.registry import Registry, default_registry
+from gradual.runtime import messages
 from gradual.runtime.errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at
 from gradual.runtime.liveness import drop_plans
 from gradual.runtime.match import match_value, settle_deferred, unbind
@@ -326,7 +327,7 @@ class Interpreter:
             info = np.iinfo(dtype)
             raise CallFailure(
                 e.span,
-                messages.literal_out_of_range(
+                checker_messages.literal_out_of_range(
                     e.span, e.text or str(e.value), e.dtype, int(info.min), int(info.max)
                 ).message,
             ) from None

@@ -16,11 +16,11 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from gradual import messages
 from gradual.diagnostics.codes import INTERNAL_ERROR, RUNTIME_ERROR
 from gradual.ops.context import RuleFailure
 from gradual.ops.registry import KERNELS, Operator
 from gradual.ops.signature import apply_operator
+from gradual.runtime import messages
 from gradual.runtime.context import ConcreteContext, RTensor, RTuple, Unknown
 from gradual.runtime.errors import KernelFailure, OperatorCheckFailure
 from gradual.runtime.values import Frame, describe_value, dtype_name

@@ -115,8 +115,8 @@ from __future__ import annotations
 import os
 from typing import Any, Optional, Union
 
-from gradual import messages
 from gradual.frontends import LoadError
+from gradual.frontends.onnx import messages
 from gradual.infra.deep import gc_paused
 
 try:

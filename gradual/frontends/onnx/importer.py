@@ -17,10 +17,11 @@ from typing import Any, Callable, Mapping, Optional
 import numpy as np
 
 from gradual import builder as gb
-from gradual import messages
 from gradual.checker.driver import CheckResult, check
 from gradual.frontends import dim_name
+from gradual.frontends import messages as frontend_messages
 from gradual.frontends.onnx import constants as initializers
+from gradual.frontends.onnx import messages
 from gradual.frontends.onnx import outputs as declared_outputs
 from gradual.frontends.onnx.fold import fold, foldable
 from gradual.frontends.onnx.listing import Listing, NodeRecord
@@ -135,7 +136,7 @@ class ImportedModel:
             elif name in known:
                 out[name] = value
             else:
-                raise KeyError(messages.model_unknown_input(name, list(params)))
+                raise KeyError(frontend_messages.model_unknown_input(name, list(params)))
         return out
 
     def run(self, inputs: Mapping[str, Any], checked: Optional[CheckResult] = None) -> list:

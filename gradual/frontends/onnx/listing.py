@@ -20,7 +20,7 @@ import sys
 from typing import Any, Optional, Sequence
 
 from gradual import builder as gb
-from gradual import messages
+from gradual.frontends.onnx import messages
 from gradual.syntax.source import Source, Span
 
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import numpy as np
 
 from gradual import builder as gb
-from gradual import messages
 from gradual.diagnostics import Diagnostic
+from gradual.frontends.onnx import messages
 from gradual.frontends.onnx.constants import read as read_tensor
 from gradual.frontends.onnx.types import TensorInfo, gradual_dtype, onnx_dtype_name
 from gradual.syntax.source import Span

@@ -52,8 +52,8 @@ import os
 from typing import Any, Optional, Union
 
 from gradual import builder as gb
-from gradual import messages
 from gradual.frontends import LoadError
+from gradual.frontends.torch_export import messages
 from gradual.frontends.torch_export.archive import Archive, ArchiveError, program_from_json, read_archive
 from gradual.frontends.torch_export.importer import ImportedProgram, Importer, ImportOptions
 from gradual.infra.deep import gc_paused

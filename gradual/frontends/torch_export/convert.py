@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from gradual import builder as gb
-from gradual import messages
+from gradual.frontends.torch_export import messages
 from gradual.frontends.torch_export.archive import dtype_of, scalar_type_name
 from gradual.frontends.torch_export.graph import GraphNode, Opaque, Ref, ScalarType
 

@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from gradual import builder as gb
-from gradual import messages
 from gradual.checker.driver import CheckResult, check
 from gradual.diagnostics.codes import DIM_CONSTRAINT
-from gradual.frontends.torch_export import conversions  # noqa: F401  (registers the conversions beyond convert.py's)
+from gradual.frontends import messages as frontend_messages
+from gradual.frontends.torch_export import (
+    conversions,  # noqa: F401  (registers the conversions beyond convert.py's)
+    messages,
+)
 from gradual.frontends.torch_export.aliases import Aliases
 from gradual.frontends.torch_export.archive import Archive, ArchiveError, dtype_of, scalar_type_name
 from gradual.frontends.torch_export.convert import SKIP, SKIPPED, NodeConverter, Unsupported, convert, packet, written
@@ -112,7 +115,7 @@ class ImportedProgram:
         out = dict(self.state_values())
         for name, value in inputs.items():
             if name not in user and name not in user.values():
-                raise KeyError(messages.model_unknown_input(name, list(user)))
+                raise KeyError(frontend_messages.model_unknown_input(name, list(user)))
             out[user.get(name, name)] = value
         return out
 

@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.common import (
     dtype_name,

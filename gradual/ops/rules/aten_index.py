@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, product
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.aten import torch_axis
 from gradual.ops.rules.common import dtype_name

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis, product
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.aten import _affine, _dims, _normalized, adapted, present, sizes
 from gradual.ops.rules.common import dtype_name, require_length

@@ -12,8 +12,8 @@ import struct
 from typing import Any, Optional, Sequence
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
+from gradual.ops.messages import register_rule_message
 from gradual.types import DTYPES, INT_DTYPES
 
 INTEGER_DTYPES = INT_DTYPES

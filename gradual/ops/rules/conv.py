@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.layouts import factors, parse_layout
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import require_entries, require_length, require_nonempty, require_positive, show_ints
 from gradual.ops.rules.nn import product_operands

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     keeps_values,

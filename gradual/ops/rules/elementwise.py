@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     cast_values,

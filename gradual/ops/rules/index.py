@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     distinct_axes,

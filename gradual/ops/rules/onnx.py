@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import (
     RuleFailure,
     ShapeContext,
@@ -23,6 +22,7 @@ from gradual.ops.context import (
     normalize_axis,
     product,
 )
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.common import (
     cast_values,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.combine import concatenate
 from gradual.ops.rules.conv import conv, conv_transpose

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from gradual.diagnostics import codes
-from gradual.messages import register_rule_message
 from gradual.ops.context import (
     MAX_RANK,
     ShapeContext,
@@ -22,6 +21,7 @@ from gradual.ops.context import (
     normalize_axis,
     product,
 )
+from gradual.ops.messages import register_rule_message
 from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     distinct_axes,

@@ -1,0 +1,20 @@
+"""The command line's own words: options that do not fit together."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
+def option_not_used(option: str, takers: list) -> str:
+    """A frontend option given on the command line where no input is of a kind that takes it
+    (`gradual check --batch N prog.rly`): it would have been silently ignored."""
+    kinds = " and ".join(takers) or "no file kind"
+    return f"`--{option}` applies to {kinds}, and no input here is one: it was not used"
+
+
+def option_needs(option: str, needed: str) -> str:
+    """A frontend option that does nothing without another one."""
+    return f"`--{option}` does nothing without `--{needed}`: it was not used"

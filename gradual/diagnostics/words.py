@@ -1,0 +1,47 @@
+"""Phrasing every layer's messages share: ordinals, code in backticks, dims, paths into values."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gradual.types import REF_CONTENT
+
+if TYPE_CHECKING:
+    pass
+
+
+def ordinal(n: int) -> str:
+    """1 -> 1st, 2 -> 2nd, 11 -> 11th."""
+    if 10 <= n % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def backticked(text: object) -> str:
+    return f"`{text}`"
+
+
+def path_phrase(path: tuple) -> str:
+    return "".join(path_step(i) for i in reversed(path))
+
+
+def path_step(step: object) -> str:
+    return "the contents of " if step == REF_CONTENT else f"field {step} of "
+
+
+def dim_name(axis: int) -> str:
+    """`dim 1`; a dim of a value of unknown rank counted from its end: `the last dim`,
+    `dim -2 (from the end)`."""
+    if axis >= 0:
+        return f"dim {axis}"
+    return "the last dim" if axis == -1 else f"dim {axis} (from the end)"
+
+
+def safe_format(template: str, texts: dict) -> str:
+    class _Missing(dict):
+        def __missing__(self, key: str) -> str:
+            return "{" + key + "}"
+
+    return template.format_map(_Missing(texts))

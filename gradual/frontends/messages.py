@@ -1,0 +1,18 @@
+"""Words every frontend shares."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
+#: what a frontend's unsupported-dtype diagnostic says the runtime holds
+RUNNABLE_DTYPES = "gradual runs bool, int8 to int64, uint8 to uint64, float16, bfloat16, float32 and float64"
+
+
+def model_unknown_input(name: str, available: list) -> str:
+    """An input given by a name that is not one of an imported model's inputs."""
+    have = ", ".join(f"`{a}`" for a in available) or "none"
+    return f"the model has no input `{name}` (inputs: {have})"

@@ -1,0 +1,88 @@
+"""The words of operator rules: each failure a rule reports (`ctx.fail(key, **facts)`) has a
+registered message, as data: its diagnostic code, a template over the facts, and a help line.
+
+The general ones are here; an operator family registers its own beside its rules
+(`register_rule_message`). The checker (checker/messages.py) and the runtime
+(runtime/messages.py) phrase the facts into a diagnostic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gradual.diagnostics import codes
+
+if TYPE_CHECKING:
+    pass
+
+
+RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
+    # code: (diagnostic code, message template, help)
+    "rank": (
+        codes.RANK_MISMATCH,
+        "{arg} has rank {actual}, but {op} needs rank {expected}",
+        "reshape the argument to rank {expected}",
+    ),
+    "rank-too-small": (
+        codes.RANK_MISMATCH,
+        "{arg} has rank {rank}, but {op} needs at least {needed} dims",
+        "add dims with `expand_dims` or `reshape`",
+    ),
+    "rank-beyond-limit": (
+        codes.BAD_ATTRIBUTE,
+        "{op} needs {arg} to have at least {needed} dims, more than any array has (at most {limit})",
+        "check the axis attributes against the input's rank",
+    ),
+    "variadic-rank": (
+        codes.RANK_MISMATCH,
+        "{arg} has {actual} leading dims for `*{name}`, but an earlier argument had {expected}",
+        "give every argument the same number of batch dims",
+    ),
+    "same-rank": (
+        codes.RANK_MISMATCH,
+        "{arg} has rank {actual}, but {op} needs every input to have rank {expected}",
+        "reshape the inputs to the same rank",
+    ),
+    "not-a-tensor": (codes.TYPE_MISMATCH, "{arg} is {actual_kind}, but {op} needs a tensor", "pass a tensor here"),
+    "not-a-tuple": (
+        codes.TYPE_MISMATCH,
+        "{arg} is {actual_kind}, but {op} needs a tuple of {expected}",
+        "pass a tuple here",
+    ),
+    "tuple-length": (
+        codes.TYPE_MISMATCH,
+        "{arg} is a tuple of {actual}, but {op} needs {expected}",
+        "pass a tuple of {expected}",
+    ),
+    "not-a-function": (
+        codes.TYPE_MISMATCH,
+        "{arg} is {actual_kind}, but {op} needs a function",
+        "pass a function here",
+    ),
+    "not-a-reference": (
+        codes.TYPE_MISMATCH,
+        "{arg} is {actual_kind}, but {op} needs a reference",
+        "pass a reference (made by `ref(...)`) here",
+    ),
+    "function-mismatch": (
+        codes.TYPE_MISMATCH,
+        "{arg} is a function of type {actual}, but {op} needs {expected}: {detail}",
+        "pass a function of that type, or write `?` in the function type where it is only known at runtime",
+    ),
+    "axis-out-of-range": (
+        codes.OP_CONSTRAINT,
+        "{op} got {name}={axis}, but the input has rank {rank}",
+        "{name} must lie in [-{rank}, {rank})",
+    ),
+    "negative-dim": (
+        codes.OP_CONSTRAINT,
+        "{op} would produce a negative dimension ({detail})",
+        "check the attributes against the input size",
+    ),
+    "bad-divisor": (codes.OP_CONSTRAINT, "{op} would divide a dimension by {divisor}", "use a positive stride or size"),
+}
+
+
+def register_rule_message(code: str, diagnostic_code: str, template: str, help_text: str) -> None:
+    """Let an operator family add the wording of its own rule failures."""
+    RULE_MESSAGES[code] = (diagnostic_code, template, help_text)
