@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 from kernel_inputs import FLOATS, GENERATORS, INTS, Draw, any_dtype, array, generator, positive, shapes
 
-from gradual.ops.registry import KERNELS, default_registry
+from gradual.ops.registry import default_registry
+from gradual.ops.tables import KERNELS
 from gradual.runtime import kernels  # noqa: F401  (registers the kernels)
 from gradual.runtime.errors import KernelFailure, RunFailure
 from gradual.runtime.kernels.conv import unlayout

@@ -19,7 +19,8 @@ from typing import Any, Callable, Optional, Union
 from gradual.checker import messages
 from gradual.checker.names import Binder, FunctionInfo, Resolution
 from gradual.checker.references import check_reference
-from gradual.checker.site import ArgInfo, Callee, CallSite, CastPattern, SiteOutcome
+from gradual.checker.site import CallSite
+from gradual.checker.site.values import ArgInfo, Callee, CastPattern, SiteOutcome
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.ops.attr_domains import domain_problem, kind_problem

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from gradual.checker.site.values import Callee, Origin, SDim, SDType
 from gradual.diagnostics import Diagnostic, Label, Severity, codes
 from gradual.diagnostics.words import backticked, dim_name, ordinal, path_phrase, safe_format
 from gradual.ops.messages import RULE_MESSAGES
@@ -18,7 +19,7 @@ from gradual.syntax.source import Span
 from gradual.types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols
 
 if TYPE_CHECKING:
-    from gradual.checker.site import Callee, CallSite, Origin, SDim, SDType
+    from gradual.checker.site import CallSite
     from gradual.shapes.constraint import Constraint
 
 
@@ -149,7 +150,6 @@ def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
 
 
 def _origin0() -> "Origin":
-    from gradual.checker.site import Origin
 
     return Origin(0)
 
@@ -470,8 +470,6 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     span = site.span
     label = ""
     if arg is not None and hasattr(arg, "index"):
-        from gradual.checker.site import Origin
-
         origin = Origin(arg.index, arg.path)
         span = _origin_span(site, origin)
         label = f"type {_arg_type(site, origin)}"
@@ -522,7 +520,6 @@ def _shown(value: Any) -> str:
 
 
 def _kind_of(site: "CallSite", arg: Any) -> str:
-    from gradual.checker.site import Origin
 
     text = _arg_type(site, Origin(arg.index, arg.path))
     if text.startswith("("):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradual.checker import messages
-from gradual.checker.site import Callee
+from gradual.checker.site.values import Callee
 from gradual.syntax import ast
 from gradual.types import (
     BOTTOM,

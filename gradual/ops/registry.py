@@ -15,30 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+from gradual.ops.tables import KERNELS, RULES, Kernel, Rule
 from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_stdlib_source
 from gradual.syntax.source import Source, Span
 from gradual.types import DTypeVar, FuncType, Type
 from gradual.types.annotations import Converter, DimScope, TypeScope
-
-Rule = Callable[[Any], Any]
-Kernel = Callable[..., Any]
-
-RULES: dict[str, Rule] = {}
-KERNELS: dict[str, Kernel] = {}
-
-
-def shape_rule(name: str) -> Callable[[Rule], Rule]:
-    """Decorator: register a Python shape rule under the name declarations use (`= name`);
-    one per name (a second would silently replace the first)."""
-
-    def register(fn: Rule) -> Rule:
-        if name in RULES:
-            raise ValueError(f"the shape rule {name} is defined twice: {RULES[name].__name__} and {fn.__name__}")
-        RULES[name] = fn
-        return fn
-
-    return register
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ import numpy as np
 
 from gradual.diagnostics.codes import INTERNAL_ERROR, RUNTIME_ERROR
 from gradual.ops.context import RuleFailure
-from gradual.ops.registry import KERNELS, Operator
+from gradual.ops.registry import Operator
 from gradual.ops.signature import apply_operator
+from gradual.ops.tables import KERNELS
 from gradual.runtime import messages
 from gradual.runtime.context import ConcreteContext, RTensor, RTuple, Unknown
 from gradual.runtime.errors import KernelFailure, OperatorCheckFailure

@@ -17,7 +17,6 @@ from typing import Any, Callable, Optional, Sequence
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.common import (
     dtype_name,
     require_choice,
@@ -36,6 +35,7 @@ from gradual.ops.rules.index import slice_length
 from gradual.ops.rules.onnx import divided
 from gradual.ops.rules.reduce import require_elements
 from gradual.ops.rules.shape import broadcast_into, reshape_dims
+from gradual.ops.tables import RULES, shape_rule
 from gradual.types import DYN_DTYPE, INT_DTYPES
 
 register_rule_message(

@@ -9,11 +9,11 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.aten import torch_axis
 from gradual.ops.rules.common import dtype_name
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.shape import broadcast_into
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "index-dims",

@@ -11,11 +11,11 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.aten import _affine, _dims, _normalized, adapted, present, sizes
 from gradual.ops.rules.common import dtype_name, require_length
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.onnx import divided
+from gradual.ops.tables import RULES, shape_rule
 
 register_rule_message(
     "rnn-params",

@@ -7,8 +7,8 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import known_ints, new_axis, require_entries, require_outputs, require_positive, show_ints
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "concatenate-empty",

@@ -16,9 +16,9 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.layouts import factors, parse_layout
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import require_entries, require_length, require_nonempty, require_positive, show_ints
 from gradual.ops.rules.nn import product_operands
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "layout",

@@ -13,7 +13,6 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     keeps_values,
     require_choice,
@@ -23,6 +22,7 @@ from gradual.ops.rules.common import (
     value_element,
     value_subtract,
 )
+from gradual.ops.tables import shape_rule
 
 SMALL_VALUE_LIMIT = 64
 

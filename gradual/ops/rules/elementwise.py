@@ -7,7 +7,6 @@ from typing import Any, Callable, Optional, Sequence
 from gradual.diagnostics import codes
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     cast_values,
     dtype_name,
@@ -18,6 +17,7 @@ from gradual.ops.rules.common import (
     value_subtract,
     value_truncate_divide,
 )
+from gradual.ops.tables import shape_rule
 
 
 def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:

@@ -6,7 +6,6 @@ from typing import Any
 
 from gradual.ops.attr_domains import COORDINATE_MODES
 from gradual.ops.context import ShapeContext
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     require_choice,
     require_entries,
@@ -15,6 +14,7 @@ from gradual.ops.rules.common import (
     require_nonempty,
     require_scalar,
 )
+from gradual.ops.tables import shape_rule
 
 METHODS = ("nearest_neighbor", "linear", "cubic")
 

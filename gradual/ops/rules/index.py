@@ -14,7 +14,6 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, new_axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     distinct_axes,
     is_huge,
@@ -27,6 +26,7 @@ from gradual.ops.rules.common import (
     require_scalar,
     show_ints,
 )
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "slice-length",

@@ -9,9 +9,9 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "pad-width",

@@ -23,7 +23,6 @@ from gradual.ops.context import (
     product,
 )
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import RULES, shape_rule
 from gradual.ops.rules.common import (
     cast_values,
     distinct_axes,
@@ -48,6 +47,7 @@ from gradual.ops.rules.data import shape_from_value
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.index import slice_length
 from gradual.ops.rules.shape import broadcast_into
+from gradual.ops.tables import RULES, shape_rule
 
 VALUE_LIMIT = 64
 

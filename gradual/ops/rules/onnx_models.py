@@ -9,10 +9,10 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import dtype_name, require_at_most, require_choice, require_length, require_one_value
 from gradual.ops.rules.onnx import divided, vector_length
 from gradual.ops.rules.shape import broadcast_into
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "heads-attribute",

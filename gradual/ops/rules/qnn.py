@@ -8,12 +8,12 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.combine import concatenate
 from gradual.ops.rules.conv import conv, conv_transpose
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.nn import batch_matmul, dense
 from gradual.ops.rules.shape import broadcast_into
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "quantization-parameter",

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, normalize_axis
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import cast_values, require_nonempty, value_add, value_multiply
 from gradual.ops.rules.shape import broadcast_into
+from gradual.ops.tables import shape_rule
 
 
 def reduced_axes(ctx: ShapeContext, rank: int) -> set:

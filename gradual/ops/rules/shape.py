@@ -22,7 +22,6 @@ from gradual.ops.context import (
     product,
 )
 from gradual.ops.messages import register_rule_message
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import (
     distinct_axes,
     known_ints,
@@ -35,6 +34,7 @@ from gradual.ops.rules.common import (
     value_subtract,
 )
 from gradual.ops.rules.conv import assemble, check_layout, layout_dims
+from gradual.ops.tables import shape_rule
 
 register_rule_message(
     "reshape-count",

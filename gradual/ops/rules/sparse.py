@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.ops.context import ShapeContext, TensorArg
-from gradual.ops.registry import shape_rule
 from gradual.ops.rules.common import known_ints, require_entries, require_scalar
 from gradual.ops.rules.data import shape_from_value
 from gradual.ops.rules.shape import reshape_dims
+from gradual.ops.tables import shape_rule
 
 
 def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Optional[list]) -> None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from gradual.ops.registry import KERNELS, attach_kernels
+from gradual.ops.registry import attach_kernels
+from gradual.ops.tables import KERNELS
 
 Kernel = Callable[..., Any]
 

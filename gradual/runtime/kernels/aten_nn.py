@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from gradual.ops.registry import KERNELS
+from gradual.ops.tables import KERNELS
 from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.elementwise import same_dtype
 

@@ -1,0 +1,80 @@
+"""The state one call site keeps while its rule runs: what the call's arguments were opened to,
+and every check, requirement and binding the rule's constraints record for finalizing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from gradual.checker.site.values import ArgInfo, Callee, Opened, SDim, Slot
+from gradual.diagnostics import Diagnostic
+from gradual.ops.context import ShapeContext
+from gradual.shapes import Symbol
+from gradual.syntax.source import Span
+from gradual.types import DimVar, DTypeVar, FuncType, TypeVar
+from gradual.types.unify import SiteVar, Solver
+
+
+class SiteState(ShapeContext):
+    """A call site's tables (the mixins of CallSite read and write them)."""
+
+    #: existentials bound to a dim that was not known (infer.Env.loose; True: it may be 1): one
+    #: meets another dim as `?` would, with a check (`_loose_equal`); one that may be 1 is not
+    #: claimed by a broadcast of an unknown dim against it (a more precise program binds it to 1,
+    #: and a check that the unknown dim is it or 1 fails where that program runs). Against a dim
+    #: it can never equal (`n1` against `n1 + 1`) it stays an error.
+    loose: Mapping = {}
+
+    #: a call of a definition inside its own recursive component: an unannotated parameter's
+    #: dim that meets another value here is widened to `?` (next pass), not an error
+    recursive_call = False
+
+    def __init__(
+        self,
+        solver: Solver,
+        callee: Callee,
+        args: Sequence[ArgInfo],
+        attrs: dict,
+        span: Span,
+        report: Callable[[Diagnostic], None],
+        new_def_var: Callable[[TypeVar, int], Optional[DimVar]],
+        new_def_dtype: Callable[[TypeVar], DTypeVar],
+    ) -> None:
+        self.solver = solver
+        self.callee = callee
+        self.op_name = callee.display
+        self.arg_infos = list(args)
+        self.attrs = attrs
+        self.span = span
+        self.report_diag = report
+        self.new_def_var = new_def_var
+        self.new_def_dtype = new_def_dtype
+        self.slots: dict[tuple, Slot] = {}
+        self.bound_checks: dict[tuple, tuple] = {}
+        self.learned: list = []
+        self.claim_checks: dict[
+            tuple, Any
+        ] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
+        self.rank_checks: dict[tuple, int] = {}
+        self.rank_min_checks: dict[tuple, int] = {}
+        #: dims at either end of an argument of unknown rank, by axis (negative: from the end)
+        self.edges: dict[tuple, dict[int, SDim]] = {}
+        #: the run `*b` an argument's own type has (`(*b, k)`) and how many dims are on each side
+        self.known_runs: dict[tuple, tuple] = {}
+        #: arguments of unknown rank whose middle dims must be an enclosing signature's run
+        self.run_checks: dict[tuple, Symbol] = {}
+        self.contracts: dict[tuple, FuncType] = {}
+        #: the symbols of function-typed parameters that only the callee binds, made fresh
+        self.chosen_for: dict[Symbol, Symbol] = {}
+        self.chosen_dtype_for: dict = {}
+        self.chosen: set = set()
+        self.dtype_slots: dict[tuple, DTypeVar] = {}
+        self.kind_checks: dict[tuple, str] = {}
+        self.opened: dict[tuple, Opened] = {}
+        self.memo: dict[tuple, SiteVar] = {}
+        self.binder_first: dict[int, int] = {}
+        self.bindings: tuple = ()
+        self.flow_dims: dict = {}
+        self.errors = 0
+        self.bottom = False
+        self.after_error = False
