@@ -260,7 +260,7 @@ def test_no_color_is_honoured_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> 
     """`--color auto` on a terminal leaves out colour when NO_COLOR is set (no-color.org);
     `--color always` still colours (a flag beats the environment). The console was built with
     `no_color=False`, which overrode rich's own reading of NO_COLOR."""
-    from gradual.cli import console
+    from gradual.cli.common import console
 
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)

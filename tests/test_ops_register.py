@@ -163,7 +163,7 @@ def test_a_rule_kernel_or_converter_defined_twice_is_refused() -> None:
     converter of aten.index hid main's, its upsample converter main's)."""
     from gradual.frontends.torch_export.convert import special
     from gradual.ops.tables import shape_rule
-    from gradual.runtime.kernels import kernel
+    from gradual.runtime.kernels.registration import kernel
 
     for decorate in (shape_rule("broadcast"), kernel("add"), special("aten.add")):
         with pytest.raises(ValueError, match="twice|two"):

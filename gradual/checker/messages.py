@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from gradual.checker.site.values import Callee, Origin, SDim, SDType
 from gradual.diagnostics import Diagnostic, Label, Severity, codes
-from gradual.diagnostics.words import backticked, dim_name, ordinal, path_phrase, safe_format
+from gradual.diagnostics.words import backticked, dim_name, ordinal, safe_format
 from gradual.ops.messages import RULE_MESSAGES
 from gradual.shapes import Dimension
 from gradual.syntax.source import Span
@@ -21,6 +21,15 @@ from gradual.types import REF_CONTENT, RefType, Type, format_dims, format_dtype,
 if TYPE_CHECKING:
     from gradual.checker.site import CallSite
     from gradual.shapes.constraint import Constraint
+
+
+def path_phrase(path: tuple) -> str:
+    """`field 1 of the contents of `: the way into a value along a tuple/reference path."""
+    return "".join(path_step(i) for i in reversed(path))
+
+
+def path_step(step: object) -> str:
+    return "the contents of " if step == REF_CONTENT else f"field {step} of "
 
 
 def _callee_name(callee: "Callee") -> str:

@@ -19,21 +19,25 @@ import sys
 from collections import Counter
 from typing import Any, Optional, Sequence
 
-from gradual.analysis.inputs import Checked, Input, Unavailable, check_input, load
+from gradual.analysis.inputs import Checked, Input, check_input
 from gradual.checker import messages as checker_messages
 from gradual.checker.driver import elaborate_text
 from gradual.cli import messages
+from gradual.cli.common import (
+    EXIT_ERRORS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    console,
+    error_json,
+    load_input,
+)
 from gradual.diagnostics.codes import INTERNAL_ERROR, USAGE_ERROR
 from gradual.diagnostics.render import diagnostic_json, render_all, visible
 from gradual.frontends import frontend_for, frontends
 from gradual.infra.deep import run_deep
 from gradual.runtime import messages as runtime_messages
-
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_CHECK_FAILED, EXIT_INTERNAL = 0, 1, 2, 3, 4
-
-
-class UsageError(Exception):
-    """Bad command-line usage or an unusable input (exit 2)."""
 
 
 class _BadArguments(Exception):
@@ -50,25 +54,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         raise _BadArguments(self, message)
-
-
-def error_json(code: str, message: str) -> dict:
-    """An error that belongs to no file and no position (a usage or internal error), with the
-    fields of a JSON diagnostic (render.diagnostic_json), its path and positions null."""
-    return {
-        "path": None,
-        "severity": "error",
-        "code": code,
-        "message": message,
-        "line": None,
-        "column": None,
-        "end_line": None,
-        "end_column": None,
-        "label": "",
-        "labels": [],
-        "notes": [],
-        "help": None,
-    }
 
 
 def error_document(command: Optional[str], fmt: Optional[str], code: str, message: str) -> Optional[dict]:
@@ -103,37 +88,6 @@ def _requested(argv: Sequence[str]) -> tuple:
         if len(name) >= 4 and "--format".startswith(name):
             fmt = value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
     return command, fmt
-
-
-def console(color: str) -> Any:
-    """A rich console on stderr (rich is imported only when there is something to draw).
-    `auto` leaves colour to rich: a terminal gets it unless `NO_COLOR` is set (no-color.org);
-    `always` and `never` override the environment."""
-    from rich.console import Console
-
-    force = {"always": True, "never": False}.get(color)
-    no_color = {"always": False, "never": True}.get(color)  # None: rich reads NO_COLOR
-    return Console(
-        stderr=True,
-        highlight=False,
-        force_terminal=force,
-        no_color=no_color,
-        width=200 if force is False else None,
-        soft_wrap=True,
-    )
-
-
-def frontend_options(args: Any) -> dict:
-    """The registered frontends' options as given on the command line."""
-    return {option.dest: getattr(args, option.dest, None) for frontend in frontends() for option in frontend.options}
-
-
-def load_input(path: str, args: Any) -> Any:
-    """Load a program or model (UsageError when it cannot be loaded at all)."""
-    try:
-        return load(path, frontend_options(args))
-    except Unavailable as exc:
-        raise UsageError(str(exc)) from None
 
 
 def check_files(paths: Sequence[str], args: Any = None) -> list[Checked]:

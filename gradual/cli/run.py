@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from gradual.analysis.inputs import check_input
 from gradual.checker.driver import elaborate
-from gradual.cli import (
+from gradual.cli.common import (
     EXIT_CHECK_FAILED,
     EXIT_ERRORS,
     EXIT_INTERNAL,

@@ -1,13 +1,6 @@
-"""Phrasing every layer's messages share: ordinals, code in backticks, dims, paths into values."""
+"""Phrasing every layer's messages share: ordinals, code in backticks, dim names, templates."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from gradual.types import REF_CONTENT
-
-if TYPE_CHECKING:
-    pass
 
 
 def ordinal(n: int) -> str:
@@ -21,14 +14,6 @@ def ordinal(n: int) -> str:
 
 def backticked(text: object) -> str:
     return f"`{text}`"
-
-
-def path_phrase(path: tuple) -> str:
-    return "".join(path_step(i) for i in reversed(path))
-
-
-def path_step(step: object) -> str:
-    return "the contents of " if step == REF_CONTENT else f"field {step} of "
 
 
 def dim_name(axis: int) -> str:

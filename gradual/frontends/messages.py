@@ -16,3 +16,8 @@ def model_unknown_input(name: str, available: list) -> str:
     """An input given by a name that is not one of an imported model's inputs."""
     have = ", ".join(f"`{a}`" for a in available) or "none"
     return f"the model has no input `{name}` (inputs: {have})"
+
+
+def onnx_not_installed() -> str:
+    """The `onnx` package is missing (the frontend is an optional extra)."""
+    return "reading ONNX models needs the `onnx` package: pip install 'gradual[onnx]'"

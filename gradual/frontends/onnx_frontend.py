@@ -17,7 +17,7 @@ from gradual.frontends import (
     dim_name,
     register_frontend,
 )
-from gradual.frontends.onnx import messages
+from gradual.frontends import messages as frontend_messages
 
 OPTIONS = (
     FrontendOption(
@@ -37,7 +37,7 @@ def _frontend() -> Any:
     try:
         import onnx  # noqa: F401  (the optional extra)
     except ImportError:
-        raise FrontendUnavailable(messages.onnx_not_installed()) from None
+        raise FrontendUnavailable(frontend_messages.onnx_not_installed()) from None
     from gradual.frontends import onnx as frontend
 
     return frontend
@@ -71,6 +71,8 @@ def load(path: str, options: dict) -> LoadedModel:
 
 
 def _header(imported: Any) -> tuple:
+    from gradual.frontends.onnx import messages  # the frontend is loaded by now
+
     lines = [messages.onnx_import_header(imported.path, imported.opset, imported.node_count)]
     if imported.constants:
         lines.append(messages.onnx_constants_header(sorted(imported.constants)))
@@ -81,6 +83,8 @@ def _header(imported: Any) -> tuple:
 
 def read_tensor_file(path: str) -> Any:
     """An ONNX TensorProto file (`.pb`) as a NumPy array; raises InputError when unreadable."""
+    from gradual.frontends.onnx import messages  # reading a tensor file needs onnx, as a model does
+
     from onnx import TensorProto, numpy_helper
 
     from gradual.runtime.errors import InputError

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.runtime.values import Frame
-from gradual.shapes import Dimension
+from gradual.shapes import Dimension, Poly, Symbol
 from gradual.types import (
     DYN_DTYPE,
     Broadcast,
@@ -24,6 +24,16 @@ from gradual.types import (
     Type,
     Variadic,
 )
+
+_EXPRESSION_SYMBOLS: dict = {}
+
+
+def expression_symbol(expr: Poly) -> Symbol:
+    """The symbol that stands for an expression no cast could solve (`n * m`)."""
+    found = _EXPRESSION_SYMBOLS.get(expr)
+    if found is None:
+        found = _EXPRESSION_SYMBOLS[expr] = Symbol(f"({expr})")
+    return found
 
 
 def closed_type(t: Type, frame: Frame, quantified: frozenset = frozenset()) -> Type:
@@ -72,8 +82,6 @@ def _closed_dim(d: Any, frame: Frame, quantified: frozenset) -> Any:
     try:
         value = d.evaluate(frame.env())
     except KeyError:
-        from gradual.runtime.match import expression_symbol
-
         value = frame.dim(expression_symbol(d.expr))  # an expression a cast bound as a whole
     return Dimension.static(value) if isinstance(value, int) and value >= 0 else Dimension.dynamic()
 

@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from gradual.runtime.cells import closed_type, meet
+from gradual.runtime.cells import closed_type, expression_symbol, meet
 from gradual.runtime.errors import Blame, CheckFailure, Mismatch
 from gradual.runtime.values import (
     Frame,
@@ -472,9 +472,6 @@ class _Match:
         )
 
 
-_EXPRESSION_SYMBOLS: dict = {}
-
-
 def waiting_for(frame: Frame, expr: Poly) -> tuple:
     """(the expression with what the frame knows put in, the symbols it still waits for); an
     expression whose symbols are all bound is returned as it is (evaluated by the caller)."""
@@ -498,14 +495,6 @@ def reduce_expression(frame: Frame, expr: Poly) -> Poly:
         return None if found is None else Poly.atom(found[0]) + found[1]
 
     return expr.substitute(known)
-
-
-def expression_symbol(expr: Poly) -> Symbol:
-    """The symbol that stands for an expression no cast could solve (`n * m`)."""
-    found = _EXPRESSION_SYMBOLS.get(expr)
-    if found is None:
-        found = _EXPRESSION_SYMBOLS[expr] = Symbol(f"({expr})")
-    return found
 
 
 def is_closed(t: Type) -> bool:

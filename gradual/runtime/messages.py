@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from gradual.checker.messages import path_phrase
 from gradual.diagnostics import Diagnostic, codes
-from gradual.diagnostics.words import backticked, ordinal, path_phrase, safe_format
+from gradual.diagnostics.words import backticked, ordinal, safe_format
 from gradual.ops.messages import RULE_MESSAGES
 from gradual.syntax.source import Span
 

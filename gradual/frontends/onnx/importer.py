@@ -508,7 +508,7 @@ class Importer:
         the schema accepts the counts (which decide the schema check of a node with no
         attributes); else None. A `FixedForm` is decided here, once per kind of node: the
         operator's name."""
-        from gradual.frontends.onnx.convert import FixedForm
+        from gradual.frontends.onnx.convert.registration import FixedForm
 
         if outputs != 1 or problem_of_counts(op_type, self.opset, inputs, outputs) is not None:
             return None  # a problem is reported by _import_node

@@ -16,11 +16,6 @@ if TYPE_CHECKING:
 
 
 # of a model it cannot import. Appended by the frontend; nothing above uses it.
-def onnx_not_installed() -> str:
-    """The `onnx` package is missing (the frontend is an optional extra)."""
-    return "reading ONNX models needs the `onnx` package: pip install 'gradual[onnx]'"
-
-
 def onnx_unreadable(span: Span, detail: str) -> Diagnostic:
     """A file that is not an ONNX model."""
     return Diagnostic(

@@ -15,48 +15,20 @@ follow Relay's semantics, written independently of the shape rules so the two ch
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from gradual.ops.registry import attach_kernels
-from gradual.ops.tables import KERNELS
-
-Kernel = Callable[..., Any]
-
-
-_DECORATED: dict[str, str] = {}  # operator -> the function `kernel` registered for it
-
-
-def kernel(*names: str) -> Callable[[Kernel], Kernel]:
-    """Decorator: register a NumPy kernel for one or more operator names; one per name (a
-    second would silently replace the first)."""
-
-    def register(fn: Kernel) -> Kernel:
-        for name in names:
-            if name in _DECORATED:
-                raise ValueError(f"{name} has two kernels: {_DECORATED[name]} and {fn.__name__}")
-            _DECORATED[name] = fn.__name__
-        attach_kernels((name, fn) for name in names)
-        return fn
-
-    return register
-
-
-def registered() -> dict[str, Kernel]:
-    """Every kernel registered so far, by operator name."""
-    return dict(KERNELS)
-
-
 # Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
-import gradual.runtime.kernels.aten  # noqa: E402,F401
-import gradual.runtime.kernels.aten_nn  # noqa: E402,F401
-import gradual.runtime.kernels.conv  # noqa: E402,F401
-import gradual.runtime.kernels.data  # noqa: E402,F401
-import gradual.runtime.kernels.elementwise  # noqa: E402,F401
-import gradual.runtime.kernels.image  # noqa: E402,F401
-import gradual.runtime.kernels.nn  # noqa: E402,F401
-import gradual.runtime.kernels.onnx  # noqa: E402,F401
-import gradual.runtime.kernels.onnx_models  # noqa: E402,F401
-import gradual.runtime.kernels.qnn  # noqa: E402,F401
-import gradual.runtime.kernels.reduce  # noqa: E402,F401
-import gradual.runtime.kernels.shape  # noqa: E402,F401
-import gradual.runtime.kernels.sparse  # noqa: E402,F401
+import gradual.runtime.kernels.aten  # noqa: F401
+import gradual.runtime.kernels.aten_nn  # noqa: F401
+import gradual.runtime.kernels.conv  # noqa: F401
+import gradual.runtime.kernels.data  # noqa: F401
+import gradual.runtime.kernels.elementwise  # noqa: F401
+import gradual.runtime.kernels.image  # noqa: F401
+import gradual.runtime.kernels.nn  # noqa: F401
+import gradual.runtime.kernels.onnx  # noqa: F401
+import gradual.runtime.kernels.onnx_models  # noqa: F401
+import gradual.runtime.kernels.qnn  # noqa: F401
+import gradual.runtime.kernels.reduce  # noqa: F401
+import gradual.runtime.kernels.shape  # noqa: F401
+import gradual.runtime.kernels.sparse  # noqa: F401
+from gradual.runtime.kernels.registration import kernel, registered
+
+__all__ = ["kernel", "registered"]

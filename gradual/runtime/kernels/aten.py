@@ -15,10 +15,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from gradual.ops.tables import KERNELS
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.conv import adaptive_axis
 from gradual.runtime.kernels.elementwise import same_dtype
 from gradual.runtime.kernels.onnx import keys_cubic
+from gradual.runtime.kernels.registration import kernel
 
 #: ATen operator -> the existing operator whose kernel it uses as it is
 ALIASES = {

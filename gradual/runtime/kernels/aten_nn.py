@@ -11,8 +11,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from gradual.ops.tables import KERNELS
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.elementwise import same_dtype
+from gradual.runtime.kernels.registration import kernel
 
 
 # indexing ---------------------------------------------------------------------------------------

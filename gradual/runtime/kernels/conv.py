@@ -13,9 +13,9 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from gradual.ops.layouts import parse_layout
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.elementwise import lowest, same_dtype
 from gradual.runtime.kernels.nn import accumulate, in_dtype
+from gradual.runtime.kernels.registration import kernel
 
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 

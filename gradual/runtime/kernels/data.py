@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.registration import kernel
 
 
 def _shape_of_tensor(shape: np.ndarray) -> tuple:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.registration import kernel
 
 
 def same_dtype(like: np.ndarray, out: Any) -> np.ndarray:

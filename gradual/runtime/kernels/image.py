@@ -8,8 +8,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from gradual.ops import attr_domains
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.conv import relayout
+from gradual.runtime.kernels.registration import kernel
 
 
 def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) -> np.ndarray:

@@ -8,8 +8,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.elementwise import same_dtype
+from gradual.runtime.kernels.registration import kernel
 
 
 def in_dtype(out: np.ndarray, like: np.ndarray, out_dtype: str = "") -> np.ndarray:

@@ -15,8 +15,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from gradual.ops.rules.common import scaled_size
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.elementwise import highest, lowest, same_dtype
+from gradual.runtime.kernels.registration import kernel
 
 
 def _ints(t: np.ndarray) -> list:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.registration import kernel
 
 
 def given(a: np.ndarray) -> bool:

@@ -10,9 +10,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.conv import convolve, convolve_transposed
 from gradual.runtime.kernels.nn import batch_matmul, dense
+from gradual.runtime.kernels.registration import kernel
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 

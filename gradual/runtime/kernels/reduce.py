@@ -9,7 +9,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.registration import kernel
 
 
 def reduced_axes(rank: int, axis: Optional[Sequence[int]], exclude: bool) -> tuple:

@@ -6,8 +6,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
 from gradual.runtime.kernels.conv import relayout, unlayout
+from gradual.runtime.kernels.registration import kernel
 
 
 def relay_newshape(shape: Sequence[int], newshape: Sequence[int], allowzero: bool = False) -> list:

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gradual.runtime.kernels import kernel
+from gradual.runtime.kernels.registration import kernel
 from gradual.runtime.kernels.shape import relay_newshape
 
 

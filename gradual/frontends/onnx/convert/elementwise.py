@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradual.frontends.onnx.convert import FixedForm, converts
+from gradual.frontends.onnx.convert.registration import FixedForm, converts
 from gradual.frontends.onnx.node import Node
 
 UNARY = {

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 from gradual import builder as gb
-from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.convert.registration import converts
 from gradual.frontends.onnx.node import Node, Tuple
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.convert.registration import converts
 from gradual.frontends.onnx.node import Node
 
 SIMPLE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceProd": "prod"}

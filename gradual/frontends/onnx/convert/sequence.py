@@ -18,7 +18,7 @@ import numpy as np
 
 from gradual import builder as gb
 from gradual.frontends.onnx import messages
-from gradual.frontends.onnx.convert import converts
+from gradual.frontends.onnx.convert.registration import converts
 from gradual.frontends.onnx.node import KNOWN, Node, Unsupported
 from gradual.frontends.onnx.types import gradual_dtype
 
