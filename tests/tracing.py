@@ -40,7 +40,7 @@ ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write", "proj
 
 #: the blame kinds of a function contract: allowed where a check site of the checker states it
 #: (and a written return annotation the checker made the check of a quantified function type:
-#: no cast can restate its names, infer._quantifies_functions)
+#: no cast can restate its names, finalize.quantifies_functions)
 CONTRACT_BLAME = frozenset({"result", "contract", "return"})
 
 #: rule failures that mean the checker let an unknown rank reach the rule: each rank or least

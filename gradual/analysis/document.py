@@ -28,8 +28,9 @@ from typing import Callable, Optional
 
 from gradual.checker import messages
 from gradual.checker.driver import CheckResult, parse_diagnostic
-from gradual.checker.infer import Checker, DefinitionRecord
+from gradual.checker.infer import Checker
 from gradual.checker.names import Resolution, callee_first, declare, resolve_definition
+from gradual.checker.records import DefinitionRecord
 from gradual.diagnostics import Diagnostic
 from gradual.infra.arguments import require
 from gradual.infra.deep import gc_paused, run_deep

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Iterator, Optional
 
 from gradual.analysis.document import Analysis
-from gradual.checker.infer import literal_type
+from gradual.checker.expressions import literal_type
 from gradual.checker.names import Binder
 from gradual.ops.registry import Operator
 from gradual.shapes import Dimension

@@ -13,8 +13,10 @@ import os
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from gradual.checker import messages
-from gradual.checker.infer import CheckRecord, check_module, publish_dataflow
+from gradual.checker.finalize import publish_dataflow
+from gradual.checker.infer import check_module
 from gradual.checker.names import Resolution, resolve
+from gradual.checker.records import CheckRecord
 from gradual.diagnostics import Diagnostic, Severity
 from gradual.infra.arguments import require
 from gradual.infra.deep import gc_paused, run_deep
@@ -123,7 +125,7 @@ class CheckResult:
         if found is not None or self.module is None:
             return found
         if isinstance(node, ast.Literal):
-            from gradual.checker.infer import literal_type
+            from gradual.checker.expressions import literal_type
 
             return literal_type(node)
         if isinstance(node, ast.Var) and self.resolution is not None:

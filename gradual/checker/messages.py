@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from gradual.checker.site.values import Callee, Origin, SDim, SDType
 from gradual.diagnostics import Diagnostic, Label, Severity, codes
-from gradual.diagnostics.words import backticked, dim_name, ordinal, safe_format
+from gradual.diagnostics.words import backticked, did_you_mean, dim_name, ordinal, rename_data, safe_format
 from gradual.ops.messages import RULE_MESSAGES
 from gradual.shapes import Dimension
 from gradual.syntax.source import Span
@@ -540,15 +540,6 @@ def _kind_of(site: "CallSite", arg: Any) -> str:
     return f"a tensor {text}" if text else "a value"
 
 
-def _did_you_mean(suggestion: Optional[str], sigil: str = "") -> Optional[str]:
-    return f"did you mean `{sigil}{suggestion}`?" if suggestion else None
-
-
-def _rename(name: str, suggestion: Optional[str]) -> dict:
-    """The data of a did-you-mean: a tool may replace `name` (inside the span) by the suggestion."""
-    return {"name": name, "suggestion": suggestion} if suggestion else {}
-
-
 def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     """A `%name` nothing binds."""
     return Diagnostic(
@@ -556,8 +547,8 @@ def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagno
         f"unknown variable `%{name}`",
         span,
         label="not bound here",
-        help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
-        data=_rename(name, suggestion),
+        help=did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
+        data=rename_data(name, suggestion),
     )
 
 
@@ -568,8 +559,8 @@ def unknown_global(span: Span, name: str, suggestion: Optional[str]) -> Diagnost
         f"unknown function `@{name}`",
         span,
         label="no definition with this name",
-        help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
-        data=_rename(name, suggestion),
+        help=did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
+        data=rename_data(name, suggestion),
     )
 
 
@@ -580,21 +571,9 @@ def unknown_operator(span: Span, name: str, suggestion: Optional[str]) -> Diagno
         f"unknown operator `{name}`",
         span,
         label="not in the operator library",
-        help=_did_you_mean(suggestion)
+        help=did_you_mean(suggestion)
         or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are",
-        data=_rename(name, suggestion),
-    )
-
-
-def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
-    """A dtype that is not a dtype."""
-    return Diagnostic(
-        codes.UNKNOWN_DTYPE,
-        f"unknown dtype `{name}`",
-        span,
-        label="not a dtype",
-        help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
-        data=_rename(name, suggestion),
+        data=rename_data(name, suggestion),
     )
 
 
@@ -605,7 +584,7 @@ def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
         f"unknown dimension name `{name}`",
         span,
         label="not in scope here",
-        help=_did_you_mean(suggestion) or "hints may only use names already in scope, numbers and `?`",
+        help=did_you_mean(suggestion) or "hints may only use names already in scope, numbers and `?`",
     )
 
 
@@ -730,42 +709,6 @@ def wrong_arity(span: Span, callee: str, expected: int, actual: int, signature: 
         label=f"{actual} argument{'s' if actual != 1 else ''}",
         notes=notes,
         help=f"pass exactly {expected} argument{plural}",
-    )
-
-
-def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: Optional[str]) -> Diagnostic:
-    """An attribute the operator does not take."""
-    have = ", ".join(f"`{k}`" for k in known) or "none"
-    return Diagnostic(
-        codes.UNKNOWN_ATTRIBUTE,
-        f"`{op}` has no attribute `{name}`",
-        span,
-        label="unknown attribute",
-        notes=(f"`{op}` takes: {have}",),
-        help=_did_you_mean(suggestion) or "remove it",
-        data=_rename(name, suggestion),
-    )
-
-
-def bad_attribute(span: Span, op: str, name: str, expected: str, value: str) -> Diagnostic:
-    """An attribute value of the wrong kind."""
-    return Diagnostic(
-        codes.BAD_ATTRIBUTE,
-        f"attribute `{name}` of `{op}` must be {expected}, not {value}",
-        span,
-        label=f"expected {expected}",
-        help=f"write `{name}=` followed by {expected}",
-    )
-
-
-def missing_attribute(span: Span, op: str, name: str, expected: str) -> Diagnostic:
-    """A required attribute is absent."""
-    return Diagnostic(
-        codes.MISSING_ATTRIBUTE,
-        f"`{op}` needs the attribute `{name}`",
-        span,
-        label=f"`{name}` is missing",
-        help=f"add `{name}=` followed by {expected}",
     )
 
 

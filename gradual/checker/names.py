@@ -16,6 +16,7 @@ from typing import Any, Container, Optional, Union
 from gradual.checker import messages
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
+from gradual.ops import messages as ops_messages
 from gradual.syntax import ast
 from gradual.syntax.printer import format_attr_value
 from gradual.syntax.source import Span
@@ -161,7 +162,7 @@ class _Resolver:
             items = attr.value.items if isinstance(attr.value, ast.AttrSeq) else None
             if items is None or not all(isinstance(v, str) for v in items):
                 self.report(
-                    messages.bad_attribute(
+                    ops_messages.bad_attribute(
                         attr.span,
                         f"@{node.name}",
                         ast.CLAIMED,
@@ -176,7 +177,7 @@ class _Resolver:
 
     def report_annotation(self, code: str, span: Span, facts: dict) -> None:
         if code == "unknown-dtype":
-            self.report(messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
+            self.report(ops_messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
         elif code == "unknown-dim":
             self.report(messages.unknown_dim(span, facts["name"], facts.get("suggestion")))
         elif code == "dim-untracked":

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from gradual.checker import messages
 from gradual.checker.site.values import Callee
+from gradual.ops import messages as ops_messages
 from gradual.syntax import ast
 from gradual.types import (
     BOTTOM,
@@ -37,7 +38,8 @@ from gradual.types import (
 )
 
 if TYPE_CHECKING:
-    from gradual.checker.infer import Checker, Env
+    from gradual.checker.infer import Checker
+    from gradual.checker.records import Env
 
 UNIT = TupleType(())
 
@@ -47,7 +49,7 @@ def check_reference(checker: "Checker", e: ast.Call, arg_types: list, env: "Env"
     form = e.callee.name  # type: ignore[union-attr]
     arity = ast.REF_FORMS[form]
     if e.attrs:
-        checker.report(messages.unknown_attribute(e.attrs[0].span, form, e.attrs[0].name, [], None))
+        checker.report(ops_messages.unknown_attribute(e.attrs[0].span, form, e.attrs[0].name, [], None))
     if len(arg_types) != arity:
         checker.report(messages.wrong_arity(e.span, form, arity, len(arg_types), _signature(form)))
         return ERROR

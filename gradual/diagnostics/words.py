@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 
 def ordinal(n: int) -> str:
     """1 -> 1st, 2 -> 2nd, 11 -> 11th."""
@@ -30,3 +32,13 @@ def safe_format(template: str, texts: dict) -> str:
             return "{" + key + "}"
 
     return template.format_map(_Missing(texts))
+
+
+def did_you_mean(suggestion: Optional[str], sigil: str = "") -> Optional[str]:
+    """The help line of a misspelling: `did you mean `%x`?` (None without a suggestion)."""
+    return f"did you mean `{sigil}{suggestion}`?" if suggestion else None
+
+
+def rename_data(name: str, suggestion: Optional[str]) -> dict:
+    """The data of a did-you-mean: a tool may replace `name` (inside the span) by the suggestion."""
+    return {"name": name, "suggestion": suggestion} if suggestion else {}

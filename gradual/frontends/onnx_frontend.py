@@ -83,10 +83,9 @@ def _header(imported: Any) -> tuple:
 
 def read_tensor_file(path: str) -> Any:
     """An ONNX TensorProto file (`.pb`) as a NumPy array; raises InputError when unreadable."""
-    from gradual.frontends.onnx import messages  # reading a tensor file needs onnx, as a model does
-
     from onnx import TensorProto, numpy_helper
 
+    from gradual.frontends.onnx import messages  # reading a tensor file needs onnx, as a model does
     from gradual.runtime.errors import InputError
 
     try:

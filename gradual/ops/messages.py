@@ -8,12 +8,11 @@ The general ones are here; an operator family registers its own beside its rules
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Optional
 
-from gradual.diagnostics import codes
-
-if TYPE_CHECKING:
-    pass
+from gradual.diagnostics import Diagnostic, codes
+from gradual.diagnostics.words import did_you_mean, rename_data
+from gradual.syntax.source import Span
 
 
 RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
@@ -86,3 +85,52 @@ RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
 def register_rule_message(code: str, diagnostic_code: str, template: str, help_text: str) -> None:
     """Let an operator family add the wording of its own rule failures."""
     RULE_MESSAGES[code] = (diagnostic_code, template, help_text)
+
+
+# attributes and dtypes of a call, checked against the declaration (ops/attributes.py)
+def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: Optional[str]) -> Diagnostic:
+    """An attribute the operator does not take."""
+    have = ", ".join(f"`{k}`" for k in known) or "none"
+    return Diagnostic(
+        codes.UNKNOWN_ATTRIBUTE,
+        f"`{op}` has no attribute `{name}`",
+        span,
+        label="unknown attribute",
+        notes=(f"`{op}` takes: {have}",),
+        help=did_you_mean(suggestion) or "remove it",
+        data=rename_data(name, suggestion),
+    )
+
+
+def bad_attribute(span: Span, op: str, name: str, expected: str, value: str) -> Diagnostic:
+    """An attribute value of the wrong kind."""
+    return Diagnostic(
+        codes.BAD_ATTRIBUTE,
+        f"attribute `{name}` of `{op}` must be {expected}, not {value}",
+        span,
+        label=f"expected {expected}",
+        help=f"write `{name}=` followed by {expected}",
+    )
+
+
+def missing_attribute(span: Span, op: str, name: str, expected: str) -> Diagnostic:
+    """A required attribute is absent."""
+    return Diagnostic(
+        codes.MISSING_ATTRIBUTE,
+        f"`{op}` needs the attribute `{name}`",
+        span,
+        label=f"`{name}` is missing",
+        help=f"add `{name}=` followed by {expected}",
+    )
+
+
+def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
+    """A dtype that is not a dtype."""
+    return Diagnostic(
+        codes.UNKNOWN_DTYPE,
+        f"unknown dtype `{name}`",
+        span,
+        label="not a dtype",
+        help=did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
+        data=rename_data(name, suggestion),
+    )

@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from gradual.checker import messages as checker_messages
-from gradual.checker.infer import check_attributes
 from gradual.checker.names import Binder, FunctionInfo, Resolution, resolve
 from gradual.infra.deep import gc_paused, run_deep
+from gradual.ops.attributes import check_attributes
 from gradual.ops.registry import Registry, default_registry
 from gradual.runtime import messages
 from gradual.runtime.errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at

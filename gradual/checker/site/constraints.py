@@ -195,7 +195,7 @@ class Constraints(Opening):
 
     def _loose_equal(self, a: SDim, b: SDim, symbol: Optional[str]) -> Optional[SDim]:
         """Two exact dims that differ where one mentions a loose existential (a name bound where
-        the value's dim was not known: `let %y: (n1, 4) = <a (?, 4)>`, infer.Env.loose): unless
+        the value's dim was not known: `let %y: (n1, 4) = <a (?, 4)>`, records.Env.loose): unless
         no value makes them equal (`n1` against `n1 + 1`), the argument dim is checked at runtime
         against the other. A name for an unknown dim is as unknown as `?`: the more precise
         program, where the same name aliases the dim it met, checks clean (the gradual
@@ -410,7 +410,7 @@ class Constraints(Opening):
         return True
 
     def dtype_needs(self, dtype: Any, cls: str) -> None:
-        """A dtype variable an operand's class constrains: learned like a bound (infer.learn
+        """A dtype variable an operand's class constrains: learned like a bound (calls.learn
         keeps it for the definition's own dtype variables, FuncType.dtype_requires)."""
         dt = self.solver.resolve_dtype(raw_dtype(dtype))
         if isinstance(dt, DTypeVar):

@@ -18,7 +18,7 @@ from gradual.types.unify import SiteVar, Solver
 class SiteState(ShapeContext):
     """A call site's tables (the mixins of CallSite read and write them)."""
 
-    #: existentials bound to a dim that was not known (infer.Env.loose; True: it may be 1): one
+    #: existentials bound to a dim that was not known (records.Env.loose; True: it may be 1): one
     #: meets another dim as `?` would, with a check (`_loose_equal`); one that may be 1 is not
     #: claimed by a broadcast of an unknown dim against it (a more precise program binds it to 1,
     #: and a check that the unknown dim is it or 1 fails where that program runs). Against a dim

@@ -1,0 +1,227 @@
+"""What inference records and keeps while it walks a module: check sites, per-definition
+results, the environment of a body (variables, facts, aliases, undoable), and a pass's state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+from gradual.checker.names import Binder, FunctionInfo, Resolution
+from gradual.diagnostics import Diagnostic
+from gradual.infra.scopes import UndoLog
+from gradual.ops.registry import Registry
+from gradual.shapes import Dimension, Symbol
+from gradual.syntax import ast
+from gradual.syntax.source import Span
+from gradual.types import (
+    FuncType,
+    Type,
+    map_dims,
+    type_symbols,
+)
+from gradual.types.unify import Solver
+
+if TYPE_CHECKING:
+    pass
+
+
+MAX_ITERATIONS = 12
+
+
+#: whole-module rounds a widened hint may cause before every hint is widened (`Checker.run`)
+HINT_ROUNDS = 3
+
+
+@dataclass
+class CheckRecord:
+    """A check site that can fail at runtime: a cast of `node` to `type` that elaboration
+    inserts, or (`inserted` False) a written one, an annotated let or a cast, over an
+    imprecise value (SPEC 5.1: every such site counts)."""
+
+    node: ast.Node
+    type: Type
+    blame: Span
+    reason: str
+    verifies: bool
+    inserted: bool = True  # False: a check the runtime makes by itself (a write through a reference)
+
+
+@dataclass
+class FunctionResult:
+    """What checking one definition produced."""
+
+    name: str
+    node: ast.Def
+    type: FuncType
+    checks: list = field(default_factory=list)
+
+    @property
+    def check_count(self) -> int:
+        """Check sites that verify something (binding-only casts are free): inserted casts and
+        contracts, and written casts and let annotations over imprecise values (SPEC 5.1)."""
+        return sum(1 for c in self.checks if c.verifies)
+
+
+@dataclass
+class Frame:
+    """What one inference pass over a function body records."""
+
+    types: dict = field(default_factory=dict)
+    checks: list = field(default_factory=list)
+    diagnostics: list = field(default_factory=list)
+    instantiations: dict = field(default_factory=dict)
+    #: per Dataflow (by id): (the Dataflow, each statement's type, each one's instantiation),
+    #: for the statements checked without their syntax (None where it was made: `types` has it)
+    dataflow: dict = field(default_factory=dict)
+
+    def absorb(self, other: "Frame") -> None:
+        """Keep a nested pass's records (its final iteration)."""
+        self.types.update(other.types)
+        self.checks.extend(other.checks)
+        self.diagnostics.extend(other.diagnostics)
+        self.instantiations.update(other.instantiations)
+        self.dataflow.update(other.dataflow)
+
+
+@dataclass
+class DefinitionRecord:
+    """Everything checking one definition produced, kept apart so a tool can reuse it when
+    neither the definition nor its callees' signatures change (the language server)."""
+
+    result: FunctionResult
+    types: dict
+    diagnostics: list
+    instantiations: dict
+    #: the type calls are checked against, where it differs from the result's (hints kept)
+    call_type: Optional[FuncType] = None
+    #: Frame.dataflow, final
+    dataflow: dict = field(default_factory=dict)
+
+
+class Env:
+    """Types of local variables, and the facts runtime checks have established about them
+    (so one fact of one value is checked once). A nested level (a branch, a closure body)
+    starts at `mark()` and ends at `undo(mark)`, forgetting what it bound or refined; one dict
+    per table serves every depth (scopes.UndoLog)."""
+
+    __slots__ = ("types", "facts", "aliases", "loose", "log")
+
+    def __init__(self) -> None:
+        self.types: dict[int, Type] = {}
+        self.facts: dict[int, frozenset] = {}  # every fact checked about a variable, in this level or outside
+        #: an existential bound where the value's dim was known (`let %y: (b, 4) = ...` of a
+        #: (2, 4) value) is that dim from there on: b is 2
+        self.aliases: dict[Symbol, Dimension] = {}
+        #: an existential bound where the value's dim was not known (`?`, `0..3`, `2..3`): it
+        #: stays a symbol, but one that may equal another (site.CallSite._loose_equal); True where
+        #: it may also be 1, which broadcasting must not claim (site.CallSite.loose)
+        self.loose: dict[Symbol, bool] = {}
+        self.log = UndoLog()
+
+    def alias(self, sym: Symbol, dim: Dimension) -> None:
+        """From here on (in this level and the ones inside it) `sym` is `dim`."""
+        self.log.set(self.aliases, sym, dim)
+
+    def loosen(self, sym: Symbol, may_be_one: bool = True) -> None:
+        """From here on `sym` names a dim that a more precise program knows (and that may be 1)."""
+        self.log.set(self.loose, sym, may_be_one)
+
+    def aliased(self, t: Type) -> Type:
+        """A written type with the existentials known to be a dim replaced by it."""
+        aliases = self.aliases
+        if not aliases or not (type_symbols(t) & aliases.keys()):
+            return t
+
+        def replace(d: Dimension) -> Dimension:
+            if not d.is_symbolic or not (d.expr.symbols() & aliases.keys()):
+                return d
+            try:
+                return Dimension.of_expr(d.expr.substitute(lambda s: aliases[s].expr if s in aliases else None))
+            except ValueError:  # `b - 1` with b aliased to 0: no size; the annotation stays, and its flow says so
+                return d
+
+        return map_dims(t, replace)
+
+    def facts_of(self, binder: Binder) -> frozenset:
+        """Every fact checked about a variable here or in an enclosing level."""
+        return self.facts.get(id(binder), NO_FACTS)
+
+    def add_fact(self, binder: Binder, fact: tuple) -> None:
+        self.log.set(self.facts, id(binder), self.facts.get(id(binder), NO_FACTS) | {fact})
+
+    def lookup(self, binder: Binder) -> Optional[Type]:
+        return self.types.get(id(binder))
+
+    def set(self, binder: Binder, t: Type) -> None:
+        self.log.set(self.types, id(binder), t)
+
+    def mark(self) -> int:
+        """The start of a nested level."""
+        return self.log.mark()
+
+    def undo(self, mark: int) -> None:
+        """The end of the nested level started at `mark`."""
+        self.log.undo(mark)
+
+
+@dataclass
+class Pass:
+    """State of one inference pass over one function (or closure)."""
+
+    solver: Solver
+    frame: Frame
+    kind: str
+    info: FunctionInfo
+    owner: str = ""  # the definition whose body this is
+    #: signature symbol -> (lo, hi) that the body checks before it can return (FuncType.requires)
+    requires: dict = field(default_factory=dict)
+    #: dtype variable -> the dtype classes the body's operators need of it (FuncType.dtype_requires)
+    dtype_requires: dict = field(default_factory=dict)
+    signature_symbols: Optional[frozenset] = None
+    #: the nesting level of the env at this function's body (0 for a definition; a closure's
+    #: body is one level deeper than where it is written): what is learned is kept only there
+    level: int = 0
+    #: the finalized records of closed closures in this definition's pass (closed_closure),
+    #: one list shared by every nested pass, so no record is finalized twice
+    finished: list = field(default_factory=list)
+
+
+NO_FACTS: frozenset = frozenset()
+
+
+class CheckerState:
+    """The tables a module's check keeps (the stacked concerns of `infer.Checker` read and write
+    them): records per definition and per call, the diagnostics, inferred types, widening state."""
+
+    def __init__(self, resolution: Resolution, registry: Registry, record_uses: bool = False) -> None:
+        self.res = resolution
+        #: also record the type of each variable use (tools ask "what is `%x` here?")
+        self.record_uses = record_uses
+        self.records: dict[str, DefinitionRecord] = {}
+        #: per call: what its signature's symbols were bound to (`k := 784`), for tools
+        self.instantiations: dict[int, tuple] = {}
+        self.registry = registry
+        self.globals: dict[str, FuncType] = {}
+        self.assumed: dict[str, FuncType] = {}
+        self.results: dict[str, FunctionResult] = {}
+        self.diagnostics: list[Diagnostic] = list(resolution.diagnostics)
+        self.types: dict[int, Type] = {}
+        #: the Dataflow statements' records (Frame.dataflow), which `publish_dataflow` puts in
+        #: `types` and `instantiations` under their nodes when a tool asks for those
+        self.dataflow: dict = {}
+        self.widened: set = set()
+        #: unannotated parameters' dims widened to `?` (a recursive call passed another value)
+        self.widened_dims: set = set()
+        #: a callee being checked, or a closure a let binds: not used as a value (`expr`)
+        self.calling: Optional[ast.Expr] = None
+        self.dim_keys: dict = {}  # each unannotated parameter's dim variable -> its key
+        self.current: Optional[Pass] = None
+        self.param_vars: dict = {}
+        self.param_var_set: set = set()  # param_vars' values, for membership
+        self.known_calls: dict = {}
+        #: every existential a body annotation or cast of the module introduces
+        self.existentials: set = {s for syms in resolution.introduced.values() for s in syms}
+        #: the definition each hinted parameter dim belongs to (a widening key -> name)
+        self.hint_owner: dict = {}
+        self.stale = False
