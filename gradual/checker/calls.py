@@ -293,6 +293,7 @@ class Calls(Expressions):
                 return self.commit(_reuse(cached, op, e.args, binders), env, e)
         desc = Callee("op", op.name, op.param_names, op.signature_text, op.span)
         site = self.site(desc, e.args, arg_types, attrs, e.span, env)
+        site.attr_spans = {a.name: a.span for a in e.attrs}
         outcome = site.run(lambda ctx: apply_operator(ctx, op))
         if key is not None and not outcome.failed:
             self.known_calls[key] = outcome

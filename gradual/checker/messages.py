@@ -478,12 +478,24 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
         return _flow(site, diag_code, _flow_rule_detail(code, facts, texts))
     span = site.span
     label = ""
+    labels: tuple = ()
+    attr_span = site.attr_spans.get(facts["attr"]) if "attr" in facts else None
     if arg is not None and hasattr(arg, "index"):
         origin = Origin(arg.index, arg.path)
         span = _origin_span(site, origin)
         label = f"type {_arg_type(site, origin)}"
+    if attr_span is not None and code in ("contract", "contract-attribute"):
+        if label:  # the attribute is what to change; the operand it was held against, beside it
+            labels = (Label(span, label),)
+        span, label = attr_span, f"`{facts.get('condition')}` does not hold"
     return Diagnostic(
-        diag_code, message, span, label=label, notes=_signature_note(site), help=safe_format(help_text, texts)
+        diag_code,
+        message,
+        span,
+        label=label,
+        labels=labels,
+        notes=_signature_note(site),
+        help=safe_format(help_text, texts),
     )
 
 

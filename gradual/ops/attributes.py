@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 from gradual.diagnostics import Diagnostic
 from gradual.ops import messages
 from gradual.ops.attr_domains import domain_problem, kind_problem
+from gradual.ops.contracts import attribute_violation
 from gradual.ops.registry import Operator
 from gradual.syntax import ast
 from gradual.syntax.source import Span
@@ -74,6 +75,13 @@ def attribute_values(op: Operator, attrs: tuple, span: Span, report: Callable[[D
             elif ok:
                 report(messages.missing_attribute(span, op.name, name, spec.describe()))
                 ok = False
+    if ok:
+        violation = attribute_violation(op, values)
+        if violation is not None:
+            name = violation.get("attr", "")
+            where = next((a.span for a in attrs if a.name == name), span)
+            report(messages.contract_violation(where, op.name, violation["condition"], violation["detail"], name))
+            ok = False
     return values if ok else None
 
 

@@ -14,7 +14,6 @@ from gradual.diagnostics import Diagnostic, codes
 from gradual.diagnostics.words import did_you_mean, rename_data
 from gradual.syntax.source import Span
 
-
 RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
     # code: (diagnostic code, message template, help)
     "rank": (
@@ -79,6 +78,27 @@ RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
         "check the attributes against the input size",
     ),
     "bad-divisor": (codes.OP_CONSTRAINT, "{op} would divide a dimension by {divisor}", "use a positive stride or size"),
+    # a condition of the operator's contract (its declaration's `where` clause, ops/contracts.py)
+    "contract-attribute": (
+        codes.BAD_ATTRIBUTE,
+        "{op} needs `{condition}`, but {detail}",
+        "give `{attr}` a value for which `{condition}` holds",
+    ),
+    "contract-rank": (
+        codes.RANK_MISMATCH,
+        "{op} needs `{condition}`, but {detail}",
+        "pass {arg} with a rank for which `{condition}` holds",
+    ),
+    "contract-dim": (
+        codes.SHAPE_MISMATCH,
+        "{op} needs `{condition}`, but {detail}",
+        "pass {arg} with dims for which `{condition}` holds",
+    ),
+    "contract": (
+        codes.OP_CONSTRAINT,
+        "{op} needs `{condition}`, but {detail}",
+        "give `{attr}` a value for which `{condition}` holds with these arguments",
+    ),
 }
 
 
@@ -133,4 +153,17 @@ def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnosti
         label="not a dtype",
         help=did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
         data=rename_data(name, suggestion),
+    )
+
+
+def contract_violation(span: Span, op: str, condition: str, detail: str, attr: str) -> Diagnostic:
+    """A condition of the operator's contract that its attributes alone break."""
+    _, template, help_text = RULE_MESSAGES["contract-attribute"]
+    texts = {"op": f"`{op}`", "condition": condition, "detail": detail, "attr": attr}
+    return Diagnostic(
+        codes.BAD_ATTRIBUTE,
+        template.format(**texts),
+        span,
+        label=f"`{condition}` does not hold",
+        help=help_text.format(**texts),
     )

@@ -52,6 +52,22 @@ CLASSES: dict = {
         'cast it to an integer dtype first (`cast(x, dtype="int64")`)',
         lambda name: name in INT_DTYPES,
     ),
+    "int": (
+        "an integer dtype",
+        'cast it to an integer dtype first (`cast(x, dtype="int32")`)',
+        lambda name: name in INT_DTYPES,
+    ),
+    "quantized": (
+        "an integer (quantized) dtype",
+        "quantize the tensor first (`qnn.quantize`)",
+        lambda name: name in INT_DTYPES,
+    ),
+    "bool": (
+        "the bool dtype",
+        "compare the values to make a bool tensor (`not_equal(x, 0)`), or cast it",
+        lambda name: name == "bool",
+    ),
+    "any": ("any dtype", "", lambda name: True),
 }
 
 

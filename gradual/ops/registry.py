@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+from gradual.ops.contracts import EMPTY as EMPTY_CONTRACT
+from gradual.ops.contracts import Contract, ContractError, compile_contract
 from gradual.ops.tables import KERNELS, RULES, Kernel, Rule
 from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_stdlib_source
@@ -54,6 +56,8 @@ class Operator:
     doc: str = ""
     span: Optional[Span] = None
     signature_text: str = field(default="", repr=False)
+    #: the declaration's `where` conditions (ops/contracts.py)
+    contract: Contract = field(default=EMPTY_CONTRACT, repr=False)
     _defaults: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -98,8 +102,15 @@ def operator_from_decl(decl: ast.OpDecl) -> Operator:
     ret = conv.convert(decl.ret)
     if problems:
         raise StdlibError("; ".join(problems))
-    sig = FuncType(params, ret, tuple(dims.introduced), tuple(types.dtype_vars.values()))
+    dtype_requires = tuple((types.dtype_vars[name], cls) for name, cls in decl.dtype_classes if cls != "any")
+    sig = FuncType(params, ret, tuple(dims.introduced), tuple(types.dtype_vars.values()), (), dtype_requires)
     attrs = {a.name: _attr_spec(a) for a in decl.attrs}
+    try:
+        contract = compile_contract(
+            decl, tuple(p.var.name for p in decl.params), frozenset(s.name for s in dims.introduced)
+        )
+    except ContractError as exc:
+        raise StdlibError(f"{decl.span.describe()}: the contract of `{decl.name}`: {exc}") from None
     rule = None
     if decl.rule is not None:
         rule = RULES.get(decl.rule)
@@ -115,6 +126,7 @@ def operator_from_decl(decl: ast.OpDecl) -> Operator:
         doc=decl.doc,
         span=decl.span,
         signature_text=_signature_text(decl),
+        contract=contract,
     )
 
 
@@ -122,7 +134,9 @@ def _signature_text(decl: ast.OpDecl) -> str:
     """`nn.dense[T](%data: Tensor[(*b, k), T], ...) -> Tensor[(*b, u), T]` (attributes left out)."""
     from gradual.syntax.printer import format_type
 
-    tparams = f"[{', '.join(decl.dtype_params)}]" if decl.dtype_params else ""
+    classes = dict(decl.dtype_classes)
+    names = [f"{n}: {classes[n]}" if n in classes else n for n in decl.dtype_params]
+    tparams = f"[{', '.join(names)}]" if names else ""
     params = ", ".join(f"%{p.var.name}: {format_type(p.type)}" for p in decl.params)
     text = f"{decl.name}{tparams}({params}) -> {format_type(decl.ret)}"
     if decl.rule:

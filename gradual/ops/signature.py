@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.ops.context import ArgView, ShapeContext, TensorArg
+from gradual.ops.contracts import enforce
 from gradual.ops.operand_dtypes import check_dtype_class, check_operand_dtypes
 from gradual.shapes import Dimension, Poly, Symbol
 from gradual.shapes.poly import FloorDiv
@@ -301,13 +302,19 @@ def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:
         for sym, lo, hi in sig.requires:
             if sym in matcher.dims:
                 matcher.dims[sym] = ctx.assured(matcher.dims[sym], lo, hi, sym.name)
-    for var, cls in sig.dtype_requires:
-        if var in matcher.dtypes:
-            bound = matcher.dtypes[var]
-            check_dtype_class(ctx, _argument_of(ctx, bound), bound, cls)
+    check_declared_classes(ctx, sig, matcher.dtypes)
     for arg, cls in shared:
         check_dtype_class(ctx, arg, arg.dtype, cls)
     return matcher.instantiate(sig.ret)
+
+
+def check_declared_classes(ctx: ShapeContext, sig: FuncType, dtypes: dict) -> None:
+    """Every dtype variable bound at this call is in the class its signature restricts it to
+    (`[T: float]`, or a class a definition's body was learned to need)."""
+    for var, cls in sig.dtype_requires:
+        if var in dtypes:
+            bound = dtypes[var]
+            check_dtype_class(ctx, _argument_of(ctx, bound), bound, cls)
 
 
 def _arguments_of_dtype(ctx: ShapeContext, sig: FuncType, var: Any) -> list:
@@ -337,7 +344,7 @@ def _argument_of(ctx: ShapeContext, dtype: Any) -> Any:
 def apply_operator(ctx: ShapeContext, op: Any) -> Any:
     """Check a call of an operator: its signature gives arity, dtypes and any dims it states;
     its rule, when it has one, gives the result's dims (and dtype, if the rule sets one)."""
-    if op.rule is None:
+    if op.rule is None and not op.contract:
         result = apply_signature(ctx, op.signature)
         check_operand_dtypes(ctx, op)
         return result
@@ -345,6 +352,10 @@ def apply_operator(ctx: ShapeContext, op: Any) -> Any:
     matcher.match_params()
     ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
     check_operand_dtypes(ctx, op)
+    check_declared_classes(ctx, op.signature, matcher.dtypes)
+    enforce(ctx, op, matcher.dims)
+    if op.rule is None:
+        return matcher.instantiate(op.signature.ret)
     result = op.rule(ctx)
     _fill_dtypes(result, op.signature.ret, matcher)
     return result

@@ -376,6 +376,8 @@ class Def(Node):
     #: dim expressions over the signature's names that the frontend declares >= 0 (torch's
     #: inequality guards): names.py attaches them to the symbols as `Symbol.facts`
     dim_facts: tuple = field(default_factory=tuple, kw_only=True, repr=False, compare=False)
+    #: dtype parameters written with a class (`[T: float]`), which only declarations may have
+    dtype_classes: tuple = field(default=(), kw_only=True, compare=False)
 
 
 @dataclass(eq=False, slots=True)
@@ -394,9 +396,83 @@ class AttrParam(Node):
     default: "AttrValue" = None
 
 
+# contracts ----------------------------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class CInt(Node):
+    """An integer in a contract."""
+
+    value: int
+
+
+@dataclass(eq=False, slots=True)
+class CName(Node):
+    """An attribute or a dim name of the signature, in a contract."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class CCall(Node):
+    """`rank(%x)`, `len(attr)` or `dim(%x, i)`: `operand` is `%x` or an attribute name."""
+
+    function: str
+    operand: str
+    index: Optional["CExpr"] = None
+
+
+@dataclass(eq=False, slots=True)
+class CBinary(Node):
+    """Contract arithmetic: `op` is one of `+ - * //`."""
+
+    op: str
+    left: "CExpr"
+    right: "CExpr"
+
+
+@dataclass(eq=False, slots=True)
+class CNeg(Node):
+    """`-e` in a contract."""
+
+    operand: "CExpr"
+
+
+CExpr = Union[CInt, CName, CCall, CBinary, CNeg]
+
+
+@dataclass(eq=False, slots=True)
+class Compare(Node):
+    """`a <= b < c`: `ops[i]` compares `operands[i]` with `operands[i + 1]`."""
+
+    ops: tuple
+    operands: tuple
+
+
+@dataclass(eq=False, slots=True)
+class Member(Node):
+    """`e in {v1, v2}`: `items` are Python values (ints, strings, bools; a bare name is a string)."""
+
+    operand: CExpr
+    items: tuple
+
+
+@dataclass(eq=False, slots=True)
+class InRange(Node):
+    """`e in lo .. hi`, both ends included."""
+
+    operand: CExpr
+    low: CExpr
+    high: CExpr
+
+
+Condition = Union[Compare, Member, InRange]
+
+
 @dataclass(eq=False, slots=True)
 class OpDecl(Node):
-    """`def nn.dense[T](%x: T1, units: int? = None) -> T2 = rule;` in stdlib/."""
+    """`def nn.dense[T](%x: T1, units: int? = None) -> T2 where ... = rule;` in stdlib/.
+
+    `dtype_classes` pairs dtype parameters with the class they are restricted to
+    (`[T: float]`); `where` holds the contract's conditions."""
 
     name: str
     dtype_params: tuple
@@ -405,6 +481,8 @@ class OpDecl(Node):
     ret: TypeExpr
     rule: Optional[str] = None
     doc: str = field(default="", compare=False)
+    dtype_classes: tuple = ()
+    where: tuple = ()
 
 
 @dataclass(eq=False, slots=True)

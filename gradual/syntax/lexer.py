@@ -32,6 +32,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     | (?P<string>"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*")
     | (?P<dotdot>\.\.)
     | (?P<arrow>->)
+    | (?P<cmp>==|!=|<=|>=|<|>)
     | (?P<punct>[()\[\]{};:,=.?*|+-])
     | (?P<end>\Z)
     )
@@ -169,6 +170,8 @@ class FastLexer:
             return Tok("STRING", value, start), m.end()
         if kind == "dotdot":
             return Tok("DOTDOT", value, start), m.end()
+        if kind == "cmp":
+            return Tok("CMP", value, start), m.end()
         return Tok(self.literals.get(value, value), value, start), m.end()  # arrow
 
     def _word(self, value: str, start: int, accepts: Any) -> Tok:

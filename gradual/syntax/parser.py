@@ -127,13 +127,17 @@ class _Builder:
     def op_decl(self, children):
         name_tok = children[1]
         dtype_params: tuple = ()
+        dtype_classes: tuple = ()
         params: list = []
         attrs: list = []
         rule = None
         ret = None
+        where: tuple = ()
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
-                dtype_params = c[1]
+                dtype_params, dtype_classes = c[1], c[2]
+            elif isinstance(c, tuple) and c and c[0] == "where":
+                where = c[1]
             elif isinstance(c, tuple) and c and c[0] == "op_params":
                 for item in c[1]:
                     (attrs if isinstance(item, ast.AttrParam) else params).append(item)
@@ -149,6 +153,8 @@ class _Builder:
             ret,
             rule,
             doc=_doc_comment(self.source.text, children[0].start_pos),
+            dtype_classes=dtype_classes,
+            where=where,
             span=self._span(children),
         )
 
@@ -173,15 +179,68 @@ class _Builder:
     def rule_ref(self, children):
         return ("rule", str(children[0]))
 
+    # contracts ----------------------------------------------------------------------------
+    def where_clause(self, children):
+        return ("where", tuple(self._nodes(children)))
+
+    def c_compare(self, children):
+        ops = tuple(str(c) for c in children if isinstance(c, _TOKENS) and c.type == "CMP")
+        return ast.Compare(ops, tuple(self._nodes(children)), span=self._span(children))
+
+    def c_member(self, children):
+        nodes = self._nodes(children)
+        return ast.Member(nodes[0], tuple(item for _, item in nodes[1:]), span=self._span(children))
+
+    def c_range(self, children):
+        operand, low, high = self._nodes(children)
+        return ast.InRange(operand, low, high, span=self._span(children))
+
+    def c_binary(self, children):
+        left, op, right = children
+        return ast.CBinary(str(op), left, right, span=self._span(children))
+
+    def c_int(self, children):
+        return ast.CInt(int(str(children[0])), span=self._span(children))
+
+    def c_item_int(self, children):
+        return ("item", int(str(children[0])))
+
+    def c_negative_int(self, children):
+        return ("item", -int(str(children[1])))
+
+    def c_string(self, children):
+        return ("item", decode_string(str(children[0])))
+
+    def c_word(self, children):
+        return ("item", str(children[0]))
+
+    def c_bool(self, children):
+        return ("item", str(children[0]) == "True")
+
+    def c_paren(self, children):
+        return children[1]
+
+    def c_neg(self, children):
+        return ast.CNeg(children[1], span=self._span(children))
+
+    def c_name(self, children):
+        return ast.CName(str(children[0]), span=self._span(children))
+
+    def c_call(self, children):
+        operand = children[2]
+        index = next((c for c in children[3:] if not isinstance(c, _TOKENS)), None)
+        return ast.CCall(str(children[0]), str(operand), index, span=self._span(children))
+
     def definition(self, children):
         name_tok = children[1]
         dtype_params: tuple = ()
         params: tuple = ()
         attrs: tuple = ()
         ret = None
+        dtype_classes: tuple = ()
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
-                dtype_params = c[1]
+                dtype_params, dtype_classes = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "params":
                 params, attrs = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "ret":
@@ -197,10 +256,16 @@ class _Builder:
             span=self._span(children),
             name_span=self._tok_span(name_tok),
             claimed_dims=ast.claimed_attr(attrs),
+            dtype_classes=dtype_classes,
         )
 
     def dtype_params(self, children):
-        return ("dtype_params", tuple(str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"))
+        params = [c for c in children if isinstance(c, tuple)]
+        return ("dtype_params", tuple(name for name, _ in params), tuple((n, c) for n, c in params if c is not None))
+
+    def dtype_param(self, children):
+        names = [str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"]
+        return (names[0], names[1] if len(names) > 1 else None)
 
     def params(self, children):
         params, attrs = self._attributes_last(children, "a parameter", "a function attribute")

@@ -28,6 +28,8 @@ class SiteState(ShapeContext):
     #: a call of a definition inside its own recursive component: an unannotated parameter's
     #: dim that meets another value here is widened to `?` (next pass), not an error
     recursive_call = False
+    #: where each attribute of an operator call is written (a failure about one points there)
+    attr_spans: Mapping = {}
 
     def __init__(
         self,
