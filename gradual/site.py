@@ -22,7 +22,7 @@ from gradual.diagnostics import Diagnostic
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
 from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.constraint import solve as solve_constraint
-from gradual.shapes.poly import INF, FloorDiv
+from gradual.shapes.poly import INF, Extremum, FloorDiv
 from gradual.syntax import ast
 from gradual.syntax.source import Span
 from gradual.types import (
@@ -1865,6 +1865,8 @@ def _nondecreasing(expr: Poly) -> bool:
         if mono and c < 0:
             return False
         if any(isinstance(a, FloorDiv) and not _nondecreasing(a.num) for a in mono):
+            return False
+        if any(isinstance(a, Extremum) and not all(_nondecreasing(arg) for arg in a.args) for a in mono):
             return False
     return True
 

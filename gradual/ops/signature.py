@@ -13,7 +13,8 @@ from typing import Any, Optional
 from gradual.ops.context import ArgView, ShapeContext, TensorArg
 from gradual.ops.operand_dtypes import check_dtype_class, check_operand_dtypes
 from gradual.shapes import Dimension, Poly, Symbol
-from gradual.shapes.poly import FloorDiv
+from gradual.shapes.dimension import extremum_of
+from gradual.shapes.poly import Extremum, FloorDiv
 from gradual.types import (
     DYN_DTYPE,
     Broadcast,
@@ -272,6 +273,8 @@ def _evaluate(expr: Poly, env: dict, ctx: ShapeContext, base: Any = None) -> Any
         for atom in mono:
             if isinstance(atom, Symbol):
                 term = term * env[atom]
+            elif isinstance(atom, Extremum):
+                term = term * extremum_of(atom.kind, [_evaluate(arg, env, ctx) for arg in atom.args])
             else:
                 term = term * (_evaluate(atom.num, env, ctx) // atom.den)
         if coeff < 0:
