@@ -230,7 +230,7 @@ def dim_mismatch(
         labels=tuple(labels),
         notes=_signature_note(site),
         help=_mismatch_help(first_dim, second_dim, symbol),
-        data={
+        facts={
             "dims": tuple(
                 (_origin_span(site, d.origin), d.origin.path, d.origin.axis)
                 for d in (first, second)
@@ -252,7 +252,7 @@ def indivisible_dim(site: "CallSite", value: "SDim", coeff: int, written: str, s
         label=f"this is {shown} (type {_arg_type(site, value.origin)})",
         notes=_signature_note(site),
         help=f"pass a size that {coeff} divides, or write `?` for a dimension that is only known at runtime",
-        data={
+        facts={
             "dims": ((_origin_span(site, value.origin), value.origin.path, value.origin.axis),)
             if value.origin.axis is not None
             else ()
@@ -305,7 +305,7 @@ def dim_constraint(
         help=f"export the model for inputs where {holds} (a fixed size, or a dynamic dim with this constraint); "
         f"--strict-dims makes this an error",
         severity=Severity.WARNING,
-        data={"symbols": tuple(claimed)},
+        facts={"symbols": tuple(claimed)},
     )
 
 
@@ -663,7 +663,7 @@ def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagno
         span,
         label="not bound here",
         help=_did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
-        data=_rename(name, suggestion),
+        facts=_rename(name, suggestion),
     )
 
 
@@ -675,7 +675,7 @@ def unknown_global(span: Span, name: str, suggestion: Optional[str]) -> Diagnost
         span,
         label="no definition with this name",
         help=_did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
-        data=_rename(name, suggestion),
+        facts=_rename(name, suggestion),
     )
 
 
@@ -688,7 +688,7 @@ def unknown_operator(span: Span, name: str, suggestion: Optional[str]) -> Diagno
         label="not in the operator library",
         help=_did_you_mean(suggestion)
         or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are",
-        data=_rename(name, suggestion),
+        facts=_rename(name, suggestion),
     )
 
 
@@ -700,7 +700,7 @@ def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnosti
         span,
         label="not a dtype",
         help=_did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
-        data=_rename(name, suggestion),
+        facts=_rename(name, suggestion),
     )
 
 
@@ -721,7 +721,7 @@ def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
         "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
         "two-runs": "a shape may hold one variadic dimension `*name` only: two cannot say where one ends",
         "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
-        "floordiv": "`//` needs a positive constant on its right",
+        "floordiv": f"`{facts.get('op', '//')}` needs a positive constant on its right",
         "negative": f"the dimension `{facts.get('text', '')}` is negative",
         "empty-interval": f"the interval {facts.get('lo')}..{facts.get('hi')} is empty",
         "dim": "this is not a dimension",
@@ -850,7 +850,7 @@ def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: O
         label="unknown attribute",
         notes=(f"`{op}` takes: {have}",),
         help=_did_you_mean(suggestion) or "remove it",
-        data=_rename(name, suggestion),
+        facts=_rename(name, suggestion),
     )
 
 
@@ -984,7 +984,7 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
         label="this hint",
         help="hints seed inference for unannotated parameters; remove it",
         severity=Severity.WARNING,
-        data={"unused": True},
+        facts={"unused": True},
     )
 
 
@@ -1839,7 +1839,7 @@ def torch_unsupported_node(span: Span, target: str, why: str) -> Diagnostic:
         span,
         label="this node",
         help="the supported operators are declared in stdlib/aten.rly",
-        data={"operator": target, "why": why},
+        facts={"operator": target, "why": why},
     )
 
 
