@@ -103,6 +103,8 @@ class Loc:
 
 def _positive(value: object, name: str) -> int:
     """An int >= 1 (NumPy integers too), else a TypeError or ValueError naming the argument."""
+    if value.__class__ is int and value >= 1:  # type: ignore[operator]
+        return value  # type: ignore[return-value]
     number = _int_like(value)
     if number is None:
         raise TypeError(f"gradual.builder.Loc.at: {name} must be an int (1-based), not {type(value).__name__}")

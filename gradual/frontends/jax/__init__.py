@@ -19,9 +19,11 @@ located at the user's line, with the equation as the diagnostic's `data`.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -32,7 +34,7 @@ from gradual.frontends.jax import primitives as _primitives  # noqa: F401  (regi
 from gradual.frontends.jax.convert import Converter, dtype_of, unknown_operator
 from gradual.frontends.jax.locations import Locator
 
-__all__ = ["JaxProgram", "abstract", "convert", "unknown_operator"]
+__all__ = ["JaxProgram", "abstract", "convert", "convert_jaxpr", "unknown_operator"]
 
 
 @dataclass
@@ -125,10 +127,43 @@ def convert(fn: Callable, *args: Any, name: str = "main") -> JaxProgram:
         closed = jax.make_jaxpr(fn)(*specs)
     except (TypeError, ValueError, ArithmeticError, IndexError, jax.errors.JAXTypeError) as exc:
         return _failed_trace(exc, locator.exception_loc(exc) or default_loc, name)
+    return convert_jaxpr(closed, _input_names(fn, specs, len(closed.jaxpr.invars)), name, default_loc, locator)
+
+
+def convert_jaxpr(
+    closed: Any,
+    names: Optional[list] = None,
+    name: str = "main",
+    default_loc: Optional[gb.Loc] = None,
+    locator: Optional[Locator] = None,
+) -> JaxProgram:
+    """Convert a ClosedJaxpr (`jax.make_jaxpr(fn)(*args)`); `names` name its inputs (`arg0`,
+    ... by default), `default_loc` locates what has no line of its own (the inputs)."""
+    with _collection_paused():
+        return _convert_jaxpr(closed, names, name, default_loc, locator or Locator())
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while converting (as gradual pauses it while
+    checking): building a program makes many objects while a large jaxpr stays alive, and
+    repeated full collections cost more than the conversion."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _convert_jaxpr(
+    closed: Any, names: Optional[list], name: str, default_loc: Optional[gb.Loc], locator: Locator
+) -> JaxProgram:
     function = gb.Function(name)
     converter = Converter(function, locator, default_loc)
     jaxpr = closed.jaxpr
-    names = _input_names(fn, specs, len(jaxpr.invars))
+    names = names or [f"arg{i}" for i in range(len(jaxpr.invars))]
     inputs = []
     for var, param in zip(jaxpr.invars, names):
         aval = var.aval

@@ -43,7 +43,14 @@ CALLS = {
 
 def dtype_of(aval: Any) -> str:
     """An abstract value's dtype as gradual names it."""
-    return str(np.dtype(aval.dtype).name)
+    dtype = aval.dtype
+    found = _DTYPE_NAMES.get(dtype)
+    if found is None:
+        found = _DTYPE_NAMES[dtype] = str(np.dtype(dtype).name)
+    return found
+
+
+_DTYPE_NAMES: dict = {}
 
 
 def _is_literal(v: Any) -> bool:

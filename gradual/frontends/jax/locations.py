@@ -36,6 +36,8 @@ class Locator:
 
         self.skipped = tuple(_package_dir(m) for m in (jax, jaxlib, gradual))
         self._positions: dict = {}
+        self._places: dict = {}  # (code, lasti) -> its place, or None for a library frame
+        self._library: dict = {}  # code -> whether it is JAX's or gradual's own
 
     def frame(self, traceback: Any) -> Optional[tuple]:
         """(path, line, column, end line, end column) of the innermost user frame, or None."""
@@ -45,10 +47,13 @@ class Locator:
             codes, lastis = traceback.raw_frames()
         except Exception:  # a traceback of another form: no place
             return None
+        library = self._library
         for code, lasti in zip(codes, lastis):
-            found = self._place(code, lasti)
-            if found is not None:
-                return found
+            skip = library.get(code)
+            if skip is None:
+                skip = library[code] = code.co_filename.startswith((*self.skipped, "<frozen"))
+            if not skip:
+                return self._place(code, lasti)
         return None
 
     def exception_loc(self, exc: BaseException) -> Optional[gb.Loc]:
@@ -65,6 +70,13 @@ class Locator:
         return None
 
     def _place(self, code: Any, lasti: int) -> Optional[tuple]:
+        key = (code, lasti)
+        if key in self._places:
+            return self._places[key]
+        found = self._places[key] = self._find(code, lasti)
+        return found
+
+    def _find(self, code: Any, lasti: int) -> Optional[tuple]:
         path = code.co_filename
         if path.startswith((*self.skipped, "<frozen")):
             return None
