@@ -489,7 +489,7 @@ def _expr(e: Expr, at: Optional[Span] = None, where: str = "call", what: str = "
         return e
     if isinstance(e, Var):
         return e.node()
-    literal = _literal(e, None, at if at is not None else None)
+    literal = _literal(e, None, at if at is not None else None, where)
     if literal is not None:
         return literal
     raise TypeError(
@@ -498,7 +498,7 @@ def _expr(e: Expr, at: Optional[Span] = None, where: str = "call", what: str = "
     )
 
 
-def _literal(value: object, dtype: Optional[str], span: Optional[Span]) -> Optional[ast.Literal]:
+def _literal(value: object, dtype: Optional[str], span: Optional[Span], where: str = "const") -> Optional[ast.Literal]:
     """A number (a NumPy scalar too) as a literal, its dtype as the text defaults it (int32,
     float32, bool; a NumPy scalar's own); None for anything else. A float the language cannot
     write (inf, nan) is a ValueError."""
@@ -508,7 +508,7 @@ def _literal(value: object, dtype: Optional[str], span: Optional[Span]) -> Optio
     if value.__class__ is int:
         return ast.Literal(value, dtype or "int32", span=where)
     if value.__class__ is float:
-        _finite(value)
+        _finite(value, where)
         return ast.Literal(value, dtype or "float32", span=where)
     if isinstance(value, (numbers.Number, int, float)) and not isinstance(value, complex):
         own = _numpy_scalar_dtype(value)
@@ -516,17 +516,17 @@ def _literal(value: object, dtype: Optional[str], span: Optional[Span]) -> Optio
             return ast.Literal(int(value), dtype or own or "int32", span=where)
         if isinstance(value, numbers.Real):
             number = float(value)
-            _finite(number)
+            _finite(number, where)
             return ast.Literal(number, dtype or own or "float32", span=where)
     if _numpy_scalar_dtype(value) == "bool":
         return ast.Literal(bool(value), dtype or "bool", span=where)
     return None
 
 
-def _finite(value: float) -> None:
+def _finite(value: float, where: str) -> None:
     if value != value or value in (math.inf, -math.inf):
         raise ValueError(
-            f"gradual.builder: the language writes finite numbers only, not {value!r}; "
+            f"gradual.builder.{where}: the language writes finite numbers only, not {value!r}; "
             "pass such a constant as a parameter (its value given to run)"
         )
 

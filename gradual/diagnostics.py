@@ -107,6 +107,16 @@ class Label:
         return self.span.source.path
 
     @property
+    def line(self) -> int:
+        """1-based line of the label's span."""
+        return self.span.start_position[0]
+
+    @property
+    def column(self) -> int:
+        """1-based column of the label's span."""
+        return self.span.start_position[1]
+
+    @property
     def data(self) -> object:
         """The payload of the label's location (a frontend's node, `gradual.builder.Loc`), or None."""
         return getattr(self.span.source, "data", None)
