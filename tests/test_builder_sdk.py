@@ -130,10 +130,10 @@ def _dense(param: object = None, let: object = None, call: object = None, arg: o
 
 
 POINTS = [
-    ("the call's own loc", dict(call=C, let=L, param=P), ("model.py", 10, 9, "call")),
-    ("an unlocated call: its let's", dict(let=L, param=P), ("model.py", 10, 5, "let")),
-    ("a Var made with its own loc: there", dict(call=C, arg=A), ("model.py", 10, 30, "argument")),
-    ("located parameters never hide the equation", dict(param=P), ("<generated>", 2, 21, None)),
+    ("the call's own loc", {"call": C, "let": L, "param": P}, ("model.py", 10, 9, "call")),
+    ("an unlocated call: its let's", {"let": L, "param": P}, ("model.py", 10, 5, "let")),
+    ("a Var made with its own loc: there", {"call": C, "arg": A}, ("model.py", 10, 30, "argument")),
+    ("located parameters never hide the equation", {"param": P}, ("<generated>", 2, 21, None)),
     ("nothing located: the printed program", {}, ("<generated>", 2, 21, None)),
 ]
 
