@@ -162,16 +162,20 @@ class Extremum:
         return self._hash
 
     def __repr__(self) -> str:
-        return f"{self.kind}({', '.join(str(a) for a in self.args)})"
+        """As the language writes it, two arguments a call: `max(max(k, m), n)`."""
+        text = str(self.args[0])
+        for arg in self.args[1:]:
+            text = f"{self.kind}({text}, {arg})"
+        return text
 
 
 def extremum(kind: str, args: Iterable["Poly | int"]) -> "Poly":
     """`max(args)` or `min(args)` (`kind`) in canonical form (see `Extremum`)."""
     if kind not in ("max", "min"):
         raise ValueError(f"an extremum is max or min, not {kind!r}")
+    given = _dominant(kind, [Poly.lift(a) for a in args])  # `max(m + 2, m)`: before m is flattened
     flat: list = []
-    for arg in args:
-        arg = Poly.lift(arg)
+    for arg in given:
         inner = _lone_atom(arg)
         if isinstance(inner, Extremum) and inner.kind == kind:
             flat.extend(inner.args)
@@ -179,8 +183,18 @@ def extremum(kind: str, args: Iterable["Poly | int"]) -> "Poly":
             flat.append(arg)
     if not flat:
         raise ValueError(f"{kind} of no values")
+    kept = _dominant(kind, flat)
+    if len(kept) == 1:
+        return kept[0]
+    kept.sort(key=lambda a: (a.is_const(), a.sort_key()))  # constants last: `max(n, 1)`
+    return Poly.atom(Extremum(kind, tuple(kept)))
+
+
+def _dominant(kind: str, args: list) -> list:
+    """`args` without those another exceeds (for max; is below, for min) by a constant, and
+    without repetitions."""
     kept: list = []
-    for arg in flat:
+    for arg in args:
         for i, other in enumerate(kept):
             difference = arg - other
             if difference.is_const():
@@ -189,10 +203,7 @@ def extremum(kind: str, args: Iterable["Poly | int"]) -> "Poly":
                 break
         else:
             kept.append(arg)
-    if len(kept) == 1:
-        return kept[0]
-    kept.sort(key=lambda a: (a.is_const(), a.sort_key()))  # constants last: `max(n, 1)`
-    return Poly.atom(Extremum(kind, tuple(kept)))
+    return kept
 
 
 def _lone_atom(poly: "Poly") -> "Atom | None":
