@@ -1,12 +1,16 @@
 """gradual: a gradual type checker for tensor programs.
 
-The public façade: parse and check programs, elaborate them with runtime checks, and the
+The public façade: parse and check programs, elaborate them with runtime checks, run them,
+draw their diagnostics (`render_diagnostics`), list the operators (`operators`), build
+programs from Python (`gradual.builder`, for frontends: docs/frontends.md), and the
 OpenVINO-compatible shape algebra.
 """
 
 from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
 from gradual.diagnostics import Diagnostic, Label, Severity
+from gradual.diagnostics.render import render_diagnostics
 from gradual.infra.version import __version__
+from gradual.operators import AttributeInfo, OperatorInfo, operators
 from gradual.ops.registry import register_op
 from gradual.shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
 
@@ -16,7 +20,12 @@ _RUNTIME_NAMES = ("CheckFailure", "InputError", "KernelFailure", "ProgramRejecte
 
 
 def __getattr__(name: str) -> object:
-    """The runtime (and NumPy) load on first use, so checking never pays for them."""
+    """The runtime (and NumPy) load on first use, so checking never pays for them; so does
+    the builder (`gradual.builder`, for frontends)."""
+    if name == "builder":
+        import gradual.builder as builder
+
+        return builder
     if name in _RUNTIME_NAMES:
         from gradual import runtime
 
@@ -26,6 +35,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "__version__",
+    "AttributeInfo",
     "CheckFailure",
     "CheckResult",
     "Diagnostic",
@@ -35,6 +45,7 @@ __all__ = [
     "KernelFailure",
     "Label",
     "PartialShape",
+    "OperatorInfo",
     "ProgramRejected",
     "RunFailure",
     "Severity",
@@ -42,10 +53,13 @@ __all__ = [
     "ShapeError",
     "Symbol",
     "SyntaxProblem",
+    "builder",
     "check",
     "elaborate",
     "elaborate_text",
+    "operators",
     "parse",
     "register_op",
+    "render_diagnostics",
     "run",
 ]

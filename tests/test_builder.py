@@ -276,7 +276,8 @@ def test_let_of_an_operator_call_on_variables_joins_a_dataflow_holding_that_let(
 
 def test_attribute_values_keep_their_items_and_refuse_what_is_not_one() -> None:
     """A builder attribute is a plain scalar or a (nested) list or tuple of them: flat lists are
-    taken as they are, nested ones item by item, and a NumPy scalar anywhere is refused."""
+    taken as they are, nested ones item by item, a NumPy scalar anywhere as the Python number it
+    is; anything else is refused, naming the attribute."""
     import enum
 
     class Mode(enum.IntEnum):
@@ -293,6 +294,13 @@ def test_attribute_values_keep_their_items_and_refuse_what_is_not_one() -> None:
         "edge",
         None,
     ]
-    for bad in ([np.int64(3)], [[1, np.float32(2.0)]], np.int64(3), {"a": 1}):
-        with pytest.raises(TypeError, match="not an attribute value"):
+    for numpy_value, plain_value in (
+        ([np.int64(3)], (True, [3])),
+        ([[1, np.float32(2.0)]], (True, [(True, [1, 2.0])])),
+    ):
+        (attr,) = gb.call("reshape", gb.Var("x"), newshape=numpy_value).attrs
+        assert plain(attr.value) == plain_value and type(attr.value.items[0]) is not np.int64
+    assert gb.call("reshape", gb.Var("x"), newshape=np.int64(3)).attrs[0].value.__class__ is int
+    for bad in ({"a": 1}, object(), [np.ones(2)]):
+        with pytest.raises(TypeError, match="attribute 'newshape' must be"):
             gb.call("reshape", gb.Var("x"), newshape=bad)

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gradual import Dimension, PartialShape, Shape, ShapeError
-from gradual.shapes import Grade, Poly, Symbol, consistency, join, symbols
+from gradual.shapes import Grade, Poly, Symbol, consistency, extremum, join, symbols
 from gradual.syntax import ast
 from gradual.syntax.parser import parse
 
@@ -342,7 +342,16 @@ def poly_exprs(draw, depth: int = 3, ops: tuple = ("+", "-", "*", "//")):
     if op == "//":
         den = draw(st.integers(1, 6))
         return lp.floordiv(den), (lambda env: lf(env) // den)
+    if op == "%":
+        den = draw(st.integers(1, 6))
+        return lp.mod(den), (lambda env: lf(env) % den)
+    if op == "ceil":
+        den = draw(st.integers(1, 6))
+        return lp.ceildiv(den), (lambda env: -(-lf(env) // den))
     rp, rf = draw(poly_exprs(depth - 1, ops))
+    if op in ("max", "min"):
+        pick = max if op == "max" else min
+        return extremum(op, (lp, rp)), (lambda env: pick(lf(env), rf(env)))
     if op == "+":
         return lp + rp, (lambda env: lf(env) + rf(env))
     if op == "-":
@@ -427,7 +436,85 @@ def eval_dim_ast(d: ast.DimExpr, env: dict[str, int]) -> int:
         return env[d.name]
     assert isinstance(d, ast.DimBinary), d
     left, right = eval_dim_ast(d.left, env), eval_dim_ast(d.right, env)
-    return {"+": left + right, "-": left - right, "*": left * right}.get(d.op) if d.op != "//" else left // right
+    ops = {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right}
+    ops.update({"//": lambda: left // right, "%": lambda: left % right})
+    ops.update({"max": lambda: max(left, right), "min": lambda: min(left, right)})
+    return ops[d.op]()
+
+
+ALL_OPS = ("+", "-", "*", "//", "%", "ceil", "max", "min")
+
+
+@SETTINGS
+@given(poly_exprs(ops=ALL_OPS), st.lists(assignments, min_size=1, max_size=5))
+def test_mod_max_min_and_ceiling_division_agree_with_integers(expr, envs) -> None:
+    """`%`, `max`, `min` and ceiling division keep the algebra's law: a polynomial's value is
+    the expression's, for every integer value of its symbols (negative ones too)."""
+    poly, fn = expr
+    for env in envs:
+        assert poly.evaluate(env) == fn(env)
+
+
+@SETTINGS
+@given(poly_exprs(ops=ALL_OPS), poly_exprs(ops=ALL_OPS), poly_exprs(ops=ALL_OPS))
+def test_extrema_are_canonical_up_to_order_repetition_and_nesting(p, q, r) -> None:
+    (p, _), (q, _), (r, _) = p, q, r
+    for kind in ("max", "min"):
+        assert extremum(kind, (p, q)) == extremum(kind, (q, p))
+        assert extremum(kind, (p, p)) == p
+        assert extremum(kind, (extremum(kind, (p, q)), r)) == extremum(kind, (p, extremum(kind, (q, r))))
+        assert extremum(kind, (p + 2, p)) == (p + 2 if kind == "max" else p)
+    assert p.mod(1) == 0 and p.ceildiv(1) == p
+
+
+@SETTINGS
+@given(poly_exprs(ops=ALL_OPS), st.integers(1, 6), assignments)
+def test_substitution_commutes_with_mod_max_min(expr, den, env) -> None:
+    """Substituting values for the symbols gives the constant the polynomial evaluates to."""
+    poly, _ = expr
+    for built in (poly.mod(den), extremum("max", (poly, Poly.const(den))), poly.ceildiv(den)):
+        value = built.substitute(lambda s: Poly.const(env[s]))
+        assert value.is_const() and value.const_value() == built.evaluate(env)
+
+
+@SETTINGS
+@given(interval_dims, interval_dims, st.integers(1, 6))
+def test_interval_max_min_mod_and_ceildiv_are_sound(a, b, den) -> None:
+    """Each holds every value of the operation over the operands' sets."""
+    mx, mn = Dimension.maximum(a, b), Dimension.minimum(a, b)
+    rem, up = a % den, a.ceildiv(den)
+    for x in values(a):
+        assert rem.contains_value(x % den) and up.contains_value(-(-x // den))
+        for y in values(b):
+            assert mx.contains_value(max(x, y)) and mn.contains_value(min(x, y))
+
+
+@SETTINGS
+@given(st.sampled_from(SYMBOLIC_POLYS), st.sampled_from(SYMBOLIC_POLYS), st.integers(1, 6), assignments)
+def test_symbolic_max_min_mod_stay_exact_and_right(p, q, den, env) -> None:
+    """Of exact dims, `max`, `min`, `%` and ceildiv by a constant are exact, and evaluate to
+    the operation on the values (symbols being sizes, >= 0)."""
+    env = {s: abs(v) for s, v in env.items()}
+    a, b = Dimension.of_expr(p), Dimension.of_expr(q)
+    x, y = p.evaluate(env), q.evaluate(env)
+    assume(x >= 0 and y >= 0)
+    for got, want in (
+        (Dimension.maximum(a, b), max(x, y)),
+        (Dimension.minimum(a, b), min(x, y)),
+        (a % den, x % den),
+        (a.ceildiv(den), -(-x // den)),
+    ):
+        assert got.is_exact and got.evaluate(env) == want
+
+
+@SETTINGS
+@given(poly_exprs(ops=ALL_OPS), assignments)
+def test_printed_mod_max_min_parse_back_to_the_same_value(expr, env) -> None:
+    poly, _ = expr
+    module = parse(f"def @f(%x: Tensor[({poly},), float32]) {{ %x }}")
+    (dim,) = module.defs[0].params[0].type.dims
+    names = {s.name: v for s, v in env.items()}
+    assert eval_dim_ast(dim, names) == poly.evaluate(env)
 
 
 @SETTINGS

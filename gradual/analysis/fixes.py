@@ -1,7 +1,7 @@
 """Edits that fix or refine a program, as data: each `Fix` is a title and text edits in
 document offsets.
 
-From diagnostics' structured data (`Diagnostic.data`): the did-you-mean of an unknown name,
+From diagnostics' structured facts (`Diagnostic.facts`): the did-you-mean of an unknown name,
 dtype, operator or attribute; removing an unused hint; relaxing a static dim that conflicts
 to `?`, so that a runtime check is inserted instead of the error. From the program itself,
 at a position: annotating a parameter or `let` with its inferred type, and turning an
@@ -101,8 +101,8 @@ def _said(result: Any) -> list:
 
 # from diagnostics ----------------------------------------------------------------------------
 def diagnostic_fixes(analysis: Analysis, diag: Diagnostic) -> list[Fix]:
-    """The fixes a diagnostic's data offers."""
-    data = diag.data or {}
+    """The fixes a diagnostic's facts offer."""
+    data = diag.facts or {}
     out = []
     if data.get("suggestion"):
         edit = _rename_edit(diag, data["name"], data["suggestion"])

@@ -244,7 +244,12 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     with suggestion_budget(len(program) if isinstance(program, str) else _built_size(module)):
         resolution = resolve(module, registry)
         checker = check_module(resolution, registry)
-    diagnostics = sorted(checker.diagnostics, key=lambda d: d.sort_key())
+    diagnostics = checker.diagnostics
+    if not isinstance(program, str) and diagnostics:  # a built module: nodes made without a location
+        from gradual.diagnostics.placement import place
+
+        place(module, diagnostics)
+    diagnostics = sorted(diagnostics, key=lambda d: d.sort_key())
     return CheckResult(
         module,
         source,

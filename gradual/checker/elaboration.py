@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from gradual.shapes import Dimension, FloorDiv, Poly, Symbol
+from gradual.shapes import Dimension, Extremum, FloorDiv, Poly, Symbol
 from gradual.syntax import ast
 from gradual.syntax.printer import format_module
 from gradual.types import (
@@ -99,6 +99,12 @@ def _poly_expr(p: Poly, names: _Names) -> ast.DimExpr:
 def _atom_expr(atom: object, names: _Names) -> ast.DimExpr:
     if isinstance(atom, Symbol):
         return ast.DimName(names.of(atom))
+    if isinstance(atom, Extremum):
+        args = [_poly_expr(arg, names) for arg in atom.args]
+        result = args[0]
+        for arg in args[1:]:
+            result = ast.DimBinary(atom.kind, result, arg)
+        return result
     assert isinstance(atom, FloorDiv)
     return ast.DimBinary("//", _poly_expr(atom.num, names), ast.DimInt(atom.den))
 

@@ -209,7 +209,7 @@ def dim_mismatch(
         labels=tuple(labels),
         notes=_signature_note(site),
         help=_mismatch_help(first_dim, second_dim, symbol),
-        data={
+        facts={
             "dims": tuple(
                 (_origin_span(site, d.origin), d.origin.path, d.origin.axis)
                 for d in (first, second)
@@ -231,7 +231,7 @@ def indivisible_dim(site: "CallSite", value: "SDim", coeff: int, written: str, s
         label=f"this is {shown} (type {_arg_type(site, value.origin)})",
         notes=_signature_note(site),
         help=f"pass a size that {coeff} divides, or write `?` for a dimension that is only known at runtime",
-        data={
+        facts={
             "dims": ((_origin_span(site, value.origin), value.origin.path, value.origin.axis),)
             if value.origin.axis is not None
             else ()
@@ -284,7 +284,7 @@ def dim_constraint(
         help=f"export the model for inputs where {holds} (a fixed size, or a dynamic dim with this constraint); "
         f"--strict-dims makes this an error",
         severity=Severity.WARNING,
-        data={"symbols": tuple(claimed)},
+        facts={"symbols": tuple(claimed)},
     )
 
 
@@ -560,7 +560,7 @@ def unknown_variable(span: Span, name: str, suggestion: Optional[str]) -> Diagno
         span,
         label="not bound here",
         help=did_you_mean(suggestion, "%") or "bind it with `let` or add it as a parameter",
-        data=rename_data(name, suggestion),
+        facts=rename_data(name, suggestion),
     )
 
 
@@ -572,7 +572,7 @@ def unknown_global(span: Span, name: str, suggestion: Optional[str]) -> Diagnost
         span,
         label="no definition with this name",
         help=did_you_mean(suggestion, "@") or f"define it with `def @{name}(...) {{ ... }}`",
-        data=rename_data(name, suggestion),
+        facts=rename_data(name, suggestion),
     )
 
 
@@ -585,7 +585,7 @@ def unknown_operator(span: Span, name: str, suggestion: Optional[str]) -> Diagno
         label="not in the operator library",
         help=did_you_mean(suggestion)
         or "register it with `gradual.register_op`, or see `stdlib/` for the operators there are",
-        data=rename_data(name, suggestion),
+        facts=rename_data(name, suggestion),
     )
 
 
@@ -606,7 +606,7 @@ def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
         "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
         "two-runs": "a shape may hold one variadic dimension `*name` only: two cannot say where one ends",
         "broadcast": "a broadcast dimension `e|1` may only appear in a cast",
-        "floordiv": "`//` needs a positive constant on its right",
+        "floordiv": f"`{facts.get('op', '//')}` needs a positive constant on its right",
         "negative": f"the dimension `{facts.get('text', '')}` is negative",
         "empty-interval": f"the interval {facts.get('lo')}..{facts.get('hi')} is empty",
         "dim": "this is not a dimension",
@@ -831,7 +831,7 @@ def hint_unused(span: Span, name: str, why: str) -> Diagnostic:
         label="this hint",
         help="hints seed inference for unannotated parameters; remove it",
         severity=Severity.WARNING,
-        data={"unused": True},
+        facts={"unused": True},
     )
 
 

@@ -548,7 +548,7 @@ def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
     """A fact's polynomial (ints, names of `by_name`, + - * and // by a positive constant);
     None for anything else. Iterative over the expression's nodes: a fact deep enough to
     overflow the stack says nothing instead."""
-    from gradual.shapes import Poly
+    from gradual.shapes import Poly, extremum
 
     results: dict = {}
     work = [(d, False)]
@@ -559,7 +559,7 @@ def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
         elif isinstance(node, ast.DimName):
             sym = by_name.get(node.name)
             results[id(node)] = None if sym is None else Poly.atom(sym)
-        elif not isinstance(node, ast.DimBinary) or node.op not in ("+", "-", "*", "//"):
+        elif not isinstance(node, ast.DimBinary) or node.op not in ("+", "-", "*", "//", "%", "max", "min"):
             return None
         elif not ready:
             work += [(node, True), (node.left, False), (node.right, False)]
@@ -567,10 +567,13 @@ def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
             left, right = results.get(id(node.left)), results.get(id(node.right))
             if left is None or right is None:
                 return None
-            if node.op == "//":
+            if node.op in ("//", "%"):
                 if not right.is_const() or right.const_value() <= 0:
                     return None
-                results[id(node)] = left.floordiv(right.const_value())
+                den = right.const_value()
+                results[id(node)] = left.floordiv(den) if node.op == "//" else left.mod(den)
+            elif node.op in ("max", "min"):
+                results[id(node)] = extremum(node.op, (left, right))
             else:
                 results[id(node)] = left + right if node.op == "+" else left - right if node.op == "-" else left * right
             if not results[id(node)].within_limits():

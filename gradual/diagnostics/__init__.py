@@ -22,6 +22,26 @@ class Label:
     span: Span
     message: str
 
+    @property
+    def path(self) -> str:
+        """The file the label is in."""
+        return self.span.source.path
+
+    @property
+    def line(self) -> int:
+        """1-based line of the label's span."""
+        return self.span.start_position[0]
+
+    @property
+    def column(self) -> int:
+        """1-based column of the label's span."""
+        return self.span.start_position[1]
+
+    @property
+    def data(self) -> object:
+        """The payload of the label's location (a frontend's node, `gradual.builder.Loc`), or None."""
+        return getattr(self.span.source, "data", None)
+
 
 @dataclass(slots=True)
 class Diagnostic:
@@ -36,7 +56,18 @@ class Diagnostic:
     help: Optional[str] = None
     severity: Severity = field(default=Severity.ERROR)
     #: facts a tool can act on (a suggested name, the dims in conflict), never shown as text
-    data: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        """The file of the primary location (a frontend's own file where it located the node)."""
+        return self.span.source.path
+
+    @property
+    def data(self) -> object:
+        """The payload of the primary location (a frontend's node, given to
+        `gradual.builder.Loc`), or None; each label has its own (`Label.data`)."""
+        return getattr(self.span.source, "data", None)
 
     @property
     def is_error(self) -> bool:

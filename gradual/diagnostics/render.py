@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from gradual.diagnostics import Diagnostic, Label, Severity
-from gradual.syntax.source import Source, Span
+from gradual.syntax.source import Source, Span, is_placed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -129,13 +129,14 @@ def _render_lines(diag: Diagnostic, out: list) -> None:
     rows = [(_label_rows(span), message, primary) for span, message, primary in labels]
     gutter = len(str(max(r[0][0] for r in rows)))
     pad = " " * gutter
-    if not diag.span.source.text:
-        _render_tail(diag, out, pad_width=1, at=escape(diag.span.source.path))
+    source = diag.span.source
+    if not source.text or is_placed(source) and not source.text.strip():  # generated, or a file not here
+        at = diag.span.describe() if is_placed(source) else source.path
+        _render_tail(diag, out, pad_width=1, at=escape(at))
         return
     out.append(f"[blue]{pad}-->[/] {escape(diag.span.source.path)}:{line}:{col}")
     out.append(f"[blue]{pad} |[/]")
     previous: Optional[int] = None
-    source = diag.span.source
     for number in sorted({r[0][0] for r in rows}):
         if previous is not None and number > previous + 1:
             out.append(f"[blue]{'.' * gutter} |[/]")
@@ -201,3 +202,54 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
         "notes": list(diag.notes),
         "help": diag.help,
     }
+
+
+#: the forms `render_diagnostics` writes
+FORMATS = ("text", "json", "sarif")
+
+
+def render_diagnostics(diagnostics: Iterable[Diagnostic], format: str = "text", color: bool = False) -> str:
+    """Diagnostics as `gradual check` writes them, as a string: `text` the rustc-style report
+    (ANSI colours when `color`), `json` a JSON array of the objects of `gradual check
+    --format json` (each diagnostic's `path`, `severity`, `code`, `message`, positions,
+    `label`, `labels`, `notes`, `help`), `sarif` a SARIF 2.1.0 log (one run, a result per
+    diagnostic). Each is drawn by the command line's own code."""
+    if not isinstance(format, str) or format not in FORMATS:
+        raise ValueError(f"gradual.render_diagnostics: format must be one of {', '.join(FORMATS)}, not {format!r}")
+    if isinstance(diagnostics, Diagnostic):
+        diagnostics = [diagnostics]
+    try:
+        diags = list(diagnostics)
+    except TypeError:
+        raise TypeError(
+            f"gradual.render_diagnostics takes diagnostics (a list of gradual.Diagnostic), not {type(diagnostics).__name__}"
+        ) from None
+    for diag in diags:
+        if not isinstance(diag, Diagnostic):
+            raise TypeError(f"gradual.render_diagnostics takes gradual.Diagnostic items, not {type(diag).__name__}")
+    if format == "json":
+        import json
+
+        return json.dumps([diagnostic_json(d) for d in diags], indent=2)
+    if format == "sarif":
+        import json
+
+        from gradual.diagnostics.sarif import sarif_of_diagnostics
+
+        return json.dumps(sarif_of_diagnostics(diags), indent=2)
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    console = Console(
+        file=out,
+        highlight=False,
+        force_terminal=bool(color),
+        no_color=not color,
+        color_system="standard" if color else None,
+        width=200,
+        soft_wrap=True,
+    )
+    render_all(diags, console)
+    return out.getvalue()

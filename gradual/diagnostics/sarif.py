@@ -26,7 +26,7 @@ from urllib.parse import quote
 from gradual.diagnostics import Diagnostic, Label, Severity, docs_url
 from gradual.diagnostics.codes import CODES
 from gradual.infra.version import __version__
-from gradual.syntax.source import Span, python_lines
+from gradual.syntax.source import Span, is_placed, python_lines
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
@@ -38,13 +38,25 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
     error): the run's invocation then says it failed, with the error as a tool notification
     (SARIF 2.1.0 §3.20.14, §3.58), and has no results."""
     files = list(files)
+    located = [
+        (diag, checked.input.path if checked.input.model is not None else None)
+        for checked in files
+        for diag in checked.diagnostics
+    ]
+    return _log(located, _stdin_artifact(files), failure)
+
+
+def sarif_of_diagnostics(diagnostics: Iterable[Diagnostic]) -> dict:
+    """A SARIF log of diagnostics a library caller holds (`gradual.render_diagnostics`): as
+    `gradual check --format sarif` writes them, each of a program or a frontend's own file."""
+    return _log([(diag, None) for diag in diagnostics], None, None)
+
+
+def _log(located: list, stdin: Optional[dict], failure: Optional[tuple]) -> dict:
+    """The log of (diagnostic, the path of the binary model file it is of, or None) pairs."""
     _file_lines.cache_clear()
     codes = list(CODES)
-    results = []
-    for checked in files:
-        model = checked.input.path if checked.input.model is not None else None
-        for diag in checked.diagnostics:
-            results.append(_result(diag, codes, model))
+    results = [_result(diag, codes, model) for diag, model in located]
     sections = _doc_sections()
     driver = {
         "name": "gradual",
@@ -53,7 +65,6 @@ def sarif_log(files: Iterable[Any], failure: Optional[tuple] = None) -> dict:
         "rules": [_rule(CODES[code], sections.get(code, "")) for code in codes],
     }
     run: dict = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
-    stdin = _stdin_artifact(files)
     if stdin is not None:
         run["artifacts"] = [stdin]
     root = _source_root()
@@ -218,8 +229,11 @@ def _location(span: Span, message: str, model: Optional[str]) -> dict:
     line kept in the location's properties. The listing's line numbers counted nodes, which no
     viewer of the .onnx file can show."""
     physical: dict = {"artifactLocation": _artifact(span.source.path)}
-    if not span.source.text:  # a file that could not be read: GitHub needs a region all the same
-        physical["region"] = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
+    if (
+        not span.source.text or is_placed(span.source) and not span.source.text.strip()
+    ):  # a file that could not be read: GitHub needs a region all the same
+        line, column = span.start_position if is_placed(span.source) else (1, 1)  # a frontend's own position
+        physical["region"] = {"startLine": line, "startColumn": column, "endLine": line, "endColumn": column}
         return {"physicalLocation": physical}
     if _elsewhere(span, model):
         return _elsewhere_location(span, message, model)  # type: ignore[arg-type]

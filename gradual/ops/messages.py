@@ -118,7 +118,7 @@ def unknown_attribute(span: Span, op: str, name: str, known: list, suggestion: O
         label="unknown attribute",
         notes=(f"`{op}` takes: {have}",),
         help=did_you_mean(suggestion) or "remove it",
-        data=rename_data(name, suggestion),
+        facts=rename_data(name, suggestion),
     )
 
 
@@ -152,7 +152,7 @@ def unknown_dtype(span: Span, name: str, suggestion: Optional[str]) -> Diagnosti
         span,
         label="not a dtype",
         help=did_you_mean(suggestion) or "declare a dtype variable with `def @f[T](...)`, or use `?`",
-        data=rename_data(name, suggestion),
+        facts=rename_data(name, suggestion),
     )
 
 

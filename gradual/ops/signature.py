@@ -14,7 +14,8 @@ from gradual.ops.context import ArgView, ShapeContext, TensorArg
 from gradual.ops.contracts import enforce
 from gradual.ops.operand_dtypes import check_dtype_class, check_operand_dtypes
 from gradual.shapes import Dimension, Poly, Symbol
-from gradual.shapes.poly import FloorDiv
+from gradual.shapes.dimension import extremum_of
+from gradual.shapes.poly import Extremum, FloorDiv
 from gradual.types import (
     DYN_DTYPE,
     Broadcast,
@@ -273,6 +274,8 @@ def _evaluate(expr: Poly, env: dict, ctx: ShapeContext, base: Any = None) -> Any
         for atom in mono:
             if isinstance(atom, Symbol):
                 term = term * env[atom]
+            elif isinstance(atom, Extremum):
+                term = term * _extremum(atom.kind, [_evaluate(arg, env, ctx) for arg in atom.args])
             else:
                 term = term * (_evaluate(atom.num, env, ctx) // atom.den)
         if coeff < 0:
@@ -282,6 +285,20 @@ def _evaluate(expr: Poly, env: dict, ctx: ShapeContext, base: Any = None) -> Any
     for term in negative:
         total = total - term
     return total
+
+
+def _extremum(kind: str, values: list) -> Any:
+    """`max`/`min` of a rule's sizes: ints at runtime, the checker's dims (their own
+    `extremum`, keeping where they came from), or Dimensions."""
+    result = values[0]
+    for value in values[1:]:
+        if hasattr(result, "extremum"):
+            result = result.extremum(kind, value)
+        elif hasattr(value, "extremum"):
+            result = value.extremum(kind, result)
+        else:
+            result = extremum_of(kind, [result, value])
+    return result
 
 
 def apply_signature(ctx: ShapeContext, sig: FuncType) -> Any:

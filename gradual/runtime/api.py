@@ -49,7 +49,10 @@ def run(
     Raises `ProgramRejected` for a program with type errors, `CheckFailure` when a runtime
     check fails (it carries the blamed span, the expected type and the actual value),
     `KernelFailure` when an operator cannot run, `InputError` for inputs that do not name the
-    entry's parameters. Python numbers and lists are converted to the declared dtype.
+    entry's parameters. Python and NumPy numbers and lists are converted to the declared
+    dtype, and so are arrays of NumPy's default dtypes (float64, int64) where the parameter
+    declares another float (or int) dtype: `np.ones(3)` for a float32 parameter (ints must
+    fit; floats round as `astype` does). Any other array is taken as it is.
     """
     from gradual.infra.arguments import require
 
@@ -68,13 +71,31 @@ def run_elaborated(
     return interpreter.run(entry, convert_inputs(interpreter.parameters(entry), dict(inputs)))
 
 
+def _numpy_default(value: Any, declared: Any) -> bool:
+    """Whether an input is an array of NumPy's default float64 or int64 where the parameter
+    declares another dtype of that kind (NumPy made it so; the model means its own dtype)."""
+    if not isinstance(value, np.ndarray) or value.dtype.name not in ("float64", "int64"):
+        return False
+    dtype = getattr(declared, "dtype", None)
+    if not isinstance(dtype, str) or dtype == value.dtype.name:
+        return False
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        return False
+    return kind == "f" if value.dtype.kind == "f" else kind in "iu"
+
+
 def convert_inputs(params: list, inputs: dict) -> dict:
-    """Arrays stay as they are (if the language has their dtype); Python numbers and lists
-    become arrays of the declared dtype, exactly (anything else is an InputError)."""
+    """Arrays stay as they are (if the language has their dtype), but for NumPy's default
+    dtypes where another of the kind is declared (see `run`); Python numbers and lists become
+    arrays of the declared dtype, exactly (anything else is an InputError)."""
     declared = dict(params)
     out = {}
     for name, value in inputs.items():
-        if isinstance(value, (np.ndarray, tuple)) or callable(value):
+        if _numpy_default(value, declared.get(name)):
+            out[name] = python_input(f"{name}=<{value.dtype} array>", value, declared.get(name))
+        elif isinstance(value, (np.ndarray, tuple)) or callable(value):
             out[name] = language_value(name, value)
         else:
             out[name] = python_input(f"{name}={value!r}", value, declared.get(name))

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Optional
 
 from gradual.shapes.dimension import Dimension
-from gradual.shapes.poly import FloorDiv, Poly, Symbol
+from gradual.shapes.poly import Extremum, FloorDiv, Poly, Symbol
 
 SEARCH = 4096
 MAX_PERIOD = 256
@@ -90,6 +90,8 @@ def _over_one_sum(difference: Poly) -> Poly:
     concatenation: `6 * ((s27 + s94) // 2) - 3 * s27 - 3 * s94`) written over one symbol that
     stands for that sum, named `(s27 + s94)`, so that it is solved as one; else as it is."""
     quotients = {atom for mono, _ in difference.terms for atom in mono if isinstance(atom, FloorDiv)}
+    if any(isinstance(a, Extremum) for mono, _ in difference.terms for a in mono):
+        return difference  # an extremum is no function of one sum here
     if any(len(mono) > 1 and any(isinstance(a, FloorDiv) for a in mono) for mono, _ in difference.terms):
         return difference
     plain = Poly({mono: c for mono, c in difference.terms if mono and not isinstance(mono[0], FloorDiv)})
@@ -178,7 +180,8 @@ def vanishes(difference: Poly) -> bool:
 def _linear(p: Poly) -> bool:
     """Every term of degree at most 1, every floor division of a linear numerator."""
     return all(
-        len(mono) <= 1 and all(not isinstance(a, FloorDiv) or _linear(a.num) for a in mono) for mono, _ in p.terms
+        len(mono) <= 1 and all(isinstance(a, Symbol) or isinstance(a, FloorDiv) and _linear(a.num) for a in mono)
+        for mono, _ in p.terms
     )
 
 

@@ -34,7 +34,7 @@ from gradual.shapes.interval import (
     saturate_upper,
     upper_bound,
 )
-from gradual.shapes.poly import INF, Ext, Poly, Symbol, int_hash, int_text
+from gradual.shapes.poly import INF, Ext, Poly, Symbol, extremum, int_hash, int_text
 
 DimLike = Union["Dimension", int, str, Symbol, Poly, None]
 
@@ -395,6 +395,56 @@ class Dimension:
         hi = None if self._hi is None else self._hi // max(other._lo, 1)
         return Dimension.interval(lo, hi)
 
+    def __mod__(self, other: DimLike) -> "Dimension":
+        """Python's remainder (`0..d - 1`). By a static size an exact dim stays exact (`n % 4`,
+        written `n - 4 * (n // 4)`); a remainder that is provably the dim itself (`2..3 % 4`)
+        is it; otherwise it is the interval of what it may be."""
+        other = as_dimension(other)
+        if other.is_static:
+            den = other._lo
+            if den == 0:
+                raise ZeroDivisionError("dimension modulo 0")
+            if self.is_exact:
+                return _tracked(self.expr.mod(den))
+            if self._hi is not None and self._hi < den:
+                return self
+            return Dimension.interval(0, den - 1 if self._hi is None else min(den - 1, self._hi))
+        if self.is_exact and other.is_exact and self.expr.exact_div(other.expr) is not None:
+            return Dimension.static(0)
+        hi = other._hi if other._hi is None else max(other._hi - 1, 0)
+        return Dimension.interval(0, _min_hi(hi, self._hi))
+
+    def ceildiv(self, other: DimLike) -> "Dimension":
+        """The quotient rounded up (`-(-self // other)`, torch's `CeilDiv`). By a static size
+        an exact dim stays exact (`(n + 3) // 4` for `ceildiv(n, 4)`); a quotient that divides
+        exactly is exact; otherwise the interval of what it may be."""
+        other = as_dimension(other)
+        if other.is_static:
+            den = other._lo
+            if den == 0:
+                raise ZeroDivisionError("dimension divided by 0")
+            if self.is_exact:
+                return _tracked(self.expr.ceildiv(den))
+            return Dimension.interval(-(-self._lo // den), None if self._hi is None else -(-self._hi // den))
+        if self.is_exact and other.is_exact:
+            quotient = self.expr.exact_div(other.expr)
+            if quotient is not None and quotient.bounds()[1] >= 0:
+                return _tracked(quotient)
+        lo = (1 if self._lo > 0 else 0) if other._hi is None else -(-self._lo // max(other._hi, 1))
+        hi = None if self._hi is None else -(-self._hi // max(other._lo, 1))
+        return Dimension.interval(lo, hi)
+
+    @staticmethod
+    def maximum(a: DimLike, b: DimLike) -> "Dimension":
+        """`max(a, b)`: exact when both are (`max(n, m)`, or the larger where bounds decide
+        it: `max(n + 1, 1)` is `n + 1`), else the interval of what it may be."""
+        return _extremum("max", as_dimension(a), as_dimension(b))
+
+    @staticmethod
+    def minimum(a: DimLike, b: DimLike) -> "Dimension":
+        """`min(a, b)`, as `maximum`."""
+        return _extremum("min", as_dimension(a), as_dimension(b))
+
     def __truediv__(self, other: DimLike) -> "Dimension":
         """Exact division by a static divisor, as OpenVINO's `operator/`: the quotients of
         the sizes the divisor divides (`5..9 / 2` is `3..4`, `n * 4 / 2` is `n * 2`). Where
@@ -483,6 +533,36 @@ class Dimension:
 
     def __repr__(self) -> str:
         return f"<Dimension: {self.to_string()}>"
+
+
+def _extremum(kind: str, a: Dimension, b: Dimension) -> Dimension:
+    """`max` or `min` of two dimensions (see `Dimension.maximum`): a side that the bounds
+    show is the answer is taken as it is (its label too)."""
+    if a.is_exact and b.is_exact:
+        lo, hi = (a.expr - b.expr).bounds()
+    else:
+        lo = a._lo - (INF if b._hi is None else b._hi)
+        hi = (INF if a._hi is None else a._hi) - b._lo
+    if lo >= 0:
+        return a if kind == "max" else b
+    if hi <= 0:
+        return b if kind == "max" else a
+    if a.is_exact and b.is_exact:
+        return _tracked(extremum(kind, (a.expr, b.expr)))
+    if kind == "max":
+        return Dimension.interval(max(a._lo, b._lo), _max_hi(a._hi, b._hi))
+    return Dimension.interval(min(a._lo, b._lo), _min_hi(a._hi, b._hi))
+
+
+def extremum_of(kind: str, values: list) -> object:
+    """`max` or `min` (`kind`) of sizes a shape rule computed: ints (at runtime) as Python's,
+    Dimensions (in the checker) as `Dimension.maximum`/`minimum`."""
+    if all(isinstance(v, int) for v in values):
+        return max(values) if kind == "max" else min(values)
+    result = as_dimension(values[0])
+    for value in values[1:]:
+        result = _extremum(kind, result, as_dimension(value))
+    return result
 
 
 def _cancel_monomial(num: Poly, den: Poly) -> "Poly | None":

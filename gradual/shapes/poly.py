@@ -2,8 +2,11 @@
 
 This is the exact part of the dimension algebra: `n + n` and `2 * n` are the same polynomial,
 `(h - 1) // 2 + 1` is kept as a floor-division atom in canonical form. Atoms are `Symbol`s
-(unknown naturals, distinguished by identity) and `FloorDiv`s (a polynomial divided by a
-positive constant, rounded down). Nothing here knows about the language.
+(unknown naturals, distinguished by identity), `FloorDiv`s (a polynomial divided by a
+positive constant, rounded down) and `Extremum`s (`max(a, b)`, `min(a, b)` of polynomials).
+A remainder `a % d` and a ceiling division by a constant are written with floor divisions
+(`a - d * (a // d)`, `(a + d - 1) // d`), so each has one form among the others. Nothing here
+knows about the language.
 """
 
 from __future__ import annotations
@@ -125,7 +128,94 @@ class FloorDiv:
         return f"{inner} // {int_text(self.den)}"
 
 
-Atom = Union[Symbol, FloorDiv]
+class Extremum:
+    """`max(a, b, ...)` or `min(...)` of two or more polynomials (`kind` is "max" or "min").
+
+    Made only by `extremum`, which keeps one form: nested ones of the same kind are flattened,
+    equal arguments merged, an argument that another exceeds by a constant dropped
+    (`max(n + 2, n)` is `n + 2`), and the arguments sorted. Only facts that hold for every
+    integer value of the symbols are used, so the form agrees with evaluation everywhere;
+    facts that hold for sizes only (`max(n, 0)` is `n` for n >= 0) are the Dimension's."""
+
+    __slots__ = ("kind", "args", "_hash", "_poly")
+
+    def __init__(self, kind: str, args: tuple) -> None:
+        self.kind = kind
+        self.args: tuple = args
+        self._hash = hash((kind, args))
+        self._poly: "Poly | None" = None
+
+    def sort_key(self) -> tuple:
+        """Order used for canonical forms: after symbols and quotients, by kind then structure."""
+        return (2, self.kind, tuple(a.sort_key() for a in self.args))
+
+    def bounds(self) -> tuple[Ext, Ext]:
+        """The interval of values this extremum may take."""
+        pick = max if self.kind == "max" else min
+        found = [a.bounds() for a in self.args]
+        return pick(lo for lo, _ in found), pick(hi for _, hi in found)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Extremum) and self.kind == other.kind and self.args == other.args
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        """As the language writes it, two arguments a call: `max(max(k, m), n)`."""
+        text = str(self.args[0])
+        for arg in self.args[1:]:
+            text = f"{self.kind}({text}, {arg})"
+        return text
+
+
+def extremum(kind: str, args: Iterable["Poly | int"]) -> "Poly":
+    """`max(args)` or `min(args)` (`kind`) in canonical form (see `Extremum`)."""
+    if kind not in ("max", "min"):
+        raise ValueError(f"an extremum is max or min, not {kind!r}")
+    given = _dominant(kind, [Poly.lift(a) for a in args])  # `max(m + 2, m)`: before m is flattened
+    flat: list = []
+    for arg in given:
+        inner = _lone_atom(arg)
+        if isinstance(inner, Extremum) and inner.kind == kind:
+            flat.extend(inner.args)
+        else:
+            flat.append(arg)
+    if not flat:
+        raise ValueError(f"{kind} of no values")
+    kept = _dominant(kind, flat)
+    if len(kept) == 1:
+        return kept[0]
+    kept.sort(key=lambda a: (a.is_const(), a.sort_key()))  # constants last: `max(n, 1)`
+    return Poly.atom(Extremum(kind, tuple(kept)))
+
+
+def _dominant(kind: str, args: list) -> list:
+    """`args` without those another exceeds (for max; is below, for min) by a constant, and
+    without repetitions."""
+    kept: list = []
+    for arg in args:
+        for i, other in enumerate(kept):
+            difference = arg - other
+            if difference.is_const():
+                if (difference.const_value() > 0) == (kind == "max") and difference.const_value() != 0:
+                    kept[i] = arg
+                break
+        else:
+            kept.append(arg)
+    return kept
+
+
+def _lone_atom(poly: "Poly") -> "Atom | None":
+    """The atom `poly` is, when it is one atom with coefficient 1."""
+    if len(poly.terms) == 1:
+        mono, c = poly.terms[0]
+        if c == 1 and len(mono) == 1:
+            return mono[0]
+    return None
+
+
+Atom = Union[Symbol, FloorDiv, Extremum]
 Monomial = tuple  # a sorted tuple of atoms; repetition means a power; () is the constant
 
 
@@ -243,8 +333,11 @@ class Poly:
             for atom in self.atoms():
                 if isinstance(atom, Symbol):
                     found.add(atom)
-                else:
+                elif isinstance(atom, FloorDiv):
                     found |= atom.num.symbols()
+                else:
+                    for arg in atom.args:
+                        found |= arg.symbols()
             self._symbols = frozenset(found)
         return self._symbols
 
@@ -253,11 +346,9 @@ class Poly:
         return len(self.terms[0][0]) if self.terms else 0
 
     def size(self) -> int:
-        """Atoms written in all, counting those inside floor divisions (computed once)."""
+        """Atoms written in all, counting those inside floor divisions and extrema (computed once)."""
         if self._size is None:
-            self._size = sum(
-                1 + sum(1 if isinstance(a, Symbol) else 1 + a.num.size() for a in mono) for mono, _ in self.terms
-            )
+            self._size = sum(1 + sum(_atom_size(a) for a in mono) for mono, _ in self.terms)
         return self._size
 
     def coefficient_bits(self) -> int:
@@ -346,6 +437,17 @@ class Poly:
             quotient[mono] = q
             remainder[mono] = r
         return Poly(quotient) + _floor_of_remainder(Poly(remainder), den)
+
+    def mod(self, den: int) -> "Poly":
+        """`self % den` (Python's: in `0..den - 1`) for a positive constant, written
+        `self - den * (self // den)` (printed `self % den`)."""
+        return self - self.floordiv(den) * den
+
+    def ceildiv(self, den: int) -> "Poly":
+        """`-(-self // den)`, the quotient rounded up, for a positive constant: `(self + den - 1) // den`."""
+        if den <= 0:
+            raise ZeroDivisionError("ceiling division of a dimension by a non-positive constant")
+        return (self + (den - 1)).floordiv(den)
 
     def exact_div(self, divisor: "Poly") -> "Poly | None":
         """The polynomial q with q * divisor == self, when a simple one exists; else None."""
@@ -492,7 +594,18 @@ class Poly:
 def _mentions(atom: Atom, sym: Symbol) -> bool:
     if isinstance(atom, Symbol):
         return atom is sym
-    return sym in atom.num.symbols()
+    if isinstance(atom, FloorDiv):
+        return sym in atom.num.symbols()
+    return any(sym in arg.symbols() for arg in atom.args)
+
+
+def _atom_size(atom: Atom) -> int:
+    """How many atoms an atom writes, itself included."""
+    if isinstance(atom, Symbol):
+        return 1
+    if isinstance(atom, FloorDiv):
+        return 1 + atom.num.size()
+    return 1 + sum(arg.size() for arg in atom.args)
 
 
 def _remove_factors(mono: Monomial, factors: Monomial) -> Monomial | None:
@@ -533,6 +646,11 @@ def _lone_quotient(poly: Poly) -> "FloorDiv | None":
 def _substitute_atom(atom: Atom, mapping: Callable[[Symbol], Poly | None]) -> Poly | None:
     if isinstance(atom, Symbol):
         return mapping(atom)
+    if isinstance(atom, Extremum):
+        args = [arg.substitute(mapping) for arg in atom.args]
+        if all(new is old for new, old in zip(args, atom.args)):
+            return None
+        return extremum(atom.kind, args)
     num = atom.num.substitute(mapping)
     if num is atom.num:
         return None
@@ -542,7 +660,10 @@ def _substitute_atom(atom: Atom, mapping: Callable[[Symbol], Poly | None]) -> Po
 def _eval_atom(atom: Atom, env: Mapping[Symbol, int]) -> int:
     if isinstance(atom, Symbol):
         return env[atom]
-    return atom.num.evaluate(env) // atom.den
+    if isinstance(atom, FloorDiv):
+        return atom.num.evaluate(env) // atom.den
+    values = [arg.evaluate(env) for arg in atom.args]
+    return max(values) if atom.kind == "max" else min(values)
 
 
 # extended-integer helpers (interval arithmetic with infinities) ---------------------------
@@ -604,29 +725,54 @@ def _format_mono(mono: Monomial, coeff: int) -> str:
 
 
 def format_poly(poly: Poly) -> str:
-    """Print as in the source language: `2 * n + 1`, `n * m - 3`, `(h - 1) // 2 + 1`.
+    """Print as in the source language: `2 * n + 1`, `n * m - 3`, `(h - 1) // 2 + 1`,
+    `n % 4`, `max(n, m)`.
 
     The output is valid dimension syntax, which has no unary minus: a polynomial whose
     leading term is negative starts with its first positive term (`3 - n`), or with `0`
-    when it has none (`0 - n`).
+    when it has none (`0 - n`). A remainder written as `a - d * (a // d)` prints `a % d`.
     """
-    if not poly.terms:
+    rest, remainders = _remainders(poly)
+    parts = [(c > 0, int_text(abs(c)) if mono == () else _format_mono(mono, abs(c))) for mono, c in rest.terms]
+    parts += [(True, text) for text in remainders]
+    if not parts:
         return "0"
-    terms = list(poly.terms)
-    if terms[0][1] < 0:
-        first_positive = next((i for i, (_, c) in enumerate(terms) if c > 0), None)
+    if not parts[0][0]:
+        first_positive = next((i for i, (positive, _) in enumerate(parts) if positive), None)
         if first_positive is None:
-            terms.insert(0, ((), 0))
+            parts.insert(0, (True, "0"))
         else:
-            terms.insert(0, terms.pop(first_positive))
-    out: list[str] = []
-    for i, (mono, c) in enumerate(terms):
-        body = int_text(abs(c)) if mono == () else _format_mono(mono, abs(c))
-        if i == 0:
-            out.append(body)
-        else:
-            out.append(f" {'-' if c < 0 else '+'} {body}")
+            parts.insert(0, parts.pop(first_positive))
+    out: list[str] = [parts[0][1]]
+    for positive, body in parts[1:]:
+        out.append(f" {'+' if positive else '-'} {body}")
     return "".join(out)
+
+
+def _remainders(poly: Poly) -> tuple[Poly, list]:
+    """`poly` as `rest + k1 * (a1 % d1) + ...`: (rest, the remainders' texts), each remainder
+    taken out where it makes the text shorter (`n - 4 * (n // 4)` is `n % 4`)."""
+    texts: list = []
+    for _ in range(len(poly.terms)):
+        found = None
+        for mono, c in poly.terms:
+            if len(mono) != 1 or not isinstance(mono[0], FloorDiv) or c >= 0 or c % mono[0].den:
+                continue
+            q = mono[0]
+            k = -c // q.den
+            rest = poly - q.num * k + Poly.atom(q) * (k * q.den)
+            if rest.size() + q.num.size() < poly.size():
+                found = (rest, q, k)
+                break
+        if found is None:
+            break
+        poly, q, k = found
+        num = str(q.num)
+        if len(q.num.terms) > 1 or q.num.terms and (q.num.terms[0][1] != 1 or not q.num.terms[0][0]):
+            num = f"({num})"
+        text = f"{num} % {int_text(q.den)}"
+        texts.append(text if k == 1 else f"{int_text(k)} * ({text})")
+    return poly, texts
 
 
 def sum_polys(polys: Iterable[Poly]) -> Poly:

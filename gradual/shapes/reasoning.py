@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.shapes import Dimension, Poly
-from gradual.shapes.poly import FloorDiv
+from gradual.shapes.poly import Extremum, FloorDiv
 
 
 def follows_from_facts(expr: Poly) -> bool:
@@ -40,6 +40,8 @@ def nondecreasing(expr: Poly) -> bool:
         if mono and c < 0:
             return False
         if any(isinstance(a, FloorDiv) and not nondecreasing(a.num) for a in mono):
+            return False
+        if any(isinstance(a, Extremum) and not all(nondecreasing(arg) for arg in a.args) for a in mono):
             return False
     return True
 

@@ -33,7 +33,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     | (?P<dotdot>\.\.)
     | (?P<arrow>->)
     | (?P<cmp>==|!=|<=|>=|<|>)
-    | (?P<punct>[()\[\]{};:,=.?*|+-])
+    | (?P<punct>[%()\[\]{};:,=.?*|+-])
     | (?P<end>\Z)
     )
     """,
@@ -117,8 +117,12 @@ class FastLexer:
             if m is None:
                 raise self._unexpected(text, _skip_space(text, pos), rows[stack[-1]])
             kind = m.lastgroup
-            if kind == "local":  # the commonest lexemes never depend on the parser's state
+            if kind == "local":  # the commonest lexemes barely depend on the parser's state
                 statement_next = False
+                if "PERCENT" in rows[stack[-1]]:  # `n %4` in a dim: a remainder, not a variable
+                    yield Tok(literals.get("%", "PERCENT"), "%", m.start(kind))
+                    pos = m.start(kind) + 1
+                    continue
                 yield Tok("LOCAL", m.group(kind), m.start(kind))
                 pos = m.end()
             elif kind == "punct":

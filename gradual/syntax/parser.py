@@ -576,6 +576,18 @@ class _Builder:
     def dim_binary(self, children):
         return ast.DimBinary(str(children[1]), children[0], children[2], span=self._span(children))
 
+    def dim_call(self, children):
+        name = children[0]
+        if str(name) not in ("max", "min"):
+            raise ParseError(
+                self._tok_span(name),
+                f"`{name}`",
+                (),
+                "a dimension may call `max(a, b)` and `min(a, b)` only",
+            )
+        left, right = (c for c in children[1:] if isinstance(c, ast.Node))
+        return ast.DimBinary(str(name), left, right, span=self._span(children))
+
     def dim_int(self, children):
         return ast.DimInt(self._int(children[0]), span=self._tok_span(children[0]))
 
@@ -799,6 +811,7 @@ _TOKEN_NAMES = {
     "MINUS": "`-`",
     "DOTDOT": "`..`",
     "FLOORDIV": "`//`",
+    "PERCENT": "`%`",
     "DOT": "`.`",
     "LOCAL": "a local variable (`%x`)",
     "GLOBAL": "a global (`@f`)",

@@ -28,7 +28,7 @@ from gradual.syntax.comments import Comment
 
 Annotator = Callable[[object], Optional[str]]
 
-_DIM_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
+_DIM_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "max": 3, "min": 3}
 
 
 def format_dim(dim: ast.DimExpr) -> str:
@@ -55,9 +55,11 @@ def format_dim(dim: ast.DimExpr) -> str:
 
 
 def _format_binary(dim: ast.DimBinary) -> str:
-    prec = _DIM_PRECEDENCE[dim.op]
     left = format_dim(dim.left)
     right = format_dim(dim.right)
+    if dim.op in ("max", "min"):
+        return f"{dim.op}({left}, {right})"
+    prec = _DIM_PRECEDENCE[dim.op]
     if isinstance(dim.left, ast.DimBinary) and _DIM_PRECEDENCE[dim.left.op] < prec:
         left = f"({left})"
     if isinstance(dim.right, ast.DimBinary) and _DIM_PRECEDENCE[dim.right.op] <= prec:

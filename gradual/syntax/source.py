@@ -39,16 +39,22 @@ class Source:
     A source may also be one piece of a larger document (the language server parses each
     definition on its own): `base` is the offset of its first character in the document and
     `line_base` the number of lines before it, so positions and spans read as the document's.
-    A piece that moves (an edit above it) only changes these two numbers."""
+    A piece that moves (an edit above it) only changes these two numbers.
 
-    __slots__ = ("path", "text", "_line_starts", "base", "line_base")
+    `data` is a frontend's payload for what the source locates (its own node, through
+    `gradual.builder.Loc`): diagnostics located here hand it back (`Diagnostic.data`)."""
 
-    def __init__(self, text: str, path: str = "<input>", base: int = 0, line_base: int = 0) -> None:
+    __slots__ = ("path", "text", "_line_starts", "base", "line_base", "data")
+
+    def __init__(
+        self, text: str, path: str = "<input>", base: int = 0, line_base: int = 0, data: object = None
+    ) -> None:
         self.text = text
         self.path = path
         self._line_starts: list[int] | None = None
         self.base = base
         self.line_base = line_base
+        self.data = data
 
     def line_starts(self) -> list[int]:
         """Offsets at which each line begins."""
@@ -168,8 +174,51 @@ class Span:
         return f"{self.source.path}:{line}:{col}"
 
 
+class PlacedSource(Source):
+    """Lines `line_base + 1`.. of a file that a frontend names by line and column (a model's
+    Python file): its text is read from the file when first asked for (a diagnostic, not
+    building, pays for it), or given; blank where the file cannot be read, the positions
+    staying those given (diagnostics then name `path:line:column` without a line to show)."""
+
+    __slots__ = ("_reader",)
+
+    def __init__(self, path: str, line_base: int, reader: object, data: object = None) -> None:
+        """`reader`: the text (a str), or a function of no arguments giving it."""
+        super().__init__("", path, 0, line_base, data)
+        self._reader = reader
+
+    @property  # type: ignore[override]
+    def text(self) -> str:  # noqa: D102 - Source.text, read when first asked for
+        reader = self._reader
+        if reader is not None:
+            self._reader = None
+            Source.text.__set__(self, reader if isinstance(reader, str) else reader())  # type: ignore[attr-defined]
+        return Source.text.__get__(self)  # type: ignore[attr-defined]
+
+    @text.setter
+    def text(self, value: str) -> None:
+        Source.text.__set__(self, value)  # type: ignore[attr-defined]
+
+
+def is_placed(source: Source) -> bool:
+    """Whether a source's positions are a frontend's own lines and columns (shown even where
+    its text cannot be)."""
+    return isinstance(source, PlacedSource)
+
+
 _NOWHERE_SOURCE = Source("", "<generated>")
 NOWHERE = Span(_NOWHERE_SOURCE, 0, 0)
+
+#: the source of every node the builder makes without a location: each such node has a span
+#: of its own over it, which checking turns into the node's place in the printed program, or
+#: its nearest located construct's (gradual/placement.py)
+GENERATED = Source("", "<generated>")
+
+
+def is_unplaced(span: Span) -> bool:
+    """Whether a span locates nothing: a node made without a location (see GENERATED)."""
+    source = span.source
+    return source is GENERATED or source is _NOWHERE_SOURCE
 
 
 def generated_span(label: str) -> Span:

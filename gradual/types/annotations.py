@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Collection, Iterator, Optional
 
 from gradual.infra.scopes import UndoLog
-from gradual.shapes import Dimension, Poly, Symbol
+from gradual.shapes import Dimension, Poly, Symbol, extremum
 from gradual.syntax import ast
 from gradual.syntax.source import Span
 from gradual.types import (
@@ -42,6 +42,8 @@ UNTRACKED = object()
 
 #: dimension arithmetic that polynomials and dims share (`//` differs: a positive constant only)
 _RING = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_EXTREMA = ("max", "min")
+_QUOTIENTS = ("//", "%")
 
 
 class DimScope:
@@ -279,17 +281,19 @@ class Converter:
             result = None
         elif left is UNTRACKED or right is UNTRACKED:
             result = UNTRACKED
-        elif d.op in _RING:
+        elif d.op in _RING or d.op in _EXTREMA:
             if d.op == "*" and not left.product_within_limits(right):
                 result = UNTRACKED
             else:
-                result = _RING[d.op](left, right)
+                result = _RING[d.op](left, right) if d.op in _RING else extremum(d.op, (left, right))
                 if not result.within_limits():
                     result = UNTRACKED
         elif not right.is_const() or right.const_value() <= 0:
             result = None
         else:
-            result = left.floordiv(right.const_value())
+            result = left.floordiv(right.const_value()) if d.op == "//" else left.mod(right.const_value())
+            if not result.within_limits():
+                result = UNTRACKED
         self._exact_memo[id(d)] = (d, result)  # the node kept, so that its id is not reused
         return result
 
@@ -314,17 +318,19 @@ class Converter:
         if isinstance(d.right, ast.DimInt) and d.right.value < 0 and d.op in "+-":  # `? + -2`
             flipped = ast.DimInt(-d.right.value, span=d.right.span)
             return self._binary(ast.DimBinary("-" if d.op == "+" else "+", d.left, flipped, span=d.span))
-        if d.op == "//" and isinstance(d.right, ast.DimInt) and d.right.value <= 0:
-            self.report("bad-signature", d.span, {"what": "floordiv"})
+        if d.op in _QUOTIENTS and isinstance(d.right, ast.DimInt) and d.right.value <= 0:
+            self.report("bad-signature", d.span, {"what": "floordiv", "op": d.op})
             return Dimension.dynamic()
         left, right = self.dim(d.left), self.dim(d.right)
         try:
             if d.op in _RING:
                 return _RING[d.op](left, right)
+            if d.op in _EXTREMA:
+                return Dimension.maximum(left, right) if d.op == "max" else Dimension.minimum(left, right)
             if not right.is_static or right.get_length() == 0:
-                self.report("bad-signature", d.span, {"what": "floordiv"})
+                self.report("bad-signature", d.span, {"what": "floordiv", "op": d.op})
                 return Dimension.dynamic()
-            return left // right
+            return left // right if d.op == "//" else left % right
         except ValueError:
             self.report("bad-signature", d.span, {"what": "negative", "text": d.span.text})
             return Dimension.dynamic()

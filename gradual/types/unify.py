@@ -22,7 +22,7 @@ from typing import Optional
 
 from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.constraint import vanishes
-from gradual.shapes.poly import MAX_SIZE
+from gradual.shapes.poly import MAX_SIZE, Extremum
 from gradual.types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
 
 
@@ -83,7 +83,12 @@ def _substituted_terms(expr: Poly, env: dict) -> int:
     for mono, _ in expr.terms:
         count = 1
         for atom in mono:
-            count *= len(env[atom].expr.terms) if isinstance(atom, Symbol) else _substituted_terms(atom.num, env) + 1
+            if isinstance(atom, Symbol):
+                count *= len(env[atom].expr.terms)
+            elif isinstance(atom, Extremum):
+                count *= sum(_substituted_terms(arg, env) for arg in atom.args) + 1
+            else:
+                count *= _substituted_terms(atom.num, env) + 1
         total += count
     return total
 

@@ -61,6 +61,11 @@ class SDim:
         result.untracked = reason or self.untracked or (other.untracked if isinstance(other, SDim) else "")
         return result
 
+    def extremum(self, kind: str, other: Any) -> "SDim":
+        """`max(self, other)` or `min` (`kind`), as a signature's `max(a, b)` computes it."""
+        pick = Dimension.maximum if kind == "max" else Dimension.minimum
+        return self._combine(other, pick)
+
     def __add__(self, other: Any) -> "SDim":
         if isinstance(other, int) and other < 0:  # `h + -1`, as exporters write `h - 1`
             return self - (-other)

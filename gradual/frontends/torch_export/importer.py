@@ -105,7 +105,7 @@ class ImportedProgram:
         node = self.node_notes.get(id(diagnostic.span.source))
         notes = () if node is None else (node,)
         if diagnostic.code == DIM_CONSTRAINT:
-            guards = mentioning(self.guards, (diagnostic.data or {}).get("symbols", ()))
+            guards = mentioning(self.guards, (diagnostic.facts or {}).get("symbols", ()))
             notes += (messages.torch_guards_note(guards),) if guards else ()
         return notes
 
@@ -383,7 +383,7 @@ class Importer:
         stop what the graph cannot run at 1; 0 stays refused, which keeps `s * a = s * b`
         reading as `a = b`); any other bound is checked, by torch's module and by the entry."""
         for name, (lo, hi) in self._merged_bounds().items():
-            if name not in self.fixed:
+            if name not in self.fixed and name.isidentifier():  # a bound of `2*s3` names no symbol
                 self.fn.bound_dim(name, 1 if lo == 2 else lo, hi)  # torch's 0/1 specialization
         if not self.options.strict_dims:
             self.fn.claim_dims(self._input_symbols() - set(self.fixed))

@@ -45,7 +45,7 @@ def torch_unsupported_node(span: Span, target: str, why: str) -> Diagnostic:
         span,
         label="this node",
         help="the supported operators are declared in stdlib/aten.rly",
-        data={"operator": target, "why": why},
+        facts={"operator": target, "why": why},
     )
 
 

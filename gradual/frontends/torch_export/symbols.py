@@ -4,11 +4,12 @@ A size in the archive is an int or a SymPy expression in `srepr` form
 (`Mul(Integer(2), Symbol('s27', positive=True, integer=True))`; older writers used `2*s27`).
 It is parsed with Python's own `ast` module (no SymPy, nothing evaluated) into a builder `Dim`:
 symbols stay symbols (`s27`), `Add`/`Mul`/`Pow` with an integer exponent/`FloorDiv` become dim
-arithmetic, `Mod(a, m)` by a positive m is `a - m * (a // m)` (SymPy's Mod of an integer by a
-positive one is floor division's remainder, as torch writes padding to a multiple:
-`Mod(4 - Mod(t, 4), 4)`), a term times a negative number is subtracted within the sum it is a
-term of, `Min(c, x)` / `Max(c, x)` of a constant c >= 0 the interval `0..c` / `c..` (on its
-own only), anything else (`CeilToInt`, ...) an unknown dim `?`.
+arithmetic, `Mod(a, m)` by a positive m is `a % m` (SymPy's Mod of an integer by a positive one
+is floor division's remainder, as torch writes padding to a multiple: `Mod(4 - Mod(t, 4), 4)`),
+a term times a negative number is subtracted within the sum it is a term of, `Min`/`Max` are
+`min(a, b)`/`max(a, b)`, `CeilDiv(a, m)` and `CeilToInt(IntTrueDiv(a, m))` the quotient rounded
+up and `FloorToInt(IntTrueDiv(a, m))` the one rounded down (by a positive constant m), anything
+else an unknown dim `?`.
 
 Symbols named `s<N>` are backed (a graph input's size), `u<N>` unbacked (data-dependent: the
 row count of `nonzero`, the value of `.item()`). Range constraints (`s27` in `[2, 512]`) become
@@ -80,27 +81,24 @@ class _Negated:
         self.term = term
 
 
-class _Bounded:
-    """`Min(c, x)` / `Max(c, x)` of a constant c >= 0 and a size: only known to lie in `0..c` /
-    `c..` (a detector's `k = min(10, n)`); a dim only on its own, not inside arithmetic."""
+class _Ratio:
+    """`IntTrueDiv(a, m)` (SymPy's `a / m` as a real): a dim only rounded (`CeilToInt`, `FloorToInt`)."""
 
-    __slots__ = ("lo", "hi")
+    __slots__ = ("num", "den")
 
-    def __init__(self, lo: int, hi: Optional[int]) -> None:
-        self.lo, self.hi = lo, hi
+    def __init__(self, num: Any, den: Any) -> None:
+        self.num, self.den = num, den
 
 
 def _dim(value: Any) -> Any:
-    """A value that must be a dim or an int on its own (not a negated term, not an interval)."""
-    if isinstance(value, (_Negated, _Bounded)):
+    """A value that must be a dim or an int on its own (not a negated term, not a ratio)."""
+    if isinstance(value, (_Negated, _Ratio)):
         raise _NotADim()
     return value
 
 
 def _top(value: Any) -> Any:
-    """The whole expression as a dim: an interval is one here."""
-    if isinstance(value, _Bounded):
-        return gb.Dim.interval(value.lo, value.hi)
+    """The whole expression as a dim."""
     return _dim(value)
 
 
@@ -125,8 +123,8 @@ class _Reader:
 
     def _binary(self, node: pyast.BinOp) -> Any:
         left, right = self.read(node.left), self.read(node.right)
-        if isinstance(left, _Bounded) or isinstance(right, _Bounded):
-            raise _NotADim()  # an interval inside arithmetic: `?`
+        if isinstance(left, _Ratio) or isinstance(right, _Ratio):
+            raise _NotADim()  # a real inside arithmetic: `?`
         if isinstance(node.op, pyast.Add):
             return self._add([left, right])
         if isinstance(node.op, pyast.Sub):
@@ -151,8 +149,8 @@ class _Reader:
             if isinstance(value, int):
                 return value
         values = [self.read(a) for a in args]
-        if any(isinstance(v, _Bounded) for v in values):
-            raise _NotADim()  # an interval inside arithmetic (or another Min): `?`
+        if name not in ("CeilToInt", "FloorToInt") and any(isinstance(v, _Ratio) for v in values):
+            raise _NotADim()  # a real inside arithmetic: `?`
         if name == "Add" and values:
             return self._add(values)
         if name == "Mul" and values:
@@ -163,19 +161,33 @@ class _Reader:
             return self._pow(*values)
         if name == "Mod" and len(values) == 2:
             return self._mod(*values)
-        if name in ("Min", "Max") and len(values) == 2:
+        if name in ("Min", "Max") and len(values) >= 2:
             return self._extreme(name == "Min", values)
+        if name in ("IntTrueDiv", "TrueDiv") and len(values) == 2:
+            return _Ratio(*values)
+        if name in ("CeilToInt", "FloorToInt") and len(values) == 1 and isinstance(values[0], _Ratio):
+            ratio = values[0]
+            rounded = self._ceildiv if name == "CeilToInt" else self._floordiv
+            return rounded(ratio.num, ratio.den)
+        if name == "CeilDiv" and len(values) == 2:
+            return self._ceildiv(*values)
         raise _NotADim()
 
     @staticmethod
     def _extreme(smaller: bool, values: list) -> Any:
-        """Min / Max of a constant c >= 0 and a size: `0..c` / `c..`; of two constants, the one."""
-        constants = [v for v in values if isinstance(v, int)]
-        if len(constants) == 2:
-            return min(constants) if smaller else max(constants)
-        if len(constants) != 1 or constants[0] < 0 or any(isinstance(v, (_Negated, _Bounded)) for v in values):
+        """Min / Max of sizes: `min(a, b)` / `max(a, b)` (of constants, the one)."""
+        if any(isinstance(v, (_Negated, _Ratio)) for v in values):
             raise _NotADim()
-        return _Bounded(0, constants[0]) if smaller else _Bounded(constants[0], None)
+        constants = [v for v in values if isinstance(v, int)]
+        dims = [v for v in values if not isinstance(v, int)]
+        if constants:
+            constant = min(constants) if smaller else max(constants)
+            if not dims:
+                return constant
+            if constant < 0:
+                raise _NotADim()
+            dims.append(constant)
+        return gb.Dim.min(*dims) if smaller else gb.Dim.max(*dims)
 
     @staticmethod
     def _add(values: list) -> Any:
@@ -222,9 +234,16 @@ class _Reader:
         left, right = _dim(left), _dim(right)
         if not isinstance(right, int) or right <= 0:
             raise _NotADim()
+        return left % right
+
+    @staticmethod
+    def _ceildiv(left: Any, right: Any) -> Any:
+        left, right = _dim(left), _dim(right)
+        if not isinstance(right, int) or right <= 0:
+            raise _NotADim()
         if isinstance(left, int):
-            return left % right
-        return left - right * (left // right)
+            return -(-left // right)
+        return left.ceildiv(right)
 
     def _pow(self, base: Any, exponent: Any) -> Any:
         base, exponent = _dim(base), _dim(exponent)

@@ -96,7 +96,8 @@ def _static_only(op: Callable[[int, int], Optional[int]]) -> ValueFn:
 
 def _extreme(smaller: bool) -> ValueFn:
     """`minimum` (smaller) or `maximum` of shape values: known elements compare; else the one
-    provably not larger (smaller) of the two, else the interval both bounds allow:
+    provably not larger (smaller) of the two, else of two exact values their exact `min`/`max`
+    (`max(n, m)`), else the interval both bounds allow:
     `min(n, 10)`, a detector's top-k count, is in `0..10` (it was not known at all)."""
     pick = min if smaller else max
 
@@ -110,6 +111,8 @@ def _extreme(smaller: bool) -> ValueFn:
             return a if smaller else b
         if _provably_at_most(ctx, b, a):
             return b if smaller else a
+        if ctx.exact(a) and ctx.exact(b) and hasattr(a, "extremum"):  # `max(n, m)`, exact
+            return a.extremum("min" if smaller else "max", b)
         (alo, ahi), (blo, bhi) = ctx.bounds(a), ctx.bounds(b)
         if smaller:
             lo, hi = min(alo, blo), ahi if bhi is None else bhi if ahi is None else min(ahi, bhi)
