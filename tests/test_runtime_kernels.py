@@ -14,6 +14,7 @@ from typing import Any
 import kernel_inputs_aten  # noqa: F401,E402  (registers the ATen operators' generators)
 import kernel_inputs_onnx  # noqa: F401,E402  (registers the ONNX operators' generators)
 import kernel_inputs_onnx_models  # noqa: F401,E402  (registers the generators of ONNX's model operators)
+import kernel_inputs_relay  # noqa: F401,E402  (registers the generators of Relay's scatter, scan, image and vision operators)
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings

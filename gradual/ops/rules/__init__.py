@@ -16,6 +16,7 @@ registers them all, with the wording of the failures they report.
 | conv | convolution (1-D, 2-D, 3-D, transposed) and pooling, in any layout, packed ones too |
 | qnn | the quantized operators (`qnn.*`), with the float operators' shapes |
 | sparse | sparse_to_dense, sparse_reshape, sparse_fill_empty_rows, unravel_index |
+| scatter | scatter_elements, scatter_nd, strided_set, adv_index |
 | image | image.resize2d |
 | aten | the torch.export frontend's operators (stdlib/aten.rly), mostly the rules above under ATen's names |
 | aten_index | ATen's advanced indexing, gather and scatter, searching sorted values |
@@ -38,5 +39,6 @@ import gradual.ops.rules.onnx  # noqa: E402,F401
 import gradual.ops.rules.onnx_models  # noqa: E402,F401
 import gradual.ops.rules.qnn  # noqa: E402,F401
 import gradual.ops.rules.reduce  # noqa: E402,F401
+import gradual.ops.rules.scatter  # noqa: E402,F401
 import gradual.ops.rules.shape  # noqa: E402,F401
 import gradual.ops.rules.sparse  # noqa: E402,F401

@@ -1,0 +1,75 @@
+"""Input generators for Relay's scatters, scans, image and vision operators and the rest of
+what tests/test_runtime_kernels.py checks by family (see kernel_inputs.py for the registry):
+each draws inputs and attributes the operator's rule accepts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from kernel_inputs import FLOATS, INTS, Draw, any_dtype, array, axis_in, generator, shapes
+
+
+def _index_array(draw: Draw, shape: tuple, size: int, dtype: str = "int64") -> np.ndarray:
+    """Indices into a dim of `size` (negative ones too), of `shape`."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    return np.asarray(rng.integers(-size, size, size=shape).astype(dtype))
+
+
+# scatter ----------------------------------------------------------------------------------------
+@generator("scatter_elements")
+def _scatter_elements(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    axis = axis_in(draw, len(shape))
+    index_shape = tuple(draw(st.integers(0, n)) for n in shape)
+    reduction = draw(st.sampled_from(("update", "add", "mul", "mean", "min", "max")))
+    dtype = draw(st.sampled_from(FLOATS + INTS))
+    indices = _index_array(draw, index_shape, shape[axis], draw(st.sampled_from(INTS)))
+    return [array(draw, shape, dtype), indices, array(draw, index_shape, dtype)], {"axis": axis, "reduction": reduction}
+
+
+@generator("scatter_nd")
+def _scatter_nd(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    m = draw(st.integers(1, len(shape)))
+    ys = draw(shapes(0, 2, 1, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    indices = np.stack([rng.integers(-shape[i], shape[i], size=ys) for i in range(m)]).astype(
+        draw(st.sampled_from(INTS))
+    )
+    dtype = draw(st.sampled_from(FLOATS + INTS))
+    mode = draw(st.sampled_from(("update", "add", "mul", "min", "max")))
+    return [array(draw, shape, dtype), indices, array(draw, ys + shape[m:], dtype)], {"mode": mode}
+
+
+@generator("strided_set")
+def _strided_set(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 5))
+    dtype = any_dtype(draw)
+    count = draw(st.integers(0, len(shape)))
+    begin = [draw(st.integers(-6, 6)) for _ in range(count)]
+    end = [draw(st.integers(-6, 6)) for _ in range(draw(st.integers(0, len(shape))))]
+    steps = [draw(st.sampled_from((1, 2, -1, -2))) for _ in range(draw(st.integers(0, len(shape))))]
+    slices = tuple(
+        slice(
+            begin[i] if i < len(begin) else None,
+            end[i] if i < len(end) else None,
+            steps[i] if i < len(steps) else 1,
+        )
+        for i in range(len(shape))
+    )
+    target = np.zeros(shape)[slices].shape
+    value_shape = tuple(1 if draw(st.booleans()) else n for n in target[draw(st.integers(0, len(target))) :])
+    vectors = [np.asarray(v, "int32").reshape(-1) for v in (begin, end, steps)]
+    return [array(draw, shape, dtype), array(draw, value_shape, dtype), *vectors], {}
+
+
+@generator("adv_index")
+def _adv_index(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    count = draw(st.integers(1, len(shape)))
+    index_shape = draw(shapes(0, 2, 1, 3))
+    indices = [
+        _index_array(draw, index_shape[draw(st.integers(0, len(index_shape))) :], shape[i], draw(st.sampled_from(INTS)))
+        for i in range(count)
+    ]
+    return [(array(draw, shape, any_dtype(draw)), *indices)], {}
