@@ -1660,14 +1660,14 @@ def op_reshape_like(b: Builder) -> Val:
 
 
 def op_sizes(b: Builder) -> Val:
-    """ndarray_size of a value and unique of a vector of ones (data-dependent length, 1 here)."""
+    """ndarray_size of a value and unique of a vector of ones (its values padded to the
+    vector's length, as Relay's)."""
     x = b.pick(has_rank(1, 2))
-    b.program.data_dependent = True
     size = "".join(b.call("ndarray_size", [x.text]))
     flat = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
     parts = b.bind(b.call("unique", [flat]), None, fields=())
     b.program.features.add("tuple")
-    count = Dim(1 if dim_product(x.dims).value else 0, DYNAMIC, None)
+    count = dim_product(x.dims)
     first = b.bind([f"{parts.text}.0"], (count,))
     return b.bind(b.call("add", [first.text, f'cast({size}, dtype="float32")']), (count,))
 
