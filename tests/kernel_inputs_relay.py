@@ -73,3 +73,85 @@ def _adv_index(draw: Draw) -> tuple:
         for i in range(count)
     ]
     return [(array(draw, shape, any_dtype(draw)), *indices)], {}
+
+
+# scans, sequences and grids ---------------------------------------------------------------------
+@generator("cumsum", "cumprod")
+def _scan(draw: Draw) -> tuple:
+    shape = draw(shapes(0, 3, 0, 4))
+    axis = axis_in(draw, len(shape)) if shape and draw(st.booleans()) else None
+    dtype = draw(st.sampled_from(("", "float64", "int64")))
+    exclusive = draw(st.sampled_from((None, False, True)))
+    return [array(draw, shape, any_dtype(draw))], {"axis": axis, "dtype": dtype, "exclusive": exclusive}
+
+
+@generator("reverse_sequence")
+def _reverse_sequence(draw: Draw) -> tuple:
+    shape = draw(shapes(2, 4, 1, 4))
+    seq, batch = draw(st.lists(st.integers(0, len(shape) - 1), min_size=2, max_size=2, unique=True))
+    lengths = np.array(
+        [draw(st.integers(-1, shape[seq] + 1)) for _ in range(shape[batch])], draw(st.sampled_from(INTS))
+    )
+    seq_axis = seq - len(shape) if draw(st.booleans()) else seq
+    return [array(draw, shape, any_dtype(draw)), lengths], {"seq_axis": seq_axis, "batch_axis": batch}
+
+
+@generator("trilu")
+def _trilu(draw: Draw) -> tuple:
+    shape = draw(shapes(2, 4, 0, 4))
+    k = np.array(draw(st.integers(-4, 4)), draw(st.sampled_from(INTS)))
+    return [array(draw, shape, any_dtype(draw)), k], {"upper": draw(st.booleans())}
+
+
+@generator("stft")
+def _stft(draw: Draw) -> tuple:
+    n_fft = draw(st.integers(1, 6))
+    win = draw(st.integers(1, n_fft))
+    length = n_fft + draw(st.integers(0, 6))
+    shape = (draw(st.integers(1, 2)), length) if draw(st.booleans()) else (length,)
+    window = array(draw, (win + draw(st.integers(0, 2)),), draw(st.sampled_from(FLOATS + ("int32",))))
+    attrs = {
+        "n_fft": n_fft,
+        "hop_length": draw(st.integers(1, 4)),
+        "win_length": win,
+        "normalized": draw(st.booleans()),
+        "onesided": draw(st.booleans()),
+    }
+    return [array(draw, shape, draw(st.sampled_from(FLOATS))), window], attrs
+
+
+@generator("searchsorted")
+def _searchsorted(draw: Draw) -> tuple:
+    values_shape = draw(shapes(1, 3, 1, 4))
+    if draw(st.booleans()):
+        sequence = np.sort(array(draw, (draw(st.integers(1, 5)),)))
+    else:
+        sequence = np.sort(array(draw, values_shape[:-1] + (draw(st.integers(1, 5)),)), axis=-1)
+    attrs = {"right": draw(st.booleans()), "dtype": draw(st.sampled_from(("int32", "int64")))}
+    return [sequence, array(draw, values_shape)], attrs
+
+
+@generator("meshgrid")
+def _meshgrid(draw: Draw) -> tuple:
+    dtype = any_dtype(draw)
+    fields = tuple(array(draw, draw(shapes(0, 1, 0, 4)), dtype) for _ in range(draw(st.integers(1, 3))))
+    return [fields], {"indexing": draw(st.sampled_from(("ij", "xy")))}
+
+
+@generator("sliding_window")
+def _sliding_window(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 4, 1, 5))
+    axis = draw(st.integers(0, len(shape) - 1))
+    windows = [draw(st.integers(1, n)) for n in shape[axis:]]
+    strides = [draw(st.integers(1, 3)) for _ in windows]
+    return [array(draw, shape, any_dtype(draw))], {"axis": axis, "window_shape": windows, "strides": strides}
+
+
+@generator("collapse_sum_to")
+def _collapse_sum_to(draw: Draw) -> tuple:
+    shape = draw(shapes(0, 4, 1, 4))
+    kept = shape[draw(st.integers(0, len(shape))) :]
+    target = [1 if draw(st.booleans()) else n for n in kept]
+    vector = np.array(target, draw(st.sampled_from(INTS))).reshape(-1)
+    attrs = {"shape": target} if draw(st.booleans()) else {}
+    return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS))), vector], attrs

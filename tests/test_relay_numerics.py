@@ -59,3 +59,55 @@ def test_adv_index_is_numpy_indexing() -> None:
     x = RNG.standard_normal((5, 6, 7))
     a, b = np.array([[0], [4], [-1]]), np.array([0, 1, 5, -6])
     np.testing.assert_array_equal(op("adv_index", (x, a, b)), x[a, b])
+
+
+# scans, sequences and grids ---------------------------------------------------------------------
+def test_cumsum_flattens_without_an_axis_and_shifts_when_exclusive() -> None:
+    x = np.arange(1, 7, dtype=np.int32).reshape(2, 3)
+    np.testing.assert_array_equal(op("cumsum", x), [1, 3, 6, 10, 15, 21])
+    np.testing.assert_array_equal(op("cumsum", x, axis=1, exclusive=True), [[0, 1, 3], [0, 4, 9]])
+    np.testing.assert_array_equal(op("cumprod", x, axis=0, exclusive=True), [[1, 1, 1], [1, 2, 3]])
+    assert op("cumsum", x, dtype="float64").dtype == np.float64
+
+
+def test_reverse_sequence_matches_relay_example() -> None:
+    x = np.arange(16, dtype=np.int32).reshape(4, 4)
+    out = op("reverse_sequence", x, np.array([1, 2, 3, 4]), seq_axis=0, batch_axis=1)
+    np.testing.assert_array_equal(out, [[0, 5, 10, 15], [4, 1, 6, 11], [8, 9, 2, 7], [12, 13, 14, 3]])
+    # a length past the dim reverses all of it (topi clamps it)
+    out = op("reverse_sequence", x, np.array([9, 0, 1, 2]))
+    np.testing.assert_array_equal(out, [[3, 2, 1, 0], [4, 5, 6, 7], [8, 9, 10, 11], [13, 12, 14, 15]])
+
+
+def test_trilu_is_triu_and_tril() -> None:
+    x = RNG.standard_normal((2, 3, 4))
+    np.testing.assert_array_equal(op("trilu", x, np.array(1)), np.triu(x, 1))
+    np.testing.assert_array_equal(op("trilu", x, np.array(-1), upper=False), np.tril(x, -1))
+
+
+def test_stft_matches_relay_example() -> None:
+    data = np.array([1, 2, 3, 4, 5, 6], np.float32)
+    out = op("stft", data, np.array([4, 3, 2], np.int32), n_fft=3, hop_length=3, win_length=3)
+    np.testing.assert_allclose(out, [[[16.0, 0.0], [43.0, 0.0]], [[-2.0, 0.0], [2.5, -2.5981]]], atol=1e-4)
+
+
+def test_searchsorted_per_row() -> None:
+    sequence = np.array([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]])
+    values = np.array([[3.0, 6.0], [1.0, 4.0]])
+    np.testing.assert_array_equal(op("searchsorted", sequence, values), [[1, 3], [0, 1]])
+    np.testing.assert_array_equal(op("searchsorted", sequence, values, right=True), [[2, 3], [0, 2]])
+
+
+def test_meshgrid_and_sliding_window_follow_numpy() -> None:
+    a, b = np.arange(3), np.arange(2)
+    for got, want in zip(op("meshgrid", (a, b), indexing="xy"), np.meshgrid(a, b, indexing="xy")):
+        np.testing.assert_array_equal(got, want)
+    x = np.arange(24).reshape(2, 3, 4)
+    out = op("sliding_window", x, axis=1, window_shape=[2, 2], strides=[1, 2])
+    assert out.shape == (2, 2, 2, 2, 2)
+    np.testing.assert_array_equal(out[1, 1, 1], x[1, 1:3, 2:4])
+
+
+def test_collapse_sum_to_sums_the_broadcast_dims() -> None:
+    x = RNG.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(op("collapse_sum_to", x, np.array([3, 1])), x.sum(axis=(0, 2)).reshape(3, 1))

@@ -235,7 +235,7 @@ def _argwhere(draw: Draw) -> tuple:
 @generator("unique")
 def _unique(draw: Draw) -> tuple:
     data = np.array(draw(st.lists(st.integers(0, 4), min_size=1, max_size=8)), "int32")
-    return [data], {"is_sorted": draw(st.booleans()), "return_counts": draw(st.booleans())}
+    return [data], {"sorted": draw(st.booleans()), "return_counts": draw(st.booleans())}
 
 
 @generator("topk")

@@ -17,6 +17,7 @@ registers them all, with the wording of the failures they report.
 | qnn | the quantized operators (`qnn.*`), with the float operators' shapes |
 | sparse | sparse_to_dense, sparse_reshape, sparse_fill_empty_rows, unravel_index |
 | scatter | scatter_elements, scatter_nd, strided_set, adv_index |
+| sequence | cumsum, cumprod, reverse_sequence, trilu, stft, searchsorted, meshgrid, sliding_window, collapse_sum_to |
 | image | image.resize2d |
 | aten | the torch.export frontend's operators (stdlib/aten.rly), mostly the rules above under ATen's names |
 | aten_index | ATen's advanced indexing, gather and scatter, searching sorted values |
@@ -40,5 +41,6 @@ import gradual.ops.rules.onnx_models  # noqa: E402,F401
 import gradual.ops.rules.qnn  # noqa: E402,F401
 import gradual.ops.rules.reduce  # noqa: E402,F401
 import gradual.ops.rules.scatter  # noqa: E402,F401
+import gradual.ops.rules.sequence  # noqa: E402,F401
 import gradual.ops.rules.shape  # noqa: E402,F401
 import gradual.ops.rules.sparse  # noqa: E402,F401

@@ -58,5 +58,6 @@ import gradual.runtime.kernels.onnx_models  # noqa: E402,F401
 import gradual.runtime.kernels.qnn  # noqa: E402,F401
 import gradual.runtime.kernels.reduce  # noqa: E402,F401
 import gradual.runtime.kernels.scatter  # noqa: E402,F401
+import gradual.runtime.kernels.sequence  # noqa: E402,F401
 import gradual.runtime.kernels.shape  # noqa: E402,F401
 import gradual.runtime.kernels.sparse  # noqa: E402,F401
