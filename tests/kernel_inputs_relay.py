@@ -155,3 +155,87 @@ def _collapse_sum_to(draw: Draw) -> tuple:
     vector = np.array(target, draw(st.sampled_from(INTS))).reshape(-1)
     attrs = {"shape": target} if draw(st.booleans()) else {}
     return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS))), vector], attrs
+
+
+# image sampling ---------------------------------------------------------------------------------
+@generator("image.grid_sample")
+def _grid_sample(draw: Draw) -> tuple:
+    rank = draw(st.sampled_from((4, 5)))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    data = array(draw, (n, c) + tuple(draw(st.integers(1, 4)) for _ in range(rank - 2)), "float32")
+    grid = np.clip(array(draw, (n, rank - 2) + tuple(draw(st.integers(1, 4)) for _ in range(rank - 2))), -1.2, 1.2)
+    methods = ("bilinear", "nearest", "bicubic") if rank == 4 else ("bilinear", "nearest")
+    attrs = {
+        "method": draw(st.sampled_from(methods)),
+        "layout": "NCHW" if rank == 4 else "NCDHW",
+        "padding_mode": draw(st.sampled_from(("zeros", "border", "reflection"))),
+        "align_corners": draw(st.booleans()),
+    }
+    return [data, grid.astype("float32")], attrs
+
+
+@generator("image.affine_grid")
+def _affine_grid(draw: Draw) -> tuple:
+    theta = array(draw, (draw(st.integers(1, 3)), 2, 3), draw(st.sampled_from(FLOATS)))
+    return [theta], {"target_shape": [draw(st.integers(2, 5)), draw(st.integers(2, 5))]}
+
+
+@generator("image.dilation2d")
+def _dilation2d(draw: Draw) -> tuple:
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    h = (kh - 1) * dh + 1 + draw(st.integers(0, 3))
+    w = (kw - 1) * dw + 1 + draw(st.integers(0, 3))
+    data_layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    kernel_layout = draw(st.sampled_from(("IHW", "HWI")))
+    shape = {"N": n, "C": c, "H": h, "W": w}
+    kshape = {"I": c, "H": kh, "W": kw}
+    dtype = draw(st.sampled_from(FLOATS))
+    attrs = {
+        "strides": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+        "padding": [draw(st.integers(0, 1)) for _ in range(draw(st.sampled_from((1, 2, 4))))],
+        "dilations": [dh, dw],
+        "data_layout": data_layout,
+        "kernel_layout": kernel_layout,
+    }
+    data = array(draw, tuple(shape[letter] for letter in data_layout), dtype)
+    weight = array(draw, tuple(kshape[letter] for letter in kernel_layout), dtype)
+    return [data, weight], attrs
+
+
+@generator("image.crop_and_resize")
+def _crop_and_resize(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    dims = {"N": n, "C": c, "H": h, "W": w}
+    count = draw(st.integers(0, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    boxes = rng.uniform(-0.2, 1.2, size=(count, 4)).astype("float32")
+    indices = rng.integers(0, n, size=(count,)).astype(draw(st.sampled_from(INTS)))
+    attrs = {
+        "crop_size": [draw(st.integers(1, 4)), draw(st.integers(1, 4))],
+        "layout": layout,
+        "method": draw(st.sampled_from(("bilinear", "nearest_neighbor"))),
+        "extrapolation_value": draw(st.floats(-1, 1)),
+    }
+    return [array(draw, tuple(dims[letter] for letter in layout), "float32"), boxes, indices], attrs
+
+
+@generator("dyn.image.resize2d")
+def _dyn_resize2d(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    dims = {
+        "N": draw(st.integers(1, 2)),
+        "C": draw(st.integers(1, 2)),
+        "H": draw(st.integers(1, 4)),
+        "W": draw(st.integers(1, 4)),
+    }
+    size = np.array([draw(st.integers(1, 5)), draw(st.integers(1, 5))], draw(st.sampled_from(INTS)))
+    roi = np.array([0.0, 0.0, 1.0, 1.0], "float32")
+    attrs = {
+        "layout": layout,
+        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic"))),
+        "coordinate_transformation_mode": draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric"))),
+    }
+    return [array(draw, tuple(dims[letter] for letter in layout), "float32"), size, roi], attrs

@@ -111,3 +111,53 @@ def test_meshgrid_and_sliding_window_follow_numpy() -> None:
 def test_collapse_sum_to_sums_the_broadcast_dims() -> None:
     x = RNG.standard_normal((2, 3, 4))
     np.testing.assert_allclose(op("collapse_sum_to", x, np.array([3, 1])), x.sum(axis=(0, 2)).reshape(3, 1))
+
+
+# image sampling ---------------------------------------------------------------------------------
+def test_grid_sample_at_the_pixel_centres_is_the_image() -> None:
+    x = RNG.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    ys, xs = np.meshgrid(np.linspace(-1, 1, 3), np.linspace(-1, 1, 4), indexing="ij")
+    grid = np.stack([xs, ys])[None].astype(np.float32)  # (1, 2, h, w): x first
+    np.testing.assert_allclose(op("image.grid_sample", x, grid), x, atol=1e-5)
+
+
+def test_affine_grid_of_the_identity_spans_minus_one_to_one() -> None:
+    theta = np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], np.float32)
+    out = op("image.affine_grid", theta, target_shape=[3, 5])
+    np.testing.assert_allclose(out[0, 0, 0], np.linspace(-1, 1, 5), atol=1e-6)
+    np.testing.assert_allclose(out[0, 1, :, 0], np.linspace(-1, 1, 3), atol=1e-6)
+
+
+def test_dilation2d_is_the_largest_sum_over_the_window() -> None:
+    x = RNG.standard_normal((1, 2, 5, 5))
+    w = RNG.standard_normal((2, 2, 3))
+    out = op("image.dilation2d", x, w)
+    expected = np.array(
+        [
+            [
+                [
+                    [max(x[0, c, i + a, j + b] + w[c, a, b] for a in range(2) for b in range(3)) for j in range(3)]
+                    for i in range(4)
+                ]
+                for c in range(2)
+            ]
+        ]
+    )
+    np.testing.assert_allclose(out, expected)
+
+
+def test_crop_and_resize_of_the_whole_image_is_the_image() -> None:
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    boxes = np.array([[0.0, 0.0, 1.0, 1.0]], np.float32)
+    out = op("image.crop_and_resize", x, boxes, np.array([1], np.int32), crop_size=[4, 5])
+    np.testing.assert_allclose(out[0], x[1], atol=1e-5)
+    half = op(
+        "image.crop_and_resize",
+        x,
+        np.array([[0.0, 0.0, 2.0, 1.0]], np.float32),
+        np.array([0]),
+        crop_size=[3, 5],
+        extrapolation_value=7.0,
+    )
+    np.testing.assert_allclose(half[0, :, 0], x[0, :, 0], atol=1e-5)
+    assert (half[0, :, 2] == 7.0).all()

@@ -57,6 +57,7 @@ import gradual.runtime.kernels.onnx  # noqa: E402,F401
 import gradual.runtime.kernels.onnx_models  # noqa: E402,F401
 import gradual.runtime.kernels.qnn  # noqa: E402,F401
 import gradual.runtime.kernels.reduce  # noqa: E402,F401
+import gradual.runtime.kernels.sampling  # noqa: E402,F401
 import gradual.runtime.kernels.scatter  # noqa: E402,F401
 import gradual.runtime.kernels.sequence  # noqa: E402,F401
 import gradual.runtime.kernels.shape  # noqa: E402,F401
