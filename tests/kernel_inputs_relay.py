@@ -239,3 +239,55 @@ def _dyn_resize2d(draw: Draw) -> tuple:
         "coordinate_transformation_mode": draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric"))),
     }
     return [array(draw, tuple(dims[letter] for letter in layout), "float32"), size, roi], attrs
+
+
+# block rearrangements, dilation, mirror padding -------------------------------------------------
+@generator("nn.dilate")
+def _dilate(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    strides = [draw(st.integers(1, 3)) for _ in shape]
+    return [array(draw, shape, any_dtype(draw))], {"strides": strides, "dilation_value": draw(st.floats(-2, 2))}
+
+
+@generator("nn.mirror_pad")
+def _mirror_pad(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    mode = draw(st.sampled_from(("SYMMETRIC", "REFLECT")))
+    most = [n - 1 if mode == "REFLECT" else n for n in shape]
+    widths = [[draw(st.integers(0, m)), draw(st.integers(0, m))] for m in most]
+    return [array(draw, shape, any_dtype(draw))], {"pad_width": widths, "mode": mode}
+
+
+@generator("nn.space_to_batch_nd")
+def _space_to_batch_nd(draw: Draw) -> tuple:
+    m = draw(st.integers(1, 2))
+    blocks = [draw(st.integers(1, 3)) for _ in range(m)]
+    paddings, spatial = [], []
+    for b in blocks:
+        before, after = draw(st.integers(0, 2)), draw(st.integers(0, 2))
+        total = b * max(draw(st.integers(1, 3)), -(-(before + after) // b))  # a multiple of b, at least the pads
+        paddings.append([before, after])
+        spatial.append(total - before - after)
+    shape = (draw(st.integers(1, 2)), *spatial, *draw(shapes(0, 1, 1, 3)))
+    return [array(draw, shape, any_dtype(draw))], {"block_shape": blocks, "paddings": paddings}
+
+
+@generator("nn.batch_to_space_nd")
+def _batch_to_space_nd(draw: Draw) -> tuple:
+    m = draw(st.integers(1, 2))
+    blocks = [draw(st.integers(1, 3)) for _ in range(m)]
+    spatial = [draw(st.integers(1, 3)) for _ in range(m)]
+    crops = []
+    for b, d in zip(blocks, spatial):
+        before = draw(st.integers(0, b * d))
+        crops.append([before, draw(st.integers(0, b * d - before))])
+    batch = int(np.prod(blocks)) * draw(st.integers(1, 2))
+    shape = (batch, *spatial, *draw(shapes(0, 1, 1, 3)))
+    return [array(draw, shape, any_dtype(draw))], {"block_shape": blocks, "crops": crops}
+
+
+@generator("dyn.expand_dims")
+def _dyn_expand_dims(draw: Draw) -> tuple:
+    shape = draw(shapes(0, 3))
+    axis = np.array(draw(st.integers(-len(shape) - 1, len(shape))), draw(st.sampled_from(INTS)))
+    return [array(draw, shape, any_dtype(draw)), axis], {"num_newaxis": draw(st.integers(0, 2))}

@@ -2101,6 +2101,25 @@ def op_relay_sampling(b: Builder) -> Val:
     return b.bind(b.call("dyn.image.resize2d", [x.text, target, roi]), (n, c, Dim.const(size[0]), Dim.const(size[1])))
 
 
+def op_relay_rearrange(b: Builder) -> Val:
+    """nn.dilate, nn.mirror_pad (SYMMETRIC, by at most 1 around dims of at least 1), space_to_batch_nd
+    then batch_to_space_nd back (blocks of 1 along padded dims), or dyn.expand_dims at 0."""
+    x = b.pick(has_rank(1, 3))
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        # strides of 1 (a larger one makes (d - 1) * s + 1, which no empty caller dim has)
+        return b.bind(b.call("nn.dilate", [x.text], strides=[1] * x.rank), x.dims)
+    if kind == 1:
+        widths = [[b.draw.int(0, 1), b.draw.int(0, 1)] for _ in x.dims]
+        dims = tuple(lift(lambda v, w=w: v + w[0] + w[1], d) for d, w in zip(x.dims, widths))
+        return b.bind(b.call("nn.mirror_pad", [x.text], pad_width=widths), dims)
+    if kind == 2 and x.rank >= 2:
+        pads = [[1, 0] for _ in x.dims[1:]]
+        batch = "".join(b.call("nn.space_to_batch_nd", [x.text], block_shape=[1] * (x.rank - 1), paddings=pads))
+        return b.bind(b.call("nn.batch_to_space_nd", [batch], block_shape=[1] * (x.rank - 1), crops=pads), x.dims)
+    return b.bind(b.call("dyn.expand_dims", [x.text, "0i64"]), (Dim.const(1),) + x.dims)
+
+
 def op_conv_gradients(b: Builder) -> Val:
     """nn.conv2d_backward_weight of a 1 x 1 convolution, or nn.deformable_conv2d with 1 x 1
     taps moved by new offsets."""
@@ -2773,6 +2792,7 @@ OPERATORS: list = [
     (op_relay_nn, 1, ""),
     (op_relay_scatter_scan, 2, ""),
     (op_relay_sampling, 1, ""),
+    (op_relay_rearrange, 1, ""),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),

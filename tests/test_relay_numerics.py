@@ -161,3 +161,26 @@ def test_crop_and_resize_of_the_whole_image_is_the_image() -> None:
     )
     np.testing.assert_allclose(half[0, :, 0], x[0, :, 0], atol=1e-5)
     assert (half[0, :, 2] == 7.0).all()
+
+
+# block rearrangements, dilation, mirror padding -------------------------------------------------
+def test_space_to_batch_and_back_match_tensorflow_examples() -> None:
+    # TensorFlow's documented example: [1, 4, 4, 1] by blocks [2, 2] -> [4, 2, 2, 1]
+    x = np.arange(1, 17, dtype=np.float32).reshape(1, 4, 4, 1)
+    out = op("nn.space_to_batch_nd", x, block_shape=[2, 2], paddings=[[0, 0], [0, 0]])
+    np.testing.assert_array_equal(
+        out[:, :, :, 0], [[[1, 3], [9, 11]], [[2, 4], [10, 12]], [[5, 7], [13, 15]], [[6, 8], [14, 16]]]
+    )
+    back = op("nn.batch_to_space_nd", out, block_shape=[2, 2], crops=[[0, 0], [0, 0]])
+    np.testing.assert_array_equal(back, x)
+    padded = op("nn.space_to_batch_nd", x, block_shape=[2, 2], paddings=[[1, 1], [0, 2]])
+    np.testing.assert_array_equal(op("nn.batch_to_space_nd", padded, block_shape=[2, 2], crops=[[1, 1], [0, 2]]), x)
+
+
+def test_dilate_and_mirror_pad() -> None:
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(op("nn.dilate", x, strides=[2, 1], dilation_value=9.0), [[1, 2], [9, 9], [3, 4]])
+    np.testing.assert_array_equal(op("nn.mirror_pad", np.array([1, 2, 3]), pad_width=[[2, 1]]), [2, 1, 1, 2, 3, 3])
+    np.testing.assert_array_equal(
+        op("nn.mirror_pad", np.array([1, 2, 3]), pad_width=[[2, 1]], mode="REFLECT"), [3, 2, 1, 2, 3, 2]
+    )

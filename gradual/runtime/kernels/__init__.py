@@ -56,6 +56,7 @@ import gradual.runtime.kernels.nn  # noqa: E402,F401
 import gradual.runtime.kernels.onnx  # noqa: E402,F401
 import gradual.runtime.kernels.onnx_models  # noqa: E402,F401
 import gradual.runtime.kernels.qnn  # noqa: E402,F401
+import gradual.runtime.kernels.rearrange  # noqa: E402,F401
 import gradual.runtime.kernels.reduce  # noqa: E402,F401
 import gradual.runtime.kernels.sampling  # noqa: E402,F401
 import gradual.runtime.kernels.scatter  # noqa: E402,F401
