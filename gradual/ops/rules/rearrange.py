@@ -143,13 +143,16 @@ def space_to_batch_nd(ctx: ShapeContext) -> Any:
 
 @shape_rule("batch_to_space_nd")
 def batch_to_space_nd(ctx: ShapeContext) -> Any:
-    """`nn.batch_to_space_nd(x, block_shape, crops)`: x is (n * prod(block), *spatial, *rest);
-    each spatial dim grows by its block, less the crops (which must fit)."""
+    """`nn.batch_to_space_nd(x, block_shape, crops)`: x is (n * prod(block), *spatial, *rest)
+    (a batch past a multiple of prod(block) is dropped); each spatial dim grows by its block,
+    less the crops (which must fit)."""
     (data,) = tensor_args(ctx)
     blocks, pairs = _blocks(ctx, data, "crops")
     if data.dims is None:
         return ctx.tensor(None)
-    dims = [_divide(ctx, data, data.dim(0), product_of(blocks), "the batch (dim 0)")]
+    # the batch is floored, as Relay's relation does (entries past a multiple of the blocks
+    # are dropped, as depth_to_space drops channels)
+    dims = [data.dim(0) // ctx.const(product_of(blocks))]
     for i, (block, (before, after)) in enumerate(zip(blocks, pairs)):
         grown = data.dim(1 + i) * ctx.const(block)
         have = ctx.static(grown)
