@@ -51,7 +51,8 @@ def batch_to_space_nd(data: np.ndarray, *, block_shape: Sequence[int], crops: Se
     """Move the batch's blocks back into the spatial dims, then crop them."""
     m = len(block_shape)
     n = data.shape[0] // int(np.prod(block_shape))
-    data = data[: n * int(np.prod(block_shape))]  # a batch past a multiple of the blocks is dropped, as Relay's type says
+    # a batch past a multiple of the blocks is dropped, as Relay's type says
+    data = data[: n * int(np.prod(block_shape))]
     spatial, rest = data.shape[1 : 1 + m], data.shape[1 + m :]
     x = data.reshape(list(block_shape) + [n] + list(spatial) + list(rest))
     order = [m]
