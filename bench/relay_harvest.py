@@ -20,6 +20,11 @@ printed in part); the script says how many. A test function contributes at most
 
 `--from-raw FILE...` rebuilds the corpus from the records of earlier runs (`--raw`) without
 running any test, in the order given: the corpus is made from several partial harvests.
+`--append` keeps the corpus already at `--out` as it is (ids, origins, verdicts) and adds the
+programs it lacks after it, so the outcomes recorded for the old ones stay valid: the corpus's
+later part (from r3588) was added so, when the plugin began to print attributes inline (the
+scatters, scans, trilu, stft and unique were metadata before) and test_vm, test_op_fast_math,
+test_op_floordiv and op/annotation/test_annotation joined the list.
 """
 
 import argparse
@@ -56,6 +61,10 @@ TEST_FILES = [
     "test_op_grad_level10.py",
     "test_pass_gradient.py",
     "test_pass_*.py",
+    "test_vm.py",
+    "test_op_fast_math.py",
+    "test_op_floordiv.py",
+    "op/annotation/test_annotation.py",
 ]
 MAX_TEXT = 20_000
 PER_TEST = 60
@@ -119,10 +128,15 @@ def incomplete(text):
     return bool(set(GLOBAL_CALL.findall(text)) - set(GLOBAL_DEF.findall(text)))
 
 
-def corpus_entries(records, per_test=PER_TEST):
+def corpus_entries(records, per_test=PER_TEST, existing=()):
     """Distinct usable programs, first occurrence kept, at most `per_test` per test function,
-    with counts of what was left out."""
-    seen, entries, taken = set(), [], {}
+    with counts of what was left out. `existing` entries (an earlier corpus) come first, kept
+    as they are with their ids: the new programs are those not among them, numbered on."""
+    entries = list(existing)
+    seen = {program_key(entry["text"]) for entry in entries}
+    taken = {}
+    for entry in entries:
+        taken[test_function(entry["origin"])] = taken.get(test_function(entry["origin"]), 0) + 1
     left_out = {
         "duplicate": 0,
         "metadata": 0,
@@ -172,10 +186,18 @@ def main(argv=None):
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     parser.add_argument("--only", nargs="*", help="run only these test files (names)")
     parser.add_argument("--raw", help="keep every record here (default: a scratch file)")
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="keep the programs already in --out (ids and all) and add the new ones after them",
+    )
     args = parser.parse_args(argv)
+    existing = []
+    if args.append and Path(args.out).exists():
+        existing = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
     if args.from_raw:
         records = [json.loads(line) for path in args.from_raw for line in Path(path).read_text().splitlines()]
-        return write_corpus(records, Path(args.out))
+        return write_corpus(records, Path(args.out), existing)
     if not (args.tvm and args.python):
         parser.error("--tvm and --python are needed to run the tests (or give --from-raw)")
     tvm_root = Path(args.tvm).resolve()
@@ -188,17 +210,19 @@ def main(argv=None):
             print(f"running {path.relative_to(tvm_root)}", flush=True)
             run_one(args.python, tvm_root, path, raw)
         records = [json.loads(line) for line in raw.read_text().splitlines()] if raw.exists() else []
-    return write_corpus(records, Path(args.out))
+    return write_corpus(records, Path(args.out), existing)
 
 
-def write_corpus(records, out_path):
-    """Deduplicate the records into the corpus file; report what was left out."""
-    entries, left_out = corpus_entries(records)
+def write_corpus(records, out_path, existing=()):
+    """Deduplicate the records into the corpus file (after the `existing` entries); report
+    what was left out."""
+    entries, left_out = corpus_entries(records, existing=existing)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with open(out_path, "w", encoding="utf-8") as out:
         for entry in entries:
             out.write(json.dumps(entry, sort_keys=True) + "\n")
-    print(f"{len(records)} records -> {len(entries)} programs in {out_path}; left out: {left_out}")
+    added = len(entries) - len(existing)
+    print(f"{len(records)} records -> {added} new programs, {len(entries)} in {out_path}; left out: {left_out}")
     return 0
 
 

@@ -98,10 +98,20 @@ _OMITTED = re.compile(r"/\* For debugging purposes the metadata section has been
 
 
 def module_text(mod):
-    """The module as Relay prints it, with shape variables by name instead of as metadata."""
-    full = mod.astext(show_meta_data=True)
-    text, _, metadata = full.partition("#[metadata]")
+    """The module as Relay prints it, with shape variables by name instead of as metadata.
+
+    The text is printed without the metadata section: Relay then writes every call's
+    attributes inline (`scatter_nd(%d, %i, %u, mode="add")`), where with it the attributes of
+    an operator registered without an attribute type (scatter_nd, cumsum, trilu, stft, unique)
+    become `meta[relay.attrs.ScatterNDAttrs][0]`, which has no text form. The shape variables
+    are read from the metadata section of a second printing (each type's entries are numbered
+    in the same order: attributes are not among them, unless they hold shape variables, when
+    the attributes are left as metadata)."""
+    text = mod.astext(show_meta_data=False)
     if "meta[tir." in text:
+        full, _, metadata = mod.astext(show_meta_data=True).partition("#[metadata]")
+        if "meta[relay.attrs." in full:
+            text = full
         table = tvm.ir.load_json(metadata.strip())
         text = _META.sub(lambda m: dim_text(table[m.group(1)][int(m.group(2))]), text)
     return _OMITTED.sub("", text).rstrip() + "\n"

@@ -1660,14 +1660,14 @@ def op_reshape_like(b: Builder) -> Val:
 
 
 def op_sizes(b: Builder) -> Val:
-    """ndarray_size of a value and unique of a vector of ones (data-dependent length, 1 here)."""
+    """ndarray_size of a value and unique of a vector of ones (its values padded to the
+    vector's length, as Relay's)."""
     x = b.pick(has_rank(1, 2))
-    b.program.data_dependent = True
     size = "".join(b.call("ndarray_size", [x.text]))
     flat = "".join(b.call("reshape", ["".join(b.call("ones_like", [x.text]))], newshape=[-1]))
     parts = b.bind(b.call("unique", [flat]), None, fields=())
     b.program.features.add("tuple")
-    count = Dim(1 if dim_product(x.dims).value else 0, DYNAMIC, None)
+    count = dim_product(x.dims)
     first = b.bind([f"{parts.text}.0"], (count,))
     return b.bind(b.call("add", [first.text, f'cast({size}, dtype="float32")']), (count,))
 
@@ -2002,6 +2002,122 @@ def op_relay_nn(b: Builder) -> Val:
     targets = b.new_param(flat.dims, x.dtype)
     op = b.draw.choice(["nn.cross_entropy", "nn.cross_entropy_with_logits"])
     return b.bind(b.call(op, [flat.text, targets.text]), ())
+
+
+def op_relay_scatter_scan(b: Builder) -> Val:
+    """Relay's scatters, scans and sequence operators on x, with indices that are zeros shaped
+    so that every input size indexes validly (an empty dim gets no index)."""
+    x = b.pick(has_rank(1, 3))
+    zeros = "".join(b.call("cast", ["".join(b.call("zeros_like", [x.text]))], dtype="int64"))
+    kind = b.draw.int(0, 11)
+    if kind == 0:
+        reduction = b.draw.choice(["update", "add", "max"])
+        return b.bind(
+            b.call("scatter_elements", [x.text, zeros, x.text], axis=b.draw.int(0, x.rank - 1), reduction=reduction),
+            x.dims,
+        )
+    if kind == 1:
+        x = b.pick(has_rank(1, 1), lambda: b.fresh_param(1))
+        zeros = "".join(b.call("cast", ["".join(b.call("zeros_like", [x.text]))], dtype="int64"))
+        rows = "".join(b.call("expand_dims", [zeros], axis=0))
+        return b.bind(b.call("scatter_nd", [x.text, rows, x.text], mode=b.draw.choice(["update", "add"])), x.dims)
+    if kind == 2:
+        begin = "".join(b.call("zeros", [], shape=[x.rank], dtype="int32"))
+        end = "".join(b.call("shape_of", [x.text], dtype="int32"))
+        step = "".join(b.call("ones", [], shape=[b.draw.int(1, x.rank)], dtype="int32"))
+        return b.bind(b.call("strided_set", [x.text, x.text, begin, end, step]), x.dims)
+    if kind == 3 and x.rank <= 2:
+        return b.bind(b.call("adv_index", [f"({x.text}, {zeros})"]), x.dims + x.dims[1:])
+    if kind == 4:
+        op = b.draw.choice(["cumsum", "cumprod"])
+        if b.draw.chance(50):
+            return b.bind(b.call(op, [x.text], exclusive=b.draw.chance(50)), (dim_product(x.dims),))
+        return b.bind(b.call(op, [x.text], axis=b.draw.int(-x.rank, x.rank - 1)), x.dims)
+    if kind == 5 and x.rank >= 2:
+        lengths = b.new_param([x.dims[0]], "int32", prefix="i")
+        return b.bind(b.call("reverse_sequence", [x.text, lengths.text], seq_axis=1, batch_axis=0), x.dims)
+    if kind == 6 and x.rank >= 2:
+        return b.bind(b.call("trilu", [x.text, f"{b.draw.int(-1, 1)}i64"], upper=b.draw.chance(50)), x.dims)
+    if kind == 7:
+        x = b.pick(lambda v: v.rank == 1 and v.dims[0].value >= 2, lambda: b.new_param([b.fresh(b.size(2, 5))]))
+        n_fft = b.draw.int(1, min(3, x.dims[0].value))
+        window = b.new_param([Dim.const(n_fft)])
+        frames = lift(lambda v: (v - n_fft) // 1 + 1, x.dims[0])
+        dims = (Dim.const(n_fft // 2 + 1), frames, Dim.const(2))
+        return b.bind(b.call("stft", [x.text, window.text], n_fft=n_fft, hop_length=1, win_length=n_fft), dims)
+    if kind == 8:
+        sequence = b.new_param([b.fresh(b.size())])
+        found = "".join(b.call("searchsorted", [sequence.text, x.text], right=b.draw.chance(50)))
+        return b.bind(b.call("cast", [found], dtype=b.dtype), x.dims)
+    if kind == 9 and x.rank == 1:
+        other = b.pick(has_rank(1, 1))
+        grids = b.bind(b.call("meshgrid", [f"({x.text}, {other.text})"]), None, fields=())
+        b.program.features.add("tuple")
+        return b.bind([f"{grids.text}.1"], (x.dims[0], other.dims[0]))
+    if kind == 10:
+        window = b.call("sliding_window", [x.text], axis=x.rank - 1, window_shape=[1], strides=[1])
+        return b.bind(window, x.dims + (Dim.const(1),))
+    if x.rank >= 2:
+        target = "".join(b.call("shape_of", ["".join(b.call("sum", [x.text], axis=[0]))]))
+        return b.bind(b.call("collapse_sum_to", [x.text, target]), x.dims[1:])
+    return b.bind(b.call("cumsum", [x.text], axis=0), x.dims)
+
+
+def op_relay_sampling(b: Builder) -> Val:
+    """Relay's image sampling operators on an image: grid_sample at a new grid, affine_grid,
+    a 1 x 1 dilation2d, crop_and_resize of one box per image, dyn.image.resize2d."""
+    x = image(b)
+    n, c, h, w = x.dims
+    kind = b.draw.int(0, 4)
+    if kind == 0:
+        out = (b.fresh(b.size()), b.fresh(b.size()))
+        grid = b.new_param([n, Dim.const(2), *out])
+        method = b.draw.choice(["bilinear", "nearest", "bicubic"])
+        return b.bind(b.call("image.grid_sample", [x.text, grid.text], method=method), (n, c, *out))
+    if kind == 1:
+        theta = b.new_param([b.fresh(b.size()), Dim.const(2), Dim.const(3)])
+        return b.bind(
+            b.call("image.affine_grid", [theta.text], target_shape=[2, 3]),
+            (theta.dims[0], Dim.const(2), Dim.const(2), Dim.const(3)),
+        )
+    if kind == 2:
+        weight = b.new_param([c, Dim.const(1), Dim.const(1)])
+        return b.bind(b.call("image.dilation2d", [x.text, weight.text]), x.dims)
+    if kind == 3:
+        boxes = b.new_param([n, Dim.const(4)])
+        first = "".join(
+            b.call(
+                "cast",
+                ["".join(b.call("sum", ["".join(b.call("zeros_like", [x.text]))], axis=[1, 2, 3]))],
+                dtype="int32",
+            )
+        )
+        size = [b.size(), b.size()]
+        crops = b.call("image.crop_and_resize", [x.text, boxes.text, first], crop_size=size)
+        return b.bind(crops, (n, c, Dim.const(size[0]), Dim.const(size[1])))
+    size = [b.size(), b.size()]
+    target = "".join(b.call("shape_of", ["".join(b.call("zeros", [], shape=size))]))
+    roi = "".join(b.call("zeros", [], shape=[4]))
+    return b.bind(b.call("dyn.image.resize2d", [x.text, target, roi]), (n, c, Dim.const(size[0]), Dim.const(size[1])))
+
+
+def op_relay_rearrange(b: Builder) -> Val:
+    """nn.dilate, nn.mirror_pad (SYMMETRIC, by at most 1 around dims of at least 1), space_to_batch_nd
+    then batch_to_space_nd back (blocks of 1 along padded dims), or dyn.expand_dims at 0."""
+    x = b.pick(has_rank(1, 3))
+    kind = b.draw.int(0, 3)
+    if kind == 0:
+        # strides of 1 (a larger one makes (d - 1) * s + 1, which no empty caller dim has)
+        return b.bind(b.call("nn.dilate", [x.text], strides=[1] * x.rank), x.dims)
+    if kind == 1:
+        widths = [[b.draw.int(0, 1), b.draw.int(0, 1)] for _ in x.dims]
+        dims = tuple(lift(lambda v, w=w: v + w[0] + w[1], d) for d, w in zip(x.dims, widths))
+        return b.bind(b.call("nn.mirror_pad", [x.text], pad_width=widths), dims)
+    if kind == 2 and x.rank >= 2:
+        pads = [[1, 0] for _ in x.dims[1:]]
+        batch = "".join(b.call("nn.space_to_batch_nd", [x.text], block_shape=[1] * (x.rank - 1), paddings=pads))
+        return b.bind(b.call("nn.batch_to_space_nd", [batch], block_shape=[1] * (x.rank - 1), crops=pads), x.dims)
+    return b.bind(b.call("dyn.expand_dims", [x.text, "0i64"]), (Dim.const(1),) + x.dims)
 
 
 def op_conv_gradients(b: Builder) -> Val:
@@ -2674,6 +2790,9 @@ OPERATORS: list = [
     (op_bits, 1, "float32"),
     (op_annotation, 1, ""),
     (op_relay_nn, 1, ""),
+    (op_relay_scatter_scan, 2, ""),
+    (op_relay_sampling, 1, ""),
+    (op_relay_rearrange, 1, ""),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),

@@ -14,6 +14,7 @@ from typing import Any
 import kernel_inputs_aten  # noqa: F401,E402  (registers the ATen operators' generators)
 import kernel_inputs_onnx  # noqa: F401,E402  (registers the ONNX operators' generators)
 import kernel_inputs_onnx_models  # noqa: F401,E402  (registers the generators of ONNX's model operators)
+import kernel_inputs_relay  # noqa: F401,E402  (registers the generators of Relay's scatter, scan, image and vision operators)
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -235,7 +236,7 @@ def _argwhere(draw: Draw) -> tuple:
 @generator("unique")
 def _unique(draw: Draw) -> tuple:
     data = np.array(draw(st.lists(st.integers(0, 4), min_size=1, max_size=8)), "int32")
-    return [data], {"is_sorted": draw(st.booleans()), "return_counts": draw(st.booleans())}
+    return [data], {"sorted": draw(st.booleans()), "return_counts": draw(st.booleans())}
 
 
 @generator("topk")

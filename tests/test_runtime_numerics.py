@@ -173,8 +173,10 @@ def test_one_hot_topk_unique() -> None:
     values, indices = op("topk", np.array([[3, 1, 4, 1, 5]]), k=2)
     np.testing.assert_array_equal(values, [[5, 4]])
     np.testing.assert_array_equal(indices, [[4, 2]])
-    out = op("unique", np.array([3, 1, 3, 2, 1], np.int32), is_sorted=False, return_counts=True)
-    assert [o.tolist() for o in out] == [[3, 1, 2], [0, 1, 3], [0, 1, 0, 2, 1], [3], [2, 2, 1]]
+    out = op("unique", np.array([3, 1, 3, 2, 1], np.int32), sorted=False, return_counts=True)
+    assert [o.tolist() for o in out] == [[3, 1, 2, 0, 0], [0, 1, 3, 0, 0], [0, 1, 0, 2, 1], [3], [2, 2, 1, 0, 0]]
+    out = op("unique", np.array([3, 1, 3, 2, 1], np.int32))
+    assert [o.tolist() for o in out] == [[1, 2, 3, 0, 0], [1, 3, 0, 0, 0], [2, 0, 2, 1, 0], [3]]
 
 
 def test_split_tile_repeat_reverse() -> None:

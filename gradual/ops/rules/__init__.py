@@ -16,7 +16,11 @@ registers them all, with the wording of the failures they report.
 | conv | convolution (1-D, 2-D, 3-D, transposed) and pooling, in any layout, packed ones too |
 | qnn | the quantized operators (`qnn.*`), with the float operators' shapes |
 | sparse | sparse_to_dense, sparse_reshape, sparse_fill_empty_rows, unravel_index |
+| scatter | scatter_elements, scatter_nd, strided_set, adv_index |
+| sequence | cumsum, cumprod, reverse_sequence, trilu, stft, searchsorted, meshgrid, sliding_window, collapse_sum_to |
 | image | image.resize2d |
+| sampling | image.grid_sample, image.affine_grid, image.dilation2d, image.crop_and_resize, dyn.image.resize2d |
+| rearrange | nn.dilate, nn.mirror_pad, nn.space_to_batch_nd, nn.batch_to_space_nd, dyn.expand_dims |
 | aten | the torch.export frontend's operators (stdlib/aten.rly), mostly the rules above under ATen's names |
 | aten_index | ATen's advanced indexing, gather and scatter, searching sorted values |
 | aten_nn | ATen's resampling, recurrent layers, group/instance/RMS norms, losses, distances (stdlib/aten_nn.rly) |
@@ -37,6 +41,10 @@ import gradual.ops.rules.nn  # noqa: E402,F401
 import gradual.ops.rules.onnx  # noqa: E402,F401
 import gradual.ops.rules.onnx_models  # noqa: E402,F401
 import gradual.ops.rules.qnn  # noqa: E402,F401
+import gradual.ops.rules.rearrange  # noqa: E402,F401
 import gradual.ops.rules.reduce  # noqa: E402,F401
+import gradual.ops.rules.sampling  # noqa: E402,F401
+import gradual.ops.rules.scatter  # noqa: E402,F401
+import gradual.ops.rules.sequence  # noqa: E402,F401
 import gradual.ops.rules.shape  # noqa: E402,F401
 import gradual.ops.rules.sparse  # noqa: E402,F401

@@ -127,20 +127,19 @@ def argwhere(ctx: ShapeContext) -> Any:
 @shape_rule("unique")
 def unique(ctx: ShapeContext) -> Any:
     """`unique(x)` of a vector of n: (unique values, first indices, inverse indices,
-    num_unique[, counts]); the unique count lies in 0..n (not padded to n as Relay does)."""
+    num_unique[, counts]), each of n entries as Relay pads them (num_unique says how many
+    count)."""
     (data,) = ctx.args
     ctx.require_rank(data, 1)
     n = data.dim(0)
-    size = ctx.static(n)
-    found = ctx.bounded(1 if size is not None and size >= 1 else 0, n)
     fields = [
-        ctx.tensor([found], data.dtype),
-        ctx.tensor([found], "int32"),
+        ctx.tensor([n], data.dtype),
+        ctx.tensor([n], "int32"),
         ctx.tensor([n], "int32"),
         ctx.tensor([ctx.const(1)], "int32"),
     ]
     if ctx.attr("return_counts"):
-        fields.append(ctx.tensor([found], "int32"))
+        fields.append(ctx.tensor([n], "int32"))
     return ctx.tuple(fields)
 
 

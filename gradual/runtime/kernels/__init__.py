@@ -26,7 +26,11 @@ import gradual.runtime.kernels.nn  # noqa: F401
 import gradual.runtime.kernels.onnx  # noqa: F401
 import gradual.runtime.kernels.onnx_models  # noqa: F401
 import gradual.runtime.kernels.qnn  # noqa: F401
+import gradual.runtime.kernels.rearrange  # noqa: F401
 import gradual.runtime.kernels.reduce  # noqa: F401
+import gradual.runtime.kernels.sampling  # noqa: F401
+import gradual.runtime.kernels.scatter  # noqa: F401
+import gradual.runtime.kernels.sequence  # noqa: F401
 import gradual.runtime.kernels.shape  # noqa: F401
 import gradual.runtime.kernels.sparse  # noqa: F401
 from gradual.runtime.kernels.registration import kernel, registered

@@ -133,18 +133,28 @@ def _batched_take(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: 
 
 # data-dependent results ------------------------------------------------------------------------
 @kernel("unique")
-def unique(data: np.ndarray, *, is_sorted: bool, return_counts: bool) -> tuple:
+def unique(data: np.ndarray, *, sorted: bool, return_counts: bool) -> tuple:
     """(unique values, index of each one's first occurrence, inverse indices, [num_unique]
-    [, counts]): sorted values, or in order of first occurrence; not padded."""
+    [, counts]): sorted values, or in order of first occurrence; padded with zeros to the
+    input's length, as Relay's."""
     values, first, inverse, counts = np.unique(data, return_index=True, return_inverse=True, return_counts=True)
-    if not is_sorted:
+    if not sorted:
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         values, first, counts, inverse = values[order], first[order], counts[order], rank[inverse.reshape(-1)]
-    out = [values, first.astype(np.int32), inverse.reshape(-1).astype(np.int32), np.array([len(values)], np.int32)]
+
+    def padded(a: np.ndarray, dtype: object) -> np.ndarray:
+        return np.concatenate([a.astype(dtype), np.zeros(len(data) - len(a), dtype)])
+
+    out = [
+        padded(values, data.dtype),
+        padded(first, np.int32),
+        inverse.reshape(-1).astype(np.int32),
+        np.array([len(values)], np.int32),
+    ]
     if return_counts:
-        out.append(counts.astype(np.int32))
+        out.append(padded(counts, np.int32))
     return tuple(out)
 
 

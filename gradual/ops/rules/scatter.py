@@ -1,0 +1,171 @@
+"""Relay's scatters and indexed writes: scatter_elements, scatter_nd, strided_set, adv_index.
+
+Relay's own relations check little (the indices are integers; scatter_nd's updates against its
+indices); these rules also check what the kernels index with (the ranks and shapes of indices
+and updates), so a call that checks clean never stops inside the kernel for its shapes. Index
+values are data: one out of range stops the kernel at run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gradual.diagnostics import codes
+from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis
+from gradual.ops.messages import register_rule_message
+from gradual.ops.rules.common import known_ints, require_at_most, require_choice, require_rank_of
+from gradual.ops.rules.operands import require_indices, tensor_args
+from gradual.ops.tables import shape_rule
+
+register_rule_message(
+    "scatter-nd-depth",
+    codes.SHAPE_MISMATCH,
+    "{op} got indices whose first dim is {depth}, but they index a data tensor of rank {rank}",
+    "give the indices a first dim of at most {rank} (one row per indexed dim)",
+)
+register_rule_message(
+    "slice-entries",
+    codes.SHAPE_MISMATCH,
+    "{arg} has {count} entries, but {op} slices a tensor of rank {rank}",
+    "give at most {rank} entries, one per leading dim",
+)
+register_rule_message(
+    "slice-zero-step",
+    codes.OP_CONSTRAINT,
+    "{op} got a stride of 0 at dim {axis}",
+    "use a positive or negative stride",
+)
+register_rule_message(
+    "set-value-shape",
+    codes.SHAPE_MISMATCH,
+    "{arg} has dim {have} where the slice it is written to has {want} (dim {axis} of the slice)",
+    "give the value the slice's shape (or 1 there, to repeat it)",
+)
+
+SCATTER_ELEMENTS_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
+SCATTER_ND_MODES = ("update", "add", "mul", "min", "max")
+
+
+@shape_rule("scatter_elements")
+def scatter_elements(ctx: ShapeContext) -> Any:
+    """`scatter_elements(data, indices, updates, axis, reduction)`: data's shape. Indices and
+    updates have one shape, of the data's rank, each dim but `axis` at most the data's (the
+    kernel walks the indices and writes at their positions)."""
+    data, indices, updates = tensor_args(ctx)
+    require_choice(ctx, "reduction", ctx.attr("reduction"), SCATTER_ELEMENTS_REDUCTIONS)
+    require_indices(ctx, indices)
+    axis_attr = ctx.attr("axis")
+    ctx.require_rank_at_least(data, max(1, axis_rank(axis_attr)))
+    if data.dims is not None:
+        rank = len(data.dims)
+        axis = normalize_axis(ctx, axis_attr, rank)
+        require_rank_of(ctx, indices, rank, "the data's")
+        require_rank_of(ctx, updates, rank, "the data's")
+        for i in range(rank):
+            ctx.equal(updates.dim(i), indices.dim(i), symbol="the indices' shape")
+            if i != axis:
+                require_at_most(ctx, indices, i, data.dim(i), "the indices' positions lie inside the data")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("scatter_nd")
+def scatter_nd(ctx: ShapeContext) -> Any:
+    """`scatter_nd(data, indices, updates, mode)`: data's shape (n dims). Indices are (m, *y)
+    with m <= n; updates are (*y, data's dims from m on)."""
+    data, indices, updates = tensor_args(ctx)
+    require_choice(ctx, "mode", ctx.attr("mode"), SCATTER_ND_MODES)
+    require_indices(ctx, indices)
+    ctx.require_rank_at_least(indices, 1)
+    if data.dims is None or indices.dims is None:
+        return ctx.tensor(data.dims)
+    rank = len(data.dims)
+    depth = ctx.static(indices.dim(0))
+    if depth is None:
+        ctx.within(indices.dim(0), 0, rank)
+        return ctx.tensor(data.dims)
+    if depth > rank:
+        ctx.fail("scatter-nd-depth", depth=depth, rank=rank)
+    wanted = list(indices.dims[1:]) + list(data.dims[depth:])
+    require_rank_of(ctx, updates, len(wanted), "indices.shape[1:] + data.shape[m:]")
+    for i, want in enumerate(wanted):
+        ctx.equal(updates.dim(i), want)
+    return ctx.tensor(data.dims)
+
+
+def slice_length(size: int, begin: int | None, end: int | None, stride: int) -> int:
+    """How many elements `x[begin:end:stride]` (NumPy's slice, clamped) takes of `size`."""
+    return len(range(*slice(begin, end, stride).indices(size)))
+
+
+@shape_rule("strided_set")
+def strided_set(ctx: ShapeContext) -> Any:
+    """`strided_set(data, v, begin, end, strides)`: data's shape. begin, end and strides are
+    integer vectors of at most rank(data) entries (absent ones take the whole dim, stride 1);
+    v broadcasts to the slice's shape (NumPy's `x[slices] = v`)."""
+    data, value, begin, end, strides = tensor_args(ctx)
+    for arg in (begin, end, strides):
+        require_indices(ctx, arg)
+        ctx.require_rank(arg, 1)
+    if data.dims is None:
+        return ctx.tensor(None)
+    rank = len(data.dims)
+    for arg in (begin, end, strides):
+        count = ctx.static(arg.dim(0))
+        if count is not None and count > rank:
+            ctx.fail("slice-entries", arg=arg, count=count, rank=rank)
+        elif count is None:
+            ctx.within(arg.dim(0), 0, rank)
+    starts, stops, steps = known_ints(ctx, begin), known_ints(ctx, end), known_ints(ctx, strides)
+    if steps is not None:
+        for axis, step in enumerate(steps):
+            if step == 0:
+                ctx.fail("slice-zero-step", axis=axis)
+    sizes = [ctx.static(d) for d in data.dims]
+    value_dims = value.dims
+    if value_dims is not None and len(value_dims) > rank:
+        ctx.fail("rank-relation", arg=value, actual=len(value_dims), expected=f"at most {rank}", why="the data's")
+    if starts is None or stops is None or steps is None or value_dims is None:
+        return ctx.tensor(data.dims)
+    lengths = []
+    for i, size in enumerate(sizes):
+        if size is None:
+            return ctx.tensor(data.dims)
+        begin_i = starts[i] if i < len(starts) else None
+        end_i = stops[i] if i < len(stops) else None
+        lengths.append(slice_length(size, begin_i, end_i, steps[i] if i < len(steps) else 1))
+    offset = rank - len(value_dims)
+    for i, have in enumerate(value_dims):
+        want = lengths[offset + i]
+        if ctx.is_one(have) is True:
+            continue
+        known = ctx.static(have)
+        if known is not None and known != want:
+            ctx.fail("set-value-shape", arg=value, have=known, want=want, axis=offset + i)
+        ctx.equal(have, ctx.const(want))
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("adv_index")
+def adv_index(ctx: ShapeContext) -> Any:
+    """`adv_index((data, i0, ..., ik-1))`: NumPy's `data[i0, ..., ik-1]`: the integer indices'
+    broadcast shape, then data's dims from k on (k at most rank(data))."""
+    fields: list[TensorArg] | None = ctx.tuple_fields(ctx.args[0])
+    if fields is None:
+        return ctx.tensor(None)
+    if not fields:
+        ctx.fail("tuple-length", arg=ctx.args[0], actual="no fields", expected="the data and its indices")
+    data, indices = fields[0], fields[1:]
+    for index in indices:
+        require_indices(ctx, index)
+    ctx.require_rank_at_least(data, len(indices))  # one dim per index tensor
+    index_dims = [index.dims for index in indices]
+    rank = max((len(dims) for dims in index_dims if dims is not None), default=0)
+    shape: list = [ctx.const(1)] * rank
+    for dims in index_dims:
+        if dims is None:
+            return ctx.tensor(None, data.dtype)
+        padded = [ctx.const(1)] * (rank - len(dims)) + list(dims)
+        shape = [ctx.broadcast(a, b) for a, b in zip(shape, padded)]
+    if data.dims is None:
+        return ctx.tensor(None, data.dtype)
+    return ctx.tensor(shape + list(data.dims[len(indices) :]), data.dtype)

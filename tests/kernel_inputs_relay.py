@@ -1,0 +1,293 @@
+"""Input generators for Relay's scatters, scans, image and vision operators and the rest of
+what tests/test_runtime_kernels.py checks by family (see kernel_inputs.py for the registry):
+each draws inputs and attributes the operator's rule accepts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from kernel_inputs import FLOATS, INTS, Draw, any_dtype, array, axis_in, generator, shapes
+
+
+def _index_array(draw: Draw, shape: tuple, size: int, dtype: str = "int64") -> np.ndarray:
+    """Indices into a dim of `size` (negative ones too), of `shape`."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    return np.asarray(rng.integers(-size, size, size=shape).astype(dtype))
+
+
+# scatter ----------------------------------------------------------------------------------------
+@generator("scatter_elements")
+def _scatter_elements(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    axis = axis_in(draw, len(shape))
+    index_shape = tuple(draw(st.integers(0, n)) for n in shape)
+    reduction = draw(st.sampled_from(("update", "add", "mul", "mean", "min", "max")))
+    dtype = draw(st.sampled_from(FLOATS + INTS))
+    indices = _index_array(draw, index_shape, shape[axis], draw(st.sampled_from(INTS)))
+    return [array(draw, shape, dtype), indices, array(draw, index_shape, dtype)], {"axis": axis, "reduction": reduction}
+
+
+@generator("scatter_nd")
+def _scatter_nd(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    m = draw(st.integers(1, len(shape)))
+    ys = draw(shapes(0, 2, 1, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    indices = np.stack([rng.integers(-shape[i], shape[i], size=ys) for i in range(m)]).astype(
+        draw(st.sampled_from(INTS))
+    )
+    dtype = draw(st.sampled_from(FLOATS + INTS))
+    mode = draw(st.sampled_from(("update", "add", "mul", "min", "max")))
+    return [array(draw, shape, dtype), indices, array(draw, ys + shape[m:], dtype)], {"mode": mode}
+
+
+@generator("strided_set")
+def _strided_set(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 5))
+    dtype = any_dtype(draw)
+    count = draw(st.integers(0, len(shape)))
+    begin = [draw(st.integers(-6, 6)) for _ in range(count)]
+    end = [draw(st.integers(-6, 6)) for _ in range(draw(st.integers(0, len(shape))))]
+    steps = [draw(st.sampled_from((1, 2, -1, -2))) for _ in range(draw(st.integers(0, len(shape))))]
+    slices = tuple(
+        slice(
+            begin[i] if i < len(begin) else None,
+            end[i] if i < len(end) else None,
+            steps[i] if i < len(steps) else 1,
+        )
+        for i in range(len(shape))
+    )
+    target = np.zeros(shape)[slices].shape
+    value_shape = tuple(1 if draw(st.booleans()) else n for n in target[draw(st.integers(0, len(target))) :])
+    vectors = [np.asarray(v, "int32").reshape(-1) for v in (begin, end, steps)]
+    return [array(draw, shape, dtype), array(draw, value_shape, dtype), *vectors], {}
+
+
+@generator("adv_index")
+def _adv_index(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    count = draw(st.integers(1, len(shape)))
+    index_shape = draw(shapes(0, 2, 1, 3))
+    indices = [
+        _index_array(draw, index_shape[draw(st.integers(0, len(index_shape))) :], shape[i], draw(st.sampled_from(INTS)))
+        for i in range(count)
+    ]
+    return [(array(draw, shape, any_dtype(draw)), *indices)], {}
+
+
+# scans, sequences and grids ---------------------------------------------------------------------
+@generator("cumsum", "cumprod")
+def _scan(draw: Draw) -> tuple:
+    shape = draw(shapes(0, 3, 0, 4))
+    axis = axis_in(draw, len(shape)) if shape and draw(st.booleans()) else None
+    dtype = draw(st.sampled_from(("", "float64", "int64")))
+    exclusive = draw(st.sampled_from((None, False, True)))
+    return [array(draw, shape, any_dtype(draw))], {"axis": axis, "dtype": dtype, "exclusive": exclusive}
+
+
+@generator("reverse_sequence")
+def _reverse_sequence(draw: Draw) -> tuple:
+    shape = draw(shapes(2, 4, 1, 4))
+    seq, batch = draw(st.lists(st.integers(0, len(shape) - 1), min_size=2, max_size=2, unique=True))
+    lengths = np.array(
+        [draw(st.integers(-1, shape[seq] + 1)) for _ in range(shape[batch])], draw(st.sampled_from(INTS))
+    )
+    seq_axis = seq - len(shape) if draw(st.booleans()) else seq
+    return [array(draw, shape, any_dtype(draw)), lengths], {"seq_axis": seq_axis, "batch_axis": batch}
+
+
+@generator("trilu")
+def _trilu(draw: Draw) -> tuple:
+    shape = draw(shapes(2, 4, 0, 4))
+    k = np.array(draw(st.integers(-4, 4)), draw(st.sampled_from(INTS)))
+    return [array(draw, shape, any_dtype(draw)), k], {"upper": draw(st.booleans())}
+
+
+@generator("stft")
+def _stft(draw: Draw) -> tuple:
+    n_fft = draw(st.integers(1, 6))
+    win = draw(st.integers(1, n_fft))
+    length = n_fft + draw(st.integers(0, 6))
+    shape = (draw(st.integers(1, 2)), length) if draw(st.booleans()) else (length,)
+    window = array(draw, (win + draw(st.integers(0, 2)),), draw(st.sampled_from(FLOATS + ("int32",))))
+    attrs = {
+        "n_fft": n_fft,
+        "hop_length": draw(st.integers(1, 4)),
+        "win_length": win,
+        "normalized": draw(st.booleans()),
+        "onesided": draw(st.booleans()),
+    }
+    return [array(draw, shape, draw(st.sampled_from(FLOATS))), window], attrs
+
+
+@generator("searchsorted")
+def _searchsorted(draw: Draw) -> tuple:
+    values_shape = draw(shapes(1, 3, 1, 4))
+    if draw(st.booleans()):
+        sequence = np.sort(array(draw, (draw(st.integers(1, 5)),)))
+    else:
+        sequence = np.sort(array(draw, values_shape[:-1] + (draw(st.integers(1, 5)),)), axis=-1)
+    attrs = {"right": draw(st.booleans()), "dtype": draw(st.sampled_from(("int32", "int64")))}
+    return [sequence, array(draw, values_shape)], attrs
+
+
+@generator("meshgrid")
+def _meshgrid(draw: Draw) -> tuple:
+    dtype = any_dtype(draw)
+    fields = tuple(array(draw, draw(shapes(0, 1, 0, 4)), dtype) for _ in range(draw(st.integers(1, 3))))
+    return [fields], {"indexing": draw(st.sampled_from(("ij", "xy")))}
+
+
+@generator("sliding_window")
+def _sliding_window(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 4, 1, 5))
+    axis = draw(st.integers(0, len(shape) - 1))
+    windows = [draw(st.integers(1, n)) for n in shape[axis:]]
+    strides = [draw(st.integers(1, 3)) for _ in windows]
+    return [array(draw, shape, any_dtype(draw))], {"axis": axis, "window_shape": windows, "strides": strides}
+
+
+@generator("collapse_sum_to")
+def _collapse_sum_to(draw: Draw) -> tuple:
+    shape = draw(shapes(0, 4, 1, 4))
+    kept = shape[draw(st.integers(0, len(shape))) :]
+    target = [1 if draw(st.booleans()) else n for n in kept]
+    vector = np.array(target, draw(st.sampled_from(INTS))).reshape(-1)
+    attrs = {"shape": target} if draw(st.booleans()) else {}
+    return [array(draw, shape, draw(st.sampled_from(FLOATS + INTS))), vector], attrs
+
+
+# image sampling ---------------------------------------------------------------------------------
+@generator("image.grid_sample")
+def _grid_sample(draw: Draw) -> tuple:
+    rank = draw(st.sampled_from((4, 5)))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    data = array(draw, (n, c) + tuple(draw(st.integers(1, 4)) for _ in range(rank - 2)), "float32")
+    grid = np.clip(array(draw, (n, rank - 2) + tuple(draw(st.integers(1, 4)) for _ in range(rank - 2))), -1.2, 1.2)
+    methods = ("bilinear", "nearest", "bicubic") if rank == 4 else ("bilinear", "nearest")
+    attrs = {
+        "method": draw(st.sampled_from(methods)),
+        "layout": "NCHW" if rank == 4 else "NCDHW",
+        "padding_mode": draw(st.sampled_from(("zeros", "border", "reflection"))),
+        "align_corners": draw(st.booleans()),
+    }
+    return [data, grid.astype("float32")], attrs
+
+
+@generator("image.affine_grid")
+def _affine_grid(draw: Draw) -> tuple:
+    theta = array(draw, (draw(st.integers(1, 3)), 2, 3), draw(st.sampled_from(FLOATS)))
+    return [theta], {"target_shape": [draw(st.integers(2, 5)), draw(st.integers(2, 5))]}
+
+
+@generator("image.dilation2d")
+def _dilation2d(draw: Draw) -> tuple:
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    h = (kh - 1) * dh + 1 + draw(st.integers(0, 3))
+    w = (kw - 1) * dw + 1 + draw(st.integers(0, 3))
+    data_layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    kernel_layout = draw(st.sampled_from(("IHW", "HWI")))
+    shape = {"N": n, "C": c, "H": h, "W": w}
+    kshape = {"I": c, "H": kh, "W": kw}
+    dtype = draw(st.sampled_from(FLOATS))
+    attrs = {
+        "strides": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+        "padding": [draw(st.integers(0, 1)) for _ in range(draw(st.sampled_from((1, 2, 4))))],
+        "dilations": [dh, dw],
+        "data_layout": data_layout,
+        "kernel_layout": kernel_layout,
+    }
+    data = array(draw, tuple(shape[letter] for letter in data_layout), dtype)
+    weight = array(draw, tuple(kshape[letter] for letter in kernel_layout), dtype)
+    return [data, weight], attrs
+
+
+@generator("image.crop_and_resize")
+def _crop_and_resize(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 5)), draw(st.integers(1, 5))
+    dims = {"N": n, "C": c, "H": h, "W": w}
+    count = draw(st.integers(0, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    boxes = rng.uniform(-0.2, 1.2, size=(count, 4)).astype("float32")
+    indices = rng.integers(0, n, size=(count,)).astype(draw(st.sampled_from(INTS)))
+    attrs = {
+        "crop_size": [draw(st.integers(1, 4)), draw(st.integers(1, 4))],
+        "layout": layout,
+        "method": draw(st.sampled_from(("bilinear", "nearest_neighbor"))),
+        "extrapolation_value": draw(st.floats(-1, 1)),
+    }
+    return [array(draw, tuple(dims[letter] for letter in layout), "float32"), boxes, indices], attrs
+
+
+@generator("dyn.image.resize2d")
+def _dyn_resize2d(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    dims = {
+        "N": draw(st.integers(1, 2)),
+        "C": draw(st.integers(1, 2)),
+        "H": draw(st.integers(1, 4)),
+        "W": draw(st.integers(1, 4)),
+    }
+    size = np.array([draw(st.integers(1, 5)), draw(st.integers(1, 5))], draw(st.sampled_from(INTS)))
+    roi = np.array([0.0, 0.0, 1.0, 1.0], "float32")
+    attrs = {
+        "layout": layout,
+        "method": draw(st.sampled_from(("nearest_neighbor", "linear", "cubic"))),
+        "coordinate_transformation_mode": draw(st.sampled_from(("half_pixel", "align_corners", "asymmetric"))),
+    }
+    return [array(draw, tuple(dims[letter] for letter in layout), "float32"), size, roi], attrs
+
+
+# block rearrangements, dilation, mirror padding -------------------------------------------------
+@generator("nn.dilate")
+def _dilate(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    strides = [draw(st.integers(1, 3)) for _ in shape]
+    return [array(draw, shape, any_dtype(draw))], {"strides": strides, "dilation_value": draw(st.floats(-2, 2))}
+
+
+@generator("nn.mirror_pad")
+def _mirror_pad(draw: Draw) -> tuple:
+    shape = draw(shapes(1, 3, 1, 4))
+    mode = draw(st.sampled_from(("SYMMETRIC", "REFLECT")))
+    most = [n - 1 if mode == "REFLECT" else n for n in shape]
+    widths = [[draw(st.integers(0, m)), draw(st.integers(0, m))] for m in most]
+    return [array(draw, shape, any_dtype(draw))], {"pad_width": widths, "mode": mode}
+
+
+@generator("nn.space_to_batch_nd")
+def _space_to_batch_nd(draw: Draw) -> tuple:
+    m = draw(st.integers(1, 2))
+    blocks = [draw(st.integers(1, 3)) for _ in range(m)]
+    paddings, spatial = [], []
+    for b in blocks:
+        before, after = draw(st.integers(0, 2)), draw(st.integers(0, 2))
+        total = b * max(draw(st.integers(1, 3)), -(-(before + after) // b))  # a multiple of b, at least the pads
+        paddings.append([before, after])
+        spatial.append(total - before - after)
+    shape = (draw(st.integers(1, 2)), *spatial, *draw(shapes(0, 1, 1, 3)))
+    return [array(draw, shape, any_dtype(draw))], {"block_shape": blocks, "paddings": paddings}
+
+
+@generator("nn.batch_to_space_nd")
+def _batch_to_space_nd(draw: Draw) -> tuple:
+    m = draw(st.integers(1, 2))
+    blocks = [draw(st.integers(1, 3)) for _ in range(m)]
+    spatial = [draw(st.integers(1, 3)) for _ in range(m)]
+    crops = []
+    for b, d in zip(blocks, spatial):
+        before = draw(st.integers(0, b * d))
+        crops.append([before, draw(st.integers(0, b * d - before))])
+    batch = int(np.prod(blocks)) * draw(st.integers(1, 2))
+    shape = (batch, *spatial, *draw(shapes(0, 1, 1, 3)))
+    return [array(draw, shape, any_dtype(draw))], {"block_shape": blocks, "crops": crops}
+
+
+@generator("dyn.expand_dims")
+def _dyn_expand_dims(draw: Draw) -> tuple:
+    shape = draw(shapes(0, 3))
+    axis = np.array(draw(st.integers(-len(shape) - 1, len(shape))), draw(st.sampled_from(INTS)))
+    return [array(draw, shape, any_dtype(draw)), axis], {"num_newaxis": draw(st.integers(0, 2))}
