@@ -5,8 +5,8 @@ symbolic context, where dimensions are symbolic values (static, symbolic, bounde
 unknown); the runtime calls it with a concrete context, where dimensions are plain ints and
 the result is the size to allocate. A rule therefore:
 
-* reads arguments through `ctx.args` (TensorArg / TupleArg views) and attributes through
-  `ctx.attr(name)`;
+* reads arguments through the typed accessors `ctx.operands()`, `ctx.operand(i)` (TensorArg)
+  and `ctx.tuple_operand(i)` (TupleArg), attributes through `ctx.attr(name)`;
 * combines dimensions with `+ - * //` (both domains support them) and never compares them
   with `==`: it asks the context (`ctx.equal`, `ctx.broadcast`, `ctx.static`, `ctx.is_one`);
 * reports a violated constraint with `ctx.fail(code, **facts)` (which does not return);
@@ -241,6 +241,23 @@ class ShapeContext(ABC):
     def fail(self, code: str, **facts: Any) -> "Any":
         """Report that the inputs violate the operator's constraint `code`; does not return."""
         raise RuleFailure(code, facts)
+
+    # typed operands -----------------------------------------------------------------------
+    def operand(self, index: int) -> TensorArg:
+        """Argument `index` as a tensor (a tuple or function there fails, as `expect_tensor`)."""
+        arg = self.args[index]
+        return arg if isinstance(arg, TensorArg) else self.expect_tensor(arg)
+
+    def operands(self) -> list[TensorArg]:
+        """Every argument, each as a tensor (`operand`)."""
+        return [self.operand(i) for i in range(len(self.args))]
+
+    def tuple_operand(self, index: int) -> TupleArg:
+        """Argument `index` as a tuple (a tensor or function there fails the rule)."""
+        arg = self.args[index]
+        if isinstance(arg, TupleArg):
+            return arg
+        return self.fail("not-a-tuple", arg=arg, expected="tensors")
 
     # results ------------------------------------------------------------------------------
     @abstractmethod

@@ -91,6 +91,11 @@ class _View:
         """The renamed attribute, else the operator's own."""
         return self._attrs[name](self._ctx) if name in self._attrs else self._ctx.attr(name)
 
+    # the typed operands, over this view's own arguments
+    operand = ShapeContext.operand
+    operands = ShapeContext.operands
+    tuple_operand = ShapeContext.tuple_operand
+
 
 def adapted(rule: str, args: Optional[Sequence[int]] = None, **attrs: Any) -> Callable[[ShapeContext], Any]:
     """A shared rule applied to an ATen operator: `args` picks the arguments it sees (by
@@ -165,7 +170,7 @@ def _reduce(ctx: ShapeContext) -> Any:
     """Relay's `reduce` rule under ATen's names (dim as axis); a reduction without identity
     needs an element in every dim it reduces. Of unknown rank, the input needs the rank its dims
     name as torch counts (0 and -1 name a scalar's: one less than Relay's rule asks)."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     if data.dims is None:
         dims = _as_list(ctx.attr("dim")) or []
         ctx.require_rank_at_least(data, max((dim_rank(d) for d in dims), default=0))
@@ -174,7 +179,7 @@ def _reduce(ctx: ShapeContext) -> Any:
     _distinct(ctx, [normalize_axis(ctx, d, data.rank, "dim") for d in written], written)
     view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
     if ctx.op_name in NO_IDENTITY or _infinity_norm(ctx):
-        require_elements(view, ctx.args[0])
+        require_elements(view, ctx.operand(0))
     return RULES["reduce"](view)
 
 
@@ -187,7 +192,7 @@ def _infinity_norm(ctx: ShapeContext) -> bool:
 @shape_rule("aten_median")
 def median(ctx: ShapeContext) -> Any:
     """`aten.median(x)`: the lower median of every element, a scalar; torch refuses an empty x."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     for axis in range(data.rank or 0):
         require_nonempty(ctx, data, axis, "the median of no elements has no value")
     return ctx.tensor([], data.dtype)
@@ -201,7 +206,7 @@ def permute(ctx: ShapeContext) -> Any:
     """`aten.permute(x, dims)`: Relay's transpose, where no dims is the permutation of a scalar
     (Relay's empty axes reverse every dim)."""
     if not ctx.attr("dims"):
-        ctx.require_rank(ctx.args[0], 0)
+        ctx.require_rank(ctx.operand(0), 0)
     return _transpose_dims(ctx)
 
 
@@ -215,7 +220,7 @@ _register("aten_repeat", adapted("tile", [0], reps="repeats"))
 def along_dim(ctx: ShapeContext) -> Any:
     """`aten.softmax(x, dim)`, `log_softmax`, `cumsum(x, dim, dtype)`: x's shape, where dim names
     one of x's dims (0 or -1 of a scalar); the dtype given, else x's."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
@@ -230,7 +235,7 @@ def accumulate(ctx: ShapeContext) -> Any:
     result = along_dim(ctx)
     if ctx.attr("dtype"):
         return result
-    return ctx.tensor(result.dims, accumulated_dtype(ctx.args[0].dtype))
+    return ctx.tensor(result.dims, accumulated_dtype(ctx.operand(0).dtype))
 
 
 def accumulated_dtype(dtype: Any) -> Any:
@@ -246,7 +251,7 @@ def accumulated_dtype(dtype: Any) -> Any:
 def scan(ctx: ShapeContext) -> Any:
     """`aten.cumprod(x, dim)`, `logcumsumexp`, `cummax` and `cummin` ((values, int64 indices)):
     x's shape, where dim names one of x's dims (0 or -1 of a scalar)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
@@ -261,7 +266,7 @@ def scan(ctx: ShapeContext) -> Any:
 def reduce(ctx: ShapeContext) -> Any:
     """`aten.sum(x, dim, keepdim, dtype)` and the other reductions: Relay's rule (dim None or []
     reduces every dim; a scalar reduces to itself); the dtype given, else x's."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     dims = [] if scalar_dims(ctx, data, ctx.attr("dim")) else _reduce(ctx).dims
     return ctx.tensor(dims, ctx.attr("dtype") or data.dtype)
 
@@ -355,7 +360,7 @@ def sized(ctx: ShapeContext) -> Any:
 def like(ctx: ShapeContext) -> Any:
     """`aten.zeros_like(x, dtype)` and friends, `_to_copy(x, dtype)`: x's dims, the dtype given
     (or x's)."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     return ctx.tensor(data.dims, ctx.attr("dtype") or None)
 
 
@@ -363,7 +368,7 @@ def like(ctx: ShapeContext) -> Any:
 def diagonal(ctx: ShapeContext) -> Any:
     """`aten.diagonal(x, offset, dim1, dim2)`: dim1 and dim2 (distinct) removed, the diagonal's
     length appended: min(n1, n2 - offset) (min(n1 + offset, n2) below), at least 0."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     offset = ctx.attr("offset")
     ctx.require_rank_at_least(data, 2)
     if data.dims is None:
@@ -392,7 +397,7 @@ def diagonal(ctx: ShapeContext) -> Any:
 @shape_rule("aten_sym_size")
 def sym_size(ctx: ShapeContext) -> Any:
     """`aten.sym_size(x, dim)`: an int64 scalar whose value is that dim."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor([], "int64")
@@ -403,14 +408,14 @@ def sym_size(ctx: ShapeContext) -> Any:
 @shape_rule("aten_sym_numel")
 def sym_numel(ctx: ShapeContext) -> Any:
     """`aten.sym_numel(x)`: an int64 scalar whose value is the element count."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return ctx.tensor([], "int64", value=None if data.dims is None else [product(ctx, data.dims)])
 
 
 @shape_rule("aten_item")
 def item(ctx: ShapeContext) -> Any:
     """`aten.item(x)`: x holds one element; a scalar of its dtype (the value is the data's)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is not None:
         for d in data.dims:
             ctx.equal(d, ctx.const(1))
@@ -421,7 +426,7 @@ def item(ctx: ShapeContext) -> Any:
 @shape_rule("aten_transpose")
 def transpose(ctx: ShapeContext) -> Any:
     """`aten.transpose(x, dim0, dim1)`: two dims swapped."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, max(dim_rank(ctx.attr("dim0")), dim_rank(ctx.attr("dim1"))))
         return ctx.tensor(None)
@@ -437,7 +442,7 @@ def transpose(ctx: ShapeContext) -> Any:
 @shape_rule("aten_t")
 def t(ctx: ShapeContext) -> Any:
     """`aten.t(x)`: a matrix transposed (vectors and scalars unchanged)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor(None)
     if data.rank > 2:
@@ -449,7 +454,7 @@ def t(ctx: ShapeContext) -> Any:
 def squeeze(ctx: ShapeContext) -> Any:
     """`aten.squeeze(x, dim)`: the listed dims (all, without `dim`) that are 1 are removed;
     listed dims that are not 1 stay (torch's squeeze is a no-op on them)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     listed = ctx.attr("dim")
     if data.dims is None:
         ctx.require_rank_at_least(data, max((dim_rank(a) for a in _as_list(listed or [])), default=0))
@@ -464,7 +469,7 @@ def squeeze(ctx: ShapeContext) -> Any:
 @shape_rule("aten_flatten")
 def flatten(ctx: ShapeContext) -> Any:
     """`aten.flatten(x, start_dim, end_dim)`: dims start..end (inclusive) multiplied into one."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, max(dim_rank(ctx.attr("start_dim")), dim_rank(ctx.attr("end_dim"))))
         return ctx.tensor(None)
@@ -518,7 +523,7 @@ def product_sum(ctx: ShapeContext, dims: Sequence[Any]) -> Any:
 def chunk(ctx: ShapeContext) -> Any:
     """`aten.split(x, split_size, dim)` (chunk: `chunks`): parts of split_size (chunk:
     ceil(dim / chunks)), the last one smaller; `count` is how many the graph uses."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     count = require_outputs(ctx, "count", ctx.attr("count"))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
@@ -535,7 +540,7 @@ def chunk(ctx: ShapeContext) -> Any:
 @shape_rule("aten_unbind")
 def unbind(ctx: ShapeContext) -> Any:
     """`aten.unbind(x, dim)`: one tensor per index of the dim, which is removed."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     count = require_outputs(ctx, "count", ctx.attr("count"))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
@@ -631,7 +636,7 @@ def select(ctx: ShapeContext) -> Any:
 @shape_rule("aten_index_select")
 def index_select(ctx: ShapeContext) -> Any:
     """`aten.index_select(x, dim, index)`: the dim becomes the index vector's length."""
-    data, index = ctx.args
+    data, index = ctx.operands()
     ctx.require_rank(index, 1)
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
@@ -648,7 +653,7 @@ def index_select(ctx: ShapeContext) -> Any:
 @shape_rule("aten_embedding")
 def embedding(ctx: ShapeContext) -> Any:
     """`aten.embedding(weight, indices)`: (n, d) rows picked by indices: indices' dims + (d,)."""
-    weight, indices = ctx.args
+    weight, indices = ctx.operands()
     ctx.require_rank(weight, 2)
     if indices.dims is None:
         return ctx.tensor(None)
@@ -706,7 +711,7 @@ PAD_MODES = ("constant", "reflect", "replicate", "circular")
 def constant_pad(ctx: ShapeContext) -> Any:
     """`aten.constant_pad_nd(x, pad, value)`: [before, after] pairs from the last dim back
     (negative entries crop)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     pad = list(ctx.attr("pad"))
     if ctx.op_name == "aten.pad":  # aten.constant_pad_nd has no mode
         mode = require_choice(ctx, "mode", ctx.attr("mode"), PAD_MODES)
@@ -799,7 +804,7 @@ def linear(ctx: ShapeContext) -> Any:
 @shape_rule("aten_addmm")
 def addmm(ctx: ShapeContext) -> Any:
     """`aten.addmm(b, m1, m2)`: (n, k) x (k, m) -> (n, m); b broadcasts to (n, m)."""
-    bias, a, b = ctx.args
+    bias, a, b = ctx.operands()
     ctx.require_rank(a, 2)
     ctx.require_rank(b, 2)
     ctx.equal(a.dim(1), b.dim(0), symbol="k")
@@ -990,7 +995,7 @@ def _grouped_heads(ctx: ShapeContext, q: TensorArg, k: TensorArg, v: TensorArg) 
 @shape_rule("aten_max_dim")
 def max_dim(ctx: ShapeContext) -> Any:
     """`aten.max.dim(x, dim, keepdim)` (and min): (values, int64 indices)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if scalar_dims(ctx, data, ctx.attr("dim")):
         return ctx.tuple([ctx.tensor([]), ctx.tensor([], "int64")])
     values = _reduce(ctx)
@@ -1004,7 +1009,7 @@ def max_dim(ctx: ShapeContext) -> Any:
 @shape_rule("aten_argmax")
 def argmax(ctx: ShapeContext) -> Any:
     """`aten.argmax(x, dim, keepdim)`: int64 indices (dim None: over the flattened tensor)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if ctx.attr("dim") is None:  # over every element, of which there must be one
         require_elements(_View(ctx, ctx.args, _REDUCE_ATTRS), data)
         return ctx.tensor([ctx.const(1)] * data.rank if ctx.attr("keepdim") and data.dims is not None else [], "int64")
@@ -1022,7 +1027,7 @@ _register("aten_view_as", adapted("reshape_like", [0, 1], lhs_begin=0, lhs_end=N
 def copy(ctx: ShapeContext) -> Any:
     """`aten.copy(self, src)`: src written into self: it broadcasts to self's shape (never
     growing it) and takes self's dtype. An in-place `aten.X_(self, ...)` is `copy(self, X(...))`."""
-    data, src = ctx.args
+    data, src = ctx.operands()
     if data.dims is not None:
         broadcast_into(ctx, src, list(data.dims))
     return ctx.tensor(data.dims, data.dtype)
@@ -1099,7 +1104,7 @@ def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str, scalar_dims: b
 @shape_rule("aten_flip")
 def flip(ctx: ShapeContext) -> Any:
     """`aten.flip(x, dims)`: x's shape; the dims are distinct dims of x."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is not None:
         _distinct_dims(ctx, data, "dims")
     return ctx.tensor(data.dims)
@@ -1108,7 +1113,7 @@ def flip(ctx: ShapeContext) -> Any:
 @shape_rule("aten_roll")
 def roll(ctx: ShapeContext) -> Any:
     """`aten.roll(x, shifts, dims)`: x's shape; one shift per dim (or one, without dims)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     shifts, dims = list(ctx.attr("shifts")), list(ctx.attr("dims"))
     if len(shifts) != max(len(dims), 1) or (not dims and len(shifts) != 1):
         ctx.fail("attribute-range", name="shifts", value=show_ints(shifts), needed=f"{max(len(dims), 1)} entries")
@@ -1121,7 +1126,7 @@ def roll(ctx: ShapeContext) -> Any:
 @shape_rule("aten_sort")
 def sort(ctx: ShapeContext) -> Any:
     """`aten.sort(x, dim)`: (values, int64 indices) of x's shape; argsort the indices alone."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is not None and data.rank:
         normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     indices = ctx.tensor(data.dims, "int64")
@@ -1132,7 +1137,7 @@ def sort(ctx: ShapeContext) -> Any:
 def topk(ctx: ShapeContext) -> Any:
     """`aten.topk(x, k, dim)`: (values, int64 indices), dim become k; it must hold at least k
     (a scalar is its own top 1)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     k = ctx.attr("k")
     if k < 0:
         ctx.fail("attribute-range", name="k", value=k, needed="at least 0")
@@ -1203,7 +1208,7 @@ def upsample(ctx: ShapeContext) -> Any:
 @shape_rule("aten_kthvalue")
 def kthvalue(ctx: ShapeContext) -> Any:
     """`aten.kthvalue(x, k, dim, keepdim)`: (values, indices) with dim reduced; k in 1..dim."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     k = require_positive(ctx, "k", ctx.attr("k"))
     if data.dims is not None and data.rank:
         ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), k, None)
@@ -1216,7 +1221,7 @@ def kthvalue(ctx: ShapeContext) -> Any:
 def adaptive_pool(ctx: ShapeContext) -> Any:
     """`aten.adaptive_avg_pool2d(x, output_size)` over the last len(output_size) dims (1 to 3),
     which must hold an element; adaptive_max_pool2d also gives int64 positions."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     wanted = list(ctx.attr("output_size"))
     dims = None
     ctx.require_rank_at_least(data, len(wanted) + 1)
@@ -1233,7 +1238,7 @@ def adaptive_pool(ctx: ShapeContext) -> Any:
 @shape_rule("aten_repeat_interleave")
 def repeat_interleave(ctx: ShapeContext) -> Any:
     """`aten.repeat_interleave(x, repeats, dim)`: dim times repeats (dim None: x flattened)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     repeats = require_positive(ctx, "repeats", ctx.attr("repeats"), allow_zero=True)
     if data.dims is None:
         return ctx.tensor(None)
@@ -1249,7 +1254,7 @@ def repeat_interleave(ctx: ShapeContext) -> Any:
 def repeat_interleave_by(ctx: ShapeContext) -> Any:
     """`aten.repeat_interleave_by(x, repeats, dim)`: dim becomes the sum of repeats (unknown
     here: `?`); a vector of repeats is as long as the dim (dim None: x flattened)."""
-    data, repeats = ctx.args
+    data, repeats = ctx.operands()
     if repeats.dims is not None and repeats.rank > 1:
         ctx.require_rank(repeats, 1)
     if data.dims is None:
@@ -1332,7 +1337,7 @@ def meshgrid(ctx: ShapeContext) -> Any:
 def pixel_shuffle(ctx: ShapeContext) -> Any:
     """`aten.pixel_shuffle(x, r)`: (*, c * r * r, h, w) -> (*, c, h * r, w * r);
     pixel_unshuffle the reverse (h and w multiples of r)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     shuffle = ctx.op_name == "aten.pixel_shuffle"
     r = ctx.attr("upscale_factor" if shuffle else "downscale_factor")
     if r < 1:
@@ -1367,7 +1372,7 @@ def _scalar_dim(ctx: ShapeContext, arg: Any) -> Any:
 @shape_rule("aten_linspace")
 def linspace(ctx: ShapeContext) -> Any:
     """`aten.linspace(start, end, steps)`: a vector of steps elements."""
-    return ctx.tensor([_scalar_dim(ctx, ctx.args[2])], ctx.attr("dtype") or None)
+    return ctx.tensor([_scalar_dim(ctx, ctx.operand(2))], ctx.attr("dtype") or None)
 
 
 @shape_rule("aten_eye")
@@ -1381,7 +1386,7 @@ def eye(ctx: ShapeContext) -> Any:
 @shape_rule("aten_one_hot")
 def one_hot(ctx: ShapeContext) -> Any:
     """`aten.one_hot(x, num_classes)`: a new last dim of num_classes (-1: known when run)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     classes = ctx.attr("num_classes")
     if data.dims is None:
         return ctx.tensor(None, "int64")
@@ -1391,7 +1396,7 @@ def one_hot(ctx: ShapeContext) -> Any:
 @shape_rule("aten_expand_as")
 def expand_as(ctx: ShapeContext) -> Any:
     """`aten.expand_as(x, other)`: x broadcast to other's shape."""
-    data, other = ctx.args
+    data, other = ctx.operands()
     return ctx.tensor(None if other.dims is None else broadcast_into(ctx, data, list(other.dims)))
 
 
@@ -1420,7 +1425,7 @@ def as_strided(ctx: ShapeContext) -> Any:
 def unfold(ctx: ShapeContext) -> Any:
     """`aten.unfold(x, dimension, size, step)`: the dim becomes (d - size) // step + 1 (d at
     least size), and a last dim of size is added."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     size, step = ctx.attr("size"), ctx.attr("step")
     if step < 1 or size < 0:
         ctx.fail(
@@ -1467,7 +1472,7 @@ def bincount(ctx: ShapeContext) -> Any:
 def aten_masked_select(ctx: ShapeContext) -> Any:
     """`aten.masked_select(self, mask)`: the selected elements of the two broadcast together, a
     vector of 0 up to their element count."""
-    data, mask = ctx.args
+    data, mask = ctx.operands()
     dims = broadcast_dims(ctx, [data.dims, mask.dims])
     if dims is None:
         return ctx.tensor([ctx.unknown()])
@@ -1478,5 +1483,5 @@ def aten_masked_select(ctx: ShapeContext) -> Any:
 def aten_masked_scatter(ctx: ShapeContext) -> Any:
     """`aten.masked_scatter(self, mask, source)`: self and mask broadcast together; source's
     shape is free (how many of its elements are read depends on the mask's values)."""
-    data, mask, _source = ctx.args
+    data, mask, _source = ctx.operands()
     return ctx.tensor(broadcast_dims(ctx, [data.dims, mask.dims]))

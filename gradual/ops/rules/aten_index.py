@@ -76,7 +76,7 @@ def index_put(ctx: ShapeContext) -> Any:
 @shape_rule("aten_gather")
 def gather(ctx: ShapeContext) -> Any:
     """`aten.gather(x, index, dim)`: index's shape, of x's rank."""
-    data, index_arg = ctx.args
+    data, index_arg = ctx.operands()
     if data.dims is not None:
         ctx.require_rank(index_arg, data.rank)
         torch_axis(ctx, ctx.attr("dim"), data.rank)
@@ -87,7 +87,7 @@ def gather(ctx: ShapeContext) -> Any:
 def scatter(ctx: ShapeContext) -> Any:
     """`aten.scatter(x, index, src, dim)`: x's shape; index has x's rank, src (unless a scalar)
     too."""
-    data, index_arg, src = ctx.args
+    data, index_arg, src = ctx.operands()
     if data.dims is not None:
         ctx.require_rank(index_arg, data.rank)
         if src.dims is not None and src.rank:
@@ -100,7 +100,7 @@ def scatter(ctx: ShapeContext) -> Any:
 def index_add(ctx: ShapeContext) -> Any:
     """`aten.index_add(x, index, source, dim)`: source is x with dim as long as the index
     vector; x's shape."""
-    data, index_arg, source = ctx.args
+    data, index_arg, source = ctx.operands()
     ctx.require_rank(index_arg, 1)
     if data.dims is not None:
         axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
@@ -113,7 +113,7 @@ def index_add(ctx: ShapeContext) -> Any:
 @shape_rule("aten_bucketize")
 def bucketize(ctx: ShapeContext) -> Any:
     """`aten.bucketize(x, boundaries)`: x's shape, int64 (int32 with out_int32)."""
-    data, boundaries = ctx.args
+    data, boundaries = ctx.operands()
     ctx.require_rank(boundaries, 1)
     return ctx.tensor(data.dims, "int32" if ctx.attr("out_int32") else "int64")
 
@@ -122,7 +122,7 @@ def bucketize(ctx: ShapeContext) -> Any:
 def searchsorted(ctx: ShapeContext) -> Any:
     """`aten.searchsorted(sorted, x)`: x's shape; a sorted sequence of more than one dim has
     x's leading dims."""
-    sequence, data = ctx.args
+    sequence, data = ctx.operands()
     ctx.require_rank_at_least(sequence, 1)  # torch: "boundaries tensor should have positive dimension"
     if sequence.dims is not None and data.dims is not None and sequence.rank > 1:
         ctx.require_rank(data, sequence.rank)

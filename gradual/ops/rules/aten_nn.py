@@ -66,7 +66,7 @@ def _each(ctx: ShapeContext, name: str, k: int) -> list:
 def im2col(ctx: ShapeContext) -> Any:
     """`aten.im2col(x, kernel_size, dilation, padding, stride)`: (n, c, h, w) ->
     (n, c * kh * kw, blocks)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     kernel = list(ctx.attr("kernel_size"))
     k = len(kernel)
     ctx.require_rank_at_least(data, k + 1)
@@ -343,7 +343,7 @@ def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optiona
 @shape_rule("aten_cdist")
 def cdist(ctx: ShapeContext) -> Any:
     """`aten.cdist(x1, x2)`: (*b, p, m) and (*b, r, m) -> (*b, p, r), batch dims broadcast."""
-    a, b = ctx.args
+    a, b = ctx.operands()
     for arg in (a, b):
         ctx.require_rank_at_least(arg, 2)
     if a.dims is None or b.dims is None:
@@ -356,7 +356,7 @@ def cdist(ctx: ShapeContext) -> Any:
 @shape_rule("aten_cosine_similarity")
 def cosine_similarity(ctx: ShapeContext) -> Any:
     """`aten.cosine_similarity(x1, x2, dim)`: the broadcast shape without dim."""
-    a, b = ctx.args
+    a, b = ctx.operands()
     dims = broadcast_dims(ctx, [a.dims, b.dims])
     if dims is None:
         return ctx.tensor(None)
@@ -368,7 +368,7 @@ def cosine_similarity(ctx: ShapeContext) -> Any:
 def pairwise_distance(ctx: ShapeContext) -> Any:
     """`aten.pairwise_distance(x1, x2, keepdim)`: the broadcast shape, its last dim removed
     (kept as 1 with keepdim)."""
-    a, b = ctx.args
+    a, b = ctx.operands()
     dims = broadcast_dims(ctx, [a.dims, b.dims])
     if dims is None:
         return ctx.tensor(None)

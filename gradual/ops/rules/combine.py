@@ -148,7 +148,7 @@ def stack(ctx: ShapeContext) -> Any:
 def split(ctx: ShapeContext) -> Any:
     """`split(x, indices_or_sections, axis)`: an int gives that many equal parts (the dim must
     divide), a list of increasing indices gives len + 1 parts; the result is a tuple."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     spec = ctx.attr("indices_or_sections")
     parts = _split_parts(ctx, spec)
     if data.dims is None:
@@ -220,7 +220,7 @@ def _split_values(ctx: ShapeContext, data: TensorArg, sizes: list) -> Optional[l
 @shape_rule("tile")
 def tile(ctx: ShapeContext) -> Any:
     """`tile(x, reps)`: x and reps are aligned on the right (padded with 1s) and multiplied."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return _tile(ctx, data, require_entries(ctx, "reps", ctx.attr("reps"), allow_zero=True))
 
 
@@ -228,7 +228,7 @@ def tile(ctx: ShapeContext) -> Any:
 def dyn_tile(ctx: ShapeContext) -> Any:
     """`dyn.tile(x, reps)`: tile whose repeats are a 1-D tensor: as `tile` when its values are
     known, else max(rank, len(reps)) unknown dims."""
-    data, reps = ctx.args
+    data, reps = ctx.operands()
     ctx.require_rank(reps, 1)
     known = known_ints(ctx, reps)
     if known is not None:
@@ -254,7 +254,7 @@ def _tile(ctx: ShapeContext, data: TensorArg, reps: list) -> Any:
 @shape_rule("repeat")
 def repeat(ctx: ShapeContext) -> Any:
     """`repeat(x, repeats, axis)`: dim `axis` is multiplied by `repeats` (each element repeated)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     times = require_positive(ctx, "repeats", ctx.attr("repeats"))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))

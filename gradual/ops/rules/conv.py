@@ -275,7 +275,7 @@ def conv2d_backward_weight(ctx: ShapeContext) -> Any:
     """`nn.conv2d_backward_weight(grad, data, strides, padding, dilation, groups, channels,
     kernel_size, ...)`: the gradient of a conv2d's weight, (O, C / groups, kh, kw) for the
     output gradient's O channels; the gradient has the convolution's output shape."""
-    grad, data = ctx.args
+    grad, data = ctx.operands()
     spatial = "HW"
     g = layout_dims(ctx, grad, ctx.attr("data_layout"), "NC" + spatial, "data_layout")
     x = layout_dims(ctx, data, ctx.attr("kernel_layout"), "NC" + spatial, "kernel_layout")
@@ -323,7 +323,7 @@ def grouped(ctx: ShapeContext, channels: Any, groups: int, which: str, name: str
 def deformable_conv2d(ctx: ShapeContext) -> Any:
     """`nn.deformable_conv2d(data, offset, weight, ..., deformable_groups, groups)`: conv2d whose
     kernel taps move by learned offsets: offset is (N, 2 * kh * kw * deformable_groups, oh, ow)."""
-    data, offset, weight = ctx.args
+    data, offset, weight = ctx.operands()
     spatial = "HW"
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
@@ -349,7 +349,7 @@ def deformable_conv2d(ctx: ShapeContext) -> Any:
 def pool(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.max_pool{1,2,3}d` / `nn.avg_pool{1,2,3}d(pool_size, strides, dilation, padding,
     layout, ceil_mode)`: windowed spatial dims; ceil_mode rounds the window count up."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     layout = ctx.attr("layout")
     out_layout = ctx.attr("out_layout") or layout
     x = layout_dims(ctx, data, layout, "NC" + spatial, "layout")
@@ -376,7 +376,7 @@ def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, spatial: str
 @shape_rule("global_pool2d")
 def global_pool2d(ctx: ShapeContext) -> Any:
     """`nn.global_avg_pool2d(x, layout, out_layout)`: spatial dims become 1."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     layout = ctx.attr("layout")
     out_layout = ctx.attr("out_layout") or layout
     out = layout_dims(ctx, data, layout, "NCHW", "layout")
@@ -389,7 +389,7 @@ def global_pool2d(ctx: ShapeContext) -> Any:
 def adaptive_pool(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.adaptive_avg_pool{1,2,3}d(x, output_size, layout)`: spatial dims become
     output_size (one value for all; none keeps them)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     layout = ctx.attr("layout")
     out_layout = ctx.attr("out_layout") or layout
     out = layout_dims(ctx, data, layout, "NC" + spatial, "layout")

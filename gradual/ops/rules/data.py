@@ -38,7 +38,7 @@ register_rule_message(
 @shape_rule("shape_of")
 def shape_of(ctx: ShapeContext) -> Any:
     """`shape_of(x)`: a vector of x's dims, whose value is known to be those dims."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     dtype = ctx.attr("dtype")
     if data.dims is None:
         return ctx.tensor([ctx.unknown()], dtype)
@@ -48,7 +48,7 @@ def shape_of(ctx: ShapeContext) -> Any:
 @shape_rule("ndarray_size")
 def ndarray_size(ctx: ShapeContext) -> Any:
     """`ndarray_size(x)`: a scalar holding x's element count (known when x's dims are)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     value = None if data.dims is None else [product(ctx, data.dims)]
     return ctx.tensor([], ctx.attr("dtype"), value=value)
 
@@ -66,7 +66,7 @@ register_rule_message(
 def arange(ctx: ShapeContext) -> Any:
     """`arange(start, stop, step)`: ceil((stop - start) / step) elements when the values are
     known (`arange(0, n, 1)` has n), else a data-dependent `?`."""
-    start, stop, step = ctx.args
+    start, stop, step = ctx.operands()
     for arg in (start, stop, step):
         require_scalar(ctx, arg)
     dtype = ctx.attr("dtype") or ctx.same_dtype(ctx.same_dtype(start.dtype, stop.dtype), step.dtype)
@@ -118,7 +118,7 @@ def _arange_values(ctx: ShapeContext, lo: Any, st: Any, length: Any, dtype: Any)
 @shape_rule("argwhere")
 def argwhere(ctx: ShapeContext) -> Any:
     """`argwhere(x)`: one row of `rank` indices per non-zero element: between 0 and numel rows."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
     return ctx.tensor([ctx.bounded(0, product(ctx, data.dims)), ctx.const(data.rank)])
@@ -129,7 +129,7 @@ def unique(ctx: ShapeContext) -> Any:
     """`unique(x)` of a vector of n: (unique values, first indices, inverse indices,
     num_unique[, counts]), each of n entries as Relay pads them (num_unique says how many
     count)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     ctx.require_rank(data, 1)
     n = data.dim(0)
     fields = [
@@ -147,7 +147,7 @@ def unique(ctx: ShapeContext) -> Any:
 def topk(ctx: ShapeContext) -> Any:
     """`topk(x, k, axis, ret_type, dtype)`: dim `axis` becomes k (all of it when k < 1); the
     dim must hold at least k elements. ret_type "both" gives (values, indices)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return _topk(ctx, data, ctx.attr("k"))
 
 
@@ -155,7 +155,7 @@ def topk(ctx: ShapeContext) -> Any:
 def dyn_topk(ctx: ShapeContext) -> Any:
     """`dyn.topk(x, k)`: topk whose k is a one-element tensor; without its value dim `axis`
     is `?`."""
-    data, k = ctx.args
+    data, k = ctx.operands()
     if k.rank != 0:
         ctx.require_rank(k, 1)
         ctx.equal(k.dim(0), ctx.const(1))
@@ -189,7 +189,7 @@ def _topk(ctx: ShapeContext, data: TensorArg, k: Optional[int]) -> Any:
 @shape_rule("argsort")
 def argsort(ctx: ShapeContext) -> Any:
     """`argsort(x, axis, is_ascend, dtype)`: indices shaped like x, in dtype."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:  # axis must name a dim (checked while the rank is unknown)
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
     else:
@@ -211,7 +211,7 @@ def static_shape(ctx: ShapeContext) -> Any:
 @shape_rule("full")
 def full(ctx: ShapeContext) -> Any:
     """`full(fill_value, shape=[...], dtype)`: the fill value is a scalar; dtype defaults to its."""
-    (fill,) = ctx.args
+    (fill,) = ctx.operands()
     require_scalar(ctx, fill)
     return ctx.tensor(_attribute_shape(ctx), ctx.attr("dtype") or fill.dtype)
 
@@ -229,13 +229,13 @@ def shape_from_value(ctx: ShapeContext, shape: TensorArg) -> Optional[list]:
 @shape_rule("dyn_static_shape")
 def dyn_static_shape(ctx: ShapeContext) -> Any:
     """`dyn.zeros(shape)` and `dyn.ones(shape)`: the shape is a tensor value."""
-    (shape,) = ctx.args
+    (shape,) = ctx.operands()
     return ctx.tensor(shape_from_value(ctx, shape), ctx.attr("dtype"))
 
 
 @shape_rule("dyn_full")
 def dyn_full(ctx: ShapeContext) -> Any:
     """`dyn.full(fill_value, shape, dtype)`."""
-    fill, shape = ctx.args
+    fill, shape = ctx.operands()
     require_scalar(ctx, fill)
     return ctx.tensor(shape_from_value(ctx, shape), ctx.attr("dtype") or fill.dtype)

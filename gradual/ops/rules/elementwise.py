@@ -221,7 +221,7 @@ for _name, _fn in VALUE_FUNCTIONS.items():
 def where(ctx: ShapeContext) -> Any:
     """`where(cond, x, y)`: the broadcast of all three shapes; shape values are chosen where the
     condition's elements are known."""
-    cond, x, y = ctx.args
+    cond, x, y = ctx.operands()
     dims = broadcast_dims(ctx, [cond.dims, x.dims, y.dims])
     return ctx.tensor(dims, value=broadcast_values3(ctx, [cond, x, y], _choose))
 
@@ -237,7 +237,7 @@ def _choose(ctx: ShapeContext, c: Any, a: Any, b: Any) -> Any:
 def cast(ctx: ShapeContext) -> Any:
     """`cast(x, dtype)`: same shape, the new dtype; shape values survive integer casts that
     can hold them."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     dtype = ctx.attr("dtype")
     return ctx.tensor(data.dims, dtype, value=cast_values(ctx, data.value, dtype))
 
@@ -246,14 +246,14 @@ def cast(ctx: ShapeContext) -> Any:
 def cast_like(ctx: ShapeContext) -> Any:
     """`cast_like(x, like)` and `onnx.cast_like`: x cast to like's dtype, as `cast` (like's
     shape does not matter)."""
-    data, like = ctx.args
+    data, like = ctx.operands()
     return ctx.tensor(data.dims, like.dtype, value=cast_values(ctx, data.value, like.dtype))
 
 
 @shape_rule("reinterpret")
 def reinterpret(ctx: ShapeContext) -> Any:
     """`reinterpret(x, dtype)`: the same bits read as another dtype of the same width."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     dtype = ctx.attr("dtype")
     widths = [_bits(dtype_name(d)) for d in (data.dtype, dtype)]
     if None not in widths and widths[0] != widths[1]:
@@ -273,7 +273,7 @@ def _bits(name: Optional[str]) -> Optional[int]:
 @shape_rule("identity")
 def identity(ctx: ShapeContext) -> Any:
     """`copy(x)`: the same shape and the same known values."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return ctx.tensor(data.dims, value=data.value)
 
 

@@ -27,7 +27,7 @@ def _resize(ctx: ShapeContext, spatial: str) -> Any:
     """`image.resize{1,2,3}d(x, size, roi, layout, method, coordinate_transformation_mode, ...,
     out_dtype)`: the spatial dims become `size` (one value for all, or one per spatial dim).
     A size written as a name (Relay's shape variables) is a size known only at runtime: `?`."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     letters = "NC" + spatial
     layout = ctx.attr("layout")
     if len(layout) != len(letters) or sorted(layout) != sorted(letters):
@@ -81,7 +81,7 @@ def scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
 def _upsampling(ctx: ShapeContext, spatial: str, scales: Any) -> Any:
     """`nn.upsampling{,3d}(x, scale_*, layout, method)`: the spatial dims scaled (`scales` per
     spatial letter; None where a dyn. scale is a tensor, whose size is then unknown)."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     letters = "NC" + spatial
     layout = ctx.attr("layout")
     if len(layout) != len(letters) or sorted(layout) != sorted(letters):

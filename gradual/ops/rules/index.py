@@ -66,7 +66,7 @@ def take(ctx: ShapeContext) -> Any:
     """`take(x, indices, axis, batch_dims, mode)`: with no axis, indices pick from the flattened
     x and the result has the indices' shape; otherwise the indices' dims (after the batch dims)
     replace dim `axis`. Known values are picked from a known vector."""
-    data, indices = ctx.args
+    data, indices = ctx.operands()
     mode = require_choice(ctx, "mode", ctx.attr("mode"), ("clip", "wrap", "fast"))
     axis = ctx.attr("axis")
     if axis is None:
@@ -163,7 +163,7 @@ register_rule_message(
 def gather(ctx: ShapeContext) -> Any:
     """`gather(x, axis, indices)`: the indices' shape; both have the same rank, and axis names
     a dim of x."""
-    data, indices = ctx.args
+    data, indices = ctx.operands()
     if data.dims is None and indices.dims is None:  # both must reach axis (checked while unknown)
         for arg in (data, indices):
             ctx.require_rank_at_least(arg, axis_rank(ctx.attr("axis")))
@@ -180,7 +180,7 @@ def gather_nd(ctx: ShapeContext) -> Any:
     """`gather_nd(x, indices, batch_dims, index_rank)`: indices (m, y...) pick from dims
     [batch_dims, batch_dims + m) of x; the result is (y..., x's remaining dims). m is the
     indices' first dim (it must be static) or `index_rank`."""
-    data, indices = ctx.args
+    data, indices = ctx.operands()
     batch = require_positive(ctx, "batch_dims", ctx.attr("batch_dims"), allow_zero=True)
     if indices.dims is None:
         ctx.require_rank_at_least(indices, 1 + batch)
@@ -355,7 +355,7 @@ def strided_slice(ctx: ShapeContext) -> Any:
     """`strided_slice(x, begin, end, strides, axes, slice_mode)` with Relay's conventions:
     without `axes` the lists apply to the leading dims; `slice_mode="size"` reads `end` as
     sizes (-1: to the end); INT_MAX-like values mean "to the end"."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         plan = _slice_plan(ctx, 1 << 30)
         ctx.require_rank_at_least(data, axes_rank([axis for axis, *_ in plan]))
@@ -377,7 +377,7 @@ def strided_slice(ctx: ShapeContext) -> Any:
 def dyn_strided_slice(ctx: ShapeContext) -> Any:
     """`dyn.strided_slice(x, begin, end, strides)`: strided_slice whose lists are 1-D tensors;
     while their values are unknown each sliced dim is only known to be at most its input's."""
-    data, begin, end, strides = ctx.args
+    data, begin, end, strides = ctx.operands()
     for vector in (begin, end, strides):
         ctx.require_rank(vector, 1)
     lengths = [ctx.static(v.dim(0)) for v in (begin, end, strides)]
@@ -405,7 +405,7 @@ def dyn_strided_slice(ctx: ShapeContext) -> Any:
 def one_hot(ctx: ShapeContext) -> Any:
     """`one_hot(indices, on_value, off_value, depth, axis, dtype)`: a new dim of size `depth`
     at `axis` (-1: last); on/off values are scalars."""
-    indices, on_value, off_value = ctx.args
+    indices, on_value, off_value = ctx.operands()
     depth = require_positive(ctx, "depth", ctx.attr("depth"), allow_zero=True)
     return _one_hot(ctx, indices, on_value, off_value, ctx.const(depth))
 
@@ -414,7 +414,7 @@ def one_hot(ctx: ShapeContext) -> Any:
 def dyn_one_hot(ctx: ShapeContext) -> Any:
     """`dyn.one_hot(indices, on_value, off_value, depth)`: one_hot whose depth is a scalar
     tensor (its value, when known, is the new dim)."""
-    indices, on_value, off_value, depth = ctx.args
+    indices, on_value, off_value, depth = ctx.operands()
     require_scalar(ctx, depth)
     return _one_hot(ctx, indices, on_value, off_value, _depth_dim(ctx, depth))
 

@@ -30,7 +30,7 @@ def product_operands(ctx: ShapeContext) -> None:
     """The two operands of a product have one dtype unless `out_dtype` is given (quantized
     arithmetic: uint8 data by int8 weights accumulated in int32, as Relay allows). An operand
     of unknown dtype is taken to have the other's, as Relay infers an unannotated weight."""
-    a, b = ctx.args[0].dtype, ctx.args[1].dtype
+    a, b = ctx.operand(0).dtype, ctx.operand(1).dtype
     if not ctx.attr("out_dtype") or dtype_name(a) is None or dtype_name(b) is None:
         ctx.same_dtype(a, b)
 
@@ -54,7 +54,7 @@ def dense(ctx: ShapeContext) -> Any:
 def matmul(ctx: ShapeContext) -> Any:
     """`nn.matmul(a, b, units, transpose_a, transpose_b)`: (..., n, k) x (k, m) -> (..., n, m);
     b is 2-D; transpose_a reads a as (..., k, n), transpose_b reads b as (m, k)."""
-    a, b = ctx.args
+    a, b = ctx.operands()
     product_operands(ctx)
     ctx.require_rank(b, 2)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
@@ -80,7 +80,7 @@ def matmul(ctx: ShapeContext) -> Any:
 def batch_matmul(ctx: ShapeContext) -> Any:
     """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, k, m) -> (b, n, m)
     (transpose_b=True: y is (b, m, k)); a batch of 1 broadcasts."""
-    x, y = ctx.args[:2]
+    x, y = ctx.operands()[:2]
     product_operands(ctx)
     ctx.require_rank(x, 3)
     ctx.require_rank(y, 3)
@@ -96,7 +96,7 @@ def batch_matmul(ctx: ShapeContext) -> Any:
 @shape_rule("bias_add")
 def bias_add(ctx: ShapeContext) -> Any:
     """`nn.bias_add(x, bias, axis)`: bias is a vector as long as dim `axis` of x."""
-    data, bias = ctx.args
+    data, bias = ctx.operands()
     ctx.require_rank(bias, 1)
     if data.dims is None:
         axis = ctx.attr("axis")
@@ -112,7 +112,7 @@ def bias_add(ctx: ShapeContext) -> Any:
 @shape_rule("along_axis")
 def along_axis(ctx: ShapeContext) -> Any:
     """`nn.softmax(x, axis)` and `nn.log_softmax`: the same shape; axis must name a dim."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
     else:
@@ -123,7 +123,7 @@ def along_axis(ctx: ShapeContext) -> Any:
 @shape_rule("batch_flatten")
 def batch_flatten(ctx: ShapeContext) -> Any:
     """`nn.batch_flatten(x)`: (n, ...) -> (n, product of the rest)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, 1)
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
@@ -135,7 +135,7 @@ def batch_flatten(ctx: ShapeContext) -> Any:
 def _channel_params(ctx: ShapeContext, first: int) -> Any:
     """The per-channel vectors (arguments `first`...) must each be as long as dim `axis` of
     the data (or, for data of unknown rank, as each other); returns that length."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     params = ctx.args[first:]
     for p in params:
         ctx.require_rank(p, 1)
@@ -155,7 +155,7 @@ def _channel_params(ctx: ShapeContext, first: int) -> Any:
 def batch_norm(ctx: ShapeContext) -> Any:
     """`nn.batch_norm(x, gamma, beta, moving_mean, moving_var, axis)`: the four vectors are as
     long as dim `axis`; the result is (normalized x, new mean, new variance)."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     channels = _channel_params(ctx, 1)
     return ctx.tuple([ctx.tensor(data.dims), ctx.tensor([channels]), ctx.tensor([channels])])
 
@@ -163,7 +163,7 @@ def batch_norm(ctx: ShapeContext) -> Any:
 @shape_rule("layer_norm")
 def layer_norm(ctx: ShapeContext) -> Any:
     """`nn.layer_norm(x, gamma, beta, axis)`: gamma and beta are as long as dim `axis`."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     _channel_params(ctx, 1)
     return ctx.tensor(data.dims)
 
@@ -188,7 +188,7 @@ def _pad_pairs(ctx: ShapeContext, rank: Any) -> list:
 def pad(ctx: ShapeContext) -> Any:
     """`nn.pad(x, pad_value, pad_width, pad_mode)`: each dim grows by before + after (negative
     widths crop); pad_value is a scalar."""
-    data, value = ctx.args
+    data, value = ctx.operands()
     require_scalar(ctx, value)
     require_choice(ctx, "pad_mode", ctx.attr("pad_mode"), ("constant", "edge", "reflect"))
     pairs = _pad_pairs(ctx, data.rank)
@@ -205,7 +205,7 @@ def pad(ctx: ShapeContext) -> Any:
 def dyn_pad(ctx: ShapeContext) -> Any:
     """`dyn.nn.pad(x, pad_width, pad_value)`: pad_width is a (rank, 2) tensor whose values are
     not known, so every dim is unknown; the pad value is a scalar."""
-    data, widths, value = ctx.args
+    data, widths, value = ctx.operands()
     require_scalar(ctx, value)
     ctx.require_rank(widths, 2)
     ctx.equal(widths.dim(1), ctx.const(2), symbol="before and after")
@@ -219,7 +219,7 @@ def dyn_pad(ctx: ShapeContext) -> Any:
 def nll_loss(ctx: ShapeContext) -> Any:
     """`nn.nll_loss(predictions (n, c, *d), targets (n, *d), weights (c,), reduction)`: the
     per-element losses (n, *d) with reduction="none", else a scalar."""
-    predictions, targets, weights = ctx.args
+    predictions, targets, weights = ctx.operands()
     reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("mean", "sum", "none"))
     ctx.require_rank(weights, 1)
     ctx.require_rank_at_least(predictions, 2)
@@ -237,7 +237,7 @@ def nll_loss(ctx: ShapeContext) -> Any:
 def sequence_mask(ctx: ShapeContext) -> Any:
     """`sequence_mask(x, valid_length, mask_value, axis)`: x's shape; axis (0 or 1) is the time
     axis, the other of the two leading ones the batch, as long as valid_length."""
-    data, lengths = ctx.args
+    data, lengths = ctx.operands()
     ctx.require_rank(lengths, 1)
     axis = ctx.attr("axis")
     if axis not in (0, 1):
@@ -252,7 +252,7 @@ def sequence_mask(ctx: ShapeContext) -> Any:
 def cross_entropy(ctx: ShapeContext) -> Any:
     """`nn.cross_entropy(predictions, targets)` and `_with_logits`: two (batch, classes) tensors
     of one shape; a scalar."""
-    predictions, targets = ctx.args
+    predictions, targets = ctx.operands()
     ctx.require_rank(predictions, 2)
     ctx.require_rank(targets, 2)
     for axis in (0, 1):
@@ -263,7 +263,7 @@ def cross_entropy(ctx: ShapeContext) -> Any:
 @shape_rule("l2_normalize")
 def l2_normalize(ctx: ShapeContext) -> Any:
     """`nn.l2_normalize(x, eps, axis)`: x's shape; the axes name distinct dims of x."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     axes = ctx.attr("axis")
     if data.dims is None and axes:
         ctx.require_rank_at_least(data, axes_rank(list(axes)))  # a dynamic rank gets a rank check

@@ -114,7 +114,7 @@ def constant(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_eye_like")
 def eye_like(ctx: ShapeContext) -> Any:
     """`onnx.eye_like(x, k, dtype)`: a matrix shaped like x."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     ctx.require_rank(data, 2)
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
 
@@ -124,7 +124,7 @@ def eye_like(ctx: ShapeContext) -> Any:
 def matmul(ctx: ShapeContext) -> Any:
     """`onnx.matmul(a, b)` as NumPy: a 1-D a is (1, k) and a 1-D b is (k, 1), the added dim
     dropped from the result; batch dims broadcast."""
-    a, b = ctx.args
+    a, b = ctx.operands()
     if a.dims is None or b.dims is None:
         for arg in (a, b):
             ctx.require_rank_at_least(arg, 1)
@@ -215,7 +215,7 @@ def _einsum_operand(ctx: ShapeContext, term: str, arg: TensorArg, sizes: dict) -
 def flatten(ctx: ShapeContext) -> Any:
     """`onnx.flatten(x, axis)`: the dims before axis multiply into the first, the rest into the
     second (axis 0 gives (1, numel))."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, abs(ctx.attr("axis")))
         return ctx.tensor([ctx.unknown(), ctx.unknown()], value=data.value)
@@ -230,7 +230,7 @@ def flatten(ctx: ShapeContext) -> Any:
 def unsqueeze(ctx: ShapeContext) -> Any:
     """`onnx.unsqueeze(x, axes)`: dims of 1 at the output positions `axes` (all dims `?` while
     the axes are not known but their count is)."""
-    data, axes_arg = ctx.args
+    data, axes_arg = ctx.operands()
     count = vector_length(ctx, axes_arg)
     if data.dims is None or count is None:
         axes = known_ints(ctx, axes_arg)
@@ -251,7 +251,7 @@ def unsqueeze(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_squeeze")
 def squeeze(ctx: ShapeContext) -> Any:
     """`onnx.squeeze(x, axes)`: the listed dims, which must be 1, are removed."""
-    data, axes_arg = ctx.args
+    data, axes_arg = ctx.operands()
     count = vector_length(ctx, axes_arg)
     if data.dims is None or count is None:
         if data.dims is None:
@@ -270,7 +270,7 @@ def squeeze(ctx: ShapeContext) -> Any:
 def expand(ctx: ShapeContext) -> Any:
     """`onnx.expand(x, shape)`: x and the shape broadcast both ways (the shape may hold 1s
     where x is larger, and fewer dims)."""
-    data, shape = ctx.args
+    data, shape = ctx.operands()
     target = shape_from_value(ctx, shape)
     if target is None or data.dims is None:
         return ctx.tensor(None)
@@ -297,7 +297,7 @@ def _slice_axes(ctx: ShapeContext, rank: int, axes: TensorArg, count: Optional[i
 def onnx_slice(ctx: ShapeContext) -> Any:
     """`onnx.slice(x, starts, ends, axes, steps)`: ONNX Slice-10+ (ends clamp; INT_MAX means
     the end); an axis whose bounds are not known gets a `?` length."""
-    data, starts, ends, axes, steps = ctx.args
+    data, starts, ends, axes, steps = ctx.operands()
     if data.dims is None:
         given_axes = known_ints(ctx, axes)
         ctx.require_rank_at_least(
@@ -387,7 +387,7 @@ def onnx_mod(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_tile")
 def tile(ctx: ShapeContext) -> Any:
     """`onnx.tile(x, repeats)`: dim i is multiplied by repeats[i] (one entry per dim)."""
-    data, repeats = ctx.args
+    data, repeats = ctx.operands()
     reps = known_ints(ctx, repeats)
     if data.dims is None and reps is not None:
         ctx.require_rank(data, len(reps))  # one entry per dim
@@ -417,7 +417,7 @@ def _tiled_dims(ctx: ShapeContext, data: TensorArg, repeats: TensorArg) -> list:
 @shape_rule("onnx_pad")
 def pad(ctx: ShapeContext) -> Any:
     """`onnx.pad(x, pads, value, axes, mode)`: dim i grows by pads[i] + pads[i + n]."""
-    data, pads, _value, axes = ctx.args
+    data, pads, _value, axes = ctx.operands()
     require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "edge", "reflect", "wrap"))
     if data.dims is None:
         _pad_rank(ctx, data, known_ints(ctx, pads), axes)
@@ -466,7 +466,7 @@ def _pad_rank(ctx: ShapeContext, data: TensorArg, widths: Optional[list], axes: 
 @shape_rule("onnx_split")
 def split(ctx: ShapeContext) -> Any:
     """`onnx.split(x, num_outputs, axis)`: parts of ceil(d / n); the last takes what is left."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     parts = require_outputs(ctx, "num_outputs", require_positive(ctx, "num_outputs", ctx.attr("num_outputs")))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
@@ -490,7 +490,7 @@ def split(ctx: ShapeContext) -> Any:
 def split_sizes(ctx: ShapeContext) -> Any:
     """`onnx.split_sizes(x, split, num_outputs, axis)`: part i has split[i] elements along axis
     (`?` while the sizes are not known); the sizes must add up to the dim."""
-    data, sizes_arg = ctx.args
+    data, sizes_arg = ctx.operands()
     parts = require_outputs(ctx, "num_outputs", require_positive(ctx, "num_outputs", ctx.attr("num_outputs")))
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
@@ -542,7 +542,7 @@ def divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
 @shape_rule("onnx_depth_to_space")
 def depth_to_space(ctx: ShapeContext) -> Any:
     """`onnx.depth_to_space(x, blocksize)`: (n, c, h, w) -> (n, c / b^2, h * b, w * b)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
     require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
@@ -553,7 +553,7 @@ def depth_to_space(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_space_to_depth")
 def space_to_depth(ctx: ShapeContext) -> Any:
     """`onnx.space_to_depth(x, blocksize)`: (n, c, h, w) -> (n, c * b^2, h / b, w / b)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
     require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
@@ -569,16 +569,16 @@ SAME_SHAPE_RANK = {"onnx.trilu": 2, "onnx.cumsum": 1, "onnx.cumprod": 1, "onnx.r
 def same_shape(ctx: ShapeContext) -> Any:
     """The first argument's shape (Trilu, CumSum, ReverseSequence), of the rank the operator
     needs; CumSum's axis (a known value) names one of its dims."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     ctx.require_rank_at_least(data, SAME_SHAPE_RANK.get(ctx.op_name, 0))
     if ctx.op_name in ("onnx.cumsum", "onnx.cumprod"):
-        axis_arg = ctx.args[1]  # a 0-d tensor, or a vector of one element as exporters write it
+        axis_arg = ctx.operand(1)  # a 0-d tensor, or a vector of one element as exporters write it
         if axis_arg.rank is not None and axis_arg.rank > 1:
             ctx.fail("rank", arg=axis_arg, actual=axis_arg.rank, expected=0)
         if axis_arg.rank == 1:
             ctx.within(axis_arg.dim(0), 1, 1)
     if ctx.op_name in ("onnx.cumsum", "onnx.cumprod") and data.dims is not None:
-        axis = known_ints(ctx, ctx.args[1])
+        axis = known_ints(ctx, ctx.operand(1))
         if axis is not None and len(axis) == 1:
             normalize_axis(ctx, axis[0], data.rank)
     return ctx.tensor(data.dims)
@@ -588,7 +588,7 @@ def same_shape(ctx: ShapeContext) -> Any:
 def along_axes(ctx: ShapeContext) -> Any:
     """LpNormalization and MeanVarianceNormalization: the input's shape, where `axis` or
     `axes` name its dims."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     name = "axis" if ctx.op_name == "onnx.lp_norm" else "axes"
     axes = [ctx.attr(name)] if name == "axis" else list(ctx.attr(name))
     if data.dims is None:
@@ -602,7 +602,7 @@ def along_axes(ctx: ShapeContext) -> Any:
 def reduce(ctx: ShapeContext) -> Any:
     """`onnx.reduce(x, axes, kind, keepdims, noop_with_empty_axes)`: the listed axes are removed
     (kept as 1s); while the axes are not known, the rank is (keepdims) or nothing is."""
-    data, axes_arg = ctx.args
+    data, axes_arg = ctx.operands()
     require_choice(ctx, "kind", ctx.attr("kind"), REDUCTIONS)
     keep = bool(ctx.attr("keepdims"))
     length = vector_length(ctx, axes_arg)
@@ -647,7 +647,7 @@ def resize(ctx: ShapeContext) -> Any:
     """`onnx.resize(x, roi, scales, sizes, static_scales, axes, ...)`: the resized dims are
     `sizes` (stretched, or scaled by one factor with keep_aspect_ratio_policy), or
     floor(d * scale); `?` where they are not known (scales known only at runtime)."""
-    data, _roi, _scales, sizes_arg = ctx.args
+    data, _roi, _scales, sizes_arg = ctx.operands()
     require_choice(ctx, "mode", ctx.attr("mode"), RESIZE_MODES)
     require_choice(
         ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES
@@ -738,7 +738,7 @@ REDUCTIONS = ("sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "lo
 def gather_elements(ctx: ShapeContext) -> Any:
     """`onnx.gather_elements(x, indices, axis)`: the result is shaped like indices (same rank
     as x)."""
-    data, indices = ctx.args
+    data, indices = ctx.operands()
     if data.dims is None and indices.dims is not None:
         ctx.require_rank(data, indices.rank)
     if data.dims is not None:
@@ -753,7 +753,7 @@ def gather_elements(ctx: ShapeContext) -> Any:
 def gather_nd(ctx: ShapeContext) -> Any:
     """`onnx.gather_nd(x, indices, batch_dims)`: indices (*b, *q, m) pick slices of x after
     its first batch_dims + m dims: (*b, *q, *rest)."""
-    data, indices = ctx.args
+    data, indices = ctx.operands()
     batch = ctx.attr("batch_dims")
     ctx.require_rank_at_least(indices, batch + 1)
     if data.dims is None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
@@ -774,7 +774,7 @@ def gather_nd(ctx: ShapeContext) -> Any:
 def scatter(ctx: ShapeContext) -> Any:
     """ScatterElements / ScatterND: the result is shaped like the data (see each)."""
     require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "add", "mul", "max", "min"))
-    data, indices, updates = ctx.args
+    data, indices, updates = ctx.operands()
     if ctx.op_name == "onnx.scatter_elements":
         _scatter_elements(ctx, data, indices, updates)
     else:
@@ -820,7 +820,7 @@ def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates:
 @shape_rule("onnx_topk")
 def topk(ctx: ShapeContext) -> Any:
     """`onnx.topk(x, k, axis)`: dim `axis` becomes k (it must hold at least k)."""
-    data, k_arg = ctx.args
+    data, k_arg = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
@@ -841,7 +841,7 @@ def topk(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_one_hot")
 def one_hot(ctx: ShapeContext) -> Any:
     """`onnx.one_hot(indices, depth, values, axis)`: a new dim of size depth at axis."""
-    indices, depth_arg, values = ctx.args
+    indices, depth_arg, values = ctx.operands()
     require_one_value(ctx, depth_arg)
     ctx.require_rank(values, 1)
     ctx.equal(values.dim(0), ctx.const(2), symbol="off and on values")
@@ -919,7 +919,7 @@ def _conv_rank(ctx: ShapeContext, data: TensorArg, weight: TensorArg) -> Optiona
 @shape_rule("onnx_conv")
 def conv(ctx: ShapeContext) -> Any:
     """`onnx.conv(x, w)`: x (n, c, *s), w (m, c / group, *k) -> (n, m, *windows)."""
-    data, weight = ctx.args
+    data, weight = ctx.operands()
     rank = _conv_rank(ctx, data, weight)
     if rank is None:
         return ctx.tensor(None)
@@ -937,7 +937,7 @@ def conv(ctx: ShapeContext) -> Any:
 def conv_transpose(ctx: ShapeContext) -> Any:
     """`onnx.conv_transpose(x, w)`: w (c, m / group, *k); each spatial dim becomes
     stride * (in - 1) + output_padding + span - pads (or output_shape, or in * stride for SAME)."""
-    data, weight = ctx.args
+    data, weight = ctx.operands()
     rank = _conv_rank(ctx, data, weight)
     if rank is None:
         return ctx.tensor(None)
@@ -967,7 +967,7 @@ def conv_transpose(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_pool")
 def pool(ctx: ShapeContext) -> Any:
     """`onnx.max_pool` / `avg_pool` / `lp_pool(x, kernel_shape, ...)`: (n, c, *windows)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     kernel = require_entries(ctx, "kernel_shape", list(ctx.attr("kernel_shape")))
     k = len(kernel)
     ctx.require_rank(data, k + 2)
@@ -990,7 +990,7 @@ def pool_indices(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_global_pool")
 def global_pool(ctx: ShapeContext) -> Any:
     """Global pooling: (n, c, *s) -> (n, c, 1, ...)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, 2)
         return ctx.tensor(None)
@@ -1008,7 +1008,7 @@ def _normalized_axis(ctx: ShapeContext, data: TensorArg) -> int:
 def layer_norm(ctx: ShapeContext) -> Any:
     """`onnx.layer_norm(x, scale, bias, axis)`: scale and bias broadcast to x's dims from axis
     on; (y, mean, inverse std dev), the statistics with 1s for the normalized dims."""
-    data, scale, bias = ctx.args
+    data, scale, bias = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None), ctx.tensor(None)])
@@ -1024,7 +1024,7 @@ def layer_norm(ctx: ShapeContext) -> Any:
 def batch_norm_train(ctx: ShapeContext) -> Any:
     """`onnx.batch_norm_train(x, scale, bias, mean, var)`: the four vectors are as long as the
     channels (dim 1); (y, running mean, running variance)."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     ctx.require_rank_at_least(data, 2)
     channels = None if data.dims is None else _channels(ctx, data)
     for p in ctx.args[1:]:
@@ -1036,7 +1036,7 @@ def batch_norm_train(ctx: ShapeContext) -> Any:
 def _loss_dims(ctx: ShapeContext) -> Any:
     """The loss of (input (n, c, *d), target (n, *d), weight (c,) or empty): (n, *d) for
     reduction none, a scalar for mean and sum."""
-    data, target, weight = ctx.args[:3]
+    data, target, weight = ctx.operands()[:3]
     reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "mean", "sum"))
     ctx.require_rank(weight, 1)
     if data.dims is None:
@@ -1066,13 +1066,13 @@ def nll_loss(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_softmax_cross_entropy")
 def softmax_cross_entropy(ctx: ShapeContext) -> Any:
     """`onnx.softmax_cross_entropy(scores, labels, weight, reduction)`: (loss, log_prob)."""
-    return ctx.tuple([ctx.tensor(_loss_dims(ctx)), ctx.tensor(ctx.args[0].dims)])
+    return ctx.tuple([ctx.tensor(_loss_dims(ctx)), ctx.tensor(ctx.operand(0).dims)])
 
 
 @shape_rule("onnx_rms_norm")
 def rms_norm(ctx: ShapeContext) -> Any:
     """`onnx.rms_norm(x, scale, axis)`: scale broadcasts to x's dims from axis on."""
-    data, scale = ctx.args
+    data, scale = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
     else:
@@ -1089,7 +1089,7 @@ def _channels(ctx: ShapeContext, data: TensorArg) -> Any:
 @shape_rule("onnx_channel_norm")
 def channel_norm(ctx: ShapeContext) -> Any:
     """`onnx.instance_norm(x, scale, bias)`: scale and bias are as long as the channels."""
-    data, scale, bias = ctx.args
+    data, scale, bias = ctx.operands()
     for p in (scale, bias):
         ctx.require_rank(p, 1)
     ctx.require_rank_at_least(data, 2)
@@ -1104,7 +1104,7 @@ def channel_norm(ctx: ShapeContext) -> Any:
 def group_norm(ctx: ShapeContext) -> Any:
     """`onnx.group_norm(x, scale, bias, num_groups)`: the channels divide into num_groups;
     scale and bias have one entry per channel."""
-    data, scale, bias = ctx.args
+    data, scale, bias = ctx.operands()
     groups = require_positive(ctx, "num_groups", ctx.attr("num_groups"))
     for p in (scale, bias):
         ctx.require_rank(p, 1)
@@ -1124,7 +1124,7 @@ def scan_append(ctx: ShapeContext) -> Any:
     be shaped as the item (rank and dims); an accumulator with no rows (the loop's start) takes
     any shape. While it is not known whether there are rows, nothing is required of them: the
     runtime, knowing, requires it before every append."""
-    acc, item = ctx.args
+    acc, item = ctx.operands()
     if item.dims is None:
         return ctx.tensor(None)
     rows = ctx.unknown()

@@ -40,7 +40,7 @@ def require_dims(ctx: ShapeContext, arg: TensorArg, dims: list, symbols: Optiona
 @shape_rule("onnx_rnn")
 def rnn(ctx: ShapeContext) -> Any:
     """`onnx.rnn`: the weights' shapes against x and hidden_size; (y, y_h, y_c)."""
-    x, w, r, b, lens, h0, c0, p = ctx.args
+    x, w, r, b, lens, h0, c0, p = ctx.operands()
     kind = require_choice(ctx, "kind", ctx.attr("kind"), tuple(GATES))
     direction = require_choice(ctx, "direction", ctx.attr("direction"), ("forward", "reverse", "bidirectional"))
     layout = require_choice(ctx, "layout", ctx.attr("layout"), (0, 1))
@@ -103,7 +103,7 @@ def attention(ctx: ShapeContext) -> Any:
     """`onnx.attention`: q, k and v agree on batch, heads and head sizes; a mask broadcasts
     into (batch, q heads, q sequence, total sequence) (a vector: the keys alone) and the non-padding lengths are one per
     batch entry; (y, present_key, present_value, qk_matmul_output)."""
-    q, k, v, mask, past_key, past_value, nonpad = ctx.args
+    q, k, v, mask, past_key, past_value, nonpad = ctx.operands()
     require_choice(ctx, "qk_matmul_output_mode", ctx.attr("qk_matmul_output_mode"), (0, 1, 2, 3))
     if given(ctx, mask):
         ctx.require_rank_at_least(mask, 1)  # a vector masks every query alike (ONNX's own test)
@@ -189,7 +189,7 @@ def quantize(ctx: ShapeContext) -> Any:
     """`onnx.quantize` / `onnx.dequantize`: x's dims in `dtype`. The scale is per tensor (a scalar
     or one element), a vector along `axis`, blocks along `axis` (x's rank, ceil(dim / block_size)
     there), or a tensor of x's rank that broadcasts to it; the zero point is shaped like it."""
-    x, scale, zero_point = ctx.args
+    x, scale, zero_point = ctx.operands()
     block = ctx.attr("block_size") or 0
     for factor in (scale, zero_point) if given(ctx, zero_point) else (scale,):
         per_tensor = (
@@ -244,7 +244,7 @@ def _granularity(ctx: ShapeContext, x: TensorArg, scale: TensorArg, block: int) 
 @shape_rule("onnx_dynamic_quantize")
 def dynamic_quantize(ctx: ShapeContext) -> Any:
     """`onnx.dynamic_quantize(x)`: (y shaped like x, scalar scale, scalar zero point)."""
-    (x,) = ctx.args
+    (x,) = ctx.operands()
     return ctx.tuple([ctx.tensor(x.dims), ctx.tensor([]), ctx.tensor([])])
 
 
@@ -286,7 +286,7 @@ register_rule_message(
 @shape_rule("onnx_bitcast")
 def bitcast(ctx: ShapeContext) -> Any:
     """`onnx.bitcast(x, dtype)`: x's dims; the two types must be equally wide."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     source, target = getattr(data.dtype, "dtype", data.dtype), ctx.attr("dtype")
     if isinstance(source, str) and source in BITS and BITS[source] != BITS.get(target, BITS[source]):
         ctx.fail("bitcast-width", source=source, target=target, source_bits=BITS[source], target_bits=BITS[target])
@@ -304,7 +304,7 @@ def compress(ctx: ShapeContext) -> Any:
     """`onnx.compress(x, condition, axis)`: as many slices as the condition has true elements
     (known only at runtime: at most the dim, or every element without an axis). The condition
     is a vector no longer than what it selects from (ONNX allows a shorter one)."""
-    data, condition = ctx.args
+    data, condition = ctx.operands()
     ctx.require_rank(condition, 1)
     if data.dims is None:
         _axis_rank(ctx, data)
@@ -328,7 +328,7 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
     """`onnx.reverse_sequence(x, sequence_lens, batch_axis, time_axis)`: x's shape (rank at
     least 2); sequence_lens holds one length per batch entry (the lengths' values, at most the
     time dim, are the data's)."""
-    data, lens = ctx.args
+    data, lens = ctx.operands()
     ctx.require_rank_at_least(data, 2)
     ctx.require_rank(lens, 1)
     if data.dims is not None:
@@ -341,7 +341,7 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_window")
 def window(ctx: ShapeContext) -> Any:
     """`onnx.window(size)`: a vector of `size` elements."""
-    (size,) = ctx.args
+    (size,) = ctx.operands()
     require_choice(ctx, "kind", ctx.attr("kind"), ("hann", "hamming", "blackman"))
     require_one_value(ctx, size)
     length = size.value[0] if size.value is not None and len(size.value) == 1 else ctx.unknown()
@@ -351,7 +351,7 @@ def window(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_center_crop_pad")
 def center_crop_pad(ctx: ShapeContext) -> Any:
     """`onnx.center_crop_pad(x, shape, axes)`: the dims at axes become the shape's values."""
-    data, shape = ctx.args
+    data, shape = ctx.operands()
     if data.dims is None and ctx.attr("axes") is not None:
         ctx.require_rank_at_least(data, axes_rank(list(ctx.attr("axes"))))
     elif data.dims is None and shape.value is not None:
@@ -372,7 +372,7 @@ def tensor_scatter(ctx: ShapeContext) -> Any:
     """`onnx.tensor_scatter(past, update, write_indices)`: past's dims; update differs from
     past only along axis, where it is no longer; write_indices, when given, holds one start per
     batch entry (dim 0)."""
-    past, update, starts = ctx.args
+    past, update, starts = ctx.operands()
     if given(ctx, starts):
         ctx.require_rank(starts, 1)
         if past.dims is not None and past.rank >= 1:
@@ -393,7 +393,7 @@ def tensor_scatter(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_unique")
 def unique(ctx: ShapeContext) -> Any:
     """`onnx.unique(x, axis)`: k unique elements (or slices), 1 <= k <= n, known at runtime."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         _axis_rank(ctx, data)
         return ctx.tuple(
@@ -425,7 +425,7 @@ def _value_dims(ctx: ShapeContext, arg: TensorArg, count: int) -> list:
 @shape_rule("onnx_grid_sample")
 def grid_sample(ctx: ShapeContext) -> Any:
     """`onnx.grid_sample(x, grid)`: (n, c, *grid's middle dims); grid's last dim is x's spatial rank."""
-    x, grid = ctx.args
+    x, grid = ctx.operands()
     require_choice(ctx, "mode", ctx.attr("mode"), ("linear", "nearest", "cubic"))
     require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), ("zeros", "border", "reflection"))
     if x.dims is None and grid.dims is not None:
@@ -443,7 +443,7 @@ def grid_sample(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_affine_grid")
 def affine_grid(ctx: ShapeContext) -> Any:
     """`onnx.affine_grid(theta, size)`: (n, *spatial, r) with theta (n, r, r + 1)."""
-    theta, size = ctx.args
+    theta, size = ctx.operands()
     ctx.require_rank(size, 1)
     ctx.require_rank(theta, 3)
     count = vector_length(ctx, size)
@@ -461,7 +461,7 @@ def affine_grid(ctx: ShapeContext) -> Any:
 def dft(ctx: ShapeContext) -> Any:
     """`onnx.dft(x, dft_length)`: x's dims with the axis dim the transform's length (or its
     unique half) and the last dim 2 (1 for an inverse one-sided transform)."""
-    data, length = ctx.args
+    data, length = ctx.operands()
     if given(ctx, length):
         require_one_value(ctx, length)
     if data.dims is None:
@@ -496,7 +496,7 @@ def stft(ctx: ShapeContext) -> Any:
     """`onnx.stft(signal, frame_step, window, frame_length)`: (batch, frames, bins, 2). The
     signal is (batch, length, 1) real or (batch, length, 2) complex; a (batch, length) signal
     is real, as onnxruntime reads it (the TorchScript exporter writes torch.stft so)."""
-    signal, step, window_arg, length = ctx.args
+    signal, step, window_arg, length = ctx.operands()
     if signal.dims is None or signal.rank != 2:
         ctx.require_rank(signal, 3)
         ctx.within(signal.dim(2), 1, 2)
@@ -528,7 +528,7 @@ def rotary_embedding(ctx: ShapeContext) -> Any:
     (`rotary_embedding_dim`, else the whole head) is even and inside the head; the caches are
     (positions, rotated / 2) indexed by position_ids (batch, seq), or (batch, seq, rotated / 2)
     without them."""
-    x, cos, sin, positions = ctx.args
+    x, cos, sin, positions = ctx.operands()
     ctx.require_rank_at_least(x, 3)
     if x.dims is None:
         return ctx.tensor(None)
@@ -572,7 +572,7 @@ def max_unpool(ctx: ShapeContext) -> Any:
     """`onnx.max_unpool(x, indices, output_shape)`: (n, c, (d - 1) * stride + kernel - pads), or
     the output shape given (a vector of one size per dim). x is (n, c, *spatial) with one
     spatial dim per kernel dim, and the indices have x's shape."""
-    x, indices, output_shape = ctx.args
+    x, indices, output_shape = ctx.operands()
     kernel = list(ctx.attr("kernel_shape"))
     k = len(kernel)
     ctx.require_rank(x, k + 2)
@@ -596,7 +596,7 @@ def max_unpool(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_col2im")
 def col2im(ctx: ShapeContext) -> Any:
     """`onnx.col2im(x, image_shape, block_shape)`: (n, c, *image_shape), c * prod(block) = x's dim 1."""
-    data, image, block = ctx.args
+    data, image, block = ctx.operands()
     ctx.require_rank(data, 3)
     ctx.require_rank(image, 1)
     ctx.require_rank(block, 1)

@@ -56,7 +56,7 @@ def _one_element(ctx: ShapeContext, params: Any) -> None:
 def quantize(ctx: ShapeContext) -> Any:
     """`qnn.quantize` / `qnn.dequantize` / `qnn.requantize`: the data's shape in out_dtype;
     per-channel parameters are as long as dim `axis`."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     _parameters(ctx, 1, data, ctx.attr("axis"))
     return ctx.tensor(data.dims, ctx.attr("out_dtype"))
 
@@ -96,7 +96,7 @@ def qnn_batch_matmul(ctx: ShapeContext) -> Any:
 @shape_rule("qnn_binary")
 def qnn_binary(ctx: ShapeContext) -> Any:
     """`qnn.add` / `qnn.subtract` / `qnn.mul(lhs, rhs, scales and zero points)`: broadcasting."""
-    lhs, rhs = ctx.args[:2]
+    lhs, rhs = ctx.operands()[:2]
     _parameters(ctx, 2)
     dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
     for params, of in ((ctx.args[2:4], lhs.dims), (ctx.args[4:6], rhs.dims), (ctx.args[6:8], dims)):
@@ -107,8 +107,8 @@ def qnn_binary(ctx: ShapeContext) -> Any:
 @shape_rule("qnn_unary")
 def qnn_unary(ctx: ShapeContext) -> Any:
     """`qnn.sqrt` and the other unary functions: the input's shape."""
-    _parameters(ctx, 1, ctx.args[0], -1)
-    return ctx.tensor(ctx.args[0].dims)
+    _parameters(ctx, 1, ctx.operand(0), -1)
+    return ctx.tensor(ctx.operand(0).dims)
 
 
 @shape_rule("qnn_concatenate")

@@ -59,7 +59,7 @@ def require_elements(ctx: ShapeContext, data: TensorArg) -> None:
 def reduce(ctx: ShapeContext) -> Any:
     """`sum(x, axis, keepdims, exclude)` and the other reductions: the remaining dims; `max`,
     `min`, `argmax` and `argmin` need every reduced axis to be non-empty."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if ctx.op_name in NO_IDENTITY:
         require_elements(ctx, data)
     return ctx.tensor(reduce_dims(ctx, data))
@@ -83,14 +83,14 @@ def _reduced_value(ctx: ShapeContext, data: TensorArg, combine: Any, identity: i
 @shape_rule("reduce_prod")
 def reduce_prod(ctx: ShapeContext) -> Any:
     """`prod(x, ...)`: a reduction; the product of a known shape vector is known."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, value_multiply, 1))
 
 
 @shape_rule("reduce_sum")
 def reduce_sum(ctx: ShapeContext) -> Any:
     """`sum(x, ...)`: a reduction; the sum of a known shape vector is known."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return ctx.tensor(reduce_dims(ctx, data), value=_reduced_value(ctx, data, value_add, 0))
 
 
@@ -99,7 +99,7 @@ def variance(ctx: ShapeContext) -> Any:
     """`variance(x, mean, axis, keepdims, exclude, unbiased)`: a reduction of x; the mean
     broadcasts into x's shape (a mean taken with keepdims has 1 on the reduced axes): a mean
     that would grow x (more dims, or 5 against x's 1) makes the kernel reduce another shape."""
-    data, mean = ctx.args
+    data, mean = ctx.operands()
     if data.dims is not None and mean.dims is not None:
         broadcast_into(ctx, mean, list(data.dims))
     return ctx.tensor(reduce_dims(ctx, data))

@@ -390,7 +390,7 @@ def _reshape_unknown_rank(ctx: ShapeContext, newshape: Sequence[Any]) -> Optiona
 @shape_rule("reshape")
 def reshape(ctx: ShapeContext) -> Any:
     """`reshape(x, newshape=[...])` with Relay's codes; known element values are kept."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return ctx.tensor(reshape_dims(ctx, data, list(ctx.attr("newshape"))), value=data.value)
 
 
@@ -398,7 +398,7 @@ def reshape(ctx: ShapeContext) -> Any:
 def reverse_reshape(ctx: ShapeContext) -> Any:
     """`contrib_reverse_reshape(x, newshape)`: Relay's reshape codes read from the right (both
     the input's dims and the codes reversed, the result reversed back)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     codes_ = list(ctx.attr("newshape"))[::-1]
     if data.dims is None:
         dims = _reshape_unknown_rank(ctx, codes_)
@@ -413,7 +413,7 @@ def dyn_reshape(ctx: ShapeContext) -> Any:
     """`dyn.reshape(x, shape)`: the new shape is a 1-D tensor; its known values are read like
     `newshape` (0 copies, -1 infers, as in ONNX); its length alone gives the rank, so the codes
     that change the rank (-2, -3, -4) are errors here."""
-    data, shape = ctx.args
+    data, shape = ctx.operands()
     ctx.require_rank(shape, 1)
     if shape.value is not None:
         return ctx.tensor(reshape_dims(ctx, data, list(shape.value), dynamic=True), value=data.value)
@@ -434,7 +434,7 @@ def _slice_bounds(begin: int, end: Optional[int], rank: int) -> tuple:
 def reshape_like(ctx: ShapeContext) -> Any:
     """`reshape_like(x, y, lhs_begin, lhs_end, rhs_begin, rhs_end)`: x's dims
     [lhs_begin, lhs_end) are replaced by y's dims [rhs_begin, rhs_end); counts must agree."""
-    data, like = ctx.args
+    data, like = ctx.operands()
     if data.dims is None or like.dims is None:
         return ctx.tensor(None, value=data.value)
     lb, le = _slice_bounds(ctx.attr("lhs_begin"), ctx.attr("lhs_end"), data.rank)
@@ -452,7 +452,7 @@ def reshape_like(ctx: ShapeContext) -> Any:
 @shape_rule("transpose")
 def transpose(ctx: ShapeContext) -> Any:
     """`transpose(x, axes)`: a permutation of the dims (reversed when axes is absent)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     axes = ctx.attr("axes")
     if data.dims is None:
         if not axes:
@@ -477,7 +477,7 @@ def transpose(ctx: ShapeContext) -> Any:
 def expand_dims(ctx: ShapeContext) -> Any:
     """`expand_dims(x, axis, num_newaxis)`: insert `num_newaxis` dims of size 1 at `axis`
     (in [-rank - 1, rank]); known values are kept."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
     if count > MAX_RANK:  # a type of millions of dims took GBs to build; no array can have it
         ctx.fail(
@@ -498,7 +498,7 @@ def expand_dims(ctx: ShapeContext) -> Any:
 def squeeze(ctx: ShapeContext) -> Any:
     """`squeeze(x, axis)`: drop the listed size-1 dims (checked), or with no axis every dim
     known to be 1; if some dim may or may not be 1, the result's rank is unknown."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     return _squeeze(ctx, data, ctx.attr("axis"))
 
 
@@ -506,7 +506,7 @@ def squeeze(ctx: ShapeContext) -> Any:
 def dyn_squeeze(ctx: ShapeContext) -> Any:
     """`dyn.squeeze(x, axis)`: squeeze whose axes are a 1-D tensor: as `squeeze` when its values
     are known, else the rank drops by its length and the kept dims are unknown."""
-    data, axes = ctx.args
+    data, axes = ctx.operands()
     ctx.require_rank(axes, 1)
     known = known_ints(ctx, axes)
     if known is not None:
@@ -547,7 +547,7 @@ def _squeeze_all(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
 @shape_rule("reverse")
 def reverse(ctx: ShapeContext) -> Any:
     """`reverse(x, axis)`: the same shape; a known vector's values reversed."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
@@ -582,7 +582,7 @@ def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
 @shape_rule("broadcast_to")
 def broadcast_to(ctx: ShapeContext) -> Any:
     """`broadcast_to(x, shape=[...])`: x must broadcast to the static target shape."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     target = [ctx.const(s) for s in require_entries(ctx, "shape", ctx.attr("shape"), allow_zero=True)]
     return ctx.tensor(broadcast_into(ctx, data, target), value=_broadcast_value(ctx, data, target))
 
@@ -598,7 +598,7 @@ def _broadcast_value(ctx: ShapeContext, data: TensorArg, target: list) -> Option
 @shape_rule("dyn_broadcast_to")
 def dyn_broadcast_to(ctx: ShapeContext) -> Any:
     """`dyn.broadcast_to(x, shape)`: the target shape is a 1-D tensor value."""
-    data, shape = ctx.args
+    data, shape = ctx.operands()
     ctx.require_rank(shape, 1)
     if shape.value is not None:
         target = list(shape.value)
@@ -625,7 +625,7 @@ def _broadcast_unknown_target(ctx: ShapeContext, data: TensorArg, length: int) -
 @shape_rule("broadcast_to_like")
 def broadcast_to_like(ctx: ShapeContext) -> Any:
     """`broadcast_to_like(x, like)`: x must broadcast to like's shape, which the result has."""
-    data, like = ctx.args
+    data, like = ctx.operands()
     if like.dims is None:
         return ctx.tensor(None)
     return ctx.tensor(broadcast_into(ctx, data, list(like.dims)))
@@ -635,7 +635,7 @@ def broadcast_to_like(ctx: ShapeContext) -> Any:
 def collapse_sum_like(ctx: ShapeContext) -> Any:
     """`collapse_sum_like(x, like)`: x summed down to like's shape, which must broadcast to x's
     (the gradient of a broadcast)."""
-    data, like = ctx.args
+    data, like = ctx.operands()
     if data.dims is not None:
         broadcast_into(ctx, like, list(data.dims))
     return ctx.tensor(like.dims)
@@ -645,7 +645,7 @@ def collapse_sum_like(ctx: ShapeContext) -> Any:
 def slice_like(ctx: ShapeContext) -> Any:
     """`slice_like(x, like, axes)`: along each axis (every axis both have, when none are
     given), x's dim becomes like's, which must not be longer."""
-    data, like = ctx.args
+    data, like = ctx.operands()
     axes = ctx.attr("axes")
     if data.dims is None:
         # the ranks both need, where the axes say it without data's rank (a check if unknown)
@@ -686,7 +686,7 @@ def _slice_like_dim(ctx: ShapeContext, data: TensorArg, axis: int, target: Any) 
 def layout_transform(ctx: ShapeContext) -> Any:
     """`layout_transform(x, src_layout, dst_layout)`: the same dims rearranged (and packed or
     unpacked: `NCHW` to `NCHW4c` splits C by 4)."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     src, dst = ctx.attr("src_layout"), ctx.attr("dst_layout")
     letters = "".join(c for c in src if c.isupper())
     check_layout(ctx, src, letters, "src_layout")
@@ -696,7 +696,7 @@ def layout_transform(ctx: ShapeContext) -> Any:
 
 def _blocks(ctx: ShapeContext) -> tuple:
     """(data by layout letter, the block size) of depth_to_space / space_to_depth."""
-    (data,) = ctx.args
+    (data,) = ctx.operands()
     block = require_positive(ctx, "block_size", ctx.attr("block_size"))
     return layout_dims(ctx, data, ctx.attr("layout"), "NCHW", "layout"), block
 
@@ -724,7 +724,7 @@ def matrix_set_diag(ctx: ShapeContext) -> Any:
     """`matrix_set_diag(x, diagonal, k1, k2)`: x's shape; the diagonal has x's batch dims (and,
     for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim), and its last
     dim is the longest diagonal of the band in an (m, n) matrix: min(m + min(k2, 0), n - max(k1, 0))."""
-    data, diagonal = ctx.args
+    data, diagonal = ctx.operands()
     k1, k2 = ctx.attr("k1"), ctx.attr("k2")
     if k1 > k2:
         ctx.fail("attribute-range", name="k2", value=k2, needed=f"at least k1 ({k1})")

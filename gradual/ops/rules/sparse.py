@@ -38,7 +38,7 @@ def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Op
 def sparse_to_dense(ctx: ShapeContext) -> Any:
     """`sparse_to_dense(indices, values, default_value, output_shape=[...])`: the dense tensor
     of the attribute's shape, in the values' dtype; the default value is a scalar."""
-    indices, values, default = ctx.args
+    indices, values, default = ctx.operands()
     shape = require_entries(ctx, "output_shape", list(ctx.attr("output_shape")), allow_zero=True)
     _entries(ctx, indices, values, shape)
     require_scalar(ctx, default)
@@ -49,7 +49,7 @@ def sparse_to_dense(ctx: ShapeContext) -> Any:
 def dyn_sparse_to_dense(ctx: ShapeContext) -> Any:
     """`dyn.sparse_to_dense(indices, values, default_value, output_shape)`: the shape is a
     1-D tensor value."""
-    indices, values, default, shape = ctx.args
+    indices, values, default, shape = ctx.operands()
     dims = shape_from_value(ctx, shape)
     _entries(ctx, indices, values, dims)
     require_scalar(ctx, default)
@@ -61,7 +61,7 @@ def sparse_reshape(ctx: ShapeContext) -> Any:
     """`sparse_reshape(indices (n, r), prev_shape (r,), new_shape (m,))`: (new indices (n, m),
     the new shape (m,) with its -1 inferred); known shape values reshape as TensorFlow's
     sparse_reshape, which TVM follows: -1 is inferred and 0 is a size (not `reshape`'s copy)."""
-    indices, prev_shape, new_shape = ctx.args
+    indices, prev_shape, new_shape = ctx.operands()
     ctx.require_rank(indices, 2)
     ctx.require_rank(prev_shape, 1)
     ctx.require_rank(new_shape, 1)
@@ -84,7 +84,7 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
     """`sparse_fill_empty_rows(indices (n, r), values (n,), dense_shape (r,), default_value)`:
     (indices, values) with an entry added to every empty row (n to n + rows of them), and
     one indicator per row (in dense_shape's dtype, as Relay)."""
-    indices, values, dense_shape, default = ctx.args
+    indices, values, dense_shape, default = ctx.operands()
     ctx.require_rank(indices, 2)
     ctx.require_rank(values, 1)
     ctx.require_rank(dense_shape, 1)
@@ -108,7 +108,7 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
 def unravel_index(ctx: ShapeContext) -> Any:
     """`unravel_index(indices, shape)`: one row of coordinates per dim of `shape` (a vector):
     (len(shape),) + indices' shape, in the indices' dtype."""
-    indices, shape = ctx.args
+    indices, shape = ctx.operands()
     ctx.require_rank(shape, 1)
     if indices.dims is None:
         return ctx.tensor(None, indices.dtype)
