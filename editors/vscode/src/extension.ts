@@ -171,7 +171,8 @@ async function start(): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     output.appendLine(`gradual: the language server did not start: ${message}`);
     void showStartError(
-      `\`${[run.command, ...run.args].join(' ')}\` did not start a language server (${message}; see Output › gradual). ${INSTALL_HINT}`,
+      `\`${[run.command, ...run.args].join(' ')}\` did not start a language server: it exited or did not answer ` +
+        `(its messages are in Output › gradual). ${INSTALL_HINT}`,
     );
     const failed = client;
     client = undefined;
