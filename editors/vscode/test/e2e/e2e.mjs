@@ -79,7 +79,8 @@ fs.writeFileSync(
     'editor.minimap.enabled': false,
   }),
 );
-writeWorkspaceSettings(opts.settings ? JSON.parse(opts.settings) : { 'gradual.server.command': [opts.gradual, 'lsp'] });
+const settings = opts.settings ? JSON.parse(opts.settings) : { 'gradual.server.command': [opts.gradual, 'lsp'] };
+writeWorkspaceSettings(settings);
 
 function writeWorkspaceSettings(settings) {
   fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify(settings, null, 2));
@@ -210,6 +211,14 @@ try {
   log('the quick fix cleared the error');
   await page.screenshot({ path: path.join(opts.artifacts, 'e2e-fixed.png') });
 
+  phase = "an inlay hint with %0's type, switched off by gradual.inlayHints.bindingTypes";
+  const line3 = editor.locator('.view-line', { hasText: 'nn.relu' }).first();
+  await until(async () => (await rendered(line3)).includes('%0: Tensor[(2, 3), float32] ='), WAIT, 'the hint');
+  writeWorkspaceSettings({ ...settings, 'gradual.inlayHints.bindingTypes': false });
+  await until(async () => (await rendered(line3)).includes('%0 = nn.relu'), WAIT, 'the hint to go');
+  writeWorkspaceSettings(settings);
+  log("the inlay hint follows the extension's setting");
+
   phase = 'gradual: Show elaborated program';
   await runCommand('gradual: Show elaborated program');
   const elaborated = page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'as Tensor[(2|1, 3), float32]' });
@@ -220,7 +229,7 @@ try {
 
   phase = "gradual: Check model file (the explorer's context menu on model.onnx)";
   await explorerItem('model.onnx').click({ button: 'right' });
-  await page.locator('.context-view .action-item', { hasText: 'Check model file' }).first().click();
+  await menuItem('Check model file');
   const listing = page.locator('.editor-instance .monaco-editor', { hasText: 'node fc2 (Gemm)' }).first();
   await listing.waitFor({ timeout: WAIT });
   await listing.locator('.squiggly-error').first().waitFor();
@@ -292,6 +301,11 @@ function token(editor, text) {
   return editor.locator('.view-lines span span', { hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\%]/g, '\\$&')}$`) });
 }
 
+/** A line of the editor as it is drawn, inlay hints included (spaces are drawn as U+00A0). */
+async function rendered(line) {
+  return (await line.textContent()).replace(/\u00a0/g, ' ');
+}
+
 /** Every file under a directory. */
 function logFiles(dir) {
   if (!fs.existsSync(dir)) {
@@ -299,6 +313,23 @@ function logFiles(dir) {
   }
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? logFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)]);
+}
+
+/** Choose an item of the open context menu with the keyboard (a click that comes too soon
+ * after the menu opens is taken for the release of the right button, and ignored). */
+async function menuItem(label) {
+  const item = page.locator('.context-view .action-item', { hasText: label }).first();
+  await item.waitFor();
+  const items = await page.locator('.context-view .action-item').count();
+  for (let i = 0; i <= items; i++) {
+    if (await page.locator('.context-view .action-item.focused', { hasText: label }).count()) {
+      await page.keyboard.press('Enter');
+      await page.locator('.context-view .monaco-menu').waitFor({ state: 'detached' });
+      return;
+    }
+    await page.keyboard.press('ArrowDown');
+  }
+  throw new Error(`no way to ${label} in the context menu`);
 }
 
 /** Open the Problems panel (Ctrl+Shift+M) unless it is open. */
