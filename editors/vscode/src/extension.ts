@@ -52,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
-  await start();
+  await restart();
 }
 
 export async function deactivate(): Promise<void> {
@@ -197,9 +197,17 @@ async function stop(): Promise<void> {
   }
 }
 
-async function restart(): Promise<void> {
-  await stop();
-  await start();
+let lifecycle: Promise<void> = Promise.resolve(); // starts and stops, one at a time
+
+/** Stop the server (if one runs) and start it again, after any start or stop under way. */
+function restart(): Promise<void> {
+  lifecycle = lifecycle
+    .then(async () => {
+      await stop();
+      await start();
+    })
+    .catch((error) => output.appendLine(`gradual: restarting the language server failed: ${error}`));
+  return lifecycle;
 }
 
 /** The running client, or undefined after saying why there is none. */
