@@ -79,6 +79,17 @@ async def test_a_model_listing_carries_its_diagnostics_at_the_node(client: Langu
     assert related["location"]["uri"] == listing_uri and related["location"]["range"]["start"]["line"] == 2
 
 
+async def test_a_diagnostic_located_outside_the_listing_stands_at_its_start(client: LanguageClient) -> None:
+    """A torch.export archive's error is at its model's Python line: it stands on the
+    listing's first line and says where it is, with the ATen node's line of the listing."""
+    archive = ROOT / "tests" / "data" / "torch" / "edited.pt2"
+    answer = await run(client, "gradual.modelListing", archive.as_uri())
+    (diag,) = answer["diagnostics"]
+    assert diag["code"] == "rank-mismatch" and diag["range"]["start"] == {"line": 0, "character": 0}
+    assert "\nat tests/data/torch/models.py:" in diag["message"] and "edited.pt2:9:1" in diag["message"]
+    assert answer["text"].splitlines()[8].startswith("linear = aten.linear.default(")
+
+
 async def test_a_clean_model_has_a_listing_and_no_diagnostics(client: LanguageClient) -> None:
     answer = await run(client, "gradual.modelListing", (MODEL.parent / "mlp.onnx").as_uri())
     assert answer["diagnostics"] == [] and answer["text"].startswith("node ")
