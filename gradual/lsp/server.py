@@ -22,6 +22,10 @@ converts the answer (`convert.py`). What is particular to serving lives here:
   edits to the buffer are not the model), and its diagnostics stand at the document's start,
   each naming the node it is about. Requests about it get empty answers.
 
+* **Commands.** `workspace/executeCommand` answers `gradual.elaborated` (the open program
+  elaborated) and `gradual.modelListing` (a model's listing with its diagnostics), for
+  editors that show them (commands.py).
+
 Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
 at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 `inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
@@ -56,7 +60,7 @@ from gradual.checker.driver import CheckResult
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import INTERNAL_ERROR
 from gradual.infra.version import __version__
-from gradual.lsp import convert
+from gradual.lsp import commands, convert
 from gradual.lsp.text import Lines, apply_changes
 from gradual.syntax.source import Source, Span
 
@@ -708,6 +712,27 @@ async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) ->
     if text == analysis.text:
         return []
     return [lsp.TextEdit(ls.positions(analysis).range(0, len(analysis.text)), text)]
+
+
+# commands (`workspace/executeCommand`, see commands.py) -----------------------------------------
+@server.command(commands.ELABORATED)
+async def elaborated(ls: GradualServer, *args: Any) -> dict:
+    """`[uri]`: the open program's newest version, elaborated (on the worker)."""
+    analysis = await ls.analysis(args[0]) if args and isinstance(args[0], str) else None
+    if analysis is None:
+        return {"error": "the program is not open in the editor (its open text is what is elaborated)"}
+    return await asyncio.get_running_loop().run_in_executor(ls.worker, commands.elaborated, analysis)
+
+
+@server.command(commands.MODEL_LISTING)
+async def model_listing(ls: GradualServer, *args: Any) -> dict:
+    """`[uri, listing_uri?]`: a model file's listing and diagnostics (on the worker)."""
+    if not args or not isinstance(args[0], str) or not all(isinstance(a, str) for a in args[1:2]):
+        return {"error": "expected the model's uri (and the listing's)"}
+    path = to_fs_path(args[0]) or args[0]
+    listing_uri = args[1] if len(args) > 1 else args[0]
+    codec = ls.workspace.position_codec
+    return await asyncio.get_running_loop().run_in_executor(ls.worker, commands.model_listing, path, listing_uri, codec)
 
 
 def serve() -> int:
