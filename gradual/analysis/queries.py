@@ -412,6 +412,12 @@ def references(analysis: Analysis, offset: int, include_declaration: bool = True
     return spans
 
 
+def target_at(analysis: Analysis, offset: int) -> Optional[tuple]:
+    """(kind, key, definition) of the named thing at `offset`: ("var", its Binder, d),
+    ("global", a function's name, d), ("dim", the DimName, d) or ("op", an operator's name, d)."""
+    return _target(analysis, offset)
+
+
 def _target(analysis: Analysis, offset: int) -> Optional[tuple]:
     """(kind, key, definition) of the named thing at `offset`."""
     path = path_at(analysis, offset)

@@ -1,0 +1,104 @@
+"""Renaming a `%` variable, an `@` function or a dimension symbol, as text edits; and the
+refusals, with their reasons: an operator (the library declares it), a name that is not one
+(`%a-b`), a name the definition (or, for a function, the document) already uses, a document
+that does not parse (the definitions that do not parse would keep the old name).
+
+A variable and a dim symbol are renamed in their definition (where they are bound); a
+function in the whole document. The new name may be given with its sigil or without.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from gradual.analysis.document import Analysis
+from gradual.analysis.fixes import Edit
+from gradual.analysis.lexical import CONSTANTS, DTYPE_NAMES, KEYWORDS, TYPE_NAMES
+from gradual.analysis.queries import definitions, dim_names, end_of, references, start_of, target_at, walk
+from gradual.syntax import ast
+from gradual.syntax.source import Span
+
+_LOCAL = re.compile(r"[A-Za-z0-9_]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SIGIL = {"var": "%", "global": "@", "dim": ""}
+_WHAT = {"var": "variable", "global": "function", "dim": "dimension"}
+
+
+class RenameRefused(Exception):
+    """A rename that cannot be made; the message says why (the editor shows it)."""
+
+
+@dataclass
+class Target:
+    """What a rename at an offset renames: its kind ("var", "global", "dim"), its current
+    name with its sigil, and the occurrence under the cursor."""
+
+    kind: str
+    name: str
+    span: Span
+
+
+def prepare(analysis: Analysis, offset: int) -> Optional[Target]:
+    """What would be renamed at `offset`; None where nothing renamable is; RenameRefused
+    for an operator or a document that does not parse."""
+    found = target_at(analysis, offset)
+    if found is None:
+        return None
+    kind, key, d = found
+    if kind == "op":
+        raise RenameRefused(f"`{key}` is an operator: the operator library declares it, a program cannot rename it")
+    if any(diag.code == "parse-error" for diag in analysis.diagnostics):
+        raise RenameRefused("the document does not parse: fix its syntax error first")
+    span = _occurrence(analysis, offset, kind, key, d)
+    if span is None:
+        return None
+    return Target(kind, analysis.text[start_of(span) : end_of(span)], span)
+
+
+def _occurrence(analysis: Analysis, offset: int, kind: str, key: object, d: ast.Def) -> Optional[Span]:
+    """The span of the occurrence at `offset`."""
+    for span in references(analysis, offset, True):
+        if start_of(span) <= offset <= end_of(span) and span.source.path == analysis.path:
+            return span
+    return None
+
+
+def rename(analysis: Analysis, offset: int, new_name: str) -> list[Edit]:
+    """The edits renaming what is at `offset` to `new_name` (RenameRefused: see the module
+    docstring)."""
+    target = prepare(analysis, offset)
+    if target is None:
+        raise RenameRefused("nothing to rename here: put the cursor on a `%` variable, an `@` function or a dim")
+    found = target_at(analysis, offset)
+    assert found is not None
+    kind, key, d = found
+    sigil = _SIGIL[kind]
+    bare = new_name[1:] if sigil and new_name.startswith(sigil) else new_name
+    pattern = _LOCAL if kind == "var" else _NAME
+    if not pattern.fullmatch(bare) or kind == "dim" and bare in KEYWORDS | CONSTANTS | TYPE_NAMES | DTYPE_NAMES:
+        raise RenameRefused(f"`{new_name}` is not a {_WHAT[kind]} name")
+    if sigil + bare == target.name:
+        return []
+    taken = _taken(analysis, kind, key, d)
+    if bare in taken:
+        where = "the document" if kind == "global" else f"`@{d.name}`"
+        raise RenameRefused(
+            f"`{sigil}{bare}` is already a name in {where}: renaming to it would change what names mean"
+        )
+    spans = references(analysis, offset, True)
+    edits = {}
+    for span in spans:
+        if span.source.path == analysis.path:
+            edits[start_of(span)] = Edit(start_of(span), end_of(span), sigil + bare)
+    return [edits[k] for k in sorted(edits)]
+
+
+def _taken(analysis: Analysis, kind: str, key: object, d: ast.Def) -> set:
+    """The names a rename of this kind may not take."""
+    if kind == "global":
+        return {dd.name for dd in definitions(analysis)}
+    if kind == "dim":
+        return {n.name for n in dim_names(d)} | set(d.dtype_params)
+    return {n.name for n in walk(d) if isinstance(n, ast.Var)}

@@ -1,0 +1,274 @@
+"""The editing features of `gradual lsp` beyond diagnostics and navigation: completion,
+signature help, rename (with prepareRename), semantic tokens, workspace symbols, document
+highlight and folding ranges. Each handler converts positions, asks the analysis layer
+(one module per feature in `gradual.analysis`) and converts the answer; nothing here
+knows the language.
+
+Completion, signature help and folding read the newest text as it is (with the newest
+analysis done, perhaps of an older version, for types): they answer while the user types,
+without waiting for a check. The others wait for the analysis of the newest version, as
+hover does (`server.about_document`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Optional
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.uris import from_fs_path, to_fs_path
+
+from gradual.analysis import completion, folding, highlights, rename, semantic_tokens, signature_help
+from gradual.analysis import workspace_symbols as symbols
+from gradual.analysis.document import Analysis
+from gradual.lsp import convert
+from gradual.lsp.server import GradualServer, OpenDocument, about_document, server
+from gradual.lsp.text import _units
+
+_COMPLETION_KIND = {
+    "operator": lsp.CompletionItemKind.Function,
+    "namespace": lsp.CompletionItemKind.Module,
+    "function": lsp.CompletionItemKind.Function,
+    "variable": lsp.CompletionItemKind.Variable,
+    "dim": lsp.CompletionItemKind.TypeParameter,
+    "dtype": lsp.CompletionItemKind.TypeParameter,
+    "attribute": lsp.CompletionItemKind.Property,
+    "keyword": lsp.CompletionItemKind.Keyword,
+    "value": lsp.CompletionItemKind.Value,
+    "type": lsp.CompletionItemKind.Class,
+}
+_HIGHLIGHT_KIND = {
+    "write": lsp.DocumentHighlightKind.Write,
+    "read": lsp.DocumentHighlightKind.Read,
+    "text": lsp.DocumentHighlightKind.Text,
+}
+
+
+class RequestFailed(JsonRpcException):
+    """LSP's RequestFailed (-32803): a request that is understood but cannot be done (a
+    rename refused); the message says why and the editor shows it."""
+
+    CODE = -32803
+
+
+def _registry() -> Any:
+    from gradual.ops.registry import default_registry
+
+    return default_registry()
+
+
+async def _newest(ls: GradualServer, uri: str) -> Optional[OpenDocument]:
+    """An open document, once it has been analyzed at least once (its types are then known,
+    perhaps of an older version)."""
+    state = ls.documents.get(uri)
+    if state is not None and state.analysis is None:
+        await ls.analysis(uri)
+    return state
+
+
+def _encoding(ls: GradualServer) -> str:
+    return ls.workspace.position_encoding or lsp.PositionEncodingKind.Utf16
+
+
+# completion ---------------------------------------------------------------------------------
+@server.feature(
+    lsp.TEXT_DOCUMENT_COMPLETION,
+    lsp.CompletionOptions(trigger_characters=["%", "@", ".", "(", ",", "[", "="], resolve_provider=False),
+)
+async def complete(ls: GradualServer, params: lsp.CompletionParams) -> Optional[lsp.CompletionList]:
+    """Completions at the cursor of the newest text (see `gradual.analysis.completion`)."""
+    state = await _newest(ls, params.text_document.uri)
+    if state is None:
+        return None
+    encoding = _encoding(ls)
+    offset = state.lines.offset(params.position, encoding)
+    found = completion.complete(state.text, offset, _registry(), state.analysis)
+    where = lsp.Range(state.lines.position(found.start, encoding), state.lines.position(found.end, encoding))
+    items = []
+    for i, item in enumerate(found.items):
+        items.append(
+            lsp.CompletionItem(
+                label=item.label,
+                kind=_COMPLETION_KIND[item.kind],
+                detail=item.detail or None,
+                documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, item.doc) if item.doc else None,
+                sort_text=f"{item.group}{i:05d}",
+                filter_text=item.label,
+                text_edit=lsp.TextEdit(where, item.insert or item.label),
+            )
+        )
+    return lsp.CompletionList(is_incomplete=found.incomplete, items=items)
+
+
+# signature help -----------------------------------------------------------------------------
+@server.feature(
+    lsp.TEXT_DOCUMENT_SIGNATURE_HELP,
+    lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[",", "="]),
+)
+async def signature(ls: GradualServer, params: lsp.SignatureHelpParams) -> Optional[lsp.SignatureHelp]:
+    """The signature of the call around the cursor, its active parameter marked."""
+    state = await _newest(ls, params.text_document.uri)
+    if state is None:
+        return None
+    encoding = _encoding(ls)
+    offset = state.lines.offset(params.position, encoding)
+    found = signature_help.signature_help(state.text, offset, _registry(), state.analysis)
+    if found is None:
+        return None
+    label = found.signature.label
+    parameters = [
+        lsp.ParameterInformation(
+            label=(_units(label[: p.start], encoding), _units(label[: p.end], encoding)), documentation=p.doc or None
+        )
+        for p in found.signature.parameters
+    ]
+    info = lsp.SignatureInformation(
+        label=label,
+        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, found.signature.doc) if found.signature.doc else None,
+        parameters=parameters,
+        active_parameter=found.active,
+    )
+    return lsp.SignatureHelp(signatures=[info], active_signature=0, active_parameter=found.active)
+
+
+# rename ---------------------------------------------------------------------------------------
+@about_document(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+def prepare_rename(
+    ls: GradualServer, params: lsp.PrepareRenameParams, analysis: Analysis, positions: convert.Positions
+) -> Optional[lsp.PrepareRenamePlaceholder]:
+    """The name under the cursor, if it can be renamed; a refusal says why."""
+    try:
+        target = rename.prepare(analysis, positions.offset(params.position))
+    except rename.RenameRefused as exc:
+        raise RequestFailed(str(exc)) from None
+    if target is None:
+        return None
+    return lsp.PrepareRenamePlaceholder(range=positions.span_range(target.span), placeholder=target.name)
+
+
+@about_document(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+def rename_symbol(
+    ls: GradualServer, params: lsp.RenameParams, analysis: Analysis, positions: convert.Positions
+) -> Optional[lsp.WorkspaceEdit]:
+    """Every occurrence renamed, as one edit of the document's analyzed version."""
+    try:
+        edits = rename.rename(analysis, positions.offset(params.position), params.new_name)
+    except rename.RenameRefused as exc:
+        raise RequestFailed(str(exc)) from None
+    uri = params.text_document.uri
+    changes = [convert.text_edit(e, positions) for e in edits]
+    if ls.client_supports("workspace.workspace_edit.document_changes"):
+        versioned = lsp.OptionalVersionedTextDocumentIdentifier(uri, analysis.version)
+        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(versioned, changes)])
+    return lsp.WorkspaceEdit(changes={uri: changes})
+
+
+# document highlight -----------------------------------------------------------------------------
+@about_document(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, empty=list)
+def highlight(
+    ls: GradualServer, params: lsp.DocumentHighlightParams, analysis: Analysis, positions: convert.Positions
+) -> list[lsp.DocumentHighlight]:
+    """The occurrences of what is under the cursor (bound: write; used: read)."""
+    found = highlights.highlights(analysis, positions.offset(params.position))
+    return [lsp.DocumentHighlight(positions.span_range(h.span), _HIGHLIGHT_KIND[h.kind]) for h in found]
+
+
+# semantic tokens ------------------------------------------------------------------------------
+LEGEND = lsp.SemanticTokensLegend(
+    token_types=list(semantic_tokens.LEGEND), token_modifiers=list(semantic_tokens.MODIFIERS)
+)
+
+
+@about_document(
+    lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+    LEGEND,  # pygls makes the SemanticTokensOptions (full, no range) from the legend
+    lambda: lsp.SemanticTokens(data=[]),
+)
+def tokens_full(
+    ls: GradualServer, params: lsp.SemanticTokensParams, analysis: Analysis, positions: convert.Positions
+) -> lsp.SemanticTokens:
+    """Every token of the document, delta-encoded in the client's position units."""
+    found = semantic_tokens.semantic_tokens(analysis, analysis.result.registry or _registry())
+    return lsp.SemanticTokens(data=encode_tokens(analysis.text, found, _encoding(ls)))
+
+
+def encode_tokens(text: str, found: list, encoding: str) -> list[int]:
+    """LSP's five integers a token (line delta, start delta, length, type, modifiers), for
+    tokens in document order that each stay on one line."""
+    from gradual.syntax.source import LINE_BREAK
+
+    starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+    ascii_text = text.isascii()
+    data: list[int] = []
+    line = 0
+    last_line = last_char = 0
+    for start, end, kind, bits in found:
+        while line + 1 < len(starts) and starts[line + 1] <= start:
+            line += 1
+        if ascii_text:
+            char, length = start - starts[line], end - start
+        else:
+            char = _units(text[starts[line] : start], encoding)
+            length = _units(text[start:end], encoding)
+        data += [line - last_line, char - last_char if line == last_line else char, length, kind, bits]
+        last_line, last_char = line, char
+    return data
+
+
+# folding --------------------------------------------------------------------------------------
+@server.feature(lsp.TEXT_DOCUMENT_FOLDING_RANGE)
+def fold(ls: GradualServer, params: lsp.FoldingRangeParams) -> list[lsp.FoldingRange]:
+    """Definitions, bodies and multi-line comments of the newest text."""
+    state = ls.documents.get(params.text_document.uri)
+    if state is None:
+        return []
+    kinds = {"comment": lsp.FoldingRangeKind.Comment, "region": lsp.FoldingRangeKind.Region}
+    return [
+        lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line, kind=kinds[f.kind])
+        for f in folding.folding_ranges(state.text)
+    ]
+
+
+# workspace symbols ----------------------------------------------------------------------------
+_INDEX = symbols.FileIndex()
+
+
+@server.feature(lsp.WORKSPACE_SYMBOL)
+async def workspace_symbol(ls: GradualServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.WorkspaceSymbol]:
+    """Definitions across the open documents and the workspace's `.rly` files."""
+    from gradual.ops.registry import stdlib_dir
+
+    held: dict = {}
+    for state in ls.documents.values():
+        held[state.path] = (
+            state.analysis if state.analysis is not None and state.analysis.text == state.text else state.text
+        )
+    roots = [to_fs_path(f.uri) or f.uri for f in ls.workspace.folders.values()]
+    if not roots and ls.workspace.root_path:
+        roots = [ls.workspace.root_path]
+    loop = asyncio.get_running_loop()
+    found = await loop.run_in_executor(
+        None, lambda: symbols.workspace_symbols(params.query, held, roots, _INDEX, str(stdlib_dir()))
+    )
+    uris = {state.path: state.uri for state in ls.documents.values()}
+    codec = ls.workspace.position_codec
+    kept: dict = {}  # a file's positions, made once for all its symbols
+    out = []
+    for symbol in found:
+        source = symbol.span.source
+        analysis = held.get(source.path)
+        if isinstance(analysis, Analysis):
+            positions = ls.positions(analysis)
+        else:
+            if source.path not in kept:
+                kept[source.path] = convert.Positions(source, codec)
+            positions = kept[source.path]
+        uri = uris.get(source.path) or from_fs_path(source.path) or source.path
+        where = lsp.Location(uri, positions.span_range(symbol.span))
+        out.append(
+            lsp.WorkspaceSymbol(
+                name=symbol.name, kind=lsp.SymbolKind.Function, location=where, container_name=symbol.detail or None
+            )
+        )
+    return out
