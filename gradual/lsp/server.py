@@ -3,8 +3,10 @@
 Handlers are thin: each converts positions, asks the analysis layer (`gradual.analysis`) and
 converts the answer (`convert.py`). What is particular to serving lives here:
 
-* **Never stale.** Each change schedules a re-check after a short debounce. One analysis runs
-  at a time, on a worker thread; a newer version supersedes it (it stops between two
+* **Never stale.** Each change schedules a re-check after a short debounce. Each document is
+  analyzed on a thread of its own, the document edited last first (the others wait at their
+  next checkpoint: `analysis.scheduling`), so a small file edited while a large one is checked
+  gets its diagnostics at once; a newer version supersedes an analysis (it stops between two
   definitions) and diagnostics are only published for the newest version, with its number.
   Requests about a document wait for the analysis of its newest version, so an answer never
   mixes two versions; `$/cancelRequest` cancels such a wait.
@@ -22,8 +24,9 @@ converts the answer (`convert.py`). What is particular to serving lives here:
   edits to the buffer are not the model), and its diagnostics stand at the document's start,
   each naming the node it is about. Requests about it get empty answers.
 
-Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
-at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
+Settings (`initializationOptions`, `workspace/didChangeConfiguration`, or the answer to
+`workspace/configuration` for the section `gradual`, asked after `initialized` and after each
+change when the client answers it; under `gradual` or at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
 `inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
 `debounceMs` (default 10, at most 10,000; another value is ignored).
 """
@@ -52,15 +55,19 @@ from pygls.uris import to_fs_path
 from gradual import __version__, messages
 from gradual.analysis import fixes, queries
 from gradual.analysis.document import Analysis, Cancelled, Document
+from gradual.analysis.scheduling import Turns
 from gradual.api import CheckResult
 from gradual.diagnostics import INTERNAL_ERROR, Diagnostic
-from gradual.lsp import convert
+from gradual.lsp import convert, transport
+from gradual.lsp.framing import strict_converter
 from gradual.lsp.text import Lines, apply_changes
 from gradual.syntax.source import Source, Span
 
 log = logging.getLogger("gradual.lsp")
 
 _HINT_SETTINGS = {"bindingTypes": "binding", "parameterTypes": "parameter", "runtimeChecks": "check"}
+#: seconds to wait for the client's answer to `workspace/configuration`
+SETTINGS_WAIT = 10.0
 #: the longest `debounceMs` taken: a larger one (1e12, `Infinity`) kept diagnostics from ever
 #: arriving, with nothing said; `true` was taken as 1 ms
 MAX_DEBOUNCE_MS = 10_000
@@ -111,6 +118,7 @@ class OpenDocument:
         self.running = False
         self.shadow: Optional[Document] = None  # checks the texts fixes make (on the worker)
         self.kept: tuple = (None, {})  # an analysis, and which of its fixes keep their promise
+        self.priority = 0  # larger: edited more recently (its analysis runs first)
 
     def keeps_its_promise(self, analysis: Analysis, fix: fixes.Fix) -> bool:
         """Whether a fix does what it says (`fixes.keeps_its_promise`), checked on a shadow
@@ -234,11 +242,15 @@ class GradualServer(LanguageServer):
     """The language server (see the module docstring)."""
 
     def __init__(self) -> None:
-        super().__init__("gradual", __version__, protocol_cls=_Protocol)
+        super().__init__("gradual", __version__, protocol_cls=_Protocol, converter_factory=strict_converter)
         self.settings = Settings()
         self.documents: dict[str, OpenDocument] = {}
         self.models: dict[str, OpenModel] = {}
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-analysis")
+        # fixes' checks, formatting, models (a document's analyses run on threads of their own)
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-worker")
+        self.turns = Turns()
+        self._priorities = itertools.count(1)
+        self.stopping = False
         self.push = True
         self.pull = False
         self._positions: list[tuple[Analysis, convert.Positions]] = []
@@ -268,10 +280,27 @@ class GradualServer(LanguageServer):
                 return False
         return bool(found)
 
+    async def pull_settings(self) -> None:
+        """Ask a client that answers `workspace/configuration` for the `gradual` section."""
+        if not self.client_supports("workspace.configuration"):
+            return
+        try:
+            found = await asyncio.wait_for(
+                self.workspace_configuration_async(lsp.ConfigurationParams([lsp.ConfigurationItem(section="gradual")])),
+                SETTINGS_WAIT,
+            )
+        except (asyncio.TimeoutError, JsonRpcException) as exc:  # a client that does not answer: as configured
+            log.warning("the client did not give its settings: %s", exc)
+            return
+        if isinstance(found, (list, tuple)) and found:
+            self.settings.update(found[0])
+
     # scheduling -----------------------------------------------------------------------------
     def changed(self, state: OpenDocument, lines: Lines, version: Optional[int]) -> None:
         """A new version: re-check it after the debounce (superseding any check under way)."""
         state.lines, state.version = lines, version
+        state.priority = next(self._priorities)
+        self.turns.wake()  # an analysis of the version before stops at its next checkpoint
         if state.timer is not None:
             state.timer.cancel()
         state.timer = asyncio.get_running_loop().call_later(self.settings.debounce, self.start, state)
@@ -286,9 +315,17 @@ class GradualServer(LanguageServer):
         loop = asyncio.get_running_loop()
 
         def superseded() -> bool:
-            return state.version != version or state.uri not in self.documents
+            return state.version != version or state.uri not in self.documents or self.stopping
 
-        future = loop.run_in_executor(self.worker, _analyze, state.document, text, version, superseded)
+        ticket = self.turns.begin(state.priority)
+
+        def run() -> Optional[Analysis]:
+            try:
+                return _analyze(state.document, text, version, self.turns.yielding(ticket, superseded))
+            finally:
+                self.turns.end(ticket)
+
+        future = _on_a_thread(loop, run)
         future.add_done_callback(lambda done: self.finished(state, done))
 
     def finished(self, state: OpenDocument, done: asyncio.Future) -> None:
@@ -375,6 +412,38 @@ class GradualServer(LanguageServer):
         return positions
 
 
+def _on_a_thread(loop: asyncio.AbstractEventLoop, run: Any) -> asyncio.Future:
+    """`run()` on a thread of its own; a future of its result, on the loop. A daemon thread:
+    an analysis stops at its next checkpoint when the server stops, and never holds up its exit."""
+    future = loop.create_future()
+
+    def settle(result: Any, error: Optional[BaseException]) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def target() -> None:
+        try:
+            result = run()
+        except BaseException as exc:  # delivered to the loop, as an executor would
+            _call_soon(loop, settle, None, exc)
+        else:
+            _call_soon(loop, settle, result, None)
+
+    threading.Thread(target=target, name="gradual-analysis", daemon=True).start()
+    return future
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Any, *args: Any) -> None:
+    try:
+        loop.call_soon_threadsafe(fn, *args)
+    except RuntimeError:  # the loop is closed: the server has stopped
+        pass
+
+
 def _analyze(document: Document, text: str, version: Optional[int], superseded: Any) -> Optional[Analysis]:
     """One analysis on the worker thread: None when superseded; a crash outside the checking
     of a definition becomes an internal-error diagnostic of the whole document."""
@@ -435,6 +504,17 @@ def initialize(ls: GradualServer, params: lsp.InitializeParams) -> None:
             lsp.DiagnosticOptions(identifier="gradual", inter_file_dependencies=False, workspace_diagnostics=False),
         )(pull_diagnostics)
     ls.worker.submit(_warm_up)
+    transport.watch(ls, params.process_id)
+
+
+@server.feature(lsp.INITIALIZED)
+async def initialized(ls: GradualServer, params: lsp.InitializedParams) -> None:
+    """Settings are asked for (`workspace/configuration`) when the client can answer, and
+    their changes followed (a client that registers for them)."""
+    if ls.client_supports("workspace.did_change_configuration.dynamic_registration"):
+        registration = lsp.Registration(id="gradual-settings", method=lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+        ls.client_register_capability(lsp.RegistrationParams([registration]))
+    await ls.pull_settings()
 
 
 def _warm_up() -> None:
@@ -457,9 +537,12 @@ def exit_(ls: GradualServer, params: Any = None) -> None:
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
-    """New settings; inlay hints are asked for again."""
+async def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
+    """New settings: those sent, then those a client that answers `workspace/configuration`
+    holds (VS Code sends `settings: null` and expects to be asked); inlay hints are asked for
+    again."""
     ls.settings.update(params.settings)
+    await ls.pull_settings()
     if ls.client_supports("workspace.inlay_hint.refresh_support"):
         ls.workspace_inlay_hint_refresh(None)
 
@@ -712,5 +795,5 @@ def serve() -> int:
     """Run the server on stdin/stdout until the client exits."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="gradual lsp: %(levelname)s %(message)s")
     threading.stack_size(0)
-    server.start_io()
+    transport.serve(server)
     return server.exit_code
