@@ -37,6 +37,16 @@ class Turns:
             self._running[ticket] = priority
             return ticket
 
+    def reserve(self, ticket: "int | None", priority: int) -> int:
+        """Hold a turn for an analysis about to start (from the edit on, through the debounce:
+        the others pause meanwhile): a new ticket, or `ticket` with this priority."""
+        with self._changed:
+            if ticket is None or ticket not in self._running:
+                ticket = next(self._tickets)
+            self._running[ticket] = priority
+            self._changed.notify_all()
+            return ticket
+
     def end(self, ticket: int) -> None:
         """An analysis is over (done, failed or cancelled): those below it may go on."""
         with self._changed:

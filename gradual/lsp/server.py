@@ -119,6 +119,7 @@ class OpenDocument:
         self.shadow: Optional[Document] = None  # checks the texts fixes make (on the worker)
         self.kept: tuple = (None, {})  # an analysis, and which of its fixes keep their promise
         self.priority = 0  # larger: edited more recently (its analysis runs first)
+        self.ticket: Optional[int] = None  # its turn, reserved at a change for the analysis to come
 
     def keeps_its_promise(self, analysis: Analysis, fix: fixes.Fix) -> bool:
         """Whether a fix does what it says (`fixes.keeps_its_promise`), checked on a shadow
@@ -191,6 +192,15 @@ class _Protocol(LanguageServerProtocol):
                 self._send_response(data["id"], error=exc.to_response_error())
                 return _ANSWERED
             raise
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """A result that is JSON already (a dict or list some handlers build, for large
+        answers) is sent as it is; cattrs took it apart element by element."""
+        if error is None and isinstance(result, (dict, list)):
+            self._result_types.pop(msg_id, None)
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            return
+        super()._send_response(msg_id, result, error)
 
     _initialize_seen = False
 
@@ -300,7 +310,9 @@ class GradualServer(LanguageServer):
         """A new version: re-check it after the debounce (superseding any check under way)."""
         state.lines, state.version = lines, version
         state.priority = next(self._priorities)
-        self.turns.wake()  # an analysis of the version before stops at its next checkpoint
+        # its analysis has the turn from now on (others pause through the debounce too), and
+        # one of the version before stops at its next checkpoint
+        state.ticket = self.turns.reserve(state.ticket, state.priority)
         if state.timer is not None:
             state.timer.cancel()
         state.timer = asyncio.get_running_loop().call_later(self.settings.debounce, self.start, state)
@@ -308,7 +320,10 @@ class GradualServer(LanguageServer):
     def start(self, state: OpenDocument) -> None:
         """Start checking the newest version, unless a check is running (it will restart)."""
         state.timer = None
-        if state.running or state.uri not in self.documents or state.current is not None:
+        if state.running:
+            return
+        if state.uri not in self.documents or state.current is not None:
+            self.release(state)
             return
         state.running = True
         version, text = state.version, state.text
@@ -317,16 +332,25 @@ class GradualServer(LanguageServer):
         def superseded() -> bool:
             return state.version != version or state.uri not in self.documents or self.stopping
 
-        ticket = self.turns.begin(state.priority)
+        ticket = state.ticket if state.ticket is not None else self.turns.begin(state.priority)
+        state.ticket = None  # the analysis holds it now; it ends once its diagnostics are out
 
         def run() -> Optional[Analysis]:
+            return _analyze(state.document, text, version, self.turns.yielding(ticket, superseded))
+
+        def done(future: asyncio.Future) -> None:
             try:
-                return _analyze(state.document, text, version, self.turns.yielding(ticket, superseded))
+                self.finished(state, future)
             finally:
                 self.turns.end(ticket)
 
-        future = _on_a_thread(loop, run)
-        future.add_done_callback(lambda done: self.finished(state, done))
+        _on_a_thread(loop, run).add_done_callback(done)
+
+    def release(self, state: OpenDocument) -> None:
+        """A document has nothing to analyze: the turn it reserved goes to the others."""
+        if state.ticket is not None:
+            self.turns.end(state.ticket)
+            state.ticket = None
 
     def finished(self, state: OpenDocument, done: asyncio.Future) -> None:
         """A check ended: publish it if it is still the newest, then go on with newer text."""
@@ -518,10 +542,16 @@ async def initialized(ls: GradualServer, params: lsp.InitializedParams) -> None:
 
 
 def _warm_up() -> None:
-    """Load the operator library before the first document arrives."""
+    """Load the operator library before the first document arrives, and make the operators'
+    signatures that completion and signature help show."""
+    from gradual.analysis.signature_help import operator_signature
     from gradual.ops.registry import default_registry
 
-    default_registry()
+    registry = default_registry()
+    for name in registry.names():
+        op = registry.get(name)
+        if op is not None:
+            operator_signature(op)
 
 
 @server.feature(lsp.SHUTDOWN)
@@ -638,6 +668,9 @@ def did_close(ls: GradualServer, params: lsp.DidCloseTextDocumentParams) -> None
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(model.uri, []))
     if state is None:
         return
+    if state.timer is not None:
+        state.timer.cancel()
+    ls.release(state)
     for waiter in state.waiters:
         if not waiter.done():
             waiter.set_result(None)

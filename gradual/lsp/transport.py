@@ -27,6 +27,7 @@ log = logging.getLogger("gradual.lsp")
 #: seconds between two looks at the client's process
 WATCH_EVERY = 2.0
 _READ = 64 * 1024
+SWITCH_INTERVAL = 0.001
 
 
 def serve(server: Any, stdin: Optional[int] = None) -> None:
@@ -34,6 +35,9 @@ def serve(server: Any, stdin: Optional[int] = None) -> None:
     from pygls.io_ import StdoutWriter
 
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    # a message read while an analysis runs waits for the GIL at most this long (Python's 5 ms
+    # default came up to three times between an edit and its diagnostics)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         asyncio.run(_serve(server, sys.stdin.fileno() if stdin is None else stdin))
     except (KeyboardInterrupt, SystemExit, BrokenPipeError):
