@@ -9,7 +9,8 @@ Read from the newest text (it rarely parses while being typed) with `lexical.con
 * after `:` or `->`: a type;
 * inside an operator's argument list: its attributes not given yet (kind and default), and
   after `name=` a dtype or a boolean where the attribute takes one;
-* elsewhere in a body: operators (signature and doc line), functions, variables, keywords.
+* elsewhere in a body: operators (signature and doc line), variables, keywords (functions
+  are one `@` away: a document may define hundreds).
 
 Operators are offered by namespace: `nn.` and the like stand for their members until the
 prefix names the namespace (545 operators at once would cost the editor more than they help);
@@ -20,6 +21,7 @@ a prefix of two or more characters also finds members by their short name (`dens
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -29,6 +31,8 @@ from gradual.analysis.signature_help import attribute_text, operator_signature
 from gradual.ops.registry import Registry
 from gradual.types import DTYPES, FuncType, Type, format_type
 
+#: the most `@` functions offered at once (the list is incomplete past it)
+MAX_ITEMS = 200
 KINDS = ("operator", "namespace", "function", "variable", "dim", "dtype", "attribute", "keyword", "value", "type")
 
 
@@ -73,6 +77,7 @@ def complete(text: str, offset: int, registry: Registry, analysis: Optional[Anal
         found.items = _variables(text, offset, context, analysis, word)
     elif word.startswith("@"):
         found.items = _functions(text, analysis, word)
+        found.incomplete = len(found.items) >= MAX_ITEMS
     elif word.startswith("?"):
         pass
     else:
@@ -146,7 +151,6 @@ def _expression(
     """Operators, functions, variables and keywords (see the module docstring for how
     operators are grouped by namespace)."""
     items = _variables(text, offset, context, analysis, "%")
-    items += _functions(text, analysis, "@")
     items += _operators(registry, word)
     items += [
         Item("let", "keyword", "bind a value: let %x = e;", group=4),
@@ -223,20 +227,36 @@ def _local_types(text: str, offset: int, analysis: Optional[Analysis]) -> dict:
 
 
 def _functions(text: str, analysis: Optional[Analysis], word: str) -> list:
-    """The document's `@` functions (their types from the analysis)."""
-    functions = analysis.result.functions if analysis is not None and analysis.result.functions else {}
+    """The document's `@` functions that start with the word (their types from the
+    analysis), at most MAX_ITEMS."""
     seen = set()
     items = []
+    prefix = word[1:].lower()
     for m in _DEFINED.finditer(text):
         name = m.group(1)
-        if name in seen:
+        if name in seen or not name.lower().startswith(prefix):
             continue
         seen.add(name)
-        fn = functions.get(name)
+        items.append(Item(f"@{name}", "function", _function_type(analysis, name), group=1))
+        if len(items) >= MAX_ITEMS:
+            break
+    return items
+
+
+_TYPES: "weakref.WeakKeyDictionary[Analysis, dict]" = weakref.WeakKeyDictionary()
+
+
+def _function_type(analysis: Optional[Analysis], name: str) -> str:
+    """A function's type as text, made once an analysis (completing `@` in a document of 900
+    functions printed every type each time: 0.3 s)."""
+    if analysis is None or not analysis.result.functions:
+        return ""
+    known = _TYPES.setdefault(analysis, {})
+    if name not in known:
+        fn = analysis.result.functions.get(name)
         t: Optional[Type] = fn.type if fn is not None else None
-        detail = format_type(t) if isinstance(t, FuncType) else ""
-        items.append(Item(f"@{name}", "function", detail, group=1))
-    return _matching(items, word) if word != "@" else items
+        known[name] = format_type(t) if isinstance(t, FuncType) else ""
+    return known[name]
 
 
 def _dtypes(context: Context) -> list:

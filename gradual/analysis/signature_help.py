@@ -73,9 +73,21 @@ def _build(name: str, pieces: list, ret: str, doc: str = "") -> Signature:
     return Signature(label, parameters, doc)
 
 
+_MADE: dict = {}  # id(operator) -> (the operator, its signature)
+
+
 def operator_signature(op: Operator) -> Signature:
     """An operator's tensor parameters (with their types) then its attributes (with their
-    kinds and defaults)."""
+    kinds and defaults); made once an operator (completion lists a hundred at a time)."""
+    kept = _MADE.get(id(op))
+    if kept is not None and kept[0] is op:
+        return kept[1]
+    found = _operator_signature(op)
+    _MADE[id(op)] = (op, found)
+    return found
+
+
+def _operator_signature(op: Operator) -> Signature:
     pieces = [(f"%{n}: {format_type(t)}", "") for n, t in zip(op.param_names, op.signature.params)]
     pieces += [(attribute_text(spec), "required" if not spec.has_default else "") for spec in op.attrs.values()]
     found = _build(op.name, pieces, format_type(op.signature.ret), op.doc)

@@ -76,7 +76,7 @@ def _encoding(ls: GradualServer) -> str:
     lsp.TEXT_DOCUMENT_COMPLETION,
     lsp.CompletionOptions(trigger_characters=["%", "@", ".", "(", ",", "[", "="], resolve_provider=False),
 )
-async def complete(ls: GradualServer, params: lsp.CompletionParams) -> Optional[lsp.CompletionList]:
+async def complete(ls: GradualServer, params: lsp.CompletionParams) -> Optional[dict]:
     """Completions at the cursor of the newest text (see `gradual.analysis.completion`)."""
     state = await _newest(ls, params.text_document.uri)
     if state is None:
@@ -84,21 +84,20 @@ async def complete(ls: GradualServer, params: lsp.CompletionParams) -> Optional[
     encoding = _encoding(ls)
     offset = state.lines.offset(params.position, encoding)
     found = completion.complete(state.text, offset, _registry(), state.analysis)
-    where = lsp.Range(state.lines.position(found.start, encoding), state.lines.position(found.end, encoding))
+    (sl, sc), (el, ec) = state.lines.place(found.start, encoding), state.lines.place(found.end, encoding)
+    where = {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
     items = []
-    for i, item in enumerate(found.items):
-        items.append(
-            lsp.CompletionItem(
-                label=item.label,
-                kind=_COMPLETION_KIND[item.kind],
-                detail=item.detail or None,
-                documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, item.doc) if item.doc else None,
-                sort_text=f"{item.group}{i:05d}",
-                filter_text=item.label,
-                text_edit=lsp.TextEdit(where, item.insert or item.label),
-            )
-        )
-    return lsp.CompletionList(is_incomplete=found.incomplete, items=items)
+    for i, item in enumerate(found.items):  # JSON made directly, as `edits_json` does
+        made: dict = {"label": item.label, "kind": _COMPLETION_KIND[item.kind].value}
+        if item.detail:
+            made["detail"] = item.detail
+        if item.doc:
+            made["documentation"] = {"kind": "markdown", "value": item.doc}
+        made["sortText"] = f"{item.group}{i:05d}"
+        made["filterText"] = item.label
+        made["textEdit"] = {"range": where, "newText": item.insert or item.label}
+        items.append(made)
+    return {"isIncomplete": found.incomplete, "items": items}
 
 
 # signature help -----------------------------------------------------------------------------
@@ -150,18 +149,33 @@ def prepare_rename(
 @about_document(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
 def rename_symbol(
     ls: GradualServer, params: lsp.RenameParams, analysis: Analysis, positions: convert.Positions
-) -> Optional[lsp.WorkspaceEdit]:
+) -> Optional[dict]:
     """Every occurrence renamed, as one edit of the document's analyzed version."""
     try:
         edits = rename.rename(analysis, positions.offset(params.position), params.new_name)
     except rename.RenameRefused as exc:
         raise RequestFailed(str(exc)) from None
     uri = params.text_document.uri
-    changes = [convert.text_edit(e, positions) for e in edits]
+    changes = edits_json(edits, positions)
     if ls.client_supports("workspace.workspace_edit.document_changes"):
-        versioned = lsp.OptionalVersionedTextDocumentIdentifier(uri, analysis.version)
-        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(versioned, changes)])
-    return lsp.WorkspaceEdit(changes={uri: changes})
+        versioned = {"uri": uri, "version": analysis.version}
+        return {"documentChanges": [{"textDocument": versioned, "edits": changes}]}
+    return {"changes": {uri: changes}}
+
+
+def edits_json(edits: list, positions: convert.Positions) -> list[dict]:
+    """Text edits as the JSON LSP sends, made directly: a rename of a variable used 1,000
+    times made 4,000 lsprotocol objects (their validators) and cattrs took them apart again,
+    which was most of its time."""
+    place = positions.lines.place
+    encoding = positions.encoding
+    out = []
+    for e in sorted(edits, key=lambda e: e.start):
+        (sl, sc), (el, ec) = place(e.start, encoding), place(e.end, encoding)
+        out.append(
+            {"range": {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}, "newText": e.text}
+        )
+    return out
 
 
 # document highlight -----------------------------------------------------------------------------
