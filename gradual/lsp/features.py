@@ -168,7 +168,7 @@ def edits_json(edits: list, positions: convert.Positions) -> list[dict]:
     times made 4,000 lsprotocol objects (their validators) and cattrs took them apart again,
     which was most of its time."""
     place = positions.lines.place
-    encoding = positions.encoding
+    encoding = str(positions.encoding or lsp.PositionEncodingKind.Utf16)
     out = []
     for e in sorted(edits, key=lambda e: e.start):
         (sl, sc), (el, ec) = place(e.start, encoding), place(e.end, encoding)
