@@ -1555,8 +1555,15 @@ def internal_crash(exc: BaseException) -> str:
 # onnx frontend ------------------------------------------------------------------------------
 # The words of the ONNX frontend (gradual/frontends/onnx): models it cannot read, and the parts
 # of a model it cannot import. Appended by the frontend; nothing above uses it.
-def onnx_not_installed() -> str:
-    """The `onnx` package is missing (the frontend is an optional extra)."""
+def onnx_not_installed(under_pre_commit: bool = False) -> str:
+    """The `onnx` package is missing (the frontend is an optional extra); under pre-commit,
+    whose hook environment the user does not install into, what to write in its config."""
+    if under_pre_commit:
+        return (
+            "reading ONNX models needs the `onnx` package, which the `gradual-check` hook leaves out: "
+            "use the hook `gradual-check-models` instead (it installs onnx), or give this hook "
+            '`additional_dependencies: ["onnx>=1.14"]` in .pre-commit-config.yaml'
+        )
     return "reading ONNX models needs the `onnx` package: pip install 'gradual[onnx]'"
 
 
