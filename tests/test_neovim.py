@@ -47,11 +47,24 @@ BROADCAST = """def @main(%x: Tensor[(3, 4), float32], %bias: Tensor[(3,), float3
 ON_DISK = "def @conv_block(%x: Tensor[(1, 3), float32]) {\n  nn.relu(%x)\n}\n"
 
 
+def broken_model(path: Path) -> None:
+    """An ONNX model multiplying (2, 3) by (4, 5)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")], "g", [a, b], [y])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
 def test_neovim_drives_the_server(tmp_path: Path) -> None:
     program = tmp_path / "model.rly"
     program.write_text(PROGRAM, encoding="utf-8")
     (tmp_path / "broadcast.rly").write_text(BROADCAST, encoding="utf-8")
     (tmp_path / "layers.rly").write_text(ON_DISK, encoding="utf-8")
+    broken_model(tmp_path / "mm.onnx")
     result = tmp_path / "result.json"
     env = dict(
         os.environ,
@@ -61,6 +74,7 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
         XDG_DATA_HOME=str(tmp_path / "data"),
         GRADUAL_SERVER=json.dumps([sys.executable, "-m", "gradual.cli", "lsp"]),
         GRADUAL_BROADCAST=str(tmp_path / "broadcast.rly"),
+        GRADUAL_MODEL=str(tmp_path / "mm.onnx"),
     )
     done = subprocess.run(
         [nvim(), "--headless", "--clean", "-u", str(SCRIPT), str(program)],
@@ -102,4 +116,13 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
     assert "%hidden = nn.relu" in found["renamed"] and "nn.dense(%hidden, %w2)" in found["renamed"]
     assert "align `%bias` with dim 0 of the other operand: `expand_dims(%bias, axis=1)`" in found["broadcast_actions"]
     assert "add(%x, expand_dims(%bias, axis=1))" in found["broadcast"]
-    assert found["steps"][-1] == "broadcast fix"
+    assert "broadcast fix" in found["steps"]
+    # the model: a binary file shown as text, its diagnostic at the start naming the node
+    assert found["model_filetype"] == "gradual"
+    ((model,),) = [found["model"]]
+    assert (
+        model["code"] == "shape-mismatch"
+        and model["line"] == 0
+        and "at node mm (MatMul): a, b -> y" in model["message"]
+    )
+    assert found["steps"][-1] == "model"

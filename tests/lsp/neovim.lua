@@ -2,11 +2,14 @@
 -- errors, read the diagnostics (with related information), hover, inlay hints, apply the
 -- quick fix for the misspelt dtype, edit the shape error away, and see the diagnostics clear;
 -- then completion, signature help, semantic tokens, document highlight, folding, workspace
--- symbols, rename (Neovim's own command), and the quick fix of a broadcast mismatch in a
--- second file. One run for all: a Neovim start costs seconds here.
+-- symbols, rename (Neovim's own command), the quick fix of a broadcast mismatch in a second
+-- file, and an ONNX model's diagnostics. One run for all: a Neovim start costs seconds here.
 -- Run by tests/test_neovim.py: GRADUAL_SERVER (a JSON list: the command), GRADUAL_RESULT (the
--- file the findings are written to as JSON), GRADUAL_BROADCAST (the second file).
+-- file the findings are written to as JSON), GRADUAL_BROADCAST (the second file),
+-- GRADUAL_MODEL (an ONNX model with a shape error).
 local result_path = os.getenv("GRADUAL_RESULT")
+-- as a user's init.lua maps the suffixes (docs/editors.md)
+vim.filetype.add({ extension = { rly = "gradual", onnx = "gradual", pt2 = "gradual" } })
 local found = { steps = {} }
 
 local function finish(code)
@@ -30,6 +33,7 @@ local function wait(ms, predicate, what)
 end
 
 vim.api.nvim_create_autocmd("VimEnter", {
+  nested = true, -- the files it opens get their filetype (autocommands run inside it)
   callback = function()
     local ok, problem = pcall(function()
       local buf = vim.api.nvim_get_current_buf()
@@ -194,6 +198,19 @@ vim.api.nvim_create_autocmd("VimEnter", {
       wait(15000, function() return #vim.diagnostic.get(other) == 0 end, "the broadcast diagnostic to go")
       found.broadcast = table.concat(vim.api.nvim_buf_get_lines(other, 0, -1, false), "\n")
       step("broadcast fix")
+
+      -- an ONNX model opened as a document (its suffix mapped to the filetype): checked from
+      -- disk, its diagnostics at the start, each naming its node
+      vim.cmd.edit(os.getenv("GRADUAL_MODEL"))
+      local model = vim.api.nvim_get_current_buf()
+      found.model_filetype = vim.bo[model].filetype
+      vim.lsp.buf_attach_client(model, client_id)
+      wait(20000, function() return #vim.diagnostic.get(model) > 0 end, "the model's diagnostics")
+      found.model = {}
+      for _, d in ipairs(vim.diagnostic.get(model)) do
+        table.insert(found.model, { code = d.user_data.lsp.code, line = d.lnum, message = d.message })
+      end
+      step("model")
       client:stop()
     end)
     if not ok then
