@@ -10,6 +10,7 @@ function in the whole document. The new name may be given with its sigil or with
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Optional
 
@@ -47,8 +48,20 @@ def prepare(analysis: Analysis, offset: int) -> Optional[Target]:
     return found[0] if found is not None else None
 
 
+_LAST: list = [lambda: None, None, None]  # the analysis (weakly), offset and answer of the last `_renamable`
+
+
 def _renamable(analysis: Analysis, offset: int) -> Optional[tuple]:
-    """(the Target, its kind, key and definition, every occurrence's span in the document)."""
+    """(the Target, its kind, key and definition, every occurrence's span in the document).
+    The last answer is kept: an editor asks `prepareRename`, then `rename` at the same place."""
+    if _LAST[0]() is analysis and _LAST[1] == offset:
+        return _LAST[2]
+    found = _find_renamable(analysis, offset)
+    _LAST[:] = [weakref.ref(analysis), offset, found]
+    return found
+
+
+def _find_renamable(analysis: Analysis, offset: int) -> Optional[tuple]:
     found = target_at(analysis, offset)
     if found is None:
         return None

@@ -13,6 +13,7 @@ hover does (`server.about_document`).
 from __future__ import annotations
 
 import asyncio
+import bisect
 from typing import Any, Optional
 
 from lsprotocol import types as lsp
@@ -169,6 +170,13 @@ def edits_json(edits: list, positions: convert.Positions) -> list[dict]:
     which was most of its time."""
     place = positions.lines.place
     encoding = str(positions.encoding or lsp.PositionEncodingKind.Utf16)
+    if positions.source.base == 0 and positions.source.text.isascii():  # columns are offsets
+        starts = positions.source.line_starts()
+
+        def place(offset: int, encoding: str) -> tuple[int, int]:
+            line = bisect.bisect_right(starts, offset) - 1
+            return line, offset - starts[line]
+
     out = []
     for e in sorted(edits, key=lambda e: e.start):
         (sl, sc), (el, ec) = place(e.start, encoding), place(e.end, encoding)
