@@ -26,9 +26,14 @@ converts the answer (`convert.py`). What is particular to serving lives here:
 
 Settings (`initializationOptions`, `workspace/didChangeConfiguration`, or the answer to
 `workspace/configuration` for the section `gradual`, asked after `initialized` and after each
-change when the client answers it; under `gradual` or at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
-`inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
-`debounceMs` (default 10, at most 10,000; another value is ignored).
+change when the client answers it; under `gradual` or at the top level):
+`inlayHints.bindingTypes`, `inlayHints.parameterTypes`, `inlayHints.runtimeChecks` (booleans,
+default true), `diagnostics` (see above), `debounceMs` (default 10, at most 10,000; another
+value is ignored).
+
+* **Robust to its input.** `transport.py` reads the base protocol itself and answers every
+  framing or encoding error as JSON-RPC says (`framing.py`); a watchdog exits when the
+  client's process is gone. The editing features' handlers are in `features.py`.
 """
 
 from __future__ import annotations
