@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Optional
+from typing import Iterator, NamedTuple, Optional
 
 from gradual.types import DTYPES
 
@@ -40,10 +40,10 @@ _TOKEN = re.compile(
 _LINE_REST = re.compile(r"[^\r\n]*")
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One lexeme: `kind` is comment, header, local, global, hole, number, name, string or
-    punct; [start, end) in the text."""
+    punct; [start, end) in the text. (A tuple: a 10,000-line document has 100,000 of them, and
+    a frozen dataclass took a microsecond each to make.)"""
 
     kind: str
     start: int

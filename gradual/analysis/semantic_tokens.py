@@ -6,7 +6,8 @@ a keyword; `Tensor` and dtypes are types; names inside a tensor type's dims, and
 definition's `[T, U]` and the dtype variables they name, are type parameters; a name before
 `(` is a function (an operator: with the `defaultLibrary` modifier); `name=` in a call is a
 property (an attribute). `%x` is a parameter or a variable as the analysis resolved it, with
-the `declaration` modifier where it is bound; `@f` is a function (declared at its `def`).
+the `declaration` modifier where it is bound, read from the text (the parameter lists of the
+definition and its closures bind parameters); `@f` is a function (declared at its `def`).
 
 Each token is (start, end, type, modifiers) in the document's code points; types and
 modifiers are indices into LEGEND and MODIFIERS. A token never spans lines (a block comment
@@ -15,13 +16,11 @@ is one token per line).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from gradual.analysis.document import Analysis
 from gradual.analysis.lexical import CONSTANTS, DTYPE_NAMES, KEYWORDS, Token, tokens
-from gradual.analysis.queries import definitions, start_of, walk
 from gradual.ops.registry import Registry
-from gradual.syntax import ast
 from gradual.syntax.source import LINE_BREAK
 
 LEGEND = (
@@ -42,17 +41,25 @@ _TYPE = {name: i for i, name in enumerate(LEGEND)}
 DECLARATION, DEFAULT_LIBRARY = 1, 2
 
 
-def semantic_tokens(analysis: Analysis, registry: Optional[Registry] = None) -> list[tuple]:
-    """(start, end, type index, modifier bits) of each token, in document order."""
+def semantic_tokens(
+    analysis: Analysis, registry: Optional[Registry] = None, pause: Callable[[], object] = lambda: None
+) -> list[tuple]:
+    """(start, end, type index, modifier bits) of each token, in document order. `pause()` is
+    called every PAUSE_EVERY tokens (the server lets a more recently edited document's
+    analysis run there)."""
     text = analysis.text
-    locals_ = _locals(analysis)
     found = list(tokens(text))
     out: list[tuple] = []
     depth = 0  # brackets open inside a `Tensor[`
     typeparams = False
     dtype_vars: set = set()
     after_def_name = False
+    params: set = set()  # the `%` names the definition's and its closures' parameters bind
+    parens = 0  # depth of parentheses in the definition
+    params_at = -1  # the depth of the parameter list being read (-1: none)
     for i, token in enumerate(found):
+        if i % PAUSE_EVERY == 0:
+            pause()
         value = text[token.start : token.end]
         kind = token.kind
         if kind == "punct":
@@ -64,6 +71,14 @@ def semantic_tokens(analysis: Analysis, registry: Optional[Registry] = None) -> 
                 typeparams = True
             elif value == "]" and typeparams:
                 typeparams = False
+            if value == "(":
+                parens += 1
+                if params_at < 0 and (after_def_name or _before(found, i, text) == "fn"):
+                    params_at = parens
+            elif value == ")":
+                if parens == params_at:
+                    params_at = -1
+                parens -= 1
             after_def_name = after_def_name and value == "["
             continue
         if kind == "comment":
@@ -73,11 +88,11 @@ def semantic_tokens(analysis: Analysis, registry: Optional[Registry] = None) -> 
             declared = _before(found, i, text) == "def"
             after_def_name = declared
             if declared:
-                dtype_vars = set()
+                dtype_vars, params, parens, params_at = set(), set(), 0, -1
             out.append((token.start, token.end, _TYPE["function"], DECLARATION if declared else 0))
             continue
         if kind == "local":
-            role, bits = locals_.get(token.start, ("variable", 0))
+            role, bits = _local_role(value, found, i, text, params, params_at == parens)
             out.append((token.start, token.end, _TYPE[role], bits))
             continue
         simple = {"number": "number", "string": "string", "header": "macro", "hole": "typeParameter"}.get(kind)
@@ -94,6 +109,24 @@ def semantic_tokens(analysis: Analysis, registry: Optional[Registry] = None) -> 
         if role is not None:
             out.append((token.start, token.end, _TYPE[role], bits))
     return out
+
+
+#: tokens between two calls of `pause`
+PAUSE_EVERY = 2000
+
+
+def _local_role(value: str, found: list, i: int, text: str, params: set, in_params: bool) -> tuple:
+    """A `%x`'s role, read from the text: a parameter where a parameter list binds it (and
+    after, until a `let` or `%x =` binds the name again), a variable otherwise; `declaration`
+    where it is bound. (Walking the resolved tree for this took as long as the rest.)"""
+    following = _after(found, i, text)
+    if in_params and following in (":", ",", ")"):
+        params.add(value)
+        return "parameter", DECLARATION
+    if _before(found, i, text) == "let" or following == "=" and _after(found, i + 1, text) != "=":
+        params.discard(value)
+        return "variable", DECLARATION
+    return ("parameter", 0) if value in params else ("variable", 0)
 
 
 def _name_role(
@@ -141,26 +174,4 @@ def _lines_of(text: str, token: Token, kind: int) -> list:
         at = m.end()
     if token.end > at:
         out.append((at, token.end, kind, 0))
-    return out
-
-
-def _locals(analysis: Analysis) -> dict:
-    """Start of each `%x` in the document -> (its role, its modifiers), as resolved."""
-    res = analysis.result.resolution
-    out: dict = {}
-    if res is None:
-        return out
-    for d in definitions(analysis):
-        for node in walk(d):
-            if isinstance(node, (ast.Param, ast.Let)):
-                binder = res.binders.get(id(node))
-                role = "parameter" if binder is not None and binder.kind in ("param", "fn-param") else "variable"
-                out[start_of(node.var.span)] = (role, DECLARATION)
-            elif isinstance(node, ast.Var):
-                start = start_of(node.span)
-                if start in out:
-                    continue
-                binder = res.uses.get(id(node))
-                if binder is not None and binder.kind in ("param", "fn-param"):
-                    out[start] = ("parameter", 0)
     return out
