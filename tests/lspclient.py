@@ -5,8 +5,12 @@ positions and waiting."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import queue
+import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -25,7 +29,8 @@ def config(command: Optional[list] = None) -> ClientServerConfig:
 
 
 class Published:
-    """Every publishDiagnostics the client received, in order, with a way to wait for one."""
+    """Every publishDiagnostics the client received, in order, with a way to wait for one;
+    and every capability the server registered (`client/registerCapability`)."""
 
     def __init__(self, client: LanguageClient) -> None:
         self.events: list[lsp.PublishDiagnosticsParams] = []
@@ -39,6 +44,13 @@ class Published:
             return original(params)
 
         features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+        # the server registers for configuration changes with a client that offers dynamic
+        # registration (VS Code's capabilities): accepted, as VS Code does, and kept
+        self.registrations: list[lsp.Registration] = []
+
+        @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def registered(params: lsp.RegistrationParams) -> None:
+            self.registrations.extend(params.registrations)
 
     def of(self, uri: str) -> list[lsp.PublishDiagnosticsParams]:
         """What was published for one document."""
@@ -126,3 +138,93 @@ def program(lines: int) -> str:
     from lsp_bench import generate
 
     return generate(lines)
+
+
+class Session:
+    """A server process and a blocking JSON-RPC client of it."""
+
+    def __init__(self, env: Optional[dict] = None, stderr: Any = subprocess.DEVNULL) -> None:
+        self.process = subprocess.Popen(
+            SERVER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=dict(os.environ, **(env or {})),
+        )
+        self.next_id = 0
+        self.replies: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        """Every message of the server, into `replies` (None when its output closes)."""
+        stream = self.process.stdout
+        while True:
+            length = None
+            while True:
+                line = stream.readline()
+                if not line:
+                    self.replies.put(None)
+                    return
+                if not line.strip():
+                    break
+                name, value = line.decode().split(":", 1)
+                if name.lower() == "content-length":
+                    length = int(value)
+            self.replies.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        self.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def write(self, data: bytes) -> None:
+        """Raw bytes to the server's input (framing of one's own)."""
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def receive(self, timeout: float = WAIT) -> dict:
+        """The next message (fails when none comes: an unanswered request)."""
+        try:
+            message = self.replies.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("no answer") from None
+        assert message is not None, "the server closed its output"
+        return message
+
+    def request(self, method: str, params: object) -> dict:
+        """Send a request; its reply (notifications before it are skipped)."""
+        return self.request_after(method, params)[0]
+
+    def request_after(self, method: str, params: object) -> tuple[dict, list]:
+        """Send a request; its reply, and every message that came before it."""
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        before = []
+        while True:
+            message = self.receive()
+            if message.get("id") == self.next_id and "method" not in message:
+                return message, before
+            before.append(message)
+
+    def response(self) -> dict:
+        """The next response (a message with no method), notifications skipped."""
+        while True:
+            message = self.receive()
+            if "method" not in message:
+                return message
+
+    def notify(self, method: str, params: object = None) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def start(self, **params: object) -> dict:
+        """`initialize` (with these parameters besides the defaults), then `initialized`; the
+        server's capabilities."""
+        reply = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}, **params})
+        assert "result" in reply, reply
+        self.notify("initialized", {})
+        return reply["result"]
+
+    def shut_down(self) -> None:
+        """`shutdown`, then `exit`, as an editor ends a session: the server exits with 0."""
+        assert "result" in self.request("shutdown", None)
+        self.notify("exit")
+        assert self.process.wait(WAIT) == 0

@@ -8,6 +8,8 @@ import json
 
 import pytest
 from casefile import all_cases
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gradual
 from gradual.analysis import Document, queries
@@ -191,3 +193,92 @@ def test_every_case_checks_the_same_whatever_its_line_breaks(brk: str) -> None:
         elif _positions(Document("case.rly").analyze(text).diagnostics) != expected:
             differ.append(case.name + " (Document)")
     assert not differ, (len(differ), differ[:10])
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(stop=st.integers(1, 40), edit=st.integers(0, 5), broken=st.integers(-1, 5))
+def test_an_analysis_cancelled_at_any_checkpoint_leaves_the_document_whole(stop: int, edit: int, broken: int) -> None:
+    """Analyses stop between two pieces parsed, two definitions resolved or two components
+    checked (the server's turns and superseding): whichever checkpoint one stops at, the next
+    analysis is gradual.check's, reusing what was kept."""
+    from gradual.analysis import Cancelled
+
+    document = Document("cancel.rly")
+    document.analyze(chain(6))
+    text = chain(6, broken).replace(f"@layer{edit}(", f"@layer{edit}(", 1) + f"// edit {edit}\n"
+    calls = [0]
+
+    def cancelled() -> bool:
+        calls[0] += 1
+        return calls[0] >= stop
+
+    try:
+        document.analyze(text, 2, cancelled)
+    except Cancelled:
+        pass
+    same_as_check(document.analyze(text, 3), text)
+
+
+def test_turns_pause_an_analysis_while_one_edited_later_runs() -> None:
+    """`Turns`: an analysis waits at its checkpoint while one of higher priority holds a turn
+    (reserved at an edit, before its analysis even starts), goes on when it ends, and stops
+    waiting when it is cancelled."""
+    import threading
+    import time
+
+    from gradual.analysis.scheduling import Turns
+
+    turns = Turns()
+    low = turns.begin(1)
+    high = turns.reserve(None, 2)
+    passed = threading.Event()
+    cancel = threading.Event()
+
+    def run() -> None:
+        turns.checkpoint(low, cancel.is_set)
+        passed.set()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(0.2)
+    assert not passed.is_set()  # it waits for the higher one
+    assert turns.checkpoint(high, lambda: False) is False  # the higher one never waits
+    turns.end(high)
+    assert passed.wait(10)
+    worker.join()
+    # a waiting analysis that is superseded stops waiting
+    high = turns.reserve(None, 3)
+    passed.clear()
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(0.1)
+    assert not passed.is_set()
+    cancel.set()
+    turns.wake()
+    assert passed.wait(10)
+    worker.join()
+
+
+def test_two_threads_parse_at_once() -> None:
+    """Each parse borrows a parser of its own (the language server analyzes documents on
+    threads of their own): texts parsed together give the trees they give alone."""
+    import threading
+
+    from gradual.syntax.ast import same_tree
+    from gradual.syntax.parser import parse
+
+    texts = [chain(60), chain(40).replace("layer", "block")]
+    alone = [parse(t) for t in texts]
+    together: list = [None, None]
+
+    def run(i: int) -> None:
+        together[i] = [parse(texts[i]) for _ in range(3)]
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(2):
+        assert all(same_tree(tree, alone[i]) for tree in together[i])
+        assert all(d.span.source.text == texts[i] for tree in together[i] for d in tree.defs)

@@ -7,80 +7,8 @@ closed failed). Found by an outside pass."""
 from __future__ import annotations
 
 import json
-import os
-import queue
-import subprocess
-import threading
 
-from lspclient import SERVER
-
-WAIT = 60
-
-
-class Session:
-    """A server process and a blocking JSON-RPC client of it."""
-
-    def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(os.environ)
-        )
-        self.next_id = 0
-        self.replies: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        """Every message of the server, into `replies` (None when its output closes)."""
-        stream = self.process.stdout
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    self.replies.put(None)
-                    return
-                if not line.strip():
-                    break
-                name, value = line.decode().split(":", 1)
-                if name.lower() == "content-length":
-                    length = int(value)
-            self.replies.put(json.loads(stream.read(length)))
-
-    def send(self, message: dict) -> None:
-        body = json.dumps(message).encode()
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        self.process.stdin.flush()
-
-    def receive(self) -> dict:
-        """The next message (fails when none comes: an unanswered request)."""
-        try:
-            message = self.replies.get(timeout=WAIT)
-        except queue.Empty:
-            raise AssertionError("no answer") from None
-        assert message is not None, "the server closed its output"
-        return message
-
-    def request(self, method: str, params: object) -> dict:
-        """Send a request; its reply (notifications before it are skipped)."""
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            message = self.receive()
-            if message.get("id") == self.next_id and "method" not in message:
-                return message
-
-    def notify(self, method: str, params: object = None) -> None:
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def start(self) -> None:
-        assert "result" in self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        self.notify("initialized", {})
-
-    def shut_down(self) -> None:
-        """`shutdown`, then `exit`, as an editor ends a session: the server exits with 0."""
-        assert "result" in self.request("shutdown", None)
-        self.notify("exit")
-        assert self.process.wait(WAIT) == 0
-
+from lspclient import WAIT, Session
 
 URI = "file:///tmp/gradual-lifecycle/a.rly"
 TEXT = "def @main(%x: Tensor[(2, 3), float32]) {\n  nn.matmul(%x, %x)\n}\n"
@@ -208,6 +136,125 @@ def test_a_message_that_is_no_json_rpc_object_gets_json_rpcs_error() -> None:
             answer = session.receive()
             assert answer["id"] is None and answer["error"]["code"] == code and "method" not in answer, (body, answer)
             assert "attribute" not in answer["error"]["message"]
+        session.shut_down()
+    finally:
+        session.process.kill()
+
+
+def test_the_server_exits_when_the_clients_process_is_gone() -> None:
+    """`processId` in `initialize`: the server watches that process and exits (status 1) when
+    it is gone, even though its input stays open (an editor killed with its pipes inherited
+    elsewhere left servers running forever)."""
+    import subprocess
+    import sys
+
+    client = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    session = Session()
+    try:
+        session.start(processId=client.pid)
+        assert "result" in session.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
+        assert session.process.poll() is None  # the client lives: the server serves
+        client.kill()
+        client.wait()  # reaped (a zombie counts as gone too)
+        assert session.process.wait(WAIT) == 1
+    finally:
+        client.kill()
+        session.process.kill()
+
+
+def test_settings_are_pulled_with_workspace_configuration() -> None:
+    """A client that answers `workspace/configuration` is asked for the `gradual` section after
+    `initialized` and after each `didChangeConfiguration`, which may carry `settings: null` (as
+    VS Code sends): the hints switched off there are off."""
+    session = Session()
+    asked = []
+
+    def answer(section_settings: dict, until: str = "workspace/configuration") -> None:
+        """Answer the server's requests up to the first `until`, giving these settings."""
+        while True:
+            message = session.receive()
+            method = message.get("method")
+            if method == "workspace/configuration":
+                asked.append(message["params"])
+                session.send({"jsonrpc": "2.0", "id": message["id"], "result": [section_settings]})
+            elif method in ("client/registerCapability", "workspace/inlayHint/refresh"):
+                session.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            if method == until:
+                return
+
+    try:
+        capabilities = {
+            "workspace": {
+                "configuration": True,
+                "didChangeConfiguration": {"dynamicRegistration": True},
+                "inlayHint": {"refreshSupport": True},
+            }
+        }
+        reply = session.request("initialize", {"processId": None, "rootUri": None, "capabilities": capabilities})
+        assert "result" in reply
+        session.notify("initialized", {})
+        answer({"inlayHints": {"parameterTypes": False}})
+        session.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": URI, "languageId": "gradual", "version": 1, "text": HINTED}},
+        )
+        whole = {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}
+        hints = session.request("textDocument/inlayHint", {"textDocument": {"uri": URI}, "range": whole})["result"]
+        assert [h["kind"] for h in hints] == [1] and hints[0]["label"].startswith(": Tensor"), hints  # the let's only
+        session.notify("workspace/didChangeConfiguration", {"settings": None})
+        answer({"inlayHints": {"parameterTypes": True, "bindingTypes": False}}, until="workspace/inlayHint/refresh")
+        hints = session.request("textDocument/inlayHint", {"textDocument": {"uri": URI}, "range": whole})["result"]
+        assert len(hints) == 1 and hints[0]["position"]["line"] == 0, hints  # the parameter's only
+        assert asked == [{"items": [{"section": "gradual"}]}] * 2
+        session.shut_down()
+    finally:
+        session.process.kill()
+
+
+HINTED = "def @main(%x, %w: Tensor[(2, 3), float32]) {\n  let %y = nn.relu(%w);\n  add(%x, %y)\n}\n"
+
+
+def test_a_small_document_is_checked_while_a_large_one_is() -> None:
+    """Each document is analyzed on a thread of its own, the one edited last first: a
+    100-line document opened after a 6,000-line one gets its diagnostics (and two edits'
+    worth more) before the large one's first diagnostics arrive. With one analysis thread
+    for all documents it waited for the whole large check."""
+    from lspclient import program
+
+    session = Session()
+    big, small = "file:///tmp/gradual-lifecycle/big.rly", "file:///tmp/gradual-lifecycle/small.rly"
+    try:
+        session.start(initializationOptions={"diagnostics": "push", "debounceMs": 0})
+        session.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": big, "languageId": "gradual", "version": 1, "text": program(6000)}},
+        )
+        order = []
+        text = program(100)
+        for version in (1, 2, 3):
+            if version == 1:
+                session.notify(
+                    "textDocument/didOpen",
+                    {"textDocument": {"uri": small, "languageId": "gradual", "version": 1, "text": text}},
+                )
+            else:
+                text = text.replace("nn.relu(%0)", "nn.relu(%0, %0)" if version == 2 else "nn.relu(%0)")
+                text = text if version == 2 else text.replace("nn.relu(%0, %0)", "nn.relu(%0)")
+                session.notify(
+                    "textDocument/didChange",
+                    {"textDocument": {"uri": small, "version": version}, "contentChanges": [{"text": text}]},
+                )
+            while True:
+                message = session.receive()
+                if message.get("method") == "textDocument/publishDiagnostics":
+                    order.append((message["params"]["uri"], message["params"]["version"]))
+                    if order[-1] == (small, version):
+                        break
+        while (big, 1) not in order:
+            message = session.receive()
+            if message.get("method") == "textDocument/publishDiagnostics":
+                order.append((message["params"]["uri"], message["params"]["version"]))
+        assert order.index((small, 3)) < order.index((big, 1)), order
         session.shut_down()
     finally:
         session.process.kill()

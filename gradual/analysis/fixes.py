@@ -26,12 +26,14 @@ from gradual.analysis.queries import (
     end_of,
     path_at,
     start_of,
+    type_at,
+    walk,
 )
 from gradual.diagnostics import Diagnostic
-from gradual.diagnostics.codes import UNKNOWN_ATTRIBUTE
+from gradual.diagnostics.codes import BROADCAST_MISMATCH, UNKNOWN_ATTRIBUTE
 from gradual.syntax import ast
 from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
-from gradual.types import DynType, Type, TypeVar, format_type, map_dtypes
+from gradual.types import DynType, FuncType, TensorType, TupleType, Type, TypeVar, format_type, map_dtypes
 
 
 @dataclass
@@ -114,7 +116,50 @@ def diagnostic_fixes(analysis: Analysis, diag: Diagnostic) -> list[Fix]:
         fix = _relax_fix(analysis, diag, span, path, axis)
         if fix is not None:
             out.append(fix)
+    if diag.code == BROADCAST_MISMATCH:
+        out += _expand_fixes(analysis, diag, data.get("dims", ()))
     return out
+
+
+def _expand_fixes(analysis: Analysis, diag: Diagnostic, sides: tuple) -> list[Fix]:
+    """`expand_dims` around the operand of lower rank, so that its dims meet the other's
+    leading dims instead of its trailing ones (broadcasting aligns the last dims): a bias of
+    (3,) meant per row of a (3, 4) gets axis 1 added, (3, 1). Each alignment whose pairs of
+    dims could broadcast is offered, nearest the end first."""
+    if len(sides) != 2:
+        return []
+    operands = []
+    for span, path, _ in sides:
+        node = _node_with_span(analysis, span)
+        t = type_at(analysis, node) if node is not None else None
+        for index in path if not isinstance(t, TensorType) else ():
+            t = t.fields[index] if isinstance(t, TupleType) and index < len(t.fields) else None
+        if node is None or not isinstance(t, TensorType) or t.dims is None:
+            return []
+        operands.append((node, t.dims))
+    (small, small_dims), (_, big_dims) = sorted(operands, key=lambda o: len(o[1]))
+    rank, extra = len(small_dims), len(big_dims) - len(small_dims)
+    if extra == 0 or rank == 0:
+        return []
+    out = []
+    text = analysis.text[start_of(small.span) : end_of(small.span)]
+    for at in range(extra - 1, -1, -1):  # dims [at, at + rank) of the larger operand
+        if not all(_could_broadcast(a, b) for a, b in zip(small_dims, big_dims[at : at + rank])):
+            continue
+        added = extra - at
+        more = f", num_newaxis={added}" if added > 1 else ""
+        call = f"expand_dims({text}, axis={rank}{more})"
+        dims = f"dim {at}" if rank == 1 else f"dims {at} to {at + rank - 1}"
+        title = f"align `{text}` with {dims} of the other operand: `{call}`"
+        out.append(Fix(title, [Edit(start_of(small.span), end_of(small.span), call)], diag, preferred=not out))
+    return out
+
+
+def _could_broadcast(a: Any, b: Any) -> bool:
+    """Whether two dims may broadcast: equal, or either is 1, or either is not a number."""
+    if not (a.is_static and b.is_static):
+        return True
+    return a == b or str(a) == "1" or str(b) == "1"
 
 
 def _rename_edit(diag: Diagnostic, name: str, suggestion: str) -> Optional[Edit]:

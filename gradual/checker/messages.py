@@ -344,6 +344,15 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
         labels=tuple(l for l in labels if l.span != _origin_span(site, primary.origin)),
         notes=("broadcasting needs each pair of trailing dims to be equal, or one of them 1",),
         help="reshape or expand one side so the dims match, or make one of them 1",
+        # each side's (span, type path, axis): the editor's fixes relax an annotated dim or
+        # expand one side (analysis/fixes.py)
+        facts={
+            "dims": tuple(
+                (_origin_span(site, d.origin), d.origin.path, d.origin.axis)
+                for d in (a, b)
+                if d.origin is not None and d.origin.axis is not None
+            )
+        },
     )
 
 

@@ -18,6 +18,13 @@ def model_unknown_input(name: str, available: list) -> str:
     return f"the model has no input `{name}` (inputs: {have})"
 
 
-def onnx_not_installed() -> str:
-    """The `onnx` package is missing (the frontend is an optional extra)."""
+def onnx_not_installed(under_pre_commit: bool = False) -> str:
+    """The `onnx` package is missing (the frontend is an optional extra); under pre-commit,
+    whose hook environment the user does not install into, what to write in its config."""
+    if under_pre_commit:
+        return (
+            "reading ONNX models needs the `onnx` package, which the `gradual-check` hook leaves out: "
+            "use the hook `gradual-check-models` instead (it installs onnx), or give this hook "
+            '`additional_dependencies: ["onnx>=1.14"]` in .pre-commit-config.yaml'
+        )
     return "reading ONNX models needs the `onnx` package: pip install 'gradual[onnx]'"

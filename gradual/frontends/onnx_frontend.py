@@ -6,6 +6,7 @@ it loading says how to install it (`pip install 'gradual[onnx]'`).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from gradual.frontends import (
@@ -37,7 +38,9 @@ def _frontend() -> Any:
     try:
         import onnx  # noqa: F401  (the optional extra)
     except ImportError:
-        raise FrontendUnavailable(frontend_messages.onnx_not_installed()) from None
+        # pre-commit sets PRE_COMMIT=1 for its hooks: their environment is its to install
+        under_pre_commit = os.environ.get("PRE_COMMIT") == "1"
+        raise FrontendUnavailable(frontend_messages.onnx_not_installed(under_pre_commit)) from None
     from gradual.frontends import onnx as frontend
 
     return frontend

@@ -3,8 +3,10 @@
 Handlers are thin: each converts positions, asks the analysis layer (`gradual.analysis`) and
 converts the answer (`convert.py`). What is particular to serving lives here:
 
-* **Never stale.** Each change schedules a re-check after a short debounce. One analysis runs
-  at a time, on a worker thread; a newer version supersedes it (it stops between two
+* **Never stale.** Each change schedules a re-check after a short debounce. Each document is
+  analyzed on a thread of its own, the document edited last first (the others wait at their
+  next checkpoint: `analysis.scheduling`), so a small file edited while a large one is checked
+  gets its diagnostics at once; a newer version supersedes an analysis (it stops between two
   definitions) and diagnostics are only published for the newest version, with its number.
   Requests about a document wait for the analysis of its newest version, so an answer never
   mixes two versions; `$/cancelRequest` cancels such a wait.
@@ -26,10 +28,16 @@ converts the answer (`convert.py`). What is particular to serving lives here:
   elaborated) and `gradual.modelListing` (a model's listing with its diagnostics), for
   editors that show them (commands.py).
 
-Settings (`initializationOptions` or `workspace/didChangeConfiguration`, under `gradual` or
-at the top level): `inlayHints.bindingTypes`, `inlayHints.parameterTypes`,
-`inlayHints.runtimeChecks` (booleans, default true), `diagnostics` (see above),
-`debounceMs` (default 10, at most 10,000; another value is ignored).
+Settings (`initializationOptions`, `workspace/didChangeConfiguration`, or the answer to
+`workspace/configuration` for the section `gradual`, asked after `initialized` and after each
+change when the client answers it; under `gradual` or at the top level):
+`inlayHints.bindingTypes`, `inlayHints.parameterTypes`, `inlayHints.runtimeChecks` (booleans,
+default true), `diagnostics` (see above), `debounceMs` (default 10, at most 10,000; another
+value is ignored).
+
+* **Robust to its input.** `transport.py` reads the base protocol itself and answers every
+  framing or encoding error as JSON-RPC says (`framing.py`); a watchdog exits when the
+  client's process is gone. The editing features' handlers are in `features.py`.
 """
 
 from __future__ import annotations
@@ -55,18 +63,22 @@ from pygls.uris import to_fs_path
 
 from gradual.analysis import fixes, queries
 from gradual.analysis.document import Analysis, Cancelled, Document
+from gradual.analysis.scheduling import Turns
 from gradual.checker import messages
 from gradual.checker.driver import CheckResult
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import INTERNAL_ERROR
 from gradual.infra.version import __version__
-from gradual.lsp import commands, convert
+from gradual.lsp import commands, convert, transport
+from gradual.lsp.framing import strict_converter
 from gradual.lsp.text import Lines, apply_changes
 from gradual.syntax.source import Source, Span
 
 log = logging.getLogger("gradual.lsp")
 
 _HINT_SETTINGS = {"bindingTypes": "binding", "parameterTypes": "parameter", "runtimeChecks": "check"}
+#: seconds to wait for the client's answer to `workspace/configuration`
+SETTINGS_WAIT = 10.0
 #: the longest `debounceMs` taken: a larger one (1e12, `Infinity`) kept diagnostics from ever
 #: arriving, with nothing said; `true` was taken as 1 ms
 MAX_DEBOUNCE_MS = 10_000
@@ -117,6 +129,8 @@ class OpenDocument:
         self.running = False
         self.shadow: Optional[Document] = None  # checks the texts fixes make (on the worker)
         self.kept: tuple = (None, {})  # an analysis, and which of its fixes keep their promise
+        self.priority = 0  # larger: edited more recently (its analysis runs first)
+        self.ticket: Optional[int] = None  # its turn, reserved at a change for the analysis to come
 
     def keeps_its_promise(self, analysis: Analysis, fix: fixes.Fix) -> bool:
         """Whether a fix does what it says (`fixes.keeps_its_promise`), checked on a shadow
@@ -190,6 +204,15 @@ class _Protocol(LanguageServerProtocol):
                 return _ANSWERED
             raise
 
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """A result that is JSON already (a dict or list some handlers build, for large
+        answers) is sent as it is; cattrs took it apart element by element."""
+        if error is None and isinstance(result, (dict, list)):
+            self._result_types.pop(msg_id, None)
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+            return
+        super()._send_response(msg_id, result, error)
+
     _initialize_seen = False
 
     def handle_message(self, message: Any) -> None:
@@ -240,11 +263,15 @@ class GradualServer(LanguageServer):
     """The language server (see the module docstring)."""
 
     def __init__(self) -> None:
-        super().__init__("gradual", __version__, protocol_cls=_Protocol)
+        super().__init__("gradual", __version__, protocol_cls=_Protocol, converter_factory=strict_converter)
         self.settings = Settings()
         self.documents: dict[str, OpenDocument] = {}
         self.models: dict[str, OpenModel] = {}
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-analysis")
+        # fixes' checks, formatting, models (a document's analyses run on threads of their own)
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradual-worker")
+        self.turns = Turns()
+        self._priorities = itertools.count(1)
+        self.stopping = False
         self.push = True
         self.pull = False
         self._positions: list[tuple[Analysis, convert.Positions]] = []
@@ -274,10 +301,29 @@ class GradualServer(LanguageServer):
                 return False
         return bool(found)
 
+    async def pull_settings(self) -> None:
+        """Ask a client that answers `workspace/configuration` for the `gradual` section."""
+        if not self.client_supports("workspace.configuration"):
+            return
+        try:
+            found = await asyncio.wait_for(
+                self.workspace_configuration_async(lsp.ConfigurationParams([lsp.ConfigurationItem(section="gradual")])),
+                SETTINGS_WAIT,
+            )
+        except (asyncio.TimeoutError, JsonRpcException) as exc:  # a client that does not answer: as configured
+            log.warning("the client did not give its settings: %s", exc)
+            return
+        if isinstance(found, (list, tuple)) and found:
+            self.settings.update(found[0])
+
     # scheduling -----------------------------------------------------------------------------
     def changed(self, state: OpenDocument, lines: Lines, version: Optional[int]) -> None:
         """A new version: re-check it after the debounce (superseding any check under way)."""
         state.lines, state.version = lines, version
+        state.priority = next(self._priorities)
+        # its analysis has the turn from now on (others pause through the debounce too), and
+        # one of the version before stops at its next checkpoint
+        state.ticket = self.turns.reserve(state.ticket, state.priority)
         if state.timer is not None:
             state.timer.cancel()
         state.timer = asyncio.get_running_loop().call_later(self.settings.debounce, self.start, state)
@@ -285,17 +331,37 @@ class GradualServer(LanguageServer):
     def start(self, state: OpenDocument) -> None:
         """Start checking the newest version, unless a check is running (it will restart)."""
         state.timer = None
-        if state.running or state.uri not in self.documents or state.current is not None:
+        if state.running:
+            return
+        if state.uri not in self.documents or state.current is not None:
+            self.release(state)
             return
         state.running = True
         version, text = state.version, state.text
         loop = asyncio.get_running_loop()
 
         def superseded() -> bool:
-            return state.version != version or state.uri not in self.documents
+            return state.version != version or state.uri not in self.documents or self.stopping
 
-        future = loop.run_in_executor(self.worker, _analyze, state.document, text, version, superseded)
-        future.add_done_callback(lambda done: self.finished(state, done))
+        ticket = state.ticket if state.ticket is not None else self.turns.begin(state.priority)
+        state.ticket = None  # the analysis holds it now; it ends once its diagnostics are out
+
+        def run() -> Optional[Analysis]:
+            return _analyze(state.document, text, version, self.turns.yielding(ticket, superseded))
+
+        def done(future: asyncio.Future) -> None:
+            try:
+                self.finished(state, future)
+            finally:
+                self.turns.end(ticket)
+
+        _on_a_thread(loop, run).add_done_callback(done)
+
+    def release(self, state: OpenDocument) -> None:
+        """A document has nothing to analyze: the turn it reserved goes to the others."""
+        if state.ticket is not None:
+            self.turns.end(state.ticket)
+            state.ticket = None
 
     def finished(self, state: OpenDocument, done: asyncio.Future) -> None:
         """A check ended: publish it if it is still the newest, then go on with newer text."""
@@ -381,6 +447,38 @@ class GradualServer(LanguageServer):
         return positions
 
 
+def _on_a_thread(loop: asyncio.AbstractEventLoop, run: Any) -> asyncio.Future:
+    """`run()` on a thread of its own; a future of its result, on the loop. A daemon thread:
+    an analysis stops at its next checkpoint when the server stops, and never holds up its exit."""
+    future = loop.create_future()
+
+    def settle(result: Any, error: Optional[BaseException]) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def target() -> None:
+        try:
+            result = run()
+        except BaseException as exc:  # delivered to the loop, as an executor would
+            _call_soon(loop, settle, None, exc)
+        else:
+            _call_soon(loop, settle, result, None)
+
+    threading.Thread(target=target, name="gradual-analysis", daemon=True).start()
+    return future
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Any, *args: Any) -> None:
+    try:
+        loop.call_soon_threadsafe(fn, *args)
+    except RuntimeError:  # the loop is closed: the server has stopped
+        pass
+
+
 def _analyze(document: Document, text: str, version: Optional[int], superseded: Any) -> Optional[Analysis]:
     """One analysis on the worker thread: None when superseded; a crash outside the checking
     of a definition becomes an internal-error diagnostic of the whole document."""
@@ -441,13 +539,30 @@ def initialize(ls: GradualServer, params: lsp.InitializeParams) -> None:
             lsp.DiagnosticOptions(identifier="gradual", inter_file_dependencies=False, workspace_diagnostics=False),
         )(pull_diagnostics)
     ls.worker.submit(_warm_up)
+    transport.watch(ls, params.process_id)
+
+
+@server.feature(lsp.INITIALIZED)
+async def initialized(ls: GradualServer, params: lsp.InitializedParams) -> None:
+    """Settings are asked for (`workspace/configuration`) when the client can answer, and
+    their changes followed (a client that registers for them)."""
+    if ls.client_supports("workspace.did_change_configuration.dynamic_registration"):
+        registration = lsp.Registration(id="gradual-settings", method=lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+        ls.client_register_capability(lsp.RegistrationParams([registration]))
+    await ls.pull_settings()
 
 
 def _warm_up() -> None:
-    """Load the operator library before the first document arrives."""
+    """Load the operator library before the first document arrives, and make the operators'
+    signatures that completion and signature help show."""
+    from gradual.analysis.signature_help import operator_signature
     from gradual.ops.registry import default_registry
 
-    default_registry()
+    registry = default_registry()
+    for name in registry.names():
+        op = registry.get(name)
+        if op is not None:
+            operator_signature(op)
 
 
 @server.feature(lsp.SHUTDOWN)
@@ -463,9 +578,12 @@ def exit_(ls: GradualServer, params: Any = None) -> None:
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
-    """New settings; inlay hints are asked for again."""
+async def did_change_configuration(ls: GradualServer, params: lsp.DidChangeConfigurationParams) -> None:
+    """New settings: those sent, then those a client that answers `workspace/configuration`
+    holds (VS Code sends `settings: null` and expects to be asked); inlay hints are asked for
+    again."""
     ls.settings.update(params.settings)
+    await ls.pull_settings()
     if ls.client_supports("workspace.inlay_hint.refresh_support"):
         ls.workspace_inlay_hint_refresh(None)
 
@@ -561,6 +679,9 @@ def did_close(ls: GradualServer, params: lsp.DidCloseTextDocumentParams) -> None
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(model.uri, []))
     if state is None:
         return
+    if state.timer is not None:
+        state.timer.cancel()
+    ls.release(state)
     for waiter in state.waiters:
         if not waiter.done():
             waiter.set_result(None)
@@ -739,5 +860,5 @@ def serve() -> int:
     """Run the server on stdin/stdout until the client exits."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="gradual lsp: %(levelname)s %(message)s")
     threading.stack_size(0)
-    server.start_io()
+    transport.serve(server)
     return server.exit_code

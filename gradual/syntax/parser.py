@@ -19,9 +19,11 @@ from __future__ import annotations
 import marshal
 import math
 import re
+import threading
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from gradual.infra import usercache
 from gradual.syntax import ast
@@ -757,35 +759,49 @@ class _Parser:
             raise ParseError(Span(source, 0, 0), "input", (), str(exc.orig_exc)) from None
 
 
-_PARSER: _Parser | None = None
+# A parser holds the source it is parsing (its builder's, its lexer's trivia): each parse
+# borrows one of its own, so threads may parse at once (the language server analyzes
+# documents on threads of their own). One is made the first time, another only when two
+# parses overlap.
+_FREE: list[_Parser] = []
+_FREE_LOCK = threading.Lock()
 
 
-def _parser() -> _Parser:
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = _Parser()
-    return _PARSER
+@contextmanager
+def _parser() -> Iterator[_Parser]:
+    with _FREE_LOCK:
+        parser = _FREE.pop() if _FREE else None
+    if parser is None:
+        parser = _Parser()
+    try:
+        yield parser
+    finally:
+        with _FREE_LOCK:
+            _FREE.append(parser)
 
 
 def parse_source(source: Source) -> ast.Module:
     """Parse a whole program; raises ParseError on the first syntax error."""
-    return _parser().parse(source)
+    with _parser() as parser:
+        return parser.parse(source)
 
 
 def parse_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
     """Parse a whole program, and the comments (and `#[version]` header) it holds, in order."""
-    lexer = _parser().lexer
-    lexer.trivia = []
-    try:
-        module = parse_source(source)
-        return module, comments_of(source.text, lexer.trivia)
-    finally:
-        lexer.trivia = None
+    with _parser() as parser:
+        lexer = parser.lexer
+        lexer.trivia = []
+        try:
+            module = parser.parse(source)
+            return module, comments_of(source.text, lexer.trivia)
+        finally:
+            lexer.trivia = None
 
 
 def parse_stdlib_source(source: Source) -> ast.Module:
     """Parse a file of operator declarations (stdlib/*.rly) into a Module of OpDecls."""
-    return _parser().parse(source, start="stdlib")
+    with _parser() as parser:
+        return parser.parse(source, start="stdlib")
 
 
 def parse(text: str, path: str = "<input>") -> ast.Module:

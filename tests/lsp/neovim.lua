@@ -1,9 +1,15 @@
 -- Neovim (>= 0.11, headless) drives `gradual lsp` as a user would: open a file with two
 -- errors, read the diagnostics (with related information), hover, inlay hints, apply the
--- quick fix for the misspelt dtype, edit the shape error away, and see the diagnostics clear.
+-- quick fix for the misspelt dtype, edit the shape error away, and see the diagnostics clear;
+-- then completion, signature help, semantic tokens, document highlight, folding, workspace
+-- symbols, rename (Neovim's own command), the quick fix of a broadcast mismatch in a second
+-- file, and an ONNX model's diagnostics. One run for all: a Neovim start costs seconds here.
 -- Run by tests/test_neovim.py: GRADUAL_SERVER (a JSON list: the command), GRADUAL_RESULT (the
--- file the findings are written to as JSON).
+-- file the findings are written to as JSON), GRADUAL_BROADCAST (the second file),
+-- GRADUAL_MODEL (an ONNX model with a shape error).
 local result_path = os.getenv("GRADUAL_RESULT")
+-- as a user's init.lua maps the suffixes (docs/editors.md)
+vim.filetype.add({ extension = { rly = "gradual", onnx = "gradual", pt2 = "gradual" } })
 local found = { steps = {} }
 
 local function finish(code)
@@ -14,7 +20,7 @@ end
 vim.defer_fn(function()
   found.error = "watchdog: timed out at step " .. tostring(#found.steps)
   finish(3)
-end, 50000)
+end, 90000)
 
 local function step(name) table.insert(found.steps, name) end
 
@@ -27,6 +33,7 @@ local function wait(ms, predicate, what)
 end
 
 vim.api.nvim_create_autocmd("VimEnter", {
+  nested = true, -- the files it opens get their filetype (autocommands run inside it)
   callback = function()
     local ok, problem = pcall(function()
       local buf = vim.api.nvim_get_current_buf()
@@ -100,6 +107,110 @@ vim.api.nvim_create_autocmd("VimEnter", {
       wait(15000, function() return #vim.diagnostic.get(buf) == 0 end, "the diagnostics to clear")
       found.text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
       step("cleared")
+
+      -- the editing features, on the fixed program
+      local uri = vim.uri_from_bufnr(buf)
+      local function at(needle, shift)
+        for i, text in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+          local col = text:find(needle, 1, true)
+          if col then return { line = i - 1, character = col - 1 + (shift or 0) } end
+        end
+        error("not found: " .. needle)
+      end
+      local function request(method, params)
+        local reply = client:request_sync(method, params, 10000, buf)
+        if not reply or reply.err then error(method .. ": " .. vim.inspect(reply)) end
+        return reply.result
+      end
+
+      -- completion after `nn.`: the operators of the namespace, with their signatures
+      local completion = request("textDocument/completion", { textDocument = { uri = uri }, position = at("nn.relu", 3) })
+      found.completion = {}
+      for _, item in ipairs(completion.items or completion) do
+        found.completion[item.label] = item.detail or ""
+      end
+      step("completion")
+
+      -- signature help inside the second call: its second parameter
+      local help = request("textDocument/signatureHelp", { textDocument = { uri = uri }, position = at("%w2)", 0) })
+      local sig = help.signatures[1]
+      local active = sig.parameters[(help.activeParameter or sig.activeParameter) + 1].label
+      found.signature = { label = sig.label, active = sig.label:sub(active[1] + 1, active[2]) }
+      step("signature help")
+
+      -- semantic tokens, as Neovim colours the buffer with them
+      wait(10000, function()
+        return #vim.lsp.semantic_tokens.get_at_pos(buf, at("@main").line, at("@main").character + 1) > 0
+      end, "semantic tokens")
+      local token = vim.lsp.semantic_tokens.get_at_pos(buf, at("@main").line, at("@main").character + 1)[1]
+      found.token = { type = token.type, declaration = token.modifiers.declaration or false }
+      step("semantic tokens")
+
+      -- document highlight of %0: where it is bound, where it is used
+      local highlights = request("textDocument/documentHighlight", { textDocument = { uri = uri }, position = at("%0 =", 1) })
+      found.highlights = {}
+      for _, h in ipairs(highlights) do table.insert(found.highlights, { h.range.start.line, h.kind }) end
+      step("highlight")
+
+      -- folding ranges: the definition
+      found.folds = {}
+      for _, f in ipairs(request("textDocument/foldingRange", { textDocument = { uri = uri } })) do
+        table.insert(found.folds, { f.startLine, f.endLine, f.kind or vim.NIL })
+      end
+      step("folding")
+
+      -- workspace symbols: this file's and one on disk never opened
+      found.symbols = {}
+      for _, s in ipairs(request("workspace/symbol", { query = "" })) do
+        table.insert(found.symbols, s.name .. " " .. vim.fs.basename(vim.uri_to_fname(s.location.uri)))
+      end
+      table.sort(found.symbols)
+      step("workspace symbols")
+
+      -- rename %0 with Neovim's own command (prepareRename, then the edit applied)
+      vim.api.nvim_win_set_cursor(0, { at("%0 =").line + 1, at("%0 =").character + 1 })
+      vim.lsp.buf.rename("%hidden", { bufnr = buf })
+      wait(10000, function()
+        return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"):find("%hidden", 1, true) ~= nil
+      end, "the rename")
+      found.renamed = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+      step("rename")
+
+      -- a broadcast mismatch in another file, fixed by the quick fix that expands the bias
+      vim.cmd.edit(os.getenv("GRADUAL_BROADCAST"))
+      local other = vim.api.nvim_get_current_buf()
+      vim.bo[other].filetype = "gradual"
+      vim.lsp.buf_attach_client(other, client_id)
+      wait(15000, function() return #vim.diagnostic.get(other) == 1 end, "the broadcast diagnostic")
+      local mismatch = vim.diagnostic.get(other)[1].user_data.lsp
+      local fixes = client:request_sync("textDocument/codeAction", {
+        textDocument = { uri = vim.uri_from_bufnr(other) },
+        range = mismatch.range,
+        context = { diagnostics = { mismatch } },
+      }, 10000, other)
+      found.broadcast_actions = {}
+      local align
+      for _, action in ipairs(fixes.result or {}) do
+        table.insert(found.broadcast_actions, action.title)
+        if action.isPreferred then align = action end
+      end
+      vim.lsp.util.apply_workspace_edit(align.edit, client.offset_encoding)
+      wait(15000, function() return #vim.diagnostic.get(other) == 0 end, "the broadcast diagnostic to go")
+      found.broadcast = table.concat(vim.api.nvim_buf_get_lines(other, 0, -1, false), "\n")
+      step("broadcast fix")
+
+      -- an ONNX model opened as a document (its suffix mapped to the filetype): checked from
+      -- disk, its diagnostics at the start, each naming its node
+      vim.cmd.edit(os.getenv("GRADUAL_MODEL"))
+      local model = vim.api.nvim_get_current_buf()
+      found.model_filetype = vim.bo[model].filetype
+      vim.lsp.buf_attach_client(model, client_id)
+      wait(20000, function() return #vim.diagnostic.get(model) > 0 end, "the model's diagnostics")
+      found.model = {}
+      for _, d in ipairs(vim.diagnostic.get(model)) do
+        table.insert(found.model, { code = d.user_data.lsp.code, line = d.lnum, message = d.message })
+      end
+      step("model")
       client:stop()
     end)
     if not ok then
