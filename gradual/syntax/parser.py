@@ -695,15 +695,21 @@ def parse_source(source: Source) -> ast.Module:
     return _parser().parse(source)
 
 
-def parse_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
-    """Parse a whole program, and the comments (and `#[version]` header) it holds, in order."""
+def parse_with_comments(source: Source, start: str = "start") -> tuple[ast.Module, list[Comment]]:
+    """Parse a whole program (or, with `start="stdlib"`, a file of operator declarations), and
+    the comments (and `#[version]` header) it holds, in order."""
     lexer = _parser().lexer
     lexer.trivia = []
     try:
-        module = parse_source(source)
+        module = _parser().parse(source, start) if start != "start" else parse_source(source)
         return module, comments_of(source.text, lexer.trivia)
     finally:
         lexer.trivia = None
+
+
+def parse_stdlib_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
+    """Parse a file of operator declarations and its comments (see `parse_with_comments`)."""
+    return parse_with_comments(source, "stdlib")
 
 
 def parse_stdlib_source(source: Source) -> ast.Module:
