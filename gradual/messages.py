@@ -1948,3 +1948,13 @@ def torch_missing_state(path: str, target: str) -> str:
 def torch_needs_torch() -> str:
     """The in-memory API without torch."""
     return "importing an ExportedProgram in memory needs torch; archives (.pt2) are read without it"
+
+
+def format_bad_width(text: str) -> str:
+    """A `gradual format --width` outside what it takes."""
+    return f"cannot read `{text}` as a width: expected a whole number of columns from 20 to 1000"
+
+
+def format_refused(path: str, reason: str) -> str:
+    """A file formatting would not keep as it is (the formatter's own check failed)."""
+    return f"{path}: not formatted: {reason}; the file is left as it is (a bug in gradual: please report it)"
