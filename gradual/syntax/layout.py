@@ -10,8 +10,9 @@ A document is:
   `SPACE` line directly in it a line break). A group inside a broken one is decided anew;
   a group inside a flat one is flat;
 * `Nest(doc)`: the line breaks inside it indent one level deeper;
-* `SOFT` (nothing when flat), `SPACE` (a space when flat), `HARD` (always a line break; the
-  groups around one never fit flat), `BLANK` (a hard line break and an empty line);
+* `SOFT` (nothing when flat), `SPACE` (a space when flat), `COMMA` (`, ` when flat, else `,`
+  and a line break), `HARD` (always a line break; the groups around one never fit flat; on a
+  line still empty, none), `BLANK` (a hard line break and an empty line);
 * `IfBreak(broken, flat)`: text that depends on whether the enclosing group broke (a trailing
   comma);
 * `Note(comment)`: a comment of the source, placed by the rules of `Renderer.note`.
@@ -36,13 +37,38 @@ INDENT = "  "
 
 
 class Group:
-    """Flat if it fits, else broken (see the module docstring)."""
+    """Flat if it fits, else broken (see the module docstring). `text`, when given, is the
+    group laid out flat (it holds no comment and no hard line break)."""
 
-    __slots__ = ("doc", "width")
+    __slots__ = ("doc", "width", "text")
 
-    def __init__(self, doc: Doc) -> None:
+    def __init__(self, doc: Doc, text: str | None = None) -> None:
         self.doc = doc
-        self.width = -1  # its width laid out flat (`flat_width`), once measured
+        self.text = text
+        self.width = -1 if text is None else len(text)  # its width laid out flat, once measured
+
+
+def bracket(opening: str, items: list, closing: str, trailing: str = ",", notes: list | None = None) -> Group:
+    """`opening item, item closing` as a group: flat, or one item per line one level deeper,
+    `trailing` after the last (`,` where the grammar takes a trailing comma; `,1` for a tuple,
+    whose single item takes its comma flat too; `` for none). `notes` (comments) go after the
+    items. A group of text items knows its flat text at once."""
+    last = ""
+    if items and trailing:
+        last = "," if trailing == ",1" and len(items) == 1 else ""
+    inner: list = [SOFT]
+    for i, item in enumerate(items):
+        if i:
+            inner.append(COMMA)
+        inner.append(item)
+    if items and trailing:
+        inner.append(last or IfBreak(trailing[0]))
+    if notes:
+        inner += notes
+    doc = [opening, Nest(inner), SOFT, closing]
+    if notes or any(item.__class__ is not str for item in items):
+        return Group(doc)
+    return Group(doc, f"{opening}{', '.join(items)}{last}{closing}")
 
 
 class Nest:
@@ -57,13 +83,15 @@ class Nest:
 
 class Line:
     """A place where a line may break: `flat` is what it is when its group is flat (None for
-    a hard line, which always breaks); `breaks`, how many line breaks it is when it breaks
-    (2: an empty line follows, however many a comment before it owes)."""
+    a hard line, which always breaks); `lead`, the text that ends the line when it breaks;
+    `breaks`, how many line breaks it is then (2: an empty line follows, however many a comment
+    before it owes)."""
 
-    __slots__ = ("flat", "breaks")
+    __slots__ = ("flat", "lead", "breaks")
 
-    def __init__(self, flat: str | None, breaks: int = 1) -> None:
+    def __init__(self, flat: str | None, breaks: int = 1, lead: str = "") -> None:
         self.flat = flat
+        self.lead = lead
         self.breaks = breaks
 
     def __repr__(self) -> str:
@@ -74,6 +102,7 @@ SOFT = Line("")
 SPACE = Line(" ")
 HARD = Line(None)
 BLANK = Line(None, 2)  # a hard line break and an empty line
+COMMA = Line(", ", lead=",")  # between two items: `, ` flat, `,` then a line break
 
 
 class IfBreak:
@@ -137,7 +166,12 @@ def flat_text(doc: Any) -> str:
             add(d)
         elif cls is list:
             stack.extend(reversed(d))
-        elif cls is Group or cls is Nest:
+        elif cls is Group:
+            if d.text is not None:
+                add(d.text)
+            else:
+                push(d.doc)
+        elif cls is Nest:
             push(d.doc)
         elif cls is Line or cls is IfBreak:
             add(d.flat)
@@ -203,10 +237,14 @@ class Renderer:
                     push((level, flat, item))
             elif cls is Group:
                 flat = flat or self.fits(d, stack)
-                if flat and _measure(d) < _NOTED:  # no comment in it: all at once
+                if not flat:
+                    push((level, False, d.doc))
+                elif d.text is not None:
+                    self.text(d.text, level)
+                elif _measure(d) < _NOTED:  # no comment in it: all at once
                     self.text(flat_text(d.doc), level)
                 else:
-                    push((level, flat, d.doc))
+                    push((level, True, d.doc))
             elif cls is Nest:
                 push((level + 1, flat, d.doc))
             elif cls is Line:
@@ -216,6 +254,8 @@ class Renderer:
                     elif d.flat:
                         self.text(d.flat, level)
                 else:
+                    if d.lead:
+                        self.text(d.lead, level)
                     self.newline(level, d.breaks)
             elif cls is IfBreak:
                 text = d.flat if flat else d.broken
@@ -268,7 +308,7 @@ class Renderer:
                 push((flat, d.doc))
             elif cls is Line:
                 if d.flat is None or not flat:
-                    return True
+                    return left >= len(d.lead)  # the line ends here
                 left -= len(d.flat)
             elif cls is IfBreak:
                 left -= len(d.flat if flat else d.broken)
@@ -297,8 +337,21 @@ class Renderer:
 
     def newline(self, level: int, breaks: int = 1) -> None:
         """End the line with `breaks` line breaks (or the empty line a comment owes), then
-        indent to `level`."""
+        indent to `level`. On a line that is still empty, only the indentation changes, and
+        the empty lines before it become `breaks - 1` if they were fewer."""
         breaks = max(self.pending, breaks)
+        at = self.newline_at
+        if self.fresh and at >= 0 and at == len(self.out) - 1:
+            piece = self.out[at]
+            breaks = max(breaks, len(piece) - len(piece.lstrip("\n")))
+            if breaks > 1:
+                self.prev = _BLANK
+            pad = _pad(level)
+            self.out[at] = "\n" * breaks + pad
+            self.col = len(pad)
+            self.pending = 0
+            self.space = False
+            return
         self.end_line()
         if breaks > 1:
             self.prev = _BLANK

@@ -37,7 +37,7 @@ from typing import Any, Callable, Optional, Sequence
 from gradual.shapes.poly import int_text
 from gradual.syntax import ast, layout
 from gradual.syntax.comments import Comment
-from gradual.syntax.layout import BLANK, HARD, SOFT, SPACE, Doc, Group, Nest
+from gradual.syntax.layout import BLANK, HARD, Doc, Nest
 
 Annotator = Callable[[object], Optional[str]]
 
@@ -214,6 +214,16 @@ class _Printer:
         self.source = source
         self.comment_ends = [c.end for c in self.comments]
 
+    def line_before(self, parts: list, end: int, start: int, blank: bool = False) -> None:
+        """Begin a line for the construct at `start` (the one before ends at `end`): a line
+        break (`blank`: and an empty line), its comments, then the empty line the source has
+        after them, if any."""
+        parts.append(BLANK if blank else HARD)
+        if self.next_start < start:
+            parts += self.notes(start)
+        if not blank and self.blank_before(end, start):
+            parts.append(BLANK)
+
     def blank_before(self, end: int, start: int) -> bool:
         """Whether the source holds an empty line between offsets `end` and `start` after the
         last comment there (the empty lines around a comment are the comment's to keep)."""
@@ -248,20 +258,10 @@ class _Printer:
 
     # a group of items -----------------------------------------------------------------------
     def items(self, opening: str, docs: list, closing: str, close_at: int, comma: str = ",") -> Doc:
-        """`opening item, item closing`, flat if it fits, else one item per line, `comma` after
-        the last; the comments before `close_at` (the closing bracket) go after the items.
-        A single item takes the comma flat too when `comma` is `,1` (a 1-tuple)."""
-        inner: list = [SOFT]
-        for i, doc in enumerate(docs):
-            if i:
-                inner.append(",")
-                inner.append(SPACE)
-            inner.append(doc)
-        if docs and comma:
-            inner.append("," if comma == ",1" and len(docs) == 1 else layout.IfBreak(comma[0]))
-        if self.next_start < close_at:
-            inner += self.notes(close_at)
-        return Group([opening, Nest(inner), SOFT, closing])
+        """`opening item, item closing` (`layout.bracket`: `comma` is the trailing comma); the
+        comments before `close_at` (the closing bracket) go after the items."""
+        notes = self.notes(close_at) if self.next_start < close_at else None
+        return layout.bracket(opening, docs, closing, comma, notes)
 
     # module and definitions ----------------------------------------------------------------
     def module(self, module: ast.Module) -> Doc:
@@ -269,9 +269,10 @@ class _Printer:
         declarations = bool(module.defs) and isinstance(module.defs[0], ast.OpDecl)
         for i, d in enumerate(module.defs):
             if i:  # an empty line between definitions (operator declarations: where it was)
-                blank = not declarations or self.blank_before(module.defs[i - 1].span.end, d.span.start)
-                parts.append(BLANK if blank else HARD)
-            parts.append(self.lead(d.span.start, self.op_decl if declarations else self.definition, d))
+                self.line_before(parts, module.defs[i - 1].span.end, d.span.start, blank=not declarations)
+            else:
+                parts += self.notes(d.span.start)
+            parts.append(self.op_decl(d) if declarations else self.definition(d))
         if module.defs:
             parts.append(HARD)
         parts += self.notes(_END)
@@ -316,11 +317,15 @@ class _Printer:
             found = _FLOAT.fullmatch(written)
             if found is not None and float(found.group(1)) == value:
                 return f"{a.name}={written}"
-        return [f"{a.name}=", attr_value_doc(value)]
+        doc = attr_value_doc(value)
+        return f"{a.name}={doc}" if doc.__class__ is str else [f"{a.name}=", doc]
 
     @staticmethod
     def param(p: ast.Param) -> Doc:
-        return f"%{p.var.name}" if p.type is None else [f"%{p.var.name}: ", type_doc(p.type)]
+        if p.type is None:
+            return f"%{p.var.name}"
+        typ = type_doc(p.type)
+        return f"%{p.var.name}: {typ}" if typ.__class__ is str else [f"%{p.var.name}: ", typ]
 
     @staticmethod
     def returns(ret: Optional[ast.TypeExpr]) -> Doc:
@@ -340,11 +345,11 @@ class _Printer:
         parts: list = []
         end = -1  # where the statement before ends (none before the first)
         for s in stmts:
-            parts.append(BLANK if self.blank_before(end, s.span.start) else HARD)
-            parts.append(self.lead(s.span.start, self.stmt, s))
+            self.line_before(parts, end, s.span.start)
+            parts.append(self.stmt(s))
             end = s.span.end
-        parts.append(BLANK if self.blank_before(end, body.result.span.start) else HARD)
-        parts.append(self.expr(body.result))  # its comments first (`expr`)
+        self.line_before(parts, end, body.result.span.start)
+        parts.append(self.expr(body.result))
         note = self._note(body.result)
         if note:
             parts.append(note)
@@ -436,15 +441,7 @@ def _group(opening: str, docs: list, closing: str, comma: str = ",") -> Doc:
     of a type move past it)."""
     if not docs:
         return opening + closing
-    inner: list = [SOFT]
-    for i, doc in enumerate(docs):
-        if i:
-            inner.append(",")
-            inner.append(SPACE)
-        inner.append(doc)
-    if comma:
-        inner.append("," if comma == ",1" and len(docs) == 1 else layout.IfBreak(comma[0]))
-    return Group([opening, Nest(inner), SOFT, closing])
+    return layout.bracket(opening, docs, closing, comma)
 
 
 def shape_doc(dims: Optional[tuple]) -> Doc:
