@@ -4,7 +4,7 @@ The public façade: parse and check programs, elaborate them with runtime checks
 OpenVINO-compatible shape algebra.
 """
 
-from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
+from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, format_program, parse
 from gradual.diagnostics import Diagnostic, Label, Severity
 from gradual.ops.registry import register_op
 from gradual.shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
@@ -45,6 +45,7 @@ __all__ = [
     "check",
     "elaborate",
     "elaborate_text",
+    "format_program",
     "parse",
     "register_op",
     "run",

@@ -233,3 +233,15 @@ def test_formatting_keeps_the_documents_line_breaks(newline: str) -> None:
         ["def @main(%x: Tensor[(2, 3), float32]) {", "  /* kept 😀 */", "  %0 = nn.relu(%x);", "  %0", "}", ""]
     )
     assert formatted(Document("again.rly").analyze(result)) == result
+
+
+def test_the_library_formats_a_program_and_raises_a_syntax_problem_when_it_does_not_parse() -> None:
+    import gradual
+
+    assert gradual.format_program("def @f(%x) {nn.relu(  %x)}") == "def @f(%x) {\n  nn.relu(%x)\n}\n"
+    assert gradual.format_program(b"def @f(%x) { %x }\r\n", width=40) == "def @f(%x) {\r\n  %x\r\n}\r\n"
+    with pytest.raises(gradual.SyntaxProblem) as raised:
+        gradual.format_program("def @f(%x) { nn.relu(%x }")
+    assert raised.value.diagnostic.code == "parse-error"
+    with pytest.raises(TypeError, match="format_program takes a width"):
+        gradual.format_program("", width="100")  # type: ignore[arg-type]
