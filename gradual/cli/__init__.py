@@ -287,7 +287,7 @@ def command_format(args: argparse.Namespace) -> int:
     """`gradual format`: programs formatted in place (see cli/format.py)."""
     from gradual.cli.format import command_format as format_files
 
-    return format_files(args)
+    return format_files(args, lambda: console(args.color))
 
 
 def command_lsp(args: argparse.Namespace) -> int:

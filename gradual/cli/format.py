@@ -17,17 +17,20 @@ import argparse
 import difflib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradual import messages
 from gradual.analysis.inputs import Unavailable, read_text
 from gradual.api import parse_diagnostic, run_deep
-from gradual.cli import EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, console
 from gradual.render import render_all, visible
 from gradual.syntax.formatting import Refused, format_source
 from gradual.syntax.parser import ParseError
 
 SUFFIX = ".rly"
+#: the command line's exit statuses (gradual.cli, which imports this module when it runs it)
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 4
 
 
 @dataclass
@@ -56,8 +59,9 @@ def files_of(paths: list) -> list:
     return found
 
 
-def command_format(args: argparse.Namespace) -> int:
-    """`gradual format`: see the module docstring."""
+def command_format(args: argparse.Namespace, console: Callable[[], Any]) -> int:
+    """`gradual format`: see the module docstring (`console()`: where diagnostics go, made
+    when there is one to show)."""
     tally = Tally()
     write = not (args.check or args.diff)
     for path in files_of(args.files):
@@ -69,14 +73,14 @@ def command_format(args: argparse.Namespace) -> int:
             continue
         if loaded.problem is not None or loaded.text is None:
             problems: list = [loaded.problem]  # why the file cannot be read as text
-            render_all(problems, console(args.color))
+            render_all(problems, console())
             tally.fail(EXIT_USAGE)
             continue
         text = loaded.text
         try:
             formatted = run_deep(format_source, text, path if path != "-" else "<stdin>", args.width)
         except ParseError as exc:
-            render_all([parse_diagnostic(exc)], console(args.color))
+            render_all([parse_diagnostic(exc)], console())
             tally.fail(EXIT_ERRORS)
             continue
         except (Refused, RecursionError) as exc:
