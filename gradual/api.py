@@ -438,7 +438,7 @@ def elaborate_text(result: CheckResult) -> str:
     return run_deep(_gc_paused_call, elaborated_text, result)
 
 
-def format_program(text: Union[str, bytes], path: str = "<input>", width: int = 100) -> str:
+def format_program(text: str | bytes, path: str = "<input>", width: int = 100) -> str:
     """The program text (str or UTF-8 bytes) formatted to `width` columns, every comment kept
     (docs/formatting.md). Raises SyntaxProblem (with a diagnostic) when it does not parse,
     `gradual.syntax.formatting.Refused` when formatting would not keep the program and its

@@ -67,7 +67,7 @@ class Case:
     expect: list = field(default_factory=list)
     runs: list = field(default_factory=list)
     formatted: Optional[str] = None
-    format_width: Optional[int] = None
+    format_width: int | None = None
 
     @property
     def id(self) -> str:

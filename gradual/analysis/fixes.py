@@ -227,7 +227,7 @@ def cast_fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
 
 
 # formatting ----------------------------------------------------------------------------------
-def formatted(analysis: Analysis, width: int = DEFAULT_WIDTH) -> Optional[str]:
+def formatted(analysis: Analysis, width: int = DEFAULT_WIDTH) -> str | None:
     """The document formatted to `width` columns with its comments kept (and its line
     breaks), or None when formatting would not keep the program and every comment (or the
     document does not parse). Parses: run it where the document's analyses run (the parser is
@@ -240,7 +240,7 @@ def formatted(analysis: Analysis, width: int = DEFAULT_WIDTH) -> Optional[str]:
     return run_deep(format_text, analysis.text, analysis.path, width)
 
 
-def formatted_definitions(analysis: Analysis, start: int, end: int, width: int = DEFAULT_WIDTH) -> Optional[list]:
+def formatted_definitions(analysis: Analysis, start: int, end: int, width: int = DEFAULT_WIDTH) -> list | None:
     """Edits that format the definitions overlapping document offsets [start, end] (an
     editor's range formatting: `formatting.format_definitions`), or None when formatting would
     not keep the program and every comment (or the document does not parse)."""

@@ -721,9 +721,7 @@ async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) ->
 
 
 @server.feature(lsp.TEXT_DOCUMENT_RANGE_FORMATTING)
-async def range_formatting(
-    ls: GradualServer, params: lsp.DocumentRangeFormattingParams
-) -> Optional[list[lsp.TextEdit]]:
+async def range_formatting(ls: GradualServer, params: lsp.DocumentRangeFormattingParams) -> list[lsp.TextEdit] | None:
     """The definitions the range touches formatted (each replaced whole), as `formatting`."""
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:

@@ -32,14 +32,15 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from gradual.shapes.poly import int_text
 from gradual.syntax import ast, layout
 from gradual.syntax.comments import Comment
 from gradual.syntax.layout import BLANK, HARD, Doc, Nest
 
-Annotator = Callable[[object], Optional[str]]
+Annotator = Callable[[object], str | None]
 
 _DIM_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
 
@@ -78,7 +79,7 @@ def _format_binary(dim: ast.DimBinary) -> str:
     return f"{left} {dim.op} {right}"
 
 
-def format_dim_list(texts: Optional[list]) -> str:
+def format_dim_list(texts: list | None) -> str:
     """Printed dims as a shape: `(1, ?, n)`, `(3,)` for rank 1, `()`, or `*` for None."""
     if texts is None:
         return "*"
@@ -87,7 +88,7 @@ def format_dim_list(texts: Optional[list]) -> str:
     return "(" + ", ".join(texts) + ")"
 
 
-def format_shape_expr(dims: Optional[tuple]) -> str:
+def format_shape_expr(dims: tuple | None) -> str:
     """`(1, ?, n)`, `(3,)`, `()` or `*`."""
     return format_dim_list(None if dims is None else [format_dim(d) for d in dims])
 
@@ -204,9 +205,7 @@ class _Printer:
     comma where the grammar takes one when it does not fit the width. Comments, when given,
     are put back in order, each before the first construct that followed it in the text."""
 
-    def __init__(
-        self, annotate: Optional[Annotator], comments: Sequence[Comment] = (), source: Optional[str] = None
-    ) -> None:
+    def __init__(self, annotate: Annotator | None, comments: Sequence[Comment] = (), source: str | None = None) -> None:
         self.annotate = annotate
         self.comments = list(comments)
         self.next_comment = 0
@@ -328,7 +327,7 @@ class _Printer:
         return f"%{p.var.name}: {typ}" if typ.__class__ is str else [f"%{p.var.name}: ", typ]
 
     @staticmethod
-    def returns(ret: Optional[ast.TypeExpr]) -> Doc:
+    def returns(ret: ast.TypeExpr | None) -> Doc:
         return [" -> ", type_doc(ret)] if ret is not None else ""
 
     def block(self, body: ast.Body) -> Doc:
@@ -444,7 +443,7 @@ def _group(opening: str, docs: list, closing: str, comma: str = ",") -> Doc:
     return layout.bracket(opening, docs, closing, comma)
 
 
-def shape_doc(dims: Optional[tuple]) -> Doc:
+def shape_doc(dims: tuple | None) -> Doc:
     """`(1, ?, n)`, `(3,)`, `()` or `*`."""
     if dims is None:
         return "*"
@@ -490,9 +489,9 @@ DEFAULT_WIDTH = 100
 
 def module_doc(
     module: ast.Module,
-    annotate: Optional[Annotator] = None,
+    annotate: Annotator | None = None,
     comments: Sequence[Comment] = (),
-    source: Optional[str] = None,
+    source: str | None = None,
 ) -> Doc:
     """The document of a module (see `format_module`)."""
     return _Printer(annotate, comments, source).module(module)
@@ -500,10 +499,10 @@ def module_doc(
 
 def format_module(
     module: ast.Module,
-    annotate: Optional[Annotator] = None,
+    annotate: Annotator | None = None,
     comments: Sequence[Comment] = (),
-    width: Optional[int] = None,
-    source: Optional[str] = None,
+    width: int | None = None,
+    source: str | None = None,
 ) -> str:
     """The program as text; `annotate(node)` may add a comment after a binding's value;
     `comments` (from the text the module was parsed from) are put back (module docstring).
