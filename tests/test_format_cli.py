@@ -128,3 +128,18 @@ def test_the_examples_are_formatted(capsys) -> None:
     """CI runs `gradual format --check examples/`: the examples are kept formatted."""
     code, out, err = run_cli(capsys, "--check", str(ROOT / "examples"))
     assert (code, out) == (0, ""), err
+
+
+def test_a_result_that_would_not_keep_the_program_is_refused(capsys, tmp_path: Path, monkeypatch) -> None:
+    """The formatter parses what it printed: a printer that lost a comment (or changed the
+    program) leaves the file alone, exit 4 (a bug in gradual, said as such)."""
+    from gradual.syntax import formatting
+
+    printed = formatting.format_module
+    monkeypatch.setattr(formatting, "format_module", lambda *a, **k: printed(*a, **k).replace(" // keep", ""))
+    program = tmp_path / "p.rly"
+    program.write_text(MESSY)
+    code, _, err = run_cli(capsys, str(program))
+    assert code == 4 and program.read_text() == MESSY
+    assert "not formatted: the formatted text does not keep every comment in its place" in err
+    assert "a bug in gradual" in err
