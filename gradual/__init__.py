@@ -6,7 +6,7 @@ programs from Python (`gradual.builder`, for frontends: docs/frontends.md), and 
 OpenVINO-compatible shape algebra.
 """
 
-from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
+from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, format_program, parse
 from gradual.diagnostics import Diagnostic, Label, Severity
 from gradual.diagnostics.render import render_diagnostics
 from gradual.infra.version import __version__
@@ -57,6 +57,7 @@ __all__ = [
     "check",
     "elaborate",
     "elaborate_text",
+    "format_program",
     "operators",
     "parse",
     "register_op",

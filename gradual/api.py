@@ -8,6 +8,14 @@ This is the public front door: nothing inside gradual imports it. The implementa
 checker's driver (gradual.checker.driver).
 """
 
-from gradual.checker.driver import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, parse
+from gradual.checker.driver import (
+    CheckResult,
+    SyntaxProblem,
+    check,
+    elaborate,
+    elaborate_text,
+    format_program,
+    parse,
+)
 
-__all__ = ["CheckResult", "SyntaxProblem", "check", "elaborate", "elaborate_text", "parse"]
+__all__ = ["CheckResult", "SyntaxProblem", "check", "elaborate", "elaborate_text", "format_program", "parse"]

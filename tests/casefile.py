@@ -33,7 +33,7 @@ output), `equals numpy: <expression over the inputs>`, or `fails <line>:<col> <c
 
 A `--- formatted` section holds, verbatim, the text formatting the program gives (comments
 kept: `gradual.syntax.formatting`), or the single word `refused` when formatting must leave
-the program alone.
+the program alone; `--- formatted width=40` formats to 40 columns instead of the default 100.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ class Case:
     expect: list = field(default_factory=list)
     runs: list = field(default_factory=list)
     formatted: Optional[str] = None
+    format_width: int | None = None
 
     @property
     def id(self) -> str:
@@ -101,6 +102,11 @@ def parse_case_file(path: Path) -> list[Case]:
             if section == "run":
                 words = sec.group(2).split()
                 current.runs.append(RunSpec(words[0] if words else "main", words[1:], [], number))
+            elif section == "formatted":
+                width = re.fullmatch(r"\s*width=(\d+)\s*", sec.group(2))
+                if sec.group(2).strip() and width is None:
+                    raise ValueError(f"{path}:{number}: `--- formatted` takes nothing or `width=N`")
+                current.format_width = int(width.group(1)) if width else None
             continue
         if section == "program":
             program_lines.append(raw)

@@ -12,9 +12,10 @@ import re
 
 import pytest
 from casefile import Case, all_cases
+from formatcheck import meaning, too_long
 
 import gradual
-from gradual.syntax.formatting import format_text
+from gradual.syntax.formatting import DEFAULT_WIDTH, format_text
 
 CASES = all_cases()
 
@@ -109,13 +110,17 @@ def _expect_line(case: Case, result: gradual.CheckResult, number: int, line: str
 
 
 def _expect_formatted(case: Case) -> None:
-    """The program formats to the expected text (a fixed point), or is refused."""
-    got = format_text(case.program)
+    """The program formats to the expected text (a fixed point with the same meaning), or is
+    refused."""
+    width = case.format_width or DEFAULT_WIDTH
+    got = format_text(case.program, width=width)
     if case.formatted.strip() == "refused":
         assert got is None, f"formatting was not refused:\n{got}"
         return
     assert got == case.formatted, f"formatted as:\n{got}"
-    assert format_text(got) == got, "formatting the formatted text changes it"
+    assert format_text(got, width=width) == got, "formatting the formatted text changes it"
+    assert meaning(got) == meaning(case.program), "the formatted program checks differently"
+    assert too_long(got, width) == []
 
 
 def _rewrite_expectations(case: Case, result: gradual.CheckResult) -> None:

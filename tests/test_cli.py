@@ -35,7 +35,7 @@ def test_shape_error_exits_1_with_diagnostic_on_stderr(capsys) -> None:
     code, out, err = run_cli(capsys, "check", "--color=never", str(EXAMPLES / "shape_error.rly"))
     assert code == 1
     assert "error[shape-mismatch]" in err
-    assert "shape_error.rly:7:16" in err
+    assert "shape_error.rly:9:16" in err
     assert "^^^" in err
     assert "1 error" in out
 
@@ -150,9 +150,9 @@ def test_json_document_shape(capsys) -> None:
     }
     (diag,) = second["diagnostics"]
     assert diag["severity"] == "error" and diag["code"] == "shape-mismatch"
-    assert (diag["line"], diag["column"], diag["end_line"], diag["end_column"]) == (7, 16, 7, 19)
+    assert (diag["line"], diag["column"], diag["end_line"], diag["end_column"]) == (9, 16, 9, 19)
     assert diag["notes"] and diag["help"]
-    assert diag["labels"][0]["line"] == 7 and "`k` was bound to 128" in diag["labels"][0]["message"]
+    assert diag["labels"][0]["line"] == 9 and "`k` was bound to 128" in diag["labels"][0]["message"]
 
 
 def test_checks_count_annotated_lets_casts_and_contracts(tmp_path, capsys) -> None:

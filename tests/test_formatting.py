@@ -1,9 +1,13 @@
-"""Formatting keeps comments (properties; the worked examples are `tests/cases/formatting.case`).
+"""Formatting (properties; the worked examples are `tests/cases/formatting.case`).
 
 Comments are sprinkled between the tokens of generated programs (`programs.py`: programs a
 model would have) and of random trees of every syntactic form (`test_syntax_roundtrip.py`),
-on lines of their own or after code, as line or block comments. Formatting must then never be
-refused, must keep the tree and every comment in order, and must be a fixed point.
+on lines of their own or after code, as line or block comments, and the texts are formatted
+to a random width. Formatting must then never be refused, must keep the tree and every
+comment in order, must be a fixed point (idempotent), and must fit every line to the width
+unless a token or a comment is too long; a generated program must check after formatting as
+it did before (the same types, runtime checks and diagnostics). Every example and operator
+library file is a fixed point of formatting too, and the examples are formatted.
 """
 
 from __future__ import annotations
@@ -13,16 +17,20 @@ import re
 from pathlib import Path
 
 import pytest
+from formatcheck import meaning, too_long
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from programs import programs
-from test_syntax_roundtrip import modules
+from test_syntax_roundtrip import modules, types
 
 from gradual.syntax.ast import same_tree
-from gradual.syntax.formatting import format_text
+from gradual.syntax.formatting import DEFAULT_WIDTH, applied, format_definitions, format_source, format_text
+from gradual.syntax.layout import render
 from gradual.syntax.parser import ParseError, parse_with_comments
-from gradual.syntax.printer import format_module
+from gradual.syntax.printer import format_module, format_type, type_doc
 from gradual.syntax.source import Source
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -69,7 +77,18 @@ def printed_modules():
     return modules.map(format_module)
 
 
-def check_formatting(original: str, commented: str, written: list) -> None:
+widths = st.sampled_from([20, 40, 60, 80, 100, 120])
+#: from this width on, a line of a generated program longer than the width holds a token or a
+#: comment that is: below it, a line may also be longer when what the layout never breaks
+#: (`), float32] = nn.relu(`, `def @name(`, a dimension such as `(h - 1) // 2 + 1`) is
+FITTING = 60
+
+
+def check_formatting(
+    original: str, commented: str, written: list, width: int = DEFAULT_WIDTH, fit: bool = True
+) -> None:
+    """Formatting `commented` (`original` with the comments `written`) to `width` keeps the tree
+    and the comments, is a fixed point, and (`fit`) fits lines to the width."""
     module, _ = parse_with_comments(Source(original))
     try:
         read, comments = parse_with_comments(Source(commented))
@@ -78,38 +97,98 @@ def check_formatting(original: str, commented: str, written: list) -> None:
     # a comment can, rarely, read as something else where it was put (`// ...` after a dim
     # reads as a division): such a text is not the program with these comments
     assume(read is not None and same_tree(module, read) and [c.text for c in comments] == written)
-    formatted = format_text(commented)
+    formatted = format_text(commented, width=width)
     assert formatted is not None, commented
     again, kept = parse_with_comments(Source(formatted))
     assert same_tree(module, again)
     assert [c.text for c in kept] == written
-    assert format_text(formatted) == formatted, formatted
+    assert format_text(formatted, width=width) == formatted, formatted
+    if fit and width >= FITTING:
+        assert too_long(formatted, width) == [], formatted
 
 
 @SETTINGS
-@given(sprinkled(program_texts()))
-def test_formatting_generated_programs_keeps_the_tree_and_the_comments(case) -> None:
-    check_formatting(*case)
+@given(sprinkled(program_texts()), widths)
+def test_formatting_generated_programs_keeps_the_tree_and_the_comments(case, width: int) -> None:
+    check_formatting(*case, width)
 
 
 @settings(SETTINGS, max_examples=50)  # random trees are slow to draw
-@given(sprinkled(printed_modules()))
-def test_formatting_every_form_keeps_the_tree_and_the_comments(case) -> None:
-    check_formatting(*case)
+@given(sprinkled(printed_modules()), widths)
+def test_formatting_every_form_keeps_the_tree_and_the_comments(case, width: int) -> None:
+    check_formatting(*case, width, fit=False)  # random dim arithmetic is longer than any width
 
 
 @pytest.mark.deep
 @settings(SETTINGS, max_examples=2000)
-@given(sprinkled(program_texts()))
-def test_formatting_generated_programs_deep(case) -> None:
-    check_formatting(*case)
+@given(sprinkled(program_texts()), widths)
+def test_formatting_generated_programs_deep(case, width: int) -> None:
+    check_formatting(*case, width)
 
 
 @pytest.mark.deep
 @settings(SETTINGS, max_examples=1000)
-@given(sprinkled(printed_modules()))
-def test_formatting_every_form_deep(case) -> None:
-    check_formatting(*case)
+@given(sprinkled(printed_modules()), widths)
+def test_formatting_every_form_deep(case, width: int) -> None:
+    check_formatting(*case, width, fit=False)
+
+
+@settings(SETTINGS, max_examples=60)  # each example checks two programs
+@given(programs(max_steps=5), widths)
+def test_a_formatted_program_checks_as_it_did(program, width: int) -> None:
+    """The same types, runtime checks and diagnostics (codes and messages) after formatting."""
+    text = program.text()
+    formatted = format_text(text, width=width)
+    assert formatted is not None, text
+    assert meaning(formatted) == meaning(text), formatted
+    if width >= FITTING:
+        assert too_long(formatted, width) == [], formatted
+
+
+@settings(SETTINGS, max_examples=100)
+@given(sprinkled(program_texts()), widths, st.data())
+def test_formatting_a_range_formats_the_definitions_it_touches(case, width: int, data) -> None:
+    """Range formatting replaces only the definitions the range overlaps, and formatting the
+    whole text after it gives what formatting the whole text gives."""
+    _, text, _ = case
+    assume(format_text(text, width=width) is not None)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    edits = format_definitions(text, start, end, width=width)
+    for edit in edits:
+        assert edit.start <= end and start <= edit.end + 1
+    result = applied(text, edits)
+    assert format_text(result, width=width) == format_text(text, width=width)
+    assert format_definitions(result, start, end, width=width) == [] or len(edits) == 0 and result == text
+
+
+@settings(SETTINGS, max_examples=300)
+@given(types)
+def test_a_type_laid_out_flat_is_its_text(t) -> None:
+    """The formatter's document of a type, on one line, is the type as messages print it."""
+    assert render(type_doc(t)) == format_type(t)
+
+
+SOURCES = sorted((ROOT / "examples").glob("*.rly")) + sorted((ROOT / "stdlib").glob("*.rly"))
+
+
+@pytest.mark.parametrize("width", [40, 100])
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_example_and_library_file_formats_to_a_fixed_point(path: Path, width: int) -> None:
+    text = path.read_text(encoding="utf-8")
+    once = format_source(text, str(path), width)
+    assert format_source(once, str(path), width) == once
+    if width >= FITTING:
+        assert too_long(once, width) == []
+    if path.parent.name == "examples":
+        assert meaning(once) == meaning(text)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.rly")), ids=lambda p: p.name)
+def test_the_examples_are_formatted(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert format_source(text, str(path)) == text
+    assert max(len(line) for line in text.splitlines()) <= DEFAULT_WIDTH
 
 
 def test_a_program_without_comments_formats_as_the_printer_prints_it() -> None:
@@ -158,3 +237,15 @@ def test_formatting_keeps_the_documents_line_breaks(newline: str) -> None:
         ["def @main(%x: Tensor[(2, 3), float32]) {", "  /* kept 😀 */", "  %0 = nn.relu(%x);", "  %0", "}", ""]
     )
     assert formatted(Document("again.rly").analyze(result)) == result
+
+
+def test_the_library_formats_a_program_and_raises_a_syntax_problem_when_it_does_not_parse() -> None:
+    import gradual
+
+    assert gradual.format_program("def @f(%x) {nn.relu(  %x)}") == "def @f(%x) {\n  nn.relu(%x)\n}\n"
+    assert gradual.format_program(b"def @f(%x) { %x }\r\n", width=40) == "def @f(%x) {\r\n  %x\r\n}\r\n"
+    with pytest.raises(gradual.SyntaxProblem) as raised:
+        gradual.format_program("def @f(%x) { nn.relu(%x }")
+    assert raised.value.diagnostic.code == "parse-error"
+    with pytest.raises(TypeError, match="format_program takes a width"):
+        gradual.format_program("", width="100")  # type: ignore[arg-type]

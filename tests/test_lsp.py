@@ -67,7 +67,7 @@ async def test_capabilities(client: LanguageClient) -> None:
     assert caps.position_encoding == lsp.PositionEncodingKind.Utf16  # VS Code 1.65 offers no other
     assert caps.hover_provider and caps.inlay_hint_provider and caps.definition_provider
     assert caps.references_provider and caps.document_symbol_provider and caps.code_action_provider
-    assert caps.document_formatting_provider
+    assert caps.document_formatting_provider and caps.document_range_formatting_provider
     assert caps.diagnostic_provider is None  # this client takes pushed diagnostics
 
 
@@ -403,10 +403,51 @@ async def test_formatting_keeps_the_comments(client: LanguageClient) -> None:
         "  // the result\n  nn.relu(%0)\n} // end\n"
     )
     assert await formatted(client, "format-comments.rly", messy) == (
-        '#[version = "0.0.5"]\n// a model\n\ndef @main(%x: Tensor[(?, 784), float32], // the input\n'
-        "  %w: Tensor[(10, 784), float32]) {\n  /* the layer */ %0 = nn.dense(%x, %w); // dense\n"
+        '#[version = "0.0.5"]\n// a model\n\ndef @main(\n  %x: Tensor[(?, 784), float32], // the input\n'
+        "  %w: Tensor[(10, 784), float32],\n) {\n  /* the layer */ %0 = nn.dense(%x, %w); // dense\n"
         "  // the result\n  nn.relu(%0)\n} // end\n"
     )
+
+
+async def test_formatting_fits_lines_to_the_width_setting(client: LanguageClient) -> None:
+    """`format.width` is the columns formatting fits lines to (100 by default)."""
+    text = "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) {\n  add(%x, %y)\n}\n"
+    assert await formatted(client, "format-width.rly", text) == []
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams({"gradual": {"format": {"width": 40}}}))
+    try:
+        assert await formatted(client, "format-width-40.rly", text) == (
+            "def @main(\n  %x: Tensor[(2, 3), float32],\n  %y: Tensor[(2, 3), float32],\n) {\n  add(%x, %y)\n}\n"
+        )
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams({"gradual": {"format": {"width": 5}}})  # ignored: too narrow
+        )
+        assert (await formatted(client, "format-width-5.rly", text)).startswith("def @main(\n")
+    finally:
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams({"gradual": {"format": {"width": 100}}})
+        )
+
+
+async def test_range_formatting_formats_the_definitions_the_range_touches(client: LanguageClient) -> None:
+    first = "def @f(%x: Tensor[(3,), float32])   {\n      nn.relu( %x )\n}\n"
+    second = "// the entry\ndef @main(%x: Tensor[(3,), float32]) {\n  @f(  %x)   // call\n}\n"
+    text = first + "\n" + second
+    uri, _ = await opened(client, "format-range.rly", text)
+    inside = position_of(text, "@f(  %x)")
+    edits = await client.text_document_range_formatting_async(
+        lsp.DocumentRangeFormattingParams(doc(uri), lsp.Range(inside, inside), FORMATTING)
+    )
+    (only,) = edits
+    assert only.range == lsp.Range(position_of(text, "def @main"), position_of(text, "}\n", 1, 1))
+    assert only.new_text == "def @main(%x: Tensor[(3,), float32]) {\n  @f(%x) // call\n}"
+    whole = lsp.Range(lsp.Position(0, 0), lsp.Position(text.count("\n"), 0))
+    edits = await client.text_document_range_formatting_async(
+        lsp.DocumentRangeFormattingParams(doc(uri), whole, FORMATTING)
+    )
+    assert [e.new_text for e in edits] == [
+        "def @f(%x: Tensor[(3,), float32]) {\n  nn.relu(%x)\n}",
+        "def @main(%x: Tensor[(3,), float32]) {\n  @f(%x) // call\n}",
+    ]
 
 
 async def test_formatting_leaves_a_file_that_does_not_parse(client: LanguageClient) -> None:

@@ -45,10 +45,10 @@ def test_a_clean_and_a_broken_program() -> None:
     assert result["ruleId"] == "shape-mismatch" and result["level"] == "error"
     assert rules[result["ruleIndex"]]["id"] == "shape-mismatch"
     region = result["locations"][0]["physicalLocation"]["region"]
-    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (7, 16, 19)
+    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (9, 16, 19)
     (related,) = result["relatedLocations"]
     assert related["message"]["text"].startswith("`k` was bound to 128 here")
-    assert related["physicalLocation"]["region"]["startLine"] == 7
+    assert related["physicalLocation"]["region"]["startLine"] == 9
     assert "help: make the two agree" in result["message"]["text"]
 
 
@@ -273,7 +273,7 @@ def test_standard_input_is_an_artifact_of_the_run_not_a_file(monkeypatch: pytest
     for result in run["results"]:
         location = result["locations"][0]["physicalLocation"]["artifactLocation"]
         assert location == {"index": 0, "description": {"text": "standard input"}}
-    assert run["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 7
+    assert run["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 9
 
 
 def _moved_archive(source: Path, target: Path, old: str, new: str) -> None:

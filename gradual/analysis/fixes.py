@@ -7,8 +7,9 @@ to `?`, so that a runtime check is inserted instead of the error. From the progr
 at a position: annotating a parameter or `let` with its inferred type, and turning an
 inserted runtime check into the explicit cast `gradual elaborate` would write.
 
-`formatted` is the document printed by the printer with its comments put back, offered only
-when that provably keeps every comment and the program's meaning.
+`formatted` is the document formatted (`gradual.syntax.formatting`: fitted to a width, its
+comments put back), offered only when that provably keeps every comment and the program's
+meaning; `formatted_definitions` formats only the definitions a range touches.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from gradual.analysis.queries import (
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import BROADCAST_MISMATCH, UNKNOWN_ATTRIBUTE
 from gradual.syntax import ast
+from gradual.syntax.printer import DEFAULT_WIDTH
 from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
 from gradual.types import DynType, FuncType, TensorType, TupleType, Type, TypeVar, format_type, map_dtypes
 
@@ -270,27 +272,31 @@ def cast_fixes(analysis: Analysis, start: int, end: int) -> list[Fix]:
 
 
 # formatting ----------------------------------------------------------------------------------
-def formatted(analysis: Analysis) -> Optional[str]:
-    """The document formatted with its comments kept, or None when formatting would not
-    keep the program and every comment (or the document does not parse). Parses: run it where
-    the document's analyses run (the parser is not shared between threads)."""
+def formatted(analysis: Analysis, width: int = DEFAULT_WIDTH) -> str | None:
+    """The document formatted to `width` columns with its comments kept (and its line
+    breaks), or None when formatting would not keep the program and every comment (or the
+    document does not parse). Parses: run it where the document's analyses run (the parser is
+    not shared between threads)."""
     from gradual.infra.deep import run_deep
     from gradual.syntax.formatting import format_text
 
     if any(d.code == "parse-error" for d in analysis.diagnostics):
         return None
-    text = run_deep(format_text, analysis.text, analysis.path)
-    return None if text is None else _with_line_breaks_of(analysis.text, text)
+    return run_deep(format_text, analysis.text, analysis.path, width)
 
 
-def _with_line_breaks_of(original: str, text: str) -> str:
-    """`text` (its lines ending in `\n`) with the line breaks `original` uses: its first one,
-    `\r\n` or `\r` (as ruff and black keep a file's line endings). The formatter wrote `\n`,
-    so formatting a Windows file changed every line of it."""
-    found = _FIRST_BREAK.search(original)
-    if found is None or found.group() == "\n":
-        return text
-    return text.replace("\n", found.group())
+def formatted_definitions(analysis: Analysis, start: int, end: int, width: int = DEFAULT_WIDTH) -> list | None:
+    """Edits that format the definitions overlapping document offsets [start, end] (an
+    editor's range formatting: `formatting.format_definitions`), or None when formatting would
+    not keep the program and every comment (or the document does not parse)."""
+    from gradual.infra.deep import run_deep
+    from gradual.syntax.formatting import Refused, format_definitions
+    from gradual.syntax.parser import ParseError
 
-
-_FIRST_BREAK = re.compile(r"\r\n|\r|\n")
+    if any(d.code == "parse-error" for d in analysis.diagnostics):
+        return None
+    try:
+        found = run_deep(format_definitions, analysis.text, start, end, analysis.path, width)
+    except (ParseError, Refused, RecursionError):
+        return None
+    return [Edit(e.start, e.end, e.text) for e in found]

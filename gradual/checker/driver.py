@@ -364,6 +364,27 @@ def elaborate_text(result: CheckResult) -> str:
     return run_deep(_gc_paused_call, elaborated_text, result)
 
 
+def format_program(text: str | bytes, path: str = "<input>", width: int = 100) -> str:
+    """The program text (str or UTF-8 bytes) formatted to `width` columns, every comment kept
+    (docs/formatting.md). Raises SyntaxProblem (with a diagnostic) when it does not parse,
+    `gradual.syntax.formatting.Refused` when formatting would not keep the program and its
+    comments as they are (a bug in gradual), TypeError on anything else."""
+    from gradual.syntax.formatting import format_source
+
+    require(path, str, "format_program", "a path that is a str")
+    require(width, int, "format_program", "a width that is an int")
+    if isinstance(text, (bytes, bytearray)):
+        decoded, problem = decode_program(bytes(text), path)
+        if problem is not None:
+            raise SyntaxProblem(problem)
+        text = decoded  # type: ignore[assignment]
+    require(text, str, "format_program", "program text (str or UTF-8 bytes)")
+    try:
+        return run_deep(_gc_paused_call, format_source, text, path, width)
+    except ParseError as exc:
+        raise SyntaxProblem(parse_diagnostic(exc)) from None
+
+
 def _gc_paused_call(fn: Callable[..., R], *args: Any) -> R:
     """`fn(*args)` with the cyclic collector paused, as for parsing and checking: elaboration
     rebuilds and prints a tree as large as the program while it stays alive."""

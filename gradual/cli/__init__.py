@@ -1,4 +1,4 @@
-"""The command line: `gradual check`, `elaborate`, `run`, `import` and `lsp` (SPEC 5).
+"""The command line: `gradual check`, `elaborate`, `run`, `import`, `format` and `lsp` (SPEC 5).
 
 A front end over `gradual.analysis`: every command loads its input there (a program, or a
 model through the frontend registered for its file kind, whose options it offers) and only
@@ -38,6 +38,10 @@ from gradual.diagnostics.render import diagnostic_json, render_all, visible
 from gradual.frontends import frontend_for, frontends
 from gradual.infra.deep import run_deep
 from gradual.runtime import messages as runtime_messages
+from gradual.syntax.printer import DEFAULT_WIDTH
+
+#: the widths `gradual format --width` takes
+FORMAT_WIDTHS = range(20, 1001)
 
 
 class _BadArguments(Exception):
@@ -237,6 +241,13 @@ def command_run(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def command_format(args: argparse.Namespace) -> int:
+    """`gradual format`: programs formatted in place (see cli/format.py)."""
+    from gradual.cli.format import command_format as format_files
+
+    return format_files(args, lambda: console(args.color))
+
+
 def command_lsp(args: argparse.Namespace) -> int:
     """`gradual lsp`: the language server on stdin/stdout."""
     from gradual.lsp import serve
@@ -284,10 +295,28 @@ def build_parser() -> argparse.ArgumentParser:
     for p in (p_check, p_elab, p_run, p_import):
         p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
         _add_frontend_options(p)
+    p_format = sub.add_parser("format", help="format programs in place (`--check` for CI)")
+    p_format.add_argument("files", nargs="+", metavar="FILE", help="programs or directories (`-` for standard input)")
+    p_format.add_argument("--check", action="store_true", help="write nothing; list the files that would change")
+    p_format.add_argument("--diff", action="store_true", help="write nothing; print the changes as a unified diff")
+    p_format.add_argument("--width", type=_width, default=DEFAULT_WIDTH, metavar="N", help="columns (default 100)")
+    p_format.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p_format.set_defaults(handler=command_format)
     p_lsp = sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     p_lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the default)")
     p_lsp.set_defaults(handler=command_lsp)
     return parser
+
+
+def _width(text: str) -> int:
+    """`--width`: a whole number of columns, 20 to 1,000."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value not in FORMAT_WIDTHS:
+        raise argparse.ArgumentTypeError(messages.format_bad_width(text))
+    return value
 
 
 def _seed(text: str) -> int:

@@ -18,3 +18,13 @@ def option_not_used(option: str, takers: list) -> str:
 def option_needs(option: str, needed: str) -> str:
     """A frontend option that does nothing without another one."""
     return f"`--{option}` does nothing without `--{needed}`: it was not used"
+
+
+def format_bad_width(text: str) -> str:
+    """A `gradual format --width` outside what it takes."""
+    return f"cannot read `{text}` as a width: expected a whole number of columns from 20 to 1000"
+
+
+def format_refused(path: str, reason: str) -> str:
+    """A file formatting would not keep as it is (the formatter's own check failed)."""
+    return f"{path}: not formatted: {reason}; the file is left as it is (a bug in gradual: please report it)"

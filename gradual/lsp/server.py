@@ -33,7 +33,8 @@ Settings (`initializationOptions`, `workspace/didChangeConfiguration`, or the an
 change when the client answers it; under `gradual` or at the top level):
 `inlayHints.bindingTypes`, `inlayHints.parameterTypes`, `inlayHints.runtimeChecks` (booleans,
 default true), `diagnostics` (see above), `debounceMs` (default 10, at most 10,000; another
-value is ignored).
+value is ignored), `format.width` (the columns formatting fits lines to: default 100, from 20
+to 1,000; another value is ignored).
 
 * **Robust to its input.** `transport.py` reads the base protocol itself and answers every
   framing or encoding error as JSON-RPC says (`framing.py`); a watchdog exits when the
@@ -82,6 +83,8 @@ SETTINGS_WAIT = 10.0
 #: the longest `debounceMs` taken: a larger one (1e12, `Infinity`) kept diagnostics from ever
 #: arriving, with nothing said; `true` was taken as 1 ms
 MAX_DEBOUNCE_MS = 10_000
+#: the widths `format.width` may set
+FORMAT_WIDTHS = range(20, 1001)
 
 
 @dataclass
@@ -91,6 +94,7 @@ class Settings:
     hints: dict = field(default_factory=lambda: {kind: True for kind in _HINT_SETTINGS.values()})
     diagnostics: str = "auto"
     debounce: float = 0.010
+    width: int = fixes.DEFAULT_WIDTH
 
     def update(self, raw: Any) -> None:
         """Take the settings a client sent (unknown keys are ignored)."""
@@ -107,6 +111,10 @@ class Settings:
         delay = raw.get("debounceMs")
         if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 <= delay <= MAX_DEBOUNCE_MS:
             self.debounce = delay / 1000
+        formatting = raw.get("format")
+        width = formatting.get("width") if isinstance(formatting, dict) else None
+        if isinstance(width, int) and not isinstance(width, bool) and width in FORMAT_WIDTHS:
+            self.width = width
 
     def hint_kinds(self) -> tuple:
         """The inlay hint kinds switched on."""
@@ -388,6 +396,15 @@ class GradualServer(LanguageServer):
         waiter = asyncio.get_running_loop().create_future()
         state.waiters.append(waiter)
         return await waiter
+
+    def not_formatted(self) -> None:
+        """Say why a formatting request changed nothing."""
+        self.window_log_message(
+            lsp.LogMessageParams(
+                lsp.MessageType.Info,
+                "gradual: not formatted (the file does not parse, or formatting would not keep it as it is)",
+            )
+        )
 
     def report_crashes(self, analysis: Analysis) -> None:
         """A log message for each definition whose check crashed."""
@@ -816,23 +833,35 @@ MAX_VERIFIED_FIXES = 32
 
 @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
 async def formatting(ls: GradualServer, params: lsp.DocumentFormattingParams) -> Optional[list[lsp.TextEdit]]:
-    """The printer's text with the comments put back, when it provably keeps every comment
-    and the meaning (formatted on the worker: it parses, as analyses do)."""
+    """The document formatted to the `format.width` setting, when that provably keeps every
+    comment and the meaning (formatted on the worker: it parses, as analyses do)."""
     analysis = await ls.analysis(params.text_document.uri)
     if analysis is None:
         return None
-    text = await asyncio.get_running_loop().run_in_executor(ls.worker, fixes.formatted, analysis)
+    text = await asyncio.get_running_loop().run_in_executor(ls.worker, fixes.formatted, analysis, ls.settings.width)
     if text is None:
-        ls.window_log_message(
-            lsp.LogMessageParams(
-                lsp.MessageType.Info,
-                "gradual: not formatted (the file does not parse, or formatting would not keep it as it is)",
-            )
-        )
+        ls.not_formatted()
         return None
     if text == analysis.text:
         return []
     return [lsp.TextEdit(ls.positions(analysis).range(0, len(analysis.text)), text)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_RANGE_FORMATTING)
+async def range_formatting(ls: GradualServer, params: lsp.DocumentRangeFormattingParams) -> list[lsp.TextEdit] | None:
+    """The definitions the range touches formatted (each replaced whole), as `formatting`."""
+    analysis = await ls.analysis(params.text_document.uri)
+    if analysis is None:
+        return None
+    positions = ls.positions(analysis)
+    start, end = positions.offset(params.range.start), positions.offset(params.range.end)
+    edits = await asyncio.get_running_loop().run_in_executor(
+        ls.worker, fixes.formatted_definitions, analysis, start, end, ls.settings.width
+    )
+    if edits is None:
+        ls.not_formatted()
+        return None
+    return [lsp.TextEdit(positions.range(e.start, e.end), e.text) for e in edits]
 
 
 # commands (`workspace/executeCommand`, see commands.py) -----------------------------------------

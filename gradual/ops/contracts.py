@@ -33,6 +33,7 @@ from typing import Any, Optional, Union
 from gradual.ops.context import TensorArg
 from gradual.shapes import Symbol
 from gradual.syntax import ast
+from gradual.syntax.printer import format_condition as condition_text
 
 #: a dtype class a dtype parameter may be restricted to (`[T: float]`): name -> description
 DTYPE_CLASSES = ("any", "bool", "number", "float", "int", "index", "bits", "quantized")
@@ -148,51 +149,6 @@ class _Names:
 def _add(items: list, name: str) -> None:
     if name not in items:
         items.append(name)
-
-
-def condition_text(node: Union[ast.Condition, ast.CExpr]) -> str:
-    """A condition or term as written (normalized spacing)."""
-    if isinstance(node, ast.Compare):
-        parts = [condition_text(node.operands[0])]
-        for op, operand in zip(node.ops, node.operands[1:]):
-            parts += [op, condition_text(operand)]
-        return " ".join(parts)
-    if isinstance(node, ast.Member):
-        items = ", ".join(_item_text(i) for i in node.items)
-        return f"{condition_text(node.operand)} in {{{items}}}"
-    if isinstance(node, ast.InRange):
-        return f"{condition_text(node.operand)} in {condition_text(node.low)} .. {condition_text(node.high)}"
-    if isinstance(node, ast.CInt):
-        return str(node.value)
-    if isinstance(node, ast.CName):
-        return node.name
-    if isinstance(node, ast.CCall):
-        index = "" if node.index is None else f", {condition_text(node.index)}"
-        return f"{node.function}({node.operand}{index})"
-    if isinstance(node, ast.CNeg):
-        inner = condition_text(node.operand)
-        return f"-{inner}" if isinstance(node.operand, (ast.CInt, ast.CName, ast.CCall)) else f"-({inner})"
-    if isinstance(node, ast.CBinary):
-        return f"{_operand_text(node.left, node.op, False)} {node.op} {_operand_text(node.right, node.op, True)}"
-    raise TypeError(f"not a contract node: {node!r}")
-
-
-_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
-
-
-def _operand_text(node: ast.CExpr, op: str, right: bool) -> str:
-    text = condition_text(node)
-    if isinstance(node, ast.CBinary):
-        inner, outer = _PRECEDENCE[node.op], _PRECEDENCE[op]
-        if inner < outer or (right and inner == outer):
-            return f"({text})"
-    return text
-
-
-def _item_text(item: object) -> str:
-    if isinstance(item, str):
-        return f'"{item}"'
-    return str(item)
 
 
 # evaluating --------------------------------------------------------------------------------------

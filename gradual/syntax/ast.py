@@ -512,9 +512,8 @@ def same_tree(a: object, b: object) -> bool:
                 stack.append((plain_statements(x.stmts), plain_statements(y.stmts)))  # type: ignore[union-attr]
                 stack.append((x.result, y.result))  # type: ignore[union-attr]
                 continue
-            for f in fields(x):  # type: ignore[arg-type]
-                if f.compare and f.name != "span":
-                    stack.append((getattr(x, f.name), getattr(y, f.name)))
+            for name in _COMPARED.get(x.__class__) or _compared(x.__class__):
+                stack.append((getattr(x, name), getattr(y, name)))
         elif isinstance(x, tuple) and isinstance(y, tuple):
             if len(x) != len(y):
                 return False
@@ -523,6 +522,16 @@ def same_tree(a: object, b: object) -> bool:
             if not (isinstance(x, float) and isinstance(y, float) and x != x and y != y):
                 return False
     return True
+
+
+_COMPARED: dict = {}
+
+
+def _compared(cls: type) -> tuple:
+    """The fields of a node class that `same_tree` compares (kept per class: `fields` builds
+    its tuple on every call)."""
+    names = _COMPARED[cls] = tuple(f.name for f in fields(cls) if f.compare and f.name != "span")
+    return names
 
 
 class MadeLets:

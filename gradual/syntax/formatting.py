@@ -1,34 +1,158 @@
-"""Formatting a program text: the printer's layout with the text's comments put back, offered
-only when it provably keeps both the program and its comments.
+"""Formatting a program text: the printer's layout fitted to a width (`DEFAULT_WIDTH` columns)
+with the text's comments put back, given only when it provably keeps both the program and its
+comments.
 
-`format_text` parses the text with its comments, prints it (`printer.format_module`), then
-parses the result again: the two trees must be the same (`same_tree`: spans aside) and the
-comments the same, in the same order. Anything else (a text that does not parse, a comment
-that moved where it would read differently) gives None: the text is left as it is.
+`format_source` parses the text with its comments (a program, or a file of operator
+declarations as in stdlib/), prints it (`printer.format_module` with a width), then parses
+the result again (unless it is the text itself): the two trees must be the same (`same_tree`:
+spans aside), the declarations' documentation the same, and the comments the same, in the
+same order. A text that does not parse raises its `ParseError`; a result that would not keep
+the text as it is raises `Refused` (a bug of the printer: the text is left as it is).
+
+`format_definitions` formats only the definitions that overlap a range of the text (an
+editor's range formatting): edits that replace each such definition by its formatted text,
+checked the same way on the whole text they make.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
 
+from gradual.syntax import ast
 from gradual.syntax.ast import same_tree
-from gradual.syntax.parser import ParseError, parse_with_comments
-from gradual.syntax.printer import format_module
-from gradual.syntax.source import Source
+from gradual.syntax.comments import Comment
+from gradual.syntax.parser import ParseError, parse_stdlib_with_comments, parse_with_comments
+from gradual.syntax.printer import DEFAULT_WIDTH, format_module
+from gradual.syntax.source import BOM, LINE_BREAK, Source
+
+__all__ = ["DEFAULT_WIDTH", "Refused", "TextEdit", "format_definitions", "format_source", "format_text"]
 
 
-def format_text(text: str, path: str = "<input>") -> Optional[str]:
+class Refused(Exception):
+    """Formatting would not keep the program or its comments as they are (a printer bug)."""
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace [start, end) of the text by `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+def _parse(text: str, path: str) -> tuple[ast.Module, list[Comment]]:
+    """The module and comments of a program, or of a file of operator declarations (a text
+    that is neither raises the program's ParseError)."""
+    try:
+        return parse_with_comments(Source(text, path))
+    except ParseError as error:
+        if not _declares_operators(text):
+            raise
+        try:
+            return parse_stdlib_with_comments(Source(text, path))
+        except ParseError:
+            raise error from None
+
+
+def _declares_operators(text: str) -> bool:
+    """Whether the first definition of a text is an operator's (`def nn.dense`, not `def @f`)."""
+    at = text.find("def ")
+    while at > 0 and text[at - 1] not in " \t\r\n\f;}":  # `def` inside a word or comment
+        at = text.find("def ", at + 1)
+    return at >= 0 and text[at + 4 :].lstrip()[:1] not in ("@", "")
+
+
+def format_source(text: str, path: str = "<input>", width: int | None = DEFAULT_WIDTH) -> str:
+    """The text formatted (its lines ending in the line break it uses). Raises ParseError when it
+    does not parse,
+    Refused when the result would not keep the program and every comment, RecursionError when
+    it nests deeper than the stack allows (run it on `gradual.api.run_deep`'s thread)."""
+    module, comments = _parse(text, path)
+    formatted = _as_in(text, format_module(module, comments=comments, width=width, source=text))
+    if formatted != text:  # a text formatted already is its own proof
+        _check(module, comments, formatted, path)
+    return formatted
+
+
+def _as_in(original: str, text: str) -> str:
+    """`text` with the line breaks `original` uses (its first one, `\r\n`, `\r` or `\n`, as
+    ruff and black keep a file's; a block comment's own become that one too), and its byte
+    order mark if it has one."""
+    found = LINE_BREAK.search(original)
+    newline = found.group() if found is not None else "\n"
+    if newline != "\n" or "\r" in text:
+        text = LINE_BREAK.sub(newline, text)
+    return BOM + text if original.startswith(BOM) else text
+
+
+def format_text(text: str, path: str = "<input>", width: int | None = DEFAULT_WIDTH) -> str | None:
     """The text formatted, or None when it does not parse or formatting would not keep its
     meaning and every comment."""
     try:
-        module, comments = parse_with_comments(Source(text, path))
-    except (ParseError, RecursionError):
+        return format_source(text, path, width)
+    except (ParseError, Refused, RecursionError):
         return None
-    formatted = format_module(module, comments=comments)
+
+
+def _check(module: ast.Module, comments: list, formatted: str, path: str) -> None:
+    """Raise Refused unless `formatted` parses to `module` with `comments`."""
     try:
-        again, kept = parse_with_comments(Source(formatted, path))
+        again, kept = _parse(formatted, path)
     except (ParseError, RecursionError):
-        return None
-    if not same_tree(module, again) or [c.text for c in kept] != [c.text for c in comments]:
-        return None
-    return formatted
+        raise Refused("the formatted text does not parse") from None
+    if not same_tree(module, again):
+        raise Refused("the formatted text is another program")
+    if [_plain(c.text) for c in kept] != [_plain(c.text) for c in comments]:
+        raise Refused("the formatted text does not keep every comment in its place")
+    docs = [getattr(d, "doc", None) for d in module.defs]
+    if docs != [getattr(d, "doc", None) for d in again.defs]:
+        raise Refused("the formatted text does not keep each declaration's documentation")
+
+
+def _plain(text: str) -> str:
+    """A comment's text with its line breaks as `\\n` (a block comment's may be `\\r\\n`)."""
+    return LINE_BREAK.sub("\n", text)
+
+
+def format_definitions(
+    text: str, start: int, end: int, path: str = "<input>", width: int | None = DEFAULT_WIDTH
+) -> list[TextEdit]:
+    """Edits that format each definition overlapping [start, end] of the text (from the start
+    of its line when only blanks precede it there, to its closing brace), leaving the rest of
+    the text as it is; none when they are all formatted. Raises as `format_source` does (the
+    whole text must parse; the text the edits make is checked as `format_source` checks)."""
+    module, comments = _parse(text, path)
+    whole = _as_in(text, format_module(module, comments=comments, width=width, source=text))
+    again, _ = _parse(whole, path)
+    if len(again.defs) != len(module.defs):
+        raise Refused("the formatted text has other definitions")
+    edits = []
+    for old, new in zip(module.defs, again.defs):
+        if old.span.end < start or old.span.start > end:
+            continue
+        begin = _line_start_if_blank(text, old.span.start)
+        replacement = whole[new.span.start : new.span.end]
+        if text[begin : old.span.end] != replacement:
+            edits.append(TextEdit(begin, old.span.end, replacement))
+    if edits:
+        _check(module, comments, applied(text, edits), path)
+    return edits
+
+
+def _line_start_if_blank(text: str, offset: int) -> int:
+    at = offset
+    while at > 0 and text[at - 1] in " \t":
+        at -= 1
+    return at if at == 0 or text[at - 1] in "\r\n" else offset
+
+
+def applied(text: str, edits: list) -> str:
+    """The text with non-overlapping edits made (in one pass: many edits of a long text cost
+    no more than the text)."""
+    pieces, at = [], 0
+    for edit in sorted(edits, key=lambda e: e.start):
+        pieces += [text[at : edit.start], edit.text]
+        at = edit.end
+    pieces.append(text[at:])
+    return "".join(pieces)

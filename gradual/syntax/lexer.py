@@ -109,7 +109,8 @@ class FastLexer:
         while True:
             if statement_next and "STATEMENT" in rows[stack[-1]]:
                 s = STATEMENT.match(text, pos)
-                if s is not None:
+                # a comment it holds (before the `;`) is read token by token when comments are kept
+                if s is not None and (self.trivia is None or text.find("/*", pos, s.end()) < 0):
                     yield StatementTok(s)
                     pos = s.end()
                     continue
@@ -127,8 +128,7 @@ class FastLexer:
                 pos = m.end()
             elif kind == "punct":
                 value = m.group(kind)
-                # a STATEMENT may hold a comment, so comments being kept means token by token
-                statement_next = (value == ";" or value == "{") and self.read_statements and self.trivia is None
+                statement_next = (value == ";" or value == "{") and self.read_statements
                 yield Tok(literals.get(value, value), value, m.start(kind))
                 pos = m.end()
             elif kind == "end":

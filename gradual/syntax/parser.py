@@ -786,16 +786,22 @@ def parse_source(source: Source) -> ast.Module:
         return parser.parse(source)
 
 
-def parse_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
-    """Parse a whole program, and the comments (and `#[version]` header) it holds, in order."""
+def parse_with_comments(source: Source, start: str = "start") -> tuple[ast.Module, list[Comment]]:
+    """Parse a whole program (or, with `start="stdlib"`, a file of operator declarations), and
+    the comments (and `#[version]` header) it holds, in order."""
     with _parser() as parser:
         lexer = parser.lexer
         lexer.trivia = []
         try:
-            module = parser.parse(source)
+            module = parser.parse(source, start)
             return module, comments_of(source.text, lexer.trivia)
         finally:
             lexer.trivia = None
+
+
+def parse_stdlib_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
+    """Parse a file of operator declarations and its comments (see `parse_with_comments`)."""
+    return parse_with_comments(source, "stdlib")
 
 
 def parse_stdlib_source(source: Source) -> ast.Module:

@@ -1,32 +1,46 @@
 """AST to text. The output parses back to the same tree (`same_tree`).
 
+The printer builds a document (`layout`: groups, indentation, line breaks) and renders it to a
+width. With a width (the formatter's, `DEFAULT_WIDTH` columns), a group of items that does not
+fit on its line (parameters, arguments and attributes, tuples, attribute lists, the items of
+a type) is broken one item per line, one level deeper, with a trailing comma where the grammar
+takes one (not in a function type's parameters, which take none); groups inside it are decided
+anew. Without one (elaboration, the frontends, messages), every group stays on its line.
+
 `format_module` optionally takes `annotate`, a function giving a comment for a binding
 (the elaborator uses it to print every binding's type, Relay style: `/* ty=... */`), and
 `comments`, the comments of the text the module was parsed from (`parse_with_comments`),
 which it puts back in order, each before the first construct that followed it in the text
-(a definition, statement, parameter, argument, attribute or expression; or a block's `}`):
+(a definition, statement, parameter, argument, attribute or expression; or a closing bracket
+or brace); `layout.Renderer.note` says where on the line each goes:
 
 * a comment that had its line to itself gets a line of its own, indented as what follows it,
-  keeping one empty line before or after it where the text had one;
+  keeping one empty line before or after it where the text had one (and so breaks the group
+  it is in);
 * a comment that followed code on its line (`%0 = f(%x); // why`) goes at the end of the line
   printed last, if that is where a new line would start, else where the printer stands;
 * a block comment that led into code on its line (`/* a */ %x`) stays in front of it;
-* a line comment met in the middle of a line ends it: what follows continues on the next.
+* a line comment ends its line (and breaks the group it is in): what follows continues on
+  the next.
 
-A comment inside a type or a dimension (there is no construct to attach it to there) moves
-past the type. `gradual.syntax.formatting` checks the outcome: the text must parse to the same
-tree with the same comments.
+A comment inside a type, a dimension or an attribute value (there is no construct to attach
+it to there) moves past it. `gradual.syntax.formatting` checks the outcome: the text must
+parse to the same tree with the same comments.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+import bisect
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from gradual.shapes.poly import int_text
-from gradual.syntax import ast
+from gradual.syntax import ast, layout
 from gradual.syntax.comments import Comment
+from gradual.syntax.layout import BLANK, HARD, Doc, Nest
 
-Annotator = Callable[[object], Optional[str]]
+Annotator = Callable[[object], str | None]
 
 _DIM_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "max": 3, "min": 3}
 
@@ -67,7 +81,7 @@ def _format_binary(dim: ast.DimBinary) -> str:
     return f"{left} {dim.op} {right}"
 
 
-def format_dim_list(texts: Optional[list]) -> str:
+def format_dim_list(texts: list | None) -> str:
     """Printed dims as a shape: `(1, ?, n)`, `(3,)` for rank 1, `()`, or `*` for None."""
     if texts is None:
         return "*"
@@ -76,7 +90,7 @@ def format_dim_list(texts: Optional[list]) -> str:
     return "(" + ", ".join(texts) + ")"
 
 
-def format_shape_expr(dims: Optional[tuple]) -> str:
+def format_shape_expr(dims: tuple | None) -> str:
     """`(1, ?, n)`, `(3,)`, `()` or `*`."""
     return format_dim_list(None if dims is None else [format_dim(d) for d in dims])
 
@@ -180,79 +194,179 @@ def format_literal(lit: ast.Literal) -> str:
     return f"{int(lit.value)}{suffix}"
 
 
-#: Indentation grows with nesting up to this depth and stays there: text 10,000 levels deep
-#: would otherwise be mostly spaces (its size quadratic in the depth).
-MAX_INDENT = 32
+# documents ------------------------------------------------------------------------------------
+_END = 1 << 62  # an offset past any text
+_BREAK = r"(?:\r\n|\r(?!\n)|\n)"  # one line break (source.LINE_BREAK), `\r\n` never read as two
+_EMPTY_LINE = re.compile(_BREAK + r"[ \t\f]*" + _BREAK)
+_FLOAT = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?:f16|f32|f64|f)?")
 
 
 class _Printer:
-    """Pretty-prints a module with two-space indentation, writing pieces into one list (text
-    is joined once at the end, so a deeply nested program prints in linear time)."""
+    """Builds a module's document (`layout`): two-space indentation, every group of items
+    (parameters, arguments, tuples, attribute lists, types) one item per line with a trailing
+    comma where the grammar takes one when it does not fit the width. Comments, when given,
+    are put back in order, each before the first construct that followed it in the text."""
 
-    def __init__(self, annotate: Optional[Annotator], comments: Sequence[Comment] = ()) -> None:
+    def __init__(self, annotate: Annotator | None, comments: Sequence[Comment] = (), source: str | None = None) -> None:
         self.annotate = annotate
-        self.out: list[str] = []
         self.comments = list(comments)
         self.next_comment = 0
-        self.comment_line = -1  # the piece that ends a line a comment began or ended
+        self.next_start = self.comments[0].start if self.comments else _END
+        self.source = source
+        self.comment_ends = [c.end for c in self.comments]
 
-    def text(self) -> str:
-        return "".join(self.out)
+    def line_before(self, parts: list, end: int, start: int, blank: bool = False) -> None:
+        """Begin a line for the construct at `start` (the one before ends at `end`): a line
+        break (`blank`: and an empty line), its comments, then the empty line the source has
+        after them, if any."""
+        parts.append(BLANK if blank else HARD)
+        if self.next_start < start:
+            parts += self.notes(start)
+        if not blank and self.blank_before(end, start):
+            parts.append(BLANK)
 
-    def module(self, module: ast.Module) -> None:
+    def blank_before(self, end: int, start: int) -> bool:
+        """Whether the source holds an empty line between offsets `end` and `start` after the
+        last comment there (the empty lines around a comment are the comment's to keep)."""
+        if self.source is None or end < 0:
+            return False
+        at = bisect.bisect_right(self.comment_ends, start) - 1
+        if at >= 0 and self.comment_ends[at] > end:
+            end = self.comment_ends[at]
+        return _EMPTY_LINE.search(self.source, end, start) is not None
+
+    # comments -----------------------------------------------------------------------------
+    def notes(self, offset: int) -> list:
+        """The comments not yet placed that start before `offset` (usually none)."""
+        if self.next_start >= offset:
+            return []
+        comments, found = self.comments, []
+        at = self.next_comment
+        while at < len(comments) and comments[at].start < offset:
+            found.append(layout.Note(comments[at]))
+            at += 1
+        self.next_comment = at
+        self.next_start = comments[at].start if at < len(comments) else _END
+        return found
+
+    def lead(self, offset: int, build: Callable[[Any], Doc], node: Any) -> Doc:
+        """The comments before `offset`, then `build(node)` (built after them: it may hold
+        comments of its own)."""
+        if self.next_start >= offset:
+            return build(node)
+        notes = self.notes(offset)
+        return [*notes, build(node)]
+
+    # a group of items -----------------------------------------------------------------------
+    def items(self, opening: str, docs: list, closing: str, close_at: int, comma: str = ",") -> Doc:
+        """`opening item, item closing` (`layout.bracket`: `comma` is the trailing comma); the
+        comments before `close_at` (the closing bracket) go after the items."""
+        notes = self.notes(close_at) if self.next_start < close_at else None
+        return layout.bracket(opening, docs, closing, comma, notes)
+
+    # module and definitions ----------------------------------------------------------------
+    def module(self, module: ast.Module) -> Doc:
+        parts: list = []
+        declarations = bool(module.defs) and isinstance(module.defs[0], ast.OpDecl)
         for i, d in enumerate(module.defs):
-            if i:
-                self.out.append("\n\n")
-            self.line_start(d.span.start, 0)
-            self.definition(d)
+            if i:  # an empty line between definitions (operator declarations: where it was)
+                self.line_before(parts, module.defs[i - 1].span.end, d.span.start, blank=not declarations)
+            else:
+                parts += self.notes(d.span.start)
+            parts.append(self.op_decl(d) if declarations else self.definition(d))
         if module.defs:
-            self.out.append("\n")
-        self.rest()
+            parts.append(HARD)
+        parts += self.notes(_END)
+        return parts
 
-    def definition(self, d: ast.Def) -> None:
+    def definition(self, d: ast.Def) -> Doc:
         tparams = f"[{', '.join(d.dtype_params)}]" if d.dtype_params else ""
-        self.out.append(f"def @{d.name}{tparams}(")
-        self.params(d.params, 0, d.attrs)
+        items = self.params(d.params, d.attrs)
         if d.claimed_dims and not any(a.name == ast.CLAIMED for a in d.attrs):  # a frontend's claim
             names = ", ".join(format_attr_value(n) for n in sorted(d.claimed_dims))
-            self.out.append(f"{', ' if d.params or d.attrs else ''}{ast.CLAIMED}=[{names}]")
-        ret = f" -> {format_type(d.ret)}" if d.ret is not None else ""
-        self.out.append(f"){ret} {{\n")
-        self.block_end(d.body, 0, "")
+            items.append(f"{ast.CLAIMED}=[{names}]")
+        close_at = d.ret.span.start if d.ret is not None else d.body.span.start
+        head = self.items(f"def @{d.name}{tparams}(", items, ")", close_at)
+        return [head, self.returns(d.ret), " {", self.block(d.body)]
 
-    def params(self, params: tuple, depth: int, attrs: tuple = ()) -> None:
-        """Parameters, then the function attributes Relay prints after them."""
-        for i, p in enumerate(params):
+    def op_decl(self, d: ast.OpDecl) -> Doc:
+        """`def nn.dense[T](%x: T, units: int? = None) -> T where ... = rule;` (stdlib/): a
+        `where` clause that does not fit puts each condition on a line of its own."""
+        classes = dict(d.dtype_classes)
+        names = [f"{n}: {classes[n]}" if n in classes else n for n in d.dtype_params]
+        tparams = f"[{', '.join(names)}]" if names else ""
+        items = [self.lead(p.span.start, self.param, p) for p in d.params]
+        items += [self.lead(a.span.start, self.attr_param, a) for a in d.attrs]
+        head = self.items(f"def {d.name}{tparams}(", items, ")", d.ret.span.start)
+        rule = f"= {d.rule};" if d.rule else ";"
+        if not d.where:
+            return [head, " -> ", type_doc(d.ret), f" {rule}" if d.rule else ";"]
+        conditions: list = []
+        for i, c in enumerate(d.where):
             if i:
-                self.out.append(", ")
-            self.inline(p.span.start, depth)
-            self.out.append(self.param(p))
-        self.attrs(attrs, depth, bool(params))
+                conditions.append(layout.COMMA)
+            conditions.append(format_condition(c))
+        clause = [layout.SPACE, "where", layout.Nest([layout.SPACE, *conditions])]
+        tail = [layout.SPACE, rule] if d.rule else [";"]
+        return [head, " -> ", type_doc(d.ret), layout.Group([layout.Nest([*clause, *tail])])]
 
-    def attrs(self, attrs: tuple, depth: int, after: bool) -> None:
-        """`name=value` attributes (after other items when `after`)."""
-        for i, a in enumerate(attrs):
-            if i or after:
-                self.out.append(", ")
-            self.inline(a.span.start, depth)
-            self.out.append(f"{a.name}={format_attr_value(a.value)}")
+    def attr_param(self, a: ast.AttrParam) -> Doc:
+        kind = f"[{a.kind}]" if a.is_list else a.kind
+        text = f"{a.name}: {kind}{'?' if a.optional else ''}"
+        return [text, " = ", attr_value_doc(a.default)] if a.has_default else text
+
+    def params(self, params: tuple, attrs: tuple) -> list:
+        """Parameters, then the function attributes Relay prints after them."""
+        return [self.lead(p.span.start, self.param, p) for p in params] + self.attrs(attrs)
+
+    def attrs(self, attrs: tuple) -> list:
+        return [self.lead(a.span.start, self.attr, a) for a in attrs]
+
+    def attr(self, a: ast.Attr) -> Doc:
+        """`name=value`; a float keeps the spelling the source gave it (`1e-5`, not `1e-05`)."""
+        value = a.value
+        if value.__class__ is float and self.source is not None:
+            written = self.source[a.span.start : a.span.end].partition("=")[2].strip()
+            found = _FLOAT.fullmatch(written)
+            if found is not None and float(found.group(1)) == value:
+                return f"{a.name}={written}"
+        doc = attr_value_doc(value)
+        return f"{a.name}={doc}" if doc.__class__ is str else [f"{a.name}=", doc]
 
     @staticmethod
-    def param(p: ast.Param) -> str:
-        return f"%{p.var.name}" if p.type is None else f"%{p.var.name}: {format_type(p.type)}"
+    def param(p: ast.Param) -> Doc:
+        if p.type is None:
+            return f"%{p.var.name}"
+        typ = type_doc(p.type)
+        return f"%{p.var.name}: {typ}" if typ.__class__ is str else [f"%{p.var.name}: ", typ]
 
-    def body(self, body: ast.Body, depth: int) -> None:
-        out = self.out
+    @staticmethod
+    def returns(ret: ast.TypeExpr | None) -> Doc:
+        return [" -> ", type_doc(ret)] if ret is not None else ""
+
+    def block(self, body: ast.Body) -> Doc:
+        """A body one level deeper, then its closing brace (the comments before it are inside)."""
+        inner = self.body(body)
+        inner += self.notes(body.span.end - 1)
+        return [Nest(inner), HARD, "}"]
+
+    def body(self, body: ast.Body) -> list:
+        """The statements and the result, each on a line of its own (after a line break)."""
         stmts = body.stmts
         if any(s.__class__ is ast.Dataflow for s in stmts):  # a frontend's module, not yet checked
             stmts = ast.plain_statements(stmts)
+        parts: list = []
+        end = -1  # where the statement before ends (none before the first)
         for s in stmts:
-            self.line_start(s.span.start, depth)
-            self.stmt(s, depth)
-            out.append("\n")
-        self.line_start(body.result.span.start, depth)
-        self.expr(body.result, depth)
-        out.append(self._note(body.result))
+            self.line_before(parts, end, s.span.start)
+            parts.append(self.stmt(s))
+            end = s.span.end
+        self.line_before(parts, end, body.result.span.start)
+        parts.append(self.expr(body.result))
+        note = self._note(body.result)
+        if note:
+            parts.append(note)
+        return parts
 
     def _note(self, node: object) -> str:
         if self.annotate is None:
@@ -260,211 +374,208 @@ class _Printer:
         text = self.annotate(node)
         return f" /* {text} */" if text else ""
 
-    def stmt(self, s: object, depth: int) -> None:
-        out = self.out
+    def stmt(self, s: object) -> Doc:
         if isinstance(s, ast.Let):
             if s.graph and s.type is None:
-                out.append(f"%{s.var.name} = ")
+                head: Doc = f"%{s.var.name} = "
+            elif s.type is not None:
+                head = [f"let %{s.var.name}: ", type_doc(s.type), " = "]
             else:
-                annot = f": {format_type(s.type)}" if s.type is not None else ""
-                out.append(f"let %{s.var.name}{annot} = ")
-            self.expr(s.value, depth)
-            out.append(self._note(s) + ";")
-        elif isinstance(s, ast.Hint):
-            out.append(f"can_unify(%{s.var.name}, shape={format_shape_expr(s.dims)});")
-        else:
-            raise TypeError(f"not a statement: {s!r}")
+                head = f"let %{s.var.name} = "
+            return [head, self.value(s.value), self._note(s) + ";"]
+        if isinstance(s, ast.Hint):
+            return [f"can_unify(%{s.var.name}, shape=", shape_doc(s.dims), ");"]
+        raise TypeError(f"not a statement: {s!r}")
 
-    def expr(self, e: ast.Expr, depth: int) -> None:
-        out = self.out
-        if self.comments:
-            self.inline(e.span.start, depth)
-        if isinstance(e, ast.Var):
-            out.append(f"%{e.name}")
-        elif isinstance(e, ast.GlobalVar):
-            out.append(f"@{e.name}")
-        elif isinstance(e, ast.OpRef):
-            out.append(e.name)
-        elif isinstance(e, ast.Literal):
-            out.append(format_literal(e))
-        elif isinstance(e, ast.TupleExpr):
-            out.append("(")
-            self.items(e.fields, depth)
-            out.append(",)" if len(e.fields) == 1 else ")")
-        elif isinstance(e, ast.Proj):
-            self.operand(e.tuple, depth)
-            out.append(f".{e.index}")
-        elif isinstance(e, ast.Call):
-            self.call(e, depth)
-        elif isinstance(e, ast.If):
-            out.append("if (")
-            self.expr(e.cond, depth)
-            out.append(") {\n")
-            self.block_end(e.then, depth, " else {\n")
-            self.block_end(e.otherwise, depth, "")
-        elif isinstance(e, ast.Fn):
-            out.append("fn (")
-            self.params(e.params, depth, e.attrs)
-            ret = f" -> {format_type(e.ret)}" if e.ret is not None else ""
-            out.append(f"){ret} {{\n")
-            self.block_end(e.body, depth, "")
-        elif isinstance(e, ast.Cast):
-            self.cast_operand(e.expr, depth)
-            out.append(f" as {format_type(e.type)}")
-        elif isinstance(e, ast.Block):
-            out.append("(\n")
-            self.body(e.body, depth + 1)
-            out.append("\n")
-            self.line_start(e.span.end - 1, depth, depth + 1)  # comments before `)` are inside
-            out.append(")")
-        else:
-            raise TypeError(f"not an expression: {e!r}")
+    def value(self, e: ast.Expr) -> Doc:
+        """A binding's value: a line its comments begin continues one level deeper."""
+        if self.next_start >= e.span.start:
+            return self.expr(e)
+        return [Nest(self.notes(e.span.start)), self.expr(e)]
 
-    def block_end(self, body: ast.Body, depth: int, after: str) -> None:
-        """A block's body one level deeper, then its closing brace and `after`."""
-        self.body(body, depth + 1)
-        self.out.append("\n")
-        self.line_start(body.span.end - 1, depth, depth + 1)  # comments before `}` are inside
-        self.out.append(f"}}{after}")
+    # expressions ----------------------------------------------------------------------------
+    def expr(self, e: ast.Expr) -> Doc:
+        cls = e.__class__
+        if self.next_start < e.span.start:
+            return [self.notes(e.span.start), self.expr(e)]
+        if cls is ast.Var:
+            return f"%{e.name}"  # type: ignore[union-attr]
+        if cls is ast.Call:
+            return self.call(e)  # type: ignore[arg-type]
+        if cls is ast.GlobalVar:
+            return f"@{e.name}"  # type: ignore[union-attr]
+        if cls is ast.OpRef:
+            return e.name  # type: ignore[union-attr]
+        if cls is ast.Literal:
+            return format_literal(e)  # type: ignore[arg-type]
+        if cls is ast.TupleExpr:
+            fields = [self.expr(f) for f in e.fields]  # type: ignore[union-attr]
+            return self.items("(", fields, ")", e.span.end - 1, ",1")
+        if cls is ast.Proj:
+            return [self.operand(e.tuple), f".{e.index}"]  # type: ignore[union-attr]
+        if cls is ast.If:
+            cond = self.expr(e.cond)  # type: ignore[union-attr]
+            then = self.block(e.then)  # type: ignore[union-attr]
+            return ["if (", cond, ") {", then, " else {", self.block(e.otherwise)]  # type: ignore[union-attr]
+        if cls is ast.Fn:
+            params = self.params(e.params, e.attrs)  # type: ignore[union-attr]
+            close_at = e.ret.span.start if e.ret is not None else e.body.span.start  # type: ignore[union-attr]
+            head = self.items("fn (", params, ")", close_at)
+            return [head, self.returns(e.ret), " {", self.block(e.body)]  # type: ignore[union-attr]
+        if cls is ast.Cast:
+            return [self.expr(e.expr), " as ", type_doc(e.type)]  # type: ignore[union-attr]
+        if cls is ast.Block:
+            inner = self.body(e.body)  # type: ignore[union-attr]
+            inner += self.notes(e.span.end - 1)  # comments before `)` are inside
+            return ["(", Nest(inner), HARD, ")"]
+        raise TypeError(f"not an expression: {e!r}")
 
-    def items(self, exprs: tuple, depth: int) -> None:
-        for i, e in enumerate(exprs):
-            if i:
-                self.out.append(", ")
-            self.expr(e, depth)
-
-    def operand(self, e: ast.Expr, depth: int) -> None:
+    def operand(self, e: ast.Expr) -> Doc:
         """An expression in callee or projection position: casts need parentheses, and so
         do literals (`(1).0`, since `1.0` would read as a float)."""
-        wrap = isinstance(e, (ast.Cast, ast.Literal))
-        if wrap:
-            self.out.append("(")
-        self.expr(e, depth)
-        if wrap:
-            self.out.append(")")
+        if isinstance(e, (ast.Cast, ast.Literal)):
+            return ["(", self.expr(e), ")"]
+        return self.expr(e)
 
-    def cast_operand(self, e: ast.Expr, depth: int) -> None:
-        self.expr(e, depth)
-
-    def call(self, e: ast.Call, depth: int) -> None:
-        self.operand(e.callee, depth)
-        self.out.append("(")
-        self.items(e.args, depth)
-        self.attrs(e.attrs, depth, bool(e.args))
-        self.out.append(")")
-
-    # comments -----------------------------------------------------------------------------
-    def line_start(self, offset: int, depth: int, comment_depth: Optional[int] = None) -> None:
-        """Begin a line for the construct at `offset` (the printer stands at a line start):
-        the comments before it first (indented by `comment_depth`, else as the construct),
-        then the indentation."""
-        if self.comments:
-            self.put_comments(offset, depth if comment_depth is None else comment_depth)
-            if not self.at_line_start():
-                return  # a comment that leads into the construct holds the line
-        self.out.append(_pad(depth))
-
-    def inline(self, offset: int, depth: int) -> None:
-        """The comments before the construct at `offset`, printed where the line stands; a
-        line that one of them ends continues one level deeper."""
-        if self.comments:
-            self.put_comments(offset, depth + 1)
-            if self.at_line_start():
-                self.out.append(_pad(depth + 1))
-
-    def rest(self) -> None:
-        """The comments after the last definition; the text ends with a line break."""
-        if self.comments:
-            self.put_comments(1 << 62, 0)
-            if not self.at_line_start():
-                self._end_line("\n")
-
-    def put_comments(self, offset: int, depth: int) -> None:
-        """Print every comment not yet printed that starts before `offset`; `depth` is the
-        indentation of a line begun for one."""
-        comments = self.comments
-        while self.next_comment < len(comments) and comments[self.next_comment].start < offset:
-            self._comment(comments[self.next_comment], depth)
-            self.next_comment += 1
-
-    def _comment(self, c: Comment, depth: int) -> None:
-        if not self.at_line_start():
-            self._comment_in_line(c, depth)
-        elif c.after_code and self._line_above_ends_in_code():
-            self._comment_after_line_above(c)
-            if not c.is_line:
-                return  # the line still ends in code (and a comment that followed it)
-        elif c.before_code and not c.is_line:
-            self.out.append(_pad(depth) + c.text + " ")  # leads into what follows
-        else:
-            self._comment_line(c, depth)
-        if self.at_line_start():
-            self.comment_line = len(self.out) - 1
-
-    def _comment_in_line(self, c: Comment, depth: int) -> None:
-        """A comment where the printer stands in a line: one that had its line to itself
-        gets one again; a line comment ends the line."""
-        if c.own_line:
-            self._end_line("\n" + _pad(depth) + c.text + "\n")
-            return
-        last = self.out[-1]
-        space = "" if last[-1:] in ("", " ", "(", "[") else " "
-        self.out.append(space + c.text + ("\n" if c.is_line else " "))
-
-    def _comment_after_line_above(self, c: Comment) -> None:
-        """A comment at the end of the line above (the printer stands at a line start)."""
-        last = self.out[-1]
-        code = last.rstrip("\n")
-        self.out[-1] = code + " " + c.text + "\n" * (len(last) - len(code))
-
-    def _comment_line(self, c: Comment, depth: int) -> None:
-        """A comment on a line of its own, with the empty lines around it it had."""
-        if c.blank_before and self._line_above_has_text():
-            self.out.append("\n")
-        self.out.append(_pad(depth) + c.text + "\n")
-        if c.blank_after:
-            self.out.append("\n")
-
-    def at_line_start(self) -> bool:
-        """Whether the printer stands at the start of a line."""
-        return not self.out or self.out[-1].endswith("\n")
-
-    def _line_above_ends_in_code(self) -> bool:
-        """Whether the line above ends in code, that a trailing comment may follow (not in a
-        line comment, and not a line of comments: a comment after one of those would make
-        it lead into code the next time)."""
-        out = self.out
-        if not out or len(out) - 1 == self.comment_line:
-            return False
-        if out[-1].rstrip("\n"):
-            return True
-        return len(out) > 1 and not out[-2].endswith("\n")
-
-    def _line_above_has_text(self) -> bool:
-        """Whether the line above is neither empty nor the top of the text or of a block."""
-        tail = "".join(self.out[-2:])
-        return bool(tail) and not tail.endswith(("\n\n", "{\n", "(\n"))
-
-    def _end_line(self, then: str) -> None:
-        """End the current line (without trailing spaces), then print `then`."""
-        self.out[-1] = self.out[-1].rstrip(" ")
-        self.out.append(then)
+    def call(self, e: ast.Call) -> Doc:
+        """`callee(args, attrs)`; a call of one tuple (`concatenate((%a, %b))`) hugs it: the
+        tuple's items break, not the call's."""
+        callee = self.operand(e.callee)
+        args = e.args
+        if len(args) == 1 and not e.attrs and args[0].__class__ is ast.TupleExpr and args[0].fields:  # type: ignore[attr-defined]
+            return [callee, "(", self.expr(args[0]), *self.notes(e.span.end - 1), ")"]
+        items = [self.expr(a) for a in args] + self.attrs(e.attrs)
+        return [callee, self.items("(", items, ")", e.span.end - 1)]
 
 
-def _pad(depth: int) -> str:
-    return "  " * min(depth, MAX_INDENT)
+# types and attribute values as documents ---------------------------------------------------
+def _group(opening: str, docs: list, closing: str, comma: str = ",") -> Doc:
+    """Items that break one per line when they do not fit (no comments inside: the comments
+    of a type move past it)."""
+    if not docs:
+        return opening + closing
+    return layout.bracket(opening, docs, closing, comma)
 
 
-def format_module(module: ast.Module, annotate: Optional[Annotator] = None, comments: Sequence[Comment] = ()) -> str:
+def shape_doc(dims: tuple | None) -> Doc:
+    """`(1, ?, n)`, `(3,)`, `()` or `*`."""
+    if dims is None:
+        return "*"
+    return _group("(", [format_dim(d) for d in dims], ")", ",1")
+
+
+def type_doc(t: ast.TypeExpr) -> Doc:
+    """A type as a document: `format_type`'s text when flat."""
+    cls = t.__class__
+    if cls is ast.TensorTypeExpr:
+        if t.dims == () and t.dtype != "?":  # type: ignore[union-attr]
+            return t.dtype  # type: ignore[union-attr]
+        shape = shape_doc(t.dims)  # type: ignore[union-attr]
+        if shape.__class__ is str:
+            return f"Tensor[{shape}, {t.dtype}]"  # type: ignore[union-attr]
+        return ["Tensor[", shape, f", {t.dtype}]"]  # type: ignore[union-attr]  # the shape's dims break
+    if cls is ast.TupleTypeExpr:
+        return _group("(", [type_doc(f) for f in t.fields], ")", ",1")  # type: ignore[union-attr]
+    if cls is ast.FnTypeExpr:
+        params = _group("fn (", [type_doc(p) for p in t.params], ")", "")  # type: ignore[union-attr]
+        return [params, " -> ", type_doc(t.ret)]  # type: ignore[union-attr]
+    if cls is ast.DynTypeExpr:
+        return "?"
+    if cls is ast.HoleTypeExpr:
+        return f"?{t.name}"  # type: ignore[union-attr]
+    if cls is ast.RefTypeExpr:
+        return ["ref(", type_doc(t.content), ")"]  # type: ignore[union-attr]
+    raise TypeError(f"not a type: {t!r}")
+
+
+def attr_value_doc(value: ast.AttrValue) -> Doc:
+    """An attribute value as a document: `format_attr_value`'s text when flat."""
+    if isinstance(value, ast.AttrSeq):
+        items = [attr_value_doc(v) for v in value.items]
+        if value.square:
+            return _group("[", items, "]")
+        return _group("(", items, ")", ",1")
+    return format_attr_value(value)
+
+
+DEFAULT_WIDTH = 100
+
+
+def module_doc(
+    module: ast.Module,
+    annotate: Annotator | None = None,
+    comments: Sequence[Comment] = (),
+    source: str | None = None,
+) -> Doc:
+    """The document of a module (see `format_module`)."""
+    return _Printer(annotate, comments, source).module(module)
+
+
+def format_module(
+    module: ast.Module,
+    annotate: Annotator | None = None,
+    comments: Sequence[Comment] = (),
+    width: int | None = None,
+    source: str | None = None,
+) -> str:
     """The program as text; `annotate(node)` may add a comment after a binding's value;
-    `comments` (from the text the module was parsed from) are put back (module docstring)."""
-    printer = _Printer(annotate, comments)
-    printer.module(module)
-    return printer.text()
+    `comments` (from the text the module was parsed from) are put back (module docstring).
+    `width`: the columns to fit lines to (the formatter's `DEFAULT_WIDTH`); None, as
+    elaboration and the frontends print, keeps each construct's head on one line. `source`:
+    the text the module was parsed from, whose empty lines between statements are kept (one
+    where there were several)."""
+    text = layout.render(module_doc(module, annotate, comments, source), width)
+    return text.rstrip("\n") + "\n" if text.strip() else ""
 
 
 def format_expr(e: ast.Expr) -> str:
     """One expression as text (for messages)."""
-    printer = _Printer(None)
-    printer.expr(e, 0)
-    return printer.text()
+    return layout.render(_Printer(None).expr(e))
+
+
+# contracts (a declaration's `where` clause) ---------------------------------------------------
+def format_condition(node: Union[ast.Condition, ast.CExpr]) -> str:
+    """A condition or term as written (normalized spacing)."""
+    if isinstance(node, ast.Compare):
+        parts = [format_condition(node.operands[0])]
+        for op, operand in zip(node.ops, node.operands[1:]):
+            parts += [op, format_condition(operand)]
+        return " ".join(parts)
+    if isinstance(node, ast.Member):
+        items = ", ".join(_condition_item(i) for i in node.items)
+        return f"{format_condition(node.operand)} in {{{items}}}"
+    if isinstance(node, ast.InRange):
+        return f"{format_condition(node.operand)} in {format_condition(node.low)} .. {format_condition(node.high)}"
+    if isinstance(node, ast.CInt):
+        return str(node.value)
+    if isinstance(node, ast.CName):
+        return node.name
+    if isinstance(node, ast.CCall):
+        index = "" if node.index is None else f", {format_condition(node.index)}"
+        return f"{node.function}({node.operand}{index})"
+    if isinstance(node, ast.CNeg):
+        inner = format_condition(node.operand)
+        return f"-{inner}" if isinstance(node.operand, (ast.CInt, ast.CName, ast.CCall)) else f"-({inner})"
+    if isinstance(node, ast.CBinary):
+        return (
+            f"{_condition_operand(node.left, node.op, False)} {node.op} {_condition_operand(node.right, node.op, True)}"
+        )
+    raise TypeError(f"not a contract node: {node!r}")
+
+
+_CONDITION_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
+
+
+def _condition_operand(node: ast.CExpr, op: str, right: bool) -> str:
+    text = format_condition(node)
+    if isinstance(node, ast.CBinary):
+        inner, outer = _CONDITION_PRECEDENCE[node.op], _CONDITION_PRECEDENCE[op]
+        if inner < outer or (right and inner == outer):
+            return f"({text})"
+    return text
+
+
+def _condition_item(item: object) -> str:
+    if isinstance(item, str):
+        return f'"{item}"'
+    return str(item)
