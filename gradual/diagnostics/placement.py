@@ -10,11 +10,10 @@ shows the line. The program is printed only when some diagnostic needs it.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from gradual.diagnostics import Diagnostic, Label
 from gradual.syntax import ast
-from gradual.syntax.printer import _Printer
 from gradual.syntax.source import GENERATED, Source, Span, is_unplaced
 
 
@@ -23,19 +22,10 @@ def place(module: ast.Module, diagnostics: list) -> None:
     wanted = {id(s) for d in diagnostics for s in _spans(d) if s.source is GENERATED}
     if not wanted:
         return
-    printer = _PlacingPrinter(wanted)
-    printer.module(module)
-    text = printer.text()
-    source = Source(text, GENERATED.path)
-    placed: dict = {}
-    for key, (enclosing, start, end) in printer.found.items():
-        if enclosing is not None:
-            placed[key] = enclosing
-        else:
-            if end is None:  # a definition: its first line
-                found = text.find("\n", start)
-                end = len(text) if found < 0 else found
-            placed[key] = Span(source, start, max(start, end))
+    found = _enclosing(module, wanted)
+    if any(enclosing is None for enclosing, _ in found.values()):
+        _printed(module, found)
+    placed = {key: enclosing or printed for key, (enclosing, printed) in found.items() if enclosing or printed}
     for d in diagnostics:
         d.span = placed.get(id(d.span), d.span)
         if d.labels:
@@ -46,91 +36,64 @@ def _spans(d: Diagnostic) -> list:
     return [d.span, *(label.span for label in d.labels)]
 
 
-class _Counted(list):
-    """The printer's pieces, counting the characters appended (the printer only appends
-    where it prints no comments)."""
+def _children(node: Any) -> list:
+    """A node's child nodes, in the order the printer writes them (statements of a Dataflow
+    as its lets)."""
+    if node.__class__ is ast.Body:
+        return [*ast.plain_statements(node.stmts), node.result]
+    out: list = []
+    for name in ast.compared_fields(node.__class__):
+        value = getattr(node, name)
+        if isinstance(value, ast.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out.extend(v for v in value if isinstance(v, ast.Node))
+    return out
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.length = 0
 
-    def append(self, piece: str) -> None:  # noqa: D102 - list.append, counted
-        self.length += len(piece)
-        list.append(self, piece)
+def _enclosing(module: ast.Module, wanted: set) -> dict:
+    """For each wanted span, the span of the nearest enclosing construct that has a location
+    (None where none has), found at the outermost node holding the span."""
+    found: dict = {}
+    stack: list = [(module, None)]
+    while stack:
+        node, enclosing = stack.pop()
+        key = id(node.span)
+        if key in wanted and key not in found and node.__class__ is not ast.Body:  # a body is its result
+            found[key] = [enclosing, None]
+        inner = enclosing if is_unplaced(node.span) else node.span
+        stack.extend((child, inner) for child in reversed(_children(node)))
+    return found
 
 
-class _PlacingPrinter(_Printer):
-    """The printer, noting for each wanted span the node it is of: its nearest enclosing
-    located construct's span, or its (start, end) in the text."""
+def _printed(module: ast.Module, found: dict) -> None:
+    """Give the wanted spans no construct locates their place in the program as printed: the
+    printed text parsed again gives the same tree, walked beside the built one. A definition
+    is shown by its first line."""
+    from gradual.syntax.parser import ParseError, parse_source
+    from gradual.syntax.printer import format_module
 
-    def __init__(self, wanted: set) -> None:
-        super().__init__(None)
-        self.counted = _Counted()
-        self.out = self.counted
-        self.wanted = wanted
-        self.found: dict = {}
-        self.enclosing: list = []  # the located spans of the constructs being printed
+    text = format_module(module)
+    source = Source(text, GENERATED.path)
+    try:
+        reread = parse_source(source)
+    except ParseError:
+        return
+    stack: list = [(module, reread)]
+    while stack:
+        built, printed = stack.pop()
+        if type(built) is not type(printed):
+            return  # not the same tree: what is found so far stays
+        entry = found.get(id(built.span)) if built.__class__ is not ast.Body else None
+        if entry is not None and entry[0] is None and entry[1] is None:
+            entry[1] = _first_line(printed.span) if isinstance(built, ast.Def) else printed.span
+        a, b = _children(built), _children(printed)
+        if len(a) != len(b):
+            return
+        stack.extend(zip(reversed(a), reversed(b)))
 
-    def _enter(self, node: Any) -> tuple:
-        """Note where `node` starts if it is wanted (the outermost node of a span that several
-        share: a call's operator and attributes share the call's), push its span if it is
-        located; (the entry to complete on leaving, or None; whether pushed)."""
-        span = node.span
-        key = id(span)
-        entry = None
-        if key in self.wanted and key not in self.found:
-            entry = self.found[key] = [self.enclosing[-1] if self.enclosing else None, self.counted.length, None]
-        pushed = not is_unplaced(span)
-        if pushed:
-            self.enclosing.append(span)
-        return entry, pushed
 
-    def _leave(self, entry: Optional[list], pushed: bool, end: Optional[int]) -> None:
-        if entry is not None:
-            entry[2] = end
-        if pushed:
-            self.enclosing.pop()
-
-    def definition(self, d: ast.Def) -> None:  # noqa: D102 - _Printer.definition, noted
-        entry, pushed = self._enter(d)
-        super().definition(d)
-        self._leave(entry, pushed, None)  # its first line (see `place`)
-
-    def params(self, params: tuple, depth: int, attrs: tuple = ()) -> None:  # noqa: D102
-        for i, p in enumerate(params):
-            if i:
-                self.out.append(", ")
-            entry, pushed = self._enter(p)
-            inner = [self._enter(p.var)] + ([self._enter(p.type)] if p.type is not None else [])
-            self.out.append(self.param(p))
-            end = self.counted.length
-            for e, pushed_inner in reversed(inner):
-                self._leave(e, pushed_inner, end)
-            self._leave(entry, pushed, end)
-        self.attrs(attrs, depth, bool(params))
-
-    def stmt(self, s: Any, depth: int) -> None:  # noqa: D102 - _Printer.stmt, noted
-        entry, pushed = self._enter(s)
-        inner = []
-        if isinstance(s, (ast.Let, ast.Hint)):
-            inner.append(self._enter(s.var))
-        if isinstance(s, ast.Let) and s.type is not None:
-            inner.append(self._enter(s.type))
-        super().stmt(s, depth)
-        end = self.counted.length - 1  # without its `;`
-        for e, pushed_inner in reversed(inner):
-            self._leave(e, pushed_inner, end)
-        self._leave(entry, pushed, end)
-
-    def expr(self, e: Any, depth: int) -> None:  # noqa: D102 - _Printer.expr, noted
-        entry, pushed = self._enter(e)
-        inner = []
-        if isinstance(e, ast.Cast):
-            inner.append(self._enter(e.type))
-        elif isinstance(e, ast.Call):
-            inner.extend(self._enter(attr) for attr in e.attrs)
-        super().expr(e, depth)
-        end = self.counted.length
-        for i, pushed_inner in reversed(inner):
-            self._leave(i, pushed_inner, end)
-        self._leave(entry, pushed, end)
+def _first_line(span: Span) -> Span:
+    text = span.source.text
+    end = text.find("\n", span.start, span.end)
+    return Span(span.source, span.start, span.end if end < 0 else end)

@@ -527,6 +527,12 @@ def same_tree(a: object, b: object) -> bool:
 _COMPARED: dict = {}
 
 
+def compared_fields(cls: type) -> tuple:
+    """The fields of a node class that make up its tree (all but its span and what a node
+    class marks as not compared)."""
+    return _COMPARED.get(cls) or _compared(cls)
+
+
 def _compared(cls: type) -> tuple:
     """The fields of a node class that `same_tree` compares (kept per class: `fields` builds
     its tuple on every call)."""
