@@ -34,11 +34,10 @@ OPTIONS = (
 
 
 def _frontend() -> Any:
-    try:
-        import onnx  # noqa: F401  (the optional extra)
+    try:  # the package looks for the optional extra without importing it (a check may not need it)
+        from gradual.frontends import onnx as frontend
     except ImportError:
         raise FrontendUnavailable(messages.onnx_not_installed()) from None
-    from gradual.frontends import onnx as frontend
 
     return frontend
 

@@ -119,10 +119,10 @@ from gradual import messages
 from gradual.api import gc_paused
 from gradual.frontends import LoadError
 
-try:
-    import onnx as _onnx  # noqa: F401  (the optional extra)
-except ImportError as _missing:
-    raise ImportError(messages.onnx_not_installed()) from _missing
+from gradual.frontends.onnx.schemas import installed_onnx
+
+if installed_onnx() is None:  # the optional extra: found here, imported only where a model needs it
+    raise ImportError(messages.onnx_not_installed())
 
 from gradual.frontends.onnx.convert import supported_operators  # noqa: E402
 from gradual.frontends.onnx.importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
@@ -139,38 +139,56 @@ __all__ = [
 
 
 def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> Any:
-    """An onnx.ModelProto from a path, serialized bytes or a ModelProto; raises LoadError."""
+    """A ModelProto from a path, serialized bytes or a ModelProto; raises LoadError. A path or
+    bytes give gradual's own message class (`proto.ModelProto`: the fields of `onnx.ModelProto`,
+    parsed without importing `onnx`; `proto.to_onnx` makes it one)."""
     return _load(source, path)[0]
 
 
 def _load(source: Union[str, bytes, Any], path: Optional[str]) -> tuple:
     """(model, its serialized bytes when they are at hand and complete, else None)."""
-    import onnx
-
     from gradual import builder as gb
+    from gradual.frontends.onnx import proto
 
-    if isinstance(source, onnx.ModelProto):
+    if not isinstance(source, (str, bytes)):  # a ModelProto already (onnx's or gradual's)
         return source, None
     where = path or (source if isinstance(source, str) else "<model>")
     data = None
     try:
         if isinstance(source, bytes):
             data = source
-            model = onnx.load_model_from_string(source)
-        elif isinstance(source, str) and source.endswith(".onnx"):
+            model = _parse(proto, source)
+        elif source.endswith(".onnx"):
             with open(source, "rb") as handle:
                 data = handle.read()
-            model = onnx.load_model_from_string(data)
+            model = _parse(proto, data)
             if _EXTERNAL_DATA in data and _LOCATION_KEY in data:  # onnx.load would look in every tensor
+                import onnx
+
+                model = proto.to_onnx(model)
                 onnx.load_external_data_for_model(model, os.path.dirname(source))
                 data = None
         else:
+            import onnx
+
             model = onnx.load(source, load_external_data=True)
     except Exception as exc:  # noqa: BLE001 - protobuf and I/O errors alike
         raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, _reason(exc))) from None
     if not model.HasField("graph"):
         raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, "it has no graph"))
     return model, data
+
+
+def _parse(proto: Any, data: bytes) -> Any:
+    """A ModelProto of serialized bytes (protobuf's DecodeError when they are none), as
+    `onnx.load_model_from_string` reads them."""
+    model = proto.ModelProto()
+    decoded = model.ParseFromString(data)
+    if decoded is not None and decoded != len(data):
+        from google.protobuf.message import DecodeError
+
+        raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(data)}")
+    return model
 
 
 def _inlined(model: Any, data: Optional[bytes]) -> tuple:
@@ -185,9 +203,10 @@ def _inlined(model: Any, data: Optional[bytes]) -> tuple:
         return model, data, {}
     import onnx.inliner
 
-    from gradual.frontends.onnx import functions
+    from gradual.frontends.onnx import functions, proto
 
     stays = functions.unexpandable(model)
+    model = proto.to_onnx(model)  # the inliner takes onnx's own messages
     try:
         return onnx.inliner.inline_local_functions(functions.without(model, stays) if stays else model), None, stays
     except Exception as exc:  # noqa: BLE001 - the inliner's own errors: the calls stay as they are

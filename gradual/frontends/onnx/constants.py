@@ -48,8 +48,10 @@ def read(tensor: Any) -> Union[np.ndarray, str]:
         return problem
     from onnx import numpy_helper
 
+    from gradual.frontends.onnx.proto import to_onnx
+
     try:
-        return np.asarray(numpy_helper.to_array(tensor))
+        return np.asarray(numpy_helper.to_array(to_onnx(tensor)))
     except Exception as exc:  # noqa: BLE001 - protobuf, NumPy and ml_dtypes errors alike
         text = str(exc).strip().splitlines()
         return f"its data cannot be read ({text[0] if text else type(exc).__name__})"

@@ -35,6 +35,7 @@ from gradual.frontends.onnx.node import (
     problem_of_counts,
     schema_problem,
 )
+from gradual.frontends.onnx.ranks import rule
 from gradual.frontends.onnx.types import (
     DimNames,
     TensorInfo,
@@ -208,8 +209,9 @@ class Importer:
         self.scope = UndoLog()
         self.values: dict = {}
         self.infos: dict = {}
-        self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
-        self.hearsay: set = set()  # tensors whose info only ONNX's inference (or value_info) gave
+        self.inferred = False  # whether the model's value_info has been read into `infos` (_collect_infos)
+        self.hearsay: set = set()  # tensors whose info only the model's value_info gave
+        self.derived: dict = {}  # (graph path, node index) -> its outputs' infos by ranks.rule (_derived)
         self.assertions: dict = {}  # tensor -> the variable asserting its hearsay (_assert_hearsay)
         self.at: tuple = ((), 0)  # the node being imported: (graph path, index)
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
@@ -272,17 +274,19 @@ class Importer:
         )
 
     def _collect_infos(self) -> None:
-        """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
-        (used only to choose between equivalent lowerings and to type literals), run the first
-        time a converter asks about a tensor the import does not know yet: a model whose
-        converters never ask (a chain of Add, Mul, Relu, MatMul) is never inferred twice.
-        What the import knew already (initializers, inputs, constants) stays. Tensors mostly
-        share a few types: each distinct TypeProto (by its bytes) is read once."""
+        """Dtypes and ranks the model itself declares (the value_info, inputs and outputs of its
+        graphs), read the first time a converter asks about a tensor the import does not know
+        yet: a model whose converters never ask (a chain of Add, Mul, Relu, MatMul) is never
+        read twice. What the import knew already (initializers, inputs, constants) stays.
+        Tensors mostly share a few types: each distinct TypeProto (by its bytes) is read once.
+        A tensor the model says nothing of gets what its node's rule gives (`_derived`)."""
         self.inferred = True
         read: dict = {}
         infos = self.infos
-        for graph in _graphs(_inferred_graph(self.model, self.serialized)):
+        for graph in _graphs(self.graph):
             for vi in itertools.chain(graph.value_info, graph.output, graph.input):
+                if not vi.HasField("type"):
+                    continue
                 type_proto = vi.type
                 key = type_proto.SerializeToString()
                 info = read.get(key, _UNREAD)
@@ -291,6 +295,70 @@ class Importer:
                 if info is not None and vi.name not in infos:
                     infos[vi.name] = info
                     self.hearsay.add(vi.name)
+
+    def _producer(self, name: str) -> tuple | None:
+        """(graph path, node index) of the node that defines a tensor where the import is (the
+        innermost graph that defines it), or None for a graph input, an initializer or an
+        unknown name."""
+        for defined, _, key in reversed(self.enclosing):
+            found = defined.get(name)
+            if found is not None:
+                return (key, found) if isinstance(found, int) else None
+        return None
+
+    def _peek(self, name: str) -> TensorInfo | None:
+        """What is known of a tensor without deriving it (nor asserting it)."""
+        found = self.infos.get(name)
+        if found is not None:
+            return found
+        producer = self._producer(name)
+        if producer is None:
+            return None
+        derived = self.derived.get(producer)
+        if not derived:
+            return None
+        proto = self.node_proto(*producer)
+        for output, info in zip(proto.output, derived):
+            if output == name:
+                return info
+        return None
+
+    def _derived(self, name: str) -> TensorInfo | None:
+        """A tensor's dtype and rank by the rules of the nodes it depends on (ranks.rule),
+        each node's found once, the nodes walked with a stack of their own (a chain of 100,000
+        nodes is no deeper than one)."""
+        start = self._producer(name)
+        if start is None:
+            return None
+        derived, pending, visiting = self.derived, [start], set()
+        while pending:
+            at = pending[-1]
+            if at in derived:
+                pending.pop()
+                continue
+            proto = self.node_proto(*at)
+            if at not in visiting:
+                visiting.add(at)
+                needed = [
+                    p
+                    for p in (self._producer(i) for i in proto.input if i and i not in self.infos)
+                    if p is not None and p not in derived and p not in visiting
+                ]
+                if needed:
+                    pending.extend(needed)
+                    continue
+            pending.pop()
+            derived[at] = self._rule(proto, at[0])
+        return self._peek(name)
+
+    def _rule(self, proto: Any, key: tuple) -> list:
+        """ranks.rule of one NodeProto (a node of another domain has none)."""
+        if proto.domain not in DEFAULT_DOMAINS:
+            return []
+        inputs = [self._peek(i) if i else None for i in proto.input]
+        values = [self.values.get(i) if i else None for i in proto.input]
+        attributes = {a.name: a for a in proto.attribute}
+        return rule(proto.op_type, inputs, attributes, values, self.opset, len(proto.output))
 
     def _collect_constants(self) -> None:
         for init in self.graph.initializer:
@@ -528,7 +596,10 @@ class Importer:
         if not foldable(node.op_type, known):
             return False
         results = fold(
-            node.proto, [values.get(name) if name else None for name in node.inputs], self.model.opset_import
+            node.proto,
+            [values.get(name) if name else None for name in node.inputs],
+            self.model.opset_import,
+            node.attributes,
         )
         if results is None:
             return False
@@ -577,7 +648,11 @@ class Importer:
         if found is None and not self.inferred:
             self._collect_infos()
             found = self.infos.get(name)
-        if found is not None and name in self.hearsay:
+        if found is None:
+            found = self._derived(name)
+            if found is not None:
+                self._assert_hearsay(name, found)
+        elif name in self.hearsay:
             self._assert_hearsay(name, found)
         return found or _NO_INFO
 
@@ -843,16 +918,5 @@ def _elem_type(array: np.ndarray) -> int:
     return found
 
 
-_ELEM_TYPES: dict = {}  # NumPy dtype -> ONNX element type, as asked
-
-
-def _inferred_graph(model: Any, serialized: Optional[bytes] = None) -> Any:
-    """The graph with ONNX's inferred value_info (the model itself if inference fails); ONNX
-    reads the model's bytes when they are given (else it serializes the model first)."""
-    try:
-        from onnx import shape_inference
-
-        given = serialized if serialized is not None else model
-        return shape_inference.infer_shapes(given, check_type=False, strict_mode=False).graph
-    except Exception:  # noqa: BLE001 - inference is only a hint for choosing lowerings
-        return model.graph
+#: NumPy dtype -> ONNX element type, as asked (the plain ones known without asking onnx)
+_ELEM_TYPES: dict = {np.dtype(code): elem_type for elem_type, code in initializers.PLAIN.items()}
