@@ -241,7 +241,25 @@ def import_model(
     """Import an ONNX model (a path, bytes or a ModelProto). Never raises for a bad graph: an
     unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
     model, data = _load(source, path)
-    where = path or (source if isinstance(source, str) else (model.graph.name or "<model>") + ".onnx")
-    model, data, unexpanded = _inlined(model, data)
-    with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
-        return Importer(model, where, options, serialized=data, unexpanded=unexpanded).run()
+    where = path or (source if isinstance(source, str) else "<model>.onnx")
+    try:
+        model, data, unexpanded = _inlined(model, data)
+        with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
+            return Importer(model, where, options, serialized=data, unexpanded=unexpanded).run()
+    except Exception:
+        _refuse_undecodable(model, where)
+        raise
+
+
+def _refuse_undecodable(model: Any, where: str) -> None:
+    """A LoadError when the model holds a name that is not UTF-8 (protobuf hands it over as
+    bytes, and the import failed on it); nothing otherwise (the failure is gradual's own)."""
+    from gradual import builder as gb
+    from gradual.frontends.onnx.proto import undecodable_text
+
+    text = undecodable_text(model)
+    if text is not None:
+        shown = repr(text[:40])
+        raise LoadError(
+            messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, f"the text {shown} is not UTF-8")
+        ) from None

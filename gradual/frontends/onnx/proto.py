@@ -16,7 +16,7 @@ The schema is a FileDescriptorProto encoded here by hand (`_file_descriptor`): i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 #: protobuf's field kinds (FieldDescriptorProto.Type) and labels, as used below
 _DOUBLE, _FLOAT, _INT64, _UINT64, _INT32, _STRING, _MESSAGE, _BYTES, _ENUM = 1, 2, 3, 4, 5, 9, 11, 12, 14
@@ -216,3 +216,29 @@ def to_onnx(message: Any) -> Any:
     if isinstance(message, cls):
         return message
     return cls.FromString(message.SerializeToString())
+
+
+def undecodable_text(message: Any) -> Optional[bytes]:
+    """The first text field (a name, an operator, a dim_param) of a message or its parts that
+    is not UTF-8, as protobuf hands it over (bytes where a string is due), or None. protobuf
+    reads such a proto2 field without a word, and everything that reads names expects str; a
+    walk of the whole model, so only asked when an import failed."""
+    from google.protobuf.descriptor import FieldDescriptor  # type: ignore[import-untyped]
+
+    pending = [message]
+    while pending:
+        current = pending.pop()
+        for field, value in current.ListFields():
+            if field.type == FieldDescriptor.TYPE_STRING:
+                for text in value if _repeated(field) else [value]:
+                    if isinstance(text, bytes):
+                        return text
+            elif field.type == FieldDescriptor.TYPE_MESSAGE:
+                pending.extend(value if _repeated(field) else [value])
+    return None
+
+
+def _repeated(field: Any) -> bool:
+    if hasattr(field, "is_repeated"):  # protobuf 5.28 on; `label` is gone in later releases
+        return bool(field.is_repeated)
+    return bool(field.label == _REPEATED)
