@@ -86,6 +86,8 @@ def _read_plain(tensor: Any) -> Optional[np.ndarray]:
     return np.frombuffer(raw, dtype=dtype).reshape(dims).copy()  # a copy: frombuffer's is read-only
 
 
+read_plain = _read_plain  # for the importer's Constant nodes (None: read them the general way)
+
 #: element type -> (the typed field holding its values outside raw_data, that field's NumPy dtype)
 _TYPED_FIELDS = {
     1: ("float_data", np.float32),

@@ -21,6 +21,8 @@ from gradual import builder as gb
 from gradual import messages
 from gradual.diagnostics import Diagnostic
 from gradual.frontends.onnx.constants import read as read_tensor
+from gradual.frontends.onnx.schemas import known_operator as _known_operator
+from gradual.frontends.onnx.schemas import schema as _schema
 from gradual.frontends.onnx.types import TensorInfo, gradual_dtype, onnx_dtype_name
 from gradual.syntax.source import Span
 from gradual.types import DTYPES
@@ -282,20 +284,6 @@ def _schema_problem(
         if name not in given:
             return lambda span, n=name: messages.onnx_attribute_missing(span, op, n)
     return None
-
-
-def _schema(op_type: str, opset: int) -> Optional[Any]:
-    """The schema of an operator of the default domain at an opset (None: onnx does not know it)."""
-    from gradual.frontends.onnx.schemas import schema
-
-    return schema(op_type, opset)
-
-
-def _known_operator(op_type: str) -> bool:
-    """Whether ONNX defines the operator in the default domain at some opset."""
-    from gradual.frontends.onnx.schemas import known_operator
-
-    return known_operator(op_type)
 
 
 def _attribute_kind(number: int) -> str:
