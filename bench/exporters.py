@@ -220,8 +220,20 @@ def measure(command: list, timeout: float = TIMEOUT) -> Optional[dict]:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
 
 
-def run(models: dict, tools: list, repeat: int) -> dict:
-    """{model: {tool: {measure: median}}}, every tool on every model per round, `repeat` rounds."""
+def medians(samples: dict) -> dict:
+    """{model: {tool: {measure: median}}} of the samples so far (None for a tool that failed)."""
+    return {
+        model: {
+            tool: {k: statistics.median(s[k] for s in runs) for k in ("wall", "cpu", "rss")} if runs else None
+            for tool, runs in by_tool.items()
+        }
+        for model, by_tool in samples.items()
+    }
+
+
+def run(models: dict, tools: list, repeat: int, progress: Optional[str] = None) -> dict:
+    """{model: {tool: {measure: median}}}, every tool on every model per round, `repeat` rounds
+    (the medians so far written to `progress` after each round)."""
     samples: dict = {m: {t: [] for t in tools} for m in models}
     failed: set = set()  # (model, tool) that failed once: not run again
     for round_ in range(repeat):
@@ -236,13 +248,9 @@ def run(models: dict, tools: list, repeat: int) -> dict:
                 else:
                     samples[model][tool].append(found)
         print(f"  round {round_ + 1}/{repeat} done", file=sys.stderr, flush=True)
-    return {
-        model: {
-            tool: {k: statistics.median(s[k] for s in runs) for k in ("wall", "cpu", "rss")} if runs else None
-            for tool, runs in by_tool.items()
-        }
-        for model, by_tool in samples.items()
-    }
+        if progress:
+            Path(progress).write_text(json.dumps({"rounds": round_ + 1, "results": medians(samples)}, indent=1))
+    return medians(samples)
 
 
 def geomean(values: list) -> float:
@@ -330,7 +338,7 @@ def main() -> None:
                 if tool in tools:
                     measure(TOOLS[tool] + [str(path)])
             break
-        results = run(models, tools, args.repeat)
+        results = run(models, tools, args.repeat, args.json and args.json + ".partial")
     summary = report(results, counts, tools)
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "nodes": counts, "summary": summary}, indent=1))
