@@ -294,6 +294,20 @@ def report(results: dict, counts: dict, tools: list) -> dict:
     return summary
 
 
+def checkout_command(checkout: str) -> list:
+    """`gradual check --quiet` run from a checkout's sources (its bytecode compiled first)."""
+    import compileall
+
+    compileall.compile_dir(str(Path(checkout) / "gradual"), quiet=1)
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {checkout!r}); sys.argv[0] = 'gradual'; from gradual.cli import entry; entry()",
+        "check",
+        "--quiet",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=SIZES, help="encoder sizes in nodes")
@@ -307,21 +321,16 @@ def main() -> None:
         metavar="CHECKOUT",
         help="also time `gradual check` of another checkout (its bytecode compiled), as the tool `before`",
     )
+    parser.add_argument(
+        "--gradual", metavar="CHECKOUT", help="time `gradual check` of this checkout (default: the one installed)"
+    )
     args = parser.parse_args()
     scale.compile_bytecode()
     tools = ["gradual"] + [t for t in args.tools if t != "gradual"]
+    if args.gradual:
+        TOOLS["gradual"] = checkout_command(args.gradual)
     if args.before:
-        import compileall
-
-        compileall.compile_dir(str(Path(args.before) / "gradual"), quiet=1)
-        TOOLS["before"] = [
-            sys.executable,
-            "-c",
-            f"import sys; sys.path.insert(0, {args.before!r}); sys.argv[0] = 'gradual'; "
-            "from gradual.cli import entry; entry()",
-            "check",
-            "--quiet",
-        ]
+        TOOLS["before"] = checkout_command(args.before)
         tools.insert(1, "before")
     with tempfile.TemporaryDirectory() as tmp:
         models: dict = {}

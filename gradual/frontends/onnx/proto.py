@@ -192,8 +192,11 @@ def _classes() -> dict:
 
     pool = descriptor_pool.DescriptorPool()
     pool.AddSerializedFile(_file_descriptor())
+    get_class = getattr(message_factory, "GetMessageClass", None)  # protobuf 4.22 on
+    if get_class is None:
+        get_class = message_factory.MessageFactory(pool).GetPrototype
     return {
-        name: message_factory.GetMessageClass(pool.FindMessageTypeByName("onnx." + name))
+        name: get_class(pool.FindMessageTypeByName("onnx." + name))
         for name in ("ModelProto", "GraphProto", "NodeProto", "TensorProto", "AttributeProto", "TypeProto")
     }
 
