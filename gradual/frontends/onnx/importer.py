@@ -215,6 +215,10 @@ class Importer:
         self.hearsay: set = set()  # tensors whose info only the model's value_info gave
         self.derived: dict = {}  # (graph path, node index) -> its outputs' infos by ranks.rule (_derived)
         self.type_infos: dict = {}  # a TypeProto's bytes -> what it says (_read_value_info)
+        #: a small constant written into the program, by its dtype, shape and bytes -> its variable:
+        #: an exporter writes a Constant node per use (a 100,000-node TorchScript export has 21,000
+        #: of a dozen values), and each was a let of its own to import and to check
+        self.inlined: dict = {}
         self.assertions: dict = {}  # tensor -> the variable asserting its hearsay (_assert_hearsay)
         self.at: tuple = ((), 0)  # the node being imported: (graph path, index)
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
@@ -828,7 +832,11 @@ class Importer:
             shown = array.dtype.name
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, name, shown))
         if inlinable(array):
-            var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+            same = (dtype, array.shape, array.tobytes())
+            var = self.inlined.get(same)
+            if var is None:
+                var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+                self.scope.set(self.inlined, same, var)  # a branch's ends with it
         else:
             param = self.namer.name(name)
             var = self.fn.param(param, gb.Tensor(list(array.shape), dtype), loc=loc)
