@@ -207,17 +207,29 @@ def measure(command: list, timeout: float = TIMEOUT) -> Optional[dict]:
     read the model) or takes longer than `timeout` (then killed)."""
     import threading
 
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    timer = threading.Timer(timeout, process.kill)
-    timer.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    timer.cancel()
-    wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1) or wall >= timeout:  # gradual check exits 1 for a model with errors
-        return None
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
+    with tempfile.NamedTemporaryFile("r") as peak:
+        # GNU time starts the command from a small process: a child forked from this one (which
+        # holds a hundred megabytes) counts this process's pages in its own peak until it execs
+        timed = [TIME, "-f", "%M", "-o", peak.name, *command] if TIME else command
+        start = time.perf_counter()
+        process = subprocess.Popen(timed, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        timer = threading.Timer(timeout, process.kill)
+        timer.start()
+        _, status, usage = os.wait4(process.pid, 0)  # CPU times include the command's (reaped by time)
+        timer.cancel()
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1) or wall >= timeout:  # gradual check exits 1 for a model with errors
+            return None
+        rss = usage.ru_maxrss / 1024
+        if TIME:
+            lines = peak.read().split()
+            rss = int(lines[-1]) / 1024 if lines and lines[-1].isdigit() else rss
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": rss}
+
+
+#: GNU time, which measures a command's peak RSS from a small process (None: the fork's own)
+TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 
 def medians(samples: dict) -> dict:

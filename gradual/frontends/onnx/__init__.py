@@ -8,7 +8,8 @@
     outputs = model.run({"data_0": x})         # NumPy arrays, in graph-output order
     print(model.text())                        # the program in gradual's language
 
-Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX leaves room:
+Needs the `onnx` extra (`pip install 'gradual[onnx]'`: onnx and protobuf). Decisions, where ONNX
+leaves room:
 
 * **One definition.** The graph becomes `def @main`: graph inputs are its parameters (in
   order), each node binds its outputs with `let` under the ONNX tensor names (sanitized:
@@ -53,7 +54,8 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   `stdlib/onnx.rly` (NumPy matmul, bidirectional Expand, N-d convolution and pooling with
   auto_pad and ONNX's ceil_mode, LayerNormalization over several axes, ...). To choose between
   equivalent lowerings and to type literals, the frontend reads dtypes and ranks from the
-  model and from ONNX's shape inference; the types themselves come from gradual.
+  model (its value_info) and derives the others from the nodes they depend on (ranks.py); the
+  types themselves come from gradual.
 * **Opsets.** Attributes that became inputs are read from either (Squeeze/Unsqueeze/Reduce*
   axes, Split's split, Slice, Pad, Clip, TopK's k, Reshape's shape); Softmax, LogSoftmax and
   Hardmax before opset 13 flatten at `axis`.
@@ -75,8 +77,13 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   (`bad-initializer`), an attribute of the wrong kind or a missing required one (checked
   against ONNX's schema of the operator).
 * **Folding.** A node of shape arithmetic (Neg, Add, Concat, Unsqueeze, ConstantOfShape, ...)
-  whose inputs are all small constants is evaluated at import by ONNX's reference evaluator,
-  when the result is small enough to be written into the program.
+  whose inputs are all small constants is evaluated at import (with NumPy as ONNX's reference
+  evaluator computes it, or by the reference evaluator), when the result is small enough to be
+  written into the program.
+* **Reading.** The model is parsed by protobuf's own parser against gradual's description of
+  ONNX's messages (proto.py) and checked against ONNX's schemas kept in the user cache
+  (schemas.py): a check imports the `onnx` package only for what needs it (a first run, a
+  model-local function to inline, external data, a rare fold).
 * **Diagnostics** point into a listing of the model (`model.onnx:17:24` is line 17 of it): one
   line per node (`node Conv_3 (Conv): X, W -> Y`, line k is node #k-1), then one per graph
   input, initializer and the graph outputs. A call is its node's line, an argument is its
@@ -185,7 +192,7 @@ def _parse(proto: Any, data: bytes) -> Any:
     model = proto.ModelProto()
     decoded = model.ParseFromString(data)
     if decoded is not None and decoded != len(data):
-        from google.protobuf.message import DecodeError
+        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
 
         raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(data)}")
     return model
