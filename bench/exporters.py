@@ -314,7 +314,8 @@ def checkout_command(checkout: str) -> list:
     return [
         sys.executable,
         "-c",
-        f"import sys; sys.path.insert(0, {checkout!r}); sys.argv[0] = 'gradual'; from gradual.cli import entry; entry()",
+        f"import sys; sys.path.insert(0, {checkout!r}); sys.argv[0] = 'gradual'; "
+        "from gradual.cli import entry; entry()",
         "check",
         "--quiet",
     ]

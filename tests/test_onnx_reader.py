@@ -99,7 +99,7 @@ def test_the_schema_table_answers_as_onnx_defs() -> None:
     top = onnx.defs.onnx_opset_version() + 2
     for op in ops:
         assert schemas.known_operator(op) == bool(onnx.defs.has(op))
-        for opset in range(0, top):
+        for opset in range(top):
             assert schemas.schema(op, opset) == _theirs(op, opset), (op, opset)
     assert not schemas.known_operator("NoSuchOperator") and schemas.schema("NoSuchOperator", 17) is None
 

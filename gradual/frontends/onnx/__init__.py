@@ -125,14 +125,12 @@ from typing import Any, Optional, Union
 from gradual import messages
 from gradual.api import gc_paused
 from gradual.frontends import LoadError
-
+from gradual.frontends.onnx.convert import supported_operators
+from gradual.frontends.onnx.importer import ImportedModel, Importer, ImportOptions, InputSpec
 from gradual.frontends.onnx.schemas import installed_onnx
 
 if installed_onnx() is None:  # the optional extra: found here, imported only where a model needs it
     raise ImportError(messages.onnx_not_installed())
-
-from gradual.frontends.onnx.convert import supported_operators  # noqa: E402
-from gradual.frontends.onnx.importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
 
 __all__ = [
     "ImportOptions",

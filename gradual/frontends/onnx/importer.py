@@ -30,10 +30,10 @@ from gradual.frontends.onnx.node import (
     Node,
     Tuple,
     Unsupported,
+    _schema_problem,
     inlinable,
     inline_constant,
     numpy_dtype,
-    _schema_problem,
     problem_of_counts,
     schema_problem,
 )
