@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gradual.api import run_deep
+from gradual.infra.deep import run_deep
 from gradual.syntax import layout
 from gradual.syntax.formatting import format_source
 from gradual.syntax.parser import parse_with_comments

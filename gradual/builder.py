@@ -565,6 +565,8 @@ def _attr_value(value: object, name: str = "") -> ast.AttrValue:
     )
 
 
+attr_value = _attr_value  # for a frontend that makes a Dataflow statement's Attr nodes itself
+
 #: the classes an attribute value may have as it is (a subclass of one, such as an IntEnum, is
 #: checked by isinstance and kept as it is too)
 _SCALAR_CLASSES = frozenset({bool, int, float, str, type(None)})

@@ -160,3 +160,26 @@ def test_a_document_loads_the_stdlib_when_first_analyzed(monkeypatch) -> None:
     assert loads == []
     doc.analyze("def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }")
     assert loads == [1]
+
+
+def test_checking_an_onnx_model_imports_no_onnx(tmp_path) -> None:
+    """`gradual check model.onnx` reads the model with protobuf's parser and ONNX's schemas from
+    the user cache: `import onnx` (and its ml_dtypes) was most of a small model's check. The
+    first check fills the cache from onnx; the next imports neither, nor the runtime, for a
+    TorchScript and a dynamo export alike."""
+    pytest.importorskip("onnx")
+    exported = Path(__file__).parent / "data" / "onnx" / "exported"
+    code = (
+        "import sys\nfrom gradual.cli import main\n"
+        "try:\n    main(['check', '--quiet', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('onnx', 'ml_dtypes', 'gradual.runtime') "
+        "if m in sys.modules))"
+    )
+    env = dict(os.environ, GRADUAL_CACHE_DIR=str(tmp_path))
+    for name in ("bert.ts.onnx", "vit.ts.onnx", "gpt2.dynamo.onnx", "mobilenet_v2.ts.onnx"):
+        model = str(exported / name)
+        first = subprocess.run([sys.executable, "-c", code, model], env=env, capture_output=True, text=True)
+        assert first.returncode == 0, first.stderr
+        again = subprocess.run([sys.executable, "-c", code, model], env=env, capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip().splitlines()[-1] == "[]", (name, again.stdout)

@@ -37,7 +37,6 @@ from gradual.diagnostics.codes import INTERNAL_ERROR, USAGE_ERROR
 from gradual.diagnostics.render import diagnostic_json, render_all, visible
 from gradual.frontends import frontend_for, frontends
 from gradual.infra.deep import run_deep
-from gradual.runtime import messages as runtime_messages
 from gradual.syntax.printer import DEFAULT_WIDTH
 
 #: the widths `gradual format --width` takes
@@ -327,7 +326,7 @@ def _seed(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(runtime_messages.runtime_bad_seed(text))
+        raise argparse.ArgumentTypeError(messages.runtime_bad_seed(text))
     return value
 
 

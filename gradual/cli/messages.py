@@ -28,3 +28,8 @@ def format_bad_width(text: str) -> str:
 def format_refused(path: str, reason: str) -> str:
     """A file formatting would not keep as it is (the formatter's own check failed)."""
     return f"{path}: not formatted: {reason}; the file is left as it is (a bug in gradual: please report it)"
+
+
+def runtime_bad_seed(text: str) -> str:
+    """A `--seed` NumPy's generator does not take."""
+    return f"cannot read `{text}` as a seed: expected a whole number, 0 or more"

@@ -35,14 +35,12 @@ OPTIONS = (
 
 
 def _frontend() -> Any:
-    try:
-        import onnx  # noqa: F401  (the optional extra)
+    try:  # the package looks for the optional extra without importing it (a check may not need it)
+        from gradual.frontends import onnx as frontend
     except ImportError:
         # pre-commit sets PRE_COMMIT=1 for its hooks: their environment is its to install
         under_pre_commit = os.environ.get("PRE_COMMIT") == "1"
         raise FrontendUnavailable(frontend_messages.onnx_not_installed(under_pre_commit)) from None
-    from gradual.frontends import onnx as frontend
-
     return frontend
 
 

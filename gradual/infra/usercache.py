@@ -13,13 +13,12 @@ such directory: everything then works, only slower.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 
 @lru_cache(maxsize=1)
@@ -62,9 +61,27 @@ def path(name: str) -> Optional[str]:
     return None if found is None else str(found / name)
 
 
+@lru_cache(maxsize=1)
+def _sha256() -> Any:
+    try:
+        from _sha2 import sha256 as made  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from _sha256 import sha256 as made  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            from hashlib import sha256 as made  # type: ignore[assignment]
+    return made
+
+
+def sha256(data: bytes = b"") -> Any:
+    """A SHA-256 hash object: CPython's own (`_sha256`, `_sha2` from 3.12) where there is one,
+    since `hashlib` loads OpenSSL at import (a few tens of milliseconds of every start)."""
+    return _sha256()(data)
+
+
 def key(*parts: object) -> bytes:
     """A key from the things an entry depends on (texts, bytes, versions)."""
-    digest = hashlib.sha256()
+    digest = sha256()
     for part in parts:
         data = part if isinstance(part, bytes) else str(part).encode("utf-8", "surrogatepass")
         digest.update(len(data).to_bytes(8, "little"))

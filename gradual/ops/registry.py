@@ -245,10 +245,10 @@ def stdlib_cache_name(paths: list) -> str:
     """The cache entry of these operator files: one per install's directory (two checkouts or
     virtual environments sharing the user's cache would otherwise rewrite each other's entry,
     and each start would parse the library again)."""
-    import hashlib
+    from gradual.infra.usercache import sha256
 
     folder = str(paths[0].parent) if paths else ""
-    return f"stdlib-{hashlib.sha256(folder.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.pickle"
+    return f"stdlib-{sha256(folder.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}.pickle"
 
 
 def _parse_stdlib(source: Source) -> ast.Module:

@@ -420,11 +420,6 @@ def runtime_input_repeated(name: str, given: list) -> str:
     return f"`%{name}` is given {len(given)} times ({', '.join(given)}): give each input once"
 
 
-def runtime_bad_seed(text: str) -> str:
-    """A `--seed` NumPy's generator does not take."""
-    return f"cannot read `{text}` as a seed: expected a whole number, 0 or more"
-
-
 def runtime_unknown_input(name: str, available: list) -> str:
     """An input for a parameter the entry point does not have."""
     have = ", ".join(f"`%{a}`" for a in available) or "none"

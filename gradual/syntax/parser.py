@@ -671,9 +671,7 @@ def _table_cache() -> "str | bool":
     """Where lark keeps the LALR tables it builds (0.25 s a start otherwise), in the user cache.
     The file is named after the grammar, so versions of gradual with different grammars do not
     overwrite each other's tables."""
-    import hashlib
-
-    digest = hashlib.sha256(_grammar_text().encode("utf-8")).hexdigest()[:16]
+    digest = usercache.sha256(_grammar_text().encode("utf-8")).hexdigest()[:16]
     return usercache.path(f"grammar-{digest}.lark.cache") or False
 
 

@@ -8,7 +8,8 @@
     outputs = model.run({"data_0": x})         # NumPy arrays, in graph-output order
     print(model.text())                        # the program in gradual's language
 
-Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX leaves room:
+Needs the `onnx` extra (`pip install 'gradual[onnx]'`: onnx and protobuf). Decisions, where ONNX
+leaves room:
 
 * **One definition.** The graph becomes `def @main`: graph inputs are its parameters (in
   order), each node binds its outputs with `let` under the ONNX tensor names (sanitized:
@@ -53,7 +54,8 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   `stdlib/onnx.rly` (NumPy matmul, bidirectional Expand, N-d convolution and pooling with
   auto_pad and ONNX's ceil_mode, LayerNormalization over several axes, ...). To choose between
   equivalent lowerings and to type literals, the frontend reads dtypes and ranks from the
-  model and from ONNX's shape inference; the types themselves come from gradual.
+  model (its value_info) and derives the others from the nodes they depend on (ranks.py); the
+  types themselves come from gradual.
 * **Opsets.** Attributes that became inputs are read from either (Squeeze/Unsqueeze/Reduce*
   axes, Split's split, Slice, Pad, Clip, TopK's k, Reshape's shape); Softmax, LogSoftmax and
   Hardmax before opset 13 flatten at `axis`.
@@ -75,8 +77,13 @@ Needs the `onnx` package (`pip install 'gradual[onnx]'`). Decisions, where ONNX 
   (`bad-initializer`), an attribute of the wrong kind or a missing required one (checked
   against ONNX's schema of the operator).
 * **Folding.** A node of shape arithmetic (Neg, Add, Concat, Unsqueeze, ConstantOfShape, ...)
-  whose inputs are all small constants is evaluated at import by ONNX's reference evaluator,
-  when the result is small enough to be written into the program.
+  whose inputs are all small constants is evaluated at import (with NumPy as ONNX's reference
+  evaluator computes it, or by the reference evaluator), when the result is small enough to be
+  written into the program.
+* **Reading.** The model is parsed by protobuf's own parser against gradual's description of
+  ONNX's messages (proto.py) and checked against ONNX's schemas kept in the user cache
+  (schemas.py): a check imports the `onnx` package only for what needs it (a first run, a
+  model-local function to inline, external data, a rare fold).
 * **Diagnostics** point into a listing of the model (`model.onnx:17:24` is line 17 of it): one
   line per node (`node Conv_3 (Conv): X, W -> Y`, line k is node #k-1), then one per graph
   input, initializer and the graph outputs. A call is its node's line, an argument is its
@@ -116,16 +123,15 @@ import os
 from typing import Any, Optional, Union
 
 from gradual.frontends import LoadError
+from gradual.frontends import messages as frontend_messages
 from gradual.frontends.onnx import messages
+from gradual.frontends.onnx.convert import supported_operators
+from gradual.frontends.onnx.importer import ImportedModel, Importer, ImportOptions, InputSpec
+from gradual.frontends.onnx.schemas import installed_onnx
 from gradual.infra.deep import gc_paused
 
-try:
-    import onnx as _onnx  # noqa: F401  (the optional extra)
-except ImportError as _missing:
-    raise ImportError(messages.onnx_not_installed()) from _missing
-
-from gradual.frontends.onnx.convert import supported_operators  # noqa: E402
-from gradual.frontends.onnx.importer import ImportedModel, Importer, ImportOptions, InputSpec  # noqa: E402
+if installed_onnx() is None:  # the optional extra: found here, imported only where a model needs it
+    raise ImportError(frontend_messages.onnx_not_installed())
 
 __all__ = [
     "ImportOptions",
@@ -139,38 +145,56 @@ __all__ = [
 
 
 def load_model(source: Union[str, bytes, Any], path: Optional[str] = None) -> Any:
-    """An onnx.ModelProto from a path, serialized bytes or a ModelProto; raises LoadError."""
+    """A ModelProto from a path, serialized bytes or a ModelProto; raises LoadError. A path or
+    bytes give gradual's own message class (`proto.ModelProto`: the fields of `onnx.ModelProto`,
+    parsed without importing `onnx`; `proto.to_onnx` makes it one)."""
     return _load(source, path)[0]
 
 
 def _load(source: Union[str, bytes, Any], path: Optional[str]) -> tuple:
     """(model, its serialized bytes when they are at hand and complete, else None)."""
-    import onnx
-
     from gradual import builder as gb
+    from gradual.frontends.onnx import proto
 
-    if isinstance(source, onnx.ModelProto):
+    if not isinstance(source, (str, bytes)):  # a ModelProto already (onnx's or gradual's)
         return source, None
     where = path or (source if isinstance(source, str) else "<model>")
     data = None
     try:
         if isinstance(source, bytes):
             data = source
-            model = onnx.load_model_from_string(source)
-        elif isinstance(source, str) and source.endswith(".onnx"):
+            model = _parse(proto, source)
+        elif source.endswith(".onnx"):
             with open(source, "rb") as handle:
                 data = handle.read()
-            model = onnx.load_model_from_string(data)
+            model = _parse(proto, data)
             if _EXTERNAL_DATA in data and _LOCATION_KEY in data:  # onnx.load would look in every tensor
+                import onnx
+
+                model = proto.to_onnx(model)
                 onnx.load_external_data_for_model(model, os.path.dirname(source))
                 data = None
         else:
+            import onnx
+
             model = onnx.load(source, load_external_data=True)
     except Exception as exc:  # noqa: BLE001 - protobuf and I/O errors alike
         raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, _reason(exc))) from None
     if not model.HasField("graph"):
         raise LoadError(messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, "it has no graph"))
     return model, data
+
+
+def _parse(proto: Any, data: bytes) -> Any:
+    """A ModelProto of serialized bytes (protobuf's DecodeError when they are none), as
+    `onnx.load_model_from_string` reads them."""
+    model = proto.ModelProto()
+    decoded = model.ParseFromString(data)
+    if decoded is not None and decoded != len(data):
+        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+
+        raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(data)}")
+    return model
 
 
 def _inlined(model: Any, data: Optional[bytes]) -> tuple:
@@ -185,9 +209,10 @@ def _inlined(model: Any, data: Optional[bytes]) -> tuple:
         return model, data, {}
     import onnx.inliner
 
-    from gradual.frontends.onnx import functions
+    from gradual.frontends.onnx import functions, proto
 
     stays = functions.unexpandable(model)
+    model = proto.to_onnx(model)  # the inliner takes onnx's own messages
     try:
         return onnx.inliner.inline_local_functions(functions.without(model, stays) if stays else model), None, stays
     except Exception as exc:  # noqa: BLE001 - the inliner's own errors: the calls stay as they are
@@ -222,7 +247,25 @@ def import_model(
     """Import an ONNX model (a path, bytes or a ModelProto). Never raises for a bad graph: an
     unsupported node is a diagnostic in the result; an unreadable file raises LoadError."""
     model, data = _load(source, path)
-    where = path or (source if isinstance(source, str) else (model.graph.name or "<model>") + ".onnx")
-    model, data, unexpanded = _inlined(model, data)
-    with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
-        return Importer(model, where, options, serialized=data, unexpanded=unexpanded).run()
+    where = path or (source if isinstance(source, str) else "<model>.onnx")
+    try:
+        model, data, unexpanded = _inlined(model, data)
+        with gc_paused():  # an import makes many objects that all stay alive: collections would only re-walk them
+            return Importer(model, where, options, serialized=data, unexpanded=unexpanded).run()
+    except Exception:
+        _refuse_undecodable(model, where)
+        raise
+
+
+def _refuse_undecodable(model: Any, where: str) -> None:
+    """A LoadError when the model holds a name that is not UTF-8 (protobuf hands it over as
+    bytes, and the import failed on it); nothing otherwise (the failure is gradual's own)."""
+    from gradual import builder as gb
+    from gradual.frontends.onnx.proto import undecodable_text
+
+    text = undecodable_text(model)
+    if text is not None:
+        shown = repr(text[:40])
+        raise LoadError(
+            messages.onnx_unreadable(gb.Loc(where, os.path.basename(where)).span, f"the text {shown} is not UTF-8")
+        ) from None

@@ -48,8 +48,10 @@ def read(tensor: Any) -> Union[np.ndarray, str]:
         return problem
     from onnx import numpy_helper
 
+    from gradual.frontends.onnx.proto import to_onnx
+
     try:
-        return np.asarray(numpy_helper.to_array(tensor))
+        return np.asarray(numpy_helper.to_array(to_onnx(tensor)))
     except Exception as exc:  # noqa: BLE001 - protobuf, NumPy and ml_dtypes errors alike
         text = str(exc).strip().splitlines()
         return f"its data cannot be read ({text[0] if text else type(exc).__name__})"
@@ -67,9 +69,38 @@ def _read_plain(tensor: Any) -> Optional[np.ndarray]:
     count = 1
     for d in dims:
         count *= d
-    if not raw or min(dims, default=0) < 0 or len(raw) != count * dtype.itemsize:
+    if min(dims, default=0) < 0:
+        return None
+    if not raw:  # the values in their typed field, as numpy_helper reads them
+        if tensor.HasField("raw_data") and count or tensor.HasField("segment"):
+            return None
+        field = _TYPED_FIELDS.get(tensor.data_type)
+        if field is None:
+            return None
+        values = getattr(tensor, field[0])
+        if len(values) != count:
+            return None
+        return np.asarray(values, dtype=field[1]).astype(dtype).reshape(dims)
+    if len(raw) != count * dtype.itemsize:
         return None
     return np.frombuffer(raw, dtype=dtype).reshape(dims).copy()  # a copy: frombuffer's is read-only
+
+
+read_plain = _read_plain  # for the importer's Constant nodes (None: read them the general way)
+
+#: element type -> (the typed field holding its values outside raw_data, that field's NumPy dtype)
+_TYPED_FIELDS = {
+    1: ("float_data", np.float32),
+    2: ("int32_data", np.int32),
+    3: ("int32_data", np.int32),
+    4: ("int32_data", np.int32),
+    5: ("int32_data", np.int32),
+    6: ("int32_data", np.int32),
+    7: ("int64_data", np.int64),
+    11: ("double_data", np.float64),
+    12: ("uint64_data", np.uint64),
+    13: ("uint64_data", np.uint64),
+}
 
 
 def problem_of(tensor: Any) -> Optional[str]:

@@ -109,9 +109,7 @@ def unexpandable(model: Any) -> dict:
 
 def without(model: Any, functions: dict) -> Any:
     """A copy of the model without these model-local functions (their calls stay nodes)."""
-    import onnx
-
-    copy = onnx.ModelProto()
+    copy = type(model)()
     copy.CopyFrom(model)
     kept = [f for f in copy.functions if function_key(f.domain, f.name) not in functions]
     del copy.functions[:]

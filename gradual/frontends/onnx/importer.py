@@ -24,18 +24,21 @@ from gradual.frontends.onnx import constants as initializers
 from gradual.frontends.onnx import messages
 from gradual.frontends.onnx import outputs as declared_outputs
 from gradual.frontends.onnx.fold import fold, foldable
+from gradual.frontends.onnx.forms import FORMS
 from gradual.frontends.onnx.listing import Listing, NodeRecord
 from gradual.frontends.onnx.node import (
     KNOWN,
     Node,
     Tuple,
     Unsupported,
+    _schema_problem,
     inlinable,
     inline_constant,
     numpy_dtype,
     problem_of_counts,
     schema_problem,
 )
+from gradual.frontends.onnx.ranks import rule
 from gradual.frontends.onnx.types import (
     DimNames,
     TensorInfo,
@@ -209,8 +212,14 @@ class Importer:
         self.scope = UndoLog()
         self.values: dict = {}
         self.infos: dict = {}
-        self.inferred = False  # whether ONNX's inference has filled `infos` (_collect_infos)
-        self.hearsay: set = set()  # tensors whose info only ONNX's inference (or value_info) gave
+        self.inferred = False  # whether the model's value_info has been read into `infos` (_collect_infos)
+        self.hearsay: set = set()  # tensors whose info only the model's value_info gave
+        self.derived: dict = {}  # (graph path, node index) -> its outputs' infos by ranks.rule (_derived)
+        self.type_infos: dict = {}  # a TypeProto's bytes -> what it says (_read_value_info)
+        #: a small constant written into the program, by its dtype, shape and bytes -> its variable:
+        #: an exporter writes a Constant node per use (a 100,000-node TorchScript export has 21,000
+        #: of a dozen values), and each was a let of its own to import and to check
+        self.inlined: dict = {}
         self.assertions: dict = {}  # tensor -> the variable asserting its hearsay (_assert_hearsay)
         self.at: tuple = ((), 0)  # the node being imported: (graph path, index)
         self.graph_protos: dict = {(): self.graph}  # GraphProtos by path, as their nodes are imported
@@ -273,25 +282,94 @@ class Importer:
         )
 
     def _collect_infos(self) -> None:
-        """Dtypes and ranks of every tensor, from the model and ONNX's own shape inference
-        (used only to choose between equivalent lowerings and to type literals), run the first
-        time a converter asks about a tensor the import does not know yet: a model whose
-        converters never ask (a chain of Add, Mul, Relu, MatMul) is never inferred twice.
-        What the import knew already (initializers, inputs, constants) stays. Tensors mostly
-        share a few types: each distinct TypeProto (by its bytes) is read once."""
+        """Dtypes and ranks the model itself declares (the value_info, inputs and outputs of its
+        graphs), read the first time a converter asks about a tensor the import does not know
+        yet: a model whose converters never ask (a chain of Add, Mul, Relu, MatMul) is never
+        read twice. What the import knew already (initializers, inputs, constants) stays.
+        Tensors mostly share a few types: each distinct TypeProto (by its bytes) is read once.
+        A tensor the model says nothing of gets what its node's rule gives (`_derived`)."""
         self.inferred = True
-        read: dict = {}
-        infos = self.infos
-        for graph in _graphs(_inferred_graph(self.model, self.serialized)):
-            for vi in itertools.chain(graph.value_info, graph.output, graph.input):
-                type_proto = vi.type
-                key = type_proto.SerializeToString()
-                info = read.get(key, _UNREAD)
-                if info is _UNREAD:
-                    info = read[key] = info_of_type(type_proto, self.dim_names, self.input_dims)
-                if info is not None and vi.name not in infos:
-                    infos[vi.name] = info
-                    self.hearsay.add(vi.name)
+        for graph in _graphs(self.graph) if _may_hold_graphs(self.serialized) else [self.graph]:
+            self._read_value_info(graph)
+
+    def _read_value_info(self, graph: Any) -> None:
+        """What one graph's value_info, outputs and inputs declare (see `_collect_infos`)."""
+        read, infos = self.type_infos, self.infos
+        for vi in itertools.chain(graph.value_info, graph.output, graph.input):
+            if not vi.HasField("type"):
+                continue
+            type_proto = vi.type
+            key = type_proto.SerializeToString()
+            info = read.get(key, _UNREAD)
+            if info is _UNREAD:
+                info = read[key] = info_of_type(type_proto, self.dim_names, self.input_dims)
+            if info is not None and vi.name not in infos:
+                infos[vi.name] = info
+                self.hearsay.add(vi.name)
+
+    def _producer(self, name: str) -> Optional[tuple]:
+        """(graph path, node index) of the node that defines a tensor where the import is (the
+        innermost graph that defines it), or None for a graph input, an initializer or an
+        unknown name."""
+        for defined, _, key in reversed(self.enclosing):
+            found = defined.get(name)
+            if found is not None:
+                return (key, found) if isinstance(found, int) else None
+        return None
+
+    def _peek(self, name: str) -> Optional[TensorInfo]:
+        """What is known of a tensor without deriving it (nor asserting it)."""
+        found = self.infos.get(name)
+        if found is not None:
+            return found
+        producer = self._producer(name)
+        if producer is None:
+            return None
+        derived = self.derived.get(producer)
+        if not derived:
+            return None
+        proto = self.node_proto(*producer)
+        for output, info in zip(proto.output, derived):
+            if output == name:
+                return info
+        return None
+
+    def _derived(self, name: str) -> Optional[TensorInfo]:
+        """A tensor's dtype and rank by the rules of the nodes it depends on (ranks.rule),
+        each node's found once, the nodes walked with a stack of their own (a chain of 100,000
+        nodes is no deeper than one)."""
+        start = self._producer(name)
+        if start is None:
+            return None
+        derived, pending, visiting = self.derived, [start], set()
+        while pending:
+            at = pending[-1]
+            if at in derived:
+                pending.pop()
+                continue
+            proto = self.node_proto(*at)
+            if at not in visiting:
+                visiting.add(at)
+                needed = [
+                    p
+                    for p in (self._producer(i) for i in proto.input if i and i not in self.infos)
+                    if p is not None and p not in derived and p not in visiting
+                ]
+                if needed:
+                    pending.extend(needed)
+                    continue
+            pending.pop()
+            derived[at] = self._rule(proto, at[0])
+        return self._peek(name)
+
+    def _rule(self, proto: Any, key: tuple) -> list:
+        """ranks.rule of one NodeProto (a node of another domain has none)."""
+        if proto.domain not in DEFAULT_DOMAINS:
+            return []
+        inputs = [self._peek(i) if i else None for i in proto.input]
+        values = [self.values.get(i) if i else None for i in proto.input]
+        attributes = {a.name: a for a in proto.attribute}
+        return rule(proto.op_type, inputs, attributes, values, self.opset, len(proto.output))
 
     def _collect_constants(self) -> None:
         for init in self.graph.initializer:
@@ -375,8 +453,23 @@ class Importer:
         fresh_name, locator = self.namer.name, self.listing.locator(key)
         flow = None  # the Dataflow this run of direct nodes extends (see gb.Block.dataflow)
         for index, proto in enumerate(nodes):
-            op = None
-            if not proto.attribute and proto.domain in DEFAULT_DOMAINS:
+            op = attrs = None
+            attributes = proto.attribute
+            if attributes:
+                if (
+                    len(attributes) == 1
+                    and proto.op_type == "Constant"
+                    and self._constant_node(proto, attributes[0], key, index, defined, ancestors)
+                ):
+                    continue  # recorded: nothing enters the program until a node uses it
+                if self.fast_forms and proto.op_type in FORMS and proto.domain in DEFAULT_DOMAINS:
+                    op_type, inputs, outputs = proto.op_type, proto.input[:], proto.output[:]
+                    found = self._formed(op_type, inputs, outputs, attributes, key, index)
+                    if found is not None:
+                        op, args, attrs, materialized = found
+                        if materialized:
+                            flow = None
+            elif proto.domain in DEFAULT_DOMAINS:
                 op_type, inputs, outputs = proto.op_type, proto.input[:], proto.output[:]
                 direct = forms.get((op_type, len(inputs), len(outputs)), _UNREAD)
                 if direct is _UNREAD:
@@ -397,7 +490,16 @@ class Importer:
                             op = direct
                         else:
                             self.at = (key, index)
+                            before = len(self.body.stmts)
                             op = direct(self, op_type, inputs)
+                            if len(self.body.stmts) != before:  # it asserted what value_info says of an
+                                flow = None  # input: the node's statement goes after that let
+                if op is None and self.fast_forms and (op_type in FORMS or direct is not None):
+                    found = self._formed(op_type, inputs, outputs, (), key, index)
+                    if found is not None:
+                        op, args, attrs, materialized = found
+                        if materialized:
+                            flow = None
             if op is None:
                 record = NodeRecord(proto)
                 level[1] = index  # its subgraphs may read (not define again) what it defines
@@ -418,6 +520,9 @@ class Importer:
                 flow = self.body.dataflow(locator)
                 names, ops, arguments, tags = flow.names, flow.ops, flow.args, flow.tags
             var = (name, flow, len(names))  # a DataflowVar's fields, made one when asked (`_variable`)
+            if attrs:
+                span = locator.line(index)
+                flow.attrs[len(names)] = tuple([ast.Attr(k, gb.attr_value(v), span=span) for k, v in attrs.items()])
             names.append(name)
             ops.append(op)
             arguments.append(args)
@@ -426,6 +531,87 @@ class Importer:
                 scope.set(exprs, outputs[0], var)
             else:  # the graph's own level: nothing to undo
                 exprs[outputs[0]] = var
+
+    #: whether nodes of FORMS (and maps with a constant input) are bound without a `Node`: the
+    #: forms' test compares the programs imported with and without them
+    fast_forms = True
+
+    def _formed(
+        self, op_type: str, inputs: list, outputs: list, attributes: Any, key: tuple, index: int
+    ) -> Optional[tuple]:
+        """(op, argument names, attributes, whether a constant was materialized) of a node that
+        is one call of its form (forms.FORMS, or its direct form with constants among its
+        inputs), as its converter would make it; None for the converter to import it. The node
+        must have one output, no poisoned input, a schema it meets, inputs all bound or
+        constants and not all constants (it may fold)."""
+        if len(outputs) != 1 or not outputs[0]:
+            return None
+        poisoned, exprs, values = self.poisoned, self.exprs, self.values
+        if poisoned and not poisoned.isdisjoint(inputs):
+            return None
+        constants = 0
+        for name in inputs:
+            if exprs.get(name) is None:
+                if not name or values.get(name) is None:
+                    return None  # absent, unbound, or a subgraph's input hiding a constant
+                constants += 1
+            elif values.get(name) is not None:
+                constants += 1
+        if constants == len(inputs):
+            return None
+        if attributes:
+            if _schema_problem(op_type, self.opset, len(inputs), len(outputs), attributes) is not None:
+                return None
+        elif problem_of_counts(op_type, self.opset, len(inputs), len(outputs)) is not None:
+            return None
+        self.at = (key, index)
+        body = self.body.stmts
+        before = len(body)  # a form that asserts what value_info says of an input binds a let first
+        form = FORMS.get(op_type)
+        if form is not None:
+            found = form(self, op_type, inputs, attributes)
+            if found is None:
+                return None
+            op, used, attrs = found
+        else:
+            op = self.direct_forms.get((op_type, len(inputs), len(outputs)))
+            if op is not None and op.__class__ is not str:
+                op = op(self, op_type, inputs)
+            if op is None:
+                return None
+            used, attrs = inputs, None
+        if any(exprs.get(name) is None and not numpy_dtype(values[name]) for name in used):
+            return None  # a constant of a dtype gradual has not: the converter reports it
+        args = []
+        for name in used:
+            var = exprs.get(name)
+            if var is None:
+                var = self._materialize(name, values[name])
+            args.append(var[0] if var.__class__ is tuple else var.name)
+        return op, args, attrs, len(body) != before
+
+    def _constant_node(
+        self, proto: Any, attribute: Any, key: tuple, index: int, defined: dict, ancestors: list
+    ) -> bool:
+        """A Constant node whose `value` is a plain tensor (most of an export's Constants, a
+        third of a TorchScript export's nodes) recorded as its converter records it, without a
+        record or a `Node`: True when it was (False: `_import_node` imports it, and reports
+        what is wrong with it)."""
+        if attribute.type != 4 or attribute.name != "value" or attribute.ref_attr_name or proto.input:
+            return False
+        outputs = proto.output
+        if len(outputs) != 1 or not outputs[0] or proto.domain not in DEFAULT_DOMAINS:
+            return False
+        array = initializers.read_plain(attribute.t)
+        if array is None:
+            return False
+        name = outputs[0]
+        if name in defined or ancestors and _enclosing_definition(name, ancestors) is not None:
+            self._define(outputs, defined, key, index, ancestors)
+        else:
+            defined[name] = index
+        self.record_constant(name, array, self.listing.node(key, index))
+        return True
 
     def _graph_names(self, key: tuple) -> dict:
         """The names a graph defines before its nodes, each with what defines it (its inputs
@@ -529,7 +715,10 @@ class Importer:
         if not foldable(node.op_type, known):
             return False
         results = fold(
-            node.proto, [values.get(name) if name else None for name in node.inputs], self.model.opset_import
+            node.proto,
+            [values.get(name) if name else None for name in node.inputs],
+            self.model.opset_import,
+            node.attributes,
         )
         if results is None:
             return False
@@ -578,16 +767,24 @@ class Importer:
         if found is None and not self.inferred:
             self._collect_infos()
             found = self.infos.get(name)
-        if found is not None and name in self.hearsay:
+        if found is None:
+            found = self._derived(name)
+            if found is not None:
+                self._assert_hearsay(name, found)
+        elif name in self.hearsay:
             self._assert_hearsay(name, found)
         return found or _NO_INFO
 
     def known(self, name: str) -> TensorInfo:
-        """What the import knows of a tensor without running ONNX's inference (a graph input, an
-        initializer, a constant, what the model's value_info says or inference already gave),
+        """What the import knows of a tensor without deriving it (a graph input, an initializer, a
+        constant, what the model's value_info says once read, or what an earlier `info` derived),
         for a converter that has a lowering for any rank and only prefers another for a known
-        one: asserted in the program as `info` asserts it."""
-        return self.info(name) if name in self.infos or self.inferred else _NO_INFO
+        one (MatMul: deriving an attention MatMul's inner ranks walked the model back to its
+        inputs, for nothing): asserted in the program as `info` asserts it."""
+        if name in self.infos:
+            return self.info(name)
+        producer = self._producer(name) if self.derived else None
+        return self.info(name) if producer is not None and producer in self.derived else _NO_INFO
 
     def _assert_hearsay(self, name: str, info: TensorInfo) -> None:
         """Cast a tensor to the rank and dtype inference gave it, once per scope (a branch's
@@ -636,7 +833,11 @@ class Importer:
             shown = array.dtype.name
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, name, shown))
         if inlinable(array):
-            var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+            same = (dtype, array.shape, array.tobytes())
+            var = self.inlined.get(same)
+            if var is None:
+                var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+                self.scope.set(self.inlined, same, var)  # a branch's ends with it
         else:
             param = self.namer.name(name)
             var = self.fn.param(param, gb.Tensor(list(array.shape), dtype), loc=loc)
@@ -813,6 +1014,18 @@ def _input_dim_params(graph: Any, batch: bool = False) -> set:
     return found
 
 
+#: An AttributeProto's `type` (field 20, a varint) of GRAPH (5) and GRAPHS (10), as serialized
+_GRAPH_ATTRIBUTES = (b"\xa0\x01\x05", b"\xa0\x01\x0a")
+
+
+def _may_hold_graphs(serialized: Optional[bytes]) -> bool:
+    """Whether a model may have subgraphs: False only when its bytes hold no attribute typed
+    GRAPH or GRAPHS (a scan of the bytes: walking every node's attributes for them cost 0.16 s
+    of a 100,000-node import); the bytes may hold the pattern by chance (in weights), and a
+    model given as a message is walked."""
+    return serialized is None or any(pattern in serialized for pattern in _GRAPH_ATTRIBUTES)
+
+
 def _graphs(graph: Any) -> list:
     """A graph and its subgraphs, recursively."""
     found = [graph]
@@ -844,16 +1057,5 @@ def _elem_type(array: np.ndarray) -> int:
     return found
 
 
-_ELEM_TYPES: dict = {}  # NumPy dtype -> ONNX element type, as asked
-
-
-def _inferred_graph(model: Any, serialized: Optional[bytes] = None) -> Any:
-    """The graph with ONNX's inferred value_info (the model itself if inference fails); ONNX
-    reads the model's bytes when they are given (else it serializes the model first)."""
-    try:
-        from onnx import shape_inference
-
-        given = serialized if serialized is not None else model
-        return shape_inference.infer_shapes(given, check_type=False, strict_mode=False).graph
-    except Exception:  # noqa: BLE001 - inference is only a hint for choosing lowerings
-        return model.graph
+#: NumPy dtype -> ONNX element type, as asked (the plain ones known without asking onnx)
+_ELEM_TYPES: dict = {np.dtype(code): elem_type for elem_type, code in initializers.PLAIN.items()}

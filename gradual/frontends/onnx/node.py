@@ -21,6 +21,8 @@ from gradual import builder as gb
 from gradual.diagnostics import Diagnostic
 from gradual.frontends.onnx import messages
 from gradual.frontends.onnx.constants import read as read_tensor
+from gradual.frontends.onnx.schemas import known_operator as _known_operator
+from gradual.frontends.onnx.schemas import schema as _schema
 from gradual.frontends.onnx.types import TensorInfo, gradual_dtype, onnx_dtype_name
 from gradual.syntax.source import Span
 from gradual.types import DTYPES
@@ -202,25 +204,35 @@ class Node:
         return dtype
 
 
-#: AttributeProto.type -> (its field, whether repeated), for the kinds converters read most
+#: AttributeProto.type -> (its field, whether repeated), as onnx.helper.get_attribute_value reads them
 _ATTRIBUTE_FIELDS = {
     1: ("f", False),
     2: ("i", False),
     3: ("s", False),
     4: ("t", False),
+    5: ("g", False),
+    11: ("sparse_tensor", False),
+    13: ("tp", False),
     6: ("floats", True),
     7: ("ints", True),
+    8: ("strings", True),
+    9: ("tensors", True),
+    10: ("graphs", True),
+    12: ("sparse_tensors", True),
+    14: ("type_protos", True),
 }
 
 
 def attribute_value(a: Any) -> Any:
     """An AttributeProto's value as `onnx.helper.get_attribute_value` gives it (a repeated kind
-    as a list), without its chain of comparisons for the common kinds."""
+    as a list; None for UNDEFINED; ValueError for a reference attribute or an unknown kind)."""
     field = _ATTRIBUTE_FIELDS.get(a.type)
     if field is None or a.ref_attr_name:
-        from onnx import helper
-
-        return helper.get_attribute_value(a)
+        if a.ref_attr_name:
+            raise ValueError(f"Cannot get value of reference attribute: {a}")
+        if a.type == 0:
+            return None
+        raise ValueError(f"Unsupported ONNX attribute: {a}")
     value = getattr(a, field[0])
     return list(value) if field[1] else value
 
@@ -274,47 +286,10 @@ def _schema_problem(
     return None
 
 
-@dataclass(frozen=True)
-class _Schema:
-    """What gradual reads of an operator's ONNX schema: {attribute: (AttributeProto type, required)},
-    the least and most inputs and outputs a node may list, and the required attributes' names
-    in the schema's order."""
-
-    attributes: dict
-    inputs: tuple
-    outputs: tuple
-    required: tuple
-
-
-@functools.lru_cache(maxsize=None)
-def _schema(op_type: str, opset: int) -> Optional[_Schema]:
-    """The schema of an operator of the default domain at an opset (None: onnx does not know it)."""
-    import onnx
-
-    try:
-        schema = onnx.defs.get_schema(op_type, opset, "")
-    except Exception:  # noqa: BLE001 - an operator this onnx does not know
-        return None
-    attributes = {name: (int(a.type), bool(a.required)) for name, a in schema.attributes.items()}
-    required = tuple(name for name, (_, needed) in attributes.items() if needed)
-    return _Schema(attributes, (schema.min_input, schema.max_input), (schema.min_output, schema.max_output), required)
-
-
-@functools.lru_cache(maxsize=None)
-def _known_operator(op_type: str) -> bool:
-    """Whether ONNX defines the operator in the default domain at some opset."""
-    import onnx
-
-    return bool(onnx.defs.has(op_type))
-
-
 def _attribute_kind(number: int) -> str:
-    from onnx import AttributeProto
+    from gradual.frontends.onnx.proto import ATTRIBUTE_TYPES
 
-    try:
-        return AttributeProto.AttributeType.Name(number)
-    except ValueError:
-        return str(number)
+    return ATTRIBUTE_TYPES.get(number, str(number))
 
 
 def numpy_dtype(array: np.ndarray) -> str:

@@ -11,7 +11,6 @@ bias, and attention.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
 from gradual.diagnostics import codes
@@ -1171,6 +1170,8 @@ def scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
     size = ctx.static(d)
     if size is not None:
         return ctx.const(int(size * scale))
+    from fractions import Fraction  # only here: its import (with decimal's) is a start's 10 ms
+
     exact = Fraction(scale)
     if scale <= 0 or exact.denominator > 1024:
         return ctx.unknown()
