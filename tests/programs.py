@@ -1972,14 +1972,18 @@ def op_bits(b: Builder) -> Val:
 
 
 def op_annotation(b: Builder) -> Val:
-    """annotation.checkpoint / stop_fusion of x, or of a pair, projected."""
+    """annotation.checkpoint / stop_fusion / compiler_begin / compiler_end of x, or of a pair,
+    projected."""
     x = b.pick()
-    op = b.draw.choice(["annotation.checkpoint", "annotation.stop_fusion"])
+    op = b.draw.choice(
+        ["annotation.checkpoint", "annotation.stop_fusion", "annotation.compiler_begin", "annotation.compiler_end"]
+    )
+    attrs = {"compiler": "dnnl"} if "compiler" in op else {}
     if b.draw.chance(50):
         y = b.pick()
-        pair = "".join(b.call(op, [f"({y.text}, {x.text})"]))
+        pair = "".join(b.call(op, [f"({y.text}, {x.text})"], **attrs))
         return b.bind([f"{pair}.1"], x.dims, x.dtype)
-    return b.bind(b.call(op, [x.text]), x.dims, x.dtype)
+    return b.bind(b.call(op, [x.text], **attrs), x.dims, x.dtype)
 
 
 def op_relay_nn(b: Builder) -> Val:
