@@ -1973,8 +1973,12 @@ def op_bits(b: Builder) -> Val:
 
 def op_annotation(b: Builder) -> Val:
     """annotation.checkpoint / stop_fusion / compiler_begin / compiler_end of x, or of a pair,
-    projected."""
+    projected; or on_device of x, placed as Relay prints it."""
     x = b.pick()
+    if b.draw.chance(15):
+        b.program.ops.append("on_device")
+        placed = f"on_device({x.text}, virtual_device=VirtualDevice(device_type=1, virtual_device_id=0), constrain_result=True)"
+        return b.bind([placed], x.dims, x.dtype)
     op = b.draw.choice(
         ["annotation.checkpoint", "annotation.stop_fusion", "annotation.compiler_begin", "annotation.compiler_end"]
     )

@@ -197,6 +197,12 @@ def _compiler_annotation(draw: Draw) -> tuple:
     return [value], {"compiler": draw(st.sampled_from(("dnnl", "ccompiler", "test")))}
 
 
+@generator("on_device")
+def _on_device(draw: Draw) -> tuple:
+    (value,), _ = _annotation(draw)
+    return [value], {"constrain_result": draw(st.booleans()), "constrain_body": draw(st.booleans())}
+
+
 # creation and data ------------------------------------------------------------------------------
 @generator("zeros", "ones")
 def _static_creation(draw: Draw) -> tuple:
