@@ -291,3 +291,146 @@ def _dyn_expand_dims(draw: Draw) -> tuple:
     shape = draw(shapes(0, 3))
     axis = np.array(draw(st.integers(-len(shape) - 1, len(shape))), draw(st.sampled_from(INTS)))
     return [array(draw, shape, any_dtype(draw)), axis], {"num_newaxis": draw(st.integers(0, 2))}
+
+
+# vision -----------------------------------------------------------------------------------------
+def _rois(draw: Draw, batch: int, height: int, width: int) -> np.ndarray:
+    """Regions [batch index, x1, y1, x2, y2] around the image (some past its edges)."""
+    count = draw(st.integers(0, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    xs = np.sort(rng.uniform(-1.0, width + 1.0, size=(count, 2)), axis=1)
+    ys = np.sort(rng.uniform(-1.0, height + 1.0, size=(count, 2)), axis=1)
+    index = rng.integers(0, batch, size=count)
+    rois = np.stack([index, xs[:, 0], ys[:, 0], xs[:, 1], ys[:, 1]], 1) if count else np.zeros((0, 5))
+    return rois.astype(draw(st.sampled_from(FLOATS)))
+
+
+@generator("vision.roi_pool")
+def _roi_pool(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    shape = (n, c, h, w) if layout == "NCHW" else (n, h, w, c)
+    attrs: dict = {
+        "pooled_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
+        "spatial_scale": draw(st.sampled_from((1.0, 0.5, 0.25))),
+        "layout": layout,
+    }
+    return [array(draw, shape, draw(st.sampled_from(FLOATS))), _rois(draw, n, h, w)], attrs
+
+
+@generator("vision.roi_align")
+def _roi_align(draw: Draw) -> tuple:
+    args, attrs = _roi_pool(draw)
+    attrs.update(sample_ratio=draw(st.sampled_from((-1, 0, 1, 2))), mode=draw(st.sampled_from(("avg", "max"))))
+    return args, attrs
+
+
+@generator("vision.yolo_reorg")
+def _yolo_reorg(draw: Draw) -> tuple:
+    stride = draw(st.integers(1, 3))
+    shape = (
+        draw(st.integers(1, 2)),
+        stride * stride * draw(st.integers(0, 2)),
+        stride * draw(st.integers(0, 2)),
+        stride * draw(st.integers(1, 2)),
+    )
+    return [array(draw, shape, any_dtype(draw))], {"stride": stride}
+
+
+@generator("vision.multibox_prior")
+def _multibox_prior(draw: Draw) -> tuple:
+    shape = (1, draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    attrs = {
+        "sizes": [draw(st.floats(0.1, 2.0)) for _ in range(draw(st.integers(1, 3)))],
+        "ratios": [draw(st.floats(0.5, 3.0)) for _ in range(draw(st.integers(1, 3)))],
+        "steps": [draw(st.sampled_from((-1.0, 0.5, 2.0))) for _ in range(2)],
+        "offsets": [draw(st.floats(0.0, 1.0)) for _ in range(2)],
+        "clip": draw(st.booleans()),
+    }
+    return [array(draw, shape, draw(st.sampled_from(FLOATS)))], attrs
+
+
+@generator("vision.multibox_transform_loc")
+def _multibox_transform_loc(draw: Draw) -> tuple:
+    b, k, n = draw(st.integers(1, 2)), draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    dtype = draw(st.sampled_from(FLOATS))
+    anchors = np.sort(np.abs(array(draw, (1, n, 4), dtype)), axis=-1)
+    attrs = {
+        "clip": draw(st.booleans()),
+        "threshold": draw(st.floats(0.0, 0.5)),
+        "keep_background": draw(st.booleans()),
+    }
+    return [np.abs(array(draw, (b, k, n), dtype)), array(draw, (b, 4 * n), dtype), anchors], attrs
+
+
+def _box_rows(draw: Draw, b: int, n: int, k: int, dtype: str) -> np.ndarray:
+    """Boxes (b, n, k): class ids from -1 to 2 in entry 0, scores in entry 1, corners after."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    rows = rng.uniform(0.0, 10.0, size=(b, n, k))
+    rows[:, :, 0] = rng.integers(-1, 3, size=(b, n))
+    rows[:, :, 1] = rng.uniform(-0.2, 1.0, size=(b, n))
+    return rows.astype(dtype)
+
+
+@generator("vision.get_valid_counts")
+def _get_valid_counts(draw: Draw) -> tuple:
+    b, n, k = draw(st.integers(1, 2)), draw(st.integers(0, 5)), draw(st.integers(5, 6))
+    threshold = np.array(draw(st.floats(0.0, 0.8)), draw(st.sampled_from(FLOATS)))
+    attrs = {"id_index": draw(st.sampled_from((-1, 0))), "score_index": 1}
+    return [_box_rows(draw, b, n, k, draw(st.sampled_from(FLOATS))), threshold], attrs
+
+
+@generator("vision.non_max_suppression")
+def _non_max_suppression(draw: Draw) -> tuple:
+    b, n, k = draw(st.integers(1, 2)), draw(st.integers(0, 5)), draw(st.integers(6, 7))
+    rows = _box_rows(draw, b, n, k, draw(st.sampled_from(FLOATS)))
+    valid = np.array([draw(st.integers(0, n)) for _ in range(b)], draw(st.sampled_from(INTS)))
+    indices = np.tile(np.arange(n), (b, 1)).astype(draw(st.sampled_from(INTS)))
+    attrs = {
+        "force_suppress": draw(st.booleans()),
+        "top_k": draw(st.sampled_from((-1, 1, 3))),
+        "coord_start": 2,
+        "score_index": 1,
+        "id_index": draw(st.sampled_from((-1, 0))),
+        "return_indices": draw(st.booleans()),
+        "invalid_to_bottom": draw(st.booleans()),
+    }
+    limits = [np.array(draw(st.sampled_from((-1, 0, 2))), "int32"), np.array(draw(st.floats(-0.1, 1.0)), "float32")]
+    return [rows, valid, indices, *limits], attrs
+
+
+@generator("vision.all_class_non_max_suppression")
+def _all_class_nms(draw: Draw) -> tuple:
+    b, k, n = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(0, 5))
+    dtype = draw(st.sampled_from(FLOATS))
+    boxes = np.sort(np.abs(array(draw, (b, n, 4), dtype)), axis=-1)
+    scores = np.abs(array(draw, (b, k, n), dtype))
+    limits = [
+        np.array(draw(st.sampled_from((-1, 1, 3))), draw(st.sampled_from(INTS))),
+        np.array(draw(st.floats(0.0, 1.0)), "float32"),
+        np.array(draw(st.floats(0.0, 0.5)), "float32"),
+    ]
+    return [boxes, scores, *limits], {"output_format": draw(st.sampled_from(("onnx", "tensorflow")))}
+
+
+@generator("vision.proposal")
+def _proposal(draw: Draw) -> tuple:
+    scales = [draw(st.sampled_from((0.5, 1.0, 2.0))) for _ in range(draw(st.integers(1, 2)))]
+    ratios = [draw(st.sampled_from((0.5, 1.0, 2.0))) for _ in range(draw(st.integers(1, 2)))]
+    anchors = len(scales) * len(ratios)
+    b, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    dtype = draw(st.sampled_from(FLOATS))
+    stride = draw(st.sampled_from((4, 16)))
+    im_info = np.array([[stride * h * 1.5, stride * w, 1.0]] * b, dtype)
+    attrs = {
+        "scales": scales,
+        "ratios": ratios,
+        "feature_stride": stride,
+        "threshold": draw(st.floats(0.3, 0.9)),
+        "rpn_pre_nms_top_n": draw(st.sampled_from((-1, 3, 100))),
+        "rpn_post_nms_top_n": draw(st.integers(1, 4)),
+        "rpn_min_size": draw(st.sampled_from((1, 16))),
+        "iou_loss": draw(st.booleans()),
+    }
+    scores = np.abs(array(draw, (b, 2 * anchors, h, w), dtype))
+    return [scores, array(draw, (b, 4 * anchors, h, w), dtype) * 0.2, im_info], attrs

@@ -2109,6 +2109,71 @@ def op_relay_sampling(b: Builder) -> Val:
     return b.bind(b.call("dyn.image.resize2d", [x.text, target, roi]), (n, c, Dim.const(size[0]), Dim.const(size[1])))
 
 
+def op_relay_vision(b: Builder) -> Val:
+    """Relay's vision operators on an image: roi_align / roi_pool of a region per image,
+    yolo_reorg by 1, multibox_prior; multibox_transform_loc of the image's scores; the boxes
+    get_valid_counts keeps, suppressed by non_max_suppression; all_class_non_max_suppression's
+    kept scores; proposal's rows (as many as the batch asks)."""
+    x = image(b)
+    n, c, h, w = x.dims
+    kind = b.draw.int(0, 7)
+    if kind in (0, 1):
+        # one region [0, 0, 0, 0, 0] per image: image 0 exists wherever a region does
+        zeros = "".join(b.call("sum", ["".join(b.call("zeros_like", [x.text]))], axis=[1, 2, 3], keepdims=True))
+        column = "".join(b.call("reshape", [zeros], newshape=[0, -1]))
+        rois = "".join(b.call("tile", [column], reps=[1, 5]))
+        size = [b.size(1, 3), b.size(1, 3)]
+        if kind == 0:
+            pooled = b.call("vision.roi_align", [x.text, rois], pooled_size=size, spatial_scale=0.5, sample_ratio=2)
+        else:
+            pooled = b.call("vision.roi_pool", [x.text, rois], pooled_size=size, spatial_scale=1.0)
+        return b.bind(pooled, (n, c, Dim.const(size[0]), Dim.const(size[1])))
+    if kind == 2:
+        return b.bind(b.call("vision.yolo_reorg", [x.text], stride=1), x.dims)
+    if kind == 3:
+        sizes, ratios = [0.5, 1.0][: b.draw.int(1, 2)], [1.0, 2.0][: b.draw.int(1, 2)]
+        per_cell = len(sizes) + len(ratios) - 1
+        boxes = lift(lambda v: v * per_cell, dim_product((h, w)))
+        prior = b.call("vision.multibox_prior", [x.text], sizes=sizes, ratios=ratios, clip=b.draw.chance(50))
+        return b.bind(prior, (Dim.const(1), boxes, Dim.const(4)))
+    # rows of six entries [class, score, x1, y1, x2, y2] per batch entry, one per image row
+    rows = b.new_param([n, h, Dim.const(6)])
+    if kind == 4:
+        scores = b.new_param([n, c, h])
+        locs = b.new_param([n, lift(lambda v: 4 * v, h)])
+        anchors = b.new_param([Dim.const(1), h, Dim.const(4)])
+        decoded = b.bind(
+            b.call("vision.multibox_transform_loc", [scores.text, locs.text, anchors.text]), None, fields=()
+        )
+        b.program.features.add("tuple")
+        return b.bind([f"{decoded.text}.0"], (n, h, Dim.const(6)))
+    if kind == 5:
+        valid = b.bind(b.call("vision.get_valid_counts", [rows.text, "0.5f"], score_index=1), None, fields=())
+        b.program.features.add("tuple")
+        args = [f"{valid.text}.1", f"{valid.text}.0", f"{valid.text}.2", "-1", "0.5f"]
+        return b.bind(b.call("vision.non_max_suppression", args, return_indices=False), rows.dims)
+    if kind == 6:
+        corners = b.new_param([n, h, Dim.const(4)])
+        scores = b.new_param([n, c, h])
+        kept = b.call(
+            "vision.all_class_non_max_suppression",
+            [corners.text, scores.text, "2", "0.5f", "0f"],
+            output_format="tensorflow",
+        )
+        selected = b.bind(kept, None, fields=())
+        b.program.features.add("tuple")
+        return b.bind([f"{selected.text}.1"], (n, dim_product((c, h))), "float32")
+    scores = b.new_param([n, Dim.const(2), h, w])
+    deltas = b.new_param([n, Dim.const(4), h, w])
+    info = b.new_param([n, Dim.const(3)])
+    top = b.draw.int(1, 3)
+    rows_out = lift(lambda v: v * top, n)
+    made = b.call(
+        "vision.proposal", [scores.text, deltas.text, info.text], scales=[1.0], ratios=[1.0], rpn_post_nms_top_n=top
+    )
+    return b.bind(made, (rows_out, Dim.const(5)))
+
+
 def op_relay_rearrange(b: Builder) -> Val:
     """nn.dilate, nn.mirror_pad (SYMMETRIC, by at most 1 around dims of at least 1), space_to_batch_nd
     then batch_to_space_nd back (blocks of 1 along padded dims), or dyn.expand_dims at 0."""
@@ -2801,6 +2866,7 @@ OPERATORS: list = [
     (op_relay_scatter_scan, 2, ""),
     (op_relay_sampling, 1, ""),
     (op_relay_rearrange, 1, ""),
+    (op_relay_vision, 1, "float32"),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),

@@ -184,3 +184,204 @@ def test_dilate_and_mirror_pad() -> None:
     np.testing.assert_array_equal(
         op("nn.mirror_pad", np.array([1, 2, 3]), pad_width=[[2, 1]], mode="REFLECT"), [3, 2, 1, 2, 3, 2]
     )
+
+
+# vision -----------------------------------------------------------------------------------------
+# Expected values are from TVM: its Python references (tvm.topi.testing's roi_align, roi_pool
+# and reorg) and the expectations of tests/python/relay/test_op_level5.py.
+def test_roi_align_matches_topis_reference() -> None:
+    image = np.arange(20, dtype=np.float32).reshape(1, 1, 4, 5)
+    rois = np.array([[0, 0.5, 0.5, 3.5, 2.5]], np.float32)
+    avg = op("vision.roi_align", image, rois, pooled_size=[2, 2], spatial_scale=1.0, sample_ratio=2)
+    np.testing.assert_allclose(avg, [[[[6.25, 7.75], [11.25, 12.75]]]])
+    top = op("vision.roi_align", image, rois, pooled_size=[2, 2], spatial_scale=1.0, mode="max")
+    np.testing.assert_allclose(top, [[[[6.625, 8.125], [11.625, 13.125]]]])
+    nhwc = op(
+        "vision.roi_align", image.transpose(0, 2, 3, 1), rois, pooled_size=[2, 2], spatial_scale=1.0, layout="NHWC"
+    )
+    np.testing.assert_allclose(nhwc.transpose(0, 3, 1, 2), avg)
+
+
+def test_roi_align_of_a_linear_image_is_the_bin_centres() -> None:
+    # bilinear samples of a + b*y + c*x inside the image average to its value at the bin's centre
+    y, x = np.mgrid[0:8, 0:9]
+    image = (1.0 + 2.0 * y + 0.5 * x).astype(np.float32)[None, None]
+    rois = np.array([[0, 1.0, 1.0, 7.0, 5.0]], np.float32)
+    out = op("vision.roi_align", image, rois, pooled_size=[2, 3], spatial_scale=1.0, sample_ratio=3)
+    centre_y = 1.0 + (np.arange(2) + 0.5) * 2.0
+    centre_x = 1.0 + (np.arange(3) + 0.5) * 2.0
+    np.testing.assert_allclose(out[0, 0], 1.0 + 2.0 * centre_y[:, None] + 0.5 * centre_x[None, :], rtol=1e-6)
+
+
+def test_roi_pool_matches_topis_reference_and_rounds_ties_away_from_zero() -> None:
+    image = np.arange(20, dtype=np.float32).reshape(1, 1, 4, 5)
+    out = op(
+        "vision.roi_pool", image, np.array([[0, 0.6, 0.4, 3.4, 2.6]], np.float32), pooled_size=[2, 2], spatial_scale=1.0
+    )
+    np.testing.assert_array_equal(out, [[[[7.0, 8.0], [17.0, 18.0]]]])
+    # 0.5 rounds to 1 (compiled topi), not to 0 (Python's round): the region starts at x = 1
+    tie = op(
+        "vision.roi_pool", image, np.array([[0, 0.5, 0, 0.5, 0]], np.float32), pooled_size=[1, 1], spatial_scale=1.0
+    )
+    assert tie[0, 0, 0, 0] == 1.0
+
+
+def test_yolo_reorg_matches_topis_reference() -> None:
+    x = np.arange(16, dtype=np.float32).reshape(1, 4, 2, 2)
+    out = op("vision.yolo_reorg", x, stride=2)
+    np.testing.assert_array_equal(out.reshape(-1), [0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15])
+    assert op("vision.yolo_reorg", x, stride=1).tolist() == x.tolist()
+
+
+def test_multibox_prior_matches_relays_reference() -> None:
+    # test_op_level5's test_multibox_prior reference, for one cell: sizes then extra ratios
+    x = np.zeros((1, 3, 2, 4), np.float32)
+    out = op("vision.multibox_prior", x, sizes=[0.3, 1.5], ratios=[1.0, 4.0], steps=[-1.0, -1.0], offsets=[0.5, 0.5])
+    assert out.shape == (1, 2 * 4 * 3, 4)
+    cy, cx = 0.5 / 2, 0.5 / 4
+    w0, h0 = 0.3 * 2 / 4 / 2, 0.3 / 2
+    np.testing.assert_allclose(out[0, 0], [cx - w0, cy - h0, cx + w0, cy + h0], rtol=1e-6)
+    w2, h2 = 0.3 * 2 / 4 * 2.0 / 2, 0.3 / 2.0 / 2
+    np.testing.assert_allclose(out[0, 2], [cx - w2, cy - h2, cx + w2, cy + h2], rtol=1e-6)
+    clipped = op("vision.multibox_prior", x, sizes=[1.5], clip=True)
+    assert clipped.min() >= 0.0 and clipped.max() <= 1.0
+
+
+def test_multibox_transform_loc_then_nms_match_relays_test() -> None:
+    cls_prob = np.array([[[0.2, 0.5, 0.3], [0.25, 0.3, 0.45], [0.7, 0.1, 0.2]]], np.float32)
+    loc = np.array([[0.1, -0.2, 0.3, 0.2, 0.2, 0.4, 0.5, -0.3, 0.7, -0.2, -0.4, -0.8]], np.float32)
+    anchors = np.array([[[-0.1, -0.1, 0.1, 0.1], [-0.2, -0.2, 0.2, 0.2], [1.2, 1.2, 1.5, 1.5]]], np.float32)
+    expected = {
+        True: [[2, 0.7, 0, 0, 0.10818365, 0.10008108], [0, 0.5, 0, 0, 0.22903419, 0.20435292], [1, 0.45, 1, 1, 1, 1]],
+        False: [[1, 0.7, 0, 0, 0.10818365, 0.10008108], [0, 0.45, 1, 1, 1, 1], [0, 0.3, 0, 0, 0.22903419, 0.20435292]],
+    }
+    for keep in (True, False):
+        boxes, count = op("vision.multibox_transform_loc", cls_prob, loc, anchors, keep_background=keep)
+        nms = op(
+            "vision.non_max_suppression",
+            boxes,
+            count,
+            boxes,
+            np.array(-1, np.int32),
+            np.array(0.5, np.float32),
+            return_indices=False,
+        )
+        np.testing.assert_allclose(nms, [expected[keep]], rtol=1e-5)
+
+
+NMS_DATA = np.array(
+    [
+        [
+            [0, 0.8, 1, 20, 25, 45],
+            [1, 0.7, 30, 60, 50, 80],
+            [0, 0.4, 4, 21, 19, 40],
+            [2, 0.9, 35, 61, 52, 79],
+            [1, 0.5, 100, 60, 70, 110],
+        ]
+    ],
+    np.float32,
+)
+
+
+def test_non_max_suppression_matches_relays_test() -> None:
+    valid, indices = np.array([4], np.int32), np.array([[0, 1, 3, 4, -1]], np.int32)
+    args = (NMS_DATA, valid, indices, np.array(-1, np.int32), np.array(0.5, np.float32))
+    boxes = op("vision.non_max_suppression", *args, force_suppress=True, top_k=2, return_indices=False)
+    dropped = [-1.0] * 6
+    np.testing.assert_allclose(boxes, [[[2, 0.9, 35, 61, 52, 79], [0, 0.8, 1, 20, 25, 45], dropped, dropped, dropped]])
+    kept, count = op("vision.non_max_suppression", *args, force_suppress=True, top_k=2)
+    np.testing.assert_array_equal(kept, [[4, 0, -1, -1, -1]])
+    assert count.tolist() == [[2]]
+    # without force_suppress boxes of other classes do not suppress each other
+    by_class = op("vision.non_max_suppression", *args, top_k=-1, return_indices=False)
+    assert (by_class[0, :, 0] >= 0).sum() == 4
+
+
+def test_get_valid_counts_moves_the_valid_boxes_to_the_front() -> None:
+    counts, boxes, where = op("vision.get_valid_counts", NMS_DATA, np.array(0.6, np.float32))
+    assert counts.tolist() == [3]
+    np.testing.assert_array_equal(boxes[0, :3], NMS_DATA[0, [0, 1, 3]])
+    assert (boxes[0, 3:] == -1).all() and where.tolist() == [[0, 1, 3, -1, -1]]
+    # a negative class id is invalid, unless id_index is negative
+    marked = NMS_DATA.copy()
+    marked[0, 0, 0] = -1
+    assert op("vision.get_valid_counts", marked, np.array(0.6, np.float32))[0].tolist() == [2]
+    assert op("vision.get_valid_counts", marked, np.array(0.6, np.float32), id_index=-1)[0].tolist() == [3]
+
+
+def test_all_class_non_max_suppression_matches_relays_test() -> None:
+    boxes = np.array(
+        [
+            [
+                [0.0, 0.0, 0.3, 0.3],
+                [0.0, 0.0, 0.4, 0.4],
+                [0.0, 0.0, 0.5, 0.5],
+                [0.5, 0.5, 0.9, 0.9],
+                [0.5, 0.5, 1.0, 1.0],
+            ],
+            [
+                [0.0, 0.0, 0.3, 0.3],
+                [0.0, 0.0, 0.4, 0.4],
+                [0.5, 0.5, 0.95, 0.95],
+                [0.5, 0.5, 0.96, 0.96],
+                [0.5, 0.5, 1.0, 1.0],
+            ],
+        ],
+        np.float32,
+    )
+    scores = np.tile(np.array([0.1, 0.2, 0.6, 0.3, 0.9], np.float32), (2, 2, 1))
+    limits = (np.array(2, np.int32), np.array(0.8, np.float32), np.array(0.0, np.float32))
+    rows, count = op("vision.all_class_non_max_suppression", boxes, scores, *limits)
+    expected = [[0, 0, 4], [0, 0, 2], [0, 1, 4], [0, 1, 2], [1, 0, 4], [1, 0, 1], [1, 1, 4], [1, 1, 1]]
+    assert rows.shape == (20, 3) and count.tolist() == [8]
+    np.testing.assert_array_equal(rows[:8], expected)
+    pairs, kept, per_batch = op(
+        "vision.all_class_non_max_suppression", boxes, scores, *limits, output_format="tensorflow"
+    )
+    assert per_batch.tolist() == [4, 4]
+    np.testing.assert_array_equal(pairs[1, :4], [[0, 4], [0, 1], [1, 4], [1, 1]])
+    np.testing.assert_allclose(kept[0, :4], [0.9, 0.6, 0.9, 0.6])
+
+
+def test_proposal_matches_relays_test() -> None:
+    cls_prob = np.array(
+        [[[[0.3, 0.6, 0.2], [0.4, 0.7, 0.5], [0.1, 0.4, 0.3]], [[0.7, 0.5, 0.3], [0.6, 0.4, 0.8], [0.9, 0.2, 0.5]]]],
+        np.float32,
+    )
+    bbox_pred = np.array(
+        [
+            [
+                [[0.5, 1.0, 0.6], [0.8, 1.2, 2.0], [0.9, 1.0, 0.8]],
+                [[0.5, 1.0, 0.7], [0.8, 1.2, 1.6], [2.1, 1.5, 0.7]],
+                [[1.0, 0.5, 0.7], [1.5, 0.9, 1.6], [1.4, 1.5, 0.8]],
+                [[1.0, 0.5, 0.6], [1.5, 0.9, 2.0], [1.8, 1.0, 0.9]],
+            ]
+        ],
+        np.float32,
+    )
+    im_info = np.array([[48.0, 48.0, 1.0]], np.float32)
+    attrs: dict[str, Any] = {
+        "scales": [0.5],
+        "ratios": [0.5],
+        "feature_stride": 16,
+        "rpn_min_size": 16,
+        "threshold": 0.7,
+        "rpn_pre_nms_top_n": 200,
+        "rpn_post_nms_top_n": 4,
+    }
+    out = op("vision.proposal", cls_prob, bbox_pred, im_info, **attrs)
+    expected = [
+        [0.0, 0.0, 2.8451548, 28.38012, 18.154846],
+        [0.0, 0.0, 15.354933, 41.96971, 41.245064],
+        [0.0, 18.019852, 1.0538368, 51.98015, 25.946163],
+        [0.0, 27.320923, -1.266357, 55.0, 24.666357],
+    ]
+    np.testing.assert_allclose(out, expected, rtol=1e-4)
+    with_iou = op("vision.proposal", cls_prob, bbox_pred, im_info, iou_loss=True, **attrs)
+    expected_iou = [
+        [0.0, -5.25, -2.5, 21.75, 19.0],
+        [0.0, 11.25, -2.0, 37.25, 18.5],
+        [0.0, 26.849998, -2.3000002, 53.45, 18.6],
+        [0.0, -4.95, 13.799999, 22.25, 35.5],
+    ]
+    np.testing.assert_allclose(with_iou, expected_iou, rtol=1e-4)

@@ -33,6 +33,7 @@ import gradual.runtime.kernels.scatter  # noqa: F401
 import gradual.runtime.kernels.sequence  # noqa: F401
 import gradual.runtime.kernels.shape  # noqa: F401
 import gradual.runtime.kernels.sparse  # noqa: F401
+import gradual.runtime.kernels.vision  # noqa: F401
 from gradual.runtime.kernels.registration import kernel, registered
 
 __all__ = ["kernel", "registered"]
