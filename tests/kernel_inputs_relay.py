@@ -434,3 +434,32 @@ def _proposal(draw: Draw) -> tuple:
     }
     scores = np.abs(array(draw, (b, 2 * anchors, h, w), dtype))
     return [scores, array(draw, (b, 4 * anchors, h, w), dtype) * 0.2, im_info], attrs
+
+
+# pooling gradients ------------------------------------------------------------------------------
+@generator("nn.max_pool2d_grad")
+def _pool2d_grad(draw: Draw) -> tuple:
+    from gradual.runtime.kernels.conv import _pool_geometry
+
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    kernel = [draw(st.integers(1, 3)), draw(st.integers(1, 3))]
+    strides = [draw(st.integers(1, 2)), draw(st.integers(1, 2))]
+    padding = draw(st.sampled_from(([0, 0], [1, 1], [1, 0, 0, 1])))
+    ceil = draw(st.booleans())
+    pads = [(padding[0], padding[0]), (padding[1], padding[1])] if len(padding) == 2 else [(1, 0), (0, 1)]
+    spatial = [k + draw(st.integers(0, 3)) for k in kernel]
+    pooled = [_pool_geometry(d, k, b + a, s, 1, ceil)[0] for d, k, (b, a), s in zip(spatial, kernel, pads, strides)]
+    dtype = draw(st.sampled_from(FLOATS))
+
+    def laid_out(h: int, w: int) -> tuple:
+        return (n, c, h, w) if layout == "NCHW" else (n, h, w, c)
+
+    attrs: dict = {"pool_size": kernel, "strides": strides, "padding": padding, "layout": layout, "ceil_mode": ceil}
+    return [array(draw, laid_out(*pooled), dtype), array(draw, laid_out(*spatial), dtype)], attrs
+
+
+@generator("nn.avg_pool2d_grad")
+def _avg_pool2d_grad(draw: Draw) -> tuple:
+    args, attrs = _pool2d_grad(draw)
+    return args, dict(attrs, count_include_pad=draw(st.booleans()))

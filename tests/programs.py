@@ -1184,14 +1184,20 @@ def op_conv2d_transpose(b: Builder) -> Val:
 
 
 def op_pool(b: Builder) -> Val:
-    """max / avg pooling with a window that fits."""
+    """max / avg pooling with a window that fits, or its gradient."""
     x = image(b, 2)
     n, c, h, w = x.dims
     size = b.draw.int(1, min(h.value, w.value, 3))
     stride = b.draw.int(1, 2)
     op = b.draw.choice(["nn.max_pool2d", "nn.avg_pool2d"])
     dims = (n, c, window(h, size, 0, stride, 1), window(w, size, 0, stride, 1))
-    return b.bind(b.call(op, [x.text], pool_size=[size, size], strides=[stride, stride]), dims)
+    pooled = b.call(op, [x.text], pool_size=[size, size], strides=[stride, stride])
+    if b.draw.chance(20):  # the pooling's gradient for the image, from the pooled values
+        grad = "".join(
+            b.call(op + "_grad", ["".join(pooled), x.text], pool_size=[size, size], strides=[stride, stride])
+        )
+        return b.bind([grad], x.dims)
+    return b.bind(pooled, dims)
 
 
 def op_global_pool(b: Builder) -> Val:

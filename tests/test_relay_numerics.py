@@ -385,3 +385,20 @@ def test_proposal_matches_relays_test() -> None:
         [0.0, -4.95, 13.799999, 22.25, 35.5],
     ]
     np.testing.assert_allclose(with_iou, expected_iou, rtol=1e-4)
+
+
+# pooling gradients ------------------------------------------------------------------------------
+def test_pool2d_gradients_match_tvm() -> None:
+    # the values TVM 0.16's compiled pool_grad gives for these inputs
+    x = np.array([[[[1, 5, 2], [4, 3, 9], [0, 8, 7]]]], np.float32)
+    g = np.array([[[[1, 2], [3, 4]]]], np.float32)
+    window = {"pool_size": [2, 2], "strides": [2, 2]}
+    top = op("nn.max_pool2d_grad", g, x, ceil_mode=True, **window)
+    np.testing.assert_array_equal(top, [[[[0, 1, 0], [0, 0, 2], [0, 3, 4]]]])
+    padded = op("nn.max_pool2d_grad", g, x, padding=[1, 1], **window)
+    np.testing.assert_array_equal(padded, [[[[1, 2, 0], [3, 0, 4], [0, 0, 0]]]])
+    # count_include_pad divides by the whole window even where ceil_mode's window overhangs
+    whole = op("nn.avg_pool2d_grad", g, x, ceil_mode=True, count_include_pad=True, **window)
+    np.testing.assert_allclose(whole, [[[[0.25, 0.25, 0.5], [0.25, 0.25, 0.5], [0.75, 0.75, 1.0]]]])
+    inside = op("nn.avg_pool2d_grad", g, x, ceil_mode=True, **window)
+    np.testing.assert_allclose(inside, [[[[0.25, 0.25, 1.0], [0.25, 0.25, 1.0], [1.5, 1.5, 4.0]]]])

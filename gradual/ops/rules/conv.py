@@ -373,6 +373,35 @@ def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, spatial: str
             require_nonempty(ctx, data, _axis_of(layout, s), why)
 
 
+@shape_rule("pool2d_grad")
+def pool2d_grad(ctx: ShapeContext) -> Any:
+    """`nn.max_pool2d_grad` / `nn.avg_pool2d_grad(out_grad, data, ...)`: the data's shape;
+    out_grad has the shape pooling the data gives (the kernel reads one gradient per window)."""
+    out_grad, data = ctx.args
+    layout = ctx.attr("layout")
+    x = layout_dims(ctx, data, layout, "NCHW", "layout")
+    sizes, strides = list(ctx.attr("pool_size")), list(ctx.attr("strides"))
+    pads = padding(ctx, 2)
+    pooled = dict(x)
+    for i, s in enumerate("HW"):
+        pooled[s] = window_output(
+            ctx,
+            data,
+            _axis_of(layout, s),
+            x[s],
+            ctx.const(sizes[i]),
+            sum(pads[i]),
+            strides[i],
+            1,
+            ctx.attr("ceil_mode"),
+        )
+    want = assemble(ctx, layout, "NCHW", pooled, "layout")
+    ctx.require_rank(out_grad, len(want))
+    for i, dim in enumerate(want):
+        ctx.equal(out_grad.dim(i), dim, symbol="the pooled shape")
+    return ctx.tensor(data.dims)
+
+
 @shape_rule("global_pool2d")
 def global_pool2d(ctx: ShapeContext) -> Any:
     """`nn.global_avg_pool2d(x, layout, out_layout)`: spatial dims become 1."""

@@ -336,6 +336,81 @@ def _avg_windows(
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
 
+def pool2d_grad(
+    out_grad: np.ndarray,
+    data: np.ndarray,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    ceil_mode: bool,
+    kind: str,
+    count_include_pad: bool = False,
+) -> np.ndarray:
+    """The gradient of 2-D pooling for the data: each window's out_grad goes to its first
+    largest element (max; padding counts as the lowest value) or is divided among the elements
+    it averaged (avg: by the window's size with count_include_pad, else by the data elements in
+    it; topi's gradient, which with ceil_mode differs from its forward average)."""
+    x = relayout(data, layout, "NCHW")
+    g = relayout(out_grad, layout, "NCHW").astype(np.float64)
+    ks, s = list(pool_size), list(strides)
+    explicit = pads(padding, 2)
+    geometry = [
+        _pool_geometry(size, kk, b + a, ss, 1, bool(ceil_mode))
+        for size, kk, (b, a), ss in zip(x.shape[2:], ks, explicit, s)
+    ]
+    out = tuple(o for o, _ in geometry)
+    full = [(0, 0), (0, 0)] + [(b, a + e) for (b, a), (_, e) in zip(explicit, geometry)]
+    grad = np.zeros(tuple(n + b + a for n, (b, a) in zip(x.shape, full)))
+    offsets = list(itertools.product(range(ks[0]), range(ks[1])))
+    if kind == "max" and all(out):
+        padded = np.pad(x, full, constant_values=lowest(x.dtype))
+        first = np.argmax(np.stack([_window(padded, o, [1, 1], out, s) for o in offsets]), axis=0)
+        shares = [np.where(first == i, g, 0.0) for i in range(len(offsets))]
+    elif all(out) and count_include_pad:  # the whole window, even past the padding (topi's pool_grad)
+        shares = [g / (ks[0] * ks[1])] * len(offsets)
+    elif all(out):
+        counted = np.pad(np.ones((1, 1) + x.shape[2:]), full)
+        count = sum(_window(counted, o, [1, 1], out, s) for o in offsets)
+        shares = [g / np.maximum(count, 1)] * len(offsets)
+    else:
+        shares = []
+    for share, o in zip(shares, offsets):
+        _window(grad, o, [1, 1], out, s)[...] += share
+    (top, _), (left, _) = explicit
+    inside = grad[:, :, top : top + x.shape[2], left : left + x.shape[3]]
+    return unlayout(same_dtype(data, inside), "NCHW", layout)
+
+
+@kernel("nn.max_pool2d_grad")
+def max_pool2d_grad(
+    out_grad: np.ndarray,
+    data: np.ndarray,
+    *,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    ceil_mode: bool,
+) -> np.ndarray:
+    return pool2d_grad(out_grad, data, pool_size, strides, padding, layout, ceil_mode, "max")
+
+
+@kernel("nn.avg_pool2d_grad")
+def avg_pool2d_grad(
+    out_grad: np.ndarray,
+    data: np.ndarray,
+    *,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    ceil_mode: bool,
+    count_include_pad: bool,
+) -> np.ndarray:
+    return pool2d_grad(out_grad, data, pool_size, strides, padding, layout, ceil_mode, "avg", count_include_pad)
+
+
 def adaptive(
     data: np.ndarray, spatial: str, output_size: Optional[Sequence[int]], layout: str, out_layout: str, reduce: Callable
 ) -> np.ndarray:
