@@ -463,3 +463,29 @@ def _pool2d_grad(draw: Draw) -> tuple:
 def _avg_pool2d_grad(draw: Draw) -> tuple:
     args, attrs = _pool2d_grad(draw)
     return args, dict(attrs, count_include_pad=draw(st.booleans()))
+
+
+@generator("nn.correlation")
+def _correlation(draw: Draw) -> tuple:
+    kernel, displacement = draw(st.sampled_from((1, 3))), draw(st.integers(0, 2))
+    stride1, stride2 = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    padding = draw(st.sampled_from(([0, 0], [1, 2], [2, 2], [1, 0, 2, 3])))
+    border = displacement + kernel // 2
+    low_h = max(1, 2 * border + 1 - (padding[0] + padding[-2] if len(padding) == 4 else 2 * padding[0]))
+    low_w = max(1, 2 * border + 1 - (padding[1] + padding[3] if len(padding) == 4 else 2 * padding[1]))
+    shape = (
+        draw(st.integers(1, 2)),
+        draw(st.integers(1, 3)),
+        low_h + draw(st.integers(0, 2)),
+        low_w + draw(st.integers(0, 2)),
+    )
+    dtype = draw(st.sampled_from(FLOATS))
+    attrs = {
+        "kernel_size": kernel,
+        "max_displacement": displacement,
+        "stride1": stride1,
+        "stride2": stride2,
+        "padding": padding,
+        "is_multiply": draw(st.booleans()),
+    }
+    return [array(draw, shape, dtype), array(draw, shape, dtype)], attrs

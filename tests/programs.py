@@ -1200,6 +1200,20 @@ def op_pool(b: Builder) -> Val:
     return b.bind(pooled, dims)
 
 
+def op_correlation(b: Builder) -> Val:
+    """nn.correlation of an image with itself: displacements of at most 1, padded by as much
+    (every position of the image is an output position)."""
+    x = image(b)
+    n, c, h, w = x.dims
+    displacement = b.draw.int(0, 1)
+    pad = [displacement, displacement]
+    side = 2 * displacement + 1
+    made = b.call(
+        "nn.correlation", [x.text, x.text], max_displacement=displacement, padding=pad, is_multiply=b.draw.chance(50)
+    )
+    return b.bind(made, (n, Dim.const(side * side), h, w))
+
+
 def op_global_pool(b: Builder) -> Val:
     """global average / max pooling."""
     x = image(b)
@@ -2873,6 +2887,7 @@ OPERATORS: list = [
     (op_relay_sampling, 1, ""),
     (op_relay_rearrange, 1, ""),
     (op_relay_vision, 1, "float32"),
+    (op_correlation, 1, "float32"),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),

@@ -402,3 +402,16 @@ def test_pool2d_gradients_match_tvm() -> None:
     np.testing.assert_allclose(whole, [[[[0.25, 0.25, 0.5], [0.25, 0.25, 0.5], [0.75, 0.75, 1.0]]]])
     inside = op("nn.avg_pool2d_grad", g, x, ceil_mode=True, **window)
     np.testing.assert_allclose(inside, [[[[0.25, 0.25, 1.0], [0.25, 0.25, 1.0], [1.5, 1.5, 4.0]]]])
+
+
+def test_correlation_matches_tvm() -> None:
+    # the values TVM 0.16's compiled nn.correlation gives for these inputs
+    a = np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)
+    b = np.array([[[[1, 0], [0, 2]], [[3, 1], [1, 0]]]], np.float32)
+    out = op("nn.correlation", a, b, padding=[1, 1])
+    assert out.shape == (1, 9, 2, 2)
+    np.testing.assert_allclose(out[0, 4], [[6.0, 2.5], [3.0, 3.0]])  # no displacement: the mean product
+    np.testing.assert_allclose(out[0, 0], [[0.0, 0.0], [0.0, 12.0]])  # data2 one up and left
+    np.testing.assert_allclose(out[0, 8], np.zeros((2, 2)))
+    diff = op("nn.correlation", a, b, kernel_size=3, max_displacement=0, padding=[1, 1], is_multiply=False)
+    np.testing.assert_allclose(diff, np.full((1, 1, 2, 2), 11 / 9), rtol=1e-6)

@@ -402,6 +402,23 @@ def pool2d_grad(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims)
 
 
+@shape_rule("correlation")
+def correlation(ctx: ShapeContext) -> Any:
+    """`nn.correlation(data1, data2, kernel_size, max_displacement, stride1, stride2, padding)`:
+    one channel per displacement, (2 * (max_displacement // stride2) + 1)^2, and output positions
+    stride1 apart where a window of 2 * (max_displacement + kernel_size // 2) + 1 fits the padded
+    image (Relay's ceiling division)."""
+    data, _ = ctx.args
+    displacement, stride2 = ctx.attr("max_displacement"), ctx.attr("stride2")
+    side = 2 * (displacement // stride2) + 1
+    span = ctx.const(2 * (displacement + ctx.attr("kernel_size") // 2) + 1)
+    pads = padding(ctx, 2)
+    out = [data.dim(0), ctx.const(side * side)]
+    for axis, (before, after) in zip((2, 3), pads):
+        out.append(window_output(ctx, data, axis, data.dim(axis), span, before + after, ctx.attr("stride1"), 1))
+    return ctx.tensor(out)
+
+
 @shape_rule("global_pool2d")
 def global_pool2d(ctx: ShapeContext) -> Any:
     """`nn.global_avg_pool2d(x, layout, out_layout)`: spatial dims become 1."""

@@ -411,6 +411,45 @@ def avg_pool2d_grad(
     return pool2d_grad(out_grad, data, pool_size, strides, padding, layout, ceil_mode, "avg", count_include_pad)
 
 
+@kernel("nn.correlation")
+def correlation(
+    data1: np.ndarray,
+    data2: np.ndarray,
+    *,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: Sequence[int],
+    is_multiply: bool,
+) -> np.ndarray:
+    """topi's correlation_nchw: per displacement, the mean over channels and the kernel window
+    of data1 * data2 (or |data1 - data2|) at output positions stride1 apart."""
+    n, c = data1.shape[:2]
+    explicit = pads(padding, 2)
+    full = [(0, 0), (0, 0)] + explicit
+    one, two = np.pad(data1.astype(np.float64), full), np.pad(data2.astype(np.float64), full)
+    border = max_displacement + (kernel_size - 1) // 2
+    out_h, out_w = ((size - 2 * border + stride1 - 1) // stride1 for size in one.shape[2:])
+    radius = max_displacement // stride2
+    side = 2 * radius + 1
+    out = np.zeros((n, side * side, max(out_h, 0), max(out_w, 0)))
+    if out.size:
+        for q in range(side * side):
+            dy, dx = (q // side - radius) * stride2, (q % side - radius) * stride2
+            for ry, rx in itertools.product(range(kernel_size), repeat=2):
+                y, x = max_displacement + ry, max_displacement + rx
+                a = one[:, :, y : y + (out_h - 1) * stride1 + 1 : stride1, x : x + (out_w - 1) * stride1 + 1 : stride1]
+                b = two[
+                    :,
+                    :,
+                    y + dy : y + dy + (out_h - 1) * stride1 + 1 : stride1,
+                    x + dx : x + dx + (out_w - 1) * stride1 + 1 : stride1,
+                ]
+                out[:, q] += (a * b if is_multiply else np.abs(a - b)).sum(axis=1)
+    return same_dtype(data1, out / (kernel_size * kernel_size * c))
+
+
 def adaptive(
     data: np.ndarray, spatial: str, output_size: Optional[Sequence[int]], layout: str, out_layout: str, reduce: Callable
 ) -> np.ndarray:
