@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 from kernel_inputs import FLOATS, INTS, Draw, any_dtype, array, axis_in, generator, shapes
+from kernel_inputs_onnx import _einsum as onnx_einsum_inputs
 
 
 def _index_array(draw: Draw, shape: tuple, size: int, dtype: str = "int64") -> np.ndarray:
@@ -489,3 +490,7 @@ def _correlation(draw: Draw) -> tuple:
         "is_multiply": draw(st.booleans()),
     }
     return [array(draw, shape, dtype), array(draw, shape, dtype)], attrs
+
+
+# einsum: Relay's is NumPy's, as ONNX's Einsum is
+generator("einsum")(onnx_einsum_inputs)

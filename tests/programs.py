@@ -1892,8 +1892,8 @@ def op_blocks(b: Builder) -> Val:
 
 
 def op_matrix(b: Builder) -> Val:
-    """matrix_set_diag of a matrix (or batch of them) with static sizes, or nll_loss against
-    argmax's classes."""
+    """matrix_set_diag of a matrix (or batch of them) with static sizes, nll_loss against
+    argmax's classes, or einsum of the rows' products."""
     x = b.pick(
         lambda v: v.rank >= 2 and v.dims[-1].form.is_static and v.dims[-2].form.is_static,
         lambda: b.new_param([b.fresh(b.size())] + [Dim.const(b.size()) for _ in range(2)]),
@@ -1902,6 +1902,9 @@ def op_matrix(b: Builder) -> Val:
         weights = b.new_param([x.dims[1]])
         classes = "".join(b.call("argmax", [x.text], axis=[1]))
         return b.bind(b.call("nn.nll_loss", [x.text, classes, weights.text], reduction="none"), (x.dims[0],))
+    if b.draw.chance(25):  # the rows' pairwise products, batched over the leading dims
+        product = b.call("einsum", [f"({x.text}, {x.text})"], equation="...ab,...cb->...ac")
+        return b.bind(product, x.dims[:-1] + (x.dims[-2],))
     m, n = x.dims[-2].value, x.dims[-1].value
     diagonal = b.new_param(list(x.dims[:-2]) + [Dim.const(min(m, n))])
     return b.bind(b.call("matrix_set_diag", [x.text, diagonal.text]), x.dims)
