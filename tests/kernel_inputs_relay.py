@@ -494,3 +494,29 @@ def _correlation(draw: Draw) -> tuple:
 
 # einsum: Relay's is NumPy's, as ONNX's Einsum is
 generator("einsum")(onnx_einsum_inputs)
+
+
+@generator("nn.contrib_conv2d_NCHWc")
+def _conv2d_nchwc(draw: Draw) -> tuple:
+    ib, ob = draw(st.sampled_from((1, 2, 4))), draw(st.sampled_from((1, 2, 4)))
+    ic, oc = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    strides, dilation = [draw(st.integers(1, 2)) for _ in "hw"], [draw(st.integers(1, 2)) for _ in "hw"]
+    padding = draw(st.sampled_from(([0, 0], [1, 1], [1, 0, 0, 1])))
+    h = (kh - 1) * dilation[0] + 1 + draw(st.integers(0, 3))
+    w = (kw - 1) * dilation[1] + 1 + draw(st.integers(0, 3))
+    dtype = draw(st.sampled_from(FLOATS))
+    attrs = {
+        "strides": strides,
+        "padding": padding,
+        "dilation": dilation,
+        "channels": oc * ob,
+        "kernel_size": [kh, kw],
+        "data_layout": f"NCHW{ib}c",
+        "kernel_layout": f"OIHW{ib}i{ob}o",
+        "out_layout": f"NCHW{ob}c",
+    }
+    return [
+        array(draw, (draw(st.integers(1, 2)), ic, h, w, ib), dtype),
+        array(draw, (oc, ic, kh, kw, ib, ob), dtype),
+    ], attrs

@@ -1200,6 +1200,26 @@ def op_pool(b: Builder) -> Val:
     return b.bind(pooled, dims)
 
 
+def op_conv2d_nchwc(b: Builder) -> Val:
+    """nn.contrib_conv2d_NCHWc of an image packed by layout_transform (NCHW1c: one channel a
+    block), 1 x 1, into blocks of two output channels."""
+    x = image(b)
+    n, c, h, w = x.dims
+    packed = "".join(b.call("layout_transform", [x.text], src_layout="NCHW", dst_layout="NCHW1c"))
+    out_blocks = b.draw.int(1, 2)
+    weight = b.new_param([Dim.const(out_blocks), c, Dim.const(1), Dim.const(1), Dim.const(1), Dim.const(2)])
+    made = b.call(
+        "nn.contrib_conv2d_NCHWc",
+        [packed, weight.text],
+        channels=2 * out_blocks,
+        kernel_size=[1, 1],
+        data_layout="NCHW1c",
+        kernel_layout="OIHW1i2o",
+        out_layout="NCHW2c",
+    )
+    return b.bind(made, (n, Dim.const(out_blocks), h, w, Dim.const(2)))
+
+
 def op_correlation(b: Builder) -> Val:
     """nn.correlation of an image with itself: displacements of at most 1, padded by as much
     (every position of the image is an output position)."""
@@ -2891,6 +2911,7 @@ OPERATORS: list = [
     (op_relay_rearrange, 1, ""),
     (op_relay_vision, 1, "float32"),
     (op_correlation, 1, "float32"),
+    (op_conv2d_nchwc, 1, "float32"),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),

@@ -415,3 +415,23 @@ def test_correlation_matches_tvm() -> None:
     np.testing.assert_allclose(out[0, 8], np.zeros((2, 2)))
     diff = op("nn.correlation", a, b, kernel_size=3, max_displacement=0, padding=[1, 1], is_multiply=False)
     np.testing.assert_allclose(diff, np.full((1, 1, 2, 2), 11 / 9), rtol=1e-6)
+
+
+def test_conv2d_nchwc_is_conv2d_of_the_unpacked_operands() -> None:
+    # topi reads the weight (oc, ic, kh, kw, ib, ob) as OIHW channel o * ob + j, input i * ib + k
+    data = RNG.standard_normal((1, 3, 6, 5)).astype(np.float32)
+    weight = RNG.standard_normal((4, 3, 3, 2)).astype(np.float32)
+    want = op("nn.conv2d", data, weight, padding=[1, 0], strides=[2, 1])
+    packed_data = data.reshape(1, 3, 1, 6, 5).transpose(0, 1, 3, 4, 2)  # NCHW1c
+    packed_weight = weight.reshape(2, 2, 3, 1, 3, 2).transpose(0, 2, 4, 5, 3, 1)  # OIHW1i2o
+    got = op(
+        "nn.contrib_conv2d_NCHWc",
+        packed_data,
+        packed_weight,
+        padding=[1, 0],
+        strides=[2, 1],
+        channels=4,
+        data_layout="NCHW1c",
+        out_layout="NCHW2c",
+    )
+    np.testing.assert_allclose(got, want.reshape(1, 2, 2, *want.shape[2:]).transpose(0, 1, 3, 4, 2), rtol=1e-5)

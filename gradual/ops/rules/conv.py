@@ -57,6 +57,13 @@ register_rule_message(
     "choose `groups` dividing both the input and the output channels",
 )
 
+register_rule_message(
+    "nchwc-out-layout",
+    codes.BAD_ATTRIBUTE,
+    '{op} writes its output packed by the weight\'s last dim, but the output layout "{layout}" packs no channels',
+    "give out_layout (or data_layout) a channel block, e.g. NCHW8c",
+)
+
 #: the spatial letters for 1, 2 and 3 spatial dims, in the order attributes list them
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -227,6 +234,28 @@ def conv(ctx: ShapeContext, spatial: str) -> Any:
     for i, s in enumerate(spatial):
         out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k[s], sum(pads[i]), strides[i], dilation[i])
     return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out), _out_dtype(ctx))
+
+
+@shape_rule("conv2d_nchwc")
+def conv2d_nchwc(ctx: ShapeContext) -> Any:
+    """`nn.contrib_conv2d_NCHWc(data (n, ic, h, w, ib), weight (oc, ic, kh, kw, ib, ob))`: the
+    data's layout packs C by ib; oc * ob output channels in out_layout, windowed spatial dims
+    (the contract relates the operands' blocks)."""
+    data, weight = ctx.args
+    product_operands(ctx)
+    layout, out_layout = _layouts(ctx, "HW")
+    x = layout_dims(ctx, data, layout, "NCHW", "data_layout")
+    oc, _, kh, kw, _, ob = weight.dims  # type: ignore[misc]
+    block = factors(check_layout(ctx, out_layout, "NCHW", "out_layout")).get("C")
+    if block is None:
+        ctx.fail("nchwc-out-layout", layout=out_layout)
+    ctx.equal(ob, ctx.const(block), symbol=f"the {block}c of {out_layout}")  # topi packs the output by ob
+    _check_kernel_size(ctx, weight, {"H": kh, "W": kw}, "HW")
+    strides, dilation, pads = ctx.attr("strides"), ctx.attr("dilation"), padding(ctx, 2)
+    out = {"N": x["N"], "C": oc * ob}
+    for i, (s, k) in enumerate((("H", kh), ("W", kw))):
+        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k, sum(pads[i]), strides[i], dilation[i])
+    return ctx.tensor(assemble(ctx, out_layout, "NCHW", out), _out_dtype(ctx))
 
 
 def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:

@@ -125,6 +125,25 @@ def convolve(
     return in_dtype(unlayout(result, "NC" + spatial, out_layout or data_layout), data, out_dtype)
 
 
+@kernel("nn.contrib_conv2d_NCHWc")
+def conv2d_nchwc(
+    data: np.ndarray,
+    weight: np.ndarray,
+    *,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    data_layout: str,
+    out_layout: str,
+    out_dtype: str,
+) -> np.ndarray:
+    """topi's conv2d_NCHWc: the packed weight (oc, ic, kh, kw, ib, ob) read as OIHW (output
+    channel o * ob + j, input channel i * ib + k), then conv2d."""
+    oc, ic, kh, kw, ib, ob = weight.shape
+    plain = weight.transpose(0, 5, 1, 4, 2, 3).reshape(oc * ob, ic * ib, kh, kw)
+    return convolve(data, plain, "HW", strides, padding, dilation, 1, data_layout, "OIHW", out_layout, out_dtype)
+
+
 def convolve_transposed(
     data: np.ndarray,
     weight: np.ndarray,
