@@ -520,3 +520,72 @@ def _conv2d_nchwc(draw: Draw) -> tuple:
         array(draw, (draw(st.integers(1, 2)), ic, h, w, ib), dtype),
         array(draw, (oc, ic, kh, kw, ib, ob), dtype),
     ], attrs
+
+
+# bit-serial products ----------------------------------------------------------------------------
+PACK_WIDTHS = {"uint8": 8, "uint16": 16, "uint32": 32}
+
+
+@generator("nn.bitpack")
+def _bitpack(draw: Draw) -> tuple:
+    pack_type = draw(st.sampled_from(sorted(PACK_WIDTHS)))
+    shape = list(draw(shapes(1, 3, 1, 3)))
+    pack_axis = draw(st.integers(0, len(shape) - 1))
+    shape[pack_axis] = PACK_WIDTHS[pack_type] * draw(st.integers(0, 2))
+    data = np.asarray(np.random.default_rng(draw(st.integers(0, 2**16))).integers(-8, 8, size=shape)).astype(
+        draw(st.sampled_from(("int8", "int16", "int32")))
+    )
+    attrs = {
+        "bits": draw(st.integers(1, 3)),
+        "pack_axis": pack_axis,
+        "bit_axis": draw(st.integers(0, len(shape))),
+        "pack_type": pack_type,
+    }
+    return [data], attrs
+
+
+def _bit_values(draw: Draw, shape: tuple) -> np.ndarray:
+    return np.asarray(np.random.default_rng(draw(st.integers(0, 2**16))).integers(0, 4, size=shape)).astype(
+        draw(st.sampled_from(("int16", "int32")))
+    )
+
+
+@generator("nn.bitserial_dense")
+def _bitserial_dense(draw: Draw) -> tuple:
+    pack = draw(st.sampled_from(sorted(PACK_WIDTHS)))
+    k = PACK_WIDTHS[pack] * draw(st.integers(1, 2))
+    units = draw(st.integers(1, 3))
+    attrs = {
+        "units": units,
+        "data_bits": draw(st.integers(1, 2)),
+        "weight_bits": draw(st.integers(1, 2)),
+        "pack_dtype": pack,
+        "out_dtype": draw(st.sampled_from(("", "int16", "int32"))),
+        "unipolar": draw(st.booleans()),
+    }
+    return [_bit_values(draw, (draw(st.integers(0, 2)), k)), _bit_values(draw, (units, k))], attrs
+
+
+@generator("nn.bitserial_conv2d")
+def _bitserial_conv2d(draw: Draw) -> tuple:
+    pack = draw(st.sampled_from(("uint8", "uint16")))
+    c, o = PACK_WIDTHS[pack], draw(st.integers(1, 2))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    h, w = kh + draw(st.integers(0, 2)), kw + draw(st.integers(0, 2))
+    nchw = draw(st.booleans())
+    data = _bit_values(draw, (1, c, h, w) if nchw else (1, h, w, c))
+    weight = _bit_values(draw, (o, c, kh, kw) if nchw else (kh, kw, c, o))
+    attrs = {
+        "strides": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+        "padding": draw(st.sampled_from(([0, 0], [1, 1], [1, 0, 0, 1]))),
+        "kernel_size": [kh, kw],
+        "channels": o,
+        "activation_bits": draw(st.integers(1, 2)),
+        "weight_bits": draw(st.integers(1, 2)),
+        "data_layout": "NCHW" if nchw else "NHWC",
+        "kernel_layout": "OIHW" if nchw else "HWIO",
+        "pack_dtype": pack,
+        "out_dtype": draw(st.sampled_from(("int16", "int32"))),
+        "unipolar": draw(st.booleans()),
+    }
+    return [data, weight], attrs

@@ -1220,6 +1220,36 @@ def op_conv2d_nchwc(b: Builder) -> Val:
     return b.bind(made, (n, Dim.const(out_blocks), h, w, Dim.const(2)))
 
 
+def op_bitserial(b: Builder) -> Val:
+    """Relay's bit-serial operators on 8 x 8 int16 values (one uint8 word per row): bitpack,
+    bitserial_dense against a new weight, bitserial_conv2d of a 1 x 1 kernel (as float)."""
+    rows = b.new_param([b.fresh(b.size()), Dim.const(8)], "int16", prefix="i")
+    kind = b.draw.int(0, 2)
+    if kind == 0:
+        packed = b.call("nn.bitpack", [rows.text], bits=2, pack_axis=1, bit_axis=2, pack_type="uint8")
+        return b.bind(
+            ["".join(b.call("cast", ["".join(packed)], dtype=b.dtype))], (rows.dims[0], Dim.const(1), Dim.const(2))
+        )
+    if kind == 1:
+        weight = b.new_param([Dim.const(3), Dim.const(8)], "int16", prefix="i")
+        made = b.call(
+            "nn.bitserial_dense", [rows.text, weight.text], units=3, pack_dtype="uint8", unipolar=b.draw.chance(50)
+        )
+        return b.bind(["".join(b.call("cast", ["".join(made)], dtype=b.dtype))], (rows.dims[0], Dim.const(3)))
+    image = b.new_param([Dim.const(1), Dim.const(8), b.fresh(b.size()), b.fresh(b.size())], "int16", prefix="i")
+    weight = b.new_param([Dim.const(2), Dim.const(8), Dim.const(1), Dim.const(1)], "int16", prefix="i")
+    made = b.call(
+        "nn.bitserial_conv2d",
+        [image.text, weight.text],
+        kernel_size=[1, 1],
+        channels=2,
+        pack_dtype="uint8",
+        out_dtype="int32",
+    )
+    dims = (Dim.const(1), Dim.const(2)) + image.dims[2:]
+    return b.bind(["".join(b.call("cast", ["".join(made)], dtype=b.dtype))], dims)
+
+
 def op_correlation(b: Builder) -> Val:
     """nn.correlation of an image with itself: displacements of at most 1, padded by as much
     (every position of the image is an output position)."""
@@ -2911,6 +2941,7 @@ OPERATORS: list = [
     (op_relay_rearrange, 1, ""),
     (op_relay_vision, 1, "float32"),
     (op_correlation, 1, "float32"),
+    (op_bitserial, 1, "float32"),
     (op_conv2d_nchwc, 1, "float32"),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),

@@ -435,3 +435,40 @@ def test_conv2d_nchwc_is_conv2d_of_the_unpacked_operands() -> None:
         out_layout="NCHW2c",
     )
     np.testing.assert_allclose(got, want.reshape(1, 2, 2, *want.shape[2:]).transpose(0, 1, 3, 4, 2), rtol=1e-5)
+
+
+# bit-serial products ----------------------------------------------------------------------------
+def test_bitpack_matches_tvm() -> None:
+    # TVM 0.16's nn.bitpack: plane b of 16 entries along axis 1 per uint16 word, the first highest
+    x = np.zeros((1, 16, 1), np.int16)
+    x[0, [0, 3, 15], 0] = [1, 3, 2]
+    packed = op("nn.bitpack", x, bits=2, pack_axis=1, bit_axis=3, pack_type="uint16")
+    assert packed.shape == (1, 1, 1, 2) and packed.dtype == np.uint16
+    assert packed[0, 0, 0].tolist() == [(1 << 15) | (1 << 12), (1 << 12) | 1]
+
+
+def test_bitserial_products_match_topis_reference() -> None:
+    # topi's tests compare with conv2d / dense of the values, a weight bit 0 read as -1 when unipolar
+    data = RNG.integers(0, 4, (2, 32, 5, 4)).astype(np.int16)
+    weight = RNG.integers(0, 2, (3, 32, 3, 3)).astype(np.int16)
+    for unipolar, w in ((True, 2 * weight - 1), (False, weight)):
+        want = op("nn.conv2d", data.astype(np.float64), w.astype(np.float64), padding=[1, 0])
+        got = op(
+            "nn.bitserial_conv2d", data, weight, padding=[1, 0], activation_bits=2, out_dtype="int32", unipolar=unipolar
+        )
+        np.testing.assert_array_equal(got, want.astype(np.int32))
+        nhwc = op(
+            "nn.bitserial_conv2d",
+            data.transpose(0, 2, 3, 1),
+            weight.transpose(2, 3, 1, 0),
+            padding=[1, 0],
+            activation_bits=2,
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+            out_dtype="int32",
+            unipolar=unipolar,
+        )
+        np.testing.assert_array_equal(nhwc.transpose(0, 3, 1, 2), got)
+        rows, matrix = data[:, :, 0, 0], weight[:, :, 0, 0]
+        dense = op("nn.bitserial_dense", rows, matrix, data_bits=2, out_dtype="int32", unipolar=unipolar)
+        np.testing.assert_array_equal(dense, rows.astype(np.int64) @ (w[:, :, 0, 0].astype(np.int64)).T)

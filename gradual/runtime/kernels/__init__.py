@@ -18,6 +18,7 @@ from __future__ import annotations
 # Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
 import gradual.runtime.kernels.aten  # noqa: F401
 import gradual.runtime.kernels.aten_nn  # noqa: F401
+import gradual.runtime.kernels.bitserial  # noqa: F401
 import gradual.runtime.kernels.conv  # noqa: F401
 import gradual.runtime.kernels.data  # noqa: F401
 import gradual.runtime.kernels.elementwise  # noqa: F401
