@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 from kernel_inputs import FLOATS, INTS, Draw, any_dtype, array, axis_in, generator, shapes
+from kernel_inputs_onnx import _einsum as onnx_einsum_inputs
 
 
 def _index_array(draw: Draw, shape: tuple, size: int, dtype: str = "int64") -> np.ndarray:
@@ -291,3 +292,300 @@ def _dyn_expand_dims(draw: Draw) -> tuple:
     shape = draw(shapes(0, 3))
     axis = np.array(draw(st.integers(-len(shape) - 1, len(shape))), draw(st.sampled_from(INTS)))
     return [array(draw, shape, any_dtype(draw)), axis], {"num_newaxis": draw(st.integers(0, 2))}
+
+
+# vision -----------------------------------------------------------------------------------------
+def _rois(draw: Draw, batch: int, height: int, width: int) -> np.ndarray:
+    """Regions [batch index, x1, y1, x2, y2] around the image (some past its edges)."""
+    count = draw(st.integers(0, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    xs = np.sort(rng.uniform(-1.0, width + 1.0, size=(count, 2)), axis=1)
+    ys = np.sort(rng.uniform(-1.0, height + 1.0, size=(count, 2)), axis=1)
+    index = rng.integers(0, batch, size=count)
+    rois = np.stack([index, xs[:, 0], ys[:, 0], xs[:, 1], ys[:, 1]], 1) if count else np.zeros((0, 5))
+    return rois.astype(draw(st.sampled_from(FLOATS)))
+
+
+@generator("vision.roi_pool")
+def _roi_pool(draw: Draw) -> tuple:
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    n, c, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    shape = (n, c, h, w) if layout == "NCHW" else (n, h, w, c)
+    attrs: dict = {
+        "pooled_size": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
+        "spatial_scale": draw(st.sampled_from((1.0, 0.5, 0.25))),
+        "layout": layout,
+    }
+    return [array(draw, shape, draw(st.sampled_from(FLOATS))), _rois(draw, n, h, w)], attrs
+
+
+@generator("vision.roi_align")
+def _roi_align(draw: Draw) -> tuple:
+    args, attrs = _roi_pool(draw)
+    attrs.update(sample_ratio=draw(st.sampled_from((-1, 0, 1, 2))), mode=draw(st.sampled_from(("avg", "max"))))
+    return args, attrs
+
+
+@generator("vision.yolo_reorg")
+def _yolo_reorg(draw: Draw) -> tuple:
+    stride = draw(st.integers(1, 3))
+    shape = (
+        draw(st.integers(1, 2)),
+        stride * stride * draw(st.integers(0, 2)),
+        stride * draw(st.integers(0, 2)),
+        stride * draw(st.integers(1, 2)),
+    )
+    return [array(draw, shape, any_dtype(draw))], {"stride": stride}
+
+
+@generator("vision.multibox_prior")
+def _multibox_prior(draw: Draw) -> tuple:
+    shape = (1, draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    attrs = {
+        "sizes": [draw(st.floats(0.1, 2.0)) for _ in range(draw(st.integers(1, 3)))],
+        "ratios": [draw(st.floats(0.5, 3.0)) for _ in range(draw(st.integers(1, 3)))],
+        "steps": [draw(st.sampled_from((-1.0, 0.5, 2.0))) for _ in range(2)],
+        "offsets": [draw(st.floats(0.0, 1.0)) for _ in range(2)],
+        "clip": draw(st.booleans()),
+    }
+    return [array(draw, shape, draw(st.sampled_from(FLOATS)))], attrs
+
+
+@generator("vision.multibox_transform_loc")
+def _multibox_transform_loc(draw: Draw) -> tuple:
+    b, k, n = draw(st.integers(1, 2)), draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    dtype = draw(st.sampled_from(FLOATS))
+    anchors = np.sort(np.abs(array(draw, (1, n, 4), dtype)), axis=-1)
+    attrs = {
+        "clip": draw(st.booleans()),
+        "threshold": draw(st.floats(0.0, 0.5)),
+        "keep_background": draw(st.booleans()),
+    }
+    return [np.abs(array(draw, (b, k, n), dtype)), array(draw, (b, 4 * n), dtype), anchors], attrs
+
+
+def _box_rows(draw: Draw, b: int, n: int, k: int, dtype: str) -> np.ndarray:
+    """Boxes (b, n, k): class ids from -1 to 2 in entry 0, scores in entry 1, corners after."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    rows = rng.uniform(0.0, 10.0, size=(b, n, k))
+    rows[:, :, 0] = rng.integers(-1, 3, size=(b, n))
+    rows[:, :, 1] = rng.uniform(-0.2, 1.0, size=(b, n))
+    return rows.astype(dtype)
+
+
+@generator("vision.get_valid_counts")
+def _get_valid_counts(draw: Draw) -> tuple:
+    b, n, k = draw(st.integers(1, 2)), draw(st.integers(0, 5)), draw(st.integers(5, 6))
+    threshold = np.array(draw(st.floats(0.0, 0.8)), draw(st.sampled_from(FLOATS)))
+    attrs = {"id_index": draw(st.sampled_from((-1, 0))), "score_index": 1}
+    return [_box_rows(draw, b, n, k, draw(st.sampled_from(FLOATS))), threshold], attrs
+
+
+@generator("vision.non_max_suppression")
+def _non_max_suppression(draw: Draw) -> tuple:
+    b, n, k = draw(st.integers(1, 2)), draw(st.integers(0, 5)), draw(st.integers(6, 7))
+    rows = _box_rows(draw, b, n, k, draw(st.sampled_from(FLOATS)))
+    valid = np.array([draw(st.integers(0, n)) for _ in range(b)], draw(st.sampled_from(INTS)))
+    indices = np.tile(np.arange(n), (b, 1)).astype(draw(st.sampled_from(INTS)))
+    attrs = {
+        "force_suppress": draw(st.booleans()),
+        "top_k": draw(st.sampled_from((-1, 1, 3))),
+        "coord_start": 2,
+        "score_index": 1,
+        "id_index": draw(st.sampled_from((-1, 0))),
+        "return_indices": draw(st.booleans()),
+        "invalid_to_bottom": draw(st.booleans()),
+    }
+    limits = [np.array(draw(st.sampled_from((-1, 0, 2))), "int32"), np.array(draw(st.floats(-0.1, 1.0)), "float32")]
+    return [rows, valid, indices, *limits], attrs
+
+
+@generator("vision.all_class_non_max_suppression")
+def _all_class_nms(draw: Draw) -> tuple:
+    b, k, n = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(0, 5))
+    dtype = draw(st.sampled_from(FLOATS))
+    boxes = np.sort(np.abs(array(draw, (b, n, 4), dtype)), axis=-1)
+    scores = np.abs(array(draw, (b, k, n), dtype))
+    limits = [
+        np.array(draw(st.sampled_from((-1, 1, 3))), draw(st.sampled_from(INTS))),
+        np.array(draw(st.floats(0.0, 1.0)), "float32"),
+        np.array(draw(st.floats(0.0, 0.5)), "float32"),
+    ]
+    return [boxes, scores, *limits], {"output_format": draw(st.sampled_from(("onnx", "tensorflow")))}
+
+
+@generator("vision.proposal")
+def _proposal(draw: Draw) -> tuple:
+    scales = [draw(st.sampled_from((0.5, 1.0, 2.0))) for _ in range(draw(st.integers(1, 2)))]
+    ratios = [draw(st.sampled_from((0.5, 1.0, 2.0))) for _ in range(draw(st.integers(1, 2)))]
+    anchors = len(scales) * len(ratios)
+    b, h, w = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    dtype = draw(st.sampled_from(FLOATS))
+    stride = draw(st.sampled_from((4, 16)))
+    im_info = np.array([[stride * h * 1.5, stride * w, 1.0]] * b, dtype)
+    attrs = {
+        "scales": scales,
+        "ratios": ratios,
+        "feature_stride": stride,
+        "threshold": draw(st.floats(0.3, 0.9)),
+        "rpn_pre_nms_top_n": draw(st.sampled_from((-1, 3, 100))),
+        "rpn_post_nms_top_n": draw(st.integers(1, 4)),
+        "rpn_min_size": draw(st.sampled_from((1, 16))),
+        "iou_loss": draw(st.booleans()),
+    }
+    scores = np.abs(array(draw, (b, 2 * anchors, h, w), dtype))
+    return [scores, array(draw, (b, 4 * anchors, h, w), dtype) * 0.2, im_info], attrs
+
+
+# pooling gradients ------------------------------------------------------------------------------
+@generator("nn.max_pool2d_grad")
+def _pool2d_grad(draw: Draw) -> tuple:
+    from gradual.runtime.kernels.conv import _pool_geometry
+
+    layout = draw(st.sampled_from(("NCHW", "NHWC")))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    kernel = [draw(st.integers(1, 3)), draw(st.integers(1, 3))]
+    strides = [draw(st.integers(1, 2)), draw(st.integers(1, 2))]
+    padding = draw(st.sampled_from(([0, 0], [1, 1], [1, 0, 0, 1])))
+    ceil = draw(st.booleans())
+    pads = [(padding[0], padding[0]), (padding[1], padding[1])] if len(padding) == 2 else [(1, 0), (0, 1)]
+    spatial = [k + draw(st.integers(0, 3)) for k in kernel]
+    pooled = [_pool_geometry(d, k, b + a, s, 1, ceil)[0] for d, k, (b, a), s in zip(spatial, kernel, pads, strides)]
+    dtype = draw(st.sampled_from(FLOATS))
+
+    def laid_out(h: int, w: int) -> tuple:
+        return (n, c, h, w) if layout == "NCHW" else (n, h, w, c)
+
+    attrs: dict = {"pool_size": kernel, "strides": strides, "padding": padding, "layout": layout, "ceil_mode": ceil}
+    return [array(draw, laid_out(*pooled), dtype), array(draw, laid_out(*spatial), dtype)], attrs
+
+
+@generator("nn.avg_pool2d_grad")
+def _avg_pool2d_grad(draw: Draw) -> tuple:
+    args, attrs = _pool2d_grad(draw)
+    return args, dict(attrs, count_include_pad=draw(st.booleans()))
+
+
+@generator("nn.correlation")
+def _correlation(draw: Draw) -> tuple:
+    kernel, displacement = draw(st.sampled_from((1, 3))), draw(st.integers(0, 2))
+    stride1, stride2 = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    padding = draw(st.sampled_from(([0, 0], [1, 2], [2, 2], [1, 0, 2, 3])))
+    border = displacement + kernel // 2
+    low_h = max(1, 2 * border + 1 - (padding[0] + padding[-2] if len(padding) == 4 else 2 * padding[0]))
+    low_w = max(1, 2 * border + 1 - (padding[1] + padding[3] if len(padding) == 4 else 2 * padding[1]))
+    shape = (
+        draw(st.integers(1, 2)),
+        draw(st.integers(1, 3)),
+        low_h + draw(st.integers(0, 2)),
+        low_w + draw(st.integers(0, 2)),
+    )
+    dtype = draw(st.sampled_from(FLOATS))
+    attrs = {
+        "kernel_size": kernel,
+        "max_displacement": displacement,
+        "stride1": stride1,
+        "stride2": stride2,
+        "padding": padding,
+        "is_multiply": draw(st.booleans()),
+    }
+    return [array(draw, shape, dtype), array(draw, shape, dtype)], attrs
+
+
+# einsum: Relay's is NumPy's, as ONNX's Einsum is
+generator("einsum")(onnx_einsum_inputs)
+
+
+@generator("nn.contrib_conv2d_NCHWc")
+def _conv2d_nchwc(draw: Draw) -> tuple:
+    ib, ob = draw(st.sampled_from((1, 2, 4))), draw(st.sampled_from((1, 2, 4)))
+    ic, oc = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    strides, dilation = [draw(st.integers(1, 2)) for _ in "hw"], [draw(st.integers(1, 2)) for _ in "hw"]
+    padding = draw(st.sampled_from(([0, 0], [1, 1], [1, 0, 0, 1])))
+    h = (kh - 1) * dilation[0] + 1 + draw(st.integers(0, 3))
+    w = (kw - 1) * dilation[1] + 1 + draw(st.integers(0, 3))
+    dtype = draw(st.sampled_from(FLOATS))
+    attrs = {
+        "strides": strides,
+        "padding": padding,
+        "dilation": dilation,
+        "channels": oc * ob,
+        "kernel_size": [kh, kw],
+        "data_layout": f"NCHW{ib}c",
+        "kernel_layout": f"OIHW{ib}i{ob}o",
+        "out_layout": f"NCHW{ob}c",
+    }
+    return [
+        array(draw, (draw(st.integers(1, 2)), ic, h, w, ib), dtype),
+        array(draw, (oc, ic, kh, kw, ib, ob), dtype),
+    ], attrs
+
+
+# bit-serial products ----------------------------------------------------------------------------
+PACK_WIDTHS = {"uint8": 8, "uint16": 16, "uint32": 32}
+
+
+@generator("nn.bitpack")
+def _bitpack(draw: Draw) -> tuple:
+    pack_type = draw(st.sampled_from(sorted(PACK_WIDTHS)))
+    shape = list(draw(shapes(1, 3, 1, 3)))
+    pack_axis = draw(st.integers(0, len(shape) - 1))
+    shape[pack_axis] = PACK_WIDTHS[pack_type] * draw(st.integers(0, 2))
+    data = np.asarray(np.random.default_rng(draw(st.integers(0, 2**16))).integers(-8, 8, size=shape)).astype(
+        draw(st.sampled_from(("int8", "int16", "int32")))
+    )
+    attrs = {
+        "bits": draw(st.integers(1, 3)),
+        "pack_axis": pack_axis,
+        "bit_axis": draw(st.integers(0, len(shape))),
+        "pack_type": pack_type,
+    }
+    return [data], attrs
+
+
+def _bit_values(draw: Draw, shape: tuple) -> np.ndarray:
+    return np.asarray(np.random.default_rng(draw(st.integers(0, 2**16))).integers(0, 4, size=shape)).astype(
+        draw(st.sampled_from(("int16", "int32")))
+    )
+
+
+@generator("nn.bitserial_dense")
+def _bitserial_dense(draw: Draw) -> tuple:
+    pack = draw(st.sampled_from(sorted(PACK_WIDTHS)))
+    k = PACK_WIDTHS[pack] * draw(st.integers(1, 2))
+    units = draw(st.integers(1, 3))
+    attrs = {
+        "units": units,
+        "data_bits": draw(st.integers(1, 2)),
+        "weight_bits": draw(st.integers(1, 2)),
+        "pack_dtype": pack,
+        "out_dtype": draw(st.sampled_from(("", "int16", "int32"))),
+        "unipolar": draw(st.booleans()),
+    }
+    return [_bit_values(draw, (draw(st.integers(0, 2)), k)), _bit_values(draw, (units, k))], attrs
+
+
+@generator("nn.bitserial_conv2d")
+def _bitserial_conv2d(draw: Draw) -> tuple:
+    pack = draw(st.sampled_from(("uint8", "uint16")))
+    c, o = PACK_WIDTHS[pack], draw(st.integers(1, 2))
+    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    h, w = kh + draw(st.integers(0, 2)), kw + draw(st.integers(0, 2))
+    nchw = draw(st.booleans())
+    data = _bit_values(draw, (1, c, h, w) if nchw else (1, h, w, c))
+    weight = _bit_values(draw, (o, c, kh, kw) if nchw else (kh, kw, c, o))
+    attrs = {
+        "strides": [draw(st.integers(1, 2)), draw(st.integers(1, 2))],
+        "padding": draw(st.sampled_from(([0, 0], [1, 1], [1, 0, 0, 1]))),
+        "kernel_size": [kh, kw],
+        "channels": o,
+        "activation_bits": draw(st.integers(1, 2)),
+        "weight_bits": draw(st.integers(1, 2)),
+        "data_layout": "NCHW" if nchw else "NHWC",
+        "kernel_layout": "OIHW" if nchw else "HWIO",
+        "pack_dtype": pack,
+        "out_dtype": draw(st.sampled_from(("int16", "int32"))),
+        "unipolar": draw(st.booleans()),
+    }
+    return [data, weight], attrs

@@ -1184,14 +1184,84 @@ def op_conv2d_transpose(b: Builder) -> Val:
 
 
 def op_pool(b: Builder) -> Val:
-    """max / avg pooling with a window that fits."""
+    """max / avg pooling with a window that fits, or its gradient."""
     x = image(b, 2)
     n, c, h, w = x.dims
     size = b.draw.int(1, min(h.value, w.value, 3))
     stride = b.draw.int(1, 2)
     op = b.draw.choice(["nn.max_pool2d", "nn.avg_pool2d"])
     dims = (n, c, window(h, size, 0, stride, 1), window(w, size, 0, stride, 1))
-    return b.bind(b.call(op, [x.text], pool_size=[size, size], strides=[stride, stride]), dims)
+    pooled = b.call(op, [x.text], pool_size=[size, size], strides=[stride, stride])
+    if b.draw.chance(20):  # the pooling's gradient for the image, from the pooled values
+        grad = "".join(
+            b.call(op + "_grad", ["".join(pooled), x.text], pool_size=[size, size], strides=[stride, stride])
+        )
+        return b.bind([grad], x.dims)
+    return b.bind(pooled, dims)
+
+
+def op_conv2d_nchwc(b: Builder) -> Val:
+    """nn.contrib_conv2d_NCHWc of an image packed by layout_transform (NCHW1c: one channel a
+    block), 1 x 1, into blocks of two output channels."""
+    x = image(b)
+    n, c, h, w = x.dims
+    packed = "".join(b.call("layout_transform", [x.text], src_layout="NCHW", dst_layout="NCHW1c"))
+    out_blocks = b.draw.int(1, 2)
+    weight = b.new_param([Dim.const(out_blocks), c, Dim.const(1), Dim.const(1), Dim.const(1), Dim.const(2)])
+    made = b.call(
+        "nn.contrib_conv2d_NCHWc",
+        [packed, weight.text],
+        channels=2 * out_blocks,
+        kernel_size=[1, 1],
+        data_layout="NCHW1c",
+        kernel_layout="OIHW1i2o",
+        out_layout="NCHW2c",
+    )
+    return b.bind(made, (n, Dim.const(out_blocks), h, w, Dim.const(2)))
+
+
+def op_bitserial(b: Builder) -> Val:
+    """Relay's bit-serial operators on 8 x 8 int16 values (one uint8 word per row): bitpack,
+    bitserial_dense against a new weight, bitserial_conv2d of a 1 x 1 kernel (as float)."""
+    rows = b.new_param([b.fresh(b.size()), Dim.const(8)], "int16", prefix="i")
+    kind = b.draw.int(0, 2)
+    if kind == 0:
+        packed = b.call("nn.bitpack", [rows.text], bits=2, pack_axis=1, bit_axis=2, pack_type="uint8")
+        return b.bind(
+            ["".join(b.call("cast", ["".join(packed)], dtype=b.dtype))], (rows.dims[0], Dim.const(1), Dim.const(2))
+        )
+    if kind == 1:
+        weight = b.new_param([Dim.const(3), Dim.const(8)], "int16", prefix="i")
+        made = b.call(
+            "nn.bitserial_dense", [rows.text, weight.text], units=3, pack_dtype="uint8", unipolar=b.draw.chance(50)
+        )
+        return b.bind(["".join(b.call("cast", ["".join(made)], dtype=b.dtype))], (rows.dims[0], Dim.const(3)))
+    image = b.new_param([Dim.const(1), Dim.const(8), b.fresh(b.size()), b.fresh(b.size())], "int16", prefix="i")
+    weight = b.new_param([Dim.const(2), Dim.const(8), Dim.const(1), Dim.const(1)], "int16", prefix="i")
+    made = b.call(
+        "nn.bitserial_conv2d",
+        [image.text, weight.text],
+        kernel_size=[1, 1],
+        channels=2,
+        pack_dtype="uint8",
+        out_dtype="int32",
+    )
+    dims = (Dim.const(1), Dim.const(2)) + image.dims[2:]
+    return b.bind(["".join(b.call("cast", ["".join(made)], dtype=b.dtype))], dims)
+
+
+def op_correlation(b: Builder) -> Val:
+    """nn.correlation of an image with itself: displacements of at most 1, padded by as much
+    (every position of the image is an output position)."""
+    x = image(b)
+    n, c, h, w = x.dims
+    displacement = b.draw.int(0, 1)
+    pad = [displacement, displacement]
+    side = 2 * displacement + 1
+    made = b.call(
+        "nn.correlation", [x.text, x.text], max_displacement=displacement, padding=pad, is_multiply=b.draw.chance(50)
+    )
+    return b.bind(made, (n, Dim.const(side * side), h, w))
 
 
 def op_global_pool(b: Builder) -> Val:
@@ -1872,8 +1942,8 @@ def op_blocks(b: Builder) -> Val:
 
 
 def op_matrix(b: Builder) -> Val:
-    """matrix_set_diag of a matrix (or batch of them) with static sizes, or nll_loss against
-    argmax's classes."""
+    """matrix_set_diag of a matrix (or batch of them) with static sizes, nll_loss against
+    argmax's classes, or einsum of the rows' products."""
     x = b.pick(
         lambda v: v.rank >= 2 and v.dims[-1].form.is_static and v.dims[-2].form.is_static,
         lambda: b.new_param([b.fresh(b.size())] + [Dim.const(b.size()) for _ in range(2)]),
@@ -1882,6 +1952,9 @@ def op_matrix(b: Builder) -> Val:
         weights = b.new_param([x.dims[1]])
         classes = "".join(b.call("argmax", [x.text], axis=[1]))
         return b.bind(b.call("nn.nll_loss", [x.text, classes, weights.text], reduction="none"), (x.dims[0],))
+    if b.draw.chance(25):  # the rows' pairwise products, batched over the leading dims
+        product = b.call("einsum", [f"({x.text}, {x.text})"], equation="...ab,...cb->...ac")
+        return b.bind(product, x.dims[:-1] + (x.dims[-2],))
     m, n = x.dims[-2].value, x.dims[-1].value
     diagonal = b.new_param(list(x.dims[:-2]) + [Dim.const(min(m, n))])
     return b.bind(b.call("matrix_set_diag", [x.text, diagonal.text]), x.dims)
@@ -1972,14 +2045,22 @@ def op_bits(b: Builder) -> Val:
 
 
 def op_annotation(b: Builder) -> Val:
-    """annotation.checkpoint / stop_fusion of x, or of a pair, projected."""
+    """annotation.checkpoint / stop_fusion / compiler_begin / compiler_end of x, or of a pair,
+    projected; or on_device of x, placed as Relay prints it."""
     x = b.pick()
-    op = b.draw.choice(["annotation.checkpoint", "annotation.stop_fusion"])
+    if b.draw.chance(15):
+        b.program.ops.append("on_device")
+        placed = f"on_device({x.text}, virtual_device=VirtualDevice(device_type=1, virtual_device_id=0), constrain_result=True)"
+        return b.bind([placed], x.dims, x.dtype)
+    op = b.draw.choice(
+        ["annotation.checkpoint", "annotation.stop_fusion", "annotation.compiler_begin", "annotation.compiler_end"]
+    )
+    attrs = {"compiler": "dnnl"} if "compiler" in op else {}
     if b.draw.chance(50):
         y = b.pick()
-        pair = "".join(b.call(op, [f"({y.text}, {x.text})"]))
+        pair = "".join(b.call(op, [f"({y.text}, {x.text})"], **attrs))
         return b.bind([f"{pair}.1"], x.dims, x.dtype)
-    return b.bind(b.call(op, [x.text]), x.dims, x.dtype)
+    return b.bind(b.call(op, [x.text], **attrs), x.dims, x.dtype)
 
 
 def op_relay_nn(b: Builder) -> Val:
@@ -2099,6 +2180,71 @@ def op_relay_sampling(b: Builder) -> Val:
     target = "".join(b.call("shape_of", ["".join(b.call("zeros", [], shape=size))]))
     roi = "".join(b.call("zeros", [], shape=[4]))
     return b.bind(b.call("dyn.image.resize2d", [x.text, target, roi]), (n, c, Dim.const(size[0]), Dim.const(size[1])))
+
+
+def op_relay_vision(b: Builder) -> Val:
+    """Relay's vision operators on an image: roi_align / roi_pool of a region per image,
+    yolo_reorg by 1, multibox_prior; multibox_transform_loc of the image's scores; the boxes
+    get_valid_counts keeps, suppressed by non_max_suppression; all_class_non_max_suppression's
+    kept scores; proposal's rows (as many as the batch asks)."""
+    x = image(b)
+    n, c, h, w = x.dims
+    kind = b.draw.int(0, 7)
+    if kind in (0, 1):
+        # one region [0, 0, 0, 0, 0] per image: image 0 exists wherever a region does
+        zeros = "".join(b.call("sum", ["".join(b.call("zeros_like", [x.text]))], axis=[1, 2, 3], keepdims=True))
+        column = "".join(b.call("reshape", [zeros], newshape=[0, -1]))
+        rois = "".join(b.call("tile", [column], reps=[1, 5]))
+        size = [b.size(1, 3), b.size(1, 3)]
+        if kind == 0:
+            pooled = b.call("vision.roi_align", [x.text, rois], pooled_size=size, spatial_scale=0.5, sample_ratio=2)
+        else:
+            pooled = b.call("vision.roi_pool", [x.text, rois], pooled_size=size, spatial_scale=1.0)
+        return b.bind(pooled, (n, c, Dim.const(size[0]), Dim.const(size[1])))
+    if kind == 2:
+        return b.bind(b.call("vision.yolo_reorg", [x.text], stride=1), x.dims)
+    if kind == 3:
+        sizes, ratios = [0.5, 1.0][: b.draw.int(1, 2)], [1.0, 2.0][: b.draw.int(1, 2)]
+        per_cell = len(sizes) + len(ratios) - 1
+        boxes = lift(lambda v: v * per_cell, dim_product((h, w)))
+        prior = b.call("vision.multibox_prior", [x.text], sizes=sizes, ratios=ratios, clip=b.draw.chance(50))
+        return b.bind(prior, (Dim.const(1), boxes, Dim.const(4)))
+    # rows of six entries [class, score, x1, y1, x2, y2] per batch entry, one per image row
+    rows = b.new_param([n, h, Dim.const(6)])
+    if kind == 4:
+        scores = b.new_param([n, c, h])
+        locs = b.new_param([n, lift(lambda v: 4 * v, h)])
+        anchors = b.new_param([Dim.const(1), h, Dim.const(4)])
+        decoded = b.bind(
+            b.call("vision.multibox_transform_loc", [scores.text, locs.text, anchors.text]), None, fields=()
+        )
+        b.program.features.add("tuple")
+        return b.bind([f"{decoded.text}.0"], (n, h, Dim.const(6)))
+    if kind == 5:
+        valid = b.bind(b.call("vision.get_valid_counts", [rows.text, "0.5f"], score_index=1), None, fields=())
+        b.program.features.add("tuple")
+        args = [f"{valid.text}.1", f"{valid.text}.0", f"{valid.text}.2", "-1", "0.5f"]
+        return b.bind(b.call("vision.non_max_suppression", args, return_indices=False), rows.dims)
+    if kind == 6:
+        corners = b.new_param([n, h, Dim.const(4)])
+        scores = b.new_param([n, c, h])
+        kept = b.call(
+            "vision.all_class_non_max_suppression",
+            [corners.text, scores.text, "2", "0.5f", "0f"],
+            output_format="tensorflow",
+        )
+        selected = b.bind(kept, None, fields=())
+        b.program.features.add("tuple")
+        return b.bind([f"{selected.text}.1"], (n, dim_product((c, h))), "float32")
+    scores = b.new_param([n, Dim.const(2), h, w])
+    deltas = b.new_param([n, Dim.const(4), h, w])
+    info = b.new_param([n, Dim.const(3)])
+    top = b.draw.int(1, 3)
+    rows_out = lift(lambda v: v * top, n)
+    made = b.call(
+        "vision.proposal", [scores.text, deltas.text, info.text], scales=[1.0], ratios=[1.0], rpn_post_nms_top_n=top
+    )
+    return b.bind(made, (rows_out, Dim.const(5)))
 
 
 def op_relay_rearrange(b: Builder) -> Val:
@@ -2793,6 +2939,10 @@ OPERATORS: list = [
     (op_relay_scatter_scan, 2, ""),
     (op_relay_sampling, 1, ""),
     (op_relay_rearrange, 1, ""),
+    (op_relay_vision, 1, "float32"),
+    (op_correlation, 1, "float32"),
+    (op_bitserial, 1, "float32"),
+    (op_conv2d_nchwc, 1, "float32"),
     (feature_if, 1, "nest"),
     (feature_call, 2, "nest"),
     (op_signed_values, 1, "float32"),

@@ -191,6 +191,18 @@ def _annotation(draw: Draw) -> tuple:
     return [value], {}
 
 
+@generator("annotation.compiler_begin", "annotation.compiler_end")
+def _compiler_annotation(draw: Draw) -> tuple:
+    (value,), _ = _annotation(draw)
+    return [value], {"compiler": draw(st.sampled_from(("dnnl", "ccompiler", "test")))}
+
+
+@generator("on_device")
+def _on_device(draw: Draw) -> tuple:
+    (value,), _ = _annotation(draw)
+    return [value], {"constrain_result": draw(st.booleans()), "constrain_body": draw(st.booleans())}
+
+
 # creation and data ------------------------------------------------------------------------------
 @generator("zeros", "ones")
 def _static_creation(draw: Draw) -> tuple:

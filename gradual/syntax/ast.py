@@ -136,7 +136,16 @@ class AttrSeq(Node):
     square: bool = True
 
 
-AttrValue = Union[int, float, str, bool, None, Ident, AttrSeq]
+@dataclass(eq=False, slots=True)
+class AttrObject(Node):
+    """An object Relay prints by its constructor, `VirtualDevice(device_type=1,
+    virtual_device_id=0)`: a name and its fields, each `name=value` (Attr nodes)."""
+
+    name: str
+    fields: tuple
+
+
+AttrValue = Union[int, float, str, bool, None, Ident, AttrSeq, AttrObject]
 
 
 @dataclass(eq=False, slots=True)

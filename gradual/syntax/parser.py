@@ -500,6 +500,18 @@ class _Builder:
         items = tuple(_value(c) for c in children if not isinstance(c, _TOKENS))
         return ast.AttrSeq(items, False, span=self._span(children))
 
+    def attr_object(self, children):
+        fields = tuple(c for c in children if isinstance(c, ast.Attr))
+        seen: set = set()
+        for field in fields:
+            if field.name in seen:
+                raise ParseError(field.span, f"`{field.name}`", (), f"the field `{field.name}` is given twice")
+            seen.add(field.name)
+        return ast.AttrObject(str(children[0]), fields, span=self._span(children))
+
+    def attr_field(self, children):
+        return self.attr(children)
+
     # types ----------------------------------------------------------------------------------
     def tensor_type(self, children):
         shape, dtype = children[2], children[3]

@@ -165,6 +165,9 @@ def format_attr_value(value: ast.AttrValue) -> str:
         if value.square:
             return f"[{inner}]"
         return f"({inner},)" if len(value.items) == 1 else f"({inner})"
+    if isinstance(value, ast.AttrObject):
+        fields = ", ".join(f"{f.name}={format_attr_value(f.value)}" for f in value.fields)
+        return f"{value.name}({fields})"
     raise TypeError(f"not an attribute value: {value!r}")
 
 

@@ -21,6 +21,8 @@ registers them all, with the wording of the failures they report.
 | image | image.resize2d |
 | sampling | image.grid_sample, image.affine_grid, image.dilation2d, image.crop_and_resize, dyn.image.resize2d |
 | rearrange | nn.dilate, nn.mirror_pad, nn.space_to_batch_nd, nn.batch_to_space_nd, dyn.expand_dims |
+| bitserial | nn.bitpack, nn.bitserial_dense, nn.bitserial_conv2d |
+| vision | vision.roi_align, roi_pool, yolo_reorg, multibox_prior, non_max_suppression, all_class_non_max_suppression, proposal (their contracts say the rest) |
 | aten | the torch.export frontend's operators (stdlib/aten.rly), mostly the rules above under ATen's names |
 | aten_index | ATen's advanced indexing, gather and scatter, searching sorted values |
 | aten_nn | ATen's resampling, recurrent layers, group/instance/RMS norms, losses, distances (stdlib/aten_nn.rly) |
@@ -31,6 +33,7 @@ registers them all, with the wording of the failures they report.
 import gradual.ops.rules.aten  # noqa: E402,F401
 import gradual.ops.rules.aten_index  # noqa: E402,F401
 import gradual.ops.rules.aten_nn  # noqa: E402,F401
+import gradual.ops.rules.bitserial  # noqa: E402,F401
 import gradual.ops.rules.combine  # noqa: E402,F401
 import gradual.ops.rules.conv  # noqa: E402,F401
 import gradual.ops.rules.data  # noqa: E402,F401
@@ -48,3 +51,4 @@ import gradual.ops.rules.scatter  # noqa: E402,F401
 import gradual.ops.rules.sequence  # noqa: E402,F401
 import gradual.ops.rules.shape  # noqa: E402,F401
 import gradual.ops.rules.sparse  # noqa: E402,F401
+import gradual.ops.rules.vision  # noqa: E402,F401

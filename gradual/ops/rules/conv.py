@@ -57,6 +57,13 @@ register_rule_message(
     "choose `groups` dividing both the input and the output channels",
 )
 
+register_rule_message(
+    "nchwc-out-layout",
+    codes.BAD_ATTRIBUTE,
+    '{op} writes its output packed by the weight\'s last dim, but the output layout "{layout}" packs no channels',
+    "give out_layout (or data_layout) a channel block, e.g. NCHW8c",
+)
+
 #: the spatial letters for 1, 2 and 3 spatial dims, in the order attributes list them
 SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -229,6 +236,28 @@ def conv(ctx: ShapeContext, spatial: str) -> Any:
     return ctx.tensor(assemble(ctx, out_layout, "NC" + spatial, out), _out_dtype(ctx))
 
 
+@shape_rule("conv2d_nchwc")
+def conv2d_nchwc(ctx: ShapeContext) -> Any:
+    """`nn.contrib_conv2d_NCHWc(data (n, ic, h, w, ib), weight (oc, ic, kh, kw, ib, ob))`: the
+    data's layout packs C by ib; oc * ob output channels in out_layout, windowed spatial dims
+    (the contract relates the operands' blocks)."""
+    data, weight = ctx.args
+    product_operands(ctx)
+    layout, out_layout = _layouts(ctx, "HW")
+    x = layout_dims(ctx, data, layout, "NCHW", "data_layout")
+    oc, _, kh, kw, _, ob = weight.dims  # type: ignore[misc]
+    block = factors(check_layout(ctx, out_layout, "NCHW", "out_layout")).get("C")
+    if block is None:
+        ctx.fail("nchwc-out-layout", layout=out_layout)
+    ctx.equal(ob, ctx.const(block), symbol=f"the {block}c of {out_layout}")  # topi packs the output by ob
+    _check_kernel_size(ctx, weight, {"H": kh, "W": kw}, "HW")
+    strides, dilation, pads = ctx.attr("strides"), ctx.attr("dilation"), padding(ctx, 2)
+    out = {"N": x["N"], "C": oc * ob}
+    for i, (s, k) in enumerate((("H", kh), ("W", kw))):
+        out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k, sum(pads[i]), strides[i], dilation[i])
+    return ctx.tensor(assemble(ctx, out_layout, "NCHW", out), _out_dtype(ctx))
+
+
 def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d_transpose(...)`: weight is (I, O, *kernel) in the default IO.. layout
     with I = C; the output has O * groups channels and spatial dims
@@ -371,6 +400,52 @@ def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, spatial: str
     if data.dims is not None:
         for s in spatial:
             require_nonempty(ctx, data, _axis_of(layout, s), why)
+
+
+@shape_rule("pool2d_grad")
+def pool2d_grad(ctx: ShapeContext) -> Any:
+    """`nn.max_pool2d_grad` / `nn.avg_pool2d_grad(out_grad, data, ...)`: the data's shape;
+    out_grad has the shape pooling the data gives (the kernel reads one gradient per window)."""
+    out_grad, data = ctx.args
+    layout = ctx.attr("layout")
+    x = layout_dims(ctx, data, layout, "NCHW", "layout")
+    sizes, strides = list(ctx.attr("pool_size")), list(ctx.attr("strides"))
+    pads = padding(ctx, 2)
+    pooled = dict(x)
+    for i, s in enumerate("HW"):
+        pooled[s] = window_output(
+            ctx,
+            data,
+            _axis_of(layout, s),
+            x[s],
+            ctx.const(sizes[i]),
+            sum(pads[i]),
+            strides[i],
+            1,
+            ctx.attr("ceil_mode"),
+        )
+    want = assemble(ctx, layout, "NCHW", pooled, "layout")
+    ctx.require_rank(out_grad, len(want))
+    for i, dim in enumerate(want):
+        ctx.equal(out_grad.dim(i), dim, symbol="the pooled shape")
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("correlation")
+def correlation(ctx: ShapeContext) -> Any:
+    """`nn.correlation(data1, data2, kernel_size, max_displacement, stride1, stride2, padding)`:
+    one channel per displacement, (2 * (max_displacement // stride2) + 1)^2, and output positions
+    stride1 apart where a window of 2 * (max_displacement + kernel_size // 2) + 1 fits the padded
+    image (Relay's ceiling division)."""
+    data, _ = ctx.args
+    displacement, stride2 = ctx.attr("max_displacement"), ctx.attr("stride2")
+    side = 2 * (displacement // stride2) + 1
+    span = ctx.const(2 * (displacement + ctx.attr("kernel_size") // 2) + 1)
+    pads = padding(ctx, 2)
+    out = [data.dim(0), ctx.const(side * side)]
+    for axis, (before, after) in zip((2, 3), pads):
+        out.append(window_output(ctx, data, axis, data.dim(axis), span, before + after, ctx.attr("stride1"), 1))
+    return ctx.tensor(out)
 
 
 @shape_rule("global_pool2d")

@@ -18,6 +18,7 @@ from __future__ import annotations
 # Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
 import gradual.runtime.kernels.aten  # noqa: F401
 import gradual.runtime.kernels.aten_nn  # noqa: F401
+import gradual.runtime.kernels.bitserial  # noqa: F401
 import gradual.runtime.kernels.conv  # noqa: F401
 import gradual.runtime.kernels.data  # noqa: F401
 import gradual.runtime.kernels.elementwise  # noqa: F401
@@ -33,6 +34,7 @@ import gradual.runtime.kernels.scatter  # noqa: F401
 import gradual.runtime.kernels.sequence  # noqa: F401
 import gradual.runtime.kernels.shape  # noqa: F401
 import gradual.runtime.kernels.sparse  # noqa: F401
+import gradual.runtime.kernels.vision  # noqa: F401
 from gradual.runtime.kernels.registration import kernel, registered
 
 __all__ = ["kernel", "registered"]

@@ -125,6 +125,25 @@ def convolve(
     return in_dtype(unlayout(result, "NC" + spatial, out_layout or data_layout), data, out_dtype)
 
 
+@kernel("nn.contrib_conv2d_NCHWc")
+def conv2d_nchwc(
+    data: np.ndarray,
+    weight: np.ndarray,
+    *,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    data_layout: str,
+    out_layout: str,
+    out_dtype: str,
+) -> np.ndarray:
+    """topi's conv2d_NCHWc: the packed weight (oc, ic, kh, kw, ib, ob) read as OIHW (output
+    channel o * ob + j, input channel i * ib + k), then conv2d."""
+    oc, ic, kh, kw, ib, ob = weight.shape
+    plain = weight.transpose(0, 5, 1, 4, 2, 3).reshape(oc * ob, ic * ib, kh, kw)
+    return convolve(data, plain, "HW", strides, padding, dilation, 1, data_layout, "OIHW", out_layout, out_dtype)
+
+
 def convolve_transposed(
     data: np.ndarray,
     weight: np.ndarray,
@@ -334,6 +353,120 @@ def _avg_windows(
         total += _window(padded, offsets, d, out, s)
         count += _window(counted, offsets, d, out, s)
     return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+
+
+def pool2d_grad(
+    out_grad: np.ndarray,
+    data: np.ndarray,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    ceil_mode: bool,
+    kind: str,
+    count_include_pad: bool = False,
+) -> np.ndarray:
+    """The gradient of 2-D pooling for the data: each window's out_grad goes to its first
+    largest element (max; padding counts as the lowest value) or is divided among the elements
+    it averaged (avg: by the window's size with count_include_pad, else by the data elements in
+    it; topi's gradient, which with ceil_mode differs from its forward average)."""
+    x = relayout(data, layout, "NCHW")
+    g = relayout(out_grad, layout, "NCHW").astype(np.float64)
+    ks, s = list(pool_size), list(strides)
+    explicit = pads(padding, 2)
+    geometry = [
+        _pool_geometry(size, kk, b + a, ss, 1, bool(ceil_mode))
+        for size, kk, (b, a), ss in zip(x.shape[2:], ks, explicit, s)
+    ]
+    out = tuple(o for o, _ in geometry)
+    full = [(0, 0), (0, 0)] + [(b, a + e) for (b, a), (_, e) in zip(explicit, geometry)]
+    grad = np.zeros(tuple(n + b + a for n, (b, a) in zip(x.shape, full)))
+    offsets = list(itertools.product(range(ks[0]), range(ks[1])))
+    if kind == "max" and all(out):
+        padded = np.pad(x, full, constant_values=lowest(x.dtype))
+        first = np.argmax(np.stack([_window(padded, o, [1, 1], out, s) for o in offsets]), axis=0)
+        shares = [np.where(first == i, g, 0.0) for i in range(len(offsets))]
+    elif all(out) and count_include_pad:  # the whole window, even past the padding (topi's pool_grad)
+        shares = [g / (ks[0] * ks[1])] * len(offsets)
+    elif all(out):
+        counted = np.pad(np.ones((1, 1) + x.shape[2:]), full)
+        count = sum(_window(counted, o, [1, 1], out, s) for o in offsets)
+        shares = [g / np.maximum(count, 1)] * len(offsets)
+    else:
+        shares = []
+    for share, o in zip(shares, offsets):
+        _window(grad, o, [1, 1], out, s)[...] += share
+    (top, _), (left, _) = explicit
+    inside = grad[:, :, top : top + x.shape[2], left : left + x.shape[3]]
+    return unlayout(same_dtype(data, inside), "NCHW", layout)
+
+
+@kernel("nn.max_pool2d_grad")
+def max_pool2d_grad(
+    out_grad: np.ndarray,
+    data: np.ndarray,
+    *,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    ceil_mode: bool,
+) -> np.ndarray:
+    return pool2d_grad(out_grad, data, pool_size, strides, padding, layout, ceil_mode, "max")
+
+
+@kernel("nn.avg_pool2d_grad")
+def avg_pool2d_grad(
+    out_grad: np.ndarray,
+    data: np.ndarray,
+    *,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    layout: str,
+    ceil_mode: bool,
+    count_include_pad: bool,
+) -> np.ndarray:
+    return pool2d_grad(out_grad, data, pool_size, strides, padding, layout, ceil_mode, "avg", count_include_pad)
+
+
+@kernel("nn.correlation")
+def correlation(
+    data1: np.ndarray,
+    data2: np.ndarray,
+    *,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: Sequence[int],
+    is_multiply: bool,
+) -> np.ndarray:
+    """topi's correlation_nchw: per displacement, the mean over channels and the kernel window
+    of data1 * data2 (or |data1 - data2|) at output positions stride1 apart."""
+    n, c = data1.shape[:2]
+    explicit = pads(padding, 2)
+    full = [(0, 0), (0, 0)] + explicit
+    one, two = np.pad(data1.astype(np.float64), full), np.pad(data2.astype(np.float64), full)
+    border = max_displacement + (kernel_size - 1) // 2
+    out_h, out_w = ((size - 2 * border + stride1 - 1) // stride1 for size in one.shape[2:])
+    radius = max_displacement // stride2
+    side = 2 * radius + 1
+    out = np.zeros((n, side * side, max(out_h, 0), max(out_w, 0)))
+    if out.size:
+        for q in range(side * side):
+            dy, dx = (q // side - radius) * stride2, (q % side - radius) * stride2
+            for ry, rx in itertools.product(range(kernel_size), repeat=2):
+                y, x = max_displacement + ry, max_displacement + rx
+                a = one[:, :, y : y + (out_h - 1) * stride1 + 1 : stride1, x : x + (out_w - 1) * stride1 + 1 : stride1]
+                b = two[
+                    :,
+                    :,
+                    y + dy : y + dy + (out_h - 1) * stride1 + 1 : stride1,
+                    x + dx : x + dx + (out_w - 1) * stride1 + 1 : stride1,
+                ]
+                out[:, q] += (a * b if is_multiply else np.abs(a - b)).sum(axis=1)
+    return same_dtype(data1, out / (kernel_size * kernel_size * c))
 
 
 def adaptive(

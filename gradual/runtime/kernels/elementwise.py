@@ -236,7 +236,13 @@ def fixed_point_multiply(data: np.ndarray, *, multiplier: int, shift: int) -> np
     return np.clip(out, -(2**31), 2**31 - 1).astype(np.int32)
 
 
-@kernel("annotation.checkpoint", "annotation.stop_fusion")
+@kernel(
+    "annotation.checkpoint",
+    "annotation.stop_fusion",
+    "annotation.compiler_begin",
+    "annotation.compiler_end",
+    "on_device",
+)
 def annotation(data: np.ndarray) -> np.ndarray:
     """The value itself."""
     return data

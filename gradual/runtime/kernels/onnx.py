@@ -91,7 +91,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same_dtype(a, np.matmul(a, b))
 
 
-@kernel("onnx.einsum")
+@kernel("onnx.einsum", "einsum")
 def einsum(operands: tuple, *, equation: str) -> np.ndarray:
     """NumPy einsum in the operands' type (bfloat16 computed in float32)."""
     wide = [o.astype(np.float32) if o.dtype.kind == "V" else o for o in operands]
