@@ -619,12 +619,15 @@ def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
         "negative": f"the dimension `{facts.get('text', '')}` is negative",
         "empty-interval": f"the interval {facts.get('lo')}..{facts.get('hi')} is empty",
         "dim": "this is not a dimension",
+        "dtype-class": f"a dtype class (`{facts.get('text', '')}`) may only restrict an operator declaration's dtype variable",
     }
     return Diagnostic(
         codes.BAD_SIGNATURE,
         texts.get(what, "this annotation cannot be used here"),
         span,
-        help="see the language tour in README.md for the forms a dimension can take",
+        help="write the dtype variable alone (`[T]`); a definition learns the classes its body needs"
+        if what == "dtype-class"
+        else "see the language tour in docs/ for the forms a dimension can take",
     )
 
 

@@ -218,6 +218,9 @@ class _Resolver:
         names = getattr(node, "dtype_params", ())
         for name in sorted(n for n, count in collections.Counter(names).items() if count > 1):
             self.report(messages.duplicate_dtype_parameter(getattr(node, "name_span", node.span), name))
+        for name, cls in getattr(node, "dtype_classes", ()):
+            where = getattr(node, "name_span", node.span)
+            self.report(messages.bad_signature(where, "dtype-class", {"text": f"{name}: {cls}"}))
         dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names))
         types = TypeScope(dict(outer_types.dtype_vars), {})
         types.dtype_vars.update({v.name: v for v in dtype_params})
