@@ -252,6 +252,28 @@ class ShapeContext(ABC):
         """Every argument, each as a tensor (`operand`)."""
         return [self.operand(i) for i in range(len(self.args))]
 
+    def element_bounds(self, arg: TensorArg) -> Optional[tuple]:
+        """(least, greatest, sum) of the elements of an integer or bool tensor: `()` when it
+        has no elements, None where they are not known here (the checker knows only small shape
+        values; the runtime knows every tensor)."""
+        if arg.value is None:
+            return None
+        values = [self.static(v) for v in arg.value]
+        if any(v is None for v in values):
+            return None
+        return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var,arg-type]
+
+    def optional_operand(self, index: int) -> Optional[TensorArg]:
+        """An optional operand (`%x: T?`) as a tensor, or None where it is absent (`()`)."""
+        arg = self.args[index]
+        if isinstance(arg, TupleArg) and arg.fields is not None and not arg.fields:
+            return None
+        return self.operand(index)
+
+    def list_operand(self, index: int) -> Optional[list[TensorArg]]:
+        """A list operand (`%x: [T]`): its fields as tensors; None where its length is unknown."""
+        return self.tuple_fields(self.args[index])
+
     def tuple_operand(self, index: int) -> TupleArg:
         """Argument `index` as a tuple (a tensor or function there fails the rule)."""
         arg = self.args[index]

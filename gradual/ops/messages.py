@@ -94,6 +94,11 @@ RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
         "{op} needs `{condition}`, but {detail}",
         "pass {arg} with dims for which `{condition}` holds",
     ),
+    "contract-value": (
+        codes.OP_CONSTRAINT,
+        "{op} needs `{condition}`, but {detail}",
+        "pass {arg} whose elements satisfy `{condition}` (elements are data: checked when the program runs)",
+    ),
     "contract": (
         codes.OP_CONSTRAINT,
         "{op} needs `{condition}`, but {detail}",

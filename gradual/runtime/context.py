@@ -116,6 +116,17 @@ class ConcreteContext(ShapeContext):
         self.attrs = attrs
         self.frame = frame
         self.args = [open_value(v, i) for i, v in enumerate(values)]
+        self.values = values
+
+    def element_bounds(self, arg: TensorArg) -> Optional[tuple]:
+        value: Any = self.values[arg.index]
+        for i in arg.path:
+            value = value[i]
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub":
+            return None
+        if not value.size:
+            return ()
+        return (int(value.min()), int(value.max()), int(value.sum(dtype=np.int64)))
 
     # attributes and knowledge ---------------------------------------------------------------
     def attr(self, name: str) -> Any:

@@ -281,6 +281,15 @@ class _Builder:
         typ = children[1] if len(children) > 1 else None
         return ast.Param(var, typ, span=self._span(children))
 
+    def optional_param(self, children):
+        var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
+        return ast.Param(var, children[1], span=self._span(children), form="optional")
+
+    def list_param(self, children):
+        var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
+        typ = next(c for c in children[1:] if isinstance(c, ast.Node) and not isinstance(c, _TOKENS))
+        return ast.Param(var, typ, span=self._span(children), form="list")
+
     def ret_type(self, children):
         return ("ret", children[0])
 
