@@ -868,6 +868,10 @@ def pool(ctx: ShapeContext) -> Any:
     """`aten.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)` and
     `avg_pool2d`: ONNX's pooling rule (the same ceil_mode); stride [] means kernel_size."""
     k = len(list(ctx.attr("kernel_size")))
+    data = ctx.operand(0)
+    if data.dims is not None:  # torch pools no empty plane (only the batch may be 0)
+        for axis in range(max(data.rank - k, 0), data.rank):
+            require_nonempty(ctx, data, axis, "torch pools only non-empty planes")
     return RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
 
 

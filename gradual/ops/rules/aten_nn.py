@@ -12,7 +12,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.aten import _affine, _dims, _normalized, adapted, present, sizes
-from gradual.ops.rules.common import dtype_name, require_length
+from gradual.ops.rules.common import dtype_name, require_length, require_nonempty
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.onnx import divided
 from gradual.ops.tables import RULES, shape_rule
@@ -305,14 +305,13 @@ def rms_norm(ctx: ShapeContext) -> Any:
 def class_loss(ctx: ShapeContext) -> Any:
     """`aten.nll_loss(x, target, weight, reduction)` and cross_entropy_loss: see
     stdlib/aten_nn.rly."""
-    data, target, weight_arg = ctx.args
+    data, target = ctx.operand(0), ctx.operand(1)
     reduction = ctx.attr("reduction")
-    if reduction not in (0, 1, 2):
-        ctx.fail("attribute-range", name="reduction", value=reduction, needed="0 (none), 1 (mean) or 2 (sum)")
     out = _loss_dims(ctx, data, target)
-    weight = present(ctx, weight_arg)
+    weight = ctx.optional_operand(2)
+    if data.dims is not None and data.rank and ctx.op_name == "aten.cross_entropy_loss":
+        require_nonempty(ctx, data, 0 if data.rank == 1 else 1, "a softmax over no classes has no value")
     if weight is not None and data.dims is not None and data.rank:
-        ctx.require_rank(weight, 1)
         ctx.equal(weight.dim(0), data.dim(0 if data.rank == 1 else 1), symbol="classes")
     loss = ctx.tensor(out if reduction == 0 else [])
     if ctx.op_name == "aten.nll_loss_forward":
