@@ -249,6 +249,16 @@ def _masked_select(draw: Draw) -> tuple:
     return [data, np.asarray(mask > 0)], {}
 
 
+@generator("aten._unique2")
+def _unique2(draw: Draw) -> tuple:
+    """Small integers (so values repeat) or any numeric values, of any rank, maybe empty."""
+    dtype = _numeric(draw)
+    shape = draw(shapes(0, 3, lo=0, hi=4))
+    data = np.asarray(np.round(array(draw, shape, dtype)), dtype) if draw(st.booleans()) else array(draw, shape, dtype)
+    flags = {name: draw(st.booleans()) for name in ("sorted", "return_inverse", "return_counts")}
+    return [data], flags
+
+
 @generator("aten.masked_scatter")
 def _masked_scatter(draw: Draw) -> tuple:
     data, mask = _broadcast(draw, 2, (_numeric(draw),))

@@ -1486,6 +1486,24 @@ def aten_masked_select(ctx: ShapeContext) -> Any:
     return ctx.tensor([ctx.bounded(0, product(ctx, dims))])
 
 
+@shape_rule("aten_unique2")
+def aten_unique2(ctx: ShapeContext) -> Any:
+    """`aten._unique2(self, sorted, return_inverse, return_counts)`: k distinct values, k known
+    when run (1..numel, 0 for an empty x); inverse shaped like x and counts (k,) where asked,
+    else each (0,)."""
+    data = ctx.operand(0)
+    if data.dims is None:
+        count = ctx.unknown()
+    else:
+        total = product(ctx, data.dims)
+        static = ctx.static(total)
+        count = ctx.const(0) if static == 0 else ctx.bounded(1 if static else 0, total)
+    empty = ctx.tensor([ctx.const(0)], "int64")
+    inverse = ctx.tensor(data.dims, "int64") if ctx.attr("return_inverse") else empty
+    counts = ctx.tensor([count], "int64") if ctx.attr("return_counts") else empty
+    return ctx.tuple([ctx.tensor([count], data.dtype), inverse, counts])
+
+
 @shape_rule("aten_masked_scatter")
 def aten_masked_scatter(ctx: ShapeContext) -> Any:
     """`aten.masked_scatter(self, mask, source)`: mask broadcasts into self's shape (the result);

@@ -1383,6 +1383,19 @@ def bincount(data: np.ndarray, weights: Any, *, minlength: int) -> np.ndarray:
     return np.bincount(data.astype(np.int64), weights=weights.astype(np.float64), minlength=minlength).astype(dtype)
 
 
+@kernel("aten._unique2")
+def unique2(data: np.ndarray, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple:
+    """(distinct values ascending, each element's position among them (or (0,)), their counts
+    (or (0,))), as torch's CPU kernel gives them whether or not `sorted` is asked."""
+    values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True, return_counts=True)
+    empty = np.zeros((0,), np.int64)
+    return (
+        values.astype(data.dtype),
+        inverse.reshape(data.shape).astype(np.int64) if return_inverse else empty,
+        counts.astype(np.int64) if return_counts else empty,
+    )
+
+
 @kernel("aten.masked_select")
 def masked_select(data: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The elements of data where mask holds, the two broadcast together, in row-major order."""
