@@ -530,7 +530,7 @@ def test_unexpected_end_of_input() -> None:
 def test_unexpected_character() -> None:
     err = parse_error("def @f(%x) { %x } $")
     assert err.span.start_position == (1, 19) and err.found == "`$`"
-    assert set(err.expected) == {"`def`", "end of input"}
+    assert set(err.expected) == {"`def`", "`type`", "end of input"}
 
 
 def test_unprintable_character_is_named() -> None:

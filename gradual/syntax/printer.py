@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from gradual.shapes.poly import int_text
 from gradual.syntax import ast
+from gradual.syntax.adt_printing import format_type_def, write_match
 from gradual.syntax.comments import Comment
 
 Annotator = Callable[[object], Optional[str]]
@@ -97,7 +98,7 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         _write_types(t.fields, out)
         out.append(",)" if len(t.fields) == 1 else ")")
     elif isinstance(t, ast.FnTypeExpr):
-        out.append("fn (")
+        out.append(f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn (")
         _write_types(t.params, out)
         out.append(") -> ")
         _write_type(t.ret, out)
@@ -109,6 +110,10 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         out.append("ref(")
         _write_type(t.content, out)
         out.append(")")
+    elif isinstance(t, ast.AdtTypeExpr):
+        out.append(f"{t.name}[")
+        _write_types(t.args, out)
+        out.append("]")
     else:
         raise TypeError(f"not a type: {t!r}")
 
@@ -200,12 +205,17 @@ class _Printer:
         return "".join(self.out)
 
     def module(self, module: ast.Module) -> None:
-        for i, d in enumerate(module.defs):
+        for i, t in enumerate(module.types):  # type definitions first, as Relay prints them
             if i:
+                self.out.append("\n\n")
+            self.line_start(t.span.start, 0)
+            self.out.append(format_type_def(t))
+        for i, d in enumerate(module.defs):
+            if i or module.types:
                 self.out.append("\n\n")
             self.line_start(d.span.start, 0)
             self.definition(d)
-        if module.defs:
+        if module.defs or module.types:
             self.out.append("\n")
         self.rest()
 
@@ -302,8 +312,10 @@ class _Printer:
             out.append(") {\n")
             self.block_end(e.then, depth, " else {\n")
             self.block_end(e.otherwise, depth, "")
+        elif isinstance(e, ast.Match):
+            write_match(out, e, depth, self.expr, self.block_end, self.line_start)
         elif isinstance(e, ast.Fn):
-            out.append("fn (")
+            out.append(f"fn [{', '.join(e.type_params)}](" if e.type_params else "fn (")
             self.params(e.params, depth, e.attrs)
             ret = f" -> {format_type(e.ret)}" if e.ret is not None else ""
             out.append(f"){ret} {{\n")
