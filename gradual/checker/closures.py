@@ -128,7 +128,13 @@ class Closures(Calls):
             )
         )
         return FuncType(
-            tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, (), dtype_requires
+            tuple(param_types),
+            ret_type,
+            info.dim_params + finalize.new_dims(),
+            dtype_params,
+            (),
+            dtype_requires,
+            info.type_params,
         )
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type, state: Pass) -> FuncType:
@@ -153,7 +159,7 @@ class Closures(Calls):
                 key=lambda pair: (pair[0].uid, pair[1]),
             )
         )
-        return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs)
+        return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs, info.type_params)
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
         """A `let %f = fn ...` that calls `%f`: solved to a fixpoint like a recursive definition."""
@@ -168,7 +174,7 @@ class Closures(Calls):
             del outer.finished[finished_mark:]  # closed closures of an earlier iteration
             state = self.current = Pass(outer.solver, Frame(), "closure", info, outer.owner, finished=outer.finished)
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
-            self_type = FuncType(tuple(params), ret, info.dim_params, ())
+            self_type = FuncType(tuple(params), ret, info.dim_params, (), type_params=info.type_params)
             observed = self.closure_body(fn, info, params, env, binder, self_type)
             result_type = self.closure_type(info, params, observed, state)
             final = state

@@ -13,6 +13,7 @@ from gradual.shapes import Dimension, Poly, Symbol
 from gradual.types import (
     DYN,
     DYN_DTYPE,
+    AdtType,
     DimVar,
     DType,
     DTypeVar,
@@ -161,6 +162,8 @@ def deep_resolve(t: Type, solver: Solver) -> Type:
         return t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
     if isinstance(t, RefType):
         return RefType(deep_resolve(t.content, solver))
+    if isinstance(t, AdtType) and t.args:
+        return AdtType(t.name, tuple(deep_resolve(a, solver) for a in t.args))
     return t
 
 
@@ -182,6 +185,9 @@ def finalized_type(t: Type, solver: Solver, keep_hints: bool = False) -> Type:
     if isinstance(t, RefType):
         content = finalized_type(t.content, solver, keep_hints)
         return t if content is t.content else RefType(content)
+    if isinstance(t, AdtType):
+        args = tuple(finalized_type(a, solver, keep_hints) for a in t.args)
+        return t if _same_items(args, t.args) else AdtType(t.name, args)
     return t
 
 
@@ -244,6 +250,9 @@ class Finalizer:
         if isinstance(t, RefType):
             content = self._part(t.content)
             return t if content is t.content else RefType(content)
+        if isinstance(t, AdtType):
+            args = tuple(self._finalize(a) for a in t.args)  # an unbound element type is `?`
+            return t if _same_items(args, t.args) else AdtType(t.name, args)
         t = deep_resolve(t, self.solver)
         t = map_dims(t, self.dim)
         return map_dtypes(t, self.dtype)

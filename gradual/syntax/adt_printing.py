@@ -13,8 +13,9 @@ from typing import Any, Callable
 from gradual.syntax import ast
 
 
-def format_pattern(p: ast.Pattern) -> str:
-    """A pattern as written in source (a tuple of one field as `(p,)`)."""
+def format_pattern(p: ast.Pattern, format_type: Callable[[ast.TypeExpr], str]) -> str:
+    """A pattern as written in source (a tuple of one field as `(p,)`); `format_type` writes
+    a variable's annotation (the printer's own)."""
     out: list[str] = []
     stack: list = [p]
     while stack:  # iterative: patterns nest as deep as the values they take apart
@@ -26,8 +27,6 @@ def format_pattern(p: ast.Pattern) -> str:
         elif isinstance(item, ast.PVar):
             out.append(f"%{item.var.name}")
             if item.type is not None:
-                from gradual.syntax.printer import format_type
-
                 out.append(f": {format_type(item.type)}")
         elif isinstance(item, ast.PCtor):
             out.append(item.name)
@@ -52,10 +51,8 @@ def _push_items(stack: list, items: tuple) -> None:
             stack.append(", ")
 
 
-def format_type_def(t: ast.TypeDef) -> str:
-    """A type definition as Relay prints it."""
-    from gradual.syntax.printer import format_type
-
+def format_type_def(t: ast.TypeDef, format_type: Callable[[ast.TypeExpr], str]) -> str:
+    """A type definition as Relay prints it (`format_type`: the printer's own)."""
     params = f"[{', '.join(t.params)}]" if t.params else ""
     lines = [f"type {t.name}{params} {{"]
     for c in t.ctors:
@@ -72,6 +69,7 @@ def write_match(
     expr: Callable[[Any, int], None],
     block_end: Callable[[ast.Body, int, str], None],
     line_start: Callable[[int, int], None],
+    format_type: Callable[[ast.TypeExpr], str],
 ) -> None:
     """A match expression at `depth`, through the printer's own `expr`, `block_end` (a body
     one level deeper, then `}`) and `line_start` (a line's comments, then its indentation)."""
@@ -86,7 +84,7 @@ def write_match(
     out.append(" {\n")
     for clause in e.clauses:
         line_start(clause.span.start, depth + 1)
-        out.append(format_pattern(clause.pattern) + " => ")
+        out.append(format_pattern(clause.pattern, format_type) + " => ")
         if clause.body.stmts:
             out.append("{\n")
             block_end(clause.body, depth + 1, ",\n")

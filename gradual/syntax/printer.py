@@ -209,7 +209,7 @@ class _Printer:
             if i:
                 self.out.append("\n\n")
             self.line_start(t.span.start, 0)
-            self.out.append(format_type_def(t))
+            self.out.append(format_type_def(t, format_type))
         for i, d in enumerate(module.defs):
             if i or module.types:
                 self.out.append("\n\n")
@@ -313,7 +313,7 @@ class _Printer:
             self.block_end(e.then, depth, " else {\n")
             self.block_end(e.otherwise, depth, "")
         elif isinstance(e, ast.Match):
-            write_match(out, e, depth, self.expr, self.block_end, self.line_start)
+            write_match(out, e, depth, self.expr, self.block_end, self.line_start, format_type)
         elif isinstance(e, ast.Fn):
             out.append(f"fn [{', '.join(e.type_params)}](" if e.type_params else "fn (")
             self.params(e.params, depth, e.attrs)

@@ -23,7 +23,7 @@ from typing import Optional
 from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.constraint import vanishes
 from gradual.shapes.poly import MAX_SIZE, Extremum
-from gradual.types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
+from gradual.types import DYN, DYN_DTYPE, AdtType, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
 
 
 class SiteVar(DimVar):
@@ -406,6 +406,8 @@ class Solver:
                 stack.append(item.ret)
             elif isinstance(item, RefType):
                 stack.append(item.content)
+            elif isinstance(item, AdtType):
+                stack.extend(item.args)
         return False
 
 
