@@ -29,8 +29,10 @@ from gradual.ops.messages import register_rule_message
 from gradual.syntax import ast
 from gradual.syntax.adt_printing import format_pattern
 from gradual.syntax.printer import format_type
+from gradual.shapes import Dimension, Poly
 from gradual.types import (
     DYN,
+    DYN_DTYPE,
     ERROR,
     AdtType,
     BottomType,
@@ -38,10 +40,13 @@ from gradual.types import (
     ElemVar,
     FuncType,
     RefType,
+    TensorType,
     TupleType,
     Type,
     TypeParam,
     TypeVar,
+    map_dims,
+    map_dtypes,
 )
 from gradual.types.join import join, without_values
 from gradual.types.params import conflicts, fresh_instance, substitute
@@ -106,6 +111,58 @@ def instantiate_call(fn: FuncType, arg_types: list, solver: "Solver") -> FuncTyp
         fn.dtype_params,
         fn.requires,
         fn.dtype_requires,
+    )
+
+
+def specialize_inside(fn: FuncType, arg_types: list, solver: "Solver") -> FuncType:
+    """The callee's own dtype variables and dim symbols that only an ADT argument's elements
+    can give (`Tensor[*, T]` inside `List[Option[Tensor[*, T]]]`: the call site compares ADT
+    values whole, so it binds nothing inside them), taken from the arguments and written into
+    the signature: a call with a list of float32 tensors gives a float32 result, not `?`.
+    A variable given two different values keeps the first (the call then reports the other)."""
+    dtypes: dict = {}
+    dims: dict = {}
+    quantified_dtypes, quantified_dims = set(fn.dtype_params), set(fn.dim_params)
+    stack = [(p, a, False) for p, a in zip(fn.params, arg_types)]
+    while stack:
+        p, a, inside = stack.pop()
+        a = solver.resolve_type(a)
+        if isinstance(p, TensorType) and isinstance(a, TensorType):
+            if not inside:
+                continue
+            if p.dtype in quantified_dtypes and isinstance(a.dtype, str) and a.dtype != DYN_DTYPE:
+                dtypes.setdefault(p.dtype, a.dtype)
+            if p.dims is not None and a.dims is not None and len(p.dims) == len(a.dims):
+                for pd, ad in zip(p.dims, a.dims):
+                    if isinstance(pd, Dimension) and pd.is_symbolic and isinstance(ad, Dimension) and ad.is_exact:
+                        atoms = pd.expr.symbols()
+                        if len(atoms) == 1 and pd.expr == Poly.atom(next(iter(atoms))) and atoms <= quantified_dims:
+                            dims.setdefault(next(iter(atoms)), ad)
+        elif isinstance(p, TupleType) and isinstance(a, TupleType) and len(p.fields) == len(a.fields):
+            stack.extend((x, y, inside) for x, y in zip(p.fields, a.fields))
+        elif isinstance(p, AdtType) and isinstance(a, AdtType) and p.name == a.name and len(p.args) == len(a.args):
+            stack.extend((x, y, True) for x, y in zip(p.args, a.args))
+        elif isinstance(p, RefType) and isinstance(a, RefType):
+            stack.append((p.content, a.content, inside))
+    if not dtypes and not dims:
+        return fn
+    polys = {sym: d.expr for sym, d in dims.items()}
+
+    def dim(d: Dimension) -> Dimension:
+        if d.is_symbolic and d.symbols() & polys.keys():
+            return Dimension.of_expr(d.expr.substitute(lambda s: polys.get(s)))
+        return d
+
+    found = map_dtypes(map_dims(fn, dim), lambda t: dtypes.get(t, t))
+    assert isinstance(found, FuncType)
+    return FuncType(
+        found.params,
+        found.ret,
+        tuple(s for s in fn.dim_params if s not in dims),
+        tuple(v for v in fn.dtype_params if v not in dtypes),
+        tuple(r for r in fn.requires if r[0] not in dims),
+        tuple(r for r in fn.dtype_requires if r[0] not in dtypes),
+        fn.type_params,
     )
 
 

@@ -309,6 +309,8 @@ class Calls(Expressions):
             return ERROR
         if fn.type_params:  # a polymorphic function: its type parameters from these arguments
             fn = adt.instantiate_call(fn, arg_types, self.current.solver)  # type: ignore[union-attr]
+        if (fn.dtype_params or fn.dim_params) and self.res.adts:  # what only the elements of an ADT give
+            fn = adt.specialize_inside(fn, arg_types, self.current.solver)  # type: ignore[union-attr]
         resolved = deep_resolve(fn, self.current.solver)  # type: ignore[union-attr]
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
