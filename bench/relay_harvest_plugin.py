@@ -240,6 +240,23 @@ def _no_features(*args, **kwargs):
     return False
 
 
+_original_unmatched = relay.analysis.unmatched_cases
+
+
+def _unmatched_cases(match, mod=None):
+    """`unmatched_cases` asks about one match: record the module a function of it would make
+    (its free variables as parameters, over the module's types), with Relay's verdict on it (a
+    complete match that misses cases is an error of type inference)."""
+    try:
+        scope = mod if mod is not None else tvm.IRModule()
+        function = relay.Function(relay.analysis.free_vars(match), match)
+        whole = tvm.IRModule.from_expr(function, scope.functions, scope.type_definitions)
+        _recording_call(relay.transform.InferType(), whole)
+    except Exception:  # recorded (or not printable); the original call answers the test
+        pass
+    return _original_unmatched(match, mod)
+
+
 def install():
     """Patch the pass call and the compilation entry points (idempotent)."""
     # A cross-compiling build (hhb-tvm targets riscv64) cannot answer CPU feature queries
@@ -252,6 +269,7 @@ def install():
     tvm.testing.assert_allclose = _no_check
     ir_transform.Pass.__call__ = _recording_call
     relay.transform.InferTypeLocal = _infer_type_local
+    relay.analysis.unmatched_cases = _unmatched_cases
     relay.transform.transform.InferTypeLocal = _infer_type_local
     relay.create_executor = _create_executor
     relay.build_module.create_executor = _create_executor

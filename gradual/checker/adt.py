@@ -212,6 +212,32 @@ def _mentions_unknown(t: Type, mapping: dict) -> bool:
     return found
 
 
+def element_variables(types: list, solver: "Solver") -> frozenset:
+    """The unbound type variables that are arguments of an ADT type (at any depth) in `types`."""
+    found: set = set()
+    stack = [(t, False) for t in types]
+    seen: set = set()
+    while stack:
+        t, inside = stack.pop()
+        t = solver.resolve_type(t)
+        if isinstance(t, TypeVar):
+            if inside:
+                found.add(t)
+            continue
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if isinstance(t, AdtType):
+            stack.extend((a, True) for a in t.args)
+        elif isinstance(t, TupleType):
+            stack.extend((f, inside) for f in t.fields)
+        elif isinstance(t, FuncType):
+            stack.extend((p, inside) for p in t.params + (t.ret,))
+        elif isinstance(t, RefType):
+            stack.append((t.content, inside))
+    return frozenset(found)
+
+
 def bind_elements(value: Type, known: Type, solver: "Solver") -> None:
     """Bind the unbound ElemVars of `value` to the parts of `known` at their positions
     (`List[α]` of a `Nil` met where a `List[A]` is known: α is A)."""
@@ -289,13 +315,13 @@ def _bind_pattern(checker: "Calls", pattern: ast.Pattern, t: Type, env: Env) -> 
             checker.record(p, t)
             continue
         if isinstance(p, ast.PTuple):
-            if isinstance(t, TypeVar) and not isinstance(t, ElemVar):
+            if isinstance(t, TypeVar):
                 fields: tuple = tuple(TypeVar() for _ in p.fields)
                 solver.bind_type(t, TupleType(fields))
                 t = TupleType(fields)
             if isinstance(t, TupleType) and len(t.fields) == len(p.fields):
                 stack.extend(zip(p.fields, t.fields))
-            elif isinstance(t, (DynType, BottomType, ElemVar)):
+            elif isinstance(t, (DynType, BottomType)):
                 stack.extend((f, ERROR if isinstance(t, DynType) and t.from_error else DYN) for f in p.fields)
             else:
                 checker.report(adt_messages.pattern_mismatch(p.span, format_pattern(p, format_type), t))
@@ -310,14 +336,14 @@ def _bind_pattern(checker: "Calls", pattern: ast.Pattern, t: Type, env: Env) -> 
             checker.report(adt_messages.constructor_arity(p.span, p.name, len(info.fields), len(p.args)))
             stack.extend((a, ERROR) for a in p.args)
             continue
-        if isinstance(t, TypeVar) and not isinstance(t, ElemVar):  # an unannotated parameter: it is this type
+        if isinstance(t, TypeVar):  # an unannotated parameter (or an element type not yet known): it is this type
             fresh = AdtType(info.adt.name, tuple(ElemVar(q.name) for q in info.adt.params))
             solver.bind_type(t, fresh)
             t = fresh
         if isinstance(t, AdtType) and t.name == info.adt.name and len(t.args) == len(info.adt.params):
             mapping = dict(zip(info.adt.params, t.args))
             stack.extend((a, substitute(f, mapping)) for a, f in zip(p.args, info.fields))
-        elif isinstance(t, (DynType, BottomType, ElemVar)):
+        elif isinstance(t, (DynType, BottomType)):
             fill = ERROR if isinstance(t, DynType) and t.from_error else DYN
             mapping = dict.fromkeys(info.adt.params, fill)
             stack.extend((a, substitute(f, mapping)) for a, f in zip(p.args, info.fields))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from gradual.checker.adt import element_variables
 from gradual.checker.calls import Calls
 from gradual.checker.finalize import (
     Finalizer,
@@ -104,6 +105,9 @@ class Closures(Calls):
         outer.solver.widen_params |= solver.widen_params
         outer.solver.widen_ranks |= solver.widen_ranks
         finalize = Finalizer(solver, info)
+        # an element type its body never constrains (`fn (%y, %x) { Cons(%x, %y) }`): it is
+        # polymorphic in it, each call instantiates it (other unconstrained types stay `?`)
+        finalize.type_params = element_variables(params + [result], solver)
         # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
         # a call passing another size widens the hint instead of failing against it (SPEC 3.5)
         finalize.keep_hints = True
@@ -134,7 +138,7 @@ class Closures(Calls):
             dtype_params,
             (),
             dtype_requires,
-            info.type_params,
+            info.type_params + finalize.new_type_params(),
         )
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type, state: Pass) -> FuncType:

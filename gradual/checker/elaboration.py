@@ -175,7 +175,7 @@ class Elaborator:
                 p if p.type is not None else replace(p, type=type_expr(map_dtypes(t, self._declared_dtype), self.names))
             )
         dtype_params = tuple(d.dtype_params) + tuple(
-            v.name for v in fn_type.dtype_params if v.name not in d.dtype_params
+            v.name for v in fn_type.dtype_params + fn_type.type_params if v.name not in d.dtype_params
         )
         ret = (
             d.ret

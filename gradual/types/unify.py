@@ -385,7 +385,10 @@ class Solver:
 
     def bind_type(self, v: TypeVar, t: Type) -> None:
         """Bind an unannotated parameter's type; a type that contains the variable itself
-        (`%x(%x)`) has no finite form, so the variable becomes `?` (occurs check)."""
+        (`%x(%x)`) has no finite form, so the variable becomes `?` (occurs check); binding it to
+        itself says nothing."""
+        if self.resolve_type(t) is v:
+            return
         self.types[v] = DYN if self.occurs(v, t) else t
 
     def occurs(self, v: TypeVar, t: Type) -> bool:
