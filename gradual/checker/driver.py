@@ -137,7 +137,7 @@ class CheckResult:
         """The type a `let` or a definition's parameter binds."""
         if binder is None:
             return None
-        if isinstance(binder.node, ast.Let):
+        if isinstance(binder.node, (ast.Let, ast.PVar)):  # a pattern variable's type is recorded on it
             return self.types.get(id(binder.node))
         found = self._parameters().get(id(binder.node))
         if found is None:

@@ -10,6 +10,7 @@ program that uses none of the prelude's names.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Iterable
 
@@ -51,6 +52,19 @@ UNKNOWN_NAME_CODES = frozenset(
         codes.UNKNOWN_DTYPE,
     }
 )
+
+
+def may_use_prelude(text: str) -> bool:
+    """Whether a program's text names one of the prelude's definitions, types or constructors
+    (a word search: what a tool that has no resolution yet asks before `with_prelude`)."""
+    return _prelude_words().search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _prelude_words() -> "re.Pattern":
+    defs, types, tables = _prelude_tables()
+    words = sorted({*(f"@{d}" for d in defs), *types, *tables["ctors"]}, key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z0-9_.%@])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
 
 
 def needs_prelude(diagnostics: Iterable[object]) -> bool:
