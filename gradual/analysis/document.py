@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from gradual.checker import messages
+from gradual.checker.adt_names import declare_types
 from gradual.checker.driver import CheckResult, parse_diagnostic
 from gradual.checker.infer import Checker
-from gradual.checker.adt_names import declare_types
 from gradual.checker.names import Resolution, callee_first, declare, resolve_definition
 from gradual.checker.prelude import may_use_prelude, with_prelude
 from gradual.checker.records import DefinitionRecord
