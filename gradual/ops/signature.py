@@ -18,6 +18,8 @@ from gradual.shapes.dimension import extremum_of
 from gradual.shapes.poly import Extremum, FloorDiv
 from gradual.types import (
     DYN_DTYPE,
+    AdtType,
+    TypeParam,
     Broadcast,
     DTypeVar,
     DynType,
@@ -74,8 +76,8 @@ class SignatureMatcher:
                     self.match(field_type, field_arg)
         elif isinstance(param, RefType):  # only user functions take references
             self.match(param.content, self.ctx.expect_ref(arg))  # type: ignore[attr-defined]
-        elif isinstance(param, (FuncType, TypeVar)):
-            self.functions.append((param, arg))
+        elif isinstance(param, (FuncType, TypeVar, AdtType, TypeParam)):
+            self.functions.append((param, arg))  # other values: the context compares them whole
         elif not isinstance(param, DynType):
             raise TypeError(f"cannot match against {param!r}")
 
