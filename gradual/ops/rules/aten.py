@@ -501,7 +501,6 @@ def split_with_sizes(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     wanted = _dims(ctx, entries)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     total = product_sum(ctx, wanted)
@@ -557,13 +556,9 @@ def slice_(ctx: ShapeContext) -> Any:
     as Python slices; a start or end whose value is not known gives `?`."""
     data, start_arg, end_arg = ctx.args
     if data.dims is None:
-        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    ctx.require_rank_at_least(data, 1)  # torch: slice() cannot be applied to a 0-dim tensor
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # declared too; kept for a rank the call refines
     step = ctx.attr("step")
-    if step < 1:
-        ctx.fail("attribute-range", name="step", value=step, needed="at least 1")
     start, start_known = _optional_int(ctx, start_arg)
     end, end_known = _optional_int(ctx, end_arg)
     dims = list(data.dims)
@@ -623,12 +618,8 @@ def select(ctx: ShapeContext) -> Any:
     data, index = ctx.args
     require_scalar(ctx, index)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
-    value, known = _optional_int(ctx, index)
-    if known and value is not None:
-        ctx.within(data.dim(axis), value + 1 if value >= 0 else -value, None)
     return ctx.tensor(list(data.dims[:axis]) + list(data.dims[axis + 1 :]))
 
 
@@ -1076,7 +1067,6 @@ def unflatten(ctx: ShapeContext) -> Any:
     if entries is None:
         return ctx.tensor(None)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     part = TensorArg(data.index, data.path, [data.dim(axis)], data.dtype, None)
@@ -1283,16 +1273,16 @@ def diff(ctx: ShapeContext) -> Any:
     """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (none
     left where it is shorter); prepend and append have x's other dims."""
     data, before, after = ctx.args
-    n = require_positive(ctx, "n", ctx.attr("n"), allow_zero=True)
+    n = ctx.attr("n")
     if data.dims is None:
-        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    ctx.require_rank_at_least(data, 1)  # torch: diff expects a tensor of at least one dim
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # declared too; kept for a rank the call refines
     length = data.dim(axis)
     for part in (present(ctx, before), present(ctx, after)):
-        if part is not None:
-            ctx.require_rank(part, data.rank)
+        if part is not None and part.dims is None:  # its rank is checked when run; its length unknown
+            length = ctx.unknown()
+        elif part is not None:
+            ctx.require_rank(part, data.rank)  # declared too; kept for a rank the call refines
             for i in range(data.rank):
                 if i != axis:
                     ctx.equal(part.dim(i), data.dim(i))
