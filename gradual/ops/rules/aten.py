@@ -643,8 +643,7 @@ def index_select(ctx: ShapeContext) -> Any:
 @shape_rule("aten_embedding")
 def embedding(ctx: ShapeContext) -> Any:
     """`aten.embedding(weight, indices)`: (n, d) rows picked by indices: indices' dims + (d,)."""
-    weight, indices = ctx.operands()
-    ctx.require_rank(weight, 2)
+    weight, indices = ctx.operands()  # weight (n, d): declared
     if indices.dims is None:
         return ctx.tensor(None)
     return ctx.tensor(list(indices.dims) + [weight.dim(1)])
@@ -656,17 +655,9 @@ def embedding_bag(ctx: ShapeContext) -> Any:
     torch's bookkeeping (see stdlib/aten.rly); bags is offsets' length (less one with
     include_last_offset)."""
     weight, indices, offsets, weights = ctx.args
-    mode = require_choice(ctx, "mode", ctx.attr("mode"), (0, 1, 2))
-    ctx.require_rank(weight, 2)
-    ctx.require_rank(indices, 1)
-    ctx.require_rank(offsets, 1)
-    per_sample = present(ctx, weights)
-    if per_sample is not None:
-        if mode != 0:
-            ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
-        ctx.require_rank(per_sample, 1)
-        if indices.dims is not None:
-            ctx.equal(per_sample.dim(0), indices.dim(0), symbol="n")
+    mode = ctx.attr("mode")  # the ranks, mode's values and per_sample_weights' length: declared
+    if present(ctx, weights) is not None and mode != 0:
+        ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
     if offsets.dims is None:
         bags = ctx.unknown()
     elif ctx.attr("include_last_offset"):
