@@ -1284,9 +1284,6 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: true values (aten.index_put).
 RANK_GAPS = frozenset(
     {
-        "aten.index",
-        "aten.index_put",
-        "aten.index_select",
         "gather_nd",
         "onnx.gather_nd",
     }

@@ -458,7 +458,10 @@ def squeeze(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, max((dim_rank(a) for a in _as_list(listed or [])), default=0))
         return ctx.tensor(None)
-    axes = set(range(data.rank)) if listed is None else {torch_axis(ctx, a, data.rank) for a in _as_list(listed)}
+    written = _as_list(listed)
+    axes = set(
+        range(data.rank) if listed is None else _distinct(ctx, [torch_axis(ctx, a, data.rank) for a in written], listed)
+    )
     keep = [d for i, d in enumerate(data.dims) if not (i in axes and ctx.is_one(d) is True)]
     if any(i in axes and ctx.is_one(d) is None for i, d in enumerate(data.dims)):
         return ctx.tensor(None)
