@@ -158,7 +158,10 @@ def _clamp(draw: Draw) -> tuple:
     def bound() -> Any:  # absent, or a tensor of a trailing part of x's shape (a scalar too)
         return _optional(draw, lambda: array(draw, tuple(shape[draw(st.integers(0, len(shape))) :]), dtype))
 
-    return [array(draw, shape, dtype), bound(), bound()], {}
+    low, high = bound(), bound()
+    if isinstance(low, tuple) and isinstance(high, tuple):  # torch needs at least one bound
+        high = array(draw, shape, dtype)
+    return [array(draw, shape, dtype), low, high], {}
 
 
 @generator("aten.logical_not")
@@ -319,7 +322,7 @@ def _t(draw: Draw) -> tuple:
 @generator("aten.scaled_dot_product_attention")
 def _attention(draw: Draw) -> tuple:
     gqa = draw(st.booleans())
-    batch = draw(shapes(rank_hi=2, lo=1, hi=3))
+    batch = draw(shapes(rank_lo=1 if gqa else 0, rank_hi=2, lo=1, hi=3))  # gqa: heads at dim -3
     group = draw(st.integers(1, 3)) if gqa and batch else 1  # grouped query heads: dim -3 of q is a multiple of k's
     kv_batch = batch
     q_batch = batch[:-1] + (batch[-1] * group,) if batch else batch
@@ -416,6 +419,9 @@ def _max_pool(draw: Draw) -> tuple:
 @generator("aten.avg_pool2d")
 def _avg_pool(draw: Draw) -> tuple:
     shape, attrs = _pool_input(draw, dilated=False)
+    kernel = list(attrs["kernel_size"])
+    if len(kernel) == 3:  # torch's 3-d average pool needs each unpadded dim to hold the window
+        shape = tuple(shape[:-3]) + tuple(max(s, k) for s, k in zip(shape[-3:], kernel))
     return [array(draw, shape, _float(draw))], {
         **attrs,
         "count_include_pad": draw(st.booleans()),
@@ -1134,9 +1140,13 @@ def _pixel_unshuffle(draw: Draw) -> tuple:
 
 @generator("aten.pad")
 def _pad(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_lo=1, lo=1))
     mode = draw(st.sampled_from(("constant", "reflect", "replicate", "circular")))
-    k = draw(st.integers(1, min(len(shape), 3)))
+    if mode == "constant":
+        shape = draw(shapes(rank_lo=1, lo=1))
+        k = draw(st.integers(1, min(len(shape), 3)))
+    else:  # torch pads k = 1..3 dims after one or two others (a batch, channels)
+        k = draw(st.integers(1, 3))
+        shape = draw(shapes(rank_lo=k + 1, rank_hi=k + 2, lo=1, hi=4))
     pads = []
     for axis in range(len(shape) - 1, len(shape) - 1 - k, -1):
         size = shape[axis]
@@ -1339,7 +1349,7 @@ def _recurrent(draw: Draw, name: str = "") -> tuple:
     batch_first, bidirectional, has_biases = (draw(st.booleans()) for _ in range(3))
     layers, directions = draw(st.integers(1, 2)), 2 if bidirectional else 1
     steps, batch, features, hidden = (draw(st.integers(lo, 3)) for lo in (1, 0, 1, 1))  # torch needs a step
-    batched = draw(st.booleans())
+    batched = True  # ATen's recurrent operators take a batch dim (nn.RNN adds one first)
     shape = ((batch, steps) if batch_first else (steps, batch)) if batched else (steps,)
     data = array(draw, shape + (features,), dtype)
     gates = RNN_GATES[name]
@@ -1370,12 +1380,12 @@ for _name in RNN_GATES:
 
 @generator("aten.lstm_cell", "aten.gru_cell", "aten.rnn_tanh_cell", "aten.rnn_relu_cell")
 def _recurrent_cell(draw: Draw, name: str = "") -> tuple:
-    """One step: input (batch, in) or (in,), the state(s) like it with hidden features, the
-    weights, biases or `()`."""
+    """One step: input (batch, in) (nn.RNNCell adds the batch dim of an unbatched input before
+    it calls ATen), the state(s) like it with hidden features, the weights, biases or `()`."""
     dtype = _float(draw)
     gates = RNN_GATES[name[: -len("_cell")]]
     features, hidden = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    lead = (draw(st.integers(0, 3)),) if draw(st.booleans()) else ()
+    lead = (draw(st.integers(0, 3)),)
     state: Any = array(draw, lead + (hidden,), dtype)
     if gates == 4:
         state = (state, array(draw, lead + (hidden,), dtype))

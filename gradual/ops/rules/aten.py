@@ -68,6 +68,19 @@ register_rule_message(
     "give a repeat for every dim (the leading ones may add dims)",
 )
 register_rule_message(
+    "pad-mode-length",
+    codes.BAD_ATTRIBUTE,
+    "{op} pads in mode {mode} the last 1, 2 or 3 dims of an input with one or two dims more, but got"
+    " pad={pad} for {arg} of rank {rank}",
+    "give 2, 4 or 6 entries for an input of rank 2 or 3, 3 or 4, 4 or 5 (or use mode constant)",
+)
+register_rule_message(
+    "clamp-bounds",
+    codes.OP_CONSTRAINT,
+    "{op} got neither a min nor a max",
+    "pass at least one bound (torch: 'At least one of min or max must not be None')",
+)
+register_rule_message(
     "pad-length",
     codes.BAD_ATTRIBUTE,
     "{op} got pad={pad}: it needs an even number of entries, at most two per dim of {arg} (rank {rank})",
@@ -669,21 +682,23 @@ def embedding_bag(ctx: ShapeContext) -> Any:
     else:
         bags = offsets.dim(0)
     d = weight.dim(1) if weight.dims is not None else ctx.unknown()
+    names = {dtype_name(indices.dtype), dtype_name(offsets.dtype)}  # torch's: int32 only where both are
+    book = "int32" if names == {"int32"} else "int64" if "int64" in names else "?"
     if mode == 0:  # torch's sum keeps zeros, one per offset (or per bag, in _embedding_bag)
         return ctx.tuple(
             [
                 ctx.tensor([bags, d]),
-                ctx.tensor([ctx.unknown()], "int64"),
-                ctx.tensor([ctx.unknown()], "int64"),
-                ctx.tensor([ctx.unknown()], "int64"),
+                ctx.tensor([ctx.unknown()], book),
+                ctx.tensor([ctx.unknown()], book),
+                ctx.tensor([ctx.unknown()], book),
             ]
         )
     return ctx.tuple(
         [
             ctx.tensor([bags, d]),
-            ctx.tensor([ctx.unknown()], "int64"),
-            ctx.tensor([bags], "int64"),
-            ctx.tensor([bags, d] if mode == 2 else [bags], "int64"),
+            ctx.tensor([ctx.unknown()], book),
+            ctx.tensor([bags], book),
+            ctx.tensor([bags, d] if mode == 2 else [bags], book),
         ]
     )
 
@@ -704,6 +719,7 @@ def constant_pad(ctx: ShapeContext) -> Any:
         require_entries(ctx, "pad", pad, allow_zero=True)
     if data.dims is None:
         return ctx.tensor(None)
+    _pad_mode_length(ctx, data, mode, pad)
     dims = list(data.dims)
     for i in range(len(pad) // 2):
         axis = data.rank - 1 - i
@@ -716,20 +732,23 @@ def constant_pad(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+def _pad_mode_length(ctx: ShapeContext, data: TensorArg, mode: str, pad: list) -> None:
+    """torch pads in a mode other than constant the last 1, 2 or 3 dims of an input of one or two
+    dims more (a batch, then channels); a contract cannot yet say "either" of two ranks."""
+    if mode != "constant" and not (len(pad) in (2, 4, 6) and data.rank in (len(pad) // 2 + 1, len(pad) // 2 + 2)):
+        ctx.fail("pad-mode-length", arg=data, mode=mode, pad=f"[{', '.join(map(str, pad))}]", rank=data.rank)
+
+
 @shape_rule("aten_pad_sized")
 def pad_sized(ctx: ShapeContext) -> Any:
     """`aten.pad_sized(x, pad, mode, value)`: `aten.pad` whose pad is a SymInt list, computed from
     sizes (Swin pads to a multiple of its window, U-Net to a skip connection's size): each
     padded dim is the dim plus its two entries (`?` where an entry is not known)."""
-    data, pad_arg = ctx.args
-    require_choice(ctx, "mode", ctx.attr("mode"), PAD_MODES)
+    data, pad_arg = ctx.args  # mode and the pairs' count: declared
     entries = sizes(ctx, pad_arg)
     if entries is None or data.dims is None:
-        if entries is not None:
-            ctx.require_rank_at_least(data, len(entries) // 2)
         return ctx.tensor(None)
-    if len(entries) % 2 or len(entries) // 2 > data.rank:
-        ctx.fail("pad-length", arg=data, pad=f"[{', '.join(map(str, entries))}]", rank=data.rank)
+    _pad_mode_length(ctx, data, ctx.attr("mode"), entries)
     dims = list(data.dims)
     for i in range(len(entries) // 2):
         axis = data.rank - 1 - i
@@ -857,7 +876,14 @@ def pool(ctx: ShapeContext) -> Any:
     if data.dims is not None:  # torch pools no empty plane (only the batch may be 0)
         for axis in range(max(data.rank - k, 0), data.rank):
             require_nonempty(ctx, data, axis, "torch pools only non-empty planes")
-    return RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
+        if ctx.op_name == "aten.avg_pool2d" and k == 3 and data.rank >= 3:  # torch: "smaller than kernel size"
+            for axis, size in zip(range(data.rank - 3, data.rank), ctx.attr("kernel_size")):
+                ctx.within(data.dim(axis), size, None)
+    out = RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
+    if out.dims is not None:  # torch: "Output size is too small" (a window that fits nowhere)
+        for axis in range(max(len(out.dims) - k, 0), len(out.dims)):
+            ctx.within(out.dims[axis], 1, None)
+    return out
 
 
 @shape_rule("aten_pool_indices")
@@ -954,13 +980,13 @@ def attention(ctx: ShapeContext) -> Any:
     """`aten.scaled_dot_product_attention(q, k, v, mask)`: q (*b, L, E), k (*b, S, E),
     v (*b, S, Ev) -> (*b, L, Ev); the mask (or `()`) broadcasts to (*b, L, S)."""
     q, k, v, mask_arg = ctx.args
-    for arg in (q, k, v):
-        ctx.require_rank_at_least(arg, 2)
+    for arg in (q, k, v):  # with enable_gqa torch reads the heads at dim -3
+        ctx.require_rank_at_least(arg, 3 if ctx.attr("enable_gqa") else 2)
     if q.dims is None or k.dims is None or v.dims is None:
         return ctx.tensor(None)
     ctx.equal(q.dim(-1), k.dim(-1), symbol="E")
     ctx.equal(k.dim(-2), v.dim(-2), symbol="S")
-    if ctx.attr("enable_gqa") and min(q.rank, k.rank, v.rank) >= 3:
+    if ctx.attr("enable_gqa"):
         batch = _grouped_heads(ctx, q, k, v)
     else:
         batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
@@ -1076,6 +1102,8 @@ def clamp(ctx: ShapeContext) -> Any:
     """`aten.clamp(x, min, max)`: bounds that are tensors broadcast with x; x's dtype."""
     data, low, high = ctx.args
     bounds = [present(ctx, b) for b in (low, high)]
+    if bounds == [None, None]:
+        ctx.fail("clamp-bounds")
     dims = broadcast_dims(ctx, [data.dims] + [b.dims for b in bounds if b is not None])
     return ctx.tensor(dims, data.dtype)
 

@@ -977,6 +977,7 @@ def embedding_bag(
 ) -> tuple:
     """Rows of weight summed, averaged or maxed per bag, padding_idx (negative: from the end)
     skipped; then torch's offset2bag, bag_size and max_indices (mode sum: as long as offsets)."""
+    dtypes = {indices.dtype, offsets.dtype}
     indices, offsets = indices.astype(np.int64), offsets.astype(np.int64)
     n, rows, d = indices.shape[0], weight.shape[0], weight.shape[1]
     padding = None if padding_idx is None else padding_idx + rows if padding_idx < 0 else padding_idx
@@ -1009,7 +1010,8 @@ def embedding_bag(
         bag_size = max_indices = np.zeros(offsets.shape[0], np.int64)
         if padding is None:
             offset2bag = offset2bag[:0]
-    return out, offset2bag, bag_size, max_indices
+    book = np.int32 if dtypes == {np.dtype(np.int32)} else np.int64  # torch: int32 only where both are
+    return out, offset2bag.astype(book), bag_size.astype(book), max_indices.astype(book)
 
 
 @kernel("aten.constant_pad_nd")
