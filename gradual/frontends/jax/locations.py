@@ -69,6 +69,11 @@ class Locator:
                 return at(found, exc)
         return None
 
+    def frame_place(self, code: Any, lasti: int) -> Optional[tuple]:
+        """(path, line, column, end line, end column) of one frame's instruction, or None for a
+        frame of JAX's, gradual's or a frozen module."""
+        return self._place(code, lasti)
+
     def _place(self, code: Any, lasti: int) -> Optional[tuple]:
         key = (code, lasti)
         if key in self._places:

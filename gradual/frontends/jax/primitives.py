@@ -1,4 +1,4 @@
-"""Conversions of jaxpr primitives into gradual's operators (see convert.py).
+"""Conversions of jaxpr primitives into gradual's operators (see converter.py).
 
 Each takes the converter, the equation, its operands as expressions and the equation's
 location, and returns an expression (a list of them for several outputs), or None where it
@@ -13,7 +13,7 @@ import numpy as np
 
 from gradual import builder as gb
 from gradual.frontends.jax import dims
-from gradual.frontends.jax.convert import PRIMITIVES, Converter, dtype_of
+from gradual.frontends.jax.converter import PRIMITIVES, Converter, dtype_of
 
 Loc = Optional[gb.Loc]
 
