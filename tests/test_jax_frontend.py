@@ -17,6 +17,7 @@ jax = pytest.importorskip("jax")
 import gradual  # noqa: E402
 from gradual.frontends import jax as gj  # noqa: E402
 from tests.jax_models import models  # noqa: E402
+from tests.jax_models import primitives as primitive_cases  # noqa: E402
 
 RNG = np.random.default_rng(7)
 
@@ -29,6 +30,8 @@ def _aval_type(aval: object) -> str:
     """JAX's abstract value as gradual writes a tensor type (`float32[b,10]` is
     `Tensor[(b, 10), float32]`)."""
     dims = [str(d).replace("*", " * ") for d in aval.shape]  # type: ignore[attr-defined]
+    if not dims:  # a scalar: gradual writes its dtype alone
+        return np.dtype(aval.dtype).name  # type: ignore[attr-defined]
     shape = f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"
     return f"Tensor[{shape}, {np.dtype(aval.dtype).name}]"  # type: ignore[attr-defined]
 
@@ -91,14 +94,41 @@ def test_a_shape_bug_is_reported_at_its_python_line() -> None:
 
 
 def test_an_unknown_primitive_is_a_located_diagnostic_naming_it() -> None:
-    """A primitive gradual has no conversion for (cumsum) is a call of `jax.cumsum`: the
-    checker reports it at the user's line (inside jnp's jitted cumsum, the call's line), the
+    """A primitive gradual has no conversion for (cholesky) is a call of `jax.cholesky`: the
+    checker reports it at the user's line (inside jnp's jitted function, the call's line), the
     equation as the diagnostic's data; the program is still built."""
-    program = gj.convert(models.cumulative, "n")
+    program = gj.convert(models.unconverted, "n, 3")
     (diag,) = program.check().errors
-    assert diag.code == "unknown-operator" and "jax.cumsum" in diag.message
-    assert (diag.path, diag.line) == (inspect.getsourcefile(models.cumulative), _line_of(models.cumulative, "cumsum"))
-    assert diag.data.primitive.name == "cumsum"
+    assert diag.code == "unknown-operator" and "jax.cholesky" in diag.message
+    where = (inspect.getsourcefile(models.unconverted), _line_of(models.unconverted, "cholesky"))
+    assert (diag.path, diag.line) == where
+    assert diag.data.primitive.name == "cholesky"
+
+
+def test_a_form_of_a_primitive_without_a_conversion_is_reported_as_that_primitive() -> None:
+    """A converted primitive in a form gradual does not convert (`dynamic_update_slice`, a
+    gather with batching dims from take_along_axis) is the same located diagnostic."""
+    program = gj.convert(models.unconverted_forms, "5, 4", "5, 2 int32", "2, 2")
+    found = {d.data.primitive.name for d in program.check().errors if d.code == "unknown-operator"}
+    assert found == {"gather", "dynamic_update_slice"}
+
+
+@pytest.mark.parametrize("name", sorted(primitive_cases.CASES))
+def test_each_primitive_has_jaxs_types_and_values(name: str) -> None:
+    """Each primitive (and each form of one jnp emits) converts: the checked program's output
+    types are JAX's out avals, symbolic dims kept, and a run gives JAX's outputs (dtype too)."""
+    fn, specs, args = primitive_cases.CASES[name]
+    program = gj.convert(fn, *specs)
+    result = program.check()
+    assert result.ok, gradual.render_diagnostics(result.diagnostics)
+    assert program.types() == [_aval_type(a) for a in program.out_avals]
+    want = jax.tree_util.tree_leaves(fn(*[jax.numpy.asarray(a) for a in args]))
+    got = program.run(*args)
+    assert len(got) == len(want)
+    for ours, theirs in zip(got, want):
+        theirs = np.asarray(theirs)
+        assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+        np.testing.assert_allclose(ours, theirs, rtol=2e-4, atol=2e-4)
 
 
 def test_equations_are_located_at_the_users_columns() -> None:

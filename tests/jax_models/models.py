@@ -56,3 +56,7 @@ def cumulative(x):
 
 def unconverted(x):
     return jnp.linalg.cholesky(x.T @ x)
+
+
+def unconverted_forms(x, i, u):
+    return jnp.take_along_axis(x, i, axis=1), lax.dynamic_update_slice(x, u, (1, 1))

@@ -2,7 +2,8 @@
 
 Each equation becomes one binding `%tN = op(...)` located at the user's Python line
 (locations.py); sub-jaxprs of `jit`, `custom_jvp_call` and `custom_vjp_call` are inlined,
-`cond` becomes `if`, `while` a recursive closure. A primitive gradual has no conversion for
+`cond` becomes `if`, `while` and `scan` recursive closures (a scan's stacked outputs written
+step by step). A primitive gradual has no conversion for
 becomes a call of the operator `jax.<name>`, which the checker reports (unknown-operator) at
 the equation's line: the rest of the program is still checked. Shapes that primitives take as
 parameters (`reshape`'s new sizes, `broadcast_in_dim`'s shape) are static lists where JAX's

@@ -118,6 +118,24 @@ def _register() -> None:
             "reduce_window_max": _max_pool,
             "cond": _cond,
             "while": _while,
+            "scan": _scan,
+            "add_any": _binary("add"),
+            "atan2": _binary("aten.atan2"),
+            "round": _round,
+            "cumsum": _cumulative("cumsum"),
+            "cumprod": _cumulative("cumprod"),
+            "cummax": _cumulative("aten.cummax"),
+            "cummin": _cumulative("aten.cummin"),
+            "rev": _rev,
+            "pad": _pad,
+            "sort": _sort,
+            "top_k": _top_k,
+            "reduce_window_sum": _sum_pool,
+            "gather": _gather,
+            "dynamic_slice": _dynamic_slice,
+            "scatter": _scatter("update"),
+            "scatter-add": _scatter("add"),
+            "scatter_add": _scatter("add"),
         }
     )
 
@@ -372,6 +390,22 @@ def _conv(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
 def _max_pool(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     """`reduce_window_max` of a rank-4 value over two spatial axes: batch is axis 0, the
     channels axis 3 where it is untouched (NHWC, flax's), else axis 1 (NCHW)."""
+    return _pool("nn.max_pool2d", eqn, x, loc)
+
+
+def _sum_pool(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`reduce_window_sum` (an average pool before its division): an average pool that counts
+    the padding, times the window's size, for floats."""
+    if _dtype(eqn)[:5] not in ("float", "bfloa"):
+        return None
+    pooled = _pool("nn.avg_pool2d", eqn, x, loc, count_include_pad=True)
+    if pooled is None:
+        return None
+    size = int(np.prod([int(w) for w in eqn.params["window_dimensions"]]))
+    return gb.call("multiply", pooled, gb.const(float(size), _dtype(eqn)), loc=loc)
+
+
+def _pool(op: str, eqn: Any, x: list, loc: Loc, **extra: Any) -> Any:
     params = eqn.params
     window = [int(w) for w in params["window_dimensions"]]
     strides = [int(s) for s in params["window_strides"]]
@@ -387,13 +421,14 @@ def _max_pool(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     letters = [""] * 4
     letters[0], letters[channel], letters[axes[0]], letters[axes[1]] = "N", "C", "H", "W"
     return gb.call(
-        "nn.max_pool2d",
+        op,
         x[0],
         pool_size=[window[a] for a in axes],
         strides=[strides[a] for a in axes],
         padding=[padding[a][0] for a in axes] + [padding[a][1] for a in axes],
         layout="".join(letters),
         loc=loc,
+        **extra,
     )
 
 
@@ -437,6 +472,232 @@ def _while(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     recur = c.function.let(loop, fn, loc=loc)
     result = gb.call_value(recur, *init, loc=loc)
     return gb.proj(result, 0, loc=loc) if len(carried) == 1 else result
+
+
+def _round(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`round`: half to even (jnp.round's) is NumPy's; half away from zero is
+    sign(x) * floor(|x| + 0.5)."""
+    if int(eqn.params.get("rounding_method", 0)) == 1:
+        return gb.call("round", x[0], loc=loc)
+    half = gb.call("add", gb.call("abs", x[0], loc=loc), gb.const(0.5, _dtype(eqn)), loc=loc)
+    return gb.call("multiply", gb.call("sign", x[0], loc=loc), gb.call("floor", half, loc=loc), loc=loc)
+
+
+def _cumulative(op: str) -> Any:
+    """`cumsum` / `cumprod` / `cummax` / `cummin` along `axis`; `reverse` runs from the end
+    (the reversed value's scan, reversed back)."""
+
+    def convert(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+        axis = int(eqn.params["axis"])
+        value = x[0]
+        backwards = bool(eqn.params.get("reverse"))
+        if backwards:
+            value = gb.call("reverse", value, axis=axis, loc=loc)
+        result: Any
+        if op.startswith("aten."):
+            result = gb.proj(gb.call(op, value, dim=axis, loc=loc), 0, loc=loc)
+        else:
+            result = gb.call(op, value, axis=axis, dtype=_dtype(eqn), loc=loc)
+        return gb.call("reverse", result, axis=axis, loc=loc) if backwards else result
+
+    return convert
+
+
+def _rev(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    value = x[0]
+    for axis in eqn.params["dimensions"]:
+        value = gb.call("reverse", value, axis=int(axis), loc=loc)
+    return value if eqn.params["dimensions"] else gb.call("copy", value, loc=loc)
+
+
+def _pad(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`pad` with edges of zero or more and no interior padding (jnp.pad's constant mode)."""
+    config = [tuple(int(v) for v in edge) for edge in eqn.params["padding_config"]]
+    if any(lo < 0 or hi < 0 or interior != 0 for lo, hi, interior in config):
+        return None
+    return gb.call("nn.pad", x[0], x[1], pad_width=[[lo, hi] for lo, hi, _ in config], loc=loc)
+
+
+def _sort(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`sort` along `dimension` by its first operand (ascending, stable): one operand is
+    `sort`; more (jnp.argsort sorts the keys with an iota) are each gathered by the keys'
+    argsort."""
+    axis = int(eqn.params["dimension"])
+    if int(eqn.params.get("num_keys", 1)) != 1:
+        return None
+    if len(x) == 1:
+        return gb.call("sort", x[0], axis=axis, is_ascend=True, loc=loc)
+    order = gb.call("argsort", x[0], axis=axis, is_ascend=True, dtype="int64", loc=loc)
+    return [gb.call("gather", value, order, axis=axis, loc=loc) for value in x]
+
+
+def _top_k(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`top_k` along the last axis: the k largest values and their indices."""
+    k = dims.static_value(eqn.params["k"])
+    if k is None or eqn.params.get("axis", -1) not in (-1, len(eqn.invars[0].aval.shape) - 1):
+        return None
+    both = gb.call("topk", x[0], k=int(k), axis=-1, ret_type="both", is_ascend=False, dtype=_dtype(eqn, 1), loc=loc)
+    return [gb.proj(both, 0, loc=loc), gb.proj(both, 1, loc=loc)]
+
+
+def _same_dim(a: Any, b: Any) -> bool:
+    return str(a) == str(b)
+
+
+def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`gather` of whole slices along one axis (what `x[i]`, `x[:, i]` and an embedding lookup
+    emit): `take` along the axis, its axes moved to where JAX puts them."""
+    numbers = eqn.params["dimension_numbers"]
+    operand = tuple(eqn.invars[0].aval.shape)
+    indices = tuple(eqn.invars[1].aval.shape)
+    sizes = tuple(eqn.params["slice_sizes"])
+    rank = len(operand)
+    if (
+        len(indices) == 1
+        and dims.static_value(indices[0]) == rank
+        and not numbers.collapsed_slice_dims
+        and not numbers.operand_batching_dims
+        and tuple(numbers.offset_dims) == tuple(range(rank))
+        and tuple(numbers.start_index_map) == tuple(range(rank))
+    ):  # one window at a vector of starts (`x[1:, 2:5]` on a symbolic dim): a dynamic slice
+        index_dtype = dtype_of(eqn.invars[1].aval)
+        starts = [gb.call("take", x[1], gb.const(k, "int32"), axis=0, loc=loc) for k in range(rank)]
+        return _slices(c, eqn, x[0], starts, [index_dtype] * rank, sizes, loc)
+    if numbers.operand_batching_dims or len(numbers.start_index_map) != 1 or dims.static_value(indices[-1]) != 1:
+        return None
+    axis = int(numbers.start_index_map[0])
+    if tuple(numbers.collapsed_slice_dims) != (axis,) or dims.static_value(sizes[axis]) != 1:
+        return None
+    if any(not _same_dim(sizes[d], operand[d]) for d in range(len(operand)) if d != axis):
+        return None
+    batch = len(indices) - 1
+    index = gb.call("squeeze", x[1], axis=[batch], loc=loc)
+    taken = gb.call("take", x[0], index, axis=axis, mode="clip", loc=loc)
+    offsets = list(numbers.offset_dims)
+    kept = [d for d in range(len(operand)) if d != axis]
+    perm, next_batch = [], 0
+    for position in range(batch + len(kept)):
+        if position in offsets:
+            d = kept[offsets.index(position)]
+            perm.append(d if d < axis else d - 1 + batch)
+        else:
+            perm.append(axis + next_batch)
+            next_batch += 1
+    return taken if perm == sorted(perm) else gb.call("transpose", taken, axes=perm, loc=loc)
+
+
+def _dynamic_slice(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`dynamic_slice(x, *starts)`: along each axis sliced, `take` of `start + arange(size)`
+    with the start clamped into the dim as JAX clamps it."""
+    index_dtypes = [dtype_of(v.aval) for v in eqn.invars[1:]]
+    return _slices(c, eqn, x[0], x[1:], index_dtypes, tuple(eqn.params["slice_sizes"]), loc)
+
+
+def _slices(c: Converter, eqn: Any, value: Any, starts: list, index_dtypes: list, sizes: tuple, loc: Loc) -> Any:
+    """`value` sliced from `starts` (scalars, clamped into each dim as JAX clamps them) to
+    `sizes`: `take` of `start + arange(size)` along each axis not taken whole."""
+    shape = tuple(eqn.invars[0].aval.shape)
+    for axis, (size, dim) in enumerate(zip(sizes, shape)):
+        if _same_dim(size, dim):
+            continue
+        index_dtype = index_dtypes[axis]
+        length = _dim_scalar(c, size, index_dtype, loc)
+        room = gb.call("subtract", _dim_scalar(c, dim, index_dtype, loc), length, loc=loc)
+        start = gb.call("minimum", gb.call("maximum", starts[axis], gb.const(0, index_dtype), loc=loc), room, loc=loc)
+        span = gb.call("arange", gb.const(0, index_dtype), length, gb.const(1, index_dtype), dtype=index_dtype, loc=loc)
+        value = gb.call("take", value, gb.call("add", span, start, loc=loc), axis=axis, mode="clip", loc=loc)
+    return value
+
+
+def _dim_scalar(c: Converter, dim: Any, dtype: str, loc: Loc) -> Any:
+    """A dim's size as a scalar of `dtype`."""
+    static = dims.static_value(dim)
+    if static is not None:
+        return gb.const(static, dtype)
+    size = c.dim_value(dim, loc, c.function)
+    return gb.call("cast", gb.call("squeeze", size, axis=[0], loc=loc), dtype=dtype, loc=loc)
+
+
+def _scatter(mode: str) -> Any:
+    """`scatter` / `scatter_add` of whole rows along axis 0 (what `x.at[i].set(v)` and
+    `.add(v)` emit): `scatter_nd` with the indices as its (1, k) index tuples."""
+
+    def convert(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+        numbers = eqn.params["dimension_numbers"]
+        operand = tuple(eqn.invars[0].aval.shape)
+        indices = tuple(eqn.invars[1].aval.shape)
+        updates = tuple(eqn.invars[2].aval.shape)
+        batch = len(indices) - 1
+        if (
+            numbers.operand_batching_dims
+            or tuple(numbers.inserted_window_dims) != (0,)
+            or tuple(numbers.scatter_dims_to_operand_dims) != (0,)
+            or dims.static_value(indices[-1]) != 1
+            or tuple(numbers.update_window_dims) != tuple(range(batch, len(updates)))
+            or any(not _same_dim(a, b) for a, b in zip(updates[batch:], operand[1:]))
+        ):
+            return None
+        index = gb.call("squeeze", x[1], axis=[batch], loc=loc)
+        index = gb.call("expand_dims", index, axis=0, loc=loc)
+        return gb.call("scatter_nd", x[0], index, x[2], mode=mode, loc=loc)
+
+    return convert
+
+
+def _scan(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`scan` (lax.scan, fori_loop of a static trip count): a recursive closure over the step
+    `i`, the carried values and the stacked outputs, each step's slice of the scanned inputs
+    taken at `i` (from the end when `reverse`) and its outputs written there."""
+    params = eqn.params
+    n_consts, n_carry, length = int(params["num_consts"]), int(params["num_carry"]), params["length"]
+    steps = _dim_scalar(c, length, "int32", loc)  # a symbolic length: bound before the loop
+    if dims.static_value(length) is None:
+        steps = c.function.let(c.fresh(), steps, loc=loc)
+    body = params["jaxpr"]
+    consts, init, xs = x[:n_consts], x[n_consts : n_consts + n_carry], x[n_consts + n_carry :]
+    carried = [v.aval for v in eqn.invars[n_consts : n_consts + n_carry]]
+    stacked = [v.aval for v in eqn.outvars[n_carry:]]
+    types = [dims.shape_type(tuple(a.shape), dtype_of(a)) for a in carried + stacked]
+    c.loop_count += 1
+    loop = f"loop{c.loop_count}"
+    step = c.fresh("i")
+    names = [c.fresh("carry") for _ in carried + stacked]
+    index_type = dims.shape_type((), "int32")
+    block = gb.Block()
+    i = gb.Var(step, loc)
+    go = gb.call("less", i, steps, loc=loc)
+    inner = gb.Block()
+    last = gb.call("subtract", steps, gb.const(1, "int32"), loc=loc)
+    at = gb.call("subtract", last, i, loc=loc) if params.get("reverse") else i
+    at = inner.let(c.fresh(), at, loc=loc)
+    slices = [inner.let(c.fresh(), gb.call("take", v, at, axis=0, mode="clip", loc=loc), loc=loc) for v in xs]
+    state = [gb.Var(n, loc) for n in names]
+    outs = c.closed(body, list(consts) + state[:n_carry] + slices, inner)
+    where = gb.call("reshape", at, newshape=[1, 1], loc=loc)
+    written = [
+        gb.call("scatter_nd", old, where, gb.call("expand_dims", new, axis=0, loc=loc), mode="update", loc=loc)
+        for old, new in zip(state[n_carry:], outs[n_carry:])
+    ]
+    following = gb.call("add", i, gb.const(1, "int32"), loc=loc)
+    again = inner.body(gb.call_value(gb.Var(loop, loc), following, *outs[:n_carry], *written, loc=loc))
+    done = gb.tuple_(*state, loc=loc)
+    branch = gb.if_(go, again, done, loc=loc)
+    ret = gb.TupleOf(*types)
+    params_typed = [(step, index_type)] + list(zip(names, types))
+    fn = gb.closure(params_typed, block.body(branch), ret=ret, loc=loc)
+    recur = c.function.let(loop, fn, loc=loc)
+    empties = [_zeros(c, a, loc) for a in stacked]
+    result = c.function.let(c.fresh(), gb.call_value(recur, gb.const(0, "int32"), *init, *empties, loc=loc), loc=loc)
+    return [gb.proj(result, k, loc=loc) for k in range(len(types))]
+
+
+def _zeros(c: Converter, aval: Any, loc: Loc) -> Any:
+    """Zeros of an abstract value's shape and dtype (a scan's stacked outputs before its steps)."""
+    shape = tuple(aval.shape)
+    static = _static_shape(shape)
+    if static is not None:
+        return gb.call("zeros", shape=static, dtype=dtype_of(aval), loc=loc)
+    return gb.call("dyn.zeros", c.shape_value(shape, loc, c.function), dtype=dtype_of(aval), loc=loc)
 
 
 _register()
