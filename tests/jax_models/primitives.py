@@ -93,13 +93,35 @@ CASES = {
     "concatenate": (lambda x, y: jnp.concatenate([x, y, x], axis=1), ["b, 2", "b, 3"], [f32(4, 2), f32(4, 3)]),
     "slice": (lambda x: lax.slice(x, (0, 2), (x.shape[0], 5)), ["b, 6"], [f32(4, 6)]),
     "a window at a vector of starts": (lambda x: x[1:, 2:5], ["4, 6"], [f32(4, 6)]),
+    "a window of a symbolic dim": (lambda x: x[:, 2:5], ["b, 6"], [f32(4, 6)]),
     "strided slice": (lambda x: lax.slice(x, (0, 1), (3, 6), (2, 2)), ["3, 6"], [f32(3, 6)]),
     "split": (lambda x: jnp.split(x, [1, 3], axis=1)[1], ["b, 6"], [f32(4, 6)]),
     "dynamic_slice": (lambda x, i: lax.dynamic_slice(x, (i, 0), (2, 3)), ["5, 6", "int32"], [f32(5, 6), np.int32(2)]),
+    "dynamic_update_slice": (
+        lambda x, u, i: lax.dynamic_update_slice(x, u, (i, 1)),
+        ["5, 6", "2, 3", "int32"],
+        [f32(5, 6), f32(2, 3), np.int32(4)],
+    ),
+    "dynamic_update_slice of a vector": (
+        lambda x, u, i: lax.dynamic_update_slice(x, u, (i,)),
+        ["7", "2", "int32"],
+        [f32(7), f32(2), np.int32(3)],
+    ),
     # indexing: the gathers and scatters jnp emits
     "take rows": (lambda x, i: x[i], ["n, 4", "k int32"], [f32(5, 4), i32(5, 3)]),
     "take columns": (lambda x, i: x[:, i], ["n, 4", "k int32"], [f32(5, 4), i32(4, 3)]),
     "an index": (lambda x, i: x[i], ["n, 4", "int32"], [f32(5, 4), np.int32(3)]),
+    "take_along_axis": (
+        lambda x, i: jnp.take_along_axis(x, i, axis=1),
+        ["5, 4", "5, 2 int32"],
+        [f32(5, 4), i32(4, 5, 2)],
+    ),
+    "take_along_axis of axis 0": (
+        lambda x, i: jnp.take_along_axis(x, i, axis=0),
+        ["5, 4", "3, 4 int32"],
+        [f32(5, 4), i32(5, 3, 4)],
+    ),
+    "points": (lambda x, i: x[jnp.arange(x.shape[0]), i], ["b, 6", "b int32"], [f32(4, 6), i32(6, 4)]),
     "embedding": (lambda table, ids: table[ids], ["100, 8", "b, s int32"], [f32(100, 8), i32(100, 2, 5)]),
     "scatter set": (
         lambda x, i, v: x.at[i].set(v),

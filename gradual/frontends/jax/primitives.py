@@ -133,6 +133,7 @@ def _register() -> None:
             "reduce_window_sum": _sum_pool,
             "gather": _gather,
             "dynamic_slice": _dynamic_slice,
+            "dynamic_update_slice": _dynamic_update_slice,
             "scatter": _scatter("update"),
             "scatter-add": _scatter("add"),
             "scatter_add": _scatter("add"),
@@ -552,17 +553,43 @@ def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     indices = tuple(eqn.invars[1].aval.shape)
     sizes = tuple(eqn.params["slice_sizes"])
     rank = len(operand)
+    mapped = tuple(numbers.start_index_map)
+    index_dtype = dtype_of(eqn.invars[1].aval)
     if (
         len(indices) == 1
-        and dims.static_value(indices[0]) == rank
+        and dims.static_value(indices[0]) == len(mapped)
         and not numbers.collapsed_slice_dims
         and not numbers.operand_batching_dims
         and tuple(numbers.offset_dims) == tuple(range(rank))
-        and tuple(numbers.start_index_map) == tuple(range(rank))
-    ):  # one window at a vector of starts (`x[1:, 2:5]` on a symbolic dim): a dynamic slice
-        index_dtype = dtype_of(eqn.invars[1].aval)
-        starts = [gb.call("take", x[1], gb.const(k, "int32"), axis=0, loc=loc) for k in range(rank)]
+        and all(_same_dim(sizes[d], operand[d]) for d in range(rank) if d not in mapped)
+    ):  # one window at a vector of starts (`x[:, 2:5]` on a symbolic dim): a dynamic slice
+        starts = [
+            gb.call("take", x[1], gb.const(mapped.index(d), "int32"), axis=0, loc=loc) if d in mapped else None
+            for d in range(rank)
+        ]
         return _slices(c, eqn, x[0], starts, [index_dtype] * rank, sizes, loc)
+    batch = len(indices) - 1
+    depth = dims.static_value(indices[-1])
+    if (
+        not numbers.operand_batching_dims
+        and depth is not None
+        and mapped == tuple(range(depth)) == tuple(numbers.collapsed_slice_dims)
+        and tuple(numbers.offset_dims) == tuple(range(batch, batch + rank - depth))
+        and all(_same_dim(sizes[d], operand[d]) for d in range(depth, rank))
+    ):  # points (or rows) at index tuples over the leading axes (`x[jnp.arange(b), i]`): gather_nd
+        moved = gb.call("transpose", x[1], axes=[batch, *range(batch)], loc=loc) if batch else x[1]
+        return gb.call("gather_nd", x[0], moved, loc=loc)
+    if (
+        len(mapped) == 1
+        and tuple(numbers.collapsed_slice_dims) == mapped
+        and tuple(numbers.operand_batching_dims) == tuple(d for d in range(rank) if d != mapped[0])
+        and tuple(numbers.start_indices_batching_dims) == tuple(numbers.operand_batching_dims)
+        and not numbers.offset_dims
+        and batch == rank
+        and depth == 1
+    ):  # one index per position along one axis (`jnp.take_along_axis`): gather along it
+        index = gb.call("squeeze", x[1], axis=[batch], loc=loc)
+        return gb.call("gather", x[0], index, axis=mapped[0], loc=loc)
     if numbers.operand_batching_dims or len(numbers.start_index_map) != 1 or dims.static_value(indices[-1]) != 1:
         return None
     axis = int(numbers.start_index_map[0])
@@ -570,7 +597,6 @@ def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
         return None
     if any(not _same_dim(sizes[d], operand[d]) for d in range(len(operand)) if d != axis):
         return None
-    batch = len(indices) - 1
     index = gb.call("squeeze", x[1], axis=[batch], loc=loc)
     taken = gb.call("take", x[0], index, axis=axis, mode="clip", loc=loc)
     offsets = list(numbers.offset_dims)
@@ -600,13 +626,39 @@ def _slices(c: Converter, eqn: Any, value: Any, starts: list, index_dtypes: list
     for axis, (size, dim) in enumerate(zip(sizes, shape)):
         if _same_dim(size, dim):
             continue
-        index_dtype = index_dtypes[axis]
-        length = _dim_scalar(c, size, index_dtype, loc)
-        room = gb.call("subtract", _dim_scalar(c, dim, index_dtype, loc), length, loc=loc)
-        start = gb.call("minimum", gb.call("maximum", starts[axis], gb.const(0, index_dtype), loc=loc), room, loc=loc)
-        span = gb.call("arange", gb.const(0, index_dtype), length, gb.const(1, index_dtype), dtype=index_dtype, loc=loc)
-        value = gb.call("take", value, gb.call("add", span, start, loc=loc), axis=axis, mode="clip", loc=loc)
+        span = _window(c, starts[axis], index_dtypes[axis], size, dim, loc)
+        value = gb.call("take", value, span, axis=axis, mode="clip", loc=loc)
     return value
+
+
+def _window(c: Converter, start: Any, index_dtype: str, size: Any, dim: Any, loc: Loc) -> Any:
+    """The positions `start + arange(size)` of a window along a dim, the start clamped into
+    [0, dim - size] as JAX clamps it."""
+    length = _dim_scalar(c, size, index_dtype, loc)
+    room = gb.call("subtract", _dim_scalar(c, dim, index_dtype, loc), length, loc=loc)
+    start = gb.call("minimum", gb.call("maximum", start, gb.const(0, index_dtype), loc=loc), room, loc=loc)
+    span = gb.call("arange", gb.const(0, index_dtype), length, gb.const(1, index_dtype), dtype=index_dtype, loc=loc)
+    return gb.call("add", span, start, loc=loc)
+
+
+def _dynamic_update_slice(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`dynamic_update_slice(x, update, *starts)` of a static update: `scatter_nd` of the
+    update at the index tuples of its window (each start clamped as JAX clamps it)."""
+    value, update, starts = x[0], x[1], x[2:]
+    shape = tuple(eqn.invars[0].aval.shape)
+    sizes = _static_shape(tuple(eqn.invars[1].aval.shape))
+    if sizes is None or not sizes:
+        return None
+    rank = len(sizes)
+    grids = []
+    for axis, size in enumerate(sizes):
+        index_dtype = dtype_of(eqn.invars[2 + axis].aval)
+        span = _window(c, starts[axis], index_dtype, size, shape[axis], loc)
+        span = gb.call("cast", span, dtype="int64", loc=loc)
+        span = gb.call("reshape", span, newshape=[1] + [size if d == axis else 1 for d in range(rank)], loc=loc)
+        grids.append(gb.call("broadcast_to", span, shape=[1, *sizes], loc=loc))
+    where = grids[0] if rank == 1 else gb.call("concatenate", gb.tuple_(*grids, loc=loc), axis=0, loc=loc)
+    return gb.call("scatter_nd", value, where, update, mode="update", loc=loc)
 
 
 def _dim_scalar(c: Converter, dim: Any, dtype: str, loc: Loc) -> Any:
