@@ -250,3 +250,13 @@ def test_a_length_prefix_past_the_end_of_the_file_is_an_input_error(tmp_path):
     path = tmp_path / "truncated.onnx"
     path.write_bytes(b"\x3a" + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x07]) + b"\x0a\x01g")
     _onnx_outcome(path, words="error[input-error]")
+
+
+def test_docs_limits_lists_every_limit_with_its_default():
+    """docs/limits.md's table is gradual/frontends/limits.py's."""
+    with open(os.path.join(os.path.dirname(DATA), "..", "docs", "limits.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    table = text.split("<!-- limits:")[1].split("<!-- end limits -->")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    expected = [f"| `{lim.variable}` | {lim.default:,} | {lim.what} |" for lim in limits.TABLE]
+    assert rows == expected
