@@ -93,6 +93,19 @@ def test_a_shape_bug_is_reported_at_its_python_line() -> None:
     assert gradual.render_diagnostics([diag], "json").count('"line": ' + str(diag.line)) == 1
 
 
+def test_a_shape_bug_in_a_helper_names_the_calls_that_led_there() -> None:
+    """The error is at the helper's line; a note per user frame that called it, innermost
+    first, and the function that was traced."""
+    program = gj.convert(models.calls_buggy, "b, 16", "16, 32", "16, 8")
+    (diag,) = program.check().errors
+    assert diag.line == _line_of(models.buggy, "h @ w2")
+    path = inspect.getsourcefile(models.calls_buggy)
+    assert diag.notes == (
+        f"called from {path}:{_line_of(models.calls_buggy, 'return buggy(')}, in `calls_buggy`",
+        "TypeError raised while JAX traced `calls_buggy`",
+    )
+
+
 def test_an_unknown_primitive_is_a_located_diagnostic_naming_it() -> None:
     """A primitive gradual has no conversion for (cholesky) is a call of `jax.cholesky`: the
     checker reports it at the user's line (inside jnp's jitted function, the call's line), the

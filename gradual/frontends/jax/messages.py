@@ -16,17 +16,19 @@ import gradual
 ARG_FORM = "--arg 'b, 784 float32'"
 
 
-def trace_failed(exc: BaseException, span: Any, name: str, shape_rule: bool) -> Any:
+def trace_failed(exc: BaseException, span: Any, name: str, shape_rule: bool, callers: list) -> Any:
     """The traced function raised while JAX traced it: JAX's own shape rules (`shape_rule`)
-    or the function's own code."""
+    or the function's own code; `callers`: the user's frames that led there, innermost first,
+    as ((path, line, ...), function name)."""
     message = str(exc).split("\n", 1)[0].strip() or type(exc).__name__
     label = "JAX's shape rules refused this operation" if shape_rule else f"{type(exc).__name__} raised here"
+    called = tuple(f"called from {place[0]}:{place[1]}, in `{function}`" for place, function in callers)
     return gradual.Diagnostic(
         "op-constraint",
         f"JAX cannot trace this: {message}",
         span,
         label=label,
-        notes=(f"{type(exc).__name__} raised while JAX traced `{name}`",),
+        notes=(*called, f"{type(exc).__name__} raised while JAX traced `{name}`"),
     )
 
 

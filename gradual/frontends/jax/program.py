@@ -16,7 +16,7 @@ from gradual import builder as gb
 from gradual.frontends.jax import dims, messages
 from gradual.frontends.jax import primitives as _primitives  # noqa: F401  (registers the conversions)
 from gradual.frontends.jax.converter import Converter, dtype_of, unknown_operator
-from gradual.frontends.jax.locations import Locator
+from gradual.frontends.jax.locations import Locator, at
 
 __all__ = ["JaxProgram", "abstract", "convert", "convert_jaxpr", "unknown_operator"]
 
@@ -133,7 +133,9 @@ def convert(fn: Callable, *args: Any, name: str = "main") -> JaxProgram:
         closed = jax.make_jaxpr(fn)(*specs)
     except Exception as exc:  # noqa: BLE001 - whatever tracing raises is the traced code's (or JAX's rules')
         traced = getattr(inspect.unwrap(fn), "__qualname__", None) or name
-        return _failed_trace(exc, locator.exception_loc(exc) or default_loc, traced, name)
+        frames = locator.exception_frames(exc)
+        where = at(frames[0][0], exc) if frames else default_loc
+        return _failed_trace(exc, where, traced, name, frames[1:])
     return convert_jaxpr(closed, _input_names(fn, specs, len(closed.jaxpr.invars)), name, default_loc, locator)
 
 
@@ -185,7 +187,9 @@ def _convert_jaxpr(
     return JaxProgram(module, inputs, converter.constants, closed, list(closed.out_avals), name)
 
 
-def _failed_trace(exc: BaseException, loc: Optional[gb.Loc], traced: str, name: str) -> JaxProgram:
+def _failed_trace(
+    exc: BaseException, loc: Optional[gb.Loc], traced: str, name: str, callers: Optional[list] = None
+) -> JaxProgram:
     """A function JAX could not trace (its own shape rules refused an operation, or the
     function's code raised): the error as a diagnostic at the user's line (`op-constraint`,
     the exception as its data)."""
@@ -193,7 +197,7 @@ def _failed_trace(exc: BaseException, loc: Optional[gb.Loc], traced: str, name: 
 
     where = loc if loc is not None else gb.Loc("<jax>", "the traced function")
     shape_rule = isinstance(exc, (TypeError, ValueError, ArithmeticError, IndexError, jax.errors.JAXTypeError))
-    diagnostic = messages.trace_failed(exc, where.span, traced, shape_rule)
+    diagnostic = messages.trace_failed(exc, where.span, traced, shape_rule, callers or [])
     program = JaxProgram(None, [], {}, None, [], name)
     program._result = gradual.CheckResult(None, None, [diagnostic])
     return program
