@@ -94,6 +94,12 @@ CASES = {
     "slice": (lambda x: lax.slice(x, (0, 2), (x.shape[0], 5)), ["b, 6"], [f32(4, 6)]),
     "a window at a vector of starts": (lambda x: x[1:, 2:5], ["4, 6"], [f32(4, 6)]),
     "a window of a symbolic dim": (lambda x: x[:, 2:5], ["b, 6"], [f32(4, 6)]),
+    "shifted windows": (lambda x: x[:, 1:] - x[:, :-1], ["b, s, 4"], [f32(2, 5, 4)]),
+    "a window from a dynamic start": (
+        lambda x, i: lax.dynamic_slice_in_dim(x, i, 2, axis=1),
+        ["3, 5", "int32"],
+        [f32(3, 5), np.int32(9)],
+    ),
     "strided slice": (lambda x: lax.slice(x, (0, 1), (3, 6), (2, 2)), ["3, 6"], [f32(3, 6)]),
     "split": (lambda x: jnp.split(x, [1, 3], axis=1)[1], ["b, 6"], [f32(4, 6)]),
     "dynamic_slice": (lambda x, i: lax.dynamic_slice(x, (i, 0), (2, 3)), ["5, 6", "int32"], [f32(5, 6), np.int32(2)]),

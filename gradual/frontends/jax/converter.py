@@ -42,6 +42,13 @@ CALLS = {
 }
 
 
+#: primitives whose result is worked out while converting when every operand is a known small
+#: constant (the index vectors jnp builds for `x[1:]`: a literal broadcast, concatenated)
+FOLDABLE = frozenset({"broadcast_in_dim", "concatenate", "convert_element_type", "reshape", "squeeze", "expand_dims"})
+#: the most elements a folded value may have
+FOLD_LIMIT = 64
+
+
 def dtype_of(aval: Any) -> str:
     """An abstract value's dtype as gradual names it."""
     dtype = aval.dtype
@@ -71,6 +78,7 @@ class Converter:
         self.default_loc = default_loc
         self.env: dict = {}
         self.constants: dict = {}  # parameter name -> value
+        self.known: dict = {}  # jaxpr variable -> its value, where FOLDABLE made it of constants
         self.counter = 0
         self.symbol_sources: dict = {}  # symbol -> (input expression, axis)
         self.symbol_values: dict = {}  # symbol -> the bound int64 vector holding its size
@@ -149,6 +157,8 @@ class Converter:
                 if not _is_drop(var):
                     self.env[var] = expr
             return
+        if name in FOLDABLE:
+            self._fold(eqn)
         handler = PRIMITIVES.get(name)
         try:
             result = handler(self, eqn, ins, loc) if handler is not None else None
@@ -157,6 +167,27 @@ class Converter:
         if result is None:  # no conversion: the checker reports the operator at this line
             result = gb.call(unknown_operator(name), *ins, loc=loc)
         self.bind(block, list(eqn.outvars), result, loc)
+
+    def known_value(self, v: Any) -> Any:
+        """The value of a jaxpr operand known while converting (a literal, or FOLDABLE of
+        known ones), else None."""
+        if _is_literal(v):
+            return np.asarray(v.val)
+        return self.known.get(v)
+
+    def _fold(self, eqn: Any) -> None:
+        """Work out a FOLDABLE equation of known small constants with JAX itself."""
+        values = [self.known_value(v) for v in eqn.invars]
+        out = eqn.outvars[0]
+        if any(v is None for v in values) or len(eqn.outvars) != 1 or _is_drop(out):
+            return
+        shape = tuple(out.aval.shape)
+        if not all(isinstance(d, int) for d in shape) or int(np.prod(shape)) > FOLD_LIMIT:
+            return
+        try:
+            self.known[out] = np.asarray(eqn.primitive.bind(*values, **eqn.params))
+        except Exception:  # noqa: BLE001 - not foldable here: converted as any other equation
+            return
 
     # shapes as values ---------------------------------------------------------------------
     def note_input(self, expr: Any, shape: tuple) -> None:

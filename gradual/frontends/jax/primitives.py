@@ -563,6 +563,9 @@ def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
         and tuple(numbers.offset_dims) == tuple(range(rank))
         and all(_same_dim(sizes[d], operand[d]) for d in range(rank) if d not in mapped)
     ):  # one window at a vector of starts (`x[:, 2:5]` on a symbolic dim): a dynamic slice
+        static = _static_window(c, eqn, mapped, loc)
+        if static is not None:
+            return static
         starts = [
             gb.call("take", x[1], gb.const(mapped.index(d), "int32"), axis=0, loc=loc) if d in mapped else None
             for d in range(rank)
@@ -610,6 +613,36 @@ def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
             perm.append(axis + next_batch)
             next_batch += 1
     return taken if perm == sorted(perm) else gb.call("transpose", taken, axes=perm, loc=loc)
+
+
+def _static_window(c: Converter, eqn: Any, mapped: tuple, loc: Loc) -> Any:
+    """A window gather whose starts are known while converting (`x[:, 1:]`, `x[:, :-1]`): a
+    `strided_slice`, to the end of a symbolic dim where the window reaches it (so the type
+    keeps `s - 1`); None where a start is unknown or a symbolic size does not reach the end."""
+    known = c.known_value(eqn.invars[1])
+    if known is None or known.shape != (len(mapped),):
+        return None
+    operand = tuple(eqn.invars[0].aval.shape)
+    sizes = tuple(eqn.params["slice_sizes"])
+    begin, end = [0] * len(operand), []
+    for d, (size, dim) in enumerate(zip(sizes, operand)):
+        start = int(known[mapped.index(d)]) if d in mapped else 0
+        static_dim, static_size = dims.static_value(dim), dims.static_value(size)
+        if static_dim is not None and static_size is not None:
+            start = min(max(start, 0), static_dim - static_size)  # JAX's clamp
+            begin[d] = start
+            end.append(start + static_size)
+            continue
+        if start < 0:
+            return None
+        begin[d] = start
+        if _same_dim(size, dim - start if start else dim):
+            end.append(_END)
+        elif static_size is not None:
+            end.append(start + static_size)
+        else:
+            return None
+    return gb.call("strided_slice", c.read(eqn.invars[0]), begin=begin, end=end, loc=loc)
 
 
 def _dynamic_slice(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
