@@ -41,6 +41,9 @@ UNARY = {
     "acosh": "acosh",
     "atanh": "atanh",
     "erf": "erf",
+    "erf_inv": "aten.erfinv",
+    "log1p": "aten.log1p",
+    "expm1": "aten.expm1",
     "is_finite": "isfinite",
     "copy": "copy",
     "copy_p": "copy",
@@ -61,6 +64,8 @@ BINARY = {
     "le": "less_equal",
     "gt": "greater",
     "ge": "greater_equal",
+    "shift_left": "left_shift",
+    "shift_right_arithmetic": "right_shift",
 }
 
 LOGICAL = {
@@ -89,8 +94,7 @@ def _register() -> None:
     PRIMITIVES.update(
         {
             "not": _not,
-            "log1p": lambda c, e, x, loc: gb.call("log", gb.call("add", x[0], _one(e), loc=loc), loc=loc),
-            "expm1": lambda c, e, x, loc: gb.call("subtract", gb.call("exp", x[0], loc=loc), _one(e), loc=loc),
+            "shift_right_logical": _shift_right_logical,
             "exp2": lambda c, e, x, loc: gb.call("power", _full_like(e, 2.0), x[0], loc=loc),
             "square": lambda c, e, x, loc: gb.call("multiply", x[0], x[0], loc=loc),
             "integer_pow": _integer_pow,
@@ -167,6 +171,11 @@ def _logical(boolean: str, bitwise: str) -> Any:
 
 def _not(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     return gb.call("logical_not" if _dtype(eqn) == "bool" else "bitwise_not", x[0], loc=loc)
+
+
+def _shift_right_logical(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """A logical right shift is NumPy's of an unsigned dtype (of a signed one: not converted)."""
+    return gb.call("right_shift", x[0], x[1], loc=loc) if _dtype(eqn).startswith("uint") else None
 
 
 def _identity(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
