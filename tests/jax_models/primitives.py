@@ -7,6 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from tests.jax_models import models
+
 RNG = np.random.default_rng(11)
 
 
@@ -44,6 +46,25 @@ def _loss(params, x, y):
 def train_step(w1, b1, w2, x, y):
     grads = jax.grad(_loss)((w1, b1, w2), x, y)
     return tuple(p - 0.1 * g for p, g in zip((w1, b1, w2), grads))
+
+
+def _conv_loss(params, x):
+    k1, k2, w = params
+    return jnp.sum(models.convnet(x, k1, k2, w) ** 2)
+
+
+def conv_train_step(k1, k2, w, x):
+    grads = jax.grad(_conv_loss)((k1, k2, w), x)
+    return tuple(p - 0.01 * g for p, g in zip((k1, k2, w), grads))
+
+
+def _attention_loss(params, x):
+    return jnp.mean(models.attention(x, *params) ** 2)
+
+
+def attention_train_step(wq, wk, wv, wo, gamma, x):
+    grads = jax.grad(_attention_loss)((wq, wk, wv, wo, gamma), x)
+    return tuple(p - 0.01 * g for p, g in zip((wq, wk, wv, wo, gamma), grads))
 
 
 def scan_cumsum(x):
@@ -227,6 +248,31 @@ CASES = {
         lambda x: lax.scan(lambda c, r: (c * r, c + r), jnp.ones(3), x, reverse=True),
         ["4, 3"],
         [f32(4, 3)],
+    ),
+    "transposed conv": (
+        lambda x, k: lax.conv_transpose(x, k, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+        ["b, 5, 5, 3", "3, 3, 3, 4"],
+        [f32(2, 5, 5, 3), f32(3, 3, 3, 4)],
+    ),
+    "conv with negative padding": (
+        lambda x, k: lax.conv_general_dilated(x, k, (1, 1), ((-1, 0), (0, -2))),
+        ["b, 2, 8, 8", "3, 2, 3, 3"],
+        [f32(2, 2, 8, 8), f32(3, 2, 3, 3)],
+    ),
+    "max pool gradient": (
+        lambda x: jax.grad(lambda v: jnp.sum(models.convnet_pool(v) ** 2))(x),
+        ["b, 6, 6, 3"],
+        [f32(2, 6, 6, 3)],
+    ),
+    "convnet training step": (
+        conv_train_step,
+        ["3, 3, 1, 8", "3, 3, 8, 16", "16, 10", "b, 28, 28, 1"],
+        [f32(3, 3, 1, 8) * 0.3, f32(3, 3, 8, 16) * 0.3, f32(16, 10) * 0.3, f32(2, 28, 28, 1)],
+    ),
+    "transformer training step": (
+        attention_train_step,
+        ["32, 32", "32, 32", "32, 32", "32, 32", "32", "b, s, 32"],
+        [f32(32, 32) * 0.2 for _ in range(4)] + [f32(32), f32(2, 5, 32)],
     ),
     "training step": (
         train_step,

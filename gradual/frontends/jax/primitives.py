@@ -135,6 +135,7 @@ def _register() -> None:
             "sort": _sort,
             "top_k": _top_k,
             "reduce_window_sum": _sum_pool,
+            "select_and_scatter_add": _max_pool_grad,
             "gather": _gather,
             "dynamic_slice": _dynamic_slice,
             "dynamic_update_slice": _dynamic_update_slice,
@@ -372,9 +373,12 @@ def _layout(spec: tuple, letters: str) -> Optional[str]:
 
 
 def _conv(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`conv_general_dilated`, 1-D or 2-D, in any layout: `nn.conv2d` / `nn.conv1d`. An input
+    dilation (`lhs_dilation`: the transposed convolutions of a gradient) is made explicit, and
+    a negative padding (a gradient's crop) crops the input first."""
     params = eqn.params
     spatial = len(params["window_strides"])
-    if spatial not in (1, 2) or any(d != 1 for d in params["lhs_dilation"]) or params["batch_group_count"] != 1:
+    if spatial not in (1, 2) or params["batch_group_count"] != 1:
         return None
     numbers = params["dimension_numbers"]
     spatial_letters = "HW" if spatial == 2 else "W"
@@ -382,6 +386,19 @@ def _conv(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     kernel = _layout(tuple(numbers.rhs_spec), "OI" + spatial_letters)
     out = _layout(tuple(numbers.out_spec), "NC" + spatial_letters)
     padding = [(int(lo), int(hi)) for lo, hi in params["padding"]]
+    value = x[0]
+    rank = spatial + 2
+    axes = list(numbers.lhs_spec)[2:]  # the input's spatial axes, in the window's order
+    for axis, factor in zip(axes, params["lhs_dilation"]):
+        if int(factor) != 1:
+            value = _dilate(value, axis, int(factor), rank, _dtype(eqn), loc)
+    if any(lo < 0 or hi < 0 for lo, hi in padding):
+        begin, end = [0] * rank, [_END] * rank
+        for axis, (lo, hi) in zip(axes, padding):
+            begin[axis] = max(-lo, 0)
+            end[axis] = hi if hi < 0 else _END
+        value = gb.call("strided_slice", value, begin=begin, end=end, loc=loc)
+        padding = [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
     attrs = {
         "strides": [int(s) for s in params["window_strides"]],
         "padding": [lo for lo, _ in padding] + [hi for _, hi in padding],
@@ -392,9 +409,30 @@ def _conv(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
         "out_layout": out if out != data else "",
     }
     op = "nn.conv2d" if spatial == 2 else "nn.conv1d"
-    result = gb.call(op, x[0], x[1], loc=loc, **attrs)
+    result = gb.call(op, value, x[1], loc=loc, **attrs)
     wanted = _dtype(eqn)
     return result if wanted == dtype_of(eqn.invars[0].aval) else gb.call("cast", result, dtype=wanted, loc=loc)
+
+
+def _dilate(value: Any, axis: int, factor: int, rank: int, dtype: str, loc: Loc) -> Any:
+    """`factor - 1` zeros between neighbours along `axis` (n becomes (n - 1) * factor + 1): a new
+    axis after it padded to `factor`, the two merged (reshape's -3), the trailing zeros cut."""
+    value = gb.call("expand_dims", value, axis=axis + 1, loc=loc)
+    widths = [[0, 0] for _ in range(rank + 1)]
+    widths[axis + 1] = [0, factor - 1]
+    value = gb.call("nn.pad", value, gb.const(0, dtype), pad_width=widths, loc=loc)
+    value = gb.call("reshape", value, newshape=[0] * axis + [-3] + [0] * (rank - axis - 1), loc=loc)
+    end = [_END] * rank
+    end[axis] = -(factor - 1)
+    return gb.call("strided_slice", value, begin=[0] * rank, end=end, loc=loc)
+
+
+def _max_pool_grad(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
+    """`select_and_scatter_add` of `ge` (a max pool's gradient): each window's gradient to its
+    largest element, as `nn.max_pool2d_grad`."""
+    if getattr(eqn.params.get("select_prim"), "name", None) != "ge":
+        return None
+    return _pool("nn.max_pool2d_grad", eqn, x, loc)
 
 
 def _max_pool(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
@@ -432,7 +470,7 @@ def _pool(op: str, eqn: Any, x: list, loc: Loc, **extra: Any) -> Any:
     letters[0], letters[channel], letters[axes[0]], letters[axes[1]] = "N", "C", "H", "W"
     return gb.call(
         op,
-        x[0],
+        *x,
         pool_size=[window[a] for a in axes],
         strides=[strides[a] for a in axes],
         padding=[padding[a][0] for a in axes] + [padding[a][1] for a in axes],
