@@ -320,6 +320,25 @@ def test_run_compares_gradual_with_jax(capsys: pytest.CaptureFixture, tmp_path: 
     assert document["reference"]["framework"] == "jax" and document["reference"]["agrees"] is True
 
 
+def test_run_gives_jax_arrays_to_the_function(capsys: pytest.CaptureFixture, tmp_path: pathlib.Path) -> None:
+    """JAX runs the function on JAX arrays (`x[i]` is JAX's clamping index, not NumPy's
+    IndexError), several outputs in a pytree included; random int indices agree too."""
+    path = _write(
+        tmp_path,
+        "index_gj.py",
+        "from jax import lax\n\ndef row(i, x):\n    return x[i]\n\ndef both(x):\n    return lax.top_k(x, 2), {'s': x.sum()}\n",
+    )
+    code, out, err = _cli(capsys, "run", f"{path}:row", "--arg", "int32", "--arg", "4, 3", "--arg", "i=7")
+    assert code == 0, err
+    assert out.splitlines() == ["Tensor[(3,), float32]", "jax: the output agrees (largest difference 0)"]
+    code, out, err = _cli(capsys, "run", f"{path}:row", "--arg", "k int32", "--arg", "4, 3", "--shape", "i=6")
+    assert code == 0 and "jax: the output agrees" in out, err
+    code, out, err = _cli(capsys, "run", f"{path}:both", "--arg", "b, 5", "--shape", "x=3x5")
+    assert code == 0, err
+    assert out.splitlines()[:3] == ["Tensor[(3, 2), float32]", "Tensor[(3, 2), int32]", "float32"]
+    assert out.splitlines()[3].startswith("jax: all 3 outputs agree")
+
+
 def test_run_reports_where_jax_disagrees() -> None:
     """A disagreement names the output, the index and both values; a framework that fails is
     said too; within the tolerance (a sum in another order) is agreement."""

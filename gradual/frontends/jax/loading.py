@@ -74,10 +74,11 @@ def _run_jax(fn: Any, file: str, arrays: list) -> list:
     """The function's outputs from JAX itself (its leaves, as NumPy arrays), its prints on
     stderr, its neighbours importable."""
     import jax
+    import jax.numpy as jnp
     import numpy as np
 
     with _importing(file), contextlib.redirect_stdout(sys.stderr):
-        outputs = fn(*arrays)
+        outputs = fn(*[jnp.asarray(a) for a in arrays])  # JAX arrays: `x[i]` is JAX's indexing, not NumPy's
     return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(outputs)]
 
 

@@ -621,15 +621,6 @@ def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     batch = len(indices) - 1
     depth = dims.static_value(indices[-1])
     if (
-        not numbers.operand_batching_dims
-        and depth is not None
-        and mapped == tuple(range(depth)) == tuple(numbers.collapsed_slice_dims)
-        and tuple(numbers.offset_dims) == tuple(range(batch, batch + rank - depth))
-        and all(_same_dim(sizes[d], operand[d]) for d in range(depth, rank))
-    ):  # points (or rows) at index tuples over the leading axes (`x[jnp.arange(b), i]`): gather_nd
-        moved = gb.call("transpose", x[1], axes=[batch, *range(batch)], loc=loc) if batch else x[1]
-        return gb.call("gather_nd", x[0], moved, loc=loc)
-    if (
         len(mapped) == 1
         and tuple(numbers.collapsed_slice_dims) == mapped
         and tuple(numbers.operand_batching_dims) == tuple(d for d in range(rank) if d != mapped[0])
@@ -640,6 +631,16 @@ def _gather(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     ):  # one index per position along one axis (`jnp.take_along_axis`): gather along it
         index = gb.call("squeeze", x[1], axis=[batch], loc=loc)
         return gb.call("gather", x[0], index, axis=mapped[0], loc=loc)
+    if (
+        not numbers.operand_batching_dims
+        and depth is not None
+        and depth > 1
+        and mapped == tuple(range(depth)) == tuple(numbers.collapsed_slice_dims)
+        and tuple(numbers.offset_dims) == tuple(range(batch, batch + rank - depth))
+        and all(_same_dim(sizes[d], operand[d]) for d in range(depth, rank))
+    ):  # points (or rows) at index tuples over the leading axes (`x[jnp.arange(b), i]`): gather_nd
+        moved = gb.call("transpose", x[1], axes=[batch, *range(batch)], loc=loc) if batch else x[1]
+        return gb.call("gather_nd", x[0], moved, loc=loc)
     if numbers.operand_batching_dims or len(numbers.start_index_map) != 1 or dims.static_value(indices[-1]) != 1:
         return None
     axis = int(numbers.start_index_map[0])
