@@ -364,3 +364,12 @@ def test_run_reports_where_jax_disagrees() -> None:
     assert (
         not failed["agrees"] and failed["message"] == "jax could not run it on these inputs (FloatingPointError: bad)"
     )
+
+
+def test_the_language_server_takes_no_python_file_for_a_model() -> None:
+    """An editor's `.py` file is not loaded as a JAX model (which would import it): only a
+    command line names the function to trace."""
+    pytest.importorskip("pygls")
+    from gradual.lsp.server import _is_model
+
+    assert not _is_model("/work/model.py") and _is_model("/work/model.onnx")
