@@ -119,12 +119,12 @@ def test_an_unknown_primitive_is_a_located_diagnostic_naming_it() -> None:
 
 
 def test_a_form_of_a_primitive_without_a_conversion_is_reported_as_that_primitive() -> None:
-    """A converted primitive in a form gradual does not convert (`pad` with interior padding)
-    is the same located diagnostic as a primitive without any (`cumlogsumexp`)."""
+    """A primitive gradual has no conversion for (`reduce_window` of a product, `cumlogsumexp`)
+    is a located diagnostic naming it."""
     program = gj.convert(models.unconverted_forms, "n, 4")
     found = {(d.data.primitive.name, d.line) for d in program.check().errors if d.code == "unknown-operator"}
-    line = _line_of(models.unconverted_forms, "lax.pad")
-    assert found == {("pad", line), ("cumlogsumexp", line)}
+    line = _line_of(models.unconverted_forms, "lax.reduce_window")
+    assert found == {("reduce_window", line), ("cumlogsumexp", line)}
 
 
 @pytest.mark.parametrize("name", sorted(primitive_cases.CASES))

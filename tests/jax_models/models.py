@@ -63,7 +63,7 @@ def unconverted(x):
 
 
 def unconverted_forms(x):
-    return lax.pad(x, 0.0, ((0, 0, 1), (0, 0, 0))), lax.cumlogsumexp(x, axis=0)
+    return lax.reduce_window(x, 1.0, lax.mul, (2, 1), (1, 1), "VALID"), lax.cumlogsumexp(x, axis=0)
 
 
 def calls_buggy(x, w1, w2):

@@ -134,6 +134,11 @@ CASES = {
     "rev": (lambda x: jnp.flip(x, axis=(0, 1)), ["b, 4"], [f32(3, 4)]),
     "pad": (lambda x: jnp.pad(x, ((1, 2), (0, 3))), ["b, 4"], [f32(3, 4)]),
     "pad with a value": (lambda x: lax.pad(x, 1.5, ((0, 1, 0), (2, 0, 0))), ["b, 4"], [f32(3, 4)]),
+    "pad interior and negative": (
+        lambda x: lax.pad(x, -1.0, ((1, -1, 2), (-1, 2, 1))),
+        ["b, 4"],
+        [f32(3, 4)],
+    ),
     "concatenate": (lambda x, y: jnp.concatenate([x, y, x], axis=1), ["b, 2", "b, 3"], [f32(4, 2), f32(4, 3)]),
     "slice": (lambda x: lax.slice(x, (0, 2), (x.shape[0], 5)), ["b, 6"], [f32(4, 6)]),
     "a window at a vector of starts": (lambda x: x[1:, 2:5], ["4, 6"], [f32(4, 6)]),

@@ -391,7 +391,7 @@ def _conv(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     axes = list(numbers.lhs_spec)[2:]  # the input's spatial axes, in the window's order
     for axis, factor in zip(axes, params["lhs_dilation"]):
         if int(factor) != 1:
-            value = _dilate(value, axis, int(factor), rank, _dtype(eqn), loc)
+            value = _dilate(value, axis, int(factor), rank, gb.const(0, _dtype(eqn)), loc)
     if any(lo < 0 or hi < 0 for lo, hi in padding):
         begin, end = [0] * rank, [_END] * rank
         for axis, (lo, hi) in zip(axes, padding):
@@ -414,13 +414,14 @@ def _conv(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
     return result if wanted == dtype_of(eqn.invars[0].aval) else gb.call("cast", result, dtype=wanted, loc=loc)
 
 
-def _dilate(value: Any, axis: int, factor: int, rank: int, dtype: str, loc: Loc) -> Any:
-    """`factor - 1` zeros between neighbours along `axis` (n becomes (n - 1) * factor + 1): a new
-    axis after it padded to `factor`, the two merged (reshape's -3), the trailing zeros cut."""
+def _dilate(value: Any, axis: int, factor: int, rank: int, fill: Any, loc: Loc) -> Any:
+    """`factor - 1` fills (a scalar expression) between neighbours along `axis` (n becomes
+    (n - 1) * factor + 1): a new axis after it padded to `factor`, the two merged (reshape's
+    -3), the trailing fills cut."""
     value = gb.call("expand_dims", value, axis=axis + 1, loc=loc)
     widths = [[0, 0] for _ in range(rank + 1)]
     widths[axis + 1] = [0, factor - 1]
-    value = gb.call("nn.pad", value, gb.const(0, dtype), pad_width=widths, loc=loc)
+    value = gb.call("nn.pad", value, fill, pad_width=widths, loc=loc)
     value = gb.call("reshape", value, newshape=[0] * axis + [-3] + [0] * (rank - axis - 1), loc=loc)
     end = [_END] * rank
     end[axis] = -(factor - 1)
@@ -559,11 +560,22 @@ def _rev(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
 
 
 def _pad(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
-    """`pad` with edges of zero or more and no interior padding (jnp.pad's constant mode)."""
+    """`pad(x, value, [(lo, hi, interior)...])`: `interior` values between neighbours (the
+    dilation of `_dilate`, filled with the value), then the edges: `nn.pad` where they are
+    zero or more, a crop where they are negative."""
     config = [tuple(int(v) for v in edge) for edge in eqn.params["padding_config"]]
-    if any(lo < 0 or hi < 0 or interior != 0 for lo, hi, interior in config):
-        return None
-    return gb.call("nn.pad", x[0], x[1], pad_width=[[lo, hi] for lo, hi, _ in config], loc=loc)
+    value, fill = x[0], x[1]
+    rank = len(config)
+    for axis, (_, _, interior) in enumerate(config):
+        if interior > 0:
+            value = _dilate(value, axis, interior + 1, rank, fill, loc)
+    if any(lo > 0 or hi > 0 for lo, hi, _ in config):
+        value = gb.call("nn.pad", value, fill, pad_width=[[max(lo, 0), max(hi, 0)] for lo, hi, _ in config], loc=loc)
+    if any(lo < 0 or hi < 0 for lo, hi, _ in config):
+        begin = [max(-lo, 0) for lo, _, _ in config]
+        end = [hi if hi < 0 else _END for _, hi, _ in config]
+        value = gb.call("strided_slice", value, begin=begin, end=end, loc=loc)
+    return value if value is not x[0] else gb.call("copy", value, loc=loc)
 
 
 def _sort(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
