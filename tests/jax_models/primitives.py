@@ -139,6 +139,9 @@ CASES = {
         ["b, 4"],
         [f32(3, 4)],
     ),
+    "stack": (lambda x, y: jnp.stack([x, y], axis=1), ["b, 3", "b, 3"], [f32(2, 3), f32(2, 3)]),
+    "tile": (lambda x: jnp.tile(x, (2, 1)), ["b, 3"], [f32(2, 3)]),
+    "erfc": (lambda x: jax.nn.gelu(x, approximate=False) + lax.erfc(x), ["b, 3"], [f32(2, 3)]),
     "concatenate": (lambda x, y: jnp.concatenate([x, y, x], axis=1), ["b, 2", "b, 3"], [f32(4, 2), f32(4, 3)]),
     "slice": (lambda x: lax.slice(x, (0, 2), (x.shape[0], 5)), ["b, 6"], [f32(4, 6)]),
     "a window at a vector of starts": (lambda x: x[1:, 2:5], ["4, 6"], [f32(4, 6)]),
@@ -177,6 +180,17 @@ CASES = {
         [f32(5, 4), i32(5, 3, 4)],
     ),
     "points": (lambda x, i: x[jnp.arange(x.shape[0]), i], ["b, 6", "b int32"], [f32(4, 6), i32(6, 4)]),
+    "negative and reversed indexing": (lambda x: x[-1] + x[:, -1][0] + x[::-1][0], ["b, 5"], [f32(4, 5)]),
+    "cross entropy of int labels": (
+        lambda x, y: -jnp.take_along_axis(jax.nn.log_softmax(x), y[:, None], axis=-1).mean(),
+        ["b, 5", "b int32"],
+        [f32(4, 5), np.array([0, 4, 2, 1], np.int32)],
+    ),
+    "embedding gradient": (
+        lambda t, i: jax.grad(lambda tt: (tt[i] ** 2).sum())(t),
+        ["10, 3", "4 int32"],
+        [f32(10, 3), np.array([1, 1, 3, 9], np.int32)],
+    ),
     "embedding": (lambda table, ids: table[ids], ["100, 8", "b, s int32"], [f32(100, 8), i32(100, 2, 5)]),
     "scatter set": (
         lambda x, i, v: x.at[i].set(v),
@@ -244,6 +258,8 @@ CASES = {
     # calls and control flow
     "pjit": (lambda x: jax.jit(lambda y: jnp.tanh(y) * 2.0)(x), ["b, 3"], [f32(2, 3)]),
     "custom_jvp": (lambda x: jax.nn.relu(x) + jax.nn.softplus(x), ["b, 3"], [f32(2, 3)]),
+    "checkpoint": (lambda x: jax.checkpoint(lambda y: jnp.sin(y) * 2.0)(x), ["b, 3"], [f32(2, 3)]),
+    "vmap": (lambda x, w: jax.vmap(lambda r: r @ w)(x), ["b, 3", "3, 2"], [f32(4, 3), f32(3, 2)]),
     "custom_vjp": (lambda x: clipped_identity(x) * 3.0, ["b, 3"], [f32(2, 3)]),
     "cond": (lambda p, x: lax.cond(p > 0, jnp.sin, jnp.cos, x), ["float32", "n"], [np.float32(-1.0), f32(4)]),
     "switch": (lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, jnp.tanh], x), ["int32", "n"], [np.int32(2), f32(4)]),
