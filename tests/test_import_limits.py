@@ -171,3 +171,92 @@ def test_a_weight_is_read_only_as_far_as_its_sizes_reach():
     plain = gt.load_archive(_cnn())
     fqn = next(f for f, meta in archive.weights.items() if meta["path_name"] == "weight_0")
     assert (archive.payload(fqn) == plain.payload(fqn)).all()
+
+
+# -- ONNX models --------------------------------------------------------------------------------
+# A protobuf is not compressed: what can be huge is what a few bytes declare (dims, external
+# data, a length prefix) and what folding constants would build.
+
+
+def _onnx_model(tmp_path, name: str, nodes: list, inits: list, x_dims: list, x_type: int = 1):
+    onnx = pytest.importorskip("onnx")
+    helper = onnx.helper
+    x = helper.make_tensor_value_info("x", x_type, x_dims)
+    y = helper.make_tensor_value_info("y", x_type, None)
+    graph = helper.make_graph(nodes, "g", [x], [y], initializer=inits)
+    path = tmp_path / name
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
+
+
+def _onnx_outcome(path, command: str = "check", code: int = 1, words: str = ""):
+    outcome = run_measured([command, str(path)])
+    assert outcome.code == code, outcome.stderr
+    assert "Traceback" not in outcome.stderr and words in outcome.stderr, outcome.stderr
+    assert outcome.peak_mib < PEAK_MIB, f"{outcome.peak_mib:.0f} MiB"
+    return outcome
+
+
+def test_an_initializer_declaring_huge_dims_without_data_is_refused(tmp_path):
+    from onnx import TensorProto, helper
+
+    weight = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[100_000, 100_000])
+    path = _onnx_model(tmp_path, "dims.onnx", [helper.make_node("Add", ["x", "W"], ["y"])], [weight], [2])
+    _onnx_outcome(path, words="error[bad-initializer]")
+
+
+def test_external_data_outside_the_model_directory_is_refused(tmp_path):
+    from onnx import TensorProto, helper
+
+    weight = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[100_000, 100_000])
+    weight.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "/dev/zero"), ("length", str(4 * 10**10))):
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    path = _onnx_model(tmp_path, "external.onnx", [helper.make_node("Add", ["x", "W"], ["y"])], [weight], [2])
+    _onnx_outcome(path, words="error[input-error]")
+
+
+@pytest.mark.parametrize("op", ["ConstantOfShape", "Expand", "Tile", "Range"])
+def test_a_folded_constant_is_never_built_at_check_time_and_is_a_resource_limit_when_run(tmp_path, op):
+    """A 10^10-element constant: its type is checked (without the array), a run stops at the
+    tensor-size limit naming its variable."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    def const(name, value, dtype=np.int64):
+        return numpy_helper.from_array(np.array(value, dtype=dtype), name)
+
+    x_type = 1
+    if op == "ConstantOfShape":
+        nodes, inits = [helper.make_node(op, ["S"], ["c"])], [const("S", [100_000, 100_000])]
+    elif op == "Expand":
+        inits = [const("S", [100_000, 100_000]), const("one", [1.0], np.float32)]
+        nodes = [helper.make_node(op, ["one", "S"], ["c"])]
+    elif op == "Tile":
+        inits = [const("R", [100_000, 100_000]), const("B", [[1.0]], np.float32)]
+        nodes = [helper.make_node(op, ["B", "R"], ["c"])]
+    else:
+        inits, x_type = [const("r0", 0), const("r1", 10**10), const("r2", 1)], 7
+        nodes = [helper.make_node(op, ["r0", "r1", "r2"], ["c"])]
+    nodes.append(helper.make_node("Add", ["x", "c"], ["y"]))
+    path = _onnx_model(tmp_path, f"{op}.onnx", nodes, inits, [1], x_type)
+    _onnx_outcome(path, code=0)
+    _onnx_outcome(path, "run", code=3, words="GRADUAL_MAX_TENSOR_BYTES")
+
+
+def test_a_length_prefix_past_the_end_of_the_file_is_an_input_error(tmp_path):
+    """A field whose varint length claims 2 GiB in a file of a few bytes."""
+    path = tmp_path / "truncated.onnx"
+    path.write_bytes(b"\x3a" + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x07]) + b"\x0a\x01g")
+    _onnx_outcome(path, words="error[input-error]")
+
+
+def test_docs_limits_lists_every_limit_with_its_default():
+    """docs/limits.md's table is gradual/frontends/limits.py's."""
+    with open(os.path.join(os.path.dirname(DATA), "..", "docs", "limits.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    table = text.split("<!-- limits:")[1].split("<!-- end limits -->")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    expected = [f"| `{lim.variable}` | {lim.default:,} | {lim.what} |" for lim in limits.TABLE]
+    assert rows == expected

@@ -1,9 +1,8 @@
 """The limits of what an import reads: one table, each limit raised by an environment variable.
 
 A model file is input like any other, and a small one can declare huge things: a zip member
-of 200 KB that inflates to 200 MB, a tensor whose dims multiply past memory, external data at
-an offset past its file, a million nodes of two bytes each. Every reader checks what a file
-declares against these limits *before* it allocates, and a file past one is an `input-error`
+of 200 KB that inflates to 200 MB, a weight whose sizes multiply past memory. The torch.export
+reader checks what an archive declares against these limits *before* it allocates, and a file past one is an `input-error`
 that names the part, the limit and the variable that raises it (`exceeded`). docs/limits.md
 is this table in words.
 
@@ -52,20 +51,7 @@ EXPANSION_RATIO = Limit(
 #: a member this small expanded is never refused for its ratio (a 3-byte member compresses to 5)
 RATIO_FREE_BYTES = MiB
 
-#: ONNX models
-NODES = Limit("GRADUAL_MAX_NODES", 1_000_000, "nodes in a model, its subgraphs' included", "has {n} nodes")
-GRAPH_DEPTH = Limit(
-    "GRADUAL_MAX_GRAPH_DEPTH", 32, "graphs nested in each other (If, Loop, Scan bodies)", "nests graphs {n} deep"
-)
-NAME_BYTES = Limit(
-    "GRADUAL_MAX_NAME_BYTES", 64 * 1024, "bytes of one name (a tensor, node, dim or operator)", "is a name of {n} bytes"
-)
-RANK = Limit("GRADUAL_MAX_RANK", 64, "dims of one tensor (NumPy holds 64)", "has {n} dims")
-ATTRIBUTE_VALUES = Limit(
-    "GRADUAL_MAX_ATTRIBUTE_VALUES", 16_000_000, "values of one repeated attribute", "has {n} values"
-)
-
-#: both
+#: torch.export weights
 TENSOR_BYTES = Limit(
     "GRADUAL_MAX_WEIGHT_BYTES",
     4 * GiB,
@@ -78,11 +64,6 @@ TABLE = (
     JSON_BYTES,
     MEMBER_BYTES,
     EXPANSION_RATIO,
-    NODES,
-    GRAPH_DEPTH,
-    NAME_BYTES,
-    RANK,
-    ATTRIBUTE_VALUES,
     TENSOR_BYTES,
 )
 

@@ -68,6 +68,8 @@ class SignatureMatcher:
     def match(self, param: Type, arg: ArgView) -> None:
         """Match one argument (or tuple field) against a parameter type."""
         if isinstance(param, TensorType):
+            if not isinstance(arg, TensorArg) and self.ctx.hinted_rank_conflict(param, arg):
+                return  # a hinted parameter given a tuple or function: the hint is widened
             self.match_tensor(param, self.ctx.expect_tensor(arg))
         elif isinstance(param, TupleType):
             tup = self.ctx.expect_tuple(arg, len(param.fields))  # type: ignore[attr-defined]
