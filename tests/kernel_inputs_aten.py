@@ -264,8 +264,10 @@ def _unique2(draw: Draw) -> tuple:
 
 @generator("aten.masked_scatter")
 def _masked_scatter(draw: Draw) -> tuple:
-    data, mask = _broadcast(draw, 2, (_numeric(draw),))
-    shape = np.broadcast_shapes(data.shape, mask.shape)
+    data = array(draw, draw(shapes(lo=0)), _numeric(draw))
+    tail = data.shape[draw(st.integers(0, data.ndim)) :]  # mask broadcasts into self's shape (not both ways)
+    mask = array(draw, tuple(d if draw(st.booleans()) else 1 for d in tail), "float32")
+    shape = data.shape
     count = int(np.prod(shape)) + draw(st.integers(0, 2))
     return [data, np.asarray(mask > 0), array(draw, (count,), str(data.dtype))], {}
 
@@ -1591,7 +1593,7 @@ def _blocks(size: int, kernel: int, dilation: int, padding: int, stride: int) ->
 def _im2col(draw: Draw) -> tuple:
     attrs = _window(draw)
     reach = [d * (k - 1) + 1 - 2 * p for k, d, p in zip(attrs["kernel_size"], attrs["dilation"], attrs["padding"])]
-    spatial = tuple(max(r, 0) + draw(st.integers(0, 3)) for r in reach)
+    spatial = tuple(max(r, 1) + draw(st.integers(0, 3)) for r in reach)  # torch: a non-empty image
     batch = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
     return [array(draw, batch + (draw(st.integers(1, 2)),) + spatial, _float(draw))], attrs
 

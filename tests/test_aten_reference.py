@@ -37,6 +37,8 @@ EXAMPLES = int(os.environ.get("GRADUAL_REFERENCE_EXAMPLES", "4"))
 REFERENCE_GAPS: dict[str, str] = {
     "aten.arange": "gradual's result takes its operands' dtype (the frontend writes them int64 or float32, as torch"
     " infers from Python numbers); torch's Scalars give int64 or the default float dtype whatever their width",
+    "aten.full_like": "torch refuses a fill value its dtype cannot hold (-1 as uint8); gradual wraps it as NumPy"
+    " casts, and a contract cannot yet relate a float attribute to a dtype's range",
     "aten.max_pool2d": "torch's 1-d max pool (max_pool1d, which gradual's max_pool2d also stands for) runs floats"
     " only; gradual pools integers in every rank",
     "aten.pixel_unshuffle": "torch returns an input with a zero dim unchanged, (n, c, h, 0) for (n, c * r^2, h / r, 0)",

@@ -68,10 +68,11 @@ def im2col(ctx: ShapeContext) -> Any:
     (n, c * kh * kw, blocks)."""
     (data,) = ctx.operands()
     kernel = list(ctx.attr("kernel_size"))
-    k = len(kernel)
-    ctx.require_rank_at_least(data, k + 1)
+    k = len(kernel)  # 2, and rank 3 or 4: declared
     if data.dims is None:
         return ctx.tensor(None)
+    for axis in range(data.rank - k - 1, data.rank):  # torch: only the batch may be empty
+        require_nonempty(ctx, data, axis, "torch unfolds only non-empty images")
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     spatial = data.dims[data.rank - k :]
     counts = [_blocks(ctx, d, kernel[i], dilation[i], padding[i], stride[i]) for i, d in enumerate(spatial)]
@@ -97,11 +98,10 @@ def col2im(ctx: ShapeContext) -> Any:
     k = len(kernel)
     if len(image) != k:
         ctx.fail("attribute-range", name="output_size", value=len(image), needed=f"{k} entries, one per kernel dim")
-    ctx.require_rank_at_least(data, 2)
-    if data.dims is None:
+    if data.dims is None:  # (c * kh * kw, blocks), or a batch of them: declared
         return ctx.tensor(None)
-    if data.rank > 3:  # torch: (c * kh * kw, blocks), or a batch of them
-        ctx.require_rank(data, 3)
+    for axis in (data.rank - 2, data.rank - 1):  # torch: only the batch may be empty
+        require_nonempty(ctx, data, axis, "torch folds only non-empty columns")
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     counts = [_blocks(ctx, image[i], kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
     ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")
