@@ -294,6 +294,7 @@ ADAPTERS: dict = {
         if k.get("dim") is None
         else torch.ops.aten.squeeze.dims(operand(a[0]), _dims(k))
     ),
+    "aten.broadcast_tensors": lambda a, k: torch.ops.aten.broadcast_tensors([tensor(v) for v in a[0]]),
     "aten.einsum": lambda a, k: torch.ops.aten.einsum(k["equation"], [tensor(v) for v in a[0]]),
     "aten.stack": lambda a, k: torch.ops.aten.stack([tensor(v) for v in a[0]], k.get("dim", 0)),
     "aten.cat": lambda a, k: torch.ops.aten.cat([tensor(v) for v in a[0]], k.get("dim", 0)),

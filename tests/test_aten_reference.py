@@ -37,6 +37,8 @@ EXAMPLES = int(os.environ.get("GRADUAL_REFERENCE_EXAMPLES", "4"))
 REFERENCE_GAPS: dict[str, str] = {
     "aten.arange": "gradual's result takes its operands' dtype (the frontend writes them int64 or float32, as torch"
     " infers from Python numbers); torch's Scalars give int64 or the default float dtype whatever their width",
+    "aten.div": "torch's true division of integers gives float32 (the default dtype); gradual's keeps the operands'"
+    " dtype (the frontend casts exported operands to the node's dtype first, so only written programs differ)",
     "aten.full_like": "torch refuses a fill value its dtype cannot hold (-1 as uint8); gradual wraps it as NumPy"
     " casts, and a contract cannot yet relate a float attribute to a dtype's range",
     "aten.max_pool2d": "torch's 1-d max pool (max_pool1d, which gradual's max_pool2d also stands for) runs floats"

@@ -1063,7 +1063,9 @@ def repeat_interleave_by(data: np.ndarray, repeats: np.ndarray, *, dim: Optional
 
 @kernel("aten.diff")
 def diff(data: np.ndarray, prepend: Any, append: Any, *, n: int, dim: int) -> np.ndarray:
-    """n-th differences along dim."""
+    """n-th differences along dim (n = 0: x itself, without prepend or append, as torch gives)."""
+    if n == 0:
+        return data.copy()
     parts = [p for p in (prepend, data, append) if isinstance(p, np.ndarray)]
     whole = np.concatenate(parts, axis=dim)
     # past the length nothing is left (torch clamps n); np.diff would loop n times
