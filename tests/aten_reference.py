@@ -215,6 +215,17 @@ def _scatter(args: list, attrs: dict) -> Any:
     )
 
 
+def _count_nonzero(args: list, attrs: dict) -> Any:
+    """torch's count_nonzero keeps no dims; gradual's keepdim keeps the counted ones as 1."""
+    x = operand(args[0])
+    dims = [d % max(x.dim(), 1) for d in _dims(attrs)] or list(range(x.dim()))
+    out = torch.ops.aten.count_nonzero.dim_IntList(x, list(attrs.get("dim") or []))
+    if attrs.get("keepdim"):
+        for d in sorted(dims):
+            out = out.unsqueeze(d) if x.dim() else out
+    return out
+
+
 ADAPTERS: dict = {
     "aten.max_dim": lambda a, k: torch.ops.aten.max.dim(operand(a[0]), k["dim"], k.get("keepdim", False)),
     "aten.min_dim": lambda a, k: torch.ops.aten.min.dim(operand(a[0]), k["dim"], k.get("keepdim", False)),
@@ -232,9 +243,7 @@ ADAPTERS: dict = {
     "aten.std": _reduce(torch.ops.aten.std.correction, "correction", "keepdim"),
     "aten.any": _reduce(torch.ops.aten.any.dims, "keepdim"),
     "aten.all": _reduce(torch.ops.aten.all.dims, "keepdim"),
-    "aten.count_nonzero": lambda a, k: torch.ops.aten.count_nonzero.dim_IntList(
-        operand(a[0]), list(k.get("dim") or [])
-    ),
+    "aten.count_nonzero": _count_nonzero,
     "aten._to_copy": lambda a, k: _like(a, k, torch.ops.aten._to_copy),
     "aten.zeros_like": lambda a, k: _like(a, k, torch.ops.aten.zeros_like),
     "aten.ones_like": lambda a, k: _like(a, k, torch.ops.aten.ones_like),

@@ -39,6 +39,12 @@ REFERENCE_GAPS: dict[str, str] = {
     " infers from Python numbers); torch's Scalars give int64 or the default float dtype whatever their width",
     "aten.div": "torch's true division of integers gives float32 (the default dtype); gradual's keeps the operands'"
     " dtype (the frontend casts exported operands to the node's dtype first, so only written programs differ)",
+    "aten.einsum": "torch sums integer operands in int64 where the equation reduces (a trace 'ii' of int32 is int64);"
+    " gradual keeps the operands' dtype",
+    "aten.embedding_bag": "torch's bookkeeping outputs for mode sum depend on which CPU kernel path it takes"
+    " (offset2bag is empty or one per index); the bags themselves agree",
+    "aten.prod": "torch multiplies integers in int64 when no dtype is given; gradual keeps the operand's dtype"
+    " (the frontend writes the node's dtype, so exported programs agree)",
     "aten.full_like": "torch refuses a fill value its dtype cannot hold (-1 as uint8); gradual wraps it as NumPy"
     " casts, and a contract cannot yet relate a float attribute to a dtype's range",
     "aten.max_pool2d": "torch's 1-d max pool (max_pool1d, which gradual's max_pool2d also stands for) runs floats"
