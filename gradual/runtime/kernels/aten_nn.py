@@ -435,6 +435,8 @@ def _class_loss(
     if counted.size:  # torch: "Target -1 is out of bounds" (ignore_index aside, no negatives)
         data_index(counted.min(), classes, "target", negative=False)
         data_index(counted.max(), classes, "target", negative=False)
+    if not classes:  # no class to pick: every target was ignore_index (the others are refused above)
+        log_probs, weights = np.zeros(log_probs.shape[:axis] + (1,) + log_probs.shape[axis + 1 :]), np.zeros(1)
     safe = np.where(keep, target, 0).astype(np.int64)
     picked = np.take_along_axis(log_probs, np.expand_dims(safe, axis), axis=axis).squeeze(axis)
     w = np.where(keep, weights[safe], 0.0)
