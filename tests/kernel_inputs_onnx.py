@@ -570,7 +570,7 @@ def _batch_norm_train(draw: Draw) -> tuple:
 
 @generator("onnx.instance_norm")
 def _instance_norm(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_lo=2, lo=1))
+    shape = draw(shapes(rank_lo=3, lo=1))  # (n, c, d, ...): ONNX Runtime refuses fewer dims
     dtype = _float(draw)
     return [array(draw, shape, dtype)] + _channel_vectors(draw, shape[1], 2, dtype), {"epsilon": 1e-5}
 
@@ -643,7 +643,7 @@ def _softmax_cross_entropy(draw: Draw) -> tuple:
 @generator("onnx.hardmax")
 def _hardmax(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
-    return [array(draw, shape, _numeric(draw))], {"axis": axis_in(draw, len(shape))}
+    return [array(draw, shape, _float(draw))], {"axis": axis_in(draw, len(shape))}
 
 
 # elementwise ------------------------------------------------------------------------------------

@@ -64,6 +64,12 @@ register_rule_message(
     "make dim {axis} a multiple of {factor}",
 )
 register_rule_message(
+    "class-out-of-range",
+    codes.OP_CONSTRAINT,
+    "{op} got a class index in {low} .. {high} in {arg}, but the input has {classes} classes",
+    "give each target a class in 0 .. {classes} - 1, or the ignore_index",
+)
+register_rule_message(
     "slice-steps",
     codes.OP_CONSTRAINT,
     "{op} got a step of 0 for axis {axis}",
@@ -1054,6 +1060,11 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     dims += [ctx.equal(a, b) for a, b in zip(data.dims[2:], target.dims[1:])]
     if ctx.static(weight.dim(0)) != 0:
         ctx.equal(weight.dim(0), data.dim(1), symbol="classes")
+    # a target is a class or the ignore_index: an "or" a contract cannot state
+    bounds = ctx.element_bounds(target, ignoring=ctx.attr("ignore_index"))
+    classes = ctx.static(data.dim(1))
+    if bounds and classes is not None and not 0 <= bounds[0] <= bounds[1] < classes:
+        ctx.fail("class-out-of-range", arg=target, low=bounds[0], high=bounds[1], classes=classes)
     return dims if reduction == "none" else []
 
 
