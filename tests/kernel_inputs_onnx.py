@@ -200,7 +200,7 @@ def _tile(draw: Draw) -> tuple:
 @generator("onnx.pad")
 def _pad(draw: Draw) -> tuple:
     mode = draw(st.sampled_from(("constant", "edge", "reflect", "wrap")))
-    shape = draw(shapes(lo=0 if mode == "constant" else 1))
+    shape = draw(shapes(rank_lo=1, lo=0 if mode == "constant" else 1))
     axes = some_axes(draw, len(shape)) if draw(st.booleans()) else []
     chosen = [a % len(shape) for a in axes] if axes else list(range(len(shape)))
 
@@ -416,7 +416,7 @@ def _topk(draw: Draw) -> tuple:
 
 @generator("onnx.one_hot")
 def _one_hot(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_hi=3, lo=0))
+    shape = draw(shapes(rank_lo=1, rank_hi=3, lo=0))
     depth = draw(st.integers(1, 5))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     indices = rng.integers(-depth, depth, size=shape).astype(draw(st.sampled_from(INTS + ("float32",))))
