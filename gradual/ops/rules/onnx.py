@@ -424,7 +424,6 @@ def _tiled_dims(ctx: ShapeContext, data: TensorArg, repeats: TensorArg) -> list:
 def pad(ctx: ShapeContext) -> Any:
     """`onnx.pad(x, pads, value, axes, mode)`: dim i grows by pads[i] + pads[i + n]."""
     data, pads, _value, axes = ctx.operands()
-    require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "edge", "reflect", "wrap"))
     if data.dims is None:
         _pad_rank(ctx, data, known_ints(ctx, pads), axes)
     if data.dims is None:
@@ -438,8 +437,11 @@ def pad(ctx: ShapeContext) -> Any:
     if widths is None:
         return ctx.tensor(_padded_by_values(ctx, dims, chosen, pads))
     require_length(ctx, "pads", widths, (2 * len(chosen),))
+    copies = ctx.attr("mode") != "constant"
     for i, axis in enumerate(chosen):
         grow = widths[i] + widths[i + len(chosen)]
+        if copies and max(widths[i], widths[i + len(chosen)]) > 0:
+            ctx.within(dims[axis], 1, None)  # edge, reflect and wrap copy from the axis: it holds some
         dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
     return ctx.tensor(dims)
 
@@ -550,7 +552,6 @@ def depth_to_space(ctx: ShapeContext) -> Any:
     """`onnx.depth_to_space(x, blocksize)`: (n, c, h, w) -> (n, c / b^2, h * b, w * b)."""
     (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
-    require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
     n, _, h, w = data.dims
     return ctx.tensor([n, divided(ctx, data, 1, block * block), h * block, w * block])
@@ -561,7 +562,6 @@ def space_to_depth(ctx: ShapeContext) -> Any:
     """`onnx.space_to_depth(x, blocksize)`: (n, c, h, w) -> (n, c * b^2, h / b, w / b)."""
     (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
-    require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
     n, c, _, _ = data.dims
     return ctx.tensor([n, c * (block * block), divided(ctx, data, 2, block), divided(ctx, data, 3, block)])
@@ -609,7 +609,6 @@ def reduce(ctx: ShapeContext) -> Any:
     """`onnx.reduce(x, axes, kind, keepdims, noop_with_empty_axes)`: the listed axes are removed
     (kept as 1s); while the axes are not known, the rank is (keepdims) or nothing is."""
     data, axes_arg = ctx.operands()
-    require_choice(ctx, "kind", ctx.attr("kind"), REDUCTIONS)
     keep = bool(ctx.attr("keepdims"))
     length = vector_length(ctx, axes_arg)
     if data.dims is None:
@@ -654,11 +653,9 @@ def resize(ctx: ShapeContext) -> Any:
     `sizes` (stretched, or scaled by one factor with keep_aspect_ratio_policy), or
     floor(d * scale); `?` where they are not known (scales known only at runtime)."""
     data, _roi, _scales, sizes_arg = ctx.operands()
-    require_choice(ctx, "mode", ctx.attr("mode"), RESIZE_MODES)
     require_choice(
         ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES
     )
-    require_choice(ctx, "nearest_mode", ctx.attr("nearest_mode"), NEAREST_MODES)
     policy = require_choice(
         ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"), ("stretch", "not_larger", "not_smaller")
     )
@@ -779,7 +776,6 @@ def gather_nd(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_scatter")
 def scatter(ctx: ShapeContext) -> Any:
     """ScatterElements / ScatterND: the result is shaped like the data (see each)."""
-    require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "add", "mul", "max", "min"))
     data, indices, updates = ctx.operands()
     if ctx.op_name == "onnx.scatter_elements":
         _scatter_elements(ctx, data, indices, updates)
@@ -1043,7 +1039,7 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     """The loss of (input (n, c, *d), target (n, *d), weight (c,) or empty): (n, *d) for
     reduction none, a scalar for mean and sum."""
     data, target, weight = ctx.operands()[:3]
-    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "mean", "sum"))
+    reduction = ctx.attr("reduction")
     ctx.require_rank(weight, 1)
     if data.dims is None:
         if target.dims is not None:

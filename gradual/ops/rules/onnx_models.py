@@ -41,9 +41,9 @@ def require_dims(ctx: ShapeContext, arg: TensorArg, dims: list, symbols: Optiona
 def rnn(ctx: ShapeContext) -> Any:
     """`onnx.rnn`: the weights' shapes against x and hidden_size; (y, y_h, y_c)."""
     x, w, r, b, lens, h0, c0, p = ctx.operands()
-    kind = require_choice(ctx, "kind", ctx.attr("kind"), tuple(GATES))
-    direction = require_choice(ctx, "direction", ctx.attr("direction"), ("forward", "reverse", "bidirectional"))
-    layout = require_choice(ctx, "layout", ctx.attr("layout"), (0, 1))
+    kind = ctx.attr("kind")
+    direction = ctx.attr("direction")
+    layout = ctx.attr("layout")
     gates, dirs = GATES[kind], ctx.const(2 if direction == "bidirectional" else 1)
     _activations(ctx, kind, 2 if direction == "bidirectional" else 1)
     ctx.require_rank(x, 3)
@@ -104,7 +104,6 @@ def attention(ctx: ShapeContext) -> Any:
     into (batch, q heads, q sequence, total sequence) (a vector: the keys alone) and the non-padding lengths are one per
     batch entry; (y, present_key, present_value, qk_matmul_output)."""
     q, k, v, mask, past_key, past_value, nonpad = ctx.operands()
-    require_choice(ctx, "qk_matmul_output_mode", ctx.attr("qk_matmul_output_mode"), (0, 1, 2, 3))
     if given(ctx, mask):
         ctx.require_rank_at_least(mask, 1)  # a vector masks every query alike (ONNX's own test)
         if dtype_name(mask.dtype) not in (None, "bool"):  # a bool mask, or a bias of q's type
@@ -342,7 +341,6 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
 def window(ctx: ShapeContext) -> Any:
     """`onnx.window(size)`: a vector of `size` elements."""
     (size,) = ctx.operands()
-    require_choice(ctx, "kind", ctx.attr("kind"), ("hann", "hamming", "blackman"))
     require_one_value(ctx, size)
     length = size.value[0] if size.value is not None and len(size.value) == 1 else ctx.unknown()
     return ctx.tensor([length], ctx.attr("dtype"))
@@ -426,8 +424,6 @@ def _value_dims(ctx: ShapeContext, arg: TensorArg, count: int) -> list:
 def grid_sample(ctx: ShapeContext) -> Any:
     """`onnx.grid_sample(x, grid)`: (n, c, *grid's middle dims); grid's last dim is x's spatial rank."""
     x, grid = ctx.operands()
-    require_choice(ctx, "mode", ctx.attr("mode"), ("linear", "nearest", "cubic"))
-    require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), ("zeros", "border", "reflection"))
     if x.dims is None and grid.dims is not None:
         ctx.require_rank(x, grid.rank)  # the grid has x's rank
     elif grid.dims is None and x.dims is not None:
