@@ -653,12 +653,7 @@ def resize(ctx: ShapeContext) -> Any:
     `sizes` (stretched, or scaled by one factor with keep_aspect_ratio_policy), or
     floor(d * scale); `?` where they are not known (scales known only at runtime)."""
     data, _roi, _scales, sizes_arg = ctx.operands()
-    require_choice(
-        ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES
-    )
-    policy = require_choice(
-        ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"), ("stretch", "not_larger", "not_smaller")
-    )
+    policy = ctx.attr("keep_aspect_ratio_policy")
     if data.dims is None:
         _resize_rank(ctx, data, sizes_arg)
     if data.dims is None:
@@ -708,6 +703,9 @@ def _resize_rank(ctx: ShapeContext, data: TensorArg, sizes_arg: TensorArg) -> No
 
 def _sized(ctx: ShapeContext, dims: list, data: TensorArg, axes: list, sizes: list, policy: str) -> None:
     """Resized dims from sizes: as given (stretch), or one scale for all (needs static dims)."""
+    for axis, size in zip(axes, sizes):
+        if size != 0:  # as ONNX Runtime: no factor scales an empty dim to another size
+            ctx.within(data.dim(axis), 1, None)
     if policy == "stretch":
         for axis, size in zip(axes, sizes):
             dims[axis] = ctx.const(size)
@@ -746,7 +744,11 @@ def gather_elements(ctx: ShapeContext) -> Any:
         ctx.require_rank(data, indices.rank)
     if data.dims is not None:
         ctx.require_rank(indices, data.rank)
-        normalize_axis(ctx, ctx.attr("axis"), data.rank)
+        axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+        if indices.dims is not None:
+            for i in range(data.rank):  # per dim but the axis: a "for all" a contract cannot state
+                if i != axis:
+                    require_at_most(ctx, indices, i, data.dim(i), "indices pick from data's other dims")
     elif indices.dims is None:
         ctx.require_rank_at_least(indices, axis_rank(ctx.attr("axis")))
     return ctx.tensor(indices.dims)

@@ -423,30 +423,22 @@ def _value_dims(ctx: ShapeContext, arg: TensorArg, count: int) -> list:
 @shape_rule("onnx_grid_sample")
 def grid_sample(ctx: ShapeContext) -> Any:
     """`onnx.grid_sample(x, grid)`: (n, c, *grid's middle dims); grid's last dim is x's spatial rank."""
-    x, grid = ctx.operands()
-    if x.dims is None and grid.dims is not None:
-        ctx.require_rank(x, grid.rank)  # the grid has x's rank
-    elif grid.dims is None and x.dims is not None:
-        ctx.require_rank(grid, x.rank)
+    x, grid = ctx.operands()  # ranks, batch and the grid's last dim: the declaration's
     if x.dims is None or grid.dims is None:
         return ctx.tensor(None)
-    ctx.require_rank(grid, x.rank)
-    batch = ctx.equal(x.dim(0), grid.dim(0), symbol="n")
-    ctx.equal(grid.dim(-1), ctx.const(x.rank - 2), symbol="spatial rank")
-    return ctx.tensor([batch, x.dim(1)] + list(grid.dims[1:-1]))
+    for d in x.dims[2:]:
+        ctx.within(d, 1, None)  # a sample reads around a point of each spatial dim: none is empty
+    return ctx.tensor([x.dim(0), x.dim(1)] + list(grid.dims[1:-1]))
 
 
 @shape_rule("onnx_affine_grid")
 def affine_grid(ctx: ShapeContext) -> Any:
     """`onnx.affine_grid(theta, size)`: (n, *spatial, r) with theta (n, r, r + 1)."""
-    theta, size = ctx.operands()
-    ctx.require_rank(size, 1)
-    ctx.require_rank(theta, 3)
+    theta, size = ctx.operands()  # ranks and r: the declaration's
     count = vector_length(ctx, size)
     if count is None or count < 3:
         return ctx.tensor(None)
     dims, r = _value_dims(ctx, size, count), count - 2
-    ctx.require_rank(theta, 3)
     batch = ctx.equal(theta.dim(0), dims[0], symbol="n") if ctx.exact(dims[0]) else theta.dim(0)
     ctx.equal(theta.dim(1), ctx.const(r), symbol="r")
     ctx.equal(theta.dim(2), ctx.const(r + 1), symbol="r + 1")
