@@ -70,6 +70,12 @@ register_rule_message(
     "give each target a class in 0 .. {classes} - 1, or the ignore_index",
 )
 register_rule_message(
+    "tuple-index-out-of-range",
+    codes.OP_CONSTRAINT,
+    "{op} got entry {entry} of an index tuple in {low} .. {high} in {arg}, but dim {axis} of the data has {length}",
+    "entry {entry} of each index tuple must lie in -{length} .. {length} - 1",
+)
+register_rule_message(
     "slice-steps",
     codes.OP_CONSTRAINT,
     "{op} got a step of 0 for axis {axis}",
@@ -761,7 +767,7 @@ def gather_nd(ctx: ShapeContext) -> Any:
     data, indices = ctx.operands()
     batch = ctx.attr("batch_dims")
     ctx.require_rank_at_least(indices, batch + 1)
-    if data.dims is None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
+    if data.dims is None and indices.dims is not None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
         ctx.require_rank_at_least(data, batch + ctx.static(indices.dim(-1)))  # type: ignore[operator]
     if data.dims is None or indices.dims is None or indices.rank < 1:
         return ctx.tensor(None)
@@ -772,7 +778,21 @@ def gather_nd(ctx: ShapeContext) -> Any:
         ctx.fail("rank-too-small", arg=data, needed=batch + m, rank=data.rank)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i))
+    index_tuples_within(ctx, data, indices, batch, m)
     return ctx.tensor(list(indices.dims[:-1]) + list(data.dims[batch + m :]))
+
+
+def index_tuples_within(ctx: ShapeContext, data: TensorArg, indices: TensorArg, batch: int, m: int) -> None:
+    """Entry j of each index tuple lies in -d .. d - 1 of data's dim batch + j: per entry, a
+    "for all" a contract cannot state (decided where the indices' elements are known)."""
+    for j in range(m):
+        bounds = ctx.element_bounds(indices, column=j)
+        length = ctx.static(data.dim(batch + j))
+        if bounds and length is not None and not -length <= bounds[0] <= bounds[1] < length:
+            low, high = bounds
+            ctx.fail(
+                "tuple-index-out-of-range", arg=indices, entry=j, low=low, high=high, axis=batch + j, length=length
+            )
 
 
 @shape_rule("onnx_scatter")
@@ -804,17 +824,12 @@ def _scatter_elements(ctx: ShapeContext, data: TensorArg, indices: TensorArg, up
 def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates: TensorArg) -> None:
     """Indices (q >= 1 dims) end in k <= rank(data) coordinates; updates is
     `indices.shape[:-1] + data.shape[k:]`."""
-    ctx.require_rank_at_least(data, 1)
-    ctx.require_rank_at_least(indices, 1)
-    if data.dims is None or indices.dims is None:
+    if data.dims is None or indices.dims is None:  # ranks and k <= rank(data): the declaration's
         return
     k = ctx.static(indices.dim(-1))
     if k is None:
         return
-    if k > data.rank:
-        ctx.fail(
-            "attribute-range", name="the indices' last dim", value=k, needed=f"at most the data's rank, {data.rank}"
-        )
+    index_tuples_within(ctx, data, indices, 0, k)
     wanted = list(indices.dims[:-1]) + list(data.dims[k:])
     require_rank_of(ctx, updates, len(wanted), "indices.shape[:-1] + data.shape[k:]")
     for have, want in zip(updates.dims, wanted):

@@ -46,8 +46,6 @@ def rnn(ctx: ShapeContext) -> Any:
     layout = ctx.attr("layout")
     gates, dirs = GATES[kind], ctx.const(2 if direction == "bidirectional" else 1)
     _activations(ctx, kind, 2 if direction == "bidirectional" else 1)
-    ctx.require_rank(x, 3)
-    ctx.require_rank(r, 3)
     seq, batch, size = x.dims if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)]  # type: ignore[misc]
     hidden = ctx.attr("hidden_size")
     hidden = ctx.const(hidden) if hidden is not None else r.dim(2)
@@ -304,7 +302,6 @@ def compress(ctx: ShapeContext) -> Any:
     (known only at runtime: at most the dim, or every element without an axis). The condition
     is a vector no longer than what it selects from (ONNX allows a shorter one)."""
     data, condition = ctx.operands()
-    ctx.require_rank(condition, 1)
     if data.dims is None:
         _axis_rank(ctx, data)
         return ctx.tensor(None)
@@ -329,7 +326,6 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
     time dim, are the data's)."""
     data, lens = ctx.operands()
     ctx.require_rank_at_least(data, 2)
-    ctx.require_rank(lens, 1)
     if data.dims is not None:
         batch = normalize_axis(ctx, ctx.attr("batch_axis"), data.rank, "batch_axis")
         normalize_axis(ctx, ctx.attr("time_axis"), data.rank, "time_axis")
@@ -372,7 +368,6 @@ def tensor_scatter(ctx: ShapeContext) -> Any:
     batch entry (dim 0)."""
     past, update, starts = ctx.operands()
     if given(ctx, starts):
-        ctx.require_rank(starts, 1)
         if past.dims is not None and past.rank >= 1:
             ctx.equal(starts.dim(0), past.dim(0), symbol="batch")
     if past.dims is None and update.dims is not None:
@@ -488,7 +483,6 @@ def stft(ctx: ShapeContext) -> Any:
     if signal.dims is None or signal.rank != 2:
         ctx.require_rank(signal, 3)
         ctx.within(signal.dim(2), 1, 2)
-    ctx.require_rank(step, 0)
     if given(ctx, length):
         ctx.require_rank(length, 0)
     if given(ctx, window_arg):
@@ -568,13 +562,10 @@ def max_unpool(ctx: ShapeContext) -> Any:
     for a, b in zip(x.dims, indices.dims):
         ctx.equal(b, a)
     if given(ctx, output_shape):
-        ctx.require_rank(output_shape, 1)
         ctx.equal(output_shape.dim(0), ctx.const(k + 2), symbol="output rank")
         return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
     strides = list(ctx.attr("strides") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
-    require_length(ctx, "strides", strides, [k])
-    require_length(ctx, "pads", pads, [2 * k])
     spatial = [
         (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))
     ]
@@ -584,10 +575,7 @@ def max_unpool(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_col2im")
 def col2im(ctx: ShapeContext) -> Any:
     """`onnx.col2im(x, image_shape, block_shape)`: (n, c, *image_shape), c * prod(block) = x's dim 1."""
-    data, image, block = ctx.operands()
-    ctx.require_rank(data, 3)
-    ctx.require_rank(image, 1)
-    ctx.require_rank(block, 1)
+    data, image, block = ctx.operands()  # ranks, and lengths of the attributes: the declaration's
     ctx.equal(image.dim(0), block.dim(0), symbol="spatial dims")
     count = len(image.value) if image.value is not None else None
     if count is None:
@@ -611,9 +599,6 @@ def _block_count(ctx: ShapeContext, image: list, block: list) -> int:
     strides = list(ctx.attr("strides") or [1] * k)
     dilations = list(ctx.attr("dilations") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
-    for name, values in (("strides", strides), ("dilations", dilations)):
-        require_length(ctx, name, values, [k])
-    require_length(ctx, "pads", pads, [2 * k])
     total = 1
     for i in range(k):
         reach = dilations[i] * (block[i] - 1) + 1
