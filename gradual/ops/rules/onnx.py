@@ -262,9 +262,15 @@ def unsqueeze(ctx: ShapeContext) -> Any:
 
 @shape_rule("onnx_squeeze")
 def squeeze(ctx: ShapeContext) -> Any:
-    """`onnx.squeeze(x, axes)`: the listed dims, which must be 1, are removed."""
+    """`onnx.squeeze(x, axes)`: the listed dims, which must be 1, are removed; an empty axes
+    vector removes every dim of 1 (as ONNX Runtime reads it: axes not given)."""
     data, axes_arg = ctx.operands()
     count = vector_length(ctx, axes_arg)
+    if count == 0 and data.dims is not None:
+        sizes = [ctx.static(d) for d in data.dims]
+        if None in sizes:
+            return ctx.tensor(None, value=data.value)  # which dims are 1 is known only at runtime
+        return ctx.tensor([d for d, size in zip(data.dims, sizes) if size != 1], value=data.value)
     if data.dims is None or count is None:
         if data.dims is None:
             ctx.require_rank_at_least(data, axes_rank(known_ints(ctx, axes_arg)))

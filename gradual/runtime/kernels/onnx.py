@@ -117,8 +117,11 @@ def unsqueeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
 
 @kernel("onnx.squeeze")
 def squeeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """Remove the listed dims of size 1."""
-    return np.squeeze(data, axis=tuple(a + data.ndim if a < 0 else a for a in _ints(axes)))
+    """Remove the listed dims of size 1 (none listed: every one, as ONNX Runtime does)."""
+    listed = _ints(axes)
+    if not listed:
+        return np.squeeze(data)
+    return np.squeeze(data, axis=tuple(a + data.ndim if a < 0 else a for a in listed))
 
 
 @kernel("onnx.expand")
