@@ -481,6 +481,28 @@ def runtime_internal_crash(exc: BaseException) -> str:
     return f"the runtime failed ({type(exc).__name__}: {exc}); please report it with the program and its inputs"
 
 
+def reference_agrees(framework: str, count: int, largest: float) -> str:
+    """`gradual run` of a model: its framework gave the same outputs."""
+    outputs = "the output agrees" if count == 1 else f"all {count} outputs agree"
+    return f"{framework}: {outputs} (largest difference {largest:.3g})"
+
+
+def reference_differs(framework: str, index: int, detail: str) -> str:
+    """`gradual run` of a model: its framework gave another output than gradual's runtime."""
+    return f"output {index} differs from {framework}'s: {detail}"
+
+
+def reference_count(framework: str, ours: int, theirs: int) -> str:
+    """`gradual run` of a model: its framework gave another number of outputs."""
+    return f"gradual's run gave {ours} output{'' if ours == 1 else 's'}, {framework} gave {theirs}"
+
+
+def reference_failed(framework: str, exc: BaseException) -> str:
+    """`gradual run` of a model: its framework could not run it on the same inputs."""
+    message = str(exc).split("\n", 1)[0].strip()
+    return f"{framework} could not run it on these inputs ({type(exc).__name__}{': ' + message if message else ''})"
+
+
 def runtime_match_reason() -> str:
     """Why a partial match may stop a run."""
     return "a partial match (`match?`) takes only the values its clauses match"
