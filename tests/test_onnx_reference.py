@@ -117,8 +117,9 @@ def _reference(name: str, args: list, attrs: dict) -> list:
         raise AssertionError(f"{name}: ONNX Runtime refused the inputs: {exc}") from None
 
 
-#: where gradual and ONNX Runtime disagree today, for the ONNX engineers to settle: Slice over
-#: zero-size dims (gradual's result (0, 0, 0, 0) where ONNX Runtime's was (0, 0, 0, 1))
+#: where gradual and ONNX Runtime disagree: Slice with a negative step and an end of the largest
+#: int32 or int64 (ONNX Runtime reads it as "through element 0": [0:INT_MAX:-1] of 3 elements
+#: is [x0]; the ONNX standard clamps the end to d - 1, an empty slice, as gradual does)
 DISAGREEMENTS = {"onnx.slice"}
 
 
