@@ -238,7 +238,7 @@ def attention(
     probs = _masked_softmax(scores, softmax_precision, dtype)
     y = probs @ vq
     if three_d:
-        y = y.transpose(0, 2, 1, 3).reshape(batch, q_seq, -1)
+        y = y.transpose(0, 2, 1, 3).reshape(batch, q_seq, y.shape[1] * y.shape[3])  # named: q_seq may be 0
     qk_out = {0: raw, 1: capped, 2: scores, 3: probs}[qk_matmul_output_mode]
     return y.astype(dtype), present_key.astype(dtype), present_value.astype(dtype), qk_out.astype(dtype)
 
