@@ -130,7 +130,7 @@ def _recording_call(self, mod):
         return _original_call(self, mod)
     try:
         text = module_text(mod)
-    except Exception:  # a module Relay cannot print is not a corpus entry
+    except Exception:  # noqa: BLE001 - a module Relay cannot print is not a corpus entry
         return _original_call(self, mod)
     record = {"test": _current_test(), "text": text[:_MAX_TEXT]}
     try:
@@ -141,7 +141,7 @@ def _recording_call(self, mod):
         raise
     try:
         record["types"] = _function_types(result)
-    except Exception as error:  # an unprintable type: keep the module, say so
+    except Exception as error:  # noqa: BLE001 - an unprintable type: keep the module, say so
         record["types_error"] = _first_error_line(error)
     _write(record)
     return result
@@ -154,7 +154,7 @@ def _infer_type_local(expr):
     """`InferTypeLocal` infers one expression: record it as the module it would make."""
     try:
         _recording_call(relay.transform.InferType(), tvm.IRModule.from_expr(expr))
-    except Exception:  # recorded; the original call reports it to the test
+    except Exception:  # noqa: BLE001 - recorded; the original call reports it to the test
         pass
     return _original_infer_local(expr)
 

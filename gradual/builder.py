@@ -173,7 +173,7 @@ class SpanLoc(Loc):
 
     __slots__ = ()
 
-    def __init__(self, span: Span) -> None:  # noqa: D107 - a Loc made from a span
+    def __init__(self, span: Span) -> None:  # a Loc made from a span
         self.span = span
 
 
@@ -450,14 +450,14 @@ class DataflowVar(Var):
 
     __slots__ = ("flow", "index")
 
-    def __init__(self, name: str, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+    def __init__(self, name: str, flow: ast.Dataflow, index: int) -> None:
         self.name = name
         self.flow = flow
         self.index = index
         self.bound = False
 
     @property  # type: ignore[override]
-    def loc(self) -> Loc:  # noqa: D102 - Var.loc
+    def loc(self) -> Loc:  # Var.loc
         return SpanLoc(self.flow.line(self.index))
 
 

@@ -28,14 +28,13 @@ from gradual.analysis.queries import (
     path_at,
     start_of,
     type_at,
-    walk,
 )
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import BROADCAST_MISMATCH, UNKNOWN_ATTRIBUTE
 from gradual.syntax import ast
 from gradual.syntax.printer import DEFAULT_WIDTH
 from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
-from gradual.types import DynType, FuncType, TensorType, TupleType, Type, TypeVar, format_type, map_dtypes
+from gradual.types import DynType, TensorType, TupleType, Type, TypeVar, format_type, map_dtypes
 
 
 @dataclass

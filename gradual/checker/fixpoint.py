@@ -149,7 +149,7 @@ class Definitions(CheckerState):
             elif annotated is not None:
                 out.append(annotated)
             else:
-                out.append(self._param_var(("type", id(binder)), lambda: TypeVar(binder.name)))
+                out.append(self._param_var(("type", id(binder)), lambda b=binder: TypeVar(b.name)))
         return out
 
     def _param_var(self, key: tuple, make: Callable[[], Any]) -> Any:
@@ -168,7 +168,10 @@ class Definitions(CheckerState):
             key = (id(binder), axis)
             self.hint_owner[key] = owner
             if d.is_static and key not in self.widened:
-                hint = self._param_var(("hint",) + key, lambda: HintVar(f"{binder.name}{axis}", d.get_length(), key))
+                hint = self._param_var(
+                    ("hint",) + key,
+                    lambda b=binder, a=axis, dim=d, k=key: HintVar(f"{b.name}{a}", dim.get_length(), k),
+                )
                 items.append(Dimension.of_expr(Poly.atom(hint)))
             elif d.is_static:
                 items.append(Dimension.dynamic())

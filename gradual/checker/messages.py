@@ -341,7 +341,7 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
         message,
         _origin_span(site, primary.origin),
         label=f"shape {_arg_type(site, primary.origin)}" if primary.origin else "",
-        labels=tuple(l for l in labels if l.span != _origin_span(site, primary.origin)),
+        labels=tuple(label for label in labels if label.span != _origin_span(site, primary.origin)),
         notes=("broadcasting needs each pair of trailing dims to be equal, or one of them 1",),
         help="reshape or expand one side so the dims match, or make one of them 1",
         # each side's (span, type path, axis): the editor's fixes relax an annotated dim or

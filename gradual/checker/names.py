@@ -43,7 +43,7 @@ class DataflowBinder(Binder):
 
     __slots__ = ("flow", "index")
 
-    def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+    def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:
         self.name = name
         self.kind = "let"
         self.level = level
@@ -51,11 +51,11 @@ class DataflowBinder(Binder):
         self.index = index
 
     @property  # type: ignore[override]
-    def span(self) -> Span:  # noqa: D102 - Binder.span
+    def span(self) -> Span:  # Binder.span
         return self.flow.line(self.index)
 
     @property  # type: ignore[override]
-    def node(self) -> ast.Let:  # noqa: D102 - Binder.node
+    def node(self) -> ast.Let:  # Binder.node
         return self.flow.let(self.index)
 
 

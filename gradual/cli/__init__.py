@@ -425,7 +425,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         return 130
     except BrokenPipeError:
         return _reader_gone()
-    except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
+    except Exception as exc:  # noqa: BLE001 - a bug in gradual: reported in one line, never a traceback
         # writing the output failed (loading reports its own I/O errors, as input-errors)
         if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
             _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")

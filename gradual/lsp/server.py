@@ -91,7 +91,7 @@ FORMAT_WIDTHS = range(20, 1001)
 class Settings:
     """What the client configured (see the module docstring)."""
 
-    hints: dict = field(default_factory=lambda: {kind: True for kind in _HINT_SETTINGS.values()})
+    hints: dict = field(default_factory=lambda: dict.fromkeys(_HINT_SETTINGS.values(), True))
     diagnostics: str = "auto"
     debounce: float = 0.010
     width: int = fixes.DEFAULT_WIDTH
@@ -480,7 +480,7 @@ def _on_a_thread(loop: asyncio.AbstractEventLoop, run: Any) -> asyncio.Future:
     def target() -> None:
         try:
             result = run()
-        except BaseException as exc:  # delivered to the loop, as an executor would
+        except BaseException as exc:  # noqa: BLE001 - delivered to the loop, as an executor would
             _call_soon(loop, settle, None, exc)
         else:
             _call_soon(loop, settle, result, None)

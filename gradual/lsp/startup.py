@@ -78,7 +78,7 @@ def fast_imports() -> Iterator[None]:
 
         key = usercache.key(MAGIC_NUMBER)
         cache = CompileCache(_load(key))
-    except Exception:  # no attrs, or one that cannot be imported alone: import as usual
+    except Exception:  # noqa: BLE001 - no attrs, or one that cannot be imported alone: import as usual
         builder = None
     try:
         if builder is None or "compile" in vars(builder):

@@ -13,7 +13,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from gradual.ops.contracts import EMPTY as EMPTY_CONTRACT
 from gradual.ops.contracts import Contract, ContractError, compile_contract
@@ -233,7 +233,7 @@ def _stdlib_modules(paths: list) -> list:
     if cached is not None:
         try:
             return pickle.loads(cached)
-        except Exception:  # a damaged entry: parse again (and rewrite it)
+        except Exception:  # noqa: BLE001 - a damaged entry: parse again (and rewrite it)
             pass
     modules = [_parse_stdlib(Source(text, str(path))) for path, text in zip(paths, texts)]
     if key:

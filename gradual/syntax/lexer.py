@@ -250,7 +250,7 @@ class StatementTok(Tok):
 
     __slots__ = ("match",)
 
-    def __init__(self, match: re.Match[str]) -> None:  # noqa: D107 - a token made from its match
+    def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
         start = match.start("let")
         if start < 0:
             start = match.start("var")

@@ -763,7 +763,7 @@ class _Parser:
             return drive(self.tables, lambda rows, stack: self.lexer.tokens(text, rows, stack), start)
         except ParseError:
             raise
-        except Exception:  # any other failure: lark's driver reports it exactly (see driver.py)
+        except Exception:  # noqa: BLE001 - any other failure: lark's driver reports it exactly (see driver.py)
             pass
         return self._parse_with_lark(source, start)
 

@@ -191,7 +191,7 @@ class PlacedSource(Source):
         self._reader = reader
 
     @property
-    def text(self) -> str:  # noqa: D102 - Source.text, read when first asked for
+    def text(self) -> str:  # Source.text, read when first asked for
         reader = self._reader
         if reader is not None:
             self._reader = None

@@ -620,8 +620,8 @@ class Importer:
         graph = self.graph_protos[key]
         defined: dict = {}
         for what, fields in (("graph input", graph.input), ("initializer", graph.initializer)):
-            for field in fields:
-                name = field.name
+            for value in fields:
+                name = value.name
                 if defined.get(name) == what:
                     loc = self.listing.value(name) if not key else self.listing.node(key[:-1], key[-1][0])
                     self._report(
@@ -876,9 +876,10 @@ class Importer:
         if found is None:
             return False
         first, graph = found
+        definer = self._definer(first, graph)
         self._report(
             self.listing.node(key[:-1], key[-1][0]),
-            lambda span, n=name, f=self._definer(first, graph): messages.onnx_hiding_initializer(span, n, f),
+            lambda span, n=name, f=definer: messages.onnx_hiding_initializer(span, n, f),
         )
         return True
 

@@ -190,7 +190,7 @@ class _ListingSource(Source):
 
     __slots__ = ("listing", "_written")
 
-    def __init__(self, listing: Listing, path: str) -> None:  # noqa: D107
+    def __init__(self, listing: Listing, path: str) -> None:
         self.listing = listing
         self._written: Optional[str] = None
         self.path = path
@@ -199,7 +199,7 @@ class _ListingSource(Source):
         self.line_base = 0
 
     @property  # type: ignore[override]
-    def text(self) -> str:  # noqa: D102 - Source.text
+    def text(self) -> str:  # Source.text
         if self._written is None:
             self._written = self.listing._write()
         return self._written
@@ -210,23 +210,23 @@ class _Place(Span):
 
     __slots__ = ("listing", "where", "_offsets")
 
-    def __init__(self, listing: Listing, where: tuple) -> None:  # noqa: D107 - Span's fields, found later
+    def __init__(self, listing: Listing, where: tuple) -> None:  # Span's fields, found later
         self.listing = listing
         self.where = where
         self._offsets: Optional[tuple] = None
 
     @property  # type: ignore[override]
-    def source(self) -> Source:  # noqa: D102 - Span.source
+    def source(self) -> Source:  # Span.source
         return self.listing.source
 
     @property  # type: ignore[override]
-    def start(self) -> int:  # noqa: D102 - Span.start
+    def start(self) -> int:  # Span.start
         if self._offsets is None:
             self._offsets = self.listing.offsets(self.where)
         return self._offsets[0]
 
     @property  # type: ignore[override]
-    def end(self) -> int:  # noqa: D102 - Span.end
+    def end(self) -> int:  # Span.end
         if self._offsets is None:
             self._offsets = self.listing.offsets(self.where)
         return self._offsets[1]
@@ -237,7 +237,7 @@ class GraphPlaces:
 
     __slots__ = ("listing", "key")
 
-    def __init__(self, listing: Listing, key: tuple) -> None:  # noqa: D107
+    def __init__(self, listing: Listing, key: tuple) -> None:
         self.listing = listing
         self.key = key
 

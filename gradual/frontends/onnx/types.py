@@ -206,9 +206,14 @@ def arithmetic_names(texts: Iterable[str]) -> set:
         tree = _expression_tree(text)
         if tree is None or not any(isinstance(n, pyast.Constant) for n in pyast.walk(tree)):
             continue
-        names: set = set()
+        names: set[str] = set()
+
+        def noted(name: str, names: set[str] = names) -> str:
+            names.add(name)
+            return name
+
         try:
-            built = _dim_of(tree, lambda name: names.add(name) or name)
+            built = _dim_of(tree, noted)
         except (ValueError, RecursionError, MemoryError):
             continue
         if built is not None and not isinstance(built, int):

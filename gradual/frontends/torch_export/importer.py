@@ -579,11 +579,11 @@ class Importer:
             if isinstance(value, Ref) and value.name in self.poisoned:
                 return None
             if not isinstance(value, Ref):
-                self._report(loc, lambda span: messages.torch_unsupported_output(span, str(value)))
+                self._report(loc, lambda span, v=value: messages.torch_unsupported_output(span, str(v)))
                 return None
             if value.name not in self.exprs:
                 name = value.name
-                self._report(loc, lambda span: messages.torch_undefined_value(span, name))
+                self._report(loc, lambda span, n=name: messages.torch_undefined_value(span, n))
                 return None
             self.aliases.current(value.name)
             exprs.append(gb.Var(self.exprs[value.name].name, loc))
