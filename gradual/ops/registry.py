@@ -137,7 +137,7 @@ def _signature_text(decl: ast.OpDecl) -> str:
     classes = dict(decl.dtype_classes)
     names = [f"{n}: {classes[n]}" if n in classes else n for n in decl.dtype_params]
     tparams = f"[{', '.join(names)}]" if names else ""
-    params = ", ".join(f"%{p.var.name}: {format_type(p.type)}" for p in decl.params)
+    params = ", ".join(f"%{p.var.name}: {format_type(p.type) if p.type is not None else '?'}" for p in decl.params)
     text = f"{decl.name}{tparams}({params}) -> {format_type(decl.ret)}"
     if decl.rule:
         text += f" (dims computed by the `{decl.rule}` rule)"
@@ -149,7 +149,7 @@ def _missing(p: ast.Param) -> Type:
 
 
 def _attr_spec(a: ast.AttrParam) -> AttrSpec:
-    default = a.default
+    default: object = a.default  # as AttrSpec holds it: a name as its string, a list as a tuple
     if isinstance(default, ast.Ident):
         default = default.name
     elif isinstance(default, ast.AttrSeq):

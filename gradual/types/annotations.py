@@ -60,10 +60,10 @@ class DimScope:
 
     def __init__(self, parent: Optional["DimScope"] = None, mode: str = "closed") -> None:
         self.mode = mode
-        self.introduced: list = []
+        self.introduced: list[Symbol] = []
         if parent is None:
-            self.names: dict = {}
-            self.sequences: dict = {}
+            self.names: dict[str, Optional[Symbol]] = {}
+            self.sequences: dict[str, Optional[Symbol]] = {}
             self.log = UndoLog()
         else:
             self.names, self.sequences, self.log = parent.names, parent.sequences, parent.log
@@ -91,7 +91,7 @@ class DimScope:
         self.introduced.append(sym)
         return sym
 
-    def forget(self, symbols: tuple) -> None:
+    def forget(self, symbols: Collection[Symbol]) -> None:
         """These symbols' names no longer refer to them (a function type quantified them: a
         later annotation's same name is a new symbol)."""
         for sym in symbols:
