@@ -160,7 +160,7 @@ class Calls(Expressions):
             if a.__class__ is not ast.Var:
                 return None
             binders.append(uses.get(id(a)))
-        outcome = self.quick_outcome(e.callee.name, binders, env, e.attrs)  # type: ignore[attr-defined]
+        outcome = self.quick_outcome(e.callee.name, binders, env, e.attrs)
         if outcome is None:
             return None
         frame = self.current.frame  # type: ignore[union-attr]
@@ -323,11 +323,11 @@ class Calls(Expressions):
             )
         if holds_function(resolved.ret) and loses_function_dims(
             resolved.ret, self.current.solver.resolve_type(result), self.param_var_set
-        ):  # type: ignore[union-attr]
+        ):
             # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
             # its contract, made here, is the check site a call of it with other sizes stops at
             self.current.frame.checks.append(
-                CheckRecord(  # type: ignore[union-attr]
+                CheckRecord(
                     e, unquantified(result), e.span, messages.returned_function_reason(desc.display, e.span), True
                 )
             )
@@ -431,7 +431,7 @@ class Calls(Expressions):
         for _, binder, fact in outcome.facts:  # what the cast checked holds of the variable from here on
             env.add_fact(binder, fact)
         dynamic = isinstance(actual, DynType)
-        if not (dynamic and actual.from_error):  # type: ignore[union-attr]
+        if not (dynamic and actual.from_error):
             # what a variable passed it is from here on: a `?` a tensor, a tensor the dims it was
             # checked to have (the elaborated program writes an inserted check so, and a later
             # annotation relies on what the check refined); a reference keeps its own type

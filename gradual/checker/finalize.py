@@ -89,7 +89,7 @@ def publish_dataflow(resolution: Resolution, types: dict, instantiations: dict, 
                 continue  # made and recorded while checking
             call = let.value
             types[id(let)] = types[id(call)] = t
-            types[id(call.callee)] = DYN  # type: ignore[attr-defined]
+            types[id(call.callee)] = DYN
             inst = found[i]
             if inst:
                 instantiations[id(call)] = inst

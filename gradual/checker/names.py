@@ -50,12 +50,12 @@ class DataflowBinder(Binder):
         self.flow = flow
         self.index = index
 
-    @property  # type: ignore[override]
-    def span(self) -> Span:  # Binder.span
+    @property
+    def span(self) -> Span:  # type: ignore[override]  # Binder.span
         return self.flow.line(self.index)
 
-    @property  # type: ignore[override]
-    def node(self) -> ast.Let:  # Binder.node
+    @property
+    def node(self) -> ast.Let:  # type: ignore[override]  # Binder.node
         return self.flow.let(self.index)
 
 
@@ -109,7 +109,7 @@ class Resolution:
         let = flow.let(index)
         binders, uses = self.dataflow[id(flow)]
         self.binders[id(let)] = binders[index]
-        for var, binder in zip(let.value.args, uses[index]):  # type: ignore[attr-defined]
+        for var, binder in zip(let.value.args, uses[index]):
             if binder is not None:
                 self.uses[id(var)] = binder
         return let

@@ -55,7 +55,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors `main` hears of before argparse prints them and exits:
     `--format json` or `sarif` then prints its document too (JSON consumers got no stdout)."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise _BadArguments(self, message)
 
 
