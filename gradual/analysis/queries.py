@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field, fields
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Union
 
 from gradual.analysis.document import Analysis
 from gradual.checker.expressions import literal_type
@@ -92,7 +92,7 @@ def path_at(analysis: Analysis, offset: int) -> list:
     d = definition_at(analysis, offset)
     if d is None:
         return []
-    path = [d]
+    path: list[ast.Node] = [d]
     node: ast.Node = d
     while True:
         inner = next((c for c in children(node) if _holds(c, offset)), None)
@@ -139,7 +139,7 @@ def binder_type(analysis: Analysis, binder: Binder) -> Optional[Type]:
     if isinstance(node, ast.Let):
         return result.types.get(id(node))
     d = definition_at(analysis, start_of(binder.span))
-    if d is None:
+    if d is None or not isinstance(node, ast.Param):
         return None
     owner = _owner_of(analysis, d, node)
     if owner is None:
@@ -147,7 +147,7 @@ def binder_type(analysis: Analysis, binder: Binder) -> Optional[Type]:
     return param_type(analysis, d, owner, next(i for i, p in enumerate(owner.params) if p is node))
 
 
-def _owner_of(analysis: Analysis, d: ast.Def, param: ast.Node) -> Optional[ast.Node]:
+def _owner_of(analysis: Analysis, d: ast.Def, param: ast.Node) -> Optional[Union[ast.Def, ast.Fn]]:
     """The definition or closure whose parameter `param` is: found along the path to it (every
     closure of the definition was walked for each parameter asked, so the hints of n nested
     closures' parameters cost n times the definition: 61x for 8x)."""
@@ -327,7 +327,7 @@ def _binder_role(binder: Binder, d: ast.Def) -> str:
     return "bound by `let`"
 
 
-def _hover_callee(analysis: Analysis, call: ast.Call, callee: ast.Node) -> Hover:
+def _hover_callee(analysis: Analysis, call: ast.Call, callee: Union[ast.OpRef, ast.GlobalVar]) -> Hover:
     result = analysis.result
     lines: list = []
     if isinstance(callee, ast.OpRef):

@@ -81,7 +81,7 @@ def _print_error_document(command: Optional[str], fmt: Optional[str], code: str,
         print(json.dumps(document, indent=2))
 
 
-def _requested(argv: Sequence[str]) -> tuple:
+def _requested(argv: Sequence[str]) -> tuple[Optional[str], Optional[str]]:
     """The command and `--format` of a command line argparse refused, read leniently (as
     argparse would: `--format=json`, an unambiguous prefix `--form json`)."""
     command = next((a for a in argv if a in ("check", "elaborate", "run", "import", "lsp")), None)

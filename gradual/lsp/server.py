@@ -148,9 +148,10 @@ class OpenDocument:
         key = (fix.title, tuple((e.start, e.end, e.text) for e in fix.edits))
         known = self.kept[1]
         if key not in known:
-            if self.shadow is None:
-                self.shadow = Document(self.path)
-            known[key] = fixes.keeps_its_promise(analysis, fix, lambda text: self.shadow.analyze(text).result)
+            shadow = self.shadow
+            if shadow is None:
+                shadow = self.shadow = Document(self.path)
+            known[key] = fixes.keeps_its_promise(analysis, fix, lambda text: shadow.analyze(text).result)
         return known[key]
 
     @property
@@ -194,7 +195,7 @@ class _Protocol(LanguageServerProtocol):
     def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         general = params.capabilities.general
         offered = general.position_encodings if general is not None else None
-        if offered and lsp.PositionEncodingKind.Utf8 in offered:
+        if general is not None and offered and lsp.PositionEncodingKind.Utf8 in offered:
             general.position_encodings = [lsp.PositionEncodingKind.Utf8] + [
                 e for e in offered if e != lsp.PositionEncodingKind.Utf8
             ]
@@ -246,8 +247,8 @@ class _Protocol(LanguageServerProtocol):
             if method == lsp.INITIALIZE:
                 self._initialize_seen = True
             elif isinstance(message, RPCRequest):
-                error = JsonRpcServerNotInitialized(message="the server is not initialized: send `initialize` first")
-                self._send_response(message.id, error=error.to_response_error())
+                early = JsonRpcServerNotInitialized(message="the server is not initialized: send `initialize` first")
+                self._send_response(message.id, error=early.to_response_error())
                 return
             elif method is not None and method != lsp.EXIT:
                 return

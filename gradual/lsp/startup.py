@@ -21,7 +21,8 @@ import gc
 import hashlib
 import marshal
 from importlib.util import MAGIC_NUMBER
-from typing import Any, Iterator
+from types import ModuleType
+from typing import Any, Iterator, Optional
 
 from gradual.infra import usercache
 
@@ -73,6 +74,7 @@ def fast_imports() -> Iterator[None]:
     """Import pygls and lsprotocol inside this (see the module docstring)."""
     was_enabled = gc.isenabled()
     gc.disable()
+    builder: Optional[ModuleType]
     try:
         import attr._make as builder  # attrs' class builder calls `compile` from its module
 
@@ -84,11 +86,11 @@ def fast_imports() -> Iterator[None]:
         if builder is None or "compile" in vars(builder):
             yield
         else:
-            builder.compile = cache  # type: ignore[attr-defined]
+            builder.compile = cache  # type: ignore[attr-defined]  # attrs' builder module, patched while pygls imports
             try:
                 yield
             finally:
-                del builder.compile  # type: ignore[attr-defined]
+                del builder.compile
             if cache.new > _REWRITE_AFTER:
                 usercache.store(_CACHE, key, marshal.dumps(cache.used))
     finally:
