@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 UNIT = TupleType(())
 
 
-def check_reference(checker: "Checker", e: ast.Call, arg_types: list, env: "Env") -> Type:
+def check_reference(checker: "Checker", e: ast.Call, arg_types: list[Type], env: "Env") -> Type:
     """The type of a reference form (`e.callee` names one of `ast.REF_FORMS`)."""
     form = e.callee.name  # type: ignore[union-attr]
     arity = ast.REF_FORMS[form]
