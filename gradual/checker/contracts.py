@@ -16,7 +16,7 @@ with a parameter the function fixes (`n` bound by `%x: Tensor[(?, 4)]`, the func
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import AbstractSet, Any, Optional
 
 from gradual.shapes import Dimension, Grade, Symbol
 from gradual.types import (
@@ -55,7 +55,7 @@ class _Never(Exception):
 
 
 def function_grade(
-    solver: Any, actual: FuncType, expected: FuncType, chosen: frozenset[object] = frozenset()
+    solver: Any, actual: FuncType, expected: FuncType, chosen: AbstractSet[object] = frozenset()
 ) -> tuple[Grade, Optional[Mismatch]]:
     """How a function of type `actual` fits a position of type `expected` (see the module
     docstring): EQUAL, CHECK (a contract), or NEVER with where they disagree. `chosen`: the
@@ -70,7 +70,7 @@ class _Grader:
     """Compares types as a call would: the function's own symbols (`fn [k](Tensor[(k,)])`)
     are bound by their first occurrence, parameters first, and stand for that afterwards."""
 
-    def __init__(self, solver: Any, chosen: frozenset[object] = frozenset()) -> None:
+    def __init__(self, solver: Any, chosen: AbstractSet[object] = frozenset()) -> None:
         self.solver = solver
         self.chosen = chosen
         self.own: set[object] = set()  # the function's own symbols

@@ -21,7 +21,7 @@ the result is the size to allocate. A rule therefore:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 
 class RuleFailure(Exception):
@@ -238,7 +238,7 @@ class ShapeContext(ABC):
     def tuple_fields(self, arg: ArgView) -> Optional[list]:
         """The fields of a tuple argument as tensors; None when the tuple's length is unknown."""
 
-    def fail(self, code: str, **facts: Any) -> "Any":
+    def fail(self, code: str, **facts: Any) -> NoReturn:
         """Report that the inputs violate the operator's constraint `code`; does not return."""
         raise RuleFailure(code, facts)
 

@@ -32,7 +32,7 @@ from gradual.checker.site.values import (
     value_item,
 )
 from gradual.diagnostics import Diagnostic
-from gradual.ops.context import RuleFailure, TensorArg
+from gradual.ops.context import ArgView, RuleFailure, TensorArg
 from gradual.shapes import Dimension, Poly
 from gradual.shapes.reasoning import at_least_a_size, least_natural_point, linear_in, nondecreasing
 from gradual.syntax.source import Span
@@ -78,7 +78,7 @@ class CallSite(Requirements):
         new_def_dtype: Callable[[TypeVar], DTypeVar],
     ) -> None:
         super().__init__(solver, callee, args, attrs, span, report, new_def_var, new_def_dtype)
-        self.args = [self._open(info.type, i, (), info) for i, info in enumerate(self.arg_infos)]
+        self.args: list[ArgView] = [self._open(info.type, i, (), info) for i, info in enumerate(self.arg_infos)]
 
     def tensor(
         self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None
