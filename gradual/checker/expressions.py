@@ -259,9 +259,7 @@ class Expressions(Definitions):
         }
         if hints:  # any value may come: its rank as well as its dims (the guess is dropped)
             self.current.solver.widen |= hints  # type: ignore[union-attr]
-            # a hint variable's origin is (id of its binder, axis) (Definitions.hinted_type)
-            ranks = {h.origin[0] for h in hints if isinstance(h.origin, tuple)}
-            self.current.solver.widen_ranks |= ranks  # type: ignore[union-attr]
+            self.current.solver.widen_ranks |= {h.origin[0] for h in hints}  # type: ignore[union-attr]
 
     def var_type(self, e: ast.Var, env: Env) -> Type:
         """A variable's type: its binding's, as solved so far (`?` from error when unbound)."""

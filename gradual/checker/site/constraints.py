@@ -411,8 +411,7 @@ class Constraints(Opening):
         if not hints:
             return False
         self.solver.widen |= hints
-        # a hint variable's origin is (id of its binder, axis) (Definitions.hinted_type)
-        self.solver.widen_ranks |= {h.origin[0] for h in hints if isinstance(h.origin, tuple)}
+        self.solver.widen_ranks |= {h.origin[0] for h in hints}
         return True
 
     def dtype_needs(self, dtype: Any, cls: str) -> None:
