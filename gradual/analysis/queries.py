@@ -163,6 +163,7 @@ def param_type(analysis: Analysis, d: ast.Def, owner: ast.Node, index: int) -> O
     """The type of parameter `index` of `owner`, the definition `d` or a closure in it, as
     inferred for its function."""
     result = analysis.result
+    fn_type: Optional[Type]
     if owner is d:
         fn = result.functions.get(d.name)
         fn_type = fn.type if fn is not None and fn.node is d else None
@@ -482,7 +483,8 @@ def symbols(analysis: Analysis) -> list[Symbol]:
     for d in definitions(analysis):
         t = type_at(analysis, d)
         top = Symbol(f"@{d.name}", "function", format_type(t) if t is not None else "", d.span, d.name_span)
-        if res is not None and res.defs.get(d.name) is d:
+        checked = res is not None and res.defs.get(d.name) is d  # (a name's first definition)
+        if res is not None and checked:
             for index, p in enumerate(d.params):
                 pt = param_type(analysis, d, d, index) if res.binders.get(id(p)) is not None else None
                 top.children.append(Symbol(f"%{p.var.name}", "parameter", _shown(pt), p.span, p.var.span))
@@ -519,7 +521,8 @@ def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KI
     if res is None:
         return out
     for d in definitions(analysis):
-        if end_of(d.span) < start or start_of(d.span) > end or res.defs.get(d.name) is not d:
+        first = res.defs.get(d.name) is d  # (a name's first definition: the one checked)
+        if end_of(d.span) < start or start_of(d.span) > end or not first:
             continue
         if "parameter" in kinds:
             out += _parameter_hints(analysis, d)
@@ -536,7 +539,9 @@ def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KI
 
 def _parameter_hints(analysis: Analysis, d: ast.Def) -> list:
     res = analysis.result.resolution
-    out = []
+    out: list[InlayHint] = []
+    if res is None:
+        return out
     owners = [d] + [n for n in walk(d.body) if isinstance(n, ast.Fn)]
     for owner in owners:
         for index, p in enumerate(owner.params):
