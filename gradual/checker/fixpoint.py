@@ -5,7 +5,8 @@ wrong, each definition's parameters, body and result type settled and installed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TypeVar as _TypeVar
 
 from gradual.checker import messages
 from gradual.checker.finalize import (
@@ -46,6 +47,8 @@ from gradual.types import (
 )
 from gradual.types.join import widen
 from gradual.types.unify import HintVar, Solver
+
+V = _TypeVar("V")  # an inference variable of a parameter
 
 
 class Definitions(CheckerState):
@@ -170,12 +173,13 @@ class Definitions(CheckerState):
                 out.append(self._param_var(("type", id(binder)), make))
         return out
 
-    def _param_var(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+    def _param_var(self, key: tuple[object, ...], make: Callable[[], V]) -> V:
         """Inference variables of a parameter are made once and kept across fixpoint
         iterations (only the solver is fresh), so assumptions carry over between them."""
-        found = self.param_vars.get(key)
+        found: Optional[V] = self.param_vars.get(key)
         if found is None:
-            found = self.param_vars[key] = make()
+            found = make()
+            self.param_vars[key] = found
             self.param_var_set.add(found)
         return found
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from gradual.checker.names import Binder, FunctionInfo, Resolution
+from gradual.checker.site.values import SiteOutcome
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.ops.registry import Registry
@@ -221,7 +222,7 @@ class CheckerState:
         self.current: Optional[Pass] = None
         self.param_vars: dict[tuple[object, ...], Any] = {}
         self.param_var_set: set[Any] = set()  # param_vars' values, for membership
-        self.known_calls: dict[Any, Any] = {}
+        self.known_calls: dict[tuple[Any, ...], SiteOutcome] = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set[Symbol] = {s for syms in resolution.introduced.values() for s in syms}
         #: the definition each hinted parameter dim belongs to (a widening key -> name)
