@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gradual.checker import messages
+from gradual.checker import adt, messages
 from gradual.checker.expressions import Expressions, meet
 from gradual.checker.finalize import (
     deep_resolve,
@@ -178,6 +178,8 @@ class Calls(Expressions):
 
     def call(self, e: ast.Call, env: Env) -> Type:
         callee = e.callee
+        if callee.__class__ is ast.OpRef and self.res.ctors and callee.name in self.res.ctors:
+            return adt.call_constructor(self, e, self.res.ctors[callee.name], env)
         if callee.__class__ is ast.OpRef:
             binders, arg_types = self.arguments(e.args, env)
             self.current.frame.types[id(callee)] = DYN  # type: ignore[union-attr]
@@ -315,6 +317,10 @@ class Calls(Expressions):
             return ERROR
         state = self.current
         assert state is not None, "a call is checked inside a pass"
+        if fn.type_params:  # a polymorphic function: its type parameters from these arguments
+            fn = adt.instantiate_call(fn, arg_types, state.solver)
+        if (fn.dtype_params or fn.dim_params) and self.res.adts:  # what only the elements of an ADT give
+            fn = adt.specialize_inside(fn, arg_types, state.solver)
         resolved = deep_resolve(fn, state.solver)
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)

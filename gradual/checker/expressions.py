@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from gradual.checker import messages
+from gradual.checker.adt import check_match, constructor_value
 from gradual.checker.finalize import tensor_dims
 from gradual.checker.fixpoint import Definitions
 from gradual.checker.names import Binder
@@ -22,6 +23,7 @@ from gradual.types import (
     DYN_DTYPE,
     ERROR,
     INT_DTYPES,
+    AdtType,
     BottomType,
     DynType,
     FuncType,
@@ -66,6 +68,9 @@ def meet(target: Type, actual: Type) -> Type:
         return TupleType(tuple(meet(t, a) for t, a in zip(target.fields, actual.fields)))
     if isinstance(target, RefType) and isinstance(actual, RefType):
         return RefType(meet(target.content, actual.content))
+    if isinstance(target, AdtType) and isinstance(actual, AdtType) and target.name == actual.name:
+        if len(target.args) == len(actual.args):
+            return AdtType(target.name, tuple(meet(t, a) for t, a in zip(target.args, actual.args)))
     if isinstance(target, DynType):
         return actual
     return target
@@ -295,7 +300,11 @@ class Expressions(Definitions):
             return self.nested_body(e.body, env)
         if isinstance(e, ast.GlobalVar):
             return _as_value(self.global_type(e.name)) or ERROR
+        if isinstance(e, ast.Match):
+            return check_match(self, e, env)  # type: ignore[arg-type]
         if isinstance(e, ast.OpRef):
+            if e.name in self.res.ctors:
+                return constructor_value(self.res.ctors[e.name])
             if e.name in self.registry or e.name in ast.REF_FORMS:
                 self.report(messages.operator_as_value(e.span, e.name))
             return ERROR

@@ -13,7 +13,8 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Collection, Container, Optional, Union
 
-from gradual.checker import messages
+from gradual.checker import adt_messages, messages
+from gradual.checker.adt_names import declare_types, dtype_names, pattern_ctors, pattern_vars
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.ops import messages as ops_messages
@@ -21,7 +22,7 @@ from gradual.shapes import Dimension, Symbol
 from gradual.syntax import ast
 from gradual.syntax.printer import format_attr_value
 from gradual.syntax.source import Span
-from gradual.types import DTypeVar, Type
+from gradual.types import DTypeVar, Type, TypeParam
 from gradual.types.annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
 
 
@@ -75,6 +76,7 @@ class FunctionInfo:
     name: str = ""
     written: list[Symbol] = field(default_factory=list)  # (definitions) every symbol written inside
     closed: bool = False  # (closures) it uses no variable bound outside it
+    type_params: tuple = ()  # TypeParams it is polymorphic in (`def @map[A, B]`, `fn [A]`)
 
 
 @dataclass
@@ -96,6 +98,9 @@ class Resolution:
     #: per Dataflow (by id): each statement's binder, and the binders of its arguments (None
     #: where a name is unknown), for its statements whose nodes are not made (`publish`)
     dataflow: dict[int, tuple[list[Binder], list[list[Optional[Binder]]]]] = field(default_factory=dict)
+    #: the module's algebraic data types and constructors by name (adt_names.AdtDef, CtorInfo)
+    adts: dict[str, Any] = field(default_factory=dict)
+    ctors: dict[str, Any] = field(default_factory=dict)
 
     def binder_of(self, node: object) -> Optional[Binder]:
         """The binder a Var use refers to (or that a Param/Let introduces)."""
@@ -155,6 +160,14 @@ class _Resolver:
         # per closure being walked, the lowest level of a variable used inside it (Binder.level)
         self.captured: list[int] = []
 
+    @property
+    def adt_arities(self) -> dict:
+        """The module's type names and their numbers of type parameters (annotations read them)."""
+        found = self.__dict__.get("_arities")
+        if found is None or found[0] is not self.res.adts:
+            found = self.__dict__["_arities"] = (self.res.adts, {n: len(a.params) for n, a in self.res.adts.items()})
+        return found[1]
+
     # reporting ----------------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
         self.res.diagnostics.append(diag)
@@ -188,12 +201,18 @@ class _Resolver:
             self.report(messages.unknown_dim(span, facts["name"], facts.get("suggestion")))
         elif code == "dim-untracked":
             self.report(messages.dim_untracked(span, "", "annotation"))
+        elif code == "unknown-type":
+            self.report(adt_messages.unknown_type(span, facts["name"], facts.get("suggestion")))
+        elif code == "type-arity":
+            self.report(adt_messages.type_arity(span, facts["name"], facts["expected"], facts["actual"]))
         else:
             self.report(messages.bad_signature(span, facts.get("what", ""), facts))
 
     # module -------------------------------------------------------------------------------
     def module(self) -> Resolution:
         self.res.defs, self.res.diagnostics = declare(self.res.module)
+        if self.res.module.types:
+            self.res.adts, self.res.ctors = declare_types(self.res.module.types, self.report, self.report_annotation)
         for d in self.res.module.defs:
             if self.res.defs.get(d.name) is d:
                 self.definition(d)
@@ -221,15 +240,18 @@ class _Resolver:
             self.log.undo(mark)
 
     def _function(self, node: Union[ast.Def, ast.Fn], dims: DimScope, outer_types: TypeScope) -> FunctionInfo:
-        names = getattr(node, "dtype_params", ())
+        names = getattr(node, "dtype_params", ()) + getattr(node, "type_params", ())
         for name in sorted(n for n, count in collections.Counter(names).items() if count > 1):
             self.report(messages.duplicate_dtype_parameter(getattr(node, "name_span", node.span), name))
         for name, cls in getattr(node, "dtype_classes", ()):
             where = getattr(node, "name_span", node.span)
             self.report(messages.bad_signature(where, "dtype-class", {"text": f"{name}: {cls}"}))
-        dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names))
-        types = TypeScope(dict(outer_types.dtype_vars), {})
+        as_dtypes = dtype_names(node) if isinstance(node, ast.Def) else set()
+        dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names) if n in as_dtypes)
+        type_params = tuple(TypeParam(n) for n in dict.fromkeys(names) if n not in as_dtypes)
+        types = TypeScope(dict(outer_types.dtype_vars), {}, dict(outer_types.type_params), self.adt_arities)
         types.dtype_vars.update({v.name: v for v in dtype_params})
+        types.type_params.update({p.name: p for p in type_params})
         conv = Converter(dims, types, self.report_annotation)
         params, param_types = [], []
         seen: dict[str, Binder] = {}
@@ -267,7 +289,14 @@ class _Resolver:
         if isinstance(node, ast.Def) and node.dim_facts:
             _fact_symbols(dims.introduced, node.dim_facts)
         info = FunctionInfo(
-            node, params, param_types, ret, tuple(dims.introduced), dtype_params, name=getattr(node, "name", "")
+            node,
+            params,
+            param_types,
+            ret,
+            tuple(dims.introduced),
+            dtype_params,
+            name=getattr(node, "name", ""),
+            type_params=type_params,
         )
         self.res.functions[id(node)] = info
         if isinstance(node, ast.Def):
@@ -322,7 +351,7 @@ class _Resolver:
         binders: list[Binder] = []
         uses: list[list[Optional[Binder]]] = []
         for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
-            if op not in operators and op not in ast.REF_FORMS:
+            if op not in operators and op not in ast.REF_FORMS and op not in self.res.ctors:
                 made_call = _made_call(flow, i)
                 callee = made_call.callee if made_call is not None else None
                 self.opref(callee if isinstance(callee, ast.OpRef) else ast.OpRef(op, span=flow.line(i)))
@@ -401,6 +430,32 @@ class _Resolver:
         elif isinstance(e, ast.Cast):
             self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)
+        elif isinstance(e, ast.Match):
+            self.match(e, dims, types, info)
+
+    def match(self, e: ast.Match, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        """A match: its scrutinee, then each clause with its pattern's variables in scope."""
+        self.expr(e.scrutinee, dims, types, info)
+        for clause in e.clauses:
+            mark = self.log.mark()
+            try:
+                for ctor in pattern_ctors(clause.pattern):
+                    if ctor.name not in self.res.ctors:
+                        hint = suggest(ctor.name, scoped=self.res.ctors)
+                        self.report(adt_messages.unknown_constructor(ctor.name_span, ctor.name, hint))
+                seen: dict = {}
+                for pvar in pattern_vars(clause.pattern):
+                    binder = Binder(pvar.var.name, pvar.var.span, "pattern", pvar, len(self.captured))
+                    if pvar.var.name in seen:
+                        self.report(messages.duplicate_parameter(pvar.var.span, pvar.var.name, seen[pvar.var.name]))
+                    seen[pvar.var.name] = pvar.var.span
+                    self.res.binders[id(pvar)] = binder
+                    if pvar.type is not None:
+                        self.annotation(pvar.type, pvar, dims, types)
+                    self.log.set(self.vars, pvar.var.name, binder)
+                self.body(clause.body, dims, types, info)
+            finally:
+                self.log.undo(mark)
 
     def closure(self, e: ast.Fn, dims: DimScope, types: TypeScope) -> None:
         """A closure, noting whether it is closed (uses no variable bound outside it)."""
@@ -436,6 +491,8 @@ class _Resolver:
             captured[-1] = binder.level
 
     def opref(self, e: ast.OpRef) -> None:
+        if e.name in self.res.ctors:
+            return
         if e.name not in self.operators and e.name not in ast.REF_FORMS:
             known = self.operator_names if self.operator_names is not None else self.operators
             # a table that cannot list its names (no len): its names sorted, as suggest needs
@@ -531,12 +588,15 @@ def resolve_definition(
     defs: dict[str, ast.Def],
     operators: Container[str],
     operator_names: Optional[list[str]] = None,
+    adts: Optional[dict[str, Any]] = None,
+    ctors: Optional[dict[str, Any]] = None,
 ) -> Resolution:
     """One definition resolved on its own, against the module's definitions (`declare`):
     its part of a Resolution, which `Resolution.absorb` adds to the whole. A definition's
     part depends only on its own text and the names of the definitions."""
     resolver = _Resolver(module, operators, operator_names)
     resolver.res.defs = defs
+    resolver.res.adts, resolver.res.ctors = adts or {}, ctors or {}
     resolver.definition(d)
     return resolver.res
 

@@ -37,6 +37,7 @@ from typing import TypeVar
 
 from gradual.shapes.poly import int_text
 from gradual.syntax import ast, layout
+from gradual.syntax.adt_printing import match_doc, type_def_doc
 from gradual.syntax.comments import Comment
 from gradual.syntax.layout import BLANK, HARD, Doc, Nest
 
@@ -113,7 +114,7 @@ def _write_type(t: ast.TypeExpr, out: list[str]) -> None:
         _write_types(t.fields, out)
         out.append(",)" if len(t.fields) == 1 else ")")
     elif isinstance(t, ast.FnTypeExpr):
-        out.append("fn (")
+        out.append(f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn (")
         _write_types(t.params, out)
         out.append(") -> ")
         _write_type(t.ret, out)
@@ -125,6 +126,10 @@ def _write_type(t: ast.TypeExpr, out: list[str]) -> None:
         out.append("ref(")
         _write_type(t.content, out)
         out.append(")")
+    elif isinstance(t, ast.AdtTypeExpr):
+        out.append(f"{t.name}[")
+        _write_types(t.args, out)
+        out.append("]")
     else:
         raise TypeError(f"not a type: {t!r}")
 
@@ -274,14 +279,22 @@ class _Printer:
     def module(self, module: ast.AnyModule) -> Doc:
         parts: list[Doc] = []
         defs: tuple[ast.Def | ast.OpDecl, ...] = module.defs
+        types: tuple[ast.TypeDef, ...] = module.types
         declarations = bool(defs) and isinstance(defs[0], ast.OpDecl)
+        for i, t in enumerate(types):  # type definitions first, as Relay prints them
+            if i:
+                self.line_before(parts, types[i - 1].span.end, t.span.start, blank=True)
+            else:
+                parts += self.notes(t.span.start)
+            parts.append(type_def_doc(t, format_type))
         for i, d in enumerate(defs):
-            if i:  # an empty line between definitions (operator declarations: where it was)
-                self.line_before(parts, defs[i - 1].span.end, d.span.start, blank=not declarations)
+            if i or types:  # an empty line between definitions (operator declarations: where it was)
+                before = defs[i - 1].span.end if i else types[-1].span.end
+                self.line_before(parts, before, d.span.start, blank=not declarations)
             else:
                 parts += self.notes(d.span.start)
             parts.append(self.op_decl(d) if isinstance(d, ast.OpDecl) else self.definition(d))
-        if module.defs:
+        if module.defs or module.types:
             parts.append(HARD)
         parts += self.notes(_END)
         return parts
@@ -423,10 +436,20 @@ class _Printer:
             cond = self.expr(e.cond)
             then = self.block(e.then)
             return ["if (", cond, ") {", then, " else {", self.block(e.otherwise)]
+        if type(e) is ast.Match:
+            return match_doc(
+                e,
+                self.expr,
+                self.block,
+                lambda parts, start: self.line_before(parts, -1, start),
+                self.notes,
+                format_type,
+            )
         if type(e) is ast.Fn:
             params = self.params(e.params, e.attrs)
             close_at = e.ret.span.start if e.ret is not None else e.body.span.start
-            head = self.items("fn (", params, ")", close_at)
+            tparams = e.type_params
+            head = self.items(f"fn [{', '.join(tparams)}](" if tparams else "fn (", params, ")", close_at)
             return [head, self.returns(e.ret), " {", self.block(e.body)]
         if type(e) is ast.Cast:
             return [self.expr(e.expr), " as ", type_doc(e.type)]
@@ -483,7 +506,8 @@ def type_doc(t: ast.TypeExpr) -> Doc:
     if type(t) is ast.TupleTypeExpr:
         return _group("(", [type_doc(f) for f in t.fields], ")", ",1")
     if type(t) is ast.FnTypeExpr:
-        params = _group("fn (", [type_doc(p) for p in t.params], ")", "")
+        opening = f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn ("
+        params = _group(opening, [type_doc(p) for p in t.params], ")", "")
         return [params, " -> ", type_doc(t.ret)]
     if type(t) is ast.DynTypeExpr:
         return "?"
@@ -491,6 +515,8 @@ def type_doc(t: ast.TypeExpr) -> Doc:
         return f"?{t.name}"
     if type(t) is ast.RefTypeExpr:
         return ["ref(", type_doc(t.content), ")"]
+    if type(t) is ast.AdtTypeExpr:
+        return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")
     raise TypeError(f"not a type: {t!r}")
 
 
