@@ -71,7 +71,7 @@ def function_grade(
 
 
 def value_grade(
-    solver: Any, actual: Type, expected: Type, chosen: frozenset = frozenset()
+    solver: Any, actual: Type, expected: Type, chosen: AbstractSet[object] = frozenset()
 ) -> tuple[Grade, Optional[Mismatch]]:
     """How a value of type `actual` fits a position of type `expected` (an algebraic data
     type, a type parameter, or any type holding them), graded as a function's parts are."""

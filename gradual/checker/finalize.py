@@ -221,11 +221,11 @@ class Finalizer:
         self.done: dict[Type, Type] = {}  # recorded types repeat a lot: finalize each distinct one once
         #: whole types nothing constrained, generalized into type parameters (`fn (%y, %x) {
         #: Cons(%x, %y) }` is `fn [A](List[A], A) -> List[A]`), in the order met
-        self.types: dict = {}
+        self.types: dict[TypeVar, Type] = {}
         self.type_taken = {p.name for p in info.type_params}
         #: the unbound whole types that become type parameters (a closed closure's that are
         #: elements of an ADT); the others are `?`
-        self.type_params: frozenset = frozenset()
+        self.type_params: frozenset[TypeVar] = frozenset()
 
     def generalize(self, t: Type) -> Type:
         """A parameter type with free inference variables turned into the definition's own."""
@@ -241,7 +241,7 @@ class Finalizer:
     def new_dtypes(self) -> tuple[DTypeVar, ...]:
         return tuple(self.dtypes.values())
 
-    def new_type_params(self) -> tuple:
+    def new_type_params(self) -> tuple[Type, ...]:
         return tuple(self.types.values())
 
     def _type_param(self, v: TypeVar) -> Type:

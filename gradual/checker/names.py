@@ -76,7 +76,7 @@ class FunctionInfo:
     name: str = ""
     written: list[Symbol] = field(default_factory=list)  # (definitions) every symbol written inside
     closed: bool = False  # (closures) it uses no variable bound outside it
-    type_params: tuple = ()  # TypeParams it is polymorphic in (`def @map[A, B]`, `fn [A]`)
+    type_params: tuple[TypeParam, ...] = ()  # TypeParams it is polymorphic in (`def @map[A, B]`, `fn [A]`)
 
 
 @dataclass
@@ -161,7 +161,7 @@ class _Resolver:
         self.captured: list[int] = []
 
     @property
-    def adt_arities(self) -> dict:
+    def adt_arities(self) -> dict[str, int]:
         """The module's type names and their numbers of type parameters (annotations read them)."""
         found = self.__dict__.get("_arities")
         if found is None or found[0] is not self.res.adts:
@@ -443,7 +443,7 @@ class _Resolver:
                     if ctor.name not in self.res.ctors:
                         hint = suggest(ctor.name, scoped=self.res.ctors)
                         self.report(adt_messages.unknown_constructor(ctor.name_span, ctor.name, hint))
-                seen: dict = {}
+                seen: dict[str, Span] = {}
                 for pvar in pattern_vars(clause.pattern):
                     binder = Binder(pvar.var.name, pvar.var.span, "pattern", pvar, len(self.captured))
                     if pvar.var.name in seen:

@@ -132,10 +132,10 @@ class _Builder:
         return ast.Module(defs, types, span=span)
 
     # algebraic data types -------------------------------------------------------------------
-    def type_def(self, children):
+    def type_def(self, children: Children) -> ast.TypeDef:
         name_tok = children[1]
-        params: tuple = ()
-        ctors = []
+        params: tuple[str, ...] = ()
+        ctors: list[ast.CtorDecl] = []
         for c in children[2:]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
                 if c[2]:
@@ -147,26 +147,26 @@ class _Builder:
             str(name_tok), params, tuple(ctors), span=self._span(children), name_span=self._tok_span(name_tok)
         )
 
-    def ctor_decl(self, children):
+    def ctor_decl(self, children: Children) -> ast.CtorDecl:
         return ast.CtorDecl(str(children[0]), tuple(self._nodes(children[1:])), span=self._span(children))
 
-    def match_(self, children):
+    def match_(self, children: Children) -> ast.Match:
         complete = not (len(children) > 1 and isinstance(children[1], _TOKENS) and children[1].type == "QMARK")
         nodes = self._nodes(children)
         return ast.Match(nodes[0], tuple(nodes[1:]), complete, span=self._span(children))
 
-    def clause(self, children):
+    def clause(self, children: Children) -> ast.Clause:
         rhs = children[-1]
         body = rhs if isinstance(rhs, ast.Body) else ast.Body((), rhs, span=rhs.span)
         return ast.Clause(children[0], body, span=self._span(children))
 
-    def p_name(self, children):
+    def p_name(self, children: Children) -> ast.PWild | ast.PCtor:
         name = str(children[0])
         if name == "_":
             return ast.PWild(span=self._span(children))
         return ast.PCtor(name, (), span=self._span(children), name_span=self._tok_span(children[0]))
 
-    def p_ctor(self, children):
+    def p_ctor(self, children: Children) -> ast.PCtor:
         return ast.PCtor(
             str(children[0]),
             tuple(self._nodes(children[1:])),
@@ -174,15 +174,15 @@ class _Builder:
             name_span=self._tok_span(children[0]),
         )
 
-    def p_var(self, children):
+    def p_var(self, children: Children) -> ast.PVar:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         typ = children[1] if len(children) > 1 else None
         return ast.PVar(var, typ, span=self._span(children))
 
-    def p_tuple(self, children):
+    def p_tuple(self, children: Children) -> ast.PTuple:
         return ast.PTuple(tuple(self._nodes(children)), span=self._span(children))
 
-    def adt_type(self, children):
+    def adt_type(self, children: Children) -> ast.AdtTypeExpr:
         return ast.AdtTypeExpr(str(children[0]), tuple(self._nodes(children[1:])), span=self._span(children))
 
     def stdlib(self, children: Children) -> ast.Module[ast.OpDecl]:

@@ -11,7 +11,7 @@ from gradual.diagnostics import Diagnostic
 from gradual.ops.context import ArgView, ShapeContext
 from gradual.shapes import Dimension, Symbol
 from gradual.syntax.source import Span
-from gradual.types import DimVar, DTypeVar, FuncType, TypeVar
+from gradual.types import DimVar, DTypeVar, Type, TypeVar
 from gradual.types.unify import SiteVar, Solver
 
 #: a slot's or check's key: the argument's index, the path into it, and an axis where it has one
@@ -76,7 +76,7 @@ class SiteState(ShapeContext):
         self.known_runs: dict[Key, tuple[Any, ...]] = {}
         #: arguments of unknown rank whose middle dims must be an enclosing signature's run
         self.run_checks: dict[Key, Symbol] = {}
-        self.contracts: dict[Key, FuncType] = {}
+        self.contracts: dict[Key, Type] = {}  # a function type, or an ADT's (compared whole)
         #: the symbols of function-typed parameters that only the callee binds, made fresh
         self.chosen_for: dict[Symbol, Symbol] = {}
         self.chosen_dtype_for: dict[DTypeVar, DTypeVar] = {}

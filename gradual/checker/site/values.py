@@ -259,7 +259,7 @@ class ValueArg(ArgView):
 
     __slots__ = ("type",)
 
-    def __init__(self, index: int, path: tuple, t: Type) -> None:
+    def __init__(self, index: int, path: ArgPath, t: Type) -> None:
         super().__init__(index, path)
         self.type = t
 
