@@ -21,7 +21,7 @@ the result is the size to allocate. A rule therefore:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 
 class RuleFailure(Exception):
@@ -220,7 +220,7 @@ class ShapeContext(ABC):
             return [self.unknown() for _ in range(prefix)], [self.unknown() for _ in range(suffix)]
         return list(arg.dims[:prefix]), list(arg.dims[len(arg.dims) - suffix :])
 
-    def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:
+    def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:  # noqa: B027 - a hook: by default nothing to do
         """Require the dims of an argument of unknown rank between its first `prefix` and last
         `suffix` to be the run `*symbol` of an enclosing signature (bound already). Concrete
         sizes are compared by the signature itself."""
@@ -238,7 +238,7 @@ class ShapeContext(ABC):
     def tuple_fields(self, arg: ArgView) -> Optional[list]:
         """The fields of a tuple argument as tensors; None when the tuple's length is unknown."""
 
-    def fail(self, code: str, **facts: Any) -> "Any":
+    def fail(self, code: str, **facts: Any) -> NoReturn:
         """Report that the inputs violate the operator's constraint `code`; does not return."""
         raise RuleFailure(code, facts)
 
@@ -292,12 +292,12 @@ class ShapeContext(ABC):
         kept = [v for v in known if ignoring is None or v != ignoring]
         return (min(kept), max(kept)) if kept else ()  # type: ignore[type-var]
 
-    def dtype_needs(self, dtype: Any, cls: str) -> None:
+    def dtype_needs(self, dtype: Any, cls: str) -> None:  # noqa: B027 - a hook the runtime leaves empty
         """An operand's dtype that is not known here must be in a dtype class (`bits`,
         ops/operand_dtypes.py); the checker remembers it of a definition's dtype variable
         (FuncType.dtype_requires), the runtime knows every dtype and ignores it."""
 
-    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
+    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:  # noqa: B027 - a hook the runtime leaves empty
         """What a signature's symbols and dtype variables were bound to at this call
         (`k := 784`); the checker keeps it for tools, the runtime ignores it."""
 

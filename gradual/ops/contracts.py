@@ -31,7 +31,7 @@ so they point at the attribute; at runtime every condition is evaluated again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from gradual.ops.context import TensorArg
 from gradual.shapes import Symbol
