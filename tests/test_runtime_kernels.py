@@ -1280,7 +1280,7 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: runs: a `Tensor[*]` argument of that rank stops in the kernel (a runtime-error) instead of
 #: at a check or in the rule. Each one that is fixed leaves this list. What is left is decided
 #: by index values alone: a shorter tensor makes the drawn indices out of range (aten.index,
-#: aten.index_select, gather_nd, onnx.gather_nd), a mask selects as many places as it holds
+#: aten.index_select, gather_nd), a mask selects as many places as it holds
 #: true values (aten.index_put).
 RANK_GAPS = frozenset(
     {
@@ -1288,7 +1288,6 @@ RANK_GAPS = frozenset(
         "aten.index_put",
         "aten.index_select",
         "gather_nd",
-        "onnx.gather_nd",
     }
 )
 

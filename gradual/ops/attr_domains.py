@@ -82,11 +82,6 @@ _WINDOWS = {"kernel_size": _POSITIVE, "dilation": _POSITIVE, "stride": _POSITIVE
 #: attribute left out) is never checked here
 DOMAINS: dict = {
     "nn.lrn": {"size": _POSITIVE},
-    "onnx.lrn": {"size": _POSITIVE},
-    "onnx.lp_pool": {"p": _POSITIVE},
-    "onnx.global_lp_pool": {"p": _POSITIVE},
-    "onnx.lp_norm": {"p": _POSITIVE},
-    "onnx.max_unpool": {"kernel_shape": _POSITIVE, "strides": _POSITIVE},
     "aten.im2col": _WINDOWS,
     "aten.col2im": _WINDOWS,
     "aten.col2im_sized": _WINDOWS,

@@ -270,6 +270,28 @@ class ShapeContext(ABC):
         the runtime has no hints."""
         return False
 
+    def element_bounds(
+        self, arg: TensorArg, ignoring: Optional[int] = None, column: Optional[int] = None
+    ) -> Optional[tuple]:
+        """The least and greatest element of an integer operand where this domain knows them
+        (elements equal to `ignoring` left out: a loss's ignore_index; with `column`, only entry
+        `column` of the last dim: one coordinate of GatherND's index tuples): `()` for an
+        operand with no such elements, None where they are not known. The checker knows the
+        elements of shape values; the runtime knows every operand's (a contract's `min(%x)` /
+        `max(%x)`: what an index operand may hold is decided before the kernel)."""
+        if arg.value is None:
+            return None
+        values = list(arg.value)
+        if column is not None:
+            if arg.rank != 1 or not -len(values) <= column < len(values):
+                return None
+            values = [values[column]]
+        known = [self.static(v) for v in values]
+        if any(v is None for v in known):
+            return None
+        kept = [v for v in known if ignoring is None or v != ignoring]
+        return (min(kept), max(kept)) if kept else ()  # type: ignore[type-var]
+
     def dtype_needs(self, dtype: Any, cls: str) -> None:  # noqa: B027 - a hook the runtime leaves empty
         """An operand's dtype that is not known here must be in a dtype class (`bits`,
         ops/operand_dtypes.py); the checker remembers it of a definition's dtype variable

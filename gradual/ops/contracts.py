@@ -10,7 +10,10 @@ generically before the operator's rule runs.
 
 A condition compares terms built from integers, attributes (`axis`; a list attribute compares
 entry by entry; an omitted optional attribute makes the condition hold), the signature's dim
-names (`r` of `Tensor[(r,), I]`), `rank(%x)`, `dim(%x, i)` and `len(attr)`, with `+ - * //`.
+names (`r` of `Tensor[(r,), I]`), `rank(%x)`, `dim(%x, i)`, `len(attr)` and the least and greatest
+element of an integer operand, `min(%x)` and `max(%x)` (what an index operand may hold: its
+values are data, known in the checker only as shape values and decided at runtime otherwise;
+an empty operand makes every condition that names them hold), with `+ - * //`.
 
 The same evaluation runs in both domains a rule runs in (ops/context.py). Where every term is
 known it decides: a violated condition is a located diagnostic naming the operand or attribute,
@@ -38,7 +41,15 @@ from gradual.syntax.printer import format_condition as condition_text
 #: a dtype class a dtype parameter may be restricted to (`[T: float]`): name -> description
 DTYPE_CLASSES = ("any", "bool", "number", "float", "int", "index", "bits", "quantized")
 
-FUNCTIONS = {"rank": "an operand", "dim": "an operand and an axis", "len": "a list attribute"}
+FUNCTIONS = {
+    "rank": "an operand",
+    "dim": "an operand and an axis",
+    "len": "a list attribute",
+    "min": "an operand",
+    "max": "an operand",
+}
+#: the functions of an operand's elements (not of its type)
+ELEMENT_FUNCTIONS = ("min", "max")
 
 
 class ContractError(ValueError):
@@ -235,6 +246,13 @@ class Evaluation:
             return UNDECIDED  # the signature's own match reported a tuple where a tensor belongs
         if node.function == "rank":
             return arg.rank if arg.rank is not None else RankForm(0, ((i, 1),))
+        if node.function in ELEMENT_FUNCTIONS:
+            bounds = self.ctx.element_bounds(arg)
+            if bounds is None:
+                return UNDECIDED
+            if not bounds:
+                return _ABSENT  # no elements: nothing to hold
+            return bounds[0] if node.function == "min" else bounds[1]
         axis = self.term(node.index) if node.index is not None else UNDECIDED
         if arg.dims is None or not isinstance(axis, int):
             return UNDECIDED
@@ -375,6 +393,8 @@ class Evaluation:
 def _failure_key(condition: Condition) -> str:
     if condition.attribute_only:
         return "contract-attribute"
+    if any(isinstance(leaf, ast.CCall) and leaf.function in ELEMENT_FUNCTIONS for leaf in _leaves(condition.node)):
+        return "contract-values"  # what an operand holds, whatever else it names
     if condition.attributes:
         return "contract"
     node_text = condition.text

@@ -94,6 +94,11 @@ RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
         "{op} needs `{condition}`, but {detail}",
         "pass {arg} with dims for which `{condition}` holds",
     ),
+    "contract-values": (
+        codes.OP_CONSTRAINT,
+        "{op} needs `{condition}`, but {detail}",
+        "pass {arg} with elements for which `{condition}` holds",
+    ),
     "contract": (
         codes.OP_CONSTRAINT,
         "{op} needs `{condition}`, but {detail}",

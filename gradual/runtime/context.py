@@ -115,6 +115,7 @@ class ConcreteContext(ShapeContext):
         self.op_name = op_name
         self.attrs = attrs
         self.frame = frame
+        self.values = values
         self.args = [open_value(v, i) for i, v in enumerate(values)]
 
     # attributes and knowledge ---------------------------------------------------------------
@@ -155,6 +156,27 @@ class ConcreteContext(ShapeContext):
         low = self.static(lo) if lo is not None else 0
         high = self.static(hi) if hi is not None else None
         return Unknown(low or 0, high)
+
+    def element_bounds(
+        self, arg: TensorArg, ignoring: Optional[int] = None, column: Optional[int] = None
+    ) -> Optional[tuple]:
+        """Every operand's elements are known here: (least, greatest) of an integer or bool one
+        (those equal to `ignoring` left out, only entry `column` of the last dim with one; `()`
+        when none is left), None for another dtype."""
+        value: Any = self.values[arg.index]
+        for i in arg.path:
+            value = value[i]
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub":
+            return None
+        if column is not None:
+            if value.ndim == 0 or not -value.shape[-1] <= column < value.shape[-1]:
+                return None
+            value = value[..., column]
+        if ignoring is not None:
+            value = value[value != ignoring]
+        if value.size == 0:
+            return ()
+        return int(value.min()), int(value.max())
 
     # constraints ----------------------------------------------------------------------------
     def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> Any:

@@ -455,7 +455,12 @@ def topk(node: Node) -> Any:
 def one_hot(node: Node) -> Any:
     """OneHot(indices, depth, values=[off, on])."""
     depth = node.value(1)
-    depth_expr = node.int64s([int(depth.reshape(-1)[0])]) if depth is not None and depth.size == 1 else node.x(1)
+    # ONNX allows any number type for depth and reads it as an int64, as the operator declares it
+    depth_expr = (
+        node.int64s([int(depth.reshape(-1)[0])])
+        if depth is not None and depth.size == 1
+        else node.call("cast", node.x(1), dtype="int64")
+    )
     return node.call("onnx.one_hot", node.x(0), depth_expr, node.x(2), axis=int(node.attr("axis", -1)))
 
 
