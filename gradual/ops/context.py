@@ -263,6 +263,17 @@ class ShapeContext(ABC):
             return None
         return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var,arg-type]
 
+    def row_bounds(self, arg: TensorArg) -> Optional[list]:
+        """(least, greatest) of each row of an integer or bool tensor (its slices along the
+        first axis; None for a row without elements): what a rule holds each row of addresses
+        to (gather_nd's first index row names one dim, the second the next). None where the
+        elements are not known here (the checker knows only small shape values, a vector's
+        rows being its elements; the runtime knows every tensor)."""
+        if arg.value is None or arg.rank != 1:
+            return None
+        values = [self.static(v) for v in arg.value]
+        return None if any(v is None for v in values) else [(v, v) for v in values]
+
     def optional_operand(self, index: int) -> Optional[TensorArg]:
         """An optional operand (`%x: T?`) as a tensor, or None where it is absent (`()`)."""
         arg = self.args[index]

@@ -128,6 +128,19 @@ class ConcreteContext(ShapeContext):
             return ()
         return (int(value.min()), int(value.max()), int(value.sum(dtype=np.int64)))
 
+    def row_bounds(self, arg: TensorArg) -> Optional[list]:
+        value: Any = self.values[arg.index]
+        for i in arg.path:
+            value = value[i]
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub" or not value.ndim:
+            return None
+        if not value.shape[0]:
+            return []
+        rows = value.reshape(value.shape[0], -1)
+        if not rows.shape[1]:
+            return [None] * rows.shape[0]
+        return [(int(lo), int(hi)) for lo, hi in zip(rows.min(axis=1), rows.max(axis=1))]
+
     # attributes and knowledge ---------------------------------------------------------------
     def attr(self, name: str) -> Any:
         return self.attrs.get(name)
