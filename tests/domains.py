@@ -40,7 +40,8 @@ class Call:
     args: list
     attrs: dict
     mutation: str
-    #: per operand: "static" (its shape), "unknown" (`?` for each dim), "rank" (`Tensor[*, dt]`)
+    #: per operand: "static" (its shape), "unknown" (`?` for each dim), "rank" (`Tensor[*, dt]`),
+    #: "dtype" (its shape, dtype `?`)
     written: list
 
     def program(self) -> str:
@@ -69,6 +70,8 @@ def _type(value: Any, written: str) -> str:
     dtype = _dtype_name(array)
     if written == "rank":
         return f"Tensor[*, {dtype}]"
+    if written == "dtype":
+        dtype = "?"
     dims = ["?" if written == "unknown" else str(d) for d in array.shape]
     return f"Tensor[({', '.join(dims)}{',' if len(dims) == 1 else ''}), {dtype}]"
 
@@ -164,5 +167,5 @@ def draw_call(draw: Any, op: Any, generator: Any) -> Call:
             attrs[name] = _out_of_domain(draw, current)
         else:
             mutation = "none"
-    written = [draw(st.sampled_from(("static", "static", "unknown", "rank"))) for _ in args]
+    written = [draw(st.sampled_from(("static", "static", "unknown", "rank", "dtype"))) for _ in args]
     return Call(op.name, args, attrs, mutation, written)

@@ -120,3 +120,45 @@ def test_the_commands_shown_print_what_they_show(command: str, shown: list, monk
     for line in shown:
         if not line.startswith("{"):  # a JSON document is shown abridged
             assert line in printed, (line, printed[:5])
+
+
+def test_the_index_table_is_the_code_registry() -> None:
+    """The table at the top of docs/diagnostics.md lists every code, in the registry's order,
+    with its severity and summary (gradual/diagnostics/codes.py is the one registry)."""
+    rows = re.findall(r"^\| \[`([a-z0-9-]+)`\]\(#\1\) \| (\w+) \| (.*) \|$", DOC.read_text(encoding="utf-8"), re.M)
+    assert rows == [(c.name, c.severity.value, c.summary) for c in CODES.values()]
+
+
+def _rule_keys() -> set:
+    """Every failure key a rule or contract reports (`ctx.fail("key", ...)` anywhere in the ops
+    layer, with a literal key), read from the source."""
+    import ast as pyast
+
+    root = Path(__file__).resolve().parents[1] / "gradual" / "ops"
+    keys = set()
+    for path in root.rglob("*.py"):
+        for node in pyast.walk(pyast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, pyast.Call)
+                and isinstance(node.func, pyast.Attribute)
+                and node.func.attr == "fail"
+                and node.args
+                and isinstance(node.args[0], pyast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                keys.add(node.args[0].value)
+    return keys
+
+
+def test_every_rule_failure_has_words_and_a_documented_code() -> None:
+    """Each key a rule reports has registered words (`register_rule_message`), whose code is a
+    documented one: an unregistered key read "`op` rejects its inputs: key"."""
+    import gradual.ops.rules  # noqa: F401  (registers every family's words)
+    from gradual.ops.contracts import EMPTY  # noqa: F401  (the contract keys are in ops/messages.py)
+    from gradual.ops.messages import RULE_MESSAGES
+
+    keys = _rule_keys()
+    assert keys, "no ctx.fail call found: the scan is broken"
+    unregistered = sorted(k for k in keys if k not in RULE_MESSAGES and not k.startswith("runtime-"))
+    assert unregistered == []
+    assert sorted({code for code, _, _ in RULE_MESSAGES.values()} - set(CODES)) == []

@@ -42,7 +42,7 @@ from gradual.runtime.errors import CheckFailure, KernelFailure, RunFailure
 from gradual.types import TensorType
 
 EXAMPLES = int(os.environ.get("GRADUAL_DOMAIN_EXAMPLES", "6"))
-DEEP_EXAMPLES = int(os.environ.get("GRADUAL_DOMAIN_DEEP_EXAMPLES", "150"))
+DEEP_EXAMPLES = int(os.environ.get("GRADUAL_DOMAIN_DEEP_EXAMPLES", "60"))
 
 #: what the runtime says of a result it will not allocate (runtime/messages.py)
 _LIMIT = re.compile(r"^its result")

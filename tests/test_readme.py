@@ -1,4 +1,5 @@
-"""The README's command examples are real: every `$ gradual ...` block is re-run and compared."""
+"""The README's and the docs' command examples are real: every `$ gradual ...` block of README.md
+and docs/*.md is re-run and compared."""
 
 from __future__ import annotations
 
@@ -15,12 +16,18 @@ from gradual.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+#: where the command line is documented: the README's tour and docs/cli.md's reference
+DOCUMENTS = (README, *sorted((ROOT / "docs").glob("*.md")))
+CLI_REFERENCE = ROOT / "docs" / "cli.md"
 
 
 def _blocks() -> list[tuple[str, str]]:
-    text = README.read_text(encoding="utf-8")
-    blocks = re.findall(r"```\n(\$ gradual [^\n]*)\n(.*?)```", text, flags=re.S)
-    return [(command[2:], output) for command, output in blocks]
+    found = []
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        blocks = re.findall(r"```\n(\$ gradual [^\n]*)\n(.*?)```", text, flags=re.S)
+        found += [(command[2:], output) for command, output in blocks]
+    return found
 
 
 def _run(command: str) -> tuple[int, str]:
@@ -55,14 +62,17 @@ def test_readme_output_is_real(command: str, expected: str) -> None:
 
 def update_readme() -> None:
     """Rewrite every `$ gradual ...` block with the command's real output (review the diff!)."""
-    text = README.read_text(encoding="utf-8")
 
     def replace(match: re.Match) -> str:
         command = match.group(1)
         _, output = _run(command[2:])
         return f"```\n{command}\n{output.rstrip()}\n```"
 
-    README.write_text(re.sub(r"```\n(\$ gradual [^\n]*)\n(.*?)```", replace, text, flags=re.S), encoding="utf-8")
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        updated = re.sub(r"```\n(\$ gradual [^\n]*)\n(.*?)```", replace, text, flags=re.S)
+        if updated != text:
+            document.write_text(updated, encoding="utf-8")
 
 
 if __name__ == "__main__":  # python tests/test_readme.py
@@ -114,6 +124,12 @@ def _shows(value: object, comment: str) -> None:
     assert comment.startswith(repr(value)), f"README says {comment!r}, the code gives {value!r}"
 
 
+def test_the_readme_fits_on_a_few_screens() -> None:
+    """The README says what gradual is, how to try it, a short tour and where to read on; the
+    rest lives in docs/."""
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 300
+
+
 @pytest.mark.parametrize("block", _python_blocks(), ids=lambda b: b.splitlines()[0][:40])
 def test_readme_python_examples_run_and_show_their_values(block: str, capsys) -> None:
     """Every ```python block of README.md runs as pasted (from the repository's root), and
@@ -127,15 +143,14 @@ def test_readme_python_examples_run_and_show_their_values(block: str, capsys) ->
         os.chdir(cwd)
 
 
-def test_every_command_line_option_is_in_the_readme() -> None:
+def test_every_command_line_option_is_documented() -> None:
     """Each option the parser takes (every command's, and every frontend's) is named in the
-    README: `--quiet`, `--color` and `--seed` were not, though the pre-commit hook passes the
-    first two (found by an outside pass)."""
+    command-line reference (docs/cli.md) or the README."""
     import argparse
 
     from gradual.cli import build_parser
 
-    text = README.read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8") + CLI_REFERENCE.read_text(encoding="utf-8")
     parsers = [build_parser()]
     options = set()
     while parsers:
@@ -174,3 +189,16 @@ def test_the_examples_table_says_what_check_prints(path: str, result: str) -> No
     if said:
         assert counted.group(1) == said.group(1)
     assert code == (1 if "diagnostic" in result else 0)
+
+
+def _links(text: str) -> list:
+    """The relative link targets of a Markdown text, outside code blocks and code spans."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    return [t for t in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text) if not re.match(r"^[a-z]+:", t)]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda d: d.name)
+def test_every_relative_link_leads_to_a_file(document: Path) -> None:
+    missing = [t for t in _links(document.read_text(encoding="utf-8")) if not (document.parent / t).exists()]
+    assert missing == [], f"{document.name} links to {missing}"

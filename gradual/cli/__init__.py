@@ -247,6 +247,13 @@ def command_format(args: argparse.Namespace) -> int:
     return format_files(args, lambda: console(args.color))
 
 
+def command_ops(args: argparse.Namespace) -> int:
+    """`gradual ops`: the operators and where they live (see cli/ops.py)."""
+    from gradual.cli.ops import command_ops as ops
+
+    return ops(args)
+
+
 def command_lsp(args: argparse.Namespace) -> int:
     """`gradual lsp`: the language server on stdin/stdout."""
     from gradual.lsp import serve
@@ -301,6 +308,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_format.add_argument("--width", type=_width, default=DEFAULT_WIDTH, metavar="N", help="columns (default 100)")
     p_format.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p_format.set_defaults(handler=command_format)
+    p_ops = sub.add_parser("ops", help="list the operators and their signatures (`--where`: where each is defined)")
+    p_ops.add_argument("names", nargs="*", metavar="NAME", help="operators to show (default: every one)")
+    p_ops.add_argument("--where", action="store_true", help="where each operator's declaration, rule and kernel are")
+    p_ops.set_defaults(handler=command_ops)
     p_lsp = sub.add_parser("lsp", help="run the language server on stdin/stdout (for editors)")
     p_lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the default)")
     p_lsp.set_defaults(handler=command_lsp)
