@@ -9,7 +9,7 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
+from gradual.ops.rules.common import distinct_axes, dtype_name, require_choice, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
 from gradual.ops.tables import shape_rule
 
@@ -188,9 +188,7 @@ def _pad_pairs(ctx: ShapeContext, rank: Any) -> list:
 def pad(ctx: ShapeContext) -> Any:
     """`nn.pad(x, pad_value, pad_width, pad_mode)`: each dim grows by before + after (negative
     widths crop); pad_value is a scalar."""
-    data, value = ctx.operands()
-    require_scalar(ctx, value)
-    require_choice(ctx, "pad_mode", ctx.attr("pad_mode"), ("constant", "edge", "reflect"))
+    data, value = ctx.operands()  # the contract: a scalar pad_value, a known pad_mode
     pairs = _pad_pairs(ctx, data.rank)
     if data.dims is None:
         ctx.require_rank(data, len(pairs))
@@ -204,14 +202,11 @@ def pad(ctx: ShapeContext) -> Any:
 @shape_rule("dyn_pad")
 def dyn_pad(ctx: ShapeContext) -> Any:
     """`dyn.nn.pad(x, pad_width, pad_value)`: pad_width is a (rank, 2) tensor whose values are
-    not known, so every dim is unknown; the pad value is a scalar."""
-    data, widths, value = ctx.operands()
-    require_scalar(ctx, value)
-    ctx.require_rank(widths, 2)
-    ctx.equal(widths.dim(1), ctx.const(2), symbol="before and after")
+    not known, so every dim is unknown (the contract gives pad_width a row per dim and makes
+    the pad value a scalar)."""
+    data = ctx.operand(0)
     if data.dims is None:
         return ctx.tensor(None)
-    ctx.equal(widths.dim(0), ctx.const(data.rank), symbol="rank")
     return ctx.tensor([ctx.unknown() for _ in data.dims])
 
 

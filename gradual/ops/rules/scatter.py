@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis
+from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import known_ints, require_at_most, require_choice, require_rank_of
+from gradual.ops.rules.common import axis_index, known_ints, require_at_most, require_rank_of
 from gradual.ops.rules.operands import require_indices, tensor_args
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
-    "scatter-nd-depth",
-    codes.SHAPE_MISMATCH,
-    "{op} got indices whose first dim is {depth}, but they index a data tensor of rank {rank}",
-    "give the indices a first dim of at most {rank} (one row per indexed dim)",
+    "scatter-nd-row",
+    codes.OP_CONSTRAINT,
+    "{op} writes position {index} of dim {axis} of {arg}, which has {length} (row {row} of the indices addresses that dim)",
+    "each row of the indices holds positions along its own dim: keep row i within dim i of the data (negative from its end)",
 )
 register_rule_message(
     "slice-entries",
@@ -42,25 +42,16 @@ register_rule_message(
     "give the value the slice's shape (or 1 there, to repeat it)",
 )
 
-SCATTER_ELEMENTS_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
-SCATTER_ND_MODES = ("update", "add", "mul", "min", "max")
-
 
 @shape_rule("scatter_elements")
 def scatter_elements(ctx: ShapeContext) -> Any:
     """`scatter_elements(data, indices, updates, axis, reduction)`: data's shape. Indices and
     updates have one shape, of the data's rank, each dim but `axis` at most the data's (the
     kernel walks the indices and writes at their positions)."""
-    data, indices, updates = tensor_args(ctx)
-    require_choice(ctx, "reduction", ctx.attr("reduction"), SCATTER_ELEMENTS_REDUCTIONS)
-    require_indices(ctx, indices)
-    axis_attr = ctx.attr("axis")
-    ctx.require_rank_at_least(data, max(1, axis_rank(axis_attr)))
-    if data.dims is not None:
+    data, indices, updates = ctx.operands()  # the contract: ranks, axis, reduction, index values
+    if data.dims is not None and indices.dims is not None and updates.dims is not None:
         rank = len(data.dims)
-        axis = normalize_axis(ctx, axis_attr, rank)
-        require_rank_of(ctx, indices, rank, "the data's")
-        require_rank_of(ctx, updates, rank, "the data's")
+        axis = axis_index(ctx.attr("axis"), rank)
         for i in range(rank):
             ctx.equal(updates.dim(i), indices.dim(i), symbol="the indices' shape")
             if i != axis:
@@ -72,19 +63,17 @@ def scatter_elements(ctx: ShapeContext) -> Any:
 def scatter_nd(ctx: ShapeContext) -> Any:
     """`scatter_nd(data, indices, updates, mode)`: data's shape (n dims). Indices are (m, *y)
     with m <= n; updates are (*y, data's dims from m on)."""
-    data, indices, updates = tensor_args(ctx)
-    require_choice(ctx, "mode", ctx.attr("mode"), SCATTER_ND_MODES)
-    require_indices(ctx, indices)
-    ctx.require_rank_at_least(indices, 1)
+    data, indices, updates = ctx.operands()  # the contract: the mode, indices of depth <= rank
     if data.dims is None or indices.dims is None:
         return ctx.tensor(data.dims)
-    rank = len(data.dims)
     depth = ctx.static(indices.dim(0))
     if depth is None:
-        ctx.within(indices.dim(0), 0, rank)
         return ctx.tensor(data.dims)
-    if depth > rank:
-        ctx.fail("scatter-nd-depth", depth=depth, rank=rank)
+    for row, bounds in enumerate(ctx.row_bounds(indices) or ()):
+        length = ctx.static(data.dim(row))
+        if bounds is not None and length is not None and not -length <= bounds[0] <= bounds[1] < length:
+            index = bounds[1] if bounds[1] >= length else bounds[0]
+            ctx.fail("scatter-nd-row", arg=data, index=index, axis=row, length=length, row=row)
     wanted = list(indices.dims[1:]) + list(data.dims[depth:])
     require_rank_of(ctx, updates, len(wanted), "indices.shape[1:] + data.shape[m:]")
     for i, want in enumerate(wanted):

@@ -7,13 +7,23 @@ data: it is bounded by what is known (at least the entries there were, at most o
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
+from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
-from gradual.ops.rules.common import known_ints, require_entries, require_scalar
+from gradual.ops.messages import register_rule_message
+from gradual.ops.rules.common import known_ints, require_entries, require_scalar, show_ints
 from gradual.ops.rules.data import shape_from_value
 from gradual.ops.rules.shape import reshape_dims
 from gradual.ops.tables import shape_rule
+
+register_rule_message(
+    "unravel-index-range",
+    codes.OP_CONSTRAINT,
+    "{arg} holds the flat index {index}, but a tensor of shape {shape} has only {count} elements",
+    "keep every flat index below the shape's element count",
+)
 
 
 def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Optional[list]) -> None:
@@ -107,9 +117,13 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
 @shape_rule("unravel_index")
 def unravel_index(ctx: ShapeContext) -> Any:
     """`unravel_index(indices, shape)`: one row of coordinates per dim of `shape` (a vector):
-    (len(shape),) + indices' shape, in the indices' dtype."""
+    (len(shape),) + indices' shape, in the indices' dtype. The indices lie in [0, the shape's
+    element count): the contract holds the lower end, the rule the upper where the values are
+    known (at the latest when the program runs)."""
     indices, shape = ctx.operands()
-    ctx.require_rank(shape, 1)
+    bounds, sizes = ctx.element_bounds(indices), known_ints(ctx, shape)
+    if bounds and sizes is not None and bounds[1] >= math.prod(sizes):
+        ctx.fail("unravel-index-range", arg=indices, index=bounds[1], shape=show_ints(sizes), count=math.prod(sizes))
     if indices.dims is None:
         return ctx.tensor(None, indices.dtype)
     return ctx.tensor([shape.dim(0)] + list(indices.dims), indices.dtype)
