@@ -9,7 +9,7 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import distinct_axes, dtype_name, require_choice, show_ints
+from gradual.ops.rules.common import distinct_axes, dtype_name, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
 from gradual.ops.tables import shape_rule
 
@@ -215,15 +215,12 @@ def nll_loss(ctx: ShapeContext) -> Any:
     """`nn.nll_loss(predictions (n, c, *d), targets (n, *d), weights (c,), reduction)`: the
     per-element losses (n, *d) with reduction="none", else a scalar."""
     predictions, targets, weights = ctx.operands()
-    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("mean", "sum", "none"))
-    ctx.require_rank(weights, 1)
-    ctx.require_rank_at_least(predictions, 2)
+    reduction = ctx.attr("reduction")  # the contract: its choices, and the ranks
     if predictions.dims is None:
         return ctx.tensor(None if reduction == "none" else [])
     ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
-    ctx.require_rank(targets, predictions.rank - 1)
     dims = [predictions.dim(0)] + list(predictions.dims[2:])
-    for axis, (d, t) in enumerate(zip(dims, targets.dims)):
+    for axis, (d, t) in enumerate(zip(dims, targets.dims or ())):
         dims[axis] = ctx.equal(d, t, symbol="entries")
     return ctx.tensor(dims if reduction == "none" else [])
 
@@ -232,12 +229,8 @@ def nll_loss(ctx: ShapeContext) -> Any:
 def sequence_mask(ctx: ShapeContext) -> Any:
     """`sequence_mask(x, valid_length, mask_value, axis)`: x's shape; axis (0 or 1) is the time
     axis, the other of the two leading ones the batch, as long as valid_length."""
-    data, lengths = ctx.operands()
-    ctx.require_rank(lengths, 1)
+    data, lengths = ctx.operands()  # the contract: a vector of lengths, axis 0 or 1, rank >= 2
     axis = ctx.attr("axis")
-    if axis not in (0, 1):
-        ctx.fail("attribute-range", name="axis", value=axis, needed="0 or 1")
-    ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
         ctx.equal(data.dim(1 - axis), lengths.dim(0), symbol="batch")
     return ctx.tensor(data.dims)

@@ -14,7 +14,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import axis_index, known_ints, require_at_most, require_rank_of
-from gradual.ops.rules.operands import require_indices, tensor_args
+from gradual.ops.rules.operands import require_indices
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -22,12 +22,6 @@ register_rule_message(
     codes.OP_CONSTRAINT,
     "{op} writes position {index} of dim {axis} of {arg}, which has {length} (row {row} of the indices addresses that dim)",
     "each row of the indices holds positions along its own dim: keep row i within dim i of the data (negative from its end)",
-)
-register_rule_message(
-    "slice-entries",
-    codes.SHAPE_MISMATCH,
-    "{arg} has {count} entries, but {op} slices a tensor of rank {rank}",
-    "give at most {rank} entries, one per leading dim",
 )
 register_rule_message(
     "slice-zero-step",
@@ -91,19 +85,10 @@ def strided_set(ctx: ShapeContext) -> Any:
     """`strided_set(data, v, begin, end, strides)`: data's shape. begin, end and strides are
     integer vectors of at most rank(data) entries (absent ones take the whole dim, stride 1);
     v broadcasts to the slice's shape (NumPy's `x[slices] = v`)."""
-    data, value, begin, end, strides = tensor_args(ctx)
-    for arg in (begin, end, strides):
-        require_indices(ctx, arg)
-        ctx.require_rank(arg, 1)
+    data, value, begin, end, strides = ctx.operands()  # the contract: vectors of at most rank entries
     if data.dims is None:
         return ctx.tensor(None)
     rank = len(data.dims)
-    for arg in (begin, end, strides):
-        count = ctx.static(arg.dim(0))
-        if count is not None and count > rank:
-            ctx.fail("slice-entries", arg=arg, count=count, rank=rank)
-        elif count is None:
-            ctx.within(arg.dim(0), 0, rank)
     starts, stops, steps = known_ints(ctx, begin), known_ints(ctx, end), known_ints(ctx, strides)
     if steps is not None:
         for axis, step in enumerate(steps):
@@ -111,8 +96,6 @@ def strided_set(ctx: ShapeContext) -> Any:
                 ctx.fail("slice-zero-step", axis=axis)
     sizes = [ctx.static(d) for d in data.dims]
     value_dims = value.dims
-    if value_dims is not None and len(value_dims) > rank:
-        ctx.fail("rank-relation", arg=value, actual=len(value_dims), expected=f"at most {rank}", why="the data's")
     if starts is None or stops is None or steps is None or value_dims is None:
         return ctx.tensor(data.dims)
     lengths = []
