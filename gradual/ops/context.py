@@ -263,13 +263,19 @@ class ShapeContext(ABC):
             return None
         return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var,arg-type]
 
-    def row_bounds(self, arg: TensorArg) -> Optional[list]:
-        """(least, greatest) of each row of an integer or bool tensor (its slices along the
-        first axis; None for a row without elements): what a rule holds each row of addresses
-        to (gather_nd's first index row names one dim, the second the next). None where the
-        elements are not known here (the checker knows only small shape values, a vector's
-        rows being its elements; the runtime knows every tensor)."""
-        if arg.value is None or arg.rank != 1:
+    def scalar_number(self, arg: TensorArg) -> Optional[float]:
+        """The value of a one-element numeric tensor (a float scale given as a tensor), where it
+        is known: never in the checker, always when the program runs."""
+        return None
+
+    def row_bounds(self, arg: TensorArg, axis: int = 0) -> Optional[list]:
+        """(least, greatest) of each slice of an integer or bool tensor along `axis` (its rows
+        for axis 0, its columns for axis 1; None for a slice without elements): what a rule
+        holds each row or column of addresses to (gather_nd's first index row names one dim,
+        the second the next). None where the elements are not known here (the checker knows
+        only small shape values, a vector's rows being its elements; the runtime knows every
+        tensor)."""
+        if arg.value is None or arg.rank != 1 or axis != 0:
             return None
         values = [self.static(v) for v in arg.value]
         return None if any(v is None for v in values) else [(v, v) for v in values]

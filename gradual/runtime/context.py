@@ -128,15 +128,23 @@ class ConcreteContext(ShapeContext):
             return ()
         return (int(value.min()), int(value.max()), int(value.sum(dtype=np.int64)))
 
-    def row_bounds(self, arg: TensorArg) -> Optional[list]:
+    def scalar_number(self, arg: TensorArg) -> Optional[float]:
         value: Any = self.values[arg.index]
         for i in arg.path:
             value = value[i]
-        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub" or not value.ndim:
+        if not isinstance(value, np.ndarray) or value.size != 1 or value.dtype.kind not in "iuf":
             return None
-        if not value.shape[0]:
+        return float(value.reshape(-1)[0])
+
+    def row_bounds(self, arg: TensorArg, axis: int = 0) -> Optional[list]:
+        value: Any = self.values[arg.index]
+        for i in arg.path:
+            value = value[i]
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub" or not 0 <= axis < value.ndim:
+            return None
+        if not value.shape[axis]:
             return []
-        rows = value.reshape(value.shape[0], -1)
+        rows = np.moveaxis(value, axis, 0).reshape(value.shape[axis], -1)
         if not rows.shape[1]:
             return [None] * rows.shape[0]
         return [(int(lo), int(hi)) for lo, hi in zip(rows.min(axis=1), rows.max(axis=1))]

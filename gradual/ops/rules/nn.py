@@ -203,10 +203,16 @@ def pad(ctx: ShapeContext) -> Any:
 def dyn_pad(ctx: ShapeContext) -> Any:
     """`dyn.nn.pad(x, pad_width, pad_value)`: pad_width is a (rank, 2) tensor whose values are
     not known, so every dim is unknown (the contract gives pad_width a row per dim and makes
-    the pad value a scalar)."""
-    data = ctx.operand(0)
+    the pad value a scalar). Where the widths are known (when the program runs), edge and
+    reflect padding need an element left to extend in each dim they grow, as nn.pad's."""
+    data, widths = ctx.operand(0), ctx.operand(1)
     if data.dims is None:
         return ctx.tensor(None)
+    if ctx.attr("pad_mode") != "constant":
+        for axis, bounds in enumerate(ctx.row_bounds(widths) or ()):
+            if bounds is not None and axis < len(data.dims):
+                low, high = bounds  # a row is (before, after): its least and greatest entries
+                _padded(ctx, data, axis, data.dim(axis), low, high, True)
     return ctx.tensor([ctx.unknown() for _ in data.dims])
 
 

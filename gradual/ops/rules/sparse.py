@@ -19,6 +19,12 @@ from gradual.ops.rules.shape import reshape_dims
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
+    "sparse-index-range",
+    codes.OP_CONSTRAINT,
+    "{arg} holds the index {index} for dim {axis} of the dense tensor, which has {size}",
+    "keep each index inside its dim of the dense shape",
+)
+register_rule_message(
     "unravel-index-range",
     codes.OP_CONSTRAINT,
     "{arg} holds the flat index {index}, but a tensor of shape {shape} has only {count} elements",
@@ -42,6 +48,25 @@ def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Op
         ctx.fail("rank", arg=values, expected="at most 1", actual=values.rank)
     if values.dims is not None and values.rank == 1 and indices.rank >= 1:
         ctx.equal(values.dim(0), indices.dim(0), symbol="entries")
+    if dense is not None:
+        _positions(ctx, indices, dense)
+
+
+def _positions(ctx: ShapeContext, indices: TensorArg, dense: list) -> None:
+    """Each index lies in its dim of the dense shape (negative ones from its end), where the
+    indices are known (at the latest when the program runs): a vector's entries address dim 0,
+    a matrix's column j dim j."""
+    assert indices.dims is not None
+    if len(indices.dims) == 2:
+        columns = ctx.row_bounds(indices, 1) or []
+    else:
+        bounds = ctx.element_bounds(indices)
+        columns = [bounds[:2] if bounds else None] if bounds is not None else []
+    for axis, (bound, dim) in enumerate(zip(columns, dense)):
+        size = ctx.static(dim)
+        if bound is not None and size is not None and not -size <= bound[0] <= bound[1] < size:
+            index = bound[1] if bound[1] >= size else bound[0]
+            ctx.fail("sparse-index-range", arg=indices, index=index, axis=axis, size=size)
 
 
 @shape_rule("sparse_to_dense")
