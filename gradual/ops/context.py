@@ -252,15 +252,18 @@ class ShapeContext(ABC):
         """Every argument, each as a tensor (`operand`)."""
         return [self.operand(i) for i in range(len(self.args))]
 
-    def element_bounds(self, arg: TensorArg) -> Optional[tuple]:
-        """(least, greatest, sum) of the elements of an integer or bool tensor: `()` when it
-        has no elements, None where they are not known here (the checker knows only small shape
-        values; the runtime knows every tensor)."""
+    def element_bounds(self, arg: TensorArg, excluding: Optional[int] = None) -> Optional[tuple]:
+        """(least, greatest, sum) of the elements of an integer or bool tensor (leaving out
+        those equal to `excluding`, a value that marks an element to skip, as nll_loss's
+        ignore_index): `()` when it has no such elements, None where they are not known here
+        (the checker knows only small shape values; the runtime knows every tensor)."""
         if arg.value is None:
             return None
         values = [self.static(v) for v in arg.value]
         if any(v is None for v in values):
             return None
+        if excluding is not None:
+            values = [v for v in values if v != excluding]
         return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var,arg-type]
 
     def scalar_number(self, arg: TensorArg) -> Optional[float]:
@@ -269,7 +272,7 @@ class ShapeContext(ABC):
         return None
 
     def row_bounds(self, arg: TensorArg, axis: int = 0) -> Optional[list]:
-        """(least, greatest) of each slice of an integer or bool tensor along `axis` (its rows
+        """(least, greatest) of each slice of a numeric tensor along `axis` (its rows
         for axis 0, its columns for axis 1; None for a slice without elements): what a rule
         holds each row or column of addresses to (gather_nd's first index row names one dim,
         the second the next). None where the elements are not known here (the checker knows

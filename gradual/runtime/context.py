@@ -118,12 +118,14 @@ class ConcreteContext(ShapeContext):
         self.args = [open_value(v, i) for i, v in enumerate(values)]
         self.values = values
 
-    def element_bounds(self, arg: TensorArg) -> Optional[tuple]:
+    def element_bounds(self, arg: TensorArg, excluding: Optional[int] = None) -> Optional[tuple]:
         value: Any = self.values[arg.index]
         for i in arg.path:
             value = value[i]
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub":
             return None
+        if excluding is not None:
+            value = value[value != excluding]
         if not value.size:
             return ()
         return (int(value.min()), int(value.max()), int(value.sum(dtype=np.int64)))
@@ -140,14 +142,15 @@ class ConcreteContext(ShapeContext):
         value: Any = self.values[arg.index]
         for i in arg.path:
             value = value[i]
-        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub" or not 0 <= axis < value.ndim:
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iubf" or not 0 <= axis < value.ndim:
             return None
         if not value.shape[axis]:
             return []
         rows = np.moveaxis(value, axis, 0).reshape(value.shape[axis], -1)
         if not rows.shape[1]:
             return [None] * rows.shape[0]
-        return [(int(lo), int(hi)) for lo, hi in zip(rows.min(axis=1), rows.max(axis=1))]
+        number = float if value.dtype.kind == "f" else int
+        return [(number(lo), number(hi)) for lo, hi in zip(rows.min(axis=1), rows.max(axis=1))]
 
     # attributes and knowledge ---------------------------------------------------------------
     def attr(self, name: str) -> Any:

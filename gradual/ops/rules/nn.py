@@ -216,6 +216,14 @@ def dyn_pad(ctx: ShapeContext) -> Any:
     return ctx.tensor([ctx.unknown() for _ in data.dims])
 
 
+register_rule_message(
+    "nll-loss-target",
+    codes.OP_CONSTRAINT,
+    "{arg} holds the class {target}, but the predictions have {classes} classes",
+    "keep each target in [0, {classes}), or equal to ignore_index ({ignore}) to skip it",
+)
+
+
 @shape_rule("nll_loss")
 def nll_loss(ctx: ShapeContext) -> Any:
     """`nn.nll_loss(predictions (n, c, *d), targets (n, *d), weights (c,), reduction)`: the
@@ -224,7 +232,12 @@ def nll_loss(ctx: ShapeContext) -> Any:
     reduction = ctx.attr("reduction")  # the contract: its choices, and the ranks
     if predictions.dims is None:
         return ctx.tensor(None if reduction == "none" else [])
-    ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
+    classes = ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
+    targets_seen = ctx.element_bounds(targets, excluding=ctx.attr("ignore_index"))
+    count = ctx.static(classes)
+    if targets_seen and count is not None and not 0 <= targets_seen[0] <= targets_seen[1] < count:
+        target = targets_seen[1] if targets_seen[1] >= count else targets_seen[0]
+        ctx.fail("nll-loss-target", arg=targets, target=target, classes=count, ignore=ctx.attr("ignore_index"))
     dims = [predictions.dim(0)] + list(predictions.dims[2:])
     for axis, (d, t) in enumerate(zip(dims, targets.dims or ())):
         dims[axis] = ctx.equal(d, t, symbol="entries")
