@@ -10,6 +10,10 @@ for its imports) and the tests of apache/tvm at tag v0.16.0:
     git -C tvm archive v0.16.0 tests/python/relay tests/python/conftest.py conftest.py | tar -x -C /tmp/tvmsrc
     python bench/relay_harvest.py --tvm /tmp/tvmsrc --python /tmp/relay310/bin/python
 
+`--adt` harvests the tests of algebraic data types, tensor arrays, unmatched cases, the parser
+and the VM (ADT_TEST_FILES) into tests/data/relay/adt_corpus.jsonl: only programs that define
+a type or match, ids `a0000` on (the whole prelude is in most of them, so they may be long).
+
 Each corpus line is one distinct program (`/* ty=... */` comments aside), with the first test
 that checked it: {"id", "origin", "text", "types": {global: type}} or {..., "error": message}.
 Programs Relay prints with metadata (tensor constants: `meta[relay.Constant][0]`) have no text
@@ -66,6 +70,26 @@ TEST_FILES = [
     "test_op_floordiv.py",
     "op/annotation/test_annotation.py",
 ]
+#: the tests of algebraic data types (`--adt`): their programs carry Relay's whole prelude
+#: (List, Option, Tree and a tensor array per dtype: 120,000 characters)
+ADT_TEST_FILES = [
+    "test_adt.py",
+    "test_pass_unmatched_cases.py",
+    "test_ir_parser.py",
+    "test_tensor_array.py",
+    "test_vm.py",
+    "test_backend_interpreter.py",
+    "test_pass_to_a_normal_form.py",
+    "test_pass_to_basic_block_normal_form.py",
+    "test_pass_partial_eval.py",
+    "test_pass_gradient.py",
+    "test_ir_well_formed.py",
+    "test_pass_remove_unused_functions.py",
+    "test_type_infer.py",
+]
+ADT_OUT = HERE.parent / "tests" / "data" / "relay" / "adt_corpus.jsonl"
+ADT_MAX_TEXT = 200_000
+ADT_PROGRAM = re.compile(r"^type |\bmatch\??\s*\(", re.M)
 MAX_TEXT = 20_000
 PER_TEST = 60
 GLOBAL_CALL = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
@@ -74,11 +98,11 @@ TYPE_COMMENT = re.compile(r" ?/\* ty=.*? \*/")
 PER_FILE_SECONDS = 900
 
 
-def test_paths(tvm_root):
-    """The Relay test files to run, in TEST_FILES order."""
+def test_paths(tvm_root, files=None):
+    """The Relay test files to run, in TEST_FILES order (or `files`')."""
     relay = Path(tvm_root) / "tests" / "python" / "relay"
     paths = []
-    for pattern in TEST_FILES:
+    for pattern in files or TEST_FILES:
         for path in sorted(relay.glob(pattern)):
             if path not in paths:
                 paths.append(path)
@@ -128,10 +152,12 @@ def incomplete(text):
     return bool(set(GLOBAL_CALL.findall(text)) - set(GLOBAL_DEF.findall(text)))
 
 
-def corpus_entries(records, per_test=PER_TEST, existing=()):
+def corpus_entries(records, per_test=PER_TEST, existing=(), adt=False):
     """Distinct usable programs, first occurrence kept, at most `per_test` per test function,
     with counts of what was left out. `existing` entries (an earlier corpus) come first, kept
-    as they are with their ids: the new programs are those not among them, numbered on."""
+    as they are with their ids: the new programs are those not among them, numbered on.
+    `adt`: only programs with a type definition or a match, up to ADT_MAX_TEXT long, ids `a0000`."""
+    max_text = ADT_MAX_TEXT if adt else MAX_TEXT
     entries = list(existing)
     seen = {program_key(entry["text"]) for entry in entries}
     taken = {}
@@ -144,6 +170,7 @@ def corpus_entries(records, per_test=PER_TEST, existing=()):
         "unprintable type": 0,
         "incomplete": 0,
         "over the per-test cap": 0,
+        "no algebraic data type": 0,
     }
     for record in records:
         text = record["text"]
@@ -155,7 +182,9 @@ def corpus_entries(records, per_test=PER_TEST, existing=()):
             else "metadata"
             if "meta[" in text
             else "too long"
-            if len(text) > MAX_TEXT
+            if len(text) > max_text
+            else "no algebraic data type"
+            if adt and not ADT_PROGRAM.search(text)
             else "unprintable type"
             if "types_error" in record
             else "incomplete"
@@ -171,7 +200,7 @@ def corpus_entries(records, per_test=PER_TEST, existing=()):
             continue
         seen.add(key)
         taken[test] = taken.get(test, 0) + 1
-        entry = {"id": f"r{len(entries):04d}", "origin": record["test"], "text": text}
+        entry = {"id": f"{'a' if adt else 'r'}{len(entries):04d}", "origin": record["test"], "text": text}
         entry.update({"error": record["error"]} if "error" in record else {"types": record["types"]})
         entries.append(entry)
     return entries, left_out
@@ -183,7 +212,10 @@ def main(argv=None):
     parser.add_argument("--tvm", help="a TVM source tree (tests/python/relay)")
     parser.add_argument("--python", help="a Python with TVM (Relay) and pytest")
     parser.add_argument("--from-raw", nargs="+", help="build the corpus from these record files instead")
-    parser.add_argument("--out", default=str(DEFAULT_OUT))
+    parser.add_argument("--out", help=f"the corpus to write (default {DEFAULT_OUT.name}, or with --adt {ADT_OUT.name})")
+    parser.add_argument(
+        "--adt", action="store_true", help="harvest the tests of algebraic data types (ADT_TEST_FILES) instead"
+    )
     parser.add_argument("--only", nargs="*", help="run only these test files (names)")
     parser.add_argument("--raw", help="keep every record here (default: a scratch file)")
     parser.add_argument(
@@ -192,31 +224,32 @@ def main(argv=None):
         help="keep the programs already in --out (ids and all) and add the new ones after them",
     )
     args = parser.parse_args(argv)
+    args.out = args.out or str(ADT_OUT if args.adt else DEFAULT_OUT)
     existing = []
     if args.append and Path(args.out).exists():
         existing = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
     if args.from_raw:
         records = [json.loads(line) for path in args.from_raw for line in Path(path).read_text().splitlines()]
-        return write_corpus(records, Path(args.out), existing)
+        return write_corpus(records, Path(args.out), existing, args.adt)
     if not (args.tvm and args.python):
         parser.error("--tvm and --python are needed to run the tests (or give --from-raw)")
     tvm_root = Path(args.tvm).resolve()
     with tempfile.TemporaryDirectory() as scratch:
         raw = Path(args.raw or Path(scratch) / "records.jsonl")
         raw.unlink(missing_ok=True)
-        for path in test_paths(tvm_root):
+        for path in test_paths(tvm_root, ADT_TEST_FILES if args.adt else None):
             if args.only and path.name not in args.only:
                 continue
             print(f"running {path.relative_to(tvm_root)}", flush=True)
             run_one(args.python, tvm_root, path, raw)
         records = [json.loads(line) for line in raw.read_text().splitlines()] if raw.exists() else []
-    return write_corpus(records, Path(args.out), existing)
+    return write_corpus(records, Path(args.out), existing, args.adt)
 
 
-def write_corpus(records, out_path, existing=()):
+def write_corpus(records, out_path, existing=(), adt=False):
     """Deduplicate the records into the corpus file (after the `existing` entries); report
     what was left out."""
-    entries, left_out = corpus_entries(records, existing=existing)
+    entries, left_out = corpus_entries(records, existing=existing, adt=adt)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with open(out_path, "w", encoding="utf-8") as out:
         for entry in entries:

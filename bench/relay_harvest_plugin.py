@@ -82,6 +82,11 @@ def type_text(ty):
         return f"ref({type_text(ty.value)})"
     if isinstance(ty, relay.TypeVar):
         return ty.name_hint
+    if isinstance(ty, relay.TypeCall):  # an algebraic data type applied: `List[A]`, `nat[]`
+        args = ", ".join(type_text(a) for a in ty.args)
+        return f"{type_text(ty.func)}[{args}]"
+    if isinstance(ty, relay.GlobalTypeVar):
+        return ty.name_hint
     return "?"
 
 
@@ -94,6 +99,9 @@ def _function_types(mod):
 
 
 _META = re.compile(r"meta\[(tir\.[A-Za-z]+)\]\[([0-9]+)\]")
+# arange's start, stop and step attributes repeat its three arguments; this build prints them
+# as metadata (the prelude's tensor arrays call arange): they are left out
+_ARANGE_META = re.compile(r", (?:start|stop|step)=meta\[relay\.[A-Za-z]+\]\[[0-9]+\]")
 _OMITTED = re.compile(r"/\* For debugging purposes the metadata section has been omitted.*?\*/", re.S)
 
 
@@ -114,6 +122,7 @@ def module_text(mod):
             text = full
         table = tvm.ir.load_json(metadata.strip())
         text = _META.sub(lambda m: dim_text(table[m.group(1)][int(m.group(2))]), text)
+    text = _ARANGE_META.sub("", text)
     return _OMITTED.sub("", text).rstrip() + "\n"
 
 
@@ -208,8 +217,8 @@ class _InferringExecutor:
             mod = self.mod
         elif isinstance(expr, relay.GlobalVar) or not self.mod.functions:
             mod = self.mod if isinstance(expr, relay.GlobalVar) else tvm.IRModule.from_expr(expr)
-        else:
-            mod = tvm.IRModule.from_expr(expr)
+        else:  # an expression over the module's definitions and types (the prelude's), as Relay's executors take it
+            mod = tvm.IRModule.from_expr(expr, self.mod.functions, self.mod.type_definitions)
         inferred = _infer(mod)
         func_type = inferred["main"].checked_type
         return lambda *args, **kwargs: _fake_value(func_type.ret_type)
@@ -231,6 +240,23 @@ def _no_features(*args, **kwargs):
     return False
 
 
+_original_unmatched = relay.analysis.unmatched_cases
+
+
+def _unmatched_cases(match, mod=None):
+    """`unmatched_cases` asks about one match: record the module a function of it would make
+    (its free variables as parameters, over the module's types), with Relay's verdict on it (a
+    complete match that misses cases is an error of type inference)."""
+    try:
+        scope = mod if mod is not None else tvm.IRModule()
+        function = relay.Function(relay.analysis.free_vars(match), match)
+        whole = tvm.IRModule.from_expr(function, scope.functions, scope.type_definitions)
+        _recording_call(relay.transform.InferType(), whole)
+    except Exception:  # recorded (or not printable); the original call answers the test
+        pass
+    return _original_unmatched(match, mod)
+
+
 def install():
     """Patch the pass call and the compilation entry points (idempotent)."""
     # A cross-compiling build (hhb-tvm targets riscv64) cannot answer CPU feature queries
@@ -243,6 +269,7 @@ def install():
     tvm.testing.assert_allclose = _no_check
     ir_transform.Pass.__call__ = _recording_call
     relay.transform.InferTypeLocal = _infer_type_local
+    relay.analysis.unmatched_cases = _unmatched_cases
     relay.transform.transform.InferTypeLocal = _infer_type_local
     relay.create_executor = _create_executor
     relay.build_module.create_executor = _create_executor

@@ -22,7 +22,9 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
+import gzip
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Optional
@@ -33,11 +35,15 @@ if str(HERE.parent) not in sys.path:
 
 import gradual.infra.deep  # noqa: E402
 from gradual.diagnostics import codes  # noqa: E402
-from gradual.types import DynType, FuncType, RefType, TensorType, TupleType, Type  # noqa: E402
+from gradual.types import DTYPES, AdtType, DynType, FuncType, RefType, TensorType, TupleType, Type  # noqa: E402
 
 DATA = HERE / "data" / "relay"
 CORPUS = DATA / "corpus.jsonl"
 OUTCOMES = DATA / "outcomes.json"
+#: the programs of Relay's tests of algebraic data types (bench/relay_harvest.py --adt), gzipped:
+#: most hold Relay's whole prelude
+ADT_CORPUS = DATA / "adt_corpus.jsonl.gz"
+ADT_OUTCOMES = DATA / "adt_outcomes.json"
 
 ORDER = ("equal", "more-precise", "both-reject", "unreadable", "rejected", "accepted", "disagree", "less-precise")
 AGREE = ("equal", "more-precise", "both-reject")
@@ -56,8 +62,9 @@ _RANK = {"equal": 0, "more-precise": 1, "less-precise": 2, "disagree": 3}
 
 
 def load_corpus(path: Path = CORPUS) -> list[dict]:
-    """Every corpus entry, in file order."""
-    with open(path, encoding="utf-8") as lines:
+    """Every corpus entry, in file order (a `.gz` file is read through gzip)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as lines:
         return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -66,11 +73,25 @@ def load_outcomes(path: Path = OUTCOMES) -> dict[str, str]:
     return json.loads(path.read_text(encoding="utf-8"))["outcomes"]
 
 
+_TYPE_DEF = re.compile(r"^type .*?^}", re.M | re.S)
+_WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+_NOT_VARIABLES = {"Tensor", "fn", "ref", *DTYPES}
+
+
+def type_definitions(program: str) -> str:
+    """The `type` definitions of a program's text (what its printed types may name)."""
+    return "\n".join(_TYPE_DEF.findall(program))
+
+
 @functools.lru_cache(maxsize=None)
-def relay_type(text: str) -> Optional[Type]:
-    """Relay's printed type read with gradual's own annotation syntax (None if unreadable);
-    remembered, since most types repeat."""
-    result = gradual.check(f"def @relay_type(%t: {text}) {{ %t }}")
+def relay_type(text: str, types: str = "") -> Optional[Type]:
+    """Relay's printed type read with gradual's own annotation syntax (None if unreadable),
+    with the program's type definitions (`types`) and the type variables it names (`A`)
+    declared; remembered, since most types repeat."""
+    defined = {m.group(1) for m in re.finditer(r"^type ([A-Za-z_][A-Za-z0-9_]*)", types, re.M)}
+    variables = sorted({w for w in _WORD.findall(text) if w not in _NOT_VARIABLES and w not in defined})
+    params = f"[{', '.join(variables)}]" if variables else ""
+    result = gradual.check(f"{types}\ndef @relay_type{params}(%t: {text}) {{ %t }}")
     if result.errors:
         return None
     return result.function_type("relay_type").params[0]
@@ -119,6 +140,14 @@ def compare_types(relay: Type, mine: Type) -> str:
         return _worst(compare_types(r, m) for r, m in pairs)
     if isinstance(relay, RefType) and isinstance(mine, RefType):
         return compare_types(relay.content, mine.content)
+    if isinstance(relay, AdtType) and isinstance(mine, AdtType):
+        if relay.name != mine.name or len(relay.args) != len(mine.args):
+            return "disagree"
+        # a type argument Relay could not infer (`box[?]`): gradual's is as precise or more
+        return _worst(
+            "more-precise" if isinstance(r, DynType) and not isinstance(m, DynType) else compare_types(r, m)
+            for r, m in zip(relay.args, mine.args)
+        )
     if type(relay) is type(mine) and str(relay) == str(mine):
         return "equal"
     return "disagree"
@@ -142,6 +171,7 @@ def _compare_tensors(relay: TensorType, mine: TensorType) -> str:
 def classify(entry: dict) -> str:
     """The outcome of one corpus program."""
     result = gradual.check(entry["text"], entry["id"])
+    types = type_definitions(entry["text"]) if "\ntype " in entry["text"] or entry["text"].startswith("type ") else ""
     error_codes = {d.code for d in result.errors}
     if error_codes & UNREADABLE_CODES:
         return "unreadable"
@@ -151,7 +181,7 @@ def classify(entry: dict) -> str:
         return "rejected"
     grades = []
     for name, text in entry["types"].items():
-        relay = relay_type(text)
+        relay = relay_type(text, types)
         mine = result.function_type(name)
         if relay is None or mine is None:
             return "unreadable"
@@ -182,8 +212,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="gradual against Relay on Relay's own tests")
     parser.add_argument("--update", action="store_true", help="rewrite tests/data/relay/outcomes.json")
     parser.add_argument("--show", help="list the programs with this outcome")
+    parser.add_argument("--adt", action="store_true", help="the corpus of algebraic data types (adt_corpus.jsonl.gz)")
     args = parser.parse_args(argv)
-    entries = load_corpus()
+    entries = load_corpus(ADT_CORPUS if args.adt else CORPUS)
     outcomes = gradual.infra.deep.run_deep(classify_all, entries)
     print(table(outcomes))
     if args.show:
@@ -191,7 +222,8 @@ def main(argv=None) -> int:
             if outcomes[entry["id"]] == args.show:
                 print(f"{entry['id']} {entry['origin']}")
     if args.update:
-        OUTCOMES.write_text(json.dumps({"outcomes": outcomes}, indent=0, sort_keys=True) + "\n")
+        path = ADT_OUTCOMES if args.adt else OUTCOMES
+        path.write_text(json.dumps({"outcomes": outcomes}, indent=0, sort_keys=True) + "\n")
     return 0
 
 

@@ -291,7 +291,7 @@ def test_a_syntax_error_says_what_was_expected_once(capsys, tmp_path: Path) -> N
     path.write_text("def @main(%x: Tensor[(2, 3), float32]) {\n  nn.relu(%x\n}\n")
     code, _, err = run_cli(capsys, "check", "--color=never", str(path))
     assert code == 1 and "error[parse-error]: unexpected `}`" in err
-    assert err.count("expected `(`") == 1, err
+    assert err.count("expected `)`") == 1, err
 
 
 def test_carets_stand_under_the_span_after_wide_characters(capsys, tmp_path: Path) -> None:

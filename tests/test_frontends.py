@@ -44,7 +44,7 @@ def test_a_distribution_that_declares_a_frontend_registers_it(
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "fake_frontend_plugin", raising=False)
     assert registry._may_declare_entry_points()
-    assert {f.name for f in registry.frontends()} == {"onnx", "torch.export", "fake"}
+    assert {f.name for f in registry.frontends()} == {"onnx", "torch.export", "jax", "fake"}
     assert registry.frontend_for("model.fake").name == "fake"
 
 

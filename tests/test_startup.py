@@ -70,7 +70,7 @@ def test_a_directory_others_can_write_to_is_not_used(tmp_path, monkeypatch) -> N
 
 
 def _stdlib_paths() -> list:
-    return sorted(registry.stdlib_dir().glob("*.rly"))
+    return registry.operator_files()
 
 
 def test_the_cached_stdlib_is_the_parsed_one(cache_dir: Path) -> None:

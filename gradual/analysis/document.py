@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from gradual.checker import messages
+from gradual.checker.adt_names import declare_types
 from gradual.checker.driver import CheckResult, parse_diagnostic
 from gradual.checker.infer import Checker
 from gradual.checker.names import Resolution, callee_first, declare, resolve_definition
+from gradual.checker.prelude import may_use_prelude, with_prelude
 from gradual.checker.records import DefinitionRecord
 from gradual.diagnostics import Diagnostic
 from gradual.infra.arguments import require
@@ -95,6 +97,7 @@ class Piece:
     source: Source
     defs: tuple = ()
     error: Optional[ParseError] = None
+    types: tuple = ()  # the `type` definitions in it
 
 
 @dataclass(eq=False)
@@ -168,6 +171,10 @@ class Document:
         self.instantiations: dict = {}
         # the hints the kept records were checked with widened (a caller passed another size)
         self.widened: frozenset = frozenset()
+        # the module's type definitions (their text), as declared (adt_names.declare_types)
+        self.types_key: Optional[tuple] = None
+        self.adts: tuple = ({}, {})
+        self.type_problems: list = []
 
     def analyze(
         self, text: str, version: Optional[int] = None, cancelled: Callable[[], bool] = lambda: False
@@ -181,7 +188,13 @@ class Document:
         with gc_paused():
             source = Source(text, self.path)
             pieces, syntax = self._parse(text, source, cancelled)
-            module = ast.Module(tuple(d for p in pieces for d in p.defs), span=Span(source, 0, len(text)))
+            module = ast.Module(
+                tuple(d for p in pieces for d in p.defs),
+                tuple(t for p in pieces for t in p.types),
+                span=Span(source, 0, len(text)),
+            )
+            if may_use_prelude(text):  # names only the prelude may define: its definitions join
+                module = with_prelude(module)
             with suggestion_budget(len(text)):
                 result, internal, rechecked = self._check(module, cancelled)
             result.source = source
@@ -229,7 +242,8 @@ class Document:
     def _parse_piece(self, chunk: str, start: int, line: int) -> Piece:
         source = Source(chunk, self.path, start, line)
         try:
-            return Piece(chunk, source, parse_source(source).defs)
+            parsed = parse_source(source)
+            return Piece(chunk, source, parsed.defs, types=parsed.types)
         except ParseError as exc:
             return Piece(chunk, source, (), exc)
 
@@ -249,14 +263,22 @@ class Document:
     def _parse_whole(self, text: str, source: Source) -> tuple[list, Optional[Diagnostic]]:
         self.pieces = {}
         try:
-            return [Piece(text, source, parse_source(source).defs)], None
+            parsed = parse_source(source)
+            return [Piece(text, source, parsed.defs, types=parsed.types)], None
         except ParseError as exc:
             return [], parse_diagnostic(exc)
 
     # checking -----------------------------------------------------------------------------
     def _check(self, module: ast.Module, cancelled: Callable[[], bool]) -> tuple[CheckResult, list, tuple]:
         defs, duplicates = declare(module)
-        names = tuple(defs)
+        types_key = tuple(t.span.text for t in module.types)
+        if types_key != self.types_key:  # the types changed: every definition is resolved again
+            self.types_key = types_key
+            found: list = []
+            self.adts = declare_types(module.types, found.append, lambda *_: None) if module.types else ({}, {})
+            self.type_problems = found
+        duplicates = list(duplicates) + list(self.type_problems)
+        names = (tuple(defs), types_key)
         resolution = self._resolve(module, defs, names, cancelled)
         widened, kept_widening = self.widened, bool(self.widened)
         rounds = 0
@@ -316,6 +338,7 @@ class Document:
         whole = self.resolution
         whole.module = module
         whole.defs = defs
+        whole.adts, whole.ctors = self.adts
         present = {id(d) for d in defs.values()}
         changed = False
         for key in [k for k in self.kept if k not in present]:
@@ -328,7 +351,7 @@ class Document:
                 if cancelled():
                     whole.order = []
                     raise Cancelled()
-                part = resolve_definition(module, d, defs, self.registry)
+                part = resolve_definition(module, d, defs, self.registry, adts=self.adts[0], ctors=self.adts[1])
                 self.kept[id(d)] = _Kept(part, names)
                 whole.absorb(part)
                 changed = True

@@ -18,7 +18,15 @@ from typing import Any, Optional
 from gradual.checker import messages
 from gradual.checker.driver import CheckResult, check, decode_program, parse
 from gradual.diagnostics.codes import INPUT_ERROR
-from gradual.frontends import Frontend, FrontendUnavailable, LoadedModel, frontend_for, frontends
+from gradual.frontends import (
+    Frontend,
+    FrontendUnavailable,
+    FrontendUsageError,
+    LoadedModel,
+    frontend_for,
+    frontends,
+    model_file,
+)
 from gradual.syntax.source import Source, Span
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -96,20 +104,21 @@ def load(path: str, options: Optional[dict] = None) -> Input:
         loaded = read_text(path)
         loaded.claims = not (options or {}).get("strict_dims")
         return loaded
+    file = model_file(path)  # `model.py` of `model.py:mlp`
     try:
-        mode = os.stat(path).st_mode
+        mode = os.stat(file).st_mode
     except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
-        raise unavailable(path, exc, "model") from None
+        raise unavailable(file, exc, "model") from None
     if stat.S_ISDIR(mode):
-        raise Unavailable(f"{path}: is a directory, not a model file")
+        raise Unavailable(f"{file}: is a directory, not a model file")
     if not stat.S_ISREG(mode):  # a device or a pipe: /dev/zero as a model was read until memory ran out
-        raise Unavailable(f"{path}: is not a regular file, and a model is read from one")
-    pointer = _lfs_pointer(path)
+        raise Unavailable(f"{file}: is not a regular file, and a model is read from one")
+    pointer = _lfs_pointer(file)
     if pointer is not None:
         return Input(path, problem=pointer)
     try:
         model = frontend.load(path, dict(options or {}))
-    except FrontendUnavailable as exc:
+    except (FrontendUnavailable, FrontendUsageError) as exc:
         raise Unavailable(str(exc)) from None
     unreadable = [d for d in model.diagnostics if d.code == INPUT_ERROR]
     if unreadable and model.module is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field, fields
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from gradual.analysis.document import Analysis
 from gradual.checker.expressions import literal_type
@@ -107,8 +107,11 @@ def _holds(node: ast.Node, offset: int) -> bool:
 
 
 def definitions(analysis: Analysis) -> list:
-    """The document's definitions in source order."""
-    return list(analysis.result.module.defs) if analysis.result.module is not None else []
+    """The document's definitions in source order (not the prelude's it uses: they are in
+    stdlib/prelude.rly)."""
+    if analysis.result.module is None:
+        return []
+    return [d for d in analysis.result.module.defs if d.span.source.path == analysis.path]
 
 
 # types of things ----------------------------------------------------------------------------
@@ -129,14 +132,14 @@ def binder_of(analysis: Analysis, var: ast.Var) -> Optional[Binder]:
 
 def _binder_holders(analysis: Analysis, var: ast.Var) -> list:
     path = path_at(analysis, start_of(var.span))
-    return [n for n in path if isinstance(n, (ast.Param, ast.Let)) and n.var is var]
+    return [n for n in path if isinstance(n, (ast.Param, ast.Let, ast.PVar)) and n.var is var]
 
 
 def binder_type(analysis: Analysis, binder: Binder) -> Optional[Type]:
     """The type a parameter or `let` binds (parameters: as inferred for their function)."""
     result = analysis.result
     node = binder.node
-    if isinstance(node, ast.Let):
+    if isinstance(node, (ast.Let, ast.PVar)):  # a pattern variable's type is recorded on it
         return result.types.get(id(node))
     d = definition_at(analysis, start_of(binder.span))
     if d is None:
@@ -282,13 +285,45 @@ def hover(analysis: Analysis, offset: int) -> Optional[Hover]:
         and path[-2].callee is node
     ):
         return _hover_callee(analysis, path[-2], node)
+    if isinstance(node, (ast.OpRef, ast.PCtor)):
+        found = _hover_constructor(analysis, node)
+        if found is not None:
+            return found
     expr = next((n for n in reversed(path) if isinstance(n, _EXPRESSIONS)), None)
     if expr is None:
         return None
     return _hover_expression(analysis, expr, path)
 
 
-_EXPRESSIONS = (ast.Var, ast.GlobalVar, ast.Literal, ast.TupleExpr, ast.Proj, ast.Call, ast.If, ast.Fn, ast.Cast)
+_EXPRESSIONS = (
+    ast.Var,
+    ast.GlobalVar,
+    ast.Literal,
+    ast.TupleExpr,
+    ast.Proj,
+    ast.Call,
+    ast.If,
+    ast.Fn,
+    ast.Cast,
+    ast.Match,
+)
+
+
+def _constructor(analysis: Analysis, name: str) -> Any:
+    """The constructor of this name (adt_names.CtorInfo), if the program has one."""
+    res = analysis.result.resolution
+    return res.ctors.get(name) if res is not None else None
+
+
+def _hover_constructor(analysis: Analysis, node: Any) -> Optional[Hover]:
+    """A constructor (a value, or in a pattern): its type, and the type it makes."""
+    info = _constructor(analysis, node.name)
+    if info is None:
+        return None
+    span = node.name_span if isinstance(node, ast.PCtor) else node.span
+    lines = _code_block(f"{info.name}: {format_type(info.type)}")
+    lines.append(f"a constructor of `{info.adt.name}`")
+    return Hover(span, lines)
 
 
 def _code_block(text: str) -> list:
@@ -320,6 +355,8 @@ def _hover_expression(analysis: Analysis, node: ast.Node, path: list) -> Hover:
 
 
 def _binder_role(binder: Binder, d: ast.Def) -> str:
+    if binder.kind == "pattern":
+        return "bound by a pattern of a `match`"
     if binder.kind == "param":
         return f"parameter of `@{d.name}`"
     if binder.kind == "fn-param":
@@ -330,7 +367,11 @@ def _binder_role(binder: Binder, d: ast.Def) -> str:
 def _hover_callee(analysis: Analysis, call: ast.Call, callee: ast.Node) -> Hover:
     result = analysis.result
     lines: list = []
-    if isinstance(callee, ast.OpRef):
+    info = _constructor(analysis, callee.name) if isinstance(callee, ast.OpRef) else None
+    if info is not None:
+        lines += _code_block(f"{info.name}: {format_type(info.type)}")
+        lines.append(f"a constructor of `{info.adt.name}`")
+    elif isinstance(callee, ast.OpRef):
         op = result.registry.get(callee.name) if result.registry is not None else None
         if op is None:
             return Hover(callee.span, [f"unknown operator `{callee.name}`"])

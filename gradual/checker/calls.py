@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gradual.checker import messages
+from gradual.checker import adt, messages
 from gradual.checker.expressions import Expressions, meet
 from gradual.checker.finalize import (
     deep_resolve,
@@ -171,6 +171,8 @@ class Calls(Expressions):
 
     def call(self, e: ast.Call, env: Env) -> Type:
         callee = e.callee
+        if callee.__class__ is ast.OpRef and self.res.ctors and callee.name in self.res.ctors:
+            return adt.call_constructor(self, e, self.res.ctors[callee.name], env)
         if callee.__class__ is ast.OpRef:
             binders, arg_types = self.arguments(e.args, env)
             self.current.frame.types[id(callee)] = DYN  # type: ignore[union-attr]
@@ -305,6 +307,10 @@ class Calls(Expressions):
         if len(arg_types) != len(fn.params):
             self.report(messages.wrong_arity(e.span, desc.display, len(fn.params), len(arg_types), desc.signature))
             return ERROR
+        if fn.type_params:  # a polymorphic function: its type parameters from these arguments
+            fn = adt.instantiate_call(fn, arg_types, self.current.solver)  # type: ignore[union-attr]
+        if (fn.dtype_params or fn.dim_params) and self.res.adts:  # what only the elements of an ADT give
+            fn = adt.specialize_inside(fn, arg_types, self.current.solver)  # type: ignore[union-attr]
         resolved = deep_resolve(fn, self.current.solver)  # type: ignore[union-attr]
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)

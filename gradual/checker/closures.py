@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from gradual.checker.adt import element_variables
 from gradual.checker.calls import Calls
 from gradual.checker.finalize import (
     Finalizer,
@@ -104,6 +105,9 @@ class Closures(Calls):
         outer.solver.widen_params |= solver.widen_params
         outer.solver.widen_ranks |= solver.widen_ranks
         finalize = Finalizer(solver, info)
+        # an element type its body never constrains (`fn (%y, %x) { Cons(%x, %y) }`): it is
+        # polymorphic in it, each call instantiates it (other unconstrained types stay `?`)
+        finalize.type_params = element_variables(params + [result], solver)
         # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
         # a call passing another size widens the hint instead of failing against it (SPEC 3.5)
         finalize.keep_hints = True
@@ -128,7 +132,13 @@ class Closures(Calls):
             )
         )
         return FuncType(
-            tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, (), dtype_requires
+            tuple(param_types),
+            ret_type,
+            info.dim_params + finalize.new_dims(),
+            dtype_params,
+            (),
+            dtype_requires,
+            info.type_params + finalize.new_type_params(),
         )
 
     def closure_type(self, info: FunctionInfo, params: list, result: Type, state: Pass) -> FuncType:
@@ -153,7 +163,7 @@ class Closures(Calls):
                 key=lambda pair: (pair[0].uid, pair[1]),
             )
         )
-        return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs)
+        return FuncType(ps, solver.resolve_type(result), info.dim_params, (), (), needs, info.type_params)
 
     def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type:
         """A `let %f = fn ...` that calls `%f`: solved to a fixpoint like a recursive definition."""
@@ -168,7 +178,7 @@ class Closures(Calls):
             del outer.finished[finished_mark:]  # closed closures of an earlier iteration
             state = self.current = Pass(outer.solver, Frame(), "closure", info, outer.owner, finished=outer.finished)
             params = [env.aliased(t) for t in self.parameters(info, outer.solver, outer.owner)]
-            self_type = FuncType(tuple(params), ret, info.dim_params, ())
+            self_type = FuncType(tuple(params), ret, info.dim_params, (), type_params=info.type_params)
             observed = self.closure_body(fn, info, params, env, binder, self_type)
             result_type = self.closure_type(info, params, observed, state)
             final = state

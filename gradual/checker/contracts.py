@@ -21,16 +21,20 @@ from typing import Any, Optional
 from gradual.shapes import Dimension, Grade, Symbol
 from gradual.types import (
     DYN_DTYPE,
+    AdtType,
     BottomType,
     DynType,
+    ElemVar,
     FuncType,
     RefType,
     TensorType,
     TupleType,
     Type,
+    TypeParam,
     TypeVar,
     Variadic,
 )
+from gradual.types.params import fresh_instance
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,30 @@ def function_grade(
         return Grade.NEVER, never.mismatch
 
 
+def value_grade(
+    solver: Any, actual: Type, expected: Type, chosen: frozenset = frozenset()
+) -> tuple[Grade, Optional[Mismatch]]:
+    """How a value of type `actual` fits a position of type `expected` (an algebraic data
+    type, a type parameter, or any type holding them), graded as a function's parts are."""
+    try:
+        return _Grader(solver, chosen).flow(actual, expected, "value", 0, ()), None
+    except _Never as never:
+        return Grade.NEVER, never.mismatch
+
+
+def mismatch_text(where: Optional[Mismatch]) -> str:
+    """Where a value's type and the one required disagree, in words."""
+    if where is None:
+        return "they can never agree"
+    part = "".join(f"field {i} of " for i in reversed(where.path)) if where.path else ""
+    have, want = where.have, where.want
+    if where.what == "dim":
+        return f"{part}its dim {where.axis} is {have}, not {want}"
+    if where.what in ("rank", "dtype", "length"):
+        return f"{part}its {where.what} is {have}, not {want}"
+    return f"{part or 'it '}is {have}, not {want}"
+
+
 class _Grader:
     """Compares types as a call would: the function's own symbols (`fn [k](Tensor[(k,)])`)
     are bound by their first occurrence, parameters first, and stand for that afterwards."""
@@ -79,6 +107,8 @@ class _Grader:
         self.bound_dtypes: dict = {}
 
     def function(self, actual: FuncType, expected: FuncType, side: str = "", index: int = 0) -> Grade:
+        if actual.type_params and actual.type_params != expected.type_params:
+            actual = fresh_instance(actual)  # a polymorphic function fits where an instance does
         self.own |= set(actual.dim_params)
         self.own_dtypes |= set(actual.dtype_params)
         if len(actual.params) != len(expected.params):
@@ -117,10 +147,27 @@ class _Grader:
     def flow(self, value: Type, target: Type, side: str, index: int, path: tuple) -> Grade:
         """A value of type `value` where `target` is required."""
         value, target = self.solver.resolve_type(value), self.solver.resolve_type(target)
+        if isinstance(target, ElemVar) and target is not value:  # an instance's parameter: this value's type
+            self.solver.bind_type(target, value)
+            return Grade.EQUAL
+        if isinstance(value, ElemVar) and not isinstance(target, (DynType, TypeVar)):
+            self.solver.bind_type(value, target)  # no value has it (an empty list's element)
+            return Grade.EQUAL
         if isinstance(target, (DynType, TypeVar)) or isinstance(value, BottomType):
             return Grade.EQUAL
         if isinstance(value, (DynType, TypeVar)):
             return Grade.CHECK
+        if isinstance(value, TypeParam) or isinstance(target, TypeParam):
+            if value is target:
+                return Grade.EQUAL
+            raise _Never(Mismatch(side, index, path, "kind", None, value, target))
+        if isinstance(value, AdtType) and isinstance(target, AdtType):
+            if value.name != target.name or len(value.args) != len(target.args):
+                raise _Never(Mismatch(side, index, path, "kind", None, value, target))
+            grade = Grade.EQUAL  # covariant: an ADT value is immutable
+            for v, t in zip(value.args, target.args):
+                grade = _worst(grade, self.flow(v, t, side, index, path))
+            return grade
         if isinstance(value, TensorType) and isinstance(target, TensorType):
             return self.tensor(value, target, side, index, path)
         if isinstance(value, TupleType) and isinstance(target, TupleType):

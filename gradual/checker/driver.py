@@ -16,6 +16,7 @@ from gradual.checker import messages
 from gradual.checker.finalize import publish_dataflow
 from gradual.checker.infer import check_module
 from gradual.checker.names import Resolution, resolve
+from gradual.checker.prelude import needs_prelude, with_prelude
 from gradual.checker.records import CheckRecord
 from gradual.diagnostics import Diagnostic, Severity
 from gradual.infra.arguments import require
@@ -136,7 +137,7 @@ class CheckResult:
         """The type a `let` or a definition's parameter binds."""
         if binder is None:
             return None
-        if isinstance(binder.node, ast.Let):
+        if isinstance(binder.node, (ast.Let, ast.PVar)):  # a pattern variable's type is recorded on it
             return self.types.get(id(binder.node))
         found = self._parameters().get(id(binder.node))
         if found is None:
@@ -243,6 +244,10 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
         source = module.span.source if module.span is not None else None
     with suggestion_budget(len(program) if isinstance(program, str) else _built_size(module)):
         resolution = resolve(module, registry)
+        if needs_prelude(resolution.diagnostics):  # names it does not define: the prelude's?
+            extended = with_prelude(module)
+            if extended is not module:
+                module, resolution = extended, resolve(extended, registry)
         checker = check_module(resolution, registry)
     diagnostics = checker.diagnostics
     if not isinstance(program, str) and diagnostics:  # a built module: nodes made without a location

@@ -16,6 +16,7 @@ from gradual.syntax import ast
 from gradual.syntax.printer import format_module
 from gradual.types import (
     DYN_DTYPE,
+    AdtType,
     Broadcast,
     DTypeVar,
     FuncType,
@@ -23,6 +24,7 @@ from gradual.types import (
     TensorType,
     TupleType,
     Type,
+    TypeParam,
     Variadic,
     map_dtypes,
 )
@@ -118,9 +120,17 @@ def type_expr(t: Type, names: _Names) -> ast.TypeExpr:
     if isinstance(t, TupleType):
         return ast.TupleTypeExpr(tuple(type_expr(f, names) for f in t.fields))
     if isinstance(t, FuncType):
-        return ast.FnTypeExpr(tuple(type_expr(p, names) for p in t.params), type_expr(t.ret, names))
+        return ast.FnTypeExpr(
+            tuple(type_expr(p, names) for p in t.params),
+            type_expr(t.ret, names),
+            tuple(p.name for p in t.type_params),
+        )
     if isinstance(t, RefType):
         return ast.RefTypeExpr(type_expr(t.content, names))
+    if isinstance(t, AdtType):
+        return ast.AdtTypeExpr(t.name, tuple(type_expr(a, names) for a in t.args))
+    if isinstance(t, TypeParam):
+        return ast.TensorTypeExpr((), t.name)  # a bare name: the type parameter in scope
     return ast.DynTypeExpr()
 
 
@@ -145,7 +155,7 @@ class Elaborator:
             fn = res.functions.get(d.name)  # type: ignore[attr-defined]
             known = fn is not None and fn.node is d and id(d) in res.resolution.functions  # type: ignore[attr-defined]
             defs.append(self.definition(d, fn) if known else d)
-        return ast.Module(tuple(defs), span=res.module.span)  # type: ignore[attr-defined]
+        return ast.Module(tuple(defs), res.module.types, span=res.module.span)  # type: ignore[attr-defined]
 
     def definition(self, d: ast.Def, fn: "object") -> ast.Def:
         info = self.result.resolution.function(d)  # type: ignore[attr-defined]
@@ -165,7 +175,7 @@ class Elaborator:
                 p if p.type is not None else replace(p, type=type_expr(map_dtypes(t, self._declared_dtype), self.names))
             )
         dtype_params = tuple(d.dtype_params) + tuple(
-            v.name for v in fn_type.dtype_params if v.name not in d.dtype_params
+            v.name for v in fn_type.dtype_params + fn_type.type_params if v.name not in d.dtype_params
         )
         ret = (
             d.ret
@@ -265,6 +275,12 @@ class Elaborator:
         if isinstance(e, ast.Block):
             body = self.body(e.body)
             return e if body is e.body else replace(e, body=body)
+        if isinstance(e, ast.Match):
+            scrutinee = self.expr(e.scrutinee)
+            clauses = tuple(c if (b := self.body(c.body)) is c.body else replace(c, body=b) for c in e.clauses)
+            if scrutinee is e.scrutinee and all(a is b for a, b in zip(clauses, e.clauses)):
+                return e
+            return replace(e, scrutinee=scrutinee, clauses=clauses)
         return e
 
     def annotate(self, node: object) -> Optional[str]:

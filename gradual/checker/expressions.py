@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from gradual.checker import messages
+from gradual.checker.adt import check_match, constructor_value
 from gradual.checker.finalize import tensor_dims
 from gradual.checker.fixpoint import Definitions
 from gradual.checker.records import CheckRecord, Env
@@ -17,6 +18,7 @@ from gradual.syntax import ast
 from gradual.syntax.source import Span
 from gradual.types import (
     BOTTOM,
+    AdtType,
     DYN,
     DYN_DTYPE,
     ERROR,
@@ -65,6 +67,9 @@ def meet(target: Type, actual: Type) -> Type:
         return TupleType(tuple(meet(t, a) for t, a in zip(target.fields, actual.fields)))
     if isinstance(target, RefType) and isinstance(actual, RefType):
         return RefType(meet(target.content, actual.content))
+    if isinstance(target, AdtType) and isinstance(actual, AdtType) and target.name == actual.name:
+        if len(target.args) == len(actual.args):
+            return AdtType(target.name, tuple(meet(t, a) for t, a in zip(target.args, actual.args)))
     if isinstance(target, DynType):
         return actual
     return target
@@ -280,7 +285,11 @@ class Expressions(Definitions):
             return self.nested_body(e.body, env)
         if isinstance(e, ast.GlobalVar):
             return _as_value(self.global_type(e.name)) or ERROR
+        if isinstance(e, ast.Match):
+            return check_match(self, e, env)  # type: ignore[arg-type]
         if isinstance(e, ast.OpRef):
+            if e.name in self.res.ctors:
+                return constructor_value(self.res.ctors[e.name])
             if e.name in self.registry or e.name in ast.REF_FORMS:
                 self.report(messages.operator_as_value(e.span, e.name))
             return ERROR

@@ -13,6 +13,7 @@ from gradual.shapes import Dimension, Poly, Symbol
 from gradual.types import (
     DYN,
     DYN_DTYPE,
+    AdtType,
     DimVar,
     DType,
     DTypeVar,
@@ -21,6 +22,7 @@ from gradual.types import (
     TensorType,
     TupleType,
     Type,
+    TypeParam,
     TypeVar,
     Variadic,
     erase_symbols,
@@ -161,6 +163,8 @@ def deep_resolve(t: Type, solver: Solver) -> Type:
         return t if dtype is t.dtype else TensorType(t.dims, dtype, t.value)
     if isinstance(t, RefType):
         return RefType(deep_resolve(t.content, solver))
+    if isinstance(t, AdtType) and t.args:
+        return AdtType(t.name, tuple(deep_resolve(a, solver) for a in t.args))
     return t
 
 
@@ -182,6 +186,9 @@ def finalized_type(t: Type, solver: Solver, keep_hints: bool = False) -> Type:
     if isinstance(t, RefType):
         content = finalized_type(t.content, solver, keep_hints)
         return t if content is t.content else RefType(content)
+    if isinstance(t, AdtType):
+        args = tuple(finalized_type(a, solver, keep_hints) for a in t.args)
+        return t if _same_items(args, t.args) else AdtType(t.name, args)
     return t
 
 
@@ -201,6 +208,13 @@ class Finalizer:
         self.generalizing = False
         self.keep_hints = False
         self.done: dict = {}  # recorded types repeat a lot: finalize each distinct one once
+        #: whole types nothing constrained, generalized into type parameters (`fn (%y, %x) {
+        #: Cons(%x, %y) }` is `fn [A](List[A], A) -> List[A]`), in the order met
+        self.types: dict = {}
+        self.type_taken = {p.name for p in info.type_params}
+        #: the unbound whole types that become type parameters (a closed closure's that are
+        #: elements of an ADT); the others are `?`
+        self.type_params: frozenset = frozenset()
 
     def generalize(self, t: Type) -> Type:
         """A parameter type with free inference variables turned into the definition's own."""
@@ -215,6 +229,17 @@ class Finalizer:
 
     def new_dtypes(self) -> tuple:
         return tuple(self.dtypes.values())
+
+    def new_type_params(self) -> tuple:
+        return tuple(self.types.values())
+
+    def _type_param(self, v: TypeVar) -> Type:
+        """An unbound type variable: the type parameter it was generalized into (made when
+        generalizing a parameter), else `?`."""
+        found = self.types.get(v)
+        if found is None and self.generalizing and v in self.type_params:
+            found = self.types[v] = TypeParam(_fresh("ABCDEFGH", "T", self.type_taken))
+        return found if found is not None else DYN
 
     def type(self, t: Type) -> Type:
         """A recorded type, fully resolved."""
@@ -231,7 +256,7 @@ class Finalizer:
     def _finalize(self, t: Type) -> Type:
         t = self.solver.resolve_type(t)
         if isinstance(t, TypeVar):
-            return DYN
+            return self._type_param(t)
         if is_ground(t):  # nothing to resolve (a closed closure's type, final already)
             return t
         if isinstance(t, TupleType):
@@ -244,15 +269,21 @@ class Finalizer:
         if isinstance(t, RefType):
             content = self._part(t.content)
             return t if content is t.content else RefType(content)
+        if isinstance(t, AdtType):
+            args = tuple(self._finalize(a) for a in t.args)  # an unbound element type is `?`
+            return t if _same_items(args, t.args) else AdtType(t.name, args)
         t = deep_resolve(t, self.solver)
         t = map_dims(t, self.dim)
         return map_dtypes(t, self.dtype)
 
     def _part(self, t: Type) -> Type:
         """A field, parameter or result inside a type: finalized once per distinct type (a
-        type n deep is made of n parts); a type variable still unknown stays one."""
+        type n deep is made of n parts); a type variable still unknown stays one (or is the
+        type parameter it was generalized into)."""
         t = self.solver.resolve_type(t)
-        return t if isinstance(t, TypeVar) else self.type(t)
+        if isinstance(t, TypeVar):
+            return self.types.get(t, t)
+        return self.type(t)
 
     def dim(self, d: Dimension) -> Dimension:
         d = self.solver.resolve(d, final=True, keep_hints=self.keep_hints)

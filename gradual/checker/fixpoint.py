@@ -99,7 +99,11 @@ class Definitions(CheckerState):
             for d in defs:
                 info = self.res.function(d)
                 self.assumed[d.name] = FuncType(
-                    tuple(params[d.name]), returns[d.name], info.dim_params, info.dtype_params
+                    tuple(params[d.name]),
+                    returns[d.name],
+                    info.dim_params,
+                    info.dtype_params,
+                    type_params=info.type_params,
                 )
             observed = {}
             for d in defs:
@@ -238,7 +242,13 @@ class Definitions(CheckerState):
         dtype_params = info.dtype_params + finalize.new_dtypes()
         dtype_requires = learned_dtype_requires(state.dtype_requires, finalize, dtype_params)
         fn_type = FuncType(
-            tuple(param_types), ret_type, info.dim_params + finalize.new_dims(), dtype_params, requires, dtype_requires
+            tuple(param_types),
+            ret_type,
+            info.dim_params + finalize.new_dims(),
+            dtype_params,
+            requires,
+            dtype_requires,
+            info.type_params,
         )
         frame = state.frame
         types = finalized_by_identity(frame.types, finalize.type)

@@ -13,14 +13,15 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Container, Optional, Union
 
-from gradual.checker import messages
+from gradual.checker import adt_messages, messages
+from gradual.checker.adt_names import declare_types, dtype_names, pattern_ctors, pattern_vars
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.ops import messages as ops_messages
 from gradual.syntax import ast
 from gradual.syntax.printer import format_attr_value
 from gradual.syntax.source import Span
-from gradual.types import DTypeVar, Type
+from gradual.types import DTypeVar, Type, TypeParam
 from gradual.types.annotations import Converter, DimScope, TypeScope, quantify_result_functions, suggest
 
 
@@ -73,6 +74,7 @@ class FunctionInfo:
     name: str = ""
     written: list = field(default_factory=list)  # (definitions) every symbol written inside
     closed: bool = False  # (closures) it uses no variable bound outside it
+    type_params: tuple = ()  # TypeParams it is polymorphic in (`def @map[A, B]`, `fn [A]`)
 
 
 @dataclass
@@ -94,6 +96,9 @@ class Resolution:
     #: per Dataflow (by id): each statement's binder, and the binders of its arguments (None
     #: where a name is unknown), for its statements whose nodes are not made (`publish`)
     dataflow: dict = field(default_factory=dict)
+    #: the module's algebraic data types and constructors by name (adt_names.AdtDef, CtorInfo)
+    adts: dict = field(default_factory=dict)
+    ctors: dict = field(default_factory=dict)
 
     def binder_of(self, node: object) -> Optional[Binder]:
         """The binder a Var use refers to (or that a Param/Let introduces)."""
@@ -149,6 +154,14 @@ class _Resolver:
         # per closure being walked, the lowest level of a variable used inside it (Binder.level)
         self.captured: list[int] = []
 
+    @property
+    def adt_arities(self) -> dict:
+        """The module's type names and their numbers of type parameters (annotations read them)."""
+        found = self.__dict__.get("_arities")
+        if found is None or found[0] is not self.res.adts:
+            found = self.__dict__["_arities"] = (self.res.adts, {n: len(a.params) for n, a in self.res.adts.items()})
+        return found[1]
+
     # reporting ----------------------------------------------------------------------------
     def report(self, diag: Diagnostic) -> None:
         self.res.diagnostics.append(diag)
@@ -182,12 +195,18 @@ class _Resolver:
             self.report(messages.unknown_dim(span, facts["name"], facts.get("suggestion")))
         elif code == "dim-untracked":
             self.report(messages.dim_untracked(span, "", "annotation"))
+        elif code == "unknown-type":
+            self.report(adt_messages.unknown_type(span, facts["name"], facts.get("suggestion")))
+        elif code == "type-arity":
+            self.report(adt_messages.type_arity(span, facts["name"], facts["expected"], facts["actual"]))
         else:
             self.report(messages.bad_signature(span, facts.get("what", ""), facts))
 
     # module -------------------------------------------------------------------------------
     def module(self) -> Resolution:
         self.res.defs, self.res.diagnostics = declare(self.res.module)
+        if self.res.module.types:
+            self.res.adts, self.res.ctors = declare_types(self.res.module.types, self.report, self.report_annotation)
         for d in self.res.module.defs:
             if self.res.defs.get(d.name) is d:
                 self.definition(d)
@@ -215,15 +234,18 @@ class _Resolver:
             self.log.undo(mark)
 
     def _function(self, node: Union[ast.Def, ast.Fn], dims: DimScope, outer_types: TypeScope) -> FunctionInfo:
-        names = getattr(node, "dtype_params", ())
+        names = getattr(node, "dtype_params", ()) + getattr(node, "type_params", ())
         for name in sorted(n for n, count in collections.Counter(names).items() if count > 1):
             self.report(messages.duplicate_dtype_parameter(getattr(node, "name_span", node.span), name))
         for name, cls in getattr(node, "dtype_classes", ()):
             where = getattr(node, "name_span", node.span)
             self.report(messages.bad_signature(where, "dtype-class", {"text": f"{name}: {cls}"}))
-        dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names))
-        types = TypeScope(dict(outer_types.dtype_vars), {})
+        as_dtypes = dtype_names(node) if isinstance(node, ast.Def) else set()
+        dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names) if n in as_dtypes)
+        type_params = tuple(TypeParam(n) for n in dict.fromkeys(names) if n not in as_dtypes)
+        types = TypeScope(dict(outer_types.dtype_vars), {}, dict(outer_types.type_params), self.adt_arities)
         types.dtype_vars.update({v.name: v for v in dtype_params})
+        types.type_params.update({p.name: p for p in type_params})
         conv = Converter(dims, types, self.report_annotation)
         params, param_types = [], []
         seen: dict[str, Binder] = {}
@@ -261,7 +283,14 @@ class _Resolver:
         if isinstance(node, ast.Def) and node.dim_facts:
             _fact_symbols(dims.introduced, node.dim_facts)
         info = FunctionInfo(
-            node, params, param_types, ret, tuple(dims.introduced), dtype_params, name=getattr(node, "name", "")
+            node,
+            params,
+            param_types,
+            ret,
+            tuple(dims.introduced),
+            dtype_params,
+            name=getattr(node, "name", ""),
+            type_params=type_params,
         )
         self.res.functions[id(node)] = info
         if isinstance(node, ast.Def):
@@ -316,7 +345,7 @@ class _Resolver:
         binders: list = []
         uses: list = []
         for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
-            if op not in operators and op not in ast.REF_FORMS:
+            if op not in operators and op not in ast.REF_FORMS and op not in self.res.ctors:
                 made = flow.made.get(i)
                 self.opref(made.value.callee if made is not None else ast.OpRef(op, span=flow.line(i)))
             found = [variables.get(a) for a in args]
@@ -396,6 +425,32 @@ class _Resolver:
         elif isinstance(e, ast.Cast):
             self.expr(e.expr, dims, types, info)
             self.annotation(e.type, e, dims, types)
+        elif isinstance(e, ast.Match):
+            self.match(e, dims, types, info)
+
+    def match(self, e: ast.Match, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
+        """A match: its scrutinee, then each clause with its pattern's variables in scope."""
+        self.expr(e.scrutinee, dims, types, info)
+        for clause in e.clauses:
+            mark = self.log.mark()
+            try:
+                for ctor in pattern_ctors(clause.pattern):
+                    if ctor.name not in self.res.ctors:
+                        hint = suggest(ctor.name, scoped=self.res.ctors)
+                        self.report(adt_messages.unknown_constructor(ctor.name_span, ctor.name, hint))
+                seen: dict = {}
+                for pvar in pattern_vars(clause.pattern):
+                    binder = Binder(pvar.var.name, pvar.var.span, "pattern", pvar, len(self.captured))
+                    if pvar.var.name in seen:
+                        self.report(messages.duplicate_parameter(pvar.var.span, pvar.var.name, seen[pvar.var.name]))
+                    seen[pvar.var.name] = pvar.var.span
+                    self.res.binders[id(pvar)] = binder
+                    if pvar.type is not None:
+                        self.annotation(pvar.type, pvar, dims, types)
+                    self.log.set(self.vars, pvar.var.name, binder)
+                self.body(clause.body, dims, types, info)
+            finally:
+                self.log.undo(mark)
 
     def closure(self, e: ast.Fn, dims: DimScope, types: TypeScope) -> None:
         """A closure, noting whether it is closed (uses no variable bound outside it)."""
@@ -431,6 +486,8 @@ class _Resolver:
             captured[-1] = binder.level
 
     def opref(self, e: ast.OpRef) -> None:
+        if e.name in self.res.ctors:
+            return
         if e.name not in self.operators and e.name not in ast.REF_FORMS:
             names = self.operator_names if self.operator_names is not None else self.operators
             if not hasattr(names, "__len__"):
@@ -518,13 +575,20 @@ def declare(module: ast.Module) -> tuple[dict, list]:
 
 
 def resolve_definition(
-    module: ast.Module, d: ast.Def, defs: dict, operators: Container[str], operator_names: Optional[list[str]] = None
+    module: ast.Module,
+    d: ast.Def,
+    defs: dict,
+    operators: Container[str],
+    operator_names: Optional[list[str]] = None,
+    adts: Optional[dict] = None,
+    ctors: Optional[dict] = None,
 ) -> Resolution:
     """One definition resolved on its own, against the module's definitions (`declare`):
     its part of a Resolution, which `Resolution.absorb` adds to the whole. A definition's
     part depends only on its own text and the names of the definitions."""
     resolver = _Resolver(module, operators, operator_names)
     resolver.res.defs = defs
+    resolver.res.adts, resolver.res.ctors = adts or {}, ctors or {}
     resolver.definition(d)
     return resolver.res
 

@@ -28,9 +28,11 @@ from gradual.cli.common import (
     EXIT_INTERNAL,
     EXIT_OK,
     EXIT_USAGE,
+    SHARED,
     UsageError,
     console,
     error_json,
+    frontend_value,
     load_input,
 )
 from gradual.diagnostics.codes import INTERNAL_ERROR, USAGE_ERROR
@@ -343,19 +345,24 @@ def _seed(text: str) -> int:
 
 def _add_frontend_options(p: argparse.ArgumentParser) -> None:
     """Each registered frontend's options, in a group named after it; an option several
-    frontends take (`--strict-dims`), once, in a group of its own."""
+    frontends take (`--strict-dims`), once, in a group of its own. An option the command has
+    of its own (`run --arg`) is not added again: the command's option carries the frontend's
+    values too (`common.SHARED` tells them apart), and its help says so."""
     registered = frontends()
     counts = Counter(option.name for frontend in registered for option in frontend.options)
     shared = {option.name: option for frontend in registered for option in frontend.options if counts[option.name] > 1}
-    groups = [
-        (f"{f.name} models ({', '.join(f.suffixes)})", [o for o in f.options if o.name not in shared])
-        for f in registered
-    ]
+    own = p._option_string_actions  # argparse's own table of the options the parser has
+    groups = [(f"{f.name} models ({f.kinds})", [o for o in f.options if o.name not in shared]) for f in registered]
     groups.append(("models of every format", list(shared.values())))
     for title, options in groups:
-        if options:
+        kept = [o for o in options if f"--{o.name}" not in own]
+        for option in options:
+            if option not in kept and own[f"--{option.name}"].help:
+                action = own[f"--{option.name}"]
+                action.help = f"{action.help}; for {title}: {option.help}"
+        if kept:
             group = p.add_argument_group(title)
-            for option in options:
+            for option in kept:
                 _add_option(group, option)
 
 
@@ -368,6 +375,7 @@ def _add_option(group: Any, option: Any) -> None:
             dest=option.dest,
             metavar=option.metavar,
             default=None,
+            action="append" if option.repeated else "store",
             help=option.help,
             type=_option_parser(option),
         )
@@ -446,14 +454,16 @@ def _warn_unused_options(args: argparse.Namespace) -> None:
     kinds = [frontend_for(path) for path in paths if path is not None]
     for frontend in frontends():
         for option in frontend.options:
-            if getattr(args, option.dest, None) in (None, False):
+            if frontend_value(args, option) in (None, False):
                 continue
+            if (args.command, option.name) in SHARED:
+                continue  # the command reads (or refuses) what no frontend takes
             if option.needs is not None and getattr(args, option.needs.replace("-", "_"), None) in (None, False):
                 _say(f"gradual: warning: {visible(messages.option_needs(option.name, option.needs))}")
                 continue
             if any(kind is not None and option in kind.options or kind is None and option.programs for kind in kinds):
                 continue
-            takers = [f"{f.name} models ({', '.join(f.suffixes)})" for f in frontends() if option in f.options]
+            takers = [f"{f.name} models ({f.kinds})" for f in frontends() if option in f.options]
             _say(f"gradual: warning: {visible(messages.option_not_used(option.name, takers))}")
             setattr(args, option.dest, None if not option.flag else False)  # warned once
 

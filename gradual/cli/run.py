@@ -26,6 +26,7 @@ from gradual.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    command_values,
     console,
     error_json,
     load_input,
@@ -59,9 +60,62 @@ def command_run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     notes = loaded.model.notes if loaded.model is not None else None
     outputs, code = run_reporting(args, interpreter, inputs, out, notes)
-    if outputs is not None:
-        _print_outputs(args, outputs, loaded.model.outputs if loaded.model is not None else None)
+    if outputs is None:
+        return code
+    reference = None
+    if loaded.model is not None and loaded.model.reference is not None:
+        reference = compare_with_reference(args.file, loaded.model.reference, inputs, outputs)
+    _print_outputs(args, outputs, loaded.model.outputs if loaded.model is not None else None, reference)
+    if reference is not None and not reference["agrees"]:
+        print(f"gradual: error: {visible(reference['message'])}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
     return code
+
+
+def compare_with_reference(path: str, reference: Callable[[dict], list], inputs: dict, outputs: list) -> dict:
+    """The model's own framework run on the same inputs, held against gradual's outputs:
+    `{"framework", "agrees", "message"}` (and `"largest_difference"` where every output
+    compared); floats within `_tolerance`, other dtypes equal."""
+    import numpy as np
+
+    from gradual.frontends import frontend_for
+
+    frontend = frontend_for(path)
+    framework = frontend.name if frontend is not None else "the framework"
+    try:
+        theirs = reference(dict(inputs))
+    except Exception as exc:  # noqa: BLE001 - the framework's own failure on these inputs is reported
+        return {"framework": framework, "agrees": False, "message": messages.reference_failed(framework, exc)}
+    if len(theirs) != len(outputs):
+        message = messages.reference_count(framework, len(outputs), len(theirs))
+        return {"framework": framework, "agrees": False, "message": message}
+    largest = 0.0
+    for index, (ours, want) in enumerate(zip(outputs, theirs)):
+        ours, want = np.asarray(ours), np.asarray(want)
+        if ours.shape != want.shape or ours.dtype != want.dtype:
+            detail = f"{ours.dtype.name}{list(ours.shape)} against {want.dtype.name}{list(want.shape)}"
+            message = messages.reference_differs(framework, index, detail)
+            return {"framework": framework, "agrees": False, "message": message}
+        if ours.size == 0:
+            continue
+        if ours.dtype.kind in "fc":
+            same_nan = np.isnan(ours) & np.isnan(want)
+            gap = np.where(same_nan | (ours == want), 0.0, np.abs(ours.astype(np.float64) - want.astype(np.float64)))
+            bad = ~(gap <= _tolerance(want))
+            largest = max(largest, float(np.nanmax(np.where(np.isnan(gap), np.inf, gap))))
+        else:
+            bad = ours != want
+            largest = max(largest, 0.0 if not bad.any() else float("inf"))
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            detail = f"at {list(at)} gradual gives {ours[at]!r}, {framework} gives {want[at]!r}"
+            return {
+                "framework": framework,
+                "agrees": False,
+                "message": messages.reference_differs(framework, index, detail),
+            }
+    message = messages.reference_agrees(framework, len(outputs), largest)
+    return {"framework": framework, "agrees": True, "message": message, "largest_difference": largest}
 
 
 def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace) -> dict:
@@ -69,12 +123,13 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     parameter name, from its tensor files too, plus its constants)."""
     from gradual.runtime.inputs import build_inputs
 
-    _given_once(args, model.inputs if model is not None else {})
+    values = command_values(args, "arg")
+    _given_once(values, args.shape, model.inputs if model is not None else {})
     if model is None:
-        return build_inputs(params, args.arg, args.shape, args.seed)
+        return build_inputs(params, values, args.shape, args.seed)
     graph = [(name, t) for name, t in params if name not in model.constants]
     given, files = [], {}
-    for text in args.arg:
+    for text in values:
         name, value = _assignment(text, model.inputs)
         if model.read_tensor is not None and value.strip().lower().endswith(
             tuple(s.lower() for s in model.tensor_suffixes)
@@ -90,11 +145,11 @@ def _inputs(model: Optional[LoadedModel], params: list, args: argparse.Namespace
     return inputs
 
 
-def _given_once(args: argparse.Namespace, renamed: dict) -> None:
+def _given_once(values: list, shapes: list, renamed: dict) -> None:
     """A usage error when `--arg` and `--shape` give one input more than once (the last one
     silently won)."""
     given: dict = {}
-    for flag, texts in (("--arg", args.arg), ("--shape", args.shape)):
+    for flag, texts in (("--arg", values), ("--shape", shapes)):
         for text in texts:
             given.setdefault(_assignment(text, renamed)[0], []).append(f"{flag} {text}")
     for name, where in given.items():
@@ -189,15 +244,33 @@ def output_json(value: Any) -> dict:
     return {"kind": "value", "type": describe_value(value)}
 
 
-def _print_outputs(args: argparse.Namespace, outputs: list, names: Optional[tuple]) -> None:
+def _tolerance(want: Any) -> float:
+    """How far a float output may be from the framework's: the square root of its dtype's
+    epsilon (3.5e-4 for float32), relative to the output's largest magnitude (at least 1): a
+    sum of many terms in another order differs by about that much, a wrong conversion more."""
+    import numpy as np
+
+    finite = np.abs(want[np.isfinite(want)])
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
+    return float(np.sqrt(np.finfo(want.dtype).eps)) * scale
+
+
+def _print_outputs(
+    args: argparse.Namespace, outputs: list, names: Optional[tuple], reference: Optional[dict] = None
+) -> None:
+    """Each output's type (`--format json`: a document of them); then, for a model its framework
+    ran too, whether the framework agrees (on stdout where it does: the error says where not)."""
     from gradual.runtime.values import describe_value
 
     if args.format == "json":
         shown = [output_json(o) for o in outputs]
-        if names is not None:
+        if names:  # a model whose outputs have no names (a JAX function's) has ()
             shown = [{"name": n, **o} for n, o in zip(names, shown)]
-        print(json.dumps({"outputs": shown, **_warnings_json(args)}, indent=2))
+        extra = {"reference": reference} if reference is not None else {}
+        print(json.dumps({"outputs": shown, **extra, **_warnings_json(args)}, indent=2))
         return
     for i, output in enumerate(outputs):
         prefix = f"{names[i]}: " if names is not None and i < len(names) else ""
         sys.stdout.write(prefix + describe_value(output) + "\n")
+    if reference is not None and reference["agrees"]:
+        sys.stdout.write(reference["message"] + "\n")

@@ -49,6 +49,9 @@ UNKNOWN_DIM = _code("unknown-dim", "a dimension name that is not in scope where 
 DUPLICATE_DEFINITION = _code("duplicate-definition", "two definitions with the same name")
 DUPLICATE_PARAMETER = _code("duplicate-parameter", "two parameters with the same name")
 BAD_SIGNATURE = _code("bad-signature", "a type annotation that cannot be used where it stands")
+UNKNOWN_TYPE = _code("unknown-type", "a type name that no `type` definition or type parameter introduces")
+UNKNOWN_CONSTRUCTOR = _code("unknown-constructor", "a constructor name in a pattern that no `type` definition declares")
+TYPE_ARITY = _code("type-arity", "an algebraic data type given the wrong number of type arguments")
 # calls and attributes
 WRONG_ARITY = _code("wrong-arity", "a call with the wrong number of arguments")
 UNKNOWN_ATTRIBUTE = _code("unknown-attribute", "an attribute the operator does not take")
@@ -66,6 +69,8 @@ TUPLE_INDEX = _code("tuple-index", "a projection past the end of a tuple")
 BAD_CAST = _code("bad-cast", "a cast to a type the value can never have")
 OP_CONSTRAINT = _code("op-constraint", "an operator's own constraint on its inputs or attributes fails")
 BAD_HINT = _code("bad-hint", "a `can_unify` hint on something that is not an unannotated variable")
+NON_EXHAUSTIVE_MATCH = _code("non-exhaustive-match", "a `match` that some value of its type matches no clause of")
+PATTERN_MISMATCH = _code("pattern-mismatch", "a pattern that no value of the matched type can match")
 # runtime (gradual run)
 CHECK_FAILED = _code("check-failed", "an inserted runtime check found a value outside its type")
 RUNTIME_ERROR = _code("runtime-error", "an operator failed while running")
@@ -77,6 +82,9 @@ USAGE_ERROR = _code(
 UNUSED_HINT = _code("unused-hint", "a hint that inference never needed", Severity.WARNING)
 UNUSED_CLAIM = _code(
     "unused-claim", "a `claimed` function attribute names a dim its signature does not have", Severity.WARNING
+)
+UNREACHABLE_CLAUSE = _code(
+    "unreachable-clause", "a `match` clause that the clauses before it leave no value to match", Severity.WARNING
 )
 DIM_CONSTRAINT = _code(
     "dim-constraint", "an exporter's dynamic dim that the model constrains (checked at runtime)", Severity.WARNING

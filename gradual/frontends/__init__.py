@@ -14,6 +14,13 @@ entry point group (the entry point names a module that registers on import).
   without importing the `onnx` package.
 * `torch.export` — archives written by `torch.export.save` (`.pt2`), read without torch;
   `torch_frontend` registers it.
+* `jax` — a JAX function in a Python file (`model.py:NAME`), traced with JAX; it is written on
+  gradual's public API alone (layer 9, above everything here), so it registers as a
+  third-party frontend would: `gradual.frontends.jax.registration`, named in `BUILTIN` and
+  imported by name, never by an import statement.
+
+A frontend whose paths name a member of a file (`Frontend.members`: `model.py:mlp`) is found
+by the file's suffix, with or without the member; `model_file` is the file such a path names.
 
 Frontends that take the same option share one `FrontendOption` (`STRICT_DIMS`): the command
 line offers it once.
@@ -29,7 +36,11 @@ from importlib.machinery import PathFinder
 from typing import Any, Callable, Optional
 
 #: modules of this package that register a frontend when imported
-BUILTIN = ("gradual.frontends.onnx_frontend", "gradual.frontends.torch_frontend")
+BUILTIN = (
+    "gradual.frontends.onnx_frontend",
+    "gradual.frontends.torch_frontend",
+    "gradual.frontends.jax.registration",
+)
 ENTRY_POINT_GROUP = "gradual.frontends"
 
 
@@ -46,6 +57,12 @@ class FrontendUnavailable(Exception):
     install it."""
 
 
+class FrontendUsageError(Exception):
+    """What the command asked of the frontend cannot be done as asked (a path that names no
+    member where one is needed, an option's value the frontend cannot read, too few or too many
+    of a repeated option): a usage error whose message says what to write instead."""
+
+
 @dataclass(frozen=True)
 class FrontendOption:
     """An option a frontend takes: `--name` on the command line (`flag`: no value), and
@@ -59,6 +76,7 @@ class FrontendOption:
     parse: Optional[Callable[[str], Any]] = None
     needs: Optional[str] = None  # the name of an option without which this one does nothing
     programs: bool = False  # whether it applies to programs (`.rly`) too
+    repeated: bool = False  # given any number of times: `options[dest]` is the list, in order
 
     @property
     def dest(self) -> str:
@@ -105,7 +123,9 @@ class LoadedModel:
     model's own format. `notes` gives the extra notes a frontend adds to a diagnostic of the
     check (the torch.export frontend: the ATen node behind a Python line). `check`, when a
     frontend gives it, checks the model as its own library API does (ONNX: the declared output
-    types are checked too), so the command line and the library agree."""
+    types are checked too), so the command line and the library agree. `reference`, when a
+    frontend gives it, runs the model in its own framework on the inputs `gradual run` built
+    (by parameter name) and returns its outputs as arrays, which `run` compares with its own."""
 
     path: str
     module: Any
@@ -118,6 +138,7 @@ class LoadedModel:
     tensor_suffixes: tuple = ()
     notes: Optional[Callable[[Any], tuple]] = None
     check: Optional[Callable[[], Any]] = None
+    reference: Optional[Callable[[dict], list]] = None
 
     @property
     def ok(self) -> bool:
@@ -134,12 +155,19 @@ class LoadedModel:
 
 @dataclass(frozen=True)
 class Frontend:
-    """A model format: its name, file suffixes, loader and options."""
+    """A model format: its name, file suffixes, loader and options; `members`: its paths may
+    name a member of the file after a colon (`model.py:mlp`), and `load` gets the whole path."""
 
     name: str
     suffixes: tuple
     load: Callable[[str, dict], LoadedModel]
     options: tuple = ()
+    members: bool = False
+
+    @property
+    def kinds(self) -> str:
+        """Its file kinds as a person reads them: `.onnx`, `.py:NAME`."""
+        return ", ".join(f"{s}:NAME" if self.members else s for s in self.suffixes)
 
 
 _FRONTENDS: dict[str, Frontend] = {}
@@ -214,11 +242,24 @@ def _declares(distribution: str, section: str) -> bool:
 
 
 def frontend_for(path: str) -> Optional[Frontend]:
-    """The frontend that reads this file, by suffix (None: a program in the language)."""
+    """The frontend that reads this file, by suffix (None: a program in the language); a
+    frontend of members reads `FILE.py:NAME` as well as `FILE.py` (whose `load` says to name
+    the member)."""
     lower = path.lower()
     if lower.endswith(".rly") or lower == "-":
         return None
+    file, colon, _ = lower.rpartition(":")
     for frontend in frontends():
-        if lower.endswith(tuple(frontend.suffixes)):
+        suffixes = tuple(frontend.suffixes)
+        if lower.endswith(suffixes) or frontend.members and colon and file.endswith(suffixes):
             return frontend
     return None
+
+
+def model_file(path: str) -> str:
+    """The file a model's path names: `model.py` for `model.py:mlp` when a frontend of members
+    reads it, else the path itself."""
+    frontend = frontend_for(path)
+    if frontend is None or not frontend.members or path.lower().endswith(tuple(frontend.suffixes)):
+        return path
+    return path.rpartition(":")[0]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gradual.diagnostics import Diagnostic, codes
+
 if TYPE_CHECKING:
-    pass
+    from gradual.frontends.limits import Limit
+    from gradual.syntax.source import Span
 
 
 #: what a frontend's unsupported-dtype diagnostic says the runtime holds
@@ -28,3 +31,18 @@ def onnx_not_installed(under_pre_commit: bool = False) -> str:
             '`additional_dependencies: ["onnx>=1.14"]` in .pre-commit-config.yaml'
         )
     return "reading ONNX models needs the `onnx` package: pip install 'gradual[onnx]'"
+
+
+def past_limit(span: Span, reading: str, detail: str, limit: Limit, label: str = "this file") -> Diagnostic:
+    """A part of a model file past one of the import limits (gradual/frontends/limits.py):
+    `reading` says as what the file was read, `detail` names the part and the limit."""
+    from gradual.frontends.limits import how_to_raise
+
+    return Diagnostic(
+        codes.INPUT_ERROR,
+        f"cannot read the file as {reading}: {detail}",
+        span,
+        label=label,
+        help=how_to_raise(limit),
+        facts={"limit": limit.variable},
+    )

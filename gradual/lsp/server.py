@@ -645,10 +645,13 @@ def _declares_operators(path: str, text: str) -> bool:
 
 
 def _is_model(path: str) -> bool:
-    """Whether a frontend reads this kind of file (a model, not program text)."""
+    """Whether a frontend reads this kind of file (a model, not program text); a file whose
+    frontend reads a member of it (a Python file's JAX function, `model.py:NAME`) is no model
+    by itself, and an editor's Python file is never imported."""
     from gradual.frontends import frontend_for
 
-    return frontend_for(path) is not None
+    frontend = frontend_for(path)
+    return frontend is not None and not frontend.members
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)

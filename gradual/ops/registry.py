@@ -91,6 +91,15 @@ def stdlib_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "stdlib"
 
 
+#: stdlib/'s program of definitions (types and functions), not of operator declarations
+PRELUDE_FILE = "prelude.rly"
+
+
+def operator_files() -> list:
+    """The files of operator declarations in stdlib/ (every `.rly` there but the prelude)."""
+    return [p for p in sorted(stdlib_dir().glob("*.rly")) if p.name != PRELUDE_FILE]
+
+
 def operator_from_decl(decl: ast.OpDecl) -> Operator:
     """Convert a parsed declaration into an Operator (rules are linked by name)."""
     problems: list[str] = []
@@ -215,7 +224,7 @@ def default_registry() -> Registry:
             from gradual.ops import rules  # noqa: F401  (registers the Python shape rules)
 
             registry = Registry()
-            for module in _stdlib_modules(sorted(stdlib_dir().glob("*.rly"))):
+            for module in _stdlib_modules(operator_files()):
                 for decl in module.defs:
                     registry.add(operator_from_decl(decl))
             _DEFAULT = registry

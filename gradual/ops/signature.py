@@ -18,6 +18,8 @@ from gradual.shapes.dimension import extremum_of
 from gradual.shapes.poly import Extremum, FloorDiv
 from gradual.types import (
     DYN_DTYPE,
+    AdtType,
+    TypeParam,
     Broadcast,
     DTypeVar,
     DynType,
@@ -66,6 +68,8 @@ class SignatureMatcher:
     def match(self, param: Type, arg: ArgView) -> None:
         """Match one argument (or tuple field) against a parameter type."""
         if isinstance(param, TensorType):
+            if not isinstance(arg, TensorArg) and self.ctx.hinted_rank_conflict(param, arg):
+                return  # a hinted parameter given a tuple or function: the hint is widened
             self.match_tensor(param, self.ctx.expect_tensor(arg))
         elif isinstance(param, TupleType):
             tup = self.ctx.expect_tuple(arg, len(param.fields))  # type: ignore[attr-defined]
@@ -74,8 +78,8 @@ class SignatureMatcher:
                     self.match(field_type, field_arg)
         elif isinstance(param, RefType):  # only user functions take references
             self.match(param.content, self.ctx.expect_ref(arg))  # type: ignore[attr-defined]
-        elif isinstance(param, (FuncType, TypeVar)):
-            self.functions.append((param, arg))
+        elif isinstance(param, (FuncType, TypeVar, AdtType, TypeParam)):
+            self.functions.append((param, arg))  # other values: the context compares them whole
         elif not isinstance(param, DynType):
             raise TypeError(f"cannot match against {param!r}")
 

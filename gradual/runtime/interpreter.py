@@ -30,6 +30,7 @@ from gradual.infra.deep import gc_paused, run_deep
 from gradual.ops.attributes import check_attributes
 from gradual.ops.registry import Registry, default_registry
 from gradual.runtime import messages
+from gradual.runtime.adt import construct, match_pattern, no_clause
 from gradual.runtime.errors import Blame, CallFailure, CheckFailure, InputError, Mismatch, label_at
 from gradual.runtime.liveness import drop_plans
 from gradual.runtime.match import match_value, settle_deferred, unbind
@@ -37,6 +38,7 @@ from gradual.runtime.operators import run_operator
 from gradual.runtime.values import (
     NUMPY_DTYPES,
     Closure,
+    ConstructorFunction,
     Frame,
     GlobalFunction,
     RefCell,
@@ -120,6 +122,7 @@ class Interpreter:
             ast.Cast: self._eval_cast,
             ast.OpRef: self._eval_opref,
             ast.Block: self._eval_block,
+            ast.Match: self._eval_match,
         }
 
     # entry ---------------------------------------------------------------------------------
@@ -155,7 +158,11 @@ class Interpreter:
     def apply(self, fn: Any, args: tuple, span: Optional[Span]) -> Any:
         """Call a function value; tail calls inside it are made here, in a loop."""
         pending: list[PendingCheck] = []
-        outcome = self.enter(fn, args, span, pending)
+        if fn.__class__ is GlobalFunction:  # the commonest callee, entered here: one frame less a level
+            self.step(span)
+            outcome = self.enter_function(fn.node, None, args, span, pending)
+        else:
+            outcome = self.enter(fn, args, span, pending)
         while isinstance(outcome, TailCall):
             outcome = self.enter(outcome.fn, outcome.args, outcome.span, pending, outcome.contract)
         value = outcome
@@ -201,6 +208,10 @@ class Interpreter:
             return self.enter_function(fn.node, fn.frame, args, span, pending, contract)
         if isinstance(fn, Wrapped):
             return self.enter_wrapped(fn, args, span, pending, contract)
+        if isinstance(fn, ConstructorFunction):
+            if len(args) != len(fn.ctor.fields):
+                raise CallFailure(span or _nowhere(), messages.runtime_arity(len(fn.ctor.fields), len(args)))
+            return construct(fn.ctor, args)
         raise CallFailure(span or _nowhere(), messages.runtime_not_callable(fn))
 
     def enter_function(
@@ -270,6 +281,13 @@ class Interpreter:
     def body(self, body: ast.Body, frame: Frame, tail: bool = False) -> Any:
         """Run a body's bindings, then its result (in tail position if the body is); a value
         is let go after its last use (runtime.liveness)."""
+        self.statements(body, frame)
+        if tail:
+            return self.tail(body.result, frame)
+        return self.eval(body.result, frame)
+
+    def statements(self, body: ast.Body, frame: Frame) -> None:
+        """A body's bindings, each value let go after its last use (runtime.liveness)."""
         drops = self.drops.get(id(body))
         for index, stmt in enumerate(body.stmts):
             if isinstance(stmt, ast.Let):
@@ -278,9 +296,6 @@ class Interpreter:
                 values = frame.values
                 for binder in drops[index]:
                     values.pop(binder, None)
-        if tail:
-            return self.tail(body.result, frame)
-        return self.eval(body.result, frame)
 
     def let(self, stmt: ast.Let, frame: Frame) -> None:
         """Bind a let; an annotated let is checked like a cast and binds its new dims."""
@@ -292,14 +307,22 @@ class Interpreter:
         frame.values[binder] = value
 
     def tail(self, e: ast.Expr, frame: Frame) -> Any:
-        """An expression in tail position: a call of a function becomes a TailCall."""
-        if isinstance(e, ast.Call) and not isinstance(e.callee, ast.OpRef):
-            fn = self.eval(e.callee, frame)
-            return TailCall(fn, self.eval_all(e.args, frame), e.span)
-        if isinstance(e, ast.If):
-            branch = e.then if self.condition(e.cond, frame) else e.otherwise
-            return self.body(branch, frame, tail=True)
-        return self.eval(e, frame)
+        """An expression in tail position: a call of a function becomes a TailCall. The branch
+        an `if` or a `match` takes is run in this loop, not by recursion: a recursion over a
+        list (a match, then a call in an argument) costs as few Python frames a level as
+        can be (a 100,000-long list stays within the recursion limit)."""
+        while True:
+            if isinstance(e, ast.Call) and not isinstance(e.callee, ast.OpRef):
+                fn = self.eval(e.callee, frame)
+                return TailCall(fn, self.eval_all(e.args, frame), e.span)
+            if isinstance(e, ast.If):
+                branch = e.then if self.condition(e.cond, frame) else e.otherwise
+            elif isinstance(e, ast.Match):
+                branch = self.clause(e, frame)
+            else:
+                return self._eval[type(e)](e, frame)
+            self.statements(branch, frame)
+            e = branch.result
 
     def eval(self, e: ast.Expr, frame: Frame) -> Any:
         """The value of an expression."""
@@ -367,7 +390,31 @@ class Interpreter:
         return Closure(e, frame)
 
     def _eval_opref(self, e: ast.OpRef, frame: Frame) -> Any:
+        ctor = self.res.ctors.get(e.name)
+        if ctor is not None:  # a nullary constructor is its value; another a function
+            return construct(ctor, ()) if not ctor.fields else ConstructorFunction(ctor)
         raise CallFailure(e.span, messages.runtime_operator_value(e.name))
+
+    def _eval_match(self, e: ast.Match, frame: Frame) -> Any:
+        return self.body(self.clause(e, frame), frame)
+
+    def clause(self, e: ast.Match, frame: Frame) -> ast.Body:
+        """The body of the first clause whose pattern takes the scrutinee (its variables bound
+        in `frame`); no clause: a check failure blamed on the match (only `match?` can get
+        here in a checked program)."""
+        value = self.eval(e.scrutinee, frame)
+        values = frame.values
+        binders = self.res.binders
+
+        def bind(p: ast.PVar, v: Any) -> None:
+            if p.type is not None:
+                v = match_value(v, self.res.annotations[id(p.type)], frame, lambda: self.pattern_blame(p))
+            values[binders[id(p)]] = v
+
+        for clause in e.clauses:
+            if match_pattern(clause.pattern, value, bind):
+                return clause.body
+        raise no_clause(e, value, messages.runtime_match_reason())
 
     def _eval_cast(self, e: ast.Cast, frame: Frame) -> Any:
         value = self.eval(e.expr, frame)
@@ -376,6 +423,12 @@ class Interpreter:
 
     def _eval_call(self, e: ast.Call, frame: Frame) -> Any:
         if isinstance(e.callee, ast.OpRef):
+            ctor = self.res.ctors.get(e.callee.name) if self.res.ctors else None
+            if ctor is not None:
+                args = self.eval_all(e.args, frame)
+                if len(args) != len(ctor.fields):
+                    raise CallFailure(e.span, messages.runtime_arity(len(ctor.fields), len(args)))
+                return construct(ctor, args)
             return self.call_operator(e, frame)
         fn = self.eval(e.callee, frame)
         return self.apply(fn, self.eval_all(e.args, frame), e.span)
@@ -423,6 +476,10 @@ class Interpreter:
         return ()
 
     # blame ---------------------------------------------------------------------------------
+    def pattern_blame(self, p: ast.PVar) -> Blame:
+        """A matched value that its pattern variable's annotation rejects blames the variable."""
+        return Blame(p.span, "pattern", messages.runtime_pattern_reason(p.var.name))
+
     def write_blame(self, e: ast.Call) -> Blame:
         """A value written through a reference that its cell's type rejects blames the write."""
         return Blame(e.span, "write", messages.runtime_write_reason())

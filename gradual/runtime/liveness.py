@@ -103,4 +103,6 @@ def _children(node: Any, depth: int) -> list:
         return [(node.body, depth)]
     if kind is ast.Fn:
         return [(node.body, depth + 1)]
+    if kind is ast.Match:
+        return [(node.scrutinee, depth)] + [(c.body, depth) for c in node.clauses]
     return []

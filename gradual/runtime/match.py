@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from gradual.runtime.adt import check_adt
 from gradual.runtime.cells import closed_type, expression_symbol, meet
 from gradual.runtime.errors import Blame, CheckFailure, Mismatch
 from gradual.runtime.values import (
@@ -33,6 +34,7 @@ from gradual.shapes import Dimension, Poly, Symbol
 from gradual.types import (
     DYN_DTYPE,
     REF_CONTENT,
+    AdtType,
     Broadcast,
     DTypeVar,
     FuncType,
@@ -213,6 +215,8 @@ class _Match:
             if isinstance(value, Wrapped) and value.type == t and is_closed(t):
                 return value  # already checked against this very type: do not stack wrappers
             return Wrapped(value, t, self.frame, self.resolved_blame())
+        if isinstance(t, AdtType):
+            return check_adt(value, t, lambda v, ft: self.check(v, ft, path), self.fail)
         return value
 
     def tuple(self, value: Any, t: TupleType, path: tuple) -> Any:

@@ -35,6 +35,8 @@ _RUNTIME_DETAILS: dict[str, str] = {
     "dtype": "its dtype is {actual}, not {expected}",
     "dtype-var": "its dtype is {actual}, but `{name}` is {expected} here",
     "cell-type": "its cell must keep the type {actual}, which can never be {expected}",
+    "no-clause": "it was made by `{actual}`, which no clause matches",
+    "constructor": "it was made by `{actual}`, a constructor of {adt}, not of {expected}",
 }
 
 
@@ -49,6 +51,8 @@ _RUNTIME_LABELS: dict[str, str] = {
     "contract": "this function was given a type whose arguments it does not accept",
     "write": "this value does not fit the reference's cell",
     "projection": "this value has no such field",
+    "match": "no clause of this match takes the value",
+    "pattern": "the value bound here does not have the annotated type",
 }
 
 
@@ -65,6 +69,9 @@ _RUNTIME_HELP: dict[str, str] = {
     "contract": "pass a function whose parameters accept what its type promises, or change the type",
     "write": "a reference's cell keeps the type it was made (or checked) with: write values of that type, "
     "or make the cell with `?` dims where the size varies",
+    "match": "a partial match (`match?`) stops the run where no clause matches: add a clause for this value, "
+    "or make it `match` so the checker says which values are missing",
+    "pattern": "annotate the pattern variable with `?` where the size varies",
     "projection": "the value's static type was `?`: pass a tuple with this field, or annotate the value with "
     "its tuple type so the checker catches it statically",
 }
@@ -472,3 +479,35 @@ def runtime_rule_crash(exc: BaseException) -> str:
 def runtime_internal_crash(exc: BaseException) -> str:
     """The runtime itself failed (a bug in gradual)."""
     return f"the runtime failed ({type(exc).__name__}: {exc}); please report it with the program and its inputs"
+
+
+def reference_agrees(framework: str, count: int, largest: float) -> str:
+    """`gradual run` of a model: its framework gave the same outputs."""
+    outputs = "the output agrees" if count == 1 else f"all {count} outputs agree"
+    return f"{framework}: {outputs} (largest difference {largest:.3g})"
+
+
+def reference_differs(framework: str, index: int, detail: str) -> str:
+    """`gradual run` of a model: its framework gave another output than gradual's runtime."""
+    return f"output {index} differs from {framework}'s: {detail}"
+
+
+def reference_count(framework: str, ours: int, theirs: int) -> str:
+    """`gradual run` of a model: its framework gave another number of outputs."""
+    return f"gradual's run gave {ours} output{'' if ours == 1 else 's'}, {framework} gave {theirs}"
+
+
+def reference_failed(framework: str, exc: BaseException) -> str:
+    """`gradual run` of a model: its framework could not run it on the same inputs."""
+    message = str(exc).split("\n", 1)[0].strip()
+    return f"{framework} could not run it on these inputs ({type(exc).__name__}{': ' + message if message else ''})"
+
+
+def runtime_match_reason() -> str:
+    """Why a partial match may stop a run."""
+    return "a partial match (`match?`) takes only the values its clauses match"
+
+
+def runtime_pattern_reason(name: str) -> str:
+    """Why a pattern variable's annotation is checked."""
+    return f"the annotation of the pattern variable `%{name}`"

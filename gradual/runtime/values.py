@@ -338,13 +338,15 @@ FUNCTION_VALUES = (GlobalFunction, Closure, Wrapped)
 
 def is_function(value: Any) -> bool:
     """Whether a runtime value can be called."""
-    return isinstance(value, FUNCTION_VALUES)
+    return isinstance(value, FUNCTION_VALUES) or isinstance(value, ConstructorFunction)
 
 
 def function_arity(value: Any) -> int:
     """How many arguments a function value takes."""
     if isinstance(value, Wrapped):
         return len(value.type.params)
+    if isinstance(value, ConstructorFunction):
+        return len(value.ctor.fields)
     return len(value.node.params)
 
 
@@ -360,8 +362,36 @@ def dtype_name(array: np.ndarray) -> str:
     return name
 
 
+class AdtValue:
+    """A value of an algebraic data type: the constructor that made it (a CtorInfo) and its
+    fields. `checked` remembers the closed types a check found it to have (with every value
+    inside it): a list checked against `List[Tensor[(?, 4), float32]]` is not walked again
+    when its tail meets that type (a recursion over it would be quadratic)."""
+
+    __slots__ = ("ctor", "fields", "checked")
+
+    def __init__(self, ctor: Any, fields: tuple) -> None:
+        self.ctor = ctor
+        self.fields = fields
+        self.checked: Optional[set] = None
+
+    def __repr__(self) -> str:
+        return f"AdtValue({self.ctor.name}, {len(self.fields)} fields)"
+
+
+class ConstructorFunction:
+    """A constructor used as a function value (`@foldr(Cons, %ys, %xs)`)."""
+
+    __slots__ = ("ctor",)
+
+    def __init__(self, ctor: Any) -> None:
+        self.ctor = ctor
+
+
 def describe_value(value: Any) -> str:
     """A value's runtime type as the language writes types: `Tensor[(2, 3), float32]`."""
+    if isinstance(value, AdtValue):
+        return f"a {value.ctor.adt.name} made by `{value.ctor.name}`"
     if isinstance(value, np.ndarray):
         shape = value.shape
         dims = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
@@ -380,6 +410,8 @@ def describe_value(value: Any) -> str:
 
 def value_kind(value: Any) -> str:
     """`a tensor`, `a tuple of 2` or `a function`."""
+    if isinstance(value, AdtValue):
+        return f"a {value.ctor.adt.name}"
     if isinstance(value, np.ndarray):
         return "a tensor"
     if isinstance(value, tuple):

@@ -92,10 +92,12 @@ class TupleTypeExpr(Node):
 
 @dataclass(eq=False, slots=True)
 class FnTypeExpr(Node):
-    """`fn (T1, T2) -> T3`."""
+    """`fn (T1, T2) -> T3`; `fn [A](A) -> A` quantifies type parameters (Relay prints a
+    polymorphic function's type so)."""
 
     params: tuple
     ret: "TypeExpr"
+    type_params: tuple = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -117,7 +119,16 @@ class RefTypeExpr(Node):
     content: "TypeExpr"
 
 
-TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr, RefTypeExpr]
+@dataclass(eq=False, slots=True)
+class AdtTypeExpr(Node):
+    """`List[A]`, `nat[]`: an algebraic data type applied to type arguments (a bare name
+    such as `nat` is a TensorTypeExpr of no dims, which name resolution reads as the ADT)."""
+
+    name: str
+    args: tuple
+
+
+TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr, RefTypeExpr, AdtTypeExpr]
 
 
 # attributes ---------------------------------------------------------------------------------
@@ -240,6 +251,7 @@ class Fn(Node):
     ret: Optional[TypeExpr]
     body: "Body"
     attrs: tuple = ()
+    type_params: tuple = ()  # `fn [A](%x: A) -> A { ... }`: type parameters (Relay's)
 
 
 @dataclass(eq=False, slots=True)
@@ -273,7 +285,59 @@ class Block(Node):
     body: "Body"
 
 
-Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast, Block]
+# algebraic data types ------------------------------------------------------------------------
+@dataclass(eq=False, slots=True)
+class PWild(Node):
+    """The pattern `_`: matches anything, binds nothing."""
+
+
+@dataclass(eq=False, slots=True)
+class PVar(Node):
+    """The pattern `%x` (or `%x: T`): matches anything and binds it."""
+
+    var: Var
+    type: Optional[TypeExpr] = None
+
+
+@dataclass(eq=False, slots=True)
+class PCtor(Node):
+    """The pattern `Cons(p1, p2)` (or `Nil`): a value made by that constructor, whose fields
+    match the subpatterns."""
+
+    name: str
+    args: tuple
+    name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
+
+
+@dataclass(eq=False, slots=True)
+class PTuple(Node):
+    """The pattern `(p1, p2)`: a tuple whose fields match the subpatterns."""
+
+    fields: tuple
+
+
+Pattern = Union[PWild, PVar, PCtor, PTuple]
+
+
+@dataclass(eq=False, slots=True)
+class Clause(Node):
+    """`pattern => body` in a match."""
+
+    pattern: Pattern
+    body: "Body"
+
+
+@dataclass(eq=False, slots=True)
+class Match(Node):
+    """`match (e) { clauses }`; `complete` False is Relay's `match?`, a partial match: a value
+    no clause matches stops the run there (a check failure blamed on the match)."""
+
+    scrutinee: "Expr"
+    clauses: tuple
+    complete: bool = True
+
+
+Expr = Union[Var, GlobalVar, OpRef, Literal, TupleExpr, Proj, Call, If, Fn, Cast, Block, Match]
 
 #: Relay's reference expressions, written as calls: `ref(e)` makes a cell holding e,
 #: `ref_read(r)` reads it, `ref_write(r, e)` stores e in it and gives `()`.
@@ -498,10 +562,31 @@ class OpDecl(Node):
 
 
 @dataclass(eq=False, slots=True)
+class CtorDecl(Node):
+    """One constructor of a type definition: `Cons(A, List[A])` (fields are type expressions)."""
+
+    name: str
+    fields: tuple
+
+
+@dataclass(eq=False, slots=True)
+class TypeDef(Node):
+    """`type List[A] { Cons(A, List[A]), Nil }`: an algebraic data type, its type parameters
+    and its constructors."""
+
+    name: str
+    params: tuple
+    ctors: tuple
+    name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
+
+
+@dataclass(eq=False, slots=True)
 class Module(Node):
-    """A whole program: its definitions in source order."""
+    """A whole program: its definitions in source order, and its type definitions (printed
+    first, as Relay prints them)."""
 
     defs: tuple
+    types: tuple = ()
 
     def find(self, name: str) -> Optional[Def]:
         """The definition called `name`, if any."""

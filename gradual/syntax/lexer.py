@@ -31,7 +31,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     | (?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
     | (?P<string>"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*")
     | (?P<dotdot>\.\.)
-    | (?P<arrow>->)
+    | (?P<arrow>->|=>)
     | (?P<cmp>==|!=|<=|>=|<|>)
     | (?P<punct>[%()\[\]{};:,=.?*|+-])
     | (?P<end>\Z)

@@ -120,7 +120,63 @@ class _Builder:
     # module and definitions ----------------------------------------------------------------
     def start(self, children):
         span = self._span(children) if children else Span(self.source, 0, len(self.source.text))
-        return ast.Module(tuple(children), span=span)
+        defs = tuple(c for c in children if not isinstance(c, ast.TypeDef))
+        types = tuple(c for c in children if isinstance(c, ast.TypeDef))
+        return ast.Module(defs, types, span=span)
+
+    # algebraic data types -------------------------------------------------------------------
+    def type_def(self, children):
+        name_tok = children[1]
+        params: tuple = ()
+        ctors = []
+        for c in children[2:]:
+            if isinstance(c, tuple) and c and c[0] == "dtype_params":
+                if c[2]:
+                    raise ParseError(self._span(children[:3]), "`:`", (), "a type parameter takes no dtype class")
+                params = c[1]
+            elif isinstance(c, ast.CtorDecl):
+                ctors.append(c)
+        return ast.TypeDef(
+            str(name_tok), params, tuple(ctors), span=self._span(children), name_span=self._tok_span(name_tok)
+        )
+
+    def ctor_decl(self, children):
+        return ast.CtorDecl(str(children[0]), tuple(self._nodes(children[1:])), span=self._span(children))
+
+    def match_(self, children):
+        complete = not (len(children) > 1 and isinstance(children[1], _TOKENS) and children[1].type == "QMARK")
+        nodes = self._nodes(children)
+        return ast.Match(nodes[0], tuple(nodes[1:]), complete, span=self._span(children))
+
+    def clause(self, children):
+        rhs = children[-1]
+        body = rhs if isinstance(rhs, ast.Body) else ast.Body((), rhs, span=rhs.span)
+        return ast.Clause(children[0], body, span=self._span(children))
+
+    def p_name(self, children):
+        name = str(children[0])
+        if name == "_":
+            return ast.PWild(span=self._span(children))
+        return ast.PCtor(name, (), span=self._span(children), name_span=self._tok_span(children[0]))
+
+    def p_ctor(self, children):
+        return ast.PCtor(
+            str(children[0]),
+            tuple(self._nodes(children[1:])),
+            span=self._span(children),
+            name_span=self._tok_span(children[0]),
+        )
+
+    def p_var(self, children):
+        var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
+        typ = children[1] if len(children) > 1 else None
+        return ast.PVar(var, typ, span=self._span(children))
+
+    def p_tuple(self, children):
+        return ast.PTuple(tuple(self._nodes(children)), span=self._span(children))
+
+    def adt_type(self, children):
+        return ast.AdtTypeExpr(str(children[0]), tuple(self._nodes(children[1:])), span=self._span(children))
 
     def stdlib(self, children):
         span = self._span(children) if children else Span(self.source, 0, len(self.source.text))
@@ -477,13 +533,16 @@ class _Builder:
     def fn(self, children):
         params: tuple = ()
         attrs: tuple = ()
+        type_params: tuple = ()
         ret = None
-        for c in children[2:-1]:
+        for c in children[1:-1]:
             if isinstance(c, tuple) and c and c[0] == "params":
                 params, attrs = c[1], c[2]
             elif isinstance(c, tuple) and c and c[0] == "ret":
                 ret = c[1]
-        return ast.Fn(params, ret, children[-1], attrs, span=self._span(children))
+            elif isinstance(c, tuple) and c and c[0] == "dtype_params":
+                type_params = c[1]
+        return ast.Fn(params, ret, children[-1], attrs, type_params, span=self._span(children))
 
     # attribute values -----------------------------------------------------------------------
     def attr_number(self, children):
@@ -543,7 +602,9 @@ class _Builder:
 
     def fn_type(self, children):
         nodes = self._nodes(children)
-        return ast.FnTypeExpr(tuple(nodes[:-1]), nodes[-1], span=self._span(children))
+        type_params = next((c[1] for c in children if isinstance(c, tuple) and c and c[0] == "dtype_params"), ())
+        nodes = [n for n in nodes if not isinstance(n, tuple)]
+        return ast.FnTypeExpr(tuple(nodes[:-1]), nodes[-1], type_params, span=self._span(children))
 
     def ref_type(self, children):
         name = children[0]
@@ -869,6 +930,9 @@ _TOKEN_NAMES = {
     "FN": "`fn`",
     "AS": "`as`",
     "TENSOR": "`Tensor`",
+    "TYPE": "`type`",
+    "MATCH": "`match`",
+    "FATARROW": "`=>`",
     "HINT": "`can_unify`",
     "NONE": "`None`",
     "RARROW": "`->`",

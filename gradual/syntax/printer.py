@@ -37,6 +37,7 @@ from typing import Any
 
 from gradual.shapes.poly import int_text
 from gradual.syntax import ast, layout
+from gradual.syntax.adt_printing import match_doc, type_def_doc
 from gradual.syntax.comments import Comment
 from gradual.syntax.layout import BLANK, HARD, Doc, Nest
 
@@ -111,7 +112,7 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         _write_types(t.fields, out)
         out.append(",)" if len(t.fields) == 1 else ")")
     elif isinstance(t, ast.FnTypeExpr):
-        out.append("fn (")
+        out.append(f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn (")
         _write_types(t.params, out)
         out.append(") -> ")
         _write_type(t.ret, out)
@@ -123,6 +124,10 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         out.append("ref(")
         _write_type(t.content, out)
         out.append(")")
+    elif isinstance(t, ast.AdtTypeExpr):
+        out.append(f"{t.name}[")
+        _write_types(t.args, out)
+        out.append("]")
     else:
         raise TypeError(f"not a type: {t!r}")
 
@@ -271,13 +276,20 @@ class _Printer:
     def module(self, module: ast.Module) -> Doc:
         parts: list = []
         declarations = bool(module.defs) and isinstance(module.defs[0], ast.OpDecl)
+        for i, t in enumerate(module.types):  # type definitions first, as Relay prints them
+            if i:
+                self.line_before(parts, module.types[i - 1].span.end, t.span.start, blank=True)
+            else:
+                parts += self.notes(t.span.start)
+            parts.append(type_def_doc(t, format_type))
         for i, d in enumerate(module.defs):
-            if i:  # an empty line between definitions (operator declarations: where it was)
-                self.line_before(parts, module.defs[i - 1].span.end, d.span.start, blank=not declarations)
+            if i or module.types:  # an empty line between definitions (operator declarations: where it was)
+                before = module.defs[i - 1].span.end if i else module.types[-1].span.end
+                self.line_before(parts, before, d.span.start, blank=not declarations)
             else:
                 parts += self.notes(d.span.start)
             parts.append(self.op_decl(d) if declarations else self.definition(d))
-        if module.defs:
+        if module.defs or module.types:
             parts.append(HARD)
         parts += self.notes(_END)
         return parts
@@ -424,10 +436,20 @@ class _Printer:
             cond = self.expr(e.cond)  # type: ignore[union-attr]
             then = self.block(e.then)  # type: ignore[union-attr]
             return ["if (", cond, ") {", then, " else {", self.block(e.otherwise)]  # type: ignore[union-attr]
+        if cls is ast.Match:
+            return match_doc(
+                e,  # type: ignore[arg-type]
+                self.expr,
+                self.block,
+                lambda parts, start: self.line_before(parts, -1, start),
+                self.notes,
+                format_type,
+            )
         if cls is ast.Fn:
             params = self.params(e.params, e.attrs)  # type: ignore[union-attr]
             close_at = e.ret.span.start if e.ret is not None else e.body.span.start  # type: ignore[union-attr]
-            head = self.items("fn (", params, ")", close_at)
+            tparams = e.type_params  # type: ignore[union-attr]
+            head = self.items(f"fn [{', '.join(tparams)}](" if tparams else "fn (", params, ")", close_at)
             return [head, self.returns(e.ret), " {", self.block(e.body)]  # type: ignore[union-attr]
         if cls is ast.Cast:
             return [self.expr(e.expr), " as ", type_doc(e.type)]  # type: ignore[union-attr]
@@ -484,7 +506,8 @@ def type_doc(t: ast.TypeExpr) -> Doc:
     if cls is ast.TupleTypeExpr:
         return _group("(", [type_doc(f) for f in t.fields], ")", ",1")  # type: ignore[union-attr]
     if cls is ast.FnTypeExpr:
-        params = _group("fn (", [type_doc(p) for p in t.params], ")", "")  # type: ignore[union-attr]
+        opening = f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn ("  # type: ignore[union-attr]
+        params = _group(opening, [type_doc(p) for p in t.params], ")", "")  # type: ignore[union-attr]
         return [params, " -> ", type_doc(t.ret)]  # type: ignore[union-attr]
     if cls is ast.DynTypeExpr:
         return "?"
@@ -492,6 +515,8 @@ def type_doc(t: ast.TypeExpr) -> Doc:
         return f"?{t.name}"  # type: ignore[union-attr]
     if cls is ast.RefTypeExpr:
         return ["ref(", type_doc(t.content), ")"]  # type: ignore[union-attr]
+    if cls is ast.AdtTypeExpr:
+        return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")  # type: ignore[union-attr]
     raise TypeError(f"not a type: {t!r}")
 
 

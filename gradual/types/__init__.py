@@ -177,24 +177,37 @@ class FuncType(Type):
     dtype_params: tuple = ()
     requires: tuple = ()
     dtype_requires: tuple = ()
+    #: TypeParams the type is polymorphic in (`fn [A](A) -> A`: Relay's polymorphic functions,
+    #: constructors); each use instantiates them (checker/adt.py)
+    type_params: tuple = ()
     _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
     _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
 
     def __hash__(self) -> int:
         return _cached_hash(
             self,
-            lambda: (self.params, self.ret, self.dim_params, self.dtype_params, self.requires, self.dtype_requires),
+            lambda: (
+                self.params,
+                self.ret,
+                self.dim_params,
+                self.dtype_params,
+                self.requires,
+                self.dtype_requires,
+                self.type_params,
+            ),
         )
 
     def with_parts(self, params: tuple, ret: Type) -> "FuncType":
         """The same quantifiers and requirements over other parameter and result types."""
-        return FuncType(params, ret, self.dim_params, self.dtype_params, self.requires, self.dtype_requires)
+        return FuncType(
+            params, ret, self.dim_params, self.dtype_params, self.requires, self.dtype_requires, self.type_params
+        )
 
     def without_requires(self) -> "FuncType":
         """The same type with nothing learned of its body: what another function may share."""
         if not self.requires and not self.dtype_requires:
             return self
-        return FuncType(self.params, self.ret, self.dim_params, self.dtype_params)
+        return FuncType(self.params, self.ret, self.dim_params, self.dtype_params, type_params=self.type_params)
 
     __str__ = Type.__str__
 
@@ -220,6 +233,41 @@ class RefType(Type):
 
     def __hash__(self) -> int:
         return _cached_hash(self, lambda: (self.content,))
+
+    __str__ = Type.__str__
+
+
+@dataclass(frozen=True, slots=True)
+class AdtType(Type):
+    """`List[T]`: an algebraic data type (a `type` definition) applied to type arguments.
+
+    Covariant in its arguments for consistency and joins (a value of an ADT is immutable):
+    `List[Tensor[(?, 4), float32]]` is consistent with `List[Tensor[(3, 4), float32]]`."""
+
+    name: str
+    args: tuple = ()
+    _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
+    _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, lambda: (self.name, self.args))
+
+    __str__ = Type.__str__
+
+
+class TypeParam(Type):
+    """A type parameter (`A` of `def @map[A, B]`, of `type List[A]`, of `fn [A]`): rigid where
+    it is declared, instantiated where a polymorphic function is used. Compares by identity."""
+
+    __slots__ = ("name", "uid")
+    _uids = itertools.count(1)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.uid = next(TypeParam._uids)
+
+    def __repr__(self) -> str:
+        return self.name
 
     __str__ = Type.__str__
 
@@ -252,6 +300,14 @@ class TypeVar(Type):
 
     def __repr__(self) -> str:
         return f"?{self.name}"
+
+
+class ElemVar(TypeVar):
+    """A type argument no value constrains yet: the element type of `Nil`, of `None`, or a
+    polymorphic function's type parameter that no argument bound. A later use binds it (the
+    solver); no value of it exists, so a join with any type is that type (types/join.py)."""
+
+    __slots__ = ()
 
 
 #: the path element that stands for the contents of a reference (beside tuple field indices)
@@ -315,7 +371,7 @@ def _write_type(t: Type, out: list) -> None:
         _write_types(t.fields, out)
         out.append(",)" if len(t.fields) == 1 else ")")
     elif isinstance(t, FuncType):
-        out.append("fn (")
+        out.append(f"fn [{', '.join(p.name for p in t.type_params)}](" if t.type_params else "fn (")
         _write_types(t.params, out)
         out.append(") -> ")
         _write_type(t.ret, out)
@@ -323,6 +379,12 @@ def _write_type(t: Type, out: list) -> None:
         out.append("ref(")
         _write_type(t.content, out)
         out.append(")")
+    elif isinstance(t, AdtType):
+        out.append(f"{t.name}[")
+        _write_types(t.args, out)
+        out.append("]")
+    elif isinstance(t, TypeParam):
+        out.append(t.name)
     elif isinstance(t, (DynType, TypeVar, BottomType)):
         out.append("?")
     else:
@@ -356,6 +418,8 @@ def map_dims(t: Type, fn: Callable[[Dimension], Dimension]) -> Type:
     if isinstance(t, RefType):
         content = map_dims(t.content, fn)
         return t if content is t.content else RefType(content)
+    if isinstance(t, AdtType) and t.args:
+        return AdtType(t.name, tuple(map_dims(a, fn) for a in t.args))
     return t
 
 
@@ -380,6 +444,8 @@ def map_dtypes(t: Type, fn: Callable[[DType], DType]) -> Type:
     if isinstance(t, RefType):
         content = map_dtypes(t.content, fn)
         return t if content is t.content else RefType(content)
+    if isinstance(t, AdtType) and t.args:
+        return AdtType(t.name, tuple(map_dtypes(a, fn) for a in t.args))
     return t
 
 
@@ -410,6 +476,9 @@ def _all_items(t: Type) -> Iterable[DimItem]:
         yield from _all_items(t.ret)
     elif isinstance(t, RefType):
         yield from _all_items(t.content)
+    elif isinstance(t, AdtType):
+        for a in t.args:
+            yield from _all_items(a)
 
 
 def erase_symbols(t: Type, symbols: set[Symbol]) -> Type:
@@ -436,7 +505,7 @@ def is_ground(t: Type) -> bool:
             ground = _tensor_is_ground(t)
             object.__setattr__(t, "_closed", ground)
         return ground
-    if isinstance(t, (TupleType, FuncType, RefType)):
+    if isinstance(t, (TupleType, FuncType, RefType, AdtType)):
         ground = t._ground
         if ground is None:
             parts = (
@@ -444,12 +513,14 @@ def is_ground(t: Type) -> bool:
                 if isinstance(t, TupleType)
                 else (t.content,)
                 if isinstance(t, RefType)
+                else t.args
+                if isinstance(t, AdtType)
                 else t.params + (t.ret,)
             )
             ground = all(is_ground(p) for p in parts)
             object.__setattr__(t, "_ground", ground)
         return ground
-    return isinstance(t, (DynType, BottomType))
+    return isinstance(t, (DynType, BottomType, TypeParam))
 
 
 def _tensor_is_ground(t: TensorType) -> bool:
@@ -485,7 +556,9 @@ def is_static_type(t: Type) -> bool:
         return all(is_static_type(p) for p in t.params) and is_static_type(t.ret)
     if isinstance(t, RefType):
         return is_static_type(t.content)
-    return False
+    if isinstance(t, AdtType):
+        return all(is_static_type(a) for a in t.args)
+    return isinstance(t, TypeParam)
 
 
 def poly_dim(expr: Poly) -> Dimension:

@@ -23,6 +23,8 @@ from gradual.types import (
     DTYPES,
     DYN,
     DYN_DTYPE,
+    AdtType,
+    TypeParam,
     Broadcast,
     DType,
     FuncType,
@@ -105,10 +107,13 @@ class DimScope:
 
 @dataclass
 class TypeScope:
-    """Dtype variables and type holes (`?T`) visible at a point."""
+    """Dtype variables and type holes (`?T`) visible at a point; type parameters (name ->
+    TypeParam) and the module's algebraic data types (name -> number of type parameters)."""
 
     dtype_vars: dict = field(default_factory=dict)
     holes: dict = field(default_factory=dict)
+    type_params: dict = field(default_factory=dict)
+    adts: dict = field(default_factory=dict)
 
 
 #: What the did-you-mean hints of one check may spend comparing a misspelled name with the names
@@ -177,6 +182,8 @@ class Converter:
     def convert(self, t: ast.TypeExpr) -> Type:
         """The checker type an annotation denotes."""
         if isinstance(t, ast.TensorTypeExpr):
+            if t.dims == () and (t.dtype in self.types.type_params or t.dtype in self.types.adts):
+                return self._named_type(t.dtype, (), t.span, bare=True)
             dims = None if t.dims is None else tuple(self.dim_item(d) for d in t.dims)
             runs = [d for d, item in zip(t.dims or (), dims or ()) if isinstance(item, Variadic)]
             if len(runs) > 1:  # `(*a, *b)` splits no shape one way: matching took the first, then crashed
@@ -187,10 +194,17 @@ class Converter:
             return TupleType(tuple(self.convert(f) for f in t.fields))
         if isinstance(t, ast.FnTypeExpr):
             outer, self.allow_patterns = self.allow_patterns, False  # `e|1` checks a value, not a type
+            saved = self.types.type_params
+            own = tuple(TypeParam(n) for n in dict.fromkeys(t.type_params))
+            if own:
+                self.types.type_params = {**saved, **{p.name: p for p in own}}
             try:
-                return FuncType(tuple(self.convert(p) for p in t.params), self.convert(t.ret))
+                return FuncType(tuple(self.convert(p) for p in t.params), self.convert(t.ret), type_params=own)
             finally:
                 self.allow_patterns = outer
+                self.types.type_params = saved
+        if isinstance(t, ast.AdtTypeExpr):
+            return self._named_type(t.name, t.args, t.span, bare=False)
         if isinstance(t, ast.DynTypeExpr):
             return DYN
         if isinstance(t, ast.RefTypeExpr):
@@ -201,6 +215,23 @@ class Converter:
                 hole = self.types.holes[t.name] = TypeVar(t.name)
             return hole
         raise TypeError(f"not a type expression: {t!r}")
+
+    def _named_type(self, name: str, args: tuple, span: Span, bare: bool) -> Type:
+        """A type parameter (`A`) or an algebraic data type applied to arguments (`List[A]`,
+        `nat[]`, or a bare `nat`)."""
+        param = self.types.type_params.get(name)
+        if param is not None and bare:
+            return param
+        arity = self.types.adts.get(name)
+        if arity is None:
+            known = list(self.types.adts) + list(self.types.type_params)
+            self.report("unknown-type", span, {"name": name, "suggestion": suggest(name, scoped=known)})
+            return DYN
+        converted = tuple(self.convert(a) for a in args)
+        if len(converted) != arity and not (bare and arity == 0):
+            self.report("type-arity", span, {"name": name, "expected": arity, "actual": len(converted)})
+            return DYN
+        return AdtType(name, converted)
 
     def dtype(self, name: str, span: Span) -> DType:
         """A dtype name, a declared dtype variable, or `?`."""
@@ -411,4 +442,4 @@ def _quantify(t: Type, order: dict, taken: set, under: dict) -> Type:
     ret = _quantify(t.ret, order, taken, under)
     if not mine and ret is t.ret and all(a is b for a, b in zip(params, t.params)):
         return t
-    return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires, t.dtype_requires)
+    return FuncType(params, ret, t.dim_params + mine, t.dtype_params, t.requires, t.dtype_requires, t.type_params)

@@ -14,8 +14,10 @@ from gradual.shapes import join as join_dims
 from gradual.types import (
     DYN,
     DYN_DTYPE,
+    AdtType,
     BottomType,
     DynType,
+    ElemVar,
     FuncType,
     RefType,
     TensorType,
@@ -26,6 +28,7 @@ from gradual.types import (
     map_dims,
     map_dtypes,
 )
+from gradual.types.params import instantiate_like
 
 
 def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension]) -> Type:
@@ -44,10 +47,19 @@ def _join(a: Type, b: Type, dim_join: Callable[[Dimension, Dimension], Dimension
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.fields) == len(b.fields):
         return TupleType(tuple(_join(x, y, dim_join) for x, y in zip(a.fields, b.fields)))
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
+        if a.type_params != b.type_params:  # `@id` beside a `fn (A) -> A`: the instance that fits
+            a = instantiate_like(a, b) or a
+            b = instantiate_like(b, a) or b
         return _join_functions(a, b, dim_join)
     if isinstance(a, RefType) and isinstance(b, RefType):
         # sound for monotonic references: a cell keeps its own type, every write is checked
         return RefType(_join(a.content, b.content, dim_join))
+    if isinstance(a, AdtType) and isinstance(b, AdtType) and a.name == b.name and len(a.args) == len(b.args):
+        return AdtType(a.name, tuple(_join(x, y, dim_join) for x, y in zip(a.args, b.args)))
+    if isinstance(a, ElemVar):  # no value has it (an empty list's elements): the other side says all
+        return b
+    if isinstance(b, ElemVar):
+        return a
     return DYN
 
 
@@ -147,6 +159,12 @@ def _join_item(x: object, y: object, dim_join: Callable[[Dimension, Dimension], 
     return x if x == y else Dimension.dynamic()
 
 
+def without_values(t: Type) -> Type:
+    """A type with its tensors' known element values forgotten (what a type argument holds:
+    `Cons(0, Nil)` is a `List[int32]`, not a list of zeros)."""
+    return _without_values(t)
+
+
 def _without_values(t: Type) -> Type:
     """A type with the known element values of its tensors, and what its functions' bodies
     were learned to check, forgotten (the shapes stay): what two branches' functions share."""
@@ -156,6 +174,8 @@ def _without_values(t: Type) -> Type:
         return TupleType(tuple(_without_values(f) for f in t.fields))
     if isinstance(t, FuncType):
         return t.with_parts(tuple(_without_values(p) for p in t.params), _without_values(t.ret)).without_requires()
+    if isinstance(t, AdtType) and t.args:
+        return AdtType(t.name, tuple(_without_values(a) for a in t.args))
     return t
 
 

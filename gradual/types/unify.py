@@ -23,7 +23,7 @@ from typing import Optional
 from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.constraint import vanishes
 from gradual.shapes.poly import MAX_SIZE, Extremum
-from gradual.types import DYN, DYN_DTYPE, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
+from gradual.types import DYN, DYN_DTYPE, AdtType, DimVar, DType, DTypeVar, FuncType, RefType, TupleType, Type, TypeVar
 
 
 class SiteVar(DimVar):
@@ -385,7 +385,10 @@ class Solver:
 
     def bind_type(self, v: TypeVar, t: Type) -> None:
         """Bind an unannotated parameter's type; a type that contains the variable itself
-        (`%x(%x)`) has no finite form, so the variable becomes `?` (occurs check)."""
+        (`%x(%x)`) has no finite form, so the variable becomes `?` (occurs check); binding it to
+        itself says nothing."""
+        if self.resolve_type(t) is v:
+            return
         self.types[v] = DYN if self.occurs(v, t) else t
 
     def occurs(self, v: TypeVar, t: Type) -> bool:
@@ -406,6 +409,8 @@ class Solver:
                 stack.append(item.ret)
             elif isinstance(item, RefType):
                 stack.append(item.content)
+            elif isinstance(item, AdtType):
+                stack.extend(item.args)
         return False
 
 

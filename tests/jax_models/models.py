@@ -36,6 +36,10 @@ def attention(x, wq, wk, wv, wo, gamma):
     return x + out @ wo
 
 
+def convnet_pool(x):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
 def buggy(x, w1, w2):
     h = jnp.tanh(x @ w1)
     return h @ w2  # w2 has the wrong number of rows
@@ -52,3 +56,15 @@ def looped(x):
 
 def cumulative(x):
     return jnp.cumsum(x, axis=0) * 2.0
+
+
+def unconverted(x):
+    return jnp.linalg.cholesky(x.T @ x)
+
+
+def unconverted_forms(x):
+    return lax.reduce_window(x, 1.0, lax.mul, (2, 1), (1, 1), "VALID"), lax.cumlogsumexp(x, axis=0)
+
+
+def calls_buggy(x, w1, w2):
+    return buggy(x, w1, w2) * 2.0

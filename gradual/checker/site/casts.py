@@ -197,7 +197,7 @@ class CastBuilder:
             )
         return (t if isinstance(t, Type) else DYN), False, None
 
-    def _contract_pattern(self, contract: FuncType) -> FuncType:
+    def _contract_pattern(self, contract: Type) -> Type:
         """The function type a contract checks, as the caller's frame can state it: a dim of
         another argument is its runtime binder, a dim nothing binds is `?`."""
 
@@ -214,9 +214,7 @@ class CastBuilder:
             t = self.solver.resolve_dtype(t)
             return DYN_DTYPE if isinstance(t, DTypeVar) and (t.meta or t in self.site.chosen) else t
 
-        found = map_dtypes(map_dims(contract, dim), dtype)
-        assert isinstance(found, FuncType)
-        return found
+        return map_dtypes(map_dims(contract, dim), dtype)
 
     def _tensor_pattern(self, index: int, path: tuple, t: Type, view: TensorArg, kind_check: bool) -> tuple:
         verifies = kind_check or (index, path) in self.site.rank_checks

@@ -19,7 +19,7 @@ from gradual.checker.site.values import (
     raw_dtype,
     sdim,
 )
-from gradual.ops.context import RuleFailure
+from gradual.ops.context import RuleFailure, TensorArg
 from gradual.shapes import Dimension, Grade, Poly
 from gradual.shapes.constraint import solve as solve_constraint
 from gradual.shapes.reasoning import signed_bounds
@@ -393,8 +393,15 @@ class Constraints(Opening):
     def hinted_rank_conflict(self, param: Any, arg: Any) -> bool:
         """A hinted parameter (its dims `can_unify` guesses) met by a value of another rank,
         or of unknown rank (as a `?` dim widens a hinted dim): its hints are widened and the
-        parameter is inferred unhinted in the next pass."""
-        if param.dims is None or arg.dims is not None and len(arg.dims) == len(param.dims):
+        parameter is inferred unhinted in the next pass. A value of another kind (a tuple, a
+        function, a reference) widens them the same way."""
+        if param.dims is None:
+            return False
+        if not isinstance(arg, TensorArg):
+            opened = self.opened.get((arg.index, arg.path))
+            if opened is not None and (opened.dynamic or opened.typevar is not None):
+                return False  # a `?` or inferred value: it may be a tensor (a check, or a binding)
+        elif arg.dims is not None and len(arg.dims) == len(param.dims):
             return False
         hints = {
             s

@@ -20,6 +20,7 @@ from gradual.checker.site.values import (
     SDim,
     SDType,
     Slot,
+    ValueArg,
     raw_dtype,
     sdim,
 )
@@ -29,6 +30,9 @@ from gradual.types import (
     DYN,
     DYN_DTYPE,
     REF_CONTENT,
+    AdtType,
+    ElemVar,
+    TypeParam,
     BottomType,
     DType,
     DTypeVar,
@@ -43,6 +47,7 @@ from gradual.types import (
     map_dims,
     map_dtypes,
 )
+from gradual.types.params import type_at
 from gradual.types.unify import SiteVar
 
 
@@ -63,6 +68,10 @@ class Opening(SiteState):
             return view
         if isinstance(t, RefType):
             view = RefArg(index, path, self._open(t.content, index, path + (REF_CONTENT,), info))
+            self.opened[key] = Opened(view)
+            return view
+        if isinstance(t, (AdtType, TypeParam)):
+            view = ValueArg(index, path, t)
             self.opened[key] = Opened(view)
             return view
         if isinstance(t, BottomType):
@@ -246,8 +255,11 @@ class Opening(SiteState):
         """Function-typed parameters: the argument must be a function (or `?`) that fits the
         parameter's type, instantiated with what the call's other arguments bound; where only
         a runtime check can tell, the argument gets a contract (contracts.py)."""
-        if isinstance(param, FuncType) and matcher is not None:
+        if isinstance(param, (FuncType, AdtType)) and matcher is not None:
             param = self._instantiated(param, matcher)
+        if isinstance(param, (AdtType, TypeParam, ElemVar)) or isinstance(arg, ValueArg):
+            self._match_value(param, arg)
+            return
         if isinstance(arg, FuncArg):
             if isinstance(param, FuncType):
                 self._contract(param, arg)
@@ -270,7 +282,38 @@ class Opening(SiteState):
             return
         self.fail("not-a-function", arg=arg)
 
-    def _instantiated(self, param: FuncType, matcher: Any) -> FuncType:
+    def _match_value(self, param: Type, arg: ArgView) -> None:
+        """An argument where a parameter of an algebraic data type or a type parameter stands
+        (or an ADT value where another kind does): compared whole, graded as any flow; a
+        runtime check (a cast of the whole value) where only one can tell."""
+        key = (arg.index, arg.path)
+        opened = self.opened.get(key)
+        param = self.solver.resolve_type(param)
+        if isinstance(param, ElemVar):  # a type parameter no other argument gave: this one does
+            self.solver.bind_type(param, self._whole_type(arg))
+            return
+        if opened is not None and opened.typevar is not None and not isinstance(arg, ValueArg):
+            self.solver.bind_type(opened.typevar, param)  # an unannotated parameter: it is this type
+            return
+        if opened is not None and opened.dynamic:
+            if not isinstance(param, (DynType, TypeParam)):
+                self.contracts[key] = param  # a `?` is cast to it: checked when the call runs
+            return
+        actual = self._whole_type(arg)
+        grade, where = contracts.value_grade(self.solver, actual, param, frozenset(self.chosen))
+        if grade is Grade.NEVER:
+            shown = map_dims(param, lambda d: self.solver.resolve(d, final=True))
+            self.fail("value-mismatch", arg=arg, expected=shown, actual=actual, detail=contracts.mismatch_text(where))
+        if grade is Grade.CHECK:
+            self.contracts[key] = param
+
+    def _whole_type(self, arg: ArgView) -> Type:
+        """The type of an argument (or a part of one) as the caller has it."""
+        if isinstance(arg, (ValueArg, FuncArg)):
+            return arg.type
+        return type_at(self.arg_infos[arg.index].type, arg.path, self.solver)
+
+    def _instantiated(self, param: Type, matcher: Any) -> Type:
         """A signature's function type in this call: its symbols are what the matcher bound
         them to. One that no other argument binds is the callee's to choose: it binds it at
         runtime from the first value it sees there (an argument it passes, a result), so the
@@ -314,8 +357,9 @@ class Opening(SiteState):
             return raw_dtype(matcher.dtypes[t])
 
         found = map_dtypes(map_dims(param, dim), dtype)
-        assert isinstance(found, FuncType)
-        return FuncType(found.params, found.ret)
+        if not isinstance(found, FuncType):
+            return found
+        return FuncType(found.params, found.ret, type_params=found.type_params)
 
     def _contract(self, expected: FuncType, arg: "FuncArg") -> None:
         grade, where = contracts.function_grade(self.solver, arg.type, expected, self.chosen)
@@ -330,7 +374,7 @@ class Opening(SiteState):
         callee's, over its signature's symbols: this call's values of them replace them when
         the result is resolved (`@mk(%x: (n,))` returning `fn () -> (n,)` gives `fn () -> (3,)`
         for a (3,) argument; left as `n`, two calls shared one `n`)."""
-        if not isinstance(t, FuncType):
+        if not isinstance(t, (FuncType, AdtType)):
             return t
         return ProtoFunction(
             t,

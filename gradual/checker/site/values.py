@@ -248,6 +248,16 @@ class FuncArg(ArgView):
         self.type = t
 
 
+class ValueArg(ArgView):
+    """An argument of an algebraic data type or a type parameter: compared whole (adt.py)."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, index: int, path: tuple, t: Type) -> None:
+        super().__init__(index, path)
+        self.type = t
+
+
 class RefArg(ArgView):
     """A reference argument: the view of its contents."""
 

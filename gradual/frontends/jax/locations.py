@@ -58,16 +58,28 @@ class Locator:
 
     def exception_loc(self, exc: BaseException) -> Optional[gb.Loc]:
         """Where a traced function failed: the innermost user frame of the exception's traceback."""
+        frames = self.exception_frames(exc)
+        return at(frames[0][0], exc) if frames else None
+
+    def exception_frames(self, exc: BaseException) -> list:
+        """The user frames of an exception's traceback, innermost first: (place, the name of
+        the frame's function)."""
         tb = exc.__traceback__
         frames = []
         while tb is not None:
             frames.append((tb.tb_frame.f_code, tb.tb_lasti))
             tb = tb.tb_next
+        found = []
         for code, lasti in reversed(frames):
-            found = self._place(code, lasti)
-            if found is not None:
-                return at(found, exc)
-        return None
+            place = self._place(code, lasti)
+            if place is not None:
+                found.append((place, code.co_name))
+        return found
+
+    def frame_place(self, code: Any, lasti: int) -> Optional[tuple]:
+        """(path, line, column, end line, end column) of one frame's instruction, or None for a
+        frame of JAX's, gradual's or a frozen module."""
+        return self._place(code, lasti)
 
     def _place(self, code: Any, lasti: int) -> Optional[tuple]:
         key = (code, lasti)

@@ -53,6 +53,7 @@ from typing import Any, Optional, Union
 
 from gradual import builder as gb
 from gradual.frontends import LoadError
+from gradual.frontends import messages as frontend_messages
 from gradual.frontends.torch_export import messages
 from gradual.frontends.torch_export.archive import Archive, ArchiveError, program_from_json, read_archive
 from gradual.frontends.torch_export.importer import ImportedProgram, Importer, ImportOptions
@@ -71,6 +72,8 @@ __all__ = [
 
 def _failure(where: str, error: ArchiveError) -> LoadError:
     span = gb.Loc(where, os.path.basename(where) or where).span
+    if error.limit is not None:
+        return LoadError(frontend_messages.past_limit(span, "a torch.export archive", error.detail, error.limit))
     make = messages.torch_archive_version if error.kind == "version" else messages.torch_unreadable
     return LoadError(make(span, error.detail))
 

@@ -13,6 +13,11 @@ The archive is a zip. Everything checking needs is JSON:
 Supported: schema major version 8 (torch 2.13 writes 8.20). Another major version, or the older
 layout with `serialized_exported_program.json` at the top (torch 2.5 and earlier), is reported
 with `archive-version`; a file that is not such a zip with `input-error`.
+
+A member is read only as far as its declared (and checked) size needs, streamed with that cap:
+the member count, a JSON member's size, any member's size and its expansion ratio are held to
+gradual/frontends/limits.py's table before anything is inflated, and a payload is read only
+up to the bytes its tensor's sizes, strides and offset reach.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from gradual.frontends import limits
+from gradual.frontends.limits import Limit, LimitExceeded
+
 SUPPORTED_MAJOR = 8
 WRITTEN_BY_TORCH = "2.13"
-#: At most this many bytes of JSON are read from one member (a bigger "graph" is not a graph).
-MAX_JSON_BYTES = 1 << 30
 
 #: torch.export's ScalarType numbers -> gradual dtypes (None: gradual cannot hold it)
 DTYPES = {
@@ -73,12 +79,18 @@ def scalar_type_name(scalar_type: Any) -> str:
 
 
 class ArchiveError(Exception):
-    """The file cannot be read as a supported archive: `kind` is "unreadable" or "version"."""
+    """The file cannot be read as a supported archive: `kind` is "unreadable" or "version";
+    `limit` the limit a part of it passes, when that is why."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, limit: Limit | None = None) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.limit = limit
+
+
+def _past_limit(exc: LimitExceeded) -> ArchiveError:
+    return ArchiveError("unreadable", str(exc), exc.limit)
 
 
 @dataclass
@@ -110,7 +122,7 @@ class Archive:
         KeyError when the archive has none, ArchiveError when it cannot be read."""
         where, meta = self._payload_meta(fqn)
         layout = _layout(meta, fqn)
-        raw = self._read(f"{self.prefix}data/{where}/{layout.path}")
+        raw = self._read(f"{self.prefix}data/{where}/{layout.path}", _bytes_reached(layout, fqn))
         return _strided_array(raw, layout, fqn)
 
     def _payload_meta(self, fqn: str) -> tuple:
@@ -120,12 +132,16 @@ class Archive:
             return "constants", self.constants[fqn]
         raise KeyError(fqn)
 
-    def _read(self, member: str) -> bytes:
+    def _read(self, member: str, cap: int) -> bytes:
+        """At most `cap` bytes of a payload member (what its tensor reaches: the rest is never
+        inflated)."""
         try:
             with _open_zip(self.zip_bytes, self.zip_path) as zf:
-                return zf.read(member)
-        except (KeyError, OSError, zipfile.BadZipFile) as exc:
-            raise ArchiveError("unreadable", f"cannot read {member}: {exc}") from None
+                return _read_member(zf, member, limits.MEMBER_BYTES, cap)
+        except LimitExceeded as exc:
+            raise _past_limit(exc) from None
+        except (KeyError, OSError, zipfile.BadZipFile, zipfile.LargeZipFile, RuntimeError, EOFError, ValueError) as exc:
+            raise ArchiveError("unreadable", f"cannot read {member}: {_reason(exc)}") from None
 
 
 @dataclass(frozen=True)
@@ -165,6 +181,19 @@ def _layout(meta: Any, fqn: str) -> _Layout:
     return _Layout(path, dtype, sizes, strides, offset)
 
 
+def _bytes_reached(layout: _Layout, fqn: str) -> int:
+    """How many bytes of its member a payload's tensor reaches (its last element's end), its
+    declared size held to the weight limit first."""
+    itemsize = np.dtype(layout.dtype).itemsize
+    try:
+        limits.check(limits.TENSOR_BYTES, f"`{fqn}`", math.prod(layout.sizes) * itemsize)
+    except LimitExceeded as exc:
+        raise _past_limit(exc) from None
+    if 0 in layout.sizes:
+        return 0
+    return (layout.offset + 1 + sum((n - 1) * s for n, s in zip(layout.sizes, layout.strides))) * itemsize
+
+
 def _strided_array(raw: bytes, layout: _Layout, fqn: str) -> np.ndarray:
     """A payload's bytes viewed with its sizes, strides and storage offset, copied (no larger
     than the data or the runtime's tensor limit: a stride of 0 repeats an element)."""
@@ -201,9 +230,65 @@ def _int_size(value: Any) -> Optional[int]:
 
 
 def _open_zip(data: Optional[bytes], path: Optional[str]) -> zipfile.ZipFile:
+    """The zip, its member count held to the limit first (from its end record, before
+    `zipfile` makes an object per member)."""
     import io
 
-    return zipfile.ZipFile(io.BytesIO(data) if data is not None else path)  # type: ignore[arg-type]
+    if data is not None:
+        _check_members(io.BytesIO(data))
+        return zipfile.ZipFile(io.BytesIO(data))
+    with open(path, "rb") as handle:  # type: ignore[arg-type]
+        _check_members(handle)
+    return zipfile.ZipFile(path)  # type: ignore[arg-type]
+
+
+def _check_members(handle: Any) -> None:
+    count = _declared_members(handle)
+    if count is not None:
+        limits.check(limits.ARCHIVE_MEMBERS, "the archive", count)
+
+
+_END = b"PK\x05\x06"  # the end of central directory record's signature
+_END64_LOCATOR = b"PK\x06\x07"  # and the zip64 one's locator, 20 bytes before it
+
+
+def _declared_members(handle: Any) -> int | None:
+    """The member count a zip's end record declares (None: no end record found; zipfile then
+    says what is wrong). The record is in the last 64 KiB + 22 bytes (its comment is at most
+    65,535 bytes); a count of 0xFFFF defers to the zip64 end record."""
+    size = handle.seek(0, 2)
+    start = max(0, size - (22 + 0xFFFF))
+    handle.seek(start)
+    tail = handle.read()
+    at = tail.rfind(_END)
+    if at < 0 or len(tail) < at + 22:
+        return None
+    count = int.from_bytes(tail[at + 10 : at + 12], "little")
+    if count != 0xFFFF or at < 20 or tail[at - 20 : at - 16] != _END64_LOCATOR:
+        return count
+    offset = int.from_bytes(tail[at - 12 : at - 4], "little")
+    if offset + 40 > size:
+        return None
+    handle.seek(offset)
+    record = handle.read(40)
+    return int.from_bytes(record[32:40], "little") if record[:4] == b"PK\x06\x06" else None
+
+
+def _read_member(zf: zipfile.ZipFile, name: str, limit: Limit, cap: int | None = None) -> bytes:
+    """A member's bytes, at most `cap` of them: its declared size is held to `limit` and its
+    expansion ratio to the ratio limit before it is inflated, and it is streamed with its
+    declared size as the cap (a member whose data stops short of it is unreadable)."""
+    info = zf.getinfo(name)
+    want = info.file_size if cap is None else min(cap, info.file_size)
+    part = f"the member {name}"
+    limits.check(limit, part, want)
+    if info.compress_type != zipfile.ZIP_STORED and want > limits.RATIO_FREE_BYTES:
+        limits.check(limits.EXPANSION_RATIO, part, info.file_size // max(info.compress_size, 1))
+    with zf.open(info) as stream:
+        data = stream.read(want)
+    if len(data) != want:
+        raise ArchiveError("unreadable", f"{name} holds {len(data):,} bytes, fewer than the {want:,} it declares")
+    return data
 
 
 def read_archive(source: Union[str, bytes], model: Optional[str] = None) -> Archive:
@@ -225,6 +310,8 @@ def read_archive(source: Union[str, bytes], model: Optional[str] = None) -> Arch
             program = _json(zf, f"{prefix}models/{chosen}.json")
             weights = _config(zf, names, f"{prefix}data/weights/{chosen}_weights_config.json")
             constants = _config(zf, names, f"{prefix}data/constants/{chosen}_constants_config.json")
+    except LimitExceeded as exc:
+        raise _past_limit(exc) from None
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, RuntimeError, EOFError, ValueError) as exc:
         raise ArchiveError("unreadable", _reason(exc)) from None
     _check_program(program)
@@ -254,7 +341,7 @@ def _prefix(names: list) -> str:
 def _check_layout(zf: zipfile.ZipFile, names: list, prefix: str) -> None:
     member = prefix + "archive_format"
     if member in names:
-        fmt = zf.read(member)[:64].decode("utf-8", errors="replace").strip()
+        fmt = _read_member(zf, member, limits.MEMBER_BYTES, 64).decode("utf-8", errors="replace").strip()
         if fmt != "pt2":
             raise ArchiveError("version", f"its archive_format is {fmt!r}, not 'pt2'")
 
@@ -274,11 +361,11 @@ def _choose(models: list, wanted: Optional[str]) -> str:
 
 
 def _json(zf: zipfile.ZipFile, member: str) -> Any:
-    info = zf.getinfo(member)
-    if info.file_size > MAX_JSON_BYTES:
-        raise ArchiveError("unreadable", f"{member} is {info.file_size} bytes, larger than any program gradual reads")
+    data = _read_member(zf, member, limits.JSON_BYTES)
     try:
-        return json.loads(zf.read(member).decode("utf-8"))
+        text = data.decode("utf-8")
+        del data  # the bytes and the text are not both kept while the JSON is parsed
+        return json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ArchiveError("unreadable", f"{member} is not JSON ({_reason(exc)})") from None
 

@@ -2,7 +2,8 @@
 
 Each equation becomes one binding `%tN = op(...)` located at the user's Python line
 (locations.py); sub-jaxprs of `jit`, `custom_jvp_call` and `custom_vjp_call` are inlined,
-`cond` becomes `if`, `while` a recursive closure. A primitive gradual has no conversion for
+`cond` becomes `if`, `while` and `scan` recursive closures (a scan's stacked outputs written
+step by step). A primitive gradual has no conversion for
 becomes a call of the operator `jax.<name>`, which the checker reports (unknown-operator) at
 the equation's line: the rest of the program is still checked. Shapes that primitives take as
 parameters (`reshape`'s new sizes, `broadcast_in_dim`'s shape) are static lists where JAX's
@@ -36,9 +37,17 @@ CALLS = {
     "custom_vjp_call": "call_jaxpr",
     "custom_vjp_call_jaxpr": "fun_jaxpr",
     "remat": "jaxpr",
+    "remat2": "jaxpr",
     "checkpoint": "jaxpr",
     "custom_lin": None,
 }
+
+
+#: primitives whose result is worked out while converting when every operand is a known small
+#: constant (the index vectors jnp builds for `x[1:]`: a literal broadcast, concatenated)
+FOLDABLE = frozenset({"broadcast_in_dim", "concatenate", "convert_element_type", "reshape", "squeeze", "expand_dims"})
+#: the most elements a folded value may have
+FOLD_LIMIT = 64
 
 
 def dtype_of(aval: Any) -> str:
@@ -70,6 +79,7 @@ class Converter:
         self.default_loc = default_loc
         self.env: dict = {}
         self.constants: dict = {}  # parameter name -> value
+        self.known: dict = {}  # jaxpr variable -> its value, where FOLDABLE made it of constants
         self.counter = 0
         self.symbol_sources: dict = {}  # symbol -> (input expression, axis)
         self.symbol_values: dict = {}  # symbol -> the bound int64 vector holding its size
@@ -148,6 +158,8 @@ class Converter:
                 if not _is_drop(var):
                     self.env[var] = expr
             return
+        if name in FOLDABLE:
+            self._fold(eqn)
         handler = PRIMITIVES.get(name)
         try:
             result = handler(self, eqn, ins, loc) if handler is not None else None
@@ -156,6 +168,27 @@ class Converter:
         if result is None:  # no conversion: the checker reports the operator at this line
             result = gb.call(unknown_operator(name), *ins, loc=loc)
         self.bind(block, list(eqn.outvars), result, loc)
+
+    def known_value(self, v: Any) -> Any:
+        """The value of a jaxpr operand known while converting (a literal, or FOLDABLE of
+        known ones), else None."""
+        if _is_literal(v):
+            return np.asarray(v.val)
+        return self.known.get(v)
+
+    def _fold(self, eqn: Any) -> None:
+        """Work out a FOLDABLE equation of known small constants with JAX itself."""
+        values = [self.known_value(v) for v in eqn.invars]
+        out = eqn.outvars[0]
+        if any(v is None for v in values) or len(eqn.outvars) != 1 or _is_drop(out):
+            return
+        shape = tuple(out.aval.shape)
+        if not all(isinstance(d, int) for d in shape) or int(np.prod(shape)) > FOLD_LIMIT:
+            return
+        try:
+            self.known[out] = np.asarray(eqn.primitive.bind(*values, **eqn.params))
+        except Exception:  # noqa: BLE001 - not foldable here: converted as any other equation
+            return
 
     # shapes as values ---------------------------------------------------------------------
     def note_input(self, expr: Any, shape: tuple) -> None:
