@@ -61,11 +61,18 @@ def declared(path: Path) -> tuple[int, int, int]:
     return ops, conditions, classes
 
 
+def _operator_files() -> list:
+    """The stdlib files that declare operators (the prelude holds data types and functions)."""
+    from gradual.ops.registry import operator_files
+
+    return operator_files()
+
+
 def census() -> dict:
     table: dict = {}
     for family in (RELAY, *FAMILIES):
         table[family] = {"operators": 0, "contracted": 0, "declared": 0, "in rules": 0}
-    for path in sorted(STDLIB.glob("*.rly")):
+    for path in _operator_files():
         ops, conditions, classes = declared(path)
         row = table[family_of_stdlib(path.name)]
         row["operators"] += ops
@@ -73,7 +80,7 @@ def census() -> dict:
     from gradual.syntax.parser import parse_stdlib_source
     from gradual.syntax.source import Source
 
-    for path in sorted(STDLIB.glob("*.rly")):
+    for path in _operator_files():
         module = parse_stdlib_source(Source(path.read_text(encoding="utf-8"), str(path)))
         table[family_of_stdlib(path.name)]["contracted"] += sum(1 for d in module.defs if d.where or d.dtype_classes)
     for path in sorted(RULES.glob("*.py")):
