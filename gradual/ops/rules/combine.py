@@ -240,8 +240,8 @@ def dyn_tile(ctx: ShapeContext) -> Any:
 def _tile(ctx: ShapeContext, data: TensorArg, reps: list) -> Any:
     if data.dims is None:
         return ctx.tensor(None)
-    rank = max(data.rank, len(reps))
-    dims = [ctx.const(1)] * (rank - data.rank) + list(data.dims)
+    rank = max(len(data.dims), len(reps))
+    dims = [ctx.const(1)] * (rank - len(data.dims)) + list(data.dims)
     reps = [1] * (rank - len(reps)) + reps
     value = None
     if data.value is not None and rank == 1:

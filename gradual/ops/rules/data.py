@@ -41,7 +41,7 @@ def shape_of(ctx: ShapeContext) -> Any:
     dtype = ctx.attr("dtype")
     if data.dims is None:
         return ctx.tensor([ctx.unknown()], dtype)
-    return ctx.tensor([ctx.const(data.rank)], dtype, value=list(data.dims))
+    return ctx.tensor([ctx.const(len(data.dims))], dtype, value=list(data.dims))
 
 
 @shape_rule("ndarray_size")
@@ -120,7 +120,7 @@ def argwhere(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
-    return ctx.tensor([ctx.bounded(0, product(ctx, data.dims)), ctx.const(data.rank)])
+    return ctx.tensor([ctx.bounded(0, product(ctx, data.dims)), ctx.const(len(data.dims))])
 
 
 @shape_rule("unique")

@@ -38,15 +38,16 @@ def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Op
     values that are not one scalar have an entry per index."""
     if indices.dims is None:
         return
-    if indices.rank > 2:
-        ctx.fail("rank", arg=indices, expected="at most 2", actual=indices.rank)
-    if dense is not None and indices.rank == 2:
+    rank = len(indices.dims)
+    if rank > 2:
+        ctx.fail("rank", arg=indices, expected="at most 2", actual=rank)
+    if dense is not None and rank == 2:
         ctx.equal(indices.dim(1), ctx.const(len(dense)), symbol="rank")
     elif dense is not None and len(dense) != 1:
-        ctx.fail("rank", arg=indices, expected=2, actual=indices.rank)
-    if values.dims is not None and values.rank > 1:
-        ctx.fail("rank", arg=values, expected="at most 1", actual=values.rank)
-    if values.dims is not None and values.rank == 1 and indices.rank >= 1:
+        ctx.fail("rank", arg=indices, expected=2, actual=rank)
+    if values.dims is not None and len(values.dims) > 1:
+        ctx.fail("rank", arg=values, expected="at most 1", actual=len(values.dims))
+    if values.dims is not None and len(values.dims) == 1 and rank >= 1:
         ctx.equal(values.dim(0), indices.dim(0), symbol="entries")
     if dense is not None:
         _positions(ctx, indices, dense)
