@@ -61,6 +61,13 @@ def declared(path: Path) -> tuple[int, int, int]:
     return ops, conditions, classes
 
 
+def _operator_files() -> list:
+    """The stdlib files that declare operators (the prelude holds data types and functions)."""
+    from gradual.ops.registry import operator_files
+
+    return operator_files()
+
+
 def census() -> dict:
     table: dict = {}
     for family in (RELAY, *FAMILIES):

@@ -1287,7 +1287,6 @@ RANK_GAPS = frozenset(
         "aten.index",
         "aten.index_put",
         "aten.index_select",
-        "gather_nd",
     }
 )
 

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from gradual.analysis.document import Analysis
 from gradual.analysis.lexical import context_at
-from gradual.ops.registry import AttrSpec, Operator, Registry
+from gradual.ops.registry import AttrSpec, Operator, Registry, param_type_text
 from gradual.types import FuncType, format_type
 
 
@@ -88,7 +88,11 @@ def operator_signature(op: Operator) -> Signature:
 
 
 def _operator_signature(op: Operator) -> Signature:
-    pieces = [(f"%{n}: {format_type(t)}", "") for n, t in zip(op.param_names, op.signature.params)]
+    forms = op.forms or ("",) * len(op.param_names)
+    pieces = [
+        (f"%{n}: {param_type_text(format_type(t), f)}", "")
+        for n, t, f in zip(op.param_names, op.signature.params, forms)
+    ]
     pieces += [(attribute_text(spec), "required" if not spec.has_default else "") for spec in op.attrs.values()]
     found = _build(op.name, pieces, format_type(op.signature.ret), op.doc)
     found.attributes = {name: op.arity + i for i, name in enumerate(op.attrs)}

@@ -81,7 +81,6 @@ _WINDOWS = {"kernel_size": _POSITIVE, "dilation": _POSITIVE, "stride": _POSITIVE
 #: operator -> attribute -> what its value must be (beyond its kind); a None value (an optional
 #: attribute left out) is never checked here
 DOMAINS: dict = {
-    "nn.lrn": {"size": _POSITIVE},
     "aten.im2col": _WINDOWS,
     "aten.col2im": _WINDOWS,
     "aten.col2im_sized": _WINDOWS,
@@ -89,18 +88,6 @@ DOMAINS: dict = {
     "aten.as_strided": {"storage_offset": Within(0)},
     "aten.adaptive_avg_pool2d": {"output_size": Lengths((1, 2, 3))},
     "aten.adaptive_max_pool2d": {"output_size": Lengths((1, 2, 3))},
-    "nn.upsampling": {"method": OneOf(UPSAMPLING_METHODS)},
-    "dyn.nn.upsampling": {"method": OneOf(UPSAMPLING_METHODS)},
-    "nn.upsampling3d": {"method": OneOf(UPSAMPLING_METHODS), "coordinate_transformation_mode": OneOf(COORDINATE_MODES)},
-    "dyn.nn.upsampling3d": {
-        "method": OneOf(UPSAMPLING_METHODS),
-        "coordinate_transformation_mode": OneOf(COORDINATE_MODES),
-    },
-    "image.resize1d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((2,))},
-    "image.resize2d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((4,))},
-    "image.resize3d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((6,))},
-    # Relay's FixedPointMultiplyAttrs are int32 (a Q31 multiplier and a shift)
-    "fixed_point_multiply": {"multiplier": Within(*INT32), "shift": Within(*INT32)},
 }
 
 

@@ -252,6 +252,57 @@ class ShapeContext(ABC):
         """Every argument, each as a tensor (`operand`)."""
         return [self.operand(i) for i in range(len(self.args))]
 
+    def element_bounds(
+        self, arg: TensorArg, excluding: Optional[int] = None, column: Optional[int] = None
+    ) -> Optional[tuple]:
+        """(least, greatest, sum) of the elements of an integer or bool tensor (leaving out
+        those equal to `excluding`, a value that marks an element to skip, as nll_loss's
+        ignore_index; with `column`, only entry `column` of the last dim: one coordinate of
+        GatherND's index tuples): `()` when it has no such elements, None where they are not
+        known here (the checker knows only small shape values; the runtime knows every tensor).
+        A contract's `min(%x)`, `max(%x)` and `sum(%x)` read it."""
+        if arg.value is None:
+            return None
+        entries = list(arg.value)
+        if column is not None:
+            if arg.rank != 1 or not -len(entries) <= column < len(entries):
+                return None
+            entries = [entries[column]]
+        values = [self.static(v) for v in entries]
+        if any(v is None for v in values):
+            return None
+        if excluding is not None:
+            values = [v for v in values if v != excluding]
+        return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var]
+
+    def scalar_number(self, arg: TensorArg) -> Optional[float]:
+        """The value of a one-element numeric tensor (a float scale given as a tensor), where it
+        is known: never in the checker, always when the program runs."""
+        return None
+
+    def row_bounds(self, arg: TensorArg, axis: int = 0) -> Optional[list]:
+        """(least, greatest) of each slice of a numeric tensor along `axis` (its rows
+        for axis 0, its columns for axis 1; None for a slice without elements): what a rule
+        holds each row or column of addresses to (gather_nd's first index row names one dim,
+        the second the next). None where the elements are not known here (the checker knows
+        only small shape values, a vector's rows being its elements; the runtime knows every
+        tensor)."""
+        if arg.value is None or arg.rank != 1 or axis != 0:
+            return None
+        values = [self.static(v) for v in arg.value]
+        return None if any(v is None for v in values) else [(v, v) for v in values]
+
+    def optional_operand(self, index: int) -> Optional[TensorArg]:
+        """An optional operand (`%x: T?`) as a tensor, or None where it is absent (`()`)."""
+        arg = self.args[index]
+        if isinstance(arg, TupleArg) and arg.fields is not None and not arg.fields:
+            return None
+        return self.operand(index)
+
+    def list_operand(self, index: int) -> Optional[list[TensorArg]]:
+        """A list operand (`%x: [T]`): its fields as tensors; None where its length is unknown."""
+        return self.tuple_fields(self.args[index])
+
     def tuple_operand(self, index: int) -> TupleArg:
         """Argument `index` as a tuple (a tensor or function there fails the rule)."""
         arg = self.args[index]
@@ -269,28 +320,6 @@ class ShapeContext(ABC):
         guesses: the checker widens the hint (hints never fail, SPEC 3.5) instead of failing;
         the runtime has no hints."""
         return False
-
-    def element_bounds(
-        self, arg: TensorArg, ignoring: Optional[int] = None, column: Optional[int] = None
-    ) -> Optional[tuple]:
-        """The least and greatest element of an integer operand where this domain knows them
-        (elements equal to `ignoring` left out: a loss's ignore_index; with `column`, only entry
-        `column` of the last dim: one coordinate of GatherND's index tuples): `()` for an
-        operand with no such elements, None where they are not known. The checker knows the
-        elements of shape values; the runtime knows every operand's (a contract's `min(%x)` /
-        `max(%x)`: what an index operand may hold is decided before the kernel)."""
-        if arg.value is None:
-            return None
-        values = list(arg.value)
-        if column is not None:
-            if arg.rank != 1 or not -len(values) <= column < len(values):
-                return None
-            values = [values[column]]
-        known = [self.static(v) for v in values]
-        if any(v is None for v in known):
-            return None
-        kept = [v for v in known if ignoring is None or v != ignoring]
-        return (min(kept), max(kept)) if kept else ()  # type: ignore[type-var]
 
     def dtype_needs(self, dtype: Any, cls: str) -> None:  # noqa: B027 - a hook the runtime leaves empty
         """An operand's dtype that is not known here must be in a dtype class (`bits`,

@@ -10,10 +10,12 @@ generically before the operator's rule runs.
 
 A condition compares terms built from integers, attributes (`axis`; a list attribute compares
 entry by entry; an omitted optional attribute makes the condition hold), the signature's dim
-names (`r` of `Tensor[(r,), I]`), `rank(%x)`, `dim(%x, i)`, `len(attr)` and the least and greatest
-element of an integer operand, `min(%x)` and `max(%x)` (what an index operand may hold: its
-values are data, known in the checker only as shape values and decided at runtime otherwise;
-an empty operand makes every condition that names them hold), with `+ - * //`.
+names (`r` of `Tensor[(r,), I]`), `rank(%x)`, `dim(%x, i)`, `len(attr)` and `len(%x)` (the
+length of a list operand `%x: [T]`), `numel(%x)` (its element count), `min(%x)`,
+`max(%x)` and `sum(%x)` (the least and greatest element, and the sum, of an integer or bool
+operand: data, so known when the program runs, or where the checker knows the value; an
+operand without elements makes a condition on its `min` or `max` hold), with `+ - * //`. An optional operand (`%x: T?`) that is
+absent makes every condition that names it hold, as an omitted attribute does.
 
 The same evaluation runs in both domains a rule runs in (ops/context.py). Where every term is
 known it decides: a violated condition is a located diagnostic naming the operand or attribute,
@@ -30,10 +32,11 @@ so they point at the attribute; at runtime every condition is evaluated again.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from gradual.ops.context import TensorArg
+from gradual.ops.context import TensorArg, TupleArg
 from gradual.shapes import Symbol
 from gradual.syntax import ast
 from gradual.syntax.printer import format_condition as condition_text
@@ -44,12 +47,14 @@ DTYPE_CLASSES = ("any", "bool", "number", "float", "int", "index", "bits", "quan
 FUNCTIONS = {
     "rank": "an operand",
     "dim": "an operand and an axis",
-    "len": "a list attribute",
+    "len": "a list attribute or list operand",
+    "numel": "an operand",
     "min": "an operand",
     "max": "an operand",
+    "sum": "an operand",
 }
-#: the functions of an operand's elements (not of its type)
-ELEMENT_FUNCTIONS = ("min", "max")
+#: the functions of an operand's elements (not of its type): data, decided where known
+ELEMENT_FUNCTIONS = ("min", "max", "sum")
 
 
 class ContractError(ValueError):
@@ -91,8 +96,9 @@ def compile_contract(decl: ast.OpDecl, operand_names: tuple[str, ...], dim_names
     attribute, dim or function."""
     attrs = {a.name: a for a in decl.attrs}
     conditions = []
+    lists = frozenset(p.var.name for p in decl.params if p.form == "list")
     for node in decl.where:
-        names = _Names(attrs, operand_names, dim_names)
+        names = _Names(attrs, operand_names, dim_names, lists)
         names.condition(node)
         conditions.append(
             Condition(node, condition_text(node), tuple(names.attributes), tuple(names.operands), tuple(names.dims))
@@ -106,8 +112,8 @@ def compile_contract(decl: ast.OpDecl, operand_names: tuple[str, ...], dim_names
 class _Names:
     """What a condition names, checked against the declaration."""
 
-    def __init__(self, attrs: dict, operands: tuple, dims: frozenset) -> None:
-        self.attrs, self.operand_names, self.dim_names = attrs, operands, dims
+    def __init__(self, attrs: dict, operands: tuple, dims: frozenset, lists: frozenset = frozenset()) -> None:
+        self.attrs, self.operand_names, self.dim_names, self.lists = attrs, operands, dims, lists
         self.attributes: list[str] = []
         self.operands: list[str] = []
         self.dims: list[str] = []
@@ -142,9 +148,12 @@ class _Names:
         if node.function not in FUNCTIONS:
             raise ContractError(f"`{node.function}(...)`: a contract may call {', '.join(FUNCTIONS)}")
         if node.function == "len":
+            if node.operand.startswith("%") and node.operand[1:] in self.lists and node.index is None:
+                _add(self.operands, node.operand[1:])
+                return
             attr = self.attrs.get(node.operand)
             if attr is None or not attr.is_list or node.index is not None:
-                raise ContractError(f"`len({node.operand})` needs a list attribute")
+                raise ContractError(f"`len({node.operand})` needs a list attribute or a list operand (`%x: [T]`)")
             _add(self.attributes, node.operand)
             return
         name = node.operand[1:]
@@ -230,6 +239,22 @@ class Evaluation:
             return self.arith(node.op, self.term(node.left), self.term(node.right))
         raise TypeError(f"not a contract term: {node!r}")
 
+    def _extremum(self, arg: Any, index: int, which: str) -> Value:
+        if isinstance(arg, TupleArg) and arg.fields is not None and not arg.fields and self._optional(index):
+            return _ABSENT
+        if not isinstance(arg, TensorArg):
+            return UNDECIDED
+        bounds = self.ctx.element_bounds(arg)
+        if bounds is None:
+            return UNDECIDED
+        if not bounds:
+            return 0 if which == "sum" else _ABSENT  # no elements: no least or greatest one
+        return bounds[("min", "max", "sum").index(which)]
+
+    def _optional(self, index: int) -> bool:
+        forms = getattr(self.op, "forms", ())
+        return bool(forms) and forms[index] == "optional"
+
     def _dim(self, value: Any) -> Value:
         if value is _ABSENT:
             return UNDECIDED
@@ -237,22 +262,27 @@ class Evaluation:
         return static if static is not None else _Dim(value)
 
     def call(self, node: ast.CCall) -> Value:
-        if node.function == "len":
+        if node.function == "len" and not node.operand.startswith("%"):
             value = self.ctx.attr(node.operand)
             return _ABSENT if value is None else len(value)
         i = self.index[node.operand[1:]]
         arg = self.ctx.args[i]
+        if node.function in ("min", "max", "sum"):
+            return self._extremum(arg, i, node.function)
+        if node.function == "numel":
+            if not isinstance(arg, TensorArg) or arg.dims is None:
+                return UNDECIDED
+            sizes = [self.ctx.static(d) for d in arg.dims]
+            return UNDECIDED if None in sizes else math.prod(sizes)
+        if node.function == "len":
+            fields = getattr(arg, "fields", None)
+            return UNDECIDED if fields is None else len(fields)
+        if isinstance(arg, TupleArg) and arg.fields is not None and not arg.fields and self._optional(i):
+            return _ABSENT
         if not isinstance(arg, TensorArg):
             return UNDECIDED  # the signature's own match reported a tuple where a tensor belongs
         if node.function == "rank":
             return arg.rank if arg.rank is not None else RankForm(0, ((i, 1),))
-        if node.function in ELEMENT_FUNCTIONS:
-            bounds = self.ctx.element_bounds(arg)
-            if bounds is None:
-                return UNDECIDED
-            if not bounds:
-                return _ABSENT  # no elements: nothing to hold
-            return bounds[0] if node.function == "min" else bounds[1]
         axis = self.term(node.index) if node.index is not None else UNDECIDED
         if arg.dims is None or not isinstance(axis, int):
             return UNDECIDED
@@ -394,7 +424,7 @@ def _failure_key(condition: Condition) -> str:
     if condition.attribute_only:
         return "contract-attribute"
     if any(isinstance(leaf, ast.CCall) and leaf.function in ELEMENT_FUNCTIONS for leaf in _leaves(condition.node)):
-        return "contract-values"  # what an operand holds, whatever else it names
+        return "contract-value"  # what an operand holds, whatever else it names
     if condition.attributes:
         return "contract"
     node_text = condition.text

@@ -94,10 +94,10 @@ RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
         "{op} needs `{condition}`, but {detail}",
         "pass {arg} with dims for which `{condition}` holds",
     ),
-    "contract-values": (
+    "contract-value": (
         codes.OP_CONSTRAINT,
         "{op} needs `{condition}`, but {detail}",
-        "pass {arg} with elements for which `{condition}` holds",
+        "pass {arg} whose elements satisfy `{condition}` (elements are data: checked when the program runs)",
     ),
     "contract": (
         codes.OP_CONSTRAINT,

@@ -58,6 +58,9 @@ class Operator:
     signature_text: str = field(default="", repr=False)
     #: the declaration's `where` conditions (ops/contracts.py)
     contract: Contract = field(default=EMPTY_CONTRACT, repr=False)
+    #: per operand: "" (its type), "optional" (`%x: T?`: T or absent, `()`) or "list" (`%x: [T]`:
+    #: a tuple of any length of T); signature.params holds T
+    forms: tuple = ()
     _defaults: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -136,6 +139,7 @@ def operator_from_decl(decl: ast.OpDecl) -> Operator:
         span=decl.span,
         signature_text=_signature_text(decl),
         contract=contract,
+        forms=tuple(p.form for p in decl.params) if any(p.form for p in decl.params) else (),
     )
 
 
@@ -146,11 +150,19 @@ def _signature_text(decl: ast.OpDecl) -> str:
     classes = dict(decl.dtype_classes)
     names = [f"{n}: {classes[n]}" if n in classes else n for n in decl.dtype_params]
     tparams = f"[{', '.join(names)}]" if names else ""
-    params = ", ".join(f"%{p.var.name}: {format_type(p.type) if p.type is not None else '?'}" for p in decl.params)
+    params = ", ".join(
+        f"%{p.var.name}: {param_type_text(format_type(p.type) if p.type is not None else '?', p.form)}"
+        for p in decl.params
+    )
     text = f"{decl.name}{tparams}({params}) -> {format_type(decl.ret)}"
     if decl.rule:
         text += f" (dims computed by the `{decl.rule}` rule)"
     return text
+
+
+def param_type_text(text: str, form: str) -> str:
+    """An operand's type as its declaration writes it: `T`, `T?` (optional) or `[T]` (list)."""
+    return f"[{text}]" if form == "list" else f"{text}?" if form == "optional" else text
 
 
 def _missing(p: ast.Param) -> Type:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from gradual.ops.context import ArgView, ShapeContext, TensorArg
+from gradual.ops.context import ArgView, ShapeContext, TensorArg, TupleArg
 from gradual.ops.contracts import enforce
 from gradual.ops.operand_dtypes import check_dtype_class, check_operand_dtypes
 from gradual.shapes import Dimension, Poly, Symbol
@@ -36,9 +36,10 @@ from gradual.types import (
 class SignatureMatcher:
     """Binds a signature's symbols and dtype variables from the arguments of one call."""
 
-    def __init__(self, ctx: ShapeContext, sig: FuncType) -> None:
+    def __init__(self, ctx: ShapeContext, sig: FuncType, forms: tuple = ()) -> None:
         self.ctx = ctx
         self.sig = sig
+        self.forms = forms  # per parameter: "", "optional" or "list" (Operator.forms)
         self.dims: dict[Symbol, Any] = {}
         self.seqs: dict[Symbol, list] = {}
         self.dtypes: dict[DTypeVar, Any] = {}
@@ -50,7 +51,14 @@ class SignatureMatcher:
     # matching -----------------------------------------------------------------------------
     def match_params(self) -> None:
         """Match every argument against its parameter type."""
-        for param, arg in zip(self.sig.params, self.ctx.args):
+        for i, (param, arg) in enumerate(zip(self.sig.params, self.ctx.args)):
+            form = self.forms[i] if self.forms else ""
+            if form == "optional" and is_absent(arg):
+                continue
+            if form == "list":
+                for field in self.ctx.tuple_fields(arg) or ():
+                    self.match(param, field)
+                continue
             self.match(param, arg)
         self._solve_pending()
         # function types last: the symbols they share with tensor parameters are bound by now
@@ -262,6 +270,11 @@ class SignatureMatcher:
         return out
 
 
+def is_absent(arg: ArgView) -> bool:
+    """Whether an argument is `()`, an optional operand left out (`%x: T?`)."""
+    return isinstance(arg, TupleArg) and arg.fields is not None and not arg.fields
+
+
 def _has_quotient(expr: Poly) -> bool:
     """Whether an expression holds a floor division."""
     return any(isinstance(atom, FloorDiv) for atom in expr.atoms())
@@ -365,11 +378,11 @@ def _argument_of(ctx: ShapeContext, dtype: Any) -> Any:
 def apply_operator(ctx: ShapeContext, op: Any) -> Any:
     """Check a call of an operator: its signature gives arity, dtypes and any dims it states;
     its rule, when it has one, gives the result's dims (and dtype, if the rule sets one)."""
-    if op.rule is None and not op.contract:
+    if op.rule is None and not op.contract and not op.forms:
         result = apply_signature(ctx, op.signature)
         check_operand_dtypes(ctx, op)
         return result
-    matcher = SignatureMatcher(ctx, op.signature)
+    matcher = SignatureMatcher(ctx, op.signature, op.forms)
     matcher.match_params()
     ctx.bound(matcher.dims, matcher.seqs, matcher.dtypes)
     check_operand_dtypes(ctx, op)

@@ -233,10 +233,13 @@ class If(Node):
 
 @dataclass(eq=False, slots=True)
 class Param(Node):
-    """`%x: T`, `%x` or `%x: ?T` (type None means: infer it)."""
+    """`%x: T`, `%x` or `%x: ?T` (type None means: infer it). An operator declaration's
+    operand may also be `%x: T?` (`form` "optional": T or absent, `()`) or `%x: [T]` (`form`
+    "list": a tuple of any length whose fields are each a T)."""
 
     var: Var
     type: Optional[TypeExpr] = None
+    form: str = field(default="", kw_only=True, compare=False)
 
 
 @dataclass(eq=False, slots=True)

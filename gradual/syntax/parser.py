@@ -23,7 +23,7 @@ import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
 from gradual.infra import usercache
 from gradual.syntax import ast
@@ -344,6 +344,17 @@ class _Builder:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         typ = children[1] if len(children) > 1 else None
         return ast.Param(var, typ, span=self._span(children))
+
+    def optional_param(self, children: Children) -> ast.Param:
+        var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
+        return ast.Param(var, children[1], span=self._span(children), form="optional")
+
+    def list_param(self, children: Children) -> ast.Param:
+        var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
+        typ = cast(
+            ast.TypeExpr, next(c for c in children[1:] if isinstance(c, ast.Node) and not isinstance(c, _TOKENS))
+        )
+        return ast.Param(var, typ, span=self._span(children), form="list")
 
     def ret_type(self, children: Children) -> tuple[str, ast.TypeExpr]:
         return ("ret", children[0])

@@ -358,6 +358,10 @@ class _Printer:
         if p.type is None:
             return f"%{p.var.name}"
         typ = type_doc(p.type)
+        if p.form == "list":
+            typ = ["[", typ, "]"]
+        elif p.form == "optional":
+            typ = [typ, "?"]
         return f"%{p.var.name}: {typ}" if typ.__class__ is str else [f"%{p.var.name}: ", typ]
 
     @staticmethod

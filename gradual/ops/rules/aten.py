@@ -709,22 +709,24 @@ PAD_MODES = ("constant", "reflect", "replicate", "circular")
 @shape_rule("aten_constant_pad")
 def constant_pad(ctx: ShapeContext) -> Any:
     """`aten.constant_pad_nd(x, pad, value)`: [before, after] pairs from the last dim back
-    (negative entries crop)."""
+    (negative entries crop; the pairs' count is declared). `aten.pad`'s other modes read the
+    input's own elements: no crop, and a padded dim holds more elements than its reflect pads
+    (as many as its circular ones, one for replicate)."""
     (data,) = ctx.operands()
     pad = list(ctx.attr("pad"))
-    if ctx.op_name == "aten.pad":  # aten.constant_pad_nd has no mode
-        mode = require_choice(ctx, "mode", ctx.attr("mode"), PAD_MODES)
-        if mode != "constant":  # only a constant pad crops by a negative entry
-            require_entries(ctx, "pad", pad, allow_zero=True)
+    mode = ctx.attr("mode") if ctx.op_name == "aten.pad" else "constant"
+    if mode != "constant":
+        require_entries(ctx, "pad", pad, allow_zero=True)
     if data.dims is None:
-        ctx.require_rank_at_least(data, len(pad) // 2)  # a pair per dim from the last
         return ctx.tensor(None)
-    if len(pad) % 2 or len(pad) // 2 > data.rank:
-        ctx.fail("pad-length", arg=data, pad=show_ints(pad), rank=data.rank)
     dims = list(data.dims)
     for i in range(len(pad) // 2):
         axis = data.rank - 1 - i
-        grow = pad[2 * i] + pad[2 * i + 1]
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if mode != "constant" and (before or after):
+            least = {"reflect": max(before, after) + 1, "circular": max(before, after), "replicate": 1}[mode]
+            ctx.within(dims[axis], least, None)
+        grow = before + after
         dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
     return ctx.tensor(dims)
 
@@ -1482,7 +1484,10 @@ def aten_masked_select(ctx: ShapeContext) -> Any:
 
 @shape_rule("aten_masked_scatter")
 def aten_masked_scatter(ctx: ShapeContext) -> Any:
-    """`aten.masked_scatter(self, mask, source)`: self and mask broadcast together; source's
-    shape is free (how many of its elements are read depends on the mask's values)."""
+    """`aten.masked_scatter(self, mask, source)`: mask broadcasts into self's shape (the result);
+    source's shape is free, and it holds at least as many elements as the broadcast mask has
+    true ones (declared: they are data)."""
     data, mask, _source = ctx.operands()
-    return ctx.tensor(broadcast_dims(ctx, [data.dims, mask.dims]))
+    if data.dims is None:
+        return ctx.tensor(None)
+    return ctx.tensor(broadcast_into(ctx, mask, list(data.dims)))

@@ -10,7 +10,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.aten import torch_axis
-from gradual.ops.rules.common import dtype_name
+from gradual.ops.rules.common import dtype_name, require_at_most
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.shape import broadcast_into
 from gradual.ops.tables import shape_rule
@@ -75,25 +75,37 @@ def index_put(ctx: ShapeContext) -> Any:
 
 @shape_rule("aten_gather")
 def gather(ctx: ShapeContext) -> Any:
-    """`aten.gather(x, index, dim)`: index's shape, of x's rank."""
+    """`aten.gather(x, index, dim)`: index's shape (of x's rank, as declared); off dim, index's
+    dims are at most x's (torch reads index's positions in x)."""
     data, index_arg = ctx.operands()
-    if data.dims is not None:
-        ctx.require_rank(index_arg, data.rank)
-        torch_axis(ctx, ctx.attr("dim"), data.rank)
+    if data.dims is not None and index_arg.dims is not None:
+        axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+        _within_off_dim(ctx, index_arg, [data], axis)
     return ctx.tensor(index_arg.dims, data.dtype)
 
 
 @shape_rule("aten_scatter")
 def scatter(ctx: ShapeContext) -> Any:
-    """`aten.scatter(x, index, src, dim)`: x's shape; index has x's rank, src (unless a scalar)
-    too."""
+    """`aten.scatter(x, index, src, dim)`: x's shape; index has x's rank (declared), src (unless
+    a scalar) too; index's dims are at most src's, and off dim at most x's."""
     data, index_arg, src = ctx.operands()
     if data.dims is not None:
-        ctx.require_rank(index_arg, data.rank)
         if src.dims is not None and src.rank:
             ctx.require_rank(src, data.rank)
-        torch_axis(ctx, ctx.attr("dim"), data.rank)
+        axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+        if index_arg.dims is not None:
+            _within_off_dim(ctx, index_arg, [data], axis)
+            if src.dims is not None and src.rank:
+                _within_off_dim(ctx, index_arg, [src], None)
     return ctx.tensor(data.dims)
+
+
+def _within_off_dim(ctx: ShapeContext, index_arg: TensorArg, bounds: list, axis: Optional[int]) -> None:
+    """Each dim of index (but `axis`) is at most that dim of each tensor in `bounds`."""
+    for bound in bounds:
+        for i in range(min(index_arg.rank or 0, bound.rank or 0)):
+            if i != axis:
+                require_at_most(ctx, index_arg, i, bound.dim(i), "torch reads the index's positions there")
 
 
 @shape_rule("aten_index_add")
@@ -101,10 +113,8 @@ def index_add(ctx: ShapeContext) -> Any:
     """`aten.index_add(x, index, source, dim)`: source is x with dim as long as the index
     vector; x's shape."""
     data, index_arg, source = ctx.operands()
-    ctx.require_rank(index_arg, 1)
     if data.dims is not None:
         axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
-        ctx.require_rank(source, data.rank)
         for i in range(data.rank):
             ctx.equal(source.dim(i), index_arg.dim(0) if i == axis else data.dim(i))
     return ctx.tensor(data.dims)

@@ -795,7 +795,7 @@ def index_tuples_within(ctx: ShapeContext, data: TensorArg, indices: TensorArg, 
         bounds = ctx.element_bounds(indices, column=j)
         length = ctx.static(data.dim(batch + j))
         if bounds and length is not None and not -length <= bounds[0] <= bounds[1] < length:
-            low, high = bounds
+            low, high = bounds[0], bounds[1]
             ctx.fail(
                 "tuple-index-out-of-range", arg=indices, entry=j, low=low, high=high, axis=batch + j, length=length
             )
@@ -1080,7 +1080,7 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     if ctx.static(weight.dim(0)) != 0:
         ctx.equal(weight.dim(0), data.dim(1), symbol="classes")
     # a target is a class or the ignore_index: an "or" a contract cannot state
-    bounds = ctx.element_bounds(target, ignoring=ctx.attr("ignore_index"))
+    bounds = ctx.element_bounds(target, excluding=ctx.attr("ignore_index"))
     classes = ctx.static(data.dim(1))
     if bounds and classes is not None and not 0 <= bounds[0] <= bounds[1] < classes:
         ctx.fail("class-out-of-range", arg=target, low=bounds[0], high=bounds[1], classes=classes)
