@@ -278,9 +278,10 @@ def run_table(
         for kind in kinds:
             for variant in variants:
                 for ops in sizes:
-                    lib = _best(repeat, lambda: _child("measure_library", kind, ops, variant))
-                    parse = _best(repeat, lambda: _child("measure_parse", kind, ops, variant))
-                    text = _best(repeat, lambda: measure_text(kind, ops, variant, Path(tmp))) if with_text else None
+                    lib = _best(repeat, lambda k=kind, n=ops, v=variant: _child("measure_library", k, n, v))
+                    parse = _best(repeat, lambda k=kind, n=ops, v=variant: _child("measure_parse", k, n, v))
+                    measure = lambda k=kind, n=ops, v=variant: measure_text(k, n, v, Path(tmp))  # noqa: E731
+                    text = _best(repeat, measure) if with_text else None
                     check = lib["check"]
                     row = (
                         f"{kind + '/' + variant:<22}{ops:>8}{parse['parse']:>9.2f}{check:>9.2f}{lib['elaborate']:>8.2f}"
@@ -299,7 +300,7 @@ def run_table(
             if seconds is None:
                 print("onnx is not installed: no comparison")
                 break
-            lib = _best(repeat, lambda: _child("measure_library", "chain", ops, "symbolic"))
+            lib = _best(repeat, lambda n=ops: _child("measure_library", "chain", n, "symbolic"))
             print(
                 f"onnx infer_shapes, chain of {ops}: {seconds:.2f} s ({ops / seconds:.0f} nodes/s); "
                 f"gradual check: {lib['check']:.2f} s ({ops / lib['check']:.0f} ops/s); ratio {seconds / lib['check']:.2f}"

@@ -51,12 +51,12 @@ def _torchvision() -> Any:
 def _has_nms() -> bool:
     try:
         import torchvision.extension  # noqa: F401  (loads the C++ operators where they exist)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - an extension that does not load: nms is looked up below either way
         pass
     for name in [n for n in sys.modules if n.startswith("torchvision")]:
         del sys.modules[name]
     try:
-        torch.ops.torchvision.nms
+        _ = torch.ops.torchvision.nms  # the lookup raises where the operator is missing
         return True
     except (AttributeError, RuntimeError):
         return False
@@ -133,7 +133,7 @@ def _shrink_convs(model: nn.Module, factor: int) -> nn.Module:
     def narrow(c: int) -> int:
         return c if c <= 16 or c == 10 else c // factor
 
-    for name, module in list(model.named_modules()):
+    for _name, module in list(model.named_modules()):
         for child_name, child in list(module.named_children()):
             if isinstance(child, nn.Conv2d):
                 new = nn.Conv2d(

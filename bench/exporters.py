@@ -75,7 +75,7 @@ TOOLS = {
 
 
 # the exporter-style encoder ---------------------------------------------------------------------
-def encoder_model(nodes: int, hidden: int = 64, heads: int = 4, vocab: int = 1000):  # noqa: ANN201, C901
+def encoder_model(nodes: int, hidden: int = 64, heads: int = 4, vocab: int = 1000):
     """An onnx.ModelProto: a BERT-like encoder of about `nodes` nodes as the TorchScript exporter
     writes one (see the module docstring), opset 17, inputs `input_ids` and `attention_mask`
     of (batch, seq) int64, output the last hidden state (batch, seq, hidden)."""

@@ -155,7 +155,7 @@ def openvino_namespace() -> dict:
 
         return fail
 
-    names = dict(
+    names = dict(  # noqa: C408 - the names the ported tests' expressions see, as keywords
         D=Dimension,
         P=PartialShape,
         Shape=Shape,

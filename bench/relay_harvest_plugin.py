@@ -139,7 +139,7 @@ def _recording_call(self, mod):
         return _original_call(self, mod)
     try:
         text = module_text(mod)
-    except Exception:  # a module Relay cannot print is not a corpus entry
+    except Exception:  # noqa: BLE001 - a module Relay cannot print is not a corpus entry
         return _original_call(self, mod)
     record = {"test": _current_test(), "text": text[:_MAX_TEXT]}
     try:
@@ -150,7 +150,7 @@ def _recording_call(self, mod):
         raise
     try:
         record["types"] = _function_types(result)
-    except Exception as error:  # an unprintable type: keep the module, say so
+    except Exception as error:  # noqa: BLE001 - an unprintable type: keep the module, say so
         record["types_error"] = _first_error_line(error)
     _write(record)
     return result
@@ -163,7 +163,7 @@ def _infer_type_local(expr):
     """`InferTypeLocal` infers one expression: record it as the module it would make."""
     try:
         _recording_call(relay.transform.InferType(), tvm.IRModule.from_expr(expr))
-    except Exception:  # recorded; the original call reports it to the test
+    except Exception:  # noqa: BLE001 - recorded; the original call reports it to the test
         pass
     return _original_infer_local(expr)
 
@@ -252,7 +252,7 @@ def _unmatched_cases(match, mod=None):
         function = relay.Function(relay.analysis.free_vars(match), match)
         whole = tvm.IRModule.from_expr(function, scope.functions, scope.type_definitions)
         _recording_call(relay.transform.InferType(), whole)
-    except Exception:  # recorded (or not printable); the original call answers the test
+    except Exception:  # noqa: BLE001 - recorded (or not printable); the original call answers the test
         pass
     return _original_unmatched(match, mod)
 

@@ -407,7 +407,7 @@ def onnx_chain(n: int) -> bytes:
     return onnx_chain_model(n).SerializeToString()
 
 
-def onnx_chain_model(ops: int):  # noqa: ANN201 - an onnx.ModelProto
+def onnx_chain_model(ops: int):  # an onnx.ModelProto
     """The chain as an ONNX ModelProto (the peer comparison uses the same model)."""
     from onnx import TensorProto, helper
 
@@ -438,7 +438,7 @@ def onnx_layers(n: int) -> bytes:
     return onnx_layers_model(max(1, n // 25)).SerializeToString()
 
 
-def onnx_layers_model(blocks: int):  # noqa: ANN201 - an onnx.ModelProto
+def onnx_layers_model(blocks: int):  # an onnx.ModelProto
     """The blocks of `onnx_layers` as an ONNX ModelProto."""
     from onnx import TensorProto, helper
 
@@ -516,7 +516,7 @@ def onnx_branches(n: int) -> bytes:
     a fresh name was found by trying each suffix from `_1` on (quadratic)."""
     from onnx import TensorProto, helper
 
-    def branch(kind: str, out: str, source: str, i: int):  # noqa: ANN202 - an onnx.GraphProto
+    def branch(kind: str, out: str, source: str, i: int):  # an onnx.GraphProto
         return helper.make_graph(
             [helper.make_node(kind, [source], [out])],
             f"{out}{i}",
@@ -554,7 +554,7 @@ def onnx_loops(n: int) -> bytes:
     collecting it as a scan output (each a recursive closure of its own)."""
     from onnx import TensorProto, helper
 
-    def body(i: int):  # noqa: ANN202 - an onnx.GraphProto
+    def body(i: int):  # an onnx.GraphProto
         value = helper.make_tensor_value_info
         return helper.make_graph(
             [
@@ -962,7 +962,7 @@ def check_model(path: Path) -> None:
     assert checked.result is not None and checked.result.ok, [d.message for d in checked.diagnostics[:1]]
 
 
-def render_errors(result) -> str:  # noqa: ANN001 - a gradual.CheckResult
+def render_errors(result) -> str:  # a gradual.CheckResult
     """The diagnostics of a program that has errors, drawn as `gradual check` draws them."""
     import io
 

@@ -417,7 +417,8 @@ def _functional_cases(torch: Any, Dim: Any) -> list:
         """Every dim of every input Dim.AUTO (the module's one parameter is `*args`)."""
         return (
             tuple(
-                {i: Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) and a.dim() else None for a in args
+                dict.fromkeys(range(a.dim()), Dim.AUTO) if isinstance(a, torch.Tensor) and a.dim() else None
+                for a in args
             ),
         )
 

@@ -23,7 +23,7 @@ import os
 import re
 import sys
 from dataclasses import replace
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from gradual.syntax import ast
 from gradual.syntax.source import GENERATED, LINE_BREAK, NOWHERE, PlacedSource, Source, Span
@@ -80,7 +80,7 @@ class Loc:
             _require(text, str, "Loc.at", "text", "a str (the source lines shown)")
         loc = object.__new__(Loc)
         if end_line == line:  # offsets need no text: the source starts at the line
-            reader: object = text if text is not None else _FileLines(path, line, line)
+            reader: str | Callable[[], str] = text if text is not None else _FileLines(path, line, line)
             loc.span = Span(PlacedSource(path, line - 1, reader, data), column - 1, end_column - 1)
             return loc
         lines = (text.split("\n") if text is not None else _read_lines(path, line, end_line)) or []
@@ -103,8 +103,8 @@ class Loc:
 
 def _positive(value: object, name: str) -> int:
     """An int >= 1 (NumPy integers too), else a TypeError or ValueError naming the argument."""
-    if value.__class__ is int and value >= 1:  # type: ignore[operator]
-        return value  # type: ignore[return-value]
+    if value.__class__ is int and value >= 1:
+        return value
     number = _int_like(value)
     if number is None:
         raise TypeError(f"gradual.builder.Loc.at: {name} must be an int (1-based), not {type(value).__name__}")
@@ -173,7 +173,7 @@ class SpanLoc(Loc):
 
     __slots__ = ()
 
-    def __init__(self, span: Span) -> None:  # noqa: D107 - a Loc made from a span
+    def __init__(self, span: Span) -> None:  # a Loc made from a span
         self.span = span
 
 
@@ -306,7 +306,7 @@ def _name(name: object, pattern: re.Pattern, where: str, what: str) -> str:
 def _int_like(value: object) -> Optional[int]:
     """An int (a NumPy integer too; not a bool), else None."""
     if value.__class__ is int:
-        return value  # type: ignore[return-value]
+        return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     return None
@@ -450,18 +450,18 @@ class DataflowVar(Var):
 
     __slots__ = ("flow", "index")
 
-    def __init__(self, name: str, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+    def __init__(self, name: str, flow: ast.Dataflow, index: int) -> None:
         self.name = name
         self.flow = flow
         self.index = index
         self.bound = False
 
-    @property  # type: ignore[override]
-    def loc(self) -> Loc:  # noqa: D102 - Var.loc
+    @property
+    def loc(self) -> Loc:  # type: ignore[override]  # Var.loc, read-only here: found from the flow when asked
         return SpanLoc(self.flow.line(self.index))
 
 
-Expr = Union[ast.Node, Var, int, float, bool]
+Expr = Union[ast.Expr, Var, int, float, bool]
 
 
 def unplaced() -> Span:
@@ -478,7 +478,7 @@ def _here(loc: Optional[Loc], where: str) -> Span:
     raise TypeError(f"gradual.builder.{where}: loc must be a gradual.builder.Loc (or None), not {type(loc).__name__}")
 
 
-def _expr(e: Expr, at: Optional[Span] = None, where: str = "call", what: str = "an argument") -> ast.Node:
+def _expr(e: Expr, at: Optional[Span] = None, where: str = "call", what: str = "an argument") -> ast.Expr:
     """An argument as a node: a variable's use is located at its own `loc`, else at `at` (the
     span of the located construct it is an argument of), else unplaced; a number is a literal."""
     if e.__class__ is Var:
@@ -502,24 +502,24 @@ def _literal(value: object, dtype: Optional[str], span: Optional[Span], where: s
     """A number (a NumPy scalar too) as a literal, its dtype as the text defaults it (int32,
     float32, bool; a NumPy scalar's own); None for anything else. A float the language cannot
     write (inf, nan) is a ValueError."""
-    where = span if span is not None else Span(GENERATED, 0, 0)
+    placed = span if span is not None else Span(GENERATED, 0, 0)
     if isinstance(value, bool):
-        return ast.Literal(value, dtype or "bool", span=where)
+        return ast.Literal(value, dtype or "bool", span=placed)
     if value.__class__ is int:
-        return ast.Literal(value, dtype or "int32", span=where)
+        return ast.Literal(value, dtype or "int32", span=placed)
     if value.__class__ is float:
         _finite(value, where)
-        return ast.Literal(value, dtype or "float32", span=where)
+        return ast.Literal(value, dtype or "float32", span=placed)
     if isinstance(value, (numbers.Number, int, float)) and not isinstance(value, complex):
         own = _numpy_scalar_dtype(value)
         if isinstance(value, numbers.Integral):
-            return ast.Literal(int(value), dtype or own or "int32", span=where)
+            return ast.Literal(int(value), dtype or own or "int32", span=placed)
         if isinstance(value, numbers.Real):
             number = float(value)
             _finite(number, where)
-            return ast.Literal(number, dtype or own or "float32", span=where)
+            return ast.Literal(number, dtype or own or "float32", span=placed)
     if _numpy_scalar_dtype(value) == "bool":
-        return ast.Literal(bool(value), dtype or "bool", span=where)
+        return ast.Literal(bool(value), dtype or "bool", span=placed)
     return None
 
 
@@ -556,9 +556,9 @@ def _attr_value(value: object, name: str = "") -> ast.AttrValue:
                 break
         return ast.AttrSeq(items, isinstance(value, list))
     if value is None or isinstance(value, (bool, int, float, str)):
-        return value  # type: ignore[return-value]
+        return value
     if _numpy_scalar_dtype(value) is not None:  # a NumPy scalar: the Python number it is
-        return value.item()  # type: ignore[attr-defined,no-any-return]
+        return value.item()  # type: ignore[attr-defined]  # _numpy_scalar_dtype found a NumPy scalar
     raise TypeError(
         f"gradual.builder.call: attribute {name!r} must be a bool, int, float, str, None, a NumPy scalar, "
         f"or a list or tuple of them, not {type(value).__name__} {value!r}"
@@ -662,7 +662,7 @@ class Block:
     """A sequence of bindings ending in a result: a function body or a branch."""
 
     def __init__(self) -> None:
-        self.stmts: list = []
+        self.stmts: list[ast.Stmt] = []
         self._fresh = itertools.count()
         self._finished: Optional[str] = None
 
@@ -697,7 +697,7 @@ class Block:
             self.stmts.append(let)
         return _bound(name, loc)
 
-    def bind_op(self, name: str, op: str, args: list, locator: object, tag: object) -> Var:
+    def bind_op(self, name: str, op: str, args: list[str], locator: ast.Locator, tag: object) -> Var:
         """`%name = op(%args...)` with no attributes, `args` the variables' names, placed by
         `locator` and `tag` (see ast.Dataflow): the compact form of
         `let(name, call(op, *args))` for a graph frontend's straight runs of operator nodes,
@@ -711,7 +711,7 @@ class Block:
         flow.tags.append(tag)
         return DataflowVar(name, flow, index)
 
-    def dataflow(self, locator: object) -> ast.Dataflow:
+    def dataflow(self, locator: ast.Locator) -> ast.Dataflow:
         """The Dataflow statement that ends the block if it has this locator, else a new one
         added: a frontend binding a long run of nodes appends to its arrays itself, as
         `bind_op` does (and makes each statement's variable, `DataflowVar`)."""

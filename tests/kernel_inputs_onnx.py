@@ -200,7 +200,7 @@ def _tile(draw: Draw) -> tuple:
 @generator("onnx.pad")
 def _pad(draw: Draw) -> tuple:
     mode = draw(st.sampled_from(("constant", "edge", "reflect", "wrap")))
-    shape = draw(shapes(lo=0 if mode == "constant" else 1))
+    shape = draw(shapes(rank_lo=1, lo=0 if mode == "constant" else 1))
     axes = some_axes(draw, len(shape)) if draw(st.booleans()) else []
     chosen = [a % len(shape) for a in axes] if axes else list(range(len(shape)))
 
@@ -416,7 +416,7 @@ def _topk(draw: Draw) -> tuple:
 
 @generator("onnx.one_hot")
 def _one_hot(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_hi=3, lo=0))
+    shape = draw(shapes(rank_lo=1, rank_hi=3, lo=0))
     depth = draw(st.integers(1, 5))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     indices = rng.integers(-depth, depth, size=shape).astype(draw(st.sampled_from(INTS + ("float32",))))
@@ -570,7 +570,7 @@ def _batch_norm_train(draw: Draw) -> tuple:
 
 @generator("onnx.instance_norm")
 def _instance_norm(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_lo=2, lo=1))
+    shape = draw(shapes(rank_lo=3, lo=1))  # (n, c, d, ...): ONNX Runtime refuses fewer dims
     dtype = _float(draw)
     return [array(draw, shape, dtype)] + _channel_vectors(draw, shape[1], 2, dtype), {"epsilon": 1e-5}
 
@@ -643,7 +643,7 @@ def _softmax_cross_entropy(draw: Draw) -> tuple:
 @generator("onnx.hardmax")
 def _hardmax(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
-    return [array(draw, shape, _numeric(draw))], {"axis": axis_in(draw, len(shape))}
+    return [array(draw, shape, _float(draw))], {"axis": axis_in(draw, len(shape))}
 
 
 # elementwise ------------------------------------------------------------------------------------

@@ -719,7 +719,7 @@ def random_data(shape: tuple, dtype: str, rng: np.random.Generator) -> np.ndarra
     """Random input data of a shape and dtype (floats standard normal, ints in [0, 4))."""
     if dtype == "bool":
         return rng.integers(0, 2, size=shape).astype(bool)
-    if dtype.startswith("int") or dtype.startswith("uint"):
+    if dtype.startswith(("int", "uint")):
         return rng.integers(0, 4, size=shape).astype(dtype)
     return rng.standard_normal(size=shape).astype(dtype)
 
@@ -1469,11 +1469,11 @@ def op_size_extremes(b: Builder) -> Val:
     size = "".join(b.call("take", ["".join(b.call("shape_of", [x.text])), f"{axis}i64"], axis=0))
     smaller = b.draw.chance(50)
     if b.draw.chance(50):
-        other, value = "".join(b.call("floor_divide", [size, "2i64"])), d.value // 2
+        other = "".join(b.call("floor_divide", [size, "2i64"]))
         dim = lift(lambda v: v // 2, d) if smaller else d
     else:
         k = b.draw.int(0, 5)
-        other, value = f"{k}i64", k
+        other = f"{k}i64"
         dim = (
             Dim.const(min(d.value, k) if smaller else max(d.value, k))
             if d.is_const

@@ -123,7 +123,7 @@ def _expect_success(where: str, outcome: Any) -> None:
 
 
 def _expect_equal(where: str, expression: str, inputs: dict, outputs: list) -> None:
-    expected = eval(expression, {"np": np, **inputs})  # noqa: S307 (test data written by us)
+    expected = eval(expression, {"np": np, **inputs})  # test data written by us
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     assert len(expected) == len(outputs), f"{where}: {len(outputs)} outputs, the expression gives {len(expected)}"
     for i, (want, got) in enumerate(zip(expected, outputs)):

@@ -80,7 +80,7 @@ def _expect_line(case: Case, result: gradual.CheckResult, number: int, line: str
             diag = _diagnostic_at(result, *where)
             assert fragment in (diag.help or ""), f"line {number}: help {diag.help!r} lacks {fragment!r}"
         else:
-            texts = [l.message for d in result.diagnostics for l in d.labels if l.span.start_position == where]
+            texts = [lab.message for d in result.diagnostics for lab in d.labels if lab.span.start_position == where]
             assert any(fragment in t for t in texts), f"line {number}: labels at {where}: {texts} lack {fragment!r}"
         return
     key, _, value = line.partition(":")

@@ -279,7 +279,7 @@ def test_control_characters_in_a_source_line_are_shown_not_sent(capsys, tmp_path
     code, _, err = run_cli(capsys, "check", "--color=never", str(path))
     assert code == 1
     assert not any(0x80 <= ord(c) < 0xA0 or (ord(c) < 0x20 and c != "\n") or c == "\u202e" for c in err), repr(err)
-    source_line, carets = [line for line in err.splitlines() if line.startswith("1 |") or line.startswith("  |")][1:3]
+    source_line, carets = [line for line in err.splitlines() if line.startswith(("1 |", "  |"))][1:3]
     assert "/* \u241b[2J\u241b]0;title\u2407\ufffd\ufffd */" in source_line
     assert source_line[carets.index("^") : carets.index("^") + 2] == "%y"
 

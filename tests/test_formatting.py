@@ -92,7 +92,7 @@ def check_formatting(
     module, _ = parse_with_comments(Source(original))
     try:
         read, comments = parse_with_comments(Source(commented))
-    except Exception:
+    except Exception:  # noqa: BLE001 - a text the parser refuses in any way is no round trip to compare
         read, comments = None, []
     # a comment can, rarely, read as something else where it was put (`// ...` after a dim
     # reads as a division): such a text is not the program with these comments

@@ -190,7 +190,7 @@ DIMS = re.compile(r"Tensor\[\(([^()\]]*)\)")
 def mutate(text: str, rng: random.Random) -> str:
     """One random edit: delete, duplicate or swap tokens, change a number, edit a shape."""
     kind = rng.choice(["delete", "duplicate", "swap", "digit", "dim", "dim", "rank"])
-    tokens = [t for t in TOKEN.findall(text)]
+    tokens = list(TOKEN.findall(text))
     words = [i for i, t in enumerate(tokens) if not t.isspace()]
     if kind == "delete":
         del tokens[rng.choice(words)]

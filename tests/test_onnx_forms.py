@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from gradual.frontends import onnx as gonnx  # noqa: E402
-from gradual.frontends.onnx.importer import Importer  # noqa: E402
+from gradual.frontends import onnx as gonnx
+from gradual.frontends.onnx.importer import Importer
 
 DATA = Path(__file__).parent / "data" / "onnx"
 MODELS = sorted(DATA.glob("*/*.onnx")) + sorted(DATA.glob("*/*/*.onnx"))

@@ -146,7 +146,7 @@ X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 10
     ],
 )
 def test_squeeze_axes_as_attribute_or_input(opset: int, node: object, extra: dict) -> None:
-    inits = [(k, v) for k, v in extra.items()]
+    inits = list(extra.items())
     m = model([node], [("x", F, [1, 3])], [("y", F, None)], initializers=inits, opset=opset)
     assert main_type(m).endswith("-> Tensor[(3,), float32]")
 

@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper
 
-from gradual.frontends import onnx as gonnx  # noqa: E402
+from gradual.frontends import onnx as gonnx
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 

@@ -398,7 +398,7 @@ def windows(size: int, kernel: int, pad: int, stride: int, dilation: int) -> int
     st.integers(1, 12), st.integers(1, 12), st.integers(1, 4), st.integers(0, 2), st.integers(1, 3), st.integers(1, 2)
 )
 def test_conv2d_counts_window_placements(h: int, w: int, k: int, pad: int, stride: int, dilation: int) -> None:
-    attrs = dict(padding=(pad,), strides=(stride,), dilation=(dilation,))
+    attrs = {"padding": (pad,), "strides": (stride,), "dilation": (dilation,)}
     shape = (2, 3, h, w)
     fits = (k - 1) * dilation + 1 <= min(h, w) + 2 * pad
     if not fits:

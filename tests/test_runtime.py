@@ -259,7 +259,7 @@ def test_a_user_cast_blames_the_cast() -> None:
     src = "def @main(%x: Tensor[(?,), float32]) {\n  %y = %x as Tensor[(3,), float32];\n  %y\n}\n"
     diag = failure(src, {"x": ones(4)}).diagnostic()
     assert diag.span.text == "%x as Tensor[(3,), float32]" and diag.line == 2
-    assert [l.span.text for l in diag.labels] == ["Tensor[(3,), float32]"]
+    assert [label.span.text for label in diag.labels] == ["Tensor[(3,), float32]"]
 
 
 def test_an_annotated_let_binds_and_blames_its_value() -> None:
@@ -330,7 +330,7 @@ def test_a_function_rejecting_an_argument_its_type_accepts_is_blamed_at_its_cast
     diag = failure(CONTRACTS.replace("%WHICH", "%four"), {"x": ones(3)}).diagnostic()
     assert diag.line == 7 and diag.span.text.startswith("%hidden as fn")
     assert diag.label == "this function was given a type whose arguments it does not accept"
-    assert [l.span.text for l in diag.labels] == ["%g(%x)"]
+    assert [label.span.text for label in diag.labels] == ["%g(%x)"]
 
 
 def test_a_caller_passing_a_bad_argument_to_a_checked_function_is_blamed() -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import kernel_inputs_aten  # noqa: F401,E402  (registers the ATen operators' generators)
-import kernel_inputs_onnx  # noqa: F401,E402  (registers the ONNX operators' generators)
-import kernel_inputs_onnx_models  # noqa: F401,E402  (registers the generators of ONNX's model operators)
-import kernel_inputs_relay  # noqa: F401,E402  (registers the generators of Relay's scatter, scan, image and vision operators)
+import kernel_inputs_aten  # noqa: F401  (registers the ATen operators' generators)
+import kernel_inputs_onnx  # noqa: F401  (registers the ONNX operators' generators)
+import kernel_inputs_onnx_models  # noqa: F401  (registers the generators of ONNX's model operators)
+import kernel_inputs_relay  # noqa: F401  (registers the generators of Relay's scatter, scan, image and vision operators)
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -946,7 +946,7 @@ for _name, _spatial in (
     ("dyn.nn.upsampling", "HW"),
     ("dyn.nn.upsampling3d", "DHW"),
 ):
-    GENERATORS[_name] = lambda draw, spatial=_spatial, dynamic=_name.startswith("dyn."): _upsampling(
+    GENERATORS[_name] = lambda draw, spatial=_spatial, dynamic=_name.startswith("dyn."): _upsampling(  # noqa: B008 - bound per operator
         draw, spatial, dynamic
     )
 
@@ -1280,14 +1280,9 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: runs: a `Tensor[*]` argument of that rank stops in the kernel (a runtime-error) instead of
 #: at a check or in the rule. Each one that is fixed leaves this list. What is left is decided
 #: by index values alone: a shorter tensor makes the drawn indices out of range (aten.index,
-#: aten.index_select, gather_nd, onnx.gather_nd), a mask selects as many places as it holds
+#: aten.index_select, gather_nd), a mask selects as many places as it holds
 #: true values (aten.index_put).
-RANK_GAPS = frozenset(
-    {
-        "gather_nd",
-        "onnx.gather_nd",
-    }
-)
+RANK_GAPS = frozenset({})
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))

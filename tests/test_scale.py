@@ -62,7 +62,7 @@ def calls_made(work: Callable[[], None]) -> int:
     return count
 
 
-def _work(text: str, axis) -> Callable[[], None]:  # noqa: ANN001 - a scale.Axis
+def _work(text: str, axis) -> Callable[[], None]:  # a scale.Axis
     def check() -> None:
         result = gradual.check(text)
         if axis.errors:
@@ -168,7 +168,7 @@ def test_editor_queries_grow_linearly(axis, query: str) -> None:
         for size in (n, 8 * n):
             text = axis.make(size)
             analysis = Document("scale.rly").analyze(text)
-            counts.append(lines_run(lambda: EDITOR_QUERIES[query](analysis, text)))
+            counts.append(lines_run(lambda a=analysis, t=text: EDITOR_QUERIES[query](a, t)))
         return tuple(counts)
 
     small, large = run_deep(both)
@@ -194,7 +194,7 @@ def test_a_deep_program_is_checked_in_one_pass() -> None:
     seen: dict = {}
     original = Checker.expr
 
-    def counting(self, e, env):  # noqa: ANN001, ANN202 - a spy with the method's signature
+    def counting(self, e, env):  # a spy with the method's signature
         seen[id(e)] = seen.get(id(e), 0) + 1
         return original(self, e, env)
 
@@ -294,7 +294,7 @@ def test_the_type_of_every_variable_grows_linearly() -> None:
             result = gradual.check(text)
             uses = [v for d in result.module.defs for v in queries.walk(d.body) if isinstance(v, ast.Var)]
             assert [str(result.type_of(v)) for v in uses[:3]] == [f"Tensor[({i + 1}, 3), float32]" for i in range(3)]
-            counts.append(calls_made(lambda: [result.type_of(v) for v in uses]))
+            counts.append(calls_made(lambda r=result, vs=uses: [r.type_of(v) for v in vs]))
         return tuple(counts)
 
     small, large = run_deep(both)

@@ -267,7 +267,7 @@ def test_shape_merge_is_commutative(a, b) -> None:
             b.merge(a)
         except ShapeError:
             return
-        raise AssertionError("merge failed one way only")
+        raise AssertionError("merge failed one way only") from None
     assert a.compatible(b)
     assert ab == b.merge(a)
 

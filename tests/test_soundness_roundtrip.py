@@ -46,7 +46,7 @@ def examples(count: int) -> settings:
 def run_module(module: ast.Module, inputs: dict) -> Outcome:
     try:
         return Outcome(outputs=flatten_outputs(run_elaborated(module, dict(inputs))))
-    except Exception as exc:  # compared below
+    except Exception as exc:  # noqa: BLE001 - compared below
         return Outcome(failure=exc)
 
 
@@ -55,12 +55,10 @@ def same_outcome(a: Outcome, b: Outcome) -> bool:
     if a.ok or b.ok:
         return a.ok and b.ok and same_outputs(a.outputs, b.outputs)  # type: ignore[arg-type]
     fa, fb = a.failure, b.failure
-    key = lambda f: (
-        type(f).__name__,
-        getattr(f, "code", None),
-        getattr(f, "expected", None),  # noqa: E731
-        getattr(f, "actual", None),
-    )
+
+    def key(f: object) -> tuple[object, ...]:
+        return (type(f).__name__, getattr(f, "code", None), getattr(f, "expected", None), getattr(f, "actual", None))
+
     return key(fa) == key(fb)
 
 

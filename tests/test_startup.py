@@ -114,7 +114,7 @@ def test_compiled_code_from_the_cache_behaves_as_compiled(cache_dir: Path) -> No
     scope: dict = {}
     exec(again, scope)
     assert scope["twice"](21) == 42
-    broken = CompileCache({name: b"garbage" for name in first.used})
+    broken = CompileCache(dict.fromkeys(first.used, b"garbage"))
     assert broken(script, "<generated twice>", "exec") == code and broken.new == 1
 
 

@@ -715,7 +715,7 @@ def test_an_exported_program_in_memory():
     import sys
 
     sys.path.insert(0, DATA)
-    from models import Attention  # noqa: E402
+    from models import Attention
 
     ep = torch.export.export(
         Attention().eval(), (torch.randn(2, 8, 16),), dynamic_shapes={"x": {1: torch.export.Dim("seq", min=2, max=64)}}

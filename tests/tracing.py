@@ -367,7 +367,7 @@ def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", 
         )
     except Unsound:
         raise
-    except Exception as exc:  # classified by the caller
+    except Exception as exc:  # noqa: BLE001 - classified by the caller
         return Outcome(failure=exc, check_sites=check_sites(result), constraint_sites=_constraint_sites(result))
 
 

@@ -390,7 +390,7 @@ class Document:
             self._drop_record(self.kept[id(d)])
         try:
             checker.component(group)
-        except Exception as exc:  # a bug in gradual: reported at the definition, checking goes on
+        except Exception as exc:  # noqa: BLE001 - a bug in gradual: reported at the definition, checking goes on
             checker.current = None
             for d in group:
                 checker.assumed.pop(d.name, None)

@@ -28,14 +28,13 @@ from gradual.analysis.queries import (
     path_at,
     start_of,
     type_at,
-    walk,
 )
 from gradual.diagnostics import Diagnostic
 from gradual.diagnostics.codes import BROADCAST_MISMATCH, UNKNOWN_ATTRIBUTE
 from gradual.syntax import ast
 from gradual.syntax.printer import DEFAULT_WIDTH
 from gradual.syntax.source import LINE_BREAK, Span, line_end, line_start
-from gradual.types import DynType, FuncType, TensorType, TupleType, Type, TypeVar, format_type, map_dtypes
+from gradual.types import DType, DynType, TensorType, TupleType, Type, TypeVar, format_type, map_dtypes
 
 
 @dataclass
@@ -143,7 +142,7 @@ def _expand_fixes(analysis: Analysis, diag: Diagnostic, sides: tuple) -> list[Fi
     rank, extra = len(small_dims), len(big_dims) - len(small_dims)
     if extra == 0 or rank == 0:
         return []
-    out = []
+    out: list[Fix] = []
     text = analysis.text[start_of(small.span) : end_of(small.span)]
     for at in range(extra - 1, -1, -1):  # dims [at, at + rank) of the larger operand
         if not all(_could_broadcast(a, b) for a, b in zip(small_dims, big_dims[at : at + rank])):
@@ -242,7 +241,7 @@ def _declare_dtype_vars(text: str, d: ast.Def, t: Type) -> list:
     """The `[T]` a signature needs for the dtype variables an inferred type mentions."""
     used: list = []
 
-    def note(dtype: object) -> object:
+    def note(dtype: DType) -> DType:
         name = getattr(dtype, "name", None)
         if name is not None and name not in d.dtype_params and name not in used:
             used.append(name)

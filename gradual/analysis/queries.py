@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field, fields
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Union
 
 from gradual.analysis.document import Analysis
 from gradual.checker.expressions import literal_type
@@ -92,7 +92,7 @@ def path_at(analysis: Analysis, offset: int) -> list:
     d = definition_at(analysis, offset)
     if d is None:
         return []
-    path = [d]
+    path: list[ast.Node] = [d]
     node: ast.Node = d
     while True:
         inner = next((c for c in children(node) if _holds(c, offset)), None)
@@ -142,7 +142,7 @@ def binder_type(analysis: Analysis, binder: Binder) -> Optional[Type]:
     if isinstance(node, (ast.Let, ast.PVar)):  # a pattern variable's type is recorded on it
         return result.types.get(id(node))
     d = definition_at(analysis, start_of(binder.span))
-    if d is None:
+    if d is None or not isinstance(node, ast.Param):
         return None
     owner = _owner_of(analysis, d, node)
     if owner is None:
@@ -150,7 +150,7 @@ def binder_type(analysis: Analysis, binder: Binder) -> Optional[Type]:
     return param_type(analysis, d, owner, next(i for i, p in enumerate(owner.params) if p is node))
 
 
-def _owner_of(analysis: Analysis, d: ast.Def, param: ast.Node) -> Optional[ast.Node]:
+def _owner_of(analysis: Analysis, d: ast.Def, param: ast.Node) -> Optional[Union[ast.Def, ast.Fn]]:
     """The definition or closure whose parameter `param` is: found along the path to it (every
     closure of the definition was walked for each parameter asked, so the hints of n nested
     closures' parameters cost n times the definition: 61x for 8x)."""
@@ -166,6 +166,7 @@ def param_type(analysis: Analysis, d: ast.Def, owner: ast.Node, index: int) -> O
     """The type of parameter `index` of `owner`, the definition `d` or a closure in it, as
     inferred for its function."""
     result = analysis.result
+    fn_type: Optional[Type]
     if owner is d:
         fn = result.functions.get(d.name)
         fn_type = fn.type if fn is not None and fn.node is d else None
@@ -364,7 +365,7 @@ def _binder_role(binder: Binder, d: ast.Def) -> str:
     return "bound by `let`"
 
 
-def _hover_callee(analysis: Analysis, call: ast.Call, callee: ast.Node) -> Hover:
+def _hover_callee(analysis: Analysis, call: ast.Call, callee: Union[ast.OpRef, ast.GlobalVar]) -> Hover:
     result = analysis.result
     lines: list = []
     info = _constructor(analysis, callee.name) if isinstance(callee, ast.OpRef) else None
@@ -523,7 +524,8 @@ def symbols(analysis: Analysis) -> list[Symbol]:
     for d in definitions(analysis):
         t = type_at(analysis, d)
         top = Symbol(f"@{d.name}", "function", format_type(t) if t is not None else "", d.span, d.name_span)
-        if res is not None and res.defs.get(d.name) is d:
+        checked = res is not None and res.defs.get(d.name) is d  # (a name's first definition)
+        if res is not None and checked:
             for index, p in enumerate(d.params):
                 pt = param_type(analysis, d, d, index) if res.binders.get(id(p)) is not None else None
                 top.children.append(Symbol(f"%{p.var.name}", "parameter", _shown(pt), p.span, p.var.span))
@@ -560,7 +562,8 @@ def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KI
     if res is None:
         return out
     for d in definitions(analysis):
-        if end_of(d.span) < start or start_of(d.span) > end or res.defs.get(d.name) is not d:
+        first = res.defs.get(d.name) is d  # (a name's first definition: the one checked)
+        if end_of(d.span) < start or start_of(d.span) > end or not first:
             continue
         if "parameter" in kinds:
             out += _parameter_hints(analysis, d)
@@ -577,7 +580,9 @@ def inlay_hints(analysis: Analysis, start: int, end: int, kinds: tuple = HINT_KI
 
 def _parameter_hints(analysis: Analysis, d: ast.Def) -> list:
     res = analysis.result.resolution
-    out = []
+    out: list[InlayHint] = []
+    if res is None:
+        return out
     owners = [d] + [n for n in walk(d.body) if isinstance(n, ast.Fn)]
     for owner in owners:
         for index, p in enumerate(owner.params):

@@ -26,10 +26,10 @@ from gradual.checker.adt_names import CtorInfo
 from gradual.checker.records import Env
 from gradual.checker.site.values import Callee
 from gradual.ops.messages import register_rule_message
+from gradual.shapes import Dimension, Poly
 from gradual.syntax import ast
 from gradual.syntax.adt_printing import format_pattern
 from gradual.syntax.printer import format_type
-from gradual.shapes import Dimension, Poly
 from gradual.types import (
     DYN,
     DYN_DTYPE,
@@ -90,14 +90,14 @@ def constructor_value(info: CtorInfo) -> Type:
     return info.type
 
 
-def instantiate_call(fn: FuncType, arg_types: list, solver: "Solver") -> FuncType:
+def instantiate_call(fn: FuncType, arg_types: list[Type], solver: "Solver") -> FuncType:
     """A polymorphic function type instantiated for these arguments (see the module
     docstring); unbound parameters become fresh ElemVars. Arguments that are not functions
     are read first, then function arguments, whose own parameters (a polymorphic function
     passed, `@map(@id, %l)`) are bound from what is known by then."""
     if not fn.type_params:
         return fn
-    mapping: dict = dict.fromkeys(fn.type_params)
+    mapping: dict[Any, Optional[Type]] = dict.fromkeys(fn.type_params)
     pairs = list(zip(fn.params, arg_types))
     ordered = [p for p in pairs if not isinstance(solver.resolve_type(p[1]), FuncType)]
     ordered += [p for p in pairs if isinstance(solver.resolve_type(p[1]), FuncType)]
@@ -114,14 +114,14 @@ def instantiate_call(fn: FuncType, arg_types: list, solver: "Solver") -> FuncTyp
     )
 
 
-def specialize_inside(fn: FuncType, arg_types: list, solver: "Solver") -> FuncType:
+def specialize_inside(fn: FuncType, arg_types: list[Type], solver: "Solver") -> FuncType:
     """The callee's own dtype variables and dim symbols that only an ADT argument's elements
     can give (`Tensor[*, T]` inside `List[Option[Tensor[*, T]]]`: the call site compares ADT
     values whole, so it binds nothing inside them), taken from the arguments and written into
     the signature: a call with a list of float32 tensors gives a float32 result, not `?`.
     A variable given two different values keeps the first (the call then reports the other)."""
-    dtypes: dict = {}
-    dims: dict = {}
+    dtypes: dict[Any, Any] = {}
+    dims: dict[Any, Any] = {}
     quantified_dtypes, quantified_dims = set(fn.dtype_params), set(fn.dim_params)
     stack = [(p, a, False) for p, a in zip(fn.params, arg_types)]
     while stack:
@@ -166,7 +166,7 @@ def specialize_inside(fn: FuncType, arg_types: list, solver: "Solver") -> FuncTy
     )
 
 
-def _collect(param: Type, arg: Type, mapping: dict, solver: "Solver") -> None:
+def _collect(param: Type, arg: Type, mapping: dict[Any, Optional[Type]], solver: "Solver") -> None:
     """What `arg` says of the type parameters in `param` (iterative)."""
     stack = [(param, arg)]
     while stack:
@@ -196,7 +196,7 @@ def _collect(param: Type, arg: Type, mapping: dict, solver: "Solver") -> None:
             stack.append((p.content, a.content))
 
 
-def _mentions_unknown(t: Type, mapping: dict) -> bool:
+def _mentions_unknown(t: Type, mapping: dict[Any, Optional[Type]]) -> bool:
     """Whether `t` mentions a type parameter of `mapping` not yet known."""
     found = False
 
@@ -212,11 +212,11 @@ def _mentions_unknown(t: Type, mapping: dict) -> bool:
     return found
 
 
-def element_variables(types: list, solver: "Solver") -> frozenset:
+def element_variables(types: list[Type], solver: "Solver") -> frozenset[Any]:
     """The unbound type variables that are arguments of an ADT type (at any depth) in `types`."""
-    found: set = set()
+    found: set[Any] = set()
     stack = [(t, False) for t in types]
-    seen: set = set()
+    seen: set[int] = set()
     while stack:
         t, inside = stack.pop()
         t = solver.resolve_type(t)
@@ -298,7 +298,7 @@ def _bind_pattern(checker: "Calls", pattern: ast.Pattern, t: Type, env: Env) -> 
     (iterative); a pattern that can never match is a `pattern-mismatch` error."""
     solver = checker.current.solver  # type: ignore[union-attr]
     res = checker.res
-    stack: list = [(pattern, t)]
+    stack: list[tuple[ast.Pattern, Type]] = [(pattern, t)]
     while stack:
         p, t = stack.pop()
         t = solver.resolve_type(t)
@@ -316,7 +316,7 @@ def _bind_pattern(checker: "Calls", pattern: ast.Pattern, t: Type, env: Env) -> 
             continue
         if isinstance(p, ast.PTuple):
             if isinstance(t, TypeVar):
-                fields: tuple = tuple(TypeVar() for _ in p.fields)
+                fields: tuple[Type, ...] = tuple(TypeVar() for _ in p.fields)
                 solver.bind_type(t, TupleType(fields))
                 t = TupleType(fields)
             if isinstance(t, TupleType) and len(t.fields) == len(p.fields):
@@ -357,7 +357,7 @@ def _bind_pattern(checker: "Calls", pattern: ast.Pattern, t: Type, env: Env) -> 
 # A candidate is a pattern over: "_" (any value), ("ctor", CtorInfo, tuple) and ("tuple", tuple).
 
 
-def _simple(p: ast.Pattern, ctors: dict) -> Any:
+def _simple(p: ast.Pattern, ctors: dict[str, Any]) -> Any:
     """A pattern as a candidate: variables are wildcards; an unknown constructor None."""
     if isinstance(p, (ast.PWild, ast.PVar)):
         return "_"
@@ -397,7 +397,7 @@ def _check(pattern: Any, candidate: Any) -> int:
     return _MORE if more else _MATCH
 
 
-def _expand(pattern: Any, candidate: Any) -> list:
+def _expand(pattern: Any, candidate: Any) -> list[Any]:
     """The candidate with its wildcards opened one level where the pattern looks inside."""
     if pattern == "_":
         return [candidate]
@@ -406,7 +406,7 @@ def _expand(pattern: Any, candidate: Any) -> list:
             return [("tuple", tuple("_" for _ in pattern[1]))]
         return [("ctor", c, tuple("_" for _ in c.fields)) for c in pattern[1].adt.ctors]
     options = [_expand(sp, sc) for sp, sc in zip(pattern[-1], candidate[-1])]
-    out: list = [()]
+    out: list[tuple[Any, ...]] = [()]
     for choices in options:
         out = [prefix + (c,) for prefix in out for c in choices]
     if candidate[0] == "tuple":
@@ -414,13 +414,13 @@ def _expand(pattern: Any, candidate: Any) -> list:
     return [("ctor", candidate[1], parts) for parts in out]
 
 
-def unmatched(patterns: list, start: Any = "_") -> Optional[list]:
+def unmatched(patterns: list[Any], start: Any = "_") -> Optional[list[Any]]:
     """The candidates that none of `patterns` matches, starting from `start` (None: too many
     to tell, or a pattern that is not understood)."""
     if any(p is None for p in patterns):
         return None
     candidates = [start]
-    failures: list = []
+    failures: list[Any] = []
     spent = 0
     while candidates:
         spent += 1
@@ -447,7 +447,8 @@ def show_candidate(c: Any) -> str:
         inner = ", ".join(show_candidate(f) for f in c[1])
         return f"({inner},)" if len(c[1]) == 1 else f"({inner})"
     if not c[2]:
-        return c[1].name
+        name: str = c[1].name  # the constructor's
+        return name
     return f"{c[1].name}({', '.join(show_candidate(a) for a in c[2])})"
 
 

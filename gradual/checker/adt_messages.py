@@ -97,7 +97,7 @@ def pattern_mismatch(span: Span, pattern: str, t: Type, detail: str = "") -> Dia
     )
 
 
-def non_exhaustive(span: Span, missing: list, scrutinee: Type) -> Diagnostic:
+def non_exhaustive(span: Span, missing: list[str], scrutinee: Type) -> Diagnostic:
     """A complete `match` that some values match no clause of (Relay rejects it too)."""
     shown = ", ".join(f"`{m}`" for m in missing[:8]) + (", ..." if len(missing) > 8 else "")
     return Diagnostic(

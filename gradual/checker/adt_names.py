@@ -17,7 +17,7 @@ from gradual.checker import adt_messages
 from gradual.diagnostics import Diagnostic
 from gradual.syntax import ast
 from gradual.types import AdtType, FuncType, Type, TypeParam
-from gradual.types.annotations import Converter, DimScope, TypeScope
+from gradual.types.annotations import Converter, DimScope, Report, TypeScope
 
 
 @dataclass(eq=False)
@@ -25,8 +25,8 @@ class AdtDef:
     """A `type` definition: its name, type parameters and constructors (in order)."""
 
     name: str
-    params: tuple
-    ctors: list = field(default_factory=list)
+    params: tuple[TypeParam, ...]
+    ctors: list[CtorInfo] = field(default_factory=list)
     node: Optional[ast.TypeDef] = None
 
     def applied(self) -> AdtType:
@@ -42,7 +42,7 @@ class CtorInfo:
     name: str
     adt: AdtDef
     index: int
-    fields: tuple = ()
+    fields: tuple[Type, ...] = ()
     node: Optional[ast.CtorDecl] = None
 
     @property
@@ -51,25 +51,31 @@ class CtorInfo:
         return FuncType(self.fields, self.adt.applied(), type_params=self.adt.params)
 
 
-def declare_types(types: tuple, report: Callable[[Diagnostic], None], annotation_report: Callable) -> tuple[dict, dict]:
+def declare_types(
+    types: tuple[ast.TypeDef, ...], report: Callable[[Diagnostic], None], annotation_report: Report
+) -> tuple[dict[str, AdtDef], dict[str, CtorInfo]]:
     """The module's type definitions and constructors by name (the first of each name), their
     field types converted (types may refer to each other in any order)."""
-    adts: dict = {}
-    ctors: dict = {}
+    adts: dict[str, AdtDef] = {}
+    ctors: dict[str, CtorInfo] = {}
     for t in types:
-        if t.name in adts:
-            report(adt_messages.duplicate_type(t.name_span, t.name, adts[t.name].node.name_span))
+        first = adts.get(t.name)
+        if first is not None:
+            report(adt_messages.duplicate_type(t.name_span, t.name, first.node.name_span if first.node else t.span))
             continue
         adts[t.name] = AdtDef(t.name, tuple(TypeParam(n) for n in dict.fromkeys(t.params)), node=t)
     arities = {name: len(a.params) for name, a in adts.items()}
     for adt in adts.values():
         scope = TypeScope(type_params={p.name: p for p in adt.params}, adts=arities)
-        for c in adt.node.ctors:  # type: ignore[union-attr]
+        for c in adt.node.ctors if adt.node is not None else ():  # (each declared AdtDef has its node)
             dims = DimScope(mode="closed")
             fields = tuple(Converter(dims, scope, annotation_report).convert(f) for f in c.fields)
             dims.close()
-            if c.name in ctors:
-                report(adt_messages.duplicate_constructor(c.span, c.name, ctors[c.name].node.span))
+            earlier = ctors.get(c.name)
+            if earlier is not None:
+                report(
+                    adt_messages.duplicate_constructor(c.span, c.name, earlier.node.span if earlier.node else c.span)
+                )
                 continue
             info = CtorInfo(c.name, adt, len(adt.ctors), fields, c)
             adt.ctors.append(info)
@@ -77,11 +83,11 @@ def declare_types(types: tuple, report: Callable[[Diagnostic], None], annotation
     return adts, ctors
 
 
-def dtype_names(node: object) -> set:
+def dtype_names(node: object) -> set[str]:
     """The bracketed names a definition's signature uses as dtypes of tensor types with dims
     (the rest are type parameters)."""
-    found: set = set()
-    stack: list = [p.type for p in getattr(node, "params", ()) if p.type is not None]
+    found: set[str] = set()
+    stack: list[ast.TypeExpr] = [p.type for p in getattr(node, "params", ()) if p.type is not None]
     ret = getattr(node, "ret", None)
     if ret is not None:
         stack.append(ret)
@@ -102,10 +108,10 @@ def dtype_names(node: object) -> set:
     return found
 
 
-def pattern_vars(p: ast.Pattern) -> list:
+def pattern_vars(p: ast.Pattern) -> list[ast.PVar]:
     """The `PVar`s of a pattern, left to right."""
-    found: list = []
-    stack: list = [p]
+    found: list[ast.PVar] = []
+    stack: list[ast.Pattern] = [p]
     while stack:
         item = stack.pop()
         if isinstance(item, ast.PVar):
@@ -117,10 +123,10 @@ def pattern_vars(p: ast.Pattern) -> list:
     return found
 
 
-def pattern_ctors(p: ast.Pattern) -> list:
+def pattern_ctors(p: ast.Pattern) -> list[ast.PCtor]:
     """The constructor patterns of a pattern."""
-    found: list = []
-    stack: list = [p]
+    found: list[ast.PCtor] = []
+    stack: list[ast.Pattern] = [p]
     while stack:
         item = stack.pop()
         if isinstance(item, ast.PCtor):

@@ -5,7 +5,7 @@ what a call teaches the caller, and existentials a call binds.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from gradual.checker import adt, messages
 from gradual.checker.expressions import Expressions, meet
@@ -48,7 +48,9 @@ from gradual.types import (
 )
 
 
-def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: Env) -> Optional[tuple]:
+def _call_key(
+    op: Operator, attrs: dict[str, Any], arg_types: list[Type], binders: list[Any], env: Env
+) -> Optional[tuple[Any, ...]]:
     """A key under which a call's whole outcome can be reused, or None (it may still fail
     to hash, when an attribute's value cannot be).
 
@@ -80,7 +82,7 @@ def _call_key(op: Operator, attrs: dict, arg_types: list, binders: list, env: En
     return (op.name, attr_key, tuple(arg_types), sharing, facts)
 
 
-def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> SiteOutcome:
+def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple[ast.Expr, ...], binders: list[Any]) -> SiteOutcome:
     """A cached outcome for this call's own argument nodes and variables, with fresh names for
     the symbols its casts bind (two calls must never share a runtime binding)."""
     if cached.shared:
@@ -100,7 +102,7 @@ def _reuse(cached: SiteOutcome, op: Operator, nodes: tuple, binders: list) -> Si
     )
 
 
-def _refer_to(fact: tuple, cached_facts: list, binders: list) -> tuple:
+def _refer_to(fact: tuple[Any, ...], cached_facts: list[Any], binders: list[Any]) -> tuple[Any, ...]:
     """A cached equality fact naming this call's variable where the cached call had its own."""
     if fact[0] != "equal":
         return fact
@@ -119,7 +121,9 @@ def _callee_text(callee: ast.Expr) -> str:
 class Calls(Expressions):
     """Typing calls and flows (see the module docstring)."""
 
-    def quick_outcome(self, name: str, binders: list, env: Env, attr_nodes: tuple) -> Optional[SiteOutcome]:
+    def quick_outcome(
+        self, name: str, binders: list[Any], env: Env, attr_nodes: tuple[ast.Attr, ...]
+    ) -> Optional[SiteOutcome]:
         """The outcome of `name(binders..., attr_nodes...)`, its bounds learned, when an
         earlier call's outcome holds for it and has nothing of its own (no cast, refinement or
         fact: `call_operator`'s memo); else None (the call must be checked as syntax)."""
@@ -155,12 +159,15 @@ class Calls(Expressions):
         """A call of an operator with no attributes on variables, checked by `quick_outcome`
         and recorded as `call` records it; None where `call` must check it."""
         uses = self.res.uses
-        binders = []
+        binders: list[Any] = []
         for a in e.args:
             if a.__class__ is not ast.Var:
                 return None
             binders.append(uses.get(id(a)))
-        outcome = self.quick_outcome(e.callee.name, binders, env, e.attrs)  # type: ignore[attr-defined]
+        callee = e.callee
+        if not isinstance(callee, ast.OpRef):
+            return None
+        outcome = self.quick_outcome(callee.name, binders, env, e.attrs)
         if outcome is None:
             return None
         frame = self.current.frame  # type: ignore[union-attr]
@@ -207,7 +214,7 @@ class Calls(Expressions):
         name = callee.name if isinstance(callee, ast.Var) else "this function"
         return self.call_value(e, fn_type, name, arg_types, env)
 
-    def call_value(self, e: ast.Call, fn_type: Type, name: str, arg_types: list, env: Env) -> Type:
+    def call_value(self, e: ast.Call, fn_type: Type, name: str, arg_types: list[Type], env: Env) -> Type:
         if isinstance(fn_type, FuncType):
             desc = Callee("closure", name, (), format_type(fn_type), None)
             return self.call_function(e, fn_type, desc, arg_types, env)
@@ -237,7 +244,7 @@ class Calls(Expressions):
         self.report(messages.not_callable(e.callee.span, fn_type))
         return ERROR
 
-    def arguments(self, args: tuple, env: Env) -> tuple:
+    def arguments(self, args: tuple[ast.Expr, ...], env: Env) -> tuple[list[Any], list[Type]]:
         """A call's arguments: each one's binder (None unless a variable) and type. The
         types are `expr`'s, variables' read here directly (most arguments are variables)."""
         uses, types = self.res.uses, env.types
@@ -260,7 +267,7 @@ class Calls(Expressions):
         self.reread_variables(args, arg_types, env)
         return binders, arg_types
 
-    def reread_variables(self, args: tuple, arg_types: list, env: Env) -> None:
+    def reread_variables(self, args: tuple[ast.Expr, ...], arg_types: list[Type], env: Env) -> None:
         """A variable argument before a compound one is read again once that one is typed: a
         check in it (`f(%v, g(%v))`, `g` checking `%v` is a tensor) refined the variable, and
         every argument is evaluated before the call runs, so the call needs no check of that
@@ -269,10 +276,11 @@ class Calls(Expressions):
         occurrence keeps the type it had where it is read (before that check runs)."""
         last = max((i for i, a in enumerate(args) if a.__class__ is not ast.Var), default=-1)
         for i in range(last):
-            if args[i].__class__ is ast.Var:
-                arg_types[i] = self.var_type(args[i], env)
+            arg = args[i]
+            if type(arg) is ast.Var:
+                arg_types[i] = self.var_type(arg, env)
 
-    def call_operator(self, e: ast.Call, op: Operator, arg_types: list, binders: list, env: Env) -> Type:
+    def call_operator(self, e: ast.Call, op: Operator, arg_types: list[Type], binders: list[Any], env: Env) -> Type:
         if len(arg_types) != len(op.signature.params):
             self.report(messages.wrong_arity(e.span, op.name, op.arity, len(arg_types), op.signature_text))
             return ERROR
@@ -302,16 +310,18 @@ class Calls(Expressions):
         return self.commit(outcome, env, e)
 
     def call_function(
-        self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list, env: Env, recursive: bool = False
+        self, e: ast.Call, fn: FuncType, desc: Callee, arg_types: list[Type], env: Env, recursive: bool = False
     ) -> Type:
         if len(arg_types) != len(fn.params):
             self.report(messages.wrong_arity(e.span, desc.display, len(fn.params), len(arg_types), desc.signature))
             return ERROR
+        state = self.current
+        assert state is not None, "a call is checked inside a pass"
         if fn.type_params:  # a polymorphic function: its type parameters from these arguments
-            fn = adt.instantiate_call(fn, arg_types, self.current.solver)  # type: ignore[union-attr]
+            fn = adt.instantiate_call(fn, arg_types, state.solver)
         if (fn.dtype_params or fn.dim_params) and self.res.adts:  # what only the elements of an ADT give
-            fn = adt.specialize_inside(fn, arg_types, self.current.solver)  # type: ignore[union-attr]
-        resolved = deep_resolve(fn, self.current.solver)  # type: ignore[union-attr]
+            fn = adt.specialize_inside(fn, arg_types, state.solver)
+        resolved = deep_resolve(fn, state.solver)
         assert isinstance(resolved, FuncType)
         site = self.site(desc, e.args, arg_types, {}, e.span, env)
         site.recursive_call = recursive
@@ -328,18 +338,26 @@ class Calls(Expressions):
                 inserted=False,
             )
         if holds_function(resolved.ret) and loses_function_dims(
-            resolved.ret, self.current.solver.resolve_type(result), self.param_var_set
-        ):  # type: ignore[union-attr]
+            resolved.ret, state.solver.resolve_type(result), self.param_var_set
+        ):
             # the function this call returns was made for sizes (dtypes) the caller sees as `?`:
             # its contract, made here, is the check site a call of it with other sizes stops at
-            self.current.frame.checks.append(
-                CheckRecord(  # type: ignore[union-attr]
+            state.frame.checks.append(
+                CheckRecord(
                     e, unquantified(result), e.span, messages.returned_function_reason(desc.display, e.span), True
                 )
             )
         return result
 
-    def site(self, callee: Callee, nodes: tuple, types: list, attrs: dict, span: Span, env: Env) -> CallSite:
+    def site(
+        self,
+        callee: Callee,
+        nodes: tuple[ast.Node, ...],
+        types: list[Type],
+        attrs: dict[str, Any],
+        span: Span,
+        env: Env,
+    ) -> CallSite:
         """A CallSite for a call's arguments (variables keep their binder for deduplication)."""
         state = self.current
         assert state is not None
@@ -374,6 +392,7 @@ class Calls(Expressions):
         if call is not None and outcome.instantiation:
             state.frame.instantiations[id(call)] = outcome.instantiation
         for cast in outcome.casts:
+            assert cast.node is not None, "a call's cast is of one of its argument nodes"
             state.frame.checks.append(CheckRecord(cast.node, cast.type, cast.node.span, cast.reason, cast.verifies))
         for _, binder, refined in outcome.refinements:
             env.set(binder, refined)
@@ -382,7 +401,7 @@ class Calls(Expressions):
         self.learn(outcome.learned, env)
         return outcome.result
 
-    def learn(self, learned: list, env: Env) -> None:
+    def learn(self, learned: list[Any], env: Env) -> None:
         """Bounds a call stops at runtime on the definition's signature symbols, kept where
         every run of the body passes that call before returning: its outermost level, not a
         branch or a closure (a caller's result may then assume them: FuncType.requires)."""
@@ -410,7 +429,7 @@ class Calls(Expressions):
         target: Type,
         node: ast.Node,
         env: Env,
-        introduced: tuple,
+        introduced: tuple[Any, ...],
         callee: Callee,
         insert: bool,
         blame: Span,
@@ -429,6 +448,7 @@ class Calls(Expressions):
         checks = self.current.frame.checks  # type: ignore[union-attr]
         if insert:
             for cast in outcome.casts:
+                assert cast.node is not None, "a flow's cast is of the node flowing"
                 checks.append(CheckRecord(cast.node, cast.type, blame, cast.reason, cast.verifies))
         elif any(cast.verifies for cast in outcome.casts):  # the written annotation is the check
             checks.append(CheckRecord(node, target, blame, callee.name, True, inserted=False))
@@ -437,7 +457,7 @@ class Calls(Expressions):
         for _, binder, fact in outcome.facts:  # what the cast checked holds of the variable from here on
             env.add_fact(binder, fact)
         dynamic = isinstance(actual, DynType)
-        if not (dynamic and actual.from_error):  # type: ignore[union-attr]
+        if not (isinstance(actual, DynType) and actual.from_error):
             # what a variable passed it is from here on: a `?` a tensor, a tensor the dims it was
             # checked to have (the elaborated program writes an inserted check so, and a later
             # annotation relies on what the check refined); a reference keeps its own type
@@ -446,7 +466,7 @@ class Calls(Expressions):
                     env.set(binder, refined)
         return meet(target, self.final_type(actual, self.current.solver))  # type: ignore[union-attr]
 
-    def bind_existentials(self, introduced: tuple, site: CallSite, target: Type, env: Env) -> Type:
+    def bind_existentials(self, introduced: tuple[Any, ...], site: CallSite, target: Type, env: Env) -> Type:
         """An existential that a flow binds to a dim the checker knows exactly (a static one,
         one over the definition's own symbols, or an unannotated parameter's inferred dim) is
         that dim from here on: the annotation

@@ -56,7 +56,7 @@ class Closures(Calls):
         self,
         fn: ast.Fn,
         info: FunctionInfo,
-        params: list,
+        params: list[Type],
         env: Env,
         self_binder: Optional[Binder] = None,
         self_type: Optional[Type] = None,
@@ -71,15 +71,17 @@ class Closures(Calls):
             self.warn_unused_hints(info)
             result = self.body(fn.body, env)
             if info.ret is not None:
+                # the written return type (info.ret is made from it); the closure, were it absent
+                ret_span = fn.ret.span if fn.ret is not None else fn.span
                 self.flow(
                     result,
                     info.ret,
                     fn.body.result,
                     env,
                     self.return_dims(info),
-                    Callee("flow", "the body of this closure", decl_span=fn.ret.span, expected=info.ret),
+                    Callee("flow", "the body of this closure", decl_span=ret_span, expected=info.ret),
                     insert=not quantifies_functions(info.ret),
-                    blame=fn.ret.span,
+                    blame=ret_span,
                 )
                 return env.aliased(info.ret)
             return result
@@ -141,7 +143,7 @@ class Closures(Calls):
             info.type_params + finalize.new_type_params(),
         )
 
-    def closure_type(self, info: FunctionInfo, params: list, result: Type, state: Pass) -> FuncType:
+    def closure_type(self, info: FunctionInfo, params: list[Type], result: Type, state: Pass) -> FuncType:
         """The closure's type; its result is resolved only at the top: a closure nested n deep
         returns a type n deep, whose inner parts the definer's finalizer resolves once (resolving
         it here at every level was quadratic in the nesting depth). The dtype classes its body

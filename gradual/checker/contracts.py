@@ -16,7 +16,7 @@ with a parameter the function fixes (`n` bound by `%x: Tensor[(?, 4)]`, the func
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import AbstractSet, Any, Optional
 
 from gradual.shapes import Dimension, Grade, Symbol
 from gradual.types import (
@@ -45,7 +45,7 @@ class Mismatch:
 
     side: str
     index: int = 0
-    path: tuple = ()
+    path: tuple[object, ...] = ()
     what: str = ""
     axis: Optional[int] = None
     have: Any = None
@@ -59,7 +59,7 @@ class _Never(Exception):
 
 
 def function_grade(
-    solver: Any, actual: FuncType, expected: FuncType, chosen: frozenset = frozenset()
+    solver: Any, actual: FuncType, expected: FuncType, chosen: AbstractSet[object] = frozenset()
 ) -> tuple[Grade, Optional[Mismatch]]:
     """How a function of type `actual` fits a position of type `expected` (see the module
     docstring): EQUAL, CHECK (a contract), or NEVER with where they disagree. `chosen`: the
@@ -71,7 +71,7 @@ def function_grade(
 
 
 def value_grade(
-    solver: Any, actual: Type, expected: Type, chosen: frozenset = frozenset()
+    solver: Any, actual: Type, expected: Type, chosen: AbstractSet[object] = frozenset()
 ) -> tuple[Grade, Optional[Mismatch]]:
     """How a value of type `actual` fits a position of type `expected` (an algebraic data
     type, a type parameter, or any type holding them), graded as a function's parts are."""
@@ -98,13 +98,13 @@ class _Grader:
     """Compares types as a call would: the function's own symbols (`fn [k](Tensor[(k,)])`)
     are bound by their first occurrence, parameters first, and stand for that afterwards."""
 
-    def __init__(self, solver: Any, chosen: frozenset = frozenset()) -> None:
+    def __init__(self, solver: Any, chosen: AbstractSet[object] = frozenset()) -> None:
         self.solver = solver
         self.chosen = chosen
-        self.own: set = set()
-        self.own_dtypes: set = set()
-        self.bound: dict = {}
-        self.bound_dtypes: dict = {}
+        self.own: set[object] = set()  # the function's own symbols
+        self.own_dtypes: set[object] = set()  # and dtype variables
+        self.bound: dict[object, Any] = {}  # what each was bound to by its first occurrence
+        self.bound_dtypes: dict[object, Any] = {}
 
     def function(self, actual: FuncType, expected: FuncType, side: str = "", index: int = 0) -> Grade:
         if actual.type_params and actual.type_params != expected.type_params:
@@ -144,7 +144,7 @@ class _Grader:
                 Mismatch(side or "param", index if side else at, (), "dtype-class", None, passed, CLASSES[cls][0])
             )
 
-    def flow(self, value: Type, target: Type, side: str, index: int, path: tuple) -> Grade:
+    def flow(self, value: Type, target: Type, side: str, index: int, path: tuple[object, ...]) -> Grade:
         """A value of type `value` where `target` is required."""
         value, target = self.solver.resolve_type(value), self.solver.resolve_type(target)
         if isinstance(target, ElemVar) and target is not value:  # an instance's parameter: this value's type
@@ -184,7 +184,7 @@ class _Grader:
             return _worst(there, self.flow(target.content, value.content, side, index, path))
         raise _Never(Mismatch(side, index, path, "kind", None, value, target))
 
-    def tensor(self, value: TensorType, target: TensorType, side: str, index: int, path: tuple) -> Grade:
+    def tensor(self, value: TensorType, target: TensorType, side: str, index: int, path: tuple[object, ...]) -> Grade:
         grade = self.dtype(value.dtype, target.dtype, side, index, path)
         if target.dims is None:
             return grade
@@ -226,7 +226,7 @@ class _Grader:
             and (want.max_length is None or have.max_length is not None and have.max_length <= want.max_length)
         ):
             return Grade.EQUAL  # every size the value may have fits
-        grade = self.solver.unify(have, want)
+        grade: Grade = self.solver.unify(have, want)
         if grade is Grade.NEVER:
             shown = self.solver.resolve(have, final=True), self.solver.resolve(want, final=True)
             raise _Never(Mismatch(where.side, where.index, where.path, "dim", where.axis, *shown))
@@ -273,7 +273,7 @@ class _Grader:
             return None
         return Dimension.of_expr(d.expr.substitute(lambda s: exprs.get(s)))
 
-    def dtype(self, value: Any, target: Any, side: str, index: int, path: tuple) -> Grade:
+    def dtype(self, value: Any, target: Any, side: str, index: int, path: tuple[object, ...]) -> Grade:
         value, target = self.own_dtype(value), self.own_dtype(target)
         target, value = self.solver.resolve_dtype(target), self.solver.resolve_dtype(value)
         if target == DYN_DTYPE:
@@ -284,7 +284,8 @@ class _Grader:
                 return Grade.EQUAL
         if self.chosen and (value in self.chosen or target in self.chosen):
             return Grade.EQUAL if value == target else Grade.CHECK  # the callee's choice, as a dim's
-        grade, _ = self.solver.unify_dtype(value, target)
+        unified: tuple[Grade, object] = self.solver.unify_dtype(value, target)
+        grade = unified[0]
         if grade is Grade.NEVER:
             raise _Never(Mismatch(side, index, path, "dtype", None, value, target))
         return grade

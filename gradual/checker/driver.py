@@ -17,7 +17,7 @@ from gradual.checker.finalize import publish_dataflow
 from gradual.checker.infer import check_module
 from gradual.checker.names import Resolution, resolve
 from gradual.checker.prelude import needs_prelude, with_prelude
-from gradual.checker.records import CheckRecord
+from gradual.checker.records import CheckRecord, DataflowRecord, FunctionResult
 from gradual.diagnostics import Diagnostic, Severity
 from gradual.infra.arguments import require
 from gradual.infra.deep import gc_paused, run_deep
@@ -31,43 +31,31 @@ from gradual.types.annotations import suggestion_budget
 R = TypeVar("R")
 
 
-def _table(attribute: str, doc: str) -> property:
-    """A CheckResult table that holds every Dataflow statement's records once read (see
-    CheckResult._published)."""
-
-    def read(self: "CheckResult") -> Any:
-        if self._dataflow:
-            self._published()
-        return getattr(self, attribute)
-
-    return property(read, doc=doc)
-
-
 class CheckResult:
     """A checked program: its AST, types, diagnostics and the runtime checks it needs."""
 
     def __init__(
         self,
-        module: Optional[ast.Module],
+        module: Optional[ast.Module[ast.Def]],
         source: Optional[Source],
-        diagnostics: Optional[list] = None,
-        functions: Optional[dict] = None,
-        types: Optional[dict] = None,
+        diagnostics: Optional[list[Diagnostic]] = None,
+        functions: Optional[dict[str, FunctionResult]] = None,
+        types: Optional[dict[int, Type]] = None,
         resolution: Optional[Resolution] = None,
         registry: Optional[Registry] = None,
-        instantiations: Optional[dict] = None,
-        dataflow: Optional[dict] = None,
+        instantiations: Optional[dict[int, tuple[Any, ...]]] = None,
+        dataflow: Optional[dict[int, DataflowRecord]] = None,
     ) -> None:
         """`dataflow`: the checker's records of Dataflow statements checked without their
         syntax (Checker.dataflow), put in the tables the first time one is asked for."""
         self._module = module
         self.source = source
-        self.diagnostics: list = diagnostics if diagnostics is not None else []
-        self.functions: dict = functions if functions is not None else {}
-        self._types: dict = types if types is not None else {}
+        self.diagnostics: list[Diagnostic] = diagnostics if diagnostics is not None else []
+        self.functions: dict[str, FunctionResult] = functions if functions is not None else {}
+        self._types: dict[int, Type] = types if types is not None else {}
         self._resolution = resolution
         self.registry = registry
-        self._instantiations: dict = instantiations if instantiations is not None else {}
+        self._instantiations: dict[int, tuple[Any, ...]] = instantiations if instantiations is not None else {}
         self._dataflow = dataflow
 
     def _published(self) -> None:
@@ -79,12 +67,34 @@ class CheckResult:
         if dataflow and self._module is not None:
             ast.expand_dataflow(self._module)
 
-    module = _table("_module", "The checked module.")
-    types = _table("_types", "The inferred type of each expression and binding, by node identity.")
-    resolution = _table("_resolution", "What each name means (names.Resolution).")
-    instantiations = _table(
-        "_instantiations", 'Per call node (by id): what its signature\'s symbols were bound to, `(("k", 784), ...)`.'
-    )
+    # the tables hold every Dataflow statement's records once read (see _published)
+    @property
+    def module(self) -> Optional[ast.Module[ast.Def]]:
+        """The checked module."""
+        if self._dataflow:
+            self._published()
+        return self._module
+
+    @property
+    def types(self) -> dict[int, Type]:
+        """The inferred type of each expression and binding, by node identity."""
+        if self._dataflow:
+            self._published()
+        return self._types
+
+    @property
+    def resolution(self) -> Optional[Resolution]:
+        """What each name means (names.Resolution)."""
+        if self._dataflow:
+            self._published()
+        return self._resolution
+
+    @property
+    def instantiations(self) -> dict[int, tuple[Any, ...]]:
+        """Per call node (by id): what its signature's symbols were bound to, `(("k", 784), ...)`."""
+        if self._dataflow:
+            self._published()
+        return self._instantiations
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -148,13 +158,14 @@ class CheckResult:
             return fn.type.params[index] if index < len(fn.type.params) else None
         return None
 
-    def _parameters(self) -> dict:
+    def _parameters(self) -> dict[int, tuple[ast.Def, int]]:
         """Each definition's parameter (by identity) -> (the definition, its position), made
         once: each question went through every definition's parameters, so asking the type of
         every variable of a module of n definitions cost n^2 (and compared parameters by value)."""
         table = self.__dict__.get("_parameter_table")
         if table is None:
-            table = {id(p): (d, i) for d in self.module.defs for i, p in enumerate(d.params)}
+            defs = self.module.defs if self.module is not None else ()
+            table = {id(p): (d, i) for d in defs for i, p in enumerate(d.params)}
             self.__dict__["_parameter_table"] = table
         return table
 
@@ -166,7 +177,7 @@ class CheckResult:
         if d is None:
             return None
         found: Optional[Type] = None
-        stack: list = [d.body]
+        stack: list[object] = [d.body]
         while stack:
             node = stack.pop()
             if isinstance(node, ast.Let) and node.var.name == variable:
@@ -193,7 +204,7 @@ def parse_diagnostic(exc: ParseError) -> Diagnostic:
     return messages.parse_error(exc.span, exc.found, exc.expected, exc.detail)
 
 
-def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module:
+def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module[ast.Def]:
     """Parse program text (str or UTF-8 bytes, as `check` takes); raises SyntaxProblem (with a
     diagnostic) on a syntax error or bytes that are not UTF-8, TypeError on anything else."""
     require(path, str, "parse", "a path that is a str")
@@ -201,8 +212,9 @@ def parse(text: Union[str, bytes], path: str = "<input>") -> ast.Module:
         decoded, problem = decode_program(bytes(text), path)
         if problem is not None:
             raise SyntaxProblem(problem)
-        text = decoded  # type: ignore[assignment]
+        text = decoded or ""  # decoded whenever there is no problem
     require(text, str, "parse", "program text (str or UTF-8 bytes)")
+    assert isinstance(text, str)  # require raised TypeError otherwise
     source = Source(text, path)
     try:
         return run_deep(_parse_quietly, source)
@@ -219,17 +231,17 @@ def _named_file_help(diag: Diagnostic, text: str, function: str) -> Diagnostic:
     return diag
 
 
-def _parse_quietly(source: Source) -> ast.Module:
+def _parse_quietly(source: Source) -> ast.Module[ast.Def]:
     with gc_paused():
         return parse_source(source)
 
 
-def _check(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
+def _check(program: Union[str, ast.Module[ast.Def]], path: str, registry: Registry) -> CheckResult:
     with gc_paused():
         return _check_now(program, path, registry)
 
 
-def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -> CheckResult:
+def _check_now(program: Union[str, ast.Module[ast.Def]], path: str, registry: Registry) -> CheckResult:
     if isinstance(program, str):
         source = Source(program, path)
         try:
@@ -268,7 +280,7 @@ def _check_now(program: Union[str, ast.Module], path: str, registry: Registry) -
     )
 
 
-def _built_size(module: ast.Module) -> int:
+def _built_size(module: ast.Module[ast.Def]) -> int:
     """About how many characters a built module's text would take (the did-you-mean budget's
     measure): its statements counted, not its text, which a frontend writes only when asked."""
     statements = sum(len(s) if s.__class__ is ast.Dataflow else 1 for d in module.defs for s in d.body.stmts)
@@ -306,7 +318,7 @@ def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diag
 
 
 def check(
-    program: Union[str, bytes, ast.Module], path: str = "<input>", registry: Optional[Registry] = None
+    program: Union[str, bytes, ast.Module[ast.Def]], path: str = "<input>", registry: Optional[Registry] = None
 ) -> CheckResult:
     """Type-check a program (text, UTF-8 bytes or a module). Never raises for a bad program;
     anything else is a `TypeError`."""
@@ -350,12 +362,13 @@ def _require_module(result: CheckResult, function: str) -> None:
         )
 
 
-def elaborate(result: CheckResult) -> ast.Module:
+def elaborate(result: CheckResult) -> ast.Module[ast.Def]:
     """The program with its runtime checks inserted as casts (see elaboration.py); a
     ValueError when the program did not parse or has type errors (nothing sound to run)."""
     from gradual.checker.elaboration import elaborate_module
 
     _require_module(result, "elaborate")
+    module: ast.Module[ast.Def]
     module, _ = run_deep(_gc_paused_call, elaborate_module, result)
     return module
 
@@ -366,7 +379,8 @@ def elaborate_text(result: CheckResult) -> str:
     from gradual.checker.elaboration import elaborated_text
 
     _require_module(result, "elaborate_text")
-    return run_deep(_gc_paused_call, elaborated_text, result)
+    text: str = run_deep(_gc_paused_call, elaborated_text, result)
+    return text
 
 
 def format_program(text: str | bytes, path: str = "<input>", width: int = 100) -> str:
@@ -382,10 +396,11 @@ def format_program(text: str | bytes, path: str = "<input>", width: int = 100) -
         decoded, problem = decode_program(bytes(text), path)
         if problem is not None:
             raise SyntaxProblem(problem)
-        text = decoded  # type: ignore[assignment]
+        text = decoded or ""  # decoded whenever there is no problem
     require(text, str, "format_program", "program text (str or UTF-8 bytes)")
     try:
-        return run_deep(_gc_paused_call, format_source, text, path, width)
+        formatted: str = run_deep(_gc_paused_call, format_source, text, path, width)
+        return formatted
     except ParseError as exc:
         raise SyntaxProblem(parse_diagnostic(exc)) from None
 

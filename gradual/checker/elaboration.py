@@ -9,7 +9,7 @@ The result is an ordinary program: it prints, parses back, and runs.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Any, Optional
 
 from gradual.shapes import Dimension, Extremum, FloorDiv, Poly, Symbol
 from gradual.syntax import ast
@@ -18,6 +18,7 @@ from gradual.types import (
     DYN_DTYPE,
     AdtType,
     Broadcast,
+    DType,
     DTypeVar,
     FuncType,
     RefType,
@@ -142,13 +143,13 @@ class Elaborator:
 
     def __init__(self, result: "object") -> None:
         self.result = result
-        self.kept: dict[int, tuple] = {}
-        self.formatted: dict[tuple, str] = {}
+        self.kept: dict[int, tuple[Type, _Names]] = {}
+        self.formatted: dict[tuple[int, Type], str] = {}
         self.names = _Names(set())
-        self.casts: dict[int, list] = {}
+        self.casts: dict[int, list[Any]] = {}  # the CheckRecords of a node, by its identity
         self.dtype_vars: set[int] = set()  # the definition's dtype variables, by identity
 
-    def module(self) -> ast.Module:
+    def module(self) -> ast.Module[ast.Def]:
         res = self.result
         defs = []
         for d in res.module.defs:  # type: ignore[attr-defined]
@@ -185,7 +186,7 @@ class Elaborator:
         return replace(d, dtype_params=dtype_params, params=tuple(params), ret=ret, body=self.body(d.body))
 
     def body(self, b: ast.Body) -> ast.Body:
-        stmts = []
+        stmts: list[ast.Stmt] = []
         changed = False
         for s in b.stmts:
             if isinstance(s, ast.Let):
@@ -223,8 +224,13 @@ class Elaborator:
         `dtype_requires`: learned, not written, so a written type would drop them and a
         caller's result, `(2, 1..)` for a `m >= 1`, would need a check). Such a return type is
         left to inference when the elaborated program is checked again."""
-        found = []
-        map_dtypes(t, lambda d: found.append(d) or d)
+        found: list[DType] = []
+
+        def note(d: DType) -> DType:
+            found.append(d)
+            return d
+
+        map_dtypes(t, note)
         if any(isinstance(d, DTypeVar) and id(d) not in self.dtype_vars for d in found):
             return True
         stack = [t]
@@ -241,7 +247,7 @@ class Elaborator:
                 stack.append(u.content)
         return False
 
-    def _declared_dtype(self, dtype: object) -> object:
+    def _declared_dtype(self, dtype: DType) -> DType:
         """A dtype a cast can name: the definition's own dtype variables, or `?` for another
         (a closed closure's generalized one: a closure declares none, and a call binds it)."""
         if isinstance(dtype, DTypeVar) and id(dtype) not in self.dtype_vars:
@@ -304,7 +310,7 @@ def _format_with(t: Type, names: _Names) -> str:
     return format_type_expr(type_expr(t, names))
 
 
-def elaborate_module(result: "object") -> tuple[ast.Module, Elaborator]:
+def elaborate_module(result: "object") -> tuple[ast.Module[ast.Def], Elaborator]:
     """The elaborated module and the elaborator (whose `annotate` prints binding types)."""
     elaborator = Elaborator(result)
     return elaborator.module(), elaborator

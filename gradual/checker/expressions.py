@@ -4,25 +4,26 @@ variables, projections, conditionals, casts and literals, each given a type and 
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from gradual.checker import messages
 from gradual.checker.adt import check_match, constructor_value
 from gradual.checker.finalize import tensor_dims
 from gradual.checker.fixpoint import Definitions
+from gradual.checker.names import Binder
 from gradual.checker.records import CheckRecord, Env
-from gradual.checker.site.values import Callee
+from gradual.checker.site.values import Callee, SiteOutcome
 from gradual.diagnostics import Diagnostic
 from gradual.shapes import Dimension
 from gradual.syntax import ast
 from gradual.syntax.source import Span
 from gradual.types import (
     BOTTOM,
-    AdtType,
     DYN,
     DYN_DTYPE,
     ERROR,
     INT_DTYPES,
+    AdtType,
     BottomType,
     DynType,
     FuncType,
@@ -123,6 +124,20 @@ def known_condition(t: Type) -> Optional[bool]:
 class Expressions(Definitions):
     """Typing bodies and expressions (see the module docstring)."""
 
+    if TYPE_CHECKING:  # what the mixins above this one give infer.Checker
+
+        def quick_outcome(
+            self, name: str, binders: list[Any], env: Env, attr_nodes: tuple[ast.Attr, ...]
+        ) -> Optional[SiteOutcome]: ...
+
+        def quick_call(self, e: ast.Call, env: Env) -> Optional[Type]: ...
+
+        def call(self, e: ast.Call, env: Env) -> Type: ...
+
+        def closure(self, fn: ast.Fn, env: Env) -> Type: ...
+
+        def recursive_closure(self, fn: ast.Fn, binder: Binder, env: Env) -> Type: ...
+
     def body(self, body: ast.Body, env: Env) -> Type:
         """Infer a body's statements and result; existentials bound inside do not escape."""
         let = self.let
@@ -186,8 +201,8 @@ class Expressions(Definitions):
         recorded by position; any other is made into syntax and checked as the let it is."""
         binders, uses = self.res.dataflow[id(flow)]
         types, log = env.types, env.log
-        recorded: list = [None] * len(flow)
-        instantiations: list = [None] * len(flow)
+        recorded: list[Optional[Type]] = [None] * len(flow)
+        instantiations: list[Any] = [None] * len(flow)  # each statement's, as the call site gives it
         self.current.frame.dataflow[id(flow)] = (flow, recorded, instantiations)  # type: ignore[union-attr]
         quick = self.quick_outcome if not self.record_uses else None
         attributed = flow.attrs

@@ -6,10 +6,13 @@ published for tools.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any, Callable, Optional, Union
+from typing import AbstractSet, Any, Callable, Optional
+from typing import TypeVar as _TypeVar
 
 from gradual.checker.names import FunctionInfo, Resolution
+from gradual.checker.records import DataflowRecord
 from gradual.shapes import Dimension, Poly, Symbol
+from gradual.syntax import ast
 from gradual.types import (
     DYN,
     DYN_DTYPE,
@@ -34,8 +37,10 @@ from gradual.types.unify import HintVar, Solver
 
 _NICE_NAMES = "nmkpqrstuvwxyzabcdefghij"
 
+K = _TypeVar("K")  # a table's key
 
-def finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
+
+def finalized_by_identity(table: dict[K, Any], finalize: Callable[[Any], Any]) -> dict[K, Any]:
     """`{key: finalize(value)}` (the table itself when that changes nothing: its owner is done
     with it), finalizing each distinct value object once: recorded types
     and instantiations are mostly the same few objects (a reused call outcome is shared), and
@@ -48,7 +53,7 @@ def finalized_by_identity(table: dict, finalize: Callable[[Any], Any]) -> dict:
     return dict(zip(table.keys(), map(done.__getitem__, map(id, values))))
 
 
-def _finalized_distinct(values: Any, finalize: Callable[[Any], Any]) -> Optional[dict]:
+def _finalized_distinct(values: Any, finalize: Callable[[Any], Any]) -> Optional[dict[int, Any]]:
     """Each distinct value object (None apart) finalized once, by identity; None when that
     changes none of them."""
     distinct = dict(zip(map(id, values), values))
@@ -60,7 +65,7 @@ def _finalized_distinct(values: Any, finalize: Callable[[Any], Any]) -> Optional
     return done
 
 
-def finalized_dataflow(table: dict, finalize: "Finalizer") -> dict:
+def finalized_dataflow(table: dict[int, DataflowRecord], finalize: "Finalizer") -> dict[int, DataflowRecord]:
     """Frame.dataflow with its types and instantiations resolved, each distinct one once over
     all the Dataflows (as finalized_by_identity does): a body may hold many short ones."""
     records = table.values()
@@ -74,13 +79,18 @@ def finalized_dataflow(table: dict, finalize: "Finalizer") -> dict:
     }
 
 
-def _mapped_list(values: list, done: Optional[dict]) -> list:
+def _mapped_list(values: list[Any], done: Optional[dict[int, Any]]) -> list[Any]:
     """`values` with each replaced by its finalized value in `done` (by identity; the list
     itself when `done` is None: nothing changed)."""
     return values if done is None else list(map(done.__getitem__, map(id, values)))
 
 
-def publish_dataflow(resolution: Resolution, types: dict, instantiations: dict, dataflow: dict) -> None:
+def publish_dataflow(
+    resolution: Resolution,
+    types: dict[int, Type],
+    instantiations: dict[int, tuple[Any, ...]],
+    dataflow: dict[int, DataflowRecord],
+) -> None:
     """Record every Dataflow statement checked without its syntax as a let checked with it
     would be: its nodes made, their binders in `resolution`, their types and instantiation
     in `types` and `instantiations`. Then tools may walk the module's plain lets."""
@@ -90,14 +100,15 @@ def publish_dataflow(resolution: Resolution, types: dict, instantiations: dict, 
             if t is None:
                 continue  # made and recorded while checking
             call = let.value
+            assert isinstance(call, ast.Call), "a Dataflow statement is an operator call"
             types[id(let)] = types[id(call)] = t
-            types[id(call.callee)] = DYN  # type: ignore[attr-defined]
+            types[id(call.callee)] = DYN
             inst = found[i]
             if inst:
                 instantiations[id(call)] = inst
 
 
-def finalize_instantiation(found: tuple, finalize: "Finalizer") -> tuple:
+def finalize_instantiation(found: tuple[Any, ...], finalize: "Finalizer") -> tuple[Any, ...]:
     """A call's instantiation with its inference variables resolved (`?` where unsolved; the
     same tuple when nothing changes)."""
     out = []
@@ -112,7 +123,7 @@ def finalize_instantiation(found: tuple, finalize: "Finalizer") -> tuple:
     return found if all(new[1] is old[1] or new[1] == old[1] for new, old in zip(out, found)) else tuple(out)
 
 
-def rename_symbols(t: Type, mapping: dict) -> Type:
+def rename_symbols(t: Type, mapping: dict[Symbol, Symbol]) -> Type:
     polys = {old: Poly.atom(new) for old, new in mapping.items()}
 
     def rename(d: Dimension) -> Dimension:
@@ -123,7 +134,7 @@ def rename_symbols(t: Type, mapping: dict) -> Type:
     return map_dims(t, rename)
 
 
-def rename_runs(t: Type, mapping: dict) -> Type:
+def rename_runs(t: Type, mapping: dict[Symbol, Symbol]) -> Type:
     """The type with each `*r` run of dims whose symbol the mapping names renamed (a rank
     pattern's run binds at runtime, like a dim's binder)."""
     if isinstance(t, TupleType):
@@ -192,7 +203,7 @@ def finalized_type(t: Type, solver: Solver, keep_hints: bool = False) -> Type:
     return t
 
 
-def _same_items(new: tuple, old: tuple) -> bool:
+def _same_items(new: tuple[Any, ...], old: tuple[Any, ...]) -> bool:
     return all(a is b for a, b in zip(new, old))
 
 
@@ -207,14 +218,14 @@ class Finalizer:
         self.dtypes: dict[DTypeVar, DTypeVar] = {}
         self.generalizing = False
         self.keep_hints = False
-        self.done: dict = {}  # recorded types repeat a lot: finalize each distinct one once
+        self.done: dict[Type, Type] = {}  # recorded types repeat a lot: finalize each distinct one once
         #: whole types nothing constrained, generalized into type parameters (`fn (%y, %x) {
         #: Cons(%x, %y) }` is `fn [A](List[A], A) -> List[A]`), in the order met
-        self.types: dict = {}
+        self.types: dict[TypeVar, Type] = {}
         self.type_taken = {p.name for p in info.type_params}
         #: the unbound whole types that become type parameters (a closed closure's that are
         #: elements of an ADT); the others are `?`
-        self.type_params: frozenset = frozenset()
+        self.type_params: frozenset[TypeVar] = frozenset()
 
     def generalize(self, t: Type) -> Type:
         """A parameter type with free inference variables turned into the definition's own."""
@@ -224,13 +235,13 @@ class Finalizer:
         finally:
             self.generalizing = False
 
-    def new_dims(self) -> tuple:
+    def new_dims(self) -> tuple[Symbol, ...]:
         return tuple(self.dims.values())
 
-    def new_dtypes(self) -> tuple:
+    def new_dtypes(self) -> tuple[DTypeVar, ...]:
         return tuple(self.dtypes.values())
 
-    def new_type_params(self) -> tuple:
+    def new_type_params(self) -> tuple[Type, ...]:
         return tuple(self.types.values())
 
     def _type_param(self, v: TypeVar) -> Type:
@@ -290,7 +301,7 @@ class Finalizer:
         free = [s for s in d.symbols() if isinstance(s, DimVar) and not isinstance(s, HintVar)]
         if not free:
             return d
-        mapping = {}
+        mapping: dict[Symbol, Poly] = {}
         for v in free:
             sym = self.dims.get(v)
             if sym is None and self.generalizing:
@@ -316,7 +327,7 @@ class Finalizer:
         return _fresh("TUVW", "T", self.dtype_taken)
 
 
-def _fresh(preferred: str, prefix: str, taken: set) -> str:
+def _fresh(preferred: str, prefix: str, taken: set[str]) -> str:
     """The first preferred one-letter name not taken, else prefix + a number; marks it taken."""
     name = next((c for c in preferred if c not in taken), None)
     if name is None:
@@ -339,7 +350,7 @@ def holds_function(t: Type) -> bool:
     return False
 
 
-def loses_function_dims(declared: Type, result: Type, inferred: Union[set, frozenset]) -> bool:
+def loses_function_dims(declared: Type, result: Type, inferred: AbstractSet[object]) -> bool:
     """Whether a call's result holds a function whose declared type states a dim (a dtype)
     that the caller's type of it leaves imprecise (`?`, an interval): a callee's symbol bound
     from a `?` argument. The function itself keeps the size it was made with and rejects other
@@ -355,7 +366,7 @@ def loses_function_dims(declared: Type, result: Type, inferred: Union[set, froze
     return False
 
 
-def _imprecise_part(declared: Type, result: Type, own: frozenset, inferred: Union[set, frozenset]) -> bool:
+def _imprecise_part(declared: Type, result: Type, own: AbstractSet[Symbol], inferred: AbstractSet[object]) -> bool:
     """`loses_function_dims` inside a function type: a tensor dim or dtype that is stated in
     `declared` and not in `result`, or a nested function that loses one."""
     if isinstance(declared, TupleType) and isinstance(result, TupleType):
@@ -394,12 +405,14 @@ def unquantified(t: Type) -> Type:
     return t
 
 
-def learned_dtype_requires(found: dict, finalize: "Finalizer", dtype_params: tuple) -> tuple:
+def learned_dtype_requires(
+    found: dict[DTypeVar, Any], finalize: "Finalizer", dtype_params: tuple[DTypeVar, ...]
+) -> tuple[tuple[DTypeVar, str], ...]:
     """The dtype classes a definition's body needs of its own dtype variables, `(T, class)`,
     in a stable order: a written `T` stays itself, an inferred one becomes the generalized
     variable it was finalized to; other variables (a `?` argument's) are not the caller's to
     bind."""
-    out = set()
+    out: set[tuple[DTypeVar, str]] = set()
     for var, classes in found.items():
         final = finalize.dtype(var)
         if isinstance(final, DTypeVar) and final in dtype_params:
@@ -423,7 +436,7 @@ def quantifies_functions(t: Type) -> bool:
     return False
 
 
-def tensor_dims(t: Type) -> tuple:
+def tensor_dims(t: Type) -> tuple[Any, ...]:
     """The dims of a tensor type, or of the tensors in a tuple type (for hints)."""
     if isinstance(t, TensorType):
         return t.dims or ()

@@ -5,7 +5,8 @@ wrong, each definition's parameters, body and result type settled and installed.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TypeVar as _TypeVar
 
 from gradual.checker import messages
 from gradual.checker.finalize import (
@@ -31,8 +32,9 @@ from gradual.checker.records import (
 )
 from gradual.checker.site.values import Callee
 from gradual.diagnostics import Diagnostic
-from gradual.shapes import Dimension, Poly
+from gradual.shapes import Dimension, Poly, Symbol
 from gradual.syntax import ast
+from gradual.syntax.source import Span
 from gradual.types import (
     BOTTOM,
     DYN,
@@ -46,9 +48,27 @@ from gradual.types import (
 from gradual.types.join import widen
 from gradual.types.unify import HintVar, Solver
 
+V = _TypeVar("V")  # an inference variable of a parameter
+
 
 class Definitions(CheckerState):
     """Checking definitions to a fixpoint (see the module docstring)."""
+
+    if TYPE_CHECKING:  # what the mixins above this one give infer.Checker
+
+        def body(self, body: ast.Body, env: Env) -> Type: ...
+
+        def flow(
+            self,
+            actual: Type,
+            target: Type,
+            node: ast.Node,
+            env: Env,
+            introduced: tuple[Any, ...],
+            callee: Callee,
+            insert: bool,
+            blame: Span,
+        ) -> Type: ...
 
     def run(self) -> None:
         """Check every definition, callees first. A call that widened a hint of a definition
@@ -70,7 +90,7 @@ class Definitions(CheckerState):
             self.instantiations.clear()
             self.diagnostics = list(before)
 
-    def next_widening(self, rounds: int) -> frozenset:
+    def next_widening(self, rounds: int) -> frozenset[tuple[object, ...]]:
         """The hints the next whole-module round starts widened, after `rounds` rounds that
         went stale: those calls widened, and after HINT_ROUNDS rounds every hint of the module
         (a round is a whole check, and a chain of hinted loops, each seeded by the one before
@@ -122,7 +142,7 @@ class Definitions(CheckerState):
             self.finish_definition(d, passes[d.name], params[d.name], observed[d.name])
             self.assumed.pop(d.name, None)
 
-    def absorb_widening(self, solver: Solver, names: set) -> bool:
+    def absorb_widening(self, solver: Solver, names: set[str]) -> bool:
         """Record hints that conflicted, so the next iteration starts from `?` there; whether
         one of this component's did (another's makes the module stale: checked again)."""
         fresh = {h.origin for h in solver.widen} - self.widened
@@ -140,7 +160,7 @@ class Definitions(CheckerState):
     def parameters(self, info: FunctionInfo, solver: Solver, owner: str) -> list[Type]:
         """The parameter types a pass starts from: annotations, hints, or variables to infer
         (a `?T` parameter is one too: its hint gives `T` its first guess)."""
-        out = []
+        out: list[Type] = []
         for binder, annotated in zip(info.params, info.param_types):
             hint = info.hints.get(id(binder))
             if hint is not None and (id(binder), "rank") in self.widened:
@@ -153,26 +173,29 @@ class Definitions(CheckerState):
             elif annotated is not None:
                 out.append(annotated)
             else:
-                out.append(self._param_var(("type", id(binder)), lambda: TypeVar(binder.name)))
+                make = lambda: TypeVar(binder.name)  # noqa: B023, E731 - made at once by _param_var, if at all
+                out.append(self._param_var(("type", id(binder)), make))
         return out
 
-    def _param_var(self, key: tuple, make: Callable[[], Any]) -> Any:
+    def _param_var(self, key: tuple[object, ...], make: Callable[[], V]) -> V:
         """Inference variables of a parameter are made once and kept across fixpoint
         iterations (only the solver is fresh), so assumptions carry over between them."""
-        found = self.param_vars.get(key)
+        found: Optional[V] = self.param_vars.get(key)
         if found is None:
-            found = self.param_vars[key] = make()
+            found = make()
+            self.param_vars[key] = found
             self.param_var_set.add(found)
         return found
 
-    def hinted_type(self, binder: Binder, dims: tuple, owner: str) -> TensorType:
+    def hinted_type(self, binder: Binder, dims: tuple[Dimension, ...], owner: str) -> TensorType:
         """A parameter seeded by `can_unify`: static guesses that widen to `?` on conflict."""
-        items = []
+        items: list[Dimension] = []
         for axis, d in enumerate(dims):
             key = (id(binder), axis)
             self.hint_owner[key] = owner
             if d.is_static and key not in self.widened:
-                hint = self._param_var(("hint",) + key, lambda: HintVar(f"{binder.name}{axis}", d.get_length(), key))
+                made = lambda: HintVar(f"{binder.name}{axis}", d.get_length(), key)  # noqa: B023, E731 - as above
+                hint = self._param_var(("hint",) + key, made)
                 items.append(Dimension.of_expr(Poly.atom(hint)))
             elif d.is_static:
                 items.append(Dimension.dynamic())
@@ -190,23 +213,24 @@ class Definitions(CheckerState):
         self.warn_unused_hints(info)
         result = self.body(d.body, env)
         if info.ret is not None:
+            ret_span = d.ret.span if d.ret is not None else d.span  # the written type info.ret is made from
             return self.flow(
                 result,
                 info.ret,
                 d.body.result,
                 env,
                 self.return_dims(info),
-                Callee("flow", f"the body of `@{d.name}`", decl_span=d.ret.span, expected=info.ret),
+                Callee("flow", f"the body of `@{d.name}`", decl_span=ret_span, expected=info.ret),
                 insert=not quantifies_functions(info.ret),
-                blame=d.ret.span if d.ret is not None else d.span,
+                blame=ret_span,
             )
         return result
 
-    def return_dims(self, info: FunctionInfo) -> tuple:
+    def return_dims(self, info: FunctionInfo) -> tuple[Symbol, ...]:
         """Symbols that appear only in a return annotation: bound by the result, not the inputs."""
         from gradual.types import type_symbols
 
-        in_params: set = set()
+        in_params: set[Symbol] = set()
         for t in info.param_types:
             if t is not None:
                 in_params |= type_symbols(t)

@@ -29,5 +29,3 @@ def check_module(resolution: Resolution, registry: Registry) -> Checker:
 
 class Checker(Closures):
     """Checks a resolved module (see the module docstring)."""
-
-    pass

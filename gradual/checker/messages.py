@@ -19,11 +19,11 @@ from gradual.syntax.source import Span
 from gradual.types import REF_CONTENT, RefType, Type, format_dims, format_dtype, format_type, type_symbols
 
 if TYPE_CHECKING:
-    from gradual.checker.site import CallSite
+    from gradual.checker.site.state import SiteState  # a call site, as its mixins see it
     from gradual.shapes.constraint import Constraint
 
 
-def path_phrase(path: tuple) -> str:
+def path_phrase(path: tuple[Any, ...]) -> str:
     """`field 1 of the contents of `: the way into a value along a tuple/reference path."""
     return "".join(path_step(i) for i in reversed(path))
 
@@ -39,7 +39,7 @@ def _callee_name(callee: "Callee") -> str:
     return display if callee.kind == "closure" and display == "this function" else backticked(display)
 
 
-def argument_phrase(site: "CallSite", index: int) -> str:
+def argument_phrase(site: "SiteState", index: int) -> str:
     """`the 2nd argument to `nn.dense``, naming a user function's parameter when known."""
     callee = site.callee
     if callee.kind == "flow":
@@ -50,7 +50,7 @@ def argument_phrase(site: "CallSite", index: int) -> str:
     return f"the {ordinal(index + 1)} argument{name} to {_callee_name(callee)}"
 
 
-def origin_phrase(site: "CallSite", origin: Optional["Origin"], short: bool = False) -> str:
+def origin_phrase(site: "SiteState", origin: Optional["Origin"], short: bool = False) -> str:
     """`dim 1 of the 2nd argument to `nn.dense`` (short: without `to ...`)."""
     if origin is None:
         return "a dimension computed by the rule"
@@ -63,7 +63,7 @@ def origin_phrase(site: "CallSite", origin: Optional["Origin"], short: bool = Fa
     return f"{dim_name(origin.axis)} of {where}"
 
 
-def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
+def _origin_span(site: "SiteState", origin: Optional["Origin"]) -> Span:
     if origin is None:
         return site.span
     info = site.arg_infos[origin.arg]
@@ -79,7 +79,7 @@ def _origin_span(site: "CallSite", origin: Optional["Origin"]) -> Span:
     return span
 
 
-def _arg_type(site: "CallSite", origin: Optional["Origin"]) -> str:
+def _arg_type(site: "SiteState", origin: Optional["Origin"]) -> str:
     if origin is None:
         return ""
     t: Any = site.solver.resolve_type(site.arg_infos[origin.arg].type)
@@ -94,13 +94,13 @@ def _arg_type(site: "CallSite", origin: Optional["Origin"]) -> str:
     return format_type(_resolved(site, t))
 
 
-def _resolved(site: "CallSite", t: Type) -> Type:
+def _resolved(site: "SiteState", t: Type) -> Type:
     from gradual.types import map_dims
 
     return map_dims(site.solver.resolve_type(t), lambda d: site.solver.resolve(d, final=True))
 
 
-def _signature_note(site: "CallSite") -> tuple:
+def _signature_note(site: "SiteState") -> tuple[str, ...]:
     if not site.callee.signature:
         return ()
     if site.callee.kind == "op":
@@ -108,7 +108,7 @@ def _signature_note(site: "CallSite") -> tuple:
     return (f"{_callee_name(site.callee)} has type {site.callee.signature}",)
 
 
-def cast_reason(site: "CallSite", index: int) -> str:
+def cast_reason(site: "SiteState", index: int) -> str:
     """Why a cast was inserted: what assumed it."""
     return f"{argument_phrase(site, index)} at {site.arg_infos[index].span.describe()}"
 
@@ -119,7 +119,7 @@ def returned_function_reason(callee: str, span: Span) -> str:
     return f"the function {backticked(callee)} returns at {span.describe()}, made for sizes this call does not know"
 
 
-def dtype_agreement_reason(callee: str, positions: tuple, span: Span) -> str:
+def dtype_agreement_reason(callee: str, positions: tuple[Any, ...], span: Span) -> str:
     """Why a call is a check site of its arguments' dtypes: they are unknown (or a dtype no
     cast can name) and the callee needs them equal; its parameters check that when it runs."""
     args = " and ".join(ordinal(i) for i in positions)
@@ -132,12 +132,12 @@ def operator_cast_reason(op_name: str, index: int, span: Span) -> str:
     return f"the {ordinal(index + 1)} argument to {backticked(op_name)} at {span.describe()}"
 
 
-def _flow(site: "CallSite", code: str, detail: str) -> Diagnostic:
+def _flow(site: "SiteState", code: str, detail: str) -> Diagnostic:
     """A value whose type can never be the one its annotated position requires."""
     callee = site.callee
     actual = _arg_type(site, _origin0())
     expected = format_type(callee.expected) if callee.expected is not None else "?"
-    labels = ()
+    labels: tuple[Label, ...] = ()
     if callee.decl_span is not None:
         labels = (Label(callee.decl_span, f"{expected} required here"),)
     verb = _cannot_be(site.arg_infos[0].type if site.arg_infos else None, callee.expected)
@@ -171,13 +171,13 @@ def _flow_where(origin: Optional["Origin"]) -> str:
 
 
 def dim_mismatch(
-    site: "CallSite", a: "SDim", b: "SDim", symbol: Optional[str], a_dim: Dimension, b_dim: Dimension
+    site: "SiteState", a: "SDim", b: "SDim", symbol: Optional[str], a_dim: Dimension, b_dim: Dimension
 ) -> Diagnostic:
     """Two dimensions that a call needs equal can never be."""
     if site.callee.kind == "flow":
         known, other = (a, b) if a.origin is not None else (b, a)
-        shown, needed = (a_dim, b_dim) if known is a else (b_dim, a_dim)
-        return _flow(site, codes.SHAPE_MISMATCH, f"{_flow_where(known.origin)} is {shown}, not {needed}")
+        shown, wanted = (a_dim, b_dim) if known is a else (b_dim, a_dim)
+        return _flow(site, codes.SHAPE_MISMATCH, f"{_flow_where(known.origin)} is {shown}, not {wanted}")
     first, second = (a, b) if _order(a) <= _order(b) else (b, a)
     first_dim, second_dim = (a_dim, b_dim) if first is a else (b_dim, a_dim)
     name = f"`{symbol}`" if symbol else "the dimension"
@@ -219,7 +219,7 @@ def dim_mismatch(
     )
 
 
-def indivisible_dim(site: "CallSite", value: "SDim", coeff: int, written: str, shown: Dimension) -> Diagnostic:
+def indivisible_dim(site: "SiteState", value: "SDim", coeff: int, written: str, shown: Dimension) -> Diagnostic:
     """A dim that a signature writes as a multiple (`2 * n`, `2 * n + 1`) given a size that
     is not of that form for any n: the message names the expression, not the nearest size
     (it said "needs 4" for a 5)."""
@@ -233,21 +233,21 @@ def indivisible_dim(site: "CallSite", value: "SDim", coeff: int, written: str, s
         help=f"pass a size that {coeff} divides, or write `?` for a dimension that is only known at runtime",
         facts={
             "dims": ((_origin_span(site, value.origin), value.origin.path, value.origin.axis),)
-            if value.origin.axis is not None
+            if value.origin is not None and value.origin.axis is not None
             else ()
         },
     )
 
 
 def dim_constraint(
-    site: "CallSite",
+    site: "SiteState",
     checked: "SDim",
     other: "SDim",
     checked_dim: Dimension,
     other_dim: Dimension,
     constraint: "Constraint",
     inserted: bool = True,
-    ones: tuple = (),
+    ones: tuple[Any, ...] = (),
 ) -> Diagnostic:
     """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC
     6): the constraint the model places on it, at the argument that is checked at runtime
@@ -269,7 +269,7 @@ def dim_constraint(
         f"claim, not a promise that every size works"
     )
     typed = f" (type {_arg_type(site, checked.origin)})" if checked.origin is not None else ""
-    labels = ()
+    labels: tuple[Label, ...] = ()
     if other.origin is not None and other.origin != checked.origin:
         labels = (
             Label(_origin_span(site, other.origin), f"this is {other_dim} (type {_arg_type(site, other.origin)})"),
@@ -304,7 +304,7 @@ def constraint_text(constraint: "Constraint", a_dim: Dimension, b_dim: Dimension
     return f"{a_dim} = {b_dim}"
 
 
-def _order(d: "SDim") -> tuple:
+def _order(d: "SDim") -> tuple[Any, ...]:
     if d.origin is None:
         return (10**9,)
     return (d.origin.arg, d.origin.path, d.origin.axis or 0)
@@ -321,7 +321,7 @@ def _mismatch_help(a: Dimension, b: Dimension, symbol: Optional[str]) -> str:
     return "make the two agree, or write `?` for a dimension that is only known at runtime"
 
 
-def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
+def broadcast_mismatch(site: "SiteState", a: "SDim", b: "SDim", a_dim: Dimension, b_dim: Dimension) -> Diagnostic:
     """Two dims that NumPy broadcasting can never combine (in a cast: a dim that can never be
     the `e|1` it is cast to)."""
     if site.callee.kind == "flow":
@@ -341,7 +341,7 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
         message,
         _origin_span(site, primary.origin),
         label=f"shape {_arg_type(site, primary.origin)}" if primary.origin else "",
-        labels=tuple(l for l in labels if l.span != _origin_span(site, primary.origin)),
+        labels=tuple(label for label in labels if label.span != _origin_span(site, primary.origin)),
         notes=("broadcasting needs each pair of trailing dims to be equal, or one of them 1",),
         help="reshape or expand one side so the dims match, or make one of them 1",
         # each side's (span, type path, axis): the editor's fixes relax an annotated dim or
@@ -356,7 +356,7 @@ def broadcast_mismatch(site: "CallSite", a: "SDim", b: "SDim", a_dim: Dimension,
     )
 
 
-def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], shown: Dimension) -> Diagnostic:
+def bound_violation(site: "SiteState", d: "SDim", lo: int, hi: Optional[int], shown: Dimension) -> Diagnostic:
     """A dimension outside the interval a signature requires."""
     bound = f"{lo}..{'' if hi is None else hi}"
     if site.callee.kind == "flow":
@@ -372,7 +372,7 @@ def bound_violation(site: "CallSite", d: "SDim", lo: int, hi: Optional[int], sho
 
 
 def requirement_violation(
-    site: "CallSite", d: "SDim", symbol: str, lo: int, hi: Optional[int], shown: Dimension
+    site: "SiteState", d: "SDim", symbol: str, lo: int, hi: Optional[int], shown: Dimension
 ) -> Diagnostic:
     """A call whose argument gives a signature symbol a value the callee's body stops."""
     need = f"`{symbol}` >= {lo}" if hi is None else f"{lo} <= `{symbol}` <= {hi}"
@@ -398,7 +398,7 @@ def requirement_violation(
     )
 
 
-def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any) -> Diagnostic:
+def dtype_mismatch(site: "SiteState", a: "SDType", b: "SDType", da: Any, db: Any) -> Diagnostic:
     """Two dtypes that must agree and never can."""
     if site.callee.kind == "flow":
         shown, needed = (da, db) if a.origin is not None else (db, da)
@@ -415,8 +415,8 @@ def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any)
             f"{_callee_name(site.callee)} needs {_where(site, first.origin, True)} and {_where(site, second.origin, True)} "
             f"to have the same dtype, but they are {format_dtype(fd)} and {format_dtype(sd)}"
         )
-        labels = (Label(_origin_span(site, first.origin), f"dtype {format_dtype(fd)} here"),)
-        primary = second.origin
+        labels: tuple[Label, ...] = (Label(_origin_span(site, first.origin), f"dtype {format_dtype(fd)} here"),)
+        primary: Optional[Origin] = second.origin
     else:
         known = second if second.origin is not None else first
         kd, od = (sd, fd) if known is second else (fd, sd)
@@ -434,7 +434,7 @@ def dtype_mismatch(site: "CallSite", a: "SDType", b: "SDType", da: Any, db: Any)
     )
 
 
-def _where(site: "CallSite", origin: Optional["Origin"], short: bool = False) -> str:
+def _where(site: "SiteState", origin: Optional["Origin"], short: bool = False) -> str:
     if origin is None:
         return "a value"
     if short and site.callee.kind != "flow":
@@ -442,7 +442,7 @@ def _where(site: "CallSite", origin: Optional["Origin"], short: bool = False) ->
     return path_phrase(origin.path) + argument_phrase(site, origin.arg)
 
 
-def rule_crashed(site: "CallSite", exc: BaseException) -> Diagnostic:
+def rule_crashed(site: "SiteState", exc: BaseException) -> Diagnostic:
     """A shape rule raised something it should not have: a bug in gradual, not in the program."""
     return Diagnostic(
         codes.INTERNAL_ERROR,
@@ -453,7 +453,7 @@ def rule_crashed(site: "CallSite", exc: BaseException) -> Diagnostic:
     )
 
 
-def _fact_text(site: "CallSite", key: str, value: Any) -> str:
+def _fact_text(site: "SiteState", key: str, value: Any) -> str:
     from gradual.ops.context import ArgView
 
     if isinstance(value, ArgView):
@@ -469,7 +469,7 @@ def _fact_text(site: "CallSite", key: str, value: Any) -> str:
     return str(value)
 
 
-def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
+def rule_failure(site: "SiteState", code: str, facts: dict[str, Any]) -> Diagnostic:
     """An operator's own constraint failed (axis out of range, reshape size, ...)."""
     facts = dict(facts)
     if code == "function-mismatch":
@@ -487,7 +487,7 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
         return _flow(site, diag_code, _flow_rule_detail(code, facts, texts))
     span = site.span
     label = ""
-    labels: tuple = ()
+    labels: tuple[Label, ...] = ()
     attr_span = site.attr_spans.get(facts["attr"]) if "attr" in facts else None
     if arg is not None and hasattr(arg, "index"):
         origin = Origin(arg.index, arg.path)
@@ -508,7 +508,7 @@ def rule_failure(site: "CallSite", code: str, facts: dict) -> Diagnostic:
     )
 
 
-def _flow_rule_detail(code: str, facts: dict, texts: dict) -> str:
+def _flow_rule_detail(code: str, facts: dict[str, Any], texts: dict[str, str]) -> str:
     if code == "rank":
         return f"its rank is {facts.get('actual')}, not {facts.get('expected')}"
     if code == "tuple-length":
@@ -549,7 +549,7 @@ def _shown(value: Any) -> str:
     return format_dtype(value) if not isinstance(value, (int, Dimension)) else str(value)
 
 
-def _kind_of(site: "CallSite", arg: Any) -> str:
+def _kind_of(site: "SiteState", arg: Any) -> str:
 
     text = _arg_type(site, Origin(arg.index, arg.path))
     if text.startswith("("):
@@ -609,7 +609,7 @@ def unknown_dim(span: Span, name: str, suggestion: Optional[str]) -> Diagnostic:
     )
 
 
-def bad_signature(span: Span, what: str, facts: dict) -> Diagnostic:
+def bad_signature(span: Span, what: str, facts: dict[str, Any]) -> Diagnostic:
     """An annotation form that is not allowed where it stands."""
     texts = {
         "variadic": "a variadic dimension `*name` may only appear in a signature, a cast or a let annotation",
@@ -666,7 +666,7 @@ def duplicate_dtype_parameter(span: Span, name: str) -> Diagnostic:
     )
 
 
-def parse_error(span: Span, found: str, expected: tuple, detail: str) -> Diagnostic:
+def parse_error(span: Span, found: str, expected: tuple[str, ...], detail: str) -> Diagnostic:
     """A syntax error: what was expected is its label (as rustc says it), not repeated as a
     help line too (it was both: the same words twice under every syntax error, and twice in an
     editor's message)."""
@@ -814,7 +814,7 @@ def bad_condition(span: Span, t: Type) -> Diagnostic:
 
 
 def flow_mismatch(
-    span: Span, context: str, actual: Type, expected: Type, detail: str, labels: tuple = ()
+    span: Span, context: str, actual: Type, expected: Type, detail: str, labels: tuple[Label, ...] = ()
 ) -> Diagnostic:
     """A value whose type can never be the one its position requires (casts, returns, lets)."""
     code = codes.BAD_CAST if context.startswith("cast") else codes.TYPE_MISMATCH

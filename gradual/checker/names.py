@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
-from typing import Any, Container, Optional, Union
+from typing import Any, Collection, Container, Optional, Union
 
 from gradual.checker import adt_messages, messages
 from gradual.checker.adt_names import declare_types, dtype_names, pattern_ctors, pattern_vars
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.ops import messages as ops_messages
+from gradual.shapes import Dimension, Symbol
 from gradual.syntax import ast
 from gradual.syntax.printer import format_attr_value
 from gradual.syntax.source import Span
@@ -44,19 +45,19 @@ class DataflowBinder(Binder):
 
     __slots__ = ("flow", "index")
 
-    def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:  # noqa: D107
+    def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:
         self.name = name
         self.kind = "let"
         self.level = level
         self.flow = flow
         self.index = index
 
-    @property  # type: ignore[override]
-    def span(self) -> Span:  # noqa: D102 - Binder.span
+    @property
+    def span(self) -> Span:  # type: ignore[override]  # Binder.span
         return self.flow.line(self.index)
 
-    @property  # type: ignore[override]
-    def node(self) -> ast.Let:  # noqa: D102 - Binder.node
+    @property
+    def node(self) -> ast.Let:  # type: ignore[override]  # Binder.node
         return self.flow.let(self.index)
 
 
@@ -65,40 +66,41 @@ class FunctionInfo:
     """What names resolution knows about a definition or closure."""
 
     node: Union[ast.Def, ast.Fn]
-    params: list
-    param_types: list
+    params: list[Binder]
+    param_types: list[Optional[Type]]
     ret: Optional[Type]
-    dim_params: tuple
-    dtype_params: tuple
-    hints: dict = field(default_factory=dict)
+    dim_params: tuple[Symbol, ...]
+    dtype_params: tuple[DTypeVar, ...]
+    #: a hinted parameter's binder (by id) -> (the binder, the hint's dims, the hint)
+    hints: dict[int, tuple[Binder, tuple[Dimension, ...], ast.Hint]] = field(default_factory=dict)
     name: str = ""
-    written: list = field(default_factory=list)  # (definitions) every symbol written inside
+    written: list[Symbol] = field(default_factory=list)  # (definitions) every symbol written inside
     closed: bool = False  # (closures) it uses no variable bound outside it
-    type_params: tuple = ()  # TypeParams it is polymorphic in (`def @map[A, B]`, `fn [A]`)
+    type_params: tuple[TypeParam, ...] = ()  # TypeParams it is polymorphic in (`def @map[A, B]`, `fn [A]`)
 
 
 @dataclass
 class Resolution:
     """The result of name resolution, keyed by AST node identity."""
 
-    module: ast.Module
-    defs: dict = field(default_factory=dict)
-    uses: dict = field(default_factory=dict)
-    binders: dict = field(default_factory=dict)
-    annotations: dict = field(default_factory=dict)
-    introduced: dict = field(default_factory=dict)
-    functions: dict = field(default_factory=dict)
-    body_scopes: dict = field(default_factory=dict)
-    recursive: set = field(default_factory=set)
-    calls: dict = field(default_factory=dict)
-    order: list = field(default_factory=list)
-    diagnostics: list = field(default_factory=list)
+    module: ast.Module[ast.Def]
+    defs: dict[str, ast.Def] = field(default_factory=dict)
+    uses: dict[int, Binder] = field(default_factory=dict)
+    binders: dict[int, Binder] = field(default_factory=dict)
+    annotations: dict[int, Type] = field(default_factory=dict)
+    introduced: dict[int, tuple[Symbol, ...]] = field(default_factory=dict)
+    functions: dict[int, FunctionInfo] = field(default_factory=dict)
+    body_scopes: dict[int, tuple[Symbol, ...]] = field(default_factory=dict)
+    recursive: set[int] = field(default_factory=set)
+    calls: dict[str, set[str]] = field(default_factory=dict)
+    order: list[list[str]] = field(default_factory=list)  # callee_first: components, callees first
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     #: per Dataflow (by id): each statement's binder, and the binders of its arguments (None
     #: where a name is unknown), for its statements whose nodes are not made (`publish`)
-    dataflow: dict = field(default_factory=dict)
+    dataflow: dict[int, tuple[list[Binder], list[list[Optional[Binder]]]]] = field(default_factory=dict)
     #: the module's algebraic data types and constructors by name (adt_names.AdtDef, CtorInfo)
-    adts: dict = field(default_factory=dict)
-    ctors: dict = field(default_factory=dict)
+    adts: dict[str, Any] = field(default_factory=dict)
+    ctors: dict[str, Any] = field(default_factory=dict)
 
     def binder_of(self, node: object) -> Optional[Binder]:
         """The binder a Var use refers to (or that a Param/Let introduces)."""
@@ -114,7 +116,9 @@ class Resolution:
         let = flow.let(index)
         binders, uses = self.dataflow[id(flow)]
         self.binders[id(let)] = binders[index]
-        for var, binder in zip(let.value.args, uses[index]):  # type: ignore[attr-defined]
+        call = let.value
+        assert isinstance(call, ast.Call), "a Dataflow statement is an operator call"
+        for var, binder in zip(call.args, uses[index]):
             if binder is not None:
                 self.uses[id(var)] = binder
         return let
@@ -139,7 +143,9 @@ class Resolution:
 
 
 class _Resolver:
-    def __init__(self, module: ast.Module, operators: Container[str], operator_names: Optional[list[str]]) -> None:
+    def __init__(
+        self, module: ast.Module[ast.Def], operators: Container[str], operator_names: Optional[list[str]]
+    ) -> None:
         self.res = Resolution(module)
         # a registry's own table: asked at every call, a dict answers without a Python call
         self.operators = getattr(operators, "ops", operators)
@@ -155,7 +161,7 @@ class _Resolver:
         self.captured: list[int] = []
 
     @property
-    def adt_arities(self) -> dict:
+    def adt_arities(self) -> dict[str, int]:
         """The module's type names and their numbers of type parameters (annotations read them)."""
         found = self.__dict__.get("_arities")
         if found is None or found[0] is not self.res.adts:
@@ -166,7 +172,7 @@ class _Resolver:
     def report(self, diag: Diagnostic) -> None:
         self.res.diagnostics.append(diag)
 
-    def _check_claimed(self, node: ast.Def, introduced: list) -> None:
+    def _check_claimed(self, node: ast.Def, introduced: list[Symbol]) -> None:
         """A `claimed=[...]` function attribute lists dim names of the signature, as strings."""
         names = {sym.name for sym in introduced}
         for attr in node.attrs:
@@ -185,10 +191,10 @@ class _Resolver:
                 )
                 continue
             for name in items:
-                if name not in names:  # a signature edited since it was printed: harmless
+                if isinstance(name, str) and name not in names:  # a signature edited since it was printed: harmless
                     self.report(messages.claim_unused(attr.span, f"@{node.name}", name))
 
-    def report_annotation(self, code: str, span: Span, facts: dict) -> None:
+    def report_annotation(self, code: str, span: Span, facts: dict[str, Any]) -> None:
         if code == "unknown-dtype":
             self.report(ops_messages.unknown_dtype(span, facts["name"], facts.get("suggestion")))
         elif code == "unknown-dim":
@@ -261,7 +267,7 @@ class _Resolver:
             self.res.binders[id(p)] = binder
             params.append(binder)
             ptype = conv.convert(p.type) if p.type is not None else None
-            if p.type is not None:
+            if p.type is not None and ptype is not None:
                 self.res.annotations[id(p.type)] = ptype
             param_types.append(ptype)
         before_ret = len(dims.introduced)
@@ -271,7 +277,7 @@ class _Resolver:
             if quantified:
                 dims.introduced[:] = [sym for sym in dims.introduced if sym not in quantified]
                 dims.forget(quantified)
-        if node.ret is not None:
+        if node.ret is not None and ret is not None:
             self.res.annotations[id(node.ret)] = ret
         if isinstance(node, ast.Def):
             self._check_claimed(node, dims.introduced)
@@ -306,11 +312,11 @@ class _Resolver:
         local_dims = DimScope(parent=dims, mode="bind")
         try:
             for stmt in body.stmts:
-                if stmt.__class__ is ast.Let:
+                if type(stmt) is ast.Let:
                     self.let(stmt, local_dims, types, info)
-                elif stmt.__class__ is ast.Dataflow:
+                elif type(stmt) is ast.Dataflow:
                     self.dataflow(stmt)
-                else:
+                elif type(stmt) is ast.Hint:
                     self.hint(stmt, local_dims, info)
             self.expr(body.result, local_dims, types, info)
             self.res.body_scopes[id(body)] = tuple(local_dims.introduced)
@@ -342,22 +348,21 @@ class _Resolver:
         """A Dataflow's statements: what `let` does for each, in arrays (no syntax is made)."""
         variables, operators, log = self.vars, self.operators, self.log
         level = len(self.captured)
-        binders: list = []
-        uses: list = []
+        binders: list[Binder] = []
+        uses: list[list[Optional[Binder]]] = []
         for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
             if op not in operators and op not in ast.REF_FORMS and op not in self.res.ctors:
-                made = flow.made.get(i)
-                self.opref(made.value.callee if made is not None else ast.OpRef(op, span=flow.line(i)))
+                made_call = _made_call(flow, i)
+                callee = made_call.callee if made_call is not None else None
+                self.opref(callee if isinstance(callee, ast.OpRef) else ast.OpRef(op, span=flow.line(i)))
             found = [variables.get(a) for a in args]
             if None in found or self.captured or self.watched:
                 for j, binder in enumerate(found):
                     if binder is None:
-                        made = flow.made.get(i)
-                        self.var(
-                            made.value.args[j]
-                            if made is not None  # reports it
-                            else ast.Var(args[j], span=flow.argument(i, j))
-                        )
+                        made_call = _made_call(flow, i)
+                        arg = made_call.args[j] if made_call is not None else None
+                        # the made statement's variable reports it, else one made where it is
+                        self.var(arg if isinstance(arg, ast.Var) else ast.Var(args[j], span=flow.argument(i, j)))
                     else:
                         self.used(binder)
             binder = DataflowBinder(name, level, flow, i)
@@ -371,7 +376,7 @@ class _Resolver:
         converted = Converter(dims, types, self.report_annotation, allow_patterns=True).convert(t)
         # a cast's names stay its existentials: elaboration's contracts write the names a
         # callee chooses once there (`%g as fn (Tensor[(w,)]) -> Tensor[(w,)]`), see design.md
-        quantified: tuple = ()
+        quantified: tuple[Symbol, ...] = ()
         if not isinstance(node, ast.Cast):
             converted, quantified = quantify_result_functions(converted, dims.introduced[before:])
         if quantified:
@@ -438,7 +443,7 @@ class _Resolver:
                     if ctor.name not in self.res.ctors:
                         hint = suggest(ctor.name, scoped=self.res.ctors)
                         self.report(adt_messages.unknown_constructor(ctor.name_span, ctor.name, hint))
-                seen: dict = {}
+                seen: dict[str, Span] = {}
                 for pvar in pattern_vars(clause.pattern):
                     binder = Binder(pvar.var.name, pvar.var.span, "pattern", pvar, len(self.captured))
                     if pvar.var.name in seen:
@@ -489,9 +494,10 @@ class _Resolver:
         if e.name in self.res.ctors:
             return
         if e.name not in self.operators and e.name not in ast.REF_FORMS:
-            names = self.operator_names if self.operator_names is not None else self.operators
-            if not hasattr(names, "__len__"):
-                names = sorted(names)
+            known = self.operator_names if self.operator_names is not None else self.operators
+            # a table that cannot list its names (no len): its names sorted, as suggest needs
+            # a table without len (a registry) iterates its names: sorted, as suggest takes them
+            names = known if isinstance(known, Collection) else sorted(known)  # type: ignore[arg-type]
             self.report(messages.unknown_operator(e.span, e.name, suggest(e.name, names)))
 
     def call(self, e: ast.Call, dims: DimScope, types: TypeScope, info: FunctionInfo) -> None:
@@ -556,15 +562,17 @@ def _callee_first_components(names: list[str], calls: dict[str, set[str]]) -> li
     return out
 
 
-def resolve(module: ast.Module, operators: Container[str], operator_names: Optional[list[str]] = None) -> Resolution:
+def resolve(
+    module: ast.Module[ast.Def], operators: Container[str], operator_names: Optional[list[str]] = None
+) -> Resolution:
     """Resolve every name in a module against itself and an operator table."""
     return _Resolver(module, operators, operator_names).module()
 
 
-def declare(module: ast.Module) -> tuple[dict, list]:
+def declare(module: ast.Module[ast.Def]) -> tuple[dict[str, ast.Def], list[Diagnostic]]:
     """The definitions by name (the first of each name) and a diagnostic for each repeat."""
-    defs: dict = {}
-    diagnostics: list = []
+    defs: dict[str, ast.Def] = {}
+    diagnostics: list[Diagnostic] = []
     for d in module.defs:
         first = defs.get(d.name)
         if first is not None:
@@ -575,13 +583,13 @@ def declare(module: ast.Module) -> tuple[dict, list]:
 
 
 def resolve_definition(
-    module: ast.Module,
+    module: ast.Module[ast.Def],
     d: ast.Def,
-    defs: dict,
+    defs: dict[str, ast.Def],
     operators: Container[str],
     operator_names: Optional[list[str]] = None,
-    adts: Optional[dict] = None,
-    ctors: Optional[dict] = None,
+    adts: Optional[dict[str, Any]] = None,
+    ctors: Optional[dict[str, Any]] = None,
 ) -> Resolution:
     """One definition resolved on its own, against the module's definitions (`declare`):
     its part of a Resolution, which `Resolution.absorb` adds to the whole. A definition's
@@ -598,7 +606,7 @@ def callee_first(res: Resolution) -> list[list[str]]:
     return _callee_first_components(list(res.defs), res.calls)
 
 
-def _fact_symbols(symbols: Any, facts: tuple) -> None:
+def _fact_symbols(symbols: Any, facts: tuple[ast.DimExpr, ...]) -> None:
     """Attach the facts a frontend declared (dim expressions >= 0 over the signature's names)
     to the symbols they mention, as polynomials; one that mentions another name or is no
     polynomial says nothing."""
@@ -611,13 +619,13 @@ def _fact_symbols(symbols: Any, facts: tuple) -> None:
             sym.facts = sym.facts + (poly,)
 
 
-def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
+def _fact_poly(d: ast.DimExpr, by_name: dict[str, Symbol]) -> Any:
     """A fact's polynomial (ints, names of `by_name`, + - * and // by a positive constant);
     None for anything else. Iterative over the expression's nodes: a fact deep enough to
     overflow the stack says nothing instead."""
     from gradual.shapes import Poly, extremum
 
-    results: dict = {}
+    results: dict[int, Any] = {}
     work = [(d, False)]
     while work:
         node, ready = work.pop()
@@ -648,8 +656,14 @@ def _fact_poly(d: ast.DimExpr, by_name: dict) -> Any:
     return results.get(id(d))
 
 
-def _bound_symbols(symbols: Any, bounds: dict) -> None:
+def _bound_symbols(symbols: Any, bounds: dict[str, tuple[int, Optional[int]]]) -> None:
     """Give a definition's signature symbols the bounds its frontend declared (range constraints)."""
     for sym in symbols:
         if sym.name in bounds:
             sym.lo, sym.hi = bounds[sym.name]
+
+
+def _made_call(flow: ast.Dataflow, i: int) -> Optional[ast.Call]:
+    """Statement i's call, where its syntax was made already (a made Let holds a call)."""
+    made = flow.made.get(i)
+    return made.value if made is not None and isinstance(made.value, ast.Call) else None

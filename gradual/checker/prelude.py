@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Iterable
 
 from gradual.diagnostics import codes
 from gradual.ops.registry import PRELUDE_FILE, stdlib_dir
@@ -22,14 +22,14 @@ from gradual.syntax.source import Source
 
 
 @lru_cache(maxsize=1)
-def prelude_module() -> ast.Module:
+def prelude_module() -> ast.Module[ast.Def]:
     """The prelude, parsed once."""
     path = stdlib_dir() / PRELUDE_FILE
     return parse_source(Source(path.read_text(encoding="utf-8"), str(path)))
 
 
 @lru_cache(maxsize=1)
-def _prelude_tables() -> tuple[dict, dict, dict]:
+def _prelude_tables() -> tuple[dict[str, ast.Def], dict[str, ast.TypeDef], dict[str, Any]]:
     """The prelude's definitions and types by name, the constructors' types, and what each
     definition or type uses (names of globals, types and constructors)."""
     module = prelude_module()
@@ -61,7 +61,7 @@ def may_use_prelude(text: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _prelude_words() -> "re.Pattern":
+def _prelude_words() -> "re.Pattern[str]":
     defs, types, tables = _prelude_tables()
     words = sorted({*(f"@{d}" for d in defs), *types, *tables["ctors"]}, key=len, reverse=True)
     return re.compile(r"(?<![A-Za-z0-9_.%@])(?:" + "|".join(re.escape(w) for w in words) + r")(?![A-Za-z0-9_])")
@@ -72,7 +72,7 @@ def needs_prelude(diagnostics: Iterable[object]) -> bool:
     return any(getattr(d, "code", None) in UNKNOWN_NAME_CODES for d in diagnostics)
 
 
-def with_prelude(module: ast.Module) -> ast.Module:
+def with_prelude(module: ast.Module[ast.Def]) -> ast.Module[ast.Def]:
     """The module with the prelude's definitions it needs added (see the module docstring);
     the module itself when it needs none."""
     defs, types, tables = _prelude_tables()
@@ -90,7 +90,7 @@ def with_prelude(module: ast.Module) -> ast.Module:
             wanted.append(("type", ctors[name]))
     if not wanted:
         return module
-    needed: set = set()
+    needed: set[tuple[str, str]] = set()
     while wanted:
         key = wanted.pop()
         if key in needed:
@@ -108,11 +108,11 @@ def with_prelude(module: ast.Module) -> ast.Module:
     return ast.Module(module.defs + added_defs, module.types + added_types, span=module.span)
 
 
-def _names_used(nodes: Iterable[object]) -> set:
+def _names_used(nodes: Iterable[object]) -> set[tuple[str, str]]:
     """The (kind, name) of every global, type and constructor the nodes mention (an
     iterative walk of the tree)."""
-    found: set = set()
-    stack: list = list(nodes)
+    found: set[tuple[str, str]] = set()
+    stack: list[object] = list(nodes)
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):

@@ -5,9 +5,10 @@ results, the environment of a body (variables, facts, aliases, undoable), and a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import Any, Optional
 
 from gradual.checker.names import Binder, FunctionInfo, Resolution
+from gradual.checker.site.values import SiteOutcome
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
 from gradual.ops.registry import Registry
@@ -15,16 +16,13 @@ from gradual.shapes import Dimension, Symbol
 from gradual.syntax import ast
 from gradual.syntax.source import Span
 from gradual.types import (
+    DTypeVar,
     FuncType,
     Type,
     map_dims,
     type_symbols,
 )
 from gradual.types.unify import Solver
-
-if TYPE_CHECKING:
-    pass
-
 
 MAX_ITERATIONS = 12
 
@@ -54,7 +52,7 @@ class FunctionResult:
     name: str
     node: ast.Def
     type: FuncType
-    checks: list = field(default_factory=list)
+    checks: list[CheckRecord] = field(default_factory=list)
 
     @property
     def check_count(self) -> int:
@@ -63,17 +61,22 @@ class FunctionResult:
         return sum(1 for c in self.checks if c.verifies)
 
 
+#: a Dataflow checked without its syntax: (the Dataflow, each statement's type, each one's
+#: instantiation), None where a statement's syntax was made (`types` has it then)
+DataflowRecord = tuple[ast.Dataflow, list[Optional[Type]], list[Any]]
+
+
 @dataclass
 class Frame:
     """What one inference pass over a function body records."""
 
-    types: dict = field(default_factory=dict)
-    checks: list = field(default_factory=list)
-    diagnostics: list = field(default_factory=list)
-    instantiations: dict = field(default_factory=dict)
+    types: dict[int, Type] = field(default_factory=dict)
+    checks: list[CheckRecord] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    instantiations: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     #: per Dataflow (by id): (the Dataflow, each statement's type, each one's instantiation),
     #: for the statements checked without their syntax (None where it was made: `types` has it)
-    dataflow: dict = field(default_factory=dict)
+    dataflow: dict[int, DataflowRecord] = field(default_factory=dict)
 
     def absorb(self, other: "Frame") -> None:
         """Keep a nested pass's records (its final iteration)."""
@@ -90,13 +93,13 @@ class DefinitionRecord:
     neither the definition nor its callees' signatures change (the language server)."""
 
     result: FunctionResult
-    types: dict
-    diagnostics: list
-    instantiations: dict
+    types: dict[int, Type]
+    diagnostics: list[Diagnostic]
+    instantiations: dict[int, tuple[Any, ...]]
     #: the type calls are checked against, where it differs from the result's (hints kept)
     call_type: Optional[FuncType] = None
     #: Frame.dataflow, final
-    dataflow: dict = field(default_factory=dict)
+    dataflow: dict[int, DataflowRecord] = field(default_factory=dict)
 
 
 class Env:
@@ -109,7 +112,7 @@ class Env:
 
     def __init__(self) -> None:
         self.types: dict[int, Type] = {}
-        self.facts: dict[int, frozenset] = {}  # every fact checked about a variable, in this level or outside
+        self.facts: dict[int, frozenset[Any]] = {}  # every fact checked about a variable, in this level or outside
         #: an existential bound where the value's dim was known (`let %y: (b, 4) = ...` of a
         #: (2, 4) value) is that dim from there on: b is 2
         self.aliases: dict[Symbol, Dimension] = {}
@@ -143,11 +146,11 @@ class Env:
 
         return map_dims(t, replace)
 
-    def facts_of(self, binder: Binder) -> frozenset:
+    def facts_of(self, binder: Binder) -> frozenset[Any]:
         """Every fact checked about a variable here or in an enclosing level."""
         return self.facts.get(id(binder), NO_FACTS)
 
-    def add_fact(self, binder: Binder, fact: tuple) -> None:
+    def add_fact(self, binder: Binder, fact: tuple[Any, ...]) -> None:
         self.log.set(self.facts, id(binder), self.facts.get(id(binder), NO_FACTS) | {fact})
 
     def lookup(self, binder: Binder) -> Optional[Type]:
@@ -175,19 +178,19 @@ class Pass:
     info: FunctionInfo
     owner: str = ""  # the definition whose body this is
     #: signature symbol -> (lo, hi) that the body checks before it can return (FuncType.requires)
-    requires: dict = field(default_factory=dict)
+    requires: dict[Symbol, tuple[int, Optional[int]]] = field(default_factory=dict)
     #: dtype variable -> the dtype classes the body's operators need of it (FuncType.dtype_requires)
-    dtype_requires: dict = field(default_factory=dict)
-    signature_symbols: Optional[frozenset] = None
+    dtype_requires: dict[DTypeVar, Any] = field(default_factory=dict)
+    signature_symbols: Optional[frozenset[Symbol]] = None
     #: the nesting level of the env at this function's body (0 for a definition; a closure's
     #: body is one level deeper than where it is written): what is learned is kept only there
     level: int = 0
     #: the finalized records of closed closures in this definition's pass (closed_closure),
     #: one list shared by every nested pass, so no record is finalized twice
-    finished: list = field(default_factory=list)
+    finished: list[Any] = field(default_factory=list)
 
 
-NO_FACTS: frozenset = frozenset()
+NO_FACTS: frozenset[Any] = frozenset()
 
 
 class CheckerState:
@@ -200,7 +203,7 @@ class CheckerState:
         self.record_uses = record_uses
         self.records: dict[str, DefinitionRecord] = {}
         #: per call: what its signature's symbols were bound to (`k := 784`), for tools
-        self.instantiations: dict[int, tuple] = {}
+        self.instantiations: dict[int, tuple[Any, ...]] = {}
         self.registry = registry
         self.globals: dict[str, FuncType] = {}
         self.assumed: dict[str, FuncType] = {}
@@ -209,19 +212,19 @@ class CheckerState:
         self.types: dict[int, Type] = {}
         #: the Dataflow statements' records (Frame.dataflow), which `publish_dataflow` puts in
         #: `types` and `instantiations` under their nodes when a tool asks for those
-        self.dataflow: dict = {}
-        self.widened: set = set()
+        self.dataflow: dict[int, DataflowRecord] = {}
+        self.widened: set[tuple[Any, ...]] = set()  # hint keys: (binder id, axis) or (binder id, "rank")
         #: unannotated parameters' dims widened to `?` (a recursive call passed another value)
-        self.widened_dims: set = set()
+        self.widened_dims: set[Any] = set()
         #: a callee being checked, or a closure a let binds: not used as a value (`expr`)
         self.calling: Optional[ast.Expr] = None
-        self.dim_keys: dict = {}  # each unannotated parameter's dim variable -> its key
+        self.dim_keys: dict[Any, Any] = {}  # each unannotated parameter's dim variable -> its key
         self.current: Optional[Pass] = None
-        self.param_vars: dict = {}
-        self.param_var_set: set = set()  # param_vars' values, for membership
-        self.known_calls: dict = {}
+        self.param_vars: dict[tuple[object, ...], Any] = {}
+        self.param_var_set: set[Any] = set()  # param_vars' values, for membership
+        self.known_calls: dict[tuple[Any, ...], SiteOutcome] = {}
         #: every existential a body annotation or cast of the module introduces
-        self.existentials: set = {s for syms in resolution.introduced.values() for s in syms}
+        self.existentials: set[Symbol] = {s for syms in resolution.introduced.values() for s in syms}
         #: the definition each hinted parameter dim belongs to (a widening key -> name)
-        self.hint_owner: dict = {}
+        self.hint_owner: dict[tuple[Any, ...], str] = {}
         self.stale = False

@@ -38,13 +38,13 @@ from gradual.types import (
 )
 
 if TYPE_CHECKING:
-    from gradual.checker.infer import Checker
+    from gradual.checker.calls import Calls  # the checker, as the mixin that checks calls
     from gradual.checker.records import Env
 
 UNIT = TupleType(())
 
 
-def check_reference(checker: "Checker", e: ast.Call, arg_types: list, env: "Env") -> Type:
+def check_reference(checker: "Calls", e: ast.Call, arg_types: list[Type], env: "Env") -> Type:
     """The type of a reference form (`e.callee` names one of `ast.REF_FORMS`)."""
     form = e.callee.name  # type: ignore[union-attr]
     arity = ast.REF_FORMS[form]
@@ -68,7 +68,7 @@ def _signature(form: str) -> str:
     ]
 
 
-def _create(checker: "Checker", e: ast.Call, value: Type) -> Type:
+def _create(checker: "Calls", e: ast.Call, value: Type) -> Type:
     """`ref(e)`: a cell that keeps e's type; elaboration tells the runtime which (a cast
     that cannot fail, so it is not counted as a check)."""
     content = _without_requirements(checker.final_type(value, checker.current.solver))  # type: ignore[union-attr]
@@ -88,7 +88,7 @@ def _without_requirements(t: Type) -> Type:
     return t
 
 
-def _contents(checker: "Checker", form: str, node: ast.Expr, t: Type, env: "Env") -> Type:
+def _contents(checker: "Calls", form: str, node: ast.Expr, t: Type, env: "Env") -> Type:
     """The contents type of a reference argument; a `?` one is checked to be a reference."""
     solver = checker.current.solver  # type: ignore[union-attr]
     t = solver.resolve_type(t)
@@ -118,7 +118,7 @@ def _contents(checker: "Checker", form: str, node: ast.Expr, t: Type, env: "Env"
     return ERROR
 
 
-def _write(checker: "Checker", e: ast.Call, content: Type, value: Type, env: "Env") -> None:
+def _write(checker: "Calls", e: ast.Call, content: Type, value: Type, env: "Env") -> None:
     """`ref_write(r, v)`: v must be consistent with r's contents (checked where it is less
     precise). The runtime checks every write against the cell's own type, which may be more
     precise than r's: through a reference of imprecise contents that check can fail, so it

@@ -57,7 +57,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors `main` hears of before argparse prints them and exits:
     `--format json` or `sarif` then prints its document too (JSON consumers got no stdout)."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise _BadArguments(self, message)
 
 
@@ -83,7 +83,7 @@ def _print_error_document(command: Optional[str], fmt: Optional[str], code: str,
         print(json.dumps(document, indent=2))
 
 
-def _requested(argv: Sequence[str]) -> tuple:
+def _requested(argv: Sequence[str]) -> tuple[Optional[str], Optional[str]]:
     """The command and `--format` of a command line argparse refused, read leniently (as
     argparse would: `--format=json`, an unambiguous prefix `--form json`)."""
     command = next((a for a in argv if a in ("check", "elaborate", "run", "import", "lsp")), None)
@@ -433,7 +433,7 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         return 130
     except BrokenPipeError:
         return _reader_gone()
-    except Exception as exc:  # a bug in gradual: reported in one line, never a traceback
+    except Exception as exc:  # noqa: BLE001 - a bug in gradual: reported in one line, never a traceback
         # writing the output failed (loading reports its own I/O errors, as input-errors)
         if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
             _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")

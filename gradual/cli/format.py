@@ -24,14 +24,15 @@ from typing import Any
 from gradual.analysis.inputs import Unavailable, read_text
 from gradual.checker.driver import parse_diagnostic
 from gradual.cli import messages
+
+#: the command line's exit statuses (gradual.cli, which imports this module when it runs it)
+from gradual.cli.common import EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from gradual.diagnostics.render import render_all, visible
 from gradual.infra.deep import run_deep
 from gradual.syntax.formatting import Refused, format_source
 from gradual.syntax.parser import ParseError
 
 SUFFIX = ".rly"
-#: the command line's exit statuses (gradual.cli, which imports this module when it runs it)
-from gradual.cli.common import EXIT_ERRORS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 
 
 @dataclass

@@ -181,7 +181,7 @@ def run_reporting(
         _error_document(args, RUNTIME_ERROR, messages.runtime_exhausted(exc))
         print(f"gradual: error: {messages.runtime_exhausted(exc)}", file=sys.stderr)
         return None, EXIT_CHECK_FAILED
-    except Exception as exc:  # a bug in gradual: reported, never a traceback
+    except Exception as exc:  # noqa: BLE001 - a bug in gradual: reported, never a traceback
         _error_document(args, INTERNAL_ERROR, messages.runtime_internal_crash(exc))
         print(f"gradual: internal error: {messages.runtime_internal_crash(exc)}", file=sys.stderr)
         return None, EXIT_INTERNAL

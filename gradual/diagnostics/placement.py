@@ -29,7 +29,9 @@ def place(module: ast.Module, diagnostics: list) -> None:
     for d in diagnostics:
         d.span = placed.get(id(d.span), d.span)
         if d.labels:
-            d.labels = tuple(Label(placed[id(l.span)], l.message) if id(l.span) in placed else l for l in d.labels)
+            d.labels = tuple(
+                Label(placed[id(lab.span)], lab.message) if id(lab.span) in placed else lab for lab in d.labels
+            )
 
 
 def _spans(d: Diagnostic) -> list:

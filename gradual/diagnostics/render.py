@@ -31,7 +31,7 @@ def escape(text: str) -> str:
 _VISIBLE = {
     **{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0A)},
     0x7F: 0x2421,
-    **{c: 0xFFFD for c in (*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))},
+    **dict.fromkeys((*range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)), 0xFFFD),
 }
 
 
@@ -125,7 +125,7 @@ def _render_lines(diag: Diagnostic, out: list) -> None:
     out.append(header)
     line, col = diag.span.start_position
     labels: list[tuple[Span, str, bool]] = [(diag.span, diag.label, True)]
-    labels += [(l.span, l.message, False) for l in diag.labels if l.span.source is diag.span.source]
+    labels += [(lab.span, lab.message, False) for lab in diag.labels if lab.span.source is diag.span.source]
     rows = [(_label_rows(span), message, primary) for span, message, primary in labels]
     gutter = len(str(max(r[0][0] for r in rows)))
     pad = " " * gutter
@@ -198,7 +198,7 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
         "message": diag.message,
         **_position(diag.span),
         "label": diag.label,
-        "labels": [_label_json(l) for l in diag.labels],
+        "labels": [_label_json(label) for label in diag.labels],
         "notes": list(diag.notes),
         "help": diag.help,
     }

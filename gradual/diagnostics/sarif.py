@@ -251,7 +251,7 @@ def _location(span: Span, message: str, model: Optional[str]) -> dict:
             found["message"] = {"text": message}
         return found
     end_line, end_column = span.end_position
-    region = {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+    region: dict[str, object] = {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
     if message:
         region["message"] = {"text": message}
     physical["region"] = region

@@ -33,7 +33,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 #: modules of this package that register a frontend when imported
 BUILTIN = (
@@ -133,7 +133,7 @@ class LoadedModel:
     header: tuple = ()
     inputs: dict = field(default_factory=dict)
     outputs: tuple = ()
-    constants: dict = field(default_factory=dict)
+    constants: Mapping[str, Any] = field(default_factory=dict)
     read_tensor: Optional[Callable[[str], Any]] = None
     tensor_suffixes: tuple = ()
     notes: Optional[Callable[[Any], tuple]] = None

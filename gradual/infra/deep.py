@@ -51,7 +51,7 @@ def run_deep(fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     def target() -> None:
         try:
             box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # re-raised on the caller's thread
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread
             box["error"] = exc
 
     _enter_deep()

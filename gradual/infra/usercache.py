@@ -13,12 +13,13 @@ such directory: everything then works, only slower.
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 
 @lru_cache(maxsize=1)
@@ -62,15 +63,17 @@ def path(name: str) -> Optional[str]:
 
 
 @lru_cache(maxsize=1)
-def _sha256() -> Any:
-    try:
-        from _sha2 import sha256 as made  # type: ignore[import-not-found]
-    except ImportError:
+def _sha256() -> Callable[[bytes], Any]:
+    # which private module holds it depends on the Python version: looked up by name
+    for name in ("_sha2", "_sha256"):
         try:
-            from _sha256 import sha256 as made  # type: ignore[import-not-found,no-redef]
+            made: Callable[[bytes], Any] = importlib.import_module(name).sha256
         except ImportError:
-            from hashlib import sha256 as made  # type: ignore[assignment]
-    return made
+            continue
+        return made
+    from hashlib import sha256 as fallback
+
+    return fallback
 
 
 def sha256(data: bytes = b"") -> Any:

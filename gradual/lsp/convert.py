@@ -37,7 +37,7 @@ class Positions:
     def __init__(self, source: Source, codec: PositionCodec) -> None:
         self.source = source
         self.codec = codec
-        self.encoding = codec.encoding
+        self.encoding: str = codec.encoding or lsp.PositionEncodingKind.Utf16  # none given: LSP's default
         self.lines = Lines(source.text)
 
     def offset(self, position: lsp.Position) -> int:

@@ -91,7 +91,7 @@ FORMAT_WIDTHS = range(20, 1001)
 class Settings:
     """What the client configured (see the module docstring)."""
 
-    hints: dict = field(default_factory=lambda: {kind: True for kind in _HINT_SETTINGS.values()})
+    hints: dict = field(default_factory=lambda: dict.fromkeys(_HINT_SETTINGS.values(), True))
     diagnostics: str = "auto"
     debounce: float = 0.010
     width: int = fixes.DEFAULT_WIDTH
@@ -148,9 +148,10 @@ class OpenDocument:
         key = (fix.title, tuple((e.start, e.end, e.text) for e in fix.edits))
         known = self.kept[1]
         if key not in known:
-            if self.shadow is None:
-                self.shadow = Document(self.path)
-            known[key] = fixes.keeps_its_promise(analysis, fix, lambda text: self.shadow.analyze(text).result)
+            shadow = self.shadow
+            if shadow is None:
+                shadow = self.shadow = Document(self.path)
+            known[key] = fixes.keeps_its_promise(analysis, fix, lambda text: shadow.analyze(text).result)
         return known[key]
 
     @property
@@ -194,7 +195,7 @@ class _Protocol(LanguageServerProtocol):
     def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         general = params.capabilities.general
         offered = general.position_encodings if general is not None else None
-        if offered and lsp.PositionEncodingKind.Utf8 in offered:
+        if general is not None and offered and lsp.PositionEncodingKind.Utf8 in offered:
             general.position_encodings = [lsp.PositionEncodingKind.Utf8] + [
                 e for e in offered if e != lsp.PositionEncodingKind.Utf8
             ]
@@ -246,8 +247,8 @@ class _Protocol(LanguageServerProtocol):
             if method == lsp.INITIALIZE:
                 self._initialize_seen = True
             elif isinstance(message, RPCRequest):
-                error = JsonRpcServerNotInitialized(message="the server is not initialized: send `initialize` first")
-                self._send_response(message.id, error=error.to_response_error())
+                early = JsonRpcServerNotInitialized(message="the server is not initialized: send `initialize` first")
+                self._send_response(message.id, error=early.to_response_error())
                 return
             elif method is not None and method != lsp.EXIT:
                 return
@@ -480,7 +481,7 @@ def _on_a_thread(loop: asyncio.AbstractEventLoop, run: Any) -> asyncio.Future:
     def target() -> None:
         try:
             result = run()
-        except BaseException as exc:  # delivered to the loop, as an executor would
+        except BaseException as exc:  # noqa: BLE001 - delivered to the loop, as an executor would
             _call_soon(loop, settle, None, exc)
         else:
             _call_soon(loop, settle, result, None)

@@ -21,7 +21,8 @@ import gc
 import hashlib
 import marshal
 from importlib.util import MAGIC_NUMBER
-from typing import Any, Iterator
+from types import ModuleType
+from typing import Any, Iterator, Optional
 
 from gradual.infra import usercache
 
@@ -73,22 +74,23 @@ def fast_imports() -> Iterator[None]:
     """Import pygls and lsprotocol inside this (see the module docstring)."""
     was_enabled = gc.isenabled()
     gc.disable()
+    builder: Optional[ModuleType]
     try:
         import attr._make as builder  # attrs' class builder calls `compile` from its module
 
         key = usercache.key(MAGIC_NUMBER)
         cache = CompileCache(_load(key))
-    except Exception:  # no attrs, or one that cannot be imported alone: import as usual
+    except Exception:  # noqa: BLE001 - no attrs, or one that cannot be imported alone: import as usual
         builder = None
     try:
         if builder is None or "compile" in vars(builder):
             yield
         else:
-            builder.compile = cache  # type: ignore[attr-defined]
+            builder.compile = cache  # type: ignore[attr-defined]  # attrs' builder module, patched while pygls imports
             try:
                 yield
             finally:
-                del builder.compile  # type: ignore[attr-defined]
+                del builder.compile
             if cache.new > _REWRITE_AFTER:
                 usercache.store(_CACHE, key, marshal.dumps(cache.used))
     finally:

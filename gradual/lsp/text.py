@@ -232,7 +232,8 @@ class _Batch:
         if not self.edits:
             return self.base
         edits = self.edits if self.direction >= 0 else self.edits[::-1]
-        text, pieces, at = self.base.text, [], 0
+        text, at = self.base.text, 0
+        pieces: list[str] = []
         for start, end, new in edits:
             pieces += (text[at:start], new)
             at = end

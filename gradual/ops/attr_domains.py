@@ -78,26 +78,7 @@ _POSITIVE = Within(1)
 
 #: operator -> attribute -> what its value must be (beyond its kind); a None value (an optional
 #: attribute left out) is never checked here
-DOMAINS: dict = {
-    "nn.lrn": {"size": _POSITIVE},
-    "onnx.lrn": {"size": _POSITIVE},
-    "onnx.lp_pool": {"p": _POSITIVE},
-    "onnx.global_lp_pool": {"p": _POSITIVE},
-    "onnx.lp_norm": {"p": _POSITIVE},
-    "onnx.max_unpool": {"kernel_shape": _POSITIVE, "strides": _POSITIVE},
-    "nn.upsampling": {"method": OneOf(UPSAMPLING_METHODS)},
-    "dyn.nn.upsampling": {"method": OneOf(UPSAMPLING_METHODS)},
-    "nn.upsampling3d": {"method": OneOf(UPSAMPLING_METHODS), "coordinate_transformation_mode": OneOf(COORDINATE_MODES)},
-    "dyn.nn.upsampling3d": {
-        "method": OneOf(UPSAMPLING_METHODS),
-        "coordinate_transformation_mode": OneOf(COORDINATE_MODES),
-    },
-    "image.resize1d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((2,))},
-    "image.resize2d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((4,))},
-    "image.resize3d": {"rounding_method": OneOf(ROUNDING_METHODS), "roi": Lengths((6,))},
-    # Relay's FixedPointMultiplyAttrs are int32 (a Q31 multiplier and a shift)
-    "fixed_point_multiply": {"multiplier": Within(*INT32), "shift": Within(*INT32)},
-}
+DOMAINS: dict = {}
 
 
 def kind_problem(spec: Any, value: Any) -> Optional[str]:

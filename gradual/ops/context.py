@@ -21,7 +21,7 @@ the result is the size to allocate. A rule therefore:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 
 class RuleFailure(Exception):
@@ -220,7 +220,7 @@ class ShapeContext(ABC):
             return [self.unknown() for _ in range(prefix)], [self.unknown() for _ in range(suffix)]
         return list(arg.dims[:prefix]), list(arg.dims[len(arg.dims) - suffix :])
 
-    def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:
+    def require_run(self, arg: TensorArg, symbol: Any, prefix: int, suffix: int) -> None:  # noqa: B027 - a hook: by default nothing to do
         """Require the dims of an argument of unknown rank between its first `prefix` and last
         `suffix` to be the run `*symbol` of an enclosing signature (bound already). Concrete
         sizes are compared by the signature itself."""
@@ -238,7 +238,7 @@ class ShapeContext(ABC):
     def tuple_fields(self, arg: ArgView) -> Optional[list]:
         """The fields of a tuple argument as tensors; None when the tuple's length is unknown."""
 
-    def fail(self, code: str, **facts: Any) -> "Any":
+    def fail(self, code: str, **facts: Any) -> NoReturn:
         """Report that the inputs violate the operator's constraint `code`; does not return."""
         raise RuleFailure(code, facts)
 
@@ -252,16 +252,45 @@ class ShapeContext(ABC):
         """Every argument, each as a tensor (`operand`)."""
         return [self.operand(i) for i in range(len(self.args))]
 
-    def element_bounds(self, arg: TensorArg) -> Optional[tuple]:
-        """(least, greatest, sum) of the elements of an integer or bool tensor: `()` when it
-        has no elements, None where they are not known here (the checker knows only small shape
-        values; the runtime knows every tensor)."""
+    def element_bounds(
+        self, arg: TensorArg, excluding: Optional[int] = None, column: Optional[int] = None
+    ) -> Optional[tuple]:
+        """(least, greatest, sum) of the elements of an integer or bool tensor (leaving out
+        those equal to `excluding`, a value that marks an element to skip, as nll_loss's
+        ignore_index; with `column`, only entry `column` of the last dim: one coordinate of
+        GatherND's index tuples): `()` when it has no such elements, None where they are not
+        known here (the checker knows only small shape values; the runtime knows every tensor).
+        A contract's `min(%x)`, `max(%x)` and `sum(%x)` read it."""
         if arg.value is None:
             return None
-        values = [self.static(v) for v in arg.value]
+        entries = list(arg.value)
+        if column is not None:
+            if arg.rank != 1 or not -len(entries) <= column < len(entries):
+                return None
+            entries = [entries[column]]
+        values = [self.static(v) for v in entries]
         if any(v is None for v in values):
             return None
-        return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var,arg-type]
+        if excluding is not None:
+            values = [v for v in values if v != excluding]
+        return (min(values), max(values), sum(values)) if values else ()  # type: ignore[type-var]
+
+    def scalar_number(self, arg: TensorArg) -> Optional[float]:
+        """The value of a one-element numeric tensor (a float scale given as a tensor), where it
+        is known: never in the checker, always when the program runs."""
+        return None
+
+    def row_bounds(self, arg: TensorArg, axis: int = 0) -> Optional[list]:
+        """(least, greatest) of each slice of a numeric tensor along `axis` (its rows
+        for axis 0, its columns for axis 1; None for a slice without elements): what a rule
+        holds each row or column of addresses to (gather_nd's first index row names one dim,
+        the second the next). None where the elements are not known here (the checker knows
+        only small shape values, a vector's rows being its elements; the runtime knows every
+        tensor)."""
+        if arg.value is None or arg.rank != 1 or axis != 0:
+            return None
+        values = [self.static(v) for v in arg.value]
+        return None if any(v is None for v in values) else [(v, v) for v in values]
 
     def optional_operand(self, index: int) -> Optional[TensorArg]:
         """An optional operand (`%x: T?`) as a tensor, or None where it is absent (`()`)."""
@@ -292,12 +321,12 @@ class ShapeContext(ABC):
         the runtime has no hints."""
         return False
 
-    def dtype_needs(self, dtype: Any, cls: str) -> None:
+    def dtype_needs(self, dtype: Any, cls: str) -> None:  # noqa: B027 - a hook the runtime leaves empty
         """An operand's dtype that is not known here must be in a dtype class (`bits`,
         ops/operand_dtypes.py); the checker remembers it of a definition's dtype variable
         (FuncType.dtype_requires), the runtime knows every dtype and ignores it."""
 
-    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
+    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:  # noqa: B027 - a hook the runtime leaves empty
         """What a signature's symbols and dtype variables were bound to at this call
         (`k := 784`); the checker keeps it for tools, the runtime ignores it."""
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from gradual.ops.context import TensorArg, TupleArg
 from gradual.shapes import Symbol
@@ -53,6 +53,8 @@ FUNCTIONS = {
     "max": "an operand",
     "sum": "an operand",
 }
+#: the functions of an operand's elements (not of its type): data, decided where known
+ELEMENT_FUNCTIONS = ("min", "max", "sum")
 
 
 class ContractError(ValueError):
@@ -421,11 +423,11 @@ class Evaluation:
 def _failure_key(condition: Condition) -> str:
     if condition.attribute_only:
         return "contract-attribute"
+    if any(isinstance(leaf, ast.CCall) and leaf.function in ELEMENT_FUNCTIONS for leaf in _leaves(condition.node)):
+        return "contract-value"  # what an operand holds, whatever else it names
     if condition.attributes:
         return "contract"
     node_text = condition.text
-    if "min(" in node_text or "max(" in node_text or "sum(" in node_text:
-        return "contract-value"
     if "rank(" in node_text:
         return "contract-rank"
     if condition.dims or "dim(" in node_text:

@@ -72,7 +72,7 @@ CLASSES: dict = {
 
 
 def _ops(names: str, cls: str) -> dict:
-    return {name: cls for name in names.split()}
+    return dict.fromkeys(names.split(), cls)
 
 
 OPERAND_CLASSES: dict = {

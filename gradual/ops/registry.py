@@ -13,7 +13,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from gradual.ops.contracts import EMPTY as EMPTY_CONTRACT
 from gradual.ops.contracts import Contract, ContractError, compile_contract
@@ -150,7 +150,10 @@ def _signature_text(decl: ast.OpDecl) -> str:
     classes = dict(decl.dtype_classes)
     names = [f"{n}: {classes[n]}" if n in classes else n for n in decl.dtype_params]
     tparams = f"[{', '.join(names)}]" if names else ""
-    params = ", ".join(f"%{p.var.name}: {param_type_text(format_type(p.type), p.form)}" for p in decl.params)
+    params = ", ".join(
+        f"%{p.var.name}: {param_type_text(format_type(p.type) if p.type is not None else '?', p.form)}"
+        for p in decl.params
+    )
     text = f"{decl.name}{tparams}({params}) -> {format_type(decl.ret)}"
     if decl.rule:
         text += f" (dims computed by the `{decl.rule}` rule)"
@@ -167,7 +170,7 @@ def _missing(p: ast.Param) -> Type:
 
 
 def _attr_spec(a: ast.AttrParam) -> AttrSpec:
-    default = a.default
+    default: object = a.default  # as AttrSpec holds it: a name as its string, a list as a tuple
     if isinstance(default, ast.Ident):
         default = default.name
     elif isinstance(default, ast.AttrSeq):
@@ -251,7 +254,7 @@ def _stdlib_modules(paths: list) -> list:
     if cached is not None:
         try:
             return pickle.loads(cached)
-        except Exception:  # a damaged entry: parse again (and rewrite it)
+        except Exception:  # noqa: BLE001 - a damaged entry: parse again (and rewrite it)
             pass
     modules = [_parse_stdlib(Source(text, str(path))) for path, text in zip(paths, texts)]
     if key:

@@ -19,7 +19,6 @@ from gradual.shapes.poly import Extremum, FloorDiv
 from gradual.types import (
     DYN_DTYPE,
     AdtType,
-    TypeParam,
     Broadcast,
     DTypeVar,
     DynType,
@@ -28,6 +27,7 @@ from gradual.types import (
     TensorType,
     TupleType,
     Type,
+    TypeParam,
     TypeVar,
     Variadic,
 )

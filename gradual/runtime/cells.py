@@ -108,8 +108,9 @@ def meet(a: Type, b: Type) -> Optional[Type]:
     if isinstance(a, FuncType) and isinstance(b, FuncType) and len(a.params) == len(b.params):
         if a.dim_params or a.dtype_params or b.dim_params or b.dtype_params:
             return None  # two different polymorphic types: no meet is computed
-        parts = [meet(x, y) for x, y in zip(a.params + (a.ret,), b.params + (b.ret,))]
-        if any(p is None for p in parts):
+        met = [meet(x, y) for x, y in zip(a.params + (a.ret,), b.params + (b.ret,))]
+        parts = [p for p in met if p is not None]
+        if len(parts) < len(met):
             return None
         return FuncType(tuple(parts[:-1]), parts[-1])
     return None

@@ -115,18 +115,49 @@ class ConcreteContext(ShapeContext):
         self.op_name = op_name
         self.attrs = attrs
         self.frame = frame
+        self.values = values
         self.args = [open_value(v, i) for i, v in enumerate(values)]
         self.values = values
 
-    def element_bounds(self, arg: TensorArg) -> Optional[tuple]:
+    def element_bounds(
+        self, arg: TensorArg, excluding: Optional[int] = None, column: Optional[int] = None
+    ) -> Optional[tuple]:
         value: Any = self.values[arg.index]
         for i in arg.path:
             value = value[i]
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "iub":
             return None
+        if column is not None:
+            if value.ndim == 0 or not -value.shape[-1] <= column < value.shape[-1]:
+                return None
+            value = value[..., column]
+        if excluding is not None:
+            value = value[value != excluding]
         if not value.size:
             return ()
         return (int(value.min()), int(value.max()), int(value.sum(dtype=np.int64)))
+
+    def scalar_number(self, arg: TensorArg) -> Optional[float]:
+        value: Any = self.values[arg.index]
+        for i in arg.path:
+            value = value[i]
+        if not isinstance(value, np.ndarray) or value.size != 1 or value.dtype.kind not in "iuf":
+            return None
+        return float(value.reshape(-1)[0])
+
+    def row_bounds(self, arg: TensorArg, axis: int = 0) -> Optional[list]:
+        value: Any = self.values[arg.index]
+        for i in arg.path:
+            value = value[i]
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iubf" or not 0 <= axis < value.ndim:
+            return None
+        if not value.shape[axis]:
+            return []
+        rows = np.moveaxis(value, axis, 0).reshape(value.shape[axis], -1)
+        if not rows.shape[1]:
+            return [None] * rows.shape[0]
+        number = float if value.dtype.kind == "f" else int
+        return [(number(lo), number(hi)) for lo, hi in zip(rows.min(axis=1), rows.max(axis=1))]
 
     # attributes and knowledge ---------------------------------------------------------------
     def attr(self, name: str) -> Any:

@@ -194,10 +194,10 @@ def build_inputs(params: list, args: list, shapes: list, seed: int = 0) -> dict:
     for name, t in params:
         if name not in inputs:
             _givable(name, t)
-            value = random_for_type(t, rng)
-            if value is None:
+            made = random_for_type(t, rng)
+            if made is None:
                 raise InputError(messages.runtime_needs_shape(name, format_type(t) if t is not None else "?"))
-            inputs[name] = value
+            inputs[name] = made
     return inputs
 
 

@@ -110,7 +110,8 @@ class Interpreter:
         self.steps_left = self.steps_at_start = step_limit()
         self.next_collection = self.steps_left - COLLECT_STEPS
         self.next_full = 8 * COLLECT_STEPS
-        self._eval = {
+        #: each expression class's evaluator (called with a node of that class)
+        self._eval: dict[type, Callable[[Any, Frame], Any]] = {
             ast.Var: self._eval_var,
             ast.GlobalVar: self._eval_global,
             ast.Literal: self._eval_literal,

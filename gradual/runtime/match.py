@@ -179,6 +179,11 @@ def unbind(frame: Frame, symbols: tuple) -> None:
         frame.own(symbols)
 
 
+#: where a value sits in the checked one (tuple field indices, REF_CONTENT); also a shape and
+#: a run of dims (plain tuples, named apart from the _Match.tuple method that checks tuples)
+ValuePath = tuple[Any, ...]
+
+
 class _Match:
     """One check of one value against one type."""
 
@@ -198,7 +203,7 @@ class _Match:
         return out
 
     # structure -------------------------------------------------------------------------------
-    def check(self, value: Any, t: Type, path: tuple) -> Any:
+    def check(self, value: Any, t: Type, path: ValuePath) -> Any:
         if isinstance(t, TensorType):
             self.tensor(value, t, path)
             return value
@@ -219,7 +224,7 @@ class _Match:
             return check_adt(value, t, lambda v, ft: self.check(v, ft, path), self.fail)
         return value
 
-    def tuple(self, value: Any, t: TupleType, path: tuple) -> Any:
+    def tuple(self, value: Any, t: TupleType, path: ValuePath) -> Any:
         if not isinstance(value, tuple):
             self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": f"a tuple of {len(t.fields)}"}, path))
         if len(value) != len(t.fields):
@@ -227,7 +232,7 @@ class _Match:
         out = tuple(self.check(v, f, path + (i,)) for i, (v, f) in enumerate(zip(value, t.fields)))
         return value if all(a is b for a, b in zip(out, value)) else out
 
-    def reference(self, value: Any, t: RefType, path: tuple) -> Any:
+    def reference(self, value: Any, t: RefType, path: ValuePath) -> Any:
         """A reference: the value in its cell is checked now; the cell's type is strengthened
         once every symbol of the whole check is bound (`strengthen_cells`)."""
         if not isinstance(value, RefCell):
@@ -247,14 +252,14 @@ class _Match:
                 )
             cell.type, cell.value = stronger, content
 
-    def tensor(self, value: Any, t: TensorType, path: tuple) -> None:
+    def tensor(self, value: Any, t: TensorType, path: ValuePath) -> None:
         if not isinstance(value, np.ndarray):
             self.fail(Mismatch("kind", {"actual": value_kind(value), "expected": "a tensor"}, path))
         if t.dims is not None:
             self.shape(value.shape, t.dims, path)
         self.dtype(dtype_name(value), t.dtype, path)
 
-    def shape(self, shape: tuple, dims: tuple, path: tuple) -> None:
+    def shape(self, shape: ValuePath, dims: ValuePath, path: ValuePath) -> None:
         variadic = [i for i, d in enumerate(dims) if isinstance(d, Variadic)]
         if not variadic:
             if len(shape) != len(dims):
@@ -273,7 +278,7 @@ class _Match:
             self.dim(shape[start + offset], item, path, start + offset)
         self.sequence(dims[at].symbol, tuple(shape[len(prefix) : start]), path, len(prefix))
 
-    def sequence(self, sym: Symbol, run: tuple, path: tuple, axis: int) -> None:
+    def sequence(self, sym: Symbol, run: ValuePath, path: ValuePath, axis: int) -> None:
         bound = self.frame.dim(sym)
         if bound is None:
             self.bind(sym, run, path, axis)
@@ -281,7 +286,7 @@ class _Match:
             self.fail(Mismatch("sequence", {"name": sym.name, "actual": run, "expected": tuple(bound)}, path, axis))
 
     # dimensions ------------------------------------------------------------------------------
-    def dim(self, size: int, item: Any, path: tuple, axis: int) -> None:
+    def dim(self, size: int, item: Any, path: ValuePath, axis: int) -> None:
         if isinstance(item, Broadcast):
             self.broadcast(size, item.target, path, axis)
         elif item.is_static:
@@ -293,7 +298,7 @@ class _Match:
         else:
             self.expression(size, item, path, axis)
 
-    def broadcast(self, size: int, target: Dimension, path: tuple, axis: int) -> None:
+    def broadcast(self, size: int, target: Dimension, path: ValuePath, axis: int) -> None:
         if size == 1:
             return
         if target.is_interval:
@@ -302,7 +307,7 @@ class _Match:
             return
         self.expression(size, target, path, axis, broadcast=True)
 
-    def expression(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool = False) -> None:
+    def expression(self, size: int, dim: Dimension, path: ValuePath, axis: int, broadcast: bool = False) -> None:
         expr, unbound = waiting_for(self.frame, dim.expr)
         if (
             len(unbound) == 1
@@ -322,7 +327,7 @@ class _Match:
             return
         self.pending.append((size, dim, path, axis, broadcast))
 
-    def older_solve(self, sym: Symbol, size: int, dim: Dimension, path: tuple, axis: int) -> bool:
+    def older_solve(self, sym: Symbol, size: int, dim: Dimension, path: ValuePath, axis: int) -> bool:
         """`_older_solve` for this check. An entry's waiting check that the body's bindings
         made unsatisfiable (`n2 + n7` of size 0, a let then binding n2 to 2) is not the
         entry's failure (its input fit its type) but this check's, which needs that expression:
@@ -347,7 +352,7 @@ class _Match:
                 self.resolved_blame(), failure.expected, failure.actual, failure.mismatch, failure.shape, failure.dtype
             ) from None
 
-    def solve(self, size: int, dim: Dimension, sym: Symbol, path: tuple, axis: int, broadcast: bool) -> bool:
+    def solve(self, size: int, dim: Dimension, sym: Symbol, path: ValuePath, axis: int, broadcast: bool) -> bool:
         """Bind the one unbound symbol of a linear expression from a size; False if nonlinear.
         Bound symbols are substituted first, so `n * u` with `n` bound is linear in `u`."""
         part = reduce_expression(self.frame, dim.expr).linear_part(sym)
@@ -361,7 +366,7 @@ class _Match:
         self.bind(sym, remainder // coeff, path, axis)
         return True
 
-    def bind(self, sym: Symbol, value: Any, path: tuple = (), axis: Optional[int] = None) -> None:
+    def bind(self, sym: Symbol, value: Any, path: ValuePath = (), axis: Optional[int] = None) -> None:
         """Bind a symbol within its bounds; the symbols a relation ties to it are bound too."""
         self._bind_one(sym, value, path, axis)
         if self.frame.has_relations and isinstance(value, int):
@@ -369,7 +374,7 @@ class _Match:
                 if self.frame.dim(member) is None:
                     self._bind_one(member, value + offset, path, axis)
 
-    def _bind_one(self, sym: Symbol, value: Any, path: tuple, axis: Optional[int]) -> None:
+    def _bind_one(self, sym: Symbol, value: Any, path: ValuePath, axis: Optional[int]) -> None:
         if isinstance(value, int) and (value < sym.lo or sym.hi is not None and value > sym.hi):
             bounds = f"{sym.lo}..{'' if sym.hi is None else sym.hi}"
             self.fail(Mismatch("symbol-bounds", {"actual": value, "name": sym.name, "expected": bounds}, path, axis))
@@ -378,7 +383,7 @@ class _Match:
         if sym.facts and isinstance(value, int):
             self._check_facts(sym, path, axis)
 
-    def _check_facts(self, sym: Symbol, path: tuple, axis: Optional[int]) -> None:
+    def _check_facts(self, sym: Symbol, path: ValuePath, axis: Optional[int]) -> None:
         """The facts about a symbol just bound (`Symbol.facts`: torch's guard `s12 <= s3`) whose
         symbols are all bound now hold, as torch checks its guards on each call: the checker
         relied on them."""
@@ -406,12 +411,13 @@ class _Match:
         x, y = unbound
         part = expr.linear_part(x)
         rest = part[1].linear_part(y) if part is not None else None
-        if rest is None or not rest[1].is_const() or part[0] not in (1, -1) or rest[0] != -part[0]:  # type: ignore[index]
+        if rest is None or not rest[1].is_const() or part[0] not in (1, -1) or rest[0] != -part[0]:
             return None
-        difference = (size - rest[1].const_value()) * part[0]  # type: ignore[index]
-        if self.frame.relations is None:
-            self.frame.start_relations()
-        return self.frame.relations.relate(x, y, difference)
+        difference = (size - rest[1].const_value()) * part[0]
+        relations = self.frame.relations
+        if relations is None:
+            relations = self.frame.start_relations()
+        return relations.relate(x, y, difference)
 
     def solve_pending(self) -> None:
         """Expressions with several unbound symbols, retried once others are bound. What stays
@@ -434,7 +440,7 @@ class _Match:
         for size, dim, path, axis, broadcast in self.pending:
             self.whole(size, dim, path, axis, broadcast)
 
-    def whole(self, size: int, dim: Dimension, path: tuple, axis: int, broadcast: bool) -> None:
+    def whole(self, size: int, dim: Dimension, path: ValuePath, axis: int, broadcast: bool) -> None:
         """Bind or check an unsolvable expression as a whole (a symbol standing for it)."""
         if broadcast and size == 1:
             return
@@ -448,7 +454,7 @@ class _Match:
             self.fail(Mismatch(what, {"actual": size, "expected": bound, "expr": str(dim)}, path, axis))
 
     # dtypes ----------------------------------------------------------------------------------
-    def dtype(self, actual: str, expected: Any, path: tuple) -> None:
+    def dtype(self, actual: str, expected: Any, path: ValuePath) -> None:
         if isinstance(expected, DTypeVar):
             bound = self.frame.dtype(expected)
             if bound is None:

@@ -89,7 +89,7 @@ def expected_result(op: Operator, args: Sequence[Any], attrs: dict, span: Span, 
         raise OperatorCheckFailure(
             span, op.name, "bad-divisor", {"divisor": 0}, _inputs(args), op.signature_text
         ) from None
-    except Exception as exc:  # a rule that crashes on concrete sizes is a bug in gradual
+    except Exception as exc:  # noqa: BLE001 - a rule that crashes on concrete sizes is a bug in gradual
         raise KernelFailure(INTERNAL_ERROR, span, op.name, messages.runtime_rule_crash(exc), _inputs(args)) from None
 
 
@@ -162,7 +162,7 @@ def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attr
         raise  # a kernel that checks its data (`data_index`): a check failure, blamed at the call
     except (ArithmeticError, ValueError, TypeError, IndexError, MemoryError) as exc:
         raise KernelFailure(RUNTIME_ERROR, span, name, messages.runtime_kernel_exception(exc), _inputs(args)) from None
-    except Exception as exc:  # a kernel that crashes otherwise is a bug in gradual, still no traceback
+    except Exception as exc:  # noqa: BLE001 - a kernel that crashes otherwise is a bug in gradual, still no traceback
         raise KernelFailure(INTERNAL_ERROR, span, name, messages.runtime_kernel_crash(exc), _inputs(args)) from None
     return as_value(output)
 

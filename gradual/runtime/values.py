@@ -59,6 +59,7 @@ class Frame(Chain):
     of size 1 relates `n` to `m + 1` (created on first use)."""
 
     __slots__ = ("values", "dims", "dtypes", "parent", "deferred", "relations", "related", "enclosing", "seen", "bound")
+    parent: Optional["Frame"]  # a closure's frame encloses only frames
 
     def __init__(self, parent: Optional["Frame"] = None) -> None:
         self.values: dict = {}
@@ -177,14 +178,15 @@ class Frame(Chain):
         """Whether this frame or an enclosing one relates symbols (`Offsets`)."""
         return self.relations is not None or self.related is not None
 
-    def start_relations(self) -> None:
+    def start_relations(self) -> Offsets:
         """Give this frame its relations (at its entry, as a rule: the frames inside it, made
         later, find it through `related`). Where frames inside it exist already (a function
         value checked against its type in its defining frame), they would not: the tree is
-        marked, and lookups in it go through every level."""
-        self.relations = Offsets()
+        marked, and lookups in it go through every level. Returns the relations."""
+        relations = self.relations = Offsets()
         if self.enclosing:
             self.bound.add(_LATE_RELATIONS)
+        return relations
 
     def _related_frames(self) -> Iterator["Frame"]:
         """The frames, from this one out, that may hold relations."""

@@ -36,7 +36,7 @@ class Constraint:
 
     kind: str
     symbol: Optional[Symbol] = None
-    values: tuple = ()
+    values: tuple[int, ...] = ()
 
 
 def solve(lhs: Dimension, rhs: Dimension) -> Constraint:
@@ -115,7 +115,7 @@ def _unit_symbol(form: Poly) -> Optional[Symbol]:
         return None
     if any(c <= 0 or not isinstance(mono[0], Symbol) for mono, c in form.terms):
         return None
-    return next((mono[0] for mono, c in form.terms if c == 1), None)
+    return next((mono[0] for mono, c in form.terms if c == 1 and isinstance(mono[0], Symbol)), None)
 
 
 @lru_cache(maxsize=256)
@@ -150,7 +150,7 @@ def _within_bounds(found: Constraint) -> Constraint:
     return found
 
 
-def _run(symbol: Symbol, zeros: list, proven: bool) -> Constraint:
+def _run(symbol: Symbol, zeros: list[int], proven: bool) -> Constraint:
     """The constraint of a sorted list of solutions (all of them when `proven`)."""
     if not zeros:
         return Constraint("impossible", symbol) if proven else Constraint("equation", symbol)

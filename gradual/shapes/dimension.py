@@ -21,7 +21,7 @@ dimension `n` is labelled by `n` itself.
 from __future__ import annotations
 
 import enum
-from typing import Mapping, Union
+from typing import Mapping, Sequence, Union, overload
 
 from gradual.shapes import symbols as _symbols
 from gradual.shapes.interval import (
@@ -55,6 +55,10 @@ class Dimension:
     """A dimension value; see the module docstring for its three kinds."""
 
     __slots__ = ("_lo", "_hi", "_expr", "_symbol")
+    _lo: int
+    _hi: int | None
+    _expr: Poly | None
+    _symbol: Symbol | None
 
     def __init__(self, *args: object) -> None:
         self._symbol: Symbol | None = None
@@ -222,9 +226,9 @@ class Dimension:
         """The concrete value of an exact dimension under a symbol assignment."""
         return self.expr.evaluate(env)
 
-    def symbols(self) -> set[Symbol]:
+    def symbols(self) -> frozenset[Symbol]:
         """The symbols an exact dimension mentions."""
-        return self._expr.symbols() if self._expr is not None else set()
+        return self._expr.symbols() if self._expr is not None else frozenset()
 
     def get_interval(self) -> Interval:
         """The bounds as an OpenVINO `Interval` (no upper bound is `Interval.s_max`)."""
@@ -554,11 +558,12 @@ def _extremum(kind: str, a: Dimension, b: Dimension) -> Dimension:
     return Dimension.interval(min(a._lo, b._lo), _min_hi(a._hi, b._hi))
 
 
-def extremum_of(kind: str, values: list) -> object:
+def extremum_of(kind: str, values: Sequence[DimLike]) -> "int | Dimension":
     """`max` or `min` (`kind`) of sizes a shape rule computed: ints (at runtime) as Python's,
     Dimensions (in the checker) as `Dimension.maximum`/`minimum`."""
-    if all(isinstance(v, int) for v in values):
-        return max(values) if kind == "max" else min(values)
+    ints = [v for v in values if isinstance(v, int)]
+    if len(ints) == len(values):
+        return max(ints) if kind == "max" else min(ints)
     result = as_dimension(values[0])
     for value in values[1:]:
         result = _extremum(kind, result, as_dimension(value))
@@ -586,6 +591,10 @@ def _tracked(expr: Poly) -> Dimension:
     return Dimension.of_expr(expr) if expr.within_limits() else _DYNAMIC
 
 
+@overload
+def _bound_arg(value: object, default: int) -> int: ...
+@overload
+def _bound_arg(value: object, default: None) -> int | None: ...
 def _bound_arg(value: object, default: int | None) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"an interval bound must be an int, not {value!r}")
@@ -680,7 +689,7 @@ def as_dimension(value: "DimLike | tuple[int, int] | list[int]") -> Dimension:
     return Dimension(value)
 
 
-def _interval_pair(pair: "tuple | list") -> Dimension:
+def _interval_pair(pair: "tuple[int, int] | list[int]") -> Dimension:
     if len(pair) != 2:
         raise TypeError(f"an interval dimension is a pair (min, max), but {len(pair)} elements were given")
     if not all(isinstance(b, int) and not isinstance(b, bool) for b in pair):

@@ -55,9 +55,10 @@ def saturate_upper(hi: int | None) -> int | None:
     return None if hi is None or hi >= INT64_MAX else hi
 
 
-def saturate_lower(lo: int) -> int:
-    """A lower bound past int64 saturates at `INT64_MAX` (still a sound lower bound)."""
-    return min(lo, INT64_MAX)
+def saturate_lower(lo: int | float) -> int:
+    """A lower bound past int64 saturates at `INT64_MAX` (still a sound lower bound); a float
+    lower bound is only ever +infinity (a polynomial's, see `Poly.bounds`)."""
+    return INT64_MAX if lo >= INT64_MAX else int(lo)
 
 
 class Interval:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, overload
 
 from gradual.shapes.dimension import Dimension, DimLike, as_dimension
 from gradual.shapes.interval import upper_bound
@@ -69,7 +69,7 @@ class PartialShape:
         """The concrete shape; ShapeError if any dimension or the rank is dynamic."""
         if not self.is_static:
             raise ShapeError(f"to_shape was called on the dynamic shape {self}")
-        return Shape(d.get_length() for d in self._dims)  # type: ignore[union-attr]
+        return Shape(d.get_length() for d in self._static_dims())
 
     def get_shape(self) -> Shape:
         """Alias of to_shape, as OpenVINO."""
@@ -209,6 +209,10 @@ class PartialShape:
     def __iter__(self) -> Iterator[Dimension]:
         return iter(self._static_dims())
 
+    @overload
+    def __getitem__(self, index: int) -> Dimension: ...
+    @overload
+    def __getitem__(self, index: slice) -> PartialShape: ...
     def __getitem__(self, index: "int | slice") -> "Dimension | PartialShape":
         """The dimension at `index`, or the shape of a slice (`shape[::2]`)."""
         if isinstance(index, slice):
@@ -229,7 +233,7 @@ class PartialShape:
     def __copy__(self) -> "PartialShape":
         return PartialShape(self)
 
-    def __deepcopy__(self, memo: dict) -> "PartialShape":
+    def __deepcopy__(self, memo: dict[int, Any]) -> "PartialShape":
         return PartialShape(self)
 
     def __eq__(self, other: object) -> bool:

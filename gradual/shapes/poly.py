@@ -21,6 +21,9 @@ INF = math.inf
 #: An extended integer: an int, or +/- infinity as a float.
 Ext = Union[int, float]
 
+#: An atom's or polynomial's place in canonical order: nested tuples of names, numbers and keys.
+SortKey = tuple[object, ...]
+
 #: How large a polynomial arithmetic may build (`Dimension` arithmetic turns anything larger
 #: into `?`; see docs/design.md): the degree of a monomial (a floor division counts as one
 #: factor), the atoms written in all (counting inside floor divisions), and the bits of a
@@ -60,7 +63,7 @@ class Symbol:
         #: polynomials over this symbol (and others) that a frontend says are >= 0 (torch's
         #: guard `s12 <= s3` is `s3 - s12`): the checker may rely on them, a run checks them
         #: when their symbols are bound (see docs/design.md)
-        self.facts: tuple = ()
+        self.facts: tuple["Poly", ...] = ()
 
     @classmethod
     def named(cls, name: str) -> "Symbol":
@@ -70,7 +73,7 @@ class Symbol:
             found = cls._by_name[name] = Symbol(name)
         return found
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> SortKey:
         """Order used for canonical forms: by name, then by creation."""
         return (0, self.name, self.uid)
 
@@ -105,7 +108,7 @@ class FloorDiv:
         self._hash = hash(("//", num, int_hash(den)))
         self._poly: "Poly | None" = None
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> SortKey:
         """Order used for canonical forms: after all symbols, then by structure (two
         quotients that print alike but divide different symbols still order the same way)."""
         return (1, self.num.sort_key(), self.den)
@@ -139,13 +142,13 @@ class Extremum:
 
     __slots__ = ("kind", "args", "_hash", "_poly")
 
-    def __init__(self, kind: str, args: tuple) -> None:
+    def __init__(self, kind: str, args: tuple["Poly", ...]) -> None:
         self.kind = kind
-        self.args: tuple = args
+        self.args = args
         self._hash = hash((kind, args))
         self._poly: "Poly | None" = None
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> SortKey:
         """Order used for canonical forms: after symbols and quotients, by kind then structure."""
         return (2, self.kind, tuple(a.sort_key() for a in self.args))
 
@@ -174,7 +177,7 @@ def extremum(kind: str, args: Iterable["Poly | int"]) -> "Poly":
     if kind not in ("max", "min"):
         raise ValueError(f"an extremum is max or min, not {kind!r}")
     given = _dominant(kind, [Poly.lift(a) for a in args])  # `max(m + 2, m)`: before m is flattened
-    flat: list = []
+    flat: list[Poly] = []
     for arg in given:
         inner = _lone_atom(arg)
         if isinstance(inner, Extremum) and inner.kind == kind:
@@ -190,10 +193,10 @@ def extremum(kind: str, args: Iterable["Poly | int"]) -> "Poly":
     return Poly.atom(Extremum(kind, tuple(kept)))
 
 
-def _dominant(kind: str, args: list) -> list:
+def _dominant(kind: str, args: list[Poly]) -> list[Poly]:
     """`args` without those another exceeds (for max; is below, for min) by a constant, and
     without repetitions."""
-    kept: list = []
+    kept: list[Poly] = []
     for arg in args:
         for i, other in enumerate(kept):
             difference = arg - other
@@ -216,11 +219,11 @@ def _lone_atom(poly: "Poly") -> "Atom | None":
 
 
 Atom = Union[Symbol, FloorDiv, Extremum]
-Monomial = tuple  # a sorted tuple of atoms; repetition means a power; () is the constant
+Monomial = tuple[Atom, ...]  # a sorted tuple of atoms; repetition means a power; () is the constant
 
 
 @lru_cache(maxsize=1 << 16)
-def _mono_key(mono: Monomial) -> tuple:
+def _mono_key(mono: Monomial) -> SortKey:
     return (-len(mono), tuple(a.sort_key() for a in mono))
 
 
@@ -232,11 +235,11 @@ def _sorted_mono(mono: Monomial) -> Monomial:
     return tuple(sorted(mono, key=lambda a: a.sort_key()))
 
 
-def _term_key(term: tuple) -> tuple:
+def _term_key(term: tuple[Monomial, int]) -> SortKey:
     return _mono_key(term[0])
 
 
-_CONSTS: dict = {}
+_CONSTS: dict[int, "Poly"] = {}
 
 
 class Poly:
@@ -251,7 +254,7 @@ class Poly:
 
     def __init__(self, terms: Mapping[Monomial, int] | None = None) -> None:
         if not terms:
-            items: list = []
+            items: list[tuple[Monomial, int]] = []
         elif len(terms) == 1:
             ((mono, c),) = terms.items()
             items = [(_sorted_mono(mono), c)] if c else []
@@ -271,7 +274,7 @@ class Poly:
         self._symbols: "frozenset[Symbol] | None" = None
         self._size: "int | None" = None
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> SortKey:
         """A structural key, used to order floor-division atoms canonically."""
         return tuple((tuple(a.sort_key() for a in mono), c) for mono, c in self.terms)
 
@@ -492,7 +495,7 @@ class Poly:
     def substitute(self, mapping: Callable[[Symbol], "Poly | None"]) -> "Poly":
         """Replace symbols by polynomials; `mapping` returns None (or the symbol itself) to
         keep a symbol. Returns self when nothing changes."""
-        replacements: dict = {}
+        replacements: dict[Atom, Poly | None] = {}
         for mono, _ in self.terms:
             for atom in mono:
                 if atom not in replacements:
@@ -507,8 +510,9 @@ class Poly:
             kept = [a for a in mono if replacements[a] is None]
             term = Poly({tuple(kept): c})
             for atom in mono:
-                if replacements[atom] is not None:
-                    term = term * replacements[atom]
+                replacement = replacements[atom]
+                if replacement is not None:
+                    term = term * replacement
             for m, k in term.terms:
                 acc[m] = acc.get(m, 0) + k
         return Poly(acc)
@@ -749,10 +753,10 @@ def format_poly(poly: Poly) -> str:
     return "".join(out)
 
 
-def _remainders(poly: Poly) -> tuple[Poly, list]:
+def _remainders(poly: Poly) -> tuple[Poly, list[str]]:
     """`poly` as `rest + k1 * (a1 % d1) + ...`: (rest, the remainders' texts), each remainder
     taken out where it makes the text shorter (`n - 4 * (n // 4)` is `n % 4`)."""
-    texts: list = []
+    texts: list[str] = []
     for _ in range(len(poly.terms)):
         found = None
         for mono, c in poly.terms:

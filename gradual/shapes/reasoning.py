@@ -4,10 +4,10 @@ whether an expression is nondecreasing or a multiple of a size, the least point 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from gradual.shapes import Dimension, Poly
-from gradual.shapes.poly import Extremum, FloorDiv
+from gradual.shapes.poly import Ext, Extremum, FloorDiv, Symbol
 
 
 def follows_from_facts(expr: Poly) -> bool:
@@ -15,7 +15,7 @@ def follows_from_facts(expr: Poly) -> bool:
     (`Symbol.facts`, torch's inequality guards): expr minus the fact is >= 0 by the symbols'
     bounds (`s3 - s12` from the guard `s12 <= s3`; `s53 - s88 - (s53 - s88) // 2` from `s88 +
     (s53 - s88) // 2 <= s53`)."""
-    seen: set = set()
+    seen: set[int] = set()
     for sym in expr.symbols():
         for fact in sym.facts:
             if id(fact) in seen:
@@ -26,7 +26,7 @@ def follows_from_facts(expr: Poly) -> bool:
     return False
 
 
-def signed_bounds(dim: Dimension) -> tuple:
+def signed_bounds(dim: Dimension) -> tuple[Ext, Ext]:
     """The values a dimension's expression may take. A symbolic one is not clamped at 0 as
     the Dimension's own bounds are: `0 - n`, an element of a shape value, may be negative, and
     as a dim it holds only where it is not (so it is not the static 0)."""
@@ -46,7 +46,7 @@ def nondecreasing(expr: Poly) -> bool:
     return True
 
 
-def linear_in(expr: Poly, whole: Poly) -> Optional[tuple]:
+def linear_in(expr: Poly, whole: Poly) -> Optional[tuple[int, int]]:
     """(k, c) with `expr == k * whole + c` for a positive integer k, or None."""
     mono, coefficient = next((m, c) for m, c in whole.terms if m)
     mine = next((c for m, c in expr.terms if m == mono), 0)
@@ -63,16 +63,19 @@ def at_least_a_size(expr: Poly, whole: Poly) -> bool:
     return scaled is not None and scaled[1] >= 0
 
 
-def least_natural_point(expr: Poly, sym: Any) -> Optional[int]:
+def least_natural_point(expr: Poly, sym: Symbol) -> Optional[int]:
     """The least value of `sym` (within its bounds) where a nondecreasing `expr` is >= 0."""
-    lo, hi = sym.bounds()
-    at = lambda v: expr.evaluate({sym: v})  # noqa: E731
+    lo, limit = sym.lo, 2**62 if sym.hi is None else sym.hi
+
+    def at(value: int) -> int:
+        return expr.evaluate({sym: value})
+
     if at(lo) >= 0:
         return lo
     step = 1
     while at(lo + step) < 0:
         step *= 2
-        if lo + step > (hi if hi != float("inf") else 2**62):
+        if lo + step > limit:
             return None
     low, high = lo + step // 2, lo + step  # at(low) < 0 <= at(high)
     while high - low > 1:

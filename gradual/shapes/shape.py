@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterable, SupportsIndex
+from typing import Iterable, SupportsIndex, overload
 
 from gradual.shapes.dimension import Dimension
 from gradual.shapes.poly import int_text
 
 
-class Shape(tuple):
+class Shape(tuple[int, ...]):
     """An immutable static shape. It is a tuple of ints (so it prints, hashes and unpacks as
     one), compares equal to a list or tuple of the same sizes, and slices to a `Shape`."""
 
@@ -17,9 +17,14 @@ class Shape(tuple):
     def __new__(cls, dims: Iterable[object] = ()) -> "Shape":
         return super().__new__(cls, (_size(d) for d in dims))
 
-    def __getitem__(self, index: "SupportsIndex | slice") -> "int | Shape":  # type: ignore[override]
-        item = super().__getitem__(index)
-        return Shape(item) if isinstance(index, slice) else item
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> Shape: ...
+    def __getitem__(self, index: "SupportsIndex | slice") -> "int | Shape":
+        if isinstance(index, slice):
+            return Shape(super().__getitem__(index))
+        return super().__getitem__(index)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, tuple)):

@@ -18,7 +18,7 @@ def format_pattern(p: ast.Pattern, format_type: Callable[[ast.TypeExpr], str]) -
     """A pattern as written in source (a tuple of one field as `(p,)`); `format_type` writes
     a variable's annotation (the printer's own)."""
     out: list[str] = []
-    stack: list = [p]
+    stack: list[ast.Pattern | str] = [p]
     while stack:  # iterative: patterns nest as deep as the values they take apart
         item = stack.pop()
         if isinstance(item, str):
@@ -44,7 +44,7 @@ def format_pattern(p: ast.Pattern, format_type: Callable[[ast.TypeExpr], str]) -
     return "".join(out)
 
 
-def _push_items(stack: list, items: tuple) -> None:
+def _push_items(stack: list[ast.Pattern | str], items: tuple[ast.Pattern, ...]) -> None:
     """Push `items` separated by commas so that they pop in order."""
     for i in range(len(items) - 1, -1, -1):
         stack.append(items[i])
@@ -56,7 +56,7 @@ def type_def_doc(t: ast.TypeDef, format_type: Callable[[ast.TypeExpr], str]) -> 
     """A type definition as Relay prints it, one constructor a line (`format_type`: the
     printer's own)."""
     params = f"[{', '.join(t.params)}]" if t.params else ""
-    lines: list = []
+    lines: list[Doc] = []
     for c in t.ctors:
         fields = f"({', '.join(format_type(f) for f in c.fields)})" if c.fields else ""
         lines += [HARD, f"{c.name}{fields},"]
@@ -67,8 +67,8 @@ def match_doc(
     e: ast.Match,
     expr: Callable[[Any], Doc],
     block: Callable[[ast.Body], Doc],
-    line_before: Callable[[list, int], None],
-    notes: Callable[[int], list],
+    line_before: Callable[[list[Doc], int], None],
+    notes: Callable[[int], list[Doc]],
     format_type: Callable[[ast.TypeExpr], str],
 ) -> Doc:
     """A match expression through the printer's own `expr`, `block` (a body one level deeper,
@@ -79,7 +79,7 @@ def match_doc(
         head: Doc = [expr(scrutinee)]  # `match (%xs, %ys)`: the tuple's own parentheses
     else:
         head = ["(", expr(scrutinee), ")"]
-    clauses: list = []
+    clauses: list[Doc] = []
     for clause in e.clauses:
         line_before(clauses, clause.span.start)
         clauses.append(format_pattern(clause.pattern, format_type) + " => ")

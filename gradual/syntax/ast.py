@@ -7,7 +7,7 @@ compares two trees structurally, ignoring spans, which is what the printer round
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar, Union
 
 from gradual.syntax.source import NOWHERE, Span
 
@@ -79,7 +79,7 @@ class TensorTypeExpr(Node):
     """`Tensor[(d1, ..., dk), dtype]`; dims None is `Tensor[*, dtype]`; () with a bare dtype
     is a scalar. `dtype` is a dtype name, a dtype variable, or `?`."""
 
-    dims: Optional[tuple]
+    dims: Optional[tuple[DimExpr, ...]]
     dtype: str
 
 
@@ -87,7 +87,7 @@ class TensorTypeExpr(Node):
 class TupleTypeExpr(Node):
     """`(T1, T2)`."""
 
-    fields: tuple
+    fields: tuple["TypeExpr", ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -95,9 +95,9 @@ class FnTypeExpr(Node):
     """`fn (T1, T2) -> T3`; `fn [A](A) -> A` quantifies type parameters (Relay prints a
     polymorphic function's type so)."""
 
-    params: tuple
+    params: tuple["TypeExpr", ...]
     ret: "TypeExpr"
-    type_params: tuple = ()
+    type_params: tuple[str, ...] = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -125,7 +125,7 @@ class AdtTypeExpr(Node):
     such as `nat` is a TensorTypeExpr of no dims, which name resolution reads as the ADT)."""
 
     name: str
-    args: tuple
+    args: tuple["TypeExpr", ...]
 
 
 TypeExpr = Union[TensorTypeExpr, TupleTypeExpr, FnTypeExpr, DynTypeExpr, HoleTypeExpr, RefTypeExpr, AdtTypeExpr]
@@ -143,7 +143,7 @@ class Ident(Node):
 class AttrSeq(Node):
     """A list `[...]` (square) or tuple `(...)` of attribute values."""
 
-    items: tuple
+    items: tuple["AttrValue", ...]
     square: bool = True
 
 
@@ -153,7 +153,7 @@ class AttrObject(Node):
     virtual_device_id=0)`: a name and its fields, each `name=value` (Attr nodes)."""
 
     name: str
-    fields: tuple
+    fields: tuple["Attr", ...]
 
 
 AttrValue = Union[int, float, str, bool, None, Ident, AttrSeq, AttrObject]
@@ -202,7 +202,7 @@ class Literal(Node):
 class TupleExpr(Node):
     """`(a, b)`, `(a,)` or `()`."""
 
-    fields: tuple
+    fields: tuple["Expr", ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -218,8 +218,8 @@ class Call(Node):
     """`callee(args, name=value)`."""
 
     callee: "Expr"
-    args: tuple
-    attrs: tuple = ()
+    args: tuple["Expr", ...]
+    attrs: tuple[Attr, ...] = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -247,11 +247,11 @@ class Fn(Node):
     """A closure `fn (params) -> ret { body }`; `attrs` are the function attributes Relay
     prints after the parameters (`Primitive=1`), kept for printing and otherwise ignored."""
 
-    params: tuple
+    params: tuple[Param, ...]
     ret: Optional[TypeExpr]
     body: "Body"
-    attrs: tuple = ()
-    type_params: tuple = ()  # `fn [A](%x: A) -> A { ... }`: type parameters (Relay's)
+    attrs: tuple[Attr, ...] = ()
+    type_params: tuple[str, ...] = ()  # `fn [A](%x: A) -> A { ... }`: type parameters (Relay's)
 
 
 @dataclass(eq=False, slots=True)
@@ -305,7 +305,7 @@ class PCtor(Node):
     match the subpatterns."""
 
     name: str
-    args: tuple
+    args: tuple["Pattern", ...]
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
 
 
@@ -313,7 +313,7 @@ class PCtor(Node):
 class PTuple(Node):
     """The pattern `(p1, p2)`: a tuple whose fields match the subpatterns."""
 
-    fields: tuple
+    fields: tuple["Pattern", ...]
 
 
 Pattern = Union[PWild, PVar, PCtor, PTuple]
@@ -333,7 +333,7 @@ class Match(Node):
     no clause matches stops the run there (a check failure blamed on the match)."""
 
     scrutinee: "Expr"
-    clauses: tuple
+    clauses: tuple[Clause, ...]
     complete: bool = True
 
 
@@ -360,7 +360,16 @@ class Hint(Node):
     """`can_unify(%v, shape=(...));`: a guess for an unannotated variable's shape."""
 
     var: Var
-    dims: tuple
+    dims: tuple[DimExpr, ...]
+
+
+class Locator(Protocol):
+    """Where a Dataflow's statements are: each statement has a tag of the locator's own kind
+    (a frontend's node, a made Let), which it places."""
+
+    def line(self, tag: Any) -> Span: ...
+
+    def argument(self, tag: Any, j: int) -> Span: ...
 
 
 @dataclass(eq=False, slots=True)
@@ -376,24 +385,24 @@ class Dataflow(Node):
     something asks for them (`let(i)`), once, so every phase that keys tables on them sees the
     same nodes. After checking, `expand_dataflow` puts the statements in their body as lets."""
 
-    names: list
-    ops: list
-    args: list
-    tags: list = field(compare=False)
-    locator: object = field(compare=False, repr=False)
-    made: dict = field(default_factory=dict, compare=False, repr=False)
-    attrs: dict = field(default_factory=dict)
+    names: list[str]
+    ops: list[str]
+    args: list[Sequence[str]]
+    tags: list[Any] = field(compare=False)  # each the locator's own kind of tag
+    locator: Locator = field(compare=False, repr=False)
+    made: dict[int, Let] = field(default_factory=dict, compare=False, repr=False)
+    attrs: dict[int, tuple[Attr, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.names)
 
     def line(self, i: int) -> Span:
         """Where statement `i` is."""
-        return self.locator.line(self.tags[i])  # type: ignore[attr-defined]
+        return self.locator.line(self.tags[i])
 
     def argument(self, i: int, j: int) -> Span:
         """Where argument `j` of statement `i` is."""
-        return self.locator.argument(self.tags[i], j)  # type: ignore[attr-defined]
+        return self.locator.argument(self.tags[i], j)
 
     def let(self, i: int) -> Let:
         """Statement `i` as syntax: `%names[i] = ops[i](%args[i]...)` (made once)."""
@@ -405,16 +414,20 @@ class Dataflow(Node):
             found = self.made[i] = Let(Var(self.names[i], span=span), None, call, graph=True, span=span)
         return found
 
-    def lets(self) -> tuple:
+    def lets(self) -> tuple[Let, ...]:
         """Every statement as syntax."""
         return tuple([self.let(i) for i in range(len(self.names))])
+
+
+#: a statement of a body
+Stmt = Union[Let, Hint, Dataflow]
 
 
 @dataclass(eq=False, slots=True)
 class Body(Node):
     """Bindings and hints, then the result expression."""
 
-    stmts: tuple
+    stmts: tuple[Stmt, ...]
     result: Expr
 
 
@@ -422,7 +435,7 @@ class Body(Node):
 CLAIMED = "claimed"
 
 
-def claimed_attr(attrs: tuple) -> frozenset:
+def claimed_attr(attrs: tuple[Attr, ...]) -> frozenset[str]:
     """The names a `claimed=[...]` function attribute lists (its strings; names.py reports
     one that is not a list of strings)."""
     for attr in attrs:
@@ -436,24 +449,26 @@ class Def(Node):
     """`def @name[T](params) -> ret { body }`."""
 
     name: str
-    dtype_params: tuple
-    params: tuple
+    dtype_params: tuple[str, ...]
+    params: tuple[Param, ...]
     ret: Optional[TypeExpr]
     body: Body
-    attrs: tuple = ()  # function attributes Relay prints after the parameters, as in Fn
+    attrs: tuple[Attr, ...] = ()  # function attributes Relay prints after the parameters, as in Fn
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
     # dim names of the signature marked as an exporter's claim (SPEC 6): by a frontend, or in
     # text by the function attribute `claimed=["batch", ...]` (CLAIMED), which a printed
     # program writes so that it checks again as it did
-    claimed_dims: frozenset = field(default=frozenset(), kw_only=True, repr=False, compare=False)
+    claimed_dims: frozenset[str] = field(default=frozenset(), kw_only=True, repr=False, compare=False)
     # bounds a frontend gives dim names of the signature ({name: (lo, hi)}, hi None: none), as
     # torch.export's range constraints; text never sets them (the runtime checks them on entry)
-    dim_bounds: dict = field(default_factory=dict, kw_only=True, repr=False, compare=False)
+    dim_bounds: dict[str, tuple[int, Optional[int]]] = field(
+        default_factory=dict, kw_only=True, repr=False, compare=False
+    )
     #: dim expressions over the signature's names that the frontend declares >= 0 (torch's
     #: inequality guards): names.py attaches them to the symbols as `Symbol.facts`
-    dim_facts: tuple = field(default_factory=tuple, kw_only=True, repr=False, compare=False)
+    dim_facts: tuple[DimExpr, ...] = field(default_factory=tuple, kw_only=True, repr=False, compare=False)
     #: dtype parameters written with a class (`[T: float]`), which only declarations may have
-    dtype_classes: tuple = field(default=(), kw_only=True, compare=False)
+    dtype_classes: tuple[tuple[str, str], ...] = field(default=(), kw_only=True, compare=False)
 
 
 @dataclass(eq=False, slots=True)
@@ -519,8 +534,8 @@ CExpr = Union[CInt, CName, CCall, CBinary, CNeg]
 class Compare(Node):
     """`a <= b < c`: `ops[i]` compares `operands[i]` with `operands[i + 1]`."""
 
-    ops: tuple
-    operands: tuple
+    ops: tuple[str, ...]
+    operands: tuple[CExpr, ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -528,7 +543,7 @@ class Member(Node):
     """`e in {v1, v2}`: `items` are Python values (ints, strings, bools; a bare name is a string)."""
 
     operand: CExpr
-    items: tuple
+    items: tuple[Union[int, str, bool], ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -551,14 +566,18 @@ class OpDecl(Node):
     (`[T: float]`); `where` holds the contract's conditions."""
 
     name: str
-    dtype_params: tuple
-    params: tuple
-    attrs: tuple
+    dtype_params: tuple[str, ...]
+    params: tuple[Param, ...]
+    attrs: tuple[AttrParam, ...]
     ret: TypeExpr
     rule: Optional[str] = None
     doc: str = field(default="", compare=False)
-    dtype_classes: tuple = ()
-    where: tuple = ()
+    dtype_classes: tuple[tuple[str, str], ...] = ()
+    where: tuple[Condition, ...] = ()
+
+
+#: what a module holds: a program's definitions, or a declaration file's operators (stdlib/)
+DefT = TypeVar("DefT", Def, OpDecl)
 
 
 @dataclass(eq=False, slots=True)
@@ -566,7 +585,7 @@ class CtorDecl(Node):
     """One constructor of a type definition: `Cons(A, List[A])` (fields are type expressions)."""
 
     name: str
-    fields: tuple
+    fields: tuple[TypeExpr, ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -575,20 +594,21 @@ class TypeDef(Node):
     and its constructors."""
 
     name: str
-    params: tuple
-    ctors: tuple
+    params: tuple[str, ...]
+    ctors: tuple[CtorDecl, ...]
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
 
 
 @dataclass(eq=False, slots=True)
-class Module(Node):
-    """A whole program: its definitions in source order, and its type definitions (printed
-    first, as Relay prints them)."""
+class Module(Node, Generic[DefT]):
+    """A whole program: its definitions in source order (a `Module[Def]`), and its type
+    definitions (printed first, as Relay prints them); a file of operator declarations parses
+    to a `Module[OpDecl]`."""
 
-    defs: tuple
-    types: tuple = ()
+    defs: tuple[DefT, ...]
+    types: tuple[TypeDef, ...] = ()
 
-    def find(self, name: str) -> Optional[Def]:
+    def find(self, name: str) -> Optional[DefT]:
         """The definition called `name`, if any."""
         for d in self.defs:
             if d.name == name:
@@ -596,18 +616,22 @@ class Module(Node):
         return None
 
 
+#: a module of either kind (the printer and the formatter take both)
+AnyModule = Union[Module[Def], Module[OpDecl]]
+
+
 def same_tree(a: object, b: object) -> bool:
     """Structural equality of two trees, ignoring spans and other non-compared fields. A
     Dataflow is the lets it holds (`Dataflow.let`)."""
-    stack = [(a, b)]
+    stack: list[tuple[object, object]] = [(a, b)]
     while stack:
         x, y = stack.pop()
         if isinstance(x, Node) or isinstance(y, Node):
             if type(x) is not type(y):
                 return False
-            if x.__class__ is Body:
-                stack.append((plain_statements(x.stmts), plain_statements(y.stmts)))  # type: ignore[union-attr]
-                stack.append((x.result, y.result))  # type: ignore[union-attr]
+            if type(x) is Body and type(y) is Body:
+                stack.append((plain_statements(x.stmts), plain_statements(y.stmts)))
+                stack.append((x.result, y.result))
                 continue
             for name in _COMPARED.get(x.__class__) or _compared(x.__class__):
                 stack.append((getattr(x, name), getattr(y, name)))
@@ -621,16 +645,16 @@ def same_tree(a: object, b: object) -> bool:
     return True
 
 
-_COMPARED: dict = {}
+_COMPARED: dict[type, tuple[str, ...]] = {}
 
 
-def compared_fields(cls: type) -> tuple:
+def compared_fields(cls: type) -> tuple[str, ...]:
     """The fields of a node class that make up its tree (all but its span and what a node
     class marks as not compared)."""
     return _COMPARED.get(cls) or _compared(cls)
 
 
-def _compared(cls: type) -> tuple:
+def _compared(cls: type) -> tuple[str, ...]:
     """The fields of a node class that `same_tree` compares (kept per class: `fields` builds
     its tuple on every call)."""
     names = _COMPARED[cls] = tuple(f.name for f in fields(cls) if f.compare and f.name != "span")
@@ -649,7 +673,9 @@ class MadeLets:
     @staticmethod
     def argument(let: Let, j: int) -> Span:
         """Where argument `j` is."""
-        return let.value.args[j].span  # type: ignore[attr-defined]
+        call = let.value
+        assert isinstance(call, Call), "a made statement's value is an operator call"
+        return call.args[j].span
 
 
 MADE_LETS = MadeLets()
@@ -657,9 +683,9 @@ MADE_LETS = MadeLets()
 
 def is_graph_call(value: Node) -> bool:
     """An operator call whose arguments are all variables (`op(%a, %b, attr=...)`)."""
-    if value.__class__ is not Call or value.callee.__class__ is not OpRef:  # type: ignore[attr-defined]
+    if type(value) is not Call or value.callee.__class__ is not OpRef:
         return False
-    for a in value.args:  # type: ignore[attr-defined]
+    for a in value.args:
         if a.__class__ is not Var:
             return False
     return True
@@ -668,17 +694,20 @@ def is_graph_call(value: Node) -> bool:
 def add_made_let(flow: Dataflow, let: Let) -> None:
     """Append `let` (unannotated, its value `is_graph_call`) to `flow` as a made statement."""
     call = let.value
+    assert isinstance(call, Call) and isinstance(call.callee, OpRef), "a made statement is a graph call"
+    args = [a.name for a in call.args if isinstance(a, Var)]
+    assert len(args) == len(call.args), "a graph call's arguments are variables"
     index = len(flow.names)
     flow.names.append(let.var.name)
-    flow.ops.append(call.callee.name)  # type: ignore[attr-defined]
-    flow.args.append([a.name for a in call.args])  # type: ignore[attr-defined]
+    flow.ops.append(call.callee.name)
+    flow.args.append(args)
     flow.tags.append(let)
     flow.made[index] = let
-    if call.attrs:  # type: ignore[attr-defined]
-        flow.attrs[index] = call.attrs  # type: ignore[attr-defined]
+    if call.attrs:
+        flow.attrs[index] = call.attrs
 
 
-def compact_lets(module: Module) -> Module:
+def compact_lets(module: Module[Def]) -> Module[Def]:
     """Hold every run of unannotated operator lets on variables as a Dataflow of those very
     lets, in place (the inverse of `expand_dataflow`, which a CheckResult runs before a tool
     sees the module): name resolution and inference then read them from arrays. Returns the
@@ -686,12 +715,12 @@ def compact_lets(module: Module) -> Module:
     return _rewrite_bodies(module, _compacted)
 
 
-def _compacted(stmts: tuple) -> tuple:
+def _compacted(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
     """Statements with each run of operator lets (at least two) as a Dataflow."""
-    out: list = []
-    run: list = []
-    for s in stmts + (None,):
-        if s.__class__ is Let and s.type is None and is_graph_call(s.value):
+    out: list[Stmt] = []
+    run: list[Let] = []
+    for s in (*stmts, None):
+        if type(s) is Let and s.type is None and is_graph_call(s.value):
             run.append(s)
             continue
         if len(run) > 1:
@@ -707,7 +736,7 @@ def _compacted(stmts: tuple) -> tuple:
     return tuple(out)
 
 
-def expand_dataflow(module: Module) -> Module:
+def expand_dataflow(module: Module[Def]) -> Module[Def]:
     """Put every Dataflow's statements in its body as lets (the same nodes `Dataflow.let`
     gives), in place: after checking, tools walk plain bindings. Returns the module."""
     return _rewrite_bodies(
@@ -715,10 +744,10 @@ def expand_dataflow(module: Module) -> Module:
     )
 
 
-def _rewrite_bodies(module: Module, rewrite: Callable[[tuple], tuple]) -> Module:
+def _rewrite_bodies(module: Module[Def], rewrite: Callable[[tuple[Stmt, ...]], tuple[Stmt, ...]]) -> Module[Def]:
     """Replace every body's statements by `rewrite(statements)`, in place, walking the tree
     without recursion (a Dataflow holds no bodies). Returns the module."""
-    stack: list = [module]
+    stack: list[object] = [module]
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):
@@ -726,22 +755,22 @@ def _rewrite_bodies(module: Module, rewrite: Callable[[tuple], tuple]) -> Module
             continue
         if not isinstance(node, Node) or node.__class__ is Dataflow:
             continue
-        if node.__class__ is Body:
+        if type(node) is Body:
             node.stmts = rewrite(node.stmts)
         for name in _CHILD_FIELDS.get(node.__class__) or _child_fields(node.__class__):
             stack.append(getattr(node, name))
     return module
 
 
-def plain_statements(stmts: tuple) -> tuple:
+def plain_statements(stmts: tuple[Stmt, ...]) -> tuple[Let | Hint, ...]:
     """Statements with each Dataflow's in its place as lets."""
-    return tuple(let for s in stmts for let in (s.lets() if s.__class__ is Dataflow else (s,)))
+    return tuple(let for s in stmts for let in (s.lets() if isinstance(s, Dataflow) else (s,)))
 
 
-_CHILD_FIELDS: dict = {}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _child_fields(cls: type) -> tuple:
+def _child_fields(cls: type) -> tuple[str, ...]:
     """The fields of a node class that may hold expressions or bodies."""
     names = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name != "span")
     return names

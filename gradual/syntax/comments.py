@@ -36,7 +36,7 @@ class Comment:
         return not self.after_code and not self.before_code
 
 
-def comments_of(text: str, spans: list) -> list[Comment]:
+def comments_of(text: str, spans: list[tuple[int, int]]) -> list[Comment]:
     """The comments at `spans` (the lexer's trivia, in order) with how each sat in `text`.
     A line comment's text stops before the end of its line (and any `\\r` there)."""
     found = []

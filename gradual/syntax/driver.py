@@ -20,26 +20,34 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
 
 #: the version of what `describe_tables` writes (a cached description of another is rebuilt)
 FORMAT = 1
+
+
+#: the parse table: per state, per symbol, the action (the state a shift goes to, an int, or a
+#: reduction, see `_reduction`). Data marshal writes, decoded by the loop of `drive`.
+Rows = dict[int, dict[str, Any]]
+
+#: a reduction as data: (size, callback spec, nonterminal, kept children)
+Reduction = tuple[int, Any, str, Optional[tuple[int, ...]]]
 
 
 class SyntaxRejected(Exception):
     """The fast driver met input the grammar does not accept (the caller re-parses)."""
 
 
-def describe_tables(lark_parser: Any) -> dict:
+def describe_tables(lark_parser: Any) -> dict[str, Any]:
     """lark's LALR tables, each reduction's callback as data (see `Tables`), and the string
     terminals the lexer needs; ValueError for a callback this driver does not know."""
     from lark.parsers.lalr_analysis import Shift
 
     inner = lark_parser.parser.parser.parser  # ParsingFrontend -> LALR_Parser -> _Parser
     table = inner.parse_table
-    rows: dict = {}
+    rows: Rows = {}
     for state, actions in table.states.items():
-        row: dict = {}
+        row: dict[str, Any] = {}
         for symbol, (action, arg) in actions.items():
             row[_plain(symbol)] = arg if action is Shift else _reduction(arg, inner.callbacks[arg])
         rows[state] = row
@@ -61,7 +69,7 @@ def _plain(name: str) -> str:
     return sys.intern(str.__str__(name))
 
 
-def _reduction(rule: Any, callback: Any) -> tuple:
+def _reduction(rule: Any, callback: Any) -> Reduction:
     """(size, callback, nonterminal, kept) with the callback as data:
 
     * None: a `?rule` of one symbol, whose value is its child's (lark's ExpandSingleChild);
@@ -88,7 +96,7 @@ def _reduction(rule: Any, callback: Any) -> tuple:
     return (size, _target(callback), origin, None)
 
 
-def _target(callback: Any) -> tuple:
+def _target(callback: Any) -> tuple[str, str]:
     if isinstance(callback, functools.partial) and callback.func.__name__ in ("Tree", "default_callback"):
         return ("tree", _plain(callback.args[0]))  # lark's tree of the children, for a rule the builder leaves
     name = getattr(callback, "__name__", None)
@@ -103,7 +111,7 @@ class Tree:
 
     __slots__ = ("data", "children")
 
-    def __init__(self, data: str, children: list) -> None:
+    def __init__(self, data: str, children: list[Any]) -> None:
         self.data = data
         self.children = children
 
@@ -113,12 +121,12 @@ class _Expand:
 
     __slots__ = ("to_include", "target")
 
-    def __init__(self, to_include: tuple, target: Callable[[list], Any]) -> None:
+    def __init__(self, to_include: tuple[tuple[int, bool], ...], target: Callable[[list[Any]], Any]) -> None:
         self.to_include = to_include
         self.target = target
 
-    def __call__(self, children: list) -> Any:
-        filtered: list = []
+    def __call__(self, children: list[Any]) -> Any:
+        filtered: list[Any] = []
         for i, to_expand in self.to_include:
             if to_expand:
                 if filtered:
@@ -133,8 +141,8 @@ class _Expand:
 class Tables:
     """The tables of a `describe_tables` description with each callback bound to `builder`."""
 
-    def __init__(self, description: dict, builder: Any) -> None:
-        bound: dict = {}
+    def __init__(self, description: dict[str, Any], builder: Any) -> None:
+        bound: dict[Any, Any] = {}
 
         def bind(spec: Any) -> Any:
             if spec is None:
@@ -149,17 +157,17 @@ class Tables:
                     bound[spec] = _Expand(spec[1], bind(spec[2]))
             return bound[spec]
 
-        self.rows: dict = {}
+        self.rows: Rows = {}
         for state, actions in description["rows"].items():
             self.rows[state] = {
                 symbol: action if action.__class__ is int else (action[0], bind(action[1]), action[2], action[3])
                 for symbol, action in actions.items()
             }
-        self.start_states = description["start"]
-        self.end_states = description["end"]
+        self.start_states: dict[str, int] = description["start"]
+        self.end_states: dict[str, int] = description["end"]
 
 
-TokenSource = Callable[[dict, list], Iterator[Any]]
+TokenSource = Callable[[Rows, list[int]], Iterator[Any]]
 
 
 class _EndOfInput:
@@ -178,7 +186,7 @@ def drive(tables: Tables, tokens: TokenSource, start: str) -> Any:
     rows = tables.rows
     stack = [tables.start_states[start]]
     end = tables.end_states[start]
-    values: list = []
+    values: list[Any] = []
     for token in itertools.chain(tokens(rows, stack), (_END,)):
         kind = token.type
         while True:

@@ -41,7 +41,7 @@ class TextEdit:
     text: str
 
 
-def _parse(text: str, path: str) -> tuple[ast.Module, list[Comment]]:
+def _parse(text: str, path: str) -> tuple[ast.AnyModule, list[Comment]]:
     """The module and comments of a program, or of a file of operator declarations (a text
     that is neither raises the program's ParseError)."""
     try:
@@ -95,7 +95,7 @@ def format_text(text: str, path: str = "<input>", width: int | None = DEFAULT_WI
         return None
 
 
-def _check(module: ast.Module, comments: list, formatted: str, path: str) -> None:
+def _check(module: ast.AnyModule, comments: list[Comment], formatted: str, path: str) -> None:
     """Raise Refused unless `formatted` parses to `module` with `comments`."""
     try:
         again, kept = _parse(formatted, path)
@@ -147,7 +147,7 @@ def _line_start_if_blank(text: str, offset: int) -> int:
     return at if at == 0 or text[at - 1] in "\r\n" else offset
 
 
-def applied(text: str, edits: list) -> str:
+def applied(text: str, edits: list[TextEdit]) -> str:
     """The text with non-overlapping edits made (in one pass: many edits of a long text cost
     no more than the text)."""
     pieces, at = [], 0

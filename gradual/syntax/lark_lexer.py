@@ -22,6 +22,8 @@ class LarkLexer(Lexer):
         terminals = lexer_conf.terminals
         self.fast = FastLexer({t.pattern.value: t.name for t in terminals if t.pattern.type == "str"})
 
-    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
+    # lark's driver reads a token's type and positions only: FastLexer's lighter Tok stands
+    # in for lark.Token (see lexer.Tok)
+    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:  # type: ignore[override]
         """The tokens for lark's driver."""
         return self.fast.lex(lexer_state, parser_state)

@@ -27,7 +27,7 @@ printer's one-line-per-construct layout); `HARD` lines and comments still break.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from gradual.syntax.comments import Comment
 
@@ -48,7 +48,9 @@ class Group:
         self.width = -1 if text is None else len(text)  # its width laid out flat, once measured
 
 
-def bracket(opening: str, items: list, closing: str, trailing: str = ",", notes: list | None = None) -> Group:
+def bracket(
+    opening: str, items: Sequence[Doc], closing: str, trailing: str = ",", notes: list[Doc] | None = None
+) -> Group:
     """`opening item, item closing` as a group: flat, or one item per line one level deeper,
     `trailing` after the last (`,` where the grammar takes a trailing comma; `,1` for a tuple,
     whose single item takes its comma flat too; `` for none). `notes` (comments) go after the
@@ -56,7 +58,7 @@ def bracket(opening: str, items: list, closing: str, trailing: str = ",", notes:
     last = ""
     if items and trailing:
         last = "," if trailing == ",1" and len(items) == 1 else ""
-    inner: list = [SOFT]
+    inner: list[Doc] = [SOFT]
     for i, item in enumerate(items):
         if i:
             inner.append(COMMA)
@@ -65,10 +67,11 @@ def bracket(opening: str, items: list, closing: str, trailing: str = ",", notes:
         inner.append(last or IfBreak(trailing[0]))
     if notes:
         inner += notes
-    doc = [opening, Nest(inner), SOFT, closing]
-    if notes or any(item.__class__ is not str for item in items):
+    doc: list[Doc] = [opening, Nest(inner), SOFT, closing]
+    texts = [item for item in items if isinstance(item, str)]
+    if notes or len(texts) != len(items):
         return Group(doc)
-    return Group(doc, f"{opening}{', '.join(items)}{last}{closing}")
+    return Group(doc, f"{opening}{', '.join(texts)}{last}{closing}")
 
 
 class Nest:
@@ -129,7 +132,7 @@ def _measure(doc: Any) -> int:
     if cls is str:
         return len(doc)
     if cls is Group or cls is Nest:
-        width = doc.width
+        width: int = doc.width
         if width < 0:
             width = doc.width = _measure(doc.doc)
         return width
@@ -194,7 +197,7 @@ class Note:
         self.width = len(comment.text) + 1
 
 
-Doc = str | list | Group | Nest | Line | IfBreak | Note
+Doc = str | list["Doc"] | Group | Nest | Line | IfBreak | Note
 
 # what the line being written ends in (decides where a comment may follow it)
 _TOP, _BLANK, _OPEN, _CODE, _COMMENT, _LINE_COMMENT = range(6)
@@ -268,7 +271,7 @@ class Renderer:
         self.end_line()
         return "".join(self.out)
 
-    def fits(self, group: Group, rest: list) -> bool:
+    def fits(self, group: Group, rest: list[tuple[int, bool, Any]]) -> bool:
         """Whether `group` laid out flat, then what follows it (`rest`, the renderer's stack) up
         to its next line break, fits in what is left of the line."""
         width = self.width
@@ -445,7 +448,7 @@ class _Tail:
 
     __slots__ = ("items", "index")
 
-    def __init__(self, items: list, index: int) -> None:
+    def __init__(self, items: list[Doc], index: int) -> None:
         self.items = items
         self.index = index
 

@@ -85,10 +85,10 @@ class FastLexer:
     #: compares; both give the same tree)
     read_statements = True
 
-    def __init__(self, literals: dict) -> None:
-        self.literals: dict[str, str] = literals
+    def __init__(self, literals: dict[str, str]) -> None:
+        self.literals = literals
         #: the spans of the comments read, when a caller collects them (None: not kept)
-        self.trivia: list | None = None
+        self.trivia: list[tuple[int, int]] | None = None
 
     def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Tok]:
         """The tokens of a text for lark's own driver."""
@@ -97,7 +97,7 @@ class FastLexer:
             lexer_state.last_token = token
             yield token
 
-    def tokens(self, text: str, rows: Any, stack: list) -> Iterator[Tok]:
+    def tokens(self, text: str, rows: Any, stack: list[int]) -> Iterator[Tok]:
         """The tokens of a text, each read for what the parser accepts next: `rows[stack[-1]]`
         holds the terminals of the state on top of the parser's (live) state stack. Where a
         statement may start (after `{` or `;`, and comments), the commonest statement is one
@@ -138,13 +138,14 @@ class FastLexer:
                 if self.trivia is not None:
                     self.trivia.append((m.start(kind), pos))
             else:
+                assert kind is not None, "every alternative of _LEXEME is a named group"
                 token, pos = self._token(kind, m, text, rows[stack[-1]])
                 if token is not None:
                     statement_next = False
                     yield token
 
     # one lexeme ---------------------------------------------------------------------------
-    def _token(self, kind: str, m: re.Match, text: str, accepts: Any) -> tuple:
+    def _token(self, kind: str, m: re.Match[str], text: str, accepts: Any) -> tuple[Tok | None, int]:
         start = m.start(kind)
         value = m.group(kind)
         if kind == "name":
@@ -188,7 +189,7 @@ class FastLexer:
             return Tok(literal, value, start)
         return Tok("NAME", value, start)
 
-    def _number(self, value: str, start: int, text: str, accepts: Any) -> tuple:
+    def _number(self, value: str, start: int, text: str, accepts: Any) -> tuple[Tok, int]:
         if "NUMBER" in accepts:
             return Tok("NUMBER", value, start), start + len(value)
         if value[0] == "-":  # a sign is never dropped: where it does not fit, the parser says so
@@ -199,12 +200,14 @@ class FastLexer:
             return Tok("INT", digits.group(), digits.start()), suffix.end() if suffix else digits.end()
         return Tok("NUMBER", value, start), start + len(value)
 
-    def _slashes(self, start: int, text: str, accepts: Any) -> tuple:
+    def _slashes(self, start: int, text: str, accepts: Any) -> tuple[Tok | None, int]:
         if "FLOORDIV" in accepts and _FLOORDIV_NEXT.match(text, start + 2):
             return Tok("FLOORDIV", "//", start), start + 2
-        return self._skipped(start, _LINE_END.match(text, start).end())
+        comment = _LINE_END.match(text, start)
+        assert comment is not None, "_LINE_END matches the empty string"
+        return self._skipped(start, comment.end())
 
-    def _skipped(self, start: int, end: int) -> tuple:
+    def _skipped(self, start: int, end: int) -> tuple[None, int]:
         """A comment: no token; noted when trivia are being kept."""
         if self.trivia is not None:
             self.trivia.append((start, end))
@@ -247,7 +250,7 @@ class StatementTok(Tok):
 
     __slots__ = ("match",)
 
-    def __init__(self, match: re.Match) -> None:  # noqa: D107 - a token made from its match
+    def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
         start = match.start("let")
         if start < 0:
             start = match.start("var")

@@ -23,7 +23,7 @@ import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
 from gradual.infra import usercache
 from gradual.syntax import ast
@@ -31,6 +31,9 @@ from gradual.syntax.comments import Comment, comments_of
 from gradual.syntax.driver import FORMAT, Tables, describe_tables, drive
 from gradual.syntax.lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
 from gradual.syntax.source import LINE_BREAK, Source, Span
+
+if TYPE_CHECKING:
+    from lark import Lark
 
 #: Longest integer literal read (Python's own int/str conversion limit).
 MAX_DIGITS = 4300
@@ -63,10 +66,10 @@ class ParseError(Exception):
         self.detail = detail
 
 
-def _first_span(item: object, source: Source) -> Span:
+def _first_span(item: "Tok | ast.Node | _Located", source: Source) -> Span:
     if isinstance(item, _TOKENS):
         return Span(source, item.start_pos, item.end_pos)
-    return item.span  # type: ignore[attr-defined]
+    return item.span
 
 
 class _Located:
@@ -77,12 +80,12 @@ class _Located:
 
     __slots__ = ("value", "span")
 
-    def __init__(self, value: object, span: Span) -> None:
+    def __init__(self, value: ast.AttrValue, span: Span) -> None:
         self.value = value
         self.span = span
 
 
-def _value(item: object) -> object:
+def _value(item: "_Located | ast.AttrValue") -> ast.AttrValue:
     """An attribute value without its location."""
     return item.value if isinstance(item, _Located) else item
 
@@ -99,6 +102,10 @@ def show_token(text: str, limit: int = 40) -> str:
 
 _TOKENS = (Tok,)
 
+#: a callback's children: the tokens and values of its rule's symbols, in order (the grammar
+#: says what each is; a callback reads them by position)
+Children = list[Any]
+
 
 class _Builder:
     """The parser's callbacks: each grammar alternative becomes one AST node with its span."""
@@ -107,28 +114,28 @@ class _Builder:
         self.source = Source("")
 
     # helpers ------------------------------------------------------------------------------
-    def _span(self, children: Sequence[object]) -> Span:
+    def _span(self, children: Sequence[Any]) -> Span:
         return _first_span(children[0], self.source).to(_first_span(children[-1], self.source))
 
     @staticmethod
-    def _nodes(children: Sequence[object]) -> list:
+    def _nodes(children: Sequence[object]) -> list[Any]:
         return [c for c in children if not isinstance(c, _TOKENS)]
 
     def _tok_span(self, tok: Tok) -> Span:
         return Span(self.source, tok.start_pos, tok.end_pos)
 
     # module and definitions ----------------------------------------------------------------
-    def start(self, children):
+    def start(self, children: Children) -> ast.Module[ast.Def]:
         span = self._span(children) if children else Span(self.source, 0, len(self.source.text))
         defs = tuple(c for c in children if not isinstance(c, ast.TypeDef))
         types = tuple(c for c in children if isinstance(c, ast.TypeDef))
         return ast.Module(defs, types, span=span)
 
     # algebraic data types -------------------------------------------------------------------
-    def type_def(self, children):
+    def type_def(self, children: Children) -> ast.TypeDef:
         name_tok = children[1]
-        params: tuple = ()
-        ctors = []
+        params: tuple[str, ...] = ()
+        ctors: list[ast.CtorDecl] = []
         for c in children[2:]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
                 if c[2]:
@@ -140,26 +147,26 @@ class _Builder:
             str(name_tok), params, tuple(ctors), span=self._span(children), name_span=self._tok_span(name_tok)
         )
 
-    def ctor_decl(self, children):
+    def ctor_decl(self, children: Children) -> ast.CtorDecl:
         return ast.CtorDecl(str(children[0]), tuple(self._nodes(children[1:])), span=self._span(children))
 
-    def match_(self, children):
+    def match_(self, children: Children) -> ast.Match:
         complete = not (len(children) > 1 and isinstance(children[1], _TOKENS) and children[1].type == "QMARK")
         nodes = self._nodes(children)
         return ast.Match(nodes[0], tuple(nodes[1:]), complete, span=self._span(children))
 
-    def clause(self, children):
+    def clause(self, children: Children) -> ast.Clause:
         rhs = children[-1]
         body = rhs if isinstance(rhs, ast.Body) else ast.Body((), rhs, span=rhs.span)
         return ast.Clause(children[0], body, span=self._span(children))
 
-    def p_name(self, children):
+    def p_name(self, children: Children) -> ast.PWild | ast.PCtor:
         name = str(children[0])
         if name == "_":
             return ast.PWild(span=self._span(children))
         return ast.PCtor(name, (), span=self._span(children), name_span=self._tok_span(children[0]))
 
-    def p_ctor(self, children):
+    def p_ctor(self, children: Children) -> ast.PCtor:
         return ast.PCtor(
             str(children[0]),
             tuple(self._nodes(children[1:])),
@@ -167,30 +174,30 @@ class _Builder:
             name_span=self._tok_span(children[0]),
         )
 
-    def p_var(self, children):
+    def p_var(self, children: Children) -> ast.PVar:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         typ = children[1] if len(children) > 1 else None
         return ast.PVar(var, typ, span=self._span(children))
 
-    def p_tuple(self, children):
+    def p_tuple(self, children: Children) -> ast.PTuple:
         return ast.PTuple(tuple(self._nodes(children)), span=self._span(children))
 
-    def adt_type(self, children):
+    def adt_type(self, children: Children) -> ast.AdtTypeExpr:
         return ast.AdtTypeExpr(str(children[0]), tuple(self._nodes(children[1:])), span=self._span(children))
 
-    def stdlib(self, children):
+    def stdlib(self, children: Children) -> ast.Module[ast.OpDecl]:
         span = self._span(children) if children else Span(self.source, 0, len(self.source.text))
         return ast.Module(tuple(children), span=span)
 
-    def op_decl(self, children):
+    def op_decl(self, children: Children) -> ast.OpDecl:
         name_tok = children[1]
-        dtype_params: tuple = ()
-        dtype_classes: tuple = ()
-        params: list = []
-        attrs: list = []
+        dtype_params: tuple[str, ...] = ()
+        dtype_classes: tuple[tuple[str, str], ...] = ()
+        params: list[ast.Param] = []
+        attrs: list[ast.AttrParam] = []
         rule = None
-        ret = None
-        where: tuple = ()
+        ret: Any = None  # the return type: the grammar requires one
+        where: tuple[ast.Condition, ...] = ()
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
                 dtype_params, dtype_classes = c[1], c[2]
@@ -216,10 +223,10 @@ class _Builder:
             span=self._span(children),
         )
 
-    def op_params(self, children):
+    def op_params(self, children: Children) -> tuple[str, tuple[Any, ...]]:
         return ("op_params", tuple(children))
 
-    def attr_param(self, children):
+    def attr_param(self, children: Children) -> ast.AttrParam:
         name, (kind, is_list, optional, type_span) = str(children[0]), children[1]
         has_default = len(children) > 2
         default = _value(children[2]) if has_default else None
@@ -228,74 +235,75 @@ class _Builder:
             name, kind, is_list, optional, has_default, default, span=self._tok_span(children[0]).to(last)
         )
 
-    def attr_scalar_type(self, children):
+    def attr_scalar_type(self, children: Children) -> tuple[str, bool, bool, Span]:
         return (str(children[0]), False, len(children) > 1, self._span(children))
 
-    def attr_list_type(self, children):
+    def attr_list_type(self, children: Children) -> tuple[str, bool, bool, Span]:
         return (str(children[1]), True, children[-1].type == "QMARK", self._span(children))
 
-    def rule_ref(self, children):
+    def rule_ref(self, children: Children) -> tuple[str, str]:
         return ("rule", str(children[0]))
 
     # contracts ----------------------------------------------------------------------------
-    def where_clause(self, children):
+    def where_clause(self, children: Children) -> tuple[str, tuple[ast.Condition, ...]]:
         return ("where", tuple(self._nodes(children)))
 
-    def c_compare(self, children):
+    def c_compare(self, children: Children) -> ast.Compare:
         ops = tuple(str(c) for c in children if isinstance(c, _TOKENS) and c.type == "CMP")
         return ast.Compare(ops, tuple(self._nodes(children)), span=self._span(children))
 
-    def c_member(self, children):
+    def c_member(self, children: Children) -> ast.Member:
         nodes = self._nodes(children)
         return ast.Member(nodes[0], tuple(item for _, item in nodes[1:]), span=self._span(children))
 
-    def c_range(self, children):
+    def c_range(self, children: Children) -> ast.InRange:
         operand, low, high = self._nodes(children)
         return ast.InRange(operand, low, high, span=self._span(children))
 
-    def c_binary(self, children):
+    def c_binary(self, children: Children) -> ast.CBinary:
         left, op, right = children
         return ast.CBinary(str(op), left, right, span=self._span(children))
 
-    def c_int(self, children):
+    def c_int(self, children: Children) -> ast.CInt:
         return ast.CInt(int(str(children[0])), span=self._span(children))
 
-    def c_item_int(self, children):
+    def c_item_int(self, children: Children) -> tuple[str, int]:
         return ("item", int(str(children[0])))
 
-    def c_negative_int(self, children):
+    def c_negative_int(self, children: Children) -> tuple[str, int]:
         return ("item", -int(str(children[1])))
 
-    def c_string(self, children):
+    def c_string(self, children: Children) -> tuple[str, str]:
         return ("item", decode_string(str(children[0])))
 
-    def c_word(self, children):
+    def c_word(self, children: Children) -> tuple[str, str]:
         return ("item", str(children[0]))
 
-    def c_bool(self, children):
+    def c_bool(self, children: Children) -> tuple[str, bool]:
         return ("item", str(children[0]) == "True")
 
-    def c_paren(self, children):
-        return children[1]
+    def c_paren(self, children: Children) -> ast.CExpr:
+        inner: ast.CExpr = children[1]
+        return inner
 
-    def c_neg(self, children):
+    def c_neg(self, children: Children) -> ast.CNeg:
         return ast.CNeg(children[1], span=self._span(children))
 
-    def c_name(self, children):
+    def c_name(self, children: Children) -> ast.CName:
         return ast.CName(str(children[0]), span=self._span(children))
 
-    def c_call(self, children):
+    def c_call(self, children: Children) -> ast.CCall:
         operand = children[2]
         index = next((c for c in children[3:] if not isinstance(c, _TOKENS)), None)
         return ast.CCall(str(children[0]), str(operand), index, span=self._span(children))
 
-    def definition(self, children):
+    def definition(self, children: Children) -> ast.Def:
         name_tok = children[1]
-        dtype_params: tuple = ()
-        params: tuple = ()
-        attrs: tuple = ()
+        dtype_params: tuple[str, ...] = ()
+        params: tuple[ast.Param, ...] = ()
+        attrs: tuple[ast.Attr, ...] = ()
         ret = None
-        dtype_classes: tuple = ()
+        dtype_classes: tuple[tuple[str, str], ...] = ()
         for c in children[2:-1]:
             if isinstance(c, tuple) and c and c[0] == "dtype_params":
                 dtype_params, dtype_classes = c[1], c[2]
@@ -317,56 +325,58 @@ class _Builder:
             dtype_classes=dtype_classes,
         )
 
-    def dtype_params(self, children):
+    def dtype_params(self, children: Children) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
         params = [c for c in children if isinstance(c, tuple)]
         return ("dtype_params", tuple(name for name, _ in params), tuple((n, c) for n, c in params if c is not None))
 
-    def dtype_param(self, children):
+    def dtype_param(self, children: Children) -> tuple[str, str | None]:
         names = [str(t) for t in children if isinstance(t, _TOKENS) and t.type == "NAME"]
         return (names[0], names[1] if len(names) > 1 else None)
 
-    def params(self, children):
+    def params(self, children: Children) -> tuple[str, tuple[ast.Param, ...], tuple[ast.Attr, ...]]:
         params, attrs = self._attributes_last(children, "a parameter", "a function attribute")
         return ("params", tuple(params), tuple(attrs))
 
-    def fn_attr(self, children):
+    def fn_attr(self, children: Children) -> ast.Attr:
         return self.attr(children)
 
-    def param(self, children):
+    def param(self, children: Children) -> ast.Param:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         typ = children[1] if len(children) > 1 else None
         return ast.Param(var, typ, span=self._span(children))
 
-    def optional_param(self, children):
+    def optional_param(self, children: Children) -> ast.Param:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         return ast.Param(var, children[1], span=self._span(children), form="optional")
 
-    def list_param(self, children):
+    def list_param(self, children: Children) -> ast.Param:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
-        typ = next(c for c in children[1:] if isinstance(c, ast.Node) and not isinstance(c, _TOKENS))
+        typ = cast(
+            ast.TypeExpr, next(c for c in children[1:] if isinstance(c, ast.Node) and not isinstance(c, _TOKENS))
+        )
         return ast.Param(var, typ, span=self._span(children), form="list")
 
-    def ret_type(self, children):
+    def ret_type(self, children: Children) -> tuple[str, ast.TypeExpr]:
         return ("ret", children[0])
 
-    def block(self, children):
+    def block(self, children: Children) -> ast.Body:
         body = children[1]
         return ast.Body(body.stmts, body.result, span=self._span(children))
 
-    def body(self, children):
+    def body(self, children: Children) -> ast.Body:
         return ast.Body(tuple(children[:-1]), children[-1], span=self._span(children))
 
     # statements -----------------------------------------------------------------------------
-    def graph_binding(self, children):
+    def graph_binding(self, children: Children) -> ast.Let:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         return ast.Let(var, None, children[1], graph=True, span=self._span(children))
 
-    def let_binding(self, children):
+    def let_binding(self, children: Children) -> ast.Let:
         var = ast.Var(str(children[1])[1:], span=self._tok_span(children[1]))
         typ = children[2] if len(children) == 5 else None
         return ast.Let(var, typ, children[-2], span=self._span(children))
 
-    def let_chain(self, children):
+    def let_chain(self, children: Children) -> ast.Let:
         """`let %v = let %a = e; ...; result;`: Relay's printing of a let whose value is a let
         (the inner bindings are local to the value)."""
         var = ast.Var(str(children[1])[1:], span=self._tok_span(children[1]))
@@ -376,7 +386,7 @@ class _Builder:
         value = ast.Block(ast.Body(tuple(rest[:-1]), rest[-1], span=inner), span=inner)
         return ast.Let(var, typ, value, span=self._span(children))
 
-    def statement(self, children):
+    def statement(self, children: Children) -> ast.Let:
         """`%v = op(%a, %b, k=v);` read in one match (lexer.STATEMENT): what graph_binding
         (or let_binding), call, opref, local and the attribute rules make of it."""
         m = children[0].match
@@ -386,7 +396,7 @@ class _Builder:
         var = ast.Var(text[var_start + 1 : var_end], span=Span(source, var_start, var_end))
         op_start, op_end = m.span("op")
         callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
-        args: tuple = ()
+        args: tuple[ast.Expr, ...] = ()
         args_start, args_end = m.span("args")
         if args_start >= 0:
             args = tuple(
@@ -395,7 +405,7 @@ class _Builder:
                     for start, end in map(_span_of, LOCALS.finditer(text, args_start, args_end))
                 ]
             )
-        attrs: list = []
+        attrs: list[ast.Attr] = []
         if m.group("attrs") is not None:
             for a in ATTRS.finditer(text, *m.span("attrs")):
                 attr = self._statement_attr(a)
@@ -406,7 +416,7 @@ class _Builder:
         start = m.start("let") if is_let else var_start
         return ast.Let(var, None, call, graph=not is_let, span=Span(source, start, m.end()))
 
-    def _statement_attr(self, a: "re.Match") -> ast.Attr:
+    def _statement_attr(self, a: "re.Match[str]") -> ast.Attr:
         """One `name=value` of a STATEMENT, as attr and the attr_value rules make it."""
         source = self.source
         text = a.string
@@ -416,7 +426,7 @@ class _Builder:
             items = tuple(
                 [self._number(Tok("NUMBER", i.group(), i.start()))[0] for i in INTS.finditer(text, start, end)]
             )
-            made: object = ast.AttrSeq(items, True, span=Span(source, start, end))
+            made: ast.AttrValue = ast.AttrSeq(items, True, span=Span(source, start, end))
         elif value[0] == '"':
             made = decode_string(value)
         elif value[0] == "-" or value[0].isdigit():
@@ -429,7 +439,7 @@ class _Builder:
             made = ast.Ident(value, span=Span(source, start, end))
         return ast.Attr(a.group("name"), made, span=Span(source, a.start(), end))
 
-    def hint(self, children):
+    def hint(self, children: Children) -> ast.Hint:
         local = children[2]
         var = ast.Var(str(local)[1:], span=self._tok_span(local))
         dims = children[3]
@@ -438,22 +448,22 @@ class _Builder:
         return ast.Hint(var, dims.dims, span=self._span(children))
 
     # expressions ----------------------------------------------------------------------------
-    def cast(self, children):
+    def cast(self, children: Children) -> ast.Cast:
         return ast.Cast(children[0], children[2], span=self._span(children))
 
-    def proj(self, children):
+    def proj(self, children: Children) -> ast.Proj:
         return ast.Proj(children[0], self._int(children[1]), span=self._span(children))
 
-    def call(self, children):
+    def call(self, children: Children) -> ast.Call:
         items = [item for c in children[2:-1] for item in c]
         args, attrs = self._attributes_last(items, "a positional argument", "an attribute")
         return ast.Call(children[0], tuple(args), tuple(attrs), span=self._span(children))
 
-    def _attributes_last(self, items: Sequence[object], what: str, attribute: str) -> tuple:
+    def _attributes_last(self, items: Sequence[Any], what: str, attribute: str) -> tuple[list[Any], list[ast.Attr]]:
         """Split items into (positional ones, `name=value` attributes): attributes come last
         and each once."""
-        positional: list = []
-        attrs: list = []
+        positional: list[Any] = []
+        attrs: list[ast.Attr] = []
         for item in items:
             if isinstance(item, ast.Attr):
                 self._check_new_attr(item, attrs)
@@ -467,28 +477,28 @@ class _Builder:
         return positional, attrs
 
     @staticmethod
-    def _check_new_attr(attr: ast.Attr, seen: list) -> None:
+    def _check_new_attr(attr: ast.Attr, seen: list[ast.Attr]) -> None:
         """Reject an attribute given twice in one call."""
         if any(a.name == attr.name for a in seen):
             raise ParseError(attr.span, f"`{attr.name}`", (), f"the attribute `{attr.name}` is given twice")
 
-    def args(self, children):
+    def args(self, children: Children) -> list[Any]:
         return list(children)
 
-    def attr(self, children):
+    def attr(self, children: Children) -> ast.Attr:
         value = children[1]
         return ast.Attr(str(children[0]), _value(value), span=self._tok_span(children[0]).to(value.span))
 
-    def local(self, children):
+    def local(self, children: Children) -> ast.Var:
         return ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
 
-    def global_(self, children):
+    def global_(self, children: Children) -> ast.GlobalVar:
         return ast.GlobalVar(str(children[0])[1:], span=self._tok_span(children[0]))
 
-    def opref(self, children):
+    def opref(self, children: Children) -> ast.OpRef:
         return ast.OpRef(str(children[0]), span=self._tok_span(children[0]))
 
-    def number(self, children):
+    def number(self, children: Children) -> ast.Literal:
         tok = children[0]
         value, dtype = self._number(tok)
         return ast.Literal(value, dtype, str(tok), span=self._tok_span(tok))
@@ -506,34 +516,35 @@ class _Builder:
         except ValueError as exc:
             raise ParseError(self._tok_span(tok), show_token(str(tok)), (), str(exc)) from None
 
-    def boolean(self, children):
+    def boolean(self, children: Children) -> ast.Literal:
         tok = children[0]
         return ast.Literal(str(tok) == "True", "bool", str(tok), span=self._tok_span(tok))
 
-    def unit(self, children):
+    def unit(self, children: Children) -> ast.TupleExpr:
         return ast.TupleExpr((), span=self._span(children))
 
-    def paren(self, children):
-        return children[1]
+    def paren(self, children: Children) -> ast.Expr:
+        inner: ast.Expr = children[1]
+        return inner
 
-    def tuple1(self, children):
+    def tuple1(self, children: Children) -> ast.TupleExpr:
         return ast.TupleExpr((children[1],), span=self._span(children))
 
-    def tuple(self, children):
+    def tuple(self, children: Children) -> ast.TupleExpr:
         return ast.TupleExpr(tuple(self._nodes(children)), span=self._span(children))
 
-    def block_expr(self, children):
+    def block_expr(self, children: Children) -> ast.Block:
         body = ast.Body(tuple(children[1:-2]), children[-2], span=self._span(children[1:-1]))
         return ast.Block(body, span=self._span(children))
 
-    def if_(self, children):
+    def if_(self, children: Children) -> ast.If:
         nodes = self._nodes(children)
         return ast.If(nodes[0], nodes[1], nodes[2], span=self._span(children))
 
-    def fn(self, children):
-        params: tuple = ()
-        attrs: tuple = ()
-        type_params: tuple = ()
+    def fn(self, children: Children) -> ast.Fn:
+        params: tuple[ast.Param, ...] = ()
+        attrs: tuple[ast.Attr, ...] = ()
+        type_params: tuple[str, ...] = ()
         ret = None
         for c in children[1:-1]:
             if isinstance(c, tuple) and c and c[0] == "params":
@@ -545,68 +556,69 @@ class _Builder:
         return ast.Fn(params, ret, children[-1], attrs, type_params, span=self._span(children))
 
     # attribute values -----------------------------------------------------------------------
-    def attr_number(self, children):
+    def attr_number(self, children: Children) -> _Located:
         return _Located(self._number(children[0])[0], self._tok_span(children[0]))
 
-    def attr_bool(self, children):
+    def attr_bool(self, children: Children) -> _Located:
         return _Located(str(children[0]) == "True", self._tok_span(children[0]))
 
-    def attr_none(self, children):
+    def attr_none(self, children: Children) -> _Located:
         return _Located(None, self._tok_span(children[0]))
 
-    def attr_string(self, children):
+    def attr_string(self, children: Children) -> _Located:
         return _Located(decode_string(str(children[0])), self._tok_span(children[0]))
 
-    def attr_ident(self, children):
+    def attr_ident(self, children: Children) -> ast.Ident:
         return ast.Ident(str(children[0]), span=self._tok_span(children[0]))
 
-    def attr_list(self, children):
+    def attr_list(self, children: Children) -> ast.AttrSeq:
         items = tuple(_value(c) for c in children if not isinstance(c, _TOKENS))
         return ast.AttrSeq(items, True, span=self._span(children))
 
-    def attr_tuple(self, children):
+    def attr_tuple(self, children: Children) -> ast.AttrSeq:
         items = tuple(_value(c) for c in children if not isinstance(c, _TOKENS))
         return ast.AttrSeq(items, False, span=self._span(children))
 
-    def attr_object(self, children):
+    def attr_object(self, children: Children) -> ast.AttrObject:
         fields = tuple(c for c in children if isinstance(c, ast.Attr))
-        seen: set = set()
+        seen: set[str] = set()
         for field in fields:
             if field.name in seen:
                 raise ParseError(field.span, f"`{field.name}`", (), f"the field `{field.name}` is given twice")
             seen.add(field.name)
         return ast.AttrObject(str(children[0]), fields, span=self._span(children))
 
-    def attr_field(self, children):
+    def attr_field(self, children: Children) -> ast.Attr:
         return self.attr(children)
 
     # types ----------------------------------------------------------------------------------
-    def tensor_type(self, children):
+    def tensor_type(self, children: Children) -> ast.TensorTypeExpr:
         shape, dtype = children[2], children[3]
         return ast.TensorTypeExpr(shape.dims, str(dtype), span=self._span(children))
 
-    def scalar_type(self, children):
+    def scalar_type(self, children: Children) -> ast.TensorTypeExpr:
         return ast.TensorTypeExpr((), str(children[0]), span=self._span(children))
 
-    def unit_type(self, children):
+    def unit_type(self, children: Children) -> ast.TupleTypeExpr:
         return ast.TupleTypeExpr((), span=self._span(children))
 
-    def paren_type(self, children):
-        return children[1]
+    def paren_type(self, children: Children) -> ast.TypeExpr:
+        inner: ast.TypeExpr = children[1]
+        return inner
 
-    def tuple1_type(self, children):
+    def tuple1_type(self, children: Children) -> ast.TupleTypeExpr:
         return ast.TupleTypeExpr((children[1],), span=self._span(children))
 
-    def tuple_type(self, children):
+    def tuple_type(self, children: Children) -> ast.TupleTypeExpr:
         return ast.TupleTypeExpr(tuple(self._nodes(children)), span=self._span(children))
 
-    def fn_type(self, children):
+    def fn_type(self, children: Children) -> ast.FnTypeExpr:
         nodes = self._nodes(children)
         type_params = next((c[1] for c in children if isinstance(c, tuple) and c and c[0] == "dtype_params"), ())
         nodes = [n for n in nodes if not isinstance(n, tuple)]
         return ast.FnTypeExpr(tuple(nodes[:-1]), nodes[-1], type_params, span=self._span(children))
 
-    def ref_type(self, children):
+    def ref_type(self, children: Children) -> ast.RefTypeExpr:
         name = children[0]
         if str(name) != "ref":
             raise ParseError(
@@ -617,35 +629,35 @@ class _Builder:
             )
         return ast.RefTypeExpr(children[2], span=self._span(children))
 
-    def dyn_type(self, children):
+    def dyn_type(self, children: Children) -> ast.DynTypeExpr:
         return ast.DynTypeExpr(span=self._span(children))
 
-    def hole_type(self, children):
+    def hole_type(self, children: Children) -> ast.HoleTypeExpr:
         return ast.HoleTypeExpr(str(children[0])[1:], span=self._span(children))
 
-    def any_rank(self, children):
+    def any_rank(self, children: Children) -> ast.TensorTypeExpr:
         return ast.TensorTypeExpr(None, "", span=self._span(children))
 
-    def dims(self, children):
+    def dims(self, children: Children) -> ast.TensorTypeExpr:
         return ast.TensorTypeExpr(tuple(self._nodes(children)), "", span=self._span(children))
 
     # dimensions ---------------------------------------------------------------------------
-    def dim_unknown(self, children):
+    def dim_unknown(self, children: Children) -> ast.DimUnknown:
         return ast.DimUnknown(span=self._span(children))
 
-    def dim_interval(self, children):
+    def dim_interval(self, children: Children) -> ast.DimInterval:
         return ast.DimInterval(self._int(children[0]), self._int(children[2]), span=self._span(children))
 
-    def dim_lower(self, children):
+    def dim_lower(self, children: Children) -> ast.DimInterval:
         return ast.DimInterval(self._int(children[0]), None, span=self._span(children))
 
-    def dim_upper(self, children):
+    def dim_upper(self, children: Children) -> ast.DimInterval:
         return ast.DimInterval(None, self._int(children[1]), span=self._span(children))
 
-    def dim_variadic(self, children):
+    def dim_variadic(self, children: Children) -> ast.DimVariadic:
         return ast.DimVariadic(str(children[1]), span=self._span(children))
 
-    def dim_broadcast(self, children):
+    def dim_broadcast(self, children: Children) -> ast.DimBroadcast:
         left, right = children[0], children[2]
         if isinstance(right, ast.DimInt) and right.value == 1:
             target = left
@@ -657,10 +669,10 @@ class _Builder:
             )
         return ast.DimBroadcast(target, span=self._span(children))
 
-    def dim_binary(self, children):
+    def dim_binary(self, children: Children) -> ast.DimBinary:
         return ast.DimBinary(str(children[1]), children[0], children[2], span=self._span(children))
 
-    def dim_call(self, children):
+    def dim_call(self, children: Children) -> ast.DimBinary:
         name = children[0]
         if str(name) not in ("max", "min"):
             raise ParseError(
@@ -669,20 +681,20 @@ class _Builder:
                 (),
                 "a dimension may call `max(a, b)` and `min(a, b)` only",
             )
-        left, right = (c for c in children[1:] if isinstance(c, ast.Node))
+        left, right = (c for c in children[1:] if not isinstance(c, _TOKENS))
         return ast.DimBinary(str(name), left, right, span=self._span(children))
 
-    def dim_int(self, children):
+    def dim_int(self, children: Children) -> ast.DimInt:
         return ast.DimInt(self._int(children[0]), span=self._tok_span(children[0]))
 
-    def dim_negative(self, children):
+    def dim_negative(self, children: Children) -> ast.DimInt:
         return ast.DimInt(-self._int(children[1]), span=self._span(children))
 
-    def dim_name(self, children):
+    def dim_name(self, children: Children) -> ast.DimName:
         return ast.DimName(str(children[0]), span=self._tok_span(children[0]))
 
-    def dim_paren(self, children):
-        inner = children[1]
+    def dim_paren(self, children: Children) -> ast.DimExpr:
+        inner: ast.DimExpr = children[1]
         inner.span = self._span(children)
         return inner
 
@@ -765,7 +777,7 @@ def _tables_key() -> bytes:
     return usercache.key(FORMAT, _grammar_text())
 
 
-def _cached_tables() -> "dict | None":
+def _cached_tables() -> "dict[str, Any] | None":
     """The driver's tables as `describe_tables` wrote them for this grammar, if cached (the key
     holds the whole grammar they were made from)."""
     payload = usercache.load(_tables_name(), _tables_key())
@@ -778,7 +790,7 @@ def _cached_tables() -> "dict | None":
     return found if isinstance(found, dict) else None
 
 
-def _store_tables(description: dict) -> None:
+def _store_tables(description: dict[str, Any]) -> None:
     usercache.store(_tables_name(), _tables_key(), marshal.dumps(description))
 
 
@@ -788,7 +800,7 @@ class _Parser:
 
     def __init__(self) -> None:
         self.builder = _Builder()
-        self._lark = None
+        self._lark: Lark | None = None
         description = _cached_tables()
         if description is None:
             description = describe_tables(self.lark)
@@ -797,7 +809,7 @@ class _Parser:
         self.lexer = FastLexer(dict(description["literals"]))
 
     @property
-    def lark(self):  # noqa: ANN201 - a lark.Lark, whose module loads only here
+    def lark(self) -> Lark:  # lark's module loads only here
         """lark's parser of the grammar, with the same builder (made on first use)."""
         if self._lark is None:
             from lark import Lark
@@ -815,18 +827,19 @@ class _Parser:
             )
         return self._lark
 
-    def parse(self, source: Source, start: str = "start"):
+    def parse(self, source: Source, start: str = "start") -> Any:
+        """The start rule's value: a Module of definitions (start) or declarations (stdlib)."""
         self.builder.source = source
         text = source.text
         try:
             return drive(self.tables, lambda rows, stack: self.lexer.tokens(text, rows, stack), start)
         except ParseError:
             raise
-        except Exception:  # any other failure: lark's driver reports it exactly (see driver.py)
+        except Exception:  # noqa: BLE001 - any other failure: lark's driver reports it exactly (see driver.py)
             pass
         return self._parse_with_lark(source, start)
 
-    def _parse_with_lark(self, source: Source, start: str):
+    def _parse_with_lark(self, source: Source, start: str) -> Any:
         from lark.exceptions import UnexpectedInput, VisitError
 
         try:
@@ -860,37 +873,39 @@ def _parser() -> Iterator[_Parser]:
             _FREE.append(parser)
 
 
-def parse_source(source: Source) -> ast.Module:
+def parse_source(source: Source) -> ast.Module[ast.Def]:
     """Parse a whole program; raises ParseError on the first syntax error."""
     with _parser() as parser:
-        return parser.parse(source)
+        module: ast.Module[ast.Def] = parser.parse(source)
+        return module
 
 
-def parse_with_comments(source: Source, start: str = "start") -> tuple[ast.Module, list[Comment]]:
+def parse_with_comments(source: Source, start: str = "start") -> tuple[ast.AnyModule, list[Comment]]:
     """Parse a whole program (or, with `start="stdlib"`, a file of operator declarations), and
     the comments (and `#[version]` header) it holds, in order."""
     with _parser() as parser:
         lexer = parser.lexer
         lexer.trivia = []
         try:
-            module = parser.parse(source, start)
+            module: ast.AnyModule = parser.parse(source, start)
             return module, comments_of(source.text, lexer.trivia)
         finally:
             lexer.trivia = None
 
 
-def parse_stdlib_with_comments(source: Source) -> tuple[ast.Module, list[Comment]]:
+def parse_stdlib_with_comments(source: Source) -> tuple[ast.AnyModule, list[Comment]]:
     """Parse a file of operator declarations and its comments (see `parse_with_comments`)."""
     return parse_with_comments(source, "stdlib")
 
 
-def parse_stdlib_source(source: Source) -> ast.Module:
+def parse_stdlib_source(source: Source) -> ast.Module[ast.OpDecl]:
     """Parse a file of operator declarations (stdlib/*.rly) into a Module of OpDecls."""
     with _parser() as parser:
-        return parser.parse(source, start="stdlib")
+        module: ast.Module[ast.OpDecl] = parser.parse(source, start="stdlib")
+        return module
 
 
-def parse(text: str, path: str = "<input>") -> ast.Module:
+def parse(text: str, path: str = "<input>") -> ast.Module[ast.Def]:
     """Parse program text (see `parse_source`)."""
     return parse_source(Source(text, path))
 
@@ -963,7 +978,8 @@ def _to_parse_error(exc: Exception, source: Source) -> ParseError:
             found = show_token(str(tok))
         return ParseError(span, found, _expected_names(_acceptable(exc, exc.expected)))
     if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
+        # lark's class default is None; an UnexpectedCharacters holds the offset
+        pos: int = exc.pos_in_stream  # type: ignore[assignment]
         if text.startswith("/*", pos):
             return ParseError(Span(source, pos, pos + 2), "`/*`", (), "unterminated block comment")
         if text.startswith('"', pos):  # a string the lexer could not read: no closing quote on its line
@@ -980,7 +996,7 @@ def _to_parse_error(exc: Exception, source: Source) -> ParseError:
     return ParseError(Span(source, 0, 0), "input", ())
 
 
-def _acceptable(exc: Exception, fallback) -> set:
+def _acceptable(exc: Exception, fallback: Iterable[str] | None) -> set[str]:
     """The terminals the parser could take where it failed.
 
     Asks lark's interactive parser (no callbacks run), which is exact; the parse table's
@@ -996,7 +1012,7 @@ def _acceptable(exc: Exception, fallback) -> set:
     return set(fallback or ())
 
 
-def _expected_names(terminals) -> list[str]:
+def _expected_names(terminals: Iterable[str]) -> list[str]:
     """Readable, sorted, de-duplicated names of terminals (anonymous `->` kept)."""
     return sorted(
         {

@@ -33,7 +33,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TypeVar
 
 from gradual.shapes.poly import int_text
 from gradual.syntax import ast, layout
@@ -42,6 +42,8 @@ from gradual.syntax.comments import Comment
 from gradual.syntax.layout import BLANK, HARD, Doc, Nest
 
 Annotator = Callable[[object], str | None]
+
+_Item = TypeVar("_Item")
 
 _DIM_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2, "%": 2, "max": 3, "min": 3}
 
@@ -82,7 +84,7 @@ def _format_binary(dim: ast.DimBinary) -> str:
     return f"{left} {dim.op} {right}"
 
 
-def format_dim_list(texts: list | None) -> str:
+def format_dim_list(texts: list[str] | None) -> str:
     """Printed dims as a shape: `(1, ?, n)`, `(3,)` for rank 1, `()`, or `*` for None."""
     if texts is None:
         return "*"
@@ -91,7 +93,7 @@ def format_dim_list(texts: list | None) -> str:
     return "(" + ", ".join(texts) + ")"
 
 
-def format_shape_expr(dims: tuple | None) -> str:
+def format_shape_expr(dims: tuple[ast.DimExpr, ...] | None) -> str:
     """`(1, ?, n)`, `(3,)`, `()` or `*`."""
     return format_dim_list(None if dims is None else [format_dim(d) for d in dims])
 
@@ -103,7 +105,7 @@ def format_type(t: ast.TypeExpr) -> str:
     return "".join(out)
 
 
-def _write_type(t: ast.TypeExpr, out: list) -> None:
+def _write_type(t: ast.TypeExpr, out: list[str]) -> None:
     """Append a type's text to `out` in pieces (joined once: a type n deep prints in linear time)."""
     if isinstance(t, ast.TensorTypeExpr):
         out.append(t.dtype if t.dims == () and t.dtype != "?" else f"Tensor[{format_shape_expr(t.dims)}, {t.dtype}]")
@@ -132,11 +134,11 @@ def _write_type(t: ast.TypeExpr, out: list) -> None:
         raise TypeError(f"not a type: {t!r}")
 
 
-def _write_types(types: tuple, out: list) -> None:
+def _write_types(types: tuple[ast.TypeExpr, ...], out: list[str]) -> None:
     write_separated(types, out, _write_type)
 
 
-def write_separated(items: Sequence, out: list, write: Callable[[Any, list], None]) -> None:
+def write_separated(items: Sequence[_Item], out: list[str], write: Callable[[_Item, list[str]], None]) -> None:
     """Append each item's text (`write(item, out)`) to `out`, separated by commas."""
     for i, item in enumerate(items):
         if i:
@@ -223,7 +225,7 @@ class _Printer:
         self.source = source
         self.comment_ends = [c.end for c in self.comments]
 
-    def line_before(self, parts: list, end: int, start: int, blank: bool = False) -> None:
+    def line_before(self, parts: list[Doc], end: int, start: int, blank: bool = False) -> None:
         """Begin a line for the construct at `start` (the one before ends at `end`): a line
         break (`blank`: and an empty line), its comments, then the empty line the source has
         after them, if any."""
@@ -244,11 +246,12 @@ class _Printer:
         return _EMPTY_LINE.search(self.source, end, start) is not None
 
     # comments -----------------------------------------------------------------------------
-    def notes(self, offset: int) -> list:
+    def notes(self, offset: int) -> list[Doc]:
         """The comments not yet placed that start before `offset` (usually none)."""
         if self.next_start >= offset:
             return []
-        comments, found = self.comments, []
+        comments = self.comments
+        found: list[Doc] = []
         at = self.next_comment
         while at < len(comments) and comments[at].start < offset:
             found.append(layout.Note(comments[at]))
@@ -257,7 +260,7 @@ class _Printer:
         self.next_start = comments[at].start if at < len(comments) else _END
         return found
 
-    def lead(self, offset: int, build: Callable[[Any], Doc], node: Any) -> Doc:
+    def lead(self, offset: int, build: Callable[[_Item], Doc], node: _Item) -> Doc:
         """The comments before `offset`, then `build(node)` (built after them: it may hold
         comments of its own)."""
         if self.next_start >= offset:
@@ -266,29 +269,31 @@ class _Printer:
         return [*notes, build(node)]
 
     # a group of items -----------------------------------------------------------------------
-    def items(self, opening: str, docs: list, closing: str, close_at: int, comma: str = ",") -> Doc:
+    def items(self, opening: str, docs: Sequence[Doc], closing: str, close_at: int, comma: str = ",") -> Doc:
         """`opening item, item closing` (`layout.bracket`: `comma` is the trailing comma); the
         comments before `close_at` (the closing bracket) go after the items."""
         notes = self.notes(close_at) if self.next_start < close_at else None
         return layout.bracket(opening, docs, closing, comma, notes)
 
     # module and definitions ----------------------------------------------------------------
-    def module(self, module: ast.Module) -> Doc:
-        parts: list = []
-        declarations = bool(module.defs) and isinstance(module.defs[0], ast.OpDecl)
-        for i, t in enumerate(module.types):  # type definitions first, as Relay prints them
+    def module(self, module: ast.AnyModule) -> Doc:
+        parts: list[Doc] = []
+        defs: tuple[ast.Def | ast.OpDecl, ...] = module.defs
+        types: tuple[ast.TypeDef, ...] = module.types
+        declarations = bool(defs) and isinstance(defs[0], ast.OpDecl)
+        for i, t in enumerate(types):  # type definitions first, as Relay prints them
             if i:
-                self.line_before(parts, module.types[i - 1].span.end, t.span.start, blank=True)
+                self.line_before(parts, types[i - 1].span.end, t.span.start, blank=True)
             else:
                 parts += self.notes(t.span.start)
             parts.append(type_def_doc(t, format_type))
-        for i, d in enumerate(module.defs):
-            if i or module.types:  # an empty line between definitions (operator declarations: where it was)
-                before = module.defs[i - 1].span.end if i else module.types[-1].span.end
+        for i, d in enumerate(defs):
+            if i or types:  # an empty line between definitions (operator declarations: where it was)
+                before = defs[i - 1].span.end if i else types[-1].span.end
                 self.line_before(parts, before, d.span.start, blank=not declarations)
             else:
                 parts += self.notes(d.span.start)
-            parts.append(self.op_decl(d) if declarations else self.definition(d))
+            parts.append(self.op_decl(d) if isinstance(d, ast.OpDecl) else self.definition(d))
         if module.defs or module.types:
             parts.append(HARD)
         parts += self.notes(_END)
@@ -316,13 +321,13 @@ class _Printer:
         rule = f"= {d.rule};" if d.rule else ";"
         if not d.where:
             return [head, " -> ", type_doc(d.ret), f" {rule}" if d.rule else ";"]
-        conditions: list = []
+        conditions: list[Doc] = []
         for i, c in enumerate(d.where):
             if i:
                 conditions.append(layout.COMMA)
             conditions.append(format_condition(c))
-        clause = [layout.SPACE, "where", layout.Nest([layout.SPACE, *conditions])]
-        tail = [layout.SPACE, rule] if d.rule else [";"]
+        clause: list[Doc] = [layout.SPACE, "where", layout.Nest([layout.SPACE, *conditions])]
+        tail: list[Doc] = [layout.SPACE, rule] if d.rule else [";"]
         return [head, " -> ", type_doc(d.ret), layout.Group([layout.Nest([*clause, *tail])])]
 
     def attr_param(self, a: ast.AttrParam) -> Doc:
@@ -330,11 +335,11 @@ class _Printer:
         text = f"{a.name}: {kind}{'?' if a.optional else ''}"
         return [text, " = ", attr_value_doc(a.default)] if a.has_default else text
 
-    def params(self, params: tuple, attrs: tuple) -> list:
+    def params(self, params: tuple[ast.Param, ...], attrs: tuple[ast.Attr, ...]) -> list[Doc]:
         """Parameters, then the function attributes Relay prints after them."""
         return [self.lead(p.span.start, self.param, p) for p in params] + self.attrs(attrs)
 
-    def attrs(self, attrs: tuple) -> list:
+    def attrs(self, attrs: tuple[ast.Attr, ...]) -> list[Doc]:
         return [self.lead(a.span.start, self.attr, a) for a in attrs]
 
     def attr(self, a: ast.Attr) -> Doc:
@@ -369,12 +374,12 @@ class _Printer:
         inner += self.notes(body.span.end - 1)
         return [Nest(inner), HARD, "}"]
 
-    def body(self, body: ast.Body) -> list:
+    def body(self, body: ast.Body) -> list[Doc]:
         """The statements and the result, each on a line of its own (after a line break)."""
         stmts = body.stmts
         if any(s.__class__ is ast.Dataflow for s in stmts):  # a frontend's module, not yet checked
             stmts = ast.plain_statements(stmts)
-        parts: list = []
+        parts: list[Doc] = []
         end = -1  # where the statement before ends (none before the first)
         for s in stmts:
             self.line_before(parts, end, s.span.start)
@@ -414,47 +419,46 @@ class _Printer:
 
     # expressions ----------------------------------------------------------------------------
     def expr(self, e: ast.Expr) -> Doc:
-        cls = e.__class__
         if self.next_start < e.span.start:
             return [self.notes(e.span.start), self.expr(e)]
-        if cls is ast.Var:
-            return f"%{e.name}"  # type: ignore[union-attr]
-        if cls is ast.Call:
-            return self.call(e)  # type: ignore[arg-type]
-        if cls is ast.GlobalVar:
-            return f"@{e.name}"  # type: ignore[union-attr]
-        if cls is ast.OpRef:
-            return e.name  # type: ignore[union-attr]
-        if cls is ast.Literal:
-            return format_literal(e)  # type: ignore[arg-type]
-        if cls is ast.TupleExpr:
-            fields = [self.expr(f) for f in e.fields]  # type: ignore[union-attr]
+        if type(e) is ast.Var:
+            return f"%{e.name}"
+        if type(e) is ast.Call:
+            return self.call(e)
+        if type(e) is ast.GlobalVar:
+            return f"@{e.name}"
+        if type(e) is ast.OpRef:
+            return e.name
+        if type(e) is ast.Literal:
+            return format_literal(e)
+        if type(e) is ast.TupleExpr:
+            fields = [self.expr(f) for f in e.fields]
             return self.items("(", fields, ")", e.span.end - 1, ",1")
-        if cls is ast.Proj:
-            return [self.operand(e.tuple), f".{e.index}"]  # type: ignore[union-attr]
-        if cls is ast.If:
-            cond = self.expr(e.cond)  # type: ignore[union-attr]
-            then = self.block(e.then)  # type: ignore[union-attr]
-            return ["if (", cond, ") {", then, " else {", self.block(e.otherwise)]  # type: ignore[union-attr]
-        if cls is ast.Match:
+        if type(e) is ast.Proj:
+            return [self.operand(e.tuple), f".{e.index}"]
+        if type(e) is ast.If:
+            cond = self.expr(e.cond)
+            then = self.block(e.then)
+            return ["if (", cond, ") {", then, " else {", self.block(e.otherwise)]
+        if type(e) is ast.Match:
             return match_doc(
-                e,  # type: ignore[arg-type]
+                e,
                 self.expr,
                 self.block,
                 lambda parts, start: self.line_before(parts, -1, start),
                 self.notes,
                 format_type,
             )
-        if cls is ast.Fn:
-            params = self.params(e.params, e.attrs)  # type: ignore[union-attr]
-            close_at = e.ret.span.start if e.ret is not None else e.body.span.start  # type: ignore[union-attr]
-            tparams = e.type_params  # type: ignore[union-attr]
+        if type(e) is ast.Fn:
+            params = self.params(e.params, e.attrs)
+            close_at = e.ret.span.start if e.ret is not None else e.body.span.start
+            tparams = e.type_params
             head = self.items(f"fn [{', '.join(tparams)}](" if tparams else "fn (", params, ")", close_at)
-            return [head, self.returns(e.ret), " {", self.block(e.body)]  # type: ignore[union-attr]
-        if cls is ast.Cast:
-            return [self.expr(e.expr), " as ", type_doc(e.type)]  # type: ignore[union-attr]
-        if cls is ast.Block:
-            inner = self.body(e.body)  # type: ignore[union-attr]
+            return [head, self.returns(e.ret), " {", self.block(e.body)]
+        if type(e) is ast.Cast:
+            return [self.expr(e.expr), " as ", type_doc(e.type)]
+        if type(e) is ast.Block:
+            inner = self.body(e.body)
             inner += self.notes(e.span.end - 1)  # comments before `)` are inside
             return ["(", Nest(inner), HARD, ")"]
         raise TypeError(f"not an expression: {e!r}")
@@ -471,14 +475,15 @@ class _Printer:
         tuple's items break, not the call's."""
         callee = self.operand(e.callee)
         args = e.args
-        if len(args) == 1 and not e.attrs and args[0].__class__ is ast.TupleExpr and args[0].fields:  # type: ignore[attr-defined]
-            return [callee, "(", self.expr(args[0]), *self.notes(e.span.end - 1), ")"]
+        first = args[0] if len(args) == 1 and not e.attrs else None
+        if type(first) is ast.TupleExpr and first.fields:
+            return [callee, "(", self.expr(first), *self.notes(e.span.end - 1), ")"]
         items = [self.expr(a) for a in args] + self.attrs(e.attrs)
         return [callee, self.items("(", items, ")", e.span.end - 1)]
 
 
 # types and attribute values as documents ---------------------------------------------------
-def _group(opening: str, docs: list, closing: str, comma: str = ",") -> Doc:
+def _group(opening: str, docs: Sequence[Doc], closing: str, comma: str = ",") -> Doc:
     """Items that break one per line when they do not fit (no comments inside: the comments
     of a type move past it)."""
     if not docs:
@@ -486,7 +491,7 @@ def _group(opening: str, docs: list, closing: str, comma: str = ",") -> Doc:
     return layout.bracket(opening, docs, closing, comma)
 
 
-def shape_doc(dims: tuple | None) -> Doc:
+def shape_doc(dims: tuple[ast.DimExpr, ...] | None) -> Doc:
     """`(1, ?, n)`, `(3,)`, `()` or `*`."""
     if dims is None:
         return "*"
@@ -495,28 +500,27 @@ def shape_doc(dims: tuple | None) -> Doc:
 
 def type_doc(t: ast.TypeExpr) -> Doc:
     """A type as a document: `format_type`'s text when flat."""
-    cls = t.__class__
-    if cls is ast.TensorTypeExpr:
-        if t.dims == () and t.dtype != "?":  # type: ignore[union-attr]
-            return t.dtype  # type: ignore[union-attr]
-        shape = shape_doc(t.dims)  # type: ignore[union-attr]
+    if type(t) is ast.TensorTypeExpr:
+        if t.dims == () and t.dtype != "?":
+            return t.dtype
+        shape = shape_doc(t.dims)
         if shape.__class__ is str:
-            return f"Tensor[{shape}, {t.dtype}]"  # type: ignore[union-attr]
-        return ["Tensor[", shape, f", {t.dtype}]"]  # type: ignore[union-attr]  # the shape's dims break
-    if cls is ast.TupleTypeExpr:
-        return _group("(", [type_doc(f) for f in t.fields], ")", ",1")  # type: ignore[union-attr]
-    if cls is ast.FnTypeExpr:
-        opening = f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn ("  # type: ignore[union-attr]
-        params = _group(opening, [type_doc(p) for p in t.params], ")", "")  # type: ignore[union-attr]
-        return [params, " -> ", type_doc(t.ret)]  # type: ignore[union-attr]
-    if cls is ast.DynTypeExpr:
+            return f"Tensor[{shape}, {t.dtype}]"
+        return ["Tensor[", shape, f", {t.dtype}]"]  # the shape's dims break
+    if type(t) is ast.TupleTypeExpr:
+        return _group("(", [type_doc(f) for f in t.fields], ")", ",1")
+    if type(t) is ast.FnTypeExpr:
+        opening = f"fn [{', '.join(t.type_params)}](" if t.type_params else "fn ("
+        params = _group(opening, [type_doc(p) for p in t.params], ")", "")
+        return [params, " -> ", type_doc(t.ret)]
+    if type(t) is ast.DynTypeExpr:
         return "?"
-    if cls is ast.HoleTypeExpr:
-        return f"?{t.name}"  # type: ignore[union-attr]
-    if cls is ast.RefTypeExpr:
-        return ["ref(", type_doc(t.content), ")"]  # type: ignore[union-attr]
-    if cls is ast.AdtTypeExpr:
-        return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")  # type: ignore[union-attr]
+    if type(t) is ast.HoleTypeExpr:
+        return f"?{t.name}"
+    if type(t) is ast.RefTypeExpr:
+        return ["ref(", type_doc(t.content), ")"]
+    if type(t) is ast.AdtTypeExpr:
+        return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")
     raise TypeError(f"not a type: {t!r}")
 
 
@@ -534,7 +538,7 @@ DEFAULT_WIDTH = 100
 
 
 def module_doc(
-    module: ast.Module,
+    module: ast.AnyModule,
     annotate: Annotator | None = None,
     comments: Sequence[Comment] = (),
     source: str | None = None,
@@ -544,7 +548,7 @@ def module_doc(
 
 
 def format_module(
-    module: ast.Module,
+    module: ast.AnyModule,
     annotate: Annotator | None = None,
     comments: Sequence[Comment] = (),
     width: int | None = None,
@@ -566,7 +570,7 @@ def format_expr(e: ast.Expr) -> str:
 
 
 # contracts (a declaration's `where` clause) ---------------------------------------------------
-def format_condition(node: Union[ast.Condition, ast.CExpr]) -> str:
+def format_condition(node: ast.Condition | ast.CExpr) -> str:
     """A condition or term as written (normalized spacing)."""
     if isinstance(node, ast.Compare):
         parts = [format_condition(node.operands[0])]

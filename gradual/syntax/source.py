@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import Any, Callable
 
 #: a UTF-8 byte order mark: an encoding marker, not text. The lexer skips it at the start of a
 #: document, and positions on its first line count from what follows it (as editors show it).
@@ -182,22 +183,29 @@ class PlacedSource(Source):
 
     __slots__ = ("_reader",)
 
-    def __init__(self, path: str, line_base: int, reader: object, data: object = None) -> None:
+    def __init__(
+        self, path: str, line_base: int, reader: "str | Callable[[], str] | None", data: object = None
+    ) -> None:
         """`reader`: the text (a str), or a function of no arguments giving it."""
         super().__init__("", path, 0, line_base, data)
         self._reader = reader
 
-    @property  # type: ignore[override]
-    def text(self) -> str:  # noqa: D102 - Source.text, read when first asked for
+    @property
+    def text(self) -> str:  # Source.text, read when first asked for
         reader = self._reader
         if reader is not None:
             self._reader = None
-            Source.text.__set__(self, reader if isinstance(reader, str) else reader())  # type: ignore[attr-defined]
-        return Source.text.__get__(self)  # type: ignore[attr-defined]
+            _TEXT_SLOT.__set__(self, reader if isinstance(reader, str) else reader())
+        text: str = _TEXT_SLOT.__get__(self)
+        return text
 
     @text.setter
     def text(self, value: str) -> None:
-        Source.text.__set__(self, value)  # type: ignore[attr-defined]
+        _TEXT_SLOT.__set__(self, value)
+
+
+#: the slot that holds a Source's text: PlacedSource's property stores into it
+_TEXT_SLOT: Any = Source.__dict__["text"]
 
 
 def is_placed(source: Source) -> bool:
@@ -226,7 +234,7 @@ def generated_span(label: str) -> Span:
     return Span(Source("", label), 0, 0)
 
 
-def python_lines(text: str) -> list:
+def python_lines(text: str) -> list[str]:
     """A Python file's lines as Python numbers them (and torch's traces with them): a line
     ends at `\n`, `\r\n` or `\r` only. `str.splitlines` also ends one at a form feed (a page
     break PEP 8 allows), `\v`, `\x1c`..`\x1e`, `\x85` or U+2028, so every line after one was

@@ -149,7 +149,7 @@ class TensorType(Type):
 class TupleType(Type):
     """`(T1, T2)`."""
 
-    fields: tuple
+    fields: tuple[Type, ...]
     _hash: Optional[int] = field(default=None, init=False, compare=False, repr=False)
     _ground: Optional[bool] = field(default=None, init=False, compare=False, repr=False)  # see is_ground
 
@@ -171,7 +171,7 @@ class FuncType(Type):
     `bitwise_and` of a `T` tensor; ops/operand_dtypes.py): a call that binds T to a dtype
     outside the class always fails there."""
 
-    params: tuple
+    params: tuple[Type, ...]
     ret: Type
     dim_params: tuple = ()
     dtype_params: tuple = ()

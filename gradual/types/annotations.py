@@ -24,7 +24,6 @@ from gradual.types import (
     DYN,
     DYN_DTYPE,
     AdtType,
-    TypeParam,
     Broadcast,
     DType,
     FuncType,
@@ -32,6 +31,7 @@ from gradual.types import (
     TensorType,
     TupleType,
     Type,
+    TypeParam,
     TypeVar,
     Variadic,
     type_symbols,
@@ -62,10 +62,10 @@ class DimScope:
 
     def __init__(self, parent: Optional["DimScope"] = None, mode: str = "closed") -> None:
         self.mode = mode
-        self.introduced: list = []
+        self.introduced: list[Symbol] = []
         if parent is None:
-            self.names: dict = {}
-            self.sequences: dict = {}
+            self.names: dict[str, Optional[Symbol]] = {}
+            self.sequences: dict[str, Optional[Symbol]] = {}
             self.log = UndoLog()
         else:
             self.names, self.sequences, self.log = parent.names, parent.sequences, parent.log
@@ -93,7 +93,7 @@ class DimScope:
         self.introduced.append(sym)
         return sym
 
-    def forget(self, symbols: tuple) -> None:
+    def forget(self, symbols: Collection[Symbol]) -> None:
         """These symbols' names no longer refer to them (a function type quantified them: a
         later annotation's same name is a new symbol)."""
         for sym in symbols:

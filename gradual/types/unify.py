@@ -18,7 +18,7 @@ a diagnostic. `find` compresses paths, so a chain of unifications stays near-lin
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional
 
 from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.constraint import vanishes
@@ -40,8 +40,9 @@ class HintVar(DimVar):
     """A dimension guessed by `can_unify`: acts as `guess`, widened on conflict."""
 
     __slots__ = ("guess",)
+    origin: tuple[int, Any]  # the hint's key: (id of its binder, axis)
 
-    def __init__(self, name: str, guess: int, origin: object = None) -> None:
+    def __init__(self, name: str, guess: int, origin: tuple[int, Any]) -> None:
         super().__init__(name, guess, guess, origin)
         self.guess = guess
 

@@ -32,7 +32,7 @@ from gradual.checker.site.values import (
     value_item,
 )
 from gradual.diagnostics import Diagnostic
-from gradual.ops.context import RuleFailure, TensorArg
+from gradual.ops.context import ArgView, RuleFailure, TensorArg
 from gradual.shapes import Dimension, Poly
 from gradual.shapes.reasoning import at_least_a_size, least_natural_point, linear_in, nondecreasing
 from gradual.syntax.source import Span
@@ -54,6 +54,12 @@ from gradual.types import (
 )
 from gradual.types.unify import SiteVar, Solver
 
+#: what a call's signature symbols and dtype variables stand for: (name, value) pairs (named
+#: here: CallSite's own `tuple` method shadows the builtin inside the class)
+Instantiation = tuple[tuple[str, Any], ...]
+#: a symbolic argument dim and its polynomial
+DimAndPoly = tuple[SDim, Poly]
+
 
 class CallSite(Requirements):
     """The symbolic ShapeContext of one call (see the module docstring)."""
@@ -65,14 +71,14 @@ class CallSite(Requirements):
         solver: Solver,
         callee: Callee,
         args: Sequence[ArgInfo],
-        attrs: dict,
+        attrs: dict[str, Any],
         span: Span,
         report: Callable[[Diagnostic], None],
         new_def_var: Callable[[TypeVar, int], Optional[DimVar]],
         new_def_dtype: Callable[[TypeVar], DTypeVar],
     ) -> None:
         super().__init__(solver, callee, args, attrs, span, report, new_def_var, new_def_dtype)
-        self.args = [self._open(info.type, i, (), info) for i, info in enumerate(self.arg_infos)]
+        self.args: list[ArgView] = [self._open(info.type, i, (), info) for i, info in enumerate(self.arg_infos)]
 
     def tensor(
         self, dims: Optional[Sequence[Any]], dtype: Any = None, value: Optional[Sequence[Any]] = None
@@ -149,9 +155,9 @@ class CallSite(Requirements):
                     self._within(source, need, None, assumed=True)
                 return
 
-    def _argument_dims(self) -> list:
+    def _argument_dims(self) -> list[DimAndPoly]:
         """(dim, its polynomial) of each symbolic argument dim (where a bound can be checked)."""
-        found = []
+        found: list[DimAndPoly] = []
         for opened in self.opened.values():
             view = opened.view
             if isinstance(view, TensorArg) and view.dims is not None:
@@ -205,12 +211,12 @@ class CallSite(Requirements):
             self.learned,
         )
 
-    def _instantiation(self) -> tuple:
+    def _instantiation(self) -> Instantiation:
         """What the signature's symbols and dtype variables stand for at this call."""
         if not self.bindings:
             return ()
         dims, seqs, dtypes = self.bindings
-        out: list = [(sym.name, self._final_dim(sdim(d))) for sym, d in dims.items()]
+        out: list[tuple[str, Any]] = [(sym.name, self._final_dim(sdim(d))) for sym, d in dims.items()]
         out += [(f"*{sym.name}", tuple(self._final_dim(sdim(d)) for d in run)) for sym, run in seqs.items()]
         out += [(var.name, self.solver.resolve_dtype(raw_dtype(d))) for var, d in dtypes.items()]
         return tuple(out)
@@ -256,8 +262,10 @@ class CallSite(Requirements):
                 values[sym] = self._final_dim(sdim(bound))
             if all(v.is_exact for v in values.values()):
                 return Dimension.of_expr(d.expr.substitute(lambda s: values[s].expr if s in values else None))
-            (sym,) = mentioned if len(mentioned) == 1 else (None,)
-            return values[sym] if sym is not None and d.expr == Poly.atom(sym) else Dimension.dynamic()
+            if len(mentioned) != 1:
+                return Dimension.dynamic()
+            (sym,) = mentioned
+            return values[sym] if d.expr == Poly.atom(sym) else Dimension.dynamic()
 
         def dtype(dt: DType) -> DType:
             if dt not in proto.quantified_dtypes:

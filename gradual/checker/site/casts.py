@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from gradual.checker import messages
-from gradual.checker.site.values import CastPattern, RefArg, SDim, Slot, field_type, raw_dtype
+from gradual.checker.site.values import ArgPath, CastPattern, RefArg, SDim, Slot, field_type, raw_dtype
 from gradual.ops.context import TensorArg, TupleArg
 from gradual.shapes import Dimension, Poly, Symbol
 from gradual.shapes.reasoning import divisibility
@@ -21,7 +21,6 @@ from gradual.types import (
     DimVar,
     DTypeVar,
     DynType,
-    FuncType,
     RefType,
     TensorType,
     TupleType,
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from gradual.checker.site import CallSite
 
 
-def pattern_dims(t: Type) -> list:
+def pattern_dims(t: Type) -> list[Any]:
     """The dims (and `e|1` items) of a cast pattern's tensors, in the order a runtime check
     meets them."""
     if isinstance(t, TupleType):
@@ -53,17 +52,17 @@ class CastBuilder:
     def __init__(self, site: CallSite) -> None:
         self.site = site
         self.solver = site.solver
-        self.binders: dict[SiteVar, Symbol] = {}
-        self.runs: list = []  # the `*r` of rank patterns, bound at runtime like the binders
-        self.occurrences: dict[SiteVar, int] = {}
+        self.binders: dict[DimVar, Symbol] = {}
+        self.runs: list[Symbol] = []  # the `*r` of rank patterns, bound at runtime like the binders
+        self.occurrences: dict[DimVar, int] = {}
         # each shared dim's occurrences (argument index, path, axis, variable); the first binds it
-        self.uses: dict[SiteVar, list] = {}
-        self.facts: list = []
+        self.uses: dict[DimVar, list[Any]] = {}
+        self.facts: list[Any] = []
 
-    def build(self) -> tuple[list, list]:
+    def build(self) -> tuple[list[CastPattern], list[tuple[int, Any, Type]]]:
         self._count_occurrences()
-        casts: list = []
-        refinements: list = []
+        casts: list[CastPattern] = []
+        refinements: list[tuple[int, Any, Type]] = []
         seen_binders: set[int] = set()
         patterns = []
         for index, info in enumerate(self.site.arg_infos):
@@ -85,30 +84,30 @@ class CastBuilder:
                 casts.append(CastPattern(index, info.node, pattern, verifies, binds, reason))
         return casts, refinements
 
-    def _binding_arguments(self, patterns: list) -> set:
+    def _binding_arguments(self, patterns: list[Any]) -> set[int]:
         """The arguments whose casts bind a symbol that a verifying pattern mentions (a cast
         that verifies nothing is kept only for that)."""
         if not self.uses:
             return set()
-        mentioned: set = set()
+        mentioned: set[Any] = set()
         for _, _, pattern, verifies in patterns:
             if verifies:
                 mentioned |= type_symbols(pattern)
         return {self.uses[var][0][0] for var, sym in self.binders.items() if sym in mentioned}
 
-    def _bound_sooner(self, patterns: list, binding: set) -> set:
+    def _bound_sooner(self, patterns: list[Any], binding: set[int]) -> set[int]:
         """The binding arguments a symbol of whose is bound before their cast runs: casts run in
         argument order, and the runtime solves an expression with one unbound symbol it is
         linear in (`%y as (2 - d,)` before `%z as (d,)`: runtime/match.py), so such a cast
         checks it: a check site that can fail, and so counted (it failed with no check site
         counted: found by outside pass 9). `d // 2` or `d - d1` wait for their symbols; the
         caller's own names (`d + s10`) are bound already."""
-        owned: dict = {}
+        owned: dict[Any, Any] = {}
         for var, sym in self.binders.items():
             owned.setdefault(self.uses[var][0][0], set()).add(sym)
         mine = set(self.binders.values()) | set(self.runs)  # the caller's own names are bound on entry
-        bound: set = set()
-        sooner: set = set()
+        bound: set[Any] = set()
+        sooner: set[int] = set()
         for i, _, pattern, verifies in patterns:  # in argument order
             if i in binding and owned.get(i, set()) & bound:
                 sooner.add(i)
@@ -145,12 +144,12 @@ class CastBuilder:
             args = {self.solver.find(slot.var) for slot in self.site.slots.values()}
             for contract in self.site.contracts.values():
                 for sym in type_symbols(contract):
-                    rep = self.solver.find(sym) if isinstance(sym, SiteVar) else None
-                    if rep in args and self.solver.is_free(rep):
-                        self.occurrences[rep] = self.occurrences.get(rep, 0) + 2
+                    shared = self.solver.find(sym) if isinstance(sym, SiteVar) else None
+                    if shared is not None and shared in args and self.solver.is_free(shared):
+                        self.occurrences[shared] = self.occurrences.get(shared, 0) + 2
 
-    def _referenced_vars(self, slot: Slot) -> list:
-        found: list = []
+    def _referenced_vars(self, slot: Slot) -> list[DimVar]:
+        found: list[DimVar] = []
         rep = self.solver.find(slot.var)
         exprs = []
         if rep in self.solver.solution:
@@ -163,7 +162,7 @@ class CastBuilder:
                     found.append(self.solver.find(s))
         return found
 
-    def _pattern(self, index: int, path: tuple, t: Type) -> tuple[Type, bool, Optional[Type]]:
+    def _pattern(self, index: int, path: ArgPath, t: Type) -> tuple[Type, bool, Optional[Type]]:
         t = self.solver.resolve_type(t)
         kind = self.site.kind_checks.get((index, path))
         opened = self.site.opened.get((index, path))
@@ -180,8 +179,8 @@ class CastBuilder:
         if isinstance(view, TupleArg) and view.fields is not None:
             parts = [self._pattern(index, path + (i,), field_type(t, i)) for i in range(len(view.fields))]
             verifies = kind is not None or any(p[1] for p in parts)
-            refined = TupleType(tuple(p[2] or p[0] for p in parts)) if isinstance(t, TupleType) else None
-            return TupleType(tuple(p[0] for p in parts)), verifies, refined
+            refined_tuple = TupleType(tuple(p[2] or p[0] for p in parts)) if isinstance(t, TupleType) else None
+            return TupleType(tuple(p[0] for p in parts)), verifies, refined_tuple
         contract = self.site.contracts.get((index, path))
         if contract is not None:  # a function, or a `?` passed for one
             return self._contract_pattern(contract), True, None
@@ -216,10 +215,10 @@ class CastBuilder:
 
         return map_dtypes(map_dims(contract, dim), dtype)
 
-    def _tensor_pattern(self, index: int, path: tuple, t: Type, view: TensorArg, kind_check: bool) -> tuple:
+    def _tensor_pattern(self, index: int, path: ArgPath, t: Type, view: TensorArg, kind_check: bool) -> tuple[Any, ...]:
         verifies = kind_check or (index, path) in self.site.rank_checks
-        dims: Optional[tuple] = None
-        refined_dims: Optional[tuple] = None
+        dims: Optional[tuple[Any, ...]] = None
+        refined_dims: Optional[tuple[Any, ...]] = None
         if view.dims is None:
             dims, checks = self._unknown_rank_pattern(index, path)
             verifies |= checks
@@ -248,7 +247,7 @@ class CastBuilder:
             refined = TensorType(refined.dims, refined.dtype, t.value)
         return pattern, verifies, refined
 
-    def _unknown_rank_pattern(self, index: int, path: tuple) -> tuple[Optional[tuple], bool]:
+    def _unknown_rank_pattern(self, index: int, path: ArgPath) -> tuple[Optional[tuple[Any, ...]], bool]:
         """The dims to check of an argument of unknown rank, and whether they verify anything:
         `(*r, ?, ?)` where it must have at least two dims (an axis attribute names its dim 1),
         `(*r, 4)` where a signature's `(*b, k)` or a rule's axis from the end needs its last dim
@@ -281,7 +280,7 @@ class CastBuilder:
             self.facts.append((index, info.binder, ("rank-at-least", path, max(least, len(first) + len(last)))))
         return tuple(d for d, _ in first) + (Variadic(run),) + padding + tuple(d for d, _ in last), True
 
-    def _edge_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
+    def _edge_pattern(self, index: int, path: ArgPath, axis: int, d: SDim) -> tuple[Any, ...]:
         """(pattern item, whether it verifies) of a dim at one end of a value of unknown rank; a
         verified dim that names no binder of this call is a fact of the value from then on."""
         item, verifies, _ = self._dim_pattern(index, path, axis, d)
@@ -296,7 +295,7 @@ class CastBuilder:
             self.facts.append((index, info.binder, ("edge", path, axis, item)))
         return item, verifies
 
-    def _dim_pattern(self, index: int, path: tuple, axis: int, d: SDim) -> tuple:
+    def _dim_pattern(self, index: int, path: ArgPath, axis: int, d: SDim) -> tuple[Any, ...]:
         """(pattern item, whether it verifies something, refined dim for the value's type)."""
         slot = self.site.slots.get((index, path, axis))
         claimed = self.site.claim_checks.get((index, path, axis))
@@ -344,7 +343,7 @@ class CastBuilder:
             return bounds, True, bounds
         return known, False, known
 
-    def _new_broadcast_fact(self, index: int, path: tuple, axis: int, target: Dimension) -> bool:
+    def _new_broadcast_fact(self, index: int, path: ArgPath, axis: int, target: Dimension) -> bool:
         """Whether a check that the dim is `target` or 1 is still to make (no earlier check of this
         value made it); a check made here is a fact of the value from then on."""
         info = self.site.arg_infos[index]
@@ -355,7 +354,9 @@ class CastBuilder:
             self.facts.append((index, info.binder, fact))
         return True
 
-    def _bound_pattern(self, index: int, path: tuple, axis: int, bound: tuple, exact: Dimension) -> tuple:
+    def _bound_pattern(
+        self, index: int, path: ArgPath, axis: int, bound: tuple[Any, ...], exact: Dimension
+    ) -> tuple[Any, ...]:
         """A rigid dim checked against bounds (a slice's or window's length): once per value,
         as a fact that an earlier check of bounds at least as tight makes unnecessary."""
         info = self.site.arg_infos[index]
@@ -372,8 +373,8 @@ class CastBuilder:
         return Dimension.interval(lo, hi), True, exact
 
     def _shared_pattern(
-        self, rep: SiteVar, index: int, path: tuple, axis: int, known: Dimension, bounds: Dimension
-    ) -> tuple:
+        self, rep: DimVar, index: int, path: ArgPath, axis: int, known: Dimension, bounds: Dimension
+    ) -> tuple[Any, ...]:
         """A dim that several argument dims share: the first occurrence binds it (checking its
         bounds where they are narrower than the value's type), each later one must equal it,
         unless its variable is already known equal to an earlier occurrence's (a fact from an
@@ -387,7 +388,7 @@ class CastBuilder:
             return binder, narrowed, bounds if narrowed else known
         known_facts = self.site.arg_infos[index].facts
 
-        def known_equal(other: Any, p: tuple, a: int) -> bool:
+        def known_equal(other: Any, p: ArgPath, a: int) -> bool:
             same_place = other is var and (p, a) == (path, axis)
             return same_place or ("equal", path, axis, id(other), p, a) in known_facts
 
@@ -401,7 +402,7 @@ class CastBuilder:
         uses.append((index, path, axis, var))
         return binder, True, bounds
 
-    def _solved_pattern(self, rep: SiteVar, known: Dimension, where: tuple) -> tuple:
+    def _solved_pattern(self, rep: DimVar, known: Dimension, where: tuple[Any, ...]) -> tuple[Any, ...]:
         solution = self.solver.resolve(self.solver.solution[rep])
         hints = {s for s in solution.symbols() if isinstance(s, HintVar)}
         if hints:
@@ -415,7 +416,7 @@ class CastBuilder:
         self._binds_in(expressed, where)
         return expressed, True, known
 
-    def _binds_in(self, expressed: Dimension, where: tuple) -> None:
+    def _binds_in(self, expressed: Dimension, where: tuple[Any, ...]) -> None:
         """An expression of binders (`2 * d`) in a cast binds them where it is the first of their
         occurrences, as a bare one would: a later bare `d` then verifies, and is counted (two
         casts that can each fail counted as one)."""
@@ -437,7 +438,7 @@ class CastBuilder:
         free = sorted((s for s in dim.symbols() if isinstance(s, SiteVar)), key=lambda s: s.sort_key())
         if not free:
             return dim
-        mapping = {}
+        mapping: dict[Symbol, Poly] = {}
         for s in free:
             rep = self.solver.find(s)
             if rep not in self.uses and self.occurrences.get(rep, 0) <= 1:
@@ -447,14 +448,14 @@ class CastBuilder:
             mapping[s] = Poly.atom(self._binder(rep))
         return Dimension.of_expr(dim.expr.substitute(lambda s: mapping.get(s)))
 
-    def _binder(self, rep: SiteVar) -> Symbol:
+    def _binder(self, rep: DimVar) -> Symbol:
         found = self.binders.get(rep)
         if found is None:
             found = self.binders[rep] = Symbol("d", rep.lo, rep.hi)
         return found
 
 
-def up_to_last_check(items: list) -> list:
+def up_to_last_check(items: list[Any]) -> list[Any]:
     """Edge patterns (item, verifies) from the value's end inwards, without the `?`s past the
     last one that says something (a check, or a binder another argument's cast must equal:
     dropping that one lost the relation between dense's two arguments; found by the deep round

@@ -5,11 +5,12 @@ static error. Claimed dims (`claimed` function attributes) and hinted parameters
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from gradual.checker import messages
 from gradual.checker.site.opening import Opening
 from gradual.checker.site.values import (
+    DimLike,
     SDim,
     Slot,
     as_dim,
@@ -20,7 +21,7 @@ from gradual.checker.site.values import (
     sdim,
 )
 from gradual.ops.context import RuleFailure, TensorArg
-from gradual.shapes import Dimension, Grade, Poly
+from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.constraint import solve as solve_constraint
 from gradual.shapes.reasoning import signed_bounds
 from gradual.types import (
@@ -60,7 +61,7 @@ class Constraints(Opening):
     def claimed(self, d: Any) -> bool:
         return not isinstance(d, int) and mentions_claimed(self.solver.resolve(sdim(d).dim))
 
-    def bounds(self, d: Any) -> tuple:
+    def bounds(self, d: Any) -> tuple[Any, Any]:
         if isinstance(d, int):
             return d, d
         dim = self.solver.resolve(sdim(d).dim, final=True)
@@ -88,7 +89,7 @@ class Constraints(Opening):
             hi_v = lo_v
         return SDim(Dimension.interval(lo_v, hi_v))
 
-    def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple] = None) -> SDim:
+    def equal(self, a: Any, b: Any, symbol: Optional[str] = None, otherwise: Optional[tuple[Any, ...]] = None) -> SDim:
         a, b = sdim(a), sdim(b)
         if self.recursive_call and self._parameters_meet(a, b):
             return SDim(Dimension.dynamic(), a.origin)
@@ -112,7 +113,9 @@ class Constraints(Opening):
         keep = a if a.origin is not None or b.origin is None else b
         return SDim(self.solver.resolve(a.dim), keep.origin, symbol or a.symbol)
 
-    def quotient(self, value: Any, coeff: int, symbol: Optional[str] = None, written: Optional[tuple] = None) -> SDim:
+    def quotient(
+        self, value: DimLike, coeff: int, symbol: Optional[str] = None, written: Optional[tuple[Any, str]] = None
+    ) -> SDim:
         """`value // coeff` where coeff must divide value: a value of the caller's own symbols that
         it may divide (`m` for a signature's `2 * n`: every even m) is checked at runtime, as the
         same call with an unknown in m's place is; only a value it can never divide is an error
@@ -152,7 +155,7 @@ class Constraints(Opening):
         if resolved == self.solver.resolve(product):
             return False
         for k in range(coeff):  # every symbol k: a sufficient witness (m + 1 at m = 1, 2 * m + 1 at none)
-            at_k = resolved.expr.substitute(lambda s, k=k: Poly.const(k))
+            at_k = resolved.expr.substitute(_constant(k))
             if at_k.is_const() and at_k.const_value() % coeff == 0:
                 return True
         return False
@@ -210,7 +213,7 @@ class Constraints(Opening):
         kept = self._check_equal_later(a, b)
         return None if kept is None else SDim(self.solver.resolve(kept.dim), kept.origin, symbol or kept.symbol)
 
-    def broadcast(self, a: Any, b: Any) -> SDim:
+    def broadcast(self, a: DimLike, b: DimLike) -> SDim:
         a, b = sdim(a), sdim(b)
         if self.is_one(a):
             return b
@@ -302,7 +305,7 @@ class Constraints(Opening):
             return None
         return self._claim_checked(sides, constraint, (), symbol)
 
-    def _claimed_broadcast(self, sides: tuple, constraint: Any, symbol: Optional[str]) -> Optional[SDim]:
+    def _claimed_broadcast(self, sides: tuple[Any, ...], constraint: Any, symbol: Optional[str]) -> Optional[SDim]:
         """Broadcasting two such dims also works where one of them is 1 (`(2 * n, 3) + (n, 3)`
         runs for n = 0 and n = 1). The side that can be 1 is checked to be the other or 1;
         when both can be 1 at different values (`n` and `n + 1`), no one dim is the result:
@@ -324,7 +327,9 @@ class Constraints(Opening):
         one = ((checked_dim, ones[0]),) if any(possible) else ()
         return self._claim_checked((checked, checked_dim, kept, kept_dim), constraint, one, symbol)
 
-    def _claim_checked(self, sides: tuple, constraint: Any, one: tuple, symbol: Optional[str]) -> SDim:
+    def _claim_checked(
+        self, sides: tuple[Any, ...], constraint: Any, one: tuple[Any, ...], symbol: Optional[str]
+    ) -> SDim:
         """The warning, a check that the argument dim equals the kept one (or, `one` given,
         is it or 1), and the kept dim as the result."""
         checked, checked_dim, kept, kept_dim = sides
@@ -422,3 +427,8 @@ class Constraints(Opening):
         dt = self.solver.resolve_dtype(raw_dtype(dtype))
         if isinstance(dt, DTypeVar):
             self.learned.append((dt, cls, None))
+
+
+def _constant(k: int) -> Callable[[Symbol], Poly]:
+    """Every symbol as the constant k (a witness that a dim may be a multiple)."""
+    return lambda s: Poly.const(k)

@@ -12,6 +12,7 @@ from gradual.checker import contracts
 from gradual.checker.site.state import SiteState
 from gradual.checker.site.values import (
     ArgInfo,
+    ArgPath,
     FuncArg,
     Opened,
     Origin,
@@ -31,17 +32,17 @@ from gradual.types import (
     DYN_DTYPE,
     REF_CONTENT,
     AdtType,
-    ElemVar,
-    TypeParam,
     BottomType,
     DType,
     DTypeVar,
     DynType,
+    ElemVar,
     FuncType,
     RefType,
     TensorType,
     TupleType,
     Type,
+    TypeParam,
     TypeVar,
     Variadic,
     map_dims,
@@ -54,7 +55,7 @@ from gradual.types.unify import SiteVar
 class Opening(SiteState):
     """The call site's arguments, opened for its rule (see the module docstring)."""
 
-    def _open(self, t: Type, index: int, path: tuple, info: ArgInfo) -> ArgView:
+    def _open(self, t: Type, index: int, path: ArgPath, info: ArgInfo) -> ArgView:
         t = self.solver.resolve_type(t)
         key = (index, path)
         if isinstance(t, TupleType):
@@ -86,7 +87,7 @@ class Opening(SiteState):
             return self.opened[key].view
         return view
 
-    def _open_tensor(self, t: TensorType, index: int, path: tuple, info: ArgInfo) -> TensorArg:
+    def _open_tensor(self, t: TensorType, index: int, path: ArgPath, info: ArgInfo) -> TensorArg:
         if t.dims is not None and any(isinstance(d, Variadic) for d in t.dims):
             self._open_run(t.dims, index, path, info)
             return TensorArg(index, path, None, self._open_dtype(t.dtype, index, path), None)
@@ -96,7 +97,7 @@ class Opening(SiteState):
             value = [v if isinstance(v, int) else SDim(self.solver.resolve(v)) for v in t.value]
         return TensorArg(index, path, dims, self._open_dtype(t.dtype, index, path), value)
 
-    def _open_dim(self, d: Any, index: int, path: tuple, axis: int, info: ArgInfo) -> SDim:
+    def _open_dim(self, d: Any, index: int, path: ArgPath, axis: int, info: ArgInfo) -> SDim:
         origin = Origin(index, path, axis)
         if not isinstance(d, Dimension):
             return SDim(Dimension.dynamic(), origin)
@@ -112,7 +113,7 @@ class Opening(SiteState):
             self.slots[(index, path, axis)] = Slot(origin, var, d)
         return SDim(Dimension.of_expr(Poly.atom(var)), origin)
 
-    def _open_run(self, dims: tuple, index: int, path: tuple, info: ArgInfo) -> None:
+    def _open_run(self, dims: tuple[Any, ...], index: int, path: ArgPath, info: ArgInfo) -> None:
         """A type with a run of dims (`(*b, k)`, a parameter of a definition that takes any
         number of leading dims) has unknown rank: the rule sees no dims, and the dims on either
         side of the run are known edges (`edge_dims`)."""
@@ -126,7 +127,7 @@ class Opening(SiteState):
             edges[axis] = self._open_dim(d, index, path, axis, info)
         self.known_runs[(index, path)] = (dims[at].symbol, len(prefix), len(suffix))
 
-    def edge_dims(self, arg: TensorArg, prefix: int, suffix: int) -> tuple[list, list]:
+    def edge_dims(self, arg: TensorArg, prefix: int, suffix: int) -> tuple[list[Any], list[Any]]:
         if arg.dims is not None:
             return super().edge_dims(arg, prefix, suffix)
         key = (arg.index, arg.path)
@@ -151,7 +152,7 @@ class Opening(SiteState):
         if self.known_runs.get(key) != (symbol, prefix, suffix):
             self.run_checks[key] = symbol
 
-    def _open_dtype(self, dtype: DType, index: int, path: tuple) -> SDType:
+    def _open_dtype(self, dtype: DType, index: int, path: ArgPath) -> SDType:
         dtype = self.solver.resolve_dtype(dtype)
         if dtype == DYN_DTYPE:
             var = DTypeVar("?", meta=True)
@@ -241,7 +242,7 @@ class Opening(SiteState):
                 ]
                 view.rank = len(view.dims)
 
-    def tuple_fields(self, arg: ArgView) -> Optional[list]:
+    def tuple_fields(self, arg: ArgView) -> Optional[list[Any]]:
         """The fields of a tuple argument as tensors; None when its length is unknown."""
         if isinstance(arg, TupleArg):
             return None if arg.fields is None else [self.expect_tensor(f) for f in arg.fields]
@@ -321,11 +322,12 @@ class Opening(SiteState):
         itself, possibly equal to anything else (never solved), and the contract's cast binds
         it afresh each time the call runs."""
         quantified = matcher.quantified
-        bound, inexact = {}, set()
-        for sym, value in matcher.dims.items():
-            dim = self.solver.resolve(sdim(value).dim)
-            if dim.is_exact:
-                bound[sym] = dim.expr
+        bound: dict[Symbol, Poly] = {}
+        inexact: set[Symbol] = set()
+        for sym, bound_to in matcher.dims.items():
+            resolved = self.solver.resolve(sdim(bound_to).dim)
+            if resolved.is_exact:
+                bound[sym] = resolved.expr
             else:
                 inexact.add(sym)
 

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from gradual.checker import messages
 from gradual.checker.site.constraints import Constraints
-from gradual.checker.site.values import SDim, SDType, raw_dtype, sdim, sdtype
+from gradual.checker.site.values import DimLike, SDim, SDType, raw_dtype, sdim, sdtype
 from gradual.ops.context import TensorArg
 from gradual.shapes import Dimension, Grade, Poly, Symbol
 from gradual.shapes.poly import INF
@@ -50,7 +50,7 @@ class Requirements(Constraints):
             if assumed:
                 self._check_bound(d, lo, hi)
 
-    def assured(self, d: Any, lo: int, hi: Optional[int], symbol: str) -> SDim:
+    def assured(self, d: DimLike, lo: int, hi: Optional[int], symbol: str) -> SDim:
         """A callee's result dim whose symbol its body checks to lie in lo..hi before it
         returns: `?` or an interval comes back narrowed (the argument itself is not: the
         callee's check runs), a dim provably outside is an error (the call always fails), and
@@ -66,8 +66,9 @@ class Requirements(Constraints):
         if dim.is_symbolic and self.solver.free_var(dim) is None:
             self._learn(dim, lo, hi)
             return d
-        top = hi if dhi == INF else (dhi if hi is None else min(hi, dhi))
-        return SDim(Dimension.interval(max(lo, dlo), top))
+        # finite where used: dlo > lo here, and an infinite dhi is `hi`
+        top = hi if dhi == INF else (int(dhi) if hi is None else min(hi, int(dhi)))
+        return SDim(Dimension.interval(lo if dlo <= lo else int(dlo), top))
 
     def _learn(self, dim: Dimension, lo: int, hi: Optional[int]) -> None:
         """A bound on a rigid symbol, which this call stops at runtime where it does not hold:
@@ -116,9 +117,9 @@ class Requirements(Constraints):
         opened = self.opened.get((arg.index, arg.path))
         info = self.arg_infos[arg.index]
         if opened is not None and opened.typevar is not None:
-            made = [self.new_def_var(opened.typevar, i) for i in range(rank)]
+            made = [v for v in (self.new_def_var(opened.typevar, i) for i in range(rank)) if v is not None]
             dtype = raw_dtype(arg.dtype)
-            if all(v is not None for v in made):
+            if len(made) == rank:
                 dims = tuple(Dimension.of_expr(Poly.atom(v)) for v in made)
             else:
                 dims = (Dimension.dynamic(),) * rank
@@ -151,7 +152,7 @@ class Requirements(Constraints):
         origin = a.origin if isinstance(a, SDType) and a.origin is not None else getattr(b, "origin", None)
         return SDType(result, origin)
 
-    def bound(self, dims: dict, seqs: dict, dtypes: dict) -> None:
+    def bound(self, dims: dict[Any, Any], seqs: dict[Any, Any], dtypes: dict[Any, Any]) -> None:
         if self.callee.kind != "flow":
             self.bindings = (dims, seqs, dtypes)
         else:
@@ -162,12 +163,12 @@ class Requirements(Constraints):
         d = self.flow_dims.get(sym)
         return None if d is None or isinstance(d, (list, tuple)) else self._final_dim(sdim(d))
 
-    def unchecked_dtype_agreement(self) -> Optional[tuple]:
+    def unchecked_dtype_agreement(self) -> Optional[tuple[DTypeVar, tuple[int, ...]]]:
         """(dtype, 1-based argument positions) of a `?` dtype that this call made equal to the
         dtype of another argument where no cast can state it: the other one is a `?` too, or
         a dtype variable the caller does not declare (its own inferred one, a closed
         closure's), so the pattern writes `?` (`_tensor_pattern`). None when there is none."""
-        seen: dict = {}
+        seen: dict[DTypeVar, set[tuple[int, Any]]] = {}
         for (index, path), opened in self.opened.items():
             view = opened.view
             if isinstance(view, TensorArg) and view.dtype is not None:

@@ -5,7 +5,7 @@ slots, the callee, and what the site produces (outcomes, cast patterns, proto-re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from gradual.ops.context import ArgView, RuleFailure
 from gradual.shapes import Dimension
@@ -23,7 +23,13 @@ from gradual.types import (
 from gradual.types.unify import SiteVar, Solver
 
 if TYPE_CHECKING:
-    from gradual.checker.site import CallSite
+    from gradual.checker.site.state import SiteState
+
+#: what a rule passes as a dim: the site's own, a Dimension, or a size
+DimLike = Union["SDim", Dimension, int]
+
+#: where a part of an argument is: the tuple field indices (and reference markers) down to it
+ArgPath = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,7 @@ class Origin:
     """Where a dimension or dtype came from: argument, tuple path, axis (None for dtype)."""
 
     arg: int
-    path: tuple = ()
+    path: ArgPath = ()
     axis: Optional[int] = None
 
 
@@ -138,7 +144,7 @@ class ArgInfo:
     node: Optional[ast.Node]
     span: Span
     binder: Optional[object] = None
-    facts: frozenset = frozenset()
+    facts: frozenset[Any] = frozenset()  # what the argument's binder is known to satisfy
 
 
 @dataclass
@@ -147,7 +153,7 @@ class Callee:
 
     kind: str
     name: str
-    param_names: tuple = ()
+    param_names: tuple[str, ...] = ()
     signature: str = ""
     decl_span: Optional[Span] = None
     expected: Optional[Type] = None
@@ -178,14 +184,14 @@ class SiteOutcome:
     """The result of checking one call."""
 
     result: Type
-    casts: list = field(default_factory=list)
-    refinements: list = field(default_factory=list)  # (argument index, binder, refined type)
-    facts: list = field(default_factory=list)  # (argument index, binder, fact)
+    casts: list[CastPattern] = field(default_factory=list)
+    refinements: list[tuple[int, Any, Type]] = field(default_factory=list)  # (argument index, binder, refined type)
+    facts: list[tuple[int, Any, Any]] = field(default_factory=list)  # (argument index, binder, fact)
     failed: bool = False
-    binders: list = field(default_factory=list)  # symbols the casts bind at runtime
-    instantiation: tuple = ()  # (symbol name, what it was bound to) for tools: `k := 784`
+    binders: list[Any] = field(default_factory=list)  # symbols the casts bind at runtime
+    instantiation: tuple[tuple[str, Any], ...] = ()  # (symbol name, what it was bound to) for tools: `k := 784`
     #: (rigid symbol, lo, hi): bounds this call stops at runtime where a symbol is outside them
-    learned: list = field(default_factory=list)
+    learned: list[tuple[Any, Any, Any]] = field(default_factory=list)
 
     @property
     def shared(self) -> bool:
@@ -198,16 +204,16 @@ class SiteOutcome:
 class ProtoTensor:
     """A rule's tensor result before resolution."""
 
-    dims: Optional[list]
+    dims: Optional[list[Any]]
     dtype: Any
-    value: Optional[list] = None
+    value: Optional[list[Any]] = None
 
 
 @dataclass
 class ProtoTuple:
     """A rule's tuple result before resolution."""
 
-    fields: list
+    fields: list[Any]
 
 
 @dataclass
@@ -223,10 +229,10 @@ class ProtoFunction:
     of the callee's signature stand for what this call bound them to."""
 
     type: Type
-    dims: dict
-    dtypes: dict
-    quantified: frozenset
-    quantified_dtypes: frozenset
+    dims: dict[Any, Any]  # symbol -> what this call bound it to
+    dtypes: dict[Any, Any]  # dtype variable -> the dtype bound
+    quantified: frozenset[Any]
+    quantified_dtypes: frozenset[Any]
 
 
 class Opened:
@@ -243,7 +249,7 @@ class FuncArg(ArgView):
 
     __slots__ = ("type",)
 
-    def __init__(self, index: int, path: tuple, t: FuncType) -> None:
+    def __init__(self, index: int, path: ArgPath, t: FuncType) -> None:
         super().__init__(index, path)
         self.type = t
 
@@ -253,7 +259,7 @@ class ValueArg(ArgView):
 
     __slots__ = ("type",)
 
-    def __init__(self, index: int, path: tuple, t: Type) -> None:
+    def __init__(self, index: int, path: ArgPath, t: Type) -> None:
         super().__init__(index, path)
         self.type = t
 
@@ -263,7 +269,7 @@ class RefArg(ArgView):
 
     __slots__ = ("content",)
 
-    def __init__(self, index: int, path: tuple, content: ArgView) -> None:
+    def __init__(self, index: int, path: ArgPath, content: ArgView) -> None:
         super().__init__(index, path)
         self.content = content
 
@@ -316,7 +322,7 @@ def as_dim(d: Any) -> Dimension:
     return d if isinstance(d, Dimension) else Dimension.static(d)
 
 
-def bound_value(site: CallSite, value: Any, upper: bool) -> Optional[int]:
+def bound_value(site: SiteState, value: Any, upper: bool) -> Optional[int]:
     if value is None:
         return None
     if isinstance(value, int):

@@ -27,7 +27,7 @@ def is_static(d: Any) -> bool:
 def _try_int(d: Any) -> Optional[int]:
     try:
         return int(d)
-    except Exception:  # a symbolic dim refuses int()
+    except Exception:  # noqa: BLE001 - a symbolic dim refuses int()
         return None
 
 

@@ -45,7 +45,7 @@ class Locator:
             return None
         try:
             codes, lastis = traceback.raw_frames()
-        except Exception:  # a traceback of another form: no place
+        except Exception:  # noqa: BLE001 - a traceback of another form: no place
             return None
         library = self._library
         for code, lasti in zip(codes, lastis):

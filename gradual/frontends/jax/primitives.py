@@ -267,7 +267,7 @@ def _dot_general(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:
 
 def _static_shape(shape: tuple) -> Optional[list]:
     values = [dims.static_value(d) for d in shape]
-    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+    return None if any(v is None for v in values) else values
 
 
 def _reshape(c: Converter, eqn: Any, x: list, loc: Loc) -> Any:

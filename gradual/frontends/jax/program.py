@@ -49,7 +49,7 @@ class JaxProgram:
             raise TypeError(f"{self.name} takes {len(self.inputs)} arrays (flattened), not {len(leaves)}")
         values = {name: np.asarray(value) for name, value in zip(self.inputs, leaves)}
         values.update(self.constants)
-        run: Any = gradual.run  # type: ignore[attr-defined]  # loaded with the runtime, on first use
+        run: Any = gradual.run  # loaded with the runtime, on first use
         return [np.asarray(v) for v in run(self.check(), values, entry=self.name)]
 
     def types(self) -> list:

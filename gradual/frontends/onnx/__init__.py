@@ -191,7 +191,7 @@ def _parse(proto: Any, data: bytes) -> Any:
     model = proto.ModelProto()
     decoded = model.ParseFromString(data)
     if decoded is not None and decoded != len(data):
-        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+        from google.protobuf.message import DecodeError
 
         raise DecodeError(f"Protobuf decoding consumed too few bytes: {decoded} out of {len(data)}")
     return model

@@ -12,12 +12,13 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
 from gradual import builder as gb
 from gradual.checker.driver import CheckResult, check
+from gradual.diagnostics import Diagnostic
 from gradual.frontends import dim_name
 from gradual.frontends import messages as frontend_messages
 from gradual.frontends.onnx import constants as initializers
@@ -50,6 +51,7 @@ from gradual.frontends.onnx.types import (
 )
 from gradual.infra.scopes import UndoLog
 from gradual.syntax import ast
+from gradual.syntax.source import Span
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -476,7 +478,7 @@ class Importer:
                     direct = forms[(op_type, len(inputs), len(outputs))] = form_of(op_type, len(inputs), len(outputs))
                 if direct is not None and outputs[0] and not (poisoned and not poisoned.isdisjoint(inputs)):
                     args = []
-                    constant = True  # all inputs constants: they may fold
+                    constant: Optional[bool] = True  # all inputs constants: they may fold (None: an input unbound)
                     for name in inputs:
                         var = exprs.get(name)
                         if var is None:  # unbound, or absent (""), or a constant not yet used
@@ -620,8 +622,8 @@ class Importer:
         graph = self.graph_protos[key]
         defined: dict = {}
         for what, fields in (("graph input", graph.input), ("initializer", graph.initializer)):
-            for field in fields:
-                name = field.name
+            for value in fields:
+                name = value.name
                 if defined.get(name) == what:
                     loc = self.listing.value(name) if not key else self.listing.node(key[:-1], key[-1][0])
                     self._report(
@@ -630,7 +632,7 @@ class Importer:
                 defined.setdefault(name, what)
         return defined
 
-    def _define(self, outputs: Any, defined: dict, key: tuple, index: int, ancestors: list = ()) -> None:
+    def _define(self, outputs: Any, defined: dict, key: tuple, index: int, ancestors: Sequence = ()) -> None:
         """Record a node's outputs as defined; one defined before (by an earlier node, a graph
         input or an initializer, of this graph or, for a subgraph's node, of an enclosing one)
         breaks ONNX's single assignment and is reported at the node (the import goes on, the
@@ -684,8 +686,8 @@ class Importer:
                 )
             result = convert(node)
             self._bind_outputs(node, result)
-        except Unsupported as problem:
-            self._report(node.loc, problem.make)
+        except Unsupported as refused:
+            self._report(node.loc, refused.make)
             self.poisoned.update(record.outputs)
 
     def _direct_form(self, op_type: str, inputs: int, outputs: int) -> Optional[Any]:
@@ -729,7 +731,9 @@ class Importer:
     def _bind_outputs(self, node: Node, result: Any) -> None:
         outputs = node.outputs
         if len(outputs) == 1 and outputs[0] and isinstance(result, ast.Node):  # the common case
-            self.scope.set(self.exprs, outputs[0], self.body.let(self.namer.name(outputs[0]), result, loc=node.loc))
+            # a converter's node is an expression (isinstance with Node: the cheapest test)
+            let = self.body.let(self.namer.name(outputs[0]), result, loc=node.loc)  # type: ignore[arg-type]
+            self.scope.set(self.exprs, outputs[0], let)
             return
         if result is KNOWN:
             return
@@ -752,7 +756,7 @@ class Importer:
         for j in wanted:
             self._bind(node.outputs[j], gb.proj(holder, j, loc=node.loc), node.loc)
 
-    def _bind(self, name: str, expr: Any, loc: gb.Loc) -> None:
+    def _bind(self, name: str, expr: Any, loc: Optional[gb.Loc]) -> None:
         """Bind an ONNX tensor: a variable is reused as it is (Identity), anything else is let."""
         if not isinstance(expr, gb.Var):
             expr = self.body.let(self.namer.name(name), expr, loc=loc)
@@ -858,7 +862,7 @@ class Importer:
                 continue
             problem = self._read_initializer(init)
             if problem is not None:
-                raise Unsupported(lambda span, n=init.name, p=problem: messages.onnx_bad_initializer(span, n, p))
+                raise Unsupported(_bad_initializer(init.name, problem))
         self.graph_protos[key] = graph
         self._import_nodes(graph.node, key)
         names = [o.name for o in graph.output]
@@ -876,9 +880,10 @@ class Importer:
         if found is None:
             return False
         first, graph = found
+        definer = self._definer(first, graph)
         self._report(
             self.listing.node(key[:-1], key[-1][0]),
-            lambda span, n=name, f=self._definer(first, graph): messages.onnx_hiding_initializer(span, n, f),
+            lambda span, n=name, f=definer: messages.onnx_hiding_initializer(span, n, f),
         )
         return True
 
@@ -947,7 +952,12 @@ class Importer:
         ]
 
 
-def _enclosing_definition(name: str, ancestors: list) -> Optional[tuple]:
+def _bad_initializer(name: str, problem: str) -> Callable[[Span], Diagnostic]:
+    """The diagnostic of an initializer that cannot be read, made at a span."""
+    return lambda span: messages.onnx_bad_initializer(span, name, problem)
+
+
+def _enclosing_definition(name: str, ancestors: Sequence) -> Optional[tuple]:
     """(what defines `name`, its graph's key) in the innermost enclosing graph that defines it
     before the node being imported there (whose own outputs its subgraphs do not define), or None."""
     for defined, at, key in reversed(ancestors):
@@ -1002,7 +1012,7 @@ def _input_dim_params(graph: Any, batch: bool = False) -> set:
     first dims, which the batch name replaces: `claimed=["batch"]` named a dim the imported
     signature no longer had, an `unused-claim` when the printed program was checked again)."""
     initializers = {init.name for init in graph.initializer}
-    found = set()
+    found: set[str] = set()
     for vi in graph.input:
         if vi.name in initializers or not (vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape")):
             continue

@@ -103,7 +103,9 @@ class Listing:
     def _add_nodes(self, lines: "_Lines", key: tuple, where: str) -> None:
         """The lines of one graph's nodes; each node's place is kept by index, in a list per
         graph (start and end of its line, and where its inputs begin)."""
-        places = self._nodes[key] = []  # type: ignore[index]
+        places: list[tuple[int, int, int]] = []
+        assert self._nodes is not None, "_write made the table before adding its graphs"
+        self._nodes[key] = places
         place = places.append
         texts = lines.texts
         end = lines.end
@@ -190,7 +192,7 @@ class _ListingSource(Source):
 
     __slots__ = ("listing", "_written")
 
-    def __init__(self, listing: Listing, path: str) -> None:  # noqa: D107
+    def __init__(self, listing: Listing, path: str) -> None:
         self.listing = listing
         self._written: Optional[str] = None
         self.path = path
@@ -198,8 +200,8 @@ class _ListingSource(Source):
         self.base = 0
         self.line_base = 0
 
-    @property  # type: ignore[override]
-    def text(self) -> str:  # noqa: D102 - Source.text
+    @property
+    def text(self) -> str:  # type: ignore[override]  # Source.text
         if self._written is None:
             self._written = self.listing._write()
         return self._written
@@ -210,23 +212,23 @@ class _Place(Span):
 
     __slots__ = ("listing", "where", "_offsets")
 
-    def __init__(self, listing: Listing, where: tuple) -> None:  # noqa: D107 - Span's fields, found later
+    def __init__(self, listing: Listing, where: tuple) -> None:  # Span's fields, found later
         self.listing = listing
         self.where = where
         self._offsets: Optional[tuple] = None
 
-    @property  # type: ignore[override]
-    def source(self) -> Source:  # noqa: D102 - Span.source
+    @property
+    def source(self) -> Source:  # type: ignore[override]  # Span.source
         return self.listing.source
 
-    @property  # type: ignore[override]
-    def start(self) -> int:  # noqa: D102 - Span.start
+    @property
+    def start(self) -> int:  # type: ignore[override]  # Span.start
         if self._offsets is None:
             self._offsets = self.listing.offsets(self.where)
         return self._offsets[0]
 
-    @property  # type: ignore[override]
-    def end(self) -> int:  # noqa: D102 - Span.end
+    @property
+    def end(self) -> int:  # type: ignore[override]  # Span.end
         if self._offsets is None:
             self._offsets = self.listing.offsets(self.where)
         return self._offsets[1]
@@ -237,7 +239,7 @@ class GraphPlaces:
 
     __slots__ = ("listing", "key")
 
-    def __init__(self, listing: Listing, key: tuple) -> None:  # noqa: D107
+    def __init__(self, listing: Listing, key: tuple) -> None:
         self.listing = listing
         self.key = key
 

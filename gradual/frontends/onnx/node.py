@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional
 
 import numpy as np
 
@@ -38,9 +38,10 @@ INT64_MAX = 2**63 - 1
 
 
 class Unsupported(Exception):
-    """A node (or tensor) the frontend cannot import; `make(span)` is its diagnostic."""
+    """A node (or tensor) the frontend cannot import; `make(span)` is its diagnostic (None: it
+    was reported already, where it went wrong)."""
 
-    def __init__(self, make: Callable[[Span], Diagnostic]) -> None:
+    def __init__(self, make: Callable[[Span], Optional[Diagnostic]]) -> None:
         super().__init__("unsupported")
         self.make = make
 
@@ -170,7 +171,7 @@ class Node:
             raise Unsupported(lambda span: messages.onnx_bad_tensor_attribute(span, op, name, array))
         return array
 
-    def fail_attribute(self, name: str, value: Any, supported: str) -> None:
+    def fail_attribute(self, name: str, value: Any, supported: str) -> NoReturn:
         """Raise Unsupported for an attribute value (or input, or output) not imported."""
         op = self.op_type
         raise Unsupported(lambda span: messages.onnx_unsupported_attribute(span, op, name, str(value), supported))
@@ -266,7 +267,7 @@ def _schema_problem(
         return (lambda span: messages.onnx_unsupported_operator(span, op, "", opset)) if known else None
     for role, count, (least, most) in (("inputs", inputs, schema.inputs), ("outputs", outputs, schema.outputs)):
         if not least <= count <= most:
-            return lambda span, r=role, c=count, lo=least, hi=most: messages.onnx_node_arity(span, op, r, c, lo, hi)
+            return lambda span: messages.onnx_node_arity(span, op, role, count, least, most)
     if not attributes and not schema.required:
         return None
     given = []
@@ -279,10 +280,10 @@ def _schema_problem(
         wanted = spec[0]
         if a.type != wanted:
             expected, found = _attribute_kind(wanted), _attribute_kind(a.type)
-            return lambda span, n=name: messages.onnx_attribute_kind(span, op, n, expected, found)
+            return lambda span: messages.onnx_attribute_kind(span, op, name, expected, found)
     for name in schema.required:
         if name not in given:
-            return lambda span, n=name: messages.onnx_attribute_missing(span, op, n)
+            return lambda span: messages.onnx_attribute_missing(span, op, name)
     return None
 
 

@@ -81,14 +81,16 @@ def _merge(info: Optional[TensorInfo], inferred: Type) -> tuple:
     dtype = info.dtype or (inferred.dtype if isinstance(inferred.dtype, str) else DYN_DTYPE)
     if info.dims is None:
         return ast.TensorTypeExpr(shown.dims, dtype), differs
-    if shown.dims is None or len(shown.dims) != len(info.dims):
+    if shown.dims is None or inferred.dims is None or len(shown.dims) != len(info.dims):
         return info.type_expr(), True
     dims: list = []
     for declared_dim, inferred_dim, inferred_expr in zip(info.dims, inferred.dims, shown.dims):
         if declared_dim is None:
             dims.append(inferred_expr)
             continue
-        dims.append(TensorInfo(None, (declared_dim,)).type_expr().dims[0])
+        declared = TensorInfo(None, (declared_dim,)).type_expr().dims
+        assert declared is not None, "a TensorInfo of known rank writes its dims"
+        dims.append(declared[0])
         differs |= str(declared_dim) != str(inferred_dim)
     return ast.TensorTypeExpr(tuple(dims), dtype), differs
 

@@ -188,7 +188,7 @@ def _blocks(text: str) -> list:
 
 
 def _classes() -> dict:
-    from google.protobuf import descriptor_pool, message_factory  # type: ignore[import-untyped]
+    from google.protobuf import descriptor_pool, message_factory
 
     pool = descriptor_pool.DescriptorPool()
     pool.AddSerializedFile(_file_descriptor())
@@ -226,7 +226,7 @@ def undecodable_text(message: Any) -> Optional[bytes]:
     is not UTF-8, as protobuf hands it over (bytes where a string is due), or None. protobuf
     reads such a proto2 field without a word, and everything that reads names expects str; a
     walk of the whole model, so only asked when an import failed."""
-    from google.protobuf.descriptor import FieldDescriptor  # type: ignore[import-untyped]
+    from google.protobuf.descriptor import FieldDescriptor
 
     pending = [message]
     while pending:

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
 
 from gradual import builder as gb
 from gradual.syntax import ast
+
+if TYPE_CHECKING:
+    import ast as pyast  # Python's own syntax trees (imported where used: only arithmetic dim_params parse)
 
 #: ONNX element type number -> gradual dtype
 DTYPES = {
@@ -180,7 +183,7 @@ def _parse_dim_expr(text: str, lookup: Callable[[str], Optional[str]]) -> Option
     return None if built is None or isinstance(built, int) else DimExpr(built, text.strip())
 
 
-def _expression_tree(text: str) -> object:
+def _expression_tree(text: str) -> Optional[pyast.expr]:
     """A dim_param that may be arithmetic, parsed as a Python expression (None otherwise)."""
     import ast as pyast
 
@@ -201,14 +204,19 @@ def arithmetic_names(texts: Iterable[str]) -> set:
     so `2*h2` is `2 * h2`, known to be even. A text with no number (`batch-size`) stays a name."""
     import ast as pyast
 
-    found: set = set()
+    found: set[str] = set()
     for text in texts:
         tree = _expression_tree(text)
         if tree is None or not any(isinstance(n, pyast.Constant) for n in pyast.walk(tree)):
             continue
-        names: set = set()
+        names: set[str] = set()
+
+        def noted(name: str, names: set[str] = names) -> str:
+            names.add(name)
+            return name
+
         try:
-            built = _dim_of(tree, lambda name: names.add(name) or name)
+            built = _dim_of(tree, noted)
         except (ValueError, RecursionError, MemoryError):
             continue
         if built is not None and not isinstance(built, int):
@@ -216,7 +224,7 @@ def arithmetic_names(texts: Iterable[str]) -> set:
     return found
 
 
-def _dim_of(node: object, lookup: Callable[[str], Optional[str]]) -> object:
+def _dim_of(node: Any, lookup: Callable[[str], Optional[str]]) -> Union[int, gb.Dim, None]:
     """A builder Dim (or an int) of a Python expression over known names and integers; None
     for anything else."""
     import ast as pyast
@@ -229,14 +237,18 @@ def _dim_of(node: object, lookup: Callable[[str], Optional[str]]) -> object:
     op = _OPS.get(type(node.op).__name__) if isinstance(node, pyast.BinOp) else None
     if op is None:
         return None
-    left, right = _dim_of(node.left, lookup), _dim_of(node.right, lookup)  # type: ignore[attr-defined]
+    left, right = _dim_of(node.left, lookup), _dim_of(node.right, lookup)
     if left is None or right is None or isinstance(left, int) and isinstance(right, int):
         return None  # constant arithmetic is not what exporters write
-    if op == "//" and not (isinstance(right, int) and right > 0):
-        return None
     if isinstance(left, int):
         left = gb.Dim(ast.DimInt(left))
-    return {"+": left.__add__, "-": left.__sub__, "*": left.__mul__, "//": left.__floordiv__}[op](right)
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    return left // right if isinstance(right, int) and right > 0 else None
 
 
 @dataclass(frozen=True)
@@ -292,7 +304,7 @@ def _dim(d: object, names: DimNames, known: Optional[set]) -> object:
 
 def dim_params(values: Iterable) -> list:
     """Every dim_param the ValueInfoProtos write, in order."""
-    found = []
+    found: list[str] = []
     for vi in values:
         if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
             found.extend(d.dim_param for d in vi.type.tensor_type.shape.dim if d.HasField("dim_param"))

@@ -164,11 +164,14 @@ def scatters(*ops: str) -> Callable:
 
 
 def scatter(view: View, source: Any, value: Any, at: NodeConverter) -> Any:
-    """The viewed tensor (`source`, a variable) with the view's elements replaced by `value`."""
-    op = packet(view.node.op)
+    """The viewed tensor (`source`, a variable) with the view's elements replaced by `value`
+    (a view a node made: `write` passes no alias)."""
+    node = view.node
+    assert node is not None, "an alias is written as its source, not scattered"
+    op = packet(node.op)
     if op not in SCATTERS:
-        raise at.unsupported(f"a write into a view made by `{view.node.op}` (`{view.node.name}`)")
-    c = NodeConverter(at.importer, view.node, at.loc)
+        raise at.unsupported(f"a write into a view made by `{node.op}` (`{node.name}`)")
+    c = NodeConverter(at.importer, node, at.loc)
     return SCATTERS[op](c, at.importer.var(source, at), at.importer.var(value, at), view.output)
 
 

@@ -220,7 +220,7 @@ def _int_list(values: Any) -> Optional[list]:
     if not isinstance(values, list):
         return None
     ints = [_int_size(v) for v in values]
-    return None if None in ints else ints  # type: ignore[return-value]
+    return None if None in ints else ints
 
 
 def _int_size(value: Any) -> Optional[int]:

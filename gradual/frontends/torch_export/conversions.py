@@ -362,9 +362,9 @@ def _contiguous(c: NodeConverter, name: str) -> bool:
         return False
     for probe in PROBES:
         names: dict = {}
-        values = [_evaluate(d, names, probe) for d in sizes]
-        steps = [_evaluate(d, names, probe) for d in strides]
-        if None in values or None in steps:
+        values = [v for v in (_evaluate(d, names, probe) for d in sizes) if v is not None]
+        steps = [v for v in (_evaluate(d, names, probe) for d in strides) if v is not None]
+        if len(values) != len(sizes) or len(steps) != len(strides):
             return False
         expected = 1
         for size, step in reversed(list(zip(values, steps))):
@@ -820,11 +820,12 @@ def cond(c: NodeConverter) -> Any:
     (subgraphs imported as blocks whose inputs are the operands); the checker joins their
     types."""
     pred, branches, operands = c.raw("arg0"), (c.raw("arg1"), c.raw("arg2")), c.raw("arg3")
-    graphs = [
+    found = [
         b.value.get("graph") if isinstance(b, Opaque) and b.kind == "graph" and isinstance(b.value, dict) else None
         for b in branches
     ]
-    if any(not isinstance(g, dict) for g in graphs) or not isinstance(operands, list):
+    graphs = [g for g in found if isinstance(g, dict)]
+    if len(graphs) != len(found) or not isinstance(operands, list):
         raise c.unsupported("a cond whose branches are not graphs")
     names = c.node.output_names()
     as_tuple = len(names) > 1 or bool(c.node.outputs) and isinstance(c.node.outputs[0], list)

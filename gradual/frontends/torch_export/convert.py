@@ -809,7 +809,7 @@ def convert(c: NodeConverter) -> Any:
     if written(c.node) is not None:
         return in_place(c)
     if c.node.op in SPECIAL or op in SPECIAL:
-        result = SPECIAL.get(c.node.op, SPECIAL.get(op))(c)
+        result = (SPECIAL.get(c.node.op) or SPECIAL[op])(c)
     elif not c.node.op.startswith("aten."):
         raise c.unsupported("not an ATen operator")
     else:

@@ -9,6 +9,7 @@ and anything gradual does not model an `Opaque` that a converter may reject.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -242,7 +243,7 @@ class Program:
         gm = _dict(program.get("graph_module"))
         graph = _dict(gm.get("graph"))
         self.nodes = [_node(i, raw) for i, raw in enumerate(_list(graph.get("nodes")))]
-        self.tensor_values: dict = _dict(graph.get("tensor_values"))
+        self.tensor_values: MutableMapping[str, Any] = _dict(graph.get("tensor_values"))  # a cond branch: layered
         self.sym_int_values: dict = _dict(graph.get("sym_int_values"))
         self.sym_float_values: dict = _dict(graph.get("sym_float_values"))
         self.sym_bool_values: dict = _dict(graph.get("sym_bool_values"))

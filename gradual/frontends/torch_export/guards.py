@@ -12,7 +12,7 @@ graph records for that dim: `(32*s27) == (64*(s27 // 2))`. A program exported wi
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 
 MAX_GUARD_CHARS = 2_000
 _SIZE = re.compile(r"L\['([^'\]]{1,200})'\]\.size\(\)\[(\d{1,4})\]")
@@ -179,18 +179,15 @@ def _linear(node: object) -> dict | None:
             work.append((item.left, sign))
             work.append((item.right, sign if isinstance(item.op, pyast.Add) else -sign))
         elif isinstance(item, pyast.BinOp) and isinstance(item.op, pyast.Mult):
-            constant = next(
-                (
-                    s
-                    for s in (item.left, item.right)
-                    if isinstance(s, pyast.Constant) and isinstance(s.value, int) and not isinstance(s.value, bool)
-                ),
-                None,
-            )
-            if constant is None:
+            factor: Optional[int] = None
+            other: object = None
+            for s, rest in ((item.left, item.right), (item.right, item.left)):
+                if isinstance(s, pyast.Constant) and isinstance(s.value, int) and not isinstance(s.value, bool):
+                    factor, other = s.value, rest
+                    break
+            if factor is None:
                 return None
-            other = item.right if constant is item.left else item.left
-            work.append((other, sign * constant.value))
+            work.append((other, sign * factor))
         else:
             return None
     return total

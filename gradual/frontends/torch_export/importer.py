@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
@@ -103,7 +103,7 @@ class ImportedProgram:
         """The notes a diagnostic of the check gets: the ATen node behind a Python line and,
         for a constraint on torch's symbols, the guard torch.export recorded about them."""
         node = self.node_notes.get(id(diagnostic.span.source))
-        notes = () if node is None else (node,)
+        notes: tuple[Any, ...] = () if node is None else (node,)
         if diagnostic.code == DIM_CONSTRAINT:
             guards = mentioning(self.guards, (diagnostic.facts or {}).get("symbols", ()))
             notes += (messages.torch_guards_note(guards),) if guards else ()
@@ -202,7 +202,7 @@ class Importer:
         self.registry = default_registry()
         self.fn = gb.Function("main")
         self.namer = Namer()
-        self.exprs: dict = {}
+        self.exprs: MutableMapping[str, Any] = {}  # a torch.cond branch layers its names over these
         self.literals: dict = {}
         self.poisoned: set = set()
         self.skipped: set = set()
@@ -339,6 +339,7 @@ class Importer:
             self.poisoned.add(spec.name)
             return
         value = spec.value
+        type_expr: Optional[ast.TypeExpr]
         if isinstance(value, Ref) and value.kind == "sym_int":
             type_expr = gb.Scalar("int64")
         else:
@@ -490,7 +491,8 @@ class Importer:
         saved = (self.fn, self.exprs, self.program.tensor_values, set(self.poisoned), set(self.skipped), self.asserting)
         # the branch's names over the graph's, each a layer of its own: copying the graph's
         # tables for every branch cost the graph's size per torch.cond
-        self.fn = gb.Block()
+        # the branch's block stands in for the function while the branch is imported (restored below)
+        self.fn = gb.Block()  # type: ignore[assignment]
         self.exprs = ChainMap({}, saved[1])
         self.program.tensor_values = ChainMap(_dict(graph.get("tensor_values")), saved[2])
         self.asserting = set()
@@ -502,8 +504,8 @@ class Importer:
                 self.exprs[ref.name] = self.fn.let(self.namer.name(ref.name), operand, loc=c.loc)
             for node in nodes:
                 self._import_node(node)
-            names = [o.name if isinstance(o, Ref) else None for o in outputs]
-            if any(n is None or n in self.poisoned or n not in self.exprs for n in names) or not names:
+            names = [o.name for o in outputs if isinstance(o, Ref)]
+            if len(names) != len(outputs) or any(n in self.poisoned or n not in self.exprs for n in names) or not names:
                 if len(self.diagnostics) > reported:
                     raise Unsupported(lambda span: None)  # reported at its node
                 raise c.unsupported("a branch whose outputs are not tensors it computes")
@@ -579,11 +581,11 @@ class Importer:
             if isinstance(value, Ref) and value.name in self.poisoned:
                 return None
             if not isinstance(value, Ref):
-                self._report(loc, lambda span: messages.torch_unsupported_output(span, str(value)))
+                self._report(loc, lambda span, v=value: messages.torch_unsupported_output(span, str(v)))
                 return None
             if value.name not in self.exprs:
                 name = value.name
-                self._report(loc, lambda span: messages.torch_undefined_value(span, name))
+                self._report(loc, lambda span, n=name: messages.torch_undefined_value(span, n))
                 return None
             self.aliases.current(value.name)
             exprs.append(gb.Var(self.exprs[value.name].name, loc))
@@ -602,7 +604,9 @@ class Importer:
                 types.append(gb.Scalar("float64"))
             else:
                 meta = self.program.tensor_meta(value.name)
-                dtype = None if meta is None else dtype_of(meta.get("dtype", 0))
+                if meta is None:
+                    return None
+                dtype = dtype_of(meta.get("dtype", 0))
                 if dtype is None:
                     return None
                 types.append(gb.Tensor([self.dim(s) for s in meta.get("sizes") or []], dtype))
@@ -617,7 +621,7 @@ def _dim_text(dim: Any) -> str:
 
 def _shown_args(node: GraphNode) -> list:
     """A node's arguments as torch prints them (`x`, `[1, 1]`, `s0`), keywords by name."""
-    shown = []
+    shown: list[str] = []
     for name, value in node.args.items():
         text = _show(value)
         shown.append(text if name in ("self", "input", "a", "b") or not shown else f"{name}={text}")

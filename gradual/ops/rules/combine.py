@@ -7,7 +7,7 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, new_axis_rank, normalize_axis
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import known_ints, new_axis, require_entries, require_outputs, require_positive, show_ints
+from gradual.ops.rules.common import axis_index, known_ints, new_axis, require_outputs, require_positive, show_ints
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -151,10 +151,9 @@ def split(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     spec = ctx.attr("indices_or_sections")
     parts = _split_parts(ctx, spec)
-    if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
+    if data.dims is None:  # the contract asks the rank the axis needs
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    axis = axis_index(ctx.attr("axis"), len(data.dims))
     whole = data.dim(axis)
     if isinstance(spec, int):
         sizes = _equal_sections(ctx, data, axis, whole, spec)
@@ -221,29 +220,28 @@ def _split_values(ctx: ShapeContext, data: TensorArg, sizes: list) -> Optional[l
 def tile(ctx: ShapeContext) -> Any:
     """`tile(x, reps)`: x and reps are aligned on the right (padded with 1s) and multiplied."""
     (data,) = ctx.operands()
-    return _tile(ctx, data, require_entries(ctx, "reps", ctx.attr("reps"), allow_zero=True))
+    return _tile(ctx, data, list(ctx.attr("reps")))  # the contract: each at least 0
 
 
 @shape_rule("dyn_tile")
 def dyn_tile(ctx: ShapeContext) -> Any:
     """`dyn.tile(x, reps)`: tile whose repeats are a 1-D tensor: as `tile` when its values are
     known, else max(rank, len(reps)) unknown dims."""
-    data, reps = ctx.operands()
-    ctx.require_rank(reps, 1)
+    data, reps = ctx.operands()  # the contract: a vector of integers, each at least 0
     known = known_ints(ctx, reps)
     if known is not None:
-        return _tile(ctx, data, require_entries(ctx, "reps", known, allow_zero=True))
+        return _tile(ctx, data, known)
     count = ctx.static(reps.dim(0))
     if data.dims is None or count is None:
         return ctx.tensor(None)
-    return ctx.tensor([ctx.unknown() for _ in range(max(data.rank, count))])
+    return ctx.tensor([ctx.unknown() for _ in range(max(len(data.dims), count))])
 
 
 def _tile(ctx: ShapeContext, data: TensorArg, reps: list) -> Any:
     if data.dims is None:
         return ctx.tensor(None)
-    rank = max(data.rank, len(reps))
-    dims = [ctx.const(1)] * (rank - data.rank) + list(data.dims)
+    rank = max(len(data.dims), len(reps))
+    dims = [ctx.const(1)] * (rank - len(data.dims)) + list(data.dims)
     reps = [1] * (rank - len(reps)) + reps
     value = None
     if data.value is not None and rank == 1:
@@ -253,16 +251,16 @@ def _tile(ctx: ShapeContext, data: TensorArg, reps: list) -> Any:
 
 @shape_rule("repeat")
 def repeat(ctx: ShapeContext) -> Any:
-    """`repeat(x, repeats, axis)`: dim `axis` is multiplied by `repeats` (each element repeated)."""
+    """`repeat(x, repeats, axis)`: dim `axis` is multiplied by `repeats` (each element repeated;
+    the contract holds both to their domains)."""
     (data,) = ctx.operands()
-    times = require_positive(ctx, "repeats", ctx.attr("repeats"))
+    times = ctx.attr("repeats")
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    axis = axis_index(ctx.attr("axis"), len(data.dims))
     dims = list(data.dims)
     dims[axis] = dims[axis] * times
     value = None
-    if data.value is not None and data.rank == 1:
+    if data.value is not None and len(dims) == 1:
         value = [v for v in data.value for _ in range(times)]
     return ctx.tensor(dims, value=value)

@@ -186,6 +186,12 @@ def require_choice(ctx: ShapeContext, name: str, value: str, supported: Sequence
     return value
 
 
+def axis_index(axis: int, rank: int) -> int:
+    """An axis its operator's contract holds in [-rank, rank) (or a new axis, in [-rank - 1,
+    rank] of a rank - 1 input), as an index from 0."""
+    return axis + rank if axis < 0 else axis
+
+
 def distinct_axes(ctx: ShapeContext, axes: Sequence[int], rank: int, name: str = "axis") -> list:
     """Normalize a list of axes against `rank`; fails on one out of range or named twice."""
     chosen = [normalize_axis(ctx, a, rank, name) for a in axes]

@@ -11,12 +11,11 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from gradual.diagnostics import codes
-from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from gradual.ops.context import RuleFailure, ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
+    axis_index,
     keeps_values,
-    require_choice,
-    require_entries,
     require_scalar,
     value_add,
     value_element,
@@ -42,7 +41,7 @@ def shape_of(ctx: ShapeContext) -> Any:
     dtype = ctx.attr("dtype")
     if data.dims is None:
         return ctx.tensor([ctx.unknown()], dtype)
-    return ctx.tensor([ctx.const(data.rank)], dtype, value=list(data.dims))
+    return ctx.tensor([ctx.const(len(data.dims))], dtype, value=list(data.dims))
 
 
 @shape_rule("ndarray_size")
@@ -121,7 +120,7 @@ def argwhere(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
-    return ctx.tensor([ctx.bounded(0, product(ctx, data.dims)), ctx.const(data.rank)])
+    return ctx.tensor([ctx.bounded(0, product(ctx, data.dims)), ctx.const(len(data.dims))])
 
 
 @shape_rule("unique")
@@ -155,23 +154,17 @@ def topk(ctx: ShapeContext) -> Any:
 def dyn_topk(ctx: ShapeContext) -> Any:
     """`dyn.topk(x, k)`: topk whose k is a one-element tensor; without its value dim `axis`
     is `?`."""
-    data, k = ctx.operands()
-    if k.rank != 0:
-        ctx.require_rank(k, 1)
-        ctx.equal(k.dim(0), ctx.const(1))
+    data, k = ctx.operands()  # the contract: one integer, a scalar or a vector of one
     known = None if k.value is None else ctx.static(k.value[0])
     return _topk(ctx, data, known)
 
 
 def _topk(ctx: ShapeContext, data: TensorArg, k: Optional[int]) -> Any:
-    ret_type = require_choice(ctx, "ret_type", ctx.attr("ret_type"), ("both", "values", "indices"))
+    """The contract holds ret_type to its choices and axis to a dim (so the rank to at least 1)."""
+    ret_type = ctx.attr("ret_type")
     dims = None
-    if data.dims is None:
-        ctx.require_rank_at_least(data, max(1, axis_rank(ctx.attr("axis"))))
-    else:
-        if data.rank < 1:
-            ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
-        axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    if data.dims is not None:
+        axis = axis_index(ctx.attr("axis"), len(data.dims))
         dims = list(data.dims)
         if k is None:
             dims[axis] = ctx.unknown()
@@ -188,18 +181,15 @@ def _topk(ctx: ShapeContext, data: TensorArg, k: Optional[int]) -> Any:
 
 @shape_rule("argsort")
 def argsort(ctx: ShapeContext) -> Any:
-    """`argsort(x, axis, is_ascend, dtype)`: indices shaped like x, in dtype."""
+    """`argsort(x, axis, is_ascend, dtype)`: indices shaped like x, in dtype (the contract
+    holds axis to a dim)."""
     (data,) = ctx.operands()
-    if data.dims is None:  # axis must name a dim (checked while the rank is unknown)
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
-    else:
-        normalize_axis(ctx, ctx.attr("axis"), data.rank)
     return ctx.tensor(data.dims, ctx.attr("dtype"))
 
 
 # creation ---------------------------------------------------------------------------------------
 def _attribute_shape(ctx: ShapeContext) -> list:
-    return [ctx.const(s) for s in require_entries(ctx, "shape", ctx.attr("shape"), allow_zero=True)]
+    return [ctx.const(s) for s in ctx.attr("shape")]  # the contract: each at least 0
 
 
 @shape_rule("static_shape")
@@ -211,8 +201,7 @@ def static_shape(ctx: ShapeContext) -> Any:
 @shape_rule("full")
 def full(ctx: ShapeContext) -> Any:
     """`full(fill_value, shape=[...], dtype)`: the fill value is a scalar; dtype defaults to its."""
-    (fill,) = ctx.operands()
-    require_scalar(ctx, fill)
+    (fill,) = ctx.operands()  # the contract makes it a scalar
     return ctx.tensor(_attribute_shape(ctx), ctx.attr("dtype") or fill.dtype)
 
 
@@ -236,6 +225,5 @@ def dyn_static_shape(ctx: ShapeContext) -> Any:
 @shape_rule("dyn_full")
 def dyn_full(ctx: ShapeContext) -> Any:
     """`dyn.full(fill_value, shape, dtype)`."""
-    fill, shape = ctx.operands()
-    require_scalar(ctx, fill)
+    fill, shape = ctx.operands()  # the contract makes the fill a scalar, the shape a vector
     return ctx.tensor(shape_from_value(ctx, shape), ctx.attr("dtype") or fill.dtype)

@@ -112,8 +112,14 @@ def upsampling3d(ctx: ShapeContext) -> Any:
 
 @shape_rule("dyn_upsampling")
 def dyn_upsampling(ctx: ShapeContext) -> Any:
-    """`dyn.nn.upsampling{,3d}(x, scale tensors...)`: scalar scales whose values are not known."""
-    for scale in ctx.args[1:]:
+    """`dyn.nn.upsampling{,3d}(x, scale tensors...)`: scalar scales, whose values are known
+    only when the program runs: then each is held and applied as the attribute's would be."""
+    data, *scales = ctx.operands()
+    for scale in scales:
         require_scalar(ctx, scale)
-    spatial = "DHW"[3 - (len(ctx.args) - 1) :]
-    return _upsampling(ctx, spatial, (None,) * len(spatial))
+    spatial = "DHW"[3 - len(scales) :]
+    names = ("scale_d", "scale_h", "scale_w")[3 - len(scales) :]
+    values = [ctx.scalar_number(scale) for scale in scales]
+    for name, value in zip(names, values):
+        require_finite(ctx, name, [value])
+    return _upsampling(ctx, spatial, values)

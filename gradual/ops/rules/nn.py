@@ -9,7 +9,7 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import distinct_axes, dtype_name, require_choice, require_scalar, show_ints
+from gradual.ops.rules.common import distinct_axes, dtype_name, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
 from gradual.ops.tables import shape_rule
 
@@ -188,9 +188,7 @@ def _pad_pairs(ctx: ShapeContext, rank: Any) -> list:
 def pad(ctx: ShapeContext) -> Any:
     """`nn.pad(x, pad_value, pad_width, pad_mode)`: each dim grows by before + after (negative
     widths crop); pad_value is a scalar."""
-    data, value = ctx.operands()
-    require_scalar(ctx, value)
-    require_choice(ctx, "pad_mode", ctx.attr("pad_mode"), ("constant", "edge", "reflect"))
+    data, value = ctx.operands()  # the contract: a scalar pad_value, a known pad_mode
     pairs = _pad_pairs(ctx, data.rank)
     if data.dims is None:
         ctx.require_rank(data, len(pairs))
@@ -204,15 +202,26 @@ def pad(ctx: ShapeContext) -> Any:
 @shape_rule("dyn_pad")
 def dyn_pad(ctx: ShapeContext) -> Any:
     """`dyn.nn.pad(x, pad_width, pad_value)`: pad_width is a (rank, 2) tensor whose values are
-    not known, so every dim is unknown; the pad value is a scalar."""
-    data, widths, value = ctx.operands()
-    require_scalar(ctx, value)
-    ctx.require_rank(widths, 2)
-    ctx.equal(widths.dim(1), ctx.const(2), symbol="before and after")
+    not known, so every dim is unknown (the contract gives pad_width a row per dim and makes
+    the pad value a scalar). Where the widths are known (when the program runs), edge and
+    reflect padding need an element left to extend in each dim they grow, as nn.pad's."""
+    data, widths = ctx.operand(0), ctx.operand(1)
     if data.dims is None:
         return ctx.tensor(None)
-    ctx.equal(widths.dim(0), ctx.const(data.rank), symbol="rank")
+    if ctx.attr("pad_mode") != "constant":
+        for axis, bounds in enumerate(ctx.row_bounds(widths) or ()):
+            if bounds is not None and axis < len(data.dims):
+                low, high = bounds  # a row is (before, after): its least and greatest entries
+                _padded(ctx, data, axis, data.dim(axis), low, high, True)
     return ctx.tensor([ctx.unknown() for _ in data.dims])
+
+
+register_rule_message(
+    "nll-loss-target",
+    codes.OP_CONSTRAINT,
+    "{arg} holds the class {target}, but the predictions have {classes} classes",
+    "keep each target in [0, {classes}), or equal to ignore_index ({ignore}) to skip it",
+)
 
 
 @shape_rule("nll_loss")
@@ -220,15 +229,17 @@ def nll_loss(ctx: ShapeContext) -> Any:
     """`nn.nll_loss(predictions (n, c, *d), targets (n, *d), weights (c,), reduction)`: the
     per-element losses (n, *d) with reduction="none", else a scalar."""
     predictions, targets, weights = ctx.operands()
-    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("mean", "sum", "none"))
-    ctx.require_rank(weights, 1)
-    ctx.require_rank_at_least(predictions, 2)
+    reduction = ctx.attr("reduction")  # the contract: its choices, and the ranks
     if predictions.dims is None:
         return ctx.tensor(None if reduction == "none" else [])
-    ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
-    ctx.require_rank(targets, predictions.rank - 1)
+    classes = ctx.equal(predictions.dim(1), weights.dim(0), symbol="classes")
+    targets_seen = ctx.element_bounds(targets, excluding=ctx.attr("ignore_index"))
+    count = ctx.static(classes)
+    if targets_seen and count is not None and not 0 <= targets_seen[0] <= targets_seen[1] < count:
+        target = targets_seen[1] if targets_seen[1] >= count else targets_seen[0]
+        ctx.fail("nll-loss-target", arg=targets, target=target, classes=count, ignore=ctx.attr("ignore_index"))
     dims = [predictions.dim(0)] + list(predictions.dims[2:])
-    for axis, (d, t) in enumerate(zip(dims, targets.dims)):
+    for axis, (d, t) in enumerate(zip(dims, targets.dims or ())):
         dims[axis] = ctx.equal(d, t, symbol="entries")
     return ctx.tensor(dims if reduction == "none" else [])
 
@@ -237,12 +248,8 @@ def nll_loss(ctx: ShapeContext) -> Any:
 def sequence_mask(ctx: ShapeContext) -> Any:
     """`sequence_mask(x, valid_length, mask_value, axis)`: x's shape; axis (0 or 1) is the time
     axis, the other of the two leading ones the batch, as long as valid_length."""
-    data, lengths = ctx.operands()
-    ctx.require_rank(lengths, 1)
+    data, lengths = ctx.operands()  # the contract: a vector of lengths, axis 0 or 1, rank >= 2
     axis = ctx.attr("axis")
-    if axis not in (0, 1):
-        ctx.fail("attribute-range", name="axis", value=axis, needed="0 or 1")
-    ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
         ctx.equal(data.dim(1 - axis), lengths.dim(0), symbol="batch")
     return ctx.tensor(data.dims)

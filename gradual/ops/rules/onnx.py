@@ -64,6 +64,18 @@ register_rule_message(
     "make dim {axis} a multiple of {factor}",
 )
 register_rule_message(
+    "class-out-of-range",
+    codes.OP_CONSTRAINT,
+    "{op} got a class index in {low} .. {high} in {arg}, but the input has {classes} classes",
+    "give each target a class in 0 .. {classes} - 1, or the ignore_index",
+)
+register_rule_message(
+    "tuple-index-out-of-range",
+    codes.OP_CONSTRAINT,
+    "{op} got entry {entry} of an index tuple in {low} .. {high} in {arg}, but dim {axis} of the data has {length}",
+    "entry {entry} of each index tuple must lie in -{length} .. {length} - 1",
+)
+register_rule_message(
     "slice-steps",
     codes.OP_CONSTRAINT,
     "{op} got a step of 0 for axis {axis}",
@@ -250,9 +262,15 @@ def unsqueeze(ctx: ShapeContext) -> Any:
 
 @shape_rule("onnx_squeeze")
 def squeeze(ctx: ShapeContext) -> Any:
-    """`onnx.squeeze(x, axes)`: the listed dims, which must be 1, are removed."""
+    """`onnx.squeeze(x, axes)`: the listed dims, which must be 1, are removed; an empty axes
+    vector removes every dim of 1 (as ONNX Runtime reads it: axes not given)."""
     data, axes_arg = ctx.operands()
     count = vector_length(ctx, axes_arg)
+    if count == 0 and data.dims is not None:
+        sizes = [ctx.static(d) for d in data.dims]
+        if None in sizes:
+            return ctx.tensor(None, value=data.value)  # which dims are 1 is known only at runtime
+        return ctx.tensor([d for d, size in zip(data.dims, sizes) if size != 1], value=data.value)
     if data.dims is None or count is None:
         if data.dims is None:
             ctx.require_rank_at_least(data, axes_rank(known_ints(ctx, axes_arg)))
@@ -418,7 +436,6 @@ def _tiled_dims(ctx: ShapeContext, data: TensorArg, repeats: TensorArg) -> list:
 def pad(ctx: ShapeContext) -> Any:
     """`onnx.pad(x, pads, value, axes, mode)`: dim i grows by pads[i] + pads[i + n]."""
     data, pads, _value, axes = ctx.operands()
-    require_choice(ctx, "mode", ctx.attr("mode"), ("constant", "edge", "reflect", "wrap"))
     if data.dims is None:
         _pad_rank(ctx, data, known_ints(ctx, pads), axes)
     if data.dims is None:
@@ -432,8 +449,11 @@ def pad(ctx: ShapeContext) -> Any:
     if widths is None:
         return ctx.tensor(_padded_by_values(ctx, dims, chosen, pads))
     require_length(ctx, "pads", widths, (2 * len(chosen),))
+    copies = ctx.attr("mode") != "constant"
     for i, axis in enumerate(chosen):
         grow = widths[i] + widths[i + len(chosen)]
+        if copies and max(widths[i], widths[i + len(chosen)]) > 0:
+            ctx.within(dims[axis], 1, None)  # edge, reflect and wrap copy from the axis: it holds some
         dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
     return ctx.tensor(dims)
 
@@ -544,7 +564,6 @@ def depth_to_space(ctx: ShapeContext) -> Any:
     """`onnx.depth_to_space(x, blocksize)`: (n, c, h, w) -> (n, c / b^2, h * b, w * b)."""
     (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
-    require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
     n, _, h, w = data.dims
     return ctx.tensor([n, divided(ctx, data, 1, block * block), h * block, w * block])
@@ -555,7 +574,6 @@ def space_to_depth(ctx: ShapeContext) -> Any:
     """`onnx.space_to_depth(x, blocksize)`: (n, c, h, w) -> (n, c * b^2, h / b, w / b)."""
     (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
-    require_choice(ctx, "mode", ctx.attr("mode"), ("DCR", "CRD"))
     ctx.require_rank(data, 4)
     n, c, _, _ = data.dims
     return ctx.tensor([n, c * (block * block), divided(ctx, data, 2, block), divided(ctx, data, 3, block)])
@@ -603,7 +621,6 @@ def reduce(ctx: ShapeContext) -> Any:
     """`onnx.reduce(x, axes, kind, keepdims, noop_with_empty_axes)`: the listed axes are removed
     (kept as 1s); while the axes are not known, the rank is (keepdims) or nothing is."""
     data, axes_arg = ctx.operands()
-    require_choice(ctx, "kind", ctx.attr("kind"), REDUCTIONS)
     keep = bool(ctx.attr("keepdims"))
     length = vector_length(ctx, axes_arg)
     if data.dims is None:
@@ -648,14 +665,7 @@ def resize(ctx: ShapeContext) -> Any:
     `sizes` (stretched, or scaled by one factor with keep_aspect_ratio_policy), or
     floor(d * scale); `?` where they are not known (scales known only at runtime)."""
     data, _roi, _scales, sizes_arg = ctx.operands()
-    require_choice(ctx, "mode", ctx.attr("mode"), RESIZE_MODES)
-    require_choice(
-        ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), RESIZE_COORDINATES
-    )
-    require_choice(ctx, "nearest_mode", ctx.attr("nearest_mode"), NEAREST_MODES)
-    policy = require_choice(
-        ctx, "keep_aspect_ratio_policy", ctx.attr("keep_aspect_ratio_policy"), ("stretch", "not_larger", "not_smaller")
-    )
+    policy = ctx.attr("keep_aspect_ratio_policy")
     if data.dims is None:
         _resize_rank(ctx, data, sizes_arg)
     if data.dims is None:
@@ -705,6 +715,9 @@ def _resize_rank(ctx: ShapeContext, data: TensorArg, sizes_arg: TensorArg) -> No
 
 def _sized(ctx: ShapeContext, dims: list, data: TensorArg, axes: list, sizes: list, policy: str) -> None:
     """Resized dims from sizes: as given (stretch), or one scale for all (needs static dims)."""
+    for axis, size in zip(axes, sizes):
+        if size != 0:  # as ONNX Runtime: no factor scales an empty dim to another size
+            ctx.within(data.dim(axis), 1, None)
     if policy == "stretch":
         for axis, size in zip(axes, sizes):
             dims[axis] = ctx.const(size)
@@ -743,7 +756,11 @@ def gather_elements(ctx: ShapeContext) -> Any:
         ctx.require_rank(data, indices.rank)
     if data.dims is not None:
         ctx.require_rank(indices, data.rank)
-        normalize_axis(ctx, ctx.attr("axis"), data.rank)
+        axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+        if indices.dims is not None:
+            for i in range(data.rank):  # per dim but the axis: a "for all" a contract cannot state
+                if i != axis:
+                    require_at_most(ctx, indices, i, data.dim(i), "indices pick from data's other dims")
     elif indices.dims is None:
         ctx.require_rank_at_least(indices, axis_rank(ctx.attr("axis")))
     return ctx.tensor(indices.dims)
@@ -756,7 +773,7 @@ def gather_nd(ctx: ShapeContext) -> Any:
     data, indices = ctx.operands()
     batch = ctx.attr("batch_dims")
     ctx.require_rank_at_least(indices, batch + 1)
-    if data.dims is None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
+    if data.dims is None and indices.dims is not None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
         ctx.require_rank_at_least(data, batch + ctx.static(indices.dim(-1)))  # type: ignore[operator]
     if data.dims is None or indices.dims is None or indices.rank < 1:
         return ctx.tensor(None)
@@ -767,13 +784,26 @@ def gather_nd(ctx: ShapeContext) -> Any:
         ctx.fail("rank-too-small", arg=data, needed=batch + m, rank=data.rank)
     for i in range(batch):
         ctx.equal(data.dim(i), indices.dim(i))
+    index_tuples_within(ctx, data, indices, batch, m)
     return ctx.tensor(list(indices.dims[:-1]) + list(data.dims[batch + m :]))
+
+
+def index_tuples_within(ctx: ShapeContext, data: TensorArg, indices: TensorArg, batch: int, m: int) -> None:
+    """Entry j of each index tuple lies in -d .. d - 1 of data's dim batch + j: per entry, a
+    "for all" a contract cannot state (decided where the indices' elements are known)."""
+    for j in range(m):
+        bounds = ctx.element_bounds(indices, column=j)
+        length = ctx.static(data.dim(batch + j))
+        if bounds and length is not None and not -length <= bounds[0] <= bounds[1] < length:
+            low, high = bounds[0], bounds[1]
+            ctx.fail(
+                "tuple-index-out-of-range", arg=indices, entry=j, low=low, high=high, axis=batch + j, length=length
+            )
 
 
 @shape_rule("onnx_scatter")
 def scatter(ctx: ShapeContext) -> Any:
     """ScatterElements / ScatterND: the result is shaped like the data (see each)."""
-    require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "add", "mul", "max", "min"))
     data, indices, updates = ctx.operands()
     if ctx.op_name == "onnx.scatter_elements":
         _scatter_elements(ctx, data, indices, updates)
@@ -800,17 +830,12 @@ def _scatter_elements(ctx: ShapeContext, data: TensorArg, indices: TensorArg, up
 def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates: TensorArg) -> None:
     """Indices (q >= 1 dims) end in k <= rank(data) coordinates; updates is
     `indices.shape[:-1] + data.shape[k:]`."""
-    ctx.require_rank_at_least(data, 1)
-    ctx.require_rank_at_least(indices, 1)
-    if data.dims is None or indices.dims is None:
+    if data.dims is None or indices.dims is None:  # ranks and k <= rank(data): the declaration's
         return
     k = ctx.static(indices.dim(-1))
     if k is None:
         return
-    if k > data.rank:
-        ctx.fail(
-            "attribute-range", name="the indices' last dim", value=k, needed=f"at most the data's rank, {data.rank}"
-        )
+    index_tuples_within(ctx, data, indices, 0, k)
     wanted = list(indices.dims[:-1]) + list(data.dims[k:])
     require_rank_of(ctx, updates, len(wanted), "indices.shape[:-1] + data.shape[k:]")
     for have, want in zip(updates.dims, wanted):
@@ -1037,7 +1062,7 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     """The loss of (input (n, c, *d), target (n, *d), weight (c,) or empty): (n, *d) for
     reduction none, a scalar for mean and sum."""
     data, target, weight = ctx.operands()[:3]
-    reduction = require_choice(ctx, "reduction", ctx.attr("reduction"), ("none", "mean", "sum"))
+    reduction = ctx.attr("reduction")
     ctx.require_rank(weight, 1)
     if data.dims is None:
         if target.dims is not None:
@@ -1054,6 +1079,11 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     dims += [ctx.equal(a, b) for a, b in zip(data.dims[2:], target.dims[1:])]
     if ctx.static(weight.dim(0)) != 0:
         ctx.equal(weight.dim(0), data.dim(1), symbol="classes")
+    # a target is a class or the ignore_index: an "or" a contract cannot state
+    bounds = ctx.element_bounds(target, excluding=ctx.attr("ignore_index"))
+    classes = ctx.static(data.dim(1))
+    if bounds and classes is not None and not 0 <= bounds[0] <= bounds[1] < classes:
+        ctx.fail("class-out-of-range", arg=target, low=bounds[0], high=bounds[1], classes=classes)
     return dims if reduction == "none" else []
 
 

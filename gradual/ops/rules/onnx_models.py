@@ -41,13 +41,11 @@ def require_dims(ctx: ShapeContext, arg: TensorArg, dims: list, symbols: Optiona
 def rnn(ctx: ShapeContext) -> Any:
     """`onnx.rnn`: the weights' shapes against x and hidden_size; (y, y_h, y_c)."""
     x, w, r, b, lens, h0, c0, p = ctx.operands()
-    kind = require_choice(ctx, "kind", ctx.attr("kind"), tuple(GATES))
-    direction = require_choice(ctx, "direction", ctx.attr("direction"), ("forward", "reverse", "bidirectional"))
-    layout = require_choice(ctx, "layout", ctx.attr("layout"), (0, 1))
+    kind = ctx.attr("kind")
+    direction = ctx.attr("direction")
+    layout = ctx.attr("layout")
     gates, dirs = GATES[kind], ctx.const(2 if direction == "bidirectional" else 1)
     _activations(ctx, kind, 2 if direction == "bidirectional" else 1)
-    ctx.require_rank(x, 3)
-    ctx.require_rank(r, 3)
     seq, batch, size = x.dims if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)]  # type: ignore[misc]
     hidden = ctx.attr("hidden_size")
     hidden = ctx.const(hidden) if hidden is not None else r.dim(2)
@@ -104,7 +102,6 @@ def attention(ctx: ShapeContext) -> Any:
     into (batch, q heads, q sequence, total sequence) (a vector: the keys alone) and the non-padding lengths are one per
     batch entry; (y, present_key, present_value, qk_matmul_output)."""
     q, k, v, mask, past_key, past_value, nonpad = ctx.operands()
-    require_choice(ctx, "qk_matmul_output_mode", ctx.attr("qk_matmul_output_mode"), (0, 1, 2, 3))
     if given(ctx, mask):
         ctx.require_rank_at_least(mask, 1)  # a vector masks every query alike (ONNX's own test)
         if dtype_name(mask.dtype) not in (None, "bool"):  # a bool mask, or a bias of q's type
@@ -305,7 +302,6 @@ def compress(ctx: ShapeContext) -> Any:
     (known only at runtime: at most the dim, or every element without an axis). The condition
     is a vector no longer than what it selects from (ONNX allows a shorter one)."""
     data, condition = ctx.operands()
-    ctx.require_rank(condition, 1)
     if data.dims is None:
         _axis_rank(ctx, data)
         return ctx.tensor(None)
@@ -330,7 +326,6 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
     time dim, are the data's)."""
     data, lens = ctx.operands()
     ctx.require_rank_at_least(data, 2)
-    ctx.require_rank(lens, 1)
     if data.dims is not None:
         batch = normalize_axis(ctx, ctx.attr("batch_axis"), data.rank, "batch_axis")
         normalize_axis(ctx, ctx.attr("time_axis"), data.rank, "time_axis")
@@ -342,7 +337,6 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
 def window(ctx: ShapeContext) -> Any:
     """`onnx.window(size)`: a vector of `size` elements."""
     (size,) = ctx.operands()
-    require_choice(ctx, "kind", ctx.attr("kind"), ("hann", "hamming", "blackman"))
     require_one_value(ctx, size)
     length = size.value[0] if size.value is not None and len(size.value) == 1 else ctx.unknown()
     return ctx.tensor([length], ctx.attr("dtype"))
@@ -374,7 +368,6 @@ def tensor_scatter(ctx: ShapeContext) -> Any:
     batch entry (dim 0)."""
     past, update, starts = ctx.operands()
     if given(ctx, starts):
-        ctx.require_rank(starts, 1)
         if past.dims is not None and past.rank >= 1:
             ctx.equal(starts.dim(0), past.dim(0), symbol="batch")
     if past.dims is None and update.dims is not None:
@@ -425,32 +418,22 @@ def _value_dims(ctx: ShapeContext, arg: TensorArg, count: int) -> list:
 @shape_rule("onnx_grid_sample")
 def grid_sample(ctx: ShapeContext) -> Any:
     """`onnx.grid_sample(x, grid)`: (n, c, *grid's middle dims); grid's last dim is x's spatial rank."""
-    x, grid = ctx.operands()
-    require_choice(ctx, "mode", ctx.attr("mode"), ("linear", "nearest", "cubic"))
-    require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), ("zeros", "border", "reflection"))
-    if x.dims is None and grid.dims is not None:
-        ctx.require_rank(x, grid.rank)  # the grid has x's rank
-    elif grid.dims is None and x.dims is not None:
-        ctx.require_rank(grid, x.rank)
+    x, grid = ctx.operands()  # ranks, batch and the grid's last dim: the declaration's
     if x.dims is None or grid.dims is None:
         return ctx.tensor(None)
-    ctx.require_rank(grid, x.rank)
-    batch = ctx.equal(x.dim(0), grid.dim(0), symbol="n")
-    ctx.equal(grid.dim(-1), ctx.const(x.rank - 2), symbol="spatial rank")
-    return ctx.tensor([batch, x.dim(1)] + list(grid.dims[1:-1]))
+    for d in x.dims[2:]:
+        ctx.within(d, 1, None)  # a sample reads around a point of each spatial dim: none is empty
+    return ctx.tensor([x.dim(0), x.dim(1)] + list(grid.dims[1:-1]))
 
 
 @shape_rule("onnx_affine_grid")
 def affine_grid(ctx: ShapeContext) -> Any:
     """`onnx.affine_grid(theta, size)`: (n, *spatial, r) with theta (n, r, r + 1)."""
-    theta, size = ctx.operands()
-    ctx.require_rank(size, 1)
-    ctx.require_rank(theta, 3)
+    theta, size = ctx.operands()  # ranks and r: the declaration's
     count = vector_length(ctx, size)
     if count is None or count < 3:
         return ctx.tensor(None)
     dims, r = _value_dims(ctx, size, count), count - 2
-    ctx.require_rank(theta, 3)
     batch = ctx.equal(theta.dim(0), dims[0], symbol="n") if ctx.exact(dims[0]) else theta.dim(0)
     ctx.equal(theta.dim(1), ctx.const(r), symbol="r")
     ctx.equal(theta.dim(2), ctx.const(r + 1), symbol="r + 1")
@@ -500,7 +483,6 @@ def stft(ctx: ShapeContext) -> Any:
     if signal.dims is None or signal.rank != 2:
         ctx.require_rank(signal, 3)
         ctx.within(signal.dim(2), 1, 2)
-    ctx.require_rank(step, 0)
     if given(ctx, length):
         ctx.require_rank(length, 0)
     if given(ctx, window_arg):
@@ -580,13 +562,10 @@ def max_unpool(ctx: ShapeContext) -> Any:
     for a, b in zip(x.dims, indices.dims):
         ctx.equal(b, a)
     if given(ctx, output_shape):
-        ctx.require_rank(output_shape, 1)
         ctx.equal(output_shape.dim(0), ctx.const(k + 2), symbol="output rank")
         return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
     strides = list(ctx.attr("strides") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
-    require_length(ctx, "strides", strides, [k])
-    require_length(ctx, "pads", pads, [2 * k])
     spatial = [
         (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))
     ]
@@ -596,10 +575,7 @@ def max_unpool(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_col2im")
 def col2im(ctx: ShapeContext) -> Any:
     """`onnx.col2im(x, image_shape, block_shape)`: (n, c, *image_shape), c * prod(block) = x's dim 1."""
-    data, image, block = ctx.operands()
-    ctx.require_rank(data, 3)
-    ctx.require_rank(image, 1)
-    ctx.require_rank(block, 1)
+    data, image, block = ctx.operands()  # ranks, and lengths of the attributes: the declaration's
     ctx.equal(image.dim(0), block.dim(0), symbol="spatial dims")
     count = len(image.value) if image.value is not None else None
     if count is None:
@@ -623,9 +599,6 @@ def _block_count(ctx: ShapeContext, image: list, block: list) -> int:
     strides = list(ctx.attr("strides") or [1] * k)
     dilations = list(ctx.attr("dilations") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
-    for name, values in (("strides", strides), ("dilations", dilations)):
-        require_length(ctx, name, values, [k])
-    require_length(ctx, "pads", pads, [2 * k])
     total = 1
     for i in range(k):
         reach = dilations[i] * (block[i] - 1) + 1

@@ -11,19 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import MAX_RANK, ShapeContext
+from gradual.ops.context import ShapeContext
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
+    axis_index,
     known_ints,
-    new_axis,
     require_choice,
     require_entries,
     require_nonempty,
-    require_positive,
-    require_scalar,
     show_ints,
 )
-from gradual.ops.rules.operands import require_indices, tensor_args
+from gradual.ops.rules.operands import tensor_args
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -175,18 +173,14 @@ def product_of(values: list[int]) -> int:
 def dyn_expand_dims(ctx: ShapeContext) -> Any:
     """`dyn.expand_dims(x, axis, num_newaxis)`: axis an integer scalar; num_newaxis dims of 1 at
     axis where its value is known, else rank + num_newaxis unknown dims."""
-    data, axis = tensor_args(ctx)
-    require_indices(ctx, axis)
-    require_scalar(ctx, axis)
-    count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
-    if count > MAX_RANK:
-        ctx.fail("attribute-range", name="num_newaxis", value=count, needed=f"at most {MAX_RANK}")
+    data, axis = ctx.operands()  # the contract: an integer scalar axis in range, num_newaxis in [0, MAX_RANK]
+    count = ctx.attr("num_newaxis")
     if data.dims is None:
         return ctx.tensor(None)
     rank = len(data.dims)
     ctx.require_possible_rank(data, rank + count)
     known = known_ints(ctx, axis)
-    at = new_axis(ctx, known[0], rank) if known else None
+    at = axis_index(known[0], rank + 1) if known else None
     if at is None:
         # the value decides where the new dims go: at run it is known and the rule places them
         return ctx.tensor([ctx.unknown() for _ in range(rank + count)])

@@ -7,10 +7,10 @@ the end; an axis listed twice is reduced once.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
-from gradual.ops.context import ShapeContext, TensorArg, axes_rank, normalize_axis
-from gradual.ops.rules.common import cast_values, require_nonempty, value_add, value_multiply
+from gradual.ops.context import ShapeContext, TensorArg
+from gradual.ops.rules.common import axis_index, cast_values, require_nonempty, value_add, value_multiply
 from gradual.ops.rules.shape import broadcast_into
 from gradual.ops.tables import shape_rule
 
@@ -20,20 +20,18 @@ def reduced_axes(ctx: ShapeContext, rank: int) -> set:
     axes = ctx.attr("axis")
     if not axes:
         return set(range(rank))
-    chosen = {normalize_axis(ctx, a, rank) for a in axes}
+    chosen = {axis_index(a, rank) for a in axes}  # the contract holds each axis in range
     if ctx.attr("exclude"):
         return set(range(rank)) - chosen
     return chosen
 
 
-def reduce_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
+def reduce_dims(ctx: ShapeContext, data: TensorArg) -> list | None:
     """The result dims of a reduction; None when they depend on an unknown rank."""
     keepdims = bool(ctx.attr("keepdims"))
-    if data.dims is None:
-        axes = ctx.attr("axis")
-        ctx.require_rank_at_least(data, axes_rank(axes))
-        return [] if not axes and not keepdims else None
-    chosen = reduced_axes(ctx, data.rank)
+    if data.dims is None:  # the contract asks the rank the axes need
+        return [] if not ctx.attr("axis") and not keepdims else None
+    chosen = reduced_axes(ctx, len(data.dims))
     dims = []
     for i, d in enumerate(data.dims):
         if i not in chosen:
@@ -51,7 +49,7 @@ def require_elements(ctx: ShapeContext, data: TensorArg) -> None:
     """Every reduced axis holds at least one element (for reductions without an identity)."""
     if data.dims is None:
         return
-    for axis in sorted(reduced_axes(ctx, data.rank)):
+    for axis in sorted(reduced_axes(ctx, len(data.dims))):
         require_nonempty(ctx, data, axis, f"{ctx.op_name} of no elements has no value")
 
 
@@ -65,7 +63,7 @@ def reduce(ctx: ShapeContext) -> Any:
     return ctx.tensor(reduce_dims(ctx, data))
 
 
-def _reduced_value(ctx: ShapeContext, data: TensorArg, combine: Any, identity: int) -> Optional[list]:
+def _reduced_value(ctx: ShapeContext, data: TensorArg, combine: Any, identity: int) -> list | None:
     """The value of reducing a known shape vector completely (`prod(shape_of(x))` is numel)."""
     if data.value is None or data.rank is None or data.rank > 1:
         return None

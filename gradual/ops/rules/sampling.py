@@ -12,7 +12,7 @@ from typing import Any
 
 from gradual.ops.attr_domains import COORDINATE_MODES, ROUNDING_METHODS
 from gradual.ops.context import ShapeContext
-from gradual.ops.rules.common import require_choice, require_entries, require_length, require_nonempty
+from gradual.ops.rules.common import require_choice, require_length, require_nonempty
 from gradual.ops.rules.conv import assemble, layout_dims, padding, per_dim, window_output
 from gradual.ops.rules.image import METHODS
 from gradual.ops.rules.operands import require_float, require_indices, tensor_args
@@ -21,7 +21,6 @@ from gradual.ops.tables import shape_rule
 GRID_METHODS = {4: ("bilinear", "nearest", "bicubic"), 5: ("bilinear", "nearest")}
 GRID_LAYOUTS = {4: "NCHW", 5: "NCDHW"}
 PADDING_MODES = ("zeros", "border", "reflection")
-CROP_METHODS = ("bilinear", "nearest_neighbor")
 
 
 @shape_rule("grid_sample")
@@ -88,20 +87,12 @@ def dilation2d(ctx: ShapeContext) -> Any:
 def crop_and_resize(ctx: ShapeContext) -> Any:
     """`image.crop_and_resize(data, boxes, box_indices, crop_size, layout, method, ...)`: boxes
     (b, 4) of floats and integer box_indices (b) give (b, c, *crop_size) in the data's layout."""
-    data, boxes, indices = tensor_args(ctx)
+    data, boxes, indices = ctx.operands()  # the contract: layout, method, crop_size, the operands' forms
     layout = ctx.attr("layout")
-    require_choice(ctx, "layout", layout, ("NCHW", "NHWC"))
-    require_choice(ctx, "method", ctx.attr("method"), CROP_METHODS)
-    size = require_entries(ctx, "crop_size", list(ctx.attr("crop_size")))
-    require_length(ctx, "crop_size", size, [2])
-    require_float(ctx, boxes)
-    require_indices(ctx, indices)
+    size = list(ctx.attr("crop_size"))
     x = layout_dims(ctx, data, layout, "NCHW", "layout")
     for letter in "HW":
         require_nonempty(ctx, data, layout.index(letter), "a crop samples the image")
-    ctx.require_rank(boxes, 2)
-    ctx.require_rank(indices, 1)
-    ctx.equal(boxes.dim(1), ctx.const(4), symbol="(y1, x1, y2, x2)")
     count = ctx.equal(boxes.dim(0), indices.dim(0), symbol="boxes")
     out = {"N": count, "C": x["C"], "H": ctx.const(size[0]), "W": ctx.const(size[1])}
     return ctx.tensor(assemble(ctx, layout, "NCHW", out, "layout"), ctx.attr("out_dtype") or None)

@@ -11,23 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis
+from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import known_ints, require_at_most, require_choice, require_rank_of
-from gradual.ops.rules.operands import require_indices, tensor_args
+from gradual.ops.rules.common import axis_index, known_ints, require_at_most, require_rank_of
+from gradual.ops.rules.operands import require_indices
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
-    "scatter-nd-depth",
-    codes.SHAPE_MISMATCH,
-    "{op} got indices whose first dim is {depth}, but they index a data tensor of rank {rank}",
-    "give the indices a first dim of at most {rank} (one row per indexed dim)",
-)
-register_rule_message(
-    "slice-entries",
-    codes.SHAPE_MISMATCH,
-    "{arg} has {count} entries, but {op} slices a tensor of rank {rank}",
-    "give at most {rank} entries, one per leading dim",
+    "scatter-nd-row",
+    codes.OP_CONSTRAINT,
+    "{op} writes position {index} of dim {axis} of {arg}, which has {length} (row {row} of the indices addresses that dim)",
+    "each row of the indices holds positions along its own dim: keep row i within dim i of the data (negative from its end)",
 )
 register_rule_message(
     "slice-zero-step",
@@ -42,25 +36,16 @@ register_rule_message(
     "give the value the slice's shape (or 1 there, to repeat it)",
 )
 
-SCATTER_ELEMENTS_REDUCTIONS = ("update", "add", "mul", "mean", "min", "max")
-SCATTER_ND_MODES = ("update", "add", "mul", "min", "max")
-
 
 @shape_rule("scatter_elements")
 def scatter_elements(ctx: ShapeContext) -> Any:
     """`scatter_elements(data, indices, updates, axis, reduction)`: data's shape. Indices and
     updates have one shape, of the data's rank, each dim but `axis` at most the data's (the
     kernel walks the indices and writes at their positions)."""
-    data, indices, updates = tensor_args(ctx)
-    require_choice(ctx, "reduction", ctx.attr("reduction"), SCATTER_ELEMENTS_REDUCTIONS)
-    require_indices(ctx, indices)
-    axis_attr = ctx.attr("axis")
-    ctx.require_rank_at_least(data, max(1, axis_rank(axis_attr)))
-    if data.dims is not None:
+    data, indices, updates = ctx.operands()  # the contract: ranks, axis, reduction, index values
+    if data.dims is not None and indices.dims is not None and updates.dims is not None:
         rank = len(data.dims)
-        axis = normalize_axis(ctx, axis_attr, rank)
-        require_rank_of(ctx, indices, rank, "the data's")
-        require_rank_of(ctx, updates, rank, "the data's")
+        axis = axis_index(ctx.attr("axis"), rank)
         for i in range(rank):
             ctx.equal(updates.dim(i), indices.dim(i), symbol="the indices' shape")
             if i != axis:
@@ -72,19 +57,17 @@ def scatter_elements(ctx: ShapeContext) -> Any:
 def scatter_nd(ctx: ShapeContext) -> Any:
     """`scatter_nd(data, indices, updates, mode)`: data's shape (n dims). Indices are (m, *y)
     with m <= n; updates are (*y, data's dims from m on)."""
-    data, indices, updates = tensor_args(ctx)
-    require_choice(ctx, "mode", ctx.attr("mode"), SCATTER_ND_MODES)
-    require_indices(ctx, indices)
-    ctx.require_rank_at_least(indices, 1)
+    data, indices, updates = ctx.operands()  # the contract: the mode, indices of depth <= rank
     if data.dims is None or indices.dims is None:
         return ctx.tensor(data.dims)
-    rank = len(data.dims)
     depth = ctx.static(indices.dim(0))
     if depth is None:
-        ctx.within(indices.dim(0), 0, rank)
         return ctx.tensor(data.dims)
-    if depth > rank:
-        ctx.fail("scatter-nd-depth", depth=depth, rank=rank)
+    for row, bounds in enumerate(ctx.row_bounds(indices) or ()):
+        length = ctx.static(data.dim(row))
+        if bounds is not None and length is not None and not -length <= bounds[0] <= bounds[1] < length:
+            index = bounds[1] if bounds[1] >= length else bounds[0]
+            ctx.fail("scatter-nd-row", arg=data, index=index, axis=row, length=length, row=row)
     wanted = list(indices.dims[1:]) + list(data.dims[depth:])
     require_rank_of(ctx, updates, len(wanted), "indices.shape[1:] + data.shape[m:]")
     for i, want in enumerate(wanted):
@@ -102,19 +85,10 @@ def strided_set(ctx: ShapeContext) -> Any:
     """`strided_set(data, v, begin, end, strides)`: data's shape. begin, end and strides are
     integer vectors of at most rank(data) entries (absent ones take the whole dim, stride 1);
     v broadcasts to the slice's shape (NumPy's `x[slices] = v`)."""
-    data, value, begin, end, strides = tensor_args(ctx)
-    for arg in (begin, end, strides):
-        require_indices(ctx, arg)
-        ctx.require_rank(arg, 1)
+    data, value, begin, end, strides = ctx.operands()  # the contract: vectors of at most rank entries
     if data.dims is None:
         return ctx.tensor(None)
     rank = len(data.dims)
-    for arg in (begin, end, strides):
-        count = ctx.static(arg.dim(0))
-        if count is not None and count > rank:
-            ctx.fail("slice-entries", arg=arg, count=count, rank=rank)
-        elif count is None:
-            ctx.within(arg.dim(0), 0, rank)
     starts, stops, steps = known_ints(ctx, begin), known_ints(ctx, end), known_ints(ctx, strides)
     if steps is not None:
         for axis, step in enumerate(steps):
@@ -122,8 +96,6 @@ def strided_set(ctx: ShapeContext) -> Any:
                 ctx.fail("slice-zero-step", axis=axis)
     sizes = [ctx.static(d) for d in data.dims]
     value_dims = value.dims
-    if value_dims is not None and len(value_dims) > rank:
-        ctx.fail("rank-relation", arg=value, actual=len(value_dims), expected=f"at most {rank}", why="the data's")
     if starts is None or stops is None or steps is None or value_dims is None:
         return ctx.tensor(data.dims)
     lengths = []

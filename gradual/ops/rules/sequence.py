@@ -19,7 +19,6 @@ from gradual.ops.rules.common import (
     require_length,
     require_positive,
     require_rank_of,
-    require_scalar,
 )
 from gradual.ops.rules.operands import require_float, require_indices, tensor_args
 from gradual.ops.tables import shape_rule
@@ -74,10 +73,7 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
 def trilu(ctx: ShapeContext) -> Any:
     """`trilu(x, k, upper)`: x's shape; x is a matrix or a batch of them (its last two dims),
     k an integer scalar."""
-    data, k = tensor_args(ctx)
-    require_indices(ctx, k)
-    require_scalar(ctx, k)
-    ctx.require_rank_at_least(data, 2)
+    data = ctx.operand(0)  # the contract: k an integer scalar, data a stack of matrices
     return ctx.tensor(data.dims)
 
 

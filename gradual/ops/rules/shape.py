@@ -12,22 +12,18 @@ from typing import Any, Optional, Sequence
 
 from gradual.diagnostics import codes
 from gradual.ops.context import (
-    MAX_RANK,
     ShapeContext,
     TensorArg,
     axes_rank,
-    axis_rank,
-    new_axis_rank,
     normalize_axis,
     product,
 )
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
+    axis_index,
     distinct_axes,
     known_ints,
-    new_axis,
     rearranged_value,
-    require_entries,
     require_positive,
     require_rank_of,
     show_ints,
@@ -413,8 +409,7 @@ def dyn_reshape(ctx: ShapeContext) -> Any:
     """`dyn.reshape(x, shape)`: the new shape is a 1-D tensor; its known values are read like
     `newshape` (0 copies, -1 infers, as in ONNX); its length alone gives the rank, so the codes
     that change the rank (-2, -3, -4) are errors here."""
-    data, shape = ctx.operands()
-    ctx.require_rank(shape, 1)
+    data, shape = ctx.operands()  # the contract makes the shape a vector of integers
     if shape.value is not None:
         return ctx.tensor(reshape_dims(ctx, data, list(shape.value), dynamic=True), value=data.value)
     length = ctx.static(shape.dim(0))
@@ -464,7 +459,7 @@ def transpose(ctx: ShapeContext) -> Any:
     else:
         if len(axes) != rank:
             ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
-        perm = [normalize_axis(ctx, a, rank, "axes") for a in axes]
+        perm = [axis_index(a, rank) for a in axes]  # the contract holds each axis in range
         if sorted(perm) != list(range(rank)):
             ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
     value = (
@@ -476,20 +471,12 @@ def transpose(ctx: ShapeContext) -> Any:
 @shape_rule("expand_dims")
 def expand_dims(ctx: ShapeContext) -> Any:
     """`expand_dims(x, axis, num_newaxis)`: insert `num_newaxis` dims of size 1 at `axis`
-    (in [-rank - 1, rank]); known values are kept."""
+    (in [-rank - 1, rank], num_newaxis at most MAX_RANK: the contract); known values are kept."""
     (data,) = ctx.operands()
-    count = require_positive(ctx, "num_newaxis", ctx.attr("num_newaxis"), allow_zero=True)
-    if count > MAX_RANK:  # a type of millions of dims took GBs to build; no array can have it
-        ctx.fail(
-            "attribute-range",
-            name="num_newaxis",
-            value=count,
-            needed=f"at most {MAX_RANK} (the dims an array can have)",
-        )
+    count = ctx.attr("num_newaxis")
     if data.dims is None:
-        ctx.require_rank_at_least(data, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, value=data.value)
-    axis = new_axis(ctx, ctx.attr("axis"), data.rank)
+    axis = axis_index(ctx.attr("axis"), len(data.dims) + 1)
     dims = list(data.dims[:axis]) + [ctx.const(1) for _ in range(count)] + list(data.dims[axis:])
     return ctx.tensor(dims, value=data.value)
 
@@ -506,22 +493,18 @@ def squeeze(ctx: ShapeContext) -> Any:
 def dyn_squeeze(ctx: ShapeContext) -> Any:
     """`dyn.squeeze(x, axis)`: squeeze whose axes are a 1-D tensor: as `squeeze` when its values
     are known, else the rank drops by its length and the kept dims are unknown."""
-    data, axes = ctx.operands()
-    ctx.require_rank(axes, 1)
+    data, axes = ctx.operands()  # the contract: a vector of at most rank axes, each in range
     known = known_ints(ctx, axes)
     if known is not None:
         return _squeeze(ctx, data, known)
     count = ctx.static(axes.dim(0))
-    if count is not None:
-        ctx.require_rank_at_least(data, count)
     if data.dims is None or count is None:
         return ctx.tensor(None)
-    return ctx.tensor([ctx.unknown() for _ in range(data.rank - count)])
+    return ctx.tensor([ctx.unknown() for _ in range(len(data.dims) - count)])
 
 
 def _squeeze(ctx: ShapeContext, data: TensorArg, axes: Optional[Sequence[int]]) -> Any:
-    if data.dims is None:
-        ctx.require_rank_at_least(data, axes_rank(axes))
+    if data.dims is None:  # the contract asks the rank the axes need
         return ctx.tensor(None, value=data.value)
     if axes is None:
         return ctx.tensor(_squeeze_all(ctx, data), value=data.value)
@@ -546,12 +529,11 @@ def _squeeze_all(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
 
 @shape_rule("reverse")
 def reverse(ctx: ShapeContext) -> Any:
-    """`reverse(x, axis)`: the same shape; a known vector's values reversed."""
+    """`reverse(x, axis)`: the same shape (the contract holds axis in range); a known vector's
+    values reversed."""
     (data,) = ctx.operands()
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tensor(None)
-    normalize_axis(ctx, ctx.attr("axis"), data.rank)
     value = list(reversed(data.value)) if data.value is not None and data.rank == 1 else None
     return ctx.tensor(data.dims, value=value)
 
@@ -583,7 +565,7 @@ def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
 def broadcast_to(ctx: ShapeContext) -> Any:
     """`broadcast_to(x, shape=[...])`: x must broadcast to the static target shape."""
     (data,) = ctx.operands()
-    target = [ctx.const(s) for s in require_entries(ctx, "shape", ctx.attr("shape"), allow_zero=True)]
+    target = [ctx.const(s) for s in ctx.attr("shape")]  # the contract: each at least 0
     return ctx.tensor(broadcast_into(ctx, data, target), value=_broadcast_value(ctx, data, target))
 
 
@@ -598,8 +580,7 @@ def _broadcast_value(ctx: ShapeContext, data: TensorArg, target: list) -> Option
 @shape_rule("dyn_broadcast_to")
 def dyn_broadcast_to(ctx: ShapeContext) -> Any:
     """`dyn.broadcast_to(x, shape)`: the target shape is a 1-D tensor value."""
-    data, shape = ctx.operands()
-    ctx.require_rank(shape, 1)
+    data, shape = ctx.operands()  # the contract makes the shape a vector of integers
     if shape.value is not None:
         target = list(shape.value)
         return ctx.tensor(broadcast_into(ctx, data, target), value=_broadcast_value(ctx, data, target))

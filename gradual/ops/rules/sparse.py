@@ -7,13 +7,29 @@ data: it is bounded by what is known (at least the entries there were, at most o
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
+from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
-from gradual.ops.rules.common import known_ints, require_entries, require_scalar
+from gradual.ops.messages import register_rule_message
+from gradual.ops.rules.common import known_ints, require_entries, require_scalar, show_ints
 from gradual.ops.rules.data import shape_from_value
 from gradual.ops.rules.shape import reshape_dims
 from gradual.ops.tables import shape_rule
+
+register_rule_message(
+    "sparse-index-range",
+    codes.OP_CONSTRAINT,
+    "{arg} holds the index {index} for dim {axis} of the dense tensor, which has {size}",
+    "keep each index inside its dim of the dense shape",
+)
+register_rule_message(
+    "unravel-index-range",
+    codes.OP_CONSTRAINT,
+    "{arg} holds the flat index {index}, but a tensor of shape {shape} has only {count} elements",
+    "keep every flat index below the shape's element count",
+)
 
 
 def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Optional[list]) -> None:
@@ -22,16 +38,36 @@ def _entries(ctx: ShapeContext, indices: TensorArg, values: TensorArg, dense: Op
     values that are not one scalar have an entry per index."""
     if indices.dims is None:
         return
-    if indices.rank > 2:
-        ctx.fail("rank", arg=indices, expected="at most 2", actual=indices.rank)
-    if dense is not None and indices.rank == 2:
+    rank = len(indices.dims)
+    if rank > 2:
+        ctx.fail("rank", arg=indices, expected="at most 2", actual=rank)
+    if dense is not None and rank == 2:
         ctx.equal(indices.dim(1), ctx.const(len(dense)), symbol="rank")
     elif dense is not None and len(dense) != 1:
-        ctx.fail("rank", arg=indices, expected=2, actual=indices.rank)
-    if values.dims is not None and values.rank > 1:
-        ctx.fail("rank", arg=values, expected="at most 1", actual=values.rank)
-    if values.dims is not None and values.rank == 1 and indices.rank >= 1:
+        ctx.fail("rank", arg=indices, expected=2, actual=rank)
+    if values.dims is not None and len(values.dims) > 1:
+        ctx.fail("rank", arg=values, expected="at most 1", actual=len(values.dims))
+    if values.dims is not None and len(values.dims) == 1 and rank >= 1:
         ctx.equal(values.dim(0), indices.dim(0), symbol="entries")
+    if dense is not None:
+        _positions(ctx, indices, dense)
+
+
+def _positions(ctx: ShapeContext, indices: TensorArg, dense: list) -> None:
+    """Each index lies in its dim of the dense shape (negative ones from its end), where the
+    indices are known (at the latest when the program runs): a vector's entries address dim 0,
+    a matrix's column j dim j."""
+    assert indices.dims is not None
+    if len(indices.dims) == 2:
+        columns = ctx.row_bounds(indices, 1) or []
+    else:
+        bounds = ctx.element_bounds(indices)
+        columns = [bounds[:2] if bounds else None] if bounds is not None else []
+    for axis, (bound, dim) in enumerate(zip(columns, dense)):
+        size = ctx.static(dim)
+        if bound is not None and size is not None and not -size <= bound[0] <= bound[1] < size:
+            index = bound[1] if bound[1] >= size else bound[0]
+            ctx.fail("sparse-index-range", arg=indices, index=index, axis=axis, size=size)
 
 
 @shape_rule("sparse_to_dense")
@@ -107,9 +143,13 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
 @shape_rule("unravel_index")
 def unravel_index(ctx: ShapeContext) -> Any:
     """`unravel_index(indices, shape)`: one row of coordinates per dim of `shape` (a vector):
-    (len(shape),) + indices' shape, in the indices' dtype."""
+    (len(shape),) + indices' shape, in the indices' dtype. The indices lie in [0, the shape's
+    element count): the contract holds the lower end, the rule the upper where the values are
+    known (at the latest when the program runs)."""
     indices, shape = ctx.operands()
-    ctx.require_rank(shape, 1)
+    bounds, sizes = ctx.element_bounds(indices), known_ints(ctx, shape)
+    if bounds and sizes is not None and bounds[1] >= math.prod(sizes):
+        ctx.fail("unravel-index-range", arg=indices, index=bounds[1], shape=show_ints(sizes), count=math.prod(sizes))
     if indices.dims is None:
         return ctx.tensor(None, indices.dtype)
     return ctx.tensor([shape.dim(0)] + list(indices.dims), indices.dtype)

@@ -9,12 +9,22 @@ candidate, as Relay's relations give them.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext
+from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import require_finite
 from gradual.ops.rules.operands import require_indices, tensor_args
 from gradual.ops.tables import shape_rule
+
+register_rule_message(
+    "roi-batch-index",
+    codes.OP_CONSTRAINT,
+    "{arg} gives batch indices from {low} to {high}, but the data holds a batch of {batch}",
+    "give each region (its first entry) the index of an image in the batch",
+)
 
 
 @shape_rule("roi_pool")
@@ -24,6 +34,12 @@ def roi_pool(ctx: ShapeContext) -> Any:
     data, rois = tensor_args(ctx)
     require_finite(ctx, "spatial_scale", [ctx.attr("spatial_scale")])  # NaN or infinite corners sample nothing
     height, width = (ctx.const(v) for v in ctx.attr("pooled_size"))
+    regions = ctx.row_bounds(rois, 1)  # column 0: each region's batch index, truncated as topi's
+    batch = ctx.static(data.dim(0))
+    if regions and regions[0] is not None and batch is not None:
+        low, high = regions[0]
+        if not (math.isfinite(low) and math.isfinite(high) and 0 <= int(low) and int(high) < batch):
+            ctx.fail("roi-batch-index", arg=rois, low=low, high=high, batch=batch)
     if ctx.attr("layout") == "NHWC":
         return ctx.tensor([rois.dim(0), height, width, data.dim(3)])
     return ctx.tensor([rois.dim(0), data.dim(1), height, width])

@@ -94,7 +94,7 @@ def resample_matrix(
 def resize(
     data: np.ndarray,
     spatial: str,
-    size: Sequence[int],
+    size: int | Sequence[int],
     roi: Optional[Sequence[float]],
     layout: str,
     method: str,
@@ -105,7 +105,9 @@ def resize(
     extrapolation_value: float,
     out_dtype: str,
 ) -> np.ndarray:
-    """Resize the spatial dims (`spatial`, e.g. "HW") to `size`, one axis after the other."""
+    """Resize the spatial dims (`spatial`, e.g. "HW") to `size` (one int: every one of them),
+    one axis after the other."""
+    size = [size] if isinstance(size, int) else size
     if not all(isinstance(v, int) for v in size):
         raise ValueError(f"size {list(size)} names a shape variable that has no value at runtime")
     count = len(spatial)

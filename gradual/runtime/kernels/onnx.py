@@ -117,8 +117,11 @@ def unsqueeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
 
 @kernel("onnx.squeeze")
 def squeeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """Remove the listed dims of size 1."""
-    return np.squeeze(data, axis=tuple(a + data.ndim if a < 0 else a for a in _ints(axes)))
+    """Remove the listed dims of size 1 (none listed: every one, as ONNX Runtime does)."""
+    listed = _ints(axes)
+    if not listed:
+        return np.squeeze(data)
+    return np.squeeze(data, axis=tuple(a + data.ndim if a < 0 else a for a in listed))
 
 
 @kernel("onnx.expand")
@@ -285,7 +288,7 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int) -> np.n
     rest = data.shape[batch_dims + m :]
     out = []
     for b in range(count):
-        tuples = flat_idx[b].reshape(-1, m)
+        tuples = flat_idx[b].reshape(int(np.prod(flat_idx[b].shape[:-1], dtype=np.int64)), m)  # m may be 0
         picked = [flat_data[b][tuple(_wrapped(t, np.array(data.shape[batch_dims : batch_dims + m])))] for t in tuples]
         out.append(np.asarray(picked, dtype=data.dtype).reshape(flat_idx[b].shape[:-1] + rest))
     return np.asarray(out, dtype=data.dtype).reshape(indices.shape[:-1] + rest)
@@ -752,7 +755,8 @@ def instance_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsi
 def group_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int, epsilon: float) -> np.ndarray:
     """Per sample and channel group over the group's channels and the spatial dims."""
     n, c = data.shape[:2]
-    grouped = data.astype(np.float64).reshape((n, num_groups, -1))
+    per_group = c // num_groups * int(np.prod(data.shape[2:], dtype=np.int64))  # named: a zero batch infers nothing
+    grouped = data.astype(np.float64).reshape((n, num_groups, per_group))
     y, _, _ = _normalize(grouped, (2,), epsilon)
     y = y.reshape(data.shape)
     return same_dtype(data, y * _per_channel(scale, data.ndim) + _per_channel(bias, data.ndim))

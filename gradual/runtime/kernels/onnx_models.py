@@ -238,7 +238,7 @@ def attention(
     probs = _masked_softmax(scores, softmax_precision, dtype)
     y = probs @ vq
     if three_d:
-        y = y.transpose(0, 2, 1, 3).reshape(batch, q_seq, -1)
+        y = y.transpose(0, 2, 1, 3).reshape(batch, q_seq, y.shape[1] * y.shape[3])  # named: q_seq may be 0
     qk_out = {0: raw, 1: capped, 2: scores, 3: probs}[qk_matmul_output_mode]
     return y.astype(dtype), present_key.astype(dtype), present_value.astype(dtype), qk_out.astype(dtype)
 
@@ -728,12 +728,13 @@ def col2im(
     k = len(image)
     strides, dilations = strides or [1] * k, dilations or [1] * k
     pads = pads or [0] * (2 * k)
-    n, columns, _ = data.shape
+    n, columns, blocks = data.shape
     channels = columns // int(np.prod(block))
     padded = [image[i] + pads[i] + pads[i + k] for i in range(k)]
     counts = [(padded[i] - (dilations[i] * (block[i] - 1) + 1)) // strides[i] + 1 for i in range(k)]
     out = np.zeros((n, channels, *padded), np.float64)
-    values = data.reshape(n, channels, *block, -1).astype(np.float64)
+    # every size named: a zero batch leaves no size to infer
+    values = data.reshape(n, channels, *block, blocks).astype(np.float64)
     for l, start in enumerate(itertools.product(*(range(c) for c in counts))):
         for offset in itertools.product(*(range(b) for b in block)):
             at = tuple(start[i] * strides[i] + offset[i] * dilations[i] for i in range(k))

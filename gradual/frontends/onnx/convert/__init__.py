@@ -9,13 +9,13 @@ operators of stdlib/onnx.rly.
 from __future__ import annotations
 
 # Importing each family registers its converters.
-import gradual.frontends.onnx.convert.elementwise  # noqa: F401
-import gradual.frontends.onnx.convert.loops  # noqa: F401
-import gradual.frontends.onnx.convert.models  # noqa: F401
-import gradual.frontends.onnx.convert.nn  # noqa: F401
-import gradual.frontends.onnx.convert.other  # noqa: F401
-import gradual.frontends.onnx.convert.reduce  # noqa: F401
-import gradual.frontends.onnx.convert.sequence  # noqa: F401
+import gradual.frontends.onnx.convert.elementwise
+import gradual.frontends.onnx.convert.loops
+import gradual.frontends.onnx.convert.models
+import gradual.frontends.onnx.convert.nn
+import gradual.frontends.onnx.convert.other
+import gradual.frontends.onnx.convert.reduce
+import gradual.frontends.onnx.convert.sequence
 import gradual.frontends.onnx.convert.shape  # noqa: F401
 from gradual.frontends.onnx.convert.registration import CONVERTERS, DIRECT, FixedForm, converts, supported_operators
 

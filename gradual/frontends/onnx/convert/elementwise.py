@@ -44,7 +44,8 @@ UNARY = {
 }
 
 #: ONNX op -> (gradual op, {attribute: (gradual name, default)})
-UNARY_WITH_ATTRS = {
+#: ONNX op_type -> (operator, {ONNX attribute: (operator attribute, default)})
+UNARY_WITH_ATTRS: dict[str, tuple[str, dict[str, tuple[str, object]]]] = {
     "LeakyRelu": ("nn.leaky_relu", {"alpha": ("alpha", 0.01)}),
     "Elu": ("onnx.elu", {"alpha": ("alpha", 1.0)}),
     "Celu": ("onnx.celu", {"alpha": ("alpha", 1.0)}),

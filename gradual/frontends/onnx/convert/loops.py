@@ -293,7 +293,7 @@ def _axis(node: Node, axis: int, rank: Optional[int]) -> int:
         return axis
     if rank is None:
         node.fail_attribute("axis", axis, "a non-negative axis when the rank is not known")
-    return axis + rank  # type: ignore[operator]
+    return axis + rank
 
 
 def _move_first_axis(node: Node, stacked: Any, axis: int, info: TensorInfo) -> Any:
@@ -304,7 +304,7 @@ def _move_first_axis(node: Node, stacked: Any, axis: int, info: TensorInfo) -> A
     if rank is None:
         node.fail_attribute("scan_output_axes", axis, "axis 0 when the output's rank is not known")
     axis = _axis(node, axis, rank)
-    order = list(range(1, rank))  # type: ignore[arg-type]
+    order = list(range(1, rank))
     order.insert(axis, 0)
     return node.call("transpose", stacked, axes=order)
 

@@ -78,7 +78,7 @@ def _typed(node: Node, elem_type: Any, tensor: str, fallback: Optional[str]) -> 
         return node.onnx_dtype(int(elem_type), tensor)
     if fallback is None:
         node.fail_attribute("output_dtype", "absent", "an output type known from the attribute or an input")
-    return fallback  # type: ignore[return-value]
+    return fallback
 
 
 def quantized(node: Node, x: Any, scale: Any, zero_point: Any, dtype: str, **attrs: Any) -> Any:

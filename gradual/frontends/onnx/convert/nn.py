@@ -343,7 +343,8 @@ def softmax(node: Node) -> Any:
 def dropout(node: Node) -> Any:
     """Dropout at inference (or training with ratio 0): the input itself, an all-true mask."""
     training = node.has(2) and node.ints(2) != [0]
-    if training and not (node.value(1) is not None and float(node.value(1)) == 0.0):
+    ratio = node.value(1)
+    if training and not (ratio is not None and float(ratio) == 0.0):
         node.fail_attribute("training_mode", node.inputs[2], "training_mode false, or ratio 0 (training is random)")
     outputs = [node.x(0)]
     if node.wants(1):

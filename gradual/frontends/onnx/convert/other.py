@@ -59,7 +59,8 @@ def if_(node: Node) -> Any:
 @converts("Identity")
 def identity(node: Node) -> Any:
     """Identity: the output is the input's variable (a known value stays known)."""
-    if node.value(0) is not None:
-        node.importer.record_constant(node.outputs[0], node.value(0), node.loc)
+    known = node.value(0)
+    if known is not None:
+        node.importer.record_constant(node.outputs[0], known, node.loc)
         return KNOWN
     return node.x(0)

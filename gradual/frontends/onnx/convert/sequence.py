@@ -67,10 +67,11 @@ def split_to_sequence(node: Node) -> Any:
             return _made(node, parts, size)
         fields = [node.call("squeeze", gb.proj(parts, j, loc=node.loc), axis=[axis]) for j in range(size)]
         return _made(node, gb.tuple_(*fields, loc=node.loc), size)
-    if node.value(1) is None:
+    given = node.value(1)
+    if given is None:
         return _split_by_values(node, axis)
     split = node.required_ints(1, "split")
-    if node.value(1).ndim == 0:
+    if given.ndim == 0:
         dims = node.info(0).dims
         size = dims[axis] if dims is not None and -len(dims) <= axis < len(dims) else None
         if not isinstance(size, int):

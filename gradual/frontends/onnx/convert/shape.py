@@ -127,8 +127,9 @@ def slice_(node: Node) -> Any:
         return _strided(node, list(starts), list(ends), list(axes) if axes else None, None)
     consts = [node.ints(i) if node.has(i) else [] for i in range(1, 5)]
     given = [node.has(i) for i in range(1, 5)]
-    if all(c is not None for c in consts):
-        starts, ends, axes, steps = consts
+    known = [c for c in consts if c is not None]
+    if len(known) == len(consts):
+        starts, ends, axes, steps = known
         return _strided(node, starts, ends, axes if given[2] else None, steps if given[3] else None)
     empty = node.int64s([])
     extra = [node.x(i) if node.has(i) else empty for i in (3, 4)]
@@ -260,13 +261,14 @@ def range_(node: Node) -> Any:
         return node.call("arange", *integral, dtype=node.dtype(0))
     call = node.call("arange", *(_scalar(node, i) for i in range(3)))
     values = [node.value(i) for i in range(3)]
-    if any(v is None for v in values) or node.dtype(0) is None:
+    dtype = node.dtype(0)
+    if any(v is None for v in values) or dtype is None:
         return call
     start, limit, delta = (float(np.asarray(v).reshape(-1)[0]) for v in values)
     if delta == 0:
         return call
     length = max(int(np.ceil((limit - start) / delta)), 0)
-    return gb.cast(call, gb.Tensor([length], node.dtype(0)), loc=node.loc)
+    return gb.cast(call, gb.Tensor([length], dtype), loc=node.loc)
 
 
 def _integer_bounds(node: Node) -> Optional[list]:
@@ -319,9 +321,9 @@ def pad(node: Node) -> Any:
         value = node.scalar(float(node.attr("value", 0.0)), 0)
         return _relay_pad(node, pads, value, mode)
     value = _pad_value(node)
-    pads, axes = node.ints(1), (node.ints(3) if node.has(3) else [])
-    if pads is not None and axes == [] and mode != "wrap":
-        return _relay_pad(node, pads, value, mode)
+    known_pads, axes = node.ints(1), (node.ints(3) if node.has(3) else [])
+    if known_pads is not None and axes == [] and mode != "wrap":
+        return _relay_pad(node, known_pads, value, mode)
     axes_expr = node.x(3) if node.has(3) else node.int64s([])
     return node.call("onnx.pad", node.x(0), node.x(1), value, axes_expr, mode=mode)
 
@@ -453,7 +455,12 @@ def topk(node: Node) -> Any:
 def one_hot(node: Node) -> Any:
     """OneHot(indices, depth, values=[off, on])."""
     depth = node.value(1)
-    depth_expr = node.int64s([int(depth.reshape(-1)[0])]) if depth is not None and depth.size == 1 else node.x(1)
+    # ONNX allows any number type for depth and reads it as an int64, as the operator declares it
+    depth_expr = (
+        node.int64s([int(depth.reshape(-1)[0])])
+        if depth is not None and depth.size == 1
+        else node.call("cast", node.x(1), dtype="int64")
+    )
     return node.call("onnx.one_hot", node.x(0), depth_expr, node.x(2), axis=int(node.attr("axis", -1)))
 
 
