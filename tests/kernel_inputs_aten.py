@@ -158,7 +158,10 @@ def _clamp(draw: Draw) -> tuple:
     def bound() -> Any:  # absent, or a tensor of a trailing part of x's shape (a scalar too)
         return _optional(draw, lambda: array(draw, tuple(shape[draw(st.integers(0, len(shape))) :]), dtype))
 
-    return [array(draw, shape, dtype), bound(), bound()], {}
+    low, high = bound(), bound()
+    if isinstance(low, tuple) and isinstance(high, tuple):  # torch needs at least one bound
+        high = array(draw, shape, dtype)
+    return [array(draw, shape, dtype), low, high], {}
 
 
 @generator("aten.logical_not")
@@ -249,10 +252,22 @@ def _masked_select(draw: Draw) -> tuple:
     return [data, np.asarray(mask > 0)], {}
 
 
+@generator("aten._unique2")
+def _unique2(draw: Draw) -> tuple:
+    """Small integers (so values repeat) or any numeric values, of any rank, maybe empty."""
+    dtype = _numeric(draw)
+    shape = draw(shapes(0, 3, lo=0, hi=4))
+    data = np.asarray(np.round(array(draw, shape, dtype)), dtype) if draw(st.booleans()) else array(draw, shape, dtype)
+    flags = {name: draw(st.booleans()) for name in ("sorted", "return_inverse", "return_counts")}
+    return [data], flags
+
+
 @generator("aten.masked_scatter")
 def _masked_scatter(draw: Draw) -> tuple:
-    data, mask = _broadcast(draw, 2, (_numeric(draw),))
-    shape = np.broadcast_shapes(data.shape, mask.shape)
+    data = array(draw, draw(shapes(lo=0)), _numeric(draw))
+    tail = data.shape[draw(st.integers(0, data.ndim)) :]  # mask broadcasts into self's shape (not both ways)
+    mask = array(draw, tuple(d if draw(st.booleans()) else 1 for d in tail), "float32")
+    shape = data.shape
     count = int(np.prod(shape)) + draw(st.integers(0, 2))
     return [data, np.asarray(mask > 0), array(draw, (count,), str(data.dtype))], {}
 
@@ -309,7 +324,7 @@ def _t(draw: Draw) -> tuple:
 @generator("aten.scaled_dot_product_attention")
 def _attention(draw: Draw) -> tuple:
     gqa = draw(st.booleans())
-    batch = draw(shapes(rank_hi=2, lo=1, hi=3))
+    batch = draw(shapes(rank_lo=1 if gqa else 0, rank_hi=2, lo=1, hi=3))  # gqa: heads at dim -3
     group = draw(st.integers(1, 3)) if gqa and batch else 1  # grouped query heads: dim -3 of q is a multiple of k's
     kv_batch = batch
     q_batch = batch[:-1] + (batch[-1] * group,) if batch else batch
@@ -406,6 +421,9 @@ def _max_pool(draw: Draw) -> tuple:
 @generator("aten.avg_pool2d")
 def _avg_pool(draw: Draw) -> tuple:
     shape, attrs = _pool_input(draw, dilated=False)
+    kernel = list(attrs["kernel_size"])
+    if len(kernel) == 3:  # torch's 3-d average pool needs each unpadded dim to hold the window
+        shape = tuple(shape[:-3]) + tuple(max(s, k) for s, k in zip(shape[-3:], kernel))
     return [array(draw, shape, _float(draw))], {
         **attrs,
         "count_include_pad": draw(st.booleans()),
@@ -1124,9 +1142,13 @@ def _pixel_unshuffle(draw: Draw) -> tuple:
 
 @generator("aten.pad")
 def _pad(draw: Draw) -> tuple:
-    shape = draw(shapes(rank_lo=1, lo=1))
     mode = draw(st.sampled_from(("constant", "reflect", "replicate", "circular")))
-    k = draw(st.integers(1, min(len(shape), 3)))
+    if mode == "constant":
+        shape = draw(shapes(rank_lo=1, lo=1))
+        k = draw(st.integers(1, min(len(shape), 3)))
+    else:  # torch pads k = 1..3 dims after one or two others (a batch, channels)
+        k = draw(st.integers(1, 3))
+        shape = draw(shapes(rank_lo=k + 1, rank_hi=k + 2, lo=1, hi=4))
     pads = []
     for axis in range(len(shape) - 1, len(shape) - 1 - k, -1):
         size = shape[axis]
@@ -1329,7 +1351,7 @@ def _recurrent(draw: Draw, name: str = "") -> tuple:
     batch_first, bidirectional, has_biases = (draw(st.booleans()) for _ in range(3))
     layers, directions = draw(st.integers(1, 2)), 2 if bidirectional else 1
     steps, batch, features, hidden = (draw(st.integers(lo, 3)) for lo in (1, 0, 1, 1))  # torch needs a step
-    batched = draw(st.booleans())
+    batched = True  # ATen's recurrent operators take a batch dim (nn.RNN adds one first)
     shape = ((batch, steps) if batch_first else (steps, batch)) if batched else (steps,)
     data = array(draw, shape + (features,), dtype)
     gates = RNN_GATES[name]
@@ -1360,12 +1382,12 @@ for _name in RNN_GATES:
 
 @generator("aten.lstm_cell", "aten.gru_cell", "aten.rnn_tanh_cell", "aten.rnn_relu_cell")
 def _recurrent_cell(draw: Draw, name: str = "") -> tuple:
-    """One step: input (batch, in) or (in,), the state(s) like it with hidden features, the
-    weights, biases or `()`."""
+    """One step: input (batch, in) (nn.RNNCell adds the batch dim of an unbatched input before
+    it calls ATen), the state(s) like it with hidden features, the weights, biases or `()`."""
     dtype = _float(draw)
     gates = RNN_GATES[name[: -len("_cell")]]
     features, hidden = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    lead = (draw(st.integers(0, 3)),) if draw(st.booleans()) else ()
+    lead = (draw(st.integers(0, 3)),)
     state: Any = array(draw, lead + (hidden,), dtype)
     if gates == 4:
         state = (state, array(draw, lead + (hidden,), dtype))
@@ -1571,7 +1593,7 @@ def _blocks(size: int, kernel: int, dilation: int, padding: int, stride: int) ->
 def _im2col(draw: Draw) -> tuple:
     attrs = _window(draw)
     reach = [d * (k - 1) + 1 - 2 * p for k, d, p in zip(attrs["kernel_size"], attrs["dilation"], attrs["padding"])]
-    spatial = tuple(max(r, 0) + draw(st.integers(0, 3)) for r in reach)
+    spatial = tuple(max(r, 1) + draw(st.integers(0, 3)) for r in reach)  # torch: a non-empty image
     batch = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
     return [array(draw, batch + (draw(st.integers(1, 2)),) + spatial, _float(draw))], attrs
 

@@ -1282,13 +1282,7 @@ def _other_rank(array_: np.ndarray, how: int) -> np.ndarray:
 #: by index values alone: a shorter tensor makes the drawn indices out of range (aten.index,
 #: aten.index_select, gather_nd), a mask selects as many places as it holds
 #: true values (aten.index_put).
-RANK_GAPS = frozenset(
-    {
-        "aten.index",
-        "aten.index_put",
-        "aten.index_select",
-    }
-)
+RANK_GAPS = frozenset({})
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))

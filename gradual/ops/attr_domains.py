@@ -73,22 +73,12 @@ COORDINATE_MODES = (
     "tf_crop_and_resize",
 )
 ROUNDING_METHODS = ("", "round", "round_prefer_ceil", "round_prefer_floor", "floor", "ceil")
-MESHGRID_INDEXING = ("ij", "xy")
 
 _POSITIVE = Within(1)
-_WINDOWS = {"kernel_size": _POSITIVE, "dilation": _POSITIVE, "stride": _POSITIVE, "padding": Within(0)}
 
 #: operator -> attribute -> what its value must be (beyond its kind); a None value (an optional
 #: attribute left out) is never checked here
-DOMAINS: dict = {
-    "aten.im2col": _WINDOWS,
-    "aten.col2im": _WINDOWS,
-    "aten.col2im_sized": _WINDOWS,
-    "aten.meshgrid": {"indexing": OneOf(MESHGRID_INDEXING)},
-    "aten.as_strided": {"storage_offset": Within(0)},
-    "aten.adaptive_avg_pool2d": {"output_size": Lengths((1, 2, 3))},
-    "aten.adaptive_max_pool2d": {"output_size": Lengths((1, 2, 3))},
-}
+DOMAINS: dict = {}
 
 
 def kind_problem(spec: Any, value: Any) -> Optional[str]:

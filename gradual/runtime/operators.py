@@ -63,7 +63,12 @@ def run_operator(op: Operator, args: Sequence[Any], attrs: dict, span: Span, fra
             _inputs(args),
             help=messages.runtime_beyond_rank_help(),
         )
-    output = call_kernel(kernel, op.name, args, attrs, span)
+    try:
+        output = call_kernel(kernel, op.name, args, attrs, span)
+    except RuleFailure as failure:  # the kernel's own check of data no contract can state
+        raise OperatorCheckFailure(
+            span, op.name, failure.code, failure.facts, _inputs(args), op.signature_text
+        ) from None
     problem = disagreement(expected, output)
     if problem is not None:
         raise KernelFailure(INTERNAL_ERROR, span, op.name, problem, _inputs(args))
@@ -153,6 +158,8 @@ def call_kernel(kernel: Callable[..., Any], name: str, args: Sequence[Any], attr
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "mean of empty slice" is no failure
             output = kernel(*args, **kernel_attrs(kernel, attrs))
+    except RuleFailure:
+        raise  # a kernel that checks its data (`data_index`): a check failure, blamed at the call
     except (ArithmeticError, ValueError, TypeError, IndexError, MemoryError) as exc:
         raise KernelFailure(RUNTIME_ERROR, span, name, messages.runtime_kernel_exception(exc), _inputs(args)) from None
     except Exception as exc:  # noqa: BLE001 - a kernel that crashes otherwise is a bug in gradual, still no traceback

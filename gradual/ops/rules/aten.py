@@ -68,6 +68,19 @@ register_rule_message(
     "give a repeat for every dim (the leading ones may add dims)",
 )
 register_rule_message(
+    "pad-mode-length",
+    codes.BAD_ATTRIBUTE,
+    "{op} pads in mode {mode} the last 1, 2 or 3 dims of an input with one or two dims more, but got"
+    " pad={pad} for {arg} of rank {rank}",
+    "give 2, 4 or 6 entries for an input of rank 2 or 3, 3 or 4, 4 or 5 (or use mode constant)",
+)
+register_rule_message(
+    "clamp-bounds",
+    codes.OP_CONSTRAINT,
+    "{op} got neither a min nor a max",
+    "pass at least one bound (torch: 'At least one of min or max must not be None')",
+)
+register_rule_message(
     "pad-length",
     codes.BAD_ATTRIBUTE,
     "{op} got pad={pad}: it needs an even number of entries, at most two per dim of {arg} (rank {rank})",
@@ -458,7 +471,10 @@ def squeeze(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, max((dim_rank(a) for a in _as_list(listed or [])), default=0))
         return ctx.tensor(None)
-    axes = set(range(data.rank)) if listed is None else {torch_axis(ctx, a, data.rank) for a in _as_list(listed)}
+    written = _as_list(listed)
+    axes = set(
+        range(data.rank) if listed is None else _distinct(ctx, [torch_axis(ctx, a, data.rank) for a in written], listed)
+    )
     keep = [d for i, d in enumerate(data.dims) if not (i in axes and ctx.is_one(d) is True)]
     if any(i in axes and ctx.is_one(d) is None for i, d in enumerate(data.dims)):
         return ctx.tensor(None)
@@ -501,7 +517,6 @@ def split_with_sizes(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     wanted = _dims(ctx, entries)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     total = product_sum(ctx, wanted)
@@ -557,13 +572,9 @@ def slice_(ctx: ShapeContext) -> Any:
     as Python slices; a start or end whose value is not known gives `?`."""
     data, start_arg, end_arg = ctx.args
     if data.dims is None:
-        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    ctx.require_rank_at_least(data, 1)  # torch: slice() cannot be applied to a 0-dim tensor
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # declared too; kept for a rank the call refines
     step = ctx.attr("step")
-    if step < 1:
-        ctx.fail("attribute-range", name="step", value=step, needed="at least 1")
     start, start_known = _optional_int(ctx, start_arg)
     end, end_known = _optional_int(ctx, end_arg)
     dims = list(data.dims)
@@ -623,12 +634,8 @@ def select(ctx: ShapeContext) -> Any:
     data, index = ctx.args
     require_scalar(ctx, index)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
-    value, known = _optional_int(ctx, index)
-    if known and value is not None:
-        ctx.within(data.dim(axis), value + 1 if value >= 0 else -value, None)
     return ctx.tensor(list(data.dims[:axis]) + list(data.dims[axis + 1 :]))
 
 
@@ -652,8 +659,7 @@ def index_select(ctx: ShapeContext) -> Any:
 @shape_rule("aten_embedding")
 def embedding(ctx: ShapeContext) -> Any:
     """`aten.embedding(weight, indices)`: (n, d) rows picked by indices: indices' dims + (d,)."""
-    weight, indices = ctx.operands()
-    ctx.require_rank(weight, 2)
+    weight, indices = ctx.operands()  # weight (n, d): declared
     if indices.dims is None:
         return ctx.tensor(None)
     return ctx.tensor(list(indices.dims) + [weight.dim(1)])
@@ -665,17 +671,9 @@ def embedding_bag(ctx: ShapeContext) -> Any:
     torch's bookkeeping (see stdlib/aten.rly); bags is offsets' length (less one with
     include_last_offset)."""
     weight, indices, offsets, weights = ctx.args
-    mode = require_choice(ctx, "mode", ctx.attr("mode"), (0, 1, 2))
-    ctx.require_rank(weight, 2)
-    ctx.require_rank(indices, 1)
-    ctx.require_rank(offsets, 1)
-    per_sample = present(ctx, weights)
-    if per_sample is not None:
-        if mode != 0:
-            ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
-        ctx.require_rank(per_sample, 1)
-        if indices.dims is not None:
-            ctx.equal(per_sample.dim(0), indices.dim(0), symbol="n")
+    mode = ctx.attr("mode")  # the ranks, mode's values and per_sample_weights' length: declared
+    if present(ctx, weights) is not None and mode != 0:
+        ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
     if offsets.dims is None:
         bags = ctx.unknown()
     elif ctx.attr("include_last_offset"):
@@ -684,21 +682,23 @@ def embedding_bag(ctx: ShapeContext) -> Any:
     else:
         bags = offsets.dim(0)
     d = weight.dim(1) if weight.dims is not None else ctx.unknown()
+    names = {dtype_name(indices.dtype), dtype_name(offsets.dtype)}  # torch's: int32 only where both are
+    book = "int32" if names == {"int32"} else "int64" if "int64" in names else "?"
     if mode == 0:  # torch's sum keeps zeros, one per offset (or per bag, in _embedding_bag)
         return ctx.tuple(
             [
                 ctx.tensor([bags, d]),
-                ctx.tensor([ctx.unknown()], "int64"),
-                ctx.tensor([ctx.unknown()], "int64"),
-                ctx.tensor([ctx.unknown()], "int64"),
+                ctx.tensor([ctx.unknown()], book),
+                ctx.tensor([ctx.unknown()], book),
+                ctx.tensor([ctx.unknown()], book),
             ]
         )
     return ctx.tuple(
         [
             ctx.tensor([bags, d]),
-            ctx.tensor([ctx.unknown()], "int64"),
-            ctx.tensor([bags], "int64"),
-            ctx.tensor([bags, d] if mode == 2 else [bags], "int64"),
+            ctx.tensor([ctx.unknown()], book),
+            ctx.tensor([bags], book),
+            ctx.tensor([bags, d] if mode == 2 else [bags], book),
         ]
     )
 
@@ -719,6 +719,7 @@ def constant_pad(ctx: ShapeContext) -> Any:
         require_entries(ctx, "pad", pad, allow_zero=True)
     if data.dims is None:
         return ctx.tensor(None)
+    _pad_mode_length(ctx, data, mode, pad)
     dims = list(data.dims)
     for i in range(len(pad) // 2):
         axis = data.rank - 1 - i
@@ -731,20 +732,23 @@ def constant_pad(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+def _pad_mode_length(ctx: ShapeContext, data: TensorArg, mode: str, pad: list) -> None:
+    """torch pads in a mode other than constant the last 1, 2 or 3 dims of an input of one or two
+    dims more (a batch, then channels); a contract cannot yet say "either" of two ranks."""
+    if mode != "constant" and not (len(pad) in (2, 4, 6) and data.rank in (len(pad) // 2 + 1, len(pad) // 2 + 2)):
+        ctx.fail("pad-mode-length", arg=data, mode=mode, pad=f"[{', '.join(map(str, pad))}]", rank=data.rank)
+
+
 @shape_rule("aten_pad_sized")
 def pad_sized(ctx: ShapeContext) -> Any:
     """`aten.pad_sized(x, pad, mode, value)`: `aten.pad` whose pad is a SymInt list, computed from
     sizes (Swin pads to a multiple of its window, U-Net to a skip connection's size): each
     padded dim is the dim plus its two entries (`?` where an entry is not known)."""
-    data, pad_arg = ctx.args
-    require_choice(ctx, "mode", ctx.attr("mode"), PAD_MODES)
+    data, pad_arg = ctx.args  # mode and the pairs' count: declared
     entries = sizes(ctx, pad_arg)
     if entries is None or data.dims is None:
-        if entries is not None:
-            ctx.require_rank_at_least(data, len(entries) // 2)
         return ctx.tensor(None)
-    if len(entries) % 2 or len(entries) // 2 > data.rank:
-        ctx.fail("pad-length", arg=data, pad=f"[{', '.join(map(str, entries))}]", rank=data.rank)
+    _pad_mode_length(ctx, data, ctx.attr("mode"), entries)
     dims = list(data.dims)
     for i in range(len(entries) // 2):
         axis = data.rank - 1 - i
@@ -868,7 +872,18 @@ def pool(ctx: ShapeContext) -> Any:
     """`aten.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode)` and
     `avg_pool2d`: ONNX's pooling rule (the same ceil_mode); stride [] means kernel_size."""
     k = len(list(ctx.attr("kernel_size")))
-    return RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
+    data = ctx.operand(0)
+    if data.dims is not None:  # torch pools no empty plane (only the batch may be 0)
+        for axis in range(max(data.rank - k, 0), data.rank):
+            require_nonempty(ctx, data, axis, "torch pools only non-empty planes")
+        if ctx.op_name == "aten.avg_pool2d" and k == 3 and data.rank >= 3:  # torch: "smaller than kernel size"
+            for axis, size in zip(range(data.rank - 3, data.rank), ctx.attr("kernel_size")):
+                ctx.within(data.dim(axis), size, None)
+    out = RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
+    if out.dims is not None:  # torch: "Output size is too small" (a window that fits nowhere)
+        for axis in range(max(len(out.dims) - k, 0), len(out.dims)):
+            ctx.within(out.dims[axis], 1, None)
+    return out
 
 
 @shape_rule("aten_pool_indices")
@@ -965,13 +980,13 @@ def attention(ctx: ShapeContext) -> Any:
     """`aten.scaled_dot_product_attention(q, k, v, mask)`: q (*b, L, E), k (*b, S, E),
     v (*b, S, Ev) -> (*b, L, Ev); the mask (or `()`) broadcasts to (*b, L, S)."""
     q, k, v, mask_arg = ctx.args
-    for arg in (q, k, v):
-        ctx.require_rank_at_least(arg, 2)
+    for arg in (q, k, v):  # with enable_gqa torch reads the heads at dim -3
+        ctx.require_rank_at_least(arg, 3 if ctx.attr("enable_gqa") else 2)
     if q.dims is None or k.dims is None or v.dims is None:
         return ctx.tensor(None)
     ctx.equal(q.dim(-1), k.dim(-1), symbol="E")
     ctx.equal(k.dim(-2), v.dim(-2), symbol="S")
-    if ctx.attr("enable_gqa") and min(q.rank, k.rank, v.rank) >= 3:
+    if ctx.attr("enable_gqa"):
         batch = _grouped_heads(ctx, q, k, v)
     else:
         batch = broadcast_dims(ctx, [list(q.dims[:-2]), list(k.dims[:-2]), list(v.dims[:-2])])
@@ -1072,7 +1087,6 @@ def unflatten(ctx: ShapeContext) -> Any:
     if entries is None:
         return ctx.tensor(None)
     if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor(None)
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
     part = TensorArg(data.index, data.path, [data.dim(axis)], data.dtype, None)
@@ -1088,6 +1102,8 @@ def clamp(ctx: ShapeContext) -> Any:
     """`aten.clamp(x, min, max)`: bounds that are tensors broadcast with x; x's dtype."""
     data, low, high = ctx.args
     bounds = [present(ctx, b) for b in (low, high)]
+    if bounds == [None, None]:
+        ctx.fail("clamp-bounds")
     dims = broadcast_dims(ctx, [data.dims] + [b.dims for b in bounds if b is not None])
     return ctx.tensor(dims, data.dtype)
 
@@ -1279,22 +1295,22 @@ def diff(ctx: ShapeContext) -> Any:
     """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (none
     left where it is shorter); prepend and append have x's other dims."""
     data, before, after = ctx.args
-    n = require_positive(ctx, "n", ctx.attr("n"), allow_zero=True)
+    n = ctx.attr("n")
     if data.dims is None:
-        ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    ctx.require_rank_at_least(data, 1)  # torch: diff expects a tensor of at least one dim
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # declared too; kept for a rank the call refines
     length = data.dim(axis)
     for part in (present(ctx, before), present(ctx, after)):
-        if part is not None:
-            ctx.require_rank(part, data.rank)
+        if part is not None and part.dims is None:  # its rank is checked when run; its length unknown
+            length = ctx.unknown()
+        elif part is not None:
+            ctx.require_rank(part, data.rank)  # declared too; kept for a rank the call refines
             for i in range(data.rank):
                 if i != axis:
                     ctx.equal(part.dim(i), data.dim(i))
             length = length + part.dim(axis)
     dims = list(data.dims)
-    dims[axis] = _differenced(ctx, length, n)
+    dims[axis] = data.dim(axis) if n == 0 else _differenced(ctx, length, n)  # torch: n = 0 gives x itself
     return ctx.tensor(dims)
 
 
@@ -1480,6 +1496,24 @@ def aten_masked_select(ctx: ShapeContext) -> Any:
     if dims is None:
         return ctx.tensor([ctx.unknown()])
     return ctx.tensor([ctx.bounded(0, product(ctx, dims))])
+
+
+@shape_rule("aten_unique2")
+def aten_unique2(ctx: ShapeContext) -> Any:
+    """`aten._unique2(self, sorted, return_inverse, return_counts)`: k distinct values, k known
+    when run (1..numel, 0 for an empty x); inverse shaped like x and counts (k,) where asked,
+    else each (0,)."""
+    data = ctx.operand(0)
+    if data.dims is None:
+        count = ctx.unknown()
+    else:
+        total = product(ctx, data.dims)
+        static = ctx.static(total)
+        count = ctx.const(0) if static == 0 else ctx.bounded(1 if static else 0, total)
+    empty = ctx.tensor([ctx.const(0)], "int64")
+    inverse = ctx.tensor(data.dims, "int64") if ctx.attr("return_inverse") else empty
+    counts = ctx.tensor([count], "int64") if ctx.attr("return_counts") else empty
+    return ctx.tuple([ctx.tensor([count], data.dtype), inverse, counts])
 
 
 @shape_rule("aten_masked_scatter")

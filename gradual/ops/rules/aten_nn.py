@@ -12,7 +12,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.aten import _affine, _dims, _normalized, adapted, present, sizes
-from gradual.ops.rules.common import dtype_name, require_length
+from gradual.ops.rules.common import dtype_name, require_length, require_nonempty
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.onnx import divided
 from gradual.ops.tables import RULES, shape_rule
@@ -68,10 +68,11 @@ def im2col(ctx: ShapeContext) -> Any:
     (n, c * kh * kw, blocks)."""
     (data,) = ctx.operands()
     kernel = list(ctx.attr("kernel_size"))
-    k = len(kernel)
-    ctx.require_rank_at_least(data, k + 1)
+    k = len(kernel)  # 2, and rank 3 or 4: declared
     if data.dims is None:
         return ctx.tensor(None)
+    for axis in range(data.rank - k - 1, data.rank):  # torch: only the batch may be empty
+        require_nonempty(ctx, data, axis, "torch unfolds only non-empty images")
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     spatial = data.dims[data.rank - k :]
     counts = [_blocks(ctx, d, kernel[i], dilation[i], padding[i], stride[i]) for i, d in enumerate(spatial)]
@@ -97,11 +98,10 @@ def col2im(ctx: ShapeContext) -> Any:
     k = len(kernel)
     if len(image) != k:
         ctx.fail("attribute-range", name="output_size", value=len(image), needed=f"{k} entries, one per kernel dim")
-    ctx.require_rank_at_least(data, 2)
-    if data.dims is None:
+    if data.dims is None:  # (c * kh * kw, blocks), or a batch of them: declared
         return ctx.tensor(None)
-    if data.rank > 3:  # torch: (c * kh * kw, blocks), or a batch of them
-        ctx.require_rank(data, 3)
+    for axis in (data.rank - 2, data.rank - 1):  # torch: only the batch may be empty
+        require_nonempty(ctx, data, axis, "torch folds only non-empty columns")
     dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
     counts = [_blocks(ctx, image[i], kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
     ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")
@@ -305,14 +305,13 @@ def rms_norm(ctx: ShapeContext) -> Any:
 def class_loss(ctx: ShapeContext) -> Any:
     """`aten.nll_loss(x, target, weight, reduction)` and cross_entropy_loss: see
     stdlib/aten_nn.rly."""
-    data, target, weight_arg = ctx.args
+    data, target = ctx.operand(0), ctx.operand(1)
     reduction = ctx.attr("reduction")
-    if reduction not in (0, 1, 2):
-        ctx.fail("attribute-range", name="reduction", value=reduction, needed="0 (none), 1 (mean) or 2 (sum)")
     out = _loss_dims(ctx, data, target)
-    weight = present(ctx, weight_arg)
+    weight = ctx.optional_operand(2)
+    if data.dims is not None and data.rank and ctx.op_name == "aten.cross_entropy_loss":
+        require_nonempty(ctx, data, 0 if data.rank == 1 else 1, "a softmax over no classes has no value")
     if weight is not None and data.dims is not None and data.rank:
-        ctx.require_rank(weight, 1)
         ctx.equal(weight.dim(0), data.dim(0 if data.rank == 1 else 1), symbol="classes")
     loss = ctx.tensor(out if reduction == 0 else [])
     if ctx.op_name == "aten.nll_loss_forward":

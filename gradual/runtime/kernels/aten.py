@@ -977,6 +977,7 @@ def embedding_bag(
 ) -> tuple:
     """Rows of weight summed, averaged or maxed per bag, padding_idx (negative: from the end)
     skipped; then torch's offset2bag, bag_size and max_indices (mode sum: as long as offsets)."""
+    dtypes = {indices.dtype, offsets.dtype}
     indices, offsets = indices.astype(np.int64), offsets.astype(np.int64)
     n, rows, d = indices.shape[0], weight.shape[0], weight.shape[1]
     padding = None if padding_idx is None else padding_idx + rows if padding_idx < 0 else padding_idx
@@ -1009,7 +1010,8 @@ def embedding_bag(
         bag_size = max_indices = np.zeros(offsets.shape[0], np.int64)
         if padding is None:
             offset2bag = offset2bag[:0]
-    return out, offset2bag, bag_size, max_indices
+    book = np.int32 if dtypes == {np.dtype(np.int32)} else np.int64  # torch: int32 only where both are
+    return out, offset2bag.astype(book), bag_size.astype(book), max_indices.astype(book)
 
 
 @kernel("aten.constant_pad_nd")
@@ -1061,7 +1063,9 @@ def repeat_interleave_by(data: np.ndarray, repeats: np.ndarray, *, dim: Optional
 
 @kernel("aten.diff")
 def diff(data: np.ndarray, prepend: Any, append: Any, *, n: int, dim: int) -> np.ndarray:
-    """n-th differences along dim."""
+    """n-th differences along dim (n = 0: x itself, without prepend or append, as torch gives)."""
+    if n == 0:
+        return data.copy()
     parts = [p for p in (prepend, data, append) if isinstance(p, np.ndarray)]
     whole = np.concatenate(parts, axis=dim)
     # past the length nothing is left (torch clamps n); np.diff would loop n times
@@ -1381,6 +1385,19 @@ def bincount(data: np.ndarray, weights: Any, *, minlength: int) -> np.ndarray:
         return np.bincount(data.astype(np.int64), minlength=minlength).astype(np.int64)
     dtype = weights.dtype if weights.dtype in (np.float32, np.float64) else np.float64
     return np.bincount(data.astype(np.int64), weights=weights.astype(np.float64), minlength=minlength).astype(dtype)
+
+
+@kernel("aten._unique2")
+def unique2(data: np.ndarray, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False) -> tuple:
+    """(distinct values ascending, each element's position among them (or (0,)), their counts
+    (or (0,))), as torch's CPU kernel gives them whether or not `sorted` is asked."""
+    values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True, return_counts=True)
+    empty = np.zeros((0,), np.int64)
+    return (
+        values.astype(data.dtype),
+        inverse.reshape(data.shape).astype(np.int64) if return_inverse else empty,
+        counts.astype(np.int64) if return_counts else empty,
+    )
 
 
 @kernel("aten.masked_select")

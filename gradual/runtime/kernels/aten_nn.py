@@ -10,9 +10,19 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from gradual.diagnostics import codes
+from gradual.ops.context import RuleFailure
+from gradual.ops.messages import register_rule_message
 from gradual.ops.tables import KERNELS
 from gradual.runtime.kernels.elementwise import same_dtype
-from gradual.runtime.kernels.registration import kernel
+from gradual.runtime.kernels.registration import data_index, kernel
+
+register_rule_message(
+    "index-put-values",
+    codes.SHAPE_MISMATCH,
+    "{op} writes values of shape {values} where its indices select {selected}: they do not broadcast",
+    "pass values that broadcast to what the indices select (a mask selects as many as it has true elements)",
+)
 
 
 # indexing ---------------------------------------------------------------------------------------
@@ -27,6 +37,9 @@ def _index_tuple(data: np.ndarray, indices: tuple, dims: Sequence[int]) -> tuple
             out.append(slice(None))
             axis += 1
             continue
+        if index.dtype != bool and index.size:  # torch: "index out of range"
+            data_index(index.min(), data.shape[axis])
+            data_index(index.max(), data.shape[axis])
         out.append(index if index.dtype == bool else index.astype(np.int64))
         axis += max(index.ndim, 1) if index.dtype == bool else 1
     return tuple(out)
@@ -45,6 +58,11 @@ def index_put(
     """x with values written (or added) at the indices."""
     out = data.copy()
     where = _index_tuple(data, indices, dims)
+    selected = out[where].shape
+    try:
+        np.broadcast_shapes(values.shape, selected)
+    except ValueError:  # a mask's selection is data: its count is known here
+        raise RuleFailure("index-put-values", {"values": values.shape, "selected": selected}) from None
     if accumulate:
         np.add.at(out, where, values.astype(data.dtype))
     else:
@@ -176,10 +194,11 @@ def im2col(
             slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (counts[i] - 1) + 1, stride[i])
             for i in range(k)
         )
-        columns.append(padded[(Ellipsis,) + box].reshape(data.shape[: data.ndim - k] + (-1,)))
+        columns.append(padded[(Ellipsis,) + box].reshape(data.shape[: data.ndim - k] + (int(np.prod(counts)),)))
     stacked = np.stack(columns, axis=-2)
     lead = data.shape[: data.ndim - k - 1]
-    return stacked.reshape(lead + (-1, stacked.shape[-1]))
+    rows = data.shape[data.ndim - k - 1] * int(np.prod(kernel_size))  # sizes, not -1: a zero batch
+    return stacked.reshape(lead + (rows, stacked.shape[-1]))
 
 
 @kernel("aten.col2im")
@@ -195,6 +214,10 @@ def col2im(
     """Columns summed back into an image (ONNX's Col2Im)."""
     k = len(kernel_size)
     batched = data if data.ndim == 3 else data[None]
+    if batched.size == 0:  # nothing to sum: zeros of the image's shape (a zero batch, no blocks)
+        channels = batched.shape[1] // max(int(np.prod(kernel_size)), 1)
+        out = np.zeros((batched.shape[0], channels, *output_size), data.dtype)
+        return out if data.ndim == 3 else out[0]
     out = KERNELS["onnx.col2im"](
         batched,
         np.asarray(output_size, np.int64),
@@ -335,7 +358,8 @@ def _affine(x: np.ndarray, weight: Any, bias: Any) -> np.ndarray:
 
 def _group_stats(data: np.ndarray, groups: int, eps: float) -> tuple:
     n = data.shape[0]
-    grouped = data.astype(np.float64).reshape(n, groups, -1)
+    per_group = int(np.prod(data.shape[1:])) // groups  # a size, not -1: a zero batch reshapes too
+    grouped = data.astype(np.float64).reshape(n, groups, per_group)
     mean = grouped.mean(axis=-1)
     rstd = 1 / np.sqrt(grouped.var(axis=-1) + eps)
     y = ((grouped - mean[..., None]) * rstd[..., None]).reshape(data.shape)
@@ -407,6 +431,12 @@ def _class_loss(
     classes = log_probs.shape[axis]
     weights = weight.astype(np.float64) if isinstance(weight, np.ndarray) else np.ones(classes)
     keep = target != ignore_index
+    counted = target[keep]
+    if counted.size:  # torch: "Target -1 is out of bounds" (ignore_index aside, no negatives)
+        data_index(counted.min(), classes, "target", negative=False)
+        data_index(counted.max(), classes, "target", negative=False)
+    if not classes:  # no class to pick: every target was ignore_index (the others are refused above)
+        log_probs, weights = np.zeros(log_probs.shape[:axis] + (1,) + log_probs.shape[axis + 1 :]), np.zeros(1)
     safe = np.where(keep, target, 0).astype(np.int64)
     picked = np.take_along_axis(log_probs, np.expand_dims(safe, axis), axis=axis).squeeze(axis)
     w = np.where(keep, weights[safe], 0.0)

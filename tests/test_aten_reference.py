@@ -1,0 +1,94 @@
+"""ATen's declarations against PyTorch: what a contract accepts, torch runs, to the inferred type.
+
+For each ATen operator with an input generator (tests/kernel_inputs_aten.py), a drawn call
+(inside the generator's domain, every operand's type written static) is checked and run by
+gradual, then handed to `torch.ops.aten` (tests/aten_reference.py says how). Where gradual
+checks it clean and runs it to a value, torch must accept the same call (a contract wider than
+torch's would let a program check clean that its exported model cannot run), and torch's
+result must have the structure, shapes and dtypes of gradual's, which test_domains holds to the
+inferred type. Values are compared where `VALUES` says the two agree to tolerance.
+
+`REFERENCE_GAPS` lists the operators that still disagree, each with the reason; a fixed one
+leaves (test_the_reference_gaps_still_disagree). GRADUAL_REFERENCE_EXAMPLES sets the draws.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import kernel_inputs_aten  # noqa: E402, F401  (registers the ATen operators' generators)
+import test_runtime_kernels  # noqa: E402, F401  (registers the Relay generators ATen's aliases draw from)
+from aten_reference import NoCounterpart, as_arrays, compare, gradual_result, torch_call  # noqa: E402
+from domains import Call  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from kernel_inputs import GENERATORS  # noqa: E402
+
+from gradual.ops.registry import default_registry  # noqa: E402
+
+EXAMPLES = int(os.environ.get("GRADUAL_REFERENCE_EXAMPLES", "4"))
+
+#: operator -> why gradual's result still differs from torch's on calls its contract accepts
+REFERENCE_GAPS: dict[str, str] = {
+    "aten.arange": "gradual's result takes its operands' dtype (the frontend writes them int64 or float32, as torch"
+    " infers from Python numbers); torch's Scalars give int64 or the default float dtype whatever their width",
+    "aten.div": "torch's true division of integers gives float32 (the default dtype); gradual's keeps the operands'"
+    " dtype (the frontend casts exported operands to the node's dtype first, so only written programs differ)",
+    "aten.einsum": "torch sums integer operands in int64 where the equation reduces (a trace 'ii' of int32 is int64);"
+    " gradual keeps the operands' dtype",
+    "aten.embedding_bag": "torch's bookkeeping outputs for mode sum depend on which CPU kernel path it takes"
+    " (offset2bag is empty or one per index); the bags themselves agree",
+    "aten.prod": "torch multiplies integers in int64 when no dtype is given; gradual keeps the operand's dtype"
+    " (the frontend writes the node's dtype, so exported programs agree)",
+    "aten.full_like": "torch refuses a fill value its dtype cannot hold (-1 as uint8); gradual wraps it as NumPy"
+    " casts, and a contract cannot yet relate a float attribute to a dtype's range",
+    "aten.max_pool2d": "torch's 1-d max pool (max_pool1d, which gradual's max_pool2d also stands for) runs floats"
+    " only; gradual pools integers in every rank",
+    "aten.pixel_unshuffle": "torch returns an input with a zero dim unchanged, (n, c, h, 0) for (n, c * r^2, h / r, 0)",
+}
+
+#: operators whose values are compared too (the rest: structure, shapes and dtypes)
+VALUES: frozenset = frozenset()
+
+OPERATORS = sorted(name for name in GENERATORS if name.startswith("aten.") and default_registry().get(name) is not None)
+
+
+def disagreement(name: str, data: st.DataObject) -> str:
+    """How gradual and torch differ on one drawn call ("" where they agree or either declines)."""
+    op = default_registry().get(name)
+    args, attrs = GENERATORS[name](data.draw)
+    args = [tuple(np.asarray(v) for v in a) if isinstance(a, (tuple, list)) else np.asarray(a) for a in args]
+    call = Call(name, args, dict(attrs), "none", ["static"] * len(args))
+    how, ours = gradual_result(call.program(), call.inputs())
+    if how in ("static", "check"):
+        return ""  # the contract declines the call: torch may accept more (a gradual limit)
+    if how == "error":
+        return f"{call.describe()}: gradual stopped inside the operator: {ours}"
+    try:
+        with torch.no_grad():
+            theirs = as_arrays(torch_call(op, list(call.args), dict(call.attrs)))
+    except NoCounterpart:
+        return ""
+    except Exception as exc:  # noqa: BLE001  (torch refuses with RuntimeError, IndexError, NotImplementedError, ...)
+        return f"{call.describe()}: gradual runs it, torch raises {type(exc).__name__}: {str(exc)[:300]}"
+    problem = compare(ours, theirs, values=name in VALUES)
+    return f"{call.describe()}: {problem}" if problem else ""
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_torch_runs_what_the_contract_accepts_to_the_same_type(name: str, data: st.DataObject) -> None:
+    problem = disagreement(name, data)
+    if name in REFERENCE_GAPS:
+        return
+    assert not problem, problem
+
+
+def test_the_reference_gaps_are_aten_operators() -> None:
+    assert set(REFERENCE_GAPS) <= set(OPERATORS)
