@@ -10,6 +10,8 @@ gradual's own kept their meaning (a scalar `T` beside `Tensor[(n,), T]` is still
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -84,13 +86,17 @@ def declare_types(
 
 
 def dtype_names(node: object) -> set[str]:
-    """The bracketed names a definition's signature uses as dtypes of tensor types with dims
-    (the rest are type parameters)."""
+    """The bracketed names a definition uses as dtypes of tensor types with dims, in its
+    signature or in an annotation of its body (`let %v: Tensor[(n, m), T] = ...`); the rest
+    are type parameters."""
     found: set[str] = set()
     stack: list[ast.TypeExpr] = [p.type for p in getattr(node, "params", ()) if p.type is not None]
     ret = getattr(node, "ret", None)
     if ret is not None:
         stack.append(ret)
+    body = getattr(node, "body", None)
+    if body is not None:
+        stack.extend(_annotations(body))
     while stack:
         t = stack.pop()
         if isinstance(t, ast.TensorTypeExpr):
@@ -106,6 +112,23 @@ def dtype_names(node: object) -> set[str]:
         elif isinstance(t, ast.AdtTypeExpr):
             stack.extend(t.args)
     return found
+
+
+def _annotations(root: object) -> list[ast.TypeExpr]:
+    """Every type written inside a body (let annotations, casts, closures' signatures,
+    pattern annotations), found by walking its syntax nodes iteratively."""
+    types: list[ast.TypeExpr] = []
+    stack: list[object] = [root]
+    type_classes = typing.get_args(ast.TypeExpr)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, type_classes):
+            types.append(item)
+        elif isinstance(item, ast.Node):
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item) if f.name != "span")
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+    return types
 
 
 def pattern_vars(p: ast.Pattern) -> list[ast.PVar]:
