@@ -109,9 +109,12 @@ class Closures(Calls):
         finalize = Finalizer(solver, info)
         # an element type its body never constrains (`fn (%y, %x) { Cons(%x, %y) }`): it is
         # polymorphic in it, each call instantiates it (other unconstrained types stay `?`)
-        finalize.type_params = element_variables(params + [result], solver)
+        # (a module without data types has none: not walking the closure's type keeps nested
+        # closures linear)
+        if self.res.adts:
+            finalize.type_params = element_variables(params + [result], solver)
         # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
-        # a call passing another size widens the hint instead of failing against it (SPEC 3.5)
+        # a call passing another size widens the hint instead of failing against it (spec §3.5)
         finalize.keep_hints = True
         try:
             param_types = [erase_symbols(finalize.generalize(t), self.existentials) for t in params]
