@@ -325,7 +325,7 @@ class _Printer:
         for i, c in enumerate(d.where):
             if i:
                 conditions.append(layout.COMMA)
-            conditions.append(format_condition(c))
+            conditions.append(condition_doc(c))
         clause: list[Doc] = [layout.SPACE, "where", layout.Nest([layout.SPACE, *conditions])]
         tail: list[Doc] = [layout.SPACE, rule] if d.rule else [";"]
         return [head, " -> ", type_doc(d.ret), layout.Group([layout.Nest([*clause, *tail])])]
@@ -522,6 +522,15 @@ def type_doc(t: ast.TypeExpr) -> Doc:
     if type(t) is ast.AdtTypeExpr:
         return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")
     raise TypeError(f"not a type: {t!r}")
+
+
+def condition_doc(node: ast.Condition) -> Doc:
+    """A `where` condition as a document: an enumeration that does not fit breaks one item a
+    line (`format_condition`'s text when flat)."""
+    if isinstance(node, ast.Member):
+        items = [_condition_item(i) for i in node.items]
+        return [f"{format_condition(node.operand)} in ", _group("{", items, "}", "")]
+    return format_condition(node)
 
 
 def attr_value_doc(value: ast.AttrValue) -> Doc:
