@@ -83,7 +83,7 @@ def test_a_model_result_is_in_the_model_file_at_the_node_it_names(tmp_path: Path
     file: no CI viewer shows that, and GitHub's fingerprint (the region's line) was of the
     binary. Now the region is the file's start, the node a logical location, and each result
     its own fingerprint (one model's alerts would merge); a .pt2 result in its Python source
-    keeps a text region there (found by an outside pass)."""
+    keeps a text region there."""
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
 
@@ -205,15 +205,20 @@ def test_sarif_without_a_working_directory(tmp_path: Path, monkeypatch: pytest.M
 
 def test_the_pre_commit_hook_takes_every_file_kind_check_reads() -> None:
     """The hook's `files` pattern matches programs and every kind of model a registered
-    frontend reads (.pt2 archives, which `gradual check` reads without torch, were skipped)."""
+    frontend reads from the file alone (.pt2 archives, which `gradual check` reads without
+    torch, were skipped); a kind that names a member (`model.py:NAME`, with its arguments) is
+    not a file a hook can check, and the pattern leaves it out."""
     import re
 
     from gradual.frontends import frontends
 
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
     pattern = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("files:"))
-    suffixes = [".rly"] + [suffix for frontend in frontends() for suffix in frontend.suffixes]
+    whole = [f for f in frontends() if not f.members]
+    suffixes = [".rly"] + [suffix for frontend in whole for suffix in frontend.suffixes]
     assert [s for s in suffixes if not re.search(pattern, f"models/m{s}")] == []
+    members = [suffix for frontend in frontends() if frontend.members for suffix in frontend.suffixes]
+    assert members and [s for s in members if re.search(pattern, f"models/m{s}")] == []
     assert not re.search(pattern, "README.md") and not re.search(pattern, "m.rly.bak")
     # `gradual check` reads `MODEL.ONNX` (suffixes are matched without case): so does the hook
     assert [s for s in suffixes if not re.search(pattern, f"models/M{s.upper()}")] == []

@@ -179,7 +179,7 @@ def test_run_matches_torchs_outputs(name):
 
 def test_cond_takes_either_branch():
     """torch.cond's branches are gradual's `if` over two blocks (higher_order.cond was "not an
-    ATen operator"; found by an outside pass with exported models): the false branch too."""
+    ATen operator"): the false branch too."""
     program, result = checked("branches")
     assert result.check_count == 0
     x, y = -np.ones((2, 4), np.float32), np.random.default_rng(0).standard_normal((3, 2)).astype(np.float32)
@@ -487,7 +487,7 @@ def test_a_missing_archive_is_a_usage_error(capsys):
     assert main(["check", "no-such-model.pt2"]) == 2
 
 
-# torch's sizes are the exporter's claim (SPEC 6) -------------------------------------------------------
+# torch's sizes are the exporter's claim (spec §6) -------------------------------------------------------
 def test_a_size_the_model_constrains_is_a_warning_at_the_python_line():
     """`x.view(b, s // 2, 2 * d)` works only for an even `s`; torch.export (Dim.AUTO) kept `s`
     symbolic and recorded the guard. gradual states the constraint at the line, with the fix."""
@@ -712,10 +712,15 @@ def test_supported_operators_cover_the_models():
 # the in-memory API (needs torch) -------------------------------------------------------------------------
 def test_an_exported_program_in_memory():
     torch = pytest.importorskip("torch")
-    import sys
+    import importlib.util
 
-    sys.path.insert(0, DATA)
-    from models import Attention
+    # loaded from its path under a name of its own: a module `models` another test imported
+    # (the JAX models) may already be in sys.modules
+    spec = importlib.util.spec_from_file_location("torch_export_models", os.path.join(DATA, "models.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    Attention = module.Attention
 
     ep = torch.export.export(
         Attention().eval(), (torch.randn(2, 8, 16),), dynamic_shapes={"x": {1: torch.export.Dim("seq", min=2, max=64)}}
