@@ -1,4 +1,4 @@
-"""Export the corpus of real models that tests/test_onnx_corpus.py checks (issue 14).
+"""Export the corpus of real models that tests/test_onnx_corpus.py checks.
 
     python bench/export_corpus.py            # needs torch, torchvision, transformers, onnxscript
 

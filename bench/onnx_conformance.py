@@ -303,7 +303,7 @@ def values_match(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
     return "" if ok else "values differ"
 
 
-#: the operators issue 7 lists (the "core")
+#: the core operators (those ONNX models use most)
 CORE = frozenset(
     """Add Sub Mul Div Pow MatMul Gemm Relu Sigmoid Tanh Softmax LogSoftmax Concat Reshape Transpose
 Squeeze Unsqueeze Flatten Gather Slice ReduceSum ReduceMean ReduceMax Conv MaxPool AveragePool GlobalAveragePool
@@ -703,7 +703,7 @@ def _print_counts(c: dict) -> None:
     for name in PEERS:
         if f"{name}_core_match" in c:
             core += f"; {name} {c[f'{name}_core_match']}"
-    print(f"\ntests using only the {len(CORE)} operators listed in issue 7: {core}")
+    print(f"\ntests using only the {len(CORE)} core operators: {core}")
     print(f"\n({c['seconds']} s; shape-determining inputs {'frozen' if c['frozen_inputs'] else 'kept as inputs'})")
 
 

@@ -5,7 +5,7 @@
 
 For every model and exporter: the output type gradual infers, how many of its dims are symbolic
 (carried from the inputs' dynamic dims), the runtime checks inserted, the warnings (exporter
-dims the model constrains, SPEC 6), the time to import and check, and what
+dims the model constrains, spec §6), the time to import and check, and what
 `onnx.shape_inference.infer_shapes(model, data_prop=True)` says of the same output.
 expected.json pins the first four for tests/test_onnx_corpus.py.
 """

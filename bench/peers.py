@@ -13,7 +13,7 @@ follows the others' load), the processes interleaved and the best of `--repeat` 
 * a real export's node mix: `gradual check` on 20,000 nodes of attention blocks as the
   TorchScript exporter writes them (scale.onnx_layers: Constant nodes, Shape/Gather/Unsqueeze/
   Concat before each Reshape, Transpose, Softmax, a LayerNorm), against the ONNX process; no
-  target (issue 12's are on the chain), printed so the chain's ratio is not read as a model's;
+  target (the targets are on the chain), printed so the chain's ratio is not read as a model's;
 * library: operators checked per second when the chain is built in memory (bench.py's library
   path: `gradual.builder`, then `gradual.check`), at the largest size;
 * and, in a running process, what importing the largest model costs against checking it
@@ -23,7 +23,7 @@ follows the others' load), the processes interleaved and the best of `--repeat` 
   own inference only when a converter asks about an inner tensor, which this chain's do not;
   what that inference alone costs in-process is printed beside it.
 
-It ends with each target of issue 12, the measured value, and whether it is met.
+It ends with each target, the measured value, and whether it is met.
 
 The chain cycles Add, Mul, Relu, MatMul over `x: (n, 64)` and a (64, 64) weight (scale.py's
 ONNX axis); the text program is the same chain (`add`, `multiply`, `nn.relu`, `nn.matmul`).
@@ -200,7 +200,7 @@ def main() -> None:
         f"{largest:>7} nodes in a running process: import {split['import']:.3f} s (ONNX's own inference, not "
         f"needed by this import, alone {split['inference']:.3f} s), check {split['check']:.3f} s"
     )
-    print("targets (issue 12):")
+    print("targets:")
     onnx_ratio = ratios[("gradual check model.onnx", largest)]
     text_ratio = ratios[("gradual check prog.rly", args.text_nodes)]
     print(

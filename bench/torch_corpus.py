@@ -1,4 +1,4 @@
-"""Coverage of the torch.export frontend on real models (issue 16): export a corpus of models
+"""Coverage of the torch.export frontend on real models: export a corpus of models
 and functional calls with dynamic dims, read each archive back with gradual, and report.
 
     /work/venvs/torchgen/bin/python bench/torch_corpus.py export   # needs torch, torchvision, transformers

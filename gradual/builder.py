@@ -760,7 +760,7 @@ class Function(Block):
         self.facts: list = []
 
     def claim_dims(self, names: Iterable[str]) -> None:
-        """Mark dim names of the signature as an exporter's claim rather than a promise (SPEC 6):
+        """Mark dim names of the signature as an exporter's claim rather than a promise (spec §6):
         where the body constrains one (`height` must be 32), checking warns and inserts a
         runtime check instead of reporting an error."""
         if isinstance(names, str):

@@ -852,7 +852,7 @@ def _upsample(draw: Draw) -> tuple:
     return [array(draw, shape, _float(draw)), NONE], {**attrs, "scales": scales}
 
 
-# less common ATen operators (issue 16) ------------------------------------------------------------
+# less common ATen operators ------------------------------------------------------------
 def _in_range(draw: Draw, low: float, high: float, lo: int = 0) -> np.ndarray:
     """Floats strictly inside (low, high): inverse trigonometry, logit, erfinv."""
     shape = draw(shapes(lo=lo))

@@ -1,4 +1,4 @@
-"""Random well-formed programs for the property tests (issue 5), built from shapes the
+"""Random well-formed programs for the property tests, built from shapes the
 generator tracks.
 
 A program is generated against *concrete* inputs: every value the generator creates has a
@@ -132,7 +132,7 @@ def window(size: Dim, kernel: int, pad: int, stride: int, dilation: int) -> Dim:
 
 
 def join_dim(a: Dim, b: Dim) -> Dim:
-    """The join of two branches' dims, as SPEC 3.4 (the value is the taken branch's, `a`)."""
+    """The join of two branches' dims, as spec §3.4 (the value is the taken branch's, `a`)."""
     if a.form.is_exact and b.form.is_exact and a.form == b.form:
         form = a.form
     elif a.form.is_static and b.form.is_static:
@@ -260,7 +260,7 @@ STATIC = Static()
 
 class Spelled(Variant):
     """A base variant with hints left out, or parameters to infer written `%x: ?T`: the same
-    program, which must check (and run) alike (issue 11, class 6)."""
+    program, which must check (and run) alike."""
 
     def __init__(self, base: Variant, hints: bool = True, holes: bool = False) -> None:
         self.base, self.hints, self.holes = base, hints, holes
@@ -353,7 +353,7 @@ class Definition:
     params: list
     body: Block
     dtype_params: tuple = ()
-    claimed: tuple = ()  # signature names written `claimed=[...]` (an exporter's claim, SPEC 6)
+    claimed: tuple = ()  # signature names written `claimed=[...]` (an exporter's claim, spec §6)
     ret: str = ""  # a written return type (else none)
 
 
@@ -925,7 +925,7 @@ def _div_outer(outer: Optional[Dim], d: int) -> Optional[Dim]:
 
 def op_empty_reshape(b: Builder) -> Val:
     """An empty tensor (0, k) reshaped to [0, c] (both hold no element, whatever c and k),
-    joined to a value of c columns, so nothing empty flows on (issue 11, class 6)."""
+    joined to a value of c columns, so nothing empty flows on."""
     y = b.pick(
         lambda v: v.rank == 2 and v.dims[1].form.is_static,
         lambda: b.new_param([b.fresh(b.size()), Dim.const(b.size())]),
@@ -1387,7 +1387,7 @@ def op_variance(b: Builder) -> Val:
 
 
 def op_shape_values(b: Builder) -> Val:
-    """shape_of -> take -> concatenate -> dyn.reshape (SPEC 3.7): (d0, -1) from x's own shape."""
+    """shape_of -> take -> concatenate -> dyn.reshape (spec §3.7): (d0, -1) from x's own shape."""
     x = b.pick(has_rank(2, 4))
     shape = b.bind(b.call("shape_of", [x.text]), (Dim.const(x.rank),), "int64", shape_value=x.dims)
     first = b.bind(b.call("take", [shape.text, "0i64"], axis=0), (), "int64")
@@ -1402,7 +1402,7 @@ def op_shape_values(b: Builder) -> Val:
 
 def op_chosen_shape(b: Builder) -> Val:
     """`dyn.zeros(if (%c) { shape_of(%x) } else { shape_of(%y) })`: the join of two shape values
-    keeps, element by element, what the branches share (`[n, 4..5]`, SPEC 3.4 and 3.7; it was
+    keeps, element by element, what the branches share (`[n, 4..5]`, spec §3.4 and 3.7; it was
     no value at all, so the result lost even the dims both shapes have)."""
     x = b.pick(has_rank(1, 3))
     others = b.values(lambda v: v is not x and v.rank == x.rank and v.dims is not None)
@@ -2469,7 +2469,7 @@ def new_helper(b: Builder, prefix: str = "h") -> Builder:
 def feature_expression_dims(b: Builder) -> Val:
     """A helper whose parameter dims are expressions of symbols other parameters bind
     (`n // 2`, `2 * n`, `n - m`), in any parameter order, called with new parameters of the
-    caller written alike (`?` in relaxed variants): issue 11, class 1."""
+    caller written alike (`?` in relaxed variants):."""
     h = new_helper(b)
     kind = b.draw.choice(["half", "double", "double-alone", "difference"])
     if kind == "half":  # pooling by 2 halves n; `n // 2` is checked against it
@@ -2537,7 +2537,7 @@ def feature_function_argument(b: Builder) -> Val:
     """A closure (or a helper) passed to a helper that calls it, `@h(%f: fn (T) -> T, %x: T)`:
     the closure's parameter is written with the caller's forms, its own symbols (it is
     polymorphic) or `?`; relaxed variants make either function type imprecise, which needs a
-    contract (issue 11, class 2)."""
+    contract."""
     x = b.pick()
     h = new_helper(b)
     dims = tuple(h.fresh_from(d) for d in x.dims)
@@ -2562,8 +2562,7 @@ def feature_returned_closure(b: Builder) -> Val:
     """A helper that returns a closure over its parameter, `@mk(%x: (n, m)) { fn () { op(%x) } }`,
     called for x and for another value of x's rank and dtype, of other sizes: each call's
     closure is typed by its own argument (the callee's symbols were left in the returned type,
-    so two calls shared them and an `add` of a (4,) and a (3,) checked clean; found by
-    adversarial programs). The parameter's dims are symbols in every variant (`poly-param`)."""
+    so two calls shared them and an `add` of a (4,) and a (3,) checked clean). The parameter's dims are symbols in every variant (`poly-param`)."""
     x = b.pick()
     h = new_helper(b, "mk")
     dims = tuple(Dim(d.value, h.symbol(), d) for d in x.dims)
@@ -2577,7 +2576,7 @@ def feature_returned_closure(b: Builder) -> Val:
         # or a closure polymorphic in its own names, `fn (%y: Tensor[(k1, k2), float32]) { op(%y) }`,
         # called with x and with another value: elaboration writes its type as @mk's return
         # type, whose names were read as @mk's existentials, bound by the closure's first call
-        # (the second call failed at runtime; found by adversarial programs)
+        # (the second call failed at runtime)
         y = h.fresh_name("y")
         own = tensor_text([h.fresh_name("k") for _ in x.dims], x.dtype)
         h.block.result = [f"fn (%{y}: {own}) {{ {op}(%{y}) }}"]
@@ -2592,7 +2591,7 @@ def feature_returned_closure(b: Builder) -> Val:
         # parameter, `fn (%y) { op(%y) }`, or a helper definition `def @g[T](%y: (k1, k2) T)`
         # returned as a value, called with x and another value. No written type quantifies
         # such a dtype, so elaboration wrote @mk's return type with `?` for it, and the
-        # elaborated program checked again to another type (found by an outside pass)
+        # elaborated program checked again to another type
         y = h.fresh_name("y")
         if b.draw.chance(50):
             h.block.result = [f"fn (%{y}) {{ {op}(%{y}) }}"]
@@ -2613,7 +2612,7 @@ def feature_returned_closure(b: Builder) -> Val:
         # n2), float32]) { add(%x, %y) }`, called with a value of x's sizes: where the caller
         # sees x's dims as `?`, the closure keeps x's sizes while the caller's type of it says
         # `?` (a call with other sizes stopped at the closure's parameter, blamed on a call no
-        # check site stated; found by adversarial programs)
+        # check site stated)
         y = h.fresh_name("y")
         h.block.result = [
             f"fn (%{y}: {tensor_text([str(d.form) for d in dims], x.dtype)}) {{ add({value.text}, %{y}) }}"
@@ -2676,7 +2675,7 @@ def function_value(b: Builder, x: Val) -> str:
     if b.program.allow_data_dependent and x.rank and b.draw.chance(20):
         # a closed closure over an unannotated parameter with a `can_unify` guess that may be
         # wrong: a contract that lets other sizes in widens it (its body was typed with the
-        # guess: values outside their types, false errors; found by adversarial programs)
+        # guess: values outside their types, false errors)
         name, param = b.fresh_name("g"), b.fresh_name("y")
         guess = ", ".join(str(d.value if b.draw.chance(50) else b.draw.int(1, 3)) for d in x.dims)
         hint = Hint(f"can_unify(%{param}, shape=({guess}{',' if x.rank == 1 else ''}));")
@@ -2696,7 +2695,7 @@ def hidden(b: Builder, function: str) -> str:
     precise program: the `?` is written, no variant makes it static. Or through an identity
     whose parameter nothing constrains, `fn (%f) { %f }`, in any program: its result is the
     function itself (a function passed to such a parameter was typed a tensor from a later
-    use: 0 checks, unsound; found by an outside pass). Not in a precise program either: such
+    use: 0 checks, unsound). Not in a precise program either: such
     a parameter is `?` (closures are not generalized, design.md), so the result is cast back
     to the function type, a check a static program must not have."""
     if b.program.allow_data_dependent and b.draw.chance(15):
@@ -2728,8 +2727,7 @@ def summing_closure(b: Builder, x: Val) -> str:
 def feature_chosen_function(b: Builder) -> Val:
     """`%sel = if (%c) { @ga } else { @gb }; %sel(x)`: two helper definitions of one signature,
     each with its own symbols in a symbolic program, chosen by a condition and called. Their
-    join is that signature (it was `?`, so a symbolic program had its calls of `%sel` checked;
-    found by an outside pass); in a relaxed program their parameters may differ, and the
+    join is that signature (it was `?`, so a symbolic program had its calls of `%sel` checked); in a relaxed program their parameters may differ, and the
     join is `?` or keeps the parameters and joins the results."""
     x = b.pick()
     cond = b.new_param([], "bool", data=np.array(b.draw.chance(50)), prefix="c")
@@ -2766,7 +2764,7 @@ def feature_dynamic_elimination(b: Builder) -> Val:
     another length or a tensor, or a closure with a closure of another arity or a tensor, and
     the join is projected or called. The intended inputs take the good branch; a random
     condition takes the other, which must stop at the projection's or the call's check (both
-    stopped with an unblamed `runtime-error`; found by adversarial programs)."""
+    stopped with an unblamed `runtime-error`)."""
     x = b.pick()
     taken = b.draw.chance(50)
     cond = b.new_param([], "bool", data=np.array(taken), prefix="c")
@@ -2792,7 +2790,7 @@ def feature_dynamic_elimination(b: Builder) -> Val:
 def feature_hinted_loop(b: Builder) -> Val:
     """A recursive helper over an unannotated (or `?T`) loop variable seeded by a
     `can_unify` hint whose guess may differ from the value passed: hints never fail, and the
-    guess is no constraint on the caller (issue 11, class 6)."""
+    guess is no constraint on the caller."""
     x = b.pick(has_rank(1, 3))
     h = new_helper(b, "loop")
     steps = b.draw.int(0, 2)
@@ -2837,7 +2835,7 @@ def feature_hinted_closure(b: Builder) -> Val:
     """A closed closure over an unannotated parameter seeded by a `can_unify` hint whose guess
     may differ from the values it is called with (x, and another value of x's rank and dtype):
     a call passing another size widens the hint, as it does a definition's (the guess was a
-    hard requirement of the closure: a false static error; found by adversarial programs)."""
+    hard requirement of the closure: a false static error)."""
     x = b.pick(has_rank(1, 3))
     f, a = b.fresh_name("f"), b.fresh_name("a")
     sizes = [d.value if b.draw.chance(50) else b.draw.int(1, 3) for d in x.dims]
@@ -2999,7 +2997,7 @@ def build_program(
 
 
 def draw_claims(program: Program, draw: Draw) -> None:
-    """Some definitions claim some of their signature names (`claimed=["n"]`, SPEC 6: an
+    """Some definitions claim some of their signature names (`claimed=["n"]`, spec §6: an
     exporter's dynamic dims, whose conflicts are warnings and runtime checks, not errors). Drawn
     after everything else, so the programs that claim nothing are drawn as they were."""
     for d in program.defs:
@@ -3029,8 +3027,7 @@ def draw_claims(program: Program, draw: Draw) -> None:
     for h, own, x, main, closure in program.typed_returns:
         if draw.chance(50):
             # the returned closure's type written with names of its own, bound at each call of it
-            # (elaborated as a cast, they were bound once: a call of other sizes stopped; outside
-            # pass 8), and in @main called once more with a new parameter one larger in each dim
+            # (elaborated as a cast, they were bound once: a call of other sizes stopped), and in @main called once more with a new parameter one larger in each dim
             t = tensor_text([f"q{i + 1}" for i in range(x.rank)], x.dtype)
             next(d for d in program.defs if d.name == h.name).ret = f"fn ({t}) -> {t}"
             if draw.chance(50):  # the closure's parameter `?`: the return type is its contract

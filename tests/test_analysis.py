@@ -94,7 +94,7 @@ def @main(%s: Tensor[(SEED), float32]) { @loop(0, %s) }
 
 def test_a_call_that_widens_a_hint_is_checked_as_gradual_check_does() -> None:
     """A caller passing another size than a hint guessed widens it (the definition is checked
-    again); an edit back to the guessed size makes it a guess again (issue 11, class 6)."""
+    again); an edit back to the guessed size makes it a guess again."""
     document = Document("loop.rly")
     for seed in ("2, 1", "1, 1", "1, 1", "3, 3", "3, 3"):
         text = HINTED.replace("SEED", seed)
@@ -148,8 +148,7 @@ def test_every_literal_and_variable_has_a_type_in_hover_and_the_library() -> Non
     """Hover on a literal said `?` and `CheckResult.type_of` answered None for every literal
     and variable (the checker records only compound expressions), though its docstring
     promised the type of an expression. Over every case program that checks clean: each
-    literal's hover and `type_of` is its dtype, each variable's `type_of` its binder's (found
-    by an outside pass)."""
+    literal's hover and `type_of` is its dtype, each variable's `type_of` its binder's."""
     from gradual.syntax import ast
 
     literals = variables = 0

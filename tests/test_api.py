@@ -139,7 +139,7 @@ def test_a_program_with_type_errors_is_not_elaborated(elaborate) -> None:
     """`gradual.elaborate` of a result with type errors returned a module as if it were sound
     (the rejected `nn.dense` left as it was, no check before it: running it handed the kernel
     the shapes the checker had rejected); `gradual elaborate` exits 1 there. Now a ValueError
-    that names the first error (found by an outside pass)."""
+    that names the first error."""
     result = gradual.check(
         "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 5), float32]) {\n  nn.dense(%x, %w)\n}\n", "m.rly"
     )

@@ -105,7 +105,7 @@ def test_hints_and_closures() -> None:
 
 
 def test_claimed_dims_make_a_constraint_a_warning_with_a_check() -> None:
-    """SPEC 6: a frontend marks an exporter's dynamic dims; the same program without the claim errs."""
+    """spec §6: a frontend marks an exporter's dynamic dims; the same program without the claim errs."""
 
     def build(claim: bool) -> object:
         main = gb.Function("main")

@@ -1,4 +1,4 @@
-"""The command line: exit codes, streams, JSON shape (SPEC 5), and bad input."""
+"""The command line: exit codes, streams, JSON shape (spec §5), and bad input."""
 
 from __future__ import annotations
 
@@ -86,8 +86,7 @@ def test_a_path_that_cannot_be_opened_is_said_alike_for_programs_and_models(caps
 def test_an_input_that_cannot_be_loaded_leaves_the_others_checked(capsys, fmt: str) -> None:
     """A missing file or a directory among the inputs is exit 2, but the others are still
     checked and reported, and --format json/sarif still prints its document (it printed
-    nothing: a CI step uploading the SARIF file failed on an empty file; found by an outside
-    pass)."""
+    nothing: a CI step uploading the SARIF file failed on an empty file)."""
     missing = str(ROOT / "no" / "such.rly")
     code, out, err = run_cli(
         capsys, "check", "--color=never", "--format", fmt, str(EXAMPLES / "shape_error.rly"), missing, str(EXAMPLES)
@@ -156,7 +155,7 @@ def test_json_document_shape(capsys) -> None:
 
 
 def test_checks_count_annotated_lets_casts_and_contracts(tmp_path, capsys) -> None:
-    """SPEC 5.1: `checks` counts every check site that can fail at runtime, in text and JSON:
+    """spec §5.1: `checks` counts every check site that can fail at runtime, in text and JSON:
     an annotated let over an imprecise value, a written cast, a function contract."""
     path = tmp_path / "sites.rly"
     path.write_text(
@@ -443,7 +442,7 @@ def test_a_model_option_no_input_takes_is_a_warning(capsys, argv: list) -> None:
     """`gradual check --batch N prog.rly` silently ignored `--batch` (a program has no graph
     inputs to name). Now a warning on stderr says the option was not used; the result (exit
     code, stdout's document) is the program's own, since a pre-commit hook's fixed arguments
-    meet whichever files are staged (found by an outside pass)."""
+    meet whichever files are staged."""
     program = str(EXAMPLES / "mlp.rly")
     code, out, err = run_cli(capsys, *argv, "--color=never", program)
     assert code == 0
@@ -465,7 +464,7 @@ def test_a_model_option_some_input_takes_is_not_warned_about(capsys) -> None:
 def test_a_lone_carriage_return_ends_a_line_in_every_output(capsys, tmp_path: Path, fmt: str) -> None:
     """Classic Mac line breaks (a lone `\\r`) end lines as `\\n` and `\\r\\n` do, as LSP counts
     them: the lexer read a lone `\\r` as a blank, so a `//` comment ran to the end of the file
-    and every position was on line 1 while the editor showed line 3 (found by an outside pass).
+    and every position was on line 1 while the editor showed line 3.
     Every output of the three files is the same."""
     lines = ["def @main(%x: Tensor[(2,), float32]) {  // a note", '  %0 = nn.relu(%x);  // "', "  nn.relu(%y)", "}", ""]
     outputs = []
@@ -523,7 +522,7 @@ def _a_diagnostic(found: dict, positioned: bool = True) -> None:
 @pytest.mark.parametrize("name", ["clean", "broken", "unparsable", "not utf-8", "missing", "model", "archive", "usage"])
 def test_the_json_documents_keep_their_schema(capsys, tmp_path: Path, name: str) -> None:
     """`check --format json` and `run --format json` print the same fields, of the same types,
-    for every kind of input (SPEC 5 and README): a consumer's parser written against one
+    for every kind of input (spec §5 and README): a consumer's parser written against one
     document reads them all."""
     (tmp_path / "bad.rly").write_bytes(b"def @main() { 1 }\n\xff")
     (tmp_path / "unparsable.rly").write_text("def @main( {")
@@ -564,7 +563,7 @@ def test_a_git_lfs_pointer_is_named_as_such(capsys, tmp_path: Path, suffix: str)
     """A model tracked by Git LFS in a checkout without LFS (a CI job's default checkout, a
     pre-commit clone) is a small text pointer: it was "Wire format was corrupt" (ONNX), "File
     is not a zip file" (.pt2), "unexpected `version`" (.rly). It says what it is and how to
-    fetch the content (found by an outside pass)."""
+    fetch the content."""
     path = tmp_path / f"model{suffix}"
     path.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234\n")
     code, out, err = run_cli(capsys, "check", "--format", "json", str(path))

@@ -1,5 +1,5 @@
 """Dataflow statements (ast.Dataflow, the compact form graph frontends bind runs of operator
-nodes in: issue 12) check as the lets they stand for.
+nodes in, for speed) check as the lets they stand for.
 
 Every random program of tests/programs.py is checked three times: as a parsed module (checked
 as given: plain lets), as text (`gradual.check` compacts runs of operator lets itself,

@@ -93,8 +93,7 @@ def test_most_commands_shown_are_run() -> None:
 @pytest.mark.parametrize("command, shown", _commands(), ids=lambda value: str(value)[:60])
 def test_the_commands_shown_print_what_they_show(command: str, shown: list, monkeypatch, capsys) -> None:
     """Each example command prints the lines shown under it (the `runtime-error` example
-    printed a usage error for a year: its random inputs were themselves over the limit it set;
-    found by an outside pass). Examples that need a file not in the repository are not collected."""
+    printed a usage error for a year: its random inputs were themselves over the limit it set). Examples that need a file not in the repository are not collected."""
     import io
     import shlex
     import sys

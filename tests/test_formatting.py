@@ -225,7 +225,7 @@ def test_relay_printouts_format_with_their_type_comments() -> None:
 def test_formatting_keeps_the_documents_line_breaks(newline: str) -> None:
     """Formatting a file whose lines end in `\\r\\n` keeps them, as ruff and black
     do: the printer writes `\\n`, and the editor's formatting replaced every line ending of a
-    Windows file (found by an outside pass)."""
+    Windows file."""
     from gradual.analysis import Document
     from gradual.analysis.fixes import formatted
 

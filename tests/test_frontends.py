@@ -69,8 +69,8 @@ def test_what_the_look_cannot_see_into_is_left_to_importlib_metadata(
 
 
 def test_every_committed_models_elaborated_program_checks_again() -> None:
-    """SPEC 5: `gradual elaborate`'s output parses and runs, so it must check again. A model's
-    dynamic dims are the exporter's claim (SPEC 6): the elaborated program writes them as the
+    """spec §5: `gradual elaborate`'s output parses and runs, so it must check again. A model's
+    dynamic dims are the exporter's claim (spec §6): the elaborated program writes them as the
     function attribute `claimed=[...]`; without it, a check the claim had made (a warning and a
     cast) was a rigid-symbol error when checked again (8 of the committed models that check
     clean)."""

@@ -1,4 +1,4 @@
-"""Fuzzing the front door (issue 5): random bytes and mutated examples through `gradual check`,
+"""Fuzzing the front door: random bytes and mutated examples through `gradual check`,
 `gradual elaborate` and `gradual run`, in-process (`gradual.cli.main`) and in a few real
 subprocesses. The answer is always a diagnostic and an exit code (check: 0 or 1, 2 for
 unreadable input; run: 0 to 3), never a traceback, an internal error (exit 4) or a hang.
@@ -269,7 +269,7 @@ def test_mutated_examples_get_a_diagnostic_deep(example: Path) -> None:
 
 
 # mutations of models ----------------------------------------------------------------------------------
-# A model file is input like any other (issue 11): an edited or damaged ONNX model or torch.export
+# A model file is input like any other: an edited or damaged ONNX model or torch.export
 # archive gets a diagnostic from check and run, never an exception from a converter or a reader.
 DATA = Path(__file__).parent / "data"
 ONNX_MODELS = sorted(p for p in (DATA / "onnx").glob("test_*/model.onnx") if p.stat().st_size < 100_000)
@@ -440,7 +440,7 @@ def _nested(depth: int, open_: str, middle: str, close: str) -> str:
     return open_ * depth + middle + close * depth
 
 
-NESTED = {  # issue 11: each construct 10,000 deep gets a result, never a traceback
+NESTED = {  # each construct 10,000 deep gets a result, never a traceback
     "closures": lambda d: (
         f"def @main(%x: {T23}) {{\n"
         + "".join(f"fn (%a{i}: {T23}) {{\n" for i in range(d))
@@ -653,8 +653,7 @@ BAD_RUN_FLAGS = [  # each a usage error (exit 2): the flag's value is not what i
 @pytest.mark.parametrize("flags", BAD_RUN_FLAGS, ids=lambda f: " ".join(f))
 def test_a_bad_flag_value_is_a_usage_error(flags: list) -> None:
     """`gradual run` with a flag value it cannot use stops with a usage error (exit 2) that names
-    it; `--seed -1` reached NumPy's generator and was an internal error (exit 4; found by an
-    outside pass)."""
+    it; `--seed -1` reached NumPy's generator and was an internal error (exit 4)."""
     path = write(
         "flags.rly",
         "def @main(%x: Tensor[(?, 3), float32], %c: bool, %i: int32) {\n  if (%c) { nn.relu(%x) } else { %x }\n}\n",
@@ -674,7 +673,7 @@ def test_a_bad_flag_value_is_a_usage_error(flags: list) -> None:
 def test_a_device_named_as_a_model_is_not_read(suffix: str) -> None:
     """A model path that is no regular file (here /dev/zero, linked under a model's name) is a
     usage error: reading it went on until memory ran out (an internal error, exit 4, or the
-    machine's memory; found by an outside pass)."""
+    machine's memory)."""
     link = TMP / f"zero{suffix}"
     link.unlink(missing_ok=True)
     link.symlink_to("/dev/zero")
@@ -688,7 +687,7 @@ def test_a_device_named_as_a_model_is_not_read(suffix: str) -> None:
 def test_a_program_saved_as_utf16_or_utf32_says_so(encoding: str) -> None:
     """A program saved as UTF-16 (Windows' "Unicode") or UTF-32 is an input-error that names
     the encoding: without a byte-order mark it was "unexpected `d`" at 1:1, with one "byte 0xff
-    at offset 0" (found by an outside pass)."""
+    at offset 0"."""
     path = write(f"wide-{encoding}.rly", "def @main(%x: Tensor[(2,), float32]) { %x }\n".encode(encoding))
     for command in ("check", "elaborate", "run"):
         call = gradual_cli(command, path)

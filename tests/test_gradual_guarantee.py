@@ -1,4 +1,4 @@
-"""The gradual guarantees and conservative extension as properties of random programs (issue 5).
+"""The gradual guarantees and conservative extension as properties of random programs.
 
 * Static gradual guarantee: making annotations less precise (a dim to `?`, a static dim to an
   interval around it, an interval wider, a shape to `Tensor[*, dtype]`) never turns a program
@@ -9,7 +9,7 @@
 * Conservative extension: a program whose parameters are all static (and whose shapes do not
   depend on data) gets no runtime check, and every type the checker infers is the static
   shape the value has: what a static checker would say.
-* Hints never fail (SPEC 3.5): a program checks with its `can_unify` hints as it does
+* Hints never fail (spec §3.5): a program checks with its `can_unify` hints as it does
   without them, whatever the values its hinted loops are called with, and runs alike; a
   parameter to infer written `%x: ?T` is inferred (and its hint used) as `%x` is.
 
@@ -171,7 +171,7 @@ def test_less_precise_programs_compute_the_same_outputs_deep(program: Program, s
 @given(programs(focus="edges"), st.integers(0, 2**16))
 def test_less_precise_programs_compute_the_same_outputs_at_the_edges(program: Program, seed: int) -> None:
     """The same, on programs rich in slices that reach past a dim's end and in empty tensors
-    reshaped: a `?` there must not reject what the static program runs (issue 11, class 6)."""
+    reshaped: a `?` there must not reject what the static program runs."""
     dynamic_guarantee(program, seed)
 
 
@@ -222,13 +222,13 @@ def test_static_programs_get_no_checks_and_static_types_deep(program: Program) -
     conservative_extension(program)
 
 
-# hints and parameters to infer (issue 11, class 6) ------------------------------------------------------
+# hints and parameters to infer ------------------------------------------------------
 def hints_are_guesses(program: Program) -> None:
     for base in (SYMBOLIC, STATIC):
         hinted = checked(program, base)
         bare = checked(program, Spelled(base, hints=False))
         holes = checked(program, Spelled(base, holes=True))
-        # a claimed dim the program constrains warns (SPEC 6) with holes or without
+        # a claimed dim the program constrains warns (spec §6) with holes or without
         expected = {d.message for d in hinted.warnings if d.code == "dim-constraint"}
         assert {d.message for d in holes.warnings} <= expected, [d.message for d in holes.warnings]
         for d in program.defs:
@@ -285,7 +285,7 @@ def test_a_closed_closures_own_symbols_count_as_general() -> None:
     """Relaxing a sibling makes an unannotated closure parameter a symbol of the closure (`n`
     where the precise program knew 1), instantiated at each call: its callers see what they
     saw, and inside it `n` is general, as a definition's own symbols are (the deep "never
-    sharpen" property flagged it, outside pass 8)."""
+    sharpen" property flagged it)."""
     program = (
         "def @main(%x: Tensor[(1, 1), float32], %y: Tensor[(1, 1, 2, 2), float32]) {\n"
         "  let %f1 = fn (%a, %b: Tensor[(1, 1, 2, 2), float32]) {\n"

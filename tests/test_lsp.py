@@ -503,7 +503,7 @@ async def test_a_model_opened_in_the_editor_is_checked_as_a_model(client: Langua
     "unexpected character U+0008", whatever the model. Now it is checked from disk as
     `gradual check` does, its diagnostics at the start of the document, each naming its node;
     edits to the buffer are not the model, a save checks the file again, requests about it get
-    empty answers, closing clears it (found by an outside pass)."""
+    empty answers, closing clears it."""
     import shutil
 
     model = tmp_path / "mlp transposed.onnx"

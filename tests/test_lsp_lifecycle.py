@@ -55,7 +55,7 @@ def test_exit_without_shutdown_is_1() -> None:
 def test_before_initialize_a_request_is_refused_and_a_notification_dropped() -> None:
     """LSP 3.17: before `initialize` a request gets ServerNotInitialized (-32002) and a
     notification (but `exit`) is dropped. The server answered a hover with null, and a
-    document opened before `initialize` was lost without a word (found by an outside pass)."""
+    document opened before `initialize` was lost without a word."""
     session = Session()
     try:
         session.notify(
@@ -126,7 +126,7 @@ def test_a_message_that_is_no_json_rpc_object_gets_json_rpcs_error() -> None:
     """Not JSON (-32700) and JSON that is no object (`[]`, `null`, `3`, `{}`: -32600) are
     answered as JSON-RPC 2.0 says, with `"id": null`; pygls showed the user "Error in server:
     'list' object has no attribute 'jsonrpc'" (a Python message, a traceback on stderr). The
-    server goes on serving (found by an outside pass)."""
+    server goes on serving."""
     session = Session()
     try:
         session.start()

@@ -2,7 +2,7 @@
 LSP 3.17 says (lines end at \\n, \\r\\n and \\r only; a character past a line's end is its end;
 a line past the document's end is its end), in UTF-8 and UTF-16. pygls' own copy ended lines at
 a form feed or U+2028 too and clamped a character past the end of the last line one short, so
-the checked text silently drifted from the editor's (found by an outside pass).
+the checked text silently drifted from the editor's.
 
 A reference model of the protocol's text, `reference_apply`, is compared with `gradual.lsp.text`
 on random edits, and a server (Neovim's capabilities: UTF-8 positions, pushed diagnostics) must
@@ -143,7 +143,7 @@ def test_many_changes_in_one_notification_are_applied_in_order(encoding: str, se
     """k changes of one didChange are made in one pass where they run through the text (each
     after the last, as multi-cursor typing sends them, or each before it, as VS Code sends a
     replace-all): applying each to a new copy of the whole text made 16,000 of them cost 1.2 s,
-    quadratic (outside pass 9). The result is the reference's, applying them one by one."""
+    quadratic. The result is the reference's, applying them one by one."""
     rng = random.Random(seed)
     text = BASE if seed % 2 else (EXAMPLES / "shape_error.rly").read_text()
     if seed % 3 == 0:
@@ -347,8 +347,7 @@ async def test_the_editor_and_the_command_line_count_the_same_lines(
 ) -> None:
     """A lone `\r` (classic Mac) ends a line for LSP, and now for the lexer, spans, the
     renderer, JSON and SARIF too: the `//` comment ended at the `\r` only for the editor, so
-    `gradual check` read the rest of the file as a comment and put every position on line 1
-    (found by an outside pass). The server's diagnostics are the command line's, line for line."""
+    `gradual check` read the rest of the file as a comment and put every position on line 1. The server's diagnostics are the command line's, line for line."""
     lines = [
         "def @main(%x: Tensor[(2, 3), float32]) {  // a note",
         "  /* a block",

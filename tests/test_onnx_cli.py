@@ -184,7 +184,7 @@ def test_the_readme_example_models(capsys: object) -> None:
 def test_the_command_line_checks_declared_outputs_as_the_library_does(tmp_path: Path, capsys: object) -> None:
     """One output declared with an exporter's dim (says nothing), one declared (4,): the library
     checked the (4,), the command line dropped every declaration when one was incomplete and
-    ran a (5,) input clean (found by exported models)."""
+    ran a (5,) input clean."""
     path = save(
         tmp_path,
         [helper.make_node("Relu", ["x"], ["y1"]), helper.make_node("Neg", ["x"], ["y2"])],
@@ -203,7 +203,7 @@ def test_the_command_line_checks_declared_outputs_as_the_library_does(tmp_path: 
 def test_the_summary_line_leaves_out_a_models_many_weights_and_json_keeps_them(capsys: object) -> None:
     """A model's weights are parameters after its inputs; a transformer's summary line listed
     2,400 of them. Past 8 the line shows the inputs and says how many it left out; `--format
-    json` keeps the whole type (SPEC 5)."""
+    json` keeps the whole type (spec §5)."""
     path = str(Path(__file__).parent / "data/onnx/exported/unet.ts.onnx")
     code, out, _ = run_cli(capsys, "check", "--color=never", path)
     assert code == 0
@@ -223,7 +223,7 @@ EXAMPLE_MLP = Path(__file__).resolve().parents[1] / "tests" / "data" / "onnx" / 
 def test_a_batch_that_is_no_dimension_name_is_a_usage_error(capsys, name: str) -> None:
     """`--batch` was written into the program as it was: `--batch ""` printed `Tensor[(, 16)]`,
     `--batch "n m"` a program that does not parse, `--batch 3` a symbol named `3` that reads
-    back as the static dim 3 (found by an outside pass)."""
+    back as the static dim 3."""
     with pytest.raises(SystemExit) as exited:
         main(["check", "--batch", name, str(EXAMPLE_MLP)])
     assert exited.value.code == 2
@@ -262,8 +262,7 @@ def test_an_imported_program_with_a_batch_claims_no_dim_it_lost(capsys, tmp_path
 def test_a_line_break_in_a_name_keeps_each_node_on_its_line(tmp_path: Path, brk: str) -> None:
     """ONNX names are any strings; the listing wrote them as they were, so a node or tensor
     name with a line break split its node's line: every later node's line number was off and
-    the diagnostic showed half a line (found by an outside pass, once a lone `\\r` ended a line
-    for the lexer too). The break is drawn as a visible symbol, one character for one."""
+    the diagnostic showed half a line. The break is drawn as a visible symbol, one character for one."""
     x = helper.make_tensor_value_info(f"x{brk}1", F, [2, 3])
     y = helper.make_tensor_value_info("y", F, [4, 5])
     out = helper.make_tensor_value_info("o", F, None)

@@ -1,4 +1,4 @@
-"""Real exported models (issue 14): small torchvision, transformers and hand-written models exported
+"""Real exported models: small torchvision, transformers and hand-written models exported
 by both of PyTorch's exporters with dynamic axes (tests/data/onnx/exported/, made by
 bench/export_corpus.py). Each must check as expected.json pins it (output type, symbolic dims,
 checks, warnings), run on concrete sizes and agree with onnxruntime; sizes that break a

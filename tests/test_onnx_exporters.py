@@ -1,4 +1,4 @@
-"""What PyTorch's exporters write, on small models built with onnx.helper (issue 14): graph outputs
+"""What PyTorch's exporters write, on small models built with onnx.helper: graph outputs
 declared without (full) shapes, output dims written as expressions, exporter dims that the model
 constrains, and the shape-value subgraphs of strided convolutions and position buffers."""
 
@@ -201,7 +201,7 @@ def test_a_gemm_that_needs_one_size_is_a_warning_with_the_constraint_and_a_check
     assert warning.span.text == "f"  # the flattened features, in the Gemm's line
     assert "`height` is a dynamic dim of the exported model" in warning.notes[0]
     assert "--strict-dims" in warning.help
-    assert result.check_count == 3  # and the conv and pool windows over the symbolic height (issue 11, class 3)
+    assert result.check_count == 3  # and the conv and pool windows over the symbolic height
     assert str(result.function_type("main").ret) == "Tensor[(batch, 10), float32]"
 
 
@@ -308,7 +308,7 @@ def test_a_shape_value_minus_one_divided_by_truncation_is_not_floor_division() -
     ]
     m = model(nodes, [("x", F, ["n", 3, "h", 4])], [("y", F, None)])
     # ONNX's integer Div truncates: at h = 0 it gives 1 where (h - 1) // 2 + 1 is 0, so the value
-    # is not known exactly (issue 11, class 4); the rank still is
+    # is not known exactly); the rank still is
     assert signature(m).endswith("-> Tensor[(n, 3, ?, ?), float32]")
 
 
@@ -373,9 +373,9 @@ def test_an_expand_to_a_shape_with_minus_ones_replaced_is_exact() -> None:
     ],
 )
 def test_a_slice_of_an_exporters_dynamic_dim_clamps_as_onnx_does(starts, ends, step, typed, runs) -> None:
-    """A dim_param is the exporter's claim (SPEC 6), and Slice clamps its bounds to the dim:
+    """A dim_param is the exporter's claim (spec §6), and Slice clamps its bounds to the dim:
     the checker assumed seq >= 3 for x[:, :3] and stopped a run on a sequence of 2, which
-    onnxruntime runs (found by hand-built graphs). A length not provable from the symbol's
+    onnxruntime runs. A length not provable from the symbol's
     bounds is the clamped one's interval; nothing is checked, and every length runs."""
     import onnxruntime as ort
 

@@ -371,7 +371,7 @@ def test_a_tensor_defined_twice_in_a_graph_is_reported_where_it_is_defined_again
     """ONNX graphs are in single static assignment: two nodes writing one tensor, a node
     writing a graph input or an initializer, an input or initializer listed twice (also in a
     subgraph) are invalid models (onnx.checker and ONNX Runtime reject them). They checked
-    clean, the later definition silently winning (found by an outside pass)."""
+    clean, the later definition silently winning."""
     (diag,) = gonnx.import_model(m, path="m.onnx").diagnostics
     assert diag.code == "duplicate-definition" and f"`{tensor}` is defined here, but {other} defines it" in diag.message
     assert diag.line == line
@@ -405,7 +405,7 @@ def test_a_subgraphs_constants_are_its_own() -> None:
     (a model onnx.checker and ONNX Runtime reject checked clean). An initializer named as an
     enclosing tensor is reported: ONNX Runtime reads it where it folds constants (2, 2, 2, 2
     for x + x) and the enclosing `x` where it does not (0, 2, 4, 6, as ONNX's reference
-    evaluator). Found by outside pass 9."""
+    evaluator)."""
     ones = numpy_helper.from_array(np.ones(4, np.float32), "x")
     for then in ([helper.make_node("Add", ["x", "x"], ["t"])], [helper.make_node("Mul", ["x", "z"], ["t"])]):
         hiding = _branches(
@@ -572,8 +572,7 @@ def test_a_hard_coded_batch_is_found_when_the_batch_is_symbolic() -> None:
 @pytest.mark.parametrize("reshape", [{}, {"allowzero": 1}])
 def test_batch_reshapes_make_such_a_model_batch_polymorphic(reshape: dict) -> None:
     """allowzero=1, which the dynamo exporter writes on every Reshape, changes nothing without a
-    0 in the target: the batch is copied all the same (it was left hard-coded; found by an
-    outside pass with exported models)."""
+    0 in the target: the batch is copied all the same (it was left hard-coded)."""
     assert main_type(_fixed_batch_model(**reshape), batch="N", batch_reshapes=True) == (
         "fn (Tensor[(N, 3, 4), float32]) -> Tensor[(N, 12), float32]"
     )
@@ -668,7 +667,7 @@ def test_an_unsupported_node_in_a_branch_is_reported_once_at_its_line() -> None:
     assert diag.span.text == "node coin (Bernoulli) in then_branch of choose (If): x -> t"
 
 
-# malformed models (issue 11): diagnostics, never tracebacks -------------------------------------------
+# malformed models: diagnostics, never tracebacks -------------------------------------------
 def _raw_initializer(name: str, dims: list, raw: bytes) -> object:
     t = TensorProto()
     t.name, t.data_type = name, F
@@ -806,7 +805,7 @@ def test_gradual_import_says_which_dim_params_were_renamed(tmp_path: Path) -> No
 
 
 def test_no_node_runs_onnx_inference_over_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 12: ONNX's own inference costs as much as the peer's whole process; a model whose
+    """ONNX's own inference costs as much as the peer's whole process; a model whose
     converters never ask (MatMul by a weight, Relu, Add) imports without it, and one whose
     converter does (GlobalAveragePool of an inner tensor's rank) finds the rank from the nodes
     it depends on (ranks.py) and gets the same lowering as with ONNX's inference."""
@@ -875,7 +874,7 @@ def _tree(node: object) -> list:
 
 
 def test_a_clean_check_never_writes_the_listing() -> None:
-    """Issue 12: the listing's text and places are written when a location is first read (a
+    """The listing's text and places are written when a location is first read (a
     diagnostic, a printed program); a model that checks clean never reads one. A diagnostic
     then reads its spans from the text as written."""
     nodes = [
@@ -903,7 +902,7 @@ def test_a_clean_check_never_writes_the_listing() -> None:
 
 
 def test_direct_nodes_are_imported_without_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 12: the import reads a direct node's fields itself and makes no NodeRecord for it
+    """The import reads a direct node's fields itself and makes no NodeRecord for it
     (reading every node into a record first, then importing the records, was a second pass
     over the model); a node with attributes gets one. The listing reads its own records when a
     diagnostic needs it, names included."""
@@ -934,7 +933,7 @@ def test_direct_nodes_are_imported_without_records(monkeypatch: pytest.MonkeyPat
 
 
 def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 12: a node whose converter has a direct form (convert.DIRECT) is imported without a
+    """A node whose converter has a direct form (convert.DIRECT) is imported without a
     Node, into a Dataflow; the program its statements make, their spans and the listing are what
     the converter gives."""
     from gradual.frontends.onnx import importer
@@ -968,7 +967,7 @@ def test_direct_forms_build_what_their_converters_build(monkeypatch: pytest.Monk
 def test_recurrent_layers_with_sequence_lengths_agree_with_onnxruntime(kind: str, gates: int, direction: str) -> None:
     """Entries of a batch shorter than the sequence: each entry's Y rows are its own steps (the
     kernel wrote every entry's state at every entry's index, a (batch, batch) block: Y was wrong
-    wherever the lengths differed; found by hand-built graphs)."""
+    wherever the lengths differed)."""
     ort = pytest.importorskip("onnxruntime")
     rng = np.random.default_rng(0)
     directions = 2 if direction == "bidirectional" else 1
@@ -993,7 +992,7 @@ def test_recurrent_layers_with_sequence_lengths_agree_with_onnxruntime(kind: str
 
 def test_a_gather_index_out_of_range_is_an_error_not_a_wrap() -> None:
     """ONNX makes an index outside -n..n-1 an error; Gather was take(mode="wrap"), which ran
-    index 3 of 3 as 0 (found by hand-built graphs). Known indices: a static error; indices
+    index 3 of 3 as 0. Known indices: a static error; indices
     from an input: the rule stops the run."""
     constant = model(
         [helper.make_node("Gather", ["x", "i"], ["y"], axis=0)],
@@ -1070,8 +1069,7 @@ def _calling(names: list, functions: list) -> object:
 def test_a_function_the_inliner_cannot_expand_leaves_the_others_expanded_and_says_why() -> None:
     """ONNX's inliner refuses a whole model when one function calls itself or calls nest more
     than 100 deep: every call of every function stayed an `unknown-operator` "not supported",
-    without a reason, even a healthy function's when a recursive one was never called (outside
-    pass 9). Now the call graph is read first: only what cannot be expanded stays, and its call
+    without a reason, even a healthy function's when a recursive one was never called. Now the call graph is read first: only what cannot be expanded stays, and its call
     says why."""
     ok, rec = _function("ok"), _function("rec", ("rec",))
     assert gonnx.import_model(_calling(["ok"], [ok, rec]), path="m.onnx").check().ok
@@ -1129,8 +1127,7 @@ def _agrees_with_onnxruntime(m: object, inputs: dict) -> None:
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
 def test_integer_division_of_the_minimum_truncates_as_onnxruntime_does(dtype: type) -> None:
-    """|x| of the dtype's minimum overflows: -128 / 3 ran as -(|-128| // 3) = 43 (found by
-    hand-built graphs); a divisor that is the minimum too."""
+    """|x| of the dtype's minimum overflows: -128 / 3 ran as -(|-128| // 3) = 43; a divisor that is the minimum too."""
     low = np.iinfo(dtype).min
     kind = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
     m = model([helper.make_node("Div", ["a", "b"], ["y"])], [("a", kind, [6]), ("b", kind, [6])], [("y", kind, None)])
@@ -1155,7 +1152,7 @@ def test_an_integer_to_a_negative_power_truncates_as_onnxruntime_does() -> None:
 @pytest.mark.parametrize("axes_given", [True, False])
 def test_an_empty_reduction_that_is_a_noop_still_takes_its_other_steps(op: str, axes_given: bool) -> None:
     """noop_with_empty_axes: ReduceSumSquare squares, ReduceLogSum takes the log (ONNX's schema);
-    the import returned the input unchanged for both forms (found by hand-built graphs)."""
+    the import returned the input unchanged for both forms."""
     inputs = [("x", F, ["n"])] + ([("axes", I64, [0])] if axes_given else [])
     initializers = () if axes_given else [("axes", np.zeros((0,), np.int64))]
     m = model(
@@ -1189,7 +1186,7 @@ def _softmax_through_identity(value_info_rank: int) -> object:
 
 def test_a_lowering_chosen_by_the_models_value_info_is_checked_against_it() -> None:
     """A value_info claiming rank 2 for a rank-3 tensor chose Softmax's last-axis form: values
-    other than ONNX's, with a clean check (found by hand-built graphs). What the import takes
+    other than ONNX's, with a clean check. What the import takes
     from ONNX's inference is now asserted in the program: here a static error at the node
     that relied on it; a true value_info costs no check."""
     (error,) = gonnx.import_model(_softmax_through_identity(2), path="m.onnx").check().errors
@@ -1201,7 +1198,7 @@ def test_a_lowering_chosen_by_the_models_value_info_is_checked_against_it() -> N
 
 def test_resize_by_a_float_scale_computes_in_float32_as_onnxruntime() -> None:
     """A side of 20 scaled by 1.3 is 26 (float32: 1.3f * 20 = 26), not 25 (float64: 1.2999999523
-    * 20); 3 / 0.3f is 10, which picks row 10, not 9 (found by exported models)."""
+    * 20); 3 / 0.3f is 10, which picks row 10, not 9."""
     nodes = [
         helper.make_node("Resize", ["x", "", "up_scales"], ["up"], mode="linear"),
         helper.make_node(
@@ -1316,8 +1313,7 @@ def _ints(name: str, values: object) -> object:
 )
 def test_sequences_of_known_length_are_tuples_and_run_as_onnx_says(nodes: list, outputs: list) -> None:
     """The dynamo exporter writes split / chunk with optimize=False as SplitToSequence and
-    SequenceAt; they were unsupported operators (found by an outside pass with exported
-    models). Values against ONNX's reference evaluator, at two batch sizes."""
+    SequenceAt; they were unsupported operators. Values against ONNX's reference evaluator, at two batch sizes."""
     from onnx.reference import ReferenceEvaluator
 
     m = _seq_graph(nodes, outputs)

@@ -1,5 +1,5 @@
 """ONNX Loop and Scan (convert/loops.py): a recursive closure per loop, checked by the fixpoint
-of recursion (SPEC 3.5), run by the reference runtime and compared with onnxruntime."""
+of recursion (spec §3.5), run by the reference runtime and compared with onnxruntime."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests of the operator library's shape rules (SPEC 3.10: one rule, two domains).
+"""Property tests of the operator library's shape rules (spec §3.10: one rule, two domains).
 
 Each rule is run concretely, on plain ints, through `IntContext` (a minimal ShapeContext written
 here, independent of the runtime) and compared with the shape NumPy itself produces; and run

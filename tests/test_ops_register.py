@@ -1,4 +1,4 @@
-"""Extensibility (SPEC 3.10, issue 3): a frontend registers operators at runtime with
+"""Extensibility (spec §3.10): a frontend registers operators at runtime with
 `gradual.register_op` — a signature in the language, or a Python shape rule over the dimension
 domain — plus a NumPy kernel, and checked programs use them like stdlib operators."""
 
@@ -173,7 +173,7 @@ def test_a_rule_kernel_or_converter_defined_twice_is_refused() -> None:
 def test_a_declaration_of_an_operator_that_exists_is_refused_unless_replaced(registry: Registry) -> None:
     """Declaring `nn.relu` again replaced the stdlib's silently, for every later check in the
     process (in the default registry); registering `my.swap` again without its kernel dropped
-    the kernel. Now a ValueError, unless `replace=True` (found by an outside pass)."""
+    the kernel. Now a ValueError, unless `replace=True`."""
     gradual.register_op(SWAP, kernel=np.transpose, registry=registry)
     with pytest.raises(ValueError, match="`my.swap` is already an operator"):
         gradual.register_op(SWAP, registry=registry)

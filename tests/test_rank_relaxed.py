@@ -1,4 +1,4 @@
-"""Every rank an operator's rule needs is checked (issue 11, class 5), over the operators the
+"""Every rank an operator's rule needs is checked), over the operators the
 program generator does not write: the ONNX and ATen ones, as the frontends use them.
 
 Each ONNX node test of the sample (shape inputs frozen, as the conformance tests freeze them)

@@ -1,4 +1,4 @@
-"""gradual against TVM Relay on the modules Relay's own tests type-check (issue 15).
+"""gradual against TVM Relay on the modules Relay's own tests type-check.
 
 Every program of tests/data/relay/corpus.jsonl is checked and compared with Relay's verdict
 (tests/relay_parity.py says how); tests/data/relay/outcomes.json records each one's outcome.

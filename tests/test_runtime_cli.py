@@ -1,4 +1,4 @@
-"""`gradual run` (SPEC 5): outputs, exit codes (0 ok, 1 type error, 2 usage, 3 a runtime check
+"""`gradual run` (spec §5): outputs, exit codes (0 ok, 1 type error, 2 usage, 3 a runtime check
 failed, 4 internal error), the blame printed like a diagnostic, and the JSON documents."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_json_outputs(capsys, program) -> None:
 
 
 def test_json_names_functions_and_references_by_their_kind(capsys, program) -> None:
-    """A reference was `{"kind": "RefCell"}`, the runtime's class name (found by an outside pass)."""
+    """A reference was `{"kind": "RefCell"}`, the runtime's class name."""
     src = program("def @main(%x: Tensor[(2,), float32]) { (fn (%z: float32) { %z }, ref(%x)) }")
     code, out, _ = run_cli(capsys, src, "--shape", "x=2", "--format", "json")
     assert json.loads(out) == {
@@ -221,7 +221,7 @@ def test_an_input_given_twice_or_a_negative_seed_is_a_usage_error(capsys, progra
 )
 def test_a_usage_error_is_a_json_document_too(capsys, program, argv: list, message: str) -> None:
     """`run --format json` printed nothing on stdout for a usage error (the text on stderr
-    only): a JSON consumer read an empty document (found by an outside pass). Now
+    only): a JSON consumer read an empty document. Now
     `{"error": ...}` with code `usage-error`, no path and no position; stderr unchanged."""
     code, out, err = run_cli(capsys, program(ADD), "--format", "json", *argv)
     assert code == 2 and message in err
@@ -277,7 +277,7 @@ def test_a_parameter_no_input_can_fill_is_a_usage_error(capsys, program) -> None
     """A function or reference parameter (alone or in a tuple) of the entry: left out, it
     said "give one with --arg f=FILE.npy or --shape f=2x3", which no value can do; given
     `--shape f=2`, the tensor failed the entry's check (exit 3). Either is a usage error that
-    says to run a definition that passes it (found by an outside pass)."""
+    says to run a definition that passes it."""
     src = program(
         "def @apply(%f: fn (Tensor[(2,), float32]) -> Tensor[(2,), float32], %x: Tensor[(2,), float32]) { %f(%x) }\n"
         "def @r(%q: ref(Tensor[(2,), float32])) { ref_read(%q) }\n"

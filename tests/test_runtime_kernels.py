@@ -1,4 +1,4 @@
-"""Every NumPy kernel agrees with its operator's shape rule (SPEC 3.10), on random valid inputs.
+"""Every NumPy kernel agrees with its operator's shape rule (spec §3.10), on random valid inputs.
 
 For each operator, a generator draws inputs and attributes that satisfy the operator's
 constraints; the runtime then runs the rule on them, the kernel, and the agreement check
@@ -1253,7 +1253,7 @@ def test_no_kernel_lists_exactly_the_operators_without_one() -> None:
 
 def test_every_kernel_belongs_to_a_declared_operator() -> None:
     """A kernel whose operator stdlib/ does not declare is unreachable: aten.instance_norm had a
-    kernel and a rule, and torch's InstanceNorm was "unknown operator" (found by exported models)."""
+    kernel and a rule, and torch's InstanceNorm was "unknown operator"."""
     registry = default_registry()
     assert sorted(name for name in KERNELS if registry.get(name) is None) == []
 
@@ -1296,7 +1296,7 @@ def test_a_rule_stops_what_its_kernel_cannot_run(name: str, data: st.DataObject)
     """Valid inputs with one tensor made a scalar, one dim shorter or one dim longer: the rule
     (run first at every call) either accepts them and the kernel runs, or rejects them. A
     `Tensor[*]` argument reaches every operator with any rank, and only the rule stands between
-    it and the kernel (issue 11, class 5)."""
+    it and the kernel."""
     op = default_registry().get(name)
     args, attrs = GENERATORS[name](data.draw)
     tensors = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
@@ -1331,7 +1331,7 @@ def test_a_rule_stops_the_dtypes_its_kernel_cannot_run(name: str, data: st.DataO
     """Valid inputs with the operands of the first dtype variable given another dtype (which
     the signature's `T` allows): the checks of the call (gradual.ops.operand_dtypes, the rule)
     either accept them and the kernel runs, or reject them. A float `bitwise_and` and a bool
-    `negative` checked clean and stopped in the kernel (found by an outside pass)."""
+    `negative` checked clean and stopped in the kernel."""
     from gradual.types import DTypeVar, TensorType
 
     op = default_registry().get(name)
@@ -1426,12 +1426,12 @@ def test_a_rule_refuses_odd_attribute_values(name: str, data: st.DataObject) -> 
     mean (a negative or huge count, NaN or an infinite scale, an unknown mode, an empty list):
     the rule rejects it with a diagnostic, or the kernel runs. A rule that indexed an empty
     dilation, turned a NaN scale into an int or built a tuple of a billion outputs, or a kernel
-    that looked an unknown mode up, was an internal error (found by an outside pass).
+    that looked an unknown mode up, was an internal error.
 
     And a value the checker accepts (its kind and domain, gradual.ops.attr_domains, then the
     rule) is one the kernel runs: 30 such values (`nn.lrn` size=-1, an upsampling method "",
     a stride of 2^70, `fixed_point_multiply` shift=-2^62) checked clean and stopped at run with
-    a runtime-error (found by an outside pass). Results past the runtime's size limits are the
+    a runtime-error. Results past the runtime's size limits are the
     exception: those stop by design, before the kernel."""
     op = default_registry().get(name)
     args, attrs = GENERATORS[name](data.draw)

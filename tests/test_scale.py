@@ -1,4 +1,4 @@
-"""Linear growth on every axis of input size (issue 12), as counts rather than times.
+"""Linear growth on every axis of input size, as counts rather than times.
 
 bench/scale.py times each axis at n and 8n. Here the same programs are checked (and
 elaborated or run, for those axes) at a small n and at 8n while counting every function call made,
@@ -284,7 +284,7 @@ def test_editor_positions_on_one_long_line_grow_linearly(monkeypatch) -> None:
 def test_the_type_of_every_variable_grows_linearly() -> None:
     """`CheckResult.type_of` of a parameter's use looked the parameter up through every
     definition's parameters: asking it of every variable of n definitions was quadratic (53x
-    the calls for 8x the definitions, outside pass 9)."""
+    the calls for 8x the definitions)."""
     from gradual.syntax import ast
 
     def both() -> tuple:

@@ -1,4 +1,4 @@
-"""The shape algebra by example: OpenVINO's Dimension/PartialShape API (SPEC 4) and the
+"""The shape algebra by example: OpenVINO's Dimension/PartialShape API (spec §4) and the
 symbolic extension (canonical polynomials, consistency grades, joins).
 
 Interval expectations follow OpenVINO's sources (src/core/src/interval.cpp, dimension.cpp,
@@ -733,7 +733,7 @@ def test_join_follows_spec_3_4() -> None:
     ],
 )
 def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, expected: tuple) -> None:
-    """What `dim-constraint` warnings state (SPEC 6): one value, a range, residues, or the equation."""
+    """What `dim-constraint` warnings state (spec §6): one value, a range, residues, or the equation."""
     from gradual.shapes.constraint import solve
 
     names = {"h": Dimension.of_expr(Poly.atom(Symbol("h"))), "w": Dimension.of_expr(Poly.atom(Symbol("w")))}
@@ -754,7 +754,7 @@ def test_the_constraint_an_equation_places_on_its_symbol(lhs: str, rhs: str, exp
 def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: bool) -> None:
     """Canonical forms differ for sums of quotients that are one function of h (the parts of
     torch's tensor_split add up to h): unification proves them equal by evaluation, and only
-    those (found by an outside pass: a false split-sizes error)."""
+    those."""
     from gradual.shapes.constraint import vanishes
     from gradual.types.unify import Solver
 
@@ -766,7 +766,7 @@ def test_two_forms_of_one_function_are_equal_dims(lhs: str, rhs: str, equal: boo
 
 def test_exact_division_by_a_sum() -> None:
     """A KV cache's `(b, 2, p + t, 4)` reshaped to `[-1, p + t, 4]` infers `2 * b`: the product
-    divides by the sum (it was `?` with a "too large to track" note; found by an outside pass)."""
+    divides by the sum (it was `?` with a "too large to track" note)."""
     p, t, b, n = (Poly.atom(Symbol(name)) for name in "ptbn")
     assert (8 * b * p + 8 * b * t).exact_div(4 * p + 4 * t) == 2 * b
     assert ((p + t) * (p + t)).exact_div(p + t) == p + t
@@ -777,7 +777,7 @@ def test_exact_division_by_a_sum() -> None:
     assert (6 * p + 3).exact_div(4 * p + 2) is None  # 3/2 is no integer polynomial
 
 
-# bounded polynomials (issue 12) -----------------------------------------------------------------
+# bounded polynomials -----------------------------------------------------------------
 def test_a_product_past_the_degree_bound_is_unknown() -> None:
     from gradual.shapes.poly import MAX_DEGREE
 

@@ -1,5 +1,4 @@
-"""Soundness (SPEC 3.9), blame and minimal checks (SPEC 3.8) as properties of random programs
-(issue 5). Programs come from tests/programs.py; runs are instrumented by tests/tracing.py,
+"""Soundness (spec §3.9), blame and minimal checks (spec §3.8) as properties of random programs. Programs come from tests/programs.py; runs are instrumented by tests/tracing.py,
 which compares every value the elaborated program computes with the type the checker
 inferred for its expression.
 
@@ -117,7 +116,7 @@ def test_runs_on_random_inputs_stop_only_at_checks_deep(program: Program, seed: 
 )
 def test_runs_stop_only_at_checks_with_expression_dims_and_function_arguments(program: Program, seed: int) -> None:
     """The same, on programs rich in helpers whose parameter dims are expressions of later
-    parameters' symbols and in functions passed to helpers (issue 11, classes 1 and 2)."""
+    parameters' symbols and in functions passed to helpers."""
     random_runs_stop_only_at_checks(program, seed)
 
 
@@ -230,7 +229,7 @@ def enclosing_bodies(module: ast.Module) -> dict:
 
 
 def checked_once(result: gradual.CheckResult, name: str) -> None:
-    """SPEC 3.8: one check per value and fact: no variable is checked twice against the same
+    """spec §3.8: one check per value and fact: no variable is checked twice against the same
     type in the same body (a fact established by a check sticks to the variable). A check
     that binds a runtime symbol `d` (one per call, shared by the arguments that must be
     equal there) states an equality with the other arguments that mention that same symbol,
@@ -352,8 +351,7 @@ def violates(shape: tuple, t: object) -> Optional[bool]:
 def failures_blame_the_source(program: Program, seed: int) -> None:
     """A check that fails on random inputs is one the checker recorded (an inserted check
     fails at the span it blames, an operator's rule at a call) and the value really violates
-    what it assumed; a written cast or annotated let that fails is one `checks` counts (SPEC
-    5.1: every check site that can fail at runtime)."""
+    what it assumed; a written cast or annotated let that fails is one `checks` counts (spec §5.1: every check site that can fail at runtime)."""
     rng = np.random.default_rng(seed)
     variant = relax(program, Draw(seed=seed))
     text = program.text(variant)
@@ -437,8 +435,7 @@ def test_perturbed_programs_are_rejected_or_run_soundly_deep(program: Program, s
 @given(programs(focus="functions"), st.integers(0, 2**16))
 def test_perturbed_function_types_are_rejected_or_run_soundly(program: Program, seed: int) -> None:
     """The same, on programs rich in functions passed to helpers: a dim of a function type
-    changed makes a function that can never fit (a static error) or one that needs a contract
-    (issue 11, class 2)."""
+    changed makes a function that can never fit (a static error) or one that needs a contract."""
     rejected_or_sound(program, seed)
 
 

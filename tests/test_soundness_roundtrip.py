@@ -1,4 +1,4 @@
-"""Elaborated programs round-trip (issue 5, property 6): `gradual.elaborate_text` prints a
+"""Elaborated programs round-trip: `gradual.elaborate_text` prints a
 program that parses, prints back to itself, checks again with the same function types, and
 runs exactly like the elaborated module it was printed from (the same outputs, or the same
 failed check: code, expected and actual types).

@@ -1,4 +1,4 @@
-"""The parser on every form of SPEC 2, the spans it records, and its syntax errors."""
+"""The parser on every form of spec §2, the spans it records, and its syntax errors."""
 
 from __future__ import annotations
 

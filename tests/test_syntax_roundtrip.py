@@ -186,7 +186,7 @@ def test_printed_modules_parse_back_to_the_same_tree(module) -> None:
 @given(modules)
 def test_a_byte_order_mark_changes_nothing(module) -> None:
     """A file saved with a UTF-8 byte order mark checks as the same text without it: the
-    same diagnostics at the same lines and columns (issue 11, class 6)."""
+    same diagnostics at the same lines and columns."""
     text = format_module(module)
     plain, marked = gradual.check(text), gradual.check("\ufeff" + text)
     assert [(d.code, d.line, d.column) for d in marked.diagnostics] == [
@@ -361,8 +361,7 @@ def test_token_shuffles_never_raise(seed) -> None:
 @pytest.mark.parametrize("value", ["a\rb", "a\nb", "a\r\nb", "\r", "tab\there"])
 def test_a_string_holding_a_line_break_prints_escaped_and_parses_back(value: str) -> None:
     """A lone `\\r` is a line break (source.LINE_BREAK), as `\\n` is: the printer writes both
-    escaped, or a string holding one printed a text that does not parse (found by the deep
-    formatting property after the tools pass made `\\r` a line break)."""
+    escaped, or a string holding one printed a text that does not parse."""
     from dataclasses import replace
 
     module = gradual.parse("def @main(%x: Tensor[(2,), float32]) { nn.relu(%x) }")

@@ -44,7 +44,7 @@ ALLOWED_BLAME = frozenset({"inserted", "operator", "cast", "let", "write", "proj
 CONTRACT_BLAME = frozenset({"result", "contract", "return"})
 
 #: rule failures that mean the checker let an unknown rank reach the rule: each rank or least
-#: rank a rule needs is checked (issue 11, class 5); relations between two unknown ranks (the
+#: rank a rule needs is checked); relations between two unknown ranks (the
 #: fields of a concatenate, `same-rank`; a diagonal's or a scatter's indices' rank against the
 #: input's, `rank-relation`), a rank's upper bound (broadcast_to, rotary_embedding) and the dims a `dyn.reshape`
 #: shape value copies (a 0 in it is a copy code) are left to the rule
@@ -337,7 +337,7 @@ class Outcome:
         divisibility = mismatch.what == "unsolvable" or "//" in str(mismatch.facts.get("expr", ""))
         # dtypes that no cast can name (two `?`s a callee's `T` makes equal): the call is the
         # check site the checker recorded, and the callee's parameters check it there; or a
-        # claimed dim the call constrains, whose `dim-constraint` warning names the call (SPEC 6)
+        # claimed dim the call constrains, whose `dim-constraint` warning names the call (spec §6)
         span = self.failure.blame.span
         agreement = mismatch.what == "dtype-var" and (span.start, span.end) in self.check_sites
         claimed = (span.start, span.end) in self.constraint_sites
@@ -373,7 +373,7 @@ def run_outcome(result: gradual.CheckResult, inputs: dict, entry: str = "main", 
 
 def _constraint_sites(result: gradual.CheckResult) -> frozenset:
     """(start, end) of each `dim-constraint` warning: a claimed dim a call constrains, which
-    the call checks when it runs (SPEC 6)."""
+    the call checks when it runs (spec §6)."""
     return frozenset((d.span.start, d.span.end) for d in result.diagnostics if d.code == "dim-constraint")
 
 

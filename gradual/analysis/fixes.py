@@ -84,7 +84,7 @@ def keeps_its_promise(analysis: Analysis, fix: Fix, recheck: Callable[[str], Any
     from what a fix's source knows, and some wrote what does not read back as it was meant:
     an inferred closure type whose symbols become existentials in a `let`, a dtype variable
     only a signature can declare, a cast that elaboration checks a second time, a relaxed
-    dim whose conflict another argument keeps (found by an outside pass)."""
+    dim whose conflict another argument keeps."""
     after = recheck(applied(analysis.text, fix.edits))
     if fix.kind == "quickfix":
         if fix.diagnostic is None:

@@ -248,7 +248,7 @@ def elaborated_casts(analysis: Analysis, d: ast.Def) -> dict:
     if fn is None or fn.node is not d:
         return {}
     # the elaborator recurses as deep as the program nests: on the large-stack thread (a code
-    # action in a call nested a thousand deep was a RecursionError; found by an outside pass)
+    # action in a call nested a thousand deep was a RecursionError)
     elaborated = run_deep(Elaborator(analysis.result).definition, d, fn)
     out: dict = {}
     for node in walk(elaborated):

@@ -271,7 +271,7 @@ class Calls(Expressions):
         """A variable argument before a compound one is read again once that one is typed: a
         check in it (`f(%v, g(%v))`, `g` checking `%v` is a tensor) refined the variable, and
         every argument is evaluated before the call runs, so the call needs no check of that
-        fact again (SPEC 3.8: once per value and fact). What a branch or a closure body inside
+        fact again (spec §3.8: once per value and fact). What a branch or a closure body inside
         the argument refined stays there (their levels are undone). The variable's own
         occurrence keeps the type it had where it is read (before that check runs)."""
         last = max((i for i, a in enumerate(args) if a.__class__ is not ast.Var), default=-1)

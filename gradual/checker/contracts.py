@@ -3,7 +3,7 @@
 `fn (A) -> R` flows into `fn (A') -> R'` when the values the position will pass (A') fit what
 the function takes (A), and what the function gives (R) fits what the position promises (R'):
 parameters are compared contravariantly, results covariantly. Each comparison is graded like
-any flow (SPEC 3.1): equal, or only a runtime check can tell (the function gets a contract: a
+any flow (spec §3.1): equal, or only a runtime check can tell (the function gets a contract: a
 cast to the position's function type, which checks every call's arguments and result), or
 never (a static error). A dim unifies (`fn (Tensor[(k, 4)])` of a closure polymorphic in `k`
 takes the position's `n`), so a contract is needed only where imprecision meets precision.

@@ -113,7 +113,7 @@ class CheckResult:
 
     @property
     def check_count(self) -> int:
-        """Check sites that can fail at runtime in the whole program (SPEC 5.1)."""
+        """Check sites that can fail at runtime in the whole program (spec §5.1)."""
         return sum(f.check_count for f in self.functions.values())
 
     def function_type(self, name: str) -> Optional[FuncType]:

@@ -164,7 +164,7 @@ class Definitions(CheckerState):
         for binder, annotated in zip(info.params, info.param_types):
             hint = info.hints.get(id(binder))
             if hint is not None and (id(binder), "rank") in self.widened:
-                hint = None  # a call passed another rank: the guess is dropped (SPEC 3.5)
+                hint = None  # a call passed another rank: the guess is dropped (spec §3.5)
             if hint is not None and (annotated is None or isinstance(annotated, TypeVar)):
                 hinted = self.hinted_type(binder, hint[1], owner)
                 if annotated is not None:

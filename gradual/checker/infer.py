@@ -5,7 +5,7 @@ Definitions are checked callees first (by strongly connected component: fixpoint
 call becomes a `CallSite` (site/) that runs the operator's rule or the callee's signature
 symbolically (calls.py). Recursion is solved to a fixpoint: a recursive function without a
 return annotation starts from "no information", `can_unify` hints seed unannotated parameters,
-and between iterations anything that changed is widened to `?` (SPEC 3.5). Unannotated
+and between iterations anything that changed is widened to `?` (spec §3.5). Unannotated
 parameters of a definition are inferred from their uses and generalized at the end
 (finalize.py), so inferred signatures stay sound for every caller.
 

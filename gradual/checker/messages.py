@@ -153,7 +153,7 @@ def _flow(site: "SiteState", code: str, detail: str) -> Diagnostic:
 
 def _cannot_be(actual: Optional[Type], expected: Optional[Type]) -> str:
     """ "can never be" where the types hold only sizes; "is not known to be" where a symbol is
-    in them: `m` against `k` (rigid, SPEC 3.3) or `2 * n` against `n` hold for some sizes."""
+    in them: `m` against `k` (rigid, spec §3.3) or `2 * n` against `n` hold for some sizes."""
     rigid = any(t is not None and type_symbols(t) for t in (actual, expected))
     return "is not known to be" if rigid else "can never be"
 
@@ -249,8 +249,7 @@ def dim_constraint(
     inserted: bool = True,
     ones: tuple[Any, ...] = (),
 ) -> Diagnostic:
-    """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (SPEC
-    6): the constraint the model places on it, at the argument that is checked at runtime
+    """Two dims a call needs equal that differ where an exporter's dynamic dim is involved (spec §6): the constraint the model places on it, at the argument that is checked at runtime
     (`inserted`: by an inserted check; else a dim the call computes, which its shape rule
     checks when it runs). `ones`: broadcasting, each dim that may instead be 1 with the
     constraint that places, as (dim, constraint)."""

@@ -1,7 +1,7 @@
 """Name resolution: which binder each `%x` means, which definition each `@f`, which symbol each
 dimension name; type annotations converted to types; definitions ordered callees-first.
 
-Scoping of dimension names (SPEC 2): names in a definition's signature are universally
+Scoping of dimension names (spec §2): names in a definition's signature are universally
 quantified over it (likewise a closure's parameter types, over the closure); a name first seen
 in a body annotation or a cast is existential, bound at runtime there and in scope for the rest
 of that body. `let %f = fn ...` may call `%f` inside the closure (recursion, as in Relay).

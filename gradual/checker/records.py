@@ -35,7 +35,7 @@ HINT_ROUNDS = 3
 class CheckRecord:
     """A check site that can fail at runtime: a cast of `node` to `type` that elaboration
     inserts, or (`inserted` False) a written one, an annotated let or a cast, over an
-    imprecise value (SPEC 5.1: every such site counts)."""
+    imprecise value (spec §5.1: every such site counts)."""
 
     node: ast.Node
     type: Type
@@ -57,7 +57,7 @@ class FunctionResult:
     @property
     def check_count(self) -> int:
         """Check sites that verify something (binding-only casts are free): inserted casts and
-        contracts, and written casts and let annotations over imprecise values (SPEC 5.1)."""
+        contracts, and written casts and let annotations over imprecise values (spec §5.1)."""
         return sum(1 for c in self.checks if c.verifies)
 
 

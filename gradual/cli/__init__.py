@@ -1,4 +1,4 @@
-"""The command line: `gradual check`, `elaborate`, `run`, `import`, `format` and `lsp` (SPEC 5).
+"""The command line: `gradual check`, `elaborate`, `run`, `import`, `format` and `lsp` (spec §5).
 
 A front end over `gradual.analysis`: every command loads its input there (a program, or a
 model through the frontend registered for its file kind, whose options it offers) and only
@@ -64,7 +64,7 @@ class _Parser(argparse.ArgumentParser):
 def error_document(command: Optional[str], fmt: Optional[str], code: str, message: str) -> Optional[dict]:
     """What `--format json` or `sarif` prints when the command stops before its result (a
     usage or internal error), so a consumer of the format always gets a document: `run`'s
-    `{"error": ...}` (SPEC 5), `check`'s document with no files, the error, and the error
+    `{"error": ...}` (spec §5), `check`'s document with no files, the error, and the error
     counted in its summary, or a SARIF log whose invocation failed. None for text."""
     if fmt == "sarif" and command == "check":
         from gradual.diagnostics.sarif import sarif_log

@@ -1,4 +1,4 @@
-"""Drawing diagnostics: rustc-style text through rich, and the JSON of SPEC 5.
+"""Drawing diagnostics: rustc-style text through rich, and the JSON of spec §5.
 
 Both take diagnostics as data; neither knows how they were produced.
 """
@@ -187,7 +187,7 @@ def _label_json(label: Label) -> dict[str, Any]:
 
 
 def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
-    """One diagnostic as a JSON object (SPEC 5, plus the path its position is in, label,
+    """One diagnostic as a JSON object (spec §5, plus the path its position is in, label,
     labels and help). The path is the file's, except where a frontend locates the diagnostic
     in another file (a torch.export archive: the model's Python source), which the file's
     `path` alone misnamed."""

@@ -103,7 +103,7 @@ def dim_name(text: str) -> str:
     return text
 
 
-#: exporter dims as promises (SPEC 6): a node that constrains one is an error, not a warning
+#: exporter dims as promises (spec §6): a node that constrains one is an error, not a warning
 STRICT_DIMS = FrontendOption(
     "strict-dims",
     "a node that constrains a dynamic dim of the model (height = 32) is an "

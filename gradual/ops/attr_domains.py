@@ -1,6 +1,6 @@
 """What an operator's attribute may hold beyond its declared kind: one table both the checker
 and the runtime's property test consult, so that a value the checker accepts is one the kernel
-runs (SPEC 3: every provable error is a diagnostic; an attribute is a literal, so its value is
+runs (spec §3: every provable error is a diagnostic; an attribute is a literal, so its value is
 always known statically).
 
 The kind check (`kind_problem`) is the declaration's: `int` is a 64-bit integer (the width of

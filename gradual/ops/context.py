@@ -130,7 +130,7 @@ class ShapeContext(ABC):
         return self.const(x // y)
 
     def claimed(self, d: Any) -> bool:
-        """Whether d mentions a claimed symbol (an exporter's dynamic dim, SPEC 6): a size the
+        """Whether d mentions a claimed symbol (an exporter's dynamic dim, spec §6): a size the
         model says is free, which an operator that clamps (a slice) must not constrain.
         Concrete sizes never do."""
         return False
@@ -317,7 +317,7 @@ class ShapeContext(ABC):
 
     def hinted_rank_conflict(self, param: Any, arg: Any) -> bool:
         """Whether an argument of another rank meets a parameter whose dims are `can_unify`
-        guesses: the checker widens the hint (hints never fail, SPEC 3.5) instead of failing;
+        guesses: the checker widens the hint (hints never fail, spec §3.5) instead of failing;
         the runtime has no hints."""
         return False
 

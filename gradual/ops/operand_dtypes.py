@@ -100,8 +100,7 @@ OPERAND_CLASSES: dict = {
 
 #: operator -> its operands of any declared dtype (`?`) that hold indices, axes or sizes: the
 #: kernel indexes with them, so a float or bool one stopped it (`take` of float32 indices,
-#: `onnx.stft` of a float frame_length gave a result the rule did not compute; found by an
-#: outside pass); ONNX declares these int32 / int64
+#: `onnx.stft` of a float frame_length gave a result the rule did not compute); ONNX declares these int32 / int64
 INDEX_OPERANDS: dict = {
     "take": ("indices",),
     "onnx.gather_nd": ("indices",),

@@ -1,4 +1,4 @@
-"""The reference runtime: runs elaborated programs on NumPy with every check live (SPEC 5).
+"""The reference runtime: runs elaborated programs on NumPy with every check live (spec §5).
 
 * `interpreter.py` walks the elaborated program (tail calls trampolined, closures, recursion);
 * `match.py` runs casts: a value against a type, binding new symbols, wrapping functions;

@@ -1,4 +1,4 @@
-"""The concrete side of a shape rule (SPEC 3.10): `ShapeContext` over plain ints.
+"""The concrete side of a shape rule (spec §3.10): `ShapeContext` over plain ints.
 
 `ConcreteContext` opens a call's runtime arguments as `TensorArg`s whose dims are `Size`s (ints
 that remember which argument and axis they came from, for messages) and whose `value` lists the

@@ -1,4 +1,4 @@
-"""The interpreter of elaborated programs (SPEC 5 `gradual run`).
+"""The interpreter of elaborated programs (spec §5 `gradual run`).
 
 It runs a module re-resolved with `names.resolve`, so an elaborated module and elaborated text
 printed and parsed again run alike. Every cast runs (`match.py`); every operator call runs its

@@ -1,4 +1,4 @@
-"""One operator call at runtime: shape rule first, then the kernel, then agreement (SPEC 3.10).
+"""One operator call at runtime: shape rule first, then the kernel, then agreement (spec §3.10).
 
 Before a kernel runs, the operator's rule (or signature) runs on the concrete inputs through
 `ConcreteContext`: a violated constraint stops the program with `check-failed` at the call

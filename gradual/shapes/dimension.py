@@ -251,7 +251,7 @@ class Dimension:
         return _make(self._lo, self._hi, self._expr, symbol)
 
     def set_symbol(self, symbol: Symbol | None) -> None:
-        """Not available: dimensions are immutable values (SPEC 4), so labelling one in place
+        """Not available: dimensions are immutable values (spec §4), so labelling one in place
         would relabel every shape that shares it. Use `d = d.with_symbol(symbol)`."""
         raise TypeError("dimensions are immutable: use `d = d.with_symbol(symbol)` instead of `d.set_symbol(symbol)`")
 
@@ -735,7 +735,7 @@ def consistency(actual: Dimension, expected: Dimension) -> Grade:
 
 
 def join(a: Dimension, b: Dimension) -> Dimension:
-    """The join of two dimensions (SPEC 3.4): equal dims stay, two static dims give their
+    """The join of two dimensions (spec §3.4): equal dims stay, two static dims give their
     interval hull (`3` and `5` give `3..5`), anything else gives `?`. Never fails."""
     if a == b:
         return a

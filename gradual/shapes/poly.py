@@ -45,7 +45,7 @@ class Symbol:
 
     A `claimed` symbol is a size someone said is free (an exporter's dynamic dim) without
     promising that every value works: where a program constrains it, the checker reports the
-    constraint and checks it at runtime instead of rejecting the program (SPEC 6).
+    constraint and checks it at runtime instead of rejecting the program (spec §6).
     """
 
     __slots__ = ("name", "uid", "lo", "hi", "_poly", "_parent", "claimed", "facts")

@@ -455,7 +455,7 @@ class Def(Node):
     body: Body
     attrs: tuple[Attr, ...] = ()  # function attributes Relay prints after the parameters, as in Fn
     name_span: Span = field(default=NOWHERE, kw_only=True, repr=False, compare=False)
-    # dim names of the signature marked as an exporter's claim (SPEC 6): by a frontend, or in
+    # dim names of the signature marked as an exporter's claim (spec §6): by a frontend, or in
     # text by the function attribute `claimed=["batch", ...]` (CLAIMED), which a printed
     # program writes so that it checks again as it did
     claimed_dims: frozenset[str] = field(default=frozenset(), kw_only=True, repr=False, compare=False)

@@ -3,7 +3,7 @@
 Types are immutable and hashable. A tensor's dims are `Dimension`s from the shape algebra
 (static, symbolic, interval or `?`), or None for dynamic rank. Signatures may also hold
 `Variadic` (`*b`: any number of dims); casts inserted by elaboration may hold `Broadcast`
-(`e|1`). A small-integer tensor may carry its `value` (shape values, SPEC 3.7).
+(`e|1`). A small-integer tensor may carry its `value` (shape values, spec §3.7).
 
 The rest of the type system lives beside them: `join` (total joins), `unify` (dimension
 variables and the solver that grades equalities), `annotations` (written types to types).
@@ -355,7 +355,7 @@ def format_dtype(dtype: DType) -> str:
 
 
 def format_type(t: Type) -> str:
-    """A type as it would be written in source (SPEC 5)."""
+    """A type as it would be written in source (spec §5)."""
     out: list[str] = []
     _write_type(t, out)
     return "".join(out)

@@ -384,7 +384,7 @@ def quantify_result_functions(t: Type, new: list) -> tuple[Type, tuple]:
     moves a name: with the innermost, `fn (Tensor[*], fn (Tensor[(i,)]) -> Tensor[(i,)])`
     (its first parameter relaxed from `(i,)`) required a polymorphic function, a new static
     error, and `fn (Tensor[*]) -> Tensor[(i,)]` made `i` the annotation's existential, one
-    size for every call, a new runtime failure (outside pass 8). The new type and the names
+    size for every call, a new runtime failure. The new type and the names
     quantified."""
     outside: set = set()
     _symbols_outside_functions(t, outside)

@@ -1,4 +1,4 @@
-"""Joins of types (SPEC 3.4): total, they only lose precision.
+"""Joins of types (spec §3.4): total, they only lose precision.
 
 Equal dims stay, two static dims give their interval hull, anything else gives `?`; tensors
 of different rank join to dynamic rank; different dtypes to `?`. `widen` is the join used
@@ -126,7 +126,7 @@ def _join_values(
     a: Optional[tuple], b: Optional[tuple], dim_join: Callable[[Dimension, Dimension], Dimension]
 ) -> Optional[tuple]:
     """Known element values both branches share, element by element: two sizes join as dims do
-    (`shape_of` of a (n, 4) and of a (n, 5) is `[n, 4..5]`, SPEC 3.4 and 3.7; it was no value,
+    (`shape_of` of a (n, 4) and of a (n, 5) is `[n, 4..5]`, spec §3.4 and 3.7; it was no value,
     so a `dyn.reshape` to it lost `n`); an int element (a reshape's -1) must be equal, or
     nothing is known."""
     if a == b:

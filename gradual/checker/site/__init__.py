@@ -1,4 +1,4 @@
-"""One call, checked: the symbolic side of a shape rule (SPEC 3.1, 3.2, 3.8, 3.10).
+"""One call, checked: the symbolic side of a shape rule (spec §3.1, 3.2, 3.8, 3.10).
 
 The call's arguments are *opened* (opening.py): every exact dimension is used as it is, every
 imprecise one (`?`, an interval, an unknown rank or dtype) becomes a site variable standing for

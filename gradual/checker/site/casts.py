@@ -458,8 +458,7 @@ class CastBuilder:
 def up_to_last_check(items: list[Any]) -> list[Any]:
     """Edge patterns (item, verifies) from the value's end inwards, without the `?`s past the
     last one that says something (a check, or a binder another argument's cast must equal:
-    dropping that one lost the relation between dense's two arguments; found by the deep round
-    trip)."""
+    dropping that one lost the relation between dense's two arguments)."""
     while items and not items[-1][1] and isinstance(items[-1][0], Dimension) and items[-1][0].is_unknown:
         items = items[:-1]
     return items

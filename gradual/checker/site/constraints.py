@@ -120,7 +120,7 @@ class Constraints(Opening):
         it may divide (`m` for a signature's `2 * n`: every even m) is checked at runtime, as the
         same call with an unknown in m's place is; only a value it can never divide is an error
         (a static 5, `2 * m + 1`). The check was "m can never be 2 * (m // 2)": a less precise
-        program rejected where the precise one ran (found by an outside pass)."""
+        program rejected where the precise one ran."""
         value = sdim(value)
         resolved = self.solver.resolve(value.dim)
         if (
@@ -151,7 +151,7 @@ class Constraints(Opening):
         if not resolved.is_exact or resolved.is_static or self.solver.mentions_vars(resolved.expr):
             return False
         if mentions_claimed(resolved):
-            return False  # an exporter's claimed size: `equal` warns of the constraint and checks it (SPEC 6)
+            return False  # an exporter's claimed size: `equal` warns of the constraint and checks it (spec §6)
         if resolved == self.solver.resolve(product):
             return False
         for k in range(coeff):  # every symbol k: a sufficient witness (m + 1 at m = 1, 2 * m + 1 at none)
@@ -173,7 +173,7 @@ class Constraints(Opening):
     def _widen_parameters(self, a: SDim, b: SDim) -> bool:
         """At a recursive call, the unannotated parameters' dims among two that can never be
         equal (`d0 + 1` passed for `d0`: a loop that pads its value) go to the solver to be
-        widened, as a `can_unify` hint's are (SPEC 3.5); whether there were any."""
+        widened, as a `can_unify` hint's are (spec §3.5); whether there were any."""
         symbols = {s for d in (a.dim, b.dim) for dim in (d, self.solver.resolve(d)) for s in dim.symbols()}
         found = {s for s in symbols if type(s) is DimVar}
         hints = {s for s in symbols if isinstance(s, HintVar)}
@@ -277,7 +277,7 @@ class Constraints(Opening):
         (`_broadcast_parameter`), the parameter may be 1 or the other, so it is `?` (the hull of 1
         and anything) and so is the result. Made equal to the parameter, the unknown dim was
         checked to be it or 1 and a later annotation of the result solved the parameter: more
-        precise than with a static 2 in the unknown's place (1..2; found by the deep run)."""
+        precise than with a static 2 in the unknown's place (1..2)."""
         var = self.solver.free_var(param.dim)
         assert isinstance(var, DimVar)
         self.solver.bind_imprecise(var, Dimension.dynamic())
@@ -287,7 +287,7 @@ class Constraints(Opening):
         self, a: SDim, b: SDim, symbol: Optional[str], broadcasting: bool = False
     ) -> Optional[SDim]:
         """Two exact dims that differ, where one mentions a claimed symbol (an exporter's dynamic
-        dim, SPEC 6): unless no value of it can make them agree, a warning that states the
+        dim, spec §6): unless no value of it can make them agree, a warning that states the
         constraint, and a runtime check of the argument dim that mentions it (the later one when
         both do); the call goes on with the other dim. None: an ordinary mismatch.
         When `broadcasting`, see `_claimed_broadcast`."""

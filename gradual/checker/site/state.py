@@ -67,7 +67,7 @@ class SiteState(ShapeContext):
         self.slots: dict[Key, Slot] = {}
         self.bound_checks: dict[Key, tuple[Any, ...]] = {}
         self.learned: list[tuple[Any, Any, Any]] = []
-        self.claim_checks: dict[Key, Any] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (SPEC 6)
+        self.claim_checks: dict[Key, Any] = {}  # argument dims checked to equal a dim, or (Broadcast) it or 1 (spec §6)
         self.rank_checks: dict[Key, int] = {}
         self.rank_min_checks: dict[Key, int] = {}
         #: dims at either end of an argument of unknown rank, by axis (negative: from the end)

@@ -22,7 +22,7 @@ leaves room:
   of the language (`batch size` -> `batch_size`, `a-b` -> `a_b_2` beside `a b`, non-ASCII as
   `uXXXX`); one that is arithmetic over the inputs' dims (`2*seq - 1`, as the dynamo exporter
   writes output dims) is that expression.
-* **Exporter dims are claims** (SPEC 6): the inputs' dim_params are marked as the exporter's
+* **Exporter dims are claims** (spec §6): the inputs' dim_params are marked as the exporter's
   claim (`builder.Function.claim_dims`), so a node that constrains one (`height = 32`, or a
   multiple of 4) gets a `dim-constraint` warning and a runtime check instead of an error;
   `ImportOptions.strict_dims` (`--strict-dims`) makes them promises again.
@@ -34,7 +34,7 @@ leaves room:
   repeats, axes of Squeeze/Unsqueeze/reductions) it reads the array. Where a constant is used
   as a tensor, a small one (up to 64 integers or 8 finite floats) is written into the program
   as `onnx.constant(values=[...], shape=[...], dtype=...)` or a literal, so its value is known
-  to the checker (integer vectors are shape values, SPEC 3.7); a larger one becomes a
+  to the checker (integer vectors are shape values, spec §3.7); a larger one becomes a
   parameter of `@main` with its exact static type, whose value `ImportedModel.feeds` / `run`
   pass along (`ImportedModel.constants`). An initializer listed among the graph inputs is a
   constant at every IR version: onnxruntime lets a run replace one from IR 4 on, but exporters

@@ -69,7 +69,7 @@ class ImportOptions:
     * `freeze`: graph inputs to treat as constants, by name (their values are known when
       checking, as for initializers).
     * `strict_dims`: the inputs' dim_params are promises: a node that constrains one (it only
-      works when `height = 32`) is an error. By default they are the exporter's claim (SPEC 6):
+      works when `height = 32`) is an error. By default they are the exporter's claim (spec §6):
       such a node gets a `dim-constraint` warning and a runtime check.
     """
 

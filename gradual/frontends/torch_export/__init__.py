@@ -22,14 +22,14 @@ Decisions, where torch.export leaves room:
 * **Symbols.** torch's symbolic sizes are dims of the same names (`s27`, `2 * s27`); range
   constraints bound them (`s27` in 2..512: the checker relies on it, running checks it on
   entry; `gradual import` lists them in its header), and a range that pins one (`[8, 8]`)
-  makes it that size. The inputs' symbols are the exporter's claim (SPEC 6): a node that
+  makes it that size. The inputs' symbols are the exporter's claim (spec §6): a node that
   constrains one (a `view` that needs an even `s27`) is a `dim-constraint` warning with a
   runtime check; `ImportOptions(strict_dims=True)` (`--strict-dims`) makes it an error.
   torch's own guards (`guards_code`, `_assert_scalar` messages) are shown beside it, over the
   same symbols (`ImportedProgram.guards`), never evaluated. Unbacked sizes (`u0`: nonzero's row count,
   `.item()`) are what the operators' rules give: `nonzero` of a (4, 5) tensor has 0..20 rows.
 * **Symbolic ints** (`sym_size`, `2 * s0`, `.item()`) are int64 scalars whose values are
-  dims (SPEC 3.7), so `view(x, [2, sym_size_int_1, 16])` has the dims it names. The
+  dims (spec §3.7), so `view(x, [2, sym_size_int_1, 16])` has the dims it names. The
   assertions torch.export inserts (`_assert_scalar`, `_assert_tensor_metadata`), and the nodes
   only they read, are not imported: gradual inserts the checks its own inference needs
   (compare them in README, `bench/torch_guards.py`).

@@ -41,7 +41,7 @@ STATE_KINDS = ("parameter", "buffer", "tensor_constant")
 class ImportOptions:
     """How to import a program. `strict_dims`: torch's symbolic sizes are promises, so a node
     that constrains one (a `view` that needs an even `s27`) is an error. By default they are
-    the exporter's claim (SPEC 6): such a node gets a `dim-constraint` warning and a runtime
+    the exporter's claim (spec §6): such a node gets a `dim-constraint` warning and a runtime
     check. Range constraints bound the symbols either way."""
 
     strict_dims: bool = False
@@ -378,7 +378,7 @@ class Importer:
 
     def _declare_symbols(self) -> None:
         """Torch's range constraints bound the symbols of `@main`'s signature, and (unless
-        `strict_dims`) its symbols are the exporter's claim (SPEC 6). A lower bound of 2 is
+        `strict_dims`) its symbols are the exporter's claim (spec §6). A lower bound of 2 is
         torch's 0/1 specialization (a Dim.AUTO, or any Dim, reads 2..), which the exported module
         does not check: it runs a batch of 1 (or 0). gradual reads it as 1.. (its checks still
         stop what the graph cannot run at 1; 0 stays refused, which keeps `s * a = s * b`

@@ -254,7 +254,7 @@ class _Reader:
 
 # ------------------------------------------------------------------------------------------------
 # SYMBOLS ARE CREATED HERE, and only here. torch.export's `s0` is the exporter's claim that a dim
-# is dynamic (SPEC 6), not a promise the user wrote: importer.Importer._declare_symbols marks
+# is dynamic (spec §6), not a promise the user wrote: importer.Importer._declare_symbols marks
 # the inputs' symbols as claims (a constraint the model puts on one is a `dim-constraint`
 # warning plus a runtime check, an error under --strict-dims).
 # ------------------------------------------------------------------------------------------------

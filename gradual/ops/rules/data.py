@@ -1,4 +1,4 @@
-"""Shape values, creation and data-dependent shapes (SPEC 3.6, 3.7).
+"""Shape values, creation and data-dependent shapes (spec §3.6, 3.7).
 
 shape_of and ndarray_size produce *shape values*: small integer tensors whose elements are
 known dims. Creation operators read their shape from an attribute (zeros, ones, full) or from

@@ -67,7 +67,7 @@ def broadcast_values3(ctx: ShapeContext, args: Sequence[TensorArg], fn: Callable
 
 
 def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: ValueFn) -> Optional[list]:
-    """Elementwise arithmetic on known shape values (SPEC 3.7): scalars and vectors only,
+    """Elementwise arithmetic on known shape values (spec §3.7): scalars and vectors only,
     a one-element side stretching. An undefined result (negative, division by 0) is unknown."""
     if any(a.value is None or a.rank is None or a.rank > 1 for a in args):
         return None
@@ -129,7 +129,7 @@ def _provably_at_most(ctx: ShapeContext, a: Any, b: Any) -> bool:
     """Whether a <= b for every size (`n // 2` and `n`): the difference of two exact values, or
     the bounds of others. The difference of two unknown values is itself unknown, and an
     unknown dim is read as a size (at least 0): `min(?, ? // 2)` picked the first, where the
-    precise program's `min(1, 0)` is 0 (found by the deep gradual-guarantee property)."""
+    precise program's `min(1, 0)` is 0."""
     if not (ctx.exact(a) and ctx.exact(b)):
         a_hi, b_lo = ctx.bounds(a)[1], ctx.bounds(b)[0]
         return a_hi is not None and a_hi <= b_lo

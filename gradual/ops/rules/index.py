@@ -287,7 +287,7 @@ def _long_enough(ctx: ShapeContext, d: Any, need: int) -> bool:
     """Whether the exact length may be used: the dim is provably long enough, or it is a symbol
     of the program's own, which the length assumes is long enough (a short one would be clamped,
     which no polynomial says): an assumption checked where the dim came in. A claimed symbol (an
-    exporter's dynamic dim, SPEC 6) is not constrained by a slice, which clamps: ONNX and torch
+    exporter's dynamic dim, spec §6) is not constrained by a slice, which clamps: ONNX and torch
     run `x[:, :3]` on a sequence of 2, so its length is the clamped one's interval instead."""
     if need <= 0 or ctx.at_least(d, need):
         return True

@@ -2,7 +2,7 @@
 
 Like every rule they run in both domains: symbolic in the checker, on concrete sizes in the
 runtime. Operators that take ONNX's tensor inputs where Relay takes attributes (Slice's
-starts, Pad's pads, TopK's k, ...) read those tensors' known values (shape values, SPEC 3.7):
+starts, Pad's pads, TopK's k, ...) read those tensors' known values (shape values, spec §3.7):
 a value known in the checker gives exact dims, an unknown one gives `?` dims of the right rank,
 and the runtime always knows it.
 """
@@ -689,7 +689,7 @@ def resize(ctx: ShapeContext) -> Any:
         require_finite(ctx, "static_scales", scales)
     elif vector_length(ctx, _scales) not in (None, len(axes)):
         # neither sizes nor scales (ONNX needs one of them), or scales of another length: the
-        # kernel indexed past them (a runtime IndexError; found by an outside pass)
+        # kernel indexed past them (a runtime IndexError)
         ctx.fail("resize-scales", count=vector_length(ctx, _scales), needed=len(axes))
     for i, axis in enumerate(axes):
         dims[axis] = ctx.unknown() if scales is None else _scaled(ctx, data.dim(axis), float(scales[i]))

@@ -3,7 +3,7 @@ reshape_like, dyn.reshape, transpose, expand_dims, squeeze, broadcast_to, dyn.br
 broadcast_to_like, collapse_sum_like, slice_like, reverse.
 
 None of them moves an element out of row-major order except transpose and reverse, so the
-known values of a shape vector (SPEC 3.7) pass through reshape, expand_dims and squeeze.
+known values of a shape vector (spec §3.7) pass through reshape, expand_dims and squeeze.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ class _Reshape:
         """An entry of unknown value (`?`, `0..8`) that is 0 at runtime is the code 0: it
         copies the input's dim there (unless allowzero). Where that dim is not known to equal
         the entry, the dim is not known, nor is the inferred one. An exact entry (`n`) is read
-        as a size, as SPEC 3.7 and exported models need (see docs/design.md for the 0 case).
+        as a size, as spec §3.7 and exported models need (see docs/design.md for the 0 case).
         Without a -1, a rank-1 input or result needs no such care: the runtime's count check
         then only passes where the copied dim is the entry's 0. With one, it does: `[?, -1]` of
         a (0,) tensor is (0, 1) when the `?` is the code 0 and (k, 0) when it is a size k."""

@@ -1314,7 +1314,7 @@ def _antialiased(
     """torch's antialiased bilinear or bicubic interpolation (`_upsample_*_aa`), one axis at a
     time: each output averages the inputs under its filter stretched by the downscale factor,
     weights normalized (a triangle, or Keys' cubic with a = -0.5). ONNX Resize's antialias
-    samples its filter elsewhere: the values differed by up to 0.2 (found by exported models)."""
+    samples its filter elsewhere: the values differed by up to 0.2."""
     x = data.astype(np.float64)
     for i, axis in enumerate(axes):
         given = float(scales[i]) if scales and scales[i] is not None else None

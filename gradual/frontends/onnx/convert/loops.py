@@ -1,4 +1,4 @@
-"""Loops: Loop as a recursive closure, the way Relay writes a loop (SPEC 3.5: recursion is
+"""Loops: Loop as a recursive closure, the way Relay writes a loop (spec §3.5: recursion is
 solved to a fixpoint).
 
     %loop = fn (%i: int64, %c: bool, %v: Tensor[(?, ?), float32], %acc: Tensor[(?, ?, ?), float32]) {
