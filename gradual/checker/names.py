@@ -246,7 +246,9 @@ class _Resolver:
         for name, cls in getattr(node, "dtype_classes", ()):
             where = getattr(node, "name_span", node.span)
             self.report(messages.bad_signature(where, "dtype-class", {"text": f"{name}: {cls}"}))
-        as_dtypes = dtype_names(node) if isinstance(node, ast.Def) else set()
+        # Only the bracketed names need sorting into dtypes and type parameters: without any,
+        # the walk over the body's annotations is skipped (it is as long as the body).
+        as_dtypes = dtype_names(node) if names and isinstance(node, ast.Def) else set()
         dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names) if n in as_dtypes)
         type_params = tuple(TypeParam(n) for n in dict.fromkeys(names) if n not in as_dtypes)
         types = TypeScope(dict(outer_types.dtype_vars), {}, dict(outer_types.type_params), self.adt_arities)
