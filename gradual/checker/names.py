@@ -352,13 +352,17 @@ class _Resolver:
         level = len(self.captured)
         binders: list[Binder] = []
         uses: list[list[Optional[Binder]]] = []
+        # no statement opens a level or a closure: whether uses must be noted, and whether the
+        # bindings are logged, hold for the whole run
+        noted = bool(self.captured or self.watched)
+        logged = log.open > log.unlogged
         for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
             if op not in operators and op not in ast.REF_FORMS and op not in self.res.ctors:
                 made_call = _made_call(flow, i)
                 callee = made_call.callee if made_call is not None else None
                 self.opref(callee if isinstance(callee, ast.OpRef) else ast.OpRef(op, span=flow.line(i)))
             found = [variables.get(a) for a in args]
-            if None in found or self.captured or self.watched:
+            if noted or None in found:
                 for j, binder in enumerate(found):
                     if binder is None:
                         made_call = _made_call(flow, i)
@@ -370,7 +374,10 @@ class _Resolver:
             binder = DataflowBinder(name, level, flow, i)
             binders.append(binder)
             uses.append(found)
-            log.set(variables, name, binder)
+            if logged:
+                log.set(variables, name, binder)
+            else:
+                variables[name] = binder
         self.res.dataflow[id(flow)] = (binders, uses)
 
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
