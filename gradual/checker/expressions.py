@@ -252,7 +252,10 @@ class Expressions(Definitions):
             recorded[i] = t = outcome.result  # type: ignore[union-attr]
             if outcome.instantiation:  # type: ignore[union-attr]
                 instantiations[i] = outcome.instantiation  # type: ignore[union-attr]
-            log.set(types, id(binders[i]), t)  # logged only inside a nested level
+            if log.open > log.unlogged:  # logged only inside a nested level
+                log.set(types, id(binders[i]), t)
+            else:
+                types[id(binders[i])] = t
 
     def record(self, node: object, t: Type) -> Type:
         assert self.current is not None

@@ -361,7 +361,12 @@ class _Resolver:
                 made_call = _made_call(flow, i)
                 callee = made_call.callee if made_call is not None else None
                 self.opref(callee if isinstance(callee, ast.OpRef) else ast.OpRef(op, span=flow.line(i)))
-            found = [variables.get(a) for a in args]
+            if len(args) == 2:  # the commonest arities without a comprehension's frame
+                found = [variables.get(args[0]), variables.get(args[1])]
+            elif len(args) == 1:
+                found = [variables.get(args[0])]
+            else:
+                found = [variables.get(a) for a in args]
             if noted or None in found:
                 for j, binder in enumerate(found):
                     if binder is None:
