@@ -280,9 +280,14 @@ def rearranged_value(
     axis a, the axes in the order perm: a slice or transposition of a matrix of widths (the
     TorchScript exporter's F.pad turns its pads into a (n, 2) matrix, reverses and transposes
     it). None when data carries no values or is not small and static."""
-    shape = [ctx.static(d) for d in data.dims] if data.dims is not None else None
-    if data.value is None or shape is None or None in shape:
+    if data.value is None or data.dims is None:
         return None
+    shape: list[int] = []
+    for d in data.dims:
+        size = ctx.static(d)
+        if size is None:
+            return None
+        shape.append(size)
     count = 1
     for size in shape:
         count *= size

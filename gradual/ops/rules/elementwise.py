@@ -63,7 +63,7 @@ ValueFn = Callable[[ShapeContext, Any, Any], Any]
 
 def broadcast_values3(ctx: ShapeContext, args: Sequence[TensorArg], fn: Callable[..., Any]) -> Optional[list]:
     """`broadcast_values` of any number of arguments."""
-    return broadcast_values(ctx, args, fn)  # type: ignore[arg-type]
+    return broadcast_values(ctx, args, fn)
 
 
 def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: ValueFn) -> Optional[list]:
@@ -203,7 +203,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
 
 def _register_broadcast(name: str, fn: Optional[ValueFn]) -> None:
     def rule(ctx: ShapeContext) -> Any:
-        lhs, rhs = ctx.args[:2]  # qnn.add and friends add scales and zero points after them
+        lhs, rhs = ctx.operand(0), ctx.operand(1)  # qnn.add and friends add scales and zero points after them
         dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
         value = broadcast_values(ctx, [lhs, rhs], fn) if fn is not None else None
         return ctx.tensor(dims, value=cast_values(ctx, value, lhs.dtype))  # what the kernel's dtype holds
