@@ -207,6 +207,13 @@ def new_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") -> int
     return axis + rank + 1 if axis < 0 else axis
 
 
+def known_dims(arg: TensorArg) -> list[Any]:
+    """The dims of an argument whose rank is known by now: tested (`arg.dims is not None`) or
+    required (`ctx.require_rank` gives an argument of unknown rank dims of that rank)."""
+    assert arg.dims is not None, "the dims of an argument of unknown rank"
+    return arg.dims
+
+
 def known_ints(ctx: ShapeContext, arg: TensorArg) -> Optional[list]:
     """The elements of a small integer tensor as Python ints, when all are known."""
     if arg.value is None:
