@@ -3,10 +3,10 @@ with the quantization parameters after them checked to be scalars or per-channel
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Sequence
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
+from gradual.ops.context import ArgView, ShapeContext, TensorArg, normalize_axis
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.combine import concatenate
 from gradual.ops.rules.conv import conv, conv_transpose
@@ -23,13 +23,13 @@ register_rule_message(
 )
 
 
-def _parameters(ctx: ShapeContext, first: int, data: Any = None, axis: Any = None) -> None:
+def _parameters(ctx: ShapeContext, first: int, data: Optional[TensorArg] = None, axis: int = -1) -> None:
     """Every argument from `first` on is a scalar or a vector; a vector is as long as dim
     `axis` of `data` (or holds one element), when data is given."""
     _along(ctx, ctx.args[first:], None if data is None else data.dims, axis)
 
 
-def _along(ctx: ShapeContext, params: Any, dims: Any, axis: Any) -> None:
+def _along(ctx: ShapeContext, params: Sequence[ArgView], dims: Optional[Sequence[Any]], axis: int) -> None:
     """Scales and zero points of a tensor of `dims`: scalars, or vectors holding one element or
     one per element of dim `axis` (what the kernels broadcast; a 0-d tensor takes one element)."""
     for param in params:
@@ -45,11 +45,11 @@ def _along(ctx: ShapeContext, params: Any, dims: Any, axis: Any) -> None:
             broadcast_into(ctx, param, [dims[normalize_axis(ctx, axis, len(dims))]])
 
 
-def _one_element(ctx: ShapeContext, params: Any) -> None:
+def _one_element(ctx: ShapeContext, params: Sequence[ArgView]) -> None:
     """Zero points of a product: per tensor (the kernels accumulate one shift)."""
     for param in params:
         if isinstance(param, TensorArg) and param.rank is not None and param.rank > 0:
-            _along(ctx, [param], [], None)
+            _along(ctx, [param], [], -1)  # no dims: the axis is not read
 
 
 @shape_rule("qnn_quantize")
