@@ -602,7 +602,8 @@ def grid_sample(x: np.ndarray, grid: np.ndarray, *, mode: str, padding_mode: str
 def _gather(data: np.ndarray, batch: np.ndarray, index: list) -> np.ndarray:
     """data[b, :, i0, i1, ...] for arrays of indices: (n, *out, c)."""
     moved = np.moveaxis(data, 1, -1)
-    return moved[tuple([batch, *index])]
+    key = (batch, *index)
+    return moved[key]
 
 
 def _product(taps: list) -> list:
