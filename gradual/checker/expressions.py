@@ -224,21 +224,24 @@ class Expressions(Definitions):
             attrs = attributed.get(i, ()) if attributed else ()
             found = None
             if plain:
-                if len(args) == 1:
-                    t0 = types.get(id(args[0]))
-                    if t0 is not None and t0.__class__ is not TypeVar:
-                        found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0)))
-                elif len(args) == 2:
-                    b0, b1 = args
-                    t0, t1 = types.get(id(b0)), types.get(id(b1))
-                    if (
-                        t0 is not None
-                        and t1 is not None
-                        and t0.__class__ is not TypeVar
-                        and t1.__class__ is not TypeVar
-                    ):
-                        sharing = _SAME if b0 is b1 else _DISTINCT
-                        found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0), id(t1), sharing))
+                try:
+                    if len(args) == 1:
+                        t0 = types.get(id(args[0]))
+                        if t0 is not None and t0.__class__ is not TypeVar:
+                            found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0)))
+                    elif len(args) == 2:
+                        b0, b1 = args
+                        t0, t1 = types.get(id(b0)), types.get(id(b1))
+                        if (
+                            t0 is not None
+                            and t1 is not None
+                            and t0.__class__ is not TypeVar
+                            and t1.__class__ is not TypeVar
+                        ):
+                            sharing = _SAME if b0 is b1 else _DISTINCT
+                            found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0), id(t1), sharing))
+                except TypeError:  # an attribute value that cannot be hashed: `quick_outcome` decides
+                    found = None
             if found is not None:
                 outcome: Optional[SiteOutcome] = found[0]
                 if found[0].learned:
