@@ -13,7 +13,7 @@ when `trivia` is a list, the (start, end) of each is appended to it (the formatt
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from gradual.syntax.source import BOM, count_breaks, line_start
 
@@ -70,6 +70,8 @@ STATEMENT = re.compile(
 LOCALS = re.compile(_LOCAL)
 ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=]+){_WS}={_WS}(?P<value>{_VALUE})")
 INTS = re.compile(r"-?[0-9]+")
+#: the dims of a TENSOR_TYPE match, each an integer, `?` or a name (the match has checked them)
+DIMS = re.compile(r"[0-9]+|\?|[A-Za-z_][A-Za-z0-9_]*")
 _DIGITS = re.compile(r"[0-9]+")
 _INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
 _FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
@@ -78,15 +80,34 @@ _LINE_END = re.compile(r"[^\r\n]*")  # a `//` comment ends at any line break (so
 _BOOLS = ("True", "False")
 
 
+def tensor_type_pattern(keywords: Iterable[str]) -> re.Pattern[str]:
+    """The commonest type, read in one match where a type may start: `Tensor[(d, ...), dtype]`
+    whose dims are integers, `?` or names, and whose dtype is a name or `?`. A name that is a
+    keyword (`keywords`), a dotted name, an integer with a suffix or followed by `..`, a dim
+    expression, `*`, a comment: left to the grammar. As in STATEMENT, no two `_WS` stand side
+    by side."""
+    words = "|".join(sorted(keywords, key=len, reverse=True))
+    name = rf"(?!(?:{words})(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_.])"
+    dim = rf"(?:[0-9]+(?![0-9A-Za-z_.])|\?(?![A-Za-z_])|{name})"
+    return re.compile(
+        rf"""Tensor{_WS}\[{_WS}\({_WS}(?:(?P<dims>{dim}(?:{_WS},{_WS}{dim})*){_WS}(?:,{_WS})?)?\)
+        {_WS},{_WS}(?P<dtype>{name}|\?(?![A-Za-z_])){_WS}\]""",
+        re.VERBOSE,
+    )
+
+
 class FastLexer:
     """The lexer: `literals` maps each string terminal's text to its name (`(` -> LPAR)."""
 
-    #: read the commonest statement as one STATEMENT token (off: token by token, as a test
-    #: compares; both give the same tree)
+    #: read the commonest statement as one STATEMENT token, and the commonest tensor type as
+    #: one TENSOR_TYPE token (off: token by token, as a test compares; both give the same tree)
     read_statements = True
+    read_types = True
 
     def __init__(self, literals: dict[str, str]) -> None:
         self.literals = literals
+        keywords = [word for word in literals if word[:1].isalpha() or word[:1] == "_"]
+        self.tensor_type = tensor_type_pattern([*keywords, *_BOOLS])
         #: the spans of the comments read, when a caller collects them (None: not kept)
         self.trivia: list[tuple[int, int]] | None = None
 
@@ -139,6 +160,18 @@ class FastLexer:
                     self.trivia.append((m.start(kind), pos))
             else:
                 assert kind is not None, "every alternative of _LEXEME is a named group"
+                if (
+                    kind == "name"
+                    and self.read_types
+                    and m.group(kind) == "Tensor"
+                    and "TENSOR_TYPE" in rows[stack[-1]]
+                ):
+                    t = self.tensor_type.match(text, m.start(kind))
+                    if t is not None:
+                        statement_next = False
+                        yield TensorTypeTok(t)
+                        pos = t.end()
+                        continue
                 token, pos = self._token(kind, m, text, rows[stack[-1]])
                 if token is not None:
                     statement_next = False
@@ -257,6 +290,19 @@ class StatementTok(Tok):
         self.type = "STATEMENT"
         self.value = match.string[start : match.end()]
         self.start_pos = start
+        self.end_pos = match.end()
+        self.match = match
+
+
+class TensorTypeTok(Tok):
+    """A TENSOR_TYPE token: the match of a whole tensor type (the parser builds its nodes)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
+        self.type = "TENSOR_TYPE"
+        self.value = match.group()
+        self.start_pos = match.start()
         self.end_pos = match.end()
         self.match = match
 

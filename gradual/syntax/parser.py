@@ -29,7 +29,7 @@ from gradual.infra import usercache
 from gradual.syntax import ast
 from gradual.syntax.comments import Comment, comments_of
 from gradual.syntax.driver import FORMAT, Tables, describe_tables, drive
-from gradual.syntax.lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
+from gradual.syntax.lexer import ATTRS, DIMS, INTS, LOCALS, FastLexer, Tok
 from gradual.syntax.source import LINE_BREAK, Source, Span
 
 if TYPE_CHECKING:
@@ -596,6 +596,25 @@ class _Builder:
         shape, dtype = children[2], children[3]
         return ast.TensorTypeExpr(shape.dims, str(dtype), span=self._span(children))
 
+    def tensor_type_token(self, children: Children) -> ast.TensorTypeExpr:
+        """`Tensor[(b, 64), float32]` read in one match (lexer.tensor_type_pattern): what
+        tensor_type, dims and the dim rules make of it."""
+        m = children[0].match
+        source = self.source
+        dims: list[ast.DimExpr] = []
+        start, end = m.span("dims")
+        if start >= 0:
+            for d in DIMS.finditer(m.string, start, end):
+                value, at = d.group(), d.start()
+                span = Span(source, at, d.end())
+                if value == "?":
+                    dims.append(ast.DimUnknown(span=span))
+                elif value[0].isdigit():
+                    dims.append(ast.DimInt(self._int(Tok("INT", value, at)), span=span))
+                else:
+                    dims.append(ast.DimName(value, span=span))
+        return ast.TensorTypeExpr(tuple(dims), m.group("dtype"), span=Span(source, m.start(), m.end()))
+
     def scalar_type(self, children: Children) -> ast.TensorTypeExpr:
         return ast.TensorTypeExpr((), str(children[0]), span=self._span(children))
 
@@ -956,6 +975,10 @@ _TOKEN_NAMES = {
 }
 
 
+#: terminals the lexer reads as a whole construct, never named as what was expected
+_WHOLE_READS = ("STATEMENT", "TENSOR_TYPE")
+
+
 def describe_token_type(name: str) -> str:
     """A readable name for a grammar terminal."""
     if name in _TOKEN_NAMES:
@@ -1018,6 +1041,6 @@ def _expected_names(terminals: Iterable[str]) -> list[str]:
         {
             describe_token_type(t)
             for t in terminals
-            if (not t.startswith("__ANON") or t == "__ANON_0") and t != "STATEMENT"
+            if (not t.startswith("__ANON") or t == "__ANON_0") and t not in _WHOLE_READS
         }
     )
