@@ -16,12 +16,13 @@ checked the same way on the whole text they make.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from gradual.syntax import ast
 from gradual.syntax.ast import same_tree
 from gradual.syntax.comments import Comment
-from gradual.syntax.parser import ParseError, parse_stdlib_with_comments, parse_with_comments
+from gradual.syntax.parser import ParseError, doc_comment, parse_stdlib_with_comments, parse_with_comments
 from gradual.syntax.printer import DEFAULT_WIDTH, format_module
 from gradual.syntax.source import BOM, LINE_BREAK, Source
 
@@ -71,7 +72,7 @@ def format_source(text: str, path: str = "<input>", width: int | None = DEFAULT_
     module, comments = _parse(text, path)
     formatted = _as_in(text, format_module(module, comments=comments, width=width, source=text))
     if formatted != text:  # a text formatted already is its own proof
-        _check(module, comments, formatted, path)
+        _check(module, comments, formatted, path, text)
     return formatted
 
 
@@ -95,8 +96,11 @@ def format_text(text: str, path: str = "<input>", width: int | None = DEFAULT_WI
         return None
 
 
-def _check(module: ast.AnyModule, comments: list[Comment], formatted: str, path: str) -> None:
-    """Raise Refused unless `formatted` parses to `module` with `comments`."""
+def _check(module: ast.AnyModule, comments: list[Comment], formatted: str, path: str, text: str | None = None) -> None:
+    """Raise Refused unless `formatted` parses to `module` with `comments` (`text`: the text
+    `module` was parsed from, whose definitions the formatted text may hold unchanged)."""
+    if text is not None and _same_by_pieces(module, comments, text, formatted, path):
+        return
     try:
         again, kept = _parse(formatted, path)
     except (ParseError, RecursionError):
@@ -108,6 +112,70 @@ def _check(module: ast.AnyModule, comments: list[Comment], formatted: str, path:
     docs = [getattr(d, "doc", None) for d in module.defs]
     if docs != [getattr(d, "doc", None) for d in again.defs]:
         raise Refused("the formatted text does not keep each declaration's documentation")
+
+
+def _same_by_pieces(module: ast.AnyModule, comments: list[Comment], text: str, formatted: str, path: str) -> bool:
+    """Whether `formatted` provably parses to `module` with `comments`, parsing only what
+    formatting changed. False proves nothing (the caller parses the whole text).
+
+    Each top-level item (definition, declaration, type) whose text `formatted` holds unchanged,
+    from the start of a line, is that item: `formatted` is then pieces, unchanged items and
+    the gaps between them, each a whole sequence of items and comments. The parser reads
+    such a concatenation as the items and comments of its pieces in turn: the grammar's top
+    level is a plain sequence (the state after an item accepts what the start state does),
+    no token or comment runs across a boundary (an item ends with `}` or `;` and the gap
+    before one ends with a line break), and a piece that does not parse alone proves nothing.
+    So only the gaps are parsed; a declaration's documentation (the `///` lines above it) is
+    read from `formatted` itself."""
+    items = sorted((*module.defs, *module.types), key=lambda item: item.span.start)
+    kept: list[tuple[int, int, ast.Node]] = []  # (gap start, item start in formatted, item)
+    at = 0
+    for item in items:
+        body = text[item.span.start : item.span.end]
+        found = formatted.find(body, at)
+        if found < 0 or (found > 0 and formatted[found - 1] not in "\r\n"):
+            continue
+        kept.append((at, found, item))
+        at = found + len(body)
+    if not kept:
+        return False
+    defs: list[ast.Node] = []
+    types: list[ast.Node] = []
+    texts: list[str] = []
+    docs: list[object] = []
+    starts = [c.start for c in comments]
+    for gap_start, gap_end, item in [*kept, (at, len(formatted), None)]:
+        gap = formatted[gap_start:gap_end]
+        if gap.strip(" \t\r\n\f"):
+            try:
+                again, found_comments = _parse(gap, path)
+            except (ParseError, RecursionError):
+                return False
+            types += again.types
+            defs += again.defs
+            docs += [_doc_in(formatted, gap_start + d.span.start, d) for d in again.defs]
+            texts += [c.text for c in found_comments]
+        if item is not None:
+            if isinstance(item, ast.TypeDef):
+                types.append(item)
+            else:
+                defs.append(item)
+                docs.append(_doc_in(formatted, gap_end, item))
+            texts += [
+                c.text for c in comments[bisect_left(starts, item.span.start) : bisect_left(starts, item.span.end)]
+            ]
+    return (
+        same_tree(tuple(module.types), tuple(types))
+        and same_tree(tuple(module.defs), tuple(defs))
+        and [_plain(t) for t in texts] == [_plain(c.text) for c in comments]
+        and docs == [getattr(d, "doc", None) for d in module.defs]
+    )
+
+
+def _doc_in(text: str, start: int, item: ast.Node) -> object:
+    """The documentation the parser gives a declaration at `start` of `text` (None for a
+    definition, which has none)."""
+    return doc_comment(text, start) if isinstance(item, ast.OpDecl) else None
 
 
 def _plain(text: str) -> str:
@@ -136,7 +204,7 @@ def format_definitions(
         if text[begin : old.span.end] != replacement:
             edits.append(TextEdit(begin, old.span.end, replacement))
     if edits:
-        _check(module, comments, applied(text, edits), path)
+        _check(module, comments, applied(text, edits), path, text)
     return edits
 
 

@@ -217,7 +217,7 @@ class _Builder:
             tuple(attrs),
             ret,
             rule,
-            doc=_doc_comment(self.source.text, children[0].start_pos),
+            doc=doc_comment(self.source.text, children[0].start_pos),
             dtype_classes=dtype_classes,
             where=where,
             span=self._span(children),
@@ -721,7 +721,7 @@ class _Builder:
 _span_of = re.Match.span
 
 
-def _doc_comment(text: str, pos: int) -> str:
+def doc_comment(text: str, pos: int) -> str:
     """The `///` comment lines right above a declaration."""
     lines = LINE_BREAK.split(text[:pos].rstrip(" \t"))[:-1]
     doc: list[str] = []
