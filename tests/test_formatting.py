@@ -300,10 +300,19 @@ def _whole_check(text: str, formatted: str) -> bool:
     )
 
 
-def test_a_formatted_text_is_proven_by_its_changed_pieces() -> None:
+def test_a_formatted_text_is_proven_by_its_changed_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradual.syntax import formatting
+
+    signatures = []
+    same_signature = formatting._same_signature
+    monkeypatch.setattr(formatting, "_same_signature", lambda a, b: signatures.append(b.name) or same_signature(a, b))
     formatted = format_source(PIECES)
     assert formatted != PIECES and "def @f(" in formatted
+    signatures.clear()
     assert _pieces_check(PIECES, formatted)  # @f and @h are unchanged, @g's signature is broken
+    assert signatures == ["g"]  # and @g's body is kept: only its signature is read
+    assert not _pieces_check(PIECES, formatted.replace("%y: Tensor[(n, 4)", "%y: Tensor[(n, 5)"))
+    assert not _pieces_check(PIECES, formatted.replace("def @g(", "def @gg("))
     assert _pieces_check(PIECES, formatted.replace("\n// between", "\n\n\n// between"))  # blank lines
     assert not _pieces_check(PIECES, formatted.replace("multiply", "subtract"))
     assert not _pieces_check(PIECES, formatted.replace("// between\n", ""))
