@@ -270,6 +270,11 @@ def @g(%x: Tensor[(n, 4), float32], %y: Tensor[(n, 4), float32], %z: Tensor[(n, 
   add(%x, multiply(%y, %z))
 }
 
+def @k(%x: Tensor[(n, 4), float32], %y: Tensor[(n, 4), float32], %z: Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32] {
+  %0 = f(%x, s="a  b", t="c  d");  // two  spaces
+  /*  a  block  */ multiply(%y,  %z)
+}
+
 // between
 
 def @h(%a: Tensor[(2,), float32]) {
@@ -310,7 +315,7 @@ def test_a_formatted_text_is_proven_by_its_changed_pieces(monkeypatch: pytest.Mo
     assert formatted != PIECES and "def @f(" in formatted
     signatures.clear()
     assert _pieces_check(PIECES, formatted)  # @f and @h are unchanged, @g's signature is broken
-    assert signatures == ["g"]  # and @g's body is kept: only its signature is read
+    assert signatures == ["g", "k"]  # and their bodies are kept (@k's but for blanks): only signatures are read
     assert not _pieces_check(PIECES, formatted.replace("%y: Tensor[(n, 4)", "%y: Tensor[(n, 5)"))
     assert not _pieces_check(PIECES, formatted.replace("def @g(", "def @gg("))
     assert _pieces_check(PIECES, formatted.replace("\n// between", "\n\n\n// between"))  # blank lines
@@ -320,13 +325,17 @@ def test_a_formatted_text_is_proven_by_its_changed_pieces(monkeypatch: pytest.Mo
 
 def test_the_examples_concatenated_are_proven_by_their_changed_pieces() -> None:
     text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.rly")))
-    text = text.replace("def @", "def  @")  # every definition changed once: none is reused
+    text = text.replace("def @", "def  @")  # every definition changed: none is reused whole, its body is
     formatted = format_source(text)
-    assert not _pieces_check(text, formatted)
+    assert _pieces_check(text, formatted)
     assert _pieces_check(text.replace("def  @", "def @", 3), formatted)
+    assert not _pieces_check(text, formatted.replace("epsilon=1e-12", "epsilon=1e-11"))
+    assert not _pieces_check(text, formatted.replace("%ln2_gamma, %ln2_beta", "%ln2_beta, %ln2_gamma"))
 
 
-EDITS = st.sampled_from(["", " ", "\n", "/*", "*/", "//", "}", "{", ";", "1", "%x", "def @z() { 1 }\n", "/// d\n"])
+EDITS = st.sampled_from(
+    ["", " ", "  ", "\t", "\n", "/*", "*/", "//", '"', "}", "{", ";", "1", "%x", "def @z() { 1 }\n", "/// d\n", "{0}"]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,6 +16,7 @@ checked the same way on the whole text they make.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,8 +141,6 @@ def _same_by_pieces(module: ast.AnyModule, comments: list[Comment], text: str, f
             continue
         kept.append((at, found, item, changed))
         at, changed = found + len(body), []
-    if not kept:
-        return False
     kept.append((at, len(formatted), None, changed))
     defs: list[ast.Node] = []
     types: list[ast.Node] = []
@@ -186,15 +185,24 @@ def _read_gap(
     gap: str, changed: list[ast.Node], text: str, path: str, comments_in: Callable[[Span], list[str]]
 ) -> tuple[list[Any], tuple[ast.TypeDef, ...], list[str]] | None:
     """The definitions (or declarations), types, and texts of comments of a gap, in order;
-    None when that is not proven. The texts of its comments, in order; None when that is not
-    proven.
+    None when that is not proven.
 
     A changed definition whose body (its block, `{` to `}`) the gap holds unchanged keeps
     that body: the gap is read with `{0}` in its place, and a definition whose block is
     exactly that placeholder is the original definition when the rest of it (name,
     parameters, return type) is the same. A block is a nonterminal the parser reads alike
     after any signature (the state after its `{` is the same), no token or comment runs
-    across its braces, and what follows it is what follows the placeholder."""
+    across its braces, and what follows it is what follows the placeholder.
+
+    A gap of definitions (not declarations, whose documentation is read from the text's
+    lines) is read with each run of blanks (spaces and tabs) outside strings, comments and
+    the header as one space (`_blanks_as_one`), and a body is unchanged when it is so: such
+    a run only separates lexemes, each lexeme reads the same whatever the run's length, and
+    the lexer's only look past blanks (`//` then blanks then an operand) skips any number."""
+    if all(isinstance(item, (ast.Def, ast.TypeDef)) for item in changed):
+        gap, plain = _blanks_as_one(gap), _blanks_as_one
+    else:
+        plain = _as_is
     pieces: list[str] = []
     holes: dict[int, ast.Def] = {}  # where a placeholder starts in the text read -> its definition
     at = 0
@@ -202,7 +210,7 @@ def _read_gap(
     for item in changed:
         if not isinstance(item, ast.Def):
             continue
-        body = text[item.body.span.start : item.body.span.end]
+        body = plain(text[item.body.span.start : item.body.span.end])
         found = gap.find(body, at)
         if found < 0:
             continue
@@ -235,6 +243,28 @@ def _read_gap(
     if holes:  # a placeholder that is no definition's whole block
         return None
     return made, again.types, [t for _, _, t in sorted(ordered)]
+
+
+#: what a run of blanks may stand inside: a string, a comment, the `#[version]` header (kept
+#: as they are), else blanks (made one space); anything else is passed over a character at a
+#: time (no lexeme but those holds a blank or starts with `"`, `/` or `#`)
+_KEPT_OR_BLANKS = re.compile(
+    r'("[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|//[^\r\n]*|/\*[^*]*(?:\*(?!/)[^*]*)*\*/|#\[[^\]\r\n]*\])|[ \t]+'
+)
+
+
+def _blanks_as_one(text: str) -> str:
+    """`text` with each run of spaces and tabs outside strings, comments and the header as one
+    space."""
+    return _KEPT_OR_BLANKS.sub(_kept_or_space, text)
+
+
+def _kept_or_space(m: re.Match[str]) -> str:
+    return m.group(1) or " "
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def _same_signature(made: ast.Def, original: ast.Def) -> bool:
