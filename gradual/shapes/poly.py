@@ -16,7 +16,7 @@ import math
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Union
 
-from gradual.infra.numbers import int_text
+from gradual.infra.numbers import int_text as int_text  # re-exported: the shapes print with it
 
 INF = math.inf
 
