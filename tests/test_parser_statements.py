@@ -93,6 +93,9 @@ STATEMENTS = [
     "%v = f(%a, axis=1, );",
     '%v = f(%a, s="x\\"y\\n", l=NCHW, b=True, c=False, n=None, k=fn, t=Tensor, d=a.b);',
     "%v = f(%a, i=-3, z=0, big=123456789012345678901234567890);",
+    "%v = @f(%a, %b);",
+    "let %v = @g_1();",
+    "%v = @f(%a, axis=1);",
     "%v = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=64) /* ty=Tensor[(1, 64), float32] */;",
     "%v = f(%a) /* one */ /* two */ ;",
     "%v = let_x(%a);",
@@ -224,7 +227,26 @@ def test_every_program_of_the_tests_reads_alike(name: str, text: str) -> None:
 
 
 SPACE = st.sampled_from(["", " ", "  ", "\n    ", "\t", " /* c */ ", " // c\n "])
-WORDS = st.sampled_from(["add", "nn.relu", "f", "let_x", "if", "fn", "let", "True", "None", "Tensor", "a.b", "x1"])
+WORDS = st.sampled_from(
+    [
+        "add",
+        "nn.relu",
+        "f",
+        "let_x",
+        "if",
+        "fn",
+        "let",
+        "True",
+        "None",
+        "Tensor",
+        "a.b",
+        "x1",
+        "@f",
+        "@g_1",
+        "@a.b",
+        "@",
+    ]
+)
 VALUES = st.sampled_from(
     [
         "1",

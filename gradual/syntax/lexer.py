@@ -40,7 +40,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     re.VERBOSE,
 )
 # The commonest statement, read in one match where a statement may start: `%v = op(%a, %b);`
-# or `let %v = ...;`, the call's arguments variables, then attributes whose values are
+# (or `@f(...)`, a call of a global function) or `let %v = ...;`, the call's arguments variables, then attributes whose values are
 # integers, lists of integers, strings or names (a block comment may stand before the `;`,
 # where Relay prints types). Names that are keywords are left to the grammar. No two `_WS`
 # stand side by side: a failed match would try every split of a run of blanks (quadratic).
@@ -59,7 +59,7 @@ _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
 _VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|{_WORD})"""
 _ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
 STATEMENT = re.compile(
-    rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}){_WS}\(
+    rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}|@[A-Za-z_][A-Za-z0-9_]*){_WS}\(
     (?:{_WS}(?P<args>{_LOCAL}(?:{_WS},{_WS}{_LOCAL})*))?
     (?:(?(args){_WS},){_WS}(?P<attrs>{_ATTR}(?:{_WS},{_WS}{_ATTR})*))?
     (?:(?(args),|(?(attrs),|(?!))))?{_WS}(?P<close>\))

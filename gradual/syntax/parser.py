@@ -395,7 +395,11 @@ class _Builder:
         var_start, var_end = m.span("var")
         var = ast.Var(text[var_start + 1 : var_end], span=Span(source, var_start, var_end))
         op_start, op_end = m.span("op")
-        callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
+        callee: ast.Expr
+        if text[op_start] == "@":
+            callee = ast.GlobalVar(text[op_start + 1 : op_end], span=Span(source, op_start, op_end))
+        else:
+            callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
         args: tuple[ast.Expr, ...] = ()
         args_start, args_end = m.span("args")
         if args_start >= 0:
