@@ -94,6 +94,17 @@ STATEMENTS = [
     '%v = f(%a, s="x\\"y\\n", l=NCHW, b=True, c=False, n=None, k=fn, t=Tensor, d=a.b);',
     "%v = f(%a, i=-3, z=0, big=123456789012345678901234567890);",
     "%v = @f(%a, %b);",
+    "%v=add(add=1,add=1);",  # an attribute given twice, no blank after the comma
+    '%v=add(%a,x=1,y=[1,2],s="a,b=1");',
+    "let %v: Tensor[(b, 64), float32] = f(%a, %b);",
+    "let %v : Tensor [ ( ) , ? ] = @f();",
+    "let %v: Tensor[(1,), int64] = f(%a, axis=1);",
+    "%v: Tensor[(1,), int64] = f(%a);",  # a graph binding takes no type
+    "let %v: Tensor[(1i64,), int64] = f(%a);",
+    "let %v: Tensor[(a.b,), int64] = f(%a);",
+    "let %v: float32 = f(%a);",
+    "let %v: (Tensor[(1,), int64],) = f(%a);",
+    "let %v: Tensor[(fn,), int64] = f(%a);",
     "let %v = @g_1();",
     "%v = @f(%a, axis=1);",
     "%v = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=64) /* ty=Tensor[(1, 64), float32] */;",
@@ -193,6 +204,16 @@ def test_a_tensor_type_reads_alike_in_one_token_or_token_by_token(typ: str) -> N
     assert_same_reading(text)
 
 
+def test_the_lexers_keywords_are_the_grammars() -> None:
+    """No keyword is read as a name in a TENSOR_TYPE: the lexer's list is the grammar's."""
+    from gradual.syntax.lexer import KEYWORDS
+    from gradual.syntax.parser import _parser
+
+    with _parser() as parser:
+        words = {w for w in parser.lexer.literals if w[:1].isalpha() or w[:1] == "_"}
+    assert set(KEYWORDS) == words | {"True", "False"}
+
+
 def test_tensor_types_are_read_as_one_token(monkeypatch: pytest.MonkeyPatch) -> None:
     """The corpus would prove nothing if no type were ever read in one token."""
     from gradual.syntax import lexer
@@ -275,26 +296,6 @@ VALUES = st.sampled_from(
 ARGS = st.sampled_from(["%a", "%b", "%a_1", "1", "(%a, %b)", "%a.0", "f(%a)"])
 
 
-@st.composite
-def statements(draw) -> str:
-    """Statement-like text: mostly what STATEMENT reads, with near misses of every part."""
-    sp = lambda: draw(SPACE)  # noqa: E731
-    args = draw(st.lists(ARGS, max_size=3))
-    attrs = [f"{draw(WORDS)}{sp()}={sp()}{draw(VALUES)}" for _ in range(draw(st.integers(0, 3)))]
-    items = args + attrs if draw(st.booleans()) else attrs + args
-    inside = f"{sp()},{sp()}".join(items) + (draw(st.sampled_from(["", ",", " ,"])) if items else "")
-    head = draw(st.sampled_from(["", "let ", "let"]))
-    tail = draw(st.sampled_from(["", " /* ty=T */", "/* a *//* b */", " (%b)"]))
-    return f"{head}%v{sp()}={sp()}{draw(WORDS)}{sp()}({sp()}{inside}{sp()}){tail}{sp()};"
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(statements(), min_size=1, max_size=3))
-def test_statement_like_text_reads_alike(lines: list) -> None:
-    body = "".join(f"\n  {line}" for line in lines)
-    assert_same_reading(f"def @main(%a, %b) {{{body}\n  %b\n}}\n")
-
-
 DIM_TEXT = st.sampled_from(["1", "64", "b", "?", "n2", "_", "1i64", "-1", "n + 1", "a.b", "fn", "?b", "*r", "1..2"])
 DTYPE_TEXT = st.sampled_from(["float32", "?", "int64", "a.b", "?T", "fn", "Tensor", "True"])
 
@@ -307,6 +308,27 @@ def tensor_types(draw) -> str:
     comma = draw(st.sampled_from(["", ",", " ,"])) if dims else ""
     shape = draw(st.sampled_from([f"({sp()}{dims}{comma}{sp()})", "*", f"({dims}"]))
     return f"Tensor{sp()}[{sp()}{shape}{sp()},{sp()}{draw(DTYPE_TEXT)}{sp()}]"
+
+
+@st.composite
+def statements(draw) -> str:
+    """Statement-like text: mostly what STATEMENT reads, with near misses of every part."""
+    sp = lambda: draw(SPACE)  # noqa: E731
+    args = draw(st.lists(ARGS, max_size=3))
+    attrs = [f"{draw(WORDS)}{sp()}={sp()}{draw(VALUES)}" for _ in range(draw(st.integers(0, 3)))]
+    items = args + attrs if draw(st.booleans()) else attrs + args
+    inside = f"{sp()},{sp()}".join(items) + (draw(st.sampled_from(["", ",", " ,"])) if items else "")
+    head = draw(st.sampled_from(["", "let ", "let"]))
+    tail = draw(st.sampled_from(["", " /* ty=T */", "/* a *//* b */", " (%b)"]))
+    typ = draw(st.sampled_from(["", "", f"{sp()}:{sp()}{draw(tensor_types())}", ": float32", ":(Tensor[(1,), f],)"]))
+    return f"{head}%v{typ}{sp()}={sp()}{draw(WORDS)}{sp()}({sp()}{inside}{sp()}){tail}{sp()};"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(statements(), min_size=1, max_size=3))
+def test_statement_like_text_reads_alike(lines: list) -> None:
+    body = "".join(f"\n  {line}" for line in lines)
+    assert_same_reading(f"def @main(%a, %b) {{{body}\n  %b\n}}\n")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

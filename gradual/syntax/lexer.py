@@ -13,7 +13,7 @@ when `trivia` is a list, the (start, end) of each is appended to it (the formatt
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 from gradual.syntax.source import BOM, count_breaks, line_start
 
@@ -58,8 +58,34 @@ _INT = r"-?[0-9]+(?![0-9A-Za-z_.])"
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
 _VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|{_WORD})"""
 _ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
+#: the grammar's keywords and `True`/`False` (a test holds this to the grammar): never a name
+#: in a TENSOR_TYPE
+KEYWORDS = (
+    "def", "let", "if", "else", "fn", "as", "type", "match", "Tensor", "can_unify", "where", "in", "None",
+    "shape", "True", "False",
+)  # fmt: skip
+
+
+def _tensor_type_text(prefix: str = "") -> str:
+    """The commonest type, read in one match where a type may start: `Tensor[(d, ...), dtype]`
+    whose dims (group `{prefix}dims`) are integers, `?` or names, and whose dtype (group
+    `{prefix}dtype`) is a name or `?`. A keyword, a dotted name, an integer with a suffix or
+    followed by `..`, a dim expression, `*`, a comment: left to the grammar. As in STATEMENT,
+    no two `_WS` stand side by side."""
+    words = "|".join(sorted(KEYWORDS, key=len, reverse=True))
+    name = rf"(?!(?:{words})(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_.])"
+    dim = rf"(?:[0-9]+(?![0-9A-Za-z_.])|\?(?![A-Za-z_])|{name})"
+    return (
+        rf"Tensor{_WS}\[{_WS}\({_WS}(?:(?P<{prefix}dims>{dim}(?:{_WS},{_WS}{dim})*){_WS}(?:,{_WS})?)?\)"
+        rf"{_WS},{_WS}(?P<{prefix}dtype>{name}|\?(?![A-Za-z_])){_WS}\]"
+    )
+
+
+TENSOR_TYPE = re.compile(_tensor_type_text())
+# A `let` may annotate its variable with such a type: `let %v: Tensor[(n, 4), float32] = ...`.
 STATEMENT = re.compile(
-    rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}|@[A-Za-z_][A-Za-z0-9_]*){_WS}\(
+    rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}
+    (?(let)(?::{_WS}(?P<type>{_tensor_type_text("type_")}){_WS})?)={_WS}(?P<op>{_NAME}|@[A-Za-z_][A-Za-z0-9_]*){_WS}\(
     (?:{_WS}(?P<args>{_LOCAL}(?:{_WS},{_WS}{_LOCAL})*))?
     (?:(?(args){_WS},){_WS}(?P<attrs>{_ATTR}(?:{_WS},{_WS}{_ATTR})*))?
     (?:(?(args),|(?(attrs),|(?!))))?{_WS}(?P<close>\))
@@ -68,7 +94,7 @@ STATEMENT = re.compile(
 )
 #: pieces of a STATEMENT match, for the parser that builds its nodes
 LOCALS = re.compile(_LOCAL)
-ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=]+){_WS}={_WS}(?P<value>{_VALUE})")
+ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=,]+){_WS}={_WS}(?P<value>{_VALUE})")
 INTS = re.compile(r"-?[0-9]+")
 #: the dims of a TENSOR_TYPE match, each an integer, `?` or a name (the match has checked them)
 DIMS = re.compile(r"[0-9]+|\?|[A-Za-z_][A-Za-z0-9_]*")
@@ -78,22 +104,6 @@ _FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
 _BLOCK_END = "*/"
 _LINE_END = re.compile(r"[^\r\n]*")  # a `//` comment ends at any line break (source.LINE_BREAK)
 _BOOLS = ("True", "False")
-
-
-def tensor_type_pattern(keywords: Iterable[str]) -> re.Pattern[str]:
-    """The commonest type, read in one match where a type may start: `Tensor[(d, ...), dtype]`
-    whose dims are integers, `?` or names, and whose dtype is a name or `?`. A name that is a
-    keyword (`keywords`), a dotted name, an integer with a suffix or followed by `..`, a dim
-    expression, `*`, a comment: left to the grammar. As in STATEMENT, no two `_WS` stand side
-    by side."""
-    words = "|".join(sorted(keywords, key=len, reverse=True))
-    name = rf"(?!(?:{words})(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_.])"
-    dim = rf"(?:[0-9]+(?![0-9A-Za-z_.])|\?(?![A-Za-z_])|{name})"
-    return re.compile(
-        rf"""Tensor{_WS}\[{_WS}\({_WS}(?:(?P<dims>{dim}(?:{_WS},{_WS}{dim})*){_WS}(?:,{_WS})?)?\)
-        {_WS},{_WS}(?P<dtype>{name}|\?(?![A-Za-z_])){_WS}\]""",
-        re.VERBOSE,
-    )
 
 
 class FastLexer:
@@ -106,8 +116,6 @@ class FastLexer:
 
     def __init__(self, literals: dict[str, str]) -> None:
         self.literals = literals
-        keywords = [word for word in literals if word[:1].isalpha() or word[:1] == "_"]
-        self.tensor_type = tensor_type_pattern([*keywords, *_BOOLS])
         #: the spans of the comments read, when a caller collects them (None: not kept)
         self.trivia: list[tuple[int, int]] | None = None
 
@@ -166,7 +174,7 @@ class FastLexer:
                     and m.group(kind) == "Tensor"
                     and "TENSOR_TYPE" in rows[stack[-1]]
                 ):
-                    t = self.tensor_type.match(text, m.start(kind))
+                    t = TENSOR_TYPE.match(text, m.start(kind))
                     if t is not None:
                         statement_next = False
                         yield TensorTypeTok(t)

@@ -388,7 +388,8 @@ class _Builder:
 
     def statement(self, children: Children) -> ast.Let:
         """`%v = op(%a, %b, k=v);` read in one match (lexer.STATEMENT): what graph_binding
-        (or let_binding), call, opref, local and the attribute rules make of it."""
+        (or let_binding, with its tensor type), call, opref, local and the attribute rules
+        make of it."""
         m = children[0].match
         source = self.source
         text = m.string
@@ -418,7 +419,8 @@ class _Builder:
         call = ast.Call(callee, args, tuple(attrs), span=Span(source, op_start, m.end("close")))
         is_let = m.group("let") is not None
         start = m.start("let") if is_let else var_start
-        return ast.Let(var, None, call, graph=not is_let, span=Span(source, start, m.end()))
+        typ = None if m.start("type") < 0 else self._tensor_type(m, "type_", *m.span("type"))
+        return ast.Let(var, typ, call, graph=not is_let, span=Span(source, start, m.end()))
 
     def _statement_attr(self, a: "re.Match[str]") -> ast.Attr:
         """One `name=value` of a STATEMENT, as attr and the attr_value rules make it."""
@@ -601,14 +603,19 @@ class _Builder:
         return ast.TensorTypeExpr(shape.dims, str(dtype), span=self._span(children))
 
     def tensor_type_token(self, children: Children) -> ast.TensorTypeExpr:
-        """`Tensor[(b, 64), float32]` read in one match (lexer.tensor_type_pattern): what
-        tensor_type, dims and the dim rules make of it."""
+        """`Tensor[(b, 64), float32]` read in one match (lexer.TENSOR_TYPE): what tensor_type,
+        dims and the dim rules make of it."""
         m = children[0].match
+        return self._tensor_type(m, "", m.start(), m.end())
+
+    def _tensor_type(self, m: "re.Match[str]", prefix: str, start: int, end: int) -> ast.TensorTypeExpr:
+        """The tensor type a match read at [start, end): its groups `{prefix}dims` and
+        `{prefix}dtype`."""
         source = self.source
         dims: list[ast.DimExpr] = []
-        start, end = m.span("dims")
-        if start >= 0:
-            for d in DIMS.finditer(m.string, start, end):
+        dims_start, dims_end = m.span(prefix + "dims")
+        if dims_start >= 0:
+            for d in DIMS.finditer(m.string, dims_start, dims_end):
                 value, at = d.group(), d.start()
                 span = Span(source, at, d.end())
                 if value == "?":
@@ -617,7 +624,7 @@ class _Builder:
                     dims.append(ast.DimInt(self._int(Tok("INT", value, at)), span=span))
                 else:
                     dims.append(ast.DimName(value, span=span))
-        return ast.TensorTypeExpr(tuple(dims), m.group("dtype"), span=Span(source, m.start(), m.end()))
+        return ast.TensorTypeExpr(tuple(dims), m.group(prefix + "dtype"), span=Span(source, start, end))
 
     def scalar_type(self, children: Children) -> ast.TensorTypeExpr:
         return ast.TensorTypeExpr((), str(children[0]), span=self._span(children))
