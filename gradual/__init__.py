@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from gradual.api import CheckResult, SyntaxProblem, check, elaborate, elaborate_text, format_program, parse
     from gradual.diagnostics import Diagnostic, Label, Severity
     from gradual.diagnostics.render import render_diagnostics
-    from gradual.operators import AttributeInfo, OperatorInfo, operators
+    from gradual.operator_info import AttributeInfo, OperatorInfo, operators
     from gradual.ops.registry import register_op
     from gradual.shapes import Dimension, Interval, PartialShape, Shape, ShapeError, Symbol
 
@@ -27,7 +27,7 @@ _LAZY = {
     ),
     **dict.fromkeys(("Diagnostic", "Label", "Severity"), "gradual.diagnostics"),
     "render_diagnostics": "gradual.diagnostics.render",
-    **dict.fromkeys(("AttributeInfo", "OperatorInfo", "operators"), "gradual.operators"),
+    **dict.fromkeys(("AttributeInfo", "OperatorInfo", "operators"), "gradual.operator_info"),
     "register_op": "gradual.ops.registry",
     **dict.fromkeys(("Dimension", "Interval", "PartialShape", "Shape", "ShapeError", "Symbol"), "gradual.shapes"),
 }
