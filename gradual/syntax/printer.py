@@ -591,13 +591,27 @@ def format_condition(node: ast.Condition | ast.CExpr) -> str:
         return f"{format_condition(node.operand)} in {{{items}}}"
     if isinstance(node, ast.InRange):
         return f"{format_condition(node.operand)} in {format_condition(node.low)} .. {format_condition(node.high)}"
+    if isinstance(node, ast.CBool):
+        return f" {node.op} ".join(_logic_operand(part, node.op) for part in node.parts)
+    if isinstance(node, ast.CNot):
+        return f"not {_logic_operand(node.operand, 'not')}"
+    if isinstance(node, ast.CPresent):
+        return f"present({node.name})"
+    if isinstance(node, ast.CQuant):
+        if node.source is not None:
+            source = node.source
+        else:
+            assert node.low is not None and node.high is not None, "a quantifier ranges over a source or a range"
+            source = f"{format_condition(node.low)} .. {format_condition(node.high)}"
+        return f"{node.quantifier}({format_condition(node.body)} for {node.var} in {source})"
     if isinstance(node, ast.CInt):
         return str(node.value)
     if isinstance(node, ast.CName):
         return node.name
     if isinstance(node, ast.CCall):
         index = "" if node.index is None else f", {format_condition(node.index)}"
-        return f"{node.function}({node.operand}{index})"
+        entry = "" if node.entry is None else f"[{format_condition(node.entry)}]"
+        return f"{node.function}({node.operand}{entry}{index})"
     if isinstance(node, ast.CNeg):
         inner = format_condition(node.operand)
         return f"-{inner}" if isinstance(node.operand, (ast.CInt, ast.CName, ast.CCall)) else f"-({inner})"
@@ -609,6 +623,15 @@ def format_condition(node: ast.Condition | ast.CExpr) -> str:
 
 
 _CONDITION_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
+_LOGIC_PRECEDENCE = {"or": 1, "and": 2, "not": 3}
+
+
+def _logic_operand(node: ast.Condition, op: str) -> str:
+    """A part of `or`/`and`/`not`, parenthesized where it binds looser than the connective."""
+    text = format_condition(node)
+    if isinstance(node, ast.CBool) and _LOGIC_PRECEDENCE[node.op] <= _LOGIC_PRECEDENCE[op] and node.op != op:
+        return f"({text})"
+    return text
 
 
 def _condition_operand(node: ast.CExpr, op: str, right: bool) -> str:
