@@ -43,7 +43,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from gradual.ops.context import ArgView, TensorArg, TupleArg
+from gradual.ops.context import MAX_RANK, ArgView, TensorArg, TupleArg
 from gradual.shapes import Symbol
 from gradual.syntax import ast
 from gradual.syntax.printer import format_condition as condition_text
@@ -287,6 +287,7 @@ class Evaluation:
         self.env: dict[str, Any] = {}  # a quantifier's name -> the entry it stands for now
         self.witness: dict[str, str] = {}  # ... and that entry as text (`%xs[2]`), for messages
         self.rank_args: dict[tuple, Any] = {}  # a RankForm's key -> the argument of that rank
+        self.opening = False  # whether terms may open dims of unknown-rank operands (effects)
 
     # terms ---------------------------------------------------------------------------------
     def term(self, node: ast.CExpr) -> Value:
@@ -378,11 +379,23 @@ class Evaluation:
             self.rank_args[key] = arg
             return RankForm(0, ((key, 1),))
         axis = self.term(node.index) if node.index is not None else UNDECIDED
-        if arg.dims is None or not isinstance(axis, int):
+        if not isinstance(axis, int) or isinstance(axis, bool):
             return UNDECIDED
+        if arg.dims is None:
+            return self._opened_dim(arg, axis)
         if not -arg.rank <= axis < arg.rank:  # type: ignore[operator]
             return UNDECIDED  # another condition says which axes exist
         return self._dim(arg.dims[axis])
+
+    def _opened_dim(self, arg: TensorArg, axis: int) -> Value:
+        """`dim(%x, axis)` of an operand of unknown rank, in a conjunctive place: the rank the
+        axis needs is required of it and the dim opened (counted from the end for a negative
+        axis), so a relation on it is graded like one on a known dim. Elsewhere undecided."""
+        if not self.opening or not -MAX_RANK <= axis < MAX_RANK:
+            return UNDECIDED
+        self.ctx.require_rank_at_least(arg, axis + 1 if axis >= 0 else -axis)
+        first, last = self.ctx.edge_dims(arg, axis + 1 if axis >= 0 else 0, -axis if axis < 0 else 0)
+        return self._dim(first[axis] if axis >= 0 else last[0])
 
     def arith(self, op: str, a: Value, b: Value) -> Value:
         if a is _ABSENT or b is _ABSENT:
@@ -411,7 +424,7 @@ class Evaluation:
         """Whether the condition holds here (None: not decided here); `effects`: say what an
         undecided comparison needs through the context (see the class docstring)."""
         if isinstance(node, ast.Compare):
-            values = [self.term(o) for o in node.operands]
+            values = self._terms(node.operands, effects)
             return _conjunction(self.compare(op, values[i], values[i + 1], effects) for i, op in enumerate(node.ops))
         if isinstance(node, ast.Member):
             value = self.term(node.operand)
@@ -425,7 +438,7 @@ class Evaluation:
                     return False
             return verdict
         if isinstance(node, ast.InRange):
-            value, low, high = self.term(node.operand), self.term(node.low), self.term(node.high)
+            value, low, high = self._terms((node.operand, node.low, node.high), effects)
             return _conjunction(self.compare("<=", a, b, effects) for a, b in ((low, value), (value, high)))
         if isinstance(node, ast.CBool):
             if node.op == "and":
@@ -437,6 +450,13 @@ class Evaluation:
         if isinstance(node, ast.CPresent):
             return self.present(node.name)
         return self.quantified(node, effects)
+
+    def _terms(self, nodes: Any, effects: bool) -> list:
+        self.opening = effects
+        try:
+            return [self.term(n) for n in nodes]
+        finally:
+            self.opening = False
 
     def present(self, name: str) -> Optional[bool]:
         if not name.startswith("%"):

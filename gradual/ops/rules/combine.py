@@ -37,6 +37,9 @@ register_rule_message(
 
 
 # concatenate and stack ------------------------------------------------------------------------
+# Relay's declarations state what these rules check (one or more tensors of one rank, the axis
+# in range); the rules still check it for ATen's aten.cat and aten.stack, which run them
+# adapted (ops/rules/aten.py) and whose declarations do not state it yet.
 def _same_rank_fields(ctx: ShapeContext, fields: list) -> Optional[int]:
     """The common rank of a tuple's tensors (unknown ranks get a check); None if all unknown."""
     if not fields:
