@@ -16,7 +16,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.layouts import factors, parse_layout
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import require_entries, require_length, require_nonempty, show_ints
+from gradual.ops.rules.common import require_nonempty, show_ints
 from gradual.ops.rules.nn import product_operands
 from gradual.ops.tables import shape_rule
 
@@ -115,30 +115,22 @@ def _split(ctx: ShapeContext, whole: Any, factor: int, letter: str, layout: str,
 
 
 # attributes -------------------------------------------------------------------------------------
-def per_dim(ctx: ShapeContext, name: str, k: int, minimum: int = 1, extra: Sequence[int] = ()) -> list:
-    """A k-dim attribute given as 1 or k values (or, where Relay prints more, as many as
-    `extra` allows: the first k count), each at least `minimum`: checked here, for the
-    operators whose declaration does not state it yet."""
-    values = list(ctx.attr(name))
-    require_length(ctx, name, values, sorted({1, k, *extra}))
-    require_entries(ctx, name, values, allow_zero=minimum == 0)
-    return spread(values, k)
+def per_dim(ctx: ShapeContext, name: str, k: int) -> list:
+    """A k-dim attribute's values per dim (see `spread`); its declaration holds its length
+    and entries."""
+    return spread(ctx.attr(name), k)
 
 
 def spread(values: Sequence[int], k: int) -> list:
-    """A k-dim attribute's values per dim, from 1 value for all or k (or more: the first k),
-    as its declaration holds it."""
+    """A k-dim attribute's values per dim, from 1 value for all or k (or more, where Relay
+    prints more: the first k count), as its declaration holds it."""
     values = list(values)
     return values * k if len(values) == 1 else values[:k]
 
 
 def padding(ctx: ShapeContext, k: int, name: str = "padding") -> list:
-    """(before, after) per spatial dim from Relay's 1, k or 2k padding values, checked here
-    (see `per_dim`)."""
-    values = list(ctx.attr(name))
-    require_length(ctx, name, values, sorted({1, k, 2 * k}))
-    require_entries(ctx, name, values, allow_zero=True)
-    return pad_pairs(values, k)
+    """(before, after) per spatial dim of a padding attribute (see `pad_pairs`)."""
+    return pad_pairs(ctx.attr(name), k)
 
 
 def pad_pairs(values: Sequence[int], k: int) -> list:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg, axes_rank, product
+from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import distinct_axes, dtype_name, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
@@ -214,9 +214,7 @@ def l2_normalize(ctx: ShapeContext) -> Any:
     """`nn.l2_normalize(x, eps, axis)`: x's shape; the axes name distinct dims of x."""
     (data,) = ctx.operands()
     axes = ctx.attr("axis")
-    if data.dims is None and axes:
-        ctx.require_rank_at_least(data, axes_rank(list(axes)))  # a dynamic rank gets a rank check
-    elif data.dims is not None and axes is not None:
+    if data.dims is not None and axes is not None:  # in range, as declared; distinct, as the rule holds them
         distinct_axes(ctx, axes, data.rank)
     return ctx.tensor(data.dims)
 
