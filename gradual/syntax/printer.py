@@ -530,7 +530,23 @@ def condition_doc(node: ast.Condition) -> Doc:
     if isinstance(node, ast.Member):
         items = [_condition_item(i) for i in node.items]
         return [f"{format_condition(node.operand)} in ", _group("{", items, "}", "")]
+    if isinstance(node, ast.CBool):  # one part a line, the connective leading it
+        parts = [_logic_doc(part, node.op) for part in node.parts]
+        rest: list[Doc] = [[layout.SPACE, f"{node.op} ", part] for part in parts[1:]]
+        return layout.Group([parts[0], layout.Nest(rest)], format_condition(node))
+    if isinstance(node, ast.CQuant):  # the body on a line of its own, then its range
+        tail = format_condition(node)[len(f"{node.quantifier}({format_condition(node.body)} ") : -1]
+        inner: list[Doc] = [layout.SOFT, condition_doc(node.body), layout.SPACE, tail]
+        return layout.Group([f"{node.quantifier}(", layout.Nest(inner), layout.SOFT, ")"], format_condition(node))
     return format_condition(node)
+
+
+def _logic_doc(node: ast.Condition, op: str) -> Doc:
+    """A part of `or`/`and` as a document, parenthesized as `format_condition` does."""
+    text = format_condition(node)
+    if _logic_operand(node, op) != text:
+        return layout.Group(["(", condition_doc(node), ")"], f"({text})")
+    return condition_doc(node)
 
 
 def attr_value_doc(value: ast.AttrValue) -> Doc:
