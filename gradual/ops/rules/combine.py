@@ -97,7 +97,7 @@ def _joined_values(ctx: ShapeContext, fields: list) -> Optional[list]:
 def _joined_fields(ctx: ShapeContext) -> tuple:
     """The tensors of a concatenate/stack tuple: (fields, their common dtype, their common
     rank or None when unknown)."""
-    tup = ctx.args[0]  # qnn.concatenate adds scales and zero points after the tuple
+    tup = ctx.args[0]  # a tuple, or `?` (no typed accessor: tuple_operand refuses a `?`); qnn's scales follow
     fields = ctx.tuple_fields(tup)
     if fields is None:
         return None, None, None

@@ -221,7 +221,7 @@ def conv(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d(data, weight, strides, padding, dilation, groups, channels, kernel_size,
     data_layout, kernel_layout, out_layout, out_dtype)`: weight is (O, I, *kernel) with
     C = I * groups; the output has O channels and windowed spatial dims."""
-    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
+    data, weight = ctx.operand(0), ctx.operand(1)  # qnn convolutions add zero points and scales after them
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
@@ -245,7 +245,7 @@ def conv2d_nchwc(ctx: ShapeContext) -> Any:
     """`nn.contrib_conv2d_NCHWc(data (n, ic, h, w, ib), weight (oc, ic, kh, kw, ib, ob))`: the
     data's layout packs C by ib; oc * ob output channels in out_layout, windowed spatial dims
     (the contract relates the operands' blocks)."""
-    data, weight = ctx.args
+    data, weight = ctx.operands()
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, "HW")
     x = layout_dims(ctx, data, layout, "NCHW", "data_layout")
@@ -271,7 +271,7 @@ def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d_transpose(...)`: weight is (I, O, *kernel) in the default IO.. layout
     with I = C; the output has O * groups channels and spatial dims
     (size - 1) * stride - pads + dilation * (kernel - 1) + output_padding + 1."""
-    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
+    data, weight = ctx.operand(0), ctx.operand(1)  # qnn convolutions add zero points and scales after them
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
@@ -405,7 +405,7 @@ def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, spatial: str
 def pool2d_grad(ctx: ShapeContext) -> Any:
     """`nn.max_pool2d_grad` / `nn.avg_pool2d_grad(out_grad, data, ...)`: the data's shape;
     out_grad has the shape pooling the data gives (the kernel reads one gradient per window)."""
-    out_grad, data = ctx.args
+    out_grad, data = ctx.operands()
     layout = ctx.attr("layout")
     x = layout_dims(ctx, data, layout, "NCHW", "layout")
     sizes, strides = list(ctx.attr("pool_size")), list(ctx.attr("strides"))
@@ -436,7 +436,7 @@ def correlation(ctx: ShapeContext) -> Any:
     one channel per displacement, (2 * (max_displacement // stride2) + 1)^2, and output positions
     stride1 apart where a window of 2 * (max_displacement + kernel_size // 2) + 1 fits the padded
     image (Relay's ceiling division)."""
-    data, _ = ctx.args
+    data, _ = ctx.operands()
     displacement, stride2 = ctx.attr("max_displacement"), ctx.attr("stride2")
     side = 2 * (displacement // stride2) + 1
     span = ctx.const(2 * (displacement + ctx.attr("kernel_size") // 2) + 1)
