@@ -24,34 +24,41 @@ register_rule_message(
 
 
 def _indexed(ctx: ShapeContext, data: TensorArg, fields: list) -> Optional[list]:
-    """The dims x[indices] has (NumPy's rule), or None where it cannot be known."""
+    """The dims x[indices] has (NumPy's rule), or None where it cannot be known. The indices
+    stand in NumPy's index tuple in order of their dims, with full slices for the dims between;
+    a 0-d mask takes no dim (it adds one of 0 or 1, before the dim it names)."""
     where = list(ctx.attr("dims"))
     if data.dims is None or any(f.dims is None for f in fields) or len(where) != len(fields):
         return None
+    pairs = sorted(zip(where, fields), key=lambda pair: pair[0])
     taken: list = []
     shapes = []
-    for start, index in zip(where, fields):
+    positions = []  # each index's place in NumPy's index tuple
+    axis, overlap = 0, False
+    for start, index in pairs:
+        overlap = overlap or not axis <= start <= data.rank
+        positions.append(len(positions) + start - len(taken))
         if dtype_name(index.dtype) == "bool":
             span = list(range(start, start + index.rank))
-            for axis, d in zip(span, index.dims):
-                if 0 <= axis < data.rank:
-                    ctx.equal(d, data.dim(axis))
+            for a, d in zip(span, index.dims):
+                if 0 <= a < data.rank:
+                    ctx.equal(d, data.dim(a))
             shapes.append([ctx.bounded(0, product(ctx, index.dims))])
         else:
             span = [start]
             shapes.append(list(index.dims))
         taken.extend(span)
-    if len(set(taken)) != len(taken) or any(not 0 <= a < data.rank for a in taken):
+        axis = max(axis, start + len(span))
+    if overlap or len(set(taken)) != len(taken) or any(not 0 <= a < data.rank for a in taken):
         ctx.fail("index-dims", arg=data, dims=sorted(taken), rank=data.rank)
     batch = broadcast_dims(ctx, shapes)
     if batch is None:
         return None
-    taken.sort()
-    if not taken:
+    if not pairs:
         return list(data.dims)
-    if taken == list(range(taken[0], taken[-1] + 1)):
-        return list(data.dims[: taken[0]]) + list(batch) + list(data.dims[taken[-1] + 1 :])
-    return list(batch) + [d for axis, d in enumerate(data.dims) if axis not in taken]
+    if positions == list(range(positions[0], positions[-1] + 1)):  # adjacent: in place
+        return list(data.dims[: pairs[0][0]]) + list(batch) + list(data.dims[axis:])
+    return list(batch) + [d for a, d in enumerate(data.dims) if a not in taken]
 
 
 @shape_rule("aten_index")

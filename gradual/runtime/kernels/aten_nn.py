@@ -23,32 +23,47 @@ register_rule_message(
     "{op} writes values of shape {values} where its indices select {selected}: they do not broadcast",
     "pass values that broadcast to what the indices select (a mask selects as many as it has true elements)",
 )
+register_rule_message(
+    "index-broadcast",
+    codes.SHAPE_MISMATCH,
+    "{op}'s indices select shapes {shapes}, which do not broadcast together",
+    "a mask selects as many positions as it has true elements: pass indices whose counts broadcast",
+)
 
 
 # indexing ---------------------------------------------------------------------------------------
 def _index_tuple(data: np.ndarray, indices: tuple, dims: Sequence[int]) -> tuple:
-    """NumPy's index for x[indices at dims] (a bool mask takes as many dims as it has)."""
-    given = dict(zip(dims, indices))
+    """NumPy's index for x[indices at dims]: the indices in order of their dims, full slices for
+    the dims between (a bool mask takes as many dims as it has; a 0-d one takes none)."""
     out: list = []
     axis = 0
-    while axis < data.ndim:
-        index = given.get(axis)
-        if index is None:
-            out.append(slice(None))
-            axis += 1
-            continue
+    for start, index in sorted(zip(dims, indices), key=lambda pair: pair[0]):
+        out.extend([slice(None)] * (start - axis))
+        axis = max(axis, start)
         if index.dtype != bool and index.size:  # torch: "index out of range"
             data_index(index.min(), data.shape[axis])
             data_index(index.max(), data.shape[axis])
         out.append(index if index.dtype == bool else index.astype(np.int64))
-        axis += max(index.ndim, 1) if index.dtype == bool else 1
+        axis += index.ndim if index.dtype == bool else 1
     return tuple(out)
 
 
 @kernel("aten.index")
 def index(data: np.ndarray, indices: tuple, *, dims: Sequence[int]) -> np.ndarray:
     """x indexed by index tensors (NumPy's advanced indexing, which is torch's)."""
-    return np.array(data[_index_tuple(data, indices, dims)])
+    where = _index_tuple(data, indices, dims)
+    _broadcast_selection(where)
+    return np.array(data[where])
+
+
+def _broadcast_selection(where: tuple) -> None:
+    """A mask's count of true elements is data: whether it broadcasts with the other indices is
+    known here, and is the rule's failure (not the kernel's)."""
+    shapes = [(int(np.count_nonzero(i)),) if i.dtype == bool else i.shape for i in where if isinstance(i, np.ndarray)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise RuleFailure("index-broadcast", {"shapes": ", ".join(str(s) for s in shapes)}) from None
 
 
 @kernel("aten.index_put")
@@ -58,10 +73,13 @@ def index_put(
     """x with values written (or added) at the indices."""
     out = data.copy()
     where = _index_tuple(data, indices, dims)
+    _broadcast_selection(where)
     selected = out[where].shape
-    try:
-        np.broadcast_shapes(values.shape, selected)
-    except ValueError:  # a mask's selection is data: its count is known here
+    try:  # values broadcast *to* the selection (a selection of 1 takes no 0 values)
+        fits = np.broadcast_shapes(values.shape, selected) == selected
+    except ValueError:
+        fits = False
+    if not fits:  # a mask's selection is data: its count is known here
         raise RuleFailure("index-put-values", {"values": values.shape, "selected": selected}) from None
     if accumulate:
         np.add.at(out, where, values.astype(data.dtype))
