@@ -8,7 +8,17 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from gradual.diagnostics import codes
+from gradual.ops.context import RuleFailure
+from gradual.ops.messages import register_rule_message
 from gradual.runtime.kernels.registration import kernel
+
+register_rule_message(
+    "unpool-index",
+    codes.OP_CONSTRAINT,
+    "{op}'s indices name position {index} of the unpooled shape {shape}, which lies outside {target}",
+    "pass indices that name positions (flat, in the unpooled shape) whose coordinates lie within the output",
+)
 
 
 def given(a: np.ndarray) -> bool:
@@ -702,8 +712,17 @@ def max_unpool(
         (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.shape[2:], strides, kernel_shape))
     ]
     flat = indices.reshape(-1).astype(np.int64)
-    if given(output_shape):
-        target = [int(v) for v in output_shape.reshape(-1)]
+    target = [int(v) for v in output_shape.reshape(-1)] if given(output_shape) else shape
+    # the indices are data: where they land is known here, not in the declaration
+    outside = flat >= int(np.prod(shape))
+    if not outside.any() and target is not shape:
+        coords = np.unravel_index(flat, shape)
+        outside = np.any([c >= t for c, t in zip(coords, target)], axis=0)
+    if np.any(outside):
+        bad = int(flat[np.argmax(outside)])
+        where = "it" if target is shape else f"the output shape {tuple(target)}"
+        raise RuleFailure("unpool-index", {"index": bad, "shape": tuple(shape), "target": where})
+    if target is not shape:
         flat = np.ravel_multi_index(np.unravel_index(flat, shape), target)
         shape = target
     out = np.zeros(int(np.prod(shape)), x.dtype)
