@@ -222,8 +222,11 @@ _OPENERS = ("(", "[", "{")
 _NO_SPACE_BEFORE = (")", "]", "}", ",", ";", ".")
 
 
+_PADS = tuple(INDENT * level for level in range(MAX_INDENT + 1))
+
+
 def _pad(level: int) -> str:
-    return INDENT * min(level, MAX_INDENT)
+    return _PADS[level] if level < MAX_INDENT else _PADS[MAX_INDENT]
 
 
 class Renderer:
