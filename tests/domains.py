@@ -7,6 +7,8 @@ changes one thing, or nothing:
 * an operand's dtype, to one of every dtype class;
 * one dim of an operand, to 0 (zero-size tensors in every position);
 * a tensor operand, to a tuple of tensors;
+* one entry of a tuple operand (concatenate's tensors), to another rank, dtype or a zero dim;
+  or the tuple, to an empty one or to its first tensor alone;
 * an attribute, to a value out of its domain: negative, too large, a list one entry longer or
   shorter, another kind (a string for a number, a number for a string), None.
 
@@ -28,7 +30,7 @@ from gradual.syntax.printer import format_attr_value
 #: one dtype of every class an operand can be declared with
 DTYPES = ("float32", "float16", "float64", "int64", "int32", "int8", "uint8", "bool")
 
-MUTATIONS = ("none", "rank", "dtype", "zero", "tuple", "attribute")
+MUTATIONS = ("none", "rank", "dtype", "zero", "tuple", "entry", "attribute")
 
 
 @dataclass
@@ -128,6 +130,29 @@ def _out_of_domain(draw: Any, value: Any) -> Any:
     return draw(st.sampled_from([None, -1, "x"]))
 
 
+def _changed_entry(draw: Any, fields: tuple) -> Any:
+    """A tuple operand with one entry of another rank, dtype or a zero dim; or the tuple made
+    empty, or its first tensor given alone (a tensor where a tuple goes)."""
+    how = draw(st.sampled_from(("rank", "dtype", "zero", "empty", "tensor")))
+    if how == "empty" or not fields:
+        return ()
+    if how == "tensor":
+        return fields[0]
+    entries = list(fields)
+    j = draw(st.integers(0, len(entries) - 1))
+    entry = entries[j]
+    if how == "rank":
+        entries[j] = _random_array(draw, draw(st.integers(0, 4)), _dtype_name(entry))
+    elif how == "dtype":
+        with np.errstate(all="ignore"):
+            entries[j] = entry.astype(draw(st.sampled_from(DTYPES)))
+    elif entry.ndim:
+        shape = list(entry.shape)
+        shape[draw(st.integers(0, entry.ndim - 1))] = 0
+        entries[j] = np.zeros(shape, entry.dtype)
+    return tuple(entries)
+
+
 def draw_call(draw: Any, op: Any, generator: Any) -> Call:
     """A call of `op` from its generator's valid call, with at most one change (see above)."""
     args, attrs = generator(draw)
@@ -158,6 +183,13 @@ def draw_call(draw: Any, op: Any, generator: Any) -> Call:
     elif mutation == "tuple":
         at = draw(st.sampled_from(tensors))
         args[at] = (args[at], args[at])
+    elif mutation == "entry":
+        tuples = [i for i, a in enumerate(args) if isinstance(a, tuple)]
+        if tuples:
+            at = draw(st.sampled_from(tuples))
+            args[at] = _changed_entry(draw, args[at])
+        else:
+            mutation = "none"
     elif mutation == "attribute":
         names = sorted(n for n in op.attrs if n in attrs) or sorted(op.attrs)
         if names:

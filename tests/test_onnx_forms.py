@@ -4,15 +4,18 @@ program and checks the same."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("onnx")
 
 from gradual.frontends import onnx as gonnx
-from gradual.frontends.onnx.importer import Importer
+from gradual.frontends.onnx.importer import Importer, Namer
 
 DATA = Path(__file__).parent / "data" / "onnx"
 MODELS = sorted(DATA.glob("*/*.onnx")) + sorted(DATA.glob("*/*/*.onnx"))
@@ -54,3 +57,12 @@ def test_an_exporter_style_encoder_imports_the_same(options: dict, monkeypatch: 
     slow, fast = _both(model, monkeypatch, **options)
     assert fast == slow
     assert "take(" in fast[0] and "expand_dims(" in fast[0] and "dyn.reshape(" in fast[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=24))
+def test_namer_spells_names_as_the_pattern_does(onnx_name: str) -> None:
+    """A fresh name is the ONNX name with every character but [A-Za-z0-9_] replaced by `_`
+    (ASCII names through a translation table, the rest through the pattern)."""
+    expected = re.sub(r"[^A-Za-z0-9_]", "_", onnx_name) or "v"
+    assert Namer().name(onnx_name) == expected

@@ -136,7 +136,12 @@ def run_rule(op_name: str, shapes: Sequence[Any], **attrs: Any) -> Any:
     values = {name: spec.default for name, spec in op.attrs.items() if spec.has_default}
     values.update(attrs)
     indices = INDEX_OPERANDS.get(op_name, ())
-    integer_args = frozenset(i for i, name in enumerate(op.param_names) if name in indices)
+    index_vars = {var for var, cls in op.signature.dtype_requires if cls in ("index", "int")}
+    integer_args = frozenset(
+        i
+        for i, (name, param) in enumerate(zip(op.param_names, op.signature.params))
+        if name in indices or getattr(param, "dtype", None) in index_vars
+    )
     return apply_operator(IntContext(op_name, shapes, values, integer_args=integer_args), op)
 
 

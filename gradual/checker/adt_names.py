@@ -114,6 +114,17 @@ def dtype_names(node: object) -> set[str]:
     return found
 
 
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """A syntax class's field names but its span (what may hold a child), once per class."""
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = _CHILD_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name != "span")
+    return names
+
+
 def _annotations(root: object) -> list[ast.TypeExpr]:
     """Every type written inside a body (let annotations, casts, closures' signatures,
     pattern annotations), found by walking its syntax nodes iteratively."""
@@ -125,7 +136,7 @@ def _annotations(root: object) -> list[ast.TypeExpr]:
         if isinstance(item, type_classes):
             types.append(item)
         elif isinstance(item, ast.Node):
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(item) if f.name != "span")
+            stack.extend([getattr(item, name) for name in _child_fields(type(item))])
         elif isinstance(item, (tuple, list)):
             stack.extend(item)
     return types

@@ -5,6 +5,7 @@ what a call teaches the caller, and existentials a call binds.
 
 from __future__ import annotations
 
+import typing
 from typing import Any, Optional
 
 from gradual.checker import adt, messages
@@ -19,7 +20,7 @@ from gradual.checker.finalize import (
     rename_symbols,
     unquantified,
 )
-from gradual.checker.records import NO_FACTS, CheckRecord, Env
+from gradual.checker.records import NO_FACTS, CheckRecord, Env, argument_sharing, quick_key, quick_referents
 from gradual.checker.references import check_reference
 from gradual.checker.site import CallSite
 from gradual.checker.site.values import ArgInfo, Callee, CastPattern, SiteOutcome
@@ -40,6 +41,7 @@ from gradual.types import (
     DynType,
     FuncType,
     TensorType,
+    TupleType,
     Type,
     TypeVar,
     format_type,
@@ -69,7 +71,7 @@ def _call_key(
         if not closed:
             return None
     # each argument: -1, or the first argument that is the same variable (binders compare by identity)
-    sharing = tuple([-1 if b is None else binders.index(b) for b in binders])
+    sharing = argument_sharing(binders)
     if env.loose and any(type_symbols(t) & env.loose.keys() for t in arg_types):
         return None  # how it broadcasts depends on more than the types
     known = env.facts
@@ -126,7 +128,21 @@ class Calls(Expressions):
     ) -> Optional[SiteOutcome]:
         """The outcome of `name(binders..., attr_nodes...)`, its bounds learned, when an
         earlier call's outcome holds for it and has nothing of its own (no cast, refinement or
-        fact: `call_operator`'s memo); else None (the call must be checked as syntax)."""
+        fact: `call_operator`'s memo); else None (the call must be checked as syntax). An
+        argument that is a Python tuple of binders is a tuple expression of those variables.
+
+        Looked up first by `quick_key` (no attribute checked, no type hashed), then by
+        `_call_key`, whose hit is remembered under the quick key."""
+        quick = quick_key(name, binders, env, attr_nodes)
+        if quick is not None:
+            try:
+                found = self.quick_calls.get(quick)
+            except TypeError:  # an attribute value that cannot be hashed
+                found = quick = None
+            if found is not None:
+                if found[0].learned:
+                    self.learn(found[0].learned, env)
+                return found[0]
         op = self.registry.ops.get(name)
         if op is None or len(binders) != len(op.signature.params) or name in ast.REF_FORMS:
             return None
@@ -134,15 +150,19 @@ class Calls(Expressions):
         if attrs is None:
             return None
         types = env.types
-        arg_types = []
+        arg_types: list[Type] = []
         for binder in binders:
-            t = types.get(id(binder)) if binder is not None else None
+            if binder.__class__ is tuple:
+                fields = [self._quick_type(b, types) for b in binder]
+                if None in fields:
+                    return None
+                arg_types.append(TupleType(tuple(fields)))  # type: ignore[arg-type]
+                continue
+            t = self._quick_type(binder, types)
             if t is None:
                 return None
-            if t.__class__ is TypeVar:
-                t = self.current.solver.resolve_type(t)  # type: ignore[union-attr]
             arg_types.append(t)
-        key = _call_key(op, attrs, arg_types, binders, env)
+        key = _call_key(op, attrs, arg_types, [None if b.__class__ is tuple else b for b in binders], env)
         if key is None:
             return None
         try:
@@ -151,19 +171,31 @@ class Calls(Expressions):
             return None
         if cached is None or not cached.shared:
             return None
+        if quick is not None:
+            self.quick_calls[quick] = (cached, quick_referents(binders, env))
         if cached.learned:
             self.learn(cached.learned, env)
         return cached
 
+    def _quick_type(self, binder: Any, types: dict[int, Type]) -> Optional[Type]:
+        """A variable's type as `expr` reads it, or None (not typed yet)."""
+        t = types.get(id(binder)) if binder is not None else None
+        if t is not None and t.__class__ is TypeVar:
+            t = self.current.solver.resolve_type(t)  # type: ignore[union-attr]
+        return t
+
     def quick_call(self, e: ast.Call, env: Env) -> Optional[Type]:
-        """A call of an operator with no attributes on variables, checked by `quick_outcome`
-        and recorded as `call` records it; None where `call` must check it."""
+        """A call of an operator on variables (or tuples of variables), checked by
+        `quick_outcome` and recorded as `call` records it; None where `call` must check it."""
         uses = self.res.uses
         binders: list[Any] = []
         for a in e.args:
-            if a.__class__ is not ast.Var:
+            if a.__class__ is ast.Var:
+                binders.append(uses.get(id(a)))
+            elif isinstance(a, ast.TupleExpr) and all(f.__class__ is ast.Var for f in a.fields):
+                binders.append(tuple([uses.get(id(f)) for f in a.fields]))
+            else:
                 return None
-            binders.append(uses.get(id(a)))
         callee = e.callee
         if not isinstance(callee, ast.OpRef):
             return None
@@ -171,6 +203,12 @@ class Calls(Expressions):
         if outcome is None:
             return None
         frame = self.current.frame  # type: ignore[union-attr]
+        for a, binder in zip(e.args, binders):
+            if binder.__class__ is tuple:  # recorded as `expr` records a tuple expression
+                fields = tuple([self._quick_type(b, env.types) for b in binder])
+                frame.types[id(a)] = TupleType(
+                    typing.cast(tuple[Type, ...], fields)
+                )  # each typed: the outcome was known
         frame.types[id(e.callee)] = DYN
         if outcome.instantiation:
             frame.instantiations[id(e)] = outcome.instantiation

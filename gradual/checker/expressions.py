@@ -14,6 +14,7 @@ from gradual.checker.names import Binder
 from gradual.checker.records import CheckRecord, Env
 from gradual.checker.site.values import Callee, SiteOutcome
 from gradual.diagnostics import Diagnostic
+from gradual.ops.attributes import written_key
 from gradual.shapes import Dimension
 from gradual.syntax import ast
 from gradual.syntax.source import Span
@@ -40,6 +41,8 @@ from gradual.types.join import join
 from gradual.types.unify import HintVar
 
 _UNRECORDED = (ast.Var, ast.Literal, ast.OpRef, ast.GlobalVar)
+#: `argument_sharing` of two arguments: the same variable twice, or two
+_SAME, _DISTINCT = (0, 0), (0, 1)
 
 
 def _as_value(fn: Optional[FuncType]) -> Optional[FuncType]:
@@ -132,6 +135,8 @@ class Expressions(Definitions):
 
         def quick_call(self, e: ast.Call, env: Env) -> Optional[Type]: ...
 
+        def learn(self, learned: list[Any], env: Env) -> None: ...
+
         def call(self, e: ast.Call, env: Env) -> Type: ...
 
         def closure(self, fn: ast.Fn, env: Env) -> Type: ...
@@ -198,26 +203,62 @@ class Expressions(Definitions):
     def dataflow_statements(self, flow: ast.Dataflow, env: Env) -> None:
         """A Dataflow's statements. A call whose outcome is known already and needs nothing of
         its own (no cast, no refinement: `known_calls`) is checked from the arrays, its type
-        recorded by position; any other is made into syntax and checked as the let it is."""
+        recorded by position; any other is made into syntax and checked as the let it is.
+
+        A statement of one or two variables is first looked up in `quick_calls` under the key
+        `quick_key` would make for it, built here (most statements of a model are found so)."""
         binders, uses = self.res.dataflow[id(flow)]
         types, log = env.types, env.log
         recorded: list[Optional[Type]] = [None] * len(flow)
         instantiations: list[Any] = [None] * len(flow)  # each statement's, as the call site gives it
         self.current.frame.dataflow[id(flow)] = (flow, recorded, instantiations)  # type: ignore[union-attr]
-        quick = self.quick_outcome if not self.record_uses else None
-        attributed = flow.attrs
-        for i, op in enumerate(flow.ops):
-            if quick is None:
-                outcome = None
-            else:
-                outcome = quick(op, uses[i], env, attributed.get(i, ()) if attributed else ())
-            if outcome is None:
+        if self.record_uses:  # every variable's use is recorded: each statement is checked as syntax
+            for i in range(len(flow)):
                 self.let(self.res.publish(flow, i), env)
-                continue
-            recorded[i] = t = outcome.result
-            if outcome.instantiation:
-                instantiations[i] = outcome.instantiation
-            log.set(types, id(binders[i]), t)  # logged only inside a nested level
+            return
+        quick, quick_calls = self.quick_outcome, self.quick_calls
+        attributed = flow.attrs
+        plain = not env.facts and not env.loose  # quick_key's own form (no facts in the key)
+        for i, op in enumerate(flow.ops):
+            args = uses[i]
+            attrs = attributed.get(i, ()) if attributed else ()
+            found = None
+            if plain:
+                try:
+                    if len(args) == 1:
+                        t0 = types.get(id(args[0]))
+                        if t0 is not None and t0.__class__ is not TypeVar:
+                            found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0)))
+                    elif len(args) == 2:
+                        b0, b1 = args
+                        t0, t1 = types.get(id(b0)), types.get(id(b1))
+                        if (
+                            t0 is not None
+                            and t1 is not None
+                            and t0.__class__ is not TypeVar
+                            and t1.__class__ is not TypeVar
+                        ):
+                            sharing = _SAME if b0 is b1 else _DISTINCT
+                            found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0), id(t1), sharing))
+                except TypeError:  # an attribute value that cannot be hashed: `quick_outcome` decides
+                    found = None
+            if found is not None:
+                outcome: Optional[SiteOutcome] = found[0]
+                if found[0].learned:
+                    self.learn(found[0].learned, env)
+            else:
+                outcome = quick(op, args, env, attrs)
+                if outcome is None:
+                    self.let(self.res.publish(flow, i), env)
+                    plain = not env.facts and not env.loose
+                    continue
+            recorded[i] = t = outcome.result  # type: ignore[union-attr]
+            if outcome.instantiation:  # type: ignore[union-attr]
+                instantiations[i] = outcome.instantiation  # type: ignore[union-attr]
+            if log.open > log.unlogged:  # logged only inside a nested level
+                log.set(types, id(binders[i]), t)
+            else:
+                types[id(binders[i])] = t
 
     def record(self, node: object, t: Type) -> Type:
         assert self.current is not None

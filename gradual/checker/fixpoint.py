@@ -85,6 +85,7 @@ class Definitions(CheckerState):
             rounds += 1
             self.widened |= self.next_widening(rounds)
             self.globals, self.results, self.records, self.known_calls = {}, {}, {}, {}
+            self.quick_calls = {}
             self.types.clear()
             self.dataflow.clear()
             self.instantiations.clear()

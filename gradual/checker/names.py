@@ -246,7 +246,9 @@ class _Resolver:
         for name, cls in getattr(node, "dtype_classes", ()):
             where = getattr(node, "name_span", node.span)
             self.report(messages.bad_signature(where, "dtype-class", {"text": f"{name}: {cls}"}))
-        as_dtypes = dtype_names(node) if isinstance(node, ast.Def) else set()
+        # Only the bracketed names need sorting into dtypes and type parameters: without any,
+        # the walk over the body's annotations is skipped (it is as long as the body).
+        as_dtypes = dtype_names(node) if names and isinstance(node, ast.Def) else set()
         dtype_params = tuple(DTypeVar(n) for n in dict.fromkeys(names) if n in as_dtypes)
         type_params = tuple(TypeParam(n) for n in dict.fromkeys(names) if n not in as_dtypes)
         types = TypeScope(dict(outer_types.dtype_vars), {}, dict(outer_types.type_params), self.adt_arities)
@@ -350,13 +352,22 @@ class _Resolver:
         level = len(self.captured)
         binders: list[Binder] = []
         uses: list[list[Optional[Binder]]] = []
+        # no statement opens a level or a closure: whether uses must be noted, and whether the
+        # bindings are logged, hold for the whole run
+        noted = bool(self.captured or self.watched)
+        logged = log.open > log.unlogged
         for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
             if op not in operators and op not in ast.REF_FORMS and op not in self.res.ctors:
                 made_call = _made_call(flow, i)
                 callee = made_call.callee if made_call is not None else None
                 self.opref(callee if isinstance(callee, ast.OpRef) else ast.OpRef(op, span=flow.line(i)))
-            found = [variables.get(a) for a in args]
-            if None in found or self.captured or self.watched:
+            if len(args) == 2:  # the commonest arities without a comprehension's frame
+                found = [variables.get(args[0]), variables.get(args[1])]
+            elif len(args) == 1:
+                found = [variables.get(args[0])]
+            else:
+                found = [variables.get(a) for a in args]
+            if noted or None in found:
                 for j, binder in enumerate(found):
                     if binder is None:
                         made_call = _made_call(flow, i)
@@ -368,7 +379,10 @@ class _Resolver:
             binder = DataflowBinder(name, level, flow, i)
             binders.append(binder)
             uses.append(found)
-            log.set(variables, name, binder)
+            if logged:
+                log.set(variables, name, binder)
+            else:
+                variables[name] = binder
         self.res.dataflow[id(flow)] = (binders, uses)
 
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:

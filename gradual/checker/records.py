@@ -11,6 +11,7 @@ from gradual.checker.names import Binder, FunctionInfo, Resolution
 from gradual.checker.site.values import SiteOutcome
 from gradual.diagnostics import Diagnostic
 from gradual.infra.scopes import UndoLog
+from gradual.ops.attributes import written_key
 from gradual.ops.registry import Registry
 from gradual.shapes import Dimension, Symbol
 from gradual.syntax import ast
@@ -19,6 +20,7 @@ from gradual.types import (
     DTypeVar,
     FuncType,
     Type,
+    TypeVar,
     map_dims,
     type_symbols,
 )
@@ -223,6 +225,10 @@ class CheckerState:
         self.param_vars: dict[tuple[object, ...], Any] = {}
         self.param_var_set: set[Any] = set()  # param_vars' values, for membership
         self.known_calls: dict[tuple[Any, ...], SiteOutcome] = {}
+        #: `known_calls`' shared outcomes again, keyed by the identity of the argument types (and
+        #: facts) and the attributes as written (calls.quick_key): each value keeps those objects
+        #: alive, so an id in a key is never another object's; reset with `known_calls`
+        self.quick_calls: dict[tuple[Any, ...], tuple[SiteOutcome, tuple[Any, ...]]] = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set[Symbol] = {s for syms in resolution.introduced.values() for s in syms}
         #: the types closed closures were given, by identity (held, so no id is reused): they hold
@@ -231,3 +237,60 @@ class CheckerState:
         #: the definition each hinted parameter dim belongs to (a widening key -> name)
         self.hint_owner: dict[tuple[Any, ...], str] = {}
         self.stale = False
+
+
+def quick_key(name: str, binders: list[Any], env: Env, attr_nodes: tuple[ast.Attr, ...]) -> Optional[tuple[Any, ...]]:
+    """A key for `quick_outcome` made without hashing a type or checking an attribute: the
+    operator, its attributes as written, the identity of each argument's type (and of its
+    facts), and which arguments are the same variable; None where `_call_key` must decide
+    (an argument not yet typed or still an inference variable, or loose symbols in scope).
+
+    Equal quick keys make equal `_call_key`s: the same operator and arity, attributes that
+    check to the same values, the very same (closed) types, facts and sharing. The types and
+    facts it names are kept alive beside it (`quick_referents`)."""
+    if env.loose:
+        return None
+    types = env.types
+    key: list[Any] = [name, written_key(attr_nodes) if attr_nodes else ()]
+    for binder in binders:
+        if binder is None:
+            return None
+        if binder.__class__ is tuple:  # a tuple of variables: its fields' types
+            fields = [types.get(id(b)) if b is not None else None for b in binder]
+            if None in fields or any(t.__class__ is TypeVar for t in fields):
+                return None
+            key.append(tuple([id(t) for t in fields]))
+            continue
+        t = types.get(id(binder))
+        if t is None or t.__class__ is TypeVar:
+            return None
+        key.append(id(t))
+    facts = env.facts
+    if facts:
+        key.append("facts")
+        key.extend([id(facts.get(id(binder), NO_FACTS)) for binder in binders])
+    if len(binders) > 1:
+        key.append(argument_sharing(binders))
+    return tuple(key)
+
+
+def quick_referents(binders: list[Any], env: Env) -> tuple[Any, ...]:
+    """The objects a quick key names by identity (each argument's type and facts)."""
+    types, facts = env.types, env.facts
+    return tuple(
+        [
+            tuple([types.get(id(f)) for f in b])
+            if b.__class__ is tuple
+            else (types.get(id(b)), facts.get(id(b), NO_FACTS))
+            for b in binders
+        ]
+    )
+
+
+def argument_sharing(binders: list[Any]) -> tuple[int, ...]:
+    """Each argument: -1 (not a variable), or the first argument that is the same variable (by
+    identity)."""
+    first: dict[int, int] = {}
+    return tuple(
+        [-1 if b is None or b.__class__ is tuple else first.setdefault(id(b), i) for i, b in enumerate(binders)]
+    )

@@ -97,6 +97,19 @@ def _attr_python(value: Any) -> Any:
 _ATTR_NODES = frozenset({ast.Ident, ast.AttrSeq})
 
 
+def written_key(attrs: tuple) -> tuple:
+    """Attr nodes as a hashable key: each name with its value and the value's class (1, 1.0
+    and True are equal Python values but not equal attributes), so calls whose keys are equal
+    get the same `attribute_values`."""
+    return tuple([(attr.name, _typed(_attr_python(attr.value))) for attr in attrs])
+
+
+def _typed(value: Any) -> Any:
+    if value.__class__ is tuple:
+        return tuple([_typed(v) for v in value])
+    return (value.__class__, value)
+
+
 def _describe_value(value: Any) -> str:
     if isinstance(value, str):
         return f'"{value}"'

@@ -77,24 +77,17 @@ def _ops(names: str, cls: str) -> dict:
 
 OPERAND_CLASSES: dict = {
     **_ops(
-        "bitwise_and bitwise_or bitwise_xor left_shift right_shift bitwise_not "
         "onnx.bitwise_and onnx.bitwise_or onnx.bitwise_xor onnx.bitwise_not onnx.bitshift "
         "aten.bitwise_and aten.bitwise_or aten.bitwise_xor aten.bitwise_not "
         "aten.bitwise_left_shift aten.bitwise_right_shift",
         "bits",
     ),
     **_ops(
-        "negative sign sigmoid subtract nn.softmax nn.log_softmax nn.batch_norm variance "
         "aten.neg aten.sub aten.sign aten.sigmoid aten.silu aten.log_sigmoid aten.frac aten.erfinv "
         "aten.softmax aten.log_softmax aten.convolution onnx.conv onnx.topk",
         "number",
     ),
     **_ops("aten.rms_norm aten.rms_norm_sized", "float"),
-    **_ops(
-        "qnn.abs qnn.add qnn.erf qnn.exp qnn.hardswish qnn.log qnn.mul qnn.rsqrt qnn.sigmoid "
-        "qnn.sqrt qnn.subtract qnn.tanh",
-        "integer",
-    ),
 }
 
 
@@ -102,7 +95,6 @@ OPERAND_CLASSES: dict = {
 #: kernel indexes with them, so a float or bool one stopped it (`take` of float32 indices,
 #: `onnx.stft` of a float frame_length gave a result the rule did not compute); ONNX declares these int32 / int64
 INDEX_OPERANDS: dict = {
-    "take": ("indices",),
     "onnx.gather_nd": ("indices",),
     "onnx.gather_elements": ("indices",),
     "onnx.scatter_elements": ("indices",),
@@ -117,12 +109,6 @@ INDEX_OPERANDS: dict = {
     "onnx.cumprod": ("axis",),
     "onnx.col2im": ("image_shape", "block_shape"),
     "onnx.max_unpool": ("indices", "output_shape"),
-    "dyn.reshape": ("newshape",),
-    "dyn.broadcast_to": ("shape",),
-    "dyn.squeeze": ("axis",),
-    "dyn.sparse_to_dense": ("output_shape",),
-    "sparse_reshape": ("prev_shape", "new_shape"),
-    "unravel_index": ("indices", "shape"),
     "aten.nll_loss": ("target",),
     "aten.nll_loss_forward": ("target",),
 }

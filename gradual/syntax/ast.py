@@ -504,11 +504,13 @@ class CName(Node):
 
 @dataclass(eq=False, slots=True)
 class CCall(Node):
-    """`rank(%x)`, `len(attr)` or `dim(%x, i)`: `operand` is `%x` or an attribute name."""
+    """`rank(%x)`, `len(attr)` or `dim(%x, i)`: `operand` is `%x`, an attribute name or a name
+    bound by a quantifier (`rank(e)`); `entry` picks one entry of a list operand (`%xs[0]`)."""
 
     function: str
     operand: str
     index: Optional["CExpr"] = None
+    entry: Optional["CExpr"] = None
 
 
 @dataclass(eq=False, slots=True)
@@ -555,7 +557,43 @@ class InRange(Node):
     high: CExpr
 
 
-Condition = Union[Compare, Member, InRange]
+@dataclass(eq=False, slots=True)
+class CBool(Node):
+    """`a or b` (`op` "or") or `a and b` (`op` "and") over two or more conditions."""
+
+    op: str
+    parts: tuple["Condition", ...]
+
+
+@dataclass(eq=False, slots=True)
+class CNot(Node):
+    """`not c`."""
+
+    operand: "Condition"
+
+
+@dataclass(eq=False, slots=True)
+class CPresent(Node):
+    """`present(x)`: whether an optional attribute or operand (`%x`) is given."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class CQuant(Node):
+    """`all(c for e in xs)` / `any(...)`: `c` for each entry `e` of a list operand (`%xs`), of
+    a list attribute, or of an integer range `lo .. hi` (both ends included). `source` is the
+    operand or attribute name; `low`/`high` the range's ends when `source` is None."""
+
+    quantifier: str
+    body: "Condition"
+    var: str
+    source: Optional[str] = None
+    low: Optional[CExpr] = None
+    high: Optional[CExpr] = None
+
+
+Condition = Union[Compare, Member, InRange, CBool, CNot, CPresent, CQuant]
 
 
 @dataclass(eq=False, slots=True)

@@ -62,7 +62,7 @@ _ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
 #: in a TENSOR_TYPE
 KEYWORDS = (
     "def", "let", "if", "else", "fn", "as", "type", "match", "Tensor", "can_unify", "where", "in", "None",
-    "shape", "True", "False",
+    "shape", "True", "False", "or", "and", "not", "for", "present", "all", "any",
 )  # fmt: skip
 
 

@@ -260,6 +260,40 @@ class _Builder:
         operand, low, high = self._nodes(children)
         return ast.InRange(operand, low, high, span=self._span(children))
 
+    def c_or(self, children: Children) -> ast.CBool:
+        return self._junction("or", children)
+
+    def c_and(self, children: Children) -> ast.CBool:
+        return self._junction("and", children)
+
+    def _junction(self, op: str, children: Children) -> ast.CBool:
+        """`a or b or c` is one node of three parts (left-nested in the grammar; both
+        connectives are associative, so parentheses around a part of the same one drop)."""
+        left, right = self._nodes(children)
+        parts = (*left.parts, right) if isinstance(left, ast.CBool) and left.op == op else (left, right)
+        return ast.CBool(op, tuple(parts), span=self._span(children))
+
+    def c_not(self, children: Children) -> ast.CNot:
+        return ast.CNot(children[1], span=self._span(children))
+
+    def c_present(self, children: Children) -> ast.CPresent:
+        return ast.CPresent(str(children[2]), span=self._span(children))
+
+    def quantifier(self, children: Children) -> Any:
+        return children[0]  # the ALL or ANY token (its span starts the quantifier's)
+
+    def c_quant(self, children: Children) -> ast.CQuant:
+        quantifier, _, body, _, var, _, source, _ = children
+        return ast.CQuant(str(quantifier), body, str(var), str(source), span=self._span(children))
+
+    def c_quant_range(self, children: Children) -> ast.CQuant:
+        quantifier, _, body, _, var, _, low, _, high, _ = children
+        return ast.CQuant(str(quantifier), body, str(var), None, low, high, span=self._span(children))
+
+    def c_group(self, children: Children) -> ast.Condition:
+        inner: ast.Condition = children[1]
+        return inner
+
     def c_binary(self, children: Children) -> ast.CBinary:
         left, op, right = children
         return ast.CBinary(str(op), left, right, span=self._span(children))
@@ -296,6 +330,12 @@ class _Builder:
         operand = children[2]
         index = next((c for c in children[3:] if not isinstance(c, _TOKENS)), None)
         return ast.CCall(str(children[0]), str(operand), index, span=self._span(children))
+
+    def c_call_entry(self, children: Children) -> ast.CCall:
+        """`rank(%xs[0])`, `dim(%xs[i], 1)`: a call on one entry of a list operand."""
+        nodes = self._nodes(children[3:])
+        index = nodes[1] if len(nodes) > 1 else None
+        return ast.CCall(str(children[0]), str(children[2]), index, nodes[0], span=self._span(children))
 
     def definition(self, children: Children) -> ast.Def:
         name_tok = children[1]

@@ -530,7 +530,23 @@ def condition_doc(node: ast.Condition) -> Doc:
     if isinstance(node, ast.Member):
         items = [_condition_item(i) for i in node.items]
         return [f"{format_condition(node.operand)} in ", _group("{", items, "}", "")]
+    if isinstance(node, ast.CBool):  # one part a line, the connective leading it
+        parts = [_logic_doc(part, node.op) for part in node.parts]
+        rest: list[Doc] = [[layout.SPACE, f"{node.op} ", part] for part in parts[1:]]
+        return layout.Group([parts[0], layout.Nest(rest)], format_condition(node))
+    if isinstance(node, ast.CQuant):  # the body on a line of its own, then its range
+        tail = format_condition(node)[len(f"{node.quantifier}({format_condition(node.body)} ") : -1]
+        inner: list[Doc] = [layout.SOFT, condition_doc(node.body), layout.SPACE, tail]
+        return layout.Group([f"{node.quantifier}(", layout.Nest(inner), layout.SOFT, ")"], format_condition(node))
     return format_condition(node)
+
+
+def _logic_doc(node: ast.Condition, op: str) -> Doc:
+    """A part of `or`/`and` as a document, parenthesized as `format_condition` does."""
+    text = format_condition(node)
+    if _logic_operand(node, op) != text:
+        return layout.Group(["(", condition_doc(node), ")"], f"({text})")
+    return condition_doc(node)
 
 
 def attr_value_doc(value: ast.AttrValue) -> Doc:
@@ -591,13 +607,27 @@ def format_condition(node: ast.Condition | ast.CExpr) -> str:
         return f"{format_condition(node.operand)} in {{{items}}}"
     if isinstance(node, ast.InRange):
         return f"{format_condition(node.operand)} in {format_condition(node.low)} .. {format_condition(node.high)}"
+    if isinstance(node, ast.CBool):
+        return f" {node.op} ".join(_logic_operand(part, node.op) for part in node.parts)
+    if isinstance(node, ast.CNot):
+        return f"not {_logic_operand(node.operand, 'not')}"
+    if isinstance(node, ast.CPresent):
+        return f"present({node.name})"
+    if isinstance(node, ast.CQuant):
+        if node.source is not None:
+            source = node.source
+        else:
+            assert node.low is not None and node.high is not None, "a quantifier ranges over a source or a range"
+            source = f"{format_condition(node.low)} .. {format_condition(node.high)}"
+        return f"{node.quantifier}({format_condition(node.body)} for {node.var} in {source})"
     if isinstance(node, ast.CInt):
         return str(node.value)
     if isinstance(node, ast.CName):
         return node.name
     if isinstance(node, ast.CCall):
         index = "" if node.index is None else f", {format_condition(node.index)}"
-        return f"{node.function}({node.operand}{index})"
+        entry = "" if node.entry is None else f"[{format_condition(node.entry)}]"
+        return f"{node.function}({node.operand}{entry}{index})"
     if isinstance(node, ast.CNeg):
         inner = format_condition(node.operand)
         return f"-{inner}" if isinstance(node.operand, (ast.CInt, ast.CName, ast.CCall)) else f"-({inner})"
@@ -609,6 +639,15 @@ def format_condition(node: ast.Condition | ast.CExpr) -> str:
 
 
 _CONDITION_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "//": 2}
+_LOGIC_PRECEDENCE = {"or": 1, "and": 2, "not": 3}
+
+
+def _logic_operand(node: ast.Condition, op: str) -> str:
+    """A part of `or`/`and`/`not`, parenthesized where it binds looser than the connective."""
+    text = format_condition(node)
+    if isinstance(node, ast.CBool) and _LOGIC_PRECEDENCE[node.op] <= _LOGIC_PRECEDENCE[op] and node.op != op:
+        return f"({text})"
+    return text
 
 
 def _condition_operand(node: ast.CExpr, op: str, right: bool) -> str:

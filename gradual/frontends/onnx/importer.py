@@ -28,6 +28,7 @@ from gradual.frontends.onnx.fold import fold, foldable
 from gradual.frontends.onnx.forms import FORMS
 from gradual.frontends.onnx.listing import Listing, NodeRecord
 from gradual.frontends.onnx.node import (
+    INT_INLINE,
     KNOWN,
     Node,
     Tuple,
@@ -160,6 +161,8 @@ class ImportedModel:
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+#: what _UNSAFE replaces, for ASCII text: str.translate's table
+_ASCII_SAFE = {c: "_" for c in range(128) if _UNSAFE.match(chr(c))}
 
 
 class Namer:
@@ -171,8 +174,8 @@ class Namer:
 
     def name(self, onnx_name: str) -> str:
         """A fresh variable name close to an ONNX tensor name."""
-        if onnx_name.isascii() and onnx_name.isidentifier():  # only [A-Za-z0-9_]: nothing to replace
-            base = onnx_name
+        if onnx_name.isascii():  # only [A-Za-z0-9_] kept, the rest replaced by one table lookup each
+            base = onnx_name if onnx_name.isidentifier() else onnx_name.translate(_ASCII_SAFE) or "v"
         else:
             base = _UNSAFE.sub("_", onnx_name) or "v"
         name, k = base, self.next.get(base, 1)
@@ -836,13 +839,15 @@ class Importer:
         if not dtype:
             shown = array.dtype.name
             raise Unsupported(lambda span: messages.onnx_unsupported_dtype(span, name, shown))
-        if inlinable(array):
+        # a small constant written before (exporters repeat a dozen values thousands of times)
+        # is found by its bytes before its values are looked at: equal bytes, equally inlinable
+        same = (dtype, array.shape, array.tobytes()) if array.size <= INT_INLINE else None
+        var = self.inlined.get(same) if same is not None else None
+        if var is None and inlinable(array):
             same = (dtype, array.shape, array.tobytes())
-            var = self.inlined.get(same)
-            if var is None:
-                var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
-                self.scope.set(self.inlined, same, var)  # a branch's ends with it
-        else:
+            var = self.body.let(self.namer.name(name), inline_constant(array, dtype, loc), loc=loc)
+            self.scope.set(self.inlined, same, var)  # a branch's ends with it
+        elif var is None:
             param = self.namer.name(name)
             var = self.fn.param(param, gb.Tensor(list(array.shape), dtype), loc=loc)
             self.constants[param] = array

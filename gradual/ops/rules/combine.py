@@ -37,6 +37,9 @@ register_rule_message(
 
 
 # concatenate and stack ------------------------------------------------------------------------
+# Relay's declarations state what these rules check (one or more tensors of one rank, the axis
+# in range); the rules still check it for ATen's aten.cat and aten.stack, which run them
+# adapted (ops/rules/aten.py) and whose declarations do not state it yet.
 def _same_rank_fields(ctx: ShapeContext, fields: list) -> Optional[int]:
     """The common rank of a tuple's tensors (unknown ranks get a check); None if all unknown."""
     if not fields:
@@ -94,7 +97,7 @@ def _joined_values(ctx: ShapeContext, fields: list) -> Optional[list]:
 def _joined_fields(ctx: ShapeContext) -> tuple:
     """The tensors of a concatenate/stack tuple: (fields, their common dtype, their common
     rank or None when unknown)."""
-    tup = ctx.args[0]  # qnn.concatenate adds scales and zero points after the tuple
+    tup = ctx.args[0]  # a tuple, or `?` (no typed accessor: tuple_operand refuses a `?`); qnn's scales follow
     fields = ctx.tuple_fields(tup)
     if fields is None:
         return None, None, None

@@ -16,7 +16,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.layouts import factors, parse_layout
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import require_entries, require_length, require_nonempty, require_positive, show_ints
+from gradual.ops.rules.common import require_nonempty, show_ints
 from gradual.ops.rules.nn import product_operands
 from gradual.ops.tables import shape_rule
 
@@ -115,20 +115,27 @@ def _split(ctx: ShapeContext, whole: Any, factor: int, letter: str, layout: str,
 
 
 # attributes -------------------------------------------------------------------------------------
-def per_dim(ctx: ShapeContext, name: str, k: int, minimum: int = 1, extra: Sequence[int] = ()) -> list:
-    """A k-dim attribute given as 1 or k values (or, where Relay prints more, as many as
-    `extra` allows: the first k count), each at least `minimum`."""
-    values = list(ctx.attr(name))
-    require_length(ctx, name, values, sorted({1, k, *extra}))
-    require_entries(ctx, name, values, allow_zero=minimum == 0)
+def per_dim(ctx: ShapeContext, name: str, k: int) -> list:
+    """A k-dim attribute's values per dim (see `spread`); its declaration holds its length
+    and entries."""
+    return spread(ctx.attr(name), k)
+
+
+def spread(values: Sequence[int], k: int) -> list:
+    """A k-dim attribute's values per dim, from 1 value for all or k (or more, where Relay
+    prints more: the first k count), as its declaration holds it."""
+    values = list(values)
     return values * k if len(values) == 1 else values[:k]
 
 
 def padding(ctx: ShapeContext, k: int, name: str = "padding") -> list:
-    """(before, after) per spatial dim from Relay's 1, k or 2k padding values."""
-    values = list(ctx.attr(name))
-    require_length(ctx, name, values, sorted({1, k, 2 * k}))
-    require_entries(ctx, name, values, allow_zero=True)
+    """(before, after) per spatial dim of a padding attribute (see `pad_pairs`)."""
+    return pad_pairs(ctx.attr(name), k)
+
+
+def pad_pairs(values: Sequence[int], k: int) -> list:
+    """(before, after) per spatial dim from 1, k or 2k padding values (as declared)."""
+    values = list(values)
     if len(values) == 1:
         return [(values[0], values[0])] * k
     if len(values) == 2 * k:
@@ -189,8 +196,7 @@ def _check_kernel_size(ctx: ShapeContext, weight: TensorArg, kernel: dict, spati
     """`kernel_size`, when given, must describe the weight's spatial dims."""
     size = ctx.attr("kernel_size")
     if size is None:
-        return
-    require_length(ctx, "kernel_size", list(size), sorted({1, len(spatial)}))
+        return  # its length, 1 or one per spatial dim, is the declaration's
     wanted = list(size) * len(spatial) if len(size) == 1 else list(size)
     have = [ctx.static(kernel[s]) for s in spatial]
     if any(h is not None and h != w for h, w in zip(have, wanted)):
@@ -215,21 +221,19 @@ def conv(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d(data, weight, strides, padding, dilation, groups, channels, kernel_size,
     data_layout, kernel_layout, out_layout, out_dtype)`: weight is (O, I, *kernel) with
     C = I * groups; the output has O channels and windowed spatial dims."""
-    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
+    data, weight = ctx.operand(0), ctx.operand(1)  # qnn convolutions add zero points and scales after them
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
     k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
-    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    groups = ctx.attr("groups")  # the declaration holds the attributes to their domains
     ctx.equal(x["C"], k["I"] * groups, symbol="in_channels")
     out_channels = ctx.static(k["O"])
     if out_channels is not None and out_channels % groups != 0:
         ctx.fail("conv-groups", groups=groups, channels=out_channels)
     _check_channels(ctx, k["O"])
     _check_kernel_size(ctx, weight, k, spatial)
-    strides = per_dim(ctx, "strides", len(spatial))
-    dilation = per_dim(ctx, "dilation", len(spatial))
-    pads = padding(ctx, len(spatial))
+    strides, dilation, pads = _windows(ctx, len(spatial))
     out = {"N": x["N"], "C": k["O"]}
     for i, s in enumerate(spatial):
         out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k[s], sum(pads[i]), strides[i], dilation[i])
@@ -241,7 +245,7 @@ def conv2d_nchwc(ctx: ShapeContext) -> Any:
     """`nn.contrib_conv2d_NCHWc(data (n, ic, h, w, ib), weight (oc, ic, kh, kw, ib, ob))`: the
     data's layout packs C by ib; oc * ob output channels in out_layout, windowed spatial dims
     (the contract relates the operands' blocks)."""
-    data, weight = ctx.args
+    data, weight = ctx.operands()
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, "HW")
     x = layout_dims(ctx, data, layout, "NCHW", "data_layout")
@@ -251,32 +255,35 @@ def conv2d_nchwc(ctx: ShapeContext) -> Any:
         ctx.fail("nchwc-out-layout", layout=out_layout)
     ctx.equal(ob, ctx.const(block), symbol=f"the {block}c of {out_layout}")  # topi packs the output by ob
     _check_kernel_size(ctx, weight, {"H": kh, "W": kw}, "HW")
-    strides, dilation, pads = ctx.attr("strides"), ctx.attr("dilation"), padding(ctx, 2)
+    strides, dilation, pads = _windows(ctx, 2)
     out = {"N": x["N"], "C": oc * ob}
     for i, (s, k) in enumerate((("H", kh), ("W", kw))):
         out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k, sum(pads[i]), strides[i], dilation[i])
     return ctx.tensor(assemble(ctx, out_layout, "NCHW", out), _out_dtype(ctx))
 
 
+def _windows(ctx: ShapeContext, k: int) -> tuple[list, list, list]:
+    """strides, dilation and (before, after) padding per spatial dim, as declared."""
+    return spread(ctx.attr("strides"), k), spread(ctx.attr("dilation"), k), pad_pairs(ctx.attr("padding"), k)
+
+
 def conv_transpose(ctx: ShapeContext, spatial: str) -> Any:
     """`nn.conv{1,2,3}d_transpose(...)`: weight is (I, O, *kernel) in the default IO.. layout
     with I = C; the output has O * groups channels and spatial dims
     (size - 1) * stride - pads + dilation * (kernel - 1) + output_padding + 1."""
-    data, weight = ctx.args[:2]  # qnn convolutions add zero points and scales after them
+    data, weight = ctx.operand(0), ctx.operand(1)  # qnn convolutions add zero points and scales after them
     product_operands(ctx)
     layout, out_layout = _layouts(ctx, spatial)
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
     k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
-    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    groups = ctx.attr("groups")
     ctx.equal(x["C"], k["I"], symbol="in_channels")
     grouped(ctx, x["C"], groups, "the input")
     if data.dims is not None:  # (size - 1) * stride + ... would grow an empty image
         for s in spatial:
             require_nonempty(ctx, data, _axis_of(layout, s), "a transposed convolution spreads its input's elements")
-    strides = per_dim(ctx, "strides", len(spatial))
-    dilation = per_dim(ctx, "dilation", len(spatial))
-    extra = per_dim(ctx, "output_padding", len(spatial), minimum=0, extra=(2 * len(spatial),))
-    pads = padding(ctx, len(spatial))
+    strides, dilation, pads = _windows(ctx, len(spatial))
+    extra = spread(ctx.attr("output_padding"), len(spatial))
     out_channels = k["O"] * groups
     _check_channels(ctx, out_channels)
     _check_kernel_size(ctx, weight, k, spatial)
@@ -292,11 +299,8 @@ def _transposed(size: Any, kernel: Any, stride: int, dilation: int, extra: int, 
 
 
 def _kernel_size(ctx: ShapeContext, spatial: str) -> list:
-    """The `kernel_size` attribute, which an operator without a weight needs."""
-    size = ctx.attr("kernel_size")
-    if size is None:
-        ctx.fail("attribute-length", name="kernel_size", expected=len(spatial), actual=0)
-    return per_dim(ctx, "kernel_size", len(spatial))
+    """The `kernel_size` attribute, which an operator without a weight declares present."""
+    return spread(ctx.attr("kernel_size"), len(spatial))
 
 
 @shape_rule("conv2d_backward_weight")
@@ -309,11 +313,10 @@ def conv2d_backward_weight(ctx: ShapeContext) -> Any:
     g = layout_dims(ctx, grad, ctx.attr("data_layout"), "NC" + spatial, "data_layout")
     x = layout_dims(ctx, data, ctx.attr("kernel_layout"), "NC" + spatial, "kernel_layout")
     ctx.equal(g["N"], x["N"], symbol="batch")
-    groups = require_positive(ctx, "groups", ctx.attr("groups"))
+    groups = ctx.attr("groups")
     _check_channels(ctx, g["C"])
     kernel = _kernel_size(ctx, spatial)
-    strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
-    pads = padding(ctx, 2)
+    strides, dilation, pads = _windows(ctx, 2)
     for i, s in enumerate(spatial):
         out = window_output(
             ctx,
@@ -358,13 +361,11 @@ def deformable_conv2d(ctx: ShapeContext) -> Any:
     x = layout_dims(ctx, data, layout, "NC" + spatial, "data_layout")
     k = layout_dims(ctx, weight, ctx.attr("kernel_layout"), "OI" + spatial, "kernel_layout")
     o = layout_dims(ctx, offset, layout, "NC" + spatial, "data_layout")
-    groups = require_positive(ctx, "groups", ctx.attr("groups"))
-    deformable = require_positive(ctx, "deformable_groups", ctx.attr("deformable_groups"))
+    groups, deformable = ctx.attr("groups"), ctx.attr("deformable_groups")
     ctx.equal(x["C"], k["I"] * groups, symbol="in_channels")
     _check_channels(ctx, k["O"])
     _check_kernel_size(ctx, weight, k, spatial)
-    strides, dilation = per_dim(ctx, "strides", 2), per_dim(ctx, "dilation", 2)
-    pads = padding(ctx, 2)
+    strides, dilation, pads = _windows(ctx, 2)
     out = {"N": x["N"], "C": k["O"]}
     for i, s in enumerate(spatial):
         out[s] = window_output(ctx, data, _axis_of(layout, s), x[s], k[s], sum(pads[i]), strides[i], dilation[i])
@@ -382,10 +383,8 @@ def pool(ctx: ShapeContext, spatial: str) -> Any:
     layout = ctx.attr("layout")
     out_layout = ctx.attr("out_layout") or layout
     x = layout_dims(ctx, data, layout, "NC" + spatial, "layout")
-    sizes = per_dim(ctx, "pool_size", len(spatial))
-    strides = per_dim(ctx, "strides", len(spatial))
-    dilation = per_dim(ctx, "dilation", len(spatial))
-    pads = padding(ctx, len(spatial))
+    sizes = spread(ctx.attr("pool_size"), len(spatial))  # the declaration holds them to their domains
+    strides, dilation, pads = _windows(ctx, len(spatial))
     ceil = bool(ctx.attr("ceil_mode"))
     out = dict(x)
     for i, s in enumerate(spatial):
@@ -406,11 +405,11 @@ def _require_image(ctx: ShapeContext, data: TensorArg, layout: str, spatial: str
 def pool2d_grad(ctx: ShapeContext) -> Any:
     """`nn.max_pool2d_grad` / `nn.avg_pool2d_grad(out_grad, data, ...)`: the data's shape;
     out_grad has the shape pooling the data gives (the kernel reads one gradient per window)."""
-    out_grad, data = ctx.args
+    out_grad, data = ctx.operands()
     layout = ctx.attr("layout")
     x = layout_dims(ctx, data, layout, "NCHW", "layout")
     sizes, strides = list(ctx.attr("pool_size")), list(ctx.attr("strides"))
-    pads = padding(ctx, 2)
+    pads = pad_pairs(ctx.attr("padding"), 2)
     pooled = dict(x)
     for i, s in enumerate("HW"):
         pooled[s] = window_output(
@@ -437,11 +436,11 @@ def correlation(ctx: ShapeContext) -> Any:
     one channel per displacement, (2 * (max_displacement // stride2) + 1)^2, and output positions
     stride1 apart where a window of 2 * (max_displacement + kernel_size // 2) + 1 fits the padded
     image (Relay's ceiling division)."""
-    data, _ = ctx.args
+    data, _ = ctx.operands()
     displacement, stride2 = ctx.attr("max_displacement"), ctx.attr("stride2")
     side = 2 * (displacement // stride2) + 1
     span = ctx.const(2 * (displacement + ctx.attr("kernel_size") // 2) + 1)
-    pads = padding(ctx, 2)
+    pads = pad_pairs(ctx.attr("padding"), 2)
     out = [data.dim(0), ctx.const(side * side)]
     for axis, (before, after) in zip((2, 3), pads):
         out.append(window_output(ctx, data, axis, data.dim(axis), span, before + after, ctx.attr("stride1"), 1))
@@ -468,9 +467,7 @@ def adaptive_pool(ctx: ShapeContext, spatial: str) -> Any:
     layout = ctx.attr("layout")
     out_layout = ctx.attr("out_layout") or layout
     out = layout_dims(ctx, data, layout, "NC" + spatial, "layout")
-    size: Sequence[int] = list(ctx.attr("output_size") or [])
-    require_length(ctx, "output_size", size, sorted({0, 1, len(spatial)}))
-    require_entries(ctx, "output_size", size)
+    size: Sequence[int] = list(ctx.attr("output_size") or [])  # 0, 1 or k sizes, each at least 1
     if size:
         if "max" in ctx.op_name:
             _require_image(ctx, data, layout, spatial, "the maximum of an empty bin does not exist")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis, product
+from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import distinct_axes, dtype_name, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
@@ -38,13 +38,10 @@ def product_operands(ctx: ShapeContext) -> None:
 # dense and matmul -------------------------------------------------------------------------------
 @shape_rule("dense")
 def dense(ctx: ShapeContext) -> Any:
-    """`nn.dense(x, w, units, out_dtype)`: (*b, k) x (u, k) -> (*b, u) (the signature checks k);
-    `units`, when given, must be u."""
-    data, weight = ctx.args[:2]  # qnn.dense adds zero points and scales after them
+    """`nn.dense(x, w, units, out_dtype)`: (*b, k) x (u, k) -> (*b, u) (the signature checks k,
+    the contract `units`)."""
+    data, weight = ctx.operand(0), ctx.operand(1)  # qnn.dense adds zero points and scales after them
     product_operands(ctx)
-    units = ctx.attr("units")
-    if units is not None and weight.dims is not None:
-        ctx.equal(weight.dim(0), ctx.const(units), symbol="units")
     if data.dims is None or weight.dims is None:
         return ctx.tensor(None, _out_dtype(ctx))
     return ctx.tensor(list(data.dims[:-1]) + [weight.dim(0)], _out_dtype(ctx))
@@ -53,10 +50,10 @@ def dense(ctx: ShapeContext) -> Any:
 @shape_rule("matmul")
 def matmul(ctx: ShapeContext) -> Any:
     """`nn.matmul(a, b, units, transpose_a, transpose_b)`: (..., n, k) x (k, m) -> (..., n, m);
-    b is 2-D; transpose_a reads a as (..., k, n), transpose_b reads b as (m, k)."""
+    b is 2-D; transpose_a reads a as (..., k, n), transpose_b reads b as (m, k) (the
+    declaration holds the ranks)."""
     a, b = ctx.operands()
     product_operands(ctx)
-    ctx.require_rank(b, 2)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
     k_b, m = (b.dim(1), b.dim(0)) if tb else (b.dim(0), b.dim(1))
     units = ctx.attr("units")
@@ -64,12 +61,10 @@ def matmul(ctx: ShapeContext) -> Any:
         m = ctx.equal(m, ctx.const(units), symbol="units")
     needed = 2 if ta else 1
     if a.dims is None:
-        ctx.require_rank_at_least(a, needed)
+        ctx.require_rank_at_least(a, needed)  # what edge_dims opens (the contract asked it where it could)
         _, last = ctx.edge_dims(a, 0, needed)
         ctx.equal(last[0] if ta else last[-1], k_b, symbol="k")
         return ctx.tensor(None, _out_dtype(ctx))
-    if a.rank < needed:
-        ctx.fail("rank-too-small", arg=a, needed=needed, rank=a.rank)
     k_a = a.dim(-2) if ta else a.dim(-1)
     ctx.equal(k_a, k_b, symbol="k")
     rows = list(a.dims[:-2]) + ([a.dim(-1)] if ta else list(a.dims[-2:-1]))
@@ -80,10 +75,8 @@ def matmul(ctx: ShapeContext) -> Any:
 def batch_matmul(ctx: ShapeContext) -> Any:
     """`nn.batch_matmul(x, y, transpose_a, transpose_b)`: (b, n, k) x (b, k, m) -> (b, n, m)
     (transpose_b=True: y is (b, m, k)); a batch of 1 broadcasts."""
-    x, y = ctx.operands()[:2]
+    x, y = ctx.operand(0), ctx.operand(1)  # rank 3 each, as declared
     product_operands(ctx)
-    ctx.require_rank(x, 3)
-    ctx.require_rank(y, 3)
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
     batch = broadcast_pair(ctx, x.dim(0), y.dim(0))
     n, kx = (x.dim(2), x.dim(1)) if ta else (x.dim(1), x.dim(2))
@@ -95,77 +88,38 @@ def batch_matmul(ctx: ShapeContext) -> Any:
 # per-axis operators -----------------------------------------------------------------------------
 @shape_rule("bias_add")
 def bias_add(ctx: ShapeContext) -> Any:
-    """`nn.bias_add(x, bias, axis)`: bias is a vector as long as dim `axis` of x."""
-    data, bias = ctx.operands()
-    ctx.require_rank(bias, 1)
-    if data.dims is None:
-        axis = ctx.attr("axis")
-        ctx.require_rank_at_least(data, axis_rank(axis))
-        first, last = ctx.edge_dims(data, axis + 1 if axis >= 0 else 0, -axis if axis < 0 else 0)
-        ctx.equal(first[axis] if axis >= 0 else last[0], bias.dim(0), symbol="channels")
-        return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
-    ctx.equal(data.dim(axis), bias.dim(0), symbol="channels")
-    return ctx.tensor(data.dims)
+    """`nn.bias_add(x, bias, axis)`: x's shape (the contract holds bias to dim `axis` of x)."""
+    return ctx.tensor(ctx.operand(0).dims)
 
 
 @shape_rule("along_axis")
 def along_axis(ctx: ShapeContext) -> Any:
-    """`nn.softmax(x, axis)` and `nn.log_softmax`: the same shape; axis must name a dim."""
-    (data,) = ctx.operands()
-    if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
-    else:
-        normalize_axis(ctx, ctx.attr("axis"), data.rank)
-    return ctx.tensor(data.dims)
+    """`nn.softmax(x, axis)` and `nn.log_softmax`: the same shape (the contract: axis names a dim)."""
+    return ctx.tensor(ctx.operand(0).dims)
 
 
 @shape_rule("batch_flatten")
 def batch_flatten(ctx: ShapeContext) -> Any:
     """`nn.batch_flatten(x)`: (n, ...) -> (n, product of the rest)."""
-    (data,) = ctx.operands()
+    (data,) = ctx.operands()  # of rank at least 1, as declared
     if data.dims is None:
-        ctx.require_rank_at_least(data, 1)
         return ctx.tensor([ctx.unknown(), ctx.unknown()])
-    if data.rank < 1:
-        ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
     return ctx.tensor([data.dim(0), product(ctx, data.dims[1:])])
-
-
-def _channel_params(ctx: ShapeContext, first: int) -> Any:
-    """The per-channel vectors (arguments `first`...) must each be as long as dim `axis` of
-    the data (or, for data of unknown rank, as each other); returns that length."""
-    data = ctx.operand(0)
-    params = ctx.args[first:]
-    for p in params:
-        ctx.require_rank(p, 1)
-    if data.dims is None:
-        ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
-        channels = params[0].dim(0)
-        rest = params[1:]
-    else:
-        channels = data.dim(normalize_axis(ctx, ctx.attr("axis"), data.rank))
-        rest = params
-    for p in rest:
-        channels = ctx.equal(channels, p.dim(0), symbol="channels")
-    return channels
 
 
 @shape_rule("batch_norm")
 def batch_norm(ctx: ShapeContext) -> Any:
     """`nn.batch_norm(x, gamma, beta, moving_mean, moving_var, axis)`: the four vectors are as
-    long as dim `axis`; the result is (normalized x, new mean, new variance)."""
-    data = ctx.operand(0)
-    channels = _channel_params(ctx, 1)
-    return ctx.tuple([ctx.tensor(data.dims), ctx.tensor([channels]), ctx.tensor([channels])])
+    long as dim `axis` (declared); the result is (normalized x, new mean, new variance)."""
+    data, gamma = ctx.operand(0), ctx.operand(1)
+    return ctx.tuple([ctx.tensor(data.dims), ctx.tensor(gamma.dims), ctx.tensor(gamma.dims)])
 
 
 @shape_rule("layer_norm")
 def layer_norm(ctx: ShapeContext) -> Any:
-    """`nn.layer_norm(x, gamma, beta, axis)`: gamma and beta are as long as dim `axis`."""
-    data = ctx.operand(0)
-    _channel_params(ctx, 1)
-    return ctx.tensor(data.dims)
+    """`nn.layer_norm(x, gamma, beta, axis)`: x's shape (gamma and beta are as long as dim
+    `axis`, as declared)."""
+    return ctx.tensor(ctx.operand(0).dims)
 
 
 # padding ----------------------------------------------------------------------------------------
@@ -255,26 +209,12 @@ def sequence_mask(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims)
 
 
-@shape_rule("cross_entropy")
-def cross_entropy(ctx: ShapeContext) -> Any:
-    """`nn.cross_entropy(predictions, targets)` and `_with_logits`: two (batch, classes) tensors
-    of one shape; a scalar."""
-    predictions, targets = ctx.operands()
-    ctx.require_rank(predictions, 2)
-    ctx.require_rank(targets, 2)
-    for axis in (0, 1):
-        ctx.equal(predictions.dim(axis), targets.dim(axis))
-    return ctx.tensor([])
-
-
 @shape_rule("l2_normalize")
 def l2_normalize(ctx: ShapeContext) -> Any:
     """`nn.l2_normalize(x, eps, axis)`: x's shape; the axes name distinct dims of x."""
     (data,) = ctx.operands()
     axes = ctx.attr("axis")
-    if data.dims is None and axes:
-        ctx.require_rank_at_least(data, axes_rank(list(axes)))  # a dynamic rank gets a rank check
-    elif data.dims is not None and axes is not None:
+    if data.dims is not None and axes is not None:  # in range, as declared; distinct, as the rule holds them
         distinct_axes(ctx, axes, data.rank)
     return ctx.tensor(data.dims)
 

@@ -41,10 +41,6 @@ def reduce_dims(ctx: ShapeContext, data: TensorArg) -> list | None:
     return dims
 
 
-#: reductions with no identity: reducing an empty axis has no result
-NO_IDENTITY = frozenset({"max", "min", "argmax", "argmin"})
-
-
 def require_elements(ctx: ShapeContext, data: TensorArg) -> None:
     """Every reduced axis holds at least one element (for reductions without an identity)."""
     if data.dims is None:
@@ -55,11 +51,9 @@ def require_elements(ctx: ShapeContext, data: TensorArg) -> None:
 
 @shape_rule("reduce")
 def reduce(ctx: ShapeContext) -> Any:
-    """`sum(x, axis, keepdims, exclude)` and the other reductions: the remaining dims; `max`,
-    `min`, `argmax` and `argmin` need every reduced axis to be non-empty."""
+    """`sum(x, axis, keepdims, exclude)` and the other reductions: the remaining dims (`max`,
+    `min`, `argmax` and `argmin` declare that every reduced axis holds an element)."""
     (data,) = ctx.operands()
-    if ctx.op_name in NO_IDENTITY:
-        require_elements(ctx, data)
     return ctx.tensor(reduce_dims(ctx, data))
 
 

@@ -71,8 +71,7 @@ def dilation2d(ctx: ShapeContext) -> Any:
     require_choice(ctx, "kernel_layout", kernel_layout, ("IHW", "HWI"))
     x = layout_dims(ctx, data, data_layout, "NCHW", "data_layout")
     w = layout_dims(ctx, weight, kernel_layout, "IHW", "kernel_layout")
-    strides = per_dim(ctx, "strides", 2, extra=(4,))
-    dilations = per_dim(ctx, "dilations", 2, extra=(4,))
+    strides, dilations = per_dim(ctx, "strides", 2), per_dim(ctx, "dilations", 2)  # declared: 1, 2 or 4 each
     pads = padding(ctx, 2)
     channels = ctx.equal(x["C"], w["I"], symbol="channels")
     out = {"N": x["N"], "C": channels}
