@@ -338,6 +338,20 @@ def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optiona
     return wanted
 
 
+@shape_rule("aten_margin_loss")
+def margin_loss(ctx: ShapeContext) -> Any:
+    """`aten.multi_margin_loss(x, target, weight)` and multilabel_margin_loss: x (n, c) or (c,)
+    (declared, with target's rank and bounds); target (n,) (multi-label: x's shape, declared);
+    (n,) (() for (c,)) with reduction 0, else ()."""
+    data, target = ctx.operand(0), ctx.operand(1)
+    if data.dims is None:
+        return ctx.tensor(None if ctx.attr("reduction") == 0 else [])
+    require_nonempty(ctx, data, data.rank - 1, "a margin over no classes has no value")
+    if ctx.op_name == "aten.multi_margin_loss" and data.rank == 2 and target.dims is not None and target.rank == 1:
+        ctx.equal(target.dim(0), data.dim(0), symbol="n")
+    return ctx.tensor(list(data.dims[:-1]) if ctx.attr("reduction") == 0 else [])
+
+
 # distances ----------------------------------------------------------------------------------------
 @shape_rule("aten_cdist")
 def cdist(ctx: ShapeContext) -> Any:
@@ -374,3 +388,21 @@ def pairwise_distance(ctx: ShapeContext) -> Any:
     if not dims:
         return ctx.tensor([])
     return ctx.tensor(dims[:-1] + ([ctx.const(1)] if ctx.attr("keepdim") else []))
+
+
+@shape_rule("aten_pdist")
+def pdist(ctx: ShapeContext) -> Any:
+    """`aten.pdist(x, p)`: (n (n - 1) / 2,) for x (n, m) (declared); p at least 0."""
+    (data,) = ctx.operands()
+    if ctx.attr("p") < 0:
+        ctx.fail("attribute-range", name="p", value=ctx.attr("p"), needed="a norm order of at least 0")
+    n = data.dim(0)
+    return ctx.tensor([(n * n - n) // 2])  # n (n - 1) would be a negative dim for n = 0
+
+
+@shape_rule("aten_dist")
+def dist(ctx: ShapeContext) -> Any:
+    """`aten.dist(x, y, p)`: a scalar; x and y broadcast together."""
+    a, b = ctx.operands()
+    broadcast_dims(ctx, [a.dims, b.dims])
+    return ctx.tensor([])
