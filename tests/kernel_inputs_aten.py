@@ -1470,7 +1470,9 @@ RNN_GATES = {"aten.lstm": 4, "aten.gru": 3, "aten.rnn_tanh": 1, "aten.rnn_relu":
 @generator(*RNN_GATES)
 def _recurrent(draw: Draw, name: str = "") -> tuple:
     """A sequence, initial state(s) and every layer's weights: (w_ih, w_hh[, b_ih, b_hh]) per
-    layer and direction, layer k > 0 reading the previous layer's directions concatenated."""
+    layer and direction, layer k > 0 reading the previous layer's directions concatenated; an
+    LSTM may project its state (proj_size: w_hr (proj, hidden) after each slot's weights, h of
+    proj features)."""
     dtype = _float(draw)
     batch_first, bidirectional, has_biases = (draw(st.booleans()) for _ in range(3))
     layers, directions = draw(st.integers(1, 2)), 2 if bidirectional else 1
@@ -1479,17 +1481,21 @@ def _recurrent(draw: Draw, name: str = "") -> tuple:
     shape = ((batch, steps) if batch_first else (steps, batch)) if batched else (steps,)
     data = array(draw, shape + (features,), dtype)
     gates = RNN_GATES[name]
+    proj = draw(st.integers(1, hidden - 1)) if gates == 4 and hidden > 1 and draw(st.booleans()) else 0
+    out = proj or hidden
     params = []
     for layer in range(layers):
-        inputs = features if layer == 0 else hidden * directions
+        inputs = features if layer == 0 else out * directions
         for _ in range(directions):
-            params += [array(draw, (gates * hidden, inputs), dtype), array(draw, (gates * hidden, hidden), dtype)]
+            params += [array(draw, (gates * hidden, inputs), dtype), array(draw, (gates * hidden, out), dtype)]
             if has_biases:
                 params += [array(draw, (gates * hidden,), dtype), array(draw, (gates * hidden,), dtype)]
-    state = (layers * directions,) + ((batch,) if batched else ()) + (hidden,)
-    hx: Any = array(draw, state, dtype)
+            if proj:
+                params.append(array(draw, (proj, hidden), dtype))
+    leading = (layers * directions,) + ((batch,) if batched else ())
+    hx: Any = array(draw, leading + (out,), dtype)
     if gates == 4:
-        hx = (hx, array(draw, state, dtype))
+        hx = (hx, array(draw, leading + (hidden,), dtype))
     return [data, hx, tuple(params)], {
         "has_biases": has_biases,
         "num_layers": layers,

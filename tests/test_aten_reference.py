@@ -60,6 +60,7 @@ VALUES: frozenset = frozenset(
         "aten.index_copy",
         "aten.index_fill",
         "aten.index_reduce",
+        "aten.lstm",
         "aten.multi_margin_loss",
         "aten.multilabel_margin_loss",
         "aten.pdist",

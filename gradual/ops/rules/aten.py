@@ -1537,6 +1537,9 @@ def aten_unique_dim(ctx: ShapeContext) -> Any:
         unknown = ctx.tensor([ctx.unknown()], "int64")
         return ctx.tuple([ctx.tensor(None, data.dtype), unknown, unknown])
     axis = normalize_axis(ctx, ctx.attr("dim"), data.rank)
+    for other in range(data.rank):
+        if other != axis:  # torch: "there are 0 sized dimensions, and they aren't selected"
+            require_nonempty(ctx, data, other, "torch compares the slices along dim only when they hold elements")
     count = _distinct_count(ctx, data.dim(axis))
     values = [count if i == axis else d for i, d in enumerate(data.dims)]
     return ctx.tuple(

@@ -1408,7 +1408,7 @@ def unique_dim(
     them; their counts), all three whatever the flags say, as torch gives them."""
     axis = dim % data.ndim
     moved = np.moveaxis(data, axis, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     if rows.shape[0] == 0:
         empty = np.zeros((0,), np.int64)
         return data.copy(), empty, empty
@@ -1425,8 +1425,8 @@ def unique_consecutive(
     without dim (or dim 0, not -1, of a vector, as torch reads it) the inverse and counts not
     asked for are (0,)."""
     axis = None if dim is None or (dim == 0 and data.ndim == 1) else dim % data.ndim
-    moved = data.reshape(-1, 1) if axis is None else np.moveaxis(data, axis, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    moved = data.reshape(data.size, 1) if axis is None else np.moveaxis(data, axis, 0)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     if rows.shape[0] == 0:
         starts = np.zeros((0,), np.int64)
     else:

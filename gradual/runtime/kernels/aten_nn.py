@@ -219,7 +219,10 @@ def put(data: np.ndarray, index: np.ndarray, source: np.ndarray, *, accumulate: 
 def diagonal_scatter(data: np.ndarray, src: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray:
     """x with its (offset, dim1, dim2) diagonal replaced by src."""
     out = data.copy()
-    view = np.diagonal(out, offset, dim1 % data.ndim, dim2 % data.ndim)
+    a, b = dim1 % data.ndim, dim2 % data.ndim
+    if offset >= data.shape[b] or -offset >= data.shape[a]:
+        return out  # an empty diagonal (and NumPy's offset is a C long)
+    view = np.diagonal(out, offset, a, b)
     view.setflags(write=True)
     view[...] = src
     return out
@@ -395,18 +398,22 @@ def _recurrent(kind: str):
         states = [s[:, None] if unbatched else s for s in states]
         directions = 2 if bidirectional else 1
         per = 4 if has_biases else 2
+        projected = kind == "aten.lstm" and len(params) == num_layers * directions * (per + 1)
+        stride = per + 1 if projected else per  # an LSTM with proj_size: w_hr after each slot's weights
         h_out, c_out = [], []
         for layer in range(num_layers):
             outputs = []
             for direction in range(directions):
                 slot = layer * directions + direction
-                weights = [p.astype(np.float64) for p in params[slot * per : (slot + 1) * per]]
+                weights = [p.astype(np.float64) for p in params[slot * stride : slot * stride + per]]
+                projection = params[slot * stride + per].astype(np.float64) if projected else None
                 h = states[0][slot].astype(np.float64)
                 c = states[1][slot].astype(np.float64) if kind == "aten.lstm" else None
                 steps = range(x.shape[0]) if direction == 0 else reversed(range(x.shape[0]))
                 ys = [None] * x.shape[0]
                 for t in steps:
                     h, c = _cell(kind, x[t], h, c, weights)
+                    h = h @ projection.T if projection is not None else h
                     ys[t] = h
                 outputs.append(np.stack(ys))
                 h_out.append(h)
@@ -640,7 +647,7 @@ def multilabel_margin_loss(data: np.ndarray, target: np.ndarray, *, reduction: i
 def _norm(x: np.ndarray, p: float, axis: int, keepdims: bool = False) -> np.ndarray:
     magnitude = np.abs(x)
     if p == float("inf"):
-        return magnitude.max(axis=axis, keepdims=keepdims)
+        return magnitude.max(axis=axis, keepdims=keepdims, initial=0.0)  # no elements: distance 0
     if p == 0:
         return (magnitude != 0).sum(axis=axis, keepdims=keepdims).astype(np.float64)
     return (magnitude**p).sum(axis=axis, keepdims=keepdims) ** (1 / p)
