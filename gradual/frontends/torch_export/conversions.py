@@ -42,7 +42,6 @@ OPERATORS.update(
         "aten.negative": "aten.neg",
         "aten.swapaxes": "aten.transpose",
         "aten.swapdims": "aten.transpose",
-        "aten.tile": "aten.repeat",
         "aten._adaptive_avg_pool2d": "aten.adaptive_avg_pool2d",
         "aten._adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
         "aten.adaptive_avg_pool1d": "aten.adaptive_avg_pool2d",
@@ -64,7 +63,7 @@ OPERATORS.update(
         "aten.empty_permuted": "aten.empty",
     }
 )
-RENAMES.update({"aten.tile": {"repeats": "dims"}, "aten.swapaxes": {"dim0": "axis0", "dim1": "axis1"}})
+RENAMES.update({"aten.swapaxes": {"dim0": "axis0", "dim1": "axis1"}})
 PROMOTING.update(
     {
         "aten.atan2",
@@ -181,6 +180,17 @@ def repeat(c: NodeConverter) -> Any:
     if _symbolic_list(raw):
         return c.call("aten.repeat_sized", x, c.operand(raw, "int64"))
     return c.call("aten.repeat", x, repeats=c.attribute(raw))
+
+
+@special("aten.tile")
+def tile(c: NodeConverter) -> Any:
+    """torch.tile(x, dims): repeat, dims with fewer entries than x's rank taking leading 1s
+    first (x.tile((2,)) of a 3-d x repeats its last dim)."""
+    dims = c.raw("dims")
+    if not isinstance(dims, list):
+        raise c.unsupported("tile's dims that are not a list")
+    padded = [1] * max(_rank(c) - len(dims), 0) + dims
+    return convert_as(c, replace(c.node, target="aten.repeat.default", args={"self": c.raw("self"), "repeats": padded}))
 
 
 def _symbolic_list(raw: Any) -> bool:
