@@ -86,6 +86,13 @@ def closed_closures(n: int) -> str:
     return f"def @main(%x: {T}) {{\n{opens}nn.relu(%a{n - 1})\n" + "}\n" * n + "}\n"
 
 
+def adt_closed_closures(n: int) -> str:
+    """`closed_closures` in a module that defines a data type: each closure's type is searched for
+    the element variables of data types it leaves polymorphic (`fn (%y, %x) { Cons(%x, %y) }`),
+    which must not walk the closures nested in it again."""
+    return "type Box[A] {\n  Box(A),\n}\n\n" + closed_closures(n)
+
+
 def closure_calls(n: int) -> str:
     """`let %f0 = fn (%a0) { let %f1 = fn (%a1) { ... }; %f1(%a0) }; %f0(%x)`: n deep."""
     out = [f"def @main(%x: {T}) {{\n"]
@@ -790,6 +797,12 @@ AXES = [
     Axis("closure-calls", "nesting depth of closures that call the next", closure_calls, 1250),
     Axis("inferred-closures", "nesting depth of closures with unannotated parameters", inferred_closures, 1250),
     Axis("closed-closures", "nesting depth of closed closures with unannotated parameters", closed_closures, 1250),
+    Axis(
+        "adt-closed-closures",
+        "nesting depth of closed closures, in a module with a data type",
+        adt_closed_closures,
+        1250,
+    ),
     Axis("ifs", "nesting depth of `if`s", ifs, 1250),
     Axis("joined-closures", "nesting depth of two closures an `if` joins", joined_closures, 1250),
     Axis("lets", "annotated lets, each in the scope of the last", lets, 2500),

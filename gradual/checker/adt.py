@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Optional
 
 from gradual.checker import adt_messages
@@ -212,11 +213,15 @@ def _mentions_unknown(t: Type, mapping: dict[Any, Optional[Type]]) -> bool:
     return found
 
 
-def element_variables(types: list[Type], solver: "Solver") -> frozenset[Any]:
-    """The unbound type variables that are arguments of an ADT type (at any depth) in `types`."""
+def element_variables(
+    types: list[Type], solver: "Solver", closed: Optional[Mapping[int, Type]] = None
+) -> frozenset[Any]:
+    """The unbound type variables that are arguments of an ADT type (at any depth) in `types`;
+    the types in `closed` (by identity) hold none and are not entered."""
     found: set[Any] = set()
     stack = [(t, False) for t in types]
     seen: set[int] = set()
+    closed = closed or {}
     while stack:
         t, inside = stack.pop()
         t = solver.resolve_type(t)
@@ -224,7 +229,7 @@ def element_variables(types: list[Type], solver: "Solver") -> frozenset[Any]:
             if inside:
                 found.add(t)
             continue
-        if id(t) in seen:
+        if id(t) in seen or id(t) in closed:
             continue
         seen.add(id(t))
         if isinstance(t, AdtType):

@@ -109,10 +109,10 @@ class Closures(Calls):
         finalize = Finalizer(solver, info)
         # an element type its body never constrains (`fn (%y, %x) { Cons(%x, %y) }`): it is
         # polymorphic in it, each call instantiates it (other unconstrained types stay `?`)
-        # (a module without data types has none: not walking the closure's type keeps nested
-        # closures linear)
+        # (a module without data types has none; the types of the closed closures nested in it
+        # are not entered: they hold no variable, and entering them made nesting quadratic)
         if self.res.adts:
-            finalize.type_params = element_variables(params + [result], solver)
+            finalize.type_params = element_variables(params + [result], solver, self.closed_types)
         # a hinted parameter dim stays its guess for the calls (as a definition's `call_type`):
         # a call passing another size widens the hint instead of failing against it (spec §3.5)
         finalize.keep_hints = True
@@ -136,7 +136,7 @@ class Closures(Calls):
                 finalized_dataflow(frame.dataflow, finalize),
             )
         )
-        return FuncType(
+        closed = FuncType(
             tuple(param_types),
             ret_type,
             info.dim_params + finalize.new_dims(),
@@ -145,6 +145,8 @@ class Closures(Calls):
             dtype_requires,
             info.type_params + finalize.new_type_params(),
         )
+        self.closed_types[id(closed)] = closed
+        return closed
 
     def closure_type(self, info: FunctionInfo, params: list[Type], result: Type, state: Pass) -> FuncType:
         """The closure's type; its result is resolved only at the top: a closure nested n deep

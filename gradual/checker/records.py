@@ -225,6 +225,9 @@ class CheckerState:
         self.known_calls: dict[tuple[Any, ...], SiteOutcome] = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set[Symbol] = {s for syms in resolution.introduced.values() for s in syms}
+        #: the types closed closures were given, by identity (held, so no id is reused): they hold
+        #: no variable of any solver, so a search for element variables need not enter them
+        self.closed_types: dict[int, Type] = {}
         #: the definition each hinted parameter dim belongs to (a widening key -> name)
         self.hint_owner: dict[tuple[Any, ...], str] = {}
         self.stale = False
