@@ -966,7 +966,10 @@ def _indexing(torch):
         def forward(self, x, i):
             out = x.clone()
             out.put_(i, x[0, :3], accumulate=True)
+            written = x.clone()
+            written.diagonal(1).zero_()  # a write through a diagonal view
             return (
+                written,
                 x.index_fill(1, i, -1.0),
                 x.index_copy(0, i[:2].clamp(0, 1), x[:2] * 2),
                 x.index_reduce(0, i.clamp(0, 1), x[:3], "amax", include_self=False),
@@ -1001,8 +1004,8 @@ def _distances_and_projections(torch):
 def test_losses_distances_and_indexing_convert_and_run_to_torchs_values(build, ir):
     """The losses, distances, indexing and unique forms torch.export leaves whole (in the
     default IR; some also in the core IR: index_reduce, put, diagonal_scatter, pdist, dist,
-    unique_dim, empty_permuted) were unknown operators, and an LSTM with proj_size was refused
-    for its five weights per layer; each converts, checks with 0 errors and runs to torch's
+    unique_dim, empty_permuted) were unknown operators, a write through a diagonal view was
+    refused, and an LSTM with proj_size was refused for its five weights per layer; each converts, checks with 0 errors and runs to torch's
     values, at the exported size and another."""
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)
