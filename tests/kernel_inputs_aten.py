@@ -1056,6 +1056,23 @@ def _expand_as(draw: Draw) -> tuple:
     return [array(draw, data_shape, _numeric(draw)), array(draw, target, _float(draw))], {}
 
 
+@generator("aten.as_strided_scatter")
+def _as_strided_scatter(draw: Draw) -> tuple:
+    """A view that reads each element once (row-major strides, spread by a factor), inside x."""
+    data = array(draw, draw(shapes(rank_lo=1, lo=1, hi=6)), _numeric(draw))
+    size = [draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 3)))]
+    spread = draw(st.integers(1, 2))
+    stride = [spread * int(np.prod(size[i + 1 :])) for i in range(len(size))]
+    reach = sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    if reach >= data.size:
+        size, stride, reach = [1 for _ in size], [0 for _ in size], 0
+    offset = draw(st.integers(0, data.size - 1 - reach))
+    return [data, array(draw, tuple(size), str(data.dtype)), sym_ints(size)], {
+        "stride": stride,
+        "storage_offset": offset,
+    }
+
+
 @generator("aten.as_strided")
 def _as_strided(draw: Draw) -> tuple:
     data = array(draw, draw(shapes(rank_lo=1, lo=1, hi=6)), _numeric(draw))

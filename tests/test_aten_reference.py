@@ -55,6 +55,7 @@ REFERENCE_GAPS: dict[str, str] = {
 #: operators whose values are compared too (the rest: structure, shapes and dtypes)
 VALUES: frozenset = frozenset(
     {
+        "aten.as_strided_scatter",
         "aten.diagonal_scatter",
         "aten.dist",
         "aten.index_copy",

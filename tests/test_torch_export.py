@@ -968,6 +968,7 @@ def _indexing(torch):
             out.put_(i, x[0, :3], accumulate=True)
             written = x.clone()
             written.diagonal(1).zero_()  # a write through a diagonal view
+            written.as_strided((2, 2), (6, 2), 1).mul_(3)  # and through a strided one
             return (
                 written,
                 x.index_fill(1, i, -1.0),
@@ -978,6 +979,7 @@ def _indexing(torch):
                 torch.take_along_dim(x, i),
                 out,
                 torch.diagonal_scatter(x, x.diagonal(1) * 0, 1),
+                torch.as_strided_scatter(x, x[0, :4].reshape(2, 2), (2, 2), (6, 1), 1),
                 torch.unique(x.round(), dim=1, return_inverse=True, return_counts=True)[1],
                 torch.unique_consecutive(x.round() > 0, return_counts=True)[1],
             )
@@ -1003,9 +1005,9 @@ def _distances_and_projections(torch):
 @pytest.mark.parametrize("build", [_losses, _indexing, _distances_and_projections], ids=lambda f: f.__name__[1:])
 def test_losses_distances_and_indexing_convert_and_run_to_torchs_values(build, ir):
     """The losses, distances, indexing and unique forms torch.export leaves whole (in the
-    default IR; some also in the core IR: index_reduce, put, diagonal_scatter, pdist, dist,
-    unique_dim, empty_permuted) were unknown operators, a write through a diagonal view was
-    refused, and an LSTM with proj_size was refused for its five weights per layer; each converts, checks with 0 errors and runs to torch's
+    default IR; some also in the core IR: index_reduce, put, diagonal_scatter,
+    as_strided_scatter, pdist, dist, unique_dim, empty_permuted) were unknown operators, a write
+    through a diagonal or strided view was refused, and an LSTM with proj_size was refused for its five weights per layer; each converts, checks with 0 errors and runs to torch's
     values, at the exported size and another."""
     torch = pytest.importorskip("torch")
     torch.manual_seed(0)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from gradual.frontends.torch_export.conversions import strided_write
 from gradual.frontends.torch_export.convert import NodeConverter, Unsupported, is_in_place, packet, writes_out
 from gradual.frontends.torch_export.graph import GraphNode, Ref
 
@@ -234,6 +235,12 @@ def _diagonal(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
     """`x.diagonal().zero_()`, `fill_diagonal_`'s form: the diagonal written back with diagonal_scatter."""
     attrs = {name: int(c.raw(name, default)) for name, default in (("offset", 0), ("dim1", 0), ("dim2", 1))}
     return c.call("aten.diagonal_scatter", source, value, **attrs)
+
+
+@scatters("aten.as_strided")
+def _strided(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
+    """A write through an as_strided view (of a contiguous tensor: its converter saw to it)."""
+    return strided_write(c, source, value)
 
 
 @scatters("aten.unbind")

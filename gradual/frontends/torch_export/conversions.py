@@ -363,6 +363,31 @@ def as_strided(c: NodeConverter) -> Any:
     )
 
 
+@special("aten.as_strided_scatter")
+def as_strided_scatter(c: NodeConverter) -> Any:
+    """as_strided_scatter into a tensor whose recorded strides are contiguous (as as_strided)."""
+    source = c.raw("self")
+    if not isinstance(source, Ref) or not _contiguous(c, source.name):
+        raise c.unsupported("as_strided_scatter into a tensor that is not contiguous")
+    return strided_write(c, c.operand(source), c.operand(c.raw("src")))
+
+
+def strided_write(c: NodeConverter, source: Any, value: Any) -> Any:
+    """source with value written where the node's as_strided view (size, stride,
+    storage_offset) reads."""
+    offset = c.raw("storage_offset") or 0
+    if not isinstance(offset, int):
+        raise c.unsupported("a symbolic storage_offset")
+    return c.call(
+        "aten.as_strided_scatter",
+        source,
+        value,
+        c.operand(c.raw("size"), "int64"),
+        stride=c.attribute(c.raw("stride")),
+        storage_offset=offset,
+    )
+
+
 #: values the symbols take when strides are compared (two assignments: agreeing polynomials)
 PROBES = (lambda k: 1009 + 17 * k, lambda k: 2003 + 31 * k)
 

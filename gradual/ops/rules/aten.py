@@ -1446,6 +1446,25 @@ def as_strided(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+@shape_rule("aten_as_strided_scatter")
+def as_strided_scatter(ctx: ShapeContext) -> Any:
+    """`aten.as_strided_scatter(x, src, size, stride, storage_offset)`: src has the dims size
+    gives; the last element the view reads lies inside x; x's shape."""
+    data, src, size_arg = ctx.operand(0), ctx.operand(1), ctx.args[2]
+    entries = sizes(ctx, size_arg)
+    if entries is None:
+        return ctx.tensor(data.dims)
+    dims = _dims(ctx, entries)
+    if src.dims is not None:
+        for have, want in zip(src.dims, dims):
+            ctx.equal(have, want, symbol="size")
+    known = [ctx.static(d) for d in dims]
+    if data.dims is not None and None not in known and all(k > 0 for k in known):
+        last = ctx.attr("storage_offset") + sum((k - 1) * s for k, s in zip(known, ctx.attr("stride")))
+        ctx.within(product(ctx, data.dims), last + 1, None)
+    return ctx.tensor(data.dims)
+
+
 @shape_rule("aten_unfold")
 def unfold(ctx: ShapeContext) -> Any:
     """`aten.unfold(x, dimension, size, step)`: the dim becomes (d - size) // step + 1 (d at

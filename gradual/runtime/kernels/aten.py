@@ -1366,6 +1366,21 @@ def as_strided(data: np.ndarray, size: tuple, *, stride: Sequence[int], storage_
     return flat[where]
 
 
+@kernel("aten.as_strided_scatter")
+def as_strided_scatter(
+    data: np.ndarray, src: np.ndarray, size: tuple, *, stride: Sequence[int], storage_offset: int
+) -> np.ndarray:
+    """(Contiguous) x with the strided positions written by src, in order."""
+    shape = _ints(size)
+    out = data.copy()
+    flat = out.reshape(-1)
+    where = np.full(shape, storage_offset, np.int64)
+    for axis, (n, s) in enumerate(zip(shape, stride)):
+        where = where + (np.arange(n) * s).reshape([-1 if a == axis else 1 for a in range(len(shape))])
+    flat[where.reshape(-1)] = np.broadcast_to(src, where.shape).reshape(-1)
+    return flat.reshape(data.shape)
+
+
 @kernel("aten.unfold")
 def unfold(data: np.ndarray, *, dimension: int, size: int, step: int) -> np.ndarray:
     """Windows along dimension, in a new last dim."""
