@@ -176,3 +176,18 @@ def test_a_file_name_given_as_the_program_says_so() -> None:
         gradual.parse(path)
     assert "`gradual.parse` takes the program's text" in info.value.diagnostic.help
     assert gradual.check("no such file here").diagnostics[0].help is None
+
+
+def test_no_public_name_is_also_a_submodule() -> None:
+    """The public names load on first use; a submodule of the same name would replace one the
+    moment anything imports it (`import gradual.x` sets the package's attribute `x`)."""
+    import pkgutil
+
+    import gradual as package
+
+    submodules = {m.name for m in pkgutil.iter_modules(package.__path__)}
+    lazy = set(package._LAZY) | set(package._RUNTIME_NAMES)
+    assert not (lazy & submodules)
+    import gradual.operator_info  # the module behind gradual.operators()
+
+    assert callable(package.operators)

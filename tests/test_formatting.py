@@ -249,3 +249,116 @@ def test_the_library_formats_a_program_and_raises_a_syntax_problem_when_it_does_
     assert raised.value.diagnostic.code == "parse-error"
     with pytest.raises(TypeError, match="format_program takes a width"):
         gradual.format_program("", width="100")  # type: ignore[arg-type]
+
+
+# The check by pieces: a formatted text whose unchanged definitions are the original's is
+# proven by parsing only what changed; it must never accept what the whole parse refuses.
+PIECES = """#[version = "0.0.5"]
+// a header comment
+
+type Pair[A] {
+  MkPair(A, A),
+}
+
+/// not a declaration's documentation: a program's
+def @f(%x: Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32] {
+  %0 = nn.relu(%x); // trailing
+  /* a block */ %0
+}
+
+def @g(%x: Tensor[(n, 4), float32], %y: Tensor[(n, 4), float32], %z: Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32] {
+  add(%x, multiply(%y, %z))
+}
+
+def @k(%x: Tensor[(n, 4), float32], %y: Tensor[(n, 4), float32], %z: Tensor[(n, 4), float32]) -> Tensor[(n, 4), float32] {
+  %0 = f(%x, s="a  b", t="c  d");  // two  spaces
+  /*  a  block  */ multiply(%y,  %z)
+}
+
+// between
+
+def @h(%a: Tensor[(2,), float32]) {
+  @f(%a) // last
+}
+"""
+
+
+def _pieces_check(text: str, formatted: str) -> bool:
+    from gradual.syntax.formatting import _parse, _same_by_pieces
+
+    module, comments = _parse(text, "<test>")
+    return _same_by_pieces(module, comments, text, formatted, "<test>")
+
+
+def _whole_check(text: str, formatted: str) -> bool:
+    from gradual.syntax.formatting import _parse
+
+    module, comments = _parse(text, "<test>")
+    try:
+        again, kept = _parse(formatted, "<test>")
+    except ParseError:
+        return False
+    return (
+        same_tree(module, again)
+        and [c.text for c in comments] == [c.text for c in kept]
+        and [getattr(d, "doc", None) for d in module.defs] == [getattr(d, "doc", None) for d in again.defs]
+    )
+
+
+def test_a_formatted_text_is_proven_by_its_changed_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradual.syntax import formatting
+
+    signatures = []
+    same_signature = formatting._same_signature
+    monkeypatch.setattr(formatting, "_same_signature", lambda a, b: signatures.append(b.name) or same_signature(a, b))
+    formatted = format_source(PIECES)
+    assert formatted != PIECES and "def @f(" in formatted
+    signatures.clear()
+    assert _pieces_check(PIECES, formatted)  # @f and @h are unchanged, @g's signature is broken
+    assert signatures == ["g", "k"]  # and their bodies are kept (@k's but for blanks): only signatures are read
+    assert not _pieces_check(PIECES, formatted.replace("%y: Tensor[(n, 4)", "%y: Tensor[(n, 5)"))
+    assert not _pieces_check(PIECES, formatted.replace("def @g(", "def @gg("))
+    assert _pieces_check(PIECES, formatted.replace("\n// between", "\n\n\n// between"))  # blank lines
+    assert not _pieces_check(PIECES, formatted.replace("multiply", "subtract"))
+    assert not _pieces_check(PIECES, formatted.replace("// between\n", ""))
+
+
+def test_the_examples_concatenated_are_proven_by_their_changed_pieces() -> None:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.rly")))
+    text = text.replace("def @", "def  @")  # every definition changed: none is reused whole, its body is
+    formatted = format_source(text)
+    assert _pieces_check(text, formatted)
+    assert _pieces_check(text.replace("def  @", "def @", 3), formatted)
+    assert not _pieces_check(text, formatted.replace("epsilon=1e-12", "epsilon=1e-11"))
+    assert not _pieces_check(text, formatted.replace("%ln2_gamma, %ln2_beta", "%ln2_beta, %ln2_gamma"))
+
+
+EDITS = st.sampled_from(
+    ["", " ", "  ", "\t", "\n", "/*", "*/", "//", '"', "}", "{", ";", "1", "%x", "def @z() { 1 }\n", "/// d\n", "{0}"]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_check_by_pieces_accepts_only_what_the_whole_parse_accepts(data) -> None:
+    """Soundness: an edit anywhere in a formatted text (deleting, inserting or replacing a
+    little) is accepted by the pieces only if the whole text parses to the same program,
+    comments and documentation."""
+    text = data.draw(st.sampled_from([PIECES, _STDLIB_PIECES]))
+    formatted = format_source(text)
+    at = data.draw(st.integers(0, len(formatted)))
+    cut = data.draw(st.integers(0, 3))
+    edited = formatted[:at] + data.draw(EDITS) + formatted[at + cut :]
+    if _pieces_check(text, edited):
+        assert _whole_check(text, edited), edited
+
+
+_STDLIB_PIECES = """// operators
+/// The first.
+def first(%x: Tensor[(n,), T]) -> Tensor[(n,), T];
+
+/// The second, whose signature is long enough to be broken over lines by the formatter at a width of one hundred.
+def second(%x: Tensor[(n,), T], %y: Tensor[(n,), T], %z: Tensor[(n,), T], %w: Tensor[(n,), T]) -> Tensor[(n,), T];
+/// The third.
+def third(%x: Tensor[(n,), T]) -> Tensor[(n,), T];
+"""

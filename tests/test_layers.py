@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, int], ...] = (
     ("gradual.cli", 8),
     ("gradual.lsp", 8),
     ("gradual.api", 8),
-    ("gradual.operators", 8),
+    ("gradual.operator_info", 8),
     ("gradual.__main__", 8),
     ("gradual", 8),
     # a frontend written on the public API alone, as a third party would write one

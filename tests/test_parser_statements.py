@@ -1,6 +1,7 @@
-"""The lexer reads the commonest statement (`%v = op(%a, k=v);`) as one STATEMENT token and the
-parser builds its nodes at once. That must give exactly the tree the grammar's rules give when
-the statement is read token by token (same nodes, same spans) and the same syntax errors."""
+"""The lexer reads the commonest statement (`%v = op(%a, k=v);`) as one STATEMENT token, and the
+commonest type (`Tensor[(b, 64), float32]`) as one TENSOR_TYPE token, and the parser builds
+their nodes at once. That must give exactly the tree the grammar's rules give when they are
+read token by token (same nodes, same spans) and the same syntax errors."""
 
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ import bench  # noqa: E402
 
 
 def token_by_token(text: str) -> object:
-    """The tree (or the ParseError) of `text` read without STATEMENT tokens."""
-    FastLexer.read_statements = False
+    """The tree (or the ParseError) of `text` read without STATEMENT or TENSOR_TYPE tokens."""
+    FastLexer.read_statements = FastLexer.read_types = False
     try:
         return parse(text)
     except ParseError as exc:
         return exc
     finally:
-        FastLexer.read_statements = True
+        FastLexer.read_statements = FastLexer.read_types = True
 
 
 def with_statements(text: str) -> object:
@@ -92,6 +93,20 @@ STATEMENTS = [
     "%v = f(%a, axis=1, );",
     '%v = f(%a, s="x\\"y\\n", l=NCHW, b=True, c=False, n=None, k=fn, t=Tensor, d=a.b);',
     "%v = f(%a, i=-3, z=0, big=123456789012345678901234567890);",
+    "%v = @f(%a, %b);",
+    "%v=add(add=1,add=1);",  # an attribute given twice, no blank after the comma
+    '%v=add(%a,x=1,y=[1,2],s="a,b=1");',
+    "let %v: Tensor[(b, 64), float32] = f(%a, %b);",
+    "let %v : Tensor [ ( ) , ? ] = @f();",
+    "let %v: Tensor[(1,), int64] = f(%a, axis=1);",
+    "%v: Tensor[(1,), int64] = f(%a);",  # a graph binding takes no type
+    "let %v: Tensor[(1i64,), int64] = f(%a);",
+    "let %v: Tensor[(a.b,), int64] = f(%a);",
+    "let %v: float32 = f(%a);",
+    "let %v: (Tensor[(1,), int64],) = f(%a);",
+    "let %v: Tensor[(fn,), int64] = f(%a);",
+    "let %v = @g_1();",
+    "%v = @f(%a, axis=1);",
     "%v = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=64) /* ty=Tensor[(1, 64), float32] */;",
     "%v = f(%a) /* one */ /* two */ ;",
     "%v = let_x(%a);",
@@ -149,6 +164,72 @@ def test_a_syntax_error_after_statements_expects_the_same_tokens() -> None:
     assert isinstance(fast, ParseError) and not any("statement" in e.lower() for e in fast.expected)
 
 
+TYPES = [
+    "Tensor[(b, 64), float32]",
+    "Tensor[(), float32]",
+    "Tensor[( ), ?]",
+    "Tensor[(1,), int64]",
+    "Tensor[(1 , ), int64]",
+    "Tensor[(?, n, 3), bool]",
+    "Tensor[\n  (\n    b,\n    64,\n  ),\n  float32,\n]",
+    "Tensor [ ( b ) , float16 ]",
+    "Tensor[(b_1, _c, N2), uint8]",
+    # left to the grammar (not a TENSOR_TYPE), read alike all the same
+    "Tensor[(b, 64), float32,]",
+    "Tensor[(1i64, 2), float32]",
+    "Tensor[(1..4, 2..), float32]",
+    "Tensor[(-1, 2), float32]",
+    "Tensor[(n + 1, n * 2, n // 2, n % 4), float32]",
+    "Tensor[(max(a, b), b|1), float32]",
+    "Tensor[(*rest, 3), float32]",
+    "Tensor[*, float32]",
+    "Tensor[(a.b, 2), float32]",
+    "Tensor[(?b, 2), float32]",
+    "Tensor[(fn, let, Tensor, True, shape, in, where), float32]",
+    "Tensor[(b, 64), fn]",
+    "Tensor[(b, 64), a.b]",
+    "Tensor[(b, 64), ?T]",
+    "Tensor[(b, /* c */ 64), float32]",
+    "Tensor[(b, 64) // c\n, float32]",
+    "Tensor[(1" + "0" * 5000 + ",), float32]",  # an integer too long to read
+    "Tensor[(b 64), float32]",
+    "Tensor[(b, 64)]",
+    "Tensor[(b, 64), float32",
+]
+
+
+@pytest.mark.parametrize("typ", TYPES)
+def test_a_tensor_type_reads_alike_in_one_token_or_token_by_token(typ: str) -> None:
+    text = f"def @main(%a: {typ}, %b: ({typ}, {typ})) -> {typ} {{\n  let %c: {typ} = %a;\n  %c as {typ}\n}}\n"
+    assert_same_reading(text)
+
+
+def test_the_lexers_keywords_are_the_grammars() -> None:
+    """No keyword is read as a name in a TENSOR_TYPE: the lexer's list is the grammar's."""
+    from gradual.syntax.lexer import KEYWORDS
+    from gradual.syntax.parser import _parser
+
+    with _parser() as parser:
+        words = {w for w in parser.lexer.literals if w[:1].isalpha() or w[:1] == "_"}
+    assert set(KEYWORDS) == words | {"True", "False"}
+
+
+def test_tensor_types_are_read_as_one_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus would prove nothing if no type were ever read in one token."""
+    from gradual.syntax import lexer
+
+    read = []
+
+    class Counting(lexer.TensorTypeTok):
+        def __init__(self, match: object) -> None:
+            read.append(match)
+            super().__init__(match)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lexer, "TensorTypeTok", Counting)
+    parse("def @main(%a: Tensor[(b, 64), float32]) -> Tensor[(b, ?), float32] {\n  %a\n}\n")
+    assert len(read) == 2
+
+
 def corpus() -> list:
     programs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "examples").glob("*.rly"))]
     programs += [(case.id, case.program) for case in all_cases()]
@@ -167,7 +248,26 @@ def test_every_program_of_the_tests_reads_alike(name: str, text: str) -> None:
 
 
 SPACE = st.sampled_from(["", " ", "  ", "\n    ", "\t", " /* c */ ", " // c\n "])
-WORDS = st.sampled_from(["add", "nn.relu", "f", "let_x", "if", "fn", "let", "True", "None", "Tensor", "a.b", "x1"])
+WORDS = st.sampled_from(
+    [
+        "add",
+        "nn.relu",
+        "f",
+        "let_x",
+        "if",
+        "fn",
+        "let",
+        "True",
+        "None",
+        "Tensor",
+        "a.b",
+        "x1",
+        "@f",
+        "@g_1",
+        "@a.b",
+        "@",
+    ]
+)
 VALUES = st.sampled_from(
     [
         "1",
@@ -196,6 +296,20 @@ VALUES = st.sampled_from(
 ARGS = st.sampled_from(["%a", "%b", "%a_1", "1", "(%a, %b)", "%a.0", "f(%a)"])
 
 
+DIM_TEXT = st.sampled_from(["1", "64", "b", "?", "n2", "_", "1i64", "-1", "n + 1", "a.b", "fn", "?b", "*r", "1..2"])
+DTYPE_TEXT = st.sampled_from(["float32", "?", "int64", "a.b", "?T", "fn", "Tensor", "True"])
+
+
+@st.composite
+def tensor_types(draw) -> str:
+    """Tensor-type-like text: mostly what TENSOR_TYPE reads, with near misses of every part."""
+    sp = lambda: draw(SPACE)  # noqa: E731
+    dims = f"{sp()},{sp()}".join(draw(st.lists(DIM_TEXT, max_size=4)))
+    comma = draw(st.sampled_from(["", ",", " ,"])) if dims else ""
+    shape = draw(st.sampled_from([f"({sp()}{dims}{comma}{sp()})", "*", f"({dims}"]))
+    return f"Tensor{sp()}[{sp()}{shape}{sp()},{sp()}{draw(DTYPE_TEXT)}{sp()}]"
+
+
 @st.composite
 def statements(draw) -> str:
     """Statement-like text: mostly what STATEMENT reads, with near misses of every part."""
@@ -206,7 +320,8 @@ def statements(draw) -> str:
     inside = f"{sp()},{sp()}".join(items) + (draw(st.sampled_from(["", ",", " ,"])) if items else "")
     head = draw(st.sampled_from(["", "let ", "let"]))
     tail = draw(st.sampled_from(["", " /* ty=T */", "/* a *//* b */", " (%b)"]))
-    return f"{head}%v{sp()}={sp()}{draw(WORDS)}{sp()}({sp()}{inside}{sp()}){tail}{sp()};"
+    typ = draw(st.sampled_from(["", "", f"{sp()}:{sp()}{draw(tensor_types())}", ": float32", ":(Tensor[(1,), f],)"]))
+    return f"{head}%v{typ}{sp()}={sp()}{draw(WORDS)}{sp()}({sp()}{inside}{sp()}){tail}{sp()};"
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -214,6 +329,13 @@ def statements(draw) -> str:
 def test_statement_like_text_reads_alike(lines: list) -> None:
     body = "".join(f"\n  {line}" for line in lines)
     assert_same_reading(f"def @main(%a, %b) {{{body}\n  %b\n}}\n")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(tensor_types(), min_size=1, max_size=3))
+def test_tensor_type_like_text_reads_alike(types: list) -> None:
+    params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    assert_same_reading(f"def @main({params}) -> {types[0]} {{\n  %a0\n}}\n")
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -644,3 +644,47 @@ def test_a_failed_check_names_the_dtype_its_variable_was_bound_to() -> None:
     with pytest.raises(gradual.CheckFailure) as info:
         gradual.run(src, {"y": ones(1)})
     assert info.value.diagnostic().message.startswith("expected Tensor[(2..,), float32], found Tensor[(1,), float32]")
+
+
+class _CollectorCalls:
+    """The gc module as the interpreter sees it, counting the calls that touch frozen objects."""
+
+    def __init__(self, frozen: int) -> None:
+        self.frozen = frozen
+        self.calls: list[str] = []
+
+    def get_freeze_count(self) -> int:
+        self.calls.append("get_freeze_count")
+        return self.frozen
+
+    def freeze(self) -> None:
+        self.calls.append("freeze")
+
+    def unfreeze(self) -> None:
+        self.calls.append("unfreeze")
+
+    def __getattr__(self, name: str) -> object:
+        import gc
+
+        return getattr(gc, name)
+
+
+@pytest.mark.parametrize(
+    ("iterations", "frozen", "expected"),
+    [
+        (10, 0, []),  # a short run: no full collection, nothing asked of the collector's freeze list
+        (10, 500_000, []),  # ... whatever the caller froze (asking costs O(frozen objects))
+        (2_000, 0, ["get_freeze_count", "freeze", "unfreeze"]),  # set aside once, given back at the end
+        (2_000, 500_000, ["get_freeze_count"]),  # the caller's freeze is left alone
+    ],
+)
+def test_a_run_sets_aside_what_lives_only_once_it_is_long(
+    monkeypatch: pytest.MonkeyPatch, iterations: int, frozen: int, expected: list
+) -> None:
+    from gradual.runtime import interpreter
+
+    collector = _CollectorCalls(frozen)
+    monkeypatch.setattr(interpreter, "gc", collector)
+    monkeypatch.setattr(interpreter, "COLLECT_STEPS", 10)  # a full collection after 80 steps
+    gradual.run(COUNTDOWN, {"i": iterations})
+    assert collector.calls == expected

@@ -13,10 +13,8 @@ import os
 import stat
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from gradual.checker import messages
-from gradual.checker.driver import CheckResult, check, decode_program, parse
 from gradual.diagnostics.codes import INPUT_ERROR
 from gradual.frontends import (
     Frontend,
@@ -27,7 +25,13 @@ from gradual.frontends import (
     frontends,
     model_file,
 )
-from gradual.syntax.source import Source, Span
+from gradual.syntax.source import Source, Span, wide_encoding
+
+if TYPE_CHECKING:
+    from gradual.checker.driver import CheckResult
+
+# The checker loads only where an input is checked or a problem is worded: reading a program
+# that is plain UTF-8 text (all `gradual format` does) does not pay for it.
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -70,6 +74,14 @@ def read_text(path: str) -> Input:
                 data = handle.read(MAX_FILE_BYTES + 1)
     except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
         raise unavailable(path, exc, "program") from None
+    if len(data) <= MAX_FILE_BYTES and not data.startswith(LFS_POINTER) and wide_encoding(data) is None:
+        try:
+            return Input(path, data.decode("utf-8"))  # what decode_program gives such text
+        except UnicodeDecodeError:
+            pass
+    from gradual.checker import messages
+    from gradual.checker.driver import decode_program
+
     if len(data) > MAX_FILE_BYTES:
         span = Span(Source("", path), 0, 0)
         return Input(path, problem=messages.input_error(span, f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB"))
@@ -131,6 +143,8 @@ def _note_other_kind(problem: Any, path: str, failed: Optional[Frontend], option
     a torch.export archive saved as `.rly`, a program saved as `.onnx`, an archive as `.onnx`):
     the kind it can be read as, and the suffix that makes gradual read it so. Each other kind
     is tried only here, where reading the file as its own kind failed."""
+    from gradual.checker import messages
+
     kind = _readable_as(path, failed, options)
     if kind is not None:
         problem.notes = tuple(problem.notes) + (messages.misnamed_input(*kind),)
@@ -160,6 +174,8 @@ def _readable_as(path: str, failed: Optional[Frontend], options: dict) -> Option
     try:
         with open(path, "rb") as handle:
             text = handle.read(MAX_FILE_BYTES + 1).decode("utf-8")
+        from gradual.checker.driver import parse
+
         if len(text) <= MAX_FILE_BYTES and parse(text, path).defs:  # an empty file is no program either
             return "a program in gradual's language", ".rly"
     except Exception:  # noqa: BLE001 - unreadable, not UTF-8, not a program: not this kind either
@@ -182,12 +198,16 @@ def _lfs_pointer(path: str) -> Optional[object]:
         return None
     if head != LFS_POINTER:
         return None
+    from gradual.checker import messages
+
     return messages.input_unavailable(Span(Source("", path), 0, 0), messages.lfs_pointer_detail())
 
 
 def check_input(loaded: Input) -> Checked:
     """Check a loaded input: its diagnostics (load problems included) and, when there was
     something to check, the CheckResult."""
+    from gradual.checker.driver import CheckResult, check
+
     if loaded.problem is not None:
         return Checked(loaded, None, [loaded.problem])
     model = loaded.model
@@ -212,7 +232,7 @@ def _check_unclaimed(text: str, path: str) -> CheckResult:
     error`)."""
     from dataclasses import replace
 
-    from gradual.checker.driver import SyntaxProblem
+    from gradual.checker.driver import SyntaxProblem, check, parse
     from gradual.syntax import ast
 
     try:

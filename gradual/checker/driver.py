@@ -24,7 +24,7 @@ from gradual.infra.deep import gc_paused, run_deep
 from gradual.ops.registry import Registry, default_registry
 from gradual.syntax import ast
 from gradual.syntax.parser import ParseError, parse_source
-from gradual.syntax.source import Source, Span
+from gradual.syntax.source import Source, Span, wide_encoding
 from gradual.types import FuncType, Type
 from gradual.types.annotations import suggestion_budget
 
@@ -285,20 +285,6 @@ def _built_size(module: ast.Module[ast.Def]) -> int:
     measure): its statements counted, not its text, which a frontend writes only when asked."""
     statements = sum(len(s) if s.__class__ is ast.Dataflow else 1 for d in module.defs for s in d.body.stmts)
     return 10_000 + 64 * statements
-
-
-def wide_encoding(data: bytes) -> Optional[str]:
-    """UTF-16 or UTF-32, where the bytes start as such text does (a byte-order mark, or an
-    ASCII character then NUL bytes, as Windows editors save "Unicode" text), else None."""
-    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        return "UTF-32"
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "UTF-16"
-    if len(data) >= 4 and (
-        data[0] and not data[1] and data[2] and not data[3] or not data[0] and data[1] and not data[2] and data[3]
-    ):
-        return "UTF-16"
-    return None
 
 
 def decode_program(data: bytes, path: str) -> tuple[Optional[str], Optional[Diagnostic]]:

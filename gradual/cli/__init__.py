@@ -20,8 +20,6 @@ from collections import Counter
 from typing import Any, Optional, Sequence
 
 from gradual.analysis.inputs import Checked, Input, check_input
-from gradual.checker import messages as checker_messages
-from gradual.checker.driver import elaborate_text
 from gradual.cli import messages
 from gradual.cli.common import (
     EXIT_ERRORS,
@@ -115,6 +113,8 @@ def check_available(paths: Sequence[str], args: Any = None) -> tuple[list[Checke
         except UsageError as exc:
             unavailable = True
             detail = str(exc).removeprefix(f"{path}: ")
+            from gradual.checker import messages as checker_messages
+
             problem = checker_messages.input_unavailable(Span(Source("", path), 0, 0), detail)
             files.append(Checked(Input(path, problem=problem), None, [problem]))
     return files, unavailable
@@ -213,6 +213,8 @@ def _plural(count: int, noun: str) -> str:
 # gradual elaborate / import / lsp ------------------------------------------------------------
 def command_elaborate(args: argparse.Namespace) -> int:
     """`gradual elaborate`: the program with types and inserted checks, on stdout."""
+    from gradual.checker.driver import elaborate_text
+
     (checked,) = check_files([args.file], args)
     render_all(checked.diagnostics, console(args.color))
     if any(d.is_error for d in checked.diagnostics) or checked.result is None or checked.result.module is None:
@@ -438,6 +440,8 @@ def main(argv: Optional[Sequence[str]] = None, exiting: bool = False) -> int:
         if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS:
             _say(f"gradual: error: cannot write the output ({exc.strerror or exc})")
             return EXIT_USAGE
+        from gradual.checker import messages as checker_messages
+
         _print_error_document(
             args.command, getattr(args, "format", None), INTERNAL_ERROR, checker_messages.internal_crash(exc)
         )

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradual.analysis.inputs import Unavailable, read_text
-from gradual.checker.driver import parse_diagnostic
 from gradual.cli import messages
 
 #: the command line's exit statuses (gradual.cli, which imports this module when it runs it)
@@ -82,6 +81,8 @@ def command_format(args: argparse.Namespace, console: Callable[[], Any]) -> int:
         try:
             formatted = run_deep(format_source, text, path if path != "-" else "<stdin>", args.width)
         except ParseError as exc:
+            from gradual.checker.driver import parse_diagnostic  # the checker loads for a syntax error only
+
             render_all([parse_diagnostic(exc)], console())
             tally.fail(EXIT_ERRORS)
             continue

@@ -17,10 +17,10 @@ otherwise), so a loop that never ends stops with a diagnostic.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
-from typing import Any, Callable, Iterator, Optional
+import threading
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -110,6 +110,7 @@ class Interpreter:
         self.steps_left = self.steps_at_start = step_limit()
         self.next_collection = self.steps_left - COLLECT_STEPS
         self.next_full = 8 * COLLECT_STEPS
+        self.set_aside = _SetAside()  # the current run's (see Interpreter.run)
         #: each expression class's evaluator (called with a node of that class)
         self._eval: dict[type, Callable[[Any, Frame], Any]] = {
             ast.Var: self._eval_var,
@@ -141,13 +142,17 @@ class Interpreter:
         if missing or unknown:
             raise InputError(messages.runtime_input_names(entry, missing, unknown))
         args = tuple(inputs[b.name] for b in info.params)
+        outer, self.set_aside = self.set_aside, _SetAside()
         try:
-            with gc_paused(), _set_aside_from_collections():
+            with gc_paused():
                 return run_deep(self.apply, GlobalFunction(d), args, None)
         except RecursionError:
             raise CallFailure(
                 d.name_span, messages.runtime_exhausted(RecursionError()), help=messages.runtime_exhausted_help()
             ) from None
+        finally:
+            self.set_aside.end()
+            self.set_aside = outer
 
     def _definition(self, entry: str) -> ast.Def:
         d = self.res.defs.get(entry)
@@ -191,6 +196,7 @@ class Interpreter:
         and all the full passes together cost a few times one)."""
         done = self.steps_at_start - self.steps_left
         if done >= self.next_full:
+            self.set_aside.before_full_collection()
             gc.collect()
             self.next_full *= 2
         else:
@@ -591,20 +597,42 @@ def _check_key(t: Any, frame: Frame, wrapper: Any = None) -> tuple:
     return (id(t), id(wrapper), id(frame.parent), tuple(frame.dims.items()), tuple(frame.dtypes.items()))
 
 
-@contextlib.contextmanager
-def _set_aside_from_collections() -> Iterator[None]:
-    """What lives when a run starts (the checked program, the caller's data) is left out of the
-    run's own collections (`gc.freeze`): those free the run's cycles, and the first one also
-    rescanned every object the checker made, which cost as much as the program is long (a
-    20,000-operator chain: 4 us an operator, none below 10,000 steps)."""
-    if gc.get_freeze_count():  # an enclosing run set it aside already
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+class _SetAside:
+    """What lives when a run's first full collection comes (the checked program, the caller's
+    data, what the run holds) is left out of that run's full collections (`gc.freeze`): they
+    are there to free the run's cycles, and each one rescanned every object the checker made,
+    which cost as much as the program is long (a 20,000-operator chain: 4 us an operator).
+
+    Nothing is done before the first full collection (COLLECT_STEPS * 8 steps): a short run
+    pays nothing, and asking the collector whether anything is frozen already (O(frozen
+    objects): it walks the list) is done once, by a run that is long by then. A run whose
+    caller froze objects (a server freezing a finished analysis) leaves the freeze alone; a
+    run nested in another that set the objects aside does nothing; the run that froze
+    unfreezes when it ends."""
+
+    lock = threading.Lock()
+    holders = 0  # runs in progress that froze the objects
+
+    def __init__(self) -> None:
+        self.decided = False
+        self.froze = False
+
+    def before_full_collection(self) -> None:
+        if self.decided:
+            return
+        self.decided = True
+        with _SetAside.lock:
+            if _SetAside.holders == 0 and gc.get_freeze_count() == 0:
+                gc.freeze()
+                self.froze = True
+                _SetAside.holders += 1
+
+    def end(self) -> None:
+        if self.froze:
+            with _SetAside.lock:
+                _SetAside.holders -= 1
+                gc.unfreeze()
+            self.froze = False
 
 
 def _real_span(span: Optional[Span]) -> Optional[Span]:

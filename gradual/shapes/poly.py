@@ -16,6 +16,8 @@ import math
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping, Union
 
+from gradual.infra.numbers import int_text as int_text  # re-exported: the shapes print with it
+
 INF = math.inf
 
 #: An extended integer: an int, or +/- infinity as a float.
@@ -694,26 +696,6 @@ def _ext_floordiv(a: Ext, den: int) -> Ext:
     if a in (INF, -INF):
         return a
     return int(a) // den
-
-
-# printing ---------------------------------------------------------------------------------
-_CHUNK_DIGITS = 1000
-
-
-def int_text(value: int) -> str:
-    """Decimal text of any int, also beyond the interpreter's int-to-str digit limit
-    (products of huge dimensions must still print in a diagnostic)."""
-    try:
-        return str(value)
-    except ValueError:
-        sign, value = ("-", -value) if value < 0 else ("", value)
-        chunks: list[int] = []
-        base = 10**_CHUNK_DIGITS
-        while value:
-            value, low = divmod(value, base)
-            chunks.append(low)
-        head, rest = chunks[-1], reversed(chunks[:-1])
-        return sign + str(head) + "".join(f"{c:0{_CHUNK_DIGITS}d}" for c in rest)
 
 
 def _format_mono(mono: Monomial, coeff: int) -> str:

@@ -626,6 +626,8 @@ def same_tree(a: object, b: object) -> bool:
     stack: list[tuple[object, object]] = [(a, b)]
     while stack:
         x, y = stack.pop()
+        if x is y:  # one tree (a formatted text's unchanged definition is the original's)
+            continue
         if isinstance(x, Node) or isinstance(y, Node):
             if type(x) is not type(y):
                 return False

@@ -40,7 +40,7 @@ _LEXEME = re.compile(  # each match reads the whitespace before a lexeme, then t
     re.VERBOSE,
 )
 # The commonest statement, read in one match where a statement may start: `%v = op(%a, %b);`
-# or `let %v = ...;`, the call's arguments variables, then attributes whose values are
+# (or `@f(...)`, a call of a global function) or `let %v = ...;`, the call's arguments variables, then attributes whose values are
 # integers, lists of integers, strings or names (a block comment may stand before the `;`,
 # where Relay prints types). Names that are keywords are left to the grammar. No two `_WS`
 # stand side by side: a failed match would try every split of a run of blanks (quadratic).
@@ -58,8 +58,34 @@ _INT = r"-?[0-9]+(?![0-9A-Za-z_.])"
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_.])"
 _VALUE = rf"""(?:{_INT}|\[{_WS}(?:{_INT}{_WS}(?:,{_WS}{_INT}{_WS})*(?:,{_WS})?)?\]|"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|{_WORD})"""
 _ATTR = rf"{_NAME}{_WS}={_WS}{_VALUE}"
+#: the grammar's keywords and `True`/`False` (a test holds this to the grammar): never a name
+#: in a TENSOR_TYPE
+KEYWORDS = (
+    "def", "let", "if", "else", "fn", "as", "type", "match", "Tensor", "can_unify", "where", "in", "None",
+    "shape", "True", "False",
+)  # fmt: skip
+
+
+def _tensor_type_text(prefix: str = "") -> str:
+    """The commonest type, read in one match where a type may start: `Tensor[(d, ...), dtype]`
+    whose dims (group `{prefix}dims`) are integers, `?` or names, and whose dtype (group
+    `{prefix}dtype`) is a name or `?`. A keyword, a dotted name, an integer with a suffix or
+    followed by `..`, a dim expression, `*`, a comment: left to the grammar. As in STATEMENT,
+    no two `_WS` stand side by side."""
+    words = "|".join(sorted(KEYWORDS, key=len, reverse=True))
+    name = rf"(?!(?:{words})(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_.])"
+    dim = rf"(?:[0-9]+(?![0-9A-Za-z_.])|\?(?![A-Za-z_])|{name})"
+    return (
+        rf"Tensor{_WS}\[{_WS}\({_WS}(?:(?P<{prefix}dims>{dim}(?:{_WS},{_WS}{dim})*){_WS}(?:,{_WS})?)?\)"
+        rf"{_WS},{_WS}(?P<{prefix}dtype>{name}|\?(?![A-Za-z_])){_WS}\]"
+    )
+
+
+TENSOR_TYPE = re.compile(_tensor_type_text())
+# A `let` may annotate its variable with such a type: `let %v: Tensor[(n, 4), float32] = ...`.
 STATEMENT = re.compile(
-    rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}={_WS}(?P<op>{_NAME}){_WS}\(
+    rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}
+    (?(let)(?::{_WS}(?P<type>{_tensor_type_text("type_")}){_WS})?)={_WS}(?P<op>{_NAME}|@[A-Za-z_][A-Za-z0-9_]*){_WS}\(
     (?:{_WS}(?P<args>{_LOCAL}(?:{_WS},{_WS}{_LOCAL})*))?
     (?:(?(args){_WS},){_WS}(?P<attrs>{_ATTR}(?:{_WS},{_WS}{_ATTR})*))?
     (?:(?(args),|(?(attrs),|(?!))))?{_WS}(?P<close>\))
@@ -68,8 +94,10 @@ STATEMENT = re.compile(
 )
 #: pieces of a STATEMENT match, for the parser that builds its nodes
 LOCALS = re.compile(_LOCAL)
-ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=]+){_WS}={_WS}(?P<value>{_VALUE})")
+ATTRS = re.compile(rf"(?P<name>[^ \t\r\n\f=,]+){_WS}={_WS}(?P<value>{_VALUE})")
 INTS = re.compile(r"-?[0-9]+")
+#: the dims of a TENSOR_TYPE match, each an integer, `?` or a name (the match has checked them)
+DIMS = re.compile(r"[0-9]+|\?|[A-Za-z_][A-Za-z0-9_]*")
 _DIGITS = re.compile(r"[0-9]+")
 _INT_SUFFIX = re.compile(r"(?:i8|i16|i32|i64|u8|u16|u32|u64)(?![A-Za-z0-9_])")
 _FLOORDIV_NEXT = re.compile(r"[ \t]*[-0-9(A-Za-z_]")
@@ -81,9 +109,10 @@ _BOOLS = ("True", "False")
 class FastLexer:
     """The lexer: `literals` maps each string terminal's text to its name (`(` -> LPAR)."""
 
-    #: read the commonest statement as one STATEMENT token (off: token by token, as a test
-    #: compares; both give the same tree)
+    #: read the commonest statement as one STATEMENT token, and the commonest tensor type as
+    #: one TENSOR_TYPE token (off: token by token, as a test compares; both give the same tree)
     read_statements = True
+    read_types = True
 
     def __init__(self, literals: dict[str, str]) -> None:
         self.literals = literals
@@ -139,6 +168,18 @@ class FastLexer:
                     self.trivia.append((m.start(kind), pos))
             else:
                 assert kind is not None, "every alternative of _LEXEME is a named group"
+                if (
+                    kind == "name"
+                    and self.read_types
+                    and m.group(kind) == "Tensor"
+                    and "TENSOR_TYPE" in rows[stack[-1]]
+                ):
+                    t = TENSOR_TYPE.match(text, m.start(kind))
+                    if t is not None:
+                        statement_next = False
+                        yield TensorTypeTok(t)
+                        pos = t.end()
+                        continue
                 token, pos = self._token(kind, m, text, rows[stack[-1]])
                 if token is not None:
                     statement_next = False
@@ -257,6 +298,19 @@ class StatementTok(Tok):
         self.type = "STATEMENT"
         self.value = match.string[start : match.end()]
         self.start_pos = start
+        self.end_pos = match.end()
+        self.match = match
+
+
+class TensorTypeTok(Tok):
+    """A TENSOR_TYPE token: the match of a whole tensor type (the parser builds its nodes)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
+        self.type = "TENSOR_TYPE"
+        self.value = match.group()
+        self.start_pos = match.start()
         self.end_pos = match.end()
         self.match = match
 

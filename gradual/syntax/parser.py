@@ -29,7 +29,7 @@ from gradual.infra import usercache
 from gradual.syntax import ast
 from gradual.syntax.comments import Comment, comments_of
 from gradual.syntax.driver import FORMAT, Tables, describe_tables, drive
-from gradual.syntax.lexer import ATTRS, INTS, LOCALS, FastLexer, Tok
+from gradual.syntax.lexer import ATTRS, DIMS, INTS, LOCALS, FastLexer, Tok
 from gradual.syntax.source import LINE_BREAK, Source, Span
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ class _Builder:
             tuple(attrs),
             ret,
             rule,
-            doc=_doc_comment(self.source.text, children[0].start_pos),
+            doc=doc_comment(self.source.text, children[0].start_pos),
             dtype_classes=dtype_classes,
             where=where,
             span=self._span(children),
@@ -388,14 +388,19 @@ class _Builder:
 
     def statement(self, children: Children) -> ast.Let:
         """`%v = op(%a, %b, k=v);` read in one match (lexer.STATEMENT): what graph_binding
-        (or let_binding), call, opref, local and the attribute rules make of it."""
+        (or let_binding, with its tensor type), call, opref, local and the attribute rules
+        make of it."""
         m = children[0].match
         source = self.source
         text = m.string
         var_start, var_end = m.span("var")
         var = ast.Var(text[var_start + 1 : var_end], span=Span(source, var_start, var_end))
         op_start, op_end = m.span("op")
-        callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
+        callee: ast.Expr
+        if text[op_start] == "@":
+            callee = ast.GlobalVar(text[op_start + 1 : op_end], span=Span(source, op_start, op_end))
+        else:
+            callee = ast.OpRef(text[op_start:op_end], span=Span(source, op_start, op_end))
         args: tuple[ast.Expr, ...] = ()
         args_start, args_end = m.span("args")
         if args_start >= 0:
@@ -414,7 +419,8 @@ class _Builder:
         call = ast.Call(callee, args, tuple(attrs), span=Span(source, op_start, m.end("close")))
         is_let = m.group("let") is not None
         start = m.start("let") if is_let else var_start
-        return ast.Let(var, None, call, graph=not is_let, span=Span(source, start, m.end()))
+        typ = None if m.start("type") < 0 else self._tensor_type(m, "type_", *m.span("type"))
+        return ast.Let(var, typ, call, graph=not is_let, span=Span(source, start, m.end()))
 
     def _statement_attr(self, a: "re.Match[str]") -> ast.Attr:
         """One `name=value` of a STATEMENT, as attr and the attr_value rules make it."""
@@ -596,6 +602,30 @@ class _Builder:
         shape, dtype = children[2], children[3]
         return ast.TensorTypeExpr(shape.dims, str(dtype), span=self._span(children))
 
+    def tensor_type_token(self, children: Children) -> ast.TensorTypeExpr:
+        """`Tensor[(b, 64), float32]` read in one match (lexer.TENSOR_TYPE): what tensor_type,
+        dims and the dim rules make of it."""
+        m = children[0].match
+        return self._tensor_type(m, "", m.start(), m.end())
+
+    def _tensor_type(self, m: "re.Match[str]", prefix: str, start: int, end: int) -> ast.TensorTypeExpr:
+        """The tensor type a match read at [start, end): its groups `{prefix}dims` and
+        `{prefix}dtype`."""
+        source = self.source
+        dims: list[ast.DimExpr] = []
+        dims_start, dims_end = m.span(prefix + "dims")
+        if dims_start >= 0:
+            for d in DIMS.finditer(m.string, dims_start, dims_end):
+                value, at = d.group(), d.start()
+                span = Span(source, at, d.end())
+                if value == "?":
+                    dims.append(ast.DimUnknown(span=span))
+                elif value[0].isdigit():
+                    dims.append(ast.DimInt(self._int(Tok("INT", value, at)), span=span))
+                else:
+                    dims.append(ast.DimName(value, span=span))
+        return ast.TensorTypeExpr(tuple(dims), m.group(prefix + "dtype"), span=Span(source, start, end))
+
     def scalar_type(self, children: Children) -> ast.TensorTypeExpr:
         return ast.TensorTypeExpr((), str(children[0]), span=self._span(children))
 
@@ -702,7 +732,7 @@ class _Builder:
 _span_of = re.Match.span
 
 
-def _doc_comment(text: str, pos: int) -> str:
+def doc_comment(text: str, pos: int) -> str:
     """The `///` comment lines right above a declaration."""
     lines = LINE_BREAK.split(text[:pos].rstrip(" \t"))[:-1]
     doc: list[str] = []
@@ -956,6 +986,10 @@ _TOKEN_NAMES = {
 }
 
 
+#: terminals the lexer reads as a whole construct, never named as what was expected
+_WHOLE_READS = ("STATEMENT", "TENSOR_TYPE")
+
+
 def describe_token_type(name: str) -> str:
     """A readable name for a grammar terminal."""
     if name in _TOKEN_NAMES:
@@ -1018,6 +1052,6 @@ def _expected_names(terminals: Iterable[str]) -> list[str]:
         {
             describe_token_type(t)
             for t in terminals
-            if (not t.startswith("__ANON") or t == "__ANON_0") and t != "STATEMENT"
+            if (not t.startswith("__ANON") or t == "__ANON_0") and t not in _WHOLE_READS
         }
     )

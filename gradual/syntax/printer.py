@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from gradual.shapes.poly import int_text
+from gradual.infra.numbers import int_text
 from gradual.syntax import ast, layout
 from gradual.syntax.adt_printing import match_doc, type_def_doc
 from gradual.syntax.comments import Comment

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 #: a UTF-8 byte order mark: an encoding marker, not text. The lexer skips it at the start of a
 #: document, and positions on its first line count from what follows it (as editors show it).
@@ -240,3 +240,17 @@ def python_lines(text: str) -> list[str]:
     break PEP 8 allows), `\v`, `\x1c`..`\x1e`, `\x85` or U+2028, so every line after one was
     another line of the file: the trace's code no longer matched and its indentation was lost."""
     return LINE_BREAK.split(text)
+
+
+def wide_encoding(data: bytes) -> Optional[str]:
+    """UTF-16 or UTF-32, where the bytes start as such text does (a byte-order mark, or an
+    ASCII character then NUL bytes, as Windows editors save "Unicode" text), else None."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    if len(data) >= 4 and (
+        data[0] and not data[1] and data[2] and not data[3] or not data[0] and data[1] and not data[2] and data[3]
+    ):
+        return "UTF-16"
+    return None

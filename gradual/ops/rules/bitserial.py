@@ -13,7 +13,6 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.conv import padding, window_output
-from gradual.ops.rules.operands import tensor_args
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -46,7 +45,7 @@ def _words(ctx: ShapeContext, arg: TensorArg, axis: int, width: int) -> Any:
 def bitpack(ctx: ShapeContext) -> Any:
     """`nn.bitpack(data, bits, pack_axis, bit_axis, pack_type)`: pack_axis in words, and a
     new axis of `bits` entries before position bit_axis (in pack_type)."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor(None, ctx.attr("pack_type"))
     rank = len(data.dims)
@@ -64,7 +63,7 @@ def _out_dtype(ctx: ShapeContext, data: TensorArg) -> Any:
 @shape_rule("bitserial_dense")
 def bitserial_dense(ctx: ShapeContext) -> Any:
     """`nn.bitserial_dense(data (b, k), weight (units, k))`: (b, units), k in whole words."""
-    data, weight = tensor_args(ctx)
+    data, weight = ctx.operands()
     _words(ctx, data, 1, WIDTHS[ctx.attr("pack_dtype")])
     return ctx.tensor([data.dim(0), weight.dim(0)], _out_dtype(ctx, data))
 
@@ -74,7 +73,7 @@ def bitserial_conv2d(ctx: ShapeContext) -> Any:
     """`nn.bitserial_conv2d(data, weight, strides, padding, kernel_size, channels)`: NCHW data
     with an OIHW weight (or NHWC with HWIO) of the data's channels, in whole words; the output
     has the weight's filters and windowed spatial dims, in the data's layout."""
-    data, weight = tensor_args(ctx)
+    data, weight = ctx.operands()
     layout, kernel_layout = ctx.attr("data_layout"), ctx.attr("kernel_layout")
     expected = "OIHW" if layout == "NCHW" else "HWIO"
     if kernel_layout != expected:

@@ -207,6 +207,13 @@ def new_axis(ctx: ShapeContext, axis: int, rank: int, name: str = "axis") -> int
     return axis + rank + 1 if axis < 0 else axis
 
 
+def known_dims(arg: TensorArg) -> list[Any]:
+    """The dims of an argument whose rank is known by now: tested (`arg.dims is not None`) or
+    required (`ctx.require_rank` gives an argument of unknown rank dims of that rank)."""
+    assert arg.dims is not None, "the dims of an argument of unknown rank"
+    return arg.dims
+
+
 def known_ints(ctx: ShapeContext, arg: TensorArg) -> Optional[list]:
     """The elements of a small integer tensor as Python ints, when all are known."""
     if arg.value is None:
@@ -280,9 +287,14 @@ def rearranged_value(
     axis a, the axes in the order perm: a slice or transposition of a matrix of widths (the
     TorchScript exporter's F.pad turns its pads into a (n, 2) matrix, reverses and transposes
     it). None when data carries no values or is not small and static."""
-    shape = [ctx.static(d) for d in data.dims] if data.dims is not None else None
-    if data.value is None or shape is None or None in shape:
+    if data.value is None or data.dims is None:
         return None
+    shape: list[int] = []
+    for d in data.dims:
+        size = ctx.static(d)
+        if size is None:
+            return None
+        shape.append(size)
     count = 1
     for size in shape:
         count *= size

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, overload
 
 from gradual.diagnostics import codes
 from gradual.ops.context import ArgView, RuleFailure, ShapeContext, TensorArg, TupleArg
@@ -29,6 +29,10 @@ def broadcast_pair(ctx: ShapeContext, a: Any, b: Any) -> Any:
     return ctx.broadcast(a, b)
 
 
+@overload
+def broadcast_dims(ctx: ShapeContext, shapes: Sequence[list]) -> list: ...
+@overload
+def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optional[list]: ...
 def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optional[list]:
     """NumPy broadcasting of several shapes, right-aligned; None if any rank is unknown.
 
@@ -36,12 +40,13 @@ def broadcast_dims(ctx: ShapeContext, shapes: Sequence[Optional[list]]) -> Optio
     broadcast against the exact result (and checked to be it or 1): folding two `?` together
     first would give a computed `?` that an exact `n` then absorbs unchecked, and the result
     would be `n` where the runtime computes the `?` (n = 1)."""
-    if any(s is None for s in shapes):
+    known = [s for s in shapes if s is not None]
+    if len(known) != len(shapes):
         return None
-    rank = max((len(s) for s in shapes), default=0)  # type: ignore[arg-type]
+    rank = max((len(s) for s in known), default=0)
     out: list = []
     for i in range(1, rank + 1):
-        dims = [s[-i] for s in shapes if i <= len(s)]  # type: ignore[arg-type, index]
+        dims = [s[-i] for s in known if i <= len(s)]
         if len(dims) > 2:
             dims.sort(key=lambda d: not ctx.exact(d))
         result = dims[0]
@@ -63,15 +68,17 @@ ValueFn = Callable[[ShapeContext, Any, Any], Any]
 
 def broadcast_values3(ctx: ShapeContext, args: Sequence[TensorArg], fn: Callable[..., Any]) -> Optional[list]:
     """`broadcast_values` of any number of arguments."""
-    return broadcast_values(ctx, args, fn)  # type: ignore[arg-type]
+    return broadcast_values(ctx, args, fn)
 
 
 def broadcast_values(ctx: ShapeContext, args: Sequence[TensorArg], fn: ValueFn) -> Optional[list]:
     """Elementwise arithmetic on known shape values (spec §3.7): scalars and vectors only,
     a one-element side stretching. An undefined result (negative, division by 0) is unknown."""
-    if any(a.value is None or a.rank is None or a.rank > 1 for a in args):
-        return None
-    values = [list(a.value) for a in args]  # type: ignore[arg-type]
+    values: list[list[Any]] = []
+    for a in args:
+        if a.value is None or a.rank is None or a.rank > 1:
+            return None
+        values.append(list(a.value))
     length = max(len(v) for v in values)
     if any(len(v) not in (1, length) for v in values):
         return None
@@ -203,7 +210,7 @@ VALUE_FUNCTIONS: dict[str, Optional[ValueFn]] = {
 
 def _register_broadcast(name: str, fn: Optional[ValueFn]) -> None:
     def rule(ctx: ShapeContext) -> Any:
-        lhs, rhs = ctx.args[:2]  # qnn.add and friends add scales and zero points after them
+        lhs, rhs = ctx.operand(0), ctx.operand(1)  # qnn.add and friends add scales and zero points after them
         dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
         value = broadcast_values(ctx, [lhs, rhs], fn) if fn is not None else None
         return ctx.tensor(dims, value=cast_values(ctx, value, lhs.dtype))  # what the kernel's dtype holds

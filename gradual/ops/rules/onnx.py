@@ -28,6 +28,7 @@ from gradual.ops.rules.common import (
     distinct_axes,
     is_huge,
     keeps_values,
+    known_dims,
     known_ints,
     require_at_most,
     require_choice,
@@ -88,7 +89,7 @@ def vector_length(ctx: ShapeContext, arg: TensorArg) -> Optional[int]:
     """The static length of a vector argument (a scalar counts as one element)."""
     if arg.value is not None:
         return len(arg.value)
-    if arg.dims is None or arg.rank > 1:
+    if arg.dims is None or len(arg.dims) > 1:
         return None
     return 1 if arg.rank == 0 else ctx.static(arg.dim(0))
 
@@ -141,16 +142,16 @@ def matmul(ctx: ShapeContext) -> Any:
         for arg in (a, b):
             ctx.require_rank_at_least(arg, 1)
         return ctx.tensor(None)
-    for arg in (a, b):
-        if arg.rank < 1:
-            ctx.fail("rank-too-small", arg=arg, needed=1, rank=arg.rank)
+    for arg, dims in ((a, a.dims), (b, b.dims)):
+        if len(dims) < 1:
+            ctx.fail("rank-too-small", arg=arg, needed=1, rank=len(dims))
     k_a = a.dim(-1)
     k_b = b.dim(0) if b.rank == 1 else b.dim(-2)
     ctx.equal(k_a, k_b, symbol="k")
     batch = broadcast_dims(ctx, [list(a.dims[:-2]), list(b.dims[:-2])])
-    rows = [a.dim(-2)] if a.rank > 1 else []
-    cols = [b.dim(-1)] if b.rank > 1 else []
-    return ctx.tensor(batch + rows + cols)  # type: ignore[operator]
+    rows = [a.dim(-2)] if len(a.dims) > 1 else []
+    cols = [b.dim(-1)] if len(b.dims) > 1 else []
+    return ctx.tensor(batch + rows + cols)
 
 
 def _einsum_terms(ctx: ShapeContext, equation: str, count: int) -> tuple:
@@ -176,8 +177,7 @@ def einsum(ctx: ShapeContext) -> Any:
     """`onnx.einsum((a, b, ...), equation)`: each letter names one size (equal wherever it
     appears); `...` dims broadcast; the output lists its letters (implicitly: the letters seen
     once, in alphabetical order, after the `...` dims)."""
-    (tup,) = ctx.args
-    fields = ctx.tuple_fields(tup)
+    fields = ctx.list_operand(0)
     if fields is None:
         return ctx.tensor(None)
     dtype = fields[0].dtype
@@ -196,8 +196,8 @@ def einsum(ctx: ShapeContext) -> Any:
     ellipses = []
     for term, f in zip(terms, fields):
         ellipses.append(_einsum_operand(ctx, term, f, sizes))
-    batch = broadcast_dims(ctx, ellipses) or []
-    dims = []
+    batch = broadcast_dims(ctx, ellipses)
+    dims: list[Any] = []
     for c in rhs.replace("...", "\0"):
         if c == "\0":
             dims.extend(batch)
@@ -214,12 +214,14 @@ def _einsum_operand(ctx: ShapeContext, term: str, arg: TensorArg, sizes: dict) -
     """Bind one operand's letters to its dims; returns the dims `...` stands for."""
     head, dots, tail = term.partition("...")
     named = len(head) + len(tail)
-    if arg.rank < named or (not dots and arg.rank != named):
-        ctx.fail("rank", arg=arg, expected=named, actual=arg.rank)
-    pairs = list(zip(head, arg.dims[: len(head)])) + list(zip(tail, arg.dims[arg.rank - len(tail) :]))
+    dims = known_dims(arg)
+    rank = len(dims)
+    if rank < named or (not dots and rank != named):
+        ctx.fail("rank", arg=arg, expected=named, actual=rank)
+    pairs = list(zip(head, dims[: len(head)])) + list(zip(tail, dims[rank - len(tail) :]))
     for letter, d in pairs:
         sizes[letter] = ctx.equal(sizes[letter], d, symbol=letter) if letter in sizes else d
-    return list(arg.dims[len(head) : arg.rank - len(tail)]) if dots else []
+    return list(dims[len(head) : rank - len(tail)]) if dots else []
 
 
 # shapes ----------------------------------------------------------------------------------------------
@@ -232,7 +234,7 @@ def flatten(ctx: ShapeContext) -> Any:
         ctx.require_rank_at_least(data, abs(ctx.attr("axis")))
         return ctx.tensor([ctx.unknown(), ctx.unknown()], value=data.value)
     axis = ctx.attr("axis")
-    if not -data.rank <= axis <= data.rank:
+    if not -len(data.dims) <= axis <= len(data.dims):
         ctx.fail("axis-out-of-range", axis=axis, rank=data.rank, name="axis")
     axis = axis + data.rank if axis < 0 else axis
     return ctx.tensor([product(ctx, data.dims[:axis]), product(ctx, data.dims[axis:])], value=data.value)
@@ -250,7 +252,7 @@ def unsqueeze(ctx: ShapeContext) -> Any:
             # every axis names a dim of the result, of rank + count dims
             ctx.require_rank_at_least(data, max((new_axis_rank(a) - count + 1 for a in axes), default=0))
         return ctx.tensor(None, value=data.value)
-    rank = data.rank + count
+    rank = len(data.dims) + count
     axes = known_ints(ctx, axes_arg)
     if axes is None:
         return ctx.tensor([ctx.unknown() for _ in range(rank)])
@@ -277,8 +279,8 @@ def squeeze(ctx: ShapeContext) -> Any:
         return ctx.tensor(None, value=data.value)
     axes = known_ints(ctx, axes_arg)
     if axes is None:
-        return ctx.tensor([ctx.unknown() for _ in range(data.rank - count)])
-    chosen = set(distinct_axes(ctx, axes, data.rank, "axes"))
+        return ctx.tensor([ctx.unknown() for _ in range(len(data.dims) - count)])
+    chosen = set(distinct_axes(ctx, axes, len(data.dims), "axes"))
     for a in sorted(chosen):
         ctx.equal(data.dim(a), ctx.const(1))
     return ctx.tensor([d for i, d in enumerate(data.dims) if i not in chosen], value=data.value)
@@ -324,9 +326,9 @@ def onnx_slice(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     begin, end = known_ints(ctx, starts), known_ints(ctx, ends)
     count = vector_length(ctx, starts)
-    if vector_length(ctx, axes) == 0 and count is not None and count > data.rank:  # the leading dims
+    if vector_length(ctx, axes) == 0 and count is not None and count > len(data.dims):  # the leading dims
         ctx.fail("rank-too-small", arg=data, needed=count, rank=data.rank)
-    chosen = _slice_axes(ctx, data.rank, axes, count)
+    chosen = _slice_axes(ctx, len(data.dims), axes, count)
     dims = list(data.dims)
     if chosen is None:
         return ctx.tensor([ctx.unknown() for _ in dims])
@@ -413,7 +415,7 @@ def tile(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     if reps is None:
         return ctx.tensor(_tiled_dims(ctx, data, repeats))
-    require_length(ctx, "repeats", reps, (data.rank,))
+    require_length(ctx, "repeats", reps, (len(data.dims),))
     require_entries(ctx, "repeats", reps, allow_zero=True)
     value = list(data.value) * reps[0] if data.value is not None and data.rank == 1 else None
     return ctx.tensor([d * r for d, r in zip(data.dims, reps)], value=value)
@@ -424,12 +426,11 @@ def _tiled_dims(ctx: ShapeContext, data: TensorArg, repeats: TensorArg) -> list:
     as the exporters write it: a Concat of 1s and a Shape's element): d * r for a repeat known
     to be >= 0, `?` for one that is not known or may be negative (Tile refuses it)."""
     values = repeats.value
+    dims = known_dims(data)
     if values is None:
-        return [ctx.unknown() for _ in data.dims]
-    require_length(ctx, "repeats", values, (data.rank,))
-    return [
-        d * r if not isinstance(r, int) and ctx.at_least(r, 0) else ctx.unknown() for d, r in zip(data.dims, values)
-    ]
+        return [ctx.unknown() for _ in dims]
+    require_length(ctx, "repeats", values, (len(dims),))
+    return [d * r if not isinstance(r, int) and ctx.at_least(r, 0) else ctx.unknown() for d, r in zip(dims, values)]
 
 
 @shape_rule("onnx_pad")
@@ -440,12 +441,12 @@ def pad(ctx: ShapeContext) -> Any:
         _pad_rank(ctx, data, known_ints(ctx, pads), axes)
     if data.dims is None:
         return ctx.tensor(None)
-    chosen = list(range(data.rank)) if vector_length(ctx, axes) == 0 else known_ints(ctx, axes)
+    chosen = list(range(len(data.dims))) if vector_length(ctx, axes) == 0 else known_ints(ctx, axes)
     widths = known_ints(ctx, pads)
     dims = list(data.dims)
     if chosen is None:
         return ctx.tensor([ctx.unknown() for _ in dims])
-    chosen = distinct_axes(ctx, chosen, data.rank, "axes")
+    chosen = distinct_axes(ctx, chosen, len(data.dims), "axes")
     if widths is None:
         return ctx.tensor(_padded_by_values(ctx, dims, chosen, pads))
     require_length(ctx, "pads", widths, (2 * len(chosen),))
@@ -491,7 +492,7 @@ def split(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
     whole = data.dim(axis)
     chunk = (whole + (parts - 1)) // parts
     last = whole - chunk * (parts - 1) if parts > 1 else whole
@@ -515,7 +516,7 @@ def split_sizes(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
     sizes = known_ints(ctx, sizes_arg)
     if sizes is not None:
         require_length(ctx, "split", sizes, (parts,))
@@ -542,9 +543,10 @@ def _split_values(ctx: ShapeContext, sizes_arg: TensorArg, parts: int, whole: An
         return [ctx.unknown() for _ in range(parts)]
     require_length(ctx, "split", values, (parts,))
     lengths = [v if not isinstance(v, int) and ctx.exact(v) and ctx.at_least(v, 0) else None for v in values]
-    if all(length is not None for length in lengths):
-        total = lengths[0]
-        for length in lengths[1:]:
+    known = [length for length in lengths if length is not None]
+    if len(known) == len(lengths):
+        total = known[0]
+        for length in known[1:]:
             total = total + length
         ctx.equal(total, whole)
     return [ctx.unknown() if length is None else length for length in lengths]
@@ -565,7 +567,7 @@ def depth_to_space(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
     ctx.require_rank(data, 4)
-    n, _, h, w = data.dims
+    n, _, h, w = known_dims(data)
     return ctx.tensor([n, divided(ctx, data, 1, block * block), h * block, w * block])
 
 
@@ -575,7 +577,7 @@ def space_to_depth(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
     ctx.require_rank(data, 4)
-    n, c, _, _ = data.dims
+    n, c, _, _ = known_dims(data)
     return ctx.tensor([n, c * (block * block), divided(ctx, data, 2, block), divided(ctx, data, 3, block)])
 
 
@@ -598,7 +600,7 @@ def same_shape(ctx: ShapeContext) -> Any:
     if ctx.op_name in ("onnx.cumsum", "onnx.cumprod") and data.dims is not None:
         axis = known_ints(ctx, ctx.operand(1))
         if axis is not None and len(axis) == 1:
-            normalize_axis(ctx, axis[0], data.rank)
+            normalize_axis(ctx, axis[0], len(data.dims))
     return ctx.tensor(data.dims)
 
 
@@ -612,7 +614,7 @@ def along_axes(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axes_rank(axes))
     else:
-        distinct_axes(ctx, axes, data.rank, name)
+        distinct_axes(ctx, axes, len(data.dims), name)
     return ctx.tensor(data.dims)
 
 
@@ -629,12 +631,12 @@ def reduce(ctx: ShapeContext) -> Any:
     if length == 0:
         if ctx.attr("noop_with_empty_axes"):
             return ctx.tensor(data.dims)
-        chosen = set(range(data.rank))
+        chosen = set(range(len(data.dims)))
     else:
         axes = known_ints(ctx, axes_arg)
         if axes is None:
             return ctx.tensor([ctx.unknown() for _ in data.dims] if keep else None)
-        chosen = set(distinct_axes(ctx, axes, data.rank, "axes"))
+        chosen = set(distinct_axes(ctx, axes, len(data.dims), "axes"))
     dims = [ctx.const(1) if i in chosen else d for i, d in enumerate(data.dims) if keep or i not in chosen]
     return ctx.tensor(dims)
 
@@ -670,7 +672,7 @@ def resize(ctx: ShapeContext) -> Any:
         _resize_rank(ctx, data, sizes_arg)
     if data.dims is None:
         return ctx.tensor(None)
-    axes = distinct_axes(ctx, list(ctx.attr("axes") or range(data.rank)), data.rank, "axes")
+    axes = distinct_axes(ctx, list(ctx.attr("axes") or range(len(data.dims))), len(data.dims), "axes")
     dims = list(data.dims)
     if vector_length(ctx, sizes_arg):
         sizes = known_ints(ctx, sizes_arg)
@@ -679,8 +681,8 @@ def resize(ctx: ShapeContext) -> Any:
         if sizes is not None:
             require_length(ctx, "sizes", sizes, (len(axes),))
             _sized(ctx, dims, data, axes, sizes, policy)
-        elif policy == "stretch" and _size_values(sizes_arg, len(axes)):
-            for axis, size in zip(axes, sizes_arg.value):  # type: ignore[arg-type]
+        elif policy == "stretch" and (values := _size_values(sizes_arg, len(axes))) is not None:
+            for axis, size in zip(axes, values):
                 dims[axis] = size  # shape values: F.interpolate(x, size=skip.shape[-2:])
         return ctx.tensor(dims)
     scales = ctx.attr("static_scales")
@@ -696,9 +698,12 @@ def resize(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
-def _size_values(sizes: TensorArg, count: int) -> bool:
-    """Whether the sizes are `count` known non-negative shape values (symbolic ones too)."""
-    return sizes.value is not None and len(sizes.value) == count and not any(isinstance(v, int) for v in sizes.value)
+def _size_values(sizes: TensorArg, count: int) -> Optional[list]:
+    """The sizes where they are `count` known non-negative shape values (symbolic ones too)."""
+    values = sizes.value
+    if values is not None and len(values) == count and not any(isinstance(v, int) for v in values):
+        return values
+    return None
 
 
 def _resize_rank(ctx: ShapeContext, data: TensorArg, sizes_arg: TensorArg) -> None:
@@ -753,12 +758,12 @@ def gather_elements(ctx: ShapeContext) -> Any:
     as x)."""
     data, indices = ctx.operands()
     if data.dims is None and indices.dims is not None:
-        ctx.require_rank(data, indices.rank)
+        ctx.require_rank(data, len(indices.dims))
     if data.dims is not None:
-        ctx.require_rank(indices, data.rank)
-        axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+        ctx.require_rank(indices, len(data.dims))
+        axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
         if indices.dims is not None:
-            for i in range(data.rank):  # per dim but the axis: a "for all" a contract cannot state
+            for i in range(len(data.dims)):  # per dim but the axis: a "for all" a contract cannot state
                 if i != axis:
                     require_at_most(ctx, indices, i, data.dim(i), "indices pick from data's other dims")
     elif indices.dims is None:
@@ -773,9 +778,10 @@ def gather_nd(ctx: ShapeContext) -> Any:
     data, indices = ctx.operands()
     batch = ctx.attr("batch_dims")
     ctx.require_rank_at_least(indices, batch + 1)
-    if data.dims is None and indices.dims is not None and indices.rank >= 1 and ctx.static(indices.dim(-1)) is not None:
-        ctx.require_rank_at_least(data, batch + ctx.static(indices.dim(-1)))  # type: ignore[operator]
-    if data.dims is None or indices.dims is None or indices.rank < 1:
+    tuple_length = ctx.static(indices.dim(-1)) if indices.dims is not None and len(indices.dims) >= 1 else None
+    if data.dims is None and tuple_length is not None:
+        ctx.require_rank_at_least(data, batch + tuple_length)
+    if data.dims is None or indices.dims is None or len(indices.dims) < 1:
         return ctx.tensor(None)
     m = ctx.static(indices.dim(-1))
     if m is None:
@@ -818,10 +824,10 @@ def _scatter_elements(ctx: ShapeContext, data: TensorArg, indices: TensorArg, up
     ctx.require_rank_at_least(data, max(1, axis_rank(ctx.attr("axis"))))
     if data.dims is None:
         return
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
-    require_rank_of(ctx, indices, data.rank, "the data's")
-    require_rank_of(ctx, updates, data.rank, "the data's")
-    for i, (index_dim, update_dim) in enumerate(zip(indices.dims, updates.dims)):
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
+    require_rank_of(ctx, indices, len(data.dims), "the data's")
+    require_rank_of(ctx, updates, len(data.dims), "the data's")
+    for i, (index_dim, update_dim) in enumerate(zip(known_dims(indices), known_dims(updates))):
         ctx.equal(update_dim, index_dim)
         if i != axis:
             require_at_most(ctx, indices, i, data.dim(i), "the indices' positions lie inside the data")
@@ -838,7 +844,7 @@ def _scatter_nd(ctx: ShapeContext, data: TensorArg, indices: TensorArg, updates:
     index_tuples_within(ctx, data, indices, 0, k)
     wanted = list(indices.dims[:-1]) + list(data.dims[k:])
     require_rank_of(ctx, updates, len(wanted), "indices.shape[:-1] + data.shape[k:]")
-    for have, want in zip(updates.dims, wanted):
+    for have, want in zip(known_dims(updates), wanted):
         ctx.equal(have, want)
 
 
@@ -849,7 +855,7 @@ def topk(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
     dims = list(data.dims)
     k = known_ints(ctx, k_arg)
     if k is None or len(k) != 1:
@@ -879,7 +885,7 @@ def one_hot(ctx: ShapeContext) -> Any:
         value = depth_arg.value[0]  # a shape value: `F.one_hot(a, c.shape[0])`
         if not isinstance(value, int) and ctx.exact(value) and ctx.at_least(value, 0):
             size = value
-    rank = indices.rank + 1
+    rank = len(indices.dims) + 1
     axis = ctx.attr("axis")
     if not -rank <= axis < rank:
         ctx.fail("axis-out-of-range", axis=axis, rank=rank, name="axis")
@@ -1019,14 +1025,14 @@ def global_pool(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, 2)
         return ctx.tensor(None)
-    if data.rank < 2:
+    if len(data.dims) < 2:
         ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
-    return ctx.tensor(list(data.dims[:2]) + [ctx.const(1)] * (data.rank - 2))
+    return ctx.tensor(list(data.dims[:2]) + [ctx.const(1)] * (len(data.dims) - 2))
 
 
 # normalization --------------------------------------------------------------------------------------
 def _normalized_axis(ctx: ShapeContext, data: TensorArg) -> int:
-    return normalize_axis(ctx, ctx.attr("axis"), data.rank)
+    return normalize_axis(ctx, ctx.attr("axis"), len(known_dims(data)))
 
 
 @shape_rule("onnx_layer_norm")
@@ -1041,7 +1047,7 @@ def layer_norm(ctx: ShapeContext) -> Any:
     normalized = list(data.dims[axis:])
     broadcast_into(ctx, scale, normalized)
     broadcast_into(ctx, bias, normalized)
-    stats = list(data.dims[:axis]) + [ctx.const(1)] * (data.rank - axis)
+    stats = list(data.dims[:axis]) + [ctx.const(1)] * (len(data.dims) - axis)
     return ctx.tuple([ctx.tensor(data.dims), ctx.tensor(stats), ctx.tensor(list(stats))])
 
 
@@ -1052,7 +1058,7 @@ def batch_norm_train(ctx: ShapeContext) -> Any:
     data = ctx.operand(0)
     ctx.require_rank_at_least(data, 2)
     channels = None if data.dims is None else _channels(ctx, data)
-    for p in ctx.args[1:]:
+    for p in ctx.operands()[1:]:
         ctx.require_rank(p, 1)
         channels = p.dim(0) if channels is None else ctx.equal(channels, p.dim(0), symbol="channels")
     return ctx.tuple([ctx.tensor(data.dims), ctx.tensor([channels]), ctx.tensor([channels])])
@@ -1066,17 +1072,17 @@ def _loss_dims(ctx: ShapeContext) -> Any:
     ctx.require_rank(weight, 1)
     if data.dims is None:
         if target.dims is not None:
-            ctx.require_rank(data, target.rank + 1)  # (n, c, *d) for a target (n, *d)
+            ctx.require_rank(data, len(target.dims) + 1)  # (n, c, *d) for a target (n, *d)
         else:
             ctx.require_rank_at_least(data, 2)
             ctx.require_rank_at_least(target, 1)
     if data.dims is None:
         return None if reduction == "none" else []
-    if data.rank < 2:
+    if len(data.dims) < 2:
         ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
-    ctx.require_rank(target, data.rank - 1)
+    ctx.require_rank(target, len(data.dims) - 1)
     dims = [ctx.equal(data.dim(0), target.dim(0))]
-    dims += [ctx.equal(a, b) for a, b in zip(data.dims[2:], target.dims[1:])]
+    dims += [ctx.equal(a, b) for a, b in zip(data.dims[2:], known_dims(target)[1:])]
     if ctx.static(weight.dim(0)) != 0:
         ctx.equal(weight.dim(0), data.dim(1), symbol="classes")
     # a target is a class or the ignore_index: an "or" a contract cannot state
@@ -1111,8 +1117,9 @@ def rms_norm(ctx: ShapeContext) -> Any:
 
 
 def _channels(ctx: ShapeContext, data: TensorArg) -> Any:
-    if data.rank < 2:
-        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
+    rank = len(known_dims(data))
+    if rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=rank)
     return data.dim(1)
 
 
@@ -1158,12 +1165,12 @@ def scan_append(ctx: ShapeContext) -> Any:
     if item.dims is None:
         return ctx.tensor(None)
     rows = ctx.unknown()
-    if acc.dims is not None and acc.rank >= 1:
+    if acc.dims is not None and len(acc.dims) >= 1:
         rows = acc.dim(0)
     if acc.dims is None or ctx.static(rows) != 0:
         if ctx.at_least(rows, 1) is True:
-            ctx.require_rank(acc, item.rank + 1)
-            for have, want in zip(acc.dims[1:], item.dims):  # type: ignore[index]
+            ctx.require_rank(acc, len(item.dims) + 1)
+            for have, want in zip(known_dims(acc)[1:], item.dims):
                 ctx.equal(have, want)
     size = ctx.static(rows)
     return ctx.tensor([ctx.const(size + 1) if size is not None else ctx.unknown(), *item.dims])

@@ -9,7 +9,15 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axes_rank, axis_rank, normalize_axis
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import dtype_name, require_at_most, require_choice, require_length, require_one_value
+from gradual.ops.rules.common import (
+    dtype_name,
+    known_dims,
+    known_ints,
+    require_at_most,
+    require_choice,
+    require_length,
+    require_one_value,
+)
 from gradual.ops.rules.onnx import divided, vector_length
 from gradual.ops.rules.shape import broadcast_into
 from gradual.ops.tables import shape_rule
@@ -33,7 +41,7 @@ def require_dims(ctx: ShapeContext, arg: TensorArg, dims: list, symbols: Optiona
     """The argument has exactly these dims (rank and each dim); the agreed dims."""
     ctx.require_rank(arg, len(dims))
     names = symbols or [None] * len(dims)
-    return [ctx.equal(have, want, symbol=name) for have, want, name in zip(arg.dims, dims, names)]  # type: ignore[union-attr]
+    return [ctx.equal(have, want, symbol=name) for have, want, name in zip(known_dims(arg), dims, names)]
 
 
 # recurrent layers -----------------------------------------------------------------------------------
@@ -46,7 +54,7 @@ def rnn(ctx: ShapeContext) -> Any:
     layout = ctx.attr("layout")
     gates, dirs = GATES[kind], ctx.const(2 if direction == "bidirectional" else 1)
     _activations(ctx, kind, 2 if direction == "bidirectional" else 1)
-    seq, batch, size = x.dims if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)]  # type: ignore[misc]
+    seq, batch, size = known_dims(x) if layout == 0 else [x.dim(1), x.dim(0), x.dim(2)]
     hidden = ctx.attr("hidden_size")
     hidden = ctx.const(hidden) if hidden is not None else r.dim(2)
     require_dims(ctx, w, [dirs, hidden * gates, size], ["directions", "gates * hidden", "input"])
@@ -122,9 +130,9 @@ def attention(ctx: ShapeContext) -> Any:
     else:
         for arg in (q, k, v):
             ctx.require_rank(arg, 4)
-        batch, q_heads, q_seq, head = q.dims  # type: ignore[misc]
-        _, kv_heads, kv_seq, k_head = k.dims  # type: ignore[misc]
-        _, v_heads, v_seq, v_head = v.dims  # type: ignore[misc]
+        batch, q_heads, q_seq, head = q.dims
+        _, kv_heads, kv_seq, k_head = k.dims
+        _, v_heads, v_seq, v_head = v.dims
     batch = ctx.equal(batch, k.dim(0), symbol="batch")
     batch = ctx.equal(batch, v.dim(0), symbol="batch")
     ctx.equal(head, k_head, symbol="head_size")
@@ -154,11 +162,12 @@ def attention(ctx: ShapeContext) -> Any:
 def _attention_mask(ctx: ShapeContext, mask: TensorArg, leading: list, total: Any) -> None:
     """A mask's last dim is at most the total sequence (a shorter one is padded, ONNX's rule);
     the dims before it are 1 or (batch, q heads, q sequence), right-aligned."""
-    require_at_most(ctx, mask, mask.rank - 1, total, "a shorter mask is padded; a longer one has no keys to mask")
-    if mask.rank - 1 > len(leading):
+    dims = known_dims(mask)
+    require_at_most(ctx, mask, len(dims) - 1, total, "a shorter mask is padded; a longer one has no keys to mask")
+    if len(dims) - 1 > len(leading):
         ctx.require_rank(mask, len(leading) + 1)
-    offset = len(leading) - (mask.rank - 1)
-    for axis, d in enumerate(mask.dims[:-1]):
+    offset = len(leading) - (len(dims) - 1)
+    for axis, d in enumerate(dims[:-1]):
         target = leading[offset + axis]
         one = ctx.is_one(d)
         if one is False:
@@ -173,7 +182,7 @@ def _split_heads(ctx: ShapeContext, arg: TensorArg, heads_attr: str) -> tuple:
     heads = ctx.attr(heads_attr)
     if heads is None:
         ctx.fail("heads-attribute", name=heads_attr)
-    batch, seq, hidden = arg.dims  # type: ignore[misc]
+    batch, seq, hidden = known_dims(arg)
     size = ctx.static(hidden)
     if size is not None and size % heads:
         ctx.fail("not-divisible", arg=arg, axis=2, dim=size, factor=heads)
@@ -211,29 +220,29 @@ def _granularity(ctx: ShapeContext, x: TensorArg, scale: TensorArg, block: int) 
     or broadcasting. Blocks have x's rank, whichever of the two is known."""
     if scale.dims is None:
         if block and x.dims is not None:
-            ctx.require_rank(scale, x.rank)
+            ctx.require_rank(scale, len(x.dims))
         return
     if x.dims is None:
         if block:
-            ctx.require_rank(x, scale.rank)
+            ctx.require_rank(x, len(scale.dims))
         else:
-            ctx.require_rank_at_least(x, axis_rank(ctx.attr("axis")) if scale.rank == 1 else scale.rank)
+            ctx.require_rank_at_least(x, axis_rank(ctx.attr("axis")) if len(scale.dims) == 1 else len(scale.dims))
         return
-    if not block and scale.rank > 1:
+    if not block and len(scale.dims) > 1:
         broadcast_into(ctx, scale, list(x.dims))
         return
     if not block and ctx.is_one(scale.dim(0)) is None:  # one element (per tensor, axis unread) or one per axis
         axis = ctx.attr("axis")
-        if not -x.rank <= axis < x.rank:
+        if not -len(x.dims) <= axis < len(x.dims):
             ctx.equal(scale.dim(0), ctx.const(1), symbol="per-tensor scale")
         else:
             ctx.broadcast(scale.dim(0), x.dim(axis))
         return
-    axis = normalize_axis(ctx, ctx.attr("axis"), x.rank)
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(x.dims))
     if not block:
         ctx.equal(scale.dim(0), x.dim(axis), symbol="axis dim")
         return
-    ctx.require_rank(scale, x.rank)
+    ctx.require_rank(scale, len(x.dims))
     for i, d in enumerate(x.dims):
         ctx.equal(scale.dim(i), (d + (block - 1)) // block if i == axis else d, symbol="blocks" if i == axis else None)
 
@@ -312,7 +321,7 @@ def compress(ctx: ShapeContext) -> Any:
             total = total * d
         require_at_most(ctx, condition, 0, total, "one entry per element of the flattened input at most")
         return ctx.tensor([ctx.bounded(0, total)])
-    axis = normalize_axis(ctx, axis, data.rank)
+    axis = normalize_axis(ctx, axis, len(data.dims))
     dims = list(data.dims)
     require_at_most(ctx, condition, 0, dims[axis], "one entry per slice along the axis at most")
     dims[axis] = ctx.bounded(0, dims[axis])
@@ -327,8 +336,8 @@ def reverse_sequence(ctx: ShapeContext) -> Any:
     data, lens = ctx.operands()
     ctx.require_rank_at_least(data, 2)
     if data.dims is not None:
-        batch = normalize_axis(ctx, ctx.attr("batch_axis"), data.rank, "batch_axis")
-        normalize_axis(ctx, ctx.attr("time_axis"), data.rank, "time_axis")
+        batch = normalize_axis(ctx, ctx.attr("batch_axis"), len(data.dims), "batch_axis")
+        normalize_axis(ctx, ctx.attr("time_axis"), len(data.dims), "time_axis")
         ctx.equal(lens.dim(0), data.dim(batch))
     return ctx.tensor(data.dims)
 
@@ -353,11 +362,12 @@ def center_crop_pad(ctx: ShapeContext) -> Any:
     if data.dims is None:
         return ctx.tensor(None)
     axes = ctx.attr("axes")
-    axes = list(range(data.rank)) if axes is None else [normalize_axis(ctx, a, data.rank) for a in axes]
+    axes = list(range(len(data.dims))) if axes is None else [normalize_axis(ctx, a, len(data.dims)) for a in axes]
     dims = list(data.dims)
+    values = shape.value if shape.value is not None else []
     for i, axis in enumerate(axes):
-        known = shape.value is not None and i < len(shape.value) and not isinstance(shape.value[i], int)
-        dims[axis] = shape.value[i] if known else ctx.unknown()  # type: ignore[index]
+        known = i < len(values) and not isinstance(values[i], int)
+        dims[axis] = values[i] if known else ctx.unknown()
     return ctx.tensor(dims)
 
 
@@ -368,15 +378,15 @@ def tensor_scatter(ctx: ShapeContext) -> Any:
     batch entry (dim 0)."""
     past, update, starts = ctx.operands()
     if given(ctx, starts):
-        if past.dims is not None and past.rank >= 1:
+        if past.dims is not None and len(past.dims) >= 1:
             ctx.equal(starts.dim(0), past.dim(0), symbol="batch")
     if past.dims is None and update.dims is not None:
-        ctx.require_rank(past, update.rank)
+        ctx.require_rank(past, len(update.dims))
     elif past.dims is None:
         ctx.require_rank_at_least(past, axis_rank(ctx.attr("axis")))
     if past.dims is not None and update.dims is not None:
-        ctx.require_rank(update, past.rank)
-        axis = normalize_axis(ctx, ctx.attr("axis"), past.rank)
+        ctx.require_rank(update, len(past.dims))
+        axis = normalize_axis(ctx, ctx.attr("axis"), len(past.dims))
         for i, (a, b) in enumerate(zip(past.dims, update.dims)):
             if i != axis:
                 ctx.equal(a, b)
@@ -399,7 +409,7 @@ def unique(ctx: ShapeContext) -> Any:
             total = total * d
         values, n = [ctx.bounded(0, total)], total
     else:
-        axis = normalize_axis(ctx, axis, data.rank)
+        axis = normalize_axis(ctx, axis, len(data.dims))
         n = data.dim(axis)
         values = list(data.dims)
         values[axis] = ctx.bounded(0, n)
@@ -451,13 +461,13 @@ def dft(ctx: ShapeContext) -> Any:
         ctx.require_rank_at_least(data, max(axis_rank(ctx.attr("axis")), 2))
         return ctx.tensor(None)
     ctx.require_rank_at_least(data, 2)
-    axis = normalize_axis(ctx, ctx.attr("axis"), data.rank)
-    if axis == data.rank - 1:  # the last dim holds the real and imaginary parts
+    axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
+    if axis == len(data.dims) - 1:  # the last dim holds the real and imaginary parts
         ctx.fail(
             "attribute-range",
             name="axis",
             value=ctx.attr("axis"),
-            needed=f"a signal dim, not the last one (-{data.rank}..-2 or 0..{data.rank - 2})",
+            needed=f"a signal dim, not the last one (-{len(data.dims)}..-2 or 0..{len(data.dims) - 2})",
         )
     inverse, onesided = ctx.attr("inverse"), ctx.attr("onesided")
     dims = list(data.dims)
@@ -514,7 +524,7 @@ def rotary_embedding(ctx: ShapeContext) -> Any:
     ctx.require_rank_at_least(x, 3)
     if x.dims is None:
         return ctx.tensor(None)
-    if x.rank > 4:  # an upper bound no check of a `Tensor[*]` states: the rule stops it, as broadcast_to's
+    if len(x.dims) > 4:  # an upper bound no check of a `Tensor[*]` states: the rule stops it, as broadcast_to's
         ctx.fail("rank-too-large", arg=x, allowed=4, rank=x.rank)
     if x.rank == 4:
         batch, seq, head = x.dim(0), x.dim(2), x.dim(3)
@@ -540,7 +550,7 @@ def rotary_embedding(ctx: ShapeContext) -> Any:
             ctx.equal(cache.dim(1), half, symbol="rotated dims / 2")
         else:
             ctx.require_rank(cache, 3)
-            for have, want in zip(cache.dims, (batch, seq, half)):
+            for have, want in zip(known_dims(cache), (batch, seq, half)):
                 ctx.equal(have, want)
     if given(ctx, positions):
         ctx.require_rank(positions, 2)
@@ -559,17 +569,18 @@ def max_unpool(ctx: ShapeContext) -> Any:
     k = len(kernel)
     ctx.require_rank(x, k + 2)
     ctx.require_rank(indices, k + 2)
-    for a, b in zip(x.dims, indices.dims):
+    x_dims = known_dims(x)
+    for a, b in zip(x_dims, known_dims(indices)):
         ctx.equal(b, a)
     if given(ctx, output_shape):
         ctx.equal(output_shape.dim(0), ctx.const(k + 2), symbol="output rank")
-        return ctx.tensor(_value_dims(ctx, output_shape, x.rank))
+        return ctx.tensor(_value_dims(ctx, output_shape, len(x_dims)))
     strides = list(ctx.attr("strides") or [1] * k)
     pads = list(ctx.attr("pads") or [0] * (2 * k))
     spatial = [
-        (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x.dims[2:], strides, kernel))
+        (d - 1) * s + kk - pads[i] - pads[i + k] for i, (d, s, kk) in enumerate(zip(x_dims[2:], strides, kernel))
     ]
-    return ctx.tensor(list(x.dims[:2]) + spatial)
+    return ctx.tensor(list(x_dims[:2]) + spatial)
 
 
 @shape_rule("onnx_col2im")
@@ -577,18 +588,18 @@ def col2im(ctx: ShapeContext) -> Any:
     """`onnx.col2im(x, image_shape, block_shape)`: (n, c, *image_shape), c * prod(block) = x's dim 1."""
     data, image, block = ctx.operands()  # ranks, and lengths of the attributes: the declaration's
     ctx.equal(image.dim(0), block.dim(0), symbol="spatial dims")
-    count = len(image.value) if image.value is not None else None
-    if count is None:
+    if image.value is None:
         return ctx.tensor(None)
-    sizes = [ctx.static(v) for v in block.value] if block.value is not None else None
+    count = len(image.value)
+    sizes = known_ints(ctx, block)
     channels = ctx.unknown()
-    if sizes is not None and None not in sizes:
+    if sizes is not None:
         product = 1
         for s in sizes:
-            product *= s  # type: ignore[operator]
+            product *= s
         channels = divided(ctx, data, 1, product)
-        images = [ctx.static(v) for v in image.value]  # type: ignore[union-attr]
-        if None not in images:
+        images = known_ints(ctx, image)
+        if images is not None:
             ctx.equal(data.dim(2), ctx.const(_block_count(ctx, images, sizes)), symbol="blocks")
     return ctx.tensor([data.dim(0), channels] + _value_dims(ctx, image, count))
 

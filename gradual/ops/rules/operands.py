@@ -1,18 +1,10 @@
-"""Small helpers the Relay operator families (scatter, scan, vision, ...) share: their tensor
-operands typed as such, and the dtype class of an operand that holds indices."""
+"""Small helpers the Relay operator families (scatter, scan, vision, ...) share: the dtype
+class of an operand that holds indices, sizes or coordinates."""
 
 from __future__ import annotations
 
-from typing import cast
-
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.operand_dtypes import check_dtype_class
-
-
-def tensor_args(ctx: ShapeContext) -> list[TensorArg]:
-    """The call's arguments as tensors: the operator's signature declares every one a tensor,
-    and the call's check of the signature runs before the rule."""
-    return [cast(TensorArg, arg) for arg in ctx.args]
 
 
 def require_indices(ctx: ShapeContext, arg: TensorArg) -> None:

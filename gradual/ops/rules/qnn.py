@@ -3,7 +3,7 @@ with the quantization parameters after them checked to be scalars or per-channel
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional, Sequence
 
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, normalize_axis
@@ -23,17 +23,23 @@ register_rule_message(
 )
 
 
-def _parameters(ctx: ShapeContext, first: int, data: Any = None, axis: Any = None) -> None:
+def _parameters(ctx: ShapeContext, first: int, data: Optional[TensorArg] = None, axis: int = -1) -> None:
     """Every argument from `first` on is a scalar or a vector; a vector is as long as dim
     `axis` of `data` (or holds one element), when data is given."""
-    _along(ctx, ctx.args[first:], None if data is None else data.dims, axis)
+    _along(ctx, _operands(ctx, first), None if data is None else data.dims, axis)
 
 
-def _along(ctx: ShapeContext, params: Any, dims: Any, axis: Any) -> None:
+def _operands(ctx: ShapeContext, first: int, stop: Optional[int] = None) -> list[TensorArg]:
+    """Operands `first` up to `stop` (the end when None): quantization parameters, which every
+    qnn declaration types as tensors (the data before them may be a tuple: concatenate's)."""
+    return [ctx.operand(i) for i in range(first, len(ctx.args) if stop is None else stop)]
+
+
+def _along(ctx: ShapeContext, params: Sequence[TensorArg], dims: Optional[Sequence[Any]], axis: int) -> None:
     """Scales and zero points of a tensor of `dims`: scalars, or vectors holding one element or
     one per element of dim `axis` (what the kernels broadcast; a 0-d tensor takes one element)."""
     for param in params:
-        if not isinstance(param, TensorArg) or param.rank is None or param.rank == 0:
+        if param.rank is None or param.rank == 0:
             continue
         if param.rank > 1:
             ctx.fail("quantization-parameter", arg=param, rank=param.rank)
@@ -45,11 +51,11 @@ def _along(ctx: ShapeContext, params: Any, dims: Any, axis: Any) -> None:
             broadcast_into(ctx, param, [dims[normalize_axis(ctx, axis, len(dims))]])
 
 
-def _one_element(ctx: ShapeContext, params: Any) -> None:
+def _one_element(ctx: ShapeContext, params: Sequence[TensorArg]) -> None:
     """Zero points of a product: per tensor (the kernels accumulate one shift)."""
     for param in params:
-        if isinstance(param, TensorArg) and param.rank is not None and param.rank > 0:
-            _along(ctx, [param], [], None)
+        if param.rank is not None and param.rank > 0:
+            _along(ctx, [param], [], -1)  # no dims: the axis is not read
 
 
 @shape_rule("qnn_quantize")
@@ -65,7 +71,7 @@ def quantize(ctx: ShapeContext) -> Any:
 def qnn_conv2d(ctx: ShapeContext) -> Any:
     """`qnn.conv2d(data, weight, zero points, scales, ...)`: `nn.conv2d`'s shape."""
     _parameters(ctx, 2)
-    _one_element(ctx, ctx.args[2:4])
+    _one_element(ctx, _operands(ctx, 2, 4))
     return conv(ctx, "HW")
 
 
@@ -73,7 +79,7 @@ def qnn_conv2d(ctx: ShapeContext) -> Any:
 def qnn_conv2d_transpose(ctx: ShapeContext) -> Any:
     """`qnn.conv2d_transpose(...)`: `nn.conv2d_transpose`'s shape."""
     _parameters(ctx, 2)
-    _one_element(ctx, ctx.args[2:4])
+    _one_element(ctx, _operands(ctx, 2, 4))
     return conv_transpose(ctx, "HW")
 
 
@@ -81,7 +87,7 @@ def qnn_conv2d_transpose(ctx: ShapeContext) -> Any:
 def qnn_dense(ctx: ShapeContext) -> Any:
     """`qnn.dense(data, weight, zero points, scales, units, out_dtype)`: `nn.dense`'s shape."""
     _parameters(ctx, 2)
-    _one_element(ctx, ctx.args[2:4])
+    _one_element(ctx, _operands(ctx, 2, 4))
     return dense(ctx)
 
 
@@ -89,7 +95,7 @@ def qnn_dense(ctx: ShapeContext) -> Any:
 def qnn_batch_matmul(ctx: ShapeContext) -> Any:
     """`qnn.batch_matmul(x, y, zero points, scales, ...)`: `nn.batch_matmul`'s shape."""
     _parameters(ctx, 2)
-    _one_element(ctx, ctx.args[2:4])
+    _one_element(ctx, _operands(ctx, 2, 4))
     return batch_matmul(ctx)
 
 
@@ -99,7 +105,11 @@ def qnn_binary(ctx: ShapeContext) -> Any:
     lhs, rhs = ctx.operands()[:2]
     _parameters(ctx, 2)
     dims = broadcast_dims(ctx, [lhs.dims, rhs.dims])
-    for params, of in ((ctx.args[2:4], lhs.dims), (ctx.args[4:6], rhs.dims), (ctx.args[6:8], dims)):
+    for params, of in (
+        (_operands(ctx, 2, 4), lhs.dims),
+        (_operands(ctx, 4, 6), rhs.dims),
+        (_operands(ctx, 6, 8), dims),
+    ):
         _along(ctx, params, of, -1)
     return ctx.tensor(dims)
 
@@ -117,7 +127,7 @@ def qnn_concatenate(ctx: ShapeContext) -> Any:
     elements are requantized, so no known values survive); the output's scale and zero point
     hold one value each (the kernel would broadcast a longer one into every input)."""
     _parameters(ctx, 3)
-    _one_element(ctx, ctx.args[3:5])
+    _one_element(ctx, _operands(ctx, 3, 5))
     result = concatenate(ctx)
     result.value = None
     return result

@@ -21,7 +21,6 @@ from gradual.ops.rules.common import (
     require_nonempty,
     show_ints,
 )
-from gradual.ops.rules.operands import tensor_args
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -74,7 +73,7 @@ def _pairs(ctx: ShapeContext, name: str, count: int | None) -> list[tuple[int, i
 def dilate(ctx: ShapeContext) -> Any:
     """`nn.dilate(x, strides, dilation_value)`: one stride per dim; d becomes (d - 1) * s + 1
     (an empty dim stays empty)."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     strides = require_entries(ctx, "strides", list(ctx.attr("strides")))
     ctx.require_possible_rank(data, len(strides))
     ctx.require_rank(data, len(strides))
@@ -93,7 +92,7 @@ def dilate(ctx: ShapeContext) -> Any:
 def mirror_pad(ctx: ShapeContext) -> Any:
     """`nn.mirror_pad(x, pad_width, mode)`: one [before, after] per dim, each at most the dim
     (SYMMETRIC) or the dim less one (REFLECT); d becomes before + d + after."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     mode = require_choice(ctx, "mode", ctx.attr("mode"), ("SYMMETRIC", "REFLECT"))
     pairs = _pairs(ctx, "pad_width", None)
     ctx.require_possible_rank(data, len(pairs))
@@ -128,7 +127,7 @@ def _blocks(ctx: ShapeContext, data: Any, name: str) -> tuple[list[int], list[tu
 def space_to_batch_nd(ctx: ShapeContext) -> Any:
     """`nn.space_to_batch_nd(x, block_shape, paddings, pad_value)`: x is (n, *spatial, *rest)
     with one block per spatial dim; each padded spatial dim is a multiple of its block."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     blocks, pairs = _blocks(ctx, data, "paddings")
     if data.dims is None:
         return ctx.tensor(None)
@@ -144,7 +143,7 @@ def batch_to_space_nd(ctx: ShapeContext) -> Any:
     """`nn.batch_to_space_nd(x, block_shape, crops)`: x is (n * prod(block), *spatial, *rest)
     (a batch past a multiple of prod(block) is dropped); each spatial dim grows by its block,
     less the crops (which must fit)."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     blocks, pairs = _blocks(ctx, data, "crops")
     if data.dims is None:
         return ctx.tensor(None)

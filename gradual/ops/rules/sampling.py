@@ -15,7 +15,7 @@ from gradual.ops.context import ShapeContext
 from gradual.ops.rules.common import require_choice, require_length, require_nonempty
 from gradual.ops.rules.conv import assemble, layout_dims, padding, per_dim, window_output
 from gradual.ops.rules.image import METHODS
-from gradual.ops.rules.operands import require_float, require_indices, tensor_args
+from gradual.ops.rules.operands import require_float, require_indices
 from gradual.ops.tables import shape_rule
 
 GRID_METHODS = {4: ("bilinear", "nearest", "bicubic"), 5: ("bilinear", "nearest")}
@@ -28,7 +28,7 @@ def grid_sample(ctx: ShapeContext) -> Any:
     """`image.grid_sample(data, grid, method, layout, padding_mode, align_corners)`: data NCHW
     (or NCDHW) sampled at a grid (n, 2, ho, wo) (or (n, 3, do, ho, wo)) of the data's batch:
     (n, c, *the grid's spatial dims)."""
-    data, grid = tensor_args(ctx)
+    data, grid = ctx.operands()
     require_float(ctx, data)
     require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), PADDING_MODES)
     layout = ctx.attr("layout")
@@ -48,7 +48,7 @@ def grid_sample(ctx: ShapeContext) -> Any:
 def affine_grid(ctx: ShapeContext) -> Any:
     """`image.affine_grid(theta, target_shape)`: theta (n, 2, 3) gives a grid (n, 2, h, w) of
     target_shape = [h, w], each at least 2 (the grid's step divides by it less one)."""
-    (theta,) = tensor_args(ctx)
+    (theta,) = ctx.operands()
     require_float(ctx, theta)
     shape = list(ctx.attr("target_shape"))
     require_length(ctx, "target_shape", shape, [2])
@@ -65,7 +65,7 @@ def dilation2d(ctx: ShapeContext) -> Any:
     """`image.dilation2d(data, weight, strides, padding, dilations, data_layout, kernel_layout,
     out_dtype)`: windowed H and W as a convolution's; the weight holds one (kh, kw) filter per
     channel of the data. Relay reads the first two strides and dilations of four."""
-    data, weight = tensor_args(ctx)
+    data, weight = ctx.operands()
     data_layout, kernel_layout = ctx.attr("data_layout"), ctx.attr("kernel_layout")
     require_choice(ctx, "data_layout", data_layout, ("NCHW", "NHWC"))
     require_choice(ctx, "kernel_layout", kernel_layout, ("IHW", "HWI"))
@@ -102,7 +102,7 @@ def crop_and_resize(ctx: ShapeContext) -> Any:
 def dyn_resize2d(ctx: ShapeContext) -> Any:
     """`dyn.image.resize2d(data, size, roi, layout, method, ...)`: size an integer vector (h, w),
     roi a vector of four; H and W are the size's values where known."""
-    data, size, roi = tensor_args(ctx)
+    data, size, roi = ctx.operands()
     layout = ctx.attr("layout")
     require_choice(ctx, "method", ctx.attr("method"), METHODS)
     require_choice(ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), COORDINATE_MODES)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg
+from gradual.ops.context import ShapeContext
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import axis_index, known_ints, require_at_most, require_rank_of
 from gradual.ops.rules.operands import require_indices
@@ -121,11 +121,11 @@ def strided_set(ctx: ShapeContext) -> Any:
 def adv_index(ctx: ShapeContext) -> Any:
     """`adv_index((data, i0, ..., ik-1))`: NumPy's `data[i0, ..., ik-1]`: the integer indices'
     broadcast shape, then data's dims from k on (k at most rank(data))."""
-    fields: list[TensorArg] | None = ctx.tuple_fields(ctx.args[0])
+    fields = ctx.list_operand(0)
     if fields is None:
         return ctx.tensor(None)
     if not fields:
-        ctx.fail("tuple-length", arg=ctx.args[0], actual="no fields", expected="the data and its indices")
+        ctx.fail("tuple-length", arg=ctx.tuple_operand(0), actual="no fields", expected="the data and its indices")
     data, indices = fields[0], fields[1:]
     for index in indices:
         require_indices(ctx, index)

@@ -20,7 +20,7 @@ from gradual.ops.rules.common import (
     require_positive,
     require_rank_of,
 )
-from gradual.ops.rules.operands import require_float, require_indices, tensor_args
+from gradual.ops.rules.operands import require_float, require_indices
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -37,7 +37,7 @@ INDEXING = ("ij", "xy")
 def scan(ctx: ShapeContext) -> Any:
     """`cumsum(x, axis, dtype, exclusive)` and `cumprod`: x's shape along an axis; without one,
     a vector of every element. The result has `dtype`, else x's."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     dtype = ctx.attr("dtype") or data.dtype
     axis = ctx.attr("axis")
     if axis is None:
@@ -54,7 +54,7 @@ def scan(ctx: ShapeContext) -> Any:
 def reverse_sequence(ctx: ShapeContext) -> Any:
     """`reverse_sequence(x, seq_lengths, seq_axis, batch_axis)`: x's shape; seq_lengths is an
     integer vector as long as x's batch dim; the two axes are different dims of x."""
-    data, lengths = tensor_args(ctx)
+    data, lengths = ctx.operands()
     require_indices(ctx, lengths)
     ctx.require_rank(lengths, 1)
     seq, batch = ctx.attr("seq_axis"), ctx.attr("batch_axis")
@@ -81,7 +81,7 @@ def trilu(ctx: ShapeContext) -> Any:
 def stft(ctx: ShapeContext) -> Any:
     """`stft(x, window, n_fft, hop_length, win_length, normalized, onesided)`: x is a signal (n)
     or a batch (b, n) of at least n_fft samples; the result is ((b,) bins, frames, 2)."""
-    data, window = tensor_args(ctx)
+    data, window = ctx.operands()
     require_float(ctx, data)
     n_fft = require_positive(ctx, "n_fft", ctx.attr("n_fft"))
     hop = require_positive(ctx, "hop_length", ctx.attr("hop_length"))
@@ -120,7 +120,7 @@ def windows(ctx: ShapeContext, data: TensorArg, axis: int, window: int, stride: 
 def searchsorted(ctx: ShapeContext) -> Any:
     """`searchsorted(sorted, values, right, dtype)`: the values' shape (at least one dim), in
     dtype; a sorted sequence of more than one dim has the values' rank and leading dims."""
-    sequence, values = tensor_args(ctx)
+    sequence, values = ctx.operands()
     ctx.require_rank_at_least(values, 1)
     ctx.require_rank_at_least(sequence, 1)
     if sequence.dims is not None and len(sequence.dims) > 1:
@@ -136,11 +136,11 @@ def meshgrid(ctx: ShapeContext) -> Any:
     """`meshgrid((x0, x1, ...), indexing)`: scalars and vectors of one dtype (n0, n1, ...) give
     as many grids (n0, n1, ...), the first two dims swapped for "xy"."""
     require_choice(ctx, "indexing", ctx.attr("indexing"), INDEXING)
-    fields: list[TensorArg] | None = ctx.tuple_fields(ctx.args[0])
+    fields = ctx.list_operand(0)
     if fields is None:
         return ctx.tensor(None)
     if not fields:
-        ctx.fail("tuple-length", arg=ctx.args[0], actual="no fields", expected="at least one scalar or vector")
+        ctx.fail("tuple-length", arg=ctx.tuple_operand(0), actual="no fields", expected="at least one scalar or vector")
     dims = []
     for f in fields:
         if f.dims is None:  # a scalar or a vector: which one is decided where the rule runs on it
@@ -162,7 +162,7 @@ def sliding_window(ctx: ShapeContext) -> Any:
     """`sliding_window(x, axis, window_shape, strides)`: windows over the dims from axis on
     (one window entry and stride per dim, each window at most its dim): x's leading dims, the
     window counts, then the window's dims."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     axis = ctx.attr("axis")
     if axis < 0:
         ctx.fail("attribute-range", name="axis", value=axis, needed="at least 0")
@@ -183,7 +183,7 @@ def sliding_window(ctx: ShapeContext) -> Any:
 def collapse_sum_to(ctx: ShapeContext) -> Any:
     """`collapse_sum_to(x, shape)`: x summed down to a shape (the `shape` attribute, else the
     vector's known values) that broadcasts to x's shape."""
-    data, shape = tensor_args(ctx)
+    data, shape = ctx.operands()
     require_indices(ctx, shape)
     ctx.require_rank(shape, 1)
     attr = ctx.attr("shape")

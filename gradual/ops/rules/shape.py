@@ -22,6 +22,7 @@ from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
     axis_index,
     distinct_axes,
+    known_dims,
     known_ints,
     rearranged_value,
     require_positive,
@@ -135,7 +136,10 @@ class _Reshape:
         dynamic: bool = False,
         allowzero: bool = False,
     ) -> None:
+        assert data.dims is not None, "a reshaped input has a known rank: the rules return before otherwise"
         self.ctx, self.data, self.newshape = ctx, data, list(newshape)
+        self.shape: list[Any] = data.dims  # the input's dims
+        self.rank = len(data.dims)
         self.dynamic = dynamic
         self.dims: list = []
         self.copied_in: set = set()
@@ -162,12 +166,12 @@ class _Reshape:
         Without a -1, a rank-1 input or result needs no such care: the runtime's count check
         then only passes where the copied dim is the entry's 0. With one, it does: `[?, -1]` of
         a (0,) tensor is (0, 1) when the `?` is the code 0 and (k, 0) when it is a size k."""
-        small = self.data.rank <= 1 or len(self.dims) <= 1  # type: ignore[operator]
+        small = self.rank <= 1 or len(self.dims) <= 1
         if self.allowzero or small and self.infer_at is None:
             return
         ctx = self.ctx
         for at, src, entry in self.value_entries:
-            if src >= self.data.rank or ctx.at_least(entry, 1) or ctx.exact(entry):  # type: ignore[operator]
+            if src >= self.rank or ctx.at_least(entry, 1) or ctx.exact(entry):
                 continue
             if _same(ctx, entry, self.data.dim(src)):
                 continue
@@ -176,8 +180,8 @@ class _Reshape:
                 self.dims[self.infer_at] = ctx.unknown()
 
     def _input(self) -> Any:
-        if self.src >= self.data.rank:  # type: ignore[operator]
-            self.ctx.fail("reshape-source", newshape=_shown(self.ctx, self.newshape), rank=self.data.rank)
+        if self.src >= self.rank:
+            self.ctx.fail("reshape-source", newshape=_shown(self.ctx, self.newshape), rank=self.rank)
         self.src += 1
         return self.data.dim(self.src - 1)
 
@@ -206,7 +210,7 @@ class _Reshape:
         elif self.dynamic:
             self.ctx.fail("dyn-reshape-code", newshape=_shown(self.ctx, self.newshape), entry=code)
         elif code == -2:
-            while self.src < self.data.rank:  # type: ignore[operator]
+            while self.src < self.rank:
                 self._copy()
         elif code == -3:
             self._merge()
@@ -257,7 +261,7 @@ class _Reshape:
 
     def _finish(self) -> None:
         ctx = self.ctx
-        have = product(ctx, [d for i, d in enumerate(self.data.dims) if i not in self.copied_in])  # type: ignore[arg-type]
+        have = product(ctx, [d for i, d in enumerate(self.shape) if i not in self.copied_in])
         rest = product(ctx, [d for i, d in enumerate(self.dims) if i not in self.copied_out and i != self.infer_at])
         if self.infer_at is None:
             copied = self._copied()
@@ -297,7 +301,7 @@ class _Reshape:
 
     def _copied(self) -> Any:
         """The element count of the input dims that are copied (the same on both sides)."""
-        return product(self.ctx, [d for i, d in enumerate(self.data.dims) if i in self.copied_in])  # type: ignore[arg-type]
+        return product(self.ctx, [d for i, d in enumerate(self.shape) if i in self.copied_in])
 
     def _require_count(self, have: Any, want: Any) -> None:
         self.ctx.equal(want, have, otherwise=("reshape-count", self._count_facts(have, want)))
@@ -307,8 +311,8 @@ class _Reshape:
 
     def _count_facts(self, have: Any, want: Any) -> dict:
         return {
-            "shape": list(self.data.dims),
-            "newshape": _shown(self.ctx, self.newshape),  # type: ignore[arg-type]
+            "shape": list(self.shape),
+            "newshape": _shown(self.ctx, self.newshape),
             "have": have,
             "want": want,
         }
@@ -432,8 +436,8 @@ def reshape_like(ctx: ShapeContext) -> Any:
     data, like = ctx.operands()
     if data.dims is None or like.dims is None:
         return ctx.tensor(None, value=data.value)
-    lb, le = _slice_bounds(ctx.attr("lhs_begin"), ctx.attr("lhs_end"), data.rank)
-    rb, re_ = _slice_bounds(ctx.attr("rhs_begin"), ctx.attr("rhs_end"), like.rank)
+    lb, le = _slice_bounds(ctx.attr("lhs_begin"), ctx.attr("lhs_end"), len(data.dims))
+    rb, re_ = _slice_bounds(ctx.attr("rhs_begin"), ctx.attr("rhs_end"), len(like.dims))
     replaced, taken = list(data.dims[lb:le]), list(like.dims[rb:re_])
     have, want = product(ctx, replaced), product(ctx, taken)
     h, w = ctx.static(have), ctx.static(want)
@@ -453,7 +457,8 @@ def transpose(ctx: ShapeContext) -> Any:
         if not axes:
             return ctx.tensor(None)
         ctx.require_rank(data, len(axes))  # the permutation gives the rank
-    rank = data.rank
+    dims = known_dims(data)
+    rank = len(dims)
     if not axes:
         perm = list(range(rank))[::-1]
     else:
@@ -462,9 +467,7 @@ def transpose(ctx: ShapeContext) -> Any:
         perm = [axis_index(a, rank) for a in axes]  # the contract holds each axis in range
         if sorted(perm) != list(range(rank)):
             ctx.fail("transpose-axes", axes=show_ints(axes), rank=rank, last=rank - 1)
-    value = (
-        data.value if rank <= 1 else rearranged_value(ctx, data, [range(ctx.static(d) or 0) for d in data.dims], perm)
-    )
+    value = data.value if rank <= 1 else rearranged_value(ctx, data, [range(ctx.static(d) or 0) for d in dims], perm)
     return ctx.tensor([data.dim(p) for p in perm], value=value)
 
 
@@ -508,7 +511,7 @@ def _squeeze(ctx: ShapeContext, data: TensorArg, axes: Optional[Sequence[int]]) 
         return ctx.tensor(None, value=data.value)
     if axes is None:
         return ctx.tensor(_squeeze_all(ctx, data), value=data.value)
-    drop = set(distinct_axes(ctx, axes, data.rank))
+    drop = set(distinct_axes(ctx, axes, len(data.dims)))
     for a in sorted(drop):
         if ctx.is_one(data.dim(a)) is False and ctx.static(data.dim(a)) is not None:
             ctx.fail("squeeze-not-one", arg=data, axis=a, dim=data.dim(a))
@@ -518,7 +521,7 @@ def _squeeze(ctx: ShapeContext, data: TensorArg, axes: Optional[Sequence[int]]) 
 
 def _squeeze_all(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     kept = []
-    for d in data.dims:  # type: ignore[union-attr]
+    for d in known_dims(data):
         one = ctx.is_one(d)
         if one is None:
             return None
@@ -534,7 +537,7 @@ def reverse(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor(None)
-    value = list(reversed(data.value)) if data.value is not None and data.rank == 1 else None
+    value = list(reversed(data.value)) if data.value is not None and len(data.dims) == 1 else None
     return ctx.tensor(data.dims, value=value)
 
 
@@ -543,9 +546,10 @@ def broadcast_into(ctx: ShapeContext, data: TensorArg, target: list) -> list:
     """NumPy `broadcast_to`: each input dim (right-aligned) must be 1 or the target dim."""
     if data.dims is None:
         return target
-    if data.rank > len(target):
-        ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=len(target))
-    offset = len(target) - data.rank
+    rank = len(data.dims)
+    if rank > len(target):
+        ctx.fail("broadcast-rank", arg=data, rank=rank, target=len(target))
+    offset = len(target) - rank
     out = list(target)
     for axis, d in enumerate(data.dims):
         t = target[offset + axis]
@@ -595,11 +599,12 @@ def _broadcast_unknown_target(ctx: ShapeContext, data: TensorArg, length: int) -
     out = [ctx.unknown() for _ in range(length)]
     if data.dims is None:
         return out
-    if data.rank > length:
-        ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=length)
+    rank = len(data.dims)
+    if rank > length:
+        ctx.fail("broadcast-rank", arg=data, rank=rank, target=length)
     for axis, d in enumerate(data.dims):
         if ctx.is_one(d) is False:
-            out[length - data.rank + axis] = d
+            out[length - rank + axis] = d
     return out
 
 
@@ -636,16 +641,16 @@ def slice_like(ctx: ShapeContext) -> Any:
     if not axes:
         if like.dims is None:
             return ctx.tensor([ctx.unknown() for _ in data.dims])
-        axes = range(min(data.rank, like.rank))
+        axes = range(min(len(data.dims), len(like.dims)))
     out = list(data.dims)
     for given in axes:
-        axis = normalize_axis(ctx, given, data.rank, "axes")
+        axis = normalize_axis(ctx, given, len(data.dims), "axes")
         if like.dims is None:
             ctx.require_rank_at_least(like, axis + 1)
             out[axis] = ctx.unknown()
             continue
-        if axis >= like.rank:
-            ctx.fail("slice-like-axis", arg=like, axis=given, rank=like.rank)
+        if axis >= len(like.dims):
+            ctx.fail("slice-like-axis", arg=like, axis=given, rank=len(like.dims))
         out[axis] = _slice_like_dim(ctx, data, axis, like.dim(axis))
     return ctx.tensor(out)
 
@@ -714,12 +719,13 @@ def matrix_set_diag(ctx: ShapeContext) -> Any:
         ctx.require_rank_at_least(data, 2)
         ctx.require_rank_at_least(diagonal, 1 + band)
         if diagonal.dims is not None:
-            ctx.require_rank(data, diagonal.rank + 1 - band)
+            ctx.require_rank(data, len(diagonal.dims) + 1 - band)
         return ctx.tensor(None)
-    if data.rank < 2:
-        ctx.fail("rank-too-small", arg=data, needed=2, rank=data.rank)
-    require_rank_of(ctx, diagonal, data.rank - 1 + band, f"the input has rank {data.rank}")
-    for axis in range(data.rank - 2):
+    rank = len(data.dims)
+    if rank < 2:
+        ctx.fail("rank-too-small", arg=data, needed=2, rank=rank)
+    require_rank_of(ctx, diagonal, rank - 1 + band, f"the input has rank {rank}")
+    for axis in range(rank - 2):
         ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
     if band:
         ctx.equal(diagonal.dim(-2), ctx.const(k2 - k1 + 1), symbol="diagonals")

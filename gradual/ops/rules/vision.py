@@ -15,8 +15,8 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import require_finite
-from gradual.ops.rules.operands import require_indices, tensor_args
+from gradual.ops.rules.common import known_dims, require_finite
+from gradual.ops.rules.operands import require_indices
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -31,7 +31,7 @@ register_rule_message(
 def roi_pool(ctx: ShapeContext) -> Any:
     """`vision.roi_align` / `vision.roi_pool(data, rois, pooled_size, layout)`: one pooled
     image per region, (r, c, ph, pw) in NCHW, (r, ph, pw, c) in NHWC."""
-    data, rois = tensor_args(ctx)
+    data, rois = ctx.operands()
     require_finite(ctx, "spatial_scale", [ctx.attr("spatial_scale")])  # NaN or infinite corners sample nothing
     height, width = (ctx.const(v) for v in ctx.attr("pooled_size"))
     regions = ctx.row_bounds(rois, 1)  # column 0: each region's batch index, truncated as topi's
@@ -48,9 +48,9 @@ def roi_pool(ctx: ShapeContext) -> Any:
 @shape_rule("yolo_reorg")
 def yolo_reorg(ctx: ShapeContext) -> Any:
     """`vision.yolo_reorg(data, stride)`: (n, c * stride^2, h / stride, w / stride)."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     stride = ctx.attr("stride")
-    n, c, h, w = data.dims  # type: ignore[misc]
+    n, c, h, w = known_dims(data)  # the declaration gives it rank 4
     return ctx.tensor([n, c * (stride * stride), h // stride, w // stride])
 
 
@@ -58,7 +58,7 @@ def yolo_reorg(ctx: ShapeContext) -> Any:
 def multibox_prior(ctx: ShapeContext) -> Any:
     """`vision.multibox_prior(data, sizes, ratios)`: (1, h * w * per_cell, 4) boxes, per_cell
     = len(sizes) + len(ratios) - 1."""
-    (data,) = tensor_args(ctx)
+    (data,) = ctx.operands()
     per_cell = len(ctx.attr("sizes")) + len(ctx.attr("ratios")) - 1
     return ctx.tensor([ctx.const(1), data.dim(2) * data.dim(3) * per_cell, ctx.const(4)])
 
@@ -68,7 +68,7 @@ def non_max_suppression(ctx: ShapeContext) -> Any:
     """`vision.non_max_suppression(data (b, n, k), valid_count, indices, ...)`: the boxes
     (b, n, k), or with return_indices the kept indices (b, n) and their count (b, 1), both
     int32; then `indices` is (b, n) (the kernel maps each kept box through it)."""
-    data, _, indices, _, _ = tensor_args(ctx)
+    data, _, indices, _, _ = ctx.operands()
     batch, boxes = data.dim(0), data.dim(1)
     if not ctx.attr("return_indices"):
         return ctx.tensor(data.dims, data.dtype)
@@ -85,7 +85,7 @@ def all_class_nms(ctx: ShapeContext) -> Any:
     output_format "onnx", rows [batch, class, box] (b * k * n, 3) and their count (1,); with
     "tensorflow", per batch [class, box] rows (b, k * n, 2), their scores (b, k * n) and counts
     (b,). Indices and counts are int64, scores float32."""
-    boxes, scores, _, _, _ = tensor_args(ctx)
+    boxes, scores, _, _, _ = ctx.operands()
     batch, boxes_n, classes = boxes.dim(0), boxes.dim(1), scores.dim(1)
     if ctx.attr("output_format") == "onnx":
         return ctx.tuple(
@@ -105,5 +105,5 @@ def all_class_nms(ctx: ShapeContext) -> Any:
 def proposal(ctx: ShapeContext) -> Any:
     """`vision.proposal(cls_prob (b, 2A, h, w), ...)`: rpn_post_nms_top_n rows of
     [batch, x1, y1, x2, y2] per batch, (b * rpn_post_nms_top_n, 5)."""
-    cls_prob = tensor_args(ctx)[0]
+    cls_prob = ctx.operands()[0]
     return ctx.tensor([cls_prob.dim(0) * ctx.attr("rpn_post_nms_top_n"), ctx.const(5)])

@@ -334,6 +334,7 @@ def _max_windows(x: np.ndarray, full: list, ks: list, d: list, out: tuple, s: li
     for offsets in itertools.product(*(range(kk) for kk in ks)):
         window = _window(padded, offsets, d, out, s)
         result = window.copy() if result is None else np.maximum(result, window)
+    assert result is not None, "a window has a tap: the rules hold pool sizes to at least 1"
     return result
 
 

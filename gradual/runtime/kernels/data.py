@@ -3,9 +3,10 @@ ndarray_size, take, strided_slice, one_hot, argwhere, unique, topk, sort and arg
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Literal, Optional, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from gradual.runtime.kernels.registration import kernel
 
@@ -77,14 +78,16 @@ def ndarray_size(data: np.ndarray, *, dtype: str) -> np.ndarray:
     return np.array(data.size, dtype=dtype)
 
 
-_TAKE_MODES = {"clip": "clip", "wrap": "wrap", "fast": "raise"}
+TakeMode = Literal["raise", "wrap", "clip"]
+
+_TAKE_MODES: dict[str, TakeMode] = {"clip": "clip", "wrap": "wrap", "fast": "raise"}
 
 
 @kernel("gather")
 def gather(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
     """`out[i, j, k] = data[i, indices[i, j, k], k]` (axis 1): the indices' positions along
     `axis`, their own positions along the other dims (which must lie within data's)."""
-    grid = list(np.indices(indices.shape, sparse=True))
+    grid: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
     grid[axis] = indices.astype(np.int64)
     return data[tuple(grid)]
 
@@ -117,7 +120,7 @@ def take(data: np.ndarray, indices: np.ndarray, *, axis: Optional[int], batch_di
     return _batched_take(data, indices, axis, batch_dims, np_mode)
 
 
-def _batched_take(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int, mode: str) -> np.ndarray:
+def _batched_take(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int, mode: TakeMode) -> np.ndarray:
     """`take` with leading batch dims shared by data and indices (Relay's `batch_dims`)."""
     batch_dims = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
     batch = data.shape[:batch_dims]
@@ -144,7 +147,7 @@ def unique(data: np.ndarray, *, sorted: bool, return_counts: bool) -> tuple:
         rank[order] = np.arange(len(order))
         values, first, counts, inverse = values[order], first[order], counts[order], rank[inverse.reshape(-1)]
 
-    def padded(a: np.ndarray, dtype: object) -> np.ndarray:
+    def padded(a: np.ndarray, dtype: DTypeLike) -> np.ndarray:
         return np.concatenate([a.astype(dtype), np.zeros(len(data) - len(a), dtype)])
 
     out = [

@@ -3,7 +3,7 @@ and coordinate transformation modes, as separable 1-D resampling along each spat
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -37,7 +37,7 @@ def source_coordinates(out: int, size: int, mode: str, roi: tuple = (0.0, 1.0)) 
 def _nearest_index(coords: np.ndarray, rounding: str, mode: str) -> np.ndarray:
     if not rounding:
         rounding = "floor" if mode in ("align_corners", "asymmetric", "tf_half_pixel_for_nn") else "round"
-    rounders = {
+    rounders: dict[str, Callable[[np.ndarray], np.ndarray]] = {
         "round": lambda c: np.floor(c + 0.5),
         "round_prefer_ceil": lambda c: np.floor(c + 0.5),
         "round_prefer_floor": lambda c: np.ceil(c - 0.5),

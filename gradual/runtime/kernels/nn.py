@@ -146,8 +146,10 @@ def pad(data: np.ndarray, pad_value: np.ndarray, *, pad_width: Sequence[Sequence
     cropped = data[crop]
     if pad_mode == "constant":
         return np.pad(cropped, widths, constant_values=np.asarray(pad_value).astype(data.dtype))
-    if pad_mode in ("edge", "reflect"):
-        return np.pad(cropped, widths, mode=pad_mode)
+    if pad_mode == "edge":
+        return np.pad(cropped, widths, mode="edge")
+    if pad_mode == "reflect":
+        return np.pad(cropped, widths, mode="reflect")
     raise ValueError(f"unknown pad_mode {pad_mode!r}")
 
 

@@ -7,10 +7,11 @@ padding with the extra element at the end (SAME_UPPER) or the beginning (SAME_LO
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import weakref
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Literal, Optional, Sequence
 
 import numpy as np
 
@@ -172,7 +173,11 @@ def pad(data: np.ndarray, pads: np.ndarray, value: np.ndarray, axes: np.ndarray,
     if mode == "constant":
         fill = np.asarray(value).reshape(-1)
         return np.pad(cropped, grow, constant_values=fill[0] if fill.size else 0).astype(data.dtype)
-    return np.pad(cropped, grow, mode={"edge": "edge", "reflect": "reflect", "wrap": "wrap"}[mode])
+    return np.pad(cropped, grow, mode=_PAD_MODES[mode])
+
+
+#: ONNX Pad's modes besides constant, as NumPy names them
+_PAD_MODES: dict[str, Literal["edge", "reflect", "wrap"]] = {"edge": "edge", "reflect": "reflect", "wrap": "wrap"}
 
 
 @kernel("onnx.split")
@@ -200,16 +205,20 @@ def reduce(data: np.ndarray, axes: np.ndarray, *, kind: str, keepdims: bool, noo
         return np.asarray(_NO_REDUCTION.get(kind, np.copy)(data)).astype(data.dtype)
     picked = tuple(sorted(a + data.ndim if a < 0 else a for a in chosen)) if chosen else tuple(range(data.ndim))
     x = data.astype(np.float64) if data.dtype.kind == "f" else data
-    kw = {"axis": picked, "keepdims": bool(keepdims)}
-    if kind in ("max", "min"):
-        fn = np.max if kind == "max" else np.min
-        initial = lowest(data.dtype) if kind == "max" else highest(data.dtype)
-        return np.asarray(fn(data, initial=initial, **kw)).astype(data.dtype)
-    out = _REDUCTIONS[kind](x, kw)
+    keep = bool(keepdims)
+    if kind == "max":
+        return np.asarray(np.max(data, axis=picked, keepdims=keep, initial=lowest(data.dtype))).astype(data.dtype)
+    if kind == "min":
+        return np.asarray(np.min(data, axis=picked, keepdims=keep, initial=highest(data.dtype))).astype(data.dtype)
+    out = _REDUCTIONS[kind](x, picked, keep)
     return np.asarray(out).astype(data.dtype)
 
 
-_NO_REDUCTION = {
+Unary = Callable[[np.ndarray], np.ndarray]
+#: a reduction over (data, the axes, keepdims)
+Reduction = Callable[[np.ndarray, tuple[int, ...], bool], np.ndarray]
+
+_NO_REDUCTION: dict[str, Unary] = {
     "l1": np.abs,
     "l2": np.abs,
     "sum_square": lambda x: x * x,
@@ -217,15 +226,15 @@ _NO_REDUCTION = {
     "log_sum_exp": lambda x: np.log(np.exp(x)),
 }
 
-_REDUCTIONS = {
-    "sum": lambda x, kw: np.sum(x, **kw),
-    "mean": lambda x, kw: np.mean(x, **kw),
-    "prod": lambda x, kw: np.prod(x, **kw),
-    "l1": lambda x, kw: np.sum(np.abs(x), **kw),
-    "l2": lambda x, kw: np.sqrt(np.sum(x * x, **kw)),
-    "sum_square": lambda x, kw: np.sum(x * x, **kw),
-    "log_sum": lambda x, kw: np.log(np.sum(x, **kw)),
-    "log_sum_exp": lambda x, kw: np.log(np.sum(np.exp(x), **kw)),
+_REDUCTIONS: dict[str, Reduction] = {
+    "sum": lambda x, axis, keep: np.sum(x, axis=axis, keepdims=keep),
+    "mean": lambda x, axis, keep: np.mean(x, axis=axis, keepdims=keep),
+    "prod": lambda x, axis, keep: np.prod(x, axis=axis, keepdims=keep),
+    "l1": lambda x, axis, keep: np.sum(np.abs(x), axis=axis, keepdims=keep),
+    "l2": lambda x, axis, keep: np.sqrt(np.sum(x * x, axis=axis, keepdims=keep)),
+    "sum_square": lambda x, axis, keep: np.sum(x * x, axis=axis, keepdims=keep),
+    "log_sum": lambda x, axis, keep: np.log(np.sum(x, axis=axis, keepdims=keep)),
+    "log_sum_exp": lambda x, axis, keep: np.log(np.sum(np.exp(x), axis=axis, keepdims=keep)),
 }
 
 
@@ -264,7 +273,8 @@ def trilu(data: np.ndarray, k: np.ndarray, *, upper: bool) -> np.ndarray:
 
 
 # indexing -------------------------------------------------------------------------------------------
-def _wrapped(indices: np.ndarray, size: int) -> np.ndarray:
+def _wrapped(indices: np.ndarray, size: int | np.ndarray) -> np.ndarray:
+    """Negative indices counted from the end of a dim of `size` (one size per index column)."""
     return np.where(indices < 0, indices + size, indices)
 
 
@@ -306,9 +316,9 @@ def scatter_elements(
     out = data.copy()
     idx = _wrapped(indices, data.shape[axis])
     for pos in np.ndindex(*indices.shape):
-        target = list(pos)
-        target[axis] = int(idx[pos])
-        target = tuple(target)
+        place = list(pos)
+        place[axis] = int(idx[pos])
+        target = tuple(place)
         out[target] = updates[pos] if reduction == "none" else _REDUCE[reduction](out[target], updates[pos])
     return out
 
@@ -549,6 +559,7 @@ def _pool(
         count += _counted(
             inside, data.shape[2:], begin, out, strides_, dilations_, offset, explicit, count_include_pad, auto_pad
         )
+    assert total is not None, "a window has a tap: the rule holds kernel_shape's entries to at least 1"
     if kind == "max":
         return total.astype(data.dtype)
     if kind == "lp":
@@ -654,16 +665,18 @@ def max_pool_indices(
         data.shape[2:], kernel_shape, auto_pad, pads, strides, dilations, ceil_mode
     )
     spatial = data.shape[2:]
-    best, where = None, None
+    best: Optional[np.ndarray] = None
+    where: Optional[np.ndarray] = None
     for offset in itertools.product(*(range(s) for s in kernel_shape)):
         values, inside = _window_view(data, begin, out, strides_, dilations_, offset, lowest(data.dtype))
         flat = _flat_positions(spatial, begin, out, strides_, dilations_, offset, storage_order)
-        if best is None:
+        if best is None or where is None:
             best, where = values, np.broadcast_to(flat, values.shape).copy()
             continue
         better = values > best
         best = np.where(better, values, best)
         where = np.where(better, flat, where)
+    assert best is not None and where is not None, "a window has a tap: kernel_shape's entries are at least 1"
     n, c = data.shape[:2]
     base = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * int(np.prod(spatial, dtype=np.int64))
     return best.astype(data.dtype), (where + base.reshape((n, c) + (1,) * len(out))).astype(np.int64)
@@ -1009,7 +1022,7 @@ def _roi_boxes(roi: np.ndarray, count: int) -> list:
     return [(float(roi[i]), float(roi[i + count])) for i in range(count)]
 
 
-def _source_positions(out: int, size: int, scale: float, box: tuple, mode: str) -> tuple:
+def _source_positions(out: int, size: int, scale: np.float32, box: tuple, mode: str) -> tuple:
     """Where each output index samples the input, and (tf_crop_and_resize) which fall outside;
     in float32, as ONNX Runtime and torch compute them (3 / 0.3 is 10 there, 9.99... in float64,
     which picked another row for nearest)."""
@@ -1125,24 +1138,30 @@ def scan_append(acc: np.ndarray, item: np.ndarray) -> np.ndarray:
     concatenating made a loop of n iterations copy n*n/2 rows. Any other accumulator (one that
     already had a row appended: a value is never changed) is copied into a buffer of its own."""
     rows = 0 if acc.ndim == 0 else acc.shape[0]
-    buffer = acc.base
-    filled = _ROWS_FILLED.get(id(buffer)) if buffer is not None and rows else None
-    if filled is None or filled[0]() is not buffer or filled[1] != rows or not _starts(acc, buffer):
+    base = acc.base
+    filled = _ROWS_FILLED.get(id(base)) if base is not None and rows else None
+    if base is None or filled is None or filled[0]() is not base or filled[1] != rows or not _starts(acc, base):
         buffer = np.empty((max(4, 2 * rows),) + item.shape, dtype=item.dtype)
         if rows:  # no rows: whatever shape the empty accumulator had
             buffer[:rows] = acc
-    elif rows == buffer.shape[0]:
-        grown = np.empty((2 * rows,) + item.shape, dtype=item.dtype)
-        grown[:rows] = buffer
-        buffer = grown
+    elif rows == base.shape[0]:
+        buffer = np.empty((2 * rows,) + item.shape, dtype=item.dtype)
+        buffer[:rows] = base
+    else:
+        buffer = base
     buffer[rows] = item
-    _ROWS_FILLED[id(buffer)] = (weakref.ref(buffer, lambda _, key=id(buffer): _ROWS_FILLED.pop(key, None)), rows + 1)
+    _ROWS_FILLED[id(buffer)] = (weakref.ref(buffer, functools.partial(_forget_rows, id(buffer))), rows + 1)
     return buffer[: rows + 1]
 
 
 #: id(buffer) -> (a weak reference to it, how many of its rows a value shows): scan_append's
 #: buffers, forgotten with them
-_ROWS_FILLED: dict = {}
+_ROWS_FILLED: dict[int, tuple[weakref.ref[np.ndarray], int]] = {}
+
+
+def _forget_rows(key: int, _dead: object) -> None:
+    """A buffer's entry leaves `_ROWS_FILLED` when the buffer is collected."""
+    _ROWS_FILLED.pop(key, None)
 
 
 def _starts(acc: np.ndarray, buffer: np.ndarray) -> bool:

@@ -602,7 +602,8 @@ def grid_sample(x: np.ndarray, grid: np.ndarray, *, mode: str, padding_mode: str
 def _gather(data: np.ndarray, batch: np.ndarray, index: list) -> np.ndarray:
     """data[b, :, i0, i1, ...] for arrays of indices: (n, *out, c)."""
     moved = np.moveaxis(data, 1, -1)
-    return moved[(batch, *index)]
+    key = (batch, *index)
+    return moved[key]
 
 
 def _product(taps: list) -> list:
@@ -635,7 +636,7 @@ def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: bool) -> 
         else:
             axes.append(-1 + (2 * steps + 1) / count)
     mesh = np.meshgrid(*axes, indexing="ij")  # (D, H, W) order
-    base = np.stack([m for m in reversed(mesh)] + [np.ones_like(mesh[0])], axis=-1)  # x, y[, z], 1
+    base = np.stack(list(reversed(mesh)) + [np.ones_like(mesh[0])], axis=-1)  # x, y[, z], 1
     grid = np.einsum("...k,njk->n...j", base, theta.astype(np.float64))
     return grid.astype(theta.dtype)
 
@@ -735,9 +736,10 @@ def col2im(
     out = np.zeros((n, channels, *padded), np.float64)
     # every size named: a zero batch leaves no size to infer
     values = data.reshape(n, channels, *block, blocks).astype(np.float64)
-    for l, start in enumerate(itertools.product(*(range(c) for c in counts))):
+    whole = (slice(None), slice(None))  # every batch and channel
+    for column, start in enumerate(itertools.product(*(range(c) for c in counts))):
         for offset in itertools.product(*(range(b) for b in block)):
             at = tuple(start[i] * strides[i] + offset[i] * dilations[i] for i in range(k))
-            out[(slice(None), slice(None), *at)] += values[(slice(None), slice(None), *offset, l)]
+            out[whole + at] += values[whole + offset + (column,)]
     crop = tuple(slice(pads[i], pads[i] + image[i]) for i in range(k))
-    return out[(slice(None), slice(None), *crop)].astype(data.dtype)
+    return out[whole + crop].astype(data.dtype)

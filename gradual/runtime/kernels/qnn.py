@@ -233,7 +233,8 @@ def _unary(name: str, fn: Callable[[np.ndarray], np.ndarray]) -> None:
     run.__doc__ = f"`{name}` on real values, requantized."
 
 
-for _name, _fn in {
+#: the unary operators qnn computes on dequantized values, by name
+UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "qnn.sqrt": np.sqrt,
     "qnn.rsqrt": lambda x: 1 / np.sqrt(x),
     "qnn.exp": np.exp,
@@ -243,7 +244,8 @@ for _name, _fn in {
     "qnn.log": np.log,
     "qnn.abs": np.abs,
     "qnn.hardswish": lambda x: x * np.clip(x + 3, 0, 6) / 6,
-}.items():
+}
+for _name, _fn in UNARY.items():
     _unary(_name, _fn)
 
 

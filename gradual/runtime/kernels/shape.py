@@ -211,7 +211,7 @@ def repeat(data: np.ndarray, *, repeats: int, axis: int) -> np.ndarray:
 
 
 @kernel("split")
-def split(data: np.ndarray, *, indices_or_sections: object, axis: int) -> tuple:
+def split(data: np.ndarray, *, indices_or_sections: int | Sequence[int], axis: int) -> tuple:
     """Equal sections (an int) or the parts between increasing indices (a list)."""
     if isinstance(indices_or_sections, int):
         return tuple(np.split(data, indices_or_sections, axis=axis))

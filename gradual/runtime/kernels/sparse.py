@@ -62,7 +62,7 @@ def sparse_fill_empty_rows(
     """An entry (row, 0, ...) with the default value for every row without one, rows in order,
     and which rows were empty (1) in dense_shape's dtype."""
     rows = int(dense_shape.reshape(-1)[0])
-    present = set(int(r) for r in sparse_indices[:, 0]) if sparse_indices.size else set()
+    present = {int(r) for r in sparse_indices[:, 0]} if sparse_indices.size else set()
     empty = [r for r in range(rows) if r not in present]
     added = np.zeros((len(empty), sparse_indices.shape[1]), sparse_indices.dtype)
     added[:, 0] = empty
