@@ -2,6 +2,7 @@
 and functional calls with dynamic dims, read each archive back with gradual, and report.
 
     /work/venvs/torchgen/bin/python bench/torch_corpus.py export   # needs torch, torchvision, transformers
+    python bench/torch_corpus.py export --group functional nn --deflate --out tests/data/torch/corpus
     python bench/torch_corpus.py check [--markdown]                # needs gradual only (no torch)
 
 `export` writes, for each case and each IR (`default`: torch.export.export's graph, `core`: the
@@ -559,6 +560,21 @@ def _functional_cases(torch: Any, Dim: Any) -> list:
             lambda: (rand(4, 6), rand(4, 6)),
             lambda: (rand(3, 5), rand(3, 5)),
         ),
+        case(
+            "margin_losses",
+            lambda x, y, t: (
+                F.soft_margin_loss(x, y.sign()),
+                F.margin_ranking_loss(x[:, 0], y[:, 0], y[:, 1].sign(), margin=0.1),
+                F.hinge_embedding_loss(x, y.sign()),
+                F.cosine_embedding_loss(x, y, y[:, 0].sign()),
+                F.triplet_margin_loss(x, y, 2 * x),
+                F.poisson_nll_loss(x, y.abs()),
+                F.multi_margin_loss(x, t),
+                F.multilabel_margin_loss(x, t.unsqueeze(1).expand(-1, x.shape[1]).contiguous()),
+            ),
+            lambda: (rand(4, 6), rand(4, 6), torch.randint(0, 6, (4,))),
+            lambda: (rand(3, 6), rand(3, 6), torch.randint(0, 6, (3,))),
+        ),
         # similarity
         case(
             "distances",
@@ -593,6 +609,22 @@ def _functional_cases(torch: Any, Dim: Any) -> list:
             lambda x, i: (x.index_select(1, i), x[:, i], x[i]),
             lambda: (rand(5, 6), torch.tensor([4, 0, 2])),
             lambda: (rand(7, 8), torch.tensor([1, 3, 3, 6])),
+        ),
+        case(
+            "take_put",
+            lambda x, i: (
+                torch.take(x, i),
+                torch.take_along_dim(x, i[:2].expand(x.shape[0], 2), 1),
+                x.index_fill(1, i, -1.0),
+                x.index_copy(1, i[:1], x[:, :1] * 2),
+                x.index_reduce(1, i, x[:, :3], "amax"),
+                x.clone().put_(i, x[0, :3], accumulate=True),
+                torch.diagonal_scatter(x, x.diagonal() * 0),
+                F.pdist(x),
+                torch.dist(x[0], x[1]),
+            ),
+            lambda: (rand(5, 6), torch.tensor([4, 0, 2])),
+            lambda: (rand(5, 6), torch.tensor([1, 3, 3])),
         ),
         case(
             "index_put",
@@ -921,7 +953,19 @@ def _torchvision() -> Any:
 
 
 # export --------------------------------------------------------------------------------------------
-def export_all(out: Path, only: Optional[list], groups: Optional[list]) -> None:
+def deflate(path: Path) -> None:
+    """Rewrite an archive with its members compressed (torch stores them; the reader takes
+    either): what tests/data/torch/corpus keeps, about a third of the size."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        members = [(info.filename, archive.read(info.filename)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+
+
+def export_all(out: Path, only: Optional[list], groups: Optional[list], compress: bool = False) -> None:
     """Export every case in both IRs with its sample inputs and torch's outputs (each case's
     entry in `<case>.case.json`, so several exports can run side by side)."""
     import numpy as np
@@ -966,6 +1010,8 @@ def export_all(out: Path, only: Optional[list], groups: Optional[list]) -> None:
                 ep = program if ir == "default" else program.run_decompositions()
                 path = out / f"{case.name}.{ir}.pt2"
                 torch.export.save(ep, str(path))
+                if compress:
+                    deflate(path)
                 entry["archives"][ir] = path.name
             except Exception as failure:  # noqa: BLE001
                 entry["refused"][ir] = _first_line(failure)
@@ -1165,9 +1211,10 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="case names (default: all)")
     parser.add_argument("--group", nargs="*", help="case groups: torchvision, nn, transformers, functional")
     parser.add_argument("--markdown", action="store_true", help="also print the README's table")
+    parser.add_argument("--deflate", action="store_true", help="export: compress the archives' members")
     args = parser.parse_args()
     if args.command == "export":
-        export_all(args.out, args.only, args.group)
+        export_all(args.out, args.only, args.group, args.deflate)
         return
     sys.path.insert(0, str(ROOT))
     manifest = {

@@ -1056,6 +1056,23 @@ def _expand_as(draw: Draw) -> tuple:
     return [array(draw, data_shape, _numeric(draw)), array(draw, target, _float(draw))], {}
 
 
+@generator("aten.as_strided_scatter")
+def _as_strided_scatter(draw: Draw) -> tuple:
+    """A view that reads each element once (row-major strides, spread by a factor), inside x."""
+    data = array(draw, draw(shapes(rank_lo=1, lo=1, hi=6)), _numeric(draw))
+    size = [draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 3)))]
+    spread = draw(st.integers(1, 2))
+    stride = [spread * int(np.prod(size[i + 1 :])) for i in range(len(size))]
+    reach = sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    if reach >= data.size:
+        size, stride, reach = [1 for _ in size], [0 for _ in size], 0
+    offset = draw(st.integers(0, data.size - 1 - reach))
+    return [data, array(draw, tuple(size), str(data.dtype)), sym_ints(size)], {
+        "stride": stride,
+        "storage_offset": offset,
+    }
+
+
 @generator("aten.as_strided")
 def _as_strided(draw: Draw) -> tuple:
     data = array(draw, draw(shapes(rank_lo=1, lo=1, hi=6)), _numeric(draw))
@@ -1304,6 +1321,130 @@ def _index_add(draw: Draw) -> tuple:
     }
 
 
+def _indices(draw: Draw, lo: int, hi: int, count: int, unique: bool = False) -> np.ndarray:
+    """count int64 indices in lo..hi (distinct where `unique`: a write to one place twice is
+    nondeterministic in torch)."""
+    if hi < lo:
+        return np.zeros((0,), np.int64)
+    values = draw(st.lists(st.integers(lo, hi), min_size=count, max_size=count, unique=unique))
+    return np.asarray(values, np.int64)
+
+
+@generator("aten.index_copy")
+def _index_copy(draw: Draw) -> tuple:
+    """Distinct indices (a repeated one keeps either slice)."""
+    return _index_write(draw, unique=True)
+
+
+@generator("aten.index_reduce")
+def _index_reduce(draw: Draw) -> tuple:
+    """Indices that may repeat (each reduces there)."""
+    return _index_write(draw, unique=False)
+
+
+def _index_write(draw: Draw, unique: bool) -> tuple:
+    shape = draw(shapes(rank_hi=3, lo=1))
+    rank = len(shape)
+    dim = axis_in(draw, max(rank, 1))
+    size = shape[dim] if rank else 1
+    count = draw(st.integers(0, size if unique else 4))
+    index = _indices(draw, 0, size - 1, count, unique)
+    source_shape = tuple(count if a == dim % rank else n for a, n in enumerate(shape)) if rank else ()
+    if not rank and count != 1:
+        index = np.zeros((1,), np.int64)
+    dtype = _numeric(draw)
+    args = [array(draw, shape, dtype), index, array(draw, source_shape, dtype)]
+    if unique:
+        return args, {"dim": dim}
+    reduce = draw(st.sampled_from(("prod", "mean", "amax", "amin")))
+    return args, {"dim": dim, "reduce": reduce, "include_self": draw(st.booleans())}
+
+
+@generator("aten.index_fill")
+def _index_fill(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_hi=3, lo=0))
+    dtype = _numeric(draw)
+    dim = axis_in(draw, max(len(shape), 1))
+    size = shape[dim] if shape else 1
+    index = _indices(draw, -size, size - 1, draw(st.integers(0, 3)))
+    if draw(st.booleans()) and index.size:
+        index = index[:1].reshape(())
+    value = np.asarray(draw(st.sampled_from((-1.5, 0.0, 2.0, 3))), "float32" if draw(st.booleans()) else "int64")
+    return [array(draw, shape, dtype), index, value], {"dim": dim}
+
+
+@generator("aten.take")
+def _take(draw: Draw) -> tuple:
+    data = array(draw, draw(shapes(rank_hi=3, lo=0)), _numeric(draw))
+    index_shape = draw(shapes(rank_hi=2, lo=0, hi=3)) if data.size else (0,)
+    index = _indices(draw, -data.size, data.size - 1, int(np.prod(index_shape))).reshape(index_shape)
+    return [data, index], {}
+
+
+@generator("aten.take_along_dim")
+def _take_along_dim(draw: Draw) -> tuple:
+    """x and indices broadcast off dim (either side may be 1); negative indices wrap."""
+    shape = draw(shapes(rank_lo=1, rank_hi=3, lo=1))
+    dim = axis_in(draw, len(shape))
+    axis = dim % len(shape)
+    index_shape = tuple(
+        draw(st.integers(0, 3)) if a == axis else draw(st.sampled_from((n, 1))) for a, n in enumerate(shape)
+    )
+    if draw(st.booleans()):
+        shape = tuple(1 if a != axis and draw(st.booleans()) else n for a, n in enumerate(shape))
+        index_shape = tuple(
+            n if a == axis or shape[a] != 1 else draw(st.integers(1, 3)) for a, n in enumerate(index_shape)
+        )
+    count = int(np.prod(index_shape))
+    index = _indices(draw, -2 * shape[axis], shape[axis] - 1, count).reshape(index_shape)
+    return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
+
+
+@generator("aten.put")
+def _put(draw: Draw) -> tuple:
+    data = array(draw, draw(shapes(rank_hi=3, lo=0)), _numeric(draw))
+    accumulate = draw(st.booleans())
+    count = draw(st.integers(0, min(data.size, 5)))
+    index = _indices(draw, 0, data.size - 1, count, unique=not accumulate)
+    index = np.where(
+        np.asarray(draw(st.lists(st.booleans(), min_size=count, max_size=count)), bool), index - data.size, index
+    )
+    index = index.reshape(draw(st.sampled_from(((count,), (1, count)))))
+    return [data, index, array(draw, (count,), str(data.dtype))], {"accumulate": accumulate}
+
+
+@generator("aten.diagonal_scatter")
+def _diagonal_scatter(draw: Draw) -> tuple:
+    shape = draw(shapes(rank_lo=2, rank_hi=4, lo=0, hi=4))
+    rank = len(shape)
+    dim1 = axis_in(draw, rank)
+    dim2 = draw(st.sampled_from([d for d in range(-rank, rank) if d % rank != dim1 % rank]))
+    offset = draw(st.integers(-3, 3))
+    data = array(draw, shape, _numeric(draw))
+    src = np.diagonal(data, offset, dim1 % rank, dim2 % rank) + 1
+    return [data, np.ascontiguousarray(src)], {"offset": offset, "dim1": dim1, "dim2": dim2}
+
+
+def _repeating(draw: Draw) -> np.ndarray:
+    """Small integers (so slices repeat) of rank 1..3, no dim empty."""
+    dtype = _numeric(draw)
+    return np.asarray(np.clip(np.round(array(draw, draw(shapes(1, 3, lo=1, hi=4)), dtype)), -1, 1), dtype)
+
+
+@generator("aten.unique_dim")
+def _unique_dim(draw: Draw) -> tuple:
+    data = _repeating(draw)
+    flags = {name: draw(st.booleans()) for name in ("sorted", "return_inverse", "return_counts")}
+    return [data], {**flags, "dim": axis_in(draw, data.ndim)}
+
+
+@generator("aten.unique_consecutive")
+def _unique_consecutive(draw: Draw) -> tuple:
+    data = _repeating(draw)
+    flags = {name: draw(st.booleans()) for name in ("return_inverse", "return_counts")}
+    return [data], {**flags, "dim": axis_in(draw, data.ndim)} if draw(st.booleans()) else flags
+
+
 def _sorted_rows(draw: Draw, shape: tuple, dtype: str) -> np.ndarray:
     return np.sort(array(draw, shape, dtype), axis=-1) if shape else array(draw, shape, dtype)
 
@@ -1346,7 +1487,9 @@ RNN_GATES = {"aten.lstm": 4, "aten.gru": 3, "aten.rnn_tanh": 1, "aten.rnn_relu":
 @generator(*RNN_GATES)
 def _recurrent(draw: Draw, name: str = "") -> tuple:
     """A sequence, initial state(s) and every layer's weights: (w_ih, w_hh[, b_ih, b_hh]) per
-    layer and direction, layer k > 0 reading the previous layer's directions concatenated."""
+    layer and direction, layer k > 0 reading the previous layer's directions concatenated; an
+    LSTM may project its state (proj_size: w_hr (proj, hidden) after each slot's weights, h of
+    proj features)."""
     dtype = _float(draw)
     batch_first, bidirectional, has_biases = (draw(st.booleans()) for _ in range(3))
     layers, directions = draw(st.integers(1, 2)), 2 if bidirectional else 1
@@ -1355,17 +1498,21 @@ def _recurrent(draw: Draw, name: str = "") -> tuple:
     shape = ((batch, steps) if batch_first else (steps, batch)) if batched else (steps,)
     data = array(draw, shape + (features,), dtype)
     gates = RNN_GATES[name]
+    proj = draw(st.integers(1, hidden - 1)) if gates == 4 and hidden > 1 and draw(st.booleans()) else 0
+    out = proj or hidden
     params = []
     for layer in range(layers):
-        inputs = features if layer == 0 else hidden * directions
+        inputs = features if layer == 0 else out * directions
         for _ in range(directions):
-            params += [array(draw, (gates * hidden, inputs), dtype), array(draw, (gates * hidden, hidden), dtype)]
+            params += [array(draw, (gates * hidden, inputs), dtype), array(draw, (gates * hidden, out), dtype)]
             if has_biases:
                 params += [array(draw, (gates * hidden,), dtype), array(draw, (gates * hidden,), dtype)]
-    state = (layers * directions,) + ((batch,) if batched else ()) + (hidden,)
-    hx: Any = array(draw, state, dtype)
+            if proj:
+                params.append(array(draw, (proj, hidden), dtype))
+    leading = (layers * directions,) + ((batch,) if batched else ())
+    hx: Any = array(draw, leading + (out,), dtype)
     if gates == 4:
-        hx = (hx, array(draw, state, dtype))
+        hx = (hx, array(draw, leading + (hidden,), dtype))
     return [data, hx, tuple(params)], {
         "has_biases": has_biases,
         "num_layers": layers,
@@ -1616,3 +1763,38 @@ def _col2im(draw: Draw) -> tuple:
     channels = draw(st.integers(1, 2)) * int(np.prod(attrs["kernel_size"]))
     batch = tuple(draw(st.integers(1, 2)) for _ in range(draw(st.integers(0, 1))))
     return [array(draw, batch + (channels, blocks), _float(draw))], {**attrs, "output_size": image}
+
+
+@generator("aten.multi_margin_loss")
+def _multi_margin_loss(draw: Draw) -> tuple:
+    dtype = _float(draw)
+    classes = draw(st.integers(1, 4))
+    shape = draw(st.sampled_from(((classes,), (draw(st.integers(1, 3)), classes))))
+    target = _indices(draw, 0, classes - 1, int(np.prod(shape[:-1]))).reshape(shape[:-1])
+    weight = positive(draw, (classes,), dtype) if draw(st.booleans()) else ()
+    return [array(draw, shape, dtype), target, weight], {
+        "p": draw(st.sampled_from((1, 2))),
+        "margin": draw(st.floats(0, 2)),
+        "reduction": draw(st.integers(0, 2)),
+    }
+
+
+@generator("aten.multilabel_margin_loss")
+def _multilabel_margin_loss(draw: Draw) -> tuple:
+    dtype = _float(draw)
+    classes = draw(st.integers(1, 4))
+    shape = draw(st.sampled_from(((classes,), (draw(st.integers(1, 3)), classes))))
+    target = _indices(draw, -1, classes - 1, int(np.prod(shape))).reshape(shape)
+    return [array(draw, shape, dtype), target], {"reduction": draw(st.integers(0, 2))}
+
+
+@generator("aten.pdist")
+def _pdist(draw: Draw) -> tuple:
+    shape = (draw(st.integers(0, 5)), draw(st.integers(0, 4)))
+    return [array(draw, shape, _float(draw))], {"p": draw(st.sampled_from((0.0, 1.0, 2.0, 3.0, 0.5)))}
+
+
+@generator("aten.dist")
+def _dist(draw: Draw) -> tuple:
+    dtype = _float(draw)
+    return _broadcast(draw, 2, (dtype,)), {"p": draw(st.sampled_from((0.0, 1.0, 2.0, 3.5)))}

@@ -30,7 +30,7 @@ import bench  # noqa: E402
 
 
 def token_by_token(text: str) -> object:
-    """The tree (or the ParseError) of `text` read without STATEMENT or TENSOR_TYPE tokens."""
+    """The tree (or the ParseError) of `text` read without STATEMENT, TENSOR_TYPE or PARAM tokens."""
     FastLexer.read_statements = FastLexer.read_types = False
     try:
         return parse(text)
@@ -214,20 +214,47 @@ def test_the_lexers_keywords_are_the_grammars() -> None:
     assert set(KEYWORDS) == words | {"True", "False"}
 
 
-def test_tensor_types_are_read_as_one_token(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The corpus would prove nothing if no type were ever read in one token."""
+def test_tensor_types_and_parameters_are_read_as_one_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus would prove nothing if no type or parameter were ever read in one token."""
     from gradual.syntax import lexer
 
-    read = []
+    read: list[str] = []
 
-    class Counting(lexer.TensorTypeTok):
+    class CountingType(lexer.TensorTypeTok):
         def __init__(self, match: object) -> None:
-            read.append(match)
+            read.append("type")
             super().__init__(match)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(lexer, "TensorTypeTok", Counting)
-    parse("def @main(%a: Tensor[(b, 64), float32]) -> Tensor[(b, ?), float32] {\n  %a\n}\n")
-    assert len(read) == 2
+    class CountingParam(lexer.ParamTok):
+        def __init__(self, match: object) -> None:
+            read.append("param")
+            super().__init__(match)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lexer, "TensorTypeTok", CountingType)
+    monkeypatch.setattr(lexer, "ParamTok", CountingParam)
+    parse("def @main(%a: Tensor[(b, 64), float32], %b) -> Tensor[(b, ?), float32] {\n  %a\n}\n")
+    assert read == ["param", "type"]
+
+
+PARAMS = [
+    "%a: Tensor[(b, 64), float32]",
+    "%a : Tensor[(b, 64), float32] ",
+    "%a:\n  Tensor[(), ?]\n",
+    "%a: Tensor[(b, 64), float32] /* c */",
+    "%a /* c */: Tensor[(b, 64), float32]",
+    "%a: Tensor[(b, 64), float32] // c\n",
+    "%a: Tensor[(n + 1, 64), float32]",
+    "%a: Tensor[(b, 64), float32]?",
+    "%a: Tensor[(b, 64), float32] = 1",
+    "%a: Tensor[(b, 64), float32] %b: Tensor[(b, 64), float32]",
+    "%a: Tensor[(b, 64), float32], k=1",
+    "%a: Tensor[(b, 64), float32],",
+]
+
+
+@pytest.mark.parametrize("param", PARAMS)
+def test_a_parameter_reads_alike_in_one_token_or_token_by_token(param: str) -> None:
+    assert_same_reading(f"def @main({param}) {{\n  fn ({param}, %z) {{ %z }}\n}}\n")
 
 
 def corpus() -> list:

@@ -8,7 +8,8 @@ generically before the operator's rule runs.
               0 <= batch_dims <= rank(%indices)
         = take;
 
-A condition compares terms built from integers, attributes (`axis`; a list attribute compares
+A condition compares terms built from integers, attributes (`axis`; a float attribute compares
+as a number, so `p >= 0` holds of 0.5 and not of NaN; a list attribute compares
 entry by entry; an omitted optional attribute makes the condition hold), the signature's dim
 names (`r` of `Tensor[(r,), I]`), `rank(%x)`, `dim(%x, i)`, `len(attr)` and `len(%x)` (the
 length of a list operand `%x: [T]`), `numel(%x)` (its element count), `min(%x)`,
@@ -406,7 +407,7 @@ class Evaluation:
             return [self.arith(op, x, b) for x in a] if isinstance(a, list) else [self.arith(op, a, y) for y in b]
         if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str):
             return UNDECIDED
-        if isinstance(a, int) and isinstance(b, int):
+        if _number(a) and _number(b):  # ints, or a float attribute (`p >= 0`, `eps > 0`)
             if op == "//":
                 return a // b if b else UNDECIDED
             return a + b if op == "+" else a - b if op == "-" else a * b
@@ -523,8 +524,10 @@ class Evaluation:
                 else [(a, y) for y in b]
             )
             return _conjunction(self.compare(op, x, y, effects) for x, y in pairs)
-        if isinstance(a, (int, str)) and isinstance(b, (int, str)) and type(a) is type(b):
-            return _holds(op, a, b)
+        if (isinstance(a, (int, str)) and isinstance(b, (int, str)) and type(a) is type(b)) or (
+            _number(a) and _number(b)
+        ):
+            return _holds(op, a, b)  # NaN holds no comparison: a NaN attribute fails
         if isinstance(a, (int, RankForm)) and isinstance(b, (int, RankForm)):
             return self._rank_bound(op, _rank_arith("-", a, b), effects)
         if isinstance(a, (int, _Dim)) and isinstance(b, (int, _Dim)):
@@ -606,7 +609,7 @@ class Evaluation:
                 continue  # shown as the entry above
             text = condition_text(node)
             value = self.present(node.name) if isinstance(node, ast.CPresent) else self.term(node)
-            if isinstance(value, (int, str, bool, list)):
+            if isinstance(value, (int, float, str, bool, list)):
                 shown.append(f"{text} is {_value_text(value)}")
             elif isinstance(value, _Dim):
                 shown.append(f"{text} is {value.value}")
@@ -695,6 +698,11 @@ def _value_text(value: Any) -> str:
 
 
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _number(value: Any) -> bool:
+    """An int or a float (a float attribute's value), not a bool."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _holds(op: str, a: Any, b: Any) -> bool:

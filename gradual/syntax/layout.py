@@ -38,14 +38,24 @@ INDENT = "  "
 
 class Group:
     """Flat if it fits, else broken (see the module docstring). `text`, when given, is the
-    group laid out flat (it holds no comment and no hard line break)."""
+    group laid out flat (it holds no comment and no hard line break); a group of text items
+    (`bracket`) builds its document only if it breaks (most never do)."""
 
-    __slots__ = ("doc", "width", "text")
+    __slots__ = ("_doc", "width", "text", "_items")
 
-    def __init__(self, doc: Doc, text: str | None = None) -> None:
-        self.doc = doc
+    def __init__(self, doc: Doc | None, text: str | None = None) -> None:
+        self._doc = doc
         self.text = text
         self.width = -1 if text is None else len(text)  # its width laid out flat, once measured
+        self._items: tuple[str, Sequence[Doc], str, str] | None = None
+
+    @property
+    def doc(self) -> Doc:
+        doc = self._doc
+        if doc is None:
+            assert self._items is not None, "a group is made with its document or its items"
+            doc = self._doc = _bracket_doc(*self._items, None)
+        return doc
 
 
 def bracket(
@@ -55,23 +65,30 @@ def bracket(
     `trailing` after the last (`,` where the grammar takes a trailing comma; `,1` for a tuple,
     whose single item takes its comma flat too; `` for none). `notes` (comments) go after the
     items. A group of text items knows its flat text at once."""
-    last = ""
-    if items and trailing:
-        last = "," if trailing == ",1" and len(items) == 1 else ""
+    if not notes:
+        for item in items:
+            if item.__class__ is not str:
+                break
+        else:
+            last = "," if trailing == ",1" and len(items) == 1 else ""
+            group = Group(None, f"{opening}{', '.join(items)}{last}{closing}")  # type: ignore[arg-type]
+            group._items = (opening, items, closing, trailing)
+            return group
+    return Group(_bracket_doc(opening, items, closing, trailing, notes))
+
+
+def _bracket_doc(opening: str, items: Sequence[Doc], closing: str, trailing: str, notes: list[Doc] | None) -> Doc:
+    """The document of `bracket`'s group."""
     inner: list[Doc] = [SOFT]
     for i, item in enumerate(items):
         if i:
             inner.append(COMMA)
         inner.append(item)
     if items and trailing:
-        inner.append(last or IfBreak(trailing[0]))
+        inner.append("," if trailing == ",1" and len(items) == 1 else IfBreak(trailing[0]))
     if notes:
         inner += notes
-    doc: list[Doc] = [opening, Nest(inner), SOFT, closing]
-    texts = [item for item in items if isinstance(item, str)]
-    if notes or len(texts) != len(items):
-        return Group(doc)
-    return Group(doc, f"{opening}{', '.join(texts)}{last}{closing}")
+    return [opening, Nest(inner), SOFT, closing]
 
 
 class Nest:
@@ -205,8 +222,11 @@ _OPENERS = ("(", "[", "{")
 _NO_SPACE_BEFORE = (")", "]", "}", ",", ";", ".")
 
 
+_PADS = tuple(INDENT * level for level in range(MAX_INDENT + 1))
+
+
 def _pad(level: int) -> str:
-    return INDENT * min(level, MAX_INDENT)
+    return _PADS[level] if level < MAX_INDENT else _PADS[MAX_INDENT]
 
 
 class Renderer:
@@ -228,16 +248,23 @@ class Renderer:
     # rendering --------------------------------------------------------------------------------
     def render(self, doc: Doc) -> str:
         stack: list[tuple[int, bool, Any]] = [(0, self.width is None, doc)]
-        pop, push = stack.pop, stack.append
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        out = self.out
         while stack:
             level, flat, d = pop()
             cls = d.__class__
             if cls is str:
-                if d:
+                if not d:
+                    continue
+                if self.pending or self.space:
                     self.text(d, level)
+                else:  # `text`, inline: the commonest piece
+                    out.append(d)
+                    self.col += len(d)
+                    self.fresh = False
+                    self.kind = _OPEN if d[-1] in _OPENERS else _CODE
             elif cls is list:
-                for item in reversed(d):
-                    push((level, flat, item))
+                extend([(level, flat, item) for item in reversed(d)])
             elif cls is Group:
                 flat = flat or self.fits(d, stack)
                 if not flat:

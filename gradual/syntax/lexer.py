@@ -82,6 +82,9 @@ def _tensor_type_text(prefix: str = "") -> str:
 
 
 TENSOR_TYPE = re.compile(_tensor_type_text())
+# The commonest parameter, read in one match where a parameter may start: `%x: Tensor[...]`
+# followed (past blanks) by the `,` or `)` that ends it (not a declaration's `%x: T?`).
+PARAM = re.compile(rf"(?P<var>{_LOCAL}){_WS}:{_WS}(?P<type>{_tensor_type_text('type_')})(?={_WS}[,)])")
 # A `let` may annotate its variable with such a type: `let %v: Tensor[(n, 4), float32] = ...`.
 STATEMENT = re.compile(
     rf"""{_WS}(?:(?P<let>let){_WS})?(?P<var>{_LOCAL}){_WS}
@@ -110,7 +113,8 @@ class FastLexer:
     """The lexer: `literals` maps each string terminal's text to its name (`(` -> LPAR)."""
 
     #: read the commonest statement as one STATEMENT token, and the commonest tensor type as
-    #: one TENSOR_TYPE token (off: token by token, as a test compares; both give the same tree)
+    #: one TENSOR_TYPE token, and the commonest parameter as one PARAM token (off: token by token,
+    #: as a test compares; all give the same tree)
     read_statements = True
     read_types = True
 
@@ -149,10 +153,17 @@ class FastLexer:
             kind = m.lastgroup
             if kind == "local":  # the commonest lexemes barely depend on the parser's state
                 statement_next = False
-                if "PERCENT" in rows[stack[-1]]:  # `n %4` in a dim: a remainder, not a variable
+                accepts = rows[stack[-1]]
+                if "PERCENT" in accepts:  # `n %4` in a dim: a remainder, not a variable
                     yield Tok(literals.get("%", "PERCENT"), "%", m.start(kind))
                     pos = m.start(kind) + 1
                     continue
+                if self.read_types and "PARAM" in accepts:
+                    p = PARAM.match(text, m.start(kind))
+                    if p is not None:
+                        yield ParamTok(p)
+                        pos = p.end()
+                        continue
                 yield Tok("LOCAL", m.group(kind), m.start(kind))
                 pos = m.end()
             elif kind == "punct":
@@ -309,6 +320,19 @@ class TensorTypeTok(Tok):
 
     def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
         self.type = "TENSOR_TYPE"
+        self.value = match.group()
+        self.start_pos = match.start()
+        self.end_pos = match.end()
+        self.match = match
+
+
+class ParamTok(Tok):
+    """A PARAM token: the match of a whole typed parameter (the parser builds its nodes)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
+        self.type = "PARAM"
         self.value = match.group()
         self.start_pos = match.start()
         self.end_pos = match.end()

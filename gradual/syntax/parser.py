@@ -385,6 +385,15 @@ class _Builder:
         typ = children[1] if len(children) > 1 else None
         return ast.Param(var, typ, span=self._span(children))
 
+    def param_token(self, children: Children) -> ast.Param:
+        """`%x: Tensor[(b, 64), float32]` read in one match (lexer.PARAM): what param and
+        tensor_type make of it."""
+        m = children[0].match
+        start, end = m.span("var")
+        var = ast.Var(m.string[start + 1 : end], span=Span(self.source, start, end))
+        typ = self._tensor_type(m, "type_", *m.span("type"))
+        return ast.Param(var, typ, span=Span(self.source, start, m.end()))
+
     def optional_param(self, children: Children) -> ast.Param:
         var = ast.Var(str(children[0])[1:], span=self._tok_span(children[0]))
         return ast.Param(var, children[1], span=self._span(children), form="optional")
@@ -1027,7 +1036,7 @@ _TOKEN_NAMES = {
 
 
 #: terminals the lexer reads as a whole construct, never named as what was expected
-_WHOLE_READS = ("STATEMENT", "TENSOR_TYPE")
+_WHOLE_READS = ("STATEMENT", "TENSOR_TYPE", "PARAM")
 
 
 def describe_token_type(name: str) -> str:

@@ -12,7 +12,7 @@ torch's own `run_decompositions()` does:
 * the write rebinds the written name, and the node's output (an alias of it), to the new value;
 * a view (`select`, `slice`, `view`, `transpose`, a part of `split`, ...) remembers the tensor it
   views; a write into a view is written back into that tensor with the view's scatter
-  (`select_scatter`, `slice_scatter`, the inverse permutation, a reshape), up to the tensor that
+  (`select_scatter`, `slice_scatter`, `diagonal_scatter`, the inverse permutation, a reshape), up to the tensor that
   owns the storage, whose version then grows;
 * a view used after its storage was written is computed again from its source when it is used.
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+from gradual.frontends.torch_export.conversions import strided_write
 from gradual.frontends.torch_export.convert import NodeConverter, Unsupported, is_in_place, packet, writes_out
 from gradual.frontends.torch_export.graph import GraphNode, Ref
 
@@ -227,6 +228,19 @@ def _sliced(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
 @scatters("aten.select")
 def _selected(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
     return c.call("aten.select_scatter", source, value, c.operand(c.raw("index"), "int64"), dim=int(c.raw("dim")))
+
+
+@scatters("aten.diagonal")
+def _diagonal(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
+    """`x.diagonal().zero_()`, `fill_diagonal_`'s form: the diagonal written back with diagonal_scatter."""
+    attrs = {name: int(c.raw(name, default)) for name, default in (("offset", 0), ("dim1", 0), ("dim2", 1))}
+    return c.call("aten.diagonal_scatter", source, value, **attrs)
+
+
+@scatters("aten.as_strided")
+def _strided(c: NodeConverter, source: Any, value: Any, output: int) -> Any:
+    """A write through an as_strided view (of a contiguous tensor: its converter saw to it)."""
+    return strided_write(c, source, value)
 
 
 @scatters("aten.unbind")

@@ -7,6 +7,7 @@ Importing this module registers them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any, Optional
 
@@ -17,6 +18,7 @@ from gradual.frontends.torch_export.convert import (
     RENAMES,
     NodeConverter,
     convert_as,
+    creation,
     generic,
     packet,
     reduction_attributes,
@@ -40,7 +42,6 @@ OPERATORS.update(
         "aten.negative": "aten.neg",
         "aten.swapaxes": "aten.transpose",
         "aten.swapdims": "aten.transpose",
-        "aten.tile": "aten.repeat",
         "aten._adaptive_avg_pool2d": "aten.adaptive_avg_pool2d",
         "aten._adaptive_avg_pool3d": "aten.adaptive_avg_pool2d",
         "aten.adaptive_avg_pool1d": "aten.adaptive_avg_pool2d",
@@ -58,9 +59,11 @@ OPERATORS.update(
         "aten.arcsin": "aten.asin",
         "aten.arccos": "aten.acos",
         "aten.arctan": "aten.atan",
+        "aten._pdist_forward": "aten.pdist",
+        "aten.empty_permuted": "aten.empty",
     }
 )
-RENAMES.update({"aten.tile": {"repeats": "dims"}, "aten.swapaxes": {"dim0": "axis0", "dim1": "axis1"}})
+RENAMES.update({"aten.swapaxes": {"dim0": "axis0", "dim1": "axis1"}})
 PROMOTING.update(
     {
         "aten.atan2",
@@ -177,6 +180,17 @@ def repeat(c: NodeConverter) -> Any:
     if _symbolic_list(raw):
         return c.call("aten.repeat_sized", x, c.operand(raw, "int64"))
     return c.call("aten.repeat", x, repeats=c.attribute(raw))
+
+
+@special("aten.tile")
+def tile(c: NodeConverter) -> Any:
+    """torch.tile(x, dims): repeat, dims with fewer entries than x's rank taking leading 1s
+    first (x.tile((2,)) of a 3-d x repeats its last dim)."""
+    dims = c.raw("dims")
+    if not isinstance(dims, list):
+        raise c.unsupported("tile's dims that are not a list")
+    padded = [1] * max(_rank(c) - len(dims), 0) + dims
+    return convert_as(c, replace(c.node, target="aten.repeat.default", args={"self": c.raw("self"), "repeats": padded}))
 
 
 def _symbolic_list(raw: Any) -> bool:
@@ -343,6 +357,31 @@ def as_strided(c: NodeConverter) -> Any:
     return c.call(
         "aten.as_strided",
         c.operand(source),
+        c.operand(c.raw("size"), "int64"),
+        stride=c.attribute(c.raw("stride")),
+        storage_offset=offset,
+    )
+
+
+@special("aten.as_strided_scatter")
+def as_strided_scatter(c: NodeConverter) -> Any:
+    """as_strided_scatter into a tensor whose recorded strides are contiguous (as as_strided)."""
+    source = c.raw("self")
+    if not isinstance(source, Ref) or not _contiguous(c, source.name):
+        raise c.unsupported("as_strided_scatter into a tensor that is not contiguous")
+    return strided_write(c, c.operand(source), c.operand(c.raw("src")))
+
+
+def strided_write(c: NodeConverter, source: Any, value: Any) -> Any:
+    """source with value written where the node's as_strided view (size, stride,
+    storage_offset) reads."""
+    offset = c.raw("storage_offset") or 0
+    if not isinstance(offset, int):
+        raise c.unsupported("a symbolic storage_offset")
+    return c.call(
+        "aten.as_strided_scatter",
+        source,
+        value,
         c.operand(c.raw("size"), "int64"),
         stride=c.attribute(c.raw("stride")),
         storage_offset=offset,
@@ -681,6 +720,126 @@ def kl_div(c: NodeConverter) -> Any:
             "aten.sub", c.call("aten.xlogy", t, _same(c, "target")), c.call("aten.mul", _same(c, "target"), x)
         )
     return _reduced(c, loss)
+
+
+@special("aten.soft_margin_loss")
+def soft_margin_loss(c: NodeConverter) -> Any:
+    """log(1 + exp(-y x)), reduced."""
+    margin = c.call("aten.neg", c.call("aten.mul", _same(c, "target"), _same(c, "self")))
+    return _reduced(c, c.call("aten.log1p", c.call("aten.exp", margin)))
+
+
+@special("aten.margin_ranking_loss")
+def margin_ranking_loss(c: NodeConverter) -> Any:
+    """max(0, -y (x1 - x2) + margin), reduced."""
+    dtype = c.out_dtype()
+    gap = c.call("aten.sub", _same(c, "input1"), _same(c, "input2"))
+    terms = c.call("aten.add", c.call("aten.neg", c.call("aten.mul", _same(c, "target"), gap)), _margin(c, 0.0, dtype))
+    return _reduced(c, c.call("aten.relu", terms))
+
+
+def _margin(c: NodeConverter, default: float, dtype: Optional[str]) -> Any:
+    value = c.raw("margin", default)
+    if not isinstance(value, (int, float)):
+        raise c.unsupported("a margin that is not a number")
+    return c.number(float(value), dtype)
+
+
+@special("aten.hinge_embedding_loss")
+def hinge_embedding_loss(c: NodeConverter) -> Any:
+    """x where y is not -1, plus max(0, margin - x) where y is not 1, reduced (torch's terms)."""
+    dtype = c.out_dtype()
+    zero = c.number(0.0, dtype)
+    below = c.call("aten.relu", c.call("aten.sub", _margin(c, 1.0, dtype), _same(c, "self")))
+    outside = c.call("aten.where", c.call("aten.ne", _same(c, "target"), c.number(1.0, dtype)), below, zero)
+    inside = c.call("aten.where", c.call("aten.ne", _same(c, "target"), c.number(-1.0, dtype)), _same(c, "self"), zero)
+    return _reduced(c, c.call("aten.add", outside, inside))
+
+
+@special("aten.cosine_embedding_loss")
+def cosine_embedding_loss(c: NodeConverter) -> Any:
+    """1 - cos(x1, x2) where y is 1, max(0, cos - margin) where y is -1, reduced; the cosine over
+    the last dim, each squared norm plus 1e-12 (torch's terms)."""
+    dtype = c.out_dtype()
+    last = [_rank(c, "input1") - 1]
+
+    def summed(a: str, b: str) -> Any:
+        return c.call("aten.sum", c.call("aten.mul", _same(c, a), _same(c, b)), dim=last)
+
+    norms = [c.call("aten.add", summed(n, n), c.number(1e-12, dtype)) for n in ("input1", "input2")]
+    cosine = c.call("aten.div", summed("input1", "input2"), c.call("aten.sqrt", c.call("aten.mul", *norms)))
+    zero = c.number(0.0, dtype)
+    near = c.call("aten.sub", c.number(1.0, dtype), cosine)
+    far = c.call("aten.relu", c.call("aten.sub", cosine, _margin(c, 0.0, dtype)))
+    loss = c.call(
+        "aten.add",
+        c.call("aten.where", c.call("aten.eq", _same(c, "target"), c.number(1.0, dtype)), near, zero),
+        c.call("aten.where", c.call("aten.eq", _same(c, "target"), c.number(-1.0, dtype)), far, zero),
+    )
+    return _reduced(c, loss)
+
+
+@special("aten.triplet_margin_loss")
+def triplet_margin_loss(c: NodeConverter) -> Any:
+    """max(0, margin + d(a, p) - d(a, n)) with d pairwise_distance (swap: d(a, n) at most
+    d(p, n)), reduced."""
+    dtype = c.out_dtype()
+    norm, eps = float(c.raw("p", 2.0)), float(c.raw("eps", 1e-6))
+
+    def distance(a: str, b: str) -> Any:
+        return c.call("aten.pairwise_distance", _same(c, a), _same(c, b), p=norm, eps=eps)
+
+    negative = distance("anchor", "negative")
+    if c.raw("swap", False):
+        negative = c.call("aten.minimum", negative, distance("positive", "negative"))
+    terms = c.call("aten.sub", c.call("aten.add", _margin(c, 1.0, dtype), distance("anchor", "positive")), negative)
+    return _reduced(c, c.call("aten.relu", terms))
+
+
+@special("aten.poisson_nll_loss")
+def poisson_nll_loss(c: NodeConverter) -> Any:
+    """exp(x) - t x (log_input), else x - t log(x + eps); with full, Stirling's term
+    t log t - t + log(2 pi t) / 2 where t > 1; reduced."""
+    dtype = c.out_dtype()
+    x, t = _same(c, "input"), _same(c, "target")
+    eps = float(c.raw("eps", 1e-8))  # read either way: only log(x + eps) uses it
+    if c.raw("log_input", True):
+        loss = c.call("aten.sub", c.call("aten.exp", x), c.call("aten.mul", t, _same(c, "input")))
+    else:
+        shifted = c.call("aten.add", _same(c, "input"), c.number(eps, dtype))
+        loss = c.call("aten.sub", x, c.call("aten.mul", t, c.call("aten.log", shifted)))
+    if c.raw("full", False):
+        target = _same(c, "target")
+        stirling = c.call(
+            "aten.add",
+            c.call("aten.sub", c.call("aten.mul", target, c.call("aten.log", _same(c, "target"))), _same(c, "target")),
+            c.call(
+                "aten.mul",
+                c.number(0.5, dtype),
+                c.call("aten.log", c.call("aten.mul", c.number(2 * math.pi, dtype), _same(c, "target"))),
+            ),
+        )
+        small = c.call("aten.le", _same(c, "target"), c.number(1.0, dtype))
+        loss = c.call("aten.add", loss, c.call("aten.where", small, c.number(0.0, dtype), stirling))
+    return _reduced(c, loss)
+
+
+@special("aten.take_along_dim")
+def take_along_dim(c: NodeConverter) -> Any:
+    """take_along_dim along a dim; without one, the flattened x at the flattened indices."""
+    dim = c.raw("dim")
+    if dim is not None:
+        return generic(c, "aten.take_along_dim")
+    flat = c.call("aten.flatten", c.operand(c.raw("indices")))
+    return c.call("aten.take", c.operand(c.raw("self")), flat)
+
+
+@special("aten.empty_permuted")
+def empty_permuted(c: NodeConverter) -> Any:
+    """An uninitialized tensor whose memory is laid out in another order of its dims: a layout
+    a NumPy reading does not see, so aten.empty of its size."""
+    c.raw("physical_layout")
+    return creation(c)
 
 
 @special("aten.numpy_T")

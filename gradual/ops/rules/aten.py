@@ -381,10 +381,16 @@ def diagonal(ctx: ShapeContext) -> Any:
     """`aten.diagonal(x, offset, dim1, dim2)`: dim1 and dim2 (distinct) removed, the diagonal's
     length appended: min(n1, n2 - offset) (min(n1 + offset, n2) below), at least 0."""
     (data,) = ctx.operands()
+    return ctx.tensor(diagonal_dims(ctx, data))
+
+
+def diagonal_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
+    """The dims of x's diagonal as `aten.diagonal` takes it (its attributes offset, dim1, dim2),
+    or None where x's rank is unknown."""
     offset = ctx.attr("offset")
     ctx.require_rank_at_least(data, 2)
     if data.dims is None:
-        return ctx.tensor(None)
+        return None
     a = normalize_axis(ctx, ctx.attr("dim1"), data.rank, "dim1")
     b = normalize_axis(ctx, ctx.attr("dim2"), data.rank, "dim2")
     if a == b:
@@ -403,7 +409,7 @@ def diagonal(ctx: ShapeContext) -> Any:
         known = [v for v in fixed if v is not None]
         length = ctx.bounded(0, max(0, min(known) + abs(offset))) if known else ctx.unknown()
     dims = [d for i, d in enumerate(data.dims) if i not in (a, b)]
-    return ctx.tensor(dims + [length])
+    return dims + [length]
 
 
 @shape_rule("aten_sym_size")
@@ -1440,6 +1446,25 @@ def as_strided(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+@shape_rule("aten_as_strided_scatter")
+def as_strided_scatter(ctx: ShapeContext) -> Any:
+    """`aten.as_strided_scatter(x, src, size, stride, storage_offset)`: src has the dims size
+    gives; the last element the view reads lies inside x; x's shape."""
+    data, src, size_arg = ctx.operand(0), ctx.operand(1), ctx.args[2]
+    entries = sizes(ctx, size_arg)
+    if entries is None:
+        return ctx.tensor(data.dims)
+    dims = _dims(ctx, entries)
+    if src.dims is not None:
+        for have, want in zip(src.dims, dims):
+            ctx.equal(have, want, symbol="size")
+    known = [ctx.static(d) for d in dims]
+    if data.dims is not None and None not in known and all(k > 0 for k in known):
+        last = ctx.attr("storage_offset") + sum((k - 1) * s for k, s in zip(known, ctx.attr("stride")))
+        ctx.within(product(ctx, data.dims), last + 1, None)
+    return ctx.tensor(data.dims)
+
+
 @shape_rule("aten_unfold")
 def unfold(ctx: ShapeContext) -> Any:
     """`aten.unfold(x, dimension, size, step)`: the dim becomes (d - size) // step + 1 (d at
@@ -1510,6 +1535,47 @@ def aten_unique2(ctx: ShapeContext) -> Any:
         total = product(ctx, data.dims)
         static = ctx.static(total)
         count = ctx.const(0) if static == 0 else ctx.bounded(1 if static else 0, total)
+    empty = ctx.tensor([ctx.const(0)], "int64")
+    inverse = ctx.tensor(data.dims, "int64") if ctx.attr("return_inverse") else empty
+    counts = ctx.tensor([count], "int64") if ctx.attr("return_counts") else empty
+    return ctx.tuple([ctx.tensor([count], data.dtype), inverse, counts])
+
+
+def _distinct_count(ctx: ShapeContext, total: Any) -> Any:
+    """How many distinct values (runs, slices) of `total`: 1..total, 0 when there are none."""
+    static = ctx.static(total)
+    return ctx.const(0) if static == 0 else ctx.bounded(1 if static else 0, total)
+
+
+@shape_rule("aten_unique_dim")
+def aten_unique_dim(ctx: ShapeContext) -> Any:
+    """`aten.unique_dim(self, dim)`: x with dim k (its distinct slices, known when run), the
+    inverse (dim(x, dim),) and the counts (k,), whatever the flags say (as torch)."""
+    data = ctx.operand(0)
+    if data.dims is None:
+        unknown = ctx.tensor([ctx.unknown()], "int64")
+        return ctx.tuple([ctx.tensor(None, data.dtype), unknown, unknown])
+    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank)
+    for other in range(data.rank):
+        if other != axis:  # torch: "there are 0 sized dimensions, and they aren't selected"
+            require_nonempty(ctx, data, other, "torch compares the slices along dim only when they hold elements")
+    count = _distinct_count(ctx, data.dim(axis))
+    values = [count if i == axis else d for i, d in enumerate(data.dims)]
+    return ctx.tuple(
+        [ctx.tensor(values, data.dtype), ctx.tensor([data.dim(axis)], "int64"), ctx.tensor([count], "int64")]
+    )
+
+
+@shape_rule("aten_unique_consecutive")
+def aten_unique_consecutive(ctx: ShapeContext) -> Any:
+    """`aten.unique_consecutive(self, return_inverse, return_counts, dim)`: without dim, k runs
+    of the flat x (k,), the inverse x's shape and the counts (k,) where asked, else (0,); with
+    dim as aten.unique_dim, except dim 0 (not -1) of a vector, which torch reads as no dim."""
+    data = ctx.operand(0)
+    dim = ctx.attr("dim")
+    if dim is not None and not (dim == 0 and data.rank == 1):
+        return aten_unique_dim(ctx)
+    count = ctx.unknown() if data.dims is None else _distinct_count(ctx, product(ctx, data.dims))
     empty = ctx.tensor([ctx.const(0)], "int64")
     inverse = ctx.tensor(data.dims, "int64") if ctx.attr("return_inverse") else empty
     counts = ctx.tensor([count], "int64") if ctx.attr("return_counts") else empty

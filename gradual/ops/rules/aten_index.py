@@ -9,8 +9,8 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.aten import torch_axis
-from gradual.ops.rules.common import dtype_name, require_at_most
+from gradual.ops.rules.aten import diagonal_dims, torch_axis
+from gradual.ops.rules.common import dtype_name, require_at_most, require_nonempty
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.shape import broadcast_into
 from gradual.ops.tables import shape_rule
@@ -124,6 +124,58 @@ def index_add(ctx: ShapeContext) -> Any:
         axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
         for i in range(data.rank):
             ctx.equal(source.dim(i), index_arg.dim(0) if i == axis else data.dim(i))
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_index_fill")
+def index_fill(ctx: ShapeContext) -> Any:
+    """`aten.index_fill(x, index, value, dim)`: x's shape (dim a dim of x, as torch names it)."""
+    data, _index, _value = ctx.operands()
+    if data.dims is not None:
+        torch_axis(ctx, ctx.attr("dim"), data.rank)
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_take")
+def take(ctx: ShapeContext) -> Any:
+    """`aten.take(x, index)`: index's shape, x's dtype (the bounds are declared)."""
+    data, index_arg = ctx.operands()
+    return ctx.tensor(index_arg.dims, data.dtype)
+
+
+@shape_rule("aten_take_along_dim")
+def take_along_dim(ctx: ShapeContext) -> Any:
+    """`aten.take_along_dim(x, indices, dim)`: x and indices broadcast off dim, dim as long as
+    indices' (ranks and the index bound are declared)."""
+    data, index_arg = ctx.operands()
+    if data.dims is None or index_arg.dims is None:
+        return ctx.tensor(None)
+    axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+    off = [[d for i, d in enumerate(arg.dims) if i != axis] for arg in (data, index_arg)]
+    batch = broadcast_dims(ctx, off)
+    if batch is None:
+        return ctx.tensor(None)
+    if ctx.static(index_arg.dim(axis)) != 0 and ctx.static(product(ctx, batch)) != 0:
+        require_nonempty(ctx, data, axis, "an index reads one of its elements")
+    return ctx.tensor(list(batch[:axis]) + [index_arg.dim(axis)] + list(batch[axis:]))
+
+
+@shape_rule("aten_put")
+def put(ctx: ShapeContext) -> Any:
+    """`aten.put(x, index, source)`: x's shape (the counts and bounds are declared)."""
+    data, _index, _source = ctx.operands()
+    return ctx.tensor(data.dims)
+
+
+@shape_rule("aten_diagonal_scatter")
+def diagonal_scatter(ctx: ShapeContext) -> Any:
+    """`aten.diagonal_scatter(x, src, offset, dim1, dim2)`: src has the shape of x's diagonal;
+    x's shape."""
+    data, src = ctx.operands()
+    wanted = diagonal_dims(ctx, data)
+    if wanted is not None and src.dims is not None:
+        for i, d in enumerate(wanted):
+            ctx.equal(src.dim(i), d)
     return ctx.tensor(data.dims)
 
 

@@ -130,26 +130,38 @@ def rnn(ctx: ShapeContext) -> Any:
     per = 4 if ctx.attr("has_biases") else 2
     params = ctx.tuple_fields(params_arg)
     states = ctx.tuple_fields(hx_arg) if hx_arg.is_tuple else [hx_arg]
-    if params is not None and len(params) != layers * directions * per:
+    # an LSTM with proj_size has w_hr (proj, hidden) after each slot's weights
+    projected = gates == 4 and params is not None and len(params) == layers * directions * (per + 1)
+    if params is not None and len(params) != layers * directions * per and not projected:
         ctx.fail(
             "rnn-params", count=len(params), layers=layers, directions=directions, wanted=layers * directions * per
         )
     hidden = _hidden(ctx, params, states)
+    cell = hidden
+    if projected and params is not None and params[per].dims is not None:
+        ctx.require_rank(params[per], 2)
+        cell = params[per].dim(1)
+        if hidden is not None and ctx.static(hidden) is not None and ctx.static(hidden) == ctx.static(cell):
+            # torch tells a projection by h and c of different sizes: proj_size < hidden_size
+            wanted = layers * directions * per
+            ctx.fail("rnn-params", count=len(params), layers=layers, directions=directions, wanted=wanted)
     shapes = _sequence_dims(ctx, data, hidden * directions if hidden is not None else None)
     if shapes is None:
         out = [ctx.tensor(None)] + [ctx.tensor(None) for _ in range(2 if gates == 4 else 1)]
         return ctx.tuple(out)
     output, batch = shapes
-    if params is not None and hidden is not None:
-        _check_weights(ctx, params, data.dim(-1), hidden, gates, layers, directions, per)
-    state_dims = [ctx.const(layers * directions)] + ([batch] if batch is not None else []) + [hidden]
-    for state in states or []:
-        ctx.require_rank(state, len(state_dims))
-        for have, want in zip(state.dims, state_dims):
+    if params is not None and hidden is not None and cell is not None:
+        stride = per + 1 if projected else per
+        _check_weights(ctx, params, data.dim(-1), (hidden, cell), gates, (layers, directions), (per, stride))
+    leading = [ctx.const(layers * directions)] + ([batch] if batch is not None else [])
+    state_dims = [leading + [hidden], leading + [cell]]
+    for state, dims in zip(states or [], state_dims):
+        ctx.require_rank(state, len(dims))
+        for have, want in zip(state.dims, dims):
             ctx.equal(have, want, symbol="state")
-    fields = [ctx.tensor(output), ctx.tensor(list(state_dims))]
+    fields = [ctx.tensor(output), ctx.tensor(state_dims[0])]
     if gates == 4:
-        fields.append(ctx.tensor(list(state_dims)))
+        fields.append(ctx.tensor(state_dims[1]))
     return ctx.tuple(fields)
 
 
@@ -224,22 +236,30 @@ def _sequence_dims(ctx: ShapeContext, data: TensorArg, features: Any) -> Optiona
 
 
 def _check_weights(
-    ctx: ShapeContext, params: list, features: Any, hidden: Any, gates: int, layers: int, directions: int, per: int
+    ctx: ShapeContext, params: list, features: Any, sizes: tuple, gates: int, count: tuple, per: tuple
 ) -> None:
-    """Each layer's w_ih (gates * hidden, its input), w_hh (gates * hidden, hidden), biases."""
-    rows = hidden * gates
+    """Each layer's w_ih (gates * cell, its input), w_hh (gates * cell, hidden), biases and, with
+    a projection, w_hr (hidden, cell); `sizes` is (hidden, cell) (equal without a projection),
+    `count` (layers, directions), `per` (weights and biases, their stride in params)."""
+    (hidden, cell), (layers, directions), (weights, stride) = sizes, count, per
+    rows = cell * gates
     for layer in range(layers):
         inputs = features if layer == 0 else hidden * directions
         for direction in range(directions):
-            base = (layer * directions + direction) * per
+            base = (layer * directions + direction) * stride
             w_ih, w_hh = params[base], params[base + 1]
             for weight, columns in ((w_ih, inputs), (w_hh, hidden)):
                 ctx.require_rank(weight, 2)
                 ctx.equal(weight.dim(0), rows, symbol="gates * hidden")
                 ctx.equal(weight.dim(1), columns, symbol="input")
-            for bias in params[base + 2 : base + per]:
+            for bias in params[base + 2 : base + weights]:
                 ctx.require_rank(bias, 1)
                 ctx.equal(bias.dim(0), rows, symbol="gates * hidden")
+            if stride > weights:
+                projection = params[base + weights]
+                ctx.require_rank(projection, 2)
+                ctx.equal(projection.dim(0), hidden, symbol="proj_size")
+                ctx.equal(projection.dim(1), cell, symbol="hidden")
 
 
 # normalization ---------------------------------------------------------------------------------------
@@ -338,6 +358,20 @@ def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optiona
     return wanted
 
 
+@shape_rule("aten_margin_loss")
+def margin_loss(ctx: ShapeContext) -> Any:
+    """`aten.multi_margin_loss(x, target, weight)` and multilabel_margin_loss: x (n, c) or (c,)
+    (declared, with target's rank and bounds); target (n,) (multi-label: x's shape, declared);
+    (n,) (() for (c,)) with reduction 0, else ()."""
+    data, target = ctx.operand(0), ctx.operand(1)
+    if data.dims is None:
+        return ctx.tensor(None if ctx.attr("reduction") == 0 else [])
+    require_nonempty(ctx, data, data.rank - 1, "a margin over no classes has no value")
+    if ctx.op_name == "aten.multi_margin_loss" and data.rank == 2 and target.dims is not None and target.rank == 1:
+        ctx.equal(target.dim(0), data.dim(0), symbol="n")
+    return ctx.tensor(list(data.dims[:-1]) if ctx.attr("reduction") == 0 else [])
+
+
 # distances ----------------------------------------------------------------------------------------
 @shape_rule("aten_cdist")
 def cdist(ctx: ShapeContext) -> Any:
@@ -374,3 +408,19 @@ def pairwise_distance(ctx: ShapeContext) -> Any:
     if not dims:
         return ctx.tensor([])
     return ctx.tensor(dims[:-1] + ([ctx.const(1)] if ctx.attr("keepdim") else []))
+
+
+@shape_rule("aten_pdist")
+def pdist(ctx: ShapeContext) -> Any:
+    """`aten.pdist(x, p)`: (n (n - 1) / 2,) for x (n, m) (declared, and p at least 0)."""
+    (data,) = ctx.operands()
+    n = data.dim(0)
+    return ctx.tensor([(n * n - n) // 2])  # n (n - 1) would be a negative dim for n = 0
+
+
+@shape_rule("aten_dist")
+def dist(ctx: ShapeContext) -> Any:
+    """`aten.dist(x, y, p)`: a scalar; x and y broadcast together."""
+    a, b = ctx.operands()
+    broadcast_dims(ctx, [a.dims, b.dims])
+    return ctx.tensor([])

@@ -1366,6 +1366,21 @@ def as_strided(data: np.ndarray, size: tuple, *, stride: Sequence[int], storage_
     return flat[where]
 
 
+@kernel("aten.as_strided_scatter")
+def as_strided_scatter(
+    data: np.ndarray, src: np.ndarray, size: tuple, *, stride: Sequence[int], storage_offset: int
+) -> np.ndarray:
+    """(Contiguous) x with the strided positions written by src, in order."""
+    shape = _ints(size)
+    out = data.copy()
+    flat = out.reshape(-1)
+    where = np.full(shape, storage_offset, np.int64)
+    for axis, (n, s) in enumerate(zip(shape, stride)):
+        where = where + (np.arange(n) * s).reshape([-1 if a == axis else 1 for a in range(len(shape))])
+    flat[where.reshape(-1)] = np.broadcast_to(src, where.shape).reshape(-1)
+    return flat.reshape(data.shape)
+
+
 @kernel("aten.unfold")
 def unfold(data: np.ndarray, *, dimension: int, size: int, step: int) -> np.ndarray:
     """Windows along dimension, in a new last dim."""
@@ -1398,6 +1413,51 @@ def unique2(data: np.ndarray, sorted: bool = True, return_inverse: bool = False,
         inverse.reshape(data.shape).astype(np.int64) if return_inverse else empty,
         counts.astype(np.int64) if return_counts else empty,
     )
+
+
+@kernel("aten.unique_dim")
+def unique_dim(
+    data: np.ndarray, *, dim: int, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False
+) -> tuple:
+    """(the distinct slices along dim, ascending as sequences; each slice's position among
+    them; their counts), all three whatever the flags say, as torch gives them."""
+    axis = dim % data.ndim
+    moved = np.moveaxis(data, axis, 0)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+    if rows.shape[0] == 0:
+        empty = np.zeros((0,), np.int64)
+        return data.copy(), empty, empty
+    values, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    values = np.moveaxis(values.reshape((values.shape[0],) + moved.shape[1:]), 0, axis)
+    return values.astype(data.dtype), inverse.reshape(-1).astype(np.int64), counts.astype(np.int64)
+
+
+@kernel("aten.unique_consecutive")
+def unique_consecutive(
+    data: np.ndarray, *, return_inverse: bool = False, return_counts: bool = False, dim: Optional[int] = None
+) -> tuple:
+    """(each run's value (slice along dim), each element's (slice's) run, each run's length);
+    without dim (or dim 0, not -1, of a vector, as torch reads it) the inverse and counts not
+    asked for are (0,)."""
+    axis = None if dim is None or (dim == 0 and data.ndim == 1) else dim % data.ndim
+    moved = data.reshape(data.size, 1) if axis is None else np.moveaxis(data, axis, 0)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+    if rows.shape[0] == 0:
+        starts = np.zeros((0,), np.int64)
+    else:
+        changed = np.any(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else np.zeros(rows.shape[0] - 1, bool)
+        starts = np.concatenate([[0], np.flatnonzero(changed) + 1]).astype(np.int64)
+    counts = np.diff(np.append(starts, rows.shape[0])).astype(np.int64)
+    inverse = (np.cumsum(np.isin(np.arange(rows.shape[0]), starts)) - 1).astype(np.int64)
+    taken = moved[starts]
+    empty = np.zeros((0,), np.int64)
+    if axis is None:
+        return (
+            taken.reshape(-1).astype(data.dtype),
+            inverse.reshape(data.shape) if return_inverse else empty,
+            counts if return_counts else empty,
+        )
+    return np.moveaxis(taken, 0, axis).astype(data.dtype), inverse, counts
 
 
 @kernel("aten.masked_select")

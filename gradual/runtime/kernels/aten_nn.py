@@ -144,6 +144,108 @@ def index_add(data: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: i
     return out
 
 
+@kernel("aten.index_copy")
+def index_copy(data: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int) -> np.ndarray:
+    """x with source's slices along dim copied to the indices."""
+    out = data.copy()
+    if data.ndim == 0:
+        return np.array(source, dtype=data.dtype) if index.size else out
+    moved = np.moveaxis(out, dim % data.ndim, 0)
+    moved[index.astype(np.int64)] = np.moveaxis(source, dim % data.ndim, 0)
+    return out
+
+
+_INDEX_REDUCE = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum, "mean": np.add}
+
+
+@kernel("aten.index_reduce")
+def index_reduce(
+    data: np.ndarray, index: np.ndarray, source: np.ndarray, *, dim: int, reduce: str, include_self: bool
+) -> np.ndarray:
+    """x with source's slices along dim reduced into the indices (a mean divides by how many
+    were reduced there, an integer one rounding down)."""
+    wide = np.float64 if data.dtype.kind in "fc" else np.int64
+    out = np.array(data if data.ndim else data.reshape(1), dtype=wide)
+    src = np.asarray(source if source.ndim else source.reshape(1), dtype=wide)
+    axis = dim % max(data.ndim, 1)
+    moved, taken = np.moveaxis(out, axis, 0), np.moveaxis(src, axis, 0)
+    positions = index.astype(np.int64).reshape(-1)
+    counts = np.zeros(moved.shape[0], np.int64)
+    for k, at in enumerate(positions):
+        if not include_self and counts[at] == 0:
+            moved[at] = taken[k]
+        else:
+            moved[at] = _INDEX_REDUCE[reduce](moved[at], taken[k])
+        counts[at] += 1
+    if reduce == "mean":
+        divisor = (counts + (1 if include_self else 0)).astype(wide)
+        shape = (-1,) + (1,) * (moved.ndim - 1)
+        touched = (counts > 0).reshape(shape)
+        means = moved / np.maximum(divisor, 1).reshape(shape)
+        moved[...] = np.where(touched, np.floor(means) if wide == np.int64 else means, moved)
+    return same_dtype(data, out.reshape(data.shape))
+
+
+@kernel("aten.index_fill")
+def index_fill(data: np.ndarray, index: np.ndarray, value: np.ndarray, *, dim: int) -> np.ndarray:
+    """x with value at the indices along dim (negative ones from the end)."""
+    out = data.copy()
+    if data.ndim == 0:
+        return np.asarray(value, dtype=data.dtype).copy() if index.size else out
+    moved = np.moveaxis(out, dim % data.ndim, 0)
+    moved[index.astype(np.int64).reshape(-1)] = np.asarray(value).astype(data.dtype)
+    return out
+
+
+@kernel("aten.take")
+def take(data: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The flat x's elements at the indices, index's shape."""
+    return data.reshape(-1)[index.astype(np.int64)]
+
+
+@kernel("aten.take_along_dim")
+def take_along_dim(data: np.ndarray, indices: np.ndarray, *, dim: int) -> np.ndarray:
+    """x's elements at the indices along dim (x and indices broadcast off dim; negative
+    indices wrap)."""
+    axis = dim % data.ndim
+    shape = list(np.broadcast_shapes(_without(data.shape, axis), _without(indices.shape, axis)))
+    wide = np.broadcast_to(data, tuple(shape[:axis] + [data.shape[axis]] + shape[axis:]))
+    where = np.broadcast_to(indices, tuple(shape[:axis] + [indices.shape[axis]] + shape[axis:]))
+    if where.size == 0:
+        return np.zeros(where.shape, data.dtype)
+    return np.take_along_axis(wide, where.astype(np.int64) % data.shape[axis], axis=axis)
+
+
+def _without(shape: tuple, axis: int) -> tuple:
+    return tuple(shape[:axis] + shape[axis + 1 :])
+
+
+@kernel("aten.put")
+def put(data: np.ndarray, index: np.ndarray, source: np.ndarray, *, accumulate: bool) -> np.ndarray:
+    """The flat x with source's elements written (added) at the indices."""
+    out = data.copy()
+    flat = out.reshape(-1)
+    positions = index.astype(np.int64).reshape(-1) % max(flat.size, 1)
+    if accumulate:
+        np.add.at(flat, positions, source.reshape(-1).astype(data.dtype))
+    else:
+        flat[positions] = source.reshape(-1)
+    return flat.reshape(data.shape)
+
+
+@kernel("aten.diagonal_scatter")
+def diagonal_scatter(data: np.ndarray, src: np.ndarray, *, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """x with its (offset, dim1, dim2) diagonal replaced by src."""
+    out = data.copy()
+    a, b = dim1 % data.ndim, dim2 % data.ndim
+    if offset >= data.shape[b] or -offset >= data.shape[a]:
+        return out  # an empty diagonal (and NumPy's offset is a C long)
+    view = np.diagonal(out, offset, a, b)
+    view.setflags(write=True)
+    view[...] = src
+    return out
+
+
 @kernel("aten.bucketize")
 def bucketize(data: np.ndarray, boundaries: np.ndarray, *, out_int32: bool, right: bool) -> np.ndarray:
     """Each element's bucket among the boundaries."""
@@ -314,18 +416,22 @@ def _recurrent(kind: str):
         states = [s[:, None] if unbatched else s for s in states]
         directions = 2 if bidirectional else 1
         per = 4 if has_biases else 2
+        projected = kind == "aten.lstm" and len(params) == num_layers * directions * (per + 1)
+        stride = per + 1 if projected else per  # an LSTM with proj_size: w_hr after each slot's weights
         h_out, c_out = [], []
         for layer in range(num_layers):
             outputs = []
             for direction in range(directions):
                 slot = layer * directions + direction
-                weights = [p.astype(np.float64) for p in params[slot * per : (slot + 1) * per]]
+                weights = [p.astype(np.float64) for p in params[slot * stride : slot * stride + per]]
+                projection = params[slot * stride + per].astype(np.float64) if projected else None
                 h = states[0][slot].astype(np.float64)
                 c = states[1][slot].astype(np.float64) if kind == "aten.lstm" else None
                 steps = range(x.shape[0]) if direction == 0 else reversed(range(x.shape[0]))
                 ys = [None] * x.shape[0]
                 for t in steps:
                     h, c = _cell(kind, x[t], h, c, weights)
+                    h = h @ projection.T if projection is not None else h
                     ys[t] = h
                 outputs.append(np.stack(ys))
                 h_out.append(h)
@@ -515,11 +621,51 @@ def cross_entropy_loss(
     return same_dtype(data, _class_loss(log_probs, target, weight, reduction, ignore_index, label_smoothing)[0])
 
 
+def _reduced_loss(data: np.ndarray, loss: np.ndarray, reduction: int) -> np.ndarray:
+    """Per-sample losses reduced as torch's reduction says (0 none, 1 mean, 2 sum)."""
+    out = loss if reduction == 0 else loss.mean() if reduction == 1 else loss.sum()
+    return same_dtype(data, np.asarray(out))
+
+
+@kernel("aten.multi_margin_loss")
+def multi_margin_loss(
+    data: np.ndarray, target: np.ndarray, weight: Any, *, p: int, margin: float, reduction: int
+) -> np.ndarray:
+    """sum_{j != y} max(0, margin - x[y] + x[j])^p * weight[y] / c per sample."""
+    x = data.astype(np.float64).reshape(-1, data.shape[-1])
+    y = target.astype(np.int64).reshape(-1)
+    picked = np.take_along_axis(x, y[:, None], axis=1)
+    terms = np.maximum(margin - picked + x, 0.0) ** p
+    if isinstance(weight, np.ndarray) and weight.ndim:
+        terms = terms * weight.astype(np.float64)[y][:, None]
+    terms[np.arange(x.shape[0]), y] = 0.0
+    loss = terms.sum(axis=1) / x.shape[1]
+    return _reduced_loss(data, loss.reshape(data.shape[:-1]), reduction)
+
+
+@kernel("aten.multilabel_margin_loss")
+def multilabel_margin_loss(data: np.ndarray, target: np.ndarray, *, reduction: int) -> np.ndarray:
+    """sum over listed j and unlisted i of max(0, 1 - (x[j] - x[i])) / c per sample (a sample's
+    classes are its target's entries before the first -1)."""
+    x = data.astype(np.float64).reshape(-1, data.shape[-1])
+    t = target.astype(np.int64).reshape(-1, data.shape[-1])
+    loss = np.zeros(x.shape[0])
+    for row in range(x.shape[0]):
+        stop = np.flatnonzero(t[row] < 0)
+        listed = t[row, : stop[0] if stop.size else t.shape[1]]
+        others = np.setdiff1d(np.arange(x.shape[1]), listed)
+        if listed.size and others.size:
+            gaps = 1.0 - (x[row, listed][:, None] - x[row, others][None, :])
+            loss[row] = np.maximum(gaps, 0.0).sum()
+    loss /= x.shape[1]
+    return _reduced_loss(data, loss.reshape(data.shape[:-1]), reduction)
+
+
 # distances ---------------------------------------------------------------------------------------
 def _norm(x: np.ndarray, p: float, axis: int, keepdims: bool = False) -> np.ndarray:
     magnitude = np.abs(x)
     if p == float("inf"):
-        return magnitude.max(axis=axis, keepdims=keepdims)
+        return magnitude.max(axis=axis, keepdims=keepdims, initial=0.0)  # no elements: distance 0
     if p == 0:
         return (magnitude != 0).sum(axis=axis, keepdims=keepdims).astype(np.float64)
     return (magnitude**p).sum(axis=axis, keepdims=keepdims) ** (1 / p)
@@ -548,3 +694,24 @@ def pairwise_distance(a: np.ndarray, b: np.ndarray, *, p: float, eps: float, kee
     if diff.ndim == 0:
         return same_dtype(a, np.abs(diff))
     return same_dtype(a, _norm(diff, p, -1, keepdim))
+
+
+@kernel("aten.pdist")
+def pdist(data: np.ndarray, *, p: float) -> np.ndarray:
+    """The p-norm distance of each pair of rows i < j, row by row."""
+    rows, cols = np.triu_indices(data.shape[0], 1)
+    wide = data.astype(np.float64)
+    return same_dtype(data, _norm(wide[rows] - wide[cols], p, -1))
+
+
+@kernel("aten.dist")
+def dist(a: np.ndarray, b: np.ndarray, *, p: float) -> np.ndarray:
+    """||x - y||_p of the broadcast difference as one scalar."""
+    diff = np.abs(np.subtract(*np.broadcast_arrays(a.astype(np.float64), b.astype(np.float64)))).reshape(-1)
+    if p == float("-inf"):
+        value = diff.min() if diff.size else 0.0
+    elif p == float("inf"):
+        value = diff.max() if diff.size else 0.0
+    else:
+        value = _norm(diff, p, -1) if diff.size else 0.0
+    return same_dtype(a, np.asarray(value))
