@@ -30,25 +30,52 @@ registers them all, with the wording of the failures they report.
 """
 
 # Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
-import gradual.ops.rules.aten  # noqa: E402,F401
-import gradual.ops.rules.aten_index  # noqa: E402,F401
-import gradual.ops.rules.aten_nn  # noqa: E402,F401
-import gradual.ops.rules.bitserial  # noqa: E402,F401
-import gradual.ops.rules.combine  # noqa: E402,F401
-import gradual.ops.rules.conv  # noqa: E402,F401
-import gradual.ops.rules.data  # noqa: E402,F401
-import gradual.ops.rules.elementwise  # noqa: E402,F401
-import gradual.ops.rules.image  # noqa: E402,F401
-import gradual.ops.rules.index  # noqa: E402,F401
-import gradual.ops.rules.nn  # noqa: E402,F401
-import gradual.ops.rules.onnx  # noqa: E402,F401
-import gradual.ops.rules.onnx_models  # noqa: E402,F401
-import gradual.ops.rules.qnn  # noqa: E402,F401
-import gradual.ops.rules.rearrange  # noqa: E402,F401
-import gradual.ops.rules.reduce  # noqa: E402,F401
-import gradual.ops.rules.sampling  # noqa: E402,F401
-import gradual.ops.rules.scatter  # noqa: E402,F401
-import gradual.ops.rules.sequence  # noqa: E402,F401
-import gradual.ops.rules.shape  # noqa: E402,F401
-import gradual.ops.rules.sparse  # noqa: E402,F401
-import gradual.ops.rules.vision  # noqa: E402,F401
+from gradual.ops.rules import (  # each family registers its operators when imported
+    aten,
+    aten_index,
+    aten_nn,
+    bitserial,
+    combine,
+    conv,
+    data,
+    elementwise,
+    image,
+    index,
+    nn,
+    onnx,
+    onnx_models,
+    qnn,
+    rearrange,
+    reduce,
+    sampling,
+    scatter,
+    sequence,
+    shape,
+    sparse,
+    vision,
+)
+
+__all__ = [
+    "aten",
+    "aten_index",
+    "aten_nn",
+    "bitserial",
+    "combine",
+    "conv",
+    "data",
+    "elementwise",
+    "image",
+    "index",
+    "nn",
+    "onnx",
+    "onnx_models",
+    "qnn",
+    "rearrange",
+    "reduce",
+    "sampling",
+    "scatter",
+    "sequence",
+    "shape",
+    "sparse",
+    "vision",
+]

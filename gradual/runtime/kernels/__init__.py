@@ -16,25 +16,49 @@ follow Relay's semantics, written independently of the shape rules so the two ch
 from __future__ import annotations
 
 # Importing each family registers it; the ONNX (onnx*) and torch.export (aten*) frontends' operators too.
-import gradual.runtime.kernels.aten  # noqa: F401
-import gradual.runtime.kernels.aten_nn  # noqa: F401
-import gradual.runtime.kernels.bitserial  # noqa: F401
-import gradual.runtime.kernels.conv  # noqa: F401
-import gradual.runtime.kernels.data  # noqa: F401
-import gradual.runtime.kernels.elementwise  # noqa: F401
-import gradual.runtime.kernels.image  # noqa: F401
-import gradual.runtime.kernels.nn  # noqa: F401
-import gradual.runtime.kernels.onnx  # noqa: F401
-import gradual.runtime.kernels.onnx_models  # noqa: F401
-import gradual.runtime.kernels.qnn  # noqa: F401
-import gradual.runtime.kernels.rearrange  # noqa: F401
-import gradual.runtime.kernels.reduce  # noqa: F401
-import gradual.runtime.kernels.sampling  # noqa: F401
-import gradual.runtime.kernels.scatter  # noqa: F401
-import gradual.runtime.kernels.sequence  # noqa: F401
-import gradual.runtime.kernels.shape  # noqa: F401
-import gradual.runtime.kernels.sparse  # noqa: F401
-import gradual.runtime.kernels.vision  # noqa: F401
+from gradual.runtime.kernels import (  # each family registers its operators when imported
+    aten,
+    aten_nn,
+    bitserial,
+    conv,
+    data,
+    elementwise,
+    image,
+    nn,
+    onnx,
+    onnx_models,
+    qnn,
+    rearrange,
+    reduce,
+    sampling,
+    scatter,
+    sequence,
+    shape,
+    sparse,
+    vision,
+)
 from gradual.runtime.kernels.registration import kernel, registered
 
-__all__ = ["kernel", "registered"]
+__all__ = [
+    "kernel",
+    "registered",
+    "aten",
+    "aten_nn",
+    "bitserial",
+    "conv",
+    "data",
+    "elementwise",
+    "image",
+    "nn",
+    "onnx",
+    "onnx_models",
+    "qnn",
+    "rearrange",
+    "reduce",
+    "sampling",
+    "scatter",
+    "sequence",
+    "shape",
+    "sparse",
+    "vision",
+]

@@ -113,7 +113,7 @@ def _gelu(x: np.ndarray, *, approximate: str) -> np.ndarray:
     return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
-def _clamp(x: np.ndarray, *, min: Optional[float], max: Optional[float]) -> np.ndarray:  # noqa: A002 - ATen's names
+def _clamp(x: np.ndarray, *, min: Optional[float], max: Optional[float]) -> np.ndarray:  # ATen's names
     if min is not None:
         x = np.maximum(x, min)
     if max is not None:
@@ -1248,7 +1248,7 @@ def unflatten(data: np.ndarray, sizes: tuple, *, dim: int) -> np.ndarray:
 
 
 @kernel("aten.topk")
-def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> tuple:  # noqa: A002 - ATen's name
+def topk(data: np.ndarray, *, k: int, dim: int, largest: bool, sorted: bool) -> tuple:  # ATen's name
     """The k largest (smallest) entries along dim, in order, and their indices."""
     if data.ndim == 0:
         return data.copy(), np.zeros((), np.int64)
