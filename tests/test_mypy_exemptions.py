@@ -24,10 +24,6 @@ EXEMPT_AT_MOST = frozenset(
         "gradual.ops.rules.aten",
         "gradual.ops.rules.aten_index",
         "gradual.ops.rules.aten_nn",
-        "gradual.ops.rules.combine",
-        "gradual.ops.rules.conv",
-        "gradual.ops.rules.nn",
-        "gradual.ops.rules.reduce",
         "gradual.runtime.kernels.aten",
         "gradual.runtime.kernels.aten_nn",
     }

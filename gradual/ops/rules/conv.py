@@ -74,7 +74,7 @@ def check_layout(ctx: ShapeContext, layout: str, letters: str, name: str) -> lis
     axes = parse_layout(layout, letters)
     if axes is None:
         ctx.fail("layout", name=name, layout=layout, letters=", ".join(letters), example=letters)
-    return axes  # type: ignore[return-value]
+    return axes
 
 
 def layout_dims(ctx: ShapeContext, arg: TensorArg, layout: str, letters: str, name: str) -> dict:

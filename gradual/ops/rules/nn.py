@@ -9,7 +9,7 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import distinct_axes, dtype_name, show_ints
+from gradual.ops.rules.common import distinct_axes, dtype_name, known_dims, show_ints
 from gradual.ops.rules.elementwise import broadcast_pair
 from gradual.ops.tables import shape_rule
 
@@ -148,7 +148,7 @@ def pad(ctx: ShapeContext) -> Any:
         ctx.require_rank(data, len(pairs))
     extends = ctx.attr("pad_mode") != "constant"
     dims = []
-    for axis, (d, (before, after)) in enumerate(zip(data.dims, pairs)):
+    for axis, (d, (before, after)) in enumerate(zip(known_dims(data), pairs)):
         dims.append(_padded(ctx, data, axis, d, before, after, extends))
     return ctx.tensor(dims)
 
@@ -215,7 +215,7 @@ def l2_normalize(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     axes = ctx.attr("axis")
     if data.dims is not None and axes is not None:  # in range, as declared; distinct, as the rule holds them
-        distinct_axes(ctx, axes, data.rank)
+        distinct_axes(ctx, axes, len(data.dims))
     return ctx.tensor(data.dims)
 
 
