@@ -313,30 +313,33 @@ class StatementTok(Tok):
         self.match = match
 
 
-class TensorTypeTok(Tok):
-    """A TENSOR_TYPE token: the match of a whole tensor type (the parser builds its nodes)."""
+class _MatchTok(Tok):
+    """A token read whole by one pattern: its kind, the matched text, and the match itself
+    (the parser builds the nodes from its groups)."""
 
     __slots__ = ("match",)
+    KIND = ""
 
     def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
-        self.type = "TENSOR_TYPE"
+        self.type = self.KIND
         self.value = match.group()
         self.start_pos = match.start()
         self.end_pos = match.end()
         self.match = match
 
 
-class ParamTok(Tok):
-    """A PARAM token: the match of a whole typed parameter (the parser builds its nodes)."""
+class TensorTypeTok(_MatchTok):
+    """A TENSOR_TYPE token: the match of a whole tensor type."""
 
-    __slots__ = ("match",)
+    __slots__ = ()
+    KIND = "TENSOR_TYPE"
 
-    def __init__(self, match: re.Match[str]) -> None:  # a token made from its match
-        self.type = "PARAM"
-        self.value = match.group()
-        self.start_pos = match.start()
-        self.end_pos = match.end()
-        self.match = match
+
+class ParamTok(_MatchTok):
+    """A PARAM token: the match of a whole typed parameter."""
+
+    __slots__ = ()
+    KIND = "PARAM"
 
 
 def _skip_space(text: str, pos: int) -> int:
