@@ -15,7 +15,6 @@ from gradual.ops.context import (
     ShapeContext,
     TensorArg,
     axes_rank,
-    normalize_axis,
     product,
 )
 from gradual.ops.messages import register_rule_message
@@ -644,7 +643,7 @@ def slice_like(ctx: ShapeContext) -> Any:
         axes = range(min(len(data.dims), len(like.dims)))
     out = list(data.dims)
     for given in axes:
-        axis = normalize_axis(ctx, given, len(data.dims), "axes")
+        axis = axis_index(given, len(data.dims))  # the contract holds each to a dim of data
         if like.dims is None:
             ctx.require_rank_at_least(like, axis + 1)
             out[axis] = ctx.unknown()

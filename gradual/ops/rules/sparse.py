@@ -13,7 +13,7 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import known_ints, require_entries, require_scalar, show_ints
+from gradual.ops.rules.common import known_ints, show_ints
 from gradual.ops.rules.data import shape_from_value
 from gradual.ops.rules.shape import reshape_dims
 from gradual.ops.tables import shape_rule
@@ -74,10 +74,9 @@ def _positions(ctx: ShapeContext, indices: TensorArg, dense: list) -> None:
 def sparse_to_dense(ctx: ShapeContext) -> Any:
     """`sparse_to_dense(indices, values, default_value, output_shape=[...])`: the dense tensor
     of the attribute's shape, in the values' dtype; the default value is a scalar."""
-    indices, values, default = ctx.operands()
-    shape = require_entries(ctx, "output_shape", list(ctx.attr("output_shape")), allow_zero=True)
+    indices, values = ctx.operand(0), ctx.operand(1)  # the contract: sizes, a scalar default, integer indices
+    shape = list(ctx.attr("output_shape"))
     _entries(ctx, indices, values, shape)
-    require_scalar(ctx, default)
     return ctx.tensor([ctx.const(s) for s in shape], values.dtype)
 
 
@@ -85,10 +84,9 @@ def sparse_to_dense(ctx: ShapeContext) -> Any:
 def dyn_sparse_to_dense(ctx: ShapeContext) -> Any:
     """`dyn.sparse_to_dense(indices, values, default_value, output_shape)`: the shape is a
     1-D tensor value."""
-    indices, values, default, shape = ctx.operands()
+    indices, values, shape = ctx.operand(0), ctx.operand(1), ctx.operand(3)  # the contract: a scalar default
     dims = shape_from_value(ctx, shape)
     _entries(ctx, indices, values, dims)
-    require_scalar(ctx, default)
     return ctx.tensor(dims, values.dtype)
 
 
