@@ -95,11 +95,7 @@ def sparse_reshape(ctx: ShapeContext) -> Any:
     """`sparse_reshape(indices (n, r), prev_shape (r,), new_shape (m,))`: (new indices (n, m),
     the new shape (m,) with its -1 inferred); known shape values reshape as TensorFlow's
     sparse_reshape, which TVM follows: -1 is inferred and 0 is a size (not `reshape`'s copy)."""
-    indices, prev_shape, new_shape = ctx.operands()
-    ctx.require_rank(indices, 2)
-    ctx.require_rank(prev_shape, 1)
-    ctx.require_rank(new_shape, 1)
-    ctx.equal(indices.dim(1), prev_shape.dim(0), symbol="rank")
+    indices, prev_shape, new_shape = ctx.operands()  # (n, r), (r,) and (m,), as declared
     value = None
     prev, new = known_ints(ctx, prev_shape), new_shape.value
     if prev is not None and new is not None:
@@ -118,13 +114,8 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
     """`sparse_fill_empty_rows(indices (n, r), values (n,), dense_shape (r,), default_value)`:
     (indices, values) with an entry added to every empty row (n to n + rows of them), and
     one indicator per row (in dense_shape's dtype, as Relay)."""
-    indices, values, dense_shape, default = ctx.operands()
-    ctx.require_rank(indices, 2)
-    ctx.require_rank(values, 1)
-    ctx.require_rank(dense_shape, 1)
-    entries = ctx.equal(indices.dim(0), values.dim(0), symbol="entries")
-    ctx.equal(indices.dim(1), dense_shape.dim(0), symbol="rank")
-    ctx.within(dense_shape.dim(0), 1, None)  # the tensor has rows: a scalar's empty shape has none
+    indices, values, dense_shape = ctx.operand(0), ctx.operand(1), ctx.operand(2)  # (n, r), (n,), (r,): declared
+    entries = indices.dim(0)
     rows = dense_shape.value[0] if dense_shape.value else ctx.unknown()
     # every entry stays and every row ends with one: at least max(entries, rows) of them
     least = max(ctx.bounds(entries)[0] or 0, ctx.bounds(rows)[0] or 0)
