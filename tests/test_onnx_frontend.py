@@ -139,6 +139,22 @@ X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 10
 
 
 @pytest.mark.parametrize(
+    "op, expected",
+    [
+        ("ReduceL2", np.sqrt(55.0)),
+        ("ReduceLogSum", np.log(15.0)),
+        ("ReduceLogSumExp", np.log(np.exp(np.arange(6.0)).sum())),
+    ],
+)
+def test_integer_reductions_through_sqrt_log_exp_compute_in_float(op: str, expected: float) -> None:
+    """ONNX's ReduceL2, ReduceLogSum and ReduceLogSumExp take integers, Relay's sqrt, log and
+    exp only floats: the import computes in float64 and casts the result back."""
+    m = model([helper.make_node(op, ["x"], ["y"], keepdims=0)], [("x", I64, [2, 3])], [("y", I64, [])])
+    (out,) = _run(m, x=np.arange(6, dtype=np.int64).reshape(2, 3))
+    assert out.dtype == np.int64 and out == np.int64(expected)
+
+
+@pytest.mark.parametrize(
     "opset, node, extra",
     [
         (11, helper.make_node("Squeeze", ["x"], ["y"], axes=[0]), {}),

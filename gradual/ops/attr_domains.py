@@ -64,15 +64,6 @@ class Lengths:
 
 
 UPSAMPLING_METHODS = ("nearest_neighbor", "bilinear", "trilinear", "bicubic", "linear", "cubic")
-COORDINATE_MODES = (
-    "half_pixel",
-    "align_corners",
-    "asymmetric",
-    "pytorch_half_pixel",
-    "tf_half_pixel_for_nn",
-    "tf_crop_and_resize",
-)
-ROUNDING_METHODS = ("", "round", "round_prefer_ceil", "round_prefer_floor", "floor", "ceil")
 
 _POSITIVE = Within(1)
 

@@ -16,7 +16,6 @@ from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
     axis_index,
     keeps_values,
-    require_scalar,
     value_add,
     value_element,
     value_subtract,
@@ -65,9 +64,7 @@ register_rule_message(
 def arange(ctx: ShapeContext) -> Any:
     """`arange(start, stop, step)`: ceil((stop - start) / step) elements when the values are
     known (`arange(0, n, 1)` has n), else a data-dependent `?`."""
-    start, stop, step = ctx.operands()
-    for arg in (start, stop, step):
-        require_scalar(ctx, arg)
+    start, stop, step = ctx.operands()  # the contract: three number scalars
     dtype = ctx.attr("dtype") or ctx.same_dtype(ctx.same_dtype(start.dtype, stop.dtype), step.dtype)
     lo, hi, st = (a.value[0] if a.value else None for a in (start, stop, step))
     length = _arange_length(ctx, lo, hi, st)
@@ -128,8 +125,7 @@ def unique(ctx: ShapeContext) -> Any:
     """`unique(x)` of a vector of n: (unique values, first indices, inverse indices,
     num_unique[, counts]), each of n entries as Relay pads them (num_unique says how many
     count)."""
-    (data,) = ctx.operands()
-    ctx.require_rank(data, 1)
+    (data,) = ctx.operands()  # a vector, as declared
     n = data.dim(0)
     fields = [
         ctx.tensor([n], data.dtype),

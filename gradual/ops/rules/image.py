@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradual.ops.attr_domains import COORDINATE_MODES
 from gradual.ops.context import ShapeContext
 from gradual.ops.rules.common import (
-    require_choice,
     require_entries,
     require_finite,
     require_length,
@@ -15,9 +13,6 @@ from gradual.ops.rules.common import (
     require_scalar,
 )
 from gradual.ops.tables import shape_rule
-
-METHODS = ("nearest_neighbor", "linear", "cubic")
-
 
 #: the spatial letters of each resize, in the order `size` and `roi` list them
 SPATIAL = {"resize1d": "W", "resize2d": "HW", "resize3d": "DHW"}
@@ -32,8 +27,6 @@ def _resize(ctx: ShapeContext, spatial: str) -> Any:
     layout = ctx.attr("layout")
     if len(layout) != len(letters) or sorted(layout) != sorted(letters):
         ctx.fail("layout", name="layout", layout=layout, letters=", ".join(letters), example=letters)
-    require_choice(ctx, "method", ctx.attr("method"), METHODS)
-    require_choice(ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), COORDINATE_MODES)
     size = _size(ctx)
     require_length(ctx, "size", size, sorted({1, len(spatial)}))
     require_entries(ctx, "size", [v for v in size if isinstance(v, int)])

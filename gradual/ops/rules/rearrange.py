@@ -16,8 +16,6 @@ from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
     axis_index,
     known_ints,
-    require_choice,
-    require_entries,
     require_nonempty,
     show_ints,
 )
@@ -73,11 +71,9 @@ def _pairs(ctx: ShapeContext, name: str, count: int | None) -> list[tuple[int, i
 def dilate(ctx: ShapeContext) -> Any:
     """`nn.dilate(x, strides, dilation_value)`: one stride per dim; d becomes (d - 1) * s + 1
     (an empty dim stays empty)."""
-    (data,) = ctx.operands()
-    strides = require_entries(ctx, "strides", list(ctx.attr("strides")))
-    ctx.require_possible_rank(data, len(strides))
-    ctx.require_rank(data, len(strides))
-    if data.dims is None:
+    (data,) = ctx.operands()  # the contract: one stride per dim, each at least 1
+    strides = list(ctx.attr("strides"))
+    if data.dims is None or len(data.dims) != len(strides):
         return ctx.tensor(None)
     dims = []
     for axis, (d, s) in enumerate(zip(data.dims, strides)):
@@ -93,7 +89,7 @@ def mirror_pad(ctx: ShapeContext) -> Any:
     """`nn.mirror_pad(x, pad_width, mode)`: one [before, after] per dim, each at most the dim
     (SYMMETRIC) or the dim less one (REFLECT); d becomes before + d + after."""
     (data,) = ctx.operands()
-    mode = require_choice(ctx, "mode", ctx.attr("mode"), ("SYMMETRIC", "REFLECT"))
+    mode = ctx.attr("mode")  # one of the declared two
     pairs = _pairs(ctx, "pad_width", None)
     ctx.require_possible_rank(data, len(pairs))
     ctx.require_rank(data, len(pairs))
@@ -115,12 +111,8 @@ def mirror_pad(ctx: ShapeContext) -> Any:
 
 def _blocks(ctx: ShapeContext, data: Any, name: str) -> tuple[list[int], list[tuple[int, int]]]:
     """The block shape (each at least 1) and its [before, after] pairs (`name`), one per spatial dim."""
-    blocks = require_entries(ctx, "block_shape", list(ctx.attr("block_shape")))
-    if not blocks:
-        ctx.fail("attribute-length", name="block_shape", expected="at least 1", actual=0)
-    pairs = _pairs(ctx, name, len(blocks))
-    ctx.require_rank_at_least(data, len(blocks) + 1)
-    return blocks, pairs
+    blocks = list(ctx.attr("block_shape"))  # the contract: at least one, each at least 1, rank(data) > len
+    return blocks, _pairs(ctx, name, len(blocks))
 
 
 @shape_rule("space_to_batch_nd")

@@ -10,17 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradual.ops.attr_domains import COORDINATE_MODES, ROUNDING_METHODS
 from gradual.ops.context import ShapeContext
-from gradual.ops.rules.common import require_choice, require_length, require_nonempty
+from gradual.ops.rules.common import require_nonempty
 from gradual.ops.rules.conv import assemble, layout_dims, padding, per_dim, window_output
-from gradual.ops.rules.image import METHODS
-from gradual.ops.rules.operands import require_float, require_indices
 from gradual.ops.tables import shape_rule
-
-GRID_METHODS = {4: ("bilinear", "nearest", "bicubic"), 5: ("bilinear", "nearest")}
-GRID_LAYOUTS = {4: "NCHW", 5: "NCDHW"}
-PADDING_MODES = ("zeros", "border", "reflection")
 
 
 @shape_rule("grid_sample")
@@ -28,13 +21,8 @@ def grid_sample(ctx: ShapeContext) -> Any:
     """`image.grid_sample(data, grid, method, layout, padding_mode, align_corners)`: data NCHW
     (or NCDHW) sampled at a grid (n, 2, ho, wo) (or (n, 3, do, ho, wo)) of the data's batch:
     (n, c, *the grid's spatial dims)."""
-    data, grid = ctx.operands()
-    require_float(ctx, data)
-    require_choice(ctx, "padding_mode", ctx.attr("padding_mode"), PADDING_MODES)
-    layout = ctx.attr("layout")
-    require_choice(ctx, "layout", layout, tuple(GRID_LAYOUTS.values()))
-    rank = 4 if layout == "NCHW" else 5
-    require_choice(ctx, "method", ctx.attr("method"), GRID_METHODS[rank])
+    data, grid = ctx.operands()  # the contract: float samples, the modes, and the ranks the layout names
+    rank = 4 if ctx.attr("layout") == "NCHW" else 5
     ctx.require_rank(data, rank)
     ctx.require_rank(grid, rank)
     batch = ctx.equal(data.dim(0), grid.dim(0), symbol="n")
@@ -48,15 +36,8 @@ def grid_sample(ctx: ShapeContext) -> Any:
 def affine_grid(ctx: ShapeContext) -> Any:
     """`image.affine_grid(theta, target_shape)`: theta (n, 2, 3) gives a grid (n, 2, h, w) of
     target_shape = [h, w], each at least 2 (the grid's step divides by it less one)."""
-    (theta,) = ctx.operands()
-    require_float(ctx, theta)
+    (theta,) = ctx.operands()  # (n, 2, 3) floats and two sizes of at least 2, as declared
     shape = list(ctx.attr("target_shape"))
-    require_length(ctx, "target_shape", shape, [2])
-    if any(v < 2 for v in shape):
-        ctx.fail("attribute-entries", name="target_shape", value=str(shape), needed="at least 2")
-    ctx.require_rank(theta, 3)
-    ctx.equal(theta.dim(1), ctx.const(2), symbol="2")
-    ctx.equal(theta.dim(2), ctx.const(3), symbol="3")
     return ctx.tensor([theta.dim(0), ctx.const(2)] + [ctx.const(v) for v in shape])
 
 
@@ -66,9 +47,7 @@ def dilation2d(ctx: ShapeContext) -> Any:
     out_dtype)`: windowed H and W as a convolution's; the weight holds one (kh, kw) filter per
     channel of the data. Relay reads the first two strides and dilations of four."""
     data, weight = ctx.operands()
-    data_layout, kernel_layout = ctx.attr("data_layout"), ctx.attr("kernel_layout")
-    require_choice(ctx, "data_layout", data_layout, ("NCHW", "NHWC"))
-    require_choice(ctx, "kernel_layout", kernel_layout, ("IHW", "HWI"))
+    data_layout, kernel_layout = ctx.attr("data_layout"), ctx.attr("kernel_layout")  # declared choices
     x = layout_dims(ctx, data, data_layout, "NCHW", "data_layout")
     w = layout_dims(ctx, weight, kernel_layout, "IHW", "kernel_layout")
     strides, dilations = per_dim(ctx, "strides", 2), per_dim(ctx, "dilations", 2)  # declared: 1, 2 or 4 each
@@ -101,16 +80,8 @@ def crop_and_resize(ctx: ShapeContext) -> Any:
 def dyn_resize2d(ctx: ShapeContext) -> Any:
     """`dyn.image.resize2d(data, size, roi, layout, method, ...)`: size an integer vector (h, w),
     roi a vector of four; H and W are the size's values where known."""
-    data, size, roi = ctx.operands()
+    data, size = ctx.operand(0), ctx.operand(1)  # the contract: size (2,) of sizes, roi (4,), the modes
     layout = ctx.attr("layout")
-    require_choice(ctx, "method", ctx.attr("method"), METHODS)
-    require_choice(ctx, "coordinate_transformation_mode", ctx.attr("coordinate_transformation_mode"), COORDINATE_MODES)
-    require_choice(ctx, "rounding_method", ctx.attr("rounding_method"), ROUNDING_METHODS)
-    require_indices(ctx, size)
-    ctx.require_rank(size, 1)
-    ctx.equal(size.dim(0), ctx.const(2), symbol="(h, w)")
-    ctx.require_rank(roi, 1)
-    ctx.equal(roi.dim(0), ctx.const(4), symbol="roi")
     x = layout_dims(ctx, data, layout, "NCHW", "layout")
     for letter in "HW":
         require_nonempty(ctx, data, layout.index(letter), "a resized image samples its input")
@@ -118,8 +89,6 @@ def dyn_resize2d(ctx: ShapeContext) -> Any:
     for i, letter in enumerate("HW"):
         value = size.value[i] if size.value is not None and len(size.value) == 2 else None
         known = value if isinstance(value, int) else None if value is None else ctx.static(value)
-        if known is not None and known < 1:
-            ctx.fail("attribute-range", name="size", value=known, needed="at least 1 (a size of the result)")
         if value is None:
             out[letter] = ctx.unknown()
         elif known is not None:

@@ -135,15 +135,12 @@ register_rule_message(
 def adv_index(ctx: ShapeContext) -> Any:
     """`adv_index((data, i0, ..., ik-1))`: NumPy's `data[i0, ..., ik-1]`: the integer indices'
     broadcast shape, then data's dims from k on (k at most rank(data))."""
-    fields = ctx.list_operand(0)
+    fields = ctx.list_operand(0)  # the contract: the data, then at most rank(data) index tensors
     if fields is None:
         return ctx.tensor(None)
-    if not fields:
-        ctx.fail("tuple-length", arg=ctx.tuple_operand(0), actual="no fields", expected="the data and its indices")
     data, indices = fields[0], fields[1:]
     for index in indices:
         require_indices(ctx, index)
-    ctx.require_rank_at_least(data, len(indices))  # one dim per index tensor
     for axis, index in enumerate(indices):
         _require_index_in_dim(ctx, data, axis, index)
     index_dims = [index.dims for index in indices]

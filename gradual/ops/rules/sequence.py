@@ -11,16 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gradual.diagnostics import codes
-from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
+from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import (
-    require_choice,
-    require_entries,
-    require_length,
-    require_positive,
-    require_rank_of,
-)
-from gradual.ops.rules.operands import require_float, require_indices
+from gradual.ops.rules.common import axis_index
 from gradual.ops.tables import shape_rule
 
 register_rule_message(
@@ -29,8 +22,6 @@ register_rule_message(
     "{op} got {first}={value} and {second}={value}: they must name two different dims",
     "choose different axes for `{first}` and `{second}`",
 )
-
-INDEXING = ("ij", "xy")
 
 
 @shape_rule("scan")
@@ -44,25 +35,18 @@ def scan(ctx: ShapeContext) -> Any:
         if data.dims is None:
             return ctx.tensor([ctx.unknown()], dtype)
         return ctx.tensor([product(ctx, data.dims)], dtype)
-    ctx.require_rank_at_least(data, axis_rank(axis))
-    if data.dims is not None:
-        normalize_axis(ctx, axis, len(data.dims))
-    return ctx.tensor(data.dims, dtype)
+    return ctx.tensor(data.dims, dtype)  # the contract holds axis to a dim of data
 
 
 @shape_rule("reverse_sequence")
 def reverse_sequence(ctx: ShapeContext) -> Any:
     """`reverse_sequence(x, seq_lengths, seq_axis, batch_axis)`: x's shape; seq_lengths is an
     integer vector as long as x's batch dim; the two axes are different dims of x."""
-    data, lengths = ctx.operands()
-    require_indices(ctx, lengths)
-    ctx.require_rank(lengths, 1)
+    data, lengths = ctx.operands()  # the contract: integer lengths (b,), both axes dims of data
     seq, batch = ctx.attr("seq_axis"), ctx.attr("batch_axis")
-    ctx.require_rank_at_least(data, max(2, axis_rank(seq), axis_rank(batch)))
     if data.dims is not None:
         rank = len(data.dims)
-        seq_at = normalize_axis(ctx, seq, rank, "seq_axis")
-        batch_at = normalize_axis(ctx, batch, rank, "batch_axis")
+        seq_at, batch_at = axis_index(seq, rank), axis_index(batch, rank)
         if seq_at == batch_at:
             ctx.fail("same-axis", first="seq_axis", second="batch_axis", value=seq)
         ctx.equal(lengths.dim(0), data.dim(batch_at), symbol="batch")
@@ -81,20 +65,10 @@ def trilu(ctx: ShapeContext) -> Any:
 def stft(ctx: ShapeContext) -> Any:
     """`stft(x, window, n_fft, hop_length, win_length, normalized, onesided)`: x is a signal (n)
     or a batch (b, n) of at least n_fft samples; the result is ((b,) bins, frames, 2)."""
-    data, window = ctx.operands()
-    require_float(ctx, data)
-    n_fft = require_positive(ctx, "n_fft", ctx.attr("n_fft"))
-    hop = require_positive(ctx, "hop_length", ctx.attr("hop_length"))
-    win = require_positive(ctx, "win_length", ctx.attr("win_length"))
-    if win > n_fft:
-        ctx.fail("attribute-range", name="win_length", value=win, needed=f"at most n_fft ({n_fft})")
-    ctx.require_rank(window, 1)
-    ctx.within(window.dim(0), win, None)  # the kernel reads win_length weights
-    if data.dims is None:
-        ctx.require_rank_at_least(data, 1)
+    data = ctx.operand(0)  # the contract: float data of rank 1 or 2, the attributes, a long enough window
+    n_fft, hop = ctx.attr("n_fft"), ctx.attr("hop_length")
+    if data.dims is None or len(data.dims) not in (1, 2):
         return ctx.tensor(None)
-    if len(data.dims) not in (1, 2):
-        require_rank_of(ctx, data, 2, "a signal, or a batch of them")
     frames = windows(ctx, data, len(data.dims) - 1, n_fft, hop)
     bins = ctx.const(n_fft // 2 + 1 if ctx.attr("onesided") else n_fft)
     lead = [data.dim(0)] if len(data.dims) == 2 else []
@@ -120,13 +94,9 @@ def windows(ctx: ShapeContext, data: TensorArg, axis: int, window: int, stride: 
 def searchsorted(ctx: ShapeContext) -> Any:
     """`searchsorted(sorted, values, right, dtype)`: the values' shape (at least one dim), in
     dtype; a sorted sequence of more than one dim has the values' rank and leading dims."""
-    sequence, values = ctx.operands()
-    ctx.require_rank_at_least(values, 1)
-    ctx.require_rank_at_least(sequence, 1)
-    if sequence.dims is not None and len(sequence.dims) > 1:
-        rank = len(sequence.dims)
-        require_rank_of(ctx, values, rank, "the sorted sequence's")
-        for i in range(rank - 1):
+    sequence, values = ctx.operands()  # the contract: ranks at least 1, equal when the sequence's is not 1
+    if sequence.dims is not None and len(sequence.dims) > 1 and values.dims is not None:
+        for i in range(len(sequence.dims) - 1):
             ctx.equal(values.dim(i), sequence.dim(i))
     return ctx.tensor(values.dims, ctx.attr("dtype"))
 
@@ -135,18 +105,13 @@ def searchsorted(ctx: ShapeContext) -> Any:
 def meshgrid(ctx: ShapeContext) -> Any:
     """`meshgrid((x0, x1, ...), indexing)`: scalars and vectors of one dtype (n0, n1, ...) give
     as many grids (n0, n1, ...), the first two dims swapped for "xy"."""
-    require_choice(ctx, "indexing", ctx.attr("indexing"), INDEXING)
-    fields = ctx.list_operand(0)
+    fields = ctx.list_operand(0)  # the contract: at least one, each a scalar or a vector
     if fields is None:
         return ctx.tensor(None)
-    if not fields:
-        ctx.fail("tuple-length", arg=ctx.tuple_operand(0), actual="no fields", expected="at least one scalar or vector")
     dims = []
     for f in fields:
         if f.dims is None:  # a scalar or a vector: which one is decided where the rule runs on it
             dims.append(ctx.unknown())
-        elif len(f.dims) > 1:
-            ctx.fail("rank", arg=f, actual=len(f.dims), expected="0 or 1")
         else:
             dims.append(f.dim(0) if f.dims else ctx.const(1))
     first = fields[0].dtype
@@ -162,18 +127,10 @@ def sliding_window(ctx: ShapeContext) -> Any:
     """`sliding_window(x, axis, window_shape, strides)`: windows over the dims from axis on
     (one window entry and stride per dim, each window at most its dim): x's leading dims, the
     window counts, then the window's dims."""
-    (data,) = ctx.operands()
+    (data,) = ctx.operands()  # the contract: axis >= 0, one window entry and stride per dim from it on
     axis = ctx.attr("axis")
-    if axis < 0:
-        ctx.fail("attribute-range", name="axis", value=axis, needed="at least 0")
-    sizes = require_entries(ctx, "window_shape", list(ctx.attr("window_shape")))
-    if not sizes:
-        ctx.fail("attribute-range", name="window_shape", value="[]", needed="one entry per dim from axis on")
-    strides = require_entries(ctx, "strides", list(ctx.attr("strides")))
-    require_length(ctx, "strides", strides, [len(sizes)])
-    ctx.require_possible_rank(data, axis + len(sizes))
-    ctx.require_rank(data, axis + len(sizes))  # one window entry per dim from axis on
-    if data.dims is None:
+    sizes, strides = list(ctx.attr("window_shape")), list(ctx.attr("strides"))
+    if data.dims is None or len(data.dims) != axis + len(sizes):
         return ctx.tensor(None)
     counts = [windows(ctx, data, axis + i, window, stride) for i, (window, stride) in enumerate(zip(sizes, strides))]
     return ctx.tensor(list(data.dims[:axis]) + counts + [ctx.const(w) for w in sizes])
@@ -183,19 +140,14 @@ def sliding_window(ctx: ShapeContext) -> Any:
 def collapse_sum_to(ctx: ShapeContext) -> Any:
     """`collapse_sum_to(x, shape)`: x summed down to a shape (the `shape` attribute, else the
     vector's known values) that broadcasts to x's shape."""
-    data, shape = ctx.operands()
-    require_indices(ctx, shape)
-    ctx.require_rank(shape, 1)
+    data, shape = ctx.operands()  # the contract: an integer vector of sizes (r,), the attribute r sizes
     attr = ctx.attr("shape")
     if attr is not None:
-        target = [ctx.const(v) for v in require_entries(ctx, "shape", list(attr), allow_zero=True)]
-        ctx.equal(shape.dim(0), ctx.const(len(target)), symbol="the shape's length")
+        target = [ctx.const(v) for v in attr]
     elif shape.value is not None:
         target = []
         for v in shape.value:
-            known = v if isinstance(v, int) else ctx.static(v)  # a plain int: a negative element
-            if known is not None and known < 0:
-                ctx.fail("attribute-range", name="shape", value=known, needed="a shape (no negative dims)")
+            known = v if isinstance(v, int) else ctx.static(v)
             target.append(v if known is None else ctx.const(known))
     else:
         length = ctx.static(shape.dim(0))

@@ -14,8 +14,6 @@ from gradual.diagnostics import codes
 from gradual.ops.context import (
     ShapeContext,
     TensorArg,
-    axes_rank,
-    normalize_axis,
     product,
 )
 from gradual.ops.messages import register_rule_message
@@ -25,8 +23,6 @@ from gradual.ops.rules.common import (
     known_dims,
     known_ints,
     rearranged_value,
-    require_positive,
-    require_rank_of,
     show_ints,
     value_subtract,
 )
@@ -92,12 +88,6 @@ register_rule_message(
     codes.BROADCAST_MISMATCH,
     "dim {axis} of {arg} is {dim}, which {op} cannot broadcast to the target's {target}",
     "each input dim must be 1 or equal to the target dim (broadcasting never shrinks)",
-)
-register_rule_message(
-    "slice-like-axis",
-    codes.BAD_ATTRIBUTE,
-    "{op} slices axis {axis}, but {arg} has rank {rank}",
-    "list only axes that both inputs have",
 )
 register_rule_message(
     "slice-like-longer",
@@ -631,12 +621,9 @@ def collapse_sum_like(ctx: ShapeContext) -> Any:
 def slice_like(ctx: ShapeContext) -> Any:
     """`slice_like(x, like, axes)`: along each axis (every axis both have, when none are
     given), x's dim becomes like's, which must not be longer."""
-    data, like = ctx.operands()
+    data, like = ctx.operands()  # the contract: each axis names a dim of both
     axes = ctx.attr("axes")
     if data.dims is None:
-        # the ranks both need, where the axes say it without data's rank (a check if unknown)
-        ctx.require_rank_at_least(data, axes_rank(axes))
-        ctx.require_rank_at_least(like, max((a + 1 for a in axes or () if a >= 0), default=0))
         return ctx.tensor(None)
     if not axes:
         if like.dims is None:
@@ -644,13 +631,10 @@ def slice_like(ctx: ShapeContext) -> Any:
         axes = range(min(len(data.dims), len(like.dims)))
     out = list(data.dims)
     for given in axes:
-        axis = normalize_axis(ctx, given, len(data.dims), "axes")
-        if like.dims is None:
-            ctx.require_rank_at_least(like, axis + 1)
+        axis = axis_index(given, len(data.dims))  # the contract holds each to a dim of data
+        if like.dims is None or axis >= len(like.dims):
             out[axis] = ctx.unknown()
             continue
-        if axis >= len(like.dims):
-            ctx.fail("slice-like-axis", arg=like, axis=given, rank=len(like.dims))
         out[axis] = _slice_like_dim(ctx, data, axis, like.dim(axis))
     return ctx.tensor(out)
 
@@ -683,7 +667,7 @@ def layout_transform(ctx: ShapeContext) -> Any:
 def _blocks(ctx: ShapeContext) -> tuple:
     """(data by layout letter, the block size) of depth_to_space / space_to_depth."""
     (data,) = ctx.operands()
-    block = require_positive(ctx, "block_size", ctx.attr("block_size"))
+    block = ctx.attr("block_size")  # at least 1, as declared
     return layout_dims(ctx, data, ctx.attr("layout"), "NCHW", "layout"), block
 
 
@@ -710,21 +694,12 @@ def matrix_set_diag(ctx: ShapeContext) -> Any:
     """`matrix_set_diag(x, diagonal, k1, k2)`: x's shape; the diagonal has x's batch dims (and,
     for a band k1 < k2, the band's k2 - k1 + 1 diagonals as its second to last dim), and its last
     dim is the longest diagonal of the band in an (m, n) matrix: min(m + min(k2, 0), n - max(k1, 0))."""
-    data, diagonal = ctx.operands()
+    data, diagonal = ctx.operands()  # the contract: k1 <= k2, the ranks (a band adds a dim to the diagonal)
     k1, k2 = ctx.attr("k1"), ctx.attr("k2")
-    if k1 > k2:
-        ctx.fail("attribute-range", name="k2", value=k2, needed=f"at least k1 ({k1})")
     band = 0 if k1 == k2 else 1
-    if data.dims is None:  # the ranks it needs, checked where unknown
-        ctx.require_rank_at_least(data, 2)
-        ctx.require_rank_at_least(diagonal, 1 + band)
-        if diagonal.dims is not None:
-            ctx.require_rank(data, len(diagonal.dims) + 1 - band)
-        return ctx.tensor(None)
+    if data.dims is None or diagonal.dims is None or len(diagonal.dims) != len(data.dims) - 1 + band:
+        return ctx.tensor(data.dims)  # a rank not known here: the contract is decided when the program runs
     rank = len(data.dims)
-    if rank < 2:
-        ctx.fail("rank-too-small", arg=data, needed=2, rank=rank)
-    require_rank_of(ctx, diagonal, rank - 1 + band, f"the input has rank {rank}")
     for axis in range(rank - 2):
         ctx.equal(data.dim(axis), diagonal.dim(axis), symbol="batch")
     if band:

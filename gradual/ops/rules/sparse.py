@@ -13,7 +13,7 @@ from typing import Any, Optional
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import known_ints, require_entries, require_scalar, show_ints
+from gradual.ops.rules.common import known_ints, show_ints
 from gradual.ops.rules.data import shape_from_value
 from gradual.ops.rules.shape import reshape_dims
 from gradual.ops.tables import shape_rule
@@ -74,10 +74,9 @@ def _positions(ctx: ShapeContext, indices: TensorArg, dense: list) -> None:
 def sparse_to_dense(ctx: ShapeContext) -> Any:
     """`sparse_to_dense(indices, values, default_value, output_shape=[...])`: the dense tensor
     of the attribute's shape, in the values' dtype; the default value is a scalar."""
-    indices, values, default = ctx.operands()
-    shape = require_entries(ctx, "output_shape", list(ctx.attr("output_shape")), allow_zero=True)
+    indices, values = ctx.operand(0), ctx.operand(1)  # the contract: sizes, a scalar default, integer indices
+    shape = list(ctx.attr("output_shape"))
     _entries(ctx, indices, values, shape)
-    require_scalar(ctx, default)
     return ctx.tensor([ctx.const(s) for s in shape], values.dtype)
 
 
@@ -85,10 +84,9 @@ def sparse_to_dense(ctx: ShapeContext) -> Any:
 def dyn_sparse_to_dense(ctx: ShapeContext) -> Any:
     """`dyn.sparse_to_dense(indices, values, default_value, output_shape)`: the shape is a
     1-D tensor value."""
-    indices, values, default, shape = ctx.operands()
+    indices, values, shape = ctx.operand(0), ctx.operand(1), ctx.operand(3)  # the contract: a scalar default
     dims = shape_from_value(ctx, shape)
     _entries(ctx, indices, values, dims)
-    require_scalar(ctx, default)
     return ctx.tensor(dims, values.dtype)
 
 
@@ -97,11 +95,7 @@ def sparse_reshape(ctx: ShapeContext) -> Any:
     """`sparse_reshape(indices (n, r), prev_shape (r,), new_shape (m,))`: (new indices (n, m),
     the new shape (m,) with its -1 inferred); known shape values reshape as TensorFlow's
     sparse_reshape, which TVM follows: -1 is inferred and 0 is a size (not `reshape`'s copy)."""
-    indices, prev_shape, new_shape = ctx.operands()
-    ctx.require_rank(indices, 2)
-    ctx.require_rank(prev_shape, 1)
-    ctx.require_rank(new_shape, 1)
-    ctx.equal(indices.dim(1), prev_shape.dim(0), symbol="rank")
+    indices, prev_shape, new_shape = ctx.operands()  # (n, r), (r,) and (m,), as declared
     value = None
     prev, new = known_ints(ctx, prev_shape), new_shape.value
     if prev is not None and new is not None:
@@ -120,13 +114,8 @@ def sparse_fill_empty_rows(ctx: ShapeContext) -> Any:
     """`sparse_fill_empty_rows(indices (n, r), values (n,), dense_shape (r,), default_value)`:
     (indices, values) with an entry added to every empty row (n to n + rows of them), and
     one indicator per row (in dense_shape's dtype, as Relay)."""
-    indices, values, dense_shape, default = ctx.operands()
-    ctx.require_rank(indices, 2)
-    ctx.require_rank(values, 1)
-    ctx.require_rank(dense_shape, 1)
-    entries = ctx.equal(indices.dim(0), values.dim(0), symbol="entries")
-    ctx.equal(indices.dim(1), dense_shape.dim(0), symbol="rank")
-    ctx.within(dense_shape.dim(0), 1, None)  # the tensor has rows: a scalar's empty shape has none
+    indices, values, dense_shape = ctx.operand(0), ctx.operand(1), ctx.operand(2)  # (n, r), (n,), (r,): declared
+    entries = indices.dim(0)
     rows = dense_shape.value[0] if dense_shape.value else ctx.unknown()
     # every entry stays and every row ends with one: at least max(entries, rows) of them
     least = max(ctx.bounds(entries)[0] or 0, ctx.bounds(rows)[0] or 0)

@@ -6,7 +6,7 @@ ArgMax/ArgMin are Relay's (int32) cast to int64. Axes are an attribute before op
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from gradual.frontends.onnx.convert.registration import converts
 from gradual.frontends.onnx.node import Node
@@ -50,11 +50,22 @@ def _relay_reduce(node: Node, axes: Optional[list], keepdims: bool) -> Any:
     if node.op_type == "ReduceL1":
         return node.call("sum", node.call("abs", x), **attrs)
     if node.op_type == "ReduceLogSum":
-        return node.call("log", node.call("sum", x, **attrs))
+        return _in_float(node, lambda f: node.call("log", node.call("sum", f, **attrs)))
     if node.op_type == "ReduceLogSumExp":
-        return node.call("log", node.call("sum", node.call("exp", x), **attrs))
-    squares = node.call("sum", node.call("multiply", x, x), **attrs)
-    return node.call("sqrt", squares) if node.op_type == "ReduceL2" else squares
+        return _in_float(node, lambda f: node.call("log", node.call("sum", node.call("exp", f), **attrs)))
+    if node.op_type == "ReduceL2":
+        return _in_float(node, lambda f: node.call("sqrt", node.call("sum", node.call("multiply", f, f), **attrs)))
+    return node.call("sum", node.call("multiply", x, x), **attrs)
+
+
+def _in_float(node: Node, steps: Callable[[Any], Any]) -> Any:
+    """`steps` of input 0, which end in Relay's float-only sqrt, log or exp: an integer input
+    (ONNX's reductions take them) is cast to float64 and the result back to its dtype, as
+    ONNX defines them; an input of unknown dtype is left to the operators' dtype checks."""
+    dtype = node.dtype(0)
+    if dtype is None or dtype.startswith(("float", "bfloat")):
+        return steps(node.x(0))
+    return node.call("cast", steps(node.call("cast", node.x(0), dtype="float64")), dtype=dtype)
 
 
 def _no_reduction(node: Node) -> Any:
@@ -67,9 +78,9 @@ def _no_reduction(node: Node) -> Any:
     if node.op_type == "ReduceSumSquare":
         return node.call("multiply", x, x)
     if node.op_type == "ReduceLogSum":
-        return node.call("log", x)
+        return _in_float(node, lambda f: node.call("log", f))
     if node.op_type == "ReduceLogSumExp":
-        return node.call("log", node.call("exp", x))
+        return _in_float(node, lambda f: node.call("log", node.call("exp", f)))
     return node.call("copy", x)
 
 
