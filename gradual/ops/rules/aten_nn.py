@@ -14,7 +14,7 @@ from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.aten import adapted
-from gradual.ops.rules.common import dtype_name, require_length, require_nonempty
+from gradual.ops.rules.common import dtype_name, require_nonempty
 from gradual.ops.rules.elementwise import broadcast_dims
 from gradual.ops.rules.onnx import divided
 from gradual.ops.tables import RULES, shape_rule
@@ -67,26 +67,17 @@ def _blocks(ctx: ShapeContext, d: Any, kernel: int, dilation: int, padding: int,
     return (d - reach) // stride + 1 if reach >= 0 else (d + -reach) // stride + 1
 
 
-def _each(ctx: ShapeContext, name: str, k: int) -> list:
-    """A list attribute of one entry for every kernel dim, or one entry per kernel dim."""
-    values = list(ctx.attr(name))
-    require_length(ctx, name, values, (1, k) if k != 1 else (1,))
-    return values * k if len(values) == 1 else values
-
-
 @shape_rule("aten_im2col")
 def im2col(ctx: ShapeContext) -> Any:
     """`aten.im2col(x, kernel_size, dilation, padding, stride)`: (n, c, h, w) ->
-    (n, c * kh * kw, blocks)."""
+    (n, c * kh * kw, blocks); the image non-empty, every list of two entries (declared)."""
     data = ctx.operand(0)
     kernel = list(ctx.attr("kernel_size"))
     k = len(kernel)  # 2, and rank 3 or 4: declared
     if data.dims is None:
         return ctx.tensor(None)
     rank = len(data.dims)
-    for axis in range(rank - k - 1, rank):  # torch: only the batch may be empty
-        require_nonempty(ctx, data, axis, "torch unfolds only non-empty images")
-    dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
+    dilation, padding, stride = (list(ctx.attr(name)) for name in ("dilation", "padding", "stride"))
     spatial = data.dims[rank - k :]
     counts = [_blocks(ctx, d, kernel[i], dilation[i], padding[i], stride[i]) for i, d in enumerate(spatial)]
     channels = data.dim(rank - k - 1) * product(ctx, [ctx.const(v) for v in kernel])
@@ -98,7 +89,7 @@ def col2im(ctx: ShapeContext) -> Any:
     """`aten.col2im(x, output_size, kernel_size, dilation, padding, stride)`: (n, c * kh * kw,
     blocks) -> (n, c, *output_size); blocks is how many windows fit in output_size.
     `aten.col2im_sized` takes output_size as a SymInt list (F.fold to `x.shape[-2:]`); both
-    have as many entries as kernel_size (declared)."""
+    have as many entries as kernel_size, and the columns are non-empty (declared)."""
     data = ctx.operand(0)
     if ctx.op_name == "aten.col2im_sized":
         image = size_entries(ctx, 1)
@@ -111,9 +102,7 @@ def col2im(ctx: ShapeContext) -> Any:
     if data.dims is None:  # (c * kh * kw, blocks), or a batch of them: declared
         return ctx.tensor(None)
     rank = len(data.dims)
-    for axis in (rank - 2, rank - 1):  # torch: only the batch may be empty
-        require_nonempty(ctx, data, axis, "torch folds only non-empty columns")
-    dilation, padding, stride = (_each(ctx, name, k) for name in ("dilation", "padding", "stride"))
+    dilation, padding, stride = (list(ctx.attr(name)) for name in ("dilation", "padding", "stride"))
     counts = [_blocks(ctx, image[i], kernel[i], dilation[i], padding[i], stride[i]) for i in range(k)]
     ctx.equal(data.dim(-1), product(ctx, counts), symbol="blocks")
     channels = divided(ctx, data, rank - 2, _product(kernel))
@@ -273,8 +262,7 @@ def class_loss(ctx: ShapeContext) -> Any:
 
 def _loss_dims(ctx: ShapeContext, data: TensorArg, target: TensorArg) -> Optional[list]:
     """The per-element loss dims: x's without the class dim, which target's must be (or, for
-    probabilities in cross_entropy_loss, target has x's shape)."""
-    ctx.require_rank_at_least(data, 1)
+    probabilities in cross_entropy_loss, target has x's shape); x has a dim (declared)."""
     if data.dims is None:
         return None
     wanted = [] if len(data.dims) == 1 else [data.dim(0)] + list(data.dims[2:])
@@ -297,12 +285,11 @@ def _same_target(ctx: ShapeContext, target: TensorArg, dims: list) -> None:
 @shape_rule("aten_margin_loss")
 def margin_loss(ctx: ShapeContext) -> Any:
     """`aten.multi_margin_loss(x, target, weight)` and multilabel_margin_loss: x (n, c) or (c,)
-    (declared, with target's rank and bounds); target (n,) (multi-label: x's shape, declared);
+    with classes (declared, with target's rank and bounds); target (n,) (multi-label: x's shape, declared);
     (n,) (() for (c,)) with reduction 0, else ()."""
     data, target = ctx.operand(0), ctx.operand(1)
     if data.dims is None:
         return ctx.tensor(None if ctx.attr("reduction") == 0 else [])
-    require_nonempty(ctx, data, len(data.dims) - 1, "a margin over no classes has no value")
     if ctx.op_name == "aten.multi_margin_loss" and len(data.dims) == 2 and target.dims is not None:
         ctx.equal(target.dim(0), data.dim(0), symbol="n")
     return ctx.tensor(list(data.dims[:-1]) if ctx.attr("reduction") == 0 else [])
