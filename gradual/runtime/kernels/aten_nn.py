@@ -486,7 +486,8 @@ def _group_stats(data: np.ndarray, groups: int, eps: float) -> tuple:
     n = data.shape[0]
     per_group = int(np.prod(data.shape[1:])) // groups  # a size, not -1: a zero batch reshapes too
     grouped = data.astype(np.float64).reshape(n, groups, per_group)
-    mean = grouped.mean(axis=-1)
+    # torch: an empty group's mean is 0 (its rstd stays NaN)
+    mean = grouped.mean(axis=-1) if per_group else np.zeros((n, groups))
     rstd = 1 / np.sqrt(grouped.var(axis=-1) + eps)
     y = ((grouped - mean[..., None]) * rstd[..., None]).reshape(data.shape)
     return y, mean, rstd
@@ -531,7 +532,8 @@ def rms_norm(data: np.ndarray, weight: Any, *, normalized_shape: Sequence[int], 
     """x / sqrt(mean(x^2) + eps) over the last dims, times the weight."""
     x = data.astype(np.float64)
     axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
-    small = np.finfo(data.dtype).eps if eps is None else eps
+    # torch's default eps is that of the dtype it computes in: float32 for float16
+    small = np.finfo(np.promote_types(data.dtype, np.float32)).eps if eps is None else eps
     y = x / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + small)
     return same_dtype(data, y * weight if isinstance(weight, np.ndarray) else y)
 
@@ -573,8 +575,8 @@ def _class_loss(
         uniform = -(log_probs * weights.reshape(shape)).sum(axis=axis) * np.where(keep, 1.0, 0.0)
         loss = (1 - smoothing) * loss + smoothing / classes * uniform
     total = w.sum()
-    if reduction == 0:
-        return loss, total
+    if reduction == 0:  # torch leaves the total weight 0 where it does not reduce a batch
+        return loss, total if log_probs.ndim == 1 else np.zeros((), np.float64)
     if reduction == 2:
         return loss.sum(), total
     return loss.sum() / total, total
