@@ -108,16 +108,24 @@ OUTSIDE: frozenset = frozenset(
     {
         "aten.cdist",
         "aten.cosine_similarity",
+        "aten.gather",
         "aten.group_norm",
         "aten.gru_cell",
+        "aten.index_add",
+        "aten.index_copy",
+        "aten.index_fill",
         "aten.instance_norm",
         "aten.lstm_cell",
         "aten.native_group_norm",
         "aten.pairwise_distance",
+        "aten.put",
         "aten.rms_norm",
         "aten.rms_norm_sized",
         "aten.rnn_relu_cell",
         "aten.rnn_tanh_cell",
+        "aten.scatter",
+        "aten.take",
+        "aten.take_along_dim",
     }
 )
 
