@@ -114,6 +114,7 @@ OUTSIDE: frozenset = frozenset(
         "aten.index_add",
         "aten.index_copy",
         "aten.index_fill",
+        "aten.index_reduce",
         "aten.instance_norm",
         "aten.lstm_cell",
         "aten.native_group_norm",
