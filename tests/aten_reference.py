@@ -278,8 +278,8 @@ ADAPTERS: dict = {
         operand(a[0]), _ints(a[2]), operand(a[1]), k.get("eps")
     ),
     "aten.rms_norm": lambda a, k: torch.ops.aten.rms_norm(
-        operand(a[0]), list(k["normalized_shape"]), operand(a[1]), k.get("eps")
-    ),
+        operand(a[0]), list(np.atleast_1d(k["normalized_shape"])), operand(a[1]), k.get("eps")
+    ),  # a list attribute given one int is that int's list in gradual, as in torch's IntList
     "aten.col2im_sized": lambda a, k: torch.ops.aten.col2im(
         operand(a[0]), _ints(a[1]), list(k["kernel_size"]), list(k["dilation"]), list(k["padding"]), list(k["stride"])
     ),

@@ -103,6 +103,21 @@ def _numeric(draw: Draw) -> str:
     return draw(st.sampled_from(FLOATS + INTS))
 
 
+#: a dtype of every class a declaration can name: an operand whose dtype variable is not
+#: restricted is drawn in each (torch must run what the contract admits)
+EVERY_DTYPE = ("float16", "float32", "float64", "int8", "uint8", "int32", "int64", "bool")
+#: every float dtype, float16 too
+EVERY_FLOAT = ("float16",) + FLOATS
+
+
+def _any_class(draw: Draw) -> str:
+    return draw(st.sampled_from(EVERY_DTYPE))
+
+
+def _any_float(draw: Draw) -> str:
+    return draw(st.sampled_from(EVERY_FLOAT))
+
+
 def sym_ints(values: Any) -> tuple:
     """A SymInt list: a tuple of int64 scalars."""
     return tuple(scalar(v) for v in values)
@@ -1237,7 +1252,7 @@ def _index_args(draw: Draw) -> tuple:
     they index."""
     mask = draw(st.booleans())
     shape = draw(shapes(rank_lo=1, lo=0 if mask else 1, hi=4))  # integer indices need a non-empty dim
-    data = array(draw, shape, _numeric(draw))
+    data = array(draw, shape, _any_class(draw))
     if mask:  # one mask over some dims from a start
         start = draw(st.integers(0, len(shape) - 1))
         width = draw(st.integers(1, len(shape) - start))
@@ -1276,7 +1291,7 @@ def _gather(draw: Draw) -> tuple:
         .reshape(index_shape)
         .astype(np.int64)
     )
-    return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
+    return [array(draw, shape, _any_class(draw)), index], {"dim": dim}
 
 
 @generator("aten.scatter")
@@ -1352,7 +1367,7 @@ def _index_write(draw: Draw, unique: bool) -> tuple:
     source_shape = tuple(count if a == dim % rank else n for a, n in enumerate(shape)) if rank else ()
     if not rank and count != 1:
         index = np.zeros((1,), np.int64)
-    dtype = _numeric(draw)
+    dtype = _any_class(draw) if unique else _numeric(draw)  # index_reduce: numbers only
     args = [array(draw, shape, dtype), index, array(draw, source_shape, dtype)]
     if unique:
         return args, {"dim": dim}
@@ -1363,7 +1378,9 @@ def _index_write(draw: Draw, unique: bool) -> tuple:
 @generator("aten.index_fill")
 def _index_fill(draw: Draw) -> tuple:
     shape = draw(shapes(rank_hi=3, lo=0))
-    dtype = _numeric(draw)
+    # not uint8: torch refuses a fill value the dtype cannot hold (-1.5), which gradual wraps as
+    # NumPy casts; a contract cannot relate a value to a dtype's range (see full_like's gap)
+    dtype = draw(st.sampled_from([d for d in EVERY_DTYPE if d != "uint8"]))
     dim = axis_in(draw, max(len(shape), 1))
     size = shape[dim] if shape else 1
     index = _indices(draw, -size, size - 1, draw(st.integers(0, 3)))
@@ -1375,7 +1392,7 @@ def _index_fill(draw: Draw) -> tuple:
 
 @generator("aten.take")
 def _take(draw: Draw) -> tuple:
-    data = array(draw, draw(shapes(rank_hi=3, lo=0)), _numeric(draw))
+    data = array(draw, draw(shapes(rank_hi=3, lo=0)), _any_class(draw))
     index_shape = draw(shapes(rank_hi=2, lo=0, hi=3)) if data.size else (0,)
     index = _indices(draw, -data.size, data.size - 1, int(np.prod(index_shape))).reshape(index_shape)
     return [data, index], {}
@@ -1397,12 +1414,12 @@ def _take_along_dim(draw: Draw) -> tuple:
         )
     count = int(np.prod(index_shape))
     index = _indices(draw, -2 * shape[axis], shape[axis] - 1, count).reshape(index_shape)
-    return [array(draw, shape, _numeric(draw)), index], {"dim": dim}
+    return [array(draw, shape, _any_class(draw)), index], {"dim": dim}
 
 
 @generator("aten.put")
 def _put(draw: Draw) -> tuple:
-    data = array(draw, draw(shapes(rank_hi=3, lo=0)), _numeric(draw))
+    data = array(draw, draw(shapes(rank_hi=3, lo=0)), _any_class(draw))
     accumulate = draw(st.booleans())
     count = draw(st.integers(0, min(data.size, 5)))
     index = _indices(draw, 0, data.size - 1, count, unique=not accumulate)
@@ -1420,8 +1437,8 @@ def _diagonal_scatter(draw: Draw) -> tuple:
     dim1 = axis_in(draw, rank)
     dim2 = draw(st.sampled_from([d for d in range(-rank, rank) if d % rank != dim1 % rank]))
     offset = draw(st.integers(-3, 3))
-    data = array(draw, shape, _numeric(draw))
-    src = np.diagonal(data, offset, dim1 % rank, dim2 % rank) + 1
+    data = array(draw, shape, _any_class(draw))
+    src = (np.diagonal(data, offset, dim1 % rank, dim2 % rank) + 1).astype(data.dtype)
     return [data, np.ascontiguousarray(src)], {"offset": offset, "dim1": dim1, "dim2": dim2}
 
 
@@ -1598,7 +1615,7 @@ def _channels_first(draw: Draw, channels: int) -> tuple:
 def _group_norm(draw: Draw) -> tuple:
     groups = draw(st.integers(1, 3))
     channels = groups * draw(st.integers(1, 2))
-    dtype = _float(draw)
+    dtype = _any_float(draw)
     data = array(draw, _channels_first(draw, channels), dtype)
     weight, bias = (_optional(draw, lambda: array(draw, (channels,), dtype)) for _ in range(2))
     return [data, weight, bias], {"num_groups": groups, "eps": 1e-5}
@@ -1612,7 +1629,7 @@ GENERATORS["aten.native_group_norm"] = lambda draw: (
 @generator("aten.batch_norm_batch_stats", "aten.instance_norm")
 def _batch_norm_batch_stats(draw: Draw) -> tuple:
     channels = draw(st.integers(1, 3))
-    dtype = _float(draw)
+    dtype = _any_float(draw)
     data = array(draw, _channels_first(draw, channels), dtype)
     weight, bias = (_optional(draw, lambda: array(draw, (channels,), dtype)) for _ in range(2))
     return [data, weight, bias], {"eps": 1e-5}
@@ -1627,7 +1644,7 @@ def _rms_norm_sized(draw: Draw) -> tuple:
 def _rms_norm(draw: Draw) -> tuple:
     shape = draw(shapes(rank_lo=1, lo=1))
     k = draw(st.integers(1, len(shape)))
-    dtype = _float(draw)
+    dtype = _any_float(draw)
     weight = _optional(draw, lambda: array(draw, shape[len(shape) - k :], dtype))
     return [array(draw, shape, dtype), weight], {
         "normalized_shape": list(shape[len(shape) - k :]),
@@ -1669,6 +1686,7 @@ def _cross_entropy(draw: Draw) -> tuple:
 
 @generator("aten.cdist")
 def _cdist(draw: Draw) -> tuple:
+    """float32 and float64, the dtypes the contract names (torch's CPU cdist has no float16)."""
     dtype = _float(draw)
     batch = tuple(draw(st.integers(0, 2)) for _ in range(draw(st.integers(0, 1))))
     features = draw(st.integers(1, 3))
@@ -1680,7 +1698,7 @@ def _cdist(draw: Draw) -> tuple:
 
 @generator("aten.cosine_similarity")
 def _cosine_similarity(draw: Draw) -> tuple:
-    lhs, rhs = _broadcast(draw, 2, (_float(draw),))
+    lhs, rhs = _broadcast(draw, 2, (_any_float(draw),))
     rank = max(lhs.ndim, rhs.ndim)
     if rank == 0:
         lhs, rhs = lhs.reshape(1), rhs.reshape(1)
@@ -1690,8 +1708,10 @@ def _cosine_similarity(draw: Draw) -> tuple:
 
 @generator("aten.pairwise_distance")
 def _pairwise_distance(draw: Draw) -> tuple:
-    lhs, rhs = _broadcast(draw, 2, (_float(draw),))
-    return [lhs, rhs], {"p": draw(st.sampled_from((1.0, 2.0, 3.0))), "eps": 1e-6, "keepdim": draw(st.booleans())}
+    """p of every kind; a norm without an identity (p negative or infinite) over elements."""
+    lhs, rhs = _broadcast(draw, 2, (_any_float(draw),))
+    kinds = (1.0, 2.0, 3.0, 0.0, 0.5) + ((-1.0, float("inf")) if lhs.size and rhs.size else ())
+    return [lhs, rhs], {"p": draw(st.sampled_from(kinds)), "eps": 1e-6, "keepdim": draw(st.booleans())}
 
 
 @generator("aten.adaptive_max_pool2d")

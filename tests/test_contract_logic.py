@@ -205,6 +205,8 @@ def test_a_quantified_condition_of_unknown_entries_waits_for_runtime() -> None:
         "all(k >= 0 for k in ks)",  # the name is taken
         "present(k)",  # k is not optional
         "rank(e) >= 0",  # e is bound nowhere
+        "dtype(%x) in {int32, fp8}",  # no such dtype
+        "dtype(%x) == 1",  # dtype(...) stands only before `in {...}`
     ],
 )
 def test_a_contract_that_names_what_it_does_not_have_is_refused(condition: str) -> None:

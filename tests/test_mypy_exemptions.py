@@ -22,10 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXEMPT_AT_MOST = frozenset(
     {
         "gradual.ops.rules.aten",
-        "gradual.ops.rules.aten_index",
-        "gradual.ops.rules.aten_nn",
         "gradual.runtime.kernels.aten",
-        "gradual.runtime.kernels.aten_nn",
     }
 )
 

@@ -15,7 +15,11 @@ names (`r` of `Tensor[(r,), I]`), `rank(%x)`, `dim(%x, i)`, `len(attr)` and `len
 length of a list operand `%x: [T]`), `numel(%x)` (its element count), `min(%x)`,
 `max(%x)` and `sum(%x)` (the least and greatest element, and the sum, of an integer or bool
 operand: data, so known when the program runs, or where the checker knows the value; an
-operand without elements makes a condition on its `min` or `max` hold), with `+ - * //`. An optional operand (`%x: T?`) that is
+operand without elements makes a condition on its `min` or `max` hold), with `+ - * //`.
+`dtype(%x) in {int32, int64}` names the dtypes an operand may have where a dtype class is
+wider than the kernel (torch's gather takes int32 and int64 indices, `index` every integer);
+it is decided where the dtype is known (a `?` dtype: at runtime), and is the one place
+`dtype(...)` may stand. An optional operand (`%x: T?`) that is
 absent makes every condition that names it hold, as an omitted attribute does.
 
 Conditions combine with `or`, `and`, `not`; `present(x)` says whether an optional attribute or
@@ -48,6 +52,7 @@ from gradual.ops.context import MAX_RANK, ArgView, TensorArg, TupleArg
 from gradual.shapes import Symbol
 from gradual.syntax import ast
 from gradual.syntax.printer import format_condition as condition_text
+from gradual.types import DTYPES
 
 #: a dtype class a dtype parameter may be restricted to (`[T: float]`): name -> description
 DTYPE_CLASSES = ("any", "bool", "number", "float", "int", "index", "bits", "quantized")
@@ -60,6 +65,7 @@ FUNCTIONS = {
     "min": "an operand",
     "max": "an operand",
     "sum": "an operand",
+    "dtype": "an operand (only in `dtype(%x) in {...}`)",
 }
 #: the functions of an operand's elements (not of its type): data, decided where known
 ELEMENT_FUNCTIONS = ("min", "max", "sum")
@@ -128,13 +134,21 @@ class _Names:
         self.operands: list[str] = []
         self.dims: list[str] = []
         self.bound: dict[str, str] = {}  # a quantifier's name -> "tensor" or "int"
+        self.in_member = False  # whether the call being checked is a membership's operand
 
     def condition(self, node: ast.Condition) -> None:
         if isinstance(node, ast.Compare):
             for operand in node.operands:
                 self.expr(operand)
         elif isinstance(node, ast.Member):
-            self.expr(node.operand)
+            if isinstance(node.operand, ast.CCall) and node.operand.function == "dtype":
+                self.in_member = True
+                self.call(node.operand)
+                unknown = [i for i in node.items if not isinstance(i, str) or i not in DTYPES]
+                if unknown:
+                    raise ContractError(f"`{condition_text(node)}`: {unknown[0]!r} is no dtype")
+            else:
+                self.expr(node.operand)
         elif isinstance(node, ast.InRange):
             for part in (node.operand, node.low, node.high):
                 self.expr(part)
@@ -203,6 +217,9 @@ class _Names:
     def call(self, node: ast.CCall) -> None:
         if node.function not in FUNCTIONS:
             raise ContractError(f"`{node.function}(...)`: a contract may call {', '.join(FUNCTIONS)}")
+        if node.function == "dtype" and not self.in_member:
+            raise ContractError("`dtype(%x)` stands only in a membership, `dtype(%x) in {int32, int64}`")
+        self.in_member = False
         if node.entry is not None:
             self.expr(node.entry)
         if node.function == "len":
@@ -247,6 +264,10 @@ class RankForm:
 
     def times(self, k: int) -> "RankForm":
         return RankForm(self.const * k, tuple((i, c * k) for i, c in self.terms if c * k))
+
+
+class DtypeName(str):
+    """An operand's dtype as `dtype(%x)` gives it (shown bare in messages: `int8`)."""
 
 
 class _Undecided:
@@ -374,6 +395,10 @@ class Evaluation:
             return _ABSENT
         if not isinstance(arg, TensorArg):
             return UNDECIDED  # the signature's own match reported a tuple where a tensor belongs
+        if node.function == "dtype":
+            inner = getattr(arg.dtype, "dtype", arg.dtype)  # the checker's DType or the runtime's name
+            name = inner if isinstance(inner, str) else getattr(inner, "name", None)
+            return DtypeName(name) if name in DTYPES else UNDECIDED
         if node.function == "rank":
             if arg.rank is not None:
                 return arg.rank
@@ -666,6 +691,8 @@ def _failure_key(condition: Condition) -> str:
     if condition.attributes:
         return "contract"
     node_text = condition.text
+    if any(isinstance(leaf, ast.CCall) and leaf.function == "dtype" for leaf in _leaves(condition.node)):
+        return "contract-dtype"
     if "rank(" in node_text:
         return "contract-rank"
     if condition.dims or "dim(" in node_text:
@@ -697,6 +724,8 @@ def _leaves(node: Any) -> list:
 
 
 def _value_text(value: Any) -> str:
+    if isinstance(value, DtypeName):
+        return str(value)
     if isinstance(value, str):
         return f'"{value}"'
     if isinstance(value, list):

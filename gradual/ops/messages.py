@@ -94,6 +94,11 @@ RULE_MESSAGES: dict[str, tuple[str, str, str]] = {
         "{op} needs `{condition}`, but {detail}",
         "pass {arg} with dims for which `{condition}` holds",
     ),
+    "contract-dtype": (
+        codes.DTYPE_MISMATCH,
+        "{op} needs `{condition}`, but {detail}",
+        "pass {arg} of a dtype for which `{condition}` holds",
+    ),
     "contract-value": (
         codes.OP_CONSTRAINT,
         "{op} needs `{condition}`, but {detail}",

@@ -23,34 +23,39 @@ register_rule_message(
 )
 
 
-def _indexed(ctx: ShapeContext, data: TensorArg, fields: list) -> Optional[list]:
+def _indexed(ctx: ShapeContext, data: TensorArg, fields: list[TensorArg]) -> Optional[list]:
     """The dims x[indices] has (NumPy's rule), or None where it cannot be known. The indices
     stand in NumPy's index tuple in order of their dims, with full slices for the dims between;
     a 0-d mask takes no dim (it adds one of 0 or 1, before the dim it names)."""
     where = list(ctx.attr("dims"))
-    if data.dims is None or any(f.dims is None for f in fields) or len(where) != len(fields):
+    if data.dims is None or len(where) != len(fields):
         return None
-    pairs = sorted(zip(where, fields), key=lambda pair: pair[0])
-    taken: list = []
+    rank = len(data.dims)
+    pairs = []
+    for start, index in sorted(zip(where, fields), key=lambda pair: pair[0]):
+        if index.dims is None:
+            return None
+        pairs.append((start, index, index.dims))
+    taken: list[int] = []
     shapes = []
-    positions = []  # each index's place in NumPy's index tuple
+    positions: list[int] = []  # each index's place in NumPy's index tuple
     axis, overlap = 0, False
-    for start, index in pairs:
-        overlap = overlap or not axis <= start <= data.rank
+    for start, index, index_dims in pairs:
+        overlap = overlap or not axis <= start <= rank
         positions.append(len(positions) + start - len(taken))
         if dtype_name(index.dtype) == "bool":
-            span = list(range(start, start + index.rank))
-            for a, d in zip(span, index.dims):
-                if 0 <= a < data.rank:
+            span = list(range(start, start + len(index_dims)))
+            for a, d in zip(span, index_dims):
+                if 0 <= a < rank:
                     ctx.equal(d, data.dim(a))
-            shapes.append([ctx.bounded(0, product(ctx, index.dims))])
+            shapes.append([ctx.bounded(0, product(ctx, index_dims))])
         else:
             span = [start]
-            shapes.append(list(index.dims))
+            shapes.append(list(index_dims))
         taken.extend(span)
         axis = max(axis, start + len(span))
-    if overlap or len(set(taken)) != len(taken) or any(not 0 <= a < data.rank for a in taken):
-        ctx.fail("index-dims", arg=data, dims=sorted(taken), rank=data.rank)
+    if overlap or len(set(taken)) != len(taken) or any(not 0 <= a < rank for a in taken):
+        ctx.fail("index-dims", arg=data, dims=sorted(taken), rank=rank)
     batch = broadcast_dims(ctx, shapes)
     if batch is None:
         return None
@@ -64,16 +69,14 @@ def _indexed(ctx: ShapeContext, data: TensorArg, fields: list) -> Optional[list]
 @shape_rule("aten_index")
 def index(ctx: ShapeContext) -> Any:
     """`aten.index(x, indices, dims)`: see stdlib/aten.rly."""
-    data, indices = ctx.args
-    fields = ctx.tuple_fields(indices)
+    data, fields = ctx.operand(0), ctx.list_operand(1)
     return ctx.tensor(None if fields is None else _indexed(ctx, data, fields))
 
 
 @shape_rule("aten_index_put")
 def index_put(ctx: ShapeContext) -> Any:
     """`aten.index_put(x, indices, values, dims)`: values broadcast to x[indices]; x's shape."""
-    data, indices, values = ctx.args
-    fields = ctx.tuple_fields(indices)
+    data, fields, values = ctx.operand(0), ctx.list_operand(1), ctx.operand(2)
     selected = None if fields is None else _indexed(ctx, data, fields)
     if selected is not None:
         broadcast_into(ctx, values, selected)
@@ -86,28 +89,26 @@ def gather(ctx: ShapeContext) -> Any:
     dims are at most x's (torch reads index's positions in x)."""
     data, index_arg = ctx.operands()
     if data.dims is not None and index_arg.dims is not None:
-        axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+        axis = torch_axis(ctx, ctx.attr("dim"), len(data.dims))
         _within_off_dim(ctx, index_arg, [data], axis)
     return ctx.tensor(index_arg.dims, data.dtype)
 
 
 @shape_rule("aten_scatter")
 def scatter(ctx: ShapeContext) -> Any:
-    """`aten.scatter(x, index, src, dim)`: x's shape; index has x's rank (declared), src (unless
-    a scalar) too; index's dims are at most src's, and off dim at most x's."""
+    """`aten.scatter(x, index, src, dim)`: x's shape; index has x's rank, src too unless it is a
+    scalar (declared); index's dims are at most src's, and off dim at most x's."""
     data, index_arg, src = ctx.operands()
     if data.dims is not None:
-        if src.dims is not None and src.rank:
-            ctx.require_rank(src, data.rank)
-        axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+        axis = torch_axis(ctx, ctx.attr("dim"), len(data.dims))
         if index_arg.dims is not None:
             _within_off_dim(ctx, index_arg, [data], axis)
-            if src.dims is not None and src.rank:
+            if src.dims:
                 _within_off_dim(ctx, index_arg, [src], None)
     return ctx.tensor(data.dims)
 
 
-def _within_off_dim(ctx: ShapeContext, index_arg: TensorArg, bounds: list, axis: Optional[int]) -> None:
+def _within_off_dim(ctx: ShapeContext, index_arg: TensorArg, bounds: list[TensorArg], axis: Optional[int]) -> None:
     """Each dim of index (but `axis`) is at most that dim of each tensor in `bounds`."""
     for bound in bounds:
         for i in range(min(index_arg.rank or 0, bound.rank or 0)):
@@ -121,8 +122,8 @@ def index_add(ctx: ShapeContext) -> Any:
     vector; x's shape."""
     data, index_arg, source = ctx.operands()
     if data.dims is not None:
-        axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
-        for i in range(data.rank):
+        axis = torch_axis(ctx, ctx.attr("dim"), len(data.dims))
+        for i in range(len(data.dims)):
             ctx.equal(source.dim(i), index_arg.dim(0) if i == axis else data.dim(i))
     return ctx.tensor(data.dims)
 
@@ -132,7 +133,7 @@ def index_fill(ctx: ShapeContext) -> Any:
     """`aten.index_fill(x, index, value, dim)`: x's shape (dim a dim of x, as torch names it)."""
     data, _index, _value = ctx.operands()
     if data.dims is not None:
-        torch_axis(ctx, ctx.attr("dim"), data.rank)
+        torch_axis(ctx, ctx.attr("dim"), len(data.dims))
     return ctx.tensor(data.dims)
 
 
@@ -150,8 +151,8 @@ def take_along_dim(ctx: ShapeContext) -> Any:
     data, index_arg = ctx.operands()
     if data.dims is None or index_arg.dims is None:
         return ctx.tensor(None)
-    axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
-    off = [[d for i, d in enumerate(arg.dims) if i != axis] for arg in (data, index_arg)]
+    axis = torch_axis(ctx, ctx.attr("dim"), len(data.dims))
+    off = [[d for i, d in enumerate(dims) if i != axis] for dims in (data.dims, index_arg.dims)]
     batch = broadcast_dims(ctx, off)
     if batch is None:
         return ctx.tensor(None)
@@ -181,20 +182,18 @@ def diagonal_scatter(ctx: ShapeContext) -> Any:
 
 @shape_rule("aten_bucketize")
 def bucketize(ctx: ShapeContext) -> Any:
-    """`aten.bucketize(x, boundaries)`: x's shape, int64 (int32 with out_int32)."""
-    data, boundaries = ctx.operands()
-    ctx.require_rank(boundaries, 1)
+    """`aten.bucketize(x, boundaries)`: x's shape, int64 (int32 with out_int32); boundaries a
+    vector (declared)."""
+    data, _boundaries = ctx.operands()
     return ctx.tensor(data.dims, "int32" if ctx.attr("out_int32") else "int64")
 
 
 @shape_rule("aten_searchsorted")
 def searchsorted(ctx: ShapeContext) -> Any:
     """`aten.searchsorted(sorted, x)`: x's shape; a sorted sequence of more than one dim has
-    x's leading dims."""
+    x's leading dims (the ranks declared)."""
     sequence, data = ctx.operands()
-    ctx.require_rank_at_least(sequence, 1)  # torch: "boundaries tensor should have positive dimension"
-    if sequence.dims is not None and data.dims is not None and sequence.rank > 1:
-        ctx.require_rank(data, sequence.rank)
-        for i in range(sequence.rank - 1):
+    if sequence.dims is not None and data.dims is not None and len(sequence.dims) == len(data.dims):
+        for i in range(len(sequence.dims) - 1):
             ctx.equal(sequence.dim(i), data.dim(i))
     return ctx.tensor(data.dims, "int32" if ctx.attr("out_int32") else "int64")

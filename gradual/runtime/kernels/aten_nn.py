@@ -6,7 +6,7 @@ and GridSample kernels), recurrent layers, norms, losses and distances, with tor
 from __future__ import annotations
 
 import itertools
-from typing import Any, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence
 
 import numpy as np
 
@@ -118,9 +118,9 @@ def scatter(
     axis = dim % max(data.ndim, 1)
     counts = np.ones(data.shape, np.int64) if include_self else np.zeros(data.shape, np.int64)
     for pos in np.ndindex(*index.shape):
-        target = list(pos)
-        target[axis] = int(index[pos])
-        target = tuple(target)
+        written = list(pos)
+        written[axis] = int(index[pos])
+        target = tuple(written)
         value = src[pos] if src.ndim else src
         if reduce == "none" or (not include_self and counts[target] == 0):
             out[target] = value
@@ -249,14 +249,15 @@ def diagonal_scatter(data: np.ndarray, src: np.ndarray, *, offset: int, dim1: in
 @kernel("aten.bucketize")
 def bucketize(data: np.ndarray, boundaries: np.ndarray, *, out_int32: bool, right: bool) -> np.ndarray:
     """Each element's bucket among the boundaries."""
-    found = np.searchsorted(boundaries, data, side="right" if right else "left")
+    side: Literal["left", "right"] = "right" if right else "left"
+    found = np.searchsorted(boundaries, data, side=side)
     return np.asarray(found, dtype=np.int32 if out_int32 else np.int64)
 
 
 @kernel("aten.searchsorted")
 def searchsorted(sequence: np.ndarray, data: np.ndarray, *, out_int32: bool, right: bool) -> np.ndarray:
     """Where each of x's values goes in the sorted sequence's last dim."""
-    side = "right" if right else "left"
+    side: Literal["left", "right"] = "right" if right else "left"
     dtype = np.int32 if out_int32 else np.int64
     if sequence.ndim <= 1:
         return np.asarray(np.searchsorted(sequence, data, side=side), dtype=dtype)
@@ -418,9 +419,10 @@ def _recurrent(kind: str):
         per = 4 if has_biases else 2
         projected = kind == "aten.lstm" and len(params) == num_layers * directions * (per + 1)
         stride = per + 1 if projected else per  # an LSTM with proj_size: w_hr after each slot's weights
-        h_out, c_out = [], []
+        h_out: list[Any] = []
+        c_out: list[Any] = []
         for layer in range(num_layers):
-            outputs = []
+            outputs: list[np.ndarray] = []
             for direction in range(directions):
                 slot = layer * directions + direction
                 weights = [p.astype(np.float64) for p in params[slot * stride : slot * stride + per]]
@@ -428,7 +430,7 @@ def _recurrent(kind: str):
                 h = states[0][slot].astype(np.float64)
                 c = states[1][slot].astype(np.float64) if kind == "aten.lstm" else None
                 steps = range(x.shape[0]) if direction == 0 else reversed(range(x.shape[0]))
-                ys = [None] * x.shape[0]
+                ys: list[Any] = [None] * x.shape[0]
                 for t in steps:
                     h, c = _cell(kind, x[t], h, c, weights)
                     h = h @ projection.T if projection is not None else h
@@ -453,7 +455,7 @@ for _kind in ("aten.lstm", "aten.gru", "aten.rnn_tanh", "aten.rnn_relu"):
 def _recurrent_cell(kind: str):
     def run(data: np.ndarray, hx: Any, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any, b_hh: Any) -> Any:
         states = list(hx) if isinstance(hx, tuple) else [hx]
-        weights = [w.astype(np.float64) for w in (w_ih, w_hh)]
+        weights: list[Any] = [w.astype(np.float64) for w in (w_ih, w_hh)]
         weights += [b.astype(np.float64) if isinstance(b, np.ndarray) else 0.0 for b in (b_ih, b_hh)]
         c = states[1].astype(np.float64) if kind == "aten.lstm" else None
         h, c = _cell(kind, data.astype(np.float64), states[0].astype(np.float64), c, weights)
@@ -484,7 +486,8 @@ def _group_stats(data: np.ndarray, groups: int, eps: float) -> tuple:
     n = data.shape[0]
     per_group = int(np.prod(data.shape[1:])) // groups  # a size, not -1: a zero batch reshapes too
     grouped = data.astype(np.float64).reshape(n, groups, per_group)
-    mean = grouped.mean(axis=-1)
+    # torch: an empty group's mean is 0 (its rstd stays NaN)
+    mean = grouped.mean(axis=-1) if per_group else np.zeros((n, groups))
     rstd = 1 / np.sqrt(grouped.var(axis=-1) + eps)
     y = ((grouped - mean[..., None]) * rstd[..., None]).reshape(data.shape)
     return y, mean, rstd
@@ -529,7 +532,8 @@ def rms_norm(data: np.ndarray, weight: Any, *, normalized_shape: Sequence[int], 
     """x / sqrt(mean(x^2) + eps) over the last dims, times the weight."""
     x = data.astype(np.float64)
     axes = tuple(range(data.ndim - len(normalized_shape), data.ndim))
-    small = np.finfo(data.dtype).eps if eps is None else eps
+    # torch's default eps is that of the dtype it computes in: float32 for float16
+    small = np.finfo(np.promote_types(data.dtype, np.float32)).eps if eps is None else eps
     y = x / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + small)
     return same_dtype(data, y * weight if isinstance(weight, np.ndarray) else y)
 
@@ -571,8 +575,8 @@ def _class_loss(
         uniform = -(log_probs * weights.reshape(shape)).sum(axis=axis) * np.where(keep, 1.0, 0.0)
         loss = (1 - smoothing) * loss + smoothing / classes * uniform
     total = w.sum()
-    if reduction == 0:
-        return loss, total
+    if reduction == 0:  # torch leaves the total weight 0 where it does not reduce a batch
+        return loss, total if log_probs.ndim == 1 else np.zeros((), np.float64)
     if reduction == 2:
         return loss.sum(), total
     return loss.sum() / total, total
