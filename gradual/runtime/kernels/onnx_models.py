@@ -642,7 +642,8 @@ def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: bool) -> 
     for count in spatial:
         steps = np.arange(count, dtype=np.float64)
         if align_corners:
-            axes.append(-1 + 2 * steps / (count - 1) if count > 1 else np.zeros(count))
+            # a single position is the first corner, -1 (ONNX's reference and PyTorch agree)
+            axes.append(-1 + 2 * steps / (count - 1) if count > 1 else -np.ones(count))
         else:
             axes.append(-1 + (2 * steps + 1) / count)
     mesh = np.meshgrid(*axes, indexing="ij")  # (D, H, W) order
