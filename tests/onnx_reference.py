@@ -450,10 +450,11 @@ def tolerance(dtype: np.dtype) -> tuple:
     return 1e-6, 1e-7
 
 
-def compare(ours: Any, theirs: Any, values: bool = True) -> str:
+def compare(ours: Any, theirs: Any, tolerance_of: Any = None, values: bool = True) -> str:
     """Where gradual's result differs from ONNX Runtime's ("" where they agree): shape, dtype,
     then the values (floats within tolerance, NaN equal to NaN; integers and booleans exactly).
-    A narrow float (float8, bfloat16) is compared through float32, as ONNX Runtime gave it."""
+    A narrow float (float8, bfloat16) is compared through float32, as ONNX Runtime gave it, to
+    float16's tolerance; `tolerance_of` names a narrower dtype whose tolerance applies."""
     a = np.asarray(ours)
     b = np.asarray(theirs)
     if a.shape != b.shape:
@@ -467,7 +468,8 @@ def compare(ours: Any, theirs: Any, values: bool = True) -> str:
     if mine in NARROW:
         a = a.astype(crossed)
     if a.dtype.kind == "f":
-        rtol, atol = tolerance(np.dtype(mine) if mine not in NARROW else np.dtype(np.float16))
+        width = np.dtype(tolerance_of or (mine if mine not in NARROW else np.float16))
+        rtol, atol = tolerance(width)
         close = np.isclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
         if not close.all():
             at = tuple(int(i) for i in np.argwhere(~close)[0])
