@@ -14,10 +14,13 @@ Runtime runs too, to the same outputs: where the reference refuses, gradual refu
 or by a check at the call.
 
 An ONNX Runtime that has no kernel for a dtype (its registered type lists are narrower than the
-standard's) is not a disagreement: such draws are skipped. `REFERENCE_GAPS` lists where
-gradual follows the ONNX standard and ONNX Runtime deviates, each with the reason;
-test_the_reference_gaps_still_disagree holds each to a disagreement, so a fixed one leaves.
-GRADUAL_REFERENCE_EXAMPLES sets the draws per operator.
+standard's) is not a disagreement: such draws are skipped. `REFERENCE_GAPS` lists the calls
+(a predicate per operator) where gradual follows the ONNX standard and ONNX Runtime deviates,
+where gradual is wider than a type list the contract language cannot state, or where the
+difference is not yet resolved, each with the reason; test_the_reference_gaps_still_disagree
+holds each to a disagreement, so a fixed one leaves. `ORT_CRASHES` lists calls that kill ONNX
+Runtime's process: they are never handed to it. GRADUAL_REFERENCE_EXAMPLES sets the draws per
+operator (docs/contracts.md, "Agreeing with ONNX Runtime").
 """
 
 from __future__ import annotations
