@@ -142,10 +142,16 @@ REFERENCE_GAPS: dict[str, Gap] = {
     ),
     "onnx.rnn": Gap(
         "ONNX Runtime refuses layout 1 (batch first: 'Batchwise recurrent operations are not supported'); the"
-        " standard defines it and gradual runs it. Not yet resolved: with `activations` other than the defaults"
-        " (ScaledTanh, Affine, ... with their alphas and betas) the values differ; which of the two reads the"
-        " standard right is still to be settled",
-        lambda c: c.attrs.get("layout") == 1 or bool(c.attrs.get("activations")),
+        " standard defines it and gradual runs it. Not yet resolved: an activation that takes an alpha or beta"
+        " (ScaledTanh, Affine, HardSigmoid, ...) where activation_alpha or activation_beta is left out: ONNX"
+        " Runtime reads 0, gradual the activation's own default (ONNX names none)",
+        lambda c: (
+            c.attrs.get("layout") == 1
+            or (
+                bool(c.attrs.get("activations"))
+                and (c.attrs.get("activation_alpha") is None or c.attrs.get("activation_beta") is None)
+            )
+        ),
     ),
     "onnx.quantize": Gap(
         "float64 operands or precision, an int64 x: ONNX's type lists for x (float, float16, bfloat16, int32),"

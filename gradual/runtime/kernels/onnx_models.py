@@ -52,17 +52,19 @@ GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 def _activations(
     kind: str, directions: int, names: Optional[list], alpha: Optional[list], beta: Optional[list]
 ) -> list:
-    """Per direction, the list of activation functions (alpha and beta consumed in order)."""
+    """Per direction, the list of activation functions. Alpha and beta are consumed in order by
+    the activations that take one (an activation without an alpha takes none of the list), as
+    ONNX Runtime reads ONNX's "consumed in the order of activation functions"."""
     per = len(DEFAULT_ACTIVATIONS[kind])
     names = list(names) if names else DEFAULT_ACTIVATIONS[kind] * directions
     if len(names) == per:
         names = names * directions
     alphas, betas = list(alpha or []), list(beta or [])
     out = []
-    for i, name in enumerate(names):
+    for name in names:
         fn, a_default, b_default = ACTIVATIONS[name.lower()]
-        a = alphas[i] if i < len(alphas) else a_default
-        b = betas[i] if i < len(betas) else b_default
+        a = alphas.pop(0) if a_default is not None and alphas else a_default
+        b = betas.pop(0) if b_default is not None and betas else b_default
         out.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
     return [out[d * per : (d + 1) * per] for d in range(directions)]
 
