@@ -201,12 +201,6 @@ REFERENCE_GAPS: dict[str, Gap] = {
         " result, as gradual does",
         lambda c: _arg(c, 0).size == 0,
     ),
-    "onnx.window": Gap(
-        "a symmetric window of size 1: ONNX Runtime follows the standard's function body, 0 / 0, NaN; gradual"
-        " gives alpha - beta (cos 0); not yet resolved which to keep (NumPy's hamming(1) is 1)",
-        lambda c: not c.attrs.get("periodic", True) and _arg(c, 0).size == 1 and int(_arg(c, 0).reshape(-1)[0]) == 1,
-        witness=([np.array(1)], {"kind": "hamming", "periodic": False, "dtype": "float32"}),
-    ),
     "onnx.rotary_embedding": Gap(
         "float64: ONNX's type list for T is float, float16 and bfloat16; gradual's [T: float] admits float64"
         " (the contract language has no dtype sets narrower than a class)",

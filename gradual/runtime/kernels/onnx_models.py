@@ -434,12 +434,13 @@ WINDOWS = {"hann": (0.5, -0.5, 0.0), "hamming": (25 / 46, -21 / 46, 0.0), "black
 
 @kernel("onnx.window")
 def window(size: np.ndarray, *, kind: str, periodic: bool, dtype: str) -> np.ndarray:
-    """The window's values at n = 0 .. size - 1."""
+    """The window's values at n = 0 .. size - 1. A symmetric window of size 1 divides 0 by 0, NaN,
+    as ONNX's function body and reference implementation compute it (and ONNX Runtime)."""
     count = int(np.asarray(size).reshape(-1)[0])
     span = count if periodic else count - 1
     a0, a1, a2 = WINDOWS[kind]
     n = np.arange(count, dtype=np.float64)
-    angle = 2 * np.pi * n / span if span > 0 else np.zeros_like(n)
+    angle = 2 * np.pi * n / span if span > 0 else np.full_like(n, np.nan)
     return (a0 + a1 * np.cos(angle) + a2 * np.cos(2 * angle)).astype(np.dtype(dtype))
 
 
