@@ -181,6 +181,13 @@ def _einsum(args: list, attrs: dict) -> Node:
     return Node("Einsum", list(args[0]), _attrs(attrs))
 
 
+def _space_to_depth(args: list, attrs: dict) -> Node:
+    """SpaceToDepth has no mode: gradual's CRD, depth_to_space's inverse, is no ONNX node."""
+    if attrs.get("mode", "DCR") != "DCR":
+        raise NoNode("SpaceToDepth is DCR alone")
+    return Node("SpaceToDepth", args, _attrs(attrs, ("mode",)))
+
+
 def _split(args: list, attrs: dict) -> Node:
     return Node("Split", args, _attrs(attrs), outputs=int(attrs["num_outputs"]), opset=18)
 
@@ -243,7 +250,7 @@ def _window(args: list, attrs: dict) -> Node:
         "periodic": int(attrs.get("periodic", True)),
         "output_datatype": ELEMENT_TYPES[attrs.get("dtype", "float32")],
     }
-    return Node(WINDOWS[attrs["kind"]], args, out)
+    return Node(WINDOWS[attrs["kind"]], _int64(args, (0,)), out)
 
 
 def _dft(args: list, attrs: dict) -> Node:
@@ -331,7 +338,7 @@ NODES.update(
         "onnx.pad": simple("Pad", optional=(2, 3), int64=(1, 3)),
         "onnx.split": _split,
         "onnx.split_sizes": _split_sizes,
-        "onnx.space_to_depth": simple("SpaceToDepth", drop=("mode",)),
+        "onnx.space_to_depth": _space_to_depth,
         "onnx.trilu": simple("Trilu", optional=(1,), int64=(1,)),
         "onnx.reduce": _reduce,
         "onnx.resize": _resize,
@@ -345,8 +352,8 @@ NODES.update(
         "onnx.batch_norm_train": _batch_norm_train,
         "onnx.rms_norm": simple("RMSNormalization", opset=23),
         "onnx.group_norm": simple("GroupNormalization"),
-        "onnx.nll_loss": simple("NegativeLogLikelihoodLoss", optional=(2,)),
-        "onnx.softmax_cross_entropy": simple("SoftmaxCrossEntropyLoss", optional=(2,), outputs=2),
+        "onnx.nll_loss": simple("NegativeLogLikelihoodLoss", optional=(2,), int64=(1,)),
+        "onnx.softmax_cross_entropy": simple("SoftmaxCrossEntropyLoss", optional=(2,), outputs=2, int64=(1,)),
         "onnx.gelu": simple("Gelu", opset=20),
         "onnx.swish": simple("Swish", opset=24),
         "onnx.rnn": _rnn,
@@ -364,7 +371,7 @@ NODES.update(
         "onnx.rotary_embedding": simple("RotaryEmbedding", optional=(3,), opset=23),
         "onnx.grid_sample": simple("GridSample", opset=22),
         "onnx.dft": _dft,
-        "onnx.stft": simple("STFT", optional=(2, 3)),
+        "onnx.stft": simple("STFT", optional=(2, 3), int64=(1, 3)),
         "onnx.max_unpool": simple("MaxUnpool", optional=(2,), int64=(1, 2)),
         "onnx.dynamic_quantize": simple("DynamicQuantizeLinear", outputs=3),
     }
