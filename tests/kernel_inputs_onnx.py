@@ -519,7 +519,7 @@ def _lp_pool(draw: Draw) -> tuple:
 
 @generator("onnx.global_lp_pool")
 def _global_lp_pool(draw: Draw) -> tuple:
-    return [array(draw, draw(shapes(rank_lo=2, rank_hi=5, lo=1)), _float(draw))], {"p": draw(st.integers(1, 3))}
+    return [array(draw, draw(shapes(rank_lo=3, rank_hi=5, lo=1)), _float(draw))], {"p": draw(st.integers(1, 3))}
 
 
 # normalization ----------------------------------------------------------------------------------
@@ -647,9 +647,9 @@ def _hardmax(draw: Draw) -> tuple:
 
 
 # elementwise ------------------------------------------------------------------------------------
-def _unary_data(draw: Draw, low: float = -3.0, high: float = 3.0) -> np.ndarray:
+def _unary_data(draw: Draw, low: float = -3.0, high: float = 3.0, dtype: str = "") -> np.ndarray:
     """Floats in [low, high] of any shape (zero-size dims included)."""
-    data = array(draw, draw(shapes(lo=0)), _float(draw))
+    data = array(draw, draw(shapes(lo=0)), dtype or _float(draw))
     return np.asarray(low + (high - low) * (np.tanh(data) + 1) / 2, data.dtype)
 
 
@@ -703,7 +703,7 @@ def _alpha_unary(draw: Draw) -> tuple:
 
 @generator("onnx.celu")
 def _celu(draw: Draw) -> tuple:
-    return [_unary_data(draw)], {"alpha": draw(st.floats(0.1, 2))}
+    return [_unary_data(draw, dtype="float32")], {"alpha": draw(st.floats(0.1, 2))}
 
 
 @generator("onnx.swish")

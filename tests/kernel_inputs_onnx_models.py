@@ -123,7 +123,7 @@ def _attention(draw: Draw) -> tuple:
 
 
 # quantization -----------------------------------------------------------------------------------
-QUANTIZED = ("int8", "uint8", "int16", "uint16", "int32", "int4", "uint4")
+QUANTIZED = ("int8", "uint8", "int16", "uint16", "int4", "uint4")  # ONNX's output types (not int32)
 
 
 def _granularity(draw: Draw, shape: tuple) -> tuple:

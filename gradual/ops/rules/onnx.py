@@ -31,11 +31,9 @@ from gradual.ops.rules.common import (
     known_dims,
     known_ints,
     require_at_most,
-    require_choice,
     require_entries,
     require_finite,
     require_length,
-    require_one_value,
     require_outputs,
     require_positive,
     require_rank_of,
@@ -126,9 +124,8 @@ def constant(ctx: ShapeContext) -> Any:
 
 @shape_rule("onnx_eye_like")
 def eye_like(ctx: ShapeContext) -> Any:
-    """`onnx.eye_like(x, k, dtype)`: a matrix shaped like x."""
+    """`onnx.eye_like(x, k, dtype)`: a matrix shaped like x (the declaration holds it to rank 2)."""
     (data,) = ctx.operands()
-    ctx.require_rank(data, 2)
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
 
 
@@ -139,12 +136,7 @@ def matmul(ctx: ShapeContext) -> Any:
     dropped from the result; batch dims broadcast."""
     a, b = ctx.operands()
     if a.dims is None or b.dims is None:
-        for arg in (a, b):
-            ctx.require_rank_at_least(arg, 1)
-        return ctx.tensor(None)
-    for arg, dims in ((a, a.dims), (b, b.dims)):
-        if len(dims) < 1:
-            ctx.fail("rank-too-small", arg=arg, needed=1, rank=len(dims))
+        return ctx.tensor(None)  # the declaration requires a rank of at least 1 of each
     k_a = a.dim(-1)
     k_b = b.dim(0) if b.rank == 1 else b.dim(-2)
     ctx.equal(k_a, k_b, symbol="k")
@@ -488,7 +480,7 @@ def _pad_rank(ctx: ShapeContext, data: TensorArg, widths: Optional[list], axes: 
 def split(ctx: ShapeContext) -> Any:
     """`onnx.split(x, num_outputs, axis)`: parts of ceil(d / n); the last takes what is left."""
     (data,) = ctx.operands()
-    parts = require_outputs(ctx, "num_outputs", require_positive(ctx, "num_outputs", ctx.attr("num_outputs")))
+    parts = require_outputs(ctx, "num_outputs", int(ctx.attr("num_outputs")))  # at least 1: the declaration
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
@@ -512,15 +504,13 @@ def split_sizes(ctx: ShapeContext) -> Any:
     """`onnx.split_sizes(x, split, num_outputs, axis)`: part i has split[i] elements along axis
     (`?` while the sizes are not known); the sizes must add up to the dim."""
     data, sizes_arg = ctx.operands()
-    parts = require_outputs(ctx, "num_outputs", require_positive(ctx, "num_outputs", ctx.attr("num_outputs")))
+    parts = require_outputs(ctx, "num_outputs", int(ctx.attr("num_outputs")))  # at least 1: the declaration
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("axis")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(parts)])
     axis = normalize_axis(ctx, ctx.attr("axis"), len(data.dims))
     sizes = known_ints(ctx, sizes_arg)
-    if sizes is not None:
-        require_length(ctx, "split", sizes, (parts,))
-        require_entries(ctx, "split", sizes, allow_zero=True)
+    if sizes is not None:  # as many as the parts, none negative: the declaration
         ctx.equal(ctx.const(sum(sizes)), data.dim(axis))
         lengths = [ctx.const(size) for size in sizes]
     else:
@@ -565,8 +555,7 @@ def divided(ctx: ShapeContext, data: TensorArg, axis: int, factor: int) -> Any:
 def depth_to_space(ctx: ShapeContext) -> Any:
     """`onnx.depth_to_space(x, blocksize)`: (n, c, h, w) -> (n, c / b^2, h * b, w * b)."""
     (data,) = ctx.operands()
-    block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
-    ctx.require_rank(data, 4)
+    block = int(ctx.attr("blocksize"))  # at least 1, and data of rank 4: the declaration
     n, _, h, w = known_dims(data)
     return ctx.tensor([n, divided(ctx, data, 1, block * block), h * block, w * block])
 
@@ -575,33 +564,16 @@ def depth_to_space(ctx: ShapeContext) -> Any:
 def space_to_depth(ctx: ShapeContext) -> Any:
     """`onnx.space_to_depth(x, blocksize)`: (n, c, h, w) -> (n, c * b^2, h / b, w / b)."""
     (data,) = ctx.operands()
-    block = require_positive(ctx, "blocksize", ctx.attr("blocksize"))
-    ctx.require_rank(data, 4)
+    block = int(ctx.attr("blocksize"))  # at least 1, and data of rank 4: the declaration
     n, c, _, _ = known_dims(data)
     return ctx.tensor([n, c * (block * block), divided(ctx, data, 2, block), divided(ctx, data, 3, block)])
 
 
-#: the least rank of the first argument of the operators that keep its shape
-SAME_SHAPE_RANK = {"onnx.trilu": 2, "onnx.cumsum": 1, "onnx.cumprod": 1, "onnx.reverse_sequence": 2}
-
-
 @shape_rule("onnx_same_shape")
 def same_shape(ctx: ShapeContext) -> Any:
-    """The first argument's shape (Trilu, CumSum, ReverseSequence), of the rank the operator
-    needs; CumSum's axis (a known value) names one of its dims."""
-    data = ctx.operand(0)
-    ctx.require_rank_at_least(data, SAME_SHAPE_RANK.get(ctx.op_name, 0))
-    if ctx.op_name in ("onnx.cumsum", "onnx.cumprod"):
-        axis_arg = ctx.operand(1)  # a 0-d tensor, or a vector of one element as exporters write it
-        if axis_arg.rank is not None and axis_arg.rank > 1:
-            ctx.fail("rank", arg=axis_arg, actual=axis_arg.rank, expected=0)
-        if axis_arg.rank == 1:
-            ctx.within(axis_arg.dim(0), 1, 1)
-    if ctx.op_name in ("onnx.cumsum", "onnx.cumprod") and data.dims is not None:
-        axis = known_ints(ctx, ctx.operand(1))
-        if axis is not None and len(axis) == 1:
-            normalize_axis(ctx, axis[0], len(data.dims))
-    return ctx.tensor(data.dims)
+    """The first argument's shape (Trilu, CumSum, CumProd): the declarations state the ranks
+    they need and the range of CumSum's axis."""
+    return ctx.tensor(ctx.operand(0).dims)
 
 
 @shape_rule("onnx_along_axes")
@@ -872,10 +844,7 @@ def topk(ctx: ShapeContext) -> Any:
 @shape_rule("onnx_one_hot")
 def one_hot(ctx: ShapeContext) -> Any:
     """`onnx.one_hot(indices, depth, values, axis)`: a new dim of size depth at axis."""
-    indices, depth_arg, values = ctx.operands()
-    require_one_value(ctx, depth_arg)
-    ctx.require_rank(values, 1)
-    ctx.equal(values.dim(0), ctx.const(2), symbol="off and on values")
+    indices, depth_arg, values = ctx.operands()  # depth of one element, values (2,): the declaration
     if indices.dims is None:
         ctx.require_rank_at_least(indices, new_axis_rank(ctx.attr("axis")))
         return ctx.tensor(None, values.dtype)
@@ -886,9 +855,7 @@ def one_hot(ctx: ShapeContext) -> Any:
         if not isinstance(value, int) and ctx.exact(value) and ctx.at_least(value, 0):
             size = value
     rank = len(indices.dims) + 1
-    axis = ctx.attr("axis")
-    if not -rank <= axis < rank:
-        ctx.fail("axis-out-of-range", axis=axis, rank=rank, name="axis")
+    axis = ctx.attr("axis")  # in -rank .. rank - 1: the declaration
     dims = list(indices.dims)
     dims.insert(axis + rank if axis < 0 else axis, size)
     return ctx.tensor(dims, values.dtype)
@@ -897,7 +864,7 @@ def one_hot(ctx: ShapeContext) -> Any:
 # convolution and pooling --------------------------------------------------------------------------
 def _spatial_attrs(ctx: ShapeContext, k: int) -> tuple:
     """(pads as [(begin, end)], strides, dilations, auto_pad) for k spatial dims."""
-    auto_pad = require_choice(ctx, "auto_pad", ctx.attr("auto_pad"), ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"))
+    auto_pad = ctx.attr("auto_pad")  # one of NOTSET, VALID, SAME_UPPER, SAME_LOWER: the declarations
     pads = _attr_list(ctx, "pads", 2 * k, 0, 0)
     strides = _attr_list(ctx, "strides", k, 1, 1)
     dilations = _attr_list(ctx, "dilations", k, 1, 1)
@@ -954,7 +921,7 @@ def conv(ctx: ShapeContext) -> Any:
     rank = _conv_rank(ctx, data, weight)
     if rank is None:
         return ctx.tensor(None)
-    group = require_positive(ctx, "group", ctx.attr("group"))
+    group = int(ctx.attr("group"))  # at least 1: the declaration
     ctx.equal(data.dim(1), weight.dim(1) * group, symbol="in_channels")
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, rank - 2)
     spatial = [
@@ -973,7 +940,7 @@ def conv_transpose(ctx: ShapeContext) -> Any:
     if rank is None:
         return ctx.tensor(None)
     k = rank - 2
-    group = require_positive(ctx, "group", ctx.attr("group"))
+    group = int(ctx.attr("group"))  # at least 1: the declaration
     ctx.equal(data.dim(1), weight.dim(0), symbol="in_channels")
     grouped(ctx, data.dim(1), group, "the input", "group")
     pads, strides, dilations, auto_pad = _spatial_attrs(ctx, k)

@@ -557,7 +557,7 @@ def _pool(
         term = np.abs(values) ** p if kind == "lp" else values
         total = term if total is None else total + term
         count += _counted(
-            inside, data.shape[2:], begin, out, strides_, dilations_, offset, explicit, count_include_pad, auto_pad
+            inside, data.shape[2:], begin, out, strides_, dilations_, offset, explicit, count_include_pad, kernel_shape
         )
     assert total is not None, "a window has a tap: the rule holds kernel_shape's entries to at least 1"
     if kind == "max":
@@ -577,7 +577,7 @@ def _counted(
     offset: tuple,
     explicit: Optional[list],
     count_include_pad: bool,
-    auto_pad: str,
+    kernel_shape: Sequence[int],
 ) -> np.ndarray:
     """Which window positions count toward an average: inside the input, or (count_include_pad)
     inside the input plus its padding (explicit pads, or SAME's computed ones)."""
@@ -588,7 +588,9 @@ def _counted(
     for i in range(k):
         pos = np.arange(out[i]) * strides[i] + offset[i] * dilations[i] - begin[i]
         end_pad = (
-            explicit[i + k] if explicit is not None else _same_end(shape[i], out[i], strides[i], dilations[i], begin[i])
+            explicit[i + k]
+            if explicit is not None
+            else _same_end(shape[i], out[i], strides[i], (kernel_shape[i] - 1) * dilations[i] + 1, begin[i])
         )
         valid = (pos >= -begin[i]) & (pos < shape[i] + end_pad)
         reshape = [1] * k
@@ -597,8 +599,9 @@ def _counted(
     return ok.astype(np.float64)
 
 
-def _same_end(size: int, out: int, stride: int, dilation: int, begin: int) -> int:
-    return max(0, (out - 1) * stride + 1 - size - begin)
+def _same_end(size: int, out: int, stride: int, span: int, begin: int) -> int:
+    """SAME's end padding: what the last window of `span` needs past the input, less the begin pads."""
+    return max(0, (out - 1) * stride + span - size - begin)
 
 
 @kernel("onnx.max_pool")
@@ -715,11 +718,12 @@ def _normalize(x: np.ndarray, axes: tuple, epsilon: float) -> tuple:
 
 @kernel("onnx.layer_norm")
 def layer_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, axis: int, epsilon: float) -> tuple:
-    """Normalize over dims [axis, rank); (y, mean, inverse std dev)."""
+    """Normalize over dims [axis, rank); (y, mean, inverse std dev), the statistics in float32
+    (ONNX's default stash_type)."""
     axis = axis + data.ndim if axis < 0 else axis
     y, mean, inv_std = _normalize(data.astype(np.float64), tuple(range(axis, data.ndim)), epsilon)
     out = y * scale + bias
-    return same_dtype(data, out), same_dtype(data, mean), same_dtype(data, inv_std)
+    return same_dtype(data, out), mean.astype(np.float32), inv_std.astype(np.float32)
 
 
 @kernel("onnx.batch_norm_train")
@@ -766,10 +770,11 @@ def instance_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, epsi
 
 @kernel("onnx.group_norm")
 def group_norm(data: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int, epsilon: float) -> np.ndarray:
-    """Per sample and channel group over the group's channels and the spatial dims."""
+    """Per sample and channel group over the group's channels and the spatial dims; the
+    statistics in float32 (ONNX's default stash_type), as ONNX's reference computes them."""
     n, c = data.shape[:2]
     per_group = c // num_groups * int(np.prod(data.shape[2:], dtype=np.int64))  # named: a zero batch infers nothing
-    grouped = data.astype(np.float64).reshape((n, num_groups, per_group))
+    grouped = data.astype(np.float32).reshape((n, num_groups, per_group))
     y, _, _ = _normalize(grouped, (2,), epsilon)
     y = y.reshape(data.shape)
     return same_dtype(data, y * _per_channel(scale, data.ndim) + _per_channel(bias, data.ndim))

@@ -52,17 +52,19 @@ GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 def _activations(
     kind: str, directions: int, names: Optional[list], alpha: Optional[list], beta: Optional[list]
 ) -> list:
-    """Per direction, the list of activation functions (alpha and beta consumed in order)."""
+    """Per direction, the list of activation functions. Alpha and beta are consumed in order by
+    the activations that take one (an activation without an alpha takes none of the list), as
+    ONNX Runtime reads ONNX's "consumed in the order of activation functions"."""
     per = len(DEFAULT_ACTIVATIONS[kind])
     names = list(names) if names else DEFAULT_ACTIVATIONS[kind] * directions
     if len(names) == per:
         names = names * directions
     alphas, betas = list(alpha or []), list(beta or [])
     out = []
-    for i, name in enumerate(names):
+    for name in names:
         fn, a_default, b_default = ACTIVATIONS[name.lower()]
-        a = alphas[i] if i < len(alphas) else a_default
-        b = betas[i] if i < len(betas) else b_default
+        a = alphas.pop(0) if a_default is not None and alphas else a_default
+        b = betas.pop(0) if b_default is not None and betas else b_default
         out.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
     return [out[d * per : (d + 1) * per] for d in range(directions)]
 
@@ -432,12 +434,13 @@ WINDOWS = {"hann": (0.5, -0.5, 0.0), "hamming": (25 / 46, -21 / 46, 0.0), "black
 
 @kernel("onnx.window")
 def window(size: np.ndarray, *, kind: str, periodic: bool, dtype: str) -> np.ndarray:
-    """The window's values at n = 0 .. size - 1."""
+    """The window's values at n = 0 .. size - 1. A symmetric window of size 1 divides 0 by 0, NaN,
+    as ONNX's function body and reference implementation compute it (and ONNX Runtime)."""
     count = int(np.asarray(size).reshape(-1)[0])
     span = count if periodic else count - 1
     a0, a1, a2 = WINDOWS[kind]
     n = np.arange(count, dtype=np.float64)
-    angle = 2 * np.pi * n / span if span > 0 else np.zeros_like(n)
+    angle = 2 * np.pi * n / span if span > 0 else np.full_like(n, np.nan)
     return (a0 + a1 * np.cos(angle) + a2 * np.cos(2 * angle)).astype(np.dtype(dtype))
 
 
@@ -642,7 +645,8 @@ def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: bool) -> 
     for count in spatial:
         steps = np.arange(count, dtype=np.float64)
         if align_corners:
-            axes.append(-1 + 2 * steps / (count - 1) if count > 1 else np.zeros(count))
+            # a single position is the first corner, -1 (ONNX's reference and PyTorch agree)
+            axes.append(-1 + 2 * steps / (count - 1) if count > 1 else -np.ones(count))
         else:
             axes.append(-1 + (2 * steps + 1) / count)
     mesh = np.meshgrid(*axes, indexing="ij")  # (D, H, W) order
