@@ -86,7 +86,12 @@ class TensorTypeExpr(Node):
 
     dims: Optional[tuple[DimExpr, ...]]
     dtype: str
-    bare: Optional[bool] = field(default=None, kw_only=True)
+    bare: Optional[bool] = field(default=None, kw_only=True, compare=False)
+
+    @property
+    def spelled_bare(self) -> bool:
+        """Whether it prints as a bare name (what `same_tree` compares of `bare`)."""
+        return self.dims == () and self.dtype != "?" and self.bare is not False
 
 
 @dataclass(eq=False, slots=True)
@@ -674,6 +679,8 @@ def same_tree(a: object, b: object) -> bool:
             continue
         if isinstance(x, Node) or isinstance(y, Node):
             if type(x) is not type(y):
+                return False
+            if type(x) is TensorTypeExpr and x.spelled_bare != y.spelled_bare:  # type: ignore[attr-defined]
                 return False
             if type(x) is Body and type(y) is Body:
                 stack.append((plain_statements(x.stmts), plain_statements(y.stmts)))
