@@ -737,6 +737,8 @@ def constant_pad(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     pad = list(ctx.attr("pad"))
     mode = ctx.attr("mode") if ctx.op_name == "aten.pad" else "constant"
+    if mode == "constant":
+        _fill_fits(ctx, data, ctx.attr("value"))
     if mode != "constant":
         require_entries(ctx, "pad", pad, allow_zero=True)
     if data.dims is None:
@@ -754,6 +756,22 @@ def constant_pad(ctx: ShapeContext) -> Any:
     return ctx.tensor(dims)
 
 
+def _fill_fits(ctx: ShapeContext, data: TensorArg, value: float) -> None:
+    """A pad value torch can write into x's dtype: an integer or bool x takes a finite value
+    within its range (torch: "value cannot be converted to type int32_t without overflow"). A
+    contract cannot relate a float attribute to an operand's dtype, so the rule says it."""
+    name = dtype_name(data.dtype)
+    if name is None or name in FLOAT_DTYPES:
+        return
+    if name == "bool":
+        low, high = 0, 1
+    else:  # int8 .. int64, uint8 .. uint64
+        bits = int(name.lstrip("uint"))
+        low, high = (0, 2**bits - 1) if name.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if not math.isfinite(value) or not low <= value <= high:
+        ctx.fail("attribute-range", name="value", value=value, needed=f"a value {name} holds ({low} .. {high})")
+
+
 def _pad_mode_length(ctx: ShapeContext, data: TensorArg, mode: str, pad: list) -> None:
     """torch pads in a mode other than constant the last 1, 2 or 3 dims of an input of one or two
     dims more (a batch, then channels); a contract cannot yet say "either" of two ranks."""
@@ -767,6 +785,8 @@ def pad_sized(ctx: ShapeContext) -> Any:
     sizes (Swin pads to a multiple of its window, U-Net to a skip connection's size): each
     padded dim is the dim plus its two entries (`?` where an entry is not known)."""
     data, pad_arg = ctx.operand(0), ctx.args[1]  # mode and the pairs' count: declared
+    if ctx.attr("mode") == "constant":
+        _fill_fits(ctx, data, ctx.attr("value"))
     entries = sizes(ctx, pad_arg)
     if entries is None or data.dims is None:
         return ctx.tensor(None)
