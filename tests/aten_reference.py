@@ -298,6 +298,11 @@ ADAPTERS: dict = {
     "aten.sum": _reduce_all(torch.ops.aten.sum.dim_IntList),
     "aten.mean": _reduce_all(torch.ops.aten.mean.dim),
     "aten.prod": _prod,
+    "aten.round": lambda a, k: (
+        torch.ops.aten.round.decimals(operand(a[0]), decimals=k["decimals"])
+        if k.get("decimals")
+        else torch.ops.aten.round(operand(a[0]))
+    ),
     "aten.squeeze": lambda a, k: (
         torch.ops.aten.squeeze(operand(a[0]))
         if k.get("dim") is None

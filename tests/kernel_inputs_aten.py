@@ -8,6 +8,7 @@ that operator's generator (`ALIASES`); every other one has its own, drawing its 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -29,46 +30,12 @@ from kernel_inputs import (
     some_axes,
 )
 
+from gradual.ops.registry import default_registry
+
 #: ATen operator -> the operator whose generator draws its inputs (neither takes attributes,
 #: or both take the same ones)
 ALIASES = {
-    "aten.relu": "nn.relu",
-    "aten.neg": "negative",
-    "aten.abs": "abs",
-    "aten.exp": "exp",
-    "aten.tanh": "tanh",
-    "aten.sigmoid": "sigmoid",
-    "aten.erf": "erf",
-    "aten.floor": "floor",
-    "aten.ceil": "ceil",
-    "aten.round": "round",
-    "aten.sign": "sign",
-    "aten.log": "log",
-    "aten.sqrt": "sqrt",
-    "aten.rsqrt": "rsqrt",
-    "aten.sin": "onnx.sin",
-    "aten.cos": "onnx.cos",
-    "aten.reciprocal": "onnx.reciprocal",
-    "aten.mish": "onnx.mish",
-    "aten.hardswish": "onnx.hard_swish",
-    "aten.silu": "onnx.sin",
-    "aten.hardsigmoid": "onnx.sin",
     "aten.clone": "copy",
-    "aten.add": "add",
-    "aten.sub": "subtract",
-    "aten.mul": "multiply",
-    "aten.pow": "power",
-    "aten.maximum": "maximum",
-    "aten.minimum": "minimum",
-    "aten.eq": "equal",
-    "aten.ne": "not_equal",
-    "aten.lt": "less",
-    "aten.le": "less_equal",
-    "aten.gt": "greater",
-    "aten.ge": "greater_equal",
-    "aten.bitwise_and": "bitwise_and",
-    "aten.bitwise_or": "bitwise_or",
-    "aten.bitwise_xor": "bitwise_xor",
     "aten.matmul": "onnx.matmul",
     "aten.einsum": "onnx.einsum",
     "aten.arange": "arange",
@@ -135,34 +102,120 @@ def _floats(draw: Draw, lo: int = 0) -> np.ndarray:
 
 
 # elementwise, one input --------------------------------------------------------------------------
-@generator("aten.gelu")
-def _gelu(draw: Draw) -> tuple:
-    return [_floats(draw)], {"approximate": draw(st.sampled_from(("none", "tanh")))}
+#: every dtype class an elementwise operator's declaration may take or refuse
+EVERY_DTYPE = FLOATS + INTS + ("bool", "uint8", "int8")
+
+#: elementwise operators of one input without attributes (the rest draw their attributes below)
+UNARY = (
+    "relu neg abs exp log sqrt rsqrt tanh sigmoid erf floor ceil sign sin cos reciprocal silu mish hardswish"
+    " hardsigmoid tan asin acos atan sinh cosh asinh acosh atanh log2 log10 log1p expm1 exp2 trunc frac erfinv"
+    " selu relu6 log_sigmoid isinf isfinite isneginf isposinf signbit"
+).split()
 
 
-@generator("aten.leaky_relu")
-def _leaky_relu(draw: Draw) -> tuple:
-    return [_floats(draw)], {"negative_slope": draw(st.floats(-1, 1))}
+def accepted_dtypes(name: str) -> tuple:
+    """The dtypes of EVERY_DTYPE that operator `name`'s declared dtype classes take (every
+    class at once: a draw of one dtype for all its dtype variables)."""
+    from gradual.ops.operand_dtypes import CLASSES
+
+    classes = [cls for _, cls in default_registry().get(name).signature.dtype_requires]
+    return tuple(d for d in EVERY_DTYPE if all(CLASSES[c][2](d) for c in classes))
 
 
-@generator("aten.hardtanh")
-def _hardtanh(draw: Draw) -> tuple:
+def per_operator(*names: str) -> Any:
+    """Register `fn(draw, name)` as the generator of each operator named (it draws what that
+    operator's declaration takes)."""
+
+    def register(fn: Any) -> Any:
+        for name in names:
+            generator(name)(functools.update_wrapper(functools.partial(fn, name=name), fn))
+        return fn
+
+    return register
+
+
+def _any_dtype(draw: Draw, name: str, shape: Any = None) -> np.ndarray:
+    """A tensor of each dtype class (bool, integers, floats) the operator's contract takes."""
+    return array(draw, draw(shapes(lo=0)) if shape is None else shape, draw(st.sampled_from(accepted_dtypes(name))))
+
+
+@per_operator(*("aten." + name for name in UNARY))
+def _unary(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {}
+
+
+@per_operator("aten.round")
+def _round(draw: Draw, name: str) -> tuple:
+    """Decimals other than 0 (torch's round.decimals) of floats only: torch refuses integers
+    there, which a contract cannot say (no condition relates an attribute to a dtype)."""
+    data = _any_dtype(draw, name)
+    return [data], {"decimals": draw(st.sampled_from((0, 1, 2, -1))) if data.dtype.kind == "f" else 0}
+
+
+@per_operator("aten.celu")
+def _celu(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {"alpha": draw(st.sampled_from((1.0, 0.5, 2.0, -1.0)))}
+
+
+@per_operator("aten.hardshrink", "aten.softshrink")
+def _shrink(draw: Draw, name: str) -> tuple:
+    negative = (-0.5,) if name == "aten.hardshrink" else ()  # softshrink's lambd is at least 0
+    return [_any_dtype(draw, name)], {"lambd": draw(st.sampled_from((0.5, 0.0, 1.5) + negative))}
+
+
+@per_operator("aten.threshold")
+def _threshold(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {"threshold": draw(st.floats(-2, 2)), "value": draw(st.floats(-2, 2))}
+
+
+@per_operator("aten.logit")
+def _logit(draw: Draw, name: str) -> tuple:
+    eps = draw(st.sampled_from((None, 0.0, 1e-6, 0.25)))
+    return [_any_dtype(draw, name)], {} if eps is None else {"eps": eps}
+
+
+@per_operator("aten.nan_to_num")
+def _nan_to_num(draw: Draw, name: str) -> tuple:
+    data = _any_dtype(draw, name)
+    if data.dtype.kind == "f" and data.size:
+        data.reshape(-1)[:3] = np.array([np.nan, np.inf, -np.inf])[: data.size]
+    attrs = {k: draw(st.floats(-5, 5)) for k in ("nan", "posinf", "neginf") if draw(st.booleans())}
+    return [data], attrs
+
+
+@per_operator("aten.clone")
+def _clone(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {}
+
+
+@per_operator("aten.gelu")
+def _gelu(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {"approximate": draw(st.sampled_from(("none", "tanh")))}
+
+
+@per_operator("aten.leaky_relu")
+def _leaky_relu(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {"negative_slope": draw(st.floats(-1, 1))}
+
+
+@per_operator("aten.hardtanh")
+def _hardtanh(draw: Draw, name: str) -> tuple:
     low = draw(st.floats(-3, 1))
-    return [_floats(draw)], {"min_val": low, "max_val": low + draw(st.floats(0, 3))}
+    return [_any_dtype(draw, name)], {"min_val": low, "max_val": low + draw(st.floats(-1, 3))}
 
 
-@generator("aten.elu")
-def _elu(draw: Draw) -> tuple:
-    return [_floats(draw)], {
-        "alpha": draw(st.floats(0, 2)),
+@per_operator("aten.elu")
+def _elu(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {
+        "alpha": draw(st.floats(-1, 2)),
         "scale": draw(st.floats(0, 2)),
         "input_scale": draw(st.floats(0, 2)),
     }
 
 
-@generator("aten.softplus")
-def _softplus(draw: Draw) -> tuple:
-    return [_floats(draw)], {"beta": draw(st.floats(0.5, 2)), "threshold": draw(st.floats(0, 20))}
+@per_operator("aten.softplus")
+def _softplus(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {"beta": draw(st.floats(-2, 2)), "threshold": draw(st.floats(0, 20))}
 
 
 @generator("aten.clamp")
@@ -179,31 +232,27 @@ def _clamp(draw: Draw) -> tuple:
     return [array(draw, shape, dtype), low, high], {}
 
 
-@generator("aten.logical_not")
-def _logical_not(draw: Draw) -> tuple:
-    return [array(draw, draw(shapes(lo=0)), draw(st.sampled_from(FLOATS + INTS + ("bool",))))], {}
+@per_operator("aten.logical_not", "aten.bitwise_not")
+def _logical_not(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {}
 
 
-@generator("aten.isnan")
-def _isnan(draw: Draw) -> tuple:
-    data = _floats(draw)
-    data.reshape(-1)[:1] = np.nan
+@per_operator("aten.isnan")
+def _isnan(draw: Draw, name: str) -> tuple:
+    data = _any_dtype(draw, name)
+    if data.dtype.kind == "f":
+        data.reshape(-1)[:1] = np.nan
     return [data], {}
 
 
-@generator("aten.bitwise_not")
-def _bitwise_not(draw: Draw) -> tuple:
-    return [array(draw, draw(shapes(lo=0)), draw(st.sampled_from(INTS + ("bool", "uint8", "int8"))))], {}
+@per_operator("aten.dropout")
+def _dropout(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {"p": draw(st.floats(0, 1)), "train": False}
 
 
-@generator("aten.dropout")
-def _dropout(draw: Draw) -> tuple:
-    return [_floats(draw)], {"p": draw(st.floats(0, 1)), "train": False}
-
-
-@generator("aten.tril", "aten.triu")
-def _triangle(draw: Draw) -> tuple:
-    return [array(draw, draw(shapes(rank_lo=2, lo=0)), _numeric(draw))], {"diagonal": draw(st.integers(-6, 6))}
+@per_operator("aten.tril", "aten.triu")
+def _triangle(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name, draw(shapes(rank_lo=2, lo=0)))], {"diagonal": draw(st.integers(-6, 6))}
 
 
 @generator("aten.cumsum")
@@ -251,12 +300,33 @@ def _div(draw: Draw) -> tuple:
 
 @generator("aten.logical_and", "aten.logical_or", "aten.logical_xor")
 def _logical(draw: Draw) -> tuple:
-    return _broadcast(draw, 2, FLOATS + INTS + ("bool",)), {}
+    return _broadcast(draw, 2, EVERY_DTYPE), {}  # any dtype, each operand its own
+
+
+#: elementwise operators of two broadcasting operands of one dtype, without attributes
+BINARY = (
+    "add sub mul pow maximum minimum eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor atan2 hypot heaviside"
+    " copysign logaddexp xlogy"
+).split()
+
+
+@per_operator(*("aten." + name for name in BINARY))
+def _binary(draw: Draw, name: str) -> tuple:
+    return _broadcast(draw, 2, (draw(st.sampled_from(accepted_dtypes(name))),)), {}
+
+
+@per_operator("aten.bitwise_left_shift", "aten.bitwise_right_shift")
+def _shift(draw: Draw, name: str) -> tuple:
+    """Shifts by 0 up to the width of the narrowest drawn integer less one (torch and NumPy
+    differ past it)."""
+    dtype = draw(st.sampled_from(accepted_dtypes(name)))
+    lhs, rhs = _broadcast(draw, 2, (dtype,))
+    return [lhs, np.abs(rhs) % 7 if dtype != "bool" else rhs], {}
 
 
 @generator("aten.where")
 def _where(draw: Draw) -> tuple:
-    dtype = _numeric(draw)
+    dtype = draw(st.sampled_from(accepted_dtypes("aten.where")))
     condition, x, y = _broadcast(draw, 3, (dtype,))
     return [np.asarray(condition > 0), x, y], {}
 
@@ -793,15 +863,14 @@ def _copy(draw: Draw) -> tuple:
     return [array(draw, shape, _numeric(draw)), array(draw, src_shape, _numeric(draw))], {}
 
 
-@generator("aten.fill")
-def _fill(draw: Draw) -> tuple:
-    dtype = _numeric(draw)
-    return [array(draw, draw(shapes(lo=0)), dtype), scalar(draw(st.integers(-5, 5)), _numeric(draw))], {}
+@per_operator("aten.fill")
+def _fill(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name), scalar(draw(st.integers(-5, 5)), _numeric(draw))], {}
 
 
-@generator("aten.zero")
-def _zero(draw: Draw) -> tuple:
-    return [array(draw, draw(shapes(lo=0)), _numeric(draw))], {}
+@per_operator("aten.zero")
+def _zero(draw: Draw, name: str) -> tuple:
+    return [_any_dtype(draw, name)], {}
 
 
 @generator("aten.view_as")
@@ -993,10 +1062,10 @@ def _vector_norm(draw: Draw) -> tuple:
     }
 
 
-@generator("aten.cummax", "aten.cummin", "aten.logcumsumexp")
-def _scan(draw: Draw) -> tuple:
+@per_operator("aten.cummax", "aten.cummin", "aten.logcumsumexp")
+def _scan(draw: Draw, name: str) -> tuple:
     shape = draw(shapes(lo=0))
-    return [array(draw, shape, _float(draw))], {"dim": axis_in(draw, max(len(shape), 1))}
+    return [_any_dtype(draw, name, shape)], {"dim": axis_in(draw, max(len(shape), 1))}
 
 
 @generator("aten.cumprod")
@@ -1045,18 +1114,18 @@ def _sort(draw: Draw) -> tuple:
 
 
 # shapes --------------------------------------------------------------------------------------------
-@generator("aten.flip")
-def _flip(draw: Draw) -> tuple:
+@per_operator("aten.flip")
+def _flip(draw: Draw, name: str) -> tuple:
     shape = draw(shapes(lo=0))
-    return [array(draw, shape, _numeric(draw))], {"dims": some_axes(draw, max(len(shape), 1)) if shape else []}
+    return [_any_dtype(draw, name, shape)], {"dims": some_axes(draw, max(len(shape), 1)) if shape else []}
 
 
-@generator("aten.roll")
-def _roll(draw: Draw) -> tuple:
+@per_operator("aten.roll")
+def _roll(draw: Draw, name: str) -> tuple:
     shape = draw(shapes(lo=0, rank_lo=1))
     dims = some_axes(draw, len(shape))
     shifts = [draw(st.integers(-7, 7)) for _ in range(max(len(dims), 1))]
-    return [array(draw, shape, _numeric(draw))], {"shifts": shifts, "dims": dims}
+    return [_any_dtype(draw, name, shape)], {"shifts": shifts, "dims": dims}
 
 
 @generator("aten.expand_as")

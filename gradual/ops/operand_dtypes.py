@@ -76,17 +76,8 @@ def _ops(names: str, cls: str) -> dict:
 
 
 OPERAND_CLASSES: dict = {
-    **_ops(
-        "onnx.bitwise_and onnx.bitwise_or onnx.bitwise_xor onnx.bitwise_not onnx.bitshift "
-        "aten.bitwise_and aten.bitwise_or aten.bitwise_xor aten.bitwise_not "
-        "aten.bitwise_left_shift aten.bitwise_right_shift",
-        "bits",
-    ),
-    **_ops(
-        "aten.neg aten.sub aten.sign aten.sigmoid aten.silu aten.log_sigmoid aten.frac aten.erfinv "
-        "aten.softmax aten.log_softmax aten.convolution onnx.conv onnx.topk",
-        "number",
-    ),
+    **_ops("onnx.bitwise_and onnx.bitwise_or onnx.bitwise_xor onnx.bitwise_not onnx.bitshift", "bits"),
+    **_ops("onnx.conv onnx.topk", "number"),
     **_ops("aten.rms_norm aten.rms_norm_sized", "float"),
 }
 

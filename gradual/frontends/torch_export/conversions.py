@@ -76,6 +76,15 @@ PROMOTING.update(
         "aten.bitwise_right_shift",
     }
 )
+#: ATen's floating operators, declared `[T: float]`: torch computes an integer or bool input in
+#: the default float dtype (the node's), so the input is cast to it first
+PROMOTING.update(
+    "aten." + name
+    for name in (
+        "exp log sqrt rsqrt tanh sigmoid erf sin cos reciprocal tan asin acos atan sinh cosh asinh acosh"
+        " atanh log2 log10 log1p expm1 exp2 erfinv logit"
+    ).split()
+)
 
 
 def _bound(c: NodeConverter, name: str, dtype: Optional[str]) -> Any:

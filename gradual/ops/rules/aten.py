@@ -11,19 +11,18 @@ bias, and attention.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, cast
 
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext, TensorArg, axis_rank, normalize_axis, product
 from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
     dtype_name,
-    require_choice,
+    known_dims,
     require_entries,
     require_finite,
     require_nonempty,
     require_outputs,
-    require_positive,
     require_scalar,
     show_ints,
     value_add,
@@ -35,7 +34,7 @@ from gradual.ops.rules.onnx import divided
 from gradual.ops.rules.reduce import require_elements
 from gradual.ops.rules.shape import broadcast_into, reshape_dims
 from gradual.ops.tables import RULES, shape_rule
-from gradual.types import DYN_DTYPE, INT_DTYPES
+from gradual.types import DYN_DTYPE, FLOAT_DTYPES, INT_DTYPES
 
 register_rule_message(
     "split-sizes",
@@ -62,23 +61,11 @@ register_rule_message(
     "pass a tensor of at most {allowed} dims",
 )
 register_rule_message(
-    "repeat-length",
-    codes.BAD_ATTRIBUTE,
-    "{op} got {count} repeats for {arg} of rank {rank}: it needs at least one per dim",
-    "give a repeat for every dim (the leading ones may add dims)",
-)
-register_rule_message(
     "pad-mode-length",
     codes.BAD_ATTRIBUTE,
     "{op} pads in mode {mode} the last 1, 2 or 3 dims of an input with one or two dims more, but got"
     " pad={pad} for {arg} of rank {rank}",
     "give 2, 4 or 6 entries for an input of rank 2 or 3, 3 or 4, 4 or 5 (or use mode constant)",
-)
-register_rule_message(
-    "clamp-bounds",
-    codes.OP_CONSTRAINT,
-    "{op} got neither a min nor a max",
-    "pass at least one bound (torch: 'At least one of min or max must not be None')",
 )
 register_rule_message(
     "pad-length",
@@ -109,6 +96,12 @@ class _View:
     tuple_operand = ShapeContext.tuple_operand
 
 
+def _view(ctx: ShapeContext, args: Sequence[Any], attrs: dict) -> ShapeContext:
+    """A context seen through other arguments and attribute names, as the shared rule it is
+    handed to reads one (`_View` answers every other question as `ctx` does)."""
+    return cast(ShapeContext, _View(ctx, args, attrs))
+
+
 def adapted(rule: str, args: Optional[Sequence[int]] = None, **attrs: Any) -> Callable[[ShapeContext], Any]:
     """A shared rule applied to an ATen operator: `args` picks the arguments it sees (by
     position), each keyword gives one attribute it reads, as an ATen attribute's name
@@ -117,7 +110,7 @@ def adapted(rule: str, args: Optional[Sequence[int]] = None, **attrs: Any) -> Ca
 
     def run(ctx: ShapeContext) -> Any:
         picked = ctx.args if args is None else [ctx.args[i] for i in args]
-        return RULES[rule](_View(ctx, picked, readers))
+        return RULES[rule](_view(ctx, picked, readers))
 
     run.__doc__ = f"ATen's form of the `{rule}` rule."
     return run
@@ -188,8 +181,8 @@ def _reduce(ctx: ShapeContext) -> Any:
         ctx.require_rank_at_least(data, max((dim_rank(d) for d in dims), default=0))
         return ctx.tensor([] if not dims and not ctx.attr("keepdim") else None)
     written = _as_list(ctx.attr("dim")) or []
-    _distinct(ctx, [normalize_axis(ctx, d, data.rank, "dim") for d in written], written)
-    view = _View(ctx, ctx.args[:1], _REDUCE_ATTRS)
+    _distinct(ctx, [normalize_axis(ctx, d, len(data.dims), "dim") for d in written], written)
+    view = _view(ctx, ctx.args[:1], _REDUCE_ATTRS)
     if ctx.op_name in NO_IDENTITY or _infinity_norm(ctx):
         require_elements(view, ctx.operand(0))
     return RULES["reduce"](view)
@@ -236,7 +229,7 @@ def along_dim(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        torch_axis(ctx, ctx.attr("dim"), data.rank)
+        torch_axis(ctx, ctx.attr("dim"), len(data.dims))
     return ctx.tensor(data.dims, ctx.attr("dtype") or data.dtype)
 
 
@@ -267,20 +260,40 @@ def scan(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        torch_axis(ctx, ctx.attr("dim"), data.rank)
+        torch_axis(ctx, ctx.attr("dim"), len(data.dims))
     values = ctx.tensor(data.dims)
     return (
         ctx.tuple([values, ctx.tensor(data.dims, "int64")]) if ctx.op_name in ("aten.cummax", "aten.cummin") else values
     )
 
 
+@shape_rule("aten_div")
+def div(ctx: ShapeContext) -> Any:
+    """`aten.div(x, y, rounding_mode)`: the operands broadcast; true division (no rounding_mode)
+    of integers is float32 (torch's default dtype), else the operands' dtype."""
+    lhs = ctx.operand(0)
+    out = RULES["broadcast"](ctx)
+    name = dtype_name(lhs.dtype)
+    if ctx.attr("rounding_mode") is not None or name in FLOAT_DTYPES:
+        return ctx.tensor(out.dims, lhs.dtype)
+    return ctx.tensor(out.dims, DYN_DTYPE if name is None else "float32")
+
+
 @shape_rule("aten_reduce")
 def reduce(ctx: ShapeContext) -> Any:
     """`aten.sum(x, dim, keepdim, dtype)` and the other reductions: Relay's rule (dim None or []
-    reduces every dim; a scalar reduces to itself); the dtype given, else x's."""
+    reduces every dim; a scalar reduces to itself); the dtype given, else x's (sum and prod:
+    torch's, int64 for bool and integers)."""
     data = ctx.operand(0)
     dims = [] if scalar_dims(ctx, data, ctx.attr("dim")) else _reduce(ctx).dims
-    return ctx.tensor(dims, ctx.attr("dtype") or data.dtype)
+    given = ctx.attr("dtype")
+    if given:
+        return ctx.tensor(dims, given)
+    return ctx.tensor(dims, accumulated_dtype(data.dtype) if ctx.op_name in ACCUMULATING else data.dtype)
+
+
+#: reductions that sum or multiply bool and integer inputs in int64 where no dtype is given
+ACCUMULATING = frozenset({"aten.sum", "aten.prod"})
 
 
 # optional tensors and SymInt lists -----------------------------------------------------------------
@@ -323,7 +336,7 @@ def _dims(ctx: ShapeContext, entries: list) -> list:
 @shape_rule("aten_view")
 def view(ctx: ShapeContext) -> Any:
     """`aten.view(x, size)` / `reshape`: torch's sizes (-1 inferred, 0 a real 0) as a tuple."""
-    data, size = ctx.args
+    data, size = ctx.operand(0), ctx.args[1]
     entries = sizes(ctx, size)
     if entries is None:
         return ctx.tensor(None)
@@ -344,15 +357,13 @@ def view(ctx: ShapeContext) -> Any:
 @shape_rule("aten_expand")
 def expand(ctx: ShapeContext) -> Any:
     """`aten.expand(x, size)`: -1 keeps x's dim; new dims are prepended; 1s stretch."""
-    data, size = ctx.args
+    data, size = ctx.operand(0), ctx.args[1]
     entries = sizes(ctx, size)
     if entries is None:
         return ctx.tensor(None)
     if data.dims is None:
         return ctx.tensor([ctx.unknown() if e == -1 else d for e, d in zip(entries, _dims(ctx, entries))])
-    offset = len(entries) - data.rank
-    if offset < 0:
-        ctx.fail("broadcast-rank", arg=data, rank=data.rank, target=len(entries))
+    offset = len(entries) - len(data.dims)  # >= 0: declared
     target = [
         data.dim(i - offset) if e == -1 and i >= offset else d
         for i, (e, d) in enumerate(zip(entries, _dims(ctx, entries)))
@@ -391,8 +402,8 @@ def diagonal_dims(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     ctx.require_rank_at_least(data, 2)
     if data.dims is None:
         return None
-    a = normalize_axis(ctx, ctx.attr("dim1"), data.rank, "dim1")
-    b = normalize_axis(ctx, ctx.attr("dim2"), data.rank, "dim2")
+    a = normalize_axis(ctx, ctx.attr("dim1"), len(data.dims), "dim1")
+    b = normalize_axis(ctx, ctx.attr("dim2"), len(data.dims), "dim2")
     if a == b:
         ctx.fail(
             "attribute-range", name="dim2", value=ctx.attr("dim2"), needed=f"a dim other than dim1 ({ctx.attr('dim1')})"
@@ -419,7 +430,7 @@ def sym_size(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tensor([], "int64")
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")
     return ctx.tensor([], "int64", value=[data.dim(axis)])
 
 
@@ -448,7 +459,7 @@ def transpose(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, max(dim_rank(ctx.attr("dim0")), dim_rank(ctx.attr("dim1"))))
         return ctx.tensor(None)
-    rank = max(data.rank, 1)
+    rank = max(len(data.dims), 1)
     a = normalize_axis(ctx, ctx.attr("dim0"), rank, "dim0")
     b = normalize_axis(ctx, ctx.attr("dim1"), rank, "dim1")
     dims = list(data.dims)
@@ -463,7 +474,7 @@ def t(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     if data.dims is None:
         return ctx.tensor(None)
-    if data.rank > 2:
+    if len(data.dims) > 2:
         ctx.require_rank(data, 2)
     return ctx.tensor(list(reversed(data.dims)))
 
@@ -479,7 +490,9 @@ def squeeze(ctx: ShapeContext) -> Any:
         return ctx.tensor(None)
     written = _as_list(listed)
     axes = set(
-        range(data.rank) if listed is None else _distinct(ctx, [torch_axis(ctx, a, data.rank) for a in written], listed)
+        range(len(data.dims))
+        if listed is None
+        else _distinct(ctx, [torch_axis(ctx, a, len(data.dims)) for a in written], listed)
     )
     keep = [d for i, d in enumerate(data.dims) if not (i in axes and ctx.is_one(d) is True)]
     if any(i in axes and ctx.is_one(d) is None for i, d in enumerate(data.dims)):
@@ -494,7 +507,7 @@ def flatten(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, max(dim_rank(ctx.attr("start_dim")), dim_rank(ctx.attr("end_dim"))))
         return ctx.tensor(None)
-    rank = max(data.rank, 1)  # a scalar flattens to (1,), its dims named as a vector's (torch)
+    rank = max(len(data.dims), 1)  # a scalar flattens to (1,), its dims named as a vector's (torch)
     start = normalize_axis(ctx, ctx.attr("start_dim"), rank, "start_dim")
     end = normalize_axis(ctx, ctx.attr("end_dim"), rank, "end_dim")
     if end < start:
@@ -507,8 +520,9 @@ def flatten(ctx: ShapeContext) -> Any:
 
 def _parts(ctx: ShapeContext, data: TensorArg, axis: int, part_sizes: list) -> Any:
     fields = []
+    known = known_dims(data)
     for size in part_sizes:
-        dims = list(data.dims[:axis]) + [size] + list(data.dims[axis + 1 :])
+        dims = list(known[:axis]) + [size] + list(known[axis + 1 :])
         fields.append(ctx.tensor(dims, data.dtype))
     return ctx.tuple(fields)
 
@@ -517,18 +531,23 @@ def _parts(ctx: ShapeContext, data: TensorArg, axis: int, part_sizes: list) -> A
 def split_with_sizes(ctx: ShapeContext) -> Any:
     """`aten.split_with_sizes(x, split_sizes, dim)`: parts of the given sizes (a SymInt list),
     which add up to the dim."""
-    data, size_arg = ctx.args
+    data, size_arg = ctx.operand(0), ctx.args[1]
     entries = sizes(ctx, size_arg)
     if entries is None:  # not a literal tuple: the frontend always writes one
         return ctx.tensor(None)
     wanted = _dims(ctx, entries)
     if data.dims is None:
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in wanted])
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = declared_axis(ctx.attr("dim"), len(data.dims))
     total = product_sum(ctx, wanted)
     facts = {"arg": data, "axis": axis, "sizes": show_ints(entries), "total": total, "dim": data.dim(axis)}
     ctx.equal(data.dim(axis), total, otherwise=("split-sizes", facts))
     return _parts(ctx, data, axis, wanted)
+
+
+def declared_axis(axis: int, rank: int) -> int:
+    """An axis the declaration holds to `-rank .. rank - 1`, as a non-negative index."""
+    return axis + rank if axis < 0 else axis
 
 
 def product_sum(ctx: ShapeContext, dims: Sequence[Any]) -> Any:
@@ -548,7 +567,7 @@ def chunk(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")
     whole = data.dim(axis)
     chunks = ctx.attr("chunks")
     size = (whole + (chunks - 1)) // chunks if chunks else ctx.const(ctx.attr("split_size"))
@@ -565,7 +584,7 @@ def unbind(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")))
         return ctx.tuple([ctx.tensor(None, data.dtype) for _ in range(count)])
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")
     facts = {"arg": data, "axis": axis, "count": count, "dim": data.dim(axis)}
     ctx.equal(data.dim(axis), ctx.const(count), otherwise=("unbind-count", facts))
     dims = list(data.dims[:axis]) + list(data.dims[axis + 1 :])
@@ -576,10 +595,10 @@ def unbind(ctx: ShapeContext) -> Any:
 def slice_(ctx: ShapeContext) -> Any:
     """`aten.slice(x, dim, start, end, step)`: start and end are scalars or `()` (None), clamped
     as Python slices; a start or end whose value is not known gives `?`."""
-    data, start_arg, end_arg = ctx.args
+    data, start_arg, end_arg = ctx.operand(0), ctx.args[1], ctx.args[2]
     if data.dims is None:
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # declared too; kept for a rank the call refines
+    axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")  # declared too; kept for a rank the call refines
     step = ctx.attr("step")
     start, start_known = _optional_int(ctx, start_arg)
     end, end_known = _optional_int(ctx, end_arg)
@@ -637,11 +656,10 @@ def _optional_int(ctx: ShapeContext, arg: Any) -> tuple:
 @shape_rule("aten_select")
 def select(ctx: ShapeContext) -> Any:
     """`aten.select(x, dim, index)`: the dim is removed; a known index must lie inside it."""
-    data, index = ctx.args
-    require_scalar(ctx, index)
+    data = ctx.operand(0)  # the index a scalar: declared
     if data.dims is None:
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = declared_axis(ctx.attr("dim"), len(data.dims))
     return ctx.tensor(list(data.dims[:axis]) + list(data.dims[axis + 1 :]))
 
 
@@ -653,7 +671,7 @@ def index_select(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
         return ctx.tensor(None)
-    axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+    axis = torch_axis(ctx, ctx.attr("dim"), len(data.dims))
     dims = list(data.dims)
     if not dims:  # torch: the index of a scalar holds exactly one value, and the result is the scalar
         ctx.within(index.dim(0), 1, 1)
@@ -676,10 +694,8 @@ def embedding_bag(ctx: ShapeContext) -> Any:
     """`aten.embedding_bag(weight, indices, offsets, per_sample_weights, ...)`: (bags, d) and
     torch's bookkeeping (see stdlib/aten.rly); bags is offsets' length (less one with
     include_last_offset)."""
-    weight, indices, offsets, weights = ctx.args
-    mode = ctx.attr("mode")  # the ranks, mode's values and per_sample_weights' length: declared
-    if present(ctx, weights) is not None and mode != 0:
-        ctx.fail("attribute-range", name="mode", value=mode, needed="0 (sum) with per_sample_weights")
+    weight, indices, offsets = ctx.operand(0), ctx.operand(1), ctx.operand(2)
+    mode = ctx.attr("mode")  # the ranks, mode's values, per_sample_weights' length and mode: declared
     if offsets.dims is None:
         bags = ctx.unknown()
     elif ctx.attr("include_last_offset"):
@@ -721,6 +737,8 @@ def constant_pad(ctx: ShapeContext) -> Any:
     (data,) = ctx.operands()
     pad = list(ctx.attr("pad"))
     mode = ctx.attr("mode") if ctx.op_name == "aten.pad" else "constant"
+    if mode == "constant":
+        _fill_fits(ctx, data, ctx.attr("value"))
     if mode != "constant":
         require_entries(ctx, "pad", pad, allow_zero=True)
     if data.dims is None:
@@ -728,7 +746,7 @@ def constant_pad(ctx: ShapeContext) -> Any:
     _pad_mode_length(ctx, data, mode, pad)
     dims = list(data.dims)
     for i in range(len(pad) // 2):
-        axis = data.rank - 1 - i
+        axis = len(data.dims) - 1 - i
         before, after = pad[2 * i], pad[2 * i + 1]
         if mode != "constant" and (before or after):
             least = {"reflect": max(before, after) + 1, "circular": max(before, after), "replicate": 1}[mode]
@@ -736,6 +754,22 @@ def constant_pad(ctx: ShapeContext) -> Any:
         grow = before + after
         dims[axis] = dims[axis] + grow if grow >= 0 else dims[axis] - (-grow)
     return ctx.tensor(dims)
+
+
+def _fill_fits(ctx: ShapeContext, data: TensorArg, value: float) -> None:
+    """A pad value torch can write into x's dtype: an integer or bool x takes a finite value
+    within its range (torch: "value cannot be converted to type int32_t without overflow"). A
+    contract cannot relate a float attribute to an operand's dtype, so the rule says it."""
+    name = dtype_name(data.dtype)
+    if name is None or name in FLOAT_DTYPES:
+        return
+    if name == "bool":
+        low, high = 0, 1
+    else:  # int8 .. int64, uint8 .. uint64
+        bits = int(name.lstrip("uint"))
+        low, high = (0, 2**bits - 1) if name.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if not math.isfinite(value) or not low <= value <= high:
+        ctx.fail("attribute-range", name="value", value=value, needed=f"a value {name} holds ({low} .. {high})")
 
 
 def _pad_mode_length(ctx: ShapeContext, data: TensorArg, mode: str, pad: list) -> None:
@@ -750,14 +784,16 @@ def pad_sized(ctx: ShapeContext) -> Any:
     """`aten.pad_sized(x, pad, mode, value)`: `aten.pad` whose pad is a SymInt list, computed from
     sizes (Swin pads to a multiple of its window, U-Net to a skip connection's size): each
     padded dim is the dim plus its two entries (`?` where an entry is not known)."""
-    data, pad_arg = ctx.args  # mode and the pairs' count: declared
+    data, pad_arg = ctx.operand(0), ctx.args[1]  # mode and the pairs' count: declared
+    if ctx.attr("mode") == "constant":
+        _fill_fits(ctx, data, ctx.attr("value"))
     entries = sizes(ctx, pad_arg)
     if entries is None or data.dims is None:
         return ctx.tensor(None)
     _pad_mode_length(ctx, data, ctx.attr("mode"), entries)
     dims = list(data.dims)
     for i in range(len(entries) // 2):
-        axis = data.rank - 1 - i
+        axis = len(dims) - 1 - i
         dims[axis] = _padded(ctx, dims[axis], entries[2 * i], entries[2 * i + 1])
     return ctx.tensor(dims)
 
@@ -778,13 +814,11 @@ def _padded(ctx: ShapeContext, dim: Any, before: Any, after: Any) -> Any:
 def repeat_sized(ctx: ShapeContext) -> Any:
     """`aten.repeat_sized(x, repeats)`: `aten.repeat` whose repeats are a SymInt list (`w.repeat(n)`
     of a batch n): x aligned on the right with them, each dim multiplied by its repeat."""
-    data, repeats_arg = ctx.args
+    data, repeats_arg = ctx.operand(0), ctx.args[1]
     entries = sizes(ctx, repeats_arg)
     if entries is None or data.dims is None:
         return ctx.tensor(None)
-    if len(entries) < data.rank:
-        ctx.fail("repeat-length", arg=data, count=len(entries), rank=data.rank)
-    dims = [ctx.const(1)] * (len(entries) - data.rank) + list(data.dims)
+    dims = [ctx.const(1)] * (len(entries) - len(data.dims)) + list(data.dims)  # as many repeats as dims: declared
     out = []
     for d, r in zip(dims, entries):
         try:
@@ -798,14 +832,11 @@ def repeat_sized(ctx: ShapeContext) -> Any:
 @shape_rule("aten_linear")
 def linear(ctx: ShapeContext) -> Any:
     """`aten.linear(x, w, b)`: (*, k) x (u, k) -> (*, u); b, when present, broadcasts to (u,)."""
-    data, weight, bias_arg = ctx.args
+    data, weight, bias_arg = ctx.operand(0), ctx.operand(1), ctx.args[2]
     ctx.require_rank(weight, 2)
-    ctx.require_rank_at_least(data, 1)
-    if data.dims is not None:
-        if data.rank < 1:
-            ctx.fail("rank-too-small", arg=data, needed=1, rank=data.rank)
+    if data.dims is not None:  # of rank 1 at least: declared
         ctx.equal(data.dim(-1), weight.dim(1), symbol="k")
-    out = RULES["dense"](_View(ctx, [data, weight], {"units": lambda c: None, "out_dtype": lambda c: ""}))
+    out = RULES["dense"](_view(ctx, [data, weight], {"units": lambda c: None, "out_dtype": lambda c: ""}))
     bias = present(ctx, bias_arg)
     if bias is not None and weight.dims is not None:
         broadcast_into(ctx, bias, [weight.dim(0)])
@@ -847,11 +878,11 @@ def convolution(ctx: ShapeContext) -> Any:
     """`aten.convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups)`
     over any number of spatial dims (ONNX's rule); b, when present, has one entry per output
     channel."""
-    data, weight, bias_arg = ctx.args
+    data, weight, bias_arg = ctx.operand(0), ctx.operand(1), ctx.args[2]
     rank = data.rank if data.dims is not None else weight.rank
     k = max((rank or 3) - 2, 1)
     rule = RULES["onnx_conv_transpose" if ctx.attr("transposed") else "onnx_conv"]
-    out = rule(_View(ctx, [data, weight], _conv_attrs(ctx, k)))
+    out = rule(_view(ctx, [data, weight], _conv_attrs(ctx, k)))
     bias = present(ctx, bias_arg)
     if bias is not None and out.dims is not None:
         ctx.require_rank(bias, 1)
@@ -880,12 +911,12 @@ def pool(ctx: ShapeContext) -> Any:
     k = len(list(ctx.attr("kernel_size")))
     data = ctx.operand(0)
     if data.dims is not None:  # torch pools no empty plane (only the batch may be 0)
-        for axis in range(max(data.rank - k, 0), data.rank):
+        for axis in range(max(len(data.dims) - k, 0), len(data.dims)):
             require_nonempty(ctx, data, axis, "torch pools only non-empty planes")
-        if ctx.op_name == "aten.avg_pool2d" and k == 3 and data.rank >= 3:  # torch: "smaller than kernel size"
-            for axis, size in zip(range(data.rank - 3, data.rank), ctx.attr("kernel_size")):
+        if ctx.op_name == "aten.avg_pool2d" and k == 3 and len(data.dims) >= 3:  # torch: "smaller than kernel size"
+            for axis, size in zip(range(len(data.dims) - 3, len(data.dims)), ctx.attr("kernel_size")):
                 ctx.within(data.dim(axis), size, None)
-    out = RULES["onnx_pool"](_View(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
+    out = RULES["onnx_pool"](_view(ctx, ctx.args, _pool_attrs(ctx, max(k, 1))))
     if out.dims is not None:  # torch: "Output size is too small" (a window that fits nowhere)
         for axis in range(max(len(out.dims) - k, 0), len(out.dims)):
             ctx.within(out.dims[axis], 1, None)
@@ -915,9 +946,9 @@ def _normalized(ctx: ShapeContext, data: TensorArg) -> Optional[list]:
     if data.dims is None:
         ctx.require_rank_at_least(data, len(wanted))
         return None
-    if len(wanted) > data.rank:
+    if len(wanted) > len(data.dims):
         ctx.fail("normalized-shape", arg=data, wanted=shown, rank=data.rank)
-    tail = list(data.dims[data.rank - len(wanted) :])
+    tail = list(data.dims[len(data.dims) - len(wanted) :])
     for d, w in zip(tail, wanted):
         ctx.equal(d, w, symbol="normalized_shape")
     return tail
@@ -928,7 +959,7 @@ def _affine(ctx: ShapeContext, args: Sequence[Any], shape: Optional[list]) -> No
         tensor = present(ctx, arg)
         if tensor is not None and shape is not None:
             ctx.require_rank(tensor, len(shape))
-            for d, w in zip(tensor.dims, shape):
+            for d, w in zip(known_dims(tensor), shape):
                 ctx.equal(d, w, symbol="normalized_shape")
 
 
@@ -936,7 +967,7 @@ def _affine(ctx: ShapeContext, args: Sequence[Any], shape: Optional[list]) -> No
 def layer_norm(ctx: ShapeContext) -> Any:
     """`aten.layer_norm(x, weight, bias, normalized_shape, eps)`: x's last dims are
     normalized_shape; weight and bias (or `()`) have that shape."""
-    data, weight, bias = ctx.args[:3]
+    data, weight, bias = ctx.operand(0), ctx.args[1], ctx.args[2]
     _affine(ctx, [weight, bias], _normalized(ctx, data))
     return ctx.tensor(data.dims)
 
@@ -944,7 +975,7 @@ def layer_norm(ctx: ShapeContext) -> Any:
 @shape_rule("aten_native_layer_norm")
 def native_layer_norm(ctx: ShapeContext) -> Any:
     """`aten.native_layer_norm`: (y, mean, rstd), the statistics with 1s for normalized dims."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     y = layer_norm(ctx)
     if data.dims is None:
         return ctx.tuple([y, ctx.tensor(None), ctx.tensor(None)])
@@ -955,7 +986,7 @@ def native_layer_norm(ctx: ShapeContext) -> Any:
         k = len(fields)
     else:
         k = len(list(ctx.attr("normalized_shape")))
-    stats = list(data.dims[: data.rank - k]) + [ctx.const(1)] * k
+    stats = list(data.dims[: len(data.dims) - k]) + [ctx.const(1)] * k
     return ctx.tuple([y, ctx.tensor(stats), ctx.tensor(list(stats))])
 
 
@@ -963,7 +994,7 @@ def native_layer_norm(ctx: ShapeContext) -> Any:
 def batch_norm(ctx: ShapeContext) -> Any:
     """`aten.batch_norm(x, weight, bias, running_mean, running_var, ...)`: every vector given
     (not `()`) is as long as x's channels (dim 1)."""
-    data = ctx.args[0]
+    data = ctx.operand(0)
     ctx.require_rank_at_least(data, 2)  # (n, c, ...): torch reads a missing channel dim as 0 channels
     channels = data.dim(1) if data.dims is not None else None
     for arg in ctx.args[1:5]:
@@ -985,7 +1016,7 @@ def batch_norm_stats(ctx: ShapeContext) -> Any:
 def attention(ctx: ShapeContext) -> Any:
     """`aten.scaled_dot_product_attention(q, k, v, mask)`: q (*b, L, E), k (*b, S, E),
     v (*b, S, Ev) -> (*b, L, Ev); the mask (or `()`) broadcasts to (*b, L, S)."""
-    q, k, v, mask_arg = ctx.args
+    q, k, v, mask_arg = ctx.operand(0), ctx.operand(1), ctx.operand(2), ctx.args[3]
     for arg in (q, k, v):  # with enable_gqa torch reads the heads at dim -3
         ctx.require_rank_at_least(arg, 3 if ctx.attr("enable_gqa") else 2)
     if q.dims is None or k.dims is None or v.dims is None:
@@ -1008,8 +1039,8 @@ def _grouped_heads(ctx: ShapeContext, q: TensorArg, k: TensorArg, v: TensorArg) 
     heads, kv_heads = q.dim(-3), ctx.equal(k.dim(-3), v.dim(-3), symbol="kv_heads")
     have, divisor = ctx.static(heads), ctx.static(kv_heads)
     if have is not None and divisor is not None and (divisor == 0 or have % divisor):
-        ctx.fail("not-divisible", arg=q, axis=q.rank - 3, dim=heads, factor=divisor)
-    batch = broadcast_dims(ctx, [list(q.dims[:-3]), list(k.dims[:-3]), list(v.dims[:-3])])
+        ctx.fail("not-divisible", arg=q, axis=len(known_dims(q)) - 3, dim=heads, factor=divisor)
+    batch = broadcast_dims(ctx, [list(known_dims(q)[:-3]), list(known_dims(k)[:-3]), list(known_dims(v)[:-3])])
     return None if batch is None else batch + [heads]
 
 
@@ -1024,7 +1055,7 @@ def max_dim(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, dim_rank(ctx.attr("dim")))
     else:
-        ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), 1, None)
+        ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")), 1, None)
     return ctx.tuple([values, ctx.tensor(values.dims, "int64")])
 
 
@@ -1033,8 +1064,10 @@ def argmax(ctx: ShapeContext) -> Any:
     """`aten.argmax(x, dim, keepdim)`: int64 indices (dim None: over the flattened tensor)."""
     (data,) = ctx.operands()
     if ctx.attr("dim") is None:  # over every element, of which there must be one
-        require_elements(_View(ctx, ctx.args, _REDUCE_ATTRS), data)
-        return ctx.tensor([ctx.const(1)] * data.rank if ctx.attr("keepdim") and data.dims is not None else [], "int64")
+        require_elements(_view(ctx, ctx.args, _REDUCE_ATTRS), data)
+        return ctx.tensor(
+            [ctx.const(1)] * len(data.dims) if ctx.attr("keepdim") and data.dims is not None else [], "int64"
+        )
     if scalar_dims(ctx, data, ctx.attr("dim")):
         return ctx.tensor([], "int64")
     values = _reduce(ctx)
@@ -1068,8 +1101,8 @@ def _same_dims(ctx: ShapeContext, src: TensorArg, dims: Optional[list], symbol: 
 def slice_scatter(ctx: ShapeContext) -> Any:
     """`aten.slice_scatter(self, src, start, end, dim, step)`: self with self[start:end:step]
     (along dim) replaced by src, which has that slice's shape."""
-    data, src, start, end = ctx.args
-    part = slice_(_View(ctx, [data, start, end], {}))
+    data, src, start, end = ctx.operand(0), ctx.operand(1), ctx.args[2], ctx.args[3]
+    part = slice_(_view(ctx, [data, start, end], {}))
     _same_dims(ctx, src, part.dims, "slice")
     return ctx.tensor(data.dims)
 
@@ -1078,8 +1111,8 @@ def slice_scatter(ctx: ShapeContext) -> Any:
 def select_scatter(ctx: ShapeContext) -> Any:
     """`aten.select_scatter(self, src, index, dim)`: self with self.select(dim, index) replaced
     by src, which has self's shape without dim."""
-    data, src, index = ctx.args
-    part = select(_View(ctx, [data, index], {}))
+    data, src, index = ctx.operand(0), ctx.operand(1), ctx.args[2]
+    part = select(_view(ctx, [data, index], {}))
     _same_dims(ctx, src, part.dims, "selected")
     return ctx.tensor(data.dims)
 
@@ -1088,13 +1121,13 @@ def select_scatter(ctx: ShapeContext) -> Any:
 def unflatten(ctx: ShapeContext) -> Any:
     """`aten.unflatten(x, sizes, dim)`: dim split into sizes (a SymInt list, one -1 inferred,
     a 0 a size), whose product is the dim."""
-    data, size_arg = ctx.args
+    data, size_arg = ctx.operand(0), ctx.args[1]
     entries = sizes(ctx, size_arg)
     if entries is None:
         return ctx.tensor(None)
     if data.dims is None:
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+    axis = declared_axis(ctx.attr("dim"), len(data.dims))
     part = TensorArg(data.index, data.path, [data.dim(axis)], data.dtype, None)
     middle = reshape_dims(ctx, part, entries, allowzero=True)
     if middle is None:
@@ -1106,10 +1139,8 @@ def unflatten(ctx: ShapeContext) -> Any:
 @shape_rule("aten_clamp")
 def clamp(ctx: ShapeContext) -> Any:
     """`aten.clamp(x, min, max)`: bounds that are tensors broadcast with x; x's dtype."""
-    data, low, high = ctx.args
-    bounds = [present(ctx, b) for b in (low, high)]
-    if bounds == [None, None]:
-        ctx.fail("clamp-bounds")
+    data = ctx.operand(0)
+    bounds = [ctx.optional_operand(1), ctx.optional_operand(2)]  # at least one: declared
     dims = broadcast_dims(ctx, [data.dims] + [b.dims for b in bounds if b is not None])
     return ctx.tensor(dims, data.dtype)
 
@@ -1118,7 +1149,9 @@ def _distinct_dims(ctx: ShapeContext, data: TensorArg, name: str, scalar_dims: b
     """The dims an attribute names, each once; `scalar_dims`: a scalar has dims 0 and -1 (flip),
     else none (roll: "tensor has no dimensions")."""
     axes = [
-        torch_axis(ctx, a, data.rank, name) if scalar_dims else normalize_axis(ctx, a, data.rank, name)
+        torch_axis(ctx, a, len(known_dims(data)), name)
+        if scalar_dims
+        else normalize_axis(ctx, a, len(known_dims(data)), name)
         for a in _as_list(ctx.attr(name))
     ]
     return _distinct(ctx, axes, ctx.attr(name), name)
@@ -1137,9 +1170,7 @@ def flip(ctx: ShapeContext) -> Any:
 def roll(ctx: ShapeContext) -> Any:
     """`aten.roll(x, shifts, dims)`: x's shape; one shift per dim (or one, without dims)."""
     (data,) = ctx.operands()
-    shifts, dims = list(ctx.attr("shifts")), list(ctx.attr("dims"))
-    if len(shifts) != max(len(dims), 1) or (not dims and len(shifts) != 1):
-        ctx.fail("attribute-range", name="shifts", value=show_ints(shifts), needed=f"{max(len(dims), 1)} entries")
+    dims = list(ctx.attr("dims"))  # one shift per dim (one without dims): declared
     if data.dims is not None and dims:
         _distinct_dims(ctx, data, "dims", scalar_dims=False)
     return ctx.tensor(data.dims)
@@ -1161,14 +1192,12 @@ def topk(ctx: ShapeContext) -> Any:
     """`aten.topk(x, k, dim)`: (values, int64 indices), dim become k; it must hold at least k
     (a scalar is its own top 1)."""
     (data,) = ctx.operands()
-    k = ctx.attr("k")
-    if k < 0:
-        ctx.fail("attribute-range", name="k", value=k, needed="at least 0")
+    k = ctx.attr("k")  # at least 0: declared
     if data.dims is None:
         ctx.require_rank_at_least(data, axis_rank(ctx.attr("dim")) if k > 1 else 0)
         return ctx.tuple([ctx.tensor(None), ctx.tensor(None, "int64")])
     dims = list(data.dims)
-    axis = torch_axis(ctx, ctx.attr("dim"), data.rank)
+    axis = torch_axis(ctx, ctx.attr("dim"), len(data.dims))
     if dims:
         ctx.within(dims[axis], k, None)
         dims[axis] = ctx.const(k)
@@ -1184,8 +1213,6 @@ register_rule_message(
     "{op} needs output_size or scales for the dims it resizes",
     "give the output size or the scale factors",
 )
-
-UPSAMPLE_MODES = ("nearest", "nearest-exact", "linear", "cubic")
 
 
 def scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
@@ -1208,8 +1235,7 @@ def scaled(ctx: ShapeContext, d: Any, scale: float) -> Any:
 def upsample(ctx: ShapeContext) -> Any:
     """`aten.upsample(x, output_size, scales, mode)`: the last len(output_size or scales) dims
     resized (see stdlib/aten.rly); each must hold at least 1."""
-    data, size_arg = ctx.args
-    require_choice(ctx, "mode", ctx.attr("mode"), UPSAMPLE_MODES)
+    data, size_arg = ctx.operand(0), ctx.args[1]  # the mode: declared
     scales = ctx.attr("scales")
     if scales is not None:
         require_finite(ctx, "scales", scales)
@@ -1220,10 +1246,10 @@ def upsample(ctx: ShapeContext) -> Any:
     if data.dims is None:
         ctx.require_rank_at_least(data, k + 1)
         return ctx.tensor(None)
-    if data.rank < k + 1:
-        ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=data.rank)
+    if len(data.dims) < k + 1:
+        ctx.fail("rank-too-small", arg=data, needed=k + 1, rank=len(data.dims))
     dims = list(data.dims)
-    first = data.rank - k
+    first = len(dims) - k
     for i in range(k):
         ctx.within(dims[first + i], 1, None)
         dims[first + i] = _dims(ctx, [entries[i]])[0] if entries else scaled(ctx, dims[first + i], float(scales[i]))
@@ -1234,7 +1260,7 @@ def upsample(ctx: ShapeContext) -> Any:
 def kthvalue(ctx: ShapeContext) -> Any:
     """`aten.kthvalue(x, k, dim, keepdim)`: (values, indices) with dim reduced; k in 1..dim."""
     (data,) = ctx.operands()
-    k = require_positive(ctx, "k", ctx.attr("k"))
+    k = ctx.attr("k")  # at least 1: declared
     if data.dims is not None and data.rank:
         ctx.within(data.dim(normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")), k, None)
     elif data.dims is not None and k > 1:  # a scalar is a line of one element
@@ -1252,9 +1278,9 @@ def adaptive_pool(ctx: ShapeContext) -> Any:
     ctx.require_rank_at_least(data, len(wanted) + 1)
     if data.dims is not None:
         k = len(wanted)
-        for axis in range(data.rank - k, data.rank):
+        for axis in range(len(data.dims) - k, len(data.dims)):
             ctx.within(data.dim(axis), 1, None)
-        dims = list(data.dims[: data.rank - k]) + [ctx.const(w) for w in wanted]
+        dims = list(data.dims[: len(data.dims) - k]) + [ctx.const(w) for w in wanted]
     values = ctx.tensor(dims)
     return ctx.tuple([values, ctx.tensor(dims, "int64")]) if ctx.op_name == "aten.adaptive_max_pool2d" else values
 
@@ -1264,13 +1290,13 @@ def adaptive_pool(ctx: ShapeContext) -> Any:
 def repeat_interleave(ctx: ShapeContext) -> Any:
     """`aten.repeat_interleave(x, repeats, dim)`: dim times repeats (dim None: x flattened)."""
     (data,) = ctx.operands()
-    repeats = require_positive(ctx, "repeats", ctx.attr("repeats"), allow_zero=True)
+    repeats = ctx.attr("repeats")  # at least 0: declared
     if data.dims is None:
         return ctx.tensor(None)
     if ctx.attr("dim") is None:
         return ctx.tensor([product(ctx, data.dims) * repeats])
     dims = list(data.dims)
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # torch: a scalar has no dim here
+    axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")  # torch: a scalar has no dim here
     dims[axis] = dims[axis] * repeats
     return ctx.tensor(dims)
 
@@ -1280,7 +1306,7 @@ def repeat_interleave_by(ctx: ShapeContext) -> Any:
     """`aten.repeat_interleave_by(x, repeats, dim)`: dim becomes the sum of repeats (unknown
     here: `?`); a vector of repeats is as long as the dim (dim None: x flattened)."""
     data, repeats = ctx.operands()
-    if repeats.dims is not None and repeats.rank > 1:
+    if repeats.dims is not None and len(repeats.dims) > 1:
         ctx.require_rank(repeats, 1)
     if data.dims is None:
         return ctx.tensor(None)
@@ -1288,10 +1314,10 @@ def repeat_interleave_by(ctx: ShapeContext) -> Any:
         length, dims, axis = product(ctx, data.dims), [ctx.unknown()], 0
     else:
         dims = list(data.dims)
-        axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")
+        axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims), "dim")
         length = dims[axis]
         dims[axis] = ctx.unknown()
-    if repeats.dims is not None and repeats.rank == 1 and ctx.static(repeats.dim(0)) != 1:
+    if repeats.dims is not None and len(repeats.dims) == 1 and ctx.static(repeats.dim(0)) != 1:
         ctx.equal(repeats.dim(0), length, symbol="repeats")
     return ctx.tensor(dims)
 
@@ -1300,18 +1326,19 @@ def repeat_interleave_by(ctx: ShapeContext) -> Any:
 def diff(ctx: ShapeContext) -> Any:
     """`aten.diff(x, prepend, append, n, dim)`: dim of prepend ++ x ++ append, less n (none
     left where it is shorter); prepend and append have x's other dims."""
-    data, before, after = ctx.args
+    data = ctx.operand(0)
     n = ctx.attr("n")
     if data.dims is None:
         return ctx.tensor(None)
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank, "dim")  # declared too; kept for a rank the call refines
+    rank = len(data.dims)
+    axis = normalize_axis(ctx, ctx.attr("dim"), rank, "dim")  # declared too; kept for a rank the call refines
     length = data.dim(axis)
-    for part in (present(ctx, before), present(ctx, after)):
+    for part in (ctx.optional_operand(1), ctx.optional_operand(2)):
         if part is not None and part.dims is None:  # its rank is checked when run; its length unknown
             length = ctx.unknown()
         elif part is not None:
-            ctx.require_rank(part, data.rank)  # declared too; kept for a rank the call refines
-            for i in range(data.rank):
+            ctx.require_rank(part, rank)  # declared too; kept for a rank the call refines
+            for i in range(rank):
                 if i != axis:
                     ctx.equal(part.dim(i), data.dim(i))
             length = length + part.dim(axis)
@@ -1364,16 +1391,11 @@ def pixel_shuffle(ctx: ShapeContext) -> Any:
     pixel_unshuffle the reverse (h and w multiples of r)."""
     (data,) = ctx.operands()
     shuffle = ctx.op_name == "aten.pixel_shuffle"
-    r = ctx.attr("upscale_factor" if shuffle else "downscale_factor")
-    if r < 1:
-        ctx.fail(
-            "attribute-range", name="upscale_factor" if shuffle else "downscale_factor", value=r, needed="at least 1"
-        )
-    ctx.require_rank_at_least(data, 3)
+    r = ctx.attr("upscale_factor" if shuffle else "downscale_factor")  # r >= 1, rank >= 3: declared
     if data.dims is None:
         return ctx.tensor(None)
     dims = list(data.dims)
-    c, h, w = data.rank - 3, data.rank - 2, data.rank - 1
+    c, h, w = len(data.dims) - 3, len(data.dims) - 2, len(data.dims) - 1
     if shuffle:
         dims[c], dims[h], dims[w] = divided(ctx, data, c, r * r), dims[h] * r, dims[w] * r
     else:
@@ -1383,14 +1405,11 @@ def pixel_shuffle(ctx: ShapeContext) -> Any:
 
 # creation ---------------------------------------------------------------------------------------
 def _scalar_dim(ctx: ShapeContext, arg: Any) -> Any:
-    """A size given as an int64 scalar (a literal or a symbolic int): its dim, or `?`."""
-    require_scalar(ctx, arg)
+    """A size given as an int64 scalar (a literal or a symbolic int; a scalar, not negative:
+    declared): its dim, or `?`."""
     value = arg.value[0] if arg.value else None
     if value is None:
         return ctx.unknown()
-    size = value if isinstance(value, int) else ctx.static(value)
-    if size is not None and size < 0:
-        ctx.fail("attribute-range", name="size", value=size, needed="at least 0")
     return ctx.const(value) if isinstance(value, int) else value
 
 
@@ -1429,21 +1448,23 @@ def expand_as(ctx: ShapeContext) -> Any:
 def as_strided(ctx: ShapeContext) -> Any:
     """`aten.as_strided(x, size, stride, storage_offset)`: the dims size gives; the last element
     it reads lies inside x."""
-    data, size_arg = ctx.args
+    data, size_arg = ctx.operand(0), ctx.args[1]
     entries = sizes(ctx, size_arg)
-    strides = list(ctx.attr("stride"))
+    strides = list(ctx.attr("stride"))  # one per size, none negative: declared
     if entries is None:
         return ctx.tensor(None)
     dims = _dims(ctx, entries)
-    if len(strides) != len(dims) or any(s < 0 for s in strides):
-        ctx.fail(
-            "attribute-range", name="stride", value=show_ints(strides), needed=f"{len(dims)} entries, none negative"
-        )
-    known = [ctx.static(d) for d in dims]
-    if data.dims is not None and None not in known and all(k > 0 for k in known):
+    _inside(ctx, data, dims, strides)
+    return ctx.tensor(dims)
+
+
+def _inside(ctx: ShapeContext, data: TensorArg, dims: list, strides: Sequence[int]) -> None:
+    """Require the last element a strided view of `dims` reads (where they are known and none
+    is 0) to lie inside x."""
+    known = [k for k in (ctx.static(d) for d in dims) if k is not None and k > 0]
+    if data.dims is not None and len(known) == len(dims):
         last = ctx.attr("storage_offset") + sum((k - 1) * s for k, s in zip(known, strides))
         ctx.within(product(ctx, data.dims), last + 1, None)
-    return ctx.tensor(dims)
 
 
 @shape_rule("aten_as_strided_scatter")
@@ -1458,10 +1479,7 @@ def as_strided_scatter(ctx: ShapeContext) -> Any:
     if src.dims is not None:
         for have, want in zip(src.dims, dims):
             ctx.equal(have, want, symbol="size")
-    known = [ctx.static(d) for d in dims]
-    if data.dims is not None and None not in known and all(k > 0 for k in known):
-        last = ctx.attr("storage_offset") + sum((k - 1) * s for k, s in zip(known, ctx.attr("stride")))
-        ctx.within(product(ctx, data.dims), last + 1, None)
+    _inside(ctx, data, dims, ctx.attr("stride"))
     return ctx.tensor(data.dims)
 
 
@@ -1470,22 +1488,15 @@ def unfold(ctx: ShapeContext) -> Any:
     """`aten.unfold(x, dimension, size, step)`: the dim becomes (d - size) // step + 1 (d at
     least size), and a last dim of size is added."""
     (data,) = ctx.operands()
-    size, step = ctx.attr("size"), ctx.attr("step")
-    if step < 1 or size < 0:
-        ctx.fail(
-            "attribute-range",
-            name="step" if step < 1 else "size",
-            value=step if step < 1 else size,
-            needed="at least 1" if step < 1 else "at least 0",
-        )
+    size, step = ctx.attr("size"), ctx.attr("step")  # step >= 1, size >= 0: declared
     if data.dims is None:
         return ctx.tensor(None)
-    if data.rank == 0:  # a line of one element: one window of at most 1
+    if not data.dims:  # a line of one element: one window of at most 1
         normalize_axis(ctx, ctx.attr("dimension"), 1, "dimension")
         if size > 1:
             ctx.fail("attribute-range", name="size", value=size, needed="at most 1 for a scalar")
         return ctx.tensor([ctx.const(size)])
-    axis = normalize_axis(ctx, ctx.attr("dimension"), data.rank, "dimension")
+    axis = normalize_axis(ctx, ctx.attr("dimension"), len(data.dims), "dimension")
     dims = list(data.dims)
     ctx.within(dims[axis], size, None)
     dims[axis] = (dims[axis] - size) // step + 1 if size else dims[axis] // step + 1
@@ -1496,17 +1507,10 @@ def unfold(ctx: ShapeContext) -> Any:
 def bincount(ctx: ShapeContext) -> Any:
     """`aten.bincount(x, weights, minlength)`: a vector of max(max(x) + 1, minlength) counts, so
     at least minlength (known when run); weights, when given, are as long as x."""
-    data, weights = ctx.args
-    ctx.require_rank(data, 1)
-    minlength = ctx.attr("minlength")
-    if minlength < 0:
-        ctx.fail("attribute-range", name="minlength", value=minlength, needed="0 or more")
+    minlength = ctx.attr("minlength")  # x and weights of one length n, minlength >= 0: declared
     dtype: Any = "int64"
-    given = present(ctx, weights)
+    given = ctx.optional_operand(1)
     if given is not None:
-        ctx.require_rank(given, 1)
-        if data.dims is not None and given.dims is not None:
-            ctx.equal(given.dim(0), data.dim(0), symbol="n")
         name = dtype_name(given.dtype)
         dtype = name if name in ("float32", "float64") else "float64" if name is not None else None
     return ctx.tensor([ctx.bounded(minlength, None) if minlength else ctx.unknown()], dtype)
@@ -1555,8 +1559,8 @@ def aten_unique_dim(ctx: ShapeContext) -> Any:
     if data.dims is None:
         unknown = ctx.tensor([ctx.unknown()], "int64")
         return ctx.tuple([ctx.tensor(None, data.dtype), unknown, unknown])
-    axis = normalize_axis(ctx, ctx.attr("dim"), data.rank)
-    for other in range(data.rank):
+    axis = normalize_axis(ctx, ctx.attr("dim"), len(data.dims))
+    for other in range(len(data.dims)):
         if other != axis:  # torch: "there are 0 sized dimensions, and they aren't selected"
             require_nonempty(ctx, data, other, "torch compares the slices along dim only when they hold elements")
     count = _distinct_count(ctx, data.dim(axis))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -335,12 +335,15 @@ for _name, _fill in (
 
 @kernel("aten.div")
 def div(a: np.ndarray, b: np.ndarray, *, rounding_mode: Optional[str] = None) -> np.ndarray:
-    """True division, or rounded toward -inf (`floor`) or 0 (`trunc`)."""
+    """True division (of integers: in float32, torch's default dtype), or rounded toward -inf
+    (`floor`) or 0 (`trunc`) in the operands' dtype."""
     with np.errstate(divide="ignore", invalid="ignore"):
         if rounding_mode == "floor":
             out = np.floor_divide(a, b) if a.dtype.kind in "iu" else np.floor(a / b)
         elif rounding_mode == "trunc":
             out = np.trunc(a / b)
+        elif a.dtype.kind != "f":
+            return np.asarray(a / b, dtype=np.float32)
         else:
             out = a / b
     return same_dtype(a, out)
@@ -358,19 +361,20 @@ def logical_not(data: np.ndarray) -> np.ndarray:
     return np.logical_not(data)
 
 
-for _name, _fn in (
+_LOGICAL: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("aten.logical_and", np.logical_and),
     ("aten.logical_or", np.logical_or),
     ("aten.logical_xor", np.logical_xor),
-):
-    kernel(_name)(lambda a, b, _f=_fn: np.asarray(_f(a, b), dtype=bool))
+)
+for _name, _logical in _LOGICAL:
+    kernel(_name)(lambda a, b, _f=_logical: np.asarray(_f(a, b), dtype=bool))
 
 
 def _heaviside(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(a == 0, b, np.where(a > 0, 1, 0))
 
 
-for _name, _fn in (
+_BINARY: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("aten.atan2", np.arctan2),
     ("aten.hypot", np.hypot),
     ("aten.heaviside", _heaviside),
@@ -379,8 +383,9 @@ for _name, _fn in (
     ("aten.xlogy", lambda a, b: np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1, b)))),
     ("aten.bitwise_left_shift", np.left_shift),
     ("aten.bitwise_right_shift", np.right_shift),
-):
-    kernel(_name)(lambda a, b, _f=_fn: same_dtype(a, _f(a, b)))
+)
+for _name, _binary in _BINARY:
+    kernel(_name)(lambda a, b, _f=_binary: same_dtype(a, _f(a, b)))
 
 
 # linear algebra ------------------------------------------------------------------------------------
@@ -701,7 +706,7 @@ def _reduction(name: str, fn: Any) -> None:
     @scalar_as_vector
     def run(data: np.ndarray, *, dim: Any = None, keepdim: bool = False, dtype: str = "", **attrs: Any) -> np.ndarray:
         out = np.asarray(fn(data, _axes(data, dim), keepdim, **attrs))
-        return out.astype(dtype if dtype else data.dtype)
+        return out.astype(_accumulated(data, dtype) if name in ("aten.sum", "aten.prod") else dtype or data.dtype)
 
     run.__name__ = name.replace(".", "_")
     run.__doc__ = f"`{name}` over dim (every dim when None or [])."
@@ -1081,18 +1086,21 @@ def broadcast_tensors(tensors: tuple) -> tuple:
 @kernel("aten.meshgrid")
 def meshgrid(tensors: tuple, *, indexing: str) -> tuple:
     """Grids of the vectors."""
-    return tuple(np.array(g) for g in np.meshgrid(*[t.reshape(-1) for t in tensors], indexing=indexing))
+    return tuple(
+        np.array(g) for g in np.meshgrid(*[t.reshape(-1) for t in tensors], indexing="xy" if indexing == "xy" else "ij")
+    )
 
 
 @kernel("aten.pad")
 def pad(data: np.ndarray, *, pad: Sequence[int], mode: str, value: float) -> np.ndarray:
     """Reflected, replicated or wrapped edges ([before, after] from the last dim back)."""
-    widths = [(0, 0)] * data.ndim
+    widths: list[tuple[int, int]] = [(0, 0)] * data.ndim
     for i in range(len(pad) // 2):
         widths[data.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
     if mode == "constant":
         return constant_pad_nd(data, pad=pad, value=value)
-    return np.pad(data, widths, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+    edge: Any = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    return np.pad(data, widths, mode=edge)
 
 
 @kernel("aten.pad_sized")
@@ -1230,7 +1238,7 @@ def slice_scatter(data: np.ndarray, src: np.ndarray, start: Any, end: Any, *, di
 def select_scatter(data: np.ndarray, src: np.ndarray, index: np.ndarray, *, dim: int) -> np.ndarray:
     """self with one index along dim replaced."""
     out = data.copy()
-    where = [slice(None)] * data.ndim
+    where: list[Any] = [slice(None)] * data.ndim
     where[dim] = int(np.asarray(index).reshape(-1)[0])
     out[tuple(where)] = src
     return out
