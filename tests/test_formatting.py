@@ -218,8 +218,11 @@ def test_formatting_a_range_formats_the_definitions_it_touches(case, width: int,
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     edits = format_definitions(text, start, end, width=width)
+    whole = format_text(text, width=width)
+    assert whole is not None
     for edit in edits:
         assert edit.start <= end and start <= edit.end + 1
+        assert edit.text in whole, edit.text  # a definition formatted alone is laid out as in the whole
     result = applied(text, edits)
     assert format_text(result, width=width) == format_text(text, width=width)
     assert format_definitions(result, start, end, width=width) == [] or len(edits) == 0 and result == text
