@@ -181,6 +181,7 @@ def test_an_attribute_value_breaks_where_it_does_not_fit(value) -> None:
 @given(types)
 def test_a_type_breaks_where_it_does_not_fit(t) -> None:
     fits_where_it_can(f"def @f(%x: {format_type(t)}) {{\n  %x\n}}\n")
+    fits_where_it_can(f"def @f(%x) {{\n  g(%x, 1.9275100139785296e+16f as {format_type(t)})\n}}\n")  # after a cast
 
 
 @settings(SETTINGS, max_examples=80)

@@ -250,15 +250,19 @@ def _read_gap(
 #: what a run of blanks may stand inside: a string, a comment, the `#[version]` header (kept
 #: as they are), else blanks (made one space); anything else is passed over a character at a
 #: time (no lexeme but those holds a blank or starts with `"`, `/` or `#`)
-_KEPT_OR_BLANKS = re.compile(
-    r'("[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|//[^\r\n]*|/\*[^*]*(?:\*(?!/)[^*]*)*\*/|#\[[^\]\r\n]*\])|[ \t]+'
-)
+_KEPT = r'("[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|//[^\r\n]*|/\*[^*]*(?:\*(?!/)[^*]*)*\*/|#\[[^\]\r\n]*\])'
+_KEPT_OR_BLANKS = re.compile(_KEPT + r"|[ \t]+")
+#: without tabs: what is kept, or a run of two spaces or more (its first space in group 2), so
+#: that a template (`\1\2`) rewrites it without a Python call for each match
+_KEPT_OR_SPACES = re.compile(_KEPT + r"|( ) +")
 
 
 def _blanks_as_one(text: str) -> str:
     """`text` with each run of spaces and tabs outside strings, comments and the header as one
     space."""
-    return _KEPT_OR_BLANKS.sub(_kept_or_space, text)
+    if "\t" in text:
+        return _KEPT_OR_BLANKS.sub(_kept_or_space, text)
+    return _KEPT_OR_SPACES.sub(r"\1\2", text)
 
 
 def _kept_or_space(m: re.Match[str]) -> str:

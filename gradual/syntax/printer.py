@@ -517,7 +517,7 @@ def type_doc(t: ast.TypeExpr) -> Doc:
     if type(t) is ast.HoleTypeExpr:
         return f"?{t.name}"
     if type(t) is ast.RefTypeExpr:
-        return ["ref(", type_doc(t.content), ")"]
+        return _group("ref(", [type_doc(t.content)], ")", "")
     if type(t) is ast.AdtTypeExpr:
         return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")
     raise TypeError(f"not a type: {t!r}")
