@@ -5,6 +5,7 @@ with bench/lsp_bench.py).
     python bench/lsp_features.py                  # everything
     python bench/lsp_features.py --only concurrency --big 50000
     python bench/lsp_features.py --only completion rename --lines 10000
+    python bench/lsp_features.py --only formatting --lines 10000 --formats 5
 
 * **concurrency**: a `--big`-line program is opened, and while its first check runs, a
   100-line program is opened and edited `--edits` times (alternately breaking and fixing a
@@ -22,6 +23,14 @@ server's: 75 ms for a rename of 1,000 edits).
 * **rename** at `--lines` lines: a variable used 1,000 times in one definition (the rest of the
   program is the usual chain of layers), from another of its uses each time: `prepareRename`,
   then `textDocument/rename` to a new name (not applied), as editors ask; each, and the two.
+* **formatting** at `--lines` lines, on each text of bench/format_bench.py (the examples
+  concatenated, the generated layers whose signatures all break, the examples formatted
+  already): the document opened and checked, then `textDocument/formatting` `--formats`
+  times (the whole document's edit), and `textDocument/rangeFormatting` of one definition in
+  the middle and of the whole text; each timed from the request to its answer (wall), and in
+  the server's CPU time (user + system, from /proc: what the load of a shared machine does
+  not inflate). Before them, each example is formatted through the client, the edit applied,
+  and formatted again: the second request must change nothing.
 """
 
 from __future__ import annotations
@@ -39,7 +48,8 @@ from typing import Any
 from lsprotocol import types as lsp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp_bench import SERVER, fill_caches, generate, percentile, server_env, stop
+from format_bench import examples_text, layers_text
+from lsp_bench import SERVER, cpu_seconds, fill_caches, generate, percentile, server_env, stop
 
 NO_TURNS = [
     sys.executable,
@@ -90,7 +100,8 @@ class Raw:
             message = json.loads(await stream.readexactly(length))
             if "method" in message:
                 if message["method"] == "textDocument/publishDiagnostics":
-                    self.published[message["params"]["version"]] = time.perf_counter()
+                    # (a closed document's diagnostics are cleared without a version)
+                    self.published[message["params"].get("version")] = time.perf_counter()
                     self.event.set()
                 if "id" in message:  # a request of the server's: answered with null
                     self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
@@ -323,14 +334,96 @@ async def rename(scratch: Path, lines: int, renames: int) -> dict:
     }
 
 
+async def formatting(scratch: Path, lines: int, formats: int) -> dict:
+    """Formatting and range formatting latency at `lines` lines, per kind of text."""
+    from gradual.syntax.formatting import format_source
+
+    texts = {"examples": examples_text(lines), "layers": layers_text(lines)}
+    texts["formatted"] = format_source(texts["examples"])
+    found: dict = {}
+    for kind, text in texts.items():
+        uri = Path(f"/tmp/gradual-bench-format-{kind}-{lines}.rly").as_uri()
+        client = await raw_started(server_env(scratch, True), uri, text)
+        pid = client.process.pid
+        rows = text.split("\n")
+        middle = next(i for i in range(len(rows) // 2, len(rows)) if rows[i].startswith("def @"))
+        options = {"tabSize": 2, "insertSpaces": True}
+        doc = {"uri": uri}
+        ranges = {
+            "whole": ("textDocument/formatting", {"textDocument": doc, "options": options}),
+            "range_one": (
+                "textDocument/rangeFormatting",
+                {
+                    "textDocument": doc,
+                    "options": options,
+                    "range": {"start": {"line": middle, "character": 0}, "end": {"line": middle + 1, "character": 0}},
+                },
+            ),
+            "range_all": (
+                "textDocument/rangeFormatting",
+                {
+                    "textDocument": doc,
+                    "options": options,
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": len(rows), "character": 0}},
+                },
+            ),
+        }
+        row: dict = {"lines": len(rows)}
+        for name, (method, params) in ranges.items():
+            walls, cpus = [], []
+            for _ in range(formats):
+                cpu, sent = cpu_seconds(pid), time.perf_counter()
+                edits = await client.request(method, params)
+                walls.append(time.perf_counter() - sent)
+                cpus.append(cpu_seconds(pid) - cpu)
+                assert isinstance(edits, list), (kind, name, edits)
+                if name == "whole":
+                    assert (edits == []) == (kind == "formatted"), (kind, len(edits))
+            row[name] = (round(statistics.median(walls), 3), round(statistics.median(cpus), 3), round(max(walls), 3))
+        await client.stop()
+        found[kind] = row
+    return found
+
+
+async def examples_twice(scratch: Path) -> dict:
+    """Each example formatted through the client, the edit applied as an editor applies it,
+    then formatted again: the second request must change nothing; the longest line after."""
+    root = Path(__file__).resolve().parents[1] / "examples"
+    client = Raw()
+    await client.start(server_env(scratch, True), {"diagnostics": "push"})
+    unchanged, longest = 0, 0
+    paths = sorted(root.glob("*.rly"))
+    for path in paths:
+        uri = path.as_uri()
+        text = path.read_text(encoding="utf-8").replace("def @main", "def  @main")  # one change at least
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "gradual", "version": 1, "text": text}},
+        )
+        params = {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+        edits = await client.request("textDocument/formatting", params)
+        once = edits[0]["newText"] if edits else text
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": once}]},
+        )
+        again = await client.request("textDocument/formatting", params)
+        unchanged += again == []
+        longest = max(longest, *(len(line) for line in once.splitlines()))
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    await client.stop()
+    return {"examples": len(paths), "unchanged": unchanged, "longest": longest}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="*", default=["concurrency", "completion", "rename"])
+    parser.add_argument("--only", nargs="*", default=["concurrency", "completion", "rename", "formatting"])
     parser.add_argument("--big", type=int, default=50000, help="lines of the program checked meanwhile")
     parser.add_argument("--edits", type=int, default=40)
     parser.add_argument("--lines", type=int, default=10000, help="lines for completion and rename")
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--renames", type=int, default=20)
+    parser.add_argument("--formats", type=int, default=5, help="formatting requests of each kind")
     parser.add_argument("--no-turns", action="store_true", help="also measure concurrency without yielding")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="gradual-lsp-features-") as scratch:
@@ -360,6 +453,20 @@ def main() -> None:
                 f"the two together p50 {r['both_p50_ms']} ms, p95 {r['both_p95_ms']} ms",
                 flush=True,
             )
+        if "formatting" in args.only:
+            twice = asyncio.run(examples_twice(Path(scratch)))
+            print(
+                f"the examples formatted twice through the client: {twice['unchanged']} of {twice['examples']} "
+                f"unchanged the second time; the longest line {twice['longest']} columns (width 100)",
+                flush=True,
+            )
+            found = asyncio.run(formatting(Path(scratch), args.lines, args.formats))
+            for kind, r in found.items():
+                cells = "; ".join(
+                    f"{name} {r[name][0]:.3f} s wall (max {r[name][2]:.3f}) / {r[name][1]:.3f} s server CPU"
+                    for name in ("whole", "range_one", "range_all")
+                )
+                print(f"formatting {kind} at {r['lines']:,} lines (median of {args.formats}): {cells}", flush=True)
 
 
 if __name__ == "__main__":

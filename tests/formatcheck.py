@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import gradual
 
@@ -20,15 +21,18 @@ def meaning(text: str, path: str = "<input>") -> tuple:
 _TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|[%@?]?[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*|\S')
 
 
-def too_long(text: str, width: int) -> list:
+def too_long(text: str, width: int, unbroken: Iterable[str] = ()) -> list:
     """The lines of a formatted text longer than `width` although they need not be: a line may
     only be longer when it holds a comment (which cannot be broken) or a token that does not fit
-    after the line's indentation."""
+    after the line's indentation (or one of the texts `unbroken`, counted as tokens)."""
+    pieces = sorted(set(unbroken), key=len, reverse=True)
     found = []
     for line in text.splitlines():
         if len(line) <= width or "//" in line or "/*" in line:
             continue
         indent = len(line) - len(line.lstrip(" "))
-        if max(len(t) for t in _TOKEN.findall(line)) <= width - indent:
+        longest = max(len(t) for t in _TOKEN.findall(line))
+        longest = max([longest] + [len(p) for p in pieces if p in line])
+        if longest <= width - indent:
             found.append(line)
     return found

@@ -12,6 +12,7 @@ library file is a fixed point of formatting too, and the examples are formatted.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -21,13 +22,15 @@ from formatcheck import meaning, too_long
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from programs import programs
-from test_syntax_roundtrip import modules, types
+from test_adt import adt_programs
+from test_syntax_roundtrip import attr_values, modules, types
 
+from gradual.syntax import ast
 from gradual.syntax.ast import same_tree
 from gradual.syntax.formatting import DEFAULT_WIDTH, applied, format_definitions, format_source, format_text
 from gradual.syntax.layout import render
 from gradual.syntax.parser import ParseError, parse_with_comments
-from gradual.syntax.printer import format_module, format_type, type_doc
+from gradual.syntax.printer import attr_value_doc, format_attr_value, format_dim, format_module, format_type, type_doc
 from gradual.syntax.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,11 +87,30 @@ widths = st.sampled_from([20, 40, 60, 80, 100, 120])
 FITTING = 60
 
 
+_DIMS = (ast.DimInt, ast.DimUnknown, ast.DimName, ast.DimBinary, ast.DimInterval, ast.DimBroadcast, ast.DimVariadic)
+
+
+def dim_texts(node: object) -> list[str]:
+    """The text of every dimension in a tree (what the layout never breaks, besides tokens)."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _DIMS):
+            found.append(format_dim(n))
+        elif isinstance(n, (tuple, list)):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n):
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n) if f.name != "span")
+    return found
+
+
 def check_formatting(
     original: str, commented: str, written: list, width: int = DEFAULT_WIDTH, fit: bool = True
 ) -> None:
     """Formatting `commented` (`original` with the comments `written`) to `width` keeps the tree
-    and the comments, is a fixed point, and (`fit`) fits lines to the width."""
+    and the comments, is a fixed point, and fits lines to the width (`fit`: a dimension counts
+    as a token, else it cannot be longer than the width at all)."""
     module, _ = parse_with_comments(Source(original))
     try:
         read, comments = parse_with_comments(Source(commented))
@@ -103,8 +125,8 @@ def check_formatting(
     assert same_tree(module, again)
     assert [c.text for c in kept] == written
     assert format_text(formatted, width=width) == formatted, formatted
-    if fit and width >= FITTING:
-        assert too_long(formatted, width) == [], formatted
+    if width >= FITTING:
+        assert too_long(formatted, width, () if fit else dim_texts(module)) == [], formatted
 
 
 @SETTINGS
@@ -116,7 +138,7 @@ def test_formatting_generated_programs_keeps_the_tree_and_the_comments(case, wid
 @settings(SETTINGS, max_examples=50)  # random trees are slow to draw
 @given(sprinkled(printed_modules()), widths)
 def test_formatting_every_form_keeps_the_tree_and_the_comments(case, width: int) -> None:
-    check_formatting(*case, width, fit=False)  # random dim arithmetic is longer than any width
+    check_formatting(*case, width, fit=False)  # random dim arithmetic may be longer than any width
 
 
 @pytest.mark.deep
@@ -131,6 +153,48 @@ def test_formatting_generated_programs_deep(case, width: int) -> None:
 @given(sprinkled(printed_modules()), widths)
 def test_formatting_every_form_deep(case, width: int) -> None:
     check_formatting(*case, width, fit=False)
+
+
+# Every construct with brackets breaks when it does not fit: only a token is longer than the
+# width. A value printed as one text instead (an attribute object such as `VirtualDevice(...)`,
+# a constructor's fields, a pattern) would leave a line too long; each is placed where it
+# is the longest thing on its line, at widths just under its flat width (from FITTING on, where
+# what else never breaks, a head such as `value=` or `%x: `, fits).
+def fits_where_it_can(text: str) -> None:
+    module = parse_with_comments(Source(text))[0]
+    longest = max(len(line) for line in format_module(module).splitlines())
+    for width in sorted({max(FITTING, longest - cut) for cut in (1, 5, 20)}):
+        formatted = format_text(text, width=width)
+        assert formatted is not None, text
+        assert same_tree(parse_with_comments(Source(formatted))[0], module)
+        assert format_text(formatted, width=width) == formatted, formatted
+        assert too_long(formatted, width) == [], formatted
+
+
+@SETTINGS
+@given(attr_values)
+def test_an_attribute_value_breaks_where_it_does_not_fit(value) -> None:
+    fits_where_it_can(f"def @f(%x) {{\n  f(%x, value={format_attr_value(value)})\n}}\n")
+
+
+@SETTINGS
+@given(types)
+def test_a_type_breaks_where_it_does_not_fit(t) -> None:
+    fits_where_it_can(f"def @f(%x: {format_type(t)}) {{\n  %x\n}}\n")
+    fits_where_it_can(f"def @f(%x) {{\n  g(%x, 1.9275100139785296e+16f as {format_type(t)})\n}}\n")  # after a cast
+
+
+@settings(SETTINGS, max_examples=80)
+@given(adt_programs())
+def test_a_type_definition_and_a_match_break_where_they_do_not_fit(text: str) -> None:
+    long_names = {name: name * 4 for name in ["Leaf", "Node", "Pair", "Empty", "One"]}  # patterns wider
+    fits_where_it_can(re.sub(r"\b(Leaf|Node|Pair|Empty|One)\b", lambda m: long_names[m.group()], text))
+
+
+@SETTINGS
+@given(attr_values)
+def test_an_attribute_value_laid_out_flat_is_its_text(value) -> None:
+    assert render(attr_value_doc(value)) == format_attr_value(value)
 
 
 @settings(SETTINGS, max_examples=60)  # each example checks two programs
@@ -155,8 +219,11 @@ def test_formatting_a_range_formats_the_definitions_it_touches(case, width: int,
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     edits = format_definitions(text, start, end, width=width)
+    whole = format_text(text, width=width)
+    assert whole is not None
     for edit in edits:
         assert edit.start <= end and start <= edit.end + 1
+        assert edit.text in whole, edit.text  # a definition formatted alone is laid out as in the whole
     result = applied(text, edits)
     assert format_text(result, width=width) == format_text(text, width=width)
     assert format_definitions(result, start, end, width=width) == [] or len(edits) == 0 and result == text

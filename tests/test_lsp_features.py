@@ -190,6 +190,32 @@ async def test_rename_variables_functions_and_dims(client: LanguageClient) -> No
 
 
 @pytest.mark.parametrize(
+    ("needle", "name_at", "placeholder"),
+    [("%0 = ", 0, "%0"), ("@dense(%input", 0, "@dense"), ("def @dense", 4, "@dense"), ("(m, k)", 1, "m")],
+)
+async def test_prepare_rename_names_what_a_rename_would_change(
+    client: LanguageClient, needle: str, name_at: int, placeholder: str
+) -> None:
+    """prepareRename answers the whole name under the cursor (a variable, a function at a call
+    or at its definition, a dim symbol), and the rename from there changes each use."""
+    uri = uri_of("prepare.rly")
+    if not client.published.of(uri):
+        await opened(client, "prepare.rly", PROGRAM)
+    where = position_of(PROGRAM, needle, name_at + 1)
+    prepared = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(doc(uri), where))
+    assert prepared.placeholder == placeholder
+    assert prepared.range == lsp.Range(
+        position_of(PROGRAM, needle, name_at), position_of(PROGRAM, needle, name_at + len(placeholder))
+    )
+    renamed = await client.text_document_rename_async(lsp.RenameParams(doc(uri), where, placeholder + "_2"))
+    edits = renamed.document_changes[0].edits
+    after = apply(PROGRAM, edits)
+    assert (
+        after.count(placeholder + "_2") == len(edits) >= 2 and after.replace(placeholder + "_2", placeholder) == PROGRAM
+    )
+
+
+@pytest.mark.parametrize(
     ("needle", "new", "said"),
     [
         ("nn.dense(", "x", "operator"),
@@ -283,3 +309,11 @@ async def test_a_broadcast_mismatch_offers_expand_dims_and_relaxing(client: Lang
     assert chosen.is_preferred
     fixed = apply(BROADCAST, chosen.edit.document_changes[0].edits)
     assert "add(%x, expand_dims(%bias, axis=1))" in fixed
+    # applied as an editor applies it, the error clears
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [lsp.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
+    assert not (await client.published.wait(uri, 2)).diagnostics

@@ -80,8 +80,13 @@ scalar_attrs = st.one_of(
 )
 attr_values = st.recursive(
     scalar_attrs,
-    lambda inner: st.builds(
-        lambda items, sq: ast.AttrSeq(tuple(items), sq), st.lists(inner, max_size=3), st.booleans()
+    lambda inner: st.one_of(
+        st.builds(lambda items, sq: ast.AttrSeq(tuple(items), sq), st.lists(inner, max_size=3), st.booleans()),
+        st.builds(  # an object Relay prints by its constructor: `VirtualDevice(device_type=1)`
+            lambda name, fields: ast.AttrObject(name, tuple(ast.Attr(k, v) for k, v in fields)),
+            names,
+            st.lists(st.tuples(names, inner), max_size=3, unique_by=lambda kv: kv[0]),
+        ),
     ),
     max_leaves=6,
 )

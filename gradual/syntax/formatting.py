@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gradual.infra.deep import gc_paused
 from gradual.syntax import ast
 from gradual.syntax.ast import same_tree
 from gradual.syntax.comments import Comment
@@ -72,11 +73,12 @@ def format_source(text: str, path: str = "<input>", width: int | None = DEFAULT_
     does not parse,
     Refused when the result would not keep the program and every comment, RecursionError when
     it nests deeper than the stack allows (run it on `gradual.api.run_deep`'s thread)."""
-    module, comments = _parse(text, path)
-    formatted = _as_in(text, format_module(module, comments=comments, width=width, source=text))
-    if formatted != text:  # a text formatted already is its own proof
-        _check(module, comments, formatted, path, text)
-    return formatted
+    with gc_paused():  # many objects made while a large tree is alive: see `gc_paused`
+        module, comments = _parse(text, path)
+        formatted = _as_in(text, format_module(module, comments=comments, width=width, source=text))
+        if formatted != text:  # a text formatted already is its own proof
+            _check(module, comments, formatted, path, text)
+        return formatted
 
 
 def _as_in(original: str, text: str) -> str:
@@ -248,15 +250,19 @@ def _read_gap(
 #: what a run of blanks may stand inside: a string, a comment, the `#[version]` header (kept
 #: as they are), else blanks (made one space); anything else is passed over a character at a
 #: time (no lexeme but those holds a blank or starts with `"`, `/` or `#`)
-_KEPT_OR_BLANKS = re.compile(
-    r'("[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|//[^\r\n]*|/\*[^*]*(?:\*(?!/)[^*]*)*\*/|#\[[^\]\r\n]*\])|[ \t]+'
-)
+_KEPT = r'("[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"|//[^\r\n]*|/\*[^*]*(?:\*(?!/)[^*]*)*\*/|#\[[^\]\r\n]*\])'
+_KEPT_OR_BLANKS = re.compile(_KEPT + r"|[ \t]+")
+#: without tabs: what is kept, or a run of two spaces or more (its first space in group 2), so
+#: that a template (`\1\2`) rewrites it without a Python call for each match
+_KEPT_OR_SPACES = re.compile(_KEPT + r"|( ) +")
 
 
 def _blanks_as_one(text: str) -> str:
     """`text` with each run of spaces and tabs outside strings, comments and the header as one
     space."""
-    return _KEPT_OR_BLANKS.sub(_kept_or_space, text)
+    if "\t" in text:
+        return _KEPT_OR_BLANKS.sub(_kept_or_space, text)
+    return _KEPT_OR_SPACES.sub(r"\1\2", text)
 
 
 def _kept_or_space(m: re.Match[str]) -> str:
@@ -293,23 +299,28 @@ def format_definitions(
     """Edits that format each definition overlapping [start, end] of the text (from the start
     of its line when only blanks precede it there, to its closing brace), leaving the rest of
     the text as it is; none when they are all formatted. Raises as `format_source` does (the
-    whole text must parse; the text the edits make is checked as `format_source` checks)."""
-    module, comments = _parse(text, path)
-    whole = _as_in(text, format_module(module, comments=comments, width=width, source=text))
-    again, _ = _parse(whole, path)
-    if len(again.defs) != len(module.defs):
-        raise Refused("the formatted text has other definitions")
-    edits = []
-    for old, new in zip(module.defs, again.defs):
-        if old.span.end < start or old.span.start > end:
-            continue
-        begin = _line_start_if_blank(text, old.span.start)
-        replacement = whole[new.span.start : new.span.end]
-        if text[begin : old.span.end] != replacement:
-            edits.append(TextEdit(begin, old.span.end, replacement))
-    if edits:
-        _check(module, comments, applied(text, edits), path, text)
-    return edits
+    whole text must parse; the text the edits make is checked as `format_source` checks).
+
+    Only the definitions touched are printed, each alone with the comments inside it: a
+    definition's layout depends on nothing before or after it (it begins a line at the top
+    level, and the comments before it, which are not replaced, are placed before it)."""
+    with gc_paused():
+        module, comments = _parse(text, path)
+        starts = [c.start for c in comments]
+        edits = []
+        for d in module.defs:
+            if d.span.end < start or d.span.start > end:
+                continue
+            inside = comments[bisect_left(starts, d.span.start) : bisect_left(starts, d.span.end)]
+            alone: ast.AnyModule = ast.Module((d,)) if isinstance(d, ast.Def) else ast.Module((d,))
+            printed = format_module(alone, comments=inside, width=width, source=text)
+            replacement = _as_in(text, printed.rstrip("\n")).removeprefix(BOM)
+            begin = _line_start_if_blank(text, d.span.start)
+            if text[begin : d.span.end] != replacement:
+                edits.append(TextEdit(begin, d.span.end, replacement))
+        if edits:
+            _check(module, comments, applied(text, edits), path, text)
+        return edits
 
 
 def _line_start_if_blank(text: str, offset: int) -> int:

@@ -287,7 +287,7 @@ class _Printer:
                 self.line_before(parts, types[i - 1].span.end, t.span.start, blank=True)
             else:
                 parts += self.notes(t.span.start)
-            parts.append(type_def_doc(t, format_type))
+            parts.append(type_def_doc(t, type_doc))
         for i, d in enumerate(defs):
             if i or types:  # an empty line between definitions (operator declarations: where it was)
                 before = defs[i - 1].span.end if i else types[-1].span.end
@@ -351,8 +351,7 @@ class _Printer:
             found = _FLOAT.fullmatch(written)
             if found is not None and float(found.group(1)) == value:
                 return f"{a.name}={written}"
-        doc = attr_value_doc(value)
-        return f"{a.name}={doc}" if doc.__class__ is str else [f"{a.name}=", doc]
+        return _field_doc(a.name, attr_value_doc(value))
 
     @staticmethod
     def param(p: ast.Param) -> Doc:
@@ -448,7 +447,7 @@ class _Printer:
                 self.block,
                 lambda parts, start: self.line_before(parts, -1, start),
                 self.notes,
-                format_type,
+                type_doc,
             )
         if type(e) is ast.Fn:
             params = self.params(e.params, e.attrs)
@@ -519,7 +518,7 @@ def type_doc(t: ast.TypeExpr) -> Doc:
     if type(t) is ast.HoleTypeExpr:
         return f"?{t.name}"
     if type(t) is ast.RefTypeExpr:
-        return ["ref(", type_doc(t.content), ")"]
+        return _group("ref(", [type_doc(t.content)], ")", "")
     if type(t) is ast.AdtTypeExpr:
         return _group(f"{t.name}[", [type_doc(a) for a in t.args], "]", "")
     raise TypeError(f"not a type: {t!r}")
@@ -551,13 +550,23 @@ def _logic_doc(node: ast.Condition, op: str) -> Doc:
 
 
 def attr_value_doc(value: ast.AttrValue) -> Doc:
-    """An attribute value as a document: `format_attr_value`'s text when flat."""
+    """An attribute value as a document: `format_attr_value`'s text when flat. Every value
+    with brackets is a group (a sequence, an object such as `VirtualDevice(device_type=1,
+    virtual_device_id=0)`), so that no bracketed value is longer than the width unbroken."""
     if isinstance(value, ast.AttrSeq):
         items = [attr_value_doc(v) for v in value.items]
         if value.square:
             return _group("[", items, "]")
         return _group("(", items, ")", ",1")
+    if isinstance(value, ast.AttrObject):
+        fields = [_field_doc(f.name, attr_value_doc(f.value)) for f in value.fields]
+        return _group(f"{value.name}(", fields, ")")
     return format_attr_value(value)
+
+
+def _field_doc(name: str, value: Doc) -> Doc:
+    """`name=value`, one string when the value is one."""
+    return f"{name}={value}" if value.__class__ is str else [f"{name}=", value]
 
 
 DEFAULT_WIDTH = 100
