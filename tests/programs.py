@@ -2131,7 +2131,7 @@ def op_relay_scatter_scan(b: Builder) -> Val:
         found = "".join(b.call("searchsorted", [sequence.text, x.text], right=b.draw.chance(50)))
         return b.bind(b.call("cast", [found], dtype=b.dtype), x.dims)
     if kind == 9 and x.rank == 1:
-        other = b.pick(has_rank(1, 1))
+        other = b.pick(has_rank(1, 1), lambda: b.new_param([b.fresh(b.size())]))  # meshgrid takes vectors
         grids = b.bind(b.call("meshgrid", [f"({x.text}, {other.text})"]), None, fields=())
         b.program.features.add("tuple")
         return b.bind([f"{grids.text}.1"], (x.dims[0], other.dims[0]))
@@ -2256,7 +2256,8 @@ def op_relay_rearrange(b: Builder) -> Val:
         # strides of 1 (a larger one makes (d - 1) * s + 1, which no empty caller dim has)
         return b.bind(b.call("nn.dilate", [x.text], strides=[1] * x.rank), x.dims)
     if kind == 1:
-        widths = [[b.draw.int(0, 1), b.draw.int(0, 1)] for _ in x.dims]
+        # a SYMMETRIC mirror pads a dim by at most its size: an empty dim by nothing
+        widths = [[b.draw.int(0, min(1, d.value)), b.draw.int(0, min(1, d.value))] for d in x.dims]
         dims = tuple(lift(lambda v, w=w: v + w[0] + w[1], d) for d, w in zip(x.dims, widths))
         return b.bind(b.call("nn.mirror_pad", [x.text], pad_width=widths), dims)
     if kind == 2 and x.rank >= 2:

@@ -213,7 +213,8 @@ class Finalizer:
     def __init__(self, solver: Solver, info: FunctionInfo) -> None:
         self.solver = solver
         self.taken = {s.name for s in info.dim_params}
-        self.dtype_taken = {v.name for v in info.dtype_params}
+        # a generalized dtype takes a name neither a dtype variable nor a type parameter has
+        self.dtype_taken = {v.name for v in info.dtype_params} | {p.name for p in info.type_params}
         self.dims: dict[DimVar, Symbol] = {}
         self.dtypes: dict[DTypeVar, DTypeVar] = {}
         self.generalizing = False
