@@ -177,6 +177,16 @@ class Calls(Expressions):
             self.learn(cached.learned, env)
         return cached
 
+    def shared_tuple_type(self, fields: tuple[Type, ...]) -> TupleType:
+        """`TupleType(fields)`, one object for the same field objects: the layers of a model
+        record the same tuple of the same types at every call, and each distinct recorded
+        type is finalized on its own. The table keeps the fields alive (ids stay theirs)."""
+        key = tuple(map(id, fields))
+        found = self.tuple_types.get(key)
+        if found is None:
+            found = self.tuple_types[key] = TupleType(fields)
+        return found
+
     def _quick_type(self, binder: Any, types: dict[int, Type]) -> Optional[Type]:
         """A variable's type as `expr` reads it, or None (not typed yet)."""
         t = types.get(id(binder)) if binder is not None else None
@@ -206,9 +216,7 @@ class Calls(Expressions):
         for a, binder in zip(e.args, binders):
             if binder.__class__ is tuple:  # recorded as `expr` records a tuple expression
                 fields = tuple([self._quick_type(b, env.types) for b in binder])
-                frame.types[id(a)] = TupleType(
-                    typing.cast(tuple[Type, ...], fields)
-                )  # each typed: the outcome was known
+                frame.types[id(a)] = self.shared_tuple_type(typing.cast(tuple[Type, ...], fields))
         frame.types[id(e.callee)] = DYN
         if outcome.instantiation:
             frame.instantiations[id(e)] = outcome.instantiation
