@@ -45,10 +45,10 @@ class DataflowBinder(Binder):
     """The binder of a Dataflow statement: its span and its Let are found when asked."""
 
     __slots__ = ("flow", "index")
+    kind = "let"  # every one's (a class attribute: one store fewer per statement)
 
     def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:
         self.name = name
-        self.kind = "let"
         self.level = level
         self.flow = flow
         self.index = index
@@ -357,7 +357,11 @@ class _Resolver:
             self.expr(stmt.value, dims, types, info)
         if stmt.type is not None:
             self.annotation(stmt.type, stmt, dims, types)
-        self.log.set(self.vars, var.name, binder)
+        log = self.log
+        if log.open > log.unlogged:
+            log.set(self.vars, var.name, binder)
+        else:  # the body's outermost level: nothing to undo
+            self.vars[var.name] = binder
 
     def dataflow(self, flow: ast.Dataflow) -> None:
         """A Dataflow's statements: what `let` does for each, in arrays (no syntax is made).
@@ -548,9 +552,16 @@ class _Resolver:
             self.opref(callee)
         else:
             self.expr(callee, dims, types, info)
+        var = self.var
         for a in e.args:
             if a.__class__ is ast.Var:
-                self.var(a)
+                var(a)
+            elif a.__class__ is ast.TupleExpr:  # (`concatenate((%a, %b))`: its fields, mostly variables)
+                for f in a.fields:
+                    if f.__class__ is ast.Var:
+                        var(f)
+                    else:
+                        self.expr(f, dims, types, info)
             else:
                 self.expr(a, dims, types, info)
 
