@@ -227,3 +227,13 @@ def test_the_logic_prints_as_parsed() -> None:
         module = parse_stdlib_source(Source(f"{SIGNATURE} where {text};", "t"))
         (node,) = module.defs[0].where
         assert format_condition(node) == text
+
+
+@pytest.mark.parametrize("condition", ["k == dim(%x, 0)", "dim(%x, -1) >= 2", "k + 1 < dim(%x, 1)"])
+def test_a_dim_outside_the_rank_names_nothing_whether_the_rank_is_known_or_not(condition: str) -> None:
+    """A scalar has no dim 0: the comparison holds, statically and at runtime, and the same
+    program with the rank left unknown is not held to a rank it never needed."""
+    call = {"x": (), "xs": [], "w": None, "k": 1, "ks": [], "m": None}
+    _decide_alike(condition, [call])
+    program, inputs = _program(call, static=False)
+    assert _verdict(program, inputs, _registry(condition)) == (True, True)

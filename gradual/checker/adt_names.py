@@ -86,7 +86,8 @@ def declare_types(
 
 
 def dtype_names(node: object) -> set[str]:
-    """The bracketed names a definition uses as dtypes of tensor types with dims, in its
+    """The bracketed names a definition uses as dtypes of tensor types with dims or spelled
+    `Tensor[(), T]`, in its
     signature or in an annotation of its body (`let %v: Tensor[(n, m), T] = ...`); the rest
     are type parameters."""
     found: set[str] = set()
@@ -100,7 +101,7 @@ def dtype_names(node: object) -> set[str]:
     while stack:
         t = stack.pop()
         if isinstance(t, ast.TensorTypeExpr):
-            if t.dims != ():
+            if t.dims != () or t.bare is False:
                 found.add(t.dtype)
         elif isinstance(t, ast.TupleTypeExpr):
             stack.extend(t.fields)

@@ -117,7 +117,8 @@ def type_expr(t: Type, names: _Names) -> ast.TypeExpr:
     if isinstance(t, TensorType):
         dims = None if t.dims is None else tuple(dim_expr(d, names) for d in t.dims)
         dtype = t.dtype.name if isinstance(t.dtype, DTypeVar) else t.dtype
-        return ast.TensorTypeExpr(dims, dtype)
+        # a scalar of a dtype variable is spelled `Tensor[(), T]`: a bare `T` reads as a type parameter
+        return ast.TensorTypeExpr(dims, dtype, bare=False if isinstance(t.dtype, DTypeVar) else None)
     if isinstance(t, TupleType):
         return ast.TupleTypeExpr(tuple(type_expr(f, names) for f in t.fields))
     if isinstance(t, FuncType):
@@ -131,7 +132,7 @@ def type_expr(t: Type, names: _Names) -> ast.TypeExpr:
     if isinstance(t, AdtType):
         return ast.AdtTypeExpr(t.name, tuple(type_expr(a, names) for a in t.args))
     if isinstance(t, TypeParam):
-        return ast.TensorTypeExpr((), t.name)  # a bare name: the type parameter in scope
+        return ast.TensorTypeExpr((), t.name, bare=True)  # a bare name: the type parameter in scope
     return ast.DynTypeExpr()
 
 

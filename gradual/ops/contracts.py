@@ -289,6 +289,7 @@ class Evaluation:
         self.witness: dict[str, str] = {}  # ... and that entry as text (`%xs[2]`), for messages
         self.rank_args: dict[tuple, Any] = {}  # a RankForm's key -> the argument of that rank
         self.opening = False  # whether terms may open dims of unknown-rank operands (effects)
+        self.least_ranks: dict[tuple, int] = {}  # a RankForm's key -> the rank required of it so far
 
     # terms ---------------------------------------------------------------------------------
     def term(self, node: ast.CExpr) -> Value:
@@ -389,12 +390,16 @@ class Evaluation:
         return self._dim(arg.dims[axis])
 
     def _opened_dim(self, arg: TensorArg, axis: int) -> Value:
-        """`dim(%x, axis)` of an operand of unknown rank, in a conjunctive place: the rank the
-        axis needs is required of it and the dim opened (counted from the end for a negative
-        axis), so a relation on it is graded like one on a known dim. Elsewhere undecided."""
+        """`dim(%x, axis)` of an operand of unknown rank, in a conjunctive place, where an
+        earlier condition already required the rank the axis needs (`axis in -rank(%x) ..
+        rank(%x) - 1`): the dim is opened (counted from the end for a negative axis), so a
+        relation on it is graded like one on a known dim. Elsewhere undecided, and decided when
+        the program runs: an axis outside the rank names no dim, and a comparison with no dim
+        holds (another condition says which axes exist), whether the rank is known here or not."""
         if not self.opening or not -MAX_RANK <= axis < MAX_RANK:
             return UNDECIDED
-        self.ctx.require_rank_at_least(arg, axis + 1 if axis >= 0 else -axis)
+        if self.least_ranks.get((arg.index, tuple(arg.path)), 0) < (axis + 1 if axis >= 0 else -axis):
+            return UNDECIDED
         first, last = self.ctx.edge_dims(arg, axis + 1 if axis >= 0 else 0, -axis if axis < 0 else 0)
         return self._dim(first[axis] if axis >= 0 else last[0])
 
@@ -553,6 +558,7 @@ class Evaluation:
                 return False
             if effects:
                 self.ctx.require_rank(arg, -const // coeff)
+                self.least_ranks[key] = max(self.least_ranks.get(key, 0), -const // coeff)
             return None
         elif op in ("<", "<="):
             return False if const > 0 or (op == "<" and const == 0) else None
@@ -560,6 +566,7 @@ class Evaluation:
             return None
         if least > 0 and effects:
             self.ctx.require_rank_at_least(arg, least)
+            self.least_ranks[key] = max(self.least_ranks.get(key, 0), least)
         return None
 
     def _dim_relation(self, op: str, a: Any, b: Any, effects: bool) -> Optional[bool]:

@@ -77,10 +77,16 @@ DimExpr = Union[DimInt, DimUnknown, DimName, DimBinary, DimInterval, DimBroadcas
 @dataclass(eq=False, slots=True)
 class TensorTypeExpr(Node):
     """`Tensor[(d1, ..., dk), dtype]`; dims None is `Tensor[*, dtype]`; () with a bare dtype
-    is a scalar. `dtype` is a dtype name, a dtype variable, or `?`."""
+    is a scalar. `dtype` is a dtype name, a dtype variable, or `?`.
+
+    `bare` says how a scalar was spelled: True for a bare name (`float32`, and also a type
+    parameter or an ADT, which name resolution tells apart), False for `Tensor[(), T]` (always
+    a dtype: a bracketed `T` written so is a dtype variable), None where no text was read
+    (built in code: printed bare when it has no dims)."""
 
     dims: Optional[tuple[DimExpr, ...]]
     dtype: str
+    bare: Optional[bool] = field(default=None, kw_only=True)
 
 
 @dataclass(eq=False, slots=True)

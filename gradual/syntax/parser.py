@@ -649,7 +649,7 @@ class _Builder:
     # types ----------------------------------------------------------------------------------
     def tensor_type(self, children: Children) -> ast.TensorTypeExpr:
         shape, dtype = children[2], children[3]
-        return ast.TensorTypeExpr(shape.dims, str(dtype), span=self._span(children))
+        return ast.TensorTypeExpr(shape.dims, str(dtype), bare=False, span=self._span(children))
 
     def tensor_type_token(self, children: Children) -> ast.TensorTypeExpr:
         """`Tensor[(b, 64), float32]` read in one match (lexer.TENSOR_TYPE): what tensor_type,
@@ -673,10 +673,10 @@ class _Builder:
                     dims.append(ast.DimInt(self._int(Tok("INT", value, at)), span=span))
                 else:
                     dims.append(ast.DimName(value, span=span))
-        return ast.TensorTypeExpr(tuple(dims), m.group(prefix + "dtype"), span=Span(source, start, end))
+        return ast.TensorTypeExpr(tuple(dims), m.group(prefix + "dtype"), bare=False, span=Span(source, start, end))
 
     def scalar_type(self, children: Children) -> ast.TensorTypeExpr:
-        return ast.TensorTypeExpr((), str(children[0]), span=self._span(children))
+        return ast.TensorTypeExpr((), str(children[0]), bare=True, span=self._span(children))
 
     def unit_type(self, children: Children) -> ast.TupleTypeExpr:
         return ast.TupleTypeExpr((), span=self._span(children))

@@ -365,7 +365,9 @@ def _write_type(t: Type, out: list) -> None:
     """Append a type's text to `out` in pieces (joined once: a type n deep prints in linear time)."""
     if isinstance(t, TensorType):
         dtype = format_dtype(t.dtype)
-        out.append(dtype if t.dims == () and dtype != DYN_DTYPE else f"Tensor[{format_dims(t.dims)}, {dtype}]")
+        # a scalar of a dtype variable is spelled `Tensor[(), T]`: a bare `T` would read as a type parameter
+        bare = t.dims == () and dtype != DYN_DTYPE and not isinstance(t.dtype, DTypeVar)
+        out.append(dtype if bare else f"Tensor[{format_dims(t.dims)}, {dtype}]")
     elif isinstance(t, TupleType):
         out.append("(")
         _write_types(t.fields, out)

@@ -182,7 +182,11 @@ class Converter:
     def convert(self, t: ast.TypeExpr) -> Type:
         """The checker type an annotation denotes."""
         if isinstance(t, ast.TensorTypeExpr):
-            if t.dims == () and (t.dtype in self.types.type_params or t.dtype in self.types.adts):
+            if (
+                t.dims == ()
+                and t.bare is not False
+                and (t.dtype in self.types.type_params or t.dtype in self.types.adts)
+            ):
                 return self._named_type(t.dtype, (), t.span, bare=True)
             dims = None if t.dims is None else tuple(self.dim_item(d) for d in t.dims)
             runs = [d for d, item in zip(t.dims or (), dims or ()) if isinstance(item, Variadic)]

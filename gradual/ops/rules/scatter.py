@@ -117,6 +117,20 @@ def strided_set(ctx: ShapeContext) -> Any:
     return ctx.tensor(data.dims)
 
 
+register_rule_message(
+    "adv-index-out-of-range",
+    codes.SHAPE_MISMATCH,
+    "{op} picks index {index} from dim {axis} of the data, which has {length} elements",
+    "indices into a dim must lie in -{length}..{last}",
+)
+register_rule_message(
+    "adv-index-empty-dim",
+    codes.SHAPE_MISMATCH,
+    "{op} picks index {index} from dim {axis} of the data, which is empty",
+    "an index needs an element to pick: index an empty dim only with an empty index tensor",
+)
+
+
 @shape_rule("adv_index")
 def adv_index(ctx: ShapeContext) -> Any:
     """`adv_index((data, i0, ..., ik-1))`: NumPy's `data[i0, ..., ik-1]`: the integer indices'
@@ -130,6 +144,8 @@ def adv_index(ctx: ShapeContext) -> Any:
     for index in indices:
         require_indices(ctx, index)
     ctx.require_rank_at_least(data, len(indices))  # one dim per index tensor
+    for axis, index in enumerate(indices):
+        _require_index_in_dim(ctx, data, axis, index)
     index_dims = [index.dims for index in indices]
     rank = max((len(dims) for dims in index_dims if dims is not None), default=0)
     shape: list = [ctx.const(1)] * rank
@@ -141,3 +157,19 @@ def adv_index(ctx: ShapeContext) -> Any:
     if data.dims is None:
         return ctx.tensor(None, data.dtype)
     return ctx.tensor(shape + list(data.dims[len(indices) :]), data.dtype)
+
+
+def _require_index_in_dim(ctx: ShapeContext, data: Any, axis: int, index: Any) -> None:
+    """Index tensor `axis` points into dim `axis` of the data (negative entries from its end):
+    decided where its elements are known, at the latest when the program runs."""
+    if data.dims is None or axis >= len(data.dims):
+        return
+    length = ctx.static(data.dim(axis))
+    bounds = ctx.element_bounds(index)
+    if not bounds or length is None:
+        return
+    for value in bounds[:2]:
+        if length == 0:
+            ctx.fail("adv-index-empty-dim", arg=index, axis=axis, index=value)
+        if not -length <= value < length:
+            ctx.fail("adv-index-out-of-range", arg=index, axis=axis, index=value, length=length, last=length - 1)
