@@ -14,13 +14,18 @@ syntax (an outcome not reused, an unknown name) both occur in these programs.
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from programs import SYMBOLIC, Draw, generate, relax
 from tracing import run_outcome
 
 import gradual
 from gradual import builder as gb
+from gradual.ops.attributes import written_key
 from gradual.syntax import ast
 
 
@@ -264,3 +269,57 @@ def test_unknown_names_in_a_text_programs_dataflow_are_reported_at_the_names() -
     text = "def @main(%x: Tensor[(2,), float32]) {\n  %a = nn.relu(%x);\n  %b = no.such_op(%a);\n  %c = add(%b, %y);\n  %c\n}\n"
     errors = {d.code: d.span.text for d in gradual.check(text).errors}
     assert errors == {"unknown-operator": "no.such_op", "unknown-variable": "%y"}
+
+
+_scalars = st.one_of(st.integers(-3, 3), st.floats(-2, 2, allow_nan=False), st.booleans(), st.sampled_from(["a", "b"]))
+_attr_values = st.recursive(
+    st.one_of(_scalars, st.sampled_from(["a", "b"]).map(lambda n: ast.Ident(n))),
+    lambda inner: st.lists(inner, max_size=3).map(lambda items: ast.AttrSeq(tuple(items))),
+    max_leaves=6,
+)
+
+
+def _typed_value(value: object) -> object:
+    """An attribute value as the checker reads it, each scalar with its class (an identifier
+    is its name, a string): two calls whose attributes read so are the same call."""
+    if isinstance(value, ast.AttrSeq):
+        return tuple(_typed_value(v) for v in value.items)
+    if isinstance(value, ast.Ident):
+        return (str, value.name)
+    return (value.__class__, value)
+
+
+def _recast(value: object, rnd: random.Random) -> object:
+    """The same attribute value with some ints written as floats (or as bools): equal as
+    Python values, different attributes."""
+    if isinstance(value, ast.AttrSeq):
+        return ast.AttrSeq(tuple(_recast(v, rnd) for v in value.items))
+    if type(value) is int and rnd.random() < 0.5:
+        return bool(value) if value in (0, 1) and rnd.random() < 0.5 else float(value)
+    return value
+
+
+_written = st.lists(st.tuples(st.sampled_from(["axis", "newshape"]), _attr_values), max_size=2)
+_flat = st.tuples(st.just("newshape"), st.lists(st.integers(-2, 2), max_size=3).map(lambda v: ast.AttrSeq(tuple(v))))
+#: two attribute lists: unrelated, or the same values with some of another class
+_attribute_pairs = st.one_of(_written, st.lists(_flat, min_size=1, max_size=1)).flatmap(
+    lambda w: st.tuples(
+        st.just(w),
+        st.one_of(_written, st.randoms(use_true_random=False).map(lambda r: [(n, _recast(v, r)) for n, v in w])),
+    )
+)
+
+
+@given(_attribute_pairs)
+@example(([("newshape", ast.AttrSeq((1,)))], [("newshape", ast.AttrSeq((1.0,)))]))
+@example(([("axis", 1)], [("axis", True)]))
+@example(([("axis", ast.Ident("a"))], [("axis", "a")]))
+def test_written_keys_are_equal_exactly_when_the_attributes_read_the_same(pair: tuple[list, list]) -> None:
+    """A quick call's key holds its attributes as written (ops.attributes.written_key): equal
+    keys for attributes that read the same (1 and 1.0 and True do not), and only for them."""
+    written, other = pair
+    first = tuple(ast.Attr(name, value) for name, value in written)
+    second = tuple(ast.Attr(name, value) for name, value in other)
+    same = [(n, _typed_value(v)) for n, v in written] == [(n, _typed_value(v)) for n, v in other]
+    assert (written_key(first) == written_key(second)) == same
+    assert written_key(first) == written_key(tuple(ast.Attr(name, value) for name, value in written))

@@ -225,3 +225,37 @@ def test_derived_ranks_and_dtypes_agree_with_onnx_inference(path: Path) -> None:
                     assert ours_dim == their_dim, (node.op_type, name, info, want)
             compared += 1
     assert compared > 0 or len(model.graph.node) < 30
+
+
+def test_subgraphs_are_looked_for_only_where_an_attribute_is_typed_graph() -> None:
+    """The importer walks every node's attributes for subgraphs only when the model's bytes
+    hold an attribute's type GRAPH (`importer._may_hold_graphs`): a node 160 bytes long whose
+    first field is an input serializes as the bytes of a GRAPHS type (`a0 01 0a`) and is none."""
+    from gradual.frontends.onnx.importer import _may_hold_graphs
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    long_input = "x" + "_" * 120  # a node of 160 bytes: its length's varint is a0 01
+    relu = helper.make_node("Relu", [long_input], ["y"], name="r" * 26)
+    identity = helper.make_node("Identity", ["x"], [long_input])
+    flat = helper.make_model(
+        helper.make_graph([identity, relu], "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    )
+    assert len(relu.SerializeToString()) == 160 and b"\xa0\x01\x0a" in flat.SerializeToString()
+    assert not _may_hold_graphs(flat.SerializeToString())
+    branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["b"])],
+        "b",
+        [],
+        [helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])],
+    )
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    nested = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=branch)],
+            "g",
+            [cond, x],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        )
+    )
+    assert _may_hold_graphs(nested.SerializeToString())
+    assert _may_hold_graphs(None)  # a model given as a message is walked

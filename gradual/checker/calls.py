@@ -177,6 +177,16 @@ class Calls(Expressions):
             self.learn(cached.learned, env)
         return cached
 
+    def shared_tuple_type(self, fields: tuple[Type, ...]) -> TupleType:
+        """`TupleType(fields)`, one object for the same field objects: the layers of a model
+        record the same tuple of the same types at every call, and each distinct recorded
+        type is finalized on its own. The table keeps the fields alive (ids stay theirs)."""
+        key = tuple(map(id, fields))
+        found = self.tuple_types.get(key)
+        if found is None:
+            found = self.tuple_types[key] = TupleType(fields)
+        return found
+
     def _quick_type(self, binder: Any, types: dict[int, Type]) -> Optional[Type]:
         """A variable's type as `expr` reads it, or None (not typed yet)."""
         t = types.get(id(binder)) if binder is not None else None
@@ -189,26 +199,32 @@ class Calls(Expressions):
         `quick_outcome` and recorded as `call` records it; None where `call` must check it."""
         uses = self.res.uses
         binders: list[Any] = []
+        tupled = False
         for a in e.args:
             if a.__class__ is ast.Var:
                 binders.append(uses.get(id(a)))
-            elif isinstance(a, ast.TupleExpr) and all(f.__class__ is ast.Var for f in a.fields):
-                binders.append(tuple([uses.get(id(f)) for f in a.fields]))
+            elif a.__class__ is ast.TupleExpr:
+                fields = a.fields
+                for f in fields:
+                    if f.__class__ is not ast.Var:
+                        return None
+                binders.append(tuple([uses.get(id(f)) for f in fields]))
+                tupled = True
             else:
                 return None
         callee = e.callee
-        if not isinstance(callee, ast.OpRef):
+        if callee.__class__ is not ast.OpRef:
             return None
         outcome = self.quick_outcome(callee.name, binders, env, e.attrs)
         if outcome is None:
             return None
         frame = self.current.frame  # type: ignore[union-attr]
-        for a, binder in zip(e.args, binders):
-            if binder.__class__ is tuple:  # recorded as `expr` records a tuple expression
-                fields = tuple([self._quick_type(b, env.types) for b in binder])
-                frame.types[id(a)] = TupleType(
-                    typing.cast(tuple[Type, ...], fields)
-                )  # each typed: the outcome was known
+        if tupled:
+            types = env.types
+            for a, binder in zip(e.args, binders):
+                if binder.__class__ is tuple:  # recorded as `expr` records a tuple expression
+                    found = tuple([self._quick_type(b, types) for b in binder])
+                    frame.types[id(a)] = self.shared_tuple_type(typing.cast(tuple[Type, ...], found))
         frame.types[id(e.callee)] = DYN
         if outcome.instantiation:
             frame.instantiations[id(e)] = outcome.instantiation

@@ -216,21 +216,24 @@ class Expressions(Definitions):
             for i in range(len(flow)):
                 self.let(self.res.publish(flow, i), env)
             return
-        quick, quick_calls = self.quick_outcome, self.quick_calls
+        quick, quick_calls, learn = self.quick_outcome, self.quick_calls, self.learn
         attributed = flow.attrs
         plain = not env.facts and not env.loose  # quick_key's own form (no facts in the key)
-        for i, op in enumerate(flow.ops):
-            args = uses[i]
+        nested = log.open > log.unlogged  # logged only inside a nested level
+        pos = 0  # where statement i's arguments begin in `uses`
+        for i, (op, names) in enumerate(zip(flow.ops, flow.args)):
+            count = len(names)
+            start, pos = pos, pos + count
             attrs = attributed.get(i, ()) if attributed else ()
             found = None
             if plain:
                 try:
-                    if len(args) == 1:
-                        t0 = types.get(id(args[0]))
+                    if count == 1:
+                        t0 = types.get(id(uses[start]))
                         if t0 is not None and t0.__class__ is not TypeVar:
                             found = quick_calls.get((op, written_key(attrs) if attrs else (), id(t0)))
-                    elif len(args) == 2:
-                        b0, b1 = args
+                    elif count == 2:
+                        b0, b1 = uses[start], uses[start + 1]
                         t0, t1 = types.get(id(b0)), types.get(id(b1))
                         if (
                             t0 is not None
@@ -244,18 +247,19 @@ class Expressions(Definitions):
                     found = None
             if found is not None:
                 outcome: Optional[SiteOutcome] = found[0]
-                if found[0].learned:
-                    self.learn(found[0].learned, env)
+                if outcome.learned:  # type: ignore[union-attr]
+                    learn(outcome.learned, env)  # type: ignore[union-attr]
             else:
-                outcome = quick(op, args, env, attrs)
+                outcome = quick(op, uses[start:pos], env, attrs)
                 if outcome is None:
                     self.let(self.res.publish(flow, i), env)
                     plain = not env.facts and not env.loose
+                    nested = log.open > log.unlogged
                     continue
             recorded[i] = t = outcome.result  # type: ignore[union-attr]
             if outcome.instantiation:  # type: ignore[union-attr]
                 instantiations[i] = outcome.instantiation  # type: ignore[union-attr]
-            if log.open > log.unlogged:  # logged only inside a nested level
+            if nested:
                 log.set(types, id(binders[i]), t)
             else:
                 types[id(binders[i])] = t

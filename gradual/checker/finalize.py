@@ -55,11 +55,23 @@ def finalized_by_identity(table: dict[K, Any], finalize: Callable[[Any], Any]) -
 
 def _finalized_distinct(values: Any, finalize: Callable[[Any], Any]) -> Optional[dict[int, Any]]:
     """Each distinct value object (None apart) finalized once, by identity; None when that
-    changes none of them."""
+    changes none of them. A value whose finalized form is equal to it stays itself: types
+    and instantiations are values (symbols and variables compare by identity), and equal
+    copies of one type (the finalizer's memo answers each with the first one's form) would
+    make every table and list that holds them be copied."""
     distinct = dict(zip(map(id, values), values))
     distinct.pop(id(None), None)
-    done = {ident: finalize(value) for ident, value in distinct.items()}
-    if all(done[ident] is value for ident, value in distinct.items()):
+    done: dict[int, Any] = {}
+    changed = False
+    for ident, value in distinct.items():
+        final = finalize(value)
+        if final is not value:
+            if final == value:
+                final = value
+            else:
+                changed = True
+        done[ident] = final
+    if not changed:
         return None
     done[id(None)] = None
     return done

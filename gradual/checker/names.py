@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Collection, Container, Optional, Union
 
 from gradual.checker import adt_messages, messages
@@ -44,10 +45,10 @@ class DataflowBinder(Binder):
     """The binder of a Dataflow statement: its span and its Let are found when asked."""
 
     __slots__ = ("flow", "index")
+    kind = "let"  # every one's (a class attribute: one store fewer per statement)
 
     def __init__(self, name: str, level: int, flow: ast.Dataflow, index: int) -> None:
         self.name = name
-        self.kind = "let"
         self.level = level
         self.flow = flow
         self.index = index
@@ -95,9 +96,12 @@ class Resolution:
     calls: dict[str, set[str]] = field(default_factory=dict)
     order: list[list[str]] = field(default_factory=list)  # callee_first: components, callees first
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: per Dataflow (by id): each statement's binder, and the binders of its arguments (None
-    #: where a name is unknown), for its statements whose nodes are not made (`publish`)
-    dataflow: dict[int, tuple[list[Binder], list[list[Optional[Binder]]]]] = field(default_factory=dict)
+    #: per Dataflow (by id): each statement's binder, and the binders of all its statements'
+    #: arguments in one list, statement after statement (None where a name is unknown), for
+    #: its statements whose nodes are not made (`publish`)
+    dataflow: dict[int, tuple[list[Binder], list[Optional[Binder]]]] = field(default_factory=dict)
+    #: per Dataflow (by id): where each statement's arguments begin in its flat list (`dataflow_starts`)
+    dataflow_offsets: dict[int, tuple[ast.Dataflow, list[int]]] = field(default_factory=dict)
     #: the module's algebraic data types and constructors by name (adt_names.AdtDef, CtorInfo)
     adts: dict[str, Any] = field(default_factory=dict)
     ctors: dict[str, Any] = field(default_factory=dict)
@@ -118,10 +122,19 @@ class Resolution:
         self.binders[id(let)] = binders[index]
         call = let.value
         assert isinstance(call, ast.Call), "a Dataflow statement is an operator call"
-        for var, binder in zip(call.args, uses[index]):
+        start = self.dataflow_starts(flow)[index]
+        for var, binder in zip(call.args, uses[start : start + len(flow.args[index])]):
             if binder is not None:
                 self.uses[id(var)] = binder
         return let
+
+    def dataflow_starts(self, flow: ast.Dataflow) -> list[int]:
+        """Where each statement's arguments begin in the Dataflow's flat list of argument
+        binders (`dataflow`), worked out once per Dataflow when first asked."""
+        found = self.dataflow_offsets.get(id(flow))
+        if found is None or found[0] is not flow:  # (the flow is held: its id is not another's)
+            found = self.dataflow_offsets[id(flow)] = (flow, list(accumulate(map(len, flow.args), initial=0)))
+        return found[1]
 
     _TABLES = ("uses", "binders", "annotations", "introduced", "functions", "body_scopes", "calls", "dataflow")
 
@@ -344,31 +357,50 @@ class _Resolver:
             self.expr(stmt.value, dims, types, info)
         if stmt.type is not None:
             self.annotation(stmt.type, stmt, dims, types)
-        self.log.set(self.vars, var.name, binder)
+        log = self.log
+        if log.open > log.unlogged:
+            log.set(self.vars, var.name, binder)
+        else:  # the body's outermost level: nothing to undo
+            self.vars[var.name] = binder
 
     def dataflow(self, flow: ast.Dataflow) -> None:
-        """A Dataflow's statements: what `let` does for each, in arrays (no syntax is made)."""
+        """A Dataflow's statements: what `let` does for each, in arrays (no syntax is made).
+        The arguments' binders go in one flat list for the whole Dataflow (statement after
+        statement, `flow.args[i]` says how many each has): a list per statement was an object
+        per statement for the collector to walk."""
         variables, operators, log = self.vars, self.operators, self.log
+        get = variables.get
         level = len(self.captured)
         binders: list[Binder] = []
-        uses: list[list[Optional[Binder]]] = []
+        uses: list[Optional[Binder]] = []
+        append, extend, add = uses.append, uses.extend, binders.append
         # no statement opens a level or a closure: whether uses must be noted, and whether the
         # bindings are logged, hold for the whole run
         noted = bool(self.captured or self.watched)
         logged = log.open > log.unlogged
-        for i, (name, op, args) in enumerate(zip(flow.names, flow.ops, flow.args)):
-            if op not in operators and op not in ast.REF_FORMS and op not in self.res.ctors:
+        ctors = self.res.ctors
+        i = 0
+        for name, op, args in zip(flow.names, flow.ops, flow.args):
+            if op not in operators and op not in ast.REF_FORMS and op not in ctors:
                 made_call = _made_call(flow, i)
                 callee = made_call.callee if made_call is not None else None
                 self.opref(callee if isinstance(callee, ast.OpRef) else ast.OpRef(op, span=flow.line(i)))
-            if len(args) == 2:  # the commonest arities without a comprehension's frame
-                found = [variables.get(args[0]), variables.get(args[1])]
-            elif len(args) == 1:
-                found = [variables.get(args[0])]
+            if len(args) == 1:  # the commonest arities without a list of their own
+                b0 = get(args[0])
+                append(b0)
+                missing = b0 is None
+            elif len(args) == 2:
+                b0 = get(args[0])
+                b1 = get(args[1])
+                append(b0)
+                append(b1)
+                missing = b0 is None or b1 is None
             else:
-                found = [variables.get(a) for a in args]
-            if noted or None in found:
-                for j, binder in enumerate(found):
+                found = [get(a) for a in args]
+                extend(found)
+                missing = None in found
+            if noted or missing:
+                for j, binder in enumerate(uses[len(uses) - len(args) :]):
                     if binder is None:
                         made_call = _made_call(flow, i)
                         arg = made_call.args[j] if made_call is not None else None
@@ -377,12 +409,12 @@ class _Resolver:
                     else:
                         self.used(binder)
             binder = DataflowBinder(name, level, flow, i)
-            binders.append(binder)
-            uses.append(found)
+            add(binder)
             if logged:
                 log.set(variables, name, binder)
             else:
                 variables[name] = binder
+            i += 1
         self.res.dataflow[id(flow)] = (binders, uses)
 
     def annotation(self, t: ast.TypeExpr, node: object, dims: DimScope, types: TypeScope) -> Type:
@@ -520,9 +552,16 @@ class _Resolver:
             self.opref(callee)
         else:
             self.expr(callee, dims, types, info)
+        var = self.var
         for a in e.args:
             if a.__class__ is ast.Var:
-                self.var(a)
+                var(a)
+            elif a.__class__ is ast.TupleExpr:  # (`concatenate((%a, %b))`: its fields, mostly variables)
+                for f in a.fields:
+                    if f.__class__ is ast.Var:
+                        var(f)
+                    else:
+                        self.expr(f, dims, types, info)
             else:
                 self.expr(a, dims, types, info)
 

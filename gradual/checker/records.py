@@ -19,6 +19,7 @@ from gradual.syntax.source import Span
 from gradual.types import (
     DTypeVar,
     FuncType,
+    TupleType,
     Type,
     TypeVar,
     map_dims,
@@ -229,6 +230,8 @@ class CheckerState:
         #: facts) and the attributes as written (calls.quick_key): each value keeps those objects
         #: alive, so an id in a key is never another object's; reset with `known_calls`
         self.quick_calls: dict[tuple[Any, ...], tuple[SiteOutcome, tuple[Any, ...]]] = {}
+        #: tuple types of quick calls' tuple arguments, by the identity of their fields (Calls.shared_tuple_type)
+        self.tuple_types: dict[tuple[int, ...], TupleType] = {}
         #: every existential a body annotation or cast of the module introduces
         self.existentials: set[Symbol] = {s for syms in resolution.introduced.values() for s in syms}
         #: the types closed closures were given, by identity (held, so no id is reused): they hold

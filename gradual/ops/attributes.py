@@ -97,11 +97,31 @@ def _attr_python(value: Any) -> Any:
 _ATTR_NODES = frozenset({ast.Ident, ast.AttrSeq})
 
 
+#: item classes a flat sequence's key cannot hold as they are (their items' classes are not in it)
+_NOT_FLAT = frozenset({ast.Ident, ast.AttrSeq, tuple})
+
+
 def written_key(attrs: tuple) -> tuple:
     """Attr nodes as a hashable key: each name with its value and the value's class (1, 1.0
     and True are equal Python values but not equal attributes), so calls whose keys are equal
-    get the same `attribute_values`."""
-    return tuple([(attr.name, _typed(_attr_python(attr.value))) for attr in attrs])
+    get the same `attribute_values`. A scalar is `(name, (class, value))`; a sequence of
+    scalars `(name, items, their classes)` (made without a call per item: most keys are of
+    these two); anything else `(name, value with each scalar's class)`, never equal to either."""
+    key: list[tuple[Any, ...]] = []
+    for attr in attrs:
+        value = attr.value
+        cls = value.__class__
+        if cls is ast.AttrSeq:
+            items = value.items
+            classes = tuple(map(type, items))
+            if _NOT_FLAT.isdisjoint(classes):
+                key.append((attr.name, items, classes))
+                continue
+        elif cls is not ast.Ident and cls is not tuple:
+            key.append((attr.name, (cls, value)))
+            continue
+        key.append((attr.name, _typed(_attr_python(value))))
+    return tuple(key)
 
 
 def _typed(value: Any) -> Any:

@@ -1029,16 +1029,21 @@ def _input_dim_params(graph: Any, batch: bool = False) -> set:
     return found
 
 
-#: An AttributeProto's `type` (field 20, a varint) of GRAPH (5) and GRAPHS (10), as serialized
-_GRAPH_ATTRIBUTES = (b"\xa0\x01\x05", b"\xa0\x01\x0a")
+#: An AttributeProto's `type` (field 20, a varint) of GRAPH (5), as serialized. Only an
+#: attribute's one graph (`g`) is a subgraph `_graphs` reads. The bytes of GRAPHS (10),
+#: `a0 01 0a`, are also those of any message 160 bytes long whose first field is field 1 (a
+#: node of that length: 303 of a 100,000-node encoder's nodes, each match a walk of every
+#: node's attributes); `a0 01 05` is no tag and no varint's end, so outside weights and
+#: strings it is only this field.
+_GRAPH_ATTRIBUTE = b"\xa0\x01\x05"
 
 
 def _may_hold_graphs(serialized: Optional[bytes]) -> bool:
     """Whether a model may have subgraphs: False only when its bytes hold no attribute typed
-    GRAPH or GRAPHS (a scan of the bytes: walking every node's attributes for them cost 0.16 s
-    of a 100,000-node import); the bytes may hold the pattern by chance (in weights), and a
-    model given as a message is walked."""
-    return serialized is None or any(pattern in serialized for pattern in _GRAPH_ATTRIBUTES)
+    GRAPH (a scan of the bytes: walking every node's attributes for them cost 0.16 s of a
+    100,000-node import); the bytes may hold the pattern by chance (in weights), and a model
+    given as a message is walked."""
+    return serialized is None or _GRAPH_ATTRIBUTE in serialized
 
 
 def _graphs(graph: Any) -> list:
