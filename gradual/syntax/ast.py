@@ -6,6 +6,7 @@ compares two trees structurally, ignoring spans, which is what the printer round
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Generic, Optional, Protocol, Sequence, TypeVar, Union
 
@@ -74,6 +75,12 @@ DimExpr = Union[DimInt, DimUnknown, DimName, DimBinary, DimInterval, DimBroadcas
 
 
 # types --------------------------------------------------------------------------------------
+#: the names of the dtype families (`float32`, `uint8`, `bfloat16`, `float8_e4m3fn`, `bool`):
+#: a scalar of one prints bare whatever its spelling (`Tensor[(), float32]` is `float32`); a
+#: dtype variable's scalar keeps `Tensor[(), T]`, as a bare `T` reads as a type parameter
+DTYPE_NAME = re.compile(r"(?:bool|u?int\d+|b?float\d+(?:_\w+)?)\Z")
+
+
 @dataclass(eq=False, slots=True)
 class TensorTypeExpr(Node):
     """`Tensor[(d1, ..., dk), dtype]`; dims None is `Tensor[*, dtype]`; () with a bare dtype
@@ -91,7 +98,9 @@ class TensorTypeExpr(Node):
     @property
     def spelled_bare(self) -> bool:
         """Whether it prints as a bare name (what `same_tree` compares of `bare`)."""
-        return self.dims == () and self.dtype != "?" and self.bare is not False
+        if self.dims != () or self.dtype == "?":
+            return False
+        return self.bare is not False or DTYPE_NAME.match(self.dtype) is not None
 
 
 @dataclass(eq=False, slots=True)
