@@ -84,7 +84,9 @@ def census() -> dict:
 
     for path in operator_files():
         module = parse_stdlib_source(Source(path.read_text(encoding="utf-8"), str(path)))
-        table[family_of_stdlib(path.name)]["contracted"] += sum(1 for d in module.defs if d.where or d.dtype_classes or not d.dtype_params)
+        table[family_of_stdlib(path.name)]["contracted"] += sum(
+            1 for d in module.defs if d.where or d.dtype_classes or not d.dtype_params
+        )
     for path in sorted(RULES.glob("*.py")):
         if path.stem in ("__init__", "common"):
             continue
