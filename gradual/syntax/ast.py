@@ -97,7 +97,7 @@ class TensorTypeExpr(Node):
 
     @property
     def spelled_bare(self) -> bool:
-        """Whether it prints as a bare name (what `same_tree` compares of `bare`)."""
+        """Whether it prints as a bare name: the printer's rule, and what `same_tree` compares of `bare`."""
         if self.dims != () or self.dtype == "?":
             return False
         return self.bare is not False or DTYPE_NAME.match(self.dtype) is not None

@@ -108,8 +108,7 @@ def format_type(t: ast.TypeExpr) -> str:
 def _write_type(t: ast.TypeExpr, out: list[str]) -> None:
     """Append a type's text to `out` in pieces (joined once: a type n deep prints in linear time)."""
     if isinstance(t, ast.TensorTypeExpr):
-        bare = t.dims == () and t.dtype != "?" and (t.bare is not False or ast.DTYPE_NAME.match(t.dtype) is not None)
-        out.append(t.dtype if bare else f"Tensor[{format_shape_expr(t.dims)}, {t.dtype}]")
+        out.append(t.dtype if t.spelled_bare else f"Tensor[{format_shape_expr(t.dims)}, {t.dtype}]")
     elif isinstance(t, ast.TupleTypeExpr):
         out.append("(")
         _write_types(t.fields, out)
@@ -501,7 +500,7 @@ def shape_doc(dims: tuple[ast.DimExpr, ...] | None) -> Doc:
 def type_doc(t: ast.TypeExpr) -> Doc:
     """A type as a document: `format_type`'s text when flat."""
     if type(t) is ast.TensorTypeExpr:
-        if t.dims == () and t.dtype != "?" and (t.bare is not False or ast.DTYPE_NAME.match(t.dtype) is not None):
+        if t.spelled_bare:
             return t.dtype
         shape = shape_doc(t.dims)
         if shape.__class__ is str:
