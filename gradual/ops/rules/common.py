@@ -111,6 +111,16 @@ def require_nonempty(ctx: ShapeContext, data: TensorArg, axis: int, why: str) ->
         ctx.fail("empty-dim", arg=data, axis=axis, why=why)
 
 
+def index_out_of_range(ctx: ShapeContext, indices: TensorArg, length: Optional[int]) -> Optional[int]:
+    """An element of `indices` outside -length..length - 1 (negative ones count from the end),
+    where the elements and the length are known here (the elements at the latest when the
+    program runs); None where every one points into the dim or they are not known."""
+    bounds = ctx.element_bounds(indices)
+    if not bounds or length is None:
+        return None
+    return next((value for value in bounds[:2] if not -length <= value < length), None)
+
+
 def show_ints(values: Sequence[Any]) -> str:
     """An attribute list as written in a program: `[5, -1]`, `[[0, 0], [1, 1]]` (a fact for
     messages)."""

@@ -17,6 +17,7 @@ from gradual.ops.messages import register_rule_message
 from gradual.ops.rules.common import (
     axis_index,
     distinct_axes,
+    index_out_of_range,
     is_huge,
     is_huge_negative,
     known_ints,
@@ -106,19 +107,17 @@ def _require_in_range(ctx: ShapeContext, data: TensorArg, axis: int | None, indi
     latest when the program runs)."""
     assert data.dims is not None
     length = ctx.static(product(ctx, data.dims) if axis is None else data.dim(axis))
-    bounds = ctx.element_bounds(indices)
-    if not bounds or length is None:
-        return
-    for index in bounds[:2]:
-        if not -length <= index < length:
-            ctx.fail(
-                "take-out-of-range",
-                arg=data,
-                axis="every" if axis is None else axis,
-                index=index,
-                length=length,
-                last=length - 1,
-            )
+    index = index_out_of_range(ctx, indices, length)
+    if index is not None:
+        assert length is not None
+        ctx.fail(
+            "take-out-of-range",
+            arg=data,
+            axis="every" if axis is None else axis,
+            index=index,
+            length=length,
+            last=length - 1,
+        )
 
 
 def _taken_values(ctx: ShapeContext, data: TensorArg, indices: TensorArg, mode: str) -> list | None:

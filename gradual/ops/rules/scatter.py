@@ -13,7 +13,7 @@ from typing import Any
 from gradual.diagnostics import codes
 from gradual.ops.context import ShapeContext
 from gradual.ops.messages import register_rule_message
-from gradual.ops.rules.common import axis_index, known_ints, require_at_most, require_rank_of
+from gradual.ops.rules.common import axis_index, index_out_of_range, known_ints, require_at_most, require_rank_of
 from gradual.ops.rules.operands import require_indices
 from gradual.ops.tables import shape_rule
 
@@ -162,11 +162,10 @@ def _require_index_in_dim(ctx: ShapeContext, data: Any, axis: int, index: Any) -
     if data.dims is None or axis >= len(data.dims):
         return
     length = ctx.static(data.dim(axis))
-    bounds = ctx.element_bounds(index)
-    if not bounds or length is None:
+    value = index_out_of_range(ctx, index, length)
+    if value is None:
         return
-    for value in bounds[:2]:
-        if length == 0:
-            ctx.fail("adv-index-empty-dim", arg=index, axis=axis, index=value)
-        if not -length <= value < length:
-            ctx.fail("adv-index-out-of-range", arg=index, axis=axis, index=value, length=length, last=length - 1)
+    assert length is not None  # an index is out of range only of a known length
+    if length == 0:
+        ctx.fail("adv-index-empty-dim", arg=index, axis=axis, index=value)
+    ctx.fail("adv-index-out-of-range", arg=index, axis=axis, index=value, length=length, last=length - 1)
